@@ -1,0 +1,42 @@
+/**
+ * Semantic recall's seam (SPEC §6). An embedder turns text into vectors;
+ * vectors are derived data, never part of event payloads, cached by
+ * `(embedder id, content hash)` and re-created on rebuild.
+ */
+import { createHash } from 'node:crypto';
+
+/** Turns text into fixed-size vectors. */
+export interface Embedder {
+  /** Stable id of the model and its settings; part of every cache key. */
+  readonly id: string;
+  /** Length of every vector it returns. */
+  readonly dimensions: number;
+  /**
+   * The cosine similarity above which a hit counts as semantically close,
+   * when the embedder knows its own scale (static word vectors and large
+   * models differ a lot). Providers fall back to their own default.
+   */
+  readonly similarityThreshold?: number;
+  /** One vector per text, in order. */
+  embed(texts: readonly string[]): Promise<Float32Array[]>;
+}
+
+/** The hash embeddings are cached by: SHA-256 of the content, hex. */
+export function contentHash(content: string): string {
+  return createHash('sha256').update(content, 'utf8').digest('hex');
+}
+
+/** Cosine similarity of two vectors of equal length; 0 when either is zero. */
+export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i += 1) {
+    const x = a[i]!;
+    const y = b[i]!;
+    dot += x * y;
+    na += x * x;
+    nb += y * y;
+  }
+  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}

@@ -1,0 +1,27 @@
+/**
+ * @agentstate/core — durable, event-sourced state for AI agents: records,
+ * clocks, ids, the log, the stamper, the projection, snapshots, lexical
+ * matching, the embedder seam and the in-memory provider.
+ */
+export * from './errors.js';
+export * from './time/clock.js';
+export * from './time/instant.js';
+export * from './time/hlc.js';
+export * from './ids/entropy.js';
+export * from './ids/uuidv7.js';
+export * from './records/index.js';
+export * from './spine/log.js';
+export * from './spine/json.js';
+export * from './spine/append.js';
+export * from './spine/memory-log.js';
+export * from './spine/events.js';
+export * from './spine/upcasters.js';
+export * from './spine/decode.js';
+export * from './snapshot/snapshot.js';
+export * from './snapshot/codecs.js';
+export * from './snapshot/restore.js';
+export * from './matching/lexical.js';
+export * from './embedding/embedder.js';
+export * from './embedding/fusion.js';
+export * from './write/backend.js';
+export * from './provider/types.js';

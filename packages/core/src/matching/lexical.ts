@@ -1,0 +1,50 @@
+/**
+ * Lexical matching, identical in every backend (SPEC §5). Text is split into
+ * tokens (runs of Unicode letters and digits), case- and diacritic-folded. A
+ * record matches when every query token is a prefix of some record token.
+ * User input is never query syntax: operators and quotes are just text.
+ */
+
+const COMBINING_MARKS = /\p{M}+/gu;
+const TOKEN = /[\p{L}\p{N}]+/gu;
+
+/** Case- and diacritic-folds text (NFKD, marks removed, lower-cased). */
+export function foldCase(text: string): string {
+  return text.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase();
+}
+
+/** The folded tokens of `text`, in order, repeats kept. */
+export function tokenize(text: string): string[] {
+  return foldCase(text).match(TOKEN) ?? [];
+}
+
+/**
+ * The folded tokens of `text` joined by single spaces: what a full-text
+ * index stores so that its own tokenizer sees exactly our tokens.
+ */
+export function foldForIndex(text: string): string {
+  return tokenize(text).join(' ');
+}
+
+/**
+ * The tokens of a query: `[]` for an empty (or blank) query, which matches
+ * everything; `null` for a query with text but no tokens (only
+ * punctuation), which matches nothing. Repeated tokens are dropped.
+ */
+export function queryTokens(query: string | undefined): string[] | null {
+  if (query === undefined || query.trim() === '') return [];
+  const tokens = tokenize(query);
+  return tokens.length === 0 ? null : [...new Set(tokens)];
+}
+
+/** True when every query token is a prefix of some record token. */
+export function matchesTokens(query: readonly string[], recordTokens: readonly string[]): boolean {
+  return query.every((q) => recordTokens.some((t) => t.startsWith(q)));
+}
+
+/** Convenience: does `text` match `query` under SPEC §5? */
+export function matchesText(query: string | undefined, text: string): boolean {
+  const tokens = queryTokens(query);
+  if (tokens === null) return false;
+  return tokens.length === 0 || matchesTokens(tokens, tokenize(text));
+}

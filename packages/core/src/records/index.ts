@@ -1,0 +1,5 @@
+export * from './records.js';
+export * from './scope.js';
+export * from './order.js';
+export * from './limits.js';
+export * from './inputs.js';

@@ -1,0 +1,183 @@
+/**
+ * Input schemas of every store method. Validation happens here, before
+ * anything is stamped, so a refused call writes nothing (SPEC §4).
+ */
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+import { normalizeInstant } from '../time/instant.js';
+import { LIMITS } from './limits.js';
+import { TURN_ROLES } from './records.js';
+
+const NUL = '\u0000';
+
+function text(max: number) {
+  return z
+    .string()
+    .max(max, `at most ${max} characters`)
+    .refine((s) => !s.includes(NUL), 'must not contain NUL characters');
+}
+
+const idInput = text(LIMITS.id).min(1, 'must not be empty');
+
+/** Any ISO-8601 date-time with a zone, normalised to the canonical instant. */
+const instantInput = z.string().transform((value, ctx) => {
+  const instant = normalizeInstant(value);
+  if (instant === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'expected an ISO-8601 date-time such as 2026-11-29T16:54:02.123Z' });
+    return z.NEVER;
+  }
+  return instant;
+});
+
+/** A partial scope as callers write it. */
+export const scopeInputSchema = z.object({
+  instance: text(LIMITS.shortText).optional(),
+  project: text(LIMITS.shortText).optional(),
+  workspace: text(LIMITS.shortText).optional(),
+});
+
+/** `sessions.create` input. */
+export const createSessionInputSchema = z.object({
+  id: idInput.optional(),
+  title: text(LIMITS.shortText).optional(),
+  model: text(LIMITS.shortText).optional(),
+  createdAt: instantInput.optional(),
+});
+
+/** `sessions.create` input. */
+export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
+
+/** `sessions.appendTurn` input. */
+export const appendTurnInputSchema = z.object({
+  sessionId: idInput,
+  role: z.enum(TURN_ROLES),
+  content: text(LIMITS.longText),
+  id: idInput.optional(),
+  createdAt: instantInput.optional(),
+});
+
+/** `sessions.appendTurn` input. */
+export type AppendTurnInput = z.input<typeof appendTurnInputSchema>;
+
+/**
+ * `skills.upsert` input. A whole stored skill is accepted too (its envelope
+ * fields other than `syncVersion` are ignored), so a read-modify-write is just
+ * "change the record and upsert it".
+ */
+export const upsertSkillInputSchema = z.object({
+  slug: text(LIMITS.slug).min(1, 'must not be empty'),
+  name: text(LIMITS.shortText).optional(),
+  body: text(LIMITS.longText).optional(),
+  tags: z.array(text(LIMITS.shortText)).max(LIMITS.tags, `at most ${LIMITS.tags} tags`).optional(),
+  scope: scopeInputSchema.optional(),
+  check: text(LIMITS.check).optional(),
+  uses: z.number().int().nonnegative().optional(),
+  wins: z.number().int().nonnegative().optional(),
+  /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
+  syncVersion: z.number().int().nonnegative().optional(),
+  id: idInput.optional(),
+  createdAt: instantInput.optional(),
+});
+
+/** `skills.upsert` input. */
+export type UpsertSkillInput = z.input<typeof upsertSkillInputSchema>;
+
+/** `skills.recordOutcome` input. */
+export const recordOutcomeInputSchema = z.object({
+  success: z.boolean(),
+  scope: scopeInputSchema.optional(),
+});
+
+/** `skills.recordOutcome` input. */
+export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
+
+/** `memory.write` input. */
+export const writeMemoryInputSchema = z.object({
+  content: text(LIMITS.longText).min(1, 'must not be empty'),
+  kind: text(LIMITS.shortText).optional(),
+  scope: scopeInputSchema.optional(),
+  source: text(LIMITS.shortText).optional(),
+  id: idInput.optional(),
+  createdAt: instantInput.optional(),
+});
+
+/** `memory.write` input. */
+export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
+
+const limitInput = z.number().int().min(0).max(LIMITS.pageSize);
+
+/** `sessions.list` options. */
+export const listSessionsOptionsSchema = z.object({
+  limit: limitInput.optional(),
+  offset: z.number().int().nonnegative().optional(),
+});
+
+/** `sessions.list` options: `limit` 0 or absent means no cap. */
+export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
+
+/** `sessions.turns` options. */
+export const turnsOptionsSchema = z.object({
+  afterSeq: z.number().int().nonnegative().optional(),
+  limit: limitInput.optional(),
+});
+
+/** `sessions.turns` options: `limit` 0 or absent means no cap. */
+export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
+
+/** How skill search results are ordered. */
+export const SKILL_SEARCH_ORDERS = ['slug', 'relevance', 'winRate'] as const;
+
+/** `skills.search` options. */
+export const searchSkillsOptionsSchema = z.object({
+  limit: limitInput.optional(),
+  scope: scopeInputSchema.optional(),
+  includeParentScopes: z.boolean().optional(),
+  order: z.enum(SKILL_SEARCH_ORDERS).optional(),
+});
+
+/**
+ * `skills.search` options. `limit` 0 or absent means no cap; `scope` narrows
+ * to that exact scope (with `includeParentScopes`, to its parent chain);
+ * `order` is `slug` (default: slug, then id), `relevance` (lexical score) or
+ * `winRate` (wins/uses, smoothed).
+ */
+export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
+
+/** Recall modes. */
+export const RECALL_MODES = ['lexical', 'semantic', 'hybrid'] as const;
+/** Recall orders. */
+export const RECALL_ORDERS = ['recent', 'relevance'] as const;
+
+/** `memory.recall` options. */
+export const recallOptionsSchema = z.object({
+  query: text(LIMITS.query).optional(),
+  scope: scopeInputSchema.optional(),
+  includeParentScopes: z.boolean().optional(),
+  kinds: z.array(text(LIMITS.shortText)).optional(),
+  limit: z.number().int().min(1).max(LIMITS.pageSize).optional(),
+  mode: z.enum(RECALL_MODES).optional(),
+  order: z.enum(RECALL_ORDERS).optional(),
+  minScore: z.number().min(0).max(1).optional(),
+});
+
+/**
+ * `memory.recall` options. `scope` absent spans every scope; given, exactly
+ * that scope (with `includeParentScopes`, its parent chain, most specific
+ * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}.
+ */
+export type RecallOptions = z.input<typeof recallOptionsSchema>;
+
+/** The number of hits `recall` returns when no `limit` is given. */
+export const DEFAULT_RECALL_LIMIT = 20;
+
+/**
+ * Parses `value` with `schema`, turning the first zod issue into a
+ * {@link ValidationError} that names the offending field.
+ */
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const field = issue?.path.map(String).join('.') ?? '';
+  throw new ValidationError(field, issue?.message ?? 'malformed input');
+}

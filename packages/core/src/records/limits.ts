@@ -1,0 +1,22 @@
+/**
+ * Documented size limits. Text over a limit is refused with a
+ * `ValidationError` before anything is stamped (SPEC §4).
+ */
+export const LIMITS = Object.freeze({
+  /** Caller-supplied ids, in characters. */
+  id: 128,
+  /** Slugs, in characters. */
+  slug: 200,
+  /** Short text: titles, models, names, kinds, sources, scope levels, tags. */
+  shortText: 1_000,
+  /** A skill's `check` command. */
+  check: 10_000,
+  /** Long text: turn content, skill bodies, memory content (characters). */
+  longText: 1_000_000,
+  /** Tags on one skill. */
+  tags: 64,
+  /** Query text, in characters. */
+  query: 10_000,
+  /** The largest `limit` a list, search or recall accepts. */
+  pageSize: 10_000,
+});

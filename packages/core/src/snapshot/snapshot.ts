@@ -1,0 +1,72 @@
+/**
+ * A snapshot is a deterministic serialisation of the whole projection at a
+ * seq: collections sorted by id, turns by session then seq, keys sorted. It
+ * is a cache, never the truth (SPEC §8).
+ */
+import { z } from 'zod';
+import { CorruptionError } from '../errors.js';
+import { compareStrings } from '../records/order.js';
+import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
+import { canonicalJson } from '../spine/json.js';
+import { STATE_STREAM } from '../spine/events.js';
+
+/** The format tag inside every encoded snapshot. */
+export const SNAPSHOT_FORMAT = 'agentstate.snapshot/1';
+
+/** The whole projection of the `state` stream at `seq`, tombstones included. */
+export interface Snapshot {
+  /** The seq of the last event folded in. */
+  seq: number;
+  sessions: Session[];
+  turns: Turn[];
+  skills: Skill[];
+  memory: MemoryItem[];
+}
+
+const snapshotSchema = z.strictObject({
+  format: z.literal(SNAPSHOT_FORMAT),
+  seq: z.number().int().nonnegative(),
+  sessions: z.array(sessionSchema),
+  turns: z.array(turnSchema),
+  skills: z.array(skillSchema),
+  memory: z.array(memoryItemSchema),
+});
+
+const byId = (a: { id: string }, b: { id: string }): number => compareStrings(a.id, b.id);
+const byTurn = (a: Turn, b: Turn): number => compareStrings(a.sessionId, b.sessionId) || a.seq - b.seq;
+
+/** Sorts a snapshot's collections into their canonical order (in place). */
+export function sortSnapshot(snapshot: Snapshot): Snapshot {
+  snapshot.sessions.sort(byId);
+  snapshot.turns.sort(byTurn);
+  snapshot.skills.sort(byId);
+  snapshot.memory.sort(byId);
+  return snapshot;
+}
+
+/** The canonical text of a snapshot: equal projections give equal bytes. */
+export function encodeSnapshot(snapshot: Snapshot): string {
+  const sorted = sortSnapshot({
+    seq: snapshot.seq,
+    sessions: [...snapshot.sessions],
+    turns: [...snapshot.turns],
+    skills: [...snapshot.skills],
+    memory: [...snapshot.memory],
+  });
+  return canonicalJson({ format: SNAPSHOT_FORMAT, ...sorted });
+}
+
+/** Parses and validates canonical snapshot text; `CorruptionError` when it does not decode. */
+export function decodeSnapshot(text: string, storedSeq: number, stream = STATE_STREAM): Snapshot {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    throw new CorruptionError(stream, storedSeq, 'snapshot is not JSON', { cause });
+  }
+  const result = snapshotSchema.safeParse(raw);
+  if (!result.success) throw new CorruptionError(stream, storedSeq, 'snapshot does not match its schema', { cause: result.error });
+  const { format: _format, ...snapshot } = result.data;
+  return snapshot;
+}

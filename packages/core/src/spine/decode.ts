@@ -1,0 +1,46 @@
+/**
+ * Decoding of `state` events: upcast to the current shape, then validate
+ * every payload. Anything malformed is a `CorruptionError` naming the event,
+ * never an empty record (SPEC §7).
+ */
+import { CorruptionError } from '../errors.js';
+import type { StateChange } from './events.js';
+import { isStateEventType, STATE_SCHEMA_VERSION, statePayloadSchemas } from './events.js';
+import type { LogEvent } from './log.js';
+import type { UpcasterRegistry } from './upcasters.js';
+
+/** Options of {@link decodeStateEvent}. */
+export interface DecodeOptions {
+  /** Migrations for older payload shapes. */
+  upcasters?: UpcasterRegistry;
+  /** Skip zod validation (only for payloads this process just produced). */
+  trusted?: boolean;
+}
+
+/** Decodes one stored event of the `state` stream, or throws `CorruptionError`. */
+export function decodeStateEvent(event: LogEvent, options: DecodeOptions = {}): StateChange {
+  if (!isStateEventType(event.type)) {
+    throw new CorruptionError(event.stream, event.seq, `unknown event type ${JSON.stringify(event.type)}`);
+  }
+  let payload = event.payload;
+  const version = event.schemaVersion ?? 1;
+  if (version > STATE_SCHEMA_VERSION) {
+    throw new CorruptionError(event.stream, event.seq, `schema version ${version} is newer than this library (${STATE_SCHEMA_VERSION})`);
+  }
+  if (version < STATE_SCHEMA_VERSION) {
+    payload = options.upcasters?.upcast(event.type, version, STATE_SCHEMA_VERSION, payload);
+    if (payload === undefined) {
+      throw new CorruptionError(event.stream, event.seq, `no upcaster from schema version ${version} of ${event.type}`);
+    }
+  }
+  if (options.trusted) return { type: event.type, payload } as StateChange;
+  const result = statePayloadSchemas[event.type].safeParse(payload);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    throw new CorruptionError(event.stream, event.seq, `malformed ${event.type} payload${where}: ${issue?.message ?? 'invalid'}`, {
+      cause: result.error,
+    });
+  }
+  return { type: event.type, payload: result.data } as StateChange;
+}

@@ -1,0 +1,80 @@
+/**
+ * The spine: an append-only log of events in named streams, with snapshots
+ * stored beside it. Every log implementation honours the contract of SPEC §7,
+ * which the conformance suite in `@agentstate/testing` checks.
+ */
+import type { Instant } from '../time/instant.js';
+
+/** Optional linkage kept verbatim on every event. */
+export interface EventMeta {
+  /** Who caused the event (a user, an agent, a tool). */
+  actor?: string;
+  /** Distributed trace id. */
+  traceId?: string;
+  /** Span id within the trace. */
+  spanId?: string;
+  /** The event or request that caused this one. */
+  causationId?: string;
+  /** The instance that produced the event. */
+  originInstanceId?: string;
+  /** The authenticated principal on whose behalf it was written. */
+  principal?: string;
+}
+
+/** A stored event. */
+export interface LogEvent<P = unknown> extends EventMeta {
+  /** The stream it belongs to, e.g. `state`. */
+  stream: string;
+  /** 1 + the number of earlier events in its stream. */
+  seq: number;
+  /** Event type, e.g. `session.created`. */
+  type: string;
+  /** When it was appended. */
+  time: Instant;
+  /** Version of the payload's shape; upcasters migrate older ones on read. */
+  schemaVersion: number;
+  /** JSON payload. */
+  payload: P;
+}
+
+/** What a caller hands to {@link Log.append}. */
+export interface AppendInput<P = unknown> extends EventMeta {
+  stream: string;
+  type: string;
+  payload: P;
+  /** Stamped from the log's clock when absent. */
+  time?: Instant;
+  /** 1 when absent. */
+  schemaVersion?: number;
+}
+
+/** A read of one stream. */
+export interface ReadQuery {
+  stream: string;
+  /** Only events with a greater seq. */
+  afterSeq?: number;
+  /** At most this many events (absent or 0: all). */
+  limit?: number;
+}
+
+/** A sealed snapshot of a stream's projection at `seq`. */
+export interface StoredSnapshot {
+  stream: string;
+  seq: number;
+  /** The codec's sealed text. */
+  data: string;
+}
+
+/** An append-only event log with snapshot storage. */
+export interface Log {
+  /** Appends one event and returns it as stored. A failed append consumes no seq. */
+  append<P>(input: AppendInput<P>): Promise<LogEvent<P>>;
+  /** Events of a stream in seq order; an unknown stream is empty. */
+  read(query: ReadQuery): Promise<LogEvent[]>;
+  /** The highest seq of a stream (0 when empty). */
+  head(stream: string): Promise<number>;
+  /** Stores a snapshot, replacing one at the same `(stream, seq)`. */
+  saveSnapshot(snapshot: StoredSnapshot): Promise<void>;
+  /** The newest snapshot of a stream at or below `upToSeq` (default: any). */
+  latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined>;
+}

@@ -1,0 +1,37 @@
+/**
+ * Upcasters migrate old payload shapes on read, one schema version at a time,
+ * so the fold only ever sees the current shape.
+ */
+
+/** Turns a payload of `fromVersion` into one of `fromVersion + 1`. */
+export type Upcaster = (payload: unknown) => unknown;
+
+/** A registry of upcasters keyed by event type and source version. */
+export class UpcasterRegistry {
+  readonly #byType = new Map<string, Map<number, Upcaster>>();
+
+  /** Registers how `type` payloads of `fromVersion` become `fromVersion + 1`. */
+  register(type: string, fromVersion: number, upcaster: Upcaster): this {
+    let byVersion = this.#byType.get(type);
+    if (!byVersion) {
+      byVersion = new Map();
+      this.#byType.set(type, byVersion);
+    }
+    byVersion.set(fromVersion, upcaster);
+    return this;
+  }
+
+  /**
+   * Migrates `payload` from `version` up to `target`. Returns undefined when a
+   * step is missing, which the decoder reports as corruption.
+   */
+  upcast(type: string, version: number, target: number, payload: unknown): unknown {
+    let current = payload;
+    for (let v = version; v < target; v += 1) {
+      const step = this.#byType.get(type)?.get(v);
+      if (!step) return undefined;
+      current = step(current);
+    }
+    return current;
+  }
+}
