@@ -3,3 +3,4 @@ export * from './scope.js';
 export * from './order.js';
 export * from './limits.js';
 export * from './inputs.js';
+export * from './copy.js';

@@ -1,15 +1,15 @@
 /** Shared append-side rules every log implementation applies. */
 import { ValidationError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
-import { jsonClone } from './json.js';
 import type { AppendInput, LogEvent } from './log.js';
 
 const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
 
 /**
- * Validates an append and builds the stored event at `seq`: `time` from the
+ * Validates an append and builds the event to store at `seq`: `time` from the
  * log's clock when absent, `schemaVersion` 1 when absent, linkage kept
- * verbatim, the payload deep-copied so the caller's object cannot change history.
+ * verbatim. The payload is the caller's object: the log must serialise it
+ * before it returns, so later mutation cannot change history.
  */
 export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant): LogEvent<P> {
   if (typeof input.stream !== 'string' || input.stream === '') throw new ValidationError('stream', 'must be a non-empty string');
@@ -23,7 +23,7 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
     type: input.type,
     time: input.time ?? now(),
     schemaVersion,
-    payload: jsonClone(input.payload),
+    payload: input.payload,
   };
   for (const key of META_KEYS) {
     const value = input[key];

@@ -3,7 +3,6 @@ import { ValidationError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
-import { jsonClone } from './json.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { toLogEvent } from './append.js';
 
@@ -15,7 +14,8 @@ export interface MemoryLogOptions {
 
 /** A {@link Log} held in process memory. */
 export class MemoryLog implements Log {
-  readonly #streams = new Map<string, LogEvent[]>();
+  /** Events stored as JSON text: a stored event can never alias a caller's object. */
+  readonly #streams = new Map<string, string[]>();
   readonly #snapshots = new Map<string, Map<number, StoredSnapshot>>();
   readonly #clock: Clock;
 
@@ -33,17 +33,17 @@ export class MemoryLog implements Log {
    */
   appendNow<P>(input: AppendInput<P>): LogEvent<P> {
     const events = this.#streams.get(input.stream) ?? [];
-    const event = toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now()));
+    const text = JSON.stringify(toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now())));
     if (events.length === 0) this.#streams.set(input.stream, events);
-    events.push(event as LogEvent);
-    return jsonClone(event);
+    events.push(text);
+    return JSON.parse(text) as LogEvent<P>;
   }
 
   async read(query: ReadQuery): Promise<LogEvent[]> {
     const events = this.#streams.get(query.stream) ?? [];
     const from = Math.max(0, query.afterSeq ?? 0);
     const to = query.limit && query.limit > 0 ? from + query.limit : events.length;
-    return events.slice(from, to).map((e) => jsonClone(e));
+    return events.slice(from, to).map((text) => JSON.parse(text) as LogEvent);
   }
 
   async head(stream: string): Promise<number> {

@@ -1,0 +1,37 @@
+/**
+ * BM25 over prefix-matched tokens, for relevance order in backends without a
+ * full-text engine of their own. Scores are squashed into [0, 1).
+ */
+
+/** BM25 term-frequency saturation. */
+const K1 = 1.2;
+/** BM25 length normalisation. */
+const B = 0.75;
+
+/** Corpus statistics for one query over the candidate documents. */
+export interface Bm25Corpus {
+  /** Number of documents considered. */
+  documents: number;
+  /** Average document length in tokens. */
+  averageLength: number;
+  /** For each query token, in how many documents some token starts with it. */
+  documentFrequency: readonly number[];
+}
+
+/** How often each query token prefixes a token of the document. */
+export function termFrequencies(query: readonly string[], documentTokens: readonly string[]): number[] {
+  return query.map((q) => documentTokens.reduce((n, t) => (t.startsWith(q) ? n + 1 : n), 0));
+}
+
+/** The BM25 score of one document, squashed by `s / (1 + s)` into [0, 1). */
+export function bm25Score(corpus: Bm25Corpus, tf: readonly number[], documentLength: number): number {
+  let score = 0;
+  tf.forEach((f, i) => {
+    if (f === 0) return;
+    const df = corpus.documentFrequency[i] ?? 0;
+    const idf = Math.log(1 + (corpus.documents - df + 0.5) / (df + 0.5));
+    const norm = f + K1 * (1 - B + (B * documentLength) / Math.max(1, corpus.averageLength));
+    score += (idf * f * (K1 + 1)) / norm;
+  });
+  return score / (1 + score);
+}

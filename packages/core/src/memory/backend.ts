@@ -1,0 +1,69 @@
+/**
+ * The in-memory {@link StateBackend}: a {@link MemoryState} folded from a
+ * {@link Log}. Append and project happen with nothing else in between: the
+ * engine runs one mutation at a time, and projecting is synchronous.
+ */
+import { ConflictError } from '../errors.js';
+import { EventTypes, STATE_STREAM } from '../spine/events.js';
+import type { StateChange } from '../spine/events.js';
+import type { EventMeta, Log, LogEvent } from '../spine/log.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
+import { memoryQueries } from './queries.js';
+import { MemoryState } from './state.js';
+import { MemoryVectorStore } from './vectors.js';
+
+/** A backend whose read model lives in process memory. */
+export class MemoryBackend implements StateBackend {
+  readonly name = 'memory';
+  readonly queries: StateQueries;
+  readonly vectors: MemoryVectorStore;
+
+  constructor(
+    readonly log: Log,
+    readonly state: MemoryState = new MemoryState(),
+  ) {
+    this.queries = memoryQueries(state);
+    this.vectors = new MemoryVectorStore(state);
+  }
+
+  #inStep = false;
+
+  async write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
+    if (!this.#inStep) {
+      // A log written by someone else would make the next seq disagree with this
+      // read model; refuse before writing rather than fork history.
+      const head = await this.log.head(STATE_STREAM);
+      if (head !== this.state.seq) {
+        throw new ConflictError(`the log's state stream is at seq ${head} but this provider has folded ${this.state.seq}: open it with replay()`);
+      }
+      this.#inStep = true;
+    }
+    const tx: StateWriteTx = {
+      ...this.queries,
+      commit: (change, meta) => this.#commit(change, meta),
+    };
+    return fn(tx);
+  }
+
+  async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
+    const event = await this.log.append({ ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload });
+    if (event.seq !== this.state.seq + 1) {
+      this.#inStep = false;
+      throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);
+    }
+    this.state.apply(change, event.seq);
+    if (change.type === EventTypes.MemoryDeleted) this.vectors.forget(change.payload.item.id);
+    return event;
+  }
+
+  maxHlc() {
+    return this.state.maxHlc;
+  }
+
+  async capture(): Promise<Snapshot> {
+    return this.state.capture();
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,46 @@
+/**
+ * The in-memory provider: zero setup, the reference every other backend is
+ * held to, and what `replay` returns.
+ */
+import type { Log } from '../spine/log.js';
+import { MemoryLog } from '../spine/memory-log.js';
+import type { StateProviderOptions } from '../provider/options.js';
+import { createStateProvider } from '../provider/state-provider.js';
+import type { EventSourcedProvider } from '../provider/types.js';
+import { systemClock } from '../time/clock.js';
+import { MemoryBackend } from './backend.js';
+import type { FoldOptions } from './fold.js';
+import { foldLog } from './fold.js';
+
+/** Options of {@link createMemoryProvider}. */
+export interface MemoryProviderOptions extends StateProviderOptions {
+  /**
+   * The log to append to; default, a new {@link MemoryLog} on `clock`. It must
+   * be empty: to continue a log that has history, use {@link replay}.
+   */
+  log?: Log;
+}
+
+/** A provider whose read model lives in memory over an empty log. */
+export function createMemoryProvider(options: MemoryProviderOptions = {}): EventSourcedProvider {
+  const log = options.log ?? new MemoryLog({ clock: options.clock ?? systemClock });
+  return createStateProvider(new MemoryBackend(log), options);
+}
+
+/** Options of {@link replay}. */
+export type ReplayOptions = StateProviderOptions & Pick<FoldOptions, 'fromScratch' | 'batchSize'>;
+
+/**
+ * Folds the `state` stream of `log` (from its newest trustworthy snapshot)
+ * into a fresh in-memory provider that reads like the live one and continues
+ * the same stream on new writes. Its clock starts past every stored HLC.
+ */
+export async function replay(log: Log, options: ReplayOptions = {}): Promise<EventSourcedProvider> {
+  const { state } = await foldLog(log, {
+    snapshotCodec: options.snapshotCodec,
+    upcasters: options.upcasters,
+    fromScratch: options.fromScratch,
+    batchSize: options.batchSize,
+  });
+  return createStateProvider(new MemoryBackend(log, state), options);
+}

@@ -1,0 +1,174 @@
+/**
+ * The in-memory read model and its projection. `apply` is the only code that
+ * changes it, and it is the same for a live write, a replay and a restore
+ * from snapshot. Look-ups by id and by `(scope, slug)` are O(1).
+ */
+import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
+import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '../records/order.js';
+import { scopeKey } from '../records/scope.js';
+import type { StateChange } from '../spine/events.js';
+import { EventTypes } from '../spine/events.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import { sortSnapshot } from '../snapshot/snapshot.js';
+import type { Hlc } from '../time/hlc.js';
+import { HLC_ZERO, maxHlc } from '../time/hlc.js';
+import { tokenize } from '../matching/lexical.js';
+import { copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
+import { SortedList } from './sorted-list.js';
+
+const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
+const oldestFirst = (a: MemoryItem, b: MemoryItem): number => compareMemoryNewestFirst(b, a);
+
+/** Searchable text of a skill (SPEC §5): slug, name, body, tags. */
+export function skillSearchText(skill: Skill): string {
+  return [skill.slug, skill.name, skill.body, ...skill.tags].join(' ');
+}
+
+/** The whole projection of the `state` stream, held in maps. */
+export class MemoryState {
+  /** Seq of the last event applied. */
+  seq = 0;
+  /** Largest `updatedHlc` applied. */
+  maxHlc: Hlc = HLC_ZERO;
+
+  readonly sessions = new Map<string, Session>();
+  readonly liveSessions = new SortedList<Session>(compareSessions);
+  readonly turns = new Map<string, Turn[]>();
+  readonly turnIds = new Set<string>();
+
+  readonly skills = new Map<string, Skill>();
+  readonly skillIdsByKey = new Map<string, string>();
+  readonly liveSkillsBySlug = new Map<string, Map<string, Skill>>();
+  readonly liveSkillsByScope = new Map<string, Map<string, Skill>>();
+  readonly skillTokens = new Map<string, string[]>();
+
+  readonly memory = new Map<string, MemoryItem>();
+  /** Live items, oldest first; recall walks it backwards. */
+  readonly liveMemory = new SortedList<MemoryItem>(oldestFirst);
+  readonly memoryTokens = new Map<string, string[]>();
+
+  /** Folds one change in. */
+  apply(change: StateChange, seq: number): void {
+    switch (change.type) {
+      case EventTypes.SessionCreated:
+      case EventTypes.SessionDeleted:
+        this.#putSession(change.payload.session);
+        break;
+      case EventTypes.TurnAppended:
+        this.#putSession(change.payload.session);
+        this.#putTurn(change.payload.turn);
+        break;
+      case EventTypes.SkillUpserted:
+      case EventTypes.SkillDeleted:
+        this.#putSkill(change.payload.skill);
+        break;
+      case EventTypes.MemoryWritten:
+      case EventTypes.MemoryDeleted:
+        this.#putMemory(change.payload.item);
+        break;
+    }
+    this.seq = seq;
+  }
+
+  /** Loads a snapshot into an empty state. */
+  restore(snapshot: Snapshot): void {
+    for (const s of snapshot.sessions) this.#putSession(s);
+    for (const t of snapshot.turns) this.#putTurn(t);
+    for (const s of snapshot.skills) this.#putSkill(s);
+    for (const m of snapshot.memory) this.#putMemory(m);
+    this.seq = snapshot.seq;
+  }
+
+  /** A deterministic copy of everything, tombstones included. */
+  capture(): Snapshot {
+    const turns: Turn[] = [];
+    for (const list of this.turns.values()) for (const t of list) turns.push(copyTurn(t));
+    return sortSnapshot({
+      seq: this.seq,
+      sessions: [...this.sessions.values()].map(copySession),
+      turns,
+      skills: [...this.skills.values()].map(copySkill),
+      memory: [...this.memory.values()].map(copyMemoryItem),
+    });
+  }
+
+  /** The record at `(scope, slug)`, tombstones included. */
+  skillAt(scope: Scope, slug: string): Skill | undefined {
+    const id = this.skillIdsByKey.get(skillKey(scope, slug));
+    return id === undefined ? undefined : this.skills.get(id);
+  }
+
+  /** Live skills in exactly `scope`, by slug then id. */
+  skillsIn(scope: Scope): Skill[] {
+    return [...(this.liveSkillsByScope.get(scopeKey(scope))?.values() ?? [])].sort(compareSkillsBySlug);
+  }
+
+  #observe(hlc: Hlc): void {
+    this.maxHlc = maxHlc(this.maxHlc, hlc);
+  }
+
+  #putSession(session: Session): void {
+    this.#observe(session.updatedHlc);
+    this.sessions.set(session.id, session);
+    if (session.deleted) this.liveSessions.remove(session);
+    else this.liveSessions.upsert(session);
+  }
+
+  #putTurn(turn: Turn): void {
+    this.#observe(turn.updatedHlc);
+    let list = this.turns.get(turn.sessionId);
+    if (!list) {
+      list = [];
+      this.turns.set(turn.sessionId, list);
+    }
+    list[turn.seq - 1] = turn;
+    this.turnIds.add(turn.id);
+  }
+
+  #putSkill(skill: Skill): void {
+    this.#observe(skill.updatedHlc);
+    const previous = this.skills.get(skill.id);
+    if (previous) this.#unindexSkill(previous);
+    this.skills.set(skill.id, skill);
+    this.skillIdsByKey.set(skillKey(skill.scope, skill.slug), skill.id);
+    if (skill.deleted) return;
+    indexInto(this.liveSkillsBySlug, skill.slug, skill);
+    indexInto(this.liveSkillsByScope, scopeKey(skill.scope), skill);
+    this.skillTokens.set(skill.id, tokenize(skillSearchText(skill)));
+  }
+
+  #unindexSkill(skill: Skill): void {
+    unindexFrom(this.liveSkillsBySlug, skill.slug, skill.id);
+    unindexFrom(this.liveSkillsByScope, scopeKey(skill.scope), skill.id);
+    this.skillTokens.delete(skill.id);
+  }
+
+  #putMemory(item: MemoryItem): void {
+    this.#observe(item.updatedHlc);
+    const previous = this.memory.get(item.id);
+    if (previous && !previous.deleted) this.liveMemory.remove(previous);
+    this.memory.set(item.id, item);
+    if (item.deleted) {
+      this.memoryTokens.delete(item.id);
+      return;
+    }
+    this.liveMemory.insert(item);
+    this.memoryTokens.set(item.id, tokenize(item.content));
+  }
+}
+
+function indexInto(index: Map<string, Map<string, Skill>>, key: string, skill: Skill): void {
+  let bucket = index.get(key);
+  if (!bucket) {
+    bucket = new Map();
+    index.set(key, bucket);
+  }
+  bucket.set(skill.id, skill);
+}
+
+function unindexFrom(index: Map<string, Map<string, Skill>>, key: string, id: string): void {
+  const bucket = index.get(key);
+  if (!bucket) return;
+  bucket.delete(id);
+  if (bucket.size === 0) index.delete(key);
+}

@@ -1,0 +1,37 @@
+/** Options every event-sourced provider built on core accepts. */
+import type { Embedder } from '../embedding/embedder.js';
+import type { Entropy } from '../ids/entropy.js';
+import type { IdGenerator } from '../ids/uuidv7.js';
+import type { SnapshotCodec } from '../snapshot/codecs.js';
+import type { EventMeta } from '../spine/log.js';
+import type { UpcasterRegistry } from '../spine/upcasters.js';
+import type { Clock } from '../time/clock.js';
+
+/** Options of {@link createStateProvider} and the providers built on it. */
+export interface StateProviderOptions {
+  /** Written into envelopes as origin and last writer. Default: a new UUIDv7. */
+  instanceId?: string;
+  /** Physical clock for instants and the HLC. Default: the system clock. */
+  clock?: Clock;
+  /** Entropy for the default id generator. Default: the OS. Seed it for reproducible ids. */
+  entropy?: Entropy;
+  /** Id generator. Default: a UUIDv7 generator over `clock` and `entropy`. */
+  ids?: IdGenerator;
+  /** Enables semantic and hybrid recall. */
+  embedder?: Embedder;
+  /** Cosine similarity a semantic hit must reach. Default: the embedder's own, else 0.5. */
+  similarityThreshold?: number;
+  /** Seals and opens snapshots. Default: {@link plainCodec}. */
+  snapshotCodec?: SnapshotCodec;
+  /** Save a snapshot automatically every k mutations (best effort). 0 or absent: never. */
+  snapshotEvery?: number;
+  /** Migrations for older payload shapes, applied when the log is folded. */
+  upcasters?: UpcasterRegistry;
+  /** Linkage written on every event this provider appends. */
+  eventMeta?: EventMeta;
+  /** Told about best-effort work that failed (automatic snapshots, background embedding). */
+  onBackgroundError?: (error: unknown) => void;
+}
+
+/** The similarity threshold used when neither the options nor the embedder give one. */
+export const DEFAULT_SIMILARITY_THRESHOLD = 0.5;

@@ -1,0 +1,77 @@
+/**
+ * Recall (SPEC §4, §6): lexical, semantic or hybrid. Hybrid fuses the lexical
+ * and the vector ranking with reciprocal rank fusion, which needs no
+ * calibration between bm25-style scores and cosine similarities.
+ */
+import type { Embedder } from '../embedding/embedder.js';
+import { reciprocalRankFusion } from '../embedding/fusion.js';
+import { ValidationError } from '../errors.js';
+import { queryTokens } from '../matching/lexical.js';
+import { copyMemoryItem } from '../records/copy.js';
+import type { RecallOptions } from '../records/inputs.js';
+import { DEFAULT_RECALL_LIMIT, parseInput, recallOptionsSchema } from '../records/inputs.js';
+import { compareMemoryNewestFirst } from '../records/order.js';
+import type { MemoryItem } from '../records/records.js';
+import { scopeChain, toScope } from '../records/scope.js';
+import type { StateQueries, VectorStore } from '../write/backend.js';
+import type { RecallHit } from './types.js';
+import { catchUpVectors } from './vectors.js';
+
+/** How deep each ranker looks, relative to the requested limit, before fusion. */
+const CANDIDATE_FACTOR = 4;
+const MIN_CANDIDATES = 50;
+
+/** What recall needs from its provider. */
+export interface RecallContext {
+  queries: StateQueries;
+  vectors: VectorStore | undefined;
+  embedder: Embedder | undefined;
+  similarityThreshold: number;
+}
+
+/** Runs one recall. */
+export async function recall(ctx: RecallContext, options: RecallOptions): Promise<RecallHit[]> {
+  const o = parseInput(recallOptionsSchema, options);
+  const tokens = queryTokens(o.query);
+  if (tokens === null) return [];
+  const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
+  const scopes = o.scope === undefined ? undefined : o.includeParentScopes ? scopeChain(toScope(o.scope)) : [toScope(o.scope)];
+  const kinds = o.kinds;
+  const semanticAvailable = ctx.embedder !== undefined && ctx.vectors !== undefined;
+  const mode = o.mode ?? (semanticAvailable ? 'hybrid' : 'lexical');
+  if (mode !== 'lexical' && !semanticAvailable) {
+    throw new ValidationError('mode', `${mode} recall needs a provider configured with an embedder`);
+  }
+  const order = o.order ?? 'recent';
+  const minScore = o.minScore ?? 0;
+  const finish = (hits: RecallHit[]): RecallHit[] => {
+    const kept = hits.filter((h) => h.score >= minScore);
+    if (order === 'recent') kept.sort(compareMemoryNewestFirst);
+    return kept.slice(0, limit);
+  };
+
+  // Without query text there is nothing to compare meaning with: every mode lists.
+  if (mode === 'lexical' || tokens.length === 0) {
+    const hits = await ctx.queries.searchMemory({ tokens, scopes, kinds, limit: minScore > 0 ? 0 : limit, order });
+    return finish(hits.map((h) => ({ ...copyMemoryItem(h.record), score: order === 'recent' ? 1 : h.score })));
+  }
+
+  const embedder = ctx.embedder!;
+  const vectors = ctx.vectors!;
+  await catchUpVectors(embedder, vectors);
+  const [queryVector] = await embedder.embed([o.query!]);
+  const depth = Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
+  const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, scopes, kinds })).filter(
+    (n) => n.similarity >= ctx.similarityThreshold,
+  );
+  if (mode === 'semantic') {
+    return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));
+  }
+
+  const lexical = await ctx.queries.searchMemory({ tokens, scopes, kinds, limit: depth, order: 'relevance' });
+  const records = new Map<string, MemoryItem>();
+  for (const h of lexical) records.set(h.record.id, h.record);
+  for (const n of near) records.set(n.record.id, n.record);
+  const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)]);
+  return finish(fused.map((f) => ({ ...copyMemoryItem(records.get(f.id)!), score: f.score })));
+}

@@ -1,0 +1,26 @@
+/**
+ * Which skill an id or slug names (SPEC §4): an id first; else by slug —
+ * with a scope, the most specific match along its parent chain; without
+ * one, the global skill, else the oldest.
+ */
+import { compareSkillsByAge } from '../records/order.js';
+import type { Skill } from '../records/records.js';
+import type { ScopeInput } from '../records/scope.js';
+import { isGlobalScope, sameScope, scopeChain, toScope } from '../records/scope.js';
+import type { StateLookups } from '../write/backend.js';
+
+/** The live skill `idOrSlug` names, or undefined. */
+export async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill | undefined> {
+  const byId = await lookups.skill(idOrSlug);
+  if (byId && !byId.deleted) return byId;
+  const candidates = await lookups.liveSkillsBySlug(idOrSlug);
+  if (candidates.length === 0) return undefined;
+  if (scope !== undefined) {
+    for (const level of scopeChain(toScope(scope))) {
+      const hit = candidates.find((s) => sameScope(s.scope, level));
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+  return candidates.find((s) => isGlobalScope(s.scope)) ?? [...candidates].sort(compareSkillsByAge)[0];
+}

@@ -1,0 +1,96 @@
+/** The skill store over any backend. */
+import { z } from 'zod';
+import { NotFoundError } from '../errors.js';
+import { copySkill } from '../records/copy.js';
+import type { RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
+import { parseInput, recordOutcomeInputSchema, scopeInputSchema, searchSkillsOptionsSchema, upsertSkillInputSchema } from '../records/inputs.js';
+import { LIMITS } from '../records/limits.js';
+import { compareSkillsBySlug } from '../records/order.js';
+import type { Skill } from '../records/records.js';
+import type { ScopeInput } from '../records/scope.js';
+import { scopeChain, toScope } from '../records/scope.js';
+import { queryTokens } from '../matching/lexical.js';
+import type { Engine } from './engine.js';
+import { resolveSkill } from './skill-resolution.js';
+import type { SkillStore } from './types.js';
+
+const keySchema = z.string().min(1, 'must not be empty');
+const querySchema = z.string().max(LIMITS.query, `at most ${LIMITS.query} characters`);
+const optionalScope = scopeInputSchema.optional();
+
+/** Laplace-smoothed success rate: a skill with no evidence sits at 0.5. */
+function winRate(s: Skill): number {
+  return (s.wins + 1) / (s.uses + 2);
+}
+
+/** Builds the {@link SkillStore} of an engine. */
+export function createSkillStore(engine: Engine): SkillStore {
+  const { backend, stamper } = engine;
+  const q = backend.queries;
+
+  const payloadSkill = (change: { payload: unknown }): Skill => copySkill((change.payload as { skill: Skill }).skill);
+
+  return {
+    async upsert(input: UpsertSkillInput) {
+      const draft = parseInput(upsertSkillInputSchema, input);
+      const scope = toScope(draft.scope);
+      const change = await engine.mutate(async (tx) => {
+        const stored = await tx.skillAt(scope, draft.slug);
+        const holder = draft.id === undefined ? undefined : await tx.skill(draft.id);
+        return stamper.upsertSkill(draft, stored, holder);
+      });
+      return payloadSkill(change);
+    },
+
+    async get(idOrSlug: string, scope?: ScopeInput) {
+      const key = parseInput(keySchema, idOrSlug);
+      const skill = await resolveSkill(q, key, parseInput(optionalScope, scope));
+      if (!skill) throw new NotFoundError('skill', key);
+      return copySkill(skill);
+    },
+
+    async list(scope?: ScopeInput) {
+      const skills = await q.listSkills(toScope(parseInput(optionalScope, scope)));
+      return skills.map(copySkill);
+    },
+
+    async search(query: string, limitOrOptions: number | SearchSkillsOptions = {}) {
+      const text = parseInput(querySchema, query);
+      const o = parseInput(searchSkillsOptionsSchema, typeof limitOrOptions === 'number' ? { limit: limitOrOptions } : limitOrOptions);
+      const tokens = queryTokens(text);
+      if (tokens === null) return [];
+      const limit = o.limit ?? 0;
+      const scopes = o.scope === undefined ? undefined : o.includeParentScopes ? scopeChain(toScope(o.scope)) : [toScope(o.scope)];
+      const order = o.order ?? 'slug';
+      if (order === 'winRate') {
+        const all = await q.searchSkills({ tokens, scopes, limit: 0, order: 'slug' });
+        const ranked = all.map((h) => h.record).sort((a, b) => winRate(b) - winRate(a) || compareSkillsBySlug(a, b));
+        return (limit > 0 ? ranked.slice(0, limit) : ranked).map(copySkill);
+      }
+      const hits = await q.searchSkills({ tokens, scopes, limit, order });
+      return hits.map((h) => copySkill(h.record));
+    },
+
+    async recordOutcome(idOrSlug: string, input: RecordOutcomeInput) {
+      const key = parseInput(keySchema, idOrSlug);
+      const o = parseInput(recordOutcomeInputSchema, input);
+      const change = await engine.mutate(async (tx) => {
+        const skill = await resolveSkill(tx, key, o.scope);
+        if (!skill) throw new NotFoundError('skill', key);
+        return stamper.recordOutcome(skill, o.success);
+      });
+      return payloadSkill(change);
+    },
+
+    async delete(idOrSlug: string, scope?: ScopeInput) {
+      const key = parseInput(keySchema, idOrSlug);
+      const s = parseInput(optionalScope, scope);
+      const change = await engine.mutate(async (tx) => {
+        const skill = await resolveSkill(tx, key, s);
+        if (!skill) throw new NotFoundError('skill', key);
+        return stamper.deleteSkill(skill);
+      });
+      return payloadSkill(change);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * Builds an {@link EventSourcedProvider} on any {@link StateBackend}: the
+ * stores, the stamper, the clock, automatic snapshots and embeddings. Every
+ * backend gets the same validation and rules by construction.
+ */
+import { UuidV7Generator } from '../ids/uuidv7.js';
+import { systemEntropy } from '../ids/entropy.js';
+import { EventTypes } from '../spine/events.js';
+import { STATE_STREAM } from '../spine/events.js';
+import type { MemoryItem } from '../records/records.js';
+import { plainCodec } from '../snapshot/codecs.js';
+import { encodeSnapshot } from '../snapshot/snapshot.js';
+import { systemClock } from '../time/clock.js';
+import { HybridLogicalClock } from '../time/hlc.js';
+import type { StateBackend } from '../write/backend.js';
+import { Stamper } from '../write/stamper.js';
+import { Engine } from './engine.js';
+import { createMemoryStore } from './memory-store.js';
+import type { StateProviderOptions } from './options.js';
+import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
+import { createSessionStore } from './session-store.js';
+import { createSkillStore } from './skill-store.js';
+import type { EventSourcedProvider } from './types.js';
+import { embedItems } from './vectors.js';
+
+/** Builds a provider over `backend`. The backend is closed with the provider. */
+export function createStateProvider(backend: StateBackend, options: StateProviderOptions = {}): EventSourcedProvider {
+  const clock = options.clock ?? systemClock;
+  const ids = options.ids ?? new UuidV7Generator(clock, options.entropy ?? systemEntropy);
+  const instanceId = options.instanceId ?? ids.next();
+  const hlc = new HybridLogicalClock(clock);
+  const stamper = new Stamper({ instanceId, clock, hlc, ids });
+  const reportError = options.onBackgroundError ?? (() => undefined);
+  const engine = new Engine(backend, stamper, hlc, { ...options.eventMeta }, reportError);
+  const codec = options.snapshotCodec ?? plainCodec;
+  const embedder = options.embedder;
+  let closed = false;
+
+  const saveSnapshot = async () => {
+    const snapshot = await backend.capture();
+    const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(encodeSnapshot(snapshot)) };
+    await backend.log.saveSnapshot(stored);
+    return stored;
+  };
+
+  const every = options.snapshotEvery ?? 0;
+  if (every > 0) {
+    engine.afterCommit(async (_change, seq) => {
+      if (seq % every === 0) await saveSnapshot();
+    });
+  }
+  const vectors = backend.vectors;
+  if (embedder && vectors) {
+    engine.afterCommit(async (change) => {
+      if (change.type === EventTypes.MemoryWritten) await embedItems(embedder, vectors, [change.payload.item as MemoryItem]);
+    });
+  }
+
+  return {
+    name: backend.name,
+    instanceId,
+    log: backend.log,
+    sessions: createSessionStore(engine),
+    skills: createSkillStore(engine),
+    memory: createMemoryStore(engine, {
+      queries: backend.queries,
+      vectors,
+      embedder,
+      similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD,
+    }),
+    snapshot: () => backend.capture(),
+    saveSnapshot,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await backend.close();
+    },
+  };
+}

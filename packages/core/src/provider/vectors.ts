@@ -1,0 +1,42 @@
+/**
+ * Keeping derived vectors up to date: embeddings are computed outside the
+ * write transaction, cached by `(embedder id, content hash)`, and any item
+ * still missing one (a crash between commit and embedding, a rebuild, a write
+ * by another process) is caught up before a semantic recall.
+ */
+import type { Embedder } from '../embedding/embedder.js';
+import { contentHash } from '../embedding/embedder.js';
+import type { MemoryItem } from '../records/records.js';
+import type { VectorStore } from '../write/backend.js';
+
+const BATCH = 256;
+
+/** Embeds and stores vectors for `items`, reusing cached vectors by content hash. */
+export async function embedItems(embedder: Embedder, store: VectorStore, items: readonly MemoryItem[]): Promise<void> {
+  if (items.length === 0) return;
+  const hashes = items.map((item) => contentHash(item.content));
+  const cached = await store.cached(embedder.id, hashes);
+  const missing = new Map<string, string>();
+  items.forEach((item, i) => {
+    if (!cached.has(hashes[i]!)) missing.set(hashes[i]!, item.content);
+  });
+  if (missing.size > 0) {
+    const texts = [...missing.values()];
+    const vectors = await embedder.embed(texts);
+    [...missing.keys()].forEach((hash, i) => cached.set(hash, vectors[i]!));
+  }
+  await store.put(
+    embedder.id,
+    items.map((item, i) => ({ id: item.id, contentHash: hashes[i]!, vector: cached.get(hashes[i]!)! })),
+  );
+}
+
+/** Embeds every live item that has no vector yet for `embedder`. */
+export async function catchUpVectors(embedder: Embedder, store: VectorStore): Promise<void> {
+  for (;;) {
+    const pending = await store.pending(embedder.id, BATCH);
+    if (pending.length === 0) return;
+    await embedItems(embedder, store, pending);
+    if (pending.length < BATCH) return;
+  }
+}
