@@ -16,7 +16,8 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
   if (typeof input.type !== 'string' || input.type === '') throw new ValidationError('type', 'must be a non-empty string');
   if (input.payload === undefined) throw new ValidationError('payload', 'is required');
   const schemaVersion = input.schemaVersion ?? 1;
-  if (!Number.isInteger(schemaVersion) || schemaVersion < 1) throw new ValidationError('schemaVersion', 'must be a positive integer');
+  // 0 is allowed for payloads from before versioning (e.g. imported legacy logs), for upcasters to migrate.
+  if (!Number.isInteger(schemaVersion) || schemaVersion < 0) throw new ValidationError('schemaVersion', 'must be a non-negative integer');
   const event: LogEvent<P> = {
     stream: input.stream,
     seq,

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { CorruptionError, createMemoryProvider, decodeStateEvent, MemoryLog, replay, UpcasterRegistry } from '../src/index.js';
+import type { LogEvent } from '../src/index.js';
+
+const event = (over: Partial<LogEvent>): LogEvent => ({ stream: 'state', seq: 4, type: 'memory.written', time: '2026-01-01T00:00:00.000Z', schemaVersion: 1, payload: {}, ...over });
+
+describe('decoding state events', () => {
+  it('names the event of a malformed payload', () => {
+    const err = (() => {
+      try {
+        decodeStateEvent(event({ payload: { item: { id: 'x' } } }));
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(err).toBeInstanceOf(CorruptionError);
+    expect(err).toMatchObject({ stream: 'state', seq: 4 });
+  });
+
+  it('refuses unknown types and newer schema versions', () => {
+    expect(() => decodeStateEvent(event({ type: 'memory.exploded' }))).toThrow(CorruptionError);
+    expect(() => decodeStateEvent(event({ schemaVersion: 2 }))).toThrow(/newer/);
+  });
+
+  it('upcasts old payload shapes on read', async () => {
+    const source = createMemoryProvider();
+    const item = await source.memory.write({ content: 'old shape' });
+    const log = new MemoryLog();
+    const { kind, ...withoutKind } = item;
+    void kind;
+    await log.append({ stream: 'state', type: 'memory.written', schemaVersion: 0, payload: { memory: withoutKind } });
+    await expect(replay(log)).rejects.toBeInstanceOf(CorruptionError);
+    const upcasters = new UpcasterRegistry().register('memory.written', 0, (p) => {
+      const { memory } = p as { memory: Record<string, unknown> };
+      return { item: { ...memory, kind: 'note' } };
+    });
+    const replayed = await replay(log, { upcasters });
+    expect(await replayed.memory.get(item.id)).toMatchObject({ content: 'old shape', kind: 'note' });
+  });
+
+  it('makes replay fail on a gap-free stream with a broken event, naming its seq', async () => {
+    const p = createMemoryProvider();
+    await p.memory.write({ content: 'fine' });
+    await p.log.append({ stream: 'state', type: 'session.created', payload: {} });
+    await expect(replay(p.log)).rejects.toMatchObject({ code: 'corruption', seq: 2 });
+  });
+});

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { createMemoryProvider, ManualClock, reciprocalRankFusion, tokenize } from '../src/index.js';
+import type { Embedder } from '../src/index.js';
+
+/** A tiny embedder with a hand-made synonym space, enough to show fusion at work. */
+const TOPICS: Record<string, number> = { dark: 0, theme: 0, mode: 0, night: 0, deploy: 1, ship: 1, release: 1, coffee: 2, espresso: 2 };
+const toyEmbedder: Embedder = {
+  id: 'toy-3d',
+  dimensions: 3,
+  similarityThreshold: 0.5,
+  async embed(texts) {
+    return texts.map((t) => {
+      const v = new Float32Array(3);
+      for (const token of tokenize(t)) {
+        const topic = TOPICS[token];
+        if (topic !== undefined) v[topic]! += 1;
+      }
+      return v;
+    });
+  },
+};
+
+describe('recall', () => {
+  it('is lexical and newest first without an embedder, with score 1', async () => {
+    const clock = new ManualClock();
+    const p = createMemoryProvider({ clock });
+    await p.memory.write({ content: 'deploy on monday' });
+    clock.advance(1);
+    await p.memory.write({ content: 'deploy on friday', kind: 'rule' });
+    const hits = await p.memory.recall({ query: 'deploy' });
+    expect(hits.map((h) => [h.content, h.score])).toEqual([
+      ['deploy on friday', 1],
+      ['deploy on monday', 1],
+    ]);
+    expect((await p.memory.recall({ query: 'deploy', kinds: ['rule'] })).map((h) => h.content)).toEqual(['deploy on friday']);
+  });
+
+  it('orders by lexical relevance with scores in [0, 1]', async () => {
+    const p = createMemoryProvider();
+    await p.memory.write({ content: 'coffee coffee coffee' });
+    await p.memory.write({ content: 'a long note that mentions coffee once among many other words here' });
+    const hits = await p.memory.recall({ query: 'coffee', order: 'relevance' });
+    expect(hits[0]!.content).toBe('coffee coffee coffee');
+    for (const h of hits) expect(h.score).toBeGreaterThan(0);
+    for (const h of hits) expect(h.score).toBeLessThanOrEqual(1);
+  });
+
+  it('finds semantically close items in hybrid mode and fuses both rankings', async () => {
+    const p = createMemoryProvider({ embedder: toyEmbedder });
+    await p.memory.write({ content: 'the user prefers dark mode' });
+    await p.memory.write({ content: 'ship every friday' });
+    await p.memory.write({ content: 'espresso is the office drink' });
+    const lexical = await p.memory.recall({ query: 'night theme', mode: 'lexical' });
+    expect(lexical).toEqual([]);
+    const hybrid = await p.memory.recall({ query: 'night theme', order: 'relevance' });
+    expect(hybrid.map((h) => h.content)).toEqual(['the user prefers dark mode']);
+    expect(hybrid[0]!.score).toBeGreaterThan(0);
+    const semantic = await p.memory.recall({ query: 'release', mode: 'semantic' });
+    expect(semantic.map((h) => h.content)).toEqual(['ship every friday']);
+    expect(semantic[0]!.score).toBeCloseTo(1, 5);
+  });
+
+  it('forgets the vectors of tombstoned items', async () => {
+    const p = createMemoryProvider({ embedder: toyEmbedder });
+    const item = await p.memory.write({ content: 'dark mode please' });
+    await p.memory.delete(item.id);
+    expect(await p.memory.recall({ query: 'night', mode: 'semantic' })).toEqual([]);
+  });
+});
+
+describe('reciprocalRankFusion', () => {
+  it('rewards items ranked well by both lists and normalises to 1', () => {
+    const fused = reciprocalRankFusion([
+      ['a', 'b', 'c'],
+      ['a', 'c'],
+    ]);
+    expect(fused.map((f) => f.id)).toEqual(['a', 'c', 'b']);
+    expect(fused[0]!.score).toBe(1);
+    expect(fused[0]!.ranks).toEqual([1, 1]);
+    expect(fused[2]!.ranks).toEqual([2, undefined]);
+  });
+});

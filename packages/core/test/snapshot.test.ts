@@ -1,0 +1,95 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import {
+  CorruptionError,
+  createMemoryProvider,
+  decodeSnapshot,
+  ed25519Codec,
+  encodeSnapshot,
+  hmacCodec,
+  loadSnapshot,
+  ManualClock,
+  MemoryLog,
+  plainCodec,
+  seededEntropy,
+  SnapshotSealError,
+} from '../src/index.js';
+
+async function sample() {
+  const clock = new ManualClock(1_800_000_000_000);
+  const p = createMemoryProvider({ clock, entropy: seededEntropy(9) });
+  const s = await p.sessions.create({ title: 'a' });
+  await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
+  await p.skills.upsert({ slug: 'k', tags: ['x'] });
+  await p.memory.write({ content: 'fact one' });
+  return p;
+}
+
+describe('snapshots', () => {
+  it('encode deterministically and decode to the same bytes', async () => {
+    const p = await sample();
+    const snap = await p.snapshot();
+    const text = encodeSnapshot(snap);
+    expect(encodeSnapshot(decodeSnapshot(text, snap.seq))).toBe(text);
+    const shuffled = { ...snap, sessions: [...snap.sessions].reverse(), memory: [...snap.memory].reverse() };
+    expect(encodeSnapshot(shuffled)).toBe(text);
+  });
+
+  it('refuse text that is not a snapshot', () => {
+    expect(() => decodeSnapshot('{', 3)).toThrow(CorruptionError);
+    expect(() => decodeSnapshot('{"format":"other"}', 3)).toThrow(CorruptionError);
+  });
+
+  it('seal and open with HMAC and Ed25519, refusing tampering', async () => {
+    const text = encodeSnapshot(await (await sample()).snapshot());
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    for (const codec of [hmacCodec('secret'), ed25519Codec({ privateKey, publicKey })]) {
+      const sealed = codec.seal(text);
+      expect(codec.open(sealed)).toBe(text);
+      const tampered = sealed.slice(0, -3) + (sealed.endsWith('0') ? '1' : '0') + sealed.slice(-2);
+      expect(() => codec.open(tampered)).toThrow(SnapshotSealError);
+      expect(() => codec.open(text)).toThrow(SnapshotSealError);
+    }
+    expect(() => hmacCodec('other').open(hmacCodec('secret').seal(text))).toThrow(SnapshotSealError);
+    expect(() => ed25519Codec({ publicKey }).seal(text)).toThrow(SnapshotSealError);
+  });
+
+  it('are skipped when tampered, undecodable, mis-numbered or beyond the head', async () => {
+    const codec = hmacCodec('k');
+    const log = new MemoryLog();
+    const p = createMemoryProvider({ log, snapshotCodec: codec });
+    await p.memory.write({ content: 'one' });
+    const good = await p.saveSnapshot();
+    await p.memory.write({ content: 'two' });
+    await p.memory.write({ content: 'three' });
+    const second = await p.saveSnapshot();
+    await log.saveSnapshot({ ...second, data: second.data.replace('three', 'thrEe') });
+    await log.saveSnapshot({ stream: 'state', seq: 2, data: codec.seal('not json') });
+    const loaded = await loadSnapshot(log, codec, 3);
+    expect(loaded.snapshot?.seq).toBe(good.seq);
+    expect(loaded.skipped.map((s) => s.seq)).toEqual([3, 2]);
+    await log.saveSnapshot({ stream: 'state', seq: 1, data: codec.seal(encodeSnapshot({ seq: 2, sessions: [], turns: [], skills: [], memory: [] })) });
+    expect((await loadSnapshot(log, codec, 3)).snapshot).toBeUndefined();
+    expect((await loadSnapshot(log, plainCodec, 3)).snapshot).toBeUndefined();
+  });
+
+  it('are saved automatically every k mutations', async () => {
+    const log = new MemoryLog();
+    const p = createMemoryProvider({ log, snapshotEvery: 2 });
+    for (let i = 0; i < 5; i += 1) await p.memory.write({ content: `m${i}` });
+    expect((await log.latestSnapshot('state'))?.seq).toBe(4);
+    expect((await log.latestSnapshot('state', { upToSeq: 3 }))?.seq).toBe(2);
+  });
+
+  it('never fail the write when saving fails', async () => {
+    const log = new MemoryLog();
+    log.saveSnapshot = async () => {
+      throw new Error('disk full');
+    };
+    const errors: unknown[] = [];
+    const p = createMemoryProvider({ log, snapshotEvery: 1, onBackgroundError: (e) => errors.push(e) });
+    await expect(p.memory.write({ content: 'kept' })).resolves.toMatchObject({ content: 'kept' });
+    expect(errors).toHaveLength(1);
+    expect(await log.head('state')).toBe(1);
+  });
+});
