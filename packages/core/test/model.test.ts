@@ -58,9 +58,9 @@ interface ModelSkill {
 }
 
 class Model {
-  sessions: { id: string; deleted: boolean; turns: string[] }[] = [];
+  sessions: { id: string; createdAt: string; deleted: boolean; turns: string[] }[] = [];
   skills = new Map<string, ModelSkill>();
-  memory: { id: string; content: string; deleted: boolean }[] = [];
+  memory: { id: string; content: string; createdAt: string; deleted: boolean }[] = [];
   events = 0;
 }
 
@@ -76,7 +76,7 @@ async function run(p: EventSourcedProvider, m: Model, o: Op, clock: ManualClock)
       return;
     case 'createSession': {
       const s = await p.sessions.create({ title: 'x' });
-      m.sessions.push({ id: s.id, deleted: false, turns: [] });
+      m.sessions.push({ id: s.id, createdAt: s.createdAt, deleted: false, turns: [] });
       m.events += 1;
       return;
     }
@@ -140,7 +140,7 @@ async function run(p: EventSourcedProvider, m: Model, o: Op, clock: ManualClock)
     }
     case 'writeMemory': {
       const item = await p.memory.write({ content: o.content, scope: SCOPES[o.scope] });
-      m.memory.push({ id: item.id, content: o.content, deleted: false });
+      m.memory.push({ id: item.id, content: o.content, createdAt: item.createdAt, deleted: false });
       m.events += 1;
       return;
     }
@@ -159,7 +159,10 @@ async function run(p: EventSourcedProvider, m: Model, o: Op, clock: ManualClock)
 }
 
 async function checkAgainstModel(p: EventSourcedProvider, m: Model): Promise<void> {
-  expect((await p.sessions.list()).map((s) => s.id)).toEqual(m.sessions.filter((s) => !s.deleted).map((s) => s.id));
+  const oldestFirst = (a: { id: string; createdAt: string }, b: { id: string; createdAt: string }) =>
+    a.createdAt === b.createdAt ? (a.id < b.id ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1;
+  const liveSessions = m.sessions.filter((s) => !s.deleted).sort(oldestFirst);
+  expect((await p.sessions.list()).map((s) => s.id)).toEqual(liveSessions.map((s) => s.id));
   for (const s of m.sessions.filter((x) => !x.deleted)) {
     expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(s.turns);
   }
@@ -168,7 +171,7 @@ async function checkAgainstModel(p: EventSourcedProvider, m: Model): Promise<voi
     else expect((await p.skills.get(s.id)).body).toBe(s.body);
     void k;
   }
-  const live = m.memory.filter((x) => !x.deleted).map((x) => x.id).reverse();
+  const live = m.memory.filter((x) => !x.deleted).sort(oldestFirst).reverse().map((x) => x.id);
   expect((await p.memory.recall({ limit: 10_000 })).map((h) => h.id)).toEqual(live);
   expect(await p.log.head('state')).toBe(m.events);
 }
