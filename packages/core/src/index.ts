@@ -12,6 +12,7 @@ export * from './ids/uuidv7.js';
 export * from './records/index.js';
 export * from './spine/log.js';
 export * from './spine/json.js';
+export * from './spine/freeze.js';
 export * from './spine/append.js';
 export * from './spine/memory-log.js';
 export * from './spine/events.js';

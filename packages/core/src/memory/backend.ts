@@ -7,6 +7,7 @@ import { ConflictError } from '../errors.js';
 import { EventTypes, STATE_STREAM } from '../spine/events.js';
 import type { StateChange } from '../spine/events.js';
 import type { EventMeta, Log, LogEvent } from '../spine/log.js';
+import { MemoryLog } from '../spine/memory-log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { memoryQueries } from './queries.js';
@@ -25,7 +26,10 @@ export class MemoryBackend implements StateBackend {
   ) {
     this.queries = memoryQueries(state);
     this.vectors = new MemoryVectorStore(state);
+    this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta) };
   }
+
+  readonly #tx: StateWriteTx;
 
   #inStep = false;
 
@@ -39,15 +43,13 @@ export class MemoryBackend implements StateBackend {
       }
       this.#inStep = true;
     }
-    const tx: StateWriteTx = {
-      ...this.queries,
-      commit: (change, meta) => this.#commit(change, meta),
-    };
-    return fn(tx);
+    return fn(this.#tx);
   }
 
   async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
-    const event = await this.log.append({ ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload });
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload };
+    // The stamper's payload is fresh and never touched again: a MemoryLog may keep it as is.
+    const event = this.log instanceof MemoryLog ? this.log.appendOwned(input) : await this.log.append(input);
     if (event.seq !== this.state.seq + 1) {
       this.#inStep = false;
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);

@@ -121,7 +121,8 @@ export class MemoryState {
       list = [];
       this.turns.set(turn.sessionId, list);
     }
-    list[turn.seq - 1] = turn;
+    if (turn.seq === list.length + 1) list.push(turn);
+    else list[turn.seq - 1] = turn;
     this.turnIds.add(turn.id);
   }
 

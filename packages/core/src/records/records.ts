@@ -10,8 +10,8 @@ export const instantSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d
 
 /** A hybrid logical timestamp. */
 export const hlcSchema = z.strictObject({
-  wall: z.number().int().nonnegative(),
-  counter: z.number().int().min(0).max(0xffff),
+  wall: z.int().nonnegative(),
+  counter: z.int().min(0).max(0xffff),
 });
 
 /** Where a skill or memory item lives; `''` when a level is unset. */
@@ -26,7 +26,7 @@ export type Scope = z.infer<typeof scopeSchema>;
 
 /** The sync envelope flattened into every stored record. */
 export const envelopeShape = {
-  syncVersion: z.number().int().positive(),
+  syncVersion: z.int().positive(),
   originInstanceId: z.string().min(1),
   updatedHlc: hlcSchema,
   lastWriterId: z.string().min(1),
@@ -62,7 +62,7 @@ export type TurnRole = (typeof TURN_ROLES)[number];
 export const turnSchema = z.strictObject({
   id: z.string().min(1),
   sessionId: z.string().min(1),
-  seq: z.number().int().positive(),
+  seq: z.int().positive(),
   role: z.enum(TURN_ROLES),
   content: z.string(),
   createdAt: instantSchema,
@@ -80,10 +80,10 @@ export const skillSchema = z.strictObject({
   body: z.string(),
   tags: z.array(z.string()),
   scope: scopeSchema,
-  uses: z.number().int().nonnegative(),
-  wins: z.number().int().nonnegative(),
+  uses: z.int().nonnegative(),
+  wins: z.int().nonnegative(),
   check: z.string(),
-  version: z.number().int().positive(),
+  version: z.int().positive(),
   createdAt: instantSchema,
   updatedAt: instantSchema,
   ...envelopeShape,

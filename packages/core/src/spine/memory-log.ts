@@ -3,8 +3,10 @@ import { ValidationError } from '../errors.js';
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
-import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { toLogEvent } from './append.js';
+import { deepFreeze } from './freeze.js';
+import { jsonClone } from './json.js';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 
 /** Options of {@link MemoryLog}. */
 export interface MemoryLogOptions {
@@ -12,10 +14,13 @@ export interface MemoryLogOptions {
   clock?: Clock;
 }
 
-/** A {@link Log} held in process memory. */
+/**
+ * A {@link Log} held in process memory. Stored events are deep-frozen and
+ * shared with readers: history cannot be changed through what `read` returns,
+ * and reading costs no copy.
+ */
 export class MemoryLog implements Log {
-  /** Events stored as JSON text: a stored event can never alias a caller's object. */
-  readonly #streams = new Map<string, string[]>();
+  readonly #streams = new Map<string, LogEvent[]>();
   readonly #snapshots = new Map<string, Map<number, StoredSnapshot>>();
   readonly #clock: Clock;
 
@@ -24,26 +29,30 @@ export class MemoryLog implements Log {
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
-    return this.appendNow(input);
+    return this.appendOwned({ ...input, payload: jsonClone(input.payload) });
   }
 
   /**
-   * The synchronous core of {@link append}, for callers that must not yield
-   * between deciding and appending.
+   * Appends without copying the payload: the caller hands it over and must
+   * never touch it again (it is frozen here). For backends that build fresh
+   * payloads, such as the in-memory backend.
    */
-  appendNow<P>(input: AppendInput<P>): LogEvent<P> {
-    const events = this.#streams.get(input.stream) ?? [];
-    const text = JSON.stringify(toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now())));
-    if (events.length === 0) this.#streams.set(input.stream, events);
-    events.push(text);
-    return JSON.parse(text) as LogEvent<P>;
+  appendOwned<P>(input: AppendInput<P>): LogEvent<P> {
+    let events = this.#streams.get(input.stream);
+    if (!events) {
+      events = [];
+      this.#streams.set(input.stream, events);
+    }
+    const event = deepFreeze(toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now())));
+    events.push(event as LogEvent);
+    return event;
   }
 
   async read(query: ReadQuery): Promise<LogEvent[]> {
     const events = this.#streams.get(query.stream) ?? [];
     const from = Math.max(0, query.afterSeq ?? 0);
     const to = query.limit && query.limit > 0 ? from + query.limit : events.length;
-    return events.slice(from, to).map((text) => JSON.parse(text) as LogEvent);
+    return events.slice(from, to);
   }
 
   async head(stream: string): Promise<number> {
@@ -57,7 +66,7 @@ export class MemoryLog implements Log {
       byStream = new Map();
       this.#snapshots.set(snapshot.stream, byStream);
     }
-    byStream.set(snapshot.seq, { ...snapshot });
+    byStream.set(snapshot.seq, { stream: snapshot.stream, seq: snapshot.seq, data: snapshot.data });
   }
 
   async latestSnapshot(stream: string, options: { upToSeq?: number } = {}): Promise<StoredSnapshot | undefined> {

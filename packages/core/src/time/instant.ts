@@ -8,9 +8,17 @@ export type Instant = string;
 
 const INSTANT_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
+let lastMs = Number.NaN;
+let lastInstant = '';
+
 /** Formats Unix milliseconds as a fixed-width instant. */
 export function formatInstant(ms: number): Instant {
-  return new Date(ms).toISOString();
+  // Writes come in bursts within one millisecond; formatting dominates otherwise.
+  if (ms !== lastMs) {
+    lastInstant = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastInstant;
 }
 
 /** Unix milliseconds of an instant. */

@@ -1,0 +1,92 @@
+/**
+ * In-memory provider benchmark (issue targets: appendTurn ≥ 100,000/s; replay
+ * ≥ 200,000 events/s with payload validation; restore from a snapshot of
+ * 100,000 records ≤ 1 s). Run: `npm run core -w @agentstate/bench`.
+ */
+import {
+  createMemoryProvider,
+  decodeSnapshot,
+  encodeSnapshot,
+  foldLog,
+  MemoryLog,
+  MemoryState,
+  ManualClock,
+  replay,
+  seededEntropy,
+} from '@agentstate/core';
+import { fmt, percentile, printTable, timeMs } from './table.js';
+
+const TURNS = Number(process.env.BENCH_TURNS ?? 200_000);
+const REPLAY_EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 1_000_000);
+const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
+const RECALLS = 200;
+
+const WORDS = 'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday review tests coverage latency budget alert pager incident'.split(' ');
+const sentence = (i: number, n = 10) => Array.from({ length: n }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ');
+
+const rows: string[][] = [];
+
+async function appendTurns(): Promise<void> {
+  const p = createMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(1) });
+  const session = await p.sessions.create({ title: 'bench' });
+  const ms = await timeMs(async () => {
+    for (let i = 0; i < TURNS; i += 1) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence(i) });
+  });
+  rows.push(['appendTurn (awaited, one at a time)', `${fmt(TURNS)} turns`, `${fmt(ms)} ms`, `${fmt((TURNS / ms) * 1000)} /s`, '≥ 100,000 /s']);
+}
+
+async function replayLog(): Promise<void> {
+  const log = new MemoryLog({ clock: new ManualClock() });
+  const p = createMemoryProvider({ log, clock: new ManualClock(), entropy: seededEntropy(2) });
+  const sessions = [];
+  for (let s = 0; s < 1_000; s += 1) sessions.push(await p.sessions.create({ title: `s${s}` }));
+  for (let i = sessions.length; i < REPLAY_EVENTS; i += 1) {
+    if (i % 10 === 0) await p.memory.write({ content: sentence(i) });
+    else await p.sessions.appendTurn({ sessionId: sessions[i % sessions.length]!.id, role: 'assistant', content: sentence(i) });
+  }
+  let replayed: Awaited<ReturnType<typeof replay>> | undefined;
+  const ms = await timeMs(async () => {
+    replayed = await replay(log, { fromScratch: true });
+  });
+  const events = await log.head('state');
+  rows.push(['replay (validated, from scratch)', `${fmt(events)} events`, `${fmt(ms)} ms`, `${fmt((events / ms) * 1000)} events/s`, '≥ 200,000 events/s']);
+  void replayed;
+}
+
+async function snapshots(): Promise<void> {
+  const p = createMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(3) });
+  for (let i = 0; i < RECORDS; i += 1) await p.memory.write({ content: sentence(i), scope: { project: `p${i % 10}` } });
+  let text = '';
+  const writeMs = await timeMs(async () => {
+    text = encodeSnapshot(await p.snapshot());
+  });
+  rows.push(['snapshot capture + encode', `${fmt(RECORDS)} records`, `${fmt(writeMs)} ms`, `${fmt(text.length / 1e6, 1)} MB`, '—']);
+  const restoreMs = await timeMs(() => {
+    const state = new MemoryState();
+    state.restore(decodeSnapshot(text, RECORDS));
+  });
+  rows.push(['snapshot decode + restore', `${fmt(RECORDS)} records`, `${fmt(restoreMs)} ms`, '', '≤ 1,000 ms']);
+  const fromSnapshotMs = await timeMs(async () => {
+    await p.saveSnapshot();
+    await foldLog(p.log);
+  });
+  rows.push(['save + fold from that snapshot', `${fmt(RECORDS)} records`, `${fmt(fromSnapshotMs)} ms`, '', '—']);
+
+  const samples: number[] = [];
+  for (let i = 0; i < RECALLS; i += 1) {
+    const query = WORDS[i % WORDS.length]!.slice(0, 4);
+    samples.push(await timeMs(() => p.memory.recall({ query, limit: 10 })));
+  }
+  rows.push(['recall, lexical, recent, limit 10', `${fmt(RECORDS)} items`, `p50 ${fmt(percentile(samples, 50), 2)} ms`, `p95 ${fmt(percentile(samples, 95), 2)} ms`, '—']);
+  const ranked: number[] = [];
+  for (let i = 0; i < RECALLS / 4; i += 1) {
+    const query = `${WORDS[i % WORDS.length]} ${WORDS[(i + 3) % WORDS.length]}`;
+    ranked.push(await timeMs(() => p.memory.recall({ query, limit: 10, order: 'relevance' })));
+  }
+  rows.push(['recall, lexical, relevance, limit 10', `${fmt(RECORDS)} items`, `p50 ${fmt(percentile(ranked, 50), 2)} ms`, `p95 ${fmt(percentile(ranked, 95), 2)} ms`, '—']);
+}
+
+await appendTurns();
+await replayLog();
+await snapshots();
+printTable(`@agentstate/core, in-memory provider — Node ${process.version}, ${process.platform}/${process.arch}`, ['operation', 'size', 'time', 'rate', 'target'], rows);
