@@ -1,6 +1,11 @@
 /** The read-model queries of the in-memory backend. */
 import { bm25Score, termFrequencies } from '../matching/bm25.js';
 import { matchesTokens } from '../matching/lexical.js';
+
+/** True when at least one query token prefixes some record token. */
+function matchesAnyToken(query: readonly string[], recordTokens: readonly string[]): boolean {
+  return query.length === 0 || query.some((q) => recordTokens.some((t) => t.startsWith(q)));
+}
 import { compareMemoryNewestFirst, compareSkillsBySlug } from '../records/order.js';
 import type { MemoryItem, Scope, Skill } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
@@ -72,13 +77,14 @@ export function memoryQueries(state: MemoryState): StateQueries {
       const inScope = scopeFilter(query.scopes);
       const kinds = query.kinds === undefined ? undefined : new Set(query.kinds);
       const relevance = query.order === 'relevance';
+      const matchFn = query.match === 'any' ? matchesAnyToken : matchesTokens;
       const items = state.liveMemory.items;
       const matches: { record: MemoryItem; tokens: string[] }[] = [];
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
         if (!inScope(item.scope) || (kinds && !kinds.has(item.kind))) continue;
         const tokens = state.memoryTokens.get(item.id) ?? [];
-        if (!matchesTokens(query.tokens, tokens)) continue;
+        if (!matchFn(query.tokens, tokens)) continue;
         matches.push({ record: item, tokens });
         if (!relevance && query.limit > 0 && matches.length >= query.limit) break;
       }

@@ -17,6 +17,13 @@ import type { StateQueries, VectorStore } from '../write/backend.js';
 import type { RecallHit } from './types.js';
 import { catchUpVectors } from './vectors.js';
 
+/**
+ * The lexical leg of hybrid recall ranks by BM25 over any matching token:
+ * questions in natural language rarely contain every word of the fact they
+ * ask about, and the fusion already demotes weak single-word matches.
+ */
+export const HYBRID_LEXICAL_MATCH = 'any';
+
 /** How deep each ranker looks, relative to the requested limit, before fusion. */
 const CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 50;
@@ -52,7 +59,7 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
 
   // Without query text there is nothing to compare meaning with: every mode lists.
   if (mode === 'lexical' || tokens.length === 0) {
-    const hits = await ctx.queries.searchMemory({ tokens, scopes, kinds, limit: minScore > 0 ? 0 : limit, order });
+    const hits = await ctx.queries.searchMemory({ tokens, scopes, kinds, limit: minScore > 0 ? 0 : limit, order, match: o.match ?? 'all' });
     return finish(hits.map((h) => ({ ...copyMemoryItem(h.record), score: order === 'recent' ? 1 : h.score })));
   }
 
@@ -68,7 +75,7 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
     return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));
   }
 
-  const lexical = await ctx.queries.searchMemory({ tokens, scopes, kinds, limit: depth, order: 'relevance' });
+  const lexical = await ctx.queries.searchMemory({ tokens, scopes, kinds, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
   const records = new Map<string, MemoryItem>();
   for (const h of lexical) records.set(h.record.id, h.record);
   for (const n of near) records.set(n.record.id, n.record);

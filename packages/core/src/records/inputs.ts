@@ -158,12 +158,15 @@ export const recallOptionsSchema = z.object({
   mode: z.enum(RECALL_MODES).optional(),
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
+  match: z.enum(['all', 'any']).optional(),
 });
 
 /**
  * `memory.recall` options. `scope` absent spans every scope; given, exactly
  * that scope (with `includeParentScopes`, its parent chain, most specific
- * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}.
+ * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
+ * lexical recall treats query tokens: `all` must match (SPEC §5, the default
+ * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 

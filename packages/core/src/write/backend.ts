@@ -47,6 +47,12 @@ export interface LexicalQuery {
   limit: number;
   /** `recent` (or `slug` for skills) or `relevance` (best lexical score first). */
   order: 'recent' | 'slug' | 'relevance';
+  /**
+   * `all` (SPEC §5, the default): every token must match. `any`: at least one
+   * must; only meaningful with `relevance` order, where more matching tokens
+   * and rarer ones rank higher (BM25).
+   */
+  match?: 'all' | 'any';
 }
 
 /** A record with its lexical relevance in [0, 1]. */
