@@ -10,3 +10,13 @@ export {
   type StaticEmbedder,
 } from './static/embedder.js';
 export { TableFormatError } from './static/format.js';
+export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from './openai/embedder.js';
+export {
+  EmbeddingError,
+  EmbeddingHttpError,
+  EmbeddingNetworkError,
+  EmbeddingResponseError,
+  EmbeddingTimeoutError,
+  isEmbeddingError,
+  type EmbeddingErrorCode,
+} from './errors.js';
