@@ -237,6 +237,7 @@ describe('createOpenAIEmbedder against a local /v1/embeddings server', () => {
   it.each<[string, Partial<OpenAIEmbedderOptions>]>([
     ['baseUrl', { baseUrl: 'not a url' }],
     ['baseUrl', { baseUrl: 'ftp://127.0.0.1/v1' }],
+    ['baseUrl', { baseUrl: 'http://user:secret@127.0.0.1/v1' }],
     ['model', { model: ' ' }],
     ['dimensions', { dimensions: 0 }],
     ['dimensions', { dimensions: 1.5 }],

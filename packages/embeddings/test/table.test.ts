@@ -116,6 +116,13 @@ describe('table format', () => {
     for (const bytes of damaged) expect(() => decodeTable(bytes)).toThrow(TableFormatError);
   });
 
+  it('rejects a word list that disagrees with the count', () => {
+    expect(() => new Lexicon('a\nb\nc', 2)).toThrow(RangeError);
+    expect(() => new Lexicon('a\nb', 3)).toThrow(RangeError);
+    expect(() => new Lexicon('a', 0)).toThrow(RangeError);
+    expect(new Lexicon('', 0).size).toBe(0);
+  });
+
   it('refuses duplicate or unstorable words', () => {
     const base = { dimensions: 2, source: '', sourceWords: 2, postprocess: '', ranks: [0, 1], vectors: new Float32Array(4) };
     expect(() => encodeTable({ ...base, words: ['ab', 'ab'] })).toThrow(TableFormatError);

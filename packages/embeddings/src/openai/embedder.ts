@@ -96,6 +96,7 @@ function settingsOf(options: OpenAIEmbedderOptions): Settings {
     throw new ValidationError('baseUrl', `not a URL: ${JSON.stringify(options.baseUrl)}`);
   }
   if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new ValidationError('baseUrl', 'must be http or https');
+  if (base.username !== '' || base.password !== '') throw new ValidationError('baseUrl', 'must not hold credentials: use apiKey or headers');
   if (typeof options.model !== 'string' || options.model.trim() === '') throw new ValidationError('model', 'must be a non-empty string');
   const maxRetries = nonNegative('maxRetries', options.maxRetries, 3);
   if (!Number.isInteger(maxRetries)) throw new ValidationError('maxRetries', 'must be an integer');

@@ -219,7 +219,12 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   }
   if (unpacked.length !== wordBytes + count * 8) throw new TableFormatError('word list has the wrong length');
   const joined = unpacked.toString('utf8', 0, wordBytes);
-  const lexicon = new Lexicon(joined, count);
+  let lexicon: Lexicon;
+  try {
+    lexicon = new Lexicon(joined, count);
+  } catch (cause) {
+    throw new TableFormatError('word list does not match the count', { cause });
+  }
   const { ranks, scales } = readNumbers(unpacked, wordBytes, count);
   at += packedLength;
   return {

@@ -20,14 +20,20 @@ export class Lexicon {
   readonly #slots: Int32Array;
   readonly #mask: number;
 
-  /** `joined`: the words, in row order, separated by single `\n`; words must be distinct. */
+  /**
+   * `joined`: the words, in row order, separated by single `\n`; words must
+   * be distinct. Throws a `RangeError` when it does not hold `count` words.
+   */
   constructor(joined: string, count: number) {
     this.#joined = joined;
     const starts = new Uint32Array(count + 1);
     let row = 1;
-    for (let i = 0; i < joined.length && row < count; i += 1) {
-      if (joined.charCodeAt(i) === 10) starts[row++] = i + 1;
+    for (let i = 0; i < joined.length; i += 1) {
+      if (joined.charCodeAt(i) !== 10) continue;
+      if (row >= count) throw new RangeError(`more than ${count} words`);
+      starts[row++] = i + 1;
     }
+    if (count === 0 ? joined !== '' : row !== count) throw new RangeError(`${row} words, expected ${count}`);
     starts[count] = joined.length + 1;
     this.#starts = starts;
     let size = 16;
