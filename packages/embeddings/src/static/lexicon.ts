@@ -3,13 +3,7 @@
  * in a few milliseconds and without one string object per word (a `Map` of
  * 130,000 words takes ~100 ms and several MB more to build).
  */
-
-/** FNV-1a over the UTF-16 code units of `text[from, to)`. */
-function hash(text: string, from: number, to: number): number {
-  let h = 0x811c9dc5;
-  for (let i = from; i < to; i += 1) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
+import { fnv1a } from './hash.js';
 
 /** Open-addressing hash index of the words in `joined`. */
 export class Lexicon {
@@ -41,7 +35,7 @@ export class Lexicon {
     this.#mask = size - 1;
     this.#slots = new Int32Array(size);
     for (let r = 0; r < count; r += 1) {
-      let slot = hash(joined, starts[r]!, starts[r + 1]! - 1) & this.#mask;
+      let slot = fnv1a(joined, starts[r]!, starts[r + 1]! - 1) & this.#mask;
       while (this.#slots[slot] !== 0) slot = (slot + 1) & this.#mask;
       this.#slots[slot] = r + 1;
     }
@@ -54,7 +48,7 @@ export class Lexicon {
 
   /** The row of `word`, or `undefined`. */
   get(word: string): number | undefined {
-    let slot = hash(word, 0, word.length) & this.#mask;
+    let slot = fnv1a(word) & this.#mask;
     for (;;) {
       const entry = this.#slots[slot]!;
       if (entry === 0) return undefined;

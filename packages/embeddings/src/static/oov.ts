@@ -6,11 +6,13 @@
  * similar ones; unrelated words are nearly orthogonal to them and to the
  * table's words. No table, no network: pure arithmetic.
  */
+import { fnv1a } from './hash.js';
 
 /** Only the first this-many UTF-16 code units of a token are hashed. */
 const MAX_HASHED_LENGTH = 64;
-const START = 0x02;
-const END = 0x03;
+/** Start and end markers: control characters, never part of a token. */
+const START = '\u0002';
+const END = '\u0003';
 const SQRT3 = Math.sqrt(3);
 
 /**
@@ -18,20 +20,13 @@ const SQRT3 = Math.sqrt(3);
  * an expected L2 norm of 1.
  */
 export function addHashedVector(token: string, out: Float64Array, weight: number): void {
-  const length = Math.min(token.length, MAX_HASHED_LENGTH);
+  const padded = `${START}${token.slice(0, MAX_HASHED_LENGTH)}${END}`;
   const dims = out.length;
-  // Padded code units: START, the token, END. Trigrams: length of that - 2.
-  const padded = length + 2;
-  const grams = padded - 2;
+  const grams = padded.length - 2;
   // Each gram's components are uniform with variance 1; scale so the sum has norm ≈ 1.
   const scale = (weight * SQRT3) / Math.sqrt(dims * grams);
   for (let g = 0; g < grams; g += 1) {
-    let h = 0x811c9dc5;
-    for (let k = g; k < g + 3; k += 1) {
-      const unit = k === 0 ? START : k === padded - 1 ? END : token.charCodeAt(k - 1);
-      h = Math.imul(h ^ unit, 0x01000193) >>> 0;
-    }
-    let state = h;
+    let state = fnv1a(padded, g, g + 3);
     for (let d = 0; d < dims; d += 1) {
       // SplitMix32: one uniform 32-bit value per dimension.
       state = (state + 0x9e3779b9) >>> 0;
