@@ -159,7 +159,8 @@ describe('createOpenAIEmbedder against a local /v1/embeddings server', () => {
 
   it('succeeds after a timed-out attempt', async () => {
     server.script(hang);
-    const [v] = await embedder({ timeoutMs: 100, maxRetries: 1 }).embed(['patience']);
+    // Long enough for the second, prompt answer even on a loaded machine.
+    const [v] = await embedder({ timeoutMs: 1000, maxRetries: 1 }).embed(['patience']);
     expect(Array.from(v!)).toEqual(vectorFor('patience', DIMS));
   });
 
