@@ -88,7 +88,7 @@ function quantise(vector: ArrayLike<number>, codes: Uint8Array, offset: number):
   let maxAbs = 0;
   for (let i = 0; i < vector.length; i += 1) maxAbs = Math.max(maxAbs, Math.abs(vector[i]!));
   if (maxAbs === 0) {
-    // 7.5 is not a code: an all-zero vector is stored with scale 0.
+    // With scale 0 every code decodes to 0; store the middle ones.
     for (let i = 0; i < vector.length / 2; i += 1) codes[offset + i] = 0x88;
     return 0;
   }
@@ -124,8 +124,8 @@ export function dequantise(table: WordTable, index: number, out: Float32Array): 
   const base = index * half;
   for (let i = 0; i < half; i += 1) {
     const byte = table.codes[base + i]!;
-    out[2 * i] = ((byte & 15) - CODE_MIDPOINT) * scale;
-    out[2 * i + 1] = ((byte >> 4) - CODE_MIDPOINT) * scale;
+    out[2 * i] = dequantiseCode(byte & 15, scale);
+    out[2 * i + 1] = dequantiseCode(byte >> 4, scale);
   }
   return out;
 }
