@@ -21,6 +21,12 @@ export interface StateProviderOptions {
   embedder?: Embedder;
   /** Cosine similarity a semantic hit must reach. Default: the embedder's own, else 0.5. */
   similarityThreshold?: number;
+  /**
+   * Weights of the lexical and the semantic ranking in hybrid recall's
+   * reciprocal rank fusion. Default: {@link DEFAULT_FUSION_WEIGHTS}; raise
+   * `semantic` for a strong embedding model.
+   */
+  fusionWeights?: { lexical: number; semantic: number };
   /** Seals and opens snapshots. Default: {@link plainCodec}. */
   snapshotCodec?: SnapshotCodec;
   /** Save a snapshot automatically every k mutations (best effort). 0 or absent: never. */
@@ -32,6 +38,9 @@ export interface StateProviderOptions {
   /** Told about best-effort work that failed (automatic snapshots, background embedding). */
   onBackgroundError?: (error: unknown) => void;
 }
+
+/** Hybrid recall's default fusion weights. */
+export const DEFAULT_FUSION_WEIGHTS = Object.freeze({ lexical: 1, semantic: 1 });
 
 /** The similarity threshold used when neither the options nor the embedder give one. */
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.5;

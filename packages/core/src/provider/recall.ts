@@ -34,6 +34,7 @@ export interface RecallContext {
   vectors: VectorStore | undefined;
   embedder: Embedder | undefined;
   similarityThreshold: number;
+  fusionWeights: { lexical: number; semantic: number };
 }
 
 /** Runs one recall. */
@@ -79,6 +80,8 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const records = new Map<string, MemoryItem>();
   for (const h of lexical) records.set(h.record.id, h.record);
   for (const n of near) records.set(n.record.id, n.record);
-  const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)]);
+  const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)], {
+    weights: [ctx.fusionWeights.lexical, ctx.fusionWeights.semantic],
+  });
   return finish(fused.map((f) => ({ ...copyMemoryItem(records.get(f.id)!), score: f.score })));
 }

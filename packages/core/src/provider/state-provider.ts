@@ -17,7 +17,7 @@ import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createMemoryStore } from './memory-store.js';
 import type { StateProviderOptions } from './options.js';
-import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
+import { DEFAULT_FUSION_WEIGHTS, DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
 import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
@@ -67,6 +67,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       vectors,
       embedder,
       similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD,
+      fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
     }),
     snapshot: () => backend.capture(),
     saveSnapshot,
