@@ -1,0 +1,78 @@
+/**
+ * Input arbitraries: what callers hand to the stores. Every value is valid
+ * (it passes core's input schemas), unless the name says otherwise.
+ */
+import type { AppendTurnInput, CreateSessionInput, RecallOptions, UpsertSkillInput, WriteMemoryInput } from '@agentstate/core';
+import { LIMITS, TURN_ROLES } from '@agentstate/core';
+import fc from 'fast-check';
+import { arbInstant, arbScopeInput, arbSlug } from './records.js';
+import { arbQuery, arbText, arbUnicodeText, arbWord } from './text.js';
+
+/** `sessions.create` input (no caller ids, so any number of them can be created). */
+export function arbCreateSessionInput(): fc.Arbitrary<CreateSessionInput> {
+  return fc.record({ title: arbUnicodeText(), model: fc.constantFrom('model-a', 'model-b', ''), createdAt: arbInstant() }, { requiredKeys: [] });
+}
+
+/** `sessions.appendTurn` input for the given session id(s). */
+export function arbAppendTurnInput(sessionId: string | fc.Arbitrary<string>): fc.Arbitrary<AppendTurnInput> {
+  return fc.record({
+    sessionId: typeof sessionId === 'string' ? fc.constant(sessionId) : sessionId,
+    role: fc.constantFrom(...TURN_ROLES),
+    content: fc.oneof(arbText(), arbUnicodeText()),
+  });
+}
+
+/**
+ * `skills.upsert` input: slugs and scopes from small pools so that upserts
+ * update each other; `syncVersion` is usually absent.
+ */
+export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
+  return fc.record(
+    {
+      slug: arbSlug(),
+      name: arbWord(),
+      body: arbText(),
+      tags: fc.array(arbWord(), { maxLength: 4 }),
+      scope: arbScopeInput(),
+      check: fc.constantFrom('', 'npm test'),
+      uses: fc.nat(20),
+      wins: fc.nat(20),
+      syncVersion: fc.nat(3),
+    },
+    { requiredKeys: ['slug'] },
+  );
+}
+
+/** `memory.write` input. */
+export function arbWriteMemoryInput(): fc.Arbitrary<WriteMemoryInput> {
+  return fc.record(
+    {
+      content: arbText(),
+      kind: fc.constantFrom('fact', 'preference', 'note'),
+      scope: arbScopeInput(),
+      source: fc.constantFrom('', 'chat', 'tool'),
+    },
+    { requiredKeys: ['content'] },
+  );
+}
+
+/** Lexical `memory.recall` options. */
+export function arbRecallOptions(): fc.Arbitrary<RecallOptions> {
+  return fc.record(
+    {
+      query: arbQuery(),
+      scope: arbScopeInput(),
+      kinds: fc.array(fc.constantFrom('fact', 'preference', 'note'), { minLength: 1, maxLength: 2 }),
+      limit: fc.integer({ min: 1, max: 50 }),
+    },
+    { requiredKeys: [] },
+  );
+}
+
+/** A string no store accepts as text: it holds NUL, or it is over the given limit. */
+export function arbInvalidText(limit: number = LIMITS.shortText): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.tuple(fc.string({ maxLength: 5 }), fc.string({ maxLength: 5 })).map(([a, b]) => `${a}\u0000${b}`),
+    fc.integer({ min: 1, max: 3 }).map((extra) => 'x'.repeat(limit + extra)),
+  );
+}

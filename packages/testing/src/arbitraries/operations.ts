@@ -1,0 +1,155 @@
+/**
+ * Sequences of store operations for model-based and differential tests:
+ * generate a list with {@link arbOperations}, run it with
+ * {@link runOperations} against two providers (say, a backend and the
+ * in-memory reference, with equal clocks and seeded entropy), and compare
+ * the outcomes and snapshots. Sessions and memory items are referred to by
+ * the order they were created in, so every generated sequence is runnable.
+ */
+import type { CreateSessionInput, ManualClock, Provider, ScopeInput, TurnRole, UpsertSkillInput, WriteMemoryInput } from '@agentstate/core';
+import { isAgentStateError, TURN_ROLES } from '@agentstate/core';
+import fc from 'fast-check';
+import { arbCreateSessionInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
+import { arbScopeInput, arbSlug } from './records.js';
+import { arbQuery, arbText } from './text.js';
+
+/**
+ * A reference to the n-th session (or memory item) created so far, wrapping
+ * around; `-1` names one that does not exist.
+ */
+export type Ref = number;
+
+/** One store call. */
+export type Operation =
+  | { kind: 'createSession'; input: CreateSessionInput }
+  | { kind: 'appendTurn'; session: Ref; role: TurnRole; content: string }
+  | { kind: 'deleteSession'; session: Ref }
+  | { kind: 'turns'; session: Ref; afterSeq: number; limit: number }
+  | { kind: 'listSessions'; offset: number; limit: number }
+  | { kind: 'upsertSkill'; input: UpsertSkillInput }
+  | { kind: 'recordOutcome'; slug: string; success: boolean; scope?: ScopeInput }
+  | { kind: 'deleteSkill'; slug: string; scope?: ScopeInput }
+  | { kind: 'getSkill'; slug: string; scope?: ScopeInput }
+  | { kind: 'listSkills'; scope: ScopeInput }
+  | { kind: 'searchSkills'; query: string; limit: number }
+  | { kind: 'writeMemory'; input: WriteMemoryInput }
+  | { kind: 'deleteMemory'; item: Ref }
+  | { kind: 'getMemory'; item: Ref }
+  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number }
+  | { kind: 'advanceClock'; ms: number };
+
+/** What one operation gave: its value, or the code of the typed error it raised. */
+export type OperationOutcome = { ok: true; value: unknown } | { ok: false; code: string };
+
+const ref = (): fc.Arbitrary<Ref> => fc.integer({ min: -1, max: 20 });
+const optionalScope = () => fc.option(arbScopeInput(), { nil: undefined });
+
+/** One operation. Writes are more frequent than reads. */
+export function arbOperation(): fc.Arbitrary<Operation> {
+  return fc.oneof(
+    { arbitrary: arbCreateSessionInput().map((input) => ({ kind: 'createSession', input }) as const), weight: 3 },
+    {
+      arbitrary: fc.record({ session: ref(), role: fc.constantFrom(...TURN_ROLES), content: arbText() }).map((o) => ({ kind: 'appendTurn', ...o }) as const),
+      weight: 4,
+    },
+    { arbitrary: ref().map((session) => ({ kind: 'deleteSession', session }) as const), weight: 1 },
+    {
+      arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const),
+      weight: 1,
+    },
+    { arbitrary: fc.record({ offset: fc.nat(3), limit: fc.nat(3) }).map((o) => ({ kind: 'listSessions', ...o }) as const), weight: 1 },
+    { arbitrary: arbUpsertSkillInput().map((input) => ({ kind: 'upsertSkill', input }) as const), weight: 4 },
+    {
+      arbitrary: fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }).map((o) => ({ kind: 'recordOutcome', ...o }) as const),
+      weight: 2,
+    },
+    { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'deleteSkill', ...o }) as const), weight: 1 },
+    { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'getSkill', ...o }) as const), weight: 1 },
+    { arbitrary: arbScopeInput().map((scope) => ({ kind: 'listSkills', scope }) as const), weight: 1 },
+    { arbitrary: fc.record({ query: arbQuery(), limit: fc.nat(3) }).map((o) => ({ kind: 'searchSkills', ...o }) as const), weight: 1 },
+    { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
+    { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },
+    { arbitrary: ref().map((item) => ({ kind: 'getMemory', item }) as const), weight: 1 },
+    {
+      arbitrary: fc.record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }) }).map((o) => ({ kind: 'recall', ...o }) as const),
+      weight: 1,
+    },
+    { arbitrary: fc.integer({ min: -2000, max: 5000 }).map((ms) => ({ kind: 'advanceClock', ms }) as const), weight: 2 },
+  );
+}
+
+/** A sequence of operations. */
+export function arbOperations(constraints: { minLength?: number; maxLength?: number } = {}): fc.Arbitrary<Operation[]> {
+  return fc.array(arbOperation(), { minLength: constraints.minLength ?? 1, maxLength: constraints.maxLength ?? 30 });
+}
+
+/** Options of {@link runOperations}. */
+export interface RunOperationsOptions {
+  /** The provider's manual clock, moved by `advanceClock`; without one, `advanceClock` does nothing. */
+  clock?: ManualClock;
+}
+
+/**
+ * Runs `operations` in order against `provider`. Typed store errors
+ * (`NotFoundError`, `ConflictError`…) become outcomes; any other error is
+ * thrown, since it is a bug.
+ */
+export async function runOperations(provider: Provider, operations: readonly Operation[], options: RunOperationsOptions = {}): Promise<OperationOutcome[]> {
+  const sessions: string[] = [];
+  const items: string[] = [];
+  const pick = (list: string[], r: Ref): string => (r < 0 || list.length === 0 ? 'missing' : list[r % list.length]!);
+  const outcomes: OperationOutcome[] = [];
+  for (const op of operations) {
+    try {
+      outcomes.push({ ok: true, value: await apply(op) });
+    } catch (error) {
+      if (!isAgentStateError(error)) throw error;
+      outcomes.push({ ok: false, code: error.code });
+    }
+  }
+  return outcomes;
+
+  async function apply(op: Operation): Promise<unknown> {
+    switch (op.kind) {
+      case 'createSession': {
+        const s = await provider.sessions.create(op.input);
+        sessions.push(s.id);
+        return s;
+      }
+      case 'appendTurn':
+        return provider.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: op.role, content: op.content });
+      case 'deleteSession':
+        return provider.sessions.delete(pick(sessions, op.session));
+      case 'turns':
+        return provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit });
+      case 'listSessions':
+        return provider.sessions.list({ offset: op.offset, limit: op.limit });
+      case 'upsertSkill':
+        return provider.skills.upsert(op.input);
+      case 'recordOutcome':
+        return provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope });
+      case 'deleteSkill':
+        return provider.skills.delete(op.slug, op.scope);
+      case 'getSkill':
+        return provider.skills.get(op.slug, op.scope);
+      case 'listSkills':
+        return provider.skills.list(op.scope);
+      case 'searchSkills':
+        return provider.skills.search(op.query, op.limit);
+      case 'writeMemory': {
+        const item = await provider.memory.write(op.input);
+        items.push(item.id);
+        return item;
+      }
+      case 'deleteMemory':
+        return provider.memory.delete(pick(items, op.item));
+      case 'getMemory':
+        return provider.memory.get(pick(items, op.item));
+      case 'recall':
+        return provider.memory.recall(op.scope === undefined ? { query: op.query, limit: op.limit } : { query: op.query, scope: op.scope, limit: op.limit });
+      case 'advanceClock':
+        options.clock?.advance(op.ms);
+        return op.ms;
+    }
+  }
+}

@@ -1,0 +1,202 @@
+/** A29: the log contract of SPEC §7, checked on a fresh log per check. */
+import type { Clock, Log } from '@agentstate/core';
+import { formatInstant, ManualClock } from '@agentstate/core';
+import { expect } from 'vitest';
+import { T0 } from '../suite/fixtures.js';
+
+/** What a log check is handed. */
+export interface LogCheckEnv {
+  /** A fresh, empty log; destroyed after the check. */
+  open(options?: { clock?: Clock }): Promise<Log>;
+  /** Whether the factory honours `clock`. */
+  readonly injectableClock: boolean;
+}
+
+/** One log check. */
+export interface LogCheck {
+  name: string;
+  needs?: ReadonlyArray<'injectableClock'>;
+  run(env: LogCheckEnv): Promise<void>;
+}
+
+const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+export const logChecks: LogCheck[] = [
+  {
+    name: 'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows',
+    async run(env) {
+      const log = await env.open();
+      expect(await log.head('a')).toBe(0);
+      const seqs: Array<[string, number]> = [];
+      for (const stream of ['a', 'b', 'a', 'a', 'c', 'b']) seqs.push([stream, (await log.append({ stream, type: 't', payload: { stream } })).seq]);
+      expect(seqs).toEqual([
+        ['a', 1],
+        ['b', 1],
+        ['a', 2],
+        ['a', 3],
+        ['c', 1],
+        ['b', 2],
+      ]);
+      expect(await log.head('a')).toBe(3);
+      expect(await log.head('b')).toBe(2);
+      expect(await log.head('c')).toBe(1);
+      expect(await log.head('unknown')).toBe(0);
+      expect((await log.read({ stream: 'a' })).map((e) => [e.stream, e.seq])).toEqual([
+        ['a', 1],
+        ['a', 2],
+        ['a', 3],
+      ]);
+    },
+  },
+  {
+    name: 'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones',
+    needs: ['injectableClock'],
+    async run(env) {
+      const clock = new ManualClock(T0);
+      const log = await env.open({ clock });
+      const first = await log.append({ stream: 's', type: 't', payload: 1 });
+      expect(first.time).toBe(formatInstant(T0));
+      expect(first.schemaVersion).toBe(1);
+      clock.advance(1234);
+      const second = await log.append({ stream: 's', type: 't', payload: 2 });
+      expect(second.time).toBe(formatInstant(T0 + 1234));
+      const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2020-02-02T02:02:02.002Z', schemaVersion: 3 });
+      expect(given).toMatchObject({ seq: 3, time: '2020-02-02T02:02:02.002Z', schemaVersion: 3 });
+      expect((await log.read({ stream: 's' })).map((e) => [e.time, e.schemaVersion])).toEqual([
+        [formatInstant(T0), 1],
+        [formatInstant(T0 + 1234), 1],
+        ['2020-02-02T02:02:02.002Z', 3],
+      ]);
+    },
+  },
+  {
+    name: 'A29 append stamps a canonical time and schemaVersion 1 without an injected clock',
+    async run(env) {
+      const log = await env.open();
+      const e = await log.append({ stream: 's', type: 't', payload: {} });
+      expect(e.time).toMatch(INSTANT);
+      expect(e.schemaVersion).toBe(1);
+    },
+  },
+  {
+    name: 'A29 append keeps the linkage fields verbatim',
+    async run(env) {
+      const log = await env.open();
+      const meta = {
+        actor: 'agent:planner',
+        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+        spanId: '00f067aa0ba902b7',
+        causationId: 'req-42',
+        originInstanceId: 'instance-1',
+        principal: 'user:ada',
+      };
+      const appended = await log.append({ stream: 's', type: 'x.happened', payload: { n: 1 }, ...meta });
+      expect(appended).toMatchObject({ stream: 's', seq: 1, type: 'x.happened', payload: { n: 1 }, ...meta });
+      const [read] = await log.read({ stream: 's' });
+      expect(read).toEqual(appended);
+      const bare = await log.append({ stream: 's', type: 'x.happened', payload: { n: 2 } });
+      for (const key of Object.keys(meta)) expect(bare, key).not.toHaveProperty(key);
+    },
+  },
+  {
+    name: 'A29 read honours afterSeq and limit; an unknown stream reads empty',
+    async run(env) {
+      const log = await env.open();
+      for (let i = 1; i <= 5; i += 1) await log.append({ stream: 's', type: 't', payload: { i } });
+      const seqs = async (q: { afterSeq?: number; limit?: number }) => (await log.read({ stream: 's', ...q })).map((e) => e.seq);
+      expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
+      expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
+      expect(await seqs({ limit: 2 })).toEqual([1, 2]);
+      expect(await seqs({ afterSeq: 1, limit: 3 })).toEqual([2, 3, 4]);
+      expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
+      expect(await seqs({ afterSeq: 5 })).toEqual([]);
+      expect(await seqs({ afterSeq: 0, limit: 0 })).toEqual([1, 2, 3, 4, 5]);
+      expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2, 3, 4, 5].map((i) => ({ i })));
+      expect(await log.read({ stream: 'unknown' })).toEqual([]);
+      expect(await log.read({ stream: 'unknown', afterSeq: 3, limit: 2 })).toEqual([]);
+    },
+  },
+  {
+    name: 'A29 concurrent appends to several streams stay dense',
+    async run(env) {
+      const log = await env.open();
+      const streams = ['a', 'b', 'c', 'd'];
+      const appended = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })),
+      );
+      for (const stream of streams) {
+        const mine = appended.filter((e) => e.stream === stream).map((e) => e.seq);
+        expect(mine.sort((x, y) => x - y), stream).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+        const events = await log.read({ stream });
+        expect(events.map((e) => e.seq), stream).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+        // Every payload is stored exactly once.
+        expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
+        expect(await log.head(stream)).toBe(25);
+      }
+    },
+  },
+  {
+    name: "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history",
+    async run(env) {
+      const log = await env.open();
+      const payload = {
+        text: 'Jürgen said "hi" — 日本語 😀 \\ \n\t',
+        numbers: [0, -1, 1.5, 1e21, Number.MAX_SAFE_INTEGER],
+        nested: { deep: { list: [true, false, null, { k: 'v' }] } },
+        empty: {},
+        none: [],
+      };
+      const original = JSON.parse(JSON.stringify(payload)) as typeof payload;
+      const appended = await log.append({ stream: 's', type: 't', payload });
+      payload.text = 'changed';
+      payload.nested.deep.list.push(1 as never);
+      (payload.numbers as number[]).length = 0;
+      appended.payload.empty = { injected: true } as never;
+      const [stored] = await log.read({ stream: 's' });
+      expect(stored!.payload).toEqual(original);
+      (stored!.payload as typeof payload).text = 'mutated after read';
+      expect((await log.read({ stream: 's' }))[0]!.payload).toEqual(original);
+      expect(await log.append({ stream: 's', type: 't', payload: 'a string' })).toMatchObject({ seq: 2, payload: 'a string' });
+      expect((await log.read({ stream: 's', afterSeq: 1 }))[0]!.payload).toBe('a string');
+    },
+  },
+  {
+    name: 'A29 a failed append consumes no seq',
+    async run(env) {
+      const log = await env.open();
+      await log.append({ stream: 's', type: 't', payload: 1 });
+      const circular: Record<string, unknown> = {};
+      circular.self = circular;
+      await expect(log.append({ stream: 's', type: 't', payload: circular })).rejects.toThrow();
+      await expect(log.append({ stream: 's', type: 't', payload: { big: 1n } })).rejects.toThrow();
+      expect(await log.head('s')).toBe(1);
+      expect((await log.append({ stream: 's', type: 't', payload: 2 })).seq).toBe(2);
+      expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2]);
+    },
+  },
+  {
+    name: 'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent',
+    async run(env) {
+      const log = await env.open();
+      expect(await log.latestSnapshot('s')).toBeUndefined();
+      await log.saveSnapshot({ stream: 's', seq: 2, data: 'two' });
+      await log.saveSnapshot({ stream: 's', seq: 5, data: 'five' });
+      await log.saveSnapshot({ stream: 's', seq: 9, data: 'nine' });
+      await log.saveSnapshot({ stream: 'other', seq: 20, data: 'other' });
+      expect(await log.latestSnapshot('s')).toEqual({ stream: 's', seq: 9, data: 'nine' });
+      expect(await log.latestSnapshot('s', { upToSeq: 8 })).toEqual({ stream: 's', seq: 5, data: 'five' });
+      expect(await log.latestSnapshot('s', { upToSeq: 5 })).toEqual({ stream: 's', seq: 5, data: 'five' });
+      expect(await log.latestSnapshot('s', { upToSeq: 4 })).toEqual({ stream: 's', seq: 2, data: 'two' });
+      expect(await log.latestSnapshot('s', { upToSeq: 1 })).toBeUndefined();
+      expect(await log.latestSnapshot('s', { upToSeq: 0 })).toBeUndefined();
+      await log.saveSnapshot({ stream: 's', seq: 5, data: 'five again' });
+      expect(await log.latestSnapshot('s', { upToSeq: 8 })).toEqual({ stream: 's', seq: 5, data: 'five again' });
+      expect(await log.latestSnapshot('other')).toEqual({ stream: 'other', seq: 20, data: 'other' });
+      expect(await log.latestSnapshot('other', { upToSeq: 19 })).toBeUndefined();
+      expect(await log.latestSnapshot('unknown')).toBeUndefined();
+      // Snapshots are not events.
+      expect(await log.head('s')).toBe(0);
+      expect(await log.read({ stream: 's' })).toEqual([]);
+    },
+  },
+];

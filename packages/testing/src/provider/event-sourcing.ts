@@ -1,0 +1,121 @@
+/** A27, A28, B30, B32: the state stream, replay and determinism. */
+import type { LogEvent } from '@agentstate/core';
+import { EventTypes, ManualClock, NotFoundError, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import { INSTANT, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
+import type { ProviderCheck } from '../suite/harness.js';
+import { isEventSourced } from '../suite/harness.js';
+
+export const eventSourcingChecks: ProviderCheck[] = [
+  {
+    name: 'A27 seven mutations append exactly seven events of the seven types, in order',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const session = await p.sessions.create({ title: 't' });
+      const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi' });
+      const bumped = await p.sessions.get(session.id);
+      const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
+      const skillTombstone = await p.skills.delete('deploy');
+      const item = await p.memory.write({ content: 'a fact' });
+      const itemTombstone = await p.memory.delete(item.id);
+      const sessionTombstone = await p.sessions.delete(session.id);
+
+      const events = await p.log.read({ stream: STATE_STREAM });
+      expect(events.map((e) => e.type)).toEqual([
+        EventTypes.SessionCreated,
+        EventTypes.TurnAppended,
+        EventTypes.SkillUpserted,
+        EventTypes.SkillDeleted,
+        EventTypes.MemoryWritten,
+        EventTypes.MemoryDeleted,
+        EventTypes.SessionDeleted,
+      ]);
+      expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+      expect(await p.log.head(STATE_STREAM)).toBe(7);
+      // Payloads are the complete post-images the calls returned.
+      expect(events.map((e) => e.payload)).toEqual([
+        { session },
+        { session: bumped, turn },
+        { skill },
+        { skill: skillTombstone },
+        { item },
+        { item: itemTombstone },
+        { session: sessionTombstone },
+      ]);
+      for (const e of events) {
+        expect(e).toMatchObject({ stream: STATE_STREAM, schemaVersion: 1 });
+        expect(e.time).toMatch(INSTANT);
+      }
+    },
+  },
+  {
+    name: 'A28 replay(log) reads identically to the live provider',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const written = await populate(p);
+      const replayed = await env.replay(p.log);
+      expect(await readModel(replayed)).toEqual(await readModel(p));
+      for (const id of written.liveSessionIds) expect(await replayed.sessions.turns(id)).toEqual(await p.sessions.turns(id));
+      await expectError(() => replayed.sessions.get(written.deletedSessionId), NotFoundError);
+      await expectError(() => replayed.sessions.turns(written.deletedSessionId), NotFoundError);
+      await expectError(() => replayed.memory.get(written.deletedMemoryId), NotFoundError);
+      await expectError(() => replayed.skills.get('rollback'), NotFoundError);
+    },
+  },
+  {
+    name: 'B30 replay equality covers everything: snapshot bytes of live and replayed providers are identical',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const written = await populate(p);
+      const head = await p.log.head(STATE_STREAM);
+      const live = await p.snapshot();
+      expect(live.seq).toBe(head);
+      // Tombstones, every transcript and every version are in it.
+      expect(live.sessions.find((s) => s.id === written.deletedSessionId)?.deleted).toBe(true);
+      expect(live.turns.filter((t) => t.sessionId === written.deletedSessionId).map((t) => t.seq)).toEqual([1, 2]);
+      expect(live.turns.length).toBe(6);
+      expect(live.skills.map((s) => [s.slug, s.version, s.deleted]).sort()).toEqual(
+        [
+          ['deploy', 2, false],
+          ['deploy', 1, false],
+          ['lint', 1, false],
+          ['phoenix', 3, false],
+          ['rollback', 2, true],
+        ].sort(),
+      );
+      expect(live.memory.find((m) => m.id === written.deletedMemoryId)?.deleted).toBe(true);
+      const replayed = await env.replay(p.log);
+      expect(await snapshotText(replayed)).toBe(await snapshotText(p));
+    },
+  },
+  {
+    name: 'B32 determinism: same clock, seeded entropy and calls give identical records, events and snapshot bytes',
+    needs: ['deterministic', 'injectableClock'],
+    async run(env) {
+      const run = async () => {
+        const clock = new ManualClock(T0);
+        const p = await env.open({ clock, entropy: seededEntropy(32), instanceId: 'instance-b32' });
+        let step = 0;
+        // Some writes share a millisecond, some do not.
+        await populate(p, () => clock.advance(step++ % 3 === 0 ? 0 : 7));
+        const model = await readModel(p);
+        if (!isEventSourced(p)) return { model, events: [] as LogEvent[], bytes: '' };
+        return { model, events: await p.log.read({ stream: STATE_STREAM }), bytes: await snapshotText(p) };
+      };
+      const a = await run();
+      const b = await run();
+      expect(b.model).toEqual(a.model);
+      expect(JSON.stringify(b.model)).toBe(JSON.stringify(a.model));
+      if (env.caps.eventSourced) {
+        expect(a.events.length).toBeGreaterThan(0);
+        expect(b.events).toEqual(a.events);
+        expect(JSON.stringify(b.events)).toBe(JSON.stringify(a.events));
+        expect(b.bytes).toBe(a.bytes);
+      }
+    },
+  },
+];

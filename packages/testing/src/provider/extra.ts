@@ -1,0 +1,208 @@
+/** X1–X11: behaviour SPEC states that CONFORMANCE.md does not number. */
+import { compareHlc, isUuidV7, ManualClock, NotFoundError, STATE_STREAM, uuidV7Time } from '@agentstate/core';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import { GLOBAL, INSTANT, T0 } from '../suite/fixtures.js';
+import type { ProviderCheck } from '../suite/harness.js';
+
+const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
+
+export const extraChecks: ProviderCheck[] = [
+  {
+    name: 'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)',
+    async run(env) {
+      const p = await env.open();
+      const session = await p.sessions.create({ title: 't', model: 'm' });
+      const sessionTombstone = await p.sessions.delete(session.id);
+      expect(sessionTombstone).toMatchObject({ id: session.id, title: 't', model: 'm', createdAt: session.createdAt, deleted: true, syncVersion: 2 });
+      expect(sessionTombstone.originInstanceId).toBe(session.originInstanceId);
+      expect(compareHlc(sessionTombstone.updatedHlc, session.updatedHlc)).toBeGreaterThan(0);
+
+      const skill = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship', tags: ['ops'], check: 'true' });
+      const skillTombstone = await p.skills.delete('deploy');
+      const { updatedHlc: _a, updatedAt: _b, syncVersion: _c, version: _d, deleted: _e, ...content } = skill;
+      expect(skillTombstone).toMatchObject({ ...content, deleted: true, syncVersion: 2, version: 2 });
+      expect(compareHlc(skillTombstone.updatedHlc, skill.updatedHlc)).toBeGreaterThan(0);
+
+      const item = await p.memory.write({ kind: 'fact', content: 'c', source: 'chat', scope: { project: 'p' } });
+      const itemTombstone = await p.memory.delete(item.id);
+      expect(itemTombstone).toEqual({ ...item, deleted: true, syncVersion: 2, updatedHlc: itemTombstone.updatedHlc });
+      expect(compareHlc(itemTombstone.updatedHlc, item.updatedHlc)).toBeGreaterThan(0);
+    },
+  },
+  {
+    name: 'X2 turns pages with afterSeq and limit',
+    async run(env) {
+      const p = await env.open();
+      const s = await p.sessions.create({});
+      for (let i = 1; i <= 5; i += 1) await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: `t${i}` });
+      const seqs = async (options: { afterSeq?: number; limit?: number }) => (await p.sessions.turns(s.id, options)).map((t) => t.seq);
+      expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
+      expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
+      expect(await seqs({ limit: 2 })).toEqual([1, 2]);
+      expect(await seqs({ afterSeq: 2, limit: 2 })).toEqual([3, 4]);
+      expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
+      expect(await seqs({ afterSeq: 5 })).toEqual([]);
+      expect(await seqs({ limit: 0 })).toEqual([1, 2, 3, 4, 5]);
+    },
+  },
+  {
+    name: 'X3 sessions.list pages with limit and offset, oldest first',
+    async run(env) {
+      const p = await env.open();
+      const all = [];
+      for (let i = 0; i < 5; i += 1) all.push((await p.sessions.create({ title: `s${i}` })).id);
+      const page = async (options: { limit?: number; offset?: number }) => ids(await p.sessions.list(options));
+      expect(await page({})).toEqual(all);
+      expect(await page({ limit: 2 })).toEqual(all.slice(0, 2));
+      expect(await page({ offset: 2, limit: 2 })).toEqual(all.slice(2, 4));
+      expect(await page({ offset: 4 })).toEqual(all.slice(4));
+      expect(await page({ offset: 5 })).toEqual([]);
+      expect(await page({ limit: 0 })).toEqual(all);
+    },
+  },
+  {
+    name: 'X4 a resurrecting upsert keeps id, createdAt, originInstanceId and the fields it leaves out',
+    async run(env) {
+      const p = await env.open();
+      const original = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
+      await p.skills.delete(original.id);
+      const back = await p.skills.upsert({ slug: 'deploy', body: 'v2' });
+      expect(back).toMatchObject({
+        id: original.id,
+        createdAt: original.createdAt,
+        originInstanceId: original.originInstanceId,
+        name: 'Deploy',
+        body: 'v2',
+        tags: ['ops'],
+        check: 'true',
+        uses: 4,
+        wins: 3,
+        deleted: false,
+        version: 3,
+        syncVersion: 3,
+      });
+      expect(await p.skills.list()).toEqual([back]);
+    },
+  },
+  {
+    name: "X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError",
+    async run(env) {
+      const p = await env.open();
+      const s = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
+      const won = await p.skills.recordOutcome('deploy', { success: true });
+      expect(won).toMatchObject({ id: s.id, uses: 1, wins: 1, version: 1, syncVersion: 2, body: 'ship' });
+      expect(compareHlc(won.updatedHlc, s.updatedHlc)).toBeGreaterThan(0);
+      const lost = await p.skills.recordOutcome(s.id, { success: false });
+      expect(lost).toMatchObject({ uses: 2, wins: 1, version: 1, syncVersion: 3 });
+      expect(await p.skills.get('deploy')).toEqual(lost);
+      await expectError(() => p.skills.recordOutcome('missing', { success: true }), NotFoundError);
+      await p.skills.delete('deploy');
+      await expectError(() => p.skills.recordOutcome('deploy', { success: true }), NotFoundError);
+      await expectError(() => p.skills.recordOutcome(s.id, { success: true }), NotFoundError);
+    },
+  },
+  {
+    name: 'X6 memory.get returns a live item; a tombstone or an unknown id is NotFoundError',
+    async run(env) {
+      const p = await env.open();
+      const item = await p.memory.write({ content: 'c', kind: 'note', source: 'tool' });
+      expect(await p.memory.get(item.id)).toEqual(item);
+      await p.memory.delete(item.id);
+      await expectError(() => p.memory.get(item.id), NotFoundError);
+      await expectError(() => p.memory.get('unknown'), NotFoundError);
+    },
+  },
+  {
+    name: 'X7 recall filters by kinds and caps at limit, newest first',
+    async run(env) {
+      const p = await env.open();
+      const a = await p.memory.write({ kind: 'fact', content: 'alpha one' });
+      const b = await p.memory.write({ kind: 'preference', content: 'alpha two' });
+      const c = await p.memory.write({ kind: 'fact', content: 'beta three' });
+      const d = await p.memory.write({ kind: 'note', content: 'alpha four' });
+      expect(a.kind).toBe('fact');
+      expect(ids(await p.memory.recall({ kinds: ['fact'] }))).toEqual([c.id, a.id]);
+      expect(ids(await p.memory.recall({ kinds: ['fact', 'preference'] }))).toEqual([c.id, b.id, a.id]);
+      expect(ids(await p.memory.recall({ kinds: ['fact'], query: 'alpha' }))).toEqual([a.id]);
+      expect(ids(await p.memory.recall({ kinds: ['missing'] }))).toEqual([]);
+      expect(ids(await p.memory.recall({ limit: 2 }))).toEqual([d.id, c.id]);
+      expect(ids(await p.memory.recall({ query: 'alpha', limit: 2 }))).toEqual([d.id, b.id]);
+      expect(ids(await p.memory.recall({ limit: 1 }))).toEqual([d.id]);
+    },
+  },
+  {
+    name: 'X8 skills.search matches slug, name, body and tags',
+    async run(env) {
+      const p = await env.open();
+      const a = await p.skills.upsert({ slug: 'alpha-deploy', name: 'Release Train', body: 'push containers', tags: ['Kubernetes', 'ops'] });
+      await p.skills.upsert({ slug: 'beta', name: 'Other', body: 'nothing here' });
+      for (const query of ['alpha', 'deploy', 'train', 'RELEASE', 'containers', 'kube', 'OPS', 'alpha train push kubernetes ops']) {
+        expect(ids(await p.skills.search(query, 0)), query).toEqual([a.id]);
+      }
+      expect(ids(await p.skills.search('alpha other', 0))).toEqual([]);
+    },
+  },
+  {
+    name: 'X9 instants are canonical (fixed-width UTC with milliseconds, input normalised); tags are always arrays',
+    async run(env) {
+      const p = await env.open();
+      const s = await p.sessions.create({ createdAt: '2026-03-01T01:00:00+01:00' });
+      expect(s.createdAt).toBe('2026-03-01T00:00:00.000Z');
+      expect(s.updatedAt).toBe('2026-03-01T00:00:00.000Z');
+      const t = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'c', createdAt: '2026-03-02T00:00:00.5Z' });
+      expect(t.createdAt).toBe('2026-03-02T00:00:00.500Z');
+      const now = await p.sessions.create({});
+      expect(now.createdAt).toMatch(INSTANT);
+      const k = await p.skills.upsert({ slug: 'bare' });
+      expect(k).toMatchObject({ tags: [], name: '', body: '', check: '', scope: GLOBAL, uses: 0, wins: 0 });
+      expect(k.createdAt).toMatch(INSTANT);
+      expect(k.updatedAt).toMatch(INSTANT);
+      expect((await p.skills.get('bare')).tags).toEqual([]);
+      const m = await p.memory.write({ content: 'c', createdAt: '2026-03-03T00:00:00Z' });
+      expect(m.createdAt).toBe('2026-03-03T00:00:00.000Z');
+    },
+  },
+  {
+    name: 'X10 with a manual clock: createdAt is the clock, ids are increasing UUIDv7 of that time, the HLC is { wall, counter }',
+    needs: ['injectableClock'],
+    async run(env) {
+      const clock = new ManualClock(T0);
+      const p = await env.open({ clock });
+      const created = [];
+      for (let i = 0; i < 5; i += 1) created.push(await p.sessions.create({ title: `s${i}` }));
+      for (const [i, s] of created.entries()) {
+        expect(s.createdAt).toBe(new Date(T0).toISOString());
+        expect(isUuidV7(s.id), s.id).toBe(true);
+        expect(uuidV7Time(s.id)).toBe(T0);
+        expect(s.updatedHlc).toEqual({ wall: T0, counter: i });
+      }
+      expect(ids(created)).toEqual([...ids(created)].sort());
+      expect(new Set(ids(created)).size).toBe(5);
+      clock.advance(5);
+      expect((await p.memory.write({ content: 'c' })).updatedHlc).toEqual({ wall: T0 + 5, counter: 0 });
+      // The physical clock goes back: the HLC keeps counting from where it was.
+      clock.advance(-1000);
+      const back = await p.memory.write({ content: 'd' });
+      expect(back.updatedHlc).toEqual({ wall: T0 + 5, counter: 1 });
+      expect(back.createdAt).toBe(new Date(T0 - 995).toISOString());
+    },
+  },
+  {
+    name: 'X11 a replayed provider continues the same stream on new writes',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const s = await p.sessions.create({ title: 't' });
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
+      const head = await p.log.head(STATE_STREAM);
+      const replayed = await env.replay(p.log);
+      const turn = await replayed.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'two' });
+      expect(turn.seq).toBe(2);
+      expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
+      const [last] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+      expect(last).toMatchObject({ seq: head + 1, payload: { turn } });
+      expect((await replayed.snapshot()).seq).toBe(head + 1);
+    },
+  },
+];

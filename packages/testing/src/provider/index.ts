@@ -1,0 +1,45 @@
+/** Every provider check, in the order of CONFORMANCE.md, then the extra checks. */
+import type { ProviderCheck } from '../suite/harness.js';
+import { concurrencyChecks } from './concurrency.js';
+import { envelopeChecks } from './envelope.js';
+import { eventSourcingChecks } from './event-sourcing.js';
+import { extraChecks } from './extra.js';
+import { hlcChecks } from './hlc.js';
+import { lexicalChecks } from './lexical.js';
+import { memoryChecks } from './memory.js';
+import { orderingChecks } from './ordering.js';
+import { propertyChecks } from './properties.js';
+import { sessionChecks } from './sessions.js';
+import { skillChecks } from './skills.js';
+import { snapshotChecks } from './snapshots.js';
+import { validationChecks } from './validation.js';
+
+const all: ProviderCheck[] = [
+  ...sessionChecks,
+  ...skillChecks,
+  ...memoryChecks,
+  ...envelopeChecks,
+  ...concurrencyChecks,
+  ...eventSourcingChecks,
+  ...snapshotChecks,
+  ...orderingChecks,
+  ...lexicalChecks,
+  ...validationChecks,
+  ...hlcChecks,
+  ...extraChecks,
+  ...propertyChecks,
+];
+
+/** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < X1). */
+function key(name: string): [string, number] {
+  const match = /^([A-Z])(\d+) /.exec(name);
+  if (!match) throw new Error(`check name without a number: ${name}`);
+  return [match[1]!, Number(match[2])];
+}
+
+/** The provider checks, ordered by their number. */
+export const providerChecks: readonly ProviderCheck[] = [...all].sort((a, b) => {
+  const [pa, na] = key(a.name);
+  const [pb, nb] = key(b.name);
+  return pa.localeCompare(pb) || na - nb;
+});

@@ -1,0 +1,105 @@
+/** B34: lexical matching (SPEC §5), identical for skills.search and memory.recall in every backend. */
+import { expect } from 'vitest';
+import type { ProviderCheck } from '../suite/harness.js';
+
+/** The searchable texts, numbered 1…6. */
+const TEXTS = [
+  'the user prefers Go',
+  'Café au lait at noon',
+  'Jürgen runs the deploys',
+  'Notes on the NEAR OR AND NOT operators',
+  'Ελληνικά κείμενο',
+  "GO-LIVE checklist: don't panic!",
+] as const;
+
+const ALL = [1, 2, 3, 4, 5, 6];
+const GO = [1, 6];
+
+/** Query → the numbers of the texts it must match. */
+const EXPECTED: ReadonlyArray<readonly [string, readonly number[]]> = [
+  ['', ALL],
+  // Prefix tokens, not substrings.
+  ['pref', [1]],
+  ['prefers', [1]],
+  ['refers', []],
+  ['efers', []],
+  ['p*', [1, 6]],
+  // Case folding.
+  ['GO', GO],
+  ['go', GO],
+  ['gO', GO],
+  // Diacritic folding, both ways, composed or not.
+  ['cafe', [2]],
+  ['CAFÉ', [2]],
+  ['cafe\u0301', [2]],
+  ['Jurgen', [3]],
+  ['jürg', [3]],
+  ['JURGEN DEPLOY', [3]],
+  ['ελληνικα', [5]],
+  ['ΚΕΙΜ', [5]],
+  // Every token is required.
+  ['user go', [1]],
+  ['us pre', [1]],
+  ['user rust', []],
+  ['the', [1, 3, 4]],
+  ['the go', [1]],
+  ['noon cafe', [2]],
+  // Tokens are runs of letters and digits.
+  ["don't", [6]],
+  ['dont', []],
+  // Operator words are plain tokens, never syntax.
+  ['NOT', [4]],
+  ['not', [4]],
+  ['NEAR OR AND NOT', [4]],
+  ['go OR rust', []],
+  ['go NOT prefers', []],
+  ['go AND user', []],
+  ['user NEAR go', []],
+  ['NEAR(go)', []],
+  ['title:go', []],
+  ['go -user', [1]],
+  ['"the user"', [1]],
+  ['prefers*', [1]],
+  ['g_', GO],
+  ['go%', GO],
+  ["'; DROP TABLE skills; --", []],
+  ["' OR '1'='1", []],
+  // Syntax characters around a word are plain text.
+  ...['"go"', 'go*', '*go*', '(go)', '(go', 'go)', 'go:', '^go', 'go^', '-go', "'go'", "go'", '\\go', '%go%', '_go_', 'go;--', '{go}', '[go]', 'go"', '"go'].map(
+    (q) => [q, GO] as const,
+  ),
+  // Punctuation only: matches nothing, never errors.
+  ...['"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'].map(
+    (q) => [q, []] as const,
+  ),
+];
+
+export const lexicalChecks: ProviderCheck[] = [
+  {
+    name: 'B34 lexical matching: prefix tokens, case and diacritic folding, every token required, syntax is plain text',
+    async run(env) {
+      const p = await env.open();
+      const skillIds: string[] = [];
+      const memoryIds: string[] = [];
+      for (const [i, text] of TEXTS.entries()) {
+        skillIds.push((await p.skills.upsert({ slug: `k${i + 1}`, body: text })).id);
+        memoryIds.push((await p.memory.write({ content: text })).id);
+      }
+      for (const [query, numbers] of EXPECTED) {
+        const label = `query ${JSON.stringify(query)}`;
+        const skills = await p.skills.search(query, 0);
+        expect(
+          skills.map((s) => s.id),
+          `skills.search ${label}`,
+        ).toEqual(numbers.map((n) => skillIds[n - 1]));
+        const hits = await p.memory.recall({ query, limit: 100 });
+        // Newest first: the reverse of writing order.
+        expect(
+          hits.map((h) => h.id),
+          `memory.recall ${label}`,
+        ).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
+        for (const h of hits) expect(h.score, label).toBe(1);
+      }
+    },
+  },
+];

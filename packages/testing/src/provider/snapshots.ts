@@ -1,0 +1,121 @@
+/** B31 snapshots as a cache, B40 corruption in the log. */
+import type { AppendInput, EventSourcedProvider, Provider } from '@agentstate/core';
+import { CorruptionError, encodeSnapshot, EventTypes, foldLog, hmacCodec, STATE_STREAM } from '@agentstate/core';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import { populate, snapshotText } from '../suite/fixtures.js';
+import type { ProviderCheck } from '../suite/harness.js';
+
+/** One more write, so the next snapshot sits at a new seq. */
+async function write(p: Provider, n: number): Promise<void> {
+  await p.memory.write({ content: `note ${n}` });
+}
+
+/** Replaces the first `from` in `data` by `to`: a one-byte flip inside the sealed body. */
+function flip(data: string, from: string, to: string): string {
+  const i = data.indexOf(from);
+  expect(i, `"${from}" in snapshot data`).toBeGreaterThanOrEqual(0);
+  return data.slice(0, i) + to + data.slice(i + from.length);
+}
+
+export const snapshotChecks: ProviderCheck[] = [
+  {
+    name: 'B31 replay from a snapshot equals a full replay; tampered, undecodable and wrong-seq snapshots are skipped',
+    needs: ['eventSourced', 'snapshotCodec'],
+    async run(env) {
+      const codec = hmacCodec('conformance-secret');
+      const p = env.eventSourced(await env.open({ snapshotCodec: codec }));
+      const log = p.log;
+      await populate(p);
+
+      // k: a good snapshot, sealed with the provider's codec.
+      const text = await snapshotText(p);
+      const good = await p.saveSnapshot();
+      expect(good).toEqual({ stream: STATE_STREAM, seq: await log.head(STATE_STREAM), data: good.data });
+      expect(codec.open(good.data)).toBe(text);
+      const k = good.seq;
+      await write(p, 1);
+
+      // m1: a valid snapshot whose body is then changed by one byte (the HMAC no longer matches).
+      const m1 = await p.saveSnapshot();
+      expect(m1.seq).toBe(k + 1);
+      await log.saveSnapshot({ ...m1, data: flip(m1.data, 'plan the release', 'plan the releasf') });
+      const atM1 = await p.snapshot();
+      await write(p, 2);
+
+      // m2: authentic but undecodable; m3: not even sealed.
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal('{"format":"agentstate.snapshot/1","seq":') });
+      await write(p, 3);
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: 'garbage' });
+      await write(p, 4);
+
+      // m4: authentic and decodable, but its inner seq (k + 1) disagrees with its stored seq.
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: codec.seal(encodeSnapshot(atM1)) });
+      await write(p, 5);
+      const head = await log.head(STATE_STREAM);
+      expect(head).toBe(k + 5);
+
+      // Beyond the head: authentic and self-consistent, but it claims events that do not exist.
+      const future = { ...(await p.snapshot()), seq: head + 10 };
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: head + 10, data: codec.seal(encodeSnapshot(future)) });
+
+      const full = await snapshotText(await env.replay(log, { fromScratch: true, snapshotCodec: codec }));
+      const live = await snapshotText(p);
+      expect(full).toBe(live);
+      const fold = await foldLog(log, { snapshotCodec: codec });
+      expect(fold.snapshotSeq).toBe(k);
+      expect(fold.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1]);
+      expect(await snapshotText(await env.replay(log, { snapshotCodec: codec }))).toBe(full);
+
+      // With the good one tampered too, the fold starts from scratch and still agrees.
+      await log.saveSnapshot({ ...good, data: flip(good.data, 'plan the release', 'plan the releasf') });
+      const fallback = await foldLog(log, { snapshotCodec: codec });
+      expect(fallback.snapshotSeq).toBe(0);
+      expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
+      expect(await snapshotText(await env.replay(log, { snapshotCodec: codec }))).toBe(full);
+    },
+  },
+  {
+    name: 'B40 a malformed event makes replay fail with a CorruptionError naming its seq',
+    needs: ['eventSourced'],
+    async run(env) {
+      const cases: Array<{ label: string; bad: (p: EventSourcedProvider) => Promise<AppendInput> }> = [
+        { label: 'missing record', bad: async () => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }) },
+        {
+          label: 'wrong field type',
+          bad: async (p) => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: { ...(await p.sessions.list())[0], title: 42 } } }),
+        },
+        {
+          label: 'unknown event type',
+          bad: async (p) => ({ stream: STATE_STREAM, type: 'session.renamed', payload: { session: (await p.sessions.list())[0] } }),
+        },
+        {
+          label: 'turn_appended without its turn',
+          bad: async (p) => ({ stream: STATE_STREAM, type: EventTypes.TurnAppended, payload: { session: (await p.sessions.list())[0] } }),
+        },
+        {
+          label: 'skill with null tags',
+          bad: async () => {
+            const skill = { id: 'k1', slug: 'deploy', name: '', body: '', tags: null, scope: { instance: '', project: '', workspace: '' } };
+            return { stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill } };
+          },
+        },
+      ];
+      for (const { label, bad } of cases) {
+        const p = env.eventSourced(await env.open());
+        const session = await p.sessions.create({ title: 'ok' });
+        const appended = await p.log.append(await bad(p));
+        expect(appended.seq, label).toBe(2);
+        // A valid event after it: the error must name the malformed one, not the last.
+        const copy = { ...session, id: `${session.id}-copy` };
+        await p.log.append({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: copy } });
+        const error = await expectError(() => env.replay(p.log), CorruptionError, label);
+        expect(error.seq, label).toBe(appended.seq);
+        expect(error.stream, label).toBe(STATE_STREAM);
+        const scratch = await expectError(() => env.replay(p.log, { fromScratch: true }), CorruptionError, label);
+        expect(scratch.seq, label).toBe(appended.seq);
+        await env.release(p);
+      }
+    },
+  },
+];

@@ -1,0 +1,178 @@
+/** B37: reused ids and bad input are refused, and a refused call appends nothing. */
+import type { AgentStateError, Provider } from '@agentstate/core';
+import { ConflictError, LIMITS, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { expect } from 'vitest';
+import type { ErrorClass } from '../suite/expect-error.js';
+import { expectError } from '../suite/expect-error.js';
+import { readModel, snapshotText } from '../suite/fixtures.js';
+import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+
+/** Deliberately ill-typed input, as a JavaScript caller could pass it. */
+type Loose = any;
+
+const SESSION = 'sess-live';
+const OTHER_SESSION = 'sess-other';
+const DEAD_SESSION = 'sess-dead';
+const TURN = 'turn-1';
+const SKILL = 'skill-1';
+const ITEM = 'mem-1';
+const DEAD_ITEM = 'mem-dead';
+const NUL = 'a\u0000b';
+const over = (limit: number): string => 'x'.repeat(limit + 1);
+
+interface Case {
+  label: string;
+  call: (p: Provider) => Promise<unknown>;
+  error: ErrorClass<AgentStateError>;
+  /** First segment of the offending field's path, when the input has one. */
+  field?: string;
+}
+
+const invalid = (label: string, field: string | undefined, call: (p: Provider) => Promise<unknown>): Case => ({
+  label,
+  call,
+  error: ValidationError,
+  ...(field === undefined ? {} : { field }),
+});
+const conflict = (label: string, call: (p: Provider) => Promise<unknown>): Case => ({ label, call, error: ConflictError });
+
+const turn = (extra: Loose): Loose => ({ sessionId: SESSION, role: 'user', content: 'c', ...extra });
+const skill = (extra: Loose): Loose => ({ slug: 'fresh', body: 'b', ...extra });
+const item = (extra: Loose): Loose => ({ content: 'c', ...extra });
+
+const CASES: Case[] = [
+  // sessions.create
+  invalid('create: title of the wrong type', 'title', (p) => p.sessions.create({ title: 42 } as Loose)),
+  invalid('create: model of the wrong type', 'model', (p) => p.sessions.create({ model: {} } as Loose)),
+  invalid('create: input that is not an object', undefined, (p) => p.sessions.create('title' as Loose)),
+  invalid('create: empty id', 'id', (p) => p.sessions.create({ id: '' })),
+  invalid('create: NUL in title', 'title', (p) => p.sessions.create({ title: NUL })),
+  invalid('create: NUL in model', 'model', (p) => p.sessions.create({ model: NUL })),
+  invalid('create: NUL in id', 'id', (p) => p.sessions.create({ id: NUL })),
+  invalid('create: oversized title', 'title', (p) => p.sessions.create({ title: over(LIMITS.shortText) })),
+  invalid('create: oversized model', 'model', (p) => p.sessions.create({ model: over(LIMITS.shortText) })),
+  invalid('create: oversized id', 'id', (p) => p.sessions.create({ id: over(LIMITS.id) })),
+  invalid('create: createdAt that is not an instant', 'createdAt', (p) => p.sessions.create({ createdAt: 'yesterday' })),
+  invalid('create: createdAt of the wrong type', 'createdAt', (p) => p.sessions.create({ createdAt: 42 } as Loose)),
+  conflict('create: reused session id', (p) => p.sessions.create({ id: SESSION })),
+  conflict('create: id of a deleted session', (p) => p.sessions.create({ id: DEAD_SESSION })),
+  // sessions.appendTurn
+  invalid('appendTurn: unknown role', 'role', (p) => p.sessions.appendTurn(turn({ role: 'robot' }))),
+  invalid('appendTurn: role in the wrong case', 'role', (p) => p.sessions.appendTurn(turn({ role: 'USER' }))),
+  invalid('appendTurn: missing role', 'role', (p) => p.sessions.appendTurn(turn({ role: undefined }))),
+  invalid('appendTurn: content of the wrong type', 'content', (p) => p.sessions.appendTurn(turn({ content: 42 }))),
+  invalid('appendTurn: missing content', 'content', (p) => p.sessions.appendTurn(turn({ content: undefined }))),
+  invalid('appendTurn: NUL in content', 'content', (p) => p.sessions.appendTurn(turn({ content: NUL }))),
+  invalid('appendTurn: oversized content', 'content', (p) => p.sessions.appendTurn(turn({ content: over(LIMITS.longText) }))),
+  invalid('appendTurn: empty sessionId', 'sessionId', (p) => p.sessions.appendTurn(turn({ sessionId: '' }))),
+  invalid('appendTurn: sessionId of the wrong type', 'sessionId', (p) => p.sessions.appendTurn(turn({ sessionId: 42 }))),
+  invalid('appendTurn: NUL in sessionId', 'sessionId', (p) => p.sessions.appendTurn(turn({ sessionId: NUL }))),
+  invalid('appendTurn: NUL in id', 'id', (p) => p.sessions.appendTurn(turn({ id: NUL }))),
+  invalid('appendTurn: createdAt that is not an instant', 'createdAt', (p) => p.sessions.appendTurn(turn({ createdAt: 'soon' }))),
+  conflict('appendTurn: reused turn id', (p) => p.sessions.appendTurn(turn({ id: TURN }))),
+  conflict("appendTurn: another session's turn id", (p) => p.sessions.appendTurn(turn({ sessionId: OTHER_SESSION, id: TURN }))),
+  // skills.upsert
+  invalid('upsert: empty slug', 'slug', (p) => p.skills.upsert(skill({ slug: '' }))),
+  invalid('upsert: missing slug', 'slug', (p) => p.skills.upsert(skill({ slug: undefined }))),
+  invalid('upsert: slug of the wrong type', 'slug', (p) => p.skills.upsert(skill({ slug: 42 }))),
+  invalid('upsert: NUL in slug', 'slug', (p) => p.skills.upsert(skill({ slug: NUL }))),
+  invalid('upsert: oversized slug', 'slug', (p) => p.skills.upsert(skill({ slug: over(LIMITS.slug) }))),
+  invalid('upsert: name of the wrong type', 'name', (p) => p.skills.upsert(skill({ name: 7 }))),
+  invalid('upsert: NUL in name', 'name', (p) => p.skills.upsert(skill({ name: NUL }))),
+  invalid('upsert: oversized name', 'name', (p) => p.skills.upsert(skill({ name: over(LIMITS.shortText) }))),
+  invalid('upsert: body of the wrong type', 'body', (p) => p.skills.upsert(skill({ body: [] }))),
+  invalid('upsert: NUL in body', 'body', (p) => p.skills.upsert(skill({ body: NUL }))),
+  invalid('upsert: oversized body', 'body', (p) => p.skills.upsert(skill({ body: over(LIMITS.longText) }))),
+  invalid('upsert: tags that are not an array', 'tags', (p) => p.skills.upsert(skill({ tags: 'ops' }))),
+  invalid('upsert: a tag of the wrong type', 'tags', (p) => p.skills.upsert(skill({ tags: [1] }))),
+  invalid('upsert: NUL in a tag', 'tags', (p) => p.skills.upsert(skill({ tags: ['ok', NUL] }))),
+  invalid('upsert: oversized tag', 'tags', (p) => p.skills.upsert(skill({ tags: [over(LIMITS.shortText)] }))),
+  invalid('upsert: too many tags', 'tags', (p) => p.skills.upsert(skill({ tags: Array.from({ length: LIMITS.tags + 1 }, (_, i) => `t${i}`) }))),
+  invalid('upsert: NUL in check', 'check', (p) => p.skills.upsert(skill({ check: NUL }))),
+  invalid('upsert: oversized check', 'check', (p) => p.skills.upsert(skill({ check: over(LIMITS.check) }))),
+  invalid('upsert: negative uses', 'uses', (p) => p.skills.upsert(skill({ uses: -1 }))),
+  invalid('upsert: fractional uses', 'uses', (p) => p.skills.upsert(skill({ uses: 1.5 }))),
+  invalid('upsert: wins of the wrong type', 'wins', (p) => p.skills.upsert(skill({ wins: 'x' }))),
+  invalid('upsert: negative syncVersion', 'syncVersion', (p) => p.skills.upsert(skill({ syncVersion: -1 }))),
+  invalid('upsert: scope that is not an object', 'scope', (p) => p.skills.upsert(skill({ scope: 'global' }))),
+  invalid('upsert: scope level of the wrong type', 'scope', (p) => p.skills.upsert(skill({ scope: { project: 42 } }))),
+  invalid('upsert: NUL in a scope level', 'scope', (p) => p.skills.upsert(skill({ scope: { workspace: NUL } }))),
+  invalid('upsert: oversized scope level', 'scope', (p) => p.skills.upsert(skill({ scope: { instance: over(LIMITS.shortText) } }))),
+  invalid('upsert: NUL in id', 'id', (p) => p.skills.upsert(skill({ id: NUL }))),
+  conflict("upsert: a new slug with another skill's id", (p) => p.skills.upsert(skill({ id: SKILL }))),
+  // skills.recordOutcome and delete
+  invalid('recordOutcome: success of the wrong type', 'success', (p) => p.skills.recordOutcome('deploy', { success: 'yes' } as Loose)),
+  invalid('recordOutcome: missing success', 'success', (p) => p.skills.recordOutcome('deploy', {} as Loose)),
+  invalid('recordOutcome: empty slug', undefined, (p) => p.skills.recordOutcome('', { success: true })),
+  invalid('skills.delete: empty slug', undefined, (p) => p.skills.delete('')),
+  // memory.write
+  invalid('write: missing content', 'content', (p) => p.memory.write(item({ content: undefined }))),
+  invalid('write: content of the wrong type', 'content', (p) => p.memory.write(item({ content: 42 }))),
+  invalid('write: NUL in content', 'content', (p) => p.memory.write(item({ content: NUL }))),
+  invalid('write: oversized content', 'content', (p) => p.memory.write(item({ content: over(LIMITS.longText) }))),
+  invalid('write: kind of the wrong type', 'kind', (p) => p.memory.write(item({ kind: 7 }))),
+  invalid('write: NUL in kind', 'kind', (p) => p.memory.write(item({ kind: NUL }))),
+  invalid('write: oversized kind', 'kind', (p) => p.memory.write(item({ kind: over(LIMITS.shortText) }))),
+  invalid('write: source of the wrong type', 'source', (p) => p.memory.write(item({ source: {} }))),
+  invalid('write: NUL in source', 'source', (p) => p.memory.write(item({ source: NUL }))),
+  invalid('write: NUL in a scope level', 'scope', (p) => p.memory.write(item({ scope: { instance: NUL } }))),
+  invalid('write: empty id', 'id', (p) => p.memory.write(item({ id: '' }))),
+  invalid('write: NUL in id', 'id', (p) => p.memory.write(item({ id: NUL }))),
+  invalid('write: createdAt that is not an instant', 'createdAt', (p) => p.memory.write(item({ createdAt: 'soon' }))),
+  conflict('write: reused item id', (p) => p.memory.write(item({ id: ITEM }))),
+  conflict('write: id of a deleted item', (p) => p.memory.write(item({ id: DEAD_ITEM }))),
+  // Reads refuse bad input the same way (and append nothing either).
+  invalid('recall: query of the wrong type', 'query', (p) => p.memory.recall({ query: 42 } as Loose)),
+  invalid('recall: NUL in query', 'query', (p) => p.memory.recall({ query: NUL })),
+  invalid('recall: oversized query', 'query', (p) => p.memory.recall({ query: over(LIMITS.query) })),
+  invalid('recall: negative limit', 'limit', (p) => p.memory.recall({ limit: -1 })),
+  invalid('recall: kinds that are not an array', 'kinds', (p) => p.memory.recall({ kinds: 'fact' } as Loose)),
+  invalid('recall: unknown mode', 'mode', (p) => p.memory.recall({ mode: 'telepathic' } as Loose)),
+  invalid('recall: unknown order', 'order', (p) => p.memory.recall({ order: 'random' } as Loose)),
+  invalid('recall: minScore above 1', 'minScore', (p) => p.memory.recall({ minScore: 2 })),
+  invalid('search: query of the wrong type', undefined, (p) => p.skills.search(42 as Loose, 0)),
+  invalid('search: NUL in query', undefined, (p) => p.skills.search(NUL, 0)),
+  invalid('search: oversized query', undefined, (p) => p.skills.search(over(LIMITS.query), 0)),
+  invalid('search: negative limit', 'limit', (p) => p.skills.search('x', -1)),
+  invalid('turns: negative afterSeq', 'afterSeq', (p) => p.sessions.turns(SESSION, { afterSeq: -1 })),
+  invalid('turns: limit of the wrong type', 'limit', (p) => p.sessions.turns(SESSION, { limit: 'x' } as Loose)),
+  invalid('list: negative limit', 'limit', (p) => p.sessions.list({ limit: -1 })),
+];
+
+/** Everything observable: the log head and snapshot bytes, or the read model. */
+async function observe(env: CheckEnv, p: Provider): Promise<string> {
+  if (env.caps.eventSourced) {
+    const es = env.eventSourced(p);
+    return JSON.stringify({ head: await es.log.head(STATE_STREAM), snapshot: await snapshotText(es) });
+  }
+  return JSON.stringify(await readModel(p, [{}]));
+}
+
+export const validationChecks: ProviderCheck[] = [
+  {
+    name: 'B37 reused ids are ConflictError, bad input is ValidationError, and no failing call appends an event',
+    async run(env) {
+      const p = await env.open();
+      await p.sessions.create({ id: SESSION, title: 'live' });
+      await p.sessions.create({ id: OTHER_SESSION, title: 'other' });
+      await p.sessions.create({ id: DEAD_SESSION, title: 'dead' });
+      await p.sessions.delete(DEAD_SESSION);
+      await p.sessions.appendTurn({ sessionId: SESSION, role: 'user', content: 'hello', id: TURN });
+      await p.skills.upsert({ slug: 'deploy', body: 'ship it', id: SKILL });
+      await p.memory.write({ content: 'a fact', id: ITEM });
+      await p.memory.write({ content: 'gone', id: DEAD_ITEM });
+      await p.memory.delete(DEAD_ITEM);
+
+      const before = await observe(env, p);
+      for (const c of CASES) {
+        const error = await expectError(() => c.call(p), c.error, c.label);
+        if (c.field !== undefined) expect((error as ValidationError).field.split('.')[0], c.label).toBe(c.field);
+        expect(await observe(env, p), `${c.label}: state changed`).toBe(before);
+      }
+
+      // Text exactly at a limit is accepted.
+      await p.sessions.create({ title: 'x'.repeat(LIMITS.shortText), id: 'i'.repeat(LIMITS.id) });
+      await p.skills.upsert({ slug: 's'.repeat(LIMITS.slug), tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
+    },
+  },
+];

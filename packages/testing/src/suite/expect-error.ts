@@ -1,0 +1,44 @@
+/**
+ * Asserting typed failures precisely: the error class (`instanceof`), its
+ * stable `code`, and that the call rejected rather than threw synchronously.
+ */
+import type { AgentStateError, ErrorCode } from '@agentstate/core';
+import { ConflictError, CorruptionError, NotFoundError, ValidationError } from '@agentstate/core';
+import { expect } from 'vitest';
+
+/** An error class of the taxonomy, e.g. `NotFoundError`. */
+export type ErrorClass<E extends AgentStateError> = abstract new (...args: never[]) => E;
+
+const CODES = new Map<unknown, ErrorCode>([
+  [NotFoundError, 'not_found'],
+  [ConflictError, 'conflict'],
+  [ValidationError, 'invalid'],
+  [CorruptionError, 'corruption'],
+]);
+
+/**
+ * Runs `call` and returns the error it rejected with, after checking it is an
+ * instance of `type` with that class's `code`. Fails when `call` resolves or
+ * throws synchronously (store methods return promises).
+ */
+export async function expectError<E extends AgentStateError>(call: () => Promise<unknown>, type: ErrorClass<E>, label = ''): Promise<E> {
+  let promise: Promise<unknown>;
+  try {
+    promise = call();
+  } catch (error) {
+    throw new Error(`${label ? `${label}: ` : ''}expected a rejected promise, but the call threw synchronously: ${String(error)}`);
+  }
+  let outcome: { error: unknown } | { value: unknown };
+  try {
+    outcome = { value: await promise };
+  } catch (error) {
+    outcome = { error };
+  }
+  if ('value' in outcome) {
+    expect.fail(`${label ? `${label}: ` : ''}expected ${type.name} but the call resolved with ${JSON.stringify(outcome.value)?.slice(0, 300)}`);
+  }
+  const error = (outcome as { error: unknown }).error;
+  expect(error, `${label ? `${label}: ` : ''}expected ${type.name}, got ${String(error)}`).toBeInstanceOf(type);
+  expect((error as AgentStateError).code, label).toBe(CODES.get(type));
+  return error as E;
+}

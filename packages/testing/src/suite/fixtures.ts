@@ -1,0 +1,114 @@
+/**
+ * Shared fixtures of the provider checks: a rich scripted history that
+ * touches every record kind, tombstone and version rule, and a read of
+ * everything a provider shows through its public API.
+ */
+import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
+import { compareHlc, encodeSnapshot, HLC_ZERO, LIMITS, NotFoundError, toScope } from '@agentstate/core';
+
+/** A fixed start time for manual clocks: 2026-01-01T12:00:00.000Z. */
+export const T0 = Date.UTC(2026, 0, 1, 12);
+/** One hour in milliseconds. */
+export const HOUR = 3_600_000;
+/** The global scope, as records carry it. */
+export const GLOBAL: Scope = { instance: '', project: '', workspace: '' };
+/** The scopes {@link populate} writes to. */
+export const POPULATED_SCOPES: readonly ScopeInput[] = [{}, { project: 'alpha' }, { instance: 'i1', project: 'alpha', workspace: 'w' }];
+
+/** Ids of what {@link populate} wrote. */
+export interface Populated {
+  liveSessionIds: string[];
+  deletedSessionId: string;
+  deletedMemoryId: string;
+  slugs: string[];
+}
+
+/**
+ * Writes a history covering every event type: transcripts in all four roles,
+ * a deleted session that keeps its turns, skills in three scopes with several
+ * content versions, outcomes, a deleted skill, a resurrected skill, memory in
+ * several scopes with kinds, sources and diacritics, and a deleted item.
+ * `tick` runs between writes (for example to advance a manual clock).
+ */
+export async function populate(p: Provider, tick: () => void = () => undefined): Promise<Populated> {
+  const step = async <T>(write: Promise<T>): Promise<T> => {
+    const value = await write;
+    tick();
+    return value;
+  };
+  const planning = await step(p.sessions.create({ title: 'planning', model: 'model-a' }));
+  await step(p.sessions.appendTurn({ sessionId: planning.id, role: 'system', content: 'You plan releases.' }));
+  await step(p.sessions.appendTurn({ sessionId: planning.id, role: 'user', content: 'plan the release' }));
+  await step(p.sessions.appendTurn({ sessionId: planning.id, role: 'assistant', content: 'Running the checks first.' }));
+  await step(p.sessions.appendTurn({ sessionId: planning.id, role: 'tool', content: '{"ok":true,"tests":42}' }));
+  const scratch = await step(p.sessions.create({ title: 'scratch' }));
+  await step(p.sessions.appendTurn({ sessionId: scratch.id, role: 'user', content: 'temporary' }));
+  await step(p.sessions.appendTurn({ sessionId: scratch.id, role: 'assistant', content: 'noted' }));
+  await step(p.sessions.delete(scratch.id));
+  const empty = await step(p.sessions.create({ model: 'model-b' }));
+
+  await step(p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', tags: ['ops', 'release'], check: 'npm test' }));
+  await step(p.skills.upsert({ slug: 'deploy', body: 'ship it faster' }));
+  await step(p.skills.recordOutcome('deploy', { success: true }));
+  await step(p.skills.recordOutcome('deploy', { success: false }));
+  await step(p.skills.upsert({ slug: 'deploy', name: 'Deploy (alpha)', body: 'ship alpha', scope: { project: 'alpha' } }));
+  await step(p.skills.upsert({ slug: 'lint', name: 'Lint', body: 'run the linter', scope: { instance: 'i1', project: 'alpha', workspace: 'w' } }));
+  await step(p.skills.upsert({ slug: 'rollback', name: 'Rollback', body: 'revert the release' }));
+  await step(p.skills.delete('rollback'));
+  await step(p.skills.upsert({ slug: 'phoenix', name: 'Phoenix', body: 'first life', tags: ['myth'] }));
+  await step(p.skills.delete('phoenix'));
+  await step(p.skills.upsert({ slug: 'phoenix', body: 'second life' }));
+
+  await step(p.memory.write({ kind: 'fact', content: 'the user prefers Go', source: 'chat' }));
+  await step(p.memory.write({ kind: 'preference', content: 'Café au lait, no sugar', scope: { project: 'alpha' } }));
+  const doomed = await step(p.memory.write({ content: 'a passing thought' }));
+  await step(p.memory.delete(doomed.id));
+  await step(p.memory.write({ kind: 'fact', content: 'Jürgen owns the deploys', scope: { instance: 'i1', project: 'alpha', workspace: 'w' } }));
+
+  return {
+    liveSessionIds: [planning.id, empty.id],
+    deletedSessionId: scratch.id,
+    deletedMemoryId: doomed.id,
+    slugs: ['deploy', 'lint', 'rollback', 'phoenix'],
+  };
+}
+
+/** Everything a provider shows through its public read API. */
+export async function readModel(p: Provider, scopes: readonly ScopeInput[] = POPULATED_SCOPES): Promise<unknown> {
+  const sessions = await p.sessions.list();
+  const transcripts = [];
+  for (const s of sessions) transcripts.push({ session: await p.sessions.get(s.id), turns: await p.sessions.turns(s.id) });
+  const skillsByScope = [];
+  for (const scope of scopes) skillsByScope.push({ scope: toScope(scope), skills: await p.skills.list(scope) });
+  const search = await p.skills.search('', 0);
+  const skillsBySlug = [];
+  for (const skill of search) skillsBySlug.push(await p.skills.get(skill.slug, skill.scope));
+  const memory = await p.memory.recall({ limit: LIMITS.pageSize });
+  const items = [];
+  for (const hit of memory) items.push(await p.memory.get(hit.id));
+  return { sessions, transcripts, skillsByScope, search, skillsBySlug, memory, items };
+}
+
+/** The deterministic snapshot text of an event-sourced provider. */
+export async function snapshotText(p: EventSourcedProvider): Promise<string> {
+  return encodeSnapshot(await p.snapshot());
+}
+
+/** True for a timestamp later than the zero timestamp. */
+export function isNonZeroHlc(hlc: Hlc): boolean {
+  return compareHlc(hlc, HLC_ZERO) > 0;
+}
+
+/** Reads `get` and reports whether it is a `NotFoundError` (any other error is rethrown). */
+export async function isMissing(get: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await get();
+    return false;
+  } catch (error) {
+    if (error instanceof NotFoundError) return true;
+    throw error;
+  }
+}
+
+/** A canonical instant: fixed-width ISO-8601 UTC with milliseconds. */
+export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

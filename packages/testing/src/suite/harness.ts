@@ -1,0 +1,128 @@
+/**
+ * How provider checks are declared and run: each check is data (a name, the
+ * capabilities it needs, a body), and runs on fresh storage that is
+ * destroyed afterwards, whether the check passed or not.
+ */
+import type { EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
+import { replay as coreReplay } from '@agentstate/core';
+import type { Capability, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
+import { resolveCapabilities } from '../factory.js';
+
+/** What a check body is handed. */
+export interface CheckEnv {
+  /** The capabilities of the factory under test. */
+  readonly caps: ResolvedCapabilities;
+  /** Runs per property-based check. */
+  readonly propertyRuns: number;
+  /** Seed of property-based checks, when fixed. */
+  readonly seed: number | undefined;
+  /** Fresh, empty storage from the factory; destroyed after the check. */
+  open(options?: ProviderFactoryOptions): Promise<Provider>;
+  /** Closes `provider` and opens its storage again (capability `durable`). */
+  reopen(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
+  /** Destroys a provider from {@link open} before the check ends. */
+  release(provider: Provider): Promise<void>;
+  /** `provider` as an event-sourced provider; fails the check when it is not one. */
+  eventSourced(provider: Provider): EventSourcedProvider;
+  /** Core's `replay`, closed after the check. */
+  replay(log: Log, options?: ReplayOptions): Promise<EventSourcedProvider>;
+}
+
+/** One conformance check. */
+export interface ProviderCheck {
+  /** Starts with its number in CONFORMANCE.md (`A21`, `B34`) or `X…` for extra checks. */
+  name: string;
+  /** Capabilities without which the check is skipped. */
+  needs?: readonly Capability[];
+  run(env: CheckEnv): Promise<void>;
+}
+
+/** True when `provider` exposes the event-sourcing surface. */
+export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
+  const p = provider as Partial<EventSourcedProvider>;
+  return 'log' in provider && typeof p.snapshot === 'function' && typeof p.saveSnapshot === 'function';
+}
+
+/** Resolves a factory's capabilities, probing one fresh provider only when it must. */
+export async function probeCapabilities(factory: ProviderFactory): Promise<ResolvedCapabilities> {
+  if (factory.capabilities?.eventSourced !== undefined) return resolveCapabilities(factory, factory.capabilities.eventSourced);
+  const provider = await factory.create();
+  try {
+    return resolveCapabilities(factory, isEventSourced(provider));
+  } finally {
+    await (factory.destroy ? factory.destroy(provider) : provider.close());
+  }
+}
+
+/** The per-check environment: tracks every provider it hands out. */
+export class Env implements CheckEnv {
+  /** Providers from the factory, each standing for its storage. */
+  readonly #owned: Provider[] = [];
+  /** Providers from core's replay, only to be closed. */
+  readonly #replayed: Provider[] = [];
+
+  constructor(
+    private readonly factory: ProviderFactory,
+    readonly caps: ResolvedCapabilities,
+    readonly propertyRuns: number,
+    readonly seed: number | undefined,
+  ) {}
+
+  async open(options?: ProviderFactoryOptions): Promise<Provider> {
+    const provider = await this.factory.create(options);
+    this.#owned.push(provider);
+    return provider;
+  }
+
+  async reopen(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider> {
+    if (!this.factory.reopen) throw new Error(`${this.factory.name} declares durable but has no reopen()`);
+    const i = this.#owned.indexOf(provider);
+    if (i < 0) throw new Error('reopen() was given a provider this check did not open');
+    const reopened = await this.factory.reopen(provider, options);
+    this.#owned[i] = reopened;
+    return reopened;
+  }
+
+  async release(provider: Provider): Promise<void> {
+    const i = this.#owned.indexOf(provider);
+    if (i >= 0) {
+      this.#owned.splice(i, 1);
+      await this.#destroy(provider);
+    }
+  }
+
+  eventSourced(provider: Provider): EventSourcedProvider {
+    if (!isEventSourced(provider)) {
+      throw new Error(`${this.factory.name} is declared event sourced, but its provider lacks log, snapshot() or saveSnapshot()`);
+    }
+    return provider;
+  }
+
+  async replay(log: Log, options?: ReplayOptions): Promise<EventSourcedProvider> {
+    const provider = await coreReplay(log, options);
+    this.#replayed.push(provider);
+    return provider;
+  }
+
+  /** Closes and destroys everything, newest first; the first failure is rethrown. */
+  async dispose(): Promise<void> {
+    let failure: unknown;
+    const closeAll = async (list: Provider[], close: (p: Provider) => Promise<void>) => {
+      for (const p of list.reverse()) {
+        try {
+          await close(p);
+        } catch (error) {
+          failure ??= error;
+        }
+      }
+      list.length = 0;
+    };
+    await closeAll(this.#replayed, (p) => p.close());
+    await closeAll(this.#owned, (p) => this.#destroy(p));
+    if (failure !== undefined) throw failure;
+  }
+
+  #destroy(provider: Provider): Promise<void> {
+    return this.factory.destroy ? this.factory.destroy(provider) : provider.close();
+  }
+}
