@@ -15,7 +15,7 @@ import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
 
 const keySchema = z.string().min(1, 'must not be empty');
-const querySchema = z.string().max(LIMITS.query, `at most ${LIMITS.query} characters`);
+const querySchema = z.string().max(LIMITS.query, `at most ${LIMITS.query} characters`).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
 const optionalScope = scopeInputSchema.optional();
 
 /** Laplace-smoothed success rate: a skill with no evidence sits at 0.5. */
