@@ -27,7 +27,7 @@ export function arbAppendTurnInput(sessionId: string | fc.Arbitrary<string>): fc
  * update each other; `syncVersion` is usually absent.
  */
 export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
-  return fc.record(
+  const fields = fc.record(
     {
       slug: arbSlug(),
       name: arbWord(),
@@ -37,10 +37,12 @@ export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
       check: fc.constantFrom('', 'npm test'),
       uses: fc.nat(20),
       wins: fc.nat(20),
-      syncVersion: fc.nat(3),
     },
     { requiredKeys: ['slug'] },
   );
+  // Optimistic concurrency is opt-in: a syncVersion (which may well be stale) in one upsert of five.
+  const syncVersion = fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.nat(3), weight: 1 });
+  return fc.tuple(fields, syncVersion).map(([input, v]) => (v === undefined ? input : { ...input, syncVersion: v }));
 }
 
 /** `memory.write` input. */
