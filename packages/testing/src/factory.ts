@@ -36,6 +36,11 @@ export interface ProviderCapabilities {
   eventSourced?: boolean;
   /** `reopen` closes a provider and opens the same storage again. Default: `reopen` is defined. */
   durable?: boolean;
+  /**
+   * `openShared` opens a second provider on the same storage while the first
+   * stays open, as another process would. Default: `openShared` is defined.
+   */
+  sharedStorage?: boolean;
   /** `create({ clock })` and `reopen(p, { clock })` use the given clock. Default: true. */
   injectableClock?: boolean;
   /**
@@ -75,6 +80,13 @@ export interface ProviderFactory {
    * `options`. Declaring it gives the capability `durable`.
    */
   reopen?(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
+  /**
+   * Opens a second provider on the storage of `provider`, which stays open
+   * and in use, as another process would (SQLite and Postgres backends).
+   * The suite closes it before destroying the storage. Declaring it gives the
+   * capability `sharedStorage`.
+   */
+  openShared?(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
   /**
    * Closes `provider` (it may already be closed) and removes its storage.
    * Called once per check for the last provider of each storage (after a
@@ -132,6 +144,7 @@ export function resolveCapabilities(factory: ProviderFactory, detectedEventSourc
   return {
     eventSourced,
     durable: declared.durable ?? factory.reopen !== undefined,
+    sharedStorage: declared.sharedStorage ?? factory.openShared !== undefined,
     injectableClock: declared.injectableClock ?? true,
     deterministic: declared.deterministic ?? true,
     snapshotCodec: declared.snapshotCodec ?? eventSourced,

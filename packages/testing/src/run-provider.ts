@@ -36,7 +36,7 @@ export function runProviderConformance(factory: ProviderFactory, options: Provid
         const caps = await (capabilities ??= probeCapabilities(factory));
         const missing = (check.needs ?? []).filter((need) => !caps[need]);
         if (missing.length > 0) ctx.skip(`${factory.name} lacks ${missing.join(', ')}`);
-        const env = new Env(factory, caps, propertyRuns, options.seed);
+        const env = new Env(factory, caps, propertyRuns, options.seed, (note) => ctx.skip(`${factory.name} lacks ${note}`));
         let failed = true;
         try {
           await check.run(env);

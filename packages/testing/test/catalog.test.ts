@@ -11,7 +11,7 @@ describe('the check catalogue', () => {
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 11 }, (_, i) => `B${i + 30}`),
-      ...Array.from({ length: 13 }, (_, i) => `X${i + 1}`),
+      ...Array.from({ length: 14 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
   });
@@ -29,6 +29,7 @@ describe('the check catalogue', () => {
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
     for (const n of ['B33', 'B39', 'X10']) expect(needs.get(n), n).toEqual(['injectableClock']);
+    expect(needs.get('X14')).toEqual(['deterministic']);
     const free = [...needs].filter(([, list]) => list.length === 0).map(([n]) => n);
     expect(free).toContain('B37');
     expect(free).toContain('A26');
@@ -42,19 +43,22 @@ describe('resolveCapabilities', () => {
     expect(resolveCapabilities(base, true)).toEqual({
       eventSourced: true,
       durable: false,
+      sharedStorage: false,
       injectableClock: true,
       deterministic: true,
       snapshotCodec: true,
     });
     expect(resolveCapabilities(base, false)).toMatchObject({ eventSourced: false, snapshotCodec: false });
     expect(resolveCapabilities({ ...base, reopen: async (p) => p }, true).durable).toBe(true);
+    expect(resolveCapabilities({ ...base, openShared: async (p) => p }, true).sharedStorage).toBe(true);
   });
 
   it('lets declared flags win over the probe', () => {
-    const declared = { ...base, capabilities: { eventSourced: false, injectableClock: false, deterministic: false, durable: false } };
-    expect(resolveCapabilities({ ...declared, reopen: async (p) => p }, true)).toEqual({
+    const declared = { ...base, capabilities: { eventSourced: false, injectableClock: false, deterministic: false, durable: false, sharedStorage: false } };
+    expect(resolveCapabilities({ ...declared, reopen: async (p) => p, openShared: async (p) => p }, true)).toEqual({
       eventSourced: false,
       durable: false,
+      sharedStorage: false,
       injectableClock: false,
       deterministic: false,
       snapshotCodec: false,

@@ -1,4 +1,5 @@
 /** X1–X11: behaviour SPEC states that CONFORMANCE.md does not number. */
+import type { Provider } from '@agentstate/core';
 import { compareHlc, isUuidV7, ManualClock, NotFoundError, STATE_STREAM, uuidV7Time } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
@@ -203,6 +204,38 @@ export const extraChecks: ProviderCheck[] = [
       const [last] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
       expect(last).toMatchObject({ seq: head + 1, payload: { turn } });
       expect((await replayed.snapshot()).seq).toBe(head + 1);
+    },
+  },
+  {
+    name: 'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId',
+    needs: ['deterministic'],
+    async run(env) {
+      if (!env.caps.durable && !env.caps.eventSourced) env.skip('durable or eventSourced');
+      const origin = 'instance-origin';
+      let p = await env.open({ instanceId: origin });
+      const session = await p.sessions.create({ title: 't' });
+      await p.skills.upsert({ slug: 'deploy', body: 'v1' });
+      const items = [(await p.memory.write({ content: 'one' })).id, (await p.memory.write({ content: 'two' })).id];
+
+      const replaceAs = async (q: Provider, writer: string, item: string): Promise<void> => {
+        const turn = await q.sessions.appendTurn({ sessionId: session.id, role: 'user', content: writer });
+        expect(turn, writer).toMatchObject({ originInstanceId: writer, lastWriterId: writer });
+        expect(await q.sessions.get(session.id), writer).toMatchObject({ originInstanceId: origin, lastWriterId: writer });
+        expect(await q.skills.upsert({ slug: 'deploy', body: writer }), writer).toMatchObject({ originInstanceId: origin, lastWriterId: writer });
+        expect(await q.skills.recordOutcome('deploy', { success: true }), writer).toMatchObject({ originInstanceId: origin, lastWriterId: writer });
+        expect(await q.memory.delete(item), writer).toMatchObject({ originInstanceId: origin, lastWriterId: writer, deleted: true });
+        expect(await q.memory.write({ content: writer }), writer).toMatchObject({ originInstanceId: writer, lastWriterId: writer });
+      };
+
+      if (env.caps.durable) {
+        p = await env.reopen(p, { instanceId: 'instance-reopened' });
+        await replaceAs(p, 'instance-reopened', items[0]!);
+      }
+      if (env.caps.eventSourced) {
+        const replayed = await env.replay(env.eventSourced(p).log, { instanceId: 'instance-replayed' });
+        expect(replayed.instanceId).toBe('instance-replayed');
+        await replaceAs(replayed, 'instance-replayed', items[1]!);
+      }
     },
   },
 ];

@@ -79,6 +79,15 @@ export const hlcChecks: ProviderCheck[] = [
         p = await env.reopen(p, { clock: new ManualClock(T0 - 2 * HOUR) });
         await replaceAll(p, 1, 'reopened, clock further back');
       }
+      if (env.caps.sharedStorage) {
+        // Another process on the same storage, its clock hours ahead: this one's replacements still come later.
+        const ahead = await env.openShared(p, { clock: new ManualClock(T0 + 6 * HOUR) });
+        const theirs = note(await ahead.skills.upsert({ slug: 'deploy', body: 'from the future' }));
+        later(note(await p.skills.upsert({ slug: 'deploy', body: 'from the past' })), theirs, 'shared storage: skill update');
+        const theirTurn = note(await ahead.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'ahead' }));
+        const ourTurn = note(await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'behind' }));
+        later(ourTurn, theirTurn, 'shared storage: the session bumped by a turn');
+      }
       if (env.caps.eventSourced) {
         const replayed = await env.replay(env.eventSourced(p).log, { clock: new ManualClock(T0 - 3 * HOUR) });
         await replaceAll(replayed, 2, 'replayed, clock further back');

@@ -20,8 +20,12 @@ export interface CheckEnv {
   open(options?: ProviderFactoryOptions): Promise<Provider>;
   /** Closes `provider` and opens its storage again (capability `durable`). */
   reopen(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
+  /** A second provider on the storage of `provider` (capability `sharedStorage`); closed after the check. */
+  openShared(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
   /** Destroys a provider from {@link open} before the check ends. */
   release(provider: Provider): Promise<void>;
+  /** Skips the rest of the check; only for a missing capability, named in `note`. */
+  skip(note: string): never;
   /** `provider` as an event-sourced provider; fails the check when it is not one. */
   eventSourced(provider: Provider): EventSourcedProvider;
   /** Core's `replay`, closed after the check. */
@@ -58,14 +62,15 @@ export async function probeCapabilities(factory: ProviderFactory): Promise<Resol
 export class Env implements CheckEnv {
   /** Providers from the factory, each standing for its storage. */
   readonly #owned: Provider[] = [];
-  /** Providers from core's replay, only to be closed. */
-  readonly #replayed: Provider[] = [];
+  /** Providers from core's replay and second providers on shared storage, only to be closed. */
+  readonly #borrowed: Provider[] = [];
 
   constructor(
     private readonly factory: ProviderFactory,
     readonly caps: ResolvedCapabilities,
     readonly propertyRuns: number,
     readonly seed: number | undefined,
+    readonly skip: (note: string) => never,
   ) {}
 
   async open(options?: ProviderFactoryOptions): Promise<Provider> {
@@ -81,6 +86,13 @@ export class Env implements CheckEnv {
     const reopened = await this.factory.reopen(provider, options);
     this.#owned[i] = reopened;
     return reopened;
+  }
+
+  async openShared(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider> {
+    if (!this.factory.openShared) throw new Error(`${this.factory.name} declares sharedStorage but has no openShared()`);
+    const shared = await this.factory.openShared(provider, options);
+    this.#borrowed.push(shared);
+    return shared;
   }
 
   async release(provider: Provider): Promise<void> {
@@ -100,7 +112,7 @@ export class Env implements CheckEnv {
 
   async replay(log: Log, options?: ReplayOptions): Promise<EventSourcedProvider> {
     const provider = await coreReplay(log, options);
-    this.#replayed.push(provider);
+    this.#borrowed.push(provider);
     return provider;
   }
 
@@ -117,7 +129,7 @@ export class Env implements CheckEnv {
       }
       list.length = 0;
     };
-    await closeAll(this.#replayed, (p) => p.close());
+    await closeAll(this.#borrowed, (p) => p.close());
     await closeAll(this.#owned, (p) => this.#destroy(p));
     if (failure !== undefined) throw failure;
   }
