@@ -1,0 +1,156 @@
+/**
+ * The SQLite {@link StateBackend}. Every mutation is one `BEGIN IMMEDIATE`
+ * transaction: the look-ups the stamper needs run inside it (so writes of
+ * other processes are seen), and `commit` appends the event, projects it and
+ * commits, synchronously. Nothing uncommitted is ever visible to a reader on
+ * this connection, and a call that fails leaves no event and no row.
+ */
+import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, UpcasterRegistry } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
+import type { Connection } from './connection.js';
+import { mapErrors, mapSqliteError } from './errors.js';
+import type { SqliteLog } from './log.js';
+import type { Projection } from './projection.js';
+import { changeHlc } from './projection.js';
+import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
+import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+import type { SqliteVectorStore } from './vectors.js';
+
+/** Events folded per read while catching up or rebuilding. */
+export const FOLD_BATCH = 5_000;
+
+/**
+ * Folds events of the `state` stream after the projection's seq, up to the
+ * log head, inside the caller's write transaction. Returns how many.
+ */
+export function foldPending(log: SqliteLog, projection: Projection, upcasters: UpcasterRegistry | undefined): number {
+  const state = projection.state();
+  let { seq, maxHlc: hlc } = state;
+  let folded = 0;
+  for (;;) {
+    const batch = log.readNow(STATE_STREAM, seq, FOLD_BATCH);
+    if (batch.length === 0) break;
+    for (const event of batch) {
+      if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
+      const change = decodeStateEvent(event, { upcasters });
+      applyOrCorrupt(projection, change, event.seq);
+      hlc = maxHlc(hlc, changeHlc(change));
+      seq = event.seq;
+      folded += 1;
+    }
+  }
+  if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
+  return folded;
+}
+
+/** Applies a decoded change; a row the tables refuse is a `CorruptionError` naming the event. */
+export function applyOrCorrupt(projection: Projection, change: StateChange, seq: number): void {
+  try {
+    projection.apply(change);
+  } catch (error) {
+    const mapped = mapSqliteError(error);
+    if (mapped instanceof CorruptionError) throw mapped;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${message}`, { cause: error });
+  }
+}
+
+/** Options of {@link SqliteBackend}. */
+export interface SqliteBackendOptions {
+  upcasters?: UpcasterRegistry;
+}
+
+/** A {@link StateBackend} over one SQLite connection. */
+export class SqliteBackend implements StateBackend {
+  readonly name = 'sqlite';
+
+  constructor(
+    readonly conn: Connection,
+    readonly log: SqliteLog,
+    readonly projection: Projection,
+    readonly queries: StateQueries,
+    readonly vectors: SqliteVectorStore | undefined,
+    private readonly options: SqliteBackendOptions = {},
+  ) {}
+
+  write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
+    return this.conn.exclusive(async () => {
+      this.#beginInStep();
+      let open = true;
+      const tx: StateWriteTx = {
+        ...this.queries,
+        commit: (change, meta) => {
+          if (!open) throw new Error('this write transaction has already committed');
+          open = false;
+          return this.#commit(change, meta);
+        },
+      };
+      try {
+        return await fn(tx);
+      } catch (error) {
+        throw mapSqliteError(error);
+      } finally {
+        if (open) this.conn.rollback();
+      }
+    });
+  }
+
+  /**
+   * Opens the write transaction with the projection in step with the log.
+   * Events appended to the `state` stream by someone else (a bare log
+   * append) are folded first, in a transaction of their own, so that the
+   * look-ups see them and nothing uncommitted is ever visible.
+   */
+  #beginInStep(): void {
+    for (;;) {
+      this.conn.begin();
+      if (this.projection.state().seq === this.log.headNow(STATE_STREAM)) return;
+      try {
+        foldPending(this.log, this.projection, this.options.upcasters);
+      } catch (error) {
+        this.conn.rollback();
+        throw mapSqliteError(error);
+      }
+      this.conn.commit();
+    }
+  }
+
+  #commit(change: StateChange, meta: EventMeta): LogEvent {
+    let event: LogEvent;
+    try {
+      const state = this.projection.state();
+      event = this.log.appendInTransaction({ ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload }).event;
+      this.projection.apply(change);
+      this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
+    } catch (error) {
+      this.conn.rollback();
+      throw mapSqliteError(error);
+    }
+    this.conn.commit();
+    return event;
+  }
+
+  maxHlc() {
+    return mapErrors(() => this.projection.state().maxHlc);
+  }
+
+  async capture(): Promise<Snapshot> {
+    return mapErrors(() => captureSnapshot(this.conn, this.projection));
+  }
+
+  async close(): Promise<void> {
+    await this.conn.close();
+  }
+}
+
+/** The whole projection and its seq, read in one read transaction, in canonical order. */
+export function captureSnapshot(conn: Connection, projection: Projection): Snapshot {
+  return conn.read(() => {
+    const seq = projection.state().seq;
+    const sessions = (conn.prepare('SELECT * FROM sessions').all() as SessionRow[]).map(sessionFromRow);
+    const turns = (conn.prepare('SELECT * FROM turns').all() as TurnRow[]).map(turnFromRow);
+    const skills = (conn.prepare('SELECT * FROM skills').all() as SkillRow[]).map(skillFromRow);
+    const memory = (conn.prepare('SELECT * FROM memory').all() as MemoryRow[]).map(memoryFromRow);
+    return sortSnapshot({ seq, sessions, turns, skills, memory });
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * `openSqlite(path)`: a complete agentstate provider in one SQLite file (or
+ * `:memory:`), its event log in the same file. Opening identifies the file,
+ * migrates it, switches it to WAL and folds any event the projection has
+ * not seen; the provider's clock starts past every stored HLC.
+ */
+import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
+import { createStateProvider, STATE_STREAM, systemClock } from '@agentstate/core';
+import { foldPending, SqliteBackend } from './backend.js';
+import type { ConnectionOptions, SynchronousLevel } from './connection.js';
+import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
+import { mapSqliteError } from './errors.js';
+import { SqliteLog } from './log.js';
+import { inspectDatabase, migrate } from './migrations/index.js';
+import { Projection } from './projection.js';
+import { sqliteQueries } from './queries.js';
+import type { RebuildOptions, RebuildResult } from './rebuild.js';
+import { rebuild } from './rebuild.js';
+import { SqliteVectorStore, VectorIndexes } from './vectors.js';
+
+/** Options of {@link openSqlite} and {@link openSqliteLog}'s connection. */
+export interface SqliteConnectionOptions {
+  /**
+   * How long a write waits for another process's write lock before it fails
+   * with a retryable `ConflictError`, in ms. Default: 5000.
+   */
+  busyTimeoutMs?: number;
+  /**
+   * `PRAGMA synchronous` (WAL mode). `full` (default) fsyncs every commit: an
+   * acknowledged write survives power loss. `normal` survives a crash of the
+   * process but may lose the last commits on power loss; it is much faster.
+   */
+  synchronous?: SynchronousLevel;
+}
+
+/** Options of {@link openSqlite}. */
+export interface SqliteOptions extends StateProviderOptions, SqliteConnectionOptions {}
+
+/** A provider whose log and projection live in one SQLite file. */
+export interface SqliteProvider extends EventSourcedProvider {
+  /** The file (or `:memory:`). */
+  readonly path: string;
+  /**
+   * Drops and re-derives every projection table, the full-text and the
+   * vector indexes from the log, from the newest valid snapshot. Atomic: a
+   * corrupted event fails it with a `CorruptionError` and changes nothing.
+   */
+  rebuild(options?: RebuildOptions): Promise<RebuildResult>;
+}
+
+function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions {
+  return {
+    busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_CONNECTION_OPTIONS.busyTimeoutMs,
+    synchronous: options.synchronous ?? DEFAULT_CONNECTION_OPTIONS.synchronous,
+  };
+}
+
+/** Opens, identifies, configures and migrates a database file. */
+export function openConnection(path: string, options: SqliteConnectionOptions = {}): Connection {
+  const settings = connectionOptions(options);
+  const conn = Connection.open(path, settings);
+  try {
+    inspectDatabase(conn);
+    conn.configure(settings);
+    migrate(conn);
+    return conn;
+  } catch (error) {
+    conn.db.close();
+    throw mapSqliteError(error);
+  }
+}
+
+/**
+ * Opens (or creates) the agentstate database at `path` — a file, or
+ * `:memory:` — and returns its provider. Synchronous: the file is ready when
+ * this returns. Throws `IncompatibleDatabaseError` (a `ValidationError`) for
+ * a file that is not an agentstate database or comes from a newer version,
+ * without changing it.
+ */
+export function openSqlite(path: string, options: SqliteOptions = {}): SqliteProvider {
+  const conn = openConnection(path, options);
+  try {
+    const indexes = new VectorIndexes(conn);
+    if (!indexes.available && (options.embedder || indexes.list().length > 0)) {
+      throw new Error('sqlite-vec could not be loaded: install it (never with --omit=optional) to use vectors');
+    }
+    const log = new SqliteLog(conn, { clock: options.clock ?? systemClock });
+    const projection = new Projection(conn, indexes);
+    const vectors = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
+    const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn), vectors, { upcasters: options.upcasters });
+    // Events appended to the state stream without a projection (a bare log) are folded now.
+    if (projection.state().seq !== log.headNow(STATE_STREAM)) conn.immediate(() => foldPending(log, projection, options.upcasters));
+    const provider = createStateProvider(backend, options);
+    return {
+      ...provider,
+      path,
+      rebuild: (rebuildOptions?: RebuildOptions) =>
+        rebuild({ conn, log, projection, vectors: indexes, codec: options.snapshotCodec, upcasters: options.upcasters }, rebuildOptions),
+    };
+  } catch (error) {
+    conn.db.close();
+    throw mapSqliteError(error);
+  }
+}
+
+/** Options of {@link openSqliteLog}. */
+export interface SqliteLogOpenOptions extends SqliteConnectionOptions {
+  /** Stamps `time` on events appended without one. Default: the system clock. */
+  clock?: StateProviderOptions['clock'];
+}
+
+/**
+ * Opens the event log of the agentstate database at `path` on its own: a
+ * complete `Log` (SPEC §7) with `close()`. A provider opened on the same
+ * file folds whatever was appended to the `state` stream here.
+ */
+export function openSqliteLog(path: string, options: SqliteLogOpenOptions = {}): SqliteLog {
+  const log = new SqliteLog(openConnection(path, options), { clock: options.clock });
+  log.ownConnection();
+  return log;
+}

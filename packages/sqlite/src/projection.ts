@@ -1,0 +1,175 @@
+/**
+ * The projection: the only code that changes the read-model tables. The same
+ * `apply` serves a live commit, a rebuild and a catch-up, and `restore`
+ * loads a snapshot through the same record writers (ARCHITECTURE). Full-text
+ * rows are kept for live records only and hold core's folded tokens.
+ */
+import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
+import { EventTypes, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
+import type { Connection } from './connection.js';
+import {
+  MEMORY_COLUMNS,
+  memoryValues,
+  placeholders,
+  SESSION_COLUMNS,
+  sessionValues,
+  SKILL_COLUMNS,
+  skillValues,
+  TURN_COLUMNS,
+  turnValues,
+  updateFromExcluded,
+} from './rows.js';
+import type { VectorIndexes } from './vectors.js';
+
+/** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
+export interface ProjectionState {
+  seq: number;
+  maxHlc: Hlc;
+  generation: number;
+}
+
+const SQL = {
+  state: 'SELECT seq, hlc_wall, hlc_counter, generation FROM projection_state WHERE id = 1',
+  saveState: 'UPDATE projection_state SET seq = ?, hlc_wall = ?, hlc_counter = ?, generation = ? WHERE id = 1',
+  putSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
+    ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
+  putTurn: `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)})
+    ON CONFLICT (session_id, seq) DO UPDATE SET ${updateFromExcluded(TURN_COLUMNS, 'session_id')}`,
+  skillSlot: 'SELECT n, deleted FROM skills WHERE id = ?',
+  insertSkill: `INSERT INTO skills (${SKILL_COLUMNS}) VALUES (${placeholders(SKILL_COLUMNS)})`,
+  updateSkill: `UPDATE skills SET (${SKILL_COLUMNS}) = (${placeholders(SKILL_COLUMNS)}) WHERE n = ?`,
+  insertSkillText: 'INSERT INTO skills_fts (rowid, text) VALUES (?, ?)',
+  deleteSkillText: 'DELETE FROM skills_fts WHERE rowid = ?',
+  memorySlot: 'SELECT n, deleted FROM memory WHERE id = ?',
+  insertMemory: `INSERT INTO memory (${MEMORY_COLUMNS}) VALUES (${placeholders(MEMORY_COLUMNS)})`,
+  updateMemory: `UPDATE memory SET (${MEMORY_COLUMNS}) = (${placeholders(MEMORY_COLUMNS)}) WHERE n = ?`,
+  insertMemoryText: 'INSERT INTO memory_fts (rowid, text) VALUES (?, ?)',
+  deleteMemoryText: 'DELETE FROM memory_fts WHERE rowid = ?',
+} as const;
+
+/** The tables a rebuild empties, in an order that respects nothing but clarity. */
+const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory'] as const;
+
+/** The largest HLC among the records of a change. */
+export function changeHlc(change: StateChange): Hlc {
+  switch (change.type) {
+    case EventTypes.TurnAppended:
+      return maxHlc(change.payload.session.updatedHlc, change.payload.turn.updatedHlc);
+    case EventTypes.SessionCreated:
+    case EventTypes.SessionDeleted:
+      return change.payload.session.updatedHlc;
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted:
+      return change.payload.skill.updatedHlc;
+    case EventTypes.MemoryWritten:
+    case EventTypes.MemoryDeleted:
+      return change.payload.item.updatedHlc;
+  }
+}
+
+/** Writes records into the projection tables of one connection. */
+export class Projection {
+  constructor(
+    private readonly conn: Connection,
+    private readonly vectors: VectorIndexes,
+  ) {}
+
+  /** Where the projection stands. */
+  state(): ProjectionState {
+    const row = this.conn.prepare(SQL.state).get() as { seq: number; hlc_wall: number; hlc_counter: number; generation: number };
+    return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
+  }
+
+  /** Records where the projection stands. Inside the same write transaction as the rows. */
+  saveState(state: ProjectionState): void {
+    this.conn.prepare(SQL.saveState).run(state.seq, state.maxHlc.wall, state.maxHlc.counter, state.generation);
+  }
+
+  /** Folds one change into the tables. */
+  apply(change: StateChange): void {
+    switch (change.type) {
+      case EventTypes.SessionCreated:
+      case EventTypes.SessionDeleted:
+        this.#putSession(change.payload.session);
+        break;
+      case EventTypes.TurnAppended:
+        this.#putSession(change.payload.session);
+        this.#putTurn(change.payload.turn);
+        break;
+      case EventTypes.SkillUpserted:
+      case EventTypes.SkillDeleted:
+        this.#putSkill(change.payload.skill);
+        break;
+      case EventTypes.MemoryWritten:
+      case EventTypes.MemoryDeleted:
+        this.#putMemory(change.payload.item);
+        break;
+    }
+  }
+
+  /** Loads a snapshot into empty tables; returns the largest HLC in it. */
+  restore(snapshot: Snapshot): Hlc {
+    let hlc = HLC_ZERO;
+    for (const s of snapshot.sessions) {
+      this.#putSession(s);
+      hlc = maxHlc(hlc, s.updatedHlc);
+    }
+    for (const t of snapshot.turns) {
+      this.#putTurn(t);
+      hlc = maxHlc(hlc, t.updatedHlc);
+    }
+    for (const s of snapshot.skills) {
+      this.#putSkill(s);
+      hlc = maxHlc(hlc, s.updatedHlc);
+    }
+    for (const m of snapshot.memory) {
+      this.#putMemory(m);
+      hlc = maxHlc(hlc, m.updatedHlc);
+    }
+    return hlc;
+  }
+
+  /** Empties every projection table and full-text index (vectors: see {@link VectorIndexes.rebuild}). */
+  clear(): void {
+    for (const table of PROJECTION_TABLES) this.conn.db.exec(`DELETE FROM ${table}`);
+    this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
+    this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
+  }
+
+  #putSession(session: Session): void {
+    this.conn.prepare(SQL.putSession).run(sessionValues(session));
+  }
+
+  #putTurn(turn: Turn): void {
+    this.conn.prepare(SQL.putTurn).run(turnValues(turn));
+  }
+
+  #putSkill(skill: Skill): void {
+    const slot = this.conn.prepare(SQL.skillSlot).get(skill.id) as { n: number; deleted: number } | undefined;
+    let n: number;
+    if (slot) {
+      n = slot.n;
+      this.conn.prepare(SQL.updateSkill).run(...skillValues(skill), n);
+      if (slot.deleted === 0) this.conn.prepare(SQL.deleteSkillText).run(n);
+    } else {
+      n = Number(this.conn.prepare(SQL.insertSkill).run(skillValues(skill)).lastInsertRowid);
+    }
+    if (!skill.deleted) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
+  }
+
+  #putMemory(item: MemoryItem): void {
+    const slot = this.conn.prepare(SQL.memorySlot).get(item.id) as { n: number; deleted: number } | undefined;
+    let n: number;
+    if (slot) {
+      n = slot.n;
+      this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
+      if (slot.deleted === 0) {
+        this.conn.prepare(SQL.deleteMemoryText).run(n);
+        this.vectors.forget(n);
+      }
+    } else {
+      n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
+    }
+    if (!item.deleted) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * The read-model queries of the SQLite backend: point look-ups (tombstones
+ * included) and ordered queries (live records only), with the same orders
+ * and tie-breaks as the in-memory reference.
+ */
+import type { LexicalQuery, MemoryItem, Scope, Scored, Session, Skill, StateQueries } from '@agentstate/core';
+import { scopeKey, skillSearchText } from '@agentstate/core';
+import type { Connection } from './connection.js';
+import { mapErrors } from './errors.js';
+import type { TokenMatch } from './fts.js';
+import { ftsQuery, relevanceScore, verifies } from './fts.js';
+import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
+import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+
+/** Rows fetched per page when candidates are verified. */
+const MIN_PAGE = 64;
+
+/** Builds the WHERE clause and parameters shared by the lexical searches. */
+function lexicalSql(
+  table: 'skills' | 'memory',
+  query: LexicalQuery & { kinds?: readonly string[] },
+  order: string,
+): { sql: string; params: unknown[]; ranked: boolean } {
+  const fts = `${table}_fts`;
+  const hasText = query.tokens.length > 0;
+  const ranked = hasText && query.order === 'relevance';
+  const params: unknown[] = [];
+  let sql = `SELECT r.*${ranked ? `, bm25(${fts}) AS rank` : ''} FROM ${table} r`;
+  if (hasText) sql += ` JOIN ${fts} ON ${fts}.rowid = r.n`;
+  sql += ' WHERE r.deleted = 0';
+  if (hasText) {
+    sql += ` AND ${fts} MATCH ?`;
+    params.push(ftsQuery(query.tokens, (query.match ?? 'all') as TokenMatch));
+  }
+  if (query.scopes !== undefined) {
+    sql += ' AND r.scope_key IN (SELECT value FROM json_each(?))';
+    params.push(JSON.stringify(query.scopes.map(scopeKey)));
+  }
+  if (query.kinds !== undefined) {
+    sql += ' AND r.kind IN (SELECT value FROM json_each(?))';
+    params.push(JSON.stringify(query.kinds));
+  }
+  sql += ` ORDER BY ${ranked ? 'rank, ' : ''}${order} LIMIT ? OFFSET ?`;
+  return { sql, params, ranked };
+}
+
+/**
+ * Runs a candidate query page by page, keeping rows that pass the exact
+ * check, until `limit` are kept (0: all).
+ */
+function verifiedPages<R extends { rank?: number }>(
+  conn: Connection,
+  built: { sql: string; params: unknown[] },
+  limit: number,
+  keep: (row: R) => boolean,
+): R[] {
+  const statement = conn.prepare(built.sql);
+  if (limit <= 0) return (statement.all(...built.params, -1, 0) as R[]).filter(keep);
+  const page = Math.max(limit, MIN_PAGE);
+  const out: R[] = [];
+  for (let offset = 0; ; offset += page) {
+    const rows = statement.all(...built.params, page, offset) as R[];
+    for (const row of rows) {
+      if (!keep(row)) continue;
+      out.push(row);
+      if (out.length >= limit) return out;
+    }
+    if (rows.length < page) return out;
+  }
+}
+
+/** The {@link StateQueries} over a connection's projection tables. */
+export function sqliteQueries(conn: Connection): StateQueries {
+  const one = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T | undefined => {
+    const row = conn.prepare(sql).get(...params) as R | undefined;
+    return row === undefined ? undefined : map(row);
+  };
+
+  return {
+    session: (id: string) => mapErrors(() => one<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id)),
+    turnExists: (id: string) => mapErrors(() => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined),
+    lastTurnSeq: (sessionId: string) =>
+      mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
+    skill: (id: string) => mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', skillFromRow, id)),
+    skillAt: (scope: Scope, slug: string) =>
+      mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', skillFromRow, scopeKey(scope), slug)),
+    liveSkillsBySlug: (slug: string) =>
+      mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
+    memoryItem: (id: string) => mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id)),
+
+    listSessions: ({ limit, offset }) =>
+      mapErrors(() =>
+        (
+          conn
+            .prepare('SELECT * FROM sessions WHERE deleted = 0 ORDER BY created_at, id LIMIT ? OFFSET ?')
+            .all(limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
+        ).map(sessionFromRow),
+      ),
+
+    turns: (sessionId: string, { afterSeq, limit }) =>
+      mapErrors(() =>
+        (
+          conn
+            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+            .all(sessionId, Math.max(0, afterSeq), limit > 0 ? limit : -1) as TurnRow[]
+        ).map(turnFromRow),
+      ),
+
+    listSkills: (scope: Scope) =>
+      mapErrors(() =>
+        (conn.prepare('SELECT * FROM skills WHERE scope_key = ? AND deleted = 0 ORDER BY slug, id').all(scopeKey(scope)) as SkillRow[]).map(
+          skillFromRow,
+        ),
+      ),
+
+    searchSkills: (query: LexicalQuery) =>
+      mapErrors((): Scored<Skill>[] => {
+        if (query.scopes?.length === 0) return [];
+        const built = lexicalSql('skills', query, 'r.slug, r.id');
+        const match = (query.match ?? 'all') as TokenMatch;
+        const rows = verifiedPages<SkillRow & { rank?: number }>(conn, built, query.limit, (row) =>
+          verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
+        );
+        return rows.map((row) => ({ record: skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+      }),
+
+    searchMemory: (query: LexicalQuery & { kinds?: readonly string[] }) =>
+      mapErrors((): Scored<MemoryItem>[] => {
+        if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];
+        const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC');
+        const match = (query.match ?? 'all') as TokenMatch;
+        const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
+        return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+      }),
+  };
+}
+

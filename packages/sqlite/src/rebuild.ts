@@ -1,0 +1,79 @@
+/**
+ * `rebuild()` (SPEC §8): drop and re-derive every projection table, the
+ * full-text indexes and the vector indexes from the log, starting from the
+ * newest snapshot that opens, decodes and agrees with the stream. It runs as
+ * one write transaction: a corrupted event fails it with a `CorruptionError`
+ * naming its seq and leaves the database exactly as it was.
+ */
+import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import { HLC_ZERO, loadSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
+import { foldPending } from './backend.js';
+import type { Connection } from './connection.js';
+import { mapErrorsAsync } from './errors.js';
+import type { SqliteLog } from './log.js';
+import type { Projection } from './projection.js';
+import type { VectorIndexes } from './vectors.js';
+
+/** Options of `rebuild()`. */
+export interface RebuildOptions {
+  /** Ignore snapshots and fold every event from seq 1. */
+  fromScratch?: boolean;
+}
+
+/** What a rebuild did. */
+export interface RebuildResult {
+  /** The seq the projection stands at afterwards. */
+  seq: number;
+  /** The seq of the snapshot it started from (0: none, a full fold). */
+  snapshotSeq: number;
+  /** Newer snapshots that were refused, and why. */
+  skipped: SkippedSnapshot[];
+  /** Events folded after the snapshot. */
+  events: number;
+}
+
+/** What a rebuild works on. */
+export interface RebuildContext {
+  conn: Connection;
+  log: SqliteLog;
+  projection: Projection;
+  vectors: VectorIndexes;
+  codec?: SnapshotCodec;
+  upcasters?: UpcasterRegistry;
+}
+
+/** Rebuilds the projection of `ctx.conn` from its log. */
+export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Promise<RebuildResult> {
+  const { conn, log, projection } = ctx;
+  return mapErrorsAsync(() =>
+    conn.exclusive(async () => {
+      // Choosing a snapshot only reads; the rebuild itself is one synchronous transaction.
+      const head = log.headNow(STATE_STREAM);
+      const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log, ctx.codec ?? plainCodec, head);
+      return conn.immediate(() => {
+        const generation = projection.state().generation + 1;
+        projection.clear();
+        const skipped = [...loaded.skipped];
+        let snapshot = loaded.snapshot;
+        let hlc = HLC_ZERO;
+        if (snapshot) {
+          // A snapshot that decodes but whose rows the tables refuse is skipped too.
+          conn.db.exec('SAVEPOINT restore_snapshot');
+          try {
+            hlc = projection.restore(snapshot);
+            conn.db.exec('RELEASE restore_snapshot');
+          } catch (error) {
+            conn.db.exec('ROLLBACK TO restore_snapshot');
+            conn.db.exec('RELEASE restore_snapshot');
+            skipped.push({ seq: snapshot.seq, reason: error instanceof Error ? error.message : String(error) });
+            snapshot = undefined;
+          }
+        }
+        projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
+        const events = foldPending(log, projection, ctx.upcasters);
+        ctx.vectors.rebuild();
+        return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
+      });
+    }),
+  );
+}

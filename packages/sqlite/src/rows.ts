@@ -1,0 +1,195 @@
+/**
+ * Rows of the projection tables and their records. Column order of every
+ * `*Values` function matches the `INSERT` statements in `projection.ts`.
+ */
+import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
+import { scopeKey } from '@agentstate/core';
+
+/** The envelope columns every projection table has. */
+interface EnvelopeRow {
+  sync_version: number;
+  origin_instance_id: string;
+  hlc_wall: number;
+  hlc_counter: number;
+  last_writer_id: string;
+  deleted: number;
+}
+
+export interface SessionRow extends EnvelopeRow {
+  id: string;
+  title: string;
+  model: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TurnRow extends EnvelopeRow {
+  n: number;
+  session_id: string;
+  seq: number;
+  id: string;
+  role: string;
+  content: string;
+  created_at: string;
+}
+
+export interface SkillRow extends EnvelopeRow {
+  n: number;
+  id: string;
+  scope_key: string;
+  slug: string;
+  scope_instance: string;
+  scope_project: string;
+  scope_workspace: string;
+  name: string;
+  body: string;
+  tags: string;
+  uses: number;
+  wins: number;
+  check_command: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface MemoryRow extends EnvelopeRow {
+  n: number;
+  id: string;
+  kind: string;
+  content: string;
+  scope_key: string;
+  scope_instance: string;
+  scope_project: string;
+  scope_workspace: string;
+  source: string;
+  created_at: string;
+}
+
+const envelope = (r: EnvelopeRow) => ({
+  syncVersion: r.sync_version,
+  originInstanceId: r.origin_instance_id,
+  updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
+  lastWriterId: r.last_writer_id,
+  deleted: r.deleted !== 0,
+});
+
+const scopeOf = (r: { scope_instance: string; scope_project: string; scope_workspace: string }): Scope => ({
+  instance: r.scope_instance,
+  project: r.scope_project,
+  workspace: r.scope_workspace,
+});
+
+export function sessionFromRow(r: SessionRow): Session {
+  return { id: r.id, title: r.title, model: r.model, createdAt: r.created_at, updatedAt: r.updated_at, ...envelope(r) };
+}
+
+export function turnFromRow(r: TurnRow): Turn {
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    seq: r.seq,
+    role: r.role as TurnRole,
+    content: r.content,
+    createdAt: r.created_at,
+    ...envelope(r),
+  };
+}
+
+export function skillFromRow(r: SkillRow): Skill {
+  return {
+    id: r.id,
+    slug: r.slug,
+    name: r.name,
+    body: r.body,
+    tags: JSON.parse(r.tags) as string[],
+    scope: scopeOf(r),
+    uses: r.uses,
+    wins: r.wins,
+    check: r.check_command,
+    version: r.version,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...envelope(r),
+  };
+}
+
+export function memoryFromRow(r: MemoryRow): MemoryItem {
+  return {
+    id: r.id,
+    kind: r.kind,
+    content: r.content,
+    scope: scopeOf(r),
+    source: r.source,
+    createdAt: r.created_at,
+    ...envelope(r),
+  };
+}
+
+type Value = string | number;
+
+const envelopeValues = (e: { syncVersion: number; originInstanceId: string; updatedHlc: { wall: number; counter: number }; lastWriterId: string; deleted: boolean }): Value[] => [
+  e.syncVersion,
+  e.originInstanceId,
+  e.updatedHlc.wall,
+  e.updatedHlc.counter,
+  e.lastWriterId,
+  e.deleted ? 1 : 0,
+];
+
+/** The columns after the key, in table order. */
+export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
+
+export const SESSION_COLUMNS = `id, title, model, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export function sessionValues(s: Session): Value[] {
+  return [s.id, s.title, s.model, s.createdAt, s.updatedAt, ...envelopeValues(s)];
+}
+
+export const TURN_COLUMNS = `session_id, seq, id, role, content, created_at, ${ENVELOPE_COLUMNS}`;
+export function turnValues(t: Turn): Value[] {
+  return [t.sessionId, t.seq, t.id, t.role, t.content, t.createdAt, ...envelopeValues(t)];
+}
+
+export const SKILL_COLUMNS = `id, scope_key, slug, scope_instance, scope_project, scope_workspace, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export function skillValues(s: Skill): Value[] {
+  return [
+    s.id,
+    scopeKey(s.scope),
+    s.slug,
+    s.scope.instance,
+    s.scope.project,
+    s.scope.workspace,
+    s.name,
+    s.body,
+    JSON.stringify(s.tags),
+    s.uses,
+    s.wins,
+    s.check,
+    s.version,
+    s.createdAt,
+    s.updatedAt,
+    ...envelopeValues(s),
+  ];
+}
+
+export const MEMORY_COLUMNS = `id, kind, content, scope_key, scope_instance, scope_project, scope_workspace, source, created_at, ${ENVELOPE_COLUMNS}`;
+export function memoryValues(m: MemoryItem): Value[] {
+  return [m.id, m.kind, m.content, scopeKey(m.scope), m.scope.instance, m.scope.project, m.scope.workspace, m.source, m.createdAt, ...envelopeValues(m)];
+}
+
+/** `?, ?, …` for a column list. */
+export function placeholders(columns: string): string {
+  return columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
+}
+
+/** `a = excluded.a, …` for an upsert of every column but the key. */
+export function updateFromExcluded(columns: string, key: string): string {
+  return columns
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== key)
+    .map((c) => `${c} = excluded.${c}`)
+    .join(', ');
+}

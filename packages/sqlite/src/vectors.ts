@@ -1,0 +1,237 @@
+/**
+ * Derived vectors of memory items in sqlite-vec (SPEC §6). Each embedder
+ * gets a `vec0` table with cosine distance and the item's scope and kind as
+ * metadata columns, so filtered nearest-neighbour queries are exact. Vectors
+ * exist only for live items: the projection drops an item's vectors with
+ * its tombstone, and a rebuild re-creates them from the embedding cache,
+ * which is keyed by `(embedder id, content hash)` and survives rebuilds.
+ */
+import type { MemoryItem, VectorQuery, VectorStore } from '@agentstate/core';
+import { contentHash, scopeKey, ValidationError } from '@agentstate/core';
+import type { Connection } from './connection.js';
+import type { MemoryRow } from './rows.js';
+import { memoryFromRow } from './rows.js';
+
+/** sqlite-vec's largest `k`. */
+export const MAX_NEIGHBOURS = 4096;
+
+/** One embedder's vector table. */
+interface VectorIndex {
+  no: number;
+  embedder_id: string;
+  dimensions: number;
+}
+
+const tableOf = (index: { no: number }): string => `memory_vec_${Math.trunc(index.no)}`;
+
+function toBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+function fromBlob(blob: Buffer): Float32Array {
+  const out = new Float32Array(blob.length / 4);
+  new Uint8Array(out.buffer).set(blob);
+  return out;
+}
+
+/** The vector tables themselves: used by the projection, rebuild and the store. All synchronous. */
+export class VectorIndexes {
+  constructor(private readonly conn: Connection) {}
+
+  /** True when sqlite-vec is loaded, so vectors can be stored and searched. */
+  get available(): boolean {
+    return this.conn.vectorsLoaded;
+  }
+
+  list(): VectorIndex[] {
+    return this.conn.prepare('SELECT no, embedder_id, dimensions FROM vector_indexes ORDER BY no').all() as VectorIndex[];
+  }
+
+  find(embedderId: string): VectorIndex | undefined {
+    return this.conn.prepare('SELECT no, embedder_id, dimensions FROM vector_indexes WHERE embedder_id = ?').get(embedderId) as VectorIndex | undefined;
+  }
+
+  /** The embedder's index, created when missing. Inside a write transaction. */
+  ensure(embedderId: string, dimensions: number): VectorIndex {
+    const found = this.find(embedderId);
+    if (found) {
+      if (found.dimensions !== dimensions) {
+        throw new ValidationError('vector', `embedder ${embedderId} stored ${found.dimensions}-dimensional vectors, not ${dimensions}`);
+      }
+      return found;
+    }
+    if (!Number.isInteger(dimensions) || dimensions <= 0) throw new ValidationError('vector', 'must have at least one dimension');
+    const no = Number(this.conn.prepare('INSERT INTO vector_indexes (embedder_id, dimensions) VALUES (?, ?)').run(embedderId, dimensions).lastInsertRowid);
+    const index = { no, embedder_id: embedderId, dimensions };
+    this.#create(index);
+    return index;
+  }
+
+  /** Drops every vector of the item at `memory.n = n` (its tombstone was projected). */
+  forget(n: number): void {
+    for (const index of this.list()) {
+      const had = this.conn.prepare('DELETE FROM memory_vectors WHERE index_no = ? AND item_n = ?').run(index.no, n);
+      if (had.changes > 0) this.conn.prepare(`DELETE FROM ${tableOf(index)} WHERE rowid = ?`).run(BigInt(n));
+    }
+  }
+
+  /** True when the item has a vector in `index`. */
+  has(index: VectorIndex, n: number): boolean {
+    return this.conn.prepare('SELECT 1 FROM memory_vectors WHERE index_no = ? AND item_n = ?').get(index.no, n) !== undefined;
+  }
+
+  /** Stores one item's vector. Inside a write transaction. */
+  add(index: VectorIndex, n: number, vector: Float32Array, scope: string, kind: string): void {
+    if (vector.length !== index.dimensions) {
+      throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${vector.length}`);
+    }
+    this.conn.prepare(`INSERT INTO ${tableOf(index)} (rowid, embedding, scope_key, kind) VALUES (?, ?, ?, ?)`).run(BigInt(n), vector, scope, kind);
+    this.conn.prepare('INSERT INTO memory_vectors (index_no, item_n) VALUES (?, ?)').run(index.no, n);
+  }
+
+  /** Caches a vector by content hash. */
+  cache(embedderId: string, hash: string, vector: Float32Array): void {
+    this.conn
+      .prepare('INSERT INTO embedding_cache (embedder_id, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (embedder_id, content_hash) DO UPDATE SET vector = excluded.vector')
+      .run(embedderId, hash, toBlob(vector));
+  }
+
+  /** Cached vectors by content hash. */
+  cached(embedderId: string, hashes: readonly string[]): Map<string, Float32Array> {
+    const out = new Map<string, Float32Array>();
+    if (hashes.length === 0) return out;
+    const rows = this.conn
+      .prepare('SELECT content_hash, vector FROM embedding_cache WHERE embedder_id = ? AND content_hash IN (SELECT value FROM json_each(?))')
+      .all(embedderId, JSON.stringify(hashes)) as { content_hash: string; vector: Buffer }[];
+    for (const row of rows) out.set(row.content_hash, fromBlob(row.vector));
+    return out;
+  }
+
+  /**
+   * Empties every vector table and re-creates the vectors of live items from
+   * the cache (items whose content is not cached stay pending). Inside the
+   * rebuild's write transaction.
+   */
+  rebuild(): void {
+    const indexes = this.list();
+    if (indexes.length === 0) return;
+    if (!this.available) throw new Error('this database holds vectors: rebuilding it needs sqlite-vec');
+    this.conn.prepare('DELETE FROM memory_vectors').run();
+    for (const index of indexes) {
+      this.conn.db.exec(`DROP TABLE IF EXISTS ${tableOf(index)}`);
+      this.#create(index);
+    }
+    const items = this.conn.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0 ORDER BY n').iterate() as IterableIterator<Pick<MemoryRow, 'n' | 'content' | 'scope_key' | 'kind'>>;
+    const live = [...items];
+    for (const index of indexes) {
+      const lookup = this.conn.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');
+      for (const item of live) {
+        const row = lookup.get(index.embedder_id, contentHash(item.content)) as { vector: Buffer } | undefined;
+        if (row && row.vector.length === index.dimensions * 4) this.add(index, item.n, fromBlob(row.vector), item.scope_key, item.kind);
+      }
+    }
+  }
+
+  #create(index: VectorIndex): void {
+    this.conn.db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${tableOf(index)} USING vec0(embedding float[${Math.trunc(index.dimensions)}] distance_metric=cosine, scope_key text, kind text)`,
+    );
+  }
+}
+
+/** The {@link VectorStore} of a SQLite backend. */
+export class SqliteVectorStore implements VectorStore {
+  /** Per index: every live item with `n <= mark` has a vector (valid for one projection generation). */
+  readonly #marks = new Map<number, { generation: number; mark: number }>();
+
+  constructor(
+    private readonly conn: Connection,
+    private readonly indexes: VectorIndexes,
+  ) {}
+
+  pending(embedderId: string, limit: number): MemoryItem[] {
+    const take = Math.max(0, Math.trunc(limit));
+    if (take === 0) return [];
+    return this.conn.read(() => {
+      const index = this.indexes.find(embedderId);
+      if (!index) {
+        const rows = this.conn.prepare('SELECT * FROM memory WHERE deleted = 0 ORDER BY n LIMIT ?').all(take) as MemoryRow[];
+        return rows.map(memoryFromRow);
+      }
+      const generation = (this.conn.prepare('SELECT generation FROM projection_state WHERE id = 1').get() as { generation: number }).generation;
+      const known = this.#marks.get(index.no);
+      const from = known && known.generation === generation ? known.mark : 0;
+      const maxN = (this.conn.prepare('SELECT max(n) AS n FROM memory').get() as { n: number | null }).n ?? 0;
+      const rows = this.conn
+        .prepare(
+          `SELECT m.* FROM memory m WHERE m.n > ? AND m.n <= ? AND m.deleted = 0
+             AND NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.index_no = ? AND v.item_n = m.n)
+           ORDER BY m.n LIMIT ?`,
+        )
+        .all(from, maxN, index.no, take) as MemoryRow[];
+      this.#marks.set(index.no, { generation, mark: rows.length === 0 ? maxN : rows[0]!.n - 1 });
+      return rows.map(memoryFromRow);
+    });
+  }
+
+  cached(embedderId: string, contentHashes: readonly string[]): Map<string, Float32Array> {
+    return this.conn.read(() => this.indexes.cached(embedderId, contentHashes));
+  }
+
+  async put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.conn.exclusive(() =>
+      this.conn.immediate(() => {
+        const index = this.indexes.ensure(embedderId, entries[0]!.vector.length);
+        const lookup = this.conn.prepare('SELECT n, deleted, scope_key, kind FROM memory WHERE id = ?');
+        for (const entry of entries) {
+          if (entry.vector.length !== index.dimensions) {
+            throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${entry.vector.length}`);
+          }
+          this.indexes.cache(embedderId, entry.contentHash, entry.vector);
+          const row = lookup.get(entry.id) as Pick<MemoryRow, 'n' | 'deleted' | 'scope_key' | 'kind'> | undefined;
+          if (!row || row.deleted !== 0 || this.indexes.has(index, row.n)) continue;
+          this.indexes.add(index, row.n, entry.vector, row.scope_key, row.kind);
+        }
+      }),
+    );
+  }
+
+  nearest(query: VectorQuery): Array<{ record: MemoryItem; similarity: number }> {
+    const k = Math.min(Math.max(0, Math.trunc(query.k)), MAX_NEIGHBOURS);
+    if (k === 0 || query.scopes?.length === 0 || query.kinds?.length === 0) return [];
+    return this.conn.read(() => {
+      const index = this.indexes.find(query.embedderId);
+      if (!index) return [];
+      if (query.vector.length !== index.dimensions) {
+        throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${query.vector.length}`);
+      }
+      const scopes = query.scopes?.map(scopeKey);
+      const kinds = query.kinds;
+      let sql = `SELECT rowid AS n, distance FROM ${tableOf(index)} WHERE embedding MATCH ? AND k = ?`;
+      const params: unknown[] = [query.vector, k];
+      if (scopes) {
+        sql += ` AND scope_key IN (${scopes.map(() => '?').join(', ')})`;
+        params.push(...scopes);
+      }
+      if (kinds) {
+        sql += ` AND kind IN (${kinds.map(() => '?').join(', ')})`;
+        params.push(...kinds);
+      }
+      const hits = this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
+      if (hits.length === 0) return [];
+      const rows = this.conn
+        .prepare('SELECT * FROM memory WHERE n IN (SELECT value FROM json_each(?)) AND deleted = 0')
+        .all(JSON.stringify(hits.map((h) => Number(h.n)))) as MemoryRow[];
+      const byN = new Map(rows.map((r) => [r.n, r]));
+      const out: Array<{ record: MemoryItem; similarity: number }> = [];
+      for (const hit of hits) {
+        const row = byN.get(Number(hit.n));
+        if (!row) continue;
+        const similarity = hit.distance === null || !Number.isFinite(hit.distance) ? 0 : 1 - hit.distance;
+        out.push({ record: memoryFromRow(row), similarity });
+      }
+      return out.sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
+    });
+  }
+}
