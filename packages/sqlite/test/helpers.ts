@@ -1,0 +1,67 @@
+/** Shared helpers of the SQLite tests: temp files and deterministic provider pairs. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
+import type { Embedder, EventSourcedProvider } from '@agentstate/core';
+import { openSqlite } from '../src/index.js';
+import type { SqliteOptions, SqliteProvider } from '../src/index.js';
+
+/** A fresh temp directory, removed by the returned cleanup. */
+export function tempDir(prefix = 'agentstate-sqlite-'): { dir: string; file: (name?: string) => string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, file: (name = 'state.db') => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The deterministic options two providers share: same clock start, seed and instance. */
+export function deterministic(seed = 7): { clock: ManualClock; entropy: ReturnType<typeof seededEntropy>; instanceId: string } {
+  return { clock: new ManualClock(Date.UTC(2026, 10, 29, 16, 54)), entropy: seededEntropy(seed), instanceId: 'instance-a' };
+}
+
+/** A memory reference and a SQLite provider with identical deterministic options. */
+export function pair(
+  path = ':memory:',
+  extra: Partial<SqliteOptions> = {},
+): { memory: EventSourcedProvider; sqlite: SqliteProvider; clocks: ManualClock[]; close: () => Promise<void> } {
+  const a = deterministic();
+  const b = deterministic();
+  const memory = createMemoryProvider({ ...a, ...extra });
+  const sqlite = openSqlite(path, { ...b, ...extra });
+  return {
+    memory,
+    sqlite,
+    clocks: [a.clock, b.clock],
+    close: async () => {
+      await memory.close();
+      await sqlite.close();
+    },
+  };
+}
+
+/**
+ * A tiny deterministic embedder: a hashed bag of folded words in `dimensions`
+ * dimensions. Texts that share words are close; it counts its calls.
+ */
+export function bagOfWordsEmbedder(dimensions = 16, id = `bag-of-words-${dimensions}`): Embedder & { calls: number; texts: number } {
+  const embedder = {
+    id,
+    dimensions,
+    similarityThreshold: 0.3,
+    calls: 0,
+    texts: 0,
+    async embed(texts: readonly string[]) {
+      embedder.calls += 1;
+      embedder.texts += texts.length;
+      return texts.map((text) => {
+        const v = new Float32Array(dimensions);
+        for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+          let h = 2166136261;
+          for (let i = 0; i < word.length; i += 1) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+          v[(h >>> 0) % dimensions]! += 1;
+        }
+        return v;
+      });
+    },
+  };
+  return embedder;
+}
