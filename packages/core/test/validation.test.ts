@@ -16,6 +16,8 @@ describe('input validation', () => {
     ['empty memory content', (p) => p.memory.write({ content: '' }), 'content'],
     ['bad recall mode', (p) => p.memory.recall({ mode: 'fuzzy' as 'lexical' }), 'mode'],
     ['semantic recall without embedder', (p) => p.memory.recall({ query: 'x', mode: 'semantic' }), 'mode'],
+    ['a lone surrogate in content', (p) => p.memory.write({ content: 'a\uD800b' }), 'content'],
+    ['a lone low surrogate in a slug', (p) => p.skills.upsert({ slug: '\uDC00x' }), 'slug'],
     ['bad outcome', (p) => p.skills.recordOutcome('x', { success: 'yes' as unknown as boolean }), 'success'],
   ];
 

@@ -9,12 +9,15 @@ import { LIMITS } from './limits.js';
 import { TURN_ROLES } from './records.js';
 
 const NUL = '\u0000';
+/** A UTF-16 surrogate without its pair: not Unicode text, and no UTF-8 store can keep it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function text(max: number) {
   return z
     .string()
     .max(max, `at most ${max} characters`)
-    .refine((s) => !s.includes(NUL), 'must not contain NUL characters');
+    .refine((s) => !s.includes(NUL), 'must not contain NUL characters')
+    .refine((s) => !LONE_SURROGATE.test(s), 'must be well-formed Unicode (no lone surrogates)');
 }
 
 const idInput = text(LIMITS.id).min(1, 'must not be empty');
