@@ -1,0 +1,153 @@
+/**
+ * Rebuild and snapshots on real files: rebuild re-derives the tables exactly
+ * (stray rows do not survive); a tampered or truncated snapshot row is
+ * skipped; a corrupted event row fails rebuild with a CorruptionError naming
+ * its seq and leaves the database unchanged; reopening keeps everything and
+ * continues the stream and the clock.
+ */
+import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { compareHlc, CorruptionError, encodeSnapshot, hmacCodec, ManualClock, replay } from '@agentstate/core';
+import { openSqlite } from '../src/index.js';
+import type { SqliteProvider } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+async function populate(p: SqliteProvider, n = 5): Promise<void> {
+  const s = await p.sessions.create({ title: 'chat' });
+  for (let i = 0; i < n; i += 1) {
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: `turn ${i} about deploys` });
+    await p.skills.upsert({ slug: `skill-${i % 3}`, body: `body ${i}`, tags: ['ops'] });
+    const m = await p.memory.write({ content: `fact ${i} about the staging database`, scope: { project: i % 2 ? 'a' : '' } });
+    if (i % 3 === 0) await p.memory.delete(m.id);
+  }
+  await p.skills.delete('skill-1');
+}
+
+/** Runs SQL on the file through a second connection (as a tamperer would). */
+function tamper(path: string, sql: string, ...params: unknown[]): void {
+  const db = new Database(path);
+  db.prepare(sql).run(...params);
+  db.close();
+}
+
+describe('rebuild', () => {
+  it('reproduces the tables exactly and removes stray rows', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path);
+    await populate(p);
+    const before = encodeSnapshot(await p.snapshot());
+    tamper(path, "INSERT INTO sessions SELECT 'stray', title, model, created_at, updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1");
+    tamper(path, "UPDATE memory SET content = 'edited behind our back'");
+    tamper(path, "INSERT INTO memory_fts (rowid, text) VALUES (999, 'ghost')");
+    expect(encodeSnapshot(await p.snapshot())).not.toBe(before);
+    const result = await p.rebuild();
+    expect(result).toMatchObject({ snapshotSeq: 0, skipped: [] });
+    expect(encodeSnapshot(await p.snapshot())).toBe(before);
+    expect(await p.memory.recall({ query: 'ghost' })).toEqual([]);
+    expect(await p.memory.recall({ query: 'edited' })).toEqual([]);
+    expect((await p.memory.recall({ query: 'staging' })).length).toBe(3);
+    await p.close();
+  });
+
+  it('resumes from the newest valid snapshot, skipping tampered and truncated ones', async () => {
+    const path = tmp.file();
+    const codec = hmacCodec('secret');
+    const p = openSqlite(path, { snapshotCodec: codec });
+    await populate(p, 2);
+    const good = await p.saveSnapshot();
+    await populate(p, 2);
+    const tampered = await p.saveSnapshot();
+    await populate(p, 2);
+    const truncated = await p.saveSnapshot();
+    await p.memory.write({ content: 'after every snapshot' });
+    const expected = encodeSnapshot(await p.snapshot());
+    tamper(path, 'UPDATE snapshots SET data = replace(data, ?, ?) WHERE seq = ?', 'staging', 'stagiNg', tampered.seq);
+    tamper(path, 'UPDATE snapshots SET data = substr(data, 1, 100) WHERE seq = ?', truncated.seq);
+    const result = await p.rebuild();
+    expect(result.snapshotSeq).toBe(good.seq);
+    expect(result.skipped.map((s) => s.seq)).toEqual([truncated.seq, tampered.seq]);
+    expect(result.events).toBe(result.seq - good.seq);
+    expect(encodeSnapshot(await p.snapshot())).toBe(expected);
+    const full = await p.rebuild({ fromScratch: true });
+    expect(full.snapshotSeq).toBe(0);
+    expect(encodeSnapshot(await p.snapshot())).toBe(expected);
+    await p.close();
+  });
+
+  it('fails on a corrupted event with a CorruptionError naming its seq, and changes nothing', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path);
+    await populate(p, 3);
+    const snapshot = encodeSnapshot(await p.snapshot());
+    const events = await p.log.read({ stream: 'state' });
+    for (const [sql, seq] of [
+      ["UPDATE events SET payload = '{\"session\":{}}' WHERE stream = 'state' AND seq = ?", 4],
+      ["UPDATE events SET payload = 'not json' WHERE stream = 'state' AND seq = ?", 5],
+      ["UPDATE events SET type = 'session.renamed' WHERE stream = 'state' AND seq = ?", 6],
+    ] as const) {
+      const original = events[seq - 1]!;
+      tamper(path, sql, seq);
+      const bytes = readFileSync(path);
+      const error = await p.rebuild().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CorruptionError);
+      expect(error).toMatchObject({ stream: 'state', seq });
+      expect(readFileSync(path).equals(bytes)).toBe(true);
+      expect(encodeSnapshot(await p.snapshot())).toBe(snapshot);
+      tamper(path, "UPDATE events SET type = ?, payload = ? WHERE stream = 'state' AND seq = ?", original.type, JSON.stringify(original.payload), seq);
+    }
+    await p.rebuild();
+    expect(encodeSnapshot(await p.snapshot())).toBe(snapshot);
+    await p.close();
+  });
+});
+
+describe('reopen', () => {
+  it('keeps everything, continues the stream, and starts the clock past every stored HLC', async () => {
+    const path = tmp.file();
+    const clock = new ManualClock(Date.UTC(2030, 0, 1));
+    const p = openSqlite(path, { clock });
+    await populate(p);
+    const skill = await p.skills.get('skill-0');
+    const before = encodeSnapshot(await p.snapshot());
+    const head = await p.log.head('state');
+    await p.close();
+
+    // The physical clock went back a year.
+    const q = openSqlite(path, { clock: new ManualClock(Date.UTC(2029, 0, 1)) });
+    expect(encodeSnapshot(await q.snapshot())).toBe(before);
+    const updated = await q.skills.upsert({ slug: 'skill-0', body: 'new' });
+    expect(compareHlc(updated.updatedHlc, skill.updatedHlc)).toBeGreaterThan(0);
+    const fresh = await q.memory.write({ content: 'later' });
+    expect(compareHlc(fresh.updatedHlc, skill.updatedHlc)).toBeGreaterThan(0);
+    const events = await q.log.read({ stream: 'state', afterSeq: head });
+    expect(events.map((e) => e.seq)).toEqual([head + 1, head + 2]);
+    const replayed = await replay(q.log);
+    expect(encodeSnapshot(await replayed.snapshot())).toBe(encodeSnapshot(await q.snapshot()));
+    await q.close();
+  });
+
+  it('folds events appended to the state stream through a bare log', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path);
+    const s = await p.sessions.create({ title: 'x' });
+    const other = openSqlite(':memory:');
+    const o = await other.memory.write({ content: 'from elsewhere' });
+    const [event] = await other.log.read({ stream: 'state' });
+    await other.close();
+    await p.log.append({ stream: 'state', type: event!.type, payload: event!.payload });
+    // The next write of this provider sees it first.
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hi' });
+    expect((await p.memory.get(o.id)).content).toBe('from elsewhere');
+    await p.close();
+    const q = openSqlite(path);
+    expect((await q.memory.get(o.id)).content).toBe('from elsewhere');
+    await q.close();
+  });
+});
