@@ -10,7 +10,7 @@ import { CorruptionError, decodeStateEvent, maxHlc, sortSnapshot, STATE_STREAM }
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
-import type { Projection } from './projection.js';
+import type { Projection, ProjectionState } from './projection.js';
 import { changeHlc } from './projection.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -75,14 +75,14 @@ export class SqliteBackend implements StateBackend {
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.conn.exclusive(async () => {
-      this.#beginInStep();
+      const state = this.#beginInStep();
       let open = true;
       const tx: StateWriteTx = {
         ...this.queries,
         commit: (change, meta) => {
           if (!open) throw new Error('this write transaction has already committed');
           open = false;
-          return this.#commit(change, meta);
+          return this.#commit(state, change, meta);
         },
       };
       try {
@@ -101,10 +101,11 @@ export class SqliteBackend implements StateBackend {
    * append) are folded first, in a transaction of their own, so that the
    * look-ups see them and nothing uncommitted is ever visible.
    */
-  #beginInStep(): void {
+  #beginInStep(): ProjectionState {
     for (;;) {
       this.conn.begin();
-      if (this.projection.state().seq === this.log.headNow(STATE_STREAM)) return;
+      const state = this.projection.state();
+      if (state.seq === this.log.headNow(STATE_STREAM)) return state;
       try {
         foldPending(this.log, this.projection, this.options.upcasters);
       } catch (error) {
@@ -115,11 +116,12 @@ export class SqliteBackend implements StateBackend {
     }
   }
 
-  #commit(change: StateChange, meta: EventMeta): LogEvent {
+  /** Appends and projects inside the transaction `#beginInStep` opened at `state`, then commits. */
+  #commit(state: ProjectionState, change: StateChange, meta: EventMeta): LogEvent {
     let event: LogEvent;
     try {
-      const state = this.projection.state();
-      event = this.log.appendInTransaction({ ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload }).event;
+      const input = { ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload };
+      event = this.log.appendInTransaction(input, state.seq + 1).event;
       this.projection.apply(change);
       this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     } catch (error) {

@@ -13,7 +13,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { mapSqliteError } from './errors.js';
 
 /** How hard SQLite works to make each commit durable (`PRAGMA synchronous`). */
-export type SynchronousLevel = 'normal' | 'full' | 'extra';
+export type SynchronousLevel = 'off' | 'normal' | 'full' | 'extra';
 
 /** Options of {@link Connection.open}. */
 export interface ConnectionOptions {

@@ -103,10 +103,11 @@ export class SqliteLog implements Log {
 
   /**
    * Appends inside the caller's open write transaction and returns the event
-   * with the caller's payload object (not a copy) and its stored text.
+   * with the caller's payload object (not a copy) and its stored text. `seq`
+   * is the next seq when the caller already read the head in this transaction.
    */
-  appendInTransaction<P>(input: AppendInput<P>): { event: LogEvent<P>; text: string } {
-    const event = toLogEvent(input, this.headNow(input.stream) + 1, this.#now);
+  appendInTransaction<P>(input: AppendInput<P>, seq?: number): { event: LogEvent<P>; text: string } {
+    const event = toLogEvent(input, seq ?? this.headNow(input.stream) + 1, this.#now);
     const text = payloadText(event.payload);
     if (typeof event.time !== 'string') throw new ValidationError('time', 'must be an instant string');
     this.conn

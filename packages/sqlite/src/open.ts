@@ -29,6 +29,8 @@ export interface SqliteConnectionOptions {
    * `PRAGMA synchronous` (WAL mode). `full` (default) fsyncs every commit: an
    * acknowledged write survives power loss. `normal` survives a crash of the
    * process but may lose the last commits on power loss; it is much faster.
+   * `off` leaves syncing to the OS: for bulk loads you can redo, never for
+   * state you care about.
    */
   synchronous?: SynchronousLevel;
 }

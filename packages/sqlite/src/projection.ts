@@ -5,7 +5,7 @@
  * rows are kept for live records only and hold core's folded tokens.
  */
 import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
-import { EventTypes, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
+import { compareMemoryNewestFirst, EventTypes, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import {
   MEMORY_COLUMNS,
@@ -45,6 +45,8 @@ const SQL = {
   updateMemory: `UPDATE memory SET (${MEMORY_COLUMNS}) = (${placeholders(MEMORY_COLUMNS)}) WHERE n = ?`,
   insertMemoryText: 'INSERT INTO memory_fts (rowid, text) VALUES (?, ?)',
   deleteMemoryText: 'DELETE FROM memory_fts WHERE rowid = ?',
+  memoryOrder: 'SELECT last_created_at, last_id, in_order FROM memory_order WHERE id = 1',
+  saveMemoryOrder: 'UPDATE memory_order SET last_created_at = ?, last_id = ?, in_order = ? WHERE id = 1',
 } as const;
 
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
@@ -122,7 +124,8 @@ export class Projection {
       this.#putSkill(s);
       hlc = maxHlc(hlc, s.updatedHlc);
     }
-    for (const m of snapshot.memory) {
+    // Inserted in recall order, so that recent-first recall can read the index backwards.
+    for (const m of [...snapshot.memory].sort((a, b) => compareMemoryNewestFirst(b, a))) {
       this.#putMemory(m);
       hlc = maxHlc(hlc, m.updatedHlc);
     }
@@ -134,6 +137,7 @@ export class Projection {
     for (const table of PROJECTION_TABLES) this.conn.db.exec(`DELETE FROM ${table}`);
     this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
+    this.conn.prepare(SQL.saveMemoryOrder).run('', '', 1);
   }
 
   #putSession(session: Session): void {
@@ -157,6 +161,14 @@ export class Projection {
     if (!skill.deleted) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 
+  /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order. */
+  #noteMemoryOrder(item: MemoryItem): void {
+    const last = this.conn.prepare(SQL.memoryOrder).get() as { last_created_at: string; last_id: string; in_order: number };
+    const after = item.createdAt > last.last_created_at || (item.createdAt === last.last_created_at && item.id > last.last_id);
+    if (after) this.conn.prepare(SQL.saveMemoryOrder).run(item.createdAt, item.id, last.in_order);
+    else if (last.in_order !== 0) this.conn.prepare(SQL.saveMemoryOrder).run(last.last_created_at, last.last_id, 0);
+  }
+
   #putMemory(item: MemoryItem): void {
     const slot = this.conn.prepare(SQL.memorySlot).get(item.id) as { n: number; deleted: number } | undefined;
     let n: number;
@@ -169,6 +181,7 @@ export class Projection {
       }
     } else {
       n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
+      this.#noteMemoryOrder(item);
     }
     if (!item.deleted) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
   }

@@ -15,33 +15,66 @@ import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows
 /** Rows fetched per page when candidates are verified. */
 const MIN_PAGE = 64;
 
-/** Builds the WHERE clause and parameters shared by the lexical searches. */
+/**
+ * Relevance order ranks (FTS5 bm25) at most this many of the most recently
+ * written matches: exact below it, and bounded in time above it.
+ */
+export const RELEVANCE_WINDOW = 10_000;
+
+/** How a lexical search reads the tables. */
+type Plan =
+  /** No text: the live index, newest first (or by slug). */
+  | 'index'
+  /** Text, newest first, rows in recall order: read the full-text index backwards, stop at the limit. */
+  | 'backwards'
+  /** Text, any other order: every match, sorted. */
+  | 'sorted'
+  /** Text, relevance: bm25 over the most recent matches (see {@link RELEVANCE_WINDOW}). */
+  | 'ranked';
+
+/** Builds a lexical search: SQL (ending in `LIMIT ? OFFSET ?`) and its parameters. */
 function lexicalSql(
   table: 'skills' | 'memory',
   query: LexicalQuery & { kinds?: readonly string[] },
   order: string,
+  plan: Plan,
 ): { sql: string; params: unknown[]; ranked: boolean } {
   const fts = `${table}_fts`;
-  const hasText = query.tokens.length > 0;
-  const ranked = hasText && query.order === 'relevance';
   const params: unknown[] = [];
-  let sql = `SELECT r.*${ranked ? `, bm25(${fts}) AS rank` : ''} FROM ${table} r`;
-  if (hasText) sql += ` JOIN ${fts} ON ${fts}.rowid = r.n`;
-  sql += ' WHERE r.deleted = 0';
-  if (hasText) {
-    sql += ` AND ${fts} MATCH ?`;
+  let where = 'r.deleted = 0';
+  if (plan !== 'index') {
+    where += ` AND ${fts} MATCH ?`;
     params.push(ftsQuery(query.tokens, (query.match ?? 'all') as TokenMatch));
   }
   if (query.scopes !== undefined) {
-    sql += ' AND r.scope_key IN (SELECT value FROM json_each(?))';
+    where += ' AND r.scope_key IN (SELECT value FROM json_each(?))';
     params.push(JSON.stringify(query.scopes.map(scopeKey)));
   }
   if (query.kinds !== undefined) {
-    sql += ' AND r.kind IN (SELECT value FROM json_each(?))';
+    where += ' AND r.kind IN (SELECT value FROM json_each(?))';
     params.push(JSON.stringify(query.kinds));
   }
-  sql += ` ORDER BY ${ranked ? 'rank, ' : ''}${order} LIMIT ? OFFSET ?`;
-  return { sql, params, ranked };
+  const matches = `${fts} JOIN ${table} r ON r.n = ${fts}.rowid WHERE ${where}`;
+  switch (plan) {
+    case 'index':
+      return { sql: `SELECT r.* FROM ${table} r WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, params, ranked: false };
+    case 'backwards':
+      return { sql: `SELECT r.* FROM ${matches} ORDER BY ${fts}.rowid DESC LIMIT ? OFFSET ?`, params, ranked: false };
+    case 'sorted':
+      return { sql: `SELECT r.* FROM ${matches} ORDER BY ${order} LIMIT ? OFFSET ?`, params, ranked: false };
+    case 'ranked': {
+      // Full-text rows exist for live records only: without filters the window needs no join.
+      const window =
+        params.length === 1
+          ? `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rowid DESC LIMIT ${RELEVANCE_WINDOW}`
+          : `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ORDER BY ${fts}.rowid DESC LIMIT ${RELEVANCE_WINDOW}`;
+      return {
+        sql: `SELECT r.*, w.rank FROM (${window}) w JOIN ${table} r ON r.n = w.n WHERE r.deleted = 0 ORDER BY w.rank, ${order} LIMIT ? OFFSET ?`,
+        params,
+        ranked: true,
+      };
+    }
+  }
 }
 
 /**
@@ -75,6 +108,8 @@ export function sqliteQueries(conn: Connection): StateQueries {
     const row = conn.prepare(sql).get(...params) as R | undefined;
     return row === undefined ? undefined : map(row);
   };
+
+  const memoryInOrder = (): boolean => (conn.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number }).in_order === 1;
 
   return {
     session: (id: string) => mapErrors(() => one<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id)),
@@ -116,7 +151,8 @@ export function sqliteQueries(conn: Connection): StateQueries {
     searchSkills: (query: LexicalQuery) =>
       mapErrors((): Scored<Skill>[] => {
         if (query.scopes?.length === 0) return [];
-        const built = lexicalSql('skills', query, 'r.slug, r.id');
+        const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
+        const built = lexicalSql('skills', query, 'r.slug, r.id', plan);
         const match = (query.match ?? 'all') as TokenMatch;
         const rows = verifiedPages<SkillRow & { rank?: number }>(conn, built, query.limit, (row) =>
           verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
@@ -125,13 +161,15 @@ export function sqliteQueries(conn: Connection): StateQueries {
       }),
 
     searchMemory: (query: LexicalQuery & { kinds?: readonly string[] }) =>
-      mapErrors((): Scored<MemoryItem>[] => {
+      mapErrors((): Scored<MemoryItem>[] => conn.read(() => {
         if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];
-        const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC');
+        const plan: Plan =
+          query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
+        const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan);
         const match = (query.match ?? 'all') as TokenMatch;
         const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
         return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
-      }),
+      })),
   };
 }
 

@@ -13,6 +13,9 @@ import type { Migration } from './migration.js';
  */
 export const FTS_TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* P* S* C*'`;
 
+/** FTS5 options: folded-token tokenizer, prefix indexes for short prefixes, no stored copy, live rows only. */
+const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', content = '', contentless_delete = 1`;
+
 export const migration002: Migration = {
   version: 2,
   name: 'projection',
@@ -85,7 +88,7 @@ CREATE TABLE skills (
 );
 CREATE INDEX skills_live_by_slug ON skills (slug, id) WHERE deleted = 0;
 CREATE INDEX skills_live_by_scope ON skills (scope_key, slug, id) WHERE deleted = 0;
-CREATE VIRTUAL TABLE skills_fts USING fts5(text, tokenize = "${FTS_TOKENIZER}", content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE skills_fts USING fts5(text, ${FTS_OPTIONS});
 
 CREATE TABLE memory (
   n INTEGER PRIMARY KEY,
@@ -107,6 +110,17 @@ CREATE TABLE memory (
 );
 CREATE INDEX memory_live_recent ON memory (created_at, id) WHERE deleted = 0;
 CREATE INDEX memory_live_by_scope ON memory (scope_key, created_at, id) WHERE deleted = 0;
-CREATE VIRTUAL TABLE memory_fts USING fts5(text, tokenize = "${FTS_TOKENIZER}", content = '', contentless_delete = 1);
+CREATE VIRTUAL TABLE memory_fts USING fts5(text, ${FTS_OPTIONS});
+
+-- Whether memory rows were inserted in recall order (createdAt, then id): while
+-- they are, the newest matches are the highest rowids, and recent-first recall
+-- reads the full-text index backwards and stops at the limit.
+CREATE TABLE memory_order (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_created_at TEXT NOT NULL,
+  last_id TEXT NOT NULL,
+  in_order INTEGER NOT NULL
+);
+INSERT INTO memory_order (id, last_created_at, last_id, in_order) VALUES (1, '', '', 1);
 `,
 };

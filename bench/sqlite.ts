@@ -1,0 +1,249 @@
+/**
+ * SQLite benchmark (issue #3). Prints four tables:
+ *  1. durable appendTurn per second, one awaited call per turn, next to raw
+ *     better-sqlite3 doing the same inserts in one transaction per turn, on
+ *     the same machine in the same run (target: ≥ 0.7× raw);
+ *  2. recall and search latency at 100,000 memory items (targets: lexical
+ *     p50 ≤ 5 ms, hybrid with a 100-dimension embedder p50 ≤ 60 ms);
+ *  3. rebuild() of 1,000,000 events (target ≥ 50,000 events/s) and the open
+ *     time of that database (target ≤ 1 s).
+ * Run: `npm run build` at the root, then `npm run sqlite -w @agentstate/bench`.
+ * Sizes: BENCH_SQLITE_TURNS, BENCH_SQLITE_ITEMS, BENCH_SQLITE_EVENTS.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { createMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
+import type { Embedder } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
+import type { SynchronousLevel } from '@agentstate/sqlite';
+import { fmt, percentile, printTable, timeMs } from './table.js';
+
+const TURNS = Number(process.env.BENCH_SQLITE_TURNS ?? 20_000);
+const ITEMS = Number(process.env.BENCH_SQLITE_ITEMS ?? 100_000);
+const EVENTS = Number(process.env.BENCH_SQLITE_EVENTS ?? 1_000_000);
+const QUERIES = 200;
+
+const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-'));
+const file = (name: string) => join(dir, name);
+
+const WORDS = (
+  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
+  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
+  'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout ' +
+  'schema index query plan vacuum checkpoint wal fsync durable replica failover region zone backup restore snapshot'
+).split(' ');
+let rng = 42;
+const random = () => {
+  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
+  return rng / 2 ** 32;
+};
+const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
+const sentence = (n = 12) => Array.from({ length: n }, pick).join(' ');
+
+/** A deterministic 100-dimension embedder: a hashed bag of words (a stand-in for a real model). */
+function hashedEmbedder(dimensions = 100): Embedder {
+  return {
+    id: `hashed-bow-${dimensions}`,
+    dimensions,
+    similarityThreshold: 0.2,
+    async embed(texts) {
+      return texts.map((text) => {
+        const v = new Float32Array(dimensions);
+        for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+          let h = 2166136261;
+          for (let i = 0; i < w.length; i += 1) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+          v[(h >>> 0) % dimensions]! += 1;
+          v[((h >>> 8) >>> 0) % dimensions]! += 0.5;
+        }
+        return v;
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------- 1. appendTurn
+
+async function agentstateTurns(sync: SynchronousLevel, n: number): Promise<number> {
+  const p = openSqlite(file(`turns-${sync}.db`), { synchronous: sync });
+  const s = await p.sessions.create({ title: 'bench' });
+  const contents = Array.from({ length: n }, () => sentence());
+  const ms = await timeMs(async () => {
+    for (let i = 0; i < n; i += 1) await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: contents[i]! });
+  });
+  await p.close();
+  return (n / ms) * 1000;
+}
+
+/** Raw better-sqlite3: event row, turn row, session update (and an FTS row), one transaction per turn. */
+async function rawTurns(sync: SynchronousLevel, n: number, withFts: boolean): Promise<number> {
+  const path = file(`raw-${sync}-${withFts}.db`);
+  await openSqlite(path).close();
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`synchronous = ${sync}`);
+  if (withFts) db.exec('CREATE VIRTUAL TABLE turns_fts USING fts5(text)');
+  db.prepare(
+    `INSERT INTO sessions VALUES ('s', 'bench', '', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 1, 'i', 1, 0, 'i', 0)`,
+  ).run();
+  const insertEvent = db.prepare(
+    'INSERT INTO events (stream, seq, type, time, schema_version, payload) VALUES (?, ?, ?, ?, 1, ?)',
+  );
+  const insertTurn = db.prepare(
+    `INSERT INTO turns (session_id, seq, id, role, content, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted)
+     VALUES (?, ?, ?, 'user', ?, ?, 1, 'i', ?, 0, 'i', 0)`,
+  );
+  const updateSession = db.prepare('UPDATE sessions SET sync_version = sync_version + 1, updated_at = ?, hlc_wall = ? WHERE id = ?');
+  const insertFts = withFts ? db.prepare('INSERT INTO turns_fts (rowid, text) VALUES (?, ?)') : undefined;
+  const contents = Array.from({ length: n }, () => sentence());
+  const ms = await timeMs(async () => {
+    for (let i = 0; i < n; i += 1) {
+      const now = new Date().toISOString();
+      const turn = { id: `t${i}`, sessionId: 's', seq: i + 1, role: 'user', content: contents[i]!, createdAt: now };
+      db.exec('BEGIN IMMEDIATE');
+      insertEvent.run('state', i + 1, 'session.turn_appended', now, JSON.stringify({ session: { id: 's' }, turn }));
+      const row = insertTurn.run('s', i + 1, turn.id, turn.content, now, i);
+      updateSession.run(now, i, 's');
+      insertFts?.run(row.lastInsertRowid, turn.content);
+      db.exec('COMMIT');
+      await Promise.resolve();
+    }
+  });
+  db.close();
+  return (n / ms) * 1000;
+}
+
+async function benchTurns(): Promise<void> {
+  const rows: string[][] = [];
+  for (const sync of ['full', 'normal'] as const) {
+    const n = sync === 'full' ? Math.min(TURNS, 5_000) : TURNS;
+    const rawFts = await rawTurns(sync, n, true);
+    const rawPlain = await rawTurns(sync, n, false);
+    const ours = await agentstateTurns(sync, n);
+    rows.push([
+      `synchronous=${sync}`,
+      fmt(n),
+      `${fmt(ours)} /s`,
+      `${fmt(rawFts)} /s`,
+      `${fmt(ours / rawFts, 2)}×`,
+      `${fmt(rawPlain)} /s`,
+      `${fmt(ours / rawPlain, 2)}×`,
+    ]);
+  }
+  printTable(
+    'Durable appendTurn, one awaited call per turn, vs raw better-sqlite3 (one transaction per turn)',
+    ['setting', 'turns', 'agentstate', 'raw (event+turn+session+FTS)', 'ratio', 'raw (event+turn+session)', 'ratio'],
+    rows,
+  );
+}
+
+// ---------------------------------------------------------------- 2. recall and search
+
+async function benchRecall(): Promise<void> {
+  const path = file('recall.db');
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const writer = openSqlite(path, { synchronous: 'off', clock, entropy: seededEntropy(3) });
+  const loadMs = await timeMs(async () => {
+    for (let i = 0; i < ITEMS; i += 1) {
+      clock.advance(1);
+      await writer.memory.write({ content: sentence(10 + (i % 10)), kind: i % 3 === 0 ? 'preference' : 'fact', scope: { project: `p${i % 20}` } });
+      if (i % 10 === 0) await writer.skills.upsert({ slug: `skill-${i}`, name: sentence(3), body: sentence(30), tags: [pick(), pick()] });
+    }
+  });
+  await writer.close();
+
+  const p = openSqlite(path, { embedder: hashedEmbedder(100) });
+  const embedMs = await timeMs(() => p.memory.recall({ query: 'warm up the vectors', mode: 'semantic' }));
+  const queries = Array.from({ length: QUERIES }, () => (random() < 0.5 ? `${pick()} ${pick().slice(0, 4)}` : `${pick()} ${pick()} ${pick()}`));
+  const rows: string[][] = [];
+  const measure = async (label: string, fn: (q: string) => Promise<unknown[]>, target: string) => {
+    for (const q of queries.slice(0, 20)) await fn(q);
+    const samples: number[] = [];
+    let hits = 0;
+    for (const q of queries) {
+      const start = performance.now();
+      hits += (await fn(q)).length;
+      samples.push(performance.now() - start);
+    }
+    rows.push([label, `${fmt(percentile(samples, 50), 2)} ms`, `${fmt(percentile(samples, 95), 2)} ms`, fmt(hits / queries.length, 1), target]);
+  };
+  await measure('recall lexical, recent (limit 20)', (q) => p.memory.recall({ query: q, mode: 'lexical' }), 'p50 ≤ 5 ms');
+  await measure('recall lexical, relevance (bm25, limit 20)', (q) => p.memory.recall({ query: q, mode: 'lexical', order: 'relevance' }), 'p50 ≤ 5 ms');
+  await measure('recall lexical, one project scope', (q) => p.memory.recall({ query: q, mode: 'lexical', scope: { project: 'p7' } }), 'p50 ≤ 5 ms');
+  await measure('skills.search (10,000 skills, limit 20)', (q) => p.skills.search(q, 20), 'p50 ≤ 5 ms');
+  await measure('recall semantic (100-d, limit 20)', (q) => p.memory.recall({ query: q, mode: 'semantic' }), '—');
+  await measure('recall hybrid (100-d, limit 20)', (q) => p.memory.recall({ query: q, order: 'relevance' }), 'p50 ≤ 60 ms');
+  await measure('recall hybrid, one project scope', (q) => p.memory.recall({ query: q, order: 'relevance', scope: { project: 'p7' } }), 'p50 ≤ 60 ms');
+  await p.close();
+  printTable(
+    `Recall and search at ${fmt(ITEMS)} memory items (load: ${fmt(loadMs / 1000, 1)} s; embedding every item once: ${fmt(embedMs / 1000, 1)} s)`,
+    ['query', 'p50', 'p95', 'hits/query', 'target'],
+    rows,
+  );
+}
+
+// ---------------------------------------------------------------- 3. rebuild and open
+
+async function benchRebuild(): Promise<void> {
+  // Events are produced by the in-memory provider (same core, same payloads), then stored raw.
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const source = createMemoryProvider({ clock, entropy: seededEntropy(9) });
+  const sessions: string[] = [];
+  const items: string[] = [];
+  let made = 0;
+  while (made < EVENTS) {
+    clock.advance(1);
+    const r = random();
+    if (sessions.length === 0 || r < 0.01) sessions.push((await source.sessions.create({ title: sentence(3) })).id);
+    else if (r < 0.72) await source.sessions.appendTurn({ sessionId: sessions[Math.floor(random() * sessions.length)]!, role: 'user', content: sentence() });
+    else if (r < 0.9) items.push((await source.memory.write({ content: sentence(), scope: { project: `p${made % 20}` } })).id);
+    else if (r < 0.98) await source.skills.upsert({ slug: `skill-${Math.floor(random() * 2000)}`, body: sentence(20), tags: [pick()] });
+    else if (items.length > 0) await source.memory.delete(items.splice(Math.floor(random() * items.length), 1)[0]!);
+    made = await source.log.head('state');
+  }
+  const events = await source.log.read({ stream: 'state' });
+  const path = file('rebuild.db');
+  await openSqlite(path).close();
+  const db = new Database(path);
+  const insert = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload) VALUES (?, ?, ?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const e of events) insert.run(e.stream, e.seq, e.type, e.time, e.schemaVersion, JSON.stringify(e.payload));
+  })();
+  db.close();
+
+  // The first open folds every event (the projection is empty), then rebuild() from scratch, then a plain reopen.
+  let p = openSqlite(path);
+  await p.close();
+  p = openSqlite(path);
+  const start = performance.now();
+  const result = await p.rebuild({ fromScratch: true });
+  const rebuildMs = performance.now() - start;
+  await p.close();
+  const openMs: number[] = [];
+  for (let i = 0; i < 5; i += 1) {
+    const t = performance.now();
+    const q = openSqlite(path);
+    await q.sessions.list({ limit: 1 });
+    openMs.push(performance.now() - t);
+    await q.close();
+  }
+  printTable(
+    `rebuild() and open of a ${fmt(events.length)}-event database`,
+    ['measure', 'figure', 'target'],
+    [
+      ['rebuild() (from scratch, one transaction)', `${fmt(rebuildMs / 1000, 1)} s, ${fmt((result.events / rebuildMs) * 1000)} events/s`, '≥ 50,000 events/s'],
+      ['open (median of 5, first query included)', `${fmt(percentile(openMs, 50), 1)} ms`, '≤ 1 s'],
+    ],
+  );
+}
+
+const only = process.argv[2];
+try {
+  if (!only || only === 'turns') await benchTurns();
+  if (!only || only === 'recall') await benchRecall();
+  if (!only || only === 'rebuild') await benchRebuild();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
