@@ -17,7 +17,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { createMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
-import { openSqlite } from '@agentstate/sqlite';
+import { eventChecksum, openSqlite } from '@agentstate/sqlite';
 import type { SynchronousLevel } from '@agentstate/sqlite';
 import { fmt, percentile, printTable, timeMs } from './table.js';
 
@@ -89,7 +89,7 @@ async function rawTurns(sync: SynchronousLevel, n: number, withFts: boolean): Pr
     `INSERT INTO sessions VALUES ('s', 'bench', '', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 1, 'i', 1, 0, 'i', 0)`,
   ).run();
   const insertEvent = db.prepare(
-    'INSERT INTO events (stream, seq, type, time, schema_version, payload) VALUES (?, ?, ?, ?, 1, ?)',
+    'INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, 1, ?, ?, 1)',
   );
   const insertTurn = db.prepare(
     `INSERT INTO turns (session_id, seq, id, role, content, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted)
@@ -103,10 +103,11 @@ async function rawTurns(sync: SynchronousLevel, n: number, withFts: boolean): Pr
       const now = new Date().toISOString();
       const turn = { id: `t${i}`, sessionId: 's', seq: i + 1, role: 'user', content: contents[i]!, createdAt: now };
       db.exec('BEGIN IMMEDIATE');
-      insertEvent.run('state', i + 1, 'session.turn_appended', now, JSON.stringify({ session: { id: 's' }, turn }));
-      const row = insertTurn.run('s', i + 1, turn.id, turn.content, now, i);
+      const payload = JSON.stringify({ session: { id: 's' }, turn });
+      insertEvent.run('state', i + 1, 'session.turn_appended', now, payload, eventChecksum('session.turn_appended', 1, payload));
+      insertTurn.run('s', i + 1, turn.id, turn.content, now, i);
       updateSession.run(now, i, 's');
-      insertFts?.run(row.lastInsertRowid, turn.content);
+      insertFts?.run(i + 1, turn.content);
       db.exec('COMMIT');
       await Promise.resolve();
     }
@@ -207,9 +208,13 @@ async function benchRebuild(): Promise<void> {
   const path = file('rebuild.db');
   await openSqlite(path).close();
   const db = new Database(path);
-  const insert = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload) VALUES (?, ?, ?, ?, ?, ?)');
+  // As a provider's commits store them: checksummed, and marked validated (the stamper made them).
+  const insert = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
   db.transaction(() => {
-    for (const e of events) insert.run(e.stream, e.seq, e.type, e.time, e.schemaVersion, JSON.stringify(e.payload));
+    for (const e of events) {
+      const payload = JSON.stringify(e.payload);
+      insert.run(e.stream, e.seq, e.type, e.time, e.schemaVersion, payload, eventChecksum(e.type, e.schemaVersion, payload));
+    }
   })();
   db.close();
 

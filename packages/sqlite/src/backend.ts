@@ -5,13 +5,13 @@
  * commits, synchronously. Nothing uncommitted is ever visible to a reader on
  * this connection, and a call that fails leaves no event and no row.
  */
-import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, UpcasterRegistry } from '@agentstate/core';
+import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, Turn, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, decodeStateEvent, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
-import type { Projection, ProjectionState } from './projection.js';
-import { changeHlc } from './projection.js';
+import type { ProjectedRecord, Projection, ProjectionState } from './projection.js';
+import { changeHlc, changeRecords } from './projection.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 import type { SqliteVectorStore } from './vectors.js';
@@ -19,34 +19,65 @@ import type { SqliteVectorStore } from './vectors.js';
 /** Events folded per read while catching up or rebuilding. */
 export const FOLD_BATCH = 5_000;
 
+/** Distinct records held before they are written, while folding. */
+const COALESCE_LIMIT = 20_000;
+
 /**
  * Folds events of the `state` stream after the projection's seq, up to the
- * log head, inside the caller's write transaction. Returns how many.
+ * log head, inside the caller's write transaction; returns how many. Every
+ * event is checked against its checksum and decoded in order (a changed or
+ * malformed one is a `CorruptionError` naming its seq); payloads a bare log
+ * append wrote are validated in full. Successive post-images of one record
+ * within a stretch of events are coalesced, so each is written once per
+ * stretch, through the same writer as a live commit.
  */
 export function foldPending(log: SqliteLog, projection: Projection, upcasters: UpcasterRegistry | undefined): number {
   const state = projection.state();
   let { seq, maxHlc: hlc } = state;
   let folded = 0;
+  const pending = new Map<string, { entry: ProjectedRecord; seq: number }>();
+  const flush = (): void => {
+    // Turns never coalesce and nothing refers to their insertion order: they go in key order, which
+    // keeps B-tree inserts local. Every other record keeps the order of its first event (row numbers).
+    const turns: { entry: ProjectedRecord; seq: number }[] = [];
+    for (const item of pending.values()) {
+      if (item.entry.kind === 'turn') turns.push(item);
+      else putOrCorrupt(projection, item.entry, item.seq);
+    }
+    turns.sort((a, b) => compareTurnKeys(a.entry.record as Turn, b.entry.record as Turn));
+    for (const item of turns) putOrCorrupt(projection, item.entry, item.seq);
+    pending.clear();
+  };
   for (;;) {
-    const batch = log.readNow(STATE_STREAM, seq, FOLD_BATCH);
+    const batch = log.readForFold(STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
-    for (const event of batch) {
+    for (const { event, validated } of batch) {
       if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
-      const change = decodeStateEvent(event, { upcasters });
-      applyOrCorrupt(projection, change, event.seq);
-      hlc = maxHlc(hlc, changeHlc(change));
+      // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
+      const change = decodeStateEvent(event, { upcasters, trusted: validated });
+      for (const entry of changeRecords(change)) {
+        pending.set(`${entry.kind}\u0000${entry.record.id}`, { entry, seq: event.seq });
+        hlc = maxHlc(hlc, entry.record.updatedHlc);
+      }
       seq = event.seq;
       folded += 1;
     }
+    if (pending.size >= COALESCE_LIMIT) flush();
   }
+  flush();
   if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
   return folded;
 }
 
-/** Applies a decoded change; a row the tables refuse is a `CorruptionError` naming the event. */
-export function applyOrCorrupt(projection: Projection, change: StateChange, seq: number): void {
+/** Orders turns by session, then seq: the key of the turns table. */
+function compareTurnKeys(a: Turn, b: Turn): number {
+  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : a.seq - b.seq;
+}
+
+/** Writes a record; a row the tables refuse is a `CorruptionError` naming the event that carried it. */
+function putOrCorrupt(projection: Projection, entry: ProjectedRecord, seq: number): void {
   try {
-    projection.apply(change);
+    projection.put(entry);
   } catch (error) {
     const mapped = mapSqliteError(error);
     if (mapped instanceof CorruptionError) throw mapped;
@@ -121,7 +152,8 @@ export class SqliteBackend implements StateBackend {
     let event: LogEvent;
     try {
       const input = { ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload };
-      event = this.log.appendInTransaction(input, state.seq + 1).event;
+      // The stamper's payloads are valid by construction: the row is marked validated.
+      event = this.log.appendInTransaction(input, state.seq + 1, true).event;
       this.projection.apply(change);
       this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     } catch (error) {

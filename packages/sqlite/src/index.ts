@@ -6,7 +6,7 @@
 export { openSqlite, openSqliteLog } from './open.js';
 export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, SqliteProvider } from './open.js';
 export type { SynchronousLevel } from './connection.js';
-export { SqliteLog } from './log.js';
+export { eventChecksum, SqliteLog } from './log.js';
 export type { RebuildOptions, RebuildResult } from './rebuild.js';
 export { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
 export type { IncompatibleReason } from './errors.js';

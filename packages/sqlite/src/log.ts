@@ -5,6 +5,7 @@
  * ({@link openSqliteLog}). Appends follow core's shared rules
  * (`toLogEvent`); a failed append consumes no seq.
  */
+import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot } from '@agentstate/core';
 import { CorruptionError, formatInstant, systemClock, toLogEvent, ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
@@ -17,6 +18,7 @@ interface EventRow {
   time: string;
   schema_version: number;
   payload: string;
+  checksum: string;
   actor: string | null;
   trace_id: string | null;
   span_id: string | null;
@@ -25,24 +27,37 @@ interface EventRow {
   principal: string | null;
 }
 
-const EVENT_COLUMNS = 'stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
+const EVENT_COLUMNS = 'stream, seq, type, time, schema_version, payload, checksum, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
 
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
-  insert: `INSERT INTO events (${EVENT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  readForFold: 'SELECT seq, type, schema_version, payload, checksum, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   saveSnapshot: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
   latestSnapshot: 'SELECT stream, seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
 } as const;
 
-/** Turns a row into an event; an undecodable payload is a `CorruptionError` naming the event. */
-function eventFromRow(row: EventRow): LogEvent {
-  let payload: unknown;
-  try {
-    payload = JSON.parse(row.payload);
-  } catch (cause) {
-    throw new CorruptionError(row.stream, row.seq, 'the stored payload is not JSON', { cause });
+/** The checksum of an event row: SHA-1 of its type, schema version and payload text. */
+export function eventChecksum(type: string, schemaVersion: number, payload: string): string {
+  return hash('sha1', `${type}\u0000${schemaVersion}\u0000${payload}`, 'base64');
+}
+
+/** Parses a stored payload after checking the row's checksum; either failing is a `CorruptionError`. */
+function parsePayload(stream: string, row: { seq: number; type: string; schema_version: number; payload: string; checksum: string }): unknown {
+  if (eventChecksum(row.type, row.schema_version, row.payload) !== row.checksum) {
+    throw new CorruptionError(stream, row.seq, 'the stored event does not match its checksum');
   }
+  try {
+    return JSON.parse(row.payload);
+  } catch (cause) {
+    throw new CorruptionError(stream, row.seq, 'the stored payload is not JSON', { cause });
+  }
+}
+
+/** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
+function eventFromRow(row: EventRow): LogEvent {
+  const payload = parsePayload(row.stream, row);
   const event: LogEvent = { stream: row.stream, seq: row.seq, type: row.type, time: row.time, schemaVersion: row.schema_version, payload };
   if (row.actor !== null) event.actor = row.actor;
   if (row.trace_id !== null) event.traceId = row.trace_id;
@@ -106,7 +121,7 @@ export class SqliteLog implements Log {
    * with the caller's payload object (not a copy) and its stored text. `seq`
    * is the next seq when the caller already read the head in this transaction.
    */
-  appendInTransaction<P>(input: AppendInput<P>, seq?: number): { event: LogEvent<P>; text: string } {
+  appendInTransaction<P>(input: AppendInput<P>, seq?: number, validated = false): { event: LogEvent<P>; text: string } {
     const event = toLogEvent(input, seq ?? this.headNow(input.stream) + 1, this.#now);
     const text = payloadText(event.payload);
     if (typeof event.time !== 'string') throw new ValidationError('time', 'must be an instant string');
@@ -119,12 +134,14 @@ export class SqliteLog implements Log {
         event.time,
         event.schemaVersion,
         text,
+        eventChecksum(event.type, event.schemaVersion, text),
         metaText(input, 'actor'),
         metaText(input, 'traceId'),
         metaText(input, 'spanId'),
         metaText(input, 'causationId'),
         metaText(input, 'originInstanceId'),
         metaText(input, 'principal'),
+        validated ? 1 : 0,
       );
     return { event, text };
   }
@@ -138,6 +155,25 @@ export class SqliteLog implements Log {
     const after = Math.max(0, Math.trunc(afterSeq) || 0);
     const take = limit && limit > 0 ? Math.trunc(limit) : -1;
     return (this.conn.prepare(SQL.read).all(stream, after, take) as EventRow[]).map(eventFromRow);
+  }
+
+  /**
+   * Events of `stream` for a fold: seq, type, schema version, checked
+   * payload, and whether this library validated the payload when it wrote it.
+   */
+  readForFold(stream: string, afterSeq: number, limit: number): { event: LogEvent; validated: boolean }[] {
+    const rows = this.conn.prepare(SQL.readForFold).all(stream, afterSeq, limit) as {
+      seq: number;
+      type: string;
+      schema_version: number;
+      payload: string;
+      checksum: string;
+      validated: number;
+    }[];
+    return rows.map((row) => ({
+      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: parsePayload(stream, row) },
+      validated: row.validated === 1,
+    }));
   }
 
   async head(stream: string): Promise<number> {

@@ -91,7 +91,19 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const vectors = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
     const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn), vectors, { upcasters: options.upcasters });
     // Events appended to the state stream without a projection (a bare log) are folded now.
-    if (projection.state().seq !== log.headNow(STATE_STREAM)) conn.immediate(() => foldPending(log, projection, options.upcasters));
+    if (projection.state().seq !== log.headNow(STATE_STREAM)) {
+      conn.immediate(() => {
+        // An empty projection (a log-only or migrated file) is filled as a bulk load.
+        const bulk = projection.state().seq === 0;
+        if (bulk) projection.beginBulk();
+        try {
+          foldPending(log, projection, options.upcasters);
+          if (bulk) projection.endBulk();
+        } finally {
+          projection.cancelBulk();
+        }
+      });
+    }
     const provider = createStateProvider(backend, options);
     return {
       ...provider,

@@ -7,6 +7,7 @@
 import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import { compareMemoryNewestFirst, EventTypes, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
 import type { Connection } from './connection.js';
+import type { SkillRow } from './rows.js';
 import {
   MEMORY_COLUMNS,
   memoryValues,
@@ -14,6 +15,7 @@ import {
   SESSION_COLUMNS,
   sessionValues,
   SKILL_COLUMNS,
+  skillFromRow,
   skillValues,
   TURN_COLUMNS,
   turnValues,
@@ -69,8 +71,42 @@ export function changeHlc(change: StateChange): Hlc {
   }
 }
 
+/** One record of a change, as the projection writes it. */
+export type ProjectedRecord =
+  | { kind: 'session'; record: Session }
+  | { kind: 'turn'; record: Turn }
+  | { kind: 'skill'; record: Skill }
+  | { kind: 'memory'; record: MemoryItem };
+
+/**
+ * The records a change writes (complete post-images, SPEC §7). Applying them
+ * in order is the whole projection: a later post-image of a record replaces
+ * the earlier one, which is what lets a fold coalesce them.
+ */
+export function changeRecords(change: StateChange): ProjectedRecord[] {
+  switch (change.type) {
+    case EventTypes.SessionCreated:
+    case EventTypes.SessionDeleted:
+      return [{ kind: 'session', record: change.payload.session }];
+    case EventTypes.TurnAppended:
+      return [
+        { kind: 'session', record: change.payload.session },
+        { kind: 'turn', record: change.payload.turn },
+      ];
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted:
+      return [{ kind: 'skill', record: change.payload.skill }];
+    case EventTypes.MemoryWritten:
+    case EventTypes.MemoryDeleted:
+      return [{ kind: 'memory', record: change.payload.item }];
+  }
+}
+
 /** Writes records into the projection tables of one connection. */
 export class Projection {
+  /** While true (a rebuild into emptied tables), full-text rows are written once at the end. */
+  #bulk = false;
+
   constructor(
     private readonly conn: Connection,
     private readonly vectors: VectorIndexes,
@@ -89,22 +125,23 @@ export class Projection {
 
   /** Folds one change into the tables. */
   apply(change: StateChange): void {
-    switch (change.type) {
-      case EventTypes.SessionCreated:
-      case EventTypes.SessionDeleted:
-        this.#putSession(change.payload.session);
+    for (const record of changeRecords(change)) this.put(record);
+  }
+
+  /** Writes one record's post-image: the single writer behind `apply`, `restore` and the fold. */
+  put(entry: ProjectedRecord): void {
+    switch (entry.kind) {
+      case 'session':
+        this.#putSession(entry.record);
         break;
-      case EventTypes.TurnAppended:
-        this.#putSession(change.payload.session);
-        this.#putTurn(change.payload.turn);
+      case 'turn':
+        this.#putTurn(entry.record);
         break;
-      case EventTypes.SkillUpserted:
-      case EventTypes.SkillDeleted:
-        this.#putSkill(change.payload.skill);
+      case 'skill':
+        this.#putSkill(entry.record);
         break;
-      case EventTypes.MemoryWritten:
-      case EventTypes.MemoryDeleted:
-        this.#putMemory(change.payload.item);
+      case 'memory':
+        this.#putMemory(entry.record);
         break;
     }
   }
@@ -132,6 +169,32 @@ export class Projection {
     return hlc;
   }
 
+  /**
+   * Starts a bulk load into emptied tables (a rebuild): records are written
+   * without their full-text rows and vectors, which {@link endBulk} derives
+   * once from the final live rows.
+   */
+  beginBulk(): void {
+    this.#bulk = true;
+  }
+
+  /** Leaves bulk mode without writing anything (the bulk load failed and is rolled back). */
+  cancelBulk(): void {
+    this.#bulk = false;
+  }
+
+  /** Writes the full-text rows of every live record and leaves bulk mode. */
+  endBulk(): void {
+    this.#bulk = false;
+    this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
+    this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
+    const skills = this.conn.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as SkillRow[];
+    for (const row of skills) this.conn.prepare(SQL.insertSkillText).run(row.n, foldForIndex(skillSearchText(skillFromRow(row))));
+    const memory = this.conn.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
+    const insert = this.conn.prepare(SQL.insertMemoryText);
+    for (const row of memory) insert.run(row.n, foldForIndex(row.content));
+  }
+
   /** Empties every projection table and full-text index (vectors: see {@link VectorIndexes.rebuild}). */
   clear(): void {
     for (const table of PROJECTION_TABLES) this.conn.db.exec(`DELETE FROM ${table}`);
@@ -154,11 +217,11 @@ export class Projection {
     if (slot) {
       n = slot.n;
       this.conn.prepare(SQL.updateSkill).run(...skillValues(skill), n);
-      if (slot.deleted === 0) this.conn.prepare(SQL.deleteSkillText).run(n);
+      if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n);
     } else {
       n = Number(this.conn.prepare(SQL.insertSkill).run(skillValues(skill)).lastInsertRowid);
     }
-    if (!skill.deleted) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
+    if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 
   /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order. */
@@ -175,7 +238,7 @@ export class Projection {
     if (slot) {
       n = slot.n;
       this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
-      if (slot.deleted === 0) {
+      if (slot.deleted === 0 && !this.#bulk) {
         this.conn.prepare(SQL.deleteMemoryText).run(n);
         this.vectors.forget(n);
       }
@@ -183,6 +246,6 @@ export class Projection {
       n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
       this.#noteMemoryOrder(item);
     }
-    if (!item.deleted) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
+    if (!item.deleted && !this.#bulk) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
   }
 }

@@ -5,7 +5,7 @@
  * one write transaction: a corrupted event fails it with a `CorruptionError`
  * naming its seq and leaves the database exactly as it was.
  */
-import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import type { LoadedSnapshot, SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
 import { HLC_ZERO, loadSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
 import { foldPending } from './backend.js';
 import type { Connection } from './connection.js';
@@ -13,6 +13,9 @@ import { mapErrorsAsync } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
 import type { VectorIndexes } from './vectors.js';
+
+/** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
+const REBUILD_CACHE_KIB = -524_288;
 
 /** Options of `rebuild()`. */
 export interface RebuildOptions {
@@ -49,31 +52,50 @@ export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Prom
     conn.exclusive(async () => {
       // Choosing a snapshot only reads; the rebuild itself is one synchronous transaction.
       const head = log.headNow(STATE_STREAM);
-      const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log, ctx.codec ?? plainCodec, head);
-      return conn.immediate(() => {
-        const generation = projection.state().generation + 1;
-        projection.clear();
-        const skipped = [...loaded.skipped];
-        let snapshot = loaded.snapshot;
-        let hlc = HLC_ZERO;
-        if (snapshot) {
-          // A snapshot that decodes but whose rows the tables refuse is skipped too.
-          conn.db.exec('SAVEPOINT restore_snapshot');
+      const loaded: LoadedSnapshot = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log, ctx.codec ?? plainCodec, head);
+      // A rebuild touches every page of the projection: give it a large page cache while it runs.
+      const cacheSize = conn.db.pragma('cache_size', { simple: true }) as number;
+      conn.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
+      try {
+        return conn.immediate(() => {
           try {
-            hlc = projection.restore(snapshot);
-            conn.db.exec('RELEASE restore_snapshot');
-          } catch (error) {
-            conn.db.exec('ROLLBACK TO restore_snapshot');
-            conn.db.exec('RELEASE restore_snapshot');
-            skipped.push({ seq: snapshot.seq, reason: error instanceof Error ? error.message : String(error) });
-            snapshot = undefined;
+            return rebuildTables(ctx, loaded);
+          } finally {
+            projection.cancelBulk();
           }
-        }
-        projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
-        const events = foldPending(log, projection, ctx.upcasters);
-        ctx.vectors.rebuild();
-        return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
-      });
+        });
+      } finally {
+        conn.db.pragma(`cache_size = ${cacheSize}`);
+      }
     }),
   );
+}
+
+/** Empties the tables, restores the snapshot (if its rows are accepted) and folds the rest; inside the write transaction. */
+function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResult {
+  const { conn, log, projection } = ctx;
+  const generation = projection.state().generation + 1;
+  projection.clear();
+  projection.beginBulk();
+  const skipped = [...loaded.skipped];
+  let snapshot = loaded.snapshot;
+  let hlc = HLC_ZERO;
+  if (snapshot) {
+    // A snapshot that decodes but whose rows the tables refuse is skipped too.
+    conn.db.exec('SAVEPOINT restore_snapshot');
+    try {
+      hlc = projection.restore(snapshot);
+      conn.db.exec('RELEASE restore_snapshot');
+    } catch (error) {
+      conn.db.exec('ROLLBACK TO restore_snapshot');
+      conn.db.exec('RELEASE restore_snapshot');
+      skipped.push({ seq: snapshot.seq, reason: error instanceof Error ? error.message : String(error) });
+      snapshot = undefined;
+    }
+  }
+  projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
+  const events = foldPending(log, projection, ctx.upcasters);
+  projection.endBulk();
+  ctx.vectors.rebuild();
+  return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
 }

@@ -24,7 +24,6 @@ export interface SessionRow extends EnvelopeRow {
 }
 
 export interface TurnRow extends EnvelopeRow {
-  n: number;
   session_id: string;
   seq: number;
   id: string;

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '@agentstate/core';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { APPLICATION_ID, IncompatibleDatabaseError, openSqlite, openSqliteLog, SCHEMA_VERSION } from '../src/index.js';
+import { eventChecksum } from '../src/log.js';
 import { appliedVersions, migrate, MIGRATIONS } from '../src/migrations/index.js';
 import { tempDir } from './helpers.js';
 
@@ -69,8 +70,8 @@ describe('migrations', () => {
     const raw = new Database(path);
     for (const e of events) {
       raw
-        .prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload) VALUES (?, ?, ?, ?, ?, ?)')
-        .run(e.stream, e.seq, e.type, e.time, e.schemaVersion, JSON.stringify(e.payload));
+        .prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)')
+        .run(e.stream, e.seq, e.type, e.time, e.schemaVersion, JSON.stringify(e.payload), eventChecksum(e.type, e.schemaVersion, JSON.stringify(e.payload)));
     }
     raw.close();
 

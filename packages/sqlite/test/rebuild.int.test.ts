@@ -101,9 +101,32 @@ describe('rebuild', () => {
       expect(readFileSync(path).equals(bytes)).toBe(true);
       expect(encodeSnapshot(await p.snapshot())).toBe(snapshot);
       tamper(path, "UPDATE events SET type = ?, payload = ? WHERE stream = 'state' AND seq = ?", original.type, JSON.stringify(original.payload), seq);
+      expect((await p.log.read({ stream: 'state', afterSeq: seq - 1, limit: 1 }))[0]).toEqual(original);
     }
     await p.rebuild();
     expect(encodeSnapshot(await p.snapshot())).toBe(snapshot);
+    await p.close();
+  });
+});
+
+describe('event integrity', () => {
+  it('reports an event row changed behind the log, even one that still decodes', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path);
+    await p.memory.write({ content: 'the original fact' });
+    tamper(path, "UPDATE events SET payload = replace(payload, 'original', 'forged') WHERE seq = 1");
+    await expect(p.log.read({ stream: 'state' })).rejects.toMatchObject({ name: 'CorruptionError', seq: 1 });
+    await expect(p.rebuild()).rejects.toBeInstanceOf(CorruptionError);
+    expect((await p.memory.recall({ query: 'original' })).length).toBe(1);
+    await p.close();
+  });
+
+  it('validates payloads appended through a bare log in full', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path);
+    await p.log.append({ stream: 'state', type: 'memory.written', payload: { item: { id: 'x' } } });
+    await expect(p.memory.write({ content: 'next' })).rejects.toMatchObject({ name: 'CorruptionError', seq: 1 });
+    await expect(p.rebuild()).rejects.toMatchObject({ name: 'CorruptionError', seq: 1 });
     await p.close();
   });
 });

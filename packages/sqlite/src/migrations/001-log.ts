@@ -1,4 +1,10 @@
-/** Version 1: the event log and its snapshots. */
+/**
+ * Version 1: the event log and its snapshots. Every event row carries a
+ * checksum of its type, schema version and payload text, so a changed row
+ * is caught on read; `validated` marks payloads this library produced and
+ * validated itself (a provider's commits), which a fold need not re-validate
+ * while the checksum holds.
+ */
 import type { Migration } from './migration.js';
 
 export const migration001: Migration = {
@@ -13,6 +19,8 @@ CREATE TABLE events (
   time TEXT NOT NULL,
   schema_version INTEGER NOT NULL,
   payload TEXT NOT NULL,
+  checksum TEXT NOT NULL,
+  validated INTEGER NOT NULL DEFAULT 0,
   actor TEXT,
   trace_id TEXT,
   span_id TEXT,

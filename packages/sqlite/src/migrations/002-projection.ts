@@ -45,7 +45,6 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_live ON sessions (created_at, id) WHERE deleted = 0;
 
 CREATE TABLE turns (
-  n INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
   id TEXT NOT NULL UNIQUE,
@@ -58,8 +57,8 @@ CREATE TABLE turns (
   hlc_counter INTEGER NOT NULL,
   last_writer_id TEXT NOT NULL,
   deleted INTEGER NOT NULL,
-  UNIQUE (session_id, seq)
-);
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
 
 CREATE TABLE skills (
   n INTEGER PRIMARY KEY,
