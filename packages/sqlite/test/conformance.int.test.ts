@@ -1,0 +1,70 @@
+/**
+ * The conformance suite of @agentstate/testing against SQLite on real files
+ * (durable: reopen; shared storage: a second connection, as another process
+ * would open it), and against `:memory:`; the log suite against the
+ * standalone SQLite log.
+ */
+import { rmSync } from 'node:fs';
+import type { Provider } from '@agentstate/core';
+import { runLogConformance, runProviderConformance } from '@agentstate/testing';
+import type { ProviderFactoryOptions } from '@agentstate/testing';
+import { openSqlite, openSqliteLog } from '../src/index.js';
+import type { SqliteLog } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+/** Where each provider's file lives, so reopen, openShared and destroy find it. */
+const files = new WeakMap<Provider, { path: string; cleanup: () => void }>();
+
+function open(path: string, options: ProviderFactoryOptions = {}): Provider {
+  // The suite tests behaviour, not power-loss durability: skip the fsync per commit.
+  return openSqlite(path, { ...options, synchronous: 'normal' });
+}
+
+runProviderConformance({
+  name: 'sqlite (file)',
+  create: async (options) => {
+    const tmp = tempDir('agentstate-conformance-');
+    const provider = open(tmp.file(), options);
+    files.set(provider, { path: tmp.file(), cleanup: tmp.cleanup });
+    return provider;
+  },
+  reopen: async (provider, options) => {
+    const file = files.get(provider)!;
+    await provider.close();
+    const reopened = open(file.path, options);
+    files.set(reopened, file);
+    return reopened;
+  },
+  openShared: async (provider, options) => {
+    const file = files.get(provider)!;
+    const shared = open(file.path, options);
+    files.set(shared, { path: file.path, cleanup: () => undefined });
+    return shared;
+  },
+  destroy: async (provider) => {
+    await provider.close();
+    files.get(provider)?.cleanup();
+  },
+});
+
+runProviderConformance({
+  name: 'sqlite (:memory:)',
+  create: async (options) => open(':memory:', options),
+});
+
+const logDirs = new WeakMap<SqliteLog, string>();
+
+runLogConformance({
+  name: 'SqliteLog',
+  create: async (options) => {
+    const tmp = tempDir('agentstate-log-conformance-');
+    const log = openSqliteLog(tmp.file(), { ...options, synchronous: 'normal' });
+    logDirs.set(log, tmp.dir);
+    return log;
+  },
+  destroy: async (log) => {
+    await (log as SqliteLog).close();
+    const dir = logDirs.get(log as SqliteLog);
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  },
+});
