@@ -109,6 +109,26 @@ describe('rebuild', () => {
   });
 });
 
+describe('automatic snapshots', () => {
+  it('are saved every k mutations, and a failing one never fails the write', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path, { snapshotEvery: 3 });
+    await populate(p, 2);
+    const head = await p.log.head('state');
+    const latest = await p.log.latestSnapshot('state');
+    expect(latest?.seq).toBe(head - (head % 3));
+    await p.close();
+
+    const errors: unknown[] = [];
+    const failing = { id: 'failing', seal: () => { throw new Error('no sealing today'); }, open: (s: string) => s };
+    const q = openSqlite(path, { snapshotEvery: 1, snapshotCodec: failing, onBackgroundError: (e) => errors.push(e) });
+    const item = await q.memory.write({ content: 'written all the same' });
+    expect((await q.memory.get(item.id)).content).toBe('written all the same');
+    expect(errors).toHaveLength(1);
+    await q.close();
+  });
+});
+
 describe('event integrity', () => {
   it('reports an event row changed behind the log, even one that still decodes', async () => {
     const path = tmp.file();
