@@ -6,6 +6,14 @@
 import { readFileSync } from 'node:fs';
 import type { MemoryStore, RecallOptions } from '@agentstate/core';
 
+/** The configurations compared, all ordered by relevance: two lexical baselines, semantic, hybrid. */
+export const CONFIGS: [string, RecallOptions][] = [
+  ['lexical (SPEC §5: every token)', { mode: 'lexical', order: 'relevance' }],
+  ['lexical (BM25, any token)', { mode: 'lexical', order: 'relevance', match: 'any' }],
+  ['semantic (static GloVe)', { mode: 'semantic', order: 'relevance' }],
+  ['hybrid (default)', { mode: 'hybrid', order: 'relevance' }],
+];
+
 /** The evaluation data set. */
 export interface EvalSet {
   name: string;
@@ -58,4 +66,24 @@ export async function evaluate(memory: MemoryStore, ids: Map<string, string>, se
     s.mrr /= s.queries;
   }
   return { byType: sums };
+}
+
+/** Mean recall@k over paraphrase and semantic queries together. */
+export function paraphraseAndSemantic(s: EvalScores): number {
+  const p = s.byType.get('paraphrase')!;
+  const m = s.byType.get('semantic')!;
+  return (p.recallAtK * p.queries + m.recallAtK * m.queries) / (p.queries + m.queries);
+}
+
+/**
+ * Hybrid's gain over each lexical baseline of {@link CONFIGS} (scores in
+ * that order): on paraphrase + semantic queries, and on lexical queries.
+ */
+export function hybridGains(scores: readonly EvalScores[]): { paraphraseAndSemantic: number; lexical: number }[] {
+  const hybrid = scores[3]!;
+  const lexical = (s: EvalScores) => s.byType.get('lexical')!.recallAtK;
+  return scores.slice(0, 2).map((baseline) => ({
+    paraphraseAndSemantic: paraphraseAndSemantic(hybrid) - paraphraseAndSemantic(baseline),
+    lexical: lexical(hybrid) - lexical(baseline),
+  }));
 }

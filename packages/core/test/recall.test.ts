@@ -80,3 +80,25 @@ describe('reciprocalRankFusion', () => {
     expect(fused[2]!.ranks).toEqual([2, undefined]);
   });
 });
+
+describe('the default embedder', () => {
+  it('is loaded once, only for explicit semantic or hybrid recall', async () => {
+    let loads = 0;
+    const p = createMemoryProvider({
+      defaultEmbedder: () => {
+        loads += 1;
+        return toyEmbedder;
+      },
+    });
+    await p.memory.write({ content: 'the user prefers dark mode' });
+    expect(await p.memory.recall({ query: 'night' })).toEqual([]);
+    expect(loads).toBe(0);
+    const [semantic, hybrid] = await Promise.all([
+      p.memory.recall({ query: 'night', mode: 'semantic' }),
+      p.memory.recall({ query: 'night', mode: 'hybrid' }),
+    ]);
+    expect(semantic.map((h) => h.content)).toEqual(['the user prefers dark mode']);
+    expect(hybrid.map((h) => h.content)).toEqual(['the user prefers dark mode']);
+    expect(loads).toBe(1);
+  });
+});

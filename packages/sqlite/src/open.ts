@@ -6,6 +6,7 @@
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import { createStateProvider, STATE_STREAM, systemClock } from '@agentstate/core';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 import { foldPending, SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
@@ -104,7 +105,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
         }
       });
     }
-    const provider = createStateProvider(backend, options);
+    // Explicit semantic or hybrid recall without a named embedder uses the offline default.
+    const provider = createStateProvider(backend, { defaultEmbedder: createStaticEmbedder, ...options });
     return {
       ...provider,
       path,

@@ -124,11 +124,11 @@ describe('vectors', () => {
     }
   });
 
-  it('need no embedder for lexical recall', async () => {
+  it('need no embedder for lexical recall, which stays the default without one', async () => {
     const p = openSqlite(':memory:');
     await p.memory.write({ content: 'dark mode' });
     expect(await p.memory.recall({ query: 'dark' })).toHaveLength(1);
-    await expect(p.memory.recall({ query: 'dark', mode: 'semantic' })).rejects.toBeInstanceOf(ValidationError);
+    expect(await p.memory.recall({ query: 'night' })).toEqual([]);
     await p.close();
   });
 });

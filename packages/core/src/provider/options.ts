@@ -17,8 +17,14 @@ export interface StateProviderOptions {
   entropy?: Entropy;
   /** Id generator. Default: a UUIDv7 generator over `clock` and `entropy`. */
   ids?: IdGenerator;
-  /** Enables semantic and hybrid recall. */
+  /** Enables semantic and hybrid recall; recall is hybrid by default with one. */
   embedder?: Embedder;
+  /**
+   * Supplies an embedder, once, the first time semantic or hybrid recall is
+   * asked for explicitly while no `embedder` is configured. Recall stays
+   * lexical by default. Backends use it for their offline default.
+   */
+  defaultEmbedder?: () => Embedder | Promise<Embedder>;
   /** Cosine similarity a semantic hit must reach. Default: the embedder's own, else 0.5. */
   similarityThreshold?: number;
   /**

@@ -14,6 +14,7 @@ import { compareMemoryNewestFirst } from '../records/order.js';
 import type { MemoryItem } from '../records/records.js';
 import { scopeChain, toScope } from '../records/scope.js';
 import type { StateQueries, VectorStore } from '../write/backend.js';
+import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
 import type { RecallHit } from './types.js';
 import { catchUpVectors } from './vectors.js';
 
@@ -32,8 +33,12 @@ const MIN_CANDIDATES = 50;
 export interface RecallContext {
   queries: StateQueries;
   vectors: VectorStore | undefined;
+  /** The configured embedder: makes hybrid the default mode. */
   embedder: Embedder | undefined;
-  similarityThreshold: number;
+  /** Loads the fallback embedder for explicit semantic or hybrid recall. */
+  defaultEmbedder: (() => Promise<Embedder>) | undefined;
+  /** Overrides the embedder's own threshold. */
+  similarityThreshold: number | undefined;
   fusionWeights: { lexical: number; semantic: number };
 }
 
@@ -45,9 +50,8 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
   const scopes = o.scope === undefined ? undefined : o.includeParentScopes ? scopeChain(toScope(o.scope)) : [toScope(o.scope)];
   const kinds = o.kinds;
-  const semanticAvailable = ctx.embedder !== undefined && ctx.vectors !== undefined;
-  const mode = o.mode ?? (semanticAvailable ? 'hybrid' : 'lexical');
-  if (mode !== 'lexical' && !semanticAvailable) {
+  const mode = o.mode ?? (ctx.embedder !== undefined && ctx.vectors !== undefined ? 'hybrid' : 'lexical');
+  if (mode !== 'lexical' && (ctx.vectors === undefined || (ctx.embedder === undefined && ctx.defaultEmbedder === undefined))) {
     throw new ValidationError('mode', `${mode} recall needs a provider configured with an embedder`);
   }
   const order = o.order ?? 'recent';
@@ -64,13 +68,14 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
     return finish(hits.map((h) => ({ ...copyMemoryItem(h.record), score: order === 'recent' ? 1 : h.score })));
   }
 
-  const embedder = ctx.embedder!;
+  const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
   const vectors = ctx.vectors!;
+  const threshold = ctx.similarityThreshold ?? embedder.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
   const depth = Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
   const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, scopes, kinds })).filter(
-    (n) => n.similarity >= ctx.similarityThreshold,
+    (n) => n.similarity >= threshold,
   );
   if (mode === 'semantic') {
     return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));

@@ -17,11 +17,18 @@ import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createMemoryStore } from './memory-store.js';
 import type { StateProviderOptions } from './options.js';
-import { DEFAULT_FUSION_WEIGHTS, DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
+import { DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
 import { embedItems } from './vectors.js';
+
+/** Calls `load` at most once, sharing its promise. */
+function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>) | undefined {
+  if (!load) return undefined;
+  let loaded: Promise<T> | undefined;
+  return () => (loaded ??= Promise.resolve().then(load));
+}
 
 /** Builds a provider over `backend`. The backend is closed with the provider. */
 export function createStateProvider(backend: StateBackend, options: StateProviderOptions = {}): EventSourcedProvider {
@@ -66,7 +73,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       queries: backend.queries,
       vectors,
       embedder,
-      similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD,
+      defaultEmbedder: memoize(options.defaultEmbedder),
+      similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold,
       fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
     }),
     snapshot: () => backend.capture(),

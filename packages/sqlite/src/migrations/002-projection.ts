@@ -15,11 +15,11 @@ export const FTS_TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M*
 
 /**
  * FTS5 options: the folded-token tokenizer; prefix indexes for short
- * prefixes; `detail = column`, since queries are single-token prefix terms
- * (no phrases, no NEAR), which halves bm25's cost (term frequency counts once
- * per record); no stored copy of the text; rows for live records only.
+ * prefixes; full detail, because bm25 needs term frequencies (with
+ * `detail = column` every score collapses to zero and relevance order
+ * degrades to recency); no stored copy of the text; rows for live records only.
  */
-const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', detail = column, content = '', contentless_delete = 1`;
+const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', content = '', contentless_delete = 1`;
 
 export const migration002: Migration = {
   version: 2,

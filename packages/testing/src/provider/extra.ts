@@ -1,4 +1,4 @@
-/** X1–X11: behaviour SPEC states that CONFORMANCE.md does not number. */
+/** X1–X11, X14, X15: behaviour SPEC states that CONFORMANCE.md does not number. */
 import type { Provider } from '@agentstate/core';
 import { compareHlc, isUuidV7, ManualClock, NotFoundError, STATE_STREAM, uuidV7Time } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -236,6 +236,32 @@ export const extraChecks: ProviderCheck[] = [
         expect(replayed.instanceId).toBe('instance-replayed');
         await replaceAs(replayed, 'instance-replayed', items[1]!);
       }
+    },
+  },
+  {
+    name: 'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match',
+    needs: ['injectableClock'],
+    async run(env) {
+      const clock = new ManualClock(T0);
+      const p = await env.open({ clock });
+      // Equal lengths, so only the term frequency can separate them; the better one is written first,
+      // so a ranking that ignored frequencies would put it second (newest first breaks ties).
+      const often = await p.memory.write({ content: 'coffee coffee coffee tea' });
+      clock.advance(1);
+      const once = await p.memory.write({ content: 'coffee milk sugar tea' });
+      clock.advance(1);
+      const teaOnly = await p.memory.write({ content: 'green tea please' });
+      clock.advance(1);
+      await p.memory.write({ content: 'unrelated words entirely' });
+      const ranked = await p.memory.recall({ query: 'coffee', order: 'relevance' });
+      expect(ids(ranked)).toEqual([often.id, once.id]);
+      expect(ranked[0]!.score).toBeGreaterThan(ranked[1]!.score);
+      for (const hit of ranked) expect(hit.score).toBeGreaterThan(0);
+      for (const hit of ranked) expect(hit.score).toBeLessThanOrEqual(1);
+      const any = await p.memory.recall({ query: 'coffee sugar', order: 'relevance', match: 'any' });
+      expect(ids(any)).toEqual([once.id, often.id]);
+      expect(ids(await p.memory.recall({ query: 'sugar tea', match: 'any' })).sort()).toEqual([often.id, once.id, teaOnly.id].sort());
+      expect(ids(await p.memory.recall({ query: 'sugar tea' }))).toEqual([once.id]);
     },
   },
 ];
