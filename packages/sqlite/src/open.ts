@@ -37,7 +37,15 @@ export interface SqliteConnectionOptions {
 }
 
 /** Options of {@link openSqlite}. */
-export interface SqliteOptions extends StateProviderOptions, SqliteConnectionOptions {}
+export interface SqliteOptions extends StateProviderOptions, SqliteConnectionOptions {
+  /**
+   * Relevance order (lexical `order: 'relevance'`, and the lexical leg of
+   * hybrid recall) ranks at most this many of the most recently written
+   * matches, which bounds its latency on large stores; exact when fewer
+   * match. 0: rank every match. Default: 5000.
+   */
+  relevanceWindow?: number;
+}
 
 /** A provider whose log and projection live in one SQLite file. */
 export interface SqliteProvider extends EventSourcedProvider {
@@ -90,7 +98,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const log = new SqliteLog(conn, { clock: options.clock ?? systemClock });
     const projection = new Projection(conn, indexes);
     const vectors = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
-    const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn), vectors, { upcasters: options.upcasters });
+    const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, { upcasters: options.upcasters });
     // Events appended to the state stream without a projection (a bare log) are folded now.
     if (projection.state().seq !== log.headNow(STATE_STREAM)) {
       conn.immediate(() => {

@@ -16,10 +16,16 @@ import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows
 const MIN_PAGE = 64;
 
 /**
- * Relevance order ranks (FTS5 bm25) at most this many of the most recently
- * written matches: exact below it, and bounded in time above it.
+ * By default, relevance order ranks (FTS5 bm25) at most this many of the
+ * most recently written matches: exact below it, bounded in time above it.
  */
-export const RELEVANCE_WINDOW = 10_000;
+export const DEFAULT_RELEVANCE_WINDOW = 5_000;
+
+/** Options of {@link sqliteQueries}. */
+export interface QueryOptions {
+  /** Matches ranked by relevance order at most (the most recently written); 0: all. */
+  relevanceWindow?: number;
+}
 
 /** How a lexical search reads the tables. */
 type Plan =
@@ -29,7 +35,7 @@ type Plan =
   | 'backwards'
   /** Text, any other order: every match, sorted. */
   | 'sorted'
-  /** Text, relevance: bm25 over the most recent matches (see {@link RELEVANCE_WINDOW}). */
+  /** Text, relevance: bm25 over the most recent matches (see {@link DEFAULT_RELEVANCE_WINDOW}). */
   | 'ranked';
 
 /** Builds a lexical search: SQL (ending in `LIMIT ? OFFSET ?`) and its parameters. */
@@ -38,6 +44,7 @@ function lexicalSql(
   query: LexicalQuery & { kinds?: readonly string[] },
   order: string,
   plan: Plan,
+  relevanceWindow: number,
 ): { sql: string; params: unknown[]; ranked: boolean } {
   const fts = `${table}_fts`;
   const params: unknown[] = [];
@@ -64,10 +71,11 @@ function lexicalSql(
       return { sql: `SELECT r.* FROM ${matches} ORDER BY ${order} LIMIT ? OFFSET ?`, params, ranked: false };
     case 'ranked': {
       // Full-text rows exist for live records only: without filters the window needs no join.
+      const bound = relevanceWindow > 0 ? `ORDER BY ${fts}.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
       const window =
         params.length === 1
-          ? `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ORDER BY rowid DESC LIMIT ${RELEVANCE_WINDOW}`
-          : `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ORDER BY ${fts}.rowid DESC LIMIT ${RELEVANCE_WINDOW}`;
+          ? `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ${bound}`
+          : `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`;
       return {
         sql: `SELECT r.*, w.rank FROM (${window}) w JOIN ${table} r ON r.n = w.n WHERE r.deleted = 0 ORDER BY w.rank, ${order} LIMIT ? OFFSET ?`,
         params,
@@ -103,7 +111,8 @@ function verifiedPages<R extends { rank?: number }>(
 }
 
 /** The {@link StateQueries} over a connection's projection tables. */
-export function sqliteQueries(conn: Connection): StateQueries {
+export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
+  const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
   const one = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T | undefined => {
     const row = conn.prepare(sql).get(...params) as R | undefined;
     return row === undefined ? undefined : map(row);
@@ -152,7 +161,7 @@ export function sqliteQueries(conn: Connection): StateQueries {
       mapErrors((): Scored<Skill>[] => {
         if (query.scopes?.length === 0) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
-        const built = lexicalSql('skills', query, 'r.slug, r.id', plan);
+        const built = lexicalSql('skills', query, 'r.slug, r.id', plan, relevanceWindow);
         const match = (query.match ?? 'all') as TokenMatch;
         const rows = verifiedPages<SkillRow & { rank?: number }>(conn, built, query.limit, (row) =>
           verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
@@ -165,7 +174,7 @@ export function sqliteQueries(conn: Connection): StateQueries {
         if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];
         const plan: Plan =
           query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
-        const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan);
+        const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan, relevanceWindow);
         const match = (query.match ?? 'all') as TokenMatch;
         const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
         return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
