@@ -3,6 +3,7 @@
  * It needs no score calibration between lexical and vector rankers, which
  * is why hybrid recall uses it.
  */
+import { compareStrings } from '../records/order.js';
 
 /** The conventional RRF constant; larger values flatten the head of each list. */
 export const RRF_K = 60;
@@ -40,5 +41,5 @@ export function reciprocalRankFusion(lists: readonly (readonly string[])[], opti
   });
   const out = [...hits.values()];
   for (const hit of out) hit.score = best > 0 ? Math.min(1, hit.score / best) : 0;
-  return out.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return out.sort((a, b) => b.score - a.score || compareStrings(a.id, b.id));
 }

@@ -1,6 +1,7 @@
 /** Brute-force vector storage for the in-memory backend. */
 import { cosineSimilarity } from '../embedding/embedder.js';
 import type { MemoryItem } from '../records/records.js';
+import { compareStrings } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
 import type { VectorQuery, VectorStore } from '../write/backend.js';
 import type { MemoryState } from './state.js';
@@ -62,7 +63,7 @@ export class MemoryVectorStore implements VectorStore {
       if (kinds && !kinds.has(item.kind)) continue;
       hits.push({ record: item, similarity: cosineSimilarity(query.vector, vector) });
     }
-    hits.sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : 1));
+    hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
     return hits.slice(0, query.k);
   }
 }

@@ -4,8 +4,31 @@
  */
 import type { MemoryItem, Session, Skill } from './records.js';
 
+const ABOVE_BMP_OR_PRIVATE = /[\uD800-\uFFFF]/;
+
+/**
+ * Code-point order, the order SQLite's `BINARY` and Postgres's `C` collation
+ * give UTF-8 text. JavaScript's `<` compares UTF-16 code units instead, which
+ * differs only where a surrogate (a code point above U+FFFF) meets a unit in
+ * U+E000–U+FFFF; only strings holding such units take the slow path.
+ */
 function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  const units = a < b ? -1 : a > b ? 1 : 0;
+  if (units === 0 || !ABOVE_BMP_OR_PRIVATE.test(a) || !ABOVE_BMP_OR_PRIVATE.test(b)) return units;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return codePointRank(x) - codePointRank(y);
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates above U+E000–U+FFFF, as the code points they encode are. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  if (unit >= 0xe000) return unit - 0x800;
+  return unit;
 }
 
 /** Sessions: oldest first (`createdAt`, then `id`). */
@@ -28,5 +51,5 @@ export function compareMemoryNewestFirst(a: MemoryItem, b: MemoryItem): number {
   return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
 }
 
-/** Plain code-unit string order, the one SQL `COLLATE BINARY` uses. */
+/** Code-point string order, the one SQL `COLLATE BINARY` (UTF-8) and `COLLATE "C"` use. */
 export const compareStrings = cmp;
