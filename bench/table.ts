@@ -8,6 +8,16 @@ export async function timeMs(fn: () => Promise<unknown> | unknown): Promise<numb
   return performance.now() - start;
 }
 
+/** Wall-clock and process CPU milliseconds taken by `fn` (CPU time is steadier on a shared machine). */
+export async function measure(fn: () => Promise<unknown> | unknown): Promise<{ wallMs: number; cpuMs: number }> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  await fn();
+  const wallMs = performance.now() - start;
+  const used = process.cpuUsage(cpu);
+  return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+}
+
 /** The p-th percentile (0–100) of `samples`. */
 export function percentile(samples: readonly number[], p: number): number {
   const sorted = [...samples].sort((a, b) => a - b);
