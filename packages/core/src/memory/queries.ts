@@ -65,7 +65,7 @@ export function memoryQueries(state: MemoryState): StateQueries {
       const matches: { record: Skill; tokens: string[] }[] = [];
       for (const skill of state.skills.values()) {
         if (skill.deleted || !inScope(skill.scope)) continue;
-        const tokens = state.skillTokens.get(skill.id) ?? [];
+        const tokens = state.skillTokens(skill);
         if (matchesTokens(query.tokens, tokens)) matches.push({ record: skill, tokens });
       }
       if (query.order === 'relevance') return cap(rankByRelevance(query.tokens, matches, compareSkillsBySlug), query.limit);
@@ -83,7 +83,7 @@ export function memoryQueries(state: MemoryState): StateQueries {
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
         if (!inScope(item.scope) || (kinds && !kinds.has(item.kind))) continue;
-        const tokens = state.memoryTokens.get(item.id) ?? [];
+        const tokens = state.memoryTokens(item);
         if (!matchFn(query.tokens, tokens)) continue;
         matches.push({ record: item, tokens });
         if (!relevance && query.limit > 0 && matches.length >= query.limit) break;

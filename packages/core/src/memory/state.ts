@@ -40,12 +40,14 @@ export class MemoryState {
   readonly skillIdsByKey = new Map<string, string>();
   readonly liveSkillsBySlug = new Map<string, Map<string, Skill>>();
   readonly liveSkillsByScope = new Map<string, Map<string, Skill>>();
-  readonly skillTokens = new Map<string, string[]>();
+  /** Folded tokens of live skills, computed on first search (replay and restore skip them). */
+  readonly #skillTokens = new Map<string, string[]>();
 
   readonly memory = new Map<string, MemoryItem>();
   /** Live items, oldest first; recall walks it backwards. */
   readonly liveMemory = new SortedList<MemoryItem>(oldestFirst);
-  readonly memoryTokens = new Map<string, string[]>();
+  /** Folded tokens of live items, computed on first search (replay and restore skip them). */
+  readonly #memoryTokens = new Map<string, string[]>();
 
   /** Folds one change in. */
   apply(change: StateChange, seq: number): void {
@@ -92,6 +94,26 @@ export class MemoryState {
     });
   }
 
+  /** The searchable tokens of a live skill (SPEC §5: slug, name, body, tags). */
+  skillTokens(skill: Skill): string[] {
+    let tokens = this.#skillTokens.get(skill.id);
+    if (!tokens) {
+      tokens = tokenize(skillSearchText(skill));
+      this.#skillTokens.set(skill.id, tokens);
+    }
+    return tokens;
+  }
+
+  /** The searchable tokens of a live memory item (its content). */
+  memoryTokens(item: MemoryItem): string[] {
+    let tokens = this.#memoryTokens.get(item.id);
+    if (!tokens) {
+      tokens = tokenize(item.content);
+      this.#memoryTokens.set(item.id, tokens);
+    }
+    return tokens;
+  }
+
   /** The record at `(scope, slug)`, tombstones included. */
   skillAt(scope: Scope, slug: string): Skill | undefined {
     const id = this.skillIdsByKey.get(skillKey(scope, slug));
@@ -135,13 +157,12 @@ export class MemoryState {
     if (skill.deleted) return;
     indexInto(this.liveSkillsBySlug, skill.slug, skill);
     indexInto(this.liveSkillsByScope, scopeKey(skill.scope), skill);
-    this.skillTokens.set(skill.id, tokenize(skillSearchText(skill)));
   }
 
   #unindexSkill(skill: Skill): void {
     unindexFrom(this.liveSkillsBySlug, skill.slug, skill.id);
     unindexFrom(this.liveSkillsByScope, scopeKey(skill.scope), skill.id);
-    this.skillTokens.delete(skill.id);
+    this.#skillTokens.delete(skill.id);
   }
 
   #putMemory(item: MemoryItem): void {
@@ -150,11 +171,10 @@ export class MemoryState {
     if (previous && !previous.deleted) this.liveMemory.remove(previous);
     this.memory.set(item.id, item);
     if (item.deleted) {
-      this.memoryTokens.delete(item.id);
+      this.#memoryTokens.delete(item.id);
       return;
     }
     this.liveMemory.insert(item);
-    this.memoryTokens.set(item.id, tokenize(item.content));
   }
 }
 
