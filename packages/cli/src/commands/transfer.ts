@@ -1,0 +1,145 @@
+/**
+ * `agentstate export` and `import`: the event log as JSON Lines, so a state
+ * moves between machines and backends. Import builds a new database through
+ * the event path (append the checked events, then rebuild the tables) in a
+ * temporary file that becomes the target only when everything checked out.
+ */
+import { createReadStream, createWriteStream, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { Command } from 'commander';
+import { MemoryState, STATE_STREAM, encodeSnapshot } from '@agentstate/core';
+import { contextOf } from '../context.js';
+import { openDatabase, withDatabase } from '../database.js';
+import { DamagedDatabaseError, UserError } from '../errors.js';
+import { exportLine, parseEventLine } from '../jsonl.js';
+import { count, print, printJson } from '../output.js';
+import { startProgress } from '../progress.js';
+import { sha256 } from '../verify.js';
+
+const BATCH = 5_000;
+
+async function write(stream: Writable, chunk: string): Promise<void> {
+  if (!stream.write(chunk)) await once(stream, 'drain');
+}
+
+/** Files SQLite keeps beside a database. */
+function removeDatabaseFiles(path: string): void {
+  for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+}
+
+/** The `export` command. */
+function exportCommand(): Command {
+  return new Command('export')
+    .description('write the event log as JSON Lines (one event per line, in seq order) to stdout or --out')
+    .option('-o, --out <file>', 'write to this file instead of stdout')
+    .option('--force', 'replace --out if it exists', false)
+    .action(async (opts: { out?: string; force: boolean }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      if (opts.out !== undefined && existsSync(opts.out) && !opts.force) throw new UserError(`${opts.out} exists (pass --force to replace it)`);
+      const partial = opts.out === undefined ? undefined : `${opts.out}.partial-${process.pid}`;
+      const sink: Writable = partial === undefined ? process.stdout : createWriteStream(partial);
+      const started = performance.now();
+      let events = 0;
+      try {
+        await withDatabase(ctx.dbPath, {}, async (db) => {
+          const head = await db.log.head(STATE_STREAM);
+          const progress = startProgress('exporting', head, partial === undefined || ctx.json);
+          try {
+            while (events < head) {
+              const batch = await db.log.read({ stream: STATE_STREAM, afterSeq: events, limit: Math.min(BATCH, head - events) });
+              if (batch.length === 0) break;
+              await write(sink, `${batch.map(exportLine).join('\n')}\n`);
+              events = batch[batch.length - 1]!.seq;
+              progress.update(events);
+            }
+          } finally {
+            progress.stop();
+          }
+        });
+        if (partial !== undefined) {
+          sink.end();
+          await once(sink, 'finish');
+          renameSync(partial, opts.out!);
+        }
+      } catch (error) {
+        if (partial !== undefined) {
+          sink.destroy();
+          rmSync(partial, { force: true });
+        }
+        throw error;
+      }
+      if (opts.out === undefined) return;
+      const report = { out: opts.out, events, seconds: (performance.now() - started) / 1000 };
+      if (ctx.json) printJson(report);
+      else print(`exported ${count(events)} events to ${opts.out} in ${report.seconds.toFixed(2)} s`);
+    });
+}
+
+/** Imports the JSON Lines at `source` (`-`: stdin) into a new database at `target`. */
+async function importInto(source: string, target: string, quiet: boolean) {
+  if (existsSync(target)) throw new UserError(`${target} already exists: import creates a new database (choose another --db)`);
+  let size = 0;
+  if (source !== '-') {
+    try {
+      size = statSync(source).size;
+    } catch (error) {
+      throw new UserError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    }
+  }
+  const started = performance.now();
+  const temporary = `${target}.importing-${process.pid}`;
+  removeDatabaseFiles(temporary);
+  const db = await openDatabase(temporary, { create: true });
+  const progress = startProgress('importing', size, quiet);
+  let closed = false;
+  try {
+    const state = new MemoryState();
+    const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
+    let lineNo = 0;
+    let consumed = 0;
+    for await (const line of lines) {
+      lineNo += 1;
+      consumed += Buffer.byteLength(line) + 1;
+      if (line.trim() === '') continue;
+      const event = parseEventLine(line, lineNo, state.seq + 1);
+      state.apply(event.change, event.seq);
+      const stored = await db.log.append(event.input);
+      if (stored.seq !== event.seq) throw new DamagedDatabaseError(`the new database gave event ${event.seq} seq ${stored.seq}`);
+      if (lineNo % 1000 === 0) progress.update(consumed);
+    }
+    progress.update(consumed);
+    await db.rebuild();
+    const expected = encodeSnapshot(state.capture());
+    if (encodeSnapshot(await db.snapshot()) !== expected) throw new DamagedDatabaseError('the imported tables differ from a replay of the imported events');
+    await db.close();
+    closed = true;
+    renameSync(temporary, target);
+    return { db: target, events: state.seq, sha256: sha256(expected), seconds: (performance.now() - started) / 1000 };
+  } catch (error) {
+    if (!closed) await db.close();
+    removeDatabaseFiles(temporary);
+    throw error;
+  } finally {
+    progress.stop();
+  }
+}
+
+/** The `import` command. */
+function importCommand(): Command {
+  return new Command('import')
+    .description('create a new database (--db) from a JSON Lines export, checking every event before anything is kept')
+    .argument('<file>', 'the export to read, or - for stdin')
+    .action(async (file: string, _opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const report = await importInto(file, ctx.dbPath, ctx.json);
+      if (ctx.json) printJson(report);
+      else print(`imported ${count(report.events)} events into ${report.db} in ${report.seconds.toFixed(2)} s (snapshot sha256 ${report.sha256})`);
+    });
+}
+
+/** The transfer commands. */
+export function transferCommands(): Command[] {
+  return [exportCommand(), importCommand()];
+}
