@@ -1,7 +1,7 @@
 /** `agentstate sessions`: list, show a transcript, create, append a turn, delete. */
 import { Command } from 'commander';
 import type { Session, Turn } from '@agentstate/core';
-import { TURN_ROLES } from '@agentstate/core';
+import { TURN_ROLES, createSessionInputSchema, parseInput } from '@agentstate/core';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import type { Column } from '../output.js';
@@ -84,7 +84,9 @@ export function sessionsCommand(): Command {
     .option('--id <id>', 'use this id (it must be unused)')
     .action(async (opts: { title?: string; model?: string; id?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(opts));
+      // Checked before the file is created: a refused write leaves nothing behind.
+      const input = parseInput(createSessionInputSchema, opts);
+      const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       if (ctx.json) printJson(session);
       else print(session.id);
     });

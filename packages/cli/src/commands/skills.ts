@@ -1,7 +1,7 @@
 /** `agentstate skills`: list by scope, get, search, upsert, record an outcome, delete. */
 import { Command } from 'commander';
 import type { Skill, UpsertSkillInput } from '@agentstate/core';
-import { SKILL_SEARCH_ORDERS } from '@agentstate/core';
+import { SKILL_SEARCH_ORDERS, parseInput, upsertSkillInputSchema } from '@agentstate/core';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -122,6 +122,8 @@ export function skillsCommand(): Command {
     .action(async (slug: string | undefined, opts: UpsertFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const input = upsertInput(slug, opts);
+      // Checked before the file is created: a refused write leaves nothing behind.
+      parseInput(upsertSkillInputSchema, input);
       const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));
       if (ctx.json) printJson(skill);
       else print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${scopeLabel(skill.scope)}), version ${skill.version}, id ${skill.id}`);

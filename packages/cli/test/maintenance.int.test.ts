@@ -1,0 +1,62 @@
+import { writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fails, ok, okJson, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+describe('agentstate verify, rebuild, snapshot and stats', () => {
+  const db = tmp.path('state.db');
+
+  beforeAll(() => {
+    ok(['demo', '--db', db]);
+  });
+
+  it('verifies a healthy database', () => {
+    expect(ok(['verify', '--db', db])).toMatch(/^ok: the tables equal a replay of all 18 events, byte for byte\n {2}snapshot sha256 [0-9a-f]{64} /);
+    const report = okJson(['verify', '--db', db]);
+    expect(report).toMatchObject({ ok: true, events: 18, tablesSeq: 18, differences: [], storedSnapshot: null, skippedSnapshots: [] });
+  });
+
+  it('reports counts, sizes, the head and the last snapshot', () => {
+    const stats = okJson(['stats', '--db', db]);
+    expect(stats).toMatchObject({
+      path: db,
+      head: 18,
+      sessions: { live: 1, deleted: 0 },
+      turns: 4,
+      skills: { live: 3, deleted: 0 },
+      memory: { live: 5, deleted: 0 },
+      lastSnapshot: null,
+    });
+    expect(stats.fileBytes).toBeGreaterThan(0);
+    const text = ok(['stats', '--db', db]);
+    expect(text).toMatch(/^database: +\S+/);
+    expect(text).toMatch(/\nevents: +18 \(/);
+    expect(text).toMatch(/\nlast snapshot: +none\n/);
+  });
+
+  it('saves a snapshot, which stats and verify then see', () => {
+    const saved = okJson(['snapshot', '--db', db]);
+    expect(saved).toMatchObject({ seq: 18 });
+    ok(['memory', 'write', 'after the snapshot', '--db', db]);
+    expect(okJson(['stats', '--db', db]).lastSnapshot).toMatchObject({ seq: 18, behind: 1 });
+    expect(okJson(['verify', '--db', db])).toMatchObject({ ok: true, events: 19, storedSnapshot: { seq: 18, matches: true } });
+    expect(ok(['stats', '--db', db])).toMatch(/\nlast snapshot: +seq 18, .* 1 events behind\n/);
+  });
+
+  it('rebuilds the tables from the log, to the same bytes', () => {
+    const before = ok(['snapshot', '--print', '--db', db]);
+    expect(ok(['rebuild', '--db', db])).toMatch(/^rebuilt the tables from 19 events in \d+\.\d\d s\n$/);
+    expect(ok(['snapshot', '--print', '--db', db])).toBe(before);
+    expect(JSON.parse(before)).toMatchObject({ format: 'agentstate.snapshot/1', seq: 19 });
+  });
+
+  it('exits 2 on a file that is not an agentstate database', () => {
+    const text = tmp.path('notes.db');
+    writeFileSync(text, 'these are my notes, not a database\n'.repeat(100));
+    for (const args of [['verify'], ['stats'], ['sessions', 'list'], ['memory', 'write', 'x']]) {
+      expect(fails(2, [...args, '--db', text])).toMatch(/^agentstate: /);
+    }
+  });
+});
