@@ -5,9 +5,10 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Embedder, EventSourcedProvider } from '@agentstate/core';
+import type { Embedder } from '@agentstate/core';
+import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
+import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
 import { UserError } from './errors.js';
-import { openDevStore } from './dev-store.js';
 
 /** The database used when neither `--db` nor `AGENTSTATE_DB` names one. */
 export const DEFAULT_DB_PATH = '.agentstate/state.db';
@@ -15,11 +16,8 @@ export const DEFAULT_DB_PATH = '.agentstate/state.db';
 /** The environment variable naming the database. */
 export const DB_ENV = 'AGENTSTATE_DB';
 
-/** An opened database: the provider with its durable operations. */
-export type Database = EventSourcedProvider & {
-  /** Drops and re-derives every projection table from the log. */
-  rebuild(): Promise<unknown>;
-};
+/** An opened database: the SQLite provider, its log and its durable operations. */
+export type Database = SqliteProvider;
 
 /** How to open a database. */
 export interface OpenOptions {
@@ -36,15 +34,29 @@ export function resolveDbPath(flag: string | undefined, env: NodeJS.ProcessEnv =
   return resolve(chosen);
 }
 
-/** Opens the database at `path`. */
-export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
-  if (!existsSync(path)) {
-    if (!options.create) {
-      throw new UserError(`no agentstate database at ${path} (choose one with --db or ${DB_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
-    }
-    mkdirSync(dirname(path), { recursive: true });
+function prepare(path: string, create: boolean | undefined): void {
+  if (existsSync(path)) return;
+  if (!create) {
+    throw new UserError(`no agentstate database at ${path} (choose one with --db or ${DB_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
   }
-  return openDevStore(path, { embedder: options.embedder });
+  mkdirSync(dirname(path), { recursive: true });
+}
+
+/** Opens the database at `path`: a foreign or damaged file is refused unchanged. */
+export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
+  prepare(path, options.create);
+  return openSqlite(path, { embedder: options.embedder });
+}
+
+/**
+ * Opens only the event log of the database at `path`, without folding it
+ * into the tables: for reading the log, and for appending a whole imported
+ * log quickly (`synchronous = normal`: the import is made durable by the
+ * fold that follows and by the file being renamed into place only then).
+ */
+export async function openLog(path: string, options: { create?: boolean; bulk?: boolean } = {}): Promise<SqliteLog> {
+  prepare(path, options.create);
+  return openSqliteLog(path, options.bulk ? { synchronous: 'normal' } : {});
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */

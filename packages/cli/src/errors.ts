@@ -42,6 +42,7 @@ export function exitCodeFor(error: unknown): number {
 export function describeError(error: unknown): string {
   let message: string;
   if (error instanceof CommanderError) message = error.message.replace(/^error: /, '');
+  else if (error instanceof Error && error.name === 'IncompatibleDatabaseError') message = error.message.replace(/^invalid path: /, '');
   else if (error instanceof AgentStateError || error instanceof UserError || error instanceof DamagedDatabaseError) message = error.message;
   else if (isDamaged(error)) message = `not a usable agentstate database: ${(error as Error).message}`;
   else if (error instanceof Error) message = `unexpected ${error.name}: ${error.message}`;

@@ -33,7 +33,7 @@ describe('agentstate log', () => {
     const lines = ok(['log', 'tail', '-n', '2', '--db', db]).trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^\s+5\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+skill\.upserted\s+skill deploy v1/);
-    expect(lines[1]).toMatch(/^\s+6 .*memory\.written\s+memory \S+ -: "a fact"$/);
+    expect(lines[1]).toMatch(/^\s+6 .*memory\.written\s+memory \S+ fact: "a fact"$/);
     const events = jsonLines(ok(['log', 'tail', '--json', '--db', db]));
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(events[0]).toMatchObject({ stream: 'state', type: 'session.created', schemaVersion: 1 });

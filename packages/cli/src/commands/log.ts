@@ -3,8 +3,7 @@ import { Command } from 'commander';
 import type { Log, LogEvent } from '@agentstate/core';
 import { EventTypes, STATE_STREAM } from '@agentstate/core';
 import { contextOf } from '../context.js';
-import type { Database } from '../database.js';
-import { openDatabase, withDatabase } from '../database.js';
+import { openLog } from '../database.js';
 import { UserError } from '../errors.js';
 import { eventLine } from '../events.js';
 import { print, printJson } from '../output.js';
@@ -41,7 +40,7 @@ async function lastEvents(log: Log, n: number, keep: (e: LogEvent) => boolean): 
 }
 
 /** Polls the log for events after `seq` until interrupted, printing them as they come. */
-async function follow(db: Database, seq: number, keep: (e: LogEvent) => boolean, json: boolean, intervalMs: number): Promise<void> {
+async function follow(log: Log, seq: number, keep: (e: LogEvent) => boolean, json: boolean, intervalMs: number): Promise<void> {
   let stopped = false;
   const stop = (): void => {
     stopped = true;
@@ -49,7 +48,7 @@ async function follow(db: Database, seq: number, keep: (e: LogEvent) => boolean,
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   while (!stopped) {
-    const batch = await db.log.read({ stream: STATE_STREAM, afterSeq: seq, limit: SCAN_BATCH });
+    const batch = await log.read({ stream: STATE_STREAM, afterSeq: seq, limit: SCAN_BATCH });
     if (batch.length > 0) {
       seq = batch[batch.length - 1]!.seq;
       emit(batch.filter(keep), json);
@@ -73,13 +72,13 @@ export function logCommand(): Command {
     .action(async (opts: { lines: number; type?: string[]; follow: boolean; interval: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const keep = typeFilter(opts.type);
-      const db = await openDatabase(ctx.dbPath);
+      const log = await openLog(ctx.dbPath);
       try {
-        const { events, head } = await lastEvents(db.log, opts.lines, keep);
+        const { events, head } = await lastEvents(log, opts.lines, keep);
         emit(events, ctx.json);
-        if (opts.follow) await follow(db, head, keep, ctx.json, opts.interval);
+        if (opts.follow) await follow(log, head, keep, ctx.json, opts.interval);
       } finally {
-        await db.close();
+        await log.close();
       }
     });
 
@@ -95,20 +94,21 @@ export function logCommand(): Command {
       const ctx = contextOf(cmd);
       const keep = typeFilter(opts.type);
       if (opts.to !== undefined && opts.to < opts.from) throw new UserError(`--to ${opts.to} is before --from ${opts.from}`);
-      await withDatabase(ctx.dbPath, {}, async (db) => {
+      const log = await openLog(ctx.dbPath);
+      try {
         if (seq !== undefined) {
-          const [event] = await db.log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
-          if (!event) throw new UserError(`no event #${seq}: the log's head is at ${await db.log.head(STATE_STREAM)}`);
+          const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
+          if (!event) throw new UserError(`no event #${seq}: the log's head is at ${await log.head(STATE_STREAM)}`);
           if (ctx.json) print(JSON.stringify(event));
           else printJson(event);
           return;
         }
-        const head = await db.log.head(STATE_STREAM);
+        const head = await log.head(STATE_STREAM);
         const to = Math.min(opts.to ?? head, head);
         let after = opts.from - 1;
         let shown = 0;
         while (after < to && (opts.limit === 0 || shown < opts.limit)) {
-          const batch = await db.log.read({ stream: STATE_STREAM, afterSeq: after, limit: Math.min(SCAN_BATCH, to - after) });
+          const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: Math.min(SCAN_BATCH, to - after) });
           if (batch.length === 0) break;
           after = batch[batch.length - 1]!.seq;
           let kept = batch.filter(keep);
@@ -117,7 +117,9 @@ export function logCommand(): Command {
           emit(kept, ctx.json);
         }
         if (shown === 0 && !ctx.json) print('(no events in this range)');
-      });
+      } finally {
+        await log.close();
+      }
     });
 
   return group;

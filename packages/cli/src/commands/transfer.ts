@@ -11,7 +11,7 @@ import { createInterface } from 'node:readline';
 import { Command } from 'commander';
 import { MemoryState, STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { contextOf } from '../context.js';
-import { openDatabase, withDatabase } from '../database.js';
+import { openLog, withDatabase } from '../database.js';
 import { DamagedDatabaseError, UserError } from '../errors.js';
 import { exportLine, parseEventLine } from '../jsonl.js';
 import { count, print, printJson } from '../output.js';
@@ -91,34 +91,38 @@ async function importInto(source: string, target: string, quiet: boolean) {
   const started = performance.now();
   const temporary = `${target}.importing-${process.pid}`;
   removeDatabaseFiles(temporary);
-  const db = await openDatabase(temporary, { create: true });
   const progress = startProgress('importing', size, quiet);
-  let closed = false;
   try {
+    // 1. Append every checked event to the bare log of a new file, folding them in memory on the way.
     const state = new MemoryState();
-    const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
-    let lineNo = 0;
-    let consumed = 0;
-    for await (const line of lines) {
-      lineNo += 1;
-      consumed += Buffer.byteLength(line) + 1;
-      if (line.trim() === '') continue;
-      const event = parseEventLine(line, lineNo, state.seq + 1);
-      state.apply(event.change, event.seq);
-      const stored = await db.log.append(event.input);
-      if (stored.seq !== event.seq) throw new DamagedDatabaseError(`the new database gave event ${event.seq} seq ${stored.seq}`);
-      if (lineNo % 1000 === 0) progress.update(consumed);
+    const log = await openLog(temporary, { create: true, bulk: true });
+    try {
+      const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
+      let lineNo = 0;
+      let consumed = 0;
+      for await (const line of lines) {
+        lineNo += 1;
+        consumed += Buffer.byteLength(line) + 1;
+        if (line.trim() === '') continue;
+        const event = parseEventLine(line, lineNo, state.seq + 1);
+        state.apply(event.change, event.seq);
+        const stored = await log.append(event.input);
+        if (stored.seq !== event.seq) throw new DamagedDatabaseError(`the new database gave event ${event.seq} seq ${stored.seq}`);
+        if (lineNo % 1000 === 0) progress.update(consumed);
+      }
+      progress.update(consumed);
+    } finally {
+      await log.close();
     }
-    progress.update(consumed);
-    await db.rebuild();
+    // 2. Opening the provider projects the appended events into the tables; they must equal the fold.
     const expected = encodeSnapshot(state.capture());
-    if (encodeSnapshot(await db.snapshot()) !== expected) throw new DamagedDatabaseError('the imported tables differ from a replay of the imported events');
-    await db.close();
-    closed = true;
+    await withDatabase(temporary, {}, async (db) => {
+      if (encodeSnapshot(await db.snapshot()) !== expected) throw new DamagedDatabaseError('the imported tables differ from a replay of the imported events');
+    });
+    // 3. Only a complete, checked database takes the target's name.
     renameSync(temporary, target);
     return { db: target, events: state.seq, sha256: sha256(expected), seconds: (performance.now() - started) / 1000 };
   } catch (error) {
-    if (!closed) await db.close();
     removeDatabaseFiles(temporary);
     throw error;
   } finally {
