@@ -1,5 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cli, fails, ok, okJson, tempDir } from './helpers.js';
 
@@ -14,6 +16,13 @@ describe('the agentstate command line', () => {
       expect(help).toContain(`  ${command}`);
     }
     expect(ok(['sessions', '--help'])).toContain('append [options] <session-id>');
+  });
+
+  it('is linked as `agentstate` at the repository root, where npx finds it', () => {
+    const link = fileURLToPath(new URL('../../../node_modules/.bin/agentstate', import.meta.url));
+    const r = spawnSync(link, ['stats', '--json', '--db', tmp.path('linked.db')], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^agentstate: no agentstate database at /);
   });
 
   it('shows usage and exits 1 when given no command', () => {
