@@ -51,12 +51,11 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
 /**
  * Opens only the event log of the database at `path`, without folding it
  * into the tables: for reading the log, and for appending a whole imported
- * log quickly (`synchronous = normal`: the import is made durable by the
- * fold that follows and by the file being renamed into place only then).
+ * log before the tables are derived from it.
  */
-export async function openLog(path: string, options: { create?: boolean; bulk?: boolean } = {}): Promise<SqliteLog> {
+export async function openLog(path: string, options: { create?: boolean } = {}): Promise<SqliteLog> {
   prepare(path, options.create);
-  return openSqliteLog(path, options.bulk ? { synchronous: 'normal' } : {});
+  return openSqliteLog(path);
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */

@@ -41,6 +41,20 @@ describe('agentstate memory', () => {
     expect(table).toContain('(1 hit, lexical recall)');
   });
 
+  it('recalls by meaning with the offline embedder: hybrid by default for a query, best first', () => {
+    const question = 'which color theme does the user like';
+    expect(okJson<Hit[]>(['memory', 'recall', question, '--mode', 'lexical', '--db', db])).toEqual([]);
+    const hybrid = okJson<Hit[]>(['memory', 'recall', question, '--mode', 'hybrid', '--limit', '2', '--db', db]);
+    expect(hybrid[0]!.id).toBe(ids[0]);
+    expect(hybrid.every((h) => h.score > 0 && h.score <= 1)).toBe(true);
+    expect(hybrid[0]!.score).toBeGreaterThanOrEqual(hybrid[hybrid.length - 1]!.score);
+    const table = ok(['memory', 'recall', question, '--db', db]);
+    expect(table.split('\n')[1]).toContain('The user prefers dark mode in every editor');
+    expect(table).toMatch(/\(\d hits?, hybrid recall\)/);
+    const semantic = okJson<Hit[]>(['memory', 'recall', 'user likes a dark theme', '--mode', 'semantic', '--db', db]);
+    expect(semantic[0]?.id).toBe(ids[0]);
+  });
+
   it('shows and deletes a fact', () => {
     expect(ok(['memory', 'show', ids[2]!, '--db', db])).toContain('Releases happen on Tuesdays');
     expect(ok(['memory', 'delete', ids[2]!, '--db', db])).toBe(`deleted memory item ${ids[2]}\n`);

@@ -44,7 +44,11 @@ interface RecallFlags extends ScopeFlags {
   parents: boolean;
 }
 
-/** Recall through the CLI: hybrid by default when the offline embedder is there and there is a query. */
+/**
+ * Recall through the CLI: hybrid by default when the offline embedder is
+ * there and there is a query; semantic and hybrid hits come best first
+ * unless `--order` says otherwise.
+ */
 export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: Mode; hits: RecallHit[] }> {
   const scope = scopeFrom(flags);
   const options: RecallOptions = {
@@ -56,6 +60,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     order: flags.order,
     minScore: flags.minScore,
     match: flags.match,
+    mode: flags.mode,
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
@@ -64,7 +69,8 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     throw new UserError(`${flags.mode} recall needs the offline embedder of @agentstate/embeddings, which is not installed`);
   }
   const mode: Mode = flags.mode ?? (embedder ? 'hybrid' : 'lexical');
-  const hits = await withDatabase(dbPath, { embedder }, (db) => db.memory.recall({ ...options, mode }));
+  const order = flags.order ?? (mode === 'lexical' ? 'recent' : 'relevance');
+  const hits = await withDatabase(dbPath, { embedder }, (db) => db.memory.recall({ ...options, mode, order }));
   return { mode, hits };
 }
 
@@ -95,7 +101,7 @@ export function memoryCommand(): Command {
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid when the offline embedder is installed and a query is given)`, oneOf(RECALL_MODES))
-    .option('--order <order>', `${RECALL_ORDERS.join(', ')} (default: recent)`, oneOf(RECALL_ORDERS))
+    .option('--order <order>', `${RECALL_ORDERS.join(', ')} (default: recent for lexical recall, else relevance)`, oneOf(RECALL_ORDERS))
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)

@@ -13,6 +13,7 @@ import { MemoryState, STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { contextOf } from '../context.js';
 import { openLog, withDatabase } from '../database.js';
 import { DamagedDatabaseError, UserError } from '../errors.js';
+import type { ImportedEvent } from '../jsonl.js';
 import { exportLine, parseEventLine } from '../jsonl.js';
 import { count, print, printJson } from '../output.js';
 import { startProgress } from '../progress.js';
@@ -95,9 +96,16 @@ async function importInto(source: string, target: string, quiet: boolean) {
   try {
     // 1. Append every checked event to the bare log of a new file, folding them in memory on the way.
     const state = new MemoryState();
-    const log = await openLog(temporary, { create: true, bulk: true });
+    const log = await openLog(temporary, { create: true });
     try {
       const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
+      let pending: ImportedEvent['input'][] = [];
+      const flush = async (): Promise<void> => {
+        const stored = await log.appendMany(pending);
+        const last = stored[stored.length - 1];
+        if (last && last.seq !== state.seq) throw new DamagedDatabaseError(`the new database gave event ${state.seq} seq ${last.seq}`);
+        pending = [];
+      };
       let lineNo = 0;
       let consumed = 0;
       for await (const line of lines) {
@@ -106,10 +114,13 @@ async function importInto(source: string, target: string, quiet: boolean) {
         if (line.trim() === '') continue;
         const event = parseEventLine(line, lineNo, state.seq + 1);
         state.apply(event.change, event.seq);
-        const stored = await log.append(event.input);
-        if (stored.seq !== event.seq) throw new DamagedDatabaseError(`the new database gave event ${event.seq} seq ${stored.seq}`);
-        if (lineNo % 1000 === 0) progress.update(consumed);
+        pending.push(event.input);
+        if (pending.length >= BATCH) {
+          await flush();
+          progress.update(consumed);
+        }
       }
+      await flush();
       progress.update(consumed);
     } finally {
       await log.close();
