@@ -17,27 +17,33 @@ export interface Progress {
 const BAR_WIDTH = 24;
 const REDRAW_MS = 100;
 
+/** How amounts are shown: a count of things, or bytes. */
+export type ProgressUnit = 'count' | 'bytes';
+
+function amount(n: number, unit: ProgressUnit): string {
+  return unit === 'bytes' ? `${(n / 1024 / 1024).toFixed(1)} MiB` : n.toLocaleString('en-US');
+}
+
 /** The bar's text for `done` of `total` (total 0: unknown). */
-export function renderProgress(label: string, done: number, total: number): string {
-  const amount = done.toLocaleString('en-US');
-  if (total <= 0) return `${label} ${amount}`;
+export function renderProgress(label: string, done: number, total: number, unit: ProgressUnit = 'count'): string {
+  if (total <= 0) return `${label} ${amount(done, unit)}`;
   const ratio = Math.min(1, done / total);
   const filled = Math.round(ratio * BAR_WIDTH);
   const percent = String(Math.floor(ratio * 100)).padStart(3);
-  return `${label} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${percent}% ${amount}/${total.toLocaleString('en-US')}`;
+  return `${label} [${'#'.repeat(filled)}${'-'.repeat(BAR_WIDTH - filled)}] ${percent}% ${amount(done, unit)}/${amount(total, unit)}`;
 }
 
 const silent: Progress = { update: () => undefined, setTotal: () => undefined, stop: () => undefined };
 
 /** Starts a progress bar, or a silent one when stderr is not a terminal or `quiet` is set. */
-export function startProgress(label: string, total = 0, quiet = false): Progress {
+export function startProgress(label: string, total = 0, quiet = false, unit: ProgressUnit = 'count'): Progress {
   const stream = process.stderr;
   if (quiet || !stream.isTTY) return silent;
   let done = 0;
   let last = 0;
   let drawn = false;
   const draw = (): void => {
-    stream.write(`\r${renderProgress(label, done, total)}\u001b[K`);
+    stream.write(`\r${renderProgress(label, done, total, unit)}\u001b[K`);
     drawn = true;
   };
   return {

@@ -1,6 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { BIN, fails, ok, okJson, tempDir } from './helpers.js';
 import { writeExport } from './generate.js';
 
 const tmp = tempDir();
@@ -84,5 +85,20 @@ describe('agentstate export and import', () => {
     writeFileSync(tmp.path('note.txt'), 'unrelated');
     ok(['import', file, '--db', target]);
     expect(ok(['verify', '--db', target])).toMatch(/^ok: the tables equal a replay of all 300 events, byte for byte\n/);
+  });
+
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('draws a progress bar on a terminal only', () => {
+    const onTerminal = tmp.path('terminal.db');
+    const typescript = spawnSync('script', ['-qfec', `"${process.execPath}" "${BIN}" import "${exported}" --db "${onTerminal}"`, '/dev/null'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(typescript.status).toBe(0);
+    expect(typescript.stdout).toMatch(/importing \[#+-*\] +\d+% [\d.]+ MiB\/[\d.]+ MiB/);
+    const piped = tmp.path('piped.db');
+    const r = spawnSync(process.execPath, [BIN, 'import', exported, '--db', piped], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^imported 300 events into /);
   });
 });

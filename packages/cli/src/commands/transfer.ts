@@ -92,7 +92,7 @@ async function importInto(source: string, target: string, quiet: boolean) {
   const started = performance.now();
   const temporary = `${target}.importing-${process.pid}`;
   removeDatabaseFiles(temporary);
-  const progress = startProgress('importing', size, quiet);
+  const progress = startProgress('importing', size, quiet, 'bytes');
   try {
     // 1. Append every checked event to the bare log of a new file, folding them in memory on the way.
     const state = new MemoryState();
