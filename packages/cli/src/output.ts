@@ -23,11 +23,6 @@ export function printJson(value: unknown): void {
   print(JSON.stringify(value, null, 2));
 }
 
-/** Writes a note for the person at the terminal to stderr (never part of the data). */
-export function note(text: string): void {
-  process.stderr.write(`${text}\n`);
-}
-
 /** Text on one line: newlines and tabs become spaces. */
 export function oneLine(text: string): string {
   return text.replace(/[\r\n\t]+/g, ' ');

@@ -47,7 +47,9 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
 
   it('rebuilds the tables from the log, to the same bytes', () => {
     const before = ok(['snapshot', '--print', '--db', db]);
-    expect(ok(['rebuild', '--db', db])).toMatch(/^rebuilt the tables from 19 events in \d+\.\d\d s\n$/);
+    expect(ok(['rebuild', '--db', db])).toMatch(/^rebuilt the tables from the snapshot at seq 18 and 1 later events in \d+\.\d\d s\n$/);
+    expect(okJson(['rebuild', '--from-scratch', '--db', db])).toMatchObject({ seq: 19, snapshotSeq: 0, events: 19, skipped: [] });
+    expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 19 events in /);
     expect(ok(['snapshot', '--print', '--db', db])).toBe(before);
     expect(JSON.parse(before)).toMatchObject({ format: 'agentstate.snapshot/1', seq: 19 });
   });

@@ -92,21 +92,28 @@ export function maintenanceCommands(): Command[] {
     });
 
   const rebuild = new Command('rebuild')
-    .description('drop every projection table and derive it again from the log')
-    .action(async (_opts: unknown, cmd: Command) => {
+    .description('drop every projection table and derive it again from the log (from the newest valid snapshot)')
+    .option('--from-scratch', 'ignore snapshots and fold every event from seq 1', false)
+    .action(async (opts: { fromScratch: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const started = performance.now();
+      const spinner = !ctx.json && process.stderr.isTTY;
       const result = await withDatabase(ctx.dbPath, {}, async (db) => {
-        if (!ctx.json && process.stderr.isTTY) process.stderr.write('rebuilding…');
+        if (spinner) process.stderr.write('rebuilding…');
         try {
-          await db.rebuild();
+          return await db.rebuild({ fromScratch: opts.fromScratch });
         } finally {
-          if (!ctx.json && process.stderr.isTTY) process.stderr.write('\r\u001b[K');
+          if (spinner) process.stderr.write('\r\u001b[K');
         }
-        return { events: await db.log.head(STATE_STREAM), seconds: (performance.now() - started) / 1000 };
       });
-      if (ctx.json) printJson(result);
-      else print(`rebuilt the tables from ${count(result.events)} events in ${result.seconds.toFixed(2)} s`);
+      const report = { ...result, seconds: (performance.now() - started) / 1000 };
+      if (ctx.json) {
+        printJson(report);
+        return;
+      }
+      const from = result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
+      print(`rebuilt the tables from ${from} in ${report.seconds.toFixed(2)} s`);
+      for (const s of result.skipped) print(`  snapshot at seq ${count(s.seq)} skipped: ${s.reason}`);
     });
 
   const snapshot = new Command('snapshot')
