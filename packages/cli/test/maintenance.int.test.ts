@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fails, ok, okJson, tempDir } from './helpers.js';
 
@@ -57,8 +57,19 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
   it('exits 2 on a file that is not an agentstate database', () => {
     const text = tmp.path('notes.db');
     writeFileSync(text, 'these are my notes, not a database\n'.repeat(100));
-    for (const args of [['verify'], ['stats'], ['sessions', 'list'], ['memory', 'write', 'x']]) {
-      expect(fails(2, [...args, '--db', text])).toMatch(/^agentstate: /);
+    for (const args of [['verify'], ['stats'], ['sessions', 'list'], ['memory', 'write', 'x'], ['log', 'tail'], ['export']]) {
+      expect(fails(2, [...args, '--db', text])).toMatch(/^agentstate: .*not a SQLite database/);
     }
+    expect(readFileSync(text, 'utf8')).toBe('these are my notes, not a database\n'.repeat(100));
+  });
+
+  it('exits 1 on a database that does not exist, creating nothing', () => {
+    const missing = tmp.path('missing.db');
+    const out = tmp.path('missing.jsonl');
+    for (const args of [['verify'], ['rebuild'], ['snapshot'], ['snapshot', '--print'], ['stats'], ['export', '--out', out], ['log', 'show']]) {
+      expect(fails(1, [...args, '--db', missing])).toContain(`no agentstate database at ${missing}`);
+    }
+    expect(existsSync(missing)).toBe(false);
+    expect(existsSync(out)).toBe(false);
   });
 });
