@@ -33,37 +33,37 @@ export interface VerifyReport {
 const BATCH = 10_000;
 const MAX_LISTED = 5;
 
-/** Folds `db.log` from scratch and compares it with `db.snapshot()`. A malformed event throws `CorruptionError`. */
+/**
+ * Captures the tables, folds `db.log` from scratch up to their seq and
+ * compares the two. A malformed event throws `CorruptionError`.
+ */
 export async function verifyDatabase(db: Database, progress?: Progress): Promise<VerifyReport> {
-  const head = await db.log.head(STATE_STREAM);
-  progress?.setTotal(head);
-  const stored = await loadSnapshot(db.log, plainCodec, head);
+  // The tables first (rows and seq in one read), then the log up to their seq:
+  // another process may keep writing while this runs.
+  const tables = await db.snapshot();
+  progress?.setTotal(tables.seq);
+  const stored = await loadSnapshot(db.log, plainCodec, tables.seq);
+  const storedText = stored.snapshot ? encodeSnapshot(stored.snapshot) : undefined;
   const state = new MemoryState();
   let storedSnapshot: VerifyReport['storedSnapshot'] = null;
-  const checkStored = (): void => {
-    if (stored.snapshot && state.seq === stored.snapshot.seq) {
-      storedSnapshot = { seq: state.seq, matches: encodeSnapshot(state.capture()) === encodeSnapshot(stored.snapshot) };
-    }
-  };
-  checkStored();
-  for (;;) {
-    const batch: LogEvent[] = await db.log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: BATCH });
+  if (stored.snapshot?.seq === 0) storedSnapshot = { seq: 0, matches: encodeSnapshot(state.capture()) === storedText };
+  while (state.seq < tables.seq) {
+    const batch: LogEvent[] = await db.log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(BATCH, tables.seq - state.seq) });
     if (batch.length === 0) break;
     for (const event of batch) {
       if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
       state.apply(decodeStateEvent(event), event.seq);
-      checkStored();
+      if (event.seq === stored.snapshot?.seq) storedSnapshot = { seq: event.seq, matches: encodeSnapshot(state.capture()) === storedText };
     }
     progress?.update(state.seq);
   }
   const folded = state.capture();
-  const tables = await db.snapshot();
   const foldedText = encodeSnapshot(folded);
   const equal = foldedText === encodeSnapshot(tables);
   const differences = equal ? [] : diffSnapshots(tables, folded);
   if (!equal && differences.length === 0) differences.push('the canonical texts differ');
   return {
-    ok: equal && (storedSnapshot === null || (storedSnapshot as { matches: boolean }).matches),
+    ok: equal && (storedSnapshot === null || storedSnapshot.matches),
     events: state.seq,
     tablesSeq: tables.seq,
     sha256: sha256(foldedText),

@@ -1,6 +1,10 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fails, ok, okJson, tempDir } from './helpers.js';
+
+const WRITER = fileURLToPath(new URL('./fixtures/writer.mjs', import.meta.url));
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -52,6 +56,23 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
     expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 19 events in /);
     expect(ok(['snapshot', '--print', '--db', db])).toBe(before);
     expect(JSON.parse(before)).toMatchObject({ format: 'agentstate.snapshot/1', seq: 19 });
+  });
+
+  it('verifies while another process keeps writing', async () => {
+    const writer = spawn(process.execPath, [WRITER, db, '1500'], { stdio: 'inherit' });
+    const exited = new Promise<number | null>((resolve) => writer.on('exit', resolve));
+    let runs = 0;
+    let done = false;
+    void exited.then(() => {
+      done = true;
+    });
+    while (!done || runs === 0) {
+      expect(okJson(['verify', '--db', db]).ok).toBe(true);
+      runs += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await exited).toBe(0);
+    expect(okJson(['verify', '--db', db])).toMatchObject({ ok: true, events: 1519 });
   });
 
   it('exits 2 on a file that is not an agentstate database', () => {

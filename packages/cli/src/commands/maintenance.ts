@@ -29,13 +29,11 @@ export function printVerifyReport(report: VerifyReport): void {
 /** Runs verification with a progress bar on a terminal. */
 export async function runVerify(db: Database, json: boolean): Promise<VerifyReport> {
   const progress = startProgress('verifying', 0, json);
-  let report: VerifyReport;
   try {
-    report = await verifyDatabase(db, progress);
+    return await verifyDatabase(db, progress);
   } finally {
     progress.stop();
   }
-  return report;
 }
 
 function fileSize(path: string): number {
@@ -88,7 +86,10 @@ export function maintenanceCommands(): Command[] {
       const report = await withDatabase(ctx.dbPath, {}, (db) => runVerify(db, ctx.json));
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
-      if (!report.ok) throw new DamagedDatabaseError(`verification failed: ${report.differences[0] ?? 'the stored snapshot differs from the log'}`);
+      if (!report.ok) {
+        const why = report.differences[0] ?? `the stored snapshot at seq ${report.storedSnapshot?.seq ?? '?'} differs from the log`;
+        throw new DamagedDatabaseError(`verification failed: ${why}`);
+      }
     });
 
   const rebuild = new Command('rebuild')
