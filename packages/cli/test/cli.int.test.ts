@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ describe('the agentstate command line', () => {
 
   it('finds the database in --db, else AGENTSTATE_DB, else .agentstate/state.db', () => {
     const cwd = tmp.path('project');
-    ok(['demo', '--db', join(cwd, 'unused.db')]);
+    mkdirSync(cwd);
     fails(1, ['sessions', 'list'], { cwd });
     ok(['memory', 'write', 'in the default database'], { cwd });
     expect(existsSync(join(cwd, '.agentstate', 'state.db'))).toBe(true);

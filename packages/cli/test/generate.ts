@@ -1,10 +1,12 @@
 /**
- * Builds a realistic export of `n` events quickly, in memory, with a
- * manual clock and seeded ids: sessions with transcripts, skills with
+ * Builds a realistic `state` stream of `n` events quickly, in memory, with
+ * a manual clock and seeded ids: sessions with transcripts, skills with
  * updates and outcomes, memory items, and deletions of each kind.
  */
 import { writeFileSync } from 'node:fs';
+import type { LogEvent } from '@agentstate/core';
 import { ManualClock, STATE_STREAM, canonicalJson, createMemoryProvider, seededEntropy } from '@agentstate/core';
+import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
 
 const WORDS = ['deploy', 'staging', 'rollback', 'migration', 'database', 'editor', 'theme', 'release', 'cache', 'latency', 'tests', 'review'];
 
@@ -12,8 +14,8 @@ function sentence(i: number): string {
   return `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} note ${i}: ${WORDS[(i * 3) % WORDS.length]} needs attention`;
 }
 
-/** Writes an export of exactly `n` events to `path`. */
-export async function writeExport(path: string, n: number): Promise<void> {
+/** Exactly `n` events of a plausible agent's life. */
+export async function generateEvents(n: number): Promise<LogEvent[]> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const p = createMemoryProvider({ clock, entropy: seededEntropy(7), eventMeta: { actor: 'generator' } });
   let events = 0;
@@ -46,5 +48,23 @@ export async function writeExport(path: string, n: number): Promise<void> {
   }
   const all = await p.log.read({ stream: STATE_STREAM });
   if (all.length !== n) throw new Error(`generated ${all.length} events, wanted ${n}`);
-  writeFileSync(path, `${all.map((e) => canonicalJson(e)).join('\n')}\n`);
+  return all;
+}
+
+/** The events as an export: canonical JSON Lines. */
+export function exportText(events: readonly LogEvent[]): string {
+  return `${events.map((e) => canonicalJson(e)).join('\n')}\n`;
+}
+
+/** Writes an export of exactly `n` events to `path`. */
+export async function writeExport(path: string, n: number): Promise<void> {
+  writeFileSync(path, exportText(await generateEvents(n)));
+}
+
+/** Creates the database at `path` holding `events`: appended to its log in one transaction, then folded. */
+export async function writeDatabase(path: string, events: readonly LogEvent[]): Promise<void> {
+  const log = openSqliteLog(path);
+  await log.appendMany(events.map(({ seq: _seq, ...input }) => input));
+  await log.close();
+  await openSqlite(path).close();
 }
