@@ -33,9 +33,9 @@ describe('agentstate memory', () => {
     expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--kind', 'preference', '--kind', 'decision', '--db', db])).toHaveLength(2);
     expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--project', 'web', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
     expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--limit', '1', '--db', db])).toHaveLength(1);
-    const ranked = okJson<Hit[]>(['memory', 'recall', 'dark editor tuesdays', '--mode', 'lexical', '--match', 'any', '--order', 'relevance', '--db', db]);
-    expect(ranked[0]!.id).toBe(ids[0]);
-    expect(ranked.every((h) => h.score > 0 && h.score <= 1)).toBe(true);
+    const any = okJson<Hit[]>(['memory', 'recall', 'dark editor tuesdays', '--mode', 'lexical', '--match', 'any', '--order', 'relevance', '--db', db]);
+    expect(any.map((h) => h.id).sort()).toEqual([ids[0], ids[2]].sort());
+    expect(any.every((h) => h.score >= 0 && h.score <= 1)).toBe(true);
     const table = ok(['memory', 'recall', 'dark', '--mode', 'lexical', '--db', db]);
     expect(table).toMatch(/^SCORE\s+KIND\s+CREATED\s+CONTENT\s+ID\n1\.000\s+preference/);
     expect(table).toContain('(1 hit, lexical recall)');
