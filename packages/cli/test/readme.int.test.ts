@@ -27,6 +27,9 @@ describe('the README', () => {
     delete env.AGENTSTATE_DB;
     const out = execFileSync('bash', ['-euo', 'pipefail', '-c', commands.join('\n')], { cwd: tmp.dir, env, encoding: 'utf8' });
     expect(out).toContain('The user deploys from the main branch only');
+    expect(out).toMatch(/\(2 hits, lexical recall\)/);
+    expect(out).toMatch(/^SCORE +KIND +CREATED +CONTENT +ID\n\d\.\d{3} +preference +\S+ \S+ +The user prefers dark mode in every editor /m);
+    expect(out).toMatch(/hits, hybrid recall\)/);
     expect(out).toContain('imported 20 events');
     expect(out.match(/^ok: the tables equal a replay of all 20 events/gm)).toHaveLength(2);
   });
