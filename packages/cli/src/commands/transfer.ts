@@ -93,6 +93,13 @@ async function importInto(source: string, target: string, quiet: boolean) {
   const temporary = `${target}.importing-${process.pid}`;
   removeDatabaseFiles(temporary);
   const progress = startProgress('importing', size, quiet, 'bytes');
+  // Interrupted, the half-made file goes too: nothing but a complete import is ever left.
+  const interrupted = (): void => {
+    progress.stop();
+    removeDatabaseFiles(temporary);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   try {
     // 1. Append every checked event to the bare log of a new file, folding them in memory on the way.
     const state = new MemoryState();
@@ -137,6 +144,7 @@ async function importInto(source: string, target: string, quiet: boolean) {
     removeDatabaseFiles(temporary);
     throw error;
   } finally {
+    process.removeListener('SIGINT', interrupted);
     progress.stop();
   }
 }
