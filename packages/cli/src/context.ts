@@ -16,10 +16,11 @@ export function contextOf(command: Command): Context {
   return { dbPath: resolveDbPath(opts.db), json: opts.json === true };
 }
 
-/** Adds the scope flags to a command. */
-export function withScopeFlags(command: Command, what: string): Command {
+/** Adds the scope flags to a command, and what the scope means there to its help. */
+export function withScopeFlags(command: Command, meaning: string): Command {
   return command
-    .option('--instance <name>', `${what}: instance level of the scope`)
-    .option('--project <name>', `${what}: project level of the scope`)
-    .option('--workspace <name>', `${what}: workspace level of the scope`);
+    .option('--instance <name>', 'instance level of the scope')
+    .option('--project <name>', 'project level of the scope')
+    .option('--workspace <name>', 'workspace level of the scope')
+    .addHelpText('after', `\nScope: ${meaning}. A level left out is empty; no level at all is the global scope.`);
 }

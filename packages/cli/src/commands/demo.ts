@@ -81,10 +81,10 @@ export function demoCommand(): Command {
         };
       });
 
-      const lexical = await recallWith(path, LEXICAL_QUERY, { mode: 'lexical', parents: false });
+      const lexical = await recallWith(path, LEXICAL_QUERY, { mode: 'lexical' });
       let hybrid: { mode: string; hits: RecallHit[] } | null = null;
       try {
-        hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3, parents: false });
+        hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3 });
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
       }

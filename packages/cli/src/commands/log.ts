@@ -67,9 +67,9 @@ export function logCommand(): Command {
     .description('show the last events, and with --follow keep printing new ones as another process writes them')
     .option('-n, --lines <n>', 'how many events', nonNegativeInt, 20)
     .option('--type <type>', 'only this event type (repeat for several)', collect)
-    .option('-f, --follow', 'keep polling for new events until interrupted', false)
+    .option('-f, --follow', 'keep polling for new events until interrupted')
     .option('--interval <ms>', 'how often --follow polls', positiveInt, 250)
-    .action(async (opts: { lines: number; type?: string[]; follow: boolean; interval: number }, cmd: Command) => {
+    .action(async (opts: { lines: number; type?: string[]; follow?: boolean; interval: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const keep = typeFilter(opts.type);
       const log = await openLog(ctx.dbPath);

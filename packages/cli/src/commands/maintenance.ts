@@ -94,8 +94,8 @@ export function maintenanceCommands(): Command[] {
 
   const rebuild = new Command('rebuild')
     .description('drop every projection table and derive it again from the log (from the newest valid snapshot)')
-    .option('--from-scratch', 'ignore snapshots and fold every event from seq 1', false)
-    .action(async (opts: { fromScratch: boolean }, cmd: Command) => {
+    .option('--from-scratch', 'ignore snapshots and fold every event from seq 1')
+    .action(async (opts: { fromScratch?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const started = performance.now();
       const spinner = !ctx.json && process.stderr.isTTY;
@@ -119,8 +119,8 @@ export function maintenanceCommands(): Command[] {
 
   const snapshot = new Command('snapshot')
     .description('save a snapshot of the whole state in the database (or --print its canonical text)')
-    .option('--print', 'write the canonical snapshot text to stdout instead of saving it', false)
-    .action(async (opts: { print: boolean }, cmd: Command) => {
+    .option('--print', 'write the canonical snapshot text to stdout instead of saving it')
+    .action(async (opts: { print?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       if (opts.print) {
         const text = await withDatabase(ctx.dbPath, {}, async (db) => encodeSnapshot(await db.snapshot()));

@@ -41,7 +41,7 @@ interface RecallFlags extends ScopeFlags {
   kind?: string[];
   minScore?: number;
   match?: 'all' | 'any';
-  parents: boolean;
+  parents?: boolean;
 }
 
 /**
@@ -78,7 +78,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
 export function memoryCommand(): Command {
   const group = new Command('memory').description('durable facts with provenance');
 
-  withScopeFlags(group.command('write'), 'the fact belongs to this scope')
+  withScopeFlags(group.command('write'), 'the fact belongs to this scope (default: global)')
     .description('write a fact; the content is an argument, or --file (- for stdin)')
     .argument('[content]', 'the fact')
     .option('--file <path>', 'read the content from a file, or - for stdin')
@@ -97,7 +97,7 @@ export function memoryCommand(): Command {
       else print(item.id);
     });
 
-  withScopeFlags(group.command('recall'), 'only this scope (default: every scope)')
+  withScopeFlags(group.command('recall'), 'only facts in exactly this scope (with --parents, also its parent scopes, most specific first); default: every scope')
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid when the offline embedder is installed and a query is given)`, oneOf(RECALL_MODES))
@@ -106,7 +106,7 @@ export function memoryCommand(): Command {
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
-    .option('--parents', 'with a scope: include its parent scopes, most specific first', false)
+    .option('--parents', 'with a scope: include its parent scopes')
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);

@@ -74,7 +74,7 @@ function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillI
 export function skillsCommand(): Command {
   const group = new Command('skills').description('reusable, versioned procedures with outcome evidence');
 
-  withScopeFlags(group.command('list'), 'list this scope')
+  withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global)')
     .description('list live skills in exactly one scope (default: global), by slug')
     .action(async (opts: ScopeFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
@@ -83,7 +83,7 @@ export function skillsCommand(): Command {
       else printTable(skillColumns, skills, '(no skills in this scope)');
     });
 
-  withScopeFlags(group.command('get'), 'resolve along this scope')
+  withScopeFlags(group.command('get'), 'a slug resolves to the most specific skill along this scope and its parents')
     .description('show a skill by id, or by slug (most specific along the scope chain)')
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
@@ -93,13 +93,13 @@ export function skillsCommand(): Command {
       else printSkill(skill);
     });
 
-  withScopeFlags(group.command('search'), 'only this scope')
+  withScopeFlags(group.command('search'), 'only skills in exactly this scope (with --parents, also its parent scopes); default: every scope')
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required)')
     .argument('<query>', 'search text')
     .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt, 0)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
-    .option('--parents', "with a scope: include its parent scopes", false)
-    .action(async (query: string, opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents: boolean }, cmd: Command) => {
+    .option('--parents', 'with a scope: include its parent scopes')
+    .action(async (query: string, opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const scope = scopeFrom(opts);
       const skills = await withDatabase(ctx.dbPath, {}, (db) =>
@@ -109,7 +109,7 @@ export function skillsCommand(): Command {
       else printTable(skillColumns, skills, '(no matching skills)');
     });
 
-  withScopeFlags(group.command('upsert'), 'the skill lives in this scope')
+  withScopeFlags(group.command('upsert'), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
     .argument('[slug]', 'slug (or "slug" in --file)')
     .option('--file <path>', 'read the skill from a JSON file (- for stdin); flags override its fields')
@@ -129,7 +129,7 @@ export function skillsCommand(): Command {
       else print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${scopeLabel(skill.scope)}), version ${skill.version}, id ${skill.id}`);
     });
 
-  withScopeFlags(group.command('outcome'), 'resolve along this scope')
+  withScopeFlags(group.command('outcome'), 'a slug resolves to the most specific skill along this scope and its parents')
     .description('record that a run used the skill, and whether it succeeded')
     .argument('<id-or-slug>', 'skill id or slug')
     .option('--success', 'the run succeeded')
@@ -142,7 +142,7 @@ export function skillsCommand(): Command {
       else print(`recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
     });
 
-  withScopeFlags(group.command('delete'), 'resolve along this scope')
+  withScopeFlags(group.command('delete'), 'a slug resolves to the most specific skill along this scope and its parents')
     .description('delete a skill (a tombstone stays in the log)')
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags, cmd: Command) => {

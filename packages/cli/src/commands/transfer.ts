@@ -35,8 +35,8 @@ function exportCommand(): Command {
   return new Command('export')
     .description('write the event log as JSON Lines (one event per line, in seq order) to stdout or --out')
     .option('-o, --out <file>', 'write to this file instead of stdout')
-    .option('--force', 'replace --out if it exists', false)
-    .action(async (opts: { out?: string; force: boolean }, cmd: Command) => {
+    .option('--force', 'replace --out if it exists')
+    .action(async (opts: { out?: string; force?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       if (opts.out !== undefined && existsSync(opts.out) && !opts.force) throw new UserError(`${opts.out} exists (pass --force to replace it)`);
       const partial = opts.out === undefined ? undefined : `${opts.out}.partial-${process.pid}`;
