@@ -61,11 +61,43 @@ export function okJson<T = any>(args: readonly string[], options: RunOptions = {
 
 /** Runs a command that must fail with `code`, with exactly one line on stderr, and returns that line. */
 export function fails(code: number, args: readonly string[], options: RunOptions = {}): string {
-  const r = cli(args, options);
+  return failureLine(cli(args, options), code, args);
+}
+
+/** Runs `agentstate ...args` to completion without blocking, so several can run at once. */
+export function cliAsync(args: readonly string[], options: RunOptions = {}): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: environment(options.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
+}
+
+/** The one line on stderr of a run that must have failed with `code`. */
+export function failureLine(r: Result, code: number, args: readonly string[]): string {
   if (r.code !== code) throw new Error(`agentstate ${args.join(' ')} exited ${r.code}, expected ${code}: ${r.stderr}${r.stdout}`);
   const lines = r.stderr.split('\n').filter((l) => l !== '');
   if (lines.length !== 1 || !lines[0]!.startsWith('agentstate: ')) throw new Error(`expected one line on stderr, got: ${JSON.stringify(r.stderr)}`);
   return lines[0]!;
+}
+
+/** Runs several commands that must all fail with `code`, a few at a time; returns their stderr lines in order. */
+export async function failAll(code: number, runs: ReadonlyArray<readonly string[]>, options: RunOptions = {}): Promise<string[]> {
+  const lines: string[] = new Array(runs.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < runs.length) {
+      const i = next++;
+      lines[i] = failureLine(await cliAsync(runs[i]!, options), code, runs[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(3, runs.length) }, worker));
+  return lines;
 }
 
 /** Starts `agentstate ...args` in the background. */

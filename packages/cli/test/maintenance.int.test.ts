@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { failAll, ok, okJson, tempDir } from './helpers.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/writer.mjs', import.meta.url));
 
@@ -59,7 +59,7 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
   });
 
   it('verifies while another process keeps writing', async () => {
-    const writer = spawn(process.execPath, [WRITER, db, '1500'], { stdio: 'inherit' });
+    const writer = spawn(process.execPath, [WRITER, db, '600'], { stdio: 'inherit' });
     const exited = new Promise<number | null>((resolve) => writer.on('exit', resolve));
     let runs = 0;
     let done = false;
@@ -72,24 +72,22 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
       await new Promise((resolve) => setImmediate(resolve));
     }
     expect(await exited).toBe(0);
-    expect(okJson(['verify', '--db', db])).toMatchObject({ ok: true, events: 1519 });
+    expect(okJson(['verify', '--db', db])).toMatchObject({ ok: true, events: 619 });
   });
 
-  it('exits 2 on a file that is not an agentstate database', () => {
+  it('exits 2 on a file that is not an agentstate database', async () => {
     const text = tmp.path('notes.db');
     writeFileSync(text, 'these are my notes, not a database\n'.repeat(100));
-    for (const args of [['verify'], ['stats'], ['sessions', 'list'], ['memory', 'write', 'x'], ['log', 'tail'], ['export']]) {
-      expect(fails(2, [...args, '--db', text])).toMatch(/^agentstate: .*not a SQLite database/);
-    }
+    const runs = [['verify'], ['stats'], ['sessions', 'list'], ['memory', 'write', 'x'], ['log', 'tail'], ['export']];
+    for (const line of await failAll(2, runs.map((args) => [...args, '--db', text]))) expect(line).toMatch(/^agentstate: .*not a SQLite database/);
     expect(readFileSync(text, 'utf8')).toBe('these are my notes, not a database\n'.repeat(100));
   });
 
-  it('exits 1 on a database that does not exist, creating nothing', () => {
+  it('exits 1 on a database that does not exist, creating nothing', async () => {
     const missing = tmp.path('missing.db');
     const out = tmp.path('missing.jsonl');
-    for (const args of [['verify'], ['rebuild'], ['snapshot'], ['snapshot', '--print'], ['stats'], ['export', '--out', out], ['log', 'show']]) {
-      expect(fails(1, [...args, '--db', missing])).toContain(`no agentstate database at ${missing}`);
-    }
+    const runs = [['verify'], ['rebuild'], ['snapshot'], ['snapshot', '--print'], ['stats'], ['export', '--out', out], ['log', 'show']];
+    for (const line of await failAll(1, runs.map((args) => [...args, '--db', missing]))) expect(line).toContain(`no agentstate database at ${missing}`);
     expect(existsSync(missing)).toBe(false);
     expect(existsSync(out)).toBe(false);
   });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, head, ok, okJson, tempDir } from './helpers.js';
+import { failAll, fails, head, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -63,15 +63,17 @@ describe('agentstate memory', () => {
     fails(1, ['memory', 'show', ids[2]!, '--db', db]);
   });
 
-  it('refuses bad input with exit 1 and no event', () => {
+  it('refuses bad input with exit 1 and no event', async () => {
     const before = head(db);
-    fails(1, ['memory', 'write', '', '--db', db]);
-    fails(1, ['memory', 'write', '--db', db]);
-    fails(1, ['memory', 'write', 'a', '--file', '-', '--db', db]);
-    fails(1, ['memory', 'recall', 'x', '--mode', 'telepathic', '--db', db]);
-    fails(1, ['memory', 'recall', 'x', '--min-score', '2', '--db', db]);
-    fails(1, ['memory', 'recall', 'x', '--limit', '0', '--db', db]);
-    fails(1, ['memory', 'recall', 'x', '--limit', '10001', '--mode', 'lexical', '--db', db]);
+    await failAll(1, [
+      ['memory', 'write', '', '--db', db],
+      ['memory', 'write', '--db', db],
+      ['memory', 'write', 'a', '--file', '-', '--db', db],
+      ['memory', 'recall', 'x', '--mode', 'telepathic', '--db', db],
+      ['memory', 'recall', 'x', '--min-score', '2', '--db', db],
+      ['memory', 'recall', 'x', '--limit', '0', '--db', db],
+      ['memory', 'recall', 'x', '--limit', '10001', '--mode', 'lexical', '--db', db],
+    ]);
     expect(head(db)).toBe(before);
   });
 });

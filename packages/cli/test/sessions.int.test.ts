@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fails, head, ok, okJson, tempDir } from './helpers.js';
+import { cli, failAll, fails, head, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -49,18 +49,21 @@ describe('agentstate sessions', () => {
     expect(okJson(['sessions', 'list', '--db', db])).toHaveLength(1);
   });
 
-  it('refuses bad input with exit 1, one line, and no event', () => {
+  it('refuses bad input with exit 1, one line, and no event', async () => {
     const before = head(db);
     const [live] = okJson<Array<{ id: string }>>(['sessions', 'list', '--db', db]);
-    fails(1, ['sessions', 'append', live!.id, '--role', 'robot', '--content', 'x', '--db', db]);
-    fails(1, ['sessions', 'append', live!.id, '--db', db]);
-    fails(1, ['sessions', 'append', live!.id, '--content', 'a', '--file', '-', '--db', db]);
-    fails(1, ['sessions', 'append', live!.id, '--content', 'nul \u0001', '--file', 'missing.txt', '--db', db]);
-    fails(1, ['sessions', 'append', 'no-such-session', '--content', 'x', '--db', db]);
-    fails(1, ['sessions', 'show', live!.id, '--limit', 'ten', '--db', db]);
-    fails(1, ['sessions', 'show', live!.id, '--after-seq', '-1', '--db', db]);
-    fails(1, ['sessions', 'create', '--id', live!.id, '--db', db]);
-    fails(1, ['sessions', 'create', '--title', 'x'.repeat(1001), '--db', db]);
+    const id = live!.id;
+    await failAll(1, [
+      ['sessions', 'append', id, '--role', 'robot', '--content', 'x', '--db', db],
+      ['sessions', 'append', id, '--db', db],
+      ['sessions', 'append', id, '--content', 'a', '--file', '-', '--db', db],
+      ['sessions', 'append', id, '--file', tmp.path('missing.txt'), '--db', db],
+      ['sessions', 'append', 'no-such-session', '--content', 'x', '--db', db],
+      ['sessions', 'show', id, '--limit', 'ten', '--db', db],
+      ['sessions', 'show', id, '--after-seq', '-1', '--db', db],
+      ['sessions', 'create', '--id', id, '--db', db],
+      ['sessions', 'create', '--title', 'x'.repeat(1001), '--db', db],
+    ]);
     expect(head(db)).toBe(before);
   });
 

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, head, ok, okJson, tempDir } from './helpers.js';
+import { failAll, fails, head, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -83,24 +83,31 @@ describe('agentstate skills', () => {
     expect(fails(1, ['skills', 'delete', 'rollback', '--db', db])).toBe('agentstate: skill not found: rollback');
   });
 
-  it('refuses bad input and stale versions with exit 1 and no event', () => {
+  it('refuses bad input and stale versions with exit 1 and no event', async () => {
     const before = head(db);
-    const bad = tmp.path('bad.json');
-    writeFileSync(bad, '{ "slug": ');
-    expect(fails(1, ['skills', 'upsert', '--file', bad, '--db', db])).toContain('is not valid JSON');
-    writeFileSync(bad, '[1, 2]');
-    fails(1, ['skills', 'upsert', '--file', bad, '--db', db]);
-    writeFileSync(bad, JSON.stringify({ slug: 'x', tags: 'not-a-list' }));
-    expect(fails(1, ['skills', 'upsert', '--file', bad, '--db', db])).toContain('invalid tags');
-    fails(1, ['skills', 'upsert', '--name', 'no slug', '--db', db]);
-    fails(1, ['skills', 'upsert', '', '--db', db]);
-    expect(fails(1, ['skills', 'upsert', 'deploy', '--body', 'x', '--sync-version', '1', '--db', db])).toContain('agentstate: ');
-    fails(1, ['skills', 'upsert', 'deploy', '--body', 'x', '--body-file', bad, '--db', db]);
-    fails(1, ['skills', 'outcome', 'deploy', '--db', db]);
-    fails(1, ['skills', 'outcome', 'deploy', '--success', '--failure', '--db', db]);
-    fails(1, ['skills', 'outcome', 'missing', '--success', '--db', db]);
-    fails(1, ['skills', 'search', 'x', '--order', 'random', '--db', db]);
-    fails(1, ['skills', 'get', 'missing', '--db', db]);
+    const file = (name: string, text: string): string => {
+      const path = tmp.path(name);
+      writeFileSync(path, text);
+      return path;
+    };
+    const notJson = file('bad.json', '{ "slug": ');
+    const lines = await failAll(1, [
+      ['skills', 'upsert', '--file', notJson, '--db', db],
+      ['skills', 'upsert', '--file', file('array.json', '[1, 2]'), '--db', db],
+      ['skills', 'upsert', '--file', file('tags.json', JSON.stringify({ slug: 'x', tags: 'not-a-list' })), '--db', db],
+      ['skills', 'upsert', '--name', 'no slug', '--db', db],
+      ['skills', 'upsert', '', '--db', db],
+      ['skills', 'upsert', 'deploy', '--body', 'x', '--sync-version', '1', '--db', db],
+      ['skills', 'upsert', 'deploy', '--body', 'x', '--body-file', notJson, '--db', db],
+      ['skills', 'outcome', 'deploy', '--db', db],
+      ['skills', 'outcome', 'deploy', '--success', '--failure', '--db', db],
+      ['skills', 'outcome', 'missing', '--success', '--db', db],
+      ['skills', 'search', 'x', '--order', 'random', '--db', db],
+      ['skills', 'get', 'missing', '--db', db],
+    ]);
+    expect(lines[0]).toContain('is not valid JSON');
+    expect(lines[2]).toContain('invalid tags');
+    expect(lines[5]).toMatch(/conflict|syncVersion/i);
     expect(head(db)).toBe(before);
   });
 });

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, fails, ok, okJson, tempDir } from './helpers.js';
+import { BIN, cliAsync, failureLine, fails, ok, okJson, tempDir } from './helpers.js';
 import { writeExport } from './generate.js';
 
 const tmp = tempDir();
@@ -62,12 +62,13 @@ describe('agentstate export and import', () => {
   ];
 
   for (const [what, mangle, message] of broken) {
-    it(`refuses ${what} with exit 1, and creates nothing`, () => {
+    it.concurrent(`refuses ${what} with exit 1, and creates nothing`, async () => {
       const target = tmp.path(`refused-${what.replace(/\W+/g, '-')}.db`);
-      const input = `${mangle(lines).join('\n')}\n`;
-      expect(fails(1, ['import', '-', '--db', target], { input })).toMatch(message);
+      const args = ['import', '-', '--db', target];
+      const r = await cliAsync(args, { input: `${mangle(lines).join('\n')}\n` });
+      expect(failureLine(r, 1, args)).toMatch(message);
       expect(existsSync(target)).toBe(false);
-      expect(readdirSync(tmp.dir).filter((f) => f.includes('importing'))).toEqual([]);
+      expect(readdirSync(tmp.dir).filter((f) => f.startsWith(`refused-${what.replace(/\W+/g, '-')}.db.importing`))).toEqual([]);
     });
   }
 
