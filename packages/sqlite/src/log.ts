@@ -117,6 +117,27 @@ export class SqliteLog implements Log {
   }
 
   /**
+   * Appends `inputs` in order as one write transaction: every event is
+   * stored, or none is (a failure consumes no seq). For bulk loads such as
+   * an import. The returned events carry the caller's payload objects.
+   */
+  async appendMany<P>(inputs: readonly AppendInput<P>[]): Promise<LogEvent<P>[]> {
+    return mapErrorsAsync(() =>
+      this.conn.exclusive(() =>
+        this.conn.immediate(() => {
+          const heads = new Map<string, number>();
+          return inputs.map((input) => {
+            if (typeof input.stream !== 'string' || input.stream === '') throw new ValidationError('stream', 'must be a non-empty string');
+            const seq = (heads.get(input.stream) ?? this.headNow(input.stream)) + 1;
+            heads.set(input.stream, seq);
+            return this.appendInTransaction(input, seq).event;
+          });
+        }),
+      ),
+    );
+  }
+
+  /**
    * Appends inside the caller's open write transaction and returns the event
    * with the caller's payload object (not a copy) and its stored text. `seq`
    * is the next seq when the caller already read the head in this transaction.

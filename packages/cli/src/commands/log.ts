@@ -1,0 +1,126 @@
+/** `agentstate log`: tail (and follow) and show the events of the `state` stream. */
+import { Command } from 'commander';
+import type { Log, LogEvent } from '@agentstate/core';
+import { EventTypes, STATE_STREAM } from '@agentstate/core';
+import { contextOf } from '../context.js';
+import { openLog } from '../database.js';
+import { UserError } from '../errors.js';
+import { eventLine } from '../events.js';
+import { print, printJson } from '../output.js';
+import { collect, nonNegativeInt, positiveInt } from '../parse.js';
+
+const EVENT_TYPES: readonly string[] = Object.values(EventTypes);
+const SCAN_BATCH = 5_000;
+
+function typeFilter(types: readonly string[] | undefined): (e: LogEvent) => boolean {
+  if (!types || types.length === 0) return () => true;
+  for (const t of types) {
+    if (!EVENT_TYPES.includes(t)) throw new UserError(`unknown event type ${JSON.stringify(t)} (known: ${EVENT_TYPES.join(', ')})`);
+  }
+  return (e) => types.includes(e.type);
+}
+
+function emit(events: readonly LogEvent[], json: boolean): void {
+  if (events.length === 0) return;
+  print(events.map((e) => (json ? JSON.stringify(e) : eventLine(e))).join('\n'));
+}
+
+/** The last `n` events that pass `keep`, scanning back from the head in batches. */
+async function lastEvents(log: Log, n: number, keep: (e: LogEvent) => boolean): Promise<{ events: LogEvent[]; head: number }> {
+  const head = await log.head(STATE_STREAM);
+  const found: LogEvent[] = [];
+  let end = head;
+  while (end > 0 && found.length < n) {
+    const from = Math.max(0, end - SCAN_BATCH);
+    const batch = (await log.read({ stream: STATE_STREAM, afterSeq: from, limit: end - from })).filter(keep);
+    found.unshift(...batch.slice(-(n - found.length)));
+    end = from;
+  }
+  return { events: n === 0 ? [] : found, head };
+}
+
+/** Polls the log for events after `seq` until interrupted, printing them as they come. */
+async function follow(log: Log, seq: number, keep: (e: LogEvent) => boolean, json: boolean, intervalMs: number): Promise<void> {
+  let stopped = false;
+  const stop = (): void => {
+    stopped = true;
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  while (!stopped) {
+    const batch = await log.read({ stream: STATE_STREAM, afterSeq: seq, limit: SCAN_BATCH });
+    if (batch.length > 0) {
+      seq = batch[batch.length - 1]!.seq;
+      emit(batch.filter(keep), json);
+      continue;
+    }
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The `log` command group. */
+export function logCommand(): Command {
+  const group = new Command('log').description('the event log behind the state (stream "state"); --json prints JSON Lines');
+
+  group
+    .command('tail')
+    .description('show the last events, and with --follow keep printing new ones as another process writes them')
+    .option('-n, --lines <n>', 'how many events', nonNegativeInt, 20)
+    .option('--type <type>', 'only this event type (repeat for several)', collect)
+    .option('-f, --follow', 'keep polling for new events until interrupted')
+    .option('--interval <ms>', 'how often --follow polls', positiveInt, 250)
+    .action(async (opts: { lines: number; type?: string[]; follow?: boolean; interval: number }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const keep = typeFilter(opts.type);
+      const log = await openLog(ctx.dbPath);
+      try {
+        const { events, head } = await lastEvents(log, opts.lines, keep);
+        emit(events, ctx.json);
+        if (opts.follow) await follow(log, head, keep, ctx.json, opts.interval);
+      } finally {
+        await log.close();
+      }
+    });
+
+  group
+    .command('show')
+    .description('show one event in full, or the events of a seq range')
+    .argument('[seq]', 'the seq of one event to show in full', positiveInt)
+    .option('--from <seq>', 'first seq of the range', positiveInt, 1)
+    .option('--to <seq>', 'last seq of the range (default: the head)', positiveInt)
+    .option('--type <type>', 'only this event type (repeat for several)', collect)
+    .option('--limit <n>', 'at most this many events (0: all)', nonNegativeInt, 0)
+    .action(async (seq: number | undefined, opts: { from: number; to?: number; type?: string[]; limit: number }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const keep = typeFilter(opts.type);
+      if (opts.to !== undefined && opts.to < opts.from) throw new UserError(`--to ${opts.to} is before --from ${opts.from}`);
+      const log = await openLog(ctx.dbPath);
+      try {
+        if (seq !== undefined) {
+          const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
+          if (!event) throw new UserError(`no event #${seq}: the log's head is at ${await log.head(STATE_STREAM)}`);
+          if (ctx.json) print(JSON.stringify(event));
+          else printJson(event);
+          return;
+        }
+        const head = await log.head(STATE_STREAM);
+        const to = Math.min(opts.to ?? head, head);
+        let after = opts.from - 1;
+        let shown = 0;
+        while (after < to && (opts.limit === 0 || shown < opts.limit)) {
+          const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: Math.min(SCAN_BATCH, to - after) });
+          if (batch.length === 0) break;
+          after = batch[batch.length - 1]!.seq;
+          let kept = batch.filter(keep);
+          if (opts.limit > 0) kept = kept.slice(0, opts.limit - shown);
+          shown += kept.length;
+          emit(kept, ctx.json);
+        }
+        if (shown === 0 && !ctx.json) print('(no events in this range)');
+      } finally {
+        await log.close();
+      }
+    });
+
+  return group;
+}

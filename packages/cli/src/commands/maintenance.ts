@@ -1,0 +1,160 @@
+/** `agentstate verify`, `rebuild`, `snapshot` and `stats`: the health of a database. */
+import { statSync } from 'node:fs';
+import { Command } from 'commander';
+import type { Snapshot } from '@agentstate/core';
+import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
+import { contextOf } from '../context.js';
+import type { Database } from '../database.js';
+import { withDatabase } from '../database.js';
+import { DamagedDatabaseError } from '../errors.js';
+import { bytes, count, print, printFields, printJson } from '../output.js';
+import { startProgress } from '../progress.js';
+import type { VerifyReport } from '../verify.js';
+import { sha256, verifyDatabase } from '../verify.js';
+
+/** Prints a verification report for people. */
+export function printVerifyReport(report: VerifyReport): void {
+  if (report.differences.length === 0) {
+    print(`ok: the tables equal a replay of all ${count(report.events)} events, byte for byte`);
+  } else {
+    print(`MISMATCH: the tables differ from a replay of the ${count(report.events)} events`);
+    for (const d of report.differences) print(`  ${d}`);
+  }
+  print(`  snapshot sha256 ${report.sha256} (${bytes(report.bytes)})`);
+  const stored = report.storedSnapshot;
+  if (stored) print(`  stored snapshot at seq ${count(stored.seq)}: ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
+  for (const s of report.skippedSnapshots) print(`  stored snapshot at seq ${count(s.seq)} skipped: ${s.reason}`);
+}
+
+/** Runs verification with a progress bar on a terminal. */
+export async function runVerify(db: Database, json: boolean): Promise<VerifyReport> {
+  const progress = startProgress('verifying', 0, json);
+  try {
+    return await verifyDatabase(db, progress);
+  } finally {
+    progress.stop();
+  }
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+interface Counts {
+  live: number;
+  deleted: number;
+}
+
+function counts(records: ReadonlyArray<{ deleted: boolean }>): Counts {
+  let deleted = 0;
+  for (const r of records) if (r.deleted) deleted += 1;
+  return { live: records.length - deleted, deleted };
+}
+
+async function gatherStats(db: Database, path: string) {
+  const snapshot: Snapshot = await db.snapshot();
+  const head = await db.log.head(STATE_STREAM);
+  const [first] = head > 0 ? await db.log.read({ stream: STATE_STREAM, limit: 1 }) : [];
+  const [last] = head > 0 ? await db.log.read({ stream: STATE_STREAM, afterSeq: head - 1, limit: 1 }) : [];
+  const stored = await db.log.latestSnapshot(STATE_STREAM);
+  return {
+    path,
+    backend: db.name,
+    head,
+    firstEventAt: first?.time ?? null,
+    lastEventAt: last?.time ?? null,
+    sessions: counts(snapshot.sessions),
+    turns: snapshot.turns.length,
+    skills: counts(snapshot.skills),
+    memory: counts(snapshot.memory),
+    lastSnapshot: stored ? { seq: stored.seq, bytes: Buffer.byteLength(stored.data), behind: head - stored.seq } : null,
+    fileBytes: fileSize(path),
+    walBytes: fileSize(`${path}-wal`),
+  };
+}
+
+/** The maintenance commands. */
+export function maintenanceCommands(): Command[] {
+  const verify = new Command('verify')
+    .description('replay the whole log in memory and compare it with the tables, byte for byte (exit 2 on a mismatch)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const report = await withDatabase(ctx.dbPath, {}, (db) => runVerify(db, ctx.json));
+      if (ctx.json) printJson(report);
+      else printVerifyReport(report);
+      if (!report.ok) {
+        const why = report.differences[0] ?? `the stored snapshot at seq ${report.storedSnapshot?.seq ?? '?'} differs from the log`;
+        throw new DamagedDatabaseError(`verification failed: ${why}`);
+      }
+    });
+
+  const rebuild = new Command('rebuild')
+    .description('drop every projection table and derive it again from the log (from the newest valid snapshot)')
+    .option('--from-scratch', 'ignore snapshots and fold every event from seq 1')
+    .action(async (opts: { fromScratch?: boolean }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const started = performance.now();
+      const spinner = !ctx.json && process.stderr.isTTY;
+      const result = await withDatabase(ctx.dbPath, {}, async (db) => {
+        if (spinner) process.stderr.write('rebuilding…');
+        try {
+          return await db.rebuild({ fromScratch: opts.fromScratch });
+        } finally {
+          if (spinner) process.stderr.write('\r\u001b[K');
+        }
+      });
+      const report = { ...result, seconds: (performance.now() - started) / 1000 };
+      if (ctx.json) {
+        printJson(report);
+        return;
+      }
+      const from = result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
+      print(`rebuilt the tables from ${from} in ${report.seconds.toFixed(2)} s`);
+      for (const s of result.skipped) print(`  snapshot at seq ${count(s.seq)} skipped: ${s.reason}`);
+    });
+
+  const snapshot = new Command('snapshot')
+    .description('save a snapshot of the whole state in the database (or --print its canonical text)')
+    .option('--print', 'write the canonical snapshot text to stdout instead of saving it')
+    .action(async (opts: { print?: boolean }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      if (opts.print) {
+        const text = await withDatabase(ctx.dbPath, {}, async (db) => encodeSnapshot(await db.snapshot()));
+        print(text);
+        return;
+      }
+      const stored = await withDatabase(ctx.dbPath, {}, (db) => db.saveSnapshot());
+      const result = { seq: stored.seq, bytes: Buffer.byteLength(stored.data), sha256: sha256(stored.data) };
+      if (ctx.json) printJson(result);
+      else print(`saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)})`);
+    });
+
+  const stats = new Command('stats')
+    .description('counts, sizes, the stream head and the last snapshot')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const s = await withDatabase(ctx.dbPath, {}, (db) => gatherStats(db, ctx.dbPath));
+      if (ctx.json) {
+        printJson(s);
+        return;
+      }
+      const live = (c: Counts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
+      printFields([
+        ['database', `${s.path} (${s.backend})`],
+        ['size', `${bytes(s.fileBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
+        ['events', `${count(s.head)}${s.firstEventAt ? ` (${s.firstEventAt} … ${s.lastEventAt})` : ''}`],
+        ['sessions', live(s.sessions)],
+        ['turns', count(s.turns)],
+        ['skills', live(s.skills)],
+        ['memory', live(s.memory)],
+        ['last snapshot', s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none'],
+      ]);
+    });
+
+  return [verify, rebuild, snapshot, stats];
+}
+

@@ -1,0 +1,156 @@
+/** `agentstate skills`: list by scope, get, search, upsert, record an outcome, delete. */
+import { Command } from 'commander';
+import type { Skill, UpsertSkillInput } from '@agentstate/core';
+import { SKILL_SEARCH_ORDERS, parseInput, upsertSkillInputSchema } from '@agentstate/core';
+import { contextOf, withScopeFlags } from '../context.js';
+import { withDatabase } from '../database.js';
+import { UserError } from '../errors.js';
+import type { Column } from '../output.js';
+import { print, printFields, printJson, printTable, shortTime } from '../output.js';
+import type { ScopeFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom } from '../parse.js';
+
+/** A scope as `instance/project/workspace`, or `global`. */
+export function scopeLabel(scope: Skill['scope']): string {
+  const { instance, project, workspace } = scope;
+  return instance === '' && project === '' && workspace === '' ? 'global' : `${instance}/${project}/${workspace}`;
+}
+
+export const skillColumns: Column<Skill>[] = [
+  { header: 'slug', cell: (s) => s.slug, max: 32 },
+  { header: 'name', cell: (s) => s.name, max: 32 },
+  { header: 'scope', cell: (s) => scopeLabel(s.scope), max: 32 },
+  { header: 'ver', cell: (s) => s.version, align: 'right' },
+  { header: 'wins', cell: (s) => `${s.wins}/${s.uses}`, align: 'right' },
+  { header: 'tags', cell: (s) => s.tags.join(','), max: 24 },
+  { header: 'id', cell: (s) => s.id },
+];
+
+function printSkill(skill: Skill): void {
+  printFields([
+    ['slug', skill.slug],
+    ['name', skill.name || '(none)'],
+    ['id', skill.id],
+    ['scope', scopeLabel(skill.scope)],
+    ['version', skill.version],
+    ['outcomes', `${skill.wins} wins of ${skill.uses} uses`],
+    ['tags', skill.tags.join(', ') || '(none)'],
+    ['check', skill.check || '(none)'],
+    ['updated', shortTime(skill.updatedAt)],
+  ]);
+  print();
+  print(skill.body || '(empty body)');
+}
+
+interface UpsertFlags extends ScopeFlags {
+  file?: string;
+  name?: string;
+  body?: string;
+  bodyFile?: string;
+  tag?: string[];
+  check?: string;
+  syncVersion?: number;
+}
+
+/** The upsert input: the file's JSON object, overridden by the flags. */
+function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillInput {
+  const input: Record<string, unknown> = flags.file === undefined ? {} : parseJsonObject(readText(flags.file), flags.file === '-' ? 'stdin' : flags.file);
+  if (flags.body !== undefined && flags.bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
+  const set = (key: string, value: unknown): void => {
+    if (value !== undefined) input[key] = value;
+  };
+  set('slug', slug);
+  set('name', flags.name);
+  set('body', flags.bodyFile === undefined ? flags.body : readText(flags.bodyFile));
+  set('tags', flags.tag);
+  set('check', flags.check);
+  set('syncVersion', flags.syncVersion);
+  set('scope', scopeFrom(flags));
+  if (input.slug === undefined) throw new UserError('the skill needs a slug (an argument, or "slug" in --file)');
+  return input as UpsertSkillInput;
+}
+
+/** The `skills` command group. */
+export function skillsCommand(): Command {
+  const group = new Command('skills').description('reusable, versioned procedures with outcome evidence');
+
+  withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global)')
+    .description('list live skills in exactly one scope (default: global), by slug')
+    .action(async (opts: ScopeFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const skills = await withDatabase(ctx.dbPath, {}, (db) => db.skills.list(scopeFrom(opts)));
+      if (ctx.json) printJson(skills);
+      else printTable(skillColumns, skills, '(no skills in this scope)');
+    });
+
+  withScopeFlags(group.command('get'), 'a slug resolves to the most specific skill along this scope and its parents')
+    .description('show a skill by id, or by slug (most specific along the scope chain)')
+    .argument('<id-or-slug>', 'skill id or slug')
+    .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.get(key, scopeFrom(opts)));
+      if (ctx.json) printJson(skill);
+      else printSkill(skill);
+    });
+
+  withScopeFlags(group.command('search'), 'only skills in exactly this scope (with --parents, also its parent scopes); default: every scope')
+    .description('search live skills by slug, name, body and tags (prefix tokens, every one required)')
+    .argument('<query>', 'search text')
+    .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt, 0)
+    .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
+    .option('--parents', 'with a scope: include its parent scopes')
+    .action(async (query: string, opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const scope = scopeFrom(opts);
+      const skills = await withDatabase(ctx.dbPath, {}, (db) =>
+        db.skills.search(query, { limit: opts.limit, order: opts.order, scope, includeParentScopes: scope ? opts.parents : undefined }),
+      );
+      if (ctx.json) printJson(skills);
+      else printTable(skillColumns, skills, '(no matching skills)');
+    });
+
+  withScopeFlags(group.command('upsert'), 'the skill lives in this scope (default: global)')
+    .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
+    .argument('[slug]', 'slug (or "slug" in --file)')
+    .option('--file <path>', 'read the skill from a JSON file (- for stdin); flags override its fields')
+    .option('--name <text>', 'display name')
+    .option('--body <text>', 'the procedure')
+    .option('--body-file <path>', 'read the body from a file (- for stdin)')
+    .option('--tag <tag>', 'a tag (repeat for several); replaces the stored tags', collect)
+    .option('--check <command>', 'a command that re-verifies the skill')
+    .option('--sync-version <n>', 'only if the stored syncVersion equals this (optimistic concurrency)', nonNegativeInt)
+    .action(async (slug: string | undefined, opts: UpsertFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const input = upsertInput(slug, opts);
+      // Checked before the file is created: a refused write leaves nothing behind.
+      parseInput(upsertSkillInputSchema, input);
+      const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));
+      if (ctx.json) printJson(skill);
+      else print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${scopeLabel(skill.scope)}), version ${skill.version}, id ${skill.id}`);
+    });
+
+  withScopeFlags(group.command('outcome'), 'a slug resolves to the most specific skill along this scope and its parents')
+    .description('record that a run used the skill, and whether it succeeded')
+    .argument('<id-or-slug>', 'skill id or slug')
+    .option('--success', 'the run succeeded')
+    .option('--failure', 'the run failed')
+    .action(async (key: string, opts: ScopeFlags & { success?: boolean; failure?: boolean }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      if (opts.success === opts.failure) throw new UserError('say how the run went: --success or --failure');
+      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.recordOutcome(key, { success: opts.success === true, scope: scopeFrom(opts) }));
+      if (ctx.json) printJson(skill);
+      else print(`recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
+    });
+
+  withScopeFlags(group.command('delete'), 'a slug resolves to the most specific skill along this scope and its parents')
+    .description('delete a skill (a tombstone stays in the log)')
+    .argument('<id-or-slug>', 'skill id or slug')
+    .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, scopeFrom(opts)));
+      if (ctx.json) printJson(skill);
+      else print(`deleted skill ${skill.slug} (${scopeLabel(skill.scope)})`);
+    });
+
+  return group;
+}

@@ -1,0 +1,9 @@
+/**
+ * @agentstate/cli — the `agentstate` command: inspect, search, verify,
+ * export and import an agent's state from the terminal. The package's main
+ * entry lets a host embed the command (`run(argv)` returns the exit code).
+ */
+export { createProgram, run } from './program.js';
+export { ExitCode, UserError, DamagedDatabaseError, exitCodeFor, describeError } from './errors.js';
+export { DB_ENV, DEFAULT_DB_PATH, resolveDbPath } from './database.js';
+export { exportLine, parseEventLine } from './jsonl.js';

@@ -1,0 +1,87 @@
+/**
+ * Parsing of flag values and of text read from files or stdin. Every
+ * mistake is a {@link UserError} naming the flag, raised before anything is
+ * opened or written.
+ */
+import { readFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
+import type { ScopeInput } from '@agentstate/core';
+import { UserError } from './errors.js';
+
+/** A commander parser for a non-negative integer flag. */
+export function nonNegativeInt(value: string): number {
+  if (!/^\d+$/.test(value.trim())) throw new InvalidArgumentError('expected a non-negative integer.');
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new InvalidArgumentError('the number is too large.');
+  return n;
+}
+
+/** A commander parser for a positive integer flag. */
+export function positiveInt(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n === 0) throw new InvalidArgumentError('expected a positive integer.');
+  return n;
+}
+
+/** A commander parser for a number in [0, 1]. */
+export function unitInterval(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError('expected a number between 0 and 1.');
+  return n;
+}
+
+/** A commander parser for one of `choices`. */
+export function oneOf<T extends string>(choices: readonly T[]): (value: string) => T {
+  return (value) => {
+    if (!(choices as readonly string[]).includes(value)) throw new InvalidArgumentError(`expected one of ${choices.join(', ')}.`);
+    return value as T;
+  };
+}
+
+/** A commander collector for a repeatable flag. */
+export function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** The scope flags every scoped command accepts. */
+export interface ScopeFlags {
+  instance?: string;
+  project?: string;
+  workspace?: string;
+}
+
+/** The scope the flags name, or undefined when none was given. */
+export function scopeFrom(flags: ScopeFlags): ScopeInput | undefined {
+  const { instance, project, workspace } = flags;
+  if (instance === undefined && project === undefined && workspace === undefined) return undefined;
+  return { instance: instance ?? '', project: project ?? '', workspace: workspace ?? '' };
+}
+
+/** Reads a whole text file, or stdin for `-`. */
+export function readText(path: string): string {
+  try {
+    return readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (error) {
+    throw new UserError(`cannot read ${path === '-' ? 'stdin' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/** Parses JSON text naming where it came from in the error. */
+export function parseJsonObject(text: string, where: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new UserError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UserError(`${where} must hold a JSON object`);
+  return value as Record<string, unknown>;
+}
+
+/** Exactly one of an inline text flag and a file flag. */
+export function textFromFlags(inline: string | undefined, file: string | undefined, what: string): string {
+  if (inline !== undefined && file !== undefined) throw new UserError(`give the ${what} inline or from a file, not both`);
+  if (file !== undefined) return readText(file);
+  if (inline !== undefined) return inline;
+  throw new UserError(`the ${what} is missing`);
+}

@@ -1,0 +1,72 @@
+import Sqlite from 'better-sqlite3';
+import { beforeEach, afterAll, describe, expect, it } from 'vitest';
+import { cli, fails, ok, okJson, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+let n = 0;
+
+/** A fresh demo database, and a way to change its file behind the library's back. */
+function demo(): { db: string; sql: (statement: string, ...params: unknown[]) => void } {
+  n += 1;
+  const db = tmp.path(`state-${n}.db`);
+  ok(['demo', '--db', db]);
+  return {
+    db,
+    sql: (statement, ...params) => {
+      const handle = new Sqlite(db);
+      try {
+        handle.prepare(statement).run(...params);
+      } finally {
+        handle.close();
+      }
+    },
+  };
+}
+
+describe('a damaged database', () => {
+  let d: ReturnType<typeof demo>;
+  beforeEach(() => {
+    d = demo();
+  });
+
+  it('fails verification with exit 2 when a table differs from the log; rebuild repairs it', () => {
+    d.sql("UPDATE sessions SET title = 'tampered'");
+    const r = cli(['verify', '--json', '--db', d.db]);
+    expect(r.code).toBe(2);
+    const report = JSON.parse(r.stdout);
+    expect(report.ok).toBe(false);
+    expect(report.differences).toEqual([expect.stringMatching(/^sessions: 1 differ from the log \(/)]);
+    expect(r.stderr).toMatch(/^agentstate: verification failed: sessions: 1 differ from the log/);
+    expect(fails(2, ['verify', '--db', d.db])).toContain('verification failed');
+    ok(['rebuild', '--db', d.db]);
+    expect(okJson(['verify', '--db', d.db]).ok).toBe(true);
+  });
+
+  it('exits 2 on a malformed event payload, naming its seq', () => {
+    d.sql(`UPDATE events SET payload = '{"session":{"id":"x"}}' WHERE stream = 'state' AND seq = 2`);
+    expect(fails(2, ['verify', '--db', d.db])).toMatch(/^agentstate: corrupt state#2: /);
+    expect(fails(2, ['rebuild', '--db', d.db])).toContain('state#2');
+  });
+
+  it('exits 2 on a payload that is not JSON, also when reading the log', () => {
+    d.sql(`UPDATE events SET payload = 'not json' WHERE stream = 'state' AND seq = 3`);
+    expect(fails(2, ['log', 'tail', '--db', d.db])).toContain('state#3');
+    expect(fails(2, ['export', '--db', d.db])).toContain('state#3');
+    expect(fails(2, ['verify', '--db', d.db])).toContain('state#3');
+  });
+
+  it('exits 2 on a gap in the log', () => {
+    d.sql(`DELETE FROM events WHERE stream = 'state' AND seq = 5`);
+    expect(fails(2, ['verify', '--db', d.db])).toMatch(/state#6: expected seq 5/);
+  });
+
+  it('exits 2 when a stored snapshot disagrees with the log', () => {
+    ok(['snapshot', '--db', d.db]);
+    d.sql(`UPDATE snapshots SET data = replace(data, 'Deploy is failing on staging', 'Something else') WHERE stream = 'state'`);
+    const r = cli(['verify', '--json', '--db', d.db]);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, differences: [], storedSnapshot: { seq: 18, matches: false } });
+  });
+});

@@ -1,0 +1,35 @@
+import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fails, ok, okJson, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+describe('agentstate demo', () => {
+  it('creates a sample state in a temporary database and shows recall and verification', () => {
+    const out = ok(['demo']);
+    const path = /^agentstate demo: a sample agent state in (\S+)$/m.exec(out)?.[1];
+    expect(path && existsSync(path)).toBe(true);
+    expect(out).toContain('1 session with 4 turns, 3 skills with outcomes, 5 memory items: 18 events in the log.');
+    expect(out).toContain('$ agentstate memory recall deploy --mode lexical');
+    expect(out).toMatch(/1\.000\s+fact\s+.*Staging deploys run on Cloudflare Workers/);
+    expect(out).toContain('ok: the tables equal a replay of all 18 events, byte for byte');
+    expect(out).toContain(`export AGENTSTATE_DB=${path}`);
+    expect(okJson(['skills', 'list', '--db', path!]).map((s: { slug: string }) => s.slug)).toEqual(['release-notes', 'rollback', 'safe-migration']);
+  });
+
+  it('writes into a given new database and prints JSON for scripts', () => {
+    const db = tmp.path('demo.db');
+    const result = okJson(['demo', '--db', db]);
+    expect(result.db).toBe(db);
+    expect(result.events).toBe(18);
+    expect(result.turns).toHaveLength(4);
+    expect(result.recall.lexical[0].content).toBe('Staging deploys run on Cloudflare Workers');
+    expect(result.verify).toMatchObject({ ok: true, events: 18 });
+  });
+
+  it('refuses to write into an existing database', () => {
+    const db = tmp.path('demo.db');
+    expect(fails(1, ['demo', '--db', db])).toContain('exists');
+  });
+});

@@ -1,0 +1,36 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+/** The `$ ` lines of the README's first ```sh block. */
+function firstShellSession(): string[] {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  return block
+    .split('\n')
+    .filter((line) => line.startsWith('$ '))
+    .map((line) => line.slice(2));
+}
+
+describe('the README', () => {
+  it('runs its shell session as written, every command succeeding', () => {
+    const commands = firstShellSession();
+    expect(commands.length).toBeGreaterThan(5);
+    const shim = tmp.path('agentstate');
+    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+    chmodSync(shim, 0o755);
+    const env: NodeJS.ProcessEnv = { ...process.env, PATH: `${tmp.dir}:${process.env.PATH ?? ''}`, NO_COLOR: '1' };
+    delete env.AGENTSTATE_DB;
+    const out = execFileSync('bash', ['-euo', 'pipefail', '-c', commands.join('\n')], { cwd: tmp.dir, env, encoding: 'utf8' });
+    expect(out).toContain('The user deploys from the main branch only');
+    expect(out).toMatch(/\(2 hits, lexical recall\)/);
+    expect(out).toMatch(/^SCORE +KIND +CREATED +CONTENT +ID\n\d\.\d{3} +preference +\S+ \S+ +The user prefers dark mode in every editor /m);
+    expect(out).toMatch(/hits, hybrid recall\)/);
+    expect(out).toContain('imported 20 events');
+    expect(out.match(/^ok: the tables equal a replay of all 20 events/gm)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,105 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, cliAsync, failureLine, fails, ok, okJson, tempDir } from './helpers.js';
+import { writeExport } from './generate.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+describe('agentstate export and import', () => {
+  const source = tmp.path('source.db');
+  const exported = tmp.path('source.jsonl');
+  let lines: string[] = [];
+
+  beforeAll(async () => {
+    await writeExport(exported, 300);
+    ok(['import', exported, '--db', source]);
+    lines = readFileSync(exported, 'utf8').trim().split('\n');
+  });
+
+  it('exports the log to stdout as canonical JSON Lines, identical to what was imported', () => {
+    const out = ok(['export', '--db', source]);
+    expect(out).toBe(`${lines.join('\n')}\n`);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ stream: 'state', seq: 1, actor: 'generator' });
+  });
+
+  it('exports to a file, refusing to replace one without --force', () => {
+    const file = tmp.path('out.jsonl');
+    const report = okJson(['export', '--out', file, '--db', source]);
+    expect(report).toMatchObject({ out: file, events: 300 });
+    expect(readFileSync(file, 'utf8')).toBe(readFileSync(exported, 'utf8'));
+    expect(fails(1, ['export', '--out', file, '--db', source])).toContain('exists');
+    expect(ok(['export', '--out', file, '--force', '--db', source])).toMatch(/^exported 300 events to /);
+  });
+
+  it('imports into a new database that verifies and equals the source byte for byte', () => {
+    const copy = tmp.path('copy.db');
+    const report = okJson(['import', '-', '--db', copy], { input: readFileSync(exported, 'utf8') });
+    expect(report).toMatchObject({ db: copy, events: 300 });
+    expect(ok(['snapshot', '--print', '--db', copy])).toBe(ok(['snapshot', '--print', '--db', source]));
+    expect(okJson(['verify', '--db', copy])).toMatchObject({ ok: true, events: 300, sha256: report.sha256 });
+    expect(ok(['export', '--db', copy])).toBe(`${lines.join('\n')}\n`);
+  });
+
+  it('imports an empty export as an empty database', () => {
+    const empty = tmp.path('empty.db');
+    expect(okJson(['import', '-', '--db', empty], { input: '' })).toMatchObject({ events: 0 });
+    expect(okJson(['stats', '--db', empty])).toMatchObject({ head: 0 });
+  });
+
+  const broken: Array<[string, (l: string[]) => string[], RegExp]> = [
+    ['a gap in the seqs', (l) => [l[0]!, l[2]!], /line 2: expected seq 2, found 3/],
+    ['a repeated seq', (l) => [l[0]!, l[1]!, l[1]!], /line 3: expected seq 3, found 2/],
+    ['not starting at 1', (l) => l.slice(1, 5), /line 1: expected seq 1/],
+    ['a line that is not JSON', (l) => [l[0]!, '{"seq": 2,'], /line 2: not valid JSON/],
+    ['a malformed payload', (l) => [l[0]!, l[1]!.replace('"role":"', '"role":"x')], /line 2: .*payload/],
+    ['an unknown event type', (l) => [l[0]!.replace('session.created', 'session.exploded')], /line 1: unknown event type/],
+    ['another stream', (l) => [l[0]!.replace('"stream":"state"', '"stream":"audit"')], /line 1: expected stream "state"/],
+    ['an unknown field', (l) => [l[0]!.replace('{', '{"extra":1,')], /line 1: unknown field "extra"/],
+    ['a bad time', (l) => [l[0]!.replace(/"time":"[^"]+"/, '"time":"yesterday"')], /line 1: "time" must be an instant/],
+    ['an array', () => ['[]'], /line 1: expected a JSON object/],
+  ];
+
+  for (const [what, mangle, message] of broken) {
+    it.concurrent(`refuses ${what} with exit 1, and creates nothing`, async () => {
+      const target = tmp.path(`refused-${what.replace(/\W+/g, '-')}.db`);
+      const args = ['import', '-', '--db', target];
+      const r = await cliAsync(args, { input: `${mangle(lines).join('\n')}\n` });
+      expect(failureLine(r, 1, args)).toMatch(message);
+      expect(existsSync(target)).toBe(false);
+      expect(readdirSync(tmp.dir).filter((f) => f.startsWith(`refused-${what.replace(/\W+/g, '-')}.db.importing`))).toEqual([]);
+    });
+  }
+
+  it('refuses to import over an existing database, or from a missing file', () => {
+    expect(fails(1, ['import', exported, '--db', source])).toContain('already exists');
+    const target = tmp.path('never.db');
+    expect(fails(1, ['import', tmp.path('missing.jsonl'), '--db', target])).toContain('cannot read');
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('round-trips a database through a file: export, import, verify', () => {
+    const file = tmp.path('again.jsonl');
+    const target = tmp.path('again.db');
+    ok(['export', '-o', file, '--db', source]);
+    writeFileSync(tmp.path('note.txt'), 'unrelated');
+    ok(['import', file, '--db', target]);
+    expect(ok(['verify', '--db', target])).toMatch(/^ok: the tables equal a replay of all 300 events, byte for byte\n/);
+  });
+
+  const hasScript = spawnSync('script', ['--version']).status === 0;
+  it.skipIf(!hasScript)('draws a progress bar on a terminal only', () => {
+    const onTerminal = tmp.path('terminal.db');
+    const typescript = spawnSync('script', ['-qfec', `"${process.execPath}" "${BIN}" import "${exported}" --db "${onTerminal}"`, '/dev/null'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    expect(typescript.status).toBe(0);
+    expect(typescript.stdout).toMatch(/importing \[#+-*\] +\d+% [\d.]+ MiB\/[\d.]+ MiB/);
+    const piped = tmp.path('piped.db');
+    const r = spawnSync(process.execPath, [BIN, 'import', exported, '--db', piped], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(/^imported 300 events into /);
+  });
+});

@@ -1,0 +1,62 @@
+/**
+ * `SqliteLog.appendMany`: a batch of appends in one transaction, with the
+ * same rules as `append` (dense seqs per stream, stamped time and schema
+ * version, linkage kept), all or nothing.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '@agentstate/core';
+import { openSqlite, openSqliteLog } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+describe('appendMany', () => {
+  it('appends in order with dense seqs per stream, keeping times and linkage', async () => {
+    const log = openSqliteLog(tmp.file());
+    await log.append({ stream: 'a', type: 't', payload: { n: 0 } });
+    const stored = await log.appendMany([
+      { stream: 'a', type: 't', payload: { n: 1 }, time: '2026-01-01T00:00:00.000Z', actor: 'importer' },
+      { stream: 'b', type: 't', payload: { n: 2 }, schemaVersion: 2 },
+      { stream: 'a', type: 't', payload: { n: 3 } },
+    ]);
+    expect(stored.map((e) => [e.stream, e.seq])).toEqual([['a', 2], ['b', 1], ['a', 3]]);
+    const a = await log.read({ stream: 'a' });
+    expect(a.map((e) => e.payload)).toEqual([{ n: 0 }, { n: 1 }, { n: 3 }]);
+    expect(a[1]).toMatchObject({ time: '2026-01-01T00:00:00.000Z', actor: 'importer', schemaVersion: 1 });
+    expect((await log.read({ stream: 'b' }))[0]).toMatchObject({ seq: 1, schemaVersion: 2 });
+    expect(await log.appendMany([])).toEqual([]);
+    await log.close();
+  });
+
+  it('stores nothing when one input is refused', async () => {
+    const log = openSqliteLog(tmp.file());
+    await expect(
+      log.appendMany([
+        { stream: 'a', type: 't', payload: { n: 1 } },
+        { stream: 'a', type: '', payload: { n: 2 } },
+      ]),
+    ).rejects.toBeInstanceOf(ValidationError);
+    await expect(log.appendMany([{ stream: '', type: 't', payload: {} }])).rejects.toBeInstanceOf(ValidationError);
+    expect(await log.head('a')).toBe(0);
+    await log.close();
+  });
+
+  it('fills a bare log that a provider folds when it opens', async () => {
+    const path = tmp.file();
+    const source = openSqlite(tmp.file('source.db'));
+    const s = await source.sessions.create({ title: 'chat' });
+    await source.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
+    const events = await source.log.read({ stream: 'state' });
+    const log = openSqliteLog(path);
+    await log.appendMany(events.map(({ seq: _seq, ...input }) => input));
+    await log.close();
+    const copy = openSqlite(path);
+    expect(await copy.sessions.turns(s.id)).toEqual(await source.sessions.turns(s.id));
+    await copy.close();
+    await source.close();
+  });
+});
