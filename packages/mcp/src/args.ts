@@ -21,8 +21,8 @@ transcripts) over the Model Context Protocol.
 Database
   --db PATH             database file, created when missing
                         (default: $AGENTSTATE_DB, else .agentstate/state.db)
-  --embedder NAME       static (offline hybrid recall; the default when
-                        @agentstate/embeddings is installed) or none
+  --embedder NAME       static (offline hybrid recall, the default) or none
+                        (lexical recall only)
 
 Scope (fixed for the life of the server)
   --instance NAME       bind to this instance
