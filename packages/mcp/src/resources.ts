@@ -1,7 +1,7 @@
 /**
  * Resources for browsing: a session's transcript and a skill, as Markdown,
  * under the same scope rules as the tools. Listing shows the bound scope's
- * sessions and the skills visible from it.
+ * newest sessions and the skills visible from it.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -11,6 +11,9 @@ import { describeScope } from './scope-policy.js';
 import { findSkill } from './tools/skills.js';
 import { assertSessionReadable, sessionsIn } from './tools/sessions.js';
 import type { ToolContext } from './tools/context.js';
+
+/** The most sessions a resource listing shows (the newest); older ones stay readable by URI. */
+export const LISTED_SESSIONS = 100;
 
 /** The URI of a session's transcript. */
 export function sessionUri(id: string): string {
@@ -65,7 +68,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     'session-transcript',
     new ResourceTemplate('agentstate://sessions/{sessionId}', {
       list: async () => {
-        const sessions = (await sessionsIn(ctx, policy.bound)).sort((a, b) => compareSessions(b, a));
+        const sessions = (await sessionsIn(ctx, policy.bound)).sort((a, b) => compareSessions(b, a)).slice(0, LISTED_SESSIONS);
         return {
           resources: sessions.map((s) => ({ uri: sessionUri(s.id), name: s.title || s.id, mimeType: 'text/markdown' })),
         };
