@@ -5,8 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Embedder, EventSourcedProvider } from '@agentstate/core';
-import { createMemoryProvider } from '@agentstate/core';
+import type { Embedder } from '@agentstate/core';
+import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { UsageError } from './usage-error.js';
 
 /** The database used when neither `--db` nor `AGENTSTATE_DB` names one. */
@@ -22,8 +22,11 @@ export function resolveDbPath(path: string | undefined, env: NodeJS.ProcessEnv =
   return resolve(chosen);
 }
 
-/** Opens (creating when missing) the database at `path`. */
-export async function openDatabase(path: string, embedder: Embedder | undefined): Promise<EventSourcedProvider> {
+/**
+ * Opens (creating when missing) the SQLite database at `path`. Other
+ * processes may have it open too: writes queue on the file lock.
+ */
+export function openDatabase(path: string, embedder: Embedder | undefined): SqliteProvider {
   mkdirSync(dirname(path), { recursive: true });
-  return createMemoryProvider({ embedder });
+  return openSqlite(path, { embedder });
 }
