@@ -4,7 +4,9 @@
  * loopback servers refuse foreign Host and Origin headers; and the server
  * refuses to start on a non-loopback address without a token.
  */
+import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, callError, connectHttp, runBin, startHttp, tempDir, type HttpServerProcess } from './helpers.js';
@@ -143,5 +145,13 @@ describe('starting', () => {
     const stray = await runBin(['--db', tmp.db, '--token', TOKEN]);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/--token only applies with --http/);
+  });
+
+  it('exits 1 with the reason when the file is not an agentstate database', async () => {
+    const notes = join(tmp.dir, 'notes.txt');
+    writeFileSync(notes, 'not a database\n');
+    const { code, stderr } = await runBin(['--db', notes, '--http', '--port', '0']);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/notes\.txt: is not a SQLite database/);
   });
 });

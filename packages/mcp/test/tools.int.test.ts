@@ -78,7 +78,10 @@ describe('memory', () => {
     expect(newest.hits[0].content).toBe('Deploys go out on Tuesdays');
     const ranked = await call(client, 'recall', { query: 'user deploys', match: 'any', order: 'relevance' });
     expect(ranked.hits).toHaveLength(2);
-    for (const h of ranked.hits) expect(h.score).toBeGreaterThan(0);
+    for (const h of ranked.hits) {
+      expect(h.score).toBeGreaterThanOrEqual(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+    }
     expect((await call(client, 'recall', { query: '!!!' })).hits).toEqual([]);
   });
 
