@@ -21,8 +21,9 @@ transcripts) over the Model Context Protocol.
 Database
   --db PATH             database file, created when missing
                         (default: $AGENTSTATE_DB, else .agentstate/state.db)
-  --embedder NAME       static (offline hybrid recall, the default) or none
-                        (lexical recall only)
+  --embedder NAME       static (the default: recall is hybrid, with the
+                        offline embedder) or none (recall is lexical unless a
+                        call asks for semantic or hybrid)
 
 Scope (fixed for the life of the server)
   --instance NAME       bind to this instance

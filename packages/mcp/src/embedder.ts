@@ -6,7 +6,11 @@
 import type { Embedder } from '@agentstate/core';
 import { createStaticEmbedder } from '@agentstate/embeddings';
 
-/** Which embedder a server uses: the offline one, none (lexical recall only), or one of your own. */
+/**
+ * Which embedder a server uses: the offline one (hybrid recall by default),
+ * none (lexical by default; the database still embeds on an explicit
+ * semantic or hybrid recall), or one of your own.
+ */
 export type EmbedderChoice = 'static' | 'none' | Embedder;
 
 /** The embedder for `choice` (default: `static`). */

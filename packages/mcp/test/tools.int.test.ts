@@ -99,8 +99,12 @@ describe('memory', () => {
     expect((await call(client, 'recall', { query: 'once only' })).hits).toHaveLength(1);
   });
 
-  it('asks for an embedder before semantic recall', async () => {
-    expect(await callError(client, 'recall', { query: 'x', mode: 'semantic' })).toBe('invalid: invalid mode: semantic recall needs a provider configured with an embedder');
+  it('is lexical by default without an embedder, and semantic on request', async () => {
+    const lexical = await call(client, 'recall', { query: 'themes' });
+    expect(lexical.hits.map((h: { score: number }) => h.score)).toEqual([1]);
+    const semantic = await call(client, 'recall', { query: 'dark themes', mode: 'semantic', order: 'relevance' });
+    expect(semantic.hits[0].content).toBe('The user prefers dark themes');
+    expect(semantic.hits[0].score).toBeGreaterThan(0.5);
   });
 });
 
