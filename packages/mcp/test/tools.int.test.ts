@@ -22,6 +22,11 @@ afterAll(async () => {
 });
 
 describe('tool list', () => {
+  it('introduces itself with its scope', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'agentstate', version: '0.1.0' });
+    expect(client.getInstructions()).toMatch(/^Durable memory, skills and session transcripts from agentstate, bound to project "web"\. Calls cannot leave it\./);
+  });
+
   it('offers every tool with schemas and honest annotations', async () => {
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
