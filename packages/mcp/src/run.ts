@@ -1,0 +1,82 @@
+/**
+ * `runMcpServer`: open the database, serve it over stdio or HTTP, and stop
+ * cleanly. The `agentstate-mcp` bin and the `agentstate mcp` command are
+ * thin shells around it.
+ */
+import type { Provider } from '@agentstate/core';
+import { describeScope, ScopePolicy } from './scope-policy.js';
+import type { AgentStateServerOptions } from './server.js';
+import { openDatabase, resolveDbPath } from './database.js';
+import { loadEmbedder, type EmbedderChoice } from './embedder.js';
+import { serveHttp, type HttpOptions } from './transports/http.js';
+import { serveStdio } from './transports/stdio.js';
+
+/** Options of {@link runMcpServer}. */
+export interface RunMcpServerOptions extends AgentStateServerOptions {
+  /** The database file; created when missing. Default: `AGENTSTATE_DB`, else `.agentstate/state.db`. */
+  db?: string;
+  /** An opened provider to serve instead of `db`. It stays open when the server stops. */
+  provider?: Provider;
+  /** Embedder for hybrid recall when opening `db`. Default: the offline one when installed. */
+  embedder?: EmbedderChoice;
+  /** `stdio` (default) or `http`. */
+  transport?: 'stdio' | 'http';
+  /** Where to listen with the `http` transport. */
+  http?: HttpOptions;
+  /** Where status lines go. Default: stderr (stdout belongs to the protocol). */
+  log?: (line: string) => void;
+}
+
+/** A running server. */
+export interface RunningMcpServer {
+  /** The HTTP endpoint, with the `http` transport. */
+  readonly url: string | undefined;
+  /** Settles once the server has stopped: the stdio client went away, or {@link close} ran. */
+  readonly closed: Promise<void>;
+  /** Stops serving and closes the database it opened. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Opens the database and serves it; resolves once the server is ready. */
+export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<RunningMcpServer> {
+  const log = options.log ?? ((line: string) => console.error(line));
+  const bound = describeScope(new ScopePolicy(options).bound);
+  const owned = options.provider === undefined;
+  const dbPath = owned ? resolveDbPath(options.db) : undefined;
+  const provider = options.provider ?? openDatabase(dbPath!, loadEmbedder(options.embedder));
+  const what = dbPath ?? `the ${provider.name} provider`;
+
+  let stop: () => Promise<void>;
+  let stopped: Promise<void>;
+  let url: string | undefined;
+  try {
+    if (options.transport === 'http') {
+      const http = await serveHttp(provider, options, options.http);
+      url = http.url;
+      let resolveStopped!: () => void;
+      stopped = new Promise((resolve) => (resolveStopped = resolve));
+      stop = async () => {
+        await http.close();
+        resolveStopped();
+      };
+      log(`agentstate-mcp: serving ${what} on ${http.url}, bound to ${bound}`);
+    } else {
+      const stdio = await serveStdio(provider, options);
+      stop = () => stdio.close();
+      stopped = stdio.closed;
+      log(`agentstate-mcp: serving ${what} over stdio, bound to ${bound}`);
+    }
+  } catch (error) {
+    if (owned) await provider.close();
+    throw error;
+  }
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> =>
+    (closing ??= (async () => {
+      await stop();
+      if (owned) await provider.close();
+    })());
+  const closed = stopped.then(close);
+  return { url, closed, close: () => close().then(() => closed) };
+}

@@ -1,0 +1,120 @@
+/**
+ * The scope a server is bound to, and what its tool calls may reach. The
+ * bound scope is fixed at start. A call may target a narrower scope (a
+ * workspace under the bound project) only when the operator allows
+ * subscopes, and read the bound scope's parents (global skills, say) only
+ * when the operator allows parent reads. Nothing else is reachable: a call
+ * naming another scope is refused, never silently widened.
+ */
+import type { Scope, ScopeInput } from '@agentstate/core';
+import { NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
+
+/** How a server is bound. */
+export interface ScopePolicyOptions {
+  /** The scope the server serves. Missing levels are `''`; nothing given: the global scope. */
+  scope?: ScopeInput;
+  /** Let calls target scopes under the bound one (e.g. a workspace under the bound project). */
+  allowSubscopes?: boolean;
+  /** Let reads (recall, skill search and get) include the bound scope's parents, up to global. */
+  readParents?: boolean;
+}
+
+/** A call tried to reach a scope the server's operator did not allow. */
+export class ScopeDeniedError extends Error {
+  /** Stable code, as agentstate errors have. */
+  readonly code = 'scope_denied' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ScopeDeniedError';
+  }
+}
+
+/** Writes a scope the way people read it: only its set levels. */
+export function describeScope(scope: Scope): string {
+  const parts = (['instance', 'project', 'workspace'] as const).filter((k) => scope[k] !== '').map((k) => `${k} ${JSON.stringify(scope[k])}`);
+  return parts.length === 0 ? 'the global scope' : parts.join(', ');
+}
+
+/** True when `scope` is `ancestor` or lies under it. */
+export function isWithin(scope: Scope, ancestor: Scope): boolean {
+  return scopeChain(scope).some((s) => sameScope(s, ancestor));
+}
+
+/** The scope rules of one server. Immutable. */
+export class ScopePolicy {
+  readonly bound: Scope;
+  readonly allowSubscopes: boolean;
+  readonly readParents: boolean;
+
+  constructor(options: ScopePolicyOptions = {}) {
+    this.bound = Object.freeze(toScope(options.scope));
+    this.allowSubscopes = options.allowSubscopes ?? false;
+    this.readParents = options.readParents ?? false;
+  }
+
+  /**
+   * The scope a call targets. Levels the call leaves out are the bound
+   * scope's, so `{ workspace: 'api' }` on a server bound to project `web`
+   * means project `web`, workspace `api`. Refused unless it is the bound
+   * scope, or a scope under it on a server that allows subscopes.
+   */
+  target(input: ScopeInput | undefined): Scope {
+    if (input === undefined) return this.bound;
+    const scope: Scope = {
+      instance: input.instance ?? this.bound.instance,
+      project: input.project ?? this.bound.project,
+      workspace: input.workspace ?? this.bound.workspace,
+    };
+    if (sameScope(scope, this.bound)) return this.bound;
+    if (isWithin(scope, this.bound)) {
+      if (this.allowSubscopes) return scope;
+      throw new ScopeDeniedError(
+        `scope: ${describeScope(scope)} is under this server's scope (${describeScope(this.bound)}), but the operator did not allow subscopes`,
+      );
+    }
+    throw new ScopeDeniedError(`scope: ${describeScope(scope)} is outside this server's scope (${describeScope(this.bound)})`);
+  }
+
+  /**
+   * Whether a read includes the target's parent scopes: the call's choice,
+   * defaulting to the operator's. Asking for parents the operator did not
+   * allow is refused.
+   */
+  includeParents(requested: boolean | undefined): boolean {
+    if (requested === true && !this.readParents) {
+      throw new ScopeDeniedError('includeParentScopes: this server does not read parent scopes (the operator did not allow it)');
+    }
+    return requested ?? this.readParents;
+  }
+
+  /** The scopes a read at `target` covers, most specific first. */
+  readScopes(target: Scope, includeParents: boolean): Scope[] {
+    return includeParents ? scopeChain(target) : [target];
+  }
+
+  /** True when records of `scope` may be written through this server. */
+  canWrite(scope: Scope): boolean {
+    return sameScope(scope, this.bound) || (this.allowSubscopes && isWithin(scope, this.bound));
+  }
+
+  /** True when records of `scope` may be read through this server. */
+  canRead(scope: Scope): boolean {
+    return this.canWrite(scope) || (this.readParents && isWithin(this.bound, scope));
+  }
+
+  /** Throws unless records of `scope` may be read: as not found, so nothing else leaks. */
+  assertReadable(entity: string, key: string, scope: Scope): void {
+    if (!this.canRead(scope)) throw new NotFoundError(entity, key);
+  }
+
+  /**
+   * Throws unless records of `scope` may be changed: not found when they
+   * cannot even be read, refused when they belong to a parent scope.
+   */
+  assertWritable(entity: string, key: string, scope: Scope): void {
+    this.assertReadable(entity, key, scope);
+    if (!this.canWrite(scope)) {
+      throw new ScopeDeniedError(`${entity} ${key} belongs to a parent of this server's scope, which it may read but not change`);
+    }
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The server factory: an `McpServer` whose tools and resources read and
+ * write one agentstate provider, inside the scope it is bound to.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { IdGenerator, Provider } from '@agentstate/core';
+import { UuidV7Generator } from '@agentstate/core';
+import { registerResources } from './resources.js';
+import { ScopePolicy, describeScope, type ScopePolicyOptions } from './scope-policy.js';
+import { hashScope } from './session-scope.js';
+import type { ToolContext } from './tools/context.js';
+import { registerMemoryTools } from './tools/memory.js';
+import { registerSessionTools } from './tools/sessions.js';
+import { registerSkillTools } from './tools/skills.js';
+import { PACKAGE_VERSION } from './version.js';
+
+/** Options of {@link createAgentStateServer}. */
+export interface AgentStateServerOptions extends ScopePolicyOptions {
+  /** Server name reported to clients. Default: `agentstate`. */
+  name?: string;
+  /**
+   * Makes the UUIDv7 part of new session ids. Servers sharing one provider
+   * in a process (one per HTTP request) should share one. Default: a new one.
+   */
+  ids?: IdGenerator;
+}
+
+/** How much of a client's name goes into the default `source` of memory. */
+const MAX_CLIENT_NAME = 200;
+
+/** The names of every tool the server registers. */
+export const TOOL_NAMES = [
+  'remember',
+  'recall',
+  'forget',
+  'skill_search',
+  'skill_get',
+  'skill_save',
+  'skill_record_outcome',
+  'skill_delete',
+  'session_create',
+  'session_append_turn',
+  'session_read',
+  'session_list',
+  'session_delete',
+] as const;
+
+function instructions(policy: ScopePolicy): string {
+  const extra = [
+    policy.allowSubscopes ? 'Calls may narrow to scopes under it (pass `scope`, e.g. `{ "workspace": "api" }`).' : 'Calls cannot leave it.',
+    policy.readParents ? 'Reads include its parent scopes (shared and global skills and memory).' : '',
+  ];
+  return [
+    `Durable memory, skills and session transcripts from agentstate, bound to ${describeScope(policy.bound)}.`,
+    ...extra.filter(Boolean),
+    'Use `recall` before answering from prior work and `remember` for durable facts; look for a skill with `skill_search` before a multi-step task, and `skill_record_outcome` after using one.',
+  ].join(' ');
+}
+
+/**
+ * Builds an MCP server over `provider`. The provider stays the caller's:
+ * closing the server does not close it. Connect the result to a transport
+ * (`StdioServerTransport`, `StreamableHTTPServerTransport`) or use
+ * {@link runMcpServer}, which does both.
+ */
+export function createAgentStateServer(provider: Provider, options: AgentStateServerOptions = {}): McpServer {
+  const policy = new ScopePolicy(options);
+  const server = new McpServer(
+    { name: options.name ?? 'agentstate', version: PACKAGE_VERSION },
+    { instructions: instructions(policy), capabilities: { tools: {}, resources: {} } },
+  );
+  const ctx: ToolContext = {
+    provider,
+    policy,
+    sessionPolicy: new ScopePolicy({ scope: hashScope(policy.bound), allowSubscopes: policy.allowSubscopes, readParents: policy.readParents }),
+    ids: options.ids ?? new UuidV7Generator(),
+    defaultSource: () => {
+      const client = server.server.getClientVersion()?.name.replaceAll('\u0000', '').slice(0, MAX_CLIENT_NAME);
+      return client ? `mcp:${client}` : 'mcp';
+    },
+  };
+  registerMemoryTools(server, ctx);
+  registerSkillTools(server, ctx);
+  registerSessionTools(server, ctx);
+  registerResources(server, ctx);
+  return server;
+}

@@ -1,0 +1,36 @@
+/** What every tool handler needs, and the one way a handler answers. */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { IdGenerator, Provider } from '@agentstate/core';
+import { toolError } from '../errors.js';
+import type { ScopePolicy } from '../scope-policy.js';
+
+/** The shared state of one server's tools. */
+export interface ToolContext {
+  readonly provider: Provider;
+  /** Scope rules for skills and memory. */
+  readonly policy: ScopePolicy;
+  /** The same rules over hashed scopes, for session ids. */
+  readonly sessionPolicy: ScopePolicy;
+  /** Makes the UUIDv7 part of new session ids. */
+  readonly ids: IdGenerator;
+  /** Provenance of memory written without a `source`: the MCP client's name when it gave one. */
+  defaultSource(): string;
+}
+
+/**
+ * Runs a handler and answers with its result as structured content (and as
+ * JSON text, for clients that only read text), or with an error result.
+ */
+export function answer<A>(fn: (args: A) => Promise<Record<string, unknown>>): (args: A) => Promise<CallToolResult> {
+  return async (args: A) => {
+    try {
+      const value = await fn(args);
+      return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+    } catch (error) {
+      return toolError(error);
+    }
+  };
+}
+
+/** Hints shared by every tool: each acts only on the agentstate database. */
+export const CLOSED_WORLD = { openWorldHint: false } as const;

@@ -1,0 +1,75 @@
+/** Memory tools: remember, recall, forget. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { memoryInputs, outputs } from '../schemas.js';
+import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+
+/** Registers the memory tools on `server`. */
+export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
+  const { provider, policy } = ctx;
+
+  server.registerTool(
+    'remember',
+    {
+      title: 'Remember a fact',
+      description:
+        'Writes a durable memory item (a fact, preference or decision) in this server\'s scope. It survives restarts and is shared with every agent using the same database and scope.',
+      inputSchema: memoryInputs.remember,
+      outputSchema: outputs.item,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const item = await provider.memory.write({
+        content: args.content,
+        kind: args.kind,
+        source: args.source ?? ctx.defaultSource(),
+        id: args.id,
+        scope: policy.target(args.scope),
+      });
+      return { item };
+    }),
+  );
+
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall memory',
+      description:
+        'Finds memory items in this server\'s scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Each hit has a score in [0, 1].',
+      inputSchema: memoryInputs.recall,
+      outputSchema: outputs.hits,
+      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const scope = policy.target(args.scope);
+      const hits = await provider.memory.recall({
+        query: args.query,
+        kinds: args.kinds,
+        limit: args.limit,
+        mode: args.mode,
+        order: args.order,
+        minScore: args.minScore,
+        match: args.match,
+        scope,
+        includeParentScopes: policy.includeParents(args.includeParentScopes),
+      });
+      return { hits };
+    }),
+  );
+
+  server.registerTool(
+    'forget',
+    {
+      title: 'Forget a memory item',
+      description: 'Tombstones a memory item by id: it disappears from recall, but stays in the replayable history.',
+      inputSchema: memoryInputs.forget,
+      outputSchema: outputs.item,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const found = await provider.memory.get(args.id);
+      policy.assertWritable('memory', args.id, found.scope);
+      const item = await provider.memory.delete(found.id);
+      return { item };
+    }),
+  );
+}

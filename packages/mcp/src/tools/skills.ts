@@ -1,0 +1,135 @@
+/** Skill tools: search, get, save, record an outcome, delete. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Scope, ScopeInput, Skill } from '@agentstate/core';
+import { NotFoundError, sameScope } from '@agentstate/core';
+import { outputs, skillInputs } from '../schemas.js';
+import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+
+/** The default number of skills a search returns. */
+const DEFAULT_SEARCH_LIMIT = 20;
+
+/**
+ * The skill a read names: by id, any skill this server may read; by slug,
+ * the most specific one along the target's scopes (its parents too when
+ * `includeParents`).
+ */
+export async function findSkill(ctx: ToolContext, key: string, scope: ScopeInput | undefined, includeParents: boolean | undefined): Promise<Skill> {
+  const target = ctx.policy.target(scope);
+  const inc = ctx.policy.includeParents(includeParents);
+  const found = await ctx.provider.skills.get(key, target);
+  if (found.id === key) {
+    ctx.policy.assertReadable('skill', key, found.scope);
+    return found;
+  }
+  if (!ctx.policy.readScopes(target, inc).some((s) => sameScope(s, found.scope))) throw new NotFoundError('skill', key);
+  return found;
+}
+
+/**
+ * The skill a write names: by id, any skill this server may change; by
+ * slug, the one in exactly the target scope (a write never falls through to
+ * a parent's skill of the same slug).
+ */
+async function findSkillToChange(ctx: ToolContext, key: string, target: Scope): Promise<Skill> {
+  const found = await ctx.provider.skills.get(key, target);
+  if (found.id === key) {
+    ctx.policy.assertWritable('skill', key, found.scope);
+    return found;
+  }
+  if (!sameScope(found.scope, target)) throw new NotFoundError('skill', key);
+  return found;
+}
+
+/** Registers the skill tools on `server`. */
+export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
+  const { provider, policy } = ctx;
+
+  server.registerTool(
+    'skill_search',
+    {
+      title: 'Search skills',
+      description:
+        'Finds reusable procedures (skills) by words in their slug, name, body or tags, in this server\'s scope. Returns whole skills, with their uses and wins.',
+      inputSchema: skillInputs.search,
+      outputSchema: outputs.skills,
+      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const scope = policy.target(args.scope);
+      const skills = await provider.skills.search(args.query ?? '', {
+        limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
+        order: args.order,
+        scope,
+        includeParentScopes: policy.includeParents(args.includeParentScopes),
+      });
+      return { skills };
+    }),
+  );
+
+  server.registerTool(
+    'skill_get',
+    {
+      title: 'Get a skill',
+      description: 'Reads one skill by id or slug: by slug, the most specific one in this server\'s scope (or its parents, when allowed).',
+      inputSchema: skillInputs.get,
+      outputSchema: outputs.skill,
+      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => ({ skill: await findSkill(ctx, args.skill, args.scope, args.includeParentScopes) })),
+  );
+
+  server.registerTool(
+    'skill_save',
+    {
+      title: 'Save a skill',
+      description:
+        'Creates or updates the skill with this slug in this server\'s scope. Fields left out keep their stored values; each save bumps `version`, and every earlier version stays in the history. ' +
+        'Pass expectedSyncVersion (the syncVersion you read) to refuse the save if someone changed the skill meanwhile.',
+      inputSchema: skillInputs.save,
+      outputSchema: outputs.skill,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const skill = await provider.skills.upsert({
+        slug: args.slug,
+        name: args.name,
+        body: args.body,
+        tags: args.tags,
+        check: args.check,
+        scope: policy.target(args.scope),
+        syncVersion: args.expectedSyncVersion,
+      });
+      return { skill };
+    }),
+  );
+
+  server.registerTool(
+    'skill_record_outcome',
+    {
+      title: 'Record a skill outcome',
+      description: 'Records that a skill was used, and whether it worked: adds one use, and one win on success, atomically (no lost updates between agents).',
+      inputSchema: skillInputs.recordOutcome,
+      outputSchema: outputs.skill,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
+      return { skill: await provider.skills.recordOutcome(found.id, { success: args.success }) };
+    }),
+  );
+
+  server.registerTool(
+    'skill_delete',
+    {
+      title: 'Delete a skill',
+      description: 'Tombstones a skill by id, or by slug in this server\'s scope: it disappears from reads, but stays in the replayable history.',
+      inputSchema: skillInputs.delete,
+      outputSchema: outputs.skill,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
+      return { skill: await provider.skills.delete(found.id) };
+    }),
+  );
+}

@@ -1,0 +1,139 @@
+/**
+ * Serving over Streamable HTTP (stateless: every POST carries its own
+ * JSON-RPC exchange, answered as JSON). Bound to 127.0.0.1 by default.
+ * Listening on any other address needs a bearer token; when a token is set,
+ * every request without `Authorization: Bearer <token>` gets 401. A server
+ * on loopback also refuses requests whose `Host` or `Origin` is not a
+ * loopback name, so web pages cannot reach it by DNS rebinding.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Provider } from '@agentstate/core';
+import { UuidV7Generator } from '@agentstate/core';
+import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
+import { MIN_TOKEN_LENGTH, bearerChecker, hostnameOf, isLoopbackHost } from './auth.js';
+import { UsageError } from '../usage-error.js';
+
+/** The address the HTTP server listens on unless told otherwise. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** The port the HTTP server listens on unless told otherwise. */
+export const DEFAULT_PORT = 8765;
+/** The path of the MCP endpoint. */
+export const MCP_PATH = '/mcp';
+/** The largest request body accepted: room for a 1,000,000-character memory item, escaped. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/** Where and how to listen. */
+export interface HttpOptions {
+  /** Address to bind. Default `127.0.0.1`. Anything but loopback requires `token`. */
+  host?: string;
+  /** Port; 0 picks a free one. Default 8765. */
+  port?: number;
+  /** Bearer token every request must present (at least 16 characters). */
+  token?: string;
+}
+
+/** A listening HTTP server. */
+export interface HttpHandle {
+  /** The endpoint, e.g. `http://127.0.0.1:8765/mcp`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Stops listening and drops open connections; the provider stays open. */
+  close(): Promise<void>;
+}
+
+function sendJsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+/** Refuses options that would expose the database, before anything listens. */
+export function checkHttpOptions(options: HttpOptions): void {
+  const host = options.host ?? DEFAULT_HOST;
+  if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
+    throw new UsageError(`the bearer token must be at least ${MIN_TOKEN_LENGTH} characters long`);
+  }
+  if (!isLoopbackHost(host) && options.token === undefined) {
+    throw new UsageError(`refusing to listen on ${host} without a bearer token: set one with --token or AGENTSTATE_MCP_TOKEN`);
+  }
+  const port = options.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`invalid port: ${port}`);
+}
+
+/** Serves `provider` over Streamable HTTP at `/mcp`. */
+export async function serveHttp(provider: Provider, serverOptions: AgentStateServerOptions = {}, options: HttpOptions = {}): Promise<HttpHandle> {
+  checkHttpOptions(options);
+  const host = options.host ?? DEFAULT_HOST;
+  const loopback = isLoopbackHost(host);
+  const authorized = options.token === undefined ? () => true : bearerChecker(options.token);
+  const shared = { ...serverOptions, ids: serverOptions.ids ?? new UuidV7Generator() };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!authorized(req.headers.authorization)) {
+      sendJsonError(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="agentstate"' });
+      return;
+    }
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== MCP_PATH) {
+      sendJsonError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+      return;
+    }
+    if (loopback) {
+      const hostHeader = req.headers.host ?? '';
+      const origin = req.headers.origin;
+      if (!isLoopbackHost(hostnameOf(hostHeader)) || (origin !== undefined && !isLoopbackOrigin(origin))) {
+        sendJsonError(res, 403, 'Forbidden: this server only answers requests addressed to a loopback host');
+        return;
+      }
+    }
+    if (req.method !== 'POST') {
+      sendJsonError(res, 405, 'Method not allowed: this server is stateless, POST JSON-RPC to it', { allow: 'POST' });
+      return;
+    }
+    const server = createAgentStateServer(provider, shared);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
+    res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error('agentstate-mcp: failed to answer an HTTP request:', error);
+      if (!res.headersSent) sendJsonError(res, 500, 'Internal server error');
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(options.port ?? DEFAULT_PORT, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return {
+    url: `http://${urlHost}:${address.port}${MCP_PATH}`,
+    host: address.address,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
+}
+
+function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return isLoopbackHost(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * Test helpers: start the built `agentstate-mcp` as a child process and
+ * drive it with the SDK's own client, over stdio or Streamable HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { expect } from 'vitest';
+
+/** The built server. */
+export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
+
+/** The only environment the server gets: the stdio client passes none by itself. */
+export function childEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...extra };
+}
+
+/** A fresh folder; removed by the returned cleanup. */
+export function tempDir(): { dir: string; db: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'agentstate-mcp-'));
+  return { dir, db: join(dir, 'state.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** A client connected to a server started over stdio with `args`. */
+export async function connectStdio(args: string[], env: Record<string, string> = {}): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env: childEnv(env), stderr: 'pipe' });
+  const client = new Client({ name: 'agentstate-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** A server process started with `--http`, and where it listens. */
+export interface HttpServerProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  stderr(): string;
+  stop(): Promise<number | null>;
+}
+
+/** Starts the server with `--http --port 0 …args` and waits until it listens. */
+export function startHttp(args: string[], env: Record<string, string> = {}): Promise<HttpServerProcess> {
+  const child = spawn(process.execPath, [BIN, '--http', '--port', '0', ...args], { env: childEnv(env), stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the server did not start: ${stderr}`)), 30_000);
+    child.stderr!.setEncoding('utf8');
+    child.stderr!.on('data', (chunk: string) => {
+      stderr += chunk;
+      const m = / on (http:\/\/\S+),/.exec(stderr);
+      if (m) {
+        clearTimeout(timer);
+        resolve({
+          url: m[1]!,
+          child,
+          stderr: () => stderr,
+          stop: async () => {
+            if (child.exitCode === null) child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited with ${code}: ${stderr}`));
+    });
+  });
+}
+
+/** Runs the bin to completion (for refused starts); resolves to its exit code and stderr. */
+export function runBin(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+  child.stdin.end();
+  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr, stdout })));
+}
+
+/** A client connected over Streamable HTTP, sending `token` when given. */
+export async function connectHttp(url: string, token?: string): Promise<Client> {
+  const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
+  const transport = new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } });
+  const client = new Client({ name: 'agentstate-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** Calls a tool that must succeed; returns its structured content. */
+export async function call<T = any>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+  expect(result.structuredContent).toBeDefined();
+  const text = result.content[0];
+  expect(text?.type === 'text' && JSON.parse(text.text)).toEqual(result.structuredContent);
+  return result.structuredContent as T;
+}
+
+/** Calls a tool that must fail with an error result; returns its one-line message. */
+export async function callError(client: Client, name: string, args: Record<string, unknown> = {}): Promise<string> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
+  expect(result.isError, `${name} should fail, got ${JSON.stringify(result.structuredContent)}`).toBe(true);
+  expect(result.structuredContent).toBeUndefined();
+  const text = result.content[0];
+  if (text?.type !== 'text') throw new Error('an error result without text');
+  return text.text;
+}

@@ -1,0 +1,122 @@
+/**
+ * The pieces that decide who may reach what, tested through the package's
+ * exports: flag parsing, the scope policy, and the loopback rules.
+ */
+import { describe, expect, it } from 'vitest';
+import { ScopeDeniedError, ScopePolicy, UsageError, isLoopbackHost, parseMcpArgs } from '@agentstate/mcp';
+
+describe('parseMcpArgs', () => {
+  it('defaults to stdio, the global scope, and no extra reach', () => {
+    expect(parseMcpArgs([], {})).toEqual({
+      kind: 'run',
+      options: {
+        db: undefined,
+        embedder: undefined,
+        scope: { instance: '', project: '', workspace: '' },
+        allowSubscopes: false,
+        readParents: false,
+        transport: 'stdio',
+      },
+    });
+  });
+
+  it('reads scope, reach, HTTP flags, and the token from the environment', () => {
+    const parsed = parseMcpArgs(
+      ['--db', 'a.db', '--instance', 'i', '--project', 'p', '--workspace', 'w', '--allow-subscopes', '--read-parents', '--http', '--port', '0', '--embedder', 'none'],
+      { AGENTSTATE_MCP_TOKEN: 'from-the-environment' },
+    );
+    expect(parsed).toEqual({
+      kind: 'run',
+      options: {
+        db: 'a.db',
+        embedder: 'none',
+        scope: { instance: 'i', project: 'p', workspace: 'w' },
+        allowSubscopes: true,
+        readParents: true,
+        transport: 'http',
+        http: { host: undefined, port: 0, token: 'from-the-environment' },
+      },
+    });
+    const flag = parseMcpArgs(['--http', '--token', 'from-the-flag-123'], { AGENTSTATE_MCP_TOKEN: 'from-the-environment' });
+    expect(flag.kind === 'run' && flag.options.http?.token).toBe('from-the-flag-123');
+  });
+
+  it('answers help and version', () => {
+    expect(parseMcpArgs(['--help'])).toEqual({ kind: 'help' });
+    expect(parseMcpArgs(['-v'])).toEqual({ kind: 'version' });
+  });
+
+  it('refuses mistakes with a usage error naming the flag', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['--bogus'], /bogus/],
+      [['stray'], /stray/],
+      [['--port', '80'], /--port only applies with --http/],
+      [['--http', '--port', 'http'], /--port must be a number/],
+      [['--http', '--port', '70000'], /--port must be a number/],
+      [['--embedder', 'gpt'], /--embedder must be static or none/],
+      [['--db', ' '], /--db must not be empty/],
+      [['--http', '--token', ''], /--token must not be empty/],
+    ];
+    for (const [argv, message] of cases) {
+      expect(() => parseMcpArgs(argv, {}), argv.join(' ')).toThrow(UsageError);
+      expect(() => parseMcpArgs(argv, {}), argv.join(' ')).toThrow(message);
+    }
+  });
+});
+
+describe('ScopePolicy', () => {
+  const project = { instance: '', project: 'web', workspace: '' };
+  const api = { instance: '', project: 'web', workspace: 'api' };
+  const other = { instance: '', project: 'shop', workspace: '' };
+  const global = { instance: '', project: '', workspace: '' };
+
+  it('fills the levels a call leaves out from the bound scope', () => {
+    const policy = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+    expect(policy.target(undefined)).toEqual(project);
+    expect(policy.target({})).toEqual(project);
+    expect(policy.target({ workspace: 'api' })).toEqual(api);
+    expect(policy.target({ project: 'web', workspace: 'api' })).toEqual(api);
+  });
+
+  it('refuses subscopes unless allowed, and other projects and parents always', () => {
+    const strict = new ScopePolicy({ scope: { project: 'web' } });
+    expect(() => strict.target({ workspace: 'api' })).toThrow(/did not allow subscopes/);
+    const open = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true, readParents: true });
+    for (const policy of [strict, open]) {
+      expect(() => policy.target({ project: 'shop' })).toThrow(ScopeDeniedError);
+      expect(() => policy.target({ project: '' })).toThrow(/is outside this server's scope/);
+      expect(() => policy.target({ instance: 'laptop' })).toThrow(/outside/);
+    }
+  });
+
+  it('reads parents only when the operator allows it', () => {
+    const strict = new ScopePolicy({ scope: { project: 'web' } });
+    expect(strict.includeParents(undefined)).toBe(false);
+    expect(strict.includeParents(false)).toBe(false);
+    expect(() => strict.includeParents(true)).toThrow(/does not read parent scopes/);
+    expect(strict.canRead(global)).toBe(false);
+    const open = new ScopePolicy({ scope: { project: 'web' }, readParents: true });
+    expect(open.includeParents(undefined)).toBe(true);
+    expect(open.includeParents(false)).toBe(false);
+    expect(open.readScopes(project, true)).toEqual([project, global]);
+    expect(open.canRead(global)).toBe(true);
+    expect(open.canWrite(global)).toBe(false);
+    expect(() => open.assertWritable('skill', 'deploy', global)).toThrow(/may read but not change/);
+  });
+
+  it('decides reads and writes of stored records', () => {
+    const policy = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+    expect(policy.canWrite(project)).toBe(true);
+    expect(policy.canWrite(api)).toBe(true);
+    expect(policy.canRead(other)).toBe(false);
+    expect(() => policy.assertReadable('memory', 'm1', other)).toThrow('memory not found: m1');
+    expect(new ScopePolicy({ scope: { project: 'web' } }).canWrite(api)).toBe(false);
+  });
+});
+
+describe('isLoopbackHost', () => {
+  it('knows loopback names and addresses', () => {
+    for (const host of ['127.0.0.1', '127.8.0.1', 'localhost', 'LOCALHOST', 'api.localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['0.0.0.0', '::', '192.168.1.2', 'example.com', 'localhost.example.com', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
+  });
+});

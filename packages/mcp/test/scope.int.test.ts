@@ -1,0 +1,167 @@
+/**
+ * Scope isolation between server processes sharing one database file: a
+ * server bound to one project can neither read nor write another's memory,
+ * skills or sessions (not by scope argument, not by id), reaches subscopes
+ * and parents only when its operator allowed it, and never writes a parent.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, callError, connectStdio, tempDir } from './helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+/** Bound to project `web`, nothing more. */
+let web: Client;
+/** Bound to project `shop`, nothing more. */
+let shop: Client;
+/** Bound to project `web`, with subscopes and parent reads. */
+let webOpen: Client;
+/** Bound to the global scope. */
+let global: Client;
+
+const seeded: Record<string, string> = {};
+
+beforeAll(async () => {
+  tmp = tempDir();
+  const base = ['--db', tmp.db, '--embedder', 'none'];
+  [web, shop, webOpen, global] = await Promise.all([
+    connectStdio([...base, '--project', 'web']),
+    connectStdio([...base, '--project', 'shop']),
+    connectStdio([...base, '--project', 'web', '--allow-subscopes', '--read-parents']),
+    connectStdio(base),
+  ]);
+  seeded.memory = (await call(web, 'remember', { content: 'The web team deploys on Tuesdays', kind: 'fact' })).item.id;
+  seeded.skill = (await call(web, 'skill_save', { slug: 'deploy', name: 'Deploy web', body: 'vercel deploy --prod' })).skill.id;
+  seeded.session = (await call(web, 'session_create', { title: 'web chat' })).session.id;
+  await call(web, 'session_append_turn', { sessionId: seeded.session, role: 'user', content: 'secret web plans' });
+  seeded.globalSkill = (await call(global, 'skill_save', { slug: 'lint', body: 'npm run lint', tags: ['quality'] })).skill.id;
+  seeded.globalMemory = (await call(global, 'remember', { content: 'Every project deploys from main' })).item.id;
+});
+
+afterAll(async () => {
+  await Promise.all([web, shop, webOpen, global].map((c) => c?.close()));
+  tmp?.cleanup();
+});
+
+describe('another project', () => {
+  it('sees nothing of it in listings and searches', async () => {
+    expect((await call(shop, 'recall', {})).hits).toEqual([]);
+    expect((await call(shop, 'recall', { query: 'deploys' })).hits).toEqual([]);
+    expect((await call(shop, 'skill_search', {})).skills).toEqual([]);
+    expect((await call(shop, 'session_list', {})).sessions).toEqual([]);
+    expect((await shop.listResources()).resources).toEqual([]);
+  });
+
+  it('cannot reach its records by id or slug', async () => {
+    expect(await callError(shop, 'skill_get', { skill: 'deploy' })).toBe('not_found: skill not found: deploy');
+    expect(await callError(shop, 'skill_get', { skill: seeded.skill! })).toBe(`not_found: skill not found: ${seeded.skill}`);
+    expect(await callError(shop, 'skill_record_outcome', { skill: seeded.skill!, success: true })).toMatch(/^not_found: /);
+    expect(await callError(shop, 'skill_delete', { skill: seeded.skill! })).toMatch(/^not_found: /);
+    expect(await callError(shop, 'forget', { id: seeded.memory! })).toBe(`not_found: memory not found: ${seeded.memory}`);
+    expect(await callError(shop, 'session_read', { sessionId: seeded.session! })).toBe(`not_found: session not found: ${seeded.session}`);
+    expect(await callError(shop, 'session_append_turn', { sessionId: seeded.session!, role: 'user', content: 'x' })).toMatch(/^not_found: /);
+    expect(await callError(shop, 'session_delete', { sessionId: seeded.session! })).toMatch(/^not_found: /);
+    await expect(shop.readResource({ uri: `agentstate://sessions/${encodeURIComponent(seeded.session!)}` })).rejects.toThrow(/not found/);
+    await expect(shop.readResource({ uri: 'agentstate://skills/deploy' })).rejects.toThrow(/not found/);
+  });
+
+  it('refuses every scope argument that leaves the bound project', async () => {
+    const outside = [{ project: 'web' }, { project: '' }, { instance: 'laptop' }, { project: 'web', workspace: 'api' }];
+    for (const scope of outside) {
+      for (const [tool, args] of [
+        ['remember', { content: 'x', scope }],
+        ['recall', { scope }],
+        ['skill_search', { scope }],
+        ['skill_get', { skill: 'deploy', scope }],
+        ['skill_save', { slug: 'x', scope }],
+        ['skill_record_outcome', { skill: 'deploy', success: true, scope }],
+        ['skill_delete', { skill: 'deploy', scope }],
+        ['session_create', { scope }],
+        ['session_list', { scope }],
+      ] as const) {
+        expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(/^scope_denied: scope: .* is outside this server's scope \(project "shop"\)$/);
+      }
+    }
+  });
+
+  it('keeps the same slug apart in each project', async () => {
+    await call(shop, 'skill_save', { slug: 'deploy', name: 'Deploy shop', body: 'fly deploy' });
+    expect((await call(shop, 'skill_get', { skill: 'deploy' })).skill.name).toBe('Deploy shop');
+    expect((await call(web, 'skill_get', { skill: 'deploy' })).skill.name).toBe('Deploy web');
+    await call(shop, 'skill_delete', { skill: 'deploy' });
+    expect((await call(web, 'skill_get', { skill: 'deploy' })).skill.id).toBe(seeded.skill);
+  });
+
+  it('leaves the other project intact', async () => {
+    expect((await call(web, 'recall', { query: 'tuesdays' })).hits.map((h: { id: string }) => h.id)).toEqual([seeded.memory]);
+    expect((await call(web, 'session_read', { sessionId: seeded.session! })).turns[0].content).toBe('secret web plans');
+  });
+});
+
+describe('a strictly bound server', () => {
+  it('refuses subscopes and parent reads', async () => {
+    expect(await callError(web, 'remember', { content: 'x', scope: { workspace: 'api' } })).toMatch(/^scope_denied: scope: project "web", workspace "api" is under .* did not allow subscopes$/);
+    expect(await callError(web, 'recall', { includeParentScopes: true })).toMatch(/^scope_denied: includeParentScopes: /);
+    expect(await callError(web, 'skill_get', { skill: 'lint' })).toBe('not_found: skill not found: lint');
+    expect(await callError(web, 'skill_get', { skill: seeded.globalSkill! })).toMatch(/^not_found: /);
+    expect((await call(web, 'recall', { query: 'main' })).hits).toEqual([]);
+  });
+
+  it('is as strict when bound to the global scope', async () => {
+    expect(await callError(global, 'recall', { scope: { project: 'web' } })).toMatch(/did not allow subscopes/);
+    expect(await callError(global, 'session_read', { sessionId: seeded.session! })).toMatch(/^not_found: /);
+    expect((await call(global, 'skill_search', {})).skills.map((s: { slug: string }) => s.slug)).toEqual(['lint']);
+  });
+});
+
+describe('a server allowed subscopes and parent reads', () => {
+  it('writes and reads a workspace under its project', async () => {
+    const { item } = await call(webOpen, 'remember', { content: 'The api workspace uses Postgres', scope: { workspace: 'api' } });
+    expect(item.scope).toEqual({ instance: '', project: 'web', workspace: 'api' });
+    expect((await call(webOpen, 'recall', { query: 'postgres', includeParentScopes: false })).hits).toEqual([]);
+    const api = await call(webOpen, 'recall', { scope: { workspace: 'api' } });
+    expect(api.hits.map((h: { content: string }) => h.content)).toEqual([
+      'The api workspace uses Postgres',
+      'Every project deploys from main',
+      'The web team deploys on Tuesdays',
+    ]);
+    const only = await call(webOpen, 'recall', { scope: { workspace: 'api' }, includeParentScopes: false });
+    expect(only.hits).toHaveLength(1);
+    expect(await callError(web, 'forget', { id: item.id })).toMatch(/^not_found: /);
+    expect((await call(webOpen, 'forget', { id: item.id })).item.deleted).toBe(true);
+  });
+
+  it('keeps workspace sessions apart from the project\'s, and reads them by id', async () => {
+    const { session } = await call(webOpen, 'session_create', { title: 'api chat', scope: { workspace: 'api' } });
+    await call(webOpen, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'api only' });
+    expect((await call(webOpen, 'session_list', {})).sessions.map((s: { title: string }) => s.title)).toEqual(['web chat']);
+    expect((await call(webOpen, 'session_list', { scope: { workspace: 'api' } })).sessions.map((s: { title: string }) => s.title)).toEqual(['api chat']);
+    expect((await call(webOpen, 'session_read', { sessionId: session.id })).turns).toHaveLength(1);
+    expect(await callError(web, 'session_read', { sessionId: session.id })).toMatch(/^not_found: /);
+    expect(await callError(shop, 'session_read', { sessionId: session.id })).toMatch(/^not_found: /);
+  });
+
+  it('reads global skills but never changes them', async () => {
+    expect((await call(webOpen, 'skill_get', { skill: 'lint' })).skill.id).toBe(seeded.globalSkill);
+    expect((await call(webOpen, 'skill_search', { query: 'quality' })).skills.map((s: { id: string }) => s.id)).toEqual([seeded.globalSkill]);
+    expect(await callError(webOpen, 'skill_get', { skill: 'lint', includeParentScopes: false })).toBe('not_found: skill not found: lint');
+    expect(await callError(webOpen, 'skill_record_outcome', { skill: seeded.globalSkill!, success: true })).toMatch(
+      /^scope_denied: skill .* belongs to a parent of this server's scope, which it may read but not change$/,
+    );
+    expect(await callError(webOpen, 'skill_delete', { skill: seeded.globalSkill! })).toMatch(/^scope_denied: /);
+    expect(await callError(webOpen, 'skill_delete', { skill: 'lint' })).toBe('not_found: skill not found: lint');
+    expect(await callError(webOpen, 'forget', { id: seeded.globalMemory! })).toMatch(/^scope_denied: /);
+    expect(await callError(webOpen, 'remember', { content: 'x', scope: { project: '' } })).toMatch(/is outside this server's scope/);
+    expect((await call(global, 'skill_get', { skill: 'lint' })).skill).toMatchObject({ uses: 0, deleted: false });
+  });
+
+  it('lists inherited skills among its resources', async () => {
+    const { resources } = await webOpen.listResources();
+    const skills = resources.filter((r) => r.uri.startsWith('agentstate://skills/'));
+    expect(skills.map((r) => [r.uri, r.description])).toEqual([
+      ['agentstate://skills/deploy', undefined],
+      ['agentstate://skills/lint', 'from the global scope'],
+    ]);
+    const lint = await webOpen.readResource({ uri: 'agentstate://skills/lint' });
+    expect((lint.contents[0] as { text: string }).text).toContain('- scope: the global scope');
+  });
+});

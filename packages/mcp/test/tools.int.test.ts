@@ -1,0 +1,281 @@
+/**
+ * Every tool and resource over stdio, against the built server in a child
+ * process bound to project `web`: the happy paths, and the error results
+ * for bad arguments, missing records and conflicts.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { call, callError, connectStdio, tempDir } from './helpers.js';
+
+const web = { instance: '', project: 'web', workspace: '' };
+let client: Client;
+let tmp: ReturnType<typeof tempDir>;
+
+beforeAll(async () => {
+  tmp = tempDir();
+  client = await connectStdio(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
+});
+
+afterAll(async () => {
+  await client?.close();
+  tmp?.cleanup();
+});
+
+describe('tool list', () => {
+  it('introduces itself with its scope', () => {
+    expect(client.getServerVersion()).toMatchObject({ name: 'agentstate', version: '0.1.0' });
+    expect(client.getInstructions()).toMatch(/^Durable memory, skills and session transcripts from agentstate, bound to project "web"\. Calls cannot leave it\./);
+  });
+
+  it('offers every tool with schemas and honest annotations', async () => {
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((t) => [t.name, t]));
+    expect([...byName.keys()].sort()).toEqual(
+      [
+        'forget',
+        'recall',
+        'remember',
+        'session_append_turn',
+        'session_create',
+        'session_delete',
+        'session_list',
+        'session_read',
+        'skill_delete',
+        'skill_get',
+        'skill_record_outcome',
+        'skill_save',
+        'skill_search',
+      ].sort(),
+    );
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toBeTruthy();
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.outputSchema?.type, tool.name).toBe('object');
+      expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
+    }
+    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list'];
+    const destructive = ['forget', 'skill_delete', 'session_delete'];
+    for (const tool of tools) {
+      expect(tool.annotations?.readOnlyHint, tool.name).toBe(readOnly.includes(tool.name));
+      if (!readOnly.includes(tool.name)) expect(tool.annotations?.destructiveHint, tool.name).toBe(destructive.includes(tool.name));
+      if (readOnly.includes(tool.name) || destructive.includes(tool.name)) expect(tool.annotations?.idempotentHint, tool.name).toBe(true);
+    }
+    expect(byName.get('remember')!.inputSchema.required).toEqual(['content']);
+  });
+});
+
+describe('memory', () => {
+  it('remembers in the bound scope, with the client as default source', async () => {
+    const { item } = await call(client, 'remember', { content: 'The user prefers dark themes', kind: 'preference' });
+    expect(item).toMatchObject({ content: 'The user prefers dark themes', kind: 'preference', scope: web, source: 'mcp:agentstate-test', syncVersion: 1, deleted: false });
+    const own = await call(client, 'remember', { content: 'Deploys go out on Tuesdays', kind: 'fact', source: 'runbook' });
+    expect(own.item.source).toBe('runbook');
+  });
+
+  it('recalls by prefix tokens, with scores, kinds, limit and order', async () => {
+    const { hits } = await call(client, 'recall', { query: 'DARK theme' });
+    expect(hits.map((h: { content: string }) => h.content)).toEqual(['The user prefers dark themes']);
+    expect(hits[0].score).toBe(1);
+    const facts = await call(client, 'recall', { kinds: ['fact'] });
+    expect(facts.hits.map((h: { kind: string }) => h.kind)).toEqual(['fact']);
+    const newest = await call(client, 'recall', { limit: 1 });
+    expect(newest.hits).toHaveLength(1);
+    expect(newest.hits[0].content).toBe('Deploys go out on Tuesdays');
+    const ranked = await call(client, 'recall', { query: 'user deploys', match: 'any', order: 'relevance' });
+    expect(ranked.hits).toHaveLength(2);
+    for (const h of ranked.hits) {
+      expect(h.score).toBeGreaterThanOrEqual(0);
+      expect(h.score).toBeLessThanOrEqual(1);
+    }
+    expect((await call(client, 'recall', { query: '!!!' })).hits).toEqual([]);
+  });
+
+  it('forgets: a tombstone, gone from recall; a second forget is not found', async () => {
+    const { item } = await call(client, 'remember', { content: 'Temporary note about lunch' });
+    const forgotten = await call(client, 'forget', { id: item.id });
+    expect(forgotten.item).toMatchObject({ id: item.id, deleted: true, syncVersion: 2 });
+    expect((await call(client, 'recall', { query: 'lunch' })).hits).toEqual([]);
+    expect(await callError(client, 'forget', { id: item.id })).toBe(`not_found: memory not found: ${item.id}`);
+  });
+
+  it('refuses a reused id as a conflict, so a retry writes no duplicate', async () => {
+    await call(client, 'remember', { content: 'Once only', id: 'note-1' });
+    expect(await callError(client, 'remember', { content: 'Once only', id: 'note-1' })).toMatch(/^conflict: .*note-1/);
+    expect((await call(client, 'recall', { query: 'once only' })).hits).toHaveLength(1);
+  });
+
+  it('is lexical by default without an embedder, and semantic on request', async () => {
+    const lexical = await call(client, 'recall', { query: 'themes' });
+    expect(lexical.hits.map((h: { score: number }) => h.score)).toEqual([1]);
+    const semantic = await call(client, 'recall', { query: 'dark themes', mode: 'semantic', order: 'relevance' });
+    expect(semantic.hits[0].content).toBe('The user prefers dark themes');
+    expect(semantic.hits[0].score).toBeGreaterThan(0.5);
+  });
+});
+
+describe('skills', () => {
+  it('saves, keeps left-out fields on update, and bumps the version', async () => {
+    const created = await call(client, 'skill_save', { slug: 'deploy', name: 'Deploy', body: 'npm run build, then push', tags: ['ops'] });
+    expect(created.skill).toMatchObject({ slug: 'deploy', scope: web, version: 1, syncVersion: 1, uses: 0, wins: 0, tags: ['ops'] });
+    const updated = await call(client, 'skill_save', { slug: 'deploy', name: 'Deploy to production' });
+    expect(updated.skill).toMatchObject({ id: created.skill.id, name: 'Deploy to production', body: 'npm run build, then push', tags: ['ops'], version: 2, syncVersion: 2 });
+  });
+
+  it('refuses a stale expectedSyncVersion, and a conditional create', async () => {
+    const { skill } = await call(client, 'skill_get', { skill: 'deploy' });
+    expect(await callError(client, 'skill_save', { slug: 'deploy', body: 'stale', expectedSyncVersion: skill.syncVersion - 1 })).toMatch(/^conflict: /);
+    const ok = await call(client, 'skill_save', { slug: 'deploy', body: 'npm run build && git push', expectedSyncVersion: skill.syncVersion });
+    expect(ok.skill.syncVersion).toBe(skill.syncVersion + 1);
+    expect(await callError(client, 'skill_save', { slug: 'nothing-here', expectedSyncVersion: 1 })).toMatch(/^conflict: /);
+  });
+
+  it('searches by words in slug, name, body and tags, and gets by slug or id', async () => {
+    await call(client, 'skill_save', { slug: 'rollback', name: 'Roll back', body: 'git revert the release', tags: ['ops', 'incident'] });
+    const byTag = await call(client, 'skill_search', { query: 'incident' });
+    expect(byTag.skills.map((s: { slug: string }) => s.slug)).toEqual(['rollback']);
+    const all = await call(client, 'skill_search', {});
+    expect(all.skills.map((s: { slug: string }) => s.slug)).toEqual(['deploy', 'rollback']);
+    expect((await call(client, 'skill_search', { query: 'ops', limit: 1 })).skills).toHaveLength(1);
+    const bySlug = await call(client, 'skill_get', { skill: 'rollback' });
+    const byId = await call(client, 'skill_get', { skill: bySlug.skill.id });
+    expect(byId.skill).toEqual(bySlug.skill);
+  });
+
+  it('records outcomes atomically without touching the content version', async () => {
+    const before = (await call(client, 'skill_get', { skill: 'rollback' })).skill;
+    await call(client, 'skill_record_outcome', { skill: 'rollback', success: true });
+    const after = await call(client, 'skill_record_outcome', { skill: before.id, success: false });
+    expect(after.skill).toMatchObject({ uses: 2, wins: 1, version: before.version, syncVersion: before.syncVersion + 2 });
+    const ranked = await call(client, 'skill_search', { order: 'winRate' });
+    expect(ranked.skills.map((s: { slug: string }) => s.slug)).toEqual(['deploy', 'rollback']);
+  });
+
+  it('deletes into a tombstone; the slug is then not found', async () => {
+    const { skill } = await call(client, 'skill_save', { slug: 'scratch', body: 'temporary' });
+    const deleted = await call(client, 'skill_delete', { skill: 'scratch' });
+    expect(deleted.skill).toMatchObject({ id: skill.id, deleted: true, version: 2 });
+    expect(await callError(client, 'skill_get', { skill: 'scratch' })).toBe('not_found: skill not found: scratch');
+    expect(await callError(client, 'skill_delete', { skill: 'scratch' })).toBe('not_found: skill not found: scratch');
+    expect(await callError(client, 'skill_record_outcome', { skill: skill.id, success: true })).toBe(`not_found: skill not found: ${skill.id}`);
+  });
+});
+
+describe('sessions', () => {
+  it('creates, appends numbered turns, reads and pages the transcript', async () => {
+    const { session } = await call(client, 'session_create', { title: 'Support chat', model: 'gpt-4.1' });
+    expect(session).toMatchObject({ title: 'Support chat', model: 'gpt-4.1', syncVersion: 1 });
+    const roles = ['user', 'assistant', 'tool'] as const;
+    for (const [i, role] of roles.entries()) {
+      const { turn } = await call(client, 'session_append_turn', { sessionId: session.id, role, content: `turn ${i + 1}` });
+      expect(turn).toMatchObject({ sessionId: session.id, seq: i + 1, role });
+    }
+    const all = await call(client, 'session_read', { sessionId: session.id });
+    expect(all.session).toMatchObject({ id: session.id, syncVersion: 4 });
+    expect(all.turns.map((t: { seq: number; content: string }) => [t.seq, t.content])).toEqual([
+      [1, 'turn 1'],
+      [2, 'turn 2'],
+      [3, 'turn 3'],
+    ]);
+    const page = await call(client, 'session_read', { sessionId: session.id, afterSeq: 1, limit: 1 });
+    expect(page.turns.map((t: { seq: number }) => t.seq)).toEqual([2]);
+  });
+
+  it('lists the scope\'s sessions newest first, or oldest first, with paging', async () => {
+    const second = (await call(client, 'session_create', { title: 'Second' })).session;
+    const newest = await call(client, 'session_list', {});
+    expect(newest.sessions.map((s: { title: string }) => s.title)).toEqual(['Second', 'Support chat']);
+    const oldest = await call(client, 'session_list', { order: 'oldest', limit: 1 });
+    expect(oldest.sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
+    expect((await call(client, 'session_list', { offset: 1 })).sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
+    await call(client, 'session_delete', { sessionId: second.id });
+    expect((await call(client, 'session_list', {})).sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
+    expect(await callError(client, 'session_read', { sessionId: second.id })).toBe(`not_found: session not found: ${second.id}`);
+    expect(await callError(client, 'session_append_turn', { sessionId: second.id, role: 'user', content: 'hi' })).toBe(
+      `not_found: session not found: ${second.id}`,
+    );
+    expect(await callError(client, 'session_delete', { sessionId: second.id })).toBe(`not_found: session not found: ${second.id}`);
+  });
+});
+
+describe('bad arguments', () => {
+  const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['remember', {}, /content/],
+    ['remember', { content: '' }, /must not be empty at content/],
+    ['remember', { content: 42 }, /expected string.* at content/],
+    ['remember', { content: 'a\u0000b' }, /NUL characters at content/],
+    ['remember', { content: 'x', kind: 'k'.repeat(1001) }, /at most 1000 characters at kind/],
+    ['remember', { content: 'x', scope: { project: 7 } }, /at scope\.project/],
+    ['recall', { limit: 0 }, />=1 at limit/],
+    ['recall', { mode: 'psychic' }, /at mode/],
+    ['recall', { minScore: 2 }, /at minScore/],
+    ['forget', { id: '' }, /at id/],
+    ['skill_save', { body: 'no slug' }, /at slug/],
+    ['skill_save', { slug: 'x', tags: 'ops' }, /at tags/],
+    ['skill_save', { slug: 'x', expectedSyncVersion: 0 }, /at expectedSyncVersion/],
+    ['skill_record_outcome', { skill: 'deploy' }, /at success/],
+    ['session_append_turn', { sessionId: 's', role: 'narrator', content: 'x' }, /at role/],
+    ['session_read', { sessionId: 's', afterSeq: -1 }, /at afterSeq/],
+    ['session_list', { order: 'sideways' }, /at order/],
+  ];
+  for (const [tool, args, expected] of cases) {
+    it(`${tool} ${JSON.stringify(args).slice(0, 60)} is an error result naming the field`, async () => {
+      const message = await callError(client, tool, args);
+      expect(message).toMatch(/Input validation error/);
+      expect(message).toMatch(expected);
+    });
+  }
+
+  it('answers an unknown tool with an error result', async () => {
+    expect(await callError(client, 'drop_database', {})).toMatch(/Tool drop_database not found/);
+  });
+
+  it('answers missing records in one line with the code first', async () => {
+    for (const [tool, args] of [
+      ['skill_get', { skill: 'nope' }],
+      ['skill_record_outcome', { skill: 'nope', success: true }],
+      ['session_read', { sessionId: 'nope' }],
+      ['session_append_turn', { sessionId: 'nope', role: 'user', content: 'x' }],
+      ['forget', { id: 'nope' }],
+    ] as const) {
+      const message = await callError(client, tool, args);
+      expect(message).toMatch(/^not_found: \w+ not found: nope$/);
+    }
+  });
+
+  it('is still serving after every error', async () => {
+    expect((await call(client, 'recall', { query: 'dark' })).hits).toHaveLength(1);
+  });
+});
+
+describe('resources', () => {
+  it('offers transcript and skill templates, and lists the scope\'s records', async () => {
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['agentstate://sessions/{sessionId}', 'agentstate://skills/{skill}']);
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toContain('agentstate://skills/deploy');
+    expect(uris).toContain('agentstate://skills/rollback');
+    expect(uris.filter((u) => u.startsWith('agentstate://sessions/'))).toHaveLength(1);
+  });
+
+  it('reads a transcript and a skill as Markdown', async () => {
+    const { sessions } = await call(client, 'session_list', {});
+    const uri = `agentstate://sessions/${encodeURIComponent(sessions[0].id)}`;
+    const transcript = await client.readResource({ uri });
+    expect(transcript.contents[0]).toMatchObject({ uri, mimeType: 'text/markdown' });
+    const text = (transcript.contents[0] as { text: string }).text;
+    expect(text).toMatch(/^# Support chat\n/);
+    expect(text).toContain('## 2. assistant');
+    expect(text).toContain('turn 3');
+    const skill = await client.readResource({ uri: 'agentstate://skills/rollback' });
+    const body = (skill.contents[0] as { text: string }).text;
+    expect(body).toMatch(/^# Roll back\n/);
+    expect(body).toContain('git revert the release');
+    expect(body).toContain('1 wins in 2 uses');
+  });
+
+  it('refuses records it cannot find', async () => {
+    await expect(client.readResource({ uri: 'agentstate://skills/nope' })).rejects.toThrow(/skill not found: nope/);
+    await expect(client.readResource({ uri: 'agentstate://sessions/nope' })).rejects.toThrow(/session not found: nope/);
+  });
+});
