@@ -8,13 +8,11 @@ import { dirname, resolve } from 'node:path';
 import type { Embedder } from '@agentstate/core';
 import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
 import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
+import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/mcp';
 import { UserError } from './errors.js';
 
-/** The database used when neither `--db` nor `AGENTSTATE_DB` names one. */
-export const DEFAULT_DB_PATH = '.agentstate/state.db';
-
-/** The environment variable naming the database. */
-export const DB_ENV = 'AGENTSTATE_DB';
+// One default for the command and the MCP server it runs, so both find the same file.
+export { DB_ENV, DEFAULT_DB_PATH };
 
 /** An opened database: the SQLite provider, its log and its durable operations. */
 export type Database = SqliteProvider;

@@ -10,6 +10,7 @@ import { describeError, exitCodeFor } from './errors.js';
 import { demoCommand } from './commands/demo.js';
 import { logCommand } from './commands/log.js';
 import { maintenanceCommands } from './commands/maintenance.js';
+import { mcpArguments, mcpCommand, runMcp } from './commands/mcp.js';
 import { memoryCommand } from './commands/memory.js';
 import { sessionsCommand } from './commands/sessions.js';
 import { skillsCommand } from './commands/skills.js';
@@ -48,12 +49,15 @@ export function createProgram(): Command {
   for (const c of maintenanceCommands()) program.addCommand(c);
   for (const c of transferCommands()) program.addCommand(c);
   program.addCommand(demoCommand());
+  program.addCommand(mcpCommand());
   configure(program);
   return program;
 }
 
 /** Runs the command line `argv` (as in `process.argv`) and returns the exit code. */
 export async function run(argv: readonly string[] = process.argv): Promise<number> {
+  const mcp = mcpArguments(argv.slice(2));
+  if (mcp) return runMcp(mcp);
   try {
     await createProgram().parseAsync([...argv]);
     return 0;
