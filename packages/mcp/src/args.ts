@@ -12,8 +12,12 @@ import { UsageError } from './usage-error.js';
 /** The environment variable holding the HTTP bearer token (safer than `--token`, which `ps` shows). */
 export const TOKEN_ENV = 'AGENTSTATE_MCP_TOKEN';
 
-/** The help text. */
-export const USAGE = `Usage: agentstate-mcp [options]
+/** The program name the help and messages use unless told otherwise. */
+export const PROGRAM_NAME = 'agentstate-mcp';
+
+/** The help text, for the program called `name`. */
+export function usage(name: string = PROGRAM_NAME): string {
+  return `Usage: ${name} [options]
 
 Serves an agentstate database (durable memory, skills and session
 transcripts) over the Model Context Protocol.
@@ -43,6 +47,10 @@ Transport (default: stdio)
   -h, --help            show this help
   -v, --version         show the version
 `;
+}
+
+/** The help text of `agentstate-mcp`. */
+export const USAGE = usage();
 
 /** What the command line asks for. */
 export type McpCommand = { kind: 'help' } | { kind: 'version' } | { kind: 'run'; options: RunMcpServerOptions };

@@ -6,7 +6,7 @@
 export { createAgentStateServer, TOOL_NAMES, type AgentStateServerOptions } from './server.js';
 export { runMcpServer, type RunMcpServerOptions, type RunningMcpServer } from './run.js';
 export { mcpMain } from './main.js';
-export { parseMcpArgs, USAGE, TOKEN_ENV, type McpCommand } from './args.js';
+export { parseMcpArgs, usage, USAGE, PROGRAM_NAME, TOKEN_ENV, type McpCommand } from './args.js';
 export { ScopePolicy, ScopeDeniedError, describeScope, type ScopePolicyOptions } from './scope-policy.js';
 export { serveStdio, type StdioHandle } from './transports/stdio.js';
 export { serveHttp, checkHttpOptions, DEFAULT_HOST, DEFAULT_PORT, MCP_PATH, type HttpOptions, type HttpHandle } from './transports/http.js';

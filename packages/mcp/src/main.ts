@@ -3,18 +3,22 @@
  * client goes away or a signal arrives, and exit with 0 (stopped), 1
  * (failed) or 2 (bad usage). Logs go to stderr only.
  */
-import { parseMcpArgs, USAGE } from './args.js';
+import { PROGRAM_NAME, parseMcpArgs, usage } from './args.js';
 import { checkHttpOptions } from './transports/http.js';
 import { runMcpServer } from './run.js';
 import { UsageError } from './usage-error.js';
 import { PACKAGE_VERSION } from './version.js';
 
-/** Runs the program with `argv` (without the node and script paths); resolves to the exit code. */
-export async function mcpMain(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
+/**
+ * Runs the program with `argv` (without the node and script paths) and
+ * resolves to the exit code. `name` is what help and messages call the
+ * program: `agentstate mcp` when the `agentstate` command hands over.
+ */
+export async function mcpMain(argv: readonly string[], env: NodeJS.ProcessEnv = process.env, name: string = PROGRAM_NAME): Promise<number> {
   try {
     const command = parseMcpArgs(argv, env);
     if (command.kind === 'help') {
-      process.stdout.write(USAGE);
+      process.stdout.write(usage(name));
       return 0;
     }
     if (command.kind === 'version') {
@@ -22,7 +26,7 @@ export async function mcpMain(argv: readonly string[], env: NodeJS.ProcessEnv = 
       return 0;
     }
     if (command.options.http) checkHttpOptions(command.options.http);
-    const server = await runMcpServer(command.options);
+    const server = await runMcpServer({ ...command.options, log: (line) => console.error(`${name}: ${line}`) });
     const onSignal = (): void => void server.close();
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
@@ -32,10 +36,10 @@ export async function mcpMain(argv: readonly string[], env: NodeJS.ProcessEnv = 
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {
-      console.error(`agentstate-mcp: ${error.message}\n(see agentstate-mcp --help)`);
+      console.error(`${name}: ${error.message}\n(see ${name} --help)`);
       return 2;
     }
-    console.error('agentstate-mcp:', error instanceof Error ? error.message : error);
+    console.error(`${name}:`, error instanceof Error ? error.message : error);
     return 1;
   }
 }

@@ -23,7 +23,7 @@ export interface RunMcpServerOptions extends AgentStateServerOptions {
   transport?: 'stdio' | 'http';
   /** Where to listen with the `http` transport. */
   http?: HttpOptions;
-  /** Where status lines go. Default: stderr (stdout belongs to the protocol). */
+  /** Where status lines go. Default: stderr, after `agentstate-mcp: ` (stdout belongs to the protocol). */
   log?: (line: string) => void;
 }
 
@@ -39,7 +39,7 @@ export interface RunningMcpServer {
 
 /** Opens the database and serves it; resolves once the server is ready. */
 export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<RunningMcpServer> {
-  const log = options.log ?? ((line: string) => console.error(line));
+  const log = options.log ?? ((line: string) => console.error(`agentstate-mcp: ${line}`));
   const bound = describeScope(new ScopePolicy(options).bound);
   const owned = options.provider === undefined;
   const dbPath = owned ? resolveDbPath(options.db) : undefined;
@@ -59,12 +59,12 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
         await http.close();
         resolveStopped();
       };
-      log(`agentstate-mcp: serving ${what} on ${http.url}, bound to ${bound}`);
+      log(`serving ${what} on ${http.url}, bound to ${bound}`);
     } else {
       const stdio = await serveStdio(provider, options);
       stop = () => stdio.close();
       stopped = stdio.closed;
-      log(`agentstate-mcp: serving ${what} over stdio, bound to ${bound}`);
+      log(`serving ${what} over stdio, bound to ${bound}`);
     }
   } catch (error) {
     if (owned) await provider.close();

@@ -3,7 +3,7 @@
  * exports: flag parsing, the scope policy, and the loopback rules.
  */
 import { describe, expect, it } from 'vitest';
-import { ScopeDeniedError, ScopePolicy, UsageError, isLoopbackHost, parseMcpArgs } from '@agentstate/mcp';
+import { ScopeDeniedError, ScopePolicy, USAGE, UsageError, isLoopbackHost, parseMcpArgs, usage } from '@agentstate/mcp';
 
 describe('parseMcpArgs', () => {
   it('defaults to stdio, the global scope, and no extra reach', () => {
@@ -41,9 +41,11 @@ describe('parseMcpArgs', () => {
     expect(flag.kind === 'run' && flag.options.http?.token).toBe('from-the-flag-123');
   });
 
-  it('answers help and version', () => {
+  it('answers help and version, under the name the program runs as', () => {
     expect(parseMcpArgs(['--help'])).toEqual({ kind: 'help' });
     expect(parseMcpArgs(['-v'])).toEqual({ kind: 'version' });
+    expect(USAGE).toMatch(/^Usage: agentstate-mcp \[options\]\n/);
+    expect(usage('agentstate mcp')).toMatch(/^Usage: agentstate mcp \[options\]\n/);
   });
 
   it('refuses mistakes with a usage error naming the flag', () => {
