@@ -35,7 +35,7 @@ describe('agentstate mcp', () => {
   it('answers a bad flag with a one-line user error and exit code 1', () => {
     const r = cli(['mcp', '--no-such-flag']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/no-such-flag/);
+    expect(r.stderr).toMatch(/^agentstate mcp: .*no-such-flag/);
   });
 
   it('is listed in the help', () => {

@@ -40,6 +40,6 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
 
 /** Runs the MCP server; a usage error is a user error (exit code 1) as everywhere in `agentstate`. */
 export async function runMcp(args: readonly string[]): Promise<number> {
-  const code = await mcpMain(args);
+  const code = await mcpMain(args, process.env, 'agentstate mcp');
   return code === 2 ? 1 : code;
 }
