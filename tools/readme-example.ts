@@ -14,13 +14,14 @@ export function firstTsExample(readmePath: string): string {
   return match[1]!;
 }
 
-/** Runs the README's first example and returns what it printed. */
-export function runReadmeExample(readmePath: string, env: NodeJS.ProcessEnv = {}): string {
+/** Runs the README's first example (in `cwd`, default the README's folder) and returns what it printed. */
+export function runReadmeExample(readmePath: string, env: NodeJS.ProcessEnv = {}, cwd: string = dirname(readmePath)): string {
   const file = join(dirname(readmePath), `.readme-example-${process.pid}.mts`);
   writeFileSync(file, firstTsExample(readmePath));
   try {
-    return execFileSync(process.execPath, ['--import', 'tsx', file], {
-      cwd: dirname(readmePath),
+    // Resolved here, so the example may run in any working directory.
+    return execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), file], {
+      cwd,
       env: { ...process.env, ...env },
       encoding: 'utf8',
       timeout: 60_000,

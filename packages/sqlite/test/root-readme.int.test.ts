@@ -1,0 +1,19 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runReadmeExample } from '../../../tools/readme-example.js';
+
+describe("the repository README's example", () => {
+  it('runs as written against the built packages', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'agentstate-root-readme-'));
+    try {
+      const out = runReadmeExample(fileURLToPath(new URL('../../../README.md', import.meta.url)), {}, cwd);
+      expect(out).toContain("[ 'The user prefers dark mode' ]");
+      expect(out).toMatch(/\[ \[ 'The user prefers dark mode', '(1\.00|0\.\d\d)' \] \]/);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+});
