@@ -7,7 +7,6 @@ import type { LexicalQuery, MemoryItem, Scope, Scored, Session, Skill, StateQuer
 import { scopeKey, skillSearchText } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors } from './errors.js';
-import type { TokenMatch } from './fts.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -51,7 +50,7 @@ function lexicalSql(
   let where = 'r.deleted = 0';
   if (plan !== 'index') {
     where += ` AND ${fts} MATCH ?`;
-    params.push(ftsQuery(query.tokens, (query.match ?? 'all') as TokenMatch));
+    params.push(ftsQuery(query.tokens, query.match ?? 'all'));
   }
   if (query.scopes !== undefined) {
     where += ' AND r.scope_key IN (SELECT value FROM json_each(?))';
@@ -162,7 +161,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         if (query.scopes?.length === 0) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
         const built = lexicalSql('skills', query, 'r.slug, r.id', plan, relevanceWindow);
-        const match = (query.match ?? 'all') as TokenMatch;
+        const match = query.match ?? 'all';
         const rows = verifiedPages<SkillRow & { rank?: number }>(conn, built, query.limit, (row) =>
           verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
         );
@@ -175,7 +174,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         const plan: Plan =
           query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
         const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan, relevanceWindow);
-        const match = (query.match ?? 'all') as TokenMatch;
+        const match = query.match ?? 'all';
         const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
         return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
       })),

@@ -23,7 +23,13 @@ export function termFrequencies(query: readonly string[], documentTokens: readon
   return query.map((q) => documentTokens.reduce((n, t) => (t.startsWith(q) ? n + 1 : n), 0));
 }
 
-/** The BM25 score of one document, squashed by `s / (1 + s)` into [0, 1). */
+/** Squashes a non-negative relevance score into [0, 1) by `s / (1 + s)`; every backend reports scores this way. */
+export function squashScore(score: number): number {
+  const s = Math.max(0, score);
+  return s / (1 + s);
+}
+
+/** The BM25 score of one document, squashed by {@link squashScore} into [0, 1). */
 export function bm25Score(corpus: Bm25Corpus, tf: readonly number[], documentLength: number): number {
   let score = 0;
   tf.forEach((f, i) => {
@@ -33,5 +39,5 @@ export function bm25Score(corpus: Bm25Corpus, tf: readonly number[], documentLen
     const norm = f + K1 * (1 - B + (B * documentLength) / Math.max(1, corpus.averageLength));
     score += (idf * f * (K1 + 1)) / norm;
   });
-  return score / (1 + score);
+  return squashScore(score);
 }

@@ -42,6 +42,19 @@ export function matchesTokens(query: readonly string[], recordTokens: readonly s
   return query.every((q) => recordTokens.some((t) => t.startsWith(q)));
 }
 
+/** True when at least one query token is a prefix of some record token (an empty query matches). */
+export function matchesAnyToken(query: readonly string[], recordTokens: readonly string[]): boolean {
+  return query.length === 0 || query.some((q) => recordTokens.some((t) => t.startsWith(q)));
+}
+
+/** How query tokens combine: `all` must match (SPEC §5), or `any` may. */
+export type TokenMatch = 'all' | 'any';
+
+/** The matcher for a {@link TokenMatch}. */
+export function tokenMatcher(match: TokenMatch = 'all'): (query: readonly string[], recordTokens: readonly string[]) => boolean {
+  return match === 'any' ? matchesAnyToken : matchesTokens;
+}
+
 /** Convenience: does `text` match `query` under SPEC §5? */
 export function matchesText(query: string | undefined, text: string): boolean {
   const tokens = queryTokens(query);

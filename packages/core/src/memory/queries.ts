@@ -1,11 +1,6 @@
 /** The read-model queries of the in-memory backend. */
 import { bm25Score, termFrequencies } from '../matching/bm25.js';
-import { matchesTokens } from '../matching/lexical.js';
-
-/** True when at least one query token prefixes some record token. */
-function matchesAnyToken(query: readonly string[], recordTokens: readonly string[]): boolean {
-  return query.length === 0 || query.some((q) => recordTokens.some((t) => t.startsWith(q)));
-}
+import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug } from '../records/order.js';
 import type { MemoryItem, Scope, Skill } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
@@ -77,7 +72,7 @@ export function memoryQueries(state: MemoryState): StateQueries {
       const inScope = scopeFilter(query.scopes);
       const kinds = query.kinds === undefined ? undefined : new Set(query.kinds);
       const relevance = query.order === 'relevance';
-      const matchFn = query.match === 'any' ? matchesAnyToken : matchesTokens;
+      const matchFn = tokenMatcher(query.match);
       const items = state.liveMemory.items;
       const matches: { record: MemoryItem; tokens: string[] }[] = [];
       for (let i = items.length - 1; i >= 0; i -= 1) {

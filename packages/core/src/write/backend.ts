@@ -4,6 +4,7 @@
  * builds the stores on top, so validation, stamping, scope resolution and
  * recall fusion are written once and no path bypasses them.
  */
+import type { TokenMatch } from '../matching/lexical.js';
 import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import type { StateChange } from '../spine/events.js';
@@ -52,7 +53,7 @@ export interface LexicalQuery {
    * must; only meaningful with `relevance` order, where more matching tokens
    * and rarer ones rank higher (BM25).
    */
-  match?: 'all' | 'any';
+  match?: TokenMatch;
 }
 
 /** A record with its lexical relevance in [0, 1]. */
