@@ -1,14 +1,18 @@
 /**
  * Recall-quality evaluation over a data set of memory items and queries with
- * graded relevance (`../shared/eval/recall-dev.json` by default): recall@k
+ * graded relevance (`bench/data/recall-dev.json` by default): recall@k
  * and MRR by query type, for each recall configuration given.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { MemoryStore, RecallOptions } from '@agentstate/core';
+
+/** The recall development set kept in this repository: 402 memory items and 205 graded queries. */
+export const RECALL_DEV_PATH = fileURLToPath(new URL('./data/recall-dev.json', import.meta.url));
 
 /** The configurations compared, all ordered by relevance: two lexical baselines, semantic, hybrid. */
 export const CONFIGS: [string, RecallOptions][] = [
-  ['lexical (SPEC §5: every token)', { mode: 'lexical', order: 'relevance' }],
+  ['lexical (every token must match)', { mode: 'lexical', order: 'relevance' }],
   ['lexical (BM25, any token)', { mode: 'lexical', order: 'relevance', match: 'any' }],
   ['semantic (static GloVe)', { mode: 'semantic', order: 'relevance' }],
   ['hybrid (default)', { mode: 'hybrid', order: 'relevance' }],

@@ -1,22 +1,21 @@
 /**
  * Recall quality (issue #4): recall@5 and MRR by query type for lexical,
- * semantic and hybrid recall over `../shared/eval/recall-dev.json`, on the
+ * semantic and hybrid recall over `bench/data/recall-dev.json`, on the
  * SQLite provider with no named embedder (so semantic recall uses the
  * offline static default). Run: `npm run recall-quality -w @agentstate/bench`
  * (`-- --data PATH` for another set, `-- --backend memory` for core's).
  */
 import { parseArgs } from 'node:util';
-import { fileURLToPath } from 'node:url';
 import { createMemoryProvider } from '@agentstate/core';
 import { createStaticEmbedder } from '@agentstate/embeddings';
 import { openSqlite } from '@agentstate/sqlite';
-import { CONFIGS, evaluate, hybridGains, loadEvalSet, loadItems } from './recall-eval.js';
+import { CONFIGS, evaluate, hybridGains, loadEvalSet, loadItems, RECALL_DEV_PATH } from './recall-eval.js';
 import type { EvalScores } from './recall-eval.js';
 import { printTable } from './table.js';
 
 const { values } = parseArgs({
   options: {
-    data: { type: 'string', default: fileURLToPath(new URL('../../shared/eval/recall-dev.json', import.meta.url)) },
+    data: { type: 'string', default: RECALL_DEV_PATH },
     backend: { type: 'string', default: 'sqlite' },
   },
 });

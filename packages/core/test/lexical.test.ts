@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { foldForIndex, matchesText, matchesTokens, queryTokens, tokenize } from '../src/index.js';
 
-describe('lexical matching (SPEC §5)', () => {
+describe('lexical matching (docs/contract.md §5)', () => {
   it('splits on anything but letters and digits, folding case and diacritics', () => {
     expect(tokenize('Jürgen paired on São-Paulo’s DB, v2!')).toEqual(['jurgen', 'paired', 'on', 'sao', 'paulo', 's', 'db', 'v2']);
     expect(tokenize('ÉCOLE crème Ångström')).toEqual(['ecole', 'creme', 'angstrom']);

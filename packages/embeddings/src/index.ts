@@ -1,6 +1,6 @@
 /**
  * @agentstate/embeddings — embedders for agentstate's semantic recall
- * (SPEC §6): the offline static word-vector default, and a client for
+ * (docs/contract.md §6): the offline static word-vector default, and a client for
  * OpenAI-compatible `/v1/embeddings` servers (OpenAI, Ollama, vLLM, LM Studio).
  */
 export {

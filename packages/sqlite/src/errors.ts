@@ -1,6 +1,6 @@
 /**
  * The one place where SQLite's errors become agentstate's typed errors
- * (STYLE: one taxonomy, each backend maps its driver errors in one place).
+ * (one error taxonomy, docs/contract.md §3: each backend maps its driver errors in one place).
  * Callers never see a raw driver error for anything their input can cause.
  */
 import { AgentStateError, ConflictError, CorruptionError, ValidationError } from '@agentstate/core';

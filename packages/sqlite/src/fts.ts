@@ -1,5 +1,5 @@
 /**
- * Lexical matching on FTS5 (SPEC §5). MATCH expressions are built only from
+ * Lexical matching on FTS5 (docs/contract.md §5). MATCH expressions are built only from
  * core's folded query tokens, each quoted as a prefix term, never from raw
  * user text. FTS5 narrows the candidates; every candidate is then checked
  * with core's own matcher, so results equal the reference backend's
@@ -13,7 +13,7 @@ export function ftsQuery(tokens: readonly string[], match: TokenMatch = 'all'): 
   return tokens.map((t) => `"${t.replaceAll('"', '""')}"*`).join(match === 'all' ? ' AND ' : ' OR ');
 }
 
-/** The exact check of SPEC §5 on a candidate's searchable text. */
+/** The exact check of docs/contract.md §5 on a candidate's searchable text. */
 export function verifies(tokens: readonly string[], text: string, match: TokenMatch = 'all'): boolean {
   return tokens.length === 0 || tokenMatcher(match)(tokens, tokenize(text));
 }

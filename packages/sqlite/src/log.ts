@@ -1,5 +1,5 @@
 /**
- * The event log in SQLite (SPEC §7): events and snapshots in two tables of
+ * The event log in SQLite (docs/contract.md §7): events and snapshots in two tables of
  * the same file as the projection, so an append and its projection share
  * one transaction. It is a complete {@link Log} on its own too
  * ({@link openSqliteLog}). Appends follow core's shared rules

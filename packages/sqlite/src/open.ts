@@ -135,7 +135,7 @@ export interface SqliteLogOpenOptions extends SqliteConnectionOptions {
 
 /**
  * Opens the event log of the agentstate database at `path` on its own: a
- * complete `Log` (SPEC §7) with `close()`. A provider opened on the same
+ * complete `Log` (docs/contract.md §7) with `close()`. A provider opened on the same
  * file folds whatever was appended to the `state` stream here.
  */
 export function openSqliteLog(path: string, options: SqliteLogOpenOptions = {}): SqliteLog {

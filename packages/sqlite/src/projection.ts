@@ -1,7 +1,7 @@
 /**
  * The projection: the only code that changes the read-model tables. The same
  * `apply` serves a live commit, a rebuild and a catch-up, and `restore`
- * loads a snapshot through the same record writers (ARCHITECTURE). Full-text
+ * loads a snapshot through the same record writers (docs/architecture.md). Full-text
  * rows are kept for live records only and hold core's folded tokens.
  */
 import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
@@ -79,7 +79,7 @@ export type ProjectedRecord =
   | { kind: 'memory'; record: MemoryItem };
 
 /**
- * The records a change writes (complete post-images, SPEC §7). Applying them
+ * The records a change writes (complete post-images, docs/contract.md §7). Applying them
  * in order is the whole projection: a later post-image of a record replaces
  * the earlier one, which is what lets a fold coalesce them.
  */

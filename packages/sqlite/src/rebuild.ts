@@ -1,5 +1,5 @@
 /**
- * `rebuild()` (SPEC §8): drop and re-derive every projection table, the
+ * `rebuild()` (docs/contract.md §8): drop and re-derive every projection table, the
  * full-text indexes and the vector indexes from the log, starting from the
  * newest snapshot that opens, decodes and agrees with the stream. It runs as
  * one write transaction: a corrupted event fails it with a `CorruptionError`

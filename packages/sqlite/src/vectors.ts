@@ -1,5 +1,5 @@
 /**
- * Derived vectors of memory items in sqlite-vec (SPEC §6). Each embedder
+ * Derived vectors of memory items in sqlite-vec (docs/contract.md §6). Each embedder
  * gets a `vec0` table with cosine distance and the item's scope and kind as
  * metadata columns, so filtered nearest-neighbour queries are exact. Vectors
  * exist only for live items: the projection drops an item's vectors with

@@ -1,5 +1,5 @@
 /**
- * SPEC §5 on FTS5: for random Unicode text and queries, what SQLite returns
+ * docs/contract.md §5 on FTS5: for random Unicode text and queries, what SQLite returns
  * equals core's `matchesText`, for memory recall and skill search alike, and
  * MATCH expressions are built from folded tokens only.
  */

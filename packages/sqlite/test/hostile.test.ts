@@ -62,7 +62,7 @@ describe('hostile input', () => {
         const recalled = await p.memory.recall({ query: text, scope, kinds: [text] });
         expect(recalled.map((h) => h.id)).toEqual(matchesText(text, item.content) ? [item.id] : []);
       }
-      // Every query, against everything stored: the exact SPEC §5 answer, never an error.
+      // Every query, against everything stored: the exact docs/contract.md §5 answer, never an error.
       const all = await p.memory.recall({ limit: 1000 });
       for (const query of HOSTILE) {
         const expected = all.filter((m) => matchesText(query, m.content)).map((m) => m.id).sort();

@@ -45,7 +45,7 @@ export interface ProviderCapabilities {
   injectableClock?: boolean;
   /**
    * `clock`, `entropy` and `instanceId` together make every id, instant and
-   * HLC reproducible (SPEC §9). Default: true.
+   * HLC reproducible (docs/contract.md §9). Default: true.
    */
   deterministic?: boolean;
   /** `create({ snapshotCodec })` seals and opens snapshots with that codec. Default: true when event sourced. */

@@ -1,4 +1,4 @@
-/** `runLogConformance`: check A29 of CONFORMANCE.md, split into focused tests. */
+/** `runLogConformance`: check A29 of docs/conformance.md, split into focused tests. */
 import type { Clock, Log } from '@agentstate/core';
 import { describe, it } from 'vitest';
 import type { LogFactory, LogSuiteOptions } from './factory.js';

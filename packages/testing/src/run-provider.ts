@@ -1,5 +1,5 @@
 /**
- * `runProviderConformance`: registers every provider check of CONFORMANCE.md
+ * `runProviderConformance`: registers every provider check of docs/conformance.md
  * (A1–A28, B30–B40) and the extra checks (X…) as vitest tests.
  */
 import { describe, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Semantic recall's seam (SPEC §6). An embedder turns text into vectors;
+ * Semantic recall's seam (docs/contract.md §6). An embedder turns text into vectors;
  * vectors are derived data, never part of event payloads, cached by
  * `(embedder id, content hash)` and re-created on rebuild.
  */

@@ -1,5 +1,5 @@
 /**
- * Lexical matching, identical in every backend (SPEC §5). Text is split into
+ * Lexical matching, identical in every backend (docs/contract.md §5). Text is split into
  * tokens (runs of Unicode letters and digits), case- and diacritic-folded. A
  * record matches when every query token is a prefix of some record token.
  * User input is never query syntax: operators and quotes are just text.
@@ -47,7 +47,7 @@ export function matchesAnyToken(query: readonly string[], recordTokens: readonly
   return query.length === 0 || query.some((q) => recordTokens.some((t) => t.startsWith(q)));
 }
 
-/** How query tokens combine: `all` must match (SPEC §5), or `any` may. */
+/** How query tokens combine: `all` must match (docs/contract.md §5), or `any` may. */
 export type TokenMatch = 'all' | 'any';
 
 /** The matcher for a {@link TokenMatch}. */
@@ -55,7 +55,7 @@ export function tokenMatcher(match: TokenMatch = 'all'): (query: readonly string
   return match === 'any' ? matchesAnyToken : matchesTokens;
 }
 
-/** Convenience: does `text` match `query` under SPEC §5? */
+/** Convenience: does `text` match `query` under docs/contract.md §5? */
 export function matchesText(query: string | undefined, text: string): boolean {
   const tokens = queryTokens(query);
   if (tokens === null) return false;

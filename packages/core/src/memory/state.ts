@@ -19,7 +19,7 @@ import { SortedList } from './sorted-list.js';
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
 const oldestFirst = (a: MemoryItem, b: MemoryItem): number => compareMemoryNewestFirst(b, a);
 
-/** Searchable text of a skill (SPEC §5): slug, name, body, tags. */
+/** Searchable text of a skill (docs/contract.md §5): slug, name, body, tags. */
 export function skillSearchText(skill: Skill): string {
   return [skill.slug, skill.name, skill.body, ...skill.tags].join(' ');
 }
@@ -94,7 +94,7 @@ export class MemoryState {
     });
   }
 
-  /** The searchable tokens of a live skill (SPEC §5: slug, name, body, tags). */
+  /** The searchable tokens of a live skill (docs/contract.md §5: slug, name, body, tags). */
   skillTokens(skill: Skill): string[] {
     let tokens = this.#skillTokens.get(skill.id);
     if (!tokens) {

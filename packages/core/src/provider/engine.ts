@@ -1,5 +1,5 @@
 /**
- * The write path shared by every store (ARCHITECTURE): validate → look up →
+ * The write path shared by every store (docs/architecture.md): validate → look up →
  * stamp → append → project, one mutation at a time, then best-effort
  * follow-ups (automatic snapshots, embeddings) that never fail the write.
  */

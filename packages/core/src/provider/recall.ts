@@ -1,5 +1,5 @@
 /**
- * Recall (SPEC §4, §6): lexical, semantic or hybrid. Hybrid fuses the lexical
+ * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid. Hybrid fuses the lexical
  * and the vector ranking with reciprocal rank fusion, which needs no
  * calibration between bm25-style scores and cosine similarities.
  */

@@ -1,5 +1,5 @@
 /**
- * Which skill an id or slug names (SPEC §4): an id first; else by slug —
+ * Which skill an id or slug names (docs/contract.md §4): an id first; else by slug —
  * with a scope, the most specific match along its parent chain; without
  * one, the global skill, else the oldest.
  */

@@ -1,6 +1,6 @@
 /**
  * Input schemas of every store method. Validation happens here, before
- * anything is stamped, so a refused call writes nothing (SPEC §4).
+ * anything is stamped, so a refused call writes nothing (docs/contract.md §4).
  */
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
@@ -168,7 +168,7 @@ export const recallOptionsSchema = z.object({
  * `memory.recall` options. `scope` absent spans every scope; given, exactly
  * that scope (with `includeParentScopes`, its parent chain, most specific
  * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
- * lexical recall treats query tokens: `all` must match (SPEC §5, the default
+ * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
  * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;

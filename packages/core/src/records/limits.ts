@@ -1,6 +1,6 @@
 /**
  * Documented size limits. Text over a limit is refused with a
- * `ValidationError` before anything is stamped (SPEC §4).
+ * `ValidationError` before anything is stamped (docs/contract.md §4).
  */
 export const LIMITS = Object.freeze({
   /** Caller-supplied ids, in characters. */

@@ -1,5 +1,5 @@
 /**
- * The record shapes of SPEC §2, defined once as zod schemas. Every backend,
+ * The record shapes of docs/contract.md §2, defined once as zod schemas. Every backend,
  * event payload and snapshot uses these; the TypeScript types are inferred
  * from them so the two cannot drift.
  */

@@ -1,5 +1,5 @@
 /**
- * Finding a snapshot to start from (SPEC §8): the newest one that opens with
+ * Finding a snapshot to start from (docs/contract.md §8): the newest one that opens with
  * the codec, decodes, agrees with its stored seq and does not lie beyond the
  * stream head. Anything else is skipped and the next older one is tried.
  */

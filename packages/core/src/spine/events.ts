@@ -1,5 +1,5 @@
 /**
- * The `state` stream's vocabulary (SPEC §7): event types and their payloads,
+ * The `state` stream's vocabulary (docs/contract.md §7): event types and their payloads,
  * which are complete post-image records, so a fold needs no clock and no
  * random number. Defined once here and used by every backend.
  */

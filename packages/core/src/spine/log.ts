@@ -1,6 +1,6 @@
 /**
  * The spine: an append-only log of events in named streams, with snapshots
- * stored beside it. Every log implementation honours the contract of SPEC §7,
+ * stored beside it. Every log implementation honours the contract of docs/contract.md §7,
  * which the conformance suite in `@agentstate/testing` checks.
  */
 import type { Instant } from '../time/instant.js';

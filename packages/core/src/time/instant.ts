@@ -1,6 +1,6 @@
 /**
  * Instants are ISO-8601 UTC strings with exactly three fractional digits, so
- * their text order is their time order (SPEC §2).
+ * their text order is their time order (docs/contract.md §2).
  */
 
 /** An ISO-8601 UTC instant such as `2026-11-29T16:54:02.123Z`. */

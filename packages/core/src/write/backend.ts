@@ -38,7 +38,7 @@ export interface StateWriteTx extends StateLookups {
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
 }
 
-/** Lexical query handed to a backend: tokens already folded (SPEC §5). */
+/** Lexical query handed to a backend: tokens already folded (docs/contract.md §5). */
 export interface LexicalQuery {
   /** Folded query tokens; every one must prefix-match a record token. Empty: match all. */
   tokens: readonly string[];
@@ -49,7 +49,7 @@ export interface LexicalQuery {
   /** `recent` (or `slug` for skills) or `relevance` (best lexical score first). */
   order: 'recent' | 'slug' | 'relevance';
   /**
-   * `all` (SPEC §5, the default): every token must match. `any`: at least one
+   * `all` (docs/contract.md §5, the default): every token must match. `any`: at least one
    * must; only meaningful with `relevance` order, where more matching tokens
    * and rarer ones rank higher (BM25).
    */

@@ -2,7 +2,7 @@
  * The Stamper turns validated input plus the records it replaces into one
  * `state` change: ids, times, HLC, content and sync versions, envelope,
  * tombstones and optimistic-concurrency checks. It reads no store and writes
- * nothing, so every backend stamps identically (ARCHITECTURE: the write path).
+ * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
 import { ConflictError, NotFoundError } from '../errors.js';
 import type { IdGenerator } from '../ids/uuidv7.js';

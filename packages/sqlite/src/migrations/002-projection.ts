@@ -1,6 +1,6 @@
 /**
  * Version 2: the projection of the `state` stream. Instants are the
- * fixed-width ISO text of SPEC §2, so text order is time order; HLCs are two
+ * fixed-width ISO text of docs/contract.md §2, so text order is time order; HLCs are two
  * integer columns. Full-text rows exist only for live records and hold
  * core's folded tokens (`foldForIndex`), so FTS5 splits them at spaces only.
  */

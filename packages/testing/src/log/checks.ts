@@ -1,4 +1,4 @@
-/** A29: the log contract of SPEC §7, checked on a fresh log per check. */
+/** A29: the log contract of docs/contract.md §7, checked on a fresh log per check. */
 import type { Clock, Log } from '@agentstate/core';
 import { formatInstant, ManualClock } from '@agentstate/core';
 import { expect } from 'vitest';

@@ -1,4 +1,4 @@
-/** X1–X11, X14, X15: behaviour SPEC states that CONFORMANCE.md does not number. */
+/** X1–X11, X14, X15: further behaviour of docs/contract.md, numbered X in docs/conformance.md. */
 import type { Provider } from '@agentstate/core';
 import { compareHlc, isUuidV7, ManualClock, NotFoundError, STATE_STREAM, uuidV7Time } from '@agentstate/core';
 import { expect } from 'vitest';

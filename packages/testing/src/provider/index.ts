@@ -1,4 +1,4 @@
-/** Every provider check, in the order of CONFORMANCE.md, then the extra checks. */
+/** Every provider check, in the order of docs/conformance.md, then the extra checks. */
 import type { ProviderCheck } from '../suite/harness.js';
 import { concurrencyChecks } from './concurrency.js';
 import { envelopeChecks } from './envelope.js';

@@ -1,4 +1,4 @@
-/** B34: lexical matching (SPEC §5), identical for skills.search and memory.recall in every backend. */
+/** B34: lexical matching (docs/contract.md §5), identical for skills.search and memory.recall in every backend. */
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';
 

@@ -1,6 +1,6 @@
 /**
  * X12–X13: property-based checks. The in-memory provider and core's lexical
- * matcher are the references every backend must agree with (SPEC §5, §9).
+ * matcher are the references every backend must agree with (docs/contract.md §5, §9).
  */
 import type { MemoryItem, Skill } from '@agentstate/core';
 import {

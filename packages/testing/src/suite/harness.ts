@@ -34,7 +34,7 @@ export interface CheckEnv {
 
 /** One conformance check. */
 export interface ProviderCheck {
-  /** Starts with its number in CONFORMANCE.md (`A21`, `B34`) or `X…` for extra checks. */
+  /** Starts with its number in docs/conformance.md (`A21`, `B34`) or `X…` for extra checks. */
   name: string;
   /** Capabilities without which the check is skipped. */
   needs?: readonly Capability[];
