@@ -14,7 +14,11 @@ import type { Progress } from './progress.js';
 
 /** The outcome of {@link verifyDatabase}. */
 export interface VerifyReport {
-  /** True when the tables equal the fold and the newest stored snapshot (if any) agrees with the log. */
+  /**
+   * True when the tables equal the fold, the newest stored snapshot (if any)
+   * agrees with the log, and no newer stored snapshot is damaged (see
+   * `SkippedSnapshot.damaged`; one that is only uncheckable here is reported, not failed).
+   */
   ok: boolean;
   /** Events in the `state` stream. */
   events: number;
@@ -70,7 +74,7 @@ export async function verifyDatabase(db: Database, progress?: Progress, codec: S
   const differences = equal ? [] : diffSnapshots(tables, folded);
   if (!equal && differences.length === 0) differences.push('the canonical texts differ');
   return {
-    ok: equal && (storedSnapshot === null || storedSnapshot.matches),
+    ok: equal && (storedSnapshot === null || storedSnapshot.matches) && !stored.skipped.some((s) => s.damaged),
     events: state.seq,
     tablesSeq: tables.seq,
     sha256: sha256(foldedText),

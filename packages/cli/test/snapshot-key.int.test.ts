@@ -7,6 +7,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteLog } from '@agentstate/sqlite';
 import { cli, failAll, fails, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -56,24 +57,27 @@ describe('a snapshot sealed with an HMAC key', () => {
   it('is reported as sealed but unverifiable without the key, not as damaged', () => {
     const report = okJson(['verify', '--db', db]);
     expect(report).toMatchObject({ ok: true, storedSnapshot: null });
-    expect(report.skippedSnapshots).toEqual([{ seq: 18, reason: 'sealed with hmac-sha256, and cannot be verified without its key', sealedWith: 'hmac-sha256' }]);
+    expect(report.skippedSnapshots).toEqual([{ seq: 18, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' }]);
     const text = ok(['verify', '--db', db]);
     expect(text).not.toContain('not JSON');
     expect(text).toContain('stored snapshot at seq 18 skipped: sealed with hmac-sha256, and cannot be verified without its key (give its key with --snapshot-key');
   });
 
-  it('is skipped with a clear reason under another key, and rebuild folds the log', () => {
+  it('fails verification under another key, and is skipped by rebuild with a clear reason', () => {
     const reason = expect.stringContaining('HMAC mismatch: sealed with another key, or changed since');
-    expect(okJson(['verify', '--db', db, '--snapshot-key', otherKey])).toMatchObject({ ok: true, storedSnapshot: null, skippedSnapshots: [{ seq: 18, reason }] });
+    const verified = cli(['verify', '--json', '--db', db, '--snapshot-key', otherKey]);
+    expect(verified.code).toBe(2);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: false, differences: [], storedSnapshot: null, skippedSnapshots: [{ seq: 18, reason, damaged: true }] });
+    expect(verified.stderr).toContain('the stored snapshot at seq 18 is damaged: HMAC mismatch: sealed with another key');
     expect(okJson(['rebuild', '--db', db, '--snapshot-key', otherKey])).toMatchObject({ seq: 18, snapshotSeq: 0, events: 18, skipped: [{ seq: 18, reason }] });
-    expect(okJson(['verify', '--db', db, '--snapshot-key', privatePem]).skippedSnapshots).toEqual([{ seq: 18, reason: 'sealed with hmac-sha256, not ed25519' }]);
+    expect(okJson(['verify', '--db', db, '--snapshot-key', privatePem]).skippedSnapshots).toEqual([{ seq: 18, reason: 'sealed with hmac-sha256, not ed25519', damaged: false }]);
   });
 
   it('makes an unsealed snapshot untrusted once a key is given', () => {
     const plain = demoCopy('plain.db');
     expect(okJson(['snapshot', '--db', plain])).toMatchObject({ seq: 18, sealedWith: null });
     const skipped = okJson(['rebuild', '--db', plain, '--snapshot-key', hmacKey]).skipped;
-    expect(skipped).toEqual([{ seq: 18, reason: expect.stringContaining('not sealed with hmac-sha256') }]);
+    expect(skipped).toEqual([{ seq: 18, reason: 'not sealed, but snapshots must be sealed with hmac-sha256 here', damaged: false }]);
   });
 });
 
@@ -91,9 +95,9 @@ describe('a snapshot signed with an Ed25519 key', () => {
     const other = tmp.path('other.pem');
     writeFileSync(other, generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }));
     expect(okJson(['rebuild', '--db', db, '--snapshot-key', other]).skipped).toEqual([
-      { seq: 18, reason: expect.stringContaining('Ed25519 signature mismatch: signed with another key') },
+      { seq: 18, reason: expect.stringContaining('Ed25519 signature mismatch: signed with another key'), damaged: true },
     ]);
-    expect(okJson(['verify', '--db', db]).skippedSnapshots).toEqual([{ seq: 18, reason: expect.stringContaining('sealed with ed25519'), sealedWith: 'ed25519' }]);
+    expect(okJson(['verify', '--db', db]).skippedSnapshots).toEqual([{ seq: 18, reason: expect.stringContaining('sealed with ed25519'), damaged: false, sealedWith: 'ed25519' }]);
   });
 
   it('cannot be sealed with the public key', () => {
@@ -120,5 +124,24 @@ describe('a snapshot key that cannot be used', () => {
     expect(lines[2]).toContain(`the snapshot key ${broken} is not a readable PEM key`);
     expect(fails(1, ['rebuild', '--db', db], { env: { AGENTSTATE_SNAPSHOT_KEY: tmp.path('missing.key') } })).toContain('cannot read the snapshot key');
     expect(cli(['snapshot', '--help']).stdout).toContain('--snapshot-key <file>');
+  });
+});
+
+describe('an imported database', () => {
+  it('is a new store: it has its own identity and none of the exported database snapshots', async () => {
+    const source = demoCopy('exported.db');
+    ok(['snapshot', '--db', source]);
+    const exported = tmp.path('export.jsonl');
+    ok(['export', '--db', source, '--out', exported]);
+    const imported = tmp.path('imported.db');
+    ok(['import', exported, '--db', imported]);
+    const identities: string[] = [];
+    for (const path of [source, imported]) {
+      const log = openSqliteLog(path);
+      identities.push(await log.identity());
+      await log.close();
+    }
+    expect(identities[1]).not.toBe(identities[0]);
+    expect(okJson(['stats', '--db', imported]).lastSnapshot).toBeNull();
   });
 });

@@ -74,7 +74,7 @@ describe('snapshots', () => {
     await log.saveSnapshot({ stream: 'state', seq: 1, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, 1, misnumbered), misnumbered)) });
     const none = await loadSnapshot(log, codec, 3);
     expect(none.snapshot).toBeUndefined();
-    expect(none.skipped.at(-1)).toEqual({ seq: 1, reason: expect.stringContaining('inner seq 2 disagrees with stored seq 1') });
+    expect(none.skipped.at(-1)).toEqual({ seq: 1, reason: expect.stringContaining('inner seq 2 disagrees with stored seq 1'), damaged: true });
   });
 
   it('name a sealed snapshot read without its key as sealed, and one read with another codec as such', async () => {
@@ -85,10 +85,13 @@ describe('snapshots', () => {
     await p.saveSnapshot();
     const plain = await loadSnapshot(log, plainCodec, 1);
     expect(plain.snapshot).toBeUndefined();
-    expect(plain.skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, and cannot be verified without its key', sealedWith: 'hmac-sha256' }]);
+    expect(plain.skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' }]);
     const { publicKey } = generateKeyPairSync('ed25519');
-    expect((await loadSnapshot(log, ed25519Codec({ publicKey }), 1)).skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, not ed25519' }]);
-    expect((await loadSnapshot(log, hmacCodec('other'), 1)).skipped[0]?.reason).toMatch(/HMAC mismatch: sealed with another key/);
+    expect((await loadSnapshot(log, ed25519Codec({ publicKey }), 1)).skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, not ed25519', damaged: false }]);
+    expect((await loadSnapshot(log, hmacCodec('other'), 1)).skipped).toEqual([{ seq: 1, reason: expect.stringMatching(/HMAC mismatch: sealed with another key/), damaged: true }]);
+    await log.saveSnapshot({ stream: 'state', seq: 1, data: (await createMemoryProvider({ log: new MemoryLog() }).saveSnapshot()).data });
+    expect((await loadSnapshot(log, codec, 1)).skipped).toEqual([{ seq: 1, reason: 'not sealed, but snapshots must be sealed with hmac-sha256 here', damaged: false }]);
+    await p.saveSnapshot();
     expect((await loadSnapshot(log, codec, 1)).snapshot?.seq).toBe(1);
   });
 

@@ -56,7 +56,7 @@ describe('a stored snapshot bound to its store', () => {
 
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(good.seq);
-    expect(result.skipped).toEqual([{ seq: edited.seq, reason: expect.stringContaining('does not match its SHA-256 digest') }]);
+    expect(result.skipped).toEqual([{ seq: edited.seq, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true }]);
     expect(await p.memory.recall({ query: 'never written' })).toEqual([]);
     const rebuilt = encodeSnapshot(await p.snapshot());
     expect(rebuilt).toBe(await fullFold(p));
@@ -81,7 +81,7 @@ describe('a stored snapshot bound to its store', () => {
 
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(0);
-    expect(result.skipped).toEqual([{ seq: foreign.seq, reason: expect.stringContaining('taken from another log') }]);
+    expect(result.skipped).toEqual([{ seq: foreign.seq, reason: expect.stringContaining('taken from another log'), damaged: true }]);
     expect(await p.memory.recall({ query: 'theirs' })).toEqual([]);
     expect(encodeSnapshot(await p.snapshot())).toBe(await fullFold(p));
     await p.close();
@@ -110,7 +110,7 @@ describe('a stored snapshot bound to its store', () => {
     expect(await t.log.head(STATE_STREAM)).toBeGreaterThanOrEqual(late.seq);
     const regrown = await t.rebuild();
     expect(regrown.snapshotSeq).toBe(early.seq);
-    expect(regrown.skipped).toEqual([{ seq: late.seq, reason: expect.stringContaining(`the event at seq ${late.seq} is not the one`) }]);
+    expect(regrown.skipped).toEqual([{ seq: late.seq, reason: expect.stringContaining(`the event at seq ${late.seq} is not the one`), damaged: true }]);
     expect(await t.memory.recall({ query: 'later' })).toEqual([]);
     expect(encodeSnapshot(await t.snapshot())).toBe(await fullFold(t));
     await t.close();
@@ -160,7 +160,7 @@ describe('a snapshot stored by a version without bindings', () => {
     const p = openSqlite(path);
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(0);
-    expect(result.skipped).toEqual([{ seq: events.length, reason: expect.stringContaining('unbound snapshot from an older version') }]);
+    expect(result.skipped).toEqual([{ seq: events.length, reason: expect.stringContaining('unbound snapshot from an older version'), damaged: false }]);
     expect(encodeSnapshot(await p.snapshot())).toBe(oldSnapshot);
     const bound = await p.saveSnapshot();
     expect(bound.seq).toBe(events.length);

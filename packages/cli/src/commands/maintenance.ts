@@ -25,7 +25,7 @@ function snapshotKey(opts: { snapshotKey?: string }): SnapshotKey | undefined {
 /** Why a snapshot was skipped, with the remedy when only its key was missing. */
 export function skippedLine(s: SkippedSnapshot): string {
   const hint = s.sealedWith ? ` (give its key with --snapshot-key or $${SNAPSHOT_KEY_ENV})` : '';
-  return `snapshot at seq ${count(s.seq)} skipped: ${s.reason}${hint}`;
+  return `snapshot at seq ${count(s.seq)} skipped${s.damaged ? ' as DAMAGED' : ''}: ${s.reason}${hint}`;
 }
 
 /** Prints a verification report for people. */
@@ -106,7 +106,12 @@ export function maintenanceCommands(): Command[] {
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
       if (!report.ok) {
-        const why = report.differences[0] ?? `the stored snapshot at seq ${report.storedSnapshot?.seq ?? '?'} differs from the log`;
+        const damaged = report.skippedSnapshots.find((s) => s.damaged);
+        const why =
+          report.differences[0] ??
+          (report.storedSnapshot && !report.storedSnapshot.matches
+            ? `the stored snapshot at seq ${report.storedSnapshot.seq} differs from the log`
+            : `the stored snapshot at seq ${damaged?.seq ?? '?'} is damaged: ${damaged?.reason ?? 'unknown'} (rebuild ignores it; a new snapshot supersedes it)`);
         throw new DamagedDatabaseError(`verification failed: ${why}`);
       }
     });

@@ -32,6 +32,9 @@ import type { Log, LogEvent } from '../spine/log.js';
 import type { Snapshot } from './snapshot.js';
 import { encodeSnapshot, SNAPSHOT_FORMAT } from './snapshot.js';
 
+/** A snapshot stored by a version without bindings: untrusted, but not damaged. */
+export class UnboundSnapshotError extends CorruptionError {}
+
 /** The format tag of the header line of a stored snapshot. */
 export const BOUND_SNAPSHOT_FORMAT = 'agentstate.bound-snapshot/1';
 
@@ -102,8 +105,8 @@ export async function bindSnapshot(log: Log, snapshot: Snapshot): Promise<string
 export function parseBoundSnapshot(text: string, storedSeq: number): { binding: SnapshotBinding; content: string } {
   const newline = text.indexOf('\n');
   if (newline < 0) {
-    const unbound = text.startsWith(`{"format":"${SNAPSHOT_FORMAT}"`);
-    throw new CorruptionError(STATE_STREAM, storedSeq, unbound ? 'unbound snapshot from an older version' : 'snapshot has no binding header');
+    if (text.startsWith(`{"format":"${SNAPSHOT_FORMAT}"`)) throw new UnboundSnapshotError(STATE_STREAM, storedSeq, 'unbound snapshot from an older version');
+    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot has no binding header');
   }
   let raw: unknown;
   try {

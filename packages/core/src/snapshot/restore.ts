@@ -7,7 +7,7 @@
 import { CorruptionError } from '../errors.js';
 import type { Log } from '../spine/log.js';
 import { STATE_STREAM } from '../spine/events.js';
-import { checkBinding, parseBoundSnapshot } from './binding.js';
+import { checkBinding, parseBoundSnapshot, UnboundSnapshotError } from './binding.js';
 import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
@@ -17,6 +17,13 @@ import { decodeSnapshot } from './snapshot.js';
 export interface SkippedSnapshot {
   seq: number;
   reason: string;
+  /**
+   * True when the stored snapshot is wrong in itself or for this log (edited,
+   * foreign, undecodable, failing its seal under the given key); false when
+   * it only could not be checked here (sealed with a key or codec not given,
+   * unsealed while a key is, or unbound from an older version).
+   */
+  damaged: boolean;
   /**
    * The codec a sealed snapshot names, when it was skipped only because no
    * codec (key) for it was given: sealed, but unverifiable here.
@@ -40,20 +47,34 @@ export function sealedWith(data: string): string | undefined {
   return SEALED_PREFIX.exec(data)?.[1];
 }
 
-/** Raised for sealed text read without a codec for it. */
-class UnverifiableSnapshotError extends SnapshotSealError {
-  constructor(readonly codecId: string) {
-    super(`sealed with ${codecId}, and cannot be verified without its key`);
+/** Raised for a snapshot that may be sound but cannot be checked with the codec at hand. */
+class UncheckableSnapshotError extends SnapshotSealError {
+  constructor(
+    message: string,
+    /** The codec the snapshot names when no codec (key) for it was given. */
+    readonly missingCodec?: string,
+  ) {
+    super(message);
   }
 }
 
 function open(codec: SnapshotCodec, data: string): string {
   const sealed = sealedWith(data);
-  if (sealed !== undefined && sealed !== codec.id) {
-    if (codec.id === plainCodec.id) throw new UnverifiableSnapshotError(sealed);
-    throw new SnapshotSealError(`sealed with ${sealed}, not ${codec.id}`);
+  const expected = codec.id === plainCodec.id ? undefined : codec.id;
+  if (sealed !== expected) {
+    if (sealed === undefined) throw new UncheckableSnapshotError(`not sealed, but snapshots must be sealed with ${codec.id} here`);
+    if (codec.id === plainCodec.id) throw new UncheckableSnapshotError(`sealed with ${sealed}, and cannot be verified without its key`, sealed);
+    throw new UncheckableSnapshotError(`sealed with ${sealed}, not ${codec.id}`);
   }
   return codec.open(data);
+}
+
+function skippedFor(seq: number, error: unknown): SkippedSnapshot {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof UncheckableSnapshotError) {
+    return error.missingCodec === undefined ? { seq, reason, damaged: false } : { seq, reason, damaged: false, sealedWith: error.missingCodec };
+  }
+  return { seq, reason, damaged: !(error instanceof UnboundSnapshotError) };
 }
 
 /** Opens, unbinds, checks and decodes one stored snapshot; throws why it cannot be trusted. */
@@ -79,8 +100,7 @@ export async function loadSnapshot(log: Log, codec: SnapshotCodec, head: number)
     try {
       return { snapshot: await trust(log, codec, stored, head, identity), skipped };
     } catch (error) {
-      const reason = error instanceof Error ? error.message : String(error);
-      skipped.push(error instanceof UnverifiableSnapshotError ? { seq: stored.seq, reason, sealedWith: error.codecId } : { seq: stored.seq, reason });
+      skipped.push(skippedFor(stored.seq, error));
       upToSeq = stored.seq - 1;
     }
   }
