@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Embedder } from '@agentstate/core';
+import type { Embedder, SnapshotCodec } from '@agentstate/core';
 import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
 import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
 import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/mcp';
@@ -23,6 +23,8 @@ export interface OpenOptions {
   create?: boolean;
   /** Enables semantic and hybrid recall. */
   embedder?: Embedder;
+  /** Seals and opens stored snapshots (from the snapshot key). Default: unsealed. */
+  snapshotCodec?: SnapshotCodec;
 }
 
 /** The database path: `--db`, else `AGENTSTATE_DB`, else the default. */
@@ -43,7 +45,7 @@ function prepare(path: string, create: boolean | undefined): void {
 /** Opens the database at `path`: a foreign or damaged file is refused unchanged. */
 export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
   prepare(path, options.create);
-  return openSqlite(path, { embedder: options.embedder });
+  return openSqlite(path, { embedder: options.embedder, snapshotCodec: options.snapshotCodec });
 }
 
 /**

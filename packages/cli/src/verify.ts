@@ -2,17 +2,23 @@
  * Verification: fold the whole `state` stream in memory, from seq 1, and
  * compare the result with what the database's tables hold, byte for byte
  * (the canonical snapshot text). The newest stored snapshot is checked
- * against the fold at its seq on the way.
+ * against the fold at its seq on the way, opened with the snapshot key's
+ * codec when one is given (a sealed snapshot read without it is reported as
+ * sealed but unverified, not as damaged).
  */
 import { createHash } from 'node:crypto';
-import type { LogEvent, Snapshot, SkippedSnapshot } from '@agentstate/core';
+import type { LogEvent, Snapshot, SkippedSnapshot, SnapshotCodec } from '@agentstate/core';
 import { CorruptionError, MemoryState, STATE_STREAM, canonicalJson, decodeStateEvent, encodeSnapshot, loadSnapshot, plainCodec } from '@agentstate/core';
 import type { Database } from './database.js';
 import type { Progress } from './progress.js';
 
 /** The outcome of {@link verifyDatabase}. */
 export interface VerifyReport {
-  /** True when the tables equal the fold and the newest stored snapshot (if any) agrees with the log. */
+  /**
+   * True when the tables equal the fold, the newest stored snapshot (if any)
+   * agrees with the log, and no newer stored snapshot is damaged (see
+   * `SkippedSnapshot.damaged`; one that is only uncheckable here is reported, not failed).
+   */
   ok: boolean;
   /** Events in the `state` stream. */
   events: number;
@@ -24,8 +30,11 @@ export interface VerifyReport {
   bytes: number;
   /** What differs between the tables and the fold (empty when equal). */
   differences: string[];
-  /** The newest trustworthy stored snapshot and whether it equals the fold at its seq. */
-  storedSnapshot: { seq: number; matches: boolean } | null;
+  /**
+   * The newest trustworthy stored snapshot, whether it equals the fold at its
+   * seq, and the codec that opened it (`plain`: an unsealed one).
+   */
+  storedSnapshot: { seq: number; matches: boolean; codec: string } | null;
   /** Stored snapshots that could not be used, and why. */
   skippedSnapshots: SkippedSnapshot[];
 }
@@ -35,25 +44,27 @@ const MAX_LISTED = 5;
 
 /**
  * Captures the tables, folds `db.log` from scratch up to their seq and
- * compares the two. A malformed event throws `CorruptionError`.
+ * compares the two; stored snapshots are opened with `codec`. A malformed
+ * event throws `CorruptionError`.
  */
-export async function verifyDatabase(db: Database, progress?: Progress): Promise<VerifyReport> {
+export async function verifyDatabase(db: Database, progress?: Progress, codec: SnapshotCodec = plainCodec): Promise<VerifyReport> {
   // The tables first (rows and seq in one read), then the log up to their seq:
   // another process may keep writing while this runs.
   const tables = await db.snapshot();
   progress?.setTotal(tables.seq);
-  const stored = await loadSnapshot(db.log, plainCodec, tables.seq);
+  const stored = await loadSnapshot(db.log, codec, tables.seq);
   const storedText = stored.snapshot ? encodeSnapshot(stored.snapshot) : undefined;
   const state = new MemoryState();
   let storedSnapshot: VerifyReport['storedSnapshot'] = null;
-  if (stored.snapshot?.seq === 0) storedSnapshot = { seq: 0, matches: encodeSnapshot(state.capture()) === storedText };
+  const opened = codec.id;
+  if (stored.snapshot?.seq === 0) storedSnapshot = { seq: 0, matches: encodeSnapshot(state.capture()) === storedText, codec: opened };
   while (state.seq < tables.seq) {
     const batch: LogEvent[] = await db.log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(BATCH, tables.seq - state.seq) });
     if (batch.length === 0) break;
     for (const event of batch) {
       if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
       state.apply(decodeStateEvent(event), event.seq);
-      if (event.seq === stored.snapshot?.seq) storedSnapshot = { seq: event.seq, matches: encodeSnapshot(state.capture()) === storedText };
+      if (event.seq === stored.snapshot?.seq) storedSnapshot = { seq: event.seq, matches: encodeSnapshot(state.capture()) === storedText, codec: opened };
     }
     progress?.update(state.seq);
   }
@@ -63,7 +74,7 @@ export async function verifyDatabase(db: Database, progress?: Progress): Promise
   const differences = equal ? [] : diffSnapshots(tables, folded);
   if (!equal && differences.length === 0) differences.push('the canonical texts differ');
   return {
-    ok: equal && (storedSnapshot === null || storedSnapshot.matches),
+    ok: equal && (storedSnapshot === null || storedSnapshot.matches) && !stored.skipped.some((s) => s.damaged),
     events: state.seq,
     tablesSeq: tables.seq,
     sha256: sha256(foldedText),

@@ -62,11 +62,17 @@ describe('a damaged database', () => {
     expect(fails(2, ['verify', '--db', d.db])).toMatch(/state#6: expected seq 5/);
   });
 
-  it('exits 2 when a stored snapshot disagrees with the log', () => {
+  it('exits 2 when a stored snapshot was edited', () => {
     ok(['snapshot', '--db', d.db]);
     d.sql(`UPDATE snapshots SET data = replace(data, 'Deploy is failing on staging', 'Something else') WHERE stream = 'state'`);
     const r = cli(['verify', '--json', '--db', d.db]);
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, differences: [], storedSnapshot: { seq: 18, matches: false } });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      differences: [],
+      storedSnapshot: null,
+      skippedSnapshots: [{ seq: 18, damaged: true, reason: expect.stringContaining('does not match its SHA-256 digest') }],
+    });
+    expect(r.stderr).toContain('the stored snapshot at seq 18 is damaged');
   });
 });

@@ -1,6 +1,6 @@
 /**
  * Runs the built `agentstate` binary as a new user would: a child process
- * with a clean environment (no AGENTSTATE_DB), against real database files
+ * with a clean environment (no AGENTSTATE_DB or AGENTSTATE_SNAPSHOT_KEY), against real database files
  * in a temporary folder.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -30,6 +30,7 @@ export interface RunOptions {
 function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   if (!('AGENTSTATE_DB' in extra)) delete env.AGENTSTATE_DB;
+  if (!('AGENTSTATE_SNAPSHOT_KEY' in extra)) delete env.AGENTSTATE_SNAPSHOT_KEY;
   return env;
 }
 

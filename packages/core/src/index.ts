@@ -21,6 +21,7 @@ export * from './spine/decode.js';
 export * from './snapshot/snapshot.js';
 export * from './snapshot/codecs.js';
 export * from './snapshot/restore.js';
+export * from './snapshot/binding.js';
 export * from './matching/lexical.js';
 export * from './embedding/embedder.js';
 export * from './embedding/fusion.js';

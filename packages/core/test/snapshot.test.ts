@@ -6,6 +6,7 @@ import {
   decodeSnapshot,
   ed25519Codec,
   encodeSnapshot,
+  formatBoundSnapshot,
   hmacCodec,
   loadSnapshot,
   ManualClock,
@@ -13,6 +14,7 @@ import {
   plainCodec,
   seededEntropy,
   SnapshotSealError,
+  snapshotBinding,
 } from '../src/index.js';
 
 async function sample() {
@@ -68,9 +70,43 @@ describe('snapshots', () => {
     const loaded = await loadSnapshot(log, codec, 3);
     expect(loaded.snapshot?.seq).toBe(good.seq);
     expect(loaded.skipped.map((s) => s.seq)).toEqual([3, 2]);
-    await log.saveSnapshot({ stream: 'state', seq: 1, data: codec.seal(encodeSnapshot({ seq: 2, sessions: [], turns: [], skills: [], memory: [] })) });
-    expect((await loadSnapshot(log, codec, 3)).snapshot).toBeUndefined();
-    expect((await loadSnapshot(log, plainCodec, 3)).snapshot).toBeUndefined();
+    const misnumbered = encodeSnapshot({ seq: 2, sessions: [], turns: [], skills: [], memory: [] });
+    await log.saveSnapshot({ stream: 'state', seq: 1, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, 1, misnumbered), misnumbered)) });
+    const none = await loadSnapshot(log, codec, 3);
+    expect(none.snapshot).toBeUndefined();
+    expect(none.skipped.at(-1)).toEqual({ seq: 1, reason: expect.stringContaining('inner seq 2 disagrees with stored seq 1'), damaged: true });
+  });
+
+  it('name a sealed snapshot read without its key as sealed, and one read with another codec as such', async () => {
+    const codec = hmacCodec('k');
+    const log = new MemoryLog();
+    const p = createMemoryProvider({ log, snapshotCodec: codec });
+    await p.memory.write({ content: 'one' });
+    await p.saveSnapshot();
+    const plain = await loadSnapshot(log, plainCodec, 1);
+    expect(plain.snapshot).toBeUndefined();
+    expect(plain.skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' }]);
+    const { publicKey } = generateKeyPairSync('ed25519');
+    expect((await loadSnapshot(log, ed25519Codec({ publicKey }), 1)).skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, not ed25519', damaged: false }]);
+    expect((await loadSnapshot(log, hmacCodec('other'), 1)).skipped).toEqual([{ seq: 1, reason: expect.stringMatching(/HMAC mismatch: sealed with another key/), damaged: true }]);
+    await log.saveSnapshot({ stream: 'state', seq: 1, data: (await createMemoryProvider({ log: new MemoryLog() }).saveSnapshot()).data });
+    expect((await loadSnapshot(log, codec, 1)).skipped).toEqual([{ seq: 1, reason: 'not sealed, but snapshots must be sealed with hmac-sha256 here', damaged: false }]);
+    await p.saveSnapshot();
+    expect((await loadSnapshot(log, codec, 1)).snapshot?.seq).toBe(1);
+  });
+
+  it('are bound to the identity of their log, which a MemoryLog takes as an option or draws at random', async () => {
+    expect(await new MemoryLog({ identity: 'fixed' }).identity()).toBe('fixed');
+    expect(await new MemoryLog().identity()).toMatch(/^[0-9a-f]{32}$/);
+    expect(await new MemoryLog().identity()).not.toBe(await new MemoryLog().identity());
+    expect(() => new MemoryLog({ identity: '' })).toThrow(/identity/);
+    // With a fixed identity, the same calls store byte-identical snapshots.
+    const stored = async () => {
+      const p = createMemoryProvider({ log: new MemoryLog({ identity: 'fixed', clock: new ManualClock(1_800_000_000_000) }), clock: new ManualClock(1_800_000_000_000), entropy: seededEntropy(3) });
+      await p.memory.write({ content: 'same' });
+      return (await p.saveSnapshot()).data;
+    };
+    expect(await stored()).toBe(await stored());
   });
 
   it('are saved automatically every k mutations', async () => {

@@ -7,7 +7,7 @@
  */
 import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot } from '@agentstate/core';
-import { CorruptionError, formatInstant, systemClock, toLogEvent, ValidationError } from '@agentstate/core';
+import { CorruptionError, formatInstant, STATE_STREAM, systemClock, toLogEvent, ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
 
@@ -35,6 +35,8 @@ const SQL = {
   readForFold: 'SELECT seq, type, schema_version, payload, checksum, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   saveSnapshot: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
+  identityTable: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'store_meta'",
+  identity: "SELECT value FROM store_meta WHERE key = 'log_identity'",
   latestSnapshot: 'SELECT stream, seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
 } as const;
 
@@ -95,6 +97,7 @@ export interface SqliteLogOptions {
 /** A {@link Log} stored in the `events` and `snapshots` tables of a connection. */
 export class SqliteLog implements Log {
   readonly #now: () => string;
+  #identity: string | undefined;
   #onClose: (() => Promise<void>) | undefined;
 
   constructor(
@@ -204,6 +207,22 @@ export class SqliteLog implements Log {
   /** The synchronous core of {@link head}. */
   headNow(stream: string): number {
     return (this.conn.prepare(SQL.head).get(stream) as { seq: number | null }).seq ?? 0;
+  }
+
+  async identity(): Promise<string> {
+    return mapErrors(() => (this.#identity ??= this.identityNow()));
+  }
+
+  /**
+   * Reads the identity made by migration 4. A file without one (opened
+   * without migrating, or damaged) is a `CorruptionError`: none of its
+   * snapshots can be trusted, and a loader skips them all.
+   */
+  private identityNow(): string {
+    const table = this.conn.prepare(SQL.identityTable).get();
+    const row = table ? (this.conn.prepare(SQL.identity).get() as { value: unknown } | undefined) : undefined;
+    if (typeof row?.value !== 'string' || row.value === '') throw new CorruptionError(STATE_STREAM, 0, 'the database has no store identity, so no snapshot can be bound to it');
+    return row.value;
   }
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {

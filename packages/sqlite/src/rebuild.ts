@@ -89,7 +89,7 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
     } catch (error) {
       conn.db.exec('ROLLBACK TO restore_snapshot');
       conn.db.exec('RELEASE restore_snapshot');
-      skipped.push({ seq: snapshot.seq, reason: error instanceof Error ? error.message : String(error) });
+      skipped.push({ seq: snapshot.seq, reason: error instanceof Error ? error.message : String(error), damaged: true });
       snapshot = undefined;
     }
   }

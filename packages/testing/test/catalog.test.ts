@@ -11,7 +11,7 @@ describe('the check catalogue', () => {
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 11 }, (_, i) => `B${i + 30}`),
-      ...Array.from({ length: 15 }, (_, i) => `X${i + 1}`),
+      ...Array.from({ length: 17 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
   });
@@ -25,7 +25,7 @@ describe('the check catalogue', () => {
 
   it('declares what each capability-bound check needs', () => {
     const needs = new Map(listProviderChecks().map((c) => [numbers([c.name])[0], c.needs]));
-    for (const n of ['A27', 'A28', 'B30', 'B40', 'X11']) expect(needs.get(n), n).toEqual(['eventSourced']);
+    for (const n of ['A27', 'A28', 'B30', 'B40', 'X11', 'X16', 'X17']) expect(needs.get(n), n).toEqual(['eventSourced']);
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
     for (const n of ['B33', 'B39', 'X10', 'X15']) expect(needs.get(n), n).toEqual(['injectableClock']);

@@ -1,16 +1,32 @@
 /** `agentstate verify`, `rebuild`, `snapshot` and `stats`: the health of a database. */
 import { statSync } from 'node:fs';
 import { Command } from 'commander';
-import type { Snapshot } from '@agentstate/core';
+import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
-import { DamagedDatabaseError } from '../errors.js';
+import { DamagedDatabaseError, UserError } from '../errors.js';
 import { bytes, count, print, printFields, printJson } from '../output.js';
 import { startProgress } from '../progress.js';
+import type { SnapshotKey } from '../snapshot-key.js';
+import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
 import type { VerifyReport } from '../verify.js';
 import { sha256, verifyDatabase } from '../verify.js';
+
+const KEY_FLAGS = '--snapshot-key <file>';
+const KEY_HELP = `the key stored snapshots are sealed with: an HMAC secret, or an Ed25519 key in PEM (default: $${SNAPSHOT_KEY_ENV})`;
+
+/** The snapshot key of a command's `--snapshot-key` flag or the environment. */
+function snapshotKey(opts: { snapshotKey?: string }): SnapshotKey | undefined {
+  return resolveSnapshotKey(opts.snapshotKey);
+}
+
+/** Why a snapshot was skipped, with the remedy when only its key was missing. */
+export function skippedLine(s: SkippedSnapshot): string {
+  const hint = s.sealedWith ? ` (give its key with --snapshot-key or $${SNAPSHOT_KEY_ENV})` : '';
+  return `snapshot at seq ${count(s.seq)} skipped${s.damaged ? ' as DAMAGED' : ''}: ${s.reason}${hint}`;
+}
 
 /** Prints a verification report for people. */
 export function printVerifyReport(report: VerifyReport): void {
@@ -22,15 +38,16 @@ export function printVerifyReport(report: VerifyReport): void {
   }
   print(`  snapshot sha256 ${report.sha256} (${bytes(report.bytes)})`);
   const stored = report.storedSnapshot;
-  if (stored) print(`  stored snapshot at seq ${count(stored.seq)}: ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
-  for (const s of report.skippedSnapshots) print(`  stored snapshot at seq ${count(s.seq)} skipped: ${s.reason}`);
+  const sealed = (codec: string): string => (codec === 'plain' ? 'unsealed' : `sealed with ${codec}, verified`);
+  if (stored) print(`  stored snapshot at seq ${count(stored.seq)} (${sealed(stored.codec)}): ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
+  for (const s of report.skippedSnapshots) print(`  stored ${skippedLine(s)}`);
 }
 
 /** Runs verification with a progress bar on a terminal. */
-export async function runVerify(db: Database, json: boolean): Promise<VerifyReport> {
+export async function runVerify(db: Database, json: boolean, key?: SnapshotKey): Promise<VerifyReport> {
   const progress = startProgress('verifying', 0, json);
   try {
-    return await verifyDatabase(db, progress);
+    return await verifyDatabase(db, progress, key?.codec);
   } finally {
     progress.stop();
   }
@@ -81,13 +98,20 @@ async function gatherStats(db: Database, path: string) {
 export function maintenanceCommands(): Command[] {
   const verify = new Command('verify')
     .description('replay the whole log in memory and compare it with the tables, byte for byte (exit 2 on a mismatch)')
-    .action(async (_opts: unknown, cmd: Command) => {
+    .option(KEY_FLAGS, KEY_HELP)
+    .action(async (opts: { snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const report = await withDatabase(ctx.dbPath, {}, (db) => runVerify(db, ctx.json));
+      const key = snapshotKey(opts);
+      const report = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, (db) => runVerify(db, ctx.json, key));
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
       if (!report.ok) {
-        const why = report.differences[0] ?? `the stored snapshot at seq ${report.storedSnapshot?.seq ?? '?'} differs from the log`;
+        const damaged = report.skippedSnapshots.find((s) => s.damaged);
+        const why =
+          report.differences[0] ??
+          (report.storedSnapshot && !report.storedSnapshot.matches
+            ? `the stored snapshot at seq ${report.storedSnapshot.seq} differs from the log`
+            : `the stored snapshot at seq ${damaged?.seq ?? '?'} is damaged: ${damaged?.reason ?? 'unknown'} (rebuild ignores it; a new snapshot supersedes it)`);
         throw new DamagedDatabaseError(`verification failed: ${why}`);
       }
     });
@@ -95,11 +119,13 @@ export function maintenanceCommands(): Command[] {
   const rebuild = new Command('rebuild')
     .description('drop every projection table and derive it again from the log (from the newest valid snapshot)')
     .option('--from-scratch', 'ignore snapshots and fold every event from seq 1')
-    .action(async (opts: { fromScratch?: boolean }, cmd: Command) => {
+    .option(KEY_FLAGS, KEY_HELP)
+    .action(async (opts: { fromScratch?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
+      const key = snapshotKey(opts);
       const started = performance.now();
       const spinner = !ctx.json && process.stderr.isTTY;
-      const result = await withDatabase(ctx.dbPath, {}, async (db) => {
+      const result = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, async (db) => {
         if (spinner) process.stderr.write('rebuilding…');
         try {
           return await db.rebuild({ fromScratch: opts.fromScratch });
@@ -114,23 +140,27 @@ export function maintenanceCommands(): Command[] {
       }
       const from = result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
       print(`rebuilt the tables from ${from} in ${report.seconds.toFixed(2)} s`);
-      for (const s of result.skipped) print(`  snapshot at seq ${count(s.seq)} skipped: ${s.reason}`);
+      for (const s of result.skipped) print(`  ${skippedLine(s)}`);
     });
 
   const snapshot = new Command('snapshot')
-    .description('save a snapshot of the whole state in the database (or --print its canonical text)')
+    .description('save a snapshot of the whole state in the database, bound to it and sealed with the snapshot key if given (or --print its canonical text)')
     .option('--print', 'write the canonical snapshot text to stdout instead of saving it')
-    .action(async (opts: { print?: boolean }, cmd: Command) => {
+    .option(KEY_FLAGS, KEY_HELP)
+    .action(async (opts: { print?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       if (opts.print) {
         const text = await withDatabase(ctx.dbPath, {}, async (db) => encodeSnapshot(await db.snapshot()));
         print(text);
         return;
       }
-      const stored = await withDatabase(ctx.dbPath, {}, (db) => db.saveSnapshot());
-      const result = { seq: stored.seq, bytes: Buffer.byteLength(stored.data), sha256: sha256(stored.data) };
+      const key = snapshotKey(opts);
+      if (key && !key.canSeal) throw new UserError(`the snapshot key ${key.path} is an Ed25519 public key: it verifies snapshots, but sealing one needs the private key`);
+      const stored = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, (db) => db.saveSnapshot());
+      const sealedWith = key?.codec.id ?? null;
+      const result = { seq: stored.seq, bytes: Buffer.byteLength(stored.data), sha256: sha256(stored.data), sealedWith };
       if (ctx.json) printJson(result);
-      else print(`saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)})`);
+      else print(`saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)}), ${sealedWith ? `sealed with ${sealedWith}` : 'unsealed'}`);
     });
 
   const stats = new Command('stats')

@@ -9,7 +9,7 @@ import { EventTypes } from '../spine/events.js';
 import { STATE_STREAM } from '../spine/events.js';
 import type { MemoryItem } from '../records/records.js';
 import { plainCodec } from '../snapshot/codecs.js';
-import { encodeSnapshot } from '../snapshot/snapshot.js';
+import { bindSnapshot } from '../snapshot/binding.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend } from '../write/backend.js';
@@ -45,7 +45,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
 
   const saveSnapshot = async () => {
     const snapshot = await backend.capture();
-    const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(encodeSnapshot(snapshot)) };
+    // Events are immutable: binding to the event at the captured seq after the capture is sound.
+    const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(await bindSnapshot(backend.log, snapshot)) };
     await backend.log.saveSnapshot(stored);
     return stored;
   };

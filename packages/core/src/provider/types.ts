@@ -96,6 +96,6 @@ export interface EventSourcedProvider extends Provider {
   readonly log: Log;
   /** Captures the whole projection and its seq atomically. */
   snapshot(): Promise<Snapshot>;
-  /** Captures, seals with the provider's codec, and stores a snapshot in the log. */
+  /** Captures, binds to the log (docs/contract.md §8), seals with the provider's codec, and stores a snapshot in the log. */
   saveSnapshot(): Promise<StoredSnapshot>;
 }

@@ -44,7 +44,7 @@ export function hmacCodec(secret: string | Buffer): SnapshotCodec {
     open: (sealed) => {
       const { tag, body } = split(sealed, id);
       const expected = mac(body);
-      if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) throw new SnapshotSealError('HMAC mismatch');
+      if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) throw new SnapshotSealError('HMAC mismatch: sealed with another key, or changed since');
       return body;
     },
   };
@@ -64,7 +64,7 @@ export function ed25519Codec(keys: { privateKey?: KeyObject; publicKey: KeyObjec
     },
     open: (sealed) => {
       const { tag, body } = split(sealed, id);
-      if (!verify(null, Buffer.from(body, 'utf8'), keys.publicKey, tag)) throw new SnapshotSealError('Ed25519 signature mismatch');
+      if (!verify(null, Buffer.from(body, 'utf8'), keys.publicKey, tag)) throw new SnapshotSealError('Ed25519 signature mismatch: signed with another key, or changed since');
       return body;
     },
   };

@@ -1,11 +1,15 @@
 /**
  * Finding a snapshot to start from (docs/contract.md §8): the newest one that opens with
- * the codec, decodes, agrees with its stored seq and does not lie beyond the
- * stream head. Anything else is skipped and the next older one is tried.
+ * the codec, is bound to this log at its seq (see `binding.ts`), matches its
+ * content digest, decodes, agrees with its stored seq and does not lie beyond
+ * the stream head. Anything else is skipped and the next older one is tried.
  */
+import { CorruptionError } from '../errors.js';
 import type { Log } from '../spine/log.js';
 import { STATE_STREAM } from '../spine/events.js';
+import { checkBinding, parseBoundSnapshot, UnboundSnapshotError } from './binding.js';
 import type { SnapshotCodec } from './codecs.js';
+import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
 import { decodeSnapshot } from './snapshot.js';
 
@@ -13,6 +17,18 @@ import { decodeSnapshot } from './snapshot.js';
 export interface SkippedSnapshot {
   seq: number;
   reason: string;
+  /**
+   * True when the stored snapshot is wrong in itself or for this log (edited,
+   * foreign, undecodable, failing its seal under the given key); false when
+   * it only could not be checked here (sealed with a key or codec not given,
+   * unsealed while a key is, or unbound from an older version).
+   */
+  damaged: boolean;
+  /**
+   * The codec a sealed snapshot names, when it was skipped only because no
+   * codec (key) for it was given: sealed, but unverifiable here.
+   */
+  sealedWith?: string;
 }
 
 /** The result of {@link loadSnapshot}. */
@@ -23,20 +39,68 @@ export interface LoadedSnapshot {
   skipped: SkippedSnapshot[];
 }
 
+/** `<codec id>:` at the start of sealed text; plain snapshot text starts with `{`. */
+const SEALED_PREFIX = /^([A-Za-z0-9][\w.-]*):/;
+
+/** The id of the codec `data` claims to be sealed with, if it looks sealed. */
+export function sealedWith(data: string): string | undefined {
+  return SEALED_PREFIX.exec(data)?.[1];
+}
+
+/** Raised for a snapshot that may be sound but cannot be checked with the codec at hand. */
+class UncheckableSnapshotError extends SnapshotSealError {
+  constructor(
+    message: string,
+    /** The codec the snapshot names when no codec (key) for it was given. */
+    readonly missingCodec?: string,
+  ) {
+    super(message);
+  }
+}
+
+function open(codec: SnapshotCodec, data: string): string {
+  const sealed = sealedWith(data);
+  const expected = codec.id === plainCodec.id ? undefined : codec.id;
+  if (sealed !== expected) {
+    if (sealed === undefined) throw new UncheckableSnapshotError(`not sealed, but snapshots must be sealed with ${codec.id} here`);
+    if (codec.id === plainCodec.id) throw new UncheckableSnapshotError(`sealed with ${sealed}, and cannot be verified without its key`, sealed);
+    throw new UncheckableSnapshotError(`sealed with ${sealed}, not ${codec.id}`);
+  }
+  return codec.open(data);
+}
+
+function skippedFor(seq: number, error: unknown): SkippedSnapshot {
+  const reason = error instanceof Error ? error.message : String(error);
+  if (error instanceof UncheckableSnapshotError) {
+    return error.missingCodec === undefined ? { seq, reason, damaged: false } : { seq, reason, damaged: false, sealedWith: error.missingCodec };
+  }
+  return { seq, reason, damaged: !(error instanceof UnboundSnapshotError) };
+}
+
+/** Opens, unbinds, checks and decodes one stored snapshot; throws why it cannot be trusted. */
+async function trust(log: Log, codec: SnapshotCodec, stored: { seq: number; data: string }, head: number, identity: () => Promise<string>): Promise<Snapshot> {
+  const { binding, content } = parseBoundSnapshot(open(codec, stored.data), stored.seq);
+  if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
+  if (stored.seq > head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${head}`);
+  await checkBinding(log, await identity(), binding);
+  const snapshot = decodeSnapshot(content, stored.seq);
+  if (snapshot.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${snapshot.seq} disagrees with stored seq ${stored.seq}`);
+  return snapshot;
+}
+
 /** Loads the newest trustworthy snapshot of the `state` stream at or below `head`. */
 export async function loadSnapshot(log: Log, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   const skipped: SkippedSnapshot[] = [];
+  let known: Promise<string> | undefined;
+  const identity = () => (known ??= log.identity());
   let upToSeq = head;
   while (upToSeq >= 0) {
     const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq });
     if (!stored) break;
     try {
-      const snapshot = decodeSnapshot(codec.open(stored.data), stored.seq);
-      if (snapshot.seq !== stored.seq) throw new Error(`inner seq ${snapshot.seq} disagrees with stored seq ${stored.seq}`);
-      if (snapshot.seq > head) throw new Error(`seq ${snapshot.seq} lies beyond the stream head ${head}`);
-      return { snapshot, skipped };
+      return { snapshot: await trust(log, codec, stored, head, identity), skipped };
     } catch (error) {
-      skipped.push({ seq: stored.seq, reason: error instanceof Error ? error.message : String(error) });
+      skipped.push(skippedFor(stored.seq, error));
       upToSeq = stored.seq - 1;
     }
   }

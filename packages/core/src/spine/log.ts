@@ -67,6 +67,12 @@ export interface StoredSnapshot {
 
 /** An append-only event log with snapshot storage. */
 export interface Log {
+  /**
+   * The identity of this log: created once with it and never changed. A
+   * stored snapshot records it, so a snapshot copied from another log is
+   * never adopted (docs/contract.md §8).
+   */
+  identity(): Promise<string>;
   /** Appends one event and returns it as stored. A failed append consumes no seq. */
   append<P>(input: AppendInput<P>): Promise<LogEvent<P>>;
   /** Events of a stream in seq order; an unknown stream is empty. */

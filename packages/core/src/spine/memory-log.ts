@@ -1,5 +1,6 @@
 /** An in-memory {@link Log}: the reference implementation and the test double of choice. */
 import { ValidationError } from '../errors.js';
+import { systemEntropy } from '../ids/entropy.js';
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
@@ -12,6 +13,20 @@ import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './lo
 export interface MemoryLogOptions {
   /** Stamps `time` on events appended without one. */
   clock?: Clock;
+  /**
+   * The log's identity ({@link Log.identity}). Default: 128 random bits from
+   * the OS, never from a provider's seeded entropy, so seeding ids does not
+   * depend on whether the log draws bytes first. Give one for reproducible
+   * stored snapshots.
+   */
+  identity?: string;
+}
+
+/** 128 random bits as hex: the default identity of a new log. */
+function newIdentity(): string {
+  const bytes = new Uint8Array(16);
+  systemEntropy(bytes);
+  return Buffer.from(bytes).toString('hex');
 }
 
 /**
@@ -23,9 +38,18 @@ export class MemoryLog implements Log {
   readonly #streams = new Map<string, LogEvent[]>();
   readonly #snapshots = new Map<string, Map<number, StoredSnapshot>>();
   readonly #clock: Clock;
+  readonly #identity: string;
 
   constructor(options: MemoryLogOptions = {}) {
     this.#clock = options.clock ?? systemClock;
+    if (options.identity !== undefined && (typeof options.identity !== 'string' || options.identity === '')) {
+      throw new ValidationError('identity', 'must be a non-empty string');
+    }
+    this.#identity = options.identity ?? newIdentity();
+  }
+
+  async identity(): Promise<string> {
+    return this.#identity;
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {

@@ -189,6 +189,18 @@ export const logChecks: LogCheck[] = [
     },
   },
   {
+    name: 'A29 identity: every log has one, stable across calls and appends, and two logs differ',
+    async run(env) {
+      const log = await env.open();
+      const identity = await log.identity();
+      expect(typeof identity).toBe('string');
+      expect(identity).toMatch(/\S/);
+      await log.append({ stream: 's', type: 't', payload: 1 });
+      expect(await log.identity()).toBe(identity);
+      expect(await (await env.open()).identity()).not.toBe(identity);
+    },
+  },
+  {
     name: 'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent',
     async run(env) {
       const log = await env.open();

@@ -1,9 +1,24 @@
-/** B31 snapshots as a cache, B40 corruption in the log. */
+/** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log. */
 import type { AppendInput, EventSourcedProvider, Log, Provider } from '@agentstate/core';
-import { CorruptionError, encodeSnapshot, EventTypes, foldLog, hmacCodec, STATE_STREAM } from '@agentstate/core';
+import {
+  CorruptionError,
+  encodeSnapshot,
+  eventDigest,
+  EventTypes,
+  foldLog,
+  formatBoundSnapshot,
+  hmacCodec,
+  ManualClock,
+  parseBoundSnapshot,
+  seededEntropy,
+  snapshotBinding,
+  STATE_STREAM,
+} from '@agentstate/core';
+import fc from 'fast-check';
 import { expect } from 'vitest';
+import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { populate, snapshotText } from '../suite/fixtures.js';
+import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
@@ -11,12 +26,13 @@ async function write(p: Provider, n: number): Promise<void> {
   await p.memory.write({ content: `note ${n}` });
 }
 
-/** A log that records the `afterSeq` of every read of the state stream. */
-function recordingReads(log: Log, reads: number[]): Log {
+/** A log that records every read of the state stream. */
+function recordingReads(log: Log, reads: Array<{ afterSeq: number; limit: number }>): Log {
   return {
+    identity: () => log.identity(),
     append: (input) => log.append(input),
     read: (query) => {
-      if (query.stream === STATE_STREAM) reads.push(query.afterSeq ?? 0);
+      if (query.stream === STATE_STREAM) reads.push({ afterSeq: query.afterSeq ?? 0, limit: query.limit ?? 0 });
       return log.read(query);
     },
     head: (stream) => log.head(stream),
@@ -46,7 +62,7 @@ export const snapshotChecks: ProviderCheck[] = [
       const text = await snapshotText(p);
       const good = await p.saveSnapshot();
       expect(good).toEqual({ stream: STATE_STREAM, seq: await log.head(STATE_STREAM), data: good.data });
-      expect(codec.open(good.data)).toBe(text);
+      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toBe(text);
       const k = good.seq;
       await write(p, 1);
 
@@ -57,21 +73,24 @@ export const snapshotChecks: ProviderCheck[] = [
       const atM1 = await p.snapshot();
       await write(p, 2);
 
-      // m2: authentic but undecodable; m3: not even sealed.
-      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal('{"format":"agentstate.snapshot/1","seq":') });
+      // m2: authentic and bound, but undecodable; m3: not even sealed.
+      const cut = '{"format":"agentstate.snapshot/1","seq":';
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 2, cut), cut)) });
       await write(p, 3);
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: 'garbage' });
       await write(p, 4);
 
-      // m4: authentic and decodable, but its inner seq (k + 1) disagrees with its stored seq.
-      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: codec.seal(encodeSnapshot(atM1)) });
+      // m4: authentic, bound and decodable, but its inner seq (k + 1) disagrees with its stored seq.
+      const early = encodeSnapshot(atM1);
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 4, early), early)) });
       await write(p, 5);
       const head = await log.head(STATE_STREAM);
       expect(head).toBe(k + 5);
 
       // Beyond the head: authentic and self-consistent, but it claims events that do not exist.
-      const future = { ...(await p.snapshot()), seq: head + 10 };
-      await log.saveSnapshot({ stream: STATE_STREAM, seq: head + 10, data: codec.seal(encodeSnapshot(future)) });
+      const future = encodeSnapshot({ ...(await p.snapshot()), seq: head + 10 });
+      const beyond = { ...(await snapshotBinding(log, head, future)), seq: head + 10 };
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: head + 10, data: codec.seal(formatBoundSnapshot(beyond, future)) });
 
       const full = await snapshotText(await env.replay(log, { fromScratch: true, snapshotCodec: codec }));
       const live = await snapshotText(p);
@@ -79,10 +98,13 @@ export const snapshotChecks: ProviderCheck[] = [
       const fold = await foldLog(log, { snapshotCodec: codec });
       expect(fold.snapshotSeq).toBe(k);
       expect(fold.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1]);
-      // The replay starts from snapshot k and reads only the events after it.
-      const reads: number[] = [];
+      // The replay starts from snapshot k and folds only the events after it; it reads
+      // the event at k alone to check the binding (and those of the skipped ones, which fail).
+      const reads: Array<{ afterSeq: number; limit: number }> = [];
       expect(await snapshotText(await env.replay(recordingReads(log, reads), { snapshotCodec: codec }))).toBe(full);
-      expect(Math.min(...reads)).toBe(k);
+      const folded = reads.filter((r) => r.limit !== 1);
+      expect(Math.min(...folded.map((r) => r.afterSeq))).toBe(k);
+      expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
 
       // With the good one tampered too, the fold starts from scratch and still agrees.
       await log.saveSnapshot({ ...good, data: flip(good.data, 'plan the release', 'plan the releasf') });
@@ -90,6 +112,112 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(fallback.snapshotSeq).toBe(0);
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
       expect(await snapshotText(await env.replay(log, { snapshotCodec: codec }))).toBe(full);
+    },
+  },
+  {
+    name: 'X16 a stored snapshot is bound to its log and its content: edited, foreign, unbound and re-anchored ones are skipped, and the fold equals a full replay',
+    needs: ['eventSourced'],
+    async run(env) {
+      // Unsealed on purpose: the binding alone must catch all of these.
+      const p = env.eventSourced(await env.open());
+      const log = p.log;
+      const identity = await log.identity();
+      expect(identity).toMatch(/\S/);
+      expect(await log.identity()).toBe(identity);
+      await populate(p);
+      const good = await p.saveSnapshot();
+      const k = good.seq;
+      await write(p, 1);
+
+      // k + 1: one character of its content changed; it still decodes, but no longer matches its digest.
+      const edited = await p.saveSnapshot();
+      await log.saveSnapshot({ ...edited, data: flip(edited.data, 'plan the release', 'plan the releasf') });
+      await write(p, 2);
+
+      // k + 2: a genuine snapshot of another store at the same seq.
+      const other = env.eventSourced(await env.open());
+      await populate(other);
+      await other.memory.write({ content: 'written elsewhere' });
+      await other.memory.write({ content: 'written elsewhere too' });
+      expect(await other.log.identity()).not.toBe(identity);
+      const foreign = await other.saveSnapshot();
+      expect(foreign.seq).toBe(k + 2);
+      await log.saveSnapshot(foreign);
+      await write(p, 3);
+
+      // k + 3: correct content, stored without a binding (as an older version stored it).
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
+      await write(p, 4);
+
+      // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
+      const content = await snapshotText(p);
+      const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
+      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
+      await write(p, 5);
+
+      const full = await snapshotText(await env.replay(log, { fromScratch: true }));
+      expect(full).toBe(await snapshotText(p));
+      const fold = await foldLog(log);
+      expect(fold.snapshotSeq).toBe(k);
+      expect(fold.skipped).toEqual([
+        { seq: k + 4, reason: expect.stringContaining(`the event at seq ${k + 4} is not the one the snapshot was taken after`), damaged: true },
+        { seq: k + 3, reason: expect.stringContaining('unbound snapshot from an older version'), damaged: false },
+        { seq: k + 2, reason: expect.stringContaining('taken from another log'), damaged: true },
+        { seq: k + 1, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true },
+      ]);
+      expect(encodeSnapshot(fold.state.capture())).toBe(full);
+      expect(await snapshotText(await env.replay(log))).toBe(full);
+
+      // With the good one edited too, the fold starts from scratch and still agrees.
+      await log.saveSnapshot({ ...good, data: flip(good.data, 'plan the release', 'plan the releasf') });
+      const fallback = await foldLog(log);
+      expect(fallback.snapshotSeq).toBe(0);
+      expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
+      expect(await snapshotText(await env.replay(log))).toBe(full);
+    },
+  },
+  {
+    name: 'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot is detected',
+    needs: ['eventSourced'],
+    async run(env) {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+          fc.nat(),
+          fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
+          async (chunks, at, replacement) => {
+            const clock = new ManualClock(T0);
+            const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
+            try {
+              for (const operations of chunks) {
+                await runOperations(p, operations, { clock });
+                await p.saveSnapshot();
+              }
+              const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
+              expect(full).toBe(await snapshotText(p));
+              const latest = await p.log.latestSnapshot(STATE_STREAM);
+              expect(latest).toBeDefined();
+              const stored = latest!;
+              const fold = await foldLog(p.log);
+              expect(fold.skipped).toEqual([]);
+              expect(fold.snapshotSeq).toBe(stored.seq);
+              expect(encodeSnapshot(fold.state.capture())).toBe(full);
+
+              const i = at % stored.data.length;
+              const original = stored.data[i]!;
+              const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
+              await p.log.saveSnapshot({ ...stored, data: stored.data.slice(0, i) + by + stored.data.slice(i + 1) });
+              const after = await foldLog(p.log);
+              expect(after.skipped[0]?.seq).toBe(stored.seq);
+              expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
+              expect(encodeSnapshot(after.state.capture())).toBe(full);
+            } finally {
+              await env.release(p);
+            }
+          },
+        ),
+        { numRuns: env.propertyRuns, seed: env.seed },
+      );
     },
   },
   {

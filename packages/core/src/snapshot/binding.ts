@@ -1,0 +1,136 @@
+/**
+ * Binding a stored snapshot to the log it was taken from (docs/contract.md §8). The text
+ * a codec seals is two lines: a header, then the snapshot's canonical text.
+ *
+ *     {"event":"<sha256>","format":"agentstate.bound-snapshot/1","log":"<id>","seq":42,"sha256":"<sha256>"}
+ *     {"format":"agentstate.snapshot/1",...}
+ *
+ * The header records the log's identity, the seq, a digest of the event at
+ * that seq and the SHA-256 of the content line. A loader trusts the content
+ * only when every field agrees with the log it reads and with the content.
+ * With a sealing codec the header is inside what is sealed.
+ *
+ * Why the event at the seq and not a running hash chain of the whole log: the
+ * digest costs one read and one hash when a snapshot is saved or loaded, and
+ * nothing on append. A chain would cost a hash and a stored column on every
+ * append of every log implementation, and would only add detection of a log
+ * whose earlier events were rewritten in place under the same identity while
+ * the event at the seq stayed the same — a log that is damaged anyway (the
+ * SQLite log checksums every event row, and `verify` folds the whole log).
+ * The identity catches a snapshot from another store, the event digest a log
+ * that was truncated and grown again differently, the content digest any
+ * change of the content. Unsealed, these detect accidents and careless edits;
+ * only a sealing codec makes a snapshot authentic against someone who can
+ * write the file and recompute digests.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { CorruptionError } from '../errors.js';
+import { STATE_STREAM } from '../spine/events.js';
+import { canonicalJson } from '../spine/json.js';
+import type { Log, LogEvent } from '../spine/log.js';
+import type { Snapshot } from './snapshot.js';
+import { encodeSnapshot, SNAPSHOT_FORMAT } from './snapshot.js';
+
+/** A snapshot stored by a version without bindings: untrusted, but not damaged. */
+export class UnboundSnapshotError extends CorruptionError {}
+
+/** The format tag of the header line of a stored snapshot. */
+export const BOUND_SNAPSHOT_FORMAT = 'agentstate.bound-snapshot/1';
+
+/** What binds a stored snapshot to its log and its content. */
+export interface SnapshotBinding {
+  /** The identity of the log it was taken from ({@link Log.identity}). */
+  log: string;
+  /** The seq of the last event folded in. */
+  seq: number;
+  /** {@link eventDigest} of the event at `seq` (of no event at seq 0). */
+  event: string;
+  /** SHA-256 (hex) of the snapshot's canonical text. */
+  sha256: string;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+const headerSchema = z.strictObject({
+  format: z.literal(BOUND_SNAPSHOT_FORMAT),
+  log: z.string().min(1),
+  seq: z.number().int().nonnegative(),
+  event: z.string().regex(SHA256_HEX),
+  sha256: z.string().regex(SHA256_HEX),
+});
+
+/** SHA-256 of UTF-8 text, hex. */
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/** The digest of an event as a log returns it: SHA-256 of its canonical JSON; `undefined` (seq 0) has a fixed digest. */
+export function eventDigest(event: LogEvent | undefined): string {
+  return sha256Hex(event === undefined ? '' : canonicalJson(event));
+}
+
+/** Reads the event at `seq` of the state stream (none at seq 0). */
+async function eventAt(log: Log, seq: number): Promise<LogEvent | undefined> {
+  if (seq === 0) return undefined;
+  const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
+  return event?.seq === seq ? event : undefined;
+}
+
+/** The binding of `content` (a snapshot's canonical text at `seq`) to `log` as it is now. */
+export async function snapshotBinding(log: Log, seq: number, content: string): Promise<SnapshotBinding> {
+  const event = await eventAt(log, seq);
+  if (seq > 0 && !event) throw new CorruptionError(STATE_STREAM, seq, 'cannot bind a snapshot to an event the log does not hold');
+  return { log: await log.identity(), seq, event: eventDigest(event), sha256: sha256Hex(content) };
+}
+
+/** The text a codec seals: the binding's header line, then the content. */
+export function formatBoundSnapshot(binding: SnapshotBinding, content: string): string {
+  const header = canonicalJson({ format: BOUND_SNAPSHOT_FORMAT, log: binding.log, seq: binding.seq, event: binding.event, sha256: binding.sha256 });
+  return `${header}\n${content}`;
+}
+
+/** Encodes `snapshot` and binds it to `log`: the text to seal and store. */
+export async function bindSnapshot(log: Log, snapshot: Snapshot): Promise<string> {
+  const content = encodeSnapshot(snapshot);
+  return formatBoundSnapshot(await snapshotBinding(log, snapshot.seq, content), content);
+}
+
+/**
+ * Splits opened snapshot text into its binding and content, checking the
+ * header's shape and the content's digest. A `CorruptionError` says why the
+ * text cannot be trusted; a snapshot stored by a version without bindings is
+ * named as such.
+ */
+export function parseBoundSnapshot(text: string, storedSeq: number): { binding: SnapshotBinding; content: string } {
+  const newline = text.indexOf('\n');
+  if (newline < 0) {
+    if (text.startsWith(`{"format":"${SNAPSHOT_FORMAT}"`)) throw new UnboundSnapshotError(STATE_STREAM, storedSeq, 'unbound snapshot from an older version');
+    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot has no binding header');
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.slice(0, newline));
+  } catch (cause) {
+    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot binding header is not JSON', { cause });
+  }
+  const header = headerSchema.safeParse(raw);
+  if (!header.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot binding header does not match its schema', { cause: header.error });
+  const { format: _format, ...binding } = header.data;
+  const content = text.slice(newline + 1);
+  if (sha256Hex(content) !== binding.sha256) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot content does not match its SHA-256 digest');
+  return { binding, content };
+}
+
+/**
+ * Checks that `binding` belongs to `log` as it is now: its identity (given,
+ * read once per load) and the event at the seq. `CorruptionError` otherwise.
+ */
+export async function checkBinding(log: Log, identity: string, binding: SnapshotBinding): Promise<void> {
+  if (binding.log !== identity) {
+    throw new CorruptionError(STATE_STREAM, binding.seq, `snapshot was taken from another log (${binding.log}), not this one (${identity})`);
+  }
+  if (eventDigest(await eventAt(log, binding.seq)) !== binding.event) {
+    throw new CorruptionError(STATE_STREAM, binding.seq, `the event at seq ${binding.seq} is not the one the snapshot was taken after`);
+  }
+}
