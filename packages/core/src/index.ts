@@ -14,6 +14,7 @@ export * from './spine/log.js';
 export * from './spine/json.js';
 export * from './spine/freeze.js';
 export * from './spine/append.js';
+export * from './spine/state-append.js';
 export * from './spine/memory-log.js';
 export * from './spine/events.js';
 export * from './spine/upcasters.js';

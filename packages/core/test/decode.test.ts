@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CorruptionError, createMemoryProvider, decodeStateEvent, MemoryLog, replay, UpcasterRegistry } from '../src/index.js';
-import type { LogEvent } from '../src/index.js';
+import { CorruptionError, createMemoryProvider, decodeStateEvent, MemoryLog, replay, UpcasterRegistry, ValidationError } from '../src/index.js';
+import type { Log, LogEvent } from '../src/index.js';
 
 const event = (over: Partial<LogEvent>): LogEvent => ({ stream: 'state', seq: 4, type: 'memory.written', time: '2026-01-01T00:00:00.000Z', schemaVersion: 1, payload: {}, ...over });
 
@@ -25,15 +25,18 @@ describe('decoding state events', () => {
   it('upcasts old payload shapes on read', async () => {
     const source = createMemoryProvider();
     const item = await source.memory.write({ content: 'old shape' });
-    const log = new MemoryLog();
     const { kind, ...withoutKind } = item;
     void kind;
-    await log.append({ stream: 'state', type: 'memory.written', schemaVersion: 0, payload: { memory: withoutKind } });
-    await expect(replay(log)).rejects.toBeInstanceOf(CorruptionError);
+    const old = { stream: 'state', type: 'memory.written', schemaVersion: 0, payload: { memory: withoutKind } };
+    // A log without the upcasters cannot tell whether a fold will read it, so it refuses it.
+    await expect(new MemoryLog().append(old)).rejects.toBeInstanceOf(ValidationError);
     const upcasters = new UpcasterRegistry().register('memory.written', 0, (p) => {
       const { memory } = p as { memory: Record<string, unknown> };
       return { item: { ...memory, kind: 'note' } };
     });
+    const log = new MemoryLog({ upcasters });
+    await log.append(old);
+    await expect(replay(log)).rejects.toBeInstanceOf(CorruptionError);
     const replayed = await replay(log, { upcasters });
     expect(await replayed.memory.get(item.id)).toMatchObject({ content: 'old shape', kind: 'note' });
   });
@@ -41,7 +44,15 @@ describe('decoding state events', () => {
   it('makes replay fail on a gap-free stream with a broken event, naming its seq', async () => {
     const p = createMemoryProvider();
     await p.memory.write({ content: 'fine' });
-    await p.log.append({ stream: 'state', type: 'session.created', payload: {} });
-    await expect(replay(p.log)).rejects.toMatchObject({ code: 'corruption', seq: 2 });
+    await p.memory.write({ content: 'also fine' });
+    // The log refuses to store a broken event; a view that serves one stands in for damaged storage.
+    const damaged: Log = {
+      append: (input) => p.log.append(input),
+      saveSnapshot: (snapshot) => p.log.saveSnapshot(snapshot),
+      head: (stream) => p.log.head(stream),
+      latestSnapshot: async () => undefined,
+      read: async (query) => (await p.log.read(query)).map((e) => (e.seq === 2 ? { ...e, payload: {} } : e)),
+    };
+    await expect(replay(damaged)).rejects.toMatchObject({ code: 'corruption', seq: 2 });
   });
 });

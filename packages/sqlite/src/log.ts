@@ -6,8 +6,20 @@
  * (`toLogEvent`); a failed append consumes no seq.
  */
 import { hash } from 'node:crypto';
-import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot } from '@agentstate/core';
-import { CorruptionError, formatInstant, STATE_STREAM, systemClock, toLogEvent, ValidationError } from '@agentstate/core';
+import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import {
+  checkSnapshot,
+  checkStateAppend,
+  checkStream,
+  CorruptionError,
+  formatInstant,
+  parseReadQuery,
+  parseUpToSeq,
+  STATE_STREAM,
+  systemClock,
+  toLogEvent,
+  ValidationError,
+} from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
 
@@ -81,23 +93,29 @@ function payloadText(payload: unknown): string {
   return text;
 }
 
-function metaText(input: AppendInput<unknown>, key: 'actor' | 'traceId' | 'spanId' | 'causationId' | 'originInstanceId' | 'principal'): string | null {
-  const value = input[key];
-  if (value === undefined) return null;
-  if (typeof value !== 'string') throw new ValidationError(key, 'must be a string');
-  return value;
+/** A linkage field of an event `toLogEvent` built (so a string when present), as a column value. */
+function metaText(event: LogEvent<unknown>, key: 'actor' | 'traceId' | 'spanId' | 'causationId' | 'originInstanceId' | 'principal'): string | null {
+  return event[key] ?? null;
 }
 
 /** Options of {@link SqliteLog}. */
 export interface SqliteLogOptions {
   /** Stamps `time` on events appended without one. Default: the system clock. */
   clock?: Clock;
+  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
+  upcasters?: UpcasterRegistry | undefined;
 }
 
-/** A {@link Log} stored in the `events` and `snapshots` tables of a connection. */
+/**
+ * A {@link Log} stored in the `events` and `snapshots` tables of a
+ * connection. An append to the `state` stream is refused with a
+ * `ValidationError` unless the decoder will read it; it is then stored
+ * marked as validated, so a fold does not check it again.
+ */
 export class SqliteLog implements Log {
   readonly #now: () => string;
   #identity: string | undefined;
+  readonly #upcasters: UpcasterRegistry | undefined;
   #onClose: (() => Promise<void>) | undefined;
 
   constructor(
@@ -106,13 +124,14 @@ export class SqliteLog implements Log {
   ) {
     const clock = options.clock ?? systemClock;
     this.#now = () => formatInstant(clock.now());
+    this.#upcasters = options.upcasters;
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
-          const { event, text } = this.appendInTransaction(input);
+          const { event, text } = this.#appendChecked(input);
           return { ...event, payload: JSON.parse(text) as P };
         }),
       ),
@@ -123,32 +142,53 @@ export class SqliteLog implements Log {
    * Appends `inputs` in order as one write transaction: every event is
    * stored, or none is (a failure consumes no seq). For bulk loads such as
    * an import. The returned events carry the caller's payload objects.
+   * Every `state` event is checked as {@link append} checks it; one refused
+   * event refuses the whole batch.
    */
   async appendMany<P>(inputs: readonly AppendInput<P>[]): Promise<LogEvent<P>[]> {
+    if (!Array.isArray(inputs as unknown)) throw new ValidationError('', 'appendMany takes an array of appends');
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
           const heads = new Map<string, number>();
-          return inputs.map((input) => {
-            if (typeof input.stream !== 'string' || input.stream === '') throw new ValidationError('stream', 'must be a non-empty string');
-            const seq = (heads.get(input.stream) ?? this.headNow(input.stream)) + 1;
-            heads.set(input.stream, seq);
-            return this.appendInTransaction(input, seq).event;
+          return inputs.map((input, i) => {
+            try {
+              const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
+              const seq = (heads.get(stream) ?? this.headNow(stream)) + 1;
+              heads.set(stream, seq);
+              return this.#appendChecked(input, seq).event;
+            } catch (error) {
+              if (!(error instanceof ValidationError)) throw error;
+              // The position in the batch names the bad event; the reason stays the one the single append gives.
+              throw new ValidationError(`${i}${error.field ? `.${error.field}` : ''}`, error.message.replace(/^invalid (input|\S+): /, ''));
+            }
           });
         }),
       ),
     );
   }
 
+  /** Appends an event from outside the stores: a `state` event must be one the decoder reads. */
+  #appendChecked<P>(input: AppendInput<P>, seq?: number): { event: LogEvent<P>; text: string } {
+    return this.#insert(input, seq, (event, text) => checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, this.#upcasters));
+  }
+
   /**
-   * Appends inside the caller's open write transaction and returns the event
-   * with the caller's payload object (not a copy) and its stored text. `seq`
-   * is the next seq when the caller already read the head in this transaction.
+   * @internal The store's append, inside its open write transaction, of a
+   * payload the stamper built and validated by construction: not checked
+   * again, and marked validated. Returns the event with the caller's payload
+   * object (not a copy) and its stored text. `seq` is the next seq, which the
+   * caller read in this transaction.
    */
-  appendInTransaction<P>(input: AppendInput<P>, seq?: number, validated = false): { event: LogEvent<P>; text: string } {
-    const event = toLogEvent(input, seq ?? this.headNow(input.stream) + 1, this.#now);
+  appendInTransaction<P>(input: AppendInput<P>, seq: number): { event: LogEvent<P>; text: string } {
+    return this.#insert(input, seq, () => true);
+  }
+
+  /** Builds, checks (`validate` says whether to mark it validated) and inserts one event. */
+  #insert<P>(input: AppendInput<P>, seq: number | undefined, validate: (event: LogEvent<P>, text: string) => boolean): { event: LogEvent<P>; text: string } {
+    const event = toLogEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now);
     const text = payloadText(event.payload);
-    if (typeof event.time !== 'string') throw new ValidationError('time', 'must be an instant string');
+    const validated = validate(event, text);
     this.conn
       .prepare(SQL.insert)
       .run(
@@ -159,26 +199,25 @@ export class SqliteLog implements Log {
         event.schemaVersion,
         text,
         eventChecksum(event.type, event.schemaVersion, text),
-        metaText(input, 'actor'),
-        metaText(input, 'traceId'),
-        metaText(input, 'spanId'),
-        metaText(input, 'causationId'),
-        metaText(input, 'originInstanceId'),
-        metaText(input, 'principal'),
+        metaText(event, 'actor'),
+        metaText(event, 'traceId'),
+        metaText(event, 'spanId'),
+        metaText(event, 'causationId'),
+        metaText(event, 'originInstanceId'),
+        metaText(event, 'principal'),
         validated ? 1 : 0,
       );
     return { event, text };
   }
 
   async read(query: ReadQuery): Promise<LogEvent[]> {
-    return mapErrors(() => this.readNow(query.stream, query.afterSeq ?? 0, query.limit ?? 0));
+    const { stream, afterSeq, limit } = parseReadQuery(query);
+    return mapErrors(() => this.readNow(stream, afterSeq, limit));
   }
 
-  /** The synchronous core of {@link read}. */
+  /** The synchronous core of {@link read}, for a checked query (`limit` 0: all). */
   readNow(stream: string, afterSeq: number, limit: number): LogEvent[] {
-    const after = Math.max(0, Math.trunc(afterSeq) || 0);
-    const take = limit && limit > 0 ? Math.trunc(limit) : -1;
-    return (this.conn.prepare(SQL.read).all(stream, after, take) as EventRow[]).map(eventFromRow);
+    return (this.conn.prepare(SQL.read).all(stream, afterSeq, limit > 0 ? limit : -1) as EventRow[]).map(eventFromRow);
   }
 
   /**
@@ -201,6 +240,7 @@ export class SqliteLog implements Log {
   }
 
   async head(stream: string): Promise<number> {
+    checkStream(stream);
     return mapErrors(() => this.headNow(stream));
   }
 
@@ -226,9 +266,7 @@ export class SqliteLog implements Log {
   }
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
-    if (typeof snapshot.stream !== 'string' || snapshot.stream === '') throw new ValidationError('stream', 'must be a non-empty string');
-    if (!Number.isInteger(snapshot.seq) || snapshot.seq < 0) throw new ValidationError('seq', 'must be a non-negative integer');
-    if (typeof snapshot.data !== 'string') throw new ValidationError('data', 'must be a string');
+    checkSnapshot(snapshot);
     await mapErrorsAsync(() =>
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
@@ -238,9 +276,10 @@ export class SqliteLog implements Log {
     );
   }
 
-  async latestSnapshot(stream: string, options: { upToSeq?: number } = {}): Promise<StoredSnapshot | undefined> {
+  async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
+    checkStream(stream);
+    const upTo = parseUpToSeq(options);
     return mapErrors(() => {
-      const upTo = options.upToSeq ?? Number.MAX_SAFE_INTEGER;
       const row = this.conn.prepare(SQL.latestSnapshot).get(stream, upTo) as StoredSnapshot | undefined;
       return row ? { stream: row.stream, seq: row.seq, data: row.data } : undefined;
     });

@@ -95,7 +95,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     if (!indexes.available && (options.embedder || indexes.list().length > 0)) {
       throw new Error('sqlite-vec could not be loaded: install it (never with --omit=optional) to use vectors');
     }
-    const log = new SqliteLog(conn, { clock: options.clock ?? systemClock });
+    const log = new SqliteLog(conn, { clock: options.clock ?? systemClock, upcasters: options.upcasters });
     const projection = new Projection(conn, indexes);
     const vectors = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
     const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, { upcasters: options.upcasters });
@@ -131,6 +131,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
 export interface SqliteLogOpenOptions extends SqliteConnectionOptions {
   /** Stamps `time` on events appended without one. Default: the system clock. */
   clock?: StateProviderOptions['clock'];
+  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
+  upcasters?: StateProviderOptions['upcasters'];
 }
 
 /**
@@ -139,7 +141,7 @@ export interface SqliteLogOpenOptions extends SqliteConnectionOptions {
  * file folds whatever was appended to the `state` stream here.
  */
 export function openSqliteLog(path: string, options: SqliteLogOpenOptions = {}): SqliteLog {
-  const log = new SqliteLog(openConnection(path, options), { clock: options.clock });
+  const log = new SqliteLog(openConnection(path, options), { clock: options.clock, upcasters: options.upcasters });
   log.ownConnection();
   return log;
 }

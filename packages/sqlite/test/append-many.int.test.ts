@@ -3,6 +3,7 @@
  * same rules as `append` (dense seqs per stream, stamped time and schema
  * version, linkage kept), all or nothing.
  */
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '@agentstate/core';
 import { openSqlite, openSqliteLog } from '../src/index.js';
@@ -43,6 +44,48 @@ describe('appendMany', () => {
     await expect(log.appendMany([{ stream: '', type: 't', payload: {} }])).rejects.toBeInstanceOf(ValidationError);
     expect(await log.head('a')).toBe(0);
     await log.close();
+  });
+
+  it('refuses a whole batch holding one state event the decoder would refuse, naming its position', async () => {
+    const path = tmp.file();
+    const source = openSqlite(tmp.file('source.db'));
+    await source.memory.write({ content: 'first' });
+    await source.memory.write({ content: 'second' });
+    const inputs = (await source.log.read({ stream: 'state' })).map(({ seq: _seq, ...input }) => input);
+    await source.close();
+    const log = openSqliteLog(path);
+    const item = (inputs[1]!.payload as { item: Record<string, unknown> }).item;
+    const poisoned = [inputs[0]!, { ...inputs[1]!, payload: { item: { ...item, createdAt: '2026-02-30T00:00:00.000Z' } } }];
+    const error = await log.appendMany(poisoned).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).field).toBe('1.payload');
+    await expect(log.appendMany([{ stream: 'state', type: 'memory.exploded', payload: {} }])).rejects.toMatchObject({ field: '0.type' });
+    expect(await log.head('state')).toBe(0);
+    await log.close();
+    // Nothing was stored, so the file still opens and is empty.
+    const p = openSqlite(path);
+    expect(await p.memory.recall({})).toEqual([]);
+    await p.close();
+  });
+
+  it('marks the state events it checked as validated, so opening does not check them again', async () => {
+    const path = tmp.file();
+    const source = openSqlite(tmp.file('source.db'));
+    await source.memory.write({ content: 'checked once' });
+    const inputs = (await source.log.read({ stream: 'state' })).map(({ seq: _seq, ...input }) => input);
+    await source.close();
+    const log = openSqliteLog(path);
+    await log.appendMany([...inputs, { stream: 'audit', type: 'note', payload: {} }]);
+    await log.close();
+    const db = new Database(path, { readonly: true });
+    expect(db.prepare('SELECT stream, validated FROM events ORDER BY stream').all()).toEqual([
+      { stream: 'audit', validated: 0 },
+      { stream: 'state', validated: 1 },
+    ]);
+    db.close();
   });
 
   it('fills a bare log that a provider folds when it opens', async () => {

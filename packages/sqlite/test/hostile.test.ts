@@ -130,6 +130,12 @@ describe('hostile input', () => {
         () => p.log.append({ stream: '', type: 'x', payload: 1 }),
         () => p.log.append({ stream: 's', type: 'x', payload: 10n as unknown }),
         () => p.log.saveSnapshot({ stream: 's', seq: -1, data: '' }),
+        () => p.log.head({} as unknown as string),
+        () => p.log.read({ stream: 'state', limit: '2' as unknown as number }),
+        () => p.log.read({ stream: 'state', afterSeq: -1 }),
+        () => p.log.latestSnapshot('state', { upToSeq: 1.5 }),
+        () => p.log.append({ stream: 'state', type: 'session.created', payload: {} }),
+        () => p.sessions.create({ createdAt: '2026-02-30' }),
       ];
       for (const call of calls) await call().catch(ok);
     } finally {

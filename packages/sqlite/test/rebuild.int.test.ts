@@ -8,8 +8,8 @@
 import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { compareHlc, CorruptionError, encodeSnapshot, hmacCodec, ManualClock, replay } from '@agentstate/core';
-import { openSqlite } from '../src/index.js';
+import { compareHlc, CorruptionError, encodeSnapshot, hmacCodec, ManualClock, replay, ValidationError } from '@agentstate/core';
+import { eventChecksum, openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
@@ -141,10 +141,20 @@ describe('event integrity', () => {
     await p.close();
   });
 
-  it('validates payloads appended through a bare log in full', async () => {
+  it('refuses a malformed payload at a bare log append, and validates rows it did not check in full', async () => {
     const path = tmp.file();
     const p = openSqlite(path);
-    await p.log.append({ stream: 'state', type: 'memory.written', payload: { item: { id: 'x' } } });
+    const bad = { item: { id: 'x' } };
+    await expect(p.log.append({ stream: 'state', type: 'memory.written', payload: bad })).rejects.toBeInstanceOf(ValidationError);
+    expect(await p.log.head('state')).toBe(0);
+    // A row written behind the log, with a checksum that holds but never validated, is checked when folded.
+    const text = JSON.stringify(bad);
+    tamper(
+      path,
+      "INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES ('state', 1, 'memory.written', '2026-01-01T00:00:00.000Z', 1, ?, ?, 0)",
+      text,
+      eventChecksum('memory.written', 1, text),
+    );
     await expect(p.memory.write({ content: 'next' })).rejects.toMatchObject({ name: 'CorruptionError', seq: 1 });
     await expect(p.rebuild()).rejects.toMatchObject({ name: 'CorruptionError', seq: 1 });
     await p.close();

@@ -8,6 +8,7 @@ import { EventTypes, STATE_STREAM } from '../spine/events.js';
 import type { StateChange } from '../spine/events.js';
 import type { EventMeta, Log, LogEvent } from '../spine/log.js';
 import { MemoryLog } from '../spine/memory-log.js';
+import { trustedAppend } from '../spine/trusted.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { memoryQueries } from './queries.js';
@@ -48,8 +49,9 @@ export class MemoryBackend implements StateBackend {
 
   async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload };
-    // The stamper's payload is fresh and never touched again: a MemoryLog may keep it as is.
-    const event = this.log instanceof MemoryLog ? this.log.appendOwned(input) : await this.log.append(input);
+    // The stamper's payload is fresh, valid by construction and never touched again: a MemoryLog keeps it
+    // as is, unchecked. Any other log checks it as it would any append.
+    const event = this.log instanceof MemoryLog ? this.log[trustedAppend](input) : await this.log.append(input);
     if (event.seq !== this.state.seq + 1) {
       this.#inStep = false;
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);

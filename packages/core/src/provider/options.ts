@@ -1,10 +1,13 @@
 /** Options every event-sourced provider built on core accepts. */
+import { z } from 'zod';
 import type { Embedder } from '../embedding/embedder.js';
 import type { Entropy } from '../ids/entropy.js';
 import type { IdGenerator } from '../ids/uuidv7.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import type { EventMeta } from '../spine/log.js';
 import type { UpcasterRegistry } from '../spine/upcasters.js';
+import { countField, idField, shortTextField } from '../records/fields.js';
+import { parseInput } from '../records/inputs.js';
 import type { Clock } from '../time/clock.js';
 
 /** Options of {@link createStateProvider} and the providers built on it. */
@@ -50,3 +53,26 @@ export const DEFAULT_FUSION_WEIGHTS = Object.freeze({ lexical: 1, semantic: 1 })
 
 /** The similarity threshold used when neither the options nor the embedder give one. */
 export const DEFAULT_SIMILARITY_THRESHOLD = 0.5;
+
+const weight = z.number().nonnegative().finite();
+const meta = shortTextField.optional();
+
+/** The options whose values end up in events or steer writes, checked before anything is opened. */
+const checkedOptionsSchema = z.looseObject({
+  instanceId: idField.optional(),
+  snapshotEvery: countField.optional(),
+  similarityThreshold: z.number().min(-1).max(1).optional(),
+  fusionWeights: z.strictObject({ lexical: weight, semantic: weight }).optional(),
+  eventMeta: z
+    .strictObject({ actor: meta, traceId: meta, spanId: meta, causationId: meta, originInstanceId: meta, principal: meta })
+    .optional(),
+});
+
+/**
+ * Refuses provider options that would stamp records or events the decoder
+ * refuses (an `instanceId` with NUL or over the id limit, non-string linkage)
+ * or that make no sense (a fractional `snapshotEvery`), with a `ValidationError`.
+ */
+export function checkProviderOptions(options: StateProviderOptions): void {
+  parseInput(checkedOptionsSchema, options);
+}

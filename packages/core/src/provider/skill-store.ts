@@ -4,6 +4,7 @@ import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
 import type { RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
 import { parseInput, recordOutcomeInputSchema, scopeInputSchema, searchSkillsOptionsSchema, upsertSkillInputSchema } from '../records/inputs.js';
+import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
 import type { Skill } from '../records/records.js';
@@ -15,7 +16,7 @@ import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
 
 const keySchema = z.string().min(1, 'must not be empty');
-const querySchema = z.string().max(LIMITS.query, `at most ${LIMITS.query} characters`).refine((s) => !s.includes('\u0000'), 'must not contain NUL characters');
+const querySchema = textField(LIMITS.query);
 const optionalScope = scopeInputSchema.optional();
 
 /** Laplace-smoothed success rate: a skill with no evidence sits at 0.5. */

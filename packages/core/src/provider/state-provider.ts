@@ -17,7 +17,7 @@ import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createMemoryStore } from './memory-store.js';
 import type { StateProviderOptions } from './options.js';
-import { DEFAULT_FUSION_WEIGHTS } from './options.js';
+import { checkProviderOptions, DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
@@ -32,6 +32,7 @@ function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>
 
 /** Builds a provider over `backend`. The backend is closed with the provider. */
 export function createStateProvider(backend: StateBackend, options: StateProviderOptions = {}): EventSourcedProvider {
+  checkProviderOptions(options);
   const clock = options.clock ?? systemClock;
   const ids = options.ids ?? new UuidV7Generator(clock, options.entropy ?? systemEntropy);
   const instanceId = options.instanceId ?? ids.next();

@@ -5,28 +5,28 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { normalizeInstant } from '../time/instant.js';
+import {
+  checkField,
+  countField,
+  idField,
+  longTextField,
+  shortTextField,
+  slugField,
+  tagsField,
+  textField,
+  WINS_WITHIN_USES,
+  winsWithinUses,
+} from './fields.js';
 import { LIMITS } from './limits.js';
 import { TURN_ROLES } from './records.js';
 
-const NUL = '\u0000';
-/** A UTF-16 surrogate without its pair: not Unicode text, and no UTF-8 store can keep it. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const idInput = idField;
 
-function text(max: number) {
-  return z
-    .string()
-    .max(max, `at most ${max} characters`)
-    .refine((s) => !s.includes(NUL), 'must not contain NUL characters')
-    .refine((s) => !LONE_SURROGATE.test(s), 'must be well-formed Unicode (no lone surrogates)');
-}
-
-const idInput = text(LIMITS.id).min(1, 'must not be empty');
-
-/** Any ISO-8601 date-time with a zone, normalised to the canonical instant. */
+/** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
 const instantInput = z.string().transform((value, ctx) => {
   const instant = normalizeInstant(value);
   if (instant === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'expected an ISO-8601 date-time such as 2026-11-29T16:54:02.123Z' });
+    ctx.addIssue({ code: 'custom', message: 'expected an existing ISO-8601 date-time with a zone, such as 2026-11-29T16:54:02.123Z' });
     return z.NEVER;
   }
   return instant;
@@ -34,16 +34,16 @@ const instantInput = z.string().transform((value, ctx) => {
 
 /** A partial scope as callers write it. */
 export const scopeInputSchema = z.object({
-  instance: text(LIMITS.shortText).optional(),
-  project: text(LIMITS.shortText).optional(),
-  workspace: text(LIMITS.shortText).optional(),
+  instance: shortTextField.optional(),
+  project: shortTextField.optional(),
+  workspace: shortTextField.optional(),
 });
 
 /** `sessions.create` input. */
 export const createSessionInputSchema = z.object({
   id: idInput.optional(),
-  title: text(LIMITS.shortText).optional(),
-  model: text(LIMITS.shortText).optional(),
+  title: shortTextField.optional(),
+  model: shortTextField.optional(),
   createdAt: instantInput.optional(),
 });
 
@@ -54,7 +54,7 @@ export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
 export const appendTurnInputSchema = z.object({
   sessionId: idInput,
   role: z.enum(TURN_ROLES),
-  content: text(LIMITS.longText),
+  content: longTextField,
   id: idInput.optional(),
   createdAt: instantInput.optional(),
 });
@@ -68,19 +68,19 @@ export type AppendTurnInput = z.input<typeof appendTurnInputSchema>;
  * "change the record and upsert it".
  */
 export const upsertSkillInputSchema = z.object({
-  slug: text(LIMITS.slug).min(1, 'must not be empty'),
-  name: text(LIMITS.shortText).optional(),
-  body: text(LIMITS.longText).optional(),
-  tags: z.array(text(LIMITS.shortText)).max(LIMITS.tags, `at most ${LIMITS.tags} tags`).optional(),
+  slug: slugField,
+  name: shortTextField.optional(),
+  body: longTextField.optional(),
+  tags: tagsField.optional(),
   scope: scopeInputSchema.optional(),
-  check: text(LIMITS.check).optional(),
-  uses: z.number().int().nonnegative().optional(),
-  wins: z.number().int().nonnegative().optional(),
+  check: checkField.optional(),
+  uses: countField.optional(),
+  wins: countField.optional(),
   /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
-  syncVersion: z.number().int().nonnegative().optional(),
+  syncVersion: countField.optional(),
   id: idInput.optional(),
   createdAt: instantInput.optional(),
-});
+}).refine(winsWithinUses, WINS_WITHIN_USES);
 
 /** `skills.upsert` input. */
 export type UpsertSkillInput = z.input<typeof upsertSkillInputSchema>;
@@ -96,10 +96,10 @@ export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
 
 /** `memory.write` input. */
 export const writeMemoryInputSchema = z.object({
-  content: text(LIMITS.longText).min(1, 'must not be empty'),
-  kind: text(LIMITS.shortText).optional(),
+  content: longTextField.min(1, 'must not be empty'),
+  kind: shortTextField.optional(),
   scope: scopeInputSchema.optional(),
-  source: text(LIMITS.shortText).optional(),
+  source: shortTextField.optional(),
   id: idInput.optional(),
   createdAt: instantInput.optional(),
 });
@@ -107,12 +107,12 @@ export const writeMemoryInputSchema = z.object({
 /** `memory.write` input. */
 export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
 
-const limitInput = z.number().int().min(0).max(LIMITS.pageSize);
+const limitInput = z.int().min(0).max(LIMITS.pageSize);
 
 /** `sessions.list` options. */
 export const listSessionsOptionsSchema = z.object({
   limit: limitInput.optional(),
-  offset: z.number().int().nonnegative().optional(),
+  offset: countField.optional(),
 });
 
 /** `sessions.list` options: `limit` 0 or absent means no cap. */
@@ -120,7 +120,7 @@ export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 
 /** `sessions.turns` options. */
 export const turnsOptionsSchema = z.object({
-  afterSeq: z.number().int().nonnegative().optional(),
+  afterSeq: countField.optional(),
   limit: limitInput.optional(),
 });
 
@@ -153,11 +153,11 @@ export const RECALL_ORDERS = ['recent', 'relevance'] as const;
 
 /** `memory.recall` options. */
 export const recallOptionsSchema = z.object({
-  query: text(LIMITS.query).optional(),
+  query: textField(LIMITS.query).optional(),
   scope: scopeInputSchema.optional(),
   includeParentScopes: z.boolean().optional(),
-  kinds: z.array(text(LIMITS.shortText)).optional(),
-  limit: z.number().int().min(1).max(LIMITS.pageSize).optional(),
+  kinds: z.array(shortTextField).optional(),
+  limit: z.int().min(1).max(LIMITS.pageSize).optional(),
   mode: z.enum(RECALL_MODES).optional(),
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),

@@ -4,21 +4,36 @@
  * from them so the two cannot drift.
  */
 import { z } from 'zod';
+import {
+  checkField,
+  countField,
+  hlcCounterField,
+  hlcWallField,
+  idField,
+  instantField,
+  longTextField,
+  serialField,
+  shortTextField,
+  slugField,
+  tagsField,
+  WINS_WITHIN_USES,
+  winsWithinUses,
+} from './fields.js';
 
-/** An ISO-8601 UTC instant with exactly three fractional digits. */
-export const instantSchema = z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'expected an instant like 2026-11-29T16:54:02.123Z');
+/** An ISO-8601 UTC instant with exactly three fractional digits, of a date that exists. */
+export const instantSchema = instantField;
 
 /** A hybrid logical timestamp. */
 export const hlcSchema = z.strictObject({
-  wall: z.int().nonnegative(),
-  counter: z.int().min(0).max(0xffff),
+  wall: hlcWallField,
+  counter: hlcCounterField,
 });
 
 /** Where a skill or memory item lives; `''` when a level is unset. */
 export const scopeSchema = z.strictObject({
-  instance: z.string(),
-  project: z.string(),
-  workspace: z.string(),
+  instance: shortTextField,
+  project: shortTextField,
+  workspace: shortTextField,
 });
 
 /** A scope. The all-empty scope is the global scope. */
@@ -26,10 +41,10 @@ export type Scope = z.infer<typeof scopeSchema>;
 
 /** The sync envelope flattened into every stored record. */
 export const envelopeShape = {
-  syncVersion: z.int().positive(),
-  originInstanceId: z.string().min(1),
+  syncVersion: serialField,
+  originInstanceId: idField,
   updatedHlc: hlcSchema,
-  lastWriterId: z.string().min(1),
+  lastWriterId: idField,
   deleted: z.boolean(),
 } as const;
 
@@ -41,9 +56,9 @@ export type Envelope = z.infer<typeof envelopeSchema>;
 
 /** A resumable conversation. */
 export const sessionSchema = z.strictObject({
-  id: z.string().min(1),
-  title: z.string(),
-  model: z.string(),
+  id: idField,
+  title: shortTextField,
+  model: shortTextField,
   createdAt: instantSchema,
   updatedAt: instantSchema,
   ...envelopeShape,
@@ -60,11 +75,11 @@ export type TurnRole = (typeof TURN_ROLES)[number];
 
 /** One entry of a session's transcript. */
 export const turnSchema = z.strictObject({
-  id: z.string().min(1),
-  sessionId: z.string().min(1),
-  seq: z.int().positive(),
+  id: idField,
+  sessionId: idField,
+  seq: serialField,
   role: z.enum(TURN_ROLES),
-  content: z.string(),
+  content: longTextField,
   createdAt: instantSchema,
   ...envelopeShape,
 });
@@ -73,32 +88,34 @@ export const turnSchema = z.strictObject({
 export type Turn = z.infer<typeof turnSchema>;
 
 /** A reusable, versioned procedure. */
-export const skillSchema = z.strictObject({
-  id: z.string().min(1),
-  slug: z.string().min(1),
-  name: z.string(),
-  body: z.string(),
-  tags: z.array(z.string()),
-  scope: scopeSchema,
-  uses: z.int().nonnegative(),
-  wins: z.int().nonnegative(),
-  check: z.string(),
-  version: z.int().positive(),
-  createdAt: instantSchema,
-  updatedAt: instantSchema,
-  ...envelopeShape,
-});
+export const skillSchema = z
+  .strictObject({
+    id: idField,
+    slug: slugField,
+    name: shortTextField,
+    body: longTextField,
+    tags: tagsField,
+    scope: scopeSchema,
+    uses: countField,
+    wins: countField,
+    check: checkField,
+    version: serialField,
+    createdAt: instantSchema,
+    updatedAt: instantSchema,
+    ...envelopeShape,
+  })
+  .refine(winsWithinUses, WINS_WITHIN_USES);
 
 /** A reusable, versioned procedure with outcome evidence. */
 export type Skill = z.infer<typeof skillSchema>;
 
 /** A durable fact with provenance. */
 export const memoryItemSchema = z.strictObject({
-  id: z.string().min(1),
-  kind: z.string(),
-  content: z.string(),
+  id: idField,
+  kind: shortTextField,
+  content: longTextField.min(1, 'must not be empty'),
   scope: scopeSchema,
-  source: z.string(),
+  source: shortTextField,
   createdAt: instantSchema,
   ...envelopeShape,
 });

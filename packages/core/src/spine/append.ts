@@ -1,9 +1,36 @@
-/** Shared append-side rules every log implementation applies. */
+/** Shared rules every log implementation applies to appends, reads and snapshots. */
 import { ValidationError } from '../errors.js';
 import type { Instant } from '../time/instant.js';
-import type { AppendInput, LogEvent } from './log.js';
+import { isCanonicalInstant } from '../time/instant.js';
+import type { AppendInput, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 
 const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/**
+ * The payload as the log will store and return it: a JSON copy, so later
+ * mutation of the caller's object never changes history. `undefined` stays
+ * as is for {@link toLogEvent} to refuse.
+ */
+export function jsonPayload<P>(payload: P): P {
+  if (payload === undefined) return payload;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(payload);
+  } catch (cause) {
+    throw new ValidationError('payload', `must be JSON-serialisable (${cause instanceof Error ? cause.message : String(cause)})`);
+  }
+  if (text === undefined) throw new ValidationError('payload', 'must be JSON-serialisable');
+  return JSON.parse(text) as P;
+}
+
+/** Refuses a stream name that is not a non-empty string. */
+export function checkStream(stream: unknown): string {
+  if (typeof stream !== 'string' || stream === '') throw new ValidationError('stream', 'must be a non-empty string');
+  return stream;
+}
 
 /**
  * Validates an append and builds the event to store at `seq`: `time` from the
@@ -12,12 +39,16 @@ const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceI
  * before it returns, so later mutation cannot change history.
  */
 export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant): LogEvent<P> {
-  if (typeof input.stream !== 'string' || input.stream === '') throw new ValidationError('stream', 'must be a non-empty string');
+  if (!isObject(input)) throw new ValidationError('', 'an append must be an object');
+  checkStream(input.stream);
   if (typeof input.type !== 'string' || input.type === '') throw new ValidationError('type', 'must be a non-empty string');
   if (input.payload === undefined) throw new ValidationError('payload', 'is required');
+  if (input.time !== undefined && (typeof input.time !== 'string' || !isCanonicalInstant(input.time))) {
+    throw new ValidationError('time', 'must be an instant like 2026-11-29T16:54:02.123Z, of a date that exists');
+  }
   const schemaVersion = input.schemaVersion ?? 1;
   // 0 is allowed for payloads from before versioning (e.g. imported legacy logs), for upcasters to migrate.
-  if (!Number.isInteger(schemaVersion) || schemaVersion < 0) throw new ValidationError('schemaVersion', 'must be a non-negative integer');
+  if (!isSeq(schemaVersion)) throw new ValidationError('schemaVersion', 'must be a non-negative integer');
   const event: LogEvent<P> = {
     stream: input.stream,
     seq,
@@ -28,7 +59,41 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
   };
   for (const key of META_KEYS) {
     const value = input[key];
-    if (value !== undefined) event[key] = value;
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new ValidationError(key, 'must be a string');
+    event[key] = value;
   }
   return event;
+}
+
+/**
+ * Checks a read and fills its defaults: `afterSeq` 0 and `limit` 0 (all).
+ * Both must be safe non-negative integers: a string or a fraction is refused
+ * rather than guessed at.
+ */
+export function parseReadQuery(query: ReadQuery): Required<ReadQuery> {
+  if (!isObject(query)) throw new ValidationError('', 'a read must be an object like { stream }');
+  const stream = checkStream(query.stream);
+  const afterSeq = query.afterSeq ?? 0;
+  const limit = query.limit ?? 0;
+  if (!isSeq(afterSeq)) throw new ValidationError('afterSeq', 'must be a non-negative safe integer');
+  if (!isSeq(limit)) throw new ValidationError('limit', 'must be a non-negative safe integer (0: all)');
+  return { stream, afterSeq, limit };
+}
+
+/** Checks the options of `latestSnapshot` and returns the bound (default: none). */
+export function parseUpToSeq(options: { upToSeq?: number } | undefined): number {
+  if (options === undefined) return Number.MAX_SAFE_INTEGER;
+  if (!isObject(options)) throw new ValidationError('', 'options must be an object like { upToSeq }');
+  const upTo = options.upToSeq ?? Number.MAX_SAFE_INTEGER;
+  if (!isSeq(upTo)) throw new ValidationError('upToSeq', 'must be a non-negative safe integer');
+  return upTo;
+}
+
+/** Checks a snapshot before it is stored. */
+export function checkSnapshot(snapshot: StoredSnapshot): void {
+  if (!isObject(snapshot)) throw new ValidationError('', 'a snapshot must be an object like { stream, seq, data }');
+  checkStream(snapshot.stream);
+  if (!isSeq(snapshot.seq)) throw new ValidationError('seq', 'must be a non-negative integer');
+  if (typeof snapshot.data !== 'string') throw new ValidationError('data', 'must be a string');
 }

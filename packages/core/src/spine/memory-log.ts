@@ -4,10 +4,12 @@ import { systemEntropy } from '../ids/entropy.js';
 import type { Clock } from '../time/clock.js';
 import { systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
-import { toLogEvent } from './append.js';
+import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, toLogEvent } from './append.js';
 import { deepFreeze } from './freeze.js';
-import { jsonClone } from './json.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
+import { checkStateAppend } from './state-append.js';
+import { trustedAppend } from './trusted.js';
+import type { UpcasterRegistry } from './upcasters.js';
 
 /** Options of {@link MemoryLog}. */
 export interface MemoryLogOptions {
@@ -20,6 +22,8 @@ export interface MemoryLogOptions {
    * stored snapshots.
    */
   identity?: string;
+  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
+  upcasters?: UpcasterRegistry;
 }
 
 /** 128 random bits as hex: the default identity of a new log. */
@@ -32,13 +36,15 @@ function newIdentity(): string {
 /**
  * A {@link Log} held in process memory. Stored events are deep-frozen and
  * shared with readers: history cannot be changed through what `read` returns,
- * and reading costs no copy.
+ * and reading costs no copy. An append to the `state` stream is refused with
+ * a `ValidationError` unless the decoder will read it.
  */
 export class MemoryLog implements Log {
   readonly #streams = new Map<string, LogEvent[]>();
   readonly #snapshots = new Map<string, Map<number, StoredSnapshot>>();
   readonly #clock: Clock;
   readonly #identity: string;
+  readonly #upcasters: UpcasterRegistry | undefined;
 
   constructor(options: MemoryLogOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -46,6 +52,7 @@ export class MemoryLog implements Log {
       throw new ValidationError('identity', 'must be a non-empty string');
     }
     this.#identity = options.identity ?? newIdentity();
+    this.#upcasters = options.upcasters;
   }
 
   async identity(): Promise<string> {
@@ -53,38 +60,45 @@ export class MemoryLog implements Log {
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
-    return this.appendOwned({ ...input, payload: jsonClone(input.payload) });
+    if (typeof input !== 'object' || input === null) return this.appendOwned(input);
+    return this.appendOwned({ ...input, payload: jsonPayload(input.payload) });
   }
 
   /**
    * Appends without copying the payload: the caller hands it over and must
-   * never touch it again (it is frozen here). For backends that build fresh
-   * payloads, such as the in-memory backend.
+   * never touch it again (it is frozen here). Its `state` events are checked
+   * like {@link append}'s.
    */
   appendOwned<P>(input: AppendInput<P>): LogEvent<P> {
-    let events = this.#streams.get(input.stream);
-    if (!events) {
-      events = [];
-      this.#streams.set(input.stream, events);
-    }
-    const event = deepFreeze(toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now())));
-    events.push(event as LogEvent);
+    return this.#store(input, true);
+  }
+
+  /** @internal The in-memory backend's append of payloads the stamper built: not checked again. */
+  [trustedAppend]<P>(input: AppendInput<P>): LogEvent<P> {
+    return this.#store(input, false);
+  }
+
+  #store<P>(input: AppendInput<P>, check: boolean): LogEvent<P> {
+    const events = this.#streams.get(input?.stream) ?? [];
+    const event = toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now()));
+    if (check) checkStateAppend(event, this.#upcasters);
+    if (events.length === 0) this.#streams.set(event.stream, events);
+    events.push(deepFreeze(event) as LogEvent);
     return event;
   }
 
   async read(query: ReadQuery): Promise<LogEvent[]> {
-    const events = this.#streams.get(query.stream) ?? [];
-    const from = Math.max(0, query.afterSeq ?? 0);
-    const to = query.limit && query.limit > 0 ? from + query.limit : events.length;
-    return events.slice(from, to);
+    const { stream, afterSeq, limit } = parseReadQuery(query);
+    const events = this.#streams.get(stream) ?? [];
+    return events.slice(afterSeq, limit > 0 ? afterSeq + limit : events.length);
   }
 
   async head(stream: string): Promise<number> {
-    return this.#streams.get(stream)?.length ?? 0;
+    return this.#streams.get(checkStream(stream))?.length ?? 0;
   }
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
-    if (!Number.isInteger(snapshot.seq) || snapshot.seq < 0) throw new ValidationError('seq', 'must be a non-negative integer');
+    checkSnapshot(snapshot);
     let byStream = this.#snapshots.get(snapshot.stream);
     if (!byStream) {
       byStream = new Map();
@@ -93,12 +107,13 @@ export class MemoryLog implements Log {
     byStream.set(snapshot.seq, { stream: snapshot.stream, seq: snapshot.seq, data: snapshot.data });
   }
 
-  async latestSnapshot(stream: string, options: { upToSeq?: number } = {}): Promise<StoredSnapshot | undefined> {
-    const byStream = this.#snapshots.get(stream);
+  async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
+    const upTo = parseUpToSeq(options);
+    const byStream = this.#snapshots.get(checkStream(stream));
     if (!byStream) return undefined;
     let best: StoredSnapshot | undefined;
     for (const snap of byStream.values()) {
-      if (options.upToSeq !== undefined && snap.seq > options.upToSeq) continue;
+      if (snap.seq > upTo) continue;
       if (!best || snap.seq > best.seq) best = snap;
     }
     return best ? { ...best } : undefined;

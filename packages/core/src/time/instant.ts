@@ -31,12 +31,41 @@ export function isCanonicalInstant(value: string): boolean {
   return INSTANT_PATTERN.test(value) && formatInstant(Date.parse(value)) === value;
 }
 
+/** The largest Unix ms an instant can hold: the last millisecond of year 9999. */
+export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 /**
- * Normalises any ISO-8601 date-time with a zone to the canonical form, or
- * returns `undefined` when it cannot be parsed or falls outside years 0–9999.
+ * An ISO-8601 date, optionally with a time and then a zone: `2026-11-29`,
+ * `2026-11-29T17:54:02+01:00`, `2026-11-29 16:54:02.1234Z`.
+ */
+const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2})))?$/;
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+/** Days of a month (1–12) in the proleptic Gregorian calendar. */
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
+}
+
+/**
+ * Normalises an ISO-8601 date (taken as UTC midnight) or date-time with a
+ * zone to the canonical form. Returns `undefined` for anything else: other
+ * formats, a time without a zone (its meaning would depend on the machine),
+ * a date or time that does not exist (`2026-02-30`, `24:00`, `10:60`), or an
+ * instant outside years 0–9999.
  */
 export function normalizeInstant(value: string): Instant | undefined {
-  const ms = Date.parse(value);
+  const m = ISO_PATTERN.exec(value);
+  if (!m) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00', fraction = '', , sign, zh = '00', zm = '00'] = m;
+  const year = Number(y);
+  const month = Number(mo);
+  const day = Number(d);
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
+  if (Number(h) > 23 || Number(mi) > 59 || Number(s) > 59 || Number(zh) > 23 || Number(zm) > 59) return undefined;
+  const zone = sign === undefined ? 'Z' : `${sign}${zh}:${zm}`;
+  const ms = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${s}.${fraction.padEnd(3, '0').slice(0, 3)}${zone}`);
   if (!Number.isFinite(ms)) return undefined;
   const out = formatInstant(ms);
   return INSTANT_PATTERN.test(out) ? out : undefined;

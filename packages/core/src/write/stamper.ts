@@ -4,15 +4,16 @@
  * tombstones and optimistic-concurrency checks. It reads no store and writes
  * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
-import { ConflictError, NotFoundError } from '../errors.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import type { IdGenerator } from '../ids/uuidv7.js';
 import type { Clock } from '../time/clock.js';
-import type { HybridLogicalClock } from '../time/hlc.js';
-import { formatInstant } from '../time/instant.js';
+import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
+import { formatInstant, MAX_INSTANT_MS } from '../time/instant.js';
 import type { Instant } from '../time/instant.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn, TurnRole } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
 import { toScope } from '../records/scope.js';
+import { idField } from '../records/fields.js';
 import { EventTypes } from '../spine/events.js';
 import type { StateChange } from '../spine/events.js';
 
@@ -71,6 +72,19 @@ export const DEFAULT_MEMORY_KIND = 'fact';
 
 const later = (a: Instant, b: Instant): Instant => (a >= b ? a : b);
 
+/** The earliest clock reading an instant can hold: 0000-01-01T00:00:00.000Z. */
+const MIN_CLOCK_MS = -62_167_219_200_000;
+
+/**
+ * `value + 1`, or a `ValidationError` naming `field` when that would leave the
+ * safe integers: the event would be one the decoder refuses (docs/contract.md §7). Not a
+ * `ConflictError`, which is retryable: no retry can ever succeed.
+ */
+function increment(value: number, field: string): number {
+  if (value >= Number.MAX_SAFE_INTEGER) throw new ValidationError(field, `is at its largest value (${Number.MAX_SAFE_INTEGER}) and cannot grow`);
+  return value + 1;
+}
+
 /** Stamps changes of the `state` stream. */
 export class Stamper {
   constructor(private readonly ctx: StamperContext) {}
@@ -79,7 +93,7 @@ export class Stamper {
   createSession(draft: SessionDraft, existing: Session | undefined): StateChange {
     if (existing) throw new ConflictError(`session id already taken: ${existing.id}`);
     const createdAt = draft.createdAt ?? this.#now();
-    const id = draft.id ?? this.ctx.ids.next();
+    const id = draft.id ?? this.#newId();
     const session: Session = {
       id,
       title: draft.title ?? '',
@@ -99,12 +113,12 @@ export class Stamper {
     if (!session || session.deleted) throw new NotFoundError('session', draft.sessionId);
     if (turnIdTaken && draft.id !== undefined) throw new ConflictError(`turn id already taken: ${draft.id}`);
     const createdAt = draft.createdAt ?? this.#now();
-    const id = draft.id ?? this.ctx.ids.next();
+    const id = draft.id ?? this.#newId();
     const envelope = this.#nextEnvelope(session, false);
     const turn: Turn = {
       id,
       sessionId: session.id,
-      seq: lastSeq + 1,
+      seq: increment(lastSeq, 'seq'),
       role: draft.role,
       content: draft.content,
       createdAt,
@@ -146,17 +160,20 @@ export class Stamper {
     if (stored && draft.id !== undefined && draft.id !== stored.id) {
       throw new ConflictError(`skill ${draft.slug} already exists with id ${stored.id}`);
     }
+    const uses = draft.uses ?? stored?.uses ?? 0;
+    const wins = draft.wins ?? stored?.wins ?? 0;
+    if (wins > uses) throw new ValidationError('wins', `must not exceed uses (${wins} wins, ${uses} uses)`);
     if (!stored) {
       const createdAt = draft.createdAt ?? this.#now();
       const skill: Skill = {
-        id: draft.id ?? this.ctx.ids.next(),
+        id: draft.id ?? this.#newId(),
         slug: draft.slug,
         name: draft.name ?? '',
         body: draft.body ?? '',
         tags: [...(draft.tags ?? [])],
         scope: toScope(draft.scope),
-        uses: draft.uses ?? 0,
-        wins: draft.wins ?? 0,
+        uses,
+        wins,
         check: draft.check ?? '',
         version: 1,
         createdAt,
@@ -171,10 +188,10 @@ export class Stamper {
       body: draft.body ?? stored.body,
       tags: [...(draft.tags ?? stored.tags)],
       scope: { ...stored.scope },
-      uses: draft.uses ?? stored.uses,
-      wins: draft.wins ?? stored.wins,
+      uses,
+      wins,
       check: draft.check ?? stored.check,
-      version: stored.version + 1,
+      version: increment(stored.version, 'version'),
       updatedAt: later(stored.updatedAt, this.#now()),
       ...this.#nextEnvelope(stored, false),
     };
@@ -187,8 +204,8 @@ export class Stamper {
       ...skill,
       scope: { ...skill.scope },
       tags: [...skill.tags],
-      uses: skill.uses + 1,
-      wins: skill.wins + (success ? 1 : 0),
+      uses: increment(skill.uses, 'uses'),
+      wins: success ? increment(skill.wins, 'wins') : skill.wins,
       updatedAt: later(skill.updatedAt, this.#now()),
       ...this.#nextEnvelope(skill, false),
     };
@@ -201,7 +218,7 @@ export class Stamper {
       ...skill,
       scope: { ...skill.scope },
       tags: [...skill.tags],
-      version: skill.version + 1,
+      version: increment(skill.version, 'version'),
       updatedAt: later(skill.updatedAt, this.#now()),
       ...this.#nextEnvelope(skill, true),
     };
@@ -213,7 +230,7 @@ export class Stamper {
     if (existing) throw new ConflictError(`memory id already taken: ${existing.id}`);
     const createdAt = draft.createdAt ?? this.#now();
     const item: MemoryItem = {
-      id: draft.id ?? this.ctx.ids.next(),
+      id: draft.id ?? this.#newId(),
       kind: draft.kind ?? DEFAULT_MEMORY_KIND,
       content: draft.content,
       scope: toScope(draft.scope),
@@ -231,15 +248,31 @@ export class Stamper {
     return { type: EventTypes.MemoryDeleted, payload: { item: tombstone } };
   }
 
+  /** A generated id, refused when a custom generator yields one no decoder would accept. */
+  #newId(): string {
+    const id = this.ctx.ids.next();
+    if (!idField.safeParse(id).success) throw new ValidationError('ids', `the id generator returned ${JSON.stringify(id).slice(0, 80)}, not a valid id`);
+    return id;
+  }
+
   #now(): Instant {
-    return formatInstant(this.ctx.clock.now());
+    const ms = this.ctx.clock.now();
+    if (!(ms >= MIN_CLOCK_MS && ms <= MAX_INSTANT_MS)) throw new ValidationError('clock', `reads ${ms}, outside the instants years 0–9999 can hold`);
+    return formatInstant(ms);
+  }
+
+  /** The next HLC; its wall is bounded like an instant's, so the decoder accepts it. */
+  #hlcNow(): Hlc {
+    const next = this.ctx.hlc.now();
+    if (next.wall > MAX_INSTANT_MS) throw new ValidationError('clock', `the HLC reached ${next.wall}, beyond year 9999`);
+    return next;
   }
 
   #firstEnvelope(): Envelope {
     return {
       syncVersion: 1,
       originInstanceId: this.ctx.instanceId,
-      updatedHlc: this.ctx.hlc.now(),
+      updatedHlc: this.#hlcNow(),
       lastWriterId: this.ctx.instanceId,
       deleted: false,
     };
@@ -249,9 +282,9 @@ export class Stamper {
   #nextEnvelope(previous: Envelope, deleted: boolean): Envelope {
     this.ctx.hlc.observe(previous.updatedHlc);
     return {
-      syncVersion: previous.syncVersion + 1,
+      syncVersion: increment(previous.syncVersion, 'syncVersion'),
       originInstanceId: previous.originInstanceId,
-      updatedHlc: this.ctx.hlc.now(),
+      updatedHlc: this.#hlcNow(),
       lastWriterId: this.ctx.instanceId,
       deleted,
     };

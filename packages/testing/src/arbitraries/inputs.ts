@@ -42,7 +42,11 @@ export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
   );
   // Optimistic concurrency is opt-in: a syncVersion (which may well be stale) in one upsert of five.
   const syncVersion = fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.nat(3), weight: 1 });
-  return fc.tuple(fields, syncVersion).map(([input, v]) => (v === undefined ? input : { ...input, syncVersion: v }));
+  return fc.tuple(fields, syncVersion).map(([input, v]) => {
+    // wins never exceed uses within one input (against the stored uses, a store may still refuse them).
+    const counted = input.uses !== undefined && input.wins !== undefined && input.wins > input.uses ? { ...input, wins: input.uses } : input;
+    return v === undefined ? counted : { ...counted, syncVersion: v };
+  });
 }
 
 /** `memory.write` input. */

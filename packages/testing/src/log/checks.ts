@@ -1,7 +1,8 @@
 /** A29: the log contract of docs/contract.md §7, checked on a fresh log per check. */
-import type { Clock, Log } from '@agentstate/core';
-import { formatInstant, ManualClock } from '@agentstate/core';
+import type { AppendInput, Clock, Log, Session, Skill } from '@agentstate/core';
+import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 
 /** What a log check is handed. */
@@ -29,6 +30,47 @@ function attempt(mutate: () => void): void {
 }
 
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Deliberately ill-typed arguments, as a JavaScript caller could pass them. */
+type Loose = any;
+
+const ENVELOPE = { syncVersion: 1, originInstanceId: 'instance-1', updatedHlc: { wall: T0, counter: 0 }, lastWriterId: 'instance-1', deleted: false };
+const SESSION: Session = { id: 'session-1', title: 't', model: 'm', createdAt: formatInstant(T0), updatedAt: formatInstant(T0), ...ENVELOPE };
+const SKILL: Skill = {
+  id: 'skill-1',
+  slug: 'deploy',
+  name: 'Deploy',
+  body: 'ship it',
+  tags: ['ops'],
+  scope: { instance: '', project: '', workspace: '' },
+  uses: 2,
+  wins: 1,
+  check: '',
+  version: 1,
+  createdAt: formatInstant(T0),
+  updatedAt: formatInstant(T0),
+  ...ENVELOPE,
+};
+const session = (over: Partial<Session>): AppendInput => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: { ...SESSION, ...over } } });
+const skill = (over: Partial<Skill>): AppendInput => ({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...SKILL, ...over } } });
+
+/** `state` events no store could have written: each must be refused by `append`. */
+const UNREADABLE: Array<[string, AppendInput]> = [
+  ['an unknown type', { stream: STATE_STREAM, type: 'session.renamed', payload: { session: SESSION } }],
+  ['a payload without its record', { stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }],
+  ['a record with an extra field', session({ extra: 1 } as Loose)],
+  ['a schema version newer than the library', { ...session({}), schemaVersion: 2 }],
+  ['a schema version older than the library, with no upcaster', { ...session({}), schemaVersion: 0 }],
+  ['a date that does not exist', session({ createdAt: '2026-02-30T00:00:00.000Z' })],
+  ['an id over the limit', session({ id: 'i'.repeat(LIMITS.id + 1) })],
+  ['NUL in a title', session({ title: 'a\u0000b' })],
+  ['a title over the limit', session({ title: 't'.repeat(LIMITS.shortText + 1) })],
+  ['too many tags', skill({ tags: Array.from({ length: LIMITS.tags + 1 }, (_, i) => `t${i}`) })],
+  ['uses past the safe integers', skill({ uses: Number.MAX_SAFE_INTEGER + 1, wins: 0 })],
+  ['more wins than uses', skill({ uses: 1, wins: 2 })],
+  ['a fractional version', skill({ version: 1.5 })],
+  ['an HLC counter over 65535', skill({ updatedHlc: { wall: T0, counter: 0x10000 } })],
+];
 
 export const logChecks: LogCheck[] = [
   {
@@ -223,6 +265,57 @@ export const logChecks: LogCheck[] = [
       // Snapshots are not events.
       expect(await log.head('s')).toBe(0);
       expect(await log.read({ stream: 's' })).toEqual([]);
+    },
+  },
+  {
+    name: 'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing',
+    async run(env) {
+      const log = await env.open();
+      for (const [label, input] of UNREADABLE) {
+        await expectError(() => log.append(input), ValidationError, label);
+        expect(await log.head(STATE_STREAM), label).toBe(0);
+      }
+      // What a store writes is accepted, at the limits too, and reads back as given.
+      const atLimits = skill({ id: 'i'.repeat(LIMITS.id), uses: Number.MAX_SAFE_INTEGER, wins: Number.MAX_SAFE_INTEGER, tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
+      expect((await log.append(session({}))).seq).toBe(1);
+      expect((await log.append(atLimits)).seq).toBe(2);
+      expect((await log.read({ stream: STATE_STREAM })).map((e) => e.payload)).toEqual([session({}).payload, atLimits.payload]);
+      // Other streams stay free-form.
+      expect((await log.append({ stream: 'audit', type: 'anything', payload: { any: 'shape' } })).seq).toBe(1);
+    },
+  },
+  {
+    name: 'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError',
+    async run(env) {
+      const log = await env.open();
+      await log.append({ stream: 's', type: 't', payload: 1 });
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['head of an object', () => log.head({} as Loose)],
+        ['head of an empty stream name', () => log.head('')],
+        ['read with a string limit', () => log.read({ stream: 's', limit: '2' } as Loose)],
+        ['read with a negative limit', () => log.read({ stream: 's', limit: -1 })],
+        ['read with a fractional limit', () => log.read({ stream: 's', limit: 1.5 })],
+        ['read with a limit past the safe integers', () => log.read({ stream: 's', limit: 2 ** 53 })],
+        ['read with a string afterSeq', () => log.read({ stream: 's', afterSeq: '1' } as Loose)],
+        ['read with a negative afterSeq', () => log.read({ stream: 's', afterSeq: -1 })],
+        ['read with NaN afterSeq', () => log.read({ stream: 's', afterSeq: Number.NaN })],
+        ['read without a stream', () => log.read({} as Loose)],
+        ['read of a string', () => log.read('s' as Loose)],
+        ['append with a time that does not exist', () => log.append({ stream: 's', type: 't', payload: 1, time: '2026-02-30T00:00:00.000Z' })],
+        ['append with a time that is not an instant', () => log.append({ stream: 's', type: 't', payload: 1, time: 'yesterday' })],
+        ['append with a fractional schemaVersion', () => log.append({ stream: 's', type: 't', payload: 1, schemaVersion: 1.5 })],
+        ['append with a linkage field that is not a string', () => log.append({ stream: 's', type: 't', payload: 1, actor: 42 } as Loose)],
+        ['append of a payload that is not JSON', () => log.append({ stream: 's', type: 't', payload: { big: 1n } })],
+        ['append without a type', () => log.append({ stream: 's', payload: 1 } as Loose)],
+        ['saveSnapshot with a string seq', () => log.saveSnapshot({ stream: 's', seq: '1', data: 'x' } as Loose)],
+        ['saveSnapshot with data that is not a string', () => log.saveSnapshot({ stream: 's', seq: 1, data: 5 } as Loose)],
+        ['saveSnapshot to an empty stream name', () => log.saveSnapshot({ stream: '', seq: 1, data: 'x' })],
+        ['latestSnapshot with a string upToSeq', () => log.latestSnapshot('s', { upToSeq: '3' } as Loose)],
+        ['latestSnapshot of an object', () => log.latestSnapshot({} as Loose)],
+      ];
+      for (const [label, call] of calls) await expectError(call, ValidationError, label);
+      expect(await log.head('s')).toBe(1);
+      expect(await log.latestSnapshot('s')).toBeUndefined();
     },
   },
 ];

@@ -13,6 +13,7 @@ import {
   seededEntropy,
   snapshotBinding,
   STATE_STREAM,
+  ValidationError,
 } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -38,6 +39,18 @@ function recordingReads(log: Log, reads: Array<{ afterSeq: number; limit: number
     head: (stream) => log.head(stream),
     saveSnapshot: (snapshot) => log.saveSnapshot(snapshot),
     latestSnapshot: (stream, options) => log.latestSnapshot(stream, options),
+  };
+}
+
+/** A view of `log` whose `state` event at `seq` reads as `input`: a stored event the log never accepted. */
+function replacing(log: Log, seq: number, input: AppendInput): Log {
+  return {
+    ...recordingReads(log, []),
+    read: async (query) => {
+      const events = await log.read(query);
+      if (query.stream !== STATE_STREAM) return events;
+      return events.map((e) => (e.seq === seq ? { ...e, type: input.type, schemaVersion: input.schemaVersion ?? 1, payload: input.payload } : e));
+    },
   };
 }
 
@@ -221,7 +234,7 @@ export const snapshotChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'B40 a malformed event makes replay fail with a CorruptionError naming its seq',
+    name: 'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq',
     needs: ['eventSourced'],
     async run(env) {
       const cases: Array<{ label: string; bad: (p: EventSourcedProvider) => Promise<AppendInput> }> = [
@@ -245,20 +258,37 @@ export const snapshotChecks: ProviderCheck[] = [
             return { stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill } };
           },
         },
+        {
+          label: 'a date that does not exist',
+          bad: async (p) => ({
+            stream: STATE_STREAM,
+            type: EventTypes.SessionCreated,
+            payload: { session: { ...(await p.sessions.list())[0], id: 'feb-30', createdAt: '2026-02-30T00:00:00.000Z' } },
+          }),
+        },
+        {
+          label: 'a schema version newer than the library',
+          bad: async (p) => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, schemaVersion: 99, payload: { session: (await p.sessions.list())[0] } }),
+        },
       ];
       for (const { label, bad } of cases) {
         const p = env.eventSourced(await env.open());
         const session = await p.sessions.create({ title: 'ok' });
-        const appended = await p.log.append(await bad(p));
-        expect(appended.seq, label).toBe(2);
+        const copy = (n: number) => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: { ...session, id: `${session.id}-${n}` } } });
+        const good = await p.log.append(copy(2));
+        expect(good.seq, label).toBe(2);
+        const malformed = await bad(p);
+        await expectError(() => p.log.append(malformed), ValidationError, label);
+        expect(await p.log.head(STATE_STREAM), `${label}: a refused append stores nothing`).toBe(2);
         // A valid event after it: the error must name the malformed one, not the last.
-        const copy = { ...session, id: `${session.id}-copy` };
-        await p.log.append({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: copy } });
-        const error = await expectError(() => env.replay(p.log), CorruptionError, label);
-        expect(error.seq, label).toBe(appended.seq);
+        await p.log.append(copy(3));
+        // The malformed event can only reach a fold through storage the log does not guard; a view stands in for it.
+        const damaged = replacing(p.log, 2, malformed);
+        const error = await expectError(() => env.replay(damaged), CorruptionError, label);
+        expect(error.seq, label).toBe(2);
         expect(error.stream, label).toBe(STATE_STREAM);
-        const scratch = await expectError(() => env.replay(p.log, { fromScratch: true }), CorruptionError, label);
-        expect(scratch.seq, label).toBe(appended.seq);
+        const scratch = await expectError(() => env.replay(damaged, { fromScratch: true }), CorruptionError, label);
+        expect(scratch.seq, label).toBe(2);
         await env.release(p);
       }
     },

@@ -17,6 +17,7 @@ const TURN = 'turn-1';
 const SKILL = 'skill-1';
 const ITEM = 'mem-1';
 const DEAD_ITEM = 'mem-dead';
+const MAXED = 'maxed-out';
 const NUL = 'a\u0000b';
 const over = (limit: number): string => 'x'.repeat(limit + 1);
 
@@ -142,6 +143,34 @@ const CASES: Case[] = [
   invalid('turns: negative afterSeq', 'afterSeq', (p) => p.sessions.turns(SESSION, { afterSeq: -1 })),
   invalid('turns: limit of the wrong type', 'limit', (p) => p.sessions.turns(SESSION, { limit: 'x' } as Loose)),
   invalid('list: negative limit', 'limit', (p) => p.sessions.list({ limit: -1 })),
+  // Numbers given as strings, and numbers past the safe integers, are refused rather than coerced.
+  invalid('list: limit as a string', 'limit', (p) => p.sessions.list({ limit: '2' } as Loose)),
+  invalid('list: fractional offset', 'offset', (p) => p.sessions.list({ offset: 1.5 })),
+  invalid('list: options that are not an object', undefined, (p) => p.sessions.list('all' as Loose)),
+  invalid('turns: afterSeq as a string', 'afterSeq', (p) => p.sessions.turns(SESSION, { afterSeq: '1' } as Loose)),
+  invalid('turns: afterSeq past the safe integers', 'afterSeq', (p) => p.sessions.turns(SESSION, { afterSeq: 2 ** 53 })),
+  invalid('search: limit as a string', 'limit', (p) => p.skills.search('x', { limit: '2' } as Loose)),
+  invalid('recall: limit as a string', 'limit', (p) => p.memory.recall({ limit: '2' } as Loose)),
+  invalid('recall: options that are not an object', undefined, (p) => p.memory.recall('deploys' as Loose)),
+  invalid('sessions.get: id that is not a string', undefined, (p) => p.sessions.get(42 as Loose)),
+  invalid('sessions.delete: id that is not a string', undefined, (p) => p.sessions.delete({} as Loose)),
+  invalid('skills.get: key that is not a string', undefined, (p) => p.skills.get(42 as Loose)),
+  invalid('skills.list: scope that is not an object', undefined, (p) => p.skills.list('alpha' as Loose)),
+  invalid('memory.get: id that is not a string', undefined, (p) => p.memory.get(42 as Loose)),
+  invalid('memory.delete: id that is not a string', undefined, (p) => p.memory.delete(null as Loose)),
+  // Instants must exist and have a zone; no date is rolled over into the next month.
+  invalid('create: createdAt on 30 February', 'createdAt', (p) => p.sessions.create({ createdAt: '2026-02-30' })),
+  invalid('create: createdAt on 31 April, with a time', 'createdAt', (p) => p.sessions.create({ createdAt: '2026-04-31T10:00:00+02:00' })),
+  invalid('appendTurn: createdAt at hour 24', 'createdAt', (p) => p.sessions.appendTurn(turn({ createdAt: '2026-01-01T24:00:00Z' }))),
+  invalid('write: createdAt without a zone', 'createdAt', (p) => p.memory.write(item({ createdAt: '2026-01-01T10:00:00' }))),
+  invalid('upsert: createdAt on 29 February of a common year', 'createdAt', (p) => p.skills.upsert(skill({ createdAt: '2027-02-29T00:00:00Z' }))),
+  // Counters stay safe integers, and wins never exceed uses.
+  invalid('upsert: uses past the safe integers', 'uses', (p) => p.skills.upsert(skill({ uses: 2 ** 53 }))),
+  invalid('upsert: more wins than uses', 'wins', (p) => p.skills.upsert(skill({ uses: 1, wins: 2 }))),
+  invalid('upsert: more wins than the stored uses', 'wins', (p) => p.skills.upsert({ slug: 'deploy', wins: 1 })),
+  invalid('upsert: syncVersion past the safe integers', 'syncVersion', (p) => p.skills.upsert(skill({ syncVersion: 2 ** 53 }))),
+  invalid('recordOutcome: uses already at the largest safe integer', 'uses', (p) => p.skills.recordOutcome(MAXED, { success: true })),
+  invalid('recordOutcome: a failure with uses at the largest safe integer', 'uses', (p) => p.skills.recordOutcome(MAXED, { success: false })),
 ];
 
 /** Everything observable: the log head and snapshot bytes, or the read model. */
@@ -164,6 +193,7 @@ export const validationChecks: ProviderCheck[] = [
       await p.sessions.delete(DEAD_SESSION);
       await p.sessions.appendTurn({ sessionId: SESSION, role: 'user', content: 'hello', id: TURN });
       await p.skills.upsert({ slug: 'deploy', body: 'ship it', id: SKILL });
+      await p.skills.upsert({ slug: MAXED, uses: Number.MAX_SAFE_INTEGER, wins: Number.MAX_SAFE_INTEGER });
       await p.memory.write({ content: 'a fact', id: ITEM });
       await p.memory.write({ content: 'gone', id: DEAD_ITEM });
       await p.memory.delete(DEAD_ITEM);
@@ -175,8 +205,10 @@ export const validationChecks: ProviderCheck[] = [
         expect(await observe(env, p), `${c.label}: state changed`).toBe(before);
       }
 
-      // Text exactly at a limit is accepted.
+      // Text exactly at a limit is accepted, and so are dates that exist.
       await p.sessions.create({ title: 'x'.repeat(LIMITS.shortText), id: 'i'.repeat(LIMITS.id) });
+      expect((await p.sessions.create({ createdAt: '2024-02-29' })).createdAt).toBe('2024-02-29T00:00:00.000Z');
+      expect((await p.sessions.create({ createdAt: '2026-03-01T00:30:00+01:00' })).createdAt).toBe('2026-02-28T23:30:00.000Z');
       await p.skills.upsert({ slug: 's'.repeat(LIMITS.slug), tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
     },
   },

@@ -1,0 +1,72 @@
+/**
+ * Field rules shared by the input schemas and the record schemas that decode
+ * events, defined once so that the decoder refuses exactly what the live API
+ * could not have written (docs/contract.md §4, §7).
+ */
+import { z } from 'zod';
+import { HLC_MAX_COUNTER } from '../time/hlc.js';
+import { isCanonicalInstant, MAX_INSTANT_MS } from '../time/instant.js';
+import { LIMITS } from './limits.js';
+
+const NUL = '\u0000';
+/** A UTF-16 surrogate without its pair: not Unicode text, and no UTF-8 store can keep it. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** NUL or any surrogate: text without one (nearly all of it) needs no closer look, which keeps folds fast. */
+const SUSPECT = /[\u0000\uD800-\uDFFF]/;
+
+/** Text of at most `max` characters, without NUL and without lone surrogates. */
+export function textField(max: number) {
+  return z
+    .string()
+    .max(max, `at most ${max} characters`)
+    .superRefine((s, ctx) => {
+      if (!SUSPECT.test(s)) return;
+      if (s.includes(NUL)) ctx.addIssue({ code: 'custom', message: 'must not contain NUL characters' });
+      else if (LONE_SURROGATE.test(s)) ctx.addIssue({ code: 'custom', message: 'must be well-formed Unicode (no lone surrogates)' });
+    });
+}
+
+/** A record id: caller-chosen or generated, never empty. */
+export const idField = textField(LIMITS.id).min(1, 'must not be empty');
+
+/** A skill's slug. */
+export const slugField = textField(LIMITS.slug).min(1, 'must not be empty');
+
+/** Titles, models, names, kinds, sources, scope levels, tags. */
+export const shortTextField = textField(LIMITS.shortText);
+
+/** Turn content, skill bodies, memory content. */
+export const longTextField = textField(LIMITS.longText);
+
+/** A skill's `check` command. */
+export const checkField = textField(LIMITS.check);
+
+/** A skill's tags. */
+export const tagsField = z.array(shortTextField).max(LIMITS.tags, `at most ${LIMITS.tags} tags`);
+
+/**
+ * A count that starts at 0 (`uses`, `wins`). zod's integers are safe
+ * integers, so a count past `Number.MAX_SAFE_INTEGER` is refused.
+ */
+export const countField = z.int('must be a safe integer').nonnegative();
+
+/** A counter that starts at 1 (`syncVersion`, `version`, a turn's `seq`). */
+export const serialField = z.int('must be a safe integer').positive();
+
+/** An ISO-8601 UTC instant with exactly three fractional digits, of a date that exists. */
+export const instantField = z.string().refine(isCanonicalInstant, 'expected an instant like 2026-11-29T16:54:02.123Z');
+
+/** The HLC's wall: Unix ms that an instant can represent. */
+export const hlcWallField = z.int().nonnegative().max(MAX_INSTANT_MS, 'must not lie beyond year 9999');
+
+/** The HLC's counter within one millisecond. */
+export const hlcCounterField = z.int().min(0).max(HLC_MAX_COUNTER);
+
+/** Refuses `wins` above `uses`: an outcome cannot succeed without being used. */
+export function winsWithinUses(value: { uses?: number | undefined; wins?: number | undefined }): boolean {
+  return value.uses === undefined || value.wins === undefined || value.wins <= value.uses;
+}
+
+/** The message and path of a {@link winsWithinUses} failure. */
+export const WINS_WITHIN_USES = { message: 'must not exceed uses', path: ['wins'] };
