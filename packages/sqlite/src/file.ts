@@ -70,9 +70,10 @@ export function checkDatabaseFile(path: string, mustExist: boolean): void {
     if (mustExist) throw new IncompatibleDatabaseError(path, 'empty', 'is empty (0 bytes), not a database');
     return;
   }
-  if (size < HEADER_BYTES) throw new IncompatibleDatabaseError(path, 'truncated', `is truncated: ${size} bytes, shorter than a SQLite header`);
   const header = readHeader(path);
-  if (!header.subarray(0, MAGIC.length).equals(MAGIC)) throw new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database');
+  const known = Math.min(size, MAGIC.length);
+  if (!header.subarray(0, known).equals(MAGIC.subarray(0, known))) throw new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database');
+  if (size < HEADER_BYTES) throw new IncompatibleDatabaseError(path, 'truncated', `is truncated: ${size} bytes, shorter than a SQLite header`);
   const raw = header.readUInt16BE(16);
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database (bad page size)');

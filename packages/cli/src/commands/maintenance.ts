@@ -83,7 +83,7 @@ export function maintenanceCommands(): Command[] {
     .description('replay the whole log in memory and compare it with the tables, byte for byte (exit 2 on a mismatch)')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const report = await withDatabase(ctx.dbPath, {}, (db) => runVerify(db, ctx.json));
+      const report = await withDatabase(ctx.dbPath, { readonly: true }, (db) => runVerify(db, ctx.json));
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
       if (!report.ok) {
@@ -123,7 +123,7 @@ export function maintenanceCommands(): Command[] {
     .action(async (opts: { print?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       if (opts.print) {
-        const text = await withDatabase(ctx.dbPath, {}, async (db) => encodeSnapshot(await db.snapshot()));
+        const text = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => encodeSnapshot(await db.snapshot()));
         print(text);
         return;
       }
@@ -137,7 +137,7 @@ export function maintenanceCommands(): Command[] {
     .description('counts, sizes, the stream head and the last snapshot')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const s = await withDatabase(ctx.dbPath, {}, (db) => gatherStats(db, ctx.dbPath));
+      const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
       if (ctx.json) {
         printJson(s);
         return;
