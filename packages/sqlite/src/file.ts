@@ -78,8 +78,8 @@ export function checkDatabaseFile(path: string, mustExist: boolean): void {
   const pageSize = raw === 1 ? 65536 : raw;
   if (pageSize < 512 || (pageSize & (pageSize - 1)) !== 0) throw new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database (bad page size)');
   if (sizeOf(`${path}-wal`) > 0) return;
-  // The page count in the header is valid only when the change counter equals "version-valid-for".
-  const pages = header.readUInt32BE(92) === header.readUInt32BE(96) ? header.readUInt32BE(28) : 0;
+  // The page count in the header (offset 28) is valid only when the change counter (24) equals "version-valid-for" (92).
+  const pages = header.readUInt32BE(24) === header.readUInt32BE(92) ? header.readUInt32BE(28) : 0;
   if (size % pageSize !== 0 || size < pages * pageSize) {
     const expected = pages > 0 ? `, its header says ${pages * pageSize}` : `, not a whole number of ${pageSize}-byte pages`;
     throw new IncompatibleDatabaseError(path, 'truncated', `is truncated: ${size} bytes${expected}`);
