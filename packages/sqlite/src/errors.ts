@@ -6,7 +6,7 @@
  * permission or a failing device each get a {@link StorageError} naming the
  * cause and the path, with the driver's error kept as `cause`.
  */
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AgentStateError, ConflictError, CorruptionError, ValidationError } from '@agentstate/core';
 
@@ -130,18 +130,32 @@ function mapEnvironmentError(error: DriverError, path: string): StorageError | u
   if (NO_SPACE.has(code)) {
     return new DiskFullError(path, `cannot write ${path}: no space left (the disk, a quota or a file-size limit is full, or the device failed); nothing of the failed write was kept`, cause);
   }
-  if (code === 'SQLITE_READONLY_DIRECTORY') {
-    return new ReadOnlyError(path, `cannot write ${path}: its folder is read-only (SQLite creates its -wal and -shm files there)`, cause);
-  }
-  if (code === 'SQLITE_READONLY_CANTLOCK' || code === 'SQLITE_READONLY_CANTINIT' || code === 'SQLITE_READONLY_RECOVERY') {
-    return new ReadOnlyError(path, `cannot use ${path}: its -shm file cannot be written`, cause);
-  }
   if (code === 'SQLITE_READONLY_DBMOVED') return new ReadOnlyError(path, `cannot write ${path}: the file was moved or deleted while open`, cause);
-  if (code.startsWith('SQLITE_READONLY')) return new ReadOnlyError(path, `cannot write ${path}: the file is read-only, or was opened read-only`, cause);
+  if (code.startsWith('SQLITE_READONLY')) return readOnly(path, error);
   if (code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') return new PermissionDeniedError(path, `cannot use ${path}: permission denied`, cause);
   if (code.startsWith('SQLITE_CANTOPEN')) return explainCantOpen(path, error);
   if (code.startsWith('SQLITE_IOERR')) return new StorageIoError(path, `I/O error on ${path} (${code}): the device failed or the file changed underneath`, cause);
   return undefined;
+}
+
+/** Which part is read-only: SQLite reports a read-only folder in several ways, so the file system is asked. */
+function readOnly(path: string, error: DriverError): ReadOnlyError {
+  const cause = { cause: error };
+  const writable = (target: string): boolean => {
+    try {
+      accessSync(target, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (error.code === 'SQLITE_READONLY_DIRECTORY' || (path !== UNKNOWN_PATH && existsSync(path) && !writable(dirname(path)))) {
+    return new ReadOnlyError(path, `cannot write ${path}: its folder is read-only (SQLite creates its -wal and -shm files there)`, cause);
+  }
+  if (error.code === 'SQLITE_READONLY_CANTLOCK' || error.code === 'SQLITE_READONLY_CANTINIT' || error.code === 'SQLITE_READONLY_RECOVERY') {
+    return new ReadOnlyError(path, `cannot use ${path}: its -shm file cannot be written`, cause);
+  }
+  return new ReadOnlyError(path, `cannot write ${path}: the file is read-only, or was opened read-only`, cause);
 }
 
 /** SQLite says only "unable to open": the file system says why. */
