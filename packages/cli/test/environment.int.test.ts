@@ -118,7 +118,7 @@ describe('files the environment makes unusable', () => {
     expect(readdirSync(folder)).toEqual(['state.db']);
   });
 
-  it.runIf(CAN_DROP)('reads a read-only file, and refuses a write to it with one line (exit 3)', () => {
+  it.runIf(CAN_DROP)('reads a read-only file, and refuses a write to it, and an MCP server on it, with one line', () => {
     const db = tmp.path('state.db');
     ok(['demo', '--db', db]);
     const before = hash(db);
@@ -126,7 +126,11 @@ describe('files the environment makes unusable', () => {
     chmodSync(db, 0o444);
     expect(unprivileged(['verify', '--db', db]).code).toBe(0);
     const write = unprivileged(['memory', 'write', 'more', '--db', db]);
-    expect(failureLine(write, 3, [])).toMatch(new RegExp(`^agentstate: cannot write ${db}: the file is read-only`));
+    expect(failureLine(write, 3, [])).toBe(`agentstate: cannot write ${db}: the file is read-only`);
+    // The MCP server writes: it refuses at start instead of failing at the first tool call.
+    const server = unprivileged(['mcp', '--db', db]);
+    expect(server.code).toBe(1);
+    expect(server.stderr).toContain(`cannot write ${db}: the file is read-only`);
     expect(hash(db)).toBe(before);
   });
 

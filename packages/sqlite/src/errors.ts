@@ -191,6 +191,7 @@ export function mapFileError(error: unknown, path: string, doing: string): unkno
   switch (code) {
     case 'ENOENT':
       return databaseNotFound(path, doing, error);
+    case 'EEXIST':
     case 'ENOTDIR':
       return new NotAFileError(path, `cannot ${doing} ${path}: a part of the path is a file, not a folder`, cause);
     case 'EISDIR':

@@ -5,8 +5,8 @@
  * header; changes nothing.
  */
 import type { Stats } from 'node:fs';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { databaseNotFound, IncompatibleDatabaseError, mapFileError, NotAFileError } from './errors.js';
+import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { databaseNotFound, IncompatibleDatabaseError, mapFileError, NotAFileError, ReadOnlyError } from './errors.js';
 
 const HEADER_BYTES = 100;
 const MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
@@ -30,6 +30,15 @@ function sizeOf(path: string): number {
   return statOrNull(path)?.size ?? 0;
 }
 
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function readHeader(path: string): Buffer {
   const header = Buffer.alloc(HEADER_BYTES);
   let fd: number;
@@ -50,7 +59,8 @@ function readHeader(path: string): Buffer {
 
 /**
  * Refuses what SQLite would misread: a missing file when `mustExist`, a
- * folder or other non-file, an empty file when `mustExist` (a writer may
+ * folder or other non-file, a file that cannot be written when opening for
+ * writing (`mustExist` false), an empty file when `mustExist` (a writer may
  * create a database in a 0-byte file it made itself), a file shorter than a
  * SQLite header or than its header says, and a file that is not SQLite.
  * While a non-empty `-wal` exists another process may be checkpointing, so
@@ -65,6 +75,8 @@ export function checkDatabaseFile(path: string, mustExist: boolean): void {
   }
   if (stat.isDirectory()) throw new NotAFileError(path, `cannot open ${path}: it is a folder, not a database file`);
   if (!stat.isFile()) throw new NotAFileError(path, `cannot open ${path}: it is not a regular file`);
+  // SQLite would open an unwritable file read-only without a word, and fail at the first write.
+  if (!mustExist && !writable(path)) throw new ReadOnlyError(path, `cannot write ${path}: the file is read-only`);
   const size = stat.size;
   if (size === 0) {
     if (mustExist) throw new IncompatibleDatabaseError(path, 'empty', 'is empty (0 bytes), not a database');
