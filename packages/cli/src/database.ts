@@ -1,13 +1,15 @@
 /**
  * Which database a command works on, and opening it. The path is `--db`,
  * else `AGENTSTATE_DB`, else `.agentstate/state.db` under the working
- * directory. Reading never creates a file: only commands that write do.
+ * directory. Reading never creates or changes a file: read commands open
+ * the database read-only. Only commands that create make the file (and its
+ * folder); commands that change records need an existing, non-empty file.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Embedder, SnapshotCodec } from '@agentstate/core';
 import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
-import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
+import { IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
 import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/mcp';
 import { UserError } from './errors.js';
 
@@ -21,6 +23,8 @@ export type Database = SqliteProvider;
 export interface OpenOptions {
   /** Create the file (and its folder) when missing. Default: refuse. */
   create?: boolean;
+  /** Open read-only: nothing is created, migrated or written. Default: false. */
+  readonly?: boolean;
   /** Enables semantic and hybrid recall. */
   embedder?: Embedder;
   /** Seals and opens stored snapshots (from the snapshot key). Default: unsealed. */
@@ -34,28 +38,47 @@ export function resolveDbPath(flag: string | undefined, env: NodeJS.ProcessEnv =
   return resolve(chosen);
 }
 
-function prepare(path: string, create: boolean | undefined): void {
-  if (existsSync(path)) return;
-  if (!create) {
-    throw new UserError(`no agentstate database at ${path} (choose one with --db or ${DB_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
+function sizeOf(path: string): number | undefined {
+  try {
+    return statSync(path).size;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw mapFileError(error, path, 'open');
   }
-  mkdirSync(dirname(path), { recursive: true });
+}
+
+function prepare(path: string, options: { create?: boolean; readonly?: boolean }): void {
+  const size = sizeOf(path);
+  if (size === undefined) {
+    if (!options.create || options.readonly) {
+      const folder = existsSync(dirname(path)) ? '' : `: the folder ${dirname(path)} does not exist`;
+      throw new UserError(`no agentstate database at ${path}${folder} (choose one with --db or ${DB_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
+    }
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+    } catch (error) {
+      throw mapFileError(error, dirname(path), 'create the folder');
+    }
+  } else if (size === 0 && !options.create) {
+    // SQLite would take it for an empty database and write a schema into it.
+    throw new IncompatibleDatabaseError(path, 'empty', 'is empty (0 bytes), not a database');
+  }
 }
 
 /** Opens the database at `path`: a foreign or damaged file is refused unchanged. */
 export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
-  prepare(path, options.create);
-  return openSqlite(path, { embedder: options.embedder, snapshotCodec: options.snapshotCodec });
+  prepare(path, options);
+  return openSqlite(path, { embedder: options.embedder, readonly: options.readonly, snapshotCodec: options.snapshotCodec });
 }
 
 /**
  * Opens only the event log of the database at `path`, without folding it
- * into the tables: for reading the log, and for appending a whole imported
- * log before the tables are derived from it.
+ * into the tables: for reading the log (`readonly`), and for appending a
+ * whole imported log before the tables are derived from it.
  */
-export async function openLog(path: string, options: { create?: boolean } = {}): Promise<SqliteLog> {
-  prepare(path, options.create);
-  return openSqliteLog(path);
+export async function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<SqliteLog> {
+  prepare(path, options);
+  return openSqliteLog(path, { readonly: options.readonly });
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */

@@ -1,13 +1,16 @@
 /**
- * The one place where errors become exit codes and one-line messages:
- * 0 success, 1 a user error (bad flags, bad input, not found, conflict),
- * 2 a corrupted database or a file that is not an agentstate database.
+ * The one place where errors become exit codes and one-line messages, by
+ * error class: 0 success, 1 a user error (bad flags, bad input, not found,
+ * conflict), 2 a damaged file or one that is not a usable agentstate
+ * database, 3 the environment refused (disk full, read-only, permission
+ * denied, not a file, I/O error).
  */
 import { CommanderError } from 'commander';
 import { AgentStateError, CorruptionError } from '@agentstate/core';
+import { DatabaseNotFoundError, IncompatibleDatabaseError, StorageError } from '@agentstate/sqlite';
 
 /** Exit codes of the `agentstate` command. */
-export const ExitCode = { ok: 0, user: 1, corrupt: 2 } as const;
+export const ExitCode = { ok: 0, user: 1, corrupt: 2, environment: 3 } as const;
 
 /** A mistake of the person at the terminal: reported in one line, exit 1. */
 export class UserError extends Error {
@@ -19,22 +22,15 @@ export class DamagedDatabaseError extends Error {
   override readonly name = 'DamagedDatabaseError';
 }
 
-/** The SQLite driver's codes that mean the file itself is unusable. */
-const DAMAGED_DRIVER_CODES = /^SQLITE_(NOTADB|CORRUPT)/;
-
 function isDamaged(error: unknown): boolean {
-  if (error instanceof CorruptionError || error instanceof DamagedDatabaseError) return true;
-  if (!(error instanceof Error)) return false;
-  // The SQLite provider's "not an agentstate database" (it extends ValidationError).
-  if (error.name === 'IncompatibleDatabaseError') return true;
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && DAMAGED_DRIVER_CODES.test(code);
+  return error instanceof CorruptionError || error instanceof DamagedDatabaseError || error instanceof IncompatibleDatabaseError;
 }
 
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.user;
   if (isDamaged(error)) return ExitCode.corrupt;
+  if (error instanceof StorageError && !(error instanceof DatabaseNotFoundError)) return ExitCode.environment;
   return ExitCode.user;
 }
 
@@ -42,9 +38,8 @@ export function exitCodeFor(error: unknown): number {
 export function describeError(error: unknown): string {
   let message: string;
   if (error instanceof CommanderError) message = error.message.replace(/^error: /, '');
-  else if (error instanceof Error && error.name === 'IncompatibleDatabaseError') message = error.message.replace(/^invalid path: /, '');
+  else if (error instanceof IncompatibleDatabaseError) message = error.message.replace(/^invalid path: /, '');
   else if (error instanceof AgentStateError || error instanceof UserError || error instanceof DamagedDatabaseError) message = error.message;
-  else if (isDamaged(error)) message = `not a usable agentstate database: ${(error as Error).message}`;
   else if (error instanceof Error) message = `unexpected ${error.name}: ${error.message}`;
   else message = `unexpected failure: ${String(error)}`;
   return message.replace(/\s*\n\s*/g, ' ').trim();

@@ -40,7 +40,7 @@ export function createProgram(): Command {
     .option('--json', 'print JSON for scripts instead of tables')
     .addHelpText(
       'after',
-      '\nExit codes: 0 success, 1 a user error (bad flags or input, not found, conflict), 2 a corrupted or foreign database.\nStart with: agentstate demo',
+      '\nExit codes: 0 success, 1 a user error (bad flags or input, not found, conflict), 2 a corrupted or foreign database, 3 the environment refused (disk full, read-only, permission denied, not a file).\nStart with: agentstate demo',
     );
   program.addCommand(sessionsCommand());
   program.addCommand(skillsCommand());

@@ -4,8 +4,22 @@
  * `instanceof` or on `code` without parsing messages.
  */
 
-/** Stable machine-readable error codes. */
-export type ErrorCode = 'not_found' | 'conflict' | 'invalid' | 'corruption';
+/**
+ * Stable machine-readable error codes. The last five come from the
+ * environment, not the input: a full disk (or quota, or file-size limit), a
+ * read-only file or folder, a permission, a path that is not a file, and any
+ * other failure of the storage device.
+ */
+export type ErrorCode =
+  | 'not_found'
+  | 'conflict'
+  | 'invalid'
+  | 'corruption'
+  | 'disk_full'
+  | 'read_only'
+  | 'permission_denied'
+  | 'not_a_file'
+  | 'io';
 
 /** Base class of every error agentstate raises on purpose. */
 export abstract class AgentStateError extends Error {

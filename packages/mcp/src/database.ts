@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Embedder } from '@agentstate/core';
-import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { mapFileError, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { UsageError } from './usage-error.js';
 
 /** The database used when neither `--db` nor `AGENTSTATE_DB` names one. */
@@ -27,6 +27,10 @@ export function resolveDbPath(path: string | undefined, env: NodeJS.ProcessEnv =
  * processes may have it open too: writes queue on the file lock.
  */
 export function openDatabase(path: string, embedder: Embedder | undefined): SqliteProvider {
-  mkdirSync(dirname(path), { recursive: true });
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+  } catch (error) {
+    throw mapFileError(error, dirname(path), 'create the folder');
+  }
   return openSqlite(path, { embedder });
 }

@@ -5,7 +5,7 @@
  * commits, synchronously. Nothing uncommitted is ever visible to a reader on
  * this connection, and a call that fails leaves no event and no row.
  */
-import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, Turn, UpcasterRegistry, VectorStore } from '@agentstate/core';
 import { CorruptionError, decodeStateEvent, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
@@ -14,7 +14,6 @@ import type { ProjectedRecord, Projection, ProjectionState } from './projection.
 import { changeHlc, changeRecords } from './projection.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
-import type { SqliteVectorStore } from './vectors.js';
 
 /** Events folded per read while catching up or rebuilding. */
 export const FOLD_BATCH = 5_000;
@@ -100,7 +99,7 @@ export class SqliteBackend implements StateBackend {
     readonly log: SqliteLog,
     readonly projection: Projection,
     readonly queries: StateQueries,
-    readonly vectors: SqliteVectorStore | undefined,
+    readonly vectors: VectorStore | undefined,
     private readonly options: SqliteBackendOptions = {},
   ) {}
 
@@ -119,7 +118,7 @@ export class SqliteBackend implements StateBackend {
       try {
         return await fn(tx);
       } catch (error) {
-        throw mapSqliteError(error);
+        throw mapSqliteError(error, this.conn.path);
       } finally {
         if (open) this.conn.rollback();
       }
@@ -141,7 +140,7 @@ export class SqliteBackend implements StateBackend {
         foldPending(this.log, this.projection, this.options.upcasters);
       } catch (error) {
         this.conn.rollback();
-        throw mapSqliteError(error);
+        throw mapSqliteError(error, this.conn.path);
       }
       this.conn.commit();
     }
@@ -158,18 +157,18 @@ export class SqliteBackend implements StateBackend {
       this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     } catch (error) {
       this.conn.rollback();
-      throw mapSqliteError(error);
+      throw mapSqliteError(error, this.conn.path);
     }
     this.conn.commit();
     return event;
   }
 
   maxHlc() {
-    return mapErrors(() => this.projection.state().maxHlc);
+    return mapErrors(() => this.projection.state().maxHlc, this.conn.path);
   }
 
   async capture(): Promise<Snapshot> {
-    return mapErrors(() => captureSnapshot(this.conn, this.projection));
+    return mapErrors(() => captureSnapshot(this.conn, this.projection), this.conn.path);
   }
 
   async close(): Promise<void> {

@@ -7,10 +7,12 @@
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
+import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Mutex } from '@agentstate/core';
 import * as sqliteVec from 'sqlite-vec';
-import { mapSqliteError } from './errors.js';
+import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
+import { isAnonymous } from './file.js';
 
 /** How hard SQLite works to make each commit durable (`PRAGMA synchronous`). */
 export type SynchronousLevel = 'off' | 'normal' | 'full' | 'extra';
@@ -21,6 +23,8 @@ export interface ConnectionOptions {
   busyTimeoutMs: number;
   /** `PRAGMA synchronous` in WAL mode. */
   synchronous: SynchronousLevel;
+  /** Open without the right to write: nothing is created, migrated or written. */
+  readonly?: boolean;
 }
 
 /** The connection defaults: wait up to 5 s for the lock, fsync every commit. */
@@ -38,31 +42,43 @@ export class Connection {
     readonly db: Db,
     readonly path: string,
     vectorsLoaded: boolean,
+    readonly readonly: boolean,
   ) {
     this.vectorsLoaded = vectorsLoaded;
   }
 
   /**
-   * Opens the file (created when missing) with a busy timeout. WAL and the
-   * synchronous level are set by {@link configure}, after the caller has
-   * checked that the file is ours: a foreign file must stay untouched.
+   * Opens the file with a busy timeout: created when missing, unless
+   * `readonly`. WAL and the synchronous level are set by {@link configure},
+   * after the caller has checked that the file is ours: a foreign file must
+   * stay untouched.
    */
   static open(path: string, options: ConnectionOptions): Connection {
-    const db = new Database(path);
+    const readonly = options.readonly === true && !isAnonymous(path);
+    let db: Db;
+    try {
+      db = readonly ? openReadOnly(path) : new Database(path);
+    } catch (error) {
+      throw mapSqliteError(error, path);
+    }
     try {
       db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
-      return new Connection(db, path, loadVectors(db));
+      // A read-only open refuses writes even where the handle could make them (a copy in memory).
+      if (readonly) db.pragma('query_only = ON');
+      return new Connection(db, path, loadVectors(db), readonly);
     } catch (error) {
       db.close();
-      throw mapSqliteError(error);
+      throw mapSqliteError(error, path);
     }
   }
 
-  /** Switches to WAL and sets the synchronous level. */
+  /** Switches to WAL (unless read-only: the mode is the file's) and sets the synchronous level. */
   configure(options: ConnectionOptions): void {
-    if (this.path !== ':memory:' && this.path !== '') {
+    if (!this.readonly && !isAnonymous(this.path)) {
       const mode = this.#withBusyRetry(() => this.db.pragma('journal_mode = WAL', { simple: true }), options.busyTimeoutMs);
-      if (String(mode).toLowerCase() !== 'wal') throw new Error(`could not switch ${this.path} to WAL (journal_mode is ${String(mode)})`);
+      if (String(mode).toLowerCase() !== 'wal') {
+        throw new ReadOnlyError(this.path, `could not switch ${this.path} to WAL (journal_mode is ${String(mode)}): its folder must be writable`);
+      }
     }
     this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
     // 64 MiB of page cache at most (allocated as used): recall over 100,000 items stays in memory.
@@ -92,7 +108,7 @@ export class Connection {
     try {
       this.db.exec('BEGIN IMMEDIATE');
     } catch (error) {
-      throw mapSqliteError(error);
+      throw mapSqliteError(error, this.path);
     }
   }
 
@@ -102,7 +118,7 @@ export class Connection {
       this.db.exec('COMMIT');
     } catch (error) {
       this.rollback();
-      throw mapSqliteError(error);
+      throw mapSqliteError(error, this.path);
     }
   }
 
@@ -119,7 +135,7 @@ export class Connection {
       result = fn();
     } catch (error) {
       this.rollback();
-      throw mapSqliteError(error);
+      throw mapSqliteError(error, this.path);
     }
     this.commit();
     return result;
@@ -137,7 +153,7 @@ export class Connection {
     try {
       return fn();
     } catch (error) {
-      throw mapSqliteError(error);
+      throw mapSqliteError(error, this.path);
     } finally {
       if (this.db.inTransaction) this.db.exec('COMMIT');
     }
@@ -171,6 +187,58 @@ export class Connection {
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
       }
     }
+  }
+}
+
+/** The driver codes of a read-only open that failed only for want of a writable folder or `-shm`. */
+const NEEDS_WRITABLE_FOLDER = new Set(['SQLITE_READONLY_DIRECTORY', 'SQLITE_READONLY_CANTINIT', 'SQLITE_READONLY_CANTLOCK', 'SQLITE_CANTOPEN']);
+
+/**
+ * Opens the file read-only and reads its schema once, so that a failure
+ * shows here. A WAL database needs a `-shm` file, which SQLite cannot create
+ * in a read-only folder (or on read-only media): when the `-wal` is absent
+ * or empty, every committed page is in the file itself, and a copy of it in
+ * memory (marked as a rollback-journal file) reads the same. With a
+ * non-empty `-wal` and no way to share its index, reading is refused.
+ */
+function openReadOnly(path: string): Db {
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    return db;
+  } catch (error) {
+    db?.close();
+    const code = (error as { code?: string }).code ?? '';
+    if (!NEEDS_WRITABLE_FOLDER.has(code)) throw error;
+    if (fileSize(`${path}-wal`) > 0) {
+      throw new ReadOnlyError(
+        path,
+        `cannot read ${path}: its folder is read-only and its -wal holds changes not yet checkpointed; open it once where its folder is writable`,
+        { cause: error },
+      );
+    }
+    return openCopy(path);
+  }
+}
+
+function openCopy(path: string): Db {
+  let image: Buffer;
+  try {
+    image = readFileSync(path);
+  } catch (error) {
+    throw mapFileError(error, path, 'read');
+  }
+  // Bytes 18 and 19 say "WAL"; a copy in memory has no WAL to consult.
+  if (image.length > 19) image[18] = image[19] = 1;
+  return new Database(image, { readonly: true });
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
   }
 }
 

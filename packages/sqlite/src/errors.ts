@@ -1,17 +1,33 @@
 /**
  * The one place where SQLite's errors become agentstate's typed errors
  * (one error taxonomy, docs/contract.md §3: each backend maps its driver errors in one place).
- * Callers never see a raw driver error for anything their input can cause.
+ * Callers never see a raw driver error for anything their input or their
+ * environment can cause: a full disk, a read-only file or folder, a missing
+ * permission or a failing device each get a {@link StorageError} naming the
+ * cause and the path, with the driver's error kept as `cause`.
  */
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { AgentStateError, ConflictError, CorruptionError, ValidationError } from '@agentstate/core';
 
 /** Why a file cannot be opened as an agentstate database. */
-export type IncompatibleReason = 'not-sqlite' | 'not-agentstate' | 'newer-schema' | 'migration-changed';
+export type IncompatibleReason =
+  | 'empty'
+  | 'truncated'
+  | 'not-sqlite'
+  | 'not-agentstate'
+  | 'newer-schema'
+  | 'migration-changed'
+  | 'needs-migration'
+  | 'behind-log';
 
 /**
- * The file at `path` is not a database this library can open: not SQLite,
- * a SQLite file of another application, a schema from a newer version, or a
- * migration whose recorded checksum differs. Nothing was changed.
+ * The file at `path` is not a database this library can open: empty (0
+ * bytes), truncated (shorter than its header says), not SQLite, a SQLite
+ * file of another application, a schema from a newer version, a migration
+ * whose recorded checksum differs; or, opened read-only, a file that needs
+ * a write first (a pending migration, tables behind the log). Nothing was
+ * changed.
  */
 export class IncompatibleDatabaseError extends ValidationError {
   constructor(
@@ -25,54 +41,191 @@ export class IncompatibleDatabaseError extends ValidationError {
   }
 }
 
+/**
+ * The environment refused an operation on the database file: the error
+ * family of disk full, read-only, permission denied, missing file or
+ * folder, a path that is not a file, and other I/O failures. Not caused by
+ * the call's input; `retryable` is false (fix the cause, then retry).
+ */
+export abstract class StorageError extends AgentStateError {
+  constructor(
+    /** The database path (or the side file or folder) concerned. */
+    readonly path: string,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** No space left: the disk, a quota or the process's file-size limit is full. */
+export class DiskFullError extends StorageError {
+  readonly code = 'disk_full' as const;
+}
+
+/** The file, its folder or its `-shm` file cannot be written, or the database was opened read-only. */
+export class ReadOnlyError extends StorageError {
+  readonly code = 'read_only' as const;
+}
+
+/** The operating system denied access to the file or its folder. */
+export class PermissionDeniedError extends StorageError {
+  readonly code = 'permission_denied' as const;
+}
+
+/** There is no database file at the path, or its folder does not exist. */
+export class DatabaseNotFoundError extends StorageError {
+  readonly code = 'not_found' as const;
+}
+
+/** The path names a folder or another non-file (a device, a pipe). */
+export class NotAFileError extends StorageError {
+  readonly code = 'not_a_file' as const;
+}
+
+/** Any other failure of the storage: the device failed, or the file changed underneath. */
+export class StorageIoError extends StorageError {
+  readonly code = 'io' as const;
+}
+
 /** The shape of better-sqlite3's `SqliteError`. */
-interface DriverError {
-  name: string;
+interface DriverError extends Error {
   code: string;
-  message: string;
 }
 
 function isDriverError(error: unknown): error is DriverError {
   return error instanceof Error && error.name === 'SqliteError' && typeof (error as { code?: unknown }).code === 'string';
 }
 
+/** What the database path is called in a message when the caller did not say. */
+export const UNKNOWN_PATH = 'the database';
+
 /**
  * Maps a driver error to an agentstate error; other errors pass through
- * unchanged. Environmental failures (I/O, disk full, permissions) are not
- * caused by input and keep the driver's error, with its `code`.
+ * unchanged. `path` is the database file, named in the message.
  */
-export function mapSqliteError(error: unknown): unknown {
+export function mapSqliteError(error: unknown, path: string = UNKNOWN_PATH): unknown {
   if (error instanceof AgentStateError || !isDriverError(error)) return error;
   const code = error.code;
+  const cause = { cause: error };
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return new ConflictError(`the database is busy (another connection holds the write lock): ${error.message}`, { cause: error });
+    return new ConflictError(`the database is busy (another connection holds the write lock): ${error.message}`, cause);
   }
-  if (code.startsWith('SQLITE_CONSTRAINT')) {
-    return new ConflictError(`a stored record conflicts: ${error.message}`, { cause: error });
-  }
+  if (code.startsWith('SQLITE_CONSTRAINT')) return new ConflictError(`a stored record conflicts: ${error.message}`, cause);
   if (code === 'SQLITE_TOOBIG') return new ValidationError('', `a value is too large for the database: ${error.message}`);
   if (code === 'SQLITE_RANGE' || code === 'SQLITE_MISMATCH') return new ValidationError('', error.message);
-  if (code === 'SQLITE_NOTADB') return new IncompatibleDatabaseError('(database)', 'not-sqlite', error.message);
-  if (code.startsWith('SQLITE_CORRUPT')) return new CorruptionError('database', 0, `the database file is damaged: ${error.message}`, { cause: error });
+  if (code === 'SQLITE_NOTADB') return new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database');
+  if (code.startsWith('SQLITE_CORRUPT')) return new CorruptionError('database', 0, `${path} is damaged: ${error.message}`, cause);
   // sqlite-vec reports bad vectors with a plain SQLITE_ERROR.
   if (code === 'SQLITE_ERROR' && /dimension|vector|float32|k value/i.test(error.message)) return new ValidationError('vector', error.message);
-  return error;
+  return mapEnvironmentError(error, path) ?? error;
+}
+
+/** A write that failed for want of space: SQLite reports a short write as FULL, a refused one (EFBIG, EDQUOT) as IOERR_WRITE. */
+const NO_SPACE = new Set(['SQLITE_FULL', 'SQLITE_IOERR_WRITE', 'SQLITE_IOERR_SHMSIZE']);
+
+function mapEnvironmentError(error: DriverError, path: string): StorageError | undefined {
+  const code = error.code;
+  const cause = { cause: error };
+  if (NO_SPACE.has(code)) {
+    return new DiskFullError(path, `cannot write ${path}: no space left (the disk, a quota or a file-size limit is full, or the device failed); nothing of the failed write was kept`, cause);
+  }
+  if (code === 'SQLITE_READONLY_DBMOVED') return new ReadOnlyError(path, `cannot write ${path}: the file was moved or deleted while open`, cause);
+  if (code.startsWith('SQLITE_READONLY')) return readOnly(path, error);
+  if (code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') return new PermissionDeniedError(path, `cannot use ${path}: permission denied`, cause);
+  if (code.startsWith('SQLITE_CANTOPEN')) return explainCantOpen(path, error);
+  if (code.startsWith('SQLITE_IOERR')) return new StorageIoError(path, `I/O error on ${path} (${code}): the device failed or the file changed underneath`, cause);
+  return undefined;
+}
+
+/** Which part is read-only: SQLite reports a read-only folder in several ways, so the file system is asked. */
+function readOnly(path: string, error: DriverError): ReadOnlyError {
+  const cause = { cause: error };
+  const writable = (target: string): boolean => {
+    try {
+      accessSync(target, constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (error.code === 'SQLITE_READONLY_DIRECTORY' || (path !== UNKNOWN_PATH && existsSync(path) && !writable(dirname(path)))) {
+    return new ReadOnlyError(path, `cannot write ${path}: its folder is read-only (SQLite creates its -wal and -shm files there)`, cause);
+  }
+  if (error.code === 'SQLITE_READONLY_CANTLOCK' || error.code === 'SQLITE_READONLY_CANTINIT' || error.code === 'SQLITE_READONLY_RECOVERY') {
+    return new ReadOnlyError(path, `cannot use ${path}: its -shm file cannot be written`, cause);
+  }
+  return new ReadOnlyError(path, `cannot write ${path}: the file is read-only, or was opened read-only`, cause);
+}
+
+/** SQLite says only "unable to open": the file system says why. */
+function explainCantOpen(path: string, error: DriverError): StorageError {
+  const cause = { cause: error };
+  if (error.code === 'SQLITE_CANTOPEN_ISDIR') return new NotAFileError(path, `cannot open ${path}: it is a folder, not a database file`, cause);
+  if (path !== UNKNOWN_PATH) {
+    try {
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (stat?.isDirectory()) return new NotAFileError(path, `cannot open ${path}: it is a folder, not a database file`, cause);
+      if (!stat) return databaseNotFound(path, 'open', error);
+    } catch (statError) {
+      if ((statError as NodeJS.ErrnoException).code === 'EACCES') return new PermissionDeniedError(path, `cannot open ${path}: permission denied`, cause);
+    }
+  }
+  return new StorageIoError(path, `cannot open ${path} (${error.code}): it, its folder or its -wal/-shm files cannot be opened`, cause);
+}
+
+/** A missing file, or a missing folder when that is why. */
+export function databaseNotFound(path: string, doing: string, cause?: unknown): DatabaseNotFoundError {
+  const folder = dirname(path);
+  const why = existsSync(folder) ? 'there is no such file' : `the folder ${folder} does not exist`;
+  return new DatabaseNotFoundError(path, `cannot ${doing} ${path}: ${why}`, cause === undefined ? undefined : { cause });
+}
+
+/**
+ * Maps a Node file-system error (an `errno` code) met while checking or
+ * reading the database file to the same family.
+ */
+export function mapFileError(error: unknown, path: string, doing: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const cause = { cause: error };
+  switch (code) {
+    case 'ENOENT':
+      return databaseNotFound(path, doing, error);
+    case 'EEXIST':
+    case 'ENOTDIR':
+      return new NotAFileError(path, `cannot ${doing} ${path}: a part of the path is a file, not a folder`, cause);
+    case 'EISDIR':
+      return new NotAFileError(path, `cannot ${doing} ${path}: it is a folder, not a database file`, cause);
+    case 'EACCES':
+    case 'EPERM':
+      return new PermissionDeniedError(path, `cannot ${doing} ${path}: permission denied`, cause);
+    case 'EROFS':
+      return new ReadOnlyError(path, `cannot ${doing} ${path}: the file system is read-only`, cause);
+    case 'ENOSPC':
+    case 'EDQUOT':
+    case 'EFBIG':
+      return new DiskFullError(path, `cannot ${doing} ${path}: no space left (the disk, a quota or a file-size limit is full)`, cause);
+    case 'EIO':
+      return new StorageIoError(path, `cannot ${doing} ${path}: I/O error`, cause);
+    default:
+      return error;
+  }
 }
 
 /** Runs `fn`, rethrowing driver errors mapped by {@link mapSqliteError}. */
-export function mapErrors<T>(fn: () => T): T {
+export function mapErrors<T>(fn: () => T, path?: string): T {
   try {
     return fn();
   } catch (error) {
-    throw mapSqliteError(error);
+    throw mapSqliteError(error, path);
   }
 }
 
 /** Like {@link mapErrors} for async work. */
-export async function mapErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
+export async function mapErrorsAsync<T>(fn: () => Promise<T>, path?: string): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    throw mapSqliteError(error);
+    throw mapSqliteError(error, path);
   }
 }

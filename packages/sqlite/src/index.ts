@@ -8,6 +8,17 @@ export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, Sqli
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';
 export type { RebuildOptions, RebuildResult } from './rebuild.js';
-export { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
+export {
+  DatabaseNotFoundError,
+  DiskFullError,
+  IncompatibleDatabaseError,
+  mapFileError,
+  mapSqliteError,
+  NotAFileError,
+  PermissionDeniedError,
+  ReadOnlyError,
+  StorageError,
+  StorageIoError,
+} from './errors.js';
 export type { IncompatibleReason } from './errors.js';
 export { APPLICATION_ID, SCHEMA_VERSION } from './migrations/index.js';

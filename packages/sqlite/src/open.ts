@@ -2,7 +2,9 @@
  * `openSqlite(path)`: a complete agentstate provider in one SQLite file (or
  * `:memory:`), its event log in the same file. Opening identifies the file,
  * migrates it, switches it to WAL and folds any event the projection has
- * not seen; the provider's clock starts past every stored HLC.
+ * not seen; the provider's clock starts past every stored HLC. Opened with
+ * `readonly`, it does none of the writing: the file must already be a
+ * complete, current agentstate database.
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import { createStateProvider, STATE_STREAM, systemClock } from '@agentstate/core';
@@ -10,13 +12,15 @@ import { createStaticEmbedder } from '@agentstate/embeddings';
 import { foldPending, SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
-import { mapSqliteError } from './errors.js';
+import { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
+import { checkDatabaseFile } from './file.js';
 import { SqliteLog } from './log.js';
-import { inspectDatabase, migrate } from './migrations/index.js';
+import { inspectDatabase, migrate, SCHEMA_VERSION } from './migrations/index.js';
 import { Projection } from './projection.js';
 import { sqliteQueries } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { rebuild } from './rebuild.js';
+import { ReadOnlyVectorStore } from './readonly-vectors.js';
 import { SqliteVectorStore, VectorIndexes } from './vectors.js';
 
 /** Options of {@link openSqlite} and {@link openSqliteLog}'s connection. */
@@ -34,6 +38,16 @@ export interface SqliteConnectionOptions {
    * state you care about.
    */
   synchronous?: SynchronousLevel;
+  /**
+   * Open for reading only: the file must exist and is never created,
+   * migrated, switched to WAL or written; every write fails with a
+   * `ReadOnlyError`. Works on read-only files, folders and media (in a
+   * read-only folder, a file whose `-wal` is empty is read from a copy in
+   * memory). A file that needs a write first (a pending migration, tables
+   * behind the log) is refused with an `IncompatibleDatabaseError` saying to
+   * open it writable once. Default: false.
+   */
+  readonly?: boolean;
 }
 
 /** Options of {@link openSqlite}. */
@@ -63,22 +77,34 @@ function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions 
   return {
     busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_CONNECTION_OPTIONS.busyTimeoutMs,
     synchronous: options.synchronous ?? DEFAULT_CONNECTION_OPTIONS.synchronous,
+    readonly: options.readonly === true,
   };
 }
 
-/** Opens, identifies, configures and migrates a database file. */
+/**
+ * Opens, identifies, configures and migrates a database file; read-only,
+ * only identifies it and refuses one that would need a migration.
+ */
 export function openConnection(path: string, options: SqliteConnectionOptions = {}): Connection {
   const settings = connectionOptions(options);
+  checkDatabaseFile(path, settings.readonly === true);
   const conn = Connection.open(path, settings);
   try {
-    inspectDatabase(conn);
+    const identity = inspectDatabase(conn);
+    if (conn.readonly) requireCurrentSchema(path, identity.applied.length);
     conn.configure(settings);
-    migrate(conn);
+    if (!conn.readonly) migrate(conn);
     return conn;
   } catch (error) {
     conn.db.close();
-    throw mapSqliteError(error);
+    throw mapSqliteError(error, path);
   }
+}
+
+function requireCurrentSchema(path: string, applied: number): void {
+  if (applied >= SCHEMA_VERSION) return;
+  const found = applied === 0 ? 'has no agentstate schema yet' : `has schema version ${applied}, older than this library's ${SCHEMA_VERSION}`;
+  throw new IncompatibleDatabaseError(path, 'needs-migration', `${found}: reading it needs a migration, which writes; open it writable once first`);
 }
 
 /**
@@ -97,10 +123,15 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     }
     const log = new SqliteLog(conn, { clock: options.clock ?? systemClock, upcasters: options.upcasters });
     const projection = new Projection(conn, indexes);
-    const vectors = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
+    const stored = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
+    const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
     const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, { upcasters: options.upcasters });
     // Events appended to the state stream without a projection (a bare log) are folded now.
-    if (projection.state().seq !== log.headNow(STATE_STREAM)) {
+    const behind = log.headNow(STATE_STREAM) - projection.state().seq;
+    if (behind !== 0 && conn.readonly) {
+      throw new IncompatibleDatabaseError(path, 'behind-log', `has tables ${behind} events behind its log: open it writable once to bring them up to date`);
+    }
+    if (behind !== 0) {
       conn.immediate(() => {
         // An empty projection (a log-only or migrated file) is filled as a bulk load.
         const bulk = projection.state().seq === 0;
@@ -123,7 +154,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     };
   } catch (error) {
     conn.db.close();
-    throw mapSqliteError(error);
+    throw mapSqliteError(error, path);
   }
 }
 

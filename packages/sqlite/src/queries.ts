@@ -6,7 +6,7 @@
 import type { LexicalQuery, MemoryItem, Scope, Scored, Session, Skill, StateQueries } from '@agentstate/core';
 import { scopeKey, skillSearchText } from '@agentstate/core';
 import type { Connection } from './connection.js';
-import { mapErrors } from './errors.js';
+import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -112,6 +112,7 @@ function verifiedPages<R extends { rank?: number }>(
 /** The {@link StateQueries} over a connection's projection tables. */
 export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
   const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
+  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const one = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T | undefined => {
     const row = conn.prepare(sql).get(...params) as R | undefined;
     return row === undefined ? undefined : map(row);

@@ -1,8 +1,18 @@
 /** The driver-error table: every SQLite error a caller could provoke maps to a typed error. */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ConflictError, CorruptionError, ValidationError } from '@agentstate/core';
-import { IncompatibleDatabaseError, mapSqliteError } from '../src/index.js';
+import { AgentStateError, ConflictError, CorruptionError, ValidationError } from '@agentstate/core';
+import {
+  DatabaseNotFoundError,
+  DiskFullError,
+  IncompatibleDatabaseError,
+  mapSqliteError,
+  NotAFileError,
+  PermissionDeniedError,
+  ReadOnlyError,
+  StorageError,
+  StorageIoError,
+} from '../src/index.js';
 
 /** Builds an error shaped like better-sqlite3's `SqliteError`. */
 function driverError(code: string, message = code): Error {
@@ -37,11 +47,40 @@ describe('mapSqliteError', () => {
     expect(mapped.retryable).toBe(retryable);
   });
 
-  it('keeps environmental failures and foreign errors as they are', () => {
-    for (const code of ['SQLITE_IOERR_WRITE', 'SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', 'SQLITE_PERM']) {
-      const error = driverError(code);
-      expect(mapSqliteError(error)).toBe(error);
-    }
+  const environment: Array<[string, new (...args: never[]) => Error, string, RegExp]> = [
+    ['SQLITE_FULL', DiskFullError, 'disk_full', /cannot write \/data\/state\.db: no space left/],
+    ['SQLITE_IOERR_WRITE', DiskFullError, 'disk_full', /no space left \(the disk, a quota or a file-size limit is full/],
+    ['SQLITE_IOERR_SHMSIZE', DiskFullError, 'disk_full', /no space left/],
+    ['SQLITE_IOERR_READ', StorageIoError, 'io', /I\/O error on \/data\/state\.db \(SQLITE_IOERR_READ\)/],
+    ['SQLITE_IOERR_FSYNC', StorageIoError, 'io', /I\/O error on \/data\/state\.db/],
+    ['SQLITE_IOERR', StorageIoError, 'io', /I\/O error/],
+    ['SQLITE_READONLY', ReadOnlyError, 'read_only', /cannot write \/data\/state\.db: the file is read-only/],
+    ['SQLITE_READONLY_DIRECTORY', ReadOnlyError, 'read_only', /its folder is read-only/],
+    ['SQLITE_READONLY_CANTINIT', ReadOnlyError, 'read_only', /its -shm file cannot be written/],
+    ['SQLITE_READONLY_CANTLOCK', ReadOnlyError, 'read_only', /its -shm file cannot be written/],
+    ['SQLITE_READONLY_DBMOVED', ReadOnlyError, 'read_only', /moved or deleted/],
+    ['SQLITE_PERM', PermissionDeniedError, 'permission_denied', /cannot use \/data\/state\.db: permission denied/],
+    ['SQLITE_CANTOPEN_ISDIR', NotAFileError, 'not_a_file', /it is a folder/],
+    ['SQLITE_CANTOPEN', DatabaseNotFoundError, 'not_found', /cannot open \/data\/state\.db: (there is no such file|the folder \/data does not exist)/],
+  ];
+
+  it.each(environment)('%s → %s naming the path, the driver error kept as cause', (code, expected, stable, message) => {
+    const error = driverError(code, 'disk I/O error');
+    const mapped = mapSqliteError(error, '/data/state.db') as StorageError;
+    expect(mapped).toBeInstanceOf(expected);
+    expect(mapped).toBeInstanceOf(StorageError);
+    expect(mapped).toBeInstanceOf(AgentStateError);
+    expect(mapped.code).toBe(stable);
+    expect(mapped.path).toBe('/data/state.db');
+    expect(mapped.retryable).toBe(false);
+    expect(mapped.message).toMatch(message);
+    expect(mapped.cause).toBe(error);
+  });
+
+  it('names the database when the caller gives no path, and keeps foreign errors as they are', () => {
+    expect((mapSqliteError(driverError('SQLITE_FULL')) as Error).message).toMatch(/cannot write the database: no space left/);
+    const unknown = driverError('SQLITE_NOMEM');
+    expect(mapSqliteError(unknown)).toBe(unknown);
     const plain = new TypeError('x');
     expect(mapSqliteError(plain)).toBe(plain);
     const typed = new ConflictError('already typed');

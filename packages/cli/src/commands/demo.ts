@@ -88,7 +88,7 @@ export function demoCommand(): Command {
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
       }
-      const report = await withDatabase(path, {}, (db) => verifyDatabase(db));
+      const report = await withDatabase(path, { readonly: true }, (db) => verifyDatabase(db));
       if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.differences[0] ?? 'snapshot mismatch'}`);
 
       if (json) {

@@ -72,7 +72,7 @@ export function logCommand(): Command {
     .action(async (opts: { lines: number; type?: string[]; follow?: boolean; interval: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const keep = typeFilter(opts.type);
-      const log = await openLog(ctx.dbPath);
+      const log = await openLog(ctx.dbPath, { readonly: true });
       try {
         const { events, head } = await lastEvents(log, opts.lines, keep);
         emit(events, ctx.json);
@@ -94,7 +94,7 @@ export function logCommand(): Command {
       const ctx = contextOf(cmd);
       const keep = typeFilter(opts.type);
       if (opts.to !== undefined && opts.to < opts.from) throw new UserError(`--to ${opts.to} is before --from ${opts.from}`);
-      const log = await openLog(ctx.dbPath);
+      const log = await openLog(ctx.dbPath, { readonly: true });
       try {
         if (seq !== undefined) {
           const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });

@@ -102,7 +102,7 @@ export function maintenanceCommands(): Command[] {
     .action(async (opts: { snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const key = snapshotKey(opts);
-      const report = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, (db) => runVerify(db, ctx.json, key));
+      const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) => runVerify(db, ctx.json, key));
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
       if (!report.ok) {
@@ -150,7 +150,7 @@ export function maintenanceCommands(): Command[] {
     .action(async (opts: { print?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       if (opts.print) {
-        const text = await withDatabase(ctx.dbPath, {}, async (db) => encodeSnapshot(await db.snapshot()));
+        const text = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => encodeSnapshot(await db.snapshot()));
         print(text);
         return;
       }
@@ -167,7 +167,7 @@ export function maintenanceCommands(): Command[] {
     .description('counts, sizes, the stream head and the last snapshot')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const s = await withDatabase(ctx.dbPath, {}, (db) => gatherStats(db, ctx.dbPath));
+      const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
       if (ctx.json) {
         printJson(s);
         return;

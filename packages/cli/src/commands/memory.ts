@@ -70,7 +70,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
   }
   const mode: Mode = flags.mode ?? (embedder ? 'hybrid' : 'lexical');
   const order = flags.order ?? (mode === 'lexical' ? 'recent' : 'relevance');
-  const hits = await withDatabase(dbPath, { embedder }, (db) => db.memory.recall({ ...options, mode, order }));
+  const hits = await withDatabase(dbPath, { embedder, readonly: true }, (db) => db.memory.recall({ ...options, mode, order }));
   return { mode, hits };
 }
 
@@ -123,7 +123,7 @@ export function memoryCommand(): Command {
     .argument('<id>', 'memory item id')
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.get(id));
+      const item = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.memory.get(id));
       if (ctx.json) printJson(item);
       else printItem(item);
     });

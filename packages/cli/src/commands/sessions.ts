@@ -43,7 +43,7 @@ export function sessionsCommand(): Command {
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
     .action(async (opts: { limit?: number; offset?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const sessions = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.list({ limit: opts.limit, offset: opts.offset }));
+      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list({ limit: opts.limit, offset: opts.offset }));
       if (ctx.json) printJson(sessions);
       else printTable(sessionColumns, sessions, '(no sessions)');
     });
@@ -56,7 +56,7 @@ export function sessionsCommand(): Command {
     .option('--limit <n>', 'at most this many turns', nonNegativeInt)
     .action(async (id: string, opts: { afterSeq?: number; limit?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const { session, turns } = await withDatabase(ctx.dbPath, {}, async (db) => ({
+      const { session, turns } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => ({
         session: await db.sessions.get(id),
         turns: await db.sessions.turns(id, { afterSeq: opts.afterSeq, limit: opts.limit }),
       }));

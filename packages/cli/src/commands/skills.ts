@@ -78,7 +78,7 @@ export function skillsCommand(): Command {
     .description('list live skills in exactly one scope (default: global), by slug')
     .action(async (opts: ScopeFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skills = await withDatabase(ctx.dbPath, {}, (db) => db.skills.list(scopeFrom(opts)));
+      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.skills.list(scopeFrom(opts)));
       if (ctx.json) printJson(skills);
       else printTable(skillColumns, skills, '(no skills in this scope)');
     });
@@ -88,7 +88,7 @@ export function skillsCommand(): Command {
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.get(key, scopeFrom(opts)));
+      const skill = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.skills.get(key, scopeFrom(opts)));
       if (ctx.json) printJson(skill);
       else printSkill(skill);
     });
@@ -102,7 +102,7 @@ export function skillsCommand(): Command {
     .action(async (query: string, opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const scope = scopeFrom(opts);
-      const skills = await withDatabase(ctx.dbPath, {}, (db) =>
+      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
         db.skills.search(query, { limit: opts.limit, order: opts.order, scope, includeParentScopes: scope ? opts.parents : undefined }),
       );
       if (ctx.json) printJson(skills);

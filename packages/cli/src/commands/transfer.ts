@@ -44,7 +44,7 @@ function exportCommand(): Command {
       const started = performance.now();
       let events = 0;
       try {
-        await withDatabase(ctx.dbPath, {}, async (db) => {
+        await withDatabase(ctx.dbPath, { readonly: true }, async (db) => {
           const head = await db.log.head(STATE_STREAM);
           const progress = startProgress('exporting', head, partial === undefined || ctx.json);
           try {

@@ -1,0 +1,160 @@
+/**
+ * Files the environment makes unusable, through the real binary: read
+ * commands open read-only, so they never create or change a file, and work
+ * on read-only files and folders; an empty, truncated or foreign file is
+ * refused unchanged (exit 2); a folder at the path, a read-only file or
+ * folder, and a full disk get one line naming the cause and the path
+ * (exit 3), never "unexpected SqliteError" (defects 6 and 9 of the
+ * hardening issue).
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Result } from './helpers.js';
+import { BIN, cli, failAll, failureLine, ok, okJson, tempDir } from './helpers.js';
+
+const hash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+/** Every command that only reads, with arguments that reach the database. */
+const READ_COMMANDS: ReadonlyArray<readonly string[]> = [
+  ['sessions', 'list'],
+  ['sessions', 'show', 'x'],
+  ['skills', 'list'],
+  ['skills', 'get', 'x'],
+  ['skills', 'search', 'x'],
+  ['memory', 'recall', 'dark'],
+  ['memory', 'show', 'x'],
+  ['log', 'tail'],
+  ['log', 'show'],
+  ['stats'],
+  ['verify'],
+  ['export'],
+  ['snapshot', '--print'],
+];
+
+/** A few of them, where running all would only repeat the same open. */
+const SOME_READ_COMMANDS = READ_COMMANDS.filter((c) => ['verify', 'export', 'log', 'memory'].includes(c[0]!) && !c.includes('x'));
+
+/** Root ignores file modes: a check of them runs the binary as `nobody`. */
+const ROOT = process.getuid?.() === 0;
+const CAN_DROP = !ROOT || spawnSync('runuser', ['-u', 'nobody', '--', 'true']).status === 0;
+
+/** The uid the unprivileged runs have, so a file can be given to it. */
+const NOBODY = ROOT && CAN_DROP ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()) : undefined;
+
+function unprivileged(args: readonly string[]): Result {
+  const command = ROOT ? ['runuser', '-u', 'nobody', '--', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
+  const r = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', AGENTSTATE_DB: '' }, timeout: 60_000 });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('files the environment makes unusable', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(() => {
+    chmodSync(tmp.dir, 0o755);
+    for (const name of readdirSync(tmp.dir)) chmodSync(join(tmp.dir, name), 0o755);
+    tmp.cleanup();
+  });
+
+  it('refuses a 0-byte file in every read command, writing nothing into it', async () => {
+    const db = tmp.path('empty.db');
+    writeFileSync(db, '');
+    const lines = await failAll(2, READ_COMMANDS.map((c) => [...c, '--db', db]));
+    for (const line of lines) expect(line).toBe(`agentstate: ${db}: is empty (0 bytes), not a database`);
+    // A command that changes records needs a database too; one that creates may start one.
+    expect(failureLine(cli(['memory', 'delete', 'x', '--db', db]), 2, [])).toContain('is empty (0 bytes)');
+    expect(readFileSync(db).length).toBe(0);
+    expect(readdirSync(tmp.dir)).toEqual(['empty.db']);
+  });
+
+  it.each([
+    ['truncated', (db: string) => truncateSync(db, 4096 * 3), /: is truncated: 12288 bytes, its header says \d+$/],
+    ['not SQLite', (db: string) => writeFileSync(db, '{"not": "a database"}\n'), /: is not a SQLite database$/],
+  ])('refuses a %s file in read commands and leaves it unchanged', async (_name, damage, message) => {
+    const db = tmp.path('state.db');
+    ok(['demo', '--db', db]);
+    damage(db);
+    const before = hash(db);
+    const lines = await failAll(2, SOME_READ_COMMANDS.map((c) => [...c, '--db', db]));
+    for (const line of lines) expect(line).toMatch(message);
+    expect(hash(db)).toBe(before);
+  });
+
+  it('names a folder at the database path (exit 3) and a missing folder (exit 1), creating nothing', () => {
+    expect(failureLine(cli(['stats', '--db', tmp.dir]), 3, [])).toBe(`agentstate: cannot open ${tmp.dir}: it is a folder, not a database file`);
+    expect(failureLine(cli(['memory', 'write', 'x', '--db', tmp.dir]), 3, [])).toContain('it is a folder, not a database file');
+    const missing = tmp.path('no-folder/state.db');
+    expect(failureLine(cli(['verify', '--db', missing]), 1, [])).toContain(`no agentstate database at ${missing}: the folder ${tmp.path('no-folder')} does not exist`);
+    expect(existsSync(tmp.path('no-folder'))).toBe(false);
+  });
+
+  it.runIf(CAN_DROP)('reads a database in a read-only folder, and refuses a write there with one line (exit 3)', () => {
+    const folder = tmp.path('ro');
+    mkdirSync(folder);
+    const db = join(folder, 'state.db');
+    ok(['demo', '--db', db]);
+    // A writable open closed last removes the -wal and -shm: SQLite can then create neither.
+    ok(['rebuild', '--db', db]);
+    const before = hash(db);
+    expect(readdirSync(folder)).toEqual(['state.db']);
+    // The file is writable by the user; only the folder is not.
+    if (NOBODY !== undefined) chownSync(db, NOBODY, NOBODY);
+    chmodSync(tmp.dir, 0o755);
+    chmodSync(folder, 0o555);
+    for (const command of SOME_READ_COMMANDS) {
+      const r = unprivileged([...command, '--db', db]);
+      expect(r.stderr, command.join(' ')).toBe('');
+      expect(r.code, command.join(' ')).toBe(0);
+    }
+    expect(unprivileged(['memory', 'recall', 'dark', '--db', db]).stdout).toContain('dark mode');
+    const write = unprivileged(['memory', 'write', 'more', '--db', db]);
+    expect(failureLine(write, 3, [])).toBe(`agentstate: cannot write ${db}: its folder is read-only (SQLite creates its -wal and -shm files there)`);
+    expect(hash(db)).toBe(before);
+    expect(readdirSync(folder)).toEqual(['state.db']);
+  });
+
+  it.runIf(CAN_DROP)('reads a read-only file, and refuses a write to it, and an MCP server on it, with one line', () => {
+    const db = tmp.path('state.db');
+    ok(['demo', '--db', db]);
+    const before = hash(db);
+    chmodSync(tmp.dir, 0o777);
+    chmodSync(db, 0o444);
+    expect(unprivileged(['verify', '--db', db]).code).toBe(0);
+    const write = unprivileged(['memory', 'write', 'more', '--db', db]);
+    expect(failureLine(write, 3, [])).toBe(`agentstate: cannot write ${db}: the file is read-only`);
+    // The MCP server writes: it refuses at start instead of failing at the first tool call.
+    const server = unprivileged(['mcp', '--db', db]);
+    expect(server.code).toBe(1);
+    expect(server.stderr).toContain(`cannot write ${db}: the file is read-only`);
+    expect(hash(db)).toBe(before);
+  });
+
+  it('reports a full disk in one line (exit 3), keeps every acknowledged write, and verifies afterwards', () => {
+    const db = tmp.path('state.db');
+    ok(['demo', '--db', db]);
+    const acked: string[] = [];
+    let failure: Result | undefined;
+    const content = 'a fact long enough to fill pages quickly '.repeat(400);
+    // Room for the file as it is and about 64 KiB of -wal: a few writes, then a write fails. SIGXFSZ is ignored by Node.
+    const limitKiB = Math.ceil(statSync(db).size / 1024) + 64;
+    for (let i = 0; i < 30 && !failure; i += 1) {
+      const r = spawnSync('bash', ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, BIN, 'memory', 'write', `${i} ${content}`, '--db', db], {
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      if (r.status === 0) acked.push(r.stdout.trim());
+      else failure = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+    }
+    expect(failure).toBeDefined();
+    expect(failureLine(failure!, 3, [])).toMatch(new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`));
+    expect(acked.length).toBeGreaterThan(0);
+    expect(ok(['verify', '--db', db])).toMatch(/^ok: /);
+    const stored = okJson<Array<{ id: string }>>(['memory', 'recall', '--limit', '1000', '--db', db]).map((m) => m.id);
+    expect(stored).toEqual(expect.arrayContaining(acked));
+  });
+});

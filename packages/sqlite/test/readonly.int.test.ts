@@ -1,0 +1,150 @@
+/**
+ * Opening read-only, and the checks of the file before SQLite sees it: a
+ * read-only open never creates, migrates or writes, and an empty, truncated
+ * or foreign file is refused with a typed error and left byte for byte as
+ * it was (defect 6 of the hardening issue).
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStaticEmbedder } from '@agentstate/embeddings';
+import { DEFAULT_CONNECTION_OPTIONS, Connection } from '../src/connection.js';
+import { migrate } from '../src/migrations/index.js';
+import { DatabaseNotFoundError, IncompatibleDatabaseError, NotAFileError, openSqlite, openSqliteLog, ReadOnlyError } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+const hash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
+
+function refusal(open: () => unknown): IncompatibleDatabaseError {
+  try {
+    open();
+  } catch (error) {
+    expect(error).toBeInstanceOf(IncompatibleDatabaseError);
+    return error as IncompatibleDatabaseError;
+  }
+  throw new Error('the open did not fail');
+}
+
+/** A complete database with a session and a memory, closed cleanly (no -wal left). */
+async function seeded(path: string): Promise<void> {
+  const db = openSqlite(path);
+  await db.sessions.create({ title: 'kept' });
+  await db.memory.write({ content: 'the user prefers dark mode' });
+  await db.close();
+}
+
+describe('a read-only open', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeEach(() => {
+    tmp = tempDir();
+  });
+  afterEach(() => tmp.cleanup());
+
+  it('refuses a 0-byte file as empty and writes nothing into it', () => {
+    const path = tmp.file();
+    writeFileSync(path, '');
+    for (const open of [() => openSqlite(path, { readonly: true }), () => openSqliteLog(path, { readonly: true })]) {
+      const error = refusal(open);
+      expect(error.reason).toBe('empty');
+      expect(error.message).toContain(`${path}: is empty (0 bytes)`);
+    }
+    expect(readFileSync(path).length).toBe(0);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  it.each([
+    ['a cut page', (path: string) => truncateSync(path, 4096 + 100), 'truncated', /is truncated: 4196 bytes/],
+    ['whole pages cut off', (path: string) => truncateSync(path, 4096 * 2), 'truncated', /is truncated: 8192 bytes, its header says \d+/],
+    ['a cut header', (path: string) => truncateSync(path, 60), 'truncated', /is truncated: 60 bytes, shorter than a SQLite header/],
+    ['text', (path: string) => writeFileSync(path, 'hello, this is not a database\n'.repeat(10)), 'not-sqlite', /is not a SQLite database/],
+  ])('refuses %s, read-only or not, and leaves the file unchanged', async (_name, damage, reason, message) => {
+    const path = tmp.file();
+    await seeded(path);
+    damage(path);
+    const before = hash(path);
+    for (const readonly of [true, false]) {
+      const error = refusal(() => openSqlite(path, { readonly }));
+      expect(error.reason).toBe(reason);
+      expect(error.message).toMatch(message);
+      expect(hash(path)).toBe(before);
+    }
+  });
+
+  it('never creates a missing file, and names a folder given as the path', () => {
+    const path = tmp.file('missing.db');
+    expect(() => openSqlite(path, { readonly: true })).toThrow(DatabaseNotFoundError);
+    expect(() => openSqlite(tmp.file('no-folder/x.db'), { readonly: true })).toThrow(/the folder .*no-folder does not exist/);
+    expect(existsSync(path)).toBe(false);
+    expect(() => openSqlite(tmp.dir, { readonly: true })).toThrow(NotAFileError);
+    expect(() => openSqlite(tmp.dir)).toThrow(/it is a folder, not a database file/);
+  });
+
+  it('reads a current database, refuses every write with ReadOnlyError, and changes no byte of it', async () => {
+    const path = tmp.file();
+    await seeded(path);
+    const before = hash(path);
+    const db = openSqlite(path, { readonly: true });
+    expect(await db.sessions.list()).toHaveLength(1);
+    expect((await db.memory.recall({ query: 'dark' })).map((h) => h.content)).toEqual(['the user prefers dark mode']);
+    await expect(db.memory.write({ content: 'refused' })).rejects.toThrow(ReadOnlyError);
+    await expect(db.saveSnapshot()).rejects.toThrow(ReadOnlyError);
+    await expect(db.rebuild()).rejects.toThrow(ReadOnlyError);
+    await db.close();
+    const log = openSqliteLog(path, { readonly: true });
+    expect(await log.head('state')).toBe(2);
+    await expect(log.append({ stream: 'other', type: 'x', payload: {} })).rejects.toThrow(/cannot write .*: the file is read-only, or was opened read-only/);
+    await log.close();
+    expect(hash(path)).toBe(before);
+  });
+
+  it('refuses a file that needs a migration, saying to open it writable once, and migrates nothing', async () => {
+    const path = tmp.file();
+    const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
+    conn.configure(DEFAULT_CONNECTION_OPTIONS);
+    migrate(conn, { target: 2 });
+    await conn.close();
+    const before = hash(path);
+    const error = refusal(() => openSqlite(path, { readonly: true }));
+    expect(error.reason).toBe('needs-migration');
+    expect(error.message).toMatch(/has schema version 2, older than this library's 3: .*open it writable once first/);
+    expect(hash(path)).toBe(before);
+    openSqlite(path).close();
+    openSqlite(path, { readonly: true }).close();
+  });
+
+  it('refuses tables behind the log instead of answering from stale tables', async () => {
+    const path = tmp.file();
+    await seeded(path);
+    const log = openSqliteLog(path);
+    const copy = openSqlite(':memory:');
+    await copy.sessions.create({ title: 'appended to the bare log' });
+    const [event] = await copy.log.read({ stream: 'state', afterSeq: 0, limit: 1 });
+    await copy.close();
+    await log.append({ stream: 'state', type: event!.type, payload: event!.payload, time: event!.time });
+    await log.close();
+    const error = refusal(() => openSqlite(path, { readonly: true }));
+    expect(error.reason).toBe('behind-log');
+    expect(error.message).toMatch(/has tables 1 events behind its log: open it writable once/);
+    const writable = openSqlite(path);
+    expect(await writable.sessions.list()).toHaveLength(2);
+    await writable.close();
+  });
+
+  it('recalls semantically items that have no stored vector yet, without storing one', async () => {
+    const path = tmp.file();
+    await seeded(path);
+    const copy = tmp.file('copy.db');
+    copyFileSync(path, copy);
+    const before = hash(path);
+    const db = openSqlite(path, { readonly: true, embedder: createStaticEmbedder() });
+    const hits = await db.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance' });
+    expect(hits.map((h) => h.content)).toEqual(['the user prefers dark mode']);
+    await db.close();
+    expect(hash(path)).toBe(before);
+    // The same answer as a writable open, which stores the vector.
+    const writable = openSqlite(copy, { embedder: createStaticEmbedder() });
+    const stored = await writable.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance' });
+    expect(stored.map((h) => [h.content, h.score.toFixed(6)])).toEqual(hits.map((h) => [h.content, h.score.toFixed(6)]));
+    await writable.close();
+  });
+});
