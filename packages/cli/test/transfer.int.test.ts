@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliAsync, failureLine, fails, ok, okJson, tempDir } from './helpers.js';
-import { writeExport } from './generate.js';
+import { trailerFor, writeExport } from './generate.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -15,12 +15,19 @@ describe('agentstate export and import', () => {
   beforeAll(async () => {
     await writeExport(exported, 300);
     ok(['import', exported, '--db', source]);
-    lines = readFileSync(exported, 'utf8').trim().split('\n');
+    lines = readFileSync(exported, 'utf8').trim().split('\n').slice(0, -1);
   });
 
-  it('exports the log to stdout as canonical JSON Lines, identical to what was imported', () => {
+  /** An export of `events` lines, ended by their valid trailer. */
+  const withTrailer = (events: readonly string[]): string => {
+    const text = events.map((l) => `${l}\n`).join('');
+    return `${text}${trailerFor(text)}`;
+  };
+
+  it('exports the log to stdout as canonical JSON Lines and a trailer, identical to what was imported', () => {
     const out = ok(['export', '--db', source]);
-    expect(out).toBe(`${lines.join('\n')}\n`);
+    expect(out).toBe(withTrailer(lines));
+    expect(out).toBe(readFileSync(exported, 'utf8'));
     expect(JSON.parse(lines[0]!)).toMatchObject({ stream: 'state', seq: 1, actor: 'generator' });
   });
 
@@ -39,13 +46,14 @@ describe('agentstate export and import', () => {
     expect(report).toMatchObject({ db: copy, events: 300 });
     expect(ok(['snapshot', '--print', '--db', copy])).toBe(ok(['snapshot', '--print', '--db', source]));
     expect(okJson(['verify', '--db', copy])).toMatchObject({ ok: true, events: 300, sha256: report.sha256 });
-    expect(ok(['export', '--db', copy])).toBe(`${lines.join('\n')}\n`);
+    expect(ok(['export', '--db', copy])).toBe(withTrailer(lines));
   });
 
-  it('imports an empty export as an empty database', () => {
+  it('exports an empty log as the trailer alone, which imports as an empty database', () => {
     const empty = tmp.path('empty.db');
-    expect(okJson(['import', '-', '--db', empty], { input: '' })).toMatchObject({ events: 0 });
+    expect(okJson(['import', '-', '--db', empty], { input: withTrailer([]) })).toMatchObject({ events: 0, trailer: true });
     expect(okJson(['stats', '--db', empty])).toMatchObject({ head: 0 });
+    expect(ok(['export', '--db', empty])).toBe(withTrailer([]));
   });
 
   const broken: Array<[string, (l: string[]) => string[], RegExp]> = [
@@ -65,7 +73,7 @@ describe('agentstate export and import', () => {
     it.concurrent(`refuses ${what} with exit 1, and creates nothing`, async () => {
       const target = tmp.path(`refused-${what.replace(/\W+/g, '-')}.db`);
       const args = ['import', '-', '--db', target];
-      const r = await cliAsync(args, { input: `${mangle(lines).join('\n')}\n` });
+      const r = await cliAsync(args, { input: withTrailer(mangle(lines)) });
       expect(failureLine(r, 1, args)).toMatch(message);
       expect(existsSync(target)).toBe(false);
       expect(readdirSync(tmp.dir).filter((f) => f.startsWith(`refused-${what.replace(/\W+/g, '-')}.db.importing`))).toEqual([]);
