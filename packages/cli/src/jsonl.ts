@@ -1,8 +1,9 @@
 /**
  * The export format: JSON Lines, one event of the `state` stream per line,
  * in seq order, each line canonical JSON (keys sorted), so the same log
- * exports to the same bytes from any backend. Import checks every line
- * before anything is written: shape, seq continuity, payload validity.
+ * exports to the same bytes from any backend, then a trailer line (see
+ * `trailer.ts`). Import checks every line before anything is kept: shape,
+ * seq continuity, payload validity, then the fold's rules.
  */
 import type { AppendInput, LogEvent, StateChange } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM, canonicalJson, decodeStateEvent, isCanonicalInstant } from '@agentstate/core';
@@ -23,15 +24,23 @@ export interface ImportedEvent {
   seq: number;
 }
 
-/** Checks one line of an export; `expectedSeq` is the seq it must carry. Bad input is a {@link UserError} naming the line. */
-export function parseEventLine(line: string, lineNo: number, expectedSeq: number): ImportedEvent {
-  const fail = (message: string): UserError => new UserError(`line ${lineNo}: ${message}; nothing was imported`);
-  let value: unknown;
+/** A refusal of line `lineNo` of an export. */
+export function lineError(lineNo: number, message: string): UserError {
+  return new UserError(`line ${lineNo}: ${message}; nothing was imported`);
+}
+
+/** Parses one line of an export as JSON. */
+export function parseJsonLine(line: string, lineNo: number): unknown {
   try {
-    value = JSON.parse(line);
+    return JSON.parse(line);
   } catch {
-    throw fail('not valid JSON');
+    throw lineError(lineNo, line.trim() === '' ? 'a blank line (an export has none)' : 'not valid JSON');
   }
+}
+
+/** Checks one parsed event line of an export; `expectedSeq` is the seq it must carry. Bad input is a {@link UserError} naming the line. */
+export function checkEventLine(value: unknown, lineNo: number, expectedSeq: number): ImportedEvent {
+  const fail = (message: string): UserError => lineError(lineNo, message);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('expected a JSON object (one event per line)');
   const raw = value as Record<string, unknown>;
   for (const key of Object.keys(raw)) if (!KNOWN_KEYS.has(key)) throw fail(`unknown field ${JSON.stringify(key)}`);

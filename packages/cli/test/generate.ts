@@ -3,6 +3,7 @@
  * a manual clock and seeded ids: sessions with transcripts, skills with
  * updates and outcomes, memory items, and deletions of each kind.
  */
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { LogEvent } from '@agentstate/core';
 import { ManualClock, STATE_STREAM, canonicalJson, createMemoryProvider, seededEntropy } from '@agentstate/core';
@@ -51,9 +52,21 @@ export async function generateEvents(n: number): Promise<LogEvent[]> {
   return all;
 }
 
-/** The events as an export: canonical JSON Lines. */
+/** The event lines of an export, each with its newline: canonical JSON Lines. */
+export function eventLines(events: readonly LogEvent[]): string {
+  return events.map((e) => `${canonicalJson(e)}\n`).join('');
+}
+
+/** The trailer line (with its newline) that ends an export whose event lines are `lines`. */
+export function trailerFor(lines: string): string {
+  const events = lines === '' ? 0 : lines.split('\n').length - 1;
+  return `${JSON.stringify({ trailer: { events, sha256: createHash('sha256').update(lines).digest('hex') } })}\n`;
+}
+
+/** The events as an export: canonical JSON Lines, then the trailer. */
 export function exportText(events: readonly LogEvent[]): string {
-  return `${events.map((e) => canonicalJson(e)).join('\n')}\n`;
+  const lines = eventLines(events);
+  return `${lines}${trailerFor(lines)}`;
 }
 
 /** Writes an export of exactly `n` events to `path`. */

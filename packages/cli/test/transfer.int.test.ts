@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliAsync, failureLine, fails, ok, okJson, tempDir } from './helpers.js';
-import { writeExport } from './generate.js';
+import { trailerFor, writeExport } from './generate.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -15,12 +15,19 @@ describe('agentstate export and import', () => {
   beforeAll(async () => {
     await writeExport(exported, 300);
     ok(['import', exported, '--db', source]);
-    lines = readFileSync(exported, 'utf8').trim().split('\n');
+    lines = readFileSync(exported, 'utf8').trim().split('\n').slice(0, -1);
   });
 
-  it('exports the log to stdout as canonical JSON Lines, identical to what was imported', () => {
+  /** An export of `events` lines, ended by their valid trailer. */
+  const withTrailer = (events: readonly string[]): string => {
+    const text = events.map((l) => `${l}\n`).join('');
+    return `${text}${trailerFor(text)}`;
+  };
+
+  it('exports the log to stdout as canonical JSON Lines and a trailer, identical to what was imported', () => {
     const out = ok(['export', '--db', source]);
-    expect(out).toBe(`${lines.join('\n')}\n`);
+    expect(out).toBe(withTrailer(lines));
+    expect(out).toBe(readFileSync(exported, 'utf8'));
     expect(JSON.parse(lines[0]!)).toMatchObject({ stream: 'state', seq: 1, actor: 'generator' });
   });
 
@@ -39,13 +46,14 @@ describe('agentstate export and import', () => {
     expect(report).toMatchObject({ db: copy, events: 300 });
     expect(ok(['snapshot', '--print', '--db', copy])).toBe(ok(['snapshot', '--print', '--db', source]));
     expect(okJson(['verify', '--db', copy])).toMatchObject({ ok: true, events: 300, sha256: report.sha256 });
-    expect(ok(['export', '--db', copy])).toBe(`${lines.join('\n')}\n`);
+    expect(ok(['export', '--db', copy])).toBe(withTrailer(lines));
   });
 
-  it('imports an empty export as an empty database', () => {
+  it('exports an empty log as the trailer alone, which imports as an empty database', () => {
     const empty = tmp.path('empty.db');
-    expect(okJson(['import', '-', '--db', empty], { input: '' })).toMatchObject({ events: 0 });
+    expect(okJson(['import', '-', '--db', empty], { input: withTrailer([]) })).toMatchObject({ events: 0, trailer: true });
     expect(okJson(['stats', '--db', empty])).toMatchObject({ head: 0 });
+    expect(ok(['export', '--db', empty])).toBe(withTrailer([]));
   });
 
   const broken: Array<[string, (l: string[]) => string[], RegExp]> = [
@@ -65,12 +73,43 @@ describe('agentstate export and import', () => {
     it.concurrent(`refuses ${what} with exit 1, and creates nothing`, async () => {
       const target = tmp.path(`refused-${what.replace(/\W+/g, '-')}.db`);
       const args = ['import', '-', '--db', target];
-      const r = await cliAsync(args, { input: `${mangle(lines).join('\n')}\n` });
+      const r = await cliAsync(args, { input: withTrailer(mangle(lines)) });
       expect(failureLine(r, 1, args)).toMatch(message);
       expect(existsSync(target)).toBe(false);
       expect(readdirSync(tmp.dir).filter((f) => f.startsWith(`refused-${what.replace(/\W+/g, '-')}.db.importing`))).toEqual([]);
     });
   }
+
+  const untrailed: Array<[string, (l: string[]) => string, RegExp]> = [
+    ['an empty file', () => '', /^agentstate: the export is empty: it has no trailer line, .*--allow-untrailed/],
+    ['a file cut at a line boundary', (l) => withTrailer(l).split('\n').slice(0, 120).join('\n') + '\n', /the export ends after 120 events without a trailer line, so it may have been cut short/],
+    ['a file cut inside its trailer', (l) => withTrailer(l).slice(0, -20), /line 301: not valid JSON/],
+    ['a trailer with the wrong count', (l) => withTrailer(l).replace('"events":300', '"events":299'), /line 301: the trailer counts 299 events but 300 precede it/],
+    ['a trailer with the wrong digest', (l) => withTrailer(l).replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${'0'.repeat(64)}"`), /line 301: the sha256 of the trailer does not match/],
+    ['an edited event under a valid-looking trailer', (l) => withTrailer(l).replace('"actor":"generator"', '"actor":"generatoR"'), /line 301: the sha256 of the trailer does not match/],
+    ['a line after the trailer', (l) => `${withTrailer(l)}${l[0]}\n`, /line 302: a line after the trailer \(line 301\)/],
+    ['a trailer with extra fields', (l) => withTrailer(l).replace('{"trailer":{', '{"trailer":{"format":1,'), /line 301: "trailer" must hold exactly "events" and "sha256"/],
+    ['a blank line', (l) => withTrailer(l).replace('\n', '\n\n'), /line 2: a blank line/],
+  ];
+
+  for (const [what, make, message] of untrailed) {
+    it.concurrent(`refuses ${what}, saying why, and creates nothing`, async () => {
+      const target = tmp.path(`untrailed-${what.replace(/\W+/g, '-')}.db`);
+      const args = ['import', '-', '--db', target];
+      expect(failureLine(await cliAsync(args, { input: make(lines) }), 1, args)).toMatch(message);
+      expect(existsSync(target)).toBe(false);
+    });
+  }
+
+  it('imports an export made before trailers existed with --allow-untrailed, after the same checks', () => {
+    const old = lines.map((l) => `${l}\n`).join('');
+    const target = tmp.path('old.db');
+    expect(fails(1, ['import', '-', '--db', target], { input: old })).toContain('--allow-untrailed');
+    expect(fails(1, ['import', '-', '--allow-untrailed', '--db', target], { input: old.replace('"seq":2,', '"seq":3,') })).toContain('line 2: expected seq 2, found 3');
+    expect(okJson(['import', '-', '--allow-untrailed', '--db', target], { input: old })).toMatchObject({ events: 300, trailer: false });
+    expect(ok(['export', '--db', target])).toBe(withTrailer(lines));
+    expect(fails(1, ['import', '-', '--allow-untrailed', '--db', tmp.path('old-cut.db')], { input: withTrailer(lines).replace('"events":300', '"events":3') })).toContain('the trailer counts 3 events');
+  });
 
   it('refuses to import over an existing database, or from a missing file', () => {
     expect(fails(1, ['import', exported, '--db', source])).toContain('already exists');

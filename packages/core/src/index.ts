@@ -34,6 +34,7 @@ export * from './write/mutex.js';
 export * from './provider/options.js';
 export * from './provider/state-provider.js';
 export * from './provider/skill-resolution.js';
+export * from './memory/fold-rules.js';
 export * from './memory/state.js';
 export * from './memory/backend.js';
 export * from './memory/fold.js';

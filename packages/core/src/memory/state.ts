@@ -15,6 +15,8 @@ import { HLC_ZERO, maxHlc } from '../time/hlc.js';
 import { tokenize } from '../matching/lexical.js';
 import { copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
 import { SortedList } from './sorted-list.js';
+import type { FoldView } from './fold-rules.js';
+import { checkChange } from './fold-rules.js';
 
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
 const oldestFirst = (a: MemoryItem, b: MemoryItem): number => compareMemoryNewestFirst(b, a);
@@ -25,7 +27,7 @@ export function skillSearchText(skill: Skill): string {
 }
 
 /** The whole projection of the `state` stream, held in maps. */
-export class MemoryState {
+export class MemoryState implements FoldView {
   /** Seq of the last event applied. */
   seq = 0;
   /** Largest `updatedHlc` applied. */
@@ -49,8 +51,13 @@ export class MemoryState {
   /** Folded tokens of live items, computed on first search (replay and restore skip them). */
   readonly #memoryTokens = new Map<string, string[]>();
 
-  /** Folds one change in. */
+  /**
+   * Folds one change in, after checking it against the fold's rules (see
+   * `fold-rules.ts`): a change the live API could not have written is a
+   * `CorruptionError` naming `seq`, and changes nothing.
+   */
   apply(change: StateChange, seq: number): void {
+    checkChange(this, change, seq);
     switch (change.type) {
       case EventTypes.SessionCreated:
       case EventTypes.SessionDeleted:
@@ -112,6 +119,36 @@ export class MemoryState {
       this.#memoryTokens.set(item.id, tokens);
     }
     return tokens;
+  }
+
+  /** The session with this id, tombstones included. */
+  session(id: string): Session | undefined {
+    return this.sessions.get(id);
+  }
+
+  /** The highest turn seq of a session (0 when it has none). */
+  lastTurnSeq(sessionId: string): number {
+    return this.turns.get(sessionId)?.length ?? 0;
+  }
+
+  /** True when a turn with this id exists in any session. */
+  turnExists(id: string): boolean {
+    return this.turnIds.has(id);
+  }
+
+  /** The skill with this id, tombstones included. */
+  skill(id: string): Skill | undefined {
+    return this.skills.get(id);
+  }
+
+  /** The id of the skill at `(scope, slug)`, tombstones included. */
+  skillIdAt(scope: Scope, slug: string): string | undefined {
+    return this.skillIdsByKey.get(skillKey(scope, slug));
+  }
+
+  /** The memory item with this id, tombstones included. */
+  memoryItem(id: string): MemoryItem | undefined {
+    return this.memory.get(id);
   }
 
   /** The record at `(scope, slug)`, tombstones included. */

@@ -1,0 +1,118 @@
+/**
+ * Files that take a user's path only when complete, and never take it from
+ * someone else. Work happens in a temporary file beside the target, named
+ * `<target>.<purpose>-<pid>`: removed on failure and on SIGINT, SIGTERM and
+ * SIGHUP; after a SIGKILL (which cannot be caught) the next command that
+ * makes such a file in the same folder removes those whose process is gone.
+ * The finished file takes the target's name with a hard link, which fails
+ * when the name exists instead of replacing it, as a rename would.
+ */
+import { linkSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { constants } from 'node:os';
+import { join } from 'node:path';
+import { UserError } from './errors.js';
+
+/** What a temporary file is for; part of its name. */
+export type Purpose = 'importing' | 'exporting';
+
+/** Files SQLite keeps beside a database. */
+export const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
+
+const TEMPORARY_NAME = /\.(?:importing|exporting)-(\d+)(?:-wal|-shm|-journal)?$/;
+const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** The temporary path this process uses for `target`. */
+export function temporaryPath(target: string, purpose: Purpose): string {
+  return `${target}.${purpose}-${process.pid}`;
+}
+
+/** Removes a file and the files SQLite may keep beside it. */
+export function removeWithSideFiles(path: string): void {
+  for (const suffix of ['', ...SIDE_SUFFIXES]) rmSync(`${path}${suffix}`, { force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
+/** Removes the temporary files in `dir` left by processes that no longer run; returns their names. */
+export function removeStaleTemporaries(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = TEMPORARY_NAME.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
+    rmSync(join(dir, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
+/** True when something (a file, a folder, even a dangling link) is at `path`. */
+export function occupied(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Refuses a target database path that exists or has SQLite files left beside it. */
+export function refuseOccupiedDatabase(target: string, when = ''): void {
+  if (occupied(target)) throw new UserError(`${target} ${when || 'already exists'}: import creates a new database (choose another --db); nothing was imported`);
+  const leftover = SIDE_SUFFIXES.map((s) => `${target}${s}`).find(occupied);
+  if (leftover !== undefined) {
+    throw new UserError(
+      `${leftover} exists without its database: SQLite would apply it to the new file; move it away (it may hold the last writes of a lost database) and import again; nothing was imported`,
+    );
+  }
+}
+
+/**
+ * Gives the complete file at `temporary` the name `target` without ever
+ * replacing what is there; `temporary` is gone afterwards. A name that
+ * appeared meanwhile is a {@link UserError} and stays untouched.
+ */
+export function linkNoReplace(temporary: string, target: string, what: string): void {
+  try {
+    linkSync(temporary, target);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new UserError(`${target} appeared while the ${what} ran and was left untouched; nothing was written to it`);
+    if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') {
+      throw new UserError(`cannot create ${target} without risking to replace a file: its file system has no hard links (${code}); write to another folder, then move the file`);
+    }
+    throw error;
+  }
+  rmSync(temporary, { force: true });
+}
+
+/**
+ * Runs `cleanup` and exits with 128 + the signal's number when SIGINT,
+ * SIGTERM or SIGHUP arrives; returns the function that stops listening.
+ */
+export function cleanupOnSignals(cleanup: () => void): () => void {
+  const handlers = HANDLED_SIGNALS.map((signal) => {
+    const handler = (): void => {
+      cleanup();
+      process.exit(128 + constants.signals[signal]);
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  return () => {
+    for (const [signal, handler] of handlers) process.removeListener(signal, handler);
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * Import accepts exactly the logs the live API could have written. Any log
+ * that live writers (two processes' worth, with skewed clocks, on one real
+ * SQLite file) produce imports to the same state; a log broken against the
+ * fold's rules is refused with the line that breaks it, and leaves nothing.
+ * The import runs in process here (real files, the command's own code);
+ * one case runs through the binary for the exit code and the message.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import type { LogEvent } from '@agentstate/core';
+import { ManualClock, STATE_STREAM, createMemoryProvider, encodeSnapshot, seededEntropy } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
+import { arbOperations, runOperations } from '@agentstate/testing/arbitraries';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { UserError } from '../src/errors.js';
+import { importInto } from '../src/import.js';
+import { exportText } from './generate.js';
+import { fails, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+let files = 0;
+const OPTIONS = { allowUntrailed: false, quiet: true };
+
+/** Writes `events` (renumbered from 1) as an export with a valid trailer; returns its path and a fresh target. */
+function exportOf(events: readonly LogEvent[]): { file: string; target: string } {
+  files += 1;
+  const file = tmp.path(`export-${files}.jsonl`);
+  writeFileSync(file, exportText(events.map((e, i) => ({ ...e, seq: i + 1 }))));
+  return { file, target: tmp.path(`imported-${files}.db`) };
+}
+
+describe('any log written through the live API', () => {
+  it('imports, and equals the database it came from', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(fc.constantFrom(0, 1), arbOperations({ maxLength: 8 })), { minLength: 1, maxLength: 6 }), async (turns) => {
+        files += 1;
+        const path = tmp.path(`live-${files}.db`);
+        // Two writers on one file, one clock 10 s behind: updates cross origins and clocks disagree.
+        const clocks = [new ManualClock(Date.UTC(2026, 0, 1)), new ManualClock(Date.UTC(2026, 0, 1) - 10_000)];
+        const writers = clocks.map((clock, i) => openSqlite(path, { clock, instanceId: `writer-${i}`, entropy: seededEntropy(i + 1) }));
+        try {
+          for (const [w, ops] of turns) await runOperations(writers[w]!, ops, { clock: clocks[w]! });
+          const events = await writers[0]!.log.read({ stream: STATE_STREAM });
+          const { file, target } = exportOf(events);
+          const report = await importInto(file, target, OPTIONS);
+          const expected = createHash('sha256').update(encodeSnapshot(await writers[0]!.snapshot())).digest('hex');
+          expect(report).toMatchObject({ events: events.length, sha256: expected, trailer: true });
+        } finally {
+          for (const w of writers) await w.close();
+        }
+      }),
+      { numRuns: 20 },
+    );
+  }, 120_000);
+});
+
+/** The events of a script run on a fresh in-memory provider with fixed ids. */
+async function logOf(script: (p: ReturnType<typeof createMemoryProvider>) => Promise<unknown>): Promise<LogEvent[]> {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const p = createMemoryProvider({ clock, entropy: seededEntropy(5), instanceId: 'live' });
+  await script(p);
+  return p.log.read({ stream: STATE_STREAM });
+}
+
+/** A copy of `event` with its payload changed by `edit`. */
+function edited(event: LogEvent, edit: (payload: any) => void): LogEvent {
+  const payload = structuredClone(event.payload);
+  edit(payload);
+  return { ...event, payload };
+}
+
+describe('a log the live API could not have written', () => {
+  // s1 created, two turns, deleted; m1 written then deleted; skill deploy created, an outcome, deleted.
+  const base = logOf(async (p) => {
+    await p.sessions.create({ id: 's1', title: 'first' });
+    await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'one' });
+    await p.sessions.appendTurn({ sessionId: 's1', role: 'assistant', content: 'two' });
+    await p.memory.write({ id: 'm1', content: 'a fact' });
+    await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
+    await p.skills.recordOutcome('deploy', { success: true });
+    await p.sessions.delete('s1');
+    await p.memory.delete('m1');
+    await p.skills.delete('deploy');
+  });
+  const [created, turn1, turn2, memory, skill, outcome, deleted, memoryDeleted] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => base.then((e) => e[i]!));
+
+  const cases: Array<[string, () => Promise<LogEvent[]>, RegExp]> = [
+    [
+      'a turn of a session that does not exist',
+      async () => [await created, edited(await turn1, (p) => ((p.session.id = 'ghost'), (p.turn.sessionId = 'ghost')))],
+      /line 2: session\.turn_appended: session "ghost" does not exist or is deleted/,
+    ],
+    [
+      'a turn of a deleted session',
+      async () => {
+        const other = await logOf(async (p) => {
+          await p.sessions.create({ id: 's1', title: 'first' });
+          await p.sessions.delete('s1');
+        });
+        return [...other, await turn1];
+      },
+      /line 3: session\.turn_appended: session "s1" does not exist or is deleted/,
+    ],
+    ['a duplicated turn seq', async () => [await created, await turn1, edited(await turn2, (p) => (p.turn.seq = 1))], /line 3: .*turn seq 1 of session "s1", expected 2/],
+    ['a skipped turn seq', async () => [await created, edited(await turn1, (p) => (p.turn.seq = 2))], /line 2: .*turn seq 2 of session "s1", expected 1/],
+    [
+      'a turn id already taken',
+      async () => {
+        const first = await turn1;
+        return [await created, first, edited(await turn2, (p) => (p.turn.id = first.payload.turn.id))];
+      },
+      /line 3: session\.turn_appended: turn id "[^"]+" is already taken/,
+    ],
+    ['a second creation of a session id', async () => [await created, await created], /line 2: session\.created: session id "s1" is already taken/],
+    ['a second creation of a memory id', async () => [await memory, await memory], /line 2: memory\.written: memory id "m1" is already taken/],
+    [
+      'a new skill where one already lives',
+      async () => [await skill, edited(await skill, (p) => (p.skill.id = 'another'))],
+      /line 2: skill\.upserted: skill "deploy" in this scope already exists with id/,
+    ],
+    ['an update whose syncVersion does not follow', async () => [await created, edited(await turn1, (p) => (p.session.syncVersion = 5))], /line 2: .*syncVersion 5 follows 1, expected 2/],
+    [
+      'an originInstanceId that changes',
+      async () => [await created, edited(await turn1, (p) => (p.session.originInstanceId = 'someone-else'))],
+      /line 2: .*originInstanceId changed from "live"/,
+    ],
+    [
+      'a clock that does not move forward',
+      async () => {
+        const first = await created;
+        return [first, edited(await turn1, (p) => ((p.session.updatedHlc = first.payload.session.updatedHlc), (p.turn.updatedHlc = first.payload.session.updatedHlc)))];
+      },
+      /line 2: .*updatedHlc did not move forward/,
+    ],
+    ['a deletion of a memory item that does not exist', async () => [await memoryDeleted], /line 1: memory\.deleted: memory item "m1" does not exist/],
+    ['a second deletion', async () => [await created, await turn1, await turn2, await deleted, await deleted], /line 5: .*session "s1" does not exist or is deleted/],
+    ['an outcome that adds two uses', async () => [await skill, edited(await outcome, (p) => (p.skill.uses = 2))], /line 2: .*an outcome adds one use and at most one win/],
+  ];
+
+  for (const [what, events, message] of cases) {
+    it(`refuses ${what}, naming the line, and imports nothing`, async () => {
+      const { file, target } = exportOf(await events());
+      const error = await importInto(file, target, OPTIONS).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(UserError);
+      expect((error as Error).message).toMatch(message);
+      expect((error as Error).message).toMatch(/nothing was imported$/);
+      expect(existsSync(target)).toBe(false);
+      expect(readdirSync(tmp.dir).filter((f) => f.includes('.importing-'))).toEqual([]);
+    });
+  }
+
+  it('says so through the command: exit 1, one line', async () => {
+    const { file, target } = exportOf([await created, await turn1, edited(await turn2, (p) => (p.turn.seq = 1))]);
+    expect(fails(1, ['import', file, '--db', target])).toMatch(/^agentstate: line 3: session\.turn_appended: turn seq 1 of session "s1", expected 2 \(the live API never writes this\); nothing was imported$/);
+    expect(existsSync(target)).toBe(false);
+  });
+});

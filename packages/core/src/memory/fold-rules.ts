@@ -1,0 +1,155 @@
+/**
+ * The rules a change must satisfy against the state it folds into: exactly
+ * what the stamper guarantees for every change it stamps (see
+ * `write/stamper.ts`). A log the live API wrote always satisfies them; a
+ * log that breaks one was edited, forged or assembled by hand, and folding
+ * it would silently drop or overwrite records (a turn of a missing session,
+ * a repeated turn seq, a second `created` for a taken id). Payload shapes
+ * and limits are the decoder's business; these rules are referential.
+ */
+import { CorruptionError } from '../errors.js';
+import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
+import { sameScope } from '../records/scope.js';
+import type { StateChange } from '../spine/events.js';
+import { EventTypes, STATE_STREAM } from '../spine/events.js';
+import { compareHlc } from '../time/hlc.js';
+
+/** What the rules look up in the state being folded into; tombstones included. */
+export interface FoldView {
+  session(id: string): Session | undefined;
+  /** The highest turn seq of a session (0 when it has none). */
+  lastTurnSeq(sessionId: string): number;
+  /** True when a turn with this id exists in any session. */
+  turnExists(id: string): boolean;
+  skill(id: string): Skill | undefined;
+  /** The id of the skill (live or tombstone) at `(scope, slug)`. */
+  skillIdAt(scope: Scope, slug: string): string | undefined;
+  memoryItem(id: string): MemoryItem | undefined;
+}
+
+/** A broken rule: the message, without the event's position. */
+type Violation = string | undefined;
+
+/**
+ * Throws a `CorruptionError` naming `seq` when `change` could not have been
+ * stamped against `view`; returns quietly otherwise.
+ */
+export function checkChange(view: FoldView, change: StateChange, seq: number): void {
+  const violation = findViolation(view, change);
+  if (violation !== undefined) throw new CorruptionError(STATE_STREAM, seq, `${change.type}: ${violation}`);
+}
+
+function findViolation(view: FoldView, change: StateChange): Violation {
+  switch (change.type) {
+    case EventTypes.SessionCreated: {
+      const { session } = change.payload;
+      if (view.session(session.id)) return `session id ${json(session.id)} is already taken`;
+      return firstVersion(session) ?? (session.updatedAt !== session.createdAt ? 'updatedAt differs from createdAt' : undefined);
+    }
+    case EventTypes.TurnAppended: {
+      const { session, turn } = change.payload;
+      return nextSession(view.session(session.id), session, false) ?? turnViolation(view, session, turn);
+    }
+    case EventTypes.SessionDeleted: {
+      const { session } = change.payload;
+      return nextSession(view.session(session.id), session, true);
+    }
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted:
+      return skillViolation(view, change.payload.skill, change.type === EventTypes.SkillDeleted);
+    case EventTypes.MemoryWritten: {
+      const { item } = change.payload;
+      if (view.memoryItem(item.id)) return `memory id ${json(item.id)} is already taken`;
+      return firstVersion(item);
+    }
+    case EventTypes.MemoryDeleted: {
+      const { item } = change.payload;
+      const stored = view.memoryItem(item.id);
+      if (!stored || stored.deleted) return `memory item ${json(item.id)} does not exist or is already deleted`;
+      return (
+        nextVersion(stored, item, true) ??
+        changedField(stored, item, ['kind', 'content', 'source', 'createdAt']) ??
+        (sameScope(stored.scope, item.scope) ? undefined : 'the scope changed')
+      );
+    }
+  }
+}
+
+function turnViolation(view: FoldView, session: Session, turn: Turn): Violation {
+  if (turn.sessionId !== session.id) return `the turn belongs to session ${json(turn.sessionId)}, not ${json(session.id)}`;
+  const expected = view.lastTurnSeq(session.id) + 1;
+  if (turn.seq !== expected) return `turn seq ${turn.seq} of session ${json(session.id)}, expected ${expected}`;
+  if (view.turnExists(turn.id)) return `turn id ${json(turn.id)} is already taken`;
+  if (compareHlc(turn.updatedHlc, session.updatedHlc) !== 0) return "the turn's updatedHlc differs from its session's";
+  if (turn.lastWriterId !== session.lastWriterId) return "the turn's writer differs from its session's";
+  return firstVersion(turn);
+}
+
+/** A live session's next version, bumped by a turn or deleted. */
+function nextSession(stored: Session | undefined, session: Session, deleted: boolean): Violation {
+  if (!stored || stored.deleted) return `session ${json(session.id)} does not exist or is deleted`;
+  return (
+    nextVersion(stored, session, deleted) ??
+    changedField(stored, session, ['title', 'model', 'createdAt']) ??
+    (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
+  );
+}
+
+function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violation {
+  const stored = view.skill(skill.id);
+  const holder = view.skillIdAt(skill.scope, skill.slug);
+  if (!stored) {
+    if (deleted) return `skill ${json(skill.id)} does not exist`;
+    if (holder !== undefined) return `skill ${json(skill.slug)} in this scope already exists with id ${json(holder)}`;
+    if (skill.version !== 1) return `a new skill has version ${skill.version}, expected 1`;
+    return firstVersion(skill) ?? (skill.updatedAt !== skill.createdAt ? 'updatedAt differs from createdAt' : undefined);
+  }
+  const kept = nextVersion(stored, skill, deleted) ?? changedField(stored, skill, ['slug', 'createdAt']);
+  if (kept !== undefined) return kept;
+  if (!sameScope(stored.scope, skill.scope)) return 'the scope changed';
+  if (skill.updatedAt < stored.updatedAt) return 'updatedAt moved back';
+  if (deleted) {
+    if (stored.deleted) return `skill ${json(skill.id)} is already deleted`;
+    if (skill.version !== stored.version + 1) return `version ${skill.version}, expected ${stored.version + 1}`;
+    return changedContent(stored, skill) ?? changedField(stored, skill, ['uses', 'wins']);
+  }
+  if (skill.version === stored.version + 1) return undefined;
+  // An outcome keeps the content version: a live skill, one more use, at most one more win.
+  if (skill.version !== stored.version) return `version ${skill.version}, expected ${stored.version} or ${stored.version + 1}`;
+  if (stored.deleted) return `skill ${json(skill.id)} is deleted, so no outcome can be recorded`;
+  if (skill.uses !== stored.uses + 1 || (skill.wins !== stored.wins && skill.wins !== stored.wins + 1)) {
+    return 'an outcome adds one use and at most one win';
+  }
+  return changedContent(stored, skill);
+}
+
+function changedContent(stored: Skill, skill: Skill): Violation {
+  if (skill.tags.length !== stored.tags.length || skill.tags.some((t, i) => t !== stored.tags[i])) return 'the tags changed';
+  return changedField(stored, skill, ['name', 'body', 'check']);
+}
+
+/** The envelope of a record's first version. */
+function firstVersion(record: Envelope): Violation {
+  if (record.syncVersion !== 1) return `syncVersion ${record.syncVersion} on creation, expected 1`;
+  if (record.deleted) return 'created as deleted';
+  if (record.lastWriterId !== record.originInstanceId) return 'the first writer differs from the origin';
+  return undefined;
+}
+
+/** The envelope of a replacement of `stored`: one write later, same origin, a later clock. */
+function nextVersion(stored: Envelope, record: Envelope, deleted: boolean): Violation {
+  if (record.syncVersion !== stored.syncVersion + 1) return `syncVersion ${record.syncVersion} follows ${stored.syncVersion}, expected ${stored.syncVersion + 1}`;
+  if (record.originInstanceId !== stored.originInstanceId) return `originInstanceId changed from ${json(stored.originInstanceId)}`;
+  if (compareHlc(record.updatedHlc, stored.updatedHlc) <= 0) return 'updatedHlc did not move forward';
+  if (record.deleted !== deleted) return deleted ? 'a deletion that is not a tombstone' : 'an update that is a tombstone';
+  return undefined;
+}
+
+function changedField<T extends object>(stored: T, record: T, keys: ReadonlyArray<keyof T>): Violation {
+  const key = keys.find((k) => stored[k] !== record[k]);
+  return key === undefined ? undefined : `${String(key)} changed`;
+}
+
+function json(value: string): string {
+  return JSON.stringify(value);
+}
