@@ -7,16 +7,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   AgentStateError,
+  CorruptionError,
   createMemoryProvider,
+  HybridLogicalClock,
+  ManualClock,
   decodeStateEvent,
   EventTypes,
   LIMITS,
   MemoryLog,
   replay,
+  seededEntropy,
+  Stamper,
   STATE_STREAM,
+  UuidV7Generator,
   ValidationError,
 } from '../src/index.js';
-import type { EventSourcedProvider, Skill } from '../src/index.js';
+import type { Skill } from '../src/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 
@@ -29,13 +35,28 @@ async function refused(call: () => Promise<unknown>): Promise<ValidationError> {
   return error as ValidationError;
 }
 
-/** A provider replayed from a log holding one skill with the given counters: state no call sequence of a test can reach. */
-async function withStoredSkill(over: Partial<Skill>): Promise<EventSourcedProvider> {
+/**
+ * A stamper and records at counter ceilings that no valid log can reach (the
+ * fold refuses a log that jumps a counter), so the stamper's own bounds are
+ * tested directly: they are the last line of defence.
+ */
+async function atCeiling() {
   const source = createMemoryProvider();
   const skill = await source.skills.upsert({ slug: 'deploy' });
-  const log = new MemoryLog();
-  await log.append({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...skill, ...over } } });
-  return replay(log);
+  const session = await source.sessions.create({});
+  const clock = new ManualClock(Date.parse('2030-01-01T00:00:00.000Z'));
+  const stamper = new Stamper({ instanceId: 'i1', clock, hlc: new HybridLogicalClock(clock), ids: new UuidV7Generator(clock, seededEntropy(1)) });
+  return { stamper, skill, session };
+}
+
+function refusedNow(call: () => unknown): ValidationError {
+  try {
+    call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ValidationError);
+    return error as ValidationError;
+  }
+  throw new Error('expected a ValidationError');
 }
 
 describe('counters', () => {
@@ -60,26 +81,27 @@ describe('counters', () => {
   });
 
   it('refuses bumping version and syncVersion past the safe integers', async () => {
-    const atVersion = await withStoredSkill({ version: MAX });
-    expect((await refused(() => atVersion.skills.upsert({ slug: 'deploy', body: 'b' }))).field).toBe('version');
-    expect((await refused(() => atVersion.skills.delete('deploy'))).field).toBe('version');
-    const atSync = await withStoredSkill({ syncVersion: MAX });
-    expect((await refused(() => atSync.skills.recordOutcome('deploy', { success: true }))).field).toBe('syncVersion');
-    for (const p of [atVersion, atSync]) expect(await p.log.head(STATE_STREAM)).toBe(1);
+    const { stamper, skill } = await atCeiling();
+    const atVersion: Skill = { ...skill, version: MAX };
+    expect(refusedNow(() => stamper.upsertSkill({ slug: 'deploy', body: 'b' }, atVersion, atVersion)).field).toBe('version');
+    expect(refusedNow(() => stamper.deleteSkill(atVersion)).field).toBe('version');
+    const atSync: Skill = { ...skill, syncVersion: MAX };
+    expect(refusedNow(() => stamper.recordOutcome(atSync, true)).field).toBe('syncVersion');
   });
 
   it("refuses a turn past the safe integers: the session's syncVersion or the turn seq", async () => {
-    const source = createMemoryProvider();
-    const session = await source.sessions.create({});
-    const turn = await source.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi' });
-    const log = new MemoryLog();
-    await log.append({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session } });
+    const { stamper, session } = await atCeiling();
+    expect(refusedNow(() => stamper.appendTurn({ sessionId: session.id, role: 'user', content: 'again' }, session, MAX, false)).field).toBe('seq');
     const bumped = { ...session, syncVersion: MAX };
-    await log.append({ stream: STATE_STREAM, type: EventTypes.TurnAppended, payload: { session: bumped, turn: { ...turn, seq: MAX } } });
-    const p = await replay(log);
-    const error = await refused(() => p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'again' }));
-    expect(['seq', 'syncVersion']).toContain(error.field);
-    expect(await p.log.head(STATE_STREAM)).toBe(2);
+    expect(refusedNow(() => stamper.appendTurn({ sessionId: session.id, role: 'user', content: 'again' }, bumped, 1, false)).field).toBe('syncVersion');
+  });
+
+  it('a log that jumps a counter is refused by the fold, so a ceiling is reached only one step at a time', async () => {
+    const source = createMemoryProvider();
+    const skill = await source.skills.upsert({ slug: 'deploy' });
+    const log = new MemoryLog();
+    await log.append({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...skill, version: MAX } } });
+    await expect(replay(log)).rejects.toBeInstanceOf(CorruptionError);
   });
 });
 
