@@ -8,6 +8,8 @@ export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, Sqli
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';
 export type { RebuildOptions, RebuildResult } from './rebuild.js';
+export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './verify/index.js';
+export { REPAIR_ADVICE } from './verify/index.js';
 export { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
 export type { IncompatibleReason } from './errors.js';
 export { APPLICATION_ID, SCHEMA_VERSION } from './migrations/index.js';
