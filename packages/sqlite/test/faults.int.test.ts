@@ -10,7 +10,7 @@
  * printed (set FAULT_SEED to replay a run).
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSync, truncateSync, writeSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStateError, encodeSnapshot } from '@agentstate/core';
@@ -126,22 +126,22 @@ describe('random damage to a copy', () => {
       for (const mode of ['page', 'byte'] as const) {
         const page = pick(candidates);
         const path = copy();
-        const fd = (await import('node:fs')).openSync(path, 'r+');
+        const fd = openSync(path, 'r+');
         try {
           const start = (page.pageno - 1) * pageSize;
           if (mode === 'page') {
             const garbage = Buffer.alloc(pageSize);
             for (let i = 0; i < pageSize; i += 1) garbage[i] = Math.floor(random() * 256);
-            (await import('node:fs')).writeSync(fd, garbage, 0, pageSize, start);
+            writeSync(fd, garbage, 0, pageSize, start);
           } else {
             const at = start + Math.floor(random() * pageSize);
             const one = Buffer.alloc(1);
-            (await import('node:fs')).readSync(fd, one, 0, 1, at);
+            readSync(fd, one, 0, 1, at);
             one[0] = one[0]! ^ (1 + Math.floor(random() * 255));
-            (await import('node:fs')).writeSync(fd, one, 0, 1, at);
+            writeSync(fd, one, 0, 1, at);
           }
         } finally {
-          (await import('node:fs')).closeSync(fd);
+          closeSync(fd);
         }
         outcomes[await checkDamaged(path, `seed ${SEED}: ${mode} of page ${page.pageno} (${owner})`)] += 1;
         rmSync(path, { force: true });
