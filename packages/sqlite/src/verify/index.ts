@@ -16,6 +16,7 @@ import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
 import { checkIntegrity, describe } from './integrity.js';
+import type { ReplayResult } from './replay.js';
 import { checkReplay } from './replay.js';
 import type { VerifyOptions, VerifyProblem, VerifyReport } from './report.js';
 import { overallRepair } from './report.js';
@@ -50,7 +51,13 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   } catch (error) {
     problems.push({ part: 'tables', message: `the tables cannot be read: ${describe(error)}`, repair: 'rebuild' });
   }
-  const replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
+  let replay;
+  try {
+    replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
+  } catch (error) {
+    // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
+    replay = { ...unreplayed(tables), problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describe(error)}`, repair: 'restore-backup' as const }] };
+  }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));
   problems.push(...guard('fts', () => checkFullText(conn)));
@@ -85,6 +92,10 @@ function guard(part: 'tables' | 'fts' | 'vectors', check: () => VerifyProblem[])
   } catch (error) {
     return [{ part, message: `the ${part} cannot be checked: ${describe(error)}`, repair: 'rebuild' }];
   }
+}
+
+function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
+  return { events: 0, tablesSeq: tables?.seq ?? 0, sha256: '', bytes: 0, differences: [], storedSnapshot: null, skippedSnapshots: [] };
 }
 
 function emptyTables(): Snapshot {
