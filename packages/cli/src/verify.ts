@@ -1,125 +1,74 @@
 /**
- * Verification: fold the whole `state` stream in memory, from seq 1, and
- * compare the result with what the database's tables hold, byte for byte
- * (the canonical snapshot text). The newest stored snapshot is checked
- * against the fold at its seq on the way, opened with the snapshot key's
- * codec when one is given (a sealed snapshot read without it is reported as
- * sealed but unverified, not as damaged).
+ * Verification as the command shows it. The checks themselves belong to the
+ * SQLite backend (`provider.verify()`); here they get a progress bar, a
+ * report for people, and the repair advice when something is damaged.
  */
 import { createHash } from 'node:crypto';
-import type { LogEvent, Snapshot, SkippedSnapshot, SnapshotCodec } from '@agentstate/core';
-import { CorruptionError, MemoryState, STATE_STREAM, canonicalJson, decodeStateEvent, encodeSnapshot, loadSnapshot, plainCodec } from '@agentstate/core';
+import type { SkippedSnapshot } from '@agentstate/core';
+import type { VerifyReport } from '@agentstate/sqlite';
+import { REPAIR_ADVICE } from '@agentstate/sqlite';
 import type { Database } from './database.js';
-import type { Progress } from './progress.js';
+import { DamagedDatabaseError } from './errors.js';
+import { bytes, count, print } from './output.js';
+import { startProgress } from './progress.js';
+import { SNAPSHOT_KEY_ENV } from './snapshot-key.js';
 
-/** The outcome of {@link verifyDatabase}. */
-export interface VerifyReport {
-  /**
-   * True when the tables equal the fold, the newest stored snapshot (if any)
-   * agrees with the log, and no newer stored snapshot is damaged (see
-   * `SkippedSnapshot.damaged`; one that is only uncheckable here is reported, not failed).
-   */
-  ok: boolean;
-  /** Events in the `state` stream. */
-  events: number;
-  /** The seq the tables say they hold. */
-  tablesSeq: number;
-  /** SHA-256 of the canonical snapshot text of the fold. */
-  sha256: string;
-  /** Its size in bytes. */
-  bytes: number;
-  /** What differs between the tables and the fold (empty when equal). */
-  differences: string[];
-  /**
-   * The newest trustworthy stored snapshot, whether it equals the fold at its
-   * seq, and the codec that opened it (`plain`: an unsealed one).
-   */
-  storedSnapshot: { seq: number; matches: boolean; codec: string } | null;
-  /** Stored snapshots that could not be used, and why. */
-  skippedSnapshots: SkippedSnapshot[];
-}
-
-const BATCH = 10_000;
-const MAX_LISTED = 5;
-
-/**
- * Captures the tables, folds `db.log` from scratch up to their seq and
- * compares the two; stored snapshots are opened with `codec`. A malformed
- * event throws `CorruptionError`.
- */
-export async function verifyDatabase(db: Database, progress?: Progress, codec: SnapshotCodec = plainCodec): Promise<VerifyReport> {
-  // The tables first (rows and seq in one read), then the log up to their seq:
-  // another process may keep writing while this runs.
-  const tables = await db.snapshot();
-  progress?.setTotal(tables.seq);
-  const stored = await loadSnapshot(db.log, codec, tables.seq);
-  const storedText = stored.snapshot ? encodeSnapshot(stored.snapshot) : undefined;
-  const state = new MemoryState();
-  let storedSnapshot: VerifyReport['storedSnapshot'] = null;
-  const opened = codec.id;
-  if (stored.snapshot?.seq === 0) storedSnapshot = { seq: 0, matches: encodeSnapshot(state.capture()) === storedText, codec: opened };
-  while (state.seq < tables.seq) {
-    const batch: LogEvent[] = await db.log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(BATCH, tables.seq - state.seq) });
-    if (batch.length === 0) break;
-    for (const event of batch) {
-      if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
-      state.apply(decodeStateEvent(event), event.seq);
-      if (event.seq === stored.snapshot?.seq) storedSnapshot = { seq: event.seq, matches: encodeSnapshot(state.capture()) === storedText, codec: opened };
-    }
-    progress?.update(state.seq);
-  }
-  const folded = state.capture();
-  const foldedText = encodeSnapshot(folded);
-  const equal = foldedText === encodeSnapshot(tables);
-  const differences = equal ? [] : diffSnapshots(tables, folded);
-  if (!equal && differences.length === 0) differences.push('the canonical texts differ');
-  return {
-    ok: equal && (storedSnapshot === null || storedSnapshot.matches) && !stored.skipped.some((s) => s.damaged),
-    events: state.seq,
-    tablesSeq: tables.seq,
-    sha256: sha256(foldedText),
-    bytes: Buffer.byteLength(foldedText),
-    differences,
-    storedSnapshot,
-    skippedSnapshots: stored.skipped,
-  };
-}
+export type { VerifyReport } from '@agentstate/sqlite';
 
 /** SHA-256 of text, hex. */
 export function sha256(text: string): string {
   return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
-/** What differs between two snapshots, collection by collection, a few keys each. */
-export function diffSnapshots(tables: Snapshot, folded: Snapshot): string[] {
-  const out: string[] = [];
-  if (tables.seq !== folded.seq) out.push(`the tables are at seq ${tables.seq}, the log at ${folded.seq}`);
-  const byId = (r: { id: string }): string => r.id;
-  out.push(...compare('sessions', tables.sessions, folded.sessions, byId));
-  out.push(...compare('turns', tables.turns, folded.turns, (t) => `${t.sessionId}#${t.seq}`));
-  out.push(...compare('skills', tables.skills, folded.skills, byId));
-  out.push(...compare('memory', tables.memory, folded.memory, byId));
-  return out;
+/** Why a snapshot was skipped, with the remedy when only its key was missing. */
+export function skippedLine(s: SkippedSnapshot): string {
+  const hint = s.sealedWith ? ` (give its key with --snapshot-key or $${SNAPSHOT_KEY_ENV})` : '';
+  return `snapshot at seq ${count(s.seq)} skipped${s.damaged ? ' as DAMAGED' : ''}: ${s.reason}${hint}`;
 }
 
-function compare<T>(name: string, tables: readonly T[], folded: readonly T[], key: (record: T) => string): string[] {
-  const left = index(tables, key);
-  const right = index(folded, key);
-  const missing = [...right.keys()].filter((k) => !left.has(k));
-  const extra = [...left.keys()].filter((k) => !right.has(k));
-  const changed = [...right.keys()].filter((k) => left.has(k) && left.get(k) !== right.get(k));
-  const out: string[] = [];
-  if (missing.length) out.push(`${name}: ${missing.length} in the log but not in the tables (${listed(missing)})`);
-  if (extra.length) out.push(`${name}: ${extra.length} in the tables but not in the log (${listed(extra)})`);
-  if (changed.length) out.push(`${name}: ${changed.length} differ from the log (${listed(changed)})`);
-  return out;
+/** Runs verification with a progress bar on a terminal. */
+export async function runVerify(db: Database, options: { json: boolean; quick?: boolean }): Promise<VerifyReport> {
+  const progress = startProgress('verifying', 0, options.json);
+  try {
+    return await db.verify({
+      quick: options.quick,
+      onProgress: (done, total) => {
+        progress.setTotal(total);
+        progress.update(done);
+      },
+    });
+  } finally {
+    progress.stop();
+  }
 }
 
-function index<T>(records: readonly T[], key: (record: T) => string): Map<string, string> {
-  return new Map(records.map((r) => [key(r), canonicalJson(r)]));
+/** Prints a verification report for people. */
+export function printVerifyReport(report: VerifyReport): void {
+  if (report.differences.length === 0 && report.sha256 !== '') {
+    print(`ok: the tables equal a replay of all ${count(report.events)} events, byte for byte`);
+  } else if (report.differences.length > 0) {
+    print(`MISMATCH: the tables differ from a replay of the ${count(report.events)} events`);
+    for (const d of report.differences) print(`  ${d}`);
+  }
+  if (report.sha256 !== '') print(`  snapshot sha256 ${report.sha256} (${bytes(report.bytes)})`);
+  const stored = report.storedSnapshot;
+  const sealed = (codec: string): string => (codec === 'plain' ? 'unsealed' : `sealed with ${codec}, verified`);
+  if (stored) print(`  stored snapshot at seq ${count(stored.seq)} (${sealed(stored.codec)}): ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
+  for (const s of report.skippedSnapshots) print(`  stored ${skippedLine(s)}`);
+  for (const [embedder, n] of Object.entries(report.pendingVectors)) if (n > 0) print(`  ${count(n)} memory items wait for a vector of ${embedder}`);
+  const others = report.problems.filter((p) => p.part !== 'tables' || !report.differences.includes(p.message));
+  if (report.ok) {
+    print(`  SQLite ${report.integrityCheck === 'full' ? 'integrity' : 'quick'} check, full-text and vector indexes: ok`);
+    return;
+  }
+  for (const p of others) print(`DAMAGED ${p.part}: ${p.message}`);
+  if (report.repair) print(`repair: ${REPAIR_ADVICE[report.repair]}`);
 }
 
-function listed(keys: readonly string[]): string {
-  const shown = keys.slice(0, MAX_LISTED).join(', ');
-  return keys.length > MAX_LISTED ? `${shown}, …` : shown;
+/** Throws the exit-2 error of a report that is not ok: the first problem and the repair, in one line. */
+export function assertVerified(report: VerifyReport): void {
+  if (report.ok) return;
+  const first = report.problems[0]?.message ?? 'unknown damage';
+  const repair = report.repair ? ` (repair: ${REPAIR_ADVICE[report.repair]})` : '';
+  throw new DamagedDatabaseError(`verification failed: ${first}${repair}`);
 }

@@ -115,6 +115,8 @@ export function mapSqliteError(error: unknown, path: string = UNKNOWN_PATH): unk
   if (code === 'SQLITE_TOOBIG') return new ValidationError('', `a value is too large for the database: ${error.message}`);
   if (code === 'SQLITE_RANGE' || code === 'SQLITE_MISMATCH') return new ValidationError('', error.message);
   if (code === 'SQLITE_NOTADB') return new IncompatibleDatabaseError(path, 'not-sqlite', 'is not a SQLite database');
+  // A read past the end of the file: the file was cut short, which is damage, not an I/O failure.
+  if (code === 'SQLITE_IOERR_SHORT_READ') return new CorruptionError('database', 0, `${path} is truncated: ${error.message}`, cause);
   if (code.startsWith('SQLITE_CORRUPT')) return new CorruptionError('database', 0, `${path} is damaged: ${error.message}`, cause);
   // sqlite-vec reports bad vectors with a plain SQLITE_ERROR.
   if (code === 'SQLITE_ERROR' && /dimension|vector|float32|k value/i.test(error.message)) return new ValidationError('vector', error.message);

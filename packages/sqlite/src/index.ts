@@ -20,5 +20,7 @@ export {
   StorageError,
   StorageIoError,
 } from './errors.js';
+export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './verify/index.js';
+export { REPAIR_ADVICE } from './verify/index.js';
 export type { IncompatibleReason } from './errors.js';
 export { APPLICATION_ID, SCHEMA_VERSION } from './migrations/index.js';

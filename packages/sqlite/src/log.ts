@@ -258,7 +258,7 @@ export class SqliteLog implements Log {
    * without migrating, or damaged) is a `CorruptionError`: none of its
    * snapshots can be trusted, and a loader skips them all.
    */
-  private identityNow(): string {
+  identityNow(): string {
     const table = this.conn.prepare(SQL.identityTable).get();
     const row = table ? (this.conn.prepare(SQL.identity).get() as { value: unknown } | undefined) : undefined;
     if (typeof row?.value !== 'string' || row.value === '') throw new CorruptionError(STATE_STREAM, 0, 'the database has no store identity, so no snapshot can be bound to it');

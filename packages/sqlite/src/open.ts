@@ -22,6 +22,8 @@ import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { rebuild } from './rebuild.js';
 import { ReadOnlyVectorStore } from './readonly-vectors.js';
 import { SqliteVectorStore, VectorIndexes } from './vectors.js';
+import type { VerifyOptions, VerifyReport } from './verify/index.js';
+import { verify } from './verify/index.js';
 
 /** Options of {@link openSqlite} and {@link openSqliteLog}'s connection. */
 export interface SqliteConnectionOptions {
@@ -71,6 +73,14 @@ export interface SqliteProvider extends EventSourcedProvider {
    * corrupted event fails it with a `CorruptionError` and changes nothing.
    */
   rebuild(options?: RebuildOptions): Promise<RebuildResult>;
+  /**
+   * Checks the whole file and reports every problem with the part it lives
+   * in and what repairs it: SQLite's integrity check over every page and
+   * index, the log read back and replayed against the tables and every
+   * stored snapshot, the full-text indexes against the rows, the vector
+   * tables. Reads only, in one read transaction.
+   */
+  verify(options?: VerifyOptions): Promise<VerifyReport>;
 }
 
 function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions {
@@ -151,6 +161,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
       path,
       rebuild: (rebuildOptions?: RebuildOptions) =>
         rebuild({ conn, log, projection, vectors: indexes, codec: options.snapshotCodec, upcasters: options.upcasters }, rebuildOptions),
+      verify: (verifyOptions?: VerifyOptions) => verify({ conn, log, projection, codec: options.snapshotCodec, upcasters: options.upcasters }, verifyOptions),
     };
   } catch (error) {
     conn.db.close();

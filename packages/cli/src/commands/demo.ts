@@ -13,8 +13,7 @@ import { STATE_STREAM } from '@agentstate/core';
 import { DB_ENV, withDatabase } from '../database.js';
 import { DamagedDatabaseError, UserError } from '../errors.js';
 import { print, printJson, printTable } from '../output.js';
-import { verifyDatabase } from '../verify.js';
-import { printVerifyReport } from './maintenance.js';
+import { printVerifyReport } from '../verify.js';
 import { hitColumns, recallWith } from './memory.js';
 import { printTranscript } from './sessions.js';
 import { skillColumns } from './skills.js';
@@ -88,8 +87,8 @@ export function demoCommand(): Command {
       } catch (error) {
         if (!(error instanceof UserError)) throw error;
       }
-      const report = await withDatabase(path, { readonly: true }, (db) => verifyDatabase(db));
-      if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.differences[0] ?? 'snapshot mismatch'}`);
+      const report = await withDatabase(path, { readonly: true }, (db) => db.verify());
+      if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.problems[0]?.message ?? 'unknown damage'}`);
 
       if (json) {
         printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid?.hits ?? null }, verify: report });

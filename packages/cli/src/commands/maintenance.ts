@@ -6,13 +6,11 @@ import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
-import { DamagedDatabaseError, UserError } from '../errors.js';
+import { UserError } from '../errors.js';
 import { bytes, count, print, printFields, printJson } from '../output.js';
-import { startProgress } from '../progress.js';
-import type { SnapshotKey } from '../snapshot-key.js';
 import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
-import type { VerifyReport } from '../verify.js';
-import { sha256, verifyDatabase } from '../verify.js';
+import type { SnapshotKey } from '../snapshot-key.js';
+import { assertVerified, printVerifyReport, runVerify, sha256, skippedLine } from '../verify.js';
 
 const KEY_FLAGS = '--snapshot-key <file>';
 const KEY_HELP = `the key stored snapshots are sealed with: an HMAC secret, or an Ed25519 key in PEM (default: $${SNAPSHOT_KEY_ENV})`;
@@ -20,37 +18,6 @@ const KEY_HELP = `the key stored snapshots are sealed with: an HMAC secret, or a
 /** The snapshot key of a command's `--snapshot-key` flag or the environment. */
 function snapshotKey(opts: { snapshotKey?: string }): SnapshotKey | undefined {
   return resolveSnapshotKey(opts.snapshotKey);
-}
-
-/** Why a snapshot was skipped, with the remedy when only its key was missing. */
-export function skippedLine(s: SkippedSnapshot): string {
-  const hint = s.sealedWith ? ` (give its key with --snapshot-key or $${SNAPSHOT_KEY_ENV})` : '';
-  return `snapshot at seq ${count(s.seq)} skipped${s.damaged ? ' as DAMAGED' : ''}: ${s.reason}${hint}`;
-}
-
-/** Prints a verification report for people. */
-export function printVerifyReport(report: VerifyReport): void {
-  if (report.differences.length === 0) {
-    print(`ok: the tables equal a replay of all ${count(report.events)} events, byte for byte`);
-  } else {
-    print(`MISMATCH: the tables differ from a replay of the ${count(report.events)} events`);
-    for (const d of report.differences) print(`  ${d}`);
-  }
-  print(`  snapshot sha256 ${report.sha256} (${bytes(report.bytes)})`);
-  const stored = report.storedSnapshot;
-  const sealed = (codec: string): string => (codec === 'plain' ? 'unsealed' : `sealed with ${codec}, verified`);
-  if (stored) print(`  stored snapshot at seq ${count(stored.seq)} (${sealed(stored.codec)}): ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
-  for (const s of report.skippedSnapshots) print(`  stored ${skippedLine(s)}`);
-}
-
-/** Runs verification with a progress bar on a terminal. */
-export async function runVerify(db: Database, json: boolean, key?: SnapshotKey): Promise<VerifyReport> {
-  const progress = startProgress('verifying', 0, json);
-  try {
-    return await verifyDatabase(db, progress, key?.codec);
-  } finally {
-    progress.stop();
-  }
 }
 
 function fileSize(path: string): number {
@@ -97,23 +64,18 @@ async function gatherStats(db: Database, path: string) {
 /** The maintenance commands. */
 export function maintenanceCommands(): Command[] {
   const verify = new Command('verify')
-    .description('replay the whole log in memory and compare it with the tables, byte for byte (exit 2 on a mismatch)')
+    .description(
+      "check the whole file: SQLite's integrity check, the log replayed against the tables byte for byte and against stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
+    )
+    .option('--quick', "SQLite's quick check instead of the full integrity check (skips comparing indexes with their tables)")
     .option(KEY_FLAGS, KEY_HELP)
-    .action(async (opts: { snapshotKey?: string }, cmd: Command) => {
+    .action(async (opts: { quick?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const key = snapshotKey(opts);
-      const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) => runVerify(db, ctx.json, key));
+      const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) => runVerify(db, { json: ctx.json, quick: opts.quick }));
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
-      if (!report.ok) {
-        const damaged = report.skippedSnapshots.find((s) => s.damaged);
-        const why =
-          report.differences[0] ??
-          (report.storedSnapshot && !report.storedSnapshot.matches
-            ? `the stored snapshot at seq ${report.storedSnapshot.seq} differs from the log`
-            : `the stored snapshot at seq ${damaged?.seq ?? '?'} is damaged: ${damaged?.reason ?? 'unknown'} (rebuild ignores it; a new snapshot supersedes it)`);
-        throw new DamagedDatabaseError(`verification failed: ${why}`);
-      }
+      assertVerified(report);
     });
 
   const rebuild = new Command('rebuild')

@@ -71,7 +71,7 @@ export function eventDigest(event: LogEvent | undefined): string {
 }
 
 /** Reads the event at `seq` of the state stream (none at seq 0). */
-async function eventAt(log: Log, seq: number): Promise<LogEvent | undefined> {
+export async function eventAt(log: Log, seq: number): Promise<LogEvent | undefined> {
   if (seq === 0) return undefined;
   const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
   return event?.seq === seq ? event : undefined;
@@ -123,14 +123,14 @@ export function parseBoundSnapshot(text: string, storedSeq: number): { binding: 
 }
 
 /**
- * Checks that `binding` belongs to `log` as it is now: its identity (given,
- * read once per load) and the event at the seq. `CorruptionError` otherwise.
+ * Checks that `binding` belongs to a log whose identity is `identity` and
+ * whose event at the binding's seq is `event`. `CorruptionError` otherwise.
  */
-export async function checkBinding(log: Log, identity: string, binding: SnapshotBinding): Promise<void> {
+export function checkBinding(identity: string, binding: SnapshotBinding, event: LogEvent | undefined): void {
   if (binding.log !== identity) {
     throw new CorruptionError(STATE_STREAM, binding.seq, `snapshot was taken from another log (${binding.log}), not this one (${identity})`);
   }
-  if (eventDigest(await eventAt(log, binding.seq)) !== binding.event) {
+  if (eventDigest(event) !== binding.event) {
     throw new CorruptionError(STATE_STREAM, binding.seq, `the event at seq ${binding.seq} is not the one the snapshot was taken after`);
   }
 }

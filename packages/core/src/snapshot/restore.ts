@@ -7,7 +7,8 @@
 import { CorruptionError } from '../errors.js';
 import type { Log } from '../spine/log.js';
 import { STATE_STREAM } from '../spine/events.js';
-import { checkBinding, parseBoundSnapshot, UnboundSnapshotError } from './binding.js';
+import { checkBinding, eventAt, parseBoundSnapshot, UnboundSnapshotError } from './binding.js';
+import type { LogEvent, StoredSnapshot } from '../spine/log.js';
 import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
@@ -69,7 +70,8 @@ function open(codec: SnapshotCodec, data: string): string {
   return codec.open(data);
 }
 
-function skippedFor(seq: number, error: unknown): SkippedSnapshot {
+/** Why a stored snapshot at `seq` was passed over, from the error that refused it. */
+export function skippedSnapshot(seq: number, error: unknown): SkippedSnapshot {
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof UncheckableSnapshotError) {
     return error.missingCodec === undefined ? { seq, reason, damaged: false } : { seq, reason, damaged: false, sealedWith: error.missingCodec };
@@ -77,12 +79,28 @@ function skippedFor(seq: number, error: unknown): SkippedSnapshot {
   return { seq, reason, damaged: !(error instanceof UnboundSnapshotError) };
 }
 
-/** Opens, unbinds, checks and decodes one stored snapshot; throws why it cannot be trusted. */
-async function trust(log: Log, codec: SnapshotCodec, stored: { seq: number; data: string }, head: number, identity: () => Promise<string>): Promise<Snapshot> {
-  const { binding, content } = parseBoundSnapshot(open(codec, stored.data), stored.seq);
+/** What {@link trustStoredSnapshot} checks a stored snapshot against: the log as it is now. */
+export interface SnapshotTrustContext {
+  codec: SnapshotCodec;
+  /** The head of the `state` stream. */
+  head: number;
+  /** The log's identity; asked only once a snapshot's own text checks out. */
+  identity: () => string;
+  /** The event of the `state` stream at a seq, if the log holds one. */
+  eventAt: (seq: number) => LogEvent | undefined;
+}
+
+/**
+ * Opens, unbinds, checks and decodes one stored snapshot; throws why it
+ * cannot be trusted ({@link skippedSnapshot} turns that into a reason).
+ * Synchronous, so a backend can check its snapshots inside one read
+ * transaction.
+ */
+export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
+  const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
-  if (stored.seq > head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${head}`);
-  await checkBinding(log, await identity(), binding);
+  if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
+  checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
   const snapshot = decodeSnapshot(content, stored.seq);
   if (snapshot.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${snapshot.seq} disagrees with stored seq ${stored.seq}`);
   return snapshot;
@@ -91,16 +109,26 @@ async function trust(log: Log, codec: SnapshotCodec, stored: { seq: number; data
 /** Loads the newest trustworthy snapshot of the `state` stream at or below `head`. */
 export async function loadSnapshot(log: Log, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   const skipped: SkippedSnapshot[] = [];
-  let known: Promise<string> | undefined;
-  const identity = () => (known ??= log.identity());
+  // Read once, lazily: a log without an identity fails only the snapshots whose own text checks out.
+  let identity: Promise<{ value: string } | { error: unknown }> | undefined;
   let upToSeq = head;
   while (upToSeq >= 0) {
     const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq });
     if (!stored) break;
     try {
-      return { snapshot: await trust(log, codec, stored, head, identity), skipped };
+      const known = await (identity ??= log.identity().then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ));
+      const event = await eventAt(log, stored.seq);
+      const ownIdentity = (): string => {
+        if ('error' in known) throw known.error;
+        return known.value;
+      };
+      const snapshot = trustStoredSnapshot(stored, { codec, head, identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined) });
+      return { snapshot, skipped };
     } catch (error) {
-      skipped.push(skippedFor(stored.seq, error));
+      skipped.push(skippedSnapshot(stored.seq, error));
       upToSeq = stored.seq - 1;
     }
   }

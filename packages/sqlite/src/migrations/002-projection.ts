@@ -19,7 +19,7 @@ export const FTS_TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M*
  * `detail = column` every score collapses to zero and relevance order
  * degrades to recency); no stored copy of the text; rows for live records only.
  */
-const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', content = '', contentless_delete = 1`;
+export const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', content = '', contentless_delete = 1`;
 
 export const migration002: Migration = {
   version: 2,

@@ -1,0 +1,103 @@
+/**
+ * `verify()`: checks every part of an agentstate SQLite file and says what
+ * is damaged and what repairs it. In one read transaction, so every check
+ * sees the same committed state while other processes keep writing:
+ * SQLite's integrity check over every page and index, the log read back and
+ * replayed against the tables and every stored snapshot, the projection's
+ * bookkeeping, the full-text indexes against the rows, and the vector
+ * tables. Nothing is written to the file.
+ */
+import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import { captureSnapshot } from '../backend.js';
+import type { Connection } from '../connection.js';
+import { mapErrorsAsync } from '../errors.js';
+import type { SqliteLog } from '../log.js';
+import type { Projection } from '../projection.js';
+import { checkBookkeeping } from './bookkeeping.js';
+import { checkFullText } from './fts.js';
+import { checkIntegrity, describe } from './integrity.js';
+import type { ReplayResult } from './replay.js';
+import { checkReplay } from './replay.js';
+import type { VerifyOptions, VerifyProblem, VerifyReport } from './report.js';
+import { overallRepair } from './report.js';
+import { checkVectors } from './vectors.js';
+
+export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './report.js';
+export { REPAIR_ADVICE } from './report.js';
+
+/** What verification works on. */
+export interface VerifyContext {
+  conn: Connection;
+  log: SqliteLog;
+  projection: Projection;
+  codec?: SnapshotCodec;
+  upcasters?: UpcasterRegistry;
+}
+
+/** Verifies the database of `ctx.conn`; see the module comment. */
+export function verify(ctx: VerifyContext, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const { conn } = ctx;
+  return mapErrorsAsync(() => conn.exclusive(() => conn.read(() => verifyNow(ctx, options))));
+}
+
+function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
+  const { conn } = ctx;
+  const problems: VerifyProblem[] = [];
+  const quick = options.quick === true;
+  problems.push(...checkIntegrity(conn, quick));
+  let tables: Snapshot | undefined;
+  try {
+    tables = captureSnapshot(conn, ctx.projection);
+  } catch (error) {
+    problems.push({ part: 'tables', message: `the tables cannot be read: ${describe(error)}`, repair: 'rebuild' });
+  }
+  let replay;
+  try {
+    replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
+  } catch (error) {
+    // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
+    replay = { ...unreplayed(tables), problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describe(error)}`, repair: 'restore-backup' as const }] };
+  }
+  problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
+  problems.push(...guard('tables', () => checkBookkeeping(conn)));
+  problems.push(...guard('fts', () => checkFullText(conn)));
+  let pendingVectors: Record<string, number> = {};
+  problems.push(
+    ...guard('vectors', () => {
+      const found = checkVectors(conn);
+      pendingVectors = found.pending;
+      return found.problems;
+    }),
+  );
+  return {
+    ok: problems.length === 0,
+    problems,
+    repair: overallRepair(problems),
+    integrityCheck: quick ? 'quick' : 'full',
+    events: replay.events,
+    tablesSeq: replay.tablesSeq,
+    sha256: replay.sha256,
+    bytes: replay.bytes,
+    differences: replay.differences,
+    storedSnapshot: replay.storedSnapshot,
+    skippedSnapshots: replay.skippedSnapshots,
+    pendingVectors,
+  };
+}
+
+/** Runs one check; a check that cannot even run reports that as damage to its part. */
+function guard(part: 'tables' | 'fts' | 'vectors', check: () => VerifyProblem[]): VerifyProblem[] {
+  try {
+    return check();
+  } catch (error) {
+    return [{ part, message: `the ${part} cannot be checked: ${describe(error)}`, repair: 'rebuild' }];
+  }
+}
+
+function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
+  return { events: 0, tablesSeq: tables?.seq ?? 0, sha256: '', bytes: 0, differences: [], storedSnapshot: null, skippedSnapshots: [] };
+}
+
+function emptyTables(): Snapshot {
+  return { seq: 0, sessions: [], turns: [], skills: [], memory: [] };
+}

@@ -1,0 +1,91 @@
+/**
+ * SQLite's own check of the file: every page, every B-tree, every index
+ * against its table (`PRAGMA integrity_check`, or `quick_check`), and the
+ * structure of the FTS5 indexes, which SQLite checks through their virtual
+ * tables. When the file-wide check finds something, each table is checked
+ * on its own so that the problem can be put in its part of the file.
+ */
+import type { Connection } from '../connection.js';
+import type { Repair, VerifyPart, VerifyProblem } from './report.js';
+
+/** Lines of SQLite's report kept per problem list. */
+const MAX_LINES = 20;
+
+/** A table of the schema and the part of the file it belongs to. */
+interface SchemaTable {
+  name: string;
+}
+
+/** The part a table or index belongs to, by name (indexes by their table). */
+export function partOf(table: string): VerifyPart {
+  if (/^(events|snapshots|agentstate_migrations|sqlite_schema|sqlite_master)$/.test(table)) return table === 'snapshots' ? 'snapshots' : 'log';
+  if (/^(skills|memory)_fts(_|$)/.test(table)) return 'fts';
+  if (/^memory_vec_\d+(_|$)/.test(table) || table === 'memory_vectors') return 'vectors';
+  // The vector listing and the embedding cache are not re-derived by a rebuild.
+  if (table === 'vector_indexes' || table === 'embedding_cache') return 'file';
+  if (/^(sessions|turns|skills|memory|projection_state|memory_order)$/.test(table)) return 'tables';
+  return 'file';
+}
+
+/** What repairs damage in a part. */
+export function repairOf(part: VerifyPart): Repair {
+  return part === 'tables' || part === 'fts' || part === 'vectors' ? 'rebuild' : 'export-import';
+}
+
+function run(conn: Connection, pragma: string): string[] {
+  const rows = conn.db.pragma(pragma) as Record<string, string>[];
+  return rows.map((row) => String(Object.values(row)[0]));
+}
+
+function isOk(lines: readonly string[]): boolean {
+  return lines.length === 1 && lines[0] === 'ok';
+}
+
+/**
+ * Runs the check over the whole file and returns its problems, each in its
+ * part. A file whose structure is too broken to check at all (the driver
+ * throws) is one `file` problem.
+ */
+export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[] {
+  const pragma = quick ? 'quick_check' : 'integrity_check';
+  let lines: string[];
+  try {
+    lines = run(conn, `${pragma}(${MAX_LINES})`);
+  } catch (error) {
+    return [{ part: 'file', message: `SQLite cannot check the file: ${describe(error)}`, repair: 'export-import' }];
+  }
+  if (isOk(lines)) return [];
+  const problems: VerifyProblem[] = [];
+  const localised = new Set<string>();
+  for (const table of tables(conn)) {
+    let found: string[];
+    try {
+      found = run(conn, `${pragma}(${quoteIdent(table.name)})`);
+    } catch (error) {
+      found = [describe(error)];
+    }
+    if (isOk(found)) continue;
+    const part = partOf(table.name);
+    for (const line of found) localised.add(line);
+    problems.push({ part, object: table.name, message: `${table.name}: ${found.slice(0, 3).join('; ')}`, repair: repairOf(part) });
+  }
+  // What no single table owns (free pages, pages used twice, the schema itself) is damage to the file.
+  const rest = lines.filter((line) => !localised.has(line));
+  if (rest.length > 0) {
+    problems.push({ part: 'file', message: rest.slice(0, 3).join('; '), repair: 'export-import' });
+  }
+  return problems;
+}
+
+function tables(conn: Connection): SchemaTable[] {
+  return conn.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rootpage").all() as SchemaTable[];
+}
+
+function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** An error as one line. */
+export function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
