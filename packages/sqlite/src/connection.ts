@@ -160,6 +160,21 @@ export class Connection {
   }
 
   /** Waits for running writes, then closes the handle. Idempotent. */
+  /**
+   * Runs `fn` allowed to write scratch tables in the `temp` schema, which a
+   * read-only open otherwise refuses (`query_only`). The database file stays
+   * unwritable: a read-only handle cannot write it whatever `fn` does.
+   */
+  withScratch<T>(fn: () => T): T {
+    if (!this.readonly) return fn();
+    this.db.pragma('query_only = OFF');
+    try {
+      return fn();
+    } finally {
+      this.db.pragma('query_only = ON');
+    }
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#mutex.run(async () => {

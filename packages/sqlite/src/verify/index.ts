@@ -60,7 +60,7 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));
-  problems.push(...guard('fts', () => checkFullText(conn)));
+  problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
   let pendingVectors: Record<string, number> = {};
   problems.push(
     ...guard('vectors', () => {
