@@ -109,7 +109,7 @@ describe('crash safety', () => {
     }
     expect(kills).toBeGreaterThanOrEqual(20);
     expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThan(24);
-  });
+  }, 240_000); // 24 child processes, each starting Node: slow on a loaded 2-core machine
 });
 
 describe('concurrent processes', () => {
