@@ -7,9 +7,11 @@
  * The finished file takes the target's name with a hard link, which fails
  * when the name exists instead of replacing it, as a rename would.
  */
-import { linkSync, lstatSync, readdirSync, rmSync } from 'node:fs';
+import { createWriteStream, linkSync, lstatSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type { WriteStream } from 'node:fs';
+import { mapFileError } from '@agentstate/sqlite';
 import { constants } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { UserError } from './errors.js';
 
 /** What a temporary file is for; part of its name. */
@@ -94,7 +96,7 @@ export function linkNoReplace(temporary: string, target: string, what: string): 
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') {
       throw new UserError(`cannot create ${target} without risking to replace a file: its file system has no hard links (${code}); write to another folder, then move the file`);
     }
-    throw error;
+    throw mapFileError(error, target, 'write');
   }
   rmSync(temporary, { force: true });
 }
@@ -115,4 +117,31 @@ export function cleanupOnSignals(cleanup: () => void): () => void {
   return () => {
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
   };
+}
+
+/**
+ * Refuses an output path whose folder is missing or that is itself a folder,
+ * before any work is done, in words rather than an errno.
+ */
+export function refuseUnwritableOutput(out: string): void {
+  const folder = dirname(resolve(out));
+  const stat = (path: string) => statSync(path, { throwIfNoEntry: false });
+  if (!stat(folder)?.isDirectory()) throw new UserError(`cannot write ${out}: the folder ${folder} does not exist`);
+  if (stat(out)?.isDirectory()) throw new UserError(`cannot write ${out}: it is a folder; name a file`);
+}
+
+/**
+ * Creates `path` exclusively and returns a stream onto it. Opening is
+ * synchronous so that a refusal (permission, read-only or full file system)
+ * is a typed error here, not an unhandled stream event later. Errors name
+ * `target`, the path the user gave.
+ */
+export function createExclusive(path: string, target: string = path): WriteStream {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx');
+  } catch (error) {
+    throw mapFileError(error, target, 'write');
+  }
+  return createWriteStream(path, { fd });
 }

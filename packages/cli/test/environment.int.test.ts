@@ -93,6 +93,25 @@ describe('files the environment makes unusable', () => {
     expect(existsSync(tmp.path('no-folder'))).toBe(false);
   });
 
+  it('names a missing folder or a folder given to export --out (exit 1), and a read-only folder there (exit 3), leaving nothing', () => {
+    const db = tmp.path('state.db');
+    ok(['demo', '--db', db]);
+    const missing = tmp.path('no-folder/out.jsonl');
+    expect(failureLine(cli(['export', '--db', db, '--out', missing]), 1, [])).toBe(`agentstate: cannot write ${missing}: the folder ${tmp.path('no-folder')} does not exist`);
+    const folder = tmp.path('a-folder');
+    mkdirSync(folder);
+    for (const force of [[], ['--force']]) {
+      expect(failureLine(cli(['export', '--db', db, '--out', folder, ...force]), 1, [])).toBe(`agentstate: cannot write ${folder}: it is a folder; name a file`);
+    }
+    expect(readdirSync(folder)).toEqual([]);
+    if (!CAN_DROP) return;
+    chmodSync(tmp.dir, 0o755);
+    chmodSync(folder, 0o555);
+    const out = join(folder, 'out.jsonl');
+    expect(failureLine(unprivileged(['export', '--db', db, '--out', out]), 3, [])).toBe(`agentstate: cannot write ${out}: permission denied`);
+    expect(readdirSync(folder)).toEqual([]);
+  });
+
   it.runIf(CAN_DROP)('reads a database in a read-only folder, and refuses a write there with one line (exit 3)', () => {
     const folder = tmp.path('ro');
     mkdirSync(folder);

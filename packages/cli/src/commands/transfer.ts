@@ -7,7 +7,8 @@
  * `import.ts`); `--out` takes its name the same way, never replacing a file
  * without `--force`, and never the database itself.
  */
-import { createWriteStream, renameSync } from 'node:fs';
+import { renameSync } from 'node:fs';
+import { mapFileError } from '@agentstate/sqlite';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { dirname, resolve } from 'node:path';
@@ -20,7 +21,17 @@ import { importInto } from '../import.js';
 import { exportLine } from '../jsonl.js';
 import { count, print, printJson } from '../output.js';
 import { startProgress } from '../progress.js';
-import { SIDE_SUFFIXES, cleanupOnSignals, linkNoReplace, occupied, removeStaleTemporaries, removeWithSideFiles, temporaryPath } from '../temporary.js';
+import {
+  SIDE_SUFFIXES,
+  cleanupOnSignals,
+  createExclusive,
+  linkNoReplace,
+  occupied,
+  refuseUnwritableOutput,
+  removeStaleTemporaries,
+  removeWithSideFiles,
+  temporaryPath,
+} from '../temporary.js';
 import { ExportDigest, trailerLine } from '../trailer.js';
 
 const BATCH = 5_000;
@@ -47,11 +58,12 @@ function exportCommand(): Command {
       const ctx = contextOf(cmd);
       if (opts.out !== undefined) {
         refuseDatabaseAsOut(opts.out, ctx.dbPath);
+        refuseUnwritableOutput(opts.out);
         if (occupied(opts.out) && !opts.force) throw new UserError(`${opts.out} exists (pass --force to replace it)`);
         removeStaleTemporaries(dirname(resolve(opts.out)));
       }
       const partial = opts.out === undefined ? undefined : temporaryPath(opts.out, 'exporting');
-      const sink: Writable = partial === undefined ? process.stdout : createWriteStream(partial, { flags: 'wx' });
+      const sink: Writable = partial === undefined ? process.stdout : createExclusive(partial, opts.out);
       const stopListening = partial === undefined ? () => {} : cleanupOnSignals(() => removeWithSideFiles(partial));
       const started = performance.now();
       const digest = new ExportDigest();
@@ -77,7 +89,13 @@ function exportCommand(): Command {
           sink.end();
           await once(sink, 'finish');
           // --force asked for the replacement; without it, a file that appeared meanwhile is kept.
-          if (opts.force) renameSync(partial, opts.out!);
+          if (opts.force) {
+            try {
+              renameSync(partial, opts.out!);
+            } catch (error) {
+              throw mapFileError(error, opts.out!, 'write');
+            }
+          }
           else linkNoReplace(partial, opts.out!, 'export');
         }
       } catch (error) {
