@@ -17,6 +17,7 @@ export * from './spine/append.js';
 export * from './spine/state-append.js';
 export * from './spine/memory-log.js';
 export * from './spine/events.js';
+export * from './spine/changes.js';
 export * from './spine/upcasters.js';
 export * from './spine/decode.js';
 export * from './snapshot/snapshot.js';
