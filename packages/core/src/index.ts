@@ -40,3 +40,4 @@ export * from './memory/state.js';
 export * from './memory/backend.js';
 export * from './memory/fold.js';
 export * from './memory/provider.js';
+export * from './export/index.js';
