@@ -27,8 +27,11 @@ async function liveEvents(): Promise<LogEvent[]> {
   return p.log.read({ stream: STATE_STREAM });
 }
 
-function edited(event: LogEvent, edit: (payload: any) => void): LogEvent {
-  const payload = structuredClone(event.payload);
+/** A payload's records, open to editing. */
+type Payload = Record<string, Record<string, unknown>>;
+
+function edited(event: LogEvent, edit: (payload: Payload) => void): LogEvent {
+  const payload = structuredClone(event.payload) as Payload;
   edit(payload);
   return { ...event, payload };
 }
