@@ -1,5 +1,6 @@
 import Sqlite from 'better-sqlite3';
 import { beforeEach, afterAll, describe, expect, it } from 'vitest';
+import { eventChecksum } from '@agentstate/sqlite';
 import { cli, fails, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -74,5 +75,28 @@ describe('a damaged database', () => {
       skippedSnapshots: [{ seq: 18, damaged: true, reason: expect.stringContaining('does not match its SHA-256 digest') }],
     });
     expect(r.stderr).toContain('the stored snapshot at seq 18 is damaged');
+  });
+});
+
+describe('a log that breaks a fold rule, forged with a valid checksum', () => {
+  it('is refused by verify and rebuild alike: exit 2, naming the same seq', () => {
+    const d = demo();
+    // The second turn of a session, renumbered as its first: a repeated turn seq.
+    const handle = new Sqlite(d.db);
+    const turns = handle.prepare("SELECT seq, type, schema_version, payload FROM events WHERE type = 'session.turn_appended' ORDER BY seq").all() as {
+      seq: number;
+      type: string;
+      schema_version: number;
+      payload: string;
+    }[];
+    const second = turns.find((row) => (JSON.parse(row.payload) as { turn: { seq: number } }).turn.seq === 2)!;
+    const payload = JSON.parse(second.payload) as { turn: { seq: number } };
+    payload.turn.seq = 1;
+    const text = JSON.stringify(payload);
+    handle.prepare('UPDATE events SET payload = ?, checksum = ? WHERE seq = ?').run(text, eventChecksum(second.type, second.schema_version, text), second.seq);
+    handle.close();
+    const refusal = new RegExp(`^agentstate: corrupt state#${second.seq}: session\\.turn_appended: turn seq 1 of session ".*", expected 2`);
+    expect(fails(2, ['verify', '--db', d.db])).toMatch(refusal);
+    expect(fails(2, ['rebuild', '--db', d.db])).toMatch(refusal);
   });
 });

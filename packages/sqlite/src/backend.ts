@@ -5,85 +5,16 @@
  * commits, synchronously. Nothing uncommitted is ever visible to a reader on
  * this connection, and a call that fails leaves no event and no row.
  */
-import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, Turn, UpcasterRegistry, VectorStore } from '@agentstate/core';
-import { CorruptionError, decodeStateEvent, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
+import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, UpcasterRegistry, VectorStore } from '@agentstate/core';
+import { changeHlc, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
-import type { ProjectedRecord, Projection, ProjectionState } from './projection.js';
-import { changeHlc, changeRecords } from './projection.js';
+import { foldPending } from './fold.js';
+import type { Projection, ProjectionState } from './projection.js';
+import { tableLookups } from './queries.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
-
-/** Events folded per read while catching up or rebuilding. */
-export const FOLD_BATCH = 5_000;
-
-/** Distinct records held before they are written, while folding. */
-const COALESCE_LIMIT = 20_000;
-
-/**
- * Folds events of the `state` stream after the projection's seq, up to the
- * log head, inside the caller's write transaction; returns how many. Every
- * event is checked against its checksum and decoded in order (a changed or
- * malformed one is a `CorruptionError` naming its seq); payloads a bare log
- * append wrote are validated in full. Successive post-images of one record
- * within a stretch of events are coalesced, so each is written once per
- * stretch, through the same writer as a live commit.
- */
-export function foldPending(log: SqliteLog, projection: Projection, upcasters: UpcasterRegistry | undefined): number {
-  const state = projection.state();
-  let { seq, maxHlc: hlc } = state;
-  let folded = 0;
-  const pending = new Map<string, { entry: ProjectedRecord; seq: number }>();
-  const flush = (): void => {
-    // Turns never coalesce and nothing refers to their insertion order: they go in key order, which
-    // keeps B-tree inserts local. Every other record keeps the order of its first event (row numbers).
-    const turns: { entry: ProjectedRecord; seq: number }[] = [];
-    for (const item of pending.values()) {
-      if (item.entry.kind === 'turn') turns.push(item);
-      else putOrCorrupt(projection, item.entry, item.seq);
-    }
-    turns.sort((a, b) => compareTurnKeys(a.entry.record as Turn, b.entry.record as Turn));
-    for (const item of turns) putOrCorrupt(projection, item.entry, item.seq);
-    pending.clear();
-  };
-  for (;;) {
-    const batch = log.readForFold(STATE_STREAM, seq, FOLD_BATCH);
-    if (batch.length === 0) break;
-    for (const { event, validated } of batch) {
-      if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
-      // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
-      const change = decodeStateEvent(event, { upcasters, trusted: validated });
-      for (const entry of changeRecords(change)) {
-        pending.set(`${entry.kind}\u0000${entry.record.id}`, { entry, seq: event.seq });
-        hlc = maxHlc(hlc, entry.record.updatedHlc);
-      }
-      seq = event.seq;
-      folded += 1;
-    }
-    if (pending.size >= COALESCE_LIMIT) flush();
-  }
-  flush();
-  if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
-  return folded;
-}
-
-/** Orders turns by session, then seq: the key of the turns table. */
-function compareTurnKeys(a: Turn, b: Turn): number {
-  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : a.seq - b.seq;
-}
-
-/** Writes a record; a row the tables refuse is a `CorruptionError` naming the event that carried it. */
-function putOrCorrupt(projection: Projection, entry: ProjectedRecord, seq: number): void {
-  try {
-    projection.put(entry);
-  } catch (error) {
-    const mapped = mapSqliteError(error);
-    if (mapped instanceof CorruptionError) throw mapped;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${message}`, { cause: error });
-  }
-}
 
 /** Options of {@link SqliteBackend}. */
 export interface SqliteBackendOptions {
@@ -137,7 +68,7 @@ export class SqliteBackend implements StateBackend {
       const state = this.projection.state();
       if (state.seq === this.log.headNow(STATE_STREAM)) return state;
       try {
-        foldPending(this.log, this.projection, this.options.upcasters);
+        foldPending(this.log, this.projection, tableLookups(this.conn), this.options.upcasters);
       } catch (error) {
         this.conn.rollback();
         throw mapSqliteError(error, this.conn.path);

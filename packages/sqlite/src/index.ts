@@ -8,6 +8,8 @@ export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, Sqli
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';
 export type { RebuildOptions, RebuildResult } from './rebuild.js';
+export { importSqlite } from './import.js';
+export type { ImportOptions, ImportResult } from './import.js';
 export {
   DatabaseNotFoundError,
   DiskFullError,

@@ -9,15 +9,16 @@
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import { createStateProvider, STATE_STREAM, systemClock } from '@agentstate/core';
 import { createStaticEmbedder } from '@agentstate/embeddings';
-import { foldPending, SqliteBackend } from './backend.js';
+import { SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
+import { foldPending } from './fold.js';
 import { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
 import { checkDatabaseFile } from './file.js';
 import { SqliteLog } from './log.js';
 import { inspectDatabase, migrate, SCHEMA_VERSION } from './migrations/index.js';
 import { Projection } from './projection.js';
-import { sqliteQueries } from './queries.js';
+import { sqliteQueries, tableLookups } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { rebuild } from './rebuild.js';
 import { ReadOnlyVectorStore } from './readonly-vectors.js';
@@ -136,6 +137,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const stored = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
     const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
     const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, { upcasters: options.upcasters });
+    const tables = tableLookups(conn);
     // Events appended to the state stream without a projection (a bare log) are folded now.
     const behind = log.headNow(STATE_STREAM) - projection.state().seq;
     if (behind !== 0 && conn.readonly) {
@@ -147,7 +149,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
         const bulk = projection.state().seq === 0;
         if (bulk) projection.beginBulk();
         try {
-          foldPending(log, projection, options.upcasters);
+          foldPending(log, projection, tables, options.upcasters);
           if (bulk) projection.endBulk();
         } finally {
           projection.cancelBulk();
@@ -160,7 +162,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
       ...provider,
       path,
       rebuild: (rebuildOptions?: RebuildOptions) =>
-        rebuild({ conn, log, projection, vectors: indexes, codec: options.snapshotCodec, upcasters: options.upcasters }, rebuildOptions),
+        rebuild({ conn, log, projection, tables, vectors: indexes, codec: options.snapshotCodec, upcasters: options.upcasters }, rebuildOptions),
       verify: (verifyOptions?: VerifyOptions) => verify({ conn, log, projection, codec: options.snapshotCodec, upcasters: options.upcasters }, verifyOptions),
     };
   } catch (error) {

@@ -4,8 +4,8 @@
  * loads a snapshot through the same record writers (docs/architecture.md). Full-text
  * rows are kept for live records only and hold core's folded tokens.
  */
-import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
-import { compareMemoryNewestFirst, EventTypes, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
+import type { ChangeRecord, Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
+import { changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { SkillRow } from './rows.js';
 import {
@@ -54,54 +54,6 @@ const SQL = {
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
 const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory'] as const;
 
-/** The largest HLC among the records of a change. */
-export function changeHlc(change: StateChange): Hlc {
-  switch (change.type) {
-    case EventTypes.TurnAppended:
-      return maxHlc(change.payload.session.updatedHlc, change.payload.turn.updatedHlc);
-    case EventTypes.SessionCreated:
-    case EventTypes.SessionDeleted:
-      return change.payload.session.updatedHlc;
-    case EventTypes.SkillUpserted:
-    case EventTypes.SkillDeleted:
-      return change.payload.skill.updatedHlc;
-    case EventTypes.MemoryWritten:
-    case EventTypes.MemoryDeleted:
-      return change.payload.item.updatedHlc;
-  }
-}
-
-/** One record of a change, as the projection writes it. */
-export type ProjectedRecord =
-  | { kind: 'session'; record: Session }
-  | { kind: 'turn'; record: Turn }
-  | { kind: 'skill'; record: Skill }
-  | { kind: 'memory'; record: MemoryItem };
-
-/**
- * The records a change writes (complete post-images, docs/contract.md §7). Applying them
- * in order is the whole projection: a later post-image of a record replaces
- * the earlier one, which is what lets a fold coalesce them.
- */
-export function changeRecords(change: StateChange): ProjectedRecord[] {
-  switch (change.type) {
-    case EventTypes.SessionCreated:
-    case EventTypes.SessionDeleted:
-      return [{ kind: 'session', record: change.payload.session }];
-    case EventTypes.TurnAppended:
-      return [
-        { kind: 'session', record: change.payload.session },
-        { kind: 'turn', record: change.payload.turn },
-      ];
-    case EventTypes.SkillUpserted:
-    case EventTypes.SkillDeleted:
-      return [{ kind: 'skill', record: change.payload.skill }];
-    case EventTypes.MemoryWritten:
-    case EventTypes.MemoryDeleted:
-      return [{ kind: 'memory', record: change.payload.item }];
-  }
-}
-
 /** Writes records into the projection tables of one connection. */
 export class Projection {
   /** While true (a rebuild into emptied tables), full-text rows are written once at the end. */
@@ -129,7 +81,7 @@ export class Projection {
   }
 
   /** Writes one record's post-image: the single writer behind `apply`, `restore` and the fold. */
-  put(entry: ProjectedRecord): void {
+  put(entry: ChangeRecord): void {
     switch (entry.kind) {
       case 'session':
         this.#putSession(entry.record);

@@ -109,17 +109,23 @@ function verifiedPages<R extends { rank?: number }>(
   }
 }
 
-/** The {@link StateQueries} over a connection's projection tables. */
-export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
-  const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
+/** The point look-ups of the tables, synchronous (tombstones included): what the stamper and a fold's rules ask. */
+export interface TableLookups {
+  session(id: string): Session | undefined;
+  turnExists(id: string): boolean;
+  lastTurnSeq(sessionId: string): number;
+  skill(id: string): Skill | undefined;
+  skillAt(scope: Scope, slug: string): Skill | undefined;
+  memoryItem(id: string): MemoryItem | undefined;
+}
+
+/** The {@link TableLookups} of a connection's projection tables. */
+export function tableLookups(conn: Connection): TableLookups {
   const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const one = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T | undefined => {
     const row = conn.prepare(sql).get(...params) as R | undefined;
     return row === undefined ? undefined : map(row);
   };
-
-  const memoryInOrder = (): boolean => (conn.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number }).in_order === 1;
-
   return {
     session: (id: string) => mapErrors(() => one<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id)),
     turnExists: (id: string) => mapErrors(() => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined),
@@ -128,9 +134,20 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     skill: (id: string) => mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', skillFromRow, id)),
     skillAt: (scope: Scope, slug: string) =>
       mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', skillFromRow, scopeKey(scope), slug)),
+    memoryItem: (id: string) => mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id)),
+  };
+}
+
+/** The {@link StateQueries} over a connection's projection tables. */
+export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
+  const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
+  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
+  const memoryInOrder = (): boolean => (conn.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number }).in_order === 1;
+
+  return {
+    ...tableLookups(conn),
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
-    memoryItem: (id: string) => mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id)),
 
     listSessions: ({ limit, offset }) =>
       mapErrors(() =>

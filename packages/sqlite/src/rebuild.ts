@@ -7,11 +7,12 @@
  */
 import type { LoadedSnapshot, SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
 import { HLC_ZERO, loadSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
-import { foldPending } from './backend.js';
+import { foldPending } from './fold.js';
 import type { Connection } from './connection.js';
 import { mapErrorsAsync } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
+import type { TableLookups } from './queries.js';
 import type { VectorIndexes } from './vectors.js';
 
 /** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
@@ -40,6 +41,8 @@ export interface RebuildContext {
   conn: Connection;
   log: SqliteLog;
   projection: Projection;
+  /** Point look-ups of the tables being rebuilt, for the fold's rules. */
+  tables: TableLookups;
   vectors: VectorIndexes;
   codec?: SnapshotCodec;
   upcasters?: UpcasterRegistry;
@@ -94,7 +97,7 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
     }
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
-  const events = foldPending(log, projection, ctx.upcasters);
+  const events = foldPending(log, projection, ctx.tables, ctx.upcasters);
   projection.endBulk();
   ctx.vectors.rebuild();
   return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };

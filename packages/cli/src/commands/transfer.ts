@@ -1,7 +1,7 @@
 /**
  * `agentstate export` and `import`: the event log as JSON Lines, so a state
  * moves between machines and backends. An export ends with a trailer (event
- * count and SHA-256 of the event lines, see `trailer.ts`), so a cut or edited
+ * count and SHA-256 of the event lines: core's export format), so a cut or edited
  * file is refused. Import builds a new database through the event path and
  * gives it the target's name only when everything checked out (see
  * `import.ts`); `--out` takes its name the same way, never replacing a file
@@ -13,12 +13,11 @@ import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
-import { STATE_STREAM } from '@agentstate/core';
+import { STATE_STREAM, exportLog } from '@agentstate/core';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { importInto } from '../import.js';
-import { exportLine } from '../jsonl.js';
 import { count, print, printJson } from '../output.js';
 import { startProgress } from '../progress.js';
 import {
@@ -32,9 +31,6 @@ import {
   removeWithSideFiles,
   temporaryPath,
 } from '../temporary.js';
-import { ExportDigest, trailerLine } from '../trailer.js';
-
-const BATCH = 5_000;
 
 async function write(stream: Writable, chunk: string): Promise<void> {
   if (!stream.write(chunk)) await once(stream, 'drain');
@@ -66,25 +62,17 @@ function exportCommand(): Command {
       const sink: Writable = partial === undefined ? process.stdout : createExclusive(partial, opts.out);
       const stopListening = partial === undefined ? () => {} : cleanupOnSignals(() => removeWithSideFiles(partial));
       const started = performance.now();
-      const digest = new ExportDigest();
+      let events = 0;
       try {
         await withDatabase(ctx.dbPath, { readonly: true }, async (db) => {
           const head = await db.log.head(STATE_STREAM);
           const progress = startProgress('exporting', head, partial === undefined || ctx.json);
           try {
-            while (digest.events < head) {
-              const batch = await db.log.read({ stream: STATE_STREAM, afterSeq: digest.events, limit: Math.min(BATCH, head - digest.events) });
-              if (batch.length === 0) break;
-              const lines = batch.map(exportLine);
-              for (const line of lines) digest.add(line);
-              await write(sink, `${lines.join('\n')}\n`);
-              progress.update(digest.events);
-            }
+            ({ events } = await exportLog(db.log, (chunk) => write(sink, chunk), { upTo: head, onProgress: (n) => progress.update(n) }));
           } finally {
             progress.stop();
           }
         });
-        await write(sink, `${trailerLine(digest.finish())}\n`);
         if (partial !== undefined) {
           sink.end();
           await once(sink, 'finish');
@@ -108,7 +96,7 @@ function exportCommand(): Command {
         stopListening();
       }
       if (opts.out === undefined) return;
-      const report = { out: opts.out, events: digest.events, seconds: (performance.now() - started) / 1000 };
+      const report = { out: opts.out, events, seconds: (performance.now() - started) / 1000 };
       if (ctx.json) printJson(report);
       else print(`exported ${count(report.events)} events to ${opts.out} in ${report.seconds.toFixed(2)} s`);
     });

@@ -39,7 +39,7 @@ export class Engine {
    * Decides and commits one change atomically. `decide` looks up what it
    * needs in the transaction and stamps; if it throws, nothing is written.
    */
-  async mutate(decide: (tx: StateWriteTx) => Promise<StateChange> | StateChange): Promise<StateChange> {
+  async mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C> | C): Promise<C> {
     await this.#ready;
     const { change, seq } = await this.#mutex.run(() =>
       this.backend.write(async (tx) => {

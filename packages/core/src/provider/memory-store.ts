@@ -1,33 +1,28 @@
 /** The memory store over any backend. */
-import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
 import type { RecallOptions, WriteMemoryInput } from '../records/inputs.js';
 import { parseInput, writeMemoryInputSchema } from '../records/inputs.js';
-import type { MemoryItem } from '../records/records.js';
+import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { RecallContext } from './recall.js';
 import { recall } from './recall.js';
 import type { MemoryStore } from './types.js';
 
-const idSchema = z.string().min(1, 'must not be empty');
-
 /** Builds the {@link MemoryStore} of an engine. */
 export function createMemoryStore(engine: Engine, recallContext: RecallContext): MemoryStore {
   const { backend, stamper } = engine;
-  const item = (change: { payload: unknown }): MemoryItem => copyMemoryItem((change.payload as { item: MemoryItem }).item);
-
   return {
     async write(input: WriteMemoryInput) {
       const draft = parseInput(writeMemoryInputSchema, input);
       const change = await engine.mutate(async (tx) =>
         stamper.writeMemory(draft, draft.id === undefined ? undefined : await tx.memoryItem(draft.id)),
       );
-      return item(change);
+      return copyMemoryItem(change.payload.item);
     },
 
     async get(id: string) {
-      const found = await backend.queries.memoryItem(parseInput(idSchema, id));
+      const found = await backend.queries.memoryItem(parseInput(idField, id));
       if (!found || found.deleted) throw new NotFoundError('memory', id);
       return copyMemoryItem(found);
     },
@@ -37,9 +32,9 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     },
 
     async delete(id: string) {
-      parseInput(idSchema, id);
+      parseInput(idField, id);
       const change = await engine.mutate(async (tx) => stamper.deleteMemory(await tx.memoryItem(id), id));
-      return item(change);
+      return copyMemoryItem(change.payload.item);
     },
   };
 }

@@ -3,12 +3,10 @@ import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
 import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, TurnsOptions } from '../records/inputs.js';
 import { appendTurnInputSchema, createSessionInputSchema, listSessionsOptionsSchema, parseInput, turnsOptionsSchema } from '../records/inputs.js';
-import type { Session, Turn } from '../records/records.js';
-import { z } from 'zod';
+import type { Session } from '../records/records.js';
+import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SessionStore } from './types.js';
-
-const idSchema = z.string().min(1);
 
 /** Builds the {@link SessionStore} of an engine. */
 export function createSessionStore(engine: Engine): SessionStore {
@@ -16,7 +14,7 @@ export function createSessionStore(engine: Engine): SessionStore {
   const q = backend.queries;
 
   const live = async (id: string): Promise<Session> => {
-    const session = await q.session(parseInput(idSchema, id));
+    const session = await q.session(parseInput(idField, id));
     if (!session || session.deleted) throw new NotFoundError('session', id);
     return session;
   };
@@ -27,7 +25,7 @@ export function createSessionStore(engine: Engine): SessionStore {
       const change = await engine.mutate(async (tx) =>
         stamper.createSession(draft, draft.id === undefined ? undefined : await tx.session(draft.id)),
       );
-      return copySession((change.payload as { session: Session }).session);
+      return copySession(change.payload.session);
     },
 
     async get(id: string) {
@@ -48,7 +46,7 @@ export function createSessionStore(engine: Engine): SessionStore {
         const taken = draft.id === undefined ? false : await tx.turnExists(draft.id);
         return stamper.appendTurn(draft, session, lastSeq, taken);
       });
-      return copyTurn((change.payload as { turn: Turn }).turn);
+      return copyTurn(change.payload.turn);
     },
 
     async turns(sessionId: string, options: TurnsOptions = {}) {
@@ -59,9 +57,9 @@ export function createSessionStore(engine: Engine): SessionStore {
     },
 
     async delete(id: string) {
-      parseInput(idSchema, id);
+      parseInput(idField, id);
       const change = await engine.mutate(async (tx) => stamper.deleteSession(await tx.session(id), id));
-      return copySession((change.payload as { session: Session }).session);
+      return copySession(change.payload.session);
     },
   };
 }

@@ -29,8 +29,6 @@ export function createSkillStore(engine: Engine): SkillStore {
   const { backend, stamper } = engine;
   const q = backend.queries;
 
-  const payloadSkill = (change: { payload: unknown }): Skill => copySkill((change.payload as { skill: Skill }).skill);
-
   return {
     async upsert(input: UpsertSkillInput) {
       const draft = parseInput(upsertSkillInputSchema, input);
@@ -40,7 +38,7 @@ export function createSkillStore(engine: Engine): SkillStore {
         const holder = draft.id === undefined ? undefined : await tx.skill(draft.id);
         return stamper.upsertSkill(draft, stored, holder);
       });
-      return payloadSkill(change);
+      return copySkill(change.payload.skill);
     },
 
     async get(idOrSlug: string, scope?: ScopeInput) {
@@ -80,7 +78,7 @@ export function createSkillStore(engine: Engine): SkillStore {
         if (!skill) throw new NotFoundError('skill', key);
         return stamper.recordOutcome(skill, o.success);
       });
-      return payloadSkill(change);
+      return copySkill(change.payload.skill);
     },
 
     async delete(idOrSlug: string, scope?: ScopeInput) {
@@ -91,7 +89,7 @@ export function createSkillStore(engine: Engine): SkillStore {
         if (!skill) throw new NotFoundError('skill', key);
         return stamper.deleteSkill(skill);
       });
-      return payloadSkill(change);
+      return copySkill(change.payload.skill);
     },
   };
 }

@@ -20,8 +20,6 @@ import {
 import { LIMITS } from './limits.js';
 import { TURN_ROLES } from './records.js';
 
-const idInput = idField;
-
 /** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
 const instantInput = z.string().transform((value, ctx) => {
   const instant = normalizeInstant(value);
@@ -41,7 +39,7 @@ export const scopeInputSchema = z.object({
 
 /** `sessions.create` input. */
 export const createSessionInputSchema = z.object({
-  id: idInput.optional(),
+  id: idField.optional(),
   title: shortTextField.optional(),
   model: shortTextField.optional(),
   createdAt: instantInput.optional(),
@@ -52,10 +50,10 @@ export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
 
 /** `sessions.appendTurn` input. */
 export const appendTurnInputSchema = z.object({
-  sessionId: idInput,
+  sessionId: idField,
   role: z.enum(TURN_ROLES),
   content: longTextField,
-  id: idInput.optional(),
+  id: idField.optional(),
   createdAt: instantInput.optional(),
 });
 
@@ -78,7 +76,7 @@ export const upsertSkillInputSchema = z.object({
   wins: countField.optional(),
   /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
   syncVersion: countField.optional(),
-  id: idInput.optional(),
+  id: idField.optional(),
   createdAt: instantInput.optional(),
 }).refine(winsWithinUses, WINS_WITHIN_USES);
 
@@ -100,7 +98,7 @@ export const writeMemoryInputSchema = z.object({
   kind: shortTextField.optional(),
   scope: scopeInputSchema.optional(),
   source: shortTextField.optional(),
-  id: idInput.optional(),
+  id: idField.optional(),
   createdAt: instantInput.optional(),
 });
 

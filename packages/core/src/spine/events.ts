@@ -48,6 +48,9 @@ export type StateChange =
   | { type: typeof EventTypes.MemoryWritten; payload: { item: MemoryItem } }
   | { type: typeof EventTypes.MemoryDeleted; payload: { item: MemoryItem } };
 
+/** The change of one event type, with its payload typed: what a mutation of that kind returns. */
+export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;
+
 /** True for a known `state` event type. */
 export function isStateEventType(type: string): type is StateEventType {
   return Object.hasOwn(statePayloadSchemas, type);

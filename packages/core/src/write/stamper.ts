@@ -10,12 +10,13 @@ import type { Clock } from '../time/clock.js';
 import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
 import { formatInstant, MAX_INSTANT_MS } from '../time/instant.js';
 import type { Instant } from '../time/instant.js';
-import type { Envelope, MemoryItem, Session, Skill, Turn, TurnRole } from '../records/records.js';
-import type { ScopeInput } from '../records/scope.js';
+import type { z } from 'zod';
+import type { appendTurnInputSchema, createSessionInputSchema, upsertSkillInputSchema, writeMemoryInputSchema } from '../records/inputs.js';
+import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
 import { EventTypes } from '../spine/events.js';
-import type { StateChange } from '../spine/events.js';
+import type { StateChangeOf } from '../spine/events.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
 export interface StamperContext {
@@ -26,46 +27,16 @@ export interface StamperContext {
 }
 
 /** Validated `sessions.create` input. */
-export interface SessionDraft {
-  id?: string | undefined;
-  title?: string | undefined;
-  model?: string | undefined;
-  createdAt?: Instant | undefined;
-}
+export type SessionDraft = z.output<typeof createSessionInputSchema>;
 
 /** Validated `sessions.appendTurn` input. */
-export interface TurnDraft {
-  sessionId: string;
-  role: TurnRole;
-  content: string;
-  id?: string | undefined;
-  createdAt?: Instant | undefined;
-}
+export type TurnDraft = z.output<typeof appendTurnInputSchema>;
 
 /** Validated `skills.upsert` input. */
-export interface SkillDraft {
-  slug: string;
-  name?: string | undefined;
-  body?: string | undefined;
-  tags?: string[] | undefined;
-  scope?: ScopeInput | undefined;
-  check?: string | undefined;
-  uses?: number | undefined;
-  wins?: number | undefined;
-  syncVersion?: number | undefined;
-  id?: string | undefined;
-  createdAt?: Instant | undefined;
-}
+export type SkillDraft = z.output<typeof upsertSkillInputSchema>;
 
 /** Validated `memory.write` input. */
-export interface MemoryDraft {
-  content: string;
-  kind?: string | undefined;
-  scope?: ScopeInput | undefined;
-  source?: string | undefined;
-  id?: string | undefined;
-  createdAt?: Instant | undefined;
-}
+export type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
 
 /** The kind a memory item gets when the caller names none. */
 export const DEFAULT_MEMORY_KIND = 'fact';
@@ -90,7 +61,7 @@ export class Stamper {
   constructor(private readonly ctx: StamperContext) {}
 
   /** A new session; `existing` is whatever already holds the requested id. */
-  createSession(draft: SessionDraft, existing: Session | undefined): StateChange {
+  createSession(draft: SessionDraft, existing: Session | undefined): StateChangeOf<typeof EventTypes.SessionCreated> {
     if (existing) throw new ConflictError(`session id already taken: ${existing.id}`);
     const createdAt = draft.createdAt ?? this.#now();
     const id = draft.id ?? this.#newId();
@@ -109,7 +80,7 @@ export class Stamper {
    * A turn with seq `lastSeq + 1`, and the session bumped by the same event:
    * `syncVersion + 1`, the turn's HLC, `updatedAt` that never moves back.
    */
-  appendTurn(draft: TurnDraft, session: Session | undefined, lastSeq: number, turnIdTaken: boolean): StateChange {
+  appendTurn(draft: TurnDraft, session: Session | undefined, lastSeq: number, turnIdTaken: boolean): StateChangeOf<typeof EventTypes.TurnAppended> {
     if (!session || session.deleted) throw new NotFoundError('session', draft.sessionId);
     if (turnIdTaken && draft.id !== undefined) throw new ConflictError(`turn id already taken: ${draft.id}`);
     const createdAt = draft.createdAt ?? this.#now();
@@ -133,7 +104,7 @@ export class Stamper {
   }
 
   /** Tombstones a live session. */
-  deleteSession(session: Session | undefined, id: string): StateChange {
+  deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
     const tombstone: Session = { ...session, ...this.#nextEnvelope(session, true), updatedAt: later(session.updatedAt, this.#now()) };
     return { type: EventTypes.SessionDeleted, payload: { session: tombstone } };
@@ -145,7 +116,7 @@ export class Stamper {
    * requested id. Update keeps omitted fields, resurrects tombstones and
    * bumps `version` and `syncVersion`; a non-zero `syncVersion` must match.
    */
-  upsertSkill(draft: SkillDraft, stored: Skill | undefined, holderOfId: Skill | undefined): StateChange {
+  upsertSkill(draft: SkillDraft, stored: Skill | undefined, holderOfId: Skill | undefined): StateChangeOf<typeof EventTypes.SkillUpserted> {
     const expected = draft.syncVersion ?? 0;
     if (expected !== 0 && expected !== stored?.syncVersion) {
       throw new ConflictError(
@@ -199,7 +170,7 @@ export class Stamper {
   }
 
   /** One more use (and win on success); the content `version` stays. */
-  recordOutcome(skill: Skill, success: boolean): StateChange {
+  recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillUpserted> {
     const next: Skill = {
       ...skill,
       scope: { ...skill.scope },
@@ -213,7 +184,7 @@ export class Stamper {
   }
 
   /** Tombstones a live skill; the content `version` moves too. */
-  deleteSkill(skill: Skill): StateChange {
+  deleteSkill(skill: Skill): StateChangeOf<typeof EventTypes.SkillDeleted> {
     const tombstone: Skill = {
       ...skill,
       scope: { ...skill.scope },
@@ -226,7 +197,7 @@ export class Stamper {
   }
 
   /** A new memory item; `existing` is whatever already holds the requested id. */
-  writeMemory(draft: MemoryDraft, existing: MemoryItem | undefined): StateChange {
+  writeMemory(draft: MemoryDraft, existing: MemoryItem | undefined): StateChangeOf<typeof EventTypes.MemoryWritten> {
     if (existing) throw new ConflictError(`memory id already taken: ${existing.id}`);
     const createdAt = draft.createdAt ?? this.#now();
     const item: MemoryItem = {
@@ -242,7 +213,7 @@ export class Stamper {
   }
 
   /** Tombstones a live memory item. */
-  deleteMemory(item: MemoryItem | undefined, id: string): StateChange {
+  deleteMemory(item: MemoryItem | undefined, id: string): StateChangeOf<typeof EventTypes.MemoryDeleted> {
     if (!item || item.deleted) throw new NotFoundError('memory', id);
     const tombstone: MemoryItem = { ...item, scope: { ...item.scope }, ...this.#nextEnvelope(item, true) };
     return { type: EventTypes.MemoryDeleted, payload: { item: tombstone } };

@@ -2,12 +2,18 @@
  * The export format: JSON Lines, one event of the `state` stream per line,
  * in seq order, each line canonical JSON (keys sorted), so the same log
  * exports to the same bytes from any backend, then a trailer line (see
- * `trailer.ts`). Import checks every line before anything is kept: shape,
- * seq continuity, payload validity, then the fold's rules.
+ * `trailer.ts`). Reading checks each event line on its own: shape, seq
+ * continuity and payload validity; the fold's rules come after (see
+ * `reader.ts`).
  */
-import type { AppendInput, LogEvent, StateChange } from '@agentstate/core';
-import { CorruptionError, STATE_STREAM, canonicalJson, decodeStateEvent, isCanonicalInstant } from '@agentstate/core';
-import { UserError } from './errors.js';
+import { CorruptionError } from '../errors.js';
+import { decodeStateEvent } from '../spine/decode.js';
+import type { StateChange } from '../spine/events.js';
+import { STATE_STREAM } from '../spine/events.js';
+import { canonicalJson } from '../spine/json.js';
+import type { AppendInput, LogEvent } from '../spine/log.js';
+import { isCanonicalInstant } from '../time/instant.js';
+import { ExportFormatError } from './errors.js';
 
 const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
 const KNOWN_KEYS = new Set<string>(['stream', 'seq', 'type', 'time', 'schemaVersion', 'payload', ...META_KEYS]);
@@ -17,30 +23,30 @@ export function exportLine(event: LogEvent): string {
   return canonicalJson(event);
 }
 
-/** A checked line of an export: the append that restores it and its decoded change. */
+/** A checked line of an export: the append that restores it, its decoded change and its seq. */
 export interface ImportedEvent {
   input: AppendInput & { time: string; schemaVersion: number };
   change: StateChange;
   seq: number;
 }
 
-/** A refusal of line `lineNo` of an export. */
-export function lineError(lineNo: number, message: string): UserError {
-  return new UserError(`line ${lineNo}: ${message}; nothing was imported`);
+/** The reason a decoder or fold gave, without its `corrupt <stream>#<seq>: ` prefix (the line number replaces it). */
+export function corruptionReason(error: CorruptionError): string {
+  return error.message.replace(/^corrupt [^:]*: /, '');
 }
 
-/** Parses one line of an export as JSON. */
+/** Parses one line of an export as JSON; anything else is an {@link ExportFormatError} naming the line. */
 export function parseJsonLine(line: string, lineNo: number): unknown {
   try {
     return JSON.parse(line);
   } catch {
-    throw lineError(lineNo, line.trim() === '' ? 'a blank line (an export has none)' : 'not valid JSON');
+    throw new ExportFormatError(line.trim() === '' ? 'a blank line (an export has none)' : 'not valid JSON', lineNo);
   }
 }
 
-/** Checks one parsed event line of an export; `expectedSeq` is the seq it must carry. Bad input is a {@link UserError} naming the line. */
+/** Checks one parsed event line of an export; `expectedSeq` is the seq it must carry. Bad input is an {@link ExportFormatError} naming the line. */
 export function checkEventLine(value: unknown, lineNo: number, expectedSeq: number): ImportedEvent {
-  const fail = (message: string): UserError => lineError(lineNo, message);
+  const fail = (message: string): ExportFormatError => new ExportFormatError(message, lineNo);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('expected a JSON object (one event per line)');
   const raw = value as Record<string, unknown>;
   for (const key of Object.keys(raw)) if (!KNOWN_KEYS.has(key)) throw fail(`unknown field ${JSON.stringify(key)}`);
@@ -57,7 +63,7 @@ export function checkEventLine(value: unknown, lineNo: number, expectedSeq: numb
   try {
     change = decodeStateEvent(event);
   } catch (error) {
-    if (error instanceof CorruptionError) throw fail(error.message.replace(/^corrupt [^:]*: /, ''));
+    if (error instanceof CorruptionError) throw fail(corruptionReason(error));
     throw error;
   }
   const input: ImportedEvent['input'] = {

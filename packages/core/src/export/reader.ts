@@ -1,0 +1,85 @@
+/**
+ * Reading an export, line by line, for any backend that imports one: each
+ * event line is checked (`lines.ts`) and folded into a {@link MemoryState},
+ * the same step replay and verify take, so a log that breaks a fold rule is
+ * refused with its line; the lines are digested, and at the end the trailer
+ * must match what was read. The reader keeps nothing but the fold: the
+ * importer appends each checked event where it belongs.
+ */
+import { CorruptionError } from '../errors.js';
+import { MemoryState } from '../memory/state.js';
+import { ExportFormatError } from './errors.js';
+import type { ImportedEvent } from './lines.js';
+import { checkEventLine, corruptionReason, parseJsonLine } from './lines.js';
+import type { Trailer } from './trailer.js';
+import { ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
+
+/** Options of {@link ExportReader.finish}. */
+export interface ExportReadOptions {
+  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
+  allowUntrailed?: boolean;
+}
+
+/** What a complete, checked export held. */
+export interface ExportRead {
+  /** The fold of every event. */
+  state: MemoryState;
+  /** The trailer it ended with (undefined only with `allowUntrailed`). */
+  trailer: Trailer | undefined;
+}
+
+/** Checks the lines of one export, in order. */
+export class ExportReader {
+  /** The fold of the events read so far. */
+  readonly state = new MemoryState();
+  readonly #digest = new ExportDigest();
+  #trailer: { value: Trailer; lineNo: number } | undefined;
+  #lineNo = 0;
+
+  /**
+   * Reads the next line (without its newline): the checked event it holds,
+   * or undefined for the trailer. A line that is not what this library
+   * exports, or that breaks a fold rule, is an {@link ExportFormatError}
+   * naming it.
+   */
+  read(line: string): ImportedEvent | undefined {
+    this.#lineNo += 1;
+    const lineNo = this.#lineNo;
+    if (this.#trailer !== undefined) throw new ExportFormatError(`a line after the trailer (line ${this.#trailer.lineNo}), which must be the last`, lineNo);
+    const value = parseJsonLine(line, lineNo);
+    if (isTrailerValue(value)) {
+      const read = readTrailer(value);
+      if (typeof read === 'string') throw new ExportFormatError(read, lineNo);
+      this.#trailer = { value: read, lineNo };
+      return undefined;
+    }
+    const event = checkEventLine(value, lineNo, this.state.seq + 1);
+    try {
+      this.state.apply(event.change, event.seq);
+    } catch (error) {
+      if (error instanceof CorruptionError) throw new ExportFormatError(`${corruptionReason(error)} (the live API never writes this)`, lineNo);
+      throw error;
+    }
+    this.#digest.add(line);
+    return event;
+  }
+
+  /** Ends the reading: the trailer must be there (unless allowed not to be) and match every event line read. */
+  finish(options: ExportReadOptions = {}): ExportRead {
+    const read = this.#digest.finish();
+    const trailer = this.#trailer;
+    if (trailer === undefined) {
+      if (options.allowUntrailed) return { state: this.state, trailer: undefined };
+      const what = read.events === 0 ? 'the export is empty: it has no trailer line' : `the export ends after ${read.events} events without a trailer line`;
+      throw new ExportFormatError(
+        `${what}, so it may have been cut short (an export ends with {"trailer":{"events":N,"sha256":…}}); an export made before trailers existed imports with --allow-untrailed, after the same checks`,
+      );
+    }
+    const { value, lineNo } = trailer;
+    if (value.events !== read.events) {
+      throw new ExportFormatError(`the trailer counts ${value.events} events but ${read.events} precede it: the export is incomplete or was edited`, lineNo);
+    }
+    if (value.sha256 !== read.sha256) throw new ExportFormatError('the sha256 of the trailer does not match the events before it: the export was changed or damaged', lineNo);
+    return { state: this.state, trailer: value };
+  }
+}

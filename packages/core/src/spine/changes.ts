@@ -1,0 +1,59 @@
+/**
+ * What a `state` change writes, for any backend that projects it: the
+ * records it carries (complete post-images, docs/contract.md §7) and the
+ * largest HLC among them. A durable backend applies the records in order
+ * and remembers the HLC, so its clock restarts past every stored write.
+ */
+import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import type { Hlc } from '../time/hlc.js';
+import { maxHlc } from '../time/hlc.js';
+import type { StateChange } from './events.js';
+import { EventTypes } from './events.js';
+
+/** One record of a change, tagged with its kind. */
+export type ChangeRecord =
+  | { kind: 'session'; record: Session }
+  | { kind: 'turn'; record: Turn }
+  | { kind: 'skill'; record: Skill }
+  | { kind: 'memory'; record: MemoryItem };
+
+/**
+ * The records a change writes. Applying them in order is the whole
+ * projection: a later post-image of a record replaces the earlier one,
+ * which is what lets a fold coalesce them.
+ */
+export function changeRecords(change: StateChange): ChangeRecord[] {
+  switch (change.type) {
+    case EventTypes.SessionCreated:
+    case EventTypes.SessionDeleted:
+      return [{ kind: 'session', record: change.payload.session }];
+    case EventTypes.TurnAppended:
+      return [
+        { kind: 'session', record: change.payload.session },
+        { kind: 'turn', record: change.payload.turn },
+      ];
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted:
+      return [{ kind: 'skill', record: change.payload.skill }];
+    case EventTypes.MemoryWritten:
+    case EventTypes.MemoryDeleted:
+      return [{ kind: 'memory', record: change.payload.item }];
+  }
+}
+
+/** The largest HLC among the records of a change. */
+export function changeHlc(change: StateChange): Hlc {
+  switch (change.type) {
+    case EventTypes.TurnAppended:
+      return maxHlc(change.payload.session.updatedHlc, change.payload.turn.updatedHlc);
+    case EventTypes.SessionCreated:
+    case EventTypes.SessionDeleted:
+      return change.payload.session.updatedHlc;
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted:
+      return change.payload.skill.updatedHlc;
+    case EventTypes.MemoryWritten:
+    case EventTypes.MemoryDeleted:
+      return change.payload.item.updatedHlc;
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * Folding the `state` stream into the tables: catch-up (events a bare log
+ * append wrote) and rebuild. Every event goes through core's fold rules
+ * (`checkChange`, the step replay, verify and import take), checked against
+ * a view of the tables plus the records still pending, so a log the live API
+ * could not have written is refused here too, with a `CorruptionError`
+ * naming its seq. Successive post-images of one record are coalesced and
+ * written once per stretch of events, through the same writer as a live
+ * commit.
+ */
+import type { ChangeRecord, FoldView, MemoryItem, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import { changeHlc, changeRecords, checkChange, CorruptionError, decodeStateEvent, maxHlc, scopeKey, STATE_STREAM } from '@agentstate/core';
+import { mapSqliteError } from './errors.js';
+import type { SqliteLog } from './log.js';
+import type { Projection } from './projection.js';
+import type { TableLookups } from './queries.js';
+
+/** Events folded per read while catching up or rebuilding. */
+export const FOLD_BATCH = 5_000;
+
+/** Distinct records held before they are written, while folding. */
+const COALESCE_LIMIT = 20_000;
+
+/** A record waiting to be written, with the seq of the event that carried its latest post-image. */
+interface Pending<R> {
+  record: R;
+  seq: number;
+}
+
+const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
+
+/**
+ * The state a fold checks against: the records folded but not yet written,
+ * over the tables. A record's scope and slug never change (a fold rule), so
+ * `(scope, slug)` of a pending skill is its final place.
+ */
+class PendingView implements FoldView {
+  readonly sessions = new Map<string, Pending<Session>>();
+  /** Turns by id; they never coalesce (a turn is written once). */
+  readonly turns = new Map<string, Pending<Turn>>();
+  readonly skills = new Map<string, Pending<Skill>>();
+  readonly memory = new Map<string, Pending<MemoryItem>>();
+  readonly #lastTurnSeq = new Map<string, number>();
+  readonly #skillIds = new Map<string, string>();
+
+  constructor(private readonly tables: TableLookups) {}
+
+  session(id: string): Session | undefined {
+    return this.sessions.get(id)?.record ?? this.tables.session(id);
+  }
+
+  lastTurnSeq(sessionId: string): number {
+    return this.#lastTurnSeq.get(sessionId) ?? this.tables.lastTurnSeq(sessionId);
+  }
+
+  turnExists(id: string): boolean {
+    return this.turns.has(id) || this.tables.turnExists(id);
+  }
+
+  skill(id: string): Skill | undefined {
+    return this.skills.get(id)?.record ?? this.tables.skill(id);
+  }
+
+  skillIdAt(scope: Scope, slug: string): string | undefined {
+    return this.#skillIds.get(skillKey(scope, slug)) ?? this.tables.skillAt(scope, slug)?.id;
+  }
+
+  memoryItem(id: string): MemoryItem | undefined {
+    return this.memory.get(id)?.record ?? this.tables.memoryItem(id);
+  }
+
+  /** Holds a record's post-image until the next flush. */
+  put(entry: ChangeRecord, seq: number): void {
+    switch (entry.kind) {
+      case 'session':
+        this.sessions.set(entry.record.id, { record: entry.record, seq });
+        break;
+      case 'turn':
+        this.turns.set(entry.record.id, { record: entry.record, seq });
+        this.#lastTurnSeq.set(entry.record.sessionId, entry.record.seq);
+        break;
+      case 'skill':
+        this.skills.set(entry.record.id, { record: entry.record, seq });
+        this.#skillIds.set(skillKey(entry.record.scope, entry.record.slug), entry.record.id);
+        break;
+      case 'memory':
+        this.memory.set(entry.record.id, { record: entry.record, seq });
+        break;
+    }
+  }
+
+  /** Records held, all kinds together. */
+  get size(): number {
+    return this.sessions.size + this.turns.size + this.skills.size + this.memory.size;
+  }
+
+  /**
+   * Writes every pending record and forgets them. Each table keeps the order
+   * of a record's first event (its row number); turns, which nothing orders
+   * by insertion, go in key order, which keeps B-tree inserts local.
+   */
+  flush(projection: Projection): void {
+    for (const { record, seq } of this.sessions.values()) putOrCorrupt(() => projection.put({ kind: 'session', record }), seq);
+    const turns = [...this.turns.values()].sort((a, b) => compareTurnKeys(a.record, b.record));
+    for (const { record, seq } of turns) putOrCorrupt(() => projection.put({ kind: 'turn', record }), seq);
+    for (const { record, seq } of this.skills.values()) putOrCorrupt(() => projection.put({ kind: 'skill', record }), seq);
+    for (const { record, seq } of this.memory.values()) putOrCorrupt(() => projection.put({ kind: 'memory', record }), seq);
+    this.sessions.clear();
+    this.turns.clear();
+    this.skills.clear();
+    this.memory.clear();
+    this.#lastTurnSeq.clear();
+    this.#skillIds.clear();
+  }
+}
+
+/**
+ * Folds events of the `state` stream after the projection's seq, up to the
+ * log head, inside the caller's write transaction; returns how many. Every
+ * event is checked against its checksum, decoded in order (payloads a bare
+ * log append wrote are validated in full) and checked against the fold's
+ * rules; a changed, malformed or impossible one is a `CorruptionError`
+ * naming its seq.
+ */
+export function foldPending(log: SqliteLog, projection: Projection, tables: TableLookups, upcasters: UpcasterRegistry | undefined): number {
+  const state = projection.state();
+  let { seq, maxHlc: hlc } = state;
+  let folded = 0;
+  const view = new PendingView(tables);
+  for (;;) {
+    const batch = log.readForFold(STATE_STREAM, seq, FOLD_BATCH);
+    if (batch.length === 0) break;
+    for (const { event, validated } of batch) {
+      if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
+      // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
+      const change = decodeStateEvent(event, { upcasters, trusted: validated });
+      checkChange(view, change, event.seq);
+      for (const entry of changeRecords(change)) view.put(entry, event.seq);
+      hlc = maxHlc(hlc, changeHlc(change));
+      seq = event.seq;
+      folded += 1;
+    }
+    if (view.size >= COALESCE_LIMIT) view.flush(projection);
+  }
+  view.flush(projection);
+  if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
+  return folded;
+}
+
+/** Orders turns by session, then seq: the key of the turns table. */
+function compareTurnKeys(a: Turn, b: Turn): number {
+  return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : a.seq - b.seq;
+}
+
+/** Writes a record; a row the tables refuse is a `CorruptionError` naming the event that carried it. */
+function putOrCorrupt(put: () => void, seq: number): void {
+  try {
+    put();
+  } catch (error) {
+    const mapped = mapSqliteError(error);
+    if (mapped instanceof CorruptionError) throw mapped;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${message}`, { cause: error });
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * `importSqlite(path, lines)`: a new SQLite database from an export, through
+ * the event path. Core's {@link ExportReader} checks every line (shape, seq,
+ * payload, then the fold's rules) and each checked event is appended to the
+ * bare log of the new file; the trailer must match what was read; opening
+ * the file then projects the log into the tables, which must equal the
+ * fold. Where the file goes once complete, and removing it on failure, is
+ * the caller's business: a refused import leaves a partial file at `path`.
+ */
+import { createHash } from 'node:crypto';
+import { lstatSync } from 'node:fs';
+import type { AppendInput, Trailer } from '@agentstate/core';
+import { CorruptionError, encodeSnapshot, ExportReader, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { openSqlite, openSqliteLog } from './open.js';
+
+/** Events appended per transaction. */
+const BATCH = 5_000;
+
+/** Options of {@link importSqlite}. */
+export interface ImportOptions {
+  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
+  allowUntrailed?: boolean;
+  /** Told the bytes of the export read so far (each line and its newline), after each batch. */
+  onProgress?: (bytes: number) => void;
+}
+
+/** What an import made. */
+export interface ImportResult {
+  /** Events imported. */
+  events: number;
+  /** SHA-256 of the canonical snapshot text of the new database. */
+  sha256: string;
+  /** The trailer the export ended with (undefined only with `allowUntrailed`). */
+  trailer: Trailer | undefined;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Creates the database at `path` (which must not exist) from the lines of
+ * an export, each without its newline. A line that is not an event this
+ * library could have written, or a trailer that does not match, is an
+ * `ExportFormatError` naming the line.
+ */
+export async function importSqlite(path: string, lines: AsyncIterable<string> | Iterable<string>, options: ImportOptions = {}): Promise<ImportResult> {
+  if (exists(path)) throw new ValidationError('path', `${path} exists: an import creates a new database`);
+  const reader = new ExportReader();
+  const log = openSqliteLog(path);
+  try {
+    let pending: AppendInput[] = [];
+    let bytes = 0;
+    const flush = async (): Promise<void> => {
+      const stored = await log.appendMany(pending);
+      const last = stored[stored.length - 1];
+      if (last && last.seq !== reader.state.seq) throw new CorruptionError(STATE_STREAM, last.seq, `the new database stored event ${reader.state.seq} at this seq`);
+      pending = [];
+    };
+    for await (const line of lines) {
+      bytes += Buffer.byteLength(line) + 1;
+      const event = reader.read(line);
+      if (event === undefined) continue;
+      pending.push(event.input);
+      if (pending.length >= BATCH) {
+        await flush();
+        options.onProgress?.(bytes);
+      }
+    }
+    await flush();
+    options.onProgress?.(bytes);
+  } finally {
+    await log.close();
+  }
+  const { state, trailer } = reader.finish(options);
+  // Opening the provider projects the appended events into the tables; they must equal the fold.
+  const expected = encodeSnapshot(state.capture());
+  const db = openSqlite(path);
+  try {
+    if (encodeSnapshot(await db.snapshot()) !== expected) {
+      throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');
+    }
+  } finally {
+    await db.close();
+  }
+  return { events: state.seq, sha256: createHash('sha256').update(expected).digest('hex'), trailer };
+}
