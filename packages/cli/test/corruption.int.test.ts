@@ -95,8 +95,8 @@ describe('a log that breaks a fold rule, forged with a valid checksum', () => {
     const text = JSON.stringify(payload);
     handle.prepare('UPDATE events SET payload = ?, checksum = ? WHERE seq = ?').run(text, eventChecksum(second.type, second.schema_version, text), second.seq);
     handle.close();
-    const refusal = new RegExp(`^agentstate: corrupt state#${second.seq}: session\\.turn_appended: turn seq 1 of session ".*", expected 2`);
-    expect(fails(2, ['verify', '--db', d.db])).toMatch(refusal);
-    expect(fails(2, ['rebuild', '--db', d.db])).toMatch(refusal);
+    const refusal = `corrupt state#${second.seq}: session\\.turn_appended: turn seq 1 of session ".*", expected 2`;
+    expect(fails(2, ['verify', '--db', d.db])).toMatch(new RegExp(`^agentstate: verification failed: the log cannot be replayed: ${refusal}`));
+    expect(fails(2, ['rebuild', '--db', d.db])).toMatch(new RegExp(`^agentstate: ${refusal}`));
   });
 });
