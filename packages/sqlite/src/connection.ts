@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Mutex } from '@agentstate/core';
+import { ClosedError, Mutex } from '@agentstate/core';
 import * as sqliteVec from 'sqlite-vec';
 import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
 import { isAnonymous } from './file.js';
@@ -98,7 +98,7 @@ export class Connection {
   /** Runs `fn` once every earlier exclusive section of this connection has finished. */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.#mutex.run(async () => {
-      if (this.#closed) throw new Error('the database is closed');
+      if (this.#closed) throw new ClosedError(`the database ${this.path} is closed`);
       return fn();
     });
   }
