@@ -1,7 +1,9 @@
 /**
- * The one error taxonomy of agentstate. Every error a store raises on purpose
- * is an {@link AgentStateError} with a stable `code`, so callers can branch on
- * `instanceof` or on `code` without parsing messages.
+ * The one error family of agentstate. Every error any package raises on
+ * purpose (stores, backends, embedders, the CLI, the MCP server) is an
+ * {@link AgentStateError} with a stable `code`, so callers can branch on
+ * `instanceof` or on `code` without parsing messages. The other packages
+ * subclass it; their codes are listed here so one union names them all.
  */
 
 /**
