@@ -12,26 +12,39 @@ import { DatabaseNotFoundError, IncompatibleDatabaseError, StorageError } from '
 /** Exit codes of the `agentstate` command. */
 export const ExitCode = { ok: 0, user: 1, corrupt: 2, environment: 3 } as const;
 
-/** A mistake of the person at the terminal: reported in one line, exit 1. */
-export class UserError extends Error {
-  override readonly name = 'UserError';
+/** One of the {@link ExitCode} values. */
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** A mistake of the person at the terminal (a flag, a file, a key): reported in one line, exit 1. */
+export class UserError extends AgentStateError {
+  readonly code = 'usage' as const;
 }
 
 /** The database is damaged or is not an agentstate database: exit 2. */
-export class DamagedDatabaseError extends Error {
-  override readonly name = 'DamagedDatabaseError';
+export class DamagedDatabaseError extends AgentStateError {
+  readonly code = 'corruption' as const;
 }
 
-function isDamaged(error: unknown): boolean {
-  return error instanceof CorruptionError || error instanceof DamagedDatabaseError || error instanceof IncompatibleDatabaseError;
-}
+/** A class of errors; abstract ones included. */
+type ErrorClass = abstract new (...args: never[]) => Error;
+
+/**
+ * Exit codes by class, the first match wins, so a subclass comes before its
+ * base: a missing database file is a {@link StorageError} but the user's to
+ * fix. Every other error, of agentstate or not, exits 1.
+ */
+const EXIT_BY_CLASS: readonly (readonly [ErrorClass, ExitCodeValue])[] = [
+  [DatabaseNotFoundError, ExitCode.user],
+  [StorageError, ExitCode.environment],
+  [CorruptionError, ExitCode.corrupt],
+  [DamagedDatabaseError, ExitCode.corrupt],
+  [IncompatibleDatabaseError, ExitCode.corrupt],
+];
 
 /** The exit code for an error that ended a command. */
-export function exitCodeFor(error: unknown): number {
+export function exitCodeFor(error: unknown): ExitCodeValue {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.user;
-  if (isDamaged(error)) return ExitCode.corrupt;
-  if (error instanceof StorageError && !(error instanceof DatabaseNotFoundError)) return ExitCode.environment;
-  return ExitCode.user;
+  return EXIT_BY_CLASS.find(([type]) => error instanceof type)?.[1] ?? ExitCode.user;
 }
 
 /** The error as one line of text, without the program name. */
@@ -39,7 +52,7 @@ export function describeError(error: unknown): string {
   let message: string;
   if (error instanceof CommanderError) message = error.message.replace(/^error: /, '');
   else if (error instanceof IncompatibleDatabaseError) message = error.message.replace(/^invalid path: /, '');
-  else if (error instanceof AgentStateError || error instanceof UserError || error instanceof DamagedDatabaseError) message = error.message;
+  else if (error instanceof AgentStateError) message = error.message;
   else if (error instanceof Error) message = `unexpected ${error.name}: ${error.message}`;
   else message = `unexpected failure: ${String(error)}`;
   return message.replace(/\s*\n\s*/g, ' ').trim();

@@ -1,25 +1,43 @@
 /**
- * The one error taxonomy of agentstate. Every error a store raises on purpose
- * is an {@link AgentStateError} with a stable `code`, so callers can branch on
- * `instanceof` or on `code` without parsing messages.
+ * The one error family of agentstate. Every error any package raises on
+ * purpose (stores, backends, embedders, the CLI, the MCP server) is an
+ * {@link AgentStateError} with a stable `code`, so callers can branch on
+ * `instanceof` or on `code` without parsing messages. The other packages
+ * subclass it; their codes are listed here so one union names them all.
  */
 
 /**
- * Stable machine-readable error codes. The last five come from the
- * environment, not the input: a full disk (or quota, or file-size limit), a
- * read-only file or folder, a permission, a path that is not a file, and any
- * other failure of the storage device.
+ * Stable machine-readable error codes, each documented in docs/contract.md
+ * §3. Codes are never renamed or reused. Several classes may share one code (a missing database file
+ * and a missing record are both `not_found`).
  */
 export type ErrorCode =
+  // What the call asked for.
   | 'not_found'
   | 'conflict'
   | 'invalid'
+  | 'closed'
+  // What is stored.
   | 'corruption'
+  | 'seal_failed'
+  // The environment, not the input: a full disk (or quota, or file-size
+  // limit), a read-only file or folder, a permission, a path that is not a
+  // file, any other failure of the storage device, a part not installed.
   | 'disk_full'
   | 'read_only'
   | 'permission_denied'
   | 'not_a_file'
-  | 'io';
+  | 'io'
+  | 'unavailable'
+  // Embedding requests (@agentstate/embeddings) and the embedder's word table.
+  | 'http'
+  | 'timeout'
+  | 'network'
+  | 'bad_response'
+  | 'table_format'
+  // The faces: a mistake in a command line, a scope an MCP server refuses.
+  | 'usage'
+  | 'scope_denied';
 
 /** Base class of every error agentstate raises on purpose. */
 export abstract class AgentStateError extends Error {
@@ -78,6 +96,23 @@ export class CorruptionError extends AgentStateError {
   ) {
     super(`corrupt ${stream}#${seq}: ${message}`, options);
   }
+}
+
+/**
+ * The provider, database or write transaction was used after it was closed
+ * or committed. A mistake of the calling code: retrying cannot succeed.
+ */
+export class ClosedError extends AgentStateError {
+  readonly code = 'closed' as const;
+}
+
+/**
+ * An optional part the call needs is not installed or cannot be loaded
+ * (the sqlite-vec extension for vectors, the offline embedder). Install it,
+ * then retry.
+ */
+export class UnavailableError extends AgentStateError {
+  readonly code = 'unavailable' as const;
 }
 
 /** True for any error raised by agentstate on purpose. */

@@ -1,24 +1,25 @@
 /**
- * What a remote embedder raises when a request fails. One base class with a
- * `code` discriminant and a `retryable` flag; bad options are core's
- * `ValidationError` instead, thrown when the embedder is created.
+ * The errors of this package, members of core's one error family
+ * ({@link AgentStateError}, docs/contract.md §3): a remote embedder's failed
+ * request is an {@link EmbeddingError} with a `code` and a `retryable` flag;
+ * a word-vector table that cannot be read is a {@link TableFormatError}. Bad
+ * options are core's `ValidationError` instead, thrown when the embedder is
+ * created.
  */
+import type { ErrorCode } from '@agentstate/core';
+import { AgentStateError } from '@agentstate/core';
 
-/** Stable machine-readable codes of embedding failures. */
-export type EmbeddingErrorCode = 'http' | 'timeout' | 'network' | 'bad_response';
+/** Stable machine-readable codes of embedding request failures. */
+export type EmbeddingErrorCode = Extract<ErrorCode, 'http' | 'timeout' | 'network' | 'bad_response'>;
 
 /** Base class of every embedding request failure. */
-export abstract class EmbeddingError extends Error {
-  /** Stable discriminant, safe to switch on. */
-  abstract readonly code: EmbeddingErrorCode;
-  /** Whether the same request may succeed later (rate limits, server errors, timeouts, network). */
-  abstract readonly retryable: boolean;
+export abstract class EmbeddingError extends AgentStateError {
+  abstract override readonly code: EmbeddingErrorCode;
   /** How many attempts had been made when this was raised (1 = no retry). */
   readonly attempts: number;
 
   constructor(message: string, attempts: number, options?: { cause?: unknown }) {
     super(message, options);
-    this.name = new.target.name;
     this.attempts = attempts;
   }
 }
@@ -26,7 +27,8 @@ export abstract class EmbeddingError extends Error {
 /** The server answered with a status other than 2xx. */
 export class EmbeddingHttpError extends EmbeddingError {
   readonly code = 'http' as const;
-  readonly retryable: boolean;
+  /** True for 408, 429 and 5xx: rate limits and server errors may pass. */
+  override readonly retryable: boolean;
 
   constructor(
     /** The HTTP status. */
@@ -45,7 +47,7 @@ export class EmbeddingHttpError extends EmbeddingError {
 /** No complete answer within the timeout. */
 export class EmbeddingTimeoutError extends EmbeddingError {
   readonly code = 'timeout' as const;
-  readonly retryable = true;
+  override readonly retryable = true;
 
   constructor(
     /** The per-attempt timeout that expired, in ms. */
@@ -59,7 +61,7 @@ export class EmbeddingTimeoutError extends EmbeddingError {
 /** The request never got an answer: connection refused or reset, DNS failure… */
 export class EmbeddingNetworkError extends EmbeddingError {
   readonly code = 'network' as const;
-  readonly retryable = true;
+  override readonly retryable = true;
 
   constructor(cause: unknown, attempts: number) {
     super(`embedding request failed: ${describeCause(cause)}`, attempts, { cause });
@@ -69,10 +71,18 @@ export class EmbeddingNetworkError extends EmbeddingError {
 /** A 2xx answer that is not a valid embeddings response for the request. */
 export class EmbeddingResponseError extends EmbeddingError {
   readonly code = 'bad_response' as const;
-  readonly retryable = false;
+  override readonly retryable = false;
 
   constructor(message: string, attempts: number, options?: { cause?: unknown }) {
     super(`bad embeddings response: ${message}`, attempts, options);
+  }
+}
+
+/** A word-vector table's bytes are not a table this code can read, or a table to encode is malformed. */
+export class TableFormatError extends AgentStateError {
+  readonly code = 'table_format' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(`bad word-vector table: ${message}`, options);
   }
 }
 

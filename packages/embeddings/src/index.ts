@@ -9,7 +9,6 @@ export {
   STATIC_SIMILARITY_THRESHOLD,
   type StaticEmbedder,
 } from './static/embedder.js';
-export { TableFormatError } from './static/format.js';
 export { createOpenAIEmbedder, type OpenAIEmbedderOptions } from './openai/embedder.js';
 export {
   EmbeddingError,
@@ -18,5 +17,6 @@ export {
   EmbeddingResponseError,
   EmbeddingTimeoutError,
   isEmbeddingError,
+  TableFormatError,
   type EmbeddingErrorCode,
 } from './errors.js';

@@ -117,9 +117,9 @@ describe('table format', () => {
   });
 
   it('rejects a word list that disagrees with the count', () => {
-    expect(() => new Lexicon('a\nb\nc', 2)).toThrow(RangeError);
-    expect(() => new Lexicon('a\nb', 3)).toThrow(RangeError);
-    expect(() => new Lexicon('a', 0)).toThrow(RangeError);
+    expect(() => new Lexicon('a\nb\nc', 2)).toThrow(TableFormatError);
+    expect(() => new Lexicon('a\nb', 3)).toThrow(TableFormatError);
+    expect(() => new Lexicon('a', 0)).toThrow(TableFormatError);
     expect(new Lexicon('', 0).size).toBe(0);
   });
 

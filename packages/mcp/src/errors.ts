@@ -7,7 +7,6 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { isAgentStateError } from '@agentstate/core';
-import { ScopeDeniedError } from './scope-policy.js';
 
 /** One line, so clients and logs show the whole message. */
 function oneLine(text: string): string {
@@ -16,7 +15,7 @@ function oneLine(text: string): string {
 
 /** The one-line, code-prefixed message of an error. */
 export function errorMessage(error: unknown): string {
-  if (isAgentStateError(error) || error instanceof ScopeDeniedError) {
+  if (isAgentStateError(error)) {
     const message = error.message.startsWith(`${error.code}:`) ? error.message : `${error.code}: ${error.message}`;
     return oneLine(message);
   }
@@ -25,7 +24,7 @@ export function errorMessage(error: unknown): string {
 
 /** True for errors that describe the call rather than the server. */
 export function isExpectedError(error: unknown): boolean {
-  return isAgentStateError(error) || error instanceof ScopeDeniedError;
+  return isAgentStateError(error);
 }
 
 /** The MCP error result of a failed tool call. */

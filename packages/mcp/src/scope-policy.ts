@@ -7,7 +7,7 @@
  * naming another scope is refused, never silently widened.
  */
 import type { Scope, ScopeInput } from '@agentstate/core';
-import { NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
+import { AgentStateError, NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
@@ -20,13 +20,8 @@ export interface ScopePolicyOptions {
 }
 
 /** A call tried to reach a scope the server's operator did not allow. */
-export class ScopeDeniedError extends Error {
-  /** Stable code, as agentstate errors have. */
+export class ScopeDeniedError extends AgentStateError {
   readonly code = 'scope_denied' as const;
-  constructor(message: string) {
-    super(message);
-    this.name = 'ScopeDeniedError';
-  }
 }
 
 /** Writes a scope the way people read it: only its set levels. */

@@ -6,7 +6,7 @@
  * this connection, and a call that fails leaves no event and no row.
  */
 import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, UpcasterRegistry, VectorStore } from '@agentstate/core';
-import { changeHlc, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
+import { changeHlc, ClosedError, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
@@ -41,7 +41,7 @@ export class SqliteBackend implements StateBackend {
       const tx: StateWriteTx = {
         ...this.queries,
         commit: (change, meta) => {
-          if (!open) throw new Error('this write transaction has already committed');
+          if (!open) throw new ClosedError('this write transaction has already committed');
           open = false;
           return this.#commit(state, change, meta);
         },

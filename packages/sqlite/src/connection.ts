@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import { Mutex } from '@agentstate/core';
+import { ClosedError, Mutex } from '@agentstate/core';
 import * as sqliteVec from 'sqlite-vec';
 import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
 import { isAnonymous } from './file.js';
@@ -85,8 +85,9 @@ export class Connection {
     this.db.pragma('cache_size = -65536');
   }
 
-  /** A cached prepared statement. */
+  /** A cached prepared statement; refused once the handle is closed, as the driver would with a less clear error. */
   prepare(sql: string): Statement {
+    if (this.#closed) throw this.#closedError();
     let statement = this.#statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
@@ -98,7 +99,7 @@ export class Connection {
   /** Runs `fn` once every earlier exclusive section of this connection has finished. */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.#mutex.run(async () => {
-      if (this.#closed) throw new Error('the database is closed');
+      if (this.#closed) throw this.#closedError();
       return fn();
     });
   }
@@ -148,6 +149,7 @@ export class Connection {
    * it simply runs.
    */
   read<T>(fn: () => T): T {
+    if (this.#closed) throw this.#closedError();
     if (this.db.inTransaction) return fn();
     this.db.exec('BEGIN DEFERRED');
     try {
@@ -187,6 +189,10 @@ export class Connection {
 
   get closed(): boolean {
     return this.#closed;
+  }
+
+  #closedError(): ClosedError {
+    return new ClosedError(`the database ${this.path} is closed`);
   }
 
   #withBusyRetry<T>(fn: () => T, timeoutMs: number): T {

@@ -8,6 +8,7 @@
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
 import { AgentStateError, ConflictError, CorruptionError, ValidationError } from '@agentstate/core';
 
 /** Why a file cannot be opened as an agentstate database. */
@@ -88,13 +89,11 @@ export class StorageIoError extends StorageError {
   readonly code = 'io' as const;
 }
 
-/** The shape of better-sqlite3's `SqliteError`. */
-interface DriverError extends Error {
-  code: string;
-}
+/** better-sqlite3's error, with SQLite's extended result code as `code`. */
+type DriverError = InstanceType<typeof Database.SqliteError>;
 
 function isDriverError(error: unknown): error is DriverError {
-  return error instanceof Error && error.name === 'SqliteError' && typeof (error as { code?: unknown }).code === 'string';
+  return error instanceof Database.SqliteError;
 }
 
 /** What the database path is called in a message when the caller did not say. */

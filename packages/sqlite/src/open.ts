@@ -7,7 +7,7 @@
  * complete, current agentstate database.
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
-import { createStateProvider, STATE_STREAM, systemClock } from '@agentstate/core';
+import { createStateProvider, STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
 import { createStaticEmbedder } from '@agentstate/embeddings';
 import { SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
@@ -130,7 +130,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
   try {
     const indexes = new VectorIndexes(conn);
     if (!indexes.available && (options.embedder || indexes.list().length > 0)) {
-      throw new Error('sqlite-vec could not be loaded: install it (never with --omit=optional) to use vectors');
+      throw new UnavailableError('sqlite-vec could not be loaded: install it (never with --omit=optional) to use vectors');
     }
     const log = new SqliteLog(conn, { clock: options.clock ?? systemClock, upcasters: options.upcasters });
     const projection = new Projection(conn, indexes);

@@ -7,7 +7,7 @@
  * which is keyed by `(embedder id, content hash)` and survives rebuilds.
  */
 import type { MemoryItem, VectorQuery, VectorStore } from '@agentstate/core';
-import { contentHash, scopeKey, ValidationError } from '@agentstate/core';
+import { contentHash, scopeKey, UnavailableError, ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
@@ -115,7 +115,7 @@ export class VectorIndexes {
   rebuild(): void {
     const indexes = this.list();
     if (indexes.length === 0) return;
-    if (!this.available) throw new Error('this database holds vectors: rebuilding it needs sqlite-vec');
+    if (!this.available) throw new UnavailableError('this database holds vectors: rebuilding it needs sqlite-vec (install it, never with --omit=optional)');
     this.conn.prepare('DELETE FROM memory_vectors').run();
     for (const index of indexes) {
       this.conn.db.exec(`DROP TABLE IF EXISTS ${tableOf(index)}`);

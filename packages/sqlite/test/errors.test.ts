@@ -14,12 +14,9 @@ import {
   StorageIoError,
 } from '../src/index.js';
 
-/** Builds an error shaped like better-sqlite3's `SqliteError`. */
+/** Builds the driver's own `SqliteError`, as its statements throw it. */
 function driverError(code: string, message = code): Error {
-  const error = new Error(message) as Error & { code: string };
-  error.name = 'SqliteError';
-  error.code = code;
-  return error;
+  return new Database.SqliteError(message, code);
 }
 
 describe('mapSqliteError', () => {

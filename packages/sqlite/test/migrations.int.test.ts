@@ -119,6 +119,16 @@ describe('migrations', () => {
     refused(path, 'migration-changed');
   });
 
+  it('refuse a file whose recorded migrations have a gap, unchanged', async () => {
+    const path = tmp.file();
+    await openSqlite(path).close();
+    const db = new Database(path);
+    db.prepare('DELETE FROM agentstate_migrations WHERE version = 2').run();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    refused(path, 'migration-changed');
+  });
+
   it('let two connections migrate the same new file at once', async () => {
     const path = tmp.file();
     const a = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);

@@ -4,6 +4,7 @@
  */
 import { createHmac, sign, timingSafeEqual, verify } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
+import { AgentStateError } from '../errors.js';
 
 /** Seals and opens snapshot text. `open` throws when the text is not authentic. */
 export interface SnapshotCodec {
@@ -13,9 +14,12 @@ export interface SnapshotCodec {
   open(sealed: string): string;
 }
 
-/** Raised by a codec that refuses sealed text. */
-export class SnapshotSealError extends Error {
-  override readonly name = 'SnapshotSealError';
+/**
+ * Raised by a codec that cannot seal (no private key, an empty secret) or
+ * refuses sealed text (another key, changed since, another codec).
+ */
+export class SnapshotSealError extends AgentStateError {
+  readonly code = 'seal_failed' as const;
 }
 
 function split(sealed: string, id: string): { tag: Buffer; body: string } {

@@ -21,6 +21,7 @@
  */
 import { endianness } from 'node:os';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { TableFormatError } from '../errors.js';
 import { Lexicon } from './lexicon.js';
 
 const LITTLE_ENDIAN = endianness() === 'LE';
@@ -70,14 +71,6 @@ export interface TableSource {
   readonly words: readonly string[];
   readonly ranks: readonly number[];
   readonly vectors: Float32Array;
-}
-
-/** Thrown when a table's bytes are not a table this code can read. */
-export class TableFormatError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(`bad word-vector table: ${message}`, options);
-    this.name = 'TableFormatError';
-  }
 }
 
 /**

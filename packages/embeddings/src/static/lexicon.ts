@@ -3,6 +3,7 @@
  * in a few milliseconds and without one string object per word (a `Map` of
  * 130,000 words takes ~100 ms and several MB more to build).
  */
+import { TableFormatError } from '../errors.js';
 import { fnv1a } from './hash.js';
 
 /** Open-addressing hash index of the words in `joined`. */
@@ -16,7 +17,7 @@ export class Lexicon {
 
   /**
    * `joined`: the words, in row order, separated by single `\n`; words must
-   * be distinct. Throws a `RangeError` when it does not hold `count` words.
+   * be distinct. Throws a {@link TableFormatError} when it does not hold `count` words.
    */
   constructor(joined: string, count: number) {
     this.#joined = joined;
@@ -24,10 +25,10 @@ export class Lexicon {
     let row = 1;
     for (let i = 0; i < joined.length; i += 1) {
       if (joined.charCodeAt(i) !== 10) continue;
-      if (row >= count) throw new RangeError(`more than ${count} words`);
+      if (row >= count) throw new TableFormatError(`more than ${count} words`);
       starts[row++] = i + 1;
     }
-    if (count === 0 ? joined !== '' : row !== count) throw new RangeError(`${row} words, expected ${count}`);
+    if (count === 0 ? joined !== '' : row !== count) throw new TableFormatError(`${row} words, expected ${count}`);
     starts[count] = joined.length + 1;
     this.#starts = starts;
     let size = 16;

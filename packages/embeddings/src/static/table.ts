@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { decodeTable, TableFormatError, type WordTable } from './format.js';
+import { TableFormatError } from '../errors.js';
+import { decodeTable, type WordTable } from './format.js';
 import { TABLE_INFO } from './table-info.js';
 
 /** Where the shipped table lives: `data/` beside `dist/` (and `src/`). */

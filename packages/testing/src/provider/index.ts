@@ -1,4 +1,5 @@
 /** Every provider check, in the order of docs/conformance.md, then the extra checks. */
+import { ValidationError } from '@agentstate/core';
 import type { ProviderCheck } from '../suite/harness.js';
 import { concurrencyChecks } from './concurrency.js';
 import { envelopeChecks } from './envelope.js';
@@ -33,7 +34,7 @@ const all: ProviderCheck[] = [
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < X1). */
 function key(name: string): [string, number] {
   const match = /^([A-Z])(\d+) /.exec(name);
-  if (!match) throw new Error(`check name without a number: ${name}`);
+  if (!match) throw new ValidationError('name', `check name without a part letter and number: ${name}`);
   return [match[1]!, Number(match[2])];
 }
 

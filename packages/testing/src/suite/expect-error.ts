@@ -26,7 +26,7 @@ export async function expectError<E extends AgentStateError>(call: () => Promise
   try {
     promise = call();
   } catch (error) {
-    throw new Error(`${label ? `${label}: ` : ''}expected a rejected promise, but the call threw synchronously: ${String(error)}`);
+    expect.fail(`${label ? `${label}: ` : ''}expected a rejected promise, but the call threw synchronously: ${String(error)}`);
   }
   let outcome: { error: unknown } | { value: unknown };
   try {

@@ -4,7 +4,7 @@
  * destroyed afterwards, whether the check passed or not.
  */
 import type { EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
-import { replay as coreReplay } from '@agentstate/core';
+import { replay as coreReplay, ValidationError } from '@agentstate/core';
 import type { Capability, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
 import { resolveCapabilities } from '../factory.js';
 
@@ -80,16 +80,16 @@ export class Env implements CheckEnv {
   }
 
   async reopen(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider> {
-    if (!this.factory.reopen) throw new Error(`${this.factory.name} declares durable but has no reopen()`);
+    if (!this.factory.reopen) throw new ValidationError('factory', `${this.factory.name} declares durable but has no reopen()`);
     const i = this.#owned.indexOf(provider);
-    if (i < 0) throw new Error('reopen() was given a provider this check did not open');
+    if (i < 0) throw new ValidationError('provider', 'reopen() was given a provider this check did not open');
     const reopened = await this.factory.reopen(provider, options);
     this.#owned[i] = reopened;
     return reopened;
   }
 
   async openShared(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider> {
-    if (!this.factory.openShared) throw new Error(`${this.factory.name} declares sharedStorage but has no openShared()`);
+    if (!this.factory.openShared) throw new ValidationError('factory', `${this.factory.name} declares sharedStorage but has no openShared()`);
     const shared = await this.factory.openShared(provider, options);
     this.#borrowed.push(shared);
     return shared;
@@ -105,7 +105,7 @@ export class Env implements CheckEnv {
 
   eventSourced(provider: Provider): EventSourcedProvider {
     if (!isEventSourced(provider)) {
-      throw new Error(`${this.factory.name} is declared event sourced, but its provider lacks log, snapshot() or saveSnapshot()`);
+      throw new ValidationError('factory', `${this.factory.name} is declared event sourced, but its provider lacks log, snapshot() or saveSnapshot()`);
     }
     return provider;
   }

@@ -1,0 +1,93 @@
+/**
+ * A closed database and a committed write transaction refuse further use
+ * with core's `ClosedError` (code `closed`), for reads as for writes, never
+ * with the driver's "connection is not open".
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClosedError, STATE_STREAM } from '@agentstate/core';
+import type { StateChange } from '@agentstate/core';
+import { SqliteBackend } from '../src/backend.js';
+import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
+import { openSqlite, openSqliteLog } from '../src/index.js';
+import { SqliteLog } from '../src/log.js';
+import { migrate } from '../src/migrations/index.js';
+import { Projection } from '../src/projection.js';
+import { sqliteQueries } from '../src/queries.js';
+import { VectorIndexes } from '../src/vectors.js';
+import { tempDir } from './helpers.js';
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+async function refusal(call: () => Promise<unknown>): Promise<unknown> {
+  try {
+    await call();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('a closed database', () => {
+  it('refuses every read and write of the provider and its log with ClosedError', async () => {
+    const path = tmp.file();
+    const provider = openSqlite(path);
+    const session = await provider.sessions.create({ title: 'before' });
+    await provider.close();
+    const calls: Record<string, () => Promise<unknown>> = {
+      'sessions.create': () => provider.sessions.create({}),
+      'sessions.get': () => provider.sessions.get(session.id),
+      'sessions.list': () => provider.sessions.list(),
+      'skills.list': () => provider.skills.list(),
+      'memory.recall': () => provider.memory.recall({ query: 'before' }),
+      snapshot: () => provider.snapshot(),
+      saveSnapshot: () => provider.saveSnapshot(),
+      rebuild: () => provider.rebuild(),
+      'log.read': () => provider.log.read({ stream: STATE_STREAM }),
+      'log.head': () => provider.log.head(STATE_STREAM),
+      'log.append': () => provider.log.append({ stream: 'notes', type: 'noted', payload: {} }),
+    };
+    for (const [name, call] of Object.entries(calls)) {
+      const error = await refusal(call);
+      expect(error, name).toBeInstanceOf(ClosedError);
+      expect((error as ClosedError).code, name).toBe('closed');
+      expect((error as ClosedError).message, name).toContain(path);
+    }
+    await provider.close();
+  });
+
+  it('refuses reads of a bare log after close', async () => {
+    const log = openSqliteLog(tmp.file());
+    await log.close();
+    expect(await refusal(() => log.head(STATE_STREAM))).toBeInstanceOf(ClosedError);
+  });
+});
+
+describe('a write transaction', () => {
+  it('commits once: a second commit is a ClosedError and the first change stands', async () => {
+    const path = tmp.file();
+    const source = openSqlite(path);
+    await source.sessions.create({ title: 'one' });
+    const [event] = await source.log.read({ stream: STATE_STREAM });
+    await source.close();
+    const change = { type: event!.type, payload: event!.payload } as StateChange;
+
+    const conn = Connection.open(tmp.file('other.db'), DEFAULT_CONNECTION_OPTIONS);
+    conn.configure(DEFAULT_CONNECTION_OPTIONS);
+    migrate(conn);
+    const log = new SqliteLog(conn);
+    const backend = new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined);
+    const error = await refusal(() =>
+      backend.write(async (tx) => {
+        await tx.commit(change, {});
+        return tx.commit(change, {});
+      }),
+    );
+    expect(error).toBeInstanceOf(ClosedError);
+    expect(log.headNow(STATE_STREAM)).toBe(1);
+    await conn.close();
+  });
+});
