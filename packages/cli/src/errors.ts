@@ -1,16 +1,16 @@
 /**
- * The one place where errors become exit codes and one-line messages, by
- * error class: 0 success, 1 a user error (bad flags, bad input, not found,
- * conflict), 2 a damaged file or one that is not a usable agentstate
- * database, 3 the environment refused (disk full, read-only, permission
- * denied, not a file, I/O error).
+ * The one place where the command's errors become exit codes and one-line
+ * messages, by error class. The codes are the backend's `ExitCode`, shared
+ * with `agentstate mcp`: 0 success, 1 a user error (bad flags, bad input,
+ * not found, conflict), 2 a damaged file or one that is not a usable
+ * agentstate database, 3 the environment refused (disk full, read-only,
+ * permission denied, not a file, I/O error).
  */
 import { CommanderError } from 'commander';
-import { AgentStateError, CorruptionError } from '@agentstate/core';
-import { DatabaseNotFoundError, IncompatibleDatabaseError, StorageError } from '@agentstate/sqlite';
+import { AgentStateError } from '@agentstate/core';
+import { ExitCode, exitCodeOf, IncompatibleDatabaseError } from '@agentstate/sqlite';
 
-/** Exit codes of the `agentstate` command. */
-export const ExitCode = { ok: 0, user: 1, corrupt: 2, environment: 3 } as const;
+export { ExitCode };
 
 /** A mistake of the person at the terminal: reported in one line, exit 1. */
 export class UserError extends Error {
@@ -22,16 +22,11 @@ export class DamagedDatabaseError extends Error {
   override readonly name = 'DamagedDatabaseError';
 }
 
-function isDamaged(error: unknown): boolean {
-  return error instanceof CorruptionError || error instanceof DamagedDatabaseError || error instanceof IncompatibleDatabaseError;
-}
-
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.user;
-  if (isDamaged(error)) return ExitCode.corrupt;
-  if (error instanceof StorageError && !(error instanceof DatabaseNotFoundError)) return ExitCode.environment;
-  return ExitCode.user;
+  if (error instanceof DamagedDatabaseError) return ExitCode.corrupt;
+  return exitCodeOf(error);
 }
 
 /** The error as one line of text, without the program name. */

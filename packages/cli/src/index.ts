@@ -5,7 +5,6 @@
  */
 export { createProgram, run } from './program.js';
 export { ExitCode, UserError, DamagedDatabaseError, exitCodeFor, describeError } from './errors.js';
-export { DB_ENV, DEFAULT_DB_PATH, resolveDbPath } from './database.js';
 export { checkEventLine, exportLine, parseJsonLine } from './jsonl.js';
 export type { Trailer } from './trailer.js';
 export { ExportDigest, readTrailer, trailerLine } from './trailer.js';

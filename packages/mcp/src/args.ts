@@ -45,7 +45,7 @@ Transport (default: stdio)
                         characters (default: $${TOKEN_ENV})
 
   -h, --help            show this help
-  -v, --version         show the version
+  -V, --version         show the version
 `;
 }
 
@@ -81,7 +81,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         port: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
+        version: { type: 'boolean', short: 'V' },
       },
     }));
   } catch (error) {

@@ -7,7 +7,7 @@
  * naming another scope is refused, never silently widened.
  */
 import type { Scope, ScopeInput } from '@agentstate/core';
-import { NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
+import { describeScope, NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
@@ -27,12 +27,6 @@ export class ScopeDeniedError extends Error {
     super(message);
     this.name = 'ScopeDeniedError';
   }
-}
-
-/** Writes a scope the way people read it: only its set levels. */
-export function describeScope(scope: Scope): string {
-  const parts = (['instance', 'project', 'workspace'] as const).filter((k) => scope[k] !== '').map((k) => `${k} ${JSON.stringify(scope[k])}`);
-  return parts.length === 0 ? 'the global scope' : parts.join(', ');
 }
 
 /** True when `scope` is `ancestor` or lies under it. */
