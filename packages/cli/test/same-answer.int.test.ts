@@ -11,9 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RecallOptions } from '@agentstate/core';
+import { describeScope } from '@agentstate/core';
 import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, okJson, tempDir } from './helpers.js';
+import { BIN, ok, okJson, tempDir } from './helpers.js';
 
 const MCP_BIN = fileURLToPath(new URL('../../mcp/dist/bin.js', import.meta.url));
 
@@ -114,5 +115,23 @@ describe('the same recall through the library, the CLI and the MCP server', () =
 
     const fromEnv = await connect([MCP_BIN], { cwd, env: { AGENTSTATE_DB: db } });
     expect(await mcpIds(fromEnv, {})).toEqual(await apiIds({}));
+  });
+
+  it('writes a scope the same way in the CLI, the server\'s instructions and its resources', async () => {
+    const scope = { instance: '', project: 'a/b', workspace: 'x y' };
+    const provider = openSqlite(db);
+    try {
+      await provider.skills.upsert({ slug: 'deploy', body: 'run the pipeline', scope });
+    } finally {
+      await provider.close();
+    }
+    const text = describeScope(scope);
+    expect(text).toBe('project="a/b" workspace="x y"');
+    const shown = ok(['skills', 'get', 'deploy', '--project', 'a/b', '--workspace', 'x y', '--db', db]).split('\n');
+    expect(shown.find((line) => line.startsWith('scope:'))?.replace(/^scope:\s+/, '')).toBe(text);
+    const server = await connect([MCP_BIN, '--db', db, '--project', 'a/b', '--workspace', 'x y']);
+    expect(server.getInstructions()).toContain(`bound to scope ${text}.`);
+    const resource = await server.readResource({ uri: 'agentstate://skills/deploy' });
+    expect((resource.contents[0] as { text: string }).text).toContain(`- scope: ${text}\n`);
   });
 });

@@ -5,6 +5,7 @@
  * is opened.
  */
 import { parseArgs } from 'node:util';
+import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite';
 import type { RunMcpServerOptions } from './run.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './transports/http.js';
 import { UsageError } from './usage-error.js';
@@ -24,7 +25,7 @@ transcripts) over the Model Context Protocol.
 
 Database
   --db PATH             database file, created when missing
-                        (default: $AGENTSTATE_DB, else .agentstate/state.db)
+                        (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})
   --embedder NAME       static (the default: recall is hybrid, with the
                         offline embedder) or none (recall is lexical unless a
                         call asks for semantic or hybrid)
