@@ -1,6 +1,6 @@
 /** What every command reads from the global flags: the database path and the output mode. */
 import type { Command } from 'commander';
-import { resolveDbPath } from './database.js';
+import { resolveDatabasePath } from '@agentstate/sqlite';
 
 /** The global flags, resolved. */
 export interface Context {
@@ -13,7 +13,7 @@ export interface Context {
 /** Resolves the global flags of `command` (given anywhere on the command line). */
 export function contextOf(command: Command): Context {
   const opts = command.optsWithGlobals<{ db?: string; json?: boolean }>();
-  return { dbPath: resolveDbPath(opts.db), json: opts.json === true };
+  return { dbPath: resolveDatabasePath(opts.db), json: opts.json === true };
 }
 
 /** Adds the scope flags to a command, and what the scope means there to its help. */

@@ -1,20 +1,16 @@
 /**
- * Which database a command works on, and opening it. The path is `--db`,
- * else `AGENTSTATE_DB`, else `.agentstate/state.db` under the working
- * directory. Reading never creates or changes a file: read commands open
- * the database read-only. Only commands that create make the file (and its
- * folder); commands that change records need an existing, non-empty file.
+ * Opening the database a command works on; its path comes from
+ * `resolveDatabasePath` of `@agentstate/sqlite`, as the MCP server's does.
+ * Reading never creates or changes a file: read commands open the database
+ * read-only. Only commands that create make the file (and its folder);
+ * commands that change records need an existing, non-empty file.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { Embedder, SnapshotCodec } from '@agentstate/core';
 import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
-import { IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
-import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/mcp';
+import { DATABASE_ENV, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
 import { UserError } from './errors.js';
-
-// One default for the command and the MCP server it runs, so both find the same file.
-export { DB_ENV, DEFAULT_DB_PATH };
 
 /** An opened database: the SQLite provider, its log and its durable operations. */
 export type Database = SqliteProvider;
@@ -31,13 +27,6 @@ export interface OpenOptions {
   snapshotCodec?: SnapshotCodec;
 }
 
-/** The database path: `--db`, else `AGENTSTATE_DB`, else the default. */
-export function resolveDbPath(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = flag ?? (env[DB_ENV] || undefined) ?? DEFAULT_DB_PATH;
-  if (chosen.trim() === '') throw new UserError('the database path is empty');
-  return resolve(chosen);
-}
-
 function sizeOf(path: string): number | undefined {
   try {
     return statSync(path).size;
@@ -52,7 +41,7 @@ function prepare(path: string, options: { create?: boolean; readonly?: boolean }
   if (size === undefined) {
     if (!options.create || options.readonly) {
       const folder = existsSync(dirname(path)) ? '' : `: the folder ${dirname(path)} does not exist`;
-      throw new UserError(`no agentstate database at ${path}${folder} (choose one with --db or ${DB_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
+      throw new UserError(`no agentstate database at ${path}${folder} (choose one with --db or ${DATABASE_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
     }
     try {
       mkdirSync(dirname(path), { recursive: true });

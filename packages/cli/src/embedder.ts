@@ -1,17 +1,16 @@
 /**
- * The offline embedder behind hybrid and semantic recall, loaded only when
- * a recall needs it: its word table is a few MB, and no other command
- * should pay for it.
+ * The embedder behind the command's semantic and hybrid recall: the
+ * backend's default (`createDefaultEmbedder` of `@agentstate/sqlite`), the
+ * one `agentstate mcp` serves with. One instance per process, so its word
+ * table loads once, and only when a recall needs it.
  */
 import type { Embedder } from '@agentstate/core';
+import { createDefaultEmbedder } from '@agentstate/sqlite';
 
-let loaded: Promise<Embedder | undefined> | undefined;
+let embedder: Embedder | undefined;
 
-/** The static embedder of `@agentstate/embeddings`, or undefined when it is not installed. */
-export function offlineEmbedder(): Promise<Embedder | undefined> {
-  loaded ??= import('@agentstate/embeddings').then(
-    (m) => m.createStaticEmbedder(),
-    () => undefined,
-  );
-  return loaded;
+/** The default embedder, created on first use. */
+export function defaultEmbedder(): Embedder {
+  embedder ??= createDefaultEmbedder();
+  return embedder;
 }

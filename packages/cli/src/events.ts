@@ -1,5 +1,6 @@
 /** One-line summaries of `state` events for people. Payloads are read defensively: a damaged one still prints. */
 import type { LogEvent } from '@agentstate/core';
+import { EventTypes } from '@agentstate/core';
 import { oneLine, shortTime, truncate } from './output.js';
 
 type Loose = Record<string, unknown> | undefined;
@@ -22,22 +23,22 @@ function text(value: string, max = 60): string {
 export function summarizeEvent(event: LogEvent): string {
   const p = event.payload;
   switch (event.type) {
-    case 'session.created':
-    case 'session.deleted': {
+    case EventTypes.SessionCreated:
+    case EventTypes.SessionDeleted: {
       const s = record(p, 'session');
       return `session ${field(s, 'id')} ${text(field(s, 'title'))}`;
     }
-    case 'session.turn_appended': {
+    case EventTypes.TurnAppended: {
       const t = record(p, 'turn');
       return `session ${field(t, 'sessionId')} #${field(t, 'seq')} ${field(t, 'role')}: ${text(field(t, 'content'))}`;
     }
-    case 'skill.upserted':
-    case 'skill.deleted': {
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted: {
       const s = record(p, 'skill');
       return `skill ${field(s, 'slug')} v${field(s, 'version')} (${field(s, 'wins')}/${field(s, 'uses')}) ${field(s, 'id')}`;
     }
-    case 'memory.written':
-    case 'memory.deleted': {
+    case EventTypes.MemoryWritten:
+    case EventTypes.MemoryDeleted: {
       const m = record(p, 'item');
       return `memory ${field(m, 'id')} ${field(m, 'kind') || '-'}: ${text(field(m, 'content'))}`;
     }
@@ -46,7 +47,10 @@ export function summarizeEvent(event: LogEvent): string {
   }
 }
 
+/** The width of the type column: the longest type of the `state` stream. */
+const TYPE_WIDTH = Math.max(...Object.values(EventTypes).map((type) => type.length));
+
 /** An event on one line: seq, time, type and summary, in fixed-width columns. */
 export function eventLine(event: LogEvent): string {
-  return `${String(event.seq).padStart(7)}  ${shortTime(event.time)}  ${event.type.padEnd(21)}  ${summarizeEvent(event)}`;
+  return `${String(event.seq).padStart(7)}  ${shortTime(event.time)}  ${event.type.padEnd(TYPE_WIDTH)}  ${summarizeEvent(event)}`;
 }

@@ -5,4 +5,3 @@
  */
 export { createProgram, run } from './program.js';
 export { ExitCode, UserError, DamagedDatabaseError, exitCodeFor, describeError } from './errors.js';
-export { DB_ENV, DEFAULT_DB_PATH, resolveDbPath } from './database.js';

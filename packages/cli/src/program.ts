@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { DB_ENV, DEFAULT_DB_PATH } from './database.js';
+import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite';
 import { describeError, exitCodeFor } from './errors.js';
 import { demoCommand } from './commands/demo.js';
 import { logCommand } from './commands/log.js';
@@ -36,7 +36,7 @@ export function createProgram(): Command {
   const program = new Command('agentstate')
     .description("Inspect, search, verify, export and import an agent's state: sessions, skills and memory.")
     .version(version(), '-V, --version')
-    .option('--db <path>', `the database file (default: $${DB_ENV}, else ${DEFAULT_DB_PATH})`)
+    .option('--db <path>', `the database file (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})`)
     .option('--json', 'print JSON for scripts instead of tables')
     .addHelpText(
       'after',

@@ -148,7 +148,7 @@ describe('files the environment makes unusable', () => {
     expect(failureLine(write, 3, [])).toBe(`agentstate: cannot write ${db}: the file is read-only`);
     // The MCP server writes: it refuses at start instead of failing at the first tool call.
     const server = unprivileged(['mcp', '--db', db]);
-    expect(server.code).toBe(1);
+    expect(server.code).toBe(3);
     expect(server.stderr).toContain(`cannot write ${db}: the file is read-only`);
     expect(hash(db)).toBe(before);
   });

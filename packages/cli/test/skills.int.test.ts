@@ -46,7 +46,7 @@ describe('agentstate skills', () => {
     expect(okJson<Skill[]>(['skills', 'list', '--project', 'beta', '--db', db])).toEqual([]);
     const table = ok(['skills', 'list', '--project', 'alpha', '--db', db]);
     expect(table).toMatch(/^SLUG\s+NAME\s+SCOPE\s+VER\s+WINS\s+TAGS\s+ID\n/);
-    expect(table).toContain('/alpha/');
+    expect(table).toContain('project="alpha"');
     expect(ok(['skills', 'list', '--project', 'beta', '--db', db])).toBe('(no skills in this scope)\n');
   });
 

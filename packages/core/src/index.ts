@@ -33,6 +33,7 @@ export * from './matching/bm25.js';
 export * from './write/stamper.js';
 export * from './write/mutex.js';
 export * from './provider/options.js';
+export * from './provider/recall-defaults.js';
 export * from './provider/state-provider.js';
 export * from './provider/skill-resolution.js';
 export * from './memory/fold-rules.js';

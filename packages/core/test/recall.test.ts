@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryProvider, ManualClock, reciprocalRankFusion, tokenize } from '../src/index.js';
+import { createMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock, reciprocalRankFusion, tokenize } from '../src/index.js';
 import type { Embedder } from '../src/index.js';
 
 /** A tiny embedder with a hand-made synonym space, enough to show fusion at work. */
@@ -60,11 +60,42 @@ describe('recall', () => {
     expect(semantic[0]!.score).toBeCloseTo(1, 5);
   });
 
+  it('with an embedder, answers a question best first and lists newest first, unless told otherwise', async () => {
+    const clock = new ManualClock();
+    const p = createMemoryProvider({ clock, embedder: toyEmbedder });
+    const best = await p.memory.write({ content: 'dark theme, dark mode at night' });
+    clock.advance(1);
+    const newer = await p.memory.write({ content: 'the theme of the release' });
+    const ids = (hits: { id: string }[]): string[] => hits.map((h) => h.id);
+    expect(ids(await p.memory.recall({ query: 'dark theme' }))).toEqual([best.id, newer.id]);
+    expect(ids(await p.memory.recall({ query: 'dark theme', mode: 'semantic' }))).toEqual([best.id, newer.id]);
+    expect(ids(await p.memory.recall({ query: 'dark theme', order: 'recent' }))).toEqual([newer.id, best.id]);
+    expect(ids(await p.memory.recall({ query: 'theme', mode: 'lexical' }))).toEqual([newer.id, best.id]);
+    expect(ids(await p.memory.recall())).toEqual([newer.id, best.id]);
+  });
+
   it('forgets the vectors of tombstoned items', async () => {
     const p = createMemoryProvider({ embedder: toyEmbedder });
     const item = await p.memory.write({ content: 'dark mode please' });
     await p.memory.delete(item.id);
     expect(await p.memory.recall({ query: 'night', mode: 'semantic' })).toEqual([]);
+  });
+});
+
+describe('recall defaults', () => {
+  it('are hybrid with an embedder, else lexical', () => {
+    expect(defaultRecallMode(true)).toBe('hybrid');
+    expect(defaultRecallMode(false)).toBe('lexical');
+  });
+
+  it('order by relevance only what is ranked by meaning: semantic or hybrid recall with query text', () => {
+    expect(defaultRecallOrder('hybrid', 'dark theme')).toBe('relevance');
+    expect(defaultRecallOrder('semantic', 'dark')).toBe('relevance');
+    expect(defaultRecallOrder('lexical', 'dark theme')).toBe('recent');
+    for (const query of [undefined, '', '  ', '?!']) {
+      expect(defaultRecallOrder('hybrid', query)).toBe('recent');
+      expect(defaultRecallOrder('semantic', query)).toBe('recent');
+    }
   });
 });
 

@@ -5,6 +5,7 @@
  * is opened.
  */
 import { parseArgs } from 'node:util';
+import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite';
 import type { RunMcpServerOptions } from './run.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './transports/http.js';
 import { UsageError } from './usage-error.js';
@@ -24,7 +25,7 @@ transcripts) over the Model Context Protocol.
 
 Database
   --db PATH             database file, created when missing
-                        (default: $AGENTSTATE_DB, else .agentstate/state.db)
+                        (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})
   --embedder NAME       static (the default: recall is hybrid, with the
                         offline embedder) or none (recall is lexical unless a
                         call asks for semantic or hybrid)
@@ -45,7 +46,7 @@ Transport (default: stdio)
                         characters (default: $${TOKEN_ENV})
 
   -h, --help            show this help
-  -v, --version         show the version
+  -V, --version         show the version
 `;
 }
 
@@ -81,7 +82,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         port: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
+        version: { type: 'boolean', short: 'V' },
       },
     }));
   } catch (error) {

@@ -1,26 +1,12 @@
 /**
- * Opening the database a server serves: `--db`, else `AGENTSTATE_DB`, else
- * `.agentstate/state.db` under the working directory (as the `agentstate`
- * command does). The file and its folder are created when missing.
+ * Opening the database a server serves, at the path `resolveDatabasePath`
+ * of `@agentstate/sqlite` gives (as for the `agentstate` command). The file
+ * and its folder are created when missing.
  */
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type { Embedder } from '@agentstate/core';
 import { mapFileError, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
-import { UsageError } from './usage-error.js';
-
-/** The database used when neither `--db` nor `AGENTSTATE_DB` names one. */
-export const DEFAULT_DB_PATH = '.agentstate/state.db';
-
-/** The environment variable naming the database. */
-export const DB_ENV = 'AGENTSTATE_DB';
-
-/** The database path: the given one, else `AGENTSTATE_DB`, else the default; absolute. */
-export function resolveDbPath(path: string | undefined, env: NodeJS.ProcessEnv = process.env): string {
-  const chosen = path ?? (env[DB_ENV] || undefined) ?? DEFAULT_DB_PATH;
-  if (chosen.trim() === '') throw new UsageError('the database path is empty');
-  return resolve(chosen);
-}
 
 /**
  * Opens (creating when missing) the SQLite database at `path`. Other

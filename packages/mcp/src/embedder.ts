@@ -1,10 +1,11 @@
 /**
- * The embedder behind hybrid recall: by default the offline static
- * word-vector embedder of `@agentstate/embeddings` (no download, no model
- * server; its table loads on the first recall or write that needs it).
+ * The embedder behind hybrid recall: by default the backend's
+ * (`createDefaultEmbedder` of `@agentstate/sqlite`, the offline static
+ * embedder the `agentstate` command uses too; its table loads on the first
+ * recall or write that needs it).
  */
 import type { Embedder } from '@agentstate/core';
-import { createStaticEmbedder } from '@agentstate/embeddings';
+import { createDefaultEmbedder } from '@agentstate/sqlite';
 
 /**
  * Which embedder a server uses: the offline one (hybrid recall by default),
@@ -17,5 +18,5 @@ export type EmbedderChoice = 'static' | 'none' | Embedder;
 export function loadEmbedder(choice: EmbedderChoice | undefined): Embedder | undefined {
   if (choice === 'none') return undefined;
   if (typeof choice === 'object') return choice;
-  return createStaticEmbedder();
+  return createDefaultEmbedder();
 }

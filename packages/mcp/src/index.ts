@@ -7,11 +7,10 @@ export { createAgentStateServer, TOOL_NAMES, type AgentStateServerOptions } from
 export { runMcpServer, type RunMcpServerOptions, type RunningMcpServer } from './run.js';
 export { mcpMain } from './main.js';
 export { parseMcpArgs, usage, USAGE, PROGRAM_NAME, TOKEN_ENV, type McpCommand } from './args.js';
-export { ScopePolicy, ScopeDeniedError, describeScope, type ScopePolicyOptions } from './scope-policy.js';
+export { ScopePolicy, ScopeDeniedError, type ScopePolicyOptions } from './scope-policy.js';
 export { serveStdio, type StdioHandle } from './transports/stdio.js';
 export { serveHttp, checkHttpOptions, DEFAULT_HOST, DEFAULT_PORT, MCP_PATH, type HttpOptions, type HttpHandle } from './transports/http.js';
 export { isLoopbackHost, MIN_TOKEN_LENGTH } from './transports/auth.js';
-export { DEFAULT_DB_PATH, DB_ENV, resolveDbPath } from './database.js';
 export { loadEmbedder, type EmbedderChoice } from './embedder.js';
 export { sessionUri, skillUri } from './resources.js';
 export { UsageError } from './usage-error.js';

@@ -1,8 +1,11 @@
 /**
  * The `agentstate-mcp` program: parse the flags, run the server until the
- * client goes away or a signal arrives, and exit with 0 (stopped), 1
- * (failed) or 2 (bad usage). Logs go to stderr only.
+ * client goes away or a signal arrives, and exit with the codes of the
+ * `agentstate` command (the backend's `ExitCode`): 0 stopped, 1 bad usage or
+ * another user error, 2 a damaged or foreign database, 3 the environment
+ * refused. Logs go to stderr only.
  */
+import { ExitCode, exitCodeOf } from '@agentstate/sqlite';
 import { PROGRAM_NAME, parseMcpArgs, usage } from './args.js';
 import { checkHttpOptions } from './transports/http.js';
 import { runMcpServer } from './run.js';
@@ -19,11 +22,11 @@ export async function mcpMain(argv: readonly string[], env: NodeJS.ProcessEnv = 
     const command = parseMcpArgs(argv, env);
     if (command.kind === 'help') {
       process.stdout.write(usage(name));
-      return 0;
+      return ExitCode.ok;
     }
     if (command.kind === 'version') {
       process.stdout.write(`${PACKAGE_VERSION}\n`);
-      return 0;
+      return ExitCode.ok;
     }
     if (command.options.http) checkHttpOptions(command.options.http);
     const server = await runMcpServer({ ...command.options, log: (line) => console.error(`${name}: ${line}`) });
@@ -33,13 +36,13 @@ export async function mcpMain(argv: readonly string[], env: NodeJS.ProcessEnv = 
     await server.closed;
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
-    return 0;
+    return ExitCode.ok;
   } catch (error) {
     if (error instanceof UsageError) {
       console.error(`${name}: ${error.message}\n(see ${name} --help)`);
-      return 2;
+      return ExitCode.user;
     }
     console.error(`${name}:`, error instanceof Error ? error.message : error);
-    return 1;
+    return exitCodeOf(error);
   }
 }

@@ -6,8 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Session, Skill, Turn } from '@agentstate/core';
-import { ValidationError, compareSessions, sameScope } from '@agentstate/core';
-import { describeScope } from './scope-policy.js';
+import { ValidationError, compareSessions, describeScope, sameScope } from '@agentstate/core';
 import { findSkill } from './tools/skills.js';
 import { assertSessionReadable, sessionsIn } from './tools/sessions.js';
 import type { ToolContext } from './tools/context.js';
@@ -99,7 +98,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
             resources.push({
               uri: skillUri(skill.slug),
               name: skill.name || skill.slug,
-              description: inherited ? `from ${describeScope(skill.scope)}` : undefined,
+              description: inherited ? `from scope ${describeScope(skill.scope)}` : undefined,
               mimeType: 'text/markdown',
             });
           }

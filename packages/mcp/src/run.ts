@@ -4,9 +4,11 @@
  * thin shells around it.
  */
 import type { Provider } from '@agentstate/core';
-import { describeScope, ScopePolicy } from './scope-policy.js';
+import { describeScope } from '@agentstate/core';
+import { resolveDatabasePath } from '@agentstate/sqlite';
+import { ScopePolicy } from './scope-policy.js';
 import type { AgentStateServerOptions } from './server.js';
-import { openDatabase, resolveDbPath } from './database.js';
+import { openDatabase } from './database.js';
 import { loadEmbedder, type EmbedderChoice } from './embedder.js';
 import { serveHttp, type HttpOptions } from './transports/http.js';
 import { serveStdio } from './transports/stdio.js';
@@ -42,7 +44,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const log = options.log ?? ((line: string) => console.error(`agentstate-mcp: ${line}`));
   const bound = describeScope(new ScopePolicy(options).bound);
   const owned = options.provider === undefined;
-  const dbPath = owned ? resolveDbPath(options.db) : undefined;
+  const dbPath = owned ? resolveDatabasePath(options.db) : undefined;
   const provider = options.provider ?? openDatabase(dbPath!, loadEmbedder(options.embedder));
   const what = dbPath ?? `the ${provider.name} provider`;
 
@@ -59,12 +61,12 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
         await http.close();
         resolveStopped();
       };
-      log(`serving ${what} on ${http.url}, bound to ${bound}`);
+      log(`serving ${what} on ${http.url}, bound to scope ${bound}`);
     } else {
       const stdio = await serveStdio(provider, options);
       stop = () => stdio.close();
       stopped = stdio.closed;
-      log(`serving ${what} over stdio, bound to ${bound}`);
+      log(`serving ${what} over stdio, bound to scope ${bound}`);
     }
   } catch (error) {
     if (owned) await provider.close();

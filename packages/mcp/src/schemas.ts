@@ -68,7 +68,7 @@ export const memoryInputs = {
     kinds: recall.kinds.describe('Only items of these kinds.'),
     limit: limitArg.optional().describe('Most hits to return (default 20).'),
     mode: z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).'),
-    order: z.enum(RECALL_ORDERS).optional().describe('recent (newest first, the default) or relevance (best score first).'),
+    order: z.enum(RECALL_ORDERS).optional().describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
     minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1].'),
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
     scope: scopeArg,

@@ -7,7 +7,7 @@
  * naming another scope is refused, never silently widened.
  */
 import type { Scope, ScopeInput } from '@agentstate/core';
-import { AgentStateError, NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
+import { AgentStateError, describeScope, NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
@@ -22,12 +22,6 @@ export interface ScopePolicyOptions {
 /** A call tried to reach a scope the server's operator did not allow. */
 export class ScopeDeniedError extends AgentStateError {
   readonly code = 'scope_denied' as const;
-}
-
-/** Writes a scope the way people read it: only its set levels. */
-export function describeScope(scope: Scope): string {
-  const parts = (['instance', 'project', 'workspace'] as const).filter((k) => scope[k] !== '').map((k) => `${k} ${JSON.stringify(scope[k])}`);
-  return parts.length === 0 ? 'the global scope' : parts.join(', ');
 }
 
 /** True when `scope` is `ancestor` or lies under it. */

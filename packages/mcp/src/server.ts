@@ -4,9 +4,9 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { IdGenerator, Provider } from '@agentstate/core';
-import { UuidV7Generator } from '@agentstate/core';
+import { describeScope, UuidV7Generator } from '@agentstate/core';
 import { registerResources } from './resources.js';
-import { ScopePolicy, describeScope, type ScopePolicyOptions } from './scope-policy.js';
+import { ScopePolicy, type ScopePolicyOptions } from './scope-policy.js';
 import { hashScope } from './session-scope.js';
 import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
@@ -51,7 +51,7 @@ function instructions(policy: ScopePolicy): string {
     policy.readParents ? 'Reads include its parent scopes (shared and global skills and memory).' : '',
   ];
   return [
-    `Durable memory, skills and session transcripts from agentstate, bound to ${describeScope(policy.bound)}.`,
+    `Durable memory, skills and session transcripts from agentstate, bound to scope ${describeScope(policy.bound)}.`,
     ...extra.filter(Boolean),
     'Use `recall` before answering from prior work and `remember` for durable facts; look for a skill with `skill_search` before a multi-step task, and `skill_record_outcome` after using one.',
   ].join(' ');

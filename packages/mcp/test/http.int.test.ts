@@ -74,7 +74,7 @@ describe('with the token', () => {
 
   it('answers bad arguments and scope violations with error results', async () => {
     expect(await callError(client, 'remember', { content: '' })).toMatch(/must not be empty at content/);
-    expect(await callError(client, 'recall', { scope: { project: 'other' } })).toMatch(/^scope_denied: scope: project "other" is outside/);
+    expect(await callError(client, 'recall', { scope: { project: 'other' } })).toMatch(/^scope_denied: scope: project="other" is outside/);
   });
 
   it('handles concurrent clients', async () => {
@@ -134,24 +134,24 @@ describe('starting', () => {
 
   it('refuses to listen beyond loopback without a token', async () => {
     const { code, stderr } = await runBin(['--db', tmp.db, '--http', '--host', '0.0.0.0', '--port', '0']);
-    expect(code).toBe(2);
+    expect(code).toBe(1);
     expect(stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without a bearer token/);
   });
 
   it('refuses a short token and flags that need --http', async () => {
     const short = await runBin(['--db', tmp.db, '--http', '--port', '0', '--token', 'short']);
-    expect(short.code).toBe(2);
+    expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 16 characters/);
     const stray = await runBin(['--db', tmp.db, '--token', TOKEN]);
-    expect(stray.code).toBe(2);
+    expect(stray.code).toBe(1);
     expect(stray.stderr).toMatch(/--token only applies with --http/);
   });
 
-  it('exits 1 with the reason when the file is not an agentstate database', async () => {
+  it('exits 2 with the reason when the file is not an agentstate database', async () => {
     const notes = join(tmp.dir, 'notes.txt');
     writeFileSync(notes, 'not a database\n');
     const { code, stderr } = await runBin(['--db', notes, '--http', '--port', '0']);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr).toMatch(/notes\.txt: is not a SQLite database/);
   });
 });

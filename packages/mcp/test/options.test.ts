@@ -43,7 +43,8 @@ describe('parseMcpArgs', () => {
 
   it('answers help and version, under the name the program runs as', () => {
     expect(parseMcpArgs(['--help'])).toEqual({ kind: 'help' });
-    expect(parseMcpArgs(['-v'])).toEqual({ kind: 'version' });
+    expect(parseMcpArgs(['-V'])).toEqual({ kind: 'version' });
+    expect(parseMcpArgs(['--version'])).toEqual({ kind: 'version' });
     expect(USAGE).toMatch(/^Usage: agentstate-mcp \[options\]\n/);
     expect(usage('agentstate mcp')).toMatch(/^Usage: agentstate mcp \[options\]\n/);
   });

@@ -78,7 +78,7 @@ describe('another project', () => {
         ['session_create', { scope }],
         ['session_list', { scope }],
       ] as const) {
-        expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(/^scope_denied: scope: .* is outside this server's scope \(project "shop"\)$/);
+        expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(/^scope_denied: scope: .* is outside this server's scope \(project="shop"\)$/);
       }
     }
   });
@@ -99,7 +99,7 @@ describe('another project', () => {
 
 describe('a strictly bound server', () => {
   it('refuses subscopes and parent reads', async () => {
-    expect(await callError(web, 'remember', { content: 'x', scope: { workspace: 'api' } })).toMatch(/^scope_denied: scope: project "web", workspace "api" is under .* did not allow subscopes$/);
+    expect(await callError(web, 'remember', { content: 'x', scope: { workspace: 'api' } })).toMatch(/^scope_denied: scope: project="web" workspace="api" is under .* did not allow subscopes$/);
     expect(await callError(web, 'recall', { includeParentScopes: true })).toMatch(/^scope_denied: includeParentScopes: /);
     expect(await callError(web, 'skill_get', { skill: 'lint' })).toBe('not_found: skill not found: lint');
     expect(await callError(web, 'skill_get', { skill: seeded.globalSkill! })).toMatch(/^not_found: /);
@@ -159,9 +159,9 @@ describe('a server allowed subscopes and parent reads', () => {
     const skills = resources.filter((r) => r.uri.startsWith('agentstate://skills/'));
     expect(skills.map((r) => [r.uri, r.description])).toEqual([
       ['agentstate://skills/deploy', undefined],
-      ['agentstate://skills/lint', 'from the global scope'],
+      ['agentstate://skills/lint', 'from scope global'],
     ]);
     const lint = await webOpen.readResource({ uri: 'agentstate://skills/lint' });
-    expect((lint.contents[0] as { text: string }).text).toContain('- scope: the global scope');
+    expect((lint.contents[0] as { text: string }).text).toContain('- scope: global');
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
 describe('tool list', () => {
   it('introduces itself with its scope', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'agentstate', version: '0.1.0' });
-    expect(client.getInstructions()).toMatch(/^Durable memory, skills and session transcripts from agentstate, bound to project "web"\. Calls cannot leave it\./);
+    expect(client.getInstructions()).toMatch(/^Durable memory, skills and session transcripts from agentstate, bound to scope project="web"\. Calls cannot leave it\./);
   });
 
   it('offers every tool with schemas and honest annotations', async () => {

@@ -4,6 +4,9 @@
  * semantic recall, rebuilds, snapshots and safe concurrent writers.
  */
 export { openSqlite, openSqliteLog } from './open.js';
+export { createDefaultEmbedder, DATABASE_ENV, DEFAULT_DATABASE_PATH, resolveDatabasePath } from './defaults.js';
+export { ExitCode, exitCodeOf } from './exit-codes.js';
+export type { ExitCodeValue } from './exit-codes.js';
 export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, SqliteProvider } from './open.js';
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';

@@ -8,9 +8,9 @@
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import { createStateProvider, STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
-import { createStaticEmbedder } from '@agentstate/embeddings';
 import { SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
+import { createDefaultEmbedder } from './defaults.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
 import { foldPending } from './fold.js';
 import { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
@@ -157,7 +157,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
       });
     }
     // Explicit semantic or hybrid recall without a named embedder uses the offline default.
-    const provider = createStateProvider(backend, { defaultEmbedder: createStaticEmbedder, ...options });
+    const provider = createStateProvider(backend, { defaultEmbedder: createDefaultEmbedder, ...options });
     return {
       ...provider,
       path,

@@ -8,9 +8,9 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
-import type { RecallHit } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { DB_ENV, withDatabase } from '../database.js';
+import { DATABASE_ENV } from '@agentstate/sqlite';
+import { withDatabase } from '../database.js';
 import { DamagedDatabaseError, UserError } from '../errors.js';
 import { print, printJson, printTable } from '../output.js';
 import { printVerifyReport } from '../verify.js';
@@ -44,7 +44,7 @@ const HYBRID_QUERY = 'which color theme does the user like?';
 
 /** Where the demo writes: `--db`, else `AGENTSTATE_DB`, else a new temporary folder. */
 function demoPath(flag: string | undefined): string {
-  const chosen = flag ?? (process.env[DB_ENV] || undefined);
+  const chosen = flag ?? (process.env[DATABASE_ENV] || undefined);
   if (chosen === undefined) return join(mkdtempSync(join(tmpdir(), 'agentstate-demo-')), 'state.db');
   const path = resolve(chosen);
   if (existsSync(path)) throw new UserError(`${path} exists: the demo writes a new database (choose another --db)`);
@@ -81,17 +81,12 @@ export function demoCommand(): Command {
       });
 
       const lexical = await recallWith(path, LEXICAL_QUERY, { mode: 'lexical' });
-      let hybrid: { mode: string; hits: RecallHit[] } | null = null;
-      try {
-        hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3 });
-      } catch (error) {
-        if (!(error instanceof UserError)) throw error;
-      }
+      const hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3 });
       const report = await withDatabase(path, { readonly: true }, (db) => db.verify());
       if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.problems[0]?.message ?? 'unknown damage'}`);
 
       if (json) {
-        printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid?.hits ?? null }, verify: report });
+        printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid.hits }, verify: report });
         return;
       }
       print(`agentstate demo: a sample agent state in ${path}`);
@@ -103,14 +98,10 @@ export function demoCommand(): Command {
       printTable(skillColumns, written.skills, '(no skills)');
       shell(`memory recall ${LEXICAL_QUERY} --mode lexical ${db}`);
       printTable(hitColumns, lexical.hits, '(nothing recalled)');
-      if (hybrid) {
-        shell(`memory recall "${HYBRID_QUERY}" --mode hybrid --limit 3 ${db}`);
-        printTable(hitColumns, hybrid.hits, '(nothing recalled)');
-      } else {
-        print('\n(hybrid recall skipped: @agentstate/embeddings is not installed)');
-      }
+      shell(`memory recall "${HYBRID_QUERY}" --mode hybrid --limit 3 ${db}`);
+      printTable(hitColumns, hybrid.hits, '(nothing recalled)');
       shell(`verify ${db}`);
       printVerifyReport(report);
-      print(`\nExplore it yourself:\n  export ${DB_ENV}=${path}\n  agentstate sessions list\n  agentstate log tail\n  agentstate stats\n  agentstate --help`);
+      print(`\nExplore it yourself:\n  export ${DATABASE_ENV}=${path}\n  agentstate sessions list\n  agentstate log tail\n  agentstate stats\n  agentstate --help`);
     });
 }

@@ -38,8 +38,7 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
   return undefined;
 }
 
-/** Runs the MCP server; a usage error is a user error (exit code 1) as everywhere in `agentstate`. */
-export async function runMcp(args: readonly string[]): Promise<number> {
-  const code = await mcpMain(args, process.env, 'agentstate mcp');
-  return code === 2 ? 1 : code;
+/** Runs the MCP server; it exits with the codes of every `agentstate` command. */
+export function runMcp(args: readonly string[]): Promise<number> {
+  return mcpMain(args, process.env, 'agentstate mcp');
 }

@@ -1,16 +1,14 @@
 /** `agentstate memory`: write, recall (lexical, semantic or hybrid, with scores), show, delete. */
 import { Command } from 'commander';
-import type { MemoryItem, RecallHit, RecallOptions } from '@agentstate/core';
-import { RECALL_MODES, RECALL_ORDERS, parseInput, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
+import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
+import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, parseInput, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
-import { offlineEmbedder } from '../embedder.js';
-import { UserError } from '../errors.js';
+import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { print, printFields, printJson, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, oneOf, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
-import { scopeLabel } from './skills.js';
 
 export const hitColumns: Column<RecallHit>[] = [
   { header: 'score', cell: (h) => h.score.toFixed(3), align: 'right' },
@@ -24,7 +22,7 @@ function printItem(item: MemoryItem): void {
   printFields([
     ['id', item.id],
     ['kind', item.kind || '(none)'],
-    ['scope', scopeLabel(item.scope)],
+    ['scope', describeScope(item.scope)],
     ['source', item.source || '(none)'],
     ['created', item.createdAt],
   ]);
@@ -32,11 +30,9 @@ function printItem(item: MemoryItem): void {
   print(item.content);
 }
 
-type Mode = (typeof RECALL_MODES)[number];
-
 interface RecallFlags extends ScopeFlags {
-  mode?: Mode;
-  order?: (typeof RECALL_ORDERS)[number];
+  mode?: RecallMode;
+  order?: RecallOrder;
   limit?: number;
   kind?: string[];
   minScore?: number;
@@ -45,11 +41,12 @@ interface RecallFlags extends ScopeFlags {
 }
 
 /**
- * Recall through the CLI: hybrid by default when the offline embedder is
- * there and there is a query; semantic and hybrid hits come best first
- * unless `--order` says otherwise.
+ * Recall through the CLI, with the defaults of the library and the MCP
+ * server (docs/contract.md §4): with query text, the default embedder makes
+ * it hybrid and best first; without, it lists newest first. The embedder is
+ * only created when the recall may embed, so a listing never loads it.
  */
-export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: Mode; hits: RecallHit[] }> {
+export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: RecallHit[] }> {
   const scope = scopeFrom(flags);
   const options: RecallOptions = {
     query,
@@ -64,13 +61,9 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
-  const embedder = wantsVectors ? await offlineEmbedder() : undefined;
-  if (flags.mode !== undefined && flags.mode !== 'lexical' && !embedder) {
-    throw new UserError(`${flags.mode} recall needs the offline embedder of @agentstate/embeddings, which is not installed`);
-  }
-  const mode: Mode = flags.mode ?? (embedder ? 'hybrid' : 'lexical');
-  const order = flags.order ?? (mode === 'lexical' ? 'recent' : 'relevance');
-  const hits = await withDatabase(dbPath, { embedder, readonly: true }, (db) => db.memory.recall({ ...options, mode, order }));
+  const embedder = wantsVectors ? defaultEmbedder() : undefined;
+  const mode = flags.mode ?? defaultRecallMode(embedder !== undefined);
+  const hits = await withDatabase(dbPath, { embedder, readonly: true }, (db) => db.memory.recall(options));
   return { mode, hits };
 }
 
@@ -100,8 +93,8 @@ export function memoryCommand(): Command {
   withScopeFlags(group.command('recall'), 'only facts in exactly this scope (with --parents, also its parent scopes, most specific first); default: every scope')
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
-    .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid when the offline embedder is installed and a query is given)`, oneOf(RECALL_MODES))
-    .option('--order <order>', `${RECALL_ORDERS.join(', ')} (default: recent for lexical recall, else relevance)`, oneOf(RECALL_ORDERS))
+    .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with a query, with the offline embedder; else lexical)`, oneOf(RECALL_MODES))
+    .option('--order <order>', `${RECALL_ORDERS.join(', ')} (default: relevance for semantic or hybrid recall with a query, else recent)`, oneOf(RECALL_ORDERS))
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)

@@ -1,7 +1,7 @@
 /** `agentstate skills`: list by scope, get, search, upsert, record an outcome, delete. */
 import { Command } from 'commander';
 import type { Skill, UpsertSkillInput } from '@agentstate/core';
-import { SKILL_SEARCH_ORDERS, parseInput, upsertSkillInputSchema } from '@agentstate/core';
+import { SKILL_SEARCH_ORDERS, describeScope, parseInput, upsertSkillInputSchema } from '@agentstate/core';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -10,16 +10,10 @@ import { print, printFields, printJson, printTable, shortTime } from '../output.
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom } from '../parse.js';
 
-/** A scope as `instance/project/workspace`, or `global`. */
-export function scopeLabel(scope: Skill['scope']): string {
-  const { instance, project, workspace } = scope;
-  return instance === '' && project === '' && workspace === '' ? 'global' : `${instance}/${project}/${workspace}`;
-}
-
 export const skillColumns: Column<Skill>[] = [
   { header: 'slug', cell: (s) => s.slug, max: 32 },
   { header: 'name', cell: (s) => s.name, max: 32 },
-  { header: 'scope', cell: (s) => scopeLabel(s.scope), max: 32 },
+  { header: 'scope', cell: (s) => describeScope(s.scope), max: 32 },
   { header: 'ver', cell: (s) => s.version, align: 'right' },
   { header: 'wins', cell: (s) => `${s.wins}/${s.uses}`, align: 'right' },
   { header: 'tags', cell: (s) => s.tags.join(','), max: 24 },
@@ -31,7 +25,7 @@ function printSkill(skill: Skill): void {
     ['slug', skill.slug],
     ['name', skill.name || '(none)'],
     ['id', skill.id],
-    ['scope', scopeLabel(skill.scope)],
+    ['scope', describeScope(skill.scope)],
     ['version', skill.version],
     ['outcomes', `${skill.wins} wins of ${skill.uses} uses`],
     ['tags', skill.tags.join(', ') || '(none)'],
@@ -126,7 +120,7 @@ export function skillsCommand(): Command {
       parseInput(upsertSkillInputSchema, input);
       const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));
       if (ctx.json) printJson(skill);
-      else print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${scopeLabel(skill.scope)}), version ${skill.version}, id ${skill.id}`);
+      else print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, id ${skill.id}`);
     });
 
   withScopeFlags(group.command('outcome'), 'a slug resolves to the most specific skill along this scope and its parents')
@@ -149,7 +143,7 @@ export function skillsCommand(): Command {
       const ctx = contextOf(cmd);
       const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, scopeFrom(opts)));
       if (ctx.json) printJson(skill);
-      else print(`deleted skill ${skill.slug} (${scopeLabel(skill.scope)})`);
+      else print(`deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });
 
   return group;

@@ -15,6 +15,7 @@ import type { MemoryItem } from '../records/records.js';
 import { scopeChain, toScope } from '../records/scope.js';
 import type { StateQueries, VectorStore } from '../write/backend.js';
 import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
+import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import type { RecallHit } from './types.js';
 import { catchUpVectors } from './vectors.js';
 
@@ -50,11 +51,11 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
   const scopes = o.scope === undefined ? undefined : o.includeParentScopes ? scopeChain(toScope(o.scope)) : [toScope(o.scope)];
   const kinds = o.kinds;
-  const mode = o.mode ?? (ctx.embedder !== undefined && ctx.vectors !== undefined ? 'hybrid' : 'lexical');
+  const mode = o.mode ?? defaultRecallMode(ctx.embedder !== undefined && ctx.vectors !== undefined);
   if (mode !== 'lexical' && (ctx.vectors === undefined || (ctx.embedder === undefined && ctx.defaultEmbedder === undefined))) {
     throw new ValidationError('mode', `${mode} recall needs a provider configured with an embedder`);
   }
-  const order = o.order ?? 'recent';
+  const order = o.order ?? defaultRecallOrder(mode, o.query);
   const minScore = o.minScore ?? 0;
   const finish = (hits: RecallHit[]): RecallHit[] => {
     const kept = hits.filter((h) => h.score >= minScore);

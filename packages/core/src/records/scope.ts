@@ -41,3 +41,19 @@ export function scopeChain(scope: Scope): Scope[] {
   push(GLOBAL_SCOPE);
   return chain;
 }
+
+/**
+ * A scope as people read it, the one rendering every face uses (tables,
+ * messages, errors, resources): `global`, else its set levels, outermost
+ * first, each as `level=` and its JSON-quoted text, e.g.
+ * `project="web" workspace="api"`. Quoting keeps it unambiguous whatever
+ * the names hold (spaces, `/`, quotes), and an unset level is left out
+ * rather than shown empty.
+ */
+export function describeScope(scope: Scope): string {
+  if (isGlobalScope(scope)) return 'global';
+  return (['instance', 'project', 'workspace'] as const)
+    .filter((level) => scope[level] !== '')
+    .map((level) => `${level}=${JSON.stringify(scope[level])}`)
+    .join(' ');
+}

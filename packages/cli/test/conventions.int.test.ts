@@ -1,0 +1,72 @@
+/**
+ * `agentstate`, `agentstate mcp` and `agentstate-mcp` keep one set of
+ * conventions: `--version` prints the bare version, a bad flag exits 1, a
+ * foreign or damaged database exits 2, the environment refusing exits 3.
+ * Each is run as the real binary.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN, tempDir } from './helpers.js';
+
+const MCP_BIN = fileURLToPath(new URL('../../mcp/dist/bin.js', import.meta.url));
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+/** A program, and the arguments that make it open the database at a path. */
+interface Program {
+  name: string;
+  /** Names this program's files in the shared folder. */
+  tag: string;
+  argv: string[];
+  opening: (db: string) => string[];
+}
+
+const PROGRAMS: Program[] = [
+  { name: 'agentstate', tag: 'cli', argv: [BIN], opening: (db) => ['stats', '--db', db] },
+  { name: 'agentstate mcp', tag: 'cli-mcp', argv: [BIN, 'mcp'], opening: (db) => ['--db', db] },
+  { name: 'agentstate-mcp', tag: 'mcp', argv: [MCP_BIN], opening: (db) => ['--db', db] },
+];
+
+function run(program: Program, args: string[]): { code: number; stdout: string; stderr: string } {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
+  // stdin is closed at once: a server that did start would stop when its client goes away.
+  const r = spawnSync(process.execPath, [...program.argv, ...args], { env, input: '', encoding: 'utf8', timeout: 60_000 });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.each(PROGRAMS)('$name', (program) => {
+  it('prints the bare version for --version and -V, exit 0', () => {
+    for (const flag of ['--version', '-V']) {
+      const r = run(program, [flag]);
+      expect([r.code, r.stderr], flag).toEqual([0, '']);
+      expect(r.stdout, flag).toMatch(/^\d+\.\d+\.\d+\n$/);
+    }
+  });
+
+  it('exits 1 for a bad flag, naming it after the program name', () => {
+    const r = run(program, ['--no-such-flag']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^${program.name}: .*no-such-flag`));
+  });
+
+  it('exits 2 for a file that is not an agentstate database, leaving it unchanged', () => {
+    const notes = tmp.path(`notes-${program.tag}.txt`);
+    writeFileSync(notes, 'not a database\n');
+    const r = run(program, program.opening(notes));
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('is not a SQLite database');
+    expect(readFileSync(notes, 'utf8')).toBe('not a database\n');
+  });
+
+  it('exits 3 when the environment refuses: a folder where the database should be', () => {
+    const folder = tmp.path(`folder-${program.tag}`);
+    mkdirSync(folder);
+    const r = run(program, program.opening(folder));
+    expect(r.code, r.stderr).toBe(3);
+    expect(r.stderr).toContain('it is a folder, not a database file');
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * One question, one answer: the same recall asked through the library,
+ * the `agentstate` binary and the MCP server (`agentstate-mcp` and
+ * `agentstate mcp`, driven by the SDK's client over stdio) on one SQLite
+ * file returns the same items in the same order, because the database
+ * path, the default embedder and recall's default mode and order are
+ * decided once, in the backend and core.
+ */
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { RecallOptions } from '@agentstate/core';
+import { describeScope } from '@agentstate/core';
+import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ok, okJson, tempDir } from './helpers.js';
+
+const MCP_BIN = fileURLToPath(new URL('../../mcp/dist/bin.js', import.meta.url));
+
+const FACTS = [
+  'The user prefers dark mode in every editor',
+  'Deploy to production on Friday afternoons',
+  'The staging theme uses light colours for the user',
+  'The invoice total includes VAT',
+];
+const QUESTION = 'does the user like a dark theme';
+
+const tmp = tempDir();
+const db = tmp.path('state.db');
+const clients: Client[] = [];
+
+/** An MCP client of a server started as `argv` (after node), with no database named unless the arguments do. */
+async function connect(argv: string[], options: { cwd?: string; env?: Record<string, string> } = {}): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: argv,
+    cwd: options.cwd,
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...options.env },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'same-answer', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  return client;
+}
+
+async function mcpIds(client: Client, options: RecallOptions): Promise<string[]> {
+  const result = await client.callTool({ name: 'recall', arguments: { ...options } });
+  expect(result.isError, JSON.stringify(result.content)).toBeFalsy();
+  return (result.structuredContent as { hits: { id: string }[] }).hits.map((h) => h.id);
+}
+
+async function apiIds(options: RecallOptions): Promise<string[]> {
+  const provider = openSqlite(db, { embedder: createDefaultEmbedder(), readonly: true });
+  try {
+    return (await provider.memory.recall(options)).map((h) => h.id);
+  } finally {
+    await provider.close();
+  }
+}
+
+async function idOf(content: string): Promise<string> {
+  const provider = openSqlite(db, { readonly: true });
+  try {
+    return (await provider.memory.recall({ query: content, mode: 'lexical' }))[0]!.id;
+  } finally {
+    await provider.close();
+  }
+}
+
+function cliIds(options: RecallOptions, cwd?: string): string[] {
+  const args = ['memory', 'recall', ...(options.query === undefined ? [] : [options.query]), ...(options.mode ? ['--mode', options.mode] : [])];
+  return okJson<{ id: string }[]>(cwd === undefined ? [...args, '--db', db] : args, { cwd }).map((h) => h.id);
+}
+
+beforeAll(async () => {
+  const provider = openSqlite(db);
+  try {
+    for (const content of FACTS) await provider.memory.write({ content });
+  } finally {
+    await provider.close();
+  }
+});
+
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  tmp.cleanup();
+});
+
+describe('the same recall through the library, the CLI and the MCP server', () => {
+  it('gets the same items in the same order, best first for a question and newest first for a listing', async () => {
+    const question: RecallOptions = { query: QUESTION };
+    const expected = await apiIds(question);
+    // The question must tell relevance from recency, or the comparison proves nothing.
+    expect(expected.length).toBeGreaterThan(1);
+    expect(expected).not.toEqual(await apiIds({ ...question, order: 'recent' }));
+    expect(expected[0]).toBe(await idOf(FACTS[0]!));
+
+    const servers = [await connect([MCP_BIN, '--db', db]), await connect([BIN, '--db', db, 'mcp'])];
+    const questions: RecallOptions[] = [question, {}, { query: QUESTION, mode: 'semantic' }];
+    for (const options of questions) {
+      const want = await apiIds(options);
+      expect(cliIds(options), JSON.stringify(options)).toEqual(want);
+      for (const server of servers) expect(await mcpIds(server, options), JSON.stringify(options)).toEqual(want);
+    }
+  });
+
+  it('opens the same default file and the same AGENTSTATE_DB file', async () => {
+    const cwd = tmp.path('project');
+    mkdirSync(cwd);
+    const written = okJson<{ id: string }>(['memory', 'write', 'written to the default database'], { cwd });
+    expect(await mcpIds(await connect([MCP_BIN], { cwd }), {})).toEqual([written.id]);
+    expect(cliIds({}, cwd)).toEqual([written.id]);
+
+    const fromEnv = await connect([MCP_BIN], { cwd, env: { AGENTSTATE_DB: db } });
+    expect(await mcpIds(fromEnv, {})).toEqual(await apiIds({}));
+  });
+
+  it('writes a scope the same way in the CLI, the server\'s instructions and its resources', async () => {
+    const scope = { instance: '', project: 'a/b', workspace: 'x y' };
+    const provider = openSqlite(db);
+    try {
+      await provider.skills.upsert({ slug: 'deploy', body: 'run the pipeline', scope });
+    } finally {
+      await provider.close();
+    }
+    const text = describeScope(scope);
+    expect(text).toBe('project="a/b" workspace="x y"');
+    const shown = ok(['skills', 'get', 'deploy', '--project', 'a/b', '--workspace', 'x y', '--db', db]).split('\n');
+    expect(shown.find((line) => line.startsWith('scope:'))?.replace(/^scope:\s+/, '')).toBe(text);
+    const server = await connect([MCP_BIN, '--db', db, '--project', 'a/b', '--workspace', 'x y']);
+    expect(server.getInstructions()).toContain(`bound to scope ${text}.`);
+    const resource = await server.readResource({ uri: 'agentstate://skills/deploy' });
+    expect((resource.contents[0] as { text: string }).text).toContain(`- scope: ${text}\n`);
+  });
+});
