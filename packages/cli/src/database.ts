@@ -10,7 +10,7 @@ import { dirname, resolve } from 'node:path';
 import type { Embedder, SnapshotCodec } from '@agentstate/core';
 import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
 import { IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
-import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/mcp';
+import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/sqlite/defaults';
 import { UserError } from './errors.js';
 
 // One default for the command and the MCP server it runs, so both find the same file.

@@ -7,13 +7,11 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Embedder } from '@agentstate/core';
 import { mapFileError, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { DB_ENV, DEFAULT_DB_PATH } from '@agentstate/sqlite/defaults';
 import { UsageError } from './usage-error.js';
 
-/** The database used when neither `--db` nor `AGENTSTATE_DB` names one. */
-export const DEFAULT_DB_PATH = '.agentstate/state.db';
-
-/** The environment variable naming the database. */
-export const DB_ENV = 'AGENTSTATE_DB';
+// The same file as the `agentstate` command's: the backend decides it for both.
+export { DB_ENV, DEFAULT_DB_PATH };
 
 /** The database path: the given one, else `AGENTSTATE_DB`, else the default; absolute. */
 export function resolveDbPath(path: string | undefined, env: NodeJS.ProcessEnv = process.env): string {

@@ -4,6 +4,7 @@
  * semantic recall, rebuilds, snapshots and safe concurrent writers.
  */
 export { openSqlite, openSqliteLog } from './open.js';
+export { DB_ENV, DEFAULT_DB_PATH } from './defaults.js';
 export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, SqliteProvider } from './open.js';
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';

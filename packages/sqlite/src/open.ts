@@ -8,7 +8,6 @@
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import { createStateProvider, STATE_STREAM, systemClock } from '@agentstate/core';
-import { createStaticEmbedder } from '@agentstate/embeddings';
 import { foldPending, SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
@@ -144,8 +143,10 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
         }
       });
     }
-    // Explicit semantic or hybrid recall without a named embedder uses the offline default.
-    const provider = createStateProvider(backend, { defaultEmbedder: createStaticEmbedder, ...options });
+    // Explicit semantic or hybrid recall without a named embedder uses the offline default,
+    // loaded only then: a lexical recall or a write never loads the embeddings package.
+    const defaultEmbedder = async () => (await import('@agentstate/embeddings')).createStaticEmbedder();
+    const provider = createStateProvider(backend, { defaultEmbedder, ...options });
     return {
       ...provider,
       path,

@@ -3,9 +3,9 @@
  * handing the rest of the line to `@agentstate/mcp`, whose flags (stdio or
  * Streamable HTTP, scope, token) are documented there. It is dispatched
  * before commander parses anything, because the server's flags are its own.
+ * The server (and the MCP SDK under it) is loaded only when `mcp` runs.
  */
 import { Command } from 'commander';
-import { mcpMain } from '@agentstate/mcp';
 
 /** The help entry of `mcp`; the command itself runs through {@link mcpArguments}. */
 export function mcpCommand(): Command {
@@ -40,6 +40,7 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
 
 /** Runs the MCP server; a usage error is a user error (exit code 1) as everywhere in `agentstate`. */
 export async function runMcp(args: readonly string[]): Promise<number> {
+  const { mcpMain } = await import('@agentstate/mcp');
   const code = await mcpMain(args, process.env, 'agentstate mcp');
   return code === 2 ? 1 : code;
 }

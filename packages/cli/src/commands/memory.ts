@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { MemoryItem, RecallHit, RecallOptions } from '@agentstate/core';
 import { RECALL_MODES, RECALL_ORDERS, parseInput, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { offlineEmbedder } from '../embedder.js';
@@ -76,7 +77,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
 
 /** The `memory` command group. */
 export function memoryCommand(): Command {
-  const group = new Command('memory').description('durable facts with provenance');
+  const group = new Command('memory').description(SUMMARIES.memory);
 
   withScopeFlags(group.command('write'), 'the fact belongs to this scope (default: global)')
     .description('write a fact; the content is an argument, or --file (- for stdin)')
