@@ -7,6 +7,7 @@
  * command can beat. On Linux it also shows the median CPU time of the child
  * (user + system), which a busy machine inflates less than wall-clock time.
  * Run: `npm run build` at the root, then `npm run startup -w @agentstate/bench`.
+ * BENCH_STARTUP_BIN runs another build's `agentstate` instead (a bin path).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,7 +20,8 @@ import { fmt, percentile, printTable } from './table.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 20);
 const ITEMS = 50;
-const BIN = fileURLToPath(new URL('../packages/cli/bin/agentstate.js', import.meta.url));
+// Another build's bin (BENCH_STARTUP_BIN) compares two versions on the same machine in the same hour.
+const BIN = process.env.BENCH_STARTUP_BIN ?? fileURLToPath(new URL('../packages/cli/bin/agentstate.js', import.meta.url));
 
 /** CPU milliseconds used by this process's waited-for children, from /proc (Linux only). */
 function childrenCpuMs(): number | undefined {
