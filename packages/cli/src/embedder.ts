@@ -7,10 +7,10 @@
 import type { Embedder } from '@agentstate/core';
 import { createDefaultEmbedder } from '@agentstate/sqlite';
 
-let embedder: Embedder | undefined;
+let embedder: Promise<Embedder> | undefined;
 
 /** The default embedder, created on first use. */
-export function defaultEmbedder(): Embedder {
+export function defaultEmbedder(): Promise<Embedder> {
   embedder ??= createDefaultEmbedder();
   return embedder;
 }

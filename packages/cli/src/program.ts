@@ -2,19 +2,17 @@
  * The `agentstate` command tree. Every command takes the global `--db` and
  * `--json` flags, anywhere on the line. Errors are not printed or acted on
  * here: they propagate to {@link run}, which maps them to exit codes.
+ *
+ * Building the tree loads nothing heavy: each command's module (and with it
+ * core, the SQLite backend, the embedder or the MCP server) is loaded when
+ * that command runs, so `--version`, `--help` and a lexical recall start fast.
  */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite';
-import { describeError, exitCodeFor } from './errors.js';
-import { demoCommand } from './commands/demo.js';
-import { logCommand } from './commands/log.js';
-import { maintenanceCommands } from './commands/maintenance.js';
+import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite/defaults';
+import { LAZY_COMMANDS } from './command-list.js';
+import { LazyProgram, subcommandTerm } from './lazy-command.js';
 import { mcpArguments, mcpCommand, runMcp } from './commands/mcp.js';
-import { memoryCommand } from './commands/memory.js';
-import { sessionsCommand } from './commands/sessions.js';
-import { skillsCommand } from './commands/skills.js';
-import { transferCommands } from './commands/transfer.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -33,22 +31,17 @@ function configure(command: Command): void {
 
 /** Builds the command tree. */
 export function createProgram(): Command {
-  const program = new Command('agentstate')
+  const program = new LazyProgram('agentstate')
     .description("Inspect, search, verify, export and import an agent's state: sessions, skills and memory.")
     .version(version(), '-V, --version')
     .option('--db <path>', `the database file (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})`)
     .option('--json', 'print JSON for scripts instead of tables')
+    .configureHelp({ subcommandTerm })
     .addHelpText(
       'after',
       '\nExit codes: 0 success, 1 a user error (bad flags or input, not found, conflict), 2 a corrupted or foreign database, 3 the environment refused (disk full, read-only, permission denied, not a file).\nStart with: agentstate demo',
     );
-  program.addCommand(sessionsCommand());
-  program.addCommand(skillsCommand());
-  program.addCommand(memoryCommand());
-  program.addCommand(logCommand());
-  for (const c of maintenanceCommands()) program.addCommand(c);
-  for (const c of transferCommands()) program.addCommand(c);
-  program.addCommand(demoCommand());
+  for (const entry of LAZY_COMMANDS) program.addLazyCommand(entry, configure);
   program.addCommand(mcpCommand());
   configure(program);
   return program;
@@ -63,6 +56,8 @@ export async function run(argv: readonly string[] = process.argv): Promise<numbe
     return 0;
   } catch (error) {
     if (error instanceof CommanderError && HELP_CODES.has(error.code)) return error.exitCode;
+    // Loaded only on failure: mapping errors to codes needs the classes of core and the backend.
+    const { describeError, exitCodeFor } = await import('./errors.js');
     process.stderr.write(`agentstate: ${describeError(error)}\n`);
     return exitCodeFor(error);
   }

@@ -52,7 +52,7 @@ async function mcpIds(client: Client, options: RecallOptions): Promise<string[]>
 }
 
 async function apiIds(options: RecallOptions): Promise<string[]> {
-  const provider = openSqlite(db, { embedder: createDefaultEmbedder(), readonly: true });
+  const provider = openSqlite(db, { embedder: await createDefaultEmbedder(), readonly: true });
   try {
     return (await provider.memory.recall(options)).map((h) => h.id);
   } finally {

@@ -15,7 +15,7 @@ import { createDefaultEmbedder } from '@agentstate/sqlite';
 export type EmbedderChoice = 'static' | 'none' | Embedder;
 
 /** The embedder for `choice` (default: `static`). */
-export function loadEmbedder(choice: EmbedderChoice | undefined): Embedder | undefined {
+export async function loadEmbedder(choice: EmbedderChoice | undefined): Promise<Embedder | undefined> {
   if (choice === 'none') return undefined;
   if (typeof choice === 'object') return choice;
   return createDefaultEmbedder();

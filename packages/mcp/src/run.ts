@@ -45,7 +45,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const bound = describeScope(new ScopePolicy(options).bound);
   const owned = options.provider === undefined;
   const dbPath = owned ? resolveDatabasePath(options.db) : undefined;
-  const provider = options.provider ?? openDatabase(dbPath!, loadEmbedder(options.embedder));
+  const provider = options.provider ?? openDatabase(dbPath!, await loadEmbedder(options.embedder));
   const what = dbPath ?? `the ${provider.name} provider`;
 
   let stop: () => Promise<void>;

@@ -4,7 +4,9 @@
  * semantic recall, rebuilds, snapshots and safe concurrent writers.
  */
 export { openSqlite, openSqliteLog } from './open.js';
-export { createDefaultEmbedder, DATABASE_ENV, DEFAULT_DATABASE_PATH, resolveDatabasePath } from './defaults.js';
+export { DATABASE_ENV, DEFAULT_DATABASE_PATH } from './defaults.js';
+export { resolveDatabasePath } from './database-path.js';
+export { createDefaultEmbedder } from './default-embedder.js';
 export { ExitCode, exitCodeOf } from './exit-codes.js';
 export type { ExitCodeValue } from './exit-codes.js';
 export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, SqliteProvider } from './open.js';

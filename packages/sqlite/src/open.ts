@@ -10,7 +10,7 @@ import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/cor
 import { createStateProvider, STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
 import { SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
-import { createDefaultEmbedder } from './defaults.js';
+import { createDefaultEmbedder } from './default-embedder.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
 import { foldPending } from './fold.js';
 import { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
@@ -156,7 +156,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
         }
       });
     }
-    // Explicit semantic or hybrid recall without a named embedder uses the offline default.
+    // Explicit semantic or hybrid recall without a named embedder uses the offline default,
+    // loaded only then: a lexical recall or a write never loads the embeddings package.
     const provider = createStateProvider(backend, { defaultEmbedder: createDefaultEmbedder, ...options });
     return {
       ...provider,

@@ -39,8 +39,8 @@ describe('resolveDatabasePath', () => {
 });
 
 describe('createDefaultEmbedder', () => {
-  it('is the offline static embedder', () => {
-    expect(createDefaultEmbedder().id).toBe(STATIC_EMBEDDER_ID);
+  it('is the offline static embedder', async () => {
+    expect((await createDefaultEmbedder()).id).toBe(STATIC_EMBEDDER_ID);
   });
 });
 

@@ -10,6 +10,7 @@ import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { STATE_STREAM } from '@agentstate/core';
 import { DATABASE_ENV } from '@agentstate/sqlite';
+import { SUMMARIES } from '../command-list.js';
 import { withDatabase } from '../database.js';
 import { DamagedDatabaseError, UserError } from '../errors.js';
 import { print, printJson, printTable } from '../output.js';
@@ -58,7 +59,7 @@ function shell(command: string): void {
 /** The `demo` command. */
 export function demoCommand(): Command {
   return new Command('demo')
-    .description('create a sample state in a new database (temporary unless --db is given) and show recall and verification on it')
+    .description(SUMMARIES.demo)
     .action(async (_opts: unknown, cmd: Command) => {
       const globals = cmd.optsWithGlobals<{ db?: string; json?: boolean }>();
       const json = globals.json === true;

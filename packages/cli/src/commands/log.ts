@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { Log, LogEvent } from '@agentstate/core';
 import { EventTypes, STATE_STREAM } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { openLog } from '../database.js';
 import { UserError } from '../errors.js';
@@ -60,7 +61,7 @@ async function follow(log: Log, seq: number, keep: (e: LogEvent) => boolean, jso
 
 /** The `log` command group. */
 export function logCommand(): Command {
-  const group = new Command('log').description('the event log behind the state (stream "state"); --json prints JSON Lines');
+  const group = new Command('log').description(SUMMARIES.log);
 
   group
     .command('tail')

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { Command } from 'commander';
 import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
@@ -64,9 +65,7 @@ async function gatherStats(db: Database, path: string) {
 /** The maintenance commands. */
 export function maintenanceCommands(): Command[] {
   const verify = new Command('verify')
-    .description(
-      "check the whole file: SQLite's integrity check, the log replayed against the tables byte for byte and against stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
-    )
+    .description(SUMMARIES.verify)
     .option('--quick', "SQLite's quick check instead of the full integrity check (skips comparing indexes with their tables)")
     .option(KEY_FLAGS, KEY_HELP)
     .action(async (opts: { quick?: boolean; snapshotKey?: string }, cmd: Command) => {
@@ -79,7 +78,7 @@ export function maintenanceCommands(): Command[] {
     });
 
   const rebuild = new Command('rebuild')
-    .description('drop every projection table and derive it again from the log (from the newest valid snapshot)')
+    .description(SUMMARIES.rebuild)
     .option('--from-scratch', 'ignore snapshots and fold every event from seq 1')
     .option(KEY_FLAGS, KEY_HELP)
     .action(async (opts: { fromScratch?: boolean; snapshotKey?: string }, cmd: Command) => {
@@ -106,7 +105,7 @@ export function maintenanceCommands(): Command[] {
     });
 
   const snapshot = new Command('snapshot')
-    .description('save a snapshot of the whole state in the database, bound to it and sealed with the snapshot key if given (or --print its canonical text)')
+    .description(SUMMARIES.snapshot)
     .option('--print', 'write the canonical snapshot text to stdout instead of saving it')
     .option(KEY_FLAGS, KEY_HELP)
     .action(async (opts: { print?: boolean; snapshotKey?: string }, cmd: Command) => {
@@ -126,7 +125,7 @@ export function maintenanceCommands(): Command[] {
     });
 
   const stats = new Command('stats')
-    .description('counts, sizes, the stream head and the last snapshot')
+    .description(SUMMARIES.stats)
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));

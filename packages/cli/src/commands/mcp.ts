@@ -3,9 +3,9 @@
  * handing the rest of the line to `@agentstate/mcp`, whose flags (stdio or
  * Streamable HTTP, scope, token) are documented there. It is dispatched
  * before commander parses anything, because the server's flags are its own.
+ * The server (and the MCP SDK under it) is loaded only when `mcp` runs.
  */
 import { Command } from 'commander';
-import { mcpMain } from '@agentstate/mcp';
 
 /** The help entry of `mcp`; the command itself runs through {@link mcpArguments}. */
 export function mcpCommand(): Command {
@@ -39,6 +39,7 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
 }
 
 /** Runs the MCP server; it exits with the codes of every `agentstate` command. */
-export function runMcp(args: readonly string[]): Promise<number> {
+export async function runMcp(args: readonly string[]): Promise<number> {
+  const { mcpMain } = await import('@agentstate/mcp');
   return mcpMain(args, process.env, 'agentstate mcp');
 }

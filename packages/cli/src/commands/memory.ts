@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
 import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, parseInput, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { defaultEmbedder } from '../embedder.js';
@@ -61,7 +62,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
-  const embedder = wantsVectors ? defaultEmbedder() : undefined;
+  const embedder = wantsVectors ? await defaultEmbedder() : undefined;
   const mode = flags.mode ?? defaultRecallMode(embedder !== undefined);
   const hits = await withDatabase(dbPath, { embedder, readonly: true }, (db) => db.memory.recall(options));
   return { mode, hits };
@@ -69,7 +70,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
 
 /** The `memory` command group. */
 export function memoryCommand(): Command {
-  const group = new Command('memory').description('durable facts with provenance');
+  const group = new Command('memory').description(SUMMARIES.memory);
 
   withScopeFlags(group.command('write'), 'the fact belongs to this scope (default: global)')
     .description('write a fact; the content is an argument, or --file (- for stdin)')

@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { Session, Turn } from '@agentstate/core';
 import { TURN_ROLES, createSessionInputSchema, parseInput } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import type { Column } from '../output.js';
@@ -34,7 +35,7 @@ function indent(text: string): string {
 
 /** The `sessions` command group. */
 export function sessionsCommand(): Command {
-  const group = new Command('sessions').description('resumable conversations and their transcripts');
+  const group = new Command('sessions').description(SUMMARIES.sessions);
 
   group
     .command('list')

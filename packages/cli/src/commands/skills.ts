@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import type { Skill, UpsertSkillInput } from '@agentstate/core';
 import { SKILL_SEARCH_ORDERS, describeScope, parseInput, upsertSkillInputSchema } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -66,7 +67,7 @@ function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillI
 
 /** The `skills` command group. */
 export function skillsCommand(): Command {
-  const group = new Command('skills').description('reusable, versioned procedures with outcome evidence');
+  const group = new Command('skills').description(SUMMARIES.skills);
 
   withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global)')
     .description('list live skills in exactly one scope (default: global), by slug')

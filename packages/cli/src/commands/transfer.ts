@@ -14,6 +14,7 @@ import { once } from 'node:events';
 import { dirname, resolve } from 'node:path';
 import { Command } from 'commander';
 import { STATE_STREAM, exportLog } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -47,7 +48,7 @@ function refuseDatabaseAsOut(out: string, dbPath: string): void {
 /** The `export` command. */
 function exportCommand(): Command {
   return new Command('export')
-    .description('write the event log as JSON Lines (one event per line, in seq order, then a trailer line) to stdout or --out')
+    .description(SUMMARIES.export)
     .option('-o, --out <file>', 'write to this file instead of stdout')
     .option('--force', 'replace --out if it exists')
     .action(async (opts: { out?: string; force?: boolean }, cmd: Command) => {
@@ -105,7 +106,7 @@ function exportCommand(): Command {
 /** The `import` command. */
 function importCommand(): Command {
   return new Command('import')
-    .description('create a new database (--db) from a JSON Lines export, checking every event before anything is kept')
+    .description(SUMMARIES.import)
     .argument('<file>', 'the export to read, or - for stdin')
     .option('--allow-untrailed', 'accept an export without a trailer line (made before trailers existed), after the same checks')
     .action(async (file: string, opts: { allowUntrailed?: boolean }, cmd: Command) => {
