@@ -13,7 +13,7 @@ export const SUMMARIES = {
   skills: 'reusable, versioned procedures with outcome evidence',
   memory: 'durable facts with provenance',
   log: 'the event log behind the state (stream "state"); --json prints JSON Lines',
-  verify: 'replay the whole log in memory and compare it with the tables, byte for byte (exit 2 on a mismatch)',
+  verify: "check the whole file: SQLite's integrity check, the log replayed against the tables and stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
   rebuild: 'drop every projection table and derive it again from the log (from the newest valid snapshot)',
   snapshot:
     'save a snapshot of the whole state in the database, bound to it and sealed with the snapshot key if given (or --print its canonical text)',

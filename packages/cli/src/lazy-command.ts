@@ -8,6 +8,7 @@
  */
 import type { ParseOptions } from 'commander';
 import { Command, Help } from 'commander';
+import { AgentStateError } from '@agentstate/core/errors';
 import type { CommandEntry } from './command-list.js';
 import { SUMMARIES } from './command-list.js';
 
@@ -17,7 +18,8 @@ import { SUMMARIES } from './command-list.js';
  * loads asynchronously, so the program catches this, loads it and shows its
  * help. It never leaves {@link LazyProgram.parseAsync}.
  */
-class HelpOfStandIn extends Error {
+class HelpOfStandIn extends AgentStateError {
+  readonly code = 'usage' as const;
   constructor(readonly standIn: StandIn) {
     super(`the help of ${standIn.name()} is shown once it is loaded`);
   }

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as core from '@agentstate/core';
-import { AgentStateError, ClosedError, ConflictError, CorruptionError, NotFoundError, SnapshotSealError, UnavailableError, UnboundSnapshotError, ValidationError } from '@agentstate/core';
+import { AgentStateError, ClosedError, ConflictError, CorruptionError, ExportFormatError, NotFoundError, SnapshotSealError, UnavailableError, UnboundSnapshotError, ValidationError } from '@agentstate/core';
 import type { ErrorCode } from '@agentstate/core';
 import * as embeddings from '@agentstate/embeddings';
 import { EmbeddingHttpError, EmbeddingNetworkError, EmbeddingResponseError, EmbeddingTimeoutError, TableFormatError } from '@agentstate/embeddings';
@@ -36,6 +36,7 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new CorruptionError('state', 7, 'malformed payload'), code: 'corruption', retryable: false, exit: corrupt },
   { error: new UnboundSnapshotError('state', 7, 'unbound snapshot'), code: 'corruption', retryable: false, exit: corrupt },
   { error: new SnapshotSealError('HMAC mismatch'), code: 'seal_failed', retryable: false, exit: user },
+  { error: new ExportFormatError('the trailer is missing', 12), code: 'invalid', retryable: false, exit: user },
   { error: new UnavailableError('sqlite-vec could not be loaded'), code: 'unavailable', retryable: false, exit: user },
   { error: new IncompatibleDatabaseError('/x.db', 'not-sqlite', 'is not a SQLite database'), code: 'invalid', retryable: false, exit: corrupt },
   { error: new DatabaseNotFoundError('/x.db', 'no such file'), code: 'not_found', retryable: false, exit: user },

@@ -41,7 +41,7 @@ function loadedBy(args: readonly string[]): string[] {
 }
 
 const from = (urls: readonly string[], part: RegExp): string[] => urls.filter((u) => part.test(u));
-const CORE = /\/packages\/core\/|\/node_modules\/zod\//;
+const CORE = /\/packages\/core\/(?!dist\/errors\.js)|\/node_modules\/zod\//;
 const BACKEND = /\/packages\/sqlite\/(?!dist\/defaults\.js)|better-sqlite3|sqlite-vec/;
 const EMBEDDER = /\/packages\/embeddings\//;
 const MCP = /\/packages\/mcp\/|@modelcontextprotocol/;
