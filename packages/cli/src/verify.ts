@@ -45,7 +45,7 @@ export async function runVerify(db: Database, options: { json: boolean; quick?: 
 /** Prints a verification report for people. */
 export function printVerifyReport(report: VerifyReport): void {
   if (report.differences.length === 0 && report.sha256 !== '') {
-    print(`ok: the tables equal a replay of all ${count(report.events)} events, byte for byte`);
+    print(`${report.ok ? 'ok' : 'tables ok, but the file is DAMAGED (below)'}: the tables equal a replay of all ${count(report.events)} events, byte for byte`);
   } else if (report.differences.length > 0) {
     print(`MISMATCH: the tables differ from a replay of the ${count(report.events)} events`);
     for (const d of report.differences) print(`  ${d}`);

@@ -57,6 +57,11 @@ describe('agentstate verify on a damaged copy', () => {
     const r = cli(['verify', '--json', '--db', db]);
     expect(r.code).toBe(2);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, repair: 'rebuild', problems: [{ part: 'fts', object: 'memory_fts' }] });
+    // For people: no line may start with "ok" when a part is damaged, even though the tables equal the log.
+    const text = cli(['verify', '--db', db]);
+    expect(text.stdout).not.toMatch(/^ok/m);
+    expect(text.stdout).toMatch(/^tables ok, but the file is DAMAGED \(below\)/m);
+    expect(text.stdout).toMatch(/^DAMAGED fts: memory_fts/m);
   });
 
   it('a file cut short is never verified ok', () => {
