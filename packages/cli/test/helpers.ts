@@ -56,6 +56,7 @@ export function ok(args: readonly string[], options: RunOptions = {}): string {
 }
 
 /** Runs a command with `--json` that must succeed and parses its output. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read the parsed output freely and their assertions check its shape.
 export function okJson<T = any>(args: readonly string[], options: RunOptions = {}): T {
   return JSON.parse(ok([...args, '--json'], options)) as T;
 }

@@ -31,8 +31,11 @@ async function liveEvents(): Promise<{ session: LogEvent; turn: LogEvent; skill:
   return { session: session!, turn: turn!, skill: skill!, memory: memory! };
 }
 
-function edited(event: LogEvent, edit: (payload: any) => void): LogEvent {
-  const payload = structuredClone(event.payload);
+/** The records of an event payload, open to editing. */
+type Payload = Record<'session' | 'turn' | 'skill' | 'item', Record<string, unknown>>;
+
+function edited(event: LogEvent, edit: (payload: Payload) => void): LogEvent {
+  const payload = structuredClone(event.payload) as Payload;
   edit(payload);
   return { ...event, payload };
 }
@@ -60,7 +63,10 @@ describe('import refuses what the live API refuses', () => {
     ['an id one over the id limit', async () => [edited((await live).memory, (p) => (p.item.id = 'm'.repeat(LIMITS.id + 1)))], 1],
     ['100,000 tags', async () => [edited((await live).skill, (p) => (p.skill.tags = Array.from({ length: 100_000 }, (_, i) => `t${i}`)))], 1],
     ['one tag over the tag limit', async () => [edited((await live).skill, (p) => (p.skill.tags = Array.from({ length: LIMITS.tags + 1 }, (_, i) => `t${i}`)))], 1],
-    ['more wins than uses', async () => [edited((await live).skill, (p) => ((p.skill.uses = 1), (p.skill.wins = 2)))], 1],
+    ['more wins than uses', async () => [edited((await live).skill, (p) => {
+      p.skill.uses = 1;
+      p.skill.wins = 2;
+    })], 1],
     ['uses beyond the largest safe integer', async () => [edited((await live).skill, (p) => (p.skill.uses = Number.MAX_SAFE_INTEGER + 1))], 1],
     ['an impossible date', async () => [edited((await live).memory, (p) => (p.item.createdAt = '2026-02-30T00:00:00.000Z'))], 1],
   ];
@@ -79,8 +85,15 @@ describe('import refuses what the live API refuses', () => {
     const { report, error } = await importEvents([
       session,
       turn,
-      edited(skill, (p) => ((p.skill.tags = Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`)), (p.skill.uses = 2), (p.skill.wins = 2))),
-      edited(memory, (p) => ((p.item.content = 'x'.repeat(LIMITS.longText)), (p.item.id = 'm'.repeat(LIMITS.id)))),
+      edited(skill, (p) => {
+        p.skill.tags = Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`);
+        p.skill.uses = 2;
+        p.skill.wins = 2;
+      }),
+      edited(memory, (p) => {
+        p.item.content = 'x'.repeat(LIMITS.longText);
+        p.item.id = 'm'.repeat(LIMITS.id);
+      }),
     ]);
     expect(error).toBeUndefined();
     expect(report).toMatchObject({ events: 4 });

@@ -66,9 +66,12 @@ async function logOf(script: (p: ReturnType<typeof createMemoryProvider>) => Pro
   return p.log.read({ stream: STATE_STREAM });
 }
 
+/** The records of an event payload, open to editing. */
+type Payload = Record<'session' | 'turn' | 'skill' | 'item', Record<string, unknown>>;
+
 /** A copy of `event` with its payload changed by `edit`. */
-function edited(event: LogEvent, edit: (payload: any) => void): LogEvent {
-  const payload = structuredClone(event.payload);
+function edited(event: LogEvent, edit: (payload: Payload) => void): LogEvent {
+  const payload = structuredClone(event.payload) as Payload;
   edit(payload);
   return { ...event, payload };
 }
@@ -91,7 +94,10 @@ describe('a log the live API could not have written', () => {
   const cases: Array<[string, () => Promise<LogEvent[]>, RegExp]> = [
     [
       'a turn of a session that does not exist',
-      async () => [await created, edited(await turn1, (p) => ((p.session.id = 'ghost'), (p.turn.sessionId = 'ghost')))],
+      async () => [await created, edited(await turn1, (p) => {
+        p.session.id = 'ghost';
+        p.turn.sessionId = 'ghost';
+      })],
       /line 2: session\.turn_appended: session "ghost" does not exist or is deleted/,
     ],
     [
@@ -132,7 +138,10 @@ describe('a log the live API could not have written', () => {
       'a clock that does not move forward',
       async () => {
         const first = await created;
-        return [first, edited(await turn1, (p) => ((p.session.updatedHlc = first.payload.session.updatedHlc), (p.turn.updatedHlc = first.payload.session.updatedHlc)))];
+        return [first, edited(await turn1, (p) => {
+          p.session.updatedHlc = first.payload.session.updatedHlc;
+          p.turn.updatedHlc = first.payload.session.updatedHlc;
+        })];
       },
       /line 2: .*updatedHlc did not move forward/,
     ],

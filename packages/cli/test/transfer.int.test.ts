@@ -82,7 +82,7 @@ describe('agentstate export and import', () => {
 
   const untrailed: Array<[string, (l: string[]) => string, RegExp]> = [
     ['an empty file', () => '', /^agentstate: the export is empty: it has no trailer line, .*--allow-untrailed/],
-    ['a file cut at a line boundary', (l) => withTrailer(l).split('\n').slice(0, 120).join('\n') + '\n', /the export ends after 120 events without a trailer line, so it may have been cut short/],
+    ['a file cut at a line boundary', (l) => `${withTrailer(l).split('\n').slice(0, 120).join('\n')}\n`, /the export ends after 120 events without a trailer line, so it may have been cut short/],
     ['a file cut inside its trailer', (l) => withTrailer(l).slice(0, -20), /line 301: not valid JSON/],
     ['a trailer with the wrong count', (l) => withTrailer(l).replace('"events":300', '"events":299'), /line 301: the trailer counts 299 events but 300 precede it/],
     ['a trailer with the wrong digest', (l) => withTrailer(l).replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${'0'.repeat(64)}"`), /line 301: the sha256 of the trailer does not match/],

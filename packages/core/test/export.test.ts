@@ -44,7 +44,9 @@ async function exported(ops: readonly Op[]) {
     if (op.kind === 'forget' && items.length > 0) await p.memory.delete(items.pop()!);
   }
   let text = '';
-  const trailer = await exportLog(p.log, (chunk) => void (text += chunk), { batchSize: 3 });
+  const trailer = await exportLog(p.log, (chunk) => {
+    text += chunk;
+  }, { batchSize: 3 });
   return { p, trailer, lines: text.split('\n').slice(0, -1) };
 }
 

@@ -135,7 +135,7 @@ describe('Lexicon', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).filter((w) => !w.includes('\n')), { maxLength: 60 }), fc.string(), (words, probe) => {
         const lexicon = new Lexicon(words.join('\n'), words.length);
-        words.forEach((word, row) => expect(lexicon.get(word)).toBe(row));
+        for (const [row, word] of words.entries()) expect(lexicon.get(word)).toBe(row);
         expect(lexicon.get(probe)).toBe(words.includes(probe) ? words.indexOf(probe) : undefined);
       }),
     );

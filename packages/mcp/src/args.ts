@@ -63,6 +63,7 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
 
 /** Parses `argv` (without the node and script paths). */
 export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): McpCommand {
+  // biome-ignore lint/suspicious/noImplicitAnyLet: TypeScript types `values` from the parseArgs call below (control-flow typing); it is never any.
   let values;
   try {
     ({ values } = parseArgs({

@@ -56,7 +56,7 @@ export function skillMarkdown(skill: Skill): string {
   if (skill.tags.length > 0) lines.push(`- tags: ${skill.tags.join(', ')}`);
   lines.push('', skill.body);
   if (skill.check) lines.push('', '## Check', '', '```sh', skill.check, '```');
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }
 
 /** Registers the transcript and skill resources on `server`. */

@@ -95,6 +95,7 @@ export async function connectHttp(url: string, token?: string): Promise<Client> 
 }
 
 /** Calls a tool that must succeed; returns its structured content. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read the structured content freely and their assertions check its shape.
 export async function call<T = any>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);

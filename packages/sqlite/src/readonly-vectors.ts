@@ -90,7 +90,7 @@ export class ReadOnlyVectorStore implements VectorStore {
           throw new ValidationError('vector', `expected ${held.dimensions} dimensions, got ${entry.vector.length}`);
         }
         const row = lookup.get(entry.id) as Pick<MemoryRow, 'n' | 'deleted' | 'scope_key' | 'kind'> | undefined;
-        if (!row || row.deleted !== 0 || (index && this.indexes.has(index, row.n))) continue;
+        if (row?.deleted !== 0 || (index && this.indexes.has(index, row.n))) continue;
         held.vectors.set(row.n, { n: row.n, vector: entry.vector, scopeKey: row.scope_key, kind: row.kind });
       }
     });

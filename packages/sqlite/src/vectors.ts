@@ -190,7 +190,7 @@ export class SqliteVectorStore implements VectorStore {
           }
           this.indexes.cache(embedderId, entry.contentHash, entry.vector);
           const row = lookup.get(entry.id) as Pick<MemoryRow, 'n' | 'deleted' | 'scope_key' | 'kind'> | undefined;
-          if (!row || row.deleted !== 0 || this.indexes.has(index, row.n)) continue;
+          if (row?.deleted !== 0 || this.indexes.has(index, row.n)) continue;
           this.indexes.add(index, row.n, entry.vector, row.scope_key, row.kind);
         }
       }),

@@ -30,8 +30,7 @@ function startWriter(file: string, name: string, count: number, onAck?: (n: numb
   child.stdout.setEncoding('utf8');
   child.stdout.on('data', (chunk: string) => {
     buffer += chunk;
-    let nl: number;
-    while ((nl = buffer.indexOf('\n')) >= 0) {
+    for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
       const line = buffer.slice(0, nl);
       buffer = buffer.slice(nl + 1);
       const [tag, kind, id] = line.split(' ');
@@ -115,7 +114,7 @@ describe('crash safety', () => {
 describe('concurrent processes', () => {
   it('4 processes × 500 mixed writes: nothing lost or duplicated, seqs dense, tables = replay', async () => {
     const file = tmp.file('concurrent.db');
-    openSqlite(file).close();
+    await openSqlite(file).close();
     const writers = ['a', 'b', 'c', 'd'].map((name) => startWriter(file, name, 500));
     const exits = await Promise.all(writers.map((w) => w.exited));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);

@@ -63,7 +63,7 @@ function expectTyped(error: unknown, context: string): void {
  * what was written or throws a typed error. Returns whether verify said ok.
  */
 async function checkDamaged(path: string, context: string): Promise<'unopenable' | 'ok' | 'damaged'> {
-  let p;
+  let p: ReturnType<typeof openSqlite> | undefined;
   try {
     p = openSqlite(path);
   } catch (error) {

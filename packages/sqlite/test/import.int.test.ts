@@ -21,7 +21,9 @@ async function sourceExport(): Promise<{ lines: string[]; snapshot: string }> {
   const m = await p.memory.write({ content: 'a fact' });
   await p.memory.delete(m.id);
   let text = '';
-  await exportLog(p.log, (chunk) => void (text += chunk));
+  await exportLog(p.log, (chunk) => {
+    text += chunk;
+  });
   const snapshot = encodeSnapshot(await p.snapshot());
   await p.close();
   return { lines: text.split('\n').slice(0, -1), snapshot };

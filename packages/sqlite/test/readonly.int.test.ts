@@ -108,8 +108,8 @@ describe('a read-only open', () => {
     expect(error.reason).toBe('needs-migration');
     expect(error.message).toMatch(/has schema version 2, older than this library's \d+: .*open it writable once first/);
     expect(hash(path)).toBe(before);
-    openSqlite(path).close();
-    openSqlite(path, { readonly: true }).close();
+    await openSqlite(path).close();
+    await openSqlite(path, { readonly: true }).close();
   });
 
   it('refuses tables behind the log instead of answering from stale tables', async () => {

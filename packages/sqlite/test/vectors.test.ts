@@ -99,7 +99,7 @@ describe('vectors', () => {
         const a = await memory.memory.recall({ query, mode, order: 'relevance' });
         const b = await sqlite.memory.recall({ query, mode, order: 'relevance' });
         expect(b.map((h) => h.id).sort(), `${mode} ${query}`).toEqual(a.map((h) => h.id).sort());
-        if (mode === 'semantic') b.forEach((h, i) => expect(h.score).toBeCloseTo(a[i]!.score, 5));
+        if (mode === 'semantic') for (const [i, h] of b.entries()) expect(h.score).toBeCloseTo(a[i]!.score, 5);
       }
     }
     await close();

@@ -33,7 +33,8 @@ export function runProviderConformance(factory: ProviderFactory, options: Provid
   describe(`agentstate provider conformance: ${factory.name}`, () => {
     for (const check of providerChecks) {
       it(check.name, { timeout }, async (ctx) => {
-        const caps = await (capabilities ??= probeCapabilities(factory));
+        capabilities ??= probeCapabilities(factory);
+        const caps = await capabilities;
         const missing = (check.needs ?? []).filter((need) => !caps[need]);
         if (missing.length > 0) ctx.skip(`${factory.name} lacks ${missing.join(', ')}`);
         const env = new Env(factory, caps, propertyRuns, options.seed, (note) => ctx.skip(`${factory.name} lacks ${note}`));

@@ -1,7 +1,7 @@
 /** `agentstate verify`, `rebuild`, `snapshot` and `stats`: the health of a database. */
 import { statSync } from 'node:fs';
 import { Command } from 'commander';
-import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
+import type { Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';

@@ -30,7 +30,7 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
     } else if (arg.startsWith('--db=')) {
       passed.push(arg);
     } else if (arg === '--json') {
-      continue;
+      // The global --json is the CLI's, not the server's: it is not passed on.
     } else {
       return arg === 'mcp' ? [...passed, ...args.slice(i + 1)] : undefined;
     }

@@ -23,7 +23,9 @@ export async function embedItems(embedder: Embedder, store: VectorStore, items: 
   if (missing.size > 0) {
     const texts = [...missing.values()];
     const vectors = await embedder.embed(texts);
-    [...missing.keys()].forEach((hash, i) => cached.set(hash, vectors[i]!));
+    [...missing.keys()].forEach((hash, i) => {
+      cached.set(hash, vectors[i]!);
+    });
   }
   await store.put(
     embedder.id,

@@ -13,6 +13,7 @@ const NUL = '\u0000';
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** NUL or any surrogate: text without one (nearly all of it) needs no closer look, which keeps folds fast. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this pattern exists to find.
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
 /** Text of at most `max` characters, without NUL and without lone surrogates. */

@@ -116,10 +116,11 @@ export async function loadSnapshot(log: Log, codec: SnapshotCodec, head: number)
     const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq });
     if (!stored) break;
     try {
-      const known = await (identity ??= log.identity().then(
+      identity ??= log.identity().then(
         (value) => ({ value }),
         (error: unknown) => ({ error }),
-      ));
+      );
+      const known = await identity;
       const event = await eventAt(log, stored.seq);
       const ownIdentity = (): string => {
         if ('error' in known) throw known.error;

@@ -51,7 +51,7 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   } catch (error) {
     problems.push({ part: 'tables', message: `the tables cannot be read: ${describe(error)}`, repair: 'rebuild' });
   }
-  let replay;
+  let replay: ReplayResult;
   try {
     replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
   } catch (error) {

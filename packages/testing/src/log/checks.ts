@@ -32,6 +32,7 @@ function attempt(mutate: () => void): void {
 const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** Deliberately ill-typed arguments, as a JavaScript caller could pass them. */
+// biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
 type Loose = any;
 
 const ENVELOPE = { syncVersion: 1, originInstanceId: 'instance-1', updatedHlc: { wall: T0, counter: 0 }, lastWriterId: 'instance-1', deleted: false };

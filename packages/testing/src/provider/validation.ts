@@ -8,6 +8,7 @@ import { readModel, snapshotText } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
 
 /** Deliberately ill-typed input, as a JavaScript caller could pass it. */
+// biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
 type Loose = any;
 
 const SESSION = 'sess-live';
