@@ -89,7 +89,8 @@ describe('a log the live API could not have written', () => {
     await p.memory.delete('m1');
     await p.skills.delete('deploy');
   });
-  const [created, turn1, turn2, memory, skill, outcome, deleted, memoryDeleted] = [0, 1, 2, 3, 4, 5, 6, 7].map((i) => base.then((e) => e[i]!));
+  const at = (i: number): Promise<LogEvent> => base.then((e) => e[i]!);
+  const [created, turn1, turn2, memory, skill, outcome, deleted, memoryDeleted] = [at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)] as const;
 
   const cases: Array<[string, () => Promise<LogEvent[]>, RegExp]> = [
     [
@@ -117,7 +118,7 @@ describe('a log the live API could not have written', () => {
       'a turn id already taken',
       async () => {
         const first = await turn1;
-        return [await created, first, edited(await turn2, (p) => (p.turn.id = first.payload.turn.id))];
+        return [await created, first, edited(await turn2, (p) => (p.turn.id = (first.payload as Payload).turn.id))];
       },
       /line 3: session\.turn_appended: turn id "[^"]+" is already taken/,
     ],
@@ -139,8 +140,9 @@ describe('a log the live API could not have written', () => {
       async () => {
         const first = await created;
         return [first, edited(await turn1, (p) => {
-          p.session.updatedHlc = first.payload.session.updatedHlc;
-          p.turn.updatedHlc = first.payload.session.updatedHlc;
+          const { session } = first.payload as Payload;
+          p.session.updatedHlc = session.updatedHlc;
+          p.turn.updatedHlc = session.updatedHlc;
         })];
       },
       /line 2: .*updatedHlc did not move forward/,

@@ -50,6 +50,7 @@ describe('decoding state events', () => {
       append: (input) => p.log.append(input),
       saveSnapshot: (snapshot) => p.log.saveSnapshot(snapshot),
       head: (stream) => p.log.head(stream),
+      identity: () => p.log.identity(),
       latestSnapshot: async () => undefined,
       read: async (query) => (await p.log.read(query)).map((e) => (e.seq === 2 ? { ...e, payload: {} } : e)),
     };

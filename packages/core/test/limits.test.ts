@@ -22,7 +22,7 @@ import {
   UuidV7Generator,
   ValidationError,
 } from '../src/index.js';
-import type { Skill } from '../src/index.js';
+import type { EventSourcedProvider, Skill } from '../src/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 

@@ -28,7 +28,7 @@ async function liveEvents(): Promise<LogEvent[]> {
 }
 
 /** A payload's records, open to editing. */
-type Payload = Record<string, Record<string, unknown>>;
+type Payload = Record<'session' | 'turn' | 'item' | 'skill', Record<string, unknown>>;
 
 function edited(event: LogEvent, edit: (payload: Payload) => void): LogEvent {
   const payload = structuredClone(event.payload) as Payload;
