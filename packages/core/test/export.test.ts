@@ -12,7 +12,7 @@ import {
   ExportReader,
   ManualClock,
   STATE_STREAM,
-  createMemoryProvider,
+  createInMemoryProvider,
   encodeSnapshot,
   exportLine,
   exportLog,
@@ -33,7 +33,7 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
 
 /** A provider after `ops`, and its export as lines (without newlines). */
 async function exported(ops: readonly Op[]) {
-  const p = createMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(5), instanceId: 'live' });
+  const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(5), instanceId: 'live' });
   const sessions: string[] = [];
   const items: string[] = [];
   for (const op of ops) {

@@ -6,7 +6,7 @@ import type { MemoryItem, Skill } from '@agentstate/core';
 import {
   compareMemoryNewestFirst,
   compareSkillsBySlug,
-  createMemoryProvider,
+  createInMemoryProvider,
   LIMITS,
   ManualClock,
   matchesText,
@@ -35,7 +35,7 @@ export const propertyChecks: ProviderCheck[] = [
           const subjectClock = new ManualClock(T0);
           const referenceClock = new ManualClock(T0);
           const subject = await env.open(options(subjectClock));
-          const reference = createMemoryProvider(options(referenceClock));
+          const reference = createInMemoryProvider(options(referenceClock));
           try {
             const got = await runOperations(subject, operations, { clock: subjectClock });
             const want = await runOperations(reference, operations, { clock: referenceClock });

@@ -1,5 +1,5 @@
 /**
- * Folding a log into a {@link MemoryState}: start from the newest trustworthy
+ * Folding a log into an {@link InMemoryState}: start from the newest trustworthy
  * snapshot, then apply every later event, validated. The result is what
  * `replay`, `verify` and the durable backends' rebuild compare against.
  */
@@ -12,7 +12,7 @@ import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SkippedSnapshot } from '../snapshot/restore.js';
 import { loadSnapshot } from '../snapshot/restore.js';
-import { MemoryState } from './state.js';
+import { InMemoryState } from './state.js';
 
 /** Options of {@link foldLog}. */
 export interface FoldOptions {
@@ -28,7 +28,7 @@ export interface FoldOptions {
 
 /** The folded state, with the snapshot it started from and those it skipped. */
 export interface FoldResult {
-  state: MemoryState;
+  state: InMemoryState;
   /** The seq of the snapshot the fold started from (0: none). */
   snapshotSeq: number;
   skipped: SkippedSnapshot[];
@@ -36,7 +36,7 @@ export interface FoldResult {
 
 /** Folds the `state` stream of `log`. A malformed event is a `CorruptionError` naming its seq. */
 export async function foldLog(log: Log, options: FoldOptions = {}): Promise<FoldResult> {
-  const state = new MemoryState();
+  const state = new InMemoryState();
   let snapshotSeq = 0;
   let skipped: SkippedSnapshot[] = [];
   if (!options.fromScratch) {

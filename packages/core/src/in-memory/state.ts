@@ -27,7 +27,7 @@ export function skillSearchText(skill: Skill): string {
 }
 
 /** The whole projection of the `state` stream, held in maps. */
-export class MemoryState implements FoldView {
+export class InMemoryState implements FoldView {
   /** Seq of the last event applied. */
   seq = 0;
   /** Largest `updatedHlc` applied. */
