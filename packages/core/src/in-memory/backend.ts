@@ -4,11 +4,11 @@
  * engine runs one mutation at a time, and projecting is synchronous.
  */
 import { ConflictError } from '../errors.js';
-import { EventTypes, STATE_STREAM } from '../spine/events.js';
-import type { StateChange } from '../spine/events.js';
-import type { EventMeta, Log, LogEvent } from '../spine/log.js';
-import { InMemoryLog } from '../spine/in-memory-log.js';
-import { trustedAppend } from '../spine/trusted.js';
+import { EventTypes, STATE_STREAM } from '../log/events.js';
+import type { StateChange } from '../log/events.js';
+import type { EventMeta, Log, LogEvent } from '../log/log.js';
+import { InMemoryLog } from '../log/in-memory-log.js';
+import { trustedAppend } from '../log/trusted.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { inMemoryQueries } from './queries.js';

@@ -4,10 +4,10 @@
  * `replay`, `verify` and the durable backends' rebuild compare against.
  */
 import { CorruptionError } from '../errors.js';
-import { decodeStateEvent } from '../spine/decode.js';
-import { STATE_STREAM } from '../spine/events.js';
-import type { Log } from '../spine/log.js';
-import type { UpcasterRegistry } from '../spine/upcasters.js';
+import { decodeStateEvent } from '../log/decode.js';
+import { STATE_STREAM } from '../log/events.js';
+import type { Log } from '../log/log.js';
+import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SkippedSnapshot } from '../snapshot/restore.js';

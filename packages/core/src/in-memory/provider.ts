@@ -2,8 +2,8 @@
  * The in-memory provider: zero setup, the reference every other backend is
  * held to, and what `replay` returns.
  */
-import type { Log } from '../spine/log.js';
-import { InMemoryLog } from '../spine/in-memory-log.js';
+import type { Log } from '../log/log.js';
+import { InMemoryLog } from '../log/in-memory-log.js';
 import type { StateProviderOptions } from '../provider/options.js';
 import { createStateProvider } from '../provider/state-provider.js';
 import type { EventSourcedProvider } from '../provider/types.js';
