@@ -3,17 +3,8 @@
  * ≥ 200,000 events/s with payload validation; restore from a snapshot of
  * 100,000 records ≤ 1 s). Run: `npm run core -w @agentstate/bench`.
  */
-import {
-  createInMemoryProvider,
-  decodeSnapshot,
-  encodeSnapshot,
-  foldLog,
-  InMemoryLog,
-  InMemoryState,
-  ManualClock,
-  replay,
-  seededEntropy,
-} from '@agentstate/core';
+import { createInMemoryProvider, decodeSnapshot, encodeSnapshot, InMemoryLog, ManualClock, replay, seededEntropy } from '@agentstate/core';
+import { foldLog, InMemoryState } from '@agentstate/core/backend';
 import { fmt, measure, percentile, printTable, timeMs } from './table.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200_000);

@@ -7,19 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { LogEvent } from '@agentstate/core';
-import {
-  ExportFormatError,
-  ExportReader,
-  ManualClock,
-  STATE_STREAM,
-  createInMemoryProvider,
-  encodeSnapshot,
-  exportLine,
-  exportLog,
-  readTrailer,
-  replay,
-  seededEntropy,
-} from '@agentstate/core';
+import { ExportFormatError, ManualClock, STATE_STREAM, createInMemoryProvider, encodeSnapshot, exportLog, replay, seededEntropy } from '@agentstate/core';
+import { ExportReader, exportLine, readTrailer } from '@agentstate/core/backend';
 
 type Op = { kind: 'session' } | { kind: 'turn'; text: string } | { kind: 'memory'; text: string } | { kind: 'skill'; slug: string } | { kind: 'forget' };
 

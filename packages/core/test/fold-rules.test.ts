@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppendInput, LogEvent } from '@agentstate/core';
-import { CorruptionError, ManualClock, InMemoryLog, InMemoryState, STATE_STREAM, createInMemoryProvider, decodeStateEvent, encodeSnapshot, replay, seededEntropy } from '@agentstate/core';
+import { CorruptionError, ManualClock, InMemoryLog, STATE_STREAM, createInMemoryProvider, decodeStateEvent, encodeSnapshot, replay, seededEntropy } from '@agentstate/core';
+import { InMemoryState } from '@agentstate/core/backend';
 
 async function liveLog(): Promise<LogEvent[]> {
   const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(1), instanceId: 'live' });

@@ -5,23 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  AgentStateError,
-  CorruptionError,
-  createInMemoryProvider,
-  HybridLogicalClock,
-  ManualClock,
-  decodeStateEvent,
-  EventTypes,
-  LIMITS,
-  InMemoryLog,
-  replay,
-  seededEntropy,
-  Stamper,
-  STATE_STREAM,
-  UuidV7Generator,
-  ValidationError,
-} from '../src/index.js';
+import { AgentStateError, CorruptionError, createInMemoryProvider, ManualClock, decodeStateEvent, EventTypes, LIMITS, InMemoryLog, replay, seededEntropy, STATE_STREAM, UuidV7Generator, ValidationError } from '../src/index.js';
+import { HybridLogicalClock, Stamper } from '../src/backend.js';
 import type { Skill } from '../src/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createInMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock, reciprocalRankFusion, tokenize } from '../src/index.js';
+import { createInMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock } from '../src/index.js';
+import { reciprocalRankFusion, tokenize } from '../src/backend.js';
 import type { Embedder } from '../src/index.js';
 
 /** A tiny embedder with a hand-made synonym space, enough to show fusion at work. */

@@ -1,21 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  CorruptionError,
-  createInMemoryProvider,
-  decodeSnapshot,
-  ed25519Codec,
-  encodeSnapshot,
-  formatBoundSnapshot,
-  hmacCodec,
-  loadSnapshot,
-  ManualClock,
-  InMemoryLog,
-  plainCodec,
-  seededEntropy,
-  SnapshotSealError,
-  snapshotBinding,
-} from '../src/index.js';
+import { CorruptionError, createInMemoryProvider, decodeSnapshot, ed25519Codec, encodeSnapshot, hmacCodec, ManualClock, InMemoryLog, plainCodec, seededEntropy, SnapshotSealError } from '../src/index.js';
+import { formatBoundSnapshot, loadSnapshot, snapshotBinding } from '../src/backend.js';
 
 async function sample() {
   const clock = new ManualClock(1_800_000_000_000);

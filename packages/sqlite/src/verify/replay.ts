@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Snapshot, SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import { canonicalJson, CorruptionError, decodeStateEvent, encodeSnapshot, InMemoryState, plainCodec, skippedSnapshot, STATE_STREAM, trustStoredSnapshot } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
+import { canonicalJson, InMemoryState, skippedSnapshot, trustStoredSnapshot } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import type { SqliteLog } from '../log.js';
 import { describe } from './integrity.js';

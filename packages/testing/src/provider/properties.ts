@@ -3,17 +3,8 @@
  * matcher are the references every backend must agree with (docs/contract.md §5, §9).
  */
 import type { MemoryItem, Skill } from '@agentstate/core';
-import {
-  compareMemoryNewestFirst,
-  compareSkillsBySlug,
-  createInMemoryProvider,
-  LIMITS,
-  ManualClock,
-  matchesText,
-  seededEntropy,
-  skillSearchText,
-  STATE_STREAM,
-} from '@agentstate/core';
+import { createInMemoryProvider, LIMITS, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { compareMemoryNewestFirst, compareSkillsBySlug, matchesText, skillSearchText } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
