@@ -3,17 +3,8 @@
  * ≥ 200,000 events/s with payload validation; restore from a snapshot of
  * 100,000 records ≤ 1 s). Run: `npm run core -w @agentstate/bench`.
  */
-import {
-  createMemoryProvider,
-  decodeSnapshot,
-  encodeSnapshot,
-  foldLog,
-  MemoryLog,
-  MemoryState,
-  ManualClock,
-  replay,
-  seededEntropy,
-} from '@agentstate/core';
+import { createInMemoryProvider, decodeSnapshot, encodeSnapshot, InMemoryLog, ManualClock, replay, seededEntropy } from '@agentstate/core';
+import { foldLog, InMemoryState } from '@agentstate/core/backend';
 import { fmt, measure, percentile, printTable, timeMs } from './table.js';
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200_000);
@@ -27,7 +18,7 @@ const sentence = (i: number, n = 10) => Array.from({ length: n }, (_, k) => WORD
 const rows: string[][] = [];
 
 async function appendTurns(): Promise<void> {
-  const p = createMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(1) });
+  const p = createInMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(1) });
   const session = await p.sessions.create({ title: 'bench' });
   const m = await measure(async () => {
     for (let i = 0; i < TURNS; i += 1) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence(i) });
@@ -36,8 +27,8 @@ async function appendTurns(): Promise<void> {
 }
 
 async function replayLog(): Promise<void> {
-  const log = new MemoryLog({ clock: new ManualClock() });
-  const p = createMemoryProvider({ log, clock: new ManualClock(), entropy: seededEntropy(2) });
+  const log = new InMemoryLog({ clock: new ManualClock() });
+  const p = createInMemoryProvider({ log, clock: new ManualClock(), entropy: seededEntropy(2) });
   const sessions = [];
   for (let s = 0; s < 1_000; s += 1) sessions.push(await p.sessions.create({ title: `s${s}` }));
   for (let i = sessions.length; i < REPLAY_EVENTS; i += 1) {
@@ -50,7 +41,7 @@ async function replayLog(): Promise<void> {
 }
 
 async function snapshots(): Promise<void> {
-  const p = createMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(3) });
+  const p = createInMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(3) });
   for (let i = 0; i < RECORDS; i += 1) await p.memory.write({ content: sentence(i), scope: { project: `p${i % 10}` } });
   let text = '';
   const write = await measure(async () => {
@@ -58,7 +49,7 @@ async function snapshots(): Promise<void> {
   });
   rows.push(['snapshot capture + encode', `${fmt(RECORDS)} records (${fmt(text.length / 1e6, 1)} MB)`, `${fmt(write.wallMs)} ms`, '', `${fmt(write.cpuMs)} ms`, '—']);
   const restore = await measure(() => {
-    const state = new MemoryState();
+    const state = new InMemoryState();
     state.restore(decodeSnapshot(text, RECORDS));
   });
   rows.push(['snapshot decode + restore', `${fmt(RECORDS)} records`, `${fmt(restore.wallMs)} ms`, '', `${fmt(restore.cpuMs)} ms`, '≤ 1,000 ms']);

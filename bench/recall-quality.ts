@@ -3,10 +3,10 @@
  * semantic and hybrid recall over `bench/data/recall-dev.json`, on the
  * SQLite provider with no named embedder (so semantic recall uses the
  * offline static default). Run: `npm run recall-quality -w @agentstate/bench`
- * (`-- --data PATH` for another set, `-- --backend memory` for core's).
+ * (`-- --data PATH` for another set, `-- --backend in-memory` for core's).
  */
 import { parseArgs } from 'node:util';
-import { createMemoryProvider } from '@agentstate/core';
+import { createInMemoryProvider } from '@agentstate/core';
 import { createStaticEmbedder } from '@agentstate/embeddings';
 import { openSqlite } from '@agentstate/sqlite';
 import { CONFIGS, evaluate, hybridGains, loadEvalSet, loadItems, RECALL_DEV_PATH } from './recall-eval.js';
@@ -23,7 +23,7 @@ const { values } = parseArgs({
 const TYPES = ['lexical', 'paraphrase', 'semantic', 'multi', 'negative-distractor', 'all'];
 
 const set = loadEvalSet(values.data!);
-const provider = values.backend === 'memory' ? createMemoryProvider({ defaultEmbedder: createStaticEmbedder }) : openSqlite(':memory:');
+const provider = values.backend === 'in-memory' ? createInMemoryProvider({ defaultEmbedder: createStaticEmbedder }) : openSqlite(':memory:');
 const ids = await loadItems(provider.memory, set);
 const results: [string, EvalScores][] = [];
 for (const [name, options] of CONFIGS) results.push([name, await evaluate(provider.memory, ids, set, options)]);

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { createMemoryProvider, ManualClock, replay, seededEntropy } from '@agentstate/core';
+import { createInMemoryProvider, ManualClock, replay, seededEntropy } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
 import { eventChecksum, openSqlite } from '@agentstate/sqlite';
 import type { SynchronousLevel } from '@agentstate/sqlite';
@@ -197,7 +197,7 @@ async function benchRecall(): Promise<void> {
 async function benchRebuild(): Promise<void> {
   // Events are produced by the in-memory provider (same core, same payloads), then stored raw.
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const source = createMemoryProvider({ clock, entropy: seededEntropy(9) });
+  const source = createInMemoryProvider({ clock, entropy: seededEntropy(9) });
   const sessions: string[] = [];
   const items: string[] = [];
   let made = 0;

@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { LogEvent } from '@agentstate/core';
-import { ManualClock, STATE_STREAM, canonicalJson, createMemoryProvider, seededEntropy } from '@agentstate/core';
+import { ManualClock, STATE_STREAM, createInMemoryProvider, seededEntropy } from '@agentstate/core';
+import { canonicalJson } from '@agentstate/core/backend';
 import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
 
 const WORDS = ['deploy', 'staging', 'rollback', 'migration', 'database', 'editor', 'theme', 'release', 'cache', 'latency', 'tests', 'review'];
@@ -18,7 +19,7 @@ function sentence(i: number): string {
 /** Exactly `n` events of a plausible agent's life. */
 export async function generateEvents(n: number): Promise<LogEvent[]> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const p = createMemoryProvider({ clock, entropy: seededEntropy(7), eventMeta: { actor: 'generator' } });
+  const p = createInMemoryProvider({ clock, entropy: seededEntropy(7), eventMeta: { actor: 'generator' } });
   let events = 0;
   let session = '';
   let i = 0;

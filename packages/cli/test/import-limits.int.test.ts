@@ -7,7 +7,7 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import type { LogEvent } from '@agentstate/core';
-import { LIMITS, ManualClock, STATE_STREAM, createMemoryProvider, seededEntropy } from '@agentstate/core';
+import { LIMITS, ManualClock, STATE_STREAM, createInMemoryProvider, seededEntropy } from '@agentstate/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { UserError } from '../src/errors.js';
 import { importInto } from '../src/import.js';
@@ -22,7 +22,7 @@ let files = 0;
 
 /** One event of each creating kind, written through the live API. */
 async function liveEvents(): Promise<{ session: LogEvent; turn: LogEvent; skill: LogEvent; memory: LogEvent }> {
-  const p = createMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'live' });
+  const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'live' });
   await p.sessions.create({ id: 's1' });
   await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'hello' });
   await p.skills.upsert({ slug: 'deploy', body: 'ship it', tags: ['ops'] });

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import type { LogEvent } from '@agentstate/core';
-import { ManualClock, STATE_STREAM, createMemoryProvider, encodeSnapshot, seededEntropy } from '@agentstate/core';
+import { ManualClock, STATE_STREAM, createInMemoryProvider, encodeSnapshot, seededEntropy } from '@agentstate/core';
 import { openSqlite } from '@agentstate/sqlite';
 import { arbOperations, runOperations } from '@agentstate/testing/arbitraries';
 import fc from 'fast-check';
@@ -59,9 +59,9 @@ describe('any log written through the live API', () => {
 });
 
 /** The events of a script run on a fresh in-memory provider with fixed ids. */
-async function logOf(script: (p: ReturnType<typeof createMemoryProvider>) => Promise<unknown>): Promise<LogEvent[]> {
+async function logOf(script: (p: ReturnType<typeof createInMemoryProvider>) => Promise<unknown>): Promise<LogEvent[]> {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const p = createMemoryProvider({ clock, entropy: seededEntropy(5), instanceId: 'live' });
+  const p = createInMemoryProvider({ clock, entropy: seededEntropy(5), instanceId: 'live' });
   await script(p);
   return p.log.read({ stream: STATE_STREAM });
 }

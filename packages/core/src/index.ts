@@ -1,44 +1,96 @@
 /**
- * @agentstate/core — durable, event-sourced state for AI agents: records,
- * clocks, ids, the log, the stamper, the projection, snapshots, lexical
- * matching, the embedder seam and the in-memory provider.
+ * @agentstate/core — what application code needs: the records and their
+ * input schemas, the errors, the clocks and ids you can inject, the provider
+ * types, the in-memory provider and `replay`, the log's public shape and
+ * event types, snapshot codecs, the embedder interface and the export format.
+ *
+ * What backend authors need (the stamper, the fold and its rules, log
+ * internals, the storage seam) is in `@agentstate/core/backend`.
  */
-export * from './errors.js';
-export * from './time/clock.js';
-export * from './time/instant.js';
-export * from './time/hlc.js';
-export * from './ids/entropy.js';
-export * from './ids/uuidv7.js';
-export * from './records/index.js';
-export * from './spine/log.js';
-export * from './spine/json.js';
-export * from './spine/freeze.js';
-export * from './spine/append.js';
-export * from './spine/state-append.js';
-export * from './spine/memory-log.js';
-export * from './spine/events.js';
-export * from './spine/changes.js';
-export * from './spine/upcasters.js';
-export * from './spine/decode.js';
-export * from './snapshot/snapshot.js';
-export * from './snapshot/codecs.js';
-export * from './snapshot/restore.js';
-export * from './snapshot/binding.js';
-export * from './matching/lexical.js';
-export * from './embedding/embedder.js';
-export * from './embedding/fusion.js';
-export * from './write/backend.js';
-export * from './provider/types.js';
-export * from './matching/bm25.js';
-export * from './write/stamper.js';
-export * from './write/mutex.js';
-export * from './provider/options.js';
-export * from './provider/recall-defaults.js';
-export * from './provider/state-provider.js';
-export * from './provider/skill-resolution.js';
-export * from './memory/fold-rules.js';
-export * from './memory/state.js';
-export * from './memory/backend.js';
-export * from './memory/fold.js';
-export * from './memory/provider.js';
-export * from './export/index.js';
+export {
+  type ErrorCode,
+  AgentStateError,
+  NotFoundError,
+  ConflictError,
+  ValidationError,
+  CorruptionError,
+  ClosedError,
+  UnavailableError,
+  isAgentStateError,
+} from './errors.js';
+export { type Clock, systemClock, ManualClock } from './time/clock.js';
+export { type Instant, formatInstant, instantToMs, isCanonicalInstant, MAX_INSTANT_MS, normalizeInstant } from './time/instant.js';
+export { type Hlc, compareHlc } from './time/hlc.js';
+export { type Entropy, systemEntropy, seededEntropy } from './ids/entropy.js';
+export { type IdGenerator, isUuidV7, uuidV7Time, UuidV7Generator } from './ids/uuidv7.js';
+export {
+  instantSchema,
+  hlcSchema,
+  scopeSchema,
+  type Scope,
+  envelopeShape,
+  envelopeSchema,
+  type Envelope,
+  sessionSchema,
+  type Session,
+  TURN_ROLES,
+  type TurnRole,
+  turnSchema,
+  type Turn,
+  skillSchema,
+  type Skill,
+  memoryItemSchema,
+  type MemoryItem,
+} from './records/records.js';
+export {
+  scopeInputSchema,
+  createSessionInputSchema,
+  type CreateSessionInput,
+  appendTurnInputSchema,
+  type AppendTurnInput,
+  upsertSkillInputSchema,
+  type UpsertSkillInput,
+  recordOutcomeInputSchema,
+  type RecordOutcomeInput,
+  writeMemoryInputSchema,
+  type WriteMemoryInput,
+  listSessionsOptionsSchema,
+  type ListSessionsOptions,
+  turnsOptionsSchema,
+  type TurnsOptions,
+  SKILL_SEARCH_ORDERS,
+  searchSkillsOptionsSchema,
+  type SearchSkillsOptions,
+  RECALL_MODES,
+  RECALL_ORDERS,
+  recallOptionsSchema,
+  type RecallOptions,
+  DEFAULT_RECALL_LIMIT,
+} from './records/inputs.js';
+export { LIMITS } from './records/limits.js';
+export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
+export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';
+export { type InMemoryLogOptions, InMemoryLog } from './log/in-memory-log.js';
+export {
+  STATE_STREAM,
+  STATE_SCHEMA_VERSION,
+  EventTypes,
+  type StateEventType,
+  statePayloadSchemas,
+  type StateChange,
+  type StateChangeOf,
+  isStateEventType,
+} from './log/events.js';
+export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
+export { type DecodeOptions, decodeStateEvent } from './log/decode.js';
+export { SNAPSHOT_FORMAT, type Snapshot, encodeSnapshot, decodeSnapshot } from './snapshot/snapshot.js';
+export { type SnapshotCodec, SnapshotSealError, plainCodec, hmacCodec, ed25519Codec } from './snapshot/codecs.js';
+export type { SkippedSnapshot } from './snapshot/restore.js';
+export { UnboundSnapshotError } from './snapshot/binding.js';
+export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
+export type { SessionStore, SkillStore, RecallHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
+export type { StateProviderOptions } from './provider/options.js';
+export { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrder } from './provider/recall-defaults.js';
+export { type InMemoryProviderOptions, createInMemoryProvider, type ReplayOptions, replay } from './in-memory/provider.js';
+export { ExportFormatError } from './export/errors.js';
+export { type ExportOptions, exportLog } from './export/write.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CorruptionError, createMemoryProvider, decodeStateEvent, MemoryLog, replay, UpcasterRegistry, ValidationError } from '../src/index.js';
+import { CorruptionError, createInMemoryProvider, decodeStateEvent, InMemoryLog, replay, UpcasterRegistry, ValidationError } from '../src/index.js';
 import type { Log, LogEvent } from '../src/index.js';
 
 const event = (over: Partial<LogEvent>): LogEvent => ({ stream: 'state', seq: 4, type: 'memory.written', time: '2026-01-01T00:00:00.000Z', schemaVersion: 1, payload: {}, ...over });
@@ -23,18 +23,18 @@ describe('decoding state events', () => {
   });
 
   it('upcasts old payload shapes on read', async () => {
-    const source = createMemoryProvider();
+    const source = createInMemoryProvider();
     const item = await source.memory.write({ content: 'old shape' });
     const { kind, ...withoutKind } = item;
     void kind;
     const old = { stream: 'state', type: 'memory.written', schemaVersion: 0, payload: { memory: withoutKind } };
     // A log without the upcasters cannot tell whether a fold will read it, so it refuses it.
-    await expect(new MemoryLog().append(old)).rejects.toBeInstanceOf(ValidationError);
+    await expect(new InMemoryLog().append(old)).rejects.toBeInstanceOf(ValidationError);
     const upcasters = new UpcasterRegistry().register('memory.written', 0, (p) => {
       const { memory } = p as { memory: Record<string, unknown> };
       return { item: { ...memory, kind: 'note' } };
     });
-    const log = new MemoryLog({ upcasters });
+    const log = new InMemoryLog({ upcasters });
     await log.append(old);
     await expect(replay(log)).rejects.toBeInstanceOf(CorruptionError);
     const replayed = await replay(log, { upcasters });
@@ -42,7 +42,7 @@ describe('decoding state events', () => {
   });
 
   it('makes replay fail on a gap-free stream with a broken event, naming its seq', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     await p.memory.write({ content: 'fine' });
     await p.memory.write({ content: 'also fine' });
     // The log refuses to store a broken event; a view that serves one stands in for damaged storage.

@@ -7,19 +7,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { LogEvent } from '@agentstate/core';
-import {
-  ExportFormatError,
-  ExportReader,
-  ManualClock,
-  STATE_STREAM,
-  createMemoryProvider,
-  encodeSnapshot,
-  exportLine,
-  exportLog,
-  readTrailer,
-  replay,
-  seededEntropy,
-} from '@agentstate/core';
+import { ExportFormatError, ManualClock, STATE_STREAM, createInMemoryProvider, encodeSnapshot, exportLog, replay, seededEntropy } from '@agentstate/core';
+import { ExportReader, exportLine, readTrailer } from '@agentstate/core/backend';
 
 type Op = { kind: 'session' } | { kind: 'turn'; text: string } | { kind: 'memory'; text: string } | { kind: 'skill'; slug: string } | { kind: 'forget' };
 
@@ -33,7 +22,7 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
 
 /** A provider after `ops`, and its export as lines (without newlines). */
 async function exported(ops: readonly Op[]) {
-  const p = createMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(5), instanceId: 'live' });
+  const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(5), instanceId: 'live' });
   const sessions: string[] = [];
   const items: string[] = [];
   for (const op of ops) {

@@ -6,10 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppendInput, LogEvent } from '@agentstate/core';
-import { CorruptionError, ManualClock, MemoryLog, MemoryState, STATE_STREAM, createMemoryProvider, decodeStateEvent, encodeSnapshot, replay, seededEntropy } from '@agentstate/core';
+import { CorruptionError, ManualClock, InMemoryLog, STATE_STREAM, createInMemoryProvider, decodeStateEvent, encodeSnapshot, replay, seededEntropy } from '@agentstate/core';
+import { InMemoryState } from '@agentstate/core/backend';
 
 async function liveLog(): Promise<LogEvent[]> {
-  const p = createMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(1), instanceId: 'live' });
+  const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(1), instanceId: 'live' });
   await p.sessions.create({ id: 's1' });
   await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'one' });
   await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'two' });
@@ -17,8 +18,8 @@ async function liveLog(): Promise<LogEvent[]> {
 }
 
 /** A bare log holding `events` as given (renumbered by the log). */
-async function logOf(events: readonly LogEvent[]): Promise<MemoryLog> {
-  const log = new MemoryLog();
+async function logOf(events: readonly LogEvent[]): Promise<InMemoryLog> {
+  const log = new InMemoryLog();
   for (const { seq: _seq, ...input } of events) await log.append(input as AppendInput);
   return log;
 }
@@ -33,7 +34,7 @@ describe('the fold', () => {
     expect(error).toMatchObject({ stream: STATE_STREAM, seq: 3 });
     expect((error as Error).message).toBe('corrupt state#3: session.turn_appended: turn seq 1 of session "s1", expected 2');
 
-    const state = new MemoryState();
+    const state = new InMemoryState();
     state.apply(decodeStateEvent(created!), 1);
     state.apply(decodeStateEvent(turn1!), 2);
     const before = encodeSnapshot(state.capture());

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldForIndex, matchesText, matchesTokens, queryTokens, tokenize } from '../src/index.js';
+import { foldForIndex, matchesText, matchesTokens, queryTokens, tokenize } from '../src/backend.js';
 
 describe('lexical matching (docs/contract.md §5)', () => {
   it('splits on anything but letters and digits, folding case and diacritics', () => {

@@ -5,23 +5,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  AgentStateError,
-  CorruptionError,
-  createMemoryProvider,
-  HybridLogicalClock,
-  ManualClock,
-  decodeStateEvent,
-  EventTypes,
-  LIMITS,
-  MemoryLog,
-  replay,
-  seededEntropy,
-  Stamper,
-  STATE_STREAM,
-  UuidV7Generator,
-  ValidationError,
-} from '../src/index.js';
+import { AgentStateError, CorruptionError, createInMemoryProvider, ManualClock, decodeStateEvent, EventTypes, LIMITS, InMemoryLog, replay, seededEntropy, STATE_STREAM, UuidV7Generator, ValidationError } from '../src/index.js';
+import { HybridLogicalClock, Stamper } from '../src/backend.js';
 import type { EventSourcedProvider, Skill } from '../src/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;
@@ -41,7 +26,7 @@ async function refused(call: () => Promise<unknown>): Promise<ValidationError> {
  * tested directly: they are the last line of defence.
  */
 async function atCeiling() {
-  const source = createMemoryProvider();
+  const source = createInMemoryProvider();
   const skill = await source.skills.upsert({ slug: 'deploy' });
   const session = await source.sessions.create({});
   const clock = new ManualClock(Date.parse('2030-01-01T00:00:00.000Z'));
@@ -61,7 +46,7 @@ function refusedNow(call: () => unknown): ValidationError {
 
 describe('counters', () => {
   it('refuses recordOutcome on a skill whose uses are at the largest safe integer, appending nothing', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     await p.skills.upsert({ slug: 'deploy', uses: MAX, wins: MAX });
     for (const success of [true, false]) {
       expect((await refused(() => p.skills.recordOutcome('deploy', { success }))).field).toBe('uses');
@@ -71,7 +56,7 @@ describe('counters', () => {
   });
 
   it('refuses counts past the safe integers and wins above uses, given or stored', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     expect((await refused(() => p.skills.upsert({ slug: 'a', uses: MAX + 1 }))).field).toBe('uses');
     expect((await refused(() => p.skills.upsert({ slug: 'a', uses: 1, wins: 2 }))).field).toBe('wins');
     await p.skills.upsert({ slug: 'a', uses: 5, wins: 5 });
@@ -97,9 +82,9 @@ describe('counters', () => {
   });
 
   it('a log that jumps a counter is refused by the fold, so a ceiling is reached only one step at a time', async () => {
-    const source = createMemoryProvider();
+    const source = createInMemoryProvider();
     const skill = await source.skills.upsert({ slug: 'deploy' });
-    const log = new MemoryLog();
+    const log = new InMemoryLog();
     await log.append({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...skill, version: MAX } } });
     await expect(replay(log)).rejects.toBeInstanceOf(CorruptionError);
   });
@@ -107,7 +92,7 @@ describe('counters', () => {
 
 describe('instants', () => {
   it('refuses dates that do not exist and times without a zone; accepts those that exist', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     for (const createdAt of ['2026-02-30', '2027-02-29T00:00:00Z', '2026-04-31T10:00:00+02:00', '2026-01-01T24:00:00Z', '2026-01-01T10:60:00Z', '2026-01-01T10:00:00', 'March 2, 2026']) {
       expect((await refused(() => p.sessions.create({ createdAt }))).field, createdAt).toBe('createdAt');
     }
@@ -119,7 +104,7 @@ describe('instants', () => {
 
 describe('the decoder mirrors the input rules', () => {
   it('refuses each field the live API would have refused, and reads the limits themselves', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     const skill = await p.skills.upsert({ slug: 'deploy', tags: ['ops'] });
     const item = await p.memory.write({ content: 'fact' });
     const decodes = (type: string, payload: unknown) => {
@@ -206,7 +191,7 @@ describe('no accepted call writes an event the decoder refuses', () => {
   it('holds for random calls with extreme inputs, and the log replays', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(arbCall, { maxLength: 25 }), async (calls) => {
-        const p = createMemoryProvider();
+        const p = createInMemoryProvider();
         for (const call of calls) {
           await call(p).catch((error: unknown) => {
             // Every refusal is typed, never a raw error.

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ConflictError,
-  createMemoryProvider,
+  createInMemoryProvider,
   encodeSnapshot,
   hmacCodec,
   ManualClock,
@@ -188,7 +188,7 @@ describe('the in-memory provider against a model', () => {
       fc.asyncProperty(fc.integer(), fc.array(opArb, { minLength: 5, maxLength: 80, size: 'max' }), async (seed, ops) => {
         const clock = new ManualClock(1_800_000_000_000);
         const codec = hmacCodec('model-test');
-        const p = createMemoryProvider({ clock, entropy: seededEntropy(seed), snapshotCodec: codec });
+        const p = createInMemoryProvider({ clock, entropy: seededEntropy(seed), snapshotCodec: codec });
         const m = new Model();
         for (const o of ops) await run(p, m, o, clock);
         await checkAgainstModel(p, m);
@@ -212,7 +212,7 @@ describe('the in-memory provider against a model', () => {
   });
 
   it('refuses a caller-supplied id that is taken, appending nothing', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     const s = await p.sessions.create({ id: 'fixed' });
     await expect(p.sessions.create({ id: s.id })).rejects.toBeInstanceOf(ConflictError);
     expect(await p.log.head('state')).toBe(1);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { compareStrings } from '../src/index.js';
+import { compareStrings } from '../src/backend.js';
 
 const byCodePoints = (a: string, b: string): number => {
   const x = [...a].map((c) => c.codePointAt(0)!);

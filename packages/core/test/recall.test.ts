@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock, reciprocalRankFusion, tokenize } from '../src/index.js';
+import { createInMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock } from '../src/index.js';
+import { reciprocalRankFusion, tokenize } from '../src/backend.js';
 import type { Embedder } from '../src/index.js';
 
 /** A tiny embedder with a hand-made synonym space, enough to show fusion at work. */
@@ -23,7 +24,7 @@ const toyEmbedder: Embedder = {
 describe('recall', () => {
   it('is lexical and newest first without an embedder, with score 1', async () => {
     const clock = new ManualClock();
-    const p = createMemoryProvider({ clock });
+    const p = createInMemoryProvider({ clock });
     await p.memory.write({ content: 'deploy on monday' });
     clock.advance(1);
     await p.memory.write({ content: 'deploy on friday', kind: 'rule' });
@@ -36,7 +37,7 @@ describe('recall', () => {
   });
 
   it('orders by lexical relevance with scores in [0, 1]', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     await p.memory.write({ content: 'coffee coffee coffee' });
     await p.memory.write({ content: 'a long note that mentions coffee once among many other words here' });
     const hits = await p.memory.recall({ query: 'coffee', order: 'relevance' });
@@ -46,7 +47,7 @@ describe('recall', () => {
   });
 
   it('finds semantically close items in hybrid mode and fuses both rankings', async () => {
-    const p = createMemoryProvider({ embedder: toyEmbedder });
+    const p = createInMemoryProvider({ embedder: toyEmbedder });
     await p.memory.write({ content: 'the user prefers dark mode' });
     await p.memory.write({ content: 'ship every friday' });
     await p.memory.write({ content: 'espresso is the office drink' });
@@ -62,7 +63,7 @@ describe('recall', () => {
 
   it('with an embedder, answers a question best first and lists newest first, unless told otherwise', async () => {
     const clock = new ManualClock();
-    const p = createMemoryProvider({ clock, embedder: toyEmbedder });
+    const p = createInMemoryProvider({ clock, embedder: toyEmbedder });
     const best = await p.memory.write({ content: 'dark theme, dark mode at night' });
     clock.advance(1);
     const newer = await p.memory.write({ content: 'the theme of the release' });
@@ -75,7 +76,7 @@ describe('recall', () => {
   });
 
   it('forgets the vectors of tombstoned items', async () => {
-    const p = createMemoryProvider({ embedder: toyEmbedder });
+    const p = createInMemoryProvider({ embedder: toyEmbedder });
     const item = await p.memory.write({ content: 'dark mode please' });
     await p.memory.delete(item.id);
     expect(await p.memory.recall({ query: 'night', mode: 'semantic' })).toEqual([]);
@@ -115,7 +116,7 @@ describe('reciprocalRankFusion', () => {
 describe('the default embedder', () => {
   it('is loaded once, only for explicit semantic or hybrid recall', async () => {
     let loads = 0;
-    const p = createMemoryProvider({
+    const p = createInMemoryProvider({
       defaultEmbedder: () => {
         loads += 1;
         return toyEmbedder;

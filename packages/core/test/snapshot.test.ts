@@ -1,25 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import {
-  CorruptionError,
-  createMemoryProvider,
-  decodeSnapshot,
-  ed25519Codec,
-  encodeSnapshot,
-  formatBoundSnapshot,
-  hmacCodec,
-  loadSnapshot,
-  ManualClock,
-  MemoryLog,
-  plainCodec,
-  seededEntropy,
-  SnapshotSealError,
-  snapshotBinding,
-} from '../src/index.js';
+import { CorruptionError, createInMemoryProvider, decodeSnapshot, ed25519Codec, encodeSnapshot, hmacCodec, ManualClock, InMemoryLog, plainCodec, seededEntropy, SnapshotSealError } from '../src/index.js';
+import { formatBoundSnapshot, loadSnapshot, snapshotBinding } from '../src/backend.js';
 
 async function sample() {
   const clock = new ManualClock(1_800_000_000_000);
-  const p = createMemoryProvider({ clock, entropy: seededEntropy(9) });
+  const p = createInMemoryProvider({ clock, entropy: seededEntropy(9) });
   const s = await p.sessions.create({ title: 'a' });
   await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
   await p.skills.upsert({ slug: 'k', tags: ['x'] });
@@ -58,8 +44,8 @@ describe('snapshots', () => {
 
   it('are skipped when tampered, undecodable, mis-numbered or beyond the head', async () => {
     const codec = hmacCodec('k');
-    const log = new MemoryLog();
-    const p = createMemoryProvider({ log, snapshotCodec: codec });
+    const log = new InMemoryLog();
+    const p = createInMemoryProvider({ log, snapshotCodec: codec });
     await p.memory.write({ content: 'one' });
     const good = await p.saveSnapshot();
     await p.memory.write({ content: 'two' });
@@ -79,8 +65,8 @@ describe('snapshots', () => {
 
   it('name a sealed snapshot read without its key as sealed, and one read with another codec as such', async () => {
     const codec = hmacCodec('k');
-    const log = new MemoryLog();
-    const p = createMemoryProvider({ log, snapshotCodec: codec });
+    const log = new InMemoryLog();
+    const p = createInMemoryProvider({ log, snapshotCodec: codec });
     await p.memory.write({ content: 'one' });
     await p.saveSnapshot();
     const plain = await loadSnapshot(log, plainCodec, 1);
@@ -89,20 +75,20 @@ describe('snapshots', () => {
     const { publicKey } = generateKeyPairSync('ed25519');
     expect((await loadSnapshot(log, ed25519Codec({ publicKey }), 1)).skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, not ed25519', damaged: false }]);
     expect((await loadSnapshot(log, hmacCodec('other'), 1)).skipped).toEqual([{ seq: 1, reason: expect.stringMatching(/HMAC mismatch: sealed with another key/), damaged: true }]);
-    await log.saveSnapshot({ stream: 'state', seq: 1, data: (await createMemoryProvider({ log: new MemoryLog() }).saveSnapshot()).data });
+    await log.saveSnapshot({ stream: 'state', seq: 1, data: (await createInMemoryProvider({ log: new InMemoryLog() }).saveSnapshot()).data });
     expect((await loadSnapshot(log, codec, 1)).skipped).toEqual([{ seq: 1, reason: 'not sealed, but snapshots must be sealed with hmac-sha256 here', damaged: false }]);
     await p.saveSnapshot();
     expect((await loadSnapshot(log, codec, 1)).snapshot?.seq).toBe(1);
   });
 
-  it('are bound to the identity of their log, which a MemoryLog takes as an option or draws at random', async () => {
-    expect(await new MemoryLog({ identity: 'fixed' }).identity()).toBe('fixed');
-    expect(await new MemoryLog().identity()).toMatch(/^[0-9a-f]{32}$/);
-    expect(await new MemoryLog().identity()).not.toBe(await new MemoryLog().identity());
-    expect(() => new MemoryLog({ identity: '' })).toThrow(/identity/);
+  it('are bound to the identity of their log, which an InMemoryLog takes as an option or draws at random', async () => {
+    expect(await new InMemoryLog({ identity: 'fixed' }).identity()).toBe('fixed');
+    expect(await new InMemoryLog().identity()).toMatch(/^[0-9a-f]{32}$/);
+    expect(await new InMemoryLog().identity()).not.toBe(await new InMemoryLog().identity());
+    expect(() => new InMemoryLog({ identity: '' })).toThrow(/identity/);
     // With a fixed identity, the same calls store byte-identical snapshots.
     const stored = async () => {
-      const p = createMemoryProvider({ log: new MemoryLog({ identity: 'fixed', clock: new ManualClock(1_800_000_000_000) }), clock: new ManualClock(1_800_000_000_000), entropy: seededEntropy(3) });
+      const p = createInMemoryProvider({ log: new InMemoryLog({ identity: 'fixed', clock: new ManualClock(1_800_000_000_000) }), clock: new ManualClock(1_800_000_000_000), entropy: seededEntropy(3) });
       await p.memory.write({ content: 'same' });
       return (await p.saveSnapshot()).data;
     };
@@ -110,20 +96,20 @@ describe('snapshots', () => {
   });
 
   it('are saved automatically every k mutations', async () => {
-    const log = new MemoryLog();
-    const p = createMemoryProvider({ log, snapshotEvery: 2 });
+    const log = new InMemoryLog();
+    const p = createInMemoryProvider({ log, snapshotEvery: 2 });
     for (let i = 0; i < 5; i += 1) await p.memory.write({ content: `m${i}` });
     expect((await log.latestSnapshot('state'))?.seq).toBe(4);
     expect((await log.latestSnapshot('state', { upToSeq: 3 }))?.seq).toBe(2);
   });
 
   it('never fail the write when saving fails', async () => {
-    const log = new MemoryLog();
+    const log = new InMemoryLog();
     log.saveSnapshot = async () => {
       throw new Error('disk full');
     };
     const errors: unknown[] = [];
-    const p = createMemoryProvider({ log, snapshotEvery: 1, onBackgroundError: (e) => errors.push(e) });
+    const p = createInMemoryProvider({ log, snapshotEvery: 1, onBackgroundError: (e) => errors.push(e) });
     await expect(p.memory.write({ content: 'kept' })).resolves.toMatchObject({ content: 'kept' });
     expect(errors).toHaveLength(1);
     expect(await log.head('state')).toBe(1);

@@ -1,15 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  compareHlc,
-  ConflictError,
-  EventTypes,
-  HybridLogicalClock,
-  ManualClock,
-  NotFoundError,
-  seededEntropy,
-  Stamper,
-  UuidV7Generator,
-} from '../src/index.js';
+import { compareHlc, ConflictError, EventTypes, ManualClock, NotFoundError, seededEntropy, UuidV7Generator } from '../src/index.js';
+import { HybridLogicalClock, Stamper } from '../src/backend.js';
 import type { MemoryItem, Session, Skill, StateChange, Turn } from '../src/index.js';
 
 function stamper(instanceId = 'i1', clock = new ManualClock(1_000_000)) {

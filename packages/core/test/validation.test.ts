@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createMemoryProvider, LIMITS, ValidationError } from '../src/index.js';
+import { createInMemoryProvider, LIMITS, ValidationError } from '../src/index.js';
 
 describe('input validation', () => {
-  const cases: [string, (p: ReturnType<typeof createMemoryProvider>) => Promise<unknown>, string][] = [
+  const cases: [string, (p: ReturnType<typeof createInMemoryProvider>) => Promise<unknown>, string][] = [
     ['unknown role', (p) => p.sessions.appendTurn({ sessionId: 's', role: 'robot' as 'user', content: 'x' }), 'role'],
     ['wrong content type', (p) => p.sessions.appendTurn({ sessionId: 's', role: 'user', content: 42 as unknown as string }), 'content'],
     ['NUL in a title', (p) => p.sessions.create({ title: 'a\u0000b' }), 'title'],
@@ -23,7 +23,7 @@ describe('input validation', () => {
 
   for (const [name, call, field] of cases) {
     it(`refuses ${name} naming ${field}, appending nothing`, async () => {
-      const p = createMemoryProvider();
+      const p = createInMemoryProvider();
       const error = await call(p).then(
         () => undefined,
         (e: unknown) => e,

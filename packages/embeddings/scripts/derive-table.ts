@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { tokenize } from '@agentstate/core';
+import { tokenize } from '@agentstate/core/backend';
 import { encodeTable } from '../src/static/format.js';
 import { isMinorToken } from '../src/static/tokens.js';
 

@@ -6,7 +6,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Session, Skill, Turn } from '@agentstate/core';
-import { ValidationError, compareSessions, describeScope, sameScope } from '@agentstate/core';
+import { ValidationError, describeScope, sameScope } from '@agentstate/core';
+import { compareSessions } from '@agentstate/core/backend';
 import { findSkill } from './tools/skills.js';
 import { assertSessionReadable, sessionsIn } from './tools/sessions.js';
 import type { ToolContext } from './tools/context.js';

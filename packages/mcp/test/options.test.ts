@@ -1,9 +1,13 @@
 /**
- * The pieces that decide who may reach what, tested through the package's
- * exports: flag parsing, the scope policy, and the loopback rules.
+ * The pieces that decide who may reach what: flag parsing, the scope policy,
+ * and the loopback rules, imported from their modules: none of them is part of
+ * the package's surface.
  */
 import { describe, expect, it } from 'vitest';
-import { ScopeDeniedError, ScopePolicy, USAGE, UsageError, isLoopbackHost, parseMcpArgs, usage } from '@agentstate/mcp';
+import { USAGE, parseMcpArgs, usage } from '../src/args.js';
+import { ScopeDeniedError, ScopePolicy } from '../src/scope-policy.js';
+import { isLoopbackHost } from '../src/transports/auth.js';
+import { UsageError } from '../src/usage-error.js';
 
 describe('parseMcpArgs', () => {
   it('defaults to stdio, the global scope, and no extra reach', () => {

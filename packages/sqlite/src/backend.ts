@@ -5,8 +5,10 @@
  * commits, synchronously. Nothing uncommitted is ever visible to a reader on
  * this connection, and a call that fails leaves no event and no row.
  */
-import type { EventMeta, LogEvent, Snapshot, StateBackend, StateChange, StateQueries, StateWriteTx, UpcasterRegistry, VectorStore } from '@agentstate/core';
-import { changeHlc, ClosedError, maxHlc, sortSnapshot, STATE_STREAM } from '@agentstate/core';
+import type { EventMeta, LogEvent, Snapshot, StateChange, UpcasterRegistry } from '@agentstate/core';
+import type { StateBackend, StateQueries, StateWriteTx, VectorStore } from '@agentstate/core/backend';
+import { ClosedError, STATE_STREAM } from '@agentstate/core';
+import { changeHlc, maxHlc, sortSnapshot } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';

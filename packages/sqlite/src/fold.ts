@@ -8,8 +8,10 @@
  * written once per stretch of events, through the same writer as a live
  * commit.
  */
-import type { ChangeRecord, FoldView, MemoryItem, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
-import { changeHlc, changeRecords, checkChange, CorruptionError, decodeStateEvent, maxHlc, scopeKey, STATE_STREAM } from '@agentstate/core';
+import type { MemoryItem, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { ChangeRecord, FoldView } from '@agentstate/core/backend';
+import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
+import { changeHlc, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';

@@ -9,8 +9,10 @@
  */
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
-import type { AppendInput, Trailer } from '@agentstate/core';
-import { CorruptionError, encodeSnapshot, ExportReader, STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { AppendInput } from '@agentstate/core';
+import type { Trailer } from '@agentstate/core/backend';
+import { CorruptionError, encodeSnapshot, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { ExportReader } from '@agentstate/core/backend';
 import { openSqlite, openSqliteLog } from './open.js';
 
 /** Events appended per transaction. */

@@ -7,19 +7,8 @@
  */
 import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
-import {
-  checkSnapshot,
-  checkStateAppend,
-  checkStream,
-  CorruptionError,
-  formatInstant,
-  parseReadQuery,
-  parseUpToSeq,
-  STATE_STREAM,
-  systemClock,
-  toLogEvent,
-  ValidationError,
-} from '@agentstate/core';
+import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
+import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpToSeq, toLogEvent } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
 

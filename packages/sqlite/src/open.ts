@@ -7,7 +7,8 @@
  * complete, current agentstate database.
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
-import { createStateProvider, STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
+import { STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
+import { createStateProvider } from '@agentstate/core/backend';
 import { SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
 import { createDefaultEmbedder } from './default-embedder.js';

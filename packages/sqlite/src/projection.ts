@@ -4,8 +4,9 @@
  * loads a snapshot through the same record writers (docs/architecture.md). Full-text
  * rows are kept for live records only and hold core's folded tokens.
  */
-import type { ChangeRecord, Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
-import { changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core';
+import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
+import type { ChangeRecord } from '@agentstate/core/backend';
+import { changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SkillRow } from './rows.js';
 import {

@@ -3,8 +3,9 @@
  * included) and ordered queries (live records only), with the same orders
  * and tie-breaks as the in-memory reference.
  */
-import type { LexicalQuery, MemoryItem, Scope, Scored, Session, Skill, StateQueries } from '@agentstate/core';
-import { scopeKey, skillSearchText } from '@agentstate/core';
+import type { MemoryItem, Scope, Session, Skill } from '@agentstate/core';
+import type { LexicalQuery, Scored, StateQueries } from '@agentstate/core/backend';
+import { scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';

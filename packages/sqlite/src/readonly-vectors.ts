@@ -5,8 +5,10 @@
  * memory for the life of the provider and searched beside the stored ones.
  * Leaving them out would silently drop those items from every answer.
  */
-import type { MemoryItem, VectorQuery, VectorStore } from '@agentstate/core';
-import { scopeKey, ValidationError } from '@agentstate/core';
+import type { MemoryItem } from '@agentstate/core';
+import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
+import { ValidationError } from '@agentstate/core';
+import { scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';

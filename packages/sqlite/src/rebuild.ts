@@ -5,8 +5,10 @@
  * one write transaction: a corrupted event fails it with a `CorruptionError`
  * naming its seq and leaves the database exactly as it was.
  */
-import type { LoadedSnapshot, SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import { HLC_ZERO, loadSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
+import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import type { LoadedSnapshot } from '@agentstate/core/backend';
+import { plainCodec, STATE_STREAM } from '@agentstate/core';
+import { HLC_ZERO, loadSnapshot } from '@agentstate/core/backend';
 import { foldPending } from './fold.js';
 import type { Connection } from './connection.js';
 import { mapErrorsAsync } from './errors.js';

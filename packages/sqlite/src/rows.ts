@@ -3,7 +3,7 @@
  * `*Values` function matches the `INSERT` statements in `projection.ts`.
  */
 import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
-import { scopeKey } from '@agentstate/core';
+import { scopeKey } from '@agentstate/core/backend';
 
 /** The envelope columns every projection table has. */
 interface EnvelopeRow {

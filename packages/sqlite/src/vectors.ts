@@ -6,8 +6,10 @@
  * its tombstone, and a rebuild re-creates them from the embedding cache,
  * which is keyed by `(embedder id, content hash)` and survives rebuilds.
  */
-import type { MemoryItem, VectorQuery, VectorStore } from '@agentstate/core';
-import { contentHash, scopeKey, UnavailableError, ValidationError } from '@agentstate/core';
+import type { MemoryItem } from '@agentstate/core';
+import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
+import { UnavailableError, ValidationError } from '@agentstate/core';
+import { contentHash, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';

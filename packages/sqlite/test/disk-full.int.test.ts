@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson } from '@agentstate/core';
+import { canonicalJson } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 import { tempDir } from './helpers.js';
 

@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it, afterAll } from 'vitest';
 import type { LogEvent } from '@agentstate/core';
-import { CorruptionError, createMemoryProvider, encodeSnapshot, ManualClock, replay, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { CorruptionError, createInMemoryProvider, encodeSnapshot, ManualClock, replay, seededEntropy, STATE_STREAM } from '@agentstate/core';
 import { eventChecksum, openSqlite, openSqliteLog } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
@@ -18,7 +18,7 @@ let files = 0;
 
 /** A few events of each kind, written through the live API. */
 async function liveEvents(): Promise<LogEvent[]> {
-  const p = createMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(3), instanceId: 'live' });
+  const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(3), instanceId: 'live' });
   await p.sessions.create({ id: 's1' });
   await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'one' });
   await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'two' });

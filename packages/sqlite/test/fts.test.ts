@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchesText, tokenize } from '@agentstate/core';
+import { matchesText, tokenize } from '@agentstate/core/backend';
 import { ftsQuery } from '../src/fts.js';
 import { openSqlite } from '../src/index.js';
 

@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
+import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
 import type { Embedder, EventSourcedProvider } from '@agentstate/core';
 import { openSqlite } from '../src/index.js';
 import type { SqliteOptions, SqliteProvider } from '../src/index.js';
@@ -25,7 +25,7 @@ export function pair(
 ): { memory: EventSourcedProvider; sqlite: SqliteProvider; clocks: ManualClock[]; close: () => Promise<void> } {
   const a = deterministic();
   const b = deterministic();
-  const memory = createMemoryProvider({ ...a, ...extra });
+  const memory = createInMemoryProvider({ ...a, ...extra });
   const sqlite = openSqlite(path, { ...b, ...extra });
   return {
     memory,

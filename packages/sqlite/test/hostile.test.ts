@@ -5,7 +5,8 @@
  * ever surfaces a raw SQLite error.
  */
 import { describe, expect, it } from 'vitest';
-import { isAgentStateError, LIMITS, matchesText, ValidationError } from '@agentstate/core';
+import { isAgentStateError, LIMITS, ValidationError } from '@agentstate/core';
+import { matchesText } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 
 const HOSTILE = [

@@ -65,8 +65,8 @@ export type Capability = keyof ProviderCapabilities;
  * @example
  * ```ts
  * runProviderConformance({
- *   name: 'memory',
- *   create: async (options) => createMemoryProvider(options),
+ *   name: 'in-memory',
+ *   create: async (options) => createInMemoryProvider(options),
  * });
  * ```
  */

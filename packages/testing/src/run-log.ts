@@ -11,10 +11,10 @@ import { logChecks } from './log/checks.js';
  *
  * @example
  * ```ts
- * import { MemoryLog } from '@agentstate/core';
+ * import { InMemoryLog } from '@agentstate/core';
  * import { runLogConformance } from '@agentstate/testing';
  *
- * runLogConformance({ name: 'MemoryLog', create: async (options) => new MemoryLog(options) });
+ * runLogConformance({ name: 'InMemoryLog', create: async (options) => new InMemoryLog(options) });
  * ```
  */
 export function runLogConformance(factory: LogFactory, options: LogSuiteOptions = {}): void {

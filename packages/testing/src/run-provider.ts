@@ -19,10 +19,10 @@ const DEFAULT_PROPERTY_RUNS = 20;
  *
  * @example
  * ```ts
- * import { createMemoryProvider } from '@agentstate/core';
+ * import { createInMemoryProvider } from '@agentstate/core';
  * import { runProviderConformance } from '@agentstate/testing';
  *
- * runProviderConformance({ name: 'memory', create: async (options) => createMemoryProvider(options) });
+ * runProviderConformance({ name: 'memory', create: async (options) => createInMemoryProvider(options) });
  * ```
  */
 export function runProviderConformance(factory: ProviderFactory, options: ProviderSuiteOptions = {}): void {

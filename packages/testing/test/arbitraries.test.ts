@@ -1,22 +1,6 @@
 /** The arbitraries produce what they promise, imported through `@agentstate/testing/arbitraries`. */
-import {
-  appendTurnInputSchema,
-  createMemoryProvider,
-  createSessionInputSchema,
-  isAgentStateError,
-  ManualClock,
-  matchesText,
-  memoryItemSchema,
-  recallOptionsSchema,
-  seededEntropy,
-  sessionSchema,
-  skillSchema,
-  tokenize,
-  turnSchema,
-  upsertSkillInputSchema,
-  ValidationError,
-  writeMemoryInputSchema,
-} from '@agentstate/core';
+import { appendTurnInputSchema, createInMemoryProvider, createSessionInputSchema, isAgentStateError, ManualClock, memoryItemSchema, recallOptionsSchema, seededEntropy, sessionSchema, skillSchema, turnSchema, upsertSkillInputSchema, ValidationError, writeMemoryInputSchema } from '@agentstate/core';
+import { matchesText, tokenize } from '@agentstate/core/backend';
 import {
   arbAppendTurnInput,
   arbCreateSessionInput,
@@ -58,7 +42,7 @@ describe('input arbitraries', () => {
   });
 
   it('produce invalid text that every store refuses', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     await fc.assert(
       fc.asyncProperty(arbInvalidText(), async (bad) => {
         await expect(p.sessions.create({ title: bad })).rejects.toBeInstanceOf(ValidationError);
@@ -95,7 +79,7 @@ describe('operation sequences', () => {
     await fc.assert(
       fc.asyncProperty(arbOperations({ maxLength: 40 }), async (ops) => {
         const clock = new ManualClock();
-        const outcomes = await runOperations(createMemoryProvider({ clock }), ops, { clock });
+        const outcomes = await runOperations(createInMemoryProvider({ clock }), ops, { clock });
         expect(outcomes).toHaveLength(ops.length);
         for (const o of outcomes) {
           if (o.ok) ok += 1;
@@ -116,7 +100,7 @@ describe('operation sequences', () => {
       fc.asyncProperty(arbOperations(), async (ops) => {
         const run = async () => {
           const clock = new ManualClock();
-          const p = createMemoryProvider({ clock, entropy: seededEntropy(3), instanceId: 'i' });
+          const p = createInMemoryProvider({ clock, entropy: seededEntropy(3), instanceId: 'i' });
           const outcomes = await runOperations(p, ops, { clock });
           return { outcomes, events: await p.log.read({ stream: 'state' }) };
         };
@@ -127,7 +111,7 @@ describe('operation sequences', () => {
   });
 
   it('rethrow errors that are not typed store errors', async () => {
-    const p = createMemoryProvider();
+    const p = createInMemoryProvider();
     const broken = { ...p, sessions: { ...p.sessions, create: async () => Promise.reject(new TypeError('boom')) } };
     await expect(runOperations(broken, [{ kind: 'createSession', input: {} }])).rejects.toThrow('boom');
     expect(isAgentStateError(new TypeError('boom'))).toBe(false);

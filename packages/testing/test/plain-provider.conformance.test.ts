@@ -5,7 +5,7 @@
  * instead of the log (B32, B37, B39), must pass.
  */
 import type { Provider } from '@agentstate/core';
-import { createMemoryProvider } from '@agentstate/core';
+import { createInMemoryProvider } from '@agentstate/core';
 import { runProviderConformance } from '@agentstate/testing';
 
 /** Only the `Provider` surface of an in-memory provider. */
@@ -15,5 +15,5 @@ function plain(inner: Provider): Provider {
 
 runProviderConformance({
   name: 'plain provider (capabilities detected: not event sourced)',
-  create: async (options) => plain(createMemoryProvider(options)),
+  create: async (options) => plain(createInMemoryProvider(options)),
 });

@@ -1,7 +1,8 @@
 /** `agentstate memory`: write, recall (lexical, semantic or hybrid, with scores), show, delete. */
 import { Command } from 'commander';
 import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
-import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, parseInput, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
+import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
+import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';

@@ -1,7 +1,8 @@
 /** `agentstate sessions`: list, show a transcript, create, append a turn, delete. */
 import { Command } from 'commander';
 import type { Session, Turn } from '@agentstate/core';
-import { TURN_ROLES, createSessionInputSchema, parseInput } from '@agentstate/core';
+import { TURN_ROLES, createSessionInputSchema } from '@agentstate/core';
+import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';

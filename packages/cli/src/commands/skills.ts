@@ -1,7 +1,8 @@
 /** `agentstate skills`: list by scope, get, search, upsert, record an outcome, delete. */
 import { Command } from 'commander';
 import type { Skill, UpsertSkillInput } from '@agentstate/core';
-import { SKILL_SEARCH_ORDERS, describeScope, parseInput, upsertSkillInputSchema } from '@agentstate/core';
+import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema } from '@agentstate/core';
+import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';

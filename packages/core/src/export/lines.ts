@@ -7,11 +7,11 @@
  * `reader.ts`).
  */
 import { CorruptionError } from '../errors.js';
-import { decodeStateEvent } from '../spine/decode.js';
-import type { StateChange } from '../spine/events.js';
-import { STATE_STREAM } from '../spine/events.js';
-import { canonicalJson } from '../spine/json.js';
-import type { AppendInput, LogEvent } from '../spine/log.js';
+import { decodeStateEvent } from '../log/decode.js';
+import type { StateChange } from '../log/events.js';
+import { STATE_STREAM } from '../log/events.js';
+import { canonicalJson } from '../log/json.js';
+import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
 import { ExportFormatError } from './errors.js';
 

@@ -1,13 +1,13 @@
 /**
  * Reading an export, line by line, for any backend that imports one: each
- * event line is checked (`lines.ts`) and folded into a {@link MemoryState},
+ * event line is checked (`lines.ts`) and folded into an {@link InMemoryState},
  * the same step replay and verify take, so a log that breaks a fold rule is
  * refused with its line; the lines are digested, and at the end the trailer
  * must match what was read. The reader keeps nothing but the fold: the
  * importer appends each checked event where it belongs.
  */
 import { CorruptionError } from '../errors.js';
-import { MemoryState } from '../memory/state.js';
+import { InMemoryState } from '../in-memory/state.js';
 import { ExportFormatError } from './errors.js';
 import type { ImportedEvent } from './lines.js';
 import { checkEventLine, corruptionReason, parseJsonLine } from './lines.js';
@@ -23,7 +23,7 @@ export interface ExportReadOptions {
 /** What a complete, checked export held. */
 export interface ExportRead {
   /** The fold of every event. */
-  state: MemoryState;
+  state: InMemoryState;
   /** The trailer it ended with (undefined only with `allowUntrailed`). */
   trailer: Trailer | undefined;
 }
@@ -31,7 +31,7 @@ export interface ExportRead {
 /** Checks the lines of one export, in order. */
 export class ExportReader {
   /** The fold of the events read so far. */
-  readonly state = new MemoryState();
+  readonly state = new InMemoryState();
   readonly #digest = new ExportDigest();
   #trailer: { value: Trailer; lineNo: number } | undefined;
   #lineNo = 0;

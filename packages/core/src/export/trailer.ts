@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Hash } from 'node:crypto';
-import { canonicalJson } from '../spine/json.js';
+import { canonicalJson } from '../log/json.js';
 
 /** What a trailer states about the lines before it. */
 export interface Trailer {

@@ -2,8 +2,8 @@
  * Writing an export of any {@link Log}: its `state` stream as canonical
  * JSON Lines, read in batches, then the trailer (see `trailer.ts`).
  */
-import { STATE_STREAM } from '../spine/events.js';
-import type { Log } from '../spine/log.js';
+import { STATE_STREAM } from '../log/events.js';
+import type { Log } from '../log/log.js';
 import { exportLine } from './lines.js';
 import type { Trailer } from './trailer.js';
 import { ExportDigest, trailerLine } from './trailer.js';

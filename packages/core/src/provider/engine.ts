@@ -3,8 +3,8 @@
  * stamp → append → project, one mutation at a time, then best-effort
  * follow-ups (automatic snapshots, embeddings) that never fail the write.
  */
-import type { StateChange } from '../spine/events.js';
-import type { EventMeta } from '../spine/log.js';
+import type { StateChange } from '../log/events.js';
+import type { EventMeta } from '../log/log.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend, StateWriteTx } from '../write/backend.js';
 import { Mutex } from '../write/mutex.js';

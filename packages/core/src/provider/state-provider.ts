@@ -5,8 +5,8 @@
  */
 import { UuidV7Generator } from '../ids/uuidv7.js';
 import { systemEntropy } from '../ids/entropy.js';
-import { EventTypes } from '../spine/events.js';
-import { STATE_STREAM } from '../spine/events.js';
+import { EventTypes } from '../log/events.js';
+import { STATE_STREAM } from '../log/events.js';
 import type { MemoryItem } from '../records/records.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { bindSnapshot } from '../snapshot/binding.js';

@@ -16,7 +16,7 @@ import type {
 } from '../records/inputs.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
-import type { Log, StoredSnapshot } from '../spine/log.js';
+import type { Log, StoredSnapshot } from '../log/log.js';
 
 /** Resumable conversations with append-only transcripts. */
 export interface SessionStore {

@@ -26,9 +26,9 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
-import { STATE_STREAM } from '../spine/events.js';
-import { canonicalJson } from '../spine/json.js';
-import type { Log, LogEvent } from '../spine/log.js';
+import { STATE_STREAM } from '../log/events.js';
+import { canonicalJson } from '../log/json.js';
+import type { Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from './snapshot.js';
 import { encodeSnapshot, SNAPSHOT_FORMAT } from './snapshot.js';
 

@@ -5,10 +5,10 @@
  * the stream head. Anything else is skipped and the next older one is tried.
  */
 import { CorruptionError } from '../errors.js';
-import type { Log } from '../spine/log.js';
-import { STATE_STREAM } from '../spine/events.js';
+import type { Log } from '../log/log.js';
+import { STATE_STREAM } from '../log/events.js';
 import { checkBinding, eventAt, parseBoundSnapshot, UnboundSnapshotError } from './binding.js';
-import type { LogEvent, StoredSnapshot } from '../spine/log.js';
+import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';

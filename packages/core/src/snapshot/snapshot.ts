@@ -8,8 +8,8 @@ import { CorruptionError } from '../errors.js';
 import { compareStrings } from '../records/order.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
-import { canonicalJson } from '../spine/json.js';
-import { STATE_STREAM } from '../spine/events.js';
+import { canonicalJson } from '../log/json.js';
+import { STATE_STREAM } from '../log/events.js';
 
 /** The format tag inside every encoded snapshot. */
 export const SNAPSHOT_FORMAT = 'agentstate.snapshot/1';

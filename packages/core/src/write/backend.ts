@@ -7,8 +7,8 @@
 import type { TokenMatch } from '../matching/lexical.js';
 import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
-import type { StateChange } from '../spine/events.js';
-import type { EventMeta, Log, LogEvent } from '../spine/log.js';
+import type { StateChange } from '../log/events.js';
+import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 
 /** A value, or a promise of it: sync backends need not allocate promises. */

@@ -15,8 +15,8 @@ import type { appendTurnInputSchema, createSessionInputSchema, upsertSkillInputS
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
-import { EventTypes } from '../spine/events.js';
-import type { StateChangeOf } from '../spine/events.js';
+import { EventTypes } from '../log/events.js';
+import type { StateChangeOf } from '../log/events.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
 export interface StamperContext {

@@ -6,7 +6,8 @@
  * vector for a text with no tokens). Tokens are core's `tokenize`, so the
  * embedder sees exactly the words lexical matching sees.
  */
-import { tokenize, type Embedder } from '@agentstate/core';
+import type { Embedder } from '@agentstate/core';
+import { tokenize } from '@agentstate/core/backend';
 import { CODE_MIDPOINT, type WordTable } from './format.js';
 import { addHashedVector } from './oov.js';
 import { loadShippedTable, loadShippedTableSync } from './table.js';

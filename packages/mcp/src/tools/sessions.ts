@@ -1,7 +1,8 @@
 /** Session tools: create, append a turn, read a transcript, list, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Session } from '@agentstate/core';
-import { compareSessions, sameScope } from '@agentstate/core';
+import { sameScope } from '@agentstate/core';
+import { compareSessions } from '@agentstate/core/backend';
 import { outputs, sessionInputs } from '../schemas.js';
 import { hashScope, scopedSessionId, sessionScopeHash } from '../session-scope.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';

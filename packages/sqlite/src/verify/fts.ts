@@ -9,7 +9,7 @@
  * rows out of them in a contentless table, so they drift in a healthy
  * file.) Nothing is written to the database file.
  */
-import { foldForIndex, skillSearchText } from '@agentstate/core';
+import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_OPTIONS } from '../migrations/002-projection.js';
 import type { SkillRow } from '../rows.js';

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { Snapshot, SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import { canonicalJson, CorruptionError, decodeStateEvent, encodeSnapshot, MemoryState, plainCodec, skippedSnapshot, STATE_STREAM, trustStoredSnapshot } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
+import { canonicalJson, InMemoryState, skippedSnapshot, trustStoredSnapshot } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import type { SqliteLog } from '../log.js';
 import { describe } from './integrity.js';
@@ -43,7 +44,7 @@ export function checkReplay(ctx: ReplayContext): ReplayResult {
   const problems: VerifyProblem[] = [];
   const head = log.headNow(STATE_STREAM);
   const { stored, skipped } = storedSnapshots(ctx, head);
-  const state = new MemoryState();
+  const state = new InMemoryState();
   const results = new Map<number, boolean>();
   const check = (): void => {
     const digest = stored.get(state.seq);

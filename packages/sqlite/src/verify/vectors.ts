@@ -6,7 +6,7 @@
  * one cached for the item's current content. A live item without a vector
  * is not damage: vectors are derived lazily, and it is counted as pending.
  */
-import { contentHash } from '@agentstate/core';
+import { contentHash } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { describe } from './integrity.js';
 import type { VerifyProblem } from './report.js';

@@ -1,6 +1,7 @@
 /** B39: HLC across a clock set back, restarts and replays. */
 import type { Hlc, Provider } from '@agentstate/core';
-import { compareHlc, ManualClock, maxHlc } from '@agentstate/core';
+import { compareHlc, ManualClock } from '@agentstate/core';
+import { maxHlc } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { HOUR, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';

@@ -3,17 +3,8 @@
  * matcher are the references every backend must agree with (docs/contract.md §5, §9).
  */
 import type { MemoryItem, Skill } from '@agentstate/core';
-import {
-  compareMemoryNewestFirst,
-  compareSkillsBySlug,
-  createMemoryProvider,
-  LIMITS,
-  ManualClock,
-  matchesText,
-  seededEntropy,
-  skillSearchText,
-  STATE_STREAM,
-} from '@agentstate/core';
+import { createInMemoryProvider, LIMITS, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { compareMemoryNewestFirst, compareSkillsBySlug, matchesText, skillSearchText } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -35,7 +26,7 @@ export const propertyChecks: ProviderCheck[] = [
           const subjectClock = new ManualClock(T0);
           const referenceClock = new ManualClock(T0);
           const subject = await env.open(options(subjectClock));
-          const reference = createMemoryProvider(options(referenceClock));
+          const reference = createInMemoryProvider(options(referenceClock));
           try {
             const got = await runOperations(subject, operations, { clock: subjectClock });
             const want = await runOperations(reference, operations, { clock: referenceClock });

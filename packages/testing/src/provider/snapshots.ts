@@ -1,20 +1,7 @@
 /** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log. */
 import type { AppendInput, EventSourcedProvider, Log, Provider } from '@agentstate/core';
-import {
-  CorruptionError,
-  encodeSnapshot,
-  eventDigest,
-  EventTypes,
-  foldLog,
-  formatBoundSnapshot,
-  hmacCodec,
-  ManualClock,
-  parseBoundSnapshot,
-  seededEntropy,
-  snapshotBinding,
-  STATE_STREAM,
-  ValidationError,
-} from '@agentstate/core';
+import { CorruptionError, encodeSnapshot, EventTypes, hmacCodec, ManualClock, seededEntropy, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { eventDigest, foldLog, formatBoundSnapshot, parseBoundSnapshot, snapshotBinding } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';

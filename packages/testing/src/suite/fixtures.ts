@@ -4,7 +4,8 @@
  * everything a provider shows through its public API.
  */
 import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
-import { compareHlc, encodeSnapshot, HLC_ZERO, LIMITS, NotFoundError, toScope } from '@agentstate/core';
+import { compareHlc, encodeSnapshot, LIMITS, NotFoundError, toScope } from '@agentstate/core';
+import { HLC_ZERO } from '@agentstate/core/backend';
 
 /** A fixed start time for manual clocks: 2026-01-01T12:00:00.000Z. */
 export const T0 = Date.UTC(2026, 0, 1, 12);

@@ -5,7 +5,7 @@ import { compareMemoryNewestFirst, compareSkillsBySlug } from '../records/order.
 import type { MemoryItem, Scope, Skill } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
 import type { LexicalQuery, Scored, StateQueries } from '../write/backend.js';
-import type { MemoryState } from './state.js';
+import type { InMemoryState } from './state.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
 
@@ -32,8 +32,8 @@ function rankByRelevance<T>(
     .sort((a, b) => b.score - a.score || tieBreak(a.record, b.record));
 }
 
-/** Queries over a {@link MemoryState}. */
-export function memoryQueries(state: MemoryState): StateQueries {
+/** Queries over an {@link InMemoryState}. */
+export function inMemoryQueries(state: InMemoryState): StateQueries {
   return {
     session: (id) => state.sessions.get(id),
     turnExists: (id) => state.turnIds.has(id),

@@ -11,8 +11,8 @@ import { checkStateAppend } from './state-append.js';
 import { trustedAppend } from './trusted.js';
 import type { UpcasterRegistry } from './upcasters.js';
 
-/** Options of {@link MemoryLog}. */
-export interface MemoryLogOptions {
+/** Options of {@link InMemoryLog}. */
+export interface InMemoryLogOptions {
   /** Stamps `time` on events appended without one. */
   clock?: Clock;
   /**
@@ -39,14 +39,14 @@ function newIdentity(): string {
  * and reading costs no copy. An append to the `state` stream is refused with
  * a `ValidationError` unless the decoder will read it.
  */
-export class MemoryLog implements Log {
+export class InMemoryLog implements Log {
   readonly #streams = new Map<string, LogEvent[]>();
   readonly #snapshots = new Map<string, Map<number, StoredSnapshot>>();
   readonly #clock: Clock;
   readonly #identity: string;
   readonly #upcasters: UpcasterRegistry | undefined;
 
-  constructor(options: MemoryLogOptions = {}) {
+  constructor(options: InMemoryLogOptions = {}) {
     this.#clock = options.clock ?? systemClock;
     if (options.identity !== undefined && (typeof options.identity !== 'string' || options.identity === '')) {
       throw new ValidationError('identity', 'must be a non-empty string');

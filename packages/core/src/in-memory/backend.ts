@@ -1,32 +1,32 @@
 /**
- * The in-memory {@link StateBackend}: a {@link MemoryState} folded from a
+ * The in-memory {@link StateBackend}: an {@link InMemoryState} folded from a
  * {@link Log}. Append and project happen with nothing else in between: the
  * engine runs one mutation at a time, and projecting is synchronous.
  */
 import { ConflictError } from '../errors.js';
-import { EventTypes, STATE_STREAM } from '../spine/events.js';
-import type { StateChange } from '../spine/events.js';
-import type { EventMeta, Log, LogEvent } from '../spine/log.js';
-import { MemoryLog } from '../spine/memory-log.js';
-import { trustedAppend } from '../spine/trusted.js';
+import { EventTypes, STATE_STREAM } from '../log/events.js';
+import type { StateChange } from '../log/events.js';
+import type { EventMeta, Log, LogEvent } from '../log/log.js';
+import { InMemoryLog } from '../log/in-memory-log.js';
+import { trustedAppend } from '../log/trusted.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
-import { memoryQueries } from './queries.js';
-import { MemoryState } from './state.js';
-import { MemoryVectorStore } from './vectors.js';
+import { inMemoryQueries } from './queries.js';
+import { InMemoryState } from './state.js';
+import { InMemoryVectorStore } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
-export class MemoryBackend implements StateBackend {
-  readonly name = 'memory';
+export class InMemoryBackend implements StateBackend {
+  readonly name = 'in-memory';
   readonly queries: StateQueries;
-  readonly vectors: MemoryVectorStore;
+  readonly vectors: InMemoryVectorStore;
 
   constructor(
     readonly log: Log,
-    readonly state: MemoryState = new MemoryState(),
+    readonly state: InMemoryState = new InMemoryState(),
   ) {
-    this.queries = memoryQueries(state);
-    this.vectors = new MemoryVectorStore(state);
+    this.queries = inMemoryQueries(state);
+    this.vectors = new InMemoryVectorStore(state);
     this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta) };
   }
 
@@ -49,9 +49,9 @@ export class MemoryBackend implements StateBackend {
 
   async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload };
-    // The stamper's payload is fresh, valid by construction and never touched again: a MemoryLog keeps it
+    // The stamper's payload is fresh, valid by construction and never touched again: an InMemoryLog keeps it
     // as is, unchecked. Any other log checks it as it would any append.
-    const event = this.log instanceof MemoryLog ? this.log[trustedAppend](input) : await this.log.append(input);
+    const event = this.log instanceof InMemoryLog ? this.log[trustedAppend](input) : await this.log.append(input);
     if (event.seq !== this.state.seq + 1) {
       this.#inStep = false;
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);

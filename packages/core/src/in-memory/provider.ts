@@ -2,29 +2,29 @@
  * The in-memory provider: zero setup, the reference every other backend is
  * held to, and what `replay` returns.
  */
-import type { Log } from '../spine/log.js';
-import { MemoryLog } from '../spine/memory-log.js';
+import type { Log } from '../log/log.js';
+import { InMemoryLog } from '../log/in-memory-log.js';
 import type { StateProviderOptions } from '../provider/options.js';
 import { createStateProvider } from '../provider/state-provider.js';
 import type { EventSourcedProvider } from '../provider/types.js';
 import { systemClock } from '../time/clock.js';
-import { MemoryBackend } from './backend.js';
+import { InMemoryBackend } from './backend.js';
 import type { FoldOptions } from './fold.js';
 import { foldLog } from './fold.js';
 
-/** Options of {@link createMemoryProvider}. */
-export interface MemoryProviderOptions extends StateProviderOptions {
+/** Options of {@link createInMemoryProvider}. */
+export interface InMemoryProviderOptions extends StateProviderOptions {
   /**
-   * The log to append to; default, a new {@link MemoryLog} on `clock`. It must
+   * The log to append to; default, a new {@link InMemoryLog} on `clock`. It must
    * be empty: to continue a log that has history, use {@link replay}.
    */
   log?: Log;
 }
 
 /** A provider whose read model lives in memory over an empty log. */
-export function createMemoryProvider(options: MemoryProviderOptions = {}): EventSourcedProvider {
-  const log = options.log ?? new MemoryLog({ clock: options.clock ?? systemClock });
-  return createStateProvider(new MemoryBackend(log), options);
+export function createInMemoryProvider(options: InMemoryProviderOptions = {}): EventSourcedProvider {
+  const log = options.log ?? new InMemoryLog({ clock: options.clock ?? systemClock });
+  return createStateProvider(new InMemoryBackend(log), options);
 }
 
 /** Options of {@link replay}. */
@@ -42,5 +42,5 @@ export async function replay(log: Log, options: ReplayOptions = {}): Promise<Eve
     fromScratch: options.fromScratch,
     batchSize: options.batchSize,
   });
-  return createStateProvider(new MemoryBackend(log, state), options);
+  return createStateProvider(new InMemoryBackend(log, state), options);
 }

@@ -4,16 +4,16 @@ import type { MemoryItem } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
 import type { VectorQuery, VectorStore } from '../write/backend.js';
-import type { MemoryState } from './state.js';
+import type { InMemoryState } from './state.js';
 
-/** A {@link VectorStore} over a {@link MemoryState}: exact cosine over every live item. */
-export class MemoryVectorStore implements VectorStore {
+/** A {@link VectorStore} over an {@link InMemoryState}: exact cosine over every live item. */
+export class InMemoryVectorStore implements VectorStore {
   /** embedder id → item id → vector. */
   readonly #vectors = new Map<string, Map<string, Float32Array>>();
   /** embedder id → content hash → vector. */
   readonly #cache = new Map<string, Map<string, Float32Array>>();
 
-  constructor(private readonly state: MemoryState) {}
+  constructor(private readonly state: InMemoryState) {}
 
   pending(embedderId: string, limit: number): MemoryItem[] {
     const have = this.#vectors.get(embedderId);

@@ -1,5 +1,5 @@
 /**
- * JSON helpers for the spine: payloads are JSON, so what goes in equals what
+ * JSON helpers for the log: payloads are JSON, so what goes in equals what
  * comes out, and later mutation of a caller's object never changes history.
  */
 

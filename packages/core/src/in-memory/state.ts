@@ -6,8 +6,8 @@
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
-import type { StateChange } from '../spine/events.js';
-import { EventTypes } from '../spine/events.js';
+import type { StateChange } from '../log/events.js';
+import { EventTypes } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { sortSnapshot } from '../snapshot/snapshot.js';
 import type { Hlc } from '../time/hlc.js';
@@ -27,7 +27,7 @@ export function skillSearchText(skill: Skill): string {
 }
 
 /** The whole projection of the `state` stream, held in maps. */
-export class MemoryState implements FoldView {
+export class InMemoryState implements FoldView {
   /** Seq of the last event applied. */
   seq = 0;
   /** Largest `updatedHlc` applied. */

@@ -10,8 +10,8 @@
 import { CorruptionError } from '../errors.js';
 import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
-import type { StateChange } from '../spine/events.js';
-import { EventTypes, STATE_STREAM } from '../spine/events.js';
+import type { StateChange } from '../log/events.js';
+import { EventTypes, STATE_STREAM } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
 
 /** What the rules look up in the state being folded into; tombstones included. */

@@ -1,18 +1,18 @@
 /**
- * Folding a log into a {@link MemoryState}: start from the newest trustworthy
+ * Folding a log into an {@link InMemoryState}: start from the newest trustworthy
  * snapshot, then apply every later event, validated. The result is what
  * `replay`, `verify` and the durable backends' rebuild compare against.
  */
 import { CorruptionError } from '../errors.js';
-import { decodeStateEvent } from '../spine/decode.js';
-import { STATE_STREAM } from '../spine/events.js';
-import type { Log } from '../spine/log.js';
-import type { UpcasterRegistry } from '../spine/upcasters.js';
+import { decodeStateEvent } from '../log/decode.js';
+import { STATE_STREAM } from '../log/events.js';
+import type { Log } from '../log/log.js';
+import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SkippedSnapshot } from '../snapshot/restore.js';
 import { loadSnapshot } from '../snapshot/restore.js';
-import { MemoryState } from './state.js';
+import { InMemoryState } from './state.js';
 
 /** Options of {@link foldLog}. */
 export interface FoldOptions {
@@ -28,7 +28,7 @@ export interface FoldOptions {
 
 /** The folded state, with the snapshot it started from and those it skipped. */
 export interface FoldResult {
-  state: MemoryState;
+  state: InMemoryState;
   /** The seq of the snapshot the fold started from (0: none). */
   snapshotSeq: number;
   skipped: SkippedSnapshot[];
@@ -36,7 +36,7 @@ export interface FoldResult {
 
 /** Folds the `state` stream of `log`. A malformed event is a `CorruptionError` naming its seq. */
 export async function foldLog(log: Log, options: FoldOptions = {}): Promise<FoldResult> {
-  const state = new MemoryState();
+  const state = new InMemoryState();
   let snapshotSeq = 0;
   let skipped: SkippedSnapshot[] = [];
   if (!options.fromScratch) {

@@ -1,5 +1,5 @@
 /**
- * The spine: an append-only log of events in named streams, with snapshots
+ * The log: an append-only sequence of events in named streams, with snapshots
  * stored beside it. Every log implementation honours the contract of docs/contract.md §7,
  * which the conformance suite in `@agentstate/testing` checks.
  */

@@ -1,14 +1,14 @@
 /**
- * Proves core: the in-memory provider and MemoryLog run the whole
+ * Proves core: the in-memory provider and InMemoryLog run the whole
  * conformance suite, imported through the published entry points.
  */
 import type { EventSourcedProvider } from '@agentstate/core';
-import { createMemoryProvider, MemoryLog, replay } from '@agentstate/core';
+import { createInMemoryProvider, InMemoryLog, replay } from '@agentstate/core';
 import { runLogConformance, runProviderConformance } from '@agentstate/testing';
 
 runProviderConformance({
-  name: 'memory',
-  create: async (options) => createMemoryProvider(options),
+  name: 'in-memory',
+  create: async (options) => createInMemoryProvider(options),
   // The storage of an in-memory provider is its log: reopening folds it again.
   reopen: async (provider, options) => {
     await provider.close();
@@ -17,6 +17,6 @@ runProviderConformance({
 });
 
 runLogConformance({
-  name: 'MemoryLog',
-  create: async (options) => new MemoryLog(options),
+  name: 'InMemoryLog',
+  create: async (options) => new InMemoryLog(options),
 });

@@ -1,0 +1,75 @@
+/**
+ * @agentstate/core/backend — what a backend author needs beyond the public
+ * surface of `@agentstate/core`: the storage seam (`StateBackend`) and
+ * `createStateProvider`, which builds the stores on it; the stamper and the
+ * write mutex; the log's shared append rules; the fold, its rules and the
+ * in-memory read model; snapshot loading and binding; the record changes a
+ * projection applies; lexical matching and ranking; the export line format.
+ * Application code should not need this subpath.
+ */
+export { HLC_MAX_COUNTER, HLC_ZERO, maxHlc, HybridLogicalClock } from './time/hlc.js';
+export { compareSessions, compareSkillsBySlug, compareSkillsByAge, compareMemoryNewestFirst, compareStrings } from './records/order.js';
+export { copySession, copyTurn, copySkill, copyMemoryItem } from './records/copy.js';
+export { parseInput } from './records/inputs.js';
+export { scopeKey } from './records/scope.js';
+export { jsonClone, canonicalJson } from './log/json.js';
+export { deepFreeze } from './log/freeze.js';
+export { jsonPayload, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
+export { checkStateAppend } from './log/state-append.js';
+export { type ChangeRecord, changeRecords, changeHlc } from './log/changes.js';
+export { sortSnapshot } from './snapshot/snapshot.js';
+export {
+  type LoadedSnapshot,
+  sealedWith,
+  skippedSnapshot,
+  type SnapshotTrustContext,
+  trustStoredSnapshot,
+  loadSnapshot,
+} from './snapshot/restore.js';
+export {
+  BOUND_SNAPSHOT_FORMAT,
+  type SnapshotBinding,
+  sha256Hex,
+  eventDigest,
+  eventAt,
+  snapshotBinding,
+  formatBoundSnapshot,
+  bindSnapshot,
+  parseBoundSnapshot,
+  checkBinding,
+} from './snapshot/binding.js';
+export { foldCase, tokenize, foldForIndex, queryTokens, matchesTokens, matchesAnyToken, type TokenMatch, tokenMatcher, matchesText } from './matching/lexical.js';
+export { type Bm25Corpus, termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
+export { contentHash } from './embedding/embedder.js';
+export { RRF_K, type FusedHit, reciprocalRankFusion } from './embedding/fusion.js';
+export type {
+  Awaitable,
+  StateLookups,
+  StateWriteTx,
+  LexicalQuery,
+  Scored,
+  StateQueries,
+  VectorQuery,
+  VectorStore,
+  StateBackend,
+} from './write/backend.js';
+export {
+  type StamperContext,
+  type SessionDraft,
+  type TurnDraft,
+  type SkillDraft,
+  type MemoryDraft,
+  DEFAULT_MEMORY_KIND,
+  Stamper,
+} from './write/stamper.js';
+export { Mutex } from './write/mutex.js';
+export { DEFAULT_FUSION_WEIGHTS, DEFAULT_SIMILARITY_THRESHOLD, checkProviderOptions } from './provider/options.js';
+export { createStateProvider } from './provider/state-provider.js';
+export { resolveSkill } from './provider/skill-resolution.js';
+export { type FoldView, checkChange } from './in-memory/fold-rules.js';
+export { skillSearchText, InMemoryState } from './in-memory/state.js';
+export { InMemoryBackend } from './in-memory/backend.js';
+export { type FoldOptions, type FoldResult, foldLog } from './in-memory/fold.js';
+export { exportLine, type ImportedEvent, corruptionReason, parseJsonLine, checkEventLine } from './export/lines.js';
+export { type ExportReadOptions, type ExportRead, ExportReader } from './export/reader.js';
+export { type Trailer, type ExportDigest, trailerLine, isTrailerValue, readTrailer } from './export/trailer.js';
