@@ -117,6 +117,11 @@ export function mapSqliteError(error: unknown, path: string = UNKNOWN_PATH): unk
   // A read past the end of the file: the file was cut short, which is damage, not an I/O failure.
   if (code === 'SQLITE_IOERR_SHORT_READ') return new CorruptionError('database', 0, `${path} is truncated: ${error.message}`, cause);
   if (code.startsWith('SQLITE_CORRUPT')) return new CorruptionError('database', 0, `${path} is damaged: ${error.message}`, cause);
+  // Every statement is the library's own and the schema was checked on open: a table or
+  // column that is missing now means the schema pages on disk were damaged.
+  if (code === 'SQLITE_ERROR' && /^(no such (table|column|index)|malformed database schema)/i.test(error.message)) {
+    return new CorruptionError('database', 0, `${path} is damaged: its schema no longer matches this library's (${error.message})`, cause);
+  }
   // sqlite-vec reports bad vectors with a plain SQLITE_ERROR.
   if (code === 'SQLITE_ERROR' && /dimension|vector|float32|k value/i.test(error.message)) return new ValidationError('vector', error.message);
   return mapEnvironmentError(error, path) ?? error;

@@ -35,6 +35,8 @@ describe('mapSqliteError', () => {
     ['SQLITE_NOTADB', 'file is not a database', IncompatibleDatabaseError, false],
     ['SQLITE_CORRUPT', 'database disk image is malformed', CorruptionError, false],
     ['SQLITE_CORRUPT_VTAB', 'malformed', CorruptionError, false],
+    ['SQLITE_ERROR', 'no such column: time', CorruptionError, false],
+    ['SQLITE_ERROR', 'malformed database schema (events) - near "x": syntax error', CorruptionError, false],
     ['SQLITE_ERROR', 'Dimension mismatch for inserted vector', ValidationError, false],
   ];
 
