@@ -12,7 +12,10 @@ const REPLAY_EVENTS = Number(process.env.BENCH_REPLAY_EVENTS ?? 1_000_000);
 const RECORDS = Number(process.env.BENCH_RECORDS ?? 100_000);
 const RECALLS = 200;
 
-const WORDS = 'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday review tests coverage latency budget alert pager incident'.split(' ');
+const WORDS =
+  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday review tests coverage latency budget alert pager incident'.split(
+    ' ',
+  );
 const sentence = (i: number, n = 10) => Array.from({ length: n }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ');
 
 const rows: string[][] = [];
@@ -23,7 +26,14 @@ async function appendTurns(): Promise<void> {
   const m = await measure(async () => {
     for (let i = 0; i < TURNS; i += 1) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence(i) });
   });
-  rows.push(['appendTurn (awaited, one at a time)', `${fmt(TURNS)} turns`, `${fmt(m.wallMs)} ms`, `${fmt((TURNS / m.wallMs) * 1000)} /s`, `${fmt((TURNS / m.cpuMs) * 1000)} /s`, '≥ 100,000 /s']);
+  rows.push([
+    'appendTurn (awaited, one at a time)',
+    `${fmt(TURNS)} turns`,
+    `${fmt(m.wallMs)} ms`,
+    `${fmt((TURNS / m.wallMs) * 1000)} /s`,
+    `${fmt((TURNS / m.cpuMs) * 1000)} /s`,
+    '≥ 100,000 /s',
+  ]);
 }
 
 async function replayLog(): Promise<void> {
@@ -37,7 +47,14 @@ async function replayLog(): Promise<void> {
   }
   const m = await measure(() => replay(log, { fromScratch: true }));
   const events = await log.head('state');
-  rows.push(['replay (validated, from scratch)', `${fmt(events)} events`, `${fmt(m.wallMs)} ms`, `${fmt((events / m.wallMs) * 1000)} events/s`, `${fmt((events / m.cpuMs) * 1000)} events/s`, '≥ 200,000 events/s']);
+  rows.push([
+    'replay (validated, from scratch)',
+    `${fmt(events)} events`,
+    `${fmt(m.wallMs)} ms`,
+    `${fmt((events / m.wallMs) * 1000)} events/s`,
+    `${fmt((events / m.cpuMs) * 1000)} events/s`,
+    '≥ 200,000 events/s',
+  ]);
 }
 
 async function snapshots(): Promise<void> {
@@ -47,7 +64,14 @@ async function snapshots(): Promise<void> {
   const write = await measure(async () => {
     text = encodeSnapshot(await p.snapshot());
   });
-  rows.push(['snapshot capture + encode', `${fmt(RECORDS)} records (${fmt(text.length / 1e6, 1)} MB)`, `${fmt(write.wallMs)} ms`, '', `${fmt(write.cpuMs)} ms`, '—']);
+  rows.push([
+    'snapshot capture + encode',
+    `${fmt(RECORDS)} records (${fmt(text.length / 1e6, 1)} MB)`,
+    `${fmt(write.wallMs)} ms`,
+    '',
+    `${fmt(write.cpuMs)} ms`,
+    '—',
+  ]);
   const restore = await measure(() => {
     const state = new InMemoryState();
     state.restore(decodeSnapshot(text, RECORDS));
@@ -64,16 +88,34 @@ async function snapshots(): Promise<void> {
     const query = WORDS[i % WORDS.length]!.slice(0, 4);
     samples.push(await timeMs(() => p.memory.recall({ query, limit: 10 })));
   }
-  rows.push(['recall, lexical, recent, limit 10', `${fmt(RECORDS)} items`, `p50 ${fmt(percentile(samples, 50), 2)} ms`, `p95 ${fmt(percentile(samples, 95), 2)} ms`, '', '—']);
+  rows.push([
+    'recall, lexical, recent, limit 10',
+    `${fmt(RECORDS)} items`,
+    `p50 ${fmt(percentile(samples, 50), 2)} ms`,
+    `p95 ${fmt(percentile(samples, 95), 2)} ms`,
+    '',
+    '—',
+  ]);
   const ranked: number[] = [];
   for (let i = 0; i < RECALLS / 4; i += 1) {
     const query = `${WORDS[i % WORDS.length]} ${WORDS[(i + 3) % WORDS.length]}`;
     ranked.push(await timeMs(() => p.memory.recall({ query, limit: 10, order: 'relevance' })));
   }
-  rows.push(['recall, lexical, relevance, limit 10', `${fmt(RECORDS)} items`, `p50 ${fmt(percentile(ranked, 50), 2)} ms`, `p95 ${fmt(percentile(ranked, 95), 2)} ms`, '', '—']);
+  rows.push([
+    'recall, lexical, relevance, limit 10',
+    `${fmt(RECORDS)} items`,
+    `p50 ${fmt(percentile(ranked, 50), 2)} ms`,
+    `p95 ${fmt(percentile(ranked, 95), 2)} ms`,
+    '',
+    '—',
+  ]);
 }
 
 await appendTurns();
 await replayLog();
 await snapshots();
-printTable(`@agentstate/core, in-memory provider — Node ${process.version}, ${process.platform}/${process.arch}`, ['operation', 'size', 'wall time', 'rate (wall)', 'rate or time (CPU)', 'target'], rows);
+printTable(
+  `@agentstate/core, in-memory provider — Node ${process.version}, ${process.platform}/${process.arch}`,
+  ['operation', 'size', 'wall time', 'rate (wall)', 'rate or time (CPU)', 'target'],
+  rows,
+);

@@ -99,10 +99,16 @@ async function main(): Promise<void> {
   const rows: Array<[string, string]> = [
     ['embedder', embedder.id],
     ['table size on disk', `${(statSync(TABLE).size / 1e6).toFixed(2)} MB (${statSync(TABLE).size} bytes)`],
-    [`load time, cold process (median of ${runs})`, `${median(samples.map((s) => s.loadMs)).toFixed(0)} ms (+ ${median(samples.map((s) => s.importMs)).toFixed(0)} ms to import the package)`],
+    [
+      `load time, cold process (median of ${runs})`,
+      `${median(samples.map((s) => s.loadMs)).toFixed(0)} ms (+ ${median(samples.map((s) => s.importMs)).toFixed(0)} ms to import the package)`,
+    ],
     ['load memory: RSS delta', `${median(samples.map((s) => s.rssMb)).toFixed(1)} MB`],
     ['load memory: heap + external delta', `${median(samples.map((s) => s.heapMb + s.externalMb)).toFixed(1)} MB`],
-    [`embedding (${sentences.length} sentences, ${(words / sentences.length).toFixed(1)} words avg)`, `${Math.round(median(rates)).toLocaleString('en-US')} sentences/s (median of 3)`],
+    [
+      `embedding (${sentences.length} sentences, ${(words / sentences.length).toFixed(1)} words avg)`,
+      `${Math.round(median(rates)).toLocaleString('en-US')} sentences/s (median of 3)`,
+    ],
   ];
   const width = Math.max(...rows.map(([k]) => k.length));
   console.log(`| ${'measure'.padEnd(width)} | value |`);

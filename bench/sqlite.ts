@@ -85,12 +85,8 @@ async function rawTurns(sync: SynchronousLevel, n: number, withFts: boolean, rou
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${sync}`);
   if (withFts) db.exec('CREATE VIRTUAL TABLE turns_fts USING fts5(text)');
-  db.prepare(
-    `INSERT INTO sessions VALUES ('s', 'bench', '', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 1, 'i', 1, 0, 'i', 0)`,
-  ).run();
-  const insertEvent = db.prepare(
-    'INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, 1, ?, ?, 1)',
-  );
+  db.prepare(`INSERT INTO sessions VALUES ('s', 'bench', '', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', 1, 'i', 1, 0, 'i', 0)`).run();
+  const insertEvent = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, 1, ?, ?, 1)');
   const insertTurn = db.prepare(
     `INSERT INTO turns (session_id, seq, id, role, content, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted)
      VALUES (?, ?, ?, 'user', ?, ?, 1, 'i', ?, 0, 'i', 0)`,

@@ -85,7 +85,11 @@ try {
       cpus.length === samples.length ? `${fmt(percentile(cpus, 50))} ms` : '—',
     ]);
   }
-  printTable(`Command start-up, ${RUNS} runs each (wall-clock; CPU is the child's user + system time)`, ['command', 'median', 'p90', 'over the floor', 'CPU median'], rows);
+  printTable(
+    `Command start-up, ${RUNS} runs each (wall-clock; CPU is the child's user + system time)`,
+    ['command', 'median', 'p90', 'over the floor', 'CPU median'],
+    rows,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

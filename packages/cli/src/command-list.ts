@@ -13,10 +13,10 @@ export const SUMMARIES = {
   skills: 'reusable, versioned procedures with outcome evidence',
   memory: 'durable facts with provenance',
   log: 'the event log behind the state (stream "state"); --json prints JSON Lines',
-  verify: "check the whole file: SQLite's integrity check, the log replayed against the tables and stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
+  verify:
+    "check the whole file: SQLite's integrity check, the log replayed against the tables and stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
   rebuild: 'drop every projection table and derive it again from the log (from the newest valid snapshot)',
-  snapshot:
-    'save a snapshot of the whole state in the database, bound to it and sealed with the snapshot key if given (or --print its canonical text)',
+  snapshot: 'save a snapshot of the whole state in the database, bound to it and sealed with the snapshot key if given (or --print its canonical text)',
   stats: 'counts, sizes, the stream head and the last snapshot',
   export: 'write the event log as JSON Lines (one event per line, in seq order, then a trailer line) to stdout or --out',
   import: 'create a new database (--db) from a JSON Lines export, checking every event before anything is kept',

@@ -41,7 +41,9 @@ function prepare(path: string, options: { create?: boolean; readonly?: boolean }
   if (size === undefined) {
     if (!options.create || options.readonly) {
       const folder = existsSync(dirname(path)) ? '' : `: the folder ${dirname(path)} does not exist`;
-      throw new UserError(`no agentstate database at ${path}${folder} (choose one with --db or ${DATABASE_ENV}; \`agentstate demo --db ${path}\` creates a sample)`);
+      throw new UserError(
+        `no agentstate database at ${path}${folder} (choose one with --db or ${DATABASE_ENV}; \`agentstate demo --db ${path}\` creates a sample)`,
+      );
     }
     try {
       mkdirSync(dirname(path), { recursive: true });

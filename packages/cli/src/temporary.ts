@@ -94,7 +94,9 @@ export function linkNoReplace(temporary: string, target: string, what: string): 
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new UserError(`${target} appeared while the ${what} ran and was left untouched; nothing was written to it`);
     if (code === 'EPERM' || code === 'ENOTSUP' || code === 'ENOSYS') {
-      throw new UserError(`cannot create ${target} without risking to replace a file: its file system has no hard links (${code}); write to another folder, then move the file`);
+      throw new UserError(
+        `cannot create ${target} without risking to replace a file: its file system has no hard links (${code}); write to another folder, then move the file`,
+      );
     }
     throw mapFileError(error, target, 'write');
   }

@@ -47,7 +47,9 @@ describe('a damaged database', () => {
 
   it('exits 2 on a malformed event payload, naming its seq', () => {
     d.sql(`UPDATE events SET payload = '{"session":{"id":"x"}}' WHERE stream = 'state' AND seq = 2`);
-    expect(fails(2, ['verify', '--db', d.db])).toMatch(/^agentstate: verification failed: the log cannot be replayed: corrupt state#2: .*restore the file from a backup/);
+    expect(fails(2, ['verify', '--db', d.db])).toMatch(
+      /^agentstate: verification failed: the log cannot be replayed: corrupt state#2: .*restore the file from a backup/,
+    );
     expect(fails(2, ['rebuild', '--db', d.db])).toContain('state#2');
   });
 

@@ -64,7 +64,10 @@ describe('files the environment makes unusable', () => {
   it('refuses a 0-byte file in every read command, writing nothing into it', async () => {
     const db = tmp.path('empty.db');
     writeFileSync(db, '');
-    const lines = await failAll(2, READ_COMMANDS.map((c) => [...c, '--db', db]));
+    const lines = await failAll(
+      2,
+      READ_COMMANDS.map((c) => [...c, '--db', db]),
+    );
     for (const line of lines) expect(line).toBe(`agentstate: ${db}: is empty (0 bytes), not a database`);
     // A command that changes records needs a database too; one that creates may start one.
     expect(failureLine(cli(['memory', 'delete', 'x', '--db', db]), 2, [])).toContain('is empty (0 bytes)');
@@ -80,7 +83,10 @@ describe('files the environment makes unusable', () => {
     ok(['demo', '--db', db]);
     damage(db);
     const before = hash(db);
-    const lines = await failAll(2, SOME_READ_COMMANDS.map((c) => [...c, '--db', db]));
+    const lines = await failAll(
+      2,
+      SOME_READ_COMMANDS.map((c) => [...c, '--db', db]),
+    );
     for (const line of lines) expect(line).toMatch(message);
     expect(hash(db)).toBe(before);
   });
@@ -89,7 +95,9 @@ describe('files the environment makes unusable', () => {
     expect(failureLine(cli(['stats', '--db', tmp.dir]), 3, [])).toBe(`agentstate: cannot open ${tmp.dir}: it is a folder, not a database file`);
     expect(failureLine(cli(['memory', 'write', 'x', '--db', tmp.dir]), 3, [])).toContain('it is a folder, not a database file');
     const missing = tmp.path('no-folder/state.db');
-    expect(failureLine(cli(['verify', '--db', missing]), 1, [])).toContain(`no agentstate database at ${missing}: the folder ${tmp.path('no-folder')} does not exist`);
+    expect(failureLine(cli(['verify', '--db', missing]), 1, [])).toContain(
+      `no agentstate database at ${missing}: the folder ${tmp.path('no-folder')} does not exist`,
+    );
     expect(existsSync(tmp.path('no-folder'))).toBe(false);
   });
 
@@ -97,11 +105,15 @@ describe('files the environment makes unusable', () => {
     const db = tmp.path('state.db');
     ok(['demo', '--db', db]);
     const missing = tmp.path('no-folder/out.jsonl');
-    expect(failureLine(cli(['export', '--db', db, '--out', missing]), 1, [])).toBe(`agentstate: cannot write ${missing}: the folder ${tmp.path('no-folder')} does not exist`);
+    expect(failureLine(cli(['export', '--db', db, '--out', missing]), 1, [])).toBe(
+      `agentstate: cannot write ${missing}: the folder ${tmp.path('no-folder')} does not exist`,
+    );
     const folder = tmp.path('a-folder');
     mkdirSync(folder);
     for (const force of [[], ['--force']]) {
-      expect(failureLine(cli(['export', '--db', db, '--out', folder, ...force]), 1, [])).toBe(`agentstate: cannot write ${folder}: it is a folder; name a file`);
+      expect(failureLine(cli(['export', '--db', db, '--out', folder, ...force]), 1, [])).toBe(
+        `agentstate: cannot write ${folder}: it is a folder; name a file`,
+      );
     }
     expect(readdirSync(folder)).toEqual([]);
     if (!CAN_DROP) return;
@@ -170,7 +182,9 @@ describe('files the environment makes unusable', () => {
       else failure = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
     }
     expect(failure).toBeDefined();
-    expect(failureLine(failure!, 3, [])).toMatch(new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`));
+    expect(failureLine(failure!, 3, [])).toMatch(
+      new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`),
+    );
     expect(acked.length).toBeGreaterThan(0);
     expect(ok(['verify', '--db', db])).toMatch(/^ok: /);
     const stored = okJson<Array<{ id: string }>>(['memory', 'recall', '--limit', '1000', '--db', db]).map((m) => m.id);

@@ -7,14 +7,33 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as core from '@agentstate/core';
-import { AgentStateError, ClosedError, ConflictError, CorruptionError, ExportFormatError, NotFoundError, SnapshotSealError, UnavailableError, UnboundSnapshotError, ValidationError } from '@agentstate/core';
+import {
+  AgentStateError,
+  ClosedError,
+  ConflictError,
+  CorruptionError,
+  ExportFormatError,
+  NotFoundError,
+  SnapshotSealError,
+  UnavailableError,
+  UnboundSnapshotError,
+  ValidationError,
+} from '@agentstate/core';
 import type { ErrorCode } from '@agentstate/core';
 import * as embeddings from '@agentstate/embeddings';
 import { EmbeddingHttpError, EmbeddingNetworkError, EmbeddingResponseError, EmbeddingTimeoutError, TableFormatError } from '@agentstate/embeddings';
 import * as mcp from '@agentstate/mcp';
 import { ScopeDeniedError, UsageError } from '@agentstate/mcp';
 import * as sqlite from '@agentstate/sqlite';
-import { DatabaseNotFoundError, DiskFullError, IncompatibleDatabaseError, NotAFileError, PermissionDeniedError, ReadOnlyError, StorageIoError } from '@agentstate/sqlite';
+import {
+  DatabaseNotFoundError,
+  DiskFullError,
+  IncompatibleDatabaseError,
+  NotAFileError,
+  PermissionDeniedError,
+  ReadOnlyError,
+  StorageIoError,
+} from '@agentstate/sqlite';
 import { DamagedDatabaseError, ExitCode, exitCodeFor, UserError } from '../src/errors.js';
 import * as cli from '../src/index.js';
 

@@ -62,11 +62,21 @@ describe('import refuses what the live API refuses', () => {
     ['a 50,000-character session id', async () => [edited((await live).session, (p) => (p.session.id = 's'.repeat(50_000)))], 1],
     ['an id one over the id limit', async () => [edited((await live).memory, (p) => (p.item.id = 'm'.repeat(LIMITS.id + 1)))], 1],
     ['100,000 tags', async () => [edited((await live).skill, (p) => (p.skill.tags = Array.from({ length: 100_000 }, (_, i) => `t${i}`)))], 1],
-    ['one tag over the tag limit', async () => [edited((await live).skill, (p) => (p.skill.tags = Array.from({ length: LIMITS.tags + 1 }, (_, i) => `t${i}`)))], 1],
-    ['more wins than uses', async () => [edited((await live).skill, (p) => {
-      p.skill.uses = 1;
-      p.skill.wins = 2;
-    })], 1],
+    [
+      'one tag over the tag limit',
+      async () => [edited((await live).skill, (p) => (p.skill.tags = Array.from({ length: LIMITS.tags + 1 }, (_, i) => `t${i}`)))],
+      1,
+    ],
+    [
+      'more wins than uses',
+      async () => [
+        edited((await live).skill, (p) => {
+          p.skill.uses = 1;
+          p.skill.wins = 2;
+        }),
+      ],
+      1,
+    ],
     ['uses beyond the largest safe integer', async () => [edited((await live).skill, (p) => (p.skill.uses = Number.MAX_SAFE_INTEGER + 1))], 1],
     ['an impossible date', async () => [edited((await live).memory, (p) => (p.item.createdAt = '2026-02-30T00:00:00.000Z'))], 1],
   ];

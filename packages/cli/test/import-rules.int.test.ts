@@ -47,7 +47,9 @@ describe('any log written through the live API', () => {
           const events = await writers[0]!.log.read({ stream: STATE_STREAM });
           const { file, target } = exportOf(events);
           const report = await importInto(file, target, OPTIONS);
-          const expected = createHash('sha256').update(encodeSnapshot(await writers[0]!.snapshot())).digest('hex');
+          const expected = createHash('sha256')
+            .update(encodeSnapshot(await writers[0]!.snapshot()))
+            .digest('hex');
           expect(report).toMatchObject({ events: events.length, sha256: expected, trailer: true });
         } finally {
           for (const w of writers) await w.close();
@@ -95,10 +97,13 @@ describe('a log the live API could not have written', () => {
   const cases: Array<[string, () => Promise<LogEvent[]>, RegExp]> = [
     [
       'a turn of a session that does not exist',
-      async () => [await created, edited(await turn1, (p) => {
-        p.session.id = 'ghost';
-        p.turn.sessionId = 'ghost';
-      })],
+      async () => [
+        await created,
+        edited(await turn1, (p) => {
+          p.session.id = 'ghost';
+          p.turn.sessionId = 'ghost';
+        }),
+      ],
       /line 2: session\.turn_appended: session "ghost" does not exist or is deleted/,
     ],
     [
@@ -112,7 +117,11 @@ describe('a log the live API could not have written', () => {
       },
       /line 3: session\.turn_appended: session "s1" does not exist or is deleted/,
     ],
-    ['a duplicated turn seq', async () => [await created, await turn1, edited(await turn2, (p) => (p.turn.seq = 1))], /line 3: .*turn seq 1 of session "s1", expected 2/],
+    [
+      'a duplicated turn seq',
+      async () => [await created, await turn1, edited(await turn2, (p) => (p.turn.seq = 1))],
+      /line 3: .*turn seq 1 of session "s1", expected 2/,
+    ],
     ['a skipped turn seq', async () => [await created, edited(await turn1, (p) => (p.turn.seq = 2))], /line 2: .*turn seq 2 of session "s1", expected 1/],
     [
       'a turn id already taken',
@@ -129,7 +138,11 @@ describe('a log the live API could not have written', () => {
       async () => [await skill, edited(await skill, (p) => (p.skill.id = 'another'))],
       /line 2: skill\.upserted: skill "deploy" in this scope already exists with id/,
     ],
-    ['an update whose syncVersion does not follow', async () => [await created, edited(await turn1, (p) => (p.session.syncVersion = 5))], /line 2: .*syncVersion 5 follows 1, expected 2/],
+    [
+      'an update whose syncVersion does not follow',
+      async () => [await created, edited(await turn1, (p) => (p.session.syncVersion = 5))],
+      /line 2: .*syncVersion 5 follows 1, expected 2/,
+    ],
     [
       'an originInstanceId that changes',
       async () => [await created, edited(await turn1, (p) => (p.session.originInstanceId = 'someone-else'))],
@@ -139,17 +152,28 @@ describe('a log the live API could not have written', () => {
       'a clock that does not move forward',
       async () => {
         const first = await created;
-        return [first, edited(await turn1, (p) => {
-          const { session } = first.payload as Payload;
-          p.session.updatedHlc = session.updatedHlc;
-          p.turn.updatedHlc = session.updatedHlc;
-        })];
+        return [
+          first,
+          edited(await turn1, (p) => {
+            const { session } = first.payload as Payload;
+            p.session.updatedHlc = session.updatedHlc;
+            p.turn.updatedHlc = session.updatedHlc;
+          }),
+        ];
       },
       /line 2: .*updatedHlc did not move forward/,
     ],
     ['a deletion of a memory item that does not exist', async () => [await memoryDeleted], /line 1: memory\.deleted: memory item "m1" does not exist/],
-    ['a second deletion', async () => [await created, await turn1, await turn2, await deleted, await deleted], /line 5: .*session "s1" does not exist or is deleted/],
-    ['an outcome that adds two uses', async () => [await skill, edited(await outcome, (p) => (p.skill.uses = 2))], /line 2: .*an outcome adds one use and at most one win/],
+    [
+      'a second deletion',
+      async () => [await created, await turn1, await turn2, await deleted, await deleted],
+      /line 5: .*session "s1" does not exist or is deleted/,
+    ],
+    [
+      'an outcome that adds two uses',
+      async () => [await skill, edited(await outcome, (p) => (p.skill.uses = 2))],
+      /line 2: .*an outcome adds one use and at most one win/,
+    ],
   ];
 
   for (const [what, events, message] of cases) {
@@ -169,7 +193,9 @@ describe('a log the live API could not have written', () => {
 
   it('says so through the command: exit 1, one line', async () => {
     const { file, target } = exportOf([await created, await turn1, edited(await turn2, (p) => (p.turn.seq = 1))]);
-    expect(fails(1, ['import', file, '--db', target])).toMatch(/^agentstate: line 3: session\.turn_appended: turn seq 1 of session "s1", expected 2 \(the live API never writes this\); nothing was imported$/);
+    expect(fails(1, ['import', file, '--db', target])).toMatch(
+      /^agentstate: line 3: session\.turn_appended: turn seq 1 of session "s1", expected 2 \(the live API never writes this\); nothing was imported$/,
+    );
     expect(existsSync(target)).toBe(false);
   });
 });

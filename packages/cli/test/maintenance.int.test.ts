@@ -79,7 +79,11 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
     const text = tmp.path('notes.db');
     writeFileSync(text, 'these are my notes, not a database\n'.repeat(100));
     const runs = [['verify'], ['stats'], ['sessions', 'list'], ['memory', 'write', 'x'], ['log', 'tail'], ['export']];
-    for (const line of await failAll(2, runs.map((args) => [...args, '--db', text]))) expect(line).toMatch(/^agentstate: .*not a SQLite database/);
+    for (const line of await failAll(
+      2,
+      runs.map((args) => [...args, '--db', text]),
+    ))
+      expect(line).toMatch(/^agentstate: .*not a SQLite database/);
     expect(readFileSync(text, 'utf8')).toBe('these are my notes, not a database\n'.repeat(100));
   });
 
@@ -87,7 +91,11 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
     const missing = tmp.path('missing.db');
     const out = tmp.path('missing.jsonl');
     const runs = [['verify'], ['rebuild'], ['snapshot'], ['snapshot', '--print'], ['stats'], ['export', '--out', out], ['log', 'show']];
-    for (const line of await failAll(1, runs.map((args) => [...args, '--db', missing]))) expect(line).toContain(`no agentstate database at ${missing}`);
+    for (const line of await failAll(
+      1,
+      runs.map((args) => [...args, '--db', missing]),
+    ))
+      expect(line).toContain(`no agentstate database at ${missing}`);
     expect(existsSync(missing)).toBe(false);
     expect(existsSync(out)).toBe(false);
   });

@@ -117,7 +117,7 @@ describe('the same recall through the library, the CLI and the MCP server', () =
     expect(await mcpIds(fromEnv, {})).toEqual(await apiIds({}));
   });
 
-  it('writes a scope the same way in the CLI, the server\'s instructions and its resources', async () => {
+  it("writes a scope the same way in the CLI, the server's instructions and its resources", async () => {
     const scope = { instance: '', project: 'a/b', workspace: 'x y' };
     const provider = openSqlite(db);
     try {

@@ -24,9 +24,9 @@ describe('agentstate skills', () => {
   const db = tmp.path('skills.db');
 
   it('upserts from flags: create, then update keeping what was left out', () => {
-    expect(ok(['skills', 'upsert', 'deploy', '--name', 'Deploy', '--body', 'ship it', '--tag', 'ops', '--tag', 'ci', '--check', 'npm test', '--db', db])).toMatch(
-      /^created skill deploy \(global\), version 1, id /,
-    );
+    expect(
+      ok(['skills', 'upsert', 'deploy', '--name', 'Deploy', '--body', 'ship it', '--tag', 'ops', '--tag', 'ci', '--check', 'npm test', '--db', db]),
+    ).toMatch(/^created skill deploy \(global\), version 1, id /);
     const updated = okJson<Skill>(['skills', 'upsert', 'deploy', '--body', 'ship faster', '--db', db]);
     expect(updated).toMatchObject({ slug: 'deploy', name: 'Deploy', body: 'ship faster', tags: ['ops', 'ci'], check: 'npm test', version: 2, syncVersion: 2 });
   });
@@ -37,7 +37,13 @@ describe('agentstate skills', () => {
     const body = tmp.path('body.md');
     writeFileSync(body, '1. build\n2. ship\n');
     const skill = okJson<Skill>(['skills', 'upsert', '--file', file, '--project', 'alpha', '--body-file', body, '--db', db]);
-    expect(skill).toMatchObject({ slug: 'deploy', name: 'Deploy alpha', body: '1. build\n2. ship\n', scope: { instance: '', project: 'alpha', workspace: '' }, version: 1 });
+    expect(skill).toMatchObject({
+      slug: 'deploy',
+      name: 'Deploy alpha',
+      body: '1. build\n2. ship\n',
+      scope: { instance: '', project: 'alpha', workspace: '' },
+      version: 1,
+    });
   });
 
   it('lists by exact scope', () => {

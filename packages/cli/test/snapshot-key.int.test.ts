@@ -57,20 +57,31 @@ describe('a snapshot sealed with an HMAC key', () => {
   it('is reported as sealed but unverifiable without the key, not as damaged', () => {
     const report = okJson(['verify', '--db', db]);
     expect(report).toMatchObject({ ok: true, storedSnapshot: null });
-    expect(report.skippedSnapshots).toEqual([{ seq: 18, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' }]);
+    expect(report.skippedSnapshots).toEqual([
+      { seq: 18, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' },
+    ]);
     const text = ok(['verify', '--db', db]);
     expect(text).not.toContain('not JSON');
-    expect(text).toContain('stored snapshot at seq 18 skipped: sealed with hmac-sha256, and cannot be verified without its key (give its key with --snapshot-key');
+    expect(text).toContain(
+      'stored snapshot at seq 18 skipped: sealed with hmac-sha256, and cannot be verified without its key (give its key with --snapshot-key',
+    );
   });
 
   it('fails verification under another key, and is skipped by rebuild with a clear reason', () => {
     const reason = expect.stringContaining('HMAC mismatch: sealed with another key, or changed since');
     const verified = cli(['verify', '--json', '--db', db, '--snapshot-key', otherKey]);
     expect(verified.code).toBe(2);
-    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: false, differences: [], storedSnapshot: null, skippedSnapshots: [{ seq: 18, reason, damaged: true }] });
+    expect(JSON.parse(verified.stdout)).toMatchObject({
+      ok: false,
+      differences: [],
+      storedSnapshot: null,
+      skippedSnapshots: [{ seq: 18, reason, damaged: true }],
+    });
     expect(verified.stderr).toContain('the stored snapshot at seq 18 is damaged: HMAC mismatch: sealed with another key');
     expect(okJson(['rebuild', '--db', db, '--snapshot-key', otherKey])).toMatchObject({ seq: 18, snapshotSeq: 0, events: 18, skipped: [{ seq: 18, reason }] });
-    expect(okJson(['verify', '--db', db, '--snapshot-key', privatePem]).skippedSnapshots).toEqual([{ seq: 18, reason: 'sealed with hmac-sha256, not ed25519', damaged: false }]);
+    expect(okJson(['verify', '--db', db, '--snapshot-key', privatePem]).skippedSnapshots).toEqual([
+      { seq: 18, reason: 'sealed with hmac-sha256, not ed25519', damaged: false },
+    ]);
   });
 
   it('makes an unsealed snapshot untrusted once a key is given', () => {
@@ -97,11 +108,15 @@ describe('a snapshot signed with an Ed25519 key', () => {
     expect(okJson(['rebuild', '--db', db, '--snapshot-key', other]).skipped).toEqual([
       { seq: 18, reason: expect.stringContaining('Ed25519 signature mismatch: signed with another key'), damaged: true },
     ]);
-    expect(okJson(['verify', '--db', db]).skippedSnapshots).toEqual([{ seq: 18, reason: expect.stringContaining('sealed with ed25519'), damaged: false, sealedWith: 'ed25519' }]);
+    expect(okJson(['verify', '--db', db]).skippedSnapshots).toEqual([
+      { seq: 18, reason: expect.stringContaining('sealed with ed25519'), damaged: false, sealedWith: 'ed25519' },
+    ]);
   });
 
   it('cannot be sealed with the public key', () => {
-    expect(fails(1, ['snapshot', '--db', db, '--snapshot-key', publicPem])).toMatch(/is an Ed25519 public key: it verifies snapshots, but sealing one needs the private key/);
+    expect(fails(1, ['snapshot', '--db', db, '--snapshot-key', publicPem])).toMatch(
+      /is an Ed25519 public key: it verifies snapshots, but sealing one needs the private key/,
+    );
   });
 });
 

@@ -82,13 +82,33 @@ describe('agentstate export and import', () => {
 
   const untrailed: Array<[string, (l: string[]) => string, RegExp]> = [
     ['an empty file', () => '', /^agentstate: the export is empty: it has no trailer line, .*--allow-untrailed/],
-    ['a file cut at a line boundary', (l) => `${withTrailer(l).split('\n').slice(0, 120).join('\n')}\n`, /the export ends after 120 events without a trailer line, so it may have been cut short/],
+    [
+      'a file cut at a line boundary',
+      (l) => `${withTrailer(l).split('\n').slice(0, 120).join('\n')}\n`,
+      /the export ends after 120 events without a trailer line, so it may have been cut short/,
+    ],
     ['a file cut inside its trailer', (l) => withTrailer(l).slice(0, -20), /line 301: not valid JSON/],
-    ['a trailer with the wrong count', (l) => withTrailer(l).replace('"events":300', '"events":299'), /line 301: the trailer counts 299 events but 300 precede it/],
-    ['a trailer with the wrong digest', (l) => withTrailer(l).replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${'0'.repeat(64)}"`), /line 301: the sha256 of the trailer does not match/],
-    ['an edited event under a valid-looking trailer', (l) => withTrailer(l).replace('"actor":"generator"', '"actor":"generatoR"'), /line 301: the sha256 of the trailer does not match/],
+    [
+      'a trailer with the wrong count',
+      (l) => withTrailer(l).replace('"events":300', '"events":299'),
+      /line 301: the trailer counts 299 events but 300 precede it/,
+    ],
+    [
+      'a trailer with the wrong digest',
+      (l) => withTrailer(l).replace(/"sha256":"[0-9a-f]{64}"/, `"sha256":"${'0'.repeat(64)}"`),
+      /line 301: the sha256 of the trailer does not match/,
+    ],
+    [
+      'an edited event under a valid-looking trailer',
+      (l) => withTrailer(l).replace('"actor":"generator"', '"actor":"generatoR"'),
+      /line 301: the sha256 of the trailer does not match/,
+    ],
     ['a line after the trailer', (l) => `${withTrailer(l)}${l[0]}\n`, /line 302: a line after the trailer \(line 301\)/],
-    ['a trailer with extra fields', (l) => withTrailer(l).replace('{"trailer":{', '{"trailer":{"format":1,'), /line 301: "trailer" must hold exactly "events" and "sha256"/],
+    [
+      'a trailer with extra fields',
+      (l) => withTrailer(l).replace('{"trailer":{', '{"trailer":{"format":1,'),
+      /line 301: "trailer" must hold exactly "events" and "sha256"/,
+    ],
     ['a blank line', (l) => withTrailer(l).replace('\n', '\n\n'), /line 2: a blank line/],
   ];
 
@@ -105,10 +125,14 @@ describe('agentstate export and import', () => {
     const old = lines.map((l) => `${l}\n`).join('');
     const target = tmp.path('old.db');
     expect(fails(1, ['import', '-', '--db', target], { input: old })).toContain('--allow-untrailed');
-    expect(fails(1, ['import', '-', '--allow-untrailed', '--db', target], { input: old.replace('"seq":2,', '"seq":3,') })).toContain('line 2: expected seq 2, found 3');
+    expect(fails(1, ['import', '-', '--allow-untrailed', '--db', target], { input: old.replace('"seq":2,', '"seq":3,') })).toContain(
+      'line 2: expected seq 2, found 3',
+    );
     expect(okJson(['import', '-', '--allow-untrailed', '--db', target], { input: old })).toMatchObject({ events: 300, trailer: false });
     expect(ok(['export', '--db', target])).toBe(withTrailer(lines));
-    expect(fails(1, ['import', '-', '--allow-untrailed', '--db', tmp.path('old-cut.db')], { input: withTrailer(lines).replace('"events":300', '"events":3') })).toContain('the trailer counts 3 events');
+    expect(
+      fails(1, ['import', '-', '--allow-untrailed', '--db', tmp.path('old-cut.db')], { input: withTrailer(lines).replace('"events":300', '"events":3') }),
+    ).toContain('the trailer counts 3 events');
   });
 
   it('refuses to import over an existing database, or from a missing file', () => {

@@ -38,7 +38,17 @@ export {
   parseBoundSnapshot,
   checkBinding,
 } from './snapshot/binding.js';
-export { foldCase, tokenize, foldForIndex, queryTokens, matchesTokens, matchesAnyToken, type TokenMatch, tokenMatcher, matchesText } from './matching/lexical.js';
+export {
+  foldCase,
+  tokenize,
+  foldForIndex,
+  queryTokens,
+  matchesTokens,
+  matchesAnyToken,
+  type TokenMatch,
+  tokenMatcher,
+  matchesText,
+} from './matching/lexical.js';
 export { type Bm25Corpus, termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
 export { contentHash } from './embedding/embedder.js';
 export { RRF_K, type FusedHit, reciprocalRankFusion } from './embedding/fusion.js';

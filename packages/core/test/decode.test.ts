@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { CorruptionError, createInMemoryProvider, decodeStateEvent, InMemoryLog, replay, UpcasterRegistry, ValidationError } from '../src/index.js';
 import type { Log, LogEvent } from '../src/index.js';
 
-const event = (over: Partial<LogEvent>): LogEvent => ({ stream: 'state', seq: 4, type: 'memory.written', time: '2026-01-01T00:00:00.000Z', schemaVersion: 1, payload: {}, ...over });
+const event = (over: Partial<LogEvent>): LogEvent => ({
+  stream: 'state',
+  seq: 4,
+  type: 'memory.written',
+  time: '2026-01-01T00:00:00.000Z',
+  schemaVersion: 1,
+  payload: {},
+  ...over,
+});
 
 describe('decoding state events', () => {
   it('names the event of a malformed payload', () => {

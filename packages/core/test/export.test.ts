@@ -33,9 +33,13 @@ async function exported(ops: readonly Op[]) {
     if (op.kind === 'forget' && items.length > 0) await p.memory.delete(items.pop()!);
   }
   let text = '';
-  const trailer = await exportLog(p.log, (chunk) => {
-    text += chunk;
-  }, { batchSize: 3 });
+  const trailer = await exportLog(
+    p.log,
+    (chunk) => {
+      text += chunk;
+    },
+    { batchSize: 3 },
+  );
   return { p, trailer, lines: text.split('\n').slice(0, -1) };
 }
 
@@ -78,8 +82,12 @@ describe('exportLog and ExportReader', () => {
     expect(refusal(() => readAll([...lines.slice(0, 2), lines[trailerAt - 1]!])).line).toBe(3);
     const edited = [...lines];
     edited[2] = edited[2]!.replace('fact', 'fict');
-    expect(refusal(() => readAll(edited)).message).toBe(`line ${trailerAt}: the sha256 of the trailer does not match the events before it: the export was changed or damaged`);
-    expect(refusal(() => readAll([...lines, lines[0]!])).message).toBe(`line ${trailerAt + 1}: a line after the trailer (line ${trailerAt}), which must be the last`);
+    expect(refusal(() => readAll(edited)).message).toBe(
+      `line ${trailerAt}: the sha256 of the trailer does not match the events before it: the export was changed or damaged`,
+    );
+    expect(refusal(() => readAll([...lines, lines[0]!])).message).toBe(
+      `line ${trailerAt + 1}: a line after the trailer (line ${trailerAt}), which must be the last`,
+    );
     expect(refusal(() => readAll(['{'])).message).toBe('line 1: not valid JSON');
     expect(refusal(() => readAll([''])).message).toBe('line 1: a blank line (an export has none)');
     expect(refusal(() => readAll([lines[1]!])).message).toMatch(/^line 1: expected seq 1, found 2/);

@@ -6,7 +6,17 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { AppendInput, LogEvent } from '@agentstate/core';
-import { CorruptionError, ManualClock, InMemoryLog, STATE_STREAM, createInMemoryProvider, decodeStateEvent, encodeSnapshot, replay, seededEntropy } from '@agentstate/core';
+import {
+  CorruptionError,
+  ManualClock,
+  InMemoryLog,
+  STATE_STREAM,
+  createInMemoryProvider,
+  decodeStateEvent,
+  encodeSnapshot,
+  replay,
+  seededEntropy,
+} from '@agentstate/core';
 import { InMemoryState } from '@agentstate/core/backend';
 
 async function liveLog(): Promise<LogEvent[]> {

@@ -5,7 +5,21 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AgentStateError, CorruptionError, createInMemoryProvider, ManualClock, decodeStateEvent, EventTypes, LIMITS, InMemoryLog, replay, seededEntropy, STATE_STREAM, UuidV7Generator, ValidationError } from '../src/index.js';
+import {
+  AgentStateError,
+  CorruptionError,
+  createInMemoryProvider,
+  ManualClock,
+  decodeStateEvent,
+  EventTypes,
+  LIMITS,
+  InMemoryLog,
+  replay,
+  seededEntropy,
+  STATE_STREAM,
+  UuidV7Generator,
+  ValidationError,
+} from '../src/index.js';
 import { HybridLogicalClock, Stamper } from '../src/backend.js';
 import type { EventSourcedProvider, Skill } from '../src/index.js';
 
@@ -93,7 +107,15 @@ describe('counters', () => {
 describe('instants', () => {
   it('refuses dates that do not exist and times without a zone; accepts those that exist', async () => {
     const p = createInMemoryProvider();
-    for (const createdAt of ['2026-02-30', '2027-02-29T00:00:00Z', '2026-04-31T10:00:00+02:00', '2026-01-01T24:00:00Z', '2026-01-01T10:60:00Z', '2026-01-01T10:00:00', 'March 2, 2026']) {
+    for (const createdAt of [
+      '2026-02-30',
+      '2027-02-29T00:00:00Z',
+      '2026-04-31T10:00:00+02:00',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T10:60:00Z',
+      '2026-01-01T10:00:00',
+      'March 2, 2026',
+    ]) {
       expect((await refused(() => p.sessions.create({ createdAt }))).field, createdAt).toBe('createdAt');
     }
     expect(await p.log.head(STATE_STREAM)).toBe(0);
@@ -148,11 +170,15 @@ const arbString = fc.oneof(
   fc.constantFrom('', 'a', 'deploy', 'a\u0000b', '\uD800', 'x'.repeat(LIMITS.id), 'x'.repeat(LIMITS.id + 1), 'x'.repeat(LIMITS.shortText + 1)),
   fc.string({ maxLength: 8 }),
 );
-const arbNumber = fc.oneof(
-  fc.constantFrom(0, 1, 2, MAX - 1, MAX, MAX + 1, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY),
-  fc.integer({ min: 0, max: 5 }),
+const arbNumber = fc.oneof(fc.constantFrom(0, 1, 2, MAX - 1, MAX, MAX + 1, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY), fc.integer({ min: 0, max: 5 }));
+const arbInstantText = fc.constantFrom(
+  '2026-01-01T00:00:00.000Z',
+  '2026-02-30',
+  '2024-02-29',
+  '9999-12-31T23:59:59.999Z',
+  '0000-01-01T00:00:00Z',
+  '2026-01-01T10:00:00',
 );
-const arbInstantText = fc.constantFrom('2026-01-01T00:00:00.000Z', '2026-02-30', '2024-02-29', '9999-12-31T23:59:59.999Z', '0000-01-01T00:00:00Z', '2026-01-01T10:00:00');
 const arbLoose = fc.oneof(arbString, arbNumber, fc.constant(undefined));
 
 type Call = (p: EventSourcedProvider) => Promise<unknown>;
@@ -180,7 +206,11 @@ const arbCall: fc.Arbitrary<Call> = fc.oneof(
       { requiredKeys: ['slug'] },
     )
     .map((input) => (p: EventSourcedProvider) => p.skills.upsert(input as never)),
-  fc.record({ key: fc.constantFrom('deploy', 'test'), success: fc.boolean() }).map(({ key, success }) => (p: EventSourcedProvider) => p.skills.recordOutcome(key, { success })),
+  fc.record({ key: fc.constantFrom('deploy', 'test'), success: fc.boolean() }).map(
+    ({ key, success }) =>
+      (p: EventSourcedProvider) =>
+        p.skills.recordOutcome(key, { success }),
+  ),
   fc.constantFrom('deploy', 'test').map((key) => (p: EventSourcedProvider) => p.skills.delete(key)),
   fc
     .record({ content: arbLoose, kind: arbLoose, source: arbLoose, createdAt: fc.option(arbInstantText, { nil: undefined }) }, { requiredKeys: ['content'] })

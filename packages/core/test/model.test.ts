@@ -6,16 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ConflictError,
-  createInMemoryProvider,
-  encodeSnapshot,
-  hmacCodec,
-  ManualClock,
-  NotFoundError,
-  replay,
-  seededEntropy,
-} from '@agentstate/core';
+import { ConflictError, createInMemoryProvider, encodeSnapshot, hmacCodec, ManualClock, NotFoundError, replay, seededEntropy } from '@agentstate/core';
 import type { EventSourcedProvider } from '@agentstate/core';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'Éclair', 'deploy', 'deployment'];
@@ -171,13 +162,20 @@ async function checkAgainstModel(p: EventSourcedProvider, m: Model): Promise<voi
     else expect((await p.skills.get(s.id)).body).toBe(s.body);
   }
   const liveIds = (scope: number) =>
-    [...m.skills.entries()].filter(([k, s]) => !s.deleted && k.startsWith(`${scope}/`)).sort(([a], [b]) => (a < b ? -1 : 1)).map(([, s]) => s.id);
+    [...m.skills.entries()]
+      .filter(([k, s]) => !s.deleted && k.startsWith(`${scope}/`))
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([, s]) => s.id);
   for (const scope of [0, 1, 2]) {
     expect((await p.skills.list(SCOPES[scope])).map((s) => s.id)).toEqual(liveIds(scope));
   }
   const searched = (await p.skills.search('', 0)).map((s) => s.id).sort();
   expect(searched).toEqual([0, 1, 2].flatMap(liveIds).sort());
-  const live = m.memory.filter((x) => !x.deleted).sort(oldestFirst).reverse().map((x) => x.id);
+  const live = m.memory
+    .filter((x) => !x.deleted)
+    .sort(oldestFirst)
+    .reverse()
+    .map((x) => x.id);
   expect((await p.memory.recall({ limit: 10_000 })).map((h) => h.id)).toEqual(live);
   expect(await p.log.head('state')).toBe(m.events);
 }

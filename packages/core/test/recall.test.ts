@@ -125,10 +125,7 @@ describe('the default embedder', () => {
     await p.memory.write({ content: 'the user prefers dark mode' });
     expect(await p.memory.recall({ query: 'night' })).toEqual([]);
     expect(loads).toBe(0);
-    const [semantic, hybrid] = await Promise.all([
-      p.memory.recall({ query: 'night', mode: 'semantic' }),
-      p.memory.recall({ query: 'night', mode: 'hybrid' }),
-    ]);
+    const [semantic, hybrid] = await Promise.all([p.memory.recall({ query: 'night', mode: 'semantic' }), p.memory.recall({ query: 'night', mode: 'hybrid' })]);
     expect(semantic.map((h) => h.content)).toEqual(['the user prefers dark mode']);
     expect(hybrid.map((h) => h.content)).toEqual(['the user prefers dark mode']);
     expect(loads).toBe(1);

@@ -1,6 +1,18 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CorruptionError, createInMemoryProvider, decodeSnapshot, ed25519Codec, encodeSnapshot, hmacCodec, ManualClock, InMemoryLog, plainCodec, seededEntropy, SnapshotSealError } from '../src/index.js';
+import {
+  CorruptionError,
+  createInMemoryProvider,
+  decodeSnapshot,
+  ed25519Codec,
+  encodeSnapshot,
+  hmacCodec,
+  ManualClock,
+  InMemoryLog,
+  plainCodec,
+  seededEntropy,
+  SnapshotSealError,
+} from '../src/index.js';
 import { formatBoundSnapshot, loadSnapshot, snapshotBinding } from '../src/backend.js';
 
 async function sample() {
@@ -71,12 +83,20 @@ describe('snapshots', () => {
     await p.saveSnapshot();
     const plain = await loadSnapshot(log, plainCodec, 1);
     expect(plain.snapshot).toBeUndefined();
-    expect(plain.skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' }]);
+    expect(plain.skipped).toEqual([
+      { seq: 1, reason: 'sealed with hmac-sha256, and cannot be verified without its key', damaged: false, sealedWith: 'hmac-sha256' },
+    ]);
     const { publicKey } = generateKeyPairSync('ed25519');
-    expect((await loadSnapshot(log, ed25519Codec({ publicKey }), 1)).skipped).toEqual([{ seq: 1, reason: 'sealed with hmac-sha256, not ed25519', damaged: false }]);
-    expect((await loadSnapshot(log, hmacCodec('other'), 1)).skipped).toEqual([{ seq: 1, reason: expect.stringMatching(/HMAC mismatch: sealed with another key/), damaged: true }]);
+    expect((await loadSnapshot(log, ed25519Codec({ publicKey }), 1)).skipped).toEqual([
+      { seq: 1, reason: 'sealed with hmac-sha256, not ed25519', damaged: false },
+    ]);
+    expect((await loadSnapshot(log, hmacCodec('other'), 1)).skipped).toEqual([
+      { seq: 1, reason: expect.stringMatching(/HMAC mismatch: sealed with another key/), damaged: true },
+    ]);
     await log.saveSnapshot({ stream: 'state', seq: 1, data: (await createInMemoryProvider({ log: new InMemoryLog() }).saveSnapshot()).data });
-    expect((await loadSnapshot(log, codec, 1)).skipped).toEqual([{ seq: 1, reason: 'not sealed, but snapshots must be sealed with hmac-sha256 here', damaged: false }]);
+    expect((await loadSnapshot(log, codec, 1)).skipped).toEqual([
+      { seq: 1, reason: 'not sealed, but snapshots must be sealed with hmac-sha256 here', damaged: false },
+    ]);
     await p.saveSnapshot();
     expect((await loadSnapshot(log, codec, 1)).snapshot?.seq).toBe(1);
   });
@@ -88,7 +108,11 @@ describe('snapshots', () => {
     expect(() => new InMemoryLog({ identity: '' })).toThrow(/identity/);
     // With a fixed identity, the same calls store byte-identical snapshots.
     const stored = async () => {
-      const p = createInMemoryProvider({ log: new InMemoryLog({ identity: 'fixed', clock: new ManualClock(1_800_000_000_000) }), clock: new ManualClock(1_800_000_000_000), entropy: seededEntropy(3) });
+      const p = createInMemoryProvider({
+        log: new InMemoryLog({ identity: 'fixed', clock: new ManualClock(1_800_000_000_000) }),
+        clock: new ManualClock(1_800_000_000_000),
+        entropy: seededEntropy(3),
+      });
       await p.memory.write({ content: 'same' });
       return (await p.saveSnapshot()).data;
     };

@@ -71,7 +71,18 @@ describe('Stamper', () => {
     const used = skill(s.recordOutcome(created, true));
     expect([used.uses, used.wins, used.version, used.syncVersion]).toEqual([1, 1, 1, 2]);
     const updated = skill(s.upsertSkill({ slug: 'deploy', body: 'b2' }, used, undefined));
-    expect(updated).toMatchObject({ id: created.id, createdAt: created.createdAt, body: 'b2', name: 'Deploy', tags: ['ops'], check: 'make check', uses: 1, wins: 1, version: 2, syncVersion: 3 });
+    expect(updated).toMatchObject({
+      id: created.id,
+      createdAt: created.createdAt,
+      body: 'b2',
+      name: 'Deploy',
+      tags: ['ops'],
+      check: 'make check',
+      uses: 1,
+      wins: 1,
+      version: 2,
+      syncVersion: 3,
+    });
     expect(() => s.upsertSkill({ slug: 'deploy', syncVersion: 2 }, updated, undefined)).toThrow(ConflictError);
     expect(skill(s.upsertSkill({ slug: 'deploy', syncVersion: 3 }, updated, undefined)).syncVersion).toBe(4);
     expect(() => s.upsertSkill({ slug: 'new', syncVersion: 5 }, undefined, undefined)).toThrow(ConflictError);

@@ -11,17 +11,7 @@ import {
   isEmbeddingError,
   type OpenAIEmbedderOptions,
 } from '../src/index.js';
-import {
-  custom,
-  drop,
-  hang,
-  raw,
-  stallBody,
-  startEmbeddingsServer,
-  status,
-  vectorFor,
-  type EmbeddingsServer,
-} from './support/embeddings-server.js';
+import { custom, drop, hang, raw, stallBody, startEmbeddingsServer, status, vectorFor, type EmbeddingsServer } from './support/embeddings-server.js';
 
 const DIMS = 8;
 const server: EmbeddingsServer = await startEmbeddingsServer(DIMS);
@@ -185,21 +175,13 @@ describe('createOpenAIEmbedder against a local /v1/embeddings server', () => {
     ['a body that is not JSON', raw('<html>oops</html>'), /not JSON/],
     ['no data array', custom(() => ({ object: 'list' })), /no "data" array/],
     ['too few vectors', custom(() => ({ data: [{ index: 0, embedding: vectorFor('a', DIMS) }] })), /1 vectors for 2 inputs/],
-    [
-      'wrong dimensions',
-      custom((r) => ({ data: r.body.input!.map((_, index) => ({ index, embedding: [1, 2, 3] })) })),
-      /3 dimensions, expected 8/,
-    ],
+    ['wrong dimensions', custom((r) => ({ data: r.body.input!.map((_, index) => ({ index, embedding: [1, 2, 3] })) })), /3 dimensions, expected 8/],
     [
       'a non-finite value',
       custom((r) => ({ data: r.body.input!.map((_, index) => ({ index, embedding: [...vectorFor('a', DIMS - 1), 'x'] })) })),
       /not a finite number/,
     ],
-    [
-      'a repeated index',
-      custom((r) => ({ data: r.body.input!.map(() => ({ index: 0, embedding: vectorFor('a', DIMS) })) })),
-      /index 0 appears twice/,
-    ],
+    ['a repeated index', custom((r) => ({ data: r.body.input!.map(() => ({ index: 0, embedding: vectorFor('a', DIMS) })) })), /index 0 appears twice/],
     [
       'an index out of range',
       custom((r) => ({ data: r.body.input!.map((_, index) => ({ index: index + 5, embedding: vectorFor('a', DIMS) })) })),

@@ -12,9 +12,11 @@ function norm(v: Float32Array): number {
 
 const texts = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 200 }),
-  fc.array(fc.constantFrom('the', 'user', 'prefers', 'dark', 'mode', 'Kubernetes', 'café', '2024', 's', 'zxqv', '!!'), {
-    maxLength: 30,
-  }).map((words) => words.join(' ')),
+  fc
+    .array(fc.constantFrom('the', 'user', 'prefers', 'dark', 'mode', 'Kubernetes', 'café', '2024', 's', 'zxqv', '!!'), {
+      maxLength: 30,
+    })
+    .map((words) => words.join(' ')),
 );
 
 describe('createStaticEmbedder', () => {
@@ -71,11 +73,7 @@ describe('createStaticEmbedder', () => {
   });
 
   it('puts paraphrases closer than unrelated sentences', async () => {
-    const [query, paraphrase, unrelated] = await embedder.embed([
-      'the user prefers dark mode',
-      'user likes a dark theme',
-      'deploy to production on friday',
-    ]);
+    const [query, paraphrase, unrelated] = await embedder.embed(['the user prefers dark mode', 'user likes a dark theme', 'deploy to production on friday']);
     const close = cosineSimilarity(query!, paraphrase!);
     const far = cosineSimilarity(query!, unrelated!);
     expect(close).toBeGreaterThan(far);

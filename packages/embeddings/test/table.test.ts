@@ -31,17 +31,15 @@ describe('the shipped table', () => {
 });
 
 describe('table format', () => {
-  const small = fc
-    .uniqueArray(fc.stringMatching(/^[a-z]{1,12}$/), { minLength: 1, maxLength: 40 })
-    .chain((words) =>
-      fc.record({
-        words: fc.constant(words),
-        vectors: fc.array(fc.float({ min: -5, max: 5, noNaN: true, noDefaultInfinity: true }), {
-          minLength: words.length * 6,
-          maxLength: words.length * 6,
-        }),
+  const small = fc.uniqueArray(fc.stringMatching(/^[a-z]{1,12}$/), { minLength: 1, maxLength: 40 }).chain((words) =>
+    fc.record({
+      words: fc.constant(words),
+      vectors: fc.array(fc.float({ min: -5, max: 5, noNaN: true, noDefaultInfinity: true }), {
+        minLength: words.length * 6,
+        maxLength: words.length * 6,
       }),
-    );
+    }),
+  );
 
   it('round-trips words, ranks and close vectors', () => {
     fc.assert(
@@ -84,9 +82,7 @@ describe('table format', () => {
     };
     const words = Array.from({ length: 200 }, (_, i) => `w${i}`);
     const vectors = Float32Array.from({ length: 200 * 100 }, gaussian);
-    const table = decodeTable(
-      encodeTable({ dimensions: 100, source: 't', sourceWords: 200, postprocess: '', words, ranks: words.map((_, i) => i), vectors }),
-    );
+    const table = decodeTable(encodeTable({ dimensions: 100, source: 't', sourceWords: 200, postprocess: '', words, ranks: words.map((_, i) => i), vectors }));
     const out = new Float32Array(100);
     for (let row = 0; row < 200; row += 1) {
       const cos = cosineSimilarity(vectors.subarray(row * 100, row * 100 + 100), dequantise(table, row, out));
@@ -133,11 +129,18 @@ describe('table format', () => {
 describe('Lexicon', () => {
   it('finds every word at its row and nothing else', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).filter((w) => !w.includes('\n')), { maxLength: 60 }), fc.string(), (words, probe) => {
-        const lexicon = new Lexicon(words.join('\n'), words.length);
-        for (const [row, word] of words.entries()) expect(lexicon.get(word)).toBe(row);
-        expect(lexicon.get(probe)).toBe(words.includes(probe) ? words.indexOf(probe) : undefined);
-      }),
+      fc.property(
+        fc.uniqueArray(
+          fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).filter((w) => !w.includes('\n')),
+          { maxLength: 60 },
+        ),
+        fc.string(),
+        (words, probe) => {
+          const lexicon = new Lexicon(words.join('\n'), words.length);
+          for (const [row, word] of words.entries()) expect(lexicon.get(word)).toBe(row);
+          expect(lexicon.get(probe)).toBe(words.includes(probe) ? words.indexOf(probe) : undefined);
+        },
+      ),
     );
   });
 });

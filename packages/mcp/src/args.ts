@@ -102,7 +102,8 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   }
   let port: number | undefined;
   if (values.port !== undefined) {
-    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) throw new UsageError(`--port must be a number from 0 to 65535, not ${JSON.stringify(values.port)}`);
+    if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535)
+      throw new UsageError(`--port must be a number from 0 to 65535, not ${JSON.stringify(values.port)}`);
     port = Number(values.port);
   }
   const token = nonEmpty('token', values.token) ?? (http ? env[TOKEN_ENV] || undefined : undefined);

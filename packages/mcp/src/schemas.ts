@@ -68,7 +68,10 @@ export const memoryInputs = {
     kinds: recall.kinds.describe('Only items of these kinds.'),
     limit: limitArg.optional().describe('Most hits to return (default 20).'),
     mode: z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).'),
-    order: z.enum(RECALL_ORDERS).optional().describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
+    order: z
+      .enum(RECALL_ORDERS)
+      .optional()
+      .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
     minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1].'),
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
     scope: scopeArg,
@@ -82,7 +85,12 @@ export const memoryInputs = {
 /** Inputs of the skill tools. */
 export const skillInputs = {
   search: {
-    query: z.string().max(LIMITS.query).refine((s) => !s.includes(NUL), 'must not contain NUL characters').optional().describe('Words to look for in slug, name, body and tags. Omit to list every skill.'),
+    query: z
+      .string()
+      .max(LIMITS.query)
+      .refine((s) => !s.includes(NUL), 'must not contain NUL characters')
+      .optional()
+      .describe('Words to look for in slug, name, body and tags. Omit to list every skill.'),
     limit: limitArg.optional().describe('Most skills to return (default 20).'),
     order: z.enum(SKILL_SEARCH_ORDERS).optional().describe('slug (default), relevance, or winRate (most successful first).'),
     scope: scopeArg,
@@ -104,7 +112,9 @@ export const skillInputs = {
       .int()
       .positive()
       .optional()
-      .describe('The syncVersion you last read. The save is refused with a conflict if the skill changed since, or does not exist. Omit to save unconditionally.'),
+      .describe(
+        'The syncVersion you last read. The save is refused with a conflict if the skill changed since, or does not exist. Omit to save unconditionally.',
+      ),
     scope: scopeArg,
   },
   recordOutcome: {

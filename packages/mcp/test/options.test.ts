@@ -26,7 +26,23 @@ describe('parseMcpArgs', () => {
 
   it('reads scope, reach, HTTP flags, and the token from the environment', () => {
     const parsed = parseMcpArgs(
-      ['--db', 'a.db', '--instance', 'i', '--project', 'p', '--workspace', 'w', '--allow-subscopes', '--read-parents', '--http', '--port', '0', '--embedder', 'none'],
+      [
+        '--db',
+        'a.db',
+        '--instance',
+        'i',
+        '--project',
+        'p',
+        '--workspace',
+        'w',
+        '--allow-subscopes',
+        '--read-parents',
+        '--http',
+        '--port',
+        '0',
+        '--embedder',
+        'none',
+      ],
       { AGENTSTATE_MCP_TOKEN: 'from-the-environment' },
     );
     expect(parsed).toEqual({
@@ -123,7 +139,8 @@ describe('ScopePolicy', () => {
 
 describe('isLoopbackHost', () => {
   it('knows loopback names and addresses', () => {
-    for (const host of ['127.0.0.1', '127.8.0.1', 'localhost', 'LOCALHOST', 'api.localhost', '::1', '[::1]', '::ffff:127.0.0.1']) expect(isLoopbackHost(host), host).toBe(true);
+    for (const host of ['127.0.0.1', '127.8.0.1', 'localhost', 'LOCALHOST', 'api.localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
+      expect(isLoopbackHost(host), host).toBe(true);
     for (const host of ['0.0.0.0', '::', '192.168.1.2', 'example.com', 'localhost.example.com', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
   });
 });

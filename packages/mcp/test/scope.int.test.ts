@@ -78,7 +78,9 @@ describe('another project', () => {
         ['session_create', { scope }],
         ['session_list', { scope }],
       ] as const) {
-        expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(/^scope_denied: scope: .* is outside this server's scope \(project="shop"\)$/);
+        expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(
+          /^scope_denied: scope: .* is outside this server's scope \(project="shop"\)$/,
+        );
       }
     }
   });
@@ -99,7 +101,9 @@ describe('another project', () => {
 
 describe('a strictly bound server', () => {
   it('refuses subscopes and parent reads', async () => {
-    expect(await callError(web, 'remember', { content: 'x', scope: { workspace: 'api' } })).toMatch(/^scope_denied: scope: project="web" workspace="api" is under .* did not allow subscopes$/);
+    expect(await callError(web, 'remember', { content: 'x', scope: { workspace: 'api' } })).toMatch(
+      /^scope_denied: scope: project="web" workspace="api" is under .* did not allow subscopes$/,
+    );
     expect(await callError(web, 'recall', { includeParentScopes: true })).toMatch(/^scope_denied: includeParentScopes: /);
     expect(await callError(web, 'skill_get', { skill: 'lint' })).toBe('not_found: skill not found: lint');
     expect(await callError(web, 'skill_get', { skill: seeded.globalSkill! })).toMatch(/^not_found: /);
@@ -130,7 +134,7 @@ describe('a server allowed subscopes and parent reads', () => {
     expect((await call(webOpen, 'forget', { id: item.id })).item.deleted).toBe(true);
   });
 
-  it('keeps workspace sessions apart from the project\'s, and reads them by id', async () => {
+  it("keeps workspace sessions apart from the project's, and reads them by id", async () => {
     const { session } = await call(webOpen, 'session_create', { title: 'api chat', scope: { workspace: 'api' } });
     await call(webOpen, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'api only' });
     expect((await call(webOpen, 'session_list', {})).sessions.map((s: { title: string }) => s.title)).toEqual(['web chat']);

@@ -24,7 +24,9 @@ afterAll(async () => {
 describe('tool list', () => {
   it('introduces itself with its scope', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'agentstate', version: '0.1.0' });
-    expect(client.getInstructions()).toMatch(/^Durable memory, skills and session transcripts from agentstate, bound to scope project="web"\. Calls cannot leave it\./);
+    expect(client.getInstructions()).toMatch(
+      /^Durable memory, skills and session transcripts from agentstate, bound to scope project="web"\. Calls cannot leave it\./,
+    );
   });
 
   it('offers every tool with schemas and honest annotations', async () => {
@@ -67,7 +69,14 @@ describe('tool list', () => {
 describe('memory', () => {
   it('remembers in the bound scope, with the client as default source', async () => {
     const { item } = await call(client, 'remember', { content: 'The user prefers dark themes', kind: 'preference' });
-    expect(item).toMatchObject({ content: 'The user prefers dark themes', kind: 'preference', scope: web, source: 'mcp:agentstate-test', syncVersion: 1, deleted: false });
+    expect(item).toMatchObject({
+      content: 'The user prefers dark themes',
+      kind: 'preference',
+      scope: web,
+      source: 'mcp:agentstate-test',
+      syncVersion: 1,
+      deleted: false,
+    });
     const own = await call(client, 'remember', { content: 'Deploys go out on Tuesdays', kind: 'fact', source: 'runbook' });
     expect(own.item.source).toBe('runbook');
   });
@@ -118,7 +127,14 @@ describe('skills', () => {
     const created = await call(client, 'skill_save', { slug: 'deploy', name: 'Deploy', body: 'npm run build, then push', tags: ['ops'] });
     expect(created.skill).toMatchObject({ slug: 'deploy', scope: web, version: 1, syncVersion: 1, uses: 0, wins: 0, tags: ['ops'] });
     const updated = await call(client, 'skill_save', { slug: 'deploy', name: 'Deploy to production' });
-    expect(updated.skill).toMatchObject({ id: created.skill.id, name: 'Deploy to production', body: 'npm run build, then push', tags: ['ops'], version: 2, syncVersion: 2 });
+    expect(updated.skill).toMatchObject({
+      id: created.skill.id,
+      name: 'Deploy to production',
+      body: 'npm run build, then push',
+      tags: ['ops'],
+      version: 2,
+      syncVersion: 2,
+    });
   });
 
   it('refuses a stale expectedSyncVersion, and a conditional create', async () => {
@@ -180,7 +196,7 @@ describe('sessions', () => {
     expect(page.turns.map((t: { seq: number }) => t.seq)).toEqual([2]);
   });
 
-  it('lists the scope\'s sessions newest first, or oldest first, with paging', async () => {
+  it("lists the scope's sessions newest first, or oldest first, with paging", async () => {
     const second = (await call(client, 'session_create', { title: 'Second' })).session;
     const newest = await call(client, 'session_list', {});
     expect(newest.sessions.map((s: { title: string }) => s.title)).toEqual(['Second', 'Support chat']);
@@ -248,7 +264,7 @@ describe('bad arguments', () => {
 });
 
 describe('resources', () => {
-  it('offers transcript and skill templates, and lists the scope\'s records', async () => {
+  it("offers transcript and skill templates, and lists the scope's records", async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate).sort()).toEqual(['agentstate://sessions/{sessionId}', 'agentstate://skills/{skill}']);
     const { resources } = await client.listResources();

@@ -134,13 +134,18 @@ function mapEnvironmentError(error: DriverError, path: string): StorageError | u
   const code = error.code;
   const cause = { cause: error };
   if (NO_SPACE.has(code)) {
-    return new DiskFullError(path, `cannot write ${path}: no space left (the disk, a quota or a file-size limit is full, or the device failed); nothing of the failed write was kept`, cause);
+    return new DiskFullError(
+      path,
+      `cannot write ${path}: no space left (the disk, a quota or a file-size limit is full, or the device failed); nothing of the failed write was kept`,
+      cause,
+    );
   }
   if (code === 'SQLITE_READONLY_DBMOVED') return new ReadOnlyError(path, `cannot write ${path}: the file was moved or deleted while open`, cause);
   if (code.startsWith('SQLITE_READONLY')) return readOnly(path, error);
   if (code === 'SQLITE_PERM' || code === 'SQLITE_AUTH') return new PermissionDeniedError(path, `cannot use ${path}: permission denied`, cause);
   if (code.startsWith('SQLITE_CANTOPEN')) return explainCantOpen(path, error);
-  if (code.startsWith('SQLITE_IOERR')) return new StorageIoError(path, `I/O error on ${path} (${code}): the device failed or the file changed underneath`, cause);
+  if (code.startsWith('SQLITE_IOERR'))
+    return new StorageIoError(path, `I/O error on ${path} (${code}): the device failed or the file changed underneath`, cause);
   return undefined;
 }
 

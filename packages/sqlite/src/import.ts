@@ -61,7 +61,8 @@ export async function importSqlite(path: string, lines: AsyncIterable<string> | 
     const flush = async (): Promise<void> => {
       const stored = await log.appendMany(pending);
       const last = stored[stored.length - 1];
-      if (last && last.seq !== reader.state.seq) throw new CorruptionError(STATE_STREAM, last.seq, `the new database stored event ${reader.state.seq} at this seq`);
+      if (last && last.seq !== reader.state.seq)
+        throw new CorruptionError(STATE_STREAM, last.seq, `the new database stored event ${reader.state.seq} at this seq`);
       pending = [];
     };
     for await (const line of lines) {

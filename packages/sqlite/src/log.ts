@@ -250,7 +250,8 @@ export class SqliteLog implements Log {
   identityNow(): string {
     const table = this.conn.prepare(SQL.identityTable).get();
     const row = table ? (this.conn.prepare(SQL.identity).get() as { value: unknown } | undefined) : undefined;
-    if (typeof row?.value !== 'string' || row.value === '') throw new CorruptionError(STATE_STREAM, 0, 'the database has no store identity, so no snapshot can be bound to it');
+    if (typeof row?.value !== 'string' || row.value === '')
+      throw new CorruptionError(STATE_STREAM, 0, 'the database has no store identity, so no snapshot can be bound to it');
     return row.value;
   }
 

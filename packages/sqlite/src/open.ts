@@ -137,7 +137,9 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const projection = new Projection(conn, indexes);
     const stored = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
     const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
-    const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, { upcasters: options.upcasters });
+    const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, {
+      upcasters: options.upcasters,
+    });
     const tables = tableLookups(conn);
     // Events appended to the state stream without a projection (a bare log) are folded now.
     const behind = log.headNow(STATE_STREAM) - projection.state().seq;

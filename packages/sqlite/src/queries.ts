@@ -170,9 +170,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
 
     listSkills: (scope: Scope) =>
       mapErrors(() =>
-        (conn.prepare('SELECT * FROM skills WHERE scope_key = ? AND deleted = 0 ORDER BY slug, id').all(scopeKey(scope)) as SkillRow[]).map(
-          skillFromRow,
-        ),
+        (conn.prepare('SELECT * FROM skills WHERE scope_key = ? AND deleted = 0 ORDER BY slug, id').all(scopeKey(scope)) as SkillRow[]).map(skillFromRow),
       ),
 
     searchSkills: (query: LexicalQuery) =>
@@ -188,15 +186,15 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       }),
 
     searchMemory: (query: LexicalQuery & { kinds?: readonly string[] }) =>
-      mapErrors((): Scored<MemoryItem>[] => conn.read(() => {
-        if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];
-        const plan: Plan =
-          query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
-        const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan, relevanceWindow);
-        const match = query.match ?? 'all';
-        const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
-        return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
-      })),
+      mapErrors((): Scored<MemoryItem>[] =>
+        conn.read(() => {
+          if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];
+          const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
+          const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan, relevanceWindow);
+          const match = query.match ?? 'all';
+          const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
+          return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+        }),
+      ),
   };
 }
-

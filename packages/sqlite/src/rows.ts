@@ -126,14 +126,13 @@ export function memoryFromRow(r: MemoryRow): MemoryItem {
 
 type Value = string | number;
 
-const envelopeValues = (e: { syncVersion: number; originInstanceId: string; updatedHlc: { wall: number; counter: number }; lastWriterId: string; deleted: boolean }): Value[] => [
-  e.syncVersion,
-  e.originInstanceId,
-  e.updatedHlc.wall,
-  e.updatedHlc.counter,
-  e.lastWriterId,
-  e.deleted ? 1 : 0,
-];
+const envelopeValues = (e: {
+  syncVersion: number;
+  originInstanceId: string;
+  updatedHlc: { wall: number; counter: number };
+  lastWriterId: string;
+  deleted: boolean;
+}): Value[] => [e.syncVersion, e.originInstanceId, e.updatedHlc.wall, e.updatedHlc.counter, e.lastWriterId, e.deleted ? 1 : 0];
 
 /** The columns after the key, in table order. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';

@@ -94,7 +94,9 @@ export class VectorIndexes {
   /** Caches a vector by content hash. */
   cache(embedderId: string, hash: string, vector: Float32Array): void {
     this.conn
-      .prepare('INSERT INTO embedding_cache (embedder_id, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (embedder_id, content_hash) DO UPDATE SET vector = excluded.vector')
+      .prepare(
+        'INSERT INTO embedding_cache (embedder_id, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (embedder_id, content_hash) DO UPDATE SET vector = excluded.vector',
+      )
       .run(embedderId, hash, toBlob(vector));
   }
 
@@ -123,7 +125,9 @@ export class VectorIndexes {
       this.conn.db.exec(`DROP TABLE IF EXISTS ${tableOf(index)}`);
       this.#create(index);
     }
-    const items = this.conn.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0 ORDER BY n').iterate() as IterableIterator<Pick<MemoryRow, 'n' | 'content' | 'scope_key' | 'kind'>>;
+    const items = this.conn.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0 ORDER BY n').iterate() as IterableIterator<
+      Pick<MemoryRow, 'n' | 'content' | 'scope_key' | 'kind'>
+    >;
     const live = [...items];
     for (const index of indexes) {
       const lookup = this.conn.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');

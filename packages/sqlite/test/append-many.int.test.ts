@@ -24,7 +24,11 @@ describe('appendMany', () => {
       { stream: 'b', type: 't', payload: { n: 2 }, schemaVersion: 2 },
       { stream: 'a', type: 't', payload: { n: 3 } },
     ]);
-    expect(stored.map((e) => [e.stream, e.seq])).toEqual([['a', 2], ['b', 1], ['a', 3]]);
+    expect(stored.map((e) => [e.stream, e.seq])).toEqual([
+      ['a', 2],
+      ['b', 1],
+      ['a', 3],
+    ]);
     const a = await log.read({ stream: 'a' });
     expect(a.map((e) => e.payload)).toEqual([{ n: 0 }, { n: 1 }, { n: 3 }]);
     expect(a[1]).toMatchObject({ time: '2026-01-01T00:00:00.000Z', actor: 'importer', schemaVersion: 1 });

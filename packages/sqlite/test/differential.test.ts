@@ -11,7 +11,32 @@ import { encodeSnapshot, isAgentStateError } from '@agentstate/core';
 import type { EventSourcedProvider, ManualClock } from '@agentstate/core';
 import { pair } from './helpers.js';
 
-const WORDS = ['alpha', 'Alphabet', 'beta', 'Éclair', 'eclairs', 'straße', 'İstanbul', 'ǅemal', 'ﬁle', '日本語', 'ø', 'AND', 'NEAR', '"quoted"', 'x*', '(paren)', '😀', 'עברית', "O'Brien", 'a-b', '١٢٣', 'Ⅻ', '²', 'déjà-vu'];
+const WORDS = [
+  'alpha',
+  'Alphabet',
+  'beta',
+  'Éclair',
+  'eclairs',
+  'straße',
+  'İstanbul',
+  'ǅemal',
+  'ﬁle',
+  '日本語',
+  'ø',
+  'AND',
+  'NEAR',
+  '"quoted"',
+  'x*',
+  '(paren)',
+  '😀',
+  'עברית',
+  "O'Brien",
+  'a-b',
+  '١٢٣',
+  'Ⅻ',
+  '²',
+  'déjà-vu',
+];
 const SLUGS = ['deploy', 'roll-back', 'déploy'];
 const SCOPES = [{}, { project: 'p' }, { project: 'p', workspace: 'w' }, { instance: 'i' }];
 const KINDS = ['fact', 'preference'];
@@ -40,7 +65,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
     tags: fc.option(fc.array(fc.constantFrom(...WORDS), { maxLength: 2 }), { nil: undefined }),
     syncVersion: fc.option(fc.nat(3), { nil: undefined }),
   }),
-  fc.record({ op: fc.constant('recordOutcome' as const), slug: fc.constantFrom(...SLUGS), scope: fc.option(fc.nat(SCOPES.length - 1), { nil: undefined }), success: fc.boolean() }),
+  fc.record({
+    op: fc.constant('recordOutcome' as const),
+    slug: fc.constantFrom(...SLUGS),
+    scope: fc.option(fc.nat(SCOPES.length - 1), { nil: undefined }),
+    success: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('deleteSkill' as const), slug: fc.constantFrom(...SLUGS), scope: fc.option(fc.nat(SCOPES.length - 1), { nil: undefined }) }),
   fc.record({ op: fc.constant('writeMemory' as const), content: text, scope: fc.nat(SCOPES.length - 1), kind: fc.constantFrom(...KINDS) }),
   fc.record({ op: fc.constant('deleteMemory' as const), item: fc.nat(8) }),
@@ -94,7 +124,36 @@ async function step(p: EventSourcedProvider, o: Op, seen: Seen, clock: ManualClo
   }
 }
 
-const QUERIES = ['', 'al', 'alpha', 'ECLAIR', 'eclair', 'strasse', 'stra', 'istanbul', 'dz', 'file', '日本', 'o', 'and', 'near', 'quoted x', '(paren', '"', '*', '😀', 'עב', 'obrien', "o'", 'a b', '١', 'xii', '2', 'deja vu', 'nothing-here'];
+const QUERIES = [
+  '',
+  'al',
+  'alpha',
+  'ECLAIR',
+  'eclair',
+  'strasse',
+  'stra',
+  'istanbul',
+  'dz',
+  'file',
+  '日本',
+  'o',
+  'and',
+  'near',
+  'quoted x',
+  '(paren',
+  '"',
+  '*',
+  '😀',
+  'עב',
+  'obrien',
+  "o'",
+  'a b',
+  '١',
+  'xii',
+  '2',
+  'deja vu',
+  'nothing-here',
+];
 
 /** Everything a caller can read, in the order the stores return it. */
 async function reads(p: EventSourcedProvider, seen: Seen): Promise<unknown> {

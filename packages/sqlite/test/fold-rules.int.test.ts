@@ -74,10 +74,11 @@ const cases: Array<[string, (live: LogEvent[]) => LogEvent, RegExp]> = [
   ['a second write of a taken memory id', (live) => ({ ...live[3]!, seq: 5 }), /memory id "m1" is already taken/],
   [
     'a turn of a session that does not exist',
-    (live) => edited(live[2]!, (p) => {
-      p.session.id = 's2';
-      p.turn.sessionId = 's2';
-    }),
+    (live) =>
+      edited(live[2]!, (p) => {
+        p.session.id = 's2';
+        p.turn.sessionId = 's2';
+      }),
     /session "s2" does not exist/,
   ],
 ];

@@ -35,7 +35,10 @@ function queriesFor(texts: string[]): fc.Arbitrary<string[]> {
           fc.constantFrom(...texts).map((t) => t.toUpperCase()),
           textArb,
         );
-  return fc.array(fc.array(piece, { minLength: 1, maxLength: 3 }).map((p) => p.join(' ')), { minLength: 1, maxLength: 8 });
+  return fc.array(
+    fc.array(piece, { minLength: 1, maxLength: 3 }).map((p) => p.join(' ')),
+    { minLength: 1, maxLength: 8 },
+  );
 }
 
 describe('lexical matching on FTS5', () => {
@@ -48,9 +51,12 @@ describe('lexical matching on FTS5', () => {
   it('equals matchesText for random Unicode memory and skills', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(textArb.filter((t) => t.trim() !== '' && !t.includes('\u0000')), { minLength: 1, maxLength: 8 }).chain((texts) =>
-          queriesFor(texts).map((queries) => ({ texts, queries: queries.filter((q) => !q.includes('\u0000')) })),
-        ),
+        fc
+          .array(
+            textArb.filter((t) => t.trim() !== '' && !t.includes('\u0000')),
+            { minLength: 1, maxLength: 8 },
+          )
+          .chain((texts) => queriesFor(texts).map((queries) => ({ texts, queries: queries.filter((q) => !q.includes('\u0000')) }))),
         async ({ texts, queries }) => {
           const p = openSqlite(':memory:');
           try {
@@ -60,7 +66,10 @@ describe('lexical matching on FTS5', () => {
               await p.skills.upsert({ slug: `s${i}`, body: content });
             }
             for (const query of queries) {
-              const expected = items.filter((m) => matchesText(query, m.content)).map((m) => m.id).sort();
+              const expected = items
+                .filter((m) => matchesText(query, m.content))
+                .map((m) => m.id)
+                .sort();
               const got = (await p.memory.recall({ query, limit: 1000 })).map((h) => h.id).sort();
               expect(got, `recall ${JSON.stringify(query)}`).toEqual(expected);
               const skills = (await p.skills.search(query)).map((s) => s.slug).sort();

@@ -66,7 +66,10 @@ describe('hostile input', () => {
       // Every query, against everything stored: the exact docs/contract.md §5 answer, never an error.
       const all = await p.memory.recall({ limit: 1000 });
       for (const query of HOSTILE) {
-        const expected = all.filter((m) => matchesText(query, m.content)).map((m) => m.id).sort();
+        const expected = all
+          .filter((m) => matchesText(query, m.content))
+          .map((m) => m.id)
+          .sort();
         expect((await p.memory.recall({ query, limit: 1000 })).map((h) => h.id).sort()).toEqual(expected);
         expect((await p.memory.recall({ query, limit: 1000, order: 'relevance', match: 'any' })).length).toBeGreaterThanOrEqual(expected.length);
         await p.skills.search(query, { order: 'relevance' });

@@ -43,7 +43,10 @@ describe('rebuild', () => {
     const p = openSqlite(path);
     await populate(p);
     const before = encodeSnapshot(await p.snapshot());
-    tamper(path, "INSERT INTO sessions SELECT 'stray', title, model, created_at, updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1");
+    tamper(
+      path,
+      "INSERT INTO sessions SELECT 'stray', title, model, created_at, updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1",
+    );
     tamper(path, "UPDATE memory SET content = 'edited behind our back'");
     tamper(path, "INSERT INTO memory_fts (rowid, text) VALUES (999, 'ghost')");
     expect(encodeSnapshot(await p.snapshot())).not.toBe(before);
@@ -120,7 +123,13 @@ describe('automatic snapshots', () => {
     await p.close();
 
     const errors: unknown[] = [];
-    const failing = { id: 'failing', seal: () => { throw new Error('no sealing today'); }, open: (s: string) => s };
+    const failing = {
+      id: 'failing',
+      seal: () => {
+        throw new Error('no sealing today');
+      },
+      open: (s: string) => s,
+    };
     const q = openSqlite(path, { snapshotEvery: 1, snapshotCodec: failing, onBackgroundError: (e) => errors.push(e) });
     const item = await q.memory.write({ content: 'written all the same' });
     expect((await q.memory.get(item.id)).content).toBe('written all the same');

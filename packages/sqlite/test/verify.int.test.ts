@@ -56,7 +56,9 @@ describe('verify', () => {
     const report = await verifyFile();
     expect(report.ok).toBe(false);
     expect(report.differences).toEqual([]);
-    expect(report.problems).toEqual([{ part: 'fts', object: 'memory_fts', message: expect.stringMatching(/^memory_fts: 1 live rows are not indexed/), repair: 'rebuild' }]);
+    expect(report.problems).toEqual([
+      { part: 'fts', object: 'memory_fts', message: expect.stringMatching(/^memory_fts: 1 live rows are not indexed/), repair: 'rebuild' },
+    ]);
     expect(report.repair).toBe('rebuild');
     await rebuildFile();
     expect((await verifyFile()).ok).toBe(true);
@@ -76,7 +78,9 @@ describe('verify', () => {
     flipByte(path, leaf.pageno * pageSize - 20);
     const report = await verifyFile();
     expect(report.ok).toBe(false);
-    expect(report.problems).toContainEqual(expect.objectContaining({ part: 'tables', object: 'memory', message: expect.stringContaining('memory_live_recent'), repair: 'rebuild' }));
+    expect(report.problems).toContainEqual(
+      expect.objectContaining({ part: 'tables', object: 'memory', message: expect.stringContaining('memory_live_recent'), repair: 'rebuild' }),
+    );
     expect(report.repair).toBe('rebuild');
     await rebuildFile();
     expect((await verifyFile()).ok).toBe(true);

@@ -1,5 +1,20 @@
 /** The arbitraries produce what they promise, imported through `@agentstate/testing/arbitraries`. */
-import { appendTurnInputSchema, createInMemoryProvider, createSessionInputSchema, isAgentStateError, ManualClock, memoryItemSchema, recallOptionsSchema, seededEntropy, sessionSchema, skillSchema, turnSchema, upsertSkillInputSchema, ValidationError, writeMemoryInputSchema } from '@agentstate/core';
+import {
+  appendTurnInputSchema,
+  createInMemoryProvider,
+  createSessionInputSchema,
+  isAgentStateError,
+  ManualClock,
+  memoryItemSchema,
+  recallOptionsSchema,
+  seededEntropy,
+  sessionSchema,
+  skillSchema,
+  turnSchema,
+  upsertSkillInputSchema,
+  ValidationError,
+  writeMemoryInputSchema,
+} from '@agentstate/core';
 import { matchesText, tokenize } from '@agentstate/core/backend';
 import {
   arbAppendTurnInput,

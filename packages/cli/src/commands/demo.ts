@@ -27,8 +27,20 @@ const TURNS = [
 ] as const;
 
 const SKILLS = [
-  { slug: 'rollback', name: 'Roll back a bad deploy', body: 'git revert the release commit, then redeploy', tags: ['ops', 'deploy'], outcomes: [true, true, false] },
-  { slug: 'safe-migration', name: 'Write a safe migration', body: 'Add the column as nullable, backfill it, then add the constraint', tags: ['db'], outcomes: [true] },
+  {
+    slug: 'rollback',
+    name: 'Roll back a bad deploy',
+    body: 'git revert the release commit, then redeploy',
+    tags: ['ops', 'deploy'],
+    outcomes: [true, true, false],
+  },
+  {
+    slug: 'safe-migration',
+    name: 'Write a safe migration',
+    body: 'Add the column as nullable, backfill it, then add the constraint',
+    tags: ['db'],
+    outcomes: [true],
+  },
   { slug: 'release-notes', name: 'Write release notes', body: 'List user-facing changes since the last tag, newest first', tags: ['docs'], outcomes: [true] },
 ] as const;
 
@@ -58,51 +70,53 @@ function shell(command: string): void {
 
 /** The `demo` command. */
 export function demoCommand(): Command {
-  return new Command('demo')
-    .description(SUMMARIES.demo)
-    .action(async (_opts: unknown, cmd: Command) => {
-      const globals = cmd.optsWithGlobals<{ db?: string; json?: boolean }>();
-      const json = globals.json === true;
-      const path = demoPath(globals.db);
+  return new Command('demo').description(SUMMARIES.demo).action(async (_opts: unknown, cmd: Command) => {
+    const globals = cmd.optsWithGlobals<{ db?: string; json?: boolean }>();
+    const json = globals.json === true;
+    const path = demoPath(globals.db);
 
-      const written = await withDatabase(path, { create: true }, async (db) => {
-        const session = await db.sessions.create({ title: 'Deploy is failing on staging', model: 'gpt-4.1' });
-        for (const t of TURNS) await db.sessions.appendTurn({ sessionId: session.id, role: t.role, content: t.content });
-        for (const { outcomes, ...skill } of SKILLS) {
-          await db.skills.upsert({ ...skill, tags: [...skill.tags] });
-          for (const success of outcomes) await db.skills.recordOutcome(skill.slug, { success });
-        }
-        for (const m of MEMORY) await db.memory.write(m);
-        return {
-          session: await db.sessions.get(session.id),
-          turns: await db.sessions.turns(session.id),
-          skills: await db.skills.list(),
-          events: await db.log.head(STATE_STREAM),
-        };
-      });
-
-      const lexical = await recallWith(path, LEXICAL_QUERY, { mode: 'lexical' });
-      const hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3 });
-      const report = await withDatabase(path, { readonly: true }, (db) => db.verify());
-      if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.problems[0]?.message ?? 'unknown damage'}`);
-
-      if (json) {
-        printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid.hits }, verify: report });
-        return;
+    const written = await withDatabase(path, { create: true }, async (db) => {
+      const session = await db.sessions.create({ title: 'Deploy is failing on staging', model: 'gpt-4.1' });
+      for (const t of TURNS) await db.sessions.appendTurn({ sessionId: session.id, role: t.role, content: t.content });
+      for (const { outcomes, ...skill } of SKILLS) {
+        await db.skills.upsert({ ...skill, tags: [...skill.tags] });
+        for (const success of outcomes) await db.skills.recordOutcome(skill.slug, { success });
       }
-      print(`agentstate demo: a sample agent state in ${path}`);
-      print(`1 session with ${written.turns.length} turns, ${written.skills.length} skills with outcomes, ${MEMORY.length} memory items: ${written.events} events in the log.`);
-      const db = `--db ${path}`;
-      shell(`sessions show ${written.session.id} ${db}`);
-      printTranscript(written.turns);
-      shell(`skills list ${db}`);
-      printTable(skillColumns, written.skills, '(no skills)');
-      shell(`memory recall ${LEXICAL_QUERY} --mode lexical ${db}`);
-      printTable(hitColumns, lexical.hits, '(nothing recalled)');
-      shell(`memory recall "${HYBRID_QUERY}" --mode hybrid --limit 3 ${db}`);
-      printTable(hitColumns, hybrid.hits, '(nothing recalled)');
-      shell(`verify ${db}`);
-      printVerifyReport(report);
-      print(`\nExplore it yourself:\n  export ${DATABASE_ENV}=${path}\n  agentstate sessions list\n  agentstate log tail\n  agentstate stats\n  agentstate --help`);
+      for (const m of MEMORY) await db.memory.write(m);
+      return {
+        session: await db.sessions.get(session.id),
+        turns: await db.sessions.turns(session.id),
+        skills: await db.skills.list(),
+        events: await db.log.head(STATE_STREAM),
+      };
     });
+
+    const lexical = await recallWith(path, LEXICAL_QUERY, { mode: 'lexical' });
+    const hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3 });
+    const report = await withDatabase(path, { readonly: true }, (db) => db.verify());
+    if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.problems[0]?.message ?? 'unknown damage'}`);
+
+    if (json) {
+      printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid.hits }, verify: report });
+      return;
+    }
+    print(`agentstate demo: a sample agent state in ${path}`);
+    print(
+      `1 session with ${written.turns.length} turns, ${written.skills.length} skills with outcomes, ${MEMORY.length} memory items: ${written.events} events in the log.`,
+    );
+    const db = `--db ${path}`;
+    shell(`sessions show ${written.session.id} ${db}`);
+    printTranscript(written.turns);
+    shell(`skills list ${db}`);
+    printTable(skillColumns, written.skills, '(no skills)');
+    shell(`memory recall ${LEXICAL_QUERY} --mode lexical ${db}`);
+    printTable(hitColumns, lexical.hits, '(nothing recalled)');
+    shell(`memory recall "${HYBRID_QUERY}" --mode hybrid --limit 3 ${db}`);
+    printTable(hitColumns, hybrid.hits, '(nothing recalled)');
+    shell(`verify ${db}`);
+    printVerifyReport(report);
+    print(
+      `\nExplore it yourself:\n  export ${DATABASE_ENV}=${path}\n  agentstate sessions list\n  agentstate log tail\n  agentstate stats\n  agentstate --help`,
+    );
+  });
 }

@@ -71,7 +71,9 @@ export function maintenanceCommands(): Command[] {
     .action(async (opts: { quick?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const key = snapshotKey(opts);
-      const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) => runVerify(db, { json: ctx.json, quick: opts.quick }));
+      const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) =>
+        runVerify(db, { json: ctx.json, quick: opts.quick }),
+      );
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
       assertVerified(report);
@@ -99,7 +101,8 @@ export function maintenanceCommands(): Command[] {
         printJson(report);
         return;
       }
-      const from = result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
+      const from =
+        result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
       print(`rebuilt the tables from ${from} in ${report.seconds.toFixed(2)} s`);
       for (const s of result.skipped) print(`  ${skippedLine(s)}`);
     });
@@ -116,7 +119,8 @@ export function maintenanceCommands(): Command[] {
         return;
       }
       const key = snapshotKey(opts);
-      if (key && !key.canSeal) throw new UserError(`the snapshot key ${key.path} is an Ed25519 public key: it verifies snapshots, but sealing one needs the private key`);
+      if (key && !key.canSeal)
+        throw new UserError(`the snapshot key ${key.path} is an Ed25519 public key: it verifies snapshots, but sealing one needs the private key`);
       const stored = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, (db) => db.saveSnapshot());
       const sealedWith = key?.codec.id ?? null;
       const result = { seq: stored.seq, bytes: Buffer.byteLength(stored.data), sha256: sha256(stored.data), sealedWith };
@@ -124,28 +128,28 @@ export function maintenanceCommands(): Command[] {
       else print(`saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)}), ${sealedWith ? `sealed with ${sealedWith}` : 'unsealed'}`);
     });
 
-  const stats = new Command('stats')
-    .description(SUMMARIES.stats)
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
-      if (ctx.json) {
-        printJson(s);
-        return;
-      }
-      const live = (c: Counts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
-      printFields([
-        ['database', `${s.path} (${s.backend})`],
-        ['size', `${bytes(s.fileBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
-        ['events', `${count(s.head)}${s.firstEventAt ? ` (${s.firstEventAt} … ${s.lastEventAt})` : ''}`],
-        ['sessions', live(s.sessions)],
-        ['turns', count(s.turns)],
-        ['skills', live(s.skills)],
-        ['memory', live(s.memory)],
-        ['last snapshot', s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none'],
-      ]);
-    });
+  const stats = new Command('stats').description(SUMMARIES.stats).action(async (_opts: unknown, cmd: Command) => {
+    const ctx = contextOf(cmd);
+    const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
+    if (ctx.json) {
+      printJson(s);
+      return;
+    }
+    const live = (c: Counts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
+    printFields([
+      ['database', `${s.path} (${s.backend})`],
+      ['size', `${bytes(s.fileBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
+      ['events', `${count(s.head)}${s.firstEventAt ? ` (${s.firstEventAt} … ${s.lastEventAt})` : ''}`],
+      ['sessions', live(s.sessions)],
+      ['turns', count(s.turns)],
+      ['skills', live(s.skills)],
+      ['memory', live(s.memory)],
+      [
+        'last snapshot',
+        s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none',
+      ],
+    ]);
+  });
 
   return [verify, rebuild, snapshot, stats];
 }
-

@@ -92,7 +92,10 @@ export function memoryCommand(): Command {
       else print(item.id);
     });
 
-  withScopeFlags(group.command('recall'), 'only facts in exactly this scope (with --parents, also its parent scopes, most specific first); default: every scope')
+  withScopeFlags(
+    group.command('recall'),
+    'only facts in exactly this scope (with --parents, also its parent scopes, most specific first); default: every scope',
+  )
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with a query, with the offline embedder; else lexical)`, oneOf(RECALL_MODES))

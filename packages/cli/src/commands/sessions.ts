@@ -52,7 +52,7 @@ export function sessionsCommand(): Command {
 
   group
     .command('show')
-    .description("show a session and its transcript in seq order")
+    .description('show a session and its transcript in seq order')
     .argument('<id>', 'session id')
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
     .option('--limit <n>', 'at most this many turns', nonNegativeInt)

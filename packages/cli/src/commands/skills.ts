@@ -122,7 +122,8 @@ export function skillsCommand(): Command {
       parseInput(upsertSkillInputSchema, input);
       const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));
       if (ctx.json) printJson(skill);
-      else print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, id ${skill.id}`);
+      else
+        print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, id ${skill.id}`);
     });
 
   withScopeFlags(group.command('outcome'), 'a slug resolves to the most specific skill along this scope and its parents')

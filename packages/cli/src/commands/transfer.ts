@@ -84,8 +84,7 @@ function exportCommand(): Command {
             } catch (error) {
               throw mapFileError(error, opts.out!, 'write');
             }
-          }
-          else linkNoReplace(partial, opts.out!, 'export');
+          } else linkNoReplace(partial, opts.out!, 'export');
         }
       } catch (error) {
         if (partial !== undefined) {

@@ -79,7 +79,8 @@ export class ExportReader {
     if (value.events !== read.events) {
       throw new ExportFormatError(`the trailer counts ${value.events} events but ${read.events} precede it: the export is incomplete or was edited`, lineNo);
     }
-    if (value.sha256 !== read.sha256) throw new ExportFormatError('the sha256 of the trailer does not match the events before it: the export was changed or damaged', lineNo);
+    if (value.sha256 !== read.sha256)
+      throw new ExportFormatError('the sha256 of the trailer does not match the events before it: the export was changed or damaged', lineNo);
     return { state: this.state, trailer: value };
   }
 }

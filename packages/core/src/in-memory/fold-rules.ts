@@ -138,7 +138,8 @@ function firstVersion(record: Envelope): Violation {
 
 /** The envelope of a replacement of `stored`: one write later, same origin, a later clock. */
 function nextVersion(stored: Envelope, record: Envelope, deleted: boolean): Violation {
-  if (record.syncVersion !== stored.syncVersion + 1) return `syncVersion ${record.syncVersion} follows ${stored.syncVersion}, expected ${stored.syncVersion + 1}`;
+  if (record.syncVersion !== stored.syncVersion + 1)
+    return `syncVersion ${record.syncVersion} follows ${stored.syncVersion}, expected ${stored.syncVersion + 1}`;
   if (record.originInstanceId !== stored.originInstanceId) return `originInstanceId changed from ${json(stored.originInstanceId)}`;
   if (compareHlc(record.updatedHlc, stored.updatedHlc) <= 0) return 'updatedHlc did not move forward';
   if (record.deleted !== deleted) return deleted ? 'a deletion that is not a tombstone' : 'an update that is a tombstone';

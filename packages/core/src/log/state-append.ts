@@ -27,7 +27,10 @@ export function checkStateAppend(event: LogEvent, upcasters?: UpcasterRegistry):
     throw new ValidationError('schemaVersion', `${event.schemaVersion} is newer than this library's (${STATE_SCHEMA_VERSION})`);
   }
   if (event.schemaVersion < STATE_SCHEMA_VERSION && !upcasters) {
-    throw new ValidationError('schemaVersion', `${event.schemaVersion} is older than this library's (${STATE_SCHEMA_VERSION}) and the log has no upcasters to read it`);
+    throw new ValidationError(
+      'schemaVersion',
+      `${event.schemaVersion} is older than this library's (${STATE_SCHEMA_VERSION}) and the log has no upcasters to read it`,
+    );
   }
   try {
     decodeStateEvent(event, upcasters ? { upcasters } : {});

@@ -15,9 +15,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
   return {
     async write(input: WriteMemoryInput) {
       const draft = parseInput(writeMemoryInputSchema, input);
-      const change = await engine.mutate(async (tx) =>
-        stamper.writeMemory(draft, draft.id === undefined ? undefined : await tx.memoryItem(draft.id)),
-      );
+      const change = await engine.mutate(async (tx) => stamper.writeMemory(draft, draft.id === undefined ? undefined : await tx.memoryItem(draft.id)));
       return copyMemoryItem(change.payload.item);
     },
 

@@ -63,9 +63,7 @@ const checkedOptionsSchema = z.looseObject({
   snapshotEvery: countField.optional(),
   similarityThreshold: z.number().min(-1).max(1).optional(),
   fusionWeights: z.strictObject({ lexical: weight, semantic: weight }).optional(),
-  eventMeta: z
-    .strictObject({ actor: meta, traceId: meta, spanId: meta, causationId: meta, originInstanceId: meta, principal: meta })
-    .optional(),
+  eventMeta: z.strictObject({ actor: meta, traceId: meta, spanId: meta, causationId: meta, originInstanceId: meta, principal: meta }).optional(),
 });
 
 /**

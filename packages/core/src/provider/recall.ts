@@ -75,9 +75,7 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
   const depth = Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
-  const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, scopes, kinds })).filter(
-    (n) => n.similarity >= threshold,
-  );
+  const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, scopes, kinds })).filter((n) => n.similarity >= threshold);
   if (mode === 'semantic') {
     return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));
   }

@@ -22,9 +22,7 @@ export function createSessionStore(engine: Engine): SessionStore {
   return {
     async create(input: CreateSessionInput = {}) {
       const draft = parseInput(createSessionInputSchema, input);
-      const change = await engine.mutate(async (tx) =>
-        stamper.createSession(draft, draft.id === undefined ? undefined : await tx.session(draft.id)),
-      );
+      const change = await engine.mutate(async (tx) => stamper.createSession(draft, draft.id === undefined ? undefined : await tx.session(draft.id)));
       return copySession(change.payload.session);
     },
 

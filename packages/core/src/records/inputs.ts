@@ -5,18 +5,7 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { normalizeInstant } from '../time/instant.js';
-import {
-  checkField,
-  countField,
-  idField,
-  longTextField,
-  shortTextField,
-  slugField,
-  tagsField,
-  textField,
-  WINS_WITHIN_USES,
-  winsWithinUses,
-} from './fields.js';
+import { checkField, countField, idField, longTextField, shortTextField, slugField, tagsField, textField, WINS_WITHIN_USES, winsWithinUses } from './fields.js';
 import { LIMITS } from './limits.js';
 import { TURN_ROLES } from './records.js';
 
@@ -65,20 +54,22 @@ export type AppendTurnInput = z.input<typeof appendTurnInputSchema>;
  * fields other than `syncVersion` are ignored), so a read-modify-write is just
  * "change the record and upsert it".
  */
-export const upsertSkillInputSchema = z.object({
-  slug: slugField,
-  name: shortTextField.optional(),
-  body: longTextField.optional(),
-  tags: tagsField.optional(),
-  scope: scopeInputSchema.optional(),
-  check: checkField.optional(),
-  uses: countField.optional(),
-  wins: countField.optional(),
-  /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
-  syncVersion: countField.optional(),
-  id: idField.optional(),
-  createdAt: instantInput.optional(),
-}).refine(winsWithinUses, WINS_WITHIN_USES);
+export const upsertSkillInputSchema = z
+  .object({
+    slug: slugField,
+    name: shortTextField.optional(),
+    body: longTextField.optional(),
+    tags: tagsField.optional(),
+    scope: scopeInputSchema.optional(),
+    check: checkField.optional(),
+    uses: countField.optional(),
+    wins: countField.optional(),
+    /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
+    syncVersion: countField.optional(),
+    id: idField.optional(),
+    createdAt: instantInput.optional(),
+  })
+  .refine(winsWithinUses, WINS_WITHIN_USES);
 
 /** `skills.upsert` input. */
 export type UpsertSkillInput = z.input<typeof upsertSkillInputSchema>;

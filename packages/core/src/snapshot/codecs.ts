@@ -48,7 +48,8 @@ export function hmacCodec(secret: string | Buffer): SnapshotCodec {
     open: (sealed) => {
       const { tag, body } = split(sealed, id);
       const expected = mac(body);
-      if (tag.length !== expected.length || !timingSafeEqual(tag, expected)) throw new SnapshotSealError('HMAC mismatch: sealed with another key, or changed since');
+      if (tag.length !== expected.length || !timingSafeEqual(tag, expected))
+        throw new SnapshotSealError('HMAC mismatch: sealed with another key, or changed since');
       return body;
     },
   };
@@ -68,7 +69,8 @@ export function ed25519Codec(keys: { privateKey?: KeyObject; publicKey: KeyObjec
     },
     open: (sealed) => {
       const { tag, body } = split(sealed, id);
-      if (!verify(null, Buffer.from(body, 'utf8'), keys.publicKey, tag)) throw new SnapshotSealError('Ed25519 signature mismatch: signed with another key, or changed since');
+      if (!verify(null, Buffer.from(body, 'utf8'), keys.publicKey, tag))
+        throw new SnapshotSealError('Ed25519 signature mismatch: signed with another key, or changed since');
       return body;
     },
   };

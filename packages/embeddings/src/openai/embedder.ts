@@ -7,12 +7,7 @@
  * {@link EmbeddingError}. Vectors come back in input order.
  */
 import { systemClock, systemEntropy, ValidationError, type Clock, type Embedder, type Entropy } from '@agentstate/core';
-import {
-  EmbeddingError,
-  EmbeddingHttpError,
-  EmbeddingNetworkError,
-  EmbeddingTimeoutError,
-} from '../errors.js';
+import { EmbeddingError, EmbeddingHttpError, EmbeddingNetworkError, EmbeddingTimeoutError } from '../errors.js';
 import { normalizeInPlace } from '../vector.js';
 import { parseEmbeddingsResponse } from './response.js';
 import { backoffMs, retryAfterMs, sleep, uniform } from './retry.js';
@@ -136,12 +131,7 @@ async function attempt(settings: Settings, inputs: readonly string[], attempts: 
     });
     const text = await response.text();
     if (!response.ok) {
-      throw new EmbeddingHttpError(
-        response.status,
-        text.slice(0, 1000),
-        attempts,
-        retryAfterMs(response.headers, settings.clock.now()),
-      );
+      throw new EmbeddingHttpError(response.status, text.slice(0, 1000), attempts, retryAfterMs(response.headers, settings.clock.now()));
     }
     return parseEmbeddingsResponse(text, inputs.length, settings.dimensions, attempts);
   } catch (error) {
@@ -185,7 +175,10 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
       const pending = texts.flatMap((text, i) => (text.trim() === '' ? [] : [i]));
       for (let start = 0; start < pending.length; start += settings.batchSize) {
         const positions = pending.slice(start, start + settings.batchSize);
-        const vectors = await embedBatch(settings, positions.map((i) => texts[i]!));
+        const vectors = await embedBatch(
+          settings,
+          positions.map((i) => texts[i]!),
+        );
         positions.forEach((position, k) => {
           out[position] = settings.normalize ? normalizeInPlace(vectors[k]!) : vectors[k]!;
         });

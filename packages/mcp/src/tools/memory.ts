@@ -12,7 +12,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Remember a fact',
       description:
-        'Writes a durable memory item (a fact, preference or decision) in this server\'s scope. It survives restarts and is shared with every agent using the same database and scope.',
+        "Writes a durable memory item (a fact, preference or decision) in this server's scope. It survives restarts and is shared with every agent using the same database and scope.",
       inputSchema: memoryInputs.remember,
       outputSchema: outputs.item,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
@@ -34,7 +34,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Recall memory',
       description:
-        'Finds memory items in this server\'s scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Each hit has a score in [0, 1].',
+        "Finds memory items in this server's scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Each hit has a score in [0, 1].",
       inputSchema: memoryInputs.recall,
       outputSchema: outputs.hits,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },

@@ -31,7 +31,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_create',
     {
       title: 'Create a session',
-      description: 'Starts a durable conversation in this server\'s scope. Append its turns with session_append_turn; resume it later with session_read.',
+      description: "Starts a durable conversation in this server's scope. Append its turns with session_append_turn; resume it later with session_read.",
       inputSchema: sessionInputs.create,
       outputSchema: outputs.session,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
@@ -46,7 +46,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_append_turn',
     {
       title: 'Append a turn',
-      description: 'Appends one turn (user, assistant, tool or system) to a session\'s transcript. Turns are numbered 1, 2, 3… in order of arrival.',
+      description: "Appends one turn (user, assistant, tool or system) to a session's transcript. Turns are numbered 1, 2, 3… in order of arrival.",
       inputSchema: sessionInputs.appendTurn,
       outputSchema: outputs.turn,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
@@ -78,7 +78,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_list',
     {
       title: 'List sessions',
-      description: 'Lists the sessions of this server\'s scope, newest first unless asked otherwise.',
+      description: "Lists the sessions of this server's scope, newest first unless asked otherwise.",
       inputSchema: sessionInputs.list,
       outputSchema: outputs.sessions,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },

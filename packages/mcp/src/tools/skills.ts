@@ -49,7 +49,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Search skills',
       description:
-        'Finds reusable procedures (skills) by words in their slug, name, body or tags, in this server\'s scope. Returns whole skills, with their uses and wins.',
+        "Finds reusable procedures (skills) by words in their slug, name, body or tags, in this server's scope. Returns whole skills, with their uses and wins.",
       inputSchema: skillInputs.search,
       outputSchema: outputs.skills,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
@@ -70,7 +70,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     'skill_get',
     {
       title: 'Get a skill',
-      description: 'Reads one skill by id or slug: by slug, the most specific one in this server\'s scope (or its parents, when allowed).',
+      description: "Reads one skill by id or slug: by slug, the most specific one in this server's scope (or its parents, when allowed).",
       inputSchema: skillInputs.get,
       outputSchema: outputs.skill,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
@@ -83,7 +83,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Save a skill',
       description:
-        'Creates or updates the skill with this slug in this server\'s scope. Fields left out keep their stored values; each save bumps `version`, and every earlier version stays in the history. ' +
+        "Creates or updates the skill with this slug in this server's scope. Fields left out keep their stored values; each save bumps `version`, and every earlier version stays in the history. " +
         'Pass expectedSyncVersion (the syncVersion you read) to refuse the save if someone changed the skill meanwhile.',
       inputSchema: skillInputs.save,
       outputSchema: outputs.skill,
@@ -122,7 +122,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     'skill_delete',
     {
       title: 'Delete a skill',
-      description: 'Tombstones a skill by id, or by slug in this server\'s scope: it disappears from reads, but stays in the replayable history.',
+      description: "Tombstones a skill by id, or by slug in this server's scope: it disappears from reads, but stays in the replayable history.",
       inputSchema: skillInputs.delete,
       outputSchema: outputs.skill,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },

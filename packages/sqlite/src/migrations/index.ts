@@ -115,7 +115,12 @@ export function migrate(conn: Connection, options: MigrateOptions = {}): number[
       const identity = inspectDatabase(conn, migrations);
       if (identity.applied.some((row) => row.version === migration.version)) return;
       const last = identity.applied.length === 0 ? 0 : identity.applied[identity.applied.length - 1]!.version;
-      if (last !== migration.version - 1) throw new IncompatibleDatabaseError(conn.path, 'migration-changed', `records migration ${last} as its latest, so migration ${migration.version} cannot be applied in order`);
+      if (last !== migration.version - 1)
+        throw new IncompatibleDatabaseError(
+          conn.path,
+          'migration-changed',
+          `records migration ${last} as its latest, so migration ${migration.version} cannot be applied in order`,
+        );
       if (identity.fresh) {
         conn.db.pragma(`application_id = ${APPLICATION_ID}`);
         conn.db.exec(`CREATE TABLE ${MIGRATIONS_TABLE} (

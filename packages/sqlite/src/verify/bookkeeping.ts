@@ -26,12 +26,22 @@ export function checkBookkeeping(conn: Connection): VerifyProblem[] {
   const newest = conn.db.prepare(MAX_HLC).get() as Hlc | undefined;
   if (!state) problems.push({ part: 'tables', object: 'projection_state', message: 'projection_state has no row', repair: 'rebuild' });
   else if (newest && compareHlc(state, newest) < 0) {
-    problems.push({ part: 'tables', object: 'projection_state', message: 'projection_state records a largest HLC below that of a stored record', repair: 'rebuild' });
+    problems.push({
+      part: 'tables',
+      object: 'projection_state',
+      message: 'projection_state records a largest HLC below that of a stored record',
+      repair: 'rebuild',
+    });
   }
   const order = conn.db.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number } | undefined;
   if (!order) problems.push({ part: 'tables', object: 'memory_order', message: 'memory_order has no row', repair: 'rebuild' });
   else if (order.in_order === 1 && (conn.db.prepare(OUT_OF_ORDER).get() as { n: number }).n > 0) {
-    problems.push({ part: 'tables', object: 'memory_order', message: 'memory_order says memory rows are in recall order, and they are not', repair: 'rebuild' });
+    problems.push({
+      part: 'tables',
+      object: 'memory_order',
+      message: 'memory_order says memory rows are in recall order, and they are not',
+      repair: 'rebuild',
+    });
   }
   return problems;
 }

@@ -30,12 +30,18 @@ const INDEXES: readonly IndexedTable[] = [
   {
     table: 'memory_fts',
     expected: (conn) =>
-      (conn.prepare('SELECT n, content FROM memory WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({ n: r.n, text: foldForIndex(r.content) })),
+      (conn.prepare('SELECT n, content FROM memory WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
+        n: r.n,
+        text: foldForIndex(r.content),
+      })),
   },
   {
     table: 'skills_fts',
     expected: (conn) =>
-      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as SkillRow[]).map((r) => ({ n: r.n, text: foldForIndex(skillSearchText(skillFromRow(r))) })),
+      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as SkillRow[]).map((r) => ({
+        n: r.n,
+        text: foldForIndex(skillSearchText(skillFromRow(r))),
+      })),
   },
 ];
 
@@ -46,7 +52,8 @@ export function checkFullText(conn: Connection): VerifyProblem[] {
   const problems: VerifyProblem[] = [];
   for (const index of INDEXES) {
     try {
-      for (const message of compareIndex(conn, index)) problems.push({ part: 'fts', object: index.table, message: `${index.table}: ${message}`, repair: 'rebuild' });
+      for (const message of compareIndex(conn, index))
+        problems.push({ part: 'fts', object: index.table, message: `${index.table}: ${message}`, repair: 'rebuild' });
     } catch (error) {
       problems.push({ part: 'fts', object: index.table, message: `${index.table} cannot be read: ${describe(error)}`, repair: 'rebuild' });
     } finally {

@@ -56,7 +56,10 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
     replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
   } catch (error) {
     // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
-    replay = { ...unreplayed(tables), problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describe(error)}`, repair: 'restore-backup' as const }] };
+    replay = {
+      ...unreplayed(tables),
+      problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describe(error)}`, repair: 'restore-backup' as const }],
+    };
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));

@@ -78,10 +78,17 @@ export function checkReplay(ctx: ReplayContext): ReplayResult {
   }
   for (const d of differences) problems.push({ part: 'tables', message: d, repair: 'rebuild' });
   for (const [seq, matches] of results) {
-    if (!matches) problems.push({ part: 'snapshots', object: 'snapshots', message: `the stored snapshot at seq ${seq} differs from the log`, repair: 'export-import' });
+    if (!matches)
+      problems.push({ part: 'snapshots', object: 'snapshots', message: `the stored snapshot at seq ${seq} differs from the log`, repair: 'export-import' });
   }
   for (const s of skipped) {
-    if (s.damaged) problems.push({ part: 'snapshots', object: 'snapshots', message: `the stored snapshot at seq ${s.seq} is damaged: ${s.reason}`, repair: 'export-import' });
+    if (s.damaged)
+      problems.push({
+        part: 'snapshots',
+        object: 'snapshots',
+        message: `the stored snapshot at seq ${s.seq} is damaged: ${s.reason}`,
+        repair: 'export-import',
+      });
   }
   const newest = [...results.keys()].sort((a, b) => b - a)[0];
   const text = folded ? encodeSnapshot(folded) : '';

@@ -37,14 +37,20 @@ export function checkVectors(conn: Connection): VectorCheck {
   try {
     indexes = conn.db.prepare('SELECT no, embedder_id, dimensions FROM vector_indexes ORDER BY no').all() as IndexRow[];
   } catch (error) {
-    return { problems: [{ part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describe(error)}`, repair: 'export-import' }], pending };
+    return {
+      problems: [
+        { part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describe(error)}`, repair: 'export-import' },
+      ],
+      pending,
+    };
   }
   for (const index of indexes) {
     const table = `memory_vec_${Math.trunc(index.no)}`;
     try {
       const found = compareIndex(conn, index, table);
       pending[index.embedder_id] = found.pending;
-      for (const message of found.messages) problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
+      for (const message of found.messages)
+        problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
     } catch (error) {
       problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}) cannot be read: ${describe(error)}`, repair: 'rebuild' });
     }
@@ -57,9 +63,21 @@ function compareIndex(conn: Connection, index: IndexRow, table: string): { messa
   const listedRows = new Set(
     (conn.db.prepare('SELECT item_n FROM memory_vectors WHERE index_no = ?').all(index.no) as { item_n: number }[]).map((r) => r.item_n),
   );
-  const vectors = conn.db.prepare(`SELECT rowid AS n, embedding, scope_key, kind FROM ${table}`).all() as { n: number | bigint; embedding: Buffer; scope_key: string; kind: string }[];
+  const vectors = conn.db.prepare(`SELECT rowid AS n, embedding, scope_key, kind FROM ${table}`).all() as {
+    n: number | bigint;
+    embedding: Buffer;
+    scope_key: string;
+    kind: string;
+  }[];
   const items = new Map(
-    (conn.db.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0').all() as { n: number; content: string; scope_key: string; kind: string }[]).map((r) => [r.n, r]),
+    (
+      conn.db.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0').all() as {
+        n: number;
+        content: string;
+        scope_key: string;
+        kind: string;
+      }[]
+    ).map((r) => [r.n, r]),
   );
   const cached = conn.db.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');
   const stored = new Set<number>();

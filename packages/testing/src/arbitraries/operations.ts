@@ -71,7 +71,9 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },
     { arbitrary: ref().map((item) => ({ kind: 'getMemory', item }) as const), weight: 1 },
     {
-      arbitrary: fc.record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }) }).map((o) => ({ kind: 'recall', ...o }) as const),
+      arbitrary: fc
+        .record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }) })
+        .map((o) => ({ kind: 'recall', ...o }) as const),
       weight: 1,
     },
     { arbitrary: fc.integer({ min: -2000, max: 5000 }).map((ms) => ({ kind: 'advanceClock', ms }) as const), weight: 2 },

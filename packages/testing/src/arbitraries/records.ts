@@ -97,7 +97,10 @@ export function arbTurn(sessionId?: string): fc.Arbitrary<Turn> {
 
 /** A slug from a small pool (so upserts collide), or a random word-like slug. */
 export function arbSlug(): fc.Arbitrary<string> {
-  return fc.oneof({ arbitrary: fc.constantFrom('deploy', 'lint', 'test', 'rollback'), weight: 3 }, { arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), weight: 1 });
+  return fc.oneof(
+    { arbitrary: fc.constantFrom('deploy', 'lint', 'test', 'rollback'), weight: 3 },
+    { arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), weight: 1 },
+  );
 }
 
 /** A stored skill; `wins` never exceeds `uses`. */

@@ -63,12 +63,49 @@ export const SYNTAX_PIECES = [
 
 /** Punctuation (no letters or digits), including the query-syntax characters. */
 export function arbPunctuation(): fc.Arbitrary<string> {
-  return fc.constantFrom('"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '.', ',', '!', '?', '/', '&', '|', '~', '@', '#', '$', '+', '=', '<', '>', '…', '—', '¿');
+  return fc.constantFrom(
+    '"',
+    '*',
+    '(',
+    ')',
+    ':',
+    '^',
+    '-',
+    "'",
+    '\\',
+    '%',
+    '_',
+    ';--',
+    '{}',
+    '[]',
+    '.',
+    ',',
+    '!',
+    '?',
+    '/',
+    '&',
+    '|',
+    '~',
+    '@',
+    '#',
+    '$',
+    '+',
+    '=',
+    '<',
+    '>',
+    '…',
+    '—',
+    '¿',
+  );
 }
 
 /** A word: from {@link SAMPLE_WORDS}, or random letters (any script) and digits. */
 export function arbWord(): fc.Arbitrary<string> {
-  const letters = fc.string({ unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüöçñåøßЖжλΩ0123456789'), minLength: 1, maxLength: 8 });
+  const letters = fc.string({
+    unit: fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZéüöçñåøßЖжλΩ0123456789'),
+    minLength: 1,
+    maxLength: 8,
+  });
   return fc.oneof({ arbitrary: fc.constantFrom(...SAMPLE_WORDS), weight: 3 }, { arbitrary: letters, weight: 2 });
 }
 
@@ -93,7 +130,12 @@ export function arbText(constraints: { minWords?: number; maxWords?: number } = 
   const separator = fc.constantFrom(' ', ' ', ' ', '', '-', ', ', '\n', '\t');
   return fc
     .array(fc.tuple(piece, separator), { minLength: constraints.minWords ?? 1, maxLength: constraints.maxWords ?? 8 })
-    .map((parts) => parts.map(([p, s]) => p + s).join('').trim())
+    .map((parts) =>
+      parts
+        .map(([p, s]) => p + s)
+        .join('')
+        .trim(),
+    )
     .filter((s) => s.length > 0);
 }
 

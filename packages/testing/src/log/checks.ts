@@ -52,7 +52,11 @@ const SKILL: Skill = {
   updatedAt: formatInstant(T0),
   ...ENVELOPE,
 };
-const session = (over: Partial<Session>): AppendInput => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: { ...SESSION, ...over } } });
+const session = (over: Partial<Session>): AppendInput => ({
+  stream: STATE_STREAM,
+  type: EventTypes.SessionCreated,
+  payload: { session: { ...SESSION, ...over } },
+});
 const skill = (over: Partial<Skill>): AppendInput => ({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...SKILL, ...over } } });
 
 /** `state` events no store could have written: each must be refused by `append`. */
@@ -173,14 +177,18 @@ export const logChecks: LogCheck[] = [
     async run(env) {
       const log = await env.open();
       const streams = ['a', 'b', 'c', 'd'];
-      const appended = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })),
-      );
+      const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
       for (const stream of streams) {
         const mine = appended.filter((e) => e.stream === stream).map((e) => e.seq);
-        expect(mine.sort((x, y) => x - y), stream).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+        expect(
+          mine.sort((x, y) => x - y),
+          stream,
+        ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
         const events = await log.read({ stream });
-        expect(events.map((e) => e.seq), stream).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+        expect(
+          events.map((e) => e.seq),
+          stream,
+        ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
         // Every payload is stored exactly once.
         expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
         expect(await log.head(stream)).toBe(25);
@@ -277,7 +285,12 @@ export const logChecks: LogCheck[] = [
         expect(await log.head(STATE_STREAM), label).toBe(0);
       }
       // What a store writes is accepted, at the limits too, and reads back as given.
-      const atLimits = skill({ id: 'i'.repeat(LIMITS.id), uses: Number.MAX_SAFE_INTEGER, wins: Number.MAX_SAFE_INTEGER, tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
+      const atLimits = skill({
+        id: 'i'.repeat(LIMITS.id),
+        uses: Number.MAX_SAFE_INTEGER,
+        wins: Number.MAX_SAFE_INTEGER,
+        tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`),
+      });
       expect((await log.append(session({}))).seq).toBe(1);
       expect((await log.append(atLimits)).seq).toBe(2);
       expect((await log.read({ stream: STATE_STREAM })).map((e) => e.payload)).toEqual([session({}).payload, atLimits.payload]);

@@ -37,7 +37,10 @@ export const concurrencyChecks: ProviderCheck[] = [
       // Every upsert saw the one before it: each slug went through versions 1…5.
       for (const slug of SLUGS) {
         const versions = results.filter((s) => s.slug === slug).map((s) => s.version);
-        expect(versions.sort((a, b) => a - b), slug).toEqual([1, 2, 3, 4, 5]);
+        expect(
+          versions.sort((a, b) => a - b),
+          slug,
+        ).toEqual([1, 2, 3, 4, 5]);
         expect(new Set(results.filter((s) => s.slug === slug).map((s) => s.id)).size, slug).toBe(1);
       }
       expect(await p.skills.search('s', 0)).toEqual(final);
@@ -63,9 +66,7 @@ export const concurrencyChecks: ProviderCheck[] = [
       const nameOnly = await p.skills.upsert({ slug: 'deploy', name: 'Deploy!', scope: { project: 'alpha' } });
       expect(nameOnly).toMatchObject({ ...kept, name: 'Deploy!', body: 'ship faster', version: 3 });
 
-      const outcomes = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => p.skills.recordOutcome(created.id, { success: i % 3 === 0 })),
-      );
+      const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => p.skills.recordOutcome(created.id, { success: i % 3 === 0 })));
       const wins = Array.from({ length: 100 }, (_, i) => i).filter((i) => i % 3 === 0).length;
       const final = await p.skills.get(created.id);
       expect(final).toMatchObject({ uses: 103, wins: 2 + wins, version: 3, syncVersion: nameOnly.syncVersion + 100 });

@@ -87,7 +87,7 @@ export const extraChecks: ProviderCheck[] = [
     },
   },
   {
-    name: "X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError",
+    name: 'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError',
     async run(env) {
       const p = await env.open();
       const s = await p.skills.upsert({ slug: 'deploy', body: 'ship' });

@@ -21,7 +21,10 @@ export const hlcChecks: ProviderCheck[] = [
         return record;
       };
       const later = (after: Stamped, before: Stamped, label: string): void => {
-        expect(compareHlc(after.updatedHlc, before.updatedHlc), `${label}: ${JSON.stringify(after.updatedHlc)} after ${JSON.stringify(before.updatedHlc)}`).toBeGreaterThan(0);
+        expect(
+          compareHlc(after.updatedHlc, before.updatedHlc),
+          `${label}: ${JSON.stringify(after.updatedHlc)} after ${JSON.stringify(before.updatedHlc)}`,
+        ).toBeGreaterThan(0);
       };
 
       const clock = new ManualClock(T0);

@@ -65,13 +65,30 @@ const EXPECTED: ReadonlyArray<readonly [string, readonly number[]]> = [
   ["'; DROP TABLE skills; --", []],
   ["' OR '1'='1", []],
   // Syntax characters around a word are plain text.
-  ...['"go"', 'go*', '*go*', '(go)', '(go', 'go)', 'go:', '^go', 'go^', '-go', "'go'", "go'", '\\go', '%go%', '_go_', 'go;--', '{go}', '[go]', 'go"', '"go'].map(
-    (q) => [q, GO] as const,
-  ),
+  ...[
+    '"go"',
+    'go*',
+    '*go*',
+    '(go)',
+    '(go',
+    'go)',
+    'go:',
+    '^go',
+    'go^',
+    '-go',
+    "'go'",
+    "go'",
+    '\\go',
+    '%go%',
+    '_go_',
+    'go;--',
+    '{go}',
+    '[go]',
+    'go"',
+    '"go',
+  ].map((q) => [q, GO] as const),
   // Punctuation only: matches nothing, never errors.
-  ...['"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'].map(
-    (q) => [q, []] as const,
-  ),
+  ...['"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'].map((q) => [q, []] as const),
 ];
 
 export const lexicalChecks: ProviderCheck[] = [

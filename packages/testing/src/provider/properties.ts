@@ -48,30 +48,26 @@ export const propertyChecks: ProviderCheck[] = [
     name: 'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries',
     async run(env) {
       await fc.assert(
-        fc.asyncProperty(
-          fc.array(arbText(), { minLength: 1, maxLength: 6 }),
-          fc.array(arbQuery(), { minLength: 1, maxLength: 6 }),
-          async (texts, queries) => {
-            const p = await env.open();
-            try {
-              const skills: Skill[] = [];
-              const items: MemoryItem[] = [];
-              for (const [i, text] of texts.entries()) {
-                skills.push(await p.skills.upsert({ slug: `t${i}`, body: text }));
-                items.push(await p.memory.write({ content: text }));
-              }
-              for (const query of queries) {
-                const label = JSON.stringify(query);
-                const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s))).sort(compareSkillsBySlug);
-                expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(ids(wantSkills));
-                const wantItems = items.filter((m) => matchesText(query, m.content)).sort(compareMemoryNewestFirst);
-                expect(ids(await p.memory.recall({ query, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
-              }
-            } finally {
-              await env.release(p);
+        fc.asyncProperty(fc.array(arbText(), { minLength: 1, maxLength: 6 }), fc.array(arbQuery(), { minLength: 1, maxLength: 6 }), async (texts, queries) => {
+          const p = await env.open();
+          try {
+            const skills: Skill[] = [];
+            const items: MemoryItem[] = [];
+            for (const [i, text] of texts.entries()) {
+              skills.push(await p.skills.upsert({ slug: `t${i}`, body: text }));
+              items.push(await p.memory.write({ content: text }));
             }
-          },
-        ),
+            for (const query of queries) {
+              const label = JSON.stringify(query);
+              const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s))).sort(compareSkillsBySlug);
+              expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(ids(wantSkills));
+              const wantItems = items.filter((m) => matchesText(query, m.content)).sort(compareMemoryNewestFirst);
+              expect(ids(await p.memory.recall({ query, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
+            }
+          } finally {
+            await env.release(p);
+          }
+        }),
         { numRuns: env.propertyRuns, seed: env.seed },
       );
     },
