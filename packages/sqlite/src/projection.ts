@@ -7,6 +7,7 @@
 import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
 import { changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core/backend';
+import { CorruptionError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { SkillRow } from './rows.js';
 import {
@@ -67,7 +68,10 @@ export class Projection {
 
   /** Where the projection stands. */
   state(): ProjectionState {
-    const row = this.conn.prepare(SQL.state).get() as { seq: number; hlc_wall: number; hlc_counter: number; generation: number };
+    const row = this.conn.prepare(SQL.state).get() as { seq: number; hlc_wall: number; hlc_counter: number; generation: number } | undefined;
+    // Migration 2 writes this row and nothing deletes it: without it the file was damaged.
+    if (row === undefined)
+      throw new CorruptionError('database', 0, `${this.conn.path} is damaged: the projection's state row is missing (run \`agentstate rebuild\`)`);
     return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
   }
 

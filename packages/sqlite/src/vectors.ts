@@ -8,7 +8,7 @@
  */
 import type { MemoryItem } from '@agentstate/core';
 import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { UnavailableError, ValidationError } from '@agentstate/core';
+import { CorruptionError, UnavailableError, ValidationError } from '@agentstate/core';
 import { contentHash, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
@@ -164,7 +164,9 @@ export class SqliteVectorStore implements VectorStore {
         const rows = this.conn.prepare('SELECT * FROM memory WHERE deleted = 0 ORDER BY n LIMIT ?').all(take) as MemoryRow[];
         return rows.map(memoryFromRow);
       }
-      const generation = (this.conn.prepare('SELECT generation FROM projection_state WHERE id = 1').get() as { generation: number }).generation;
+      const row = this.conn.prepare('SELECT generation FROM projection_state WHERE id = 1').get() as { generation: number } | undefined;
+      if (row === undefined) throw new CorruptionError('database', 0, `${this.conn.path} is damaged: the projection's state row is missing`);
+      const generation = row.generation;
       const known = this.#marks.get(index.no);
       const from = known && known.generation === generation ? known.mark : 0;
       const maxN = (this.conn.prepare('SELECT max(n) AS n FROM memory').get() as { n: number | null }).n ?? 0;
