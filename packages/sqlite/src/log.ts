@@ -12,7 +12,8 @@ import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpTo
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
 
-interface EventRow {
+/** An `events` row as SQLite returns it. */
+export interface EventRow {
   stream: string;
   seq: number;
   type: string;
@@ -33,7 +34,7 @@ const EVENT_COLUMNS = 'stream, seq, type, time, schema_version, payload, checksu
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
   insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  readForFold: 'SELECT seq, type, schema_version, payload, checksum, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?',
+  readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   saveSnapshot: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
   identityTable: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'store_meta'",
@@ -41,26 +42,61 @@ const SQL = {
   latestSnapshot: 'SELECT stream, seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
 } as const;
 
-/** The checksum of an event row: SHA-1 of its type, schema version and payload text. */
+/**
+ * The checksum rows written before version 0.2 carry: SHA-1 of the type,
+ * schema version and payload text only. Such rows are still read and
+ * checked this way; their envelope (stream, seq, time, linkage) is not
+ * covered. Tests use it to forge legacy rows.
+ */
 export function eventChecksum(type: string, schemaVersion: number, payload: string): string {
   return hash('sha1', `${type}\u0000${schemaVersion}\u0000${payload}`, 'base64');
 }
 
+/** What marks a checksum over the whole row. Legacy checksums are bare base64, which has no colon. */
+const ROW_CHECKSUM_PREFIX = '2:';
+
+/** A nullable column in the checksum text: `\u0001` for null, so null and '' differ. */
+const field = (value: string | number | null): string => (value === null ? '\u0001' : String(value));
+
+/**
+ * The checksum of an event row: SHA-1 over every column that makes the
+ * event (stream, seq, type, time, schema version, payload and the linkage
+ * fields), so a changed time or actor is caught like a changed payload.
+ */
+export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
+  const columns = [
+    row.stream,
+    row.seq,
+    row.type,
+    row.time,
+    row.schema_version,
+    row.payload,
+    row.actor,
+    row.trace_id,
+    row.span_id,
+    row.causation_id,
+    row.origin_instance_id,
+    row.principal,
+  ];
+  return ROW_CHECKSUM_PREFIX + hash('sha1', columns.map(field).join('\u0000'), 'base64');
+}
+
 /** Parses a stored payload after checking the row's checksum; either failing is a `CorruptionError`. */
-function parsePayload(stream: string, row: { seq: number; type: string; schema_version: number; payload: string; checksum: string }): unknown {
-  if (eventChecksum(row.type, row.schema_version, row.payload) !== row.checksum) {
-    throw new CorruptionError(stream, row.seq, 'the stored event does not match its checksum');
+function parsePayload(row: EventRow): unknown {
+  const expected = row.checksum.startsWith(ROW_CHECKSUM_PREFIX) ? rowChecksum(row) : eventChecksum(row.type, row.schema_version, row.payload);
+  if (expected !== row.checksum) {
+    throw new CorruptionError(row.stream, row.seq, 'the stored event does not match its checksum');
   }
   try {
     return JSON.parse(row.payload);
   } catch (cause) {
-    throw new CorruptionError(stream, row.seq, 'the stored payload is not JSON', { cause });
+    throw new CorruptionError(row.stream, row.seq, 'the stored payload is not JSON', { cause });
   }
 }
 
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
 function eventFromRow(row: EventRow): LogEvent {
-  const payload = parsePayload(row.stream, row);
+  const payload = parsePayload(row);
   const event: LogEvent = { stream: row.stream, seq: row.seq, type: row.type, time: row.time, schemaVersion: row.schema_version, payload };
   if (row.actor !== null) event.actor = row.actor;
   if (row.trace_id !== null) event.traceId = row.trace_id;
@@ -178,22 +214,36 @@ export class SqliteLog implements Log {
     const event = toLogEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now);
     const text = payloadText(event.payload);
     const validated = validate(event, text);
+    const row: Omit<EventRow, 'checksum'> = {
+      stream: event.stream,
+      seq: event.seq,
+      type: event.type,
+      time: event.time,
+      schema_version: event.schemaVersion,
+      payload: text,
+      actor: metaText(event, 'actor'),
+      trace_id: metaText(event, 'traceId'),
+      span_id: metaText(event, 'spanId'),
+      causation_id: metaText(event, 'causationId'),
+      origin_instance_id: metaText(event, 'originInstanceId'),
+      principal: metaText(event, 'principal'),
+    };
     this.conn
       .prepare(SQL.insert)
       .run(
-        event.stream,
-        event.seq,
-        event.type,
-        event.time,
-        event.schemaVersion,
-        text,
-        eventChecksum(event.type, event.schemaVersion, text),
-        metaText(event, 'actor'),
-        metaText(event, 'traceId'),
-        metaText(event, 'spanId'),
-        metaText(event, 'causationId'),
-        metaText(event, 'originInstanceId'),
-        metaText(event, 'principal'),
+        row.stream,
+        row.seq,
+        row.type,
+        row.time,
+        row.schema_version,
+        row.payload,
+        rowChecksum(row),
+        row.actor,
+        row.trace_id,
+        row.span_id,
+        row.causation_id,
+        row.origin_instance_id,
+        row.principal,
         validated ? 1 : 0,
       );
     return { event, text };
@@ -214,16 +264,9 @@ export class SqliteLog implements Log {
    * payload, and whether this library validated the payload when it wrote it.
    */
   readForFold(stream: string, afterSeq: number, limit: number): { event: LogEvent; validated: boolean }[] {
-    const rows = this.conn.prepare(SQL.readForFold).all(stream, afterSeq, limit) as {
-      seq: number;
-      type: string;
-      schema_version: number;
-      payload: string;
-      checksum: string;
-      validated: number;
-    }[];
+    const rows = this.conn.prepare(SQL.readForFold).all(stream, afterSeq, limit) as (EventRow & { validated: number })[];
     return rows.map((row) => ({
-      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: parsePayload(stream, row) },
+      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: parsePayload(row) },
       validated: row.validated === 1,
     }));
   }

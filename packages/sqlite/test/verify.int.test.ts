@@ -5,6 +5,7 @@
  * lying snapshot each fail it, naming the part and the repair; the repair
  * it names works. Each damaged case passed the table-against-log check alone.
  */
+import { copyFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
@@ -98,6 +99,27 @@ describe('verify', () => {
     const report = await verifyFile();
     expect(report.problems).toEqual([expect.objectContaining({ part: 'log', repair: 'restore-backup', message: expect.stringContaining('state#4') })]);
     expect(report.repair).toBe('restore-backup');
+  });
+
+  it("fails on a changed time or actor of an event, which the fold never reads but the log's readers do", async () => {
+    for (const [column, value] of [
+      ['time', '2001-01-01T00:00:00.000Z'],
+      ['actor', 'someone else'],
+      ['trace_id', 'trace-1'],
+    ] as const) {
+      const copy = tmp.file(`envelope-${column}.db`);
+      copyFileSync(path, copy);
+      tamper(copy, `UPDATE events SET ${column} = ? WHERE stream = 'state' AND seq = 4`, value);
+      const db = openSqlite(copy, { readonly: true });
+      try {
+        const report = await db.verify();
+        expect(report.ok, column).toBe(false);
+        expect(report.problems, column).toContainEqual(expect.objectContaining({ part: 'log', message: expect.stringContaining('does not match its checksum') }));
+        await expect(db.log.read({ stream: 'state' }), column).rejects.toMatchObject({ code: 'corruption' });
+      } finally {
+        await db.close();
+      }
+    }
   });
 
   it('fails on a stored snapshot that differs from the log, even when the tables are right', async () => {
