@@ -114,7 +114,9 @@ describe('verify', () => {
       try {
         const report = await db.verify();
         expect(report.ok, column).toBe(false);
-        expect(report.problems, column).toContainEqual(expect.objectContaining({ part: 'log', message: expect.stringContaining('does not match its checksum') }));
+        expect(report.problems, column).toContainEqual(
+          expect.objectContaining({ part: 'log', message: expect.stringContaining('does not match its checksum') }),
+        );
         await expect(db.log.read({ stream: 'state' }), column).rejects.toMatchObject({ code: 'corruption' });
       } finally {
         await db.close();
