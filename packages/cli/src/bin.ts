@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /** The `agentstate` executable. */
-import { run } from './program.js';
+import { version } from './version.js';
 
 // A closed pipe (`agentstate export | head`) is a normal end, not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {
@@ -8,4 +8,11 @@ process.stdout.on('error', (error: NodeJS.ErrnoException) => {
   throw error;
 });
 
-process.exitCode = await run(process.argv);
+// The version alone needs no command tree: answered before commander and the commands load.
+const args = process.argv.slice(2);
+if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
+  process.stdout.write(`${version()}\n`);
+} else {
+  const { run } = await import('./program.js');
+  process.exitCode = await run(process.argv);
+}

@@ -7,17 +7,12 @@
  * core, the SQLite backend, the embedder or the MCP server) is loaded when
  * that command runs, so `--version`, `--help` and a lexical recall start fast.
  */
-import { readFileSync } from 'node:fs';
 import { type Command, CommanderError } from 'commander';
 import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite/defaults';
 import { LAZY_COMMANDS } from './command-list.js';
 import { LazyProgram, subcommandTerm } from './lazy-command.js';
 import { mcpArguments, mcpCommand, runMcp } from './commands/mcp.js';
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
+import { version } from './version.js';
 
 /** Commander's own help and version output end a run successfully, or with 1 for bare `agentstate`. */
 const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'commander.version']);
