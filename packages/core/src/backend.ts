@@ -14,7 +14,7 @@ export { parseInput } from './records/inputs.js';
 export { scopeKey } from './records/scope.js';
 export { jsonClone, canonicalJson } from './log/json.js';
 export { deepFreeze } from './log/freeze.js';
-export { jsonPayload, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
+export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 export { checkStateAppend } from './log/state-append.js';
 export { type ChangeRecord, changeRecords, changeHlc } from './log/changes.js';
 export { sortSnapshot } from './snapshot/snapshot.js';

@@ -8,7 +8,7 @@
 import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpToSeq, toLogEvent } from '@agentstate/core/backend';
+import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpToSeq, payloadJson, toLogEvent } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
 
@@ -107,17 +107,6 @@ function eventFromRow(row: EventRow): LogEvent {
   return event;
 }
 
-function payloadText(payload: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(payload);
-  } catch (cause) {
-    throw new ValidationError('payload', `must be JSON-serialisable (${cause instanceof Error ? cause.message : String(cause)})`);
-  }
-  if (text === undefined) throw new ValidationError('payload', 'must be JSON-serialisable');
-  return text;
-}
-
 /** A linkage field of an event `toLogEvent` built (so a string when present), as a column value. */
 function metaText(event: LogEvent<unknown>, key: 'actor' | 'traceId' | 'spanId' | 'causationId' | 'originInstanceId' | 'principal'): string | null {
   return event[key] ?? null;
@@ -212,7 +201,7 @@ export class SqliteLog implements Log {
   /** Builds, checks (`validate` says whether to mark it validated) and inserts one event. */
   #insert<P>(input: AppendInput<P>, seq: number | undefined, validate: (event: LogEvent<P>, text: string) => boolean): { event: LogEvent<P>; text: string } {
     const event = toLogEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now);
-    const text = payloadText(event.payload);
+    const text = payloadJson(event.payload);
     const validated = validate(event, text);
     const row: Omit<EventRow, 'checksum'> = {
       stream: event.stream,

@@ -16,6 +16,11 @@ const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) &
  */
 export function jsonPayload<P>(payload: P): P {
   if (payload === undefined) return payload;
+  return JSON.parse(payloadJson(payload)) as P;
+}
+
+/** A payload as JSON text; one that is not JSON-serialisable (a cycle, a BigInt, a bare function) is a `ValidationError`. */
+export function payloadJson(payload: unknown): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(payload);
@@ -23,7 +28,7 @@ export function jsonPayload<P>(payload: P): P {
     throw new ValidationError('payload', `must be JSON-serialisable (${cause instanceof Error ? cause.message : String(cause)})`);
   }
   if (text === undefined) throw new ValidationError('payload', 'must be JSON-serialisable');
-  return JSON.parse(text) as P;
+  return text;
 }
 
 /** Refuses a stream name that is not a non-empty string. */
