@@ -29,11 +29,13 @@ export interface EventRow {
   principal: string | null;
 }
 
-const EVENT_COLUMNS = 'stream, seq, type, time, schema_version, payload, checksum, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
+/** The columns that make an event, in the order its checksum covers them. */
+const ROW_COLUMNS = 'stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
+const EVENT_COLUMNS = `${ROW_COLUMNS}, checksum`;
 
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
-  insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (${Array(14).fill('?').join(', ')})`,
   readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   saveSnapshot: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
@@ -64,7 +66,12 @@ const field = (value: string | number | null): string => (value === null ? '\u00
  * fields), so a changed time or actor is caught like a changed payload.
  */
 export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
-  const columns = [
+  return checksumOf(rowValues(row));
+}
+
+/** The values of {@link ROW_COLUMNS}, in that order. */
+function rowValues(row: Omit<EventRow, 'checksum'>): (string | number | null)[] {
+  return [
     row.stream,
     row.seq,
     row.type,
@@ -78,7 +85,10 @@ export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
     row.origin_instance_id,
     row.principal,
   ];
-  return ROW_CHECKSUM_PREFIX + hash('sha1', columns.map(field).join('\u0000'), 'base64');
+}
+
+function checksumOf(values: readonly (string | number | null)[]): string {
+  return ROW_CHECKSUM_PREFIX + hash('sha1', values.map(field).join('\u0000'), 'base64');
 }
 
 /** Parses a stored payload after checking the row's checksum; either failing is a `CorruptionError`. */
@@ -217,24 +227,8 @@ export class SqliteLog implements Log {
       origin_instance_id: metaText(event, 'originInstanceId'),
       principal: metaText(event, 'principal'),
     };
-    this.conn
-      .prepare(SQL.insert)
-      .run(
-        row.stream,
-        row.seq,
-        row.type,
-        row.time,
-        row.schema_version,
-        row.payload,
-        rowChecksum(row),
-        row.actor,
-        row.trace_id,
-        row.span_id,
-        row.causation_id,
-        row.origin_instance_id,
-        row.principal,
-        validated ? 1 : 0,
-      );
+    const values = rowValues(row);
+    this.conn.prepare(SQL.insert).run(...values, checksumOf(values), validated ? 1 : 0);
     return { event, text };
   }
 
