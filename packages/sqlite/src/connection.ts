@@ -162,7 +162,6 @@ export class Connection {
     }
   }
 
-  /** Waits for running writes, then closes the handle. Idempotent. */
   /**
    * Runs `fn` allowed to write scratch tables in the `temp` schema, which a
    * read-only open otherwise refuses (`query_only`). The database file stays
@@ -178,6 +177,7 @@ export class Connection {
     }
   }
 
+  /** Waits for running writes, then closes the handle. Idempotent. */
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#mutex.run(async () => {

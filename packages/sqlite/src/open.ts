@@ -142,7 +142,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     });
     const tables = tableLookups(conn);
     // Events appended to the state stream without a projection (a bare log) are folded now.
-    const behind = log.headNow(STATE_STREAM) - projection.state().seq;
+    // Both positions are read in one transaction: another process may commit between two reads.
+    const behind = conn.read(() => log.headNow(STATE_STREAM) - projection.state().seq);
     if (behind !== 0 && conn.readonly) {
       throw new IncompatibleDatabaseError(path, 'behind-log', `has tables ${behind} events behind its log: open it writable once to bring them up to date`);
     }
