@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { CorruptionError, createInMemoryProvider, decodeStateEvent, InMemoryLog, replay, UpcasterRegistry, ValidationError } from '../src/index.js';
+import {
+  CorruptionError,
+  createInMemoryProvider,
+  decodeStateEvent,
+  InMemoryLog,
+  replay,
+  STATE_SCHEMA_VERSION,
+  UpcasterRegistry,
+  ValidationError,
+} from '../src/index.js';
 import type { Log, LogEvent } from '../src/index.js';
 
 const event = (over: Partial<LogEvent>): LogEvent => ({
@@ -27,7 +36,7 @@ describe('decoding state events', () => {
 
   it('refuses unknown types and newer schema versions', () => {
     expect(() => decodeStateEvent(event({ type: 'memory.exploded' }))).toThrow(CorruptionError);
-    expect(() => decodeStateEvent(event({ schemaVersion: 2 }))).toThrow(/newer/);
+    expect(() => decodeStateEvent(event({ schemaVersion: STATE_SCHEMA_VERSION + 1 }))).toThrow(/newer/);
   });
 
   it('upcasts old payload shapes on read', async () => {

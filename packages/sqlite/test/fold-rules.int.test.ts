@@ -41,7 +41,7 @@ async function logFile(events: readonly LogEvent[]): Promise<string> {
   files += 1;
   const path = tmp.file(`fold-${files}.db`);
   const log = openSqliteLog(path);
-  await log.appendMany(events.map((e) => ({ stream: e.stream, type: e.type, time: e.time, payload: e.payload })));
+  await log.appendMany(events.map((e) => ({ stream: e.stream, type: e.type, time: e.time, schemaVersion: e.schemaVersion, payload: e.payload })));
   await log.close();
   return path;
 }

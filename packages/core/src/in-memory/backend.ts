@@ -4,7 +4,7 @@
  * engine runs one mutation at a time, and projecting is synchronous.
  */
 import { ConflictError } from '../errors.js';
-import { EventTypes, STATE_STREAM } from '../log/events.js';
+import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
@@ -48,7 +48,7 @@ export class InMemoryBackend implements StateBackend {
   }
 
   async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
-    const input = { ...meta, stream: STATE_STREAM, type: change.type, payload: change.payload };
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
     // The stamper's payload is fresh, valid by construction and never touched again: an InMemoryLog keeps it
     // as is, unchecked. Any other log checks it as it would any append.
     const event = this.log instanceof InMemoryLog ? this.log[trustedAppend](input) : await this.log.append(input);

@@ -8,10 +8,11 @@ import type { StateChange } from './events.js';
 import { isStateEventType, STATE_SCHEMA_VERSION, statePayloadSchemas } from './events.js';
 import type { LogEvent } from './log.js';
 import type { UpcasterRegistry } from './upcasters.js';
+import { BUILT_IN_UPCASTERS } from './legacy/index.js';
 
 /** Options of {@link decodeStateEvent}. */
 export interface DecodeOptions {
-  /** Migrations for older payload shapes. */
+  /** Migrations for older payload shapes, tried before the built-in ones. */
   upcasters?: UpcasterRegistry;
   /** Skip zod validation (only for payloads this process just produced). */
   trusted?: boolean;
@@ -28,7 +29,7 @@ export function decodeStateEvent(event: LogEvent, options: DecodeOptions = {}): 
     throw new CorruptionError(event.stream, event.seq, `schema version ${version} is newer than this library (${STATE_SCHEMA_VERSION})`);
   }
   if (version < STATE_SCHEMA_VERSION) {
-    payload = options.upcasters?.upcast(event.type, version, STATE_SCHEMA_VERSION, payload);
+    payload = (options.upcasters ?? BUILT_IN_UPCASTERS).upcast(event.type, version, STATE_SCHEMA_VERSION, payload, BUILT_IN_UPCASTERS);
     if (payload === undefined) {
       throw new CorruptionError(event.stream, event.seq, `no upcaster from schema version ${version} of ${event.type}`);
     }

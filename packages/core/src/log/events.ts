@@ -10,8 +10,11 @@ import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 /** The stream every store mutation is appended to. */
 export const STATE_STREAM = 'state';
 
-/** The payload schema version this code writes. */
-export const STATE_SCHEMA_VERSION = 1;
+/**
+ * The payload schema version this code writes. Version 1 payloads (written
+ * before) are read through the built-in upcasters of `./legacy`.
+ */
+export const STATE_SCHEMA_VERSION = 2;
 
 /** Event type strings of the `state` stream. */
 export const EventTypes = {

@@ -17,20 +17,14 @@ import type { UpcasterRegistry } from './upcasters.js';
  * version and decoded, so a store may mark it as validated.
  *
  * @throws ValidationError for an unknown type, a schema version newer than
- * this library or without an upcaster in `upcasters`, or a payload the
- * decoder refuses; the message is the decoder's.
+ * this library, an older one with no upcaster (in `upcasters` or built in),
+ * or a payload the decoder refuses; the message is the decoder's.
  */
 export function checkStateAppend(event: LogEvent, upcasters?: UpcasterRegistry): boolean {
   if (event.stream !== STATE_STREAM) return false;
   if (!isStateEventType(event.type)) throw new ValidationError('type', `${JSON.stringify(event.type)} is not a ${STATE_STREAM} event type`);
   if (event.schemaVersion > STATE_SCHEMA_VERSION) {
     throw new ValidationError('schemaVersion', `${event.schemaVersion} is newer than this library's (${STATE_SCHEMA_VERSION})`);
-  }
-  if (event.schemaVersion < STATE_SCHEMA_VERSION && !upcasters) {
-    throw new ValidationError(
-      'schemaVersion',
-      `${event.schemaVersion} is older than this library's (${STATE_SCHEMA_VERSION}) and the log has no upcasters to read it`,
-    );
   }
   try {
     decodeStateEvent(event, upcasters ? { upcasters } : {});

@@ -21,14 +21,20 @@ export class UpcasterRegistry {
     return this;
   }
 
+  /** The step registered for `type` payloads of `fromVersion`, if any. */
+  step(type: string, fromVersion: number): Upcaster | undefined {
+    return this.#byType.get(type)?.get(fromVersion);
+  }
+
   /**
-   * Migrates `payload` from `version` up to `target`. Returns undefined when a
-   * step is missing, which the decoder reports as corruption.
+   * Migrates `payload` from `version` up to `target`, taking each step from
+   * this registry, else from `fallback`. Returns undefined when a step is
+   * missing from both, which the decoder reports as corruption.
    */
-  upcast(type: string, version: number, target: number, payload: unknown): unknown {
+  upcast(type: string, version: number, target: number, payload: unknown, fallback?: UpcasterRegistry): unknown {
     let current = payload;
     for (let v = version; v < target; v += 1) {
-      const step = this.#byType.get(type)?.get(v);
+      const step = this.step(type, v) ?? fallback?.step(type, v);
       if (!step) return undefined;
       current = step(current);
     }

@@ -3,7 +3,7 @@
  * a codec seals is two lines: a header, then the snapshot's canonical text.
  *
  *     {"event":"<sha256>","format":"agentstate.bound-snapshot/1","log":"<id>","seq":42,"sha256":"<sha256>"}
- *     {"format":"agentstate.snapshot/1",...}
+ *     {"format":"agentstate.snapshot/2",...}
  *
  * The header records the log's identity, the seq, a digest of the event at
  * that seq and the SHA-256 of the content line. A loader trusts the content

@@ -10,9 +10,13 @@ import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import { canonicalJson } from '../log/json.js';
 import { STATE_STREAM } from '../log/events.js';
+import { upcastV1MemoryItem, upcastV1Session, upcastV1Skill, upcastV1Turn } from '../log/legacy/v1.js';
 
 /** The format tag inside every encoded snapshot. */
-export const SNAPSHOT_FORMAT = 'agentstate.snapshot/1';
+export const SNAPSHOT_FORMAT = 'agentstate.snapshot/2';
+
+/** The format of snapshots written before payload schema version 2; read through the version 1 record upcasters. */
+const SNAPSHOT_FORMAT_V1 = 'agentstate.snapshot/1';
 
 /** The whole projection of the `state` stream at `seq`, tombstones included. */
 export interface Snapshot {
@@ -65,8 +69,26 @@ export function decodeSnapshot(text: string, storedSeq: number, stream = STATE_S
   } catch (cause) {
     throw new CorruptionError(stream, storedSeq, 'snapshot is not JSON', { cause });
   }
-  const result = snapshotSchema.safeParse(raw);
+  const result = snapshotSchema.safeParse(upcastSnapshot(raw));
   if (!result.success) throw new CorruptionError(stream, storedSeq, 'snapshot does not match its schema', { cause: result.error });
   const { format: _format, ...snapshot } = result.data;
   return snapshot;
+}
+
+/** A format 1 snapshot in today's shape; anything else unchanged, for the schema to judge. */
+function upcastSnapshot(raw: unknown): unknown {
+  if (raw === null || typeof raw !== 'object' || (raw as { format?: unknown }).format !== SNAPSHOT_FORMAT_V1) return raw;
+  const v1 = raw as Record<string, unknown>;
+  const each = (key: string, step: (record: Record<string, unknown>) => Record<string, unknown>): unknown => {
+    const list = v1[key];
+    return Array.isArray(list) ? list.map((record) => (record !== null && typeof record === 'object' ? step(record) : record)) : list;
+  };
+  return {
+    ...v1,
+    format: SNAPSHOT_FORMAT,
+    sessions: each('sessions', upcastV1Session),
+    turns: each('turns', upcastV1Turn),
+    skills: each('skills', upcastV1Skill),
+    memory: each('memory', upcastV1MemoryItem),
+  };
 }

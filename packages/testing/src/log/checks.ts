@@ -1,6 +1,6 @@
 /** A29: the log contract of docs/contract.md §7, checked on a fresh log per check. */
 import type { AppendInput, Clock, Log, Session, Skill } from '@agentstate/core';
-import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_SCHEMA_VERSION, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
@@ -64,7 +64,7 @@ const UNREADABLE: Array<[string, AppendInput]> = [
   ['an unknown type', { stream: STATE_STREAM, type: 'session.renamed', payload: { session: SESSION } }],
   ['a payload without its record', { stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }],
   ['a record with an extra field', session({ extra: 1 } as Loose)],
-  ['a schema version newer than the library', { ...session({}), schemaVersion: 2 }],
+  ['a schema version newer than the library', { ...session({}), schemaVersion: STATE_SCHEMA_VERSION + 1 }],
   ['a schema version older than the library, with no upcaster', { ...session({}), schemaVersion: 0 }],
   ['a date that does not exist', session({ createdAt: '2026-02-30T00:00:00.000Z' })],
   ['an id over the limit', session({ id: 'i'.repeat(LIMITS.id + 1) })],

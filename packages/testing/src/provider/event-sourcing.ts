@@ -45,7 +45,7 @@ export const eventSourcingChecks: ProviderCheck[] = [
         { session: sessionTombstone },
       ]);
       for (const e of events) {
-        expect(e).toMatchObject({ stream: STATE_STREAM, schemaVersion: 1 });
+        expect(e).toMatchObject({ stream: STATE_STREAM, schemaVersion: 2 });
         expect(e.time).toMatch(INSTANT);
       }
     },

@@ -74,7 +74,7 @@ export const snapshotChecks: ProviderCheck[] = [
       await write(p, 2);
 
       // m2: authentic and bound, but undecodable; m3: not even sealed.
-      const cut = '{"format":"agentstate.snapshot/1","seq":';
+      const cut = '{"format":"agentstate.snapshot/2","seq":';
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 2, cut), cut)) });
       await write(p, 3);
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: 'garbage' });

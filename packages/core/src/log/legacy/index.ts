@@ -1,0 +1,6 @@
+/** The upcasters this library ships: every older payload shape it ever wrote (docs/contract.md §7). */
+import { UpcasterRegistry } from '../upcasters.js';
+import { registerV1Upcasters } from './v1.js';
+
+/** The built-in upcasters, consulted after a caller's own registry. */
+export const BUILT_IN_UPCASTERS: UpcasterRegistry = registerV1Upcasters(new UpcasterRegistry());

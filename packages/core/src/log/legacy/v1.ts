@@ -1,0 +1,68 @@
+/**
+ * Payload schema version 1, the shape written before version 2 (docs/contract.md §7):
+ * how its records become today's. Record-level steps are shared by the event
+ * upcasters and by snapshots of format 1, so an old event and an old snapshot
+ * of the same record read the same.
+ */
+import type { UpcasterRegistry } from '../upcasters.js';
+
+/** A record as version 1 stored it: a JSON object whose keys the step below fills in. */
+type V1Record = Record<string, unknown>;
+
+/** A version 1 session, as version 2 reads it. */
+export function upcastV1Session(session: V1Record): V1Record {
+  return { ...session };
+}
+
+/** A version 1 turn, as version 2 reads it. */
+export function upcastV1Turn(turn: V1Record): V1Record {
+  return { ...turn };
+}
+
+/** A version 1 skill, as version 2 reads it. */
+export function upcastV1Skill(skill: V1Record): V1Record {
+  return { ...skill };
+}
+
+/** A version 1 memory item, as version 2 reads it. */
+export function upcastV1MemoryItem(item: V1Record): V1Record {
+  return { ...item };
+}
+
+const RECORD_STEPS: Record<string, (record: V1Record) => V1Record> = {
+  session: upcastV1Session,
+  turn: upcastV1Turn,
+  skill: upcastV1Skill,
+  item: upcastV1MemoryItem,
+};
+
+/** The event types version 1 wrote; each payload holds records under the keys of {@link RECORD_STEPS}. */
+const V1_EVENT_TYPES = [
+  'session.created',
+  'session.turn_appended',
+  'session.deleted',
+  'skill.upserted',
+  'skill.deleted',
+  'memory.written',
+  'memory.deleted',
+] as const;
+
+/**
+ * Upcasts each record of a version 1 payload. Anything that is not an
+ * object is passed on unchanged, for the decoder to refuse as malformed.
+ */
+function upcastV1Payload(payload: unknown): unknown {
+  if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload;
+  const next: Record<string, unknown> = { ...payload };
+  for (const [key, value] of Object.entries(next)) {
+    const step = RECORD_STEPS[key];
+    if (step && value !== null && typeof value === 'object' && !Array.isArray(value)) next[key] = step(value as V1Record);
+  }
+  return next;
+}
+
+/** Registers the version 1 → 2 step of every event type version 1 wrote. */
+export function registerV1Upcasters(registry: UpcasterRegistry): UpcasterRegistry {
+  for (const type of V1_EVENT_TYPES) registry.register(type, 1, upcastV1Payload);
+  return registry;
+}
