@@ -68,6 +68,7 @@ export {
   DEFAULT_RECALL_LIMIT,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
+export type { JsonObject, JsonValue } from './records/json.js';
 export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
 export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';
 export { type InMemoryLogOptions, InMemoryLog } from './log/in-memory-log.js';

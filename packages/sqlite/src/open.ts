@@ -149,12 +149,16 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     }
     if (behind !== 0) {
       conn.immediate(() => {
-        // An empty projection (a log-only or migrated file) is filled as a bulk load.
+        // An empty projection (a log-only file, or one whose projection a migration reset) is
+        // filled as a bulk load, and its vectors are derived again from the embedding cache.
         const bulk = projection.state().seq === 0;
         if (bulk) projection.beginBulk();
         try {
           foldPending(log, projection, tables, options.upcasters);
-          if (bulk) projection.endBulk();
+          if (bulk) {
+            projection.endBulk();
+            indexes.rebuild();
+          }
         } finally {
           projection.cancelBulk();
         }

@@ -42,8 +42,8 @@ describe('a write that meets a full disk (a file-size limit)', () => {
     const path = tmp.file();
     const script = tmp.file('child.mjs');
     writeFileSync(script, CHILD);
-    // 300 KiB: a few dozen commits, then the WAL or the file meets the limit.
-    const run = spawnSync('bash', ['-c', 'ulimit -f 300 && exec "$0" "$@"', process.execPath, script, path], { encoding: 'utf8', timeout: 60_000 });
+    // 1000 KiB: creating the schema fits, then a few dozen commits, then the WAL or the file meets the limit.
+    const run = spawnSync('bash', ['-c', 'ulimit -f 1000 && exec "$0" "$@"', process.execPath, script, path], { encoding: 'utf8', timeout: 60_000 });
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);
     const lines = run.stdout.trim().split('\n');

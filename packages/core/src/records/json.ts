@@ -1,0 +1,131 @@
+/**
+ * JSON values that callers store (metadata, tool inputs and outputs, data
+ * parts): checked once here, for the input schemas and the decoder alike
+ * (docs/contract.md §4), so that what is written reads back exactly.
+ */
+import { z } from 'zod';
+import { canonicalJson } from '../log/json.js';
+import { LIMITS } from './limits.js';
+
+/** A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/** Keys that would reach an object's prototype when a consumer assigns them. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this pattern exists to find.
+const NUL = /\u0000/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why `text` cannot be stored as a JSON string or key, or undefined when it can. */
+function textProblem(text: string): string | undefined {
+  if (NUL.test(text)) return 'must not contain NUL characters';
+  if (LONE_SURROGATE.test(text)) return 'must be well-formed Unicode (no lone surrogates)';
+  return undefined;
+}
+
+/** A problem found at a path inside a value. */
+interface JsonProblem {
+  path: (string | number)[];
+  message: string;
+}
+
+function isPlainObject(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+/**
+ * A copy of `value` as a JSON value (`-0` becomes `0`, which is what
+ * JSON keeps), or the first problem: a value JSON cannot hold (`undefined`,
+ * a function, a symbol, a bigint, `NaN` or an infinity, a class instance, a
+ * sparse array), text with NUL or lone surrogates, a prototype key, or
+ * nesting deeper than {@link LIMITS.jsonDepth}.
+ */
+function toJsonValue(value: unknown, path: (string | number)[] = [], depth = 0): JsonValue | JsonProblem {
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) return problem(path, 'must be a finite number');
+    return value === 0 ? 0 : value;
+  }
+  if (typeof value === 'string') {
+    const found = textProblem(value);
+    return found ? problem(path, found) : value;
+  }
+  if (typeof value !== 'object') return problem(path, `a ${typeof value} is not a JSON value`);
+  if (depth >= LIMITS.jsonDepth) return problem(path, `nests deeper than ${LIMITS.jsonDepth} levels`);
+  if (Array.isArray(value)) {
+    const copy: JsonValue[] = [];
+    for (let i = 0; i < value.length; i += 1) {
+      if (!(i in value)) return problem([...path, i], 'a sparse array is not a JSON value');
+      const item = toJsonValue(value[i], [...path, i], depth + 1);
+      if (isProblem(item)) return item;
+      copy.push(item);
+    }
+    return copy;
+  }
+  if (!isPlainObject(value)) return problem(path, 'must be a plain object');
+  const copy: JsonObject = {};
+  for (const [key, item] of Object.entries(value)) {
+    if (PROTOTYPE_KEYS.has(key)) return problem([...path, key], `the key ${key} is not allowed`);
+    const keyProblem = textProblem(key);
+    if (keyProblem) return problem([...path, key], `key ${keyProblem}`);
+    const converted = toJsonValue(item, [...path, key], depth + 1);
+    if (isProblem(converted)) return converted;
+    copy[key] = converted;
+  }
+  return copy;
+}
+
+function isProblem(value: JsonValue | JsonProblem): value is JsonProblem {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === JsonProblemProto;
+}
+
+/** Problems are made with this prototype, so no JSON object (plain) is ever mistaken for one. */
+const JsonProblemProto = {};
+
+function problem(path: (string | number)[], message: string): JsonProblem {
+  return Object.assign(Object.create(JsonProblemProto) as JsonProblem, { path, message });
+}
+
+/**
+ * A JSON value of at most `maxChars` characters of canonical JSON. Parsing
+ * returns a checked copy, so a caller's later changes never reach what was
+ * stored.
+ */
+export function jsonValueField(maxChars: number) {
+  return z.unknown().transform((value, ctx): JsonValue => {
+    const result = checkedJson(value, maxChars);
+    if (!isProblem(result)) return result;
+    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
+    return z.NEVER;
+  });
+}
+
+/** A JSON object of at most `maxChars` characters of canonical JSON. */
+export function jsonObjectField(maxChars: number) {
+  return z.unknown().transform((value, ctx): JsonObject => {
+    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+      return z.NEVER;
+    }
+    const result = checkedJson(value, maxChars);
+    if (!isProblem(result)) return result as JsonObject;
+    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
+    return z.NEVER;
+  });
+}
+
+/** A `metadata` object: JSON, at most {@link LIMITS.metadata} characters. */
+export const metadataField = jsonObjectField(LIMITS.metadata);
+
+function checkedJson(value: unknown, maxChars: number): JsonValue | JsonProblem {
+  const copy = toJsonValue(value);
+  if (isProblem(copy)) return copy;
+  const length = canonicalJson(copy).length;
+  if (length > maxChars) return problem([], `at most ${maxChars} characters of JSON (this is ${length})`);
+  return copy;
+}

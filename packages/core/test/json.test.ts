@@ -1,0 +1,67 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { LIMITS } from '../src/index.js';
+import { jsonObjectField, jsonValueField, metadataField } from '../src/records/json.js';
+
+const field = jsonValueField(LIMITS.longText);
+
+describe('JSON values callers store', () => {
+  it('read back exactly what JSON keeps, as a copy', () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+        const parsed = field.parse(value);
+        expect(parsed).toStrictEqual(JSON.parse(JSON.stringify(value)));
+        expect(JSON.parse(JSON.stringify(parsed))).toStrictEqual(parsed);
+      }),
+    );
+  });
+
+  it('are copied, so later changes of the caller never reach them', () => {
+    const input = { a: [1, { b: 'c' }] };
+    const parsed = field.parse(input) as { a: [number, { b: string }] };
+    input.a.push(2);
+    expect(parsed).toStrictEqual({ a: [1, { b: 'c' }] });
+  });
+
+  it('refuse what JSON cannot hold, naming where', () => {
+    const cases: Array<[unknown, string, RegExp]> = [
+      [{ a: Number.NaN }, 'a', /finite/],
+      [{ a: [1, Number.POSITIVE_INFINITY] }, 'a.1', /finite/],
+      [{ a: undefined }, 'a', /undefined is not a JSON value/],
+      [{ a: 1n }, 'a', /bigint/],
+      [{ a: () => 1 }, 'a', /function/],
+      [{ a: new Date(0) }, 'a', /plain object/],
+      [{ a: new Map() }, 'a', /plain object/],
+      [{ a: 'x\u0000y' }, 'a', /NUL/],
+      [{ a: '\uD800' }, 'a', /surrogates/],
+      [JSON.parse('{"__proto__": {"polluted": true}}'), '__proto__', /not allowed/],
+      [{ constructor: 1 }, 'constructor', /not allowed/],
+      [{ 'k\u0000': 1 }, 'k\u0000', /NUL/],
+      [Object.assign(new Array(3), { 0: 1, 2: 3 }), '1', /sparse/],
+    ];
+    for (const [value, path, message] of cases) {
+      const result = field.safeParse(value);
+      expect(result.success, path).toBe(false);
+      expect(result.error?.issues[0]?.path.map(String).join('.')).toBe(path);
+      expect(result.error?.issues[0]?.message).toMatch(message);
+    }
+  });
+
+  it('refuse nesting deeper than the limit and text over the size limit', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < LIMITS.jsonDepth; i += 1) deep = [deep];
+    expect(field.safeParse(deep).success).toBe(true);
+    expect(field.safeParse([deep]).success).toBe(false);
+    expect(metadataField.safeParse({ t: 'x'.repeat(LIMITS.metadata - 8) }).success).toBe(true);
+    expect(metadataField.safeParse({ t: 'x'.repeat(LIMITS.metadata - 7) }).error?.issues[0]?.message).toMatch(/at most 65536 characters/);
+  });
+
+  it('turn -0 into 0, as JSON does', () => {
+    expect(Object.is(field.parse(-0), 0)).toBe(true);
+  });
+
+  it('as objects, refuse anything but an object', () => {
+    for (const value of [null, [], 'x', 1, true]) expect(jsonObjectField(100).safeParse(value).success).toBe(false);
+    expect(jsonObjectField(100).parse({})).toStrictEqual({});
+  });
+});

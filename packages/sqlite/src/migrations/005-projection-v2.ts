@@ -1,0 +1,118 @@
+/**
+ * Version 5: the projection of payload schema version 2 (docs/contract.md §2). The
+ * projection tables are dropped and created in their new shape, and the
+ * projection is reset to seq 0: the next writable open folds the whole log
+ * again, through the upcasters, as a bulk load, and re-derives the vectors
+ * from the embedding cache. The log, snapshots and the cache are untouched.
+ */
+import { FTS_OPTIONS } from './002-projection.js';
+import type { Migration } from './migration.js';
+
+export const migration005: Migration = {
+  version: 5,
+  name: 'projection-v2',
+  sql: `
+DROP TABLE sessions;
+DROP TABLE turns;
+DROP TABLE skills;
+DROP TABLE skills_fts;
+DROP TABLE memory;
+DROP TABLE memory_fts;
+DROP TABLE memory_order;
+DELETE FROM memory_vectors;
+UPDATE projection_state SET seq = 0, hlc_wall = 0, hlc_counter = 0;
+
+CREATE TABLE sessions (
+  id TEXT NOT NULL PRIMARY KEY,
+  title TEXT NOT NULL,
+  model TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  sync_version INTEGER NOT NULL,
+  origin_instance_id TEXT NOT NULL,
+  hlc_wall INTEGER NOT NULL,
+  hlc_counter INTEGER NOT NULL,
+  last_writer_id TEXT NOT NULL,
+  deleted INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX sessions_live ON sessions (created_at, id) WHERE deleted = 0;
+
+CREATE TABLE turns (
+  session_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  id TEXT NOT NULL UNIQUE,
+  role TEXT NOT NULL,
+  content TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  sync_version INTEGER NOT NULL,
+  origin_instance_id TEXT NOT NULL,
+  hlc_wall INTEGER NOT NULL,
+  hlc_counter INTEGER NOT NULL,
+  last_writer_id TEXT NOT NULL,
+  deleted INTEGER NOT NULL,
+  PRIMARY KEY (session_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE skills (
+  n INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  scope_key TEXT NOT NULL,
+  slug TEXT NOT NULL,
+  scope_instance TEXT NOT NULL,
+  scope_project TEXT NOT NULL,
+  scope_workspace TEXT NOT NULL,
+  name TEXT NOT NULL,
+  body TEXT NOT NULL,
+  tags TEXT NOT NULL,
+  uses INTEGER NOT NULL,
+  wins INTEGER NOT NULL,
+  check_command TEXT NOT NULL,
+  version INTEGER NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  sync_version INTEGER NOT NULL,
+  origin_instance_id TEXT NOT NULL,
+  hlc_wall INTEGER NOT NULL,
+  hlc_counter INTEGER NOT NULL,
+  last_writer_id TEXT NOT NULL,
+  deleted INTEGER NOT NULL,
+  UNIQUE (scope_key, slug)
+);
+CREATE INDEX skills_live_by_slug ON skills (slug, id) WHERE deleted = 0;
+CREATE INDEX skills_live_by_scope ON skills (scope_key, slug, id) WHERE deleted = 0;
+CREATE VIRTUAL TABLE skills_fts USING fts5(text, ${FTS_OPTIONS});
+
+CREATE TABLE memory (
+  n INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  kind TEXT NOT NULL,
+  content TEXT NOT NULL,
+  scope_key TEXT NOT NULL,
+  scope_instance TEXT NOT NULL,
+  scope_project TEXT NOT NULL,
+  scope_workspace TEXT NOT NULL,
+  source TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  sync_version INTEGER NOT NULL,
+  origin_instance_id TEXT NOT NULL,
+  hlc_wall INTEGER NOT NULL,
+  hlc_counter INTEGER NOT NULL,
+  last_writer_id TEXT NOT NULL,
+  deleted INTEGER NOT NULL
+);
+CREATE INDEX memory_live_recent ON memory (created_at, id) WHERE deleted = 0;
+CREATE INDEX memory_live_by_scope ON memory (scope_key, created_at, id) WHERE deleted = 0;
+CREATE VIRTUAL TABLE memory_fts USING fts5(text, ${FTS_OPTIONS});
+
+-- Whether memory rows were inserted in recall order (createdAt, then id): while
+-- they are, the newest matches are the highest rowids, and recent-first recall
+-- reads the full-text index backwards and stops at the limit.
+CREATE TABLE memory_order (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  last_created_at TEXT NOT NULL,
+  last_id TEXT NOT NULL,
+  in_order INTEGER NOT NULL
+);
+INSERT INTO memory_order (id, last_created_at, last_id, in_order) VALUES (1, '', '', 1);
+`,
+};
