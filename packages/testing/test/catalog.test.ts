@@ -27,7 +27,7 @@ describe('the check catalogue', () => {
   it('declares what each capability-bound check needs', () => {
     const needs = new Map(listProviderChecks().map((c) => [numbers([c.name])[0], c.needs]));
     for (const n of ['A27', 'A28', 'B30', 'B40', 'I1', 'I6', 'I7', 'X11', 'X16', 'X17']) expect(needs.get(n), n).toEqual(['eventSourced']);
-    
+
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
     for (const n of ['B33', 'B39', 'X10', 'X15']) expect(needs.get(n), n).toEqual(['injectableClock']);
