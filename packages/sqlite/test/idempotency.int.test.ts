@@ -13,6 +13,7 @@ import type { MemoryItem } from '@agentstate/core';
 import { ConflictError, encodeSnapshot, replay } from '@agentstate/core';
 import { openSqlite } from '@agentstate/sqlite';
 import { tempDir } from './helpers.js';
+import { tamper } from './damage.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/idempotent-writer.mjs', import.meta.url));
 const run = promisify(execFile);
@@ -96,6 +97,28 @@ describe('idempotent writes on SQLite files', () => {
       expect(await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi', operationId: 'op-2' })).toEqual(turn);
       expect(await p.skills.recordOutcome('deploy', { success: true, operationId: 'op-4' })).toEqual(outcome);
       expect(await p.log.head('state')).toBe(4);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('names a lost operations row in verify, and rebuild restores it so the retry is answered again', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = t.file();
+    let p = openSqlite(file);
+    const item = await p.memory.write({ content: 'once', operationId: 'op' });
+    await p.close();
+    tamper(file, "DELETE FROM operations WHERE id = 'op'");
+    p = openSqlite(file);
+    try {
+      const report = await p.verify();
+      expect(report.ok).toBe(false);
+      expect(report.differences).toEqual(['operations: 1 in the log but not in the tables (op)']);
+      await p.rebuild();
+      expect((await p.verify()).ok).toBe(true);
+      expect(await p.memory.write({ content: 'once', operationId: 'op' })).toEqual(item);
+      expect(await p.log.head('state')).toBe(1);
     } finally {
       await p.close();
     }
