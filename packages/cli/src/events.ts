@@ -37,6 +37,11 @@ export function summarizeEvent(event: LogEvent): string {
       const s = record(p, 'skill');
       return `skill ${field(s, 'slug')} v${field(s, 'version')} (${field(s, 'wins')}/${field(s, 'uses')}) ${field(s, 'id')}`;
     }
+    case EventTypes.SkillOutcomeRecorded: {
+      const s = record(p, 'skill');
+      const won = field(record(p, 'increment'), 'wins') === '1' ? 'win' : 'loss';
+      return `skill ${field(s, 'slug')} outcome ${won} (${field(s, 'wins')}/${field(s, 'uses')}) ${field(s, 'id')}`;
+    }
     case EventTypes.MemoryWritten:
     case EventTypes.MemoryDeleted: {
       const m = record(p, 'item');

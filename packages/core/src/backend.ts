@@ -16,7 +16,7 @@ export { jsonClone, canonicalJson } from './log/json.js';
 export { deepFreeze } from './log/freeze.js';
 export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 export { checkStateAppend } from './log/state-append.js';
-export { type ChangeRecord, changeRecords, changeHlc } from './log/changes.js';
+export { type ChangeRecord, changeRecords, changeHlc, changeOperation } from './log/changes.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {
   type LoadedSnapshot,
@@ -75,6 +75,7 @@ export {
 export { Mutex } from './write/mutex.js';
 export { DEFAULT_FUSION_WEIGHTS, DEFAULT_SIMILARITY_THRESHOLD, checkProviderOptions } from './provider/options.js';
 export { createStateProvider } from './provider/state-provider.js';
+export { type OperationSpec, type OperationCall, operationCall } from './provider/operations.js';
 export { resolveSkill } from './provider/skill-resolution.js';
 export { type FoldView, checkChange } from './in-memory/fold-rules.js';
 export { skillSearchText, InMemoryState } from './in-memory/state.js';

@@ -66,6 +66,8 @@ export {
   recallOptionsSchema,
   type RecallOptions,
   DEFAULT_RECALL_LIMIT,
+  writeOptionsSchema,
+  type WriteOptions,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
 export type { JsonObject, JsonValue } from './records/json.js';
@@ -81,7 +83,10 @@ export {
   type StateChange,
   type StateChangeOf,
   isStateEventType,
+  outcomeIncrementSchema,
+  type OutcomeIncrement,
 } from './log/events.js';
+export { operationSchema, type OperationRef, type OperationEntry, operationInputHash } from './log/operation.js';
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
 export { type DecodeOptions, decodeStateEvent } from './log/decode.js';
 export { SNAPSHOT_FORMAT, type Snapshot, encodeSnapshot, decodeSnapshot } from './snapshot/snapshot.js';

@@ -22,6 +22,8 @@ import {
   writeMemoryInputSchema,
 } from '@agentstate/core';
 
+import { operationIdArg } from './operation.js';
+
 const NUL = '\u0000';
 
 /** A required key (an id or a slug). */
@@ -62,6 +64,7 @@ export const memoryInputs = {
     source: memory.source.describe('Where the fact came from. Defaults to the MCP client.'),
     id: memory.id.describe('Optional caller-chosen id: a retry with the same id is refused as a conflict instead of writing a duplicate.'),
     scope: scopeArg,
+    operationId: operationIdArg,
   },
   recall: {
     query: recall.query.describe('Words to look for; prefixes match, case and accents are folded. Omit to list the newest items.'),
@@ -79,6 +82,7 @@ export const memoryInputs = {
   },
   forget: {
     id: keyArg.describe('Id of the memory item to forget. It becomes a tombstone: hidden from reads, kept in the history.'),
+    operationId: operationIdArg,
   },
 } as const;
 
@@ -116,11 +120,13 @@ export const skillInputs = {
         'The syncVersion you last read. The save is refused with a conflict if the skill changed since, or does not exist. Omit to save unconditionally.',
       ),
     scope: scopeArg,
+    operationId: operationIdArg,
   },
   recordOutcome: {
     skill: keyArg.describe('Id or slug of the skill that was used.'),
     success: z.boolean().describe('Whether using it succeeded.'),
     scope: scopeArg,
+    operationId: operationIdArg,
   },
   delete: {
     skill: keyArg.describe('Id or slug of the skill to delete. It becomes a tombstone: hidden from reads, kept in the history.'),
@@ -137,11 +143,13 @@ export const sessionInputs = {
     title: session.title.describe('What the conversation is about.'),
     model: session.model.describe('The model taking part, if any.'),
     scope: scopeArg,
+    operationId: operationIdArg,
   },
   appendTurn: {
     sessionId: turn.sessionId.describe('The session to append to.'),
     role: turn.role.describe('Who spoke: user, assistant, tool or system.'),
     content: turn.content.describe('What was said.'),
+    operationId: operationIdArg,
   },
   read: {
     sessionId: keyArg.describe('The session to read.'),
@@ -156,6 +164,7 @@ export const sessionInputs = {
   },
   delete: {
     sessionId: keyArg.describe('The session to delete. It becomes a tombstone with its transcript: hidden from reads, kept in the history.'),
+    operationId: operationIdArg,
   },
 } as const;
 

@@ -15,8 +15,8 @@ import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
-import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
+import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /** Options of {@link SqliteBackend}. */
 export interface SqliteBackendOptions {
@@ -86,7 +86,7 @@ export class SqliteBackend implements StateBackend {
       const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
       // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
       event = this.log.appendInTransaction(input, state.seq + 1).event;
-      this.projection.apply(change);
+      this.projection.apply(change, event.seq);
       this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     } catch (error) {
       this.conn.rollback();
@@ -117,6 +117,7 @@ export function captureSnapshot(conn: Connection, projection: Projection): Snaps
     const turns = (conn.prepare('SELECT * FROM turns').all() as TurnRow[]).map(turnFromRow);
     const skills = (conn.prepare('SELECT * FROM skills').all() as SkillRow[]).map(skillFromRow);
     const memory = (conn.prepare('SELECT * FROM memory').all() as MemoryRow[]).map(memoryFromRow);
-    return sortSnapshot({ seq, sessions, turns, skills, memory });
+    const operations = (conn.prepare('SELECT * FROM operations').all() as OperationRow[]).map(operationFromRow);
+    return sortSnapshot({ seq, sessions, turns, skills, memory, operations });
   });
 }

@@ -8,10 +8,10 @@
  * written once per stretch of events, through the same writer as a live
  * commit.
  */
-import type { MemoryItem, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
+import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
@@ -42,6 +42,8 @@ class PendingView implements FoldView {
   readonly turns = new Map<string, Pending<Turn>>();
   readonly skills = new Map<string, Pending<Skill>>();
   readonly memory = new Map<string, Pending<MemoryItem>>();
+  /** Operations by id; each is written once. */
+  readonly operations = new Map<string, OperationEntry>();
   readonly #lastTurnSeq = new Map<string, number>();
   readonly #skillIds = new Map<string, string>();
 
@@ -71,6 +73,15 @@ class PendingView implements FoldView {
     return this.memory.get(id)?.record ?? this.tables.memoryItem(id);
   }
 
+  operation(id: string): OperationEntry | undefined {
+    return this.operations.get(id) ?? this.tables.operation(id);
+  }
+
+  /** Holds the operation of an idempotent write until the next flush. */
+  putOperation(entry: OperationEntry): void {
+    this.operations.set(entry.id, entry);
+  }
+
   /** Holds a record's post-image until the next flush. */
   put(entry: ChangeRecord, seq: number): void {
     switch (entry.kind) {
@@ -93,7 +104,7 @@ class PendingView implements FoldView {
 
   /** Records held, all kinds together. */
   get size(): number {
-    return this.sessions.size + this.turns.size + this.skills.size + this.memory.size;
+    return this.sessions.size + this.turns.size + this.skills.size + this.memory.size + this.operations.size;
   }
 
   /**
@@ -107,10 +118,12 @@ class PendingView implements FoldView {
     for (const { record, seq } of turns) putOrCorrupt(() => projection.put({ kind: 'turn', record }), seq);
     for (const { record, seq } of this.skills.values()) putOrCorrupt(() => projection.put({ kind: 'skill', record }), seq);
     for (const { record, seq } of this.memory.values()) putOrCorrupt(() => projection.put({ kind: 'memory', record }), seq);
+    for (const entry of this.operations.values()) putOrCorrupt(() => projection.putOperation(entry), entry.seq);
     this.sessions.clear();
     this.turns.clear();
     this.skills.clear();
     this.memory.clear();
+    this.operations.clear();
     this.#lastTurnSeq.clear();
     this.#skillIds.clear();
   }
@@ -138,6 +151,8 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
       for (const entry of changeRecords(change)) view.put(entry, event.seq);
+      const operation = changeOperation(change);
+      if (operation) view.putOperation({ id: operation.id, inputHash: operation.inputHash, seq: event.seq });
       hlc = maxHlc(hlc, changeHlc(change));
       seq = event.seq;
       folded += 1;

@@ -4,9 +4,9 @@
  * loads a snapshot through the same record writers (docs/architecture.md). Full-text
  * rows are kept for live records only and hold core's folded tokens.
  */
-import type { Hlc, MemoryItem, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
+import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core/backend';
+import { changeOperation, changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { SkillRow } from './rows.js';
@@ -51,10 +51,11 @@ const SQL = {
   deleteMemoryText: 'DELETE FROM memory_fts WHERE rowid = ?',
   memoryOrder: 'SELECT last_created_at, last_id, in_order FROM memory_order WHERE id = 1',
   saveMemoryOrder: 'UPDATE memory_order SET last_created_at = ?, last_id = ?, in_order = ? WHERE id = 1',
+  putOperation: 'INSERT INTO operations (id, seq, input_hash) VALUES (?, ?, ?)',
 } as const;
 
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
-const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory'] as const;
+const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'operations'] as const;
 
 /** Writes records into the projection tables of one connection. */
 export class Projection {
@@ -80,9 +81,16 @@ export class Projection {
     this.conn.prepare(SQL.saveState).run(state.seq, state.maxHlc.wall, state.maxHlc.counter, state.generation);
   }
 
-  /** Folds one change into the tables. */
-  apply(change: StateChange): void {
+  /** Folds one change, the event at `seq`, into the tables. */
+  apply(change: StateChange, seq: number): void {
     for (const record of changeRecords(change)) this.put(record);
+    const operation = changeOperation(change);
+    if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
+  }
+
+  /** Indexes the operation of an idempotent write; an id already there is refused by the table's key. */
+  putOperation(entry: OperationEntry): void {
+    this.conn.prepare(SQL.putOperation).run(entry.id, entry.seq, entry.inputHash);
   }
 
   /** Writes one record's post-image: the single writer behind `apply`, `restore` and the fold. */
@@ -123,6 +131,7 @@ export class Projection {
       this.#putMemory(m);
       hlc = maxHlc(hlc, m.updatedHlc);
     }
+    for (const o of snapshot.operations) this.putOperation(o);
     return hlc;
   }
 

@@ -3,14 +3,14 @@
  * included) and ordered queries (live records only), with the same orders
  * and tie-breaks as the in-memory reference.
  */
-import type { MemoryItem, Scope, Session, Skill } from '@agentstate/core';
+import type { MemoryItem, OperationEntry, Scope, Session, Skill } from '@agentstate/core';
 import type { LexicalQuery, Scored, StateQueries } from '@agentstate/core/backend';
 import { scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
-import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
+import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /** Rows fetched per page when candidates are verified. */
 const MIN_PAGE = 64;
@@ -118,6 +118,7 @@ export interface TableLookups {
   skill(id: string): Skill | undefined;
   skillAt(scope: Scope, slug: string): Skill | undefined;
   memoryItem(id: string): MemoryItem | undefined;
+  operation(id: string): OperationEntry | undefined;
 }
 
 /** The {@link TableLookups} of a connection's projection tables. */
@@ -136,6 +137,7 @@ export function tableLookups(conn: Connection): TableLookups {
     skillAt: (scope: Scope, slug: string) =>
       mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', skillFromRow, scopeKey(scope), slug)),
     memoryItem: (id: string) => mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id)),
+    operation: (id: string) => mapErrors(() => one<OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', operationFromRow, id)),
   };
 }
 

@@ -2,7 +2,7 @@
  * Rows of the projection tables and their records. Column order of every
  * `*Values` function matches the `INSERT` statements in `projection.ts`.
  */
-import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
+import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
 import { scopeKey } from '@agentstate/core/backend';
 
 /** The envelope columns every projection table has. */
@@ -172,6 +172,18 @@ export function skillValues(s: Skill): Value[] {
 export const MEMORY_COLUMNS = `id, kind, content, scope_key, scope_instance, scope_project, scope_workspace, source, created_at, ${ENVELOPE_COLUMNS}`;
 export function memoryValues(m: MemoryItem): Value[] {
   return [m.id, m.kind, m.content, scopeKey(m.scope), m.scope.instance, m.scope.project, m.scope.workspace, m.source, m.createdAt, ...envelopeValues(m)];
+}
+
+/** A row of the `operations` table (migration 5). */
+export interface OperationRow {
+  id: string;
+  seq: number;
+  input_hash: string;
+}
+
+/** An operation entry from its row. */
+export function operationFromRow(row: OperationRow): OperationEntry {
+  return { id: row.id, inputHash: row.input_hash, seq: row.seq };
 }
 
 /** `?, ?, …` for a column list. */

@@ -3,7 +3,8 @@
  * refuses the same logs alike: a log the live API could not have written
  * (edited behind the library, with valid checksums) is a CorruptionError
  * naming the same seq from rebuild, from the catch-up an open does, and from
- * core's replay. A refused rebuild leaves the tables as they were.
+ * core's replay (among them a reused operation id and an outcome that adds
+ * more than its increment). A refused rebuild leaves the tables as they were.
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it, afterAll } from 'vitest';
@@ -24,11 +25,13 @@ async function liveEvents(): Promise<LogEvent[]> {
   await p.sessions.appendTurn({ sessionId: 's1', role: 'user', content: 'two' });
   await p.memory.write({ id: 'm1', content: 'first' });
   await p.memory.write({ id: 'm2', content: 'second' });
+  await p.skills.upsert({ slug: 'deploy', operationId: 'op-1' });
+  await p.skills.recordOutcome('deploy', { success: true, operationId: 'op-2' });
   return p.log.read({ stream: STATE_STREAM });
 }
 
 /** A payload's records, open to editing. */
-type Payload = Record<'session' | 'turn' | 'item' | 'skill', Record<string, unknown>>;
+type Payload = Record<'session' | 'turn' | 'item' | 'skill' | 'operation', Record<string, unknown>>;
 
 function edited(event: LogEvent, edit: (payload: Payload) => void): LogEvent {
   const payload = structuredClone(event.payload) as Payload;
@@ -81,6 +84,8 @@ const cases: Array<[string, (live: LogEvent[]) => LogEvent, RegExp]> = [
       }),
     /session "s2" does not exist/,
   ],
+  ['a reused operation id', (live) => edited(live[6]!, (p) => (p.operation.id = 'op-1')), /operation id "op-1" was already used by the event at seq 6/],
+  ['an outcome that adds more than its increment', (live) => edited(live[6]!, (p) => (p.skill.uses = 2)), /skill.outcome_recorded: uses 2, expected 0 \+ 1/],
 ];
 
 describe('a log that breaks a fold rule', () => {

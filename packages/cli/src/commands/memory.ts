@@ -1,4 +1,6 @@
 /** `agentstate memory`: write, recall (lexical, semantic or hybrid, with scores), show, delete. */
+import type { OperationFlags } from '../operation.js';
+import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
 import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
 import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
@@ -73,19 +75,20 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
 export function memoryCommand(): Command {
   const group = new Command('memory').description(SUMMARIES.memory);
 
-  withScopeFlags(group.command('write'), 'the fact belongs to this scope (default: global)')
+  withScopeFlags(withOperationId(group.command('write')), 'the fact belongs to this scope (default: global)')
     .description('write a fact; the content is an argument, or --file (- for stdin)')
     .argument('[content]', 'the fact')
     .option('--file <path>', 'read the content from a file, or - for stdin')
     .option('--kind <kind>', 'what sort of fact (preference, fact, decision…)')
     .option('--source <source>', 'where it came from')
-    .action(async (inline: string | undefined, opts: ScopeFlags & { file?: string; kind?: string; source?: string }, cmd: Command) => {
+    .action(async (inline: string | undefined, opts: ScopeFlags & OperationFlags & { file?: string; kind?: string; source?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const input = parseInput(writeMemoryInputSchema, {
         content: textFromFlags(inline, opts.file, 'memory content'),
         kind: opts.kind,
         source: opts.source,
         scope: scopeFrom(opts),
+        operationId: opts.operationId,
       });
       const item = await withDatabase(ctx.dbPath, { create: true }, (db) => db.memory.write(input));
       if (ctx.json) printJson(item);
@@ -126,13 +129,12 @@ export function memoryCommand(): Command {
       else printItem(item);
     });
 
-  group
-    .command('delete')
+  withOperationId(group.command('delete'))
     .description('delete a fact (a tombstone stays in the log)')
     .argument('<id>', 'memory item id')
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.delete(id));
+      const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.delete(id, { operationId: opts.operationId }));
       if (ctx.json) printJson(item);
       else print(`deleted memory item ${item.id}`);
     });

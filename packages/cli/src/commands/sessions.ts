@@ -1,4 +1,6 @@
 /** `agentstate sessions`: list, show a transcript, create, append a turn, delete. */
+import type { OperationFlags } from '../operation.js';
+import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
 import type { Session, Turn } from '@agentstate/core';
 import { TURN_ROLES, createSessionInputSchema } from '@agentstate/core';
@@ -78,13 +80,12 @@ export function sessionsCommand(): Command {
       printTranscript(turns);
     });
 
-  group
-    .command('create')
+  withOperationId(group.command('create'))
     .description('create a session and print its id')
     .option('--title <text>', 'title')
     .option('--model <name>', 'model the conversation runs on')
     .option('--id <id>', 'use this id (it must be unused)')
-    .action(async (opts: { title?: string; model?: string; id?: string }, cmd: Command) => {
+    .action(async (opts: OperationFlags & { title?: string; model?: string; id?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       // Checked before the file is created: a refused write leaves nothing behind.
       const input = parseInput(createSessionInputSchema, opts);
@@ -93,28 +94,26 @@ export function sessionsCommand(): Command {
       else print(session.id);
     });
 
-  group
-    .command('append')
+  withOperationId(group.command('append'))
     .description('append a turn to a session; the content is --content, or --file (- for stdin)')
     .argument('<session-id>', 'session id')
     .option('--role <role>', `who speaks: ${TURN_ROLES.join(', ')}`, oneOf(TURN_ROLES), 'user')
     .option('--content <text>', 'the turn text')
     .option('--file <path>', 'read the turn text from a file, or - for stdin')
-    .action(async (sessionId: string, opts: { role: (typeof TURN_ROLES)[number]; content?: string; file?: string }, cmd: Command) => {
+    .action(async (sessionId: string, opts: OperationFlags & { role: (typeof TURN_ROLES)[number]; content?: string; file?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const content = textFromFlags(opts.content, opts.file, 'turn content');
-      const turn = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.appendTurn({ sessionId, role: opts.role, content }));
+      const turn = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.appendTurn({ sessionId, role: opts.role, content, operationId: opts.operationId }));
       if (ctx.json) printJson(turn);
       else print(`appended turn #${turn.seq} (${turn.role}) to session ${turn.sessionId}`);
     });
 
-  group
-    .command('delete')
+  withOperationId(group.command('delete'))
     .description('delete a session (a tombstone stays in the log)')
     .argument('<id>', 'session id')
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id));
+      const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id, { operationId: opts.operationId }));
       if (ctx.json) printJson(session);
       else print(`deleted session ${session.id}`);
     });

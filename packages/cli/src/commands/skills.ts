@@ -1,4 +1,6 @@
 /** `agentstate skills`: list by scope, get, search, upsert, record an outcome, delete. */
+import type { OperationFlags } from '../operation.js';
+import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
 import type { Skill, UpsertSkillInput } from '@agentstate/core';
 import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema } from '@agentstate/core';
@@ -38,7 +40,7 @@ function printSkill(skill: Skill): void {
   print(skill.body || '(empty body)');
 }
 
-interface UpsertFlags extends ScopeFlags {
+interface UpsertFlags extends ScopeFlags, OperationFlags {
   file?: string;
   name?: string;
   body?: string;
@@ -62,6 +64,7 @@ function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillI
   set('check', flags.check);
   set('syncVersion', flags.syncVersion);
   set('scope', scopeFrom(flags));
+  set('operationId', flags.operationId);
   if (input.slug === undefined) throw new UserError('the skill needs a slug (an argument, or "slug" in --file)');
   return input as UpsertSkillInput;
 }
@@ -105,7 +108,7 @@ export function skillsCommand(): Command {
       else printTable(skillColumns, skills, '(no matching skills)');
     });
 
-  withScopeFlags(group.command('upsert'), 'the skill lives in this scope (default: global)')
+  withScopeFlags(withOperationId(group.command('upsert')), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
     .argument('[slug]', 'slug (or "slug" in --file)')
     .option('--file <path>', 'read the skill from a JSON file (- for stdin); flags override its fields')
@@ -126,25 +129,27 @@ export function skillsCommand(): Command {
         print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, id ${skill.id}`);
     });
 
-  withScopeFlags(group.command('outcome'), 'a slug resolves to the most specific skill along this scope and its parents')
+  withScopeFlags(withOperationId(group.command('outcome')), 'a slug resolves to the most specific skill along this scope and its parents')
     .description('record that a run used the skill, and whether it succeeded')
     .argument('<id-or-slug>', 'skill id or slug')
     .option('--success', 'the run succeeded')
     .option('--failure', 'the run failed')
-    .action(async (key: string, opts: ScopeFlags & { success?: boolean; failure?: boolean }, cmd: Command) => {
+    .action(async (key: string, opts: ScopeFlags & OperationFlags & { success?: boolean; failure?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       if (opts.success === opts.failure) throw new UserError('say how the run went: --success or --failure');
-      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.recordOutcome(key, { success: opts.success === true, scope: scopeFrom(opts) }));
+      const skill = await withDatabase(ctx.dbPath, {}, (db) =>
+        db.skills.recordOutcome(key, { success: opts.success === true, scope: scopeFrom(opts), operationId: opts.operationId }),
+      );
       if (ctx.json) printJson(skill);
       else print(`recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
     });
 
-  withScopeFlags(group.command('delete'), 'a slug resolves to the most specific skill along this scope and its parents')
+  withScopeFlags(withOperationId(group.command('delete')), 'a slug resolves to the most specific skill along this scope and its parents')
     .description('delete a skill (a tombstone stays in the log)')
     .argument('<id-or-slug>', 'skill id or slug')
-    .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
+    .action(async (key: string, opts: ScopeFlags & OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, scopeFrom(opts)));
+      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, scopeFrom(opts), { operationId: opts.operationId }));
       if (ctx.json) printJson(skill);
       else print(`deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });

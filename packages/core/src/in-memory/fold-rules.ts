@@ -13,6 +13,8 @@ import { sameScope } from '../records/scope.js';
 import type { StateChange } from '../log/events.js';
 import { EventTypes, STATE_STREAM } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
+import type { OperationEntry, OperationRef } from '../log/operation.js';
+import type { OutcomeIncrement } from '../log/events.js';
 
 /** What the rules look up in the state being folded into; tombstones included. */
 export interface FoldView {
@@ -25,6 +27,8 @@ export interface FoldView {
   /** The id of the skill (live or tombstone) at `(scope, slug)`. */
   skillIdAt(scope: Scope, slug: string): string | undefined;
   memoryItem(id: string): MemoryItem | undefined;
+  /** The operation an earlier event carried under this id. */
+  operation(id: string): OperationEntry | undefined;
 }
 
 /** A broken rule: the message, without the event's position. */
@@ -40,6 +44,17 @@ export function checkChange(view: FoldView, change: StateChange, seq: number): v
 }
 
 function findViolation(view: FoldView, change: StateChange): Violation {
+  return operationViolation(view, change.payload.operation) ?? recordViolation(view, change);
+}
+
+/** An operation id names one write: the engine answers a retry from its first event and appends nothing. */
+function operationViolation(view: FoldView, operation: OperationRef | undefined): Violation {
+  if (operation === undefined) return undefined;
+  const earlier = view.operation(operation.id);
+  return earlier === undefined ? undefined : `operation id ${json(operation.id)} was already used by the event at seq ${earlier.seq}`;
+}
+
+function recordViolation(view: FoldView, change: StateChange): Violation {
   switch (change.type) {
     case EventTypes.SessionCreated: {
       const { session } = change.payload;
@@ -57,6 +72,8 @@ function findViolation(view: FoldView, change: StateChange): Violation {
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
       return skillViolation(view, change.payload.skill, change.type === EventTypes.SkillDeleted);
+    case EventTypes.SkillOutcomeRecorded:
+      return outcomeViolation(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
     case EventTypes.MemoryWritten: {
       const { item } = change.payload;
       if (view.memoryItem(item.id)) return `memory id ${json(item.id)} is already taken`;
@@ -120,6 +137,22 @@ function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violati
   if (skill.uses !== stored.uses + 1 || (skill.wins !== stored.wins && skill.wins !== stored.wins + 1)) {
     return 'an outcome adds one use and at most one win';
   }
+  return changedContent(stored, skill);
+}
+
+/**
+ * `skill.outcome_recorded`: a live skill's next version that adds exactly the
+ * increment to `uses` and `wins` and changes nothing else but the envelope
+ * and `updatedAt` (which never moves back); the content `version` stays.
+ */
+function outcomeViolation(stored: Skill | undefined, skill: Skill, inc: OutcomeIncrement): Violation {
+  if (!stored || stored.deleted) return `skill ${json(skill.id)} does not exist or is deleted`;
+  const kept = nextVersion(stored, skill, false) ?? changedField(stored, skill, ['slug', 'createdAt', 'version']);
+  if (kept !== undefined) return kept;
+  if (!sameScope(stored.scope, skill.scope)) return 'the scope changed';
+  if (skill.updatedAt < stored.updatedAt) return 'updatedAt moved back';
+  if (skill.uses !== stored.uses + inc.uses) return `uses ${skill.uses}, expected ${stored.uses} + ${inc.uses}`;
+  if (skill.wins !== stored.wins + inc.wins) return `wins ${skill.wins}, expected ${stored.wins} + ${inc.wins}`;
   return changedContent(stored, skill);
 }
 

@@ -42,6 +42,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     skillAt: (scope, slug) => state.skillAt(scope, slug),
     liveSkillsBySlug: (slug) => [...(state.liveSkillsBySlug.get(slug)?.values() ?? [])],
     memoryItem: (id) => state.memory.get(id),
+    operation: (id) => state.operations.get(id),
 
     listSessions: ({ limit, offset }) => {
       const items = state.liveSessions.items;

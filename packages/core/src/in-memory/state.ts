@@ -17,6 +17,7 @@ import { copyMemoryItem, copySession, copySkill, copyTurn } from '../records/cop
 import { SortedList } from './sorted-list.js';
 import type { FoldView } from './fold-rules.js';
 import { checkChange } from './fold-rules.js';
+import type { OperationEntry } from '../log/operation.js';
 
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
 const oldestFirst = (a: MemoryItem, b: MemoryItem): number => compareMemoryNewestFirst(b, a);
@@ -51,6 +52,9 @@ export class InMemoryState implements FoldView {
   /** Folded tokens of live items, computed on first search (replay and restore skip them). */
   readonly #memoryTokens = new Map<string, string[]>();
 
+  /** Operations of idempotent writes by id (docs/contract.md §4). */
+  readonly operations = new Map<string, OperationEntry>();
+
   /**
    * Folds one change in, after checking it against the fold's rules (see
    * `fold-rules.ts`): a change the live API could not have written is a
@@ -69,6 +73,7 @@ export class InMemoryState implements FoldView {
         break;
       case EventTypes.SkillUpserted:
       case EventTypes.SkillDeleted:
+      case EventTypes.SkillOutcomeRecorded:
         this.#putSkill(change.payload.skill);
         break;
       case EventTypes.MemoryWritten:
@@ -76,6 +81,8 @@ export class InMemoryState implements FoldView {
         this.#putMemory(change.payload.item);
         break;
     }
+    const operation = change.payload.operation;
+    if (operation) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
     this.seq = seq;
   }
 
@@ -85,6 +92,7 @@ export class InMemoryState implements FoldView {
     for (const t of snapshot.turns) this.#putTurn(t);
     for (const s of snapshot.skills) this.#putSkill(s);
     for (const m of snapshot.memory) this.#putMemory(m);
+    for (const o of snapshot.operations) this.operations.set(o.id, { ...o });
     this.seq = snapshot.seq;
   }
 
@@ -98,6 +106,7 @@ export class InMemoryState implements FoldView {
       turns,
       skills: [...this.skills.values()].map(copySkill),
       memory: [...this.memory.values()].map(copyMemoryItem),
+      operations: [...this.operations.values()].map((o) => ({ ...o })),
     });
   }
 
@@ -149,6 +158,11 @@ export class InMemoryState implements FoldView {
   /** The memory item with this id, tombstones included. */
   memoryItem(id: string): MemoryItem | undefined {
     return this.memory.get(id);
+  }
+
+  /** The operation an earlier event carried under this id. */
+  operation(id: string): OperationEntry | undefined {
+    return this.operations.get(id);
   }
 
   /** The record at `(scope, slug)`, tombstones included. */

@@ -9,6 +9,7 @@ import type { Hlc } from '../time/hlc.js';
 import { maxHlc } from '../time/hlc.js';
 import type { StateChange } from './events.js';
 import { EventTypes } from './events.js';
+import type { OperationRef } from './operation.js';
 
 /** One record of a change, tagged with its kind. */
 export type ChangeRecord =
@@ -34,11 +35,17 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
       ];
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
+    case EventTypes.SkillOutcomeRecorded:
       return [{ kind: 'skill', record: change.payload.skill }];
     case EventTypes.MemoryWritten:
     case EventTypes.MemoryDeleted:
       return [{ kind: 'memory', record: change.payload.item }];
   }
+}
+
+/** The operation of an idempotent write that carried this change, if any. */
+export function changeOperation(change: StateChange): OperationRef | undefined {
+  return change.payload.operation;
 }
 
 /** The largest HLC among the records of a change. */
@@ -51,6 +58,7 @@ export function changeHlc(change: StateChange): Hlc {
       return change.payload.session.updatedHlc;
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
+    case EventTypes.SkillOutcomeRecorded:
       return change.payload.skill.updatedHlc;
     case EventTypes.MemoryWritten:
     case EventTypes.MemoryDeleted:

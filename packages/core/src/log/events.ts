@@ -6,6 +6,8 @@
 import { z } from 'zod';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import type { OperationRef } from './operation.js';
+import { operationSchema } from './operation.js';
 
 /** The stream every store mutation is appended to. */
 export const STATE_STREAM = 'state';
@@ -25,31 +27,46 @@ export const EventTypes = {
   SkillDeleted: 'skill.deleted',
   MemoryWritten: 'memory.written',
   MemoryDeleted: 'memory.deleted',
+  SkillOutcomeRecorded: 'skill.outcome_recorded',
 } as const;
 
 /** One of the `state` stream's event types. */
 export type StateEventType = (typeof EventTypes)[keyof typeof EventTypes];
 
+/** The optional `operation` key every payload may carry (see `./operation.ts`). */
+const operation = operationSchema.optional();
+
+/** What `skill.outcome_recorded` adds: one use, and one win on success. */
+export const outcomeIncrementSchema = z.strictObject({ uses: z.literal(1), wins: z.union([z.literal(0), z.literal(1)]) });
+
+/** What `skill.outcome_recorded` adds. */
+export type OutcomeIncrement = z.output<typeof outcomeIncrementSchema>;
+
 /** Payload schemas by event type. */
 export const statePayloadSchemas = {
-  [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema }),
-  [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema, turn: turnSchema }),
-  [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema }),
-  [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema }),
-  [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema }),
-  [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema }),
-  [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema }),
+  [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema, operation }),
+  [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema, turn: turnSchema, operation }),
+  [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation }),
+  [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema, operation }),
+  [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema, operation }),
+  [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema, operation }),
+  [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema, operation }),
+  [EventTypes.SkillOutcomeRecorded]: z.strictObject({ skill: skillSchema, increment: outcomeIncrementSchema, operation }),
 } as const;
+
+/** A payload with the optional `operation` key of an idempotent write. */
+type Op<P> = P & { operation?: OperationRef };
 
 /** A decoded `state` event: its type and its typed payload. */
 export type StateChange =
-  | { type: typeof EventTypes.SessionCreated; payload: { session: Session } }
-  | { type: typeof EventTypes.TurnAppended; payload: { session: Session; turn: Turn } }
-  | { type: typeof EventTypes.SessionDeleted; payload: { session: Session } }
-  | { type: typeof EventTypes.SkillUpserted; payload: { skill: Skill } }
-  | { type: typeof EventTypes.SkillDeleted; payload: { skill: Skill } }
-  | { type: typeof EventTypes.MemoryWritten; payload: { item: MemoryItem } }
-  | { type: typeof EventTypes.MemoryDeleted; payload: { item: MemoryItem } };
+  | { type: typeof EventTypes.SessionCreated; payload: Op<{ session: Session }> }
+  | { type: typeof EventTypes.TurnAppended; payload: Op<{ session: Session; turn: Turn }> }
+  | { type: typeof EventTypes.SessionDeleted; payload: Op<{ session: Session }> }
+  | { type: typeof EventTypes.SkillUpserted; payload: Op<{ skill: Skill }> }
+  | { type: typeof EventTypes.SkillDeleted; payload: Op<{ skill: Skill }> }
+  | { type: typeof EventTypes.MemoryWritten; payload: Op<{ item: MemoryItem }> }
+  | { type: typeof EventTypes.MemoryDeleted; payload: Op<{ item: MemoryItem }> }
+  | { type: typeof EventTypes.SkillOutcomeRecorded; payload: Op<{ skill: Skill; increment: OutcomeIncrement }> };
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;

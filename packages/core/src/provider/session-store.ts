@@ -1,12 +1,29 @@
 /** The session store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, TurnsOptions } from '../records/inputs.js';
-import { appendTurnInputSchema, createSessionInputSchema, listSessionsOptionsSchema, parseInput, turnsOptionsSchema } from '../records/inputs.js';
+import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, TurnsOptions, WriteOptions } from '../records/inputs.js';
+import {
+  appendTurnInputSchema,
+  createSessionInputSchema,
+  listSessionsOptionsSchema,
+  parseInput,
+  turnsOptionsSchema,
+  writeOptionsSchema,
+} from '../records/inputs.js';
+import { EventTypes } from '../log/events.js';
 import type { Session } from '../records/records.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SessionStore } from './types.js';
+import type { OperationSpec } from './operations.js';
+import { operationCall } from './operations.js';
+
+/** The session store's writes as idempotent operations. */
+const OPERATIONS = {
+  create: { method: 'sessions.create', types: [EventTypes.SessionCreated] },
+  appendTurn: { method: 'sessions.appendTurn', types: [EventTypes.TurnAppended] },
+  delete: { method: 'sessions.delete', types: [EventTypes.SessionDeleted] },
+} as const satisfies Record<string, OperationSpec>;
 
 /** Builds the {@link SessionStore} of an engine. */
 export function createSessionStore(engine: Engine): SessionStore {
@@ -22,7 +39,10 @@ export function createSessionStore(engine: Engine): SessionStore {
   return {
     async create(input: CreateSessionInput = {}) {
       const draft = parseInput(createSessionInputSchema, input);
-      const change = await engine.mutate(async (tx) => stamper.createSession(draft, draft.id === undefined ? undefined : await tx.session(draft.id)));
+      const change = await engine.mutate(
+        async (tx) => stamper.createSession(draft, draft.id === undefined ? undefined : await tx.session(draft.id)),
+        operationCall(OPERATIONS.create, draft),
+      );
       return copySession(change.payload.session);
     },
 
@@ -38,12 +58,15 @@ export function createSessionStore(engine: Engine): SessionStore {
 
     async appendTurn(input: AppendTurnInput) {
       const draft = parseInput(appendTurnInputSchema, input);
-      const change = await engine.mutate(async (tx) => {
-        const session = await tx.session(draft.sessionId);
-        const lastSeq = session && !session.deleted ? await tx.lastTurnSeq(draft.sessionId) : 0;
-        const taken = draft.id === undefined ? false : await tx.turnExists(draft.id);
-        return stamper.appendTurn(draft, session, lastSeq, taken);
-      });
+      const change = await engine.mutate(
+        async (tx) => {
+          const session = await tx.session(draft.sessionId);
+          const lastSeq = session && !session.deleted ? await tx.lastTurnSeq(draft.sessionId) : 0;
+          const taken = draft.id === undefined ? false : await tx.turnExists(draft.id);
+          return stamper.appendTurn(draft, session, lastSeq, taken);
+        },
+        operationCall(OPERATIONS.appendTurn, draft),
+      );
       return copyTurn(change.payload.turn);
     },
 
@@ -54,9 +77,10 @@ export function createSessionStore(engine: Engine): SessionStore {
       return turns.map(copyTurn);
     },
 
-    async delete(id: string) {
+    async delete(id: string, options: WriteOptions = {}) {
       parseInput(idField, id);
-      const change = await engine.mutate(async (tx) => stamper.deleteSession(await tx.session(id), id));
+      const o = parseInput(writeOptionsSchema, options);
+      const change = await engine.mutate(async (tx) => stamper.deleteSession(await tx.session(id), id), operationCall(OPERATIONS.delete, { ...o, id }));
       return copySession(change.payload.session);
     },
   };

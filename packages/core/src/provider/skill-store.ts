@@ -2,8 +2,16 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
-import type { RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
-import { parseInput, recordOutcomeInputSchema, scopeInputSchema, searchSkillsOptionsSchema, upsertSkillInputSchema } from '../records/inputs.js';
+import type { RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput, WriteOptions } from '../records/inputs.js';
+import {
+  parseInput,
+  recordOutcomeInputSchema,
+  scopeInputSchema,
+  searchSkillsOptionsSchema,
+  upsertSkillInputSchema,
+  writeOptionsSchema,
+} from '../records/inputs.js';
+import { EventTypes } from '../log/events.js';
 import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
@@ -14,6 +22,15 @@ import { queryTokens } from '../matching/lexical.js';
 import type { Engine } from './engine.js';
 import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
+import type { OperationSpec } from './operations.js';
+import { operationCall } from './operations.js';
+
+/** The skill store's writes as idempotent operations. */
+const OPERATIONS = {
+  upsert: { method: 'skills.upsert', types: [EventTypes.SkillUpserted] },
+  recordOutcome: { method: 'skills.recordOutcome', types: [EventTypes.SkillOutcomeRecorded] },
+  delete: { method: 'skills.delete', types: [EventTypes.SkillDeleted] },
+} as const satisfies Record<string, OperationSpec>;
 
 const keySchema = z.string().min(1, 'must not be empty');
 const querySchema = textField(LIMITS.query);
@@ -33,11 +50,14 @@ export function createSkillStore(engine: Engine): SkillStore {
     async upsert(input: UpsertSkillInput) {
       const draft = parseInput(upsertSkillInputSchema, input);
       const scope = toScope(draft.scope);
-      const change = await engine.mutate(async (tx) => {
-        const stored = await tx.skillAt(scope, draft.slug);
-        const holder = draft.id === undefined ? undefined : await tx.skill(draft.id);
-        return stamper.upsertSkill(draft, stored, holder);
-      });
+      const change = await engine.mutate(
+        async (tx) => {
+          const stored = await tx.skillAt(scope, draft.slug);
+          const holder = draft.id === undefined ? undefined : await tx.skill(draft.id);
+          return stamper.upsertSkill(draft, stored, holder);
+        },
+        operationCall(OPERATIONS.upsert, draft),
+      );
       return copySkill(change.payload.skill);
     },
 
@@ -73,22 +93,29 @@ export function createSkillStore(engine: Engine): SkillStore {
     async recordOutcome(idOrSlug: string, input: RecordOutcomeInput) {
       const key = parseInput(keySchema, idOrSlug);
       const o = parseInput(recordOutcomeInputSchema, input);
-      const change = await engine.mutate(async (tx) => {
-        const skill = await resolveSkill(tx, key, o.scope);
-        if (!skill) throw new NotFoundError('skill', key);
-        return stamper.recordOutcome(skill, o.success);
-      });
+      const change = await engine.mutate(
+        async (tx) => {
+          const skill = await resolveSkill(tx, key, o.scope);
+          if (!skill) throw new NotFoundError('skill', key);
+          return stamper.recordOutcome(skill, o.success);
+        },
+        operationCall(OPERATIONS.recordOutcome, { ...o, idOrSlug: key }),
+      );
       return copySkill(change.payload.skill);
     },
 
-    async delete(idOrSlug: string, scope?: ScopeInput) {
+    async delete(idOrSlug: string, scope?: ScopeInput, options: WriteOptions = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const s = parseInput(optionalScope, scope);
-      const change = await engine.mutate(async (tx) => {
-        const skill = await resolveSkill(tx, key, s);
-        if (!skill) throw new NotFoundError('skill', key);
-        return stamper.deleteSkill(skill);
-      });
+      const o = parseInput(writeOptionsSchema, options);
+      const change = await engine.mutate(
+        async (tx) => {
+          const skill = await resolveSkill(tx, key, s);
+          if (!skill) throw new NotFoundError('skill', key);
+          return stamper.deleteSkill(skill);
+        },
+        operationCall(OPERATIONS.delete, { ...o, idOrSlug: key, scope: s }),
+      );
       return copySkill(change.payload.skill);
     },
   };

@@ -39,7 +39,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const hlc = new HybridLogicalClock(clock);
   const stamper = new Stamper({ instanceId, clock, hlc, ids });
   const reportError = options.onBackgroundError ?? (() => undefined);
-  const engine = new Engine(backend, stamper, hlc, { ...options.eventMeta }, reportError);
+  const engine = new Engine(backend, stamper, hlc, { ...options.eventMeta }, reportError, options.upcasters);
   const codec = options.snapshotCodec ?? plainCodec;
   const embedder = options.embedder;
   let closed = false;

@@ -13,6 +13,7 @@ import type {
   TurnsOptions,
   UpsertSkillInput,
   WriteMemoryInput,
+  WriteOptions,
 } from '../records/inputs.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
@@ -30,8 +31,8 @@ export interface SessionStore {
   appendTurn(input: AppendTurnInput): Promise<Turn>;
   /** The transcript in `seq` order; unknown or deleted session → `NotFoundError`. */
   turns(sessionId: string, options?: TurnsOptions): Promise<Turn[]>;
-  /** Tombstones a live session and returns the tombstone. */
-  delete(id: string): Promise<Session>;
+  /** Tombstones a live session and returns the tombstone. `operationId` makes it idempotent. */
+  delete(id: string, options?: WriteOptions): Promise<Session>;
 }
 
 /** Versioned, scoped procedures with outcome evidence. */
@@ -53,10 +54,13 @@ export interface SkillStore {
    * then id unless `order` says otherwise, capped at `limit` when > 0.
    */
   search(query: string, limitOrOptions?: number | SearchSkillsOptions): Promise<Skill[]>;
-  /** Atomically adds one use (and one win on success); the content `version` stays. */
+  /**
+   * Atomically adds one use (and one win on success) as a `skill.outcome_recorded`
+   * event; the content `version` stays.
+   */
   recordOutcome(idOrSlug: string, input: RecordOutcomeInput): Promise<Skill>;
-  /** Tombstones the skill `get` would return; returns the tombstone. */
-  delete(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
+  /** Tombstones the skill `get` would return; returns the tombstone. `operationId` makes it idempotent. */
+  delete(idOrSlug: string, scope?: ScopeInput, options?: WriteOptions): Promise<Skill>;
 }
 
 /** A recalled memory item with its score in [0, 1]. */
@@ -73,8 +77,8 @@ export interface MemoryStore {
   get(id: string): Promise<MemoryItem>;
   /** Live items matching the query; see {@link RecallOptions}. */
   recall(options?: RecallOptions): Promise<RecallHit[]>;
-  /** Tombstones a live item and returns the tombstone. */
-  delete(id: string): Promise<MemoryItem>;
+  /** Tombstones a live item and returns the tombstone. `operationId` makes it idempotent. */
+  delete(id: string, options?: WriteOptions): Promise<MemoryItem>;
 }
 
 /** The persistence boundary of an agent. */

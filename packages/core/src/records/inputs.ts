@@ -28,6 +28,8 @@ export const scopeInputSchema = z.object({
 
 /** `sessions.create` input. */
 export const createSessionInputSchema = z.object({
+  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+  operationId: idField.optional(),
   id: idField.optional(),
   title: shortTextField.optional(),
   model: shortTextField.optional(),
@@ -39,6 +41,8 @@ export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
 
 /** `sessions.appendTurn` input. */
 export const appendTurnInputSchema = z.object({
+  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+  operationId: idField.optional(),
   sessionId: idField,
   role: z.enum(TURN_ROLES),
   content: longTextField,
@@ -56,6 +60,8 @@ export type AppendTurnInput = z.input<typeof appendTurnInputSchema>;
  */
 export const upsertSkillInputSchema = z
   .object({
+    /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+    operationId: idField.optional(),
     slug: slugField,
     name: shortTextField.optional(),
     body: longTextField.optional(),
@@ -76,6 +82,8 @@ export type UpsertSkillInput = z.input<typeof upsertSkillInputSchema>;
 
 /** `skills.recordOutcome` input. */
 export const recordOutcomeInputSchema = z.object({
+  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+  operationId: idField.optional(),
   success: z.boolean(),
   scope: scopeInputSchema.optional(),
 });
@@ -85,6 +93,8 @@ export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
 
 /** `memory.write` input. */
 export const writeMemoryInputSchema = z.object({
+  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+  operationId: idField.optional(),
   content: longTextField.min(1, 'must not be empty'),
   kind: shortTextField.optional(),
   scope: scopeInputSchema.optional(),
@@ -95,6 +105,15 @@ export const writeMemoryInputSchema = z.object({
 
 /** `memory.write` input. */
 export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
+
+/** Options of a write that takes no input object (`delete`). */
+export const writeOptionsSchema = z.object({
+  /** Makes the write idempotent: a retry with this id and the same arguments returns the first result (docs/contract.md §4). */
+  operationId: idField.optional(),
+});
+
+/** Options of a write that takes no input object (`delete`). */
+export type WriteOptions = z.input<typeof writeOptionsSchema>;
 
 const limitInput = z.int().min(0).max(LIMITS.pageSize);
 

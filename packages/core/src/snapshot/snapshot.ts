@@ -10,6 +10,8 @@ import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import { canonicalJson } from '../log/json.js';
 import { STATE_STREAM } from '../log/events.js';
+import type { OperationEntry } from '../log/operation.js';
+import { operationEntrySchema } from '../log/operation.js';
 import { upcastV1MemoryItem, upcastV1Session, upcastV1Skill, upcastV1Turn } from '../log/legacy/v1.js';
 
 /** The format tag inside every encoded snapshot. */
@@ -26,6 +28,8 @@ export interface Snapshot {
   turns: Turn[];
   skills: Skill[];
   memory: MemoryItem[];
+  /** The operations of idempotent writes folded so far, by id. */
+  operations: OperationEntry[];
 }
 
 const snapshotSchema = z.strictObject({
@@ -35,6 +39,7 @@ const snapshotSchema = z.strictObject({
   turns: z.array(turnSchema),
   skills: z.array(skillSchema),
   memory: z.array(memoryItemSchema),
+  operations: z.array(operationEntrySchema),
 });
 
 const byId = (a: { id: string }, b: { id: string }): number => compareStrings(a.id, b.id);
@@ -46,6 +51,7 @@ export function sortSnapshot(snapshot: Snapshot): Snapshot {
   snapshot.turns.sort(byTurn);
   snapshot.skills.sort(byId);
   snapshot.memory.sort(byId);
+  snapshot.operations.sort(byId);
   return snapshot;
 }
 
@@ -57,6 +63,7 @@ export function encodeSnapshot(snapshot: Snapshot): string {
     turns: [...snapshot.turns],
     skills: [...snapshot.skills],
     memory: [...snapshot.memory],
+    operations: [...snapshot.operations],
   });
   return canonicalJson({ format: SNAPSHOT_FORMAT, ...sorted });
 }
@@ -90,5 +97,7 @@ function upcastSnapshot(raw: unknown): unknown {
     turns: each('turns', upcastV1Turn),
     skills: each('skills', upcastV1Skill),
     memory: each('memory', upcastV1MemoryItem),
+    // Version 1 had no idempotent writes.
+    operations: [],
   };
 }

@@ -10,6 +10,7 @@ import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records
 import type { StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import type { OperationEntry } from '../log/operation.js';
 
 /** A value, or a promise of it: sync backends need not allocate promises. */
 export type Awaitable<T> = T | Promise<T>;
@@ -27,6 +28,8 @@ export interface StateLookups {
   /** Live skills with this slug in any scope. */
   liveSkillsBySlug(slug: string): Awaitable<Skill[]>;
   memoryItem(id: string): Awaitable<MemoryItem | undefined>;
+  /** The operation of an idempotent write stored under this id (docs/contract.md §4). */
+  operation(id: string): Awaitable<OperationEntry | undefined>;
 }
 
 /** What a write transaction may do: look up, then commit one change. */

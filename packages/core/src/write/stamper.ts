@@ -169,8 +169,11 @@ export class Stamper {
     return { type: EventTypes.SkillUpserted, payload: { skill } };
   }
 
-  /** One more use (and win on success); the content `version` stays. */
-  recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillUpserted> {
+  /**
+   * One more use (and win on success) as its own event, carrying the
+   * increment beside the post-image; the content `version` stays.
+   */
+  recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillOutcomeRecorded> {
     const next: Skill = {
       ...skill,
       scope: { ...skill.scope },
@@ -180,7 +183,7 @@ export class Stamper {
       updatedAt: later(skill.updatedAt, this.#now()),
       ...this.#nextEnvelope(skill, false),
     };
-    return { type: EventTypes.SkillUpserted, payload: { skill: next } };
+    return { type: EventTypes.SkillOutcomeRecorded, payload: { skill: next, increment: { uses: 1, wins: success ? 1 : 0 } } };
   }
 
   /** Tombstones a live skill; the content `version` moves too. */

@@ -1,5 +1,6 @@
 /** Memory tools: remember, recall, forget. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { NotFoundError } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
@@ -24,6 +25,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         source: args.source ?? ctx.defaultSource(),
         id: args.id,
         scope: policy.target(args.scope),
+        operationId: args.operationId,
       });
       return { item };
     }),
@@ -66,9 +68,14 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const found = await provider.memory.get(args.id);
+      const found = await provider.memory.get(args.id).catch(async (error: unknown) => {
+        // A retry of a forget that went through finds a tombstone: only its recorded answer can follow, since
+        // deleting an item that is not live appends nothing.
+        if (!(error instanceof NotFoundError) || args.operationId === undefined) throw error;
+        return provider.memory.delete(args.id, { operationId: args.operationId });
+      });
       policy.assertWritable('memory', args.id, found.scope);
-      const item = await provider.memory.delete(found.id);
+      const item = found.deleted ? found : await provider.memory.delete(found.id, { operationId: args.operationId });
       return { item };
     }),
   );

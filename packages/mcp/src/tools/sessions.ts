@@ -5,6 +5,7 @@ import { sameScope } from '@agentstate/core';
 import { compareSessions } from '@agentstate/core/backend';
 import { outputs, sessionInputs } from '../schemas.js';
 import { hashScope, scopedSessionId, sessionScopeHash } from '../session-scope.js';
+import { operationSessionUuid } from '../operation.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
 /** The default number of sessions a listing returns. */
@@ -37,8 +38,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const id = scopedSessionId(policy.target(args.scope), ctx.ids.next());
-      return { session: await provider.sessions.create({ id, title: args.title, model: args.model }) };
+      const uuid = args.operationId === undefined ? ctx.ids.next() : operationSessionUuid(args.operationId);
+      const id = scopedSessionId(policy.target(args.scope), uuid);
+      return { session: await provider.sessions.create({ id, title: args.title, model: args.model, operationId: args.operationId }) };
     }),
   );
 
@@ -53,7 +55,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     },
     answer(async (args) => {
       assertWritable(args.sessionId);
-      return { turn: await provider.sessions.appendTurn({ sessionId: args.sessionId, role: args.role, content: args.content }) };
+      return {
+        turn: await provider.sessions.appendTurn({ sessionId: args.sessionId, role: args.role, content: args.content, operationId: args.operationId }),
+      };
     }),
   );
 
@@ -102,7 +106,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     },
     answer(async (args) => {
       assertWritable(args.sessionId);
-      return { session: await provider.sessions.delete(args.sessionId) };
+      return { session: await provider.sessions.delete(args.sessionId, { operationId: args.operationId }) };
     }),
   );
 }

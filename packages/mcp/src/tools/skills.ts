@@ -98,6 +98,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
         check: args.check,
         scope: policy.target(args.scope),
         syncVersion: args.expectedSyncVersion,
+        operationId: args.operationId,
       });
       return { skill };
     }),
@@ -114,7 +115,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     },
     answer(async (args) => {
       const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
-      return { skill: await provider.skills.recordOutcome(found.id, { success: args.success }) };
+      return { skill: await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId }) };
     }),
   );
 

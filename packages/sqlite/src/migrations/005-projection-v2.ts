@@ -114,5 +114,13 @@ CREATE TABLE memory_order (
   in_order INTEGER NOT NULL
 );
 INSERT INTO memory_order (id, last_created_at, last_id, in_order) VALUES (1, '', '', 1);
+
+-- The operations of idempotent writes (docs/contract.md §4): which event each
+-- operation id wrote, and the hash of its input. A retry finds its id here.
+CREATE TABLE operations (
+  id TEXT NOT NULL PRIMARY KEY,
+  seq INTEGER NOT NULL,
+  input_hash TEXT NOT NULL
+) WITHOUT ROWID;
 `,
 };

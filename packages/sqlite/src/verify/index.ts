@@ -102,5 +102,5 @@ function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'
 }
 
 function emptyTables(): Snapshot {
-  return { seq: 0, sessions: [], turns: [], skills: [], memory: [] };
+  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [] };
 }

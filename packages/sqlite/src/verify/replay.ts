@@ -165,6 +165,7 @@ export function diffSnapshots(tables: Snapshot, folded: Snapshot): string[] {
   out.push(...compare('turns', tables.turns, folded.turns, (t) => `${t.sessionId}#${t.seq}`));
   out.push(...compare('skills', tables.skills, folded.skills, byId));
   out.push(...compare('memory', tables.memory, folded.memory, byId));
+  out.push(...compare('operations', tables.operations, folded.operations, byId));
   return out;
 }
 

@@ -6,6 +6,7 @@ import { envelopeChecks } from './envelope.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
+import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
 import { orderingChecks } from './ordering.js';
@@ -27,6 +28,7 @@ const all: ProviderCheck[] = [
   ...lexicalChecks,
   ...validationChecks,
   ...hlcChecks,
+  ...idempotencyChecks,
   ...extraChecks,
   ...propertyChecks,
 ];

@@ -1,0 +1,169 @@
+/**
+ * I1–I7: idempotent writes by `operationId` and outcome evidence as its own
+ * event (docs/contract.md §4 and §7, docs/conformance.md).
+ */
+import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core';
+import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+
+/** Every event of the `state` stream so far. */
+const stateEvents = (p: EventSourcedProvider): Promise<LogEvent[]> => p.log.read({ stream: STATE_STREAM });
+
+/** How many sessions, turns, skills and memory items are live: a retry must change none of it. */
+async function census(p: Provider, sessionId: string): Promise<string> {
+  const sessions = await p.sessions.list();
+  const turns = await p.sessions.turns(sessionId).catch(() => []);
+  const skills = await p.skills.list();
+  const memory = await p.memory.recall({ limit: 100 });
+  return JSON.stringify([sessions, turns, skills, memory.map(({ score: _s, ...m }) => m)]);
+}
+
+/** One call of each write with an operation id, returning what it returned; run twice it must return the same. */
+function everyWrite(p: Provider, sessionId: string) {
+  return [
+    () => p.sessions.create({ title: 'idem', operationId: 'op-create' }),
+    () => p.sessions.appendTurn({ sessionId, role: 'user', content: 'hello', operationId: 'op-turn' }),
+    () => p.skills.upsert({ slug: 'deploy', body: 'ship it', operationId: 'op-upsert' }),
+    () => p.skills.recordOutcome('deploy', { success: true, operationId: 'op-outcome' }),
+    () => p.memory.write({ content: 'the user prefers tea', operationId: 'op-write' }),
+    () => p.sessions.delete(sessionId, { operationId: 'op-delete-session' }),
+  ] as const;
+}
+
+/** The first calls, then the retries: equal results, and the stores as they were. */
+async function retryEverything(env: CheckEnv, first: Provider, again: (p: Provider) => Promise<Provider>): Promise<void> {
+  const session = await first.sessions.create({ title: 'target' });
+  const results: unknown[] = [];
+  for (const call of everyWrite(first, session.id)) results.push(await call());
+  const item = results[4] as { id: string };
+  results.push(await first.memory.delete(item.id, { operationId: 'op-delete-memory' }));
+  results.push(await first.skills.delete('deploy', undefined, { operationId: 'op-delete-skill' }));
+  const before = await census(first, session.id);
+  const head = env.caps.eventSourced ? await env.eventSourced(first).log.head(STATE_STREAM) : 0;
+
+  const p = await again(first);
+  const retried: unknown[] = [];
+  for (const call of everyWrite(p, session.id)) retried.push(await call());
+  retried.push(await p.memory.delete(item.id, { operationId: 'op-delete-memory' }));
+  retried.push(await p.skills.delete('deploy', undefined, { operationId: 'op-delete-skill' }));
+  expect(retried).toEqual(results);
+  expect(await census(p, session.id)).toBe(before);
+  if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(head);
+}
+
+export const idempotencyChecks: ProviderCheck[] = [
+  {
+    name: 'I1 a write with an operationId carries operation { id, inputHash } in its event, the hash of the method and the validated input; one without carries none',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const session = await p.sessions.create({ title: 'plain' });
+      await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi', operationId: 'op-1' });
+      await p.skills.upsert({ slug: 'deploy', operationId: 'op-2' });
+      await p.skills.recordOutcome('deploy', { success: false, operationId: 'op-3' });
+      await p.skills.delete('deploy', undefined, { operationId: 'op-4' });
+      const events = await stateEvents(p);
+      expect(events[0]!.payload).not.toHaveProperty('operation');
+      expect(events.slice(1).map((e) => (e.payload as { operation: unknown }).operation)).toEqual([
+        { id: 'op-1', inputHash: operationInputHash('sessions.appendTurn', { sessionId: session.id, role: 'user', content: 'hi' }) },
+        { id: 'op-2', inputHash: operationInputHash('skills.upsert', { slug: 'deploy' }) },
+        { id: 'op-3', inputHash: operationInputHash('skills.recordOutcome', { success: false, idOrSlug: 'deploy' }) },
+        { id: 'op-4', inputHash: operationInputHash('skills.delete', { idOrSlug: 'deploy' }) },
+      ]);
+      for (const bad of ['', 'x'.repeat(10_000)]) {
+        const error = await expectError(() => p.memory.write({ content: 'c', operationId: bad }), ValidationError, JSON.stringify(bad).slice(0, 10));
+        expect(error.field).toBe('operationId');
+        await expectError(() => p.sessions.delete(session.id, { operationId: bad }), ValidationError);
+      }
+      expect(await p.log.head(STATE_STREAM)).toBe(events.length);
+    },
+  },
+  {
+    name: 'I2 a retry with the same operationId and input returns the original result, even after the record changed, and appends nothing',
+    async run(env) {
+      await retryEverything(env, await env.open(), async (p) => p);
+    },
+  },
+  {
+    name: 'I3 the same operationId with another input, or for another method, is a ConflictError and writes nothing',
+    async run(env) {
+      const p = await env.open();
+      const first = await p.memory.write({ content: 'one', kind: 'fact', operationId: 'op' });
+      const head = env.caps.eventSourced ? await env.eventSourced(p).log.head(STATE_STREAM) : 0;
+      await expectError(() => p.memory.write({ content: 'two', kind: 'fact', operationId: 'op' }), ConflictError, 'other input');
+      await expectError(() => p.memory.write({ content: 'one', kind: 'note', operationId: 'op' }), ConflictError, 'other field');
+      await expectError(() => p.sessions.create({ operationId: 'op' }), ConflictError, 'other method');
+      await expectError(() => p.memory.delete(first.id, { operationId: 'op' }), ConflictError, 'other method, same record');
+      expect((await p.memory.recall()).map((m) => m.content)).toEqual(['one']);
+      expect(await p.sessions.list()).toEqual([]);
+      if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(head);
+      // Key order and omitted optional fields do not change the input.
+      expect(await p.memory.write({ kind: 'fact', content: 'one', operationId: 'op' })).toEqual(first);
+    },
+  },
+  {
+    name: 'I4 a retry is recognised after a restart, and by another provider on the same storage (as another process)',
+    async run(env) {
+      // Like B39, each phase runs when the factory has what it needs.
+      if (env.caps.durable) await retryEverything(env, await env.open(), (p) => env.reopen(p));
+      if (env.caps.sharedStorage) await retryEverything(env, await env.open(), (p) => env.openShared(p));
+      if (!env.caps.durable && !env.caps.sharedStorage) await retryEverything(env, await env.open(), async (p) => p);
+    },
+  },
+  {
+    name: 'I5 a write that fails records no operation: its retry runs again',
+    async run(env) {
+      const p = await env.open();
+      const call = () => p.sessions.appendTurn({ sessionId: 'later', role: 'user', content: 'hi', operationId: 'op' });
+      await expectError(call, NotFoundError);
+      await p.sessions.create({ id: 'later' });
+      const turn = await call();
+      expect(turn).toMatchObject({ sessionId: 'later', seq: 1 });
+      expect(await call()).toEqual(turn);
+      expect(await p.sessions.turns('later')).toEqual([turn]);
+    },
+  },
+  {
+    name: 'I6 recordOutcome appends skill.outcome_recorded { skill, increment }: one use, one win on success; replay gives the same skill',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
+      const won = await p.skills.recordOutcome('deploy', { success: true });
+      const lost = await p.skills.recordOutcome('deploy', { success: false });
+      expect(won).toMatchObject({ uses: 1, wins: 1, version: skill.version, body: 'ship', syncVersion: 2 });
+      expect(lost).toMatchObject({ uses: 2, wins: 1, version: skill.version, syncVersion: 3 });
+      const events = (await stateEvents(p)).slice(1);
+      expect(events.map((e) => e.type)).toEqual([EventTypes.SkillOutcomeRecorded, EventTypes.SkillOutcomeRecorded]);
+      expect(events.map((e) => e.payload)).toEqual([
+        { skill: won, increment: { uses: 1, wins: 1 } },
+        { skill: lost, increment: { uses: 1, wins: 0 } },
+      ]);
+      const replayed = await env.replay(p.log);
+      expect(await replayed.skills.get('deploy')).toEqual(lost);
+    },
+  },
+  {
+    name: 'I7 operations survive snapshots, and a log that reuses an operation id does not fold (CorruptionError naming its seq)',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const item = await p.memory.write({ content: 'kept', operationId: 'op' });
+      await p.saveSnapshot();
+      const fromSnapshot = await env.replay(p.log);
+      expect(await fromSnapshot.memory.write({ content: 'kept', operationId: 'op' })).toEqual(item);
+      expect(await fromSnapshot.log.head(STATE_STREAM)).toBe(1);
+      const [event] = await stateEvents(p);
+      const forged = { ...(event!.payload as { item: { id: string } }) };
+      forged.item = { ...forged.item, id: 'another-item' };
+      await p.log.append({ stream: STATE_STREAM, type: EventTypes.MemoryWritten, schemaVersion: event!.schemaVersion, payload: forged });
+      for (const fromScratch of [true, false]) {
+        const error = await expectError(() => env.replay(p.log, { fromScratch }), CorruptionError, `fromScratch ${fromScratch}`);
+        expect(error.seq).toBe(2);
+        expect(error.message).toContain('operation id "op" was already used');
+      }
+    },
+  },
+];
