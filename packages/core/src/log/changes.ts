@@ -32,6 +32,10 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
         { kind: 'session', record: change.payload.session },
         { kind: 'turn', record: change.payload.turn },
       ];
+    case EventTypes.TurnsRemoved:
+      return [{ kind: 'session', record: change.payload.session }, ...turnRecords(change.payload.turns)];
+    case EventTypes.SuffixReplaced:
+      return [{ kind: 'session', record: change.payload.session }, ...turnRecords(change.payload.removed), ...turnRecords(change.payload.added)];
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
       return [{ kind: 'skill', record: change.payload.skill }];
@@ -49,6 +53,10 @@ export function changeHlc(change: StateChange): Hlc {
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
       return change.payload.session.updatedHlc;
+    case EventTypes.TurnsRemoved:
+      return change.payload.turns.reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
+    case EventTypes.SuffixReplaced:
+      return [...change.payload.removed, ...change.payload.added].reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
       return change.payload.skill.updatedHlc;
@@ -56,4 +64,8 @@ export function changeHlc(change: StateChange): Hlc {
     case EventTypes.MemoryDeleted:
       return change.payload.item.updatedHlc;
   }
+}
+
+function turnRecords(turns: readonly Turn[]): ChangeRecord[] {
+  return turns.map((record) => ({ kind: 'turn', record }));
 }

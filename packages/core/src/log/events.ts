@@ -21,6 +21,8 @@ export const EventTypes = {
   SessionCreated: 'session.created',
   TurnAppended: 'session.turn_appended',
   SessionDeleted: 'session.deleted',
+  TurnsRemoved: 'session.turns_removed',
+  SuffixReplaced: 'session.suffix_replaced',
   SkillUpserted: 'skill.upserted',
   SkillDeleted: 'skill.deleted',
   MemoryWritten: 'memory.written',
@@ -35,6 +37,8 @@ export const statePayloadSchemas = {
   [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema }),
   [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema, turn: turnSchema }),
   [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema }),
+  [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1) }),
+  [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema) }),
   [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema }),
   [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema }),
   [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema }),
@@ -46,6 +50,8 @@ export type StateChange =
   | { type: typeof EventTypes.SessionCreated; payload: { session: Session } }
   | { type: typeof EventTypes.TurnAppended; payload: { session: Session; turn: Turn } }
   | { type: typeof EventTypes.SessionDeleted; payload: { session: Session } }
+  | { type: typeof EventTypes.TurnsRemoved; payload: { session: Session; turns: Turn[] } }
+  | { type: typeof EventTypes.SuffixReplaced; payload: { session: Session; removed: Turn[]; added: Turn[] } }
   | { type: typeof EventTypes.SkillUpserted; payload: { skill: Skill } }
   | { type: typeof EventTypes.SkillDeleted; payload: { skill: Skill } }
   | { type: typeof EventTypes.MemoryWritten; payload: { item: MemoryItem } }

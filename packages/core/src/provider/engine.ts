@@ -40,14 +40,25 @@ export class Engine {
    * needs in the transaction and stamps; if it throws, nothing is written.
    */
   async mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C> | C): Promise<C> {
+    return (await this.mutateIfNeeded(decide)) as C;
+  }
+
+  /**
+   * As {@link mutate}, but `decide` may find there is nothing to change and
+   * return `undefined`: then no event is written and `undefined` is returned.
+   */
+  async mutateIfNeeded<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C | undefined> | C | undefined): Promise<C | undefined> {
     await this.#ready;
-    const { change, seq } = await this.#mutex.run(() =>
+    const decided = await this.#mutex.run(() =>
       this.backend.write(async (tx) => {
-        const decided = await decide(tx);
-        const event = await tx.commit(decided, this.meta);
-        return { change: decided, seq: event.seq };
+        const change = await decide(tx);
+        if (change === undefined) return undefined;
+        const event = await tx.commit(change, this.meta);
+        return { change, seq: event.seq };
       }),
     );
+    if (decided === undefined) return undefined;
+    const { change, seq } = decided;
     for (const hook of this.#afterCommit) {
       try {
         await hook(change, seq);
