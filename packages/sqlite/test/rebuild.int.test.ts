@@ -33,7 +33,13 @@ async function populate(p: SqliteProvider, n = 5): Promise<void> {
   const structured = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', parts: [tool], metadata: { model: 'm' } });
   await p.sessions.removeLastTurn(s.id);
   const [kept] = await p.sessions.turns(s.id, { last: 1 });
-  await p.sessions.replaceSuffix(s.id, { expected: [kept!.id], turns: [{ role: 'user', content: 'again' }, { role: 'tool', parts: [tool] }] });
+  await p.sessions.replaceSuffix(s.id, {
+    expected: [kept!.id],
+    turns: [
+      { role: 'user', content: 'again' },
+      { role: 'tool', parts: [tool] },
+    ],
+  });
   expect(structured.parts).toEqual([tool]);
   const other = await p.sessions.create({ title: 'cleared', metadata: { app: 'test' } });
   await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'soon gone' });
