@@ -64,9 +64,18 @@ interface TranscriptPayload {
 
 /** Forgeries of a transcript event's payload; each returns false when it does not apply to this payload. */
 const FORGERIES: Record<string, (p: TranscriptPayload) => boolean> = {
-  'session syncVersion skips': (p) => ((p.session.syncVersion += 1), true),
-  'session metadata changes': (p) => ((p.session.metadata = { forged: true }), true),
-  'session updatedAt moves back': (p) => ((p.session.updatedAt = '2000-01-01T00:00:00.000Z'), true),
+  'session syncVersion skips': (p) => {
+    p.session.syncVersion += 1;
+    return true;
+  },
+  'session metadata changes': (p) => {
+    p.session.metadata = { forged: true };
+    return true;
+  },
+  'session updatedAt moves back': (p) => {
+    p.session.updatedAt = '2000-01-01T00:00:00.000Z';
+    return true;
+  },
   'a tombstone is not deleted': (p) => tombstone(p, (t) => (t.deleted = false)),
   'a tombstone skips a version': (p) => tombstone(p, (t) => (t.syncVersion += 1)),
   'a tombstone changes its content': (p) => tombstone(p, (t) => (t.content += '!')),
