@@ -85,3 +85,12 @@ export function textFromFlags(inline: string | undefined, file: string | undefin
   if (inline !== undefined) return inline;
   throw new UserError(`the ${what} is missing`);
 }
+
+/** Parses JSON text naming where it came from in the error; any JSON value. */
+export function parseJson(text: string, where: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UserError(`${where} is not valid JSON: ${(error as Error).message}`);
+  }
+}

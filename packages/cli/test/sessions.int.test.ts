@@ -63,8 +63,71 @@ describe('agentstate sessions', () => {
       ['sessions', 'show', id, '--after-seq', '-1', '--db', db],
       ['sessions', 'create', '--id', id, '--db', db],
       ['sessions', 'create', '--title', 'x'.repeat(1001), '--db', db],
+      ['sessions', 'create', '--metadata', '[1]', '--db', db],
+      ['sessions', 'append', id, '--parts', '{not json', '--db', db],
+      ['sessions', 'append', id, '--parts', '[{"type":"file","mediaType":"a/b"}]', '--db', db],
+      ['sessions', 'show', id, '--last', '2', '--limit', '1', '--db', db],
+      ['sessions', 'replace-suffix', id, '--turns', '[{"role":"robot","content":"x"}]', '--db', db],
+      ['sessions', 'replace-suffix', id, '--expected', 'nope', '--turns', '[]', '--db', db],
     ]);
     expect(head(db)).toBe(before);
+  });
+
+  it('appends structured turns with --parts and --metadata, and shows tool calls, results, reasoning and files', () => {
+    const chat = ok(['sessions', 'create', '--metadata', '{"app":"cli-test"}', '--db', db]).trim();
+    const parts = [
+      { type: 'reasoning', text: 'need the weather' },
+      { type: 'text', text: 'Checking.' },
+      { type: 'tool-call', callId: 'call_1', toolName: 'weather', input: { city: 'Oslo' } },
+    ];
+    const turn = okJson<{ content: string; parts: unknown[]; metadata: unknown }>([
+      'sessions',
+      'append',
+      chat,
+      '--role',
+      'assistant',
+      '--parts',
+      JSON.stringify(parts),
+      '--metadata',
+      '{"model":"m1"}',
+      '--db',
+      db,
+    ]);
+    expect(turn).toMatchObject({ content: 'Checking.', parts, metadata: { model: 'm1' } });
+    const results = [
+      { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { sky: 'clear' }, isError: false },
+      { type: 'file', mediaType: 'image/png', filename: 'map.png', data: 'iVBORw0K' },
+    ];
+    ok(['sessions', 'append', chat, '--role', 'tool', '--parts', JSON.stringify(results), '--db', db]);
+    const text = ok(['sessions', 'show', chat, '--db', db]);
+    expect(text).toContain('metadata:');
+    expect(text).toContain('[reasoning]\n  | need the weather');
+    expect(text).toContain('[tool call weather · call_1] {"city":"Oslo"}');
+    expect(text).toContain('[tool result weather · call_1] {"sky":"clear"}');
+    expect(text).toContain('[file image/png map.png] 8 base64 characters inline');
+    const shown = okJson<{ session: { metadata: unknown }; turns: Array<{ parts: unknown[] }> }>(['sessions', 'show', chat, '--last', '1', '--db', db]);
+    expect(shown.session.metadata).toEqual({ app: 'cli-test' });
+    expect(shown.turns.map((t) => t.parts)).toEqual([results]);
+  });
+
+  it('removes the last turn, replaces the suffix and clears, each as one event', () => {
+    const chat = ok(['sessions', 'create', '--db', db]).trim();
+    for (const content of ['one', 'two', 'three']) ok(['sessions', 'append', chat, '--content', content, '--db', db]);
+    const before = head(db);
+    expect(ok(['sessions', 'remove-last', chat, '--db', db])).toBe(`removed #3 of session ${chat}\n`);
+    const [two] = okJson<{ turns: Array<{ id: string }> }>(['sessions', 'show', chat, '--last', '1', '--db', db]).turns;
+    const turns = JSON.stringify([
+      { role: 'assistant', content: 'TWO' },
+      { role: 'user', content: 'four' },
+    ]);
+    expect(ok(['sessions', 'replace-suffix', chat, '--expected', two!.id, '--turns', turns, '--db', db])).toBe(`added #4, #5 of session ${chat}\n`);
+    expect(fails(1, ['sessions', 'replace-suffix', chat, '--expected', two!.id, '--turns', '[]', '--db', db])).toContain('ends with');
+    const shown = okJson<{ turns: Array<{ content: string }> }>(['sessions', 'show', chat, '--db', db]);
+    expect(shown.turns.map((t) => t.content)).toEqual(['one', 'TWO', 'four']);
+    expect(okJson<unknown[]>(['sessions', 'clear', chat, '--db', db])).toHaveLength(3);
+    expect(ok(['sessions', 'clear', chat, '--db', db])).toBe(`removed no turns of session ${chat}\n`);
+    expect(head(db)).toBe(before + 3);
+    expect(fails(1, ['sessions', 'remove-last', chat, '--db', db])).toContain('not found');
   });
 
   it('never creates a database to read from', () => {

@@ -69,6 +69,8 @@ export {
   type TurnDraft,
   type SkillDraft,
   type MemoryDraft,
+  type TurnInputDraft,
+  type ReplaceSuffixDraft,
   DEFAULT_MEMORY_KIND,
   Stamper,
 } from './write/stamper.js';

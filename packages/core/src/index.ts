@@ -48,6 +48,10 @@ export {
   type CreateSessionInput,
   appendTurnInputSchema,
   type AppendTurnInput,
+  turnInputSchema,
+  type TurnInput,
+  replaceSuffixInputSchema,
+  type ReplaceSuffixInput,
   upsertSkillInputSchema,
   type UpsertSkillInput,
   recordOutcomeInputSchema,
@@ -70,6 +74,18 @@ export {
   type WriteOptions,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
+export {
+  textPartSchema,
+  reasoningPartSchema,
+  toolCallPartSchema,
+  toolResultPartSchema,
+  filePartSchema,
+  dataPartSchema,
+  partSchema,
+  type Part,
+  type PartType,
+  renderPartsText,
+} from './records/parts.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
 export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';

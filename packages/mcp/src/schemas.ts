@@ -15,6 +15,7 @@ import {
   memoryItemSchema,
   recallOptionsSchema,
   scopeInputSchema,
+  replaceSuffixInputSchema,
   sessionSchema,
   skillSchema,
   turnSchema,
@@ -55,6 +56,7 @@ const recall = recallOptionsSchema.shape;
 const skill = upsertSkillInputSchema.shape;
 const session = createSessionInputSchema.shape;
 const turn = appendTurnInputSchema.shape;
+const suffix = replaceSuffixInputSchema.shape;
 
 /** Inputs of the memory tools. */
 export const memoryInputs = {
@@ -142,19 +144,38 @@ export const sessionInputs = {
   create: {
     title: session.title.describe('What the conversation is about.'),
     model: session.model.describe('The model taking part, if any.'),
+    metadata: session.metadata.describe('A JSON object to keep with the session (app data, ids of other systems).'),
     scope: scopeArg,
     operationId: operationIdArg,
   },
   appendTurn: {
     sessionId: turn.sessionId.describe('The session to append to.'),
     role: turn.role.describe('Who spoke: user, assistant, tool or system.'),
-    content: turn.content.describe('What was said.'),
+    content: turn.content.describe('What was said, as text. Give content, parts or both.'),
+    parts: turn.parts.describe(
+      'The structured turn: text, reasoning, tool-call { callId, toolName, input }, tool-result { callId, toolName, output, isError }, ' +
+        'file { mediaType, url or base64 data, filename? } and data { name, data } parts. Without content, the text parts joined by newlines become the content.',
+    ),
+    metadata: turn.metadata.describe('A JSON object to keep with the turn (token usage, model, finish reason).'),
     operationId: operationIdArg,
   },
   read: {
     sessionId: keyArg.describe('The session to read.'),
     afterSeq: z.number().int().nonnegative().optional().describe('Only turns after this seq (to page or catch up).'),
     limit: limitArg.optional().describe('Most turns to return (default: all).'),
+    last: limitArg.optional().describe('Only the newest this many turns, oldest first (not with afterSeq or limit).'),
+  },
+  removeLastTurn: {
+    sessionId: keyArg.describe('The session whose newest turn to remove. It becomes a tombstone: hidden from reads, kept in the history.'),
+    operationId: operationIdArg,
+  },
+  replaceSuffix: {
+    sessionId: keyArg.describe('The session to edit.'),
+    expected: suffix.expected.describe(
+      'Ids of the turns the transcript must end with, oldest first; they are replaced. Empty: append. If the transcript ends otherwise, nothing changes.',
+    ),
+    turns: suffix.turns.describe('The new turns, oldest first, each { role, content?, parts?, metadata? }.'),
+    operationId: operationIdArg,
   },
   list: {
     order: z.enum(SESSION_LIST_ORDERS).optional().describe('newest (default) or oldest first.'),
@@ -171,14 +192,30 @@ export const sessionInputs = {
 /** A recalled memory item and its score. */
 export const recallHitSchema = memoryItemSchema.extend({ score: z.number().min(0).max(1) });
 
+/**
+ * JSON-valued fields as outputs describe them. Core checks them when they are
+ * written; a JSON Schema of that check (a transform) cannot be generated.
+ */
+const jsonObjectOut = z.record(z.string(), z.unknown());
+
+/** A part of a turn, as outputs describe it: its `type` and the fields of that type. */
+const partOut = z.looseObject({ type: z.enum(['text', 'reasoning', 'tool-call', 'tool-result', 'file', 'data']) });
+
+/** A session as tools return it. */
+const sessionOut = sessionSchema.extend({ metadata: jsonObjectOut });
+
+/** A turn as tools return it. */
+const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjectOut });
+
 /** Outputs of every tool. */
 export const outputs = {
   item: { item: memoryItemSchema },
   hits: { hits: z.array(recallHitSchema) },
   skill: { skill: skillSchema },
   skills: { skills: z.array(skillSchema) },
-  session: { session: sessionSchema },
-  turn: { turn: turnSchema },
-  transcript: { session: sessionSchema, turns: z.array(turnSchema) },
-  sessions: { sessions: z.array(sessionSchema) },
+  session: { session: sessionOut },
+  turn: { turn: turnOut },
+  turns: { turns: z.array(turnOut) },
+  transcript: { session: sessionOut, turns: z.array(turnOut) },
+  sessions: { sessions: z.array(sessionOut) },
 } as const;

@@ -42,6 +42,8 @@ describe('tool list', () => {
         'session_delete',
         'session_list',
         'session_read',
+        'session_remove_last_turn',
+        'session_replace_suffix',
         'skill_delete',
         'skill_get',
         'skill_record_outcome',
@@ -56,11 +58,13 @@ describe('tool list', () => {
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
     const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list'];
-    const destructive = ['forget', 'skill_delete', 'session_delete'];
+    const destructive = ['forget', 'skill_delete', 'session_delete', 'session_remove_last_turn', 'session_replace_suffix'];
+    // Each call of these removes turns that the previous call left: a repeat is not a no-op.
+    const repeatable = (name: string) => readOnly.includes(name) || (destructive.includes(name) && !name.startsWith('session_re'));
     for (const tool of tools) {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(readOnly.includes(tool.name));
       if (!readOnly.includes(tool.name)) expect(tool.annotations?.destructiveHint, tool.name).toBe(destructive.includes(tool.name));
-      if (readOnly.includes(tool.name) || destructive.includes(tool.name)) expect(tool.annotations?.idempotentHint, tool.name).toBe(true);
+      if (readOnly.includes(tool.name) || destructive.includes(tool.name)) expect(tool.annotations?.idempotentHint, tool.name).toBe(repeatable(tool.name));
     }
     expect(byName.get('remember')!.inputSchema.required).toEqual(['content']);
   });
@@ -196,6 +200,37 @@ describe('sessions', () => {
     expect(page.turns.map((t: { seq: number }) => t.seq)).toEqual([2]);
   });
 
+  it('keeps structured turns with their parts and metadata, removes the last turn and replaces the suffix', async () => {
+    const { session } = await call(client, 'session_create', { title: 'Tools', metadata: { app: 'test' } });
+    expect(session.metadata).toEqual({ app: 'test' });
+    const parts = [
+      { type: 'reasoning', text: 'look it up' },
+      { type: 'tool-call', callId: 'call_1', toolName: 'weather', input: { city: 'Oslo' } },
+      { type: 'text', text: 'Checking.', metadata: { cache: true } },
+    ];
+    const { turn } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'assistant', parts, metadata: { tokens: 12 } });
+    expect(turn).toMatchObject({ content: 'Checking.', parts, metadata: { tokens: 12 } });
+    const result = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { sky: 'clear' }, isError: false };
+    const { turn: wrong } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'tool', parts: [result], content: 'stale' });
+    const { turn: removed } = await call(client, 'session_remove_last_turn', { sessionId: session.id });
+    expect(removed).toMatchObject({ id: wrong.id, deleted: true, syncVersion: 2 });
+    const { turns: added } = await call(client, 'session_replace_suffix', {
+      sessionId: session.id,
+      expected: [turn.id],
+      turns: [
+        { role: 'assistant', parts },
+        { role: 'tool', parts: [result] },
+      ],
+    });
+    expect(added.map((t: { seq: number }) => t.seq)).toEqual([3, 4]);
+    expect(await callError(client, 'session_replace_suffix', { sessionId: session.id, expected: [turn.id], turns: [] })).toMatch(/^conflict: /);
+    const last = await call(client, 'session_read', { sessionId: session.id, last: 1 });
+    expect(last.turns).toEqual([added[1]]);
+    expect(last.turns[0].parts).toEqual([result]);
+    // Leaves the scope's listing as the tests below expect it.
+    await call(client, 'session_delete', { sessionId: session.id });
+  });
+
   it("lists the scope's sessions newest first, or oldest first, with paging", async () => {
     const second = (await call(client, 'session_create', { title: 'Second' })).session;
     const newest = await call(client, 'session_list', {});
@@ -231,6 +266,13 @@ describe('bad arguments', () => {
     ['skill_record_outcome', { skill: 'deploy' }, /at success/],
     ['session_append_turn', { sessionId: 's', role: 'narrator', content: 'x' }, /at role/],
     ['session_read', { sessionId: 's', afterSeq: -1 }, /at afterSeq/],
+    [
+      'session_append_turn',
+      { sessionId: 's', role: 'user', parts: [{ type: 'file', mediaType: 'a/b' }] },
+      /give exactly one of url and data at parts\[0\]\.url/,
+    ],
+    ['session_append_turn', { sessionId: 's', role: 'user', content: 'x', metadata: [1] }, /at metadata/],
+    ['session_replace_suffix', { sessionId: 's', expected: 'a', turns: [] }, /at expected/],
     ['session_list', { order: 'sideways' }, /at order/],
   ];
   for (const [tool, args, expected] of cases) {

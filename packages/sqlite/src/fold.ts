@@ -38,8 +38,10 @@ const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u00
  */
 class PendingView implements FoldView {
   readonly sessions = new Map<string, Pending<Session>>();
-  /** Turns by id; they never coalesce (a turn is written once). */
+  /** Turns by id; a removed turn's tombstone replaces its first post-image. */
   readonly turns = new Map<string, Pending<Turn>>();
+  /** Pending turns by session, then seq, for the transcript rules. */
+  readonly #turnsBySession = new Map<string, Map<number, Turn>>();
   readonly skills = new Map<string, Pending<Skill>>();
   readonly memory = new Map<string, Pending<MemoryItem>>();
   /** Operations by id; each is written once. */
@@ -59,6 +61,15 @@ class PendingView implements FoldView {
 
   turnExists(id: string): boolean {
     return this.turns.has(id) || this.tables.turnExists(id);
+  }
+
+  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
+    const pending = this.#turnsBySession.get(sessionId);
+    const stored = this.tables.liveTurnsFrom(sessionId, fromSeq);
+    if (pending === undefined) return stored;
+    const live = stored.filter((t) => !pending.has(t.seq));
+    for (const t of pending.values()) if (t.seq >= fromSeq && !t.deleted) live.push(t);
+    return live.sort((a, b) => a.seq - b.seq);
   }
 
   skill(id: string): Skill | undefined {
@@ -90,7 +101,8 @@ class PendingView implements FoldView {
         break;
       case 'turn':
         this.turns.set(entry.record.id, { record: entry.record, seq });
-        this.#lastTurnSeq.set(entry.record.sessionId, entry.record.seq);
+        this.#lastTurnSeq.set(entry.record.sessionId, Math.max(entry.record.seq, this.lastTurnSeq(entry.record.sessionId)));
+        this.#pendingTurnsOf(entry.record.sessionId).set(entry.record.seq, entry.record);
         break;
       case 'skill':
         this.skills.set(entry.record.id, { record: entry.record, seq });
@@ -100,6 +112,15 @@ class PendingView implements FoldView {
         this.memory.set(entry.record.id, { record: entry.record, seq });
         break;
     }
+  }
+
+  #pendingTurnsOf(sessionId: string): Map<number, Turn> {
+    let bySeq = this.#turnsBySession.get(sessionId);
+    if (!bySeq) {
+      bySeq = new Map();
+      this.#turnsBySession.set(sessionId, bySeq);
+    }
+    return bySeq;
   }
 
   /** Records held, all kinds together. */
@@ -125,6 +146,7 @@ class PendingView implements FoldView {
     this.memory.clear();
     this.operations.clear();
     this.#lastTurnSeq.clear();
+    this.#turnsBySession.clear();
     this.#skillIds.clear();
   }
 }

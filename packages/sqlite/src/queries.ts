@@ -3,7 +3,7 @@
  * included) and ordered queries (live records only), with the same orders
  * and tie-breaks as the in-memory reference.
  */
-import type { MemoryItem, OperationEntry, Scope, Session, Skill } from '@agentstate/core';
+import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
 import type { LexicalQuery, Scored, StateQueries } from '@agentstate/core/backend';
 import { scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
@@ -115,6 +115,10 @@ export interface TableLookups {
   session(id: string): Session | undefined;
   turnExists(id: string): boolean;
   lastTurnSeq(sessionId: string): number;
+  /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */
+  lastTurns(sessionId: string, n: number): Turn[];
+  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
+  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[];
   skill(id: string): Skill | undefined;
   skillAt(scope: Scope, slug: string): Skill | undefined;
   memoryItem(id: string): MemoryItem | undefined;
@@ -133,6 +137,18 @@ export function tableLookups(conn: Connection): TableLookups {
     turnExists: (id: string) => mapErrors(() => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined),
     lastTurnSeq: (sessionId: string) =>
       mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
+    lastTurns: (sessionId: string, n: number) =>
+      mapErrors(() =>
+        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?').all(sessionId, n > 0 ? n : -1) as TurnRow[])
+          .map(turnFromRow)
+          .reverse(),
+      ),
+    liveTurnsFrom: (sessionId: string, fromSeq: number) =>
+      mapErrors(() =>
+        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? AND deleted = 0 ORDER BY seq').all(sessionId, fromSeq) as TurnRow[]).map(
+          turnFromRow,
+        ),
+      ),
     skill: (id: string) => mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', skillFromRow, id)),
     skillAt: (scope: Scope, slug: string) =>
       mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', skillFromRow, scopeKey(scope), slug)),
@@ -165,7 +181,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       mapErrors(() =>
         (
           conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? ORDER BY seq LIMIT ?')
+            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
             .all(sessionId, Math.max(0, afterSeq), limit > 0 ? limit : -1) as TurnRow[]
         ).map(turnFromRow),
       ),

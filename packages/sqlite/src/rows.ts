@@ -2,7 +2,7 @@
  * Rows of the projection tables and their records. Column order of every
  * `*Values` function matches the `INSERT` statements in `projection.ts`.
  */
-import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
+import type { JsonObject, MemoryItem, OperationEntry, Part, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
 import { scopeKey } from '@agentstate/core/backend';
 
 /** The envelope columns every projection table has. */
@@ -19,6 +19,8 @@ export interface SessionRow extends EnvelopeRow {
   id: string;
   title: string;
   model: string;
+  /** JSON text of the metadata object. */
+  metadata: string;
   created_at: string;
   updated_at: string;
 }
@@ -29,6 +31,10 @@ export interface TurnRow extends EnvelopeRow {
   id: string;
   role: string;
   content: string;
+  /** JSON text of the parts array. */
+  parts: string;
+  /** JSON text of the metadata object. */
+  metadata: string;
   created_at: string;
 }
 
@@ -79,7 +85,15 @@ const scopeOf = (r: { scope_instance: string; scope_project: string; scope_works
 });
 
 export function sessionFromRow(r: SessionRow): Session {
-  return { id: r.id, title: r.title, model: r.model, createdAt: r.created_at, updatedAt: r.updated_at, ...envelope(r) };
+  return {
+    id: r.id,
+    title: r.title,
+    model: r.model,
+    metadata: JSON.parse(r.metadata) as JsonObject,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    ...envelope(r),
+  };
 }
 
 export function turnFromRow(r: TurnRow): Turn {
@@ -89,6 +103,8 @@ export function turnFromRow(r: TurnRow): Turn {
     seq: r.seq,
     role: r.role as TurnRole,
     content: r.content,
+    parts: JSON.parse(r.parts) as Part[],
+    metadata: JSON.parse(r.metadata) as JsonObject,
     createdAt: r.created_at,
     ...envelope(r),
   };
@@ -137,14 +153,14 @@ const envelopeValues = (e: {
 /** The columns after the key, in table order. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
 
-export const SESSION_COLUMNS = `id, title, model, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export const SESSION_COLUMNS = `id, title, model, metadata, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function sessionValues(s: Session): Value[] {
-  return [s.id, s.title, s.model, s.createdAt, s.updatedAt, ...envelopeValues(s)];
+  return [s.id, s.title, s.model, JSON.stringify(s.metadata), s.createdAt, s.updatedAt, ...envelopeValues(s)];
 }
 
-export const TURN_COLUMNS = `session_id, seq, id, role, content, created_at, ${ENVELOPE_COLUMNS}`;
+export const TURN_COLUMNS = `session_id, seq, id, role, content, parts, metadata, created_at, ${ENVELOPE_COLUMNS}`;
 export function turnValues(t: Turn): Value[] {
-  return [t.sessionId, t.seq, t.id, t.role, t.content, t.createdAt, ...envelopeValues(t)];
+  return [t.sessionId, t.seq, t.id, t.role, t.content, JSON.stringify(t.parts), JSON.stringify(t.metadata), t.createdAt, ...envelopeValues(t)];
 }
 
 export const SKILL_COLUMNS = `id, scope_key, slug, scope_instance, scope_project, scope_workspace, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;

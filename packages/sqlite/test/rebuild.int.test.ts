@@ -28,6 +28,22 @@ async function populate(p: SqliteProvider, n = 5): Promise<void> {
     if (i % 3 === 0) await p.memory.delete(m.id);
   }
   await p.skills.delete('skill-1');
+  // Transcript operations: tombstones and seqs past them must fold back exactly.
+  const tool = { type: 'tool-call' as const, callId: 'c1', toolName: 'deploy', input: { env: 'staging' } };
+  const structured = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', parts: [tool], metadata: { model: 'm' } });
+  await p.sessions.removeLastTurn(s.id);
+  const [kept] = await p.sessions.turns(s.id, { last: 1 });
+  await p.sessions.replaceSuffix(s.id, {
+    expected: [kept!.id],
+    turns: [
+      { role: 'user', content: 'again' },
+      { role: 'tool', parts: [tool] },
+    ],
+  });
+  expect(structured.parts).toEqual([tool]);
+  const other = await p.sessions.create({ title: 'cleared', metadata: { app: 'test' } });
+  await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'soon gone' });
+  await p.sessions.clear(other.id);
 }
 
 /** Runs SQL on the file through a second connection (as a tamperer would). */
@@ -45,7 +61,7 @@ describe('rebuild', () => {
     const before = encodeSnapshot(await p.snapshot());
     tamper(
       path,
-      "INSERT INTO sessions SELECT 'stray', title, model, created_at, updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1",
+      "INSERT INTO sessions SELECT 'stray', title, model, metadata, created_at, updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1",
     );
     tamper(path, "UPDATE memory SET content = 'edited behind our back'");
     tamper(path, "INSERT INTO memory_fts (rowid, text) VALUES (999, 'ghost')");

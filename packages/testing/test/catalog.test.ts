@@ -3,15 +3,16 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderFactory } from '@agentstate/testing';
 import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentstate/testing';
 
-const numbers = (names: string[]): string[] => names.map((n) => /^([ABIX]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
+const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B40 and I1–I7, in order, then the extra checks', () => {
+  it('has one provider check for each of A1–A28, B30–B40 I1–I7 and T1–T9, in order, then the extra checks', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 11 }, (_, i) => `B${i + 30}`),
       ...Array.from({ length: 7 }, (_, i) => `I${i + 1}`),
+      ...Array.from({ length: 9 }, (_, i) => `T${i + 1}`),
       ...Array.from({ length: 17 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
@@ -26,7 +27,7 @@ describe('the check catalogue', () => {
 
   it('declares what each capability-bound check needs', () => {
     const needs = new Map(listProviderChecks().map((c) => [numbers([c.name])[0], c.needs]));
-    for (const n of ['A27', 'A28', 'B30', 'B40', 'I1', 'I6', 'I7', 'X11', 'X16', 'X17']) expect(needs.get(n), n).toEqual(['eventSourced']);
+    for (const n of ['A27', 'A28', 'B30', 'B40', 'I1', 'I6', 'I7', 'T8', 'X11', 'X16', 'X17']) expect(needs.get(n), n).toEqual(['eventSourced']);
 
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);

@@ -16,7 +16,7 @@ import { DamagedDatabaseError, UserError } from '../errors.js';
 import { print, printJson, printTable } from '../output.js';
 import { printVerifyReport } from '../verify.js';
 import { hitColumns, recallWith } from './memory.js';
-import { printTranscript } from './sessions.js';
+import { printTranscript } from '../transcript.js';
 import { skillColumns } from './skills.js';
 
 const TURNS = [

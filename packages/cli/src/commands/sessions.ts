@@ -1,16 +1,20 @@
-/** `agentstate sessions`: list, show a transcript, create, append a turn, delete. */
+/**
+ * `agentstate sessions`: list, show a transcript, create, append a turn,
+ * remove the last turn, clear, replace the transcript's suffix, delete.
+ */
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
-import type { Session, Turn } from '@agentstate/core';
-import { TURN_ROLES, createSessionInputSchema } from '@agentstate/core';
+import type { AppendTurnInput, Session, Turn } from '@agentstate/core';
+import { TURN_ROLES, appendTurnInputSchema, createSessionInputSchema, replaceSuffixInputSchema } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
-import { nonNegativeInt, oneOf, textFromFlags } from '../parse.js';
+import { nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, textFromFlags } from '../parse.js';
+import { printTranscript } from '../transcript.js';
 
 export const sessionColumns: Column<Session>[] = [
   { header: 'id', cell: (s) => s.id },
@@ -20,20 +24,23 @@ export const sessionColumns: Column<Session>[] = [
   { header: 'title', cell: (s) => s.title, max: 60 },
 ];
 
-/** Prints a transcript, one block per turn. */
-export function printTranscript(turns: readonly Turn[]): void {
-  if (turns.length === 0) {
-    print('(no turns)');
-    return;
-  }
-  print(turns.map((t) => `#${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(t.content)}`).join('\n\n'));
+/** The `--metadata` flag's object, or undefined when absent. */
+function metadataFrom(text: string | undefined): Record<string, unknown> | undefined {
+  return text === undefined ? undefined : parseJsonObject(text, '--metadata');
 }
 
-function indent(text: string): string {
-  return text
-    .split('\n')
-    .map((line) => `  ${line}`)
-    .join('\n');
+/** Prints turns a transcript operation removed or added. */
+function printChanged(verb: string, sessionId: string, turns: readonly Turn[]): void {
+  print(turns.length === 0 ? `${verb} no turns of session ${sessionId}` : `${verb} ${turns.map((t) => `#${t.seq}`).join(', ')} of session ${sessionId}`);
+}
+
+/** The flags of `sessions append`. */
+interface AppendFlags extends OperationFlags {
+  role: (typeof TURN_ROLES)[number];
+  content?: string;
+  file?: string;
+  parts?: string;
+  metadata?: string;
 }
 
 /** The `sessions` command group. */
@@ -58,11 +65,14 @@ export function sessionsCommand(): Command {
     .argument('<id>', 'session id')
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
     .option('--limit <n>', 'at most this many turns', nonNegativeInt)
-    .action(async (id: string, opts: { afterSeq?: number; limit?: number }, cmd: Command) => {
+    .option('--last <n>', 'only the newest n turns (not with --after-seq or --limit)', positiveInt)
+    .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
+      const options =
+        opts.last === undefined ? { afterSeq: opts.afterSeq, limit: opts.limit } : { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last };
       const { session, turns } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => ({
         session: await db.sessions.get(id),
-        turns: await db.sessions.turns(id, { afterSeq: opts.afterSeq, limit: opts.limit }),
+        turns: await db.sessions.turns(id, options),
       }));
       if (ctx.json) {
         printJson({ session, turns });
@@ -74,6 +84,7 @@ export function sessionsCommand(): Command {
         ['model', session.model || '(none)'],
         ['created', session.createdAt],
         ['updated', session.updatedAt],
+        ...(Object.keys(session.metadata).length > 0 ? [['metadata', JSON.stringify(session.metadata)] as [string, string]] : []),
         ['turns shown', count(turns.length)],
       ]);
       print();
@@ -85,27 +96,75 @@ export function sessionsCommand(): Command {
     .option('--title <text>', 'title')
     .option('--model <name>', 'model the conversation runs on')
     .option('--id <id>', 'use this id (it must be unused)')
-    .action(async (opts: OperationFlags & { title?: string; model?: string; id?: string }, cmd: Command) => {
+    .option('--metadata <json>', 'a JSON object stored with the session')
+    .action(async (opts: OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       // Checked before the file is created: a refused write leaves nothing behind.
-      const input = parseInput(createSessionInputSchema, opts);
+      const input = parseInput(createSessionInputSchema, { ...opts, metadata: metadataFrom(opts.metadata) });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       if (ctx.json) printJson(session);
       else print(session.id);
     });
 
   withOperationId(group.command('append'))
-    .description('append a turn to a session; the content is --content, or --file (- for stdin)')
+    .description('append a turn to a session: its text from --content or --file (- for stdin), its structure from --parts, or both')
     .argument('<session-id>', 'session id')
     .option('--role <role>', `who speaks: ${TURN_ROLES.join(', ')}`, oneOf(TURN_ROLES), 'user')
     .option('--content <text>', 'the turn text')
     .option('--file <path>', 'read the turn text from a file, or - for stdin')
-    .action(async (sessionId: string, opts: OperationFlags & { role: (typeof TURN_ROLES)[number]; content?: string; file?: string }, cmd: Command) => {
+    .option('--parts <json>', 'the turn parts as a JSON array (text, reasoning, tool-call, tool-result, file, data)')
+    .option('--metadata <json>', 'a JSON object stored with the turn')
+    .action(async (sessionId: string, opts: AppendFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const content = textFromFlags(opts.content, opts.file, 'turn content');
-      const turn = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.appendTurn({ sessionId, role: opts.role, content, operationId: opts.operationId }));
+      const content =
+        opts.parts !== undefined && opts.content === undefined && opts.file === undefined ? undefined : textFromFlags(opts.content, opts.file, 'turn content');
+      const input: AppendTurnInput = { sessionId, role: opts.role, operationId: opts.operationId };
+      if (content !== undefined) input.content = content;
+      if (opts.parts !== undefined) input.parts = parseJson(opts.parts, '--parts') as AppendTurnInput['parts'];
+      if (opts.metadata !== undefined) input.metadata = metadataFrom(opts.metadata);
+      // Checked before the database is opened: a refused turn opens nothing.
+      parseInput(appendTurnInputSchema, input);
+      const turn = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.appendTurn(input));
       if (ctx.json) printJson(turn);
       else print(`appended turn #${turn.seq} (${turn.role}) to session ${turn.sessionId}`);
+    });
+
+  withOperationId(group.command('remove-last'))
+    .description('remove the newest turn of a session (its tombstone stays in the log)')
+    .argument('<id>', 'session id')
+    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const tombstone = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.removeLastTurn(id, { operationId: opts.operationId }));
+      if (ctx.json) printJson(tombstone);
+      else printChanged('removed', id, [tombstone]);
+    });
+
+  withOperationId(group.command('clear'))
+    .description('remove every turn of a session in one event (nothing when it has none)')
+    .argument('<id>', 'session id')
+    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const tombstones = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.clear(id, { operationId: opts.operationId }));
+      if (ctx.json) printJson(tombstones);
+      else printChanged('removed', id, tombstones);
+    });
+
+  withOperationId(group.command('replace-suffix'))
+    .description('atomically replace the newest turns, which must be exactly --expected, by the turns of --turns (a JSON array, or --turns-file)')
+    .argument('<id>', 'session id')
+    .option('--expected <ids>', 'the ids the transcript must end with, oldest first, comma-separated (empty: append)', '')
+    .option('--turns <json>', 'the new turns: a JSON array of { role, content?, parts?, metadata?, id? }')
+    .option('--turns-file <path>', 'read the new turns from a file, or - for stdin')
+    .action(async (id: string, opts: OperationFlags & { expected: string; turns?: string; turnsFile?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const turnsText = textFromFlags(opts.turns, opts.turnsFile, 'new turns');
+      const where = opts.turns !== undefined ? '--turns' : `--turns-file ${opts.turnsFile}`;
+      const expected = opts.expected === '' ? [] : opts.expected.split(',').map((s) => s.trim());
+      // Checked before the database is opened: refused input opens nothing.
+      const input = parseInput(replaceSuffixInputSchema, { expected, turns: parseJson(turnsText, where), operationId: opts.operationId });
+      const added = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.replaceSuffix(id, input));
+      if (ctx.json) printJson(added);
+      else printChanged('added', id, added);
     });
 
   withOperationId(group.command('delete'))

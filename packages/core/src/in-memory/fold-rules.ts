@@ -10,6 +10,7 @@
 import { CorruptionError } from '../errors.js';
 import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
+import { canonicalJson } from '../log/json.js';
 import type { StateChange } from '../log/events.js';
 import { EventTypes, STATE_STREAM } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
@@ -23,6 +24,8 @@ export interface FoldView {
   lastTurnSeq(sessionId: string): number;
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean;
+  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
+  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[];
   skill(id: string): Skill | undefined;
   /** The id of the skill (live or tombstone) at `(scope, slug)`. */
   skillIdAt(scope: Scope, slug: string): string | undefined;
@@ -69,6 +72,15 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
       const { session } = change.payload;
       return nextSession(view.session(session.id), session, true);
     }
+    case EventTypes.TurnsRemoved: {
+      const { session, turns } = change.payload;
+      return nextSession(view.session(session.id), session, false) ?? removedSuffix(view, session, turns);
+    }
+    case EventTypes.SuffixReplaced: {
+      const { session, removed, added } = change.payload;
+      if (removed.length === 0 && added.length === 0) return 'it removes and adds nothing';
+      return nextSession(view.session(session.id), session, false) ?? removedSuffix(view, session, removed) ?? addedTurns(view, session, added);
+    }
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
       return skillViolation(view, change.payload.skill, change.type === EventTypes.SkillDeleted);
@@ -92,14 +104,55 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
   }
 }
 
-function turnViolation(view: FoldView, session: Session, turn: Turn): Violation {
+function turnViolation(view: FoldView, session: Session, turn: Turn, expected = view.lastTurnSeq(session.id) + 1): Violation {
   if (turn.sessionId !== session.id) return `the turn belongs to session ${json(turn.sessionId)}, not ${json(session.id)}`;
-  const expected = view.lastTurnSeq(session.id) + 1;
   if (turn.seq !== expected) return `turn seq ${turn.seq} of session ${json(session.id)}, expected ${expected}`;
   if (view.turnExists(turn.id)) return `turn id ${json(turn.id)} is already taken`;
+  return sameClockAsSession(session, turn) ?? firstVersion(turn);
+}
+
+/** A turn an event writes carries its session's new HLC and writer. */
+function sameClockAsSession(session: Session, turn: Turn): Violation {
   if (compareHlc(turn.updatedHlc, session.updatedHlc) !== 0) return "the turn's updatedHlc differs from its session's";
   if (turn.lastWriterId !== session.lastWriterId) return "the turn's writer differs from its session's";
-  return firstVersion(turn);
+  return undefined;
+}
+
+/**
+ * `tombstones` (oldest first) replace exactly the newest live turns of the
+ * session, one version later, with nothing else changed.
+ */
+function removedSuffix(view: FoldView, session: Session, tombstones: readonly Turn[]): Violation {
+  const first = tombstones[0];
+  if (first === undefined) return undefined;
+  const live = view.liveTurnsFrom(session.id, first.seq);
+  if (live.length !== tombstones.length || live.some((t, i) => t.id !== tombstones[i]!.id)) {
+    return `the removed turns are not the newest live turns of session ${json(session.id)}`;
+  }
+  for (const [i, tombstone] of tombstones.entries()) {
+    const stored = live[i]!;
+    const violation =
+      nextVersion(stored, tombstone, true) ??
+      changedField(stored, tombstone, ['sessionId', 'seq', 'role', 'content', 'createdAt']) ??
+      (canonicalJson([stored.parts, stored.metadata]) !== canonicalJson([tombstone.parts, tombstone.metadata]) ? 'the parts or metadata changed' : undefined) ??
+      sameClockAsSession(session, tombstone);
+    if (violation !== undefined) return `turn ${json(tombstone.id)}: ${violation}`;
+  }
+  return undefined;
+}
+
+/** New turns numbered on from the highest seq ever, with distinct unused ids. */
+function addedTurns(view: FoldView, session: Session, added: readonly Turn[]): Violation {
+  const ids = new Set<string>();
+  let expected = view.lastTurnSeq(session.id);
+  for (const turn of added) {
+    expected += 1;
+    if (ids.has(turn.id)) return `turn id ${json(turn.id)} is added twice`;
+    ids.add(turn.id);
+    const violation = turnViolation(view, session, turn, expected);
+    if (violation !== undefined) return violation;
+  }
+  return undefined;
 }
 
 /** A live session's next version, bumped by a turn or deleted. */
@@ -108,6 +161,7 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
   return (
     nextVersion(stored, session, deleted) ??
     changedField(stored, session, ['title', 'model', 'createdAt']) ??
+    (canonicalJson(stored.metadata) !== canonicalJson(session.metadata) ? 'metadata changed' : undefined) ??
     (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
   );
 }

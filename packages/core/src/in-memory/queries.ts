@@ -2,7 +2,7 @@
 import { bm25Score, termFrequencies } from '../matching/bm25.js';
 import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug } from '../records/order.js';
-import type { MemoryItem, Scope, Skill } from '../records/records.js';
+import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
 import type { LexicalQuery, Scored, StateQueries } from '../write/backend.js';
 import type { InMemoryState } from './state.js';
@@ -38,6 +38,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     session: (id) => state.sessions.get(id),
     turnExists: (id) => state.turnIds.has(id),
     lastTurnSeq: (sessionId) => state.turns.get(sessionId)?.length ?? 0,
+    lastTurns: (sessionId, n) => state.lastLiveTurns(sessionId, n),
     skill: (id) => state.skills.get(id),
     skillAt: (scope, slug) => state.skillAt(scope, slug),
     liveSkillsBySlug: (slug) => [...(state.liveSkillsBySlug.get(slug)?.values() ?? [])],
@@ -51,7 +52,9 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
 
     turns: (sessionId, { afterSeq, limit }) => {
       const list = state.turns.get(sessionId) ?? [];
-      return list.slice(afterSeq, limit > 0 ? afterSeq + limit : list.length);
+      const out: Turn[] = [];
+      for (let i = afterSeq; i < list.length && (limit <= 0 || out.length < limit); i += 1) if (!list[i]!.deleted) out.push(list[i]!);
+      return out;
     },
 
     listSkills: (scope) => state.skillsIn(scope),

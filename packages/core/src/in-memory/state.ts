@@ -71,6 +71,15 @@ export class InMemoryState implements FoldView {
         this.#putSession(change.payload.session);
         this.#putTurn(change.payload.turn);
         break;
+      case EventTypes.TurnsRemoved:
+        this.#putSession(change.payload.session);
+        for (const turn of change.payload.turns) this.#putTurn(turn);
+        break;
+      case EventTypes.SuffixReplaced:
+        this.#putSession(change.payload.session);
+        for (const turn of change.payload.removed) this.#putTurn(turn);
+        for (const turn of change.payload.added) this.#putTurn(turn);
+        break;
       case EventTypes.SkillUpserted:
       case EventTypes.SkillDeleted:
       case EventTypes.SkillOutcomeRecorded:
@@ -143,6 +152,19 @@ export class InMemoryState implements FoldView {
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean {
     return this.turnIds.has(id);
+  }
+
+  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
+  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
+    return (this.turns.get(sessionId) ?? []).slice(Math.max(0, fromSeq - 1)).filter((t) => !t.deleted);
+  }
+
+  /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */
+  lastLiveTurns(sessionId: string, n: number): Turn[] {
+    const list = this.turns.get(sessionId) ?? [];
+    const out: Turn[] = [];
+    for (let i = list.length - 1; i >= 0 && (n <= 0 || out.length < n); i -= 1) if (!list[i]!.deleted) out.push(list[i]!);
+    return out.reverse();
   }
 
   /** The skill with this id, tombstones included. */

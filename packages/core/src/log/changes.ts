@@ -33,6 +33,10 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
         { kind: 'session', record: change.payload.session },
         { kind: 'turn', record: change.payload.turn },
       ];
+    case EventTypes.TurnsRemoved:
+      return [{ kind: 'session', record: change.payload.session }, ...turnRecords(change.payload.turns)];
+    case EventTypes.SuffixReplaced:
+      return [{ kind: 'session', record: change.payload.session }, ...turnRecords(change.payload.removed), ...turnRecords(change.payload.added)];
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
     case EventTypes.SkillOutcomeRecorded:
@@ -56,6 +60,10 @@ export function changeHlc(change: StateChange): Hlc {
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
       return change.payload.session.updatedHlc;
+    case EventTypes.TurnsRemoved:
+      return change.payload.turns.reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
+    case EventTypes.SuffixReplaced:
+      return [...change.payload.removed, ...change.payload.added].reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
     case EventTypes.SkillOutcomeRecorded:
@@ -64,4 +72,8 @@ export function changeHlc(change: StateChange): Hlc {
     case EventTypes.MemoryDeleted:
       return change.payload.item.updatedHlc;
   }
+}
+
+function turnRecords(turns: readonly Turn[]): ChangeRecord[] {
+  return turns.map((record) => ({ kind: 'turn', record }));
 }

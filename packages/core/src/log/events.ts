@@ -23,6 +23,8 @@ export const EventTypes = {
   SessionCreated: 'session.created',
   TurnAppended: 'session.turn_appended',
   SessionDeleted: 'session.deleted',
+  TurnsRemoved: 'session.turns_removed',
+  SuffixReplaced: 'session.suffix_replaced',
   SkillUpserted: 'skill.upserted',
   SkillDeleted: 'skill.deleted',
   MemoryWritten: 'memory.written',
@@ -47,6 +49,8 @@ export const statePayloadSchemas = {
   [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema, operation }),
   [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema, turn: turnSchema, operation }),
   [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation }),
+  [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1), operation }),
+  [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema), operation }),
   [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema, operation }),
   [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema, operation }),
   [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema, operation }),
@@ -62,6 +66,8 @@ export type StateChange =
   | { type: typeof EventTypes.SessionCreated; payload: Op<{ session: Session }> }
   | { type: typeof EventTypes.TurnAppended; payload: Op<{ session: Session; turn: Turn }> }
   | { type: typeof EventTypes.SessionDeleted; payload: Op<{ session: Session }> }
+  | { type: typeof EventTypes.TurnsRemoved; payload: Op<{ session: Session; turns: Turn[] }> }
+  | { type: typeof EventTypes.SuffixReplaced; payload: Op<{ session: Session; removed: Turn[]; added: Turn[] }> }
   | { type: typeof EventTypes.SkillUpserted; payload: Op<{ skill: Skill }> }
   | { type: typeof EventTypes.SkillDeleted; payload: Op<{ skill: Skill }> }
   | { type: typeof EventTypes.MemoryWritten; payload: Op<{ item: MemoryItem }> }

@@ -56,6 +56,18 @@ export class Engine {
    * `ConflictError`.
    */
   async mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C> | C, call?: OperationCall): Promise<C> {
+    return (await this.mutateIfNeeded(decide, call)) as C;
+  }
+
+  /**
+   * As {@link mutate}, but `decide` may find there is nothing to change and
+   * return `undefined`: then no event is written (and no operation recorded)
+   * and `undefined` is returned.
+   */
+  async mutateIfNeeded<C extends StateChange>(
+    decide: (tx: StateWriteTx) => Promise<C | undefined> | C | undefined,
+    call?: OperationCall,
+  ): Promise<C | undefined> {
     await this.#ready;
     const operation: OperationRef | undefined =
       call?.operationId === undefined ? undefined : { id: call.operationId, inputHash: operationInputHash(call.spec.method, call.input) };
@@ -66,11 +78,13 @@ export class Engine {
           if (earlier) return { change: await this.#original<C>(earlier, operation, call.spec), seq: earlier.seq, replayed: true };
         }
         const decided = await decide(tx);
+        if (decided === undefined) return undefined;
         const change = operation ? ({ ...decided, payload: { ...decided.payload, operation } } as C) : decided;
         const event = await tx.commit(change, this.meta);
         return { change, seq: event.seq, replayed: false };
       }),
     );
+    if (outcome === undefined) return undefined;
     if (outcome.replayed) return outcome.change;
     for (const hook of this.#afterCommit) {
       try {

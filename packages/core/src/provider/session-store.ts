@@ -1,12 +1,13 @@
 /** The session store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, TurnsOptions, WriteOptions } from '../records/inputs.js';
+import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, ReplaceSuffixInput, TurnsOptions, WriteOptions } from '../records/inputs.js';
 import {
   appendTurnInputSchema,
   createSessionInputSchema,
   listSessionsOptionsSchema,
   parseInput,
+  replaceSuffixInputSchema,
   turnsOptionsSchema,
   writeOptionsSchema,
 } from '../records/inputs.js';
@@ -22,6 +23,9 @@ import { operationCall } from './operations.js';
 const OPERATIONS = {
   create: { method: 'sessions.create', types: [EventTypes.SessionCreated] },
   appendTurn: { method: 'sessions.appendTurn', types: [EventTypes.TurnAppended] },
+  removeLastTurn: { method: 'sessions.removeLastTurn', types: [EventTypes.TurnsRemoved] },
+  clear: { method: 'sessions.clear', types: [EventTypes.TurnsRemoved] },
+  replaceSuffix: { method: 'sessions.replaceSuffix', types: [EventTypes.SuffixReplaced] },
   delete: { method: 'sessions.delete', types: [EventTypes.SessionDeleted] },
 } as const satisfies Record<string, OperationSpec>;
 
@@ -73,8 +77,54 @@ export function createSessionStore(engine: Engine): SessionStore {
     async turns(sessionId: string, options: TurnsOptions = {}) {
       const o = parseInput(turnsOptionsSchema, options);
       await live(sessionId);
-      const turns = await q.turns(sessionId, { afterSeq: o.afterSeq ?? 0, limit: o.limit ?? 0 });
+      const turns = o.last !== undefined ? await q.lastTurns(sessionId, o.last) : await q.turns(sessionId, { afterSeq: o.afterSeq ?? 0, limit: o.limit ?? 0 });
       return turns.map(copyTurn);
+    },
+
+    async removeLastTurn(id: string, options: WriteOptions = {}) {
+      parseInput(idField, id);
+      const o = parseInput(writeOptionsSchema, options);
+      const change = await engine.mutate(
+        async (tx) => stamper.removeTurns(await tx.session(id), id, await tx.lastTurns(id, 1)),
+        operationCall(OPERATIONS.removeLastTurn, { ...o, id }),
+      );
+      return copyTurn(change.payload.turns[0]!);
+    },
+
+    async clear(id: string, options: WriteOptions = {}) {
+      parseInput(idField, id);
+      const o = parseInput(writeOptionsSchema, options);
+      // No event when there is nothing to remove: an empty transcript stays as it is.
+      const change = await engine.mutateIfNeeded(
+        async (tx) => {
+          const session = await tx.session(id);
+          if (!session || session.deleted) throw new NotFoundError('session', id);
+          const live = await tx.lastTurns(id, 0);
+          return live.length === 0 ? undefined : stamper.removeTurns(session, id, live);
+        },
+        operationCall(OPERATIONS.clear, { ...o, id }),
+      );
+      return change === undefined ? [] : change.payload.turns.map(copyTurn);
+    },
+
+    async replaceSuffix(id: string, input: ReplaceSuffixInput) {
+      parseInput(idField, id);
+      const draft = parseInput(replaceSuffixInputSchema, input);
+      const change = await engine.mutateIfNeeded(
+        async (tx) => {
+          const session = await tx.session(id);
+          if (!session || session.deleted) throw new NotFoundError('session', id);
+          // Nothing expected and nothing added: the call changes nothing, so it writes nothing.
+          if (draft.expected.length === 0 && draft.turns.length === 0) return undefined;
+          // The newest live turns; fewer than expected cannot match, and the stamper says so.
+          const tail = draft.expected.length === 0 ? [] : await tx.lastTurns(id, draft.expected.length);
+          const taken = new Set<string>();
+          for (const t of draft.turns) if (t.id !== undefined && (await tx.turnExists(t.id))) taken.add(t.id);
+          return stamper.replaceSuffix(draft, session, id, tail, await tx.lastTurnSeq(id), taken);
+        },
+        operationCall(OPERATIONS.replaceSuffix, { ...draft, id }),
+      );
+      return change === undefined ? [] : change.payload.added.map(copyTurn);
     },
 
     async delete(id: string, options: WriteOptions = {}) {

@@ -9,6 +9,7 @@ import type {
   ListSessionsOptions,
   RecallOptions,
   RecordOutcomeInput,
+  ReplaceSuffixInput,
   SearchSkillsOptions,
   TurnsOptions,
   UpsertSkillInput,
@@ -29,8 +30,21 @@ export interface SessionStore {
   list(options?: ListSessionsOptions): Promise<Session[]>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
-  /** The transcript in `seq` order; unknown or deleted session → `NotFoundError`. */
+  /**
+   * The live transcript in `seq` order (or its newest `last` turns, oldest
+   * first); unknown or deleted session → `NotFoundError`.
+   */
   turns(sessionId: string, options?: TurnsOptions): Promise<Turn[]>;
+  /** Removes the newest live turn and returns its tombstone; `NotFoundError` when there is none. `operationId` makes it idempotent. */
+  removeLastTurn(id: string, options?: WriteOptions): Promise<Turn>;
+  /** Removes every live turn in one event and returns the tombstones; `[]` (and no event) when there are none. */
+  clear(id: string, options?: WriteOptions): Promise<Turn[]>;
+  /**
+   * Atomically replaces the live transcript's suffix `expected` (turn ids,
+   * oldest first; `[]` appends) by `turns`, and returns the new turns.
+   * `ConflictError` when the live transcript does not end with exactly `expected`.
+   */
+  replaceSuffix(id: string, input: ReplaceSuffixInput): Promise<Turn[]>;
   /** Tombstones a live session and returns the tombstone. `operationId` makes it idempotent. */
   delete(id: string, options?: WriteOptions): Promise<Session>;
 }

@@ -2,16 +2,17 @@
  * Copies of records handed to callers, so that mutating a returned record
  * never changes the read model behind it.
  */
+import { jsonClone } from '../log/json.js';
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
 
 /** A copy of a session. */
 export function copySession(s: Session): Session {
-  return { ...s, updatedHlc: { ...s.updatedHlc } };
+  return { ...s, metadata: jsonClone(s.metadata), updatedHlc: { ...s.updatedHlc } };
 }
 
 /** A copy of a turn. */
 export function copyTurn(t: Turn): Turn {
-  return { ...t, updatedHlc: { ...t.updatedHlc } };
+  return { ...t, parts: jsonClone(t.parts), metadata: jsonClone(t.metadata), updatedHlc: { ...t.updatedHlc } };
 }
 
 /** A copy of a skill. */

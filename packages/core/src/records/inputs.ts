@@ -6,7 +6,9 @@ import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { normalizeInstant } from '../time/instant.js';
 import { checkField, countField, idField, longTextField, shortTextField, slugField, tagsField, textField, WINS_WITHIN_USES, winsWithinUses } from './fields.js';
+import { metadataField } from './json.js';
 import { LIMITS } from './limits.js';
+import { partsField } from './parts.js';
 import { TURN_ROLES } from './records.js';
 
 /** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
@@ -33,25 +35,59 @@ export const createSessionInputSchema = z.object({
   id: idField.optional(),
   title: shortTextField.optional(),
   model: shortTextField.optional(),
+  metadata: metadataField.optional(),
   createdAt: instantInput.optional(),
 });
 
 /** `sessions.create` input. */
 export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
 
-/** `sessions.appendTurn` input. */
-export const appendTurnInputSchema = z.object({
-  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
-  operationId: idField.optional(),
-  sessionId: idField,
+/** A turn as callers write it: `content`, `parts` or both (docs/contract.md §2, the content rendering rule). */
+const turnInputShape = {
   role: z.enum(TURN_ROLES),
-  content: longTextField,
+  content: longTextField.optional(),
+  parts: partsField.optional(),
+  metadata: metadataField.optional(),
   id: idField.optional(),
   createdAt: instantInput.optional(),
-});
+};
+
+/** Refuses a turn with neither `content` nor `parts`. */
+const HAS_CONTENT_OR_PARTS = {
+  check: (t: { content?: string | undefined; parts?: unknown }) => t.content !== undefined || t.parts !== undefined,
+  issue: { message: 'give content, parts or both', path: ['content'] },
+};
+
+/** One turn of `sessions.replaceSuffix`. */
+export const turnInputSchema = z.object(turnInputShape).refine(HAS_CONTENT_OR_PARTS.check, HAS_CONTENT_OR_PARTS.issue);
+
+/** One turn of `sessions.replaceSuffix`: `appendTurn` input without the session. */
+export type TurnInput = z.input<typeof turnInputSchema>;
+
+/** `sessions.appendTurn` input. */
+export const appendTurnInputSchema = z
+  .object({
+    /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+    operationId: idField.optional(),
+    sessionId: idField,
+    ...turnInputShape,
+  })
+  .refine(HAS_CONTENT_OR_PARTS.check, HAS_CONTENT_OR_PARTS.issue);
 
 /** `sessions.appendTurn` input. */
 export type AppendTurnInput = z.input<typeof appendTurnInputSchema>;
+
+/** `sessions.replaceSuffix` input. */
+export const replaceSuffixInputSchema = z.object({
+  /** Makes the write idempotent (docs/contract.md §4). */
+  operationId: idField.optional(),
+  /** The ids the live transcript must end with, oldest first; `[]` appends. */
+  expected: z.array(idField).max(LIMITS.pageSize, `at most ${LIMITS.pageSize} turns`),
+  turns: z.array(turnInputSchema).max(LIMITS.pageSize, `at most ${LIMITS.pageSize} turns`),
+});
+
+/** `sessions.replaceSuffix` input. */
+export type ReplaceSuffixInput = z.input<typeof replaceSuffixInputSchema>;
 
 /**
  * `skills.upsert` input. A whole stored skill is accepted too (its envelope
@@ -127,12 +163,21 @@ export const listSessionsOptionsSchema = z.object({
 export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 
 /** `sessions.turns` options. */
-export const turnsOptionsSchema = z.object({
-  afterSeq: countField.optional(),
-  limit: limitInput.optional(),
-});
+export const turnsOptionsSchema = z
+  .object({
+    afterSeq: countField.optional(),
+    limit: limitInput.optional(),
+    last: z.int().min(1).max(LIMITS.pageSize).optional(),
+  })
+  .refine((o) => o.last === undefined || (o.afterSeq === undefined && o.limit === undefined), {
+    message: 'cannot be combined with afterSeq or limit',
+    path: ['last'],
+  });
 
-/** `sessions.turns` options: `limit` 0 or absent means no cap. */
+/**
+ * `sessions.turns` options: live turns after `afterSeq`, `limit` 0 or absent
+ * meaning no cap; or, with `last`, the newest `last` live turns, oldest first.
+ */
 export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
 
 /** How skill search results are ordered. */

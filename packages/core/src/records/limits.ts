@@ -23,4 +23,10 @@ export const LIMITS = Object.freeze({
   jsonDepth: 32,
   /** A `metadata` object, as canonical JSON text, in characters. */
   metadata: 65_536,
+  /** Parts of one turn. */
+  parts: 256,
+  /** A file part's `url`, in characters. */
+  url: 8_192,
+  /** Inline base64 `data` of a file part, in characters. */
+  inlineData: 750_000,
 });

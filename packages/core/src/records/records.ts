@@ -19,6 +19,8 @@ import {
   WINS_WITHIN_USES,
   winsWithinUses,
 } from './fields.js';
+import { metadataField } from './json.js';
+import { partsField } from './parts.js';
 
 /** An ISO-8601 UTC instant with exactly three fractional digits, of a date that exists. */
 export const instantSchema = instantField;
@@ -59,6 +61,7 @@ export const sessionSchema = z.strictObject({
   id: idField,
   title: shortTextField,
   model: shortTextField,
+  metadata: metadataField,
   createdAt: instantSchema,
   updatedAt: instantSchema,
   ...envelopeShape,
@@ -73,13 +76,19 @@ export const TURN_ROLES = ['user', 'assistant', 'tool', 'system'] as const;
 /** Who spoke a turn. */
 export type TurnRole = (typeof TURN_ROLES)[number];
 
-/** One entry of a session's transcript. */
+/**
+ * One entry of a session's transcript: its structured `parts`, and `content`,
+ * the text rendering that recall indexes. A tombstone (`deleted`) is a turn
+ * removed from the transcript; its seq is never used again.
+ */
 export const turnSchema = z.strictObject({
   id: idField,
   sessionId: idField,
   seq: serialField,
   role: z.enum(TURN_ROLES),
   content: longTextField,
+  parts: partsField,
+  metadata: metadataField,
   createdAt: instantSchema,
   ...envelopeShape,
 });

@@ -20,8 +20,10 @@ export interface StateLookups {
   session(id: string): Awaitable<Session | undefined>;
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): Awaitable<boolean>;
-  /** The highest turn seq of a session (0 when it has none). */
+  /** The highest turn seq of a session, tombstones included (0 when it has none). */
   lastTurnSeq(sessionId: string): Awaitable<number>;
+  /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */
+  lastTurns(sessionId: string, n: number): Awaitable<Turn[]>;
   skill(id: string): Awaitable<Skill | undefined>;
   /** The skill (live or tombstone) at `(scope, slug)`. */
   skillAt(scope: Scope, slug: string): Awaitable<Skill | undefined>;
@@ -69,7 +71,7 @@ export interface Scored<T> {
 export interface StateQueries extends StateLookups {
   /** Live sessions, oldest first. `limit` 0: all. */
   listSessions(options: { limit: number; offset: number }): Awaitable<Session[]>;
-  /** A session's turns in seq order after `afterSeq`. `limit` 0: all. */
+  /** A session's live turns in seq order after `afterSeq`. `limit` 0: all. */
   turns(sessionId: string, options: { afterSeq: number; limit: number }): Awaitable<Turn[]>;
   /** Live skills in exactly this scope, by slug then id. */
   listSkills(scope: Scope): Awaitable<Skill[]>;

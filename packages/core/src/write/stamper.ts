@@ -11,7 +11,15 @@ import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
 import { formatInstant, MAX_INSTANT_MS } from '../time/instant.js';
 import type { Instant } from '../time/instant.js';
 import type { z } from 'zod';
-import type { appendTurnInputSchema, createSessionInputSchema, upsertSkillInputSchema, writeMemoryInputSchema } from '../records/inputs.js';
+import type {
+  appendTurnInputSchema,
+  createSessionInputSchema,
+  replaceSuffixInputSchema,
+  turnInputSchema,
+  upsertSkillInputSchema,
+  writeMemoryInputSchema,
+} from '../records/inputs.js';
+import { partsFromContent, renderPartsText } from '../records/parts.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
@@ -31,6 +39,12 @@ export type SessionDraft = z.output<typeof createSessionInputSchema>;
 
 /** Validated `sessions.appendTurn` input. */
 export type TurnDraft = z.output<typeof appendTurnInputSchema>;
+
+/** One validated turn of `sessions.replaceSuffix`. */
+export type TurnInputDraft = z.output<typeof turnInputSchema>;
+
+/** Validated `sessions.replaceSuffix` input. */
+export type ReplaceSuffixDraft = z.output<typeof replaceSuffixInputSchema>;
 
 /** Validated `skills.upsert` input. */
 export type SkillDraft = z.output<typeof upsertSkillInputSchema>;
@@ -69,6 +83,7 @@ export class Stamper {
       id,
       title: draft.title ?? '',
       model: draft.model ?? '',
+      metadata: draft.metadata ?? {},
       createdAt,
       updatedAt: createdAt,
       ...this.#firstEnvelope(),
@@ -83,24 +98,97 @@ export class Stamper {
   appendTurn(draft: TurnDraft, session: Session | undefined, lastSeq: number, turnIdTaken: boolean): StateChangeOf<typeof EventTypes.TurnAppended> {
     if (!session || session.deleted) throw new NotFoundError('session', draft.sessionId);
     if (turnIdTaken && draft.id !== undefined) throw new ConflictError(`turn id already taken: ${draft.id}`);
-    const createdAt = draft.createdAt ?? this.#now();
-    const id = draft.id ?? this.#newId();
     const envelope = this.#nextEnvelope(session, false);
-    const turn: Turn = {
-      id,
+    const turn = this.#newTurn(draft, session, increment(lastSeq, 'seq'), envelope);
+    const bumped: Session = { ...session, ...envelope, updatedAt: later(session.updatedAt, turn.createdAt) };
+    return { type: EventTypes.TurnAppended, payload: { session: bumped, turn } };
+  }
+
+  /**
+   * Tombstones `live`, the session's newest live turns (oldest first, at
+   * least one), and bumps the session once; every tombstone carries the
+   * session's new HLC.
+   */
+  removeTurns(session: Session | undefined, id: string, live: readonly Turn[]): StateChangeOf<typeof EventTypes.TurnsRemoved> {
+    if (!session || session.deleted) throw new NotFoundError('session', id);
+    if (live.length === 0) throw new NotFoundError('turn', `the last live turn of session ${id}`);
+    const envelope = this.#nextEnvelope(session, false);
+    const turns = live.map((t) => this.#tombstoneTurn(t, envelope));
+    const bumped: Session = { ...session, ...envelope, updatedAt: later(session.updatedAt, this.#now()) };
+    return { type: EventTypes.TurnsRemoved, payload: { session: bumped, turns } };
+  }
+
+  /**
+   * Replaces the live suffix `tail` (the newest `draft.expected.length` live
+   * turns, oldest first) by new turns numbered from `lastSeq + 1`, in one
+   * event. `ConflictError` when the transcript does not end with exactly
+   * `draft.expected`, or when a requested turn id is taken (`takenIds`).
+   */
+  replaceSuffix(
+    draft: ReplaceSuffixDraft,
+    session: Session | undefined,
+    id: string,
+    tail: readonly Turn[],
+    lastSeq: number,
+    takenIds: ReadonlySet<string>,
+  ): StateChangeOf<typeof EventTypes.SuffixReplaced> {
+    if (!session || session.deleted) throw new NotFoundError('session', id);
+    const actual = tail.map((t) => t.id);
+    if (actual.length !== draft.expected.length || actual.some((turnId, i) => turnId !== draft.expected[i])) {
+      throw new ConflictError(`the transcript of session ${id} ends with ${JSON.stringify(actual)}, not ${JSON.stringify(draft.expected)}`);
+    }
+    const requested = new Set<string>();
+    for (const turn of draft.turns) {
+      if (turn.id === undefined) continue;
+      if (takenIds.has(turn.id) || requested.has(turn.id)) throw new ConflictError(`turn id already taken: ${turn.id}`);
+      requested.add(turn.id);
+    }
+    const envelope = this.#nextEnvelope(session, false);
+    const removed = tail.map((t) => this.#tombstoneTurn(t, envelope));
+    let seq = lastSeq;
+    const added = draft.turns.map((t) => {
+      seq = increment(seq, 'seq');
+      return this.#newTurn(t, session, seq, envelope);
+    });
+    let updatedAt = removed.length > 0 ? later(session.updatedAt, this.#now()) : session.updatedAt;
+    for (const turn of added) updatedAt = later(updatedAt, turn.createdAt);
+    const bumped: Session = { ...session, ...envelope, updatedAt };
+    return { type: EventTypes.SuffixReplaced, payload: { session: bumped, removed, added } };
+  }
+
+  /**
+   * A new turn of `session` sharing the session's new envelope clock. The
+   * content rendering rule (docs/contract.md §2): content alone gives one
+   * text part; parts alone give content from their text parts.
+   */
+  #newTurn(draft: TurnInputDraft, session: Session, seq: number, envelope: Envelope): Turn {
+    const parts = draft.parts ?? partsFromContent(draft.content ?? '');
+    return {
+      id: draft.id ?? this.#newId(),
       sessionId: session.id,
-      seq: increment(lastSeq, 'seq'),
+      seq,
       role: draft.role,
-      content: draft.content,
-      createdAt,
+      content: draft.content ?? renderPartsText(parts),
+      parts,
+      metadata: draft.metadata ?? {},
+      createdAt: draft.createdAt ?? this.#now(),
       syncVersion: 1,
       originInstanceId: this.ctx.instanceId,
       updatedHlc: envelope.updatedHlc,
       lastWriterId: this.ctx.instanceId,
       deleted: false,
     };
-    const bumped: Session = { ...session, ...envelope, updatedAt: later(session.updatedAt, createdAt) };
-    return { type: EventTypes.TurnAppended, payload: { session: bumped, turn } };
+  }
+
+  /** A turn's tombstone, written by the event whose session envelope is `envelope`. */
+  #tombstoneTurn(turn: Turn, envelope: Envelope): Turn {
+    return {
+      ...turn,
+      syncVersion: increment(turn.syncVersion, 'syncVersion'),
+      updatedHlc: envelope.updatedHlc,
+      lastWriterId: this.ctx.instanceId,
+      deleted: true,
+    };
   }
 
   /** Tombstones a live session. */

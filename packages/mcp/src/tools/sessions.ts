@@ -1,4 +1,4 @@
-/** Session tools: create, append a turn, read a transcript, list, delete. */
+/** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Session } from '@agentstate/core';
 import { sameScope } from '@agentstate/core';
@@ -40,7 +40,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       const uuid = args.operationId === undefined ? ctx.ids.next() : operationSessionUuid(args.operationId);
       const id = scopedSessionId(policy.target(args.scope), uuid);
-      return { session: await provider.sessions.create({ id, title: args.title, model: args.model, operationId: args.operationId }) };
+      return {
+        session: await provider.sessions.create({ id, title: args.title, model: args.model, metadata: args.metadata, operationId: args.operationId }),
+      };
     }),
   );
 
@@ -48,7 +50,8 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_append_turn',
     {
       title: 'Append a turn',
-      description: "Appends one turn (user, assistant, tool or system) to a session's transcript. Turns are numbered 1, 2, 3… in order of arrival.",
+      description:
+        "Appends one turn (user, assistant, tool or system) to a session's transcript, as text, structured parts (reasoning, tool calls and results, files, data) or both. Turns are numbered in order of arrival.",
       inputSchema: sessionInputs.appendTurn,
       outputSchema: outputs.turn,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
@@ -56,7 +59,14 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       assertWritable(args.sessionId);
       return {
-        turn: await provider.sessions.appendTurn({ sessionId: args.sessionId, role: args.role, content: args.content, operationId: args.operationId }),
+        turn: await provider.sessions.appendTurn({
+          sessionId: args.sessionId,
+          role: args.role,
+          content: args.content,
+          parts: args.parts,
+          metadata: args.metadata,
+          operationId: args.operationId,
+        }),
       };
     }),
   );
@@ -65,7 +75,8 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_read',
     {
       title: 'Read a transcript',
-      description: 'Reads a session and its transcript in order. Use afterSeq and limit to page through long ones.',
+      description:
+        'Reads a session and its transcript in order, with every part of each turn. Use afterSeq and limit to page through long ones, or last for the newest turns.',
       inputSchema: sessionInputs.read,
       outputSchema: outputs.transcript,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
@@ -73,8 +84,42 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       assertSessionReadable(ctx, args.sessionId);
       const session = await provider.sessions.get(args.sessionId);
-      const turns = await provider.sessions.turns(args.sessionId, { afterSeq: args.afterSeq, limit: args.limit });
+      const options =
+        args.last === undefined ? { afterSeq: args.afterSeq, limit: args.limit } : { afterSeq: args.afterSeq, limit: args.limit, last: args.last };
+      const turns = await provider.sessions.turns(args.sessionId, options);
       return { session, turns };
+    }),
+  );
+
+  server.registerTool(
+    'session_remove_last_turn',
+    {
+      title: 'Remove the last turn',
+      description: "Removes the newest turn of a session's transcript (to undo it). It stays in the replayable history; its number is never used again.",
+      inputSchema: sessionInputs.removeLastTurn,
+      outputSchema: outputs.turn,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      assertWritable(args.sessionId);
+      return { turn: await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId }) };
+    }),
+  );
+
+  server.registerTool(
+    'session_replace_suffix',
+    {
+      title: 'Replace the newest turns',
+      description:
+        'Atomically replaces the turns the transcript ends with (expected, by id) by new turns: regenerate an answer, rewrite a step, or (expected empty) append several turns at once. ' +
+        'If the transcript no longer ends with exactly those turns, nothing changes and a conflict is reported.',
+      inputSchema: sessionInputs.replaceSuffix,
+      outputSchema: outputs.turns,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      assertWritable(args.sessionId);
+      return { turns: await provider.sessions.replaceSuffix(args.sessionId, { expected: args.expected, turns: args.turns, operationId: args.operationId }) };
     }),
   );
 

@@ -5,6 +5,7 @@
 import type { Envelope, Hlc, MemoryItem, Scope, ScopeInput, Session, Skill, Turn } from '@agentstate/core';
 import { formatInstant, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
+import { arbMetadata, arbParts } from './parts.js';
 import { arbText, arbUnicodeText, arbWord } from './text.js';
 
 const MIN_MS = Date.UTC(2000, 0, 1);
@@ -71,6 +72,7 @@ export function arbSession(): fc.Arbitrary<Session> {
       id: arbId(),
       title: arbUnicodeText(),
       model: fc.constantFrom('', 'model-a', 'model-b'),
+      metadata: arbMetadata(),
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
@@ -89,6 +91,8 @@ export function arbTurn(sessionId?: string): fc.Arbitrary<Turn> {
       seq: fc.integer({ min: 1, max: 10_000 }),
       role: fc.constantFrom(...TURN_ROLES),
       content: fc.oneof(arbText(), arbUnicodeText()),
+      parts: arbParts(),
+      metadata: arbMetadata(),
       createdAt: arbInstant(),
       envelope: arbEnvelope(),
     })

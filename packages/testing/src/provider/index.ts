@@ -14,10 +14,12 @@ import { propertyChecks } from './properties.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
 import { snapshotChecks } from './snapshots.js';
+import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
 const all: ProviderCheck[] = [
   ...sessionChecks,
+  ...turnChecks,
   ...skillChecks,
   ...memoryChecks,
   ...envelopeChecks,
@@ -33,7 +35,7 @@ const all: ProviderCheck[] = [
   ...propertyChecks,
 ];
 
-/** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < X1). */
+/** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
 function key(name: string): [string, number] {
   const match = /^([A-Z])(\d+) /.exec(name);
   if (!match) throw new ValidationError('name', `check name without a part letter and number: ${name}`);

@@ -4,19 +4,25 @@
  * upcasters and by snapshots of format 1, so an old event and an old snapshot
  * of the same record read the same.
  */
+import { partsFromContent } from '../../records/parts.js';
 import type { UpcasterRegistry } from '../upcasters.js';
 
 /** A record as version 1 stored it: a JSON object whose keys the step below fills in. */
 type V1Record = Record<string, unknown>;
 
-/** A version 1 session, as version 2 reads it. */
+/** A version 1 session, as version 2 reads it: no metadata. */
 export function upcastV1Session(session: V1Record): V1Record {
-  return { ...session };
+  return { ...session, metadata: {} };
 }
 
-/** A version 1 turn, as version 2 reads it. */
+/**
+ * A version 1 turn, as version 2 reads it: its parts from its content by the
+ * content rendering rule (one text part, none for `''`), no metadata. A
+ * content that is not text is left for the decoder to refuse.
+ */
 export function upcastV1Turn(turn: V1Record): V1Record {
-  return { ...turn };
+  const parts = typeof turn.content === 'string' ? partsFromContent(turn.content) : [];
+  return { ...turn, parts, metadata: {} };
 }
 
 /** A version 1 skill, as version 2 reads it. */

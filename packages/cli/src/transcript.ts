@@ -1,0 +1,61 @@
+/**
+ * How a transcript reads in the terminal: one block per turn, its parts
+ * shown by type (reasoning, tool calls and results, files, data), so that a
+ * structured turn is readable without `--json`.
+ */
+import type { JsonValue, Part, Turn } from '@agentstate/core';
+import { print, shortTime } from './output.js';
+
+/** Longest JSON shown inline for a tool input, output or data part. */
+const JSON_PREVIEW = 400;
+
+function indent(text: string, prefix = '  '): string {
+  return text
+    .split('\n')
+    .map((line) => `${prefix}${line}`)
+    .join('\n');
+}
+
+function preview(value: JsonValue): string {
+  const text = JSON.stringify(value);
+  return text.length > JSON_PREVIEW ? `${text.slice(0, JSON_PREVIEW)}… (${text.length} characters)` : text;
+}
+
+/** One part as the lines it reads as. */
+export function renderPart(part: Part): string {
+  switch (part.type) {
+    case 'text':
+      return part.text;
+    case 'reasoning':
+      return `[reasoning]\n${indent(part.text, '| ')}`;
+    case 'tool-call':
+      return `[tool call ${part.toolName} · ${part.callId}] ${preview(part.input)}`;
+    case 'tool-result':
+      return `[tool result ${part.toolName} · ${part.callId}${part.isError ? ' · error' : ''}] ${preview(part.output)}`;
+    case 'file': {
+      const name = part.filename ? ` ${part.filename}` : '';
+      const where = part.url !== undefined ? part.url : `${part.data?.length ?? 0} base64 characters inline`;
+      return `[file ${part.mediaType}${name}] ${where}`;
+    }
+    case 'data':
+      return `[data ${part.name}] ${preview(part.data)}`;
+  }
+}
+
+/**
+ * The body of a turn: its parts, or its content when it has no parts or
+ * only the one text part the content made.
+ */
+export function renderTurnBody(turn: Turn): string {
+  const plain = turn.parts.length === 0 || (turn.parts.length === 1 && turn.parts[0]!.type === 'text' && turn.parts[0]!.text === turn.content);
+  return plain ? turn.content : turn.parts.map(renderPart).join('\n');
+}
+
+/** Prints a transcript, one block per turn. */
+export function printTranscript(turns: readonly Turn[]): void {
+  if (turns.length === 0) {
+    print('(no turns)');
+    return;
+  }
+  print(turns.map((t) => `#${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(renderTurnBody(t))}`).join('\n\n'));
+}
