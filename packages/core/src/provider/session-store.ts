@@ -1,15 +1,17 @@
 /** The session store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, TurnsOptions } from '../records/inputs.js';
+import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, SearchSessionsOptions, TurnsOptions } from '../records/inputs.js';
 import { appendTurnInputSchema, createSessionInputSchema, listSessionsOptionsSchema, parseInput, turnsOptionsSchema } from '../records/inputs.js';
 import type { Session } from '../records/records.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
+import type { SearchContext } from './session-search.js';
+import { searchSessions } from './session-search.js';
 import type { SessionStore } from './types.js';
 
 /** Builds the {@link SessionStore} of an engine. */
-export function createSessionStore(engine: Engine): SessionStore {
+export function createSessionStore(engine: Engine, searchContext: SearchContext): SessionStore {
   const { backend, stamper } = engine;
   const q = backend.queries;
 
@@ -58,6 +60,10 @@ export function createSessionStore(engine: Engine): SessionStore {
       parseInput(idField, id);
       const change = await engine.mutate(async (tx) => stamper.deleteSession(await tx.session(id), id));
       return copySession(change.payload.session);
+    },
+
+    search(options: SearchSessionsOptions = {}) {
+      return searchSessions(searchContext, options);
     },
   };
 }
