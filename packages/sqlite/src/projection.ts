@@ -154,7 +154,7 @@ export class Projection {
     const memory = this.conn.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
     const insert = this.conn.prepare(SQL.insertMemoryText);
     for (const row of memory) insert.run(row.n, foldForIndex(row.content));
-    const turns = this.conn.prepare('SELECT n, content FROM turns WHERE deleted = 0 ORDER BY n').iterate() as IterableIterator<{ n: number; content: string }>;
+    const turns = this.conn.prepare('SELECT n, content FROM turns WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
     const insertTurn = this.conn.prepare(SQL.insertTurnText);
     for (const row of turns) insertTurn.run(row.n, foldForIndex(row.content));
   }
