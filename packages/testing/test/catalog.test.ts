@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderFactory } from '@agentstate/testing';
 import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentstate/testing';
 
-const numbers = (names: string[]): string[] => names.map((n) => /^([ABX]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
+const numbers = (names: string[]): string[] => names.map((n) => /^([ABSX]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28 and B30–B40, in order, then the extra checks', () => {
+  it('has one provider check for each of A1–A28, B30–B40 and S1–S7, in order, then the extra checks', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 11 }, (_, i) => `B${i + 30}`),
+      ...Array.from({ length: 7 }, (_, i) => `S${i + 1}`),
       ...Array.from({ length: 17 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
@@ -30,6 +31,7 @@ describe('the check catalogue', () => {
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
     for (const n of ['B33', 'B39', 'X10', 'X15']) expect(needs.get(n), n).toEqual(['injectableClock']);
     expect(needs.get('X14')).toEqual(['deterministic']);
+    expect(needs.get('S6')).toEqual(['embedder']);
     const free = [...needs].filter(([, list]) => list.length === 0).map(([n]) => n);
     expect(free).toContain('B37');
     expect(free).toContain('A26');
@@ -47,6 +49,7 @@ describe('resolveCapabilities', () => {
       injectableClock: true,
       deterministic: true,
       snapshotCodec: true,
+      embedder: true,
     });
     expect(resolveCapabilities(base, false)).toMatchObject({ eventSourced: false, snapshotCodec: false });
     expect(resolveCapabilities({ ...base, reopen: async (p) => p }, true).durable).toBe(true);
@@ -62,6 +65,7 @@ describe('resolveCapabilities', () => {
       injectableClock: false,
       deterministic: false,
       snapshotCodec: false,
+      embedder: true,
     });
     expect(resolveCapabilities({ ...base, capabilities: { snapshotCodec: false } }, true).snapshotCodec).toBe(false);
   });
