@@ -1,14 +1,15 @@
 /** `agentstate sessions`: list, show a transcript, create, append a turn, delete. */
 import { Command } from 'commander';
-import type { Session, Turn } from '@agentstate/core';
-import { TURN_ROLES, createSessionInputSchema } from '@agentstate/core';
+import type { RecallMode, RecallOrder, SearchSessionsOptions, Session, Turn, TurnHit, TurnRole } from '@agentstate/core';
+import { RECALL_MODES, RECALL_ORDERS, TURN_ROLES, createSessionInputSchema, searchSessionsOptionsSchema } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
+import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
-import { nonNegativeInt, oneOf, textFromFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, positiveInt, textFromFlags, unitInterval } from '../parse.js';
 
 export const sessionColumns: Column<Session>[] = [
   { header: 'id', cell: (s) => s.id },
@@ -32,6 +33,39 @@ function indent(text: string): string {
     .split('\n')
     .map((line) => `  ${line}`)
     .join('\n');
+}
+
+/** Flags of `sessions search`. */
+interface SearchFlags {
+  session?: string;
+  role?: string[];
+  mode?: RecallMode;
+  order?: RecallOrder;
+  limit?: number;
+  minScore?: number;
+  match?: 'all' | 'any';
+  context?: number;
+}
+
+/** Prints search hits: each turn with its session, score and the turns around it. */
+function printHits(hits: readonly TurnHit[]): void {
+  if (hits.length === 0) {
+    print('(no turns found)');
+    return;
+  }
+  const block = (t: Turn, mark: string): string => `${mark} #${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(t.content)}`;
+  print(
+    hits
+      .map((h) =>
+        [
+          `session ${h.session.id}${h.session.title ? ` (${h.session.title})` : ''} · score ${h.score.toFixed(3)}`,
+          ...h.before.map((t) => block(t, ' ')),
+          block(h.turn, '>'),
+          ...h.after.map((t) => block(t, ' ')),
+        ].join('\n'),
+      )
+      .join('\n\n'),
+  );
 }
 
 /** The `sessions` command group. */
@@ -117,6 +151,40 @@ export function sessionsCommand(): Command {
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id));
       if (ctx.json) printJson(session);
       else print(`deleted session ${session.id}`);
+    });
+
+  group
+    .command('search')
+    .description('search the turns of live sessions (lexical, semantic or hybrid, as memory recall), with the turns around each hit')
+    .argument('[query]', 'what to look for; none lists the newest turns')
+    .option('--session <id>', 'only this session')
+    .option('--role <role>', `only turns of this role (repeatable): ${TURN_ROLES.join(', ')}`, collect)
+    .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with query text, else lexical)`, oneOf(RECALL_MODES))
+    .option('--order <order>', `${RECALL_ORDERS.join(', ')}`, oneOf(RECALL_ORDERS))
+    .option('--limit <n>', 'at most this many hits', positiveInt)
+    .option('--min-score <x>', 'drop hits scoring below this (0…1)', unitInterval)
+    .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
+    .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
+    .action(async (query: string | undefined, opts: SearchFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const options: SearchSessionsOptions = {
+        query,
+        sessionId: opts.session,
+        roles: opts.role as TurnRole[] | undefined,
+        mode: opts.mode,
+        order: opts.order,
+        limit: opts.limit,
+        minScore: opts.minScore,
+        match: opts.match,
+        context: opts.context,
+      };
+      parseInput(searchSessionsOptionsSchema, options);
+      // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.
+      const wantsVectors = opts.mode === undefined ? Boolean(query?.trim()) : opts.mode !== 'lexical';
+      const embedder = wantsVectors ? await defaultEmbedder() : undefined;
+      const hits = await withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options));
+      if (ctx.json) printJson(hits);
+      else printHits(hits);
     });
 
   return group;
