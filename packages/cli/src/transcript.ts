@@ -1,9 +1,9 @@
 /**
  * How a transcript reads in the terminal: one block per turn, its parts
  * shown by type (reasoning, tool calls and results, files, data), so that a
- * structured turn is readable without `--json`.
+ * structured turn is readable without `--json`; search hits read the same way.
  */
-import type { JsonValue, Part, Turn } from '@agentstate/core';
+import type { JsonValue, Part, Turn, TurnHit } from '@agentstate/core';
 import { print, shortTime } from './output.js';
 
 /** Longest JSON shown inline for a tool input, output or data part. */
@@ -58,4 +58,25 @@ export function printTranscript(turns: readonly Turn[]): void {
     return;
   }
   print(turns.map((t) => `#${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(renderTurnBody(t))}`).join('\n\n'));
+}
+
+/** Prints search hits: each turn with its session, score and the turns around it. */
+export function printHits(hits: readonly TurnHit[]): void {
+  if (hits.length === 0) {
+    print('(no turns found)');
+    return;
+  }
+  const block = (t: Turn, mark: string): string => `${mark} #${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(renderTurnBody(t))}`;
+  print(
+    hits
+      .map((h) =>
+        [
+          `session ${h.session.id}${h.session.title ? ` (${h.session.title})` : ''} · score ${h.score.toFixed(3)}`,
+          ...h.before.map((t) => block(t, ' ')),
+          block(h.turn, '>'),
+          ...h.after.map((t) => block(t, ' ')),
+        ].join('\n'),
+      )
+      .join('\n\n'),
+  );
 }

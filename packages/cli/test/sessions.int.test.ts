@@ -23,6 +23,29 @@ describe('agentstate sessions', () => {
     ok(['sessions', 'append', id, '--role', 'tool', '--content', 'ok', '--db', db]);
   });
 
+  it('searches turns with the turns around each hit, as text or JSON, and refuses bad flags', () => {
+    const text = ok(['sessions', 'search', 'rolling', '--mode', 'lexical', '--db', db]);
+    expect(text).toContain(`session ${id} (Support chat)`);
+    expect(text.indexOf('#1 user')).toBeLessThan(text.indexOf('> #2 assistant'));
+    const hits = okJson<Array<{ turn: { seq: number }; before: unknown[]; after: Array<{ seq: number }> }>>([
+      'sessions',
+      'search',
+      'deploy',
+      '--mode',
+      'lexical',
+      '--role',
+      'user',
+      '--context',
+      '2',
+      '--db',
+      db,
+    ]);
+    expect(hits.map((h) => h.turn.seq)).toEqual([1]);
+    expect(hits[0]!.after.map((t) => t.seq)).toEqual([2, 3]);
+    expect(okJson(['sessions', 'search', 'deploy', '--mode', 'lexical', '--role', 'tool', '--db', db])).toEqual([]);
+    expect(fails(1, ['sessions', 'search', 'x', '--role', 'narrator', '--db', db])).toContain('roles');
+  });
+
   it('lists live sessions, oldest first, as a table or JSON', () => {
     const table = ok(['sessions', 'list', '--db', db]);
     expect(table.split('\n')[0]).toMatch(/^ID\s+CREATED\s+UPDATED\s+MODEL\s+TITLE$/);

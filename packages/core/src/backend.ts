@@ -8,7 +8,14 @@
  * Application code should not need this subpath.
  */
 export { HLC_MAX_COUNTER, HLC_ZERO, maxHlc, HybridLogicalClock } from './time/hlc.js';
-export { compareSessions, compareSkillsBySlug, compareSkillsByAge, compareMemoryNewestFirst, compareStrings } from './records/order.js';
+export {
+  compareSessions,
+  compareSkillsBySlug,
+  compareSkillsByAge,
+  compareMemoryNewestFirst,
+  compareTurnsNewestFirst,
+  compareStrings,
+} from './records/order.js';
 export { copySession, copyTurn, copySkill, copyMemoryItem } from './records/copy.js';
 export { parseInput } from './records/inputs.js';
 export { scopeKey } from './records/scope.js';
@@ -59,7 +66,12 @@ export type {
   LexicalQuery,
   Scored,
   StateQueries,
+  TurnFilter,
+  TurnQuery,
+  TurnNeighbours,
   VectorQuery,
+  TurnVectorQuery,
+  Embeddable,
   VectorStore,
   StateBackend,
 } from './write/backend.js';

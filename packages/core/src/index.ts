@@ -69,6 +69,10 @@ export {
   RECALL_ORDERS,
   recallOptionsSchema,
   type RecallOptions,
+  searchSessionsOptionsSchema,
+  type SearchSessionsOptions,
+  DEFAULT_SEARCH_CONTEXT,
+  MAX_SEARCH_CONTEXT,
   DEFAULT_RECALL_LIMIT,
   writeOptionsSchema,
   type WriteOptions,
@@ -110,7 +114,7 @@ export { type SnapshotCodec, SnapshotSealError, plainCodec, hmacCodec, ed25519Co
 export type { SkippedSnapshot } from './snapshot/restore.js';
 export { UnboundSnapshotError } from './snapshot/binding.js';
 export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
-export type { SessionStore, SkillStore, RecallHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
+export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrder } from './provider/recall-defaults.js';
 export { type InMemoryProviderOptions, createInMemoryProvider, type ReplayOptions, replay } from './in-memory/provider.js';

@@ -5,8 +5,8 @@
  * commits, synchronously. Nothing uncommitted is ever visible to a reader on
  * this connection, and a call that fails leaves no event and no row.
  */
-import type { EventMeta, LogEvent, Snapshot, StateChange, UpcasterRegistry } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, VectorStore } from '@agentstate/core/backend';
+import type { EventMeta, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ClosedError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, sortSnapshot } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
@@ -34,6 +34,7 @@ export class SqliteBackend implements StateBackend {
     readonly queries: StateQueries,
     readonly vectors: VectorStore | undefined,
     private readonly options: SqliteBackendOptions = {},
+    readonly turnVectors: VectorStore<Turn, TurnVectorQuery> | undefined = undefined,
   ) {}
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {

@@ -23,6 +23,7 @@ import { sqliteQueries, tableLookups } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { rebuild } from './rebuild.js';
 import { ReadOnlyVectorStore } from './readonly-vectors.js';
+import { SqliteTurnVectorStore } from './turn-vectors.js';
 import { SqliteVectorStore, VectorIndexes } from './vectors.js';
 import type { VerifyOptions, VerifyReport } from './verify/index.js';
 import { verify } from './verify/index.js';
@@ -137,9 +138,10 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const projection = new Projection(conn, indexes);
     const stored = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
     const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
-    const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, { relevanceWindow: options.relevanceWindow }), vectors, {
-      upcasters: options.upcasters,
-    });
+    // A read-only file cannot store the turn vectors a semantic search derives: it searches transcripts lexically.
+    const turnVectors = indexes.available && !conn.readonly ? new SqliteTurnVectorStore(conn, indexes) : undefined;
+    const queries = sqliteQueries(conn, { relevanceWindow: options.relevanceWindow });
+    const backend = new SqliteBackend(conn, log, projection, queries, vectors, { upcasters: options.upcasters }, turnVectors);
     const tables = tableLookups(conn);
     // Events appended to the state stream without a projection (a bare log) are folded now.
     // Both positions are read in one transaction: another process may commit between two reads.

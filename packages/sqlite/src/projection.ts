@@ -37,8 +37,11 @@ const SQL = {
   saveState: 'UPDATE projection_state SET seq = ?, hlc_wall = ?, hlc_counter = ?, generation = ? WHERE id = 1',
   putSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
     ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
-  putTurn: `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)})
-    ON CONFLICT (session_id, seq) DO UPDATE SET ${updateFromExcluded(TURN_COLUMNS, 'session_id')}`,
+  turnSlot: 'SELECT n, deleted FROM turns WHERE session_id = ? AND seq = ?',
+  insertTurn: `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)})`,
+  updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
+  insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
+  deleteTurnText: 'DELETE FROM turns_fts WHERE rowid = ?',
   skillSlot: 'SELECT n, deleted FROM skills WHERE id = ?',
   insertSkill: `INSERT INTO skills (${SKILL_COLUMNS}) VALUES (${placeholders(SKILL_COLUMNS)})`,
   updateSkill: `UPDATE skills SET (${SKILL_COLUMNS}) = (${placeholders(SKILL_COLUMNS)}) WHERE n = ?`,
@@ -154,11 +157,15 @@ export class Projection {
     this.#bulk = false;
     this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
+    this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
     const skills = this.conn.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as SkillRow[];
     for (const row of skills) this.conn.prepare(SQL.insertSkillText).run(row.n, foldForIndex(skillSearchText(skillFromRow(row))));
     const memory = this.conn.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
     const insert = this.conn.prepare(SQL.insertMemoryText);
     for (const row of memory) insert.run(row.n, foldForIndex(row.content));
+    const turns = this.conn.prepare('SELECT n, content FROM turns WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
+    const insertTurn = this.conn.prepare(SQL.insertTurnText);
+    for (const row of turns) insertTurn.run(row.n, foldForIndex(row.content));
   }
 
   /** Empties every projection table and full-text index (vectors: see {@link VectorIndexes.rebuild}). */
@@ -166,6 +173,7 @@ export class Projection {
     for (const table of PROJECTION_TABLES) this.conn.db.exec(`DELETE FROM ${table}`);
     this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
+    this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
     this.conn.prepare(SQL.saveMemoryOrder).run('', '', 1);
   }
 
@@ -174,7 +182,19 @@ export class Projection {
   }
 
   #putTurn(turn: Turn): void {
-    this.conn.prepare(SQL.putTurn).run(turnValues(turn));
+    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as { n: number; deleted: number } | undefined;
+    let n: number;
+    if (slot) {
+      n = slot.n;
+      this.conn.prepare(SQL.updateTurn).run(...turnValues(turn), n);
+      if (slot.deleted === 0 && !this.#bulk) {
+        this.conn.prepare(SQL.deleteTurnText).run(n);
+        this.vectors.forgetTurn(n);
+      }
+    } else {
+      n = Number(this.conn.prepare(SQL.insertTurn).run(turnValues(turn)).lastInsertRowid);
+    }
+    if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
   }
 
   #putSkill(skill: Skill): void {

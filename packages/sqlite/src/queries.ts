@@ -11,9 +11,8 @@ import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
-
-/** Rows fetched per page when candidates are verified. */
-const MIN_PAGE = 64;
+import { turnQueries } from './turn-queries.js';
+import { verifiedPages } from './candidates.js';
 
 /**
  * By default, relevance order ranks (FTS5 bm25) at most this many of the
@@ -85,31 +84,6 @@ function lexicalSql(
   }
 }
 
-/**
- * Runs a candidate query page by page, keeping rows that pass the exact
- * check, until `limit` are kept (0: all).
- */
-function verifiedPages<R extends { rank?: number }>(
-  conn: Connection,
-  built: { sql: string; params: unknown[] },
-  limit: number,
-  keep: (row: R) => boolean,
-): R[] {
-  const statement = conn.prepare(built.sql);
-  if (limit <= 0) return (statement.all(...built.params, -1, 0) as R[]).filter(keep);
-  const page = Math.max(limit, MIN_PAGE);
-  const out: R[] = [];
-  for (let offset = 0; ; offset += page) {
-    const rows = statement.all(...built.params, page, offset) as R[];
-    for (const row of rows) {
-      if (!keep(row)) continue;
-      out.push(row);
-      if (out.length >= limit) return out;
-    }
-    if (rows.length < page) return out;
-  }
-}
-
 /** The point look-ups of the tables, synchronous (tombstones included): what the stamper and a fold's rules ask. */
 export interface TableLookups {
   session(id: string): Session | undefined;
@@ -165,6 +139,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
 
   return {
     ...tableLookups(conn),
+    ...turnQueries(conn, relevanceWindow),
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
 

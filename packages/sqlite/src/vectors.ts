@@ -17,8 +17,8 @@ import { memoryFromRow } from './rows.js';
 /** sqlite-vec's largest `k`. */
 export const MAX_NEIGHBOURS = 4096;
 
-/** One embedder's vector table. */
-interface VectorIndex {
+/** One embedder's vector tables (one for memory items, one for turns, numbered alike). */
+export interface VectorIndex {
   no: number;
   embedder_id: string;
   dimensions: number;
@@ -26,11 +26,15 @@ interface VectorIndex {
 
 const tableOf = (index: { no: number }): string => `memory_vec_${Math.trunc(index.no)}`;
 
+/** The sqlite-vec table of an index's turn vectors. */
+export const turnTableOf = (index: { no: number }): string => `turn_vec_${Math.trunc(index.no)}`;
+
 function toBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 
-function fromBlob(blob: Buffer): Float32Array {
+/** A stored float32 vector as a typed array. */
+export function fromBlob(blob: Buffer): Float32Array {
   const out = new Float32Array(blob.length / 4);
   new Uint8Array(out.buffer).set(blob);
   return out;
@@ -77,6 +81,28 @@ export class VectorIndexes {
     }
   }
 
+  /** Drops every vector of the turn at `turns.n = n` (its tombstone was projected). */
+  forgetTurn(n: number): void {
+    for (const index of this.list()) {
+      const had = this.conn.prepare('DELETE FROM turn_vectors WHERE index_no = ? AND turn_n = ?').run(index.no, n);
+      if (had.changes > 0) this.conn.prepare(`DELETE FROM ${turnTableOf(index)} WHERE rowid = ?`).run(BigInt(n));
+    }
+  }
+
+  /** True when the turn has a vector in `index`. */
+  hasTurn(index: VectorIndex, n: number): boolean {
+    return this.conn.prepare('SELECT 1 FROM turn_vectors WHERE index_no = ? AND turn_n = ?').get(index.no, n) !== undefined;
+  }
+
+  /** Stores one turn's vector. Inside a write transaction. */
+  addTurn(index: VectorIndex, n: number, vector: Float32Array, sessionId: string, role: string): void {
+    if (vector.length !== index.dimensions) {
+      throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${vector.length}`);
+    }
+    this.conn.prepare(`INSERT INTO ${turnTableOf(index)} (rowid, embedding, session_id, role) VALUES (?, ?, ?, ?)`).run(BigInt(n), vector, sessionId, role);
+    this.conn.prepare('INSERT INTO turn_vectors (index_no, turn_n) VALUES (?, ?)').run(index.no, n);
+  }
+
   /** True when the item has a vector in `index`. */
   has(index: VectorIndex, n: number): boolean {
     return this.conn.prepare('SELECT 1 FROM memory_vectors WHERE index_no = ? AND item_n = ?').get(index.no, n) !== undefined;
@@ -121,8 +147,10 @@ export class VectorIndexes {
     if (indexes.length === 0) return;
     if (!this.available) throw new UnavailableError('this database holds vectors: rebuilding it needs sqlite-vec (install it, never with --omit=optional)');
     this.conn.prepare('DELETE FROM memory_vectors').run();
+    this.conn.prepare('DELETE FROM turn_vectors').run();
     for (const index of indexes) {
       this.conn.db.exec(`DROP TABLE IF EXISTS ${tableOf(index)}`);
+      this.conn.db.exec(`DROP TABLE IF EXISTS ${turnTableOf(index)}`);
       this.#create(index);
     }
     const items = this.conn.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0 ORDER BY n').iterate() as IterableIterator<
@@ -136,11 +164,37 @@ export class VectorIndexes {
         if (row && row.vector.length === index.dimensions * 4) this.add(index, item.n, fromBlob(row.vector), item.scope_key, item.kind);
       }
     }
+    this.#rebuildTurns(indexes);
+  }
+
+  /** Re-creates the vectors of live turns from the cache, as {@link rebuild} does for items. */
+  #rebuildTurns(indexes: readonly VectorIndex[]): void {
+    const turns = this.conn.prepare('SELECT n, content, session_id, role FROM turns WHERE deleted = 0 ORDER BY n').all() as {
+      n: number;
+      content: string;
+      session_id: string;
+      role: string;
+    }[];
+    const lookup = this.conn.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');
+    for (const index of indexes) {
+      for (const turn of turns) {
+        const row = lookup.get(index.embedder_id, contentHash(turn.content)) as { vector: Buffer } | undefined;
+        if (row && row.vector.length === index.dimensions * 4) this.addTurn(index, turn.n, fromBlob(row.vector), turn.session_id, turn.role);
+      }
+    }
   }
 
   #create(index: VectorIndex): void {
     this.conn.db.exec(
       `CREATE VIRTUAL TABLE IF NOT EXISTS ${tableOf(index)} USING vec0(embedding float[${Math.trunc(index.dimensions)}] distance_metric=cosine, scope_key text, kind text)`,
+    );
+    this.ensureTurnTable(index);
+  }
+
+  /** Creates the index's turn-vector table when missing (an index made before turns had vectors has none). */
+  ensureTurnTable(index: VectorIndex): void {
+    this.conn.db.exec(
+      `CREATE VIRTUAL TABLE IF NOT EXISTS ${turnTableOf(index)} USING vec0(embedding float[${Math.trunc(index.dimensions)}] distance_metric=cosine, session_id text, role text)`,
     );
   }
 }

@@ -4,7 +4,7 @@
  * factory (or the provider it returns) lacks a capability the check needs,
  * never because of the backend's name.
  */
-import type { Clock, Entropy, Log, Provider, SnapshotCodec } from '@agentstate/core';
+import type { Clock, Embedder, Entropy, Log, Provider, SnapshotCodec } from '@agentstate/core';
 
 /**
  * Options the suite passes to {@link ProviderFactory.create} and
@@ -21,6 +21,8 @@ export interface ProviderFactoryOptions {
   instanceId?: string;
   /** Seals and opens snapshots (capability `snapshotCodec`). */
   snapshotCodec?: SnapshotCodec;
+  /** Enables semantic and hybrid recall and search (capability `embedder`). */
+  embedder?: Embedder;
 }
 
 /**
@@ -50,6 +52,8 @@ export interface ProviderCapabilities {
   deterministic?: boolean;
   /** `create({ snapshotCodec })` seals and opens snapshots with that codec. Default: true when event sourced. */
   snapshotCodec?: boolean;
+  /** `create({ embedder })` embeds with that embedder: semantic and hybrid recall and search. Default: true. */
+  embedder?: boolean;
 }
 
 /** The capabilities of a factory once every default is applied. */
@@ -148,5 +152,6 @@ export function resolveCapabilities(factory: ProviderFactory, detectedEventSourc
     injectableClock: declared.injectableClock ?? true,
     deterministic: declared.deterministic ?? true,
     snapshotCodec: declared.snapshotCodec ?? eventSourced,
+    embedder: declared.embedder ?? true,
   };
 }

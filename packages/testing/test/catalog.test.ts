@@ -6,12 +6,13 @@ import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentst
 const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B40 I1–I7 and T1–T9, in order, then the extra checks', () => {
+  it('has one provider check for each of A1–A28, B30–B40, I1–I7, S1–S7 and T1–T9, in order, then the extra checks', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 11 }, (_, i) => `B${i + 30}`),
       ...Array.from({ length: 7 }, (_, i) => `I${i + 1}`),
+      ...Array.from({ length: 7 }, (_, i) => `S${i + 1}`),
       ...Array.from({ length: 9 }, (_, i) => `T${i + 1}`),
       ...Array.from({ length: 17 }, (_, i) => `X${i + 1}`),
     ];
@@ -33,6 +34,7 @@ describe('the check catalogue', () => {
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
     for (const n of ['B33', 'B39', 'X10', 'X15']) expect(needs.get(n), n).toEqual(['injectableClock']);
     expect(needs.get('X14')).toEqual(['deterministic']);
+    expect(needs.get('S6')).toEqual(['embedder']);
     const free = [...needs].filter(([, list]) => list.length === 0).map(([n]) => n);
     expect(free).toContain('B37');
     expect(free).toContain('I4');
@@ -51,6 +53,7 @@ describe('resolveCapabilities', () => {
       injectableClock: true,
       deterministic: true,
       snapshotCodec: true,
+      embedder: true,
     });
     expect(resolveCapabilities(base, false)).toMatchObject({ eventSourced: false, snapshotCodec: false });
     expect(resolveCapabilities({ ...base, reopen: async (p) => p }, true).durable).toBe(true);
@@ -66,6 +69,7 @@ describe('resolveCapabilities', () => {
       injectableClock: false,
       deterministic: false,
       snapshotCodec: false,
+      embedder: true,
     });
     expect(resolveCapabilities({ ...base, capabilities: { snapshotCodec: false } }, true).snapshotCodec).toBe(false);
   });

@@ -5,16 +5,25 @@
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
-import type { AppendTurnInput, Session, Turn } from '@agentstate/core';
-import { TURN_ROLES, appendTurnInputSchema, createSessionInputSchema, replaceSuffixInputSchema } from '@agentstate/core';
+import type { AppendTurnInput, RecallMode, RecallOrder, SearchSessionsOptions, Session, Turn, TurnRole } from '@agentstate/core';
+import {
+  RECALL_MODES,
+  RECALL_ORDERS,
+  TURN_ROLES,
+  appendTurnInputSchema,
+  createSessionInputSchema,
+  replaceSuffixInputSchema,
+  searchSessionsOptionsSchema,
+} from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
+import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
-import { nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, textFromFlags } from '../parse.js';
-import { printTranscript } from '../transcript.js';
+import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, textFromFlags, unitInterval } from '../parse.js';
+import { printHits, printTranscript } from '../transcript.js';
 
 export const sessionColumns: Column<Session>[] = [
   { header: 'id', cell: (s) => s.id },
@@ -41,6 +50,18 @@ interface AppendFlags extends OperationFlags {
   file?: string;
   parts?: string;
   metadata?: string;
+}
+
+/** Flags of `sessions search`. */
+interface SearchFlags {
+  session?: string;
+  role?: string[];
+  mode?: RecallMode;
+  order?: RecallOrder;
+  limit?: number;
+  minScore?: number;
+  match?: 'all' | 'any';
+  context?: number;
 }
 
 /** The `sessions` command group. */
@@ -175,6 +196,40 @@ export function sessionsCommand(): Command {
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id, { operationId: opts.operationId }));
       if (ctx.json) printJson(session);
       else print(`deleted session ${session.id}`);
+    });
+
+  group
+    .command('search')
+    .description('search the turns of live sessions (lexical, semantic or hybrid, as memory recall), with the turns around each hit')
+    .argument('[query]', 'what to look for; none lists the newest turns')
+    .option('--session <id>', 'only this session')
+    .option('--role <role>', `only turns of this role (repeatable): ${TURN_ROLES.join(', ')}`, collect)
+    .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with query text, else lexical)`, oneOf(RECALL_MODES))
+    .option('--order <order>', `${RECALL_ORDERS.join(', ')}`, oneOf(RECALL_ORDERS))
+    .option('--limit <n>', 'at most this many hits', positiveInt)
+    .option('--min-score <x>', 'drop hits scoring below this (0…1)', unitInterval)
+    .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
+    .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
+    .action(async (query: string | undefined, opts: SearchFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const options: SearchSessionsOptions = {
+        query,
+        sessionId: opts.session,
+        roles: opts.role as TurnRole[] | undefined,
+        mode: opts.mode,
+        order: opts.order,
+        limit: opts.limit,
+        minScore: opts.minScore,
+        match: opts.match,
+        context: opts.context,
+      };
+      parseInput(searchSessionsOptionsSchema, options);
+      // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.
+      const wantsVectors = opts.mode === undefined ? Boolean(query?.trim()) : opts.mode !== 'lexical';
+      const embedder = wantsVectors ? await defaultEmbedder() : undefined;
+      const hits = await withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options));
+      if (ctx.json) printJson(hits);
+      else printHits(hits);
     });
 
   return group;

@@ -13,6 +13,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from './state.js';
+import { InMemoryTurnVectorStore } from './turn-vectors.js';
 import { InMemoryVectorStore } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
@@ -20,6 +21,7 @@ export class InMemoryBackend implements StateBackend {
   readonly name = 'in-memory';
   readonly queries: StateQueries;
   readonly vectors: InMemoryVectorStore;
+  readonly turnVectors: InMemoryTurnVectorStore;
 
   constructor(
     readonly log: Log,
@@ -27,6 +29,7 @@ export class InMemoryBackend implements StateBackend {
   ) {
     this.queries = inMemoryQueries(state);
     this.vectors = new InMemoryVectorStore(state);
+    this.turnVectors = new InMemoryTurnVectorStore(state);
     this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta) };
   }
 

@@ -1,10 +1,10 @@
 /** The read-model queries of the in-memory backend. */
 import { bm25Score, termFrequencies } from '../matching/bm25.js';
 import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
-import { compareMemoryNewestFirst, compareSkillsBySlug } from '../records/order.js';
+import { compareMemoryNewestFirst, compareSkillsBySlug, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
-import type { LexicalQuery, Scored, StateQueries } from '../write/backend.js';
+import type { LexicalQuery, Scored, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
 import type { InMemoryState } from './state.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
@@ -13,6 +13,13 @@ function scopeFilter(scopes: readonly Scope[] | undefined): (scope: Scope) => bo
   if (scopes === undefined) return () => true;
   const keys = new Set(scopes.map(scopeKey));
   return (scope) => keys.has(scopeKey(scope));
+}
+
+/** The turn filter as a predicate. */
+export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
+  const sessions = filter.sessionIds === undefined ? undefined : new Set(filter.sessionIds);
+  const roles = filter.roles === undefined ? undefined : new Set<string>(filter.roles);
+  return (turn) => (!sessions || sessions.has(turn.sessionId)) && (!roles || roles.has(turn.role));
 }
 
 /** Ranks matches by BM25 (best first), ties by `tieBreak`. */
@@ -89,6 +96,28 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       }
       if (relevance) return cap(rankByRelevance(query.tokens, matches, compareMemoryNewestFirst), query.limit);
       return matches.map((m) => ({ record: m.record, score: 1 }));
+    },
+
+    searchTurns: (query: TurnQuery) => {
+      const wanted = turnFilter(query);
+      const matchFn = tokenMatcher(query.match);
+      const matches: { record: Turn; tokens: string[] }[] = [];
+      for (const turn of state.liveTurns()) {
+        if (!wanted(turn)) continue;
+        const tokens = state.turnTokens(turn);
+        if (matchFn(query.tokens, tokens)) matches.push({ record: turn, tokens });
+      }
+      if (query.order === 'relevance') return cap(rankByRelevance(query.tokens, matches, compareTurnsNewestFirst), query.limit);
+      matches.sort((a, b) => compareTurnsNewestFirst(a.record, b.record));
+      return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
+    },
+
+    turnNeighbours: (sessionId, seq, window) => {
+      const live = (state.turns.get(sessionId) ?? []).filter((t) => !t.deleted);
+      const at = live.findIndex((t) => t.seq >= seq);
+      const index = at < 0 ? live.length : at;
+      const next = live[index]?.seq === seq ? index + 1 : index;
+      return { before: live.slice(Math.max(0, index - window.before), index), after: live.slice(next, next + window.after) };
     },
   };
 }

@@ -38,6 +38,10 @@ export class InMemoryState implements FoldView {
   readonly liveSessions = new SortedList<Session>(compareSessions);
   readonly turns = new Map<string, Turn[]>();
   readonly turnIds = new Set<string>();
+  /** turn id → its session and seq, so a turn is found by id. */
+  readonly #turnPlaces = new Map<string, { sessionId: string; seq: number }>();
+  /** Folded tokens of turns, computed on first search (replay and restore skip them). */
+  readonly #turnTokens = new Map<string, string[]>();
 
   readonly skills = new Map<string, Skill>();
   readonly skillIdsByKey = new Map<string, string>();
@@ -139,6 +143,34 @@ export class InMemoryState implements FoldView {
     return tokens;
   }
 
+  /** The searchable tokens of a turn (its content). */
+  turnTokens(turn: Turn): string[] {
+    let tokens = this.#turnTokens.get(turn.id);
+    if (!tokens) {
+      tokens = tokenize(turn.content);
+      this.#turnTokens.set(turn.id, tokens);
+    }
+    return tokens;
+  }
+
+  /** The turn with this id when it and its session are live. */
+  liveTurn(id: string): Turn | undefined {
+    const place = this.#turnPlaces.get(id);
+    if (!place) return undefined;
+    const session = this.sessions.get(place.sessionId);
+    const turn = this.turns.get(place.sessionId)?.[place.seq - 1];
+    return session && !session.deleted && turn?.id === id && !turn.deleted ? turn : undefined;
+  }
+
+  /** Live turns of live sessions, in no particular order. */
+  *liveTurns(): Generator<Turn> {
+    for (const [sessionId, list] of this.turns) {
+      const session = this.sessions.get(sessionId);
+      if (!session || session.deleted) continue;
+      for (const turn of list) if (!turn.deleted) yield turn;
+    }
+  }
+
   /** The session with this id, tombstones included. */
   session(id: string): Session | undefined {
     return this.sessions.get(id);
@@ -219,6 +251,8 @@ export class InMemoryState implements FoldView {
     if (turn.seq === list.length + 1) list.push(turn);
     else list[turn.seq - 1] = turn;
     this.turnIds.add(turn.id);
+    this.#turnPlaces.set(turn.id, { sessionId: turn.sessionId, seq: turn.seq });
+    this.#turnTokens.delete(turn.id);
   }
 
   #putSkill(skill: Skill): void {

@@ -30,6 +30,11 @@ export const HYBRID_LEXICAL_MATCH = 'any';
 const CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 50;
 
+/** How many candidates each ranker of a semantic or hybrid recall (or search) fetches for `limit` hits. */
+export function candidateDepth(limit: number): number {
+  return Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
+}
+
 /** What recall needs from its provider. */
 export interface RecallContext {
   queries: StateQueries;
@@ -74,7 +79,7 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const threshold = ctx.similarityThreshold ?? embedder.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
-  const depth = Math.max(limit * CANDIDATE_FACTOR, MIN_CANDIDATES);
+  const depth = candidateDepth(limit);
   const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, scopes, kinds })).filter((n) => n.similarity >= threshold);
   if (mode === 'semantic') {
     return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));

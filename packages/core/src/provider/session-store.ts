@@ -1,7 +1,15 @@
 /** The session store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, ReplaceSuffixInput, TurnsOptions, WriteOptions } from '../records/inputs.js';
+import type {
+  AppendTurnInput,
+  CreateSessionInput,
+  ListSessionsOptions,
+  ReplaceSuffixInput,
+  SearchSessionsOptions,
+  TurnsOptions,
+  WriteOptions,
+} from '../records/inputs.js';
 import {
   appendTurnInputSchema,
   createSessionInputSchema,
@@ -15,6 +23,8 @@ import { EventTypes } from '../log/events.js';
 import type { Session } from '../records/records.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
+import type { SearchContext } from './session-search.js';
+import { searchSessions } from './session-search.js';
 import type { SessionStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
@@ -30,7 +40,7 @@ const OPERATIONS = {
 } as const satisfies Record<string, OperationSpec>;
 
 /** Builds the {@link SessionStore} of an engine. */
-export function createSessionStore(engine: Engine): SessionStore {
+export function createSessionStore(engine: Engine, searchContext: SearchContext): SessionStore {
   const { backend, stamper } = engine;
   const q = backend.queries;
 
@@ -132,6 +142,10 @@ export function createSessionStore(engine: Engine): SessionStore {
       const o = parseInput(writeOptionsSchema, options);
       const change = await engine.mutate(async (tx) => stamper.deleteSession(await tx.session(id), id), operationCall(OPERATIONS.delete, { ...o, id }));
       return copySession(change.payload.session);
+    },
+
+    search(options: SearchSessionsOptions = {}) {
+      return searchSessions(searchContext, options);
     },
   };
 }

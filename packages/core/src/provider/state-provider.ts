@@ -7,7 +7,7 @@ import { UuidV7Generator } from '../ids/uuidv7.js';
 import { systemEntropy } from '../ids/entropy.js';
 import { EventTypes } from '../log/events.js';
 import { STATE_STREAM } from '../log/events.js';
-import type { MemoryItem } from '../records/records.js';
+import type { MemoryItem, Turn } from '../records/records.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { bindSnapshot } from '../snapshot/binding.js';
 import { systemClock } from '../time/clock.js';
@@ -64,21 +64,28 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       if (change.type === EventTypes.MemoryWritten) await embedItems(embedder, vectors, [change.payload.item as MemoryItem]);
     });
   }
+  const turnVectors = backend.turnVectors;
+  if (embedder && turnVectors) {
+    engine.afterCommit(async (change) => {
+      if (change.type === EventTypes.TurnAppended) await embedItems(embedder, turnVectors, [change.payload.turn as Turn]);
+      if (change.type === EventTypes.SuffixReplaced && change.payload.added.length > 0) await embedItems(embedder, turnVectors, change.payload.added as Turn[]);
+    });
+  }
+  const recallContext = {
+    queries: backend.queries,
+    embedder,
+    defaultEmbedder: memoize(options.defaultEmbedder),
+    similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold,
+    fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
+  };
 
   return {
     name: backend.name,
     instanceId,
     log: backend.log,
-    sessions: createSessionStore(engine),
+    sessions: createSessionStore(engine, { ...recallContext, vectors: turnVectors }),
     skills: createSkillStore(engine),
-    memory: createMemoryStore(engine, {
-      queries: backend.queries,
-      vectors,
-      embedder,
-      defaultEmbedder: memoize(options.defaultEmbedder),
-      similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold,
-      fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
-    }),
+    memory: createMemoryStore(engine, { ...recallContext, vectors }),
     snapshot: () => backend.capture(),
     saveSnapshot,
     async close() {

@@ -10,6 +10,7 @@ import type {
   RecallOptions,
   RecordOutcomeInput,
   ReplaceSuffixInput,
+  SearchSessionsOptions,
   SearchSkillsOptions,
   TurnsOptions,
   UpsertSkillInput,
@@ -47,6 +48,25 @@ export interface SessionStore {
   replaceSuffix(id: string, input: ReplaceSuffixInput): Promise<Turn[]>;
   /** Tombstones a live session and returns the tombstone. `operationId` makes it idempotent. */
   delete(id: string, options?: WriteOptions): Promise<Session>;
+  /**
+   * Live turns of live sessions matching the query, found as `memory.recall`
+   * finds items (same modes, defaults, matcher and fusion), each with its
+   * session and neighbouring turns; see {@link SearchSessionsOptions}.
+   * An unknown or deleted `sessionId` → `NotFoundError`.
+   */
+  search(options?: SearchSessionsOptions): Promise<TurnHit[]>;
+}
+
+/** A turn found by `sessions.search`, with its session and the live turns around it. */
+export interface TurnHit {
+  turn: Turn;
+  session: Session;
+  /** 1 for a purely lexical, recency-ordered search; else the relevance in [0, 1]. */
+  score: number;
+  /** The live turns just before it, in seq order. */
+  before: Turn[];
+  /** The live turns just after it, in seq order. */
+  after: Turn[];
 }
 
 /** Versioned, scoped procedures with outcome evidence. */

@@ -6,13 +6,12 @@
  */
 import type { Embedder } from '../embedding/embedder.js';
 import { contentHash } from '../embedding/embedder.js';
-import type { MemoryItem } from '../records/records.js';
-import type { VectorStore } from '../write/backend.js';
+import type { Embeddable, VectorStore } from '../write/backend.js';
 
 const BATCH = 256;
 
-/** Embeds and stores vectors for `items`, reusing cached vectors by content hash. */
-export async function embedItems(embedder: Embedder, store: VectorStore, items: readonly MemoryItem[]): Promise<void> {
+/** Embeds and stores vectors for `items` (memory items or turns), reusing cached vectors by content hash. */
+export async function embedItems<R extends Embeddable, Q>(embedder: Embedder, store: VectorStore<R, Q>, items: readonly R[]): Promise<void> {
   if (items.length === 0) return;
   const hashes = items.map((item) => contentHash(item.content));
   const cached = await store.cached(embedder.id, hashes);
@@ -33,8 +32,8 @@ export async function embedItems(embedder: Embedder, store: VectorStore, items: 
   );
 }
 
-/** Embeds every live item that has no vector yet for `embedder`. */
-export async function catchUpVectors(embedder: Embedder, store: VectorStore): Promise<void> {
+/** Embeds every live record of the store's target that has no vector yet for `embedder`. */
+export async function catchUpVectors<R extends Embeddable, Q>(embedder: Embedder, store: VectorStore<R, Q>): Promise<void> {
   for (;;) {
     const pending = await store.pending(embedder.id, BATCH);
     if (pending.length === 0) return;

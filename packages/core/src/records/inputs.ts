@@ -226,6 +226,40 @@ export const recallOptionsSchema = z.object({
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 
+/** The most neighbouring turns a search hit carries on either side. */
+export const MAX_SEARCH_CONTEXT = 50;
+
+const contextCount = z.int().min(0).max(MAX_SEARCH_CONTEXT);
+
+/** `sessions.search` options. */
+export const searchSessionsOptionsSchema = z.object({
+  query: textField(LIMITS.query).optional(),
+  scope: scopeInputSchema.optional(),
+  includeDescendants: z.boolean().optional(),
+  sessionId: idField.optional(),
+  roles: z.array(z.enum(TURN_ROLES)).optional(),
+  limit: z.int().min(1).max(LIMITS.pageSize).optional(),
+  mode: z.enum(RECALL_MODES).optional(),
+  order: z.enum(RECALL_ORDERS).optional(),
+  minScore: z.number().min(0).max(1).optional(),
+  match: z.enum(['all', 'any']).optional(),
+  context: z.union([contextCount, z.strictObject({ before: contextCount.optional(), after: contextCount.optional() })]).optional(),
+});
+
+/**
+ * `sessions.search` options. Query, `limit`, `mode`, `order`, `minScore` and
+ * `match` mean what they mean for `memory.recall` and default the same way.
+ * `sessionId` narrows to one live session, `roles` to turns of those roles;
+ * `scope` (with `includeDescendants`) narrows to sessions of that scope.
+ * `context` is how many neighbouring live turns each hit carries before and
+ * after it: a number for both, or `{ before, after }`; default
+ * {@link DEFAULT_SEARCH_CONTEXT}.
+ */
+export type SearchSessionsOptions = z.input<typeof searchSessionsOptionsSchema>;
+
+/** The neighbouring turns a search hit carries when no `context` is given. */
+export const DEFAULT_SEARCH_CONTEXT = Object.freeze({ before: 1, after: 1 });
+
 /** The number of hits `recall` returns when no `limit` is given. */
 export const DEFAULT_RECALL_LIMIT = 20;
 

@@ -2,7 +2,7 @@
  * The total orders every backend returns lists in. Each has a final tie-break
  * on id, so two backends can never disagree.
  */
-import type { MemoryItem, Session, Skill } from './records.js';
+import type { MemoryItem, Session, Skill, Turn } from './records.js';
 
 const ABOVE_BMP_OR_PRIVATE = /[\uD800-\uFFFF]/;
 
@@ -48,6 +48,11 @@ export function compareSkillsByAge(a: Skill, b: Skill): number {
 
 /** Memory: newest first (`createdAt` desc, then `id` desc). */
 export function compareMemoryNewestFirst(a: MemoryItem, b: MemoryItem): number {
+  return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
+}
+
+/** Turns across sessions: newest first (`createdAt` desc, then `id` desc), as memory is recalled. */
+export function compareTurnsNewestFirst(a: Turn, b: Turn): number {
   return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
 }
 

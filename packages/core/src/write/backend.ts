@@ -6,7 +6,7 @@
  */
 import type { TokenMatch } from '../matching/lexical.js';
 import type { Hlc } from '../time/hlc.js';
-import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
+import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '../records/records.js';
 import type { StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -79,6 +79,34 @@ export interface StateQueries extends StateLookups {
   searchSkills(query: LexicalQuery): Awaitable<Scored<Skill>[]>;
   /** Live memory items matching the query (content) and kinds; newest first, or by relevance. */
   searchMemory(query: LexicalQuery & { kinds?: readonly string[] }): Awaitable<Scored<MemoryItem>[]>;
+  /** Live turns of live sessions matching the query (content); newest first (`createdAt`, `id`), or by relevance. */
+  searchTurns(query: TurnQuery): Awaitable<Scored<Turn>[]>;
+  /** The live turns of a session around `seq` (that turn excluded). */
+  turnNeighbours(sessionId: string, seq: number, window: { before: number; after: number }): Awaitable<TurnNeighbours>;
+}
+
+/**
+ * Which turns a transcript search considers: live turns of live sessions,
+ * narrowed to some sessions and roles. Sessions carry no scope yet, so core
+ * resolves a scope filter itself (see `session-search.ts`) and hands
+ * backends only session ids.
+ */
+export interface TurnFilter {
+  /** Only turns of these sessions; undefined: every live session. */
+  sessionIds?: readonly string[];
+  /** Only turns of these roles; undefined: every role. */
+  roles?: readonly TurnRole[];
+}
+
+/** Lexical query over turns' `content`; `order` is `recent` (newest first) or `relevance`. */
+export type TurnQuery = Omit<LexicalQuery, 'scopes'> & TurnFilter;
+
+/** The live turns around one turn of a session, nearest last in `before` and first in `after`. */
+export interface TurnNeighbours {
+  /** Up to `before` live turns preceding it, in seq order. */
+  before: Turn[];
+  /** Up to `after` live turns following it, in seq order. */
+  after: Turn[];
 }
 
 /** Nearest-neighbour query over stored vectors. */
@@ -91,19 +119,34 @@ export interface VectorQuery {
   kinds?: readonly string[];
 }
 
+/** Nearest-neighbour query over stored turn vectors. */
+export interface TurnVectorQuery extends TurnFilter {
+  embedderId: string;
+  vector: Float32Array;
+  /** How many neighbours at most. */
+  k: number;
+}
+
+/** What vectors are derived from: a record with an id and the text that is embedded. */
+export interface Embeddable {
+  id: string;
+  content: string;
+}
+
 /**
- * Derived vector storage for memory items, per embedder. A backend without
- * it offers lexical recall only.
+ * Derived vector storage, per embedder, for one target: memory items (the
+ * default) or turns. A backend without it offers lexical recall (or
+ * search) only.
  */
-export interface VectorStore {
-  /** Live items that have no vector yet for this embedder (at most `limit`). */
-  pending(embedderId: string, limit: number): Awaitable<MemoryItem[]>;
+export interface VectorStore<R extends Embeddable = MemoryItem, Q = VectorQuery> {
+  /** Live records that have no vector yet for this embedder (at most `limit`). */
+  pending(embedderId: string, limit: number): Awaitable<R[]>;
   /** Cached vectors by content hash, for hashes that have one. */
   cached(embedderId: string, contentHashes: readonly string[]): Awaitable<Map<string, Float32Array>>;
   /** Stores vectors for items (and caches them by content hash). Ignores items no longer live. */
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): Awaitable<void>;
-  /** Live items nearest to the vector by cosine similarity, best first. */
-  nearest(query: VectorQuery): Awaitable<Array<{ record: MemoryItem; similarity: number }>>;
+  /** Live records nearest to the vector by cosine similarity, best first. */
+  nearest(query: Q): Awaitable<Array<{ record: R; similarity: number }>>;
 }
 
 /** A storage backend for {@link createStateProvider}. */
@@ -119,8 +162,10 @@ export interface StateBackend {
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T>;
   /** Read-model queries. */
   readonly queries: StateQueries;
-  /** Vector storage, when the backend has its own. */
+  /** Vector storage of memory items, when the backend has its own. */
   readonly vectors?: VectorStore;
+  /** Vector storage of turns, when the backend has its own: semantic transcript search. */
+  readonly turnVectors?: VectorStore<Turn, TurnVectorQuery>;
   /** The largest `updatedHlc` stored, so a reopened clock starts past it. */
   maxHlc(): Awaitable<Hlc>;
   /** The whole projection and its seq, captured in one read transaction. */

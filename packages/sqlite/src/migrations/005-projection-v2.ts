@@ -4,6 +4,8 @@
  * projection is reset to seq 0: the next writable open folds the whole log
  * again, through the upcasters, as a bulk load, and re-derives the vectors
  * from the embedding cache. The log, snapshots and the cache are untouched.
+ * Turns get a row number, a full-text index (`turns_fts`) and vectors
+ * (`turn_vectors`, `turn_vec_<no>`) for transcript search.
  */
 import { FTS_OPTIONS } from './002-projection.js';
 import type { Migration } from './migration.js';
@@ -39,6 +41,7 @@ CREATE TABLE sessions (
 CREATE INDEX sessions_live ON sessions (created_at, id) WHERE deleted = 0;
 
 CREATE TABLE turns (
+  n INTEGER PRIMARY KEY,
   session_id TEXT NOT NULL,
   seq INTEGER NOT NULL,
   id TEXT NOT NULL UNIQUE,
@@ -53,7 +56,16 @@ CREATE TABLE turns (
   hlc_counter INTEGER NOT NULL,
   last_writer_id TEXT NOT NULL,
   deleted INTEGER NOT NULL,
-  PRIMARY KEY (session_id, seq)
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX turns_live_recent ON turns (created_at, id) WHERE deleted = 0;
+CREATE VIRTUAL TABLE turns_fts USING fts5(text, ${FTS_OPTIONS});
+
+-- Which live turns have a vector in which index (the turn counterpart of memory_vectors).
+CREATE TABLE turn_vectors (
+  index_no INTEGER NOT NULL,
+  turn_n INTEGER NOT NULL,
+  PRIMARY KEY (index_no, turn_n)
 ) WITHOUT ROWID;
 
 CREATE TABLE skills (

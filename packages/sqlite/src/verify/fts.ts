@@ -21,7 +21,7 @@ import type { VerifyProblem } from './report.js';
 const MAX_LISTED = 5;
 
 interface IndexedTable {
-  table: 'memory_fts' | 'skills_fts';
+  table: 'memory_fts' | 'skills_fts' | 'turns_fts';
   /** The expected text of each live row, by rowid. */
   expected: (conn: Connection) => Iterable<{ n: number; text: string }>;
 }
@@ -43,11 +43,19 @@ const INDEXES: readonly IndexedTable[] = [
         text: foldForIndex(skillSearchText(skillFromRow(r))),
       })),
   },
+  {
+    table: 'turns_fts',
+    expected: (conn) =>
+      (conn.prepare('SELECT n, content FROM turns WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
+        n: r.n,
+        text: foldForIndex(r.content),
+      })),
+  },
 ];
 
 const TEMP = ['verify_expected_terms', 'verify_actual_terms', 'verify_expected'] as const;
 
-/** Compares both full-text indexes with the projection rows; inside a read transaction. */
+/** Compares every full-text index with the projection rows; inside a read transaction. */
 export function checkFullText(conn: Connection): VerifyProblem[] {
   const problems: VerifyProblem[] = [];
   for (const index of INDEXES) {

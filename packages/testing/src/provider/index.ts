@@ -11,6 +11,7 @@ import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
 import { orderingChecks } from './ordering.js';
 import { propertyChecks } from './properties.js';
+import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
 import { snapshotChecks } from './snapshots.js';
@@ -33,6 +34,7 @@ const all: ProviderCheck[] = [
   ...idempotencyChecks,
   ...extraChecks,
   ...propertyChecks,
+  ...searchChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

@@ -1,0 +1,76 @@
+/**
+ * Transcript search over the `turns` table and its `turns_fts` index: live
+ * turns of live sessions, newest first or by FTS5's bm25, every candidate
+ * checked with core's matcher (see `fts.ts`), as memory recall is.
+ */
+import type { Turn } from '@agentstate/core';
+import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
+import type { Connection } from './connection.js';
+import { mapErrors as mapDriverErrors } from './errors.js';
+import { ftsQuery, relevanceScore, verifies } from './fts.js';
+import { verifiedPages } from './candidates.js';
+import type { TurnRow } from './rows.js';
+import { turnFromRow } from './rows.js';
+
+const NEWEST_FIRST = 't.created_at DESC, t.id DESC';
+
+/** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
+export function turnWhere(filter: TurnFilter): { where: string; params: unknown[] } {
+  let where = 't.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.session_id AND s.deleted = 0)';
+  const params: unknown[] = [];
+  if (filter.sessionIds !== undefined) {
+    where += ' AND t.session_id IN (SELECT value FROM json_each(?))';
+    params.push(JSON.stringify(filter.sessionIds));
+  }
+  if (filter.roles !== undefined) {
+    where += ' AND t.role IN (SELECT value FROM json_each(?))';
+    params.push(JSON.stringify(filter.roles));
+  }
+  return { where, params };
+}
+
+/** Builds the search: SQL ending in `LIMIT ? OFFSET ?`, its parameters, and whether rows carry a bm25 rank. */
+function turnSql(query: TurnQuery, relevanceWindow: number): { sql: string; params: unknown[]; ranked: boolean } {
+  const { where, params } = turnWhere(query);
+  if (query.tokens.length === 0) return { sql: `SELECT t.* FROM turns t WHERE ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params, ranked: false };
+  const match = ftsQuery(query.tokens, query.match ?? 'all');
+  const matches = `turns_fts JOIN turns t ON t.n = turns_fts.rowid WHERE turns_fts MATCH ? AND ${where}`;
+  if (query.order !== 'relevance')
+    return { sql: `SELECT t.* FROM ${matches} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params: [match, ...params], ranked: false };
+  const bound = relevanceWindow > 0 ? `ORDER BY turns_fts.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
+  return {
+    sql: `SELECT t.*, w.rank FROM (SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}) w JOIN turns t ON t.n = w.n ORDER BY w.rank, ${NEWEST_FIRST} LIMIT ? OFFSET ?`,
+    params: [match, ...params],
+    ranked: true,
+  };
+}
+
+/** The transcript-search queries of a connection. */
+export function turnQueries(conn: Connection, relevanceWindow: number): Pick<StateQueries, 'searchTurns' | 'turnNeighbours'> {
+  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
+  return {
+    searchTurns: (query: TurnQuery) =>
+      mapErrors((): Scored<Turn>[] =>
+        conn.read(() => {
+          if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
+          const built = turnSql(query, relevanceWindow);
+          const match = query.match ?? 'all';
+          const rows = verifiedPages<TurnRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
+          return rows.map((row) => ({ record: turnFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+        }),
+      ),
+
+    turnNeighbours: (sessionId, seq, window) =>
+      mapErrors(() =>
+        conn.read(() => {
+          const before = conn
+            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
+            .all(sessionId, seq, window.before) as TurnRow[];
+          const after = conn
+            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
+            .all(sessionId, seq, window.after) as TurnRow[];
+          return { before: before.reverse().map(turnFromRow), after: after.map(turnFromRow) };
+        }),
+      ),
+  };
+}
