@@ -57,6 +57,7 @@ export type {
   StateLookups,
   StateWriteTx,
   LexicalQuery,
+  MemoryFilter,
   Scored,
   StateQueries,
   VectorQuery,
@@ -69,6 +70,8 @@ export {
   type TurnDraft,
   type SkillDraft,
   type MemoryDraft,
+  type MemoryPatch,
+  isExpired,
   DEFAULT_MEMORY_KIND,
   Stamper,
 } from './write/stamper.js';

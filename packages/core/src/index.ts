@@ -39,6 +39,7 @@ export {
   type Turn,
   skillSchema,
   type Skill,
+  memoryKeySchema,
   memoryItemSchema,
   type MemoryItem,
 } from './records/records.js';
@@ -54,6 +55,8 @@ export {
   type RecordOutcomeInput,
   writeMemoryInputSchema,
   type WriteMemoryInput,
+  updateMemoryInputSchema,
+  type UpdateMemoryInput,
   listSessionsOptionsSchema,
   type ListSessionsOptions,
   turnsOptionsSchema,
@@ -68,6 +71,17 @@ export {
   DEFAULT_RECALL_LIMIT,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
+export {
+  type WhereScalar,
+  WHERE_OPERATORS,
+  type WhereOperator,
+  ORDERING_OPERATORS,
+  type WhereCondition,
+  type WhereFilter,
+  whereInputSchema,
+  type WhereInput,
+} from './records/where.js';
+export { matchesWhere, valueAtPath } from './matching/where.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
 export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';

@@ -25,6 +25,7 @@ export const EventTypes = {
   SkillDeleted: 'skill.deleted',
   MemoryWritten: 'memory.written',
   MemoryDeleted: 'memory.deleted',
+  MemoryUpdated: 'memory.updated',
 } as const;
 
 /** One of the `state` stream's event types. */
@@ -39,6 +40,7 @@ export const statePayloadSchemas = {
   [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema }),
   [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema }),
   [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema }),
+  [EventTypes.MemoryUpdated]: z.strictObject({ item: memoryItemSchema }),
 } as const;
 
 /** A decoded `state` event: its type and its typed payload. */
@@ -49,7 +51,8 @@ export type StateChange =
   | { type: typeof EventTypes.SkillUpserted; payload: { skill: Skill } }
   | { type: typeof EventTypes.SkillDeleted; payload: { skill: Skill } }
   | { type: typeof EventTypes.MemoryWritten; payload: { item: MemoryItem } }
-  | { type: typeof EventTypes.MemoryDeleted; payload: { item: MemoryItem } };
+  | { type: typeof EventTypes.MemoryDeleted; payload: { item: MemoryItem } }
+  | { type: typeof EventTypes.MemoryUpdated; payload: { item: MemoryItem } };
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;

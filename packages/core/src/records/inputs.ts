@@ -7,7 +7,9 @@ import { ValidationError } from '../errors.js';
 import { normalizeInstant } from '../time/instant.js';
 import { checkField, countField, idField, longTextField, shortTextField, slugField, tagsField, textField, WINS_WITHIN_USES, winsWithinUses } from './fields.js';
 import { LIMITS } from './limits.js';
-import { TURN_ROLES } from './records.js';
+import { metadataField } from './json.js';
+import { memoryKeySchema, TURN_ROLES } from './records.js';
+import { whereInputSchema } from './where.js';
 
 /** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
 const instantInput = z.string().transform((value, ctx) => {
@@ -83,18 +85,42 @@ export const recordOutcomeInputSchema = z.object({
 /** `skills.recordOutcome` input. */
 export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
 
-/** `memory.write` input. */
+/**
+ * `memory.write` input. With a `key` that a live item of the scope holds,
+ * the write updates that item (docs/contract.md, memory keys).
+ */
 export const writeMemoryInputSchema = z.object({
   content: longTextField.min(1, 'must not be empty'),
   kind: shortTextField.optional(),
   scope: scopeInputSchema.optional(),
   source: shortTextField.optional(),
+  key: memoryKeySchema.nullable().optional(),
+  metadata: metadataField.optional(),
+  expiresAt: instantInput.nullable().optional(),
   id: idField.optional(),
   createdAt: instantInput.optional(),
 });
 
 /** `memory.write` input. */
 export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
+
+/**
+ * `memory.update` changes: omitted fields keep their stored values; `key`
+ * and `expiresAt` are cleared with `null`; `metadata` replaces the whole object.
+ */
+export const updateMemoryInputSchema = z.object({
+  content: longTextField.min(1, 'must not be empty').optional(),
+  kind: shortTextField.optional(),
+  source: shortTextField.optional(),
+  key: memoryKeySchema.nullable().optional(),
+  metadata: metadataField.optional(),
+  expiresAt: instantInput.nullable().optional(),
+  /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
+  syncVersion: countField.optional(),
+});
+
+/** `memory.update` changes. */
+export type UpdateMemoryInput = z.input<typeof updateMemoryInputSchema>;
 
 const limitInput = z.int().min(0).max(LIMITS.pageSize);
 
@@ -151,6 +177,7 @@ export const recallOptionsSchema = z.object({
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
   match: z.enum(['all', 'any']).optional(),
+  where: whereInputSchema.optional(),
 });
 
 /**
@@ -159,6 +186,7 @@ export const recallOptionsSchema = z.object({
  * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
  * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
  * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
+ * `where` keeps items whose metadata satisfies the filter (see `WhereInput`).
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 

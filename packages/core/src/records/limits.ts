@@ -23,4 +23,8 @@ export const LIMITS = Object.freeze({
   jsonDepth: 32,
   /** A `metadata` object, as canonical JSON text, in characters. */
   metadata: 65_536,
+  /** Paths in one metadata filter (`where`). */
+  whereConditions: 64,
+  /** Values of one `$in` or `$nin` list. */
+  whereValues: 1_000,
 });
