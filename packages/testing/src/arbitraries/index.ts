@@ -8,3 +8,4 @@ export * from './text.js';
 export * from './records.js';
 export * from './inputs.js';
 export * from './operations.js';
+export * from './metadata.js';

@@ -5,6 +5,7 @@
 import type { Envelope, Hlc, MemoryItem, Scope, ScopeInput, Session, Skill, Turn } from '@agentstate/core';
 import { formatInstant, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
+import { arbMetadata } from './metadata.js';
 import { arbText, arbUnicodeText, arbWord } from './text.js';
 
 const MIN_MS = Date.UTC(2000, 0, 1);
@@ -134,8 +135,14 @@ export function arbMemoryItem(): fc.Arbitrary<MemoryItem> {
       content: arbText(),
       scope: arbScope(),
       source: fc.constantFrom('', 'chat', 'tool'),
-      createdAt: arbInstant(),
+      key: fc.option(fc.constantFrom('k1', 'k2', 'user.theme'), { nil: null }),
+      metadata: arbMetadata(),
+      expiresAt: fc.option(arbInstant(), { nil: null }),
+      times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ envelope, ...rest }) => ({ ...rest, ...envelope }));
+    .map(({ envelope, times, ...rest }) => {
+      const [createdAt, updatedAt] = times.sort();
+      return { ...rest, createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
+    });
 }
