@@ -8,6 +8,7 @@ import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
 import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
+import { memoryModelChecks } from './memory-model.js';
 import { orderingChecks } from './ordering.js';
 import { propertyChecks } from './properties.js';
 import { sessionChecks } from './sessions.js';
@@ -19,6 +20,7 @@ const all: ProviderCheck[] = [
   ...sessionChecks,
   ...skillChecks,
   ...memoryChecks,
+  ...memoryModelChecks,
   ...envelopeChecks,
   ...concurrencyChecks,
   ...eventSourcingChecks,
