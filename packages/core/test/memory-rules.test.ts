@@ -52,7 +52,9 @@ const FORGERIES: Record<string, (item: MemoryItem) => MemoryItem> = {
 
 function foldAll(changes: readonly StateChange[]): void {
   const state = new InMemoryState();
-  changes.forEach((change, i) => state.apply(change, i + 1));
+  changes.forEach((change, i) => {
+    state.apply(change, i + 1);
+  });
 }
 
 describe('memory fold rules', () => {
