@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
+import type { MemoryItem } from '@agentstate/core';
 import { matchesWhere, whereInputSchema } from '@agentstate/core';
 import { arbMetadata, arbWhere } from '@agentstate/testing/arbitraries';
 import { metadataLeaves } from '../src/metadata.js';
@@ -21,7 +22,7 @@ describe('metadata filters in SQLite', () => {
         async (metadata, updates, filters, query) => {
           const p = openSqlite(':memory:');
           try {
-            const items = [];
+            const items: MemoryItem[] = [];
             for (const [i, m] of metadata.entries()) items.push(await p.memory.write({ content: i % 2 === 0 ? 'note' : 'note other', metadata: m }));
             for (const [i, m] of updates) {
               const at = i % items.length;
