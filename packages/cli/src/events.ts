@@ -43,7 +43,8 @@ export function summarizeEvent(event: LogEvent): string {
       return `skill ${field(s, 'slug')} outcome ${won} (${field(s, 'wins')}/${field(s, 'uses')}) ${field(s, 'id')}`;
     }
     case EventTypes.MemoryWritten:
-    case EventTypes.MemoryDeleted: {
+    case EventTypes.MemoryDeleted:
+    case EventTypes.MemoryUpdated: {
       const m = record(p, 'item');
       return `memory ${field(m, 'id')} ${field(m, 'kind') || '-'}: ${text(field(m, 'content'))}`;
     }

@@ -64,6 +64,7 @@ export type {
   StateLookups,
   StateWriteTx,
   LexicalQuery,
+  MemoryFilter,
   Scored,
   StateQueries,
   TurnFilter,
@@ -83,6 +84,8 @@ export {
   type MemoryDraft,
   type TurnInputDraft,
   type ReplaceSuffixDraft,
+  type MemoryPatch,
+  isExpired,
   DEFAULT_MEMORY_KIND,
   Stamper,
 } from './write/stamper.js';

@@ -39,6 +39,7 @@ export {
   type Turn,
   skillSchema,
   type Skill,
+  memoryKeySchema,
   memoryItemSchema,
   type MemoryItem,
 } from './records/records.js';
@@ -58,6 +59,8 @@ export {
   type RecordOutcomeInput,
   writeMemoryInputSchema,
   type WriteMemoryInput,
+  updateMemoryInputSchema,
+  type UpdateMemoryInput,
   listSessionsOptionsSchema,
   type ListSessionsOptions,
   turnsOptionsSchema,
@@ -90,6 +93,17 @@ export {
   type PartType,
   renderPartsText,
 } from './records/parts.js';
+export {
+  type WhereScalar,
+  WHERE_OPERATORS,
+  type WhereOperator,
+  ORDERING_OPERATORS,
+  type WhereCondition,
+  type WhereFilter,
+  whereInputSchema,
+  type WhereInput,
+} from './records/where.js';
+export { matchesWhere, valueAtPath } from './matching/where.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
 export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';

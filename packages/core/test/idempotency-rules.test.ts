@@ -27,7 +27,7 @@ describe('the operation rule', () => {
         const state = new InMemoryState();
         const firstReuse = ids.findIndex((id, i) => id !== undefined && ids.indexOf(id) < i);
         for (const [i, id] of ids.entries()) {
-          const change = withOperation(s.writeMemory({ content: `item ${i}` }, undefined), id);
+          const change = withOperation(s.writeMemory({ content: `item ${i}` }, undefined, undefined), id);
           if (i === firstReuse) {
             const before = encodeSnapshot(state.capture());
             expect(() => state.apply(change, i + 1)).toThrow(

@@ -102,9 +102,9 @@ describe('Stamper', () => {
 
   it('writes and tombstones memory', () => {
     const { s } = stamper();
-    const written = item(s.writeMemory({ content: 'c', scope: { project: 'x' } }, undefined));
+    const written = item(s.writeMemory({ content: 'c', scope: { project: 'x' } }, undefined, undefined));
     expect(written).toMatchObject({ kind: 'fact', source: '', scope: { instance: '', project: 'x', workspace: '' }, syncVersion: 1 });
-    expect(() => s.writeMemory({ content: 'c', id: written.id }, written)).toThrow(ConflictError);
+    expect(() => s.writeMemory({ content: 'c', id: written.id }, written, undefined)).toThrow(ConflictError);
     const tomb = item(s.deleteMemory(written, written.id));
     expect([tomb.deleted, tomb.syncVersion]).toEqual([true, 2]);
     expect(() => s.deleteMemory(tomb, written.id)).toThrow(NotFoundError);

@@ -58,6 +58,12 @@ const session = createSessionInputSchema.shape;
 const turn = appendTurnInputSchema.shape;
 const suffix = replaceSuffixInputSchema.shape;
 
+/** A metadata object; its JSON rules and size limit are core's, checked when the store is called. */
+const metadataArg = z.record(z.string(), z.unknown());
+
+/** An instant, normalised and checked by core when the store is called. */
+const instantArg = z.string().max(64);
+
 /** Inputs of the memory tools. */
 export const memoryInputs = {
   remember: {
@@ -65,8 +71,28 @@ export const memoryInputs = {
     kind: memory.kind.describe("What sort of fact: 'preference', 'fact', 'decision'…"),
     source: memory.source.describe('Where the fact came from. Defaults to the MCP client.'),
     id: memory.id.describe('Optional caller-chosen id: a retry with the same id is refused as a conflict instead of writing a duplicate.'),
+    key: memory.key.describe(
+      "Optional slot name within the scope, e.g. 'user.theme'. Remembering a key that an item already holds updates that item instead of adding another.",
+    ),
+    metadata: metadataArg.optional().describe('Optional JSON object of structured data to filter recall by (see recall.where).'),
+    expiresAt: instantArg.nullable().optional().describe('Optional ISO-8601 date-time from which the item is no longer recalled (e.g. 2026-12-31T00:00:00Z).'),
     scope: scopeArg,
     operationId: operationIdArg,
+  },
+  update: {
+    id: keyArg.describe('Id of the memory item to change.'),
+    content: memory.content.optional().describe('The new content.'),
+    kind: memory.kind.describe('The new kind.'),
+    source: memory.source.describe('The new source.'),
+    key: memory.key.describe('The new key (null clears it); refused as a conflict when another item of the scope holds it.'),
+    metadata: metadataArg.optional().describe('The new metadata; replaces the old object as a whole.'),
+    expiresAt: instantArg.nullable().optional().describe('The new expiry (null: never).'),
+    expectedSyncVersion: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The syncVersion you last read. The update is refused with a conflict if the item changed since. Omit to update unconditionally.'),
   },
   recall: {
     query: recall.query.describe('Words to look for; prefixes match, case and accents are folded. Omit to list the newest items.'),
@@ -79,6 +105,11 @@ export const memoryInputs = {
       .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
     minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1].'),
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
+    where: metadataArg
+      .optional()
+      .describe(
+        "Metadata filter: dotted paths to a value (equality) or operators, all must hold, e.g. { 'user.plan': 'pro', tag: { $in: ['a', 'b'] }, n: { $gt: 2 }, x: { $exists: false } }. Operators: $eq $ne $gt $gte $lt $lte $in $nin $exists; numbers compare with numbers, strings with strings.",
+      ),
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
   },
@@ -189,8 +220,15 @@ export const sessionInputs = {
   },
 } as const;
 
+/**
+ * A memory item as tools return it: core's schema with `metadata` as a plain
+ * JSON object, since core's checked JSON field is a transform, which JSON
+ * Schema cannot describe (the record was checked when it was stored).
+ */
+export const memoryItemOutputSchema = memoryItemSchema.extend({ metadata: z.record(z.string(), z.unknown()) });
+
 /** A recalled memory item and its score. */
-export const recallHitSchema = memoryItemSchema.extend({ score: z.number().min(0).max(1) });
+export const recallHitSchema = memoryItemOutputSchema.extend({ score: z.number().min(0).max(1) });
 
 /**
  * JSON-valued fields as outputs describe them. Core checks them when they are
@@ -209,7 +247,7 @@ const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjec
 
 /** Outputs of every tool. */
 export const outputs = {
-  item: { item: memoryItemSchema },
+  item: { item: memoryItemOutputSchema },
   hits: { hits: z.array(recallHitSchema) },
   skill: { skill: skillSchema },
   skills: { skills: z.array(skillSchema) },

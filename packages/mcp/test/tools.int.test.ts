@@ -49,6 +49,7 @@ describe('tool list', () => {
         'skill_record_outcome',
         'skill_save',
         'skill_search',
+        'update_memory',
       ].sort(),
     );
     for (const tool of tools) {
@@ -109,6 +110,21 @@ describe('memory', () => {
     expect(forgotten.item).toMatchObject({ id: item.id, deleted: true, syncVersion: 2 });
     expect((await call(client, 'recall', { query: 'lunch' })).hits).toEqual([]);
     expect(await callError(client, 'forget', { id: item.id })).toBe(`not_found: memory not found: ${item.id}`);
+  });
+
+  it('keeps a keyed slot, updates with a syncVersion check, filters recall by metadata and hides expired items', async () => {
+    const { item } = await call(client, 'remember', { content: 'Theme is dark', key: 'user.theme', metadata: { tag: 'ui', n: 3 } });
+    const again = await call(client, 'remember', { content: 'Theme is light', key: 'user.theme' });
+    expect(again.item).toMatchObject({ id: item.id, content: 'Theme is light', metadata: { tag: 'ui', n: 3 }, syncVersion: 2 });
+    const updated = await call(client, 'update_memory', { id: item.id, metadata: { tag: 'ui', n: 7 }, expectedSyncVersion: 2 });
+    expect(updated.item).toMatchObject({ syncVersion: 3, metadata: { tag: 'ui', n: 7 } });
+    expect(await callError(client, 'update_memory', { id: item.id, content: 'stale', expectedSyncVersion: 2 })).toMatch(/^conflict: /);
+    expect((await call(client, 'recall', { query: 'theme', where: { n: { $gt: 5 } } })).hits.map((h: { id: string }) => h.id)).toEqual([item.id]);
+    expect((await call(client, 'recall', { query: 'theme', where: { n: { $gt: '5' } } })).hits).toEqual([]);
+    expect(await callError(client, 'recall', { where: { n: { $like: 1 } } })).toMatch(/^invalid: .*where\.n/);
+    const old = await call(client, 'remember', { content: 'Expired promo code', expiresAt: '2000-01-01T00:00:00Z' });
+    expect((await call(client, 'recall', { query: 'promo' })).hits).toEqual([]);
+    expect(await callError(client, 'update_memory', { id: old.item.id, content: 'x' })).toMatch(/^not_found: /);
   });
 
   it('refuses a reused id as a conflict, so a retry writes no duplicate', async () => {

@@ -30,6 +30,7 @@ interface Pending<R> {
 }
 
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
+const memoryKeyOf = (scope: Scope, key: string): string => `${scopeKey(scope)}\u0000${key}`;
 
 /**
  * The state a fold checks against: the records folded but not yet written,
@@ -48,6 +49,8 @@ class PendingView implements FoldView {
   readonly operations = new Map<string, OperationEntry>();
   readonly #lastTurnSeq = new Map<string, number>();
   readonly #skillIds = new Map<string, string>();
+  /** `(scope, key)` → the pending item that last took that key. */
+  readonly #memoryKeys = new Map<string, string>();
 
   constructor(private readonly tables: TableLookups) {}
 
@@ -93,6 +96,17 @@ class PendingView implements FoldView {
     this.operations.set(entry.id, entry);
   }
 
+  memoryIdWithKey(scope: Scope, key: string): string | undefined {
+    // At most one live item holds a key at a time, so the pending item that took it last, if it
+    // still holds it, is the holder; else the table's holder, unless a pending version released it.
+    const holds = (item: MemoryItem | undefined): boolean => item !== undefined && !item.deleted && item.key === key;
+    const taker = this.#memoryKeys.get(memoryKeyOf(scope, key));
+    if (taker !== undefined && holds(this.memory.get(taker)?.record)) return taker;
+    const stored = this.tables.memoryWithKey(scope, key);
+    if (stored === undefined) return undefined;
+    return holds(this.memory.get(stored.id)?.record ?? stored) ? stored.id : undefined;
+  }
+
   /** Holds a record's post-image until the next flush. */
   put(entry: ChangeRecord, seq: number): void {
     switch (entry.kind) {
@@ -110,6 +124,7 @@ class PendingView implements FoldView {
         break;
       case 'memory':
         this.memory.set(entry.record.id, { record: entry.record, seq });
+        if (entry.record.key !== null && !entry.record.deleted) this.#memoryKeys.set(memoryKeyOf(entry.record.scope, entry.record.key), entry.record.id);
         break;
     }
   }
@@ -148,6 +163,7 @@ class PendingView implements FoldView {
     this.#lastTurnSeq.clear();
     this.#turnsBySession.clear();
     this.#skillIds.clear();
+    this.#memoryKeys.clear();
   }
 }
 

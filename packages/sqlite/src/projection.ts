@@ -24,6 +24,7 @@ import {
   updateFromExcluded,
 } from './rows.js';
 import type { VectorIndexes } from './vectors.js';
+import { metadataLeaves } from './metadata.js';
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
 export interface ProjectionState {
@@ -52,13 +53,16 @@ const SQL = {
   updateMemory: `UPDATE memory SET (${MEMORY_COLUMNS}) = (${placeholders(MEMORY_COLUMNS)}) WHERE n = ?`,
   insertMemoryText: 'INSERT INTO memory_fts (rowid, text) VALUES (?, ?)',
   deleteMemoryText: 'DELETE FROM memory_fts WHERE rowid = ?',
+  deleteMemoryMeta: 'DELETE FROM memory_meta WHERE item_n = ?',
+  insertMemoryMeta: 'INSERT INTO memory_meta (item_n, path, type, value) VALUES (?, ?, ?, ?)',
+  bumpMemoryEpoch: 'UPDATE memory_epoch SET epoch = epoch + 1 WHERE id = 1',
   memoryOrder: 'SELECT last_created_at, last_id, in_order FROM memory_order WHERE id = 1',
   saveMemoryOrder: 'UPDATE memory_order SET last_created_at = ?, last_id = ?, in_order = ? WHERE id = 1',
   putOperation: 'INSERT INTO operations (id, seq, input_hash) VALUES (?, ?, ?)',
 } as const;
 
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
-const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'operations'] as const;
+const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations'] as const;
 
 /** Writes records into the projection tables of one connection. */
 export class Projection {
@@ -224,6 +228,10 @@ export class Projection {
     if (slot) {
       n = slot.n;
       this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
+      if (slot.deleted === 0) {
+        this.conn.prepare(SQL.deleteMemoryMeta).run(n);
+        if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
+      }
       if (slot.deleted === 0 && !this.#bulk) {
         this.conn.prepare(SQL.deleteMemoryText).run(n);
         this.vectors.forget(n);
@@ -232,6 +240,9 @@ export class Projection {
       n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
       this.#noteMemoryOrder(item);
     }
-    if (!item.deleted && !this.#bulk) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
+    if (item.deleted) return;
+    const insertMeta = this.conn.prepare(SQL.insertMemoryMeta);
+    for (const leaf of metadataLeaves(item.metadata)) insertMeta.run(n, leaf.path, leaf.type, leaf.value);
+    if (!this.#bulk) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
   }
 }

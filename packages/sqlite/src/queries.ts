@@ -4,7 +4,8 @@
  * and tie-breaks as the in-memory reference.
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
-import type { LexicalQuery, Scored, StateQueries } from '@agentstate/core/backend';
+import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
+import { memoryRowFilter } from './metadata.js';
 import { scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
@@ -40,7 +41,7 @@ type Plan =
 /** Builds a lexical search: SQL (ending in `LIMIT ? OFFSET ?`) and its parameters. */
 function lexicalSql(
   table: 'skills' | 'memory',
-  query: LexicalQuery & { kinds?: readonly string[] },
+  query: LexicalQuery & MemoryFilter,
   order: string,
   plan: Plan,
   relevanceWindow: number,
@@ -60,6 +61,9 @@ function lexicalSql(
     where += ' AND r.kind IN (SELECT value FROM json_each(?))';
     params.push(JSON.stringify(query.kinds));
   }
+  const filter = memoryRowFilter(query, 'r');
+  where += filter.sql;
+  params.push(...filter.params);
   const matches = `${fts} JOIN ${table} r ON r.n = ${fts}.rowid WHERE ${where}`;
   switch (plan) {
     case 'index':
@@ -97,6 +101,7 @@ export interface TableLookups {
   skillAt(scope: Scope, slug: string): Skill | undefined;
   memoryItem(id: string): MemoryItem | undefined;
   operation(id: string): OperationEntry | undefined;
+  memoryWithKey(scope: Scope, key: string): MemoryItem | undefined;
 }
 
 /** The {@link TableLookups} of a connection's projection tables. */
@@ -128,6 +133,8 @@ export function tableLookups(conn: Connection): TableLookups {
       mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', skillFromRow, scopeKey(scope), slug)),
     memoryItem: (id: string) => mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id)),
     operation: (id: string) => mapErrors(() => one<OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', operationFromRow, id)),
+    memoryWithKey: (scope: Scope, key: string) =>
+      mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0', memoryFromRow, scopeKey(scope), key)),
   };
 }
 
@@ -178,7 +185,16 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         return rows.map((row) => ({ record: skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
       }),
 
-    searchMemory: (query: LexicalQuery & { kinds?: readonly string[] }) =>
+    expiredMemory: (now: string, limit: number) =>
+      mapErrors(() =>
+        (
+          conn
+            .prepare('SELECT * FROM memory WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
+            .all(now, Math.max(0, Math.trunc(limit))) as MemoryRow[]
+        ).map(memoryFromRow),
+      ),
+
+    searchMemory: (query: LexicalQuery & MemoryFilter) =>
       mapErrors((): Scored<MemoryItem>[] =>
         conn.read(() => {
           if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];

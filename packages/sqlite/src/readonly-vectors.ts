@@ -14,6 +14,7 @@ import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
 import type { SqliteVectorStore, VectorIndexes } from './vectors.js';
 import { MAX_NEIGHBOURS } from './vectors.js';
+import { memoryRowFilter } from './metadata.js';
 
 /** A vector held in memory, with what a filtered search needs. */
 interface HeldVector {
@@ -111,19 +112,22 @@ export class ReadOnlyVectorStore implements VectorStore {
     const candidates = [...held.vectors.values()]
       .filter((v) => (!scopes || scopes.has(v.scopeKey)) && (!kinds || kinds.has(v.kind)))
       .map((v) => ({ n: v.n, similarity: cosine(query.vector, v.vector) }))
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, k);
+      .sort((a, b) => b.similarity - a.similarity);
+    // Expiry and metadata are checked on the rows before the cut at k, as the stored search does.
+    const filter = memoryRowFilter(query, 'm');
     const rows = this.conn.read(
       () =>
         this.conn
-          .prepare('SELECT * FROM memory WHERE n IN (SELECT value FROM json_each(?)) AND deleted = 0')
-          .all(JSON.stringify(candidates.map((c) => c.n))) as MemoryRow[],
+          .prepare(`SELECT m.* FROM memory m WHERE m.n IN (SELECT value FROM json_each(?)) AND m.deleted = 0${filter.sql}`)
+          .all(JSON.stringify(candidates.map((c) => c.n)), ...filter.params) as MemoryRow[],
     );
     const byN = new Map(rows.map((r) => [r.n, r]));
-    const fromMemory = candidates.flatMap((c) => {
-      const row = byN.get(c.n);
-      return row ? [{ record: memoryFromRow(row), similarity: c.similarity }] : [];
-    });
+    const fromMemory = candidates
+      .flatMap((c) => {
+        const row = byN.get(c.n);
+        return row ? [{ record: memoryFromRow(row), similarity: c.similarity }] : [];
+      })
+      .slice(0, k);
     return [...stored, ...fromMemory]
       .sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0))
       .slice(0, k);

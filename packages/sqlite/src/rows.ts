@@ -67,7 +67,11 @@ export interface MemoryRow extends EnvelopeRow {
   scope_project: string;
   scope_workspace: string;
   source: string;
+  key: string | null;
+  metadata: string;
+  expires_at: string | null;
   created_at: string;
+  updated_at: string;
 }
 
 const envelope = (r: EnvelopeRow) => ({
@@ -135,12 +139,16 @@ export function memoryFromRow(r: MemoryRow): MemoryItem {
     content: r.content,
     scope: scopeOf(r),
     source: r.source,
+    key: r.key,
+    metadata: JSON.parse(r.metadata) as JsonObject,
+    expiresAt: r.expires_at,
     createdAt: r.created_at,
+    updatedAt: r.updated_at,
     ...envelope(r),
   };
 }
 
-type Value = string | number;
+type Value = string | number | null;
 
 const envelopeValues = (e: {
   syncVersion: number;
@@ -185,9 +193,24 @@ export function skillValues(s: Skill): Value[] {
   ];
 }
 
-export const MEMORY_COLUMNS = `id, kind, content, scope_key, scope_instance, scope_project, scope_workspace, source, created_at, ${ENVELOPE_COLUMNS}`;
+export const MEMORY_COLUMNS = `id, kind, content, scope_key, scope_instance, scope_project, scope_workspace, source, key, metadata, expires_at, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function memoryValues(m: MemoryItem): Value[] {
-  return [m.id, m.kind, m.content, scopeKey(m.scope), m.scope.instance, m.scope.project, m.scope.workspace, m.source, m.createdAt, ...envelopeValues(m)];
+  return [
+    m.id,
+    m.kind,
+    m.content,
+    scopeKey(m.scope),
+    m.scope.instance,
+    m.scope.project,
+    m.scope.workspace,
+    m.source,
+    m.key,
+    JSON.stringify(m.metadata),
+    m.expiresAt,
+    m.createdAt,
+    m.updatedAt,
+    ...envelopeValues(m),
+  ];
 }
 
 /** A row of the `operations` table (migration 5). */

@@ -13,6 +13,7 @@ import { contentHash, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
+import { memoryRowFilter } from './metadata.js';
 
 /** sqlite-vec's largest `k`. */
 export const MAX_NEIGHBOURS = 4096;
@@ -202,7 +203,7 @@ export class VectorIndexes {
 /** The {@link VectorStore} of a SQLite backend. */
 export class SqliteVectorStore implements VectorStore {
   /** Per index: every live item with `n <= mark` has a vector (valid for one projection generation). */
-  readonly #marks = new Map<number, { generation: number; mark: number }>();
+  readonly #marks = new Map<number, { generation: number; epoch: number; mark: number }>();
 
   constructor(
     private readonly conn: Connection,
@@ -221,8 +222,9 @@ export class SqliteVectorStore implements VectorStore {
       const row = this.conn.prepare('SELECT generation FROM projection_state WHERE id = 1').get() as { generation: number } | undefined;
       if (row === undefined) throw new CorruptionError('database', 0, `${this.conn.path} is damaged: the projection's state row is missing`);
       const generation = row.generation;
+      const epoch = (this.conn.prepare('SELECT epoch FROM memory_epoch WHERE id = 1').get() as { epoch: number } | undefined)?.epoch ?? 0;
       const known = this.#marks.get(index.no);
-      const from = known && known.generation === generation ? known.mark : 0;
+      const from = known && known.generation === generation && known.epoch === epoch ? known.mark : 0;
       const maxN = (this.conn.prepare('SELECT max(n) AS n FROM memory').get() as { n: number | null }).n ?? 0;
       const rows = this.conn
         .prepare(
@@ -231,7 +233,7 @@ export class SqliteVectorStore implements VectorStore {
            ORDER BY m.n LIMIT ?`,
         )
         .all(from, maxN, index.no, take) as MemoryRow[];
-      this.#marks.set(index.no, { generation, mark: rows.length === 0 ? maxN : rows[0]!.n - 1 });
+      this.#marks.set(index.no, { generation, epoch, mark: rows.length === 0 ? maxN : rows[0]!.n - 1 });
       return rows.map(memoryFromRow);
     });
   }
@@ -280,20 +282,35 @@ export class SqliteVectorStore implements VectorStore {
         sql += ` AND kind IN (${kinds.map(() => '?').join(', ')})`;
         params.push(...kinds);
       }
-      const hits = this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
-      if (hits.length === 0) return [];
-      const rows = this.conn
-        .prepare('SELECT * FROM memory WHERE n IN (SELECT value FROM json_each(?)) AND deleted = 0')
-        .all(JSON.stringify(hits.map((h) => Number(h.n)))) as MemoryRow[];
-      const byN = new Map(rows.map((r) => [r.n, r]));
-      const out: Array<{ record: MemoryItem; similarity: number }> = [];
-      for (const hit of hits) {
-        const row = byN.get(Number(hit.n));
-        if (!row) continue;
-        const similarity = hit.distance === null || !Number.isFinite(hit.distance) ? 0 : 1 - hit.distance;
-        out.push({ record: memoryFromRow(row), similarity });
+      const filter = memoryRowFilter(query, 'm');
+      // Expiry and metadata are checked on the memory rows after the search: while they
+      // leave fewer than k, ask the index for more neighbours.
+      for (let depth = k; ; depth = Math.min(depth * 4, MAX_NEIGHBOURS)) {
+        params[1] = depth;
+        const hits = this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
+        if (hits.length === 0) return [];
+        const rows = this.conn
+          .prepare(`SELECT m.* FROM memory m WHERE m.n IN (SELECT value FROM json_each(?)) AND m.deleted = 0${filter.sql}`)
+          .all(JSON.stringify(hits.map((h) => Number(h.n))), ...filter.params) as MemoryRow[];
+        if (rows.length < k && hits.length === depth && depth < MAX_NEIGHBOURS) continue;
+        return ranked(hits, rows).slice(0, k);
       }
-      return out.sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
     });
   }
+}
+
+/** Joins neighbours with their memory rows, best first (ties by id). */
+function ranked(
+  hits: readonly { n: number | bigint; distance: number | null }[],
+  rows: readonly MemoryRow[],
+): Array<{ record: MemoryItem; similarity: number }> {
+  const byN = new Map(rows.map((r) => [r.n, r]));
+  const out: Array<{ record: MemoryItem; similarity: number }> = [];
+  for (const hit of hits) {
+    const row = byN.get(Number(hit.n));
+    if (!row) continue;
+    const similarity = hit.distance === null || !Number.isFinite(hit.distance) ? 0 : 1 - hit.distance;
+    out.push({ record: memoryFromRow(row), similarity });
+  }
+  return out.sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
 }

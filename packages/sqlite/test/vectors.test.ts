@@ -87,6 +87,37 @@ describe('vectors', () => {
     await p.close();
   });
 
+  it('derive the vector again when another provider on the file updates an item', async () => {
+    const dir = tempDir();
+    try {
+      const path = dir.file();
+      const a = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+      const item = await a.memory.write({ content: 'the staging database is postgres' });
+      expect((await a.memory.recall({ query: 'postgres', mode: 'semantic' })).map((h) => h.id)).toEqual([item.id]);
+      const b = openSqlite(path);
+      await b.memory.update(item.id, { content: 'deploys go out on friday' });
+      await b.close();
+      expect((await a.memory.recall({ query: 'friday deploys', mode: 'semantic' })).map((h) => h.id)).toEqual([item.id]);
+      await a.close();
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('leave out expired items and items whose metadata does not match, in semantic and hybrid recall', async () => {
+    const p = openSqlite(':memory:', { embedder: bagOfWordsEmbedder() });
+    const kept = await p.memory.write({ content: 'dark mode in the editor', metadata: { tag: 'ui' } });
+    await p.memory.write({ content: 'dark mode in the terminal', metadata: { tag: 'cli' } });
+    await p.memory.write({ content: 'dark mode everywhere', metadata: { tag: 'ui' }, expiresAt: '2000-01-01T00:00:00Z' });
+    for (const mode of ['semantic', 'hybrid'] as const) {
+      expect(
+        (await p.memory.recall({ query: 'dark mode', mode, where: { tag: 'ui' } })).map((h) => h.id),
+        mode,
+      ).toEqual([kept.id]);
+    }
+    await p.close();
+  });
+
   it('agree with the in-memory reference on semantic and hybrid recall', async () => {
     const embedder = bagOfWordsEmbedder(32);
     const { memory, sqlite, close } = pair(':memory:', { embedder });

@@ -65,6 +65,22 @@ describe('verify', () => {
     expect((await verifyFile()).ok).toBe(true);
   });
 
+  it('fails on a changed metadata leaf, which filtered recall reads, and rebuild repairs it', async () => {
+    const p = openSqlite(path);
+    const item = await p.memory.write({ content: 'tagged fact', metadata: { tag: 'x', n: 2, nested: { on: true } } });
+    await p.memory.update(item.id, { metadata: { tag: 'y', n: 2, nested: { on: true } } });
+    await p.close();
+    expect((await verifyFile()).ok).toBe(true);
+    tamper(path, `UPDATE memory_meta SET value = 3 WHERE path = '["n"]'`);
+    const report = await verifyFile();
+    expect(report.problems).toEqual([
+      { part: 'tables', object: 'memory_meta', message: expect.stringMatching(/^memory_meta lacks 1 metadata leaves/), repair: 'rebuild' },
+      { part: 'tables', object: 'memory_meta', message: expect.stringMatching(/^memory_meta holds 1 leaves no live item has/), repair: 'rebuild' },
+    ]);
+    await rebuildFile();
+    expect((await verifyFile()).ok).toBe(true);
+  });
+
   it('fails on full-text rows that index the wrong words', async () => {
     tamper(path, 'DELETE FROM skills_fts WHERE rowid = (SELECT min(n) FROM skills WHERE deleted = 0)');
     tamper(path, "INSERT INTO skills_fts (rowid, text) VALUES ((SELECT min(n) FROM skills WHERE deleted = 0), 'nothing like it')");

@@ -1,9 +1,17 @@
-/** `agentstate memory`: write, recall (lexical, semantic or hybrid, with scores), show, delete. */
+/** `agentstate memory`: write (with key, metadata, expiry), update, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete. */
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
 import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
-import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
+import {
+  RECALL_MODES,
+  RECALL_ORDERS,
+  defaultRecallMode,
+  describeScope,
+  recallOptionsSchema,
+  updateMemoryInputSchema,
+  writeMemoryInputSchema,
+} from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
@@ -12,7 +20,29 @@ import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { print, printFields, printJson, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
-import { collect, oneOf, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
+
+/** `none` clears a key or an expiry; anything else is the value. */
+const orNone = (value: string | undefined): string | null | undefined => (value === 'none' ? null : value);
+
+/** The flags that write the fields of an item beyond its content. */
+interface ItemFlags {
+  kind?: string;
+  source?: string;
+  key?: string;
+  meta?: string;
+  expires?: string;
+}
+
+function itemFields(opts: ItemFlags): Record<string, unknown> {
+  return {
+    kind: opts.kind,
+    source: opts.source,
+    key: orNone(opts.key),
+    metadata: opts.meta === undefined ? undefined : parseJsonObject(opts.meta, '--meta'),
+    expiresAt: orNone(opts.expires),
+  };
+}
 
 export const hitColumns: Column<RecallHit>[] = [
   { header: 'score', cell: (h) => h.score.toFixed(3), align: 'right' },
@@ -28,7 +58,11 @@ function printItem(item: MemoryItem): void {
     ['kind', item.kind || '(none)'],
     ['scope', describeScope(item.scope)],
     ['source', item.source || '(none)'],
+    ['key', item.key ?? '(none)'],
+    ['metadata', JSON.stringify(item.metadata)],
+    ['expires', item.expiresAt ?? '(never)'],
     ['created', item.createdAt],
+    ['updated', item.updatedAt],
   ]);
   print();
   print(item.content);
@@ -42,6 +76,7 @@ interface RecallFlags extends ScopeFlags {
   minScore?: number;
   match?: 'all' | 'any';
   parents?: boolean;
+  where?: string;
 }
 
 /**
@@ -62,6 +97,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     minScore: flags.minScore,
     match: flags.match,
     mode: flags.mode,
+    where: flags.where === undefined ? undefined : (parseJsonObject(flags.where, '--where') as RecallOptions['where']),
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
@@ -81,12 +117,14 @@ export function memoryCommand(): Command {
     .option('--file <path>', 'read the content from a file, or - for stdin')
     .option('--kind <kind>', 'what sort of fact (preference, fact, decision…)')
     .option('--source <source>', 'where it came from')
-    .action(async (inline: string | undefined, opts: ScopeFlags & OperationFlags & { file?: string; kind?: string; source?: string }, cmd: Command) => {
+    .option('--key <key>', 'the slot it fills in its scope: writing a held key again updates that fact')
+    .option('--meta <json>', 'metadata, a JSON object')
+    .option('--expires <instant>', 'an ISO-8601 date-time from which the fact is no longer read')
+    .action(async (inline: string | undefined, opts: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const input = parseInput(writeMemoryInputSchema, {
         content: textFromFlags(inline, opts.file, 'memory content'),
-        kind: opts.kind,
-        source: opts.source,
+        ...itemFields(opts),
         scope: scopeFrom(opts),
         operationId: opts.operationId,
       });
@@ -108,6 +146,7 @@ export function memoryCommand(): Command {
     .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
     .option('--parents', 'with a scope: include its parent scopes')
+    .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
@@ -127,6 +166,39 @@ export function memoryCommand(): Command {
       const item = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.memory.get(id));
       if (ctx.json) printJson(item);
       else printItem(item);
+    });
+
+  withOperationId(group.command('update'))
+    .description('change a fact: only the given fields change (--key none, --expires none clear them)')
+    .argument('<id>', 'memory item id')
+    .option('--content <text>', 'the new content')
+    .option('--kind <kind>', 'the new kind')
+    .option('--source <source>', 'the new source')
+    .option('--key <key>', 'the new key, or none')
+    .option('--meta <json>', 'the new metadata, a JSON object (replaces the old)')
+    .option('--expires <instant>', 'the new expiry, or none')
+    .option('--sync-version <n>', 'only if the fact is still at this syncVersion', nonNegativeInt)
+    .action(async (id: string, opts: OperationFlags & ItemFlags & { content?: string; syncVersion?: number }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const patch = parseInput(updateMemoryInputSchema, {
+        content: opts.content,
+        ...itemFields(opts),
+        syncVersion: opts.syncVersion,
+        operationId: opts.operationId,
+      });
+      const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.update(id, patch));
+      if (ctx.json) printJson(item);
+      else print(`updated memory item ${item.id} (syncVersion ${item.syncVersion})`);
+    });
+
+  group
+    .command('sweep')
+    .description('delete every expired fact (each a tombstone in the log)')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const swept = await withDatabase(ctx.dbPath, {}, (db) => db.memory.sweep());
+      if (ctx.json) printJson({ swept });
+      else print(`swept ${swept} expired memory ${swept === 1 ? 'item' : 'items'}`);
     });
 
   withOperationId(group.command('delete'))

@@ -60,7 +60,8 @@ export class InMemoryBackend implements StateBackend {
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);
     }
     this.state.apply(change, event.seq);
-    if (change.type === EventTypes.MemoryDeleted) this.vectors.forget(change.payload.item.id);
+    // An update may change the content: its vector is derived again, like a new item's.
+    if (change.type === EventTypes.MemoryDeleted || change.type === EventTypes.MemoryUpdated) this.vectors.forget(change.payload.item.id);
     return event;
   }
 

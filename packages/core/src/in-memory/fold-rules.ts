@@ -32,6 +32,8 @@ export interface FoldView {
   memoryItem(id: string): MemoryItem | undefined;
   /** The operation an earlier event carried under this id. */
   operation(id: string): OperationEntry | undefined;
+  /** The id of the live memory item of `scope` holding `key`. */
+  memoryIdWithKey(scope: Scope, key: string): string | undefined;
 }
 
 /** A broken rule: the message, without the event's position. */
@@ -89,19 +91,39 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
     case EventTypes.MemoryWritten: {
       const { item } = change.payload;
       if (view.memoryItem(item.id)) return `memory id ${json(item.id)} is already taken`;
-      return firstVersion(item);
+      return firstVersion(item) ?? (item.updatedAt !== item.createdAt ? 'updatedAt differs from createdAt' : undefined) ?? keyViolation(view, item);
     }
-    case EventTypes.MemoryDeleted: {
-      const { item } = change.payload;
-      const stored = view.memoryItem(item.id);
-      if (!stored || stored.deleted) return `memory item ${json(item.id)} does not exist or is already deleted`;
-      return (
-        nextVersion(stored, item, true) ??
-        changedField(stored, item, ['kind', 'content', 'source', 'createdAt']) ??
-        (sameScope(stored.scope, item.scope) ? undefined : 'the scope changed')
-      );
-    }
+    case EventTypes.MemoryDeleted:
+    case EventTypes.MemoryUpdated:
+      return memoryChangeViolation(view, change.payload.item, change.type === EventTypes.MemoryDeleted);
   }
+}
+
+/**
+ * A later version of a live memory item: the same scope and creation,
+ * `updatedAt` never back; a tombstone changes nothing else, an update may
+ * change the content fields and take a key no other live item of the scope holds.
+ */
+function memoryChangeViolation(view: FoldView, item: MemoryItem, deleted: boolean): Violation {
+  const stored = view.memoryItem(item.id);
+  if (!stored || stored.deleted) return `memory item ${json(item.id)} does not exist or is already deleted`;
+  const kept =
+    nextVersion(stored, item, deleted) ??
+    changedField(stored, item, ['createdAt']) ??
+    (sameScope(stored.scope, item.scope) ? undefined : 'the scope changed') ??
+    (item.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined);
+  if (kept !== undefined || !deleted) return kept ?? keyViolation(view, item);
+  return (
+    changedField(stored, item, ['kind', 'content', 'source', 'key', 'expiresAt']) ??
+    (canonicalJson(stored.metadata) === canonicalJson(item.metadata) ? undefined : 'metadata changed')
+  );
+}
+
+/** A live item's key must not be held by another live item of its scope. */
+function keyViolation(view: FoldView, item: MemoryItem): Violation {
+  if (item.key === null) return undefined;
+  const holder = view.memoryIdWithKey(item.scope, item.key);
+  return holder === undefined || holder === item.id ? undefined : `memory key ${json(item.key)} in this scope is held by ${json(holder)}`;
 }
 
 function turnViolation(view: FoldView, session: Session, turn: Turn, expected = view.lastTurnSeq(session.id) + 1): Violation {

@@ -4,7 +4,9 @@ import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
-import type { LexicalQuery, Scored, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
+import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
+import { matchesWhere } from '../matching/where.js';
+import { isExpired } from '../write/stamper.js';
 import type { InMemoryState } from './state.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
@@ -20,6 +22,16 @@ export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
   const sessions = filter.sessionIds === undefined ? undefined : new Set(filter.sessionIds);
   const roles = filter.roles === undefined ? undefined : new Set<string>(filter.roles);
   return (turn) => (!sessions || sessions.has(turn.sessionId)) && (!roles || roles.has(turn.role));
+}
+
+/** The predicate of a {@link MemoryFilter}: kinds, metadata and expiry. */
+export function memoryFilter(filter: MemoryFilter): (item: MemoryItem) => boolean {
+  const kinds = filter.kinds === undefined ? undefined : new Set(filter.kinds);
+  const { where, now } = filter;
+  return (item) =>
+    (kinds === undefined || kinds.has(item.kind)) &&
+    (now === undefined || !isExpired(item, now)) &&
+    (where === undefined || matchesWhere(item.metadata, where));
 }
 
 /** Ranks matches by BM25 (best first), ties by `tieBreak`. */
@@ -51,6 +63,19 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     liveSkillsBySlug: (slug) => [...(state.liveSkillsBySlug.get(slug)?.values() ?? [])],
     memoryItem: (id) => state.memory.get(id),
     operation: (id) => state.operations.get(id),
+    memoryWithKey: (scope, key) => {
+      const id = state.memoryIdWithKey(scope, key);
+      return id === undefined ? undefined : state.memory.get(id);
+    },
+
+    expiredMemory: (now, limit) => {
+      const out: MemoryItem[] = [];
+      for (const item of state.liveMemory.items) {
+        if (out.length >= limit) break;
+        if (isExpired(item, now)) out.push(item);
+      }
+      return out;
+    },
 
     listSessions: ({ limit, offset }) => {
       const items = state.liveSessions.items;
@@ -79,16 +104,16 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },
 
-    searchMemory: (query: LexicalQuery & { kinds?: readonly string[] }) => {
+    searchMemory: (query: LexicalQuery & MemoryFilter) => {
       const inScope = scopeFilter(query.scopes);
-      const kinds = query.kinds === undefined ? undefined : new Set(query.kinds);
+      const passes = memoryFilter(query);
       const relevance = query.order === 'relevance';
       const matchFn = tokenMatcher(query.match);
       const items = state.liveMemory.items;
       const matches: { record: MemoryItem; tokens: string[] }[] = [];
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
-        if (!inScope(item.scope) || (kinds && !kinds.has(item.kind))) continue;
+        if (!inScope(item.scope) || !passes(item)) continue;
         const tokens = state.memoryTokens(item);
         if (!matchFn(query.tokens, tokens)) continue;
         matches.push({ record: item, tokens });

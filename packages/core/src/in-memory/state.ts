@@ -20,6 +20,7 @@ import { checkChange } from './fold-rules.js';
 import type { OperationEntry } from '../log/operation.js';
 
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
+const memoryKeyOf = (scope: Scope, key: string): string => `${scopeKey(scope)}\u0000${key}`;
 const oldestFirst = (a: MemoryItem, b: MemoryItem): number => compareMemoryNewestFirst(b, a);
 
 /** Searchable text of a skill (docs/contract.md §5): slug, name, body, tags. */
@@ -53,6 +54,8 @@ export class InMemoryState implements FoldView {
   readonly memory = new Map<string, MemoryItem>();
   /** Live items, oldest first; recall walks it backwards. */
   readonly liveMemory = new SortedList<MemoryItem>(oldestFirst);
+  /** `(scope, key)` → id of the live item holding that key. */
+  readonly liveMemoryKeys = new Map<string, string>();
   /** Folded tokens of live items, computed on first search (replay and restore skip them). */
   readonly #memoryTokens = new Map<string, string[]>();
 
@@ -91,6 +94,7 @@ export class InMemoryState implements FoldView {
         break;
       case EventTypes.MemoryWritten:
       case EventTypes.MemoryDeleted:
+      case EventTypes.MemoryUpdated:
         this.#putMemory(change.payload.item);
         break;
     }
@@ -219,6 +223,11 @@ export class InMemoryState implements FoldView {
     return this.operations.get(id);
   }
 
+  /** The id of the live memory item of `scope` holding `key`. */
+  memoryIdWithKey(scope: Scope, key: string): string | undefined {
+    return this.liveMemoryKeys.get(memoryKeyOf(scope, key));
+  }
+
   /** The record at `(scope, slug)`, tombstones included. */
   skillAt(scope: Scope, slug: string): Skill | undefined {
     const id = this.skillIdsByKey.get(skillKey(scope, slug));
@@ -275,13 +284,15 @@ export class InMemoryState implements FoldView {
   #putMemory(item: MemoryItem): void {
     this.#observe(item.updatedHlc);
     const previous = this.memory.get(item.id);
-    if (previous && !previous.deleted) this.liveMemory.remove(previous);
-    this.memory.set(item.id, item);
-    if (item.deleted) {
+    if (previous && !previous.deleted) {
+      this.liveMemory.remove(previous);
+      if (previous.key !== null) this.liveMemoryKeys.delete(memoryKeyOf(previous.scope, previous.key));
       this.#memoryTokens.delete(item.id);
-      return;
     }
+    this.memory.set(item.id, item);
+    if (item.deleted) return;
     this.liveMemory.insert(item);
+    if (item.key !== null) this.liveMemoryKeys.set(memoryKeyOf(item.scope, item.key), item.id);
   }
 }
 

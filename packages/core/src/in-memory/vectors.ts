@@ -5,6 +5,7 @@ import { compareStrings } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
 import type { VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from './state.js';
+import { memoryFilter } from './queries.js';
 
 /** A {@link VectorStore} over an {@link InMemoryState}: exact cosine over every live item. */
 export class InMemoryVectorStore implements VectorStore {
@@ -54,13 +55,13 @@ export class InMemoryVectorStore implements VectorStore {
     const vectors = this.#vectors.get(query.embedderId);
     if (!vectors) return [];
     const scopes = query.scopes === undefined ? undefined : new Set(query.scopes.map(scopeKey));
-    const kinds = query.kinds === undefined ? undefined : new Set(query.kinds);
+    const passes = memoryFilter(query);
     const hits: Array<{ record: MemoryItem; similarity: number }> = [];
     for (const [id, vector] of vectors) {
       const item = this.state.memory.get(id);
       if (!item || item.deleted) continue;
       if (scopes && !scopes.has(scopeKey(item.scope))) continue;
-      if (kinds && !kinds.has(item.kind)) continue;
+      if (!passes(item)) continue;
       hits.push({ record: item, similarity: cosineSimilarity(query.vector, vector) });
     }
     hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));

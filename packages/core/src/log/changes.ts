@@ -43,6 +43,7 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
       return [{ kind: 'skill', record: change.payload.skill }];
     case EventTypes.MemoryWritten:
     case EventTypes.MemoryDeleted:
+    case EventTypes.MemoryUpdated:
       return [{ kind: 'memory', record: change.payload.item }];
   }
 }
@@ -70,6 +71,7 @@ export function changeHlc(change: StateChange): Hlc {
       return change.payload.skill.updatedHlc;
     case EventTypes.MemoryWritten:
     case EventTypes.MemoryDeleted:
+    case EventTypes.MemoryUpdated:
       return change.payload.item.updatedHlc;
   }
 }

@@ -30,6 +30,7 @@ export const EventTypes = {
   MemoryWritten: 'memory.written',
   MemoryDeleted: 'memory.deleted',
   SkillOutcomeRecorded: 'skill.outcome_recorded',
+  MemoryUpdated: 'memory.updated',
 } as const;
 
 /** One of the `state` stream's event types. */
@@ -56,6 +57,7 @@ export const statePayloadSchemas = {
   [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema, operation }),
   [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema, operation }),
   [EventTypes.SkillOutcomeRecorded]: z.strictObject({ skill: skillSchema, increment: outcomeIncrementSchema, operation }),
+  [EventTypes.MemoryUpdated]: z.strictObject({ item: memoryItemSchema, operation }),
 } as const;
 
 /** A payload with the optional `operation` key of an idempotent write. */
@@ -72,7 +74,8 @@ export type StateChange =
   | { type: typeof EventTypes.SkillDeleted; payload: Op<{ skill: Skill }> }
   | { type: typeof EventTypes.MemoryWritten; payload: Op<{ item: MemoryItem }> }
   | { type: typeof EventTypes.MemoryDeleted; payload: Op<{ item: MemoryItem }> }
-  | { type: typeof EventTypes.SkillOutcomeRecorded; payload: Op<{ skill: Skill; increment: OutcomeIncrement }> };
+  | { type: typeof EventTypes.SkillOutcomeRecorded; payload: Op<{ skill: Skill; increment: OutcomeIncrement }> }
+  | { type: typeof EventTypes.MemoryUpdated; payload: Op<{ item: MemoryItem }> };
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;

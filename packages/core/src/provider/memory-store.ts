@@ -1,10 +1,12 @@
 /** The memory store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
-import type { RecallOptions, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
-import { parseInput, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
+import type { RecallOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
+import { parseInput, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
+import { toScope } from '../records/scope.js';
+import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import type { RecallContext } from './recall.js';
 import { recall } from './recall.js';
@@ -14,9 +16,13 @@ import { operationCall } from './operations.js';
 
 /** The memory store's writes as idempotent operations. */
 const OPERATIONS = {
-  write: { method: 'memory.write', types: [EventTypes.MemoryWritten] },
+  write: { method: 'memory.write', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
+  update: { method: 'memory.update', types: [EventTypes.MemoryUpdated] },
   delete: { method: 'memory.delete', types: [EventTypes.MemoryDeleted] },
 } as const satisfies Record<string, OperationSpec>;
+
+/** Expired items looked up per sweep step. */
+const SWEEP_BATCH = 256;
 
 /** Builds the {@link MemoryStore} of an engine. */
 export function createMemoryStore(engine: Engine, recallContext: RecallContext): MemoryStore {
@@ -25,15 +31,35 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     async write(input: WriteMemoryInput) {
       const draft = parseInput(writeMemoryInputSchema, input);
       const change = await engine.mutate(
-        async (tx) => stamper.writeMemory(draft, draft.id === undefined ? undefined : await tx.memoryItem(draft.id)),
+        async (tx) =>
+          stamper.writeMemory(
+            draft,
+            draft.id === undefined ? undefined : await tx.memoryItem(draft.id),
+            draft.key == null ? undefined : await tx.memoryWithKey(toScope(draft.scope), draft.key),
+          ),
         operationCall(OPERATIONS.write, draft),
+      );
+      return copyMemoryItem(change.payload.item);
+    },
+
+    async update(id: string, input: UpdateMemoryInput) {
+      parseInput(idField, id);
+      const patch = parseInput(updateMemoryInputSchema, input);
+      const change = await engine.mutate(
+        async (tx) => {
+          const stored = await tx.memoryItem(id);
+          if (!stored || stored.deleted || isExpired(stored, stamper.now())) throw new NotFoundError('memory', id);
+          const holder = patch.key == null ? undefined : await tx.memoryWithKey(stored.scope, patch.key);
+          return stamper.updateMemory(patch, stored, holder !== undefined && holder.id !== stored.id);
+        },
+        operationCall(OPERATIONS.update, { ...patch, id }),
       );
       return copyMemoryItem(change.payload.item);
     },
 
     async get(id: string) {
       const found = await backend.queries.memoryItem(parseInput(idField, id));
-      if (!found || found.deleted) throw new NotFoundError('memory', id);
+      if (!found || found.deleted || isExpired(found, stamper.now())) throw new NotFoundError('memory', id);
       return copyMemoryItem(found);
     },
 
@@ -46,6 +72,28 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       const o = parseInput(writeOptionsSchema, options);
       const change = await engine.mutate(async (tx) => stamper.deleteMemory(await tx.memoryItem(id), id), operationCall(OPERATIONS.delete, { ...o, id }));
       return copyMemoryItem(change.payload.item);
+    },
+
+    async sweep() {
+      const now = stamper.now();
+      let swept = 0;
+      for (;;) {
+        const expired = await backend.queries.expiredMemory(now, SWEEP_BATCH);
+        for (const item of expired) {
+          // Each tombstone is its own event; the item is looked up again inside the write, so a
+          // concurrent delete or an update that moved `expiresAt` is respected.
+          try {
+            await engine.mutate(async (tx) => {
+              const stored = await tx.memoryItem(item.id);
+              return stamper.deleteMemory(stored && isExpired(stored, now) ? stored : undefined, item.id);
+            });
+            swept += 1;
+          } catch (error) {
+            if (!(error instanceof NotFoundError)) throw error;
+          }
+        }
+        if (expired.length < SWEEP_BATCH) return swept;
+      }
     },
   };
 }

@@ -61,7 +61,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const vectors = backend.vectors;
   if (embedder && vectors) {
     engine.afterCommit(async (change) => {
-      if (change.type === EventTypes.MemoryWritten) await embedItems(embedder, vectors, [change.payload.item as MemoryItem]);
+      if (change.type === EventTypes.MemoryWritten || change.type === EventTypes.MemoryUpdated)
+        await embedItems(embedder, vectors, [change.payload.item as MemoryItem]);
     });
   }
   const turnVectors = backend.turnVectors;
@@ -77,6 +78,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     defaultEmbedder: memoize(options.defaultEmbedder),
     similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold,
     fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
+    now: () => stamper.now(),
   };
 
   return {

@@ -13,6 +13,7 @@ import type {
   SearchSessionsOptions,
   SearchSkillsOptions,
   TurnsOptions,
+  UpdateMemoryInput,
   UpsertSkillInput,
   WriteMemoryInput,
   WriteOptions,
@@ -105,14 +106,28 @@ export type RecallHit = MemoryItem & {
 
 /** Durable facts with provenance. */
 export interface MemoryStore {
-  /** Writes a fact. A caller-supplied `id` must be unused (`ConflictError`). */
+  /**
+   * Writes a fact. A caller-supplied `id` must be unused (`ConflictError`).
+   * With a `key` that a live item of the scope holds (expired or not), the
+   * write updates that item instead (`memory.updated`, same id and
+   * `createdAt`; omitted fields keep their values, or take the defaults when
+   * the holder had expired); an `id` other than the holder's is a `ConflictError`.
+   */
   write(input: WriteMemoryInput): Promise<MemoryItem>;
-  /** A live item, else `NotFoundError`. */
+  /**
+   * Changes a live, unexpired item (`memory.updated`): given fields replace
+   * the stored ones. A non-zero `syncVersion` must equal the stored one and a
+   * new `key` must be free in the item's scope (`ConflictError`).
+   */
+  update(id: string, input: UpdateMemoryInput): Promise<MemoryItem>;
+  /** A live, unexpired item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
-  /** Live items matching the query; see {@link RecallOptions}. */
+  /** Live, unexpired items matching the query; see {@link RecallOptions}. */
   recall(options?: RecallOptions): Promise<RecallHit[]>;
-  /** Tombstones a live item and returns the tombstone. `operationId` makes it idempotent. */
+  /** Tombstones a live item (expired or not) and returns the tombstone. `operationId` makes it idempotent. */
   delete(id: string, options?: WriteOptions): Promise<MemoryItem>;
+  /** Tombstones every expired live item, one `memory.deleted` event each; returns how many. */
+  sweep(): Promise<number>;
 }
 
 /** The persistence boundary of an agent. */

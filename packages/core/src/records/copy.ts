@@ -22,5 +22,5 @@ export function copySkill(s: Skill): Skill {
 
 /** A copy of a memory item. */
 export function copyMemoryItem(m: MemoryItem): MemoryItem {
-  return { ...m, scope: { ...m.scope }, updatedHlc: { ...m.updatedHlc } };
+  return { ...m, scope: { ...m.scope }, metadata: structuredClone(m.metadata), updatedHlc: { ...m.updatedHlc } };
 }

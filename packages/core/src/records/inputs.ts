@@ -9,7 +9,8 @@ import { checkField, countField, idField, longTextField, shortTextField, slugFie
 import { metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 import { partsField } from './parts.js';
-import { TURN_ROLES } from './records.js';
+import { memoryKeySchema, TURN_ROLES } from './records.js';
+import { whereInputSchema } from './where.js';
 
 /** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
 const instantInput = z.string().transform((value, ctx) => {
@@ -127,7 +128,10 @@ export const recordOutcomeInputSchema = z.object({
 /** `skills.recordOutcome` input. */
 export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
 
-/** `memory.write` input. */
+/**
+ * `memory.write` input. With a `key` that a live item of the scope holds,
+ * the write updates that item (docs/contract.md, memory keys).
+ */
 export const writeMemoryInputSchema = z.object({
   /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
   operationId: idField.optional(),
@@ -135,6 +139,9 @@ export const writeMemoryInputSchema = z.object({
   kind: shortTextField.optional(),
   scope: scopeInputSchema.optional(),
   source: shortTextField.optional(),
+  key: memoryKeySchema.nullable().optional(),
+  metadata: metadataField.optional(),
+  expiresAt: instantInput.nullable().optional(),
   id: idField.optional(),
   createdAt: instantInput.optional(),
 });
@@ -150,6 +157,26 @@ export const writeOptionsSchema = z.object({
 
 /** Options of a write that takes no input object (`delete`). */
 export type WriteOptions = z.input<typeof writeOptionsSchema>;
+
+/**
+ * `memory.update` changes: omitted fields keep their stored values; `key`
+ * and `expiresAt` are cleared with `null`; `metadata` replaces the whole object.
+ */
+export const updateMemoryInputSchema = z.object({
+  /** Makes the write idempotent (docs/contract.md §4). */
+  operationId: idField.optional(),
+  content: longTextField.min(1, 'must not be empty').optional(),
+  kind: shortTextField.optional(),
+  source: shortTextField.optional(),
+  key: memoryKeySchema.nullable().optional(),
+  metadata: metadataField.optional(),
+  expiresAt: instantInput.nullable().optional(),
+  /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
+  syncVersion: countField.optional(),
+});
+
+/** `memory.update` changes. */
+export type UpdateMemoryInput = z.input<typeof updateMemoryInputSchema>;
 
 const limitInput = z.int().min(0).max(LIMITS.pageSize);
 
@@ -215,6 +242,7 @@ export const recallOptionsSchema = z.object({
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
   match: z.enum(['all', 'any']).optional(),
+  where: whereInputSchema.optional(),
 });
 
 /**
@@ -223,6 +251,7 @@ export const recallOptionsSchema = z.object({
  * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
  * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
  * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
+ * `where` keeps items whose metadata satisfies the filter (see `WhereInput`).
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 

@@ -29,4 +29,8 @@ export const LIMITS = Object.freeze({
   url: 8_192,
   /** Inline base64 `data` of a file part, in characters. */
   inlineData: 750_000,
+  /** Paths in one metadata filter (`where`). */
+  whereConditions: 64,
+  /** Values of one `$in` or `$nin` list. */
+  whereValues: 1_000,
 });

@@ -16,11 +16,13 @@ import {
   shortTextField,
   slugField,
   tagsField,
+  textField,
   WINS_WITHIN_USES,
   winsWithinUses,
 } from './fields.js';
 import { metadataField } from './json.js';
 import { partsField } from './parts.js';
+import { LIMITS } from './limits.js';
 
 /** An ISO-8601 UTC instant with exactly three fractional digits, of a date that exists. */
 export const instantSchema = instantField;
@@ -118,6 +120,9 @@ export const skillSchema = z
 /** A reusable, versioned procedure with outcome evidence. */
 export type Skill = z.infer<typeof skillSchema>;
 
+/** A memory item's key: non-empty short text, unique among the live items of a scope. */
+export const memoryKeySchema = textField(LIMITS.shortText).min(1, 'must not be empty');
+
 /** A durable fact with provenance. */
 export const memoryItemSchema = z.strictObject({
   id: idField,
@@ -125,7 +130,14 @@ export const memoryItemSchema = z.strictObject({
   content: longTextField.min(1, 'must not be empty'),
   scope: scopeSchema,
   source: shortTextField,
+  /** The slot this item holds in its scope, or `null`. */
+  key: memoryKeySchema.nullable(),
+  metadata: metadataField,
+  /** From this instant on the item is invisible to reads; `null`: never. */
+  expiresAt: instantSchema.nullable(),
   createdAt: instantSchema,
+  /** The last write's instant; never moves back. */
+  updatedAt: instantSchema,
   ...envelopeShape,
 });
 

@@ -11,6 +11,8 @@ import type { StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { OperationEntry } from '../log/operation.js';
+import type { Instant } from '../time/instant.js';
+import type { WhereFilter } from '../records/where.js';
 
 /** A value, or a promise of it: sync backends need not allocate promises. */
 export type Awaitable<T> = T | Promise<T>;
@@ -32,6 +34,8 @@ export interface StateLookups {
   memoryItem(id: string): Awaitable<MemoryItem | undefined>;
   /** The operation of an idempotent write stored under this id (docs/contract.md §4). */
   operation(id: string): Awaitable<OperationEntry | undefined>;
+  /** The live memory item of `scope` holding `key` (expired or not). */
+  memoryWithKey(scope: Scope, key: string): Awaitable<MemoryItem | undefined>;
 }
 
 /** What a write transaction may do: look up, then commit one change. */
@@ -61,6 +65,16 @@ export interface LexicalQuery {
   match?: TokenMatch;
 }
 
+/** What narrows memory reads beyond scope and text. */
+export interface MemoryFilter {
+  /** Only items of these kinds; undefined: every kind. */
+  kinds?: readonly string[];
+  /** Only items whose metadata satisfies this filter (see `matching/where.ts`, the reference). */
+  where?: WhereFilter;
+  /** Only items not expired at this instant (`expiresAt` null or later); undefined: expired ones too. */
+  now?: Instant;
+}
+
 /** A record with its lexical relevance in [0, 1]. */
 export interface Scored<T> {
   record: T;
@@ -77,8 +91,10 @@ export interface StateQueries extends StateLookups {
   listSkills(scope: Scope): Awaitable<Skill[]>;
   /** Live skills matching the query (slug, name, body, tags), ordered by slug then id, or by relevance. */
   searchSkills(query: LexicalQuery): Awaitable<Scored<Skill>[]>;
-  /** Live memory items matching the query (content) and kinds; newest first, or by relevance. */
-  searchMemory(query: LexicalQuery & { kinds?: readonly string[] }): Awaitable<Scored<MemoryItem>[]>;
+  /** Live memory items matching the query (content) and the filter; newest first, or by relevance. */
+  searchMemory(query: LexicalQuery & MemoryFilter): Awaitable<Scored<MemoryItem>[]>;
+  /** Live memory items expired at `now` (`expiresAt <= now`), at most `limit`, in no promised order. */
+  expiredMemory(now: Instant, limit: number): Awaitable<MemoryItem[]>;
   /** Live turns of live sessions matching the query (content); newest first (`createdAt`, `id`), or by relevance. */
   searchTurns(query: TurnQuery): Awaitable<Scored<Turn>[]>;
   /** The live turns of a session around `seq` (that turn excluded). */
@@ -110,13 +126,12 @@ export interface TurnNeighbours {
 }
 
 /** Nearest-neighbour query over stored vectors. */
-export interface VectorQuery {
+export interface VectorQuery extends MemoryFilter {
   embedderId: string;
   vector: Float32Array;
-  /** How many neighbours at most. */
+  /** How many neighbours at most (after the filter). */
   k: number;
   scopes?: readonly Scope[];
-  kinds?: readonly string[];
 }
 
 /** Nearest-neighbour query over stored turn vectors. */

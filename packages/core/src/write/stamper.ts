@@ -16,6 +16,7 @@ import type {
   createSessionInputSchema,
   replaceSuffixInputSchema,
   turnInputSchema,
+  updateMemoryInputSchema,
   upsertSkillInputSchema,
   writeMemoryInputSchema,
 } from '../records/inputs.js';
@@ -51,6 +52,14 @@ export type SkillDraft = z.output<typeof upsertSkillInputSchema>;
 
 /** Validated `memory.write` input. */
 export type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
+
+/** Validated `memory.update` changes. */
+export type MemoryPatch = z.output<typeof updateMemoryInputSchema>;
+
+/** True when `item` has expired at `now`: it is invisible to reads (docs/contract.md, memory expiry). */
+export function isExpired(item: MemoryItem, now: Instant): boolean {
+  return item.expiresAt !== null && item.expiresAt <= now;
+}
 
 /** The kind a memory item gets when the caller names none. */
 export const DEFAULT_MEMORY_KIND = 'fact';
@@ -287,8 +296,24 @@ export class Stamper {
     return { type: EventTypes.SkillDeleted, payload: { skill: tombstone } };
   }
 
-  /** A new memory item; `existing` is whatever already holds the requested id. */
-  writeMemory(draft: MemoryDraft, existing: MemoryItem | undefined): StateChangeOf<typeof EventTypes.MemoryWritten> {
+  /**
+   * A new memory item, or, when `keyHolder` (the live item of the draft's
+   * scope holding its key) exists, an update of that item: a key is one
+   * slot. `existing` is whatever already holds the requested id.
+   */
+  writeMemory(
+    draft: MemoryDraft,
+    existing: MemoryItem | undefined,
+    keyHolder: MemoryItem | undefined,
+  ): StateChangeOf<typeof EventTypes.MemoryWritten> | StateChangeOf<typeof EventTypes.MemoryUpdated> {
+    if (keyHolder) {
+      if (draft.id !== undefined && draft.id !== keyHolder.id) {
+        throw new ConflictError(`memory key ${JSON.stringify(keyHolder.key)} is held by item ${keyHolder.id}, not ${draft.id}`);
+      }
+      // An expired holder is reused as if it were absent: omitted fields take the defaults of a new write.
+      const base = isExpired(keyHolder, this.#now()) ? { ...keyHolder, kind: DEFAULT_MEMORY_KIND, source: '', metadata: {}, expiresAt: null } : keyHolder;
+      return this.updateMemory({ ...draft, syncVersion: 0 }, base);
+    }
     if (existing) throw new ConflictError(`memory id already taken: ${existing.id}`);
     const createdAt = draft.createdAt ?? this.#now();
     const item: MemoryItem = {
@@ -297,17 +322,58 @@ export class Stamper {
       content: draft.content,
       scope: toScope(draft.scope),
       source: draft.source ?? '',
+      key: draft.key ?? null,
+      metadata: draft.metadata ?? {},
+      expiresAt: draft.expiresAt ?? null,
       createdAt,
+      updatedAt: createdAt,
       ...this.#firstEnvelope(),
     };
     return { type: EventTypes.MemoryWritten, payload: { item } };
   }
 
+  /**
+   * The next version of a live item: given fields replace, omitted ones
+   * stay; a non-zero `syncVersion` must match. The caller checks that a new
+   * key is free in the item's scope (`keyTaken`).
+   */
+  updateMemory(patch: MemoryPatch, stored: MemoryItem, keyTaken = false): StateChangeOf<typeof EventTypes.MemoryUpdated> {
+    const expected = patch.syncVersion ?? 0;
+    if (expected !== 0 && expected !== stored.syncVersion) {
+      throw new ConflictError(`memory item ${stored.id} is at syncVersion ${stored.syncVersion}, not ${expected}`);
+    }
+    if (keyTaken) throw new ConflictError(`memory key ${JSON.stringify(patch.key)} is already held by another item of this scope`);
+    const item: MemoryItem = {
+      ...stored,
+      scope: { ...stored.scope },
+      content: patch.content ?? stored.content,
+      kind: patch.kind ?? stored.kind,
+      source: patch.source ?? stored.source,
+      key: patch.key === undefined ? stored.key : patch.key,
+      metadata: patch.metadata ?? structuredClone(stored.metadata),
+      expiresAt: patch.expiresAt === undefined ? stored.expiresAt : patch.expiresAt,
+      updatedAt: later(stored.updatedAt, this.#now()),
+      ...this.#nextEnvelope(stored, false),
+    };
+    return { type: EventTypes.MemoryUpdated, payload: { item } };
+  }
+
   /** Tombstones a live memory item. */
   deleteMemory(item: MemoryItem | undefined, id: string): StateChangeOf<typeof EventTypes.MemoryDeleted> {
     if (!item || item.deleted) throw new NotFoundError('memory', id);
-    const tombstone: MemoryItem = { ...item, scope: { ...item.scope }, ...this.#nextEnvelope(item, true) };
+    const tombstone: MemoryItem = {
+      ...item,
+      scope: { ...item.scope },
+      metadata: structuredClone(item.metadata),
+      updatedAt: later(item.updatedAt, this.#now()),
+      ...this.#nextEnvelope(item, true),
+    };
     return { type: EventTypes.MemoryDeleted, payload: { item: tombstone } };
+  }
+
+  /** The provider clock's reading as an instant: what expiry is judged against. */
+  now(): Instant {
+    return this.#now();
   }
 
   /** A generated id, refused when a custom generator yields one no decoder would accept. */

@@ -1,6 +1,7 @@
-/** Memory tools: remember, recall, forget. */
+/** Memory tools: remember, update_memory, recall, forget. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { NotFoundError } from '@agentstate/core';
+import type { RecallOptions } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
@@ -24,8 +25,37 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         kind: args.kind,
         source: args.source ?? ctx.defaultSource(),
         id: args.id,
+        key: args.key,
+        metadata: args.metadata,
+        expiresAt: args.expiresAt,
         scope: policy.target(args.scope),
         operationId: args.operationId,
+      });
+      return { item };
+    }),
+  );
+
+  server.registerTool(
+    'update_memory',
+    {
+      title: 'Update a memory item',
+      description:
+        'Changes a memory item by id: only the given fields change, and the earlier version stays in the replayable history. An expired or forgotten item is not found.',
+      inputSchema: memoryInputs.update,
+      outputSchema: outputs.item,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const found = await provider.memory.get(args.id);
+      policy.assertWritable('memory', args.id, found.scope);
+      const item = await provider.memory.update(found.id, {
+        content: args.content,
+        kind: args.kind,
+        source: args.source,
+        key: args.key,
+        metadata: args.metadata,
+        expiresAt: args.expiresAt,
+        syncVersion: args.expectedSyncVersion,
       });
       return { item };
     }),
@@ -51,6 +81,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         order: args.order,
         minScore: args.minScore,
         match: args.match,
+        where: args.where as RecallOptions['where'],
         scope,
         includeParentScopes: policy.includeParents(args.includeParentScopes),
       });

@@ -107,7 +107,11 @@ CREATE TABLE memory (
   scope_project TEXT NOT NULL,
   scope_workspace TEXT NOT NULL,
   source TEXT NOT NULL,
+  key TEXT,
+  metadata TEXT NOT NULL,
+  expires_at TEXT,
   created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
   sync_version INTEGER NOT NULL,
   origin_instance_id TEXT NOT NULL,
   hlc_wall INTEGER NOT NULL,
@@ -117,6 +121,23 @@ CREATE TABLE memory (
 );
 CREATE INDEX memory_live_recent ON memory (created_at, id) WHERE deleted = 0;
 CREATE INDEX memory_live_by_scope ON memory (scope_key, created_at, id) WHERE deleted = 0;
+-- Not UNIQUE: the fold rules keep a key to one live item, and a coalesced fold may
+-- write the new holder of a key before the row of the item that gave it up.
+CREATE INDEX memory_live_key ON memory (scope_key, key) WHERE deleted = 0 AND key IS NOT NULL;
+CREATE INDEX memory_live_expiring ON memory (expires_at) WHERE deleted = 0 AND expires_at IS NOT NULL;
+
+-- Every node of a live item's metadata reached through objects: its path (JSON
+-- array of keys), its JSON type and, for scalars, its value (booleans as 0/1;
+-- the column has no affinity, so numbers stay numbers and text stays text).
+-- Metadata filters read it through the (path, type, value) index.
+CREATE TABLE memory_meta (
+  item_n INTEGER NOT NULL,
+  path TEXT NOT NULL,
+  type TEXT NOT NULL,
+  value,
+  PRIMARY KEY (item_n, path)
+) WITHOUT ROWID;
+CREATE INDEX memory_meta_by_value ON memory_meta (path, type, value);
 CREATE VIRTUAL TABLE memory_fts USING fts5(text, ${FTS_OPTIONS});
 
 -- Whether memory rows were inserted in recall order (createdAt, then id): while
@@ -137,5 +158,13 @@ CREATE TABLE operations (
   seq INTEGER NOT NULL,
   input_hash TEXT NOT NULL
 ) WITHOUT ROWID;
+
+-- Moves whenever a live item is changed in place (memory.updated): its vector
+-- is derived again, so what a reader remembered about vectored rows is stale.
+CREATE TABLE memory_epoch (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch INTEGER NOT NULL
+);
+INSERT INTO memory_epoch (id, epoch) VALUES (1, 0);
 `,
 };

@@ -15,6 +15,7 @@ import type { SqliteLog } from '../log.js';
 import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
+import { checkMetadataIndex } from './metadata.js';
 import { checkIntegrity, describe } from './integrity.js';
 import type { ReplayResult } from './replay.js';
 import { checkReplay } from './replay.js';
@@ -63,6 +64,7 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));
+  problems.push(...guard('tables', () => checkMetadataIndex(conn)));
   problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
   let pendingVectors: Record<string, number> = {};
   problems.push(

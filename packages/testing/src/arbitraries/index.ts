@@ -10,3 +10,4 @@ export * from './records.js';
 export * from './parts.js';
 export * from './inputs.js';
 export * from './operations.js';
+export * from './metadata.js';

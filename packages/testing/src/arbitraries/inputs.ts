@@ -2,11 +2,12 @@
  * Input arbitraries: what callers hand to the stores. Every value is valid
  * (it passes core's input schemas), unless the name says otherwise.
  */
-import type { AppendTurnInput, CreateSessionInput, RecallOptions, UpsertSkillInput, WriteMemoryInput } from '@agentstate/core';
+import type { AppendTurnInput, CreateSessionInput, RecallOptions, UpdateMemoryInput, UpsertSkillInput, WriteMemoryInput } from '@agentstate/core';
 import { LIMITS, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbInstant, arbScopeInput, arbSlug } from './records.js';
 import { arbQuery, arbText, arbUnicodeText, arbWord } from './text.js';
+import { arbMetadata } from './metadata.js';
 
 /** `sessions.create` input (no caller ids, so any number of them can be created). */
 export function arbCreateSessionInput(): fc.Arbitrary<CreateSessionInput> {
@@ -57,8 +58,27 @@ export function arbWriteMemoryInput(): fc.Arbitrary<WriteMemoryInput> {
       kind: fc.constantFrom('fact', 'preference', 'note'),
       scope: arbScopeInput(),
       source: fc.constantFrom('', 'chat', 'tool'),
+      key: fc.constantFrom('k1', 'k2', null),
+      metadata: arbMetadata(),
+      expiresAt: fc.option(arbInstant(), { nil: null }),
     },
     { requiredKeys: ['content'] },
+  );
+}
+
+/** `memory.update` changes; `syncVersion` is usually absent. */
+export function arbUpdateMemoryInput(): fc.Arbitrary<UpdateMemoryInput> {
+  return fc.record(
+    {
+      content: arbText(),
+      kind: fc.constantFrom('fact', 'preference', 'note'),
+      source: fc.constantFrom('', 'chat', 'tool'),
+      key: fc.constantFrom('k1', 'k2', null),
+      metadata: arbMetadata(),
+      expiresAt: fc.option(arbInstant(), { nil: null }),
+      syncVersion: fc.nat(3),
+    },
+    { requiredKeys: [] },
   );
 }
 

@@ -6,10 +6,21 @@
  * the outcomes and snapshots. Sessions and memory items are referred to by
  * the order they were created in, so every generated sequence is runnable.
  */
-import type { CreateSessionInput, ManualClock, Provider, ScopeInput, TurnRole, UpsertSkillInput, WriteMemoryInput } from '@agentstate/core';
+import type {
+  CreateSessionInput,
+  ManualClock,
+  Provider,
+  ScopeInput,
+  TurnRole,
+  UpdateMemoryInput,
+  UpsertSkillInput,
+  WhereInput,
+  WriteMemoryInput,
+} from '@agentstate/core';
 import { isAgentStateError, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
-import { arbCreateSessionInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
+import { arbCreateSessionInput, arbUpdateMemoryInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
+import { arbWhere } from './metadata.js';
 import { arbScopeInput, arbSlug } from './records.js';
 import { arbQuery, arbText } from './text.js';
 
@@ -35,7 +46,9 @@ export type Operation =
   | { kind: 'writeMemory'; input: WriteMemoryInput }
   | { kind: 'deleteMemory'; item: Ref }
   | { kind: 'getMemory'; item: Ref }
-  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number }
+  | { kind: 'updateMemory'; item: Ref; input: UpdateMemoryInput }
+  | { kind: 'sweepMemory' }
+  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number; where?: WhereInput }
   | { kind: 'advanceClock'; ms: number };
 
 /** What one operation gave: its value, or the code of the typed error it raised. */
@@ -70,9 +83,11 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
     { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },
     { arbitrary: ref().map((item) => ({ kind: 'getMemory', item }) as const), weight: 1 },
+    { arbitrary: fc.record({ item: ref(), input: arbUpdateMemoryInput() }).map((o) => ({ kind: 'updateMemory', ...o }) as const), weight: 2 },
+    { arbitrary: fc.constant({ kind: 'sweepMemory' } as const), weight: 1 },
     {
       arbitrary: fc
-        .record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }) })
+        .record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }), where: fc.option(arbWhere(), { nil: undefined }) })
         .map((o) => ({ kind: 'recall', ...o }) as const),
       weight: 1,
     },
@@ -147,8 +162,17 @@ export async function runOperations(provider: Provider, operations: readonly Ope
         return provider.memory.delete(pick(items, op.item));
       case 'getMemory':
         return provider.memory.get(pick(items, op.item));
+      case 'updateMemory':
+        return provider.memory.update(pick(items, op.item), op.input);
+      case 'sweepMemory':
+        return provider.memory.sweep();
       case 'recall':
-        return provider.memory.recall(op.scope === undefined ? { query: op.query, limit: op.limit } : { query: op.query, scope: op.scope, limit: op.limit });
+        return provider.memory.recall({
+          query: op.query,
+          limit: op.limit,
+          ...(op.scope === undefined ? {} : { scope: op.scope }),
+          ...(op.where === undefined ? {} : { where: op.where }),
+        });
       case 'advanceClock':
         options.clock?.advance(op.ms);
         return op.ms;

@@ -35,8 +35,8 @@ export function arbJsonValue(maxDepth = 3): fc.Arbitrary<JsonValue> {
   return value;
 }
 
-/** A metadata object. */
-export function arbMetadata(): fc.Arbitrary<JsonObject> {
+/** A JSON object of random keys and values, as session, turn and part metadata may hold. */
+export function arbJsonObject(): fc.Arbitrary<JsonObject> {
   return fc.dictionary(arbKey(), arbJsonValue(2), { maxKeys: 4 });
 }
 
@@ -52,7 +52,7 @@ function arbBase64(): fc.Arbitrary<string> {
 
 /** A part's optional provider metadata: usually absent. */
 function withMetadata<P extends Part>(part: fc.Arbitrary<P>): fc.Arbitrary<P> {
-  return fc.tuple(part, fc.option(arbMetadata(), { freq: 3 })).map(([p, metadata]) => (metadata === null ? p : { ...p, metadata }));
+  return fc.tuple(part, fc.option(arbJsonObject(), { freq: 3 })).map(([p, metadata]) => (metadata === null ? p : { ...p, metadata }));
 }
 
 /** One part of any type. */

@@ -5,7 +5,8 @@
 import type { Envelope, Hlc, MemoryItem, Scope, ScopeInput, Session, Skill, Turn } from '@agentstate/core';
 import { formatInstant, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
-import { arbMetadata, arbParts } from './parts.js';
+import { arbJsonObject, arbParts } from './parts.js';
+import { arbMetadata } from './metadata.js';
 import { arbText, arbUnicodeText, arbWord } from './text.js';
 
 const MIN_MS = Date.UTC(2000, 0, 1);
@@ -72,7 +73,7 @@ export function arbSession(): fc.Arbitrary<Session> {
       id: arbId(),
       title: arbUnicodeText(),
       model: fc.constantFrom('', 'model-a', 'model-b'),
-      metadata: arbMetadata(),
+      metadata: arbJsonObject(),
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
@@ -92,7 +93,7 @@ export function arbTurn(sessionId?: string): fc.Arbitrary<Turn> {
       role: fc.constantFrom(...TURN_ROLES),
       content: fc.oneof(arbText(), arbUnicodeText()),
       parts: arbParts(),
-      metadata: arbMetadata(),
+      metadata: arbJsonObject(),
       createdAt: arbInstant(),
       envelope: arbEnvelope(),
     })
@@ -138,8 +139,14 @@ export function arbMemoryItem(): fc.Arbitrary<MemoryItem> {
       content: arbText(),
       scope: arbScope(),
       source: fc.constantFrom('', 'chat', 'tool'),
-      createdAt: arbInstant(),
+      key: fc.option(fc.constantFrom('k1', 'k2', 'user.theme'), { nil: null }),
+      metadata: arbMetadata(),
+      expiresAt: fc.option(arbInstant(), { nil: null }),
+      times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ envelope, ...rest }) => ({ ...rest, ...envelope }));
+    .map(({ envelope, times, ...rest }) => {
+      const [createdAt, updatedAt] = times.sort();
+      return { ...rest, createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
+    });
 }

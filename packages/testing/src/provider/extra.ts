@@ -27,7 +27,8 @@ export const extraChecks: ProviderCheck[] = [
 
       const item = await p.memory.write({ kind: 'fact', content: 'c', source: 'chat', scope: { project: 'p' } });
       const itemTombstone = await p.memory.delete(item.id);
-      expect(itemTombstone).toEqual({ ...item, deleted: true, syncVersion: 2, updatedHlc: itemTombstone.updatedHlc });
+      expect(itemTombstone).toEqual({ ...item, deleted: true, syncVersion: 2, updatedHlc: itemTombstone.updatedHlc, updatedAt: itemTombstone.updatedAt });
+      expect(itemTombstone.updatedAt >= item.updatedAt).toBe(true);
       expect(compareHlc(itemTombstone.updatedHlc, item.updatedHlc)).toBeGreaterThan(0);
     },
   },

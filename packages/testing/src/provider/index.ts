@@ -9,6 +9,7 @@ import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
+import { memoryModelChecks } from './memory-model.js';
 import { orderingChecks } from './ordering.js';
 import { propertyChecks } from './properties.js';
 import { searchChecks } from './search.js';
@@ -23,6 +24,7 @@ const all: ProviderCheck[] = [
   ...turnChecks,
   ...skillChecks,
   ...memoryChecks,
+  ...memoryModelChecks,
   ...envelopeChecks,
   ...concurrencyChecks,
   ...eventSourcingChecks,

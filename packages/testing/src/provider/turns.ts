@@ -3,7 +3,7 @@ import type { Part, Provider, Session, Turn } from '@agentstate/core';
 import { compareHlc, ConflictError, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { arbMetadata, arbParts } from '../arbitraries/parts.js';
+import { arbJsonObject, arbParts } from '../arbitraries/parts.js';
 import { arbText } from '../arbitraries/text.js';
 import { expectError } from '../suite/expect-error.js';
 import { snapshotText } from '../suite/fixtures.js';
@@ -56,8 +56,8 @@ export const turnChecks: ProviderCheck[] = [
     async run(env) {
       await fc.assert(
         fc.asyncProperty(
-          arbMetadata(),
-          fc.array(fc.record({ parts: arbParts(), metadata: arbMetadata(), content: fc.option(arbText(), { nil: undefined }) }), {
+          arbJsonObject(),
+          fc.array(fc.record({ parts: arbParts(), metadata: arbJsonObject(), content: fc.option(arbText(), { nil: undefined }) }), {
             minLength: 1,
             maxLength: 4,
           }),

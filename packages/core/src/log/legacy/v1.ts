@@ -30,9 +30,12 @@ export function upcastV1Skill(skill: V1Record): V1Record {
   return { ...skill };
 }
 
-/** A version 1 memory item, as version 2 reads it. */
+/**
+ * A version 1 memory item, as version 2 reads it: no key, no metadata, no
+ * expiry, and last written when it was created (version 1 never changed an item).
+ */
 export function upcastV1MemoryItem(item: V1Record): V1Record {
-  return { ...item };
+  return { key: null, metadata: {}, expiresAt: null, updatedAt: item.createdAt, ...item };
 }
 
 const RECORD_STEPS: Record<string, (record: V1Record) => V1Record> = {

@@ -1,0 +1,109 @@
+/**
+ * Metadata filters in SQL (docs/contract.md §5): the `memory_meta` rows of an
+ * item (one per node of its metadata reached through objects) and the
+ * compilation of a parsed filter into conditions on them, each a set
+ * membership the `(path, type, value)` index answers. Core's
+ * `matchesWhere` is the reference; this must agree with it.
+ */
+import type { JsonObject, JsonValue, WhereCondition, WhereFilter, WhereScalar } from '@agentstate/core';
+
+/** One node of an item's metadata as `memory_meta` stores it. */
+export interface MetadataLeaf {
+  /** The keys leading to it, as a JSON array. */
+  path: string;
+  type: 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+  /** The scalar (booleans as 0/1), null for containers and null. */
+  value: string | number | null;
+}
+
+/** The stored form of a path. */
+export const pathKey = (segments: readonly string[]): string => JSON.stringify(segments);
+
+/** Every node of `metadata` reached through objects, the root excluded. */
+export function metadataLeaves(metadata: JsonObject): MetadataLeaf[] {
+  const out: MetadataLeaf[] = [];
+  const walk = (object: JsonObject, prefix: string[]): void => {
+    for (const [key, value] of Object.entries(object)) {
+      const segments = [...prefix, key];
+      out.push({ path: pathKey(segments), ...typed(value) });
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) walk(value, segments);
+    }
+  };
+  walk(metadata, []);
+  return out;
+}
+
+function typed(value: JsonValue): Pick<MetadataLeaf, 'type' | 'value'> {
+  if (value === null) return { type: 'null', value: null };
+  if (typeof value === 'boolean') return { type: 'boolean', value: value ? 1 : 0 };
+  if (typeof value === 'number') return { type: 'number', value };
+  if (typeof value === 'string') return { type: 'string', value };
+  return { type: Array.isArray(value) ? 'array' : 'object', value: null };
+}
+
+/** SQL condition and parameters. */
+interface Sql {
+  sql: string;
+  params: unknown[];
+}
+
+/** `type = ? AND value = ?` (or `IS NULL` for null): a scalar equal to `operand` with the same type. */
+function equalTo(operand: WhereScalar): Sql {
+  const { type, value } = typed(operand);
+  return value === null ? { sql: 'type = ?', params: [type] } : { sql: '(type = ? AND value = ?)', params: [type, value] };
+}
+
+const COMPARISONS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
+
+/** The meta rows satisfying the positive form of a condition, and whether the condition negates it. */
+function rowsFor(condition: WhereCondition): { rows: Sql; negated: boolean } {
+  switch (condition.op) {
+    case '$eq':
+    case '$ne':
+      return { rows: equalTo(condition.value), negated: condition.op === '$ne' };
+    case '$in':
+    case '$nin': {
+      const parts = condition.value.map(equalTo);
+      const rows = parts.length === 0 ? { sql: '0', params: [] } : { sql: `(${parts.map((p) => p.sql).join(' OR ')})`, params: parts.flatMap((p) => p.params) };
+      return { rows, negated: condition.op === '$nin' };
+    }
+    case '$exists':
+      return { rows: { sql: '1', params: [] }, negated: !condition.value };
+    default: {
+      // Ordering never crosses types: numbers with numbers, text with text (BINARY: code-point order).
+      const type = typeof condition.value === 'number' ? 'number' : 'string';
+      return { rows: { sql: `(type = ? AND value ${COMPARISONS[condition.op]} ?)`, params: [type, condition.value] }, negated: false };
+    }
+  }
+}
+
+/** The filter as SQL conditions on the memory row aliased `alias` (all must hold). */
+export function whereSql(filter: WhereFilter, alias: string): Sql {
+  const parts = filter.map((condition) => {
+    const { rows, negated } = rowsFor(condition);
+    return {
+      sql: `${alias}.n ${negated ? 'NOT IN' : 'IN'} (SELECT item_n FROM memory_meta WHERE path = ? AND ${rows.sql})`,
+      params: [pathKey(condition.path), ...rows.params],
+    };
+  });
+  return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
+}
+
+/**
+ * The expiry and metadata parts of a memory filter as SQL appended to a
+ * `WHERE` on the memory row aliased `alias` (`''` when there are none).
+ */
+export function memoryRowFilter(filter: { where?: WhereFilter | undefined; now?: string | undefined }, alias: string): Sql {
+  let sql = '';
+  const params: unknown[] = [];
+  if (filter.now !== undefined) {
+    sql += ` AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > ?)`;
+    params.push(filter.now);
+  }
+  if (filter.where !== undefined && filter.where.length > 0) {
+    const where = whereSql(filter.where, alias);
+    sql += ` AND ${where.sql}`;
+    params.push(...where.params);
+  }
+  return { sql, params };
+}
