@@ -11,7 +11,7 @@ export { HLC_MAX_COUNTER, HLC_ZERO, maxHlc, HybridLogicalClock } from './time/hl
 export { compareSessions, compareSkillsBySlug, compareSkillsByAge, compareMemoryNewestFirst, compareStrings } from './records/order.js';
 export { copySession, copyTurn, copySkill, copyMemoryItem } from './records/copy.js';
 export { parseInput } from './records/inputs.js';
-export { scopeKey } from './records/scope.js';
+export { scopeKey, descendantKeyRange } from './records/scope.js';
 export { jsonClone, canonicalJson } from './log/json.js';
 export { deepFreeze } from './log/freeze.js';
 export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
@@ -57,6 +57,7 @@ export type {
   StateLookups,
   StateWriteTx,
   LexicalQuery,
+  ScopeFilter,
   Scored,
   StateQueries,
   VectorQuery,

@@ -91,6 +91,7 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
   return (
     nextVersion(stored, session, deleted) ??
     changedField(stored, session, ['title', 'model', 'createdAt']) ??
+    (sameScope(stored.scope, session.scope) ? undefined : 'the scope changed') ??
     (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
   );
 }

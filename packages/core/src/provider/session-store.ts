@@ -6,6 +6,7 @@ import { appendTurnInputSchema, createSessionInputSchema, listSessionsOptionsSch
 import type { Session } from '../records/records.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
+import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
 
 /** Builds the {@link SessionStore} of an engine. */
@@ -32,7 +33,7 @@ export function createSessionStore(engine: Engine): SessionStore {
 
     async list(options: ListSessionsOptions = {}) {
       const o = parseInput(listSessionsOptionsSchema, options);
-      const sessions = await q.listSessions({ limit: o.limit ?? 0, offset: o.offset ?? 0 });
+      const sessions = await q.listSessions({ limit: o.limit ?? 0, offset: o.offset ?? 0, ...selectScopes(o) });
       return sessions.map(copySession);
     },
 

@@ -16,6 +16,7 @@ import type { StateBackend } from '../write/backend.js';
 import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createMemoryStore } from './memory-store.js';
+import { listNamespaces } from './namespaces.js';
 import type { StateProviderOptions } from './options.js';
 import { checkProviderOptions, DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
@@ -79,6 +80,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold,
       fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
     }),
+    namespaces: (namespaceOptions) => listNamespaces(backend.queries, namespaceOptions),
     snapshot: () => backend.capture(),
     saveSnapshot,
     async close() {

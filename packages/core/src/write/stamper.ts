@@ -69,6 +69,7 @@ export class Stamper {
       id,
       title: draft.title ?? '',
       model: draft.model ?? '',
+      scope: toScope(draft.scope),
       createdAt,
       updatedAt: createdAt,
       ...this.#firstEnvelope(),
@@ -99,14 +100,14 @@ export class Stamper {
       lastWriterId: this.ctx.instanceId,
       deleted: false,
     };
-    const bumped: Session = { ...session, ...envelope, updatedAt: later(session.updatedAt, createdAt) };
+    const bumped: Session = { ...session, scope: [...session.scope], ...envelope, updatedAt: later(session.updatedAt, createdAt) };
     return { type: EventTypes.TurnAppended, payload: { session: bumped, turn } };
   }
 
   /** Tombstones a live session. */
   deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
-    const tombstone: Session = { ...session, ...this.#nextEnvelope(session, true), updatedAt: later(session.updatedAt, this.#now()) };
+    const tombstone: Session = { ...session, scope: [...session.scope], ...this.#nextEnvelope(session, true), updatedAt: later(session.updatedAt, this.#now()) };
     return { type: EventTypes.SessionDeleted, payload: { session: tombstone } };
   }
 
@@ -158,7 +159,7 @@ export class Stamper {
       name: draft.name ?? stored.name,
       body: draft.body ?? stored.body,
       tags: [...(draft.tags ?? stored.tags)],
-      scope: { ...stored.scope },
+      scope: [...stored.scope],
       uses,
       wins,
       check: draft.check ?? stored.check,
@@ -173,7 +174,7 @@ export class Stamper {
   recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillUpserted> {
     const next: Skill = {
       ...skill,
-      scope: { ...skill.scope },
+      scope: [...skill.scope],
       tags: [...skill.tags],
       uses: increment(skill.uses, 'uses'),
       wins: success ? increment(skill.wins, 'wins') : skill.wins,
@@ -187,7 +188,7 @@ export class Stamper {
   deleteSkill(skill: Skill): StateChangeOf<typeof EventTypes.SkillDeleted> {
     const tombstone: Skill = {
       ...skill,
-      scope: { ...skill.scope },
+      scope: [...skill.scope],
       tags: [...skill.tags],
       version: increment(skill.version, 'version'),
       updatedAt: later(skill.updatedAt, this.#now()),
@@ -215,7 +216,7 @@ export class Stamper {
   /** Tombstones a live memory item. */
   deleteMemory(item: MemoryItem | undefined, id: string): StateChangeOf<typeof EventTypes.MemoryDeleted> {
     if (!item || item.deleted) throw new NotFoundError('memory', id);
-    const tombstone: MemoryItem = { ...item, scope: { ...item.scope }, ...this.#nextEnvelope(item, true) };
+    const tombstone: MemoryItem = { ...item, scope: [...item.scope], ...this.#nextEnvelope(item, true) };
     return { type: EventTypes.MemoryDeleted, payload: { item: tombstone } };
   }
 
