@@ -19,6 +19,7 @@ export interface SessionRow extends EnvelopeRow {
   id: string;
   title: string;
   model: string;
+  scope_key: string;
   created_at: string;
   updated_at: string;
 }
@@ -37,9 +38,6 @@ export interface SkillRow extends EnvelopeRow {
   id: string;
   scope_key: string;
   slug: string;
-  scope_instance: string;
-  scope_project: string;
-  scope_workspace: string;
   name: string;
   body: string;
   tags: string;
@@ -57,9 +55,6 @@ export interface MemoryRow extends EnvelopeRow {
   kind: string;
   content: string;
   scope_key: string;
-  scope_instance: string;
-  scope_project: string;
-  scope_workspace: string;
   source: string;
   created_at: string;
 }
@@ -72,14 +67,11 @@ const envelope = (r: EnvelopeRow) => ({
   deleted: r.deleted !== 0,
 });
 
-const scopeOf = (r: { scope_instance: string; scope_project: string; scope_workspace: string }): Scope => ({
-  instance: r.scope_instance,
-  project: r.scope_project,
-  workspace: r.scope_workspace,
-});
+/** A scope from its key column, the canonical JSON of its labels. */
+const scopeOf = (r: { scope_key: string }): Scope => JSON.parse(r.scope_key) as Scope;
 
 export function sessionFromRow(r: SessionRow): Session {
-  return { id: r.id, title: r.title, model: r.model, createdAt: r.created_at, updatedAt: r.updated_at, ...envelope(r) };
+  return { id: r.id, title: r.title, model: r.model, scope: scopeOf(r), createdAt: r.created_at, updatedAt: r.updated_at, ...envelope(r) };
 }
 
 export function turnFromRow(r: TurnRow): Turn {
@@ -137,9 +129,9 @@ const envelopeValues = (e: {
 /** The columns after the key, in table order. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
 
-export const SESSION_COLUMNS = `id, title, model, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export const SESSION_COLUMNS = `id, title, model, scope_key, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function sessionValues(s: Session): Value[] {
-  return [s.id, s.title, s.model, s.createdAt, s.updatedAt, ...envelopeValues(s)];
+  return [s.id, s.title, s.model, scopeKey(s.scope), s.createdAt, s.updatedAt, ...envelopeValues(s)];
 }
 
 export const TURN_COLUMNS = `session_id, seq, id, role, content, created_at, ${ENVELOPE_COLUMNS}`;
@@ -147,15 +139,12 @@ export function turnValues(t: Turn): Value[] {
   return [t.sessionId, t.seq, t.id, t.role, t.content, t.createdAt, ...envelopeValues(t)];
 }
 
-export const SKILL_COLUMNS = `id, scope_key, slug, scope_instance, scope_project, scope_workspace, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export const SKILL_COLUMNS = `id, scope_key, slug, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function skillValues(s: Skill): Value[] {
   return [
     s.id,
     scopeKey(s.scope),
     s.slug,
-    s.scope.instance,
-    s.scope.project,
-    s.scope.workspace,
     s.name,
     s.body,
     JSON.stringify(s.tags),
@@ -169,9 +158,9 @@ export function skillValues(s: Skill): Value[] {
   ];
 }
 
-export const MEMORY_COLUMNS = `id, kind, content, scope_key, scope_instance, scope_project, scope_workspace, source, created_at, ${ENVELOPE_COLUMNS}`;
+export const MEMORY_COLUMNS = `id, kind, content, scope_key, source, created_at, ${ENVELOPE_COLUMNS}`;
 export function memoryValues(m: MemoryItem): Value[] {
-  return [m.id, m.kind, m.content, scopeKey(m.scope), m.scope.instance, m.scope.project, m.scope.workspace, m.source, m.createdAt, ...envelopeValues(m)];
+  return [m.id, m.kind, m.content, scopeKey(m.scope), m.source, m.createdAt, ...envelopeValues(m)];
 }
 
 /** `?, ?, …` for a column list. */

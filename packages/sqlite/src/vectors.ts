@@ -9,10 +9,11 @@
 import type { MemoryItem } from '@agentstate/core';
 import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { CorruptionError, UnavailableError, ValidationError } from '@agentstate/core';
-import { contentHash, scopeKey } from '@agentstate/core/backend';
+import { contentHash, descendantKeyRange, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
+import { matchesNothing } from './scope-sql.js';
 
 /** sqlite-vec's largest `k`. */
 export const MAX_NEIGHBOURS = 4096;
@@ -207,26 +208,30 @@ export class SqliteVectorStore implements VectorStore {
 
   nearest(query: VectorQuery): Array<{ record: MemoryItem; similarity: number }> {
     const k = Math.min(Math.max(0, Math.trunc(query.k)), MAX_NEIGHBOURS);
-    if (k === 0 || query.scopes?.length === 0 || query.kinds?.length === 0) return [];
+    if (k === 0 || matchesNothing(query) || query.kinds?.length === 0) return [];
     return this.conn.read(() => {
       const index = this.indexes.find(query.embedderId);
       if (!index) return [];
       if (query.vector.length !== index.dimensions) {
         throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${query.vector.length}`);
       }
-      const scopes = query.scopes?.map(scopeKey);
       const kinds = query.kinds;
-      let sql = `SELECT rowid AS n, distance FROM ${tableOf(index)} WHERE embedding MATCH ? AND k = ?`;
-      const params: unknown[] = [query.vector, k];
-      if (scopes) {
-        sql += ` AND scope_key IN (${scopes.map(() => '?').join(', ')})`;
-        params.push(...scopes);
+      // vec0 filters are conjunctions: exact scopes and a descendant range are two KNN reads, merged.
+      const knn = (scopeSql: string, scopeParams: readonly string[]): { n: number | bigint; distance: number | null }[] => {
+        let sql = `SELECT rowid AS n, distance FROM ${tableOf(index)} WHERE embedding MATCH ? AND k = ?${scopeSql}`;
+        const params: unknown[] = [query.vector, k, ...scopeParams];
+        if (kinds) {
+          sql += ` AND kind IN (${kinds.map(() => '?').join(', ')})`;
+          params.push(...kinds);
+        }
+        return this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
+      };
+      const scopes = query.scopes?.map(scopeKey);
+      const hits = scopes === undefined ? knn('', []) : scopes.length === 0 ? [] : knn(` AND scope_key IN (${scopes.map(() => '?').join(', ')})`, scopes);
+      if (query.scopes !== undefined && query.descendantsOf !== undefined) {
+        const { from, to } = descendantKeyRange(query.descendantsOf);
+        hits.push(...knn(' AND scope_key >= ? AND scope_key < ?', [from, to]));
       }
-      if (kinds) {
-        sql += ` AND kind IN (${kinds.map(() => '?').join(', ')})`;
-        params.push(...kinds);
-      }
-      const hits = this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
       if (hits.length === 0) return [];
       const rows = this.conn
         .prepare('SELECT * FROM memory WHERE n IN (SELECT value FROM json_each(?)) AND deleted = 0')
@@ -239,7 +244,7 @@ export class SqliteVectorStore implements VectorStore {
         const similarity = hit.distance === null || !Number.isFinite(hit.distance) ? 0 : 1 - hit.distance;
         out.push({ record: memoryFromRow(row), similarity });
       }
-      return out.sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
+      return out.sort((a, b) => b.similarity - a.similarity || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0)).slice(0, k);
     });
   }
 }

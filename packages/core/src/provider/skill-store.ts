@@ -3,7 +3,14 @@ import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
 import type { ListSkillsOptions, RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
-import { listSkillsOptionsSchema, parseInput, recordOutcomeInputSchema, scopeInputSchema, searchSkillsOptionsSchema, upsertSkillInputSchema } from '../records/inputs.js';
+import {
+  listSkillsOptionsSchema,
+  parseInput,
+  recordOutcomeInputSchema,
+  scopeInputSchema,
+  searchSkillsOptionsSchema,
+  upsertSkillInputSchema,
+} from '../records/inputs.js';
 import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';

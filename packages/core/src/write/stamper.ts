@@ -107,7 +107,12 @@ export class Stamper {
   /** Tombstones a live session. */
   deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
-    const tombstone: Session = { ...session, scope: [...session.scope], ...this.#nextEnvelope(session, true), updatedAt: later(session.updatedAt, this.#now()) };
+    const tombstone: Session = {
+      ...session,
+      scope: [...session.scope],
+      ...this.#nextEnvelope(session, true),
+      updatedAt: later(session.updatedAt, this.#now()),
+    };
     return { type: EventTypes.SessionDeleted, payload: { session: tombstone } };
   }
 
