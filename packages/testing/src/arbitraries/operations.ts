@@ -25,17 +25,18 @@ export type Operation =
   | { kind: 'appendTurn'; session: Ref; role: TurnRole; content: string }
   | { kind: 'deleteSession'; session: Ref }
   | { kind: 'turns'; session: Ref; afterSeq: number; limit: number }
-  | { kind: 'listSessions'; offset: number; limit: number }
+  | { kind: 'listSessions'; offset: number; limit: number; scope?: ScopeInput; includeDescendants: boolean }
   | { kind: 'upsertSkill'; input: UpsertSkillInput }
   | { kind: 'recordOutcome'; slug: string; success: boolean; scope?: ScopeInput }
   | { kind: 'deleteSkill'; slug: string; scope?: ScopeInput }
   | { kind: 'getSkill'; slug: string; scope?: ScopeInput }
-  | { kind: 'listSkills'; scope: ScopeInput }
+  | { kind: 'listSkills'; scope: ScopeInput; includeDescendants: boolean }
+  | { kind: 'namespaces'; prefix?: ScopeInput; maxDepth?: number }
   | { kind: 'searchSkills'; query: string; limit: number }
   | { kind: 'writeMemory'; input: WriteMemoryInput }
   | { kind: 'deleteMemory'; item: Ref }
   | { kind: 'getMemory'; item: Ref }
-  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number }
+  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number; includeParentScopes: boolean; includeDescendants: boolean }
   | { kind: 'advanceClock'; ms: number };
 
 /** What one operation gave: its value, or the code of the typed error it raised. */
@@ -57,7 +58,16 @@ export function arbOperation(): fc.Arbitrary<Operation> {
       arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const),
       weight: 1,
     },
-    { arbitrary: fc.record({ offset: fc.nat(3), limit: fc.nat(3) }).map((o) => ({ kind: 'listSessions', ...o }) as const), weight: 1 },
+    {
+      arbitrary: fc
+        .record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() })
+        .map((o) => ({ kind: 'listSessions', ...o }) as const),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({ prefix: optionalScope(), maxDepth: fc.option(fc.nat(3), { nil: undefined }) }).map((o) => ({ kind: 'namespaces', ...o }) as const),
+      weight: 1,
+    },
     { arbitrary: arbUpsertSkillInput().map((input) => ({ kind: 'upsertSkill', input }) as const), weight: 4 },
     {
       arbitrary: fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }).map((o) => ({ kind: 'recordOutcome', ...o }) as const),
@@ -65,14 +75,23 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'deleteSkill', ...o }) as const), weight: 1 },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'getSkill', ...o }) as const), weight: 1 },
-    { arbitrary: arbScopeInput().map((scope) => ({ kind: 'listSkills', scope }) as const), weight: 1 },
+    {
+      arbitrary: fc.record({ scope: arbScopeInput(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const),
+      weight: 1,
+    },
     { arbitrary: fc.record({ query: arbQuery(), limit: fc.nat(3) }).map((o) => ({ kind: 'searchSkills', ...o }) as const), weight: 1 },
     { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
     { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },
     { arbitrary: ref().map((item) => ({ kind: 'getMemory', item }) as const), weight: 1 },
     {
       arbitrary: fc
-        .record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }) })
+        .record({
+          query: arbQuery(),
+          scope: optionalScope(),
+          limit: fc.integer({ min: 1, max: 5 }),
+          includeParentScopes: fc.boolean(),
+          includeDescendants: fc.boolean(),
+        })
         .map((o) => ({ kind: 'recall', ...o }) as const),
       weight: 1,
     },
@@ -125,7 +144,11 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'turns':
         return provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit });
       case 'listSessions':
-        return provider.sessions.list({ offset: op.offset, limit: op.limit });
+        return provider.sessions.list({
+          offset: op.offset,
+          limit: op.limit,
+          ...(op.scope === undefined ? {} : { scope: op.scope, includeDescendants: op.includeDescendants }),
+        });
       case 'upsertSkill':
         return provider.skills.upsert(op.input);
       case 'recordOutcome':
@@ -135,7 +158,12 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'getSkill':
         return provider.skills.get(op.slug, op.scope);
       case 'listSkills':
-        return provider.skills.list(op.scope);
+        return provider.skills.list(op.scope, { includeDescendants: op.includeDescendants });
+      case 'namespaces':
+        return provider.namespaces({
+          ...(op.prefix === undefined ? {} : { prefix: op.prefix }),
+          ...(op.maxDepth === undefined ? {} : { maxDepth: op.maxDepth }),
+        });
       case 'searchSkills':
         return provider.skills.search(op.query, op.limit);
       case 'writeMemory': {
@@ -148,7 +176,11 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'getMemory':
         return provider.memory.get(pick(items, op.item));
       case 'recall':
-        return provider.memory.recall(op.scope === undefined ? { query: op.query, limit: op.limit } : { query: op.query, scope: op.scope, limit: op.limit });
+        return provider.memory.recall(
+          op.scope === undefined
+            ? { query: op.query, limit: op.limit }
+            : { query: op.query, scope: op.scope, limit: op.limit, includeParentScopes: op.includeParentScopes, includeDescendants: op.includeDescendants },
+        );
       case 'advanceClock':
         options.clock?.advance(op.ms);
         return op.ms;

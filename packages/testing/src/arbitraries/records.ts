@@ -33,7 +33,7 @@ export const SCOPE_LEVELS = {
 } as const;
 
 /** The labels scope paths are drawn from: few, so that paths collide, nest and share prefixes. */
-export const SCOPE_LABELS = ['a', 'b', 'a/b', 'project:alpha', 'é'] as const;
+export const SCOPE_LABELS = ['a', 'b', 'a/b', 'a",', 'project:alpha', 'é'] as const;
 
 /** A scope path of up to three labels from {@link SCOPE_LABELS}; the global scope is frequent. */
 export function arbScope(): fc.Arbitrary<Scope> {

@@ -8,6 +8,7 @@ import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
 import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
+import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { propertyChecks } from './properties.js';
 import { sessionChecks } from './sessions.js';
@@ -29,6 +30,7 @@ const all: ProviderCheck[] = [
   ...hlcChecks,
   ...extraChecks,
   ...propertyChecks,
+  ...namespaceChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < X1). */
