@@ -40,6 +40,7 @@ interface RecallFlags extends ScopeFlags {
   minScore?: number;
   match?: 'all' | 'any';
   parents?: boolean;
+  descendants?: boolean;
 }
 
 /**
@@ -54,6 +55,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     query,
     scope,
     includeParentScopes: scope ? flags.parents : undefined,
+    includeDescendants: scope ? flags.descendants : undefined,
     kinds: flags.kind,
     limit: flags.limit,
     order: flags.order,
@@ -94,7 +96,7 @@ export function memoryCommand(): Command {
 
   withScopeFlags(
     group.command('recall'),
-    'only facts in exactly this scope (with --parents, also its parent scopes, most specific first); default: every scope',
+    'only facts in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
   )
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
@@ -105,6 +107,7 @@ export function memoryCommand(): Command {
     .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
     .option('--parents', 'with a scope: include its parent scopes')
+    .option('--descendants', 'with a scope: include the scopes below it')
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);

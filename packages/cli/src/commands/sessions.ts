@@ -1,19 +1,21 @@
 /** `agentstate sessions`: list, show a transcript, create, append a turn, delete. */
 import { Command } from 'commander';
 import type { Session, Turn } from '@agentstate/core';
-import { TURN_ROLES, createSessionInputSchema } from '@agentstate/core';
+import { TURN_ROLES, createSessionInputSchema, describeScope } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
-import { nonNegativeInt, oneOf, textFromFlags } from '../parse.js';
+import type { ScopeFlags } from '../parse.js';
+import { nonNegativeInt, oneOf, scopeFrom, textFromFlags } from '../parse.js';
 
 export const sessionColumns: Column<Session>[] = [
   { header: 'id', cell: (s) => s.id },
   { header: 'created', cell: (s) => shortTime(s.createdAt) },
   { header: 'updated', cell: (s) => shortTime(s.updatedAt) },
+  { header: 'scope', cell: (s) => describeScope(s.scope), max: 32 },
   { header: 'model', cell: (s) => s.model, max: 24 },
   { header: 'title', cell: (s) => s.title, max: 60 },
 ];
@@ -38,14 +40,16 @@ function indent(text: string): string {
 export function sessionsCommand(): Command {
   const group = new Command('sessions').description(SUMMARIES.sessions);
 
-  group
-    .command('list')
+  withScopeFlags(group.command('list'), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
     .description('list live sessions, oldest first')
     .option('--limit <n>', 'at most this many', nonNegativeInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
-    .action(async (opts: { limit?: number; offset?: number }, cmd: Command) => {
+    .option('--descendants', 'with a scope: include the scopes below it')
+    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list({ limit: opts.limit, offset: opts.offset }));
+      const scope = scopeFrom(opts);
+      const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined };
+      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list(options));
       if (ctx.json) printJson(sessions);
       else printTable(sessionColumns, sessions, '(no sessions)');
     });
@@ -70,6 +74,7 @@ export function sessionsCommand(): Command {
         ['session', session.id],
         ['title', session.title || '(untitled)'],
         ['model', session.model || '(none)'],
+        ['scope', describeScope(session.scope)],
         ['created', session.createdAt],
         ['updated', session.updatedAt],
         ['turns shown', count(turns.length)],
@@ -78,16 +83,15 @@ export function sessionsCommand(): Command {
       printTranscript(turns);
     });
 
-  group
-    .command('create')
+  withScopeFlags(group.command('create'), 'the session lives in this scope (default: global)')
     .description('create a session and print its id')
     .option('--title <text>', 'title')
     .option('--model <name>', 'model the conversation runs on')
     .option('--id <id>', 'use this id (it must be unused)')
-    .action(async (opts: { title?: string; model?: string; id?: string }, cmd: Command) => {
+    .action(async (opts: ScopeFlags & { title?: string; model?: string; id?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       // Checked before the file is created: a refused write leaves nothing behind.
-      const input = parseInput(createSessionInputSchema, opts);
+      const input = parseInput(createSessionInputSchema, { title: opts.title, model: opts.model, id: opts.id, scope: scopeFrom(opts) });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       if (ctx.json) printJson(session);
       else print(session.id);

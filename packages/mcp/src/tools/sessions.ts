@@ -1,31 +1,55 @@
 /** Session tools: create, append a turn, read a transcript, list, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Session } from '@agentstate/core';
-import { sameScope } from '@agentstate/core';
+import { NotFoundError, sameScope } from '@agentstate/core';
 import { compareSessions } from '@agentstate/core/backend';
 import { outputs, sessionInputs } from '../schemas.js';
-import { hashScope, scopedSessionId, sessionScopeHash } from '../session-scope.js';
+import { hashScope, legacySessionScope } from '../session-scope.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
 
-/** Throws unless the session `id` may be read through this server. */
-export function assertSessionReadable(ctx: ToolContext, id: string): void {
-  ctx.sessionPolicy.assertReadable('session', id, sessionScopeHash(id));
+/**
+ * Checks a live session against the scope rules, `write` or read: by its
+ * scope, or, for a session of the old server, by the hashed scope its id
+ * encodes (unreachable from a server bound to a path no old server had).
+ */
+function assertSessionAccess(ctx: ToolContext, session: Session, write: boolean): void {
+  const legacy = legacySessionScope(session);
+  if (legacy === undefined) {
+    if (write) ctx.policy.assertWritable('session', session.id, session.scope);
+    else ctx.policy.assertReadable('session', session.id, session.scope);
+    return;
+  }
+  if (!ctx.legacySessionPolicy) throw new NotFoundError('session', session.id);
+  if (write) ctx.legacySessionPolicy.assertWritable('session', session.id, legacy);
+  else ctx.legacySessionPolicy.assertReadable('session', session.id, legacy);
 }
 
-/** Live sessions in exactly `scope`, oldest first. */
+/** The live session `id`, when this server may read it (else `NotFoundError`). */
+export async function readableSession(ctx: ToolContext, id: string): Promise<Session> {
+  const session = await ctx.provider.sessions.get(id);
+  assertSessionAccess(ctx, session, false);
+  return session;
+}
+
+/** Live sessions in exactly `scope`, old-server sessions whose id encodes it included, oldest first. */
 export async function sessionsIn(ctx: ToolContext, scope: Scope): Promise<Session[]> {
+  const own = (await ctx.provider.sessions.list({ scope })).filter((s) => legacySessionScope(s) === undefined);
   const hashed = hashScope(scope);
-  const all = await ctx.provider.sessions.list();
-  return all.filter((s) => sameScope(sessionScopeHash(s.id), hashed));
+  if (hashed === undefined || hashed.length === 0) return own;
+  const old = (await ctx.provider.sessions.list({ scope: [] })).filter((s) => {
+    const legacy = legacySessionScope(s);
+    return legacy !== undefined && sameScope(legacy, hashed);
+  });
+  return [...own, ...old].sort(compareSessions);
 }
 
 /** Registers the session tools on `server`. */
 export function registerSessionTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
-  const assertWritable = (id: string): void => ctx.sessionPolicy.assertWritable('session', id, sessionScopeHash(id));
+  const assertWritable = async (id: string): Promise<void> => assertSessionAccess(ctx, await provider.sessions.get(id), true);
 
   server.registerTool(
     'session_create',
@@ -37,8 +61,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const id = scopedSessionId(policy.target(args.scope), ctx.ids.next());
-      return { session: await provider.sessions.create({ id, title: args.title, model: args.model }) };
+      return { session: await provider.sessions.create({ id: ctx.ids.next(), title: args.title, model: args.model, scope: policy.target(args.scope) }) };
     }),
   );
 
@@ -52,7 +75,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertWritable(args.sessionId);
+      await assertWritable(args.sessionId);
       return { turn: await provider.sessions.appendTurn({ sessionId: args.sessionId, role: args.role, content: args.content }) };
     }),
   );
@@ -67,8 +90,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertSessionReadable(ctx, args.sessionId);
-      const session = await provider.sessions.get(args.sessionId);
+      const session = await readableSession(ctx, args.sessionId);
       const turns = await provider.sessions.turns(args.sessionId, { afterSeq: args.afterSeq, limit: args.limit });
       return { session, turns };
     }),
@@ -101,7 +123,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertWritable(args.sessionId);
+      await assertWritable(args.sessionId);
       return { session: await provider.sessions.delete(args.sessionId) };
     }),
   );
