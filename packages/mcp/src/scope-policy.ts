@@ -9,6 +9,10 @@
 import type { Scope, ScopeInput } from '@agentstate/core';
 import { AgentStateError, describeScope, NotFoundError, sameScope, scopeChain, scopeInputSchema, scopeStartsWith, toScope } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
+import { z } from 'zod';
+
+/** A target scope, checked under the name of the tool argument it came from. */
+const targetSchema = z.object({ scope: scopeInputSchema });
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
@@ -51,7 +55,7 @@ export class ScopePolicy {
    */
   target(relative: readonly string[] | undefined): Scope {
     if (relative === undefined || relative.length === 0) return this.bound;
-    const scope = parseInput(scopeInputSchema, [...this.bound, ...relative]);
+    const { scope } = parseInput(targetSchema, { scope: [...this.bound, ...relative] });
     if (this.allowSubscopes) return scope;
     throw new ScopeDeniedError(
       `scope: ${describeScope(scope)} is under this server's scope (${describeScope(this.bound)}), but the operator did not allow subscopes`,
