@@ -12,6 +12,7 @@ export const SUMMARIES = {
   sessions: 'resumable conversations and their transcripts',
   skills: 'reusable, versioned procedures with outcome evidence',
   memory: 'durable facts with provenance',
+  namespaces: 'the distinct scopes that hold live sessions, skills or memory (--prefix, --depth)',
   log: 'the event log behind the state (stream "state"); --json prints JSON Lines',
   verify:
     "check the whole file: SQLite's integrity check, the log replayed against the tables and stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
@@ -49,6 +50,7 @@ export const LAZY_COMMANDS: readonly CommandEntry[] = [
   { name: 'sessions', term: 'sessions', load: async () => (await import('./commands/sessions.js')).sessionsCommand() },
   { name: 'skills', term: 'skills', load: async () => (await import('./commands/skills.js')).skillsCommand() },
   { name: 'memory', term: 'memory', load: async () => (await import('./commands/memory.js')).memoryCommand() },
+  { name: 'namespaces', term: 'namespaces [options]', load: async () => (await import('./commands/namespaces.js')).namespacesCommand() },
   { name: 'log', term: 'log', load: async () => (await import('./commands/log.js')).logCommand() },
   { name: 'verify', term: 'verify [options]', load: maintenance('verify') },
   { name: 'rebuild', term: 'rebuild [options]', load: maintenance('rebuild') },

@@ -19,8 +19,12 @@ export function contextOf(command: Command): Context {
 /** Adds the scope flags to a command, and what the scope means there to its help. */
 export function withScopeFlags(command: Command, meaning: string): Command {
   return command
-    .option('--instance <name>', 'instance level of the scope')
-    .option('--project <name>', 'project level of the scope')
-    .option('--workspace <name>', 'workspace level of the scope')
-    .addHelpText('after', `\nScope: ${meaning}. A level left out is empty; no level at all is the global scope.`);
+    .option('--scope <path>', 'the scope: labels separated by / (a/b/c), a JSON array of labels, or / for global')
+    .option('--instance <name>', 'legacy: the label instance:<name>')
+    .option('--project <name>', 'legacy: the label project:<name>')
+    .option('--workspace <name>', 'legacy: the label workspace:<name>')
+    .addHelpText(
+      'after',
+      `\nScope: ${meaning}. --scope web/api is the path ["web","api"]; the legacy flags make the labels instance:…, project:…, workspace:…, outermost first.`,
+    );
 }

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { ScopeInput } from '@agentstate/core';
+import { parseScopeText, ValidationError } from '@agentstate/core';
 import { UserError } from './errors.js';
 
 /** A commander parser for a non-negative integer flag. */
@@ -43,18 +44,32 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** The scope flags every scoped command accepts. */
+/** The scope flags every scoped command accepts: `--scope`, or the legacy level flags. */
 export interface ScopeFlags {
+  scope?: string;
   instance?: string;
   project?: string;
   workspace?: string;
 }
 
-/** The scope the flags name, or undefined when none was given. */
-export function scopeFrom(flags: ScopeFlags): ScopeInput | undefined {
-  const { instance, project, workspace } = flags;
-  if (instance === undefined && project === undefined && workspace === undefined) return undefined;
-  return { instance: instance ?? '', project: project ?? '', workspace: workspace ?? '' };
+/**
+ * The scope the flags name, or undefined when none was given: `--scope` as
+ * {@link parseScopeText} reads it (`a/b`, `["a/b","c"]`, `/` for global), or
+ * the legacy level flags, which core maps to `level:text` labels.
+ */
+export function scopeFrom(flags: ScopeFlags, flag = '--scope'): ScopeInput | undefined {
+  const { scope, instance, project, workspace } = flags;
+  const legacy = instance !== undefined || project !== undefined || workspace !== undefined;
+  if (scope !== undefined && legacy) throw new UserError(`give ${flag} or the legacy --instance/--project/--workspace flags, not both`);
+  if (scope !== undefined) {
+    try {
+      return parseScopeText(scope, flag);
+    } catch (error) {
+      if (error instanceof ValidationError) throw new UserError(error.message);
+      throw error;
+    }
+  }
+  return legacy ? { instance, project, workspace } : undefined;
 }
 
 /** Reads a whole text file, or stdin for `-`. */

@@ -25,7 +25,7 @@ describe('agentstate mcp', () => {
     await client.callTool({ name: 'remember', arguments: { content: 'Atlas deploys on Fridays' } });
     const recalled = await client.callTool({ name: 'recall', arguments: { query: 'friday', mode: 'lexical' } });
     const { hits } = recalled.structuredContent as { hits: { content: string; scope: { project: string } }[] };
-    expect(hits.map((h) => [h.content, h.scope.project])).toEqual([['Atlas deploys on Fridays', 'atlas']]);
+    expect(hits.map((h) => [h.content, h.scope])).toEqual([['Atlas deploys on Fridays', ['project:atlas']]]);
     await client.close();
     const listed = cli(['memory', 'recall', 'friday', '--mode', 'lexical', '--json', '--db', db]);
     expect(listed.code).toBe(0);

@@ -118,7 +118,7 @@ describe('the same recall through the library, the CLI and the MCP server', () =
   });
 
   it("writes a scope the same way in the CLI, the server's instructions and its resources", async () => {
-    const scope = { instance: '', project: 'a/b', workspace: 'x y' };
+    const scope = ['project:a/b', 'workspace:x y'];
     const provider = openSqlite(db);
     try {
       await provider.skills.upsert({ slug: 'deploy', body: 'run the pipeline', scope });
@@ -126,7 +126,7 @@ describe('the same recall through the library, the CLI and the MCP server', () =
       await provider.close();
     }
     const text = describeScope(scope);
-    expect(text).toBe('project="a/b" workspace="x y"');
+    expect(text).toBe('["project:a/b","workspace:x y"]');
     const shown = ok(['skills', 'get', 'deploy', '--project', 'a/b', '--workspace', 'x y', '--db', db]).split('\n');
     expect(shown.find((line) => line.startsWith('scope:'))?.replace(/^scope:\s+/, '')).toBe(text);
     const server = await connect([MCP_BIN, '--db', db, '--project', 'a/b', '--workspace', 'x y']);

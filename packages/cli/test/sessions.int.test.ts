@@ -48,7 +48,7 @@ describe('agentstate sessions', () => {
 
   it('lists live sessions, oldest first, as a table or JSON', () => {
     const table = ok(['sessions', 'list', '--db', db]);
-    expect(table.split('\n')[0]).toMatch(/^ID\s+CREATED\s+UPDATED\s+MODEL\s+TITLE$/);
+    expect(table.split('\n')[0]).toMatch(/^ID\s+CREATED\s+UPDATED\s+SCOPE\s+MODEL\s+TITLE$/);
     expect(table).toContain('Support chat');
     const list = okJson<Array<{ id: string; title: string }>>(['sessions', 'list', '--db', db]);
     expect(list.map((s) => s.title)).toEqual(['Support chat', 'Second']);

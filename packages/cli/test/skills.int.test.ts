@@ -11,7 +11,7 @@ interface Skill {
   name: string;
   body: string;
   tags: string[];
-  scope: { instance: string; project: string; workspace: string };
+  scope: string[];
   uses: number;
   wins: number;
   check: string;
@@ -41,7 +41,7 @@ describe('agentstate skills', () => {
       slug: 'deploy',
       name: 'Deploy alpha',
       body: '1. build\n2. ship\n',
-      scope: { instance: '', project: 'alpha', workspace: '' },
+      scope: ['project:alpha'],
       version: 1,
     });
   });
@@ -52,7 +52,7 @@ describe('agentstate skills', () => {
     expect(okJson<Skill[]>(['skills', 'list', '--project', 'beta', '--db', db])).toEqual([]);
     const table = ok(['skills', 'list', '--project', 'alpha', '--db', db]);
     expect(table).toMatch(/^SLUG\s+NAME\s+SCOPE\s+VER\s+WINS\s+TAGS\s+ID\n/);
-    expect(table).toContain('project="alpha"');
+    expect(table).toContain('project:alpha');
     expect(ok(['skills', 'list', '--project', 'beta', '--db', db])).toBe('(no skills in this scope)\n');
   });
 

@@ -18,7 +18,7 @@ export {
 } from './records/order.js';
 export { copySession, copyTurn, copySkill, copyMemoryItem } from './records/copy.js';
 export { parseInput } from './records/inputs.js';
-export { scopeKey } from './records/scope.js';
+export { scopeKey, descendantKeyRange } from './records/scope.js';
 export { jsonClone, canonicalJson } from './log/json.js';
 export { deepFreeze } from './log/freeze.js';
 export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
@@ -65,6 +65,7 @@ export type {
   StateWriteTx,
   LexicalQuery,
   MemoryFilter,
+  ScopeFilter,
   Scored,
   StateQueries,
   TurnFilter,

@@ -45,6 +45,10 @@ export {
 } from './records/records.js';
 export {
   scopeInputSchema,
+  listSkillsOptionsSchema,
+  type ListSkillsOptions,
+  namespacesOptionsSchema,
+  type NamespacesOptions,
   createSessionInputSchema,
   type CreateSessionInput,
   appendTurnInputSchema,
@@ -105,7 +109,22 @@ export {
 } from './records/where.js';
 export { matchesWhere, valueAtPath } from './matching/where.js';
 export type { JsonObject, JsonValue } from './records/json.js';
-export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
+export {
+  GLOBAL_SCOPE,
+  LEGACY_SCOPE_LEVELS,
+  type LegacyScope,
+  type ScopeInput,
+  legacyScope,
+  toScope,
+  sameScope,
+  isGlobalScope,
+  scopeStartsWith,
+  isDescendantScope,
+  scopeChain,
+  compareScopes,
+  describeScope,
+  parseScopeText,
+} from './records/scope.js';
 export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';
 export { type InMemoryLogOptions, InMemoryLog } from './log/in-memory-log.js';
 export {

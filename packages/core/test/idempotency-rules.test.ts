@@ -62,7 +62,7 @@ const TAMPERS: Record<string, (skill: Skill, inc: { uses: 1; wins: 0 | 1 }) => [
   'check changed': (s, i) => [{ ...s, check: `${s.check}!` }, i],
   'version bumped': (s, i) => [{ ...s, version: s.version + 1 }, i],
   'slug changed': (s, i) => [{ ...s, slug: `${s.slug}-x` }, i],
-  'scope changed': (s, i) => [{ ...s, scope: { ...s.scope, project: `${s.scope.project}x` } }, i],
+  'scope changed': (s, i) => [{ ...s, scope: [...s.scope, 'x'] }, i],
   'createdAt changed': (s, i) => [{ ...s, createdAt: '2020-01-01T00:00:00.000Z' }, i],
   'updatedAt moved back': (s, i) => [{ ...s, updatedAt: '2020-01-01T00:00:00.000Z' }, i],
   'syncVersion skipped': (s, i) => [{ ...s, syncVersion: s.syncVersion + 1 }, i],
@@ -84,7 +84,7 @@ describe('the outcome rule', () => {
       fc.property(skillInput, fc.boolean(), fc.constantFrom(...Object.keys(TAMPERS)), fc.nat(), (input, success, tamper, seed) => {
         const s = stamper(seed);
         const { winShare, ...rest } = input;
-        const created = s.upsertSkill({ ...rest, wins: Math.floor(input.uses * winShare), scope: { project: 'p' } }, undefined, undefined);
+        const created = s.upsertSkill({ ...rest, wins: Math.floor(input.uses * winShare), scope: ['p'] }, undefined, undefined);
         const state = new InMemoryState();
         state.apply(created, 1);
         const outcome = s.recordOutcome(created.payload.skill, success);

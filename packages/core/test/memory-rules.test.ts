@@ -44,7 +44,7 @@ const arbSteps = fc.array(fc.record({ key: fc.constantFrom('a', 'b', null), meta
 
 /** Forgeries of a memory change that the stamper never produces. */
 const FORGERIES: Record<string, (item: MemoryItem) => MemoryItem> = {
-  'scope changed': (item) => ({ ...item, scope: { ...item.scope, project: `${item.scope.project}x` } }),
+  'scope changed': (item) => ({ ...item, scope: [...item.scope, 'x'] }),
   'createdAt changed': (item) => ({ ...item, createdAt: '2000-01-01T00:00:00.000Z' }),
   'updatedAt moved back': (item) => ({ ...item, updatedAt: '2000-01-01T00:00:00.000Z' }),
   'syncVersion skipped': (item) => ({ ...item, syncVersion: item.syncVersion + 1 }),

@@ -67,7 +67,7 @@ describe('Stamper', () => {
   it('upserts: create, update keeping omitted fields, CAS, resurrect', () => {
     const { s } = stamper();
     const created = skill(s.upsertSkill({ slug: 'deploy', name: 'Deploy', body: 'b1', tags: ['ops'], check: 'make check' }, undefined, undefined));
-    expect(created).toMatchObject({ version: 1, syncVersion: 1, uses: 0, wins: 0, tags: ['ops'], scope: { instance: '', project: '', workspace: '' } });
+    expect(created).toMatchObject({ version: 1, syncVersion: 1, uses: 0, wins: 0, tags: ['ops'], scope: [] });
     const used = skill(s.recordOutcome(created, true));
     expect([used.uses, used.wins, used.version, used.syncVersion]).toEqual([1, 1, 1, 2]);
     const updated = skill(s.upsertSkill({ slug: 'deploy', body: 'b2' }, used, undefined));
@@ -102,8 +102,8 @@ describe('Stamper', () => {
 
   it('writes and tombstones memory', () => {
     const { s } = stamper();
-    const written = item(s.writeMemory({ content: 'c', scope: { project: 'x' } }, undefined, undefined));
-    expect(written).toMatchObject({ kind: 'fact', source: '', scope: { instance: '', project: 'x', workspace: '' }, syncVersion: 1 });
+    const written = item(s.writeMemory({ content: 'c', scope: ['project:x'] }, undefined, undefined));
+    expect(written).toMatchObject({ kind: 'fact', source: '', scope: ['project:x'], syncVersion: 1 });
     expect(() => s.writeMemory({ content: 'c', id: written.id }, written, undefined)).toThrow(ConflictError);
     const tomb = item(s.deleteMemory(written, written.id));
     expect([tomb.deleted, tomb.syncVersion]).toEqual([true, 2]);

@@ -6,6 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite';
+import type { LegacyScope, ScopeInput } from '@agentstate/core';
+import { parseScopeText, ValidationError } from '@agentstate/core';
 import type { RunMcpServerOptions } from './run.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './transports/http.js';
 import { UsageError } from './usage-error.js';
@@ -31,9 +33,11 @@ Database
                         call asks for semantic or hybrid)
 
 Scope (fixed for the life of the server)
-  --instance NAME       bind to this instance
-  --project NAME        bind to this project
-  --workspace NAME      bind to this workspace
+  --scope PATH          bind to this scope: labels separated by / (team/web),
+                        a JSON array of labels, or / for global
+  --instance NAME       legacy: the label instance:NAME
+  --project NAME        legacy: the label project:NAME
+  --workspace NAME      legacy: the label workspace:NAME
   --allow-subscopes     let calls narrow to scopes under the bound one
   --read-parents        let reads include the bound scope's parents (global skills…)
 
@@ -61,6 +65,19 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
   return value;
 }
 
+/** The bound scope: `--scope` (`a/b`, a JSON array, `/` for global), or the legacy level flags mapped by the legacy rule. */
+function boundScope(scope: string | undefined, legacy: LegacyScope): ScopeInput {
+  const hasLegacy = Object.values(legacy).some((level) => level !== undefined);
+  if (scope !== undefined && hasLegacy) throw new UsageError('give --scope or the legacy --instance/--project/--workspace flags, not both');
+  if (scope === undefined) return legacy;
+  try {
+    return parseScopeText(scope, '--scope');
+  } catch (error) {
+    if (error instanceof ValidationError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** Parses `argv` (without the node and script paths). */
 export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): McpCommand {
   // biome-ignore lint/suspicious/noImplicitAnyLet: TypeScript types `values` from the parseArgs call below (control-flow typing); it is never any.
@@ -73,6 +90,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
       options: {
         db: { type: 'string' },
         embedder: { type: 'string' },
+        scope: { type: 'string' },
         instance: { type: 'string' },
         project: { type: 'string' },
         workspace: { type: 'string' },
@@ -111,7 +129,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const options: RunMcpServerOptions = {
     db: nonEmpty('db', values.db),
     embedder,
-    scope: { instance: values.instance ?? '', project: values.project ?? '', workspace: values.workspace ?? '' },
+    scope: boundScope(values.scope, { instance: values.instance, project: values.project, workspace: values.workspace }),
     allowSubscopes: values['allow-subscopes'] === true,
     readParents: values['read-parents'] === true,
     transport: http ? 'http' : 'stdio',

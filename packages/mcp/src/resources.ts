@@ -9,7 +9,7 @@ import type { Session, Skill, Turn } from '@agentstate/core';
 import { ValidationError, describeScope, sameScope } from '@agentstate/core';
 import { compareSessions } from '@agentstate/core/backend';
 import { findSkill } from './tools/skills.js';
-import { assertSessionReadable, sessionsIn } from './tools/sessions.js';
+import { readableSession, sessionsIn } from './tools/sessions.js';
 import type { ToolContext } from './tools/context.js';
 
 /** The most sessions a resource listing shows (the newest); older ones stay readable by URI. */
@@ -77,7 +77,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     { title: 'Session transcript', description: 'A session and its turns, in order.', mimeType: 'text/markdown' },
     async (uri, vars) => {
       const id = variable(vars.sessionId, 'sessionId');
-      assertSessionReadable(ctx, id);
+      await readableSession(ctx, id);
       const session = await provider.sessions.get(id);
       const turns = await provider.sessions.turns(id);
       return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: transcriptMarkdown(session, turns) }] };

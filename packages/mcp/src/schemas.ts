@@ -14,7 +14,6 @@ import {
   createSessionInputSchema,
   memoryItemSchema,
   recallOptionsSchema,
-  scopeInputSchema,
   replaceSuffixInputSchema,
   sessionSchema,
   skillSchema,
@@ -35,11 +34,13 @@ export const keyArg = z
   .refine((s) => !s.includes(NUL), 'must not contain NUL characters');
 
 /** The optional scope argument of every scoped tool. */
-export const scopeArg = scopeInputSchema
+export const scopeArg = z
+  .array(z.string())
+  .max(LIMITS.scopeDepth)
   .optional()
   .describe(
-    "Scope to act in. Levels left out are the server's own, so { workspace: 'api' } means that workspace under the server's project. " +
-      'Omit to use the scope the server is bound to; anything outside it is refused.',
+    'Scope to act in: a path of labels relative to the server\'s scope, so ["api"] on a server bound to web means web/api. ' +
+      'Omit (or pass []) to use the scope the server is bound to; a server refuses scopes under it unless its operator allowed subscopes.',
   );
 
 /** Whether a read includes the parent scopes. */

@@ -1,17 +1,22 @@
 /**
  * The scope a server is bound to, and what its tool calls may reach. The
- * bound scope is fixed at start. A call may target a narrower scope (a
- * workspace under the bound project) only when the operator allows
- * subscopes, and read the bound scope's parents (global skills, say) only
+ * bound scope is a path fixed at start. A call names a scope relative to it
+ * (`["api"]` under a server bound to `["web"]` is `["web","api"]`) and may
+ * target a narrower scope only when the operator allows subscopes, and read the bound scope's parents (global skills, say) only
  * when the operator allows parent reads. Nothing else is reachable: a call
  * naming another scope is refused, never silently widened.
  */
 import type { Scope, ScopeInput } from '@agentstate/core';
-import { AgentStateError, describeScope, NotFoundError, sameScope, scopeChain, toScope } from '@agentstate/core';
+import { AgentStateError, describeScope, NotFoundError, sameScope, scopeChain, scopeInputSchema, scopeStartsWith, toScope } from '@agentstate/core';
+import { parseInput } from '@agentstate/core/backend';
+import { z } from 'zod';
+
+/** A target scope, checked under the name of the tool argument it came from. */
+const targetSchema = z.object({ scope: scopeInputSchema });
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
-  /** The scope the server serves. Missing levels are `''`; nothing given: the global scope. */
+  /** The scope the server serves: a path, or the legacy object (mapped by the legacy rule); nothing given: the global scope. */
   scope?: ScopeInput;
   /** Let calls target scopes under the bound one (e.g. a workspace under the bound project). */
   allowSubscopes?: boolean;
@@ -26,7 +31,7 @@ export class ScopeDeniedError extends AgentStateError {
 
 /** True when `scope` is `ancestor` or lies under it. */
 export function isWithin(scope: Scope, ancestor: Scope): boolean {
-  return scopeChain(scope).some((s) => sameScope(s, ancestor));
+  return scopeStartsWith(scope, ancestor);
 }
 
 /** The scope rules of one server. Immutable. */
@@ -36,32 +41,25 @@ export class ScopePolicy {
   readonly readParents: boolean;
 
   constructor(options: ScopePolicyOptions = {}) {
-    this.bound = Object.freeze(toScope(options.scope));
+    this.bound = Object.freeze(parseInput(scopeInputSchema, toScope(options.scope))) as Scope;
     this.allowSubscopes = options.allowSubscopes ?? false;
     this.readParents = options.readParents ?? false;
   }
 
   /**
-   * The scope a call targets. Levels the call leaves out are the bound
-   * scope's, so `{ workspace: 'api' }` on a server bound to project `web`
-   * means project `web`, workspace `api`. Refused unless it is the bound
-   * scope, or a scope under it on a server that allows subscopes.
+   * The scope a call targets: the bound scope followed by the call's
+   * relative path, so `["api"]` on a server bound to `["web"]` is
+   * `["web","api"]`. No path (or `[]`) is the bound scope; a longer one is
+   * refused unless the operator allows subscopes. A call can never leave
+   * the bound scope: there is no way to name a parent.
    */
-  target(input: ScopeInput | undefined): Scope {
-    if (input === undefined) return this.bound;
-    const scope: Scope = {
-      instance: input.instance ?? this.bound.instance,
-      project: input.project ?? this.bound.project,
-      workspace: input.workspace ?? this.bound.workspace,
-    };
-    if (sameScope(scope, this.bound)) return this.bound;
-    if (isWithin(scope, this.bound)) {
-      if (this.allowSubscopes) return scope;
-      throw new ScopeDeniedError(
-        `scope: ${describeScope(scope)} is under this server's scope (${describeScope(this.bound)}), but the operator did not allow subscopes`,
-      );
-    }
-    throw new ScopeDeniedError(`scope: ${describeScope(scope)} is outside this server's scope (${describeScope(this.bound)})`);
+  target(relative: readonly string[] | undefined): Scope {
+    if (relative === undefined || relative.length === 0) return this.bound;
+    const { scope } = parseInput(targetSchema, { scope: [...this.bound, ...relative] });
+    if (this.allowSubscopes) return scope;
+    throw new ScopeDeniedError(
+      `scope: ${describeScope(scope)} is under this server's scope (${describeScope(this.bound)}), but the operator did not allow subscopes`,
+    );
   }
 
   /**

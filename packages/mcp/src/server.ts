@@ -8,6 +8,12 @@ import { describeScope, UuidV7Generator } from '@agentstate/core';
 import { registerResources } from './resources.js';
 import { ScopePolicy, type ScopePolicyOptions } from './scope-policy.js';
 import { hashScope } from './session-scope.js';
+
+/** The bound rules over hashed legacy scopes, when the bound path has a legacy form. */
+function legacySessionPolicy(policy: ScopePolicy): ScopePolicy | undefined {
+  const hashed = hashScope(policy.bound);
+  return hashed === undefined ? undefined : new ScopePolicy({ scope: hashed, allowSubscopes: policy.allowSubscopes, readParents: policy.readParents });
+}
 import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
 import { registerSessionTools } from './tools/sessions.js';
@@ -47,7 +53,7 @@ export const TOOL_NAMES = [
 
 function instructions(policy: ScopePolicy): string {
   const extra = [
-    policy.allowSubscopes ? 'Calls may narrow to scopes under it (pass `scope`, e.g. `{ "workspace": "api" }`).' : 'Calls cannot leave it.',
+    policy.allowSubscopes ? 'Calls may narrow to scopes under it (pass `scope`, a path relative to it, e.g. `["api"]`).' : 'Calls cannot leave it.',
     policy.readParents ? 'Reads include its parent scopes (shared and global skills and memory).' : '',
   ];
   return [
@@ -72,7 +78,7 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
   const ctx: ToolContext = {
     provider,
     policy,
-    sessionPolicy: new ScopePolicy({ scope: hashScope(policy.bound), allowSubscopes: policy.allowSubscopes, readParents: policy.readParents }),
+    legacySessionPolicy: legacySessionPolicy(policy),
     ids: options.ids ?? new UuidV7Generator(),
     defaultSource: () => {
       const client = server.server.getClientVersion()?.name.replaceAll('\u0000', '').slice(0, MAX_CLIENT_NAME);

@@ -16,7 +16,7 @@ describe('parseMcpArgs', () => {
       options: {
         db: undefined,
         embedder: undefined,
-        scope: { instance: '', project: '', workspace: '' },
+        scope: { instance: undefined, project: undefined, workspace: undefined },
         allowSubscopes: false,
         readParents: false,
         transport: 'stdio',
@@ -88,28 +88,27 @@ describe('parseMcpArgs', () => {
 });
 
 describe('ScopePolicy', () => {
-  const project = { instance: '', project: 'web', workspace: '' };
-  const api = { instance: '', project: 'web', workspace: 'api' };
-  const other = { instance: '', project: 'shop', workspace: '' };
-  const global = { instance: '', project: '', workspace: '' };
+  const project = ['project:web'];
+  const api = ['project:web', 'workspace:api'];
+  const other = ['project:shop'];
+  const global: string[] = [];
 
-  it('fills the levels a call leaves out from the bound scope', () => {
+  it("binds to a path or a legacy object, and appends a call's relative path to it", () => {
     const policy = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+    expect(policy.bound).toEqual(project);
     expect(policy.target(undefined)).toEqual(project);
-    expect(policy.target({})).toEqual(project);
-    expect(policy.target({ workspace: 'api' })).toEqual(api);
-    expect(policy.target({ project: 'web', workspace: 'api' })).toEqual(api);
+    expect(policy.target([])).toEqual(project);
+    expect(policy.target(['workspace:api'])).toEqual(api);
+    expect(new ScopePolicy({ scope: ['team', 'web'], allowSubscopes: true }).target(['api', 'v2'])).toEqual(['team', 'web', 'api', 'v2']);
+    expect(() => policy.target([''])).toThrow(/scope\.1/);
   });
 
-  it('refuses subscopes unless allowed, and other projects and parents always', () => {
+  it('refuses subscopes unless allowed; a relative path can never name a parent or a sibling', () => {
     const strict = new ScopePolicy({ scope: { project: 'web' } });
-    expect(() => strict.target({ workspace: 'api' })).toThrow(/did not allow subscopes/);
-    const open = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true, readParents: true });
-    for (const policy of [strict, open]) {
-      expect(() => policy.target({ project: 'shop' })).toThrow(ScopeDeniedError);
-      expect(() => policy.target({ project: '' })).toThrow(/is outside this server's scope/);
-      expect(() => policy.target({ instance: 'laptop' })).toThrow(/outside/);
-    }
+    expect(() => strict.target(['workspace:api'])).toThrow(ScopeDeniedError);
+    expect(() => strict.target(['workspace:api'])).toThrow(/did not allow subscopes/);
+    const open = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+    expect(open.target(['..'])).toEqual(['project:web', '..']);
   });
 
   it('reads parents only when the operator allows it', () => {

@@ -8,6 +8,8 @@ describe('the README example', () => {
     expect(out).toContain("[ 'The user prefers dark themes (1)' ]");
     expect(out).toMatch(/uses: 1,\s+wins: 1/);
     expect(out).toContain('# Release');
-    expect(out).toContain('true scope_denied: scope: project="someone-else" is outside this server\'s scope (project="my-app")');
+    expect(out).toContain(
+      "true scope_denied: scope: project:my-app/workspace:api is under this server's scope (project:my-app), but the operator did not allow subscopes",
+    );
   });
 });

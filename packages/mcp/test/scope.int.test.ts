@@ -6,6 +6,8 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { openSqlite } from '@agentstate/sqlite';
 import { call, callError, connectStdio, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -64,8 +66,8 @@ describe('another project', () => {
     await expect(shop.readResource({ uri: 'agentstate://skills/deploy' })).rejects.toThrow(/not found/);
   });
 
-  it('refuses every scope argument that leaves the bound project', async () => {
-    const outside = [{ project: 'web' }, { project: '' }, { instance: 'laptop' }, { project: 'web', workspace: 'api' }];
+  it('takes every scope argument relative to the bound project, so none leaves it', async () => {
+    const outside = [['project:web'], ['..'], ['instance:laptop'], ['project:web', 'workspace:api']];
     for (const scope of outside) {
       for (const [tool, args] of [
         ['remember', { content: 'x', scope }],
@@ -79,7 +81,7 @@ describe('another project', () => {
         ['session_list', { scope }],
       ] as const) {
         expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(
-          /^scope_denied: scope: .* is outside this server's scope \(project="shop"\)$/,
+          /^scope_denied: scope: project:shop\/.* is under this server's scope \(project:shop\), but the operator did not allow subscopes$/,
         );
       }
     }
@@ -101,8 +103,8 @@ describe('another project', () => {
 
 describe('a strictly bound server', () => {
   it('refuses subscopes and parent reads', async () => {
-    expect(await callError(web, 'remember', { content: 'x', scope: { workspace: 'api' } })).toMatch(
-      /^scope_denied: scope: project="web" workspace="api" is under .* did not allow subscopes$/,
+    expect(await callError(web, 'remember', { content: 'x', scope: ['workspace:api'] })).toMatch(
+      /^scope_denied: scope: project:web\/workspace:api is under .* did not allow subscopes$/,
     );
     expect(await callError(web, 'recall', { includeParentScopes: true })).toMatch(/^scope_denied: includeParentScopes: /);
     expect(await callError(web, 'skill_get', { skill: 'lint' })).toBe('not_found: skill not found: lint');
@@ -111,7 +113,7 @@ describe('a strictly bound server', () => {
   });
 
   it('is as strict when bound to the global scope', async () => {
-    expect(await callError(global, 'recall', { scope: { project: 'web' } })).toMatch(/did not allow subscopes/);
+    expect(await callError(global, 'recall', { scope: ['project:web'] })).toMatch(/did not allow subscopes/);
     expect(await callError(global, 'session_read', { sessionId: seeded.session! })).toMatch(/^not_found: /);
     expect((await call(global, 'skill_search', {})).skills.map((s: { slug: string }) => s.slug)).toEqual(['lint']);
   });
@@ -119,26 +121,26 @@ describe('a strictly bound server', () => {
 
 describe('a server allowed subscopes and parent reads', () => {
   it('writes and reads a workspace under its project', async () => {
-    const { item } = await call(webOpen, 'remember', { content: 'The api workspace uses Postgres', scope: { workspace: 'api' } });
-    expect(item.scope).toEqual({ instance: '', project: 'web', workspace: 'api' });
+    const { item } = await call(webOpen, 'remember', { content: 'The api workspace uses Postgres', scope: ['workspace:api'] });
+    expect(item.scope).toEqual(['project:web', 'workspace:api']);
     expect((await call(webOpen, 'recall', { query: 'postgres', includeParentScopes: false })).hits).toEqual([]);
-    const api = await call(webOpen, 'recall', { scope: { workspace: 'api' } });
+    const api = await call(webOpen, 'recall', { scope: ['workspace:api'] });
     expect(api.hits.map((h: { content: string }) => h.content)).toEqual([
       'The api workspace uses Postgres',
       'Every project deploys from main',
       'The web team deploys on Tuesdays',
     ]);
-    const only = await call(webOpen, 'recall', { scope: { workspace: 'api' }, includeParentScopes: false });
+    const only = await call(webOpen, 'recall', { scope: ['workspace:api'], includeParentScopes: false });
     expect(only.hits).toHaveLength(1);
     expect(await callError(web, 'forget', { id: item.id })).toMatch(/^not_found: /);
     expect((await call(webOpen, 'forget', { id: item.id })).item.deleted).toBe(true);
   });
 
   it("keeps workspace sessions apart from the project's, and reads them by id", async () => {
-    const { session } = await call(webOpen, 'session_create', { title: 'api chat', scope: { workspace: 'api' } });
+    const { session } = await call(webOpen, 'session_create', { title: 'api chat', scope: ['workspace:api'] });
     await call(webOpen, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'api only' });
     expect((await call(webOpen, 'session_list', {})).sessions.map((s: { title: string }) => s.title)).toEqual(['web chat']);
-    expect((await call(webOpen, 'session_list', { scope: { workspace: 'api' } })).sessions.map((s: { title: string }) => s.title)).toEqual(['api chat']);
+    expect((await call(webOpen, 'session_list', { scope: ['workspace:api'] })).sessions.map((s: { title: string }) => s.title)).toEqual(['api chat']);
     expect((await call(webOpen, 'session_read', { sessionId: session.id })).turns).toHaveLength(1);
     expect(await callError(web, 'session_read', { sessionId: session.id })).toMatch(/^not_found: /);
     expect(await callError(shop, 'session_read', { sessionId: session.id })).toMatch(/^not_found: /);
@@ -154,7 +156,6 @@ describe('a server allowed subscopes and parent reads', () => {
     expect(await callError(webOpen, 'skill_delete', { skill: seeded.globalSkill! })).toMatch(/^scope_denied: /);
     expect(await callError(webOpen, 'skill_delete', { skill: 'lint' })).toBe('not_found: skill not found: lint');
     expect(await callError(webOpen, 'forget', { id: seeded.globalMemory! })).toMatch(/^scope_denied: /);
-    expect(await callError(webOpen, 'remember', { content: 'x', scope: { project: '' } })).toMatch(/is outside this server's scope/);
     expect((await call(global, 'skill_get', { skill: 'lint' })).skill).toMatchObject({ uses: 0, deleted: false });
   });
 
@@ -167,5 +168,29 @@ describe('a server allowed subscopes and parent reads', () => {
     ]);
     const lint = await webOpen.readResource({ uri: 'agentstate://skills/lint' });
     expect((lint.contents[0] as { text: string }).text).toContain('- scope: global');
+  });
+});
+
+describe('sessions of the old server', () => {
+  it('stay readable by a server bound to the scope their id encodes, and by no other', async () => {
+    const hash = createHash('sha256').update('web', 'utf8').digest('hex').slice(0, 12);
+    const id = `_.${hash}._~0190a0b0-0000-7000-8000-000000000001`;
+    const p = openSqlite(tmp.db);
+    try {
+      await p.sessions.create({ id, title: 'old web chat' });
+    } finally {
+      await p.close();
+    }
+    expect((await call(web, 'session_read', { sessionId: id })).session.title).toBe('old web chat');
+    expect((await call(web, 'session_list', {})).sessions.map((s: { id: string }) => s.id)).toContain(id);
+    expect(await callError(shop, 'session_read', { sessionId: id })).toBe(`not_found: session not found: ${id}`);
+    expect(await callError(global, 'session_read', { sessionId: id })).toBe(`not_found: session not found: ${id}`);
+    expect((await call(global, 'session_list', {})).sessions.map((s: { id: string }) => s.id)).not.toContain(id);
+  });
+
+  it('are no longer what the server creates: new ids are plain UUIDv7s and the scope is in the record', async () => {
+    const { session } = await call(web, 'session_create', { title: 'new web chat' });
+    expect(session.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
+    expect(session.scope).toEqual(['project:web']);
   });
 });

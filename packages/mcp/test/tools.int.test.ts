@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, callError, connectStdio, tempDir } from './helpers.js';
 
-const web = { instance: '', project: 'web', workspace: '' };
+const web = ['project:web'];
 let client: Client;
 let tmp: ReturnType<typeof tempDir>;
 
@@ -25,7 +25,7 @@ describe('tool list', () => {
   it('introduces itself with its scope', () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'agentstate', version: '0.1.0' });
     expect(client.getInstructions()).toMatch(
-      /^Durable memory, skills and session transcripts from agentstate, bound to scope project="web"\. Calls cannot leave it\./,
+      /^Durable memory, skills and session transcripts from agentstate, bound to scope project:web\. Calls cannot leave it\./,
     );
   });
 
@@ -271,7 +271,7 @@ describe('bad arguments', () => {
     ['remember', { content: 42 }, /expected string.* at content/],
     ['remember', { content: 'a\u0000b' }, /NUL characters at content/],
     ['remember', { content: 'x', kind: 'k'.repeat(1001) }, /at most 1000 characters at kind/],
-    ['remember', { content: 'x', scope: { project: 7 } }, /at scope\.project/],
+    ['remember', { content: 'x', scope: [7] }, /at scope\[0\]/],
     ['recall', { limit: 0 }, />=1 at limit/],
     ['recall', { mode: 'psychic' }, /at mode/],
     ['recall', { minScore: 2 }, /at minScore/],

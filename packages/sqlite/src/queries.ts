@@ -6,7 +6,7 @@
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
-import { scopeKey, skillSearchText } from '@agentstate/core/backend';
+import { descendantKeyRange, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
@@ -14,6 +14,7 @@ import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './r
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
 import { verifiedPages } from './candidates.js';
+import { matchesNothing, scopeCondition } from './scope-sql.js';
 
 /**
  * By default, relevance order ranks (FTS5 bm25) at most this many of the
@@ -53,9 +54,10 @@ function lexicalSql(
     where += ` AND ${fts} MATCH ?`;
     params.push(ftsQuery(query.tokens, query.match ?? 'all'));
   }
-  if (query.scopes !== undefined) {
-    where += ' AND r.scope_key IN (SELECT value FROM json_each(?))';
-    params.push(JSON.stringify(query.scopes.map(scopeKey)));
+  const scoped = scopeCondition(query, 'r.scope_key');
+  if (scoped) {
+    where += ` AND ${scoped.sql}`;
+    params.push(...scoped.params);
   }
   if (query.kinds !== undefined) {
     where += ' AND r.kind IN (SELECT value FROM json_each(?))';
@@ -150,14 +152,16 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
 
-    listSessions: ({ limit, offset }) =>
-      mapErrors(() =>
-        (
+    listSessions: ({ limit, offset, ...filter }) =>
+      mapErrors(() => {
+        if (matchesNothing(filter)) return [];
+        const scoped = scopeCondition(filter, 'scope_key');
+        return (
           conn
-            .prepare('SELECT * FROM sessions WHERE deleted = 0 ORDER BY created_at, id LIMIT ? OFFSET ?')
-            .all(limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
-        ).map(sessionFromRow),
-      ),
+            .prepare(`SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''} ORDER BY created_at, id LIMIT ? OFFSET ?`)
+            .all(...(scoped?.params ?? []), limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
+        ).map(sessionFromRow);
+      }),
 
     turns: (sessionId: string, { afterSeq, limit }) =>
       mapErrors(() =>
@@ -168,14 +172,30 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         ).map(turnFromRow),
       ),
 
-    listSkills: (scope: Scope) =>
+    listSkills: (scope: Scope, includeDescendants = false) =>
+      mapErrors(() => {
+        const scoped = scopeCondition(includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
+        return (conn.prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 ORDER BY slug, id`).all(...scoped.params) as SkillRow[]).map(
+          skillFromRow,
+        );
+      }),
+
+    liveScopes: (prefix: Scope) =>
       mapErrors(() =>
-        (conn.prepare('SELECT * FROM skills WHERE scope_key = ? AND deleted = 0 ORDER BY slug, id').all(scopeKey(scope)) as SkillRow[]).map(skillFromRow),
+        conn.read(() => {
+          const { from, to } = descendantKeyRange(prefix);
+          const under = 'WHERE deleted = 0 AND (scope_key = ? OR (scope_key >= ? AND scope_key < ?))';
+          const keys = conn
+            .prepare(`SELECT scope_key FROM sessions ${under} UNION SELECT scope_key FROM skills ${under} UNION SELECT scope_key FROM memory ${under}`)
+            .pluck()
+            .all(...Array.from({ length: 3 }, () => [scopeKey(prefix), from, to]).flat()) as string[];
+          return keys.map((key) => JSON.parse(key) as Scope);
+        }),
       ),
 
     searchSkills: (query: LexicalQuery) =>
       mapErrors((): Scored<Skill>[] => {
-        if (query.scopes?.length === 0) return [];
+        if (matchesNothing(query)) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
         const built = lexicalSql('skills', query, 'r.slug, r.id', plan, relevanceWindow);
         const match = query.match ?? 'all';
@@ -197,7 +217,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     searchMemory: (query: LexicalQuery & MemoryFilter) =>
       mapErrors((): Scored<MemoryItem>[] =>
         conn.read(() => {
-          if (query.scopes?.length === 0 || query.kinds?.length === 0) return [];
+          if (matchesNothing(query) || query.kinds?.length === 0) return [];
           const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
           const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan, relevanceWindow);
           const match = query.match ?? 'all';

@@ -8,10 +8,10 @@
 import type { MemoryItem } from '@agentstate/core';
 import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ValidationError } from '@agentstate/core';
-import { scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
+import { scopeKeyFilter } from './scope-sql.js';
 import type { SqliteVectorStore, VectorIndexes } from './vectors.js';
 import { MAX_NEIGHBOURS } from './vectors.js';
 import { memoryRowFilter } from './metadata.js';
@@ -107,10 +107,10 @@ export class ReadOnlyVectorStore implements VectorStore {
     if (query.vector.length !== held.dimensions) {
       throw new ValidationError('vector', `expected ${held.dimensions} dimensions, got ${query.vector.length}`);
     }
-    const scopes = query.scopes ? new Set(query.scopes.map(scopeKey)) : undefined;
+    const inScope = scopeKeyFilter(query);
     const kinds = query.kinds ? new Set(query.kinds) : undefined;
     const candidates = [...held.vectors.values()]
-      .filter((v) => (!scopes || scopes.has(v.scopeKey)) && (!kinds || kinds.has(v.kind)))
+      .filter((v) => inScope(v.scopeKey) && (!kinds || kinds.has(v.kind)))
       .map((v) => ({ n: v.n, similarity: cosine(query.vector, v.vector) }))
       .sort((a, b) => b.similarity - a.similarity);
     // Expiry and metadata are checked on the rows before the cut at k, as the stored search does.

@@ -21,6 +21,7 @@ export interface SessionRow extends EnvelopeRow {
   model: string;
   /** JSON text of the metadata object. */
   metadata: string;
+  scope_key: string;
   created_at: string;
   updated_at: string;
 }
@@ -43,9 +44,6 @@ export interface SkillRow extends EnvelopeRow {
   id: string;
   scope_key: string;
   slug: string;
-  scope_instance: string;
-  scope_project: string;
-  scope_workspace: string;
   name: string;
   body: string;
   tags: string;
@@ -63,9 +61,6 @@ export interface MemoryRow extends EnvelopeRow {
   kind: string;
   content: string;
   scope_key: string;
-  scope_instance: string;
-  scope_project: string;
-  scope_workspace: string;
   source: string;
   key: string | null;
   metadata: string;
@@ -82,17 +77,15 @@ const envelope = (r: EnvelopeRow) => ({
   deleted: r.deleted !== 0,
 });
 
-const scopeOf = (r: { scope_instance: string; scope_project: string; scope_workspace: string }): Scope => ({
-  instance: r.scope_instance,
-  project: r.scope_project,
-  workspace: r.scope_workspace,
-});
+/** A scope from its key column, the canonical JSON of its labels. */
+const scopeOf = (r: { scope_key: string }): Scope => JSON.parse(r.scope_key) as Scope;
 
 export function sessionFromRow(r: SessionRow): Session {
   return {
     id: r.id,
     title: r.title,
     model: r.model,
+    scope: scopeOf(r),
     metadata: JSON.parse(r.metadata) as JsonObject,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -161,9 +154,9 @@ const envelopeValues = (e: {
 /** The columns after the key, in table order. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
 
-export const SESSION_COLUMNS = `id, title, model, metadata, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export const SESSION_COLUMNS = `id, title, model, scope_key, metadata, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function sessionValues(s: Session): Value[] {
-  return [s.id, s.title, s.model, JSON.stringify(s.metadata), s.createdAt, s.updatedAt, ...envelopeValues(s)];
+  return [s.id, s.title, s.model, scopeKey(s.scope), JSON.stringify(s.metadata), s.createdAt, s.updatedAt, ...envelopeValues(s)];
 }
 
 export const TURN_COLUMNS = `session_id, seq, id, role, content, parts, metadata, created_at, ${ENVELOPE_COLUMNS}`;
@@ -171,15 +164,12 @@ export function turnValues(t: Turn): Value[] {
   return [t.sessionId, t.seq, t.id, t.role, t.content, JSON.stringify(t.parts), JSON.stringify(t.metadata), t.createdAt, ...envelopeValues(t)];
 }
 
-export const SKILL_COLUMNS = `id, scope_key, slug, scope_instance, scope_project, scope_workspace, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export const SKILL_COLUMNS = `id, scope_key, slug, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function skillValues(s: Skill): Value[] {
   return [
     s.id,
     scopeKey(s.scope),
     s.slug,
-    s.scope.instance,
-    s.scope.project,
-    s.scope.workspace,
     s.name,
     s.body,
     JSON.stringify(s.tags),
@@ -193,24 +183,9 @@ export function skillValues(s: Skill): Value[] {
   ];
 }
 
-export const MEMORY_COLUMNS = `id, kind, content, scope_key, scope_instance, scope_project, scope_workspace, source, key, metadata, expires_at, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
+export const MEMORY_COLUMNS = `id, kind, content, scope_key, source, key, metadata, expires_at, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
 export function memoryValues(m: MemoryItem): Value[] {
-  return [
-    m.id,
-    m.kind,
-    m.content,
-    scopeKey(m.scope),
-    m.scope.instance,
-    m.scope.project,
-    m.scope.workspace,
-    m.source,
-    m.key,
-    JSON.stringify(m.metadata),
-    m.expiresAt,
-    m.createdAt,
-    m.updatedAt,
-    ...envelopeValues(m),
-  ];
+  return [m.id, m.kind, m.content, scopeKey(m.scope), m.source, m.key, JSON.stringify(m.metadata), m.expiresAt, m.createdAt, m.updatedAt, ...envelopeValues(m)];
 }
 
 /** A row of the `operations` table (migration 5). */

@@ -9,11 +9,12 @@
 import type { MemoryItem } from '@agentstate/core';
 import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { CorruptionError, UnavailableError, ValidationError } from '@agentstate/core';
-import { contentHash, scopeKey } from '@agentstate/core/backend';
+import { contentHash, descendantKeyRange, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
 import { memoryRowFilter } from './metadata.js';
+import { matchesNothing } from './scope-sql.js';
 
 /** sqlite-vec's largest `k`. */
 export const MAX_NEIGHBOURS = 4096;
@@ -263,36 +264,44 @@ export class SqliteVectorStore implements VectorStore {
 
   nearest(query: VectorQuery): Array<{ record: MemoryItem; similarity: number }> {
     const k = Math.min(Math.max(0, Math.trunc(query.k)), MAX_NEIGHBOURS);
-    if (k === 0 || query.scopes?.length === 0 || query.kinds?.length === 0) return [];
+    if (k === 0 || matchesNothing(query) || query.kinds?.length === 0) return [];
     return this.conn.read(() => {
       const index = this.indexes.find(query.embedderId);
       if (!index) return [];
       if (query.vector.length !== index.dimensions) {
         throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${query.vector.length}`);
       }
-      const scopes = query.scopes?.map(scopeKey);
       const kinds = query.kinds;
-      let sql = `SELECT rowid AS n, distance FROM ${tableOf(index)} WHERE embedding MATCH ? AND k = ?`;
-      const params: unknown[] = [query.vector, k];
-      if (scopes) {
-        sql += ` AND scope_key IN (${scopes.map(() => '?').join(', ')})`;
-        params.push(...scopes);
-      }
-      if (kinds) {
-        sql += ` AND kind IN (${kinds.map(() => '?').join(', ')})`;
-        params.push(...kinds);
-      }
+      // vec0 filters are conjunctions: exact scopes and a descendant range are two KNN reads, merged.
+      const knn = (depth: number, scopeSql: string, scopeParams: readonly string[]): { n: number | bigint; distance: number | null }[] => {
+        let sql = `SELECT rowid AS n, distance FROM ${tableOf(index)} WHERE embedding MATCH ? AND k = ?${scopeSql}`;
+        const params: unknown[] = [query.vector, depth, ...scopeParams];
+        if (kinds) {
+          sql += ` AND kind IN (${kinds.map(() => '?').join(', ')})`;
+          params.push(...kinds);
+        }
+        return this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
+      };
+      const scopes = query.scopes?.map(scopeKey);
+      const neighbours = (depth: number): { n: number | bigint; distance: number | null }[] => {
+        const hits =
+          scopes === undefined ? knn(depth, '', []) : scopes.length === 0 ? [] : knn(depth, ` AND scope_key IN (${scopes.map(() => '?').join(', ')})`, scopes);
+        if (query.scopes !== undefined && query.descendantsOf !== undefined) {
+          const { from, to } = descendantKeyRange(query.descendantsOf);
+          hits.push(...knn(depth, ' AND scope_key >= ? AND scope_key < ?', [from, to]));
+        }
+        return hits;
+      };
       const filter = memoryRowFilter(query, 'm');
       // Expiry and metadata are checked on the memory rows after the search: while they
       // leave fewer than k, ask the index for more neighbours.
       for (let depth = k; ; depth = Math.min(depth * 4, MAX_NEIGHBOURS)) {
-        params[1] = depth;
-        const hits = this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
+        const hits = neighbours(depth);
         if (hits.length === 0) return [];
         const rows = this.conn
           .prepare(`SELECT m.* FROM memory m WHERE m.n IN (SELECT value FROM json_each(?)) AND m.deleted = 0${filter.sql}`)
           .all(JSON.stringify(hits.map((h) => Number(h.n))), ...filter.params) as MemoryRow[];
-        if (rows.length < k && hits.length === depth && depth < MAX_NEIGHBOURS) continue;
+        if (rows.length < k && hits.length >= depth && depth < MAX_NEIGHBOURS) continue;
         return ranked(hits, rows).slice(0, k);
       }
     });

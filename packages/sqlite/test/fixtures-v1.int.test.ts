@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importSqlite, openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
+import { type LegacyScope, legacyScope } from '@agentstate/core';
 import { tempDir } from './helpers.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/v1/', import.meta.url));
@@ -44,7 +45,23 @@ async function reads(p: SqliteProvider) {
   };
 }
 
-const { snapshot: _snapshot, ...expectedReads } = expected;
+/**
+ * Version 1 wrote scopes as `{ instance, project, workspace }`; today reads
+ * them as paths by the documented legacy rule, and its sessions as global.
+ */
+function asToday(value: unknown, key = ''): unknown {
+  if (Array.isArray(value)) return value.map((v) => asToday(v));
+  if (value === null || typeof value !== 'object') return value;
+  if (key === 'scope') return legacyScope(value as LegacyScope);
+  const out: Record<string, unknown> = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asToday(v, k)]));
+  return out;
+}
+
+const { snapshot: _snapshot, ...v1Reads } = expected;
+const expectedReads = {
+  ...(asToday(v1Reads) as Record<string, unknown>),
+  sessions: (asToday(v1Reads.sessions) as object[]).map((s) => ({ ...s, scope: [] })),
+};
 
 describe('a database file written by version 1', () => {
   it('opens, migrates and reads as before', async () => {

@@ -47,7 +47,7 @@ describe('hostile input', () => {
     const p = openSqlite(':memory:');
     try {
       for (const [i, text] of HOSTILE.entries()) {
-        const scope = { instance: text, project: text, workspace: text };
+        const scope = [`l:${text}`, `${text}/`];
         const s = await p.sessions.create({ title: text, model: text, id: text === '' ? undefined : `s-${i}-${text}` });
         expect(await p.sessions.get(s.id)).toMatchObject({ title: text, model: text });
         const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'tool', content: text });
@@ -57,6 +57,7 @@ describe('hostile input', () => {
         const skill = await p.skills.upsert({ slug, name: text, body: text, tags: [text, text], check: text, scope });
         expect(await p.skills.get(slug, scope)).toMatchObject({ id: skill.id, name: text, body: text, tags: [text, text], check: text, scope });
         expect((await p.skills.list(scope)).map((k) => k.id)).toEqual([skill.id]);
+        expect((await p.skills.list(scope.slice(0, 1), { includeDescendants: true })).map((k) => k.id)).toContain(skill.id);
 
         const item = await p.memory.write({ content: text === '' ? 'x' : text, kind: text, source: text, scope, id: `m-${i}-${text}` });
         expect(await p.memory.get(item.id)).toMatchObject({ content: item.content, kind: text, source: text, scope });

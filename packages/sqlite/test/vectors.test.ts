@@ -42,7 +42,12 @@ describe('vectors', () => {
     expect(scoped.map((h) => h.content)).toEqual(['dark mode everywhere please']);
     const kinds = await p.memory.recall({ query: 'dark mode editor', mode: 'semantic', kinds: ['fact'] });
     expect(kinds.every((h) => h.kind === 'fact')).toBe(true);
-    expect(kinds[0]!.scope.project).toBe('q');
+    expect(kinds[0]!.scope).toEqual(['project:q']);
+    const everywhere = await p.memory.recall({ query: 'dark mode', mode: 'semantic' });
+    const below = await p.memory.recall({ query: 'dark mode', mode: 'semantic', scope: [], includeDescendants: true });
+    expect(below.map((h) => h.id).sort()).toEqual(everywhere.map((h) => h.id).sort());
+    const underP = await p.memory.recall({ query: 'dark mode', mode: 'semantic', scope: ['project:p'], includeDescendants: true });
+    expect(underP.map((h) => h.content)).toEqual(['dark mode everywhere please']);
     await p.close();
   });
 

@@ -10,7 +10,14 @@ import { runProviderConformance } from '@agentstate/testing';
 
 /** Only the `Provider` surface of an in-memory provider. */
 function plain(inner: Provider): Provider {
-  return { name: 'plain', sessions: inner.sessions, skills: inner.skills, memory: inner.memory, close: () => inner.close() };
+  return {
+    name: 'plain',
+    sessions: inner.sessions,
+    skills: inner.skills,
+    memory: inner.memory,
+    namespaces: (o) => inner.namespaces(o),
+    close: () => inner.close(),
+  };
 }
 
 runProviderConformance({

@@ -77,6 +77,7 @@ interface RecallFlags extends ScopeFlags {
   match?: 'all' | 'any';
   parents?: boolean;
   where?: string;
+  descendants?: boolean;
 }
 
 /**
@@ -91,6 +92,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     query,
     scope,
     includeParentScopes: scope ? flags.parents : undefined,
+    includeDescendants: scope ? flags.descendants : undefined,
     kinds: flags.kind,
     limit: flags.limit,
     order: flags.order,
@@ -135,7 +137,7 @@ export function memoryCommand(): Command {
 
   withScopeFlags(
     group.command('recall'),
-    'only facts in exactly this scope (with --parents, also its parent scopes, most specific first); default: every scope',
+    'only facts in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
   )
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
@@ -147,6 +149,7 @@ export function memoryCommand(): Command {
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
+    .option('--descendants', 'with a scope: include the scopes below it')
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);

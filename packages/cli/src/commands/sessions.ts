@@ -12,23 +12,26 @@ import {
   TURN_ROLES,
   appendTurnInputSchema,
   createSessionInputSchema,
+  describeScope,
   replaceSuffixInputSchema,
   searchSessionsOptionsSchema,
 } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
-import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, textFromFlags, unitInterval } from '../parse.js';
+import type { ScopeFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
 import { printHits, printTranscript } from '../transcript.js';
 
 export const sessionColumns: Column<Session>[] = [
   { header: 'id', cell: (s) => s.id },
   { header: 'created', cell: (s) => shortTime(s.createdAt) },
   { header: 'updated', cell: (s) => shortTime(s.updatedAt) },
+  { header: 'scope', cell: (s) => describeScope(s.scope), max: 32 },
   { header: 'model', cell: (s) => s.model, max: 24 },
   { header: 'title', cell: (s) => s.title, max: 60 },
 ];
@@ -68,14 +71,16 @@ interface SearchFlags {
 export function sessionsCommand(): Command {
   const group = new Command('sessions').description(SUMMARIES.sessions);
 
-  group
-    .command('list')
+  withScopeFlags(group.command('list'), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
     .description('list live sessions, oldest first')
     .option('--limit <n>', 'at most this many', nonNegativeInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
-    .action(async (opts: { limit?: number; offset?: number }, cmd: Command) => {
+    .option('--descendants', 'with a scope: include the scopes below it')
+    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list({ limit: opts.limit, offset: opts.offset }));
+      const scope = scopeFrom(opts);
+      const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined };
+      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list(options));
       if (ctx.json) printJson(sessions);
       else printTable(sessionColumns, sessions, '(no sessions)');
     });
@@ -103,6 +108,7 @@ export function sessionsCommand(): Command {
         ['session', session.id],
         ['title', session.title || '(untitled)'],
         ['model', session.model || '(none)'],
+        ['scope', describeScope(session.scope)],
         ['created', session.createdAt],
         ['updated', session.updatedAt],
         ...(Object.keys(session.metadata).length > 0 ? [['metadata', JSON.stringify(session.metadata)] as [string, string]] : []),
@@ -112,16 +118,23 @@ export function sessionsCommand(): Command {
       printTranscript(turns);
     });
 
-  withOperationId(group.command('create'))
+  withOperationId(withScopeFlags(group.command('create'), 'the session lives in this scope (default: global)'))
     .description('create a session and print its id')
     .option('--title <text>', 'title')
     .option('--model <name>', 'model the conversation runs on')
     .option('--id <id>', 'use this id (it must be unused)')
     .option('--metadata <json>', 'a JSON object stored with the session')
-    .action(async (opts: OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }, cmd: Command) => {
+    .action(async (opts: ScopeFlags & OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       // Checked before the file is created: a refused write leaves nothing behind.
-      const input = parseInput(createSessionInputSchema, { ...opts, metadata: metadataFrom(opts.metadata) });
+      const input = parseInput(createSessionInputSchema, {
+        title: opts.title,
+        model: opts.model,
+        id: opts.id,
+        scope: scopeFrom(opts),
+        metadata: metadataFrom(opts.metadata),
+        operationId: opts.operationId,
+      });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       if (ctx.json) printJson(session);
       else print(session.id);

@@ -73,11 +73,14 @@ function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillI
 export function skillsCommand(): Command {
   const group = new Command('skills').description(SUMMARIES.skills);
 
-  withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global)')
-    .description('list live skills in exactly one scope (default: global), by slug')
-    .action(async (opts: ScopeFlags, cmd: Command) => {
+  withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)')
+    .description('list live skills in one scope (default: global), by slug')
+    .option('--descendants', 'include the scopes below it')
+    .action(async (opts: ScopeFlags & { descendants?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.skills.list(scopeFrom(opts)));
+      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
+        db.skills.list(scopeFrom(opts), { includeDescendants: opts.descendants === true }),
+      );
       if (ctx.json) printJson(skills);
       else printTable(skillColumns, skills, '(no skills in this scope)');
     });
@@ -92,21 +95,37 @@ export function skillsCommand(): Command {
       else printSkill(skill);
     });
 
-  withScopeFlags(group.command('search'), 'only skills in exactly this scope (with --parents, also its parent scopes); default: every scope')
+  withScopeFlags(
+    group.command('search'),
+    'only skills in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
+  )
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required)')
     .argument('<query>', 'search text')
     .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt, 0)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
     .option('--parents', 'with a scope: include its parent scopes')
-    .action(async (query: string, opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean }, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const scope = scopeFrom(opts);
-      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
-        db.skills.search(query, { limit: opts.limit, order: opts.order, scope, includeParentScopes: scope ? opts.parents : undefined }),
-      );
-      if (ctx.json) printJson(skills);
-      else printTable(skillColumns, skills, '(no matching skills)');
-    });
+    .option('--descendants', 'with a scope: include the scopes below it')
+    .action(
+      async (
+        query: string,
+        opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; descendants?: boolean },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd);
+        const scope = scopeFrom(opts);
+        const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
+          db.skills.search(query, {
+            limit: opts.limit,
+            order: opts.order,
+            scope,
+            includeParentScopes: scope ? opts.parents : undefined,
+            includeDescendants: scope ? opts.descendants : undefined,
+          }),
+        );
+        if (ctx.json) printJson(skills);
+        else printTable(skillColumns, skills, '(no matching skills)');
+      },
+    );
 
   withScopeFlags(withOperationId(group.command('upsert')), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')

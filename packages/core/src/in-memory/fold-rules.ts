@@ -184,6 +184,7 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
     nextVersion(stored, session, deleted) ??
     changedField(stored, session, ['title', 'model', 'createdAt']) ??
     (canonicalJson(stored.metadata) !== canonicalJson(session.metadata) ? 'metadata changed' : undefined) ??
+    (sameScope(stored.scope, session.scope) ? undefined : 'the scope changed') ??
     (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
   );
 }

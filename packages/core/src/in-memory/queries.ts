@@ -3,19 +3,14 @@ import { bm25Score, termFrequencies } from '../matching/bm25.js';
 import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
-import { scopeKey } from '../records/scope.js';
+import { scopeKey, scopeStartsWith } from '../records/scope.js';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
 import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
+import { scopeFilter } from './scope-filter.js';
 import type { InMemoryState } from './state.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
-
-function scopeFilter(scopes: readonly Scope[] | undefined): (scope: Scope) => boolean {
-  if (scopes === undefined) return () => true;
-  const keys = new Set(scopes.map(scopeKey));
-  return (scope) => keys.has(scopeKey(scope));
-}
 
 /** The turn filter as a predicate. */
 export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
@@ -77,8 +72,9 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return out;
     },
 
-    listSessions: ({ limit, offset }) => {
-      const items = state.liveSessions.items;
+    listSessions: ({ limit, offset, ...filter }) => {
+      const inScope = scopeFilter(filter);
+      const items = filter.scopes === undefined ? state.liveSessions.items : state.liveSessions.items.filter((s) => inScope(s.scope));
       return items.slice(offset, limit > 0 ? offset + limit : items.length);
     },
 
@@ -89,10 +85,28 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return out;
     },
 
-    listSkills: (scope) => state.skillsIn(scope),
+    listSkills: (scope, includeDescendants = false) => {
+      if (!includeDescendants) return state.skillsIn(scope);
+      const skills: Skill[] = [];
+      for (const bucket of state.liveSkillsByScope.values()) {
+        for (const skill of bucket.values()) if (scopeStartsWith(skill.scope, scope)) skills.push(skill);
+      }
+      return skills.sort(compareSkillsBySlug);
+    },
+
+    liveScopes: (prefix) => {
+      const found = new Map<string, Scope>();
+      const add = (scope: Scope): void => {
+        if (scopeStartsWith(scope, prefix)) found.set(scopeKey(scope), scope);
+      };
+      for (const session of state.liveSessions.items) add(session.scope);
+      for (const bucket of state.liveSkillsByScope.values()) for (const skill of bucket.values()) add(skill.scope);
+      for (const item of state.liveMemory.items) add(item.scope);
+      return [...found.values()];
+    },
 
     searchSkills: (query: LexicalQuery) => {
-      const inScope = scopeFilter(query.scopes);
+      const inScope = scopeFilter(query);
       const matches: { record: Skill; tokens: string[] }[] = [];
       for (const skill of state.skills.values()) {
         if (skill.deleted || !inScope(skill.scope)) continue;
@@ -105,7 +119,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     },
 
     searchMemory: (query: LexicalQuery & MemoryFilter) => {
-      const inScope = scopeFilter(query.scopes);
+      const inScope = scopeFilter(query);
       const passes = memoryFilter(query);
       const relevance = query.order === 'relevance';
       const matchFn = tokenMatcher(query.match);

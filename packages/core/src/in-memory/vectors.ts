@@ -2,7 +2,7 @@
 import { cosineSimilarity } from '../embedding/embedder.js';
 import type { MemoryItem } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
-import { scopeKey } from '../records/scope.js';
+import { scopeFilter } from './scope-filter.js';
 import type { VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from './state.js';
 import { memoryFilter } from './queries.js';
@@ -54,13 +54,13 @@ export class InMemoryVectorStore implements VectorStore {
   nearest(query: VectorQuery): Array<{ record: MemoryItem; similarity: number }> {
     const vectors = this.#vectors.get(query.embedderId);
     if (!vectors) return [];
-    const scopes = query.scopes === undefined ? undefined : new Set(query.scopes.map(scopeKey));
+    const inScope = scopeFilter(query);
     const passes = memoryFilter(query);
     const hits: Array<{ record: MemoryItem; similarity: number }> = [];
     for (const [id, vector] of vectors) {
       const item = this.state.memory.get(id);
       if (!item || item.deleted) continue;
-      if (scopes && !scopes.has(scopeKey(item.scope))) continue;
+      if (!inScope(item.scope)) continue;
       if (!passes(item)) continue;
       hits.push({ record: item, similarity: cosineSimilarity(query.vector, vector) });
     }

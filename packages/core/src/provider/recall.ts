@@ -6,13 +6,13 @@
 import type { Embedder } from '../embedding/embedder.js';
 import { reciprocalRankFusion } from '../embedding/fusion.js';
 import { ValidationError } from '../errors.js';
+import { selectScopes } from './scope-selection.js';
 import { queryTokens } from '../matching/lexical.js';
 import { copyMemoryItem } from '../records/copy.js';
 import type { RecallOptions } from '../records/inputs.js';
 import { DEFAULT_RECALL_LIMIT, parseInput, recallOptionsSchema } from '../records/inputs.js';
 import { compareMemoryNewestFirst } from '../records/order.js';
 import type { MemoryItem } from '../records/records.js';
-import { scopeChain, toScope } from '../records/scope.js';
 import type { StateQueries, VectorStore } from '../write/backend.js';
 import type { Instant } from '../time/instant.js';
 import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
@@ -57,7 +57,7 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const tokens = queryTokens(o.query);
   if (tokens === null) return [];
   const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
-  const scopes = o.scope === undefined ? undefined : o.includeParentScopes ? scopeChain(toScope(o.scope)) : [toScope(o.scope)];
+  const scopes = selectScopes(o);
   const filter = { kinds: o.kinds, where: o.where, now: ctx.now() };
   const mode = o.mode ?? defaultRecallMode(ctx.embedder !== undefined && ctx.vectors !== undefined);
   if (mode !== 'lexical' && (ctx.vectors === undefined || (ctx.embedder === undefined && ctx.defaultEmbedder === undefined))) {
@@ -73,7 +73,7 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
 
   // Without query text there is nothing to compare meaning with: every mode lists.
   if (mode === 'lexical' || tokens.length === 0) {
-    const hits = await ctx.queries.searchMemory({ tokens, scopes, ...filter, limit: minScore > 0 ? 0 : limit, order, match: o.match ?? 'all' });
+    const hits = await ctx.queries.searchMemory({ tokens, ...scopes, ...filter, limit: minScore > 0 ? 0 : limit, order, match: o.match ?? 'all' });
     return finish(hits.map((h) => ({ ...copyMemoryItem(h.record), score: order === 'recent' ? 1 : h.score })));
   }
 
@@ -83,12 +83,14 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
   const depth = candidateDepth(limit);
-  const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, scopes, ...filter })).filter((n) => n.similarity >= threshold);
+  const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, ...scopes, ...filter })).filter(
+    (n) => n.similarity >= threshold,
+  );
   if (mode === 'semantic') {
     return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));
   }
 
-  const lexical = await ctx.queries.searchMemory({ tokens, scopes, ...filter, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
+  const lexical = await ctx.queries.searchMemory({ tokens, ...scopes, ...filter, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
   const records = new Map<string, MemoryItem>();
   for (const h of lexical) records.set(h.record.id, h.record);
   for (const n of near) records.set(n.record.id, n.record);

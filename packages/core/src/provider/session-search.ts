@@ -12,8 +12,8 @@ import { copySession, copyTurn } from '../records/copy.js';
 import type { SearchSessionsOptions } from '../records/inputs.js';
 import { DEFAULT_RECALL_LIMIT, DEFAULT_SEARCH_CONTEXT, parseInput, searchSessionsOptionsSchema } from '../records/inputs.js';
 import { compareTurnsNewestFirst } from '../records/order.js';
-import type { Scope, Session, Turn } from '../records/records.js';
-import { GLOBAL_SCOPE, scopeChain, scopeKey, toScope } from '../records/scope.js';
+import type { Session, Turn } from '../records/records.js';
+import { toScope } from '../records/scope.js';
 import type { ScopeInput } from '../records/scope.js';
 import type { StateQueries, TurnFilter, TurnVectorQuery, VectorStore } from '../write/backend.js';
 import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
@@ -29,14 +29,22 @@ export interface SearchContext extends Omit<RecallContext, 'vectors'> {
 }
 
 /**
- * Whether sessions of `sessionScope` pass a search's scope filter: equal to
- * `scope`, or (with `includeDescendants`) below it. No filter admits all.
+ * The ids of the live sessions a search may look in: `sessionId` alone, the
+ * sessions of `scope` (with `includeDescendants`, of its descendants too),
+ * or both at once; undefined when neither narrows it.
  */
-export function sessionScopeAdmits(scope: ScopeInput | undefined, includeDescendants: boolean, candidate: Scope): boolean {
-  if (scope === undefined) return true;
-  const wanted = scopeKey(toScope(scope));
-  if (!includeDescendants) return scopeKey(candidate) === wanted;
-  return scopeChain(candidate).some((s) => scopeKey(s) === wanted);
+async function sessionIdsToSearch(
+  q: StateQueries,
+  sessionId: string | undefined,
+  scope: ScopeInput | undefined,
+  includeDescendants: boolean,
+): Promise<string[] | undefined> {
+  const named = sessionId === undefined ? undefined : [sessionId];
+  if (scope === undefined) return named;
+  const path = toScope(scope);
+  const inScope = await q.listSessions({ limit: 0, offset: 0, scopes: [path], ...(includeDescendants ? { descendantsOf: path } : {}) });
+  const ids = inScope.map((session) => session.id);
+  return named === undefined ? ids : named.filter((id) => ids.includes(id));
 }
 
 /** Runs one transcript search. */
@@ -49,10 +57,9 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
   }
   const tokens = queryTokens(o.query);
   if (tokens === null) return [];
-  // The seam for session scopes: sessions carry none yet, so every session is global and a scope filter
-  // admits all of them or none. Once they carry one, the filter goes to the backends in `TurnFilter`.
-  if (!sessionScopeAdmits(o.scope, o.includeDescendants ?? false, GLOBAL_SCOPE)) return [];
-  const filter: TurnFilter = { sessionIds: o.sessionId === undefined ? undefined : [o.sessionId], roles: o.roles };
+  const sessionIds = await sessionIdsToSearch(q, o.sessionId, o.scope, o.includeDescendants ?? false);
+  if (sessionIds?.length === 0) return [];
+  const filter: TurnFilter = { sessionIds, roles: o.roles };
   const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
   const mode = o.mode ?? defaultRecallMode(ctx.embedder !== undefined && ctx.vectors !== undefined);
   if (mode !== 'lexical' && (ctx.vectors === undefined || (ctx.embedder === undefined && ctx.defaultEmbedder === undefined))) {

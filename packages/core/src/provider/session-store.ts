@@ -25,6 +25,7 @@ import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SearchContext } from './session-search.js';
 import { searchSessions } from './session-search.js';
+import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
@@ -66,7 +67,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
 
     async list(options: ListSessionsOptions = {}) {
       const o = parseInput(listSessionsOptionsSchema, options);
-      const sessions = await q.listSessions({ limit: o.limit ?? 0, offset: o.offset ?? 0 });
+      const sessions = await q.listSessions({ limit: o.limit ?? 0, offset: o.offset ?? 0, ...selectScopes(o) });
       return sessions.map(copySession);
     },
 

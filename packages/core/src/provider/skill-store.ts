@@ -2,8 +2,9 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
-import type { RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput, WriteOptions } from '../records/inputs.js';
+import type { ListSkillsOptions, RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput, WriteOptions } from '../records/inputs.js';
 import {
+  listSkillsOptionsSchema,
   parseInput,
   recordOutcomeInputSchema,
   scopeInputSchema,
@@ -17,9 +18,10 @@ import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
 import type { Skill } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
-import { scopeChain, toScope } from '../records/scope.js';
+import { toScope } from '../records/scope.js';
 import { queryTokens } from '../matching/lexical.js';
 import type { Engine } from './engine.js';
+import { selectScopes } from './scope-selection.js';
 import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
 import type { OperationSpec } from './operations.js';
@@ -68,8 +70,9 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(skill);
     },
 
-    async list(scope?: ScopeInput) {
-      const skills = await q.listSkills(toScope(parseInput(optionalScope, scope)));
+    async list(scope?: ScopeInput, options: ListSkillsOptions = {}) {
+      const o = parseInput(listSkillsOptionsSchema, options);
+      const skills = await q.listSkills(toScope(parseInput(optionalScope, scope)), o.includeDescendants ?? false);
       return skills.map(copySkill);
     },
 
@@ -79,14 +82,14 @@ export function createSkillStore(engine: Engine): SkillStore {
       const tokens = queryTokens(text);
       if (tokens === null) return [];
       const limit = o.limit ?? 0;
-      const scopes = o.scope === undefined ? undefined : o.includeParentScopes ? scopeChain(toScope(o.scope)) : [toScope(o.scope)];
+      const scopes = selectScopes(o);
       const order = o.order ?? 'slug';
       if (order === 'winRate') {
-        const all = await q.searchSkills({ tokens, scopes, limit: 0, order: 'slug' });
+        const all = await q.searchSkills({ tokens, ...scopes, limit: 0, order: 'slug' });
         const ranked = all.map((h) => h.record).sort((a, b) => winRate(b) - winRate(a) || compareSkillsBySlug(a, b));
         return (limit > 0 ? ranked.slice(0, limit) : ranked).map(copySkill);
       }
-      const hits = await q.searchSkills({ tokens, scopes, limit, order });
+      const hits = await q.searchSkills({ tokens, ...scopes, limit, order });
       return hits.map((h) => copySkill(h.record));
     },
 

@@ -16,6 +16,7 @@ import type { StateBackend } from '../write/backend.js';
 import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createMemoryStore } from './memory-store.js';
+import { listNamespaces } from './namespaces.js';
 import type { StateProviderOptions } from './options.js';
 import { checkProviderOptions, DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
@@ -88,6 +89,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     sessions: createSessionStore(engine, { ...recallContext, vectors: turnVectors }),
     skills: createSkillStore(engine),
     memory: createMemoryStore(engine, { ...recallContext, vectors }),
+    namespaces: (namespaceOptions) => listNamespaces(backend.queries, namespaceOptions),
     snapshot: () => backend.capture(),
     saveSnapshot,
     async close() {

@@ -7,6 +7,8 @@ import type {
   AppendTurnInput,
   CreateSessionInput,
   ListSessionsOptions,
+  ListSkillsOptions,
+  NamespacesOptions,
   RecallOptions,
   RecordOutcomeInput,
   ReplaceSuffixInput,
@@ -18,7 +20,7 @@ import type {
   WriteMemoryInput,
   WriteOptions,
 } from '../records/inputs.js';
-import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 
@@ -28,7 +30,7 @@ export interface SessionStore {
   create(input?: CreateSessionInput): Promise<Session>;
   /** A live session, else `NotFoundError`. */
   get(id: string): Promise<Session>;
-  /** Live sessions, oldest first (`createdAt`, then `id`). */
+  /** Live sessions, oldest first (`createdAt`, then `id`); `scope` narrows them (see {@link ListSessionsOptions}). */
   list(options?: ListSessionsOptions): Promise<Session[]>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
@@ -82,8 +84,11 @@ export interface SkillStore {
    * parent chain; without one, the global skill, else the oldest.
    */
   get(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
-  /** Live skills whose scope equals `scope` exactly (default: global), by slug then id. */
-  list(scope?: ScopeInput): Promise<Skill[]>;
+  /**
+   * Live skills whose scope equals `scope` exactly (default: global), with
+   * `includeDescendants` also those of its descendants, by slug then id.
+   */
+  list(scope?: ScopeInput, options?: ListSkillsOptions): Promise<Skill[]>;
   /**
    * Live skills matching `query` lexically (slug, name, body, tags), by slug
    * then id unless `order` says otherwise, capped at `limit` when > 0.
@@ -137,6 +142,12 @@ export interface Provider {
   readonly sessions: SessionStore;
   readonly skills: SkillStore;
   readonly memory: MemoryStore;
+  /**
+   * The distinct scopes of live sessions, skills and memory items under
+   * `prefix` (itself included), each truncated to `maxDepth` labels,
+   * deduplicated, in label-by-label code-point order.
+   */
+  namespaces(options?: NamespacesOptions): Promise<Scope[]>;
   /** Releases resources. Idempotent. */
   close(): Promise<void>;
 }

@@ -7,7 +7,7 @@ import type { MemoryItem, Session, Skill, Turn } from './records.js';
 
 /** A copy of a session. */
 export function copySession(s: Session): Session {
-  return { ...s, metadata: jsonClone(s.metadata), updatedHlc: { ...s.updatedHlc } };
+  return { ...s, scope: [...s.scope], metadata: jsonClone(s.metadata), updatedHlc: { ...s.updatedHlc } };
 }
 
 /** A copy of a turn. */
@@ -17,10 +17,10 @@ export function copyTurn(t: Turn): Turn {
 
 /** A copy of a skill. */
 export function copySkill(s: Skill): Skill {
-  return { ...s, tags: [...s.tags], scope: { ...s.scope }, updatedHlc: { ...s.updatedHlc } };
+  return { ...s, tags: [...s.tags], scope: [...s.scope], updatedHlc: { ...s.updatedHlc } };
 }
 
 /** A copy of a memory item. */
 export function copyMemoryItem(m: MemoryItem): MemoryItem {
-  return { ...m, scope: { ...m.scope }, metadata: structuredClone(m.metadata), updatedHlc: { ...m.updatedHlc } };
+  return { ...m, scope: [...m.scope], metadata: structuredClone(m.metadata), updatedHlc: { ...m.updatedHlc } };
 }

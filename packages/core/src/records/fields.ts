@@ -34,8 +34,11 @@ export const idField = textField(LIMITS.id).min(1, 'must not be empty');
 /** A skill's slug. */
 export const slugField = textField(LIMITS.slug).min(1, 'must not be empty');
 
-/** Titles, models, names, kinds, sources, scope levels, tags. */
+/** Titles, models, names, kinds, sources, scope labels, tags. */
 export const shortTextField = textField(LIMITS.shortText);
+
+/** One label of a scope path: non-empty short text. */
+export const labelField = shortTextField.min(1, 'must not be empty');
 
 /** Turn content, skill bodies, memory content. */
 export const longTextField = textField(LIMITS.longText);

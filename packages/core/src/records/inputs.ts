@@ -9,7 +9,8 @@ import { checkField, countField, idField, longTextField, shortTextField, slugFie
 import { metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 import { partsField } from './parts.js';
-import { memoryKeySchema, TURN_ROLES } from './records.js';
+import { memoryKeySchema, scopeSchema, TURN_ROLES } from './records.js';
+import { toScope } from './scope.js';
 import { whereInputSchema } from './where.js';
 
 /** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
@@ -22,12 +23,21 @@ const instantInput = z.string().transform((value, ctx) => {
   return instant;
 });
 
-/** A partial scope as callers write it. */
-export const scopeInputSchema = z.object({
+/** The legacy scope object as callers still write it; its levels are mapped by the legacy rule (`legacyScope`). */
+const legacyScopeInputSchema = z.object({
   instance: shortTextField.optional(),
   project: shortTextField.optional(),
   workspace: shortTextField.optional(),
 });
+
+/**
+ * A scope as callers write it: a path of labels, or the legacy object
+ * (mapped by the legacy rule). Either way it comes out as a checked path.
+ */
+export const scopeInputSchema = z
+  .union([z.array(z.string()).readonly(), legacyScopeInputSchema])
+  .transform((input) => toScope(input))
+  .pipe(scopeSchema);
 
 /** `sessions.create` input. */
 export const createSessionInputSchema = z.object({
@@ -37,6 +47,8 @@ export const createSessionInputSchema = z.object({
   title: shortTextField.optional(),
   model: shortTextField.optional(),
   metadata: metadataField.optional(),
+  /** Where the session lives (default: global). */
+  scope: scopeInputSchema.optional(),
   createdAt: instantInput.optional(),
 });
 
@@ -184,9 +196,15 @@ const limitInput = z.int().min(0).max(LIMITS.pageSize);
 export const listSessionsOptionsSchema = z.object({
   limit: limitInput.optional(),
   offset: countField.optional(),
+  scope: scopeInputSchema.optional(),
+  includeDescendants: z.boolean().optional(),
 });
 
-/** `sessions.list` options: `limit` 0 or absent means no cap. */
+/**
+ * `sessions.list` options: `limit` 0 or absent means no cap. `scope` absent
+ * spans every scope; given, exactly that scope (with `includeDescendants`,
+ * its descendants too).
+ */
 export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 
 /** `sessions.turns` options. */
@@ -215,16 +233,40 @@ export const searchSkillsOptionsSchema = z.object({
   limit: limitInput.optional(),
   scope: scopeInputSchema.optional(),
   includeParentScopes: z.boolean().optional(),
+  includeDescendants: z.boolean().optional(),
   order: z.enum(SKILL_SEARCH_ORDERS).optional(),
 });
 
 /**
  * `skills.search` options. `limit` 0 or absent means no cap; `scope` narrows
- * to that exact scope (with `includeParentScopes`, to its parent chain);
+ * to that exact scope (with `includeParentScopes`, its parent chain too;
+ * with `includeDescendants`, its descendants too);
  * `order` is `slug` (default: slug, then id), `relevance` (lexical score) or
  * `winRate` (wins/uses, smoothed).
  */
 export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
+
+/** `skills.list` options. */
+export const listSkillsOptionsSchema = z.object({
+  includeDescendants: z.boolean().optional(),
+});
+
+/** `skills.list` options: `includeDescendants` lists the scope's descendants too. */
+export type ListSkillsOptions = z.input<typeof listSkillsOptionsSchema>;
+
+/** `provider.namespaces` options. */
+export const namespacesOptionsSchema = z.object({
+  prefix: scopeInputSchema.optional(),
+  maxDepth: z.int().min(0).max(LIMITS.scopeDepth).optional(),
+  limit: limitInput.optional(),
+});
+
+/**
+ * `provider.namespaces` options: `prefix` (default global) keeps the scopes
+ * it prefixes, itself included; `maxDepth` truncates each to that many
+ * labels (absent: no truncation); `limit` 0 or absent means no cap.
+ */
+export type NamespacesOptions = z.input<typeof namespacesOptionsSchema>;
 
 /** Recall modes. */
 export const RECALL_MODES = ['lexical', 'semantic', 'hybrid'] as const;
@@ -236,6 +278,7 @@ export const recallOptionsSchema = z.object({
   query: textField(LIMITS.query).optional(),
   scope: scopeInputSchema.optional(),
   includeParentScopes: z.boolean().optional(),
+  includeDescendants: z.boolean().optional(),
   kinds: z.array(shortTextField).optional(),
   limit: z.int().min(1).max(LIMITS.pageSize).optional(),
   mode: z.enum(RECALL_MODES).optional(),
@@ -247,8 +290,8 @@ export const recallOptionsSchema = z.object({
 
 /**
  * `memory.recall` options. `scope` absent spans every scope; given, exactly
- * that scope (with `includeParentScopes`, its parent chain, most specific
- * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
+ * that scope (with `includeParentScopes`, its parent chain too; with
+ * `includeDescendants`, its descendants too). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
  * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
  * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
  * `where` keeps items whose metadata satisfies the filter (see `WhereInput`).

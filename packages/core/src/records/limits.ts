@@ -7,7 +7,7 @@ export const LIMITS = Object.freeze({
   id: 128,
   /** Slugs, in characters. */
   slug: 200,
-  /** Short text: titles, models, names, kinds, sources, scope levels, tags. */
+  /** Short text: titles, models, names, kinds, sources, scope labels, tags. */
   shortText: 1_000,
   /** A skill's `check` command. */
   check: 10_000,
@@ -15,6 +15,8 @@ export const LIMITS = Object.freeze({
   longText: 1_000_000,
   /** Tags on one skill. */
   tags: 64,
+  /** Labels in one scope path. */
+  scopeDepth: 16,
   /** Query text, in characters. */
   query: 10_000,
   /** The largest `limit` a list, search or recall accepts. */

@@ -11,6 +11,7 @@ import {
   hlcWallField,
   idField,
   instantField,
+  labelField,
   longTextField,
   serialField,
   shortTextField,
@@ -33,14 +34,13 @@ export const hlcSchema = z.strictObject({
   counter: hlcCounterField,
 });
 
-/** Where a skill or memory item lives; `''` when a level is unset. */
-export const scopeSchema = z.strictObject({
-  instance: shortTextField,
-  project: shortTextField,
-  workspace: shortTextField,
-});
+/**
+ * Where a session, skill or memory item lives: a path of labels, outermost
+ * first. `[]` is the global scope; a scope's parents are its prefixes.
+ */
+export const scopeSchema = z.array(labelField).max(LIMITS.scopeDepth, `at most ${LIMITS.scopeDepth} labels`);
 
-/** A scope. The all-empty scope is the global scope. */
+/** A scope path. `[]` is the global scope. */
 export type Scope = z.infer<typeof scopeSchema>;
 
 /** The sync envelope flattened into every stored record. */
@@ -64,6 +64,7 @@ export const sessionSchema = z.strictObject({
   title: shortTextField,
   model: shortTextField,
   metadata: metadataField,
+  scope: scopeSchema,
   createdAt: instantSchema,
   updatedAt: instantSchema,
   ...envelopeShape,

@@ -1,59 +1,143 @@
-/** Scope helpers: the global scope, normalisation, keys and the parent chain. */
+/**
+ * Scope helpers (docs/contract.md §2, scopes): the global scope, the legacy
+ * object form and its rule, keys, the parent chain, descendants, and the
+ * one rendering and parsing every face uses.
+ */
+import { ValidationError } from '../errors.js';
+import { compareStrings } from './order.js';
 import type { Scope } from './records.js';
 
-/** The all-empty scope. */
-export const GLOBAL_SCOPE: Scope = Object.freeze({ instance: '', project: '', workspace: '' });
+/** The global scope: the empty path. */
+export const GLOBAL_SCOPE: Scope = Object.freeze([]) as unknown as Scope;
 
-/** A partial scope as callers write it; missing levels are `''`. */
-export type ScopeInput = Partial<Scope>;
+/** The three fixed levels of the legacy scope object, outermost first. */
+export const LEGACY_SCOPE_LEVELS = ['instance', 'project', 'workspace'] as const;
 
-/** Fills missing levels with `''`. */
+/** The scope object of version 1: each level `''` or absent when unset. */
+export interface LegacyScope {
+  instance?: string | undefined;
+  project?: string | undefined;
+  workspace?: string | undefined;
+}
+
+/** A scope as callers write it: a path of labels, or the legacy object. */
+export type ScopeInput = readonly string[] | LegacyScope;
+
+/**
+ * The legacy rule: each set level becomes the label `level:text`, outermost
+ * first, unset levels left out, so `{ project: 'p', workspace: 'w' }` is
+ * `['project:p', 'workspace:w']` and every old parent chain is kept.
+ */
+export function legacyScope(legacy: LegacyScope): Scope {
+  return LEGACY_SCOPE_LEVELS.flatMap((level) => {
+    const text = legacy[level];
+    return text === undefined || text === '' ? [] : [`${level}:${text}`];
+  });
+}
+
+/** A path as is (copied), a legacy object by {@link legacyScope}, nothing as the global scope. Does not validate. */
 export function toScope(input: ScopeInput | undefined): Scope {
-  return { instance: input?.instance ?? '', project: input?.project ?? '', workspace: input?.workspace ?? '' };
+  if (input === undefined) return [];
+  if (Array.isArray(input)) return [...(input as readonly string[])];
+  return legacyScope(input as LegacyScope);
 }
 
-/** A string key for a scope that two equal scopes share and no other does. */
+/**
+ * A string key for a scope that two equal scopes share and no other does:
+ * the canonical JSON of its labels. Descendant keys share a prefix
+ * ({@link descendantKeyRange}), which is what lets a store index them.
+ */
 export function scopeKey(scope: Scope): string {
-  return JSON.stringify([scope.instance, scope.project, scope.workspace]);
+  return JSON.stringify(scope);
 }
 
-/** True when both scopes are equal level by level. */
+/**
+ * The half-open key range `[from, to)` that holds exactly the keys of the
+ * strict descendants of `scope`: keys starting `["a","b",` (or `["` for the
+ * global scope), up to the same text with its last character incremented.
+ * The last character is ASCII, so the range is the same in code units and
+ * in UTF-8 bytes.
+ */
+export function descendantKeyRange(scope: Scope): { from: string; to: string } {
+  const from = scope.length === 0 ? '["' : `${scopeKey(scope).slice(0, -1)},`;
+  const to = from.slice(0, -1) + String.fromCharCode(from.charCodeAt(from.length - 1) + 1);
+  return { from, to };
+}
+
+/** True when both scopes are the same path. */
 export function sameScope(a: Scope, b: Scope): boolean {
-  return a.instance === b.instance && a.project === b.project && a.workspace === b.workspace;
+  return a.length === b.length && a.every((label, i) => label === b[i]);
 }
 
 /** True for the global scope. */
 export function isGlobalScope(scope: Scope): boolean {
-  return scope.instance === '' && scope.project === '' && scope.workspace === '';
+  return scope.length === 0;
 }
 
-/**
- * The scope followed by its ancestors, most specific first:
- * `{i,p,w} → {i,p,''} → {i,'',''} → {'','',''}`, without repeats.
- */
+/** True when `ancestor` is a prefix of `scope` (the scope itself included). */
+export function scopeStartsWith(scope: Scope, ancestor: Scope): boolean {
+  return ancestor.length <= scope.length && ancestor.every((label, i) => label === scope[i]);
+}
+
+/** True when `scope` is a strict descendant of `ancestor`: a longer path it prefixes. */
+export function isDescendantScope(scope: Scope, ancestor: Scope): boolean {
+  return scope.length > ancestor.length && scopeStartsWith(scope, ancestor);
+}
+
+/** The scope followed by its ancestors, most specific first: its prefixes, longest first, ending at `[]`. */
 export function scopeChain(scope: Scope): Scope[] {
-  const chain: Scope[] = [scope];
-  const push = (s: Scope): void => {
-    if (!sameScope(chain[chain.length - 1]!, s)) chain.push(s);
-  };
-  push({ instance: scope.instance, project: scope.project, workspace: '' });
-  push({ instance: scope.instance, project: '', workspace: '' });
-  push(GLOBAL_SCOPE);
+  const chain: Scope[] = [];
+  for (let n = scope.length; n >= 0; n -= 1) chain.push(scope.slice(0, n));
   return chain;
+}
+
+/** Orders scopes label by label in code-point order; a prefix sorts before its descendants. */
+export function compareScopes(a: Scope, b: Scope): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x !== y) return compareStrings(x, y);
+  }
+  return a.length - b.length;
+}
+
+/** True when the slash form of a path would read back as another path. */
+function slashFormAmbiguous(scope: Scope): boolean {
+  return scope.some((label) => label.includes('/')) || scope[0]!.startsWith('[') || (scope.length === 1 && scope[0] === 'global');
 }
 
 /**
  * A scope as people read it, the one rendering every face uses (tables,
- * messages, errors, resources): `global`, else its set levels, outermost
- * first, each as `level=` and its JSON-quoted text, e.g.
- * `project="web" workspace="api"`. Quoting keeps it unambiguous whatever
- * the names hold (spaces, `/`, quotes), and an unset level is left out
- * rather than shown empty.
+ * messages, errors, resources): `global` for `[]`, else its labels joined by
+ * `/` (`project:web/workspace:api`), else, when that would be ambiguous (a
+ * label holding `/`, a first label starting `[`, the lone label `global`),
+ * the JSON array text.
  */
 export function describeScope(scope: Scope): string {
   if (isGlobalScope(scope)) return 'global';
-  return (['instance', 'project', 'workspace'] as const)
-    .filter((level) => scope[level] !== '')
-    .map((level) => `${level}=${JSON.stringify(scope[level])}`)
-    .join(' ');
+  return slashFormAmbiguous(scope) ? scopeKey(scope) : scope.join('/');
+}
+
+/**
+ * Parses a scope as written on a command line: `/` is the global scope;
+ * text starting with `[` is a JSON array of labels (`["a/b","c"]`); anything
+ * else is labels separated by `/` (`a/b/c`). The result is not yet checked
+ * against the label rules; `field` names the option in errors.
+ */
+export function parseScopeText(text: string, field = 'scope'): Scope {
+  if (text === '/') return [];
+  if (text.startsWith('[')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new ValidationError(field, 'is not a JSON array of labels');
+    }
+    if (!Array.isArray(parsed) || !parsed.every((label) => typeof label === 'string')) throw new ValidationError(field, 'must be a JSON array of strings');
+    return parsed as string[];
+  }
+  const labels = text.split('/');
+  if (labels.some((label) => label === '')) throw new ValidationError(field, 'has an empty label (write `/` alone for the global scope)');
+  return labels;
 }

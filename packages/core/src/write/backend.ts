@@ -47,12 +47,22 @@ export interface StateWriteTx extends StateLookups {
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
 }
 
-/** Lexical query handed to a backend: tokens already folded (docs/contract.md §5). */
-export interface LexicalQuery {
-  /** Folded query tokens; every one must prefix-match a record token. Empty: match all. */
-  tokens: readonly string[];
+/**
+ * Which scopes a query spans: undefined `scopes` is every scope; else a
+ * record matches when its scope is one of `scopes`, or, with
+ * `descendantsOf`, a strict descendant of that scope.
+ */
+export interface ScopeFilter {
   /** Restrict to these scopes (any of them); undefined: every scope. */
   scopes?: readonly Scope[];
+  /** Also the strict descendants of this scope (only with `scopes`). */
+  descendantsOf?: Scope;
+}
+
+/** Lexical query handed to a backend: tokens already folded (docs/contract.md §5). */
+export interface LexicalQuery extends ScopeFilter {
+  /** Folded query tokens; every one must prefix-match a record token. Empty: match all. */
+  tokens: readonly string[];
   /** At most this many results (0: all). */
   limit: number;
   /** `recent` (or `slug` for skills) or `relevance` (best lexical score first). */
@@ -83,12 +93,14 @@ export interface Scored<T> {
 
 /** Ordered queries over the read model. Only live records are returned. */
 export interface StateQueries extends StateLookups {
-  /** Live sessions, oldest first. `limit` 0: all. */
-  listSessions(options: { limit: number; offset: number }): Awaitable<Session[]>;
+  /** Live sessions in the filter's scopes, oldest first. `limit` 0: all. */
+  listSessions(options: { limit: number; offset: number } & ScopeFilter): Awaitable<Session[]>;
   /** A session's live turns in seq order after `afterSeq`. `limit` 0: all. */
   turns(sessionId: string, options: { afterSeq: number; limit: number }): Awaitable<Turn[]>;
-  /** Live skills in exactly this scope, by slug then id. */
-  listSkills(scope: Scope): Awaitable<Skill[]>;
+  /** Live skills in exactly this scope (with `includeDescendants`, its descendants too), by slug then id. */
+  listSkills(scope: Scope, includeDescendants?: boolean): Awaitable<Skill[]>;
+  /** The distinct scopes of live sessions, skills and memory items that `prefix` prefixes (itself included), in any order. */
+  liveScopes(prefix: Scope): Awaitable<Scope[]>;
   /** Live skills matching the query (slug, name, body, tags), ordered by slug then id, or by relevance. */
   searchSkills(query: LexicalQuery): Awaitable<Scored<Skill>[]>;
   /** Live memory items matching the query (content) and the filter; newest first, or by relevance. */
@@ -126,12 +138,11 @@ export interface TurnNeighbours {
 }
 
 /** Nearest-neighbour query over stored vectors. */
-export interface VectorQuery extends MemoryFilter {
+export interface VectorQuery extends MemoryFilter, ScopeFilter {
   embedderId: string;
   vector: Float32Array;
   /** How many neighbours at most (after the filter). */
   k: number;
-  scopes?: readonly Scope[];
 }
 
 /** Nearest-neighbour query over stored turn vectors. */

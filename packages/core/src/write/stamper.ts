@@ -93,6 +93,7 @@ export class Stamper {
       title: draft.title ?? '',
       model: draft.model ?? '',
       metadata: draft.metadata ?? {},
+      scope: toScope(draft.scope),
       createdAt,
       updatedAt: createdAt,
       ...this.#firstEnvelope(),
@@ -203,7 +204,12 @@ export class Stamper {
   /** Tombstones a live session. */
   deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
-    const tombstone: Session = { ...session, ...this.#nextEnvelope(session, true), updatedAt: later(session.updatedAt, this.#now()) };
+    const tombstone: Session = {
+      ...session,
+      scope: [...session.scope],
+      ...this.#nextEnvelope(session, true),
+      updatedAt: later(session.updatedAt, this.#now()),
+    };
     return { type: EventTypes.SessionDeleted, payload: { session: tombstone } };
   }
 
@@ -255,7 +261,7 @@ export class Stamper {
       name: draft.name ?? stored.name,
       body: draft.body ?? stored.body,
       tags: [...(draft.tags ?? stored.tags)],
-      scope: { ...stored.scope },
+      scope: [...stored.scope],
       uses,
       wins,
       check: draft.check ?? stored.check,
@@ -273,7 +279,7 @@ export class Stamper {
   recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillOutcomeRecorded> {
     const next: Skill = {
       ...skill,
-      scope: { ...skill.scope },
+      scope: [...skill.scope],
       tags: [...skill.tags],
       uses: increment(skill.uses, 'uses'),
       wins: success ? increment(skill.wins, 'wins') : skill.wins,
@@ -287,7 +293,7 @@ export class Stamper {
   deleteSkill(skill: Skill): StateChangeOf<typeof EventTypes.SkillDeleted> {
     const tombstone: Skill = {
       ...skill,
-      scope: { ...skill.scope },
+      scope: [...skill.scope],
       tags: [...skill.tags],
       version: increment(skill.version, 'version'),
       updatedAt: later(skill.updatedAt, this.#now()),
@@ -363,7 +369,7 @@ export class Stamper {
     if (!item || item.deleted) throw new NotFoundError('memory', id);
     const tombstone: MemoryItem = {
       ...item,
-      scope: { ...item.scope },
+      scope: [...item.scope],
       metadata: structuredClone(item.metadata),
       updatedAt: later(item.updatedAt, this.#now()),
       ...this.#nextEnvelope(item, true),

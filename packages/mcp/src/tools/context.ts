@@ -7,11 +7,14 @@ import type { ScopePolicy } from '../scope-policy.js';
 /** The shared state of one server's tools. */
 export interface ToolContext {
   readonly provider: Provider;
-  /** Scope rules for skills and memory. */
+  /** Scope rules for sessions, skills and memory. */
   readonly policy: ScopePolicy;
-  /** The same rules over hashed scopes, for session ids. */
-  readonly sessionPolicy: ScopePolicy;
-  /** Makes the UUIDv7 part of new session ids. */
+  /**
+   * The same rules over hashed legacy scopes, for sessions of the old server
+   * whose ids encode their scope; undefined when the bound path has no legacy form.
+   */
+  readonly legacySessionPolicy: ScopePolicy | undefined;
+  /** Makes the ids of new sessions. */
   readonly ids: IdGenerator;
   /** Provenance of memory written without a `source`: the MCP client's name when it gave one. */
   defaultSource(): string;

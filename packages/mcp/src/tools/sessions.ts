@@ -1,32 +1,56 @@
 /** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Session } from '@agentstate/core';
-import { sameScope } from '@agentstate/core';
+import { NotFoundError, sameScope } from '@agentstate/core';
 import { compareSessions } from '@agentstate/core/backend';
 import { outputs, sessionInputs } from '../schemas.js';
-import { hashScope, scopedSessionId, sessionScopeHash } from '../session-scope.js';
+import { hashScope, legacySessionScope } from '../session-scope.js';
 import { operationSessionUuid } from '../operation.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
 
-/** Throws unless the session `id` may be read through this server. */
-export function assertSessionReadable(ctx: ToolContext, id: string): void {
-  ctx.sessionPolicy.assertReadable('session', id, sessionScopeHash(id));
+/**
+ * Checks a live session against the scope rules, `write` or read: by its
+ * scope, or, for a session of the old server, by the hashed scope its id
+ * encodes (unreachable from a server bound to a path no old server had).
+ */
+function assertSessionAccess(ctx: ToolContext, session: Session, write: boolean): void {
+  const legacy = legacySessionScope(session);
+  if (legacy === undefined) {
+    if (write) ctx.policy.assertWritable('session', session.id, session.scope);
+    else ctx.policy.assertReadable('session', session.id, session.scope);
+    return;
+  }
+  if (!ctx.legacySessionPolicy) throw new NotFoundError('session', session.id);
+  if (write) ctx.legacySessionPolicy.assertWritable('session', session.id, legacy);
+  else ctx.legacySessionPolicy.assertReadable('session', session.id, legacy);
 }
 
-/** Live sessions in exactly `scope`, oldest first. */
+/** The live session `id`, when this server may read it (else `NotFoundError`). */
+export async function readableSession(ctx: ToolContext, id: string): Promise<Session> {
+  const session = await ctx.provider.sessions.get(id);
+  assertSessionAccess(ctx, session, false);
+  return session;
+}
+
+/** Live sessions in exactly `scope`, old-server sessions whose id encodes it included, oldest first. */
 export async function sessionsIn(ctx: ToolContext, scope: Scope): Promise<Session[]> {
+  const own = (await ctx.provider.sessions.list({ scope })).filter((s) => legacySessionScope(s) === undefined);
   const hashed = hashScope(scope);
-  const all = await ctx.provider.sessions.list();
-  return all.filter((s) => sameScope(sessionScopeHash(s.id), hashed));
+  if (hashed === undefined || hashed.length === 0) return own;
+  const old = (await ctx.provider.sessions.list({ scope: [] })).filter((s) => {
+    const legacy = legacySessionScope(s);
+    return legacy !== undefined && sameScope(legacy, hashed);
+  });
+  return [...own, ...old].sort(compareSessions);
 }
 
 /** Registers the session tools on `server`. */
 export function registerSessionTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
-  const assertWritable = (id: string): void => ctx.sessionPolicy.assertWritable('session', id, sessionScopeHash(id));
+  const assertWritable = async (id: string): Promise<void> => assertSessionAccess(ctx, await provider.sessions.get(id), true);
 
   server.registerTool(
     'session_create',
@@ -38,10 +62,16 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const uuid = args.operationId === undefined ? ctx.ids.next() : operationSessionUuid(args.operationId);
-      const id = scopedSessionId(policy.target(args.scope), uuid);
+      const id = args.operationId === undefined ? ctx.ids.next() : operationSessionUuid(args.operationId);
       return {
-        session: await provider.sessions.create({ id, title: args.title, model: args.model, metadata: args.metadata, operationId: args.operationId }),
+        session: await provider.sessions.create({
+          id,
+          title: args.title,
+          model: args.model,
+          metadata: args.metadata,
+          scope: policy.target(args.scope),
+          operationId: args.operationId,
+        }),
       };
     }),
   );
@@ -57,7 +87,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertWritable(args.sessionId);
+      await assertWritable(args.sessionId);
       return {
         turn: await provider.sessions.appendTurn({
           sessionId: args.sessionId,
@@ -82,8 +112,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertSessionReadable(ctx, args.sessionId);
-      const session = await provider.sessions.get(args.sessionId);
+      const session = await readableSession(ctx, args.sessionId);
       const options =
         args.last === undefined ? { afterSeq: args.afterSeq, limit: args.limit } : { afterSeq: args.afterSeq, limit: args.limit, last: args.last };
       const turns = await provider.sessions.turns(args.sessionId, options);
@@ -101,7 +130,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertWritable(args.sessionId);
+      await assertWritable(args.sessionId);
       return { turn: await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId }) };
     }),
   );
@@ -118,7 +147,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertWritable(args.sessionId);
+      await assertWritable(args.sessionId);
       return { turns: await provider.sessions.replaceSuffix(args.sessionId, { expected: args.expected, turns: args.turns, operationId: args.operationId }) };
     }),
   );
@@ -150,7 +179,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      assertWritable(args.sessionId);
+      await assertWritable(args.sessionId);
       return { session: await provider.sessions.delete(args.sessionId, { operationId: args.operationId }) };
     }),
   );

@@ -1,6 +1,6 @@
 /** Skill tools: search, get, save, record an outcome, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Scope, ScopeInput, Skill } from '@agentstate/core';
+import type { Scope, Skill } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
 import { outputs, skillInputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
@@ -13,7 +13,7 @@ const DEFAULT_SEARCH_LIMIT = 20;
  * the most specific one along the target's scopes (its parents too when
  * `includeParents`).
  */
-export async function findSkill(ctx: ToolContext, key: string, scope: ScopeInput | undefined, includeParents: boolean | undefined): Promise<Skill> {
+export async function findSkill(ctx: ToolContext, key: string, scope: readonly string[] | undefined, includeParents: boolean | undefined): Promise<Skill> {
   const target = ctx.policy.target(scope);
   const inc = ctx.policy.includeParents(includeParents);
   const found = await ctx.provider.skills.get(key, target);

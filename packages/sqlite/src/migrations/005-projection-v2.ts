@@ -6,6 +6,11 @@
  * from the embedding cache. The log, snapshots and the cache are untouched.
  * Turns get a row number, a full-text index (`turns_fts`) and vectors
  * (`turn_vectors`, `turn_vec_<no>`) for transcript search.
+ *
+ * A scope is one column, `scope_key`: the canonical JSON of its labels
+ * (`["project:web","workspace:api"]`). An exact scope is an equality on it and
+ * a scope's descendants a range of it (keys starting `["project:web",`), so
+ * both read the `*_by_scope` indexes.
  */
 import { FTS_OPTIONS } from './002-projection.js';
 import type { Migration } from './migration.js';
@@ -29,6 +34,7 @@ CREATE TABLE sessions (
   title TEXT NOT NULL,
   model TEXT NOT NULL,
   metadata TEXT NOT NULL,
+  scope_key TEXT NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   sync_version INTEGER NOT NULL,
@@ -39,6 +45,7 @@ CREATE TABLE sessions (
   deleted INTEGER NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX sessions_live ON sessions (created_at, id) WHERE deleted = 0;
+CREATE INDEX sessions_live_by_scope ON sessions (scope_key, created_at, id) WHERE deleted = 0;
 
 CREATE TABLE turns (
   n INTEGER PRIMARY KEY,
@@ -73,9 +80,6 @@ CREATE TABLE skills (
   id TEXT NOT NULL UNIQUE,
   scope_key TEXT NOT NULL,
   slug TEXT NOT NULL,
-  scope_instance TEXT NOT NULL,
-  scope_project TEXT NOT NULL,
-  scope_workspace TEXT NOT NULL,
   name TEXT NOT NULL,
   body TEXT NOT NULL,
   tags TEXT NOT NULL,
@@ -103,9 +107,6 @@ CREATE TABLE memory (
   kind TEXT NOT NULL,
   content TEXT NOT NULL,
   scope_key TEXT NOT NULL,
-  scope_instance TEXT NOT NULL,
-  scope_project TEXT NOT NULL,
-  scope_workspace TEXT NOT NULL,
   source TEXT NOT NULL,
   key TEXT,
   metadata TEXT NOT NULL,

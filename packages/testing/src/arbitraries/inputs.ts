@@ -11,7 +11,10 @@ import { arbMetadata } from './metadata.js';
 
 /** `sessions.create` input (no caller ids, so any number of them can be created). */
 export function arbCreateSessionInput(): fc.Arbitrary<CreateSessionInput> {
-  return fc.record({ title: arbUnicodeText(), model: fc.constantFrom('model-a', 'model-b', ''), createdAt: arbInstant() }, { requiredKeys: [] });
+  return fc.record(
+    { title: arbUnicodeText(), model: fc.constantFrom('model-a', 'model-b', ''), scope: arbScopeInput(), createdAt: arbInstant() },
+    { requiredKeys: [] },
+  );
 }
 
 /** `sessions.appendTurn` input for the given session id(s). */

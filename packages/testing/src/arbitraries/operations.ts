@@ -36,19 +36,20 @@ export type Operation =
   | { kind: 'appendTurn'; session: Ref; role: TurnRole; content: string }
   | { kind: 'deleteSession'; session: Ref }
   | { kind: 'turns'; session: Ref; afterSeq: number; limit: number }
-  | { kind: 'listSessions'; offset: number; limit: number }
+  | { kind: 'listSessions'; offset: number; limit: number; scope?: ScopeInput; includeDescendants: boolean }
   | { kind: 'upsertSkill'; input: UpsertSkillInput }
   | { kind: 'recordOutcome'; slug: string; success: boolean; scope?: ScopeInput }
   | { kind: 'deleteSkill'; slug: string; scope?: ScopeInput }
   | { kind: 'getSkill'; slug: string; scope?: ScopeInput }
-  | { kind: 'listSkills'; scope: ScopeInput }
+  | { kind: 'listSkills'; scope: ScopeInput; includeDescendants: boolean }
+  | { kind: 'namespaces'; prefix?: ScopeInput; maxDepth?: number }
   | { kind: 'searchSkills'; query: string; limit: number }
   | { kind: 'writeMemory'; input: WriteMemoryInput }
   | { kind: 'deleteMemory'; item: Ref }
   | { kind: 'getMemory'; item: Ref }
   | { kind: 'updateMemory'; item: Ref; input: UpdateMemoryInput }
   | { kind: 'sweepMemory' }
-  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number; where?: WhereInput }
+  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number; includeParentScopes: boolean; includeDescendants: boolean; where?: WhereInput }
   | { kind: 'advanceClock'; ms: number };
 
 /** What one operation gave: its value, or the code of the typed error it raised. */
@@ -70,7 +71,16 @@ export function arbOperation(): fc.Arbitrary<Operation> {
       arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const),
       weight: 1,
     },
-    { arbitrary: fc.record({ offset: fc.nat(3), limit: fc.nat(3) }).map((o) => ({ kind: 'listSessions', ...o }) as const), weight: 1 },
+    {
+      arbitrary: fc
+        .record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() })
+        .map((o) => ({ kind: 'listSessions', ...o }) as const),
+      weight: 1,
+    },
+    {
+      arbitrary: fc.record({ prefix: optionalScope(), maxDepth: fc.option(fc.nat(3), { nil: undefined }) }).map((o) => ({ kind: 'namespaces', ...o }) as const),
+      weight: 1,
+    },
     { arbitrary: arbUpsertSkillInput().map((input) => ({ kind: 'upsertSkill', input }) as const), weight: 4 },
     {
       arbitrary: fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }).map((o) => ({ kind: 'recordOutcome', ...o }) as const),
@@ -78,7 +88,10 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'deleteSkill', ...o }) as const), weight: 1 },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'getSkill', ...o }) as const), weight: 1 },
-    { arbitrary: arbScopeInput().map((scope) => ({ kind: 'listSkills', scope }) as const), weight: 1 },
+    {
+      arbitrary: fc.record({ scope: arbScopeInput(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const),
+      weight: 1,
+    },
     { arbitrary: fc.record({ query: arbQuery(), limit: fc.nat(3) }).map((o) => ({ kind: 'searchSkills', ...o }) as const), weight: 1 },
     { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
     { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },
@@ -87,7 +100,14 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     { arbitrary: fc.constant({ kind: 'sweepMemory' } as const), weight: 1 },
     {
       arbitrary: fc
-        .record({ query: arbQuery(), scope: optionalScope(), limit: fc.integer({ min: 1, max: 5 }), where: fc.option(arbWhere(), { nil: undefined }) })
+        .record({
+          query: arbQuery(),
+          scope: optionalScope(),
+          limit: fc.integer({ min: 1, max: 5 }),
+          includeParentScopes: fc.boolean(),
+          includeDescendants: fc.boolean(),
+          where: fc.option(arbWhere(), { nil: undefined }),
+        })
         .map((o) => ({ kind: 'recall', ...o }) as const),
       weight: 1,
     },
@@ -140,7 +160,11 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'turns':
         return provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit });
       case 'listSessions':
-        return provider.sessions.list({ offset: op.offset, limit: op.limit });
+        return provider.sessions.list({
+          offset: op.offset,
+          limit: op.limit,
+          ...(op.scope === undefined ? {} : { scope: op.scope, includeDescendants: op.includeDescendants }),
+        });
       case 'upsertSkill':
         return provider.skills.upsert(op.input);
       case 'recordOutcome':
@@ -150,7 +174,12 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'getSkill':
         return provider.skills.get(op.slug, op.scope);
       case 'listSkills':
-        return provider.skills.list(op.scope);
+        return provider.skills.list(op.scope, { includeDescendants: op.includeDescendants });
+      case 'namespaces':
+        return provider.namespaces({
+          ...(op.prefix === undefined ? {} : { prefix: op.prefix }),
+          ...(op.maxDepth === undefined ? {} : { maxDepth: op.maxDepth }),
+        });
       case 'searchSkills':
         return provider.skills.search(op.query, op.limit);
       case 'writeMemory': {
@@ -170,7 +199,7 @@ export async function runOperations(provider: Provider, operations: readonly Ope
         return provider.memory.recall({
           query: op.query,
           limit: op.limit,
-          ...(op.scope === undefined ? {} : { scope: op.scope }),
+          ...(op.scope === undefined ? {} : { scope: op.scope, includeParentScopes: op.includeParentScopes, includeDescendants: op.includeDescendants }),
           ...(op.where === undefined ? {} : { where: op.where }),
         });
       case 'advanceClock':

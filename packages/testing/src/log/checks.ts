@@ -36,14 +36,23 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 type Loose = any;
 
 const ENVELOPE = { syncVersion: 1, originInstanceId: 'instance-1', updatedHlc: { wall: T0, counter: 0 }, lastWriterId: 'instance-1', deleted: false };
-const SESSION: Session = { id: 'session-1', title: 't', model: 'm', metadata: {}, createdAt: formatInstant(T0), updatedAt: formatInstant(T0), ...ENVELOPE };
+const SESSION: Session = {
+  id: 'session-1',
+  title: 't',
+  model: 'm',
+  scope: [],
+  metadata: {},
+  createdAt: formatInstant(T0),
+  updatedAt: formatInstant(T0),
+  ...ENVELOPE,
+};
 const SKILL: Skill = {
   id: 'skill-1',
   slug: 'deploy',
   name: 'Deploy',
   body: 'ship it',
   tags: ['ops'],
-  scope: { instance: '', project: '', workspace: '' },
+  scope: [],
   uses: 2,
   wins: 1,
   check: '',

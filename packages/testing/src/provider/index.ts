@@ -10,6 +10,7 @@ import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
 import { memoryModelChecks } from './memory-model.js';
+import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { propertyChecks } from './properties.js';
 import { searchChecks } from './search.js';
@@ -37,6 +38,7 @@ const all: ProviderCheck[] = [
   ...extraChecks,
   ...propertyChecks,
   ...searchChecks,
+  ...namespaceChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

@@ -22,7 +22,7 @@ export const memoryChecks: ProviderCheck[] = [
     async run(env) {
       const p = await env.open();
       const item = await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: { project: 'x' } });
-      expect(item).toMatchObject({ kind: 'fact', content: 'deploys go to Cloudflare', scope: { instance: '', project: 'x', workspace: '' } });
+      expect(item).toMatchObject({ kind: 'fact', content: 'deploys go to Cloudflare', scope: ['project:x'] });
       expect(await p.memory.get(item.id)).toEqual(item);
     },
   },

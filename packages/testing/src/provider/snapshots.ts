@@ -241,7 +241,7 @@ export const snapshotChecks: ProviderCheck[] = [
         {
           label: 'skill with null tags',
           bad: async () => {
-            const skill = { id: 'k1', slug: 'deploy', name: '', body: '', tags: null, scope: { instance: '', project: '', workspace: '' } };
+            const skill = { id: 'k1', slug: 'deploy', name: '', body: '', tags: null, scope: [] };
             return { stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill } };
           },
         },

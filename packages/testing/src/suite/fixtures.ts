@@ -12,9 +12,9 @@ export const T0 = Date.UTC(2026, 0, 1, 12);
 /** One hour in milliseconds. */
 export const HOUR = 3_600_000;
 /** The global scope, as records carry it. */
-export const GLOBAL: Scope = { instance: '', project: '', workspace: '' };
+export const GLOBAL: Scope = [];
 /** The scopes {@link populate} writes to. */
-export const POPULATED_SCOPES: readonly ScopeInput[] = [{}, { project: 'alpha' }, { instance: 'i1', project: 'alpha', workspace: 'w' }];
+export const POPULATED_SCOPES: readonly ScopeInput[] = [[], { project: 'alpha' }, ['instance:i1', 'project:alpha', 'workspace:w'], ['team', 'web']];
 
 /** Ids of what {@link populate} wrote. */
 export interface Populated {
@@ -46,7 +46,7 @@ export async function populate(p: Provider, tick: () => void = () => undefined):
   await step(p.sessions.appendTurn({ sessionId: scratch.id, role: 'user', content: 'temporary' }));
   await step(p.sessions.appendTurn({ sessionId: scratch.id, role: 'assistant', content: 'noted' }));
   await step(p.sessions.delete(scratch.id));
-  const empty = await step(p.sessions.create({ model: 'model-b' }));
+  const empty = await step(p.sessions.create({ model: 'model-b', scope: ['team', 'web'] }));
 
   await step(p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', tags: ['ops', 'release'], check: 'npm test' }));
   await step(p.skills.upsert({ slug: 'deploy', body: 'ship it faster' }));
@@ -87,7 +87,8 @@ export async function readModel(p: Provider, scopes: readonly ScopeInput[] = POP
   const memory = await p.memory.recall({ limit: LIMITS.pageSize });
   const items = [];
   for (const hit of memory) items.push(await p.memory.get(hit.id));
-  return { sessions, transcripts, skillsByScope, search, skillsBySlug, memory, items };
+  const namespaces = await p.namespaces();
+  return { sessions, transcripts, skillsByScope, search, skillsBySlug, memory, items, namespaces };
 }
 
 /** The deterministic snapshot text of an event-sourced provider. */

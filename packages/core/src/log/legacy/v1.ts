@@ -5,14 +5,26 @@
  * of the same record read the same.
  */
 import { partsFromContent } from '../../records/parts.js';
+import type { LegacyScope } from '../../records/scope.js';
+import { legacyScope } from '../../records/scope.js';
 import type { UpcasterRegistry } from '../upcasters.js';
 
 /** A record as version 1 stored it: a JSON object whose keys the step below fills in. */
 type V1Record = Record<string, unknown>;
 
-/** A version 1 session, as version 2 reads it: no metadata. */
+/**
+ * A version 1 scope object as a path, by the legacy rule. Anything that is
+ * not an object of strings is passed on unchanged, for the decoder to refuse.
+ */
+function upcastV1Scope(scope: unknown): unknown {
+  if (scope === null || typeof scope !== 'object' || Array.isArray(scope)) return scope;
+  if (!Object.values(scope).every((level) => typeof level === 'string')) return scope;
+  return legacyScope(scope as LegacyScope);
+}
+
+/** A version 1 session, as version 2 reads it: sessions had no scope, so it is global; no metadata. */
 export function upcastV1Session(session: V1Record): V1Record {
-  return { ...session, metadata: {} };
+  return { ...session, scope: [], metadata: {} };
 }
 
 /**
@@ -27,7 +39,7 @@ export function upcastV1Turn(turn: V1Record): V1Record {
 
 /** A version 1 skill, as version 2 reads it. */
 export function upcastV1Skill(skill: V1Record): V1Record {
-  return { ...skill };
+  return { ...skill, scope: upcastV1Scope(skill.scope) };
 }
 
 /**
@@ -35,7 +47,7 @@ export function upcastV1Skill(skill: V1Record): V1Record {
  * expiry, and last written when it was created (version 1 never changed an item).
  */
 export function upcastV1MemoryItem(item: V1Record): V1Record {
-  return { key: null, metadata: {}, expiresAt: null, updatedAt: item.createdAt, ...item };
+  return { key: null, metadata: {}, expiresAt: null, updatedAt: item.createdAt, ...item, scope: upcastV1Scope(item.scope) };
 }
 
 const RECORD_STEPS: Record<string, (record: V1Record) => V1Record> = {

@@ -1,0 +1,31 @@
+/**
+ * A {@link ScopeFilter} as SQL over a `scope_key` column (the canonical JSON
+ * of a scope's labels): exact scopes are equalities, a scope's descendants
+ * the key range that {@link descendantKeyRange} gives, so both read an index
+ * led by `scope_key`.
+ */
+import type { ScopeFilter } from '@agentstate/core/backend';
+import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
+
+/** A condition and its parameters; `undefined` when the filter spans every scope. */
+export function scopeCondition(filter: ScopeFilter, column: string): { sql: string; params: string[] } | undefined {
+  if (filter.scopes === undefined) return undefined;
+  const exact = `${column} IN (SELECT value FROM json_each(?))`;
+  const keys = JSON.stringify(filter.scopes.map(scopeKey));
+  if (filter.descendantsOf === undefined) return { sql: exact, params: [keys] };
+  const { from, to } = descendantKeyRange(filter.descendantsOf);
+  return { sql: `(${exact} OR (${column} >= ? AND ${column} < ?))`, params: [keys, from, to] };
+}
+
+/** True when no scope can match: no exact scopes and no descendants. */
+export function matchesNothing(filter: ScopeFilter): boolean {
+  return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
+}
+
+/** The same filter as a predicate over scope keys, for vectors held outside SQL. */
+export function scopeKeyFilter(filter: ScopeFilter): (key: string) => boolean {
+  if (filter.scopes === undefined) return () => true;
+  const keys = new Set(filter.scopes.map(scopeKey));
+  const range = filter.descendantsOf === undefined ? undefined : descendantKeyRange(filter.descendantsOf);
+  return (key) => keys.has(key) || (range !== undefined && key >= range.from && key < range.to);
+}
