@@ -60,6 +60,8 @@ export {
   type TurnsOptions,
   SKILL_SEARCH_ORDERS,
   searchSkillsOptionsSchema,
+  listSkillsOptionsSchema,
+  type ListSkillsOptions,
   type SearchSkillsOptions,
   RECALL_MODES,
   RECALL_ORDERS,
@@ -68,6 +70,7 @@ export {
   DEFAULT_RECALL_LIMIT,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
+export type { Page } from './paging/cursor.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export { GLOBAL_SCOPE, type ScopeInput, toScope, sameScope, isGlobalScope, scopeChain, describeScope } from './records/scope.js';
 export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';

@@ -5,6 +5,7 @@ import { compareMemoryNewestFirst, compareSkillsBySlug } from '../records/order.
 import type { MemoryItem, Scope, Skill } from '../records/records.js';
 import { scopeKey } from '../records/scope.js';
 import type { LexicalQuery, Scored, StateQueries } from '../write/backend.js';
+import { pastKeyset } from '../paging/cursor.js';
 import type { InMemoryState } from './state.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
@@ -43,8 +44,8 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     liveSkillsBySlug: (slug) => [...(state.liveSkillsBySlug.get(slug)?.values() ?? [])],
     memoryItem: (id) => state.memory.get(id),
 
-    listSessions: ({ limit, offset }) => {
-      const items = state.liveSessions.items;
+    listSessions: ({ limit, offset, after }) => {
+      const items = after === undefined ? state.liveSessions.items : state.liveSessions.items.filter((s) => pastKeyset(after, 1, s.createdAt, s.id, 1));
       return items.slice(offset, limit > 0 ? offset + limit : items.length);
     },
 
@@ -53,17 +54,31 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return list.slice(afterSeq, limit > 0 ? afterSeq + limit : list.length);
     },
 
-    listSkills: (scope) => state.skillsIn(scope),
+    listSkills: (scope, page) => {
+      const after = page?.after;
+      return cap(
+        state.skillsIn(scope).filter((s) => pastKeyset(after, 1, s.slug, s.id, 1)),
+        page?.limit ?? 0,
+      );
+    },
 
     searchSkills: (query: LexicalQuery) => {
       const inScope = scopeFilter(query.scopes);
       const matches: { record: Skill; tokens: string[] }[] = [];
+      const relevance = query.order === 'relevance';
       for (const skill of state.skills.values()) {
         if (skill.deleted || !inScope(skill.scope)) continue;
+        if (!relevance && !pastKeyset(query.after, 1, skill.slug, skill.id, 1)) continue;
         const tokens = state.skillTokens(skill);
         if (matchesTokens(query.tokens, tokens)) matches.push({ record: skill, tokens });
       }
-      if (query.order === 'relevance') return cap(rankByRelevance(query.tokens, matches, compareSkillsBySlug), query.limit);
+      if (relevance) {
+        const ranked = rankByRelevance(query.tokens, matches, compareSkillsBySlug);
+        return cap(
+          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.slug, h.record.id, 1)),
+          query.limit,
+        );
+      }
       matches.sort((a, b) => compareSkillsBySlug(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },
@@ -78,12 +93,19 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
         if (!inScope(item.scope) || (kinds && !kinds.has(item.kind))) continue;
+        if (!relevance && !pastKeyset(query.after, 1, item.createdAt, item.id, -1)) continue;
         const tokens = state.memoryTokens(item);
         if (!matchFn(query.tokens, tokens)) continue;
         matches.push({ record: item, tokens });
         if (!relevance && query.limit > 0 && matches.length >= query.limit) break;
       }
-      if (relevance) return cap(rankByRelevance(query.tokens, matches, compareMemoryNewestFirst), query.limit);
+      if (relevance) {
+        const ranked = rankByRelevance(query.tokens, matches, compareMemoryNewestFirst);
+        return cap(
+          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
+          query.limit,
+        );
+      }
       return matches.map((m) => ({ record: m.record, score: 1 }));
     },
   };

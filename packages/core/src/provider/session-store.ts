@@ -3,7 +3,8 @@ import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
 import type { AppendTurnInput, CreateSessionInput, ListSessionsOptions, TurnsOptions } from '../records/inputs.js';
 import { appendTurnInputSchema, createSessionInputSchema, listSessionsOptionsSchema, parseInput, turnsOptionsSchema } from '../records/inputs.js';
-import type { Session } from '../records/records.js';
+import type { Session, Turn } from '../records/records.js';
+import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset } from '../paging/cursor.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SessionStore } from './types.js';
@@ -31,9 +32,12 @@ export function createSessionStore(engine: Engine): SessionStore {
     },
 
     async list(options: ListSessionsOptions = {}) {
-      const o = parseInput(listSessionsOptionsSchema, options);
-      const sessions = await q.listSessions({ limit: o.limit ?? 0, offset: o.offset ?? 0 });
-      return sessions.map(copySession);
+      const { cursor, limit = 0, ...query } = parseInput(listSessionsOptionsSchema, options);
+      const pager = openPager<Session>({ method: 'sessions.list', query, order: [TEXT_ASC, TEXT_ASC], key: (s) => [s.createdAt, s.id] }, cursor);
+      // The offset skips on the first page only: a cursor already stands past it.
+      const offset = pager.after === undefined ? (query.offset ?? 0) : 0;
+      const sessions = await q.listSessions({ limit: limit > 0 ? limit + 1 : 0, offset, after: toKeyset(pager.after) });
+      return pager.page(sessions.map(copySession), limit);
     },
 
     async appendTurn(input: AppendTurnInput) {
@@ -48,10 +52,12 @@ export function createSessionStore(engine: Engine): SessionStore {
     },
 
     async turns(sessionId: string, options: TurnsOptions = {}) {
-      const o = parseInput(turnsOptionsSchema, options);
+      const { cursor, limit = 0, ...rest } = parseInput(turnsOptionsSchema, options);
+      const pager = openPager<Turn>({ method: 'sessions.turns', query: { sessionId, ...rest }, order: [NUMBER_ASC], key: (t) => [t.seq] }, cursor);
       await live(sessionId);
-      const turns = await q.turns(sessionId, { afterSeq: o.afterSeq ?? 0, limit: o.limit ?? 0 });
-      return turns.map(copyTurn);
+      const afterSeq = pager.after === undefined ? (rest.afterSeq ?? 0) : Number(pager.after[0]);
+      const turns = await q.turns(sessionId, { afterSeq, limit: limit > 0 ? limit + 1 : 0 });
+      return pager.page(turns.map(copyTurn), limit);
     },
 
     async delete(id: string) {

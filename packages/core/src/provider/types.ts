@@ -7,6 +7,7 @@ import type {
   AppendTurnInput,
   CreateSessionInput,
   ListSessionsOptions,
+  ListSkillsOptions,
   RecallOptions,
   RecordOutcomeInput,
   SearchSkillsOptions,
@@ -17,6 +18,7 @@ import type {
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
+import type { Page } from '../paging/cursor.js';
 
 /** Resumable conversations with append-only transcripts. */
 export interface SessionStore {
@@ -24,12 +26,12 @@ export interface SessionStore {
   create(input?: CreateSessionInput): Promise<Session>;
   /** A live session, else `NotFoundError`. */
   get(id: string): Promise<Session>;
-  /** Live sessions, oldest first (`createdAt`, then `id`). */
-  list(options?: ListSessionsOptions): Promise<Session[]>;
+  /** Live sessions, oldest first (`createdAt`, then `id`); a {@link Page}. */
+  list(options?: ListSessionsOptions): Promise<Page<Session>>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
-  /** The transcript in `seq` order; unknown or deleted session → `NotFoundError`. */
-  turns(sessionId: string, options?: TurnsOptions): Promise<Turn[]>;
+  /** The transcript in `seq` order, a {@link Page}; unknown or deleted session → `NotFoundError`. */
+  turns(sessionId: string, options?: TurnsOptions): Promise<Page<Turn>>;
   /** Tombstones a live session and returns the tombstone. */
   delete(id: string): Promise<Session>;
 }
@@ -46,13 +48,13 @@ export interface SkillStore {
    * parent chain; without one, the global skill, else the oldest.
    */
   get(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
-  /** Live skills whose scope equals `scope` exactly (default: global), by slug then id. */
-  list(scope?: ScopeInput): Promise<Skill[]>;
+  /** Live skills whose scope equals `scope` exactly (default: global), by slug then id; a {@link Page}. */
+  list(scope?: ScopeInput, options?: ListSkillsOptions): Promise<Page<Skill>>;
   /**
    * Live skills matching `query` lexically (slug, name, body, tags), by slug
-   * then id unless `order` says otherwise, capped at `limit` when > 0.
+   * then id unless `order` says otherwise, capped at `limit` when > 0; a {@link Page}.
    */
-  search(query: string, limitOrOptions?: number | SearchSkillsOptions): Promise<Skill[]>;
+  search(query: string, limitOrOptions?: number | SearchSkillsOptions): Promise<Page<Skill>>;
   /** Atomically adds one use (and one win on success); the content `version` stays. */
   recordOutcome(idOrSlug: string, input: RecordOutcomeInput): Promise<Skill>;
   /** Tombstones the skill `get` would return; returns the tombstone. */
@@ -71,8 +73,8 @@ export interface MemoryStore {
   write(input: WriteMemoryInput): Promise<MemoryItem>;
   /** A live item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
-  /** Live items matching the query; see {@link RecallOptions}. */
-  recall(options?: RecallOptions): Promise<RecallHit[]>;
+  /** Live items matching the query, a {@link Page}; see {@link RecallOptions}. */
+  recall(options?: RecallOptions): Promise<Page<RecallHit>>;
   /** Tombstones a live item and returns the tombstone. */
   delete(id: string): Promise<MemoryItem>;
 }

@@ -98,23 +98,37 @@ export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
 
 const limitInput = z.int().min(0).max(LIMITS.pageSize);
 
+/** A cursor from an earlier page (docs/contract.md §4, "Pages"); decoded and bound to its query by the store. */
+const cursorInput = z.string();
+
 /** `sessions.list` options. */
 export const listSessionsOptionsSchema = z.object({
   limit: limitInput.optional(),
   offset: countField.optional(),
+  cursor: cursorInput.optional(),
 });
 
-/** `sessions.list` options: `limit` 0 or absent means no cap. */
+/** `sessions.list` options: `limit` 0 or absent means no cap; `offset` skips on the first page only; `cursor` resumes a page. */
 export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 
 /** `sessions.turns` options. */
 export const turnsOptionsSchema = z.object({
   afterSeq: countField.optional(),
   limit: limitInput.optional(),
+  cursor: cursorInput.optional(),
 });
 
-/** `sessions.turns` options: `limit` 0 or absent means no cap. */
+/** `sessions.turns` options: `limit` 0 or absent means no cap; `cursor` resumes a page. */
 export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
+
+/** `skills.list` options. */
+export const listSkillsOptionsSchema = z.object({
+  limit: limitInput.optional(),
+  cursor: cursorInput.optional(),
+});
+
+/** `skills.list` options: `limit` 0 or absent means no cap; `cursor` resumes a page. */
+export type ListSkillsOptions = z.input<typeof listSkillsOptionsSchema>;
 
 /** How skill search results are ordered. */
 export const SKILL_SEARCH_ORDERS = ['slug', 'relevance', 'winRate'] as const;
@@ -125,13 +139,14 @@ export const searchSkillsOptionsSchema = z.object({
   scope: scopeInputSchema.optional(),
   includeParentScopes: z.boolean().optional(),
   order: z.enum(SKILL_SEARCH_ORDERS).optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
  * `skills.search` options. `limit` 0 or absent means no cap; `scope` narrows
  * to that exact scope (with `includeParentScopes`, to its parent chain);
  * `order` is `slug` (default: slug, then id), `relevance` (lexical score) or
- * `winRate` (wins/uses, smoothed).
+ * `winRate` (wins/uses, smoothed); `cursor` resumes a page.
  */
 export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
 
@@ -151,6 +166,7 @@ export const recallOptionsSchema = z.object({
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
   match: z.enum(['all', 'any']).optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
@@ -159,6 +175,7 @@ export const recallOptionsSchema = z.object({
  * first). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
  * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
  * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
+ * `cursor` resumes a page.
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 

@@ -38,6 +38,18 @@ export interface StateWriteTx extends StateLookups {
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
 }
 
+/**
+ * Where a keyset page resumes (docs/contract.md §4, "Pages"): strictly after
+ * this position of the query's order. `sort` is the order's text key (a
+ * session's or item's `createdAt`, a skill's `slug`); `score` is set for
+ * relevance orders, which rank by score first.
+ */
+export interface Keyset {
+  score?: number;
+  sort: string;
+  id: string;
+}
+
 /** Lexical query handed to a backend: tokens already folded (docs/contract.md §5). */
 export interface LexicalQuery {
   /** Folded query tokens; every one must prefix-match a record token. Empty: match all. */
@@ -54,6 +66,8 @@ export interface LexicalQuery {
    * and rarer ones rank higher (BM25).
    */
   match?: TokenMatch;
+  /** Only records after this position of `order` (with `relevance`, after `score`, then the tie-break). */
+  after?: Keyset;
 }
 
 /** A record with its lexical relevance in [0, 1]. */
@@ -64,12 +78,12 @@ export interface Scored<T> {
 
 /** Ordered queries over the read model. Only live records are returned. */
 export interface StateQueries extends StateLookups {
-  /** Live sessions, oldest first. `limit` 0: all. */
-  listSessions(options: { limit: number; offset: number }): Awaitable<Session[]>;
+  /** Live sessions, oldest first, after `after` (`createdAt`, `id`) when given, skipping `offset`. `limit` 0: all. */
+  listSessions(options: { limit: number; offset: number; after?: Keyset }): Awaitable<Session[]>;
   /** A session's turns in seq order after `afterSeq`. `limit` 0: all. */
   turns(sessionId: string, options: { afterSeq: number; limit: number }): Awaitable<Turn[]>;
-  /** Live skills in exactly this scope, by slug then id. */
-  listSkills(scope: Scope): Awaitable<Skill[]>;
+  /** Live skills in exactly this scope, by slug then id, after `after` (`slug`, `id`) when given. `limit` 0 or absent: all. */
+  listSkills(scope: Scope, page?: { after?: Keyset; limit?: number }): Awaitable<Skill[]>;
   /** Live skills matching the query (slug, name, body, tags), ordered by slug then id, or by relevance. */
   searchSkills(query: LexicalQuery): Awaitable<Scored<Skill>[]>;
   /** Live memory items matching the query (content) and kinds; newest first, or by relevance. */
