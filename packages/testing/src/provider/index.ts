@@ -9,6 +9,7 @@ import { hlcChecks } from './hlc.js';
 import { lexicalChecks } from './lexical.js';
 import { memoryChecks } from './memory.js';
 import { orderingChecks } from './ordering.js';
+import { pageChecks } from './pages.js';
 import { propertyChecks } from './properties.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
@@ -29,6 +30,7 @@ const all: ProviderCheck[] = [
   ...hlcChecks,
   ...extraChecks,
   ...propertyChecks,
+  ...pageChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < X1). */
