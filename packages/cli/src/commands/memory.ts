@@ -1,6 +1,6 @@
 /** `agentstate memory`: write, recall (lexical, semantic or hybrid, with scores), show, delete. */
 import { Command } from 'commander';
-import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
+import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
 import { RECALL_MODES, RECALL_ORDERS, defaultRecallMode, describeScope, recallOptionsSchema, writeMemoryInputSchema } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
@@ -8,7 +8,7 @@ import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
-import { print, printFields, printJson, printTable, shortTime } from '../output.js';
+import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, oneOf, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
 
@@ -40,6 +40,7 @@ interface RecallFlags extends ScopeFlags {
   minScore?: number;
   match?: 'all' | 'any';
   parents?: boolean;
+  cursor?: string;
 }
 
 /**
@@ -48,7 +49,7 @@ interface RecallFlags extends ScopeFlags {
  * it hybrid and best first; without, it lists newest first. The embedder is
  * only created when the recall may embed, so a listing never loads it.
  */
-export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: RecallHit[] }> {
+export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: Page<RecallHit> }> {
   const scope = scopeFrom(flags);
   const options: RecallOptions = {
     query,
@@ -60,6 +61,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     minScore: flags.minScore,
     match: flags.match,
     mode: flags.mode,
+    cursor: flags.cursor,
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
@@ -105,6 +107,7 @@ export function memoryCommand(): Command {
     .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
     .option('--parents', 'with a scope: include its parent scopes')
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same query and options)')
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
@@ -113,6 +116,7 @@ export function memoryCommand(): Command {
         printTable(hitColumns, hits, '(nothing recalled)');
         if (!ctx.json && hits.length > 0) print(`(${hits.length} ${hits.length === 1 ? 'hit' : 'hits'}, ${mode} recall)`);
       }
+      printNextCursor(hits.nextCursor, ctx.json);
     });
 
   group

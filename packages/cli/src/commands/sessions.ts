@@ -7,7 +7,7 @@ import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import type { Column } from '../output.js';
-import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
+import { count, print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import { nonNegativeInt, oneOf, textFromFlags } from '../parse.js';
 
 export const sessionColumns: Column<Session>[] = [
@@ -43,11 +43,15 @@ export function sessionsCommand(): Command {
     .description('list live sessions, oldest first')
     .option('--limit <n>', 'at most this many', nonNegativeInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
-    .action(async (opts: { limit?: number; offset?: number }, cmd: Command) => {
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (opts: { limit?: number; offset?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list({ limit: opts.limit, offset: opts.offset }));
+      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
+        db.sessions.list({ limit: opts.limit, offset: opts.offset, cursor: opts.cursor }),
+      );
       if (ctx.json) printJson(sessions);
       else printTable(sessionColumns, sessions, '(no sessions)');
+      printNextCursor(sessions.nextCursor, ctx.json);
     });
 
   group
@@ -56,14 +60,15 @@ export function sessionsCommand(): Command {
     .argument('<id>', 'session id')
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
     .option('--limit <n>', 'at most this many turns', nonNegativeInt)
-    .action(async (id: string, opts: { afterSeq?: number; limit?: number }, cmd: Command) => {
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (id: string, opts: { afterSeq?: number; limit?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { session, turns } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => ({
         session: await db.sessions.get(id),
-        turns: await db.sessions.turns(id, { afterSeq: opts.afterSeq, limit: opts.limit }),
+        turns: await db.sessions.turns(id, { afterSeq: opts.afterSeq, limit: opts.limit, cursor: opts.cursor }),
       }));
       if (ctx.json) {
-        printJson({ session, turns });
+        printJson({ session, turns, nextCursor: turns.nextCursor });
         return;
       }
       printFields([
@@ -76,6 +81,7 @@ export function sessionsCommand(): Command {
       ]);
       print();
       printTranscript(turns);
+      printNextCursor(turns.nextCursor, false);
     });
 
   group

@@ -8,7 +8,7 @@ import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
-import { print, printFields, printJson, printTable, shortTime } from '../output.js';
+import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom } from '../parse.js';
 
@@ -72,11 +72,14 @@ export function skillsCommand(): Command {
 
   withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global)')
     .description('list live skills in exactly one scope (default: global), by slug')
-    .action(async (opts: ScopeFlags, cmd: Command) => {
+    .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt)
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (opts: ScopeFlags & { limit?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.skills.list(scopeFrom(opts)));
+      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.skills.list(scopeFrom(opts), { limit: opts.limit, cursor: opts.cursor }));
       if (ctx.json) printJson(skills);
       else printTable(skillColumns, skills, '(no skills in this scope)');
+      printNextCursor(skills.nextCursor, ctx.json);
     });
 
   withScopeFlags(group.command('get'), 'a slug resolves to the most specific skill along this scope and its parents')
@@ -95,15 +98,23 @@ export function skillsCommand(): Command {
     .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt, 0)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
     .option('--parents', 'with a scope: include its parent scopes')
-    .action(async (query: string, opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean }, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const scope = scopeFrom(opts);
-      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
-        db.skills.search(query, { limit: opts.limit, order: opts.order, scope, includeParentScopes: scope ? opts.parents : undefined }),
-      );
-      if (ctx.json) printJson(skills);
-      else printTable(skillColumns, skills, '(no matching skills)');
-    });
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(
+      async (
+        query: string,
+        opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; cursor?: string },
+        cmd: Command,
+      ) => {
+        const ctx = contextOf(cmd);
+        const scope = scopeFrom(opts);
+        const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
+          db.skills.search(query, { limit: opts.limit, order: opts.order, scope, includeParentScopes: scope ? opts.parents : undefined, cursor: opts.cursor }),
+        );
+        if (ctx.json) printJson(skills);
+        else printTable(skillColumns, skills, '(no matching skills)');
+        printNextCursor(skills.nextCursor, ctx.json);
+      },
+    );
 
   withScopeFlags(group.command('upsert'), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
