@@ -51,8 +51,9 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         match: args.match,
         scope,
         includeParentScopes: policy.includeParents(args.includeParentScopes),
+        cursor: args.cursor,
       });
-      return { hits };
+      return { hits, nextCursor: hits.nextCursor };
     }),
   );
 

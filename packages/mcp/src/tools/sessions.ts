@@ -61,7 +61,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_read',
     {
       title: 'Read a transcript',
-      description: 'Reads a session and its transcript in order. Use afterSeq and limit to page through long ones.',
+      description: 'Reads a session and its transcript in order. Use limit and the returned nextCursor (or afterSeq) to page through long ones.',
       inputSchema: sessionInputs.read,
       outputSchema: outputs.transcript,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
@@ -69,8 +69,8 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       assertSessionReadable(ctx, args.sessionId);
       const session = await provider.sessions.get(args.sessionId);
-      const turns = await provider.sessions.turns(args.sessionId, { afterSeq: args.afterSeq, limit: args.limit });
-      return { session, turns };
+      const turns = await provider.sessions.turns(args.sessionId, { afterSeq: args.afterSeq, limit: args.limit, cursor: args.cursor });
+      return { session, turns, nextCursor: turns.nextCursor };
     }),
   );
 
