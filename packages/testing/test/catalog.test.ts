@@ -3,14 +3,15 @@ import { describe, expect, it } from 'vitest';
 import type { ProviderFactory } from '@agentstate/testing';
 import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentstate/testing';
 
-const numbers = (names: string[]): string[] => names.map((n) => /^([ABX]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
+const numbers = (names: string[]): string[] => names.map((n) => /^([ABPX]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28 and B30–B40, in order, then the extra checks', () => {
+  it('has one provider check for each of A1–A28, B30–B40 and P1–P5, in order, then the extra checks', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 11 }, (_, i) => `B${i + 30}`),
+      ...Array.from({ length: 5 }, (_, i) => `P${i + 1}`),
       ...Array.from({ length: 17 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
