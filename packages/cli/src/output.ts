@@ -93,3 +93,15 @@ function pad(text: string, to: number, side: 'left' | 'right'): string {
   const fill = ' '.repeat(Math.max(0, to - width(text)));
   return side === 'left' ? fill + text : text + fill;
 }
+
+/**
+ * Tells where the next page starts, when there is one: after a table, a
+ * line naming the `--cursor` to pass; with `--json`, the same line on
+ * stderr, so stdout stays the JSON array it always was.
+ */
+export function printNextCursor(nextCursor: string | undefined, json: boolean): void {
+  if (nextCursor === undefined) return;
+  const line = `next page: --cursor ${nextCursor}`;
+  if (json) process.stderr.write(`${line}\n`);
+  else print(line);
+}

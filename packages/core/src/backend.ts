@@ -63,6 +63,7 @@ export type {
   Awaitable,
   StateLookups,
   StateWriteTx,
+  Keyset,
   LexicalQuery,
   MemoryFilter,
   ScopeFilter,
@@ -95,6 +96,24 @@ export { DEFAULT_FUSION_WEIGHTS, DEFAULT_SIMILARITY_THRESHOLD, checkProviderOpti
 export { createStateProvider } from './provider/state-provider.js';
 export { type OperationSpec, type OperationCall, operationCall } from './provider/operations.js';
 export { resolveSkill } from './provider/skill-resolution.js';
+export {
+  type Page,
+  type KeyPart,
+  type SortKey,
+  type KeyPartOrder,
+  type PagedQuery,
+  type Pager,
+  MAX_CURSOR_CHARS,
+  toPage,
+  compareKeys,
+  openPager,
+  toKeyset,
+  pastKeyset,
+  TEXT_ASC,
+  TEXT_DESC,
+  NUMBER_ASC,
+  NUMBER_DESC,
+} from './paging/cursor.js';
 export { type FoldView, checkChange } from './in-memory/fold-rules.js';
 export { skillSearchText, InMemoryState } from './in-memory/state.js';
 export { InMemoryBackend } from './in-memory/backend.js';

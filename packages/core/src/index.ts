@@ -108,6 +108,7 @@ export {
   type WhereInput,
 } from './records/where.js';
 export { matchesWhere, valueAtPath } from './matching/where.js';
+export type { Page } from './paging/cursor.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export {
   GLOBAL_SCOPE,

@@ -52,6 +52,15 @@ export const includeParentsArg = z
 /** A page size. */
 export const limitArg = z.number().int().min(1).max(LIMITS.pageSize);
 
+/** Where a page resumes: the `nextCursor` of the previous answer to the same call. */
+export const cursorArg = z
+  .string()
+  .optional()
+  .describe('The nextCursor of the previous answer, to read the next page of the same call (same other arguments).');
+
+/** The cursor of the next page, in an answer. */
+const nextCursorOutput = z.string().optional().describe('Pass as cursor, with the same arguments, for the next page; absent when nothing more matched.');
+
 const memory = writeMemoryInputSchema.shape;
 const recall = recallOptionsSchema.shape;
 const skill = upsertSkillInputSchema.shape;
@@ -105,6 +114,7 @@ export const memoryInputs = {
       .optional()
       .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
     minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1].'),
+    cursor: cursorArg,
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
     where: metadataArg
       .optional()
@@ -131,6 +141,7 @@ export const skillInputs = {
       .describe('Words to look for in slug, name, body and tags. Omit to list every skill.'),
     limit: limitArg.optional().describe('Most skills to return (default 20).'),
     order: z.enum(SKILL_SEARCH_ORDERS).optional().describe('slug (default), relevance, or winRate (most successful first).'),
+    cursor: cursorArg,
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
   },
@@ -196,6 +207,7 @@ export const sessionInputs = {
     afterSeq: z.number().int().nonnegative().optional().describe('Only turns after this seq (to page or catch up).'),
     limit: limitArg.optional().describe('Most turns to return (default: all).'),
     last: limitArg.optional().describe('Only the newest this many turns, oldest first (not with afterSeq or limit).'),
+    cursor: cursorArg,
   },
   removeLastTurn: {
     sessionId: keyArg.describe('The session whose newest turn to remove. It becomes a tombstone: hidden from reads, kept in the history.'),
@@ -249,12 +261,12 @@ const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjec
 /** Outputs of every tool. */
 export const outputs = {
   item: { item: memoryItemOutputSchema },
-  hits: { hits: z.array(recallHitSchema) },
+  hits: { hits: z.array(recallHitSchema), nextCursor: nextCursorOutput },
   skill: { skill: skillSchema },
-  skills: { skills: z.array(skillSchema) },
+  skills: { skills: z.array(skillSchema), nextCursor: nextCursorOutput },
   session: { session: sessionOut },
   turn: { turn: turnOut },
   turns: { turns: z.array(turnOut) },
-  transcript: { session: sessionOut, turns: z.array(turnOut) },
+  transcript: { session: sessionOut, turns: z.array(turnOut), nextCursor: nextCursorOutput },
   sessions: { sessions: z.array(sessionOut) },
 } as const;

@@ -6,7 +6,7 @@
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
-import { descendantKeyRange, scopeKey, skillSearchText } from '@agentstate/core/backend';
+import { descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
@@ -43,7 +43,7 @@ type Plan =
 function lexicalSql(
   table: 'skills' | 'memory',
   query: LexicalQuery & MemoryFilter,
-  order: string,
+  order: { sql: string; keyset: string },
   plan: Plan,
   relevanceWindow: number,
 ): { sql: string; params: unknown[]; ranked: boolean } {
@@ -66,14 +66,19 @@ function lexicalSql(
   const filter = memoryRowFilter(query, 'r');
   where += filter.sql;
   params.push(...filter.params);
+  // A keyset on the order's columns (a row-value range the live indexes serve); relevance pages are cut after ranking.
+  if (query.after !== undefined && plan !== 'ranked') {
+    where += ` AND ${order.keyset}`;
+    params.push(query.after.sort, query.after.id);
+  }
   const matches = `${fts} JOIN ${table} r ON r.n = ${fts}.rowid WHERE ${where}`;
   switch (plan) {
     case 'index':
-      return { sql: `SELECT r.* FROM ${table} r WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, params, ranked: false };
+      return { sql: `SELECT r.* FROM ${table} r WHERE ${where} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, params, ranked: false };
     case 'backwards':
       return { sql: `SELECT r.* FROM ${matches} ORDER BY ${fts}.rowid DESC LIMIT ? OFFSET ?`, params, ranked: false };
     case 'sorted':
-      return { sql: `SELECT r.* FROM ${matches} ORDER BY ${order} LIMIT ? OFFSET ?`, params, ranked: false };
+      return { sql: `SELECT r.* FROM ${matches} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, params, ranked: false };
     case 'ranked': {
       // Full-text rows exist for live records only: without filters the window needs no join.
       const bound = relevanceWindow > 0 ? `ORDER BY ${fts}.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
@@ -82,7 +87,7 @@ function lexicalSql(
           ? `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ${bound}`
           : `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`;
       return {
-        sql: `SELECT r.*, w.rank FROM (${window}) w JOIN ${table} r ON r.n = w.n WHERE r.deleted = 0 ORDER BY w.rank, ${order} LIMIT ? OFFSET ?`,
+        sql: `SELECT r.*, w.rank FROM (${window}) w JOIN ${table} r ON r.n = w.n WHERE r.deleted = 0 ORDER BY w.rank, ${order.sql} LIMIT ? OFFSET ?`,
         params,
         ranked: true,
       };
@@ -152,14 +157,16 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
 
-    listSessions: ({ limit, offset, ...filter }) =>
+    listSessions: ({ limit, offset, after, ...filter }) =>
       mapErrors(() => {
         if (matchesNothing(filter)) return [];
         const scoped = scopeCondition(filter, 'scope_key');
         return (
           conn
-            .prepare(`SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''} ORDER BY created_at, id LIMIT ? OFFSET ?`)
-            .all(...(scoped?.params ?? []), limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
+            .prepare(
+              `SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''} AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ? OFFSET ?`,
+            )
+            .all(...(scoped?.params ?? []), after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
         ).map(sessionFromRow);
       }),
 
@@ -172,12 +179,14 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         ).map(turnFromRow),
       ),
 
-    listSkills: (scope: Scope, includeDescendants = false) =>
+    listSkills: (scope: Scope, page) =>
       mapErrors(() => {
-        const scoped = scopeCondition(includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
-        return (conn.prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 ORDER BY slug, id`).all(...scoped.params) as SkillRow[]).map(
-          skillFromRow,
-        );
+        const scoped = scopeCondition(page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
+        return (
+          conn
+            .prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 AND (slug, id) > (?, ?) ORDER BY slug, id LIMIT ?`)
+            .all(...scoped.params, page?.after?.sort ?? '', page?.after?.id ?? '', (page?.limit ?? 0) > 0 ? page!.limit : -1) as SkillRow[]
+        ).map(skillFromRow);
       }),
 
     liveScopes: (prefix: Scope) =>
@@ -197,10 +206,15 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       mapErrors((): Scored<Skill>[] => {
         if (matchesNothing(query)) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
-        const built = lexicalSql('skills', query, 'r.slug, r.id', plan, relevanceWindow);
+        const built = lexicalSql('skills', query, { sql: 'r.slug, r.id', keyset: '(r.slug, r.id) > (?, ?)' }, plan, relevanceWindow);
         const match = query.match ?? 'all';
-        const rows = verifiedPages<SkillRow & { rank?: number }>(conn, built, query.limit, (row) =>
-          verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
+        const past = (row: SkillRow & { rank?: number }): boolean =>
+          !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.slug, row.id, 1);
+        const rows = verifiedPages<SkillRow & { rank?: number }>(
+          conn,
+          built,
+          query.limit,
+          (row) => past(row) && verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
         );
         return rows.map((row) => ({ record: skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
       }),
@@ -219,9 +233,11 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         conn.read(() => {
           if (matchesNothing(query) || query.kinds?.length === 0) return [];
           const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
-          const built = lexicalSql('memory', query, 'r.created_at DESC, r.id DESC', plan, relevanceWindow);
+          const built = lexicalSql('memory', query, { sql: 'r.created_at DESC, r.id DESC', keyset: '(r.created_at, r.id) < (?, ?)' }, plan, relevanceWindow);
           const match = query.match ?? 'all';
-          const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
+          const past = (row: MemoryRow & { rank?: number }): boolean =>
+            !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
+          const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => past(row) && verifies(query.tokens, row.content, match));
           return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
         }),
       ),

@@ -2,7 +2,7 @@
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
-import type { MemoryItem, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
+import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
@@ -18,7 +18,7 @@ import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
-import { print, printFields, printJson, printTable, shortTime } from '../output.js';
+import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
 
@@ -78,6 +78,7 @@ interface RecallFlags extends ScopeFlags {
   parents?: boolean;
   where?: string;
   descendants?: boolean;
+  cursor?: string;
 }
 
 /**
@@ -86,7 +87,7 @@ interface RecallFlags extends ScopeFlags {
  * it hybrid and best first; without, it lists newest first. The embedder is
  * only created when the recall may embed, so a listing never loads it.
  */
-export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: RecallHit[] }> {
+export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: Page<RecallHit> }> {
   const scope = scopeFrom(flags);
   const options: RecallOptions = {
     query,
@@ -100,6 +101,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
     match: flags.match,
     mode: flags.mode,
     where: flags.where === undefined ? undefined : (parseJsonObject(flags.where, '--where') as RecallOptions['where']),
+    cursor: flags.cursor,
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
@@ -150,6 +152,7 @@ export function memoryCommand(): Command {
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
     .option('--descendants', 'with a scope: include the scopes below it')
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same query and options)')
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
@@ -158,6 +161,7 @@ export function memoryCommand(): Command {
         printTable(hitColumns, hits, '(nothing recalled)');
         if (!ctx.json && hits.length > 0) print(`(${hits.length} ${hits.length === 1 ? 'hit' : 'hits'}, ${mode} recall)`);
       }
+      printNextCursor(hits.nextCursor, ctx.json);
     });
 
   group

@@ -22,7 +22,7 @@ import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
-import { count, print, printFields, printJson, printTable, shortTime } from '../output.js';
+import { count, print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
 import { printHits, printTranscript } from '../transcript.js';
@@ -76,13 +76,15 @@ export function sessionsCommand(): Command {
     .option('--limit <n>', 'at most this many', nonNegativeInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
-    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean }, cmd: Command) => {
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const scope = scopeFrom(opts);
-      const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined };
+      const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined, cursor: opts.cursor };
       const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list(options));
       if (ctx.json) printJson(sessions);
       else printTable(sessionColumns, sessions, '(no sessions)');
+      printNextCursor(sessions.nextCursor, ctx.json);
     });
 
   group
@@ -92,16 +94,19 @@ export function sessionsCommand(): Command {
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
     .option('--limit <n>', 'at most this many turns', nonNegativeInt)
     .option('--last <n>', 'only the newest n turns (not with --after-seq or --limit)', positiveInt)
-    .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number }, cmd: Command) => {
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const options =
-        opts.last === undefined ? { afterSeq: opts.afterSeq, limit: opts.limit } : { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last };
+        opts.last === undefined
+          ? { afterSeq: opts.afterSeq, limit: opts.limit, cursor: opts.cursor }
+          : { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last, cursor: opts.cursor };
       const { session, turns } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => ({
         session: await db.sessions.get(id),
         turns: await db.sessions.turns(id, options),
       }));
       if (ctx.json) {
-        printJson({ session, turns });
+        printJson({ session, turns, nextCursor: turns.nextCursor });
         return;
       }
       printFields([
@@ -116,6 +121,7 @@ export function sessionsCommand(): Command {
       ]);
       print();
       printTranscript(turns);
+      printNextCursor(turns.nextCursor, false);
     });
 
   withOperationId(withScopeFlags(group.command('create'), 'the session lives in this scope (default: global)'))

@@ -10,7 +10,7 @@ import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
-import { print, printFields, printJson, printTable, shortTime } from '../output.js';
+import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom } from '../parse.js';
 
@@ -76,13 +76,16 @@ export function skillsCommand(): Command {
   withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)')
     .description('list live skills in one scope (default: global), by slug')
     .option('--descendants', 'include the scopes below it')
-    .action(async (opts: ScopeFlags & { descendants?: boolean }, cmd: Command) => {
+    .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt)
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
-        db.skills.list(scopeFrom(opts), { includeDescendants: opts.descendants === true }),
+        db.skills.list(scopeFrom(opts), { includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
       );
       if (ctx.json) printJson(skills);
       else printTable(skillColumns, skills, '(no skills in this scope)');
+      printNextCursor(skills.nextCursor, ctx.json);
     });
 
   withScopeFlags(group.command('get'), 'a slug resolves to the most specific skill along this scope and its parents')
@@ -105,10 +108,11 @@ export function skillsCommand(): Command {
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--descendants', 'with a scope: include the scopes below it')
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(
       async (
         query: string,
-        opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; descendants?: boolean },
+        opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; descendants?: boolean; cursor?: string },
         cmd: Command,
       ) => {
         const ctx = contextOf(cmd);
@@ -120,10 +124,12 @@ export function skillsCommand(): Command {
             scope,
             includeParentScopes: scope ? opts.parents : undefined,
             includeDescendants: scope ? opts.descendants : undefined,
+            cursor: opts.cursor,
           }),
         );
         if (ctx.json) printJson(skills);
         else printTable(skillColumns, skills, '(no matching skills)');
+        printNextCursor(skills.nextCursor, ctx.json);
       },
     );
 

@@ -8,6 +8,7 @@ import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnFilter, Turn
 import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { scopeFilter } from './scope-filter.js';
+import { pastKeyset } from '../paging/cursor.js';
 import type { InMemoryState } from './state.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
@@ -72,9 +73,10 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return out;
     },
 
-    listSessions: ({ limit, offset, ...filter }) => {
+    listSessions: ({ limit, offset, after, ...filter }) => {
       const inScope = scopeFilter(filter);
-      const items = filter.scopes === undefined ? state.liveSessions.items : state.liveSessions.items.filter((s) => inScope(s.scope));
+      const scoped = filter.scopes === undefined ? state.liveSessions.items : state.liveSessions.items.filter((s) => inScope(s.scope));
+      const items = after === undefined ? scoped : scoped.filter((s) => pastKeyset(after, 1, s.createdAt, s.id, 1));
       return items.slice(offset, limit > 0 ? offset + limit : items.length);
     },
 
@@ -85,15 +87,20 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return out;
     },
 
-    listSkills: (scope, includeDescendants = false) => {
-      if (!includeDescendants) return state.skillsIn(scope);
-      const skills: Skill[] = [];
-      for (const bucket of state.liveSkillsByScope.values()) {
-        for (const skill of bucket.values()) if (scopeStartsWith(skill.scope, scope)) skills.push(skill);
+    listSkills: (scope, page) => {
+      let skills = state.skillsIn(scope);
+      if (page?.includeDescendants) {
+        skills = [];
+        for (const bucket of state.liveSkillsByScope.values()) {
+          for (const skill of bucket.values()) if (scopeStartsWith(skill.scope, scope)) skills.push(skill);
+        }
+        skills.sort(compareSkillsBySlug);
       }
-      return skills.sort(compareSkillsBySlug);
+      return cap(
+        skills.filter((s) => pastKeyset(page?.after, 1, s.slug, s.id, 1)),
+        page?.limit ?? 0,
+      );
     },
-
     liveScopes: (prefix) => {
       const found = new Map<string, Scope>();
       const add = (scope: Scope): void => {
@@ -108,12 +115,20 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     searchSkills: (query: LexicalQuery) => {
       const inScope = scopeFilter(query);
       const matches: { record: Skill; tokens: string[] }[] = [];
+      const relevance = query.order === 'relevance';
       for (const skill of state.skills.values()) {
         if (skill.deleted || !inScope(skill.scope)) continue;
+        if (!relevance && !pastKeyset(query.after, 1, skill.slug, skill.id, 1)) continue;
         const tokens = state.skillTokens(skill);
         if (matchesTokens(query.tokens, tokens)) matches.push({ record: skill, tokens });
       }
-      if (query.order === 'relevance') return cap(rankByRelevance(query.tokens, matches, compareSkillsBySlug), query.limit);
+      if (relevance) {
+        const ranked = rankByRelevance(query.tokens, matches, compareSkillsBySlug);
+        return cap(
+          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.slug, h.record.id, 1)),
+          query.limit,
+        );
+      }
       matches.sort((a, b) => compareSkillsBySlug(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },
@@ -128,12 +143,19 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
         if (!inScope(item.scope) || !passes(item)) continue;
+        if (!relevance && !pastKeyset(query.after, 1, item.createdAt, item.id, -1)) continue;
         const tokens = state.memoryTokens(item);
         if (!matchFn(query.tokens, tokens)) continue;
         matches.push({ record: item, tokens });
         if (!relevance && query.limit > 0 && matches.length >= query.limit) break;
       }
-      if (relevance) return cap(rankByRelevance(query.tokens, matches, compareMemoryNewestFirst), query.limit);
+      if (relevance) {
+        const ranked = rankByRelevance(query.tokens, matches, compareMemoryNewestFirst);
+        return cap(
+          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
+          query.limit,
+        );
+      }
       return matches.map((m) => ({ record: m.record, score: 1 }));
     },
 

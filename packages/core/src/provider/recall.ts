@@ -11,13 +11,14 @@ import { queryTokens } from '../matching/lexical.js';
 import { copyMemoryItem } from '../records/copy.js';
 import type { RecallOptions } from '../records/inputs.js';
 import { DEFAULT_RECALL_LIMIT, parseInput, recallOptionsSchema } from '../records/inputs.js';
-import { compareMemoryNewestFirst } from '../records/order.js';
 import type { MemoryItem } from '../records/records.js';
 import type { StateQueries, VectorStore } from '../write/backend.js';
 import type { Instant } from '../time/instant.js';
 import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
 import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import type { RecallHit } from './types.js';
+import type { Page, Pager } from '../paging/cursor.js';
+import { NUMBER_DESC, openPager, TEXT_DESC, toKeyset, toPage } from '../paging/cursor.js';
 import { catchUpVectors } from './vectors.js';
 
 /**
@@ -51,11 +52,14 @@ export interface RecallContext {
   now: () => Instant;
 }
 
+const NEWEST_FIRST = [TEXT_DESC, TEXT_DESC];
+const BEST_FIRST = [NUMBER_DESC, TEXT_DESC, TEXT_DESC];
+
 /** Runs one recall. */
-export async function recall(ctx: RecallContext, options: RecallOptions): Promise<RecallHit[]> {
+export async function recall(ctx: RecallContext, options: RecallOptions): Promise<Page<RecallHit>> {
   const o = parseInput(recallOptionsSchema, options);
+  const { cursor, limit: _limit, ...query } = o;
   const tokens = queryTokens(o.query);
-  if (tokens === null) return [];
   const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
   const scopes = selectScopes(o);
   const filter = { kinds: o.kinds, where: o.where, now: ctx.now() };
@@ -65,16 +69,32 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   }
   const order = o.order ?? defaultRecallOrder(mode, o.query);
   const minScore = o.minScore ?? 0;
-  const finish = (hits: RecallHit[]): RecallHit[] => {
+  const relevance = order === 'relevance';
+  // The cursor is bound to the resolved mode and order, so a page never resumes another ranking.
+  const pager: Pager<RecallHit> = openPager(
+    {
+      method: 'memory.recall',
+      query: { ...query, mode, order },
+      order: relevance ? BEST_FIRST : NEWEST_FIRST,
+      key: (h) => (relevance ? [h.score, h.createdAt, h.id] : [h.createdAt, h.id]),
+    },
+    cursor,
+  );
+  if (tokens === null) return toPage([], undefined);
+  const finish = (hits: RecallHit[], keyset: boolean): Page<RecallHit> => {
     const kept = hits.filter((h) => h.score >= minScore);
-    if (order === 'recent') kept.sort(compareMemoryNewestFirst);
-    return kept.slice(0, limit);
+    kept.sort(pager.compare);
+    return pager.page((keyset ? kept.filter((h) => pager.isAfter(h)) : kept).slice(0, limit + 1), limit);
   };
 
   // Without query text there is nothing to compare meaning with: every mode lists.
   if (mode === 'lexical' || tokens.length === 0) {
-    const hits = await ctx.queries.searchMemory({ tokens, ...scopes, ...filter, limit: minScore > 0 ? 0 : limit, order, match: o.match ?? 'all' });
-    return finish(hits.map((h) => ({ ...copyMemoryItem(h.record), score: order === 'recent' ? 1 : h.score })));
+    const after = toKeyset(pager.after);
+    const hits = await ctx.queries.searchMemory({ tokens, ...scopes, ...filter, limit: minScore > 0 ? 0 : limit + 1, order, match: o.match ?? 'all', after });
+    return finish(
+      hits.map((h) => ({ ...copyMemoryItem(h.record), score: order === 'recent' ? 1 : h.score })),
+      false,
+    );
   }
 
   const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
@@ -82,12 +102,16 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const threshold = ctx.similarityThreshold ?? embedder.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
-  const depth = candidateDepth(limit);
+  // Rankers look deep enough to reach past every page served so far.
+  const depth = candidateDepth(pager.served + limit + 1);
   const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, ...scopes, ...filter })).filter(
     (n) => n.similarity >= threshold,
   );
   if (mode === 'semantic') {
-    return finish(near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })));
+    return finish(
+      near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })),
+      true,
+    );
   }
 
   const lexical = await ctx.queries.searchMemory({ tokens, ...scopes, ...filter, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
@@ -97,5 +121,8 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)], {
     weights: [ctx.fusionWeights.lexical, ctx.fusionWeights.semantic],
   });
-  return finish(fused.map((f) => ({ ...copyMemoryItem(records.get(f.id)!), score: f.score })));
+  return finish(
+    fused.map((f) => ({ ...copyMemoryItem(records.get(f.id)!), score: f.score })),
+    true,
+  );
 }

@@ -20,7 +20,8 @@ import {
   writeOptionsSchema,
 } from '../records/inputs.js';
 import { EventTypes } from '../log/events.js';
-import type { Session } from '../records/records.js';
+import type { Session, Turn } from '../records/records.js';
+import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SearchContext } from './session-search.js';
@@ -66,9 +67,12 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
     },
 
     async list(options: ListSessionsOptions = {}) {
-      const o = parseInput(listSessionsOptionsSchema, options);
-      const sessions = await q.listSessions({ limit: o.limit ?? 0, offset: o.offset ?? 0, ...selectScopes(o) });
-      return sessions.map(copySession);
+      const { cursor, limit = 0, ...query } = parseInput(listSessionsOptionsSchema, options);
+      const pager = openPager<Session>({ method: 'sessions.list', query, order: [TEXT_ASC, TEXT_ASC], key: (s) => [s.createdAt, s.id] }, cursor);
+      // The offset skips on the first page only: a cursor already stands past it.
+      const offset = pager.after === undefined ? (query.offset ?? 0) : 0;
+      const sessions = await q.listSessions({ limit: limit > 0 ? limit + 1 : 0, offset, after: toKeyset(pager.after), ...selectScopes(query) });
+      return pager.page(sessions.map(copySession), limit);
     },
 
     async appendTurn(input: AppendTurnInput) {
@@ -86,10 +90,14 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
     },
 
     async turns(sessionId: string, options: TurnsOptions = {}) {
-      const o = parseInput(turnsOptionsSchema, options);
+      const { cursor, limit = 0, ...rest } = parseInput(turnsOptionsSchema, options);
+      const pager = openPager<Turn>({ method: 'sessions.turns', query: { sessionId, ...rest }, order: [NUMBER_ASC], key: (t) => [t.seq] }, cursor);
       await live(sessionId);
-      const turns = o.last !== undefined ? await q.lastTurns(sessionId, o.last) : await q.turns(sessionId, { afterSeq: o.afterSeq ?? 0, limit: o.limit ?? 0 });
-      return turns.map(copyTurn);
+      // The newest `last` turns are one page: there is nothing after them.
+      if (rest.last !== undefined) return toPage((await q.lastTurns(sessionId, rest.last)).map(copyTurn), undefined);
+      const afterSeq = pager.after === undefined ? (rest.afterSeq ?? 0) : Number(pager.after[0]);
+      const turns = await q.turns(sessionId, { afterSeq, limit: limit > 0 ? limit + 1 : 0 });
+      return pager.page(turns.map(copyTurn), limit);
     },
 
     async removeLastTurn(id: string, options: WriteOptions = {}) {

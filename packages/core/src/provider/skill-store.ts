@@ -13,6 +13,8 @@ import {
   writeOptionsSchema,
 } from '../records/inputs.js';
 import { EventTypes } from '../log/events.js';
+import type { Pager } from '../paging/cursor.js';
+import { NUMBER_DESC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
@@ -43,6 +45,15 @@ function winRate(s: Skill): number {
   return (s.wins + 1) / (s.uses + 2);
 }
 
+/** A skill with the score its search order ranks it by. */
+interface RankedSkill {
+  skill: Skill;
+  score: number;
+}
+
+const BY_SLUG = [TEXT_ASC, TEXT_ASC];
+const BY_SCORE = [NUMBER_DESC, TEXT_ASC, TEXT_ASC];
+
 /** Builds the {@link SkillStore} of an engine. */
 export function createSkillStore(engine: Engine): SkillStore {
   const { backend, stamper } = engine;
@@ -71,26 +82,50 @@ export function createSkillStore(engine: Engine): SkillStore {
     },
 
     async list(scope?: ScopeInput, options: ListSkillsOptions = {}) {
-      const o = parseInput(listSkillsOptionsSchema, options);
-      const skills = await q.listSkills(toScope(parseInput(optionalScope, scope)), o.includeDescendants ?? false);
-      return skills.map(copySkill);
+      const s = toScope(parseInput(optionalScope, scope));
+      const { cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, options);
+      const pager = openPager<Skill>({ method: 'skills.list', query: { scope: s, includeDescendants }, order: BY_SLUG, key: (k) => [k.slug, k.id] }, cursor);
+      const skills = await q.listSkills(s, { after: toKeyset(pager.after), limit: limit > 0 ? limit + 1 : 0, includeDescendants });
+      return pager.page(skills.map(copySkill), limit);
     },
 
     async search(query: string, limitOrOptions: number | SearchSkillsOptions = {}) {
       const text = parseInput(querySchema, query);
       const o = parseInput(searchSkillsOptionsSchema, typeof limitOrOptions === 'number' ? { limit: limitOrOptions } : limitOrOptions);
-      const tokens = queryTokens(text);
-      if (tokens === null) return [];
-      const limit = o.limit ?? 0;
-      const scopes = selectScopes(o);
+      const { cursor, limit = 0, ...rest } = o;
       const order = o.order ?? 'slug';
+      const scored = order !== 'slug';
+      const pager: Pager<RankedSkill> = openPager(
+        {
+          method: 'skills.search',
+          query: { text, ...rest, order },
+          order: scored ? BY_SCORE : BY_SLUG,
+          key: (r) => (scored ? [r.score, r.skill.slug, r.skill.id] : [r.skill.slug, r.skill.id]),
+        },
+        cursor,
+      );
+      const tokens = queryTokens(text);
+      if (tokens === null) return toPage<Skill>([], undefined);
+      const scopes = selectScopes(o);
+      const fetch = limit > 0 ? limit + 1 : 0;
+      let ranked: RankedSkill[];
       if (order === 'winRate') {
+        // Win rates are computed here, so the keyset is applied here too.
         const all = await q.searchSkills({ tokens, ...scopes, limit: 0, order: 'slug' });
-        const ranked = all.map((h) => h.record).sort((a, b) => winRate(b) - winRate(a) || compareSkillsBySlug(a, b));
-        return (limit > 0 ? ranked.slice(0, limit) : ranked).map(copySkill);
+        ranked = all
+          .map((h) => ({ skill: h.record, score: winRate(h.record) }))
+          .sort((a, b) => b.score - a.score || compareSkillsBySlug(a.skill, b.skill))
+          .filter((r) => pager.isAfter(r));
+        if (fetch > 0) ranked = ranked.slice(0, fetch);
+      } else {
+        const hits = await q.searchSkills({ tokens, ...scopes, limit: fetch, order, after: toKeyset(pager.after) });
+        ranked = hits.map((h) => ({ skill: h.record, score: h.score }));
       }
-      const hits = await q.searchSkills({ tokens, ...scopes, limit, order });
-      return hits.map((h) => copySkill(h.record));
+      const page = pager.page(ranked, limit);
+      return toPage(
+        page.map((r) => copySkill(r.skill)),
+        page.nextCursor,
+      );
     },
 
     async recordOutcome(idOrSlug: string, input: RecordOutcomeInput) {

@@ -23,6 +23,7 @@ import type {
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
+import type { Page } from '../paging/cursor.js';
 
 /** Resumable conversations with append-only transcripts. */
 export interface SessionStore {
@@ -30,15 +31,15 @@ export interface SessionStore {
   create(input?: CreateSessionInput): Promise<Session>;
   /** A live session, else `NotFoundError`. */
   get(id: string): Promise<Session>;
-  /** Live sessions, oldest first (`createdAt`, then `id`); `scope` narrows them (see {@link ListSessionsOptions}). */
-  list(options?: ListSessionsOptions): Promise<Session[]>;
+  /** Live sessions, oldest first (`createdAt`, then `id`), a {@link Page}; `scope` narrows them (see {@link ListSessionsOptions}). */
+  list(options?: ListSessionsOptions): Promise<Page<Session>>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
   /**
    * The live transcript in `seq` order (or its newest `last` turns, oldest
-   * first); unknown or deleted session → `NotFoundError`.
+   * first), a {@link Page}; unknown or deleted session → `NotFoundError`.
    */
-  turns(sessionId: string, options?: TurnsOptions): Promise<Turn[]>;
+  turns(sessionId: string, options?: TurnsOptions): Promise<Page<Turn>>;
   /** Removes the newest live turn and returns its tombstone; `NotFoundError` when there is none. `operationId` makes it idempotent. */
   removeLastTurn(id: string, options?: WriteOptions): Promise<Turn>;
   /** Removes every live turn in one event and returns the tombstones; `[]` (and no event) when there are none. */
@@ -86,14 +87,14 @@ export interface SkillStore {
   get(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
   /**
    * Live skills whose scope equals `scope` exactly (default: global), with
-   * `includeDescendants` also those of its descendants, by slug then id.
+   * `includeDescendants` also those of its descendants, by slug then id; a {@link Page}.
    */
-  list(scope?: ScopeInput, options?: ListSkillsOptions): Promise<Skill[]>;
+  list(scope?: ScopeInput, options?: ListSkillsOptions): Promise<Page<Skill>>;
   /**
    * Live skills matching `query` lexically (slug, name, body, tags), by slug
-   * then id unless `order` says otherwise, capped at `limit` when > 0.
+   * then id unless `order` says otherwise, capped at `limit` when > 0; a {@link Page}.
    */
-  search(query: string, limitOrOptions?: number | SearchSkillsOptions): Promise<Skill[]>;
+  search(query: string, limitOrOptions?: number | SearchSkillsOptions): Promise<Page<Skill>>;
   /**
    * Atomically adds one use (and one win on success) as a `skill.outcome_recorded`
    * event; the content `version` stays.
@@ -127,8 +128,8 @@ export interface MemoryStore {
   update(id: string, input: UpdateMemoryInput): Promise<MemoryItem>;
   /** A live, unexpired item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
-  /** Live, unexpired items matching the query; see {@link RecallOptions}. */
-  recall(options?: RecallOptions): Promise<RecallHit[]>;
+  /** Live, unexpired items matching the query, a {@link Page}; see {@link RecallOptions}. */
+  recall(options?: RecallOptions): Promise<Page<RecallHit>>;
   /** Tombstones a live item (expired or not) and returns the tombstone. `operationId` makes it idempotent. */
   delete(id: string, options?: WriteOptions): Promise<MemoryItem>;
   /** Tombstones every expired live item, one `memory.deleted` event each; returns how many. */

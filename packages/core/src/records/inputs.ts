@@ -192,16 +192,21 @@ export type UpdateMemoryInput = z.input<typeof updateMemoryInputSchema>;
 
 const limitInput = z.int().min(0).max(LIMITS.pageSize);
 
+/** A cursor from an earlier page (docs/contract.md §4, "Pages"); decoded and bound to its query by the store. */
+const cursorInput = z.string();
+
 /** `sessions.list` options. */
 export const listSessionsOptionsSchema = z.object({
   limit: limitInput.optional(),
   offset: countField.optional(),
   scope: scopeInputSchema.optional(),
   includeDescendants: z.boolean().optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
- * `sessions.list` options: `limit` 0 or absent means no cap. `scope` absent
+ * `sessions.list` options: `limit` 0 or absent means no cap; `offset` skips
+ * on the first page only; `cursor` resumes a page. `scope` absent
  * spans every scope; given, exactly that scope (with `includeDescendants`,
  * its descendants too).
  */
@@ -213,6 +218,7 @@ export const turnsOptionsSchema = z
     afterSeq: countField.optional(),
     limit: limitInput.optional(),
     last: z.int().min(1).max(LIMITS.pageSize).optional(),
+    cursor: cursorInput.optional(),
   })
   .refine((o) => o.last === undefined || (o.afterSeq === undefined && o.limit === undefined), {
     message: 'cannot be combined with afterSeq or limit',
@@ -221,7 +227,8 @@ export const turnsOptionsSchema = z
 
 /**
  * `sessions.turns` options: live turns after `afterSeq`, `limit` 0 or absent
- * meaning no cap; or, with `last`, the newest `last` live turns, oldest first.
+ * meaning no cap, `cursor` resuming a page; or, with `last`, the newest
+ * `last` live turns, oldest first.
  */
 export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
 
@@ -235,6 +242,7 @@ export const searchSkillsOptionsSchema = z.object({
   includeParentScopes: z.boolean().optional(),
   includeDescendants: z.boolean().optional(),
   order: z.enum(SKILL_SEARCH_ORDERS).optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
@@ -242,16 +250,21 @@ export const searchSkillsOptionsSchema = z.object({
  * to that exact scope (with `includeParentScopes`, its parent chain too;
  * with `includeDescendants`, its descendants too);
  * `order` is `slug` (default: slug, then id), `relevance` (lexical score) or
- * `winRate` (wins/uses, smoothed).
+ * `winRate` (wins/uses, smoothed); `cursor` resumes a page.
  */
 export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
 
 /** `skills.list` options. */
 export const listSkillsOptionsSchema = z.object({
   includeDescendants: z.boolean().optional(),
+  limit: limitInput.optional(),
+  cursor: cursorInput.optional(),
 });
 
-/** `skills.list` options: `includeDescendants` lists the scope's descendants too. */
+/**
+ * `skills.list` options: `includeDescendants` lists the scope's descendants
+ * too; `limit` 0 or absent means no cap; `cursor` resumes a page.
+ */
 export type ListSkillsOptions = z.input<typeof listSkillsOptionsSchema>;
 
 /** `provider.namespaces` options. */
@@ -286,6 +299,7 @@ export const recallOptionsSchema = z.object({
   minScore: z.number().min(0).max(1).optional(),
   match: z.enum(['all', 'any']).optional(),
   where: whereInputSchema.optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
@@ -295,6 +309,7 @@ export const recallOptionsSchema = z.object({
  * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
  * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
  * `where` keeps items whose metadata satisfies the filter (see `WhereInput`).
+ * `cursor` resumes a page.
  */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 

@@ -48,6 +48,18 @@ export interface StateWriteTx extends StateLookups {
 }
 
 /**
+ * Where a keyset page resumes (docs/contract.md §4, "Pages"): strictly after
+ * this position of the query's order. `sort` is the order's text key (a
+ * session's or item's `createdAt`, a skill's `slug`); `score` is set for
+ * relevance orders, which rank by score first.
+ */
+export interface Keyset {
+  score?: number;
+  sort: string;
+  id: string;
+}
+
+/**
  * Which scopes a query spans: undefined `scopes` is every scope; else a
  * record matches when its scope is one of `scopes`, or, with
  * `descendantsOf`, a strict descendant of that scope.
@@ -73,6 +85,8 @@ export interface LexicalQuery extends ScopeFilter {
    * and rarer ones rank higher (BM25).
    */
   match?: TokenMatch;
+  /** Only records after this position of `order` (with `relevance`, after `score`, then the tie-break). */
+  after?: Keyset;
 }
 
 /** What narrows memory reads beyond scope and text. */
@@ -93,12 +107,15 @@ export interface Scored<T> {
 
 /** Ordered queries over the read model. Only live records are returned. */
 export interface StateQueries extends StateLookups {
-  /** Live sessions in the filter's scopes, oldest first. `limit` 0: all. */
-  listSessions(options: { limit: number; offset: number } & ScopeFilter): Awaitable<Session[]>;
+  /** Live sessions in the filter's scopes, oldest first, after `after` (`createdAt`, `id`) when given, skipping `offset`. `limit` 0: all. */
+  listSessions(options: { limit: number; offset: number; after?: Keyset } & ScopeFilter): Awaitable<Session[]>;
   /** A session's live turns in seq order after `afterSeq`. `limit` 0: all. */
   turns(sessionId: string, options: { afterSeq: number; limit: number }): Awaitable<Turn[]>;
-  /** Live skills in exactly this scope (with `includeDescendants`, its descendants too), by slug then id. */
-  listSkills(scope: Scope, includeDescendants?: boolean): Awaitable<Skill[]>;
+  /**
+   * Live skills in exactly this scope (with `includeDescendants`, its descendants too), by slug then id,
+   * after `after` (`slug`, `id`) when given. `limit` 0 or absent: all.
+   */
+  listSkills(scope: Scope, page?: { after?: Keyset; limit?: number; includeDescendants?: boolean }): Awaitable<Skill[]>;
   /** The distinct scopes of live sessions, skills and memory items that `prefix` prefixes (itself included), in any order. */
   liveScopes(prefix: Scope): Awaitable<Scope[]>;
   /** Live skills matching the query (slug, name, body, tags), ordered by slug then id, or by relevance. */

@@ -84,8 +84,9 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         where: args.where as RecallOptions['where'],
         scope,
         includeParentScopes: policy.includeParents(args.includeParentScopes),
+        cursor: args.cursor,
       });
-      return { hits };
+      return { hits, nextCursor: hits.nextCursor };
     }),
   );
 

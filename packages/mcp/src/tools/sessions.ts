@@ -106,7 +106,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     {
       title: 'Read a transcript',
       description:
-        'Reads a session and its transcript in order, with every part of each turn. Use afterSeq and limit to page through long ones, or last for the newest turns.',
+        'Reads a session and its transcript in order, with every part of each turn. Use limit and the returned nextCursor (or afterSeq) to page through long ones, or last for the newest turns.',
       inputSchema: sessionInputs.read,
       outputSchema: outputs.transcript,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
@@ -114,9 +114,11 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       const session = await readableSession(ctx, args.sessionId);
       const options =
-        args.last === undefined ? { afterSeq: args.afterSeq, limit: args.limit } : { afterSeq: args.afterSeq, limit: args.limit, last: args.last };
+        args.last === undefined
+          ? { afterSeq: args.afterSeq, limit: args.limit, cursor: args.cursor }
+          : { afterSeq: args.afterSeq, limit: args.limit, last: args.last, cursor: args.cursor };
       const turns = await provider.sessions.turns(args.sessionId, options);
-      return { session, turns };
+      return { session, turns, nextCursor: turns.nextCursor };
     }),
   );
 

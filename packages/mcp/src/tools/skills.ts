@@ -61,8 +61,9 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
         order: args.order,
         scope,
         includeParentScopes: policy.includeParents(args.includeParentScopes),
+        cursor: args.cursor,
       });
-      return { skills };
+      return { skills, nextCursor: skills.nextCursor };
     }),
   );
 

@@ -12,6 +12,7 @@ import { memoryChecks } from './memory.js';
 import { memoryModelChecks } from './memory-model.js';
 import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
+import { pageChecks } from './pages.js';
 import { propertyChecks } from './properties.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
@@ -39,6 +40,7 @@ const all: ProviderCheck[] = [
   ...propertyChecks,
   ...searchChecks,
   ...namespaceChecks,
+  ...pageChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
