@@ -172,7 +172,7 @@ describe('a log the live API could not have written', () => {
     [
       'an outcome that adds two uses',
       async () => [await skill, edited(await outcome, (p) => (p.skill.uses = 2))],
-      /line 2: .*an outcome adds one use and at most one win/,
+      /line 2: skill.outcome_recorded: uses 2, expected 0 \+ 1/,
     ],
   ];
 

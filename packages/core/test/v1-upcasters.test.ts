@@ -9,8 +9,8 @@ const SESSION_V1 = { id: 's', title: '', model: '', createdAt: T, updatedAt: T, 
 const TURN_V1 = { id: 't', sessionId: 's', seq: 1, role: 'user', content: 'hello', createdAt: T, ...ENVELOPE };
 
 describe('version 1 upcasters', () => {
-  it('give a session empty metadata', () => {
-    expect(upcastV1Session(SESSION_V1)).toEqual({ ...SESSION_V1, metadata: {} });
+  it('give a session the global scope and empty metadata', () => {
+    expect(upcastV1Session(SESSION_V1)).toEqual({ ...SESSION_V1, scope: [], metadata: {} });
   });
 
   it('give a turn one text part from its content (none for empty content) and empty metadata', () => {
@@ -29,7 +29,7 @@ describe('version 1 upcasters', () => {
     };
     const change = decodeStateEvent(event);
     expect(change.payload).toEqual({
-      session: { ...SESSION_V1, metadata: {} },
+      session: { ...SESSION_V1, scope: [], metadata: {} },
       turn: { ...TURN_V1, parts: [{ type: 'text', text: 'hello' }], metadata: {} },
     });
   });

@@ -46,7 +46,7 @@ describe('operationId', () => {
       return answer;
     };
     const { session } = await twice('session_create', { title: 'retried', operationId: 'op-1' });
-    expect(session.id).toMatch(/~[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(session.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     await twice('session_append_turn', { sessionId: session.id, role: 'user', content: 'hello', operationId: 'op-2' });
     await twice('skill_save', { slug: 'deploy', body: 'ship', operationId: 'op-3' });
     expect((await twice('skill_record_outcome', { skill: 'deploy', success: true, operationId: 'op-4' })).skill).toMatchObject({ uses: 1, wins: 1 });

@@ -351,7 +351,7 @@ export class Stamper {
     if (keyTaken) throw new ConflictError(`memory key ${JSON.stringify(patch.key)} is already held by another item of this scope`);
     const item: MemoryItem = {
       ...stored,
-      scope: { ...stored.scope },
+      scope: [...stored.scope],
       content: patch.content ?? stored.content,
       kind: patch.kind ?? stored.kind,
       source: patch.source ?? stored.source,

@@ -19,11 +19,11 @@ interface SchemaTable {
 /** The part a table or index belongs to, by name (indexes by their table). */
 export function partOf(table: string): VerifyPart {
   if (/^(events|snapshots|agentstate_migrations|sqlite_schema|sqlite_master)$/.test(table)) return table === 'snapshots' ? 'snapshots' : 'log';
-  if (/^(skills|memory)_fts(_|$)/.test(table)) return 'fts';
-  if (/^memory_vec_\d+(_|$)/.test(table) || table === 'memory_vectors') return 'vectors';
+  if (/^(skills|memory|turns)_fts(_|$)/.test(table)) return 'fts';
+  if (/^(memory|turn)_vec_\d+(_|$)/.test(table) || table === 'memory_vectors' || table === 'turn_vectors') return 'vectors';
   // The vector listing and the embedding cache are not re-derived by a rebuild.
   if (table === 'vector_indexes' || table === 'embedding_cache') return 'file';
-  if (/^(sessions|turns|skills|memory|projection_state|memory_order)$/.test(table)) return 'tables';
+  if (/^(sessions|turns|skills|memory|memory_meta|memory_epoch|operations|projection_state|memory_order)$/.test(table)) return 'tables';
   return 'file';
 }
 
@@ -50,6 +50,7 @@ export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[
   const pragma = quick ? 'quick_check' : 'integrity_check';
   let lines: string[];
   try {
+    refreshFullTextIndexes(conn);
     lines = run(conn, `${pragma}(${MAX_LINES})`);
   } catch (error) {
     return [{ part: 'file', message: `SQLite cannot check the file: ${describe(error)}`, repair: 'export-import' }];
@@ -75,6 +76,18 @@ export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[
     problems.push({ part: 'file', message: rest.slice(0, 3).join('; '), repair: 'export-import' });
   }
   return problems;
+}
+
+/**
+ * Makes each FTS5 index re-read its structure. An FTS5 table caches its
+ * structure per connection and checks that cache against other writers
+ * when it answers a query, but its integrity check trusts the cache: on a
+ * connection that last touched an index before another process wrote it,
+ * the check would report damage the file does not have.
+ */
+function refreshFullTextIndexes(conn: Connection): void {
+  const names = conn.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%'").pluck().all() as string[];
+  for (const name of names) conn.prepare(`SELECT rowid FROM ${quoteIdent(name)} WHERE ${quoteIdent(name)} MATCH '"a"' LIMIT 1`).all();
 }
 
 function tables(conn: Connection): SchemaTable[] {
