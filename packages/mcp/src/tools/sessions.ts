@@ -181,8 +181,18 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      await assertWritable(args.sessionId);
-      return { session: await provider.sessions.delete(args.sessionId, { operationId: args.operationId }) };
+      const live = await assertWritable(args.sessionId).then(
+        () => true,
+        (error: unknown) => {
+          // A retry of a delete that went through finds a tombstone: only its recorded answer can follow,
+          // checked against the scope rules like a live session before it is given.
+          if (error instanceof NotFoundError && args.operationId !== undefined) return false;
+          throw error;
+        },
+      );
+      const session = await provider.sessions.delete(args.sessionId, { operationId: args.operationId });
+      if (!live) assertSessionAccess(ctx, session, true);
+      return { session };
     }),
   );
 }

@@ -192,7 +192,8 @@ export const pageChecks: ProviderCheck[] = [
               const seen: string[] = [];
               let step = 0;
               const between = async (): Promise<void> => {
-                const [what, n] = writes[step % Math.max(1, writes.length)] ?? ['none', 0];
+                // Each write happens once: cycling them would add records as fast as pages consume them.
+                const [what, n] = writes[step] ?? ['none', 0];
                 step += 1;
                 if (what === 'add') await add();
                 // Turns are never deleted; sessions keep the transcript's session.
