@@ -194,7 +194,7 @@ async function main(): Promise<void> {
     await time((i) => lexical.all(`"${WORDS[i % WORDS.length]}"*`, TAGS[i % TAGS.length])),
   );
 
-  // Namespaces: the distinct live scope keys under a prefix, raw, as one index range per table.
+  // Namespaces: raw is the query before the skip scan (one OR range per table, which walks every index entry).
   const under = `WHERE deleted = 0 AND (scope_key = ? OR (scope_key >= ? AND scope_key < ?))`;
   const distinct = raw.prepare(
     `SELECT scope_key FROM sessions ${under} UNION SELECT scope_key FROM skills ${under} UNION SELECT scope_key FROM memory ${under}`,
