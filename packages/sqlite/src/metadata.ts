@@ -53,6 +53,29 @@ function equalTo(operand: WhereScalar): Sql {
   return value === null ? { sql: 'type = ?', params: [type] } : { sql: '(type = ? AND value = ?)', params: [type, value] };
 }
 
+/**
+ * A scalar equal to one of `operands`: per type, `type = ? AND value IN (…)`,
+ * so that a list of one type (the usual case) is one look-up of the
+ * `(path, type, value)` index rather than a walk of every row of the path.
+ */
+function equalToAny(operands: readonly WhereScalar[]): Sql {
+  const byType = new Map<string, (string | number)[]>();
+  for (const operand of operands) {
+    const { type, value } = typed(operand);
+    const values = byType.get(type) ?? [];
+    if (value !== null) values.push(value);
+    byType.set(type, values);
+  }
+  if (byType.size === 0) return { sql: '0', params: [] };
+  const parts = [...byType].map(
+    ([type, values]): Sql =>
+      values.length === 0
+        ? { sql: 'type = ?', params: [type] }
+        : { sql: `(type = ? AND value IN (${values.map(() => '?').join(', ')}))`, params: [type, ...values] },
+  );
+  return { sql: `(${parts.map((p) => p.sql).join(' OR ')})`, params: parts.flatMap((p) => p.params) };
+}
+
 const COMPARISONS = { $gt: '>', $gte: '>=', $lt: '<', $lte: '<=' } as const;
 
 /** The meta rows satisfying the positive form of a condition, and whether the condition negates it. */
@@ -62,11 +85,8 @@ function rowsFor(condition: WhereCondition): { rows: Sql; negated: boolean } {
     case '$ne':
       return { rows: equalTo(condition.value), negated: condition.op === '$ne' };
     case '$in':
-    case '$nin': {
-      const parts = condition.value.map(equalTo);
-      const rows = parts.length === 0 ? { sql: '0', params: [] } : { sql: `(${parts.map((p) => p.sql).join(' OR ')})`, params: parts.flatMap((p) => p.params) };
-      return { rows, negated: condition.op === '$nin' };
-    }
+    case '$nin':
+      return { rows: equalToAny(condition.value), negated: condition.op === '$nin' };
     case '$exists':
       return { rows: { sql: '1', params: [] }, negated: !condition.value };
     default: {
@@ -79,13 +99,23 @@ function rowsFor(condition: WhereCondition): { rows: Sql; negated: boolean } {
 
 /** The filter as SQL conditions on the memory row aliased `alias` (all must hold). */
 export function whereSql(filter: WhereFilter, alias: string): Sql {
-  const parts = filter.map((condition) => {
+  // An item has at most one row per path, so the positive conditions on one path are one
+  // look-up of the rows meeting them all: a range like `{ $gte: 1, $lt: 5 }` reads the
+  // index between its bounds, not each half-open side of it.
+  const positive = new Map<string, Sql[]>();
+  const parts: Sql[] = [];
+  for (const condition of filter) {
     const { rows, negated } = rowsFor(condition);
-    return {
-      sql: `${alias}.n ${negated ? 'NOT IN' : 'IN'} (SELECT item_n FROM memory_meta WHERE path = ? AND ${rows.sql})`,
-      params: [pathKey(condition.path), ...rows.params],
-    };
-  });
+    const path = pathKey(condition.path);
+    if (negated) parts.push({ sql: `${alias}.n NOT IN (SELECT item_n FROM memory_meta WHERE path = ? AND ${rows.sql})`, params: [path, ...rows.params] });
+    else positive.set(path, [...(positive.get(path) ?? []), rows]);
+  }
+  for (const [path, rows] of positive) {
+    parts.push({
+      sql: `${alias}.n IN (SELECT item_n FROM memory_meta WHERE path = ? AND ${rows.map((r) => r.sql).join(' AND ')})`,
+      params: [path, ...rows.flatMap((r) => r.params)],
+    });
+  }
   return { sql: parts.map((p) => p.sql).join(' AND '), params: parts.flatMap((p) => p.params) };
 }
 

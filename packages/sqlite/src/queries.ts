@@ -14,7 +14,7 @@ import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './r
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
 import { verifiedPages } from './candidates.js';
-import { matchesNothing, scopeCondition } from './scope-sql.js';
+import { liveRowsUnder, matchesNothing, scopeCondition } from './scope-sql.js';
 
 /**
  * By default, relevance order ranks (FTS5 bm25) at most this many of the
@@ -27,6 +27,25 @@ export interface QueryOptions {
   /** Matches ranked by relevance order at most (the most recently written); 0: all. */
   relevanceWindow?: number;
 }
+
+/**
+ * The distinct live scope keys of one table that are a prefix or under it
+ * (parameters: the prefix's key, then its descendant range's `from`, `to`,
+ * `to`): a skip scan of the `*_by_scope` index, one look-up per
+ * distinct key, so that listing namespaces costs the number of scopes, not
+ * the number of records.
+ */
+function distinctScopeKeys(table: 'sessions' | 'skills' | 'memory'): string {
+  const live = `FROM ${table} WHERE deleted = 0`;
+  const next = (after: string) => `(SELECT scope_key ${live} AND scope_key ${after} AND scope_key < ? ORDER BY scope_key LIMIT 1)`;
+  return `SELECT key FROM (SELECT scope_key AS key ${live} AND scope_key = ? LIMIT 1)
+    UNION SELECT key FROM (
+      WITH RECURSIVE keys(key) AS (SELECT ${next('>= ?')} UNION ALL SELECT ${next('> keys.key')} FROM keys WHERE keys.key IS NOT NULL)
+      SELECT key FROM keys WHERE key IS NOT NULL)`;
+}
+
+/** The distinct live scope keys of every table under a prefix (see {@link distinctScopeKeys}). */
+const NAMESPACES_SQL = (['sessions', 'skills', 'memory'] as const).map(distinctScopeKeys).join(' UNION ');
 
 /** How a lexical search reads the tables. */
 type Plan =
@@ -160,13 +179,16 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     listSessions: ({ limit, offset, after, ...filter }) =>
       mapErrors(() => {
         if (matchesNothing(filter)) return [];
-        const scoped = scopeCondition(filter, 'scope_key');
+        const { descendantsOf } = filter;
+        const scoped = descendantsOf === undefined ? scopeCondition(filter, 'scope_key') : undefined;
+        const source =
+          descendantsOf === undefined
+            ? { sql: `(SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''})`, params: scoped?.params ?? [] }
+            : liveRowsUnder('sessions', { ...filter, descendantsOf });
         return (
           conn
-            .prepare(
-              `SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''} AND (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ? OFFSET ?`,
-            )
-            .all(...(scoped?.params ?? []), after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
+            .prepare(`SELECT * FROM ${source.sql} WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ? OFFSET ?`)
+            .all(...source.params, after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
         ).map(sessionFromRow);
       }),
 
@@ -193,11 +215,10 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       mapErrors(() =>
         conn.read(() => {
           const { from, to } = descendantKeyRange(prefix);
-          const under = 'WHERE deleted = 0 AND (scope_key = ? OR (scope_key >= ? AND scope_key < ?))';
           const keys = conn
-            .prepare(`SELECT scope_key FROM sessions ${under} UNION SELECT scope_key FROM skills ${under} UNION SELECT scope_key FROM memory ${under}`)
+            .prepare(NAMESPACES_SQL)
             .pluck()
-            .all(...Array.from({ length: 3 }, () => [scopeKey(prefix), from, to]).flat()) as string[];
+            .all(...Array.from({ length: 3 }, () => [scopeKey(prefix), from, to, to]).flat()) as string[];
           return keys.map((key) => JSON.parse(key) as Scope);
         }),
       ),

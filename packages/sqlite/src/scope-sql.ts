@@ -17,6 +17,27 @@ export function scopeCondition(filter: ScopeFilter, column: string): { sql: stri
   return { sql: `(${exact} OR (${column} >= ? AND ${column} < ?))`, params: [keys, from, to] };
 }
 
+/**
+ * The live rows of `table` in a filter that takes descendants, as a row
+ * source for `FROM`: the exact scopes and the descendant range as two arms
+ * of a `UNION ALL` (the exact arm leaves out keys the range holds), each a
+ * search of an index led by `scope_key`. One `OR` of both would keep SQLite
+ * from using that index: it walks the table's order index instead, every
+ * live row when the subtree is small.
+ */
+export function liveRowsUnder(
+  table: string,
+  filter: ScopeFilter & { descendantsOf: NonNullable<ScopeFilter['descendantsOf']> },
+): { sql: string; params: string[] } {
+  const { from, to } = descendantKeyRange(filter.descendantsOf);
+  const keys = JSON.stringify((filter.scopes ?? []).map(scopeKey));
+  return {
+    sql: `(SELECT * FROM ${table} WHERE deleted = 0 AND scope_key IN (SELECT value FROM json_each(?)) AND NOT (scope_key >= ? AND scope_key < ?)
+      UNION ALL SELECT * FROM ${table} WHERE deleted = 0 AND scope_key >= ? AND scope_key < ?)`,
+    params: [keys, from, to, from, to],
+  };
+}
+
 /** True when no scope can match: no exact scopes and no descendants. */
 export function matchesNothing(filter: ScopeFilter): boolean {
   return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
