@@ -56,6 +56,7 @@ export function printVerifyReport(report: VerifyReport): void {
   if (stored) print(`  stored snapshot at seq ${count(stored.seq)} (${sealed(stored.codec)}): ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
   for (const s of report.skippedSnapshots) print(`  stored ${skippedLine(s)}`);
   for (const [embedder, n] of Object.entries(report.pendingVectors)) if (n > 0) print(`  ${count(n)} memory items wait for a vector of ${embedder}`);
+  for (const [embedder, n] of Object.entries(report.pendingTurnVectors)) if (n > 0) print(`  ${count(n)} turns wait for a vector of ${embedder}`);
   const others = report.problems.filter((p) => p.part !== 'tables' || !report.differences.includes(p.message));
   if (report.ok) {
     print(`  SQLite ${report.integrityCheck === 'full' ? 'integrity' : 'quick'} check, full-text and vector indexes: ok`);

@@ -22,6 +22,7 @@ import { Projection } from './projection.js';
 import { sqliteQueries, tableLookups } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { rebuild } from './rebuild.js';
+import { ReadOnlyTurnVectorStore } from './readonly-turn-vectors.js';
 import { ReadOnlyVectorStore } from './readonly-vectors.js';
 import { SqliteTurnVectorStore } from './turn-vectors.js';
 import { SqliteVectorStore, VectorIndexes } from './vectors.js';
@@ -138,8 +139,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const projection = new Projection(conn, indexes);
     const stored = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
     const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
-    // A read-only file cannot store the turn vectors a semantic search derives: it searches transcripts lexically.
-    const turnVectors = indexes.available && !conn.readonly ? new SqliteTurnVectorStore(conn, indexes) : undefined;
+    const storedTurns = indexes.available ? new SqliteTurnVectorStore(conn, indexes) : undefined;
+    const turnVectors = storedTurns && conn.readonly ? new ReadOnlyTurnVectorStore(conn, indexes, storedTurns) : storedTurns;
     const queries = sqliteQueries(conn, { relevanceWindow: options.relevanceWindow });
     const backend = new SqliteBackend(conn, log, projection, queries, vectors, { upcasters: options.upcasters }, turnVectors);
     const tables = tableLookups(conn);

@@ -183,6 +183,9 @@ export class Projection {
 
   #putSession(session: Session): void {
     this.conn.prepare(SQL.putSession).run(sessionValues(session));
+    // The turns of a deleted session stay live rows; their vectors go with the session, so a
+    // nearest-neighbour search never spends its k on them. A bulk load derives vectors at its end.
+    if (session.deleted && !this.#bulk) this.vectors.forgetSession(session.id);
   }
 
   #putTurn(turn: Turn): void {

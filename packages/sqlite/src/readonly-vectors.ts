@@ -31,7 +31,8 @@ interface Held {
   vectors: Map<number, HeldVector>;
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
+/** The cosine similarity of two vectors of equal length (0 when either is zero). */
+export function cosine(a: Float32Array, b: Float32Array): number {
   let dot = 0;
   let na = 0;
   let nb = 0;

@@ -3,7 +3,7 @@
  * (docs/contract.md §6): per embedder a `turn_vec_<no>` table beside the
  * index's memory table, with the turn's session and role as metadata
  * columns, and `turn_vectors` listing which turns have one. Vectors exist
- * for live turns only; they share the embedding cache with memory items, so
+ * for live turns of live sessions only; they share the embedding cache with memory items, so
  * equal text is embedded once, and a rebuild re-creates them from it.
  */
 import type { Turn } from '@agentstate/core';
@@ -48,7 +48,10 @@ export class SqliteTurnVectorStore implements VectorStore<Turn, TurnVectorQuery>
       this.conn.immediate(() => {
         const index = this.indexes.ensure(embedderId, entries[0]!.vector.length);
         this.indexes.ensureTurnTable(index);
-        const lookup = this.conn.prepare('SELECT n, deleted, session_id, role FROM turns WHERE id = ?');
+        // A turn whose session was deleted after it was handed out for embedding gets no vector.
+        const lookup = this.conn.prepare(
+          'SELECT t.n, t.deleted + (SELECT s.deleted FROM sessions s WHERE s.id = t.session_id) AS deleted, t.session_id, t.role FROM turns t WHERE t.id = ?',
+        );
         for (const entry of entries) {
           if (entry.vector.length !== index.dimensions) {
             throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${entry.vector.length}`);
@@ -83,7 +86,7 @@ export class SqliteTurnVectorStore implements VectorStore<Turn, TurnVectorQuery>
       }
       const hits = this.conn.prepare(sql).all(...params) as { n: number | bigint; distance: number | null }[];
       if (hits.length === 0) return [];
-      // Turns of a deleted session keep their vectors (their rows stay live): the session decides here.
+      // Vectors exist only for live turns of live sessions; the rows are checked again all the same.
       const { where } = turnWhere({});
       const rows = this.conn
         .prepare(`SELECT t.* FROM turns t WHERE t.n IN (SELECT value FROM json_each(?)) AND ${where}`)

@@ -91,6 +91,22 @@ export class VectorIndexes {
     }
   }
 
+  /**
+   * Drops every vector of the turns of session `sessionId` (its tombstone was
+   * projected): its turns stay live rows, but no search may return them.
+   */
+  forgetSession(sessionId: string): void {
+    for (const index of this.list()) {
+      const turns = this.conn
+        .prepare('SELECT v.turn_n AS n FROM turn_vectors v JOIN turns t ON t.n = v.turn_n WHERE v.index_no = ? AND t.session_id = ?')
+        .all(index.no, sessionId) as { n: number }[];
+      for (const { n } of turns) {
+        this.conn.prepare('DELETE FROM turn_vectors WHERE index_no = ? AND turn_n = ?').run(index.no, n);
+        this.conn.prepare(`DELETE FROM ${turnTableOf(index)} WHERE rowid = ?`).run(BigInt(n));
+      }
+    }
+  }
+
   /** True when the turn has a vector in `index`. */
   hasTurn(index: VectorIndex, n: number): boolean {
     return this.conn.prepare('SELECT 1 FROM turn_vectors WHERE index_no = ? AND turn_n = ?').get(index.no, n) !== undefined;
@@ -169,9 +185,13 @@ export class VectorIndexes {
     this.#rebuildTurns(indexes);
   }
 
-  /** Re-creates the vectors of live turns from the cache, as {@link rebuild} does for items. */
+  /** Re-creates the vectors of live turns of live sessions from the cache, as {@link rebuild} does for items. */
   #rebuildTurns(indexes: readonly VectorIndex[]): void {
-    const turns = this.conn.prepare('SELECT n, content, session_id, role FROM turns WHERE deleted = 0 ORDER BY n').all() as {
+    const turns = this.conn
+      .prepare(
+        'SELECT t.n, t.content, t.session_id, t.role FROM turns t WHERE t.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.session_id AND s.deleted = 0) ORDER BY t.n',
+      )
+      .all() as {
       n: number;
       content: string;
       session_id: string;

@@ -5,6 +5,7 @@
  * truncating. Always on a checkpointed file no connection has open.
  */
 import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { SqliteProvider } from '../src/index.js';
 
@@ -51,6 +52,17 @@ export function tamper(path: string, sql: string, ...params: unknown[]): void {
   const db = new Database(path);
   try {
     db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+/** Runs `edit` on the file with sqlite-vec loaded, so it can change the vector tables. */
+export function tamperVectors(path: string, edit: (db: Database.Database) => void): void {
+  const db = new Database(path);
+  try {
+    sqliteVec.load(db);
+    edit(db);
   } finally {
     db.close();
   }

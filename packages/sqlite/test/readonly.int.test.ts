@@ -11,7 +11,7 @@ import { createStaticEmbedder } from '@agentstate/embeddings';
 import { DEFAULT_CONNECTION_OPTIONS, Connection } from '../src/connection.js';
 import { migrate } from '../src/migrations/index.js';
 import { DatabaseNotFoundError, IncompatibleDatabaseError, NotAFileError, openSqlite, openSqliteLog, ReadOnlyError } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { bagOfWordsEmbedder, tempDir } from './helpers.js';
 
 const hash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -146,5 +146,42 @@ describe('a read-only open', () => {
     const stored = await writable.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance' });
     expect(stored.map((h) => [h.content, h.score.toFixed(6)])).toEqual(hits.map((h) => [h.content, h.score.toFixed(6)]));
     await writable.close();
+  });
+  it('searches transcripts semantically and hybrid, stored turn vectors and missing ones alike, without storing one', async () => {
+    const path = tmp.file();
+    const writer = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+    const embedded = await writer.sessions.create({ title: 'embedded' });
+    await writer.sessions.appendTurn({ sessionId: embedded.id, role: 'user', content: 'the staging deploy failed on friday' });
+    await writer.sessions.appendTurn({ sessionId: embedded.id, role: 'assistant', content: 'rolled back the release' });
+    await writer.close();
+    // Turns written without an embedder have no stored vector: a read-only search embeds them in memory.
+    const plain = openSqlite(path);
+    const later = await plain.sessions.create({ title: 'plain' });
+    await plain.sessions.appendTurn({ sessionId: later.id, role: 'user', content: 'why did the staging deploy fail' });
+    const gone = await plain.sessions.create({ title: 'deleted' });
+    await plain.sessions.appendTurn({ sessionId: gone.id, role: 'user', content: 'the staging deploy failed' });
+    await plain.sessions.delete(gone.id);
+    await plain.close();
+    const copy = tmp.file('copy.db');
+    copyFileSync(path, copy);
+    const before = hash(path);
+    const answers = async (file: string, readonly: boolean) => {
+      const db = openSqlite(file, { readonly, embedder: bagOfWordsEmbedder() });
+      try {
+        const out = [];
+        for (const mode of ['semantic', 'hybrid'] as const) {
+          const hits = await db.sessions.search({ query: 'staging deploy failed', mode, order: 'relevance' });
+          out.push(hits.map((h) => [h.session.title, h.turn.content, h.score.toFixed(6)]));
+        }
+        return out;
+      } finally {
+        await db.close();
+      }
+    };
+    const read = await answers(path, true);
+    expect(hash(path)).toBe(before);
+    expect(read[0]!.map(([title]) => title).sort()).toEqual(['embedded', 'plain']);
+    // The same answers as a writable open, which stores the missing vectors.
+    expect(await answers(copy, false)).toEqual(read);
   });
 });

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
 import { bagOfWordsEmbedder, tempDir } from './helpers.js';
-import { flipByte, pages, populate, tamper } from './damage.js';
+import { flipByte, pages, populate, tamper, tamperVectors } from './damage.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let path: string;
@@ -49,6 +49,7 @@ describe('verify', () => {
     const report = await verifyFile();
     expect(report).toMatchObject({ ok: true, problems: [], repair: null, integrityCheck: 'full', differences: [], storedSnapshot: { matches: true } });
     expect(Object.values(report.pendingVectors)).toEqual([0]);
+    expect(Object.values(report.pendingTurnVectors)).toEqual([0]);
     expect((await verifyFile({ quick: true })).ok).toBe(true);
   });
 
@@ -108,6 +109,57 @@ describe('verify', () => {
     const report = await verifyFile();
     expect(report.problems).toEqual([expect.objectContaining({ part: 'vectors', object: 'memory_vec_1', repair: 'rebuild' })]);
     expect(report.problems[0]!.message).toMatch(/listed as having a vector that is missing/);
+  });
+
+  it('fails on a vector put back for a removed turn and for a turn of a deleted session, and rebuild repairs it', async () => {
+    const p = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+    const [session] = await p.sessions.list();
+    const removed = await p.sessions.removeLastTurn(session!.id);
+    const other = await p.sessions.create({ title: 'short-lived' });
+    await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'the staging deploy is green' });
+    await p.sessions.delete(other.id);
+    await p.close();
+    expect((await verifyFile()).ok).toBe(true);
+    tamperVectors(path, (db) => {
+      const { embedding } = db.prepare('SELECT embedding FROM turn_vec_1 LIMIT 1').get() as { embedding: Buffer };
+      const dead = db.prepare('SELECT n, session_id, role FROM turns WHERE id = ? OR session_id = ?').all(removed.id, other.id) as {
+        n: number;
+        session_id: string;
+        role: string;
+      }[];
+      expect(dead).toHaveLength(2);
+      for (const t of dead) {
+        db.prepare('INSERT INTO turn_vec_1 (rowid, embedding, session_id, role) VALUES (?, ?, ?, ?)').run(BigInt(t.n), embedding, t.session_id, t.role);
+        db.prepare('INSERT INTO turn_vectors (index_no, turn_n) VALUES (1, ?)').run(t.n);
+      }
+    });
+    const report = await verifyFile();
+    expect(report.problems).toEqual([
+      { part: 'vectors', object: 'turn_vec_1', message: expect.stringMatching(/^turn_vec_1 \(.*\): 2 vectors belong to no live turn/), repair: 'rebuild' },
+    ]);
+    expect(report.repair).toBe('rebuild');
+    await rebuildFile();
+    expect((await verifyFile()).ok).toBe(true);
+  });
+
+  it('fails on a turn vector that differs from the embedding of its content, and on one with the wrong role', async () => {
+    tamperVectors(path, (db) => {
+      const [first, second] = db.prepare('SELECT rowid AS n, embedding FROM turn_vec_1 ORDER BY rowid LIMIT 2').all() as { n: number; embedding: Buffer }[];
+      const flipped = new Float32Array(new Uint8Array(first!.embedding).buffer).map((x) => -x);
+      db.prepare('DELETE FROM turn_vec_1 WHERE rowid = ?').run(BigInt(first!.n));
+      const row = db.prepare('SELECT session_id, role FROM turns WHERE n = ?').get(first!.n) as { session_id: string; role: string };
+      db.prepare('INSERT INTO turn_vec_1 (rowid, embedding, session_id, role) VALUES (?, ?, ?, ?)').run(BigInt(first!.n), flipped, row.session_id, row.role);
+      db.prepare("UPDATE turn_vec_1 SET role = 'system' WHERE rowid = ?").run(BigInt(second!.n));
+    });
+    const report = await verifyFile();
+    expect(report.problems.map((p) => [p.part, p.object, p.repair])).toEqual([
+      ['vectors', 'turn_vec_1', 'rebuild'],
+      ['vectors', 'turn_vec_1', 'rebuild'],
+    ]);
+    expect(report.problems[0]!.message).toMatch(/1 vectors carry the wrong session or role/);
+    expect(report.problems[1]!.message).toMatch(/1 vectors differ from the embedding of their turn's content/);
+    await rebuildFile();
+    expect((await verifyFile()).ok).toBe(true);
   });
 
   it('fails on a damaged event row and says only a backup holds the log', async () => {

@@ -67,10 +67,12 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   problems.push(...guard('tables', () => checkMetadataIndex(conn)));
   problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
   let pendingVectors: Record<string, number> = {};
+  let pendingTurnVectors: Record<string, number> = {};
   problems.push(
     ...guard('vectors', () => {
       const found = checkVectors(conn);
       pendingVectors = found.pending;
+      pendingTurnVectors = found.pendingTurns;
       return found.problems;
     }),
   );
@@ -87,6 +89,7 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
     storedSnapshot: replay.storedSnapshot,
     skippedSnapshots: replay.skippedSnapshots,
     pendingVectors,
+    pendingTurnVectors,
   };
 }
 

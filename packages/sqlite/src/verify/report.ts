@@ -82,6 +82,8 @@ export interface VerifyReport {
   skippedSnapshots: SkippedSnapshot[];
   /** Live memory items still waiting for a vector, per embedder id (derived lazily: not damage). */
   pendingVectors: Record<string, number>;
+  /** Live turns of live sessions still waiting for a vector, per embedder id (derived lazily: not damage). */
+  pendingTurnVectors: Record<string, number>;
 }
 
 const WEIGHT: Record<Repair, number> = { rebuild: 1, 'export-import': 2, 'restore-backup': 3 };

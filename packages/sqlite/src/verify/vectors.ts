@@ -1,10 +1,13 @@
 /**
- * The vector tables against the projection: for every embedder's index,
- * the listing of which items have a vector (`memory_vectors`) and the
- * sqlite-vec table hold the same rows, only live items have vectors, each
- * vector row carries its item's scope and kind, and each vector equals the
- * one cached for the item's current content. A live item without a vector
- * is not damage: vectors are derived lazily, and it is counted as pending.
+ * The vector tables against the projection, for every embedder's index and
+ * both kinds of record with vectors (memory items in `memory_vec_<no>`,
+ * turns in `turn_vec_<no>`): the listing of which records have a vector
+ * (`memory_vectors`, `turn_vectors`) and the sqlite-vec table hold the same
+ * rows, only live items and live turns of live sessions have vectors, each
+ * vector row carries its record's metadata (an item's scope and kind, a
+ * turn's session and role), and each vector equals the one cached for the
+ * record's current content. A live record without a vector is not damage:
+ * vectors are derived lazily, and it is counted as pending.
  */
 import { contentHash } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
@@ -27,12 +30,50 @@ export interface VectorCheck {
   problems: VerifyProblem[];
   /** Live items without a vector, per embedder id. */
   pending: Record<string, number>;
+  /** Live turns of live sessions without a vector, per embedder id. */
+  pendingTurns: Record<string, number>;
 }
+
+/** One kind of record that has vectors: memory items or turns. */
+interface Target {
+  /** The sqlite-vec table of an index. */
+  table: (no: number) => string;
+  /** The listing of which records have a vector in an index, as `SELECT n`. */
+  listing: string;
+  /** The records that may have a vector, with the two metadata values their vector row carries. */
+  live: string;
+  /** The metadata columns of the vector table. */
+  labels: readonly [string, string];
+  /** How messages name the records and their metadata. */
+  noun: string;
+  labelled: string;
+}
+
+const MEMORY: Target = {
+  table: (no) => `memory_vec_${Math.trunc(no)}`,
+  listing: 'SELECT item_n AS n FROM memory_vectors WHERE index_no = ?',
+  live: 'SELECT n, content, scope_key AS a, kind AS b FROM memory WHERE deleted = 0',
+  labels: ['scope_key', 'kind'],
+  noun: 'item',
+  labelled: 'scope or kind',
+};
+
+const TURNS: Target = {
+  table: (no) => `turn_vec_${Math.trunc(no)}`,
+  listing: 'SELECT turn_n AS n FROM turn_vectors WHERE index_no = ?',
+  // Turns of a deleted session stay live rows, but their vectors go with the session.
+  live: `SELECT t.n, t.content, t.session_id AS a, t.role AS b FROM turns t
+    WHERE t.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.session_id AND s.deleted = 0)`,
+  labels: ['session_id', 'role'],
+  noun: 'turn',
+  labelled: 'session or role',
+};
 
 /** Checks every vector index; inside a read transaction, with sqlite-vec loaded when any exists. */
 export function checkVectors(conn: Connection): VectorCheck {
   const problems: VerifyProblem[] = [];
   const pending: Record<string, number> = {};
+  const pendingTurns: Record<string, number> = {};
   let indexes: IndexRow[];
   try {
     indexes = conn.db.prepare('SELECT no, embedder_id, dimensions FROM vector_indexes ORDER BY no').all() as IndexRow[];
@@ -42,43 +83,44 @@ export function checkVectors(conn: Connection): VectorCheck {
         { part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describe(error)}`, repair: 'export-import' },
       ],
       pending,
+      pendingTurns,
     };
   }
   for (const index of indexes) {
-    const table = `memory_vec_${Math.trunc(index.no)}`;
-    try {
-      const found = compareIndex(conn, index, table);
-      pending[index.embedder_id] = found.pending;
-      for (const message of found.messages)
-        problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
-    } catch (error) {
-      problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}) cannot be read: ${describe(error)}`, repair: 'rebuild' });
+    for (const [target, counts] of [
+      [MEMORY, pending],
+      [TURNS, pendingTurns],
+    ] as const) {
+      const table = target.table(index.no);
+      try {
+        const found = compareIndex(conn, index, target);
+        counts[index.embedder_id] = found.pending;
+        for (const message of found.messages)
+          problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
+      } catch (error) {
+        problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}) cannot be read: ${describe(error)}`, repair: 'rebuild' });
+      }
     }
   }
-  return { problems, pending };
+  return { problems, pending, pendingTurns };
 }
 
-function compareIndex(conn: Connection, index: IndexRow, table: string): { messages: string[]; pending: number } {
+interface VectorRow {
+  n: number | bigint;
+  embedding: Buffer;
+  a: string;
+  b: string;
+}
+
+function compareIndex(conn: Connection, index: IndexRow, target: Target): { messages: string[]; pending: number } {
   const messages: string[] = [];
-  const listedRows = new Set(
-    (conn.db.prepare('SELECT item_n FROM memory_vectors WHERE index_no = ?').all(index.no) as { item_n: number }[]).map((r) => r.item_n),
-  );
-  const vectors = conn.db.prepare(`SELECT rowid AS n, embedding, scope_key, kind FROM ${table}`).all() as {
-    n: number | bigint;
-    embedding: Buffer;
-    scope_key: string;
-    kind: string;
-  }[];
-  const items = new Map(
-    (
-      conn.db.prepare('SELECT n, content, scope_key, kind FROM memory WHERE deleted = 0').all() as {
-        n: number;
-        content: string;
-        scope_key: string;
-        kind: string;
-      }[]
-    ).map((r) => [r.n, r]),
-  );
+  const table = target.table(index.no);
+  const listedRows = new Set((conn.db.prepare(target.listing).all(index.no) as { n: number }[]).map((r) => r.n));
+  // An index made before turns had vectors has no turn table until a turn vector is stored.
+  const exists = conn.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
+  const [a, b] = target.labels;
+  const vectors = exists ? (conn.db.prepare(`SELECT rowid AS n, embedding, ${a} AS a, ${b} AS b FROM ${table}`).all() as VectorRow[]) : [];
+  const records = new Map((conn.db.prepare(target.live).all() as { n: number; content: string; a: string; b: string }[]).map((r) => [r.n, r]));
   const cached = conn.db.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');
   const stored = new Set<number>();
   const unlisted: number[] = [];
@@ -89,23 +131,24 @@ function compareIndex(conn: Connection, index: IndexRow, table: string): { messa
     const n = Number(row.n);
     stored.add(n);
     if (!listedRows.has(n)) unlisted.push(n);
-    const item = items.get(n);
-    if (!item) {
+    const record = records.get(n);
+    if (!record) {
       dead.push(n);
       continue;
     }
-    if (item.scope_key !== row.scope_key || item.kind !== row.kind) mislabelled.push(n);
-    const cache = cached.get(index.embedder_id, contentHash(item.content)) as { vector: Buffer } | undefined;
+    if (record.a !== row.a || record.b !== row.b) mislabelled.push(n);
+    const cache = cached.get(index.embedder_id, contentHash(record.content)) as { vector: Buffer } | undefined;
     if (row.embedding.length !== index.dimensions * 4 || (cache && !close(cache.vector, row.embedding))) changed.push(n);
   }
+  const noun = target.noun;
   const lost = [...listedRows].filter((n) => !stored.has(n));
-  if (lost.length) messages.push(`${lost.length} items are listed as having a vector that is missing (n ${listed(lost)})`);
+  if (lost.length) messages.push(`${lost.length} ${noun}s are listed as having a vector that is missing (n ${listed(lost)})`);
   if (unlisted.length) messages.push(`${unlisted.length} vectors are not listed (n ${listed(unlisted)})`);
-  if (dead.length) messages.push(`${dead.length} vectors belong to no live item (n ${listed(dead)})`);
-  if (mislabelled.length) messages.push(`${mislabelled.length} vectors carry the wrong scope or kind (n ${listed(mislabelled)})`);
-  if (changed.length) messages.push(`${changed.length} vectors differ from the embedding of their item's content (n ${listed(changed)})`);
+  if (dead.length) messages.push(`${dead.length} vectors belong to no live ${noun} (n ${listed(dead)})`);
+  if (mislabelled.length) messages.push(`${mislabelled.length} vectors carry the wrong ${target.labelled} (n ${listed(mislabelled)})`);
+  if (changed.length) messages.push(`${changed.length} vectors differ from the embedding of their ${noun}'s content (n ${listed(changed)})`);
   let pending = 0;
-  for (const n of items.keys()) if (!stored.has(n) && !listedRows.has(n)) pending += 1;
+  for (const n of records.keys()) if (!stored.has(n) && !listedRows.has(n)) pending += 1;
   return { messages, pending };
 }
 
