@@ -16,4 +16,20 @@ describe("the repository README's example", () => {
       rmSync(cwd, { recursive: true, force: true });
     }
   });
+
+  it('shows the records agents write, as written', () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'agentstate-root-readme-'));
+    try {
+      const out = runReadmeExample(fileURLToPath(new URL('../../../README.md', import.meta.url)), {}, cwd, 1);
+      expect(out.split('\n').slice(0, 5)).toEqual([
+        'The customer is on the pro tier 2',
+        "[ 'tier' ]",
+        "[ [ 'Refund', 1, [ 'assistant' ] ] ]",
+        "[ [ 'tool-call' ], [ 'tool-result' ] ]",
+        "[ [ 'acme', 'user-42' ] ]",
+      ]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
 });
