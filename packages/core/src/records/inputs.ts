@@ -174,7 +174,7 @@ export type WriteOptions = z.input<typeof writeOptionsSchema>;
  * `memory.update` changes: omitted fields keep their stored values; `key`
  * and `expiresAt` are cleared with `null`; `metadata` replaces the whole object.
  */
-export const updateMemoryInputSchema = z.object({
+export const updateMemoryInputSchema = z.strictObject({
   /** Makes the write idempotent (docs/contract.md §4). */
   operationId: idField.optional(),
   content: longTextField.min(1, 'must not be empty').optional(),

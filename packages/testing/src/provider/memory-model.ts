@@ -1,6 +1,6 @@
 /** M1–M7: memory that changes (keys, metadata, expiry, updates, filters). */
 import type { JsonObject, WhereInput } from '@agentstate/core';
-import { ConflictError, EventTypes, ManualClock, matchesWhere, NotFoundError, STATE_STREAM, whereInputSchema } from '@agentstate/core';
+import { ConflictError, EventTypes, ManualClock, matchesWhere, NotFoundError, STATE_STREAM, ValidationError, whereInputSchema } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbMetadata, arbWhere } from '../arbitraries/metadata.js';
@@ -53,6 +53,8 @@ export const memoryModelChecks: ProviderCheck[] = [
       const item = await p.memory.write({ content: 'first' });
       const updated = await p.memory.update(item.id, { content: 'second' });
       await expectError(() => p.memory.update(item.id, { content: 'stale', syncVersion: 1 }), ConflictError);
+      // A field update cannot change (the scope, the id) is refused, not dropped.
+      await expectError(() => p.memory.update(item.id, { content: 'moved', scope: ['elsewhere'] } as never), ValidationError);
       const events = await p.log.read({ stream: STATE_STREAM });
       expect(events.map((e) => e.type)).toEqual([EventTypes.MemoryWritten, EventTypes.MemoryUpdated]);
       expect(events[1]!.payload).toEqual({ item: updated });
