@@ -1,5 +1,5 @@
 /**
- * `--cursor` on every listing command: the table ends with the cursor of
+ * `--cursor` on every listing command (namespaces and transcript search included): the table ends with the cursor of
  * the next page, `--json` keeps stdout an array and names the cursor on
  * stderr, and following cursors reads everything once; a foreign cursor is
  * refused naming `cursor`.
@@ -14,13 +14,14 @@ afterAll(tmp.cleanup);
 const NEXT = /next page: --cursor ([A-Za-z0-9_-]+)/;
 
 /** Runs a listing with --json page by page, following the cursor printed on stderr. */
-function follow(args: readonly string[]): Array<{ id: string }> {
-  const out: Array<{ id: string }> = [];
+// biome-ignore lint/suspicious/noExplicitAny: the items are compared whole with an unpaged listing.
+function follow(args: readonly string[]): any[] {
+  const out: unknown[] = [];
   let cursor: string | undefined;
   for (let pages = 0; pages < 50; pages += 1) {
     const r = cli([...args, '--json', ...(cursor ? ['--cursor', cursor] : [])]);
     expect(r.code, r.stderr).toBe(0);
-    out.push(...(JSON.parse(r.stdout) as Array<{ id: string }>));
+    out.push(...(JSON.parse(r.stdout) as unknown[]));
     cursor = NEXT.exec(r.stderr)?.[1];
     if (cursor === undefined) return out;
   }
@@ -66,6 +67,34 @@ describe('agentstate pages', () => {
     };
     expect(rest.turns.map((t) => t.seq)).toEqual([3]);
     expect(rest.nextCursor).toBeUndefined();
+  });
+
+  it('pages namespaces and a scoped transcript search with --cursor', async () => {
+    const searched = tmp.path('search.db');
+    const p = openSqlite(searched);
+    for (const scope of [['team'], ['team', 'a'], ['team', 'b'], ['other']]) {
+      const { id } = await p.sessions.create({ scope });
+      for (let i = 0; i < 2; i += 1) await p.sessions.appendTurn({ sessionId: id, role: 'user', content: `deploy ${scope.join(' ')} ${i}` });
+    }
+    await p.close();
+    const table = ok(['namespaces', '--limit', '2', '--db', searched]);
+    expect(table.split('\n').slice(0, 2)).toEqual(['other', 'team']);
+    expect(NEXT.exec(table)?.[1]).toBeDefined();
+    const scopes = JSON.parse(ok(['namespaces', '--json', '--db', searched]));
+    expect(scopes).toEqual([['other'], ['team'], ['team', 'a'], ['team', 'b']]);
+    expect(follow(['namespaces', '--limit', '3', '--db', searched])).toEqual(scopes);
+
+    const search = ['sessions', 'search', 'deploy', '--mode', 'lexical', '--scope', 'team', '--descendants', '--context', '0', '--db', searched];
+    const hits = JSON.parse(ok([...search, '--json']));
+    expect(hits).toHaveLength(6);
+    expect(follow([...search, '--limit', '4'])).toEqual(hits);
+    const printed = ok([...search, '--limit', '2']);
+    const cursor = NEXT.exec(printed)?.[1];
+    expect(cursor).toBeDefined();
+    // The cursor resumes only the search that printed it: without --descendants it is another query.
+    expect(fails(1, ['sessions', 'search', 'deploy', '--mode', 'lexical', '--scope', 'team', '--cursor', cursor!, '--db', searched])).toMatch(
+      /cursor of another query/,
+    );
   });
 
   it('refuses a cursor of another listing, naming cursor', () => {

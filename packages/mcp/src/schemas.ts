@@ -15,6 +15,7 @@ import {
   memoryItemSchema,
   recallOptionsSchema,
   replaceSuffixInputSchema,
+  searchSessionsOptionsSchema,
   sessionSchema,
   skillSchema,
   turnSchema,
@@ -67,6 +68,10 @@ const skill = upsertSkillInputSchema.shape;
 const session = createSessionInputSchema.shape;
 const turn = appendTurnInputSchema.shape;
 const suffix = replaceSuffixInputSchema.shape;
+const search = searchSessionsOptionsSchema.shape;
+
+/** Whether a read includes the scopes under the target. */
+const includeDescendantsArg = z.boolean().optional().describe('Also read the scopes under it (needs a server whose operator allowed subscopes).');
 
 /** A metadata object; its JSON rules and size limit are core's, checked when the store is called. */
 const metadataArg = z.record(z.string(), z.unknown());
@@ -224,8 +229,25 @@ export const sessionInputs = {
   list: {
     order: z.enum(SESSION_LIST_ORDERS).optional().describe('newest (default) or oldest first.'),
     limit: limitArg.optional().describe('Most sessions to return (default 20).'),
-    offset: z.number().int().nonnegative().optional().describe('Sessions to skip.'),
+    offset: z.number().int().nonnegative().optional().describe('Sessions to skip (first page only: a cursor already stands past them).'),
     scope: scopeArg,
+    includeDescendants: includeDescendantsArg,
+    cursor: cursorArg,
+  },
+  search: {
+    query: search.query.describe('Words to look for in turns; prefixes match, case and accents are folded. Omit to list the newest turns.'),
+    mode: z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).'),
+    order: z
+      .enum(RECALL_ORDERS)
+      .optional()
+      .describe('relevance (best score first; the default for a semantic or hybrid search with a query) or recent (newest first; the default otherwise).'),
+    roles: search.roles.describe('Only turns of these roles (user, assistant, tool, system).'),
+    sessionId: keyArg.optional().describe('Only turns of this session.'),
+    context: search.context.describe('Neighbouring turns each hit carries: a number for both sides, or { before, after } (default 1 each).'),
+    limit: limitArg.optional().describe('Most hits to return (default 20).'),
+    cursor: cursorArg,
+    scope: scopeArg,
+    includeDescendants: includeDescendantsArg,
   },
   delete: {
     sessionId: keyArg.describe('The session to delete. It becomes a tombstone with its transcript: hidden from reads, kept in the history.'),
@@ -258,6 +280,23 @@ const sessionOut = sessionSchema.extend({ metadata: jsonObjectOut });
 /** A turn as tools return it. */
 const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjectOut });
 
+/** A transcript search hit: the turn, its session, its score and its neighbouring turns. */
+const turnHitOut = z.object({ turn: turnOut, session: sessionOut, score: z.number().min(0).max(1), before: z.array(turnOut), after: z.array(turnOut) });
+
+/** Inputs of the namespaces tool. */
+export const namespaceInputs = {
+  prefix: scopeArg.describe("Only scopes under this path, relative to the server's scope (itself included). Omit for the server's scope."),
+  maxDepth: z
+    .number()
+    .int()
+    .min(0)
+    .max(LIMITS.scopeDepth)
+    .optional()
+    .describe("Cut each scope to this many labels below the server's scope (0: the server's scope itself); omit for whole paths."),
+  limit: limitArg.optional().describe('Most scopes to return (default 100).'),
+  cursor: cursorArg,
+} as const;
+
 /** Outputs of every tool. */
 export const outputs = {
   item: { item: memoryItemOutputSchema },
@@ -268,5 +307,10 @@ export const outputs = {
   turn: { turn: turnOut },
   turns: { turns: z.array(turnOut) },
   transcript: { session: sessionOut, turns: z.array(turnOut), nextCursor: nextCursorOutput },
-  sessions: { sessions: z.array(sessionOut) },
+  sessions: { sessions: z.array(sessionOut), nextCursor: nextCursorOutput },
+  turnHits: { hits: z.array(turnHitOut), nextCursor: nextCursorOutput },
+  namespaces: {
+    scopes: z.array(z.array(z.string())).describe("Paths relative to the server's scope ([] is the server's scope itself)."),
+    nextCursor: nextCursorOutput,
+  },
 } as const;

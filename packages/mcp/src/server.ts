@@ -16,6 +16,7 @@ function legacySessionPolicy(policy: ScopePolicy): ScopePolicy | undefined {
 }
 import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
+import { registerNamespaceTools } from './tools/namespaces.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSkillTools } from './tools/skills.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -37,6 +38,7 @@ const MAX_CLIENT_NAME = 200;
 /** The names of every tool the server registers. */
 export const TOOL_NAMES = [
   'remember',
+  'update_memory',
   'recall',
   'forget',
   'skill_search',
@@ -47,8 +49,12 @@ export const TOOL_NAMES = [
   'session_create',
   'session_append_turn',
   'session_read',
+  'session_remove_last_turn',
+  'session_replace_suffix',
   'session_list',
+  'search_sessions',
   'session_delete',
+  'namespaces',
 ] as const;
 
 function instructions(policy: ScopePolicy): string {
@@ -88,6 +94,7 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
   registerMemoryTools(server, ctx);
   registerSkillTools(server, ctx);
   registerSessionTools(server, ctx);
+  registerNamespaceTools(server, ctx);
   registerResources(server, ctx);
   return server;
 }

@@ -5,6 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TOOL_NAMES } from '../src/server.js';
 import { call, callError, connectStdio, tempDir } from './helpers.js';
 
 const web = ['project:web'];
@@ -35,8 +36,10 @@ describe('tool list', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
         'forget',
+        'namespaces',
         'recall',
         'remember',
+        'search_sessions',
         'session_append_turn',
         'session_create',
         'session_delete',
@@ -52,13 +55,15 @@ describe('tool list', () => {
         'update_memory',
       ].sort(),
     );
+    // The exported list names exactly the tools the server registers.
+    expect([...TOOL_NAMES].sort()).toEqual([...byName.keys()].sort());
     for (const tool of tools) {
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
-    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list'];
+    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list', 'search_sessions', 'namespaces'];
     const destructive = ['forget', 'skill_delete', 'session_delete', 'session_remove_last_turn', 'session_replace_suffix'];
     // Each call of these removes turns that the previous call left: a repeat is not a no-op.
     const repeatable = (name: string) => readOnly.includes(name) || (destructive.includes(name) && !name.startsWith('session_re'));

@@ -5,6 +5,7 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
+import { pastKeyset } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
@@ -31,7 +32,14 @@ export function turnWhere(filter: TurnFilter): { where: string; params: unknown[
 
 /** Builds the search: SQL ending in `LIMIT ? OFFSET ?`, its parameters, and whether rows carry a bm25 rank. */
 function turnSql(query: TurnQuery, relevanceWindow: number): { sql: string; params: unknown[]; ranked: boolean } {
-  const { where, params } = turnWhere(query);
+  const filtered = turnWhere(query);
+  let { where } = filtered;
+  const { params } = filtered;
+  // A keyset on the newest-first order; relevance pages are cut after ranking, in the verifier.
+  if (query.after !== undefined && !(query.order === 'relevance' && query.tokens.length > 0)) {
+    where += ' AND (t.created_at, t.id) < (?, ?)';
+    params.push(query.after.sort, query.after.id);
+  }
   if (query.tokens.length === 0) return { sql: `SELECT t.* FROM turns t WHERE ${where} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params, ranked: false };
   const match = ftsQuery(query.tokens, query.match ?? 'all');
   const matches = `turns_fts JOIN turns t ON t.n = turns_fts.rowid WHERE turns_fts MATCH ? AND ${where}`;
@@ -55,7 +63,9 @@ export function turnQueries(conn: Connection, relevanceWindow: number): Pick<Sta
           if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
           const built = turnSql(query, relevanceWindow);
           const match = query.match ?? 'all';
-          const rows = verifiedPages<TurnRow & { rank?: number }>(conn, built, query.limit, (row) => verifies(query.tokens, row.content, match));
+          const past = (row: TurnRow & { rank?: number }): boolean =>
+            !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
+          const rows = verifiedPages<TurnRow & { rank?: number }>(conn, built, query.limit, (row) => past(row) && verifies(query.tokens, row.content, match));
           return rows.map((row) => ({ record: turnFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
         }),
       ),

@@ -5,7 +5,7 @@ import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
-import { print, printJson } from '../output.js';
+import { print, printJson, printNextCursor } from '../output.js';
 import { nonNegativeInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */
@@ -15,11 +15,18 @@ export function namespacesCommand(): Command {
     .option('--prefix <path>', 'only scopes under this one, itself included (labels separated by /, a JSON array, or / for global)')
     .option('--depth <n>', 'cut each scope to this many labels', nonNegativeInt)
     .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt)
-    .action(async (opts: { prefix?: string; depth?: number; limit?: number }, cmd: Command) => {
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (opts: { prefix?: string; depth?: number; limit?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const options = parseInput(namespacesOptionsSchema, { prefix: scopeFrom({ scope: opts.prefix }, '--prefix'), maxDepth: opts.depth, limit: opts.limit });
+      const options = parseInput(namespacesOptionsSchema, {
+        prefix: scopeFrom({ scope: opts.prefix }, '--prefix'),
+        maxDepth: opts.depth,
+        limit: opts.limit,
+        cursor: opts.cursor,
+      });
       const scopes = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.namespaces(options));
       if (ctx.json) printJson(scopes);
       else print(scopes.length === 0 ? '(no scopes)' : scopes.map(describeScope).join('\n'));
+      printNextCursor(scopes.nextCursor, ctx.json);
     });
 }

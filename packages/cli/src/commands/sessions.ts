@@ -56,7 +56,9 @@ interface AppendFlags extends OperationFlags {
 }
 
 /** Flags of `sessions search`. */
-interface SearchFlags {
+interface SearchFlags extends ScopeFlags {
+  descendants?: boolean;
+  cursor?: string;
   session?: string;
   role?: string[];
   mode?: RecallMode;
@@ -217,8 +219,7 @@ export function sessionsCommand(): Command {
       else print(`deleted session ${session.id}`);
     });
 
-  group
-    .command('search')
+  withScopeFlags(group.command('search'), 'only turns of sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
     .description('search the turns of live sessions (lexical, semantic or hybrid, as memory recall), with the turns around each hit')
     .argument('[query]', 'what to look for; none lists the newest turns')
     .option('--session <id>', 'only this session')
@@ -229,10 +230,16 @@ export function sessionsCommand(): Command {
     .option('--min-score <x>', 'drop hits scoring below this (0…1)', unitInterval)
     .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
     .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
+    .option('--descendants', 'with a scope: include the scopes below it')
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (query: string | undefined, opts: SearchFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
+      const scope = scopeFrom(opts);
       const options: SearchSessionsOptions = {
         query,
+        scope,
+        includeDescendants: scope ? opts.descendants : undefined,
+        cursor: opts.cursor,
         sessionId: opts.session,
         roles: opts.role as TurnRole[] | undefined,
         mode: opts.mode,
@@ -249,6 +256,7 @@ export function sessionsCommand(): Command {
       const hits = await withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options));
       if (ctx.json) printJson(hits);
       else printHits(hits);
+      printNextCursor(hits.nextCursor, ctx.json);
     });
 
   return group;

@@ -163,12 +163,20 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const wanted = turnFilter(query);
       const matchFn = tokenMatcher(query.match);
       const matches: { record: Turn; tokens: string[] }[] = [];
+      const relevance = query.order === 'relevance';
       for (const turn of state.liveTurns()) {
         if (!wanted(turn)) continue;
+        if (!relevance && !pastKeyset(query.after, 1, turn.createdAt, turn.id, -1)) continue;
         const tokens = state.turnTokens(turn);
         if (matchFn(query.tokens, tokens)) matches.push({ record: turn, tokens });
       }
-      if (query.order === 'relevance') return cap(rankByRelevance(query.tokens, matches, compareTurnsNewestFirst), query.limit);
+      if (relevance) {
+        const ranked = rankByRelevance(query.tokens, matches, compareTurnsNewestFirst);
+        return cap(
+          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
+          query.limit,
+        );
+      }
       matches.sort((a, b) => compareTurnsNewestFirst(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },

@@ -3,7 +3,8 @@
  * found lexically, semantically or both, exactly as memory recall finds
  * items: the same default mode and order, the same matcher, the same
  * candidate depth and the same reciprocal rank fusion. Each hit carries its
- * session and its neighbouring live turns.
+ * session and its neighbouring live turns. Pages are keyset pages, as
+ * recall's: by (score, createdAt, id) for relevance, (createdAt, id) newest first.
  */
 import { reciprocalRankFusion } from '../embedding/fusion.js';
 import { NotFoundError, ValidationError } from '../errors.js';
@@ -11,7 +12,8 @@ import { queryTokens } from '../matching/lexical.js';
 import { copySession, copyTurn } from '../records/copy.js';
 import type { SearchSessionsOptions } from '../records/inputs.js';
 import { DEFAULT_RECALL_LIMIT, DEFAULT_SEARCH_CONTEXT, parseInput, searchSessionsOptionsSchema } from '../records/inputs.js';
-import { compareTurnsNewestFirst } from '../records/order.js';
+import type { Page, Pager } from '../paging/cursor.js';
+import { NUMBER_DESC, openPager, TEXT_DESC, toKeyset, toPage } from '../paging/cursor.js';
 import type { Session, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { ScopeInput } from '../records/scope.js';
@@ -47,37 +49,59 @@ async function sessionIdsToSearch(
   return named === undefined ? ids : named.filter((id) => ids.includes(id));
 }
 
-/** Runs one transcript search. */
-export async function searchSessions(ctx: SearchContext, options: SearchSessionsOptions): Promise<TurnHit[]> {
+type Found = { turn: Turn; score: number };
+
+const NEWEST_FIRST = [TEXT_DESC, TEXT_DESC];
+const BEST_FIRST = [NUMBER_DESC, TEXT_DESC, TEXT_DESC];
+
+/** Runs one transcript search, one page at a time (pages as `memory.recall` does). */
+export async function searchSessions(ctx: SearchContext, options: SearchSessionsOptions): Promise<Page<TurnHit>> {
   const o = parseInput(searchSessionsOptionsSchema, options);
+  const { cursor, limit: _limit, ...query } = o;
   const q = ctx.queries;
+  const mode = o.mode ?? defaultRecallMode(ctx.embedder !== undefined && ctx.vectors !== undefined);
+  const order = o.order ?? defaultRecallOrder(mode, o.query);
+  const relevance = order === 'relevance';
+  // The cursor is bound to the resolved mode and order, so a page never resumes another ranking.
+  const pager: Pager<Found> = openPager(
+    {
+      method: 'sessions.search',
+      query: { ...query, scope: query.scope === undefined ? undefined : toScope(query.scope), mode, order },
+      order: relevance ? BEST_FIRST : NEWEST_FIRST,
+      key: (h) => (relevance ? [h.score, h.turn.createdAt, h.turn.id] : [h.turn.createdAt, h.turn.id]),
+    },
+    cursor,
+  );
   if (o.sessionId !== undefined) {
     const session = await q.session(o.sessionId);
     if (!session || session.deleted) throw new NotFoundError('session', o.sessionId);
   }
   const tokens = queryTokens(o.query);
-  if (tokens === null) return [];
+  if (tokens === null) return toPage([], undefined);
   const sessionIds = await sessionIdsToSearch(q, o.sessionId, o.scope, o.includeDescendants ?? false);
-  if (sessionIds?.length === 0) return [];
+  if (sessionIds?.length === 0) return toPage([], undefined);
   const filter: TurnFilter = { sessionIds, roles: o.roles };
   const limit = o.limit ?? DEFAULT_RECALL_LIMIT;
-  const mode = o.mode ?? defaultRecallMode(ctx.embedder !== undefined && ctx.vectors !== undefined);
   if (mode !== 'lexical' && (ctx.vectors === undefined || (ctx.embedder === undefined && ctx.defaultEmbedder === undefined))) {
     throw new ValidationError('mode', `${mode} search needs a provider configured with an embedder`);
   }
-  const order = o.order ?? defaultRecallOrder(mode, o.query);
   const minScore = o.minScore ?? 0;
   const context = typeof o.context === 'number' ? { before: o.context, after: o.context } : { ...DEFAULT_SEARCH_CONTEXT, ...o.context };
-  const finish = (hits: { turn: Turn; score: number }[]): Promise<TurnHit[]> => {
+  const finish = async (hits: Found[], keyset: boolean): Promise<Page<TurnHit>> => {
     const kept = hits.filter((h) => h.score >= minScore);
-    if (order === 'recent') kept.sort((a, b) => compareTurnsNewestFirst(a.turn, b.turn));
-    return withContext(q, kept.slice(0, limit), context);
+    kept.sort(pager.compare);
+    const page = pager.page((keyset ? kept.filter((h) => pager.isAfter(h)) : kept).slice(0, limit + 1), limit);
+    return toPage(await withContext(q, page, context), page.nextCursor);
   };
 
   // Without query text there is nothing to compare meaning with: every mode lists.
   if (mode === 'lexical' || tokens.length === 0) {
-    const hits = await q.searchTurns({ ...filter, tokens, limit: minScore > 0 ? 0 : limit, order, match: o.match ?? 'all' });
-    return finish(hits.map((h) => ({ turn: h.record, score: order === 'recent' ? 1 : h.score })));
+    const after = toKeyset(pager.after);
+    const hits = await q.searchTurns({ ...filter, tokens, limit: minScore > 0 ? 0 : limit + 1, order, match: o.match ?? 'all', after });
+    return finish(
+      hits.map((h) => ({ turn: h.record, score: order === 'recent' ? 1 : h.score })),
+      false,
+    );
   }
 
   const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
@@ -85,10 +109,14 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
   const threshold = ctx.similarityThreshold ?? embedder.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
-  const depth = candidateDepth(limit);
+  // Rankers look deep enough to reach past every page served so far.
+  const depth = candidateDepth(pager.served + limit + 1);
   const near = (await vectors.nearest({ ...filter, embedderId: embedder.id, vector: queryVector!, k: depth })).filter((n) => n.similarity >= threshold);
   if (mode === 'semantic') {
-    return finish(near.map((n) => ({ turn: n.record, score: Math.max(0, Math.min(1, n.similarity)) })));
+    return finish(
+      near.map((n) => ({ turn: n.record, score: Math.max(0, Math.min(1, n.similarity)) })),
+      true,
+    );
   }
 
   const lexical = await q.searchTurns({ ...filter, tokens, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
@@ -98,11 +126,14 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
   const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)], {
     weights: [ctx.fusionWeights.lexical, ctx.fusionWeights.semantic],
   });
-  return finish(fused.map((f) => ({ turn: turns.get(f.id)!, score: f.score })));
+  return finish(
+    fused.map((f) => ({ turn: turns.get(f.id)!, score: f.score })),
+    true,
+  );
 }
 
 /** Attaches each hit's session and neighbouring live turns; drops a hit whose session is gone. */
-async function withContext(q: StateQueries, hits: { turn: Turn; score: number }[], context: { before: number; after: number }): Promise<TurnHit[]> {
+async function withContext(q: StateQueries, hits: Found[], context: { before: number; after: number }): Promise<TurnHit[]> {
   const sessions = new Map<string, Session | undefined>();
   const out: TurnHit[] = [];
   for (const hit of hits) {

@@ -58,7 +58,7 @@ export interface SessionStore {
    * session and neighbouring turns; see {@link SearchSessionsOptions}.
    * An unknown or deleted `sessionId` → `NotFoundError`.
    */
-  search(options?: SearchSessionsOptions): Promise<TurnHit[]>;
+  search(options?: SearchSessionsOptions): Promise<Page<TurnHit>>;
 }
 
 /** A turn found by `sessions.search`, with its session and the live turns around it. */
@@ -148,7 +148,7 @@ export interface Provider {
    * `prefix` (itself included), each truncated to `maxDepth` labels,
    * deduplicated, in label-by-label code-point order.
    */
-  namespaces(options?: NamespacesOptions): Promise<Scope[]>;
+  namespaces(options?: NamespacesOptions): Promise<Page<Scope>>;
   /** Releases resources. Idempotent. */
   close(): Promise<void>;
 }

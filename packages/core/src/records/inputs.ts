@@ -272,12 +272,14 @@ export const namespacesOptionsSchema = z.object({
   prefix: scopeInputSchema.optional(),
   maxDepth: z.int().min(0).max(LIMITS.scopeDepth).optional(),
   limit: limitInput.optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
  * `provider.namespaces` options: `prefix` (default global) keeps the scopes
  * it prefixes, itself included; `maxDepth` truncates each to that many
- * labels (absent: no truncation); `limit` 0 or absent means no cap.
+ * labels (absent: no truncation); `limit` 0 or absent means no cap;
+ * `cursor` resumes a page.
  */
 export type NamespacesOptions = z.input<typeof namespacesOptionsSchema>;
 
@@ -331,6 +333,7 @@ export const searchSessionsOptionsSchema = z.object({
   minScore: z.number().min(0).max(1).optional(),
   match: z.enum(['all', 'any']).optional(),
   context: z.union([contextCount, z.strictObject({ before: contextCount.optional(), after: contextCount.optional() })]).optional(),
+  cursor: cursorInput.optional(),
 });
 
 /**
@@ -340,7 +343,7 @@ export const searchSessionsOptionsSchema = z.object({
  * `scope` (with `includeDescendants`) narrows to sessions of that scope.
  * `context` is how many neighbouring live turns each hit carries before and
  * after it: a number for both, or `{ before, after }`; default
- * {@link DEFAULT_SEARCH_CONTEXT}.
+ * {@link DEFAULT_SEARCH_CONTEXT}. `cursor` resumes a page.
  */
 export type SearchSessionsOptions = z.input<typeof searchSessionsOptionsSchema>;
 

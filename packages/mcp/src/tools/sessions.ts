@@ -1,9 +1,10 @@
-/** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, delete. */
+/** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, search, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Session } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
-import { compareSessions } from '@agentstate/core/backend';
+import { compareSessions, openPager, TEXT_ASC, TEXT_DESC } from '@agentstate/core/backend';
 import { outputs, sessionInputs } from '../schemas.js';
+import { isWithin, ScopeDeniedError } from '../scope-policy.js';
 import { hashScope, legacySessionScope } from '../session-scope.js';
 import { operationSessionUuid } from '../operation.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
@@ -35,16 +36,27 @@ export async function readableSession(ctx: ToolContext, id: string): Promise<Ses
   return session;
 }
 
-/** Live sessions in exactly `scope`, old-server sessions whose id encodes it included, oldest first. */
-export async function sessionsIn(ctx: ToolContext, scope: Scope): Promise<Session[]> {
-  const own = (await ctx.provider.sessions.list({ scope })).filter((s) => legacySessionScope(s) === undefined);
+/**
+ * Live sessions in exactly `scope` (with `includeDescendants`, under it too),
+ * old-server sessions whose id encodes it included, oldest first.
+ */
+export async function sessionsIn(ctx: ToolContext, scope: Scope, includeDescendants = false): Promise<Session[]> {
+  const own = (await ctx.provider.sessions.list({ scope, includeDescendants })).filter((s) => legacySessionScope(s) === undefined);
   const hashed = hashScope(scope);
-  if (hashed === undefined || hashed.length === 0) return own;
+  if (hashed === undefined || (hashed.length === 0 && !includeDescendants)) return own;
   const old = (await ctx.provider.sessions.list({ scope: [] })).filter((s) => {
     const legacy = legacySessionScope(s);
-    return legacy !== undefined && sameScope(legacy, hashed);
+    return legacy !== undefined && (includeDescendants ? isWithin(legacy, hashed) : sameScope(legacy, hashed));
   });
   return [...own, ...old].sort(compareSessions);
+}
+
+/** Whether a read includes the target's descendants: only on a server whose operator allowed subscopes. */
+function includeDescendants(ctx: ToolContext, requested: boolean | undefined): boolean {
+  if (requested === true && !ctx.policy.allowSubscopes) {
+    throw new ScopeDeniedError('includeDescendants: this server does not read scopes under its own (the operator did not allow subscopes)');
+  }
+  return requested ?? false;
 }
 
 /** Registers the session tools on `server`. */
@@ -158,16 +170,57 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_list',
     {
       title: 'List sessions',
-      description: "Lists the sessions of this server's scope, newest first unless asked otherwise.",
+      description:
+        "Lists the sessions of this server's scope (with includeDescendants, of the scopes under it too), newest first unless asked otherwise. " +
+        'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
       inputSchema: sessionInputs.list,
       outputSchema: outputs.sessions,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const sessions = await sessionsIn(ctx, policy.target(args.scope));
-      if ((args.order ?? 'newest') === 'newest') sessions.sort((a, b) => compareSessions(b, a));
-      const offset = args.offset ?? 0;
-      return { sessions: sessions.slice(offset, offset + (args.limit ?? DEFAULT_LIST_LIMIT)) };
+      const scope = policy.target(args.scope);
+      const descendants = includeDescendants(ctx, args.includeDescendants);
+      const order = args.order ?? 'newest';
+      const direction = order === 'newest' ? TEXT_DESC : TEXT_ASC;
+      // Old-server sessions are merged in here, so the server pages the merged list itself, by the same keyset rules as core.
+      const pager = openPager<Session>(
+        {
+          method: 'mcp.session_list',
+          query: { scope, includeDescendants: descendants, order, offset: args.offset ?? 0 },
+          order: [direction, direction],
+          key: (s) => [s.createdAt, s.id],
+        },
+        args.cursor,
+      );
+      const sessions = (await sessionsIn(ctx, scope, descendants)).filter((s) => pager.isAfter(s)).sort(pager.compare);
+      // The offset skips on the first page only: a cursor already stands past it.
+      const offset = pager.after === undefined ? (args.offset ?? 0) : 0;
+      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
+      const page = pager.page(sessions.slice(offset, offset + limit + 1), limit);
+      return { sessions: page, nextCursor: page.nextCursor };
+    }),
+  );
+
+  server.registerTool(
+    'search_sessions',
+    {
+      title: 'Search transcripts',
+      description:
+        "Finds turns of this server's sessions (with includeDescendants, of the scopes under it too; or of one session) by their text, " +
+        'as recall finds memory: lexical, semantic or hybrid. Each hit carries its session and neighbouring turns. ' +
+        'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
+      inputSchema: sessionInputs.search,
+      outputSchema: outputs.turnHits,
+      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const { scope, includeDescendants: descendantsArg, sessionId, ...rest } = args;
+      // One session: checked like session_read (an old-server session lives at global, so no scope narrows it).
+      const inScope = { scope: policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
+      const narrowed = scope !== undefined || descendantsArg !== undefined;
+      const where = sessionId === undefined ? inScope : { sessionId: (await readableSession(ctx, sessionId)).id, ...(narrowed ? inScope : {}) };
+      const hits = await provider.sessions.search({ ...rest, ...where });
+      return { hits, nextCursor: hits.nextCursor };
     }),
   );
 

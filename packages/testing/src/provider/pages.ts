@@ -1,5 +1,5 @@
 /**
- * P1–P5: cursor pagination (docs/contract.md §4, "Pages"). Every list,
+ * P1–P7: cursor pagination (docs/contract.md §4, "Pages"). Every list,
  * search and recall returns a page; following `nextCursor` enumerates
  * exactly the unpaged result, a cursor resumes only the query that made it,
  * and writes between pages neither skip nor repeat a record that existed
@@ -234,6 +234,86 @@ export const pageChecks: ProviderCheck[] = [
       expect(first).toHaveLength(20);
       const all = await collect((cursor) => p.memory.recall({ query: 'enumerate', mode: 'lexical', cursor }));
       expect(ids(all)).toEqual([...written].reverse());
+    },
+  },
+  {
+    name: 'P6 provider.namespaces pages: following nextCursor enumerates exactly the unpaged namespaces, and a foreign cursor is refused',
+    async run(env) {
+      const p = await env.open();
+      // Labels that sort apart from their JSON text: a prefix before its descendants, `a` before `a b`, `a/b` as one label.
+      for (const scope of [['a'], ['a', 'b'], ['a', 'b', 'c'], ['a b'], ['a/b'], ['a', 'c'], ['b'], ['b', 'a'], ['z']]) {
+        await p.memory.write({ content: `note ${scope.join(' ')}`, scope });
+      }
+      await p.sessions.create({ title: 'global' });
+      await p.sessions.create({ title: 'global too' });
+      for (const options of [{}, { prefix: ['a'] }, { maxDepth: 1 }, { prefix: ['a'], maxDepth: 2 }]) {
+        const all = await p.namespaces(options);
+        expect(all.nextCursor).toBeUndefined();
+        for (const size of [1, 2, 3]) {
+          expect(await collect((cursor) => p.namespaces({ ...options, limit: size, cursor }))).toEqual(all);
+        }
+      }
+      const cursor = (await p.namespaces({ limit: 2 })).nextCursor!;
+      expect(typeof cursor).toBe('string');
+      for (const [label, call] of [
+        ['another prefix', () => p.namespaces({ prefix: ['a'], cursor })],
+        ['another depth', () => p.namespaces({ maxDepth: 1, cursor })],
+        ['another method', () => p.sessions.list({ cursor })],
+        ['a sessions.list cursor', async () => p.namespaces({ cursor: (await p.sessions.list({ limit: 1 })).nextCursor! })],
+      ] as const) {
+        const error = await expectError(call, ValidationError, label);
+        expect(error.field, label).toBe('cursor');
+      }
+    },
+  },
+  {
+    name: 'P7 sessions.search pages: following nextCursor enumerates exactly the unpaged hits in both orders, and a foreign cursor is refused',
+    async run(env) {
+      const clock = env.caps.injectableClock ? new ManualClock(T0) : undefined;
+      const p = await env.open(clock ? { clock } : undefined);
+      const first = await p.sessions.create({ title: 'one', scope: ['team', 'a'] });
+      const second = await p.sessions.create({ title: 'two', scope: ['team'] });
+      for (let i = 0; i < 8; i += 1) {
+        // Turns sharing a createdAt (ties by id) and repeated words (ties by score).
+        for (const session of [first, second]) {
+          await p.sessions.appendTurn({ sessionId: session.id, role: i % 2 === 0 ? 'user' : 'assistant', content: `deploy ${'again '.repeat(i % 3)}${i}` });
+        }
+        if (clock && i % 3 === 2) clock.advance(1);
+      }
+      const hit = (h: { turn: { id: string }; score: number; before: unknown[] }) => [h.turn.id, h.score, h.before.length];
+      for (const order of ['recent', 'relevance'] as const) {
+        for (const o of [
+          { query: 'deploy again' },
+          { query: 'deploy again', match: 'any' as const },
+          { query: 'deploy', roles: ['user' as const] },
+          { query: 'deploy', scope: ['team'], includeDescendants: true },
+          { query: 'deploy', sessionId: first.id, context: 0 },
+          {},
+        ]) {
+          const all = await p.sessions.search({ ...o, mode: 'lexical', order, limit: 100 });
+          expect(all.nextCursor).toBeUndefined();
+          expect(all.length).toBeGreaterThan(3);
+          for (const size of [1, 2, 3]) {
+            const paged = await collect((cursor) => p.sessions.search({ ...o, mode: 'lexical', order, limit: size, cursor }));
+            expect(paged.map(hit)).toEqual(all.map(hit));
+          }
+        }
+      }
+      const cursor = (await p.sessions.search({ query: 'deploy', mode: 'lexical', limit: 1 })).nextCursor!;
+      expect(typeof cursor).toBe('string');
+      for (const [label, call] of [
+        ['another query', () => p.sessions.search({ query: 'again', mode: 'lexical', cursor })],
+        ['another order', () => p.sessions.search({ query: 'deploy', mode: 'lexical', order: 'relevance', cursor })],
+        ['another scope', () => p.sessions.search({ query: 'deploy', mode: 'lexical', scope: ['team'], cursor })],
+        ['another session', () => p.sessions.search({ query: 'deploy', mode: 'lexical', sessionId: first.id, cursor })],
+        ['recall with a search cursor', () => p.memory.recall({ query: 'deploy', mode: 'lexical', cursor })],
+        ['malformed', () => p.sessions.search({ query: 'deploy', mode: 'lexical', cursor: '%%%' })],
+      ] as const) {
+        const error = await expectError(call, ValidationError, label);
+        expect(error.field, label).toBe('cursor');
+      }
+      // The genuine cursor still works.
+      expect(await p.sessions.search({ query: 'deploy', mode: 'lexical', limit: 1, cursor })).toHaveLength(1);
     },
   },
 ];
