@@ -19,6 +19,25 @@ function text(value: string, max = 60): string {
   return JSON.stringify(truncate(oneLine(value), max));
 }
 
+/** A turn in a few words: its text, else the kinds of its parts (a tool call has no text). */
+function turnText(turn: Loose): string {
+  const content = field(turn, 'content');
+  const parts = Array.isArray(turn?.parts) ? (turn.parts as unknown[]) : [];
+  if (content !== '' || parts.length === 0) return text(content);
+  const kinds = parts.map((part) => {
+    const p = part !== null && typeof part === 'object' ? (part as Record<string, unknown>) : undefined;
+    const type = field(p, 'type');
+    return type === 'tool-call' || type === 'tool-result' ? `${type} ${field(p, 'toolName')}` : type;
+  });
+  return `[${kinds.join(', ')}]`;
+}
+
+/** The seqs of a list of turns, `#3, #4`. */
+function seqs(turns: unknown): string {
+  const list = Array.isArray(turns) ? turns : [];
+  return list.length === 0 ? 'none' : list.map((t) => `#${field(t as Loose, 'seq')}`).join(', ');
+}
+
 /** What an event did, in a few words. */
 export function summarizeEvent(event: LogEvent): string {
   const p = event.payload;
@@ -30,8 +49,12 @@ export function summarizeEvent(event: LogEvent): string {
     }
     case EventTypes.TurnAppended: {
       const t = record(p, 'turn');
-      return `session ${field(t, 'sessionId')} #${field(t, 'seq')} ${field(t, 'role')}: ${text(field(t, 'content'))}`;
+      return `session ${field(t, 'sessionId')} #${field(t, 'seq')} ${field(t, 'role')}: ${turnText(t)}`;
     }
+    case EventTypes.TurnsRemoved:
+      return `session ${field(record(p, 'session'), 'id')} removed ${seqs((p as Loose)?.turns)}`;
+    case EventTypes.SuffixReplaced:
+      return `session ${field(record(p, 'session'), 'id')} removed ${seqs((p as Loose)?.removed)}, added ${seqs((p as Loose)?.added)}`;
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted: {
       const s = record(p, 'skill');
