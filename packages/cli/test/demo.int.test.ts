@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fails, ok, okJson, tempDir } from './helpers.js';
 
@@ -11,11 +13,34 @@ describe('agentstate demo', () => {
     const path = /^agentstate demo: a sample agent state in (\S+)$/m.exec(out)?.[1];
     expect(path && existsSync(path)).toBe(true);
     expect(out).toContain('1 session with 4 turns, 3 skills with outcomes, 5 memory items: 18 events in the log.');
-    expect(out).toContain('$ agentstate memory recall deploy --mode lexical');
+    expect(out).toContain('$ npx agentstate memory recall deploy --mode lexical');
     expect(out).toMatch(/1\.000\s+fact\s+.*Staging deploys run on Cloudflare Workers/);
     expect(out).toContain('ok: the tables equal a replay of all 18 events, byte for byte');
     expect(out).toContain(`export AGENTSTATE_DB=${path}`);
+    expect(out).not.toMatch(/^\s*(\$ )?agentstate (?!demo:)/m);
     expect(okJson(['skills', 'list', '--db', path!]).map((s: { slug: string }) => s.slug)).toEqual(['release-notes', 'rollback', 'safe-migration']);
+  });
+
+  it('prints commands that run as printed in a checkout after npm ci, where agentstate is not on the PATH', () => {
+    const out = ok(['demo']);
+    const explore = out.slice(out.indexOf('Explore it yourself'));
+    const db = /^ {2}export AGENTSTATE_DB=(\S+)$/m.exec(explore)?.[1];
+    const commands = [...explore.matchAll(/^ {2}npx agentstate (.+)$/gm)].map((m) => m[1]!.split(' '));
+    expect(commands.map((c) => c.join(' '))).toEqual(['sessions list', 'log tail', 'stats', '--help']);
+    const checkout = fileURLToPath(new URL('../../..', import.meta.url));
+    const env = {
+      ...process.env,
+      AGENTSTATE_DB: db,
+      NO_COLOR: '1',
+      PATH: process.env
+        .PATH!.split(':')
+        .filter((p) => !p.includes('node_modules'))
+        .join(':'),
+    };
+    for (const args of commands) {
+      const run = spawnSync('npx', ['agentstate', ...args], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
+      expect({ args, code: run.status, stderr: run.stderr }).toEqual({ args, code: 0, stderr: '' });
+    }
   });
 
   it('writes into a given new database and prints JSON for scripts', () => {

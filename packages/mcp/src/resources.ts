@@ -5,8 +5,9 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Session, Skill, Turn } from '@agentstate/core';
-import { ValidationError, describeScope, sameScope } from '@agentstate/core';
+import { NotFoundError, ValidationError, describeScope, sameScope } from '@agentstate/core';
 import { compareSessions } from '@agentstate/core/backend';
 import { findSkill } from './tools/skills.js';
 import { readableSession, sessionsIn } from './tools/sessions.js';
@@ -31,6 +32,28 @@ function variable(value: string | string[] | undefined, name: string): string {
     return decodeURIComponent(raw);
   } catch {
     throw new ValidationError(name, 'is not a valid URI component');
+  }
+}
+
+/**
+ * The JSON-RPC error code MCP specifies for reading a resource that does not
+ * exist ("Resource not found"); the SDK's `ErrorCode` has no member for it.
+ */
+export const RESOURCE_NOT_FOUND = -32002;
+
+/**
+ * Runs a resource read, answering the protocol's errors rather than the
+ * SDK's default `-32603` (internal error): a record that does not exist, or
+ * that this server may not read, is "Resource not found" (`-32002`, with the
+ * URI as data), and a malformed URI variable is invalid params (`-32602`).
+ */
+async function reading<T>(uri: URL, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof NotFoundError) throw new McpError(RESOURCE_NOT_FOUND, error.message, { uri: uri.href });
+    if (error instanceof ValidationError) throw new McpError(ErrorCode.InvalidParams, error.message, { uri: uri.href });
+    throw error;
   }
 }
 
@@ -75,13 +98,14 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       },
     }),
     { title: 'Session transcript', description: 'A session and its turns, in order.', mimeType: 'text/markdown' },
-    async (uri, vars) => {
-      const id = variable(vars.sessionId, 'sessionId');
-      await readableSession(ctx, id);
-      const session = await provider.sessions.get(id);
-      const turns = await provider.sessions.turns(id);
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: transcriptMarkdown(session, turns) }] };
-    },
+    (uri, vars) =>
+      reading(uri, async () => {
+        const id = variable(vars.sessionId, 'sessionId');
+        await readableSession(ctx, id);
+        const session = await provider.sessions.get(id);
+        const turns = await provider.sessions.turns(id);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: transcriptMarkdown(session, turns) }] };
+      }),
   );
 
   server.registerResource(
@@ -108,9 +132,10 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
       },
     }),
     { title: 'Skill', description: 'A skill: its procedure, tags, check command and outcomes.', mimeType: 'text/markdown' },
-    async (uri, vars) => {
-      const skill = await findSkill(ctx, variable(vars.skill, 'skill'), undefined, undefined);
-      return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: skillMarkdown(skill) }] };
-    },
+    (uri, vars) =>
+      reading(uri, async () => {
+        const skill = await findSkill(ctx, variable(vars.skill, 'skill'), undefined, undefined);
+        return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: skillMarkdown(skill) }] };
+      }),
   );
 }

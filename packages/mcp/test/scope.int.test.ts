@@ -91,8 +91,13 @@ describe('another project', () => {
     await call(shop, 'skill_save', { slug: 'deploy', name: 'Deploy shop', body: 'fly deploy' });
     expect((await call(shop, 'skill_get', { skill: 'deploy' })).skill.name).toBe('Deploy shop');
     expect((await call(web, 'skill_get', { skill: 'deploy' })).skill.name).toBe('Deploy web');
-    await call(shop, 'skill_delete', { skill: 'deploy' });
+    const deleted = (await call(shop, 'skill_delete', { skill: 'deploy' })).skill;
     expect((await call(web, 'skill_get', { skill: 'deploy' })).skill.id).toBe(seeded.skill);
+    // A repeated delete answers the shop's tombstone, never deletes the web project's skill, and the
+    // tombstone stays out of the other project's reach.
+    expect((await call(shop, 'skill_delete', { skill: 'deploy' })).skill).toEqual(deleted);
+    expect((await call(web, 'skill_get', { skill: 'deploy' })).skill.id).toBe(seeded.skill);
+    expect(await callError(web, 'skill_delete', { skill: deleted.id })).toBe(`not_found: skill not found: ${deleted.id}`);
   });
 
   it('leaves the other project intact', async () => {

@@ -5,6 +5,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_NAMES } from '../src/server.js';
 import { call, callError, connectStdio, tempDir } from './helpers.js';
 
@@ -109,12 +110,13 @@ describe('memory', () => {
     expect((await call(client, 'recall', { query: '!!!' })).hits).toEqual([]);
   });
 
-  it('forgets: a tombstone, gone from recall; a second forget is not found', async () => {
+  it('forgets: a tombstone, gone from recall; a second forget answers the tombstone, an unknown id is not found', async () => {
     const { item } = await call(client, 'remember', { content: 'Temporary note about lunch' });
     const forgotten = await call(client, 'forget', { id: item.id });
     expect(forgotten.item).toMatchObject({ id: item.id, deleted: true, syncVersion: 2 });
     expect((await call(client, 'recall', { query: 'lunch' })).hits).toEqual([]);
-    expect(await callError(client, 'forget', { id: item.id })).toBe(`not_found: memory not found: ${item.id}`);
+    expect((await call(client, 'forget', { id: item.id })).item).toEqual(forgotten.item);
+    expect(await callError(client, 'forget', { id: 'never-written' })).toBe('not_found: memory not found: never-written');
   });
 
   it('keeps a keyed slot, updates with a syncVersion check, filters recall by metadata and hides expired items', async () => {
@@ -191,12 +193,14 @@ describe('skills', () => {
     expect(ranked.skills.map((s: { slug: string }) => s.slug)).toEqual(['deploy', 'rollback']);
   });
 
-  it('deletes into a tombstone; the slug is then not found', async () => {
+  it('deletes into a tombstone; the slug is then not found, and a repeated delete answers the tombstone', async () => {
     const { skill } = await call(client, 'skill_save', { slug: 'scratch', body: 'temporary' });
     const deleted = await call(client, 'skill_delete', { skill: 'scratch' });
     expect(deleted.skill).toMatchObject({ id: skill.id, deleted: true, version: 2 });
     expect(await callError(client, 'skill_get', { skill: 'scratch' })).toBe('not_found: skill not found: scratch');
-    expect(await callError(client, 'skill_delete', { skill: 'scratch' })).toBe('not_found: skill not found: scratch');
+    expect((await call(client, 'skill_delete', { skill: 'scratch' })).skill).toEqual(deleted.skill);
+    expect((await call(client, 'skill_delete', { skill: skill.id })).skill).toEqual(deleted.skill);
+    expect(await callError(client, 'skill_delete', { skill: 'never-saved' })).toBe('not_found: skill not found: never-saved');
     expect(await callError(client, 'skill_record_outcome', { skill: skill.id, success: true })).toBe(`not_found: skill not found: ${skill.id}`);
   });
 });
@@ -259,13 +263,14 @@ describe('sessions', () => {
     const oldest = await call(client, 'session_list', { order: 'oldest', limit: 1 });
     expect(oldest.sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
     expect((await call(client, 'session_list', { offset: 1 })).sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
-    await call(client, 'session_delete', { sessionId: second.id });
+    const deleted = await call(client, 'session_delete', { sessionId: second.id });
     expect((await call(client, 'session_list', {})).sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
     expect(await callError(client, 'session_read', { sessionId: second.id })).toBe(`not_found: session not found: ${second.id}`);
     expect(await callError(client, 'session_append_turn', { sessionId: second.id, role: 'user', content: 'hi' })).toBe(
       `not_found: session not found: ${second.id}`,
     );
-    expect(await callError(client, 'session_delete', { sessionId: second.id })).toBe(`not_found: session not found: ${second.id}`);
+    expect((await call(client, 'session_delete', { sessionId: second.id })).session).toEqual(deleted.session);
+    expect(await callError(client, 'session_delete', { sessionId: 'never-created' })).toBe('not_found: session not found: never-created');
   });
 });
 
@@ -353,8 +358,18 @@ describe('resources', () => {
     expect(body).toContain('1 wins in 2 uses');
   });
 
-  it('refuses records it cannot find', async () => {
-    await expect(client.readResource({ uri: 'agentstate://skills/nope' })).rejects.toThrow(/skill not found: nope/);
-    await expect(client.readResource({ uri: 'agentstate://sessions/nope' })).rejects.toThrow(/session not found: nope/);
+  it("answers MCP's resource-not-found error (-32002) for records it cannot find", async () => {
+    for (const [uri, message] of [
+      ['agentstate://skills/nope', /skill not found: nope/],
+      ['agentstate://sessions/nope', /session not found: nope/],
+    ] as const) {
+      const error = await client.readResource({ uri }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(McpError);
+      expect(error).toMatchObject({ code: -32002, data: { uri } });
+      expect((error as McpError).message).toMatch(message);
+    }
   });
 });

@@ -52,8 +52,17 @@ const MEMORY = [
   { kind: 'preference', content: 'Answers should be short, with the command first', source: 'chat' },
 ] as const;
 
+/**
+ * How the printed commands start: `npx` runs the `agentstate` bin of the
+ * project it is run in (a checkout after `npm ci`, or a project that
+ * installed the package), where a bare `agentstate` is not on the PATH.
+ */
+const COMMAND = 'npx agentstate';
+
 const LEXICAL_QUERY = 'deploy';
 const HYBRID_QUERY = 'which color theme does the user like?';
+
+const EXPLORE = ['sessions list', 'log tail', 'stats', '--help'] as const;
 
 /** Where the demo writes: `--db`, else `AGENTSTATE_DB`, else a new temporary folder. */
 function demoPath(flag: string | undefined): string {
@@ -65,7 +74,7 @@ function demoPath(flag: string | undefined): string {
 }
 
 function shell(command: string): void {
-  print(`\n$ agentstate ${command}`);
+  print(`\n$ ${COMMAND} ${command}`);
 }
 
 /** The `demo` command. */
@@ -115,8 +124,6 @@ export function demoCommand(): Command {
     printTable(hitColumns, hybrid.hits, '(nothing recalled)');
     shell(`verify ${db}`);
     printVerifyReport(report);
-    print(
-      `\nExplore it yourself:\n  export ${DATABASE_ENV}=${path}\n  agentstate sessions list\n  agentstate log tail\n  agentstate stats\n  agentstate --help`,
-    );
+    print(`\nExplore it yourself, from this project:\n  export ${DATABASE_ENV}=${path}\n${EXPLORE.map((c) => `  ${COMMAND} ${c}\n`).join('')}`.trimEnd());
   });
 }

@@ -63,6 +63,12 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(found);
     },
 
+    async getAny(id: string) {
+      const found = await backend.queries.memoryItem(parseInput(idField, id));
+      if (!found) throw new NotFoundError('memory', id);
+      return copyMemoryItem(found);
+    },
+
     recall(options: RecallOptions = {}) {
       return recall(recallContext, options);
     },

@@ -66,6 +66,12 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return copySession(await live(id));
     },
 
+    async getAny(id: string) {
+      const session = await q.session(parseInput(idField, id));
+      if (!session) throw new NotFoundError('session', id);
+      return copySession(session);
+    },
+
     async list(options: ListSessionsOptions = {}) {
       const { cursor, limit = 0, ...query } = parseInput(listSessionsOptionsSchema, options);
       const pager = openPager<Session>({ method: 'sessions.list', query, order: [TEXT_ASC, TEXT_ASC], key: (s) => [s.createdAt, s.id] }, cursor);

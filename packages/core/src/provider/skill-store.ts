@@ -81,6 +81,13 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(skill);
     },
 
+    async getAny(idOrSlug: string, scope?: ScopeInput) {
+      const key = parseInput(keySchema, idOrSlug);
+      const skill = (await q.skill(key)) ?? (await q.skillAt(toScope(parseInput(optionalScope, scope)), key));
+      if (!skill) throw new NotFoundError('skill', key);
+      return copySkill(skill);
+    },
+
     async list(scope?: ScopeInput, options: ListSkillsOptions = {}) {
       const s = toScope(parseInput(optionalScope, scope));
       const { cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, options);

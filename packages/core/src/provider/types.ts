@@ -31,6 +31,11 @@ export interface SessionStore {
   create(input?: CreateSessionInput): Promise<Session>;
   /** A live session, else `NotFoundError`. */
   get(id: string): Promise<Session>;
+  /**
+   * The session by id, live or a tombstone (`deleted: true`); `NotFoundError`
+   * only when it never existed. Lets a repeated delete answer with the tombstone.
+   */
+  getAny(id: string): Promise<Session>;
   /** Live sessions, oldest first (`createdAt`, then `id`), a {@link Page}; `scope` narrows them (see {@link ListSessionsOptions}). */
   list(options?: ListSessionsOptions): Promise<Page<Session>>;
   /** Appends a turn with the next `seq`; the session must be live. */
@@ -86,6 +91,12 @@ export interface SkillStore {
    */
   get(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
   /**
+   * The skill by id, else the one at exactly `(scope, slug)` (default:
+   * global), live or a tombstone (`deleted: true`); `NotFoundError` only when
+   * there is none. Lets a repeated delete answer with the tombstone.
+   */
+  getAny(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
+  /**
    * Live skills whose scope equals `scope` exactly (default: global), with
    * `includeDescendants` also those of its descendants, by slug then id; a {@link Page}.
    */
@@ -128,6 +139,11 @@ export interface MemoryStore {
   update(id: string, input: UpdateMemoryInput): Promise<MemoryItem>;
   /** A live, unexpired item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
+  /**
+   * The item by id, live (expired or not) or a tombstone (`deleted: true`);
+   * `NotFoundError` only when it never existed. Lets a repeated delete answer with the tombstone.
+   */
+  getAny(id: string): Promise<MemoryItem>;
   /** Live, unexpired items matching the query, a {@link Page}; see {@link RecallOptions}. */
   recall(options?: RecallOptions): Promise<Page<RecallHit>>;
   /** Tombstones a live item (expired or not) and returns the tombstone. `operationId` makes it idempotent. */

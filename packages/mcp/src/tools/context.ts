@@ -1,6 +1,7 @@
 /** What every tool handler needs, and the one way a handler answers. */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { IdGenerator, Provider } from '@agentstate/core';
+import { NotFoundError } from '@agentstate/core';
 import { toolError } from '../errors.js';
 import type { ScopePolicy } from '../scope-policy.js';
 
@@ -37,3 +38,19 @@ export function answer<A>(fn: (args: A) => Promise<Record<string, unknown>>): (a
 
 /** Hints shared by every tool: each acts only on the agentstate database. */
 export const CLOSED_WORLD = { openWorldHint: false } as const;
+
+/**
+ * What a delete tool answers for a record that is already a tombstone: the
+ * tombstone, so a repeated delete succeeds as the tools' `idempotentHint`
+ * promises. With an `operationId`, `retry` replays that operation first: its
+ * recorded answer wins and a reused id with other arguments stays a
+ * conflict; an id no operation recorded finds no live record and answers the
+ * tombstone too.
+ */
+export async function repeatedDelete<T>(tombstone: T, operationId: string | undefined, retry: (operationId: string) => Promise<T>): Promise<T> {
+  if (operationId === undefined) return tombstone;
+  return retry(operationId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return tombstone;
+    throw error;
+  });
+}

@@ -1,9 +1,8 @@
 /** Memory tools: remember, update_memory, recall, forget. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { NotFoundError } from '@agentstate/core';
 import type { RecallOptions } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { CLOSED_WORLD, answer, repeatedDelete, type ToolContext } from './context.js';
 
 /** Registers the memory tools on `server`. */
 export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
@@ -94,20 +93,19 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     'forget',
     {
       title: 'Forget a memory item',
-      description: 'Tombstones a memory item by id: it disappears from recall, but stays in the replayable history.',
+      description:
+        'Tombstones a memory item by id: it disappears from recall, but stays in the replayable history. Forgetting an item that is already a tombstone answers with that tombstone; an id that never existed is not_found.',
       inputSchema: memoryInputs.forget,
       outputSchema: outputs.item,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const found = await provider.memory.get(args.id).catch(async (error: unknown) => {
-        // A retry of a forget that went through finds a tombstone: only its recorded answer can follow, since
-        // deleting an item that is not live appends nothing.
-        if (!(error instanceof NotFoundError) || args.operationId === undefined) throw error;
-        return provider.memory.delete(args.id, { operationId: args.operationId });
-      });
+      // A live item (expired ones included) or a tombstone; one that never existed is not_found.
+      const found = await provider.memory.getAny(args.id);
       policy.assertWritable('memory', args.id, found.scope);
-      const item = found.deleted ? found : await provider.memory.delete(found.id, { operationId: args.operationId });
+      const item = found.deleted
+        ? await repeatedDelete(found, args.operationId, (operationId) => provider.memory.delete(found.id, { operationId }))
+        : await provider.memory.delete(found.id, { operationId: args.operationId });
       return { item };
     }),
   );

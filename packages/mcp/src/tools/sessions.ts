@@ -7,7 +7,7 @@ import { outputs, sessionInputs } from '../schemas.js';
 import { isWithin, ScopeDeniedError } from '../scope-policy.js';
 import { hashScope, legacySessionScope } from '../session-scope.js';
 import { operationSessionUuid } from '../operation.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { CLOSED_WORLD, answer, repeatedDelete, type ToolContext } from './context.js';
 
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
@@ -228,23 +228,19 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     'session_delete',
     {
       title: 'Delete a session',
-      description: 'Tombstones a session with its transcript: it disappears from reads, but stays in the replayable history.',
+      description:
+        'Tombstones a session with its transcript: it disappears from reads, but stays in the replayable history. Deleting a session that is already a tombstone answers with that tombstone; an id that never existed is not_found.',
       inputSchema: sessionInputs.delete,
       outputSchema: outputs.session,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const live = await assertWritable(args.sessionId).then(
-        () => true,
-        (error: unknown) => {
-          // A retry of a delete that went through finds a tombstone: only its recorded answer can follow,
-          // checked against the scope rules like a live session before it is given.
-          if (error instanceof NotFoundError && args.operationId !== undefined) return false;
-          throw error;
-        },
-      );
-      const session = await provider.sessions.delete(args.sessionId, { operationId: args.operationId });
-      if (!live) assertSessionAccess(ctx, session, true);
+      // A live session or a tombstone, under the same scope rules; one that never existed is not_found.
+      const found = await provider.sessions.getAny(args.sessionId);
+      assertSessionAccess(ctx, found, true);
+      const session = found.deleted
+        ? await repeatedDelete(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }))
+        : await provider.sessions.delete(found.id, { operationId: args.operationId });
       return { session };
     }),
   );

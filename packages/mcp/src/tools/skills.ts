@@ -124,14 +124,18 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     'skill_delete',
     {
       title: 'Delete a skill',
-      description: "Tombstones a skill by id, or by slug in this server's scope: it disappears from reads, but stays in the replayable history.",
+      description:
+        "Tombstones a skill by id, or by slug in this server's scope: it disappears from reads, but stays in the replayable history. Deleting a skill that is already a tombstone answers with that tombstone; one that never existed is not_found.",
       inputSchema: skillInputs.delete,
       outputSchema: outputs.skill,
       annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
-      return { skill: await provider.skills.delete(found.id) };
+      // A live skill or a tombstone, by id (any scope this server may change) or by slug in exactly the
+      // target scope, as for live skills; one that never existed is not_found.
+      const found = await provider.skills.getAny(args.skill, policy.target(args.scope));
+      if (found.id === args.skill) policy.assertWritable('skill', found.id, found.scope);
+      return { skill: found.deleted ? found : await provider.skills.delete(found.id) };
     }),
   );
 }
