@@ -17,7 +17,7 @@ describe('the check catalogue', () => {
       ...Array.from({ length: 7 }, (_, i) => `P${i + 1}`),
       ...Array.from({ length: 7 }, (_, i) => `S${i + 1}`),
       ...Array.from({ length: 9 }, (_, i) => `T${i + 1}`),
-      ...Array.from({ length: 17 }, (_, i) => `X${i + 1}`),
+      ...Array.from({ length: 18 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
   });

@@ -265,4 +265,24 @@ export const extraChecks: ProviderCheck[] = [
       expect(ids(await p.memory.recall({ query: 'sugar tea' }))).toEqual([once.id]);
     },
   },
+  {
+    name: 'X18 getAny reads a live record or its tombstone, and NotFoundError only for a record that never existed',
+    async run(env) {
+      const p = await env.open();
+      const session = await p.sessions.create({ title: 'kept' });
+      const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship it', scope: ['web'] });
+      const item = await p.memory.write({ content: 'a fact' });
+      expect(await p.sessions.getAny(session.id)).toEqual(session);
+      expect(await p.skills.getAny(skill.id)).toEqual(skill);
+      expect(await p.memory.getAny(item.id)).toEqual(item);
+      const gone = { session: await p.sessions.delete(session.id), skill: await p.skills.delete('deploy', ['web']), item: await p.memory.delete(item.id) };
+      expect(await p.sessions.getAny(session.id)).toEqual(gone.session);
+      expect(await p.skills.getAny(skill.id)).toEqual(gone.skill);
+      expect(await p.skills.getAny('deploy', ['web'])).toEqual(gone.skill);
+      expect(await p.memory.getAny(item.id)).toEqual(gone.item);
+      await expectError(() => p.sessions.getAny('never'), NotFoundError);
+      await expectError(() => p.skills.getAny('never'), NotFoundError);
+      await expectError(() => p.memory.getAny('never'), NotFoundError);
+    },
+  },
 ];
