@@ -1,7 +1,10 @@
 /**
  * What the command prints: human-readable tables by default, JSON with
  * `--json`. Output goes to stdout; progress and errors go to stderr.
+ * Tables are laid out in terminal columns (a CJK character or an emoji
+ * takes two), and every time printed says its zone.
  */
+import stringWidth from 'string-width';
 
 /** A column of a table: its header and how to read a row's cell. */
 export interface Column<T> {
@@ -28,15 +31,50 @@ export function oneLine(text: string): string {
   return text.replace(/[\r\n\t]+/g, ' ');
 }
 
-/** Cuts `text` to `max` characters, ending with an ellipsis when cut. */
+const graphemes = new Intl.Segmenter(undefined, { granularity: 'grapheme' });
+
+/**
+ * Cuts `text` to at most `max` terminal columns, ending with an ellipsis
+ * when cut. It cuts between graphemes, so never inside a character, an
+ * emoji sequence or a letter with its accents; a wide character that would
+ * straddle the limit is left out whole.
+ */
 export function truncate(text: string, max: number): string {
-  const chars = [...text];
-  return chars.length <= max ? text : `${chars.slice(0, Math.max(0, max - 1)).join('')}…`;
+  if (displayWidth(text) <= max) return text;
+  let kept = '';
+  let used = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    const w = displayWidth(segment);
+    if (used + w > max - 1) break;
+    kept += segment;
+    used += w;
+  }
+  return `${kept}…`;
 }
 
-/** An instant as `2026-11-29 16:54:02`, in UTC. */
+/** How times are printed: in UTC (the default) or in the local zone (`--local-time`, which honours `TZ`). */
+export type TimeDisplay = 'utc' | 'local';
+
+let timeDisplay: TimeDisplay = 'utc';
+
+/** Sets how {@link shortTime} prints times for the rest of the run; the program sets it from `--local-time`. */
+export function setTimeDisplay(display: TimeDisplay): void {
+  timeDisplay = display;
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * An instant to the second, labelled with its zone so it cannot be misread:
+ * `2026-11-29 16:54:02Z` in UTC, or `2026-11-29 17:54:02+01:00` in local time.
+ */
 export function shortTime(instant: string): string {
-  return instant.slice(0, 19).replace('T', ' ');
+  if (timeDisplay === 'utc') return `${instant.slice(0, 19).replace('T', ' ')}Z`;
+  const t = new Date(instant);
+  if (Number.isNaN(t.getTime())) return instant;
+  const east = -t.getTimezoneOffset();
+  const offset = `${east < 0 ? '-' : '+'}${two(Math.floor(Math.abs(east) / 60))}:${two(Math.abs(east) % 60)}`;
+  return `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}${offset}`;
 }
 
 /** 1234567 → `1,234,567`. */
@@ -65,7 +103,7 @@ export function renderTable<T>(columns: readonly Column<T>[], rows: readonly T[]
       return c.max ? truncate(text, c.max) : text;
     }),
   );
-  const widths = columns.map((c, i) => Math.max(width(c.header), ...cells.map((r) => width(r[i]!))));
+  const widths = columns.map((c, i) => Math.max(displayWidth(c.header), ...cells.map((r) => displayWidth(r[i]!))));
   const line = (values: readonly string[]): string =>
     values
       .map((v, i) => (columns[i]!.align === 'right' ? pad(v, widths[i]!, 'left') : i === values.length - 1 ? v : pad(v, widths[i]!, 'right')))
@@ -81,16 +119,17 @@ export function printTable<T>(columns: readonly Column<T>[], rows: readonly T[],
 
 /** Prints `label: value` pairs with the values aligned. */
 export function printFields(fields: ReadonlyArray<readonly [string, string | number]>): void {
-  const w = Math.max(...fields.map(([label]) => width(label)));
+  const w = Math.max(...fields.map(([label]) => displayWidth(label)));
   print(fields.map(([label, value]) => `${pad(`${label}:`, w + 1, 'right')} ${value}`).join('\n'));
 }
 
-function width(text: string): number {
-  return [...text].length;
+/** The columns `text` takes in a terminal: two for a CJK character or an emoji, none for a combining mark. */
+export function displayWidth(text: string): number {
+  return stringWidth(text);
 }
 
 function pad(text: string, to: number, side: 'left' | 'right'): string {
-  const fill = ' '.repeat(Math.max(0, to - width(text)));
+  const fill = ' '.repeat(Math.max(0, to - displayWidth(text)));
   return side === 'left' ? fill + text : text + fill;
 }
 

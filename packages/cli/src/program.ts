@@ -1,6 +1,6 @@
 /**
  * The `agentstate` command tree. Every command takes the global `--db` and
- * `--json` flags, anywhere on the line. Errors are not printed or acted on
+ * `--json` flags (and `--local-time`), anywhere on the line. Errors are not printed or acted on
  * here: they propagate to {@link run}, which maps them to exit codes.
  *
  * Building the tree loads nothing heavy: each command's module (and with it
@@ -11,6 +11,7 @@ import { type Command, CommanderError } from 'commander';
 import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite/defaults';
 import { LAZY_COMMANDS } from './command-list.js';
 import { LazyProgram, subcommandTerm } from './lazy-command.js';
+import { setTimeDisplay } from './output.js';
 import { mcpArguments, mcpCommand, runMcp } from './commands/mcp.js';
 import { version } from './version.js';
 
@@ -31,6 +32,9 @@ export function createProgram(): Command {
     .version(version(), '-V, --version')
     .option('--db <path>', `the database file (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})`)
     .option('--json', 'print JSON for scripts instead of tables')
+    .option('--local-time', 'print times in the local zone ($TZ, else the system zone) with their offset, instead of UTC (marked Z)')
+    // Output is plain module state, set once before the command runs; JSON keeps its ISO instants either way.
+    .hook('preAction', (_program, action) => setTimeDisplay(action.optsWithGlobals<{ localTime?: boolean }>().localTime === true ? 'local' : 'utc'))
     .configureHelp({ subcommandTerm })
     .addHelpText(
       'after',

@@ -32,7 +32,7 @@ describe('agentstate log', () => {
   it('tails the last events as lines, or JSON Lines', () => {
     const lines = ok(['log', 'tail', '-n', '2', '--db', db]).trimEnd().split('\n');
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^\s+5\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\s+skill\.upserted\s+skill deploy v1/);
+    expect(lines[0]).toMatch(/^\s+5\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ\s+skill\.upserted\s+skill deploy v1/);
     expect(lines[1]).toMatch(/^\s+6 .*memory\.written\s+memory \S+ fact: "a fact"$/);
     const events = jsonLines(ok(['log', 'tail', '--json', '--db', db]));
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);

@@ -33,4 +33,13 @@ describe('the README', () => {
     expect(out).toContain('imported 20 events');
     expect(out.match(/^ok: the tables equal a replay of all 20 events/gm)).toHaveLength(2);
   });
+
+  it('documents every global flag the program takes', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const help = execFileSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
+    const options = help.slice(help.indexOf('Options:'), help.indexOf('Commands:'));
+    const flags = [...options.matchAll(/^ {2}(?:-\w, )?(--[\w-]+)/gm)].map((m) => m[1]!);
+    expect(flags).toContain('--local-time');
+    for (const flag of flags) expect(readme).toContain(flag);
+  });
 });

@@ -55,6 +55,18 @@ describe('agentstate sessions', () => {
     expect(okJson(['sessions', 'list', '--limit', '1', '--offset', '1', '--db', db])).toHaveLength(1);
   });
 
+  it('labels times as UTC, and prints them in the local zone with --local-time', () => {
+    const [first] = okJson<Array<{ createdAt: string }>>(['sessions', 'list', '--db', db]);
+    const utc = `${first!.createdAt.slice(0, 19).replace('T', ' ')}Z`;
+    expect(ok(['sessions', 'list', '--db', db], { env: { TZ: 'Asia/Tokyo' } }).split('\n')[1]).toContain(`  ${utc}  `);
+    const local = ok(['sessions', 'list', '--local-time', '--db', db], { env: { TZ: 'Asia/Tokyo' } }).split('\n')[1]!;
+    const shown = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+09:00/.exec(local)?.[0];
+    expect(shown).toBeDefined();
+    expect(Date.parse(shown!.replace(' ', 'T'))).toBe(Date.parse(`${first!.createdAt.slice(0, 19)}Z`));
+    // JSON keeps its ISO instants whatever the flag.
+    expect(okJson(['sessions', 'list', '--local-time', '--db', db], { env: { TZ: 'Asia/Tokyo' } })[0].createdAt).toBe(first!.createdAt);
+  });
+
   it('shows a transcript in seq order, with --after-seq and --limit', () => {
     const text = ok(['sessions', 'show', id, '--db', db]);
     expect(text).toContain('title:');

@@ -26,7 +26,7 @@ describe('agentstate skills', () => {
   it('upserts from flags: create, then update keeping what was left out', () => {
     expect(
       ok(['skills', 'upsert', 'deploy', '--name', 'Deploy', '--body', 'ship it', '--tag', 'ops', '--tag', 'ci', '--check', 'npm test', '--db', db]),
-    ).toMatch(/^created skill deploy \(global\), version 1, id /);
+    ).toMatch(/^created skill deploy \(global\), version 1, syncVersion 1, id /);
     const updated = okJson<Skill>(['skills', 'upsert', 'deploy', '--body', 'ship faster', '--db', db]);
     expect(updated).toMatchObject({ slug: 'deploy', name: 'Deploy', body: 'ship faster', tags: ['ops', 'ci'], check: 'npm test', version: 2, syncVersion: 2 });
   });
@@ -51,7 +51,7 @@ describe('agentstate skills', () => {
     expect(okJson<Skill[]>(['skills', 'list', '--project', 'alpha', '--db', db]).map((s) => s.name)).toEqual(['Deploy alpha']);
     expect(okJson<Skill[]>(['skills', 'list', '--project', 'beta', '--db', db])).toEqual([]);
     const table = ok(['skills', 'list', '--project', 'alpha', '--db', db]);
-    expect(table).toMatch(/^SLUG\s+NAME\s+SCOPE\s+VER\s+WINS\s+TAGS\s+ID\n/);
+    expect(table).toMatch(/^SLUG\s+NAME\s+SCOPE\s+VER\s+SYNC\s+WINS\s+TAGS\s+ID\n/);
     expect(table).toContain('project:alpha');
     expect(ok(['skills', 'list', '--project', 'beta', '--db', db])).toBe('(no skills in this scope)\n');
   });
@@ -62,7 +62,7 @@ describe('agentstate skills', () => {
     expect(okJson<Skill>(['skills', 'get', global.id, '--db', db]).id).toBe(global.id);
     expect(okJson<Skill>(['skills', 'get', 'deploy', '--project', 'alpha', '--workspace', 'w1', '--db', db]).name).toBe('Deploy alpha');
     const text = ok(['skills', 'get', 'deploy', '--db', db]);
-    expect(text).toContain('outcomes: 0 wins of 0 uses');
+    expect(text).toMatch(/^outcomes: +0 wins of 0 uses$/m);
     expect(text.trim().endsWith('ship faster')).toBe(true);
   });
 
@@ -81,6 +81,13 @@ describe('agentstate skills', () => {
     expect(ok(['skills', 'outcome', 'rollback', '--success', '--db', db])).toContain('1 wins of 1 uses');
     const after = okJson<Skill>(['skills', 'outcome', 'rollback', '--failure', '--db', db]);
     expect(after).toMatchObject({ uses: 2, wins: 1, version: 1, syncVersion: 3 });
+  });
+
+  it('shows the syncVersion that --sync-version expects in text output', () => {
+    expect(ok(['skills', 'get', 'rollback', '--db', db])).toMatch(/^version: +1$[\s\S]*^syncVersion: +3 /m);
+    expect(ok(['skills', 'search', 'rollback', '--db', db]).split('\n')[1]).toMatch(/^rollback +Roll back +global +1 +3 +1\/2 /);
+    fails(1, ['skills', 'upsert', 'rollback', '--body', 'stale', '--sync-version', '1', '--db', db]);
+    expect(ok(['skills', 'upsert', 'rollback', '--body', 'fresh', '--sync-version', '3', '--db', db])).toMatch(/version 2, syncVersion 4,/);
   });
 
   it('deletes; then get and a second delete are not found', () => {

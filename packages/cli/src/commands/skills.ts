@@ -19,6 +19,8 @@ export const skillColumns: Column<Skill>[] = [
   { header: 'name', cell: (s) => s.name, max: 32 },
   { header: 'scope', cell: (s) => describeScope(s.scope), max: 32 },
   { header: 'ver', cell: (s) => s.version, align: 'right' },
+  // What --sync-version expects: it counts every write (outcomes too), so it runs ahead of VER.
+  { header: 'sync', cell: (s) => s.syncVersion, align: 'right' },
   { header: 'wins', cell: (s) => `${s.wins}/${s.uses}`, align: 'right' },
   { header: 'tags', cell: (s) => s.tags.join(','), max: 24 },
   { header: 'id', cell: (s) => s.id },
@@ -31,6 +33,7 @@ function printSkill(skill: Skill): void {
     ['id', skill.id],
     ['scope', describeScope(skill.scope)],
     ['version', skill.version],
+    ['syncVersion', `${skill.syncVersion} (pass as --sync-version to update only this revision)`],
     ['outcomes', `${skill.wins} wins of ${skill.uses} uses`],
     ['tags', skill.tags.join(', ') || '(none)'],
     ['check', skill.check || '(none)'],
@@ -142,7 +145,11 @@ export function skillsCommand(): Command {
     .option('--body-file <path>', 'read the body from a file (- for stdin)')
     .option('--tag <tag>', 'a tag (repeat for several); replaces the stored tags', collect)
     .option('--check <command>', 'a command that re-verifies the skill')
-    .option('--sync-version <n>', 'only if the stored syncVersion equals this (optimistic concurrency)', nonNegativeInt)
+    .option(
+      '--sync-version <n>',
+      'only if the stored syncVersion equals this (optimistic concurrency; shown by skills get and the SYNC column)',
+      nonNegativeInt,
+    )
     .action(async (slug: string | undefined, opts: UpsertFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const input = upsertInput(slug, opts);
@@ -151,7 +158,9 @@ export function skillsCommand(): Command {
       const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));
       if (ctx.json) printJson(skill);
       else
-        print(`${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, id ${skill.id}`);
+        print(
+          `${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, syncVersion ${skill.syncVersion}, id ${skill.id}`,
+        );
     });
 
   withScopeFlags(withOperationId(group.command('outcome')), 'a slug resolves to the most specific skill along this scope and its parents')
