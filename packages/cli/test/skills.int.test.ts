@@ -121,6 +121,8 @@ describe('agentstate skills', () => {
     expect(lines[0]).toContain('is not valid JSON');
     expect(lines[2]).toContain('invalid tags');
     expect(lines[5]).toMatch(/conflict|syncVersion/i);
+    expect(lines[7]).toContain('say how the run went: --success or --failure');
+    expect(lines[8]).toContain('give one of --success and --failure, not both');
     expect(head(db)).toBe(before);
   });
 });

@@ -170,7 +170,8 @@ export function skillsCommand(): Command {
     .option('--failure', 'the run failed')
     .action(async (key: string, opts: ScopeFlags & OperationFlags & { success?: boolean; failure?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      if (opts.success === opts.failure) throw new UserError('say how the run went: --success or --failure');
+      if (opts.success && opts.failure) throw new UserError('give one of --success and --failure, not both');
+      if (!opts.success && !opts.failure) throw new UserError('say how the run went: --success or --failure');
       const skill = await withDatabase(ctx.dbPath, {}, (db) =>
         db.skills.recordOutcome(key, { success: opts.success === true, scope: scopeFrom(opts), operationId: opts.operationId }),
       );
