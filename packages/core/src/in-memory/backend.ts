@@ -14,6 +14,7 @@ import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from './state.js';
 import { InMemoryTurnVectorStore } from './turn-vectors.js';
+import { InMemoryEmbeddingCache } from './embedding-cache.js';
 import { InMemoryVectorStore } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
@@ -28,8 +29,10 @@ export class InMemoryBackend implements StateBackend {
     readonly state: InMemoryState = new InMemoryState(),
   ) {
     this.queries = inMemoryQueries(state);
-    this.vectors = new InMemoryVectorStore(state);
-    this.turnVectors = new InMemoryTurnVectorStore(state);
+    // One cache for both targets: a text embedded for a memory item serves a turn with the same text.
+    const cache = new InMemoryEmbeddingCache();
+    this.vectors = new InMemoryVectorStore(state, cache);
+    this.turnVectors = new InMemoryTurnVectorStore(state, cache);
     this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta) };
   }
 

@@ -5,15 +5,17 @@ import { compareStrings } from '../records/order.js';
 import type { TurnVectorQuery, VectorStore } from '../write/backend.js';
 import { turnFilter } from './queries.js';
 import type { InMemoryState } from './state.js';
+import type { InMemoryEmbeddingCache } from './embedding-cache.js';
+import { mapFor } from './embedding-cache.js';
 
 /** A {@link VectorStore} of turns over an {@link InMemoryState}: exact cosine over every live turn of a live session. */
 export class InMemoryTurnVectorStore implements VectorStore<Turn, TurnVectorQuery> {
   /** embedder id → turn id → vector. */
   readonly #vectors = new Map<string, Map<string, Float32Array>>();
-  /** embedder id → content hash → vector. */
-  readonly #cache = new Map<string, Map<string, Float32Array>>();
-
-  constructor(private readonly state: InMemoryState) {}
+  constructor(
+    private readonly state: InMemoryState,
+    private readonly cache: InMemoryEmbeddingCache,
+  ) {}
 
   pending(embedderId: string, limit: number): Turn[] {
     const have = this.#vectors.get(embedderId);
@@ -26,20 +28,13 @@ export class InMemoryTurnVectorStore implements VectorStore<Turn, TurnVectorQuer
   }
 
   cached(embedderId: string, contentHashes: readonly string[]): Map<string, Float32Array> {
-    const cache = this.#cache.get(embedderId);
-    const out = new Map<string, Float32Array>();
-    for (const hash of contentHashes) {
-      const v = cache?.get(hash);
-      if (v) out.set(hash, v);
-    }
-    return out;
+    return this.cache.get(embedderId, contentHashes);
   }
 
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): void {
     const vectors = mapFor(this.#vectors, embedderId);
-    const cache = mapFor(this.#cache, embedderId);
     for (const e of entries) {
-      cache.set(e.contentHash, e.vector);
+      this.cache.set(embedderId, e.contentHash, e.vector);
       if (this.state.liveTurn(e.id)) vectors.set(e.id, e.vector);
     }
   }
@@ -57,13 +52,4 @@ export class InMemoryTurnVectorStore implements VectorStore<Turn, TurnVectorQuer
     hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
     return hits.slice(0, query.k);
   }
-}
-
-function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
 }

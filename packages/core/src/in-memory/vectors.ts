@@ -5,16 +5,18 @@ import { compareStrings } from '../records/order.js';
 import { scopeFilter } from './scope-filter.js';
 import type { VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from './state.js';
+import type { InMemoryEmbeddingCache } from './embedding-cache.js';
+import { mapFor } from './embedding-cache.js';
 import { memoryFilter } from './queries.js';
 
 /** A {@link VectorStore} over an {@link InMemoryState}: exact cosine over every live item. */
 export class InMemoryVectorStore implements VectorStore {
   /** embedder id → item id → vector. */
   readonly #vectors = new Map<string, Map<string, Float32Array>>();
-  /** embedder id → content hash → vector. */
-  readonly #cache = new Map<string, Map<string, Float32Array>>();
-
-  constructor(private readonly state: InMemoryState) {}
+  constructor(
+    private readonly state: InMemoryState,
+    private readonly cache: InMemoryEmbeddingCache,
+  ) {}
 
   pending(embedderId: string, limit: number): MemoryItem[] {
     const have = this.#vectors.get(embedderId);
@@ -27,20 +29,13 @@ export class InMemoryVectorStore implements VectorStore {
   }
 
   cached(embedderId: string, contentHashes: readonly string[]): Map<string, Float32Array> {
-    const cache = this.#cache.get(embedderId);
-    const out = new Map<string, Float32Array>();
-    for (const hash of contentHashes) {
-      const v = cache?.get(hash);
-      if (v) out.set(hash, v);
-    }
-    return out;
+    return this.cache.get(embedderId, contentHashes);
   }
 
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): void {
     const vectors = mapFor(this.#vectors, embedderId);
-    const cache = mapFor(this.#cache, embedderId);
     for (const e of entries) {
-      cache.set(e.contentHash, e.vector);
+      this.cache.set(embedderId, e.contentHash, e.vector);
       const item = this.state.memory.get(e.id);
       if (item && !item.deleted) vectors.set(e.id, e.vector);
     }
@@ -67,13 +62,4 @@ export class InMemoryVectorStore implements VectorStore {
     hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
     return hits.slice(0, query.k);
   }
-}
-
-function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
 }

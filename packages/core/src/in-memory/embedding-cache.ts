@@ -1,0 +1,38 @@
+/**
+ * The in-memory embedding cache: vectors by `(embedder id, content hash)`,
+ * shared by the memory and turn vector stores, as the SQLite backend's
+ * `embedding_cache` is, so a text embedded for one target is not embedded
+ * again for the other.
+ */
+
+/** Vectors by embedder id and content hash. */
+export class InMemoryEmbeddingCache {
+  /** embedder id → content hash → vector. */
+  readonly #vectors = new Map<string, Map<string, Float32Array>>();
+
+  /** Cached vectors of the hashes that have one. */
+  get(embedderId: string, contentHashes: readonly string[]): Map<string, Float32Array> {
+    const cache = this.#vectors.get(embedderId);
+    const out = new Map<string, Float32Array>();
+    for (const hash of contentHashes) {
+      const v = cache?.get(hash);
+      if (v) out.set(hash, v);
+    }
+    return out;
+  }
+
+  /** Keeps `vector` as the embedding of `contentHash` by `embedderId`. */
+  set(embedderId: string, contentHash: string, vector: Float32Array): void {
+    mapFor(this.#vectors, embedderId).set(contentHash, vector);
+  }
+}
+
+/** The inner map of `outer` at `key`, created on first use. */
+export function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
+}
