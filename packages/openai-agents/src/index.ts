@@ -1,0 +1,7 @@
+/**
+ * `@agentstate/openai-agents`: a durable OpenAI Agents SDK session. Pass an
+ * {@link AgentStateSession} as `run(agent, input, { session })` and the
+ * conversation lives in agentstate: one SQLite file, or any other backend.
+ */
+export { AgentStateSession, type AgentStateSessionOptions } from './session.js';
+export { ITEM_PART, itemToTurn, turnToItem } from './items.js';

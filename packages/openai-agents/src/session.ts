@@ -1,0 +1,199 @@
+/**
+ * An Agents SDK `Session` kept in agentstate: every item a run reads and
+ * writes is a turn of one agentstate session, on any backend. Writes are
+ * atomic (one event per call), and the SDK's history transactions are
+ * idempotent per operation id, across processes sharing the backend.
+ */
+import { createHash } from 'node:crypto';
+import type { CreateSessionInput, Provider, Turn } from '@agentstate/core';
+import { ConflictError, LIMITS, NotFoundError, ValidationError } from '@agentstate/core';
+import type { SqliteOptions } from '@agentstate/sqlite';
+import { openSqlite } from '@agentstate/sqlite';
+import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
+import { canonical, encodeValue } from './codec.js';
+import { checkItem, itemToTurn, turnToItem } from './items.js';
+
+/** How an {@link AgentStateSession} finds or creates its agentstate session. */
+export interface AgentStateSessionOptions {
+  /**
+   * The agentstate session to use. Created on first use when no session has
+   * this id; a fresh session (with a generated id) when omitted.
+   */
+  sessionId?: string;
+  /** Where a created session lives, e.g. `['user', userId]` (default: global). */
+  scope?: CreateSessionInput['scope'];
+  /** The title of a created session. */
+  title?: string;
+  /** The metadata of a created session. */
+  metadata?: CreateSessionInput['metadata'];
+}
+
+/** The agentstate operation id of an SDK operation of one session: fixed length, no clash between sessions. */
+function operationKey(...parts: string[]): string {
+  return `openai-agents-${createHash('sha256').update(JSON.stringify(parts)).digest('hex')}`;
+}
+
+/** Structural identity of items, `undefined` fields and bytes included. */
+const fingerprint = (items: readonly AgentInputItem[]): string => canonical(encodeValue(items));
+
+/**
+ * A durable {@link SessionHistoryTransactionAwareSession} over an agentstate
+ * {@link Provider}: pass it as `run(agent, input, { session })`.
+ *
+ * Items are stored losslessly (read back deep-equal, as fresh copies), and
+ * message text is searchable with `provider.sessions.search`. The session is
+ * not closed with the provider it was given; {@link AgentStateSession.sqlite}
+ * opens a provider that {@link close} closes.
+ */
+export class AgentStateSession implements SessionHistoryTransactionAwareSession {
+  readonly #provider: Provider;
+  readonly #options: AgentStateSessionOptions;
+  /** Whether {@link close} closes the provider: only one this class opened. */
+  #owned = false;
+  #id: Promise<string> | undefined;
+
+  constructor(provider: Provider, options: AgentStateSessionOptions = {}) {
+    this.#provider = provider;
+    this.#options = options;
+  }
+
+  /** A session in the SQLite file at `path` (created if missing); {@link close} closes the file. */
+  static sqlite(path: string, options: AgentStateSessionOptions & { sqlite?: SqliteOptions } = {}): AgentStateSession {
+    const { sqlite, ...rest } = options;
+    const session = new AgentStateSession(openSqlite(path, sqlite), rest);
+    session.#owned = true;
+    return session;
+  }
+
+  /** The provider the items are stored in. */
+  get provider(): Provider {
+    return this.#provider;
+  }
+
+  /** The agentstate session id, creating the session on first use. */
+  getSessionId(): Promise<string> {
+    this.#id ??= this.#ensure().catch((error: unknown) => {
+      this.#id = undefined;
+      throw error;
+    });
+    return this.#id;
+  }
+
+  async #ensure(): Promise<string> {
+    const { sessionId, scope, title, metadata } = this.#options;
+    const sessions = this.#provider.sessions;
+    const draft = { ...(scope === undefined ? {} : { scope }), ...(title === undefined ? {} : { title }), ...(metadata === undefined ? {} : { metadata }) };
+    if (sessionId === undefined) return (await sessions.create(draft)).id;
+    try {
+      return (await sessions.get(sessionId)).id;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    try {
+      return (await sessions.create({ ...draft, id: sessionId })).id;
+    } catch (error) {
+      // Another process created it first: use theirs (a deleted session stays NotFound).
+      if (!(error instanceof ConflictError)) throw error;
+      return (await sessions.get(sessionId)).id;
+    }
+  }
+
+  /** The newest `limit` items (all when omitted), oldest first; `[]` for a `limit` of 0 or less. */
+  async getItems(limit?: number): Promise<AgentInputItem[]> {
+    const id = await this.getSessionId();
+    if (limit !== undefined && limit <= 0) return [];
+    const last = limit === undefined ? undefined : Math.ceil(limit);
+    const turns: Turn[] =
+      last !== undefined && last <= LIMITS.pageSize
+        ? await this.#provider.sessions.turns(id, { last })
+        : (await this.#provider.sessions.turns(id)).slice(last === undefined ? 0 : -last);
+    return turns.map(turnToItem);
+  }
+
+  /** Appends `items` in one atomic write: all of them or, when one is invalid, none. */
+  async addItems(items: AgentInputItem[]): Promise<void> {
+    const turns = items.map((item, i) => itemToTurn(checkItem(item, `items.${i}`)));
+    if (turns.length === 0) return;
+    await this.#provider.sessions.replaceSuffix(await this.getSessionId(), { expected: [], turns });
+  }
+
+  /** Removes the newest item and returns it; `undefined` when there is none. */
+  async popItem(): Promise<AgentInputItem | undefined> {
+    const id = await this.getSessionId();
+    try {
+      return turnToItem(await this.#provider.sessions.removeLastTurn(id));
+    } catch (error) {
+      if (error instanceof NotFoundError && error.entity !== 'session') return undefined;
+      throw error;
+    }
+  }
+
+  /** Removes every item (one event); the session and its id stay. */
+  async clearSession(): Promise<void> {
+    await this.#provider.sessions.clear(await this.getSessionId());
+  }
+
+  /**
+   * Applies an SDK history transaction atomically: `append_items`, or
+   * `replace_suffix` when the history still ends with `expectedSuffix`
+   * (`ConflictError` otherwise, history unchanged). A retry with the same
+   * operation id and transaction succeeds without applying it again; an
+   * `append_items` retried with another transaction is a `ConflictError`.
+   */
+  async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
+    const { operationId, transaction } = checkTransaction(args);
+    const id = await this.getSessionId();
+    const sessions = this.#provider.sessions;
+    if (transaction.type === 'append_items') {
+      const turns = transaction.items.map(itemToTurn);
+      await sessions.replaceSuffix(id, { operationId: operationKey(id, operationId), expected: [], turns });
+      return;
+    }
+    const { expectedSuffix, replacement } = transaction;
+    // The expected turn ids depend on the history at the first attempt, so the operation
+    // id covers the transaction itself, and a retry is recognised before the suffix is compared.
+    const key = operationKey(id, operationId, fingerprint(expectedSuffix), fingerprint(replacement));
+    if (await this.#applied(id, key)) return;
+    const tail = expectedSuffix.length === 0 ? [] : await sessions.turns(id, { last: expectedSuffix.length });
+    if (tail.length !== expectedSuffix.length || fingerprint(tail.map(turnToItem)) !== fingerprint(expectedSuffix)) {
+      throw new ConflictError(`the history of session ${id} no longer ends with the transaction's expected suffix`);
+    }
+    await sessions.replaceSuffix(id, { operationId: key, expected: tail.map((t) => t.id), turns: replacement.map(itemToTurn) });
+  }
+
+  /** Whether an operation `key` was recorded: an empty write under it conflicts exactly then, and writes nothing. */
+  async #applied(id: string, key: string): Promise<boolean> {
+    try {
+      await this.#provider.sessions.replaceSuffix(id, { operationId: key, expected: [], turns: [] });
+      return false;
+    } catch (error) {
+      if (error instanceof ConflictError) return true;
+      throw error;
+    }
+  }
+
+  /** Closes the provider when this session opened it ({@link AgentStateSession.sqlite}); otherwise does nothing. */
+  async close(): Promise<void> {
+    if (this.#owned) await this.#provider.close();
+  }
+}
+
+/** The transaction of `args`, its items checked; `ValidationError` before anything is written. */
+function checkTransaction(args: SessionHistoryTransactionArgs): { operationId: string; transaction: SessionHistoryTransaction } {
+  const { operationId, transaction } = args ?? {};
+  if (typeof operationId !== 'string' || operationId.trim() === '') throw new ValidationError('operationId', 'must be a non-empty string');
+  if (transaction?.type === 'append_items' && Array.isArray(transaction.items)) {
+    return { operationId, transaction: { type: 'append_items', items: transaction.items.map((item, i) => checkItem(item, `transaction.items.${i}`)) } };
+  }
+  if (transaction?.type === 'replace_suffix' && Array.isArray(transaction.expectedSuffix) && Array.isArray(transaction.replacement)) {
+    return {
+      operationId,
+      transaction: {
+        type: 'replace_suffix',
+        expectedSuffix: transaction.expectedSuffix.map((item, i) => checkItem(item, `transaction.expectedSuffix.${i}`)),
+        replacement: transaction.replacement.map((item, i) => checkItem(item, `transaction.replacement.${i}`)),
+      },
+    };
+  }
+  throw new ValidationError('transaction', 'must be an append_items or replace_suffix transaction');
+}
