@@ -29,7 +29,8 @@ export type Encoded = null | boolean | number | string | Encoded[] | { [key: str
 export function encodeValue(value: unknown, path = 'item', seen: Set<object> = new Set()): Encoded {
   if (value === undefined) return { [TAG]: 'undefined' };
   if (value === null || typeof value === 'boolean') return value;
-  if (typeof value === 'number') return Number.isFinite(value) && !Object.is(value, -0) ? value : { [TAG]: 'number', v: String(value) };
+  if (typeof value === 'number')
+    return Number.isFinite(value) && !Object.is(value, -0) ? value : { [TAG]: 'number', v: Object.is(value, -0) ? '-0' : String(value) };
   if (typeof value === 'string')
     return isStorableText(value) ? value : { [TAG]: 'chars', v: Array.from({ length: value.length }, (_, i) => value.charCodeAt(i)) };
   if (typeof value !== 'object') throw new ValidationError(path, `a ${typeof value} cannot be stored`);

@@ -1,0 +1,135 @@
+import { ConflictError, createInMemoryProvider, NotFoundError, ValidationError } from '@agentstate/core';
+import { AgentStateSession } from '@agentstate/openai-agents';
+import type { AgentInputItem } from '@openai/agents-core';
+import { describe, expect, it } from 'vitest';
+
+const user = (content: string): AgentInputItem => ({ role: 'user', content });
+const texts = (items: AgentInputItem[]) => items.map((i) => ('content' in i && typeof i.content === 'string' ? i.content : '?'));
+
+describe('AgentStateSession', () => {
+  it('keeps items in order and returns the newest `limit` oldest first', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    await session.addItems([user('a'), user('b')]);
+    await session.addItems([]);
+    await session.addItems([user('c')]);
+    expect(texts(await session.getItems())).toEqual(['a', 'b', 'c']);
+    expect(texts(await session.getItems(2))).toEqual(['b', 'c']);
+    expect(texts(await session.getItems(10))).toEqual(['a', 'b', 'c']);
+    expect(await session.getItems(0)).toEqual([]);
+    expect(await session.getItems(-1)).toEqual([]);
+  });
+
+  it('pops the newest item, and clears the history but keeps the session', async () => {
+    const provider = createInMemoryProvider();
+    const session = new AgentStateSession(provider);
+    expect(await session.popItem()).toBeUndefined();
+    await session.addItems([user('a'), user('b')]);
+    expect(await session.popItem()).toEqual(user('b'));
+    expect(texts(await session.getItems())).toEqual(['a']);
+    const id = await session.getSessionId();
+    await session.clearSession();
+    await session.clearSession();
+    expect(await session.getItems()).toEqual([]);
+    expect(await session.popItem()).toBeUndefined();
+    expect(await session.getSessionId()).toBe(id);
+    await session.addItems([user('c')]);
+    expect(texts(await session.getItems())).toEqual(['c']);
+  });
+
+  it('returns copies: changing them or the items given changes nothing stored', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    const given = { role: 'user', content: [{ type: 'input_text', text: 'original' }] } as AgentInputItem;
+    await session.addItems([given]);
+    (given as { content: { text: string }[] }).content[0]!.text = 'changed by caller';
+    const [read] = await session.getItems();
+    (read as { content: { text: string }[] }).content[0]!.text = 'changed by reader';
+    expect(await session.getItems()).toEqual([{ role: 'user', content: [{ type: 'input_text', text: 'original' }] }]);
+  });
+
+  it('writes nothing when an item in the middle is invalid or cannot be stored', async () => {
+    const provider = createInMemoryProvider();
+    const session = new AgentStateSession(provider);
+    await session.addItems([user('kept')]);
+    const invalid = { type: 'function_call', callId: 'c' } as unknown as AgentInputItem;
+    await expect(session.addItems([user('x'), invalid, user('y')])).rejects.toThrow(ValidationError);
+    await expect(session.addItems([user('x'), user('z'.repeat(1_000_001)), user('y')])).rejects.toThrow(ValidationError);
+    expect(texts(await session.getItems())).toEqual(['kept']);
+    expect(await provider.sessions.turns(await session.getSessionId())).toHaveLength(1);
+  });
+
+  it('maps a caller-given id to a session, created on first use and shared by every instance', async () => {
+    const provider = createInMemoryProvider();
+    const first = new AgentStateSession(provider, { sessionId: 'chat-42', scope: ['user', 'ada'], title: 'Ada' });
+    const second = new AgentStateSession(provider, { sessionId: 'chat-42' });
+    const [a, b] = await Promise.all([first.getSessionId(), second.getSessionId()]);
+    expect([a, b]).toEqual(['chat-42', 'chat-42']);
+    await first.addItems([user('hello')]);
+    expect(texts(await second.getItems())).toEqual(['hello']);
+    expect(await provider.sessions.get('chat-42')).toMatchObject({ scope: ['user', 'ada'], title: 'Ada' });
+    await provider.sessions.delete('chat-42');
+    await expect(new AgentStateSession(provider, { sessionId: 'chat-42' }).getItems()).rejects.toThrow(NotFoundError);
+  });
+
+  it('gives each session without an id a fresh one, its items isolated', async () => {
+    const provider = createInMemoryProvider();
+    const [a, b] = [new AgentStateSession(provider), new AgentStateSession(provider)];
+    await a.addItems([user('for a')]);
+    expect(await b.getItems()).toEqual([]);
+    expect(await a.getSessionId()).not.toBe(await b.getSessionId());
+  });
+});
+
+describe('history transactions', () => {
+  it('append items once per operation id, and refuse the id for another transaction', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    const args = { operationId: 'op-1', transaction: { type: 'append_items' as const, items: [user('a'), user('b')] } };
+    await session.applyHistoryTransaction(args);
+    await session.applyHistoryTransaction(structuredClone(args));
+    expect(texts(await session.getItems())).toEqual(['a', 'b']);
+    await expect(session.applyHistoryTransaction({ operationId: 'op-1', transaction: { type: 'append_items', items: [user('c')] } })).rejects.toThrow(
+      ConflictError,
+    );
+    expect(texts(await session.getItems())).toEqual(['a', 'b']);
+  });
+
+  it('replace a matching suffix once, survive a retry, and refuse a suffix that no longer matches', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    await session.addItems([user('a'), user('b'), user('c')]);
+    const args = {
+      operationId: 'op-2',
+      transaction: { type: 'replace_suffix' as const, expectedSuffix: [user('b'), user('c')], replacement: [user('summary')] },
+    };
+    await session.applyHistoryTransaction(args);
+    expect(texts(await session.getItems())).toEqual(['a', 'summary']);
+    await session.applyHistoryTransaction(args);
+    expect(texts(await session.getItems())).toEqual(['a', 'summary']);
+    const stale = { operationId: 'op-3', transaction: { type: 'replace_suffix' as const, expectedSuffix: [user('c')], replacement: [] } };
+    await expect(session.applyHistoryTransaction(stale)).rejects.toThrow(ConflictError);
+    const tooLong = {
+      operationId: 'op-4',
+      transaction: { type: 'replace_suffix' as const, expectedSuffix: [user('z'), user('a'), user('summary')], replacement: [] },
+    };
+    await expect(session.applyHistoryTransaction(tooLong)).rejects.toThrow(ConflictError);
+    expect(texts(await session.getItems())).toEqual(['a', 'summary']);
+  });
+
+  it('keep operation ids apart between sessions', async () => {
+    const provider = createInMemoryProvider();
+    const [a, b] = [new AgentStateSession(provider), new AgentStateSession(provider)];
+    const args = { operationId: 'same', transaction: { type: 'append_items' as const, items: [user('x')] } };
+    await a.applyHistoryTransaction(args);
+    await b.applyHistoryTransaction(args);
+    expect(texts(await b.getItems())).toEqual(['x']);
+  });
+
+  it('refuse malformed arguments and invalid items before writing', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    const bad = [
+      { operationId: ' ', transaction: { type: 'append_items', items: [] } },
+      { operationId: 'op', transaction: { type: 'rewrite' } },
+      { operationId: 'op', transaction: { type: 'append_items', items: [user('a'), { role: 'nobody', content: 1 }] } },
+    ];
+    for (const args of bad) await expect(session.applyHistoryTransaction(args as never)).rejects.toThrow(ValidationError);
+    expect(await session.getItems()).toEqual([]);
+  });
+});
