@@ -72,16 +72,13 @@ describe('AgentStateSession and the SDK MemorySession', () => {
               o.kind === 'retry' ? last : { operationId: last.operationId, transaction: { type: 'append_items', items: o.items } };
             await both((s) => s.applyHistoryTransaction(args));
           } else {
-            const history = await theirs.getItems();
-            const suffix = history.slice(Math.max(history.length - o.keep, 0));
-            const transaction =
-              o.kind === 'append'
-                ? { type: 'append_items' as const, items: o.items }
-                : {
-                    type: 'replace_suffix' as const,
-                    expectedSuffix: o.wrong ? [...suffix, { role: 'user' as const, content: 'not there' }] : suffix,
-                    replacement: o.replacement,
-                  };
+            let transaction: SessionHistoryTransactionArgs['transaction'] = { type: 'append_items', items: o.kind === 'append' ? o.items : [] };
+            if (o.kind === 'replace') {
+              const history = await theirs.getItems();
+              const suffix = history.slice(Math.max(history.length - o.keep, 0));
+              const expectedSuffix = o.wrong ? [...suffix, { role: 'user' as const, content: 'not there' }] : suffix;
+              transaction = { type: 'replace_suffix', expectedSuffix, replacement: o.replacement };
+            }
             const args = { operationId: `op-${next++}`, transaction };
             if ((await both((s) => s.applyHistoryTransaction(args))) !== 'failed') last = args;
           }
