@@ -17,6 +17,9 @@ describe('AgentStateSession', () => {
     expect(texts(await session.getItems(10))).toEqual(['a', 'b', 'c']);
     expect(await session.getItems(0)).toEqual([]);
     expect(await session.getItems(-1)).toEqual([]);
+    // As MemorySession slices: a fractional limit rounds up, an infinite one is everything.
+    expect(texts(await session.getItems(1.5))).toEqual(['b', 'c']);
+    expect(texts(await session.getItems(Number.POSITIVE_INFINITY))).toEqual(['a', 'b', 'c']);
   });
 
   it('pops the newest item, and clears the history but keeps the session', async () => {
