@@ -74,16 +74,22 @@ const list = fc
     }),
   );
 
-/** A batch of one to four operations; most batches hold one. */
+/** Two writes of one key around reads of it: the reads see neither, the last write stays. */
+const rewrite = fc.tuple(namespace, key, value, fc.option(value, { nil: null })).map(([ns, k, first, second]): Operation[] => [
+  { namespace: ns, key: k, value: first },
+  { namespace: ns, key: k },
+  { namespacePrefix: ns, limit: 1000, offset: 0 },
+  { namespace: ns, key: k, value: second },
+]);
+
+/** Batches of one operation (most), of two to four, and rewrites of one key. */
 export const batches = fc.array(
   fc.oneof(
     { weight: 3, arbitrary: fc.array(fc.oneof(put, put, get, search, list), { minLength: 1, maxLength: 1 }) },
     { weight: 1, arbitrary: fc.array(fc.oneof(put, get, search, list), { minLength: 2, maxLength: 4 }) },
+    { weight: 1, arbitrary: rewrite },
   ),
-  {
-    minLength: 1,
-    maxLength: 25,
-  },
+  { minLength: 1, maxLength: 25 },
 );
 
 /** An item without its timestamps (and score), in a stable form. */
