@@ -72,7 +72,8 @@ function walk(value: unknown, tokens: readonly string[], pos: number): string[] 
           if (current === null || typeof current !== 'object' || !Object.hasOwn(current, step)) return [];
           current = (current as Record<string, unknown>)[step];
         }
-        return leafText(current);
+        // Unlike a path's end, a chosen field that holds null reads as the JSON `null`, as in LangGraph.
+        return current === null ? [json(null)] : leafText(current);
       });
   }
   if (token === '*') {

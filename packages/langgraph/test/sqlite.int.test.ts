@@ -20,7 +20,11 @@ describe('the store in an SQLite file', () => {
     await store.put(['users', 'u2', 'notes'], 'n1', { text: 'likes green tea' }, ['text']);
     await store.put(['users', 'u2'], 'gone', { v: 1 });
     await store.delete(['users', 'u2'], 'gone');
-    const before = { listed: plain(await store.search(['users'])), namespaces: await store.listNamespaces(), found: plain(await store.search([], { query: 'tea' })) };
+    const before = {
+      listed: plain(await store.search(['users'])),
+      namespaces: await store.listNamespaces(),
+      found: plain(await store.search([], { query: 'tea' })),
+    };
     await store.stop();
 
     const again = openSqliteStore(path);
@@ -45,7 +49,12 @@ describe('the store in an SQLite file', () => {
     await store.put(['docs'], 'b', { text: 'Lunch is at noon in the cafeteria' });
     await store.put(['docs'], 'c', { text: 'Roll back the failed deploy, then redeploy' });
     const hits = await store.search(['docs'], { query: 'deploy failed' });
-    expect(hits.map((hit) => hit.key).slice(0, 2).sort()).toEqual(['a', 'c']);
+    expect(
+      hits
+        .map((hit) => hit.key)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(['a', 'c']);
     const scores = hits.map((hit) => hit.score ?? Number.NaN);
     for (const score of scores) expect(score).toBeGreaterThan(0);
     expect(scores).toEqual([...scores].sort((x, y) => y - x));
