@@ -59,7 +59,7 @@ const search = fc
   .map((op): Operation => ({ ...op, limit: 1000, offset: 0 }));
 const list = fc
   .record(
-    { prefix: fc.constantFrom(...PREFIXES), suffix: fc.constantFrom(['b'], ['c'], ['*']), maxDepth: fc.integer({ min: 1, max: 3 }), ...page },
+    { prefix: fc.constantFrom(...PREFIXES), suffix: fc.constantFrom<string[]>(['b'], ['c'], ['*']), maxDepth: fc.integer({ min: 1, max: 3 }), ...page },
     { requiredKeys: ['limit', 'offset'] },
   )
   .map(

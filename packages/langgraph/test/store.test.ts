@@ -1,6 +1,6 @@
 import type { Clock, Provider } from '@agentstate/core';
 import { ConflictError, createInMemoryProvider, ValidationError } from '@agentstate/core';
-import { InvalidNamespaceError, type Operation } from '@langchain/langgraph-checkpoint';
+import { InvalidNamespaceError, type Item, type Operation } from '@langchain/langgraph-checkpoint';
 import { describe, expect, it } from 'vitest';
 import { AgentStateStore, STORE_KIND, UNINDEXED_KIND } from '../src/index.js';
 
@@ -133,10 +133,10 @@ describe('AgentStateStore', () => {
       { namespace: ['b'], key: 'gone', value: null },
       { matchConditions: [], limit: 10, offset: 0 },
     ];
-    const [put, get, search, , , , list] = await store.batch(ops);
+    const [put, get, search, , , , list] = (await store.batch(ops)) as unknown[];
     expect(put).toBeUndefined();
-    expect((get as { value: unknown }).value).toEqual({ v: 0 });
-    expect((search as Array<{ value: unknown }>).map((i) => i.value)).toEqual([{ v: 0 }]);
+    expect((get as Item).value).toEqual({ v: 0 });
+    expect((search as Item[]).map((i) => i.value)).toEqual([{ v: 0 }]);
     expect(list).toEqual([['b']]);
     expect((await store.get(['b'], 'k'))?.value).toEqual({ v: 2 });
     expect(await store.get(['b'], 'gone')).toBeNull();
