@@ -5,4 +5,5 @@
  * values are metadata.
  */
 export { AgentStateStore, type AgentStateStoreOptions, STORE_KIND, STORE_KINDS, STORE_SOURCE, UNINDEXED_KIND } from './store.js';
-export { openSqliteStore, openStore, type SqliteStoreOptions } from './open.js';
+export { openSqliteStore, openStore, type SqliteStoreIndex, type SqliteStoreOptions } from './open.js';
+export { langchainEmbedder } from './embeddings.js';

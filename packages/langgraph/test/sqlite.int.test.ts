@@ -3,7 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AgentStateStore, openSqliteStore } from '../src/index.js';
+import { ValidationError } from '@agentstate/core';
+import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+import { AgentStateStore, langchainEmbedder, openSqliteStore } from '../src/index.js';
+
+/** LangChain embeddings that know two topics and their synonyms: a text's vector counts its words of each. */
+class TopicEmbeddings implements EmbeddingsInterface {
+  readonly model = 'topics-v1';
+  readonly calls: string[][] = [];
+  static readonly TOPICS = [new Set(['tea', 'chai', 'matcha']), new Set(['deploy', 'release', 'rollout'])];
+  async embedDocuments(texts: string[]): Promise<number[][]> {
+    this.calls.push(texts);
+    return texts.map((text) => {
+      const words = text.toLowerCase().split(/\W+/);
+      return [...TopicEmbeddings.TOPICS.map((topic) => words.filter((w) => topic.has(w)).length), 0.01];
+    });
+  }
+  async embedQuery(text: string): Promise<number[]> {
+    return (await this.embedDocuments([text]))[0]!;
+  }
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-langgraph-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -62,5 +81,21 @@ describe('the store in an SQLite file', () => {
     // The store did not open the provider, so closing it left the provider open.
     expect((await provider.memory.recall({ kinds: ['langgraph.item'] })).length).toBe(3);
     await provider.close();
+  });
+
+  it('takes LangChain embeddings as InMemoryStore does, and finds by meaning', async () => {
+    const embeddings = new TopicEmbeddings();
+    const store = openSqliteStore(join(dir, 'langchain.db'), { index: { embeddings, dims: 3, fields: ['text'] } });
+    await store.put(['notes'], 'drink', { text: 'Ada drinks matcha every morning' });
+    await store.put(['notes'], 'ship', { text: 'The release went out on Friday' });
+    const hits = await store.search(['notes'], { query: 'chai' });
+    expect(hits.map((hit) => hit.key)).toEqual(['drink']);
+    expect(hits[0]?.score).toBeGreaterThan(0);
+    expect(embeddings.calls.flat()).toContain('Ada drinks matcha every morning');
+    await store.close();
+    expect(langchainEmbedder(embeddings, 3).id).toBe('langchain:TopicEmbeddings:topics-v1:3');
+    expect(langchainEmbedder(embeddings, 3, 'mine').id).toBe('mine');
+    await expect(langchainEmbedder(embeddings, 2).embed(['tea'])).rejects.toBeInstanceOf(ValidationError);
+    expect(() => openSqliteStore(':memory:', { index: { embeddings } })).toThrow(ValidationError);
   });
 });
