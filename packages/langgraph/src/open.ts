@@ -35,7 +35,7 @@ export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | '
 /**
  * A store in one SQLite file (created if missing, `:memory:` for none),
  * with full-text and, given `index.embeddings` (or an `embedder`), hybrid search. `store.close()`
- * (or LangGraph's `stop()`) closes the file.
+ * closes the file.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): AgentStateStore {
   const { index, batchId, ...sqlite } = options;

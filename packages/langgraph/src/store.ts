@@ -128,10 +128,6 @@ export class AgentStateStore extends BaseStore {
     if (this.#ownsProvider) await this.provider.close();
   }
 
-  override async stop(): Promise<void> {
-    await this.close();
-  }
-
   #check(op: Operation, i: number): void {
     if (op === null || typeof op !== 'object') throw new ValidationError(`operations.${i}`, 'must be a store operation');
     if (isPut(op)) {

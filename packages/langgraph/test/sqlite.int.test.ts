@@ -44,7 +44,7 @@ describe('the store in an SQLite file', () => {
       namespaces: await store.listNamespaces(),
       found: plain(await store.search([], { query: 'tea' })),
     };
-    await store.stop();
+    await store.close();
 
     const again = openSqliteStore(path);
     expect(plain(await again.search(['users']))).toEqual(before.listed);
