@@ -98,4 +98,21 @@ describe('the store in an SQLite file', () => {
     await expect(langchainEmbedder(embeddings, 2).embed(['tea'])).rejects.toBeInstanceOf(ValidationError);
     expect(() => openSqliteStore(':memory:', { index: { embeddings } })).toThrow(ValidationError);
   });
+
+  it('lets two stores on one file write the same keys at once without losing or doubling an item', async () => {
+    const path = join(dir, 'shared.db');
+    const first = openSqliteStore(path);
+    const second = openSqliteStore(path);
+    const writes = [];
+    for (let i = 0; i < 20; i += 1) {
+      writes.push(first.put(['shared'], `k${i % 5}`, { by: 'first', i }));
+      writes.push(second.put(['shared'], `k${i % 5}`, { by: 'second', i }));
+    }
+    await Promise.all(writes);
+    const items = await first.search(['shared'], { limit: 100 });
+    expect(items.map((item) => item.key).sort()).toEqual(['k0', 'k1', 'k2', 'k3', 'k4']);
+    expect((await second.search(['shared'], { limit: 100 })).map((item) => item.value)).toEqual(items.map((item) => item.value));
+    await first.close();
+    await second.close();
+  });
 });
