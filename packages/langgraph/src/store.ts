@@ -107,18 +107,19 @@ export class AgentStateStore extends BaseStore {
    */
   async batch<Op extends Operation[]>(operations: Op): Promise<OperationResults<Op>> {
     for (const [i, op] of operations.entries()) this.#check(op, i);
-    const reads = operations.map((op) => {
-      if (isPut(op)) return Promise.resolve(undefined);
-      if (isGet(op)) return this.#get(op);
-      if (isSearch(op)) return this.#search(op);
-      return this.#listNamespaces(op as ListNamespacesOperation);
-    });
-    const results = await Promise.all(reads);
     const last = new Map<string, PutOperation>();
     for (const op of operations) if (isPut(op)) last.set(JSON.stringify([op.namespace, op.key]), op);
     const batchId = this.#batchId();
-    // Every write is checked (value, key, namespace limits) before the first one is applied.
+    // Every write's input is checked (value, key, namespace limits) before anything is read or written.
     const writes = [...last.values()].map((op, n) => this.#plan(op, `langgraph.${batchId}.${n}`));
+    const results = await Promise.all(
+      operations.map((op) => {
+        if (isPut(op)) return undefined;
+        if (isGet(op)) return this.#get(op);
+        if (isSearch(op)) return this.#search(op);
+        return this.#listNamespaces(op as ListNamespacesOperation);
+      }),
+    );
     for (const write of writes) await this.#retrying(write);
     return results as OperationResults<Op>;
   }
