@@ -17,7 +17,7 @@ describe('the check catalogue', () => {
       ...Array.from({ length: 7 }, (_, i) => `P${i + 1}`),
       ...Array.from({ length: 7 }, (_, i) => `S${i + 1}`),
       ...Array.from({ length: 9 }, (_, i) => `T${i + 1}`),
-      ...Array.from({ length: 18 }, (_, i) => `X${i + 1}`),
+      ...Array.from({ length: 19 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
   });
@@ -35,7 +35,7 @@ describe('the check catalogue', () => {
 
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
-    for (const n of ['B33', 'B39', 'X10', 'X15']) expect(needs.get(n), n).toEqual(['injectableClock']);
+    for (const n of ['B33', 'B39', 'X10', 'X15', 'X19']) expect(needs.get(n), n).toEqual(['injectableClock']);
     expect(needs.get('X14')).toEqual(['deterministic']);
     expect(needs.get('S6')).toEqual(['embedder']);
     const free = [...needs].filter(([, list]) => list.length === 0).map(([n]) => n);

@@ -2,7 +2,9 @@
 import { NotFoundError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
 import type { RecallOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
-import { parseInput, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
+import { parseInput, scopeInputSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
+import { memoryKeySchema } from '../records/records.js';
+import type { ScopeInput } from '../records/scope.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
 import { toScope } from '../records/scope.js';
@@ -60,6 +62,13 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     async get(id: string) {
       const found = await backend.queries.memoryItem(parseInput(idField, id));
       if (!found || found.deleted || isExpired(found, stamper.now())) throw new NotFoundError('memory', id);
+      return copyMemoryItem(found);
+    },
+
+    async getByKey(scope: ScopeInput, key: string) {
+      const path = parseInput(scopeInputSchema, scope);
+      const found = await backend.queries.memoryWithKey(path, parseInput(memoryKeySchema, key));
+      if (!found || isExpired(found, stamper.now())) throw new NotFoundError('memory', key);
       return copyMemoryItem(found);
     },
 

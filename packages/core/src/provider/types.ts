@@ -140,6 +140,12 @@ export interface MemoryStore {
   /** A live, unexpired item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
   /**
+   * The live, unexpired item of exactly `scope` holding `key` (keys are slots,
+   * at most one live holder per scope), else `NotFoundError`. A point look-up:
+   * lets an adapter keyed by `(scope, key)` read without scanning a recall.
+   */
+  getByKey(scope: ScopeInput, key: string): Promise<MemoryItem>;
+  /**
    * The item by id, live (expired or not) or a tombstone (`deleted: true`);
    * `NotFoundError` only when it never existed. Lets a repeated delete answer with the tombstone.
    */

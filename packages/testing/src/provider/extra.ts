@@ -1,6 +1,6 @@
-/** X1–X11, X14, X15: further behaviour of docs/contract.md, numbered X in docs/conformance.md. */
+/** X1–X11, X14, X15, X18, X19: further behaviour of docs/contract.md, numbered X in docs/conformance.md. */
 import type { Provider } from '@agentstate/core';
-import { compareHlc, isUuidV7, ManualClock, NotFoundError, STATE_STREAM, uuidV7Time } from '@agentstate/core';
+import { compareHlc, isUuidV7, ManualClock, NotFoundError, STATE_STREAM, uuidV7Time, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { GLOBAL, INSTANT, T0 } from '../suite/fixtures.js';
@@ -283,6 +283,28 @@ export const extraChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.getAny('never'), NotFoundError);
       await expectError(() => p.skills.getAny('never'), NotFoundError);
       await expectError(() => p.memory.getAny('never'), NotFoundError);
+    },
+  },
+  {
+    name: 'X19 memory.getByKey reads the live, unexpired holder of a key in exactly that scope',
+    needs: ['injectableClock'],
+    async run(env) {
+      const clock = new ManualClock(T0);
+      const p = await env.open({ clock });
+      const item = await p.memory.write({ content: 'dark mode', key: 'theme', scope: ['users', 'u1'] });
+      expect(await p.memory.getByKey(['users', 'u1'], 'theme')).toEqual(item);
+      const updated = await p.memory.write({ content: 'light mode', key: 'theme', scope: ['users', 'u1'] });
+      expect(await p.memory.getByKey(['users', 'u1'], 'theme')).toEqual(updated);
+      await expectError(() => p.memory.getByKey(['users'], 'theme'), NotFoundError);
+      await expectError(() => p.memory.getByKey(['users', 'u1', 'x'], 'theme'), NotFoundError);
+      await expectError(() => p.memory.getByKey(['users', 'u1'], 'other'), NotFoundError);
+      await expectError(() => p.memory.getByKey(['users', 'u1'], ''), ValidationError);
+      await p.memory.delete(item.id);
+      await expectError(() => p.memory.getByKey(['users', 'u1'], 'theme'), NotFoundError);
+      const expiring = await p.memory.write({ content: 'soon gone', key: 'k', expiresAt: new Date(T0 + 1000).toISOString() });
+      expect(await p.memory.getByKey([], 'k')).toEqual(expiring);
+      clock.advance(1000);
+      await expectError(() => p.memory.getByKey([], 'k'), NotFoundError);
     },
   },
 ];

@@ -1,0 +1,48 @@
+/** Opening a store: over a provider the caller keeps, or over an SQLite file the store owns. */
+import type { Provider } from '@agentstate/core';
+import { ValidationError } from '@agentstate/core';
+import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+import type { SqliteOptions } from '@agentstate/sqlite';
+import { openSqlite } from '@agentstate/sqlite';
+import { langchainEmbedder } from './embeddings.js';
+import type { AgentStateStoreOptions } from './store.js';
+import { AgentStateStore } from './store.js';
+
+/** A store over `provider` (any backend); closing the provider stays the caller's job. */
+export function openStore(provider: Provider, options: Omit<AgentStateStoreOptions, 'ownsProvider'> = {}): AgentStateStore {
+  return new AgentStateStore(provider, options);
+}
+
+/** The `index` of {@link openSqliteStore}: `InMemoryStore`'s, and an optional id for the embedder. */
+export interface SqliteStoreIndex {
+  /** The field paths to index (default `['$']`, the whole value). */
+  fields?: string[];
+  /** LangChain embeddings for semantic and hybrid search (with `dims`), as `InMemoryStore` takes them. */
+  embeddings?: EmbeddingsInterface;
+  /** How many numbers the embeddings return per text. */
+  dims?: number;
+  /** The embedder id vectors are cached under (see {@link langchainEmbedder}). */
+  embedderId?: string;
+}
+
+/**
+ * Options of {@link openSqliteStore}: `index` as `InMemoryStore` takes it,
+ * `batchId`, and the SQLite provider's (`embedder` for an agentstate
+ * embedder instead of LangChain `index.embeddings`, `clock`, …).
+ */
+export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | 'index'> & SqliteOptions & { index?: SqliteStoreIndex };
+
+/**
+ * A store in one SQLite file (created if missing, `:memory:` for none),
+ * with full-text and, given `index.embeddings` (or an `embedder`), hybrid search. `store.close()`
+ * closes the file.
+ */
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): AgentStateStore {
+  const { index, batchId, ...sqlite } = options;
+  if (index?.embeddings) {
+    if (sqlite.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
+    sqlite.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
+  }
+  const fields = index?.fields ? { index: { fields: index.fields } } : {};
+  return new AgentStateStore(openSqlite(path, sqlite), { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true });
+}
