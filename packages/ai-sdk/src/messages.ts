@@ -7,6 +7,7 @@
 import type { JsonObject, JsonValue, Turn, TurnInput } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { UIMessage } from 'ai';
+import { dropUndefined } from './undefined.js';
 import { fromTurnParts, toTurnParts, type UIPartLike } from './parts.js';
 
 /** The roles a UI message may have. */
@@ -19,7 +20,7 @@ export function toTurnInput(message: UIMessage, index: number): TurnInput {
   if (!UI_ROLES.has(message.role)) throw new ValidationError(`messages.${index}.role`, 'must be system, user or assistant');
   if (!Array.isArray(message.parts)) throw new ValidationError(`messages.${index}.parts`, 'must be an array');
   const ui: JsonObject = { id: message.id };
-  if (message.metadata !== undefined) ui.metadata = message.metadata as JsonValue;
+  if (message.metadata !== undefined) ui.metadata = dropUndefined(message.metadata) as JsonValue;
   return { role: message.role, parts: toTurnParts(message.parts as readonly UIPartLike[], `messages.${index}.parts`), metadata: { ui } };
 }
 

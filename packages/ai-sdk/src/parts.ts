@@ -10,6 +10,7 @@
  */
 import type { JsonObject, JsonValue, Part } from '@agentstate/core';
 import { partSchema, ValidationError } from '@agentstate/core';
+import { dropUndefined } from './undefined.js';
 
 /** A UI message part as the SDK shapes it, of any version: a `type` and its fields. */
 export interface UIPartLike {
@@ -80,10 +81,11 @@ function toolCounterparts(part: UIPartLike): unknown[] | undefined {
  * not JSON, or over the limits.
  */
 export function toTurnParts(parts: readonly UIPartLike[], path = 'parts'): Part[] {
-  return parts.flatMap((part, index) => {
+  return parts.flatMap((given, index) => {
+    const part = dropUndefined(given) as UIPartLike;
     const natural = counterparts(part)?.map((p) => partSchema.safeParse(p));
     if (natural?.every((r) => r.success)) return natural.map((r) => r.data as Part);
-    const whole = partSchema.safeParse({ type: 'data', name: part.type, data: defined(part), metadata: WHOLE });
+    const whole = partSchema.safeParse({ type: 'data', name: part.type, data: part, metadata: WHOLE });
     if (whole.success) return [whole.data];
     throw new ValidationError(`${path}.${index}`, `a ${part.type} part that cannot be stored: ${whole.error.issues[0]?.message ?? 'malformed'}`);
   });
