@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** A fresh folder and a database path in it. */
-export function tempDb(): { db: string; cleanup: () => void } {
+export function tempDb(): { dir: string; db: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'agentstate-ai-sdk-'));
-  return { db: join(dir, 'state.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return { dir, db: join(dir, 'state.db'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
