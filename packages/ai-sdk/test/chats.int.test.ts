@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { UIMessage } from 'ai';
-import { ConflictError } from '@agentstate/core';
+import { ConflictError, ValidationError } from '@agentstate/core';
 import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createChatStore, memoryTools } from '../src/index.js';
@@ -130,6 +130,20 @@ describe('saveChat and loadChat', () => {
     expect(await bob.loadChat('c')).toEqual([]);
     await expect(bob.saveChat({ chatId: 'c', messages: [user('u1', 'mine now')] })).rejects.toBeInstanceOf(ConflictError);
     expect(await ana.loadChat('c')).toStrictEqual([user('u1', 'secret')]);
+  });
+
+  it('refuse a message that cannot be stored, naming it, and write nothing', async () => {
+    const chats = createChatStore({ provider: state });
+    await chats.saveChat({ chatId: 'c', messages: [user('u1', 'Hi')] });
+    const events = await head();
+    const bad = { id: 'a1', role: 'assistant', parts: [{ type: 'data-chart', data: { at: new Date(0) } }] } as UIMessage;
+    await expect(chats.saveChat({ chatId: 'c', messages: [user('u1', 'Hi'), bad] })).rejects.toMatchObject({
+      code: 'invalid',
+      field: 'messages.1.parts.0',
+    });
+    const wrongRole = { id: 'x', role: 'tool', parts: [] } as unknown as UIMessage;
+    await expect(chats.saveChat({ chatId: 'c', messages: [wrongRole] })).rejects.toBeInstanceOf(ValidationError);
+    expect(await head()).toBe(events);
   });
 
   it('load an unknown chat as an empty one', async () => {
