@@ -5,6 +5,6 @@
  * `generateText` and `streamText`, each scoped to one user.
  */
 export { type ChatStore, type ChatStoreOptions, type FinishEvent, type SaveChatInput, createChatStore } from './chats.js';
-export { type MemoryOutput, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
+export { type MemoryOutput, type MemoryTools, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
 export { fromTurn, toTurnInput } from './messages.js';
 export { type UIPartLike, fromTurnParts, toTurnParts } from './parts.js';

@@ -7,7 +7,7 @@
  */
 import type { MemoryItem, Provider, ScopeInput, Skill } from '@agentstate/core';
 import { NotFoundError, sameScope, toScope } from '@agentstate/core';
-import { tool } from 'ai';
+import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 
 /** Options of {@link memoryTools}. */
@@ -40,6 +40,19 @@ export interface SkillOutput {
   wins: number;
 }
 
+/**
+ * The tools {@link memoryTools} returns, each typed by its input and output
+ * (a type alias, not an interface, so that it is assignable to the SDK's `ToolSet`).
+ */
+export type MemoryTools = {
+  remember: Tool<{ content: string; key?: string | undefined; kind?: string | undefined }, MemoryOutput>;
+  recall: Tool<{ query?: string | undefined; limit?: number | undefined }, { memories: Array<MemoryOutput & { score: number }> }>;
+  update: Tool<{ id: string; content: string }, MemoryOutput>;
+  forget: Tool<{ id: string }, { forgotten: string }>;
+  searchSkills: Tool<{ query: string; limit?: number | undefined }, { skills: SkillOutput[] }>;
+  recordSkillOutcome: Tool<{ slug: string; success: boolean }, SkillOutput>;
+};
+
 const memoryOutput = (item: MemoryItem): MemoryOutput => ({
   id: item.id,
   content: item.content,
@@ -63,7 +76,7 @@ const skillOutput = (skill: Skill): SkillOutput => ({
  * throws a typed `AgentStateError`, which the SDK hands to the model as the
  * tool's error.
  */
-export function memoryTools(options: MemoryToolsOptions) {
+export function memoryTools(options: MemoryToolsOptions): MemoryTools {
   const { provider } = options;
   const scope = toScope(options.scope);
   const source = options.source ?? 'ai-sdk';

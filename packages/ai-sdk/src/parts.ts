@@ -24,15 +24,14 @@ const RESULT_STATES = new Set(['output-available', 'output-error']);
 /** The `metadata` of a part written whole; its `data` is the UI part. */
 const WHOLE = { uiPart: true } as const;
 
-/** The fields of `fields` whose value is defined: `undefined` means absent, as in JSON. */
+/** The fields of `fields` whose value is defined (the tool fields a state does not use may be unset). */
 function defined(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
 
 /** `{ metadata: { ui } }` when there are UI fields left over, else nothing. */
 function uiMetadata(rest: Record<string, unknown>): { metadata?: JsonObject } {
-  const ui = defined(rest);
-  return Object.keys(ui).length === 0 ? {} : { metadata: { ui: ui as JsonObject } };
+  return Object.keys(rest).length === 0 ? {} : { metadata: { ui: rest as JsonObject } };
 }
 
 /** The natural counterparts of `part` (one or two), before validation; `undefined` when it has none. */
