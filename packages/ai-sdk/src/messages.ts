@@ -1,0 +1,38 @@
+/**
+ * One `UIMessage` is one turn: its role, its parts (see parts.ts) and, in
+ * the turn's `metadata.ui`, the message id and the message's own
+ * `metadata`. The turn's id stays ours, so a message id may repeat across
+ * chats and a regenerated message may reuse its id.
+ */
+import type { JsonObject, JsonValue, Turn, TurnInput } from '@agentstate/core';
+import { ValidationError } from '@agentstate/core';
+import type { UIMessage } from 'ai';
+import { dropUndefined } from './undefined.js';
+import { fromTurnParts, toTurnParts, type UIPartLike } from './parts.js';
+
+/** The roles a UI message may have. */
+const UI_ROLES = new Set<string>(['system', 'user', 'assistant']);
+
+/** The turn input of a UI message. */
+export function toTurnInput(message: UIMessage, index: number): TurnInput {
+  // The SDK leaves a response message's id empty unless the route passes `generateMessageId`: kept as given.
+  if (typeof message.id !== 'string') throw new ValidationError(`messages.${index}.id`, 'must be a string');
+  if (!UI_ROLES.has(message.role)) throw new ValidationError(`messages.${index}.role`, 'must be system, user or assistant');
+  if (!Array.isArray(message.parts)) throw new ValidationError(`messages.${index}.parts`, 'must be an array');
+  const ui: JsonObject = { id: message.id };
+  if (message.metadata !== undefined) ui.metadata = dropUndefined(message.metadata) as JsonValue;
+  return { role: message.role, parts: toTurnParts(message.parts as readonly UIPartLike[], `messages.${index}.parts`), metadata: { ui } };
+}
+
+/**
+ * The UI message of a turn. A turn written by another client (no
+ * `metadata.ui`) reads with its turn id as message id; a `tool` turn reads
+ * as an assistant message, the role that carries tool parts in the SDK.
+ */
+export function fromTurn<M extends UIMessage = UIMessage>(turn: Turn): M {
+  const ui = turn.metadata.ui;
+  const fields = ui !== null && typeof ui === 'object' && !Array.isArray(ui) ? ui : {};
+  const role: UIMessage['role'] = turn.role === 'tool' ? 'assistant' : turn.role;
+  const id = typeof fields.id === 'string' ? fields.id : turn.id;
+  return { id, role, ...('metadata' in fields ? { metadata: fields.metadata } : {}), parts: fromTurnParts(turn.parts) } as unknown as M;
+}

@@ -1,0 +1,16 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runReadmeExample } from '../../../tools/readme-example.js';
+import { tempDb } from './helpers.js';
+
+describe('the README example', () => {
+  it('runs as written against the built package', () => {
+    const { dir, cleanup } = tempDb();
+    try {
+      const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), {}, dir);
+      expect(out.split('\n').filter(Boolean)).toEqual(['user: text', 'assistant: step-start, tool-remember, step-start, text', "[ 'Ana drinks tea' ]"]);
+    } finally {
+      cleanup();
+    }
+  });
+});
