@@ -11,7 +11,7 @@
  * binary fits, which takes minutes on a small machine.
  */
 import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -128,6 +128,17 @@ describe('in a new project that installed the tarballs', { timeout: 300_000 }, (
   it('runs `npx --no -- agentstate demo` as the README says', () => {
     const out = run('npx', ['--no', '--', 'agentstate', 'demo']);
     expect(out).toMatch(/^ok: the tables equal a replay of all \d+ events, byte for byte/m);
+  });
+
+  it('imports every export of every package, each with its types file', () => {
+    for (const { manifest } of packages) {
+      for (const [subpath, entry] of Object.entries(manifest.exports ?? {})) {
+        const specifier = `${manifest.name}${subpath.slice(1)}`;
+        expect(existsSync(join(app, 'node_modules', manifest.name, entry.types!)), `${specifier} types`).toBe(true);
+        const keys = run(process.execPath, ['--input-type=module', '-e', `console.log(Object.keys(await import('${specifier}')).length)`]);
+        expect(Number(keys), specifier).toBeGreaterThan(0);
+      }
+    }
   });
 
   it("runs the root README's code examples", () => {
