@@ -13,7 +13,7 @@ describe('agentstate demo', () => {
     const path = /^agentstate demo: a sample agent state in (\S+)$/m.exec(out)?.[1];
     expect(path && existsSync(path)).toBe(true);
     expect(out).toContain('1 session with 4 turns, 3 skills with outcomes, 5 memory items: 18 events in the log.');
-    expect(out).toContain('$ npx agentstate memory recall deploy --mode lexical');
+    expect(out).toContain('$ npx --no -- agentstate memory recall deploy --mode lexical');
     expect(out).toMatch(/1\.000\s+fact\s+.*Staging deploys run on Cloudflare Workers/);
     expect(out).toContain('ok: the tables equal a replay of all 18 events, byte for byte');
     expect(out).toContain(`export AGENTSTATE_DB=${path}`);
@@ -25,7 +25,7 @@ describe('agentstate demo', () => {
     const out = ok(['demo']);
     const explore = out.slice(out.indexOf('Explore it yourself'));
     const db = /^ {2}export AGENTSTATE_DB=(\S+)$/m.exec(explore)?.[1];
-    const commands = [...explore.matchAll(/^ {2}npx agentstate (.+)$/gm)].map((m) => m[1]!.split(' '));
+    const commands = [...explore.matchAll(/^ {2}npx --no -- agentstate (.+)$/gm)].map((m) => m[1]!.split(' '));
     expect(commands.map((c) => c.join(' '))).toEqual(['sessions list', 'log tail', 'stats', '--help']);
     const checkout = fileURLToPath(new URL('../../..', import.meta.url));
     const env = {
@@ -38,7 +38,7 @@ describe('agentstate demo', () => {
         .join(':'),
     };
     for (const args of commands) {
-      const run = spawnSync('npx', ['agentstate', ...args], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync('npx', ['--no', '--', 'agentstate', ...args], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
       expect({ args, code: run.status, stderr: run.stderr }).toEqual({ args, code: 0, stderr: '' });
     }
   });

@@ -56,8 +56,10 @@ const MEMORY = [
  * How the printed commands start: `npx` runs the `agentstate` bin of the
  * project it is run in (a checkout after `npm ci`, or a project that
  * installed the package), where a bare `agentstate` is not on the PATH.
+ * `--no` keeps npx from ever downloading a registry package of that name
+ * elsewhere, and `--` ends npx's options so every flag reaches agentstate.
  */
-const COMMAND = 'npx agentstate';
+const COMMAND = 'npx --no -- agentstate';
 
 const LEXICAL_QUERY = 'deploy';
 const HYBRID_QUERY = 'which color theme does the user like?';

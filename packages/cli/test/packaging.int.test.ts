@@ -1,0 +1,178 @@
+/**
+ * Test what we publish: every public package under packages/ (found at run
+ * time, so new ones are covered) is packed with `npm pack` and installed
+ * from its tarball into a new, empty project outside the repository, its
+ * third-party dependencies coming from the registry as for a user. There the
+ * documented commands run as written: `npx --no -- agentstate demo`, the MCP
+ * server through the SDK's client (as the README's host entries configure
+ * it), and the code examples of the root and MCP READMEs.
+ *
+ * Slow by nature: the install compiles better-sqlite3 when no prebuilt
+ * binary fits, which takes minutes on a small machine.
+ */
+import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mcpConfigs, startConfigured } from '../../../tools/mcp-config.js';
+import { tsExamples } from '../../../tools/readme-example.js';
+
+const checkout = fileURLToPath(new URL('../../..', import.meta.url));
+// About two minutes on an idle two-core machine (the compile); far more when it is busy.
+const INSTALL_TIMEOUT = 20 * 60_000;
+
+/** A package.json, as far as this test reads it. */
+interface Manifest {
+  name: string;
+  private?: boolean;
+  license?: string;
+  description?: string;
+  keywords?: string[];
+  files?: string[];
+  exports?: Record<string, { types?: string; default?: string }>;
+  engines?: { node?: string };
+  repository?: { type: string; url: string; directory: string };
+  dependencies?: Record<string, string>;
+}
+
+/** Every package under packages/ that is not private, with its folder. */
+function publicPackages(): Array<{ dir: string; manifest: Manifest }> {
+  const root = join(checkout, 'packages');
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => {
+      const dir = join(root, entry.name);
+      try {
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+        return manifest.private ? [] : [{ dir, manifest }];
+      } catch {
+        return []; // a folder without a package.json is no package
+      }
+    });
+}
+
+/**
+ * The environment of a user's shell: no npm_* variables of the `npm test`
+ * that runs this file, and no node_modules/.bin of the checkout on the PATH,
+ * so nothing can resolve to the repository instead of the installed project.
+ */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!/^npm_/i.test(key) && key !== 'AGENTSTATE_DB') env[key] = value;
+  env.PATH = (process.env.PATH ?? '')
+    .split(':')
+    .filter((p) => !p.includes('node_modules'))
+    .join(':');
+  env.NO_COLOR = '1';
+  return env;
+}
+
+const packages = publicPackages();
+const work = mkdtempSync(join(tmpdir(), 'agentstate-packaging-'));
+const tarballs = join(work, 'tarballs');
+const app = join(work, 'app');
+const packed = new Map<string, string[]>();
+
+function run(command: string, args: string[], options: ExecFileSyncOptions = {}): string {
+  return execFileSync(command, args, { cwd: app, env: userEnv(), encoding: 'utf8', stdio: 'pipe', timeout: 120_000, ...options }) as string;
+}
+
+beforeAll(() => {
+  mkdirSync(tarballs);
+  mkdirSync(app);
+  for (const { dir, manifest } of packages) {
+    const [result] = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', tarballs], { cwd: dir })) as Array<{
+      filename: string;
+      files: Array<{ path: string }>;
+    }>;
+    packed.set(manifest.name, [join(tarballs, result!.filename), ...result!.files.map((f) => f.path)]);
+  }
+  run('npm', ['init', '-y']);
+  run('npm', ['install', '--no-fund', '--no-audit', ...[...packed.values()].map(([tarball]) => tarball!)], { timeout: INSTALL_TIMEOUT });
+}, INSTALL_TIMEOUT + 120_000);
+
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('every public package', () => {
+  it('is found under packages/', () => {
+    expect(packages.map((p) => p.manifest.name)).toEqual(
+      expect.arrayContaining(['@agentstate/core', '@agentstate/sqlite', '@agentstate/cli', '@agentstate/mcp']),
+    );
+  });
+
+  it.each(packages.map((p) => [p.manifest.name, p] as const))('%s has the metadata a registry package needs', (_, { dir, manifest }) => {
+    expect(manifest.name).toMatch(/^@agentstate\/[a-z-]+$/);
+    expect(manifest.license).toBe('MIT');
+    expect(manifest.description?.length).toBeGreaterThan(20);
+    expect(manifest.keywords?.length).toBeGreaterThan(0);
+    expect(manifest.engines?.node).toBe('>=20');
+    expect(manifest.repository).toEqual({ type: 'git', url: 'git+https://github.com/agentstate/agentstate.git', directory: dir.slice(checkout.length) });
+    for (const entry of Object.values(manifest.exports ?? {})) expect(entry.types).toMatch(/^\.\/dist\/.*\.d\.ts$/);
+    expect(Object.keys(manifest.exports ?? {})).toContain('.');
+    // An internal dependency is exact, so a tarball install never resolves to an unrelated registry release.
+    for (const [dep, version] of Object.entries(manifest.dependencies ?? {})) if (dep.startsWith('@agentstate/')) expect(version, dep).toBe('0.1.0');
+  });
+
+  it.each(packages.map((p) => [p.manifest.name] as const))('%s packs only what a user needs', (name) => {
+    const files = packed.get(name)!.slice(1);
+    expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']));
+    for (const file of files) expect(file).toMatch(/^(package\.json|README\.md|LICENSE|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts)|data\/[^/]+\.bin)$/);
+    expect(files.filter((f) => /(^|\/)(test|tests|src)\/|\.test\.|\.map$|tsbuildinfo/.test(f))).toEqual([]);
+  });
+});
+
+// Each run starts node (and npx) in a project of cold files, on a machine that may be busy.
+describe('in a new project that installed the tarballs', { timeout: 300_000 }, () => {
+  it('runs `npx --no -- agentstate demo` as the README says', () => {
+    const out = run('npx', ['--no', '--', 'agentstate', 'demo']);
+    expect(out).toMatch(/^ok: the tables equal a replay of all \d+ events, byte for byte/m);
+  });
+
+  it('imports every export of every package, each with its types file', () => {
+    for (const { manifest } of packages) {
+      for (const [subpath, entry] of Object.entries(manifest.exports ?? {})) {
+        const specifier = `${manifest.name}${subpath.slice(1)}`;
+        expect(existsSync(join(app, 'node_modules', manifest.name, entry.types!)), `${specifier} types`).toBe(true);
+        const keys = run(process.execPath, ['--input-type=module', '-e', `console.log(Object.keys(await import('${specifier}')).length)`]);
+        expect(Number(keys), specifier).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("runs the root README's code examples", () => {
+    const [first, second] = tsExamples(join(checkout, 'README.md'));
+    expect(runExample(first!)).toContain("[ 'The user prefers dark mode' ]");
+    expect(runExample(second!)).toContain('The customer is on the pro tier 2');
+  });
+
+  it("runs the MCP README's example, a client starting the installed server", () => {
+    const out = runExample(tsExamples(join(checkout, 'packages/mcp/README.md'))[0]!);
+    expect(out).toContain("[ 'The user prefers dark themes (1)' ]");
+  });
+
+  it("starts the server as every installed-package entry of the MCP README configures it, with the SDK's client", async () => {
+    const entries = mcpConfigs(join(checkout, 'packages/mcp/README.md')).filter((c) => ![c.command, ...c.args].some((a) => a.includes('/path/to/agentstate')));
+    expect(entries.length).toBeGreaterThanOrEqual(2);
+    const db = join(work, 'mcp.db');
+    for (const entry of entries) {
+      const client = await startConfigured(entry, { '/path/to/your-project': app, '/Users/you/.agentstate/state.db': db }, app);
+      try {
+        await client.callTool({ name: 'remember', arguments: { content: `installed ${entry.command}` } });
+        const recalled = await client.callTool({ name: 'recall', arguments: { query: 'installed', mode: 'lexical' } });
+        expect((recalled.structuredContent as { hits: Array<{ content: string }> }).hits.map((h) => h.content)).toContain(`installed ${entry.command}`);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+});
+
+/** Runs a README example as a file of the installed project, so its imports resolve there. */
+function runExample(source: string): string {
+  const file = join(app, 'example.mts');
+  writeFileSync(file, source);
+  // tsx comes from the checkout (a user has their own); only the loader is borrowed, not the packages.
+  return run(process.execPath, ['--import', import.meta.resolve('tsx'), file]);
+}

@@ -1,0 +1,106 @@
+/**
+ * Every ```ts and ```js block of every README is accounted for: run by a
+ * named test, or, for a block of declarations (an API summary), checked here
+ * against the built package — each declared name is exported and each listed
+ * member exists (and, for an interface that extends nothing, is all there
+ * is). A README that gains a block fails this test until the block is
+ * covered, so no example can drift unseen.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const checkout = fileURLToPath(new URL('../../..', import.meta.url));
+
+/** What covers each block of a README, in order: the test that runs it, or `declarations`. */
+const COVERAGE: Record<string, ReadonlyArray<string>> = {
+  'README.md': ['packages/sqlite/test/root-readme.int.test.ts', 'packages/sqlite/test/root-readme.int.test.ts'],
+  'packages/cli/README.md': [],
+  'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],
+  'packages/embeddings/README.md': ['packages/embeddings/test/readme.test.ts', 'packages/embeddings/test/readme-server.int.test.ts', 'declarations'],
+  'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
+  'packages/sqlite/README.md': ['packages/sqlite/test/readme.int.test.ts'],
+  'packages/testing/README.md': [
+    'packages/testing/test/readme.int.test.ts',
+    'packages/testing/test/readme.int.test.ts',
+    'declarations',
+    'packages/testing/test/readme.int.test.ts',
+  ],
+};
+
+/** The root README and every package's, found at run time. */
+function readmes(): string[] {
+  const packages = readdirSync(join(checkout, 'packages'))
+    .map((name) => `packages/${name}/README.md`)
+    .filter((path) => existsSync(join(checkout, path)));
+  return ['README.md', ...packages];
+}
+
+/** The ```ts and ```js blocks of a README, in order. */
+function codeBlocks(path: string): string[] {
+  return [...readFileSync(join(checkout, path), 'utf8').matchAll(/```(?:ts|js|typescript|javascript)\n([\s\S]*?)```/g)].map((m) => m[1]!);
+}
+
+/**
+ * TypeScript that compiles only when the declarations of `block` match the
+ * exports of `pkg`: values are referenced, types named, members keyed.
+ */
+function declarationCheck(pkg: string, block: string): string {
+  const lines = [`import type * as T from '${pkg}';`, `import * as V from '${pkg}';`];
+  const text = block.replace(/\/\/.*$/gm, '');
+  for (const [, name] of text.matchAll(/^(?:abstract )?(?:class|function|const) (\w+)/gm)) lines.push(`void V.${name};`);
+  for (const [, name] of text.matchAll(/^type (\w+)/gm)) lines.push(`export type _${name} = T.${name};`);
+  for (const [, name, parent, body] of text.matchAll(/^interface (\w+)(?: extends (\w+))? \{\n([\s\S]*?)^\}/gm)) {
+    const members = [...body!.matchAll(/^ {2}(?:readonly )?(\w+)\??[(:]/gm)].map((m) => `'${m[1]}'`);
+    lines.push(`export const _${name}: Array<keyof T.${name}> = [${members.join(', ')}];`);
+    if (parent === undefined)
+      lines.push(`export const _${name}_all: [Exclude<keyof T.${name}, ${members.join(' | ')}>] extends [never] ? true : false = true;`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+describe('every README code block', () => {
+  it('is covered by a test or checked as declarations', () => {
+    const found = Object.fromEntries(readmes().map((path) => [path, codeBlocks(path).length]));
+    const covered = Object.fromEntries(Object.entries(COVERAGE).map(([path, by]) => [path, by.length]));
+    expect(found).toEqual(covered);
+    for (const by of Object.values(COVERAGE)) for (const test of by) if (test !== 'declarations') expect(existsSync(join(checkout, test)), test).toBe(true);
+  });
+
+  const declarations = Object.entries(COVERAGE).flatMap(([path, by]) =>
+    by.flatMap((kind, index) => (kind === 'declarations' ? [[path, index + 1] as const] : [])),
+  );
+
+  it.each(declarations)('%s block %i declares what the built package exports', (path, number) => {
+    const dir = join(checkout, path, '..');
+    const pkg = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string }).name;
+    const source = declarationCheck(pkg, codeBlocks(path)[number - 1]!);
+    expect(source).toMatch(/V\.|T\./);
+    const file = join(dir, `.readme-declarations-${process.pid}.mts`);
+    writeFileSync(file, source);
+    try {
+      const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
+      const args = [
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--skipLibCheck',
+        '--types',
+        'node',
+        file,
+      ];
+      execFileSync(process.execPath, [tsc, ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+    } catch (error) {
+      throw new Error(`${path} block ${number} does not match ${pkg}:\n${(error as { stdout?: string }).stdout ?? ''}\n${source}`);
+    } finally {
+      rmSync(file, { force: true });
+    }
+  });
+});
