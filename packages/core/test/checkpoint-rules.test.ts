@@ -12,6 +12,7 @@ import {
   createInMemoryProvider,
   decodeSnapshot,
   decodeStateEvent,
+  encodeSnapshot,
   EventTypes,
   ManualClock,
   seededEntropy,
@@ -88,6 +89,10 @@ describe('checkpoint fold rules', () => {
         const state = new InMemoryState();
         for (const event of await p.log.read({ stream: STATE_STREAM })) state.apply(decodeStateEvent(event), event.seq);
         expect(state.capture()).toEqual(snapshot);
+        // And a snapshot restores to the same projection.
+        const restored = new InMemoryState();
+        restored.restore(decodeSnapshot(encodeSnapshot(snapshot), snapshot.seq));
+        expect(restored.capture()).toEqual(snapshot);
       }),
       { numRuns: 60 },
     );
