@@ -10,8 +10,11 @@ import { idField, serialField, shortTextField, textField } from './fields.js';
 import { jsonValueField, metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 
-/** A checkpoint namespace: `''` is the root graph; subgraphs have their own. */
-export const checkpointNamespaceField = textField(LIMITS.id);
+/**
+ * A checkpoint namespace: `''` is the root graph; subgraphs have their own,
+ * which nest (LangGraph joins `node:taskId` per level), so short text rather than an id.
+ */
+export const checkpointNamespaceField = textField(LIMITS.shortText);
 
 /**
  * One saved checkpoint. `(threadId, namespace, checkpointId)` is its key;

@@ -46,6 +46,10 @@ export const checkpointChecks: ProviderCheck[] = [
       expect((await p.checkpoints.get({ threadId: 't', checkpointId: '01' }))?.checkpoint.parentCheckpointId).toBeNull();
       expect((await p.checkpoints.get({ threadId: 't', namespace: 'sub' }))?.checkpoint.checkpointId).toBe('09');
       expect(await p.checkpoints.get({ threadId: 't', checkpointId: '09' })).toBeUndefined();
+      // Nested subgraph namespaces grow with depth: three LangGraph levels are longer than an id.
+      const nested = ['outer', 'inner', 'leaf'].map((node) => `${node}:1ef4f797-8335-6428-8001-8a1503f9b875`).join('|');
+      await chain(p, 't', ['10'], nested);
+      expect((await p.checkpoints.get({ threadId: 't', namespace: nested }))?.checkpoint.namespace).toBe(nested);
       const first = (await p.checkpoints.get({ threadId: 't', checkpointId: '02' }))!.checkpoint;
       expect(first.syncVersion).toBe(1);
       const again = await p.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: { v: 'new' } });
@@ -203,6 +207,7 @@ export const checkpointChecks: ProviderCheck[] = [
         ['checkpoint', () => p.checkpoints.put({ ...put, checkpoint: 'x'.repeat(LIMITS.checkpoint) })],
         ['metadata', () => p.checkpoints.put({ ...put, metadata: [] as never })],
         ['namespace', () => p.checkpoints.put({ ...put, namespace: 'a\u0000' })],
+        ['namespace', () => p.checkpoints.put({ ...put, namespace: 'x'.repeat(LIMITS.shortText + 1) })],
         [
           'writes.1.idx',
           () =>
