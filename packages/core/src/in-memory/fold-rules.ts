@@ -118,6 +118,7 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
  * its `id` and `createdAt` (docs/contract.md §2: saving again replaces).
  */
 function checkpointViolation(stored: Checkpoint | undefined, checkpoint: Checkpoint): Violation {
+  // Checkpoints have no tombstones: their envelope is read as a live record's.
   if (!stored)
     return firstVersion({ ...checkpoint, deleted: false }) ?? (checkpoint.updatedAt !== checkpoint.createdAt ? 'updatedAt differs from createdAt' : undefined);
   return (

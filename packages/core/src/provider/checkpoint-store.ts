@@ -63,14 +63,14 @@ export function createCheckpointStore(engine: Engine): CheckpointStore {
     async list(options: ListCheckpointsOptions = {}) {
       const o = parseInput(listCheckpointsOptionsSchema, options);
       const limit = o.limit ?? 0;
-      const scope = { ...(o.threadId === undefined ? {} : { threadId: o.threadId }), ...(o.namespace === undefined ? {} : { namespace: o.namespace }) };
+      const narrowed = { ...(o.threadId === undefined ? {} : { threadId: o.threadId }), ...(o.namespace === undefined ? {} : { namespace: o.namespace }) };
       // `before` is the position just ahead of every checkpoint with that id: ids are non-empty.
       let after: CheckpointKey | undefined = o.before === undefined ? undefined : { checkpointId: o.before, threadId: '', namespace: '' };
       const wanted = o.metadata === undefined ? undefined : metadataMatcher(o.metadata);
       const found: Checkpoint[] = [];
       for (;;) {
         const batchSize = wanted ? FILTER_BATCH : limit;
-        const batch = await queries.list({ ...scope, ...(after ? { after } : {}), limit: batchSize });
+        const batch = await queries.list({ ...narrowed, ...(after ? { after } : {}), limit: batchSize });
         for (const c of batch) if (!wanted || wanted(c.metadata)) found.push(c);
         if (limit > 0 && found.length >= limit) break;
         if (!wanted || batch.length < batchSize) break;
