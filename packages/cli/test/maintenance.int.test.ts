@@ -55,7 +55,7 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
     expect(okJson(['rebuild', '--from-scratch', '--db', db])).toMatchObject({ seq: 19, snapshotSeq: 0, events: 19, skipped: [] });
     expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 19 events in /);
     expect(ok(['snapshot', '--print', '--db', db])).toBe(before);
-    expect(JSON.parse(before)).toMatchObject({ format: 'agentstate.snapshot/2', seq: 19 });
+    expect(JSON.parse(before)).toMatchObject({ format: 'agentstate.snapshot/3', seq: 19 });
   });
 
   it('verifies while another process keeps writing', async () => {

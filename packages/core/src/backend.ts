@@ -15,8 +15,10 @@ export {
   compareMemoryNewestFirst,
   compareTurnsNewestFirst,
   compareStrings,
+  compareCheckpointsNewestFirst,
+  compareWrites,
 } from './records/order.js';
-export { copySession, copyTurn, copySkill, copyMemoryItem } from './records/copy.js';
+export { copySession, copyTurn, copySkill, copyMemoryItem, copyCheckpoint, copyCheckpointWrite } from './records/copy.js';
 export { parseInput } from './records/inputs.js';
 export { scopeKey, descendantKeyRange } from './records/scope.js';
 export { jsonClone, canonicalJson } from './log/json.js';
@@ -63,6 +65,8 @@ export type {
   Awaitable,
   StateLookups,
   StateWriteTx,
+  CheckpointKey,
+  CheckpointQueries,
   Keyset,
   LexicalQuery,
   MemoryFilter,

@@ -44,6 +44,26 @@ export {
   type MemoryItem,
 } from './records/records.js';
 export {
+  checkpointNamespaceField,
+  checkpointSchema,
+  type Checkpoint,
+  checkpointWriteSchema,
+  type CheckpointWrite,
+  type CheckpointTuple,
+} from './records/checkpoints.js';
+export {
+  putCheckpointInputSchema,
+  type PutCheckpointInput,
+  putWritesInputSchema,
+  type PutWritesInput,
+  getCheckpointInputSchema,
+  type GetCheckpointInput,
+  listCheckpointsOptionsSchema,
+  type ListCheckpointsOptions,
+  deleteThreadOptionsSchema,
+  type DeleteThreadOptions,
+} from './records/checkpoint-inputs.js';
+export {
   scopeInputSchema,
   listSkillsOptionsSchema,
   type ListSkillsOptions,
@@ -148,7 +168,7 @@ export { type SnapshotCodec, SnapshotSealError, plainCodec, hmacCodec, ed25519Co
 export type { SkippedSnapshot } from './snapshot/restore.js';
 export { UnboundSnapshotError } from './snapshot/binding.js';
 export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
-export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
+export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, CheckpointStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrder } from './provider/recall-defaults.js';
 export { type InMemoryProviderOptions, createInMemoryProvider, type ReplayOptions, replay } from './in-memory/provider.js';

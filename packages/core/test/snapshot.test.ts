@@ -68,7 +68,7 @@ describe('snapshots', () => {
     const loaded = await loadSnapshot(log, codec, 3);
     expect(loaded.snapshot?.seq).toBe(good.seq);
     expect(loaded.skipped.map((s) => s.seq)).toEqual([3, 2]);
-    const misnumbered = encodeSnapshot({ seq: 2, sessions: [], turns: [], skills: [], memory: [], operations: [] });
+    const misnumbered = encodeSnapshot({ seq: 2, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] });
     await log.saveSnapshot({ stream: 'state', seq: 1, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, 1, misnumbered), misnumbered)) });
     const none = await loadSnapshot(log, codec, 3);
     expect(none.snapshot).toBeUndefined();

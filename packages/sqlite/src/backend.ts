@@ -15,6 +15,7 @@ import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
+import { allCheckpointRows } from './checkpoint-rows.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -119,6 +120,6 @@ export function captureSnapshot(conn: Connection, projection: Projection): Snaps
     const skills = (conn.prepare('SELECT * FROM skills').all() as SkillRow[]).map(skillFromRow);
     const memory = (conn.prepare('SELECT * FROM memory').all() as MemoryRow[]).map(memoryFromRow);
     const operations = (conn.prepare('SELECT * FROM operations').all() as OperationRow[]).map(operationFromRow);
-    return sortSnapshot({ seq, sessions, turns, skills, memory, operations });
+    return sortSnapshot({ seq, sessions, turns, skills, memory, operations, ...allCheckpointRows(conn) });
   });
 }

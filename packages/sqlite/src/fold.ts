@@ -8,8 +8,8 @@
  * written once per stretch of events, through the same writer as a live
  * commit.
  */
-import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { ChangeRecord, FoldView } from '@agentstate/core/backend';
+import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
@@ -89,6 +89,19 @@ class PendingView implements FoldView {
 
   operation(id: string): OperationEntry | undefined {
     return this.operations.get(id) ?? this.tables.operation(id);
+  }
+
+  // Checkpoint records are written as they are folded (see `foldPending`), so the tables answer.
+  checkpointAt(key: CheckpointKey): Checkpoint | undefined {
+    return this.tables.checkpoints.at(key);
+  }
+
+  checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean {
+    return this.tables.checkpoints.writeExists(key, taskId, idx);
+  }
+
+  checkpointThreadExists(threadId: string): boolean {
+    return this.tables.checkpoints.threadExists(threadId);
   }
 
   /** Holds the operation of an idempotent write until the next flush. */
@@ -188,7 +201,12 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
-      for (const entry of changeRecords(change)) view.put(entry, event.seq);
+      for (const entry of changeRecords(change)) {
+        // Checkpoints touch no other kind, and a thread deletion must follow the writes before it:
+        // they are written at once rather than coalesced.
+        if (isCheckpointEntry(entry)) putOrCorrupt(() => projection.put(entry), event.seq);
+        else view.put(entry, event.seq);
+      }
       const operation = changeOperation(change);
       if (operation) view.putOperation({ id: operation.id, inputHash: operation.inputHash, seq: event.seq });
       hlc = maxHlc(hlc, changeHlc(change));
@@ -200,6 +218,11 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
   view.flush(projection);
   if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
   return folded;
+}
+
+/** True for the entries of checkpoint events. */
+function isCheckpointEntry(entry: ChangeRecord): boolean {
+  return entry.kind === 'checkpoint' || entry.kind === 'checkpointWrite' || entry.kind === 'checkpointThreadDeletion';
 }
 
 /** Orders turns by session, then seq: the key of the turns table. */

@@ -25,6 +25,7 @@ import {
 } from './rows.js';
 import type { VectorIndexes } from './vectors.js';
 import { metadataLeaves } from './metadata.js';
+import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoint-rows.js';
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
 export interface ProjectionState {
@@ -62,7 +63,7 @@ const SQL = {
 } as const;
 
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
-const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations'] as const;
+const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations', 'checkpoints', 'checkpoint_writes'] as const;
 
 /** Writes records into the projection tables of one connection. */
 export class Projection {
@@ -115,6 +116,15 @@ export class Projection {
       case 'memory':
         this.#putMemory(entry.record);
         break;
+      case 'checkpoint':
+        putCheckpointRow(this.conn, entry.record);
+        break;
+      case 'checkpointWrite':
+        putCheckpointWriteRow(this.conn, entry.record);
+        break;
+      case 'checkpointThreadDeletion':
+        deleteCheckpointThreadRows(this.conn, entry.threadId);
+        break;
     }
   }
 
@@ -139,6 +149,11 @@ export class Projection {
       hlc = maxHlc(hlc, m.updatedHlc);
     }
     for (const o of snapshot.operations) this.putOperation(o);
+    for (const c of snapshot.checkpoints) {
+      putCheckpointRow(this.conn, c);
+      hlc = maxHlc(hlc, c.updatedHlc);
+    }
+    for (const w of snapshot.checkpointWrites) putCheckpointWriteRow(this.conn, w);
     return hlc;
   }
 

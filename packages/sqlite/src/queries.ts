@@ -9,6 +9,8 @@ import { memoryRowFilter } from './metadata.js';
 import { descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
+import type { SyncCheckpointQueries } from './checkpoint-rows.js';
+import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -128,6 +130,7 @@ export interface TableLookups {
   memoryItem(id: string): MemoryItem | undefined;
   operation(id: string): OperationEntry | undefined;
   memoryWithKey(scope: Scope, key: string): MemoryItem | undefined;
+  checkpoints: SyncCheckpointQueries;
 }
 
 /** The {@link TableLookups} of a connection's projection tables. */
@@ -161,6 +164,7 @@ export function tableLookups(conn: Connection): TableLookups {
     operation: (id: string) => mapErrors(() => one<OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', operationFromRow, id)),
     memoryWithKey: (scope: Scope, key: string) =>
       mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0', memoryFromRow, scopeKey(scope), key)),
+    checkpoints: checkpointQueries(conn),
   };
 }
 

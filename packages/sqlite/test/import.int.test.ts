@@ -20,6 +20,11 @@ async function sourceExport(): Promise<{ lines: string[]; snapshot: string }> {
   await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
   const m = await p.memory.write({ content: 'a fact' });
   await p.memory.delete(m.id);
+  await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: { step: 1 } });
+  await p.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: { step: 2 }, metadata: { source: 'loop' } });
+  await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -1, channel: 'c', value: [1] }] });
+  await p.checkpoints.put({ threadId: 'gone', checkpointId: '01', checkpoint: null });
+  await p.checkpoints.deleteThread('gone');
   let text = '';
   await exportLog(p.log, (chunk) => {
     text += chunk;
@@ -32,14 +37,18 @@ async function sourceExport(): Promise<{ lines: string[]; snapshot: string }> {
 describe('importSqlite', () => {
   const source = sourceExport();
 
-  it('creates a database whose tables equal the source', async () => {
+  it('creates a database whose tables equal the source, checkpoints included', async () => {
     const { lines, snapshot } = await source;
     const path = tmp.file('copy.db');
     const result = await importSqlite(path, lines);
-    expect(result).toMatchObject({ events: 5, sha256: createHash('sha256').update(snapshot).digest('hex') });
+    expect(result).toMatchObject({ events: 10, sha256: createHash('sha256').update(snapshot).digest('hex') });
     const copy = openSqlite(path);
     expect(encodeSnapshot(await copy.snapshot())).toBe(snapshot);
     expect(await copy.memory.recall({ query: 'fact' })).toEqual([]);
+    const latest = await copy.checkpoints.get({ threadId: 't' });
+    expect(latest?.checkpoint).toMatchObject({ checkpointId: '02', parentCheckpointId: '01', checkpoint: { step: 2 } });
+    expect(latest?.pendingWrites.map((w) => w.value)).toEqual([[1]]);
+    expect(await copy.checkpoints.list({ threadId: 'gone' })).toEqual([]);
     await copy.close();
   });
 

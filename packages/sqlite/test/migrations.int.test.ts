@@ -80,7 +80,9 @@ describe('migrations', () => {
     expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['hello']);
     const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'again' });
     expect(next.seq).toBe(2);
-    expect(await p.log.head('state')).toBe(3);
+    await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: { kept: true } });
+    expect((await p.checkpoints.get({ threadId: 't' }))?.checkpoint.checkpoint).toEqual({ kept: true });
+    expect(await p.log.head('state')).toBe(4);
     await p.close();
   });
 

@@ -63,6 +63,12 @@ beforeAll(async () => {
     itemId = item.id;
   }
   await p.skills.upsert({ slug: 'deploy', body: 'how to deploy', scope: ['org:a'] });
+  for (let i = 0; i < 20; i += 1) {
+    const threadId = `thread-${i % 4}`;
+    const checkpointId = String(i).padStart(3, '0');
+    await p.checkpoints.put({ threadId, namespace: i % 2 ? 'sub' : '', checkpointId, checkpoint: { i }, metadata: { step: i } });
+    await p.checkpoints.putWrites({ threadId, checkpointId, taskId: 'k', writes: [{ idx: 0, channel: 'c', value: i }] });
+  }
 });
 
 afterAll(async () => {
@@ -110,6 +116,24 @@ const cases: { name: string; call: () => Promise<unknown>; uses: RegExp[] }[] = 
     name: 'sessions.search lexical in a scope and its descendants',
     call: () => p.sessions.search({ query: 'deploys', mode: 'lexical', scope: ['org:a'], includeDescendants: true }),
     uses: [/turns_fts VIRTUAL TABLE/, /\(session_id=\? AND seq<\?\)/],
+  },
+  {
+    name: 'checkpoints.get, the newest of a thread and namespace, with its writes',
+    call: () => p.checkpoints.get({ threadId: 'thread-1', namespace: 'sub' }),
+    uses: [
+      /SEARCH checkpoints USING INDEX checkpoints_by_key \(thread_id=\? AND namespace=\?\)/,
+      /checkpoint_writes_by_key \(thread_id=\? AND namespace=\? AND checkpoint_id=\?\)/,
+    ],
+  },
+  {
+    name: 'checkpoints.list across threads before an id',
+    call: () => p.checkpoints.list({ before: '010', limit: 3 }),
+    uses: [/checkpoints USING INDEX checkpoints_newest/],
+  },
+  {
+    name: 'checkpoints.list of one thread',
+    call: () => p.checkpoints.list({ threadId: 'thread-2', limit: 2 }),
+    uses: [/SEARCH checkpoints USING INDEX checkpoints_by_key \(thread_id=\?\)/],
   },
   {
     name: 'memory.update',

@@ -82,6 +82,27 @@ describe('verify', () => {
     expect((await verifyFile()).ok).toBe(true);
   });
 
+  it('fails on a changed checkpoint or pending write, names the table and rebuild repairs it', async () => {
+    const p = openSqlite(path);
+    await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: { step: 1 } });
+    await p.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'v' }] });
+    await p.close();
+    expect((await verifyFile()).ok).toBe(true);
+    tamper(path, `UPDATE checkpoints SET checkpoint = '{"step":2}'`);
+    tamper(path, 'DELETE FROM checkpoint_writes');
+    const report = await verifyFile();
+    expect(report.ok).toBe(false);
+    expect(report.differences).toEqual([
+      'checkpoints: 1 differ from the log (["t","","01"])',
+      'checkpoint writes: 1 in the log but not in the tables (["t","","01"]#k#0)',
+    ]);
+    await rebuildFile();
+    expect((await verifyFile()).ok).toBe(true);
+    const reopened = openSqlite(path);
+    expect((await reopened.checkpoints.get({ threadId: 't' }))?.checkpoint.checkpoint).toEqual({ step: 1 });
+    await reopened.close();
+  });
+
   it('fails on full-text rows that index the wrong words', async () => {
     tamper(path, 'DELETE FROM skills_fts WHERE rowid = (SELECT min(n) FROM skills WHERE deleted = 0)');
     tamper(path, "INSERT INTO skills_fts (rowid, text) VALUES ((SELECT min(n) FROM skills WHERE deleted = 0), 'nothing like it')");

@@ -16,6 +16,8 @@ import { EventTypes, STATE_STREAM } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
 import type { OperationEntry, OperationRef } from '../log/operation.js';
 import type { OutcomeIncrement } from '../log/events.js';
+import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
+import type { CheckpointKey } from '../write/backend.js';
 
 /** What the rules look up in the state being folded into; tombstones included. */
 export interface FoldView {
@@ -34,6 +36,12 @@ export interface FoldView {
   operation(id: string): OperationEntry | undefined;
   /** The id of the live memory item of `scope` holding `key`. */
   memoryIdWithKey(scope: Scope, key: string): string | undefined;
+  /** The checkpoint at this key. */
+  checkpointAt(key: CheckpointKey): Checkpoint | undefined;
+  /** True when the task already has a write at `idx` against the checkpoint at `key`. */
+  checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean;
+  /** True when the thread has a checkpoint or a write. */
+  checkpointThreadExists(threadId: string): boolean;
 }
 
 /** A broken rule: the message, without the event's position. */
@@ -96,7 +104,44 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
     case EventTypes.MemoryDeleted:
     case EventTypes.MemoryUpdated:
       return memoryChangeViolation(view, change.payload.item, change.type === EventTypes.MemoryDeleted);
+    case EventTypes.CheckpointSaved:
+      return checkpointViolation(view.checkpointAt(change.payload.checkpoint), change.payload.checkpoint);
+    case EventTypes.CheckpointWritesSaved:
+      return writesViolation(view, change.payload.writes);
+    case EventTypes.CheckpointThreadDeleted:
+      return view.checkpointThreadExists(change.payload.threadId) ? undefined : `thread ${json(change.payload.threadId)} has no checkpoints or writes`;
   }
+}
+
+/**
+ * A checkpoint's first save, or a later save under the same key that keeps
+ * its `id` and `createdAt` (docs/contract.md §2: saving again replaces).
+ */
+function checkpointViolation(stored: Checkpoint | undefined, checkpoint: Checkpoint): Violation {
+  // Checkpoints have no tombstones: their envelope is read as a live record's.
+  if (!stored)
+    return firstVersion({ ...checkpoint, deleted: false }) ?? (checkpoint.updatedAt !== checkpoint.createdAt ? 'updatedAt differs from createdAt' : undefined);
+  return (
+    nextVersion({ ...stored, deleted: false }, { ...checkpoint, deleted: false }, false) ??
+    changedField(stored, checkpoint, ['id', 'createdAt']) ??
+    (checkpoint.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
+  );
+}
+
+/** One task's writes against one checkpoint, each idx once; a non-negative idx is never written twice. */
+function writesViolation(view: FoldView, writes: readonly CheckpointWrite[]): Violation {
+  const first = writes[0]!;
+  const idxs = new Set<number>();
+  for (const write of writes) {
+    const moved = changedField(first, write, ['threadId', 'namespace', 'checkpointId', 'taskId', 'taskPath']);
+    if (moved !== undefined) return `the writes are not all of one task and checkpoint: ${moved}`;
+    if (idxs.has(write.idx)) return `idx ${write.idx} is written twice`;
+    idxs.add(write.idx);
+    if (write.idx >= 0 && view.checkpointWriteExists(write, write.taskId, write.idx)) {
+      return `task ${json(write.taskId)} already has a write at idx ${write.idx}, which is never overwritten`;
+    }
+  }
+  return undefined;
 }
 
 /**

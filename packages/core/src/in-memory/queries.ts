@@ -50,6 +50,7 @@ function rankByRelevance<T>(
 /** Queries over an {@link InMemoryState}. */
 export function inMemoryQueries(state: InMemoryState): StateQueries {
   return {
+    checkpoints: state.checkpoints,
     session: (id) => state.sessions.get(id),
     turnExists: (id) => state.turnIds.has(id),
     lastTurnSeq: (sessionId) => state.turns.get(sessionId)?.length ?? 0,

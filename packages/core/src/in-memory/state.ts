@@ -18,6 +18,10 @@ import { SortedList } from './sorted-list.js';
 import type { FoldView } from './fold-rules.js';
 import { checkChange } from './fold-rules.js';
 import type { OperationEntry } from '../log/operation.js';
+import type { Checkpoint } from '../records/checkpoints.js';
+import { copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
+import type { CheckpointKey } from '../write/backend.js';
+import { CheckpointThreads } from './checkpoint-threads.js';
 
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
 const memoryKeyOf = (scope: Scope, key: string): string => `${scopeKey(scope)}\u0000${key}`;
@@ -62,6 +66,9 @@ export class InMemoryState implements FoldView {
   /** Operations of idempotent writes by id (docs/contract.md §4). */
   readonly operations = new Map<string, OperationEntry>();
 
+  /** Checkpoints and their writes, by thread. */
+  readonly checkpoints = new CheckpointThreads();
+
   /**
    * Folds one change in, after checking it against the fold's rules (see
    * `fold-rules.ts`): a change the live API could not have written is a
@@ -97,6 +104,16 @@ export class InMemoryState implements FoldView {
       case EventTypes.MemoryUpdated:
         this.#putMemory(change.payload.item);
         break;
+      case EventTypes.CheckpointSaved:
+        this.#observe(change.payload.checkpoint.updatedHlc);
+        this.checkpoints.put(change.payload.checkpoint);
+        break;
+      case EventTypes.CheckpointWritesSaved:
+        for (const write of change.payload.writes) this.checkpoints.putWrite(write);
+        break;
+      case EventTypes.CheckpointThreadDeleted:
+        this.checkpoints.deleteThread(change.payload.threadId);
+        break;
     }
     const operation = change.payload.operation;
     if (operation) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
@@ -110,6 +127,11 @@ export class InMemoryState implements FoldView {
     for (const s of snapshot.skills) this.#putSkill(s);
     for (const m of snapshot.memory) this.#putMemory(m);
     for (const o of snapshot.operations) this.operations.set(o.id, { ...o });
+    for (const c of snapshot.checkpoints) {
+      this.#observe(c.updatedHlc);
+      this.checkpoints.put(c);
+    }
+    for (const w of snapshot.checkpointWrites) this.checkpoints.putWrite(w);
     this.seq = snapshot.seq;
   }
 
@@ -124,6 +146,8 @@ export class InMemoryState implements FoldView {
       skills: [...this.skills.values()].map(copySkill),
       memory: [...this.memory.values()].map(copyMemoryItem),
       operations: [...this.operations.values()].map((o) => ({ ...o })),
+      checkpoints: [...this.checkpoints.allCheckpoints()].map(copyCheckpoint),
+      checkpointWrites: [...this.checkpoints.allWrites()].map(copyCheckpointWrite),
     });
   }
 
@@ -226,6 +250,21 @@ export class InMemoryState implements FoldView {
   /** The id of the live memory item of `scope` holding `key`. */
   memoryIdWithKey(scope: Scope, key: string): string | undefined {
     return this.liveMemoryKeys.get(memoryKeyOf(scope, key));
+  }
+
+  /** The checkpoint at this key. */
+  checkpointAt(key: CheckpointKey): Checkpoint | undefined {
+    return this.checkpoints.at(key);
+  }
+
+  /** True when the task already has a write at `idx` against the checkpoint at `key`. */
+  checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean {
+    return this.checkpoints.writeExists(key, taskId, idx);
+  }
+
+  /** True when the thread has a checkpoint or a write. */
+  checkpointThreadExists(threadId: string): boolean {
+    return this.checkpoints.threadExists(threadId);
   }
 
   /** The record at `(scope, slug)`, tombstones included. */

@@ -5,8 +5,9 @@
  * and remembers the HLC, so its clock restarts past every stored write.
  */
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { Hlc } from '../time/hlc.js';
-import { maxHlc } from '../time/hlc.js';
+import { HLC_ZERO, maxHlc } from '../time/hlc.js';
 import type { StateChange } from './events.js';
 import { EventTypes } from './events.js';
 import type { OperationRef } from './operation.js';
@@ -16,7 +17,11 @@ export type ChangeRecord =
   | { kind: 'session'; record: Session }
   | { kind: 'turn'; record: Turn }
   | { kind: 'skill'; record: Skill }
-  | { kind: 'memory'; record: MemoryItem };
+  | { kind: 'memory'; record: MemoryItem }
+  | { kind: 'checkpoint'; record: Checkpoint }
+  | { kind: 'checkpointWrite'; record: CheckpointWrite }
+  /** Not a record: every checkpoint and write of the thread goes. Entries before it must be written first. */
+  | { kind: 'checkpointThreadDeletion'; threadId: string };
 
 /**
  * The records a change writes. Applying them in order is the whole
@@ -45,6 +50,12 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
     case EventTypes.MemoryDeleted:
     case EventTypes.MemoryUpdated:
       return [{ kind: 'memory', record: change.payload.item }];
+    case EventTypes.CheckpointSaved:
+      return [{ kind: 'checkpoint', record: change.payload.checkpoint }];
+    case EventTypes.CheckpointWritesSaved:
+      return change.payload.writes.map((record) => ({ kind: 'checkpointWrite', record }));
+    case EventTypes.CheckpointThreadDeleted:
+      return [{ kind: 'checkpointThreadDeletion', threadId: change.payload.threadId }];
   }
 }
 
@@ -73,6 +84,12 @@ export function changeHlc(change: StateChange): Hlc {
     case EventTypes.MemoryDeleted:
     case EventTypes.MemoryUpdated:
       return change.payload.item.updatedHlc;
+    case EventTypes.CheckpointSaved:
+      return change.payload.checkpoint.updatedHlc;
+    // Writes and thread deletions carry no clock of their own.
+    case EventTypes.CheckpointWritesSaved:
+    case EventTypes.CheckpointThreadDeleted:
+      return HLC_ZERO;
   }
 }
 

@@ -6,6 +6,9 @@
 import { z } from 'zod';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
+import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
+import { idField } from '../records/fields.js';
 import type { OperationRef } from './operation.js';
 import { operationSchema } from './operation.js';
 
@@ -31,6 +34,9 @@ export const EventTypes = {
   MemoryDeleted: 'memory.deleted',
   SkillOutcomeRecorded: 'skill.outcome_recorded',
   MemoryUpdated: 'memory.updated',
+  CheckpointSaved: 'checkpoint.saved',
+  CheckpointWritesSaved: 'checkpoint.writes_saved',
+  CheckpointThreadDeleted: 'checkpoint.thread_deleted',
 } as const;
 
 /** One of the `state` stream's event types. */
@@ -58,6 +64,11 @@ export const statePayloadSchemas = {
   [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema, operation }),
   [EventTypes.SkillOutcomeRecorded]: z.strictObject({ skill: skillSchema, increment: outcomeIncrementSchema, operation }),
   [EventTypes.MemoryUpdated]: z.strictObject({ item: memoryItemSchema, operation }),
+  [EventTypes.CheckpointSaved]: z.strictObject({ checkpoint: checkpointSchema, operation }),
+  /** The writes that change the projection: one task's, against one checkpoint. */
+  [EventTypes.CheckpointWritesSaved]: z.strictObject({ writes: z.array(checkpointWriteSchema).min(1), operation }),
+  /** Removes every checkpoint and write of the thread. */
+  [EventTypes.CheckpointThreadDeleted]: z.strictObject({ threadId: idField, operation }),
 } as const;
 
 /** A payload with the optional `operation` key of an idempotent write. */
@@ -75,7 +86,10 @@ export type StateChange =
   | { type: typeof EventTypes.MemoryWritten; payload: Op<{ item: MemoryItem }> }
   | { type: typeof EventTypes.MemoryDeleted; payload: Op<{ item: MemoryItem }> }
   | { type: typeof EventTypes.SkillOutcomeRecorded; payload: Op<{ skill: Skill; increment: OutcomeIncrement }> }
-  | { type: typeof EventTypes.MemoryUpdated; payload: Op<{ item: MemoryItem }> };
+  | { type: typeof EventTypes.MemoryUpdated; payload: Op<{ item: MemoryItem }> }
+  | { type: typeof EventTypes.CheckpointSaved; payload: Op<{ checkpoint: Checkpoint }> }
+  | { type: typeof EventTypes.CheckpointWritesSaved; payload: Op<{ writes: CheckpointWrite[] }> }
+  | { type: typeof EventTypes.CheckpointThreadDeleted; payload: Op<{ threadId: string }> };
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;

@@ -15,6 +15,7 @@ import { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend } from '../write/backend.js';
 import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
+import { createCheckpointStore } from './checkpoint-store.js';
 import { createMemoryStore } from './memory-store.js';
 import { listNamespaces } from './namespaces.js';
 import type { StateProviderOptions } from './options.js';
@@ -89,6 +90,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     sessions: createSessionStore(engine, { ...recallContext, vectors: turnVectors }),
     skills: createSkillStore(engine),
     memory: createMemoryStore(engine, { ...recallContext, vectors }),
+    checkpoints: createCheckpointStore(engine),
     namespaces: (namespaceOptions) => listNamespaces(backend.queries, namespaceOptions),
     snapshot: () => backend.capture(),
     saveSnapshot,

@@ -22,6 +22,8 @@ import type {
 } from '../records/inputs.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
+import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, PutCheckpointInput, PutWritesInput } from '../records/checkpoint-inputs.js';
+import type { Checkpoint, CheckpointTuple, CheckpointWrite } from '../records/checkpoints.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import type { Page } from '../paging/cursor.js';
 
@@ -158,6 +160,31 @@ export interface MemoryStore {
   sweep(): Promise<number>;
 }
 
+/**
+ * Graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"), on the
+ * same log as everything else, so export, import, replay and verify cover
+ * them. The shape a LangGraph `BaseCheckpointSaver` needs, framework-neutral.
+ */
+export interface CheckpointStore {
+  /**
+   * Saves a checkpoint under `(threadId, namespace, checkpointId)`; saving
+   * under a taken key replaces it (same `id` and `createdAt`, the next `syncVersion`).
+   */
+  put(input: PutCheckpointInput): Promise<Checkpoint>;
+  /**
+   * Saves one task's writes against a checkpoint (saved or not yet). A write
+   * at a non-negative `idx` the task already has is ignored; one at a
+   * negative `idx` replaces. Returns the writes stored; `[]` (and no event) when none.
+   */
+  putWrites(input: PutWritesInput): Promise<CheckpointWrite[]>;
+  /** The newest checkpoint of `(threadId, namespace)`, or the one with `checkpointId`, with its pending writes; undefined when there is none. */
+  get(input: GetCheckpointInput): Promise<CheckpointTuple | undefined>;
+  /** Checkpoints with their pending writes, newest first (`checkpointId` descending, then `threadId`, then `namespace`); see {@link ListCheckpointsOptions}. */
+  list(options?: ListCheckpointsOptions): Promise<CheckpointTuple[]>;
+  /** Removes every checkpoint and write of the thread in one event; nothing (and no event) when it has none. */
+  deleteThread(threadId: string, options?: DeleteThreadOptions): Promise<void>;
+}
+
 /** The persistence boundary of an agent. */
 export interface Provider {
   /** Backend name, e.g. `memory` or `sqlite`. */
@@ -165,6 +192,7 @@ export interface Provider {
   readonly sessions: SessionStore;
   readonly skills: SkillStore;
   readonly memory: MemoryStore;
+  readonly checkpoints: CheckpointStore;
   /**
    * The distinct scopes of live sessions, skills and memory items under
    * `prefix` (itself included), each truncated to `maxDepth` labels,

@@ -4,6 +4,7 @@
  */
 import { jsonClone } from '../log/json.js';
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
+import type { Checkpoint, CheckpointWrite } from './checkpoints.js';
 
 /** A copy of a session. */
 export function copySession(s: Session): Session {
@@ -23,4 +24,14 @@ export function copySkill(s: Skill): Skill {
 /** A copy of a memory item. */
 export function copyMemoryItem(m: MemoryItem): MemoryItem {
   return { ...m, scope: [...m.scope], metadata: structuredClone(m.metadata), updatedHlc: { ...m.updatedHlc } };
+}
+
+/** A copy of a checkpoint. */
+export function copyCheckpoint(c: Checkpoint): Checkpoint {
+  return { ...c, checkpoint: jsonClone(c.checkpoint), metadata: jsonClone(c.metadata), updatedHlc: { ...c.updatedHlc } };
+}
+
+/** A copy of a checkpoint write. */
+export function copyCheckpointWrite(w: CheckpointWrite): CheckpointWrite {
+  return { ...w, value: jsonClone(w.value) };
 }

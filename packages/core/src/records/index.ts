@@ -4,3 +4,5 @@ export * from './order.js';
 export * from './limits.js';
 export * from './inputs.js';
 export * from './copy.js';
+export * from './checkpoints.js';
+export * from './checkpoint-inputs.js';

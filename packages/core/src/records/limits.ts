@@ -35,4 +35,12 @@ export const LIMITS = Object.freeze({
   whereConditions: 64,
   /** Values of one `$in` or `$nin` list. */
   whereValues: 1_000,
+  /**
+   * A checkpoint's `checkpoint` value, or the values of one `putWrites` call
+   * together, as canonical JSON text, in characters (16 MiB): one event
+   * carries at most this much caller data beside its metadata.
+   */
+  checkpoint: 16_777_216,
+  /** Writes in one `checkpoints.putWrites` call. */
+  checkpointWrites: 1_000,
 });

@@ -2,6 +2,7 @@
  * The total orders every backend returns lists in. Each has a final tie-break
  * on id, so two backends can never disagree.
  */
+import type { CheckpointWrite } from './checkpoints.js';
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
 
 const ABOVE_BMP_OR_PRIVATE = /[\uD800-\uFFFF]/;
@@ -54,6 +55,19 @@ export function compareMemoryNewestFirst(a: MemoryItem, b: MemoryItem): number {
 /** Turns across sessions: newest first (`createdAt` desc, then `id` desc), as memory is recalled. */
 export function compareTurnsNewestFirst(a: Turn, b: Turn): number {
   return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
+}
+
+/** What orders checkpoints: their key. */
+type CheckpointPlace = { threadId: string; namespace: string; checkpointId: string };
+
+/** The order of `CheckpointQueries.list`: `checkpointId`, `threadId`, `namespace`, all descending. */
+export function compareCheckpointsNewestFirst(a: CheckpointPlace, b: CheckpointPlace): number {
+  return cmp(b.checkpointId, a.checkpointId) || cmp(b.threadId, a.threadId) || cmp(b.namespace, a.namespace);
+}
+
+/** Writes by `taskId`, then `idx`. */
+export function compareWrites(a: CheckpointWrite, b: CheckpointWrite): number {
+  return cmp(a.taskId, b.taskId) || a.idx - b.idx;
 }
 
 /** Code-point string order, the one SQL `COLLATE BINARY` (UTF-8) and `COLLATE "C"` use. */

@@ -3,7 +3,7 @@
  * a codec seals is two lines: a header, then the snapshot's canonical text.
  *
  *     {"event":"<sha256>","format":"agentstate.bound-snapshot/1","log":"<id>","seq":42,"sha256":"<sha256>"}
- *     {"format":"agentstate.snapshot/2",...}
+ *     {"format":"agentstate.snapshot/3",...}
  *
  * The header records the log's identity, the seq, a digest of the event at
  * that seq and the SHA-256 of the content line. A loader trusts the content
@@ -30,7 +30,7 @@ import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from './snapshot.js';
-import { encodeSnapshot, SNAPSHOT_FORMAT } from './snapshot.js';
+import { encodeSnapshot } from './snapshot.js';
 
 /** A snapshot stored by a version without bindings: untrusted, but not damaged. */
 export class UnboundSnapshotError extends CorruptionError {}
@@ -96,6 +96,16 @@ export async function bindSnapshot(log: Log, snapshot: Snapshot): Promise<string
   return formatBoundSnapshot(await snapshotBinding(log, snapshot.seq, content), content);
 }
 
+/** True for snapshot text of any format: what versions before bindings stored, without a header. */
+function isSnapshotText(text: string): boolean {
+  try {
+    const format = (JSON.parse(text) as { format?: unknown } | null)?.format;
+    return typeof format === 'string' && format.startsWith('agentstate.snapshot/');
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Splits opened snapshot text into its binding and content, checking the
  * header's shape and the content's digest. A `CorruptionError` says why the
@@ -105,7 +115,7 @@ export async function bindSnapshot(log: Log, snapshot: Snapshot): Promise<string
 export function parseBoundSnapshot(text: string, storedSeq: number): { binding: SnapshotBinding; content: string } {
   const newline = text.indexOf('\n');
   if (newline < 0) {
-    if (text.startsWith(`{"format":"${SNAPSHOT_FORMAT}"`)) throw new UnboundSnapshotError(STATE_STREAM, storedSeq, 'unbound snapshot from an older version');
+    if (isSnapshotText(text)) throw new UnboundSnapshotError(STATE_STREAM, storedSeq, 'unbound snapshot from an older version');
     throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot has no binding header');
   }
   let raw: unknown;

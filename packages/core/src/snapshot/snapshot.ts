@@ -5,20 +5,25 @@
  */
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
-import { compareStrings } from '../records/order.js';
+import { compareCheckpointsNewestFirst, compareStrings, compareWrites } from '../records/order.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import { canonicalJson } from '../log/json.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { OperationEntry } from '../log/operation.js';
 import { operationEntrySchema } from '../log/operation.js';
+import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
+import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
 import { upcastV1MemoryItem, upcastV1Session, upcastV1Skill, upcastV1Turn } from '../log/legacy/v1.js';
 
 /** The format tag inside every encoded snapshot. */
-export const SNAPSHOT_FORMAT = 'agentstate.snapshot/2';
+export const SNAPSHOT_FORMAT = 'agentstate.snapshot/3';
 
 /** The format of snapshots written before payload schema version 2; read through the version 1 record upcasters. */
 const SNAPSHOT_FORMAT_V1 = 'agentstate.snapshot/1';
+
+/** The format of snapshots written before checkpoints: format 3 without them. */
+const SNAPSHOT_FORMAT_V2 = 'agentstate.snapshot/2';
 
 /** The whole projection of the `state` stream at `seq`, tombstones included. */
 export interface Snapshot {
@@ -30,6 +35,10 @@ export interface Snapshot {
   memory: MemoryItem[];
   /** The operations of idempotent writes folded so far, by id. */
   operations: OperationEntry[];
+  /** Checkpoints, by thread, namespace and checkpoint id. */
+  checkpoints: Checkpoint[];
+  /** Pending writes, by checkpoint, then task and idx. */
+  checkpointWrites: CheckpointWrite[];
 }
 
 const snapshotSchema = z.strictObject({
@@ -40,10 +49,15 @@ const snapshotSchema = z.strictObject({
   skills: z.array(skillSchema),
   memory: z.array(memoryItemSchema),
   operations: z.array(operationEntrySchema),
+  checkpoints: z.array(checkpointSchema),
+  checkpointWrites: z.array(checkpointWriteSchema),
 });
 
 const byId = (a: { id: string }, b: { id: string }): number => compareStrings(a.id, b.id);
 const byTurn = (a: Turn, b: Turn): number => compareStrings(a.sessionId, b.sessionId) || a.seq - b.seq;
+/** Oldest first: the reverse of the list order. */
+const byCheckpoint = (a: Checkpoint, b: Checkpoint): number => compareCheckpointsNewestFirst(b, a);
+const byWrite = (a: CheckpointWrite, b: CheckpointWrite): number => compareCheckpointsNewestFirst(b, a) || compareWrites(a, b);
 
 /** Sorts a snapshot's collections into their canonical order (in place). */
 export function sortSnapshot(snapshot: Snapshot): Snapshot {
@@ -52,6 +66,8 @@ export function sortSnapshot(snapshot: Snapshot): Snapshot {
   snapshot.skills.sort(byId);
   snapshot.memory.sort(byId);
   snapshot.operations.sort(byId);
+  snapshot.checkpoints.sort(byCheckpoint);
+  snapshot.checkpointWrites.sort(byWrite);
   return snapshot;
 }
 
@@ -64,6 +80,8 @@ export function encodeSnapshot(snapshot: Snapshot): string {
     skills: [...snapshot.skills],
     memory: [...snapshot.memory],
     operations: [...snapshot.operations],
+    checkpoints: [...snapshot.checkpoints],
+    checkpointWrites: [...snapshot.checkpointWrites],
   });
   return canonicalJson({ format: SNAPSHOT_FORMAT, ...sorted });
 }
@@ -82,9 +100,13 @@ export function decodeSnapshot(text: string, storedSeq: number, stream = STATE_S
   return snapshot;
 }
 
-/** A format 1 snapshot in today's shape; anything else unchanged, for the schema to judge. */
+/** A format 1 or 2 snapshot in today's shape; anything else unchanged, for the schema to judge. */
 function upcastSnapshot(raw: unknown): unknown {
-  if (raw === null || typeof raw !== 'object' || (raw as { format?: unknown }).format !== SNAPSHOT_FORMAT_V1) return raw;
+  if (raw === null || typeof raw !== 'object') return raw;
+  const format = (raw as { format?: unknown }).format;
+  // Formats 1 and 2 had no checkpoints.
+  if (format === SNAPSHOT_FORMAT_V2) return { ...raw, format: SNAPSHOT_FORMAT, checkpoints: [], checkpointWrites: [] };
+  if (format !== SNAPSHOT_FORMAT_V1) return raw;
   const v1 = raw as Record<string, unknown>;
   const each = (key: string, step: (record: Record<string, unknown>) => Record<string, unknown>): unknown => {
     const list = v1[key];
@@ -99,5 +121,7 @@ function upcastSnapshot(raw: unknown): unknown {
     memory: each('memory', upcastV1MemoryItem),
     // Version 1 had no idempotent writes.
     operations: [],
+    checkpoints: [],
+    checkpointWrites: [],
   };
 }

@@ -7,6 +7,7 @@
 import type { TokenMatch } from '../matching/lexical.js';
 import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '../records/records.js';
+import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -36,6 +37,37 @@ export interface StateLookups {
   operation(id: string): Awaitable<OperationEntry | undefined>;
   /** The live memory item of `scope` holding `key` (expired or not). */
   memoryWithKey(scope: Scope, key: string): Awaitable<MemoryItem | undefined>;
+  /** Checkpoints and their writes (see {@link CheckpointQueries}). */
+  readonly checkpoints: CheckpointQueries;
+}
+
+/** Where a checkpoint is: its key. */
+export interface CheckpointKey {
+  threadId: string;
+  namespace: string;
+  checkpointId: string;
+}
+
+/**
+ * What a backend answers about checkpoints (docs/contract.md §2, "Checkpoints"). The order
+ * of {@link CheckpointQueries.list} is `checkpointId`, then `threadId`,
+ * then `namespace`, all descending in code-point order (SQL `COLLATE
+ * BINARY` / `"C"`); core filters metadata and pages on top of it.
+ */
+export interface CheckpointQueries {
+  /** The checkpoint at this key. */
+  at(key: CheckpointKey): Awaitable<Checkpoint | undefined>;
+  /** The newest checkpoint (greatest `checkpointId`) of `(threadId, namespace)`. */
+  latest(threadId: string, namespace: string): Awaitable<Checkpoint | undefined>;
+  /** Every write against the checkpoint at `key` (whether or not it is saved), by `taskId`, then `idx`. */
+  writes(key: CheckpointKey): Awaitable<CheckpointWrite[]>;
+  /** True when the thread has a checkpoint or a write. */
+  threadExists(threadId: string): Awaitable<boolean>;
+  /**
+   * Checkpoints in the order above, narrowed to a thread and namespace when
+   * given, strictly after `after` in that order, at most `limit` (0: all).
+   */
+  list(query: { threadId?: string; namespace?: string; after?: CheckpointKey; limit: number }): Awaitable<Checkpoint[]>;
 }
 
 /** What a write transaction may do: look up, then commit one change. */

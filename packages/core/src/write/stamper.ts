@@ -20,6 +20,8 @@ import type {
   upsertSkillInputSchema,
   writeMemoryInputSchema,
 } from '../records/inputs.js';
+import type { putCheckpointInputSchema, putWritesInputSchema } from '../records/checkpoint-inputs.js';
+import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import { partsFromContent, renderPartsText } from '../records/parts.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
@@ -55,6 +57,12 @@ export type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
 
 /** Validated `memory.update` changes. */
 export type MemoryPatch = z.output<typeof updateMemoryInputSchema>;
+
+/** Validated `checkpoints.put` input. */
+export type CheckpointDraft = z.output<typeof putCheckpointInputSchema>;
+
+/** Validated `checkpoints.putWrites` input. */
+export type WritesDraft = z.output<typeof putWritesInputSchema>;
 
 /** True when `item` has expired at `now`: it is invisible to reads (docs/contract.md, memory expiry). */
 export function isExpired(item: MemoryItem, now: Instant): boolean {
@@ -375,6 +383,50 @@ export class Stamper {
       ...this.#nextEnvelope(item, true),
     };
     return { type: EventTypes.MemoryDeleted, payload: { item: tombstone } };
+  }
+
+  /**
+   * A checkpoint saved under its key; `stored` is the one already there.
+   * Saving again replaces it (the saver semantics LangGraph expects): same
+   * `id` and `createdAt`, the next `syncVersion`, everything else from the draft.
+   */
+  saveCheckpoint(draft: CheckpointDraft, stored: Checkpoint | undefined): StateChangeOf<typeof EventTypes.CheckpointSaved> {
+    const content = {
+      threadId: draft.threadId,
+      namespace: draft.namespace,
+      checkpointId: draft.checkpointId,
+      parentCheckpointId: draft.parentCheckpointId,
+      checkpoint: draft.checkpoint,
+      metadata: draft.metadata ?? {},
+    };
+    if (!stored) {
+      const createdAt = this.#now();
+      const { deleted: _deleted, ...envelope } = this.#firstEnvelope();
+      return { type: EventTypes.CheckpointSaved, payload: { checkpoint: { id: this.#newId(), ...content, createdAt, updatedAt: createdAt, ...envelope } } };
+    }
+    const { deleted: _deleted, ...envelope } = this.#nextEnvelope({ ...stored, deleted: false }, false);
+    const checkpoint: Checkpoint = { id: stored.id, ...content, createdAt: stored.createdAt, updatedAt: later(stored.updatedAt, this.#now()), ...envelope };
+    return { type: EventTypes.CheckpointSaved, payload: { checkpoint } };
+  }
+
+  /**
+   * The writes of `draft` that change anything, given `existing`, the
+   * task's stored writes against the checkpoint: one at a non-negative idx
+   * already taken is dropped (never overwritten), one at a negative idx
+   * replaces. Undefined when none is left, so nothing is appended.
+   */
+  saveWrites(draft: WritesDraft, existing: readonly CheckpointWrite[]): StateChangeOf<typeof EventTypes.CheckpointWritesSaved> | undefined {
+    const taken = new Set(existing.map((w) => w.idx));
+    const { threadId, namespace, checkpointId, taskId, taskPath } = draft;
+    const writes = draft.writes
+      .filter((w) => w.idx < 0 || !taken.has(w.idx))
+      .map((w): CheckpointWrite => ({ threadId, namespace, checkpointId, taskId, taskPath, idx: w.idx, channel: w.channel, value: w.value }));
+    return writes.length === 0 ? undefined : { type: EventTypes.CheckpointWritesSaved, payload: { writes } };
+  }
+
+  /** Removes a thread's checkpoints and writes; undefined (nothing to append) when it has none. */
+  deleteCheckpointThread(threadId: string, exists: boolean): StateChangeOf<typeof EventTypes.CheckpointThreadDeleted> | undefined {
+    return exists ? { type: EventTypes.CheckpointThreadDeleted, payload: { threadId } } : undefined;
   }
 
   /** The provider clock's reading as an instant: what expiry is judged against. */

@@ -107,5 +107,5 @@ function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'
 }
 
 function emptyTables(): Snapshot {
-  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [] };
+  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] };
 }

@@ -166,6 +166,9 @@ export function diffSnapshots(tables: Snapshot, folded: Snapshot): string[] {
   out.push(...compare('skills', tables.skills, folded.skills, byId));
   out.push(...compare('memory', tables.memory, folded.memory, byId));
   out.push(...compare('operations', tables.operations, folded.operations, byId));
+  const checkpointKey = (c: { threadId: string; namespace: string; checkpointId: string }): string => JSON.stringify([c.threadId, c.namespace, c.checkpointId]);
+  out.push(...compare('checkpoints', tables.checkpoints, folded.checkpoints, checkpointKey));
+  out.push(...compare('checkpoint writes', tables.checkpointWrites, folded.checkpointWrites, (w) => `${checkpointKey(w)}#${w.taskId}#${w.idx}`));
   return out;
 }
 

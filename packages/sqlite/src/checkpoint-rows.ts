@@ -1,0 +1,178 @@
+/**
+ * The checkpoint tables (migration 6): rows, their records, and the queries
+ * of {@link CheckpointQueries}. JSON columns hold `JSON.stringify` text,
+ * which reads back to the same value.
+ */
+import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
+import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
+import type { Connection } from './connection.js';
+import { mapErrors as mapDriverErrors } from './errors.js';
+
+/** A row of `checkpoints`. */
+export interface CheckpointRow {
+  thread_id: string;
+  namespace: string;
+  checkpoint_id: string;
+  id: string;
+  parent_checkpoint_id: string | null;
+  checkpoint: string;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  sync_version: number;
+  origin_instance_id: string;
+  hlc_wall: number;
+  hlc_counter: number;
+  last_writer_id: string;
+}
+
+/** A row of `checkpoint_writes`. */
+export interface CheckpointWriteRow {
+  thread_id: string;
+  namespace: string;
+  checkpoint_id: string;
+  task_id: string;
+  idx: number;
+  task_path: string;
+  channel: string;
+  value: string;
+}
+
+/** A checkpoint from its row. */
+export function checkpointFromRow(r: CheckpointRow): Checkpoint {
+  return {
+    id: r.id,
+    threadId: r.thread_id,
+    namespace: r.namespace,
+    checkpointId: r.checkpoint_id,
+    parentCheckpointId: r.parent_checkpoint_id,
+    checkpoint: JSON.parse(r.checkpoint) as JsonValue,
+    metadata: JSON.parse(r.metadata) as JsonObject,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    syncVersion: r.sync_version,
+    originInstanceId: r.origin_instance_id,
+    updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
+    lastWriterId: r.last_writer_id,
+  };
+}
+
+/** A write from its row. */
+export function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
+  return {
+    threadId: r.thread_id,
+    namespace: r.namespace,
+    checkpointId: r.checkpoint_id,
+    taskId: r.task_id,
+    taskPath: r.task_path,
+    idx: r.idx,
+    channel: r.channel,
+    value: JSON.parse(r.value) as JsonValue,
+  };
+}
+
+const SQL = {
+  putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, metadata, created_at, updated_at,
+      sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET id = excluded.id, parent_checkpoint_id = excluded.parent_checkpoint_id,
+      checkpoint = excluded.checkpoint, metadata = excluded.metadata, created_at = excluded.created_at, updated_at = excluded.updated_at,
+      sync_version = excluded.sync_version, origin_instance_id = excluded.origin_instance_id, hlc_wall = excluded.hlc_wall,
+      hlc_counter = excluded.hlc_counter, last_writer_id = excluded.last_writer_id`,
+  putWrite: `INSERT INTO checkpoint_writes (thread_id, namespace, checkpoint_id, task_id, idx, task_path, channel, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (thread_id, namespace, checkpoint_id, task_id, idx) DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel, value = excluded.value`,
+  deleteCheckpoints: 'DELETE FROM checkpoints WHERE thread_id = ?',
+  deleteWrites: 'DELETE FROM checkpoint_writes WHERE thread_id = ?',
+  at: 'SELECT * FROM checkpoints WHERE thread_id = ? AND namespace = ? AND checkpoint_id = ?',
+  latest: 'SELECT * FROM checkpoints WHERE thread_id = ? AND namespace = ? ORDER BY checkpoint_id DESC LIMIT 1',
+  writes: 'SELECT * FROM checkpoint_writes WHERE thread_id = ? AND namespace = ? AND checkpoint_id = ? ORDER BY task_id, idx',
+  writeExists: 'SELECT 1 FROM checkpoint_writes WHERE thread_id = ? AND namespace = ? AND checkpoint_id = ? AND task_id = ? AND idx = ?',
+  threadExists: 'SELECT EXISTS (SELECT 1 FROM checkpoints WHERE thread_id = ?) OR EXISTS (SELECT 1 FROM checkpoint_writes WHERE thread_id = ?) AS found',
+} as const;
+
+/** Writes a checkpoint's post-image (a re-save replaces the row). */
+export function putCheckpointRow(conn: Connection, c: Checkpoint): void {
+  conn
+    .prepare(SQL.putCheckpoint)
+    .run(
+      c.threadId,
+      c.namespace,
+      c.checkpointId,
+      c.id,
+      c.parentCheckpointId,
+      JSON.stringify(c.checkpoint),
+      JSON.stringify(c.metadata),
+      c.createdAt,
+      c.updatedAt,
+      c.syncVersion,
+      c.originInstanceId,
+      c.updatedHlc.wall,
+      c.updatedHlc.counter,
+      c.lastWriterId,
+    );
+}
+
+/** Writes a write (one at a negative idx replaces the one there). */
+export function putCheckpointWriteRow(conn: Connection, w: CheckpointWrite): void {
+  conn.prepare(SQL.putWrite).run(w.threadId, w.namespace, w.checkpointId, w.taskId, w.idx, w.taskPath, w.channel, JSON.stringify(w.value));
+}
+
+/** Removes a thread's checkpoints and writes. */
+export function deleteCheckpointThreadRows(conn: Connection, threadId: string): void {
+  conn.prepare(SQL.deleteCheckpoints).run(threadId);
+  conn.prepare(SQL.deleteWrites).run(threadId);
+}
+
+/** Every checkpoint and write, for a snapshot. */
+export function allCheckpointRows(conn: Connection): { checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] } {
+  return {
+    checkpoints: (conn.prepare('SELECT * FROM checkpoints').all() as CheckpointRow[]).map(checkpointFromRow),
+    checkpointWrites: (conn.prepare('SELECT * FROM checkpoint_writes').all() as CheckpointWriteRow[]).map(checkpointWriteFromRow),
+  };
+}
+
+/** The checkpoint look-ups of one connection, synchronous (the fold's view needs them so). */
+export interface SyncCheckpointQueries extends CheckpointQueries {
+  at(key: CheckpointKey): Checkpoint | undefined;
+  writes(key: CheckpointKey): CheckpointWrite[];
+  threadExists(threadId: string): boolean;
+  /** True when the task has a write at `idx` against the checkpoint at `key`. */
+  writeExists(key: CheckpointKey, taskId: string, idx: number): boolean;
+}
+
+/** {@link CheckpointQueries} over a connection's tables. */
+export function checkpointQueries(conn: Connection): SyncCheckpointQueries {
+  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
+  const one = (sql: string, ...params: unknown[]): Checkpoint | undefined => {
+    const row = conn.prepare(sql).get(...params) as CheckpointRow | undefined;
+    return row === undefined ? undefined : checkpointFromRow(row);
+  };
+  return {
+    at: (key) => mapErrors(() => one(SQL.at, key.threadId, key.namespace, key.checkpointId)),
+    latest: (threadId, namespace) => mapErrors(() => one(SQL.latest, threadId, namespace)),
+    writes: (key) =>
+      mapErrors(() => (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as CheckpointWriteRow[]).map(checkpointWriteFromRow)),
+    writeExists: (key, taskId, idx) =>
+      mapErrors(() => conn.prepare(SQL.writeExists).get(key.threadId, key.namespace, key.checkpointId, taskId, idx) !== undefined),
+    threadExists: (threadId) => mapErrors(() => (conn.prepare(SQL.threadExists).get(threadId, threadId) as { found: number }).found === 1),
+    list: ({ threadId, namespace, after, limit }) =>
+      mapErrors(() => {
+        const where: string[] = [];
+        const params: unknown[] = [];
+        if (threadId !== undefined) {
+          where.push('thread_id = ?');
+          params.push(threadId);
+        }
+        if (namespace !== undefined) {
+          where.push('namespace = ?');
+          params.push(namespace);
+        }
+        if (after !== undefined) {
+          where.push('(checkpoint_id, thread_id, namespace) < (?, ?, ?)');
+          params.push(after.checkpointId, after.threadId, after.namespace);
+        }
+        const sql = `SELECT * FROM checkpoints${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+          ORDER BY checkpoint_id DESC, thread_id DESC, namespace DESC LIMIT ?`;
+        return (conn.prepare(sql).all(...params, limit > 0 ? limit : -1) as CheckpointRow[]).map(checkpointFromRow);
+      }),
+  };
+}
