@@ -227,7 +227,7 @@ export function sessionsCommand(): Command {
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with query text, else lexical)`, oneOf(RECALL_MODES))
     .option('--order <order>', `${RECALL_ORDERS.join(', ')}`, oneOf(RECALL_ORDERS))
     .option('--limit <n>', 'at most this many hits', positiveInt)
-    .option('--min-score <x>', 'drop hits scoring below this (0…1)', unitInterval)
+    .option('--min-score <x>', 'drop hits scoring below this (0…1, default 0: no cut)', unitInterval)
     .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
     .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
