@@ -185,7 +185,7 @@ export const skillInputs = {
 } as const;
 
 /** The order of a session listing. */
-export const SESSION_LIST_ORDERS = ['newest', 'oldest'] as const;
+export const SESSION_LIST_ORDERS = ['oldest', 'newest'] as const;
 
 /** Inputs of the session tools. */
 export const sessionInputs = {
@@ -227,7 +227,7 @@ export const sessionInputs = {
     operationId: operationIdArg,
   },
   list: {
-    order: z.enum(SESSION_LIST_ORDERS).optional().describe('newest (default) or oldest first.'),
+    order: z.enum(SESSION_LIST_ORDERS).optional().describe('oldest (default, the order of every session list) or newest first.'),
     limit: limitArg.optional().describe('Most sessions to return (default 20).'),
     offset: z.number().int().nonnegative().optional().describe('Sessions to skip (first page only: a cursor already stands past them).'),
     scope: scopeArg,
