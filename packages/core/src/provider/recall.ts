@@ -1,7 +1,8 @@
 /**
- * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid. Hybrid fuses the lexical
- * and the vector ranking with reciprocal rank fusion, which needs no
- * calibration between bm25-style scores and cosine similarities.
+ * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid. Every hit
+ * scores in [0, 1] and `minScore` alone cuts hits. Hybrid combines each
+ * item's squashed BM25 score and its clamped cosine similarity
+ * (`combineScores`), so a hybrid score says how strongly each leg found it.
  */
 import type { Embedder } from '../embedding/embedder.js';
 import { fuseLegs, unitScore } from '../embedding/fusion.js';
@@ -23,7 +24,7 @@ import { catchUpVectors } from './vectors.js';
 /**
  * The lexical leg of hybrid recall ranks by BM25 over any matching token:
  * questions in natural language rarely contain every word of the fact they
- * ask about, and the fusion already demotes weak single-word matches.
+ * ask about, and a weak single-word match has a low BM25 score.
  */
 export const HYBRID_LEXICAL_MATCH = 'any';
 

@@ -2,7 +2,7 @@
  * Transcript search (docs/contract.md §4): live turns of live sessions,
  * found lexically, semantically or both, exactly as memory recall finds
  * items: the same default mode and order, the same matcher, the same
- * candidate depth and the same reciprocal rank fusion. Each hit carries its
+ * candidate depth and the same scores. Each hit carries its
  * session and its neighbouring live turns. Pages are keyset pages, as
  * recall's: by (score, createdAt, id) for relevance, (createdAt, id) newest first.
  */
