@@ -2,11 +2,14 @@
  * `agentstate`, `agentstate mcp` and `agentstate-mcp` keep one set of
  * conventions: `--version` prints the bare version, a bad flag exits 1, a
  * foreign or damaged database exits 2, the environment refusing exits 3.
- * Each is run as the real binary.
+ * Each is run as the real binary; the two MCP programs also give the same
+ * message for the same failure.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { openSqlite } from '@agentstate/sqlite';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from './helpers.js';
 
@@ -68,5 +71,35 @@ describe.each(PROGRAMS)('$name', (program) => {
     const r = run(program, program.opening(folder));
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain('it is a folder, not a database file');
+  });
+});
+
+describe('agentstate mcp and agentstate-mcp', () => {
+  it('give the same exit code and the same message for bad flags and for foreign or newer databases', async () => {
+    const other = tmp.path('other-app.db');
+    const db = new Database(other);
+    db.exec('CREATE TABLE accounts (id INTEGER PRIMARY KEY)');
+    db.close();
+    const newer = tmp.path('newer.db');
+    await openSqlite(newer).close();
+    const raw = new Database(newer);
+    raw.prepare("INSERT INTO agentstate_migrations (version, name, checksum, applied_at) VALUES (999, 'future', 'x', 'now')").run();
+    raw.pragma('wal_checkpoint(TRUNCATE)');
+    raw.close();
+    const [cli, mcp] = [PROGRAMS[1]!, PROGRAMS[2]!];
+    const cases: [string[], number][] = [
+      [['--no-such-flag'], 1],
+      [['--embedder', 'bogus'], 1],
+      [['--scope'], 1],
+      [['unexpected'], 1],
+      [['--db', other], 2],
+      [['--db', newer], 2],
+    ];
+    for (const [args, code] of cases) {
+      const a = run(cli, args);
+      const b = run(mcp, args);
+      expect([a.code, b.code], args.join(' ')).toEqual([code, code]);
+      expect(a.stderr.replaceAll('agentstate mcp', 'PROGRAM'), args.join(' ')).toBe(b.stderr.replaceAll('agentstate-mcp', 'PROGRAM'));
+    }
   });
 });

@@ -14,7 +14,7 @@ import type { RecallOptions } from '@agentstate/core';
 import { describeScope } from '@agentstate/core';
 import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ok, okJson, tempDir } from './helpers.js';
+import { BIN, fails, ok, okJson, tempDir } from './helpers.js';
 
 const MCP_BIN = fileURLToPath(new URL('../../mcp/dist/bin.js', import.meta.url));
 
@@ -133,5 +133,53 @@ describe('the same recall through the library, the CLI and the MCP server', () =
     expect(server.getInstructions()).toContain(`bound to scope ${text}.`);
     const resource = await server.readResource({ uri: 'agentstate://skills/deploy' });
     expect((resource.contents[0] as { text: string }).text).toContain(`- scope: ${text}\n`);
+  });
+});
+
+describe('one convention in both faces', () => {
+  it('lists sessions in the API order, oldest first, in the CLI and over MCP', async () => {
+    const provider = openSqlite(db);
+    let want: string[];
+    try {
+      for (const title of ['first', 'second', 'third']) await provider.sessions.create({ title });
+      want = (await provider.sessions.list()).map((s) => s.id);
+    } finally {
+      await provider.close();
+    }
+    expect(want.length).toBe(3);
+    expect(okJson<{ id: string }[]>(['sessions', 'list', '--db', db]).map((s) => s.id)).toEqual(want);
+    for (const server of [await connect([MCP_BIN, '--db', db]), await connect([BIN, '--db', db, 'mcp'])]) {
+      const result = await server.callTool({ name: 'session_list', arguments: {} });
+      expect((result.structuredContent as { sessions: { id: string }[] }).sessions.map((s) => s.id)).toEqual(want);
+    }
+  });
+
+  it('takes a limit as a positive integer everywhere: 0 is the same usage error (exit 1) in every command and refused by every tool', async () => {
+    const commands = [
+      ['memory', 'recall', 'dark'],
+      ['sessions', 'list'],
+      ['sessions', 'search', 'dark'],
+      ['skills', 'list'],
+      ['skills', 'search', 'deploy'],
+      ['namespaces'],
+      ['log', 'show'],
+    ];
+    for (const command of commands) {
+      expect(fails(1, [...command, '--limit', '0', '--db', db]), command.join(' ')).toBe(
+        "agentstate: option '--limit <n>' argument '0' is invalid. expected a positive integer.",
+      );
+    }
+    const server = await connect([MCP_BIN, '--db', db]);
+    for (const [name, args] of [
+      ['recall', { query: 'dark' }],
+      ['session_list', {}],
+      ['search_sessions', { query: 'dark' }],
+      ['skill_search', { query: 'deploy' }],
+      ['namespaces', {}],
+    ] as const) {
+      const result = await server.callTool({ name, arguments: { ...args, limit: 0 } });
+      expect(result.isError, name).toBe(true);
+      expect(JSON.stringify(result.content), name).toMatch(/limit/);
+    }
   });
 });

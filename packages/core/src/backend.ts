@@ -60,7 +60,7 @@ export {
 } from './matching/lexical.js';
 export { type Bm25Corpus, termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
 export { contentHash } from './embedding/embedder.js';
-export { RRF_K, type FusedHit, reciprocalRankFusion } from './embedding/fusion.js';
+export { combineScores, type FusedHit, fuseLegs, type LegHit, unitScore } from './embedding/fusion.js';
 export type {
   Awaitable,
   StateLookups,
@@ -96,7 +96,7 @@ export {
   Stamper,
 } from './write/stamper.js';
 export { Mutex } from './write/mutex.js';
-export { DEFAULT_FUSION_WEIGHTS, DEFAULT_SIMILARITY_THRESHOLD, checkProviderOptions } from './provider/options.js';
+export { DEFAULT_FUSION_WEIGHTS, checkProviderOptions } from './provider/options.js';
 export { createStateProvider } from './provider/state-provider.js';
 export { type OperationSpec, type OperationCall, operationCall } from './provider/operations.js';
 export { resolveSkill } from './provider/skill-resolution.js';

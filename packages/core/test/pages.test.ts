@@ -57,7 +57,6 @@ const TOPICS: Record<string, number> = { dark: 0, theme: 0, mode: 0, night: 0, d
 const toyEmbedder: Embedder = {
   id: 'toy-3d',
   dimensions: 3,
-  similarityThreshold: 0.1,
   async embed(texts) {
     return texts.map((t) => {
       const v = new Float32Array(3);

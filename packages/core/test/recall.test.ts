@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createInMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock } from '../src/index.js';
-import { reciprocalRankFusion, tokenize } from '../src/backend.js';
+import { fuseLegs, tokenize } from '../src/backend.js';
 import type { Embedder } from '../src/index.js';
 
 /** A tiny embedder with a hand-made synonym space, enough to show fusion at work. */
@@ -8,7 +8,6 @@ const TOPICS: Record<string, number> = { dark: 0, theme: 0, mode: 0, night: 0, d
 const toyEmbedder: Embedder = {
   id: 'toy-3d',
   dimensions: 3,
-  similarityThreshold: 0.5,
   async embed(texts) {
     return texts.map((t) => {
       const v = new Float32Array(3);
@@ -53,12 +52,32 @@ describe('recall', () => {
     await p.memory.write({ content: 'espresso is the office drink' });
     const lexical = await p.memory.recall({ query: 'night theme', mode: 'lexical' });
     expect(lexical).toEqual([]);
-    const hybrid = await p.memory.recall({ query: 'night theme', order: 'relevance' });
+    const hybrid = await p.memory.recall({ query: 'night theme', order: 'relevance', minScore: 0.5 });
     expect(hybrid.map((h) => h.content)).toEqual(['the user prefers dark mode']);
     expect(hybrid[0]!.score).toBeGreaterThan(0);
-    const semantic = await p.memory.recall({ query: 'release', mode: 'semantic' });
+    const semantic = await p.memory.recall({ query: 'release', mode: 'semantic', minScore: 0.5 });
     expect(semantic.map((h) => h.content)).toEqual(['ship every friday']);
     expect(semantic[0]!.score).toBeCloseTo(1, 5);
+  });
+
+  it('lets minScore alone cut semantic recall: with 0 it returns the nearest items whatever their similarity', async () => {
+    const p = createInMemoryProvider({ embedder: toyEmbedder });
+    await p.memory.write({ content: 'ship every friday' });
+    await p.memory.write({ content: 'espresso is the office drink' });
+    // Orthogonal to both items in the toy space: similarity 0, no hidden threshold in the way.
+    const all = await p.memory.recall({ query: 'dark', mode: 'semantic' });
+    expect(all.map((h) => h.score)).toEqual([0, 0]);
+    expect(await p.memory.recall({ query: 'dark', mode: 'semantic', minScore: 0.01 })).toEqual([]);
+    expect((await p.memory.recall({ query: 'dark', mode: 'semantic', limit: 1 })).length).toBe(1);
+  });
+
+  it('scores a lexical match the semantic leg misses exactly as lexical mode does', async () => {
+    const p = createInMemoryProvider({ embedder: toyEmbedder });
+    // No word of this item is in the toy space: the semantic leg gives it similarity 0.
+    await p.memory.write({ content: 'kubernetes' });
+    const [lexical] = await p.memory.recall({ query: 'kubernetes', mode: 'lexical', order: 'relevance' });
+    const [hybrid] = await p.memory.recall({ query: 'kubernetes', mode: 'hybrid' });
+    expect(hybrid!.score).toBeCloseTo(lexical!.score, 12);
   });
 
   it('with an embedder, answers a question best first and lists newest first, unless told otherwise', async () => {
@@ -100,16 +119,24 @@ describe('recall defaults', () => {
   });
 });
 
-describe('reciprocalRankFusion', () => {
-  it('rewards items ranked well by both lists and normalises to 1', () => {
-    const fused = reciprocalRankFusion([
-      ['a', 'b', 'c'],
-      ['a', 'c'],
-    ]);
-    expect(fused.map((f) => f.id)).toEqual(['a', 'c', 'b']);
-    expect(fused[0]!.score).toBe(1);
-    expect(fused[0]!.ranks).toEqual([1, 1]);
-    expect(fused[2]!.ranks).toEqual([2, undefined]);
+describe('fuseLegs', () => {
+  it('combines the legs as 1 − (1 − lexical)^wₗ · (1 − semantic)^wₛ, best first, keeping each leg', () => {
+    const fused = fuseLegs(
+      [
+        { id: 'a', score: 0.5 },
+        { id: 'b', score: 1 },
+      ],
+      [
+        { id: 'a', score: 0.5 },
+        { id: 'c', score: -0.2 },
+      ],
+      { lexical: 1, semantic: 2 },
+    );
+    expect(fused.map((f) => f.id)).toEqual(['b', 'a', 'c']);
+    // A perfect lexical match the semantic leg missed still scores 1.
+    expect(fused[0]).toEqual({ id: 'b', score: 1, legs: { lexical: 1, semantic: 0 } });
+    expect(fused[1]!.score).toBeCloseTo(1 - 0.5 * 0.25, 12);
+    expect(fused[2]).toEqual({ id: 'c', score: 0, legs: { lexical: 0, semantic: 0 } });
   });
 });
 

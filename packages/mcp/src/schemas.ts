@@ -118,7 +118,7 @@ export const memoryInputs = {
       .enum(RECALL_ORDERS)
       .optional()
       .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
-    minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1].'),
+    minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1]; default 0, the only cut (no hidden similarity threshold).'),
     cursor: cursorArg,
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
     where: metadataArg
@@ -185,7 +185,7 @@ export const skillInputs = {
 } as const;
 
 /** The order of a session listing. */
-export const SESSION_LIST_ORDERS = ['newest', 'oldest'] as const;
+export const SESSION_LIST_ORDERS = ['oldest', 'newest'] as const;
 
 /** Inputs of the session tools. */
 export const sessionInputs = {
@@ -227,7 +227,7 @@ export const sessionInputs = {
     operationId: operationIdArg,
   },
   list: {
-    order: z.enum(SESSION_LIST_ORDERS).optional().describe('newest (default) or oldest first.'),
+    order: z.enum(SESSION_LIST_ORDERS).optional().describe('oldest (default, the order of every session list) or newest first.'),
     limit: limitArg.optional().describe('Most sessions to return (default 20).'),
     offset: z.number().int().nonnegative().optional().describe('Sessions to skip (first page only: a cursor already stands past them).'),
     scope: scopeArg,

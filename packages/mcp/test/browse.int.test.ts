@@ -79,7 +79,7 @@ describe('session_list', () => {
     const own = await call(open, 'session_list');
     expect(own.sessions.map((s: { id: string }) => s.id)).toEqual([ids.top]);
     const all = await call(open, 'session_list', { includeDescendants: true });
-    expect(all.sessions.map((s: { id: string }) => s.id)).toEqual([ids.c, ids.ab, ids.a, ids.top]);
+    expect(all.sessions.map((s: { id: string }) => s.id)).toEqual([ids.top, ids.a, ids.ab, ids.c]);
     expect(all.nextCursor).toBeUndefined();
     for (const order of ['newest', 'oldest']) {
       const whole = (await call(open, 'session_list', { includeDescendants: true, order })).sessions;

@@ -31,8 +31,13 @@ describe('recall with the offline embedder', () => {
   });
 
   it('recalls semantically what shares no word with the query', async () => {
-    const { hits } = await call(client, 'recall', { query: 'customer likes black themes in editors', mode: 'semantic', order: 'relevance' });
+    const query = { query: 'customer likes black themes in editors', mode: 'semantic', order: 'relevance' };
+    // minScore alone cuts: 0.55 is the static embedder's similarityThreshold.
+    const { hits } = await call(client, 'recall', { ...query, minScore: 0.55 });
     expect(hits.map((h: { content: string }) => h.content)).toContain('The user prefers dark mode in every editor');
     expect(hits.map((h: { content: string }) => h.content)).not.toContain('The invoice total includes VAT');
+    const { hits: nearest } = await call(client, 'recall', query);
+    expect(nearest[0].content).toBe('The user prefers dark mode in every editor');
+    expect(nearest.map((h: { content: string }) => h.content)).toContain('The invoice total includes VAT');
   });
 });

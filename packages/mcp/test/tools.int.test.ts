@@ -256,13 +256,13 @@ describe('sessions', () => {
     await call(client, 'session_delete', { sessionId: session.id });
   });
 
-  it("lists the scope's sessions newest first, or oldest first, with paging", async () => {
+  it("lists the scope's sessions oldest first, or newest first, with paging", async () => {
     const second = (await call(client, 'session_create', { title: 'Second' })).session;
-    const newest = await call(client, 'session_list', {});
-    expect(newest.sessions.map((s: { title: string }) => s.title)).toEqual(['Second', 'Support chat']);
-    const oldest = await call(client, 'session_list', { order: 'oldest', limit: 1 });
-    expect(oldest.sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
-    expect((await call(client, 'session_list', { offset: 1 })).sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
+    const oldest = await call(client, 'session_list', {});
+    expect(oldest.sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat', 'Second']);
+    const newest = await call(client, 'session_list', { order: 'newest', limit: 1 });
+    expect(newest.sessions.map((s: { title: string }) => s.title)).toEqual(['Second']);
+    expect((await call(client, 'session_list', { offset: 1 })).sessions.map((s: { title: string }) => s.title)).toEqual(['Second']);
     const deleted = await call(client, 'session_delete', { sessionId: second.id });
     expect((await call(client, 'session_list', {})).sessions.map((s: { title: string }) => s.title)).toEqual(['Support chat']);
     expect(await callError(client, 'session_read', { sessionId: second.id })).toBe(`not_found: session not found: ${second.id}`);

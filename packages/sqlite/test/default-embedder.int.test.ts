@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STATIC_EMBEDDER_ID } from '@agentstate/embeddings';
+import { STATIC_EMBEDDER_ID, STATIC_SIMILARITY_THRESHOLD } from '@agentstate/embeddings';
 import { openSqlite } from '@agentstate/sqlite';
 
 const dirs: string[] = [];
@@ -18,7 +18,7 @@ describe('semantic recall without a named embedder', () => {
     await state.memory.write({ content: 'The user prefers dark mode in every editor' });
     await state.memory.write({ content: 'Deploys to production happen on Fridays' });
     expect(await state.memory.recall({ query: 'user likes a dark theme' })).toEqual([]);
-    const hits = await state.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance' });
+    const hits = await state.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance', minScore: STATIC_SIMILARITY_THRESHOLD });
     expect(hits.map((h) => h.content)).toEqual(['The user prefers dark mode in every editor']);
     expect(hits[0]!.score).toBeGreaterThan(0.55);
     const hybrid = await state.memory.recall({ query: 'which day do we ship to prod', mode: 'hybrid', order: 'relevance' });

@@ -90,8 +90,8 @@ export function logCommand(): Command {
     .option('--from <seq>', 'first seq of the range', positiveInt, 1)
     .option('--to <seq>', 'last seq of the range (default: the head)', positiveInt)
     .option('--type <type>', 'only this event type (repeat for several)', collect)
-    .option('--limit <n>', 'at most this many events (0: all)', nonNegativeInt, 0)
-    .action(async (seq: number | undefined, opts: { from: number; to?: number; type?: string[]; limit: number }, cmd: Command) => {
+    .option('--limit <n>', 'at most this many events (default: all)', positiveInt)
+    .action(async (seq: number | undefined, opts: { from: number; to?: number; type?: string[]; limit?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const keep = typeFilter(opts.type);
       if (opts.to !== undefined && opts.to < opts.from) throw new UserError(`--to ${opts.to} is before --from ${opts.from}`);
@@ -108,12 +108,12 @@ export function logCommand(): Command {
         const to = Math.min(opts.to ?? head, head);
         let after = opts.from - 1;
         let shown = 0;
-        while (after < to && (opts.limit === 0 || shown < opts.limit)) {
+        while (after < to && (opts.limit === undefined || shown < opts.limit)) {
           const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: Math.min(SCAN_BATCH, to - after) });
           if (batch.length === 0) break;
           after = batch[batch.length - 1]!.seq;
           let kept = batch.filter(keep);
-          if (opts.limit > 0) kept = kept.slice(0, opts.limit - shown);
+          if (opts.limit !== undefined) kept = kept.slice(0, opts.limit - shown);
           shown += kept.length;
           emit(kept, ctx.json);
         }

@@ -147,7 +147,7 @@ export function memoryCommand(): Command {
     .option('--order <order>', `${RECALL_ORDERS.join(', ')} (default: relevance for semantic or hybrid recall with a query, else recent)`, oneOf(RECALL_ORDERS))
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
-    .option('--min-score <x>', 'only hits scoring at least this (0…1)', unitInterval)
+    .option('--min-score <x>', 'only hits scoring at least this (0…1, default 0: no cut)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')

@@ -6,7 +6,7 @@ import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import { print, printJson, printNextCursor } from '../output.js';
-import { nonNegativeInt, scopeFrom } from '../parse.js';
+import { nonNegativeInt, positiveInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */
 export function namespacesCommand(): Command {
@@ -14,7 +14,7 @@ export function namespacesCommand(): Command {
     .description(SUMMARIES.namespaces)
     .option('--prefix <path>', 'only scopes under this one, itself included (labels separated by /, a JSON array, or / for global)')
     .option('--depth <n>', 'cut each scope to this many labels', nonNegativeInt)
-    .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt)
+    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (opts: { prefix?: string; depth?: number; limit?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);

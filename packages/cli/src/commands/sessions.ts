@@ -75,7 +75,7 @@ export function sessionsCommand(): Command {
 
   withScopeFlags(group.command('list'), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
     .description('list live sessions, oldest first')
-    .option('--limit <n>', 'at most this many', nonNegativeInt)
+    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
@@ -94,7 +94,7 @@ export function sessionsCommand(): Command {
     .description('show a session and its transcript in seq order')
     .argument('<id>', 'session id')
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
-    .option('--limit <n>', 'at most this many turns', nonNegativeInt)
+    .option('--limit <n>', 'at most this many turns (default: all)', positiveInt)
     .option('--last <n>', 'only the newest n turns (not with --after-seq or --limit)', positiveInt)
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number; cursor?: string }, cmd: Command) => {
@@ -226,8 +226,8 @@ export function sessionsCommand(): Command {
     .option('--role <role>', `only turns of this role (repeatable): ${TURN_ROLES.join(', ')}`, collect)
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with query text, else lexical)`, oneOf(RECALL_MODES))
     .option('--order <order>', `${RECALL_ORDERS.join(', ')}`, oneOf(RECALL_ORDERS))
-    .option('--limit <n>', 'at most this many hits', positiveInt)
-    .option('--min-score <x>', 'drop hits scoring below this (0…1)', unitInterval)
+    .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
+    .option('--min-score <x>', 'drop hits scoring below this (0…1, default 0: no cut)', unitInterval)
     .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
     .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')

@@ -12,7 +12,7 @@ import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom } from '../parse.js';
 
 export const skillColumns: Column<Skill>[] = [
   { header: 'slug', cell: (s) => s.slug, max: 32 },
@@ -79,7 +79,7 @@ export function skillsCommand(): Command {
   withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)')
     .description('list live skills in one scope (default: global), by slug')
     .option('--descendants', 'include the scopes below it')
-    .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt)
+    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
@@ -107,7 +107,7 @@ export function skillsCommand(): Command {
   )
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required)')
     .argument('<query>', 'search text')
-    .option('--limit <n>', 'at most this many (0: all)', nonNegativeInt, 0)
+    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--descendants', 'with a scope: include the scopes below it')
@@ -115,7 +115,7 @@ export function skillsCommand(): Command {
     .action(
       async (
         query: string,
-        opts: ScopeFlags & { limit: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; descendants?: boolean; cursor?: string },
+        opts: ScopeFlags & { limit?: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; descendants?: boolean; cursor?: string },
         cmd: Command,
       ) => {
         const ctx = contextOf(cmd);

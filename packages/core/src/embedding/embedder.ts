@@ -12,9 +12,10 @@ export interface Embedder {
   /** Length of every vector it returns. */
   readonly dimensions: number;
   /**
-   * The cosine similarity above which a hit counts as semantically close,
-   * when the embedder knows its own scale (static word vectors and large
-   * models differ a lot). Providers fall back to their own default.
+   * The cosine similarity above which two texts count as close on this
+   * model's scale (static word vectors and large models differ a lot): a
+   * sensible `minScore` for semantic recall with it. Advice only: recall
+   * never applies it; `minScore` alone cuts hits (docs/contract.md §6).
    */
   readonly similarityThreshold?: number;
   /** One vector per text, in order. */

@@ -28,12 +28,12 @@ export interface StateProviderOptions {
    * lexical by default. Backends use it for their offline default.
    */
   defaultEmbedder?: () => Embedder | Promise<Embedder>;
-  /** Cosine similarity a semantic hit must reach. Default: the embedder's own, else 0.5. */
-  similarityThreshold?: number;
   /**
-   * Weights of the lexical and the semantic ranking in hybrid recall's
-   * reciprocal rank fusion. Default: {@link DEFAULT_FUSION_WEIGHTS}; raise
-   * `semantic` for a strong embedding model.
+   * Weights of the lexical and the semantic leg in hybrid recall's score,
+   * `1 − (1 − lexical)^wₗ · (1 − semantic)^wₛ` (docs/contract.md §6).
+   * Default: {@link DEFAULT_FUSION_WEIGHTS}; raise `semantic` for a strong
+   * embedding model, lower it for a weak one. Keep `lexical` at 1 or more
+   * so that hybrid never scores an item below its lexical score.
    */
   fusionWeights?: { lexical: number; semantic: number };
   /** Seals and opens snapshots. Default: {@link plainCodec}. */
@@ -48,11 +48,8 @@ export interface StateProviderOptions {
   onBackgroundError?: (error: unknown) => void;
 }
 
-/** Hybrid recall's default fusion weights. */
-export const DEFAULT_FUSION_WEIGHTS = Object.freeze({ lexical: 1, semantic: 1 });
-
-/** The similarity threshold used when neither the options nor the embedder give one. */
-export const DEFAULT_SIMILARITY_THRESHOLD = 0.5;
+/** Hybrid recall's default fusion weights, tuned on the recall development set (bench/). */
+export const DEFAULT_FUSION_WEIGHTS = Object.freeze({ lexical: 1, semantic: 1.5 });
 
 const weight = z.number().nonnegative().finite();
 const meta = shortTextField.optional();
@@ -61,7 +58,6 @@ const meta = shortTextField.optional();
 const checkedOptionsSchema = z.looseObject({
   instanceId: idField.optional(),
   snapshotEvery: countField.optional(),
-  similarityThreshold: z.number().min(-1).max(1).optional(),
   fusionWeights: z.strictObject({ lexical: weight, semantic: weight }).optional(),
   eventMeta: z.strictObject({ actor: meta, traceId: meta, spanId: meta, causationId: meta, originInstanceId: meta, principal: meta }).optional(),
 });

@@ -1,10 +1,11 @@
 /**
- * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid. Hybrid fuses the lexical
- * and the vector ranking with reciprocal rank fusion, which needs no
- * calibration between bm25-style scores and cosine similarities.
+ * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid. Every hit
+ * scores in [0, 1] and `minScore` alone cuts hits. Hybrid combines each
+ * item's squashed BM25 score and its clamped cosine similarity
+ * (`combineScores`), so a hybrid score says how strongly each leg found it.
  */
 import type { Embedder } from '../embedding/embedder.js';
-import { reciprocalRankFusion } from '../embedding/fusion.js';
+import { fuseLegs, unitScore } from '../embedding/fusion.js';
 import { ValidationError } from '../errors.js';
 import { selectScopes } from './scope-selection.js';
 import { queryTokens } from '../matching/lexical.js';
@@ -14,7 +15,6 @@ import { DEFAULT_RECALL_LIMIT, parseInput, recallOptionsSchema } from '../record
 import type { MemoryItem } from '../records/records.js';
 import type { StateQueries, VectorStore } from '../write/backend.js';
 import type { Instant } from '../time/instant.js';
-import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
 import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import type { RecallHit } from './types.js';
 import type { Page, Pager } from '../paging/cursor.js';
@@ -24,7 +24,7 @@ import { catchUpVectors } from './vectors.js';
 /**
  * The lexical leg of hybrid recall ranks by BM25 over any matching token:
  * questions in natural language rarely contain every word of the fact they
- * ask about, and the fusion already demotes weak single-word matches.
+ * ask about, and a weak single-word match has a low BM25 score.
  */
 export const HYBRID_LEXICAL_MATCH = 'any';
 
@@ -45,8 +45,6 @@ export interface RecallContext {
   embedder: Embedder | undefined;
   /** Loads the fallback embedder for explicit semantic or hybrid recall. */
   defaultEmbedder: (() => Promise<Embedder>) | undefined;
-  /** Overrides the embedder's own threshold. */
-  similarityThreshold: number | undefined;
   fusionWeights: { lexical: number; semantic: number };
   /** The provider clock as an instant: items expired at it are left out. */
   now: () => Instant;
@@ -99,17 +97,14 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
 
   const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
   const vectors = ctx.vectors!;
-  const threshold = ctx.similarityThreshold ?? embedder.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
   // Rankers look deep enough to reach past every page served so far.
   const depth = candidateDepth(pager.served + limit + 1);
-  const near = (await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, ...scopes, ...filter })).filter(
-    (n) => n.similarity >= threshold,
-  );
+  const near = await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, ...scopes, ...filter });
   if (mode === 'semantic') {
     return finish(
-      near.map((n) => ({ ...copyMemoryItem(n.record), score: Math.max(0, Math.min(1, n.similarity)) })),
+      near.map((n) => ({ ...copyMemoryItem(n.record), score: unitScore(n.similarity) })),
       true,
     );
   }
@@ -118,9 +113,11 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   const records = new Map<string, MemoryItem>();
   for (const h of lexical) records.set(h.record.id, h.record);
   for (const n of near) records.set(n.record.id, n.record);
-  const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)], {
-    weights: [ctx.fusionWeights.lexical, ctx.fusionWeights.semantic],
-  });
+  const fused = fuseLegs(
+    lexical.map((h) => ({ id: h.record.id, score: h.score })),
+    near.map((n) => ({ id: n.record.id, score: n.similarity })),
+    ctx.fusionWeights,
+  );
   return finish(
     fused.map((f) => ({ ...copyMemoryItem(records.get(f.id)!), score: f.score })),
     true,

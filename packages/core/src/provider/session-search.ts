@@ -2,11 +2,11 @@
  * Transcript search (docs/contract.md §4): live turns of live sessions,
  * found lexically, semantically or both, exactly as memory recall finds
  * items: the same default mode and order, the same matcher, the same
- * candidate depth and the same reciprocal rank fusion. Each hit carries its
+ * candidate depth and the same scores. Each hit carries its
  * session and its neighbouring live turns. Pages are keyset pages, as
  * recall's: by (score, createdAt, id) for relevance, (createdAt, id) newest first.
  */
-import { reciprocalRankFusion } from '../embedding/fusion.js';
+import { fuseLegs, unitScore } from '../embedding/fusion.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { queryTokens } from '../matching/lexical.js';
 import { copySession, copyTurn } from '../records/copy.js';
@@ -18,7 +18,6 @@ import type { Session, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { ScopeInput } from '../records/scope.js';
 import type { StateQueries, TurnFilter, TurnVectorQuery, VectorStore } from '../write/backend.js';
-import { DEFAULT_SIMILARITY_THRESHOLD } from './options.js';
 import type { RecallContext } from './recall.js';
 import { candidateDepth, HYBRID_LEXICAL_MATCH } from './recall.js';
 import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
@@ -106,15 +105,14 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
 
   const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
   const vectors = ctx.vectors!;
-  const threshold = ctx.similarityThreshold ?? embedder.similarityThreshold ?? DEFAULT_SIMILARITY_THRESHOLD;
   await catchUpVectors(embedder, vectors);
   const [queryVector] = await embedder.embed([o.query!]);
   // Rankers look deep enough to reach past every page served so far.
   const depth = candidateDepth(pager.served + limit + 1);
-  const near = (await vectors.nearest({ ...filter, embedderId: embedder.id, vector: queryVector!, k: depth })).filter((n) => n.similarity >= threshold);
+  const near = await vectors.nearest({ ...filter, embedderId: embedder.id, vector: queryVector!, k: depth });
   if (mode === 'semantic') {
     return finish(
-      near.map((n) => ({ turn: n.record, score: Math.max(0, Math.min(1, n.similarity)) })),
+      near.map((n) => ({ turn: n.record, score: unitScore(n.similarity) })),
       true,
     );
   }
@@ -123,9 +121,11 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
   const turns = new Map<string, Turn>();
   for (const h of lexical) turns.set(h.record.id, h.record);
   for (const n of near) turns.set(n.record.id, n.record);
-  const fused = reciprocalRankFusion([lexical.map((h) => h.record.id), near.map((n) => n.record.id)], {
-    weights: [ctx.fusionWeights.lexical, ctx.fusionWeights.semantic],
-  });
+  const fused = fuseLegs(
+    lexical.map((h) => ({ id: h.record.id, score: h.score })),
+    near.map((n) => ({ id: n.record.id, score: n.similarity })),
+    ctx.fusionWeights,
+  );
   return finish(
     fused.map((f) => ({ turn: turns.get(f.id)!, score: f.score })),
     true,

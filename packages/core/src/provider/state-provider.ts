@@ -78,7 +78,6 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     queries: backend.queries,
     embedder,
     defaultEmbedder: memoize(options.defaultEmbedder),
-    similarityThreshold: options.similarityThreshold ?? embedder?.similarityThreshold,
     fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
     now: () => stamper.now(),
   };

@@ -171,7 +171,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     {
       title: 'List sessions',
       description:
-        "Lists the sessions of this server's scope (with includeDescendants, of the scopes under it too), newest first unless asked otherwise. " +
+        "Lists the sessions of this server's scope (with includeDescendants, of the scopes under it too), oldest first (as the library and the CLI list them) unless asked otherwise. " +
         'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
       inputSchema: sessionInputs.list,
       outputSchema: outputs.sessions,
@@ -180,7 +180,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       const scope = policy.target(args.scope);
       const descendants = includeDescendants(ctx, args.includeDescendants);
-      const order = args.order ?? 'newest';
+      const order = args.order ?? 'oldest';
       const direction = order === 'newest' ? TEXT_DESC : TEXT_ASC;
       // Old-server sessions are merged in here, so the server pages the merged list itself, by the same keyset rules as core.
       const pager = openPager<Session>(

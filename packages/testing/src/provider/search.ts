@@ -1,4 +1,4 @@
-/** S1–S7: transcript search (`sessions.search`). */
+/** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores. */
 import type { Provider, SearchSessionsOptions, TurnHit } from '@agentstate/core';
 import { NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -113,14 +113,20 @@ export const searchChecks: ProviderCheck[] = [
       const p = await env.open({ embedder: conceptEmbedder() });
       const { a, b, turnsA, turnsB } = await transcripts(p);
       const sedan = await p.sessions.appendTurn({ sessionId: a, role: 'assistant', content: 'automobile insurance' });
-      const semantic = await p.sessions.search({ query: 'vehicle', mode: 'semantic' });
+      // minScore alone cuts semantic hits: 0.5 is the concept embedder's `similarityThreshold`.
+      const close = { mode: 'semantic', minScore: 0.5 } as const;
+      const semantic = await p.sessions.search({ query: 'vehicle', ...close });
       expect(ids(semantic)).toEqual([sedan.id]);
       expect(semantic[0]!.score).toBeGreaterThanOrEqual(0.5);
       expect(semantic[0]).toMatchObject({ session: { id: a }, before: [{ id: turnsA[3] }], after: [] });
       expect(await p.sessions.search({ query: 'vehicle', mode: 'lexical' })).toEqual([]);
-      expect(ids(await p.sessions.search({ query: 'vehicle', mode: 'semantic', roles: ['assistant'] }))).toEqual([sedan.id]);
-      expect(await p.sessions.search({ query: 'vehicle', mode: 'semantic', roles: ['user'] })).toEqual([]);
-      expect(await p.sessions.search({ query: 'vehicle', mode: 'semantic', sessionId: b })).toEqual([]);
+      expect(ids(await p.sessions.search({ query: 'vehicle', ...close, roles: ['assistant'] }))).toEqual([sedan.id]);
+      expect(await p.sessions.search({ query: 'vehicle', ...close, roles: ['user'] })).toEqual([]);
+      expect(await p.sessions.search({ query: 'vehicle', ...close, sessionId: b })).toEqual([]);
+      // Without minScore every live turn is among the nearest, the closest first.
+      const nearest = await p.sessions.search({ query: 'vehicle', mode: 'semantic', limit: 50 });
+      expect(nearest[0]!.turn.id).toBe(sedan.id);
+      expect(nearest.length).toBe(turnsA.length + turnsB.length + 1);
       const hybrid = await p.sessions.search({ query: 'automobile car' });
       expect(hybrid[0]!.turn.id).toBe(sedan.id);
       expect(ids(hybrid)).toEqual(expect.arrayContaining([turnsA[0], turnsA[1], turnsB[1]]));
@@ -147,6 +153,45 @@ export const searchChecks: ProviderCheck[] = [
         expect(error.field.split('.')[0], field).toBe(field);
       }
       if (isEventSourced(p)) expect(await p.log.head(STATE_STREAM)).toBe(before);
+    },
+  },
+  {
+    name: 'S8 scores mean the same in recall and search: in [0, 1], cut by minScore alone, and hybrid never below lexical relevance',
+    needs: ['embedder'],
+    async run(env) {
+      const p = await env.open({ embedder: conceptEmbedder() });
+      const { turnsA, turnsB } = await transcripts(p);
+      for (const content of ['my car makes a noise', 'check the brake pads', 'you run deployments', 'zyzzyva']) await p.memory.write({ content });
+      const live = turnsA.length + turnsB.length;
+      // No turn or item shares a word or a concept with the query: only minScore could cut them, and it is 0.
+      expect((await p.sessions.search({ query: 'kitten', mode: 'semantic', limit: 50 })).length).toBe(live);
+      expect((await p.memory.recall({ query: 'kitten', mode: 'semantic', limit: 50 })).length).toBe(4);
+      for (const mode of ['lexical', 'semantic', 'hybrid'] as const) {
+        for (const query of ['car noise', 'automobile', 'deploy the brake']) {
+          let previous: { recall: string[]; search: string[] } | undefined;
+          for (const minScore of [0, 0.2, 0.5, 0.8, 1]) {
+            const options = { query, mode, order: 'relevance', minScore, limit: 50 } as const;
+            const recalled = await p.memory.recall(options);
+            const found = await p.sessions.search(options);
+            for (const score of [...recalled, ...found].map((h) => h.score)) {
+              expect(score, `${mode} ${query}`).toBeGreaterThanOrEqual(minScore);
+              expect(score, `${mode} ${query}`).toBeLessThanOrEqual(1);
+            }
+            const now = { recall: recalled.map((h) => h.id), search: ids(found) };
+            // Raising minScore never adds a hit.
+            if (previous) {
+              expect(previous.recall, `${mode} ${query} ${minScore}`).toEqual(expect.arrayContaining(now.recall));
+              expect(previous.search, `${mode} ${query} ${minScore}`).toEqual(expect.arrayContaining(now.search));
+            }
+            previous = now;
+          }
+        }
+      }
+      // With the default lexical weight 1, hybrid never scores an item below its lexical relevance score.
+      const hybrid = new Map((await p.memory.recall({ query: 'car noise', mode: 'hybrid', limit: 50 })).map((h) => [h.id, h.score]));
+      const lexical = await p.memory.recall({ query: 'car noise', mode: 'lexical', order: 'relevance' });
+      expect(lexical.length).toBe(1);
+      for (const h of lexical) expect(hybrid.get(h.id)).toBeGreaterThanOrEqual(h.score - 1e-9);
     },
   },
 ];
