@@ -17,6 +17,7 @@ import { propertyChecks } from './properties.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
+import { slugChecks } from './slugs.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
@@ -34,6 +35,7 @@ const all: ProviderCheck[] = [
   ...orderingChecks,
   ...lexicalChecks,
   ...validationChecks,
+  ...slugChecks,
   ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,
