@@ -14,6 +14,7 @@ import {
   CorruptionError,
   ExportFormatError,
   NotFoundError,
+  SkillScopeRequiredError,
   SnapshotSealError,
   UnavailableError,
   UnboundSnapshotError,
@@ -49,6 +50,7 @@ const { user, corrupt, environment } = ExitCode;
 /** One instance of every concrete class, with what it must carry. */
 const TABLE: ReadonlyArray<Row> = [
   { error: new NotFoundError('skill', 'deploy'), code: 'not_found', retryable: false, exit: user },
+  { error: new SkillScopeRequiredError('deploy', [['project:p']], 'project:p'), code: 'not_found', retryable: false, exit: user },
   { error: new ConflictError('skill id already taken'), code: 'conflict', retryable: true, exit: user },
   { error: new ValidationError('content', 'must not be empty'), code: 'invalid', retryable: false, exit: user },
   { error: new ClosedError('the database is closed'), code: 'closed', retryable: false, exit: user },

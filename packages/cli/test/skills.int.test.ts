@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { failAll, fails, head, ok, okJson, tempDir } from './helpers.js';
 
@@ -124,5 +124,43 @@ describe('agentstate skills', () => {
     expect(lines[7]).toContain('say how the run went: --success or --failure');
     expect(lines[8]).toContain('give one of --success and --failure, not both');
     expect(head(db)).toBe(before);
+  });
+});
+
+describe('agentstate skills by slug without a scope flag (issue 12)', () => {
+  const db = tmp.path('unscoped.db');
+
+  it("deletes only the global skill, then refuses and names the scopes instead of deleting project p's", () => {
+    ok(['skills', 'upsert', 'deploy', '--body', 'global', '--db', db]);
+    ok(['skills', 'upsert', 'deploy', '--body', 'p', '--project', 'p', '--db', db]);
+    expect(ok(['skills', 'delete', 'deploy', '--db', db])).toBe('deleted skill deploy (global)\n');
+    const before = head(db);
+    const refusal = 'agentstate: skill not found: deploy (not in the global scope; live in project:p: pass a scope to name one)';
+    expect(fails(1, ['skills', 'delete', 'deploy', '--db', db])).toBe(refusal);
+    expect(fails(1, ['skills', 'outcome', 'deploy', '--success', '--db', db])).toBe(refusal);
+    expect(fails(1, ['skills', 'get', 'deploy', '--db', db])).toBe(refusal);
+    expect(head(db)).toBe(before);
+    expect(okJson<Skill>(['skills', 'get', 'deploy', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0, deleted: false });
+    expect(ok(['skills', 'delete', 'deploy', '--project', 'p', '--db', db])).toBe('deleted skill deploy (project:p)\n');
+  });
+
+  it('records an outcome on the global skill only', () => {
+    ok(['skills', 'upsert', 'lint', '--body', 'global', '--db', db]);
+    ok(['skills', 'upsert', 'lint', '--body', 'p', '--project', 'p', '--db', db]);
+    expect(okJson<Skill>(['skills', 'outcome', 'lint', '--success', '--db', db])).toMatchObject({ scope: [], uses: 1 });
+    expect(okJson<Skill>(['skills', 'get', 'lint', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0 });
+  });
+});
+
+describe('agentstate skills upsert and the slug alphabet (issue 12)', () => {
+  it('refuses a slug outside it, saying the rule, and creates no database', () => {
+    const db = tmp.path('slugs.db');
+    for (const slug of ['Bad Slug!', '../..']) {
+      expect(fails(1, ['skills', 'upsert', slug, '--body', 'x', '--db', db])).toMatch(
+        /^agentstate: invalid slug: must be lowercase ASCII letters and digits with single "-", "_" or "\." between them/,
+      );
+    }
+    expect(existsSync(db)).toBe(false);
+    expect(ok(['skills', 'upsert', 'db.migrate_v2', '--body', 'x', '--db', db])).toMatch(/^created skill db\.migrate_v2 /);
   });
 });

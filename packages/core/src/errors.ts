@@ -60,8 +60,29 @@ export class NotFoundError extends AgentStateError {
     readonly entity: string,
     /** The id or slug that was looked up. */
     readonly key: string,
+    /** What the caller can do about it, appended to the message. */
+    hint?: string,
   ) {
-    super(`${entity} not found: ${key}`);
+    super(hint === undefined ? `${entity} not found: ${key}` : `${entity} not found: ${key} (${hint})`);
+  }
+}
+
+/**
+ * A slug named without a scope is not live in the global scope (the scope
+ * a call without one addresses) but is live in `scopes`: the call refuses
+ * rather than pick another scope's skill (docs/contract.md §4). Pass one of
+ * `scopes` to name that skill. A {@link NotFoundError}, so code that
+ * handles `not_found` keeps working.
+ */
+export class SkillScopeRequiredError extends NotFoundError {
+  constructor(
+    slug: string,
+    /** The scopes where the slug is live, in scope order. */
+    readonly scopes: readonly (readonly string[])[],
+    /** `scopes` as the message names them (`project:p, project:q`). */
+    described: string,
+  ) {
+    super('skill', slug, `not in the global scope; live in ${described}: pass a scope to name one`);
   }
 }
 

@@ -11,6 +11,7 @@ export {
   type ErrorCode,
   AgentStateError,
   NotFoundError,
+  SkillScopeRequiredError,
   ConflictError,
   ValidationError,
   CorruptionError,
@@ -105,6 +106,7 @@ export {
   type WriteOptions,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
+export { isSlug, SLUG_PATTERN, SLUG_RULE } from './records/fields.js';
 export {
   textPartSchema,
   reasoningPartSchema,

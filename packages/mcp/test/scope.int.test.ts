@@ -117,6 +117,18 @@ describe('a strictly bound server', () => {
     expect((await call(web, 'recall', { query: 'main' })).hits).toEqual([]);
   });
 
+  it("never reaches a project's skill by slug when bound to the global scope, nor names its scope (issue 12)", async () => {
+    const before = (await call(web, 'skill_get', { skill: 'deploy' })).skill;
+    for (const [tool, args] of [
+      ['skill_delete', { skill: 'deploy' }],
+      ['skill_record_outcome', { skill: 'deploy', success: true }],
+      ['skill_get', { skill: 'deploy' }],
+    ] as const) {
+      expect(await callError(global, tool, args), tool).toBe('not_found: skill not found: deploy');
+    }
+    expect((await call(web, 'skill_get', { skill: 'deploy' })).skill).toEqual(before);
+  });
+
   it('is as strict when bound to the global scope', async () => {
     expect(await callError(global, 'recall', { scope: ['project:web'] })).toMatch(/did not allow subscopes/);
     expect(await callError(global, 'session_read', { sessionId: seeded.session! })).toMatch(/^not_found: /);

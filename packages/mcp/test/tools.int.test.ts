@@ -288,6 +288,8 @@ describe('bad arguments', () => {
     ['forget', { id: '' }, /at id/],
     ['skill_save', { body: 'no slug' }, /at slug/],
     ['skill_save', { slug: 'x', tags: 'ops' }, /at tags/],
+    ['skill_save', { slug: 'Bad Slug!' }, /must be lowercase ASCII letters and digits with single "-", "_" or "\." between them .* at slug/],
+    ['skill_save', { slug: '../..' }, /must be lowercase ASCII letters and digits .* at slug/],
     ['skill_save', { slug: 'x', expectedSyncVersion: 0 }, /at expectedSyncVersion/],
     ['skill_record_outcome', { skill: 'deploy' }, /at success/],
     ['session_append_turn', { sessionId: 's', role: 'narrator', content: 'x' }, /at role/],

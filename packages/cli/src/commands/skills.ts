@@ -91,7 +91,10 @@ export function skillsCommand(): Command {
       printNextCursor(skills.nextCursor, ctx.json);
     });
 
-  withScopeFlags(group.command('get'), 'a slug resolves to the most specific skill along this scope and its parents')
+  withScopeFlags(
+    group.command('get'),
+    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
+  )
     .description('show a skill by id, or by slug (most specific along the scope chain)')
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
@@ -138,7 +141,7 @@ export function skillsCommand(): Command {
 
   withScopeFlags(withOperationId(group.command('upsert')), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
-    .argument('[slug]', 'slug (or "slug" in --file)')
+    .argument('[slug]', 'slug (or "slug" in --file): lowercase letters and digits with single "-", "_" or "." between them')
     .option('--file <path>', 'read the skill from a JSON file (- for stdin); flags override its fields')
     .option('--name <text>', 'display name')
     .option('--body <text>', 'the procedure')
@@ -163,7 +166,10 @@ export function skillsCommand(): Command {
         );
     });
 
-  withScopeFlags(withOperationId(group.command('outcome')), 'a slug resolves to the most specific skill along this scope and its parents')
+  withScopeFlags(
+    withOperationId(group.command('outcome')),
+    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
+  )
     .description('record that a run used the skill, and whether it succeeded')
     .argument('<id-or-slug>', 'skill id or slug')
     .option('--success', 'the run succeeded')
@@ -179,7 +185,10 @@ export function skillsCommand(): Command {
       else print(`recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
     });
 
-  withScopeFlags(withOperationId(group.command('delete')), 'a slug resolves to the most specific skill along this scope and its parents')
+  withScopeFlags(
+    withOperationId(group.command('delete')),
+    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
+  )
     .description('delete a skill (a tombstone stays in the log)')
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags & OperationFlags, cmd: Command) => {

@@ -1,15 +1,21 @@
 /**
- * Which skill an id or slug names (docs/contract.md §4): an id first; else by slug —
- * with a scope, the most specific match along its parent chain; without
- * one, the global skill, else the oldest.
+ * Which skill an id or slug names (docs/contract.md §4): an id first; else by
+ * slug — with a scope, the most specific match along its parent chain;
+ * without one, the global skill only. A slug absent from the global scope
+ * but live elsewhere is refused with {@link SkillScopeRequiredError} rather
+ * than resolved to another project's skill.
  */
-import { compareSkillsByAge } from '../records/order.js';
+import { SkillScopeRequiredError } from '../errors.js';
 import type { Skill } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
-import { isGlobalScope, sameScope, scopeChain, toScope } from '../records/scope.js';
+import { compareScopes, describeScope, isGlobalScope, sameScope, scopeChain, toScope } from '../records/scope.js';
 import type { StateLookups } from '../write/backend.js';
 
-/** The live skill `idOrSlug` names, or undefined. */
+/**
+ * The live skill `idOrSlug` names, or undefined when nothing live does.
+ * Throws {@link SkillScopeRequiredError} for a slug without a scope that is
+ * live only outside the global scope.
+ */
 export async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill | undefined> {
   const byId = await lookups.skill(idOrSlug);
   if (byId && !byId.deleted) return byId;
@@ -22,5 +28,8 @@ export async function resolveSkill(lookups: StateLookups, idOrSlug: string, scop
     }
     return undefined;
   }
-  return candidates.find((s) => isGlobalScope(s.scope)) ?? [...candidates].sort(compareSkillsByAge)[0];
+  const global = candidates.find((s) => isGlobalScope(s.scope));
+  if (global) return global;
+  const scopes = candidates.map((s) => s.scope).sort(compareScopes);
+  throw new SkillScopeRequiredError(idOrSlug, scopes, scopes.map(describeScope).join(', '));
 }

@@ -89,7 +89,9 @@ export interface SkillStore {
   upsert(input: UpsertSkillInput): Promise<Skill>;
   /**
    * By id; else by slug: with a scope, the most specific match along its
-   * parent chain; without one, the global skill, else the oldest.
+   * parent chain; without one, the global skill only. A slug live only
+   * outside the global scope, named without a scope, is a
+   * `SkillScopeRequiredError` naming those scopes, never another scope's skill.
    */
   get(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
   /**

@@ -1,7 +1,8 @@
 /**
  * Field rules shared by the input schemas and the record schemas that decode
  * events, defined once so that the decoder refuses exactly what the live API
- * could not have written (docs/contract.md §4, §7).
+ * could not have written (docs/contract.md §4, §7). One exception: the slug
+ * alphabet binds new writes only, so older slugs outside it still decode.
  */
 import { z } from 'zod';
 import { HLC_MAX_COUNTER } from '../time/hlc.js';
@@ -31,8 +32,31 @@ export function textField(max: number) {
 /** A record id: caller-chosen or generated, never empty. */
 export const idField = textField(LIMITS.id).min(1, 'must not be empty');
 
-/** A skill's slug. */
+/**
+ * A stored skill's slug, as the decoder reads it: any non-empty text. Slugs
+ * written before {@link SLUG_PATTERN} existed keep decoding, folding and
+ * importing, so the alphabet is checked only where a slug enters.
+ */
 export const slugField = textField(LIMITS.slug).min(1, 'must not be empty');
+
+/**
+ * The slug alphabet (docs/contract.md §4): lowercase ASCII letters and
+ * digits, with single `-`, `_` or `.` between them, so a slug starts and
+ * ends with a letter or digit. It keeps slugs safe in paths, URIs and shells
+ * (no `../..`, no spaces).
+ */
+export const SLUG_PATTERN = /^[a-z0-9]+(?:[-_.][a-z0-9]+)*$/;
+
+/** The slug rule in words, as a refused slug's `ValidationError` states it. */
+export const SLUG_RULE = `lowercase ASCII letters and digits with single "-", "_" or "." between them (1–${LIMITS.slug} characters)`;
+
+/** Whether `slug` is one that `skills.upsert` accepts: {@link SLUG_PATTERN}, at most `LIMITS.slug` characters. */
+export function isSlug(slug: string): boolean {
+  return slug.length <= LIMITS.slug && SLUG_PATTERN.test(slug);
+}
+
+/** The slug of a skill being written: {@link slugField} within the slug alphabet. */
+export const slugInputField = slugField.regex(SLUG_PATTERN, `must be ${SLUG_RULE}`);
 
 /** Titles, models, names, kinds, sources, scope labels, tags. */
 export const shortTextField = textField(LIMITS.shortText);

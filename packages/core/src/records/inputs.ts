@@ -5,7 +5,18 @@
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { normalizeInstant } from '../time/instant.js';
-import { checkField, countField, idField, longTextField, shortTextField, slugField, tagsField, textField, WINS_WITHIN_USES, winsWithinUses } from './fields.js';
+import {
+  checkField,
+  countField,
+  idField,
+  longTextField,
+  shortTextField,
+  slugInputField,
+  tagsField,
+  textField,
+  WINS_WITHIN_USES,
+  winsWithinUses,
+} from './fields.js';
 import { metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 import { partsField } from './parts.js';
@@ -111,7 +122,7 @@ export const upsertSkillInputSchema = z
   .object({
     /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
     operationId: idField.optional(),
-    slug: slugField,
+    slug: slugInputField,
     name: shortTextField.optional(),
     body: longTextField.optional(),
     tags: tagsField.optional(),

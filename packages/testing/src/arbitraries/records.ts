@@ -105,11 +105,11 @@ export function arbTurn(sessionId?: string): fc.Arbitrary<Turn> {
     .map(({ envelope, ...rest }) => ({ ...rest, ...envelope }));
 }
 
-/** A slug from a small pool (so upserts collide), or a random word-like slug. */
+/** A slug from a small pool (so upserts collide), or a random word-like slug, always within the slug alphabet. */
 export function arbSlug(): fc.Arbitrary<string> {
   return fc.oneof(
     { arbitrary: fc.constantFrom('deploy', 'lint', 'test', 'rollback'), weight: 3 },
-    { arbitrary: fc.stringMatching(/^[a-z][a-z0-9-]{0,15}$/), weight: 1 },
+    { arbitrary: fc.stringMatching(/^[a-z][a-z0-9]{0,7}(?:[-_.][a-z0-9]{1,7})?$/), weight: 1 },
   );
 }
 

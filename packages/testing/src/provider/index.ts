@@ -18,6 +18,7 @@ import { propertyChecks } from './properties.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
+import { slugChecks } from './slugs.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
@@ -35,6 +36,7 @@ const all: ProviderCheck[] = [
   ...orderingChecks,
   ...lexicalChecks,
   ...validationChecks,
+  ...slugChecks,
   ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,

@@ -1,5 +1,5 @@
 /** B33 ordering tie-breaks, B35 scopes, B36 transcripts of dead sessions and updatedAt. */
-import { ManualClock, NotFoundError } from '@agentstate/core';
+import { ManualClock, NotFoundError, SkillScopeRequiredError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
@@ -31,8 +31,10 @@ export const orderingChecks: ProviderCheck[] = [
 
       const skills = [];
       for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: { project } }));
-      // No global 'same': the oldest wins, and equal createdAt falls back to creation (id) order.
-      expect((await p.skills.get('same')).id).toBe(skills[0]!.id);
+      // No global 'same': a get without a scope names no skill, and lists the scopes in scope order.
+      const refused = await expectError(() => p.skills.get('same'), SkillScopeRequiredError);
+      expect(refused.scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
+      // Equal slugs and createdAt fall back to creation (id) order.
       expect(ids(await p.skills.search('same', 0))).toEqual(ids(skills));
 
       const items = [];
@@ -49,7 +51,7 @@ export const orderingChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'B35 scope: list is exact; recall without scope spans all; get prefers global, else oldest, else most specific along the chain',
+    name: 'B35 scope: list is exact; recall without scope spans all; get without a scope is global only, with one the most specific along the chain',
     async run(env) {
       const p = await env.open();
       const global = await p.skills.upsert({ slug: 'x', body: 'global' });
@@ -63,13 +65,13 @@ export const orderingChecks: ProviderCheck[] = [
       expect(await p.skills.list({ instance: 'i' })).toEqual([inI]);
       expect(await p.skills.list({ workspace: 'w' })).toEqual([]);
 
-      // Without a scope: the global skill, else the oldest.
-      const older = await p.skills.upsert({ slug: 'y', body: 'q', scope: { project: 'q' } });
-      await p.skills.upsert({ slug: 'y', body: 'r', scope: { project: 'r' } });
+      // Without a scope: the global skill only; a slug live only elsewhere is refused, naming its scopes.
+      const inQ = await p.skills.upsert({ slug: 'y', body: 'q', scope: { project: 'q' } });
+      const inR = await p.skills.upsert({ slug: 'y', body: 'r', scope: { project: 'r' } });
       await p.skills.upsert({ slug: 'z', body: 'r', scope: { project: 'r' } });
       const zGlobal = await p.skills.upsert({ slug: 'z', body: 'global' });
       expect((await p.skills.get('x')).id).toBe(global.id);
-      expect((await p.skills.get('y')).id).toBe(older.id);
+      expect((await expectError(() => p.skills.get('y'), SkillScopeRequiredError)).scopes).toEqual([inQ.scope, inR.scope]);
       expect((await p.skills.get('z')).id).toBe(zGlobal.id);
 
       // With a scope: the most specific along {i,p,w} → {i,p,''} → {i,'',''} → global.

@@ -175,7 +175,7 @@ const CASES: Case[] = [
 ];
 
 /** Everything observable: the log head and snapshot bytes, or the read model. */
-async function observe(env: CheckEnv, p: Provider): Promise<string> {
+export async function observe(env: CheckEnv, p: Provider): Promise<string> {
   if (env.caps.eventSourced) {
     const es = env.eventSourced(p);
     return JSON.stringify({ head: await es.log.head(STATE_STREAM), snapshot: await snapshotText(es) });

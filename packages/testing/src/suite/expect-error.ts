@@ -3,7 +3,7 @@
  * stable `code`, and that the call rejected rather than threw synchronously.
  */
 import type { AgentStateError, ErrorCode } from '@agentstate/core';
-import { ConflictError, CorruptionError, NotFoundError, ValidationError } from '@agentstate/core';
+import { ConflictError, CorruptionError, NotFoundError, SkillScopeRequiredError, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 
 /** An error class of the taxonomy, e.g. `NotFoundError`. */
@@ -11,6 +11,7 @@ export type ErrorClass<E extends AgentStateError> = abstract new (...args: never
 
 const CODES = new Map<unknown, ErrorCode>([
   [NotFoundError, 'not_found'],
+  [SkillScopeRequiredError, 'not_found'],
   [ConflictError, 'conflict'],
   [ValidationError, 'invalid'],
   [CorruptionError, 'corruption'],
