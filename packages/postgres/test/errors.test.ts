@@ -4,7 +4,8 @@
  * and the transient ones are retryable.
  */
 import { describe, expect, it } from 'vitest';
-import { AgentStateError, ConflictError, NotFoundError, ValidationError } from '@agentstate/core';
+import type { AgentStateError } from '@agentstate/core';
+import { ConflictError, NotFoundError, ValidationError } from '@agentstate/core';
 import { ConnectionLostError, mapPgError, ServerStorageError, StatementTimeoutError } from '../src/index.js';
 
 /** A driver error as `pg` raises it: an Error with the server's SQLSTATE (or Node's socket code) in `code`. */
