@@ -11,7 +11,7 @@
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { ClosedError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, Mutex, sortSnapshot } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -61,9 +61,17 @@ export class PostgresBackend implements StateBackend {
    * folded first, so the look-ups see them.
    */
   async lockInStep(sql: Sql): Promise<ProjectionState> {
-    const [row] = await sql.rows<{ head: number }>(`SELECT head FROM ${this.db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
-    const state = await this.projection.state(sql);
-    if (state.seq === (row?.head ?? 0)) return state;
+    // One round trip: the lock, and where the projection stands under it.
+    const [row] = await sql.rows<{ head: number; seq: number; hlc_wall: number; hlc_counter: number; generation: number }>(
+      `SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation FROM ${this.db.t('streams')} s CROSS JOIN ${this.db.t('projection_state')} p
+       WHERE s.stream = $1 AND p.id = 1 FOR UPDATE OF s`,
+      [STATE_STREAM],
+    );
+    // Migration 1 writes both rows and nothing deletes them: without one, the schema was damaged.
+    if (row === undefined)
+      throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: the state stream's head row or the projection's state row is missing`);
+    const state = { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
+    if (state.seq === row.head) return state;
     await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters);
     return this.projection.state(sql);
   }
