@@ -25,16 +25,16 @@ export interface TestServer {
 let started: Promise<TestServer> | undefined;
 let schemas = 0;
 
-/** The test server, started once per test file and stopped after it. */
+/** The test server, started once per test file on first use and stopped after the file. */
 export function testServer(): Promise<TestServer> {
-  if (started === undefined) {
-    started = startServer();
-    afterAll(async () => {
-      await (await started!).stop();
-    });
-  }
+  started ??= startServer();
   return started;
 }
+
+// Registered when a test file imports this module: a hook registered inside a running test would be ignored.
+afterAll(async () => {
+  if (started !== undefined) await (await started).stop();
+});
 
 /** A schema name no other test of this run uses. */
 export function freshSchema(prefix = 't'): string {
