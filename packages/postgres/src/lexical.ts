@@ -25,9 +25,28 @@ function lexeme(token: string): string {
   return out;
 }
 
-/** The distinct lexemes of `text` for `array_to_tsvector`. */
-export function indexLexemes(text: string): string[] {
-  return [...new Set(tokenize(text).map(lexeme))];
+/**
+ * Lexeme bytes a record's `tsvector` may hold: PostgreSQL refuses more than
+ * 1 MiB of lexemes, with their entries; below that with a margin.
+ */
+const MAX_INDEX_BYTES = 800_000;
+
+/**
+ * The distinct lexemes of `text` for `array_to_tsvector`, or `null` when
+ * they are more than a `tsvector` holds: such a record (rare: the contract
+ * allows a million characters) is stored unindexed, and every search takes
+ * it as a candidate for core's matcher, so it is still found exactly.
+ */
+export function indexLexemes(text: string): string[] | null {
+  const lexemes = [...new Set(tokenize(text).map(lexeme))];
+  let bytes = 0;
+  for (const l of lexemes) bytes += Buffer.byteLength(l) + 8;
+  return bytes > MAX_INDEX_BYTES ? null : lexemes;
+}
+
+/** The condition that `alias`'s `search` column may match `tsquery` (a placeholder): indexed and matching, or unindexed. */
+export function lexicalCandidate(alias: string, tsquery: string): string {
+  return `(${alias}.search @@ ${tsquery}::tsquery OR (${alias}.search IS NULL AND NOT ${alias}.deleted))`;
 }
 
 /** The `tsquery` text of folded query tokens: `'tok':*` terms joined by `&` (or `|`). */

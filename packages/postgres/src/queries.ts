@@ -9,7 +9,7 @@ import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentsta
 import { compareMemoryNewestFirst, compareSkillsBySlug, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database } from './database.js';
-import { rankByRelevance, tsQuery, verifies } from './lexical.js';
+import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
@@ -21,7 +21,7 @@ import { turnQueries } from './turn-queries.js';
 /** The candidate rows of a lexical search of `skills` or `memory`, before ordering. */
 function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): string {
   let where = 'NOT r.deleted';
-  if (query.tokens.length > 0) where += ` AND r.search @@ ${p.add(tsQuery(query.tokens, query.match ?? 'all'))}::tsquery`;
+  if (query.tokens.length > 0) where += ` AND ${lexicalCandidate('r', p.add(tsQuery(query.tokens, query.match ?? 'all')))}`;
   const scoped = scopeCondition(p, query, 'r.scope_key');
   if (scoped) where += ` AND ${scoped}`;
   if (table === 'memory') {

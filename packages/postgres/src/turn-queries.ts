@@ -8,7 +8,7 @@ import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/co
 import { compareTurnsNewestFirst, pastKeyset } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database } from './database.js';
-import { rankByRelevance, tsQuery, verifies } from './lexical.js';
+import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { Params } from './params.js';
 import type { TurnRow } from './rows.js';
 import { turnFromRow } from './rows.js';
@@ -38,7 +38,7 @@ export function turnQueries(db: Database): Pick<StateQueries, 'searchTurns' | 't
       const p = new Params();
       let where = turnWhere(db, p, query);
       const match = query.match ?? 'all';
-      if (query.tokens.length > 0) where += ` AND t.search @@ ${p.add(tsQuery(query.tokens, match))}::tsquery`;
+      if (query.tokens.length > 0) where += ` AND ${lexicalCandidate('t', p.add(tsQuery(query.tokens, match)))}`;
       if (query.order === 'relevance' && query.tokens.length > 0) {
         const rows = await db.rows<TurnRow>(`SELECT t.* FROM ${db.t('turns')} t WHERE ${where}`, p.values);
         const matches = rows.map(turnFromRow).flatMap((record) => (verifies(query.tokens, record.content, match) ? [{ record, text: record.content }] : []));

@@ -86,6 +86,8 @@ CREATE TABLE {schema}.turns (
 );
 CREATE INDEX turns_recent ON {schema}.turns (created_at, id) WHERE NOT deleted;
 CREATE INDEX turns_search ON {schema}.turns USING gin (search);
+-- Live records too large for a tsvector (see lexical.ts): every search takes them as candidates.
+CREATE INDEX turns_unindexed ON {schema}.turns (n) WHERE search IS NULL AND NOT deleted;
 
 CREATE TABLE {schema}.skills (
   n bigserial PRIMARY KEY,
@@ -107,6 +109,8 @@ CREATE TABLE {schema}.skills (
 CREATE INDEX skills_at ON {schema}.skills (scope_key, slug);
 CREATE INDEX skills_by_slug ON {schema}.skills (slug, id) WHERE NOT deleted;
 CREATE INDEX skills_search ON {schema}.skills USING gin (search);
+-- Live records too large for a tsvector (see lexical.ts): every search takes them as candidates.
+CREATE INDEX skills_unindexed ON {schema}.skills (n) WHERE search IS NULL AND NOT deleted;
 
 CREATE TABLE {schema}.memory (
   n bigserial PRIMARY KEY,
@@ -128,6 +132,8 @@ CREATE INDEX memory_by_scope ON {schema}.memory (scope_key) WHERE NOT deleted;
 CREATE INDEX memory_by_key ON {schema}.memory (scope_key, key) WHERE NOT deleted AND key IS NOT NULL;
 CREATE INDEX memory_expiry ON {schema}.memory (expires_at) WHERE NOT deleted AND expires_at IS NOT NULL;
 CREATE INDEX memory_search ON {schema}.memory USING gin (search);
+-- Live records too large for a tsvector (see lexical.ts): every search takes them as candidates.
+CREATE INDEX memory_unindexed ON {schema}.memory (n) WHERE search IS NULL AND NOT deleted;
 
 -- One row per node of a live item's metadata reached through objects (see metadata.ts).
 CREATE TABLE {schema}.memory_meta (
