@@ -1,0 +1,134 @@
+/**
+ * The connection layer: a `pg` pool (given, or made from a URL), the schema
+ * every statement names, and transactions. Every query parses int8 and
+ * numeric columns as JavaScript numbers through per-query type parsers, so
+ * a pool the application shares is never reconfigured.
+ */
+import pg from 'pg';
+import { ClosedError, ValidationError } from '@agentstate/core';
+import { mapPgError } from './errors.js';
+
+/** Something that runs SQL: the pool, or one client inside a transaction. */
+export interface Sql {
+  /** Rows of a statement with `$n` parameters. */
+  rows<R>(text: string, values?: readonly unknown[]): Promise<R[]>;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+/** Type parsers that turn int8 and numeric into numbers; every other type as `pg` parses it. */
+const types = {
+  getTypeParser: ((oid: number, format?: string) => {
+    if (oid === INT8 || oid === NUMERIC) return (value: string) => Number(value);
+    return pg.types.getTypeParser(oid, format as 'text');
+  }) as typeof pg.types.getTypeParser,
+};
+
+/** A schema name the library accepts: a plain lower-case identifier, quoted in every statement anyway. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/** Checks a schema name; anything else is a `ValidationError`. */
+export function checkSchemaName(schema: unknown): string {
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw new ValidationError('schema', 'must be a lower-case identifier of letters, digits and _ (at most 63 characters, not starting with a digit)');
+  }
+  return schema;
+}
+
+async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] = []): Promise<R[]> {
+  const result = await client.query({ text, values: values as unknown[], types });
+  return result.rows as R[];
+}
+
+/** A pool and the schema agentstate's tables live in. */
+export class Database implements Sql {
+  #closed = false;
+
+  constructor(
+    readonly pool: pg.Pool,
+    /** The schema, quoted, for statements: `"agentstate"`. */
+    readonly schema: string,
+    /** Whether `close` ends the pool (the library made it). */
+    private readonly ownsPool: boolean,
+  ) {}
+
+  /** The quoted schema-qualified name of a table. */
+  t(table: string): string {
+    return `"${this.schema}".${table}`;
+  }
+
+  rows<R>(text: string, values?: readonly unknown[]): Promise<R[]> {
+    if (this.#closed) return Promise.reject(new ClosedError('the PostgreSQL provider is closed'));
+    return run<R>(this.pool, text, values).catch((error: unknown) => {
+      throw mapPgError(error);
+    });
+  }
+
+  /**
+   * Runs `fn` in one transaction on one client (`begin` opens it: READ
+   * COMMITTED by default): committed
+   * when it resolves, rolled back when it throws. Driver errors become
+   * typed errors.
+   */
+  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+    if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw mapPgError(error);
+    }
+    let broken = false;
+    try {
+      await run(client, begin);
+      const result = await fn({ rows: (text, values) => run(client, text, values) });
+      await run(client, 'COMMIT');
+      return result;
+    } catch (error) {
+      try {
+        await run(client, 'ROLLBACK');
+      } catch {
+        // The connection is gone: the server rolls back by itself; the client must not be reused.
+        broken = true;
+      }
+      throw mapPgError(error);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.ownsPool) await this.pool.end();
+  }
+}
+
+/** Options of the pool made from a URL. */
+export interface PoolOptions {
+  /** Connections at most. Default: 10. */
+  max?: number;
+  /** How long to wait for a connection, in ms. Default: 10000. */
+  connectTimeoutMs?: number;
+  /** A statement running longer fails, in ms (`statement_timeout`). Default: none. */
+  statementTimeoutMs?: number;
+}
+
+/** A pool for `url`, or the application's pool as given. */
+export function openPool(urlOrPool: string | pg.Pool, options: PoolOptions = {}): { pool: pg.Pool; owned: boolean } {
+  if (typeof urlOrPool !== 'string') return { pool: urlOrPool, owned: false };
+  const pool = new pg.Pool({
+    connectionString: urlOrPool,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? 10_000,
+    ...(options.statementTimeoutMs === undefined ? {} : { statement_timeout: options.statementTimeoutMs }),
+  });
+  // An idle client whose server went away emits here; without a listener the process would crash.
+  pool.on('error', () => undefined);
+  return { pool, owned: true };
+}

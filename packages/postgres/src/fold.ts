@@ -1,0 +1,198 @@
+/**
+ * Folding the `state` stream into the tables: catch-up of events a bare log
+ * append wrote. Every event goes through core's fold rules (`checkChange`),
+ * checked against a view of the tables plus the records still pending, so
+ * a log the live API could not have written is refused with a
+ * `CorruptionError` naming its seq. The rules are synchronous and the
+ * tables are not: the view answers from what it has fetched, and a question
+ * it cannot answer yet throws a {@link Miss}, which the fold fetches before
+ * checking the event again (the check only reads, so repeating it is safe).
+ */
+import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { ChangeRecord, FoldView } from '@agentstate/core/backend';
+import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
+import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
+import type { Sql } from './database.js';
+import type { PostgresLog } from './log.js';
+import type { TableLookups } from './lookups.js';
+import type { Projection } from './projection.js';
+
+/** Events read per batch; pending records are written after each. */
+export const FOLD_BATCH = 1_000;
+
+/** A question the view must fetch the answer to first. */
+class Miss {
+  constructor(readonly fetch: () => Promise<void>) {}
+}
+
+const placeKey = (scope: Scope, name: string): string => `${scopeKey(scope)}\u0000${name}`;
+
+/** What the rules see: the tables as fetched so far, overlaid with the records folded but not written. */
+class FetchingView implements FoldView {
+  readonly #sessions = new Map<string, Session | undefined>();
+  readonly #turnExists = new Map<string, boolean>();
+  readonly #lastTurnSeq = new Map<string, number>();
+  /** Turns of a session by seq, once fetched whole (live ones; pending tombstones replace them). */
+  readonly #turns = new Map<string, Map<number, Turn>>();
+  readonly #skills = new Map<string, Skill | undefined>();
+  readonly #skillIds = new Map<string, string | undefined>();
+  readonly #memory = new Map<string, MemoryItem | undefined>();
+  readonly #memoryKeys = new Map<string, string | undefined>();
+  readonly #operations = new Map<string, OperationEntry | undefined>();
+  /** Records to write, by kind and id, with the seq of their latest post-image. */
+  readonly pending = new Map<string, { entry: ChangeRecord; seq: number }>();
+  readonly pendingOperations: OperationEntry[] = [];
+
+  constructor(private readonly tables: TableLookups) {}
+
+  #cached<K, V>(map: Map<K, V>, key: K, load: () => Promise<V>): V {
+    if (map.has(key)) return map.get(key) as V;
+    throw new Miss(async () => {
+      map.set(key, await load());
+    });
+  }
+
+  session(id: string): Session | undefined {
+    return this.#cached(this.#sessions, id, () => this.tables.session(id));
+  }
+
+  lastTurnSeq(sessionId: string): number {
+    return this.#cached(this.#lastTurnSeq, sessionId, () => this.tables.lastTurnSeq(sessionId));
+  }
+
+  turnExists(id: string): boolean {
+    return this.#cached(this.#turnExists, id, () => this.tables.turnExists(id));
+  }
+
+  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
+    const turns = this.#cached(this.#turns, sessionId, async () => new Map((await this.tables.liveTurnsFrom(sessionId, 0)).map((t) => [t.seq, t])));
+    return [...turns.values()].filter((t) => t.seq >= fromSeq && !t.deleted).sort((a, b) => a.seq - b.seq);
+  }
+
+  skill(id: string): Skill | undefined {
+    return this.#cached(this.#skills, id, () => this.tables.skill(id));
+  }
+
+  skillIdAt(scope: Scope, slug: string): string | undefined {
+    return this.#cached(this.#skillIds, placeKey(scope, slug), async () => (await this.tables.skillAt(scope, slug))?.id);
+  }
+
+  memoryItem(id: string): MemoryItem | undefined {
+    return this.#cached(this.#memory, id, () => this.tables.memoryItem(id));
+  }
+
+  operation(id: string): OperationEntry | undefined {
+    return this.#cached(this.#operations, id, () => this.tables.operation(id));
+  }
+
+  memoryIdWithKey(scope: Scope, key: string): string | undefined {
+    return this.#cached(this.#memoryKeys, placeKey(scope, key), async () => (await this.tables.memoryWithKey(scope, key))?.id);
+  }
+
+  /** Holds a record's post-image until the next flush, keeping every cached answer true. */
+  async put(entry: ChangeRecord, seq: number): Promise<void> {
+    this.pending.set(`${entry.kind}\u0000${entry.record.id}`, { entry, seq });
+    switch (entry.kind) {
+      case 'session':
+        this.#sessions.set(entry.record.id, entry.record);
+        break;
+      case 'turn': {
+        const turn = entry.record;
+        this.#turnExists.set(turn.id, true);
+        const last = await answer(() => this.lastTurnSeq(turn.sessionId));
+        this.#lastTurnSeq.set(turn.sessionId, Math.max(last, turn.seq));
+        await answer(() => this.liveTurnsFrom(turn.sessionId, 0));
+        this.#turns.get(turn.sessionId)!.set(turn.seq, turn);
+        break;
+      }
+      case 'skill':
+        this.#skills.set(entry.record.id, entry.record);
+        this.#skillIds.set(placeKey(entry.record.scope, entry.record.slug), entry.record.id);
+        break;
+      case 'memory': {
+        const item = entry.record;
+        const before = await answer(() => this.memoryItem(item.id));
+        if (before && !before.deleted && before.key !== null) {
+          const held = placeKey(before.scope, before.key);
+          if (this.#memoryKeys.get(held) === item.id || !this.#memoryKeys.has(held)) this.#memoryKeys.set(held, undefined);
+        }
+        this.#memory.set(item.id, item);
+        if (!item.deleted && item.key !== null) this.#memoryKeys.set(placeKey(item.scope, item.key), item.id);
+        break;
+      }
+    }
+  }
+
+  putOperation(entry: OperationEntry): void {
+    this.#operations.set(entry.id, entry);
+    this.pendingOperations.push(entry);
+  }
+
+  /** Writes every pending record (in the order of their first event) and forgets them. */
+  async flush(sql: Sql, projection: Projection): Promise<void> {
+    for (const { entry, seq } of this.pending.values()) await putOrCorrupt(() => projection.put(sql, entry), seq);
+    for (const entry of this.pendingOperations) await putOrCorrupt(() => projection.putOperation(sql, entry), entry.seq);
+    this.pending.clear();
+    this.pendingOperations.length = 0;
+  }
+}
+
+/** Runs `ask`, fetching what the view misses, until it answers. */
+async function answer<T>(ask: () => T): Promise<T> {
+  for (;;) {
+    try {
+      return ask();
+    } catch (error) {
+      if (!(error instanceof Miss)) throw error;
+      await error.fetch();
+    }
+  }
+}
+
+/**
+ * Folds events of the `state` stream after the projection's seq, up to the
+ * log head, inside the caller's write transaction (which holds the stream's
+ * lock); returns how many. A changed, malformed or impossible event is a
+ * `CorruptionError` naming its seq.
+ */
+export async function foldPending(
+  sql: Sql,
+  log: PostgresLog,
+  projection: Projection,
+  tables: TableLookups,
+  upcasters: UpcasterRegistry | undefined,
+): Promise<number> {
+  const state = await projection.state(sql);
+  let { seq, maxHlc: hlc } = state;
+  let folded = 0;
+  for (;;) {
+    const view = new FetchingView(tables);
+    const batch = await log.readForFold(sql, STATE_STREAM, seq, FOLD_BATCH);
+    if (batch.length === 0) break;
+    for (const { event, validated } of batch) {
+      if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
+      const change = decodeStateEvent(event, { upcasters, trusted: validated });
+      await answer(() => checkChange(view, change, event.seq));
+      for (const entry of changeRecords(change)) await view.put(entry, event.seq);
+      const operation = changeOperation(change);
+      if (operation) view.putOperation({ id: operation.id, inputHash: operation.inputHash, seq: event.seq });
+      hlc = maxHlc(hlc, changeHlc(change));
+      seq = event.seq;
+      folded += 1;
+    }
+    await view.flush(sql, projection);
+  }
+  if (folded > 0) await projection.saveState(sql, { seq, maxHlc: hlc, generation: state.generation });
+  return folded;
+}
+
+/** Writes a record; a row the tables refuse is a `CorruptionError` naming the event that carried it. */
+async function putOrCorrupt(put: () => Promise<void>, seq: number): Promise<void> {
+  try {
+    await put();
+  } catch (error) {
+    if (error instanceof CorruptionError) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${message}`, { cause: error });
+  }
+}

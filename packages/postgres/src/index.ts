@@ -1,0 +1,14 @@
+/**
+ * @agentstate/postgres — agentstate on PostgreSQL: the event log and its
+ * projection in one schema, shared by every process that opens it, with
+ * dense, gap-free seqs committed in order, lexical recall on full-text
+ * search and exact vector recall.
+ */
+export { DEFAULT_SCHEMA, openPostgres, openPostgresLog } from './open.js';
+export type { PostgresConnectionOptions, PostgresLogOpenOptions, PostgresOptions, PostgresProvider } from './open.js';
+export type { PoolOptions } from './database.js';
+export { PostgresLog, rowChecksum } from './log.js';
+export type { EventRow } from './log.js';
+export { ConnectionLostError, IncompatibleDatabaseError, mapPgError, ServerStorageError, StatementTimeoutError } from './errors.js';
+export type { IncompatibleReason } from './errors.js';
+export { MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations/index.js';

@@ -1,0 +1,260 @@
+/**
+ * The event log in PostgreSQL (docs/contract.md §7): `events`, `snapshots`
+ * and one `streams` row per stream holding its head. Every append locks its
+ * stream's row (an upsert that increments `head`) until it commits, so the
+ * seqs of a stream are dense and commit in seq order: a reader following the
+ * log never meets a lower seq committing after a higher one it has read
+ * (the "skipped event" problem), at the cost of one writer per stream at a
+ * time. Appends follow core's shared rules (`toLogEvent`); a failed append
+ * consumes no seq, since the increment rolls back with it.
+ */
+import { hash } from 'node:crypto';
+import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
+import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpToSeq, payloadJson, toLogEvent } from '@agentstate/core/backend';
+import type { Database, Sql } from './database.js';
+
+/** An `events` row as the server returns it. */
+export interface EventRow {
+  stream: string;
+  seq: number;
+  type: string;
+  time: string;
+  schema_version: number;
+  payload: string;
+  checksum: string;
+  actor: string | null;
+  trace_id: string | null;
+  span_id: string | null;
+  causation_id: string | null;
+  origin_instance_id: string | null;
+  principal: string | null;
+}
+
+const ROW_COLUMNS = 'stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
+const EVENT_COLUMNS = `${ROW_COLUMNS}, checksum`;
+
+/** What marks a checksum over the whole row (the format SQLite writes too, so exports compare). */
+const ROW_CHECKSUM_PREFIX = '2:';
+
+const field = (value: string | number | null): string => (value === null ? '\u0001' : String(value));
+
+function rowValues(row: Omit<EventRow, 'checksum'>): (string | number | null)[] {
+  return [
+    row.stream,
+    row.seq,
+    row.type,
+    row.time,
+    row.schema_version,
+    row.payload,
+    row.actor,
+    row.trace_id,
+    row.span_id,
+    row.causation_id,
+    row.origin_instance_id,
+    row.principal,
+  ];
+}
+
+/** SHA-1 over every column that makes the event, so a changed time or actor is caught like a changed payload. */
+export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
+  return ROW_CHECKSUM_PREFIX + hash('sha1', rowValues(row).map(field).join('\u0000'), 'base64');
+}
+
+function parsePayload(row: EventRow): unknown {
+  if (rowChecksum(row) !== row.checksum) throw new CorruptionError(row.stream, row.seq, 'the stored event does not match its checksum');
+  try {
+    return JSON.parse(row.payload);
+  } catch (cause) {
+    throw new CorruptionError(row.stream, row.seq, 'the stored payload is not JSON', { cause });
+  }
+}
+
+function eventFromRow(row: EventRow): LogEvent {
+  const payload = parsePayload(row);
+  const event: LogEvent = { stream: row.stream, seq: row.seq, type: row.type, time: row.time, schemaVersion: row.schema_version, payload };
+  if (row.actor !== null) event.actor = row.actor;
+  if (row.trace_id !== null) event.traceId = row.trace_id;
+  if (row.span_id !== null) event.spanId = row.span_id;
+  if (row.causation_id !== null) event.causationId = row.causation_id;
+  if (row.origin_instance_id !== null) event.originInstanceId = row.origin_instance_id;
+  if (row.principal !== null) event.principal = row.principal;
+  return event;
+}
+
+/** Options of {@link PostgresLog}. */
+export interface PostgresLogOptions {
+  /** Stamps `time` on events appended without one. Default: the system clock. */
+  clock?: Clock | undefined;
+  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
+  upcasters?: UpcasterRegistry | undefined;
+}
+
+/**
+ * A {@link Log} in one schema. An append to the `state` stream is refused
+ * with a `ValidationError` unless the decoder will read it.
+ */
+export class PostgresLog implements Log {
+  readonly #now: () => string;
+  readonly #upcasters: UpcasterRegistry | undefined;
+  #identity: string | undefined;
+  #onClose: (() => Promise<void>) | undefined;
+
+  constructor(
+    private readonly db: Database,
+    options: PostgresLogOptions = {},
+  ) {
+    const clock = options.clock ?? systemClock;
+    this.#now = () => formatInstant(clock.now());
+    this.#upcasters = options.upcasters;
+  }
+
+  async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
+    const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
+    return this.db.transaction(async (sql) => {
+      const seq = await this.#nextSeq(sql, stream);
+      const { event, text } = await this.#insert(sql, input, seq, true);
+      return { ...event, payload: JSON.parse(text) as P };
+    });
+  }
+
+  /**
+   * Appends `inputs` in order as one transaction: every event is stored, or
+   * none is. One refused `state` event refuses the whole batch, named by
+   * its position.
+   */
+  async appendMany<P>(inputs: readonly AppendInput<P>[]): Promise<LogEvent<P>[]> {
+    if (!Array.isArray(inputs as unknown)) throw new ValidationError('', 'appendMany takes an array of appends');
+    return this.db.transaction(async (sql) => {
+      const out: LogEvent<P>[] = [];
+      for (const [i, input] of inputs.entries()) {
+        try {
+          const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
+          const seq = await this.#nextSeq(sql, stream);
+          out.push((await this.#insert(sql, input, seq, true)).event);
+        } catch (error) {
+          if (!(error instanceof ValidationError)) throw error;
+          throw new ValidationError(`${i}${error.field ? `.${error.field}` : ''}`, error.message.replace(/^invalid (input|\S+): /, ''));
+        }
+      }
+      return out;
+    });
+  }
+
+  /** Increments and locks the stream's head until the transaction ends; returns the new seq. */
+  async #nextSeq(sql: Sql, stream: string): Promise<number> {
+    const [row] = await sql.rows<{ head: number }>(
+      `INSERT INTO ${this.db.t('streams')} AS s (stream, head) VALUES ($1, 1) ON CONFLICT (stream) DO UPDATE SET head = s.head + 1 RETURNING head`,
+      [stream],
+    );
+    return row!.head;
+  }
+
+  /**
+   * @internal The store's append of a payload the stamper built and
+   * validated by construction, inside its write transaction, which holds
+   * the `state` head's lock and read `seq - 1` as the head.
+   */
+  async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number): Promise<LogEvent<P>> {
+    await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
+    return (await this.#insert(sql, input, seq, false)).event;
+  }
+
+  /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
+  async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
+    const event = toLogEvent(input, seq, this.#now);
+    const text = payloadJson(event.payload);
+    const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, this.#upcasters) : true;
+    const row: Omit<EventRow, 'checksum'> = {
+      stream: event.stream,
+      seq: event.seq,
+      type: event.type,
+      time: event.time,
+      schema_version: event.schemaVersion,
+      payload: text,
+      actor: event.actor ?? null,
+      trace_id: event.traceId ?? null,
+      span_id: event.spanId ?? null,
+      causation_id: event.causationId ?? null,
+      origin_instance_id: event.originInstanceId ?? null,
+      principal: event.principal ?? null,
+    };
+    await sql.rows(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
+      ...rowValues(row),
+      rowChecksum(row),
+      validated,
+    ]);
+    return { event, text };
+  }
+
+  async read(query: ReadQuery): Promise<LogEvent[]> {
+    const { stream, afterSeq, limit } = parseReadQuery(query);
+    return (await this.readRows(this.db, stream, afterSeq, limit)).map(eventFromRow);
+  }
+
+  /** Rows of `stream` after `afterSeq` in seq order (`limit` 0: all). */
+  readRows(sql: Sql, stream: string, afterSeq: number, limit: number): Promise<(EventRow & { validated: boolean })[]> {
+    return sql.rows(`SELECT ${EVENT_COLUMNS}, validated FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+      stream,
+      afterSeq,
+      limit > 0 ? limit : null,
+    ]);
+  }
+
+  /** Events of `stream` for a fold: checked payloads, and whether this library validated them when it wrote them. */
+  async readForFold(sql: Sql, stream: string, afterSeq: number, limit: number): Promise<{ event: LogEvent; validated: boolean }[]> {
+    const rows = await this.readRows(sql, stream, afterSeq, limit);
+    return rows.map((row) => ({
+      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: parsePayload(row) },
+      validated: row.validated,
+    }));
+  }
+
+  async head(stream: string): Promise<number> {
+    checkStream(stream);
+    return this.headIn(this.db, stream);
+  }
+
+  /** The head of `stream` as `sql` sees it. */
+  async headIn(sql: Sql, stream: string): Promise<number> {
+    const [row] = await sql.rows<{ head: number }>(`SELECT head FROM ${this.db.t('streams')} WHERE stream = $1`, [stream]);
+    return row?.head ?? 0;
+  }
+
+  async identity(): Promise<string> {
+    if (this.#identity !== undefined) return this.#identity;
+    const [row] = await this.db.rows<{ value: string }>(`SELECT value FROM ${this.db.t('store_meta')} WHERE key = 'log_identity'`);
+    if (typeof row?.value !== 'string' || row.value === '')
+      throw new CorruptionError(STATE_STREAM, 0, 'the schema has no store identity, so no snapshot can be bound to it');
+    this.#identity = row.value;
+    return row.value;
+  }
+
+  async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
+    checkSnapshot(snapshot);
+    await this.db.rows(
+      `INSERT INTO ${this.db.t('snapshots')} (stream, seq, data) VALUES ($1, $2, $3) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data`,
+      [snapshot.stream, snapshot.seq, snapshot.data],
+    );
+  }
+
+  async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
+    checkStream(stream);
+    const upTo = parseUpToSeq(options);
+    const [row] = await this.db.rows<StoredSnapshot>(
+      `SELECT stream, seq, data FROM ${this.db.t('snapshots')} WHERE stream = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1`,
+      [stream, upTo],
+    );
+    return row ? { stream: row.stream, seq: row.seq, data: row.data } : undefined;
+  }
+
+  /** Ends the pool when this log owns it (see `openPostgresLog`); else nothing. */
+  async close(): Promise<void> {
+    await this.#onClose?.();
+  }
+
+  /** @internal Makes {@link close} close the database. */
+  ownDatabase(): void {
+    this.#onClose = () => this.db.close();
+  }
+}

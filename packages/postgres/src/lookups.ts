@@ -1,0 +1,69 @@
+/**
+ * The point look-ups of the projection tables (tombstones included): what
+ * the stamper and a fold's rules ask. Run through the `Sql` given, so that
+ * inside a write transaction they see what it sees.
+ */
+import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
+import type { StateLookups } from '@agentstate/core/backend';
+import { scopeKey } from '@agentstate/core/backend';
+import type { Database, Sql } from './database.js';
+import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
+import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+
+/** The look-ups, and the one a fold's rules need besides. */
+export interface TableLookups extends StateLookups {
+  session(id: string): Promise<Session | undefined>;
+  turnExists(id: string): Promise<boolean>;
+  lastTurnSeq(sessionId: string): Promise<number>;
+  lastTurns(sessionId: string, n: number): Promise<Turn[]>;
+  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
+  liveTurnsFrom(sessionId: string, fromSeq: number): Promise<Turn[]>;
+  skill(id: string): Promise<Skill | undefined>;
+  skillAt(scope: Scope, slug: string): Promise<Skill | undefined>;
+  liveSkillsBySlug(slug: string): Promise<Skill[]>;
+  memoryItem(id: string): Promise<MemoryItem | undefined>;
+  operation(id: string): Promise<OperationEntry | undefined>;
+  memoryWithKey(scope: Scope, key: string): Promise<MemoryItem | undefined>;
+}
+
+/** The look-ups of `db`'s tables through `sql` (the pool, or a transaction). */
+export function tableLookups(db: Database, sql: Sql): TableLookups {
+  const one = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T | undefined> => {
+    const [row] = await sql.rows<R>(text, params);
+    return row === undefined ? undefined : map(row);
+  };
+  return {
+    session: (id) => one<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, sessionFromRow, [id]),
+    turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
+    lastTurnSeq: async (sessionId) => {
+      const [row] = await sql.rows<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`, [sessionId]);
+      return row?.seq ?? 0;
+    },
+    lastTurns: async (sessionId, n) =>
+      (
+        await sql.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND NOT deleted ORDER BY seq DESC LIMIT $2`, [
+          sessionId,
+          n > 0 ? n : null,
+        ])
+      )
+        .map(turnFromRow)
+        .reverse(),
+    liveTurnsFrom: async (sessionId, fromSeq) =>
+      (await sql.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 AND NOT deleted ORDER BY seq`, [sessionId, fromSeq])).map(
+        turnFromRow,
+      ),
+    skill: (id) => one<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, skillFromRow, [id]),
+    // A tombstone and a live skill may share a place: the live one (else the newest tombstone) is the one there.
+    skillAt: (scope, slug) =>
+      one<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1`, skillFromRow, [
+        scopeKey(scope),
+        slug,
+      ]),
+    liveSkillsBySlug: async (slug) =>
+      (await sql.rows<SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id`, [slug])).map(skillFromRow),
+    memoryItem: (id) => one<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, memoryFromRow, [id]),
+    operation: (id) => one<OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, operationFromRow, [id]),
+    memoryWithKey: (scope, key) =>
+      one<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted`, memoryFromRow, [scopeKey(scope), key]),
+  };
+}

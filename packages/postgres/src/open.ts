@@ -1,0 +1,98 @@
+/**
+ * `openPostgres(urlOrPool)`: a complete agentstate provider in one schema of
+ * a PostgreSQL database, its event log in the same schema. Opening
+ * identifies the schema, migrates it (under an advisory lock) and folds any
+ * event the projection has not seen; the provider's clock starts past every
+ * stored HLC.
+ */
+import type pg from 'pg';
+import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
+import { createStateProvider } from '@agentstate/core/backend';
+import { PostgresBackend } from './backend.js';
+import type { PoolOptions } from './database.js';
+import { checkSchemaName, Database, openPool } from './database.js';
+import { PostgresLog } from './log.js';
+import { migrate } from './migrations/index.js';
+import { Projection } from './projection.js';
+import { postgresQueries } from './queries.js';
+import { memoryVectors, turnVectors } from './vectors.js';
+
+/** The schema agentstate's tables live in by default. */
+export const DEFAULT_SCHEMA = 'agentstate';
+
+/** Options of the connection, shared by {@link openPostgres} and {@link openPostgresLog}. */
+export interface PostgresConnectionOptions extends PoolOptions {
+  /**
+   * The schema holding agentstate's tables, created if missing, so that
+   * agentstate can share a database with the application. A lower-case
+   * identifier. Default: `agentstate`.
+   */
+  schema?: string;
+}
+
+/** Options of {@link openPostgres}. */
+export interface PostgresOptions extends StateProviderOptions, PostgresConnectionOptions {}
+
+/** A provider whose log and projection live in one PostgreSQL schema. */
+export interface PostgresProvider extends EventSourcedProvider {
+  /** The schema holding its tables. */
+  readonly schema: string;
+}
+
+/** Opens the pool (or takes the application's) and migrates the schema. */
+async function openDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Promise<Database> {
+  const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
+  const { pool, owned } = openPool(urlOrPool, options);
+  const db = new Database(pool, schema, owned);
+  try {
+    await migrate(db);
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/**
+ * Opens (or creates) agentstate's schema in the database at `urlOrPool` —
+ * a `postgres://` URL, or a `pg.Pool` the application owns (then `close`
+ * leaves it open) — and returns its provider. Throws
+ * `IncompatibleDatabaseError` (a `ValidationError`) for a schema holding
+ * another application's tables or a newer version's, without changing it;
+ * a `ConnectionLostError` when the server cannot be reached.
+ */
+export async function openPostgres(urlOrPool: string | pg.Pool, options: PostgresOptions = {}): Promise<PostgresProvider> {
+  const db = await openDatabase(urlOrPool, options);
+  try {
+    const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
+    const projection = new Projection(db);
+    const backend = new PostgresBackend(db, log, projection, postgresQueries(db), memoryVectors(db), turnVectors(db), options.upcasters);
+    // Events appended to the state stream without a projection (a bare log) are folded now, under the stream's lock.
+    backend.openedAt(await db.transaction((sql) => backend.lockInStep(sql)));
+    const provider = createStateProvider(backend, options);
+    return { ...provider, schema: db.schema };
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}
+
+/** Options of {@link openPostgresLog}. */
+export interface PostgresLogOpenOptions extends PostgresConnectionOptions {
+  /** Stamps `time` on events appended without one. Default: the system clock. */
+  clock?: StateProviderOptions['clock'];
+  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
+  upcasters?: StateProviderOptions['upcasters'];
+}
+
+/**
+ * Opens the event log of agentstate's schema on its own: a complete `Log`
+ * (docs/contract.md §7) with `close()`. A provider opened on the same
+ * schema folds whatever was appended to the `state` stream here.
+ */
+export async function openPostgresLog(urlOrPool: string | pg.Pool, options: PostgresLogOpenOptions = {}): Promise<PostgresLog> {
+  const db = await openDatabase(urlOrPool, options);
+  const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
+  log.ownDatabase();
+  return log;
+}

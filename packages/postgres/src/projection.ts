@@ -1,0 +1,179 @@
+/**
+ * The projection: the only code that changes the read-model tables. The same
+ * `apply` serves a live commit and a catch-up fold (docs/architecture.md).
+ * Lexical index columns are kept for live records only and hold core's
+ * folded tokens (see `lexical.ts`); a record's vectors go when it changes.
+ */
+import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
+import type { ChangeRecord } from '@agentstate/core/backend';
+import { changeOperation, changeRecords, skillSearchText } from '@agentstate/core/backend';
+import { CorruptionError } from '@agentstate/core';
+import type { Database, Sql } from './database.js';
+import { indexLexemes } from './lexical.js';
+import { metadataLeaves, valueColumn } from './metadata.js';
+import {
+  columnCount,
+  MEMORY_COLUMNS,
+  memoryValues,
+  placeholders,
+  SESSION_COLUMNS,
+  sessionValues,
+  SKILL_COLUMNS,
+  skillValues,
+  TURN_COLUMNS,
+  turnValues,
+  updateFromExcluded,
+} from './rows.js';
+
+/** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
+export interface ProjectionState {
+  seq: number;
+  maxHlc: Hlc;
+  generation: number;
+}
+
+/** Writes records into the projection tables of one schema, through the transaction given. */
+export class Projection {
+  constructor(private readonly db: Database) {}
+
+  /** Where the projection stands, as `sql` sees it. */
+  async state(sql: Sql): Promise<ProjectionState> {
+    const [row] = await sql.rows<{ seq: number; hlc_wall: number; hlc_counter: number; generation: number }>(
+      `SELECT seq, hlc_wall, hlc_counter, generation FROM ${this.db.t('projection_state')} WHERE id = 1`,
+    );
+    if (row === undefined) throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: the projection's state row is missing`);
+    return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
+  }
+
+  /** Records where the projection stands, in the same transaction as the rows. */
+  async saveState(sql: Sql, state: ProjectionState): Promise<void> {
+    await sql.rows(`UPDATE ${this.db.t('projection_state')} SET seq = $1, hlc_wall = $2, hlc_counter = $3, generation = $4 WHERE id = 1`, [
+      state.seq,
+      state.maxHlc.wall,
+      state.maxHlc.counter,
+      state.generation,
+    ]);
+  }
+
+  /** Folds one change, the event at `seq`, into the tables. */
+  async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
+    for (const record of changeRecords(change)) await this.put(sql, record);
+    const operation = changeOperation(change);
+    if (operation) await this.putOperation(sql, { id: operation.id, inputHash: operation.inputHash, seq });
+  }
+
+  /** Indexes the operation of an idempotent write; an id already there is refused by the table's key. */
+  async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
+    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, [entry.id, entry.seq, entry.inputHash]);
+  }
+
+  /** Writes one record's post-image: the single writer behind `apply` and the fold. */
+  async put(sql: Sql, entry: ChangeRecord): Promise<void> {
+    switch (entry.kind) {
+      case 'session':
+        return this.#putSession(sql, entry.record);
+      case 'turn':
+        return this.#putTurn(sql, entry.record);
+      case 'skill':
+        return this.#putSkill(sql, entry.record);
+      case 'memory':
+        return this.#putMemory(sql, entry.record);
+    }
+  }
+
+  async #putSession(sql: Sql, session: Session): Promise<void> {
+    await sql.rows(
+      `INSERT INTO ${this.db.t('sessions')} (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
+       ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
+      sessionValues(session),
+    );
+    // The turns of a deleted session stay rows; their vectors go with the session, so a nearest-neighbour search never spends its k on them.
+    if (session.deleted)
+      await sql.rows(
+        `DELETE FROM ${this.db.t('vectors')} WHERE target = 'turn' AND record_id IN (SELECT id FROM ${this.db.t('turns')} WHERE session_id = $1)`,
+        [session.id],
+      );
+  }
+
+  /** Inserts or updates a row keyed by `slot`; returns its `n` and whether it was live before. */
+  async #upsert(
+    sql: Sql,
+    table: string,
+    columns: string,
+    values: unknown[],
+    slot: { where: string; params: unknown[] },
+    text: string | null,
+  ): Promise<{ n: number; wasLive: boolean }> {
+    const [found] = await sql.rows<{ n: number; deleted: boolean }>(`SELECT n, deleted FROM ${this.db.t(table)} WHERE ${slot.where}`, slot.params);
+    const search = text === null ? null : indexLexemes(text);
+    const count = columnCount(columns);
+    if (found) {
+      await sql.rows(
+        `UPDATE ${this.db.t(table)} SET (${columns}, search) = (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[])) WHERE n = $${count + 2}`,
+        [...values, search, found.n],
+      );
+      return { n: found.n, wasLive: !found.deleted };
+    }
+    const [row] = await sql.rows<{ n: number }>(
+      `INSERT INTO ${this.db.t(table)} (${columns}, search) VALUES (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[])) RETURNING n`,
+      [...values, search],
+    );
+    return { n: row!.n, wasLive: false };
+  }
+
+  async #putTurn(sql: Sql, turn: Turn): Promise<void> {
+    const { wasLive } = await this.#upsert(
+      sql,
+      'turns',
+      TURN_COLUMNS,
+      turnValues(turn),
+      { where: 'session_id = $1 AND seq = $2', params: [turn.sessionId, turn.seq] },
+      turn.deleted ? null : turn.content,
+    );
+    if (wasLive) await this.#forgetVectors(sql, 'turn', turn.id);
+  }
+
+  async #putSkill(sql: Sql, skill: Skill): Promise<void> {
+    await this.#upsert(
+      sql,
+      'skills',
+      SKILL_COLUMNS,
+      skillValues(skill),
+      { where: 'id = $1', params: [skill.id] },
+      skill.deleted ? null : skillSearchText(skill),
+    );
+  }
+
+  async #putMemory(sql: Sql, item: MemoryItem): Promise<void> {
+    const { n, wasLive } = await this.#upsert(
+      sql,
+      'memory',
+      MEMORY_COLUMNS,
+      memoryValues(item),
+      { where: 'id = $1', params: [item.id] },
+      item.deleted ? null : item.content,
+    );
+    if (wasLive) {
+      await sql.rows(`DELETE FROM ${this.db.t('memory_meta')} WHERE item_n = $1`, [n]);
+      await this.#forgetVectors(sql, 'memory', item.id);
+    }
+    if (item.deleted) return;
+    const leaves = metadataLeaves(item.metadata);
+    if (leaves.length === 0) return;
+    await sql.rows(
+      `INSERT INTO ${this.db.t('memory_meta')} (item_n, path, type, text_value, number_value)
+       SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::float8[])`,
+      [
+        n,
+        leaves.map((l) => l.path),
+        leaves.map((l) => l.type),
+        leaves.map((l) => (valueColumn(l.type) === 'text_value' ? l.value : null)),
+        leaves.map((l) => (valueColumn(l.type) === 'number_value' ? l.value : null)),
+      ],
+    );
+  }
+
+  async #forgetVectors(sql: Sql, target: 'memory' | 'turn', id: string): Promise<void> {
+    await sql.rows(`DELETE FROM ${this.db.t('vectors')} WHERE target = $1 AND record_id = $2`, [target, id]);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The conformance suite of @agentstate/testing against PostgreSQL: each
+ * check on a fresh schema of the test server (durable: reopen; shared
+ * storage: another pool on the same schema, as another process would open
+ * it; destroy: drop the schema), and the log suite against the standalone
+ * log.
+ */
+import type { Provider } from '@agentstate/core';
+import { runLogConformance, runProviderConformance } from '@agentstate/testing';
+import type { ProviderFactoryOptions } from '@agentstate/testing';
+import type { PostgresLog, PostgresProvider } from '../src/index.js';
+import { openPostgres, openPostgresLog } from '../src/index.js';
+import { dropSchema, freshSchema, testServer } from './cluster.js';
+
+/** Where each provider lives, so reopen, openShared and destroy find it. */
+const schemas = new WeakMap<Provider, { schema: string; owner: boolean }>();
+
+async function open(schema: string, options: ProviderFactoryOptions = {}): Promise<PostgresProvider> {
+  const { url } = await testServer();
+  return openPostgres(url, { ...options, schema, max: 4 });
+}
+
+runProviderConformance({
+  name: 'postgres',
+  create: async (options) => {
+    const schema = freshSchema('conf');
+    const provider = await open(schema, options);
+    schemas.set(provider, { schema, owner: true });
+    return provider;
+  },
+  reopen: async (provider, options) => {
+    const place = schemas.get(provider)!;
+    await provider.close();
+    const reopened = await open(place.schema, options);
+    schemas.set(reopened, place);
+    return reopened;
+  },
+  openShared: async (provider, options) => {
+    const place = schemas.get(provider)!;
+    const shared = await open(place.schema, options);
+    schemas.set(shared, { schema: place.schema, owner: false });
+    return shared;
+  },
+  destroy: async (provider) => {
+    await provider.close();
+    const place = schemas.get(provider);
+    if (place?.owner) await dropSchema((await testServer()).url, place.schema);
+  },
+});
+
+const logSchemas = new WeakMap<PostgresLog, string>();
+
+runLogConformance({
+  name: 'PostgresLog',
+  create: async (options) => {
+    const schema = freshSchema('log');
+    const log = await openPostgresLog((await testServer()).url, { ...options, schema, max: 2 });
+    logSchemas.set(log, schema);
+    return log;
+  },
+  destroy: async (log) => {
+    await (log as PostgresLog).close();
+    const schema = logSchemas.get(log as PostgresLog);
+    if (schema) await dropSchema((await testServer()).url, schema);
+  },
+});

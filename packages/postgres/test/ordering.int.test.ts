@@ -1,0 +1,76 @@
+/**
+ * Ordering under concurrency: several providers (separate pools, as
+ * separate processes would have) write to one schema at once while a reader
+ * follows the log. Seqs stay dense and commit in seq order, so the reader
+ * sees every event exactly once, in order, never skipping one that commits
+ * later with a lower seq; the tables equal a replay of the log.
+ */
+import { describe, expect, it } from 'vitest';
+import { createInMemoryProvider, encodeSnapshot, replay } from '@agentstate/core';
+import { openPostgres, openPostgresLog } from '../src/index.js';
+import { fresh } from './helpers.js';
+
+describe('PostgreSQL ordering under concurrent writers', () => {
+  it('keeps seqs dense and lets a tailing reader see every event once, in order', async () => {
+    const { url, schema, close } = await fresh();
+    const writers = await Promise.all(Array.from({ length: 4 }, () => openPostgres(url, { schema, max: 3 })));
+    const reader = await openPostgresLog(url, { schema, max: 1 });
+    const seen: number[] = [];
+    let done = false;
+    const tail = (async () => {
+      for (;;) {
+        const finished = done;
+        const events = await reader.read({ stream: 'state', afterSeq: seen.at(-1) ?? 0, limit: 50 });
+        for (const event of events) seen.push(event.seq);
+        if (finished && events.length === 0) return;
+      }
+    })();
+    const perWriter = 40;
+    await Promise.all(
+      writers.map(async (p, w) => {
+        const session = await p.sessions.create({ title: `writer ${w}` });
+        for (let i = 0; i < perWriter; i += 1) {
+          if (i % 4 === 0) await p.skills.upsert({ slug: 'shared', name: 'shared', body: `v${w}.${i}` });
+          else if (i % 4 === 1) await p.skills.recordOutcome('shared', { success: i % 8 === 1 });
+          else if (i % 4 === 2) await p.memory.write({ content: `fact ${w} ${i}`, key: `k${i % 3}` });
+          else await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${w} ${i}` });
+        }
+      }),
+    );
+    done = true;
+    await tail;
+    const head = await reader.head('state');
+    expect(seen).toEqual(Array.from({ length: head }, (_, i) => i + 1));
+    // Every write is an event: sessions, upserts (first ones create), outcomes, memory and turns.
+    expect(head).toBe(4 * (1 + perWriter));
+    const skill = await writers[0]!.skills.get('shared');
+    expect(skill.uses).toBe(4 * (perWriter / 4));
+    expect(skill.wins).toBe(4 * (perWriter / 8));
+    // The tables equal a replay of the log.
+    const replayed = await replay(reader, { fromScratch: true });
+    expect(encodeSnapshot(await writers[0]!.snapshot())).toBe(encodeSnapshot(await replayed.snapshot()));
+    await Promise.all(writers.map((p) => p.close()));
+    await reader.close();
+    await replayed.close();
+    await close();
+  });
+
+  it('folds what a bare log appended to the state stream when a provider opens or writes', async () => {
+    const source = createInMemoryProvider();
+    await source.memory.write({ content: 'appended through the log' });
+    await source.sessions.create({ title: 'also appended' });
+    const { url, schema, provider, close } = await fresh();
+    const log = await openPostgresLog(url, { schema, max: 1 });
+    await log.appendMany(await source.log.read({ stream: 'state' }));
+    // The open provider folds them before its next write, under the stream's lock.
+    await provider.memory.write({ content: 'written after' });
+    expect((await provider.memory.recall({ query: 'appended', limit: 10 })).map((m) => m.content)).toEqual(['appended through the log']);
+    expect(await log.head('state')).toBe(3);
+    const reopened = await openPostgres(url, { schema });
+    expect((await reopened.sessions.list()).map((s) => s.title)).toEqual(['also appended']);
+    await reopened.close();
+    await log.close();
+    await source.close();
+    await close();
+  });
+});

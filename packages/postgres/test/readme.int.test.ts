@@ -1,0 +1,14 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { runReadmeExample } from '../../../tools/readme-example.js';
+import { dropSchema, testServer } from './cluster.js';
+
+describe('the README example', () => {
+  it('runs as written against the built package', async () => {
+    const { url } = await testServer();
+    await dropSchema(url, 'support');
+    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), { DATABASE_URL: url });
+    expect(out.split('\n').filter(Boolean)).toEqual(["[ 'The user prefers Café-style dark themes' ]", "[ 'rollback' ]", '2 5']);
+    await dropSchema(url, 'support');
+  });
+});
