@@ -41,7 +41,7 @@ async function reads(p: SqliteProvider) {
     memory: await p.memory.recall({ limit: 100 }),
     memoryWeb: await p.memory.recall({ scope: { project: 'web' }, includeParentScopes: true, limit: 100 }),
     recallDeploy: (await p.memory.recall({ query: 'deploy key' })).map((h) => h.id),
-    semanticDeploy: (await p.memory.recall({ query: 'when does the key rotate', mode: 'semantic' })).map((h) => h.id),
+    semanticDeploy: (await p.memory.recall({ query: 'when does the key rotate', mode: 'semantic', minScore: 0.5 })).map((h) => h.id),
   };
 }
 

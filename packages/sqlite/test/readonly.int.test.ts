@@ -180,7 +180,7 @@ describe('a read-only open', () => {
     };
     const read = await answers(path, true);
     expect(hash(path)).toBe(before);
-    expect(read[0]!.map(([title]) => title).sort()).toEqual(['embedded', 'plain']);
+    expect([...new Set(read[0]!.map(([title]) => title))].sort()).toEqual(['embedded', 'plain']);
     // The same answers as a writable open, which stores the missing vectors.
     expect(await answers(copy, false)).toEqual(read);
   });
