@@ -65,12 +65,20 @@ const p50p95 = (samples: readonly number[]) => `${fmt(percentile(samples, 50), 3
 
 // ---------------------------------------------------------------- 1. LangGraph checkpointers
 
+/** A checkpointer opened for one round. */
+interface OpenedSaver {
+  saver: BaseCheckpointSaver;
+  close(): Promise<void> | void;
+  /** Called after the first put (SqliteSaver creates its tables then): applies the case's setting, returns the durability read back. */
+  ready?(): string;
+}
+
 /** A checkpointer under test, opened on a fresh file per round. */
 interface SaverCase {
   name: string;
-  /** What a commit promises; `ready`, called after the first put, applies the setting and reads it back. */
+  /** What a commit promises, printed unless `ready` reads it back. */
   durability: string;
-  open(path: string): { saver: BaseCheckpointSaver; close(): Promise<void> | void; ready?(): string };
+  open(path: string): OpenedSaver;
 }
 
 const SYNCHRONOUS = ['off', 'normal', 'full', 'extra'];
