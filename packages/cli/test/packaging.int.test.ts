@@ -93,7 +93,9 @@ beforeAll(() => {
   run('npm', ['install', '--no-fund', '--no-audit', ...[...packed.values()].map(([tarball]) => tarball!)], { timeout: INSTALL_TIMEOUT });
 }, INSTALL_TIMEOUT + 120_000);
 
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+// The installed project holds every package's dependencies (the adapters' frameworks too): deleting it takes
+// minutes on a busy machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 600_000);
 
 describe('every public package', () => {
   it('is found under packages/', () => {

@@ -17,10 +17,13 @@ const checkout = fileURLToPath(new URL('../../..', import.meta.url));
 /** What covers each block of a README, in order: the test that runs it, or `declarations`. */
 const COVERAGE: Record<string, ReadonlyArray<string>> = {
   'README.md': ['packages/sqlite/test/root-readme.int.test.ts', 'packages/sqlite/test/root-readme.int.test.ts'],
+  'packages/ai-sdk/README.md': ['packages/ai-sdk/test/readme.int.test.ts'],
   'packages/cli/README.md': [],
   'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],
   'packages/embeddings/README.md': ['packages/embeddings/test/readme.test.ts', 'packages/embeddings/test/readme-server.int.test.ts', 'declarations'],
+  'packages/langgraph/README.md': ['packages/langgraph/test/readme.int.test.ts'],
   'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
+  'packages/openai-agents/README.md': ['packages/openai-agents/test/readme.int.test.ts'],
   'packages/sqlite/README.md': ['packages/sqlite/test/readme.int.test.ts'],
   'packages/testing/README.md': [
     'packages/testing/test/readme.int.test.ts',

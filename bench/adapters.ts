@@ -1,0 +1,257 @@
+/**
+ * Adapter benchmark (issue 13). Prints two tables, each comparing agentstate
+ * with the framework's own store on the same work in the same run (median of
+ * 3 rounds, each on a fresh file):
+ *  1. LangGraph checkpointers: put() per second over one thread of realistic
+ *     checkpoints (2–5 KB of channel values each), then getTuple() p50/p95
+ *     latency, latest and by id, at that many checkpoints in the thread.
+ *     `SqliteSaver` (@langchain/langgraph-checkpoint-sqlite) as it ships (WAL
+ *     with better-sqlite3's default, synchronous NORMAL: a power cut may lose
+ *     the last commits) and with FULL (durable); the level is read back from
+ *     the file and printed. Goal: agentstate's checkpointer ≥ 1.5× SqliteSaver while durable.
+ *  2. OpenAI Agents sessions: addItems() items per second (one call per turn
+ *     of four items) and getItems() latency, `AgentStateSession` on the
+ *     in-memory provider and on SQLite against the SDK's `MemorySession`.
+ * Run: `npm run build` at the root, then `npm run adapters -w @agentstate/bench`.
+ * Sizes: BENCH_ADAPTERS_CHECKPOINTS, BENCH_ADAPTERS_TURNS.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { createInMemoryProvider } from '@agentstate/core';
+import { AgentStateSession } from '@agentstate/openai-agents';
+import type { SynchronousLevel } from '@agentstate/sqlite';
+import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata } from '@langchain/langgraph-checkpoint';
+import { uuid6 } from '@langchain/langgraph-checkpoint';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { type AgentInputItem, MemorySession, type Session } from '@openai/agents-core';
+import { fmt, percentile, printTable, timeMs } from './table.js';
+
+const CHECKPOINTS = Number(process.env.BENCH_ADAPTERS_CHECKPOINTS ?? 1_000);
+const TURNS = Number(process.env.BENCH_ADAPTERS_TURNS ?? 500);
+const ROUNDS = 3;
+const READS = 500;
+
+const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-adapters-'));
+const file = (name: string) => join(dir, name);
+
+const WORDS = (
+  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
+  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
+  'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout'
+).split(' ');
+let rng = 42;
+const random = () => {
+  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
+  return rng / 2 ** 32;
+};
+const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+const median = (xs: readonly number[]) => percentile(xs, 50);
+
+/** Latency samples of `n` awaited calls, in milliseconds. */
+async function latencies(n: number, call: (i: number) => Promise<unknown>): Promise<number[]> {
+  const samples: number[] = [];
+  for (let i = 0; i < n; i += 1) {
+    const start = performance.now();
+    await call(i);
+    samples.push(performance.now() - start);
+  }
+  return samples;
+}
+
+const p50p95 = (samples: readonly number[]) => `${fmt(percentile(samples, 50), 3)} / ${fmt(percentile(samples, 95), 3)}`;
+
+// ---------------------------------------------------------------- 1. LangGraph checkpointers
+
+/** A checkpointer opened for one round. */
+interface OpenedSaver {
+  saver: BaseCheckpointSaver;
+  close(): Promise<void> | void;
+  /** Called after the first put (SqliteSaver creates its tables then): applies the case's setting, returns the durability read back. */
+  ready?(): string;
+}
+
+/** A checkpointer under test, opened on a fresh file per round. */
+interface SaverCase {
+  name: string;
+  /** What a commit promises, printed unless `ready` reads it back. */
+  durability: string;
+  open(path: string): OpenedSaver;
+}
+
+const SYNCHRONOUS = ['off', 'normal', 'full', 'extra'];
+
+/** SqliteSaver on its own better-sqlite3 connection; `synchronous` overrides what it ships with. */
+function sqliteSaver(synchronous?: SynchronousLevel): SaverCase['open'] {
+  return (path) => {
+    const db = new Database(path);
+    const saver = new SqliteSaver(db);
+    return {
+      saver,
+      close: () => {
+        db.close();
+      },
+      ready: () => {
+        if (synchronous !== undefined) db.pragma(`synchronous = ${synchronous}`);
+        const level = SYNCHRONOUS[db.pragma('synchronous', { simple: true }) as number] ?? '?';
+        return `WAL, synchronous ${level.toUpperCase()}`;
+      },
+    };
+  };
+}
+
+const SAVERS: SaverCase[] = [
+  { name: 'SqliteSaver', durability: 'as shipped', open: sqliteSaver() },
+  { name: 'SqliteSaver', durability: 'FULL', open: sqliteSaver('full') },
+  // ▼ AgentStateSaver rows (issue 13): the checkpointer's change adds its cases here, on SQLite with the
+  // default durability and with `synchronous: 'normal'`, e.g.
+  // { name: 'AgentStateSaver', durability: 'default (FULL)', open: (path) => { const saver = AgentStateSaver.sqlite(path); return { saver, close: () => saver.close() }; } },
+];
+
+/** One thread of checkpoints, each carrying 2–5 KB of channel values, the same for every saver. */
+function checkpoints(n: number): Array<{ checkpoint: Checkpoint; metadata: CheckpointMetadata }> {
+  const messages: Array<{ role: string; content: string }> = [];
+  return Array.from({ length: n }, (_, step) => {
+    // A window of recent messages between 2 and 5 KB, as a trimmed chat keeps: new ones in, old ones out.
+    const target = 2_000 + random() * 3_000;
+    do messages.push({ role: messages.length % 2 === 0 ? 'user' : 'assistant', content: sentence(20 + Math.floor(random() * 40)) });
+    while (JSON.stringify(messages).length < target);
+    while (JSON.stringify(messages).length > target && messages.length > 1) messages.shift();
+    const version = step + 1;
+    return {
+      checkpoint: {
+        v: 4,
+        id: uuid6(step),
+        ts: new Date(Date.UTC(2026, 0, 1, 0, 0, step)).toISOString(),
+        channel_values: { messages: [...messages], summary: sentence(8), step },
+        channel_versions: { messages: version, summary: version, step: version, __start__: 1 },
+        versions_seen: { agent: { messages: version - 1 }, tools: { messages: version - 1 } },
+      },
+      metadata: { source: 'loop', step, parents: {} },
+    };
+  });
+}
+
+async function putAll(saver: BaseCheckpointSaver, thread: ReturnType<typeof checkpoints>): Promise<void> {
+  let config = { configurable: { thread_id: 'bench', checkpoint_ns: '' } } as { configurable: Record<string, unknown> };
+  for (const { checkpoint, metadata } of thread) {
+    config = (await saver.put(config, checkpoint, metadata, checkpoint.channel_versions)) as typeof config;
+  }
+}
+
+async function benchCheckpointers(): Promise<void> {
+  const thread = checkpoints(CHECKPOINTS);
+  const bytes = thread.map((c) => JSON.stringify(c.checkpoint.channel_values).length);
+  const rows: string[][] = [];
+  let baseline = Number.NaN;
+  for (const [index, c] of SAVERS.entries()) {
+    const rates: number[] = [];
+    let durability = c.durability;
+    let latest: number[] = [];
+    let byId: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const opened = c.open(file(`saver-${index}-${round}.db`));
+      // SqliteSaver creates its tables on first use: one put outside the timing, on another thread.
+      await opened.saver.put({ configurable: { thread_id: 'warm-up', checkpoint_ns: '' } }, thread[0]!.checkpoint, thread[0]!.metadata, {});
+      durability = opened.ready?.() ?? durability;
+      const ms = await timeMs(() => putAll(opened.saver, thread));
+      rates.push((CHECKPOINTS / ms) * 1000);
+      if (round === ROUNDS - 1) {
+        latest = await latencies(READS, () => opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '' } }));
+        byId = await latencies(READS, (i) =>
+          opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '', checkpoint_id: thread[(i * 7919) % CHECKPOINTS]!.checkpoint.id } }),
+        );
+        const tuple = await opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '' } });
+        if (tuple?.checkpoint.id !== thread.at(-1)!.checkpoint.id) throw new Error(`${c.name} lost the latest checkpoint`);
+      }
+      await opened.close();
+    }
+    const rate = median(rates);
+    if (index === 0) baseline = rate;
+    rows.push([c.name, durability, fmt(rate), `${fmt(rate / baseline, 2)}×`, p50p95(latest), p50p95(byId)]);
+  }
+  printTable(
+    `LangGraph checkpointers: ${fmt(CHECKPOINTS)} put() in one thread (channel values ${fmt(Math.min(...bytes))}–${fmt(Math.max(...bytes))} B), median of ${ROUNDS}; getTuple() at ${fmt(CHECKPOINTS)} checkpoints`,
+    ['checkpointer', 'durability', 'put/s', 'vs SqliteSaver as shipped', 'getTuple latest p50 / p95 ms', 'getTuple by id p50 / p95 ms'],
+    rows,
+  );
+}
+
+// ---------------------------------------------------------------- 2. OpenAI Agents sessions
+
+/** The four items of one agent turn with a tool call, ~600 B of text. */
+function turnItems(i: number): AgentInputItem[] {
+  const callId = `call_${i}`;
+  return [
+    { role: 'user', content: sentence(20) },
+    { type: 'function_call', callId, name: 'search_logs', arguments: JSON.stringify({ query: sentence(4) }), status: 'completed' },
+    { type: 'function_call_result', callId, name: 'search_logs', status: 'completed', output: { type: 'text', text: sentence(30) } },
+    { role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: sentence(30) }] },
+  ];
+}
+
+interface SessionCase {
+  name: string;
+  open(path: string): { session: Session; close(): Promise<void> };
+}
+
+function agentstateSqlite(synchronous?: SynchronousLevel): SessionCase['open'] {
+  return (path) => {
+    const session = AgentStateSession.sqlite(path, { sessionId: 'bench', ...(synchronous ? { sqlite: { synchronous } } : {}) });
+    return { session, close: () => session.close() };
+  };
+}
+
+const SESSIONS: SessionCase[] = [
+  { name: 'MemorySession (SDK, not durable)', open: () => ({ session: new MemorySession(), close: async () => {} }) },
+  {
+    name: 'AgentStateSession, in-memory provider',
+    open: () => {
+      const provider = createInMemoryProvider();
+      return { session: new AgentStateSession(provider, { sessionId: 'bench' }), close: () => provider.close() };
+    },
+  },
+  { name: 'AgentStateSession, SQLite (default, FULL)', open: agentstateSqlite() },
+  { name: "AgentStateSession, SQLite (synchronous: 'normal')", open: agentstateSqlite('normal') },
+];
+
+async function benchSessions(): Promise<void> {
+  const turns = Array.from({ length: TURNS }, (_, i) => turnItems(i));
+  const items = TURNS * 4;
+  const rows: string[][] = [];
+  for (const [index, c] of SESSIONS.entries()) {
+    const rates: number[] = [];
+    let all: number[] = [];
+    let last: number[] = [];
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const { session, close } = c.open(file(`session-${index}-${round}.db`));
+      await session.getSessionId();
+      const ms = await timeMs(async () => {
+        for (const turn of turns) await session.addItems(turn);
+      });
+      rates.push((items / ms) * 1000);
+      if (round === ROUNDS - 1) {
+        all = await latencies(20, () => session.getItems());
+        last = await latencies(READS, () => session.getItems(20));
+        const count = (await session.getItems()).length;
+        if (count !== items) throw new Error(`${c.name} holds ${count} items, not ${items}`);
+      }
+      await close();
+    }
+    rows.push([c.name, fmt(median(rates)), p50p95(last), fmt(median(all), 2)]);
+  }
+  printTable(
+    `OpenAI Agents sessions: ${fmt(TURNS)} addItems() of 4 items each, median of ${ROUNDS}; getItems() at ${fmt(items)} items`,
+    ['session', 'addItems items/s', 'getItems(20) p50 / p95 ms', `getItems() all p50 ms`],
+    rows,
+  );
+}
+
+try {
+  await benchCheckpointers();
+  await benchSessions();
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
