@@ -34,13 +34,27 @@ import {
  */
 export type SerializedValue = { type: string; text: string } | { type: string; base64: string };
 
+/** Where the value of one channel of a checkpoint is kept. */
+interface ChannelPlace {
+  /** The channel's version in this checkpoint. */
+  version: number | string;
+  /** The ancestor checkpoint whose stored values hold it, or `null`: this one. */
+  at: string | null;
+}
+
 /** The JSON the saver stores as a core checkpoint's `checkpoint` value. */
 interface StoredCheckpoint {
   /** The layout of this value, for later changes. */
   format: 1;
+  /** The checkpoint, holding only the channel values its save changed. */
   checkpoint: SerializedValue;
   metadata: SerializedValue;
+  /** Every channel with a value, and where that value is kept. */
+  channels: Record<string, ChannelPlace>;
 }
+
+/** Stored checkpoints already read during one call, by `[threadId, namespace, checkpointId]` as JSON. */
+type ReadCache = Map<string, Promise<StoredCheckpoint | undefined>>;
 
 /** Options of {@link AgentStateSaver}. */
 export interface AgentStateSaverOptions {
@@ -94,45 +108,54 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     // The store compares JSON values; a filter it cannot hold (an `undefined`, a `Date`) is applied here instead.
     const storeFilter = entries.every(([, value]) => isPlainJson(value, 0)) ? (filter as JsonObject | undefined) : undefined;
     const local = storeFilter === undefined && entries.length > 0;
+    const narrowed = {
+      ...(threadId ? { threadId } : {}),
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(storeFilter && entries.length > 0 ? { metadata: storeFilter } : {}),
+    };
     let found: StoredTuple[];
     if (checkpointId) {
       // One id names at most one checkpoint per (thread, namespace).
-      found = (await this.provider.checkpoints.list({ ...(threadId ? { threadId } : {}), ...(namespace === undefined ? {} : { namespace }) })).filter(
-        (t) => t.checkpoint.checkpointId === checkpointId,
-      );
-      found = found.filter((t) => (beforeId ? t.checkpoint.checkpointId < beforeId : true));
+      const exact = threadId && namespace !== undefined && entries.length === 0;
+      found = exact
+        ? [await this.provider.checkpoints.get({ threadId, namespace, checkpointId })].filter((t) => t !== undefined)
+        : (await this.provider.checkpoints.list(narrowed)).filter((t) => t.checkpoint.checkpointId === checkpointId);
+      if (beforeId) found = found.filter((t) => t.checkpoint.checkpointId < beforeId);
     } else {
       const pageLimit = !local && limit !== undefined && limit <= LIMITS.pageSize ? limit : 0;
-      found = await this.provider.checkpoints.list({
-        ...(threadId ? { threadId } : {}),
-        ...(namespace === undefined ? {} : { namespace }),
-        ...(beforeId ? { before: beforeId } : {}),
-        ...(storeFilter && entries.length > 0 ? { metadata: storeFilter } : {}),
-        limit: pageLimit,
-      });
+      found = await this.provider.checkpoints.list({ ...narrowed, ...(beforeId ? { before: beforeId } : {}), limit: pageLimit });
     }
     let left = limit ?? Number.POSITIVE_INFINITY;
+    const cache: ReadCache = new Map();
     for (const stored of found) {
       if (left <= 0) return;
-      const tuple = await this.#toTuple(stored);
+      const tuple = await this.#toTuple(stored, cache);
       if (local && !entries.every(([key, value]) => (tuple.metadata as Record<string, unknown> | undefined)?.[key] === value)) continue;
       left -= 1;
       yield tuple;
     }
   }
 
-  /** Saves a checkpoint after the one `config` names; returns the config that names the new one. */
-  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, _newVersions: ChannelVersions): Promise<RunnableConfig> {
+  /**
+   * Saves a checkpoint after the one `config` names; returns the config that
+   * names the new one. Only the values of the channels in `newVersions` are
+   * stored with it; the others are found in the ancestor that stored them at
+   * the same version, and a value no ancestor holds is not kept, as
+   * LangGraph's Postgres saver does.
+   */
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     const threadId = threadIdOf(config);
     if (threadId === undefined) throw new ValidationError('configurable.thread_id', 'a checkpointer needs a thread_id in the config to save a checkpoint');
     const namespace = namespaceOf(config) ?? '';
-    const [checkpointValue, metadataValue] = await Promise.all([this.#dump(copyCheckpoint(checkpoint)), this.#dump(metadata)]);
-    const value: StoredCheckpoint = { format: 1, checkpoint: checkpointValue, metadata: metadataValue };
+    const parentId = checkpointIdOf(config);
+    const { channels, changed } = await this.#placeChannels(threadId, namespace, parentId, checkpoint, newVersions);
+    const [checkpointValue, metadataValue] = await Promise.all([this.#dump({ ...copyCheckpoint(checkpoint), channel_values: changed }), this.#dump(metadata)]);
+    const value: StoredCheckpoint = { format: 1, checkpoint: checkpointValue, metadata: metadataValue, channels };
     await this.provider.checkpoints.put({
       threadId,
       namespace,
       checkpointId: checkpoint.id,
-      parentCheckpointId: checkpointIdOf(config) || null,
+      parentCheckpointId: parentId || null,
       checkpoint: value as unknown as JsonValue,
       metadata: filterableMetadata(metadata),
     });
@@ -191,12 +214,65 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     return this.serde.loadsTyped(value.type, bytes);
   }
 
-  async #toTuple({ checkpoint: stored, pendingWrites }: StoredTuple): Promise<CheckpointTuple> {
+  /** Which channel values `checkpoint` stores itself (`changed`), and where each of its channels is kept. */
+  async #placeChannels(threadId: string, namespace: string, parentId: string, checkpoint: Checkpoint, newVersions: ChannelVersions) {
+    const channels: Record<string, ChannelPlace> = {};
+    const changed: Record<string, unknown> = {};
+    let parent: Promise<Record<string, ChannelPlace>> | undefined;
+    for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
+      const version = checkpoint.channel_versions[channel];
+      if (Object.hasOwn(newVersions, channel)) {
+        changed[channel] = value;
+        if (version !== undefined) channels[channel] = { version, at: null };
+        continue;
+      }
+      parent ??= this.#channelsOf(threadId, namespace, parentId);
+      const there = (await parent)[channel];
+      if (version !== undefined && there?.version === version) channels[channel] = { version, at: there.at ?? parentId };
+    }
+    return { channels, changed };
+  }
+
+  async #channelsOf(threadId: string, namespace: string, checkpointId: string): Promise<Record<string, ChannelPlace>> {
+    if (!checkpointId) return {};
+    const found = await this.provider.checkpoints.get({ threadId, namespace, checkpointId });
+    return found === undefined ? {} : storedCheckpoint(found.checkpoint.checkpoint, threadId, checkpointId).channels;
+  }
+
+  /** The checkpoint `checkpointId` as saved (its own channel values only), freshly deserialized so no two tuples share a value. */
+  async #ancestor(threadId: string, namespace: string, checkpointId: string, cache: ReadCache): Promise<Checkpoint | undefined> {
+    const key = JSON.stringify([threadId, namespace, checkpointId]);
+    let found = cache.get(key);
+    if (found === undefined) {
+      found = this.provider.checkpoints
+        .get({ threadId, namespace, checkpointId })
+        .then((t) => (t === undefined ? undefined : storedCheckpoint(t.checkpoint.checkpoint, threadId, checkpointId)));
+      cache.set(key, found);
+    }
+    const stored = await found;
+    return stored === undefined ? undefined : ((await this.#load(stored.checkpoint)) as Checkpoint);
+  }
+
+  /** The checkpoint with the values of its channels kept in ancestors put back. */
+  async #withChannels(value: StoredCheckpoint, threadId: string, namespace: string, cache: ReadCache): Promise<Checkpoint> {
+    const checkpoint = (await this.#load(value.checkpoint)) as Checkpoint;
+    const byAncestor = new Map<string, string[]>();
+    for (const [channel, { at }] of Object.entries(value.channels)) if (at !== null) byAncestor.set(at, [...(byAncestor.get(at) ?? []), channel]);
+    const values: Record<string, unknown> = {};
+    for (const [at, channels] of byAncestor) {
+      const ancestor = await this.#ancestor(threadId, namespace, at, cache);
+      for (const channel of channels) if (ancestor && Object.hasOwn(ancestor.channel_values, channel)) values[channel] = ancestor.channel_values[channel];
+    }
+    checkpoint.channel_values = { ...values, ...checkpoint.channel_values };
+    return checkpoint;
+  }
+
+  async #toTuple({ checkpoint: stored, pendingWrites }: StoredTuple, cache: ReadCache = new Map()): Promise<CheckpointTuple> {
     const { threadId, namespace, checkpointId, parentCheckpointId } = stored;
     const value = storedCheckpoint(stored.checkpoint, threadId, checkpointId);
     const writes = [...pendingWrites].sort((a, b) => compareWritesSortKeys(writeKey(a), writeKey(b)));
     const [checkpoint, metadata, loadedWrites] = await Promise.all([
-      this.#load(value.checkpoint) as Promise<Checkpoint>,
+      this.#withChannels(value, threadId, namespace, cache),
       this.#load(value.metadata) as Promise<CheckpointMetadata>,
       Promise.all(writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#load(w.value as unknown as SerializedValue)])),
     ]);
@@ -235,26 +311,17 @@ function writeKey(write: CheckpointWrite) {
 
 /** The saver's value of a stored checkpoint; one another program stored in its own shape is refused, not misread. */
 function storedCheckpoint(value: JsonValue, threadId: string, checkpointId: string): StoredCheckpoint {
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    value.format === 1 &&
-    isSerialized(value.checkpoint) &&
-    isSerialized(value.metadata)
-  )
+  if (isPlainObject(value) && value.format === 1 && isSerialized(value.checkpoint) && isSerialized(value.metadata) && isPlainObject(value.channels))
     return value as unknown as StoredCheckpoint;
   throw new ValidationError('checkpoint', `checkpoint ${checkpointId} of thread ${threadId} was not saved by AgentStateSaver`);
 }
 
+function isPlainObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
 function isSerialized(value: JsonValue | undefined): boolean {
-  return (
-    value !== null &&
-    typeof value === 'object' &&
-    !Array.isArray(value) &&
-    typeof value.type === 'string' &&
-    (typeof value.text === 'string' || typeof value.base64 === 'string')
-  );
+  return isPlainObject(value) && typeof value.type === 'string' && (typeof value.text === 'string' || typeof value.base64 === 'string');
 }
 
 function threadIdOf(config: RunnableConfig): string | undefined {

@@ -3,11 +3,6 @@
  * in its library form) against the saver over an SQLite file and over the in-memory provider.
  * The suite calls vitest's globals; they are set here for this file only,
  * rather than `globals: true` for every test of the repository.
- *
- * One test is skipped, as the suite skips it for LangGraph's `MemorySaver`
- * and `SqliteSaver`: it wants a saver that stores only the channel values
- * `newVersions` names (Postgres's blob table); this saver, like those two,
- * stores each checkpoint whole.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,16 +13,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentStateSaver } from '../src/index.js';
 import { openSaver, openSqliteSaver } from '../src/index.js';
 
-const DELTA_TEST = 'should only store channel_values that have changed (based on newVersions)';
-// A proxy, so `it.each`, `it.skip` and the rest keep working on vitest's own `it`.
-const itUnlessDelta = new Proxy(it, {
-  apply(target, self, args: Parameters<typeof it>) {
-    const [name, ...rest] = args;
-    if (name === DELTA_TEST) return target.skip(`[because AgentStateSaver stores whole checkpoints] ${name}`, ...rest);
-    return Reflect.apply(target, self, args);
-  },
-});
-Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it: itUnlessDelta });
+Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
 
 const dirs: string[] = [];
 
