@@ -228,7 +228,13 @@ export class AgentStateSaver extends BaseCheckpointSaver {
       }
       parent ??= this.#channelsOf(threadId, namespace, parentId);
       const there = (await parent)[channel];
-      if (version !== undefined && there?.version === version) channels[channel] = { version, at: there.at ?? parentId };
+      if (version === undefined || there?.version !== version) continue;
+      const at = there.at ?? parentId;
+      // A checkpoint saved again over itself would point at the value it is replacing: it keeps the value instead.
+      if (at === checkpoint.id) {
+        changed[channel] = value;
+        channels[channel] = { version, at: null };
+      } else channels[channel] = { version, at };
     }
     return { channels, changed };
   }

@@ -66,6 +66,19 @@ describe('AgentStateSaver', () => {
     expect(read.map((t) => t.checkpoint.channel_values)).toEqual([third.channel_values, second.channel_values, first.channel_values]);
   });
 
+  it('keeps the values of a checkpoint saved again with itself as parent, as MemorySaver does', async () => {
+    const ours = new AgentStateSaver(createInMemoryProvider());
+    const reference = new MemorySaver();
+    const cp = checkpoint({ topic: 'tea' });
+    for (const saver of [ours, reference]) {
+      const config = await saver.put({ configurable: { thread_id: 't' } }, cp, { source: 'input', step: -1, parents: {} }, { topic: 1 });
+      await saver.put(config, cp, { source: 'update', step: 0, parents: {} }, {});
+    }
+    const read = async (saver: AgentStateSaver | MemorySaver) => (await saver.getTuple({ configurable: { thread_id: 't' } }))?.checkpoint.channel_values;
+    expect(await read(ours)).toEqual(await read(reference));
+    expect(await read(ours)).toEqual({ topic: 'tea' });
+  });
+
   it('keeps metadata the store cannot hold as JSON as the serde returns it, and filters on what it can', async () => {
     const ours = new AgentStateSaver(createInMemoryProvider());
     const reference = new MemorySaver();
