@@ -1,10 +1,12 @@
-/** Opening a store: over a provider the caller keeps, or over an SQLite file the store owns. */
+/** Opening a store or a checkpointer: over a provider the caller keeps, or over an SQLite file it owns. */
 import type { Provider } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import type { SqliteOptions } from '@agentstate/sqlite';
 import { openSqlite } from '@agentstate/sqlite';
 import { langchainEmbedder } from './embeddings.js';
+import type { AgentStateSaverOptions } from './saver.js';
+import { AgentStateSaver } from './saver.js';
 import type { AgentStateStoreOptions } from './store.js';
 import { AgentStateStore } from './store.js';
 
@@ -45,4 +47,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }
   const fields = index?.fields ? { index: { fields: index.fields } } : {};
   return new AgentStateStore(openSqlite(path, sqlite), { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true });
+}
+
+/** A checkpointer over `provider` (any backend); closing the provider stays the caller's job. */
+export function openSaver(provider: Provider, options: Omit<AgentStateSaverOptions, 'ownsProvider'> = {}): AgentStateSaver {
+  return new AgentStateSaver(provider, options);
+}
+
+/** Options of {@link openSqliteSaver}: the saver's `serde` and the SQLite provider's (`clock`, …). */
+export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & SqliteOptions;
+
+/**
+ * A checkpointer in one SQLite file (created if missing, `:memory:` for none);
+ * `saver.close()` closes the file. Give the path of a store's file to keep
+ * checkpoints and long-term memory together, or share one provider with
+ * {@link openSaver} and {@link openStore}.
+ */
+export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): AgentStateSaver {
+  const { serde, ...sqlite } = options;
+  return new AgentStateSaver(openSqlite(path, sqlite), { ...(serde ? { serde } : {}), ownsProvider: true });
 }

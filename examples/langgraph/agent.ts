@@ -1,0 +1,68 @@
+/**
+ * A LangGraph agent whose checkpoints and long-term memory live in one
+ * agentstate SQLite file. Offline: the chat model is LangChain's scripted
+ * fake. The run pauses before the tool (a human approval step), the process
+ * lets go of the file, and a fresh graph over the same file finishes the
+ * thread, as a restarted process would.
+ *
+ *   npx tsx examples/langgraph/agent.ts [path/to/agent.db]
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openSaver, openStore } from '@agentstate/langgraph';
+import { openSqlite } from '@agentstate/sqlite';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { type AIMessage, AIMessageChunk, HumanMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { FakeListChatModel, FakeStreamingChatModel } from '@langchain/core/utils/testing';
+import { END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+
+const temporary = process.argv[2] ? undefined : mkdtempSync(join(tmpdir(), 'agentstate-example-'));
+const path = process.argv[2] ?? join(temporary!, 'agent.db');
+const thread = { configurable: { thread_id: 'trip-1' } };
+
+const weather = tool(async ({ city }: { city: string }) => `${city}: 21 °C and sunny`, {
+  name: 'weather',
+  description: 'The weather in a city',
+  schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+});
+
+/** The graph over one file: checkpoints (the saver) and memory (the store) share its provider. */
+function open(model: BaseChatModel) {
+  const provider = openSqlite(path);
+  const agent = async (state: typeof MessagesAnnotation.State) => ({ messages: [await model.invoke(state.messages)] });
+  const remember = async (state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) => {
+    await config.store!.put(['memories', 'ada'], 'last-forecast', { text: String(state.messages.at(-1)!.content) });
+    return {};
+  };
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('agent', agent)
+    .addNode('tools', new ToolNode([weather]))
+    .addNode('remember', remember)
+    .addEdge(START, 'agent')
+    .addConditionalEdges('agent', (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : 'remember'), ['tools', 'remember'])
+    .addEdge('tools', 'agent')
+    .addEdge('remember', END)
+    .compile({ checkpointer: openSaver(provider), store: openStore(provider), interruptBefore: ['tools'] });
+  return { graph, provider };
+}
+
+// First process: the model asks for the tool; the graph pauses for approval.
+const callsTool = new FakeStreamingChatModel({
+  chunks: [new AIMessageChunk({ content: '', tool_calls: [{ id: 'call-1', name: 'weather', args: { city: 'Lisbon' } }] })],
+});
+const first = open(callsTool);
+await first.graph.invoke({ messages: [new HumanMessage('Shall I pack an umbrella for Lisbon?')] }, thread);
+console.log('paused before:', (await first.graph.getState(thread)).next);
+await first.provider.close();
+
+// Second process (or the same app after a restart): resume the thread from the file.
+const second = open(new FakeListChatModel({ responses: ['No umbrella: Lisbon is sunny, 21 °C.'] }));
+const done = await second.graph.invoke(null, thread);
+console.log('answer:', done.messages.at(-1)!.content);
+console.log('remembered:', (await second.provider.memory.getByKey(['memories', 'ada'], 'last-forecast'))?.metadata);
+console.log('checkpoints:', (await second.provider.checkpoints.list({ threadId: 'trip-1' })).length);
+await second.provider.close();
+if (temporary) rmSync(temporary, { recursive: true, force: true });

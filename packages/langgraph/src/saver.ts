@@ -1,0 +1,388 @@
+/**
+ * The checkpointer: LangGraph's `BaseCheckpointSaver` over agentstate's
+ * checkpoint store (docs/contract.md §2, "Checkpoints"). Checkpoints and
+ * pending writes are events on the provider's log, so export, import, replay
+ * and verify cover them like the rest of the agent's state.
+ */
+import type { CheckpointTuple as StoredTuple, CheckpointWrite, JsonObject, JsonValue, Provider } from '@agentstate/core';
+import { LIMITS, ValidationError } from '@agentstate/core';
+import type { RunnableConfig } from '@langchain/core/runnables';
+import type {
+  ChannelVersions,
+  Checkpoint,
+  CheckpointListOptions,
+  CheckpointMetadata,
+  CheckpointPendingWrite,
+  CheckpointTuple,
+  PendingWrite,
+  SerializerProtocol,
+} from '@langchain/langgraph-checkpoint';
+import {
+  BaseCheckpointSaver,
+  compareWritesSortKeys,
+  copyCheckpoint,
+  maxChannelVersion,
+  TASKS,
+  WRITES_IDX_MAP,
+  writesSortKey,
+} from '@langchain/langgraph-checkpoint';
+
+/**
+ * One serialized value of the saver's serde, `[type, bytes]`, as JSON:
+ * the text itself when the serde wrote JSON (readable in agentstate's tools),
+ * base64 otherwise. Either way the bytes come back exactly.
+ */
+export type SerializedValue = { type: string; text: string } | { type: string; base64: string };
+
+/** Where the value of one channel of a checkpoint is kept. */
+interface ChannelPlace {
+  /** The channel's version in this checkpoint. */
+  version: number | string;
+  /** The ancestor checkpoint whose stored values hold it, or `null`: this one. */
+  at: string | null;
+}
+
+/** The JSON the saver stores as a core checkpoint's `checkpoint` value. */
+interface StoredCheckpoint {
+  /** The layout of this value, for later changes. */
+  format: 1;
+  /** The checkpoint, holding only the channel values its save changed. */
+  checkpoint: SerializedValue;
+  metadata: SerializedValue;
+  /** Every channel with a value, and where that value is kept. */
+  channels: Record<string, ChannelPlace>;
+}
+
+/** Stored checkpoints already read during one call, by `[threadId, namespace, checkpointId]` as JSON. */
+type ReadCache = Map<string, Promise<StoredCheckpoint | undefined>>;
+
+/** Options of {@link AgentStateSaver}. */
+export interface AgentStateSaverOptions {
+  /** LangGraph's serializer (default: the `JsonPlusSerializer` of `BaseCheckpointSaver`). */
+  serde?: SerializerProtocol;
+  /** Closes the provider when the saver is closed (what `openSqliteSaver` sets). */
+  ownsProvider?: boolean;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const encoder = new TextEncoder();
+
+/**
+ * A LangGraph checkpointer whose checkpoints and pending writes live on an
+ * agentstate provider (any backend). Channel versions are integers, as in
+ * LangGraph's `MemorySaver` and `SqliteSaver`.
+ */
+export class AgentStateSaver extends BaseCheckpointSaver {
+  /** The provider the checkpoints are kept in. */
+  readonly provider: Provider;
+  readonly #ownsProvider: boolean;
+  #closed = false;
+
+  constructor(provider: Provider, options: AgentStateSaverOptions = {}) {
+    super(options.serde);
+    this.provider = provider;
+    this.#ownsProvider = options.ownsProvider ?? false;
+  }
+
+  /** The checkpoint of `config` (its `checkpoint_id`, else the thread's newest in `checkpoint_ns`) with its pending writes. */
+  async getTuple(config: RunnableConfig): Promise<CheckpointTuple | undefined> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) return undefined;
+    const checkpointId = checkpointIdOf(config);
+    const found = await this.provider.checkpoints.get({ threadId, namespace: namespaceOf(config) ?? '', ...(checkpointId ? { checkpointId } : {}) });
+    return found === undefined ? undefined : this.#toTuple(found);
+  }
+
+  /**
+   * Checkpoints newest first: of one thread (or all), one namespace (or all),
+   * older than `before`, whose metadata holds every `filter` entry.
+   */
+  async *list(config: RunnableConfig, options: CheckpointListOptions = {}): AsyncGenerator<CheckpointTuple> {
+    const { limit, before, filter } = options;
+    if (limit !== undefined && limit <= 0) return;
+    const threadId = threadIdOf(config);
+    const namespace = namespaceOf(config);
+    const checkpointId = checkpointIdOf(config);
+    const beforeId = before ? checkpointIdOf(before) : undefined;
+    const entries = Object.entries(filter ?? {});
+    // The store compares JSON values; a filter it cannot hold (an `undefined`, a `Date`) is applied here instead.
+    const storeFilter = entries.every(([, value]) => isPlainJson(value, 0)) ? (filter as JsonObject | undefined) : undefined;
+    const local = storeFilter === undefined && entries.length > 0;
+    const narrowed = {
+      ...(threadId ? { threadId } : {}),
+      ...(namespace === undefined ? {} : { namespace }),
+      ...(storeFilter && entries.length > 0 ? { metadata: storeFilter } : {}),
+    };
+    let found: StoredTuple[];
+    if (checkpointId) {
+      // One id names at most one checkpoint per (thread, namespace).
+      const exact = threadId && namespace !== undefined && entries.length === 0;
+      found = exact
+        ? [await this.provider.checkpoints.get({ threadId, namespace, checkpointId })].filter((t) => t !== undefined)
+        : (await this.provider.checkpoints.list(narrowed)).filter((t) => t.checkpoint.checkpointId === checkpointId);
+      if (beforeId) found = found.filter((t) => t.checkpoint.checkpointId < beforeId);
+    } else {
+      const pageLimit = !local && limit !== undefined && limit <= LIMITS.pageSize ? limit : 0;
+      found = await this.provider.checkpoints.list({ ...narrowed, ...(beforeId ? { before: beforeId } : {}), limit: pageLimit });
+    }
+    let left = limit ?? Number.POSITIVE_INFINITY;
+    const cache: ReadCache = new Map();
+    for (const stored of found) {
+      if (left <= 0) return;
+      const tuple = await this.#toTuple(stored, cache);
+      if (local && !entries.every(([key, value]) => (tuple.metadata as Record<string, unknown> | undefined)?.[key] === value)) continue;
+      left -= 1;
+      yield tuple;
+    }
+  }
+
+  /**
+   * Saves a checkpoint after the one `config` names; returns the config that
+   * names the new one. Only the values of the channels in `newVersions` are
+   * stored with it; the others are found in the ancestor that stored them at
+   * the same version, and a value no ancestor holds is not kept, as
+   * LangGraph's Postgres saver does.
+   */
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) throw new ValidationError('configurable.thread_id', 'a checkpointer needs a thread_id in the config to save a checkpoint');
+    const namespace = namespaceOf(config) ?? '';
+    const parentId = checkpointIdOf(config);
+    const { channels, changed } = await this.#placeChannels(threadId, namespace, parentId, checkpoint, newVersions);
+    const [checkpointValue, metadataValue] = await Promise.all([this.#dump({ ...copyCheckpoint(checkpoint), channel_values: changed }), this.#dump(metadata)]);
+    const value: StoredCheckpoint = { format: 1, checkpoint: checkpointValue, metadata: metadataValue, channels };
+    await this.provider.checkpoints.put({
+      threadId,
+      namespace,
+      checkpointId: checkpoint.id,
+      parentCheckpointId: parentId || null,
+      checkpoint: value as unknown as JsonValue,
+      metadata: filterableMetadata(metadata),
+    });
+    return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
+  }
+
+  /** Saves one task's writes against the checkpoint `config` names. */
+  async putWrites(config: RunnableConfig, writes: PendingWrite[], taskId: string, taskPath?: string): Promise<void> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) throw new ValidationError('configurable.thread_id', 'a checkpointer needs a thread_id in the config to save writes');
+    const checkpointId = checkpointIdOf(config);
+    if (!checkpointId) throw new ValidationError('configurable.checkpoint_id', 'writes are saved against a checkpoint: give its checkpoint_id');
+    // Special channels share one negative idx; as in MemorySaver, the last of a call wins.
+    const byIdx = new Map<number, { idx: number; channel: string; value: JsonValue }>();
+    const dumped = await Promise.all(writes.map(async ([, value]) => (await this.#dump(value)) as unknown as JsonValue));
+    writes.forEach(([channel], i) => {
+      const idx = WRITES_IDX_MAP[channel] ?? i;
+      byIdx.set(idx, { idx, channel, value: dumped[i]! });
+    });
+    await this.provider.checkpoints.putWrites({
+      threadId,
+      namespace: namespaceOf(config) ?? '',
+      checkpointId,
+      taskId,
+      taskPath: taskPath ?? '',
+      writes: [...byIdx.values()],
+    });
+  }
+
+  /** Removes every checkpoint and write of the thread. */
+  async deleteThread(threadId: string): Promise<void> {
+    await this.provider.checkpoints.deleteThread(String(threadId));
+  }
+
+  /** Closes the provider if the saver opened it (`openSqliteSaver`); otherwise the caller closes it. Idempotent. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#ownsProvider) await this.provider.close();
+  }
+
+  async #dump(value: unknown): Promise<SerializedValue> {
+    const [type, bytes] = await this.serde.dumpsTyped(value);
+    if (type === 'json') {
+      try {
+        return { type, text: utf8.decode(bytes) };
+      } catch {
+        // Not UTF-8 after all: base64 keeps the bytes.
+      }
+    }
+    return { type, base64: Buffer.from(bytes).toString('base64') };
+  }
+
+  async #load(value: SerializedValue): Promise<unknown> {
+    const bytes = 'text' in value ? encoder.encode(value.text) : new Uint8Array(Buffer.from(value.base64, 'base64'));
+    return this.serde.loadsTyped(value.type, bytes);
+  }
+
+  /** Which channel values `checkpoint` stores itself (`changed`), and where each of its channels is kept. */
+  async #placeChannels(threadId: string, namespace: string, parentId: string, checkpoint: Checkpoint, newVersions: ChannelVersions) {
+    const channels: Record<string, ChannelPlace> = {};
+    const changed: Record<string, unknown> = {};
+    let parent: Promise<Record<string, ChannelPlace>> | undefined;
+    for (const [channel, value] of Object.entries(checkpoint.channel_values)) {
+      const version = checkpoint.channel_versions[channel];
+      if (Object.hasOwn(newVersions, channel)) {
+        changed[channel] = value;
+        if (version !== undefined) channels[channel] = { version, at: null };
+        continue;
+      }
+      parent ??= this.#channelsOf(threadId, namespace, parentId);
+      const there = (await parent)[channel];
+      if (version === undefined || there?.version !== version) continue;
+      const at = there.at ?? parentId;
+      // A checkpoint saved again over itself would point at the value it is replacing: it keeps the value instead.
+      if (at === checkpoint.id) {
+        changed[channel] = value;
+        channels[channel] = { version, at: null };
+      } else channels[channel] = { version, at };
+    }
+    return { channels, changed };
+  }
+
+  async #channelsOf(threadId: string, namespace: string, checkpointId: string): Promise<Record<string, ChannelPlace>> {
+    if (!checkpointId) return {};
+    const found = await this.provider.checkpoints.get({ threadId, namespace, checkpointId });
+    return found === undefined ? {} : storedCheckpoint(found.checkpoint.checkpoint, threadId, checkpointId).channels;
+  }
+
+  /** The checkpoint `checkpointId` as saved (its own channel values only), freshly deserialized so no two tuples share a value. */
+  async #ancestor(threadId: string, namespace: string, checkpointId: string, cache: ReadCache): Promise<Checkpoint | undefined> {
+    const key = JSON.stringify([threadId, namespace, checkpointId]);
+    let found = cache.get(key);
+    if (found === undefined) {
+      found = this.provider.checkpoints
+        .get({ threadId, namespace, checkpointId })
+        .then((t) => (t === undefined ? undefined : storedCheckpoint(t.checkpoint.checkpoint, threadId, checkpointId)));
+      cache.set(key, found);
+    }
+    const stored = await found;
+    return stored === undefined ? undefined : ((await this.#load(stored.checkpoint)) as Checkpoint);
+  }
+
+  /** The checkpoint with the values of its channels kept in ancestors put back. */
+  async #withChannels(value: StoredCheckpoint, threadId: string, namespace: string, cache: ReadCache): Promise<Checkpoint> {
+    const checkpoint = (await this.#load(value.checkpoint)) as Checkpoint;
+    const byAncestor = new Map<string, string[]>();
+    for (const [channel, { at }] of Object.entries(value.channels)) if (at !== null) byAncestor.set(at, [...(byAncestor.get(at) ?? []), channel]);
+    const values: Record<string, unknown> = {};
+    for (const [at, channels] of byAncestor) {
+      const ancestor = await this.#ancestor(threadId, namespace, at, cache);
+      for (const channel of channels) if (ancestor && Object.hasOwn(ancestor.channel_values, channel)) values[channel] = ancestor.channel_values[channel];
+    }
+    checkpoint.channel_values = { ...values, ...checkpoint.channel_values };
+    return checkpoint;
+  }
+
+  async #toTuple({ checkpoint: stored, pendingWrites }: StoredTuple, cache: ReadCache = new Map()): Promise<CheckpointTuple> {
+    const { threadId, namespace, checkpointId, parentCheckpointId } = stored;
+    const value = storedCheckpoint(stored.checkpoint, threadId, checkpointId);
+    const writes = [...pendingWrites].sort((a, b) => compareWritesSortKeys(writeKey(a), writeKey(b)));
+    const [checkpoint, metadata, loadedWrites] = await Promise.all([
+      this.#withChannels(value, threadId, namespace, cache),
+      this.#load(value.metadata) as Promise<CheckpointMetadata>,
+      Promise.all(writes.map(async (w): Promise<CheckpointPendingWrite> => [w.taskId, w.channel, await this.#load(w.value as unknown as SerializedValue)])),
+    ]);
+    const tuple: CheckpointTuple = {
+      config: { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpointId } },
+      checkpoint,
+      metadata,
+      pendingWrites: loadedWrites,
+    };
+    if (parentCheckpointId !== null) {
+      tuple.parentConfig = { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: parentCheckpointId } };
+      if (checkpoint.v < 4) await this.#migratePendingSends(checkpoint, threadId, namespace, parentCheckpointId);
+    }
+    return tuple;
+  }
+
+  /**
+   * Checkpoints before format 4 kept the sends of a step as the parent's
+   * writes to the tasks channel; LangGraph reads them from the checkpoint's
+   * channel values, as `MemorySaver` moves them.
+   */
+  async #migratePendingSends(checkpoint: Checkpoint, threadId: string, namespace: string, parentCheckpointId: string): Promise<void> {
+    const parent = await this.provider.checkpoints.get({ threadId, namespace, checkpointId: parentCheckpointId });
+    const sends = (parent?.pendingWrites ?? []).filter((w) => w.channel === TASKS).sort((a, b) => compareWritesSortKeys(writeKey(a), writeKey(b)));
+    checkpoint.channel_values ??= {};
+    checkpoint.channel_values[TASKS] = await Promise.all(sends.map((w) => this.#load(w.value as unknown as SerializedValue)));
+    checkpoint.channel_versions ??= {};
+    const versions = Object.values(checkpoint.channel_versions);
+    checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
+  }
+}
+
+function writeKey(write: CheckpointWrite) {
+  return writesSortKey(write.taskPath, write.taskId, write.idx);
+}
+
+/** The saver's value of a stored checkpoint; one another program stored in its own shape is refused, not misread. */
+function storedCheckpoint(value: JsonValue, threadId: string, checkpointId: string): StoredCheckpoint {
+  if (isPlainObject(value) && value.format === 1 && isSerialized(value.checkpoint) && isSerialized(value.metadata) && isPlainObject(value.channels))
+    return value as unknown as StoredCheckpoint;
+  throw new ValidationError('checkpoint', `checkpoint ${checkpointId} of thread ${threadId} was not saved by AgentStateSaver`);
+}
+
+function isPlainObject(value: JsonValue | undefined): value is JsonObject {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function isSerialized(value: JsonValue | undefined): boolean {
+  return isPlainObject(value) && typeof value.type === 'string' && (typeof value.text === 'string' || typeof value.base64 === 'string');
+}
+
+function threadIdOf(config: RunnableConfig): string | undefined {
+  const id = config.configurable?.thread_id;
+  return id === undefined || id === null || id === '' ? undefined : String(id);
+}
+
+function namespaceOf(config: RunnableConfig): string | undefined {
+  const ns = config.configurable?.checkpoint_ns;
+  return ns === undefined || ns === null ? undefined : String(ns);
+}
+
+/** The `checkpoint_id` of a config (or its older name `thread_ts`), `''` when none. */
+function checkpointIdOf(config: RunnableConfig): string {
+  const id = config.configurable?.checkpoint_id ?? config.configurable?.thread_ts;
+  return id === undefined || id === null ? '' : String(id);
+}
+
+/**
+ * The metadata entries the store can filter on: those that are plain JSON,
+ * in order, while they fit the store's metadata limit. The full metadata is
+ * kept serialized beside the checkpoint.
+ */
+function filterableMetadata(metadata: CheckpointMetadata): JsonObject {
+  const kept: JsonObject = {};
+  let chars = 2;
+  for (const [key, value] of Object.entries(metadata ?? {})) {
+    if (PROTOTYPE_KEYS.has(key) || !isCleanText(key) || !isPlainJson(value, 1)) continue;
+    const size = JSON.stringify(key).length + JSON.stringify(value).length + 2;
+    if (chars + size > LIMITS.metadata) continue;
+    chars += size;
+    kept[key] = value as JsonValue;
+  }
+  return kept;
+}
+
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters the store refuses.
+const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function isCleanText(text: string): boolean {
+  return !UNSTORABLE_TEXT.test(text);
+}
+
+/** True for a value the store keeps as JSON unchanged (as its metadata rules say). */
+function isPlainJson(value: unknown, depth: number): boolean {
+  if (value === null || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value === 'string') return isCleanText(value);
+  if (typeof value !== 'object' || depth >= LIMITS.jsonDepth) return false;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i += 1) if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
+    return true;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return Object.entries(value).every(([key, item]) => !PROTOTYPE_KEYS.has(key) && isCleanText(key) && isPlainJson(item, depth + 1));
+}
