@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { createInMemoryProvider } from '@agentstate/core';
+import { openSqliteSaver } from '@agentstate/langgraph';
 import { AgentStateSession } from '@agentstate/openai-agents';
 import type { SynchronousLevel } from '@agentstate/sqlite';
 import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata } from '@langchain/langgraph-checkpoint';
@@ -102,12 +103,19 @@ function sqliteSaver(synchronous?: SynchronousLevel): SaverCase['open'] {
   };
 }
 
+/** AgentStateSaver on its own SQLite file: the default (FULL, an fsync per commit) or `synchronous: 'normal'`. */
+function agentStateSaver(synchronous?: SynchronousLevel): SaverCase['open'] {
+  return (path) => {
+    const saver = openSqliteSaver(path, synchronous === undefined ? {} : { synchronous });
+    return { saver, close: () => saver.close() };
+  };
+}
+
 const SAVERS: SaverCase[] = [
   { name: 'SqliteSaver', durability: 'as shipped', open: sqliteSaver() },
   { name: 'SqliteSaver', durability: 'FULL', open: sqliteSaver('full') },
-  // ▼ AgentStateSaver rows (issue 13): the checkpointer's change adds its cases here, on SQLite with the
-  // default durability and with `synchronous: 'normal'`, e.g.
-  // { name: 'AgentStateSaver', durability: 'default (FULL)', open: (path) => { const saver = AgentStateSaver.sqlite(path); return { saver, close: () => saver.close() }; } },
+  { name: 'AgentStateSaver', durability: 'default (FULL)', open: agentStateSaver() },
+  { name: 'AgentStateSaver', durability: 'NORMAL', open: agentStateSaver('normal') },
 ];
 
 /** One thread of checkpoints, each carrying 2–5 KB of channel values, the same for every saver. */
