@@ -80,6 +80,13 @@ export class Database implements Sql {
       throw mapPgError(error);
     }
     let broken = false;
+    // A checked-out client has no listener of the pool's: a connection cut while the transaction runs
+    // would be an unhandled 'error' event, ending the process. The statement in flight, or the next,
+    // fails with the cause instead, and the client is not reused.
+    const onError = (): void => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await run(client, begin);
       const result = await fn({ rows: (text, values) => run(client, text, values) });
@@ -94,6 +101,7 @@ export class Database implements Sql {
       }
       throw mapPgError(error);
     } finally {
+      client.removeListener('error', onError);
       client.release(broken);
     }
   }

@@ -20,6 +20,10 @@ const BIN = process.env.AGENTSTATE_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/
 export interface TestServer {
   url: string;
   stop(): Promise<void>;
+  /** Stops the server as a crash would (`pg_ctl stop -m immediate`): no checkpoint, clients cut off. */
+  crash(): void;
+  /** Starts the server again after {@link crash}, on the same port, recovering from its WAL. */
+  restart(): void;
 }
 
 let started: Promise<TestServer> | undefined;
@@ -55,7 +59,12 @@ export async function dropSchema(url: string, schema: string): Promise<void> {
 
 async function startServer(): Promise<TestServer> {
   const given = process.env.AGENTSTATE_TEST_POSTGRES_URL;
-  if (given) return { url: given, stop: async () => undefined };
+  if (given) {
+    const refuse = (): never => {
+      throw new Error('a server given by AGENTSTATE_TEST_POSTGRES_URL cannot be crashed or restarted by the tests');
+    };
+    return { url: given, stop: async () => undefined, crash: refuse, restart: refuse };
+  }
   if (!existsSync(join(BIN, 'initdb'))) {
     throw new Error(`the PostgreSQL tests need a server: install postgresql-15 (${BIN}/initdb is missing) or set AGENTSTATE_TEST_POSTGRES_URL`);
   }
@@ -75,7 +84,8 @@ async function startServer(): Promise<TestServer> {
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
   // Behaviour, not power-loss durability, is under test: no fsync.
   const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const start = (): void => run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  start();
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
@@ -85,6 +95,8 @@ async function startServer(): Promise<TestServer> {
         rmSync(dir, { recursive: true, force: true });
       }
     },
+    crash: () => run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    restart: start,
   };
 }
 

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ClosedError } from '@agentstate/core';
 import { ConnectionLostError, openPostgres } from '../src/index.js';
+import { Database } from '../src/database.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 /** A port nothing listens on. */
@@ -45,5 +46,29 @@ describe('PostgreSQL connections', () => {
     expect((await pool.query(`SELECT count(*)::int AS n FROM "${schema}".memory`)).rows[0]).toEqual({ n: 1 });
     await pool.end();
     await dropSchema(url, schema);
+  });
+
+  it('turns a connection cut inside a transaction, between statements, into a ConnectionLostError, not a crash of the process', async () => {
+    const { url } = await testServer();
+    const db = new Database(new pg.Pool({ connectionString: url, max: 1 }), 'public', true);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    const error = await db
+      .transaction(async (sql) => {
+        const [{ pid }] = (await sql.rows<{ pid: number }>('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
+        await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+        // The client learns of the cut while no query of it runs: an error event with no listener would end the process.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await sql.rows('SELECT 1');
+      })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(ConnectionLostError);
+    // The pool replaced the cut connection.
+    expect(await db.rows('SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    await admin.end();
+    await db.close();
   });
 });
