@@ -102,6 +102,49 @@ describe('agentstate --db postgres://…', () => {
     expect(okJson(['stats', '--db', target]).head).toBe(0);
   });
 
+  it("runs the shell snippet of @agentstate/postgres's README against the server", async () => {
+    const readme = readFileSync(new URL('../../postgres/README.md', import.meta.url), 'utf8');
+    const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    if (block === undefined) throw new Error('no ```sh block in the postgres README');
+    const [support, copy] = [freshUrl(), freshUrl()].map((u) => new URL(u).searchParams.get('schema')!);
+    const rewrite = (line: string): string =>
+      line
+        .replaceAll('postgres://postgres@127.0.0.1:5432/postgres', server)
+        .replace('schema=support', `schema=${support}`)
+        .replace('schema=copy', `schema=${copy}`);
+    const env: Record<string, string> = {};
+    const outputs: string[] = [];
+    for (const line of block.split('\n').filter(Boolean)) {
+      const words = shellWords(rewrite(line), env);
+      if (words[0] === 'export') {
+        const [name, ...value] = words[1]!.split('=');
+        env[name!] = value.join('=');
+        continue;
+      }
+      expect(words[0]).toBe('npx');
+      // The server's own test (packages/mcp/test/postgres.int.test.ts) serves a URL over MCP.
+      if (words[1] === 'agentstate-mcp') continue;
+      expect(words[1]).toBe('agentstate');
+      const args = words.slice(2);
+      if (!args.includes('-f')) {
+        outputs.push(ok(args, { env, cwd: tmp.dir }));
+        continue;
+      }
+      const follower = start(args, { env, cwd: tmp.dir });
+      let out = '';
+      follower.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      const deadline = Date.now() + 20_000;
+      while (!out.includes('memory.written') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      follower.kill('SIGINT');
+      await new Promise((resolve) => follower.on('exit', resolve));
+      expect(out).toContain('memory.written');
+    }
+    expect(outputs.join('')).toContain('Deploys go out on Tuesdays');
+    expect(okJson(['stats', '--db', `${server}?schema=${copy}`]).head).toBe(1);
+  });
+
   it('follows writes of other processes with log tail -f, until interrupted', async () => {
     const db = freshUrl();
     const session = ok(['sessions', 'create', '--title', 'Tail', '--db', db]).trim();
@@ -129,3 +172,9 @@ describe('agentstate --db postgres://…', () => {
     expect(code).toBe(0);
   });
 });
+
+/** The words of one shell line: quotes removed, `$NAME` expanded from `env`. */
+function shellWords(line: string, env: Record<string, string>): string[] {
+  const expand = (text: string): string => text.replace(/\$(\w+)/g, (_, name: string) => env[name] ?? '');
+  return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? expand(m[2] ?? m[3]!.replaceAll("'", '')));
+}

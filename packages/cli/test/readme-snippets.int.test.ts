@@ -20,6 +20,7 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
   'packages/cli/README.md': [],
   'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],
   'packages/embeddings/README.md': ['packages/embeddings/test/readme.test.ts', 'packages/embeddings/test/readme-server.int.test.ts', 'declarations'],
+  'packages/postgres/README.md': ['packages/postgres/test/readme.int.test.ts', 'packages/postgres/test/readme.int.test.ts'],
   'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
   'packages/sqlite/README.md': ['packages/sqlite/test/readme.int.test.ts'],
   'packages/testing/README.md': [
