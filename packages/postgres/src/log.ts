@@ -236,18 +236,19 @@ export class PostgresLog implements Log {
     checkSnapshot(snapshot);
     await this.db.rows(
       `INSERT INTO ${this.db.t('snapshots')} (stream, seq, data) VALUES ($1, $2, $3) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data`,
-      [snapshot.stream, snapshot.seq, snapshot.data],
+      // Bytes, not text: a text column refuses NUL, and snapshot data may be any string.
+      [snapshot.stream, snapshot.seq, Buffer.from(snapshot.data, 'utf8')],
     );
   }
 
   async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
     checkStream(stream);
     const upTo = parseUpToSeq(options);
-    const [row] = await this.db.rows<StoredSnapshot>(
+    const [row] = await this.db.rows<{ stream: string; seq: number; data: Buffer }>(
       `SELECT stream, seq, data FROM ${this.db.t('snapshots')} WHERE stream = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1`,
       [stream, upTo],
     );
-    return row ? { stream: row.stream, seq: row.seq, data: row.data } : undefined;
+    return row ? { stream: row.stream, seq: row.seq, data: row.data.toString('utf8') } : undefined;
   }
 
   /**

@@ -104,6 +104,19 @@ describe('PostgreSQL schema migrations', () => {
     await dropSchema(url, schema);
   });
 
+  it('keeps the snapshots of a version 1 schema when their data becomes bytes (migration 3)', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('snap');
+    const db = new Database(new pg.Pool({ connectionString: url, max: 1 }), schema, true);
+    await migrate(db, { target: 1 });
+    await db.rows(`INSERT INTO "${schema}".snapshots (stream, seq, data) VALUES ('state', 0, $1)`, ['{"kept": "😀 שלום"}']);
+    await db.close();
+    const provider = await openPostgres(url, { schema });
+    expect(await provider.log.latestSnapshot('state')).toEqual({ stream: 'state', seq: 0, data: '{"kept": "😀 שלום"}' });
+    await provider.close();
+    await dropSchema(url, schema);
+  });
+
   it('refuses a schema name that is not a plain identifier, before connecting', async () => {
     await expect(openPostgres('postgres://127.0.0.1:1/none', { schema: 'x"; DROP TABLE y; --' })).rejects.toBeInstanceOf(ValidationError);
   });

@@ -1,5 +1,5 @@
 /**
- * Version 3: every statement inserting events notifies the channel
+ * Version 4: every statement inserting events notifies the channel
  * `agentstate_events` with the schema's name when its transaction commits,
  * so a subscriber (`subscribe.ts`) reads new events as soon as they are
  * visible instead of polling. A trigger rather than a statement in the
@@ -8,8 +8,8 @@
  */
 import type { Migration } from './migration.js';
 
-export const migration003: Migration = {
-  version: 3,
+export const migration004: Migration = {
+  version: 4,
   name: 'notify',
   sql: `
 CREATE FUNCTION {schema}.notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
