@@ -1,10 +1,11 @@
 /** What every command reads from the global flags: the database path and the output mode. */
 import type { Command } from 'commander';
-import { resolveDatabasePath } from '@agentstate/sqlite';
+import { isPostgresUrl } from '@agentstate/postgres/url';
+import { DATABASE_ENV, resolveDatabasePath } from '@agentstate/sqlite';
 
 /** The global flags, resolved. */
 export interface Context {
-  /** Absolute path of the database. */
+  /** Absolute path of the database file, or a `postgres://` URL. */
   dbPath: string;
   /** Print JSON for scripts instead of tables. */
   json: boolean;
@@ -13,7 +14,8 @@ export interface Context {
 /** Resolves the global flags of `command` (given anywhere on the command line). */
 export function contextOf(command: Command): Context {
   const opts = command.optsWithGlobals<{ db?: string; json?: boolean }>();
-  return { dbPath: resolveDatabasePath(opts.db), json: opts.json === true };
+  const chosen = opts.db ?? (process.env[DATABASE_ENV] || undefined);
+  return { dbPath: chosen !== undefined && isPostgresUrl(chosen) ? chosen : resolveDatabasePath(opts.db), json: opts.json === true };
 }
 
 /** Adds the scope flags to a command, and what the scope means there to its help. */

@@ -1,19 +1,35 @@
 /**
- * Opening the database a command works on; its path comes from
- * `resolveDatabasePath` of `@agentstate/sqlite`, as the MCP server's does.
- * Reading never creates or changes a file: read commands open the database
- * read-only. Only commands that create make the file (and its folder);
- * commands that change records need an existing, non-empty file.
+ * Opening the database a command works on: a `postgres://` URL opens a
+ * schema of that server (`@agentstate/postgres`, loaded only then), any
+ * other value is a SQLite file whose path comes from `resolveDatabasePath`
+ * of `@agentstate/sqlite`, as the MCP server's does. Reading never creates
+ * or changes a file: read commands open the database read-only. Only
+ * commands that create make the file (and its folder); commands that change
+ * records need an existing, non-empty file. A PostgreSQL schema is created
+ * and migrated by whichever command opens it first.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Embedder, SnapshotCodec } from '@agentstate/core';
-import type { SqliteLog, SqliteProvider } from '@agentstate/sqlite';
+import type { Log } from '@agentstate/core';
+import type { PostgresProvider } from '@agentstate/postgres';
+import type { SqliteProvider } from '@agentstate/sqlite';
 import { DATABASE_ENV, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
+import { isPostgresUrl, splitSchema } from '@agentstate/postgres/url';
 import { UserError } from './errors.js';
 
-/** An opened database: the SQLite provider, its log and its durable operations. */
-export type Database = SqliteProvider;
+/** An opened database: the SQLite or PostgreSQL provider, its log and its durable operations. */
+export type Database = SqliteProvider | PostgresProvider;
+
+/** An opened log, closed by the caller. */
+export type DatabaseLog = Log & { close(): Promise<void> };
+
+/** `db` as a SQLite provider, for the commands that work on a file; a PostgreSQL server is a {@link UserError} naming `command`. */
+export function sqliteOnly(db: Database, command: string): SqliteProvider {
+  if ('schema' in db)
+    throw new UserError(`\`agentstate ${command}\` works on SQLite files, not on a PostgreSQL server (the server checks and repairs its own storage)`);
+  return db;
+}
 
 /** How to open a database. */
 export interface OpenOptions {
@@ -58,6 +74,11 @@ function prepare(path: string, options: { create?: boolean; readonly?: boolean }
 
 /** Opens the database at `path`: a foreign or damaged file is refused unchanged. */
 export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
+  if (isPostgresUrl(path)) {
+    const { openPostgres } = await import('@agentstate/postgres');
+    const { url, schema } = splitSchema(path);
+    return openPostgres(url, { schema, embedder: options.embedder, snapshotCodec: options.snapshotCodec });
+  }
   prepare(path, options);
   return openSqlite(path, { embedder: options.embedder, readonly: options.readonly, snapshotCodec: options.snapshotCodec });
 }
@@ -67,7 +88,12 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
  * into the tables: for reading the log (`readonly`), and for appending a
  * whole imported log before the tables are derived from it.
  */
-export async function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<SqliteLog> {
+export async function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<DatabaseLog> {
+  if (isPostgresUrl(path)) {
+    const { openPostgresLog } = await import('@agentstate/postgres');
+    const { url, schema } = splitSchema(path);
+    return openPostgresLog(url, { schema });
+  }
   prepare(path, options);
   return openSqliteLog(path, { readonly: options.readonly });
 }

@@ -13,6 +13,7 @@ import { ExportFormatError } from '@agentstate/core';
 import { importSqlite, mapFileError } from '@agentstate/sqlite';
 import { DamagedDatabaseError, UserError } from './errors.js';
 import { startProgress } from './progress.js';
+import { isPostgresUrl, redactUrl, splitSchema } from '@agentstate/postgres/url';
 import { cleanupOnSignals, linkNoReplace, occupied, refuseOccupiedDatabase, removeStaleTemporaries, removeWithSideFiles, temporaryPath } from './temporary.js';
 
 /** Options of {@link importInto}. */
@@ -34,17 +35,21 @@ export interface ImportReport {
   seconds: number;
 }
 
-/** Imports the JSON Lines at `source` (`-`: stdin) into a new database at `target`. */
-export async function importInto(source: string, target: string, options: ImportOptions): Promise<ImportReport> {
-  refuseOccupiedDatabase(target);
-  let size = 0;
-  if (source !== '-') {
-    try {
-      size = statSync(source).size;
-    } catch (error) {
-      throw new UserError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-    }
+/** The size of the export at `source` in bytes (0 for stdin); unreadable, a {@link UserError}. */
+function sourceSize(source: string): number {
+  if (source === '-') return 0;
+  try {
+    return statSync(source).size;
+  } catch (error) {
+    throw new UserError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+}
+
+/** Imports the JSON Lines at `source` (`-`: stdin) into a new database at `target`: a file, or an empty schema of a PostgreSQL URL. */
+export async function importInto(source: string, target: string, options: ImportOptions): Promise<ImportReport> {
+  if (isPostgresUrl(target)) return importIntoPostgres(source, target, options);
+  refuseOccupiedDatabase(target);
+  const size = sourceSize(source);
   const started = performance.now();
   const folder = dirname(target);
   try {
@@ -79,6 +84,31 @@ export async function importInto(source: string, target: string, options: Import
     throw error;
   } finally {
     stopListening();
+    progress.stop();
+  }
+}
+
+/**
+ * Imports into the schema a PostgreSQL URL names, which must hold no
+ * events: one transaction, so a refused export leaves it as it was.
+ */
+async function importIntoPostgres(source: string, target: string, options: ImportOptions): Promise<ImportReport> {
+  const size = sourceSize(source);
+  const started = performance.now();
+  const { importPostgres } = await import('@agentstate/postgres');
+  const { url, schema } = splitSchema(target);
+  const progress = startProgress('importing', size, options.quiet, 'bytes');
+  try {
+    const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
+    const result = await importPostgres(url, lines, { schema, allowUntrailed: options.allowUntrailed, onProgress: (bytes) => progress.update(bytes) }).catch(
+      (error: unknown) => {
+        if (error instanceof ExportFormatError) throw new UserError(`${error.message}; nothing was imported`, { cause: error });
+        throw error;
+      },
+    );
+    const db = redactUrl(target);
+    return { db, events: result.events, sha256: result.sha256, trailer: result.trailer !== undefined, seconds: (performance.now() - started) / 1000 };
+  } finally {
     progress.stop();
   }
 }

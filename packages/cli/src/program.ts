@@ -30,7 +30,7 @@ export function createProgram(): Command {
   const program = new LazyProgram('agentstate')
     .description("Inspect, search, verify, export and import an agent's state: sessions, skills and memory.")
     .version(version(), '-V, --version')
-    .option('--db <path>', `the database file (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})`)
+    .option('--db <path>', `the database file, or a postgres:// URL (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})`)
     .option('--json', 'print JSON for scripts instead of tables')
     .option('--local-time', 'print times in the local zone ($TZ, else the system zone) with their offset, instead of UTC (marked Z)')
     // Output is plain module state, set once before the command runs; JSON keeps its ISO instants either way.

@@ -5,9 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { SkippedSnapshot } from '@agentstate/core';
-import type { VerifyReport } from '@agentstate/sqlite';
+import type { SqliteProvider, VerifyReport } from '@agentstate/sqlite';
 import { REPAIR_ADVICE } from '@agentstate/sqlite';
-import type { Database } from './database.js';
 import { DamagedDatabaseError } from './errors.js';
 import { bytes, count, print } from './output.js';
 import { startProgress } from './progress.js';
@@ -27,7 +26,7 @@ export function skippedLine(s: SkippedSnapshot): string {
 }
 
 /** Runs verification with a progress bar on a terminal. */
-export async function runVerify(db: Database, options: { json: boolean; quick?: boolean }): Promise<VerifyReport> {
+export async function runVerify(db: SqliteProvider, options: { json: boolean; quick?: boolean }): Promise<VerifyReport> {
   const progress = startProgress('verifying', 0, options.json);
   try {
     return await db.verify({

@@ -26,7 +26,8 @@ Serves an agentstate database (durable memory, skills and session
 transcripts) over the Model Context Protocol.
 
 Database
-  --db PATH             database file, created when missing
+  --db PATH             database file, created when missing, or a
+                        postgres://… URL (?schema=NAME: default agentstate)
                         (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})
   --embedder NAME       static (the default: recall is hybrid, with the
                         offline embedder) or none (recall is lexical unless a

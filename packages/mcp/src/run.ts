@@ -5,17 +5,16 @@
  */
 import type { Provider } from '@agentstate/core';
 import { describeScope } from '@agentstate/core';
-import { resolveDatabasePath } from '@agentstate/sqlite';
 import { ScopePolicy } from './scope-policy.js';
 import type { AgentStateServerOptions } from './server.js';
-import { openDatabase } from './database.js';
+import { describeDatabase, openDatabase, resolveDatabase } from './database.js';
 import { loadEmbedder, type EmbedderChoice } from './embedder.js';
 import { serveHttp, type HttpOptions } from './transports/http.js';
 import { serveStdio } from './transports/stdio.js';
 
 /** Options of {@link runMcpServer}. */
 export interface RunMcpServerOptions extends AgentStateServerOptions {
-  /** The database file; created when missing. Default: `AGENTSTATE_DB`, else `.agentstate/state.db`. */
+  /** The database file (created when missing) or a `postgres://` URL. Default: `AGENTSTATE_DB`, else `.agentstate/state.db`. */
   db?: string;
   /** An opened provider to serve instead of `db`. It stays open when the server stops. */
   provider?: Provider;
@@ -44,9 +43,9 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const log = options.log ?? ((line: string) => console.error(`agentstate-mcp: ${line}`));
   const bound = describeScope(new ScopePolicy(options).bound);
   const owned = options.provider === undefined;
-  const dbPath = owned ? resolveDatabasePath(options.db) : undefined;
-  const provider = options.provider ?? openDatabase(dbPath!, await loadEmbedder(options.embedder));
-  const what = dbPath ?? `the ${provider.name} provider`;
+  const dbPath = owned ? resolveDatabase(options.db) : undefined;
+  const provider = options.provider ?? (await openDatabase(dbPath!, await loadEmbedder(options.embedder)));
+  const what = dbPath === undefined ? `the ${provider.name} provider` : describeDatabase(dbPath);
 
   let stop: () => Promise<void>;
   let stopped: Promise<void>;

@@ -12,3 +12,7 @@ export type { EventRow } from './log.js';
 export { ConnectionLostError, IncompatibleDatabaseError, mapPgError, ServerStorageError, StatementTimeoutError } from './errors.js';
 export type { IncompatibleReason } from './errors.js';
 export { MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations/index.js';
+export { EVENTS_CHANNEL } from './subscribe.js';
+export type { SubscribeOptions, Subscription } from './subscribe.js';
+export { importPostgres } from './import.js';
+export type { PostgresImportOptions, PostgresImportResult } from './import.js';

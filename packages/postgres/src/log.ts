@@ -8,6 +8,8 @@
  * time. Appends follow core's shared rules (`toLogEvent`); a failed append
  * consumes no seq, since the increment rolls back with it.
  */
+import type { SubscribeOptions, Subscription } from './subscribe.js';
+import { subscribeTo } from './subscribe.js';
 import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
@@ -247,6 +249,15 @@ export class PostgresLog implements Log {
       [stream, upTo],
     );
     return row ? { stream: row.stream, seq: row.seq, data: row.data.toString('utf8') } : undefined;
+  }
+
+  /**
+   * Follows `options.stream` (default `state`) live: the events after
+   * `options.afterSeq` (default: the head now), exactly once in seq order,
+   * as they commit. Iterate the subscription; leaving the loop ends it.
+   */
+  subscribe(options?: SubscribeOptions): Subscription {
+    return subscribeTo(this.db, this, options);
   }
 
   /** Ends the pool when this log owns it (see `openPostgresLog`); else nothing. */

@@ -15,6 +15,7 @@ import { PostgresLog } from './log.js';
 import { migrate } from './migrations/index.js';
 import { Projection } from './projection.js';
 import { postgresQueries } from './queries.js';
+import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { memoryVectors, turnVectors } from './vectors.js';
 
 /** The schema agentstate's tables live in by default. */
@@ -37,10 +38,14 @@ export interface PostgresOptions extends StateProviderOptions, PostgresConnectio
 export interface PostgresProvider extends EventSourcedProvider {
   /** The schema holding its tables. */
   readonly schema: string;
+  /** The log, which can also follow a stream live ({@link PostgresLog.subscribe}). */
+  readonly log: PostgresLog;
+  /** Follows the log live: see {@link PostgresLog.subscribe}. */
+  subscribe(options?: SubscribeOptions): Subscription;
 }
 
-/** Opens the pool (or takes the application's) and migrates the schema. */
-async function openDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Promise<Database> {
+/** @internal Opens the pool (or takes the application's) and migrates the schema. */
+export async function openDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Promise<Database> {
   const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
   const { pool, owned } = openPool(urlOrPool, options);
   const db = new Database(pool, schema, owned);
@@ -70,7 +75,7 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
     // Events appended to the state stream without a projection (a bare log) are folded now, under the stream's lock.
     backend.openedAt(await db.transaction((sql) => backend.lockInStep(sql)));
     const provider = createStateProvider(backend, options);
-    return { ...provider, schema: db.schema };
+    return { ...provider, log, schema: db.schema, subscribe: (o) => log.subscribe(o) };
   } catch (error) {
     await db.close();
     throw error;

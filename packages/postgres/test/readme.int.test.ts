@@ -11,4 +11,12 @@ describe('the README example', () => {
     expect(out.split('\n').filter(Boolean)).toEqual(["[ 'The user prefers Café-style dark themes' ]", "[ 'rollback' ]", '2 5']);
     await dropSchema(url, 'support');
   });
+
+  it('follows the log live as its second example shows', async () => {
+    const { url } = await testServer();
+    await dropSchema(url, 'live');
+    const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), { DATABASE_URL: url }, undefined, 1);
+    expect(out.split('\n').filter(Boolean)).toEqual(['1 memory.written']);
+    await dropSchema(url, 'live');
+  });
 });

@@ -11,7 +11,8 @@ import { Command } from 'commander';
 import { STATE_STREAM } from '@agentstate/core';
 import { DATABASE_ENV } from '@agentstate/sqlite';
 import { SUMMARIES } from '../command-list.js';
-import { withDatabase } from '../database.js';
+import { sqliteOnly, withDatabase } from '../database.js';
+import { isPostgresUrl } from '@agentstate/postgres/url';
 import { DamagedDatabaseError, UserError } from '../errors.js';
 import { print, printJson, printTable } from '../output.js';
 import { printVerifyReport } from '../verify.js';
@@ -70,6 +71,8 @@ const EXPLORE = ['sessions list', 'log tail', 'stats', '--help'] as const;
 function demoPath(flag: string | undefined): string {
   const chosen = flag ?? (process.env[DATABASE_ENV] || undefined);
   if (chosen === undefined) return join(mkdtempSync(join(tmpdir(), 'agentstate-demo-')), 'state.db');
+  if (isPostgresUrl(chosen))
+    throw new UserError('the demo writes a new SQLite file: choose a file path with --db (import its export into a server with `agentstate import`)');
   const path = resolve(chosen);
   if (existsSync(path)) throw new UserError(`${path} exists: the demo writes a new database (choose another --db)`);
   return path;
@@ -104,7 +107,7 @@ export function demoCommand(): Command {
 
     const lexical = await recallWith(path, LEXICAL_QUERY, { mode: 'lexical' });
     const hybrid = await recallWith(path, HYBRID_QUERY, { mode: 'hybrid', limit: 3 });
-    const report = await withDatabase(path, { readonly: true }, (db) => db.verify());
+    const report = await withDatabase(path, { readonly: true }, (db) => sqliteOnly(db, 'demo').verify());
     if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.problems[0]?.message ?? 'unknown damage'}`);
 
     if (json) {

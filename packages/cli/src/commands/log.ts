@@ -40,14 +40,30 @@ async function lastEvents(log: Log, n: number, keep: (e: LogEvent) => boolean): 
   return { events: n === 0 ? [] : found, head };
 }
 
-/** Polls the log for events after `seq` until interrupted, printing them as they come. */
+/** A log that follows a stream live (a PostgreSQL log: LISTEN/NOTIFY with catch-up reads). */
+interface Subscribable {
+  subscribe(options: { afterSeq: number }): AsyncIterable<LogEvent> & { close(): Promise<void> };
+}
+
+function isSubscribable(log: Log): log is Log & Subscribable {
+  return typeof (log as Partial<Subscribable>).subscribe === 'function';
+}
+
+/** Prints the events after `seq` as they commit, until interrupted: by subscription where the log has one, else by polling. */
 async function follow(log: Log, seq: number, keep: (e: LogEvent) => boolean, json: boolean, intervalMs: number): Promise<void> {
   let stopped = false;
+  let subscription: (AsyncIterable<LogEvent> & { close(): Promise<void> }) | undefined;
   const stop = (): void => {
     stopped = true;
+    void subscription?.close();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  if (isSubscribable(log)) {
+    subscription = log.subscribe({ afterSeq: seq });
+    for await (const event of subscription) emit([event].filter(keep), json);
+    return;
+  }
   while (!stopped) {
     const batch = await log.read({ stream: STATE_STREAM, afterSeq: seq, limit: SCAN_BATCH });
     if (batch.length > 0) {
@@ -68,7 +84,7 @@ export function logCommand(): Command {
     .description('show the last events, and with --follow keep printing new ones as another process writes them')
     .option('-n, --lines <n>', 'how many events', nonNegativeInt, 20)
     .option('--type <type>', 'only this event type (repeat for several)', collect)
-    .option('-f, --follow', 'keep polling for new events until interrupted')
+    .option('-f, --follow', 'keep printing new events as they commit until interrupted (PostgreSQL: as notified; SQLite: by polling)')
     .option('--interval <ms>', 'how often --follow polls', positiveInt, 250)
     .action(async (opts: { lines: number; type?: string[]; follow?: boolean; interval: number }, cmd: Command) => {
       const ctx = contextOf(cmd);

@@ -6,8 +6,9 @@ import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
-import { withDatabase } from '../database.js';
+import { sqliteOnly, withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
+import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
 import { bytes, count, print, printFields, printJson } from '../output.js';
 import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
 import type { SnapshotKey } from '../snapshot-key.js';
@@ -47,7 +48,7 @@ async function gatherStats(db: Database, path: string) {
   const [last] = head > 0 ? await db.log.read({ stream: STATE_STREAM, afterSeq: head - 1, limit: 1 }) : [];
   const stored = await db.log.latestSnapshot(STATE_STREAM);
   return {
-    path,
+    path: isPostgresUrl(path) ? redactUrl(path) : path,
     backend: db.name,
     head,
     firstEventAt: first?.time ?? null,
@@ -72,7 +73,7 @@ export function maintenanceCommands(): Command[] {
       const ctx = contextOf(cmd);
       const key = snapshotKey(opts);
       const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) =>
-        runVerify(db, { json: ctx.json, quick: opts.quick }),
+        runVerify(sqliteOnly(db, 'verify'), { json: ctx.json, quick: opts.quick }),
       );
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
@@ -91,7 +92,7 @@ export function maintenanceCommands(): Command[] {
       const result = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, async (db) => {
         if (spinner) process.stderr.write('rebuilding…');
         try {
-          return await db.rebuild({ fromScratch: opts.fromScratch });
+          return await sqliteOnly(db, 'rebuild').rebuild({ fromScratch: opts.fromScratch });
         } finally {
           if (spinner) process.stderr.write('\r\u001b[K');
         }

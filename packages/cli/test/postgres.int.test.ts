@@ -1,0 +1,180 @@
+/**
+ * The `agentstate` command against a PostgreSQL server (the test cluster of
+ * packages/postgres): every command takes `--db postgres://…` or
+ * AGENTSTATE_DB, SQLite-only commands refuse with one clear line, export and
+ * import round-trip with SQLite files byte for byte, and `log tail -f`
+ * follows writes of other processes.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
+import { cli, fails, ok, okJson, start, tempDir } from './helpers.js';
+
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the parsed JSON lines freely.
+const jsonLines = (text: string): any[] =>
+  text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l));
+
+let server: string;
+const schemas: string[] = [];
+const tmp = tempDir();
+
+/** A URL naming a fresh schema of the test server. */
+function freshUrl(): string {
+  const schema = freshSchema('cli');
+  schemas.push(schema);
+  return `${server}?schema=${schema}`;
+}
+
+beforeAll(async () => {
+  server = (await testServer()).url;
+});
+
+afterAll(async () => {
+  for (const s of schemas) await dropSchema(server, s);
+  tmp.cleanup();
+});
+
+describe('agentstate --db postgres://…', () => {
+  it('runs the record commands against a schema, by flag or by AGENTSTATE_DB', () => {
+    const db = freshUrl();
+    const session = ok(['sessions', 'create', '--title', 'On a server', '--db', db]).trim();
+    ok(['sessions', 'append', session, '--content', 'Deploy is failing on staging', '--db', db]);
+    ok(['skills', 'upsert', 'rollback', '--body', 'git revert, then redeploy', '--db', db]);
+    ok(['memory', 'write', 'The user prefers dark themes', '--db', db]);
+    const env = { AGENTSTATE_DB: db };
+    expect(okJson(['sessions', 'list'], { env }).map((s: { id: string }) => s.id)).toEqual([session]);
+    expect(okJson(['sessions', 'show', session], { env }).turns.map((t: { content: string }) => t.content)).toEqual(['Deploy is failing on staging']);
+    expect(okJson(['skills', 'list'], { env }).map((s: { slug: string }) => s.slug)).toEqual(['rollback']);
+    expect(okJson(['memory', 'recall', 'dark', '--mode', 'lexical'], { env }).map((h: { content: string }) => h.content)).toEqual([
+      'The user prefers dark themes',
+    ]);
+    const stats = okJson(['stats'], { env });
+    expect(stats).toMatchObject({ backend: 'postgres', head: 4 });
+    expect(stats.path).toBe(db);
+    expect(okJson(['snapshot'], { env }).seq).toBe(4);
+    expect(jsonLines(ok(['log', 'tail', '--json'], { env })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
+  });
+
+  it('refuses the SQLite-only commands with one line, and keeps a password out of what it prints', () => {
+    const db = freshUrl();
+    expect(fails(1, ['verify', '--db', db])).toMatch(/works on SQLite files, not on a PostgreSQL server/);
+    expect(fails(1, ['rebuild', '--db', db])).toMatch(/works on SQLite files, not on a PostgreSQL server/);
+    expect(fails(1, ['demo', '--db', db])).toMatch(/the demo writes a new SQLite file/);
+    const withPassword = db.replace('postgres@', 'postgres:s3cret@');
+    const r = cli(['stats', '--json', '--db', withPassword]);
+    expect(r.code).toBe(0);
+    expect(`${r.stdout}${r.stderr}`).not.toContain('s3cret');
+  });
+
+  it('exports, imports and exports again byte for byte, SQLite → PostgreSQL → SQLite', () => {
+    const file = tmp.path('source.db');
+    ok(['demo', '--db', file]);
+    const fromFile = tmp.path('from-file.jsonl');
+    ok(['export', '--out', fromFile, '--db', file]);
+    const db = freshUrl();
+    expect(okJson(['import', fromFile, '--db', db]).events).toBeGreaterThan(10);
+    const fromServer = tmp.path('from-server.jsonl');
+    ok(['export', '--out', fromServer, '--db', db]);
+    expect(readFileSync(fromServer)).toEqual(readFileSync(fromFile));
+    const back = tmp.path('back.db');
+    ok(['import', fromServer, '--db', back]);
+    const again = tmp.path('again.jsonl');
+    ok(['export', '--out', again, '--db', back]);
+    expect(readFileSync(again)).toEqual(readFileSync(fromFile));
+    // The snapshots agree too.
+    expect(ok(['snapshot', '--print', '--db', db])).toBe(ok(['snapshot', '--print', '--db', file]));
+  });
+
+  it('imports only into an empty schema, and a refused export stores nothing', () => {
+    const db = freshUrl();
+    ok(['memory', 'write', 'already here', '--db', db]);
+    const file = tmp.path('one.jsonl');
+    ok(['export', '--out', file, '--db', db]);
+    expect(fails(1, ['import', file, '--db', db])).toMatch(/already holds 1 events/);
+    const target = freshUrl();
+    // Cut before its trailer, the export is refused, and the schema stays empty.
+    const [first] = readFileSync(file, 'utf8').split('\n');
+    const text = first!;
+    expect(fails(1, ['import', '-', '--db', target], { input: `${text}\n` })).toMatch(/nothing was imported/);
+    expect(okJson(['stats', '--db', target]).head).toBe(0);
+  });
+
+  it("runs the shell snippet of @agentstate/postgres's README against the server", async () => {
+    const readme = readFileSync(new URL('../../postgres/README.md', import.meta.url), 'utf8');
+    const block = /```sh\n([\s\S]*?)```/.exec(readme)?.[1];
+    if (block === undefined) throw new Error('no ```sh block in the postgres README');
+    const [support, copy] = [freshUrl(), freshUrl()].map((u) => new URL(u).searchParams.get('schema')!);
+    const rewrite = (line: string): string =>
+      line
+        .replaceAll('postgres://postgres@127.0.0.1:5432/postgres', server)
+        .replace('schema=support', `schema=${support}`)
+        .replace('schema=copy', `schema=${copy}`);
+    const env: Record<string, string> = {};
+    const outputs: string[] = [];
+    for (const line of block.split('\n').filter(Boolean)) {
+      const words = shellWords(rewrite(line), env);
+      if (words[0] === 'export') {
+        const [name, ...value] = words[1]!.split('=');
+        env[name!] = value.join('=');
+        continue;
+      }
+      expect(words[0]).toBe('npx');
+      // The server's own test (packages/mcp/test/postgres.int.test.ts) serves a URL over MCP.
+      if (words[1] === 'agentstate-mcp') continue;
+      expect(words[1]).toBe('agentstate');
+      const args = words.slice(2);
+      if (!args.includes('-f')) {
+        outputs.push(ok(args, { env, cwd: tmp.dir }));
+        continue;
+      }
+      const follower = start(args, { env, cwd: tmp.dir });
+      let out = '';
+      follower.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      const deadline = Date.now() + 20_000;
+      while (!out.includes('memory.written') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      follower.kill('SIGINT');
+      await new Promise((resolve) => follower.on('exit', resolve));
+      expect(out).toContain('memory.written');
+    }
+    expect(outputs.join('')).toContain('Deploys go out on Tuesdays');
+    expect(okJson(['stats', '--db', `${server}?schema=${copy}`]).head).toBe(1);
+  });
+
+  it('follows writes of other processes with log tail -f, until interrupted', async () => {
+    const db = freshUrl();
+    const session = ok(['sessions', 'create', '--title', 'Tail', '--db', db]).trim();
+    const follower = start(['log', 'tail', '-n', '1', '--follow', '--json', '--db', db]);
+    let out = '';
+    follower.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    const waitFor = async (predicate: () => boolean, what: string): Promise<void> => {
+      const deadline = Date.now() + 20_000;
+      while (!predicate()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${out}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    try {
+      await waitFor(() => jsonLines(out).length === 1, 'the tail');
+      for (let i = 1; i <= 5; i += 1) ok(['sessions', 'append', session, '--content', `turn ${i}`, '--db', db]);
+      await waitFor(() => jsonLines(out).length === 6, 'the new events');
+      expect(jsonLines(out).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+    } finally {
+      follower.kill('SIGINT');
+    }
+    const code = await new Promise<number | null>((resolve) => follower.on('exit', resolve));
+    expect(code).toBe(0);
+  });
+});
+
+/** The words of one shell line: quotes removed, `$NAME` expanded from `env`. */
+function shellWords(line: string, env: Record<string, string>): string[] {
+  const expand = (text: string): string => text.replace(/\$(\w+)/g, (_, name: string) => env[name] ?? '');
+  return [...line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? expand(m[2] ?? m[3]!.replaceAll("'", '')));
+}

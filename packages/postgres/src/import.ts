@@ -1,0 +1,93 @@
+/**
+ * `importPostgres(urlOrPool, lines)`: an export loaded into an empty schema,
+ * through the event path. Core's `ExportReader` checks every line (shape,
+ * seq, payload, the fold's rules) and the trailer; the events are appended
+ * in one transaction holding the stream's head lock, so a refused export
+ * leaves the schema as it was and no writer interleaves. Opening the
+ * provider afterwards folds the events into the tables, which must equal
+ * the fold of the export.
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import type { AppendInput } from '@agentstate/core';
+import { CorruptionError, encodeSnapshot, STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { ExportRead, Trailer } from '@agentstate/core/backend';
+import { ExportReader } from '@agentstate/core/backend';
+import { PostgresLog } from './log.js';
+import type { PostgresConnectionOptions } from './open.js';
+import { openDatabase, openPostgres } from './open.js';
+
+/** Options of {@link importPostgres}. */
+export interface PostgresImportOptions extends PostgresConnectionOptions {
+  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
+  allowUntrailed?: boolean;
+  /** Told the bytes of the export read so far (each line and its newline). */
+  onProgress?: (bytes: number) => void;
+}
+
+/** What an import made. */
+export interface PostgresImportResult {
+  /** Events imported. */
+  events: number;
+  /** SHA-256 of the canonical snapshot text of the imported state. */
+  sha256: string;
+  /** The trailer the export ended with (undefined only with `allowUntrailed`). */
+  trailer: Trailer | undefined;
+}
+
+/**
+ * Loads the lines of an export (each without its newline) into the schema
+ * at `urlOrPool`, whose `state` stream must be empty. A line that is not an
+ * event this library could have written, or a trailer that does not match,
+ * is an `ExportFormatError` naming the line, and nothing is stored.
+ */
+export async function importPostgres(
+  urlOrPool: string | pg.Pool,
+  lines: AsyncIterable<string> | Iterable<string>,
+  options: PostgresImportOptions = {},
+): Promise<PostgresImportResult> {
+  // A readline interface drops the lines it reads before iteration starts: start iterating before the first await.
+  const source: Iterator<string> | AsyncIterator<string> =
+    Symbol.asyncIterator in lines ? (lines as AsyncIterable<string>)[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]();
+  const db = await openDatabase(urlOrPool, options).catch(async (error: unknown) => {
+    await source.return?.();
+    throw error;
+  });
+  const reader = new ExportReader();
+  let read: ExportRead | undefined;
+  try {
+    const log = new PostgresLog(db);
+    await db.transaction(async (sql) => {
+      const [head] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
+      if ((head?.head ?? 0) > 0) throw new ValidationError('schema', `${db.schema} already holds ${head!.head} events: an import fills an empty schema`);
+      let bytes = 0;
+      for (let next = await source.next(); next.done !== true; next = await source.next()) {
+        const line = next.value;
+        bytes += Buffer.byteLength(line) + 1;
+        const event = reader.read(line);
+        if (event === undefined) continue;
+        await log.appendInTransaction(sql, event.input as AppendInput, reader.state.seq);
+        if (reader.state.seq % 1000 === 0) options.onProgress?.(bytes);
+      }
+      read = reader.finish(options);
+      options.onProgress?.(bytes);
+    });
+  } catch (error) {
+    await source.return?.();
+    throw error;
+  } finally {
+    await db.close();
+  }
+  const { state, trailer } = read!;
+  const expected = encodeSnapshot(state.capture());
+  // Opening the provider folds the imported events into the tables; they must equal the fold.
+  const provider = await openPostgres(urlOrPool, { schema: db.schema, max: options.max, connectTimeoutMs: options.connectTimeoutMs });
+  try {
+    if (encodeSnapshot(await provider.snapshot()) !== expected) {
+      throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');
+    }
+  } finally {
+    await provider.close();
+  }
+  return { events: state.seq, sha256: createHash('sha256').update(expected).digest('hex'), trailer };
+}

@@ -1,0 +1,126 @@
+/**
+ * The live tail: a subscriber sees every event after its start exactly
+ * once and in seq order while writers run — those committed before it
+ * listened (caught up), those during, and those after its listening
+ * connection was killed (re-listened and caught up).
+ */
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { LogEvent } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
+import { openPostgres } from '../src/index.js';
+import type { PostgresProvider, Subscription } from '../src/index.js';
+import { fresh } from './helpers.js';
+
+/** A poll too slow to matter: the events must come by notification. */
+const NO_POLL = 600_000;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Collects a subscription's events until `count` arrived. */
+async function collect(subscription: Subscription, count: number): Promise<LogEvent[]> {
+  const seen: LogEvent[] = [];
+  if (count === 0) return seen;
+  for await (const event of subscription) {
+    seen.push(event);
+    if (seen.length === count) break;
+  }
+  return seen;
+}
+
+async function writer(provider: PostgresProvider, n: number, label: string): Promise<void> {
+  const session = await provider.sessions.create({ title: label });
+  for (let i = 0; i < n; i += 1) await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `${label} ${i}` });
+}
+
+function expectDense(events: readonly LogEvent[], from: number, to: number): void {
+  expect(events.map((e) => e.seq)).toEqual(Array.from({ length: to - from + 1 }, (_, i) => from + i));
+}
+
+describe('subscribe', () => {
+  it('delivers every event exactly once in seq order while 4 writers run, including those before it listened', async () => {
+    const { provider, url, schema, close } = await fresh();
+    cleanups.push(close);
+    // Events already committed when the subscription starts after seq 0 are caught up.
+    await writer(provider, 5, 'early');
+    const subscription = provider.subscribe({ afterSeq: 0, pollMs: NO_POLL });
+    cleanups.push(() => subscription.close());
+    const writers = await Promise.all([0, 1, 2, 3].map(() => openPostgres(url, { schema, max: 2 })));
+    for (const w of writers) cleanups.push(() => w.close());
+    const perWriter = 40;
+    // Each writer creates a session (1 event) and appends its turns.
+    const total = 6 + 4 * (perWriter + 1);
+    const seen = collect(subscription, total);
+    await Promise.all(writers.map((w, i) => writer(w, perWriter, `w${i}`)));
+    const events = await seen;
+    expectDense(events, 1, total);
+    expect(await provider.log.head(STATE_STREAM)).toBe(total);
+    expect(subscription.lastSeq).toBe(total);
+  });
+
+  it('starts at the head by default, and follows another stream when asked', async () => {
+    const { provider, close } = await fresh();
+    cleanups.push(close);
+    await writer(provider, 3, 'before');
+    const head = await provider.log.head(STATE_STREAM);
+    const subscription = provider.log.subscribe({ pollMs: NO_POLL });
+    cleanups.push(() => subscription.close());
+    const seen = collect(subscription, 2);
+    // Give the subscription time to read its starting head before writing.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await writer(provider, 1, 'after');
+    expectDense(await seen, head + 1, head + 2);
+
+    const other = provider.log.subscribe({ stream: 'audit', afterSeq: 0, pollMs: NO_POLL });
+    cleanups.push(() => other.close());
+    const audit = collect(other, 2);
+    await provider.log.append({ stream: 'audit', type: 'note', payload: { n: 1 } });
+    await provider.log.append({ stream: 'audit', type: 'note', payload: { n: 2 } });
+    expect((await audit).map((e) => [e.stream, e.seq, e.payload])).toEqual([
+      ['audit', 1, { n: 1 }],
+      ['audit', 2, { n: 2 }],
+    ]);
+  });
+
+  it('re-listens and catches up when its listening connection is killed', async () => {
+    const { provider, url, close } = await fresh();
+    cleanups.push(close);
+    const subscription = provider.subscribe({ afterSeq: 0, reconnectMs: 50, pollMs: NO_POLL });
+    cleanups.push(() => subscription.close());
+    const seen = collect(subscription, 1 + 10 + 1 + 10);
+    await writer(provider, 10, 'first');
+    await waitFor(async () => subscription.lastSeq === 11);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const killed = await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN agentstate_events'`);
+      expect(killed.rowCount).toBeGreaterThan(0);
+    } finally {
+      await admin.end();
+    }
+    // Written while the listener is gone: announced to nobody, read on the catch-up.
+    await writer(provider, 10, 'second');
+    expectDense(await seen, 1, 22);
+  });
+
+  it('ends a waiting iteration on close', async () => {
+    const { provider, close } = await fresh();
+    cleanups.push(close);
+    const subscription = provider.subscribe();
+    const loop = collect(subscription, 1);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await subscription.close();
+    expect(await loop).toEqual([]);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > until) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
