@@ -13,6 +13,7 @@ import type { EventMeta, Hlc, LogEvent, Snapshot, StateChange, Turn, UpcasterReg
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, Mutex, sortSnapshot } from '@agentstate/core/backend';
+import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
 import type { PostgresLog } from './log.js';
@@ -108,7 +109,7 @@ export class PostgresBackend implements StateBackend {
       const skills = (await all<SkillRow>('skills')).map(skillFromRow);
       const memory = (await all<MemoryRow>('memory')).map(memoryFromRow);
       const operations = (await all<OperationRow>('operations')).map(operationFromRow);
-      return sortSnapshot({ seq, sessions, turns, skills, memory, operations });
+      return sortSnapshot({ seq, sessions, turns, skills, memory, operations, ...(await allCheckpointRows(this.db, sql)) });
     }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
   }
 

@@ -8,8 +8,8 @@
  * it cannot answer yet throws a {@link Miss}, which the fold fetches before
  * checking the event again (the check only reads, so repeating it is safe).
  */
-import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { ChangeRecord, FoldView } from '@agentstate/core/backend';
+import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
@@ -26,6 +26,16 @@ class Miss {
 }
 
 const placeKey = (scope: Scope, name: string): string => `${scopeKey(scope)}\u0000${name}`;
+const checkpointKey = (key: CheckpointKey): string => `${key.threadId}\u0000${key.namespace}\u0000${key.checkpointId}`;
+
+/** The entries of checkpoint events: written as they are folded, not held (see {@link FetchingView.putCheckpoint}). */
+type CheckpointEntry = Extract<ChangeRecord, { kind: 'checkpoint' | 'checkpointWrite' | 'checkpointThreadDeletion' }>;
+/** The entries held until a flush. */
+type TableEntry = Exclude<ChangeRecord, CheckpointEntry>;
+
+function isCheckpointEntry(entry: ChangeRecord): entry is CheckpointEntry {
+  return entry.kind === 'checkpoint' || entry.kind === 'checkpointWrite' || entry.kind === 'checkpointThreadDeletion';
+}
 
 /** What the rules see: the tables as fetched so far, overlaid with the records folded but not written. */
 class FetchingView implements FoldView {
@@ -39,8 +49,11 @@ class FetchingView implements FoldView {
   readonly #memory = new Map<string, MemoryItem | undefined>();
   readonly #memoryKeys = new Map<string, string | undefined>();
   readonly #operations = new Map<string, OperationEntry | undefined>();
+  readonly #checkpoints = new Map<string, Checkpoint | undefined>();
+  readonly #checkpointWrites = new Map<string, boolean>();
+  readonly #checkpointThreads = new Map<string, boolean>();
   /** Records to write, by kind and id, with the seq of their latest post-image. */
-  readonly pending = new Map<string, { entry: ChangeRecord; seq: number }>();
+  readonly pending = new Map<string, { entry: TableEntry; seq: number }>();
   readonly pendingOperations: OperationEntry[] = [];
 
   constructor(private readonly tables: TableLookups) {}
@@ -89,8 +102,48 @@ class FetchingView implements FoldView {
     return this.#cached(this.#memoryKeys, placeKey(scope, key), async () => (await this.tables.memoryWithKey(scope, key))?.id);
   }
 
+  checkpointAt(key: CheckpointKey): Checkpoint | undefined {
+    return this.#cached(this.#checkpoints, checkpointKey(key), () => this.tables.checkpoints.at(key));
+  }
+
+  checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean {
+    return this.#cached(this.#checkpointWrites, `${checkpointKey(key)}\u0000${taskId}\u0000${idx}`, () =>
+      this.tables.checkpoints.writeExists(key, taskId, idx),
+    );
+  }
+
+  checkpointThreadExists(threadId: string): boolean {
+    return this.#cached(this.#checkpointThreads, threadId, () => this.tables.checkpoints.threadExists(threadId));
+  }
+
+  /**
+   * Keeps the cached answers true after a checkpoint entry was written to the
+   * tables (they are written at once: a thread deletion must follow the
+   * writes before it, and checkpoints touch no other kind).
+   */
+  putCheckpoint(entry: CheckpointEntry): void {
+    switch (entry.kind) {
+      case 'checkpoint':
+        this.#checkpoints.set(checkpointKey(entry.record), entry.record);
+        this.#checkpointThreads.set(entry.record.threadId, true);
+        break;
+      case 'checkpointWrite': {
+        const w = entry.record;
+        this.#checkpointWrites.set(`${checkpointKey(w)}\u0000${w.taskId}\u0000${w.idx}`, true);
+        this.#checkpointThreads.set(w.threadId, true);
+        break;
+      }
+      case 'checkpointThreadDeletion':
+        // The tables now answer for the thread: what is cached of it is forgotten and fetched again.
+        this.#checkpoints.clear();
+        this.#checkpointWrites.clear();
+        this.#checkpointThreads.set(entry.threadId, false);
+        break;
+    }
+  }
+
   /** Holds a record's post-image until the next flush, keeping every cached answer true. */
-  async put(entry: ChangeRecord, seq: number): Promise<void> {
+  async put(entry: TableEntry, seq: number): Promise<void> {
     this.pending.set(`${entry.kind}\u0000${entry.record.id}`, { entry, seq });
     switch (entry.kind) {
       case 'session':
@@ -173,7 +226,12 @@ export async function foldPending(
       if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       await answer(() => checkChange(view, change, event.seq));
-      for (const entry of changeRecords(change)) await view.put(entry, event.seq);
+      for (const entry of changeRecords(change)) {
+        if (isCheckpointEntry(entry)) {
+          await putOrCorrupt(() => projection.put(sql, entry), event.seq);
+          view.putCheckpoint(entry);
+        } else await view.put(entry, event.seq);
+      }
       const operation = changeOperation(change);
       if (operation) view.putOperation({ id: operation.id, inputHash: operation.inputHash, seq: event.seq });
       hlc = maxHlc(hlc, changeHlc(change));

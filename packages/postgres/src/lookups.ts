@@ -6,6 +6,8 @@
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
 import type { StateLookups } from '@agentstate/core/backend';
 import { scopeKey } from '@agentstate/core/backend';
+import type { TableCheckpointQueries } from './checkpoints.js';
+import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -24,6 +26,7 @@ export interface TableLookups extends StateLookups {
   memoryItem(id: string): Promise<MemoryItem | undefined>;
   operation(id: string): Promise<OperationEntry | undefined>;
   memoryWithKey(scope: Scope, key: string): Promise<MemoryItem | undefined>;
+  checkpoints: TableCheckpointQueries;
 }
 
 /** The look-ups of `db`'s tables through `sql` (the pool, or a transaction). */
@@ -65,5 +68,6 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
     operation: (id) => one<OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, operationFromRow, [id]),
     memoryWithKey: (scope, key) =>
       one<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted`, memoryFromRow, [scopeKey(scope), key]),
+    checkpoints: checkpointQueries(db, sql),
   };
 }

@@ -8,6 +8,7 @@ import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn
 import type { ChangeRecord } from '@agentstate/core/backend';
 import { changeOperation, changeRecords, skillSearchText } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
+import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
 import { metadataLeaves, valueColumn } from './metadata.js';
@@ -78,6 +79,12 @@ export class Projection {
         return this.#putSkill(sql, entry.record);
       case 'memory':
         return this.#putMemory(sql, entry.record);
+      case 'checkpoint':
+        return putCheckpointRow(this.db, sql, entry.record);
+      case 'checkpointWrite':
+        return putCheckpointWriteRow(this.db, sql, entry.record);
+      case 'checkpointThreadDeletion':
+        return deleteCheckpointThreadRows(this.db, sql, entry.threadId);
     }
   }
 

@@ -73,4 +73,29 @@ describe('PostgreSQL ordering under concurrent writers', () => {
     await source.close();
     await close();
   });
+
+  it('folds appended checkpoint events, a thread deletion among them, in order and equal to a replay', async () => {
+    const source = createInMemoryProvider();
+    const key = { threadId: 't', namespace: '', checkpointId: '01' };
+    await source.checkpoints.put({ ...key, checkpoint: { v: 1 }, metadata: {} });
+    await source.checkpoints.putWrites({ ...key, taskId: 'a', writes: [{ idx: 0, channel: 'x', value: 1 }] });
+    await source.checkpoints.deleteThread('t');
+    // Saved again after the deletion: the fold must see the deletion, not what it had cached before it.
+    await source.checkpoints.put({ ...key, checkpoint: { v: 2 }, metadata: {} });
+    await source.checkpoints.putWrites({ ...key, taskId: 'a', writes: [{ idx: 0, channel: 'x', value: 2 }] });
+    await source.checkpoints.put({ threadId: 'u', namespace: 'sub', checkpointId: '02', checkpoint: null, metadata: {} });
+    const { url, schema, provider, close } = await fresh();
+    const log = await openPostgresLog(url, { schema, max: 1 });
+    await log.appendMany(await source.log.read({ stream: 'state' }));
+    await provider.memory.write({ content: 'written after' });
+    const tuple = await provider.checkpoints.get({ threadId: 't' });
+    expect(tuple?.checkpoint.checkpoint).toEqual({ v: 2 });
+    expect(tuple?.pendingWrites.map((w) => w.value)).toEqual([2]);
+    const replayed = await replay(log, { fromScratch: true });
+    expect(encodeSnapshot(await provider.snapshot())).toBe(encodeSnapshot(await replayed.snapshot()));
+    await replayed.close();
+    await log.close();
+    await source.close();
+    await close();
+  });
 });

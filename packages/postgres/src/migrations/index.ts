@@ -10,6 +10,7 @@
 import type { Database, Sql } from '../database.js';
 import { IncompatibleDatabaseError } from '../errors.js';
 import { migration001 } from './001-initial.js';
+import { migration002 } from './002-checkpoints.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum, migrationSql } from './migration.js';
 
@@ -17,7 +18,7 @@ export type { Migration } from './migration.js';
 export { migrationChecksum } from './migration.js';
 
 /** Every migration, in order. Append new versions; never edit released ones. */
-export const MIGRATIONS: readonly Migration[] = [migration001];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002];
 
 /** The schema version this library writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

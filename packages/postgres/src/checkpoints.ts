@@ -1,0 +1,183 @@
+/**
+ * The checkpoint tables (migration 2): rows, their records, what the
+ * projection writes and the queries of {@link CheckpointQueries}. JSON
+ * columns hold `JSON.stringify` text, which reads back to the same value.
+ */
+import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
+import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
+import type { Database, Sql } from './database.js';
+import { Params } from './params.js';
+
+/** A row of `checkpoints`. */
+interface CheckpointRow {
+  thread_id: string;
+  namespace: string;
+  checkpoint_id: string;
+  id: string;
+  parent_checkpoint_id: string | null;
+  checkpoint: string;
+  metadata: string;
+  created_at: string;
+  updated_at: string;
+  sync_version: number;
+  origin_instance_id: string;
+  hlc_wall: number;
+  hlc_counter: number;
+  last_writer_id: string;
+}
+
+/** A row of `checkpoint_writes`. */
+interface CheckpointWriteRow {
+  thread_id: string;
+  namespace: string;
+  checkpoint_id: string;
+  task_id: string;
+  idx: number;
+  task_path: string;
+  channel: string;
+  value: string;
+}
+
+function checkpointFromRow(r: CheckpointRow): Checkpoint {
+  return {
+    id: r.id,
+    threadId: r.thread_id,
+    namespace: r.namespace,
+    checkpointId: r.checkpoint_id,
+    parentCheckpointId: r.parent_checkpoint_id,
+    checkpoint: JSON.parse(r.checkpoint) as JsonValue,
+    metadata: JSON.parse(r.metadata) as JsonObject,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    syncVersion: r.sync_version,
+    originInstanceId: r.origin_instance_id,
+    updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
+    lastWriterId: r.last_writer_id,
+  };
+}
+
+function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
+  return {
+    threadId: r.thread_id,
+    namespace: r.namespace,
+    checkpointId: r.checkpoint_id,
+    taskId: r.task_id,
+    taskPath: r.task_path,
+    idx: r.idx,
+    channel: r.channel,
+    value: JSON.parse(r.value) as JsonValue,
+  };
+}
+
+/** Writes a checkpoint's post-image (a re-save replaces the row). */
+export async function putCheckpointRow(db: Database, sql: Sql, c: Checkpoint): Promise<void> {
+  await sql.rows(
+    `INSERT INTO ${db.t('checkpoints')} (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, metadata, created_at, updated_at,
+       sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET id = excluded.id, parent_checkpoint_id = excluded.parent_checkpoint_id,
+       checkpoint = excluded.checkpoint, metadata = excluded.metadata, created_at = excluded.created_at, updated_at = excluded.updated_at,
+       sync_version = excluded.sync_version, origin_instance_id = excluded.origin_instance_id, hlc_wall = excluded.hlc_wall,
+       hlc_counter = excluded.hlc_counter, last_writer_id = excluded.last_writer_id`,
+    [
+      c.threadId,
+      c.namespace,
+      c.checkpointId,
+      c.id,
+      c.parentCheckpointId,
+      JSON.stringify(c.checkpoint),
+      JSON.stringify(c.metadata),
+      c.createdAt,
+      c.updatedAt,
+      c.syncVersion,
+      c.originInstanceId,
+      c.updatedHlc.wall,
+      c.updatedHlc.counter,
+      c.lastWriterId,
+    ],
+  );
+}
+
+/** Writes a write (one at a negative idx replaces the one there). */
+export async function putCheckpointWriteRow(db: Database, sql: Sql, w: CheckpointWrite): Promise<void> {
+  await sql.rows(
+    `INSERT INTO ${db.t('checkpoint_writes')} (thread_id, namespace, checkpoint_id, task_id, idx, task_path, channel, value)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ON CONFLICT (thread_id, namespace, checkpoint_id, task_id, idx) DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel, value = excluded.value`,
+    [w.threadId, w.namespace, w.checkpointId, w.taskId, w.idx, w.taskPath, w.channel, JSON.stringify(w.value)],
+  );
+}
+
+/** Removes a thread's checkpoints and writes. */
+export async function deleteCheckpointThreadRows(db: Database, sql: Sql, threadId: string): Promise<void> {
+  await sql.rows(`DELETE FROM ${db.t('checkpoints')} WHERE thread_id = $1`, [threadId]);
+  await sql.rows(`DELETE FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1`, [threadId]);
+}
+
+/** Every checkpoint and write, for a snapshot. */
+export async function allCheckpointRows(db: Database, sql: Sql): Promise<{ checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] }> {
+  return {
+    checkpoints: (await sql.rows<CheckpointRow>(`SELECT * FROM ${db.t('checkpoints')}`)).map(checkpointFromRow),
+    checkpointWrites: (await sql.rows<CheckpointWriteRow>(`SELECT * FROM ${db.t('checkpoint_writes')}`)).map(checkpointWriteFromRow),
+  };
+}
+
+/** The checkpoint look-ups, and the ones a fold's rules need besides. */
+export interface TableCheckpointQueries extends CheckpointQueries {
+  at(key: CheckpointKey): Promise<Checkpoint | undefined>;
+  threadExists(threadId: string): Promise<boolean>;
+  /** True when the task has a write at `idx` against the checkpoint at `key`. */
+  writeExists(key: CheckpointKey, taskId: string, idx: number): Promise<boolean>;
+}
+
+/** {@link CheckpointQueries} over `db`'s tables through `sql` (the pool, or a transaction). */
+export function checkpointQueries(db: Database, sql: Sql): TableCheckpointQueries {
+  const one = async (text: string, params: unknown[]): Promise<Checkpoint | undefined> => {
+    const [row] = await sql.rows<CheckpointRow>(text, params);
+    return row === undefined ? undefined : checkpointFromRow(row);
+  };
+  return {
+    at: (key) =>
+      one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3`, [
+        key.threadId,
+        key.namespace,
+        key.checkpointId,
+      ]),
+    latest: (threadId, namespace) =>
+      one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace]),
+    writes: async (key) =>
+      (
+        await sql.rows<CheckpointWriteRow>(
+          `SELECT * FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
+          [key.threadId, key.namespace, key.checkpointId],
+        )
+      ).map(checkpointWriteFromRow),
+    writeExists: async (key, taskId, idx) =>
+      (
+        await sql.rows(
+          `SELECT 1 FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 AND task_id = $4 AND idx = $5`,
+          [key.threadId, key.namespace, key.checkpointId, taskId, idx],
+        )
+      ).length > 0,
+    threadExists: async (threadId) => {
+      const [row] = await sql.rows<{ found: boolean }>(
+        `SELECT EXISTS (SELECT 1 FROM ${db.t('checkpoints')} WHERE thread_id = $1) OR EXISTS (SELECT 1 FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1) AS found`,
+        [threadId],
+      );
+      return row?.found === true;
+    },
+    list: async ({ threadId, namespace, after, limit }) => {
+      const p = new Params();
+      const where: string[] = [];
+      if (threadId !== undefined) where.push(`thread_id = ${p.add(threadId)}`);
+      if (namespace !== undefined) where.push(`namespace = ${p.add(namespace)}`);
+      if (after !== undefined)
+        where.push(`(checkpoint_id, thread_id, namespace) < (${p.add(after.checkpointId)}, ${p.add(after.threadId)}, ${p.add(after.namespace)})`);
+      const rows = await sql.rows<CheckpointRow>(
+        `SELECT * FROM ${db.t('checkpoints')}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY checkpoint_id DESC, thread_id DESC, namespace DESC LIMIT ${p.add(limit > 0 ? limit : null)}`,
+        p.values,
+      );
+      return rows.map(checkpointFromRow);
+    },
+  };
+}
