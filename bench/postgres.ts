@@ -33,7 +33,7 @@ import { ManualClock, seededEntropy } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
 import { openPostgres } from '@agentstate/postgres';
 import type { PostgresProvider } from '@agentstate/postgres';
-import { fmt, percentile, printTable, timeMs } from './table.js';
+import { fmt, measure, percentile, printTable, timeMs } from './table.js';
 
 const TURNS = Number(process.env.BENCH_PG_TURNS ?? 2_000);
 const ITEMS = Number(process.env.BENCH_PG_ITEMS ?? 100_000);
@@ -143,19 +143,26 @@ const fastUrl = (url: string) => `${url}${url.includes('?') ? '&' : '?'}options=
 
 // ---------------------------------------------------------------- 1. appendTurn
 
-/** Runs `writers` loops at once, each writing `perWriter` turns; returns turns per second. */
-async function concurrently(writers: number, perWriter: number, loop: (writer: number, i: number) => Promise<unknown>): Promise<number> {
-  const ms = await timeMs(() =>
+/** Turns per second, and this process's CPU time per turn (the client's share of the cost). */
+interface Rate {
+  perSecond: number;
+  cpuMsPerTurn: number;
+}
+
+/** Runs `writers` loops at once, each writing `perWriter` turns. */
+async function concurrently(writers: number, perWriter: number, loop: (writer: number, i: number) => Promise<unknown>): Promise<Rate> {
+  const { wallMs, cpuMs } = await measure(() =>
     Promise.all(
       Array.from({ length: writers }, async (_, w) => {
         for (let i = 0; i < perWriter; i += 1) await loop(w, i);
       }),
     ),
   );
-  return ((writers * perWriter) / ms) * 1000;
+  const turns = writers * perWriter;
+  return { perSecond: (turns / wallMs) * 1000, cpuMsPerTurn: cpuMs / turns };
 }
 
-async function agentstateTurns(url: string, schema: string, writers: number, perWriter: number): Promise<number> {
+async function agentstateTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
   // One provider per writer (its own pool and in-process queue), as separate processes would be.
   const providers: PostgresProvider[] = [];
   for (let w = 0; w < writers; w += 1) providers.push(await openPostgres(url, { schema, max: 2 }));
@@ -175,7 +182,7 @@ async function agentstateTurns(url: string, schema: string, writers: number, per
  * event and the turn (with its tsvector), update the session and the
  * projection's seq — in one transaction.
  */
-async function rawTurns(url: string, schema: string, writers: number, perWriter: number): Promise<number> {
+async function rawTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
   const s = `"${schema}"`;
   const clients: pg.Client[] = [];
   for (let w = 0; w < writers; w += 1) {
@@ -226,7 +233,7 @@ async function rawTurns(url: string, schema: string, writers: number, perWriter:
 }
 
 /** Mastra's Postgres storage: one `saveMessages` per turn, each writer on its own thread, one store per writer. */
-async function mastraTurns(url: string, schema: string, writers: number, perWriter: number): Promise<number> {
+async function mastraTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
   const stores: PostgresStore[] = [];
   for (let w = 0; w < writers; w += 1) {
     const store = new PostgresStore({ id: `bench-${w}`, connectionString: url, schemaName: schema, max: 2 } as never);
@@ -279,25 +286,26 @@ async function benchTurns(url: string): Promise<void> {
     const sOurs = schema('ours');
     const ours = await agentstateTurns(url, sOurs, writers, perWriter);
     const sMastra = schema('mastra');
-    let mastra = Number.NaN;
+    let mastra: Rate | undefined;
     try {
       mastra = await mastraTurns(url, sMastra, writers, perWriter);
     } catch (error) {
       console.error(`Mastra failed with ${writers} writers:`, error);
     }
     for (const s of [sRaw, sOurs, sMastra]) await dropSchema(url, s);
+    const cell = (r: Rate) => `${fmt(r.perSecond)} /s (${fmt(r.cpuMsPerTurn, 2)} ms CPU)`;
     rows.push([
       String(writers),
       fmt(writers * perWriter),
-      `${fmt(ours)} /s`,
-      `${fmt(raw)} /s`,
-      `${fmt(ours / raw, 2)}×`,
-      Number.isNaN(mastra) ? 'failed' : `${fmt(mastra)} /s`,
-      Number.isNaN(mastra) ? '—' : `${fmt(ours / mastra, 2)}×`,
+      cell(ours),
+      cell(raw),
+      `${fmt(ours.perSecond / raw.perSecond, 2)}×`,
+      mastra === undefined ? 'failed' : cell(mastra),
+      mastra === undefined ? '—' : `${fmt(ours.perSecond / mastra.perSecond, 2)}×`,
     ]);
   }
   printTable(
-    'Durable appendTurn (fsync and synchronous_commit on), one awaited call per turn per writer',
+    'Durable appendTurn (fsync and synchronous_commit on), one awaited call per turn per writer; client CPU per turn in brackets',
     ['writers', 'turns', 'agentstate', 'raw pg (same statements, same head lock)', 'ratio (≥ 0.7×)', '@mastra/pg saveMessages', 'ratio (≥ 2×)'],
     rows,
   );
