@@ -2,11 +2,12 @@
  * @agentstate/postgres — agentstate on PostgreSQL: the event log and its
  * projection in one schema, shared by every process that opens it, with
  * dense, gap-free seqs committed in order, lexical recall on full-text
- * search and exact vector recall.
+ * search and vector recall on pgvector's HNSW indexes or exactly.
  */
 export { DEFAULT_SCHEMA, openPostgres, openPostgresLog } from './open.js';
 export type { PostgresConnectionOptions, PostgresLogOpenOptions, PostgresOptions, PostgresProvider } from './open.js';
 export type { PoolOptions } from './database.js';
+export type { VectorIndexChoice } from './vectors.js';
 export { PostgresLog, rowChecksum } from './log.js';
 export type { EventRow } from './log.js';
 export { ConnectionLostError, IncompatibleDatabaseError, mapPgError, ServerStorageError, StatementTimeoutError } from './errors.js';

@@ -16,7 +16,8 @@ import { migrate } from './migrations/index.js';
 import { Projection } from './projection.js';
 import { postgresQueries } from './queries.js';
 import type { SubscribeOptions, Subscription } from './subscribe.js';
-import { memoryVectors, turnVectors } from './vectors.js';
+import type { VectorIndexChoice } from './vectors.js';
+import { chooseVectorIndex, memoryVectors, turnVectors } from './vectors.js';
 
 /** The schema agentstate's tables live in by default. */
 export const DEFAULT_SCHEMA = 'agentstate';
@@ -32,7 +33,15 @@ export interface PostgresConnectionOptions extends PoolOptions {
 }
 
 /** Options of {@link openPostgres}. */
-export interface PostgresOptions extends StateProviderOptions, PostgresConnectionOptions {}
+export interface PostgresOptions extends StateProviderOptions, PostgresConnectionOptions {
+  /**
+   * How semantic and hybrid recall find nearest neighbours. `auto` uses
+   * pgvector's HNSW indexes (cosine) when the `vector` extension is
+   * created in the database or can be created, else the exact fallback;
+   * `exact` always ranks every live vector passing the filter. Default: `auto`.
+   */
+  vectorIndex?: VectorIndexChoice;
+}
 
 /** A provider whose log and projection live in one PostgreSQL schema. */
 export interface PostgresProvider extends EventSourcedProvider {
@@ -71,7 +80,8 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
   try {
     const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
     const projection = new Projection(db);
-    const backend = new PostgresBackend(db, log, projection, postgresQueries(db), memoryVectors(db), turnVectors(db), options.upcasters);
+    const index = await chooseVectorIndex(db, options.vectorIndex);
+    const backend = new PostgresBackend(db, log, projection, postgresQueries(db), memoryVectors(db, index), turnVectors(db, index), options.upcasters);
     // Events appended to the state stream without a projection (a bare log) are folded now, under the stream's lock.
     backend.openedAt(await db.transaction((sql) => backend.lockInStep(sql)));
     const provider = createStateProvider(backend, options);

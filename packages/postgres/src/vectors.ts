@@ -1,16 +1,23 @@
 /**
- * Vector storage without an index extension: the exact fallback. Vectors
- * live in a `real[]` column per target (`memory` or `turn`) and embedder;
- * a nearest-neighbour query selects the live records passing the filter in
- * SQL and ranks them by cosine similarity here, exactly. A vector is stored
- * only while its record is live and still has the content it was computed
- * from, so a concurrent edit never leaves a stale vector behind.
+ * Vector storage. Vectors live in a `real[]` column per target (`memory` or
+ * `turn`) and embedder; a vector is stored only while its record is live
+ * and still has the content it was computed from, so a concurrent edit
+ * never leaves a stale vector behind.
+ *
+ * Where the pgvector extension is installed (chosen at open time), each
+ * target, embedder and dimension gets a partial HNSW index (cosine) on the
+ * column cast to `vector(d)`, and a nearest-neighbour query walks it with
+ * pgvector's iterative scan, so filters that reject most neighbours still
+ * fill `k`. Without pgvector, the exact fallback selects the live records
+ * passing the filter in SQL. Either way the candidates are ranked here by
+ * core's cosine similarity, so scores equal the reference's.
  */
+import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { compareStrings } from '@agentstate/core/backend';
-import type { Database } from './database.js';
+import type { Database, Sql } from './database.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
 import type { MemoryRow, TurnRow } from './rows.js';
@@ -29,12 +36,81 @@ interface Target<R, Q> {
   fromRow(row: never): R;
 }
 
-/** Exact cosine vector storage for one target. */
-class ExactVectorStore<R extends Embeddable, Q extends { embedderId: string; vector: Float32Array; k: number }> implements VectorStore<R, Q> {
+/** How nearest neighbours are found: exactly, or through pgvector's HNSW indexes. */
+export type VectorIndex = { kind: 'exact' } | { kind: 'pgvector' /** The quoted schema pgvector's types live in. */; schema: string };
+
+/** What {@link PostgresOptions.vectorIndex} may ask for. */
+export type VectorIndexChoice = 'auto' | 'exact';
+
+/**
+ * Chooses the vector index at open time: pgvector when the extension is
+ * created in the database, or can be created (`CREATE EXTENSION`, which
+ * needs the privilege); otherwise, or when `exact` is asked for, the exact
+ * fallback.
+ */
+export async function chooseVectorIndex(db: Database, choice: VectorIndexChoice = 'auto'): Promise<VectorIndex> {
+  if (choice === 'exact') return { kind: 'exact' };
+  const installed = async () =>
+    (await db.rows<{ nspname: string }>(`SELECT n.nspname FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'vector'`))[0];
+  let found = await installed();
+  if (found === undefined) {
+    const available = await db.rows(`SELECT 1 FROM pg_available_extensions WHERE name = 'vector'`);
+    if (available.length === 0) return { kind: 'exact' };
+    try {
+      await db.rows('CREATE EXTENSION IF NOT EXISTS vector');
+    } catch {
+      // Not allowed to create it (or another process raced us and failed): fall back, or use the winner's.
+    }
+    found = await installed();
+    if (found === undefined) return { kind: 'exact' };
+  }
+  return { kind: 'pgvector', schema: `"${found.nspname.replaceAll('"', '""')}"` };
+}
+
+/** A string as an SQL literal, correct whatever `standard_conforming_strings` says. */
+function literal(value: string): string {
+  const quoted = `'${value.replaceAll("'", "''")}'`;
+  return value.includes('\\') ? `E${quoted.replaceAll('\\', '\\\\')}` : quoted;
+}
+
+/** Candidates fetched beyond `k` from the index, so near-ties at the cut are ranked exactly here. */
+const MARGIN = 16;
+
+/** Vector storage for one target: exact, or through pgvector's HNSW indexes. */
+class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; vector: Float32Array; k: number }> implements VectorStore<R, Q> {
+  /** HNSW indexes known to exist, by name. */
+  readonly #indexed = new Set<string>();
+
   constructor(
     private readonly db: Database,
     private readonly target: Target<R, Q>,
+    private readonly index: VectorIndex,
   ) {}
+
+  /**
+   * The partial HNSW index of this target, embedder and dimension (pgvector
+   * indexes at most 2,000): its name, the predicate it covers and its
+   * expression, with columns prefixed by `alias`.
+   */
+  #hnsw(embedderId: string, dimensions: number, alias = 'v.'): { name: string; where: string; cast: string; schema: string } | undefined {
+    if (this.index.kind !== 'pgvector' || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) return undefined;
+    const name = `vectors_hnsw_${createHash('sha256').update(`${this.target.name}\0${embedderId}\0${dimensions}`).digest('hex').slice(0, 32)}`;
+    const where = `${alias}target = ${literal(this.target.name)} AND ${alias}embedder_id = ${literal(embedderId)} AND cardinality(${alias}vector) = ${dimensions}`;
+    return { name, where, cast: `(${alias}vector::${this.index.schema}.vector(${dimensions}))`, schema: this.index.schema };
+  }
+
+  /** Creates the HNSW index for a dimension once, under an advisory lock so processes never race on its name. */
+  async #ensureIndex(embedderId: string, dimensions: number): Promise<void> {
+    const hnsw = this.#hnsw(embedderId, dimensions, '');
+    if (hnsw === undefined || this.#indexed.has(hnsw.name)) return;
+    await this.db.transaction(async (sql: Sql) => {
+      await sql.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.db.schema}.${hnsw.name}`]);
+      await sql.rows(
+        `CREATE INDEX IF NOT EXISTS ${hnsw.name} ON ${this.db.t('vectors')} USING hnsw (${hnsw.cast} ${hnsw.schema}.vector_cosine_ops) WHERE ${hnsw.where}`,
+      );
+    });
+    this.#indexed.add(hnsw.name);
+  }
 
   async pending(embedderId: string, limit: number): Promise<R[]> {
     const take = Math.max(0, Math.trunc(limit));
@@ -82,17 +158,37 @@ class ExactVectorStore<R extends Embeddable, Q extends { embedderId: string; vec
         p.values,
       );
     });
+    for (const dimensions of new Set(entries.map((e) => e.vector.length))) await this.#ensureIndex(embedderId, dimensions);
   }
 
   async nearest(query: Q): Promise<Array<{ record: R; similarity: number }>> {
     const p = new Params();
     const filter = this.target.filter(p, query);
     if (filter === undefined || query.k <= 0) return [];
-    const rows = await this.db.rows<{ vector: number[] }>(
-      `SELECT r.*, v.vector FROM ${this.db.t('vectors')} v JOIN ${this.db.t(this.target.table)} r ON r.id = v.record_id
-       WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(query.embedderId)} AND ${this.target.live(p)} AND ${filter}`,
-      p.values,
-    );
+    const from = `FROM ${this.db.t('vectors')} v JOIN ${this.db.t(this.target.table)} r ON r.id = v.record_id`;
+    const hnsw = this.#hnsw(query.embedderId, query.vector.length);
+    let rows: Array<{ vector: number[] }>;
+    if (hnsw === undefined) {
+      rows = await this.db.rows<{ vector: number[] }>(
+        `SELECT r.*, v.vector ${from}
+         WHERE v.target = ${p.add(this.target.name)} AND v.embedder_id = ${p.add(query.embedderId)} AND ${this.target.live(p)} AND ${filter}`,
+        p.values,
+      );
+    } else {
+      // The predicate is written out literally, so the planner can prove the partial index applies.
+      const take = Math.trunc(query.k) + MARGIN;
+      const text = `SELECT r.*, v.vector ${from}
+         WHERE ${hnsw.where} AND ${this.target.live(p)} AND ${filter}
+         ORDER BY ${hnsw.cast} OPERATOR(${hnsw.schema}.<=>) ${p.add(`[${Array.from(query.vector).join(',')}]`)}::${hnsw.schema}.vector(${query.vector.length})
+         LIMIT ${p.add(take)}`;
+      rows = await this.db.transaction(async (sql) => {
+        // Without an iterative scan, a filter rejecting most of the ef_search neighbours would return fewer than k.
+        await sql.rows(`SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), set_config('hnsw.ef_search', $1, true)`, [
+          String(Math.min(1000, Math.max(40, take))),
+        ]);
+        return sql.rows<{ vector: number[] }>(text, p.values);
+      });
+    }
     const hits = rows.map((row) => ({
       record: this.target.fromRow(row as never),
       similarity: cosineSimilarity(query.vector, Float32Array.from(row.vector)),
@@ -102,34 +198,42 @@ class ExactVectorStore<R extends Embeddable, Q extends { embedderId: string; vec
   }
 }
 
-/** Exact vector storage of memory items. */
-export function memoryVectors(db: Database): VectorStore<MemoryItem, VectorQuery> {
-  return new ExactVectorStore<MemoryItem, VectorQuery>(db, {
-    name: 'memory',
-    table: 'memory',
-    live: () => 'NOT r.deleted',
-    filter: (p, query) => {
-      if ((query.scopes?.length === 0 && query.descendantsOf === undefined) || query.kinds?.length === 0) return undefined;
-      let sql = 'true';
-      const scoped = scopeCondition(p, query, 'r.scope_key');
-      if (scoped) sql += ` AND ${scoped}`;
-      if (query.kinds !== undefined) sql += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-      return sql + memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+/** Vector storage of memory items. */
+export function memoryVectors(db: Database, index: VectorIndex): VectorStore<MemoryItem, VectorQuery> {
+  return new PostgresVectorStore<MemoryItem, VectorQuery>(
+    db,
+    {
+      name: 'memory',
+      table: 'memory',
+      live: () => 'NOT r.deleted',
+      filter: (p, query) => {
+        if ((query.scopes?.length === 0 && query.descendantsOf === undefined) || query.kinds?.length === 0) return undefined;
+        let sql = 'true';
+        const scoped = scopeCondition(p, query, 'r.scope_key');
+        if (scoped) sql += ` AND ${scoped}`;
+        if (query.kinds !== undefined) sql += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
+        return sql + memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+      },
+      fromRow: (row: MemoryRow) => memoryFromRow(row),
     },
-    fromRow: (row: MemoryRow) => memoryFromRow(row),
-  });
+    index,
+  );
 }
 
-/** Exact vector storage of turns (live turns of live sessions). */
-export function turnVectors(db: Database): VectorStore<Turn, TurnVectorQuery> {
-  return new ExactVectorStore<Turn, TurnVectorQuery>(db, {
-    name: 'turn',
-    table: 'turns',
-    live: (p) => turnWhere(db, p, {}, 'r'),
-    filter: (p, query) => {
-      if (query.sessionIds?.length === 0 || query.roles?.length === 0) return undefined;
-      return turnWhere(db, p, query, 'r');
+/** Vector storage of turns (live turns of live sessions). */
+export function turnVectors(db: Database, index: VectorIndex): VectorStore<Turn, TurnVectorQuery> {
+  return new PostgresVectorStore<Turn, TurnVectorQuery>(
+    db,
+    {
+      name: 'turn',
+      table: 'turns',
+      live: (p) => turnWhere(db, p, {}, 'r'),
+      filter: (p, query) => {
+        if (query.sessionIds?.length === 0 || query.roles?.length === 0) return undefined;
+        return turnWhere(db, p, query, 'r');
+      },
+      fromRow: (row: TurnRow) => turnFromRow(row),
     },
-    fromRow: (row: TurnRow) => turnFromRow(row),
-  });
+    index,
+  );
 }

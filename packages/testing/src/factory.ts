@@ -130,6 +130,12 @@ export interface ProviderSuiteOptions {
   propertyRuns?: number;
   /** Seed for the property-based checks, to reproduce a failure. Default: random. */
   seed?: number;
+  /**
+   * Registers only the checks whose name this accepts (e.g. the recall
+   * checks, for a second driver of a backend whose full suite runs
+   * elsewhere). Default: every check.
+   */
+  only?: (checkName: string) => boolean;
 }
 
 /** Options of {@link runLogConformance}. */

@@ -32,6 +32,7 @@ export function runProviderConformance(factory: ProviderFactory, options: Provid
 
   describe(`agentstate provider conformance: ${factory.name}`, () => {
     for (const check of providerChecks) {
+      if (options.only !== undefined && !options.only(check.name)) continue;
       it(check.name, { timeout }, async (ctx) => {
         capabilities ??= probeCapabilities(factory);
         const caps = await capabilities;

@@ -1,0 +1,520 @@
+/**
+ * PostgreSQL benchmark (issue #14). Prints four tables:
+ *  1. durable appendTurn per second with 1, 4 and 16 concurrent writers
+ *     (each its own provider, as separate processes would be), next to raw
+ *     `pg` doing the same statements under the same lock of the stream's
+ *     head (target ≥ 0.7×) and next to Mastra's Postgres storage
+ *     (`@mastra/pg`, one `saveMessages` per turn; target: agentstate ≥ 2×),
+ *     all on the same server in the same run;
+ *  2. reading a 5,000-turn transcript;
+ *  3. recall at 100,000 memory items on that server (targets: lexical p50
+ *     ≤ 10 ms; hybrid ≤ 60 ms with pgvector — the server has no pgvector,
+ *     so its hybrid figure is the exact fallback);
+ *  4. hybrid recall with pgvector (HNSW) on PGlite, the first 25,000 of those
+ *     items copied in (PGlite is WebAssembly on one connection: building the
+ *     index over more takes minutes).
+ * The server: AGENTSTATE_BENCH_POSTGRES_URL, or a throwaway cluster started
+ * from the machine's binaries (default settings: fsync and synchronous
+ * commit on), stopped and removed at the end.
+ * Run: `npm run build` at the root, then `npm run postgres -w @agentstate/bench`.
+ * Sizes: BENCH_PG_TURNS (per writer count), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
+ */
+import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PostgresStore } from '@mastra/pg';
+import pg from 'pg';
+import { ManualClock, seededEntropy } from '@agentstate/core';
+import type { Embedder } from '@agentstate/core';
+import { openPostgres } from '@agentstate/postgres';
+import type { PostgresProvider } from '@agentstate/postgres';
+import { fmt, measure, percentile, printTable, timeMs } from './table.js';
+
+const TURNS = Number(process.env.BENCH_PG_TURNS ?? 2_000);
+const ITEMS = Number(process.env.BENCH_PG_ITEMS ?? 100_000);
+const VECTOR_ITEMS = Math.min(ITEMS, Number(process.env.BENCH_PG_VECTOR_ITEMS ?? 25_000));
+const QUERIES = 100;
+const WRITERS = [1, 4, 16];
+
+const WORDS = (
+  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
+  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
+  'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout ' +
+  'schema index query plan vacuum checkpoint wal fsync durable replica failover region zone backup restore snapshot'
+).split(' ');
+let rng = 42;
+const random = () => {
+  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
+  return rng / 2 ** 32;
+};
+const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
+const sentence = (n = 12) => Array.from({ length: n }, pick).join(' ');
+
+/** A deterministic 100-dimension embedder: a hashed bag of words (a stand-in for a real model). */
+function hashedEmbedder(dimensions = 100): Embedder {
+  return {
+    id: `hashed-bow-${dimensions}`,
+    dimensions,
+    similarityThreshold: 0.2,
+    async embed(texts) {
+      return texts.map((text) => {
+        const v = new Float32Array(dimensions);
+        for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+          let h = 2166136261;
+          for (let i = 0; i < w.length; i += 1) h = Math.imul(h ^ w.charCodeAt(i), 16777619);
+          v[(h >>> 0) % dimensions]! += 1;
+          v[((h >>> 8) >>> 0) % dimensions]! += 0.5;
+        }
+        return v;
+      });
+    },
+  };
+}
+
+// ---------------------------------------------------------------- the server
+
+interface Server {
+  url: string;
+  version: string;
+  stop(): void;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The given server, or a throwaway cluster (as the `postgres` user when run as root) with default durability. */
+async function startServer(): Promise<Server> {
+  const given = process.env.AGENTSTATE_BENCH_POSTGRES_URL;
+  const version = async (url: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
+    await client.end();
+    return rows[0]!.server_version;
+  };
+  if (given) return { url: given, version: await version(given), stop: () => undefined };
+  const bin = process.env.AGENTSTATE_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
+  if (!existsSync(join(bin, 'initdb'))) throw new Error(`set AGENTSTATE_BENCH_POSTGRES_URL, or install postgresql-15 (${bin}/initdb is missing)`);
+  const root = userInfo().uid === 0;
+  const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-pg-'));
+  const data = join(dir, 'data');
+  const run = (command: string, args: string[]) => {
+    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
+    execFileSync(file, argv, { stdio: 'pipe' });
+  };
+  if (root) {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
+    chownSync(dir, id('-u'), id('-g'));
+  }
+  chmodSync(dir, 0o700);
+  const port = await freePort();
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
+  run('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url,
+    version: await version(url),
+    stop: () => {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The URL with `synchronous_commit=off` for its sessions: bulk loads that need no durability. */
+const fastUrl = (url: string) => `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c synchronous_commit=off')}`;
+
+// ---------------------------------------------------------------- 1. appendTurn
+
+/** Turns per second, and this process's CPU time per turn (the client's share of the cost). */
+interface Rate {
+  perSecond: number;
+  cpuMsPerTurn: number;
+}
+
+/** Runs `writers` loops at once, each writing `perWriter` turns. */
+async function concurrently(writers: number, perWriter: number, loop: (writer: number, i: number) => Promise<unknown>): Promise<Rate> {
+  const { wallMs, cpuMs } = await measure(() =>
+    Promise.all(
+      Array.from({ length: writers }, async (_, w) => {
+        for (let i = 0; i < perWriter; i += 1) await loop(w, i);
+      }),
+    ),
+  );
+  const turns = writers * perWriter;
+  return { perSecond: (turns / wallMs) * 1000, cpuMsPerTurn: cpuMs / turns };
+}
+
+async function agentstateTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
+  // One provider per writer (its own pool and in-process queue), as separate processes would be.
+  const providers: PostgresProvider[] = [];
+  for (let w = 0; w < writers; w += 1) providers.push(await openPostgres(url, { schema, max: 2 }));
+  const sessions = await Promise.all(providers.map((p) => p.sessions.create({ title: 'bench' })));
+  const contents = Array.from({ length: perWriter }, () => sentence());
+  const rate = await concurrently(writers, perWriter, (w, i) =>
+    providers[w]!.sessions.appendTurn({ sessionId: sessions[w]!.id, role: 'user', content: contents[i]! }),
+  );
+  for (const p of providers) await p.close();
+  return rate;
+}
+
+/**
+ * Raw `pg`, one client per writer: the provider's statements for one turn —
+ * lock the state stream's head (the same ordering guarantee: dense seqs,
+ * committed in seq order), look the session up, advance the head, insert the
+ * event and the turn (with its tsvector), update the session and the
+ * projection's seq — in one transaction.
+ */
+async function rawTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
+  const s = `"${schema}"`;
+  const clients: pg.Client[] = [];
+  for (let w = 0; w < writers; w += 1) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    clients.push(client);
+  }
+  // The schema and a session per writer, as the provider made them.
+  const setup = await openPostgres(url, { schema });
+  const sessions = await Promise.all(clients.map(() => setup.sessions.create({ title: 'bench' })));
+  await setup.close();
+  const contents = Array.from({ length: perWriter }, () => sentence());
+  const rate = await concurrently(writers, perWriter, async (w, i) => {
+    const c = clients[w]!;
+    const sessionId = sessions[w]!.id;
+    const now = new Date().toISOString();
+    const content = contents[i]!;
+    await c.query('BEGIN');
+    try {
+      const { rows } = await c.query(
+        `SELECT s.head, p.seq FROM ${s}.streams s CROSS JOIN ${s}.projection_state p WHERE s.stream = 'state' AND p.id = 1 FOR UPDATE OF s`,
+      );
+      const seq = Number(rows[0].head) + 1;
+      await c.query(`SELECT * FROM ${s}.sessions WHERE id = $1`, [sessionId]);
+      const { rows: last } = await c.query(`SELECT coalesce(max(seq), 0) AS seq FROM ${s}.turns WHERE session_id = $1`, [sessionId]);
+      const turnSeq = Number(last[0].seq) + 1;
+      await c.query(`UPDATE ${s}.streams SET head = $1 WHERE stream = 'state'`, [seq]);
+      const payload = JSON.stringify({ session: { id: sessionId }, turn: { id: `t${w}-${i}`, seq: turnSeq, role: 'user', content, createdAt: now } });
+      await c.query(
+        `INSERT INTO ${s}.events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES ('state', $1, 'session.turn_appended', $2, 1, $3, md5($3), true)`,
+        [seq, now, payload],
+      );
+      await c.query(
+        `INSERT INTO ${s}.turns (session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted, search)
+         VALUES ($1, $2, $3, 'user', $4, '[]', '{}', $5, 1, 'i', $6, 0, 'i', false, array_to_tsvector($7::text[]))`,
+        [sessionId, turnSeq, `t${w}-${i}`, content, now, Date.now(), [...new Set(content.split(' '))]],
+      );
+      await c.query(`UPDATE ${s}.sessions SET sync_version = sync_version + 1, updated_at = $1, hlc_wall = $2 WHERE id = $3`, [now, Date.now(), sessionId]);
+      await c.query(`UPDATE ${s}.projection_state SET seq = $1, hlc_wall = $2 WHERE id = 1`, [seq, Date.now()]);
+      await c.query('COMMIT');
+    } catch (error) {
+      await c.query('ROLLBACK');
+      throw error;
+    }
+  });
+  for (const c of clients) await c.end();
+  return rate;
+}
+
+/** Mastra's Postgres storage: one `saveMessages` per turn, each writer on its own thread, one store per writer. */
+async function mastraTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
+  const stores: PostgresStore[] = [];
+  for (let w = 0; w < writers; w += 1) {
+    const store = new PostgresStore({ id: `bench-${w}`, connectionString: url, schemaName: schema, max: 2 } as never);
+    await store.init();
+    stores.push(store);
+  }
+  const memories = stores.map((store) => store.stores.memory!);
+  const threads = await Promise.all(
+    memories.map(async (memory, w) => {
+      const now = new Date();
+      const thread = { id: `thread-${w}`, resourceId: 'bench', title: 'bench', createdAt: now, updatedAt: now, metadata: {} };
+      await memory.saveThread({ thread });
+      return thread.id;
+    }),
+  );
+  const contents = Array.from({ length: perWriter }, () => sentence());
+  const rate = await concurrently(writers, perWriter, (w, i) =>
+    memories[w]!.saveMessages({
+      messages: [
+        {
+          id: `m-${w}-${i}`,
+          role: 'user',
+          createdAt: new Date(),
+          threadId: threads[w]!,
+          resourceId: 'bench',
+          content: { format: 2, parts: [{ type: 'text', text: contents[i]! }] },
+        },
+      ],
+    }),
+  );
+  for (const store of stores) await store.close();
+  return rate;
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+  await client.end();
+}
+
+async function benchTurns(url: string): Promise<void> {
+  const rows: string[][] = [];
+  let round = 0;
+  for (const writers of WRITERS) {
+    const perWriter = Math.max(1, Math.floor(TURNS / writers));
+    const schema = (name: string) => `bench_${name}_${writers}_${round++}`;
+    const sRaw = schema('raw');
+    const raw = await rawTurns(url, sRaw, writers, perWriter);
+    const sOurs = schema('ours');
+    const ours = await agentstateTurns(url, sOurs, writers, perWriter);
+    const sMastra = schema('mastra');
+    let mastra: Rate | undefined;
+    try {
+      mastra = await mastraTurns(url, sMastra, writers, perWriter);
+    } catch (error) {
+      console.error(`Mastra failed with ${writers} writers:`, error);
+    }
+    for (const s of [sRaw, sOurs, sMastra]) await dropSchema(url, s);
+    const cell = (r: Rate) => `${fmt(r.perSecond)} /s (${fmt(r.cpuMsPerTurn, 2)} ms CPU)`;
+    rows.push([
+      String(writers),
+      fmt(writers * perWriter),
+      cell(ours),
+      cell(raw),
+      `${fmt(ours.perSecond / raw.perSecond, 2)}×`,
+      mastra === undefined ? 'failed' : cell(mastra),
+      mastra === undefined ? '—' : `${fmt(ours.perSecond / mastra.perSecond, 2)}×`,
+    ]);
+  }
+  printTable(
+    'Durable appendTurn (fsync and synchronous_commit on), one awaited call per turn per writer; client CPU per turn in brackets',
+    ['writers', 'turns', 'agentstate', 'raw pg (same statements, same head lock)', 'ratio (≥ 0.7×)', '@mastra/pg saveMessages', 'ratio (≥ 2×)'],
+    rows,
+  );
+}
+
+// ---------------------------------------------------------------- 2. transcript read
+
+async function benchTranscript(url: string): Promise<void> {
+  const schema = 'bench_transcript';
+  const writer = await openPostgres(fastUrl(url), { schema });
+  const session = await writer.sessions.create({ title: 'long' });
+  for (let i = 0; i < 5_000; i += 1) await writer.sessions.appendTurn({ sessionId: session.id, role: i % 2 ? 'assistant' : 'user', content: sentence(20) });
+  await writer.close();
+  const p = await openPostgres(url, { schema });
+  const samples: number[] = [];
+  for (let i = 0; i < 20; i += 1) {
+    const start = performance.now();
+    const turns = await p.sessions.turns(session.id, { limit: 10_000 });
+    samples.push(performance.now() - start);
+    if (turns.length !== 5_000) throw new Error(`read ${turns.length} turns`);
+  }
+  await p.close();
+  await dropSchema(url, schema);
+  printTable(
+    'Reading a 5,000-turn transcript (one call, 20 runs)',
+    ['measure', 'p50', 'p95'],
+    [['sessions.turns(id, { limit: 10000 })', `${fmt(percentile(samples, 50), 1)} ms`, `${fmt(percentile(samples, 95), 1)} ms`]],
+  );
+}
+
+// ---------------------------------------------------------------- 3. and 4. recall
+
+const queries = Array.from({ length: QUERIES }, () => (random() < 0.5 ? `${pick()} ${pick().slice(0, 4)}` : `${pick()} ${pick()} ${pick()}`));
+
+/** Times `fn` over the queries (the first `count`, after two warm-ups); adds a row. */
+async function measureQueries(rows: string[][], label: string, fn: (q: string) => Promise<unknown[]>, target: string, count = QUERIES): Promise<void> {
+  for (const q of queries.slice(0, 2)) await fn(q);
+  const samples: number[] = [];
+  let hits = 0;
+  const used = queries.slice(0, count);
+  for (const q of used) {
+    const start = performance.now();
+    hits += (await fn(q)).length;
+    samples.push(performance.now() - start);
+  }
+  rows.push([label, `${fmt(percentile(samples, 50), 2)} ms`, `${fmt(percentile(samples, 95), 2)} ms`, fmt(hits / used.length, 1), target]);
+}
+
+async function benchRecall(url: string): Promise<void> {
+  const schema = 'bench_recall';
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const writer = await openPostgres(fastUrl(url), { schema, clock, entropy: seededEntropy(3) });
+  const loadMs = await timeMs(async () => {
+    for (let i = 0; i < ITEMS; i += 1) {
+      clock.advance(1);
+      await writer.memory.write({ content: sentence(10 + (i % 10)), kind: i % 3 === 0 ? 'preference' : 'fact', scope: { project: `p${i % 20}` } });
+    }
+  });
+  await writer.close();
+  const p = await openPostgres(fastUrl(url), { schema, embedder: hashedEmbedder(100) });
+  const embedMs = await timeMs(() => p.memory.recall({ query: 'warm up the vectors', mode: 'semantic' }));
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(`VACUUM ANALYZE "${schema}".memory`);
+  await client.query(`VACUUM ANALYZE "${schema}".vectors`);
+  await client.end();
+  const rows: string[][] = [];
+  await measureQueries(rows, 'recall lexical, recent (limit 20)', (q) => p.memory.recall({ query: q, mode: 'lexical' }), 'p50 ≤ 10 ms');
+  await measureQueries(
+    rows,
+    'recall lexical, relevance (bm25, limit 20)',
+    (q) => p.memory.recall({ query: q, mode: 'lexical', order: 'relevance' }),
+    'p50 ≤ 10 ms',
+  );
+  await measureQueries(
+    rows,
+    'recall lexical, one project scope',
+    (q) => p.memory.recall({ query: q, mode: 'lexical', scope: { project: 'p7' } }),
+    'p50 ≤ 10 ms',
+  );
+  // The exact fallback ranks every live vector: a few queries say enough.
+  await measureQueries(
+    rows,
+    'recall hybrid, exact fallback (100-d, limit 20)',
+    (q) => p.memory.recall({ query: q, order: 'relevance' }),
+    'p50 ≤ 60 ms (pgvector)',
+    20,
+  );
+  await measureQueries(
+    rows,
+    'recall hybrid, exact fallback, one project scope',
+    (q) => p.memory.recall({ query: q, order: 'relevance', scope: { project: 'p7' } }),
+    'p50 ≤ 60 ms (pgvector)',
+    20,
+  );
+  await p.close();
+  printTable(
+    `Recall at ${fmt(ITEMS)} memory items on the server, no pgvector (load: ${fmt(loadMs / 1000, 1)} s; embedding every item once: ${fmt(embedMs / 1000, 1)} s)`,
+    ['query', 'p50', 'p95', 'hits/query', 'target'],
+    rows,
+  );
+  await benchPgvector(url, schema);
+  await dropSchema(url, schema);
+}
+
+/** The parser options that give PGlite's int8 and numeric as numbers, as the provider expects. */
+const parsers = { 20: Number, 1700: Number };
+
+/** PGlite behind the few `pg.Pool` methods the provider uses (as packages/postgres/test/pglite-pool.ts). */
+function pglitePool(db: PGlite): pg.Pool {
+  let tail = Promise.resolve();
+  const acquire = (): Promise<() => void> => {
+    let release!: () => void;
+    const previous = tail;
+    tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return previous.then(() => release);
+  };
+  const query = async (config: { text: string; values?: unknown[] }) => {
+    const values = config.values ?? [];
+    if (values.length === 0) return { rows: (await db.exec(config.text, { parsers })).at(-1)?.rows ?? [] };
+    return { rows: (await db.query(config.text, values, { parsers })).rows };
+  };
+  const pool = {
+    async query(config: { text: string; values?: unknown[] }) {
+      const release = await acquire();
+      try {
+        return await query(config);
+      } finally {
+        release();
+      }
+    },
+    async connect() {
+      const release = await acquire();
+      return { query, release: () => release() };
+    },
+    async end() {},
+    on: () => pool,
+  };
+  return pool as unknown as pg.Pool;
+}
+
+/** Copies the server's memory items and their vectors into PGlite (pgvector), then times hybrid recall there. */
+async function benchPgvector(url: string, source: string): Promise<void> {
+  const createMs = performance.now();
+  const lite = await PGlite.create({ extensions: { vector } });
+  const embedder = hashedEmbedder(100);
+  const schema = 'bench';
+  // Opening creates the tables and the extension; the copied rows need no folding (the log stays empty).
+  await (await openPostgres(pglitePool(lite), { schema, embedder })).close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const copyStart = performance.now();
+  for (const [table, order] of [
+    ['memory', 'n'],
+    ['vectors', 'record_id'],
+  ] as const) {
+    for (let offset = 0; offset < VECTOR_ITEMS; offset += 5_000) {
+      const take = Math.min(5_000, VECTOR_ITEMS - offset);
+      const src =
+        table === 'vectors'
+          ? `(SELECT v.* FROM "${source}".vectors v JOIN (SELECT id FROM "${source}".memory ORDER BY n LIMIT ${VECTOR_ITEMS}) m ON m.id = v.record_id)`
+          : `"${source}".memory`;
+      const { rows } = await client.query(`SELECT * FROM ${src} x ORDER BY ${order} LIMIT ${take} OFFSET ${offset}`);
+      if (rows.length === 0) break;
+      await lite.query(`INSERT INTO ${schema}.${table} SELECT * FROM json_populate_recordset(null::${schema}.${table}, $1::json)`, [JSON.stringify(rows)]);
+    }
+  }
+  await client.end();
+  await lite.exec(
+    `SELECT setval(pg_get_serial_sequence('${schema}.memory', 'n'), (SELECT max(n) FROM ${schema}.memory)); ANALYZE ${schema}.memory; ANALYZE ${schema}.vectors`,
+  );
+  const copyMs = performance.now() - copyStart;
+  const p = await openPostgres(pglitePool(lite), { schema, embedder });
+  // One new item makes the provider embed and store it, which builds the HNSW index over every copied vector.
+  const indexMs = await timeMs(async () => {
+    await p.memory.write({ content: 'index the copied vectors', kind: 'fact' });
+    await p.memory.recall({ query: 'index', mode: 'semantic' });
+  });
+  const rows: string[][] = [];
+  await measureQueries(rows, 'recall semantic, pgvector HNSW (100-d, limit 20)', (q) => p.memory.recall({ query: q, mode: 'semantic' }), '—');
+  await measureQueries(rows, 'recall hybrid, pgvector HNSW (100-d, limit 20)', (q) => p.memory.recall({ query: q, order: 'relevance' }), 'p50 ≤ 60 ms');
+  await measureQueries(
+    rows,
+    'recall hybrid, pgvector HNSW, one project scope',
+    (q) => p.memory.recall({ query: q, order: 'relevance', scope: { project: 'p7' } }),
+    'p50 ≤ 60 ms',
+  );
+  await measureQueries(rows, 'recall lexical, recent (limit 20), for scale', (q) => p.memory.recall({ query: q, mode: 'lexical' }), '—');
+  await p.close();
+  const exact = await openPostgres(pglitePool(lite), { schema, embedder, vectorIndex: 'exact' });
+  await measureQueries(rows, 'recall hybrid, exact fallback on PGlite, for scale', (q) => exact.memory.recall({ query: q, order: 'relevance' }), '—', 20);
+  await exact.close();
+  await lite.close();
+  printTable(
+    `Hybrid recall with pgvector ${'(HNSW, cosine)'} on PGlite (WebAssembly, one connection) at ${fmt(VECTOR_ITEMS)} items copied from the server (copy: ${fmt(copyMs / 1000, 1)} s; HNSW build: ${fmt(indexMs / 1000, 1)} s; total ${fmt((performance.now() - createMs) / 1000, 1)} s)`,
+    ['query', 'p50', 'p95', 'hits/query', 'target'],
+    rows,
+  );
+}
+
+const only = process.argv[2];
+const server = await startServer();
+try {
+  console.log(`PostgreSQL ${server.version}, node ${process.version}`);
+  if (!only || only === 'turns') await benchTurns(server.url);
+  if (!only || only === 'transcript') await benchTranscript(server.url);
+  if (!only || only === 'recall') await benchRecall(server.url);
+} finally {
+  server.stop();
+}

@@ -1,0 +1,60 @@
+/**
+ * A PGlite database (Postgres in WebAssembly, here with the pgvector
+ * extension) behind the few `pg.Pool` methods the provider uses, so
+ * `openPostgres` runs on it unchanged. PGlite has one connection: a
+ * checked-out client holds it until released, and pool queries wait their
+ * turn, as they would for a pool of one.
+ */
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import type pg from 'pg';
+
+/** int8 and numeric as numbers, as the provider's `pg` type parsers give them. */
+const parsers = { 20: Number, 1700: Number };
+
+/** A fresh in-memory PGlite with pgvector available (not yet created: the provider creates it). */
+export function createPglite(): Promise<PGlite> {
+  return PGlite.create({ extensions: { vector } });
+}
+
+/** `db` as a `pg.Pool` of one connection; `end()` leaves it open. */
+export function pglitePool(db: PGlite): pg.Pool {
+  let tail = Promise.resolve();
+  /** Waits for the connection; resolves to the function that hands it on. */
+  const acquire = (): Promise<() => void> => {
+    let release!: () => void;
+    const previous = tail;
+    tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return previous.then(() => release);
+  };
+  const query = async (config: { text: string; values?: unknown[] } | string) => {
+    const { text, values = [] } = typeof config === 'string' ? { text: config } : config;
+    // A statement without parameters may be a script of several (migrations): the simple protocol runs those.
+    if (values.length === 0) {
+      const results = await db.exec(text, { parsers });
+      return { rows: results.at(-1)?.rows ?? [] };
+    }
+    return { rows: (await db.query(text, values as unknown[], { parsers })).rows };
+  };
+  const pool = {
+    async query(config: { text: string; values?: unknown[] }) {
+      const release = await acquire();
+      try {
+        return await query(config);
+      } finally {
+        release();
+      }
+    },
+    async connect() {
+      const release = await acquire();
+      return { query, release: () => release() };
+    },
+    async end() {},
+    on() {
+      return pool;
+    },
+  };
+  return pool as unknown as pg.Pool;
+}
