@@ -9,6 +9,8 @@
  *     with better-sqlite3's default, synchronous NORMAL: a power cut may lose
  *     the last commits) and with FULL (durable); the level is read back from
  *     the file and printed. Goal: agentstate's checkpointer ≥ 1.5× SqliteSaver while durable.
+ *     Two raw better-sqlite3 rows (one serialized checkpoint row per
+ *     transaction, FULL and NORMAL) show the driver's ceiling on this disk.
  *  2. OpenAI Agents sessions: addItems() items per second (one call per turn
  *     of four items) and getItems() latency, `AgentStateSession` on the
  *     in-memory provider and on SQLite against the SDK's `MemorySession`.
@@ -66,9 +68,12 @@ const p50p95 = (samples: readonly number[]) => `${fmt(percentile(samples, 50), 3
 
 // ---------------------------------------------------------------- 1. LangGraph checkpointers
 
+/** What the benchmark calls on a checkpointer. */
+type BenchSaver = Pick<BaseCheckpointSaver, 'put' | 'getTuple'>;
+
 /** A checkpointer opened for one round. */
 interface OpenedSaver {
-  saver: BaseCheckpointSaver;
+  saver: BenchSaver;
   close(): Promise<void> | void;
   /** Called after the first put (SqliteSaver creates its tables then): applies the case's setting, returns the durability read back. */
   ready?(): string;
@@ -111,11 +116,52 @@ function agentStateSaver(synchronous?: SynchronousLevel): SaverCase['open'] {
   };
 }
 
+/**
+ * The driver's ceiling: better-sqlite3 alone doing what a put must (serialize
+ * the checkpoint and its metadata, insert one row in its own transaction, WAL),
+ * with no checkpointer around it. getTuple is one indexed SELECT and a parse.
+ */
+function rawRows(synchronous: SynchronousLevel): SaverCase['open'] {
+  return (path) => {
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma(`synchronous = ${synchronous}`);
+    db.exec(
+      'CREATE TABLE checkpoints (thread_id TEXT NOT NULL, checkpoint_ns TEXT NOT NULL, checkpoint_id TEXT NOT NULL, parent_checkpoint_id TEXT, checkpoint TEXT NOT NULL, metadata TEXT NOT NULL, PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id))',
+    );
+    const insert = db.prepare('INSERT OR REPLACE INTO checkpoints VALUES (?, ?, ?, ?, ?, ?)');
+    const latest = db.prepare('SELECT checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1');
+    const byId = db.prepare('SELECT checkpoint FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?');
+    const saver: BenchSaver = {
+      put: async (config, checkpoint, metadata) => {
+        const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable as Record<string, string>;
+        insert.run(thread_id, checkpoint_ns, checkpoint.id, checkpoint_id ?? null, JSON.stringify(checkpoint), JSON.stringify(metadata));
+        return { configurable: { thread_id, checkpoint_ns, checkpoint_id: checkpoint.id } };
+      },
+      getTuple: async (config) => {
+        const { thread_id, checkpoint_ns, checkpoint_id } = config.configurable as Record<string, string>;
+        const row = (checkpoint_id ? byId.get(thread_id, checkpoint_ns, checkpoint_id) : latest.get(thread_id, checkpoint_ns)) as
+          | { checkpoint: string }
+          | undefined;
+        return row && { config, checkpoint: JSON.parse(row.checkpoint) as Checkpoint };
+      },
+    };
+    return {
+      saver,
+      close: () => {
+        db.close();
+      },
+    };
+  };
+}
+
 const SAVERS: SaverCase[] = [
   { name: 'SqliteSaver', durability: 'as shipped', open: sqliteSaver() },
   { name: 'SqliteSaver', durability: 'FULL', open: sqliteSaver('full') },
   { name: 'AgentStateSaver', durability: 'default (FULL)', open: agentStateSaver() },
   { name: 'AgentStateSaver', durability: 'NORMAL', open: agentStateSaver('normal') },
+  { name: 'raw better-sqlite3 row (ceiling)', durability: 'WAL, synchronous FULL', open: rawRows('full') },
+  { name: 'raw better-sqlite3 row (ceiling)', durability: 'WAL, synchronous NORMAL', open: rawRows('normal') },
 ];
 
 /** One thread of checkpoints, each carrying 2–5 KB of channel values, the same for every saver. */
@@ -142,7 +188,7 @@ function checkpoints(n: number): Array<{ checkpoint: Checkpoint; metadata: Check
   });
 }
 
-async function putAll(saver: BaseCheckpointSaver, thread: ReturnType<typeof checkpoints>): Promise<void> {
+async function putAll(saver: BenchSaver, thread: ReturnType<typeof checkpoints>): Promise<void> {
   let config = { configurable: { thread_id: 'bench', checkpoint_ns: '' } } as { configurable: Record<string, unknown> };
   for (const { checkpoint, metadata } of thread) {
     config = (await saver.put(config, checkpoint, metadata, checkpoint.channel_versions)) as typeof config;

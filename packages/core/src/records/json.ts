@@ -4,7 +4,6 @@
  * (docs/contract.md §4), so that what is written reads back exactly.
  */
 import { z } from 'zod';
-import { canonicalJson } from '../log/json.js';
 import { LIMITS } from './limits.js';
 
 /** A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
@@ -125,7 +124,8 @@ export const metadataField = jsonObjectField(LIMITS.metadata);
 function checkedJson(value: unknown, maxChars: number): JsonValue | JsonProblem {
   const copy = toJsonValue(value);
   if (isProblem(copy)) return copy;
-  const length = canonicalJson(copy).length;
+  // The copy holds JSON values only, so its JSON has the canonical length: key order never changes a length.
+  const length = JSON.stringify(copy).length;
   if (length > maxChars) return problem([], `at most ${maxChars} characters of JSON (this is ${length})`);
   return copy;
 }
