@@ -49,7 +49,14 @@ export function pglitePool(db: PGlite): pg.Pool {
     },
     async connect() {
       const release = await acquire();
-      return { query, release: () => release() };
+      // PGlite runs in this process: its one connection cannot be cut, so a client never emits 'error'.
+      const client = {
+        query,
+        release: () => release(),
+        on: () => client,
+        removeListener: () => client,
+      };
+      return client;
     },
     async end() {},
     on() {
