@@ -25,6 +25,17 @@ export { jsonClone, canonicalJson } from './log/json.js';
 export { deepFreeze } from './log/freeze.js';
 export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 export { checkStateAppend } from './log/state-append.js';
+export {
+  type EventRow,
+  type RowChecksum,
+  EVENT_ROW_COLUMNS,
+  ROW_CHECKSUM_PREFIX,
+  eventRow,
+  eventRowValues,
+  rowChecksum,
+  rowPayload,
+  eventFromRow,
+} from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeOperation } from './log/changes.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {

@@ -10,79 +10,27 @@
  */
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
-import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpToSeq, payloadJson, toLogEvent } from '@agentstate/core/backend';
+import type { EventRow } from '@agentstate/core/backend';
+import {
+  checkSnapshot,
+  checkStateAppend,
+  checkStream,
+  EVENT_ROW_COLUMNS,
+  eventFromRow,
+  eventRow,
+  eventRowValues,
+  parseReadQuery,
+  parseUpToSeq,
+  payloadJson,
+  rowChecksum,
+  rowPayload,
+  toLogEvent,
+} from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 
-/** An `events` row as the server returns it. */
-export interface EventRow {
-  stream: string;
-  seq: number;
-  type: string;
-  time: string;
-  schema_version: number;
-  payload: string;
-  checksum: string;
-  actor: string | null;
-  trace_id: string | null;
-  span_id: string | null;
-  causation_id: string | null;
-  origin_instance_id: string | null;
-  principal: string | null;
-}
-
-const ROW_COLUMNS = 'stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
-const EVENT_COLUMNS = `${ROW_COLUMNS}, checksum`;
-
-/** What marks a checksum over the whole row (the format SQLite writes too, so exports compare). */
-const ROW_CHECKSUM_PREFIX = '2:';
-
-const field = (value: string | number | null): string => (value === null ? '\u0001' : String(value));
-
-function rowValues(row: Omit<EventRow, 'checksum'>): (string | number | null)[] {
-  return [
-    row.stream,
-    row.seq,
-    row.type,
-    row.time,
-    row.schema_version,
-    row.payload,
-    row.actor,
-    row.trace_id,
-    row.span_id,
-    row.causation_id,
-    row.origin_instance_id,
-    row.principal,
-  ];
-}
-
-/** SHA-1 over every column that makes the event, so a changed time or actor is caught like a changed payload. */
-export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
-  return ROW_CHECKSUM_PREFIX + hash('sha1', rowValues(row).map(field).join('\u0000'), 'base64');
-}
-
-function parsePayload(row: EventRow): unknown {
-  if (rowChecksum(row) !== row.checksum) throw new CorruptionError(row.stream, row.seq, 'the stored event does not match its checksum');
-  try {
-    return JSON.parse(row.payload);
-  } catch (cause) {
-    throw new CorruptionError(row.stream, row.seq, 'the stored payload is not JSON', { cause });
-  }
-}
-
-function eventFromRow(row: EventRow): LogEvent {
-  const payload = parsePayload(row);
-  const event: LogEvent = { stream: row.stream, seq: row.seq, type: row.type, time: row.time, schemaVersion: row.schema_version, payload };
-  if (row.actor !== null) event.actor = row.actor;
-  if (row.trace_id !== null) event.traceId = row.trace_id;
-  if (row.span_id !== null) event.spanId = row.span_id;
-  if (row.causation_id !== null) event.causationId = row.causation_id;
-  if (row.origin_instance_id !== null) event.originInstanceId = row.origin_instance_id;
-  if (row.principal !== null) event.principal = row.principal;
-  return event;
-}
+const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
 /** Options of {@link PostgresLog}. */
 export interface PostgresLogOptions {
@@ -167,22 +115,9 @@ export class PostgresLog implements Log {
     const event = toLogEvent(input, seq, this.#now);
     const text = payloadJson(event.payload);
     const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, this.#upcasters) : true;
-    const row: Omit<EventRow, 'checksum'> = {
-      stream: event.stream,
-      seq: event.seq,
-      type: event.type,
-      time: event.time,
-      schema_version: event.schemaVersion,
-      payload: text,
-      actor: event.actor ?? null,
-      trace_id: event.traceId ?? null,
-      span_id: event.spanId ?? null,
-      causation_id: event.causationId ?? null,
-      origin_instance_id: event.originInstanceId ?? null,
-      principal: event.principal ?? null,
-    };
+    const row = eventRow(event, text);
     await sql.rows(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-      ...rowValues(row),
+      ...eventRowValues(row),
       rowChecksum(row),
       validated,
     ]);
@@ -191,7 +126,7 @@ export class PostgresLog implements Log {
 
   async read(query: ReadQuery): Promise<LogEvent[]> {
     const { stream, afterSeq, limit } = parseReadQuery(query);
-    return (await this.readRows(this.db, stream, afterSeq, limit)).map(eventFromRow);
+    return (await this.readRows(this.db, stream, afterSeq, limit)).map((row) => eventFromRow(row));
   }
 
   /** Rows of `stream` after `afterSeq` in seq order (`limit` 0: all). */
@@ -207,7 +142,7 @@ export class PostgresLog implements Log {
   async readForFold(sql: Sql, stream: string, afterSeq: number, limit: number): Promise<{ event: LogEvent; validated: boolean }[]> {
     const rows = await this.readRows(sql, stream, afterSeq, limit);
     return rows.map((row) => ({
-      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: parsePayload(row) },
+      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: rowPayload(row) },
       validated: row.validated,
     }));
   }

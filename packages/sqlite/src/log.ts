@@ -5,33 +5,30 @@
  * ({@link openSqliteLog}). Appends follow core's shared rules
  * (`toLogEvent`); a failed append consumes no seq.
  */
-import { createHash, hash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import { checkSnapshot, checkStateAppend, checkStream, parseReadQuery, parseUpToSeq, payloadJson, toLogEvent } from '@agentstate/core/backend';
+import type { EventRow } from '@agentstate/core/backend';
+import {
+  checkSnapshot,
+  checkStateAppend,
+  checkStream,
+  EVENT_ROW_COLUMNS,
+  eventFromRow,
+  eventRow,
+  eventRowValues,
+  parseReadQuery,
+  parseUpToSeq,
+  payloadJson,
+  ROW_CHECKSUM_PREFIX,
+  rowChecksum,
+  rowPayload,
+  toLogEvent,
+} from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
 
-/** An `events` row as SQLite returns it. */
-export interface EventRow {
-  stream: string;
-  seq: number;
-  type: string;
-  time: string;
-  schema_version: number;
-  payload: string;
-  checksum: string;
-  actor: string | null;
-  trace_id: string | null;
-  span_id: string | null;
-  causation_id: string | null;
-  origin_instance_id: string | null;
-  principal: string | null;
-}
-
-/** The columns that make an event, in the order its checksum covers them. */
-const ROW_COLUMNS = 'stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
-const EVENT_COLUMNS = `${ROW_COLUMNS}, checksum`;
+const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
@@ -54,79 +51,17 @@ export function eventChecksum(type: string, schemaVersion: number, payload: stri
   return hash('sha1', `${type}\u0000${schemaVersion}\u0000${payload}`, 'base64');
 }
 
-/** What marks a checksum over the whole row. Legacy checksums are bare base64, which has no colon. */
-const ROW_CHECKSUM_PREFIX = '2:';
-
-/** A nullable column in the checksum text: `\u0001` for null, so null and '' differ. */
-const field = (value: string | number | null): string => (value === null ? '\u0001' : String(value));
-
 /**
- * The checksum of an event row: SHA-1 over every column that makes the
- * event (stream, seq, type, time, schema version, payload and the linkage
- * fields), so a changed time or actor is caught like a changed payload.
+ * The checksum a stored row must carry: over the whole row, or, for a row
+ * written before version 0.2 (a bare base64 checksum, no prefix), the legacy
+ * {@link eventChecksum}.
  */
-export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
-  return checksumOf(rowValues(row));
-}
-
-/** The values of {@link ROW_COLUMNS}, in that order. */
-function rowValues(row: Omit<EventRow, 'checksum'>): (string | number | null)[] {
-  return [
-    row.stream,
-    row.seq,
-    row.type,
-    row.time,
-    row.schema_version,
-    row.payload,
-    row.actor,
-    row.trace_id,
-    row.span_id,
-    row.causation_id,
-    row.origin_instance_id,
-    row.principal,
-  ];
-}
-
-function checksumOf(values: readonly (string | number | null)[]): string {
-  // The columns joined by NUL, hashed piece by piece: the same bytes without building a copy of the payload.
-  const sha1 = createHash('sha1');
-  values.forEach((value, i) => {
-    if (i > 0) sha1.update('\u0000');
-    sha1.update(field(value));
-  });
-  return ROW_CHECKSUM_PREFIX + sha1.digest('base64');
-}
-
-/** Parses a stored payload after checking the row's checksum; either failing is a `CorruptionError`. */
-function parsePayload(row: EventRow): unknown {
-  const expected = row.checksum.startsWith(ROW_CHECKSUM_PREFIX) ? rowChecksum(row) : eventChecksum(row.type, row.schema_version, row.payload);
-  if (expected !== row.checksum) {
-    throw new CorruptionError(row.stream, row.seq, 'the stored event does not match its checksum');
-  }
-  try {
-    return JSON.parse(row.payload);
-  } catch (cause) {
-    throw new CorruptionError(row.stream, row.seq, 'the stored payload is not JSON', { cause });
-  }
+function expectedChecksum(row: EventRow): string {
+  return row.checksum.startsWith(ROW_CHECKSUM_PREFIX) ? rowChecksum(row) : eventChecksum(row.type, row.schema_version, row.payload);
 }
 
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
-function eventFromRow(row: EventRow): LogEvent {
-  const payload = parsePayload(row);
-  const event: LogEvent = { stream: row.stream, seq: row.seq, type: row.type, time: row.time, schemaVersion: row.schema_version, payload };
-  if (row.actor !== null) event.actor = row.actor;
-  if (row.trace_id !== null) event.traceId = row.trace_id;
-  if (row.span_id !== null) event.spanId = row.span_id;
-  if (row.causation_id !== null) event.causationId = row.causation_id;
-  if (row.origin_instance_id !== null) event.originInstanceId = row.origin_instance_id;
-  if (row.principal !== null) event.principal = row.principal;
-  return event;
-}
-
-/** A linkage field of an event `toLogEvent` built (so a string when present), as a column value. */
-function metaText(event: LogEvent<unknown>, key: 'actor' | 'traceId' | 'spanId' | 'causationId' | 'originInstanceId' | 'principal'): string | null {
-  return event[key] ?? null;
-}
+const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
 
 /** Options of {@link SqliteLog}. */
 export interface SqliteLogOptions {
@@ -219,22 +154,8 @@ export class SqliteLog implements Log {
     const event = toLogEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now);
     const text = payloadJson(event.payload);
     const validated = validate(event, text);
-    const row: Omit<EventRow, 'checksum'> = {
-      stream: event.stream,
-      seq: event.seq,
-      type: event.type,
-      time: event.time,
-      schema_version: event.schemaVersion,
-      payload: text,
-      actor: metaText(event, 'actor'),
-      trace_id: metaText(event, 'traceId'),
-      span_id: metaText(event, 'spanId'),
-      causation_id: metaText(event, 'causationId'),
-      origin_instance_id: metaText(event, 'originInstanceId'),
-      principal: metaText(event, 'principal'),
-    };
-    const values = rowValues(row);
-    this.conn.prepare(SQL.insert).run(...values, checksumOf(values), validated ? 1 : 0);
+    const row = eventRow(event, text);
+    this.conn.prepare(SQL.insert).run(...eventRowValues(row), rowChecksum(row), validated ? 1 : 0);
     return { event, text };
   }
 
@@ -245,7 +166,7 @@ export class SqliteLog implements Log {
 
   /** The synchronous core of {@link read}, for a checked query (`limit` 0: all). */
   readNow(stream: string, afterSeq: number, limit: number): LogEvent[] {
-    return (this.conn.prepare(SQL.read).all(stream, afterSeq, limit > 0 ? limit : -1) as EventRow[]).map(eventFromRow);
+    return (this.conn.prepare(SQL.read).all(stream, afterSeq, limit > 0 ? limit : -1) as EventRow[]).map(toEvent);
   }
 
   /**
@@ -255,7 +176,7 @@ export class SqliteLog implements Log {
   readForFold(stream: string, afterSeq: number, limit: number): { event: LogEvent; validated: boolean }[] {
     const rows = this.conn.prepare(SQL.readForFold).all(stream, afterSeq, limit) as (EventRow & { validated: number })[];
     return rows.map((row) => ({
-      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: parsePayload(row) },
+      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: rowPayload(row, expectedChecksum) },
       validated: row.validated === 1,
     }));
   }
