@@ -136,3 +136,23 @@ export { type FoldOptions, type FoldResult, foldLog } from './in-memory/fold.js'
 export { exportLine, type ImportedEvent, corruptionReason, parseJsonLine, checkEventLine } from './export/lines.js';
 export { type ExportReadOptions, type ExportRead, ExportReader } from './export/reader.js';
 export { type Trailer, type ExportDigest, trailerLine, isTrailerValue, readTrailer } from './export/trailer.js';
+export {
+  type VerifyPart,
+  type Repair,
+  type VerifyProblem,
+  type VerifyReport,
+  overallRepair,
+  REPAIR_ADVICE,
+} from './verify/report.js';
+export {
+  type ReplayResult,
+  type ReplayCheckOptions,
+  type ReplaySource,
+  type CheckReplayOptions,
+  REPLAY_BATCH,
+  ReplayCheck,
+  checkReplay,
+  diffSnapshots,
+  describeError,
+  sha256Text,
+} from './verify/replay.js';

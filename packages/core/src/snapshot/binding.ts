@@ -71,7 +71,7 @@ export function eventDigest(event: LogEvent | undefined): string {
 }
 
 /** Reads the event at `seq` of the state stream (none at seq 0). */
-export async function eventAt(log: Log, seq: number): Promise<LogEvent | undefined> {
+export async function eventAt(log: Pick<Log, 'read'>, seq: number): Promise<LogEvent | undefined> {
   if (seq === 0) return undefined;
   const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
   return event?.seq === seq ? event : undefined;
