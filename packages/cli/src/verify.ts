@@ -1,18 +1,22 @@
 /**
  * Verification as the command shows it. The checks themselves belong to the
- * SQLite backend (`provider.verify()`); here they get a progress bar, a
- * report for people, and the repair advice when something is damaged.
+ * backend (`provider.verify()` of SQLite or PostgreSQL); here they get a
+ * progress bar, a report for people, and the repair advice when something
+ * is damaged.
  */
 import { createHash } from 'node:crypto';
 import type { SkippedSnapshot } from '@agentstate/core';
-import type { SqliteProvider, VerifyReport } from '@agentstate/sqlite';
-import { REPAIR_ADVICE } from '@agentstate/sqlite';
+import type { VerifyReport as ReplayVerifyReport } from '@agentstate/core/backend';
+import { REPAIR_ADVICE } from '@agentstate/core/backend';
+import type { VerifyReport as SqliteVerifyReport } from '@agentstate/sqlite';
+import type { Database } from './database.js';
 import { DamagedDatabaseError } from './errors.js';
 import { bytes, count, print } from './output.js';
 import { startProgress } from './progress.js';
 import { SNAPSHOT_KEY_ENV } from './snapshot-key.js';
 
-export type { VerifyReport } from '@agentstate/sqlite';
+/** A report of either backend: SQLite's adds its page check and the vectors still to derive. */
+export type VerifyReport = ReplayVerifyReport & Partial<Omit<SqliteVerifyReport, keyof ReplayVerifyReport>>;
 
 /** SHA-256 of text, hex. */
 export function sha256(text: string): string {
@@ -26,7 +30,7 @@ export function skippedLine(s: SkippedSnapshot): string {
 }
 
 /** Runs verification with a progress bar on a terminal. */
-export async function runVerify(db: SqliteProvider, options: { json: boolean; quick?: boolean }): Promise<VerifyReport> {
+export async function runVerify(db: Database, options: { json: boolean; quick?: boolean }): Promise<VerifyReport> {
   const progress = startProgress('verifying', 0, options.json);
   try {
     return await db.verify({
@@ -54,11 +58,12 @@ export function printVerifyReport(report: VerifyReport): void {
   const sealed = (codec: string): string => (codec === 'plain' ? 'unsealed' : `sealed with ${codec}, verified`);
   if (stored) print(`  stored snapshot at seq ${count(stored.seq)} (${sealed(stored.codec)}): ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
   for (const s of report.skippedSnapshots) print(`  stored ${skippedLine(s)}`);
-  for (const [embedder, n] of Object.entries(report.pendingVectors)) if (n > 0) print(`  ${count(n)} memory items wait for a vector of ${embedder}`);
-  for (const [embedder, n] of Object.entries(report.pendingTurnVectors)) if (n > 0) print(`  ${count(n)} turns wait for a vector of ${embedder}`);
+  for (const [embedder, n] of Object.entries(report.pendingVectors ?? {})) if (n > 0) print(`  ${count(n)} memory items wait for a vector of ${embedder}`);
+  for (const [embedder, n] of Object.entries(report.pendingTurnVectors ?? {})) if (n > 0) print(`  ${count(n)} turns wait for a vector of ${embedder}`);
   const others = report.problems.filter((p) => p.part !== 'tables' || !report.differences.includes(p.message));
   if (report.ok) {
-    print(`  SQLite ${report.integrityCheck === 'full' ? 'integrity' : 'quick'} check, full-text and vector indexes: ok`);
+    if (report.integrityCheck === undefined) print('  metadata and full-text indexes: ok');
+    else print(`  SQLite ${report.integrityCheck === 'full' ? 'integrity' : 'quick'} check, full-text and vector indexes: ok`);
     return;
   }
   for (const p of others) print(`DAMAGED ${p.part}: ${p.message}`);

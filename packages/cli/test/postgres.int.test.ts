@@ -1,11 +1,13 @@
 /**
  * The `agentstate` command against a PostgreSQL server (the test cluster of
  * packages/postgres): every command takes `--db postgres://…` or
- * AGENTSTATE_DB, SQLite-only commands refuse with one clear line, export and
- * import round-trip with SQLite files byte for byte, and `log tail -f`
+ * AGENTSTATE_DB, the demo (which writes a file) refuses with one clear line, export and
+ * import round-trip with SQLite files byte for byte, `verify` and
+ * `rebuild` check and repair a schema, and `log tail -f`
  * follows writes of other processes.
  */
 import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
 import { cli, fails, ok, okJson, start, tempDir } from './helpers.js';
@@ -58,10 +60,35 @@ describe('agentstate --db postgres://…', () => {
     expect(jsonLines(ok(['log', 'tail', '--json'], { env })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });
 
-  it('refuses the SQLite-only commands with one line, and keeps a password out of what it prints', () => {
+  it('verifies a schema, reports a damaged table row with its repair, and rebuild repairs it', async () => {
     const db = freshUrl();
-    expect(fails(1, ['verify', '--db', db])).toMatch(/works on SQLite files, not on a PostgreSQL server/);
-    expect(fails(1, ['rebuild', '--db', db])).toMatch(/works on SQLite files, not on a PostgreSQL server/);
+    ok(['memory', 'write', 'The user prefers dark themes', '--db', db]);
+    const id = okJson(['memory', 'write', 'Deploys go out on Tuesdays', '--db', db]).id as string;
+    ok(['snapshot', '--db', db]);
+    ok(['memory', 'write', 'Staging is in eu-west', '--db', db]);
+    const sound = okJson(['verify', '--db', db]);
+    expect(sound).toMatchObject({ ok: true, events: 3, tablesSeq: 3, differences: [], storedSnapshot: { seq: 2, matches: true } });
+    expect(ok(['verify', '--db', db])).toMatch(/^ok: the tables equal a replay of all 3 events, byte for byte/);
+    const schema = new URL(db).searchParams.get('schema')!;
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(`UPDATE "${schema}".memory SET content = 'Deploys go out on Fridays' WHERE id = $1`, [id]);
+    } finally {
+      await client.end();
+    }
+    expect(fails(2, ['verify', '--db', db])).toMatch(/^agentstate: verification failed: memory: 1 differ from the log .*run `agentstate rebuild`/);
+    const damaged = cli(['verify', '--json', '--db', db]);
+    expect(damaged.code).toBe(2);
+    expect(JSON.parse(damaged.stdout)).toMatchObject({ ok: false, repair: 'rebuild', differences: [`memory: 1 differ from the log (${id})`] });
+    expect(okJson(['rebuild', '--db', db])).toMatchObject({ seq: 3, snapshotSeq: 2, events: 1 });
+    expect(okJson(['verify', '--db', db]).ok).toBe(true);
+    expect(okJson(['memory', 'show', id, '--db', db]).content).toBe('Deploys go out on Tuesdays');
+    expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 3 events in/);
+  });
+
+  it('refuses the demo, which writes a SQLite file, and keeps a password out of what it prints', () => {
+    const db = freshUrl();
     expect(fails(1, ['demo', '--db', db])).toMatch(/the demo writes a new SQLite file/);
     const withPassword = db.replace('postgres@', 'postgres:s3cret@');
     const r = cli(['stats', '--json', '--db', withPassword]);

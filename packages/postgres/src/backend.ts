@@ -9,8 +9,8 @@
  * Within a process writes also queue on a mutex, so waiting writers hold
  * one pooled connection, not all of them.
  */
-import type { EventMeta, Hlc, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
+import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, Mutex, sortSnapshot } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
@@ -18,6 +18,10 @@ import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
+import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
+import { rebuildSchema } from './rebuild.js';
+import type { PostgresVerifyOptions } from './verify.js';
+import { verifySchema } from './verify.js';
 import type { Projection, ProjectionState } from './projection.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -35,7 +39,9 @@ export class PostgresBackend implements StateBackend {
     readonly queries: StateQueries,
     readonly vectors: VectorStore | undefined,
     readonly turnVectors: VectorStore<Turn, TurnVectorQuery> | undefined,
-    private readonly upcasters: UpcasterRegistry | undefined,
+    readonly upcasters: UpcasterRegistry | undefined,
+    /** Opens stored snapshots for verification and rebuilds. */
+    readonly codec: SnapshotCodec | undefined,
   ) {}
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
@@ -101,16 +107,35 @@ export class PostgresBackend implements StateBackend {
   }
 
   capture(): Promise<Snapshot> {
-    return this.db.transaction(async (sql) => {
-      const seq = (await this.projection.state(sql)).seq;
-      const all = <R>(table: string) => sql.rows<R>(`SELECT * FROM ${this.db.t(table)}`);
-      const sessions = (await all<SessionRow>('sessions')).map(sessionFromRow);
-      const turns = (await all<TurnRow>('turns')).map(turnFromRow);
-      const skills = (await all<SkillRow>('skills')).map(skillFromRow);
-      const memory = (await all<MemoryRow>('memory')).map(memoryFromRow);
-      const operations = (await all<OperationRow>('operations')).map(operationFromRow);
-      return sortSnapshot({ seq, sessions, turns, skills, memory, operations, ...(await allCheckpointRows(this.db, sql)) });
-    }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+    return this.db.transaction((sql) => this.captureIn(sql), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  /** The tables as `sql` sees them, as a snapshot at the projection's seq. */
+  async captureIn(sql: Sql): Promise<Snapshot> {
+    const seq = (await this.projection.state(sql)).seq;
+    const all = <R>(table: string) => sql.rows<R>(`SELECT * FROM ${this.db.t(table)}`);
+    const sessions = (await all<SessionRow>('sessions')).map(sessionFromRow);
+    const turns = (await all<TurnRow>('turns')).map(turnFromRow);
+    const skills = (await all<SkillRow>('skills')).map(skillFromRow);
+    const memory = (await all<MemoryRow>('memory')).map(memoryFromRow);
+    const operations = (await all<OperationRow>('operations')).map(operationFromRow);
+    return sortSnapshot({ seq, sessions, turns, skills, memory, operations, ...(await allCheckpointRows(this.db, sql)) });
+  }
+
+  /**
+   * Checks the schema: the log replayed against the tables and stored
+   * snapshots, in one read-only transaction (see `verify.ts`).
+   */
+  verify(options: PostgresVerifyOptions = {}): Promise<VerifyReport> {
+    return verifySchema(this, options);
+  }
+
+  /**
+   * Re-derives the tables from the log in one transaction under the head's
+   * lock (see `rebuild.ts`); the process's own writers wait on the mutex.
+   */
+  rebuild(options: PostgresRebuildOptions = {}): Promise<PostgresRebuildResult> {
+    return this.#mutex.run(() => rebuildSchema(this, options));
   }
 
   async close(): Promise<void> {

@@ -17,3 +17,7 @@ export { EVENTS_CHANNEL } from './subscribe.js';
 export type { SubscribeOptions, Subscription } from './subscribe.js';
 export { importPostgres } from './import.js';
 export type { PostgresImportOptions, PostgresImportResult } from './import.js';
+export type { PostgresVerifyOptions } from './verify.js';
+export type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
+export { REPAIR_ADVICE } from '@agentstate/core/backend';
+export type { Repair, VerifyPart, VerifyProblem, VerifyReport } from '@agentstate/core/backend';

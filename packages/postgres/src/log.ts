@@ -12,7 +12,7 @@ import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import type { EventRow } from '@agentstate/core/backend';
+import type { EventRow, ReplaySource } from '@agentstate/core/backend';
 import {
   checkSnapshot,
   checkStateAppend,
@@ -160,10 +160,15 @@ export class PostgresLog implements Log {
 
   async identity(): Promise<string> {
     if (this.#identity !== undefined) return this.#identity;
-    const [row] = await this.db.rows<{ value: string }>(`SELECT value FROM ${this.db.t('store_meta')} WHERE key = 'log_identity'`);
+    this.#identity = await this.identityIn(this.db);
+    return this.#identity;
+  }
+
+  /** The store's identity as `sql` sees it. */
+  async identityIn(sql: Sql): Promise<string> {
+    const [row] = await sql.rows<{ value: string }>(`SELECT value FROM ${this.db.t('store_meta')} WHERE key = 'log_identity'`);
     if (typeof row?.value !== 'string' || row.value === '')
       throw new CorruptionError(STATE_STREAM, 0, 'the schema has no store identity, so no snapshot can be bound to it');
-    this.#identity = row.value;
     return row.value;
   }
 
@@ -177,13 +182,34 @@ export class PostgresLog implements Log {
   }
 
   async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
+    return this.latestSnapshotIn(this.db, stream, options);
+  }
+
+  /** {@link latestSnapshot} as `sql` sees it. */
+  async latestSnapshotIn(sql: Sql, stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
     checkStream(stream);
     const upTo = parseUpToSeq(options);
-    const [row] = await this.db.rows<{ stream: string; seq: number; data: Buffer }>(
+    const [row] = await sql.rows<{ stream: string; seq: number; data: Buffer }>(
       `SELECT stream, seq, data FROM ${this.db.t('snapshots')} WHERE stream = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1`,
       [stream, upTo],
     );
     return row ? { stream: row.stream, seq: row.seq, data: row.data.toString('utf8') } : undefined;
+  }
+
+  /**
+   * @internal The reading half of the log as `sql` sees it: inside one
+   * transaction, a consistent view for verification and rebuilds.
+   */
+  readerIn(sql: Sql): ReplaySource {
+    return {
+      head: (stream) => this.headIn(sql, checkStream(stream)),
+      read: async (query) => {
+        const { stream, afterSeq, limit } = parseReadQuery(query);
+        return (await this.readRows(sql, stream, afterSeq, limit)).map((row) => eventFromRow(row));
+      },
+      latestSnapshot: (stream, options) => this.latestSnapshotIn(sql, stream, options),
+      identity: () => this.identityIn(sql),
+    };
   }
 
   /**

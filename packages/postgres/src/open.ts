@@ -7,7 +7,10 @@
  */
 import type pg from 'pg';
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
+import type { VerifyReport } from '@agentstate/core/backend';
 import { createStateProvider } from '@agentstate/core/backend';
+import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
+import type { PostgresVerifyOptions } from './verify.js';
 import { PostgresBackend } from './backend.js';
 import type { PoolOptions } from './database.js';
 import { checkSchemaName, Database, openPool } from './database.js';
@@ -51,6 +54,20 @@ export interface PostgresProvider extends EventSourcedProvider {
   readonly log: PostgresLog;
   /** Follows the log live: see {@link PostgresLog.subscribe}. */
   subscribe(options?: SubscribeOptions): Subscription;
+  /**
+   * Checks the schema without writing: the log read back and replayed,
+   * the tables and stored snapshots compared with the replay byte for byte,
+   * the metadata and full-text indexes compared with the rows. Every
+   * problem names its part and the repair that fixes it.
+   */
+  verify(options?: PostgresVerifyOptions): Promise<VerifyReport>;
+  /**
+   * Empties the tables and derives them again from the log (from the newest
+   * trustworthy snapshot unless `fromScratch`), in one transaction under the
+   * `state` head's lock: writers of every process wait, readers see the old
+   * tables until it commits.
+   */
+  rebuild(options?: PostgresRebuildOptions): Promise<PostgresRebuildResult>;
 }
 
 /** @internal Opens the pool (or takes the application's) and migrates the schema. */
@@ -81,11 +98,27 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
     const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
     const projection = new Projection(db);
     const index = await chooseVectorIndex(db, options.vectorIndex);
-    const backend = new PostgresBackend(db, log, projection, postgresQueries(db), memoryVectors(db, index), turnVectors(db, index), options.upcasters);
+    const backend = new PostgresBackend(
+      db,
+      log,
+      projection,
+      postgresQueries(db),
+      memoryVectors(db, index),
+      turnVectors(db, index),
+      options.upcasters,
+      options.snapshotCodec,
+    );
     // Events appended to the state stream without a projection (a bare log) are folded now, under the stream's lock.
     backend.openedAt(await db.transaction((sql) => backend.lockInStep(sql)));
     const provider = createStateProvider(backend, options);
-    return { ...provider, log, schema: db.schema, subscribe: (o) => log.subscribe(o) };
+    return {
+      ...provider,
+      log,
+      schema: db.schema,
+      subscribe: (o) => log.subscribe(o),
+      verify: (o) => backend.verify(o),
+      rebuild: (o) => backend.rebuild(o),
+    };
   } catch (error) {
     await db.close();
     throw error;

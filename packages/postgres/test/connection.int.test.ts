@@ -1,13 +1,18 @@
 /**
  * Connection faults: a server that cannot be reached is a typed, retryable
- * error at open, never a hang; a closed provider refuses further calls with
- * a `ClosedError`; an application's pool is left open by `close`.
+ * error at open, never a hang; one that accepts the connection and never
+ * answers fails within `connectTimeoutMs`; a write stuck behind another
+ * transaction's lock fails after `statementTimeoutMs` with a retryable
+ * `StatementTimeoutError` and applies nothing; a closed provider refuses
+ * further calls with a `ClosedError`; an application's pool is left open by
+ * `close`.
  */
+import type { Socket } from 'node:net';
 import { createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ClosedError } from '@agentstate/core';
-import { ConnectionLostError, openPostgres } from '../src/index.js';
+import { ConnectionLostError, openPostgres, StatementTimeoutError } from '../src/index.js';
 import { Database } from '../src/database.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
@@ -22,7 +27,77 @@ function closedPort(): Promise<number> {
   });
 }
 
+/** A server on 127.0.0.1 that accepts connections and never says a word, as a stalled server or a dropped route would. */
+async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    sockets.push(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  return {
+    port: typeof address === 'object' && address !== null ? address.port : 1,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
 describe('PostgreSQL connections', () => {
+  it('gives up on a server that never answers after connectTimeoutMs, with a retryable error', async () => {
+    const silent = await silentServer();
+    try {
+      const started = performance.now();
+      const error = await openPostgres(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { connectTimeoutMs: 500 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      const elapsed = performance.now() - started;
+      // Waiting for a connection timed out: the same retryable error as a statement that timed out.
+      expect(error).toBeInstanceOf(StatementTimeoutError);
+      expect((error as StatementTimeoutError).retryable).toBe(true);
+      // Honoured: not the driver's default (none) nor the library's (10 s). The bound leaves room for a loaded machine.
+      expect(elapsed).toBeGreaterThanOrEqual(450);
+      expect(elapsed).toBeLessThan(5_000);
+    } finally {
+      await silent.close();
+    }
+  });
+
+  it('fails a write stuck behind a held lock after statementTimeoutMs, retryable, and applies nothing', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('timeout');
+    const provider = await openPostgres(url, { schema, max: 2, statementTimeoutMs: 500 });
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await provider.memory.write({ content: 'before the lock' });
+      // Another process holds the state stream's head for longer than the timeout.
+      await admin.query('BEGIN');
+      await admin.query(`SELECT head FROM "${schema}".streams WHERE stream = 'state' FOR UPDATE`);
+      const started = performance.now();
+      const error = await provider.memory.write({ content: 'behind the lock' }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StatementTimeoutError);
+      expect((error as StatementTimeoutError).retryable).toBe(true);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      await admin.query('ROLLBACK');
+      expect(await provider.log.head('state')).toBe(1);
+      // The retry goes through once the lock is released.
+      await provider.memory.write({ content: 'behind the lock' });
+      expect((await provider.memory.recall({ query: 'lock' })).map((h) => h.content).sort()).toEqual(['before the lock', 'behind the lock']);
+      expect((await provider.verify()).ok).toBe(true);
+    } finally {
+      await admin.end();
+      await provider.close();
+      await dropSchema(url, schema);
+    }
+  });
+
   it('fails to open with a retryable ConnectionLostError when the server cannot be reached', async () => {
     const port = await closedPort();
     const error = await openPostgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { connectTimeoutMs: 2_000 }).then(

@@ -6,7 +6,7 @@ import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
-import { sqliteOnly, withDatabase } from '../database.js';
+import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
 import { bytes, count, print, printFields, printJson } from '../output.js';
@@ -67,13 +67,13 @@ async function gatherStats(db: Database, path: string) {
 export function maintenanceCommands(): Command[] {
   const verify = new Command('verify')
     .description(SUMMARIES.verify)
-    .option('--quick', "SQLite's quick check instead of the full integrity check (skips comparing indexes with their tables)")
+    .option('--quick', "SQLite's quick check instead of the full integrity check (skips comparing indexes with their tables; PostgreSQL: no effect)")
     .option(KEY_FLAGS, KEY_HELP)
     .action(async (opts: { quick?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const key = snapshotKey(opts);
       const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) =>
-        runVerify(sqliteOnly(db, 'verify'), { json: ctx.json, quick: opts.quick }),
+        runVerify(db, { json: ctx.json, quick: opts.quick }),
       );
       if (ctx.json) printJson(report);
       else printVerifyReport(report);
@@ -92,7 +92,7 @@ export function maintenanceCommands(): Command[] {
       const result = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, async (db) => {
         if (spinner) process.stderr.write('rebuilding…');
         try {
-          return await sqliteOnly(db, 'rebuild').rebuild({ fromScratch: opts.fromScratch });
+          return await db.rebuild({ fromScratch: opts.fromScratch });
         } finally {
           if (spinner) process.stderr.write('\r\u001b[K');
         }

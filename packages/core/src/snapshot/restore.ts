@@ -107,7 +107,7 @@ export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>
 }
 
 /** Loads the newest trustworthy snapshot of the `state` stream at or below `head`. */
-export async function loadSnapshot(log: Log, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
+export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   const skipped: SkippedSnapshot[] = [];
   // Read once, lazily: a log without an identity fails only the snapshots whose own text checks out.
   let identity: Promise<{ value: string } | { error: unknown }> | undefined;

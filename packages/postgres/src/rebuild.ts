@@ -1,0 +1,99 @@
+/**
+ * `rebuild()` on PostgreSQL (docs/contract.md §8): empty every projection
+ * table and derive it again from the log, starting from the newest snapshot
+ * that opens, decodes and agrees with the stream. One transaction holding
+ * the `state` head's lock, so no writer of any process interleaves and
+ * readers see the old tables until it commits; a corrupted event fails it
+ * with a `CorruptionError` naming its seq and leaves the schema as it was.
+ * Vectors of records that are still live stay (they were derived from the
+ * same content); those of records gone or deleted go.
+ */
+import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
+import { CorruptionError, plainCodec, STATE_STREAM } from '@agentstate/core';
+import { describeError, InMemoryState, loadSnapshot } from '@agentstate/core/backend';
+import type { PostgresBackend } from './backend.js';
+import type { Sql } from './database.js';
+import { foldPending } from './fold.js';
+import { tableLookups } from './lookups.js';
+
+/** Options of `rebuild()`. */
+export interface PostgresRebuildOptions {
+  /** Ignore snapshots and fold every event from seq 1. */
+  fromScratch?: boolean;
+}
+
+/** What a rebuild did. */
+export interface PostgresRebuildResult {
+  /** The seq the projection stands at afterwards. */
+  seq: number;
+  /** The seq of the snapshot it started from (0: none, a full fold). */
+  snapshotSeq: number;
+  /** Newer snapshots that were refused, and why. */
+  skipped: SkippedSnapshot[];
+  /** Events folded after the snapshot. */
+  events: number;
+}
+
+/** The projection's tables, children first. */
+const TABLES = ['memory_meta', 'memory', 'turns', 'sessions', 'skills', 'operations', 'checkpoint_writes', 'checkpoints'] as const;
+
+/** Rebuilds the projection of `backend`'s schema from its log. */
+export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuildOptions): Promise<PostgresRebuildResult> {
+  const { db, log, projection } = backend;
+  return db.transaction(async (sql) => {
+    const [locked] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
+    if (locked === undefined) throw new CorruptionError('database', 0, `schema ${db.schema} is damaged: the state stream's head row is missing`);
+    const { generation } = await projection.state(sql);
+    const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log.readerIn(sql), backend.codec ?? plainCodec, locked.head);
+    for (const table of TABLES) await sql.rows(`DELETE FROM ${db.t(table)}`);
+    const skipped = [...loaded.skipped];
+    let snapshot = loaded.snapshot;
+    let restored = new InMemoryState();
+    if (snapshot) {
+      // A snapshot that decodes but whose rows the tables refuse is skipped too.
+      await sql.rows('SAVEPOINT restore_snapshot');
+      try {
+        restored = await restore(backend, sql, snapshot);
+        await sql.rows('RELEASE restore_snapshot');
+      } catch (error) {
+        await sql.rows('ROLLBACK TO restore_snapshot');
+        skipped.push({ seq: snapshot.seq, reason: describeError(error), damaged: true });
+        snapshot = undefined;
+        restored = new InMemoryState();
+      }
+    }
+    await projection.saveState(sql, { seq: restored.seq, maxHlc: restored.maxHlc, generation: generation + 1 });
+    const events = await foldPending(sql, log, projection, tableLookups(db, sql), backend.upcasters);
+    await forgetStaleVectors(backend, sql);
+    return { seq: (await projection.state(sql)).seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
+  });
+}
+
+/** Writes a snapshot's records into the emptied tables; returns it as a state, for its seq and largest HLC. */
+async function restore(backend: PostgresBackend, sql: Sql, snapshot: Snapshot): Promise<InMemoryState> {
+  const state = new InMemoryState();
+  state.restore(snapshot);
+  const { projection } = backend;
+  for (const record of snapshot.sessions) await projection.put(sql, { kind: 'session', record });
+  for (const record of snapshot.turns) await projection.put(sql, { kind: 'turn', record });
+  for (const record of snapshot.skills) await projection.put(sql, { kind: 'skill', record });
+  for (const record of snapshot.memory) await projection.put(sql, { kind: 'memory', record });
+  for (const entry of snapshot.operations) await projection.putOperation(sql, entry);
+  for (const record of snapshot.checkpoints) await projection.put(sql, { kind: 'checkpoint', record });
+  for (const record of snapshot.checkpointWrites) await projection.put(sql, { kind: 'checkpointWrite', record });
+  return state;
+}
+
+/** Deletes the vectors of memory items and turns that are no longer live rows. */
+async function forgetStaleVectors(backend: PostgresBackend, sql: Sql): Promise<void> {
+  const { db } = backend;
+  await sql.rows(
+    `DELETE FROM ${db.t('vectors')} v WHERE v.target = 'memory'
+       AND NOT EXISTS (SELECT 1 FROM ${db.t('memory')} m WHERE m.id = v.record_id AND NOT m.deleted)`,
+  );
+  await sql.rows(
+    `DELETE FROM ${db.t('vectors')} v WHERE v.target = 'turn'
+       AND NOT EXISTS (SELECT 1 FROM ${db.t('turns')} t JOIN ${db.t('sessions')} s ON s.id = t.session_id
+                       WHERE t.id = v.record_id AND NOT t.deleted AND NOT s.deleted)`,
+  );
+}

@@ -1,0 +1,167 @@
+/**
+ * `verify()` on PostgreSQL: checks a schema and says what is damaged and
+ * what repairs it, in one read-only REPEATABLE READ transaction, so every
+ * check sees the same committed state while other processes keep writing.
+ * Core's replay check reads the whole log back (dense seqs, every row's
+ * checksum, full payload validation) and compares the tables and every
+ * stored snapshot with its replay; then what only this backend derives: the
+ * projection's largest HLC, the metadata index and the full-text columns.
+ * The server checks its own pages (data checksums, `amcheck`): that is not
+ * repeated here. Nothing is written.
+ */
+import type { JsonObject, Snapshot } from '@agentstate/core';
+import { compareHlc, STATE_STREAM } from '@agentstate/core';
+import type { VerifyProblem, VerifyReport } from '@agentstate/core/backend';
+import { checkReplay, describeError, overallRepair, skillSearchText } from '@agentstate/core/backend';
+import type { PostgresBackend } from './backend.js';
+import type { Sql } from './database.js';
+import { indexLexemes } from './lexical.js';
+import { metadataLeaves, valueColumn } from './metadata.js';
+
+/** Options of `verify()`. */
+export interface PostgresVerifyOptions {
+  /** Called while the log is replayed, with the events done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** Keys named per problem. */
+const MAX_LISTED = 5;
+
+/** Verifies `backend`'s schema; see the module comment. */
+export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOptions): Promise<VerifyReport> {
+  const { db, log } = backend;
+  return db.transaction(async (sql) => {
+    const problems: VerifyProblem[] = [];
+    let tables: Snapshot | undefined;
+    try {
+      tables = await guarded(sql, () => backend.captureIn(sql));
+    } catch (error) {
+      problems.push({ part: 'tables', message: `the tables cannot be read: ${describeError(error)}`, repair: 'rebuild' });
+    }
+    const streams = await sql.rows<{ stream: string }>(`SELECT stream FROM ${db.t('streams')} WHERE stream <> $1 ORDER BY stream`, [STATE_STREAM]);
+    const replay = await checkReplay(log.readerIn(sql), {
+      tables: tables ?? emptyTables(),
+      codec: backend.codec,
+      upcasters: backend.upcasters,
+      otherStreams: streams.map((s) => s.stream),
+      onProgress: options.onProgress,
+    });
+    problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
+    if (tables !== undefined) {
+      problems.push(...(await check(sql, 'tables', () => checkBookkeeping(backend, sql))));
+      problems.push(...(await check(sql, 'tables', () => checkMetadataIndex(backend, sql))));
+      problems.push(...(await check(sql, 'fts', () => checkFullText(backend, sql, tables!))));
+    }
+    const { problems: _, ...rest } = replay;
+    return { ok: problems.length === 0, problems, repair: overallRepair(problems), ...rest };
+  }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+}
+
+/** Runs `fn` under a savepoint, so a statement that fails leaves the transaction usable. */
+async function guarded<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
+  await sql.rows('SAVEPOINT verify_check');
+  try {
+    const result = await fn();
+    await sql.rows('RELEASE verify_check');
+    return result;
+  } catch (error) {
+    await sql.rows('ROLLBACK TO verify_check');
+    throw error;
+  }
+}
+
+/** Runs one check; a check that cannot even run reports that as damage to its part. */
+async function check(sql: Sql, part: 'tables' | 'fts', fn: () => Promise<VerifyProblem[]>): Promise<VerifyProblem[]> {
+  try {
+    return await guarded(sql, fn);
+  } catch (error) {
+    return [{ part, message: `the ${part} cannot be checked: ${describeError(error)}`, repair: 'rebuild' }];
+  }
+}
+
+/** The projection's largest HLC, which every later write's clock starts past, against the stored records'. */
+async function checkBookkeeping(backend: PostgresBackend, sql: Sql): Promise<VerifyProblem[]> {
+  const { db } = backend;
+  const state = await backend.projection.state(sql);
+  const [newest] = await sql.rows<{ wall: number; counter: number }>(
+    `SELECT hlc_wall AS wall, hlc_counter AS counter FROM (
+       SELECT hlc_wall, hlc_counter FROM ${db.t('sessions')} UNION ALL SELECT hlc_wall, hlc_counter FROM ${db.t('turns')}
+       UNION ALL SELECT hlc_wall, hlc_counter FROM ${db.t('skills')} UNION ALL SELECT hlc_wall, hlc_counter FROM ${db.t('memory')}) h
+     ORDER BY hlc_wall DESC, hlc_counter DESC LIMIT 1`,
+  );
+  if (newest && compareHlc(state.maxHlc, newest) < 0)
+    return [
+      {
+        part: 'tables',
+        object: 'projection_state',
+        message: 'projection_state records a largest HLC below that of a stored record',
+        repair: 'rebuild',
+      },
+    ];
+  return [];
+}
+
+/** `memory_meta` against the metadata of the live memory rows, leaf by leaf. */
+async function checkMetadataIndex(backend: PostgresBackend, sql: Sql): Promise<VerifyProblem[]> {
+  const { db } = backend;
+  const key = (n: number, path: string, type: string, value: unknown): string => JSON.stringify([n, path, type, value]);
+  const expected = new Set<string>();
+  for (const row of await sql.rows<{ n: number; metadata: string }>(`SELECT n, metadata FROM ${db.t('memory')} WHERE NOT deleted`)) {
+    for (const leaf of metadataLeaves(JSON.parse(row.metadata) as JsonObject)) expected.add(key(row.n, leaf.path, leaf.type, leaf.value));
+  }
+  const actual = new Set<string>();
+  const stored = await sql.rows<{ item_n: number; path: string; type: string; text_value: string | null; number_value: number | null }>(
+    `SELECT item_n, path, type, text_value, number_value FROM ${db.t('memory_meta')}`,
+  );
+  for (const leaf of stored) actual.add(key(leaf.item_n, leaf.path, leaf.type, valueColumn(leaf.type) === 'text_value' ? leaf.text_value : leaf.number_value));
+  const missing = [...expected].filter((k) => !actual.has(k));
+  const extra = [...actual].filter((k) => !expected.has(k));
+  const problems: VerifyProblem[] = [];
+  const problem = (message: string): VerifyProblem => ({ part: 'tables', object: 'memory_meta', message, repair: 'rebuild' });
+  if (missing.length) problems.push(problem(`memory_meta lacks ${missing.length} metadata leaves of live items (${listed(missing)})`));
+  if (extra.length) problems.push(problem(`memory_meta holds ${extra.length} leaves no live item has (${listed(extra)})`));
+  return problems;
+}
+
+/** Each record's `search` column against the lexemes of its text: live rows indexed exactly, others empty. */
+async function checkFullText(backend: PostgresBackend, sql: Sql, tables: Snapshot): Promise<VerifyProblem[]> {
+  const { db } = backend;
+  const texts = {
+    turns: new Map(tables.turns.filter((t) => !t.deleted).map((t) => [t.id, t.content])),
+    skills: new Map(tables.skills.filter((s) => !s.deleted).map((s) => [s.id, skillSearchText(s)])),
+    memory: new Map(tables.memory.filter((m) => !m.deleted).map((m) => [m.id, m.content])),
+  };
+  const problems: VerifyProblem[] = [];
+  for (const [table, live] of Object.entries(texts)) {
+    const wrong: string[] = [];
+    const rows = await sql.rows<{ id: string; lexemes: string[] | null }>(`SELECT id, tsvector_to_array(search) AS lexemes FROM ${db.t(table)}`);
+    for (const row of rows) {
+      const text = live.get(row.id);
+      const expected = text === undefined ? null : indexLexemes(text);
+      const same = expected === null || row.lexemes === null ? expected === row.lexemes : sameSet(expected, row.lexemes);
+      if (!same) wrong.push(row.id);
+    }
+    if (wrong.length)
+      problems.push({
+        part: 'fts',
+        object: `${table}.search`,
+        message: `${table}: ${wrong.length} rows indexed for other text (${listed(wrong)})`,
+        repair: 'rebuild',
+      });
+  }
+  return problems;
+}
+
+function sameSet(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  return left.size === new Set(b).size && b.every((x) => left.has(x));
+}
+
+function listed(keys: readonly string[]): string {
+  const shown = keys.slice(0, MAX_LISTED).join(', ');
+  return keys.length > MAX_LISTED ? `${shown}, …` : shown;
+}
+
+function emptyTables(): Snapshot {
+  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] };
+}
