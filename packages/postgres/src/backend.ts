@@ -26,6 +26,15 @@ import type { Projection, ProjectionState } from './projection.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
+/** The row the head lock's statement reads. */
+interface LockRow {
+  head: number;
+  seq: number;
+  hlc_wall: number;
+  hlc_counter: number;
+  generation: number;
+}
+
 /** A {@link StateBackend} over one schema of a PostgreSQL database. */
 export class PostgresBackend implements StateBackend {
   readonly name = 'postgres';
@@ -46,8 +55,9 @@ export class PostgresBackend implements StateBackend {
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.#mutex.run(() =>
-      this.db.transaction(async (sql) => {
-        const state = await this.lockInStep(sql);
+      // BEGIN and the lock in one round trip: every statement saved is time the head lock is not held.
+      this.db.transaction(async (sql, opened) => {
+        const state = await this.inStep(sql, opened as LockRow[]);
         let open = true;
         const tx: StateWriteTx = {
           ...tableLookups(this.db, sql),
@@ -58,8 +68,18 @@ export class PostgresBackend implements StateBackend {
           },
         };
         return fn(tx);
-      }),
+      }, `BEGIN; ${this.#lockSql}`),
     );
+  }
+
+  /**
+   * The statement that locks the `state` head and reads where the
+   * projection stands under it. Without parameters (the stream's name is a
+   * constant), so it can follow `BEGIN` in one simple query.
+   */
+  get #lockSql(): string {
+    return `SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation FROM ${this.db.t('streams')} s CROSS JOIN ${this.db.t('projection_state')} p
+       WHERE s.stream = '${STATE_STREAM}' AND p.id = 1 FOR UPDATE OF s`;
   }
 
   /**
@@ -68,12 +88,12 @@ export class PostgresBackend implements StateBackend {
    * folded first, so the look-ups see them.
    */
   async lockInStep(sql: Sql): Promise<ProjectionState> {
-    // One round trip: the lock, and where the projection stands under it.
-    const [row] = await sql.rows<{ head: number; seq: number; hlc_wall: number; hlc_counter: number; generation: number }>(
-      `SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation FROM ${this.db.t('streams')} s CROSS JOIN ${this.db.t('projection_state')} p
-       WHERE s.stream = $1 AND p.id = 1 FOR UPDATE OF s`,
-      [STATE_STREAM],
-    );
+    return this.inStep(sql, await sql.rows<LockRow>(this.#lockSql));
+  }
+
+  /** Brings the projection in step with the log, given the rows of the lock statement. */
+  async inStep(sql: Sql, rows: readonly LockRow[]): Promise<ProjectionState> {
+    const [row] = rows;
     // Migration 1 writes both rows and nothing deletes them: without one, the schema was damaged.
     if (row === undefined)
       throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: the state stream's head row or the projection's state row is missing`);
@@ -85,10 +105,15 @@ export class PostgresBackend implements StateBackend {
 
   async #commit(sql: Sql, state: ProjectionState, change: StateChange, meta: EventMeta): Promise<LogEvent> {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
-    // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
-    const event = await this.log.appendInTransaction(sql, input, state.seq + 1);
+    const seq = state.seq + 1;
+    // The head, the event and where the projection stands in one statement; the stamper's payloads are
+    // valid by construction: not checked again, and the row is marked validated.
+    const event = await this.log.appendStateInTransaction(sql, input, seq, {
+      seq,
+      maxHlc: maxHlc(state.maxHlc, changeHlc(change)),
+      generation: state.generation,
+    });
     await this.projection.apply(sql, change, event.seq);
-    await this.projection.saveState(sql, { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     return event;
   }
 

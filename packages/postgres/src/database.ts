@@ -37,8 +37,9 @@ export function checkSchemaName(schema: unknown): string {
 }
 
 async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] = []): Promise<R[]> {
-  const result = await client.query({ text, values: values as unknown[], types });
-  return result.rows as R[];
+  const result: pg.QueryResult | pg.QueryResult[] = await client.query({ text, values: values as unknown[], types });
+  // Several statements without parameters (sent as one simple query) answer with one result each: the last one's rows.
+  return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) as R[];
 }
 
 /** A pool and the schema agentstate's tables live in. */
@@ -69,9 +70,11 @@ export class Database implements Sql {
    * Runs `fn` in one transaction on one client (`begin` opens it: READ
    * COMMITTED by default): committed
    * when it resolves, rolled back when it throws. Driver errors become
-   * typed errors.
+   * typed errors. `begin` may go on with statements without parameters
+   * (`BEGIN; SELECT …`), sent in the same round trip; `fn` gets the rows of
+   * the last.
    */
-  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  async transaction<T>(fn: (sql: Sql, opened: unknown[]) => Promise<T>, begin = 'BEGIN'): Promise<T> {
     if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
     let client: pg.PoolClient;
     try {
@@ -88,8 +91,8 @@ export class Database implements Sql {
     };
     client.on('error', onError);
     try {
-      await run(client, begin);
-      const result = await fn({ rows: (text, values) => run(client, text, values) });
+      const opened = await run(client, begin);
+      const result = await fn({ rows: (text, values) => run(client, text, values) }, opened);
       await run(client, 'COMMIT');
       return result;
     } catch (error) {

@@ -29,6 +29,7 @@ import {
   toLogEvent,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
+import type { ProjectionState } from './projection.js';
 
 const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
@@ -108,6 +109,23 @@ export class PostgresLog implements Log {
   async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number): Promise<LogEvent<P>> {
     await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
     return (await this.#insert(sql, input, seq, false)).event;
+  }
+
+  /**
+   * @internal {@link appendInTransaction} for the store's own commit: the
+   * head, the event and the projection's new state (`projection_state`)
+   * written by one statement, one round trip under the head's lock.
+   */
+  async appendStateInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, projection: ProjectionState): Promise<LogEvent<P>> {
+    const event = toLogEvent(input, seq, this.#now);
+    const row = eventRow(event, payloadJson(event.payload));
+    await sql.rows(
+      `WITH head AS (UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1),
+         projected AS (UPDATE ${this.db.t('projection_state')} SET seq = $2, hlc_wall = $15, hlc_counter = $16, generation = $17 WHERE id = 1)
+       INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      [...eventRowValues(row), rowChecksum(row), true, projection.maxHlc.wall, projection.maxHlc.counter, projection.generation],
+    );
+    return event;
   }
 
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */

@@ -102,7 +102,11 @@ export class Projection {
       );
   }
 
-  /** Inserts or updates a row keyed by `slot`; returns its `n` and whether it was live before. */
+  /**
+   * Inserts or updates a row keyed by `slot`; returns its `n` and whether it
+   * was live before. One statement (one round trip under the head lock):
+   * the old row is read, updated or, when there is none, a new one inserted.
+   */
   async #upsert(
     sql: Sql,
     table: string,
@@ -111,21 +115,20 @@ export class Projection {
     slot: { where: string; params: unknown[] },
     text: string | null,
   ): Promise<{ n: number; wasLive: boolean }> {
-    const [found] = await sql.rows<{ n: number; deleted: boolean }>(`SELECT n, deleted FROM ${this.db.t(table)} WHERE ${slot.where}`, slot.params);
     const search = text === null ? null : indexLexemes(text);
     const count = columnCount(columns);
-    if (found) {
-      await sql.rows(
-        `UPDATE ${this.db.t(table)} SET (${columns}, search) = (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[])) WHERE n = $${count + 2}`,
-        [...values, search, found.n],
-      );
-      return { n: found.n, wasLive: !found.deleted };
-    }
-    const [row] = await sql.rows<{ n: number }>(
-      `INSERT INTO ${this.db.t(table)} (${columns}, search) VALUES (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[])) RETURNING n`,
-      [...values, search],
+    // The slot's parameters follow the row's and its lexemes.
+    const where = slot.where.replace(/\$(\d+)/g, (_, i: string) => `$${count + 1 + Number(i)}`);
+    const [row] = await sql.rows<{ n: number; was_live: boolean }>(
+      `WITH old AS (SELECT n, deleted FROM ${this.db.t(table)} WHERE ${where}),
+         updated AS (UPDATE ${this.db.t(table)} SET (${columns}, search) = (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[]))
+                     WHERE n = (SELECT n FROM old) RETURNING n),
+         inserted AS (INSERT INTO ${this.db.t(table)} (${columns}, search)
+                      SELECT ${placeholders(columns)}, array_to_tsvector($${count + 1}::text[]) WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n)
+       SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n, coalesce((SELECT NOT deleted FROM old), false) AS was_live`,
+      [...values, search, ...slot.params],
     );
-    return { n: row!.n, wasLive: false };
+    return { n: row!.n, wasLive: row!.was_live };
   }
 
   async #putTurn(sql: Sql, turn: Turn): Promise<void> {
