@@ -6,8 +6,10 @@
  * `(stream, seq)` key). A row loaded from a snapshot, or folded from an event
  * of an older payload schema (upcast, so its stored text is not the record),
  * keeps its value in `checkpoint` instead; exactly one of the two is set.
- * Rows already there keep their value. The table is copied into its new
- * shape, row numbers included; nothing is folded again.
+ * Rows already there keep their value. Rows being small now, the table is
+ * clustered on its key (`WITHOUT ROWID`): a save writes one B-tree fewer
+ * than a row number and a key index did. The table is copied into its new
+ * shape; nothing is folded again.
  */
 import type { Migration } from './migration.js';
 
@@ -16,7 +18,6 @@ export const migration007: Migration = {
   name: 'checkpoint-values',
   sql: `
 CREATE TABLE checkpoints_v7 (
-  n INTEGER PRIMARY KEY,
   thread_id TEXT NOT NULL,
   namespace TEXT NOT NULL,
   checkpoint_id TEXT NOT NULL,
@@ -32,15 +33,15 @@ CREATE TABLE checkpoints_v7 (
   hlc_wall INTEGER NOT NULL,
   hlc_counter INTEGER NOT NULL,
   last_writer_id TEXT NOT NULL,
-  CHECK ((checkpoint IS NULL) <> (event_seq IS NULL))
-);
-INSERT INTO checkpoints_v7 (n, thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, event_seq, metadata, created_at, updated_at,
+  CHECK ((checkpoint IS NULL) <> (event_seq IS NULL)),
+  PRIMARY KEY (thread_id, namespace, checkpoint_id)
+) WITHOUT ROWID;
+INSERT INTO checkpoints_v7 (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, event_seq, metadata, created_at, updated_at,
     sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id)
-  SELECT n, thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, NULL, metadata, created_at, updated_at,
+  SELECT thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, NULL, metadata, created_at, updated_at,
     sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id FROM checkpoints;
 DROP TABLE checkpoints;
 ALTER TABLE checkpoints_v7 RENAME TO checkpoints;
-CREATE UNIQUE INDEX checkpoints_by_key ON checkpoints (thread_id, namespace, checkpoint_id);
 CREATE INDEX checkpoints_newest ON checkpoints (checkpoint_id, thread_id, namespace);
 `,
 };
