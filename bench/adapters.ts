@@ -3,8 +3,12 @@
  * with the framework's own store on the same work in the same run (median of
  * 3 rounds, each on a fresh file):
  *  1. LangGraph checkpointers: put() per second over one thread of realistic
- *     checkpoints (2–5 KB of channel values each), then getTuple() p50/p95
- *     latency, latest and by id, at that many checkpoints in the thread.
+ *     checkpoints (2–5 KB of channel values each), with the process CPU time
+ *     per put (steadier than the rate on a shared machine); then the same
+ *     number of puts spread over 16 threads saving at once (each thread its
+ *     own sequential puts, as a server running 16 conversations); then
+ *     getTuple() p50/p95 latency, latest and by id, at that many checkpoints
+ *     in the first thread.
  *     `SqliteSaver` (@langchain/langgraph-checkpoint-sqlite) as it ships (WAL
  *     with better-sqlite3's default, synchronous NORMAL: a power cut may lose
  *     the last commits) and with FULL (durable); the level is read back from
@@ -15,7 +19,7 @@
  *     of four items) and getItems() latency, `AgentStateSession` on the
  *     in-memory provider and on SQLite against the SDK's `MemorySession`.
  * Run: `npm run build` at the root, then `npm run adapters -w @agentstate/bench`.
- * Sizes: BENCH_ADAPTERS_CHECKPOINTS, BENCH_ADAPTERS_TURNS.
+ * Sizes: BENCH_ADAPTERS_CHECKPOINTS, BENCH_ADAPTERS_TURNS (0 skips the sessions).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,12 +34,14 @@ import type { BaseCheckpointSaver, Checkpoint, CheckpointMetadata } from '@langc
 import { uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { type AgentInputItem, MemorySession, type Session } from '@openai/agents-core';
-import { fmt, percentile, printTable, timeMs } from './table.js';
+import { fmt, measure, percentile, printTable } from './table.js';
 
 const CHECKPOINTS = Number(process.env.BENCH_ADAPTERS_CHECKPOINTS ?? 1_000);
 const TURNS = Number(process.env.BENCH_ADAPTERS_TURNS ?? 500);
 const ROUNDS = 3;
 const READS = 500;
+/** Threads saving at once in the concurrent run. */
+const THREADS = 16;
 
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-adapters-'));
 const file = (name: string) => join(dir, name);
@@ -84,6 +90,8 @@ interface SaverCase {
   name: string;
   /** What a commit promises, printed unless `ready` reads it back. */
   durability: string;
+  /** The SqliteSaver case at the same durability (an index into {@link SAVERS}). */
+  peer: number;
   open(path: string): OpenedSaver;
 }
 
@@ -156,12 +164,12 @@ function rawRows(synchronous: SynchronousLevel): SaverCase['open'] {
 }
 
 const SAVERS: SaverCase[] = [
-  { name: 'SqliteSaver', durability: 'as shipped', open: sqliteSaver() },
-  { name: 'SqliteSaver', durability: 'FULL', open: sqliteSaver('full') },
-  { name: 'AgentStateSaver', durability: 'default (FULL)', open: agentStateSaver() },
-  { name: 'AgentStateSaver', durability: 'NORMAL', open: agentStateSaver('normal') },
-  { name: 'raw better-sqlite3 row (ceiling)', durability: 'WAL, synchronous FULL', open: rawRows('full') },
-  { name: 'raw better-sqlite3 row (ceiling)', durability: 'WAL, synchronous NORMAL', open: rawRows('normal') },
+  { name: 'SqliteSaver', durability: 'as shipped', peer: 0, open: sqliteSaver() },
+  { name: 'SqliteSaver', durability: 'FULL', peer: 1, open: sqliteSaver('full') },
+  { name: 'AgentStateSaver', durability: 'default (FULL)', peer: 1, open: agentStateSaver() },
+  { name: 'AgentStateSaver', durability: 'NORMAL', peer: 0, open: agentStateSaver('normal') },
+  { name: 'raw better-sqlite3 row (ceiling)', durability: 'WAL, synchronous FULL', peer: 1, open: rawRows('full') },
+  { name: 'raw better-sqlite3 row (ceiling)', durability: 'WAL, synchronous NORMAL', peer: 0, open: rawRows('normal') },
 ];
 
 /** One thread of checkpoints, each carrying 2–5 KB of channel values, the same for every saver. */
@@ -188,20 +196,30 @@ function checkpoints(n: number): Array<{ checkpoint: Checkpoint; metadata: Check
   });
 }
 
-async function putAll(saver: BenchSaver, thread: ReturnType<typeof checkpoints>): Promise<void> {
-  let config = { configurable: { thread_id: 'bench', checkpoint_ns: '' } } as { configurable: Record<string, unknown> };
+async function putAll(saver: BenchSaver, thread: ReturnType<typeof checkpoints>, threadId = 'bench'): Promise<void> {
+  let config = { configurable: { thread_id: threadId, checkpoint_ns: '' } } as { configurable: Record<string, unknown> };
   for (const { checkpoint, metadata } of thread) {
     config = (await saver.put(config, checkpoint, metadata, checkpoint.channel_versions)) as typeof config;
   }
 }
 
+/** put/s of each case, one thread and {@link THREADS} at once, for the ratios. */
+interface Rates {
+  one: number;
+  many: number;
+}
+
 async function benchCheckpointers(): Promise<void> {
   const thread = checkpoints(CHECKPOINTS);
+  // The same number of puts in 16 threads of their own checkpoints.
+  const threads = Array.from({ length: THREADS }, () => checkpoints(Math.ceil(CHECKPOINTS / THREADS)));
+  const manyPuts = threads.reduce((n, t) => n + t.length, 0);
   const bytes = thread.map((c) => JSON.stringify(c.checkpoint.channel_values).length);
-  const rows: string[][] = [];
-  let baseline = Number.NaN;
+  const measured: Array<{ c: SaverCase; durability: string; rates: Rates; cpuUs: number; latest: number[]; byId: number[] }> = [];
   for (const [index, c] of SAVERS.entries()) {
-    const rates: number[] = [];
+    const one: number[] = [];
+    const many: number[] = [];
+    const cpu: number[] = [];
     let durability = c.durability;
     let latest: number[] = [];
     let byId: number[] = [];
@@ -210,8 +228,11 @@ async function benchCheckpointers(): Promise<void> {
       // SqliteSaver creates its tables on first use: one put outside the timing, on another thread.
       await opened.saver.put({ configurable: { thread_id: 'warm-up', checkpoint_ns: '' } }, thread[0]!.checkpoint, thread[0]!.metadata, {});
       durability = opened.ready?.() ?? durability;
-      const ms = await timeMs(() => putAll(opened.saver, thread));
-      rates.push((CHECKPOINTS / ms) * 1000);
+      const { wallMs, cpuMs } = await measure(() => putAll(opened.saver, thread));
+      one.push((CHECKPOINTS / wallMs) * 1000);
+      cpu.push((cpuMs / CHECKPOINTS) * 1000);
+      const concurrent = await measure(() => Promise.all(threads.map((t, i) => putAll(opened.saver, t, `concurrent-${i}`))));
+      many.push((manyPuts / concurrent.wallMs) * 1000);
       if (round === ROUNDS - 1) {
         latest = await latencies(READS, () => opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '' } }));
         byId = await latencies(READS, (i) =>
@@ -219,17 +240,41 @@ async function benchCheckpointers(): Promise<void> {
         );
         const tuple = await opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '' } });
         if (tuple?.checkpoint.id !== thread.at(-1)!.checkpoint.id) throw new Error(`${c.name} lost the latest checkpoint`);
+        for (const [i, t] of threads.entries()) {
+          const last = await opened.saver.getTuple({ configurable: { thread_id: `concurrent-${i}`, checkpoint_ns: '' } });
+          if (last?.checkpoint.id !== t.at(-1)!.checkpoint.id) throw new Error(`${c.name} lost the latest checkpoint of a concurrent thread`);
+        }
       }
       await opened.close();
     }
-    const rate = median(rates);
-    if (index === 0) baseline = rate;
-    rows.push([c.name, durability, fmt(rate), `${fmt(rate / baseline, 2)}×`, p50p95(latest), p50p95(byId)]);
+    measured.push({ c, durability, rates: { one: median(one), many: median(many) }, cpuUs: median(cpu), latest, byId });
   }
+  const shipped = measured[0]!.rates;
+  const ratios = (rates: Rates, to: Rates) => `${fmt(rates.one / to.one, 2)}× / ${fmt(rates.many / to.many, 2)}×`;
   printTable(
-    `LangGraph checkpointers: ${fmt(CHECKPOINTS)} put() in one thread (channel values ${fmt(Math.min(...bytes))}–${fmt(Math.max(...bytes))} B), median of ${ROUNDS}; getTuple() at ${fmt(CHECKPOINTS)} checkpoints`,
-    ['checkpointer', 'durability', 'put/s', 'vs SqliteSaver as shipped', 'getTuple latest p50 / p95 ms', 'getTuple by id p50 / p95 ms'],
-    rows,
+    `LangGraph checkpointers: ${fmt(CHECKPOINTS)} put() in one thread, then ${fmt(manyPuts)} in ${THREADS} threads at once (channel values ${fmt(Math.min(...bytes))}–${fmt(Math.max(...bytes))} B), median of ${ROUNDS}; getTuple() at ${fmt(CHECKPOINTS)} checkpoints`,
+    [
+      'checkpointer',
+      'durability',
+      'put/s, 1 thread',
+      `put/s, ${THREADS} threads`,
+      'CPU µs per put',
+      'vs SqliteSaver, same durability (1 / 16)',
+      'vs SqliteSaver as shipped (1 / 16)',
+      'getTuple latest p50 / p95 ms',
+      'getTuple by id p50 / p95 ms',
+    ],
+    measured.map(({ c, durability, rates, cpuUs, latest, byId }) => [
+      c.name,
+      durability,
+      fmt(rates.one),
+      fmt(rates.many),
+      fmt(cpuUs),
+      ratios(rates, measured[c.peer]!.rates),
+      ratios(rates, shipped),
+      p50p95(latest),
+      p50p95(byId),
+    ]),
   );
 }
 
@@ -282,10 +327,10 @@ async function benchSessions(): Promise<void> {
     for (let round = 0; round < ROUNDS; round += 1) {
       const { session, close } = c.open(file(`session-${index}-${round}.db`));
       await session.getSessionId();
-      const ms = await timeMs(async () => {
+      const { wallMs } = await measure(async () => {
         for (const turn of turns) await session.addItems(turn);
       });
-      rates.push((items / ms) * 1000);
+      rates.push((items / wallMs) * 1000);
       if (round === ROUNDS - 1) {
         all = await latencies(20, () => session.getItems());
         last = await latencies(READS, () => session.getItems(20));
@@ -305,7 +350,7 @@ async function benchSessions(): Promise<void> {
 
 try {
   await benchCheckpointers();
-  await benchSessions();
+  if (TURNS > 0) await benchSessions();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -17,15 +17,7 @@ import type {
   PendingWrite,
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
-import {
-  BaseCheckpointSaver,
-  compareWritesSortKeys,
-  copyCheckpoint,
-  maxChannelVersion,
-  TASKS,
-  WRITES_IDX_MAP,
-  writesSortKey,
-} from '@langchain/langgraph-checkpoint';
+import { BaseCheckpointSaver, compareWritesSortKeys, maxChannelVersion, TASKS, WRITES_IDX_MAP, writesSortKey } from '@langchain/langgraph-checkpoint';
 
 /**
  * One serialized value of the saver's serde, `[type, bytes]`, as JSON:
@@ -149,7 +141,16 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     const namespace = namespaceOf(config) ?? '';
     const parentId = checkpointIdOf(config);
     const { channels, changed } = await this.#placeChannels(threadId, namespace, parentId, checkpoint, newVersions);
-    const [checkpointValue, metadataValue] = await Promise.all([this.#dump({ ...copyCheckpoint(checkpoint), channel_values: changed }), this.#dump(metadata)]);
+    // The fields LangGraph's `copyCheckpoint` keeps, uncopied: they are serialized before this call returns.
+    const saved: Checkpoint = {
+      v: checkpoint.v,
+      id: checkpoint.id,
+      ts: checkpoint.ts,
+      channel_values: changed,
+      channel_versions: checkpoint.channel_versions ?? {},
+      versions_seen: checkpoint.versions_seen ?? {},
+    };
+    const [checkpointValue, metadataValue] = await Promise.all([this.#dump(saved), this.#dump(metadata)]);
     const value: StoredCheckpoint = { format: 1, checkpoint: checkpointValue, metadata: metadataValue, channels };
     await this.provider.checkpoints.put({
       threadId,

@@ -1,21 +1,30 @@
 /**
- * The checkpoint tables (migration 6): rows, their records, and the queries
- * of {@link CheckpointQueries}. JSON columns hold `JSON.stringify` text,
- * which reads back to the same value.
+ * The checkpoint tables (migrations 6 and 7): rows, their records, and the
+ * queries of {@link CheckpointQueries}. JSON columns hold `JSON.stringify`
+ * text, which reads back to the same value. A checkpoint's value is stored
+ * once: a row written by a commit or a fold points at the event that holds
+ * it (`event_seq`), whose payload is read with the row; only a row loaded
+ * from a snapshot, or folded from an upcast event, holds it itself.
  */
 import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
+import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 
-/** A row of `checkpoints`. */
+/** A row of `checkpoints`, with the payload of the event it points at. */
 export interface CheckpointRow {
   thread_id: string;
   namespace: string;
   checkpoint_id: string;
   id: string;
   parent_checkpoint_id: string | null;
-  checkpoint: string;
+  /** The value's JSON, when the row holds it (else `null`, and `event_seq` is set). */
+  checkpoint: string | null;
+  /** The seq of the `state` event whose payload holds the value. */
+  event_seq: number | null;
+  /** That event's payload (`{ checkpoint: <record>, … }`), joined in by every read. */
+  payload: string | null;
   metadata: string;
   created_at: string;
   updated_at: string;
@@ -46,7 +55,7 @@ export function checkpointFromRow(r: CheckpointRow): Checkpoint {
     namespace: r.namespace,
     checkpointId: r.checkpoint_id,
     parentCheckpointId: r.parent_checkpoint_id,
-    checkpoint: JSON.parse(r.checkpoint) as JsonValue,
+    checkpoint: checkpointValue(r),
     metadata: JSON.parse(r.metadata) as JsonObject,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
@@ -55,6 +64,16 @@ export function checkpointFromRow(r: CheckpointRow): Checkpoint {
     updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
     lastWriterId: r.last_writer_id,
   };
+}
+
+/** The value of a row's checkpoint: its own, or the one in the payload of its event. */
+function checkpointValue(r: CheckpointRow): JsonValue {
+  if (r.checkpoint !== null) return JSON.parse(r.checkpoint) as JsonValue;
+  const seq = r.event_seq ?? 0;
+  if (r.payload === null) throw new CorruptionError(STATE_STREAM, seq, `the event holding checkpoint ${r.checkpoint_id} of thread ${r.thread_id} is missing`);
+  const value = (JSON.parse(r.payload) as { checkpoint?: { checkpoint?: JsonValue } }).checkpoint?.checkpoint;
+  if (value === undefined) throw new CorruptionError(STATE_STREAM, seq, `the event does not hold checkpoint ${r.checkpoint_id} of thread ${r.thread_id}`);
+  return value;
 }
 
 /** A write from its row. */
@@ -71,26 +90,36 @@ export function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
   };
 }
 
+/** A checkpoint row with the payload of its event (a row holding its value joins nothing). */
+const SELECT_CHECKPOINTS = `SELECT c.thread_id, c.namespace, c.checkpoint_id, c.id, c.parent_checkpoint_id, c.checkpoint, c.event_seq, e.payload, c.metadata,
+    c.created_at, c.updated_at, c.sync_version, c.origin_instance_id, c.hlc_wall, c.hlc_counter, c.last_writer_id
+  FROM checkpoints c LEFT JOIN events e ON c.event_seq IS NOT NULL AND e.stream = '${STATE_STREAM}' AND e.seq = c.event_seq`;
+
 const SQL = {
-  putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, metadata, created_at, updated_at,
-      sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+  putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, event_seq, metadata, created_at,
+      updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET id = excluded.id, parent_checkpoint_id = excluded.parent_checkpoint_id,
-      checkpoint = excluded.checkpoint, metadata = excluded.metadata, created_at = excluded.created_at, updated_at = excluded.updated_at,
+      checkpoint = excluded.checkpoint, event_seq = excluded.event_seq, metadata = excluded.metadata, created_at = excluded.created_at, updated_at = excluded.updated_at,
       sync_version = excluded.sync_version, origin_instance_id = excluded.origin_instance_id, hlc_wall = excluded.hlc_wall,
       hlc_counter = excluded.hlc_counter, last_writer_id = excluded.last_writer_id`,
   putWrite: `INSERT INTO checkpoint_writes (thread_id, namespace, checkpoint_id, task_id, idx, task_path, channel, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, namespace, checkpoint_id, task_id, idx) DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel, value = excluded.value`,
   deleteCheckpoints: 'DELETE FROM checkpoints WHERE thread_id = ?',
   deleteWrites: 'DELETE FROM checkpoint_writes WHERE thread_id = ?',
-  at: 'SELECT * FROM checkpoints WHERE thread_id = ? AND namespace = ? AND checkpoint_id = ?',
-  latest: 'SELECT * FROM checkpoints WHERE thread_id = ? AND namespace = ? ORDER BY checkpoint_id DESC LIMIT 1',
+  at: `${SELECT_CHECKPOINTS} WHERE c.thread_id = ? AND c.namespace = ? AND c.checkpoint_id = ?`,
+  latest: `${SELECT_CHECKPOINTS} WHERE c.thread_id = ? AND c.namespace = ? ORDER BY c.checkpoint_id DESC LIMIT 1`,
   writes: 'SELECT * FROM checkpoint_writes WHERE thread_id = ? AND namespace = ? AND checkpoint_id = ? ORDER BY task_id, idx',
   writeExists: 'SELECT 1 FROM checkpoint_writes WHERE thread_id = ? AND namespace = ? AND checkpoint_id = ? AND task_id = ? AND idx = ?',
   threadExists: 'SELECT EXISTS (SELECT 1 FROM checkpoints WHERE thread_id = ?) OR EXISTS (SELECT 1 FROM checkpoint_writes WHERE thread_id = ?) AS found',
 } as const;
 
-/** Writes a checkpoint's post-image (a re-save replaces the row). */
-export function putCheckpointRow(conn: Connection, c: Checkpoint): void {
+/**
+ * Writes a checkpoint's post-image (a re-save replaces the row). With
+ * `eventSeq`, the seq of a `state` event of this file whose stored payload
+ * holds exactly this record, the row points there instead of copying the
+ * value; without it (a snapshot's record, an upcast one) the row holds it.
+ */
+export function putCheckpointRow(conn: Connection, c: Checkpoint, eventSeq?: number): void {
   conn
     .prepare(SQL.putCheckpoint)
     .run(
@@ -99,7 +128,8 @@ export function putCheckpointRow(conn: Connection, c: Checkpoint): void {
       c.checkpointId,
       c.id,
       c.parentCheckpointId,
-      JSON.stringify(c.checkpoint),
+      eventSeq === undefined ? JSON.stringify(c.checkpoint) : null,
+      eventSeq ?? null,
       JSON.stringify(c.metadata),
       c.createdAt,
       c.updatedAt,
@@ -125,7 +155,7 @@ export function deleteCheckpointThreadRows(conn: Connection, threadId: string): 
 /** Every checkpoint and write, for a snapshot. */
 export function allCheckpointRows(conn: Connection): { checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] } {
   return {
-    checkpoints: (conn.prepare('SELECT * FROM checkpoints').all() as CheckpointRow[]).map(checkpointFromRow),
+    checkpoints: (conn.prepare(SELECT_CHECKPOINTS).all() as CheckpointRow[]).map(checkpointFromRow),
     checkpointWrites: (conn.prepare('SELECT * FROM checkpoint_writes').all() as CheckpointWriteRow[]).map(checkpointWriteFromRow),
   };
 }
@@ -159,19 +189,19 @@ export function checkpointQueries(conn: Connection): SyncCheckpointQueries {
         const where: string[] = [];
         const params: unknown[] = [];
         if (threadId !== undefined) {
-          where.push('thread_id = ?');
+          where.push('c.thread_id = ?');
           params.push(threadId);
         }
         if (namespace !== undefined) {
-          where.push('namespace = ?');
+          where.push('c.namespace = ?');
           params.push(namespace);
         }
         if (after !== undefined) {
-          where.push('(checkpoint_id, thread_id, namespace) < (?, ?, ?)');
+          where.push('(c.checkpoint_id, c.thread_id, c.namespace) < (?, ?, ?)');
           params.push(after.checkpointId, after.threadId, after.namespace);
         }
-        const sql = `SELECT * FROM checkpoints${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-          ORDER BY checkpoint_id DESC, thread_id DESC, namespace DESC LIMIT ?`;
+        const sql = `${SELECT_CHECKPOINTS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+          ORDER BY c.checkpoint_id DESC, c.thread_id DESC, c.namespace DESC LIMIT ?`;
         return (conn.prepare(sql).all(...params, limit > 0 ? limit : -1) as CheckpointRow[]).map(checkpointFromRow);
       }),
   };

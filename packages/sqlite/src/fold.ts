@@ -10,7 +10,7 @@
  */
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
-import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
@@ -204,7 +204,9 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       for (const entry of changeRecords(change)) {
         // Checkpoints touch no other kind, and a thread deletion must follow the writes before it:
         // they are written at once rather than coalesced.
-        if (isCheckpointEntry(entry)) putOrCorrupt(() => projection.put(entry), event.seq);
+        // An event of the current payload schema holds its records as stored; an upcast one does not.
+        if (isCheckpointEntry(entry))
+          putOrCorrupt(() => projection.put(entry, event.schemaVersion === STATE_SCHEMA_VERSION ? event.seq : undefined), event.seq);
         else view.put(entry, event.seq);
       }
       const operation = changeOperation(change);

@@ -91,7 +91,8 @@ export class Projection {
 
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
-    for (const record of changeRecords(change)) this.put(record);
+    // A live commit's event holds the records exactly as given here.
+    for (const record of changeRecords(change)) this.put(record, seq);
     const operation = changeOperation(change);
     if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
   }
@@ -101,8 +102,13 @@ export class Projection {
     this.conn.prepare(SQL.putOperation).run(entry.id, entry.seq, entry.inputHash);
   }
 
-  /** Writes one record's post-image: the single writer behind `apply`, `restore` and the fold. */
-  put(entry: ChangeRecord): void {
+  /**
+   * Writes one record's post-image: the single writer behind `apply`,
+   * `restore` and the fold. `eventSeq` names the `state` event whose stored
+   * payload holds the record exactly (not upcast), which a checkpoint row
+   * points at rather than copying its value.
+   */
+  put(entry: ChangeRecord, eventSeq?: number): void {
     switch (entry.kind) {
       case 'session':
         this.#putSession(entry.record);
@@ -117,7 +123,7 @@ export class Projection {
         this.#putMemory(entry.record);
         break;
       case 'checkpoint':
-        putCheckpointRow(this.conn, entry.record);
+        putCheckpointRow(this.conn, entry.record, eventSeq);
         break;
       case 'checkpointWrite':
         putCheckpointWriteRow(this.conn, entry.record);

@@ -88,7 +88,8 @@ describe('verify', () => {
     await p.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'v' }] });
     await p.close();
     expect((await verifyFile()).ok).toBe(true);
-    tamper(path, `UPDATE checkpoints SET checkpoint = '{"step":2}'`);
+    // The row points at its event for the value; a row holding another value instead differs from the log.
+    tamper(path, `UPDATE checkpoints SET checkpoint = '{"step":2}', event_seq = NULL`);
     tamper(path, 'DELETE FROM checkpoint_writes');
     const report = await verifyFile();
     expect(report.ok).toBe(false);

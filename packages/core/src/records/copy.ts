@@ -5,6 +5,7 @@
 import { jsonClone } from '../log/json.js';
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
 import type { Checkpoint, CheckpointWrite } from './checkpoints.js';
+import type { JsonValue } from './json.js';
 
 /** A copy of a session. */
 export function copySession(s: Session): Session {
@@ -28,10 +29,24 @@ export function copyMemoryItem(m: MemoryItem): MemoryItem {
 
 /** A copy of a checkpoint. */
 export function copyCheckpoint(c: Checkpoint): Checkpoint {
-  return { ...c, checkpoint: jsonClone(c.checkpoint), metadata: jsonClone(c.metadata), updatedHlc: { ...c.updatedHlc } };
+  return { ...c, checkpoint: copyJson(c.checkpoint), metadata: copyJson(c.metadata), updatedHlc: { ...c.updatedHlc } };
 }
 
 /** A copy of a checkpoint write. */
 export function copyCheckpointWrite(w: CheckpointWrite): CheckpointWrite {
-  return { ...w, value: jsonClone(w.value) };
+  return { ...w, value: copyJson(w.value) };
+}
+
+/**
+ * A deep copy of a stored JSON value (checked when it was written, so it
+ * holds JSON values only): new arrays and objects, the same strings. A
+ * checkpoint is mostly a few long strings (a framework's serialized state),
+ * which text round-tripping would encode and decode again on every call.
+ */
+function copyJson<T extends JsonValue>(value: T): T {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copyJson) as T;
+  const copy: { [key: string]: JsonValue } = {};
+  for (const key of Object.keys(value)) copy[key] = copyJson(value[key]!);
+  return copy as T;
 }

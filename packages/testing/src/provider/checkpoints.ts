@@ -1,4 +1,4 @@
-/** C1–C8: graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"). */
+/** C1–C9: graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"). */
 import { ConflictError, exportLog, LIMITS, ValidationError } from '@agentstate/core';
 import type { CheckpointTuple, Provider } from '@agentstate/core';
 import { ExportReader } from '@agentstate/core/backend';
@@ -254,6 +254,38 @@ export const checkpointChecks: ProviderCheck[] = [
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
+    },
+  },
+  {
+    name: 'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored',
+    async run(env) {
+      const p = await env.open();
+      const value = { messages: [{ role: 'user', content: 'hi' }], step: 1 };
+      const metadata = { source: 'loop', tags: ['a'] };
+      const saved = await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: value, metadata });
+      const write = { idx: 0, channel: 'c', value: { items: [1, 2] } };
+      const [written] = await p.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [write] });
+      const before = await readAll(p);
+      const scribble = (c: { checkpoint: unknown; metadata: unknown }) => {
+        ((c.checkpoint as typeof value).messages[0] as { content: string }).content = 'changed';
+        (c.metadata as typeof metadata).tags.push('changed');
+      };
+      scribble({ checkpoint: value, metadata });
+      write.value.items.push(3);
+      scribble(saved);
+      (written!.value as typeof write.value).items.push(4);
+      const got = (await p.checkpoints.get({ threadId: 't' }))!;
+      scribble(got.checkpoint);
+      (got.pendingWrites[0]!.value as typeof write.value).items.push(5);
+      const [listed] = await p.checkpoints.list({ threadId: 't' });
+      scribble(listed!.checkpoint);
+      (listed!.pendingWrites[0]!.value as typeof write.value).items.push(6);
+      expect(await readAll(p)).toEqual(before);
+      expect(before[0]!.checkpoint).toMatchObject({
+        checkpoint: { messages: [{ role: 'user', content: 'hi' }], step: 1 },
+        metadata: { source: 'loop', tags: ['a'] },
+      });
+      expect(before[0]!.pendingWrites[0]!.value).toEqual({ items: [1, 2] });
     },
   },
 ];
