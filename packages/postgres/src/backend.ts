@@ -12,7 +12,7 @@
 import type { EventMeta, Hlc, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, maxHlc, Mutex, sortSnapshot } from '@agentstate/core/backend';
+import { changeHlc, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -78,7 +78,7 @@ export class PostgresBackend implements StateBackend {
   }
 
   async #commit(sql: Sql, state: ProjectionState, change: StateChange, meta: EventMeta): Promise<LogEvent> {
-    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
     const event = await this.log.appendInTransaction(sql, input, state.seq + 1);
     await this.projection.apply(sql, change, event.seq);
