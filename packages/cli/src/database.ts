@@ -14,7 +14,7 @@ import type { Embedder, SnapshotCodec } from '@agentstate/core';
 import type { Log } from '@agentstate/core';
 import type { PostgresProvider } from '@agentstate/postgres';
 import type { SqliteProvider } from '@agentstate/sqlite';
-import { DATABASE_ENV, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
+import { DATABASE_ENV, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog, resolveDurability } from '@agentstate/sqlite';
 import { isPostgresUrl, splitSchema } from '@agentstate/postgres/url';
 import { UserError } from './errors.js';
 
@@ -80,7 +80,8 @@ export async function openDatabase(path: string, options: OpenOptions = {}): Pro
     return openPostgres(url, { schema, embedder: options.embedder, snapshotCodec: options.snapshotCodec });
   }
   prepare(path, options);
-  return openSqlite(path, { embedder: options.embedder, readonly: options.readonly, snapshotCodec: options.snapshotCodec });
+  // AGENTSTATE_DURABILITY chooses what an acknowledged write survives (the sqlite README).
+  return openSqlite(path, { embedder: options.embedder, readonly: options.readonly, snapshotCodec: options.snapshotCodec, durability: resolveDurability() });
 }
 
 /**
@@ -95,7 +96,7 @@ export async function openLog(path: string, options: { create?: boolean; readonl
     return openPostgresLog(url, { schema });
   }
   prepare(path, options);
-  return openSqliteLog(path, { readonly: options.readonly });
+  return openSqliteLog(path, { readonly: options.readonly, durability: resolveDurability() });
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */

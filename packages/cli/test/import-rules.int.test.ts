@@ -100,7 +100,6 @@ describe('a log the live API could not have written', () => {
       async () => [
         await created,
         edited(await turn1, (p) => {
-          p.session.id = 'ghost';
           p.turn.sessionId = 'ghost';
         }),
       ],
@@ -140,12 +139,19 @@ describe('a log the live API could not have written', () => {
     ],
     [
       'an update whose syncVersion does not follow',
-      async () => [await created, edited(await turn1, (p) => (p.session.syncVersion = 5))],
+      // A turn's event carries no session (schema version 3): the deletion's does.
+      async () => [await created, edited(await deleted, (p) => (p.session.syncVersion = 5))],
       /line 2: .*syncVersion 5 follows 1, expected 2/,
     ],
     [
       'an originInstanceId that changes',
-      async () => [await created, edited(await turn1, (p) => (p.session.originInstanceId = 'someone-else'))],
+      async () => [
+        await created,
+        edited(await deleted, (p) => {
+          p.session.syncVersion = 2;
+          p.session.originInstanceId = 'someone-else';
+        }),
+      ],
       /line 2: .*originInstanceId changed from "live"/,
     ],
     [
@@ -155,9 +161,8 @@ describe('a log the live API could not have written', () => {
         return [
           first,
           edited(await turn1, (p) => {
-            const { session } = first.payload as Payload;
-            p.session.updatedHlc = session.updatedHlc;
-            p.turn.updatedHlc = session.updatedHlc;
+            // The session's next version takes the turn's clock.
+            p.turn.updatedHlc = (first.payload as Payload).session.updatedHlc;
           }),
         ];
       },

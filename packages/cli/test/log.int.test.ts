@@ -36,7 +36,7 @@ describe('agentstate log', () => {
     expect(lines[1]).toMatch(/^\s+6 .*memory\.written\s+memory \S+ fact: "a fact"$/);
     const events = jsonLines(ok(['log', 'tail', '--json', '--db', db]));
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
-    expect(events[0]).toMatchObject({ stream: 'state', type: 'session.created', schemaVersion: 2 });
+    expect(events[0]).toMatchObject({ stream: 'state', type: 'session.created', schemaVersion: 3 });
   });
 
   it('filters by type', () => {

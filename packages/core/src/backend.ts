@@ -37,6 +37,7 @@ export {
   eventFromRow,
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeOperation } from './log/changes.js';
+export { storedPayload } from './log/compact.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {
   type LoadedSnapshot,

@@ -161,6 +161,7 @@ export {
   isStateEventType,
   outcomeIncrementSchema,
   type OutcomeIncrement,
+  sessionAfterTurn,
 } from './log/events.js';
 export { operationSchema, type OperationRef, type OperationEntry, operationInputHash } from './log/operation.js';
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';

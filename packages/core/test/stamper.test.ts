@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareHlc, ConflictError, EventTypes, ManualClock, NotFoundError, seededEntropy, UuidV7Generator } from '../src/index.js';
+import { compareHlc, ConflictError, EventTypes, ManualClock, NotFoundError, seededEntropy, sessionAfterTurn, UuidV7Generator } from '../src/index.js';
 import { HybridLogicalClock, Stamper } from '../src/backend.js';
 import type { MemoryItem, Session, Skill, StateChange, Turn } from '../src/index.js';
 
@@ -36,13 +36,16 @@ describe('Stamper', () => {
     const created = session(s.createSession({ createdAt: '2030-01-01T00:00:00.000Z' }, undefined));
     clock.advance(10);
     const c = s.appendTurn({ sessionId: created.id, role: 'user', content: 'hi' }, created, 4, false);
+    // The event carries the turn alone: the session's next version is derived from the stored one.
+    expect(c.payload).toEqual({ turn: turn(c) });
+    const bumped = sessionAfterTurn(created, turn(c));
     expect(turn(c).seq).toBe(5);
-    expect(turn(c).updatedHlc).toEqual(session(c).updatedHlc);
-    expect(compareHlc(session(c).updatedHlc, created.updatedHlc)).toBeGreaterThan(0);
-    expect(session(c).syncVersion).toBe(2);
-    expect(session(c).updatedAt).toBe('2030-01-01T00:00:00.000Z');
-    const later = s.appendTurn({ sessionId: created.id, role: 'tool', content: '', createdAt: '2031-01-01T00:00:00.000Z' }, session(c), 5, false);
-    expect(session(later).updatedAt).toBe('2031-01-01T00:00:00.000Z');
+    expect(turn(c).updatedHlc).toEqual(bumped.updatedHlc);
+    expect(compareHlc(bumped.updatedHlc, created.updatedHlc)).toBeGreaterThan(0);
+    expect(bumped).toEqual({ ...created, syncVersion: 2, updatedHlc: turn(c).updatedHlc, lastWriterId: turn(c).lastWriterId });
+    expect(bumped.updatedAt).toBe('2030-01-01T00:00:00.000Z');
+    const later = s.appendTurn({ sessionId: created.id, role: 'tool', content: '', createdAt: '2031-01-01T00:00:00.000Z' }, bumped, 5, false);
+    expect(sessionAfterTurn(bumped, turn(later)).updatedAt).toBe('2031-01-01T00:00:00.000Z');
   });
 
   it('refuses turns on missing or deleted sessions, and taken turn ids', () => {

@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Embedder, EventSourcedProvider } from '@agentstate/core';
 import { isPostgresUrl, redactUrl, splitSchema } from '@agentstate/postgres/url';
-import { DATABASE_ENV, mapFileError, openSqlite, resolveDatabasePath } from '@agentstate/sqlite';
+import { DATABASE_ENV, mapFileError, openSqlite, resolveDatabasePath, resolveDurability } from '@agentstate/sqlite';
 
 /** The database `db` (or `AGENTSTATE_DB`, or the default file) names: a URL as given, a path resolved. */
 export function resolveDatabase(db?: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -39,5 +39,6 @@ export async function openDatabase(db: string, embedder: Embedder | undefined): 
   } catch (error) {
     throw mapFileError(error, dirname(db), 'create the folder');
   }
-  return openSqlite(db, { embedder });
+  // AGENTSTATE_DURABILITY chooses what an acknowledged write survives (the sqlite README).
+  return openSqlite(db, { embedder, durability: resolveDurability() });
 }

@@ -12,7 +12,7 @@
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, maxHlc, Mutex, sortSnapshot } from '@agentstate/core/backend';
+import { changeHlc, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -104,7 +104,7 @@ export class PostgresBackend implements StateBackend {
   }
 
   async #commit(sql: Sql, state: ProjectionState, change: StateChange, meta: EventMeta): Promise<LogEvent> {
-    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     const seq = state.seq + 1;
     // The head, the event and where the projection stands in one statement; the stamper's payloads are
     // valid by construction: not checked again, and the row is marked validated.

@@ -10,7 +10,7 @@
  */
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
-import { CorruptionError, decodeStateEvent, STATE_STREAM } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
@@ -144,6 +144,11 @@ class FetchingView implements FoldView {
 
   /** Holds a record's post-image until the next flush, keeping every cached answer true. */
   async put(entry: TableEntry, seq: number): Promise<void> {
+    if (entry.kind === 'sessionAfterTurn') {
+      // Derived from the pending or stored version, which the fold's rules found live.
+      const stored = await answer(() => this.session(entry.turn.sessionId));
+      return this.put({ kind: 'session', record: sessionAfterTurn(stored!, entry.turn) }, seq);
+    }
     this.pending.set(`${entry.kind}\u0000${entry.record.id}`, { entry, seq });
     switch (entry.kind) {
       case 'session':

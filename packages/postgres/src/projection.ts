@@ -73,6 +73,8 @@ export class Projection {
     switch (entry.kind) {
       case 'session':
         return this.#putSession(sql, entry.record);
+      case 'sessionAfterTurn':
+        return this.#bumpSession(sql, entry.turn);
       case 'turn':
         return this.#putTurn(sql, entry.record);
       case 'skill':
@@ -86,6 +88,19 @@ export class Projection {
       case 'checkpointThreadDeletion':
         return deleteCheckpointThreadRows(this.db, sql, entry.threadId);
     }
+  }
+
+  /** Moves a live session to its next version after `turn` (core's `sessionAfterTurn`) without reading it. */
+  async #bumpSession(sql: Sql, turn: Turn): Promise<void> {
+    // Instants compare as text in code-point order, whatever the database's collation.
+    const rows = await sql.rows<{ id: string }>(
+      `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2, last_writer_id = $3,
+       updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted RETURNING id`,
+      [turn.updatedHlc.wall, turn.updatedHlc.counter, turn.lastWriterId, turn.createdAt, turn.sessionId],
+    );
+    // The stamper read the session live in this transaction, so only a damaged schema gets here.
+    if (rows.length !== 1)
+      throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: session ${JSON.stringify(turn.sessionId)} has no live row`);
   }
 
   async #putSession(sql: Sql, session: Session): Promise<void> {

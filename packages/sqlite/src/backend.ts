@@ -8,7 +8,7 @@
 import type { EventMeta, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ClosedError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, maxHlc, sortSnapshot } from '@agentstate/core/backend';
+import { changeHlc, maxHlc, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
@@ -85,7 +85,7 @@ export class SqliteBackend implements StateBackend {
   #commit(state: ProjectionState, change: StateChange, meta: EventMeta): LogEvent {
     let event: LogEvent;
     try {
-      const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
+      const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
       // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
       event = this.log.appendInTransaction(input, state.seq + 1).event;
       this.projection.apply(change, event.seq);

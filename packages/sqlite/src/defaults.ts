@@ -11,3 +11,6 @@ export const DATABASE_ENV = 'AGENTSTATE_DB';
 
 /** The database file used when neither a flag nor {@link DATABASE_ENV} names one, under the working directory. */
 export const DEFAULT_DATABASE_PATH = '.agentstate/state.db';
+
+/** The environment variable choosing what the programs' writes survive: `power-loss` (default) or `process-crash`. */
+export const DURABILITY_ENV = 'AGENTSTATE_DURABILITY';

@@ -10,7 +10,7 @@
  */
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
-import { CorruptionError, decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
@@ -126,6 +126,12 @@ class PendingView implements FoldView {
       case 'session':
         this.sessions.set(entry.record.id, { record: entry.record, seq });
         break;
+      case 'sessionAfterTurn': {
+        // Derived from the pending or stored version, which the fold's rules found live.
+        const session = sessionAfterTurn(this.session(entry.turn.sessionId)!, entry.turn);
+        this.sessions.set(session.id, { record: session, seq });
+        break;
+      }
       case 'turn':
         this.turns.set(entry.record.id, { record: entry.record, seq });
         this.#lastTurnSeq.set(entry.record.sessionId, Math.max(entry.record.seq, this.lastTurnSeq(entry.record.sessionId)));

@@ -4,7 +4,8 @@
  * semantic recall, rebuilds, snapshots and safe concurrent writers.
  */
 export { openSqlite, openSqliteLog } from './open.js';
-export { DATABASE_ENV, DEFAULT_DATABASE_PATH } from './defaults.js';
+export { DATABASE_ENV, DEFAULT_DATABASE_PATH, DURABILITY_ENV } from './defaults.js';
+export { type Durability, resolveDurability } from './durability.js';
 export { resolveDatabasePath } from './database-path.js';
 export { createDefaultEmbedder } from './default-embedder.js';
 export { ExitCode, exitCodeOf } from './exit-codes.js';

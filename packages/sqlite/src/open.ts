@@ -14,6 +14,8 @@ import type { ConnectionOptions, SynchronousLevel } from './connection.js';
 import { createDefaultEmbedder } from './default-embedder.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
 import { foldPending } from './fold.js';
+import type { Durability } from './durability.js';
+import { synchronousLevel } from './durability.js';
 import { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
 import { checkDatabaseFile } from './file.js';
 import { SqliteLog } from './log.js';
@@ -36,6 +38,15 @@ export interface SqliteConnectionOptions {
    * with a retryable `ConflictError`, in ms. Default: 5000.
    */
   busyTimeoutMs?: number;
+  /**
+   * What an acknowledged write survives: `'power-loss'` (default) fsyncs
+   * every commit, so it survives a crash of the process or the operating
+   * system and a power cut; `'process-crash'` survives the process being
+   * killed, but an OS crash or power cut may take the last commits (never
+   * half of one), and is much faster. The same choice as `synchronous`
+   * `'full'` and `'normal'`; giving both is allowed only when they agree.
+   */
+  durability?: Durability;
   /**
    * `PRAGMA synchronous` (WAL mode). `full` (default) fsyncs every commit: an
    * acknowledged write survives power loss. `normal` survives a crash of the
@@ -90,7 +101,7 @@ export interface SqliteProvider extends EventSourcedProvider {
 function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions {
   return {
     busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_CONNECTION_OPTIONS.busyTimeoutMs,
-    synchronous: options.synchronous ?? DEFAULT_CONNECTION_OPTIONS.synchronous,
+    synchronous: synchronousLevel(options.durability, options.synchronous) ?? DEFAULT_CONNECTION_OPTIONS.synchronous,
     readonly: options.readonly === true,
   };
 }

@@ -39,6 +39,9 @@ const SQL = {
   saveState: 'UPDATE projection_state SET seq = ?, hlc_wall = ?, hlc_counter = ?, generation = ? WHERE id = 1',
   putSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
     ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
+  // The next version of a live session a turn was appended to: `sessionAfterTurn` of core, in place (instants compare as text).
+  sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?, last_writer_id = ?,
+    updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
   turnSlot: 'SELECT n, deleted FROM turns WHERE session_id = ? AND seq = ?',
   insertTurn: `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)})`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
@@ -112,6 +115,9 @@ export class Projection {
     switch (entry.kind) {
       case 'session':
         this.#putSession(entry.record);
+        break;
+      case 'sessionAfterTurn':
+        this.#bumpSession(entry.turn);
         break;
       case 'turn':
         this.#putTurn(entry.record);
@@ -207,6 +213,14 @@ export class Projection {
     // The turns of a deleted session stay live rows; their vectors go with the session, so a
     // nearest-neighbour search never spends its k on them. A bulk load derives vectors at its end.
     if (session.deleted && !this.#bulk) this.vectors.forgetSession(session.id);
+  }
+
+  /** Moves a live session to its next version after `turn` without reading it: one statement. */
+  #bumpSession(turn: Turn): void {
+    const { wall, counter } = turn.updatedHlc;
+    const changed = this.conn.prepare(SQL.sessionAfterTurn).run(wall, counter, turn.lastWriterId, turn.createdAt, turn.sessionId).changes;
+    // The stamper read the session live in this transaction, so only a damaged file gets here.
+    if (changed !== 1) throw new CorruptionError('database', 0, `${this.conn.path} is damaged: session ${JSON.stringify(turn.sessionId)} has no live row`);
   }
 
   #putTurn(turn: Turn): void {

@@ -79,7 +79,7 @@ const cases: Array<[string, (live: LogEvent[]) => LogEvent, RegExp]> = [
     'a turn of a session that does not exist',
     (live) =>
       edited(live[2]!, (p) => {
-        p.session.id = 's2';
+        if (p.session) p.session.id = 's2';
         p.turn.sessionId = 's2';
       }),
     /session "s2" does not exist/,

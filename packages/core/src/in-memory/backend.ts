@@ -9,6 +9,7 @@ import type { StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import { trustedAppend } from '../log/trusted.js';
+import { storedPayload } from '../log/compact.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { inMemoryQueries } from './queries.js';
@@ -54,7 +55,7 @@ export class InMemoryBackend implements StateBackend {
   }
 
   async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
-    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // The stamper's payload is fresh, valid by construction and never touched again: an InMemoryLog keeps it
     // as is, unchecked. Any other log checks it as it would any append.
     const event = this.log instanceof InMemoryLog ? this.log[trustedAppend](input) : await this.log.append(input);

@@ -12,7 +12,7 @@ import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../recor
 import { sameScope } from '../records/scope.js';
 import { canonicalJson } from '../log/json.js';
 import type { StateChange } from '../log/events.js';
-import { EventTypes, STATE_STREAM } from '../log/events.js';
+import { EventTypes, sessionAfterTurn, STATE_STREAM } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
 import type { OperationEntry, OperationRef } from '../log/operation.js';
 import type { OutcomeIncrement } from '../log/events.js';
@@ -75,8 +75,14 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
       return firstVersion(session) ?? (session.updatedAt !== session.createdAt ? 'updatedAt differs from createdAt' : undefined);
     }
     case EventTypes.TurnAppended: {
-      const { session, turn } = change.payload;
-      return nextSession(view.session(session.id), session, false) ?? turnViolation(view, session, turn);
+      const { turn } = change.payload;
+      const id = change.payload.session?.id ?? turn.sessionId;
+      const stored = view.session(id);
+      if (!stored || stored.deleted) return `session ${json(id)} does not exist or is deleted`;
+      if (stored.syncVersion >= Number.MAX_SAFE_INTEGER) return `session ${json(id)} is at its largest syncVersion`;
+      // Without the session (schema version 3), its next version is derived, and checked as a carried one is.
+      const session = change.payload.session ?? sessionAfterTurn(stored, turn);
+      return nextSession(stored, session, false) ?? turnViolation(view, session, turn);
     }
     case EventTypes.SessionDeleted: {
       const { session } = change.payload;

@@ -7,7 +7,7 @@ import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records
 import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
 import type { StateChange } from '../log/events.js';
-import { EventTypes } from '../log/events.js';
+import { EventTypes, sessionAfterTurn } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { sortSnapshot } from '../snapshot/snapshot.js';
 import type { Hlc } from '../time/hlc.js';
@@ -82,7 +82,8 @@ export class InMemoryState implements FoldView {
         this.#putSession(change.payload.session);
         break;
       case EventTypes.TurnAppended:
-        this.#putSession(change.payload.session);
+        // The rules above found the session live, so a derived version has something to derive from.
+        this.#putSession(change.payload.session ?? sessionAfterTurn(this.sessions.get(change.payload.turn.sessionId)!, change.payload.turn));
         this.#putTurn(change.payload.turn);
         break;
       case EventTypes.TurnsRemoved:

@@ -1,6 +1,7 @@
 /**
  * What a `state` change writes, for any backend that projects it: the
- * records it carries (complete post-images, docs/contract.md §7) and the
+ * records it carries (complete post-images, docs/contract.md §7, but for the
+ * session a turn was appended to, which is derived) and the
  * largest HLC among them. A durable backend applies the records in order
  * and remembers the HLC, so its clock restarts past every stored write.
  */
@@ -15,6 +16,12 @@ import type { OperationRef } from './operation.js';
 /** One record of a change, tagged with its kind. */
 export type ChangeRecord =
   | { kind: 'session'; record: Session }
+  /**
+   * Not a record: the session of `turn` becomes its next version, derived
+   * from the stored one by `sessionAfterTurn` (a `session.turn_appended`
+   * that does not carry the session). The session exists and is live: the fold's rules say so.
+   */
+  | { kind: 'sessionAfterTurn'; turn: Turn }
   | { kind: 'turn'; record: Turn }
   | { kind: 'skill'; record: Skill }
   | { kind: 'memory'; record: MemoryItem }
@@ -33,11 +40,10 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
       return [{ kind: 'session', record: change.payload.session }];
-    case EventTypes.TurnAppended:
-      return [
-        { kind: 'session', record: change.payload.session },
-        { kind: 'turn', record: change.payload.turn },
-      ];
+    case EventTypes.TurnAppended: {
+      const { session, turn } = change.payload;
+      return [session === undefined ? { kind: 'sessionAfterTurn', turn } : { kind: 'session', record: session }, { kind: 'turn', record: turn }];
+    }
     case EventTypes.TurnsRemoved:
       return [{ kind: 'session', record: change.payload.session }, ...turnRecords(change.payload.turns)];
     case EventTypes.SuffixReplaced:
@@ -68,7 +74,7 @@ export function changeOperation(change: StateChange): OperationRef | undefined {
 export function changeHlc(change: StateChange): Hlc {
   switch (change.type) {
     case EventTypes.TurnAppended:
-      return maxHlc(change.payload.session.updatedHlc, change.payload.turn.updatedHlc);
+      return maxHlc(change.payload.session?.updatedHlc ?? HLC_ZERO, change.payload.turn.updatedHlc);
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
       return change.payload.session.updatedHlc;

@@ -9,6 +9,7 @@ import { isStateEventType, STATE_SCHEMA_VERSION, statePayloadSchemas } from './e
 import type { LogEvent } from './log.js';
 import type { UpcasterRegistry } from './upcasters.js';
 import { BUILT_IN_UPCASTERS } from './legacy/index.js';
+import { expandStoredPayload } from './compact.js';
 
 /** Options of {@link decodeStateEvent}. */
 export interface DecodeOptions {
@@ -28,7 +29,9 @@ export function decodeStateEvent(event: LogEvent, options: DecodeOptions = {}): 
   if (version > STATE_SCHEMA_VERSION) {
     throw new CorruptionError(event.stream, event.seq, `schema version ${version} is newer than this library (${STATE_SCHEMA_VERSION})`);
   }
-  if (version < STATE_SCHEMA_VERSION) {
+  // A payload of this version is stored compacted; one of an older version is whole.
+  if (version === STATE_SCHEMA_VERSION) payload = expandStoredPayload(event.type, payload);
+  else if (version < STATE_SCHEMA_VERSION) {
     payload = (options.upcasters ?? BUILT_IN_UPCASTERS).upcast(event.type, version, STATE_SCHEMA_VERSION, payload, BUILT_IN_UPCASTERS);
     if (payload === undefined) {
       throw new CorruptionError(event.stream, event.seq, `no upcaster from schema version ${version} of ${event.type}`);

@@ -1,7 +1,10 @@
 /**
  * The `state` stream's vocabulary (docs/contract.md §7): event types and their payloads,
  * which are complete post-image records, so a fold needs no clock and no
- * random number. Defined once here and used by every backend.
+ * random number. The one exception is `session.turn_appended`, the most
+ * frequent event: it carries the new turn only, and the session's new
+ * version is derived from the stored one and the turn ({@link sessionAfterTurn}).
+ * Defined once here and used by every backend.
  */
 import { z } from 'zod';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
@@ -16,10 +19,12 @@ import { operationSchema } from './operation.js';
 export const STATE_STREAM = 'state';
 
 /**
- * The payload schema version this code writes. Version 1 payloads (written
- * before) are read through the built-in upcasters of `./legacy`.
+ * The payload schema version this code writes. Payloads of versions 1 and 2
+ * (written before) are read through the built-in upcasters of `./legacy`.
+ * Version 3 stores a `session.turn_appended` without the session (see
+ * {@link sessionAfterTurn}) and its turn compacted (see `./compact.ts`).
  */
-export const STATE_SCHEMA_VERSION = 2;
+export const STATE_SCHEMA_VERSION = 3;
 
 /** Event type strings of the `state` stream. */
 export const EventTypes = {
@@ -54,7 +59,12 @@ export type OutcomeIncrement = z.output<typeof outcomeIncrementSchema>;
 /** Payload schemas by event type. */
 export const statePayloadSchemas = {
   [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema, operation }),
-  [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema, turn: turnSchema, operation }),
+  /**
+   * The new turn. `session`, the session's post-image, only in events of
+   * schema versions 1 and 2, which stored it: it is then checked and
+   * projected as it stands; without it, the fold derives it.
+   */
+  [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema.optional(), turn: turnSchema, operation }),
   [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation }),
   [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1), operation }),
   [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema), operation }),
@@ -77,7 +87,7 @@ type Op<P> = P & { operation?: OperationRef };
 /** A decoded `state` event: its type and its typed payload. */
 export type StateChange =
   | { type: typeof EventTypes.SessionCreated; payload: Op<{ session: Session }> }
-  | { type: typeof EventTypes.TurnAppended; payload: Op<{ session: Session; turn: Turn }> }
+  | { type: typeof EventTypes.TurnAppended; payload: Op<{ session?: Session; turn: Turn }> }
   | { type: typeof EventTypes.SessionDeleted; payload: Op<{ session: Session }> }
   | { type: typeof EventTypes.TurnsRemoved; payload: Op<{ session: Session; turns: Turn[] }> }
   | { type: typeof EventTypes.SuffixReplaced; payload: Op<{ session: Session; removed: Turn[]; added: Turn[] }> }
@@ -97,4 +107,28 @@ export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { typ
 /** True for a known `state` event type. */
 export function isStateEventType(type: string): type is StateEventType {
   return Object.hasOwn(statePayloadSchemas, type);
+}
+
+/**
+ * The session after `turn` was appended to it by a `session.turn_appended`
+ * that does not carry it: one version later, with the turn's clock and
+ * writer, live, and last updated at the later of its `updatedAt` and the
+ * turn's `createdAt`. Exactly what the stamper writes, so every backend's
+ * fold derives the same record.
+ */
+export function sessionAfterTurn(session: Session, turn: Turn): Session {
+  return {
+    ...session,
+    syncVersion: session.syncVersion + 1,
+    updatedHlc: turn.updatedHlc,
+    lastWriterId: turn.lastWriterId,
+    deleted: false,
+    updatedAt: laterInstant(session.updatedAt, turn.createdAt),
+  };
+}
+
+/** The later of two instants (canonical instants order as text). */
+function laterInstant(a: string, b: string): string {
+  if (a >= b) return a;
+  return b;
 }

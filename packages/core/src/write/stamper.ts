@@ -110,16 +110,18 @@ export class Stamper {
   }
 
   /**
-   * A turn with seq `lastSeq + 1`, and the session bumped by the same event:
-   * `syncVersion + 1`, the turn's HLC, `updatedAt` that never moves back.
+   * A turn with seq `lastSeq + 1`, carrying the session's next envelope. The
+   * event does not carry the session: its next version (`syncVersion + 1`,
+   * the turn's HLC, `updatedAt` that never moves back) is derived from the
+   * stored one by `sessionAfterTurn`.
    */
   appendTurn(draft: TurnDraft, session: Session | undefined, lastSeq: number, turnIdTaken: boolean): StateChangeOf<typeof EventTypes.TurnAppended> {
     if (!session || session.deleted) throw new NotFoundError('session', draft.sessionId);
     if (turnIdTaken && draft.id !== undefined) throw new ConflictError(`turn id already taken: ${draft.id}`);
+    // The session's syncVersion grows with the turn: refused here, while it can still be refused.
     const envelope = this.#nextEnvelope(session, false);
     const turn = this.#newTurn(draft, session, increment(lastSeq, 'seq'), envelope);
-    const bumped: Session = { ...session, ...envelope, updatedAt: later(session.updatedAt, turn.createdAt) };
-    return { type: EventTypes.TurnAppended, payload: { session: bumped, turn } };
+    return { type: EventTypes.TurnAppended, payload: { turn } };
   }
 
   /**

@@ -1,6 +1,15 @@
 /** A27, A28, B30, B32: the state stream, replay and determinism. */
 import type { LogEvent } from '@agentstate/core';
-import { EventTypes, ManualClock, NotFoundError, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import {
+  decodeStateEvent,
+  EventTypes,
+  ManualClock,
+  NotFoundError,
+  seededEntropy,
+  sessionAfterTurn,
+  STATE_SCHEMA_VERSION,
+  STATE_STREAM,
+} from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { INSTANT, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
@@ -34,18 +43,20 @@ export const eventSourcingChecks: ProviderCheck[] = [
       ]);
       expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
       expect(await p.log.head(STATE_STREAM)).toBe(7);
-      // Payloads are the complete post-images the calls returned.
-      expect(events.map((e) => e.payload)).toEqual([
+      // Payloads, as read, are the complete post-images the calls returned, but for the turn's session,
+      // which is derived from the one before (docs/contract.md §7).
+      expect(events.map((e) => decodeStateEvent(e).payload)).toEqual([
         { session },
-        { session: bumped, turn },
+        { turn },
         { skill },
         { skill: skillTombstone },
         { item },
         { item: itemTombstone },
         { session: sessionTombstone },
       ]);
+      expect(sessionAfterTurn(session, turn)).toEqual(bumped);
       for (const e of events) {
-        expect(e).toMatchObject({ stream: STATE_STREAM, schemaVersion: 2 });
+        expect(e).toMatchObject({ stream: STATE_STREAM, schemaVersion: STATE_SCHEMA_VERSION });
         expect(e.time).toMatch(INSTANT);
       }
     },
