@@ -1,7 +1,10 @@
 /**
  * The in-memory {@link StateBackend}: an {@link InMemoryState} folded from a
  * {@link Log}. Append and project happen with nothing else in between: the
- * engine runs one mutation at a time, and projecting is synchronous.
+ * engine runs one mutation at a time, and projecting is synchronous. There
+ * is no COMMIT to wait for: a committed change is final at once, so a
+ * savepoint has nothing to undo as long as a mutation commits only after
+ * deciding (and validating) all of its changes, which the engine does.
  */
 import { ConflictError } from '../errors.js';
 import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
@@ -33,7 +36,7 @@ export class InMemoryBackend implements StateBackend {
     const cache = new InMemoryEmbeddingCache();
     this.vectors = new InMemoryVectorStore(state, cache);
     this.turnVectors = new InMemoryTurnVectorStore(state, cache);
-    this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta) };
+    this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta), savepoint: (fn) => fn() };
   }
 
   readonly #tx: StateWriteTx;
