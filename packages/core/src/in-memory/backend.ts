@@ -65,7 +65,8 @@ export class InMemoryBackend implements StateBackend {
       this.#inStep = false;
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);
     }
-    this.state.apply(change, event.seq);
+    // The stamper built the change on this very state: the fold's rules hold by construction.
+    this.state.apply(change, event.seq, false);
     // An update may change the content: its vector is derived again, like a new item's.
     if (change.type === EventTypes.MemoryDeleted || change.type === EventTypes.MemoryUpdated) this.vectors.forget(change.payload.item.id);
     return event;

@@ -1,0 +1,12 @@
+import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
+const WORDS = 'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday review tests coverage latency budget alert pager incident'.split(' ');
+const sentence = (i, n = 10) => Array.from({ length: n }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ');
+const N = Number(process.env.N ?? 100000);
+const p = createInMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(1) });
+const session = await p.sessions.create({ title: 'bench' });
+const c0 = process.cpuUsage();
+const t0 = performance.now();
+for (let i = 0; i < N; i += 1) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence(i) });
+const ms = performance.now() - t0;
+const cpu = process.cpuUsage(c0);
+console.log('appendTurn wall/s', Math.round(N / ms * 1000), 'cpu/s', Math.round(N / ((cpu.user + cpu.system) / 1000) * 1000));
