@@ -2,8 +2,10 @@
  * The PostgreSQL {@link StateBackend}. A write is one transaction that
  * first locks the `state` stream's head row (`FOR UPDATE`): the look-ups
  * the stamper needs run under that lock, so they see every earlier write of
- * every process; `commit` appends the event at head + 1, projects it and
- * the transaction commits, releasing the lock. Seqs are therefore dense,
+ * every process; each `commit` appends an event at head + 1 and projects
+ * it, and the transaction commits, releasing the lock, when the write's
+ * function resolves (group commit: several mutations, each in a
+ * `SAVEPOINT`, share it). Seqs are therefore dense,
  * and commit order is seq order: a reader following the log never skips
  * an event. The price is one writer at a time per schema (see the README).
  * Within a process writes also queue on a mutex, so waiting writers hold
@@ -57,17 +59,41 @@ export class PostgresBackend implements StateBackend {
     return this.#mutex.run(() =>
       // BEGIN and the lock in one round trip: every statement saved is time the head lock is not held.
       this.db.transaction(async (sql, opened) => {
-        const state = await this.inStep(sql, opened as LockRow[]);
+        // Where the projection stands: each commit advances it (and stores it with its event).
+        let state = await this.inStep(sql, opened as LockRow[]);
         let open = true;
+        let savepoints = 0;
         const tx: StateWriteTx = {
           ...tableLookups(this.db, sql),
-          commit: (change, meta) => {
-            if (!open) throw new ClosedError('this write transaction has already committed');
-            open = false;
-            return this.#commit(sql, state, change, meta);
+          commit: async (change, meta) => {
+            if (!open) throw new ClosedError('this write transaction has ended');
+            const event = await this.#append(sql, state, change, meta);
+            state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
+            return event;
+          },
+          savepoint: async (inner) => {
+            if (!open) throw new ClosedError('this write transaction has ended');
+            const name = `s${savepoints++}`;
+            const before = state;
+            await sql.rows(`SAVEPOINT ${name}`);
+            try {
+              const result = await inner();
+              await sql.rows(`RELEASE SAVEPOINT ${name}`);
+              return result;
+            } catch (error) {
+              // Undoes the rows and the seqs `inner` wrote, and clears an aborted transaction; it goes on.
+              await sql.rows(`ROLLBACK TO SAVEPOINT ${name}`);
+              await sql.rows(`RELEASE SAVEPOINT ${name}`);
+              state = before;
+              throw error;
+            }
           },
         };
-        return fn(tx);
+        try {
+          return await fn(tx);
+        } finally {
+          open = false;
+        }
       }, `BEGIN; ${this.#lockSql}`),
     );
   }
@@ -103,7 +129,8 @@ export class PostgresBackend implements StateBackend {
     return this.projection.state(sql);
   }
 
-  async #commit(sql: Sql, state: ProjectionState, change: StateChange, meta: EventMeta): Promise<LogEvent> {
+  /** Appends the change at the seq after `state` and projects it, inside the open transaction. */
+  async #append(sql: Sql, state: ProjectionState, change: StateChange, meta: EventMeta): Promise<LogEvent> {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     const seq = state.seq + 1;
     // The head, the event and where the projection stands in one statement; the stamper's payloads are

@@ -1,9 +1,13 @@
 /**
- * The SQLite {@link StateBackend}. Every mutation is one `BEGIN IMMEDIATE`
+ * The SQLite {@link StateBackend}. Every write is one `BEGIN IMMEDIATE`
  * transaction: the look-ups the stamper needs run inside it (so writes of
- * other processes are seen), and `commit` appends the event, projects it and
- * commits, synchronously. Nothing uncommitted is ever visible to a reader on
- * this connection, and a call that fails leaves no event and no row.
+ * other processes are seen), each `commit` appends an event and projects it,
+ * and the transaction commits when the write's function resolves (group
+ * commit: several mutations, each in a `SAVEPOINT`, share one COMMIT and
+ * one fsync). A call that fails leaves no event and no row. While a group
+ * is in flight, a reader on this connection may see a mutation of it before
+ * its COMMIT; were that COMMIT to fail (a full disk, an I/O error), the
+ * mutation is rejected and its rows are gone.
  */
 import type { EventMeta, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
@@ -40,22 +44,48 @@ export class SqliteBackend implements StateBackend {
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.conn.exclusive(async () => {
-      const state = this.#beginInStep();
+      // Where the projection stands: advanced by each commit, saved once before COMMIT.
+      let state = this.#beginInStep();
+      const opened = state;
       let open = true;
+      let savepoints = 0;
       const tx: StateWriteTx = {
         ...this.queries,
         commit: (change, meta) => {
-          if (!open) throw new ClosedError('this write transaction has already committed');
-          open = false;
-          return this.#commit(state, change, meta);
+          if (!open) throw new ClosedError('this write transaction has ended');
+          const event = this.#append(state, change, meta);
+          state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
+          return event;
+        },
+        savepoint: async (inner) => {
+          if (!open) throw new ClosedError('this write transaction has ended');
+          const name = `s${savepoints++}`;
+          const before = state;
+          this.conn.db.exec(`SAVEPOINT ${name}`);
+          try {
+            const result = await inner();
+            this.conn.db.exec(`RELEASE ${name}`);
+            return result;
+          } catch (error) {
+            // Undoes the rows and the seqs `inner` wrote; the transaction goes on.
+            this.conn.db.exec(`ROLLBACK TO ${name}`);
+            this.conn.db.exec(`RELEASE ${name}`);
+            state = before;
+            throw mapSqliteError(error, this.conn.path);
+          }
         },
       };
       try {
-        return await fn(tx);
+        const result = await fn(tx);
+        if (state !== opened) this.projection.saveState(state);
+        open = false;
+        this.conn.commit();
+        return result;
       } catch (error) {
         throw mapSqliteError(error, this.conn.path);
       } finally {
-        if (open) this.conn.rollback();
+        open = false;
+        this.conn.rollback();
       }
     });
   }
@@ -81,20 +111,12 @@ export class SqliteBackend implements StateBackend {
     }
   }
 
-  /** Appends and projects inside the transaction `#beginInStep` opened at `state`, then commits. */
-  #commit(state: ProjectionState, change: StateChange, meta: EventMeta): LogEvent {
-    let event: LogEvent;
-    try {
-      const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
-      // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
-      event = this.log.appendInTransaction(input, state.seq + 1).event;
-      this.projection.apply(change, event.seq);
-      this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
-    } catch (error) {
-      this.conn.rollback();
-      throw mapSqliteError(error, this.conn.path);
-    }
-    this.conn.commit();
+  /** Appends the change at the seq after `state` and projects it, inside the open transaction. */
+  #append(state: ProjectionState, change: StateChange, meta: EventMeta): LogEvent {
+    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
+    // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
+    const event = this.log.appendInTransaction(input, state.seq + 1).event;
+    this.projection.apply(change, event.seq);
     return event;
   }
 

@@ -1,5 +1,5 @@
 /**
- * A closed database and a committed write transaction refuse further use
+ * A closed database and an ended write transaction refuse further use
  * with core's `ClosedError` (code `closed`), for reads as for writes, never
  * with the driver's "connection is not open".
  */
@@ -67,27 +67,54 @@ describe('a closed database', () => {
 });
 
 describe('a write transaction', () => {
-  it('commits once: a second commit is a ClosedError and the first change stands', async () => {
-    const path = tmp.file();
-    const source = openSqlite(path);
-    await source.sessions.create({ title: 'one' });
-    const [event] = await source.log.read({ stream: STATE_STREAM });
+  /** Three stamped changes (three sessions created) and a fresh backend to commit them to. */
+  async function setup() {
+    const source = openSqlite(tmp.file());
+    for (const title of ['one', 'two', 'three']) await source.sessions.create({ title });
+    const changes = (await source.log.read({ stream: STATE_STREAM })).map((e) => ({ type: e.type, payload: e.payload }) as StateChange);
     await source.close();
-    const change = { type: event!.type, payload: event!.payload } as StateChange;
-
     const conn = Connection.open(tmp.file('other.db'), DEFAULT_CONNECTION_OPTIONS);
     conn.configure(DEFAULT_CONNECTION_OPTIONS);
     migrate(conn);
     const log = new SqliteLog(conn);
     const backend = new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined);
+    return { changes, conn, log, backend };
+  }
+
+  it('commits several changes at consecutive seqs; a savepoint that throws undoes only its own; a commit after the end is a ClosedError', async () => {
+    const { changes, conn, log, backend } = await setup();
+    let kept: import('@agentstate/core/backend').StateWriteTx | undefined;
+    const seqs = await backend.write(async (tx) => {
+      kept = tx;
+      const first = await tx.commit(changes[0]!, {});
+      const undone = await refusal(() =>
+        tx.savepoint(async () => {
+          await tx.commit(changes[1]!, {});
+          throw new Error('fails after committing');
+        }),
+      );
+      expect(undone).toBeInstanceOf(Error);
+      expect(await tx.session((changes[1]!.payload as { session: { id: string } }).session.id)).toBeUndefined();
+      const third = await tx.savepoint(async () => tx.commit(changes[2]!, {}));
+      return [first.seq, third.seq];
+    });
+    expect(seqs).toEqual([1, 2]);
+    expect(log.headNow(STATE_STREAM)).toBe(2);
+    expect(await refusal(async () => kept!.commit(changes[1]!, {}))).toBeInstanceOf(ClosedError);
+    expect(log.headNow(STATE_STREAM)).toBe(2);
+    await conn.close();
+  });
+
+  it('keeps nothing when its function throws after committing', async () => {
+    const { changes, conn, log, backend } = await setup();
     const error = await refusal(() =>
       backend.write(async (tx) => {
-        await tx.commit(change, {});
-        return tx.commit(change, {});
+        await tx.commit(changes[0]!, {});
+        throw new Error('late failure');
       }),
     );
-    expect(error).toBeInstanceOf(ClosedError);
-    expect(log.headNow(STATE_STREAM)).toBe(1);
+    expect(error).toBeInstanceOf(Error);
+    expect(log.headNow(STATE_STREAM)).toBe(0);
     await conn.close();
   });
 });

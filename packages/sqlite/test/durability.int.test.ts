@@ -1,6 +1,7 @@
 /**
  * Durability with real files and real processes, through the built package:
- * writers killed with SIGKILL at random moments lose no acknowledged write
+ * writers killed with SIGKILL at random moments (also in the middle of
+ * concurrent bursts whose writes share COMMITs) lose no acknowledged write
  * and leave no partial event; four processes writing at once lose and
  * duplicate nothing; in both cases the tables equal a replay of the log and
  * `rebuild()` reproduces them exactly.
@@ -14,6 +15,7 @@ import { openSqlite } from '@agentstate/sqlite';
 import { tempDir } from './helpers.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/writer.mjs', import.meta.url));
+const BURST_WRITER = fileURLToPath(new URL('./fixtures/burst-writer.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
 interface Acks {
@@ -22,8 +24,8 @@ interface Acks {
 }
 
 /** Starts a writer; resolves its acknowledgements when it exits (or is killed). */
-function startWriter(file: string, name: string, count: number, onAck?: (n: number) => void) {
-  const child = spawn(process.execPath, [WRITER, file, name, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+function startWriter(file: string, name: string, count: number, onAck?: (n: number) => void, script = WRITER) {
+  const child = spawn(process.execPath, [script, file, name, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const acks: Acks = { byKind: new Map(), count: 0 };
   let buffer = '';
   let stderr = '';
@@ -109,6 +111,31 @@ describe('crash safety', () => {
     expect(kills).toBeGreaterThanOrEqual(20);
     expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThan(24);
   }, 240_000); // 24 child processes, each starting Node: slow on a loaded 2-core machine
+});
+
+describe('crash safety under group commit', () => {
+  it('keeps every acknowledged write of 16-call bursts sharing COMMITs across 8 SIGKILLs', async () => {
+    const file = tmp.file('burst.db');
+    const all: Acks[] = [];
+    for (let cycle = 0; cycle < 8; cycle += 1) {
+      // Killed once some bursts are acknowledged, while later ones are in flight.
+      const target = 20 + cycle * 7;
+      const writer = startWriter(
+        file,
+        `b${cycle}`,
+        0,
+        (n) => {
+          if (n === target) writer.child.kill('SIGKILL');
+        },
+        BURST_WRITER,
+      );
+      const exit = await writer.exited;
+      expect(exit.signal, exit.stderr).toBe('SIGKILL');
+      all.push(writer.acks);
+      await verify(file, all);
+    }
+    expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThanOrEqual(8 * 20);
+  }, 240_000); // 8 child processes, each starting Node: slow on a loaded 2-core machine
 });
 
 describe('concurrent processes', () => {

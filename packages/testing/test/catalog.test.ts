@@ -6,12 +6,13 @@ import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentst
 const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B42, C1–C9, I1–I7, M1–M8, N1–N6, P1–P7, S1–S8 and T1–T9, in order, then the extra checks', () => {
+  it('has one provider check for each of A1–A28, B30–B42, C1–C9, G1–G6, I1–I7, M1–M8, N1–N6, P1–P7, S1–S8 and T1–T9, in order, then the extra checks', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 13 }, (_, i) => `B${i + 30}`),
       ...Array.from({ length: 9 }, (_, i) => `C${i + 1}`),
+      ...Array.from({ length: 6 }, (_, i) => `G${i + 1}`),
       ...Array.from({ length: 7 }, (_, i) => `I${i + 1}`),
       ...Array.from({ length: 8 }, (_, i) => `M${i + 1}`),
       ...Array.from({ length: 6 }, (_, i) => `N${i + 1}`),
@@ -37,7 +38,7 @@ describe('the check catalogue', () => {
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     expect(needs.get('C5')).toEqual(['durable']);
     expect(needs.get('C6')).toEqual(['eventSourced']);
-    for (const n of ['B32', 'X12']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
+    for (const n of ['B32', 'X12', 'G1', 'G3', 'G6']) expect(needs.get(n), n).toEqual(['deterministic', 'injectableClock']);
     for (const n of ['B33', 'B39', 'X10', 'X15', 'X19']) expect(needs.get(n), n).toEqual(['injectableClock']);
     expect(needs.get('X14')).toEqual(['deterministic']);
     for (const n of ['S6', 'S8']) expect(needs.get(n), n).toEqual(['embedder']);

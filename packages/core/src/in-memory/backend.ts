@@ -1,7 +1,10 @@
 /**
  * The in-memory {@link StateBackend}: an {@link InMemoryState} folded from a
  * {@link Log}. Append and project happen with nothing else in between: the
- * engine runs one mutation at a time, and projecting is synchronous.
+ * engine runs one mutation at a time, and projecting is synchronous. There
+ * is no COMMIT to wait for: a committed change is final at once, so a
+ * savepoint has nothing to undo as long as a mutation commits only after
+ * deciding (and validating) all of its changes, which the engine does.
  */
 import { ConflictError } from '../errors.js';
 import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
@@ -34,7 +37,7 @@ export class InMemoryBackend implements StateBackend {
     const cache = new InMemoryEmbeddingCache();
     this.vectors = new InMemoryVectorStore(state, cache);
     this.turnVectors = new InMemoryTurnVectorStore(state, cache);
-    this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta) };
+    this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta), savepoint: (fn) => fn() };
   }
 
   readonly #tx: StateWriteTx;
@@ -63,7 +66,8 @@ export class InMemoryBackend implements StateBackend {
       this.#inStep = false;
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);
     }
-    this.state.apply(change, event.seq);
+    // The stamper built the change on this very state: the fold's rules hold by construction.
+    this.state.apply(change, event.seq, false);
     // An update may change the content: its vector is derived again, like a new item's.
     if (change.type === EventTypes.MemoryDeleted || change.type === EventTypes.MemoryUpdated) this.vectors.forget(change.payload.item.id);
     return event;

@@ -52,7 +52,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
   return {
     checkpoints: state.checkpoints,
     session: (id) => state.sessions.get(id),
-    turnExists: (id) => state.turnIds.has(id),
+    turnExists: (id) => state.turnExists(id),
     lastTurnSeq: (sessionId) => state.turns.get(sessionId)?.length ?? 0,
     lastTurns: (sessionId, n) => state.lastLiveTurns(sessionId, n),
     skill: (id) => state.skills.get(id),

@@ -42,8 +42,7 @@ export class InMemoryState implements FoldView {
   readonly sessions = new Map<string, Session>();
   readonly liveSessions = new SortedList<Session>(compareSessions);
   readonly turns = new Map<string, Turn[]>();
-  readonly turnIds = new Set<string>();
-  /** turn id → its session and seq, so a turn is found by id. */
+  /** turn id → its session and seq, so a turn is found by id (tombstones included). */
   readonly #turnPlaces = new Map<string, { sessionId: string; seq: number }>();
   /** Folded tokens of turns, computed on first search (replay and restore skip them). */
   readonly #turnTokens = new Map<string, string[]>();
@@ -72,10 +71,12 @@ export class InMemoryState implements FoldView {
   /**
    * Folds one change in, after checking it against the fold's rules (see
    * `fold-rules.ts`): a change the live API could not have written is a
-   * `CorruptionError` naming `seq`, and changes nothing.
+   * `CorruptionError` naming `seq`, and changes nothing. `checked: false`
+   * skips the rules, only for a change the stamper just built on this very
+   * state (valid by construction, as SQLite's live path trusts it too).
    */
-  apply(change: StateChange, seq: number): void {
-    checkChange(this, change, seq);
+  apply(change: StateChange, seq: number, checked = true): void {
+    if (checked) checkChange(this, change, seq);
     switch (change.type) {
       case EventTypes.SessionCreated:
       case EventTypes.SessionDeleted:
@@ -212,7 +213,7 @@ export class InMemoryState implements FoldView {
 
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean {
-    return this.turnIds.has(id);
+    return this.#turnPlaces.has(id);
   }
 
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
@@ -297,11 +298,14 @@ export class InMemoryState implements FoldView {
       list = [];
       this.turns.set(turn.sessionId, list);
     }
-    if (turn.seq === list.length + 1) list.push(turn);
-    else list[turn.seq - 1] = turn;
-    this.turnIds.add(turn.id);
-    this.#turnPlaces.set(turn.id, { sessionId: turn.sessionId, seq: turn.seq });
-    this.#turnTokens.delete(turn.id);
+    if (turn.seq === list.length + 1) {
+      list.push(turn);
+      this.#turnPlaces.set(turn.id, { sessionId: turn.sessionId, seq: turn.seq });
+    } else {
+      // A new version of a turn (a tombstone): same place, and its tokens are derived again.
+      list[turn.seq - 1] = turn;
+      this.#turnTokens.delete(turn.id);
+    }
   }
 
   #putSkill(skill: Skill): void {

@@ -2,6 +2,12 @@
  * The write path shared by every store (docs/architecture.md): validate → look up →
  * stamp → append → project, one mutation at a time, then best-effort
  * follow-ups (automatic snapshots, embeddings) that never fail the write.
+ *
+ * Group commit: while one write transaction is in flight, further mutations
+ * queue; the next transaction takes every queued one, each in its own
+ * savepoint (so one that fails is undone and rejects alone), in arrival
+ * order, and every promise settles only after the shared COMMIT. One fsync
+ * then serves many callers, and seqs stay dense and in commit order.
  */
 import { ConflictError, CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
@@ -14,17 +20,40 @@ import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { OperationCall, OperationSpec } from './operations.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend, StateWriteTx } from '../write/backend.js';
-import { Mutex } from '../write/mutex.js';
 import type { Stamper } from '../write/stamper.js';
 
 /** Runs after each successful mutation; its failures are reported, never thrown. */
 export type AfterCommit = (change: StateChange, seq: number) => Promise<void>;
 
-/** The shared machinery behind the three stores of one provider. */
+/** What one mutation committed (or, for a retry of an operation, committed earlier). */
+interface Outcome<C> {
+  changes: C[];
+  seqs: number[];
+  replayed: boolean;
+  /** The operation id the changes were committed under, if any. */
+  operationId?: string;
+}
+
+/**
+ * The changes committed so far in the running transaction, by operation id:
+ * a retry queued in the same group is answered from here, as the log may
+ * not show events before their COMMIT to other connections.
+ */
+type InFlight = Map<string, StateChange[]>;
+
+/** A queued mutation: what it runs in the transaction, and how its caller hears back. */
+interface Job {
+  run(tx: StateWriteTx, inFlight: InFlight): Promise<Outcome<StateChange>>;
+  resolve(outcome: Outcome<StateChange>): void;
+  reject(error: unknown): void;
+}
+
+/** The shared machinery behind the stores of one provider. */
 export class Engine {
-  readonly #mutex = new Mutex();
   readonly #ready: Promise<void>;
   readonly #afterCommit: AfterCommit[] = [];
+  readonly #queue: Job[] = [];
+  #draining = false;
 
   constructor(
     readonly backend: StateBackend,
@@ -68,54 +97,145 @@ export class Engine {
     decide: (tx: StateWriteTx) => Promise<C | undefined> | C | undefined,
     call?: OperationCall,
   ): Promise<C | undefined> {
+    const changes = await this.mutateMany(async (tx) => {
+      const change = await decide(tx);
+      return change === undefined ? [] : [change];
+    }, call);
+    return changes[0];
+  }
+
+  /**
+   * As {@link mutate}, for a mutation that is several changes, each its own
+   * event at consecutive seqs, committed in one transaction: `decide` stamps
+   * them all before any is committed, so if it throws nothing is written.
+   * An `operationId` is carried by the first event; a retry reads back
+   * `expected` events from it (the count the same input always yields).
+   * No change: nothing is written and `[]` is returned.
+   */
+  async mutateMany<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C[]> | C[], call?: OperationCall, expected = 1): Promise<C[]> {
     await this.#ready;
     const operation: OperationRef | undefined =
       call?.operationId === undefined ? undefined : { id: call.operationId, inputHash: operationInputHash(call.spec.method, call.input) };
-    const outcome = await this.#mutex.run(() =>
-      this.backend.write(async (tx) => {
-        if (call && operation) {
-          const earlier = await tx.operation(operation.id);
-          if (earlier) return { change: await this.#original<C>(earlier, operation, call.spec), seq: earlier.seq, replayed: true };
+    const outcome = (await this.#enqueue(async (tx, inFlight) => {
+      if (call && operation) {
+        const earlier = await tx.operation(operation.id);
+        if (earlier) {
+          checkSameInput(earlier, operation);
+          const changes = inFlight.get(operation.id) ?? (await this.#original(earlier, operation, call.spec, expected));
+          return { changes, seqs: [], replayed: true };
         }
-        const decided = await decide(tx);
-        if (decided === undefined) return undefined;
-        const change = operation ? ({ ...decided, payload: { ...decided.payload, operation } } as C) : decided;
-        const event = await tx.commit(change, this.meta);
-        return { change, seq: event.seq, replayed: false };
-      }),
-    );
-    if (outcome === undefined) return undefined;
-    if (outcome.replayed) return outcome.change;
-    for (const hook of this.#afterCommit) {
-      try {
-        await hook(outcome.change, outcome.seq);
-      } catch (error) {
-        this.onBackgroundError(error);
+      }
+      const decided = await decide(tx);
+      const changes = decided.map((change, i) => (i === 0 && operation ? { ...change, payload: { ...change.payload, operation } } : change));
+      const seqs: number[] = [];
+      for (const change of changes) seqs.push((await tx.commit(change, this.meta)).seq);
+      return { changes, seqs, replayed: false, ...(operation && changes.length > 0 ? { operationId: operation.id } : {}) };
+    })) as Outcome<C>;
+    if (outcome.replayed) return outcome.changes;
+    for (let i = 0; i < outcome.changes.length; i += 1) {
+      for (const hook of this.#afterCommit) {
+        try {
+          await hook(outcome.changes[i]!, outcome.seqs[i]!);
+        } catch (error) {
+          this.onBackgroundError(error);
+        }
       }
     }
-    return outcome.change;
+    return outcome.changes;
   }
 
-  /** The change an operation's first call committed, for its retry; `ConflictError` when the input differs. */
-  async #original<C extends StateChange>(earlier: OperationEntry, operation: OperationRef, spec: OperationSpec): Promise<C> {
-    if (earlier.inputHash !== operation.inputHash) {
-      throw new ConflictError(`operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`);
+  /** Queues a mutation; it settles after the COMMIT of the transaction that ran it. */
+  #enqueue(run: Job['run']): Promise<Outcome<StateChange>> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ run, resolve, reject });
+      if (!this.#draining) void this.#drain();
+    });
+  }
+
+  /** Runs queued mutations, every one queued so far per transaction, until none is left. */
+  async #drain(): Promise<void> {
+    this.#draining = true;
+    try {
+      while (this.#queue.length > 0) {
+        const jobs = this.#queue.splice(0, this.#queue.length);
+        // Alone, a mutation needs no savepoint: if it fails, the whole transaction is undone anyway.
+        if (jobs.length === 1) await this.#runAlone(jobs[0]!);
+        else await this.#runGroup(jobs);
+      }
+    } finally {
+      this.#draining = false;
     }
-    const [event] = await this.backend.log.read({ stream: STATE_STREAM, afterSeq: earlier.seq - 1, limit: 1 });
-    if (event?.seq !== earlier.seq) throw new CorruptionError(STATE_STREAM, earlier.seq, `the event of operation ${JSON.stringify(operation.id)} is missing`);
-    const change = decodeStateEvent(event, this.upcasters ? { upcasters: this.upcasters } : {});
-    if (change.payload.operation?.id !== operation.id || !spec.types.includes(change.type)) {
-      throw new CorruptionError(
-        STATE_STREAM,
-        earlier.seq,
-        `the event indexed for operation ${JSON.stringify(operation.id)} is a ${change.type} that ${spec.method} does not write`,
-      );
+  }
+
+  async #runAlone(job: Job): Promise<void> {
+    try {
+      job.resolve(await this.backend.write((tx) => job.run(tx, new Map())));
+    } catch (error) {
+      job.reject(error);
     }
-    return change as C;
+  }
+
+  async #runGroup(jobs: Job[]): Promise<void> {
+    const settled: Array<{ ok: true; outcome: Outcome<StateChange> } | { ok: false; error: unknown }> = [];
+    try {
+      await this.backend.write(async (tx) => {
+        const inFlight: InFlight = new Map();
+        for (const job of jobs) {
+          try {
+            const outcome = await tx.savepoint(() => job.run(tx, inFlight));
+            if (outcome.operationId !== undefined && !outcome.replayed) inFlight.set(outcome.operationId, outcome.changes);
+            settled.push({ ok: true, outcome });
+          } catch (error) {
+            settled.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      // Nothing of the group was kept: each fails with its own error, or else with the transaction's.
+      jobs.forEach((job, i) => {
+        const own = settled[i];
+        job.reject(own && !own.ok ? own.error : error);
+      });
+      return;
+    }
+    jobs.forEach((job, i) => {
+      const own = settled[i]!;
+      if (own.ok) job.resolve(own.outcome);
+      else job.reject(own.error);
+    });
+  }
+
+  /**
+   * The `count` changes an operation's first call committed (from the event
+   * at `earlier.seq` on), for its retry.
+   */
+  async #original(earlier: OperationEntry, operation: OperationRef, spec: OperationSpec, count: number): Promise<StateChange[]> {
+    const events = await this.backend.log.read({ stream: STATE_STREAM, afterSeq: earlier.seq - 1, limit: count });
+    if (events[0]?.seq !== earlier.seq || events.length !== count) {
+      throw new CorruptionError(STATE_STREAM, earlier.seq, `the events of operation ${JSON.stringify(operation.id)} are missing`);
+    }
+    return events.map((event, i) => {
+      const change = decodeStateEvent(event, this.upcasters ? { upcasters: this.upcasters } : {});
+      if ((i === 0 && change.payload.operation?.id !== operation.id) || !spec.types.includes(change.type)) {
+        throw new CorruptionError(
+          STATE_STREAM,
+          event.seq,
+          `the event indexed for operation ${JSON.stringify(operation.id)} is a ${change.type} that ${spec.method} does not write`,
+        );
+      }
+      return change;
+    });
   }
 
   /** Waits until the clock has observed stored state; reads need not. */
   ready(): Promise<void> {
     return this.#ready;
+  }
+}
+
+/** `ConflictError` when an operation id is reused with another input or method. */
+function checkSameInput(earlier: OperationEntry, operation: OperationRef): void {
+  if (earlier.inputHash !== operation.inputHash) {
+    throw new ConflictError(`operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`);
   }
 }

@@ -7,7 +7,10 @@ import { memoryKeySchema } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
-import { toScope } from '../records/scope.js';
+import { scopeKey, toScope } from '../records/scope.js';
+import type { MemoryItem, Scope } from '../records/records.js';
+import { ValidationError } from '../errors.js';
+import { atIndex, parseBatch } from './batch.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import type { RecallContext } from './recall.js';
@@ -19,6 +22,7 @@ import { operationCall } from './operations.js';
 /** The memory store's writes as idempotent operations. */
 const OPERATIONS = {
   write: { method: 'memory.write', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
+  writeMany: { method: 'memory.writeMany', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
   update: { method: 'memory.update', types: [EventTypes.MemoryUpdated] },
   delete: { method: 'memory.delete', types: [EventTypes.MemoryDeleted] },
 } as const satisfies Record<string, OperationSpec>;
@@ -42,6 +46,37 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
         operationCall(OPERATIONS.write, draft),
       );
       return copyMemoryItem(change.payload.item);
+    },
+
+    async writeMany(inputs: readonly WriteMemoryInput[], options: WriteOptions = {}) {
+      const drafts = parseBatch(writeMemoryInputSchema, inputs, 'inputs');
+      const o = parseInput(writeOptionsSchema, options);
+      const own = drafts.findIndex((d) => d.operationId !== undefined);
+      if (own >= 0) throw new ValidationError(`inputs.${own}.operationId`, 'one operationId covers the whole batch: pass it in the options');
+      const changes = await engine.mutateMany(
+        async (tx) => {
+          // What earlier elements of the batch wrote, seen by later ones as if each were its own call.
+          const byId = new Map<string, MemoryItem>();
+          const byKey = new Map<string, MemoryItem>();
+          const slot = (scope: Scope, key: string) => `${scopeKey(scope)}\u0000${key}`;
+          const out = [];
+          for (const [i, draft] of drafts.entries()) {
+            const existing = draft.id === undefined ? undefined : (byId.get(draft.id) ?? (await tx.memoryItem(draft.id)));
+            const scope = toScope(draft.scope);
+            const k = draft.key == null ? undefined : slot(scope, draft.key);
+            const holder = k === undefined ? undefined : byKey.has(k) ? byKey.get(k) : await tx.memoryWithKey(scope, draft.key!);
+            const change = atIndex('inputs', i, () => stamper.writeMemory(draft, existing, holder));
+            const item = change.payload.item;
+            byId.set(item.id, item);
+            if (item.key !== null) byKey.set(slot(item.scope, item.key), item);
+            out.push(change);
+          }
+          return out;
+        },
+        operationCall(OPERATIONS.writeMany, { ...o, inputs: drafts }),
+        drafts.length,
+      );
+      return changes.map((change) => copyMemoryItem(change.payload.item));
     },
 
     async update(id: string, input: UpdateMemoryInput) {

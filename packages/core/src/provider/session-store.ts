@@ -7,6 +7,7 @@ import type {
   ListSessionsOptions,
   ReplaceSuffixInput,
   SearchSessionsOptions,
+  TurnInput,
   TurnsOptions,
   WriteOptions,
 } from '../records/inputs.js';
@@ -16,6 +17,7 @@ import {
   listSessionsOptionsSchema,
   parseInput,
   replaceSuffixInputSchema,
+  turnInputSchema,
   turnsOptionsSchema,
   writeOptionsSchema,
 } from '../records/inputs.js';
@@ -30,11 +32,13 @@ import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
+import { atIndex, parseBatch } from './batch.js';
 
 /** The session store's writes as idempotent operations. */
 const OPERATIONS = {
   create: { method: 'sessions.create', types: [EventTypes.SessionCreated] },
   appendTurn: { method: 'sessions.appendTurn', types: [EventTypes.TurnAppended] },
+  appendTurns: { method: 'sessions.appendTurns', types: [EventTypes.TurnAppended] },
   removeLastTurn: { method: 'sessions.removeLastTurn', types: [EventTypes.TurnsRemoved] },
   clear: { method: 'sessions.clear', types: [EventTypes.TurnsRemoved] },
   replaceSuffix: { method: 'sessions.replaceSuffix', types: [EventTypes.SuffixReplaced] },
@@ -93,6 +97,34 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
         operationCall(OPERATIONS.appendTurn, draft),
       );
       return copyTurn(change.payload.turn);
+    },
+
+    async appendTurns(sessionId: string, turns: readonly TurnInput[], options: WriteOptions = {}) {
+      parseInput(idField, sessionId);
+      const drafts = parseBatch(turnInputSchema, turns, 'turns');
+      const o = parseInput(writeOptionsSchema, options);
+      const changes = await engine.mutateMany(
+        async (tx) => {
+          let session = await tx.session(sessionId);
+          if (!session || session.deleted) throw new NotFoundError('session', sessionId);
+          let lastSeq = await tx.lastTurnSeq(sessionId);
+          const requested = new Set<string>();
+          const out = [];
+          // Each turn is stamped on the session the one before it left: the same events as one appendTurn each.
+          for (const [i, draft] of drafts.entries()) {
+            const taken = draft.id !== undefined && (requested.has(draft.id) || (await tx.turnExists(draft.id)));
+            if (draft.id !== undefined) requested.add(draft.id);
+            const change = atIndex('turns', i, () => stamper.appendTurn({ ...draft, sessionId }, session, lastSeq, taken));
+            session = change.payload.session;
+            lastSeq = change.payload.turn.seq;
+            out.push(change);
+          }
+          return out;
+        },
+        operationCall(OPERATIONS.appendTurns, { ...o, id: sessionId, turns: drafts }),
+        drafts.length,
+      );
+      return changes.map((change) => copyTurn(change.payload.turn));
     },
 
     async turns(sessionId: string, options: TurnsOptions = {}) {

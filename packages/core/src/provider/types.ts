@@ -14,6 +14,7 @@ import type {
   ReplaceSuffixInput,
   SearchSessionsOptions,
   SearchSkillsOptions,
+  TurnInput,
   TurnsOptions,
   UpdateMemoryInput,
   UpsertSkillInput,
@@ -42,6 +43,15 @@ export interface SessionStore {
   list(options?: ListSessionsOptions): Promise<Page<Session>>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
+  /**
+   * Appends `turns` (at most `LIMITS.batch`) in one transaction, each with
+   * the next `seq` and its own `turn.appended` event, exactly as one
+   * `appendTurn` each would; returns them in order. A bad turn
+   * (`ValidationError` on `turns.<index>.<field>`), a taken id
+   * (`ConflictError` naming `turns[<index>]`) or a session that is not live
+   * (`NotFoundError`) writes nothing. `operationId` makes the whole call idempotent.
+   */
+  appendTurns(sessionId: string, turns: readonly TurnInput[], options?: WriteOptions): Promise<Turn[]>;
   /**
    * The live transcript in `seq` order (or its newest `last` turns, oldest
    * first), a {@link Page}; unknown or deleted session → `NotFoundError`.
@@ -135,6 +145,15 @@ export interface MemoryStore {
    * the holder had expired); an `id` other than the holder's is a `ConflictError`.
    */
   write(input: WriteMemoryInput): Promise<MemoryItem>;
+  /**
+   * Writes `inputs` (at most `LIMITS.batch`) in one transaction, each its own
+   * event, exactly as one `write` each would in order (a later input with the
+   * key of an earlier one updates it); returns the items in order. A bad input
+   * (`ValidationError` on `inputs.<index>.<field>`) or a conflict
+   * (`ConflictError` naming `inputs[<index>]`) writes nothing. `operationId`,
+   * in `options` only, makes the whole call idempotent.
+   */
+  writeMany(inputs: readonly WriteMemoryInput[], options?: WriteOptions): Promise<MemoryItem[]>;
   /**
    * Changes a live, unexpired item (`memory.updated`): given fields replace
    * the stored ones. A non-zero `syncVersion` must equal the stored one and a

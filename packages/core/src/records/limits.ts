@@ -21,6 +21,8 @@ export const LIMITS = Object.freeze({
   query: 10_000,
   /** The largest `limit` a list, search or recall accepts. */
   pageSize: 10_000,
+  /** Records in one batch write (`sessions.appendTurns`, `memory.writeMany`). */
+  batch: 10_000,
   /** Nesting of a JSON value: an object or array inside another counts one level. */
   jsonDepth: 32,
   /** A `metadata` object, as canonical JSON text, in characters. */

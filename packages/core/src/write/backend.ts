@@ -70,13 +70,26 @@ export interface CheckpointQueries {
   list(query: { threadId?: string; namespace?: string; after?: CheckpointKey; limit: number }): Awaitable<Checkpoint[]>;
 }
 
-/** What a write transaction may do: look up, then commit one change. */
+/**
+ * What a write transaction may do: look up, and commit changes. Look-ups see
+ * the changes committed earlier in the same transaction.
+ */
 export interface StateWriteTx extends StateLookups {
   /**
-   * Appends the change to the `state` stream and projects it, atomically:
-   * either both happen or neither does.
+   * Appends the change to the `state` stream at the next seq and projects
+   * it, atomically: either both happen or neither does. Several changes may
+   * be committed in one transaction; they become durable together when
+   * {@link StateBackend.write} resolves. Refused (`ClosedError`) once that
+   * transaction has ended.
    */
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
+  /**
+   * Runs `fn` as a nested unit of the transaction: if it throws, whatever it
+   * committed is undone (seqs included), the error is rethrown, and the
+   * transaction stays usable for what follows. Group commit runs each queued
+   * mutation in one, so one failing mutation fails alone.
+   */
+  savepoint<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -233,6 +246,7 @@ export interface StateBackend {
   /**
    * Runs `fn` as one exclusive write transaction: no other write of this
    * backend (in any process) interleaves, and if `fn` throws nothing is kept.
+   * Resolves only once its changes are durable (the backend's COMMIT).
    */
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T>;
   /** Read-model queries. */

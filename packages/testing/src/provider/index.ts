@@ -1,6 +1,7 @@
 /** Every provider check, in the order of docs/conformance.md, then the extra checks. */
 import { ValidationError } from '@agentstate/core';
 import type { ProviderCheck } from '../suite/harness.js';
+import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
 import { concurrencyChecks } from './concurrency.js';
 import { envelopeChecks } from './envelope.js';
@@ -45,6 +46,7 @@ const all: ProviderCheck[] = [
   ...namespaceChecks,
   ...pageChecks,
   ...checkpointChecks,
+  ...batchChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

@@ -1,0 +1,324 @@
+/**
+ * G1–G6: batch writes (`sessions.appendTurns`, `memory.writeMany`) and
+ * group commit (docs/contract.md §4, "Batch writes" and "Concurrent calls").
+ * A batch is exactly the calls it stands for, made one after another, in one
+ * transaction; concurrent calls are exactly the same calls made one at a
+ * time in call order. The in-memory provider run one call at a time is the
+ * reference.
+ */
+import type { Provider, WriteMemoryInput } from '@agentstate/core';
+import {
+  ConflictError,
+  createInMemoryProvider,
+  isAgentStateError,
+  LIMITS,
+  ManualClock,
+  NotFoundError,
+  seededEntropy,
+  STATE_STREAM,
+  ValidationError,
+} from '@agentstate/core';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import { snapshotText, T0 } from '../suite/fixtures.js';
+import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { isEventSourced } from '../suite/harness.js';
+
+/** The options that make two providers write the same ids, instants and HLCs. */
+const deterministic = (clock: ManualClock) => ({ clock, entropy: seededEntropy(7), instanceId: 'instance-g' });
+
+/** The subject and the in-memory reference, both deterministic on equal manual clocks. */
+async function pair(env: CheckEnv): Promise<{ subject: Provider; reference: Provider }> {
+  const subject = await env.open(deterministic(new ManualClock(T0)));
+  const reference = createInMemoryProvider(deterministic(new ManualClock(T0)));
+  return { subject, reference };
+}
+
+/** Outcomes, events and snapshot bytes of the subject equal the reference's (events and bytes when both have a log). */
+async function expectSameAs(subject: Provider, reference: Provider): Promise<void> {
+  if (isEventSourced(subject) && isEventSourced(reference)) {
+    expect(await subject.log.read({ stream: STATE_STREAM })).toEqual(await reference.log.read({ stream: STATE_STREAM }));
+    expect(await snapshotText(subject)).toBe(await snapshotText(reference));
+  }
+}
+
+/** The state stream's head, or the transcript and memory a read shows when there is no log. */
+async function footprint(p: Provider, sessionId: string): Promise<unknown> {
+  if (isEventSourced(p)) return p.log.head(STATE_STREAM);
+  return { turns: await p.sessions.turns(sessionId), memory: await p.memory.recall({ limit: 1000 }) };
+}
+
+const MEMORY_BATCH: WriteMemoryInput[] = [
+  { content: 'the staging database is on port 5433', key: 'db-port', scope: ['project:alpha'] },
+  { content: 'deploys go out on Tuesdays', kind: 'fact', metadata: { team: 'ops' } },
+  { content: 'staging moved to port 6543', key: 'db-port', scope: ['project:alpha'] },
+  { content: 'same key, another scope', key: 'db-port', scope: ['project:beta'] },
+  { content: 'an explicit id', id: 'memory-g-1', expiresAt: '2027-01-01T00:00:00Z' },
+];
+
+/** What one call gave: its value, or the code of its typed error. */
+type Outcome = { ok: true; value: unknown } | { ok: false; code: string };
+
+/** One write of the G6 property, on fixed sessions `s0`, `s1` (and a missing `s9`). */
+type Write =
+  | { kind: 'appendTurn'; session: number; content: string; id?: string; operationId?: string }
+  | { kind: 'appendTurns'; session: number; contents: string[]; id?: string; operationId?: string }
+  | { kind: 'write'; content: string; key?: string; id?: string; operationId?: string }
+  | { kind: 'writeMany'; contents: string[]; key?: string; operationId?: string }
+  | { kind: 'deleteMemory'; id: string };
+
+const small = <T>(values: readonly T[]) => fc.option(fc.constantFrom(...values), { nil: undefined });
+const text = () => fc.constantFrom('alpha', 'beta deploy', 'gamma port', '');
+const arbWrite = (): fc.Arbitrary<Write> =>
+  fc.oneof(
+    fc.record(
+      {
+        kind: fc.constant('appendTurn' as const),
+        session: fc.constantFrom(0, 1, 9),
+        content: text(),
+        id: small(['t-1', 't-2']),
+        operationId: small(['op-1', 'op-2']),
+      },
+      { requiredKeys: ['kind', 'session', 'content'] },
+    ),
+    fc.record(
+      {
+        kind: fc.constant('appendTurns' as const),
+        session: fc.constantFrom(0, 1, 9),
+        contents: fc.array(text(), { maxLength: 3 }),
+        id: small(['t-1', 't-3']),
+        operationId: small(['op-1', 'op-3']),
+      },
+      { requiredKeys: ['kind', 'session', 'contents'] },
+    ),
+    fc.record(
+      { kind: fc.constant('write' as const), content: text(), key: small(['k1', 'k2']), id: small(['m-1', 'm-2']), operationId: small(['op-2', 'op-4']) },
+      { requiredKeys: ['kind', 'content'] },
+    ),
+    fc.record(
+      { kind: fc.constant('writeMany' as const), contents: fc.array(text(), { maxLength: 3 }), key: small(['k1', 'k3']), operationId: small(['op-4', 'op-5']) },
+      { requiredKeys: ['kind', 'contents'] },
+    ),
+    fc.record({ kind: fc.constant('deleteMemory' as const), id: fc.constantFrom('m-1', 'm-2', 'm-9') }),
+  );
+
+/** Starts one write (not awaited: the G6 property has many in flight at once). */
+function start(p: Provider, sessions: readonly string[], w: Write): Promise<unknown> {
+  const sessionId = (n: number) => sessions[n] ?? 'missing-session';
+  const op = w.kind === 'deleteMemory' || w.operationId === undefined ? {} : { operationId: w.operationId };
+  switch (w.kind) {
+    case 'appendTurn':
+      return p.sessions.appendTurn({ sessionId: sessionId(w.session), role: 'user', content: w.content, ...(w.id ? { id: w.id } : {}), ...op });
+    case 'appendTurns':
+      return p.sessions.appendTurns(
+        sessionId(w.session),
+        w.contents.map((content, i) => ({ role: 'assistant' as const, content, ...(i === 0 && w.id ? { id: w.id } : {}) })),
+        op,
+      );
+    case 'write':
+      // An empty content is refused: a validation failure among the others.
+      return p.memory.write({ content: w.content, ...(w.key ? { key: w.key } : {}), ...(w.id ? { id: w.id } : {}), ...op });
+    case 'writeMany':
+      return p.memory.writeMany(
+        w.contents.map((content) => ({ content, ...(w.key ? { key: w.key } : {}) })),
+        op,
+      );
+    case 'deleteMemory':
+      return p.memory.delete(w.id);
+  }
+}
+
+async function settle(promise: Promise<unknown>): Promise<Outcome> {
+  try {
+    return { ok: true, value: await promise };
+  } catch (error) {
+    if (!isAgentStateError(error)) throw error;
+    return { ok: false, code: error.code };
+  }
+}
+
+export const batchChecks: ProviderCheck[] = [
+  {
+    name: 'G1 sessions.appendTurns appends each turn as one appendTurn would, in one call: same turns, events and snapshot bytes as the reference appending one at a time',
+    needs: ['deterministic', 'injectableClock'],
+    async run(env) {
+      const { subject, reference } = await pair(env);
+      try {
+        const turns = [
+          { role: 'user' as const, content: 'deploy the api' },
+          { role: 'assistant' as const, parts: [{ type: 'text' as const, text: 'on it' }], metadata: { step: 1 } },
+          { role: 'tool' as const, content: 'ok', id: 'turn-g-1', createdAt: '2026-01-01T12:00:00+01:00' },
+        ];
+        const s = await subject.sessions.create({ title: 'batch' });
+        await subject.sessions.appendTurn({ sessionId: s.id, role: 'system', content: 'first' });
+        const got = await subject.sessions.appendTurns(s.id, turns);
+        const r = await reference.sessions.create({ title: 'batch' });
+        await reference.sessions.appendTurn({ sessionId: r.id, role: 'system', content: 'first' });
+        const want = [];
+        for (const turn of turns) want.push(await reference.sessions.appendTurn({ sessionId: r.id, ...turn }));
+        expect(got).toEqual(want);
+        expect(got.map((t) => t.seq)).toEqual([2, 3, 4]);
+        expect(await subject.sessions.turns(s.id)).toEqual(await reference.sessions.turns(r.id));
+        await expectSameAs(subject, reference);
+        expect(await subject.sessions.appendTurns(s.id, [])).toEqual([]);
+        await expectSameAs(subject, reference);
+      } finally {
+        await reference.close();
+      }
+    },
+  },
+  {
+    name: 'G2 a bad turn, a taken or repeated turn id, a missing session or an oversized batch refuses the whole appendTurns call, naming the index, and writes nothing',
+    async run(env) {
+      const p = await env.open();
+      const s = await p.sessions.create({});
+      const kept = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'kept', id: 'turn-g-taken' });
+      const before = await footprint(p, s.id);
+      const bad = await expectError(
+        () =>
+          p.sessions.appendTurns(s.id, [
+            { role: 'user', content: 'a' },
+            { role: 'nobody' as 'user', content: 'b' },
+          ]),
+        ValidationError,
+      );
+      expect(bad.field).toBe('turns.1.role');
+      const empty = await expectError(
+        () => p.sessions.appendTurns(s.id, [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user' }]),
+        ValidationError,
+      );
+      expect(empty.field).toMatch(/^turns\.2\./);
+      const taken = await expectError(
+        () =>
+          p.sessions.appendTurns(s.id, [
+            { role: 'user', content: 'a' },
+            { role: 'user', content: 'b', id: 'turn-g-taken' },
+          ]),
+        ConflictError,
+      );
+      expect(taken.message).toContain('turns[1]');
+      const twice = await expectError(
+        () =>
+          p.sessions.appendTurns(s.id, [
+            { role: 'user', content: 'a', id: 'turn-g-new' },
+            { role: 'user', content: 'b', id: 'turn-g-new' },
+          ]),
+        ConflictError,
+      );
+      expect(twice.message).toContain('turns[1]');
+      await expectError(() => p.sessions.appendTurns('missing-session', [{ role: 'user', content: 'a' }]), NotFoundError);
+      const many = Array.from({ length: LIMITS.batch + 1 }, () => ({ role: 'user' as const, content: 'x' }));
+      expect((await expectError(() => p.sessions.appendTurns(s.id, many), ValidationError)).field).toBe('turns');
+      expect((await expectError(() => p.sessions.appendTurns(s.id, 'not turns' as never), ValidationError)).field).toBe('turns');
+      expect(await footprint(p, s.id)).toEqual(before);
+      expect(await p.sessions.turns(s.id)).toEqual([kept]);
+    },
+  },
+  {
+    name: 'G3 memory.writeMany writes each input as one write would, in order (a later key updates an earlier item): same items, events and snapshot bytes as the reference writing one at a time',
+    needs: ['deterministic', 'injectableClock'],
+    async run(env) {
+      const { subject, reference } = await pair(env);
+      try {
+        await subject.memory.write({ content: 'stored holder', key: 'stored', kind: 'note' });
+        await reference.memory.write({ content: 'stored holder', key: 'stored', kind: 'note' });
+        const inputs = [...MEMORY_BATCH, { content: 'updates the stored holder', key: 'stored' }];
+        const got = await subject.memory.writeMany(inputs);
+        const want = [];
+        for (const input of inputs) want.push(await reference.memory.write(input));
+        expect(got).toEqual(want);
+        expect(got[2]!.id).toBe(got[0]!.id);
+        expect(got[2]!.syncVersion).toBe(2);
+        await expectSameAs(subject, reference);
+      } finally {
+        await reference.close();
+      }
+    },
+  },
+  {
+    name: 'G4 a bad input, a taken or repeated id, another id for a held key or an operationId on an element refuses the whole writeMany call, naming the index, and writes nothing',
+    async run(env) {
+      const p = await env.open();
+      const s = await p.sessions.create({});
+      await p.memory.write({ content: 'held', id: 'memory-g-taken', key: 'held' });
+      const before = await footprint(p, s.id);
+      const ok = { content: 'fine' };
+      expect((await expectError(() => p.memory.writeMany([ok, ok, ok, { content: '' }]), ValidationError)).field).toBe('inputs.3.content');
+      expect((await expectError(() => p.memory.writeMany([ok, { content: 'x', metadata: 'no' as never }]), ValidationError)).field).toMatch(
+        /^inputs\.1\.metadata/,
+      );
+      expect((await expectError(() => p.memory.writeMany([ok, { content: 'x', operationId: 'op' }]), ValidationError)).field).toBe('inputs.1.operationId');
+      expect((await expectError(() => p.memory.writeMany([ok, ok, { content: 'x', id: 'memory-g-taken' }]), ConflictError)).message).toContain('inputs[2]');
+      expect(
+        (
+          await expectError(
+            () =>
+              p.memory.writeMany([
+                { content: 'a', id: 'memory-g-new' },
+                { content: 'b', id: 'memory-g-new' },
+              ]),
+            ConflictError,
+          )
+        ).message,
+      ).toContain('inputs[1]');
+      expect((await expectError(() => p.memory.writeMany([{ content: 'x', key: 'held', id: 'memory-g-other' }]), ConflictError)).message).toContain(
+        'inputs[0]',
+      );
+      const many = Array.from({ length: LIMITS.batch + 1 }, () => ok);
+      expect((await expectError(() => p.memory.writeMany(many), ValidationError)).field).toBe('inputs');
+      expect(await footprint(p, s.id)).toEqual(before);
+      expect((await p.memory.get('memory-g-taken')).content).toBe('held');
+      expect(await p.memory.writeMany([])).toEqual([]);
+      expect(await footprint(p, s.id)).toEqual(before);
+    },
+  },
+  {
+    name: 'G5 appendTurns and writeMany with an operationId are idempotent: a retry returns the first result and appends nothing; the same id with another input is a ConflictError',
+    async run(env) {
+      const p = await env.open();
+      const s = await p.sessions.create({});
+      const turns = [
+        { role: 'user' as const, content: 'one' },
+        { role: 'assistant' as const, content: 'two' },
+      ];
+      const first = await p.sessions.appendTurns(s.id, turns, { operationId: 'op-g-turns' });
+      const items = await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' });
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'later' });
+      const before = await footprint(p, s.id);
+      expect(await p.sessions.appendTurns(s.id, turns, { operationId: 'op-g-turns' })).toEqual(first);
+      expect(await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' })).toEqual(items);
+      expect(await footprint(p, s.id)).toEqual(before);
+      await expectError(() => p.sessions.appendTurns(s.id, turns.slice(1), { operationId: 'op-g-turns' }), ConflictError);
+      await expectError(() => p.memory.writeMany(MEMORY_BATCH.slice(1), { operationId: 'op-g-memory' }), ConflictError);
+      await expectError(() => p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-turns' }), ConflictError);
+      expect(await footprint(p, s.id)).toEqual(before);
+      expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['one', 'two', 'later']);
+    },
+  },
+  {
+    name: 'G6 Property: random writes started all at once on one provider (batches, failures, reused ids and operation ids) give the same outcomes, events and snapshot bytes as the reference running them one at a time in call order',
+    needs: ['deterministic', 'injectableClock'],
+    async run(env) {
+      await fc.assert(
+        fc.asyncProperty(fc.array(arbWrite(), { minLength: 1, maxLength: 24 }), async (writes) => {
+          const { subject, reference } = await pair(env);
+          try {
+            const sessions = [(await subject.sessions.create({})).id, (await subject.sessions.create({})).id];
+            const mirrored = [(await reference.sessions.create({})).id, (await reference.sessions.create({})).id];
+            expect(mirrored).toEqual(sessions);
+            const got = await Promise.all(writes.map((w) => settle(start(subject, sessions, w))));
+            const want: Outcome[] = [];
+            for (const w of writes) want.push(await settle(start(reference, sessions, w)));
+            expect(got).toEqual(want);
+            await expectSameAs(subject, reference);
+          } finally {
+            await reference.close();
+            await env.release(subject);
+          }
+        }),
+        { numRuns: env.propertyRuns, seed: env.seed },
+      );
+    },
+  },
+];
