@@ -2,10 +2,8 @@
  * Copies of records handed to callers, so that mutating a returned record
  * never changes the read model behind it.
  */
-import { jsonClone } from '../log/json.js';
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
 import type { Checkpoint, CheckpointWrite } from './checkpoints.js';
-import type { JsonValue } from './json.js';
 
 /**
  * A deep copy of a value already known to be JSON (a stored record's
@@ -55,16 +53,3 @@ export function copyCheckpointWrite(w: CheckpointWrite): CheckpointWrite {
   return { ...w, value: copyJson(w.value) };
 }
 
-/**
- * A deep copy of a stored JSON value (checked when it was written, so it
- * holds JSON values only): new arrays and objects, the same strings. A
- * checkpoint is mostly a few long strings (a framework's serialized state),
- * which text round-tripping would encode and decode again on every call.
- */
-function copyJson<T extends JsonValue>(value: T): T {
-  if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(copyJson) as T;
-  const copy: { [key: string]: JsonValue } = {};
-  for (const key of Object.keys(value)) copy[key] = copyJson(value[key]!);
-  return copy as T;
-}
