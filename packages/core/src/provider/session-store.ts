@@ -21,7 +21,7 @@ import {
   turnsOptionsSchema,
   writeOptionsSchema,
 } from '../records/inputs.js';
-import { EventTypes } from '../log/events.js';
+import { EventTypes, sessionAfterTurn } from '../log/events.js';
 import type { Session, Turn } from '../records/records.js';
 import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { idField } from '../records/fields.js';
@@ -115,7 +115,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
             const taken = draft.id !== undefined && (requested.has(draft.id) || (await tx.turnExists(draft.id)));
             if (draft.id !== undefined) requested.add(draft.id);
             const change = atIndex('turns', i, () => stamper.appendTurn({ ...draft, sessionId }, session, lastSeq, taken));
-            session = change.payload.session;
+            session = sessionAfterTurn(session, change.payload.turn);
             lastSeq = change.payload.turn.seq;
             out.push(change);
           }

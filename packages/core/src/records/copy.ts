@@ -52,4 +52,3 @@ export function copyCheckpoint(c: Checkpoint): Checkpoint {
 export function copyCheckpointWrite(w: CheckpointWrite): CheckpointWrite {
   return { ...w, value: copyJson(w.value) };
 }
-
