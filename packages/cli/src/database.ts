@@ -26,8 +26,7 @@ export type DatabaseLog = Log & { close(): Promise<void> };
 
 /** `db` as a SQLite provider, for the commands that work on a file; a PostgreSQL server is a {@link UserError} naming `command`. */
 export function sqliteOnly(db: Database, command: string): SqliteProvider {
-  if ('schema' in db)
-    throw new UserError(`\`agentstate ${command}\` works on SQLite files, not on a PostgreSQL server (the server checks and repairs its own storage)`);
+  if ('schema' in db) throw new UserError(`\`agentstate ${command}\` works on SQLite files, not on a PostgreSQL server`);
   return db;
 }
 
