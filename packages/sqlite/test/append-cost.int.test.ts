@@ -38,7 +38,7 @@ async function countStatements(fn: () => Promise<unknown>): Promise<string[]> {
 
 describe('one appendTurn', () => {
   it('runs nine statements: BEGIN, two look-ups, five writes, COMMIT', async () => {
-    const p = openSqlite(dir.file(), { durability: 'process-crash' });
+    const p = openSqlite(dir.file('count.db'), { durability: 'process-crash' });
     try {
       const session = await p.sessions.create({ title: 't' });
       await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'warm the statement cache' });
@@ -58,6 +58,31 @@ describe('one appendTurn', () => {
       const before = await p.snapshot();
       await p.rebuild({ fromScratch: true });
       expect(await p.snapshot()).toEqual(before);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("stores a plain turn's parts once, in its content, and reads them back exactly", async () => {
+    const file = dir.file('parts.db');
+    const p = openSqlite(file);
+    try {
+      const session = await p.sessions.create({ title: 't' });
+      const plain = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'just text' });
+      const empty = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', content: '' });
+      const rich = await p.sessions.appendTurn({
+        sessionId: session.id,
+        role: 'assistant',
+        parts: [
+          { type: 'text', text: 'calling' },
+          { type: 'tool-call', callId: 'c1', toolName: 'search', input: { q: 'x' } },
+        ],
+      });
+      const db = new Database(file, { readonly: true });
+      const stored = db.prepare('SELECT parts FROM turns ORDER BY seq').all() as { parts: string }[];
+      db.close();
+      expect(stored.map((r) => r.parts)).toEqual(['', '', JSON.stringify(rich.parts)]);
+      expect([...(await p.sessions.turns(session.id))]).toEqual([plain, empty, rich]);
     } finally {
       await p.close();
     }
