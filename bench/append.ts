@@ -1,7 +1,8 @@
 /**
  * Durable append benchmark (issue 16). One awaited append per turn of the
  * same transcript (TURNS turns, alternating user and assistant sentences),
- * each case on a fresh file per round, median of ROUNDS, all in one run:
+ * each case on a fresh file per round, rounds interleaving the cases, median
+ * of ROUNDS, all in one run:
  *  - agentstate `sessions.appendTurn` with `durability: 'power-loss'`
  *    (synchronous FULL, the default) and `'process-crash'` (NORMAL); the turn
  *    is indexed for search (FTS5) in the same transaction;
@@ -216,24 +217,24 @@ const median = (xs: readonly number[]) => percentile(xs, 50);
 const load = () => loadavg()[0]!.toFixed(1);
 
 try {
-  const results: { c: Case; rate: number; bytes: number }[] = [];
+  const rates = CASES.map((): number[] => []);
+  const sizes = CASES.map(() => 0);
   const loads: string[] = [load()];
-  for (const c of CASES) {
-    const rates: number[] = [];
-    let bytes = 0;
-    for (let round = 0; round < ROUNDS; round += 1) {
+  // Rounds interleave the cases, so a change of the machine's load falls on all of them alike.
+  for (let round = 0; round < ROUNDS; round += 1) {
+    for (const [index, c] of CASES.entries()) {
       const path = freshFile();
       const opened = await c.open(path);
       const ms = await timeMs(async () => {
         for (let i = 0; i < TURNS; i += 1) await opened.append(i);
       });
-      rates.push((TURNS / ms) * 1000);
+      rates[index]!.push((TURNS / ms) * 1000);
       await opened.close();
-      bytes = bytesOnDisk(path);
+      sizes[index] = bytesOnDisk(path);
     }
-    results.push({ c, rate: median(rates), bytes });
     loads.push(load());
   }
+  const results = CASES.map((c, index) => ({ c, rate: median(rates[index]!), bytes: sizes[index]! }));
   const of = (name: string, durability?: string) =>
     results.find((r) => r.c.name.startsWith(name) && (durability === undefined || r.c.durability === durability))!;
   const lang = of('LangGraph').rate;
