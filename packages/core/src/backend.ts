@@ -37,7 +37,8 @@ export {
   eventFromRow,
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeOperation } from './log/changes.js';
-export { storedPayload } from './log/compact.js';
+export { isContentPart, storedPayload } from './log/compact.js';
+export { partsFromContent } from './records/parts.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {
   type LoadedSnapshot,

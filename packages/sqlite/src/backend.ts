@@ -23,6 +23,12 @@ import { allCheckpointRows } from './checkpoint-rows.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
+const SQL = {
+  stateAndHead: `SELECT seq, hlc_wall, hlc_counter, generation, (SELECT max(seq) FROM events WHERE stream = ?) AS head
+    FROM projection_state WHERE id = 1`,
+  sessionWithLastSeq: 'SELECT s.*, (SELECT max(seq) FROM turns WHERE session_id = s.id) AS last_seq FROM sessions s WHERE s.id = ?',
+} as const;
+
 /** Options of {@link SqliteBackend}. */
 export interface SqliteBackendOptions {
   upcasters?: UpcasterRegistry;
@@ -49,11 +55,24 @@ export class SqliteBackend implements StateBackend {
       const opened = state;
       let open = true;
       let savepoints = 0;
+      // What a look-up of this transaction already read, which nothing changes before the next commit.
+      const lastSeqs = new Map<string, number>();
       const tx: StateWriteTx = {
         ...this.queries,
+        // A session is read with its highest turn seq, which an append asks next: one statement for both.
+        session: (id) =>
+          mapErrors(() => {
+            const row = this.conn.prepare(SQL.sessionWithLastSeq).get(id) as (SessionRow & { last_seq: number | null }) | undefined;
+            if (row === undefined) return undefined;
+            lastSeqs.set(id, row.last_seq ?? 0);
+            return sessionFromRow(row);
+          }, this.conn.path),
+        lastTurnSeq: (id) => lastSeqs.get(id) ?? this.queries.lastTurnSeq(id),
         commit: (change, meta) => {
           if (!open) throw new ClosedError('this write transaction has ended');
           const event = this.#append(state, change, meta);
+          // The next mutation of a group commit reads its own look-ups again.
+          lastSeqs.clear();
           state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
           return event;
         },
@@ -71,6 +90,7 @@ export class SqliteBackend implements StateBackend {
             this.conn.db.exec(`ROLLBACK TO ${name}`);
             this.conn.db.exec(`RELEASE ${name}`);
             state = before;
+            lastSeqs.clear();
             throw mapSqliteError(error, this.conn.path);
           }
         },
@@ -99,8 +119,8 @@ export class SqliteBackend implements StateBackend {
   #beginInStep(): ProjectionState {
     for (;;) {
       this.conn.begin();
-      const state = this.projection.state();
-      if (state.seq === this.log.headNow(STATE_STREAM)) return state;
+      const { head, ...state } = this.#stateAndHead();
+      if (state.seq === head) return state;
       try {
         foldPending(this.log, this.projection, tableLookups(this.conn), this.options.upcasters);
       } catch (error) {
@@ -109,6 +129,16 @@ export class SqliteBackend implements StateBackend {
       }
       this.conn.commit();
     }
+  }
+
+  /** Where the projection stands and the head of the `state` stream, in one statement. */
+  #stateAndHead(): ProjectionState & { head: number } {
+    const row = this.conn.prepare(SQL.stateAndHead).get(STATE_STREAM) as
+      | { seq: number; hlc_wall: number; hlc_counter: number; generation: number; head: number | null }
+      | undefined;
+    // Without the state row the file is damaged: the projection says so in its own words.
+    if (row === undefined) return { ...this.projection.state(), head: 0 };
+    return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation, head: row.head ?? 0 };
   }
 
   /** Appends the change at the seq after `state` and projects it, inside the open transaction. */

@@ -108,7 +108,8 @@ export class Connection {
   /** Opens a write transaction (`BEGIN IMMEDIATE`); call inside {@link exclusive}. */
   begin(): void {
     try {
-      this.db.exec('BEGIN IMMEDIATE');
+      // Prepared once, like every statement of a write: an `exec` would parse it again each time.
+      this.prepare('BEGIN IMMEDIATE').run();
     } catch (error) {
       throw mapSqliteError(error, this.path);
     }
@@ -117,7 +118,7 @@ export class Connection {
   /** Commits the open transaction; on failure rolls back and throws the mapped error. */
   commit(): void {
     try {
-      this.db.exec('COMMIT');
+      this.prepare('COMMIT').run();
     } catch (error) {
       this.rollback();
       throw mapSqliteError(error, this.path);

@@ -7,7 +7,7 @@
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
 import { changeOperation, changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core/backend';
-import { CorruptionError } from '@agentstate/core';
+import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { SkillRow } from './rows.js';
 import {
@@ -94,8 +94,11 @@ export class Projection {
 
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
-    // A live commit's event holds the records exactly as given here.
-    for (const record of changeRecords(change)) this.put(record, seq);
+    for (const record of changeRecords(change)) {
+      // An appended turn's seq is above every seq of its session (a fold rule): its slot is free, no need to look.
+      if (record.kind === 'turn' && change.type === EventTypes.TurnAppended) this.#insertTurn(record.record);
+      else this.put(record, seq);
+    }
     const operation = changeOperation(change);
     if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
   }
@@ -233,9 +236,13 @@ export class Projection {
         this.conn.prepare(SQL.deleteTurnText).run(n);
         this.vectors.forgetTurn(n);
       }
-    } else {
-      n = Number(this.conn.prepare(SQL.insertTurn).run(turnValues(turn)).lastInsertRowid);
-    }
+      if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
+    } else this.#insertTurn(turn);
+  }
+
+  /** Inserts a turn whose `(sessionId, seq)` slot is free, with its full-text row when live. */
+  #insertTurn(turn: Turn): void {
+    const n = Number(this.conn.prepare(SQL.insertTurn).run(turnValues(turn)).lastInsertRowid);
     if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
   }
 

@@ -3,7 +3,7 @@
  * `*Values` function matches the `INSERT` statements in `projection.ts`.
  */
 import type { JsonObject, MemoryItem, OperationEntry, Part, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
-import { scopeKey } from '@agentstate/core/backend';
+import { isContentPart, partsFromContent, scopeKey } from '@agentstate/core/backend';
 
 /** The envelope columns every projection table has. */
 interface EnvelopeRow {
@@ -32,7 +32,7 @@ export interface TurnRow extends EnvelopeRow {
   id: string;
   role: string;
   content: string;
-  /** JSON text of the parts array. */
+  /** JSON text of the parts array, or `''` when they are what the content alone gives (`partsFromContent`). */
   parts: string;
   /** JSON text of the metadata object. */
   metadata: string;
@@ -100,7 +100,7 @@ export function turnFromRow(r: TurnRow): Turn {
     seq: r.seq,
     role: r.role as TurnRole,
     content: r.content,
-    parts: JSON.parse(r.parts) as Part[],
+    parts: r.parts === '' ? partsFromContent(r.content) : (JSON.parse(r.parts) as Part[]),
     metadata: JSON.parse(r.metadata) as JsonObject,
     createdAt: r.created_at,
     ...envelope(r),
@@ -161,7 +161,9 @@ export function sessionValues(s: Session): Value[] {
 
 export const TURN_COLUMNS = `session_id, seq, id, role, content, parts, metadata, created_at, ${ENVELOPE_COLUMNS}`;
 export function turnValues(t: Turn): Value[] {
-  return [t.sessionId, t.seq, t.id, t.role, t.content, JSON.stringify(t.parts), JSON.stringify(t.metadata), t.createdAt, ...envelopeValues(t)];
+  // A plain text turn's parts repeat its content: not stored twice.
+  const parts = isContentPart(t.parts, t.content) ? '' : JSON.stringify(t.parts);
+  return [t.sessionId, t.seq, t.id, t.role, t.content, parts, JSON.stringify(t.metadata), t.createdAt, ...envelopeValues(t)];
 }
 
 export const SKILL_COLUMNS = `id, scope_key, slug, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;

@@ -40,8 +40,12 @@ function compactTurn(turn: Turn): Loose {
   return stored;
 }
 
-/** True when `parts` are exactly what `content` alone gives (see `partsFromContent`). */
-function isContentPart(parts: readonly Part[], content: string): boolean {
+/**
+ * True when `parts` are exactly what `content` alone gives (see
+ * `partsFromContent`): one text part holding it, or none for `''`. Such
+ * parts need not be stored beside the content.
+ */
+export function isContentPart(parts: readonly Part[], content: string): boolean {
   if (parts.length === 0) return content === '';
   const [part] = parts;
   return parts.length === 1 && part!.type === 'text' && part!.text === content && Object.keys(part!).length === 2;

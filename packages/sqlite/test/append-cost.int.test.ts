@@ -1,0 +1,90 @@
+/**
+ * What one `appendTurn` costs the database: the statements it runs. The
+ * transaction answers from what it already read (the projection's seq and the
+ * log head in one statement, a session with its highest turn seq in another),
+ * the session moves by one `UPDATE` in place, and a new turn is inserted
+ * without looking for its slot.
+ */
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openSqlite } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+const dir = tempDir();
+afterAll(() => dir.cleanup());
+
+/** Runs `fn` counting every statement execution of every connection of this process. */
+async function countStatements(fn: () => Promise<unknown>): Promise<string[]> {
+  const probe = new Database(':memory:');
+  const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
+  probe.close();
+  const seen: string[] = [];
+  const originals = new Map<string, (...args: unknown[]) => unknown>();
+  for (const method of ['run', 'get', 'all', 'iterate']) {
+    const original = proto[method]!;
+    originals.set(method, original);
+    proto[method] = function (this: { source: string }, ...args: unknown[]) {
+      seen.push(this.source.replace(/\s+/g, ' ').split(' ').slice(0, 3).join(' '));
+      return original.apply(this, args);
+    };
+  }
+  try {
+    await fn();
+  } finally {
+    for (const [method, original] of originals) proto[method] = original;
+  }
+  return seen;
+}
+
+describe('one appendTurn', () => {
+  it('runs nine statements: BEGIN, two look-ups, five writes, COMMIT', async () => {
+    const p = openSqlite(dir.file('count.db'), { durability: 'process-crash' });
+    try {
+      const session = await p.sessions.create({ title: 't' });
+      await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'warm the statement cache' });
+      const statements = await countStatements(() => p.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'counted' }));
+      expect(statements).toEqual([
+        'BEGIN IMMEDIATE',
+        'SELECT seq, hlc_wall,',
+        'SELECT s.*, (SELECT',
+        'INSERT INTO events',
+        'UPDATE sessions SET',
+        'INSERT INTO turns',
+        'INSERT INTO turns_fts',
+        'UPDATE projection_state SET',
+        'COMMIT',
+      ]);
+      // The session moved in place exactly as a fold derives it.
+      const before = await p.snapshot();
+      await p.rebuild({ fromScratch: true });
+      expect(await p.snapshot()).toEqual(before);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("stores a plain turn's parts once, in its content, and reads them back exactly", async () => {
+    const file = dir.file('parts.db');
+    const p = openSqlite(file);
+    try {
+      const session = await p.sessions.create({ title: 't' });
+      const plain = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'just text' });
+      const empty = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', content: '' });
+      const rich = await p.sessions.appendTurn({
+        sessionId: session.id,
+        role: 'assistant',
+        parts: [
+          { type: 'text', text: 'calling' },
+          { type: 'tool-call', callId: 'c1', toolName: 'search', input: { q: 'x' } },
+        ],
+      });
+      const db = new Database(file, { readonly: true });
+      const stored = db.prepare('SELECT parts FROM turns ORDER BY seq').all() as { parts: string }[];
+      db.close();
+      expect(stored.map((r) => r.parts)).toEqual(['', '', JSON.stringify(rich.parts)]);
+      expect([...(await p.sessions.turns(session.id))]).toEqual([plain, empty, rich]);
+    } finally {
+      await p.close();
+    }
+  });
+});
