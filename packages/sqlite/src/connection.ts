@@ -1,7 +1,7 @@
 /**
  * One SQLite connection shared by the log, the projection and the vectors
  * of a provider. Writes on it run one at a time (a mutex: better-sqlite3 is
- * synchronous, but the store engine awaits between look-ups and commit),
+ * synchronous, but the store engine awaits between look-ups and commits),
  * each as a `BEGIN IMMEDIATE` transaction so that writers in other
  * processes queue on the file lock (busy timeout) instead of failing.
  */
@@ -147,8 +147,8 @@ export class Connection {
   /**
    * Runs `fn` synchronously in one read transaction, so every statement in it
    * sees the same committed state. Inside an open write transaction of this
-   * connection (which has written nothing yet: commits happen synchronously)
-   * it simply runs.
+   * connection it simply runs, and sees that transaction's writes: a group
+   * commit awaits between its mutations (see `SqliteBackend.write`).
    */
   read<T>(fn: () => T): T {
     if (this.#closed) throw this.#closedError();
