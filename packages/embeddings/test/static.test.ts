@@ -87,6 +87,13 @@ describe('createStaticEmbedder', () => {
     expect(Math.abs(cosineSimilarity(a!, c!))).toBeLessThan(0.4);
   });
 
+  it('hands out related words for the lexical leg, never the tokens themselves', async () => {
+    expect(await embedder.relatedTokens(['car'])).toEqual(expect.arrayContaining(['automobile', 'sedan']));
+    expect(await embedder.relatedTokens(['car', 'automobile'])).not.toContain('automobile');
+    expect(await embedder.relatedTokens(['the', 'zorblaxian', ''])).toEqual([]);
+    expect(await embedder.relatedTokens([])).toEqual([]);
+  });
+
   it('weighs frequent words little', async () => {
     const [topic, withFiller, other] = await embedder.embed([
       'postgres database backup',

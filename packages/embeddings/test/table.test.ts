@@ -12,9 +12,22 @@ import { TABLE_INFO } from '../src/static/table-info.js';
 describe('the shipped table', () => {
   const bytes = readFileSync(SHIPPED_TABLE_URL);
 
-  it('is the one the embedder id names, and within 8 MB', () => {
+  it('is the one the embedder id names, and within the 16 MB package budget', () => {
     expect(createHash('sha256').update(bytes).digest('hex')).toBe(TABLE_INFO.sha256);
-    expect(statSync(SHIPPED_TABLE_URL).size).toBeLessThanOrEqual(8_000_000);
+    expect(statSync(SHIPPED_TABLE_URL).size).toBeLessThanOrEqual(16_000_000);
+  });
+
+  it('relates words through WordNet where the vectors agree, symmetrically', () => {
+    const table = decodeTable(bytes);
+    const related = (word: string) => {
+      const row = table.lexicon.get(word)!;
+      return Array.from(table.relatedRows.subarray(table.relatedStarts[row], table.relatedStarts[row + 1]), (r) => table.lexicon.word(r));
+    };
+    expect(related('car')).toContain('automobile');
+    expect(related('automobile')).toContain('car');
+    expect(related('reimbursement')).toContain('compensation');
+    expect(related('the')).toEqual([]);
+    expect(table.relatedRows.length).toBeGreaterThan(10_000);
   });
 
   it('decodes to the words and dimensions it claims', () => {
@@ -88,6 +101,32 @@ describe('table format', () => {
       const cos = cosineSimilarity(vectors.subarray(row * 100, row * 100 + 100), dequantise(table, row, out));
       expect(cos).toBeGreaterThan(0.98);
     }
+  });
+
+  it('round-trips related rows, sorted and deduplicated per word', () => {
+    const table = decodeTable(
+      encodeTable({
+        dimensions: 2,
+        source: 't',
+        sourceWords: 3,
+        postprocess: '',
+        words: ['ab', 'cd', 'ef'],
+        ranks: [0, 1, 2],
+        vectors: Float32Array.from([1, 2, 3, 4, 5, 6]),
+        related: [[2, 1, 2], [], [0]],
+        relatedSource: 'test',
+      }),
+    );
+    expect([...table.relatedStarts]).toEqual([0, 2, 2, 3]);
+    expect([...table.relatedRows]).toEqual([1, 2, 0]);
+    expect(table.header.relatedSource).toBe('test');
+  });
+
+  it('refuses related rows outside the table or pointing at the word itself', () => {
+    const base = { dimensions: 2, source: '', sourceWords: 2, postprocess: '', words: ['ab', 'cd'], ranks: [0, 1], vectors: new Float32Array(4) };
+    expect(() => encodeTable({ ...base, related: [[2], []] })).toThrow(TableFormatError);
+    expect(() => encodeTable({ ...base, related: [[0], []] })).toThrow(TableFormatError);
+    expect(() => encodeTable({ ...base, related: [[1], [0], [0]] })).toThrow(TableFormatError);
   });
 
   it('rejects damaged bytes with a TableFormatError', () => {

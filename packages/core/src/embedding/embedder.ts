@@ -20,6 +20,14 @@ export interface Embedder {
   readonly similarityThreshold?: number;
   /** One vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
+  /**
+   * Optional: words related to the query's tokens (synonyms and near senses
+   * from a dictionary the embedder ships). Hybrid recall and search also
+   * match them in their lexical leg when its tokens may match any (`match`
+   * unset or `'any'`), so a query word finds an item that uses a synonym
+   * (docs/contract.md §6). Never used by lexical or semantic mode.
+   */
+  relatedTokens?(tokens: readonly string[]): Promise<readonly string[]>;
 }
 
 /** The hash embeddings are cached by: SHA-256 of the content, hex. */

@@ -28,6 +28,17 @@ import { catchUpVectors } from './vectors.js';
  */
 export const HYBRID_LEXICAL_MATCH = 'any';
 
+/**
+ * The tokens of hybrid's lexical leg: the query's, plus the embedder's
+ * related words when the leg matches any token (with `match: 'all'` an added
+ * synonym would have to match too, so none are added).
+ */
+export async function lexicalLegTokens(embedder: Embedder, tokens: readonly string[], match: 'all' | 'any' | undefined): Promise<string[]> {
+  if ((match ?? HYBRID_LEXICAL_MATCH) !== 'any' || embedder.relatedTokens === undefined || tokens.length === 0) return [...tokens];
+  const related = queryTokens((await embedder.relatedTokens(tokens)).join(' ')) ?? [];
+  return [...new Set([...tokens, ...related])];
+}
+
 /** How deep each ranker looks, relative to the requested limit, before fusion. */
 const CANDIDATE_FACTOR = 4;
 const MIN_CANDIDATES = 50;
@@ -109,7 +120,15 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
     );
   }
 
-  const lexical = await ctx.queries.searchMemory({ tokens, ...scopes, ...filter, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
+  const lexicalTokens = await lexicalLegTokens(embedder, tokens, o.match);
+  const lexical = await ctx.queries.searchMemory({
+    tokens: lexicalTokens,
+    ...scopes,
+    ...filter,
+    limit: depth,
+    order: 'relevance',
+    match: o.match ?? HYBRID_LEXICAL_MATCH,
+  });
   const records = new Map<string, MemoryItem>();
   for (const h of lexical) records.set(h.record.id, h.record);
   for (const n of near) records.set(n.record.id, n.record);

@@ -19,7 +19,7 @@ import { toScope } from '../records/scope.js';
 import type { ScopeInput } from '../records/scope.js';
 import type { StateQueries, TurnFilter, TurnVectorQuery, VectorStore } from '../write/backend.js';
 import type { RecallContext } from './recall.js';
-import { candidateDepth, HYBRID_LEXICAL_MATCH } from './recall.js';
+import { candidateDepth, HYBRID_LEXICAL_MATCH, lexicalLegTokens } from './recall.js';
 import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import type { TurnHit } from './types.js';
 import { catchUpVectors } from './vectors.js';
@@ -117,7 +117,8 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
     );
   }
 
-  const lexical = await q.searchTurns({ ...filter, tokens, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
+  const lexicalTokens = await lexicalLegTokens(embedder, tokens, o.match);
+  const lexical = await q.searchTurns({ ...filter, tokens: lexicalTokens, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
   const turns = new Map<string, Turn>();
   for (const h of lexical) turns.set(h.record.id, h.record);
   for (const n of near) turns.set(n.record.id, n.record);

@@ -4,7 +4,9 @@
  * smooth-inverse-frequency weights (frequent words count little), hashed
  * trigram vectors for words outside the table, and unit L2 length (the zero
  * vector for a text with no tokens). Tokens are core's `tokenize`, so the
- * embedder sees exactly the words lexical matching sees.
+ * embedder sees exactly the words lexical matching sees. The table also
+ * carries, per word, the words WordNet relates to it that the vectors agree
+ * with: `relatedTokens` hands them to hybrid recall's lexical leg.
  */
 import type { Embedder } from '@agentstate/core';
 import { tokenize } from '@agentstate/core/backend';
@@ -50,6 +52,12 @@ export interface StaticEmbedder extends Embedder {
   embedSync(texts: readonly string[]): Float32Array[];
   /** Loads the table now (once per process, shared by every static embedder); optional. */
   load(): Promise<void>;
+  /**
+   * The table's related words (WordNet synonyms and near senses that the
+   * word vectors agree with) of each token, without the tokens themselves:
+   * hybrid recall and search also match them in their lexical leg.
+   */
+  relatedTokens(tokens: readonly string[]): Promise<string[]>;
 }
 
 interface Model {
@@ -113,6 +121,21 @@ function embedText(model: Model, text: string): Float32Array {
   return normalizeInPlace(Float32Array.from(sum));
 }
 
+function relatedOf(model: Model, tokens: readonly string[]): string[] {
+  const { lexicon, relatedStarts, relatedRows } = model.table;
+  const given = new Set(tokens);
+  const out = new Set<string>();
+  for (const token of given) {
+    const row = lexicon.get(token);
+    if (row === undefined) continue;
+    for (let i = relatedStarts[row]!; i < relatedStarts[row + 1]!; i += 1) {
+      const word = lexicon.word(relatedRows[i]!);
+      if (!given.has(word)) out.add(word);
+    }
+  }
+  return [...out];
+}
+
 /**
  * Creates the offline default embedder. Creating it is free; the table
  * (7.8 MB on disk) is read on the first `embed` or `load()` and shared by every
@@ -133,6 +156,9 @@ export function createStaticEmbedder(): StaticEmbedder {
     },
     async load() {
       await loadModel();
+    },
+    async relatedTokens(tokens) {
+      return relatedOf(await loadModel(), tokens);
     },
   };
 }

@@ -1,8 +1,9 @@
 /**
  * The binary word-vector table the static embedder ships with: words in
- * frequency order, their source frequency ranks, and 4-bit quantised vectors
- * with one scale per word. Encoding and decoding live here together so the
- * derive script and the runtime agree on every byte.
+ * frequency order, their source frequency ranks, 4-bit quantised vectors
+ * with one scale per word, and per word the table words related to it (from
+ * a dictionary). Encoding and decoding live here together so the derive
+ * script and the runtime agree on every byte.
  *
  * Layout (little-endian):
  *
@@ -12,6 +13,8 @@
  * |   words, UTF-8, joined by "\n" (header.wordBytes bytes)
  * |   u32 × count  source frequency rank of each word (0 = most frequent)
  * |   f32 × count  quantisation scale of each word
+ * |   u32 × (count + 1)  start of each word's related rows in the list below (+ its end)
+ * |   u32 × header.related  related rows, each word's in ascending order
  * | u8 × count × dimensions/2  codes, two 4-bit codes per byte (even dimension
  *   in the low nibble), stored raw: they barely compress, and a view over the
  *   file's bytes needs no decompression and no copy
@@ -28,7 +31,7 @@ const LITTLE_ENDIAN = endianness() === 'LE';
 
 const MAGIC = 'ASWT';
 /** The table format this code reads and writes. */
-export const TABLE_FORMAT_VERSION = 1;
+export const TABLE_FORMAT_VERSION = 2;
 const LEVELS = 16;
 /** The value code `q` stands for is `(q - CODE_MIDPOINT) * scale`. */
 export const CODE_MIDPOINT = (LEVELS - 1) / 2;
@@ -47,6 +50,8 @@ export interface TableHeader {
   readonly postprocess: string;
   /** Median L2 norm of the (dequantised) word vectors. */
   readonly medianNorm: number;
+  /** Where the related words come from and how they were chosen, for people. */
+  readonly relatedSource: string;
 }
 
 /** A decoded table: plain arrays, ready to index. */
@@ -60,6 +65,9 @@ export interface WordTable {
   readonly scales: Float32Array;
   /** `dimensions / 2` bytes per word. */
   readonly codes: Uint8Array;
+  /** The rows related to word `w` are `relatedRows[relatedStarts[w] .. relatedStarts[w + 1])`. */
+  readonly relatedStarts: Uint32Array;
+  readonly relatedRows: Uint32Array;
 }
 
 /** Input to {@link encodeTable}: full-precision vectors, `dimensions` per word. */
@@ -71,6 +79,9 @@ export interface TableSource {
   readonly words: readonly string[];
   readonly ranks: readonly number[];
   readonly vectors: Float32Array;
+  /** Per word, the rows of the words related to it (none when absent). */
+  readonly related?: readonly (readonly number[])[];
+  readonly relatedSource?: string;
 }
 
 /**
@@ -137,6 +148,19 @@ export function encodeTable(input: TableSource): Buffer {
     if (seen.has(word)) throw new TableFormatError(`duplicate word ${JSON.stringify(word)}`);
     seen.add(word);
   }
+  const related = input.related ?? [];
+  if (related.length > count) throw new TableFormatError('related rows given for more words than the table has');
+  const relatedStarts = new Uint32Array(count + 1);
+  const relatedRows: number[] = [];
+  for (let w = 0; w < count; w += 1) {
+    relatedStarts[w] = relatedRows.length;
+    const rows = [...new Set(related[w] ?? [])].sort((a, b) => a - b);
+    for (const r of rows) {
+      if (!Number.isInteger(r) || r < 0 || r >= count || r === w) throw new TableFormatError(`word ${w} has related row ${r}`);
+    }
+    relatedRows.push(...rows);
+  }
+  relatedStarts[count] = relatedRows.length;
   const half = dimensions / 2;
   const codes = new Uint8Array(count * half);
   const scales = new Float32Array(count);
@@ -146,11 +170,13 @@ export function encodeTable(input: TableSource): Buffer {
     scales[w] = quantise(input.vectors.subarray(w * dimensions, (w + 1) * dimensions), codes, w * half);
   }
   const partial: WordTable = {
-    header: { count, dimensions, source: '', sourceWords: 0, postprocess: '', medianNorm: 0 },
+    header: { count, dimensions, source: '', sourceWords: 0, postprocess: '', medianNorm: 0, relatedSource: '' },
     lexicon: new Lexicon('', 0),
     ranks: new Uint32Array(0),
     scales,
     codes,
+    relatedStarts: new Uint32Array(0),
+    relatedRows: new Uint32Array(0),
   };
   for (let w = 0; w < count; w += 1) norms.push(l2(dequantise(partial, w, scratch)));
   norms.sort((a, b) => a - b);
@@ -162,14 +188,18 @@ export function encodeTable(input: TableSource): Buffer {
     sourceWords: input.sourceWords,
     postprocess: input.postprocess,
     medianNorm: norms.length === 0 ? 0 : norms[Math.floor(norms.length / 2)]!,
+    relatedSource: input.relatedSource ?? 'none',
     wordBytes: wordBytes.length,
+    related: relatedRows.length,
   };
   const headerBytes = Buffer.from(JSON.stringify(header), 'utf8');
-  const numbers = Buffer.alloc(count * 8);
+  const numbers = Buffer.alloc(count * 8 + (count + 1 + relatedRows.length) * 4);
   for (let w = 0; w < count; w += 1) {
     numbers.writeUInt32LE(input.ranks[w]!, w * 4);
     numbers.writeFloatLE(scales[w]!, count * 4 + w * 4);
   }
+  for (let i = 0; i <= count; i += 1) numbers.writeUInt32LE(relatedStarts[i]!, count * 8 + i * 4);
+  for (let i = 0; i < relatedRows.length; i += 1) numbers.writeUInt32LE(relatedRows[i]!, count * 12 + 4 + i * 4);
   const packed = gzipSync(Buffer.concat([wordBytes, numbers]), { level: 9 });
   const prefix = Buffer.alloc(12);
   prefix.write(MAGIC, 0, 'latin1');
@@ -187,16 +217,17 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   const version = file.readUInt32LE(4);
   if (version !== TABLE_FORMAT_VERSION) throw new TableFormatError(`format version ${version}, expected ${TABLE_FORMAT_VERSION}`);
   const headerLength = file.readUInt32LE(8);
-  let header: TableHeader & { wordBytes: number };
+  let header: TableHeader & { wordBytes: number; related: number };
   try {
-    header = JSON.parse(file.toString('utf8', 12, 12 + headerLength)) as TableHeader & { wordBytes: number };
+    header = JSON.parse(file.toString('utf8', 12, 12 + headerLength)) as TableHeader & { wordBytes: number; related: number };
   } catch (cause) {
     throw new TableFormatError('unreadable header', { cause });
   }
-  const { count, dimensions, wordBytes } = header;
+  const { count, dimensions, wordBytes, related } = header;
   if (!Number.isInteger(count) || count < 0 || !Number.isInteger(dimensions) || dimensions <= 0 || dimensions % 2 !== 0) {
     throw new TableFormatError('bad count or dimensions');
   }
+  if (!Number.isInteger(related) || related < 0) throw new TableFormatError('bad related count');
   let at = 12 + headerLength;
   if (file.length < at + 4) throw new TableFormatError('truncated');
   const packedLength = file.readUInt32LE(at);
@@ -211,7 +242,7 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   } catch (cause) {
     throw new TableFormatError('word list is not gzip data', { cause });
   }
-  if (unpacked.length !== wordBytes + count * 8) throw new TableFormatError('word list has the wrong length');
+  if (unpacked.length !== wordBytes + count * 12 + 4 + related * 4) throw new TableFormatError('word list has the wrong length');
   const joined = unpacked.toString('utf8', 0, wordBytes);
   let lexicon: Lexicon;
   try {
@@ -219,7 +250,12 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   } catch (cause) {
     throw new TableFormatError('word list does not match the count', { cause });
   }
-  const { ranks, scales } = readNumbers(unpacked, wordBytes, count);
+  const { ranks, scales, relatedStarts, relatedRows } = readNumbers(unpacked, wordBytes, count, related);
+  if (relatedStarts[0] !== 0 || relatedStarts[count] !== related) throw new TableFormatError('related rows out of range');
+  for (let w = 0; w < count; w += 1) {
+    if (relatedStarts[w]! > relatedStarts[w + 1]!) throw new TableFormatError('related rows out of range');
+  }
+  for (const row of relatedRows) if (row >= count) throw new TableFormatError('related rows out of range');
   at += packedLength;
   return {
     header: {
@@ -229,27 +265,50 @@ export function decodeTable(bytes: Uint8Array): WordTable {
       sourceWords: header.sourceWords,
       postprocess: header.postprocess,
       medianNorm: header.medianNorm,
+      relatedSource: header.relatedSource,
     },
     lexicon,
     ranks,
     scales,
     codes: new Uint8Array(file.buffer, file.byteOffset + at, codesLength),
+    relatedStarts,
+    relatedRows,
   };
 }
 
-/** The ranks and scales after the words: typed-array views of a copy on little-endian machines. */
-function readNumbers(unpacked: Buffer, at: number, count: number): { ranks: Uint32Array; scales: Float32Array } {
+interface Numbers {
+  ranks: Uint32Array;
+  scales: Float32Array;
+  relatedStarts: Uint32Array;
+  relatedRows: Uint32Array;
+}
+
+/** The numbers after the words: typed-array views of a copy on little-endian machines. */
+function readNumbers(unpacked: Buffer, at: number, count: number, related: number): Numbers {
+  const starts = count * 8;
+  const rows = count * 12 + 4;
   if (LITTLE_ENDIAN) {
-    const copy = unpacked.buffer.slice(unpacked.byteOffset + at, unpacked.byteOffset + at + count * 8);
-    return { ranks: new Uint32Array(copy, 0, count), scales: new Float32Array(copy, count * 4, count) };
+    const copy = unpacked.buffer.slice(unpacked.byteOffset + at, unpacked.byteOffset + at + rows + related * 4);
+    return {
+      ranks: new Uint32Array(copy, 0, count),
+      scales: new Float32Array(copy, count * 4, count),
+      relatedStarts: new Uint32Array(copy, starts, count + 1),
+      relatedRows: new Uint32Array(copy, rows, related),
+    };
   }
-  const ranks = new Uint32Array(count);
-  const scales = new Float32Array(count);
+  const out: Numbers = {
+    ranks: new Uint32Array(count),
+    scales: new Float32Array(count),
+    relatedStarts: new Uint32Array(count + 1),
+    relatedRows: new Uint32Array(related),
+  };
   for (let w = 0; w < count; w += 1) {
-    ranks[w] = unpacked.readUInt32LE(at + w * 4);
-    scales[w] = unpacked.readFloatLE(at + count * 4 + w * 4);
+    out.ranks[w] = unpacked.readUInt32LE(at + w * 4);
+    out.scales[w] = unpacked.readFloatLE(at + count * 4 + w * 4);
   }
-  return { ranks, scales };
+  for (let i = 0; i <= count; i += 1) out.relatedStarts[i] = unpacked.readUInt32LE(at + starts + i * 4);
+  for (let i = 0; i < related; i += 1) out.relatedRows[i] = unpacked.readUInt32LE(at + rows + i * 4);
+  return out;
 }
 
 function l2(v: Float32Array): number {

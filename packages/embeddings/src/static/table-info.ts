@@ -2,7 +2,7 @@
 /** The shipped word-vector table: its file under `data/`, SHA-256 and size. */
 export const TABLE_INFO = {
   file: 'glove-100d-q4.bin',
-  sha256: 'a301676010eaeb58f0f9f53a32bdbc21aa1101bc8328a37dce25e899e77ae034',
+  sha256: '62608550827f24b28db54e52b73f0a3463a4a49feed395d89d9d9562357a1462',
   words: 130000,
   dimensions: 100,
 } as const;

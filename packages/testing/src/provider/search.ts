@@ -1,5 +1,5 @@
-/** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores. */
-import type { Provider, SearchSessionsOptions, TurnHit } from '@agentstate/core';
+/** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores; X20: the embedder's related words. */
+import type { Embedder, Provider, SearchSessionsOptions, TurnHit } from '@agentstate/core';
 import { NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
@@ -32,6 +32,24 @@ async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA:
 }
 
 const ids = (hits: readonly TurnHit[]): string[] => hits.map((h) => h.turn.id);
+
+/**
+ * An embedder that relates `pet` to `kitten` and puts every text with `pet`
+ * at right angles to every text without it: whatever a hybrid hit scores
+ * then comes from its lexical leg alone.
+ */
+function relatingEmbedder(): Embedder {
+  return {
+    id: 'agentstate-testing/related@1',
+    dimensions: 2,
+    async embed(texts) {
+      return texts.map((text) => (/\bpet\b/i.test(text) ? Float32Array.of(1, 0) : Float32Array.of(0, 1)));
+    },
+    async relatedTokens(tokens) {
+      return tokens.includes('pet') ? ['kitten'] : [];
+    },
+  };
+}
 
 export const searchChecks: ProviderCheck[] = [
   {
@@ -192,6 +210,36 @@ export const searchChecks: ProviderCheck[] = [
       const lexical = await p.memory.recall({ query: 'car noise', mode: 'lexical', order: 'relevance' });
       expect(lexical.length).toBe(1);
       for (const h of lexical) expect(hybrid.get(h.id)).toBeGreaterThanOrEqual(h.score - 1e-9);
+    },
+  },
+  {
+    name: "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any",
+    needs: ['embedder'],
+    async run(env) {
+      const p = await env.open({ embedder: relatingEmbedder() });
+      const kitten = await p.memory.write({ content: 'the kitten sleeps on the sofa' });
+      await p.memory.write({ content: 'the dog barks at night' });
+      const s = await p.sessions.create({});
+      const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'my kitten is ill' });
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'the dog is fine' });
+      const options = { query: 'pet', order: 'relevance', limit: 10 } as const;
+      const recalled = await p.memory.recall({ ...options, mode: 'hybrid' });
+      expect(recalled[0]!.id).toBe(kitten.id);
+      expect(recalled[0]!.score).toBeGreaterThan(0);
+      expect(recalled.slice(1).every((h) => h.score === 0)).toBe(true);
+      const found = await p.sessions.search({ ...options, mode: 'hybrid' });
+      expect(found[0]!.turn.id).toBe(turn.id);
+      expect(found[0]!.score).toBeGreaterThan(0);
+      // Every token must match: a related word is no substitute, so nothing scores.
+      for (const hit of [
+        ...(await p.memory.recall({ ...options, mode: 'hybrid', match: 'all' })),
+        ...(await p.sessions.search({ ...options, mode: 'hybrid', match: 'all' })),
+      ]) {
+        expect(hit.score).toBe(0);
+      }
+      // Lexical and semantic mode never use related words.
+      expect(await p.memory.recall({ ...options, mode: 'lexical', match: 'any' })).toEqual([]);
+      expect((await p.memory.recall({ ...options, mode: 'semantic' })).every((h) => h.score === 0)).toBe(true);
     },
   },
 ];
