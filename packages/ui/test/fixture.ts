@@ -9,29 +9,43 @@ import { createDefaultEmbedder, openSqlite, type SqliteProvider } from '@agentst
 
 /** What the fixture wrote, for the tests' expectations. */
 export interface Seeded {
-  /** The head after each stage, for the time-travel checks. */
+  /** The head once the sessions were written, before any skill or memory. */
   afterSessions: number;
   head: number;
   toolSessionId: string;
   longSessionId: string;
-  sessions: number;
-  memory: number;
-  skills: number;
+  longTurns: number;
 }
 
-/** Opens `path` (created when missing) with the default embedder and a clock one minute per write apart. */
-export async function openFixture(path: string, clock = new ManualClock(Date.UTC(2026, 10, 1, 9))): Promise<SqliteProvider> {
-  const advancing = {
+/** A clock one minute further at every reading, so the charts have a time axis. */
+function minuteClock(start = Date.UTC(2026, 10, 1, 9)) {
+  const clock = new ManualClock(start);
+  return {
     now: () => {
       clock.advance(60_000);
       return clock.now();
     },
   };
-  return openSqlite(path, { embedder: await createDefaultEmbedder(), clock: advancing });
 }
 
-/** Writes the fixture into `db`, with `longTurns` turns in the long session. */
-export async function seed(db: SqliteProvider, longTurns = 300): Promise<Seeded> {
+/**
+ * Opens `path` (created when missing) for writing: with the default
+ * embedder when asked (memory then gets vectors for semantic recall), and
+ * without waiting for the disk at each commit, which a test does not need.
+ */
+export async function openWriter(path: string, options: { embedder?: boolean; clock?: { now(): number } } = {}): Promise<SqliteProvider> {
+  return openSqlite(path, {
+    embedder: options.embedder ? await createDefaultEmbedder() : undefined,
+    clock: options.clock ?? minuteClock(Date.UTC(2026, 10, 20, 9)),
+    synchronous: 'off',
+  });
+}
+
+/** Writes the fixture into a new file at `path`, with `longTurns` turns in the long session. */
+export async function writeFixture(path: string, longTurns = 300): Promise<Seeded> {
+  const clock = minuteClock();
+  // Sessions without an embedder: embedding thousands of turns is not what these tests are about.
+  const db = await openWriter(path, { clock });
   const tool = await db.sessions.create({ title: 'Weather in Lisbon', model: 'gpt-test', scope: ['team', 'web'], metadata: { channel: 'chat' } });
   await db.sessions.appendTurn({ sessionId: tool.id, role: 'user', content: 'What is the weather in Lisbon tomorrow?' });
   await db.sessions.appendTurn({
@@ -56,13 +70,24 @@ export async function seed(db: SqliteProvider, longTurns = 300): Promise<Seeded>
   }
   await db.sessions.create({ title: 'Onboarding', scope: ['team', 'web'] });
   const afterSessions = await db.log.head('state');
+  await db.close();
 
+  const withVectors = await openWriter(path, { embedder: true, clock });
+  try {
+    await seedSkillsAndMemory(withVectors);
+    return { afterSessions, head: await withVectors.log.head('state'), toolSessionId: tool.id, longSessionId: long.id, longTurns };
+  } finally {
+    await withVectors.close();
+  }
+}
+
+async function seedSkillsAndMemory(db: SqliteProvider): Promise<void> {
   await db.skills.upsert({ slug: 'refund', name: 'Issue a refund', body: '# Refund\n\n1. Check the **invoice**.\n2. Refund it.', tags: ['billing'] });
   await db.skills.recordOutcome('refund', { success: true });
   await db.skills.recordOutcome('refund', { success: false });
   await db.skills.upsert({
     slug: 'refund',
-    body: '# Refund\n\n1. Check the **invoice** and the plan.\n2. Refund it.\n\n<script>window.pwned = true</script>\n\n| step | owner |\n| --- | --- |\n| check | agent |',
+    body: '# Refund\n\n1. Check the **invoice** and the plan.\n2. Refund it.\n\n<script>window.pwned = true</script><img src="x" onerror="window.pwned = true">\n\n| step | owner |\n| --- | --- |\n| check | agent |',
   });
   for (const success of [true, true, false, true]) await db.skills.recordOutcome('refund', { success });
   await db.skills.upsert({ slug: 'greet', name: 'Greet the user', body: 'Say *hello*.', scope: ['team', 'web'] });
@@ -72,5 +97,4 @@ export async function seed(db: SqliteProvider, longTurns = 300): Promise<Seeded>
   await db.memory.write({ content: 'Invoices are sent on the first day of the month', kind: 'fact', metadata: { topic: 'billing' } });
   await db.memory.write({ content: 'Refunds over 100 EUR need a manager', kind: 'policy', metadata: { topic: 'billing' } });
   await db.saveSnapshot();
-  return { afterSessions, head: await db.log.head('state'), toolSessionId: tool.id, longSessionId: long.id, sessions: 3, memory: 4, skills: 2 };
 }
