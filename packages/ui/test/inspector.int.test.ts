@@ -183,7 +183,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     expect(await detail.locator('.markdown strong').first().textContent()).toBe('invoice');
     expect(await detail.locator('.markdown script').count()).toBe(0);
     expect(await detail.locator('.markdown img[onerror]').count()).toBe(0);
-    expect(await page.evaluate(() => (window as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
     await photograph('skills');
     await detail.locator('.versions button').first().click();
     await expect.poll(() => detail.locator('.markdown table').count()).toBe(0);
@@ -225,7 +225,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     const events = page.getByTestId('events');
     await events.locator('.event').first().waitFor();
     await page.evaluate(() => {
-      (window as unknown as { marker: number }).marker = 1;
+      (globalThis as unknown as { marker: number }).marker = 1;
     });
     const writer = await openWriter(path);
     try {
@@ -236,7 +236,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     await events.getByText('Written while the page was open').waitFor({ timeout: 15_000 });
     await expect.poll(() => page.getByTestId('head').textContent()).toContain(`${(seeded.head + 1).toLocaleString('en')} events`);
     // The same document: nothing reloaded it.
-    expect(await page.evaluate(() => (window as unknown as { marker?: number }).marker)).toBe(1);
+    expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(1);
   });
 
   it('shows health: counts by type, the stored snapshot, and verify on demand', async () => {

@@ -67,13 +67,18 @@ function SearchResults({ query, namespace, onSelect }: { query: string; namespac
 
 function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boolean; onDeleted: () => void }) {
   const head = useHead();
-  const data = useLoad(async () => {
-    const [session, turns] = await Promise.all([get<Session>(`/sessions/${encodeURIComponent(id)}`), get<Turn[]>(`/sessions/${encodeURIComponent(id)}/turns`)]);
-    return { session, turns };
-  }, [id, head]);
-  if (data.error) return <p className="error">{data.error}</p>;
-  if (!data.value) return <p className="muted">loading…</p>;
-  const { session, turns } = data.value;
+  // The session at every new event (cheap); its transcript only when the session changed.
+  const meta = useLoad(() => get<Session>(`/sessions/${encodeURIComponent(id)}`), [id, head]);
+  const version = meta.value?.syncVersion;
+  const transcript = useLoad(
+    () => (version === undefined ? Promise.resolve(undefined) : get<Turn[]>(`/sessions/${encodeURIComponent(id)}/turns`)),
+    [id, version],
+  );
+  const error = meta.error ?? transcript.error;
+  if (error) return <p className="error">{error}</p>;
+  if (!meta.value || !transcript.value) return <p className="muted">loading…</p>;
+  const session = meta.value;
+  const turns = transcript.value;
   const remove = async () => {
     if (!window.confirm(`Delete the session "${session.title || session.id}"? It becomes a tombstone in the log.`)) return;
     await del(`/sessions/${encodeURIComponent(id)}`);
