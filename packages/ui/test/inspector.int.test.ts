@@ -250,4 +250,29 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     await expect.poll(() => page.getByTestId('verify-result').textContent(), { timeout: 30_000 }).toMatch(/^ok: the tables equal a replay of all/);
     await photograph('health');
   });
+
+  // Last: it changes the file the other tests read.
+  it('with allowWrites, deletes a memory item only once the dialog is accepted', async () => {
+    const writable = await openWriter(path);
+    const server = await serveUi(writable, { port: 0, allowWrites: true, pollMs: 200 });
+    try {
+      await page.goto('about:blank');
+      await page.goto(`${server.url}#/memory`);
+      await page.getByLabel('recall query').fill('manager');
+      const lexical = page.getByTestId('recall-lexical');
+      const hit = lexical.locator('.hit', { hasText: 'Refunds over 100 EUR need a manager' });
+      await hit.waitFor();
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await hit.getByRole('button', { name: 'delete' }).click();
+      const recall = async () => (await writable.memory.recall({ query: 'manager', mode: 'lexical' })).length;
+      expect(await recall()).toBe(1);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await hit.getByRole('button', { name: 'delete' }).click();
+      await expect.poll(recall).toBe(0);
+      await expect.poll(() => hit.count()).toBe(0);
+    } finally {
+      await server.close();
+      await writable.close();
+    }
+  });
 });
