@@ -120,7 +120,11 @@ describe('every public package', () => {
   it.each(packages.map((p) => [p.manifest.name] as const))('%s packs only what a user needs', (name) => {
     const files = packed.get(name)!.slice(1);
     expect(files).toEqual(expect.arrayContaining(['package.json', 'README.md', 'LICENSE']));
-    for (const file of files) expect(file).toMatch(/^(package\.json|README\.md|LICENSE|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts)|data\/[^/]+\.bin)$/);
+    // The inspector's page (@agentstate/ui) ships as built files: its HTML and stylesheet beside the scripts.
+    for (const file of files)
+      expect(file).toMatch(
+        /^(package\.json|README\.md|LICENSE|bin\/[^/]+\.js|dist\/.+\.(js|d\.ts)|dist\/page\/(index\.html|assets\/[^/]+\.css)|data\/[^/]+\.bin)$/,
+      );
     expect(files.filter((f) => /(^|\/)(test|tests|src)\/|\.test\.|\.map$|tsbuildinfo/.test(f))).toEqual([]);
   });
 });

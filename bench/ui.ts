@@ -1,0 +1,177 @@
+/**
+ * Inspector benchmark (issue 17). On a SQLite file of BENCH_UI_EVENTS
+ * events (default 1,000,000) holding one session of BENCH_UI_TURNS turns
+ * (default 5,000), served by `serveUi` as `agentstate ui` serves it and
+ * driven in headless Chromium, it prints one table:
+ *  - first paint of the sessions view: from navigation to the first page of
+ *    sessions on screen (target ≤ 1 s), and the browser's first contentful paint;
+ *  - the API's first page of sessions and the whole 5,000-turn transcript,
+ *    next to better-sqlite3 reading the same rows from the same file;
+ *  - opening the 5,000-turn transcript, and scrolling it from top to bottom
+ *    at 400 px per frame: frame times (smooth: p95 ≤ 50 ms) and how many
+ *    turns are in the document at once (virtualised: a few dozen).
+ * Run: `npm run build` at the root, then `npm run ui -w @agentstate/bench`.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
+import { createDefaultEmbedder, eventChecksum, openSqlite } from '@agentstate/sqlite';
+import { serveUi } from '@agentstate/ui';
+import { chromium } from 'playwright-core';
+import { fmt, percentile, printTable } from './table.js';
+
+const EVENTS = Number(process.env.BENCH_UI_EVENTS ?? 1_000_000);
+const LONG_TURNS = Number(process.env.BENCH_UI_TURNS ?? 5_000);
+const RUNS = 5;
+
+const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-ui-'));
+const path = join(dir, 'ui.db');
+let rng = 7;
+const random = () => {
+  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
+  return rng / 2 ** 32;
+};
+const WORDS = 'deploy staging rollback invoice customer billing refund tool call retry timeout agent memory prompt context cache region'.split(' ');
+const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+
+/** Events made by the in-memory provider (same core, same payloads), stored raw as a provider's commits store them, then folded by the first open. */
+async function makeDatabase(): Promise<string> {
+  const clock = new ManualClock(Date.UTC(2026, 0, 1));
+  const source = createInMemoryProvider({ clock, entropy: seededEntropy(3) });
+  const long = await source.sessions.create({ title: 'The long one', model: 'bench' });
+  for (let i = 0; i < LONG_TURNS; i += 1) {
+    clock.advance(1);
+    await source.sessions.appendTurn({ sessionId: long.id, role: i % 2 ? 'assistant' : 'user', content: sentence() });
+  }
+  const sessions: string[] = [long.id];
+  let made = await source.log.head('state');
+  while (made < EVENTS) {
+    clock.advance(1);
+    const r = random();
+    if (r < 0.01) sessions.push((await source.sessions.create({ title: sentence(3), scope: [`team-${made % 7}`] })).id);
+    else if (r < 0.75)
+      await source.sessions.appendTurn({ sessionId: sessions[1 + Math.floor(random() * (sessions.length - 1))] ?? long.id, role: 'user', content: sentence() });
+    else if (r < 0.93) await source.memory.write({ content: sentence(), kind: 'fact', scope: [`team-${made % 7}`] });
+    else await source.skills.upsert({ slug: `skill-${Math.floor(random() * 500)}`, body: sentence(20) });
+    made = await source.log.head('state');
+  }
+  await openSqlite(path).close();
+  const db = new Database(path);
+  const insert = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
+  const events = await source.log.read({ stream: 'state' });
+  db.transaction(() => {
+    for (const e of events) {
+      const payload = JSON.stringify(e.payload);
+      insert.run(e.stream, e.seq, e.type, e.time, e.schemaVersion, payload, eventChecksum(e.type, e.schemaVersion, payload));
+    }
+  })();
+  db.close();
+  await openSqlite(path).close();
+  return long.id;
+}
+
+const built = performance.now();
+const longId = await makeDatabase();
+const buildS = (performance.now() - built) / 1000;
+
+const reader = openSqlite(path, { readonly: true, embedder: await createDefaultEmbedder() });
+const ui = await serveUi(reader, { port: 0, databaseFile: path });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+try {
+  // First paint of the sessions view, cold (a new page each time, as a new tab would be).
+  const firstList: number[] = [];
+  const fcp: number[] = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${ui.url}#/sessions`);
+    await page.locator('[data-testid=session-list] li').first().waitFor();
+    firstList.push(await page.evaluate(() => performance.now()));
+    fcp.push(await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Number.NaN));
+    await page.close();
+  }
+
+  // The API next to the raw driver reading the same rows.
+  const raw = new Database(path, { readonly: true });
+  const apiList: number[] = [];
+  const rawList: number[] = [];
+  const apiTurns: number[] = [];
+  const rawTurns: number[] = [];
+  const listRows = raw.prepare('SELECT * FROM sessions WHERE deleted = 0 ORDER BY created_at, id LIMIT 50');
+  const turnRows = raw.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq');
+  for (let i = 0; i < RUNS; i += 1) {
+    let t = performance.now();
+    await (await fetch(`${ui.url}api/sessions?limit=50`)).json();
+    apiList.push(performance.now() - t);
+    t = performance.now();
+    listRows.all();
+    rawList.push(performance.now() - t);
+    t = performance.now();
+    await (await fetch(`${ui.url}api/sessions/${longId}/turns`)).json();
+    apiTurns.push(performance.now() - t);
+    t = performance.now();
+    turnRows.all(longId);
+    rawTurns.push(performance.now() - t);
+  }
+  raw.close();
+
+  // The long transcript: open it, then scroll it to the bottom a frame at a time.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  await page.goto(`${ui.url}#/sessions`);
+  const list = page.getByTestId('session-list');
+  await list.getByText('The long one').waitFor();
+  const opened = performance.now();
+  await list.getByText('The long one').click();
+  await page.locator('[data-testid=transcript] .turn').first().waitFor();
+  const openMs = performance.now() - opened;
+  // A string, not a function: tsx would wrap a named function in a helper the page does not have.
+  const scroll = (await page.evaluate(`new Promise((resolve) => {
+    const el = document.querySelector('[data-testid=transcript]');
+    const frames = [];
+    let maxRows = 0;
+    let last = performance.now();
+    const step = (now) => {
+      frames.push(now - last);
+      last = now;
+      maxRows = Math.max(maxRows, el.querySelectorAll('.turn').length);
+      if (el.scrollTop + el.clientHeight >= el.scrollHeight - 1) return resolve({ frames: frames.slice(1), maxRows });
+      el.scrollTop += 400;
+      requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  })`)) as { frames: number[]; maxRows: number };
+  await page.close();
+
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+  const ms = (samples: number[]) => `${fmt(percentile(samples, 50), 1)} ms`;
+  printTable(
+    `agentstate ui on a ${fmt(EVENTS)}-event SQLite file (built in ${fmt(buildS, 0)} s), median of ${RUNS}; load average ${load}`,
+    ['measure', 'agentstate ui', 'raw better-sqlite3', 'target'],
+    [
+      ['sessions view: navigation to the first page on screen', ms(firstList), '—', '≤ 1 s'],
+      ['sessions view: first contentful paint', ms(fcp), '—', '—'],
+      ['first page of 50 sessions (API round trip vs the SQL)', ms(apiList), ms(rawList), '—'],
+      [`a ${fmt(LONG_TURNS)}-turn transcript (API round trip vs the SQL)`, ms(apiTurns), ms(rawTurns), '—'],
+      [`open the ${fmt(LONG_TURNS)}-turn transcript (click to first turn)`, `${fmt(openMs, 0)} ms`, '—', '—'],
+      [
+        'scroll it top to bottom, 400 px a frame: frame time p50 / p95',
+        `${fmt(percentile(scroll.frames, 50), 1)} / ${fmt(percentile(scroll.frames, 95), 1)} ms over ${fmt(scroll.frames.length)} frames`,
+        '—',
+        'p95 ≤ 50 ms',
+      ],
+      ['turns in the document at once while scrolling', `${fmt(scroll.maxRows)} of ${fmt(LONG_TURNS)}`, '—', 'virtualised'],
+    ],
+  );
+} finally {
+  await browser.close();
+  await ui.close();
+  await reader.close();
+  rmSync(dir, { recursive: true, force: true });
+}

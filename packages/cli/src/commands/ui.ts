@@ -1,0 +1,58 @@
+/**
+ * `agentstate ui`: serves the inspector page of `@agentstate/ui` over the
+ * database on 127.0.0.1 until interrupted. The database is opened
+ * read-only unless `--allow-writes` lets the page delete records; the
+ * default embedder is loaded so the page can compare lexical, semantic and
+ * hybrid recall.
+ */
+import { Command } from 'commander';
+import { isPostgresUrl } from '@agentstate/postgres/url';
+import { SUMMARIES } from '../command-list.js';
+import { contextOf } from '../context.js';
+import { openDatabase } from '../database.js';
+import { defaultEmbedder } from '../embedder.js';
+import { print, printJson } from '../output.js';
+import { nonNegativeInt } from '../parse.js';
+import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
+
+/** The environment variable that holds the page's token when `--token` is not given. */
+export const UI_TOKEN_ENV = 'AGENTSTATE_UI_TOKEN';
+
+/** Resolves when the process is asked to stop. */
+function interrupted(): Promise<void> {
+  return new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+}
+
+/** The `ui` command. */
+export function uiCommand(): Command {
+  return new Command('ui')
+    .description(SUMMARIES.ui)
+    .option('--port <port>', 'the port on 127.0.0.1 (0: a free one)', nonNegativeInt, 8777)
+    .option('--token <token>', `a secret of 16+ characters every API call must carry, for use through a tunnel or proxy (default: $${UI_TOKEN_ENV})`)
+    .option('--allow-writes', 'let the page delete sessions, memory items and skills (each confirmed there); default: read-only')
+    .option('--snapshot-key <file>', `the key stored snapshots are sealed with, for the timeline's past states (default: $${SNAPSHOT_KEY_ENV})`)
+    .action(async (opts: { port: number; token?: string; allowWrites?: boolean; snapshotKey?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const { serveUi } = await import('@agentstate/ui');
+      const key = resolveSnapshotKey(opts.snapshotKey);
+      const db = await openDatabase(ctx.dbPath, { readonly: !opts.allowWrites, embedder: await defaultEmbedder(), snapshotCodec: key?.codec });
+      try {
+        const ui = await serveUi(db, {
+          port: opts.port,
+          token: opts.token ?? (process.env[UI_TOKEN_ENV] || undefined),
+          allowWrites: opts.allowWrites === true,
+          snapshotCodec: key?.codec,
+          databaseFile: isPostgresUrl(ctx.dbPath) ? undefined : ctx.dbPath,
+        });
+        if (ctx.json) printJson({ url: ui.url, port: ui.port, allowWrites: opts.allowWrites === true });
+        else print(`agentstate inspector at ${ui.url} (${opts.allowWrites ? 'writes allowed' : 'read-only'}; Ctrl-C stops it)`);
+        await interrupted();
+        await ui.close();
+      } finally {
+        await db.close();
+      }
+    });
+}

@@ -1,0 +1,116 @@
+/**
+ * The page's side of the JSON API: every call goes to the server that
+ * served the page, with the token of the page's address when there is one.
+ */
+import type { MemoryItem, Session, Skill, Turn } from '@agentstate/core';
+
+const token = new URLSearchParams(location.search).get('token');
+const authHeaders: HeadersInit = token ? { authorization: `Bearer ${token}` } : {};
+
+/** A failed API call, with the server's message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function address(path: string, params: Record<string, string | number | undefined> = {}): string {
+  const query = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== '') query.set(k, String(v));
+  const text = query.toString();
+  return `/api${path}${text ? `?${text}` : ''}`;
+}
+
+async function call<T>(method: string, path: string, params?: Record<string, string | number | undefined>): Promise<T> {
+  const res = await fetch(address(path, params), { method, headers: authHeaders });
+  const body = (await res.json()) as unknown;
+  if (!res.ok) throw new ApiError(res.status, (body as { error?: string }).error ?? res.statusText);
+  return body as T;
+}
+
+/** GETs an API path. */
+export const get = <T>(path: string, params?: Record<string, string | number | undefined>): Promise<T> => call<T>('GET', path, params);
+/** POSTs to an API path. */
+export const post = <T>(path: string): Promise<T> => call<T>('POST', path);
+/** DELETEs an API path. */
+export const del = <T>(path: string): Promise<T> => call<T>('DELETE', path);
+
+/** The address of the live feed (an EventSource cannot send headers, so the token rides in the query). */
+export const liveAddress = (): string => (token ? `/api/live?token=${encodeURIComponent(token)}` : '/api/live');
+
+export interface Overview {
+  backend: string;
+  head: number;
+  allowWrites: boolean;
+  canVerify: boolean;
+  eventTypes: string[];
+}
+export interface Namespace {
+  scope: string[];
+  label: string;
+}
+export interface SessionPage {
+  items: Session[];
+  nextCursor: string | null;
+}
+export interface SessionHit {
+  session: Session;
+  turn: Turn;
+  score: number;
+}
+export type RecallHit = MemoryItem & { score: number };
+export interface SkillPoint {
+  seq: number;
+  time: string;
+  type: string;
+  version: number;
+  uses: number;
+  wins: number;
+}
+export interface SkillDetail {
+  skill: Skill;
+  history: SkillPoint[];
+}
+export interface SkillVersion {
+  seq: number;
+  version: number;
+  body: string;
+  time: string;
+}
+export interface TimelineEvent {
+  seq: number;
+  type: string;
+  time: string;
+  payload: unknown;
+  namespace: string | null;
+  writer: string | null;
+}
+export interface EventPage {
+  head: number;
+  events: TimelineEvent[];
+  nextBefore: number | null;
+}
+export interface RecordCounts {
+  live: number;
+  deleted: number;
+}
+export interface StateCounts {
+  head: number;
+  seq: number;
+  sessions: RecordCounts;
+  turns: number;
+  skills: RecordCounts;
+  memory: RecordCounts;
+  checkpoints: number;
+}
+export interface Health {
+  backend: string;
+  head: number;
+  sizes: { file: number | null; wal: number | null } | null;
+  snapshots: Array<{ seq: number; bytes: number; sealed: string | null }>;
+  countsByType: Record<string, number>;
+  counts: Omit<StateCounts, 'head'>;
+}

@@ -1,0 +1,125 @@
+/** Health: sizes, counts of records and of events by type, the stored snapshots, and `verify` on demand. */
+import { useState } from 'react';
+import { get, type Health, post } from '../api';
+import { useHead } from '../live';
+import { bytes, count, useLoad } from '../util';
+
+interface VerifyResult {
+  ok?: boolean;
+  events?: number;
+  problems?: Array<{ part: string; message: string }>;
+  differences?: string[];
+}
+
+function Verify() {
+  const [state, setState] = useState<{ running: boolean; result?: VerifyResult; error?: string }>({ running: false });
+  const run = async () => {
+    setState({ running: true });
+    try {
+      setState({ running: false, result: await post<VerifyResult>('/verify') });
+    } catch (error) {
+      setState({ running: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  const r = state.result;
+  return (
+    <section className="card">
+      <h3>verify</h3>
+      <button type="button" disabled={state.running} onClick={() => void run()}>
+        {state.running ? 'verifying…' : 'run verify'}
+      </button>
+      {r && (
+        <p className={r.ok ? 'ok' : 'error'} data-testid="verify-result">
+          {r.ok ? `ok: the tables equal a replay of all ${count(r.events ?? 0)} events` : 'DAMAGED'}
+        </p>
+      )}
+      {r && !r.ok && (
+        <ul>
+          {(r.problems ?? []).map((p) => (
+            <li key={p.message}>
+              {p.part}: {p.message}
+            </li>
+          ))}
+        </ul>
+      )}
+      {state.error && <p className="error">{state.error}</p>}
+    </section>
+  );
+}
+
+export function HealthView({ canVerify }: { canVerify: boolean }) {
+  const head = useHead();
+  const health = useLoad(() => get<Health>('/health'), [head]);
+  const h = health.value;
+  return (
+    <div className="cards" data-testid="view-health">
+      {health.error && <p className="error">{health.error}</p>}
+      {h && (
+        <>
+          <section className="card">
+            <h3>store</h3>
+            <dl>
+              <dt>backend</dt>
+              <dd>{h.backend}</dd>
+              <dt>events</dt>
+              <dd data-testid="health-head">{count(h.head)}</dd>
+              {h.sizes && (
+                <>
+                  <dt>file</dt>
+                  <dd>{bytes(h.sizes.file)}</dd>
+                  <dt>write-ahead log</dt>
+                  <dd>{bytes(h.sizes.wal)}</dd>
+                </>
+              )}
+              <dt>sessions</dt>
+              <dd>
+                {count(h.counts.sessions.live)} <span className="muted">(+{count(h.counts.sessions.deleted)} deleted)</span>
+              </dd>
+              <dt>turns</dt>
+              <dd>{count(h.counts.turns)}</dd>
+              <dt>skills</dt>
+              <dd>
+                {count(h.counts.skills.live)} <span className="muted">(+{count(h.counts.skills.deleted)} deleted)</span>
+              </dd>
+              <dt>memory</dt>
+              <dd>
+                {count(h.counts.memory.live)} <span className="muted">(+{count(h.counts.memory.deleted)} deleted)</span>
+              </dd>
+            </dl>
+          </section>
+          <section className="card">
+            <h3>events by type</h3>
+            <table className="counts" data-testid="counts-by-type">
+              <tbody>
+                {Object.entries(h.countsByType).map(([type, n]) => (
+                  <tr key={type}>
+                    <td>{type}</td>
+                    <td className="num">{count(n)}</td>
+                    <td className="barcell">
+                      <span className="bar" style={{ width: `${Math.max(2, Math.round((n / Math.max(1, h.head)) * 100))}%` }} />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+          <section className="card">
+            <h3>stored snapshots</h3>
+            {h.snapshots.length === 0 ? (
+              <p className="muted">none (agentstate snapshot saves one)</p>
+            ) : (
+              <ul data-testid="snapshots">
+                {h.snapshots.map((s) => (
+                  <li key={s.seq}>
+                    seq {count(s.seq)} · {bytes(s.bytes)} · {s.sealed ? `sealed with ${s.sealed}` : 'unsealed'} · {count(h.head - s.seq)} events behind
+                  </li>
+                ))}
+              </ul>
+            )}
+          </section>
+          {canVerify && <Verify />}
+        </>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,278 @@
+/**
+ * The inspector end to end: a SQLite file written by the fixture, served
+ * read-only by `serveUi` (as `agentstate ui` serves it), and the page driven
+ * in headless Chromium. Every view is opened, searched or filtered, and
+ * photographed; a screenshot must not be blank. With
+ * AGENTSTATE_UI_SCREENSHOTS=<folder> the screenshots are also written there
+ * (the README's are made that way into docs/images).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createDefaultEmbedder, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { serveUi, type UiHandle } from '@agentstate/ui';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, pixelSpread, skipBrowser } from './browser.js';
+import { openWriter, type Seeded, writeFixture } from './fixture.js';
+
+const LONG_TURNS = 5_000;
+
+let dir: string;
+let path: string;
+let seeded: Seeded;
+let reader: SqliteProvider;
+let ui: UiHandle;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'agentstate-ui-'));
+  path = join(dir, 'state.db');
+  seeded = await writeFixture(path, LONG_TURNS);
+  reader = openSqlite(path, { readonly: true, embedder: await createDefaultEmbedder() });
+  ui = await serveUi(reader, { port: 0, databaseFile: path, pollMs: 200 });
+  if (skipBrowser) return;
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.close();
+  await reader?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** Screenshots the page, checks it is not blank, and keeps it when asked. */
+async function photograph(name: string): Promise<void> {
+  const png = await page.screenshot();
+  const spread = await pixelSpread(browser, png);
+  expect(spread.deviation, `${name} is not blank`).toBeGreaterThan(8);
+  expect(spread.inked, `${name} has content`).toBeGreaterThan(0.02);
+  const keep = process.env.AGENTSTATE_UI_SCREENSHOTS;
+  if (keep) {
+    mkdirSync(keep, { recursive: true });
+    writeFileSync(join(keep, `ui-${name}.png`), png);
+  }
+}
+
+/** Loads the page afresh on `view` (a new document, so no filter of an earlier test is left). */
+async function open(view: string): Promise<void> {
+  await page.goto('about:blank');
+  await page.goto(`${ui.url}#/${view}`);
+  await page.getByTestId(`view-${view}`).waitFor();
+}
+
+/** A GET with any Host and Origin, which fetch would not send as given. */
+function rawGet(url: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
+describe('the server', () => {
+  it('refuses requests addressed to another host, or from another origin', async () => {
+    const api = `${ui.url}api/overview`;
+    expect(await rawGet(api, {})).toBe(200);
+    expect(await rawGet(api, { host: 'attacker.example' })).toBe(403);
+    expect(await rawGet(ui.url, { host: 'attacker.example:80' })).toBe(403);
+    expect(await rawGet(api, { origin: 'http://attacker.example' })).toBe(403);
+    expect(await rawGet(api, { origin: `http://localhost:${ui.port}` })).toBe(200);
+  });
+
+  it('with a token, answers any host but only calls that carry the token', async () => {
+    const token = 'a-secret-of-sixteen-chars';
+    const guarded = await serveUi(reader, { port: 0, token });
+    try {
+      const base = guarded.url.replace(/\?.*$/, '');
+      expect(await rawGet(`${base}api/overview`, { host: 'tunnel.example' })).toBe(401);
+      expect(await rawGet(`${base}api/overview`, { host: 'tunnel.example', authorization: `Bearer ${token}` })).toBe(200);
+      expect(await rawGet(`${base}api/overview?token=${token}`, { host: 'tunnel.example' })).toBe(200);
+      expect(await rawGet(`${base}api/overview`, { authorization: 'Bearer not-the-token-at-all' })).toBe(401);
+    } finally {
+      await guarded.close();
+    }
+  });
+
+  it('refuses deletes unless started with allowWrites', async () => {
+    const res = await fetch(`${ui.url}api/sessions/${seeded.toolSessionId}`, { method: 'DELETE' });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toMatch(/read-only/);
+  });
+});
+
+describe.skipIf(skipBrowser)('the page in Chromium', () => {
+  it('lists sessions, opens a transcript and unfolds a tool call', async () => {
+    await open('sessions');
+    const list = page.getByTestId('session-list');
+    await list.getByText('Weather in Lisbon').click();
+    const transcript = page.getByTestId('transcript');
+    await transcript.getByText('What is the weather in Lisbon tomorrow?').waitFor();
+    await expect(transcript.getByText('tokens: 182').count()).resolves.toBe(1);
+    const call = transcript.getByRole('button', { name: /tool call · get_weather/ });
+    expect(await call.getAttribute('aria-expanded')).toBe('false');
+    expect(await transcript.getByText('"city": "Lisbon"').count()).toBe(0);
+    await call.click();
+    await transcript.getByText('"city": "Lisbon"').waitFor();
+    await transcript.getByRole('button', { name: /tool result · get_weather/ }).click();
+    await transcript.getByText('"forecast": "sunny"').waitFor();
+    await transcript.getByRole('button', { name: /reasoning/ }).click();
+    await transcript.getByText('call the weather tool').waitFor();
+    await photograph('sessions');
+  });
+
+  it('keeps only the visible turns of a 5,000-turn transcript in the page, and scrolls to the last', async () => {
+    await open('sessions');
+    await page.getByTestId('session-list').getByText('Long support chat').click();
+    const transcript = page.getByTestId('transcript');
+    await transcript.getByText('Message number 1 about the invoice', { exact: true }).waitFor();
+    expect(await transcript.locator('.turn').count()).toBeLessThan(60);
+    await transcript.evaluate((el) => {
+      el.scrollTop = el.scrollHeight;
+    });
+    await transcript.getByText(`Message number ${LONG_TURNS} about the invoice`, { exact: true }).waitFor();
+    expect(await transcript.locator('.turn').count()).toBeLessThan(60);
+  });
+
+  it('searches the turns of every session', async () => {
+    await open('sessions');
+    await page.getByLabel('search turns').fill('lisbon weather');
+    const results = page.getByTestId('search-results');
+    await results.getByText('Weather in Lisbon').first().waitFor();
+    await results
+      .getByText(/score \d\.\d{3}/)
+      .first()
+      .waitFor();
+  });
+
+  it('recalls memory in the three modes side by side, with scores and filters', async () => {
+    await open('memory');
+    await page.getByLabel('recall query').fill('invoice billing month');
+    for (const mode of ['lexical', 'semantic', 'hybrid']) {
+      await page.getByTestId(`recall-${mode}`).locator('.hit').first().waitFor();
+    }
+    await page.getByTestId('recall-lexical').getByText('Invoices are sent on the first day of the month').waitFor();
+    await page.getByTestId('recall-hybrid').locator('.score').first().waitFor();
+    await photograph('memory');
+    await page.getByLabel('kinds').fill('policy');
+    await page.getByLabel('recall query').fill('');
+    const hybrid = page.getByTestId('recall-hybrid');
+    await hybrid.getByText('Refunds over 100 EUR need a manager').waitFor();
+    await expect.poll(() => hybrid.locator('.hit').count()).toBe(1);
+    await page.getByLabel('kinds').fill('');
+    await page.getByLabel('metadata filter').fill('{"topic":"ui"}');
+    await expect.poll(() => hybrid.locator('.hit').count()).toBe(1);
+    await hybrid.getByText('The user prefers dark mode').waitFor();
+  });
+
+  it('shows a skill with its versions, its outcome chart and its body as sanitised Markdown', async () => {
+    await open('skills');
+    await page.getByRole('button', { name: /refund/ }).click();
+    const detail = page.getByTestId('skill-detail');
+    await detail.getByTestId('outcome-chart').waitFor();
+    expect(await detail.locator('svg[role=img]').getAttribute('aria-label')).toBe('uses and wins over time: 4 wins of 6 uses');
+    await expect.poll(() => detail.locator('.versions button').count()).toBe(2);
+    await detail.locator('.markdown table').waitFor();
+    expect(await detail.locator('.markdown strong').first().textContent()).toBe('invoice');
+    expect(await detail.locator('.markdown script').count()).toBe(0);
+    expect(await detail.locator('.markdown img[onerror]').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as unknown as { pwned?: boolean }).pwned)).toBeUndefined();
+    await photograph('skills');
+    await detail.locator('.versions button').first().click();
+    await expect.poll(() => detail.locator('.markdown table').count()).toBe(0);
+    await detail.locator('.markdown').getByText('Check the invoice.', { exact: false }).waitFor();
+  });
+
+  it('moves the time slider and shows the counts as of that event', async () => {
+    await open('timeline');
+    await page.getByTestId('events').locator('.event').first().waitFor();
+    const slider = page.getByLabel('time travel');
+    await slider.fill(String(seeded.afterSessions));
+    await expect.poll(() => page.getByTestId('slider-seq').textContent()).toBe(`#${seeded.afterSessions.toLocaleString('en')}`);
+    const counts = page.getByTestId('counts');
+    await expect.poll(() => counts.textContent()).toContain(`as of #${seeded.afterSessions.toLocaleString('en')}`);
+    expect(await page.getByTestId('count-sessions').textContent()).toBe('3');
+    expect(await page.getByTestId('count-memory').textContent()).toBe('0');
+    expect(await page.getByTestId('count-skills').textContent()).toBe('0');
+    expect(await page.getByTestId('count-turns').textContent()).toBe((LONG_TURNS + 4).toLocaleString('en'));
+    await slider.fill('1');
+    await expect.poll(() => page.getByTestId('count-sessions').textContent()).toBe('1');
+    expect(await page.getByTestId('count-turns').textContent()).toBe('0');
+    await slider.fill(String(seeded.head));
+    await expect.poll(() => page.getByTestId('count-memory').textContent()).toBe('4');
+    expect(await page.getByTestId('count-skills').textContent()).toBe('2');
+  });
+
+  it('filters the timeline by type and namespace', async () => {
+    await open('timeline');
+    await page.getByLabel('event type').selectOption('memory.written');
+    const events = page.getByTestId('events').locator('.event');
+    await expect.poll(() => events.count()).toBe(4);
+    await page.getByLabel('namespace filter').fill('team');
+    await expect.poll(() => events.count()).toBe(2);
+    await photograph('timeline');
+  });
+
+  it('shows a live write without reloading', async () => {
+    await open('timeline');
+    const events = page.getByTestId('events');
+    await events.locator('.event').first().waitFor();
+    await page.evaluate(() => {
+      (globalThis as unknown as { marker: number }).marker = 1;
+    });
+    const writer = await openWriter(path);
+    try {
+      await writer.memory.write({ content: 'Written while the page was open', kind: 'fact' });
+    } finally {
+      await writer.close();
+    }
+    await events.getByText('Written while the page was open').waitFor({ timeout: 15_000 });
+    await expect.poll(() => page.getByTestId('head').textContent()).toContain(`${(seeded.head + 1).toLocaleString('en')} events`);
+    // The same document: nothing reloaded it.
+    expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(1);
+  });
+
+  it('shows health: counts by type, the stored snapshot, and verify on demand', async () => {
+    await open('health');
+    await page.getByTestId('counts-by-type').getByText('session.turn_appended').waitFor();
+    await page
+      .getByTestId('snapshots')
+      .getByText(`seq ${seeded.head.toLocaleString('en')}`)
+      .waitFor();
+    await page.getByRole('button', { name: 'run verify' }).click();
+    await expect.poll(() => page.getByTestId('verify-result').textContent(), { timeout: 30_000 }).toMatch(/^ok: the tables equal a replay of all/);
+    await photograph('health');
+  });
+
+  // Last: it changes the file the other tests read.
+  it('with allowWrites, deletes a memory item only once the dialog is accepted', async () => {
+    const writable = await openWriter(path);
+    const server = await serveUi(writable, { port: 0, allowWrites: true, pollMs: 200 });
+    try {
+      await page.goto('about:blank');
+      await page.goto(`${server.url}#/memory`);
+      await page.getByLabel('recall query').fill('manager');
+      const lexical = page.getByTestId('recall-lexical');
+      const hit = lexical.locator('.hit', { hasText: 'Refunds over 100 EUR need a manager' });
+      await hit.waitFor();
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await hit.getByRole('button', { name: 'delete' }).click();
+      const recall = async () => (await writable.memory.recall({ query: 'manager', mode: 'lexical' })).length;
+      expect(await recall()).toBe(1);
+      page.once('dialog', (dialog) => void dialog.accept());
+      await hit.getByRole('button', { name: 'delete' }).click();
+      await expect.poll(recall).toBe(0);
+      await expect.poll(() => hit.count()).toBe(0);
+    } finally {
+      await server.close();
+      await writable.close();
+    }
+  });
+});
