@@ -98,3 +98,16 @@ export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { typ
 export function isStateEventType(type: string): type is StateEventType {
   return Object.hasOwn(statePayloadSchemas, type);
 }
+
+/**
+ * The stream of retention policies (docs/contract.md §11), beside `state` in
+ * the same log so every process and face reads the same policies. Its
+ * events never touch the read model: they are read by the retention filter.
+ */
+export const RETENTION_STREAM = 'retention';
+
+/** Event types of the `retention` stream: payload `{ policy }`, and `{ id }` on removal. */
+export const RetentionEventTypes = {
+  PolicySet: 'retention.policy_set',
+  PolicyRemoved: 'retention.policy_removed',
+} as const;
