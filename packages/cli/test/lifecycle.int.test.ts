@@ -5,7 +5,8 @@ import { fails, ok, okJson, tempDir } from './helpers.js';
 const tmp = tempDir();
 afterAll(tmp.cleanup);
 
-describe('agentstate time travel, diff and retention', () => {
+// Each test runs a dozen or more processes in turn: on a loaded machine that takes longer than the default minute.
+describe('agentstate time travel, diff and retention', { timeout: 300_000 }, () => {
   const db = tmp.path('lifecycle.db');
   let factId = '';
   let sessionId = '';
