@@ -13,6 +13,8 @@ export const SUMMARIES = {
   skills: 'reusable, versioned procedures with outcome evidence',
   memory: 'durable facts with provenance',
   namespaces: 'the distinct scopes that hold live sessions, skills or memory (--prefix, --depth)',
+  diff: 'what was created, changed and deleted between two points of the log (--from, --to: a seq or an ISO-8601 instant)',
+  retention: 'retention policies (records of a kind expire at an age) and their sweep',
   log: 'the event log behind the state (stream "state"); --json prints JSON Lines',
   verify:
     "check the whole file: SQLite's integrity check, the log replayed against the tables and stored snapshots, the full-text and vector indexes (exit 2 when damaged, with the repair)",
@@ -52,6 +54,8 @@ export const LAZY_COMMANDS: readonly CommandEntry[] = [
   { name: 'skills', term: 'skills', load: async () => (await import('./commands/skills.js')).skillsCommand() },
   { name: 'memory', term: 'memory', load: async () => (await import('./commands/memory.js')).memoryCommand() },
   { name: 'namespaces', term: 'namespaces [options]', load: async () => (await import('./commands/namespaces.js')).namespacesCommand() },
+  { name: 'diff', term: 'diff [options]', load: async () => (await import('./commands/diff.js')).diffCommand() },
+  { name: 'retention', term: 'retention', load: async () => (await import('./commands/retention.js')).retentionCommand() },
   { name: 'log', term: 'log', load: async () => (await import('./commands/log.js')).logCommand() },
   { name: 'verify', term: 'verify [options]', load: maintenance('verify') },
   { name: 'rebuild', term: 'rebuild [options]', load: maintenance('rebuild') },

@@ -136,6 +136,15 @@ export class UnavailableError extends AgentStateError {
   readonly code = 'unavailable' as const;
 }
 
+/**
+ * A write was asked of something that only reads: a view of the state at an
+ * earlier point (`provider.at`). Retrying cannot succeed; write through the
+ * provider itself.
+ */
+export class ReadOnlyViewError extends AgentStateError {
+  readonly code = 'read_only' as const;
+}
+
 /** True for any error raised by agentstate on purpose. */
 export function isAgentStateError(error: unknown): error is AgentStateError {
   return error instanceof AgentStateError;

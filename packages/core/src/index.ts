@@ -17,6 +17,7 @@ export {
   CorruptionError,
   ClosedError,
   UnavailableError,
+  ReadOnlyViewError,
   isAgentStateError,
 } from './errors.js';
 export { type Clock, systemClock, ManualClock } from './time/clock.js';
@@ -162,6 +163,8 @@ export {
   outcomeIncrementSchema,
   type OutcomeIncrement,
   sessionAfterTurn,
+  RETENTION_STREAM,
+  RetentionEventTypes,
 } from './log/events.js';
 export { operationSchema, type OperationRef, type OperationEntry, operationInputHash } from './log/operation.js';
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
@@ -173,6 +176,18 @@ export { UnboundSnapshotError } from './snapshot/binding.js';
 export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, CheckpointStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
+export type { PointInput, ResolvedPoint, StateView } from './provider/time-travel.js';
+export type { DiffInput, RecordDiff, StateDiff } from './provider/diff.js';
+export type { RetentionStore, RetentionSweep } from './provider/retention.js';
+export {
+  RETENTION_RECORDS,
+  type RetentionRecord,
+  RETENTION_ACTIONS,
+  retentionPolicySchema,
+  type RetentionPolicy,
+  setRetentionInputSchema,
+  type SetRetentionInput,
+} from './records/retention.js';
 export { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrder } from './provider/recall-defaults.js';
 export { type InMemoryProviderOptions, createInMemoryProvider, type ReplayOptions, replay } from './in-memory/provider.js';
 export { ExportFormatError } from './export/errors.js';

@@ -297,6 +297,22 @@ export const namespaceInputs = {
   cursor: cursorArg,
 } as const;
 
+/** A point of the log: a seq, or an ISO-8601 instant. */
+const pointArg = z.union([z.number().int().min(0), z.string().max(64)]);
+
+/** Inputs of the state_diff tool. */
+export const diffInputs = {
+  from: pointArg.describe('A seq of the log (0: the empty state), or an ISO-8601 instant such as 2026-11-29T16:54:02Z.'),
+  to: pointArg.optional().describe('A seq or an instant; omit for now.'),
+} as const;
+
+/** What changed of one kind of record. */
+const recordDiffOut = <T extends z.ZodType>(record: T) =>
+  z.object({ created: z.array(record), changed: z.array(z.object({ before: record, after: record })), deleted: z.array(record) });
+
+/** A resolved point: its seq and the instant it reads at. */
+const pointOut = z.object({ seq: z.number().int(), time: z.string() });
+
 /** Outputs of every tool. */
 export const outputs = {
   item: { item: memoryItemOutputSchema },
@@ -309,6 +325,14 @@ export const outputs = {
   transcript: { session: sessionOut, turns: z.array(turnOut), nextCursor: nextCursorOutput },
   sessions: { sessions: z.array(sessionOut), nextCursor: nextCursorOutput },
   turnHits: { hits: z.array(turnHitOut), nextCursor: nextCursorOutput },
+  diff: {
+    from: pointOut,
+    to: pointOut,
+    sessions: recordDiffOut(sessionOut),
+    turns: recordDiffOut(turnOut),
+    skills: recordDiffOut(skillSchema),
+    memory: recordDiffOut(memoryItemOutputSchema),
+  },
   namespaces: {
     scopes: z.array(z.array(z.string())).describe("Paths relative to the server's scope ([] is the server's scope itself)."),
     nextCursor: nextCursorOutput,

@@ -17,6 +17,7 @@ function legacySessionPolicy(policy: ScopePolicy): ScopePolicy | undefined {
 import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
 import { registerNamespaceTools } from './tools/namespaces.js';
+import { registerDiffTools } from './tools/diff.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSkillTools } from './tools/skills.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -55,6 +56,7 @@ export const TOOL_NAMES = [
   'search_sessions',
   'session_delete',
   'namespaces',
+  'state_diff',
 ] as const;
 
 function instructions(policy: ScopePolicy): string {
@@ -95,6 +97,7 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
   registerSkillTools(server, ctx);
   registerSessionTools(server, ctx);
   registerNamespaceTools(server, ctx);
+  registerDiffTools(server, ctx);
   registerResources(server, ctx);
   return server;
 }

@@ -53,6 +53,7 @@ describe('tool list', () => {
         'skill_record_outcome',
         'skill_save',
         'skill_search',
+        'state_diff',
         'update_memory',
       ].sort(),
     );
@@ -64,7 +65,7 @@ describe('tool list', () => {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
-    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list', 'search_sessions', 'namespaces'];
+    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list', 'search_sessions', 'namespaces', 'state_diff'];
     const destructive = ['forget', 'skill_delete', 'session_delete', 'session_remove_last_turn', 'session_replace_suffix'];
     // Each call of these removes turns that the previous call left: a repeat is not a no-op.
     const repeatable = (name: string) => readOnly.includes(name) || (destructive.includes(name) && !name.startsWith('session_re'));
@@ -271,6 +272,22 @@ describe('sessions', () => {
     );
     expect((await call(client, 'session_delete', { sessionId: second.id })).session).toEqual(deleted.session);
     expect(await callError(client, 'session_delete', { sessionId: 'never-created' })).toBe('not_found: session not found: never-created');
+  });
+});
+
+describe('state_diff', () => {
+  it('lists what changed between two points, in this server’s scope, and refuses a point beyond the head', async () => {
+    const from = (await call(client, 'state_diff', { from: 0 })).to.seq as number;
+    const { item } = await call(client, 'remember', { content: 'diffed fact' });
+    await call(client, 'update_memory', { id: item.id, content: 'diffed fact, changed' });
+    const diff = await call(client, 'state_diff', { from });
+    expect(diff.from.seq).toBe(from);
+    expect(diff.to.seq).toBe(from + 2);
+    expect(diff.memory.created.map((m: { content: string }) => m.content)).toEqual(['diffed fact, changed']);
+    expect(diff.memory.changed).toEqual([]);
+    const step = await call(client, 'state_diff', { from: from + 1, to: from + 2 });
+    expect(step.memory.changed.map((c: { before: { content: string } }) => c.before.content)).toEqual(['diffed fact']);
+    expect(await callError(client, 'state_diff', { from: from + 99 })).toMatch(/beyond the head/);
   });
 });
 

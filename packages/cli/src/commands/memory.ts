@@ -16,6 +16,7 @@ import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
+import { withAtFlag, withReader } from '../at.js';
 import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
@@ -79,6 +80,7 @@ interface RecallFlags extends ScopeFlags {
   where?: string;
   descendants?: boolean;
   cursor?: string;
+  at?: string;
 }
 
 /**
@@ -107,7 +109,7 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
   const embedder = wantsVectors ? await defaultEmbedder() : undefined;
   const mode = flags.mode ?? defaultRecallMode(embedder !== undefined);
-  const hits = await withDatabase(dbPath, { embedder, readonly: true }, (db) => db.memory.recall(options));
+  const hits = await withReader(dbPath, flags.at, { embedder }, (db) => db.memory.recall(options));
   return { mode, hits };
 }
 
@@ -138,7 +140,7 @@ export function memoryCommand(): Command {
     });
 
   withScopeFlags(
-    group.command('recall'),
+    withAtFlag(group.command('recall')),
     'only facts in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
   )
     .description('recall live facts matching the query, with scores')
@@ -164,13 +166,12 @@ export function memoryCommand(): Command {
       printNextCursor(hits.nextCursor, ctx.json);
     });
 
-  group
-    .command('show')
+  withAtFlag(group.command('show'))
     .description('show one fact')
     .argument('<id>', 'memory item id')
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
+    .action(async (id: string, opts: { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const item = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.memory.get(id));
+      const item = await withReader(ctx.dbPath, opts.at, {}, (db) => db.memory.get(id));
       if (ctx.json) printJson(item);
       else printItem(item);
     });

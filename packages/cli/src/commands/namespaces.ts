@@ -4,19 +4,19 @@ import { describeScope, namespacesOptionsSchema } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
-import { withDatabase } from '../database.js';
+import { withAtFlag, withReader } from '../at.js';
 import { print, printJson, printNextCursor } from '../output.js';
 import { nonNegativeInt, positiveInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */
 export function namespacesCommand(): Command {
-  return new Command('namespaces')
+  return withAtFlag(new Command('namespaces'))
     .description(SUMMARIES.namespaces)
     .option('--prefix <path>', 'only scopes under this one, itself included (labels separated by /, a JSON array, or / for global)')
     .option('--depth <n>', 'cut each scope to this many labels', nonNegativeInt)
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: { prefix?: string; depth?: number; limit?: number; cursor?: string }, cmd: Command) => {
+    .action(async (opts: { prefix?: string; depth?: number; limit?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const options = parseInput(namespacesOptionsSchema, {
         prefix: scopeFrom({ scope: opts.prefix }, '--prefix'),
@@ -24,7 +24,7 @@ export function namespacesCommand(): Command {
         limit: opts.limit,
         cursor: opts.cursor,
       });
-      const scopes = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.namespaces(options));
+      const scopes = await withReader(ctx.dbPath, opts.at, {}, (db) => db.namespaces(options));
       if (ctx.json) printJson(scopes);
       else print(scopes.length === 0 ? '(no scopes)' : scopes.map(describeScope).join('\n'));
       printNextCursor(scopes.nextCursor, ctx.json);

@@ -20,6 +20,7 @@ import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
+import { withAtFlag, withReader } from '../at.js';
 import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
@@ -67,43 +68,43 @@ interface SearchFlags extends ScopeFlags {
   minScore?: number;
   match?: 'all' | 'any';
   context?: number;
+  at?: string;
 }
 
 /** The `sessions` command group. */
 export function sessionsCommand(): Command {
   const group = new Command('sessions').description(SUMMARIES.sessions);
 
-  withScopeFlags(group.command('list'), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+  withScopeFlags(withAtFlag(group.command('list')), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
     .description('list live sessions, oldest first')
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean; cursor?: string }, cmd: Command) => {
+    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const scope = scopeFrom(opts);
       const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined, cursor: opts.cursor };
-      const sessions = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.sessions.list(options));
+      const sessions = await withReader(ctx.dbPath, opts.at, {}, (db) => db.sessions.list(options));
       if (ctx.json) printJson(sessions);
       else printTable(sessionColumns, sessions, '(no sessions)');
       printNextCursor(sessions.nextCursor, ctx.json);
     });
 
-  group
-    .command('show')
+  withAtFlag(group.command('show'))
     .description('show a session and its transcript in seq order')
     .argument('<id>', 'session id')
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
     .option('--limit <n>', 'at most this many turns (default: all)', positiveInt)
     .option('--last <n>', 'only the newest n turns (not with --after-seq or --limit)', positiveInt)
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number; cursor?: string }, cmd: Command) => {
+    .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const options =
         opts.last === undefined
           ? { afterSeq: opts.afterSeq, limit: opts.limit, cursor: opts.cursor }
           : { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last, cursor: opts.cursor };
-      const { session, turns } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => ({
+      const { session, turns } = await withReader(ctx.dbPath, opts.at, {}, async (db) => ({
         session: await db.sessions.get(id),
         turns: await db.sessions.turns(id, options),
       }));
@@ -219,7 +220,10 @@ export function sessionsCommand(): Command {
       else print(`deleted session ${session.id}`);
     });
 
-  withScopeFlags(group.command('search'), 'only turns of sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+  withScopeFlags(
+    withAtFlag(group.command('search')),
+    'only turns of sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope',
+  )
     .description('search the turns of live sessions (lexical, semantic or hybrid, as memory recall), with the turns around each hit')
     .argument('[query]', 'what to look for; none lists the newest turns')
     .option('--session <id>', 'only this session')
@@ -253,7 +257,9 @@ export function sessionsCommand(): Command {
       // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.
       const wantsVectors = opts.mode === undefined ? Boolean(query?.trim()) : opts.mode !== 'lexical';
       const embedder = wantsVectors ? await defaultEmbedder() : undefined;
-      const hits = await withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options));
+      const hits = await (opts.at === undefined
+        ? withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options))
+        : withReader(ctx.dbPath, opts.at, { embedder }, (db) => db.sessions.search(options)));
       if (ctx.json) printJson(hits);
       else printHits(hits);
       printNextCursor(hits.nextCursor, ctx.json);

@@ -8,6 +8,7 @@ import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
+import { withAtFlag, withReader } from '../at.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
@@ -76,14 +77,17 @@ function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillI
 export function skillsCommand(): Command {
   const group = new Command('skills').description(SUMMARIES.skills);
 
-  withScopeFlags(group.command('list'), 'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)')
+  withScopeFlags(
+    withAtFlag(group.command('list')),
+    'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)',
+  )
     .description('list live skills in one scope (default: global), by slug')
     .option('--descendants', 'include the scopes below it')
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string }, cmd: Command) => {
+    .action(async (opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
+      const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
         db.skills.list(scopeFrom(opts), { includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
       );
       if (ctx.json) printJson(skills);
@@ -92,20 +96,20 @@ export function skillsCommand(): Command {
     });
 
   withScopeFlags(
-    group.command('get'),
+    withAtFlag(group.command('get')),
     'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
   )
     .description('show a skill by id, or by slug (most specific along the scope chain)')
     .argument('<id-or-slug>', 'skill id or slug')
-    .action(async (key: string, opts: ScopeFlags, cmd: Command) => {
+    .action(async (key: string, opts: ScopeFlags & { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skill = await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.skills.get(key, scopeFrom(opts)));
+      const skill = await withReader(ctx.dbPath, opts.at, {}, (db) => db.skills.get(key, scopeFrom(opts)));
       if (ctx.json) printJson(skill);
       else printSkill(skill);
     });
 
   withScopeFlags(
-    group.command('search'),
+    withAtFlag(group.command('search')),
     'only skills in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
   )
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required)')
@@ -118,12 +122,19 @@ export function skillsCommand(): Command {
     .action(
       async (
         query: string,
-        opts: ScopeFlags & { limit?: number; order: (typeof SKILL_SEARCH_ORDERS)[number]; parents?: boolean; descendants?: boolean; cursor?: string },
+        opts: ScopeFlags & {
+          limit?: number;
+          order: (typeof SKILL_SEARCH_ORDERS)[number];
+          parents?: boolean;
+          descendants?: boolean;
+          cursor?: string;
+          at?: string;
+        },
         cmd: Command,
       ) => {
         const ctx = contextOf(cmd);
         const scope = scopeFrom(opts);
-        const skills = await withDatabase(ctx.dbPath, { readonly: true }, (db) =>
+        const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
           db.skills.search(query, {
             limit: opts.limit,
             order: opts.order,

@@ -24,6 +24,12 @@ import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
 import { embedItems } from './vectors.js';
+import { InMemoryBackend } from '../in-memory/backend.js';
+import { cutLog, foldTo, readOnlyView, resolvePoint, stoppedClock } from './time-travel.js';
+import { diffPoints } from './diff.js';
+import { RetentionJudge, RetentionPolicies } from './retention-policies.js';
+import { withRetention } from './retention-filter.js';
+import { createRetentionStore } from './retention.js';
 
 /** Calls `load` at most once, sharing its promise. */
 function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>) | undefined {
@@ -74,6 +80,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       if (change.type === EventTypes.SuffixReplaced && change.payload.added.length > 0) await embedItems(embedder, turnVectors, change.payload.added as Turn[]);
     });
   }
+  const foldOptions = { snapshotCodec: codec, ...(options.upcasters ? { upcasters: options.upcasters } : {}) };
   const recallContext = {
     queries: backend.queries,
     embedder,
@@ -82,17 +89,40 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     now: () => stamper.now(),
   };
 
+  const policies = new RetentionPolicies(backend.log);
+  const judge = async () => new RetentionJudge(await policies.current(), stamper.now());
+  const stores = withRetention(
+    {
+      sessions: createSessionStore(engine, { ...recallContext, vectors: turnVectors }),
+      skills: createSkillStore(engine),
+      memory: createMemoryStore(engine, { ...recallContext, vectors }),
+    },
+    judge,
+  );
+
   return {
     name: backend.name,
     instanceId,
     log: backend.log,
-    sessions: createSessionStore(engine, { ...recallContext, vectors: turnVectors }),
-    skills: createSkillStore(engine),
-    memory: createMemoryStore(engine, { ...recallContext, vectors }),
+    ...stores,
+    retention: createRetentionStore(engine, policies, judge),
     checkpoints: createCheckpointStore(engine),
     namespaces: (namespaceOptions) => listNamespaces(backend.queries, namespaceOptions),
     snapshot: () => backend.capture(),
     saveSnapshot,
+    async at(point) {
+      const resolved = await resolvePoint(backend.log, point);
+      const state = await foldTo(backend.log, resolved.seq, foldOptions);
+      const { embedder: e, defaultEmbedder, fusionWeights, upcasters, snapshotCodec } = options;
+      // The view reads at its point's instant, so expiry is judged as it was then.
+      const view = createStateProvider(new InMemoryBackend(cutLog(backend.log, resolved), state), {
+        ...{ embedder: e, defaultEmbedder, fusionWeights, upcasters, snapshotCodec },
+        instanceId,
+        clock: stoppedClock(resolved.time),
+      });
+      return readOnlyView(view, resolved, () => state.capture());
+    },
+    diff: (input) => diffPoints(backend.log, input, foldOptions),
     async close() {
       if (closed) return;
       closed = true;

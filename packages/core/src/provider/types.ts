@@ -27,6 +27,9 @@ import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, P
 import type { Checkpoint, CheckpointTuple, CheckpointWrite } from '../records/checkpoints.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import type { Page } from '../paging/cursor.js';
+import type { PointInput, StateView } from './time-travel.js';
+import type { DiffInput, StateDiff } from './diff.js';
+import type { RetentionStore } from './retention.js';
 
 /** Resumable conversations with append-only transcripts. */
 export interface SessionStore {
@@ -230,8 +233,19 @@ export interface EventSourcedProvider extends Provider {
   readonly instanceId: string;
   /** The event log behind the read model. */
   readonly log: Log;
+  /** Retention policies, kept in the log's `retention` stream, and their sweep (docs/contract.md §11). */
+  readonly retention: RetentionStore;
   /** Captures the whole projection and its seq atomically. */
   snapshot(): Promise<Snapshot>;
   /** Captures, binds to the log (docs/contract.md §8), seals with the provider's codec, and stores a snapshot in the log. */
   saveSnapshot(): Promise<StoredSnapshot>;
+  /**
+   * A read-only view of the whole state as a replay of the log cut at
+   * `point` reads it (docs/contract.md §11): `{ seq }` (0 to the head), or
+   * `{ time }` (the last event at or before that instant). Folded from the
+   * nearest snapshot at or below the point plus the events after it.
+   */
+  at(point: PointInput): Promise<StateView>;
+  /** What was created, changed and deleted between two points, per record kind (docs/contract.md §11). */
+  diff(input: DiffInput): Promise<StateDiff>;
 }

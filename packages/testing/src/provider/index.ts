@@ -10,6 +10,7 @@ import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
+import { lifecycleChecks } from './lifecycle.js';
 import { memoryChecks } from './memory.js';
 import { memoryModelChecks } from './memory-model.js';
 import { namespaceChecks } from './namespaces.js';
@@ -47,6 +48,7 @@ const all: ProviderCheck[] = [
   ...pageChecks,
   ...checkpointChecks,
   ...batchChecks,
+  ...lifecycleChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

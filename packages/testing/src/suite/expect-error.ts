@@ -3,7 +3,7 @@
  * stable `code`, and that the call rejected rather than threw synchronously.
  */
 import type { AgentStateError, ErrorCode } from '@agentstate/core';
-import { ConflictError, CorruptionError, NotFoundError, SkillScopeRequiredError, ValidationError } from '@agentstate/core';
+import { ConflictError, CorruptionError, NotFoundError, ReadOnlyViewError, SkillScopeRequiredError, UnavailableError, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 
 /** An error class of the taxonomy, e.g. `NotFoundError`. */
@@ -15,6 +15,8 @@ const CODES = new Map<unknown, ErrorCode>([
   [ConflictError, 'conflict'],
   [ValidationError, 'invalid'],
   [CorruptionError, 'corruption'],
+  [ReadOnlyViewError, 'read_only'],
+  [UnavailableError, 'unavailable'],
 ]);
 
 /**

@@ -1,0 +1,89 @@
+/** `agentstate retention`: set, list and remove retention policies, and apply them (a sweep). */
+import { Command } from 'commander';
+import type { RetentionPolicy } from '@agentstate/core';
+import { describeScope, RETENTION_ACTIONS, RETENTION_RECORDS, setRetentionInputSchema } from '@agentstate/core';
+import { parseInput } from '@agentstate/core/backend';
+import { SUMMARIES } from '../command-list.js';
+import { contextOf, withScopeFlags } from '../context.js';
+import { withDatabase } from '../database.js';
+import { withAtFlag, withReader } from '../at.js';
+import type { Column } from '../output.js';
+import { print, printJson, printTable } from '../output.js';
+import type { ScopeFlags } from '../parse.js';
+import { oneOf, scopeFrom } from '../parse.js';
+
+const DAY_MS = 86_400_000;
+
+/** An age as the policy's text would give it: whole days when it is some, else milliseconds. */
+function age(ms: number): string {
+  return ms % DAY_MS === 0 ? `${ms / DAY_MS}d` : `${ms}ms`;
+}
+
+const policyColumns: Column<RetentionPolicy>[] = [
+  { header: 'id', cell: (p) => p.id, max: 40 },
+  { header: 'record', cell: (p) => p.record },
+  { header: 'memory kind', cell: (p) => p.memoryKind ?? '(any)', max: 16 },
+  { header: 'scope', cell: (p) => describeScope(p.scope), max: 32 },
+  { header: 'max age', cell: (p) => age(p.maxAgeMs), align: 'right' },
+  { header: 'action', cell: (p) => p.action },
+];
+
+/** The `retention` command group. */
+export function retentionCommand(): Command {
+  const group = new Command('retention').description(SUMMARIES.retention);
+
+  withScopeFlags(group.command('set'), 'the policy covers this scope and the scopes below it (default: global, which covers everything)')
+    .description('set a policy (a policy with the same id is replaced): records of a kind expire at an age')
+    .requiredOption('--record <record>', `what it covers: ${RETENTION_RECORDS.join(', ')}`, oneOf(RETENTION_RECORDS))
+    .requiredOption('--max-age <age>', 'the age at which a record expires: a number and a unit (ms, s, m, h, d, w, y), like 90d')
+    .option('--kind <kind>', 'with --record memory: only memory of this kind')
+    .option('--id <id>', 'names the policy (default: from what it covers, e.g. memory:scratch@*)')
+    .option('--action <action>', `what a sweep does: ${RETENTION_ACTIONS.join(', ')} (default: tombstone)`, oneOf(RETENTION_ACTIONS))
+    .action(async (opts: ScopeFlags & { record: string; maxAge: string; kind?: string; id?: string; action?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const maxAge = /^\d+$/.test(opts.maxAge) ? Number(opts.maxAge) : opts.maxAge;
+      const input = parseInput(setRetentionInputSchema, {
+        id: opts.id,
+        scope: scopeFrom(opts),
+        record: opts.record,
+        memoryKind: opts.kind,
+        maxAge,
+        action: opts.action,
+      });
+      const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.set(input));
+      if (ctx.json) printJson(policy);
+      else print(`set retention policy ${policy.id}: ${policy.record} after ${age(policy.maxAgeMs)} (${policy.action})`);
+    });
+
+  withAtFlag(group.command('list'))
+    .description('list the policies in force, by id')
+    .action(async (opts: { at?: string }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const policies = await withReader(ctx.dbPath, opts.at, {}, (db) => db.retention.list());
+      if (ctx.json) printJson(policies);
+      else printTable(policyColumns, policies, '(no retention policies)');
+    });
+
+  group
+    .command('remove')
+    .description('remove a policy')
+    .argument('<id>', 'the policy id')
+    .action(async (id: string, _opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.remove(id));
+      if (ctx.json) printJson(policy);
+      else print(`removed retention policy ${policy.id}`);
+    });
+
+  group
+    .command('apply')
+    .description('sweep: tombstone every live record a policy expires now')
+    .action(async (_opts: unknown, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const swept = await withDatabase(ctx.dbPath, {}, (db) => db.retention.apply());
+      if (ctx.json) printJson(swept);
+      else print(`swept ${swept.sessions} sessions, ${swept.turns} turns, ${swept.skills} skills, ${swept.memory} memory items`);
+    });
+
+  return group;
+}

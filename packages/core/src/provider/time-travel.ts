@@ -1,0 +1,230 @@
+/**
+ * Time travel (docs/contract.md §11): a read-only view of the whole state as
+ * a replay of the log cut at a point would read it. The view is folded from
+ * the newest trustworthy snapshot at or below the point plus the events after
+ * it, into the in-memory read model, so it only needs the {@link Log} and
+ * works the same over every backend.
+ */
+import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
+import { decodeStateEvent } from '../log/decode.js';
+import { STATE_STREAM } from '../log/events.js';
+import type { Log, LogEvent, ReadQuery } from '../log/log.js';
+import type { UpcasterRegistry } from '../log/upcasters.js';
+import { InMemoryState } from '../in-memory/state.js';
+import type { SnapshotCodec } from '../snapshot/codecs.js';
+import { plainCodec } from '../snapshot/codecs.js';
+import { loadSnapshot } from '../snapshot/restore.js';
+import type { Snapshot } from '../snapshot/snapshot.js';
+import type { Clock } from '../time/clock.js';
+import type { Instant } from '../time/instant.js';
+import { formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
+import type { CheckpointStore, EventSourcedProvider, MemoryStore, Provider, SessionStore, SkillStore } from './types.js';
+import type { RetentionStore } from './retention.js';
+
+/** A point of the `state` stream: a seq (0 is the empty state), or an instant (the last event at or before it). */
+export type PointInput = { seq: number } | { time: string };
+
+/** A point resolved against the log. */
+export interface ResolvedPoint {
+  /** The seq of the last event the view folds (0: none). */
+  seq: number;
+  /**
+   * The instant the view reads at, its "now": the instant asked for, else
+   * the time of the event at `seq` (the epoch for seq 0). Expiry and retention
+   * are judged at it, as they were at that moment.
+   */
+  time: Instant;
+}
+
+/** A read-only view of the state at a point: the read methods of a {@link Provider}; every write is a {@link ReadOnlyViewError}. */
+export interface StateView extends Provider {
+  /** The seq of the last event folded into the view. */
+  readonly seq: number;
+  /** The instant the view reads at (see {@link ResolvedPoint.time}). */
+  readonly time: Instant;
+  /** The whole projection at `seq`, tombstones included, as a snapshot taken then would hold it. */
+  capture(): Promise<Snapshot>;
+  /** The retention policies in force at the view's instant; only `list` reads. */
+  readonly retention: RetentionStore;
+}
+
+/** The time of the event at `seq` of the `state` stream. */
+async function eventTime(log: Log, seq: number): Promise<Instant> {
+  const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
+  if (event?.seq !== seq) throw new CorruptionError(STATE_STREAM, seq, 'the event is missing');
+  return event.time;
+}
+
+/**
+ * Resolves `point` against the log: a seq must be an integer in
+ * `[0, head]`; an instant selects the last event whose time is at or
+ * before it, found by binary search over seqs (about 20 single-event reads
+ * at a million events). The search relies on event times never decreasing
+ * along the stream, which holds for every log that stamps times itself.
+ */
+export async function resolvePoint(log: Log, point: PointInput): Promise<ResolvedPoint> {
+  if (point === null || typeof point !== 'object') throw new ValidationError('', 'a point must be { seq } or { time }');
+  const head = await log.head(STATE_STREAM);
+  if ('seq' in point) {
+    const { seq } = point;
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new ValidationError('seq', 'must be a non-negative integer');
+    if (seq > head) throw new ValidationError('seq', `${seq} lies beyond the head of the state stream (${head})`);
+    return { seq, time: seq === 0 ? formatInstant(0) : await eventTime(log, seq) };
+  }
+  if ('time' in point) {
+    const time = typeof point.time === 'string' ? normalizeInstant(point.time) : undefined;
+    if (time === undefined) throw new ValidationError('time', 'must be an ISO-8601 date or date-time with a zone');
+    const target = instantToMs(time);
+    // Invariant: events 1..lo are at or before the instant, events after hi are later.
+    let lo = 0;
+    let hi = head;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (instantToMs(await eventTime(log, mid)) <= target) lo = mid;
+      else hi = mid - 1;
+    }
+    return { seq: lo, time };
+  }
+  throw new ValidationError('', 'a point must be { seq } or { time }');
+}
+
+/** Options of {@link foldTo}. */
+export interface FoldToOptions {
+  snapshotCodec?: SnapshotCodec;
+  upcasters?: UpcasterRegistry;
+  /** Events read per batch. */
+  batchSize?: number;
+}
+
+/**
+ * The in-memory read model of the `state` stream at `seq`: the newest
+ * trustworthy snapshot at or below it, then the events after it up to `seq`.
+ */
+export async function foldTo(log: Log, seq: number, options: FoldToOptions = {}): Promise<InMemoryState> {
+  const state = new InMemoryState();
+  const { snapshot } = await loadSnapshot(log, options.snapshotCodec ?? plainCodec, seq);
+  if (snapshot) state.restore(snapshot);
+  await advance(log, state, seq, options);
+  return state;
+}
+
+/** Applies the events after `state.seq` up to `seq` to `state`. */
+export async function advance(log: Log, state: InMemoryState, seq: number, options: FoldToOptions = {}): Promise<void> {
+  const batchSize = options.batchSize ?? 10_000;
+  while (state.seq < seq) {
+    const batch = await log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(batchSize, seq - state.seq) });
+    if (batch.length === 0) throw new CorruptionError(STATE_STREAM, state.seq + 1, 'the event is missing');
+    for (const event of batch) {
+      if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
+      state.apply(decodeStateEvent(event, options.upcasters ? { upcasters: options.upcasters } : {}), event.seq);
+    }
+  }
+}
+
+/**
+ * The log as it was at `point`: the `state` stream ends at its seq, every
+ * other stream at its instant; appends and snapshot saves are refused.
+ */
+export function cutLog(log: Log, point: ResolvedPoint): Log {
+  const until = instantToMs(point.time);
+  const refuse = (): never => {
+    throw new ReadOnlyViewError(`the log of a view at seq ${point.seq} is read-only`);
+  };
+  const read = async (query: ReadQuery): Promise<LogEvent[]> => {
+    if (query.stream === STATE_STREAM) {
+      const room = point.seq - (query.afterSeq ?? 0);
+      if (room <= 0) return [];
+      return log.read({ ...query, limit: query.limit ? Math.min(query.limit, room) : room });
+    }
+    // Other streams (retention policies) are short: cut by time, then apply the limit.
+    const events = (await log.read({ ...query, limit: 0 })).filter((e) => instantToMs(e.time) <= until);
+    return query.limit ? events.slice(0, query.limit) : events;
+  };
+  return {
+    identity: () => log.identity(),
+    append: async () => refuse(),
+    saveSnapshot: async () => refuse(),
+    read,
+    async head(stream) {
+      if (stream === STATE_STREAM) return point.seq;
+      const events = await read({ stream });
+      return events.at(-1)?.seq ?? 0;
+    },
+    latestSnapshot: (stream, options) =>
+      log.latestSnapshot(stream, {
+        upToSeq: Math.min(options?.upToSeq ?? Number.MAX_SAFE_INTEGER, stream === STATE_STREAM ? point.seq : Number.MAX_SAFE_INTEGER),
+      }),
+  };
+}
+
+/** A clock stopped at `time`. */
+export function stoppedClock(time: Instant): Clock {
+  const ms = instantToMs(time);
+  return { now: () => ms };
+}
+
+/** `provider`'s read methods; each write method throws {@link ReadOnlyViewError}. */
+export function readOnlyView(provider: EventSourcedProvider, point: ResolvedPoint, capture: () => Snapshot): StateView {
+  const refuse = (method: string) => async (): Promise<never> => {
+    throw new ReadOnlyViewError(`${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
+  };
+  const { sessions: s, skills: k, memory: m, checkpoints: c } = provider;
+  const sessions: SessionStore = {
+    get: (id) => s.get(id),
+    getAny: (id) => s.getAny(id),
+    list: (options) => s.list(options),
+    turns: (id, options) => s.turns(id, options),
+    search: (options) => s.search(options),
+    create: refuse('sessions.create'),
+    appendTurn: refuse('sessions.appendTurn'),
+    removeLastTurn: refuse('sessions.removeLastTurn'),
+    clear: refuse('sessions.clear'),
+    replaceSuffix: refuse('sessions.replaceSuffix'),
+    delete: refuse('sessions.delete'),
+  };
+  const skills: SkillStore = {
+    get: (idOrSlug, scope) => k.get(idOrSlug, scope),
+    getAny: (idOrSlug, scope) => k.getAny(idOrSlug, scope),
+    list: (scope, options) => k.list(scope, options),
+    search: (query, options) => k.search(query, options),
+    upsert: refuse('skills.upsert'),
+    recordOutcome: refuse('skills.recordOutcome'),
+    delete: refuse('skills.delete'),
+  };
+  const memory: MemoryStore = {
+    get: (id) => m.get(id),
+    getByKey: (scope, key) => m.getByKey(scope, key),
+    getAny: (id) => m.getAny(id),
+    recall: (options) => m.recall(options),
+    write: refuse('memory.write'),
+    update: refuse('memory.update'),
+    delete: refuse('memory.delete'),
+    sweep: refuse('memory.sweep'),
+  };
+  const checkpoints: CheckpointStore = {
+    get: (input) => c.get(input),
+    list: (options) => c.list(options),
+    put: refuse('checkpoints.put'),
+    putWrites: refuse('checkpoints.putWrites'),
+    deleteThread: refuse('checkpoints.deleteThread'),
+  };
+  const retention: RetentionStore = {
+    list: () => provider.retention.list(),
+    set: refuse('retention.set'),
+    remove: refuse('retention.remove'),
+    apply: refuse('retention.apply'),
+  };
+  return {
+    name: provider.name,
+    seq: point.seq,
+    retention,
+    time: point.time,
+    sessions,
+    skills,
+    memory,
+    checkpoints,
+    namespaces: (options) => provider.namespaces(options),
+    capture: async () => capture(),
+    close: () => provider.close(),
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The state_diff tool (read-only): what was created, changed and deleted
+ * between two points of the log, limited to the records this server may read.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { EventSourcedProvider, PointInput, RecordDiff, Scope, Turn } from '@agentstate/core';
+import { STATE_STREAM, UnavailableError } from '@agentstate/core';
+import { diffInputs, outputs } from '../schemas.js';
+import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+
+/** A point as the tool takes it: a seq, or an ISO-8601 instant. */
+const point = (value: number | string): PointInput => (typeof value === 'number' ? { seq: value } : { time: value });
+
+/** Only the records `keep` lets through. */
+function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean): RecordDiff<T> {
+  return { created: diff.created.filter(keep), changed: diff.changed.filter((c) => keep(c.before) && keep(c.after)), deleted: diff.deleted.filter(keep) };
+}
+
+/** Registers the state_diff tool on `server`. */
+export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
+  const { provider, policy } = ctx;
+
+  server.registerTool(
+    'state_diff',
+    {
+      title: 'What changed between two points',
+      description:
+        'Lists the sessions, turns, skills and memory items this server may read that were created, changed (before and after) or deleted between two points of the log: ' +
+        'each point a seq of the log or an ISO-8601 instant (the last event at or before it). Omit `to` for now.',
+      inputSchema: diffInputs,
+      outputSchema: outputs.diff,
+      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      const source = provider as Partial<EventSourcedProvider>;
+      if (!source.diff || !source.log) throw new UnavailableError('this provider keeps no log, so it has no history to compare');
+      const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : point(args.to);
+      const diff = await source.diff({ from: point(args.from), to });
+      const readable = (record: { scope: Scope }) => policy.canRead(record.scope);
+      // A turn is readable with its session; a session's scope never changes, so any version of it tells.
+      const scopes = new Map<string, Scope | undefined>();
+      for (const s of [...diff.sessions.created, ...diff.sessions.deleted, ...diff.sessions.changed.map((c) => c.after)]) scopes.set(s.id, s.scope);
+      for (const turn of [...diff.turns.created, ...diff.turns.deleted, ...diff.turns.changed.map((c) => c.after)]) {
+        if (!scopes.has(turn.sessionId)) scopes.set(turn.sessionId, (await provider.sessions.getAny(turn.sessionId).catch(() => undefined))?.scope);
+      }
+      const turnReadable = (turn: Turn) => {
+        const scope = scopes.get(turn.sessionId);
+        return scope !== undefined && policy.canRead(scope);
+      };
+      return {
+        from: diff.from,
+        to: diff.to,
+        sessions: only(diff.sessions, readable),
+        turns: only(diff.turns, turnReadable),
+        skills: only(diff.skills, readable),
+        memory: only(diff.memory, readable),
+      };
+    }),
+  );
+}

@@ -1,0 +1,327 @@
+/** V1–V6 time travel and the diff of two points, R1–R5 retention (docs/contract.md §11). */
+import type { EventSourcedProvider, Log } from '@agentstate/core';
+import {
+  encodeSnapshot,
+  formatInstant,
+  ManualClock,
+  NotFoundError,
+  ReadOnlyViewError,
+  RETENTION_STREAM,
+  seededEntropy,
+  STATE_STREAM,
+  UnavailableError,
+  ValidationError,
+} from '@agentstate/core';
+import { foldLog } from '@agentstate/core/backend';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { arbOperations, runOperations } from '../arbitraries/operations.js';
+import { expectError } from '../suite/expect-error.js';
+import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
+import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+
+const DAY = 24 * HOUR;
+
+/** `log` as it was at `seq`: written independently of core's time travel, as the reference to hold it to. */
+function cutAt(log: Log, seq: number): Log {
+  return {
+    identity: () => log.identity(),
+    append: () => Promise.reject(new Error('read only')),
+    saveSnapshot: () => Promise.reject(new Error('read only')),
+    latestSnapshot: async () => undefined,
+    head: async (stream) => (stream === STATE_STREAM ? Math.min(seq, await log.head(stream)) : 0),
+    read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).filter((e) => e.seq <= seq) : []),
+  };
+}
+
+/** The canonical text of a fresh replay, from seq 1 and no snapshot, of the log cut at `seq`. */
+async function replayedText(log: Log, seq: number): Promise<string> {
+  return encodeSnapshot((await foldLog(cutAt(log, seq), { fromScratch: true })).state.capture());
+}
+
+async function openClocked(env: CheckEnv, clock = new ManualClock(T0)): Promise<{ p: EventSourcedProvider; clock: ManualClock }> {
+  const p = env.eventSourced(await env.open({ clock, entropy: seededEntropy(11), instanceId: 'instance-v' }));
+  return { p, clock };
+}
+
+export const lifecycleChecks: ProviderCheck[] = [
+  {
+    name: 'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      const { p, clock } = await openClocked(env);
+      await populate(p, () => clock.advance(1_000));
+      const middle = Math.floor((await p.log.head(STATE_STREAM)) / 2);
+      // A snapshot stored at the current head, another below: views above and below them must agree with replay.
+      await p.saveSnapshot();
+      await p.memory.write({ content: 'written after the snapshot' });
+      const head = await p.log.head(STATE_STREAM);
+      for (let seq = 0; seq <= head; seq += 1) {
+        const view = await p.at({ seq });
+        expect(view.seq).toBe(seq);
+        expect(encodeSnapshot(await view.capture()), `seq ${seq}`).toBe(await replayedText(p.log, seq));
+        if (seq === middle || seq === head) {
+          const reference = await env.replay(cutAt(p.log, seq), { clock: { now: () => Date.parse(view.time) } });
+          expect(await readModel(view), `reads at seq ${seq}`).toEqual(await readModel(reference));
+        }
+      }
+    },
+  },
+  {
+    name: 'V2 at({ time }) folds every event at or before the instant; before the first event the state is empty',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      const { p, clock } = await openClocked(env);
+      const first = await p.memory.write({ content: 'one' });
+      clock.advance(HOUR);
+      await p.memory.update(first.id, { content: 'two' });
+      clock.advance(HOUR);
+      await p.memory.write({ content: 'three' });
+      const at = (ms: number) => p.at({ time: formatInstant(ms) });
+      expect((await at(T0 - 1)).seq).toBe(0);
+      expect(await (await at(T0 - 1)).memory.recall()).toEqual([]);
+      expect((await at(T0)).seq).toBe(1);
+      expect((await (await at(T0 + HOUR - 1)).memory.get(first.id)).content).toBe('one');
+      const later = await at(T0 + HOUR + 30 * 60_000);
+      expect([later.seq, later.time, (await later.memory.get(first.id)).content]).toEqual([2, formatInstant(T0 + HOUR + 30 * 60_000), 'two']);
+      expect((await at(T0 + 10 * HOUR)).seq).toBe(3);
+      expect((await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq).toBe(1);
+    },
+  },
+  {
+    name: 'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      await p.memory.write({ content: 'one' });
+      for (const seq of [2, -1, 0.5, Number.NaN]) await expectError(() => p.at({ seq }), ValidationError, `seq ${seq}`);
+      for (const time of ['yesterday', '2026-01-01T10:00', '']) await expectError(() => p.at({ time }), ValidationError, `time ${time}`);
+      await expectError(() => p.at(undefined as never), ValidationError, 'no point');
+      await expectError(() => p.diff({ from: { seq: 0 }, to: { seq: 5 } }), ValidationError, 'diff beyond the head');
+    },
+  },
+  {
+    name: 'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const s = await p.sessions.create({ title: 'before' });
+      const view = await p.at({ seq: 1 });
+      const writes: Array<[string, () => Promise<unknown>]> = [
+        ['sessions.create', () => view.sessions.create()],
+        ['sessions.appendTurn', () => view.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'x' })],
+        ['sessions.removeLastTurn', () => view.sessions.removeLastTurn(s.id)],
+        ['sessions.clear', () => view.sessions.clear(s.id)],
+        ['sessions.replaceSuffix', () => view.sessions.replaceSuffix(s.id, { expected: [], turns: [] })],
+        ['sessions.delete', () => view.sessions.delete(s.id)],
+        ['skills.upsert', () => view.skills.upsert({ slug: 'a', body: 'b' })],
+        ['skills.recordOutcome', () => view.skills.recordOutcome('a', { success: true })],
+        ['skills.delete', () => view.skills.delete('a')],
+        ['memory.write', () => view.memory.write({ content: 'x' })],
+        ['memory.update', () => view.memory.update('x', { content: 'y' })],
+        ['memory.delete', () => view.memory.delete('x')],
+        ['memory.sweep', () => view.memory.sweep()],
+        ['checkpoints.put', () => view.checkpoints.put({ threadId: 't', checkpointId: 'c', checkpoint: {} } as never)],
+        ['checkpoints.putWrites', () => view.checkpoints.putWrites({ threadId: 't', checkpointId: 'c', taskId: 'k', writes: [] } as never)],
+        ['checkpoints.deleteThread', () => view.checkpoints.deleteThread('t')],
+        ['retention.set', () => view.retention.set({ record: 'memory', maxAge: '1d' })],
+        ['retention.remove', () => view.retention.remove('x')],
+        ['retention.apply', () => view.retention.apply()],
+      ];
+      for (const [name, write] of writes) await expectError(write, ReadOnlyViewError, name);
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
+      await p.sessions.delete(s.id);
+      expect((await view.sessions.get(s.id)).title).toBe('before');
+      expect(await view.sessions.turns(s.id)).toEqual([]);
+      expect(await p.log.head(STATE_STREAM)).toBe(3);
+    },
+  },
+  {
+    name: 'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const kept = await p.memory.write({ content: 'kept' });
+      const changed = await p.memory.write({ content: 'old text' });
+      const gone = await p.memory.write({ content: 'gone' });
+      const s = await p.sessions.create({ title: 'chat' });
+      const from = await p.log.head(STATE_STREAM);
+      await p.memory.update(changed.id, { content: 'new text' });
+      await p.memory.delete(gone.id);
+      const added = await p.memory.write({ content: 'added' });
+      const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hi' });
+      const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
+      const to = await p.log.head(STATE_STREAM);
+
+      const d = await p.diff({ from: { seq: from }, to: { seq: to } });
+      expect([d.from.seq, d.to.seq]).toEqual([from, to]);
+      expect(d.memory.created.map((m) => m.id)).toEqual([added.id]);
+      expect(d.memory.deleted.map((m) => [m.id, m.content])).toEqual([[gone.id, 'gone']]);
+      expect(d.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['old text', 'new text']]);
+      expect(d.turns.created.map((t) => t.id)).toEqual([turn.id]);
+      expect(d.skills.created.map((k) => k.id)).toEqual([skill.id]);
+      // The session moved (its turn count and envelope), so it changed.
+      expect(d.sessions.changed.map((c) => c.after.id)).toEqual([s.id]);
+      expect([...d.memory.created, ...d.memory.deleted, ...d.memory.changed.map((c) => c.after)].some((m) => m.id === kept.id)).toBe(false);
+
+      const back = await p.diff({ from: { seq: to }, to: { seq: from } });
+      expect(back.memory.created.map((m) => m.id)).toEqual([gone.id]);
+      expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
+      expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
+      const none = await p.diff({ from: { seq: to }, to: { seq: to } });
+      expect(
+        [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
+      ).toBe(true);
+    },
+  },
+  {
+    name: 'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      await fc.assert(
+        fc.asyncProperty(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), async (operations, snapshotAt) => {
+          const clock = new ManualClock(T0);
+          const p = env.eventSourced(await env.open({ clock }));
+          try {
+            await runOperations(p, operations.slice(0, snapshotAt), { clock });
+            await p.saveSnapshot();
+            await runOperations(p, operations.slice(snapshotAt), { clock });
+            const head = await p.log.head(STATE_STREAM);
+            for (let seq = 0; seq <= head; seq += 1) {
+              expect(encodeSnapshot(await (await p.at({ seq })).capture()), `seq ${seq}`).toBe(await replayedText(p.log, seq));
+            }
+          } finally {
+            await env.release(p);
+          }
+        }),
+        { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)), seed: env.seed },
+      );
+    },
+  },
+  {
+    name: 'R1 a memory policy by kind hides expired items from every read before any sweep; the sweep tombstones exactly them',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      const { p, clock } = await openClocked(env);
+      const scratch = await p.memory.write({ kind: 'scratch', content: 'scratch note', key: 'draft' });
+      const fact = await p.memory.write({ kind: 'fact', content: 'a fact note' });
+      const policy = await p.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
+      expect(policy).toMatchObject({ id: 'memory:scratch@*', scope: [], record: 'memory', memoryKind: 'scratch', maxAgeMs: DAY, action: 'tombstone' });
+      clock.advance(DAY - 1);
+      expect((await p.memory.recall()).map((m) => m.id).sort()).toEqual([scratch.id, fact.id].sort());
+      clock.advance(1);
+      expect((await p.memory.recall({ query: 'note' })).map((m) => m.id)).toEqual([fact.id]);
+      await expectError(() => p.memory.get(scratch.id), NotFoundError, 'get');
+      await expectError(() => p.memory.getByKey([], 'draft'), NotFoundError, 'getByKey');
+      await expectError(() => p.memory.getAny(scratch.id), NotFoundError, 'getAny');
+      const head = await p.log.head(STATE_STREAM);
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
+      expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
+      expect((await p.memory.getAny(scratch.id)).deleted).toBe(true);
+      expect((await p.memory.get(fact.id)).content).toBe('a fact note');
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+    },
+  },
+  {
+    name: 'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      const { p, clock } = await openClocked(env);
+      const inside = await p.sessions.create({ scope: ['org', 'a'] });
+      const outside = await p.sessions.create({ scope: ['org2'] });
+      const old = await p.sessions.appendTurn({ sessionId: inside.id, role: 'user', content: 'old words' });
+      await p.sessions.appendTurn({ sessionId: outside.id, role: 'user', content: 'old words elsewhere' });
+      const skillIn = await p.skills.upsert({ slug: 'aging', body: 'b', scope: ['org', 'a', 'b'] });
+      const skillOut = await p.skills.upsert({ slug: 'aging', body: 'b', scope: ['org2'] });
+      await p.retention.set({ record: 'turn', scope: ['org'], maxAge: '90d' });
+      await p.retention.set({ record: 'skill', scope: ['org'], maxAge: 30 * DAY });
+      clock.advance(60 * DAY);
+      const fresh = await p.sessions.appendTurn({ sessionId: inside.id, role: 'assistant', content: 'new words' });
+      clock.advance(30 * DAY);
+      // The old turn is 90 days old: hidden from turns and search; the newer one and the other namespace stay.
+      expect((await p.sessions.turns(inside.id)).map((t) => t.id)).toEqual([fresh.id]);
+      expect((await p.sessions.search({ query: 'words' })).map((h) => h.turn.content).sort()).toEqual(['new words', 'old words elsewhere']);
+      await expectError(() => p.skills.get(skillIn.id), NotFoundError, 'skill in org/a/b');
+      expect((await p.skills.get('aging', ['org2'])).id).toBe(skillOut.id);
+      expect((await p.skills.list(['org'], { includeDescendants: true })).length).toBe(0);
+      // Only whole transcripts are tombstoned: inside still has a live turn that has not expired.
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 1, memory: 0 });
+      clock.advance(60 * DAY);
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 2, skills: 0, memory: 0 });
+      expect(await p.sessions.turns(inside.id)).toEqual([]);
+      expect((await p.sessions.turns(outside.id)).length).toBe(1);
+      expect(old.id).not.toBe(fresh.id);
+
+      await p.retention.set({ record: 'session', scope: ['org2'], maxAge: '1y' });
+      clock.advance(365 * DAY);
+      await expectError(() => p.sessions.get(outside.id), NotFoundError, 'idle session');
+      expect((await p.sessions.list()).map((s) => s.id)).toEqual([inside.id]);
+      expect(await p.retention.apply()).toEqual({ sessions: 1, turns: 0, skills: 0, memory: 0 });
+      expect((await p.sessions.getAny(outside.id)).deleted).toBe(true);
+    },
+  },
+  {
+    name: 'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; purge is UnavailableError; bad policies are ValidationErrors',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
+      await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
+      await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
+      expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
+        ['scratch', 2 * DAY],
+        ['turn@team', 90 * DAY],
+      ]);
+      expect((await p.retention.remove('turn@team')).record).toBe('turn');
+      await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
+      expect(await p.log.head(RETENTION_STREAM)).toBe(4);
+      const replayed = await env.replay(p.log);
+      expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
+      await expectError(() => p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' }), UnavailableError, 'purge');
+      for (const bad of [
+        { record: 'memory', maxAge: '1 day' },
+        { record: 'memory', maxAge: 0 },
+        { record: 'thread', maxAge: '1d' },
+        { record: 'turn', memoryKind: 'scratch', maxAge: '1d' },
+        { record: 'memory', maxAge: '1d', extra: true },
+      ]) {
+        await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
+      }
+      expect(await p.log.head(STATE_STREAM)).toBe(0);
+    },
+  },
+  {
+    name: 'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      const { p, clock } = await openClocked(env);
+      const item = await p.memory.write({ content: 'short lived', kind: 'scratch' });
+      clock.advance(2 * DAY);
+      await p.retention.set({ record: 'memory', maxAge: '1d' });
+      const before = await p.at({ seq: 1 });
+      expect((await before.memory.get(item.id)).content).toBe('short lived');
+      expect(await before.retention.list()).toEqual([]);
+      await expectError(() => (async () => (await p.at({ time: formatInstant(T0 + 2 * DAY) })).memory.get(item.id))(), NotFoundError, 'view after the policy');
+      // Written again: young, so no longer expired, and the sweep keeps it.
+      await p.memory.update(item.id, { content: 'refreshed' });
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+      expect((await p.memory.get(item.id)).content).toBe('refreshed');
+    },
+  },
+  {
+    name: 'R5 a second provider on the same storage obeys the first one’s policies at once',
+    needs: ['eventSourced', 'injectableClock', 'sharedStorage'],
+    async run(env) {
+      const clock = new ManualClock(T0);
+      const p = env.eventSourced(await env.open({ clock }));
+      const q = env.eventSourced(await env.openShared(p, { clock }));
+      const item = await p.memory.write({ content: 'a note' });
+      expect((await q.memory.get(item.id)).content).toBe('a note');
+      await p.retention.set({ record: 'memory', maxAge: '1h' });
+      clock.advance(HOUR);
+      await expectError(() => q.memory.get(item.id), NotFoundError, 'the other provider');
+      expect(await q.retention.apply()).toMatchObject({ memory: 1 });
+      expect((await p.memory.getAny(item.id)).deleted).toBe(true);
+    },
+  },
+];
