@@ -132,6 +132,8 @@ function laterInstant(a: string, b: string): string {
   if (a >= b) return a;
   return b;
 }
+
+/**
  * The stream of retention policies (docs/contract.md §11), beside `state` in
  * the same log so every process and face reads the same policies. Its
  * events never touch the read model: they are read by the retention filter.
