@@ -11,11 +11,12 @@
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, CorruptionError, EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, Mutex, sortSnapshot } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
+import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
 import type { Projection, ProjectionState } from './projection.js';
@@ -82,6 +83,7 @@ export class PostgresBackend implements StateBackend {
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
     const event = await this.log.appendInTransaction(sql, input, state.seq + 1);
     await this.projection.apply(sql, change, event.seq);
+    if (change.type === EventTypes.RecordsPurged) await eraseHistory(this.db, sql, this.log, change, event.seq, this.upcasters);
     await this.projection.saveState(sql, { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     return event;
   }

@@ -7,12 +7,13 @@
  */
 import type { EventMeta, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { ClosedError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, sortSnapshot } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
+import { beginSecureDelete, eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
@@ -88,13 +89,22 @@ export class SqliteBackend implements StateBackend {
       const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
       // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
       event = this.log.appendInTransaction(input, state.seq + 1).event;
-      this.projection.apply(change, event.seq);
+      if (change.type === EventTypes.RecordsPurged) {
+        const undo = beginSecureDelete(this.conn);
+        this.projection.apply(change, event.seq);
+        eraseHistory(this.conn, this.log, change, event.seq, this.options.upcasters);
+        undo();
+      } else {
+        this.projection.apply(change, event.seq);
+      }
       this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     } catch (error) {
       this.conn.rollback();
       throw mapSqliteError(error, this.conn.path);
     }
     this.conn.commit();
+    // A purge's old pages may still sit in the -wal file: copy them back and empty it (skipped while readers hold it).
+    if (change.type === EventTypes.RecordsPurged) this.conn.db.pragma('wal_checkpoint(TRUNCATE)');
     return event;
   }
 

@@ -25,6 +25,7 @@ import {
 } from './rows.js';
 import type { VectorIndexes } from './vectors.js';
 import { metadataLeaves } from './metadata.js';
+import { indexRecordEvents } from './history.js';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoint-rows.js';
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
@@ -71,7 +72,7 @@ export class Projection {
   #bulk = false;
 
   constructor(
-    private readonly conn: Connection,
+    readonly conn: Connection,
     private readonly vectors: VectorIndexes,
   ) {}
 
@@ -92,6 +93,7 @@ export class Projection {
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
     for (const record of changeRecords(change)) this.put(record);
+    indexRecordEvents(this.conn, change, seq);
     const operation = changeOperation(change);
     if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
   }

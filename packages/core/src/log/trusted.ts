@@ -4,3 +4,12 @@
  * on the write path. Deliberately not exported from the package.
  */
 export const trustedAppend: unique symbol = Symbol('agentstate.trustedAppend');
+
+/**
+ * The key of an `InMemoryLog`'s rewrite of one stored event's payload
+ * in place, for a purge (docs/contract.md §7): same stream, seq, type and envelope.
+ */
+export const rewriteEventPayload: unique symbol = Symbol('agentstate.rewriteEventPayload');
+
+/** The key of an `InMemoryLog`'s removal of a stream's snapshots at or after a seq, for a purge. */
+export const dropSnapshotsFrom: unique symbol = Symbol('agentstate.dropSnapshotsFrom');

@@ -62,11 +62,12 @@ export class Engine {
   /**
    * As {@link mutate}, but `decide` may find there is nothing to change and
    * return `undefined`: then no event is written (and no operation recorded)
-   * and `undefined` is returned.
+   * and `undefined` is returned. `committed` learns the seq of the event written.
    */
   async mutateIfNeeded<C extends StateChange>(
     decide: (tx: StateWriteTx) => Promise<C | undefined> | C | undefined,
     call?: OperationCall,
+    committed?: (event: { seq: number }) => void,
   ): Promise<C | undefined> {
     await this.#ready;
     const operation: OperationRef | undefined =
@@ -86,6 +87,7 @@ export class Engine {
     );
     if (outcome === undefined) return undefined;
     if (outcome.replayed) return outcome.change;
+    committed?.({ seq: outcome.seq });
     for (const hook of this.#afterCommit) {
       try {
         await hook(outcome.change, outcome.seq);

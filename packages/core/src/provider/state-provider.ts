@@ -24,6 +24,10 @@ import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
 import { embedItems } from './vectors.js';
+import { recordHistory } from './history.js';
+import { purgeRecords } from './purge.js';
+import { parseInput } from '../records/inputs.js';
+import { idField } from '../records/fields.js';
 
 /** Calls `load` at most once, sharing its promise. */
 function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>) | undefined {
@@ -93,6 +97,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     namespaces: (namespaceOptions) => listNamespaces(backend.queries, namespaceOptions),
     snapshot: () => backend.capture(),
     saveSnapshot,
+    history: async (id) => recordHistory(backend.queries, backend.log, parseInput(idField, id), options.upcasters),
+    purge: (input) => purgeRecords(engine, input),
     async close() {
       if (closed) return;
       closed = true;

@@ -12,6 +12,7 @@ import { canonicalJson, InMemoryState, skippedSnapshot, trustStoredSnapshot } fr
 import type { Connection } from '../connection.js';
 import type { SqliteLog } from '../log.js';
 import { describe } from './integrity.js';
+import { checkHistoryIndex } from './history.js';
 import type { VerifyProblem, VerifyReport } from './report.js';
 
 const BATCH = 5_000;
@@ -70,6 +71,7 @@ export function checkReplay(ctx: ReplayContext): ReplayResult {
     problems.push({ part: 'log', object: 'events', message: `the log cannot be replayed: ${describe(error)}`, repair: 'restore-backup' });
   }
   problems.push(...otherStreams(ctx.conn, log));
+  if (readable && tables.seq === state.seq) problems.push(...checkHistoryIndex(ctx.conn, state));
   const differences: string[] = [];
   if (readable && tables.seq > head) differences.push(`the tables are at seq ${tables.seq}, the log ends at ${head}`);
   else if (folded && encodeSnapshot(folded) !== encodeSnapshot(tables)) {
