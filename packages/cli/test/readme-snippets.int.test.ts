@@ -16,7 +16,11 @@ const checkout = fileURLToPath(new URL('../../..', import.meta.url));
 
 /** What covers each block of a README, in order: the test that runs it, or `declarations`. */
 const COVERAGE: Record<string, ReadonlyArray<string>> = {
-  'README.md': ['packages/sqlite/test/root-readme.int.test.ts', 'packages/sqlite/test/root-readme.int.test.ts'],
+  'README.md': [
+    'packages/sqlite/test/root-readme.int.test.ts',
+    'packages/sqlite/test/root-readme.int.test.ts',
+    'packages/sqlite/test/lifecycle-readme.int.test.ts',
+  ],
   'packages/ai-sdk/README.md': ['packages/ai-sdk/test/readme.int.test.ts'],
   'packages/cli/README.md': [],
   'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],

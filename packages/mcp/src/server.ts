@@ -17,6 +17,7 @@ function legacySessionPolicy(policy: ScopePolicy): ScopePolicy | undefined {
 import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
 import { registerNamespaceTools } from './tools/namespaces.js';
+import { registerLifecycleTools } from './tools/lifecycle.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSkillTools } from './tools/skills.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -30,6 +31,8 @@ export interface AgentStateServerOptions extends ScopePolicyOptions {
    * in a process (one per HTTP request) should share one. Default: a new one.
    */
   ids?: IdGenerator;
+  /** Registers the `purge` tool, which erases for good (docs/contract.md §7). Default: false. */
+  allowPurge?: boolean;
 }
 
 /** How much of a client's name goes into the default `source` of memory. */
@@ -55,7 +58,11 @@ export const TOOL_NAMES = [
   'search_sessions',
   'session_delete',
   'namespaces',
+  'memory_history',
 ] as const;
+
+/** The tools registered only when the operator allows them (`allowPurge`). */
+export const DESTRUCTIVE_TOOL_NAMES = ['purge'] as const;
 
 function instructions(policy: ScopePolicy): string {
   const extra = [
@@ -95,6 +102,7 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
   registerSkillTools(server, ctx);
   registerSessionTools(server, ctx);
   registerNamespaceTools(server, ctx);
+  registerLifecycleTools(server, ctx, options.allowPurge === true);
   registerResources(server, ctx);
   return server;
 }

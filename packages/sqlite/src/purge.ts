@@ -79,8 +79,8 @@ export function beginSecureDelete(conn: Connection): () => void {
  * its write transaction (after the projection made the records erased
  * tombstones): rewrites every earlier event that carried them, drops their
  * cached embeddings and every snapshot at or after the first such event,
- * and merges the full-text indexes that held them, so tokens left by
- * earlier versions go too.
+ * and merges the full-text indexes where an earlier version of one of them
+ * left tokens behind.
  */
 export function eraseHistory(
   conn: Connection,
@@ -92,7 +92,13 @@ export function eraseHistory(
   const ids = new Set(changeRecordIds(change));
   const seqOf = conn.prepare('SELECT seq FROM record_events WHERE record_id = ? AND seq < ?');
   const seqs = new Set<number>();
-  for (const id of ids) for (const row of seqOf.all(id, purgeSeq) as { seq: number }[]) seqs.add(row.seq);
+  /** Records with more than one earlier event: a version before the last one had full-text rows that a plain delete left behind. */
+  const revised = new Set<string>();
+  for (const id of ids) {
+    const rows = seqOf.all(id, purgeSeq) as { seq: number }[];
+    if (rows.length > 1) revised.add(id);
+    for (const row of rows) seqs.add(row.seq);
+  }
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
   const contents = new Set<string>();
   let first = Number.POSITIVE_INFINITY;
@@ -110,11 +116,13 @@ export function eraseHistory(
   const hashes = JSON.stringify([...contents].map(contentHash));
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
   if (first !== Number.POSITIVE_INFINITY) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, first);
-  // Deletes of earlier versions left their tokens in the index's segments until a merge: merge now.
+  // The last version's tokens went with the secure delete; an earlier version's were deleted plainly
+  // and stay in the index's segments until a merge: merge the indexes that held such a record.
+  const merge = (records: readonly { id: string }[]) => records.some((r) => revised.has(r.id));
   const touched = [
-    ...(change.payload.memory.length > 0 ? ['memory_fts'] : []),
-    ...(change.payload.turns.length > 0 ? ['turns_fts'] : []),
-    ...(change.payload.skills.length > 0 ? ['skills_fts'] : []),
+    ...(merge(change.payload.memory) ? ['memory_fts'] : []),
+    ...(merge(change.payload.turns) ? ['turns_fts'] : []),
+    ...(merge(change.payload.skills) ? ['skills_fts'] : []),
   ];
   for (const table of touched) conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
 }

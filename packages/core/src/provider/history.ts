@@ -64,7 +64,8 @@ export async function recordHistory(lookups: StateLookups, log: Log, id: string,
     const event = events[i];
     if (event?.seq !== seq)
       throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but the log has no such event`);
-    const change = decodeStateEvent(event, upcasters ? { upcasters } : {});
+    // Every `state` event was checked when it was appended (docs/contract.md §7) and its row checksum was checked on read.
+    const change = decodeStateEvent(event, upcasters ? { upcasters, trusted: true } : { trusted: true });
     const entry = changeRecords(change).find(
       (e): e is Extract<ChangeRecord, { kind: HistoryKind }> => 'record' in e && e.kind !== 'checkpoint' && e.kind !== 'checkpointWrite' && e.record.id === id,
     );
