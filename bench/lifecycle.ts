@@ -84,17 +84,25 @@ function sampleIds(n: number): { memory: string[]; sessions: string[]; skills: s
 
 async function benchHistoryAndPurge(buildMs: number | undefined): Promise<void> {
   const ids = sampleIds(200);
+  // The WAL the build left is folded into the file first, so the first purge does not pay for it.
+  const settle = new Database(bigFile);
+  settle.pragma('wal_checkpoint(TRUNCATE)');
+  settle.close();
   const p = openSqlite(bigFile);
   const head = await p.log.head('state');
   const historyMs = async (list: string[]) => {
     const times: number[] = [];
+    const cpu: number[] = [];
     let versions = 0;
     for (const id of list) {
+      const c = process.cpuUsage();
       const t = performance.now();
       versions += (await p.history(id)).length;
       times.push(performance.now() - t);
+      const used = process.cpuUsage(c);
+      cpu.push((used.user + used.system) / 1000);
     }
-    return { p50: percentile(times, 50), p99: percentile(times, 99), versions: versions / list.length };
+    return { p50: percentile(times, 50), p99: percentile(times, 99), cpu: percentile(cpu, 50), versions: versions / list.length };
   };
   const memory = await historyMs(ids.memory);
   const sessions = await historyMs(ids.sessions);
@@ -143,9 +151,21 @@ async function benchHistoryAndPurge(buildMs: number | undefined): Promise<void> 
     ['measure', 'figure', 'target'],
     [
       ...(buildMs === undefined ? [] : [['first open: fold and history index of every event', `${fmt(buildMs / 1000, 1)} s`, '—']]),
-      ['history(memory item), p50 / p99', `${fmt(memory.p50, 2)} / ${fmt(memory.p99, 2)} ms (${fmt(memory.versions, 1)} versions)`, '≤ 10 ms'],
-      ['history(session), p50 / p99', `${fmt(sessions.p50, 2)} / ${fmt(sessions.p99, 2)} ms (${fmt(sessions.versions, 1)} versions)`, '≤ 10 ms'],
-      ['history(skill), p50 / p99', `${fmt(skills.p50, 2)} / ${fmt(skills.p99, 2)} ms (${fmt(skills.versions, 1)} versions)`, '≤ 10 ms'],
+      [
+        'history(memory item): wall p50 / p99, CPU p50',
+        `${fmt(memory.p50, 2)} / ${fmt(memory.p99, 2)} ms, ${fmt(memory.cpu, 2)} ms (${fmt(memory.versions, 1)} versions)`,
+        '≤ 10 ms',
+      ],
+      [
+        'history(session): wall p50 / p99, CPU p50',
+        `${fmt(sessions.p50, 2)} / ${fmt(sessions.p99, 2)} ms, ${fmt(sessions.cpu, 2)} ms (${fmt(sessions.versions, 1)} versions)`,
+        '≤ 10 ms',
+      ],
+      [
+        'history(skill): wall p50 / p99, CPU p50',
+        `${fmt(skills.p50, 2)} / ${fmt(skills.p99, 2)} ms, ${fmt(skills.cpu, 2)} ms (${fmt(skills.versions, 1)} versions)`,
+        '≤ 10 ms',
+      ],
       ['raw better-sqlite3: scan the log for one id (no index)', `${fmt(percentile(scanMs, 50), 0)} ms`, '—'],
       ['purge({ id }) of a memory item, p50 / max of 5', `${fmt(purgeMemory.p50, 0)} / ${fmt(purgeMemory.max, 0)} ms`, '≤ 1 s'],
       ['purge({ id }) of a session with its turns, p50 / max of 5', `${fmt(purgeSessions.p50, 0)} / ${fmt(purgeSessions.max, 0)} ms`, '≤ 1 s'],

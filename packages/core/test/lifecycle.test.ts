@@ -143,3 +143,42 @@ describe('purge', () => {
     await expect(p.purge({ namespace: [], reason: 'x' })).rejects.toBeInstanceOf(ValidationError);
   });
 });
+
+describe('the fold rule of records.purged', () => {
+  it('accepts exactly the erased tombstones one version later, and refuses forgeries', async () => {
+    const { p, log } = provider();
+    const item = await p.memory.write({ content: 'keep out' });
+    await p.purge({ id: item.id, reason: 'r' });
+    const events = await log.read({ stream: STATE_STREAM });
+    const purge = events[events.length - 1]!;
+    const forge = async (edit: (payload: { memory: Record<string, unknown>[] }) => void) => {
+      const forged = new InMemoryLog({ identity: 'forged' });
+      for (const e of events.slice(0, -1)) await forged.append({ ...e, payload: e.payload });
+      const payload = structuredClone(purge.payload) as { memory: Record<string, unknown>[] };
+      edit(payload);
+      await forged.append({ ...purge, payload });
+      return replay(forged, { fromScratch: true });
+    };
+    await expect(forge(() => undefined)).resolves.toBeDefined();
+    await expect(
+      forge((pl) => {
+        pl.memory[0]!.content = 'keep out';
+      }),
+    ).rejects.toThrow(/not its erased tombstone/);
+    await expect(
+      forge((pl) => {
+        pl.memory.push(pl.memory[0]!);
+      }),
+    ).rejects.toThrow(/purged twice/);
+    await expect(
+      forge((pl) => {
+        pl.memory[0]!.id = '0190a0a0-0000-7000-8000-000000000000';
+      }),
+    ).rejects.toThrow(/does not exist/);
+    await expect(
+      forge((pl) => {
+        pl.memory[0]!.syncVersion = 5;
+      }),
+    ).rejects.toThrow(/syncVersion/);
+  });
+});

@@ -13,7 +13,7 @@ import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
-import { beginSecureDelete, eraseHistory } from './purge.js';
+import { eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
@@ -89,14 +89,8 @@ export class SqliteBackend implements StateBackend {
       const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: change.payload };
       // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
       event = this.log.appendInTransaction(input, state.seq + 1).event;
-      if (change.type === EventTypes.RecordsPurged) {
-        const undo = beginSecureDelete(this.conn);
-        this.projection.apply(change, event.seq);
-        eraseHistory(this.conn, this.log, change, event.seq, this.options.upcasters);
-        undo();
-      } else {
-        this.projection.apply(change, event.seq);
-      }
+      this.projection.apply(change, event.seq);
+      if (change.type === EventTypes.RecordsPurged) eraseHistory(this.conn, this.log, change, event.seq, this.options.upcasters);
       this.projection.saveState({ seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation });
     } catch (error) {
       this.conn.rollback();

@@ -2,7 +2,7 @@
  * Purge in SQLite (docs/contract.md §7, "Purge"): which rows a purge
  * selects, and the erasure its `records.purged` event triggers inside the
  * same write transaction: earlier events rewritten in place with fresh
- * checksums, full-text tokens removed for good, embedding-cache entries and
+ * checksums, full-text indexes merged so no token is left, embedding-cache entries and
  * the snapshots that hold the text dropped. With `secure_delete` on, freed
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
  * `-wal` file, so the old pages leave the disk too.
@@ -59,28 +59,12 @@ function scopeRows(scope: Scope): { sql: string; params: string[] } {
   return { sql: '(scope_key = ? OR (scope_key >= ? AND scope_key < ?))', params: [scopeKey(scope), from, to] };
 }
 
-/** The full-text tables whose deletes the projection makes while a purge is applied. */
-const FTS_TABLES = ['memory_fts', 'turns_fts', 'skills_fts'] as const;
-
-/**
- * Makes the full-text deletes of the purge's projection physical (FTS5's
- * `secure-delete`) while `apply` runs; the connection zeroes freed space
- * throughout (`secure_delete`, set at open). Returns the undo.
- */
-export function beginSecureDelete(conn: Connection): () => void {
-  for (const table of FTS_TABLES) conn.db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('secure-delete', 1)`);
-  return () => {
-    for (const table of FTS_TABLES) conn.db.exec(`INSERT INTO ${table} (${table}, rank) VALUES ('secure-delete', 0)`);
-  };
-}
-
 /**
  * The erasure of a committed `records.purged` event at `purgeSeq`, inside
  * its write transaction (after the projection made the records erased
  * tombstones): rewrites every earlier event that carried them, drops their
  * cached embeddings and every snapshot at or after the first such event,
- * and merges the full-text indexes where an earlier version of one of them
- * left tokens behind.
+ * and merges the full-text indexes that held them, so their tokens go too.
  */
 export function eraseHistory(
   conn: Connection,
@@ -92,13 +76,7 @@ export function eraseHistory(
   const ids = new Set(changeRecordIds(change));
   const seqOf = conn.prepare('SELECT seq FROM record_events WHERE record_id = ? AND seq < ?');
   const seqs = new Set<number>();
-  /** Records with more than one earlier event: a version before the last one had full-text rows that a plain delete left behind. */
-  const revised = new Set<string>();
-  for (const id of ids) {
-    const rows = seqOf.all(id, purgeSeq) as { seq: number }[];
-    if (rows.length > 1) revised.add(id);
-    for (const row of rows) seqs.add(row.seq);
-  }
+  for (const id of ids) for (const row of seqOf.all(id, purgeSeq) as { seq: number }[]) seqs.add(row.seq);
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
   const contents = new Set<string>();
   let first = Number.POSITIVE_INFINITY;
@@ -116,13 +94,12 @@ export function eraseHistory(
   const hashes = JSON.stringify([...contents].map(contentHash));
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
   if (first !== Number.POSITIVE_INFINITY) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, first);
-  // The last version's tokens went with the secure delete; an earlier version's were deleted plainly
-  // and stay in the index's segments until a merge: merge the indexes that held such a record.
-  const merge = (records: readonly { id: string }[]) => records.some((r) => revised.has(r.id));
+  // A deleted row's tokens stay in the index's segments (even FTS5's secure-delete leaves the term) until
+  // a merge drops them: merge every index that held a purged record into one segment.
   const touched = [
-    ...(merge(change.payload.memory) ? ['memory_fts'] : []),
-    ...(merge(change.payload.turns) ? ['turns_fts'] : []),
-    ...(merge(change.payload.skills) ? ['skills_fts'] : []),
+    ...(change.payload.memory.length > 0 ? ['memory_fts'] : []),
+    ...(change.payload.turns.length > 0 ? ['turns_fts'] : []),
+    ...(change.payload.skills.length > 0 ? ['skills_fts'] : []),
   ];
   for (const table of touched) conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
 }

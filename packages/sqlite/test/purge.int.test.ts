@@ -9,7 +9,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
 import { encodeSnapshot, exportLog, STATE_STREAM } from '@agentstate/core';
+import { contentHash } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
 
 const dirs: string[] = [];
@@ -48,23 +50,35 @@ describe('purge on a SQLite file', () => {
     await state.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'stored Jabberwocky-77 safely' });
     const keptChat = await state.sessions.create({ title: 'weekly planning' });
     await state.sessions.appendTurn({ sessionId: keptChat.id, role: 'user', content: 'plan the sprint review' });
-    await state.memory.write({ content: 'Ophelia-Brightwater prefers tea', scope: ['user:ophelia'] });
-    await state.memory.write({ content: 'Ophelia-Brightwater project Nightingale', scope: ['user:ophelia', 'project:n'] });
-    await state.skills.upsert({ slug: 'ophelia-notes', name: 'Marmalade protocol', body: 'Ophelia-Brightwater steps', scope: ['user:ophelia'] });
+    await state.memory.write({ content: 'Ophelia-Brightwater prefers tea', scope: ['user:o7'] });
+    await state.memory.write({ content: 'Ophelia-Brightwater project Nightingale', scope: ['user:o7', 'project:n'] });
+    await state.skills.upsert({ slug: 'o7-notes', name: 'Marmalade protocol', body: 'Ophelia-Brightwater steps', scope: ['user:o7'] });
     // Vectors and cache entries exist for every memory item before the purge.
     await state.memory.recall({ query: 'Zanzibarite coins', mode: 'hybrid' });
     await state.saveSnapshot();
+    const cached = () => {
+      const db = new Database(path, { readonly: true });
+      const hashes = [secret.content, 'Zanzibarite repaid Quetzalfeather in full', 'the team standup is at nine'].map(contentHash);
+      const found = hashes.map((h) => (db.prepare('SELECT count(*) AS n FROM embedding_cache WHERE content_hash = ?').get(h) as { n: number }).n);
+      db.close();
+      return found;
+    };
+    expect(cached()).toEqual([1, 1, 1]);
     const erased = ['Zanzibarite', 'Quetzalfeather', 'Xylographic', 'Jabberwocky-77', 'Vorpalsword', 'Ophelia-Brightwater', 'Marmalade', 'Nightingale'];
     expect(erased.every((s) => rawBytes(path).includes(s))).toBe(true);
 
     await state.purge({ id: secret.id, reason: 'erasure request 1' });
     await state.purge({ id: chat.id, reason: 'erasure request 2' });
-    await state.purge({ namespace: ['user:ophelia'], reason: 'account closed' });
+    await state.purge({ namespace: ['user:o7'], reason: 'account closed' });
 
+    // The erased texts' cached embeddings are gone; the kept item's stays.
+    expect(cached()).toEqual([0, 0, 1]);
     const raw = rawBytes(path);
     const exported = await exportText(state.log);
     for (const s of erased) {
       expect(raw.includes(s), `${s} in the file`).toBe(false);
+      // The full-text index keeps folded tokens: those go too.
+      expect(raw.includes(s.toLowerCase().split('-')[0]!), `${s}'s token in the file`).toBe(false);
       expect(exported.includes(s), `${s} in the export`).toBe(false);
     }
     expect(exported).toContain('account closed');
@@ -103,7 +117,6 @@ describe('purge on a SQLite file', () => {
     expect((await state.history(item.id)).map((v) => v.seq)).toEqual([1, 3, 4]);
     expect((await state.verify()).ok).toBe(true);
     await state.close();
-    const Database = (await import('better-sqlite3')).default;
     const db = new Database(path);
     db.prepare('DELETE FROM record_events WHERE seq = 3').run();
     db.close();
