@@ -24,6 +24,7 @@ export const SUMMARIES = {
   export: 'write the event log as JSON Lines (one event per line, in seq order, then a trailer line) to stdout or --out',
   import: 'create a new database (--db) from a JSON Lines export, checking every event before anything is kept',
   ui: 'open the inspector: a local web page over sessions, memory, skills, the event log and health (read-only unless --allow-writes)',
+  purge: 'erase a record, a namespace (--namespace) or every text match (--matching) for good, from the log, the tables and the snapshots (--reason, --yes)',
   demo: 'create a sample state in a new database (temporary unless --db is given) and show recall and verification on it',
 } as const;
 
@@ -64,5 +65,6 @@ export const LAZY_COMMANDS: readonly CommandEntry[] = [
   { name: 'export', term: 'export [options]', load: transfer('export') },
   { name: 'import', term: 'import [options] <file>', load: transfer('import') },
   { name: 'ui', term: 'ui [options]', load: async () => (await import('./commands/ui.js')).uiCommand() },
+  { name: 'purge', term: 'purge [options] [id]', load: async () => (await import('./commands/purge.js')).purgeCommand() },
   { name: 'demo', term: 'demo', load: async () => (await import('./commands/demo.js')).demoCommand() },
 ];

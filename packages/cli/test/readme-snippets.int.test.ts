@@ -19,6 +19,7 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
   'README.md': [
     'packages/sqlite/test/root-readme.int.test.ts',
     'packages/sqlite/test/root-readme.int.test.ts',
+    'packages/sqlite/test/lifecycle-readme.int.test.ts',
     'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
     'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
   ],

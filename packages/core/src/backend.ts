@@ -36,9 +36,10 @@ export {
   rowPayload,
   eventFromRow,
 } from './log/event-row.js';
-export { type ChangeRecord, changeRecords, changeHlc, changeOperation } from './log/changes.js';
+export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRecordIds } from './log/changes.js';
 export { isContentPart, storedPayload } from './log/compact.js';
 export { partsFromContent } from './records/parts.js';
+export { type RedactedChange, redactChange } from './log/redact.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {
   type LoadedSnapshot,
@@ -77,6 +78,7 @@ export { combineScores, type FusedHit, fuseLegs, type LegHit, unitScore } from '
 export type {
   Awaitable,
   StateLookups,
+  PurgeSelector,
   StateWriteTx,
   CheckpointKey,
   CheckpointQueries,

@@ -165,7 +165,12 @@ export {
   sessionAfterTurn,
   RETENTION_STREAM,
   RetentionEventTypes,
+  type PurgedRecords,
+  purgeReasonSchema,
 } from './log/events.js';
+export { ERASED, eraseSession, eraseTurn, eraseSkill, eraseMemoryItem } from './log/redact.js';
+export type { HistoryKind, RecordVersion } from './provider/history.js';
+export { type PurgeInput, type PurgeResult, purgeInputSchema } from './provider/purge.js';
 export { operationSchema, type OperationRef, type OperationEntry, operationInputHash } from './log/operation.js';
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
 export { type DecodeOptions, decodeStateEvent } from './log/decode.js';

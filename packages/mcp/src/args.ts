@@ -41,6 +41,7 @@ Scope (fixed for the life of the server)
   --workspace NAME      legacy: the label workspace:NAME
   --allow-subscopes     let calls narrow to scopes under the bound one
   --read-parents        let reads include the bound scope's parents (global skills…)
+  --allow-purge         offer the purge tool, which erases records for good
 
 Transport (default: stdio)
   --http                serve Streamable HTTP at /mcp instead
@@ -97,6 +98,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         workspace: { type: 'string' },
         'allow-subscopes': { type: 'boolean' },
         'read-parents': { type: 'boolean' },
+        'allow-purge': { type: 'boolean' },
         http: { type: 'boolean' },
         host: { type: 'string' },
         port: { type: 'string' },
@@ -133,6 +135,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
     scope: boundScope(values.scope, { instance: values.instance, project: values.project, workspace: values.workspace }),
     allowSubscopes: values['allow-subscopes'] === true,
     readParents: values['read-parents'] === true,
+    allowPurge: values['allow-purge'] === true,
     transport: http ? 'http' : 'stdio',
   };
   if (http) options.http = { host: nonEmpty('host', values.host), port, token };

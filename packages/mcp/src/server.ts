@@ -18,6 +18,7 @@ import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
 import { registerNamespaceTools } from './tools/namespaces.js';
 import { registerDiffTools } from './tools/diff.js';
+import { registerLifecycleTools } from './tools/lifecycle.js';
 import { registerSessionTools } from './tools/sessions.js';
 import { registerSkillTools } from './tools/skills.js';
 import { PACKAGE_VERSION } from './version.js';
@@ -31,6 +32,8 @@ export interface AgentStateServerOptions extends ScopePolicyOptions {
    * in a process (one per HTTP request) should share one. Default: a new one.
    */
   ids?: IdGenerator;
+  /** Registers the `purge` tool, which erases for good (docs/contract.md §7). Default: false. */
+  allowPurge?: boolean;
 }
 
 /** How much of a client's name goes into the default `source` of memory. */
@@ -57,7 +60,11 @@ export const TOOL_NAMES = [
   'session_delete',
   'namespaces',
   'state_diff',
+  'memory_history',
 ] as const;
+
+/** The tools registered only when the operator allows them (`allowPurge`). */
+export const DESTRUCTIVE_TOOL_NAMES = ['purge'] as const;
 
 function instructions(policy: ScopePolicy): string {
   const extra = [
@@ -98,6 +105,7 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
   registerSessionTools(server, ctx);
   registerNamespaceTools(server, ctx);
   registerDiffTools(server, ctx);
+  registerLifecycleTools(server, ctx, options.allowPurge === true);
   registerResources(server, ctx);
   return server;
 }

@@ -19,6 +19,7 @@ describe('parseMcpArgs', () => {
         scope: { instance: undefined, project: undefined, workspace: undefined },
         allowSubscopes: false,
         readParents: false,
+        allowPurge: false,
         transport: 'stdio',
       },
     });
@@ -37,6 +38,7 @@ describe('parseMcpArgs', () => {
         'w',
         '--allow-subscopes',
         '--read-parents',
+        '--allow-purge',
         '--http',
         '--port',
         '0',
@@ -53,6 +55,7 @@ describe('parseMcpArgs', () => {
         scope: { instance: 'i', project: 'p', workspace: 'w' },
         allowSubscopes: true,
         readParents: true,
+        allowPurge: true,
         transport: 'http',
         http: { host: undefined, port: 0, token: 'from-the-environment' },
       },

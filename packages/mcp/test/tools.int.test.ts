@@ -37,6 +37,7 @@ describe('tool list', () => {
     expect([...byName.keys()].sort()).toEqual(
       [
         'forget',
+        'memory_history',
         'namespaces',
         'recall',
         'remember',
@@ -65,7 +66,7 @@ describe('tool list', () => {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
-    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list', 'search_sessions', 'namespaces', 'state_diff'];
+    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list', 'search_sessions', 'namespaces', 'state_diff', 'memory_history'];
     const destructive = ['forget', 'skill_delete', 'session_delete', 'session_remove_last_turn', 'session_replace_suffix'];
     // Each call of these removes turns that the previous call left: a repeat is not a no-op.
     const repeatable = (name: string) => readOnly.includes(name) || (destructive.includes(name) && !name.startsWith('session_re'));

@@ -13,11 +13,12 @@
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
-import { ClosedError, CorruptionError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, CorruptionError, EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
+import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
 import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
@@ -141,6 +142,7 @@ export class PostgresBackend implements StateBackend {
       generation: state.generation,
     });
     await this.projection.apply(sql, change, event.seq);
+    if (change.type === EventTypes.RecordsPurged) await eraseHistory(this.db, sql, this.log, change, event.seq, this.upcasters);
     return event;
   }
 

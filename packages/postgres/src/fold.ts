@@ -41,6 +41,7 @@ function isCheckpointEntry(entry: ChangeRecord): entry is CheckpointEntry {
 class FetchingView implements FoldView {
   readonly #sessions = new Map<string, Session | undefined>();
   readonly #turnExists = new Map<string, boolean>();
+  readonly #turnsById = new Map<string, Turn | undefined>();
   readonly #lastTurnSeq = new Map<string, number>();
   /** Turns of a session by seq, once fetched whole (live ones; pending tombstones replace them). */
   readonly #turns = new Map<string, Map<number, Turn>>();
@@ -75,6 +76,10 @@ class FetchingView implements FoldView {
 
   turnExists(id: string): boolean {
     return this.#cached(this.#turnExists, id, () => this.tables.turnExists(id));
+  }
+
+  turn(id: string): Turn | undefined {
+    return this.#cached(this.#turnsById, id, () => this.tables.turn(id));
   }
 
   liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
@@ -157,6 +162,7 @@ class FetchingView implements FoldView {
       case 'turn': {
         const turn = entry.record;
         this.#turnExists.set(turn.id, true);
+        this.#turnsById.set(turn.id, turn);
         const last = await answer(() => this.lastTurnSeq(turn.sessionId));
         this.#lastTurnSeq.set(turn.sessionId, Math.max(last, turn.seq));
         await answer(() => this.liveTurnsFrom(turn.sessionId, 0));
@@ -231,6 +237,7 @@ export async function foldPending(
       if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       await answer(() => checkChange(view, change, event.seq));
+      await projection.indexRecords(sql, change, event.seq);
       for (const entry of changeRecords(change)) {
         if (isCheckpointEntry(entry)) {
           await putOrCorrupt(() => projection.put(sql, entry), event.seq);

@@ -7,6 +7,7 @@ import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@a
 import type { StateLookups } from '@agentstate/core/backend';
 import { scopeKey } from '@agentstate/core/backend';
 import type { TableCheckpointQueries } from './checkpoints.js';
+import { purgeableRows } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
@@ -16,6 +17,8 @@ import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFrom
 export interface TableLookups extends StateLookups {
   session(id: string): Promise<Session | undefined>;
   turnExists(id: string): Promise<boolean>;
+  /** The turn with this id (live or tombstone). */
+  turn(id: string): Promise<Turn | undefined>;
   lastTurnSeq(sessionId: string): Promise<number>;
   lastTurns(sessionId: string, n: number): Promise<Turn[]>;
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
@@ -38,6 +41,10 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
   return {
     session: (id) => one<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, sessionFromRow, [id]),
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
+    turn: (id) => one<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, turnFromRow, [id]),
+    recordSeqs: async (id) =>
+      (await sql.rows<{ seq: number }>(`SELECT seq FROM ${db.t('record_events')} WHERE record_id = $1 ORDER BY seq`, [id])).map((r) => Number(r.seq)),
+    purgeable: (selector) => purgeableRows(db, sql, selector),
     lastTurnSeq: async (sessionId) => {
       const [row] = await sql.rows<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`, [sessionId]);
       return row?.seq ?? 0;

@@ -6,7 +6,7 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeOperation, changeRecords, skillSearchText } from '@agentstate/core/backend';
+import { changeOperation, changeRecordIds, changeRecords, skillSearchText } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
@@ -59,8 +59,16 @@ export class Projection {
   /** Folds one change, the event at `seq`, into the tables. */
   async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
     for (const record of changeRecords(change)) await this.put(sql, record);
+    await this.indexRecords(sql, change, seq);
     const operation = changeOperation(change);
     if (operation) await this.putOperation(sql, { id: operation.id, inputHash: operation.inputHash, seq });
+  }
+
+  /** Writes the history index's rows for the event at `seq` (docs/contract.md §7, "History"). */
+  async indexRecords(sql: Sql, change: StateChange, seq: number): Promise<void> {
+    const ids = changeRecordIds(change);
+    if (ids.length === 0) return;
+    await sql.rows(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [ids, seq]);
   }
 
   /** Indexes the operation of an idempotent write; an id already there is refused by the table's key. */

@@ -11,12 +11,13 @@
  */
 import type { EventMeta, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { ClosedError, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
+import { eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
@@ -55,6 +56,7 @@ export class SqliteBackend implements StateBackend {
       const opened = state;
       let open = true;
       let savepoints = 0;
+      let purged = false;
       // What a look-up of this transaction already read, which nothing changes before the next commit.
       const lastSeqs = new Map<string, number>();
       const tx: StateWriteTx = {
@@ -71,6 +73,7 @@ export class SqliteBackend implements StateBackend {
         commit: (change, meta) => {
           if (!open) throw new ClosedError('this write transaction has ended');
           const event = this.#append(state, change, meta);
+          if (change.type === EventTypes.RecordsPurged) purged = true;
           // The next mutation of a group commit reads its own look-ups again.
           lastSeqs.clear();
           state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
@@ -100,6 +103,8 @@ export class SqliteBackend implements StateBackend {
         if (state !== opened) this.projection.saveState(state);
         open = false;
         this.conn.commit();
+        // A purge's old pages may still sit in the -wal file: copy them back and empty it (skipped while readers hold it).
+        if (purged) this.conn.db.pragma('wal_checkpoint(TRUNCATE)');
         return result;
       } catch (error) {
         throw mapSqliteError(error, this.conn.path);
@@ -147,6 +152,7 @@ export class SqliteBackend implements StateBackend {
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
     const event = this.log.appendInTransaction(input, state.seq + 1).event;
     this.projection.apply(change, event.seq);
+    if (change.type === EventTypes.RecordsPurged) eraseHistory(this.conn, this.log, change, event.seq, this.options.upcasters);
     return event;
   }
 

@@ -16,6 +16,7 @@ import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
+import { indexRecordEvents } from './history.js';
 
 /** Events folded per read while catching up or rebuilding. */
 export const FOLD_BATCH = 5_000;
@@ -64,6 +65,10 @@ class PendingView implements FoldView {
 
   turnExists(id: string): boolean {
     return this.turns.has(id) || this.tables.turnExists(id);
+  }
+
+  turn(id: string): Turn | undefined {
+    return this.turns.get(id)?.record ?? this.tables.turn(id);
   }
 
   liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
@@ -207,6 +212,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
+      indexRecordEvents(projection.conn, change, event.seq);
       for (const entry of changeRecords(change)) {
         // Checkpoints touch no other kind, and a thread deletion must follow the writes before it:
         // they are written at once rather than coalesced.

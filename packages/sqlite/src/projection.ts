@@ -25,6 +25,7 @@ import {
 } from './rows.js';
 import type { VectorIndexes } from './vectors.js';
 import { metadataLeaves } from './metadata.js';
+import { indexRecordEvents } from './history.js';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoint-rows.js';
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
@@ -74,7 +75,7 @@ export class Projection {
   #bulk = false;
 
   constructor(
-    private readonly conn: Connection,
+    readonly conn: Connection,
     private readonly vectors: VectorIndexes,
   ) {}
 
@@ -99,6 +100,7 @@ export class Projection {
       if (record.kind === 'turn' && change.type === EventTypes.TurnAppended) this.#insertTurn(record.record);
       else this.put(record, seq);
     }
+    indexRecordEvents(this.conn, change, seq);
     const operation = changeOperation(change);
     if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
   }

@@ -7,6 +7,8 @@ import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@a
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
+import { recordSeqs } from './history.js';
+import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
@@ -120,6 +122,8 @@ function lexicalSql(
 export interface TableLookups {
   session(id: string): Session | undefined;
   turnExists(id: string): boolean;
+  /** The turn with this id (live or tombstone). */
+  turn(id: string): Turn | undefined;
   lastTurnSeq(sessionId: string): number;
   /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */
   lastTurns(sessionId: string, n: number): Turn[];
@@ -143,6 +147,7 @@ export function tableLookups(conn: Connection): TableLookups {
   return {
     session: (id: string) => mapErrors(() => one<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id)),
     turnExists: (id: string) => mapErrors(() => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined),
+    turn: (id: string) => mapErrors(() => one<TurnRow, Turn>('SELECT * FROM turns WHERE id = ?', turnFromRow, id)),
     lastTurnSeq: (sessionId: string) =>
       mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
     lastTurns: (sessionId: string, n: number) =>
@@ -177,6 +182,8 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
   return {
     ...tableLookups(conn),
     ...turnQueries(conn, relevanceWindow),
+    recordSeqs: (id: string) => mapErrors(() => recordSeqs(conn, id)),
+    purgeable: (selector) => mapErrors(() => purgeableRows(conn, selector)),
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
 

@@ -16,6 +16,7 @@ import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
 import type { VectorIndexes } from './vectors.js';
+import { refillRecordEvents } from './history.js';
 
 /** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
 const REBUILD_CACHE_KIB = -524_288;
@@ -99,6 +100,7 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
     }
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
+  refillRecordEvents(conn, snapshot?.seq ?? 0);
   const events = foldPending(log, projection, ctx.tables, ctx.upcasters);
   projection.endBulk();
   ctx.vectors.rebuild();

@@ -14,6 +14,7 @@ import {
 } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
+import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
@@ -218,6 +219,8 @@ export function memoryCommand(): Command {
       if (ctx.json) printJson(item);
       else print(`deleted memory item ${item.id}`);
     });
+
+  group.addCommand(historyCommand('memory item', ['memory']));
 
   return group;
 }

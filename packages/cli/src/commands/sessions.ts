@@ -18,6 +18,7 @@ import {
 } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
+import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
@@ -264,6 +265,8 @@ export function sessionsCommand(): Command {
       else printHits(hits);
       printNextCursor(hits.nextCursor, ctx.json);
     });
+
+  group.addCommand(historyCommand('session or turn', ['session', 'turn']));
 
   return group;
 }

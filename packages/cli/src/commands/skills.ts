@@ -6,6 +6,7 @@ import type { Skill, UpsertSkillInput } from '@agentstate/core';
 import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
+import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
@@ -208,6 +209,8 @@ export function skillsCommand(): Command {
       if (ctx.json) printJson(skill);
       else print(`deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });
+
+  group.addCommand(historyCommand('skill', ['skill']));
 
   return group;
 }

@@ -6,13 +6,17 @@
  * savepoint has nothing to undo as long as a mutation commits only after
  * deciding (and validating) all of its changes, which the engine does.
  */
-import { ConflictError } from '../errors.js';
+import { ConflictError, UnavailableError } from '../errors.js';
 import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
-import type { StateChange } from '../log/events.js';
+import type { StateChange, StateChangeOf } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
-import { trustedAppend } from '../log/trusted.js';
+import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend } from '../log/trusted.js';
 import { storedPayload } from '../log/compact.js';
+import { changeRecordIds } from '../log/changes.js';
+import { decodeStateEvent } from '../log/decode.js';
+import { redactChange } from '../log/redact.js';
+import { contentHash } from '../embedding/embedder.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { inMemoryQueries } from './queries.js';
@@ -32,15 +36,36 @@ export class InMemoryBackend implements StateBackend {
     readonly log: Log,
     readonly state: InMemoryState = new InMemoryState(),
   ) {
-    this.queries = inMemoryQueries(state);
+    // The history index of a state restored from a snapshot starts there: the earlier seqs are read from the log once.
+    this.queries = { ...inMemoryQueries(state), recordSeqs: async (id) => (await this.#historyBefore(id)).concat(state.history.get(id) ?? []) };
     // One cache for both targets: a text embedded for a memory item serves a turn with the same text.
     const cache = new InMemoryEmbeddingCache();
+    this.#cache = cache;
     this.vectors = new InMemoryVectorStore(state, cache);
     this.turnVectors = new InMemoryTurnVectorStore(state, cache);
     this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta), savepoint: (fn) => fn() };
   }
 
   readonly #tx: StateWriteTx;
+  readonly #cache: InMemoryEmbeddingCache;
+  /** The history index of the events before `state.historyFrom`, read from the log on first use. */
+  #earlyHistory: Map<string, number[]> | undefined;
+
+  async #historyBefore(id: string): Promise<number[]> {
+    if (this.state.historyFrom === 0) return [];
+    if (!this.#earlyHistory) {
+      const early = new Map<string, number[]>();
+      for (const event of await this.log.read({ stream: STATE_STREAM, limit: this.state.historyFrom })) {
+        for (const recordId of changeRecordIds(decodeStateEvent(event, { trusted: true }))) {
+          const seqs = early.get(recordId);
+          if (seqs) seqs.push(event.seq);
+          else early.set(recordId, [event.seq]);
+        }
+      }
+      this.#earlyHistory = early;
+    }
+    return [...(this.#earlyHistory.get(id) ?? [])];
+  }
 
   #inStep = false;
 
@@ -58,6 +83,9 @@ export class InMemoryBackend implements StateBackend {
   }
 
   async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
+    // A purge rewrites stored events: only a log this package owns can.
+    if (change.type === EventTypes.RecordsPurged && !(this.log instanceof InMemoryLog))
+      throw new UnavailableError('purge needs a log that can rewrite its events in place: an InMemoryLog, or a SQLite or Postgres backend');
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // The stamper's payload is fresh, valid by construction and never touched again: an InMemoryLog keeps it
     // as is, unchecked. Any other log checks it as it would any append.
@@ -70,7 +98,32 @@ export class InMemoryBackend implements StateBackend {
     this.state.apply(change, event.seq, false);
     // An update may change the content: its vector is derived again, like a new item's.
     if (change.type === EventTypes.MemoryDeleted || change.type === EventTypes.MemoryUpdated) this.vectors.forget(change.payload.item.id);
+    if (change.type === EventTypes.RecordsPurged) await this.#erase(change, event.seq);
     return event;
+  }
+
+  /** Rewrites every earlier event that carried a purged record, and drops the vectors, cache entries and snapshots of their text. */
+  async #erase(change: StateChangeOf<typeof EventTypes.RecordsPurged>, purgeSeq: number): Promise<void> {
+    const log = this.log as InMemoryLog;
+    const ids = new Set(changeRecordIds(change));
+    const seqs = new Set<number>();
+    for (const id of ids) for (const seq of await this.queries.recordSeqs(id)) if (seq < purgeSeq) seqs.add(seq);
+    const contents: string[] = [];
+    for (const seq of [...seqs].sort((a, b) => a - b)) {
+      const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
+      const redacted = event && redactChange(decodeStateEvent(event), ids, purgeSeq);
+      if (!redacted) continue;
+      log[rewriteEventPayload](STATE_STREAM, seq, storedPayload(redacted.change));
+      contents.push(...redacted.contents);
+    }
+    for (const item of change.payload.memory) this.vectors.forget(item.id);
+    for (const turn of change.payload.turns) this.turnVectors.forget(turn.id);
+    this.#cache.forget(new Set(contents.map(contentHash)));
+    if (seqs.size > 0)
+      log[dropSnapshotsFrom](
+        STATE_STREAM,
+        [...seqs].reduce((a, b) => Math.min(a, b)),
+      );
   }
 
   maxHlc() {

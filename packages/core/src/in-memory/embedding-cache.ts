@@ -21,6 +21,11 @@ export class InMemoryEmbeddingCache {
     return out;
   }
 
+  /** Drops the entries of these content hashes, for every embedder (a purge erased their text). */
+  forget(contentHashes: Iterable<string>): void {
+    for (const hash of contentHashes) for (const cache of this.#vectors.values()) cache.delete(hash);
+  }
+
   /** Keeps `vector` as the embedding of `contentHash` by `embedderId`. */
   set(embedderId: string, contentHash: string, vector: Float32Array): void {
     mapFor(this.#vectors, embedderId).set(contentHash, vector);

@@ -15,7 +15,8 @@ import type { StateChange } from '../log/events.js';
 import { EventTypes, sessionAfterTurn, STATE_STREAM } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
 import type { OperationEntry, OperationRef } from '../log/operation.js';
-import type { OutcomeIncrement } from '../log/events.js';
+import type { OutcomeIncrement, PurgedRecords } from '../log/events.js';
+import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
 
@@ -28,6 +29,8 @@ export interface FoldView {
   turnExists(id: string): boolean;
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
   liveTurnsFrom(sessionId: string, fromSeq: number): Turn[];
+  /** The turn with this id (live or tombstone), in any session. */
+  turn(id: string): Turn | undefined;
   skill(id: string): Skill | undefined;
   /** The id of the skill (live or tombstone) at `(scope, slug)`. */
   skillIdAt(scope: Scope, slug: string): string | undefined;
@@ -116,7 +119,42 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
       return writesViolation(view, change.payload.writes);
     case EventTypes.CheckpointThreadDeleted:
       return view.checkpointThreadExists(change.payload.threadId) ? undefined : `thread ${json(change.payload.threadId)} has no checkpoints or writes`;
+    case EventTypes.RecordsPurged:
+      return purgeViolation(view, change.payload);
   }
+}
+
+/**
+ * `records.purged`: each record exists (live or tombstone), appears once,
+ * and comes back as its erased tombstone one version later, nothing else changed.
+ */
+function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
+  const seen = new Set<string>();
+  const check = <R extends Envelope & { id: string }>(label: string, records: readonly R[], stored: (id: string) => R | undefined, erase: (r: R) => R) => {
+    for (const record of records) {
+      if (seen.has(record.id)) return `${label} ${json(record.id)} is purged twice`;
+      seen.add(record.id);
+      const before = stored(record.id);
+      if (!before) return `${label} ${json(record.id)} does not exist`;
+      const violation = nextVersion(before, record, true);
+      if (violation !== undefined) return `${label} ${json(record.id)}: ${violation}`;
+      const expected = { ...erase(before), ...envelopeOf(record), ...('updatedAt' in record ? { updatedAt: record.updatedAt } : {}) };
+      if (canonicalJson(expected) !== canonicalJson(record)) return `${label} ${json(record.id)} is not its erased tombstone`;
+    }
+    return undefined;
+  };
+  return (
+    check('session', purged.sessions, (id) => view.session(id), eraseSession) ??
+    check('turn', purged.turns, (id) => view.turn(id), eraseTurn) ??
+    check('skill', purged.skills, (id) => view.skill(id), eraseSkill) ??
+    check('memory item', purged.memory, (id) => view.memoryItem(id), eraseMemoryItem)
+  );
+}
+
+/** The envelope fields of a record. */
+function envelopeOf(record: Envelope): Envelope {
+  const { syncVersion, originInstanceId, updatedHlc, lastWriterId, deleted } = record;
+  return { syncVersion, originInstanceId, updatedHlc, lastWriterId, deleted };
 }
 
 /**

@@ -10,6 +10,7 @@ import { isExpired } from '../write/stamper.js';
 import { scopeFilter } from './scope-filter.js';
 import { pastKeyset } from '../paging/cursor.js';
 import type { InMemoryState } from './state.js';
+import { purgeableIn } from './purgeable.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
 
@@ -64,6 +65,8 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const id = state.memoryIdWithKey(scope, key);
       return id === undefined ? undefined : state.memory.get(id);
     },
+    recordSeqs: (id) => [...(state.history.get(id) ?? [])],
+    purgeable: (selector) => purgeableIn(state, selector),
 
     expiredMemory: (now, limit) => {
       const out: MemoryItem[] = [];

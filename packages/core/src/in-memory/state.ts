@@ -8,6 +8,7 @@ import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '
 import { scopeKey } from '../records/scope.js';
 import type { StateChange } from '../log/events.js';
 import { EventTypes, sessionAfterTurn } from '../log/events.js';
+import { changeRecordIds } from '../log/changes.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { sortSnapshot } from '../snapshot/snapshot.js';
 import type { Hlc } from '../time/hlc.js';
@@ -68,6 +69,11 @@ export class InMemoryState implements FoldView {
   /** Checkpoints and their writes, by thread. */
   readonly checkpoints = new CheckpointThreads();
 
+  /** The history index: record id → seqs of the events that carried it, ascending (from {@link historyFrom} on). */
+  readonly history = new Map<string, number[]>();
+  /** The seq the history index starts after: a restored snapshot's, whose earlier events it lacks. */
+  historyFrom = 0;
+
   /**
    * Folds one change in, after checking it against the fold's rules (see
    * `fold-rules.ts`): a change the live API could not have written is a
@@ -116,9 +122,20 @@ export class InMemoryState implements FoldView {
       case EventTypes.CheckpointThreadDeleted:
         this.checkpoints.deleteThread(change.payload.threadId);
         break;
+      case EventTypes.RecordsPurged:
+        for (const session of change.payload.sessions) this.#putSession(session);
+        for (const turn of change.payload.turns) this.#putTurn(turn);
+        for (const skill of change.payload.skills) this.#putSkill(skill);
+        for (const item of change.payload.memory) this.#putMemory(item);
+        break;
     }
     const operation = change.payload.operation;
     if (operation) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
+    for (const id of changeRecordIds(change)) {
+      const seqs = this.history.get(id);
+      if (seqs) seqs.push(seq);
+      else this.history.set(id, [seq]);
+    }
     this.seq = seq;
   }
 
@@ -135,6 +152,7 @@ export class InMemoryState implements FoldView {
     }
     for (const w of snapshot.checkpointWrites) this.checkpoints.putWrite(w);
     this.seq = snapshot.seq;
+    this.historyFrom = snapshot.seq;
   }
 
   /** A deterministic copy of everything, tombstones included. */
@@ -212,6 +230,12 @@ export class InMemoryState implements FoldView {
   }
 
   /** True when a turn with this id exists in any session. */
+  /** The turn with this id (live or tombstone), in any session. */
+  turn(id: string): Turn | undefined {
+    const place = this.#turnPlaces.get(id);
+    return place === undefined ? undefined : this.turns.get(place.sessionId)?.[place.seq - 1];
+  }
+
   turnExists(id: string): boolean {
     return this.#turnPlaces.has(id);
   }

@@ -27,6 +27,11 @@ export class InMemoryTurnVectorStore implements VectorStore<Turn, TurnVectorQuer
     return out;
   }
 
+  /** Drops a turn's vectors (a purge erased it). */
+  forget(id: string): void {
+    for (const vectors of this.#vectors.values()) vectors.delete(id);
+  }
+
   cached(embedderId: string, contentHashes: readonly string[]): Map<string, Float32Array> {
     return this.cache.get(embedderId, contentHashes);
   }

@@ -62,6 +62,15 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
       return change.payload.writes.map((record) => ({ kind: 'checkpointWrite', record }));
     case EventTypes.CheckpointThreadDeleted:
       return [{ kind: 'checkpointThreadDeletion', threadId: change.payload.threadId }];
+    case EventTypes.RecordsPurged: {
+      const { sessions, turns, skills, memory } = change.payload;
+      return [
+        ...sessions.map((record): ChangeRecord => ({ kind: 'session', record })),
+        ...turnRecords(turns),
+        ...skills.map((record): ChangeRecord => ({ kind: 'skill', record })),
+        ...memory.map((record): ChangeRecord => ({ kind: 'memory', record })),
+      ];
+    }
   }
 }
 
@@ -96,9 +105,27 @@ export function changeHlc(change: StateChange): Hlc {
     case EventTypes.CheckpointWritesSaved:
     case EventTypes.CheckpointThreadDeleted:
       return HLC_ZERO;
+    case EventTypes.RecordsPurged: {
+      const { sessions, turns, skills, memory } = change.payload;
+      return [...sessions, ...turns, ...skills, ...memory].reduce((hlc: Hlc, r) => maxHlc(hlc, r.updatedHlc), HLC_ZERO);
+    }
   }
 }
 
 function turnRecords(turns: readonly Turn[]): ChangeRecord[] {
   return turns.map((record) => ({ kind: 'turn', record }));
+}
+
+/**
+ * The ids of the sessions, turns, skills and memory items a change carries,
+ * each once, in order: the history index's entries for its event.
+ */
+export function changeRecordIds(change: StateChange): string[] {
+  const ids = new Set<string>();
+  for (const entry of changeRecords(change)) {
+    // A turn's event that leaves its session for the fold to derive still carries the session.
+    if (entry.kind === 'sessionAfterTurn') ids.add(entry.turn.sessionId);
+    else if (entry.kind !== 'checkpointThreadDeletion' && entry.kind !== 'checkpoint' && entry.kind !== 'checkpointWrite') ids.add(entry.record.id);
+  }
+  return [...ids];
 }

@@ -42,6 +42,7 @@ export const EventTypes = {
   CheckpointSaved: 'checkpoint.saved',
   CheckpointWritesSaved: 'checkpoint.writes_saved',
   CheckpointThreadDeleted: 'checkpoint.thread_deleted',
+  RecordsPurged: 'records.purged',
 } as const;
 
 /** One of the `state` stream's event types. */
@@ -49,6 +50,15 @@ export type StateEventType = (typeof EventTypes)[keyof typeof EventTypes];
 
 /** The optional `operation` key every payload may carry (see `./operation.ts`). */
 const operation = operationSchema.optional();
+
+/**
+ * The optional `erasedBy` key: the seq of the `records.purged` event that
+ * rewrote this event's erased records in place (docs/contract.md §7, "Purge").
+ */
+const erasedBy = z.number().int().positive().optional();
+
+/** Why a purge was made: short text, never the erased content. */
+export const purgeReasonSchema = z.string().min(1, 'must not be empty').max(500, 'at most 500 characters');
 
 /** What `skill.outcome_recorded` adds: one use, and one win on success. */
 export const outcomeIncrementSchema = z.strictObject({ uses: z.literal(1), wins: z.union([z.literal(0), z.literal(1)]) });
@@ -58,31 +68,51 @@ export type OutcomeIncrement = z.output<typeof outcomeIncrementSchema>;
 
 /** Payload schemas by event type. */
 export const statePayloadSchemas = {
-  [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema, operation }),
+  [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
   /**
    * The new turn. `session`, the session's post-image, only in events of
    * schema versions 1 and 2, which stored it: it is then checked and
    * projected as it stands; without it, the fold derives it.
    */
-  [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema.optional(), turn: turnSchema, operation }),
-  [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation }),
-  [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1), operation }),
-  [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema), operation }),
-  [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema, operation }),
-  [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema, operation }),
-  [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema, operation }),
-  [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema, operation }),
-  [EventTypes.SkillOutcomeRecorded]: z.strictObject({ skill: skillSchema, increment: outcomeIncrementSchema, operation }),
-  [EventTypes.MemoryUpdated]: z.strictObject({ item: memoryItemSchema, operation }),
+  [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema.optional(), turn: turnSchema, operation, erasedBy }),
+  [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
+  [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1), operation, erasedBy }),
+  [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema), operation, erasedBy }),
+  [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema, operation, erasedBy }),
+  [EventTypes.SkillDeleted]: z.strictObject({ skill: skillSchema, operation, erasedBy }),
+  [EventTypes.MemoryWritten]: z.strictObject({ item: memoryItemSchema, operation, erasedBy }),
+  [EventTypes.MemoryDeleted]: z.strictObject({ item: memoryItemSchema, operation, erasedBy }),
+  [EventTypes.SkillOutcomeRecorded]: z.strictObject({ skill: skillSchema, increment: outcomeIncrementSchema, operation, erasedBy }),
+  [EventTypes.MemoryUpdated]: z.strictObject({ item: memoryItemSchema, operation, erasedBy }),
   [EventTypes.CheckpointSaved]: z.strictObject({ checkpoint: checkpointSchema, operation }),
   /** The writes that change the projection: one task's, against one checkpoint. */
   [EventTypes.CheckpointWritesSaved]: z.strictObject({ writes: z.array(checkpointWriteSchema).min(1), operation }),
   /** Removes every checkpoint and write of the thread. */
   [EventTypes.CheckpointThreadDeleted]: z.strictObject({ threadId: idField, operation }),
+  /**
+   * Erased tombstones of every record a purge removed (docs/contract.md §7, "Purge"): who and why
+   * are the envelope's `actor` and `reason`; the erased text never appears.
+   */
+  [EventTypes.RecordsPurged]: z.strictObject({
+    sessions: z.array(sessionSchema),
+    turns: z.array(turnSchema),
+    skills: z.array(skillSchema),
+    memory: z.array(memoryItemSchema),
+    reason: purgeReasonSchema,
+    operation,
+  }),
 } as const;
 
-/** A payload with the optional `operation` key of an idempotent write. */
-type Op<P> = P & { operation?: OperationRef };
+/** A payload with the optional `operation` key of an idempotent write, and `erasedBy` once a purge rewrote it. */
+type Op<P> = P & { operation?: OperationRef; erasedBy?: number };
+
+/** The records one purge erased, as their erased tombstones. */
+export interface PurgedRecords {
+  sessions: Session[];
+  turns: Turn[];
+  skills: Skill[];
+  memory: MemoryItem[];
+}
 
 /** A decoded `state` event: its type and its typed payload. */
 export type StateChange =
@@ -99,7 +129,8 @@ export type StateChange =
   | { type: typeof EventTypes.MemoryUpdated; payload: Op<{ item: MemoryItem }> }
   | { type: typeof EventTypes.CheckpointSaved; payload: Op<{ checkpoint: Checkpoint }> }
   | { type: typeof EventTypes.CheckpointWritesSaved; payload: Op<{ writes: CheckpointWrite[] }> }
-  | { type: typeof EventTypes.CheckpointThreadDeleted; payload: Op<{ threadId: string }> };
+  | { type: typeof EventTypes.CheckpointThreadDeleted; payload: Op<{ threadId: string }> }
+  | { type: typeof EventTypes.RecordsPurged; payload: { operation?: OperationRef } & PurgedRecords & { reason: string } };
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;

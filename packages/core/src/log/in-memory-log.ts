@@ -8,7 +8,7 @@ import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, 
 import { deepFreeze } from './freeze.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { checkStateAppend } from './state-append.js';
-import { trustedAppend, trustedRead } from './trusted.js';
+import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend, trustedRead } from './trusted.js';
 import type { UpcasterRegistry } from './upcasters.js';
 
 /** Options of {@link InMemoryLog}. */
@@ -80,6 +80,20 @@ export class InMemoryLog implements Log {
    */
   [trustedAppend]<P>(input: AppendInput<P>): LogEvent<P> {
     return this.#store(input, false);
+  }
+
+  /** @internal A purge's rewrite of the payload of the event at `seq` (same type, envelope and seq). */
+  [rewriteEventPayload](stream: string, seq: number, payload: unknown): void {
+    const events = this.#streams.get(stream);
+    const event = events?.[seq - 1];
+    if (!events || !event) throw new ValidationError('seq', `the ${stream} stream has no event at seq ${seq}`);
+    events[seq - 1] = deepFreeze({ ...event, payload: jsonPayload(payload) }) as LogEvent;
+  }
+
+  /** @internal A purge's removal of the snapshots of `stream` at `seq` or later, which may hold erased text. */
+  [dropSnapshotsFrom](stream: string, seq: number): void {
+    const byStream = this.#snapshots.get(stream);
+    if (byStream) for (const at of [...byStream.keys()]) if (at >= seq) byStream.delete(at);
   }
 
   #store<P>(input: AppendInput<P>, check: boolean): LogEvent<P> {

@@ -11,3 +11,12 @@ export const trustedAppend: unique symbol = Symbol('agentstate.trustedAppend');
  * payload was validated when it was appended.
  */
 export const trustedRead: unique symbol = Symbol('agentstate.trustedRead');
+
+/**
+ * The key of an `InMemoryLog`'s rewrite of one stored event's payload
+ * in place, for a purge (docs/contract.md §7): same stream, seq, type and envelope.
+ */
+export const rewriteEventPayload: unique symbol = Symbol('agentstate.rewriteEventPayload');
+
+/** The key of an `InMemoryLog`'s removal of a stream's snapshots at or after a seq, for a purge. */
+export const dropSnapshotsFrom: unique symbol = Symbol('agentstate.dropSnapshotsFrom');

@@ -91,16 +91,24 @@ export class Engine {
   /**
    * As {@link mutate}, but `decide` may find there is nothing to change and
    * return `undefined`: then no event is written (and no operation recorded)
-   * and `undefined` is returned.
+   * and `undefined` is returned. `committed` learns the seq of the event written.
    */
   async mutateIfNeeded<C extends StateChange>(
     decide: (tx: StateWriteTx) => Promise<C | undefined> | C | undefined,
     call?: OperationCall,
+    committed?: (event: { seq: number }) => void,
   ): Promise<C | undefined> {
-    const changes = await this.mutateMany(async (tx) => {
-      const change = await decide(tx);
-      return change === undefined ? [] : [change];
-    }, call);
+    const changes = await this.mutateMany(
+      async (tx) => {
+        const change = await decide(tx);
+        return change === undefined ? [] : [change];
+      },
+      call,
+      1,
+      (seqs) => {
+        if (seqs.length > 0) committed?.({ seq: seqs[0]! });
+      },
+    );
     return changes[0];
   }
 
@@ -110,9 +118,15 @@ export class Engine {
    * them all before any is committed, so if it throws nothing is written.
    * An `operationId` is carried by the first event; a retry reads back
    * `expected` events from it (the count the same input always yields).
-   * No change: nothing is written and `[]` is returned.
+   * No change: nothing is written and `[]` is returned. `committed` learns
+   * the seqs of the events written (not called for a replayed operation).
    */
-  async mutateMany<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C[]> | C[], call?: OperationCall, expected = 1): Promise<C[]> {
+  async mutateMany<C extends StateChange>(
+    decide: (tx: StateWriteTx) => Promise<C[]> | C[],
+    call?: OperationCall,
+    expected = 1,
+    committed?: (seqs: readonly number[]) => void,
+  ): Promise<C[]> {
     await this.#ready;
     const operation: OperationRef | undefined =
       call?.operationId === undefined ? undefined : { id: call.operationId, inputHash: operationInputHash(call.spec.method, call.input) };
@@ -132,6 +146,7 @@ export class Engine {
       return { changes, seqs, replayed: false, ...(operation && changes.length > 0 ? { operationId: operation.id } : {}) };
     })) as Outcome<C>;
     if (outcome.replayed) return outcome.changes;
+    committed?.(outcome.seqs);
     for (let i = 0; i < outcome.changes.length; i += 1) {
       for (const hook of this.#afterCommit) {
         try {

@@ -30,6 +30,10 @@ import { diffPoints } from './diff.js';
 import { RetentionJudge, RetentionPolicies } from './retention-policies.js';
 import { withRetention } from './retention-filter.js';
 import { createRetentionStore } from './retention.js';
+import { recordHistory } from './history.js';
+import { purgeRecords } from './purge.js';
+import { parseInput } from '../records/inputs.js';
+import { idField } from '../records/fields.js';
 
 /** Calls `load` at most once, sharing its promise. */
 function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>) | undefined {
@@ -123,6 +127,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       return readOnlyView(view, resolved, () => state.capture());
     },
     diff: (input) => diffPoints(backend.log, input, foldOptions),
+    history: async (id) => recordHistory(backend.queries, backend.log, parseInput(idField, id), options.upcasters),
+    purge: (input) => purgeRecords(engine, input),
     async close() {
       if (closed) return;
       closed = true;

@@ -2,6 +2,8 @@
  * The public API: a {@link Provider} hands out the three stores. Every
  * backend (memory, SQLite, Postgres, a host's own) exposes exactly this.
  */
+import type { RecordVersion } from './history.js';
+import type { PurgeInput, PurgeResult } from './purge.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type {
   AppendTurnInput,
@@ -248,4 +250,16 @@ export interface EventSourcedProvider extends Provider {
   at(point: PointInput): Promise<StateView>;
   /** What was created, changed and deleted between two points, per record kind (docs/contract.md §11). */
   diff(input: DiffInput): Promise<StateDiff>;
+  /**
+   * Every version of the session, turn, skill or memory item with this id, oldest first, each
+   * with the event that wrote it (docs/contract.md §7, "History"); `[]` for an unknown id.
+   */
+  history(id: string): Promise<RecordVersion[]>;
+  /**
+   * Erases for good what `input` selects (docs/contract.md §7, "Purge"): the records become
+   * content-free tombstones, every earlier event that carried them is rewritten in place,
+   * and their full-text rows, vectors, cached embeddings and the snapshots holding them go.
+   * Backups and exports made before cannot be reached.
+   */
+  purge(input: PurgeInput): Promise<PurgeResult>;
 }

@@ -104,6 +104,14 @@ export class ReplayCheck {
     }
   }
 
+  /**
+   * The history index of the replay (record id → seqs), when the log was
+   * replayed up to the tables' seq: a backend compares its own index with it.
+   */
+  replayedHistory(): ReadonlyMap<string, readonly number[]> | undefined {
+    return this.#readable && this.#state.seq === this.options.tables.seq ? this.#state.history : undefined;
+  }
+
   /** Records that the stream cannot be replayed past the seq reached. */
   failed(error: unknown): void {
     this.#readable = false;

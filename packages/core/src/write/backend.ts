@@ -8,7 +8,7 @@ import type { TokenMatch } from '../matching/lexical.js';
 import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '../records/records.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
-import type { StateChange } from '../log/events.js';
+import type { PurgedRecords, StateChange } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { OperationEntry } from '../log/operation.js';
@@ -39,7 +39,22 @@ export interface StateLookups {
   memoryWithKey(scope: Scope, key: string): Awaitable<MemoryItem | undefined>;
   /** Checkpoints and their writes (see {@link CheckpointQueries}). */
   readonly checkpoints: CheckpointQueries;
+  /**
+   * The history index (docs/contract.md §7, "History"): the seqs of the `state` events that
+   * carry the session, turn, skill or memory item with this id, ascending. Derived from the
+   * log in the transaction of each event, so a replay reproduces it.
+   */
+  recordSeqs(id: string): Awaitable<number[]>;
+  /** The records a purge selects, tombstones included (see {@link PurgeSelector}). */
+  purgeable(selector: PurgeSelector): Awaitable<PurgedRecords>;
 }
+
+/**
+ * What a purge removes (docs/contract.md §7, "Purge"): one record by id (a session with
+ * all its turns), every session, skill and memory item of a scope and its descendants
+ * (with the sessions' turns), or every memory item and turn whose content contains a text.
+ */
+export type PurgeSelector = { id: string } | { namespace: Scope } | { matching: string };
 
 /** Where a checkpoint is: its key. */
 export interface CheckpointKey {

@@ -27,7 +27,8 @@ import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/reco
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
 import { EventTypes } from '../log/events.js';
-import type { StateChangeOf } from '../log/events.js';
+import type { PurgedRecords, StateChangeOf } from '../log/events.js';
+import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
 export interface StamperContext {
@@ -429,6 +430,24 @@ export class Stamper {
   /** Removes a thread's checkpoints and writes; undefined (nothing to append) when it has none. */
   deleteCheckpointThread(threadId: string, exists: boolean): StateChangeOf<typeof EventTypes.CheckpointThreadDeleted> | undefined {
     return exists ? { type: EventTypes.CheckpointThreadDeleted, payload: { threadId } } : undefined;
+  }
+
+  /**
+   * Erased tombstones of `targets` (live records and tombstones alike), one
+   * version later: the `records.purged` change of a purge (docs/contract.md §7).
+   */
+  purge(targets: PurgedRecords, reason: string): StateChangeOf<typeof EventTypes.RecordsPurged> {
+    const now = this.#now();
+    return {
+      type: EventTypes.RecordsPurged,
+      payload: {
+        sessions: targets.sessions.map((s) => ({ ...eraseSession(s), updatedAt: later(s.updatedAt, now), ...this.#nextEnvelope(s, true) })),
+        turns: targets.turns.map((t) => ({ ...eraseTurn(t), ...this.#nextEnvelope(t, true) })),
+        skills: targets.skills.map((k) => ({ ...eraseSkill(k), updatedAt: later(k.updatedAt, now), ...this.#nextEnvelope(k, true) })),
+        memory: targets.memory.map((m) => ({ ...eraseMemoryItem(m), updatedAt: later(m.updatedAt, now), ...this.#nextEnvelope(m, true) })),
+        reason,
+      },
+    };
   }
 
   /** The provider clock's reading as an instant: what expiry is judged against. */

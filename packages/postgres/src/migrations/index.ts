@@ -13,6 +13,7 @@ import { migration001 } from './001-initial.js';
 import { migration002 } from './002-checkpoints.js';
 import { migration003 } from './003-snapshot-bytes.js';
 import { migration004 } from './004-notify.js';
+import { migration005 } from './005-record-history.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum, migrationSql } from './migration.js';
 
@@ -20,7 +21,7 @@ export type { Migration } from './migration.js';
 export { migrationChecksum } from './migration.js';
 
 /** Every migration, in order. Append new versions; never edit released ones. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004];
+export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005];
 
 /** The schema version this library writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

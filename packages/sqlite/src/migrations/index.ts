@@ -15,6 +15,7 @@ import { migration004 } from './004-identity.js';
 import { migration005 } from './005-projection-v2.js';
 import { migration006 } from './006-checkpoints.js';
 import { migration007 } from './007-checkpoint-values.js';
+import { migration008 } from './008-record-history.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum } from './migration.js';
 
@@ -22,7 +23,16 @@ export type { Migration } from './migration.js';
 export { migrationChecksum } from './migration.js';
 
 /** Every migration, in order. Append new versions; never edit released ones. */
-export const MIGRATIONS: readonly Migration[] = [migration001, migration002, migration003, migration004, migration005, migration006, migration007];
+export const MIGRATIONS: readonly Migration[] = [
+  migration001,
+  migration002,
+  migration003,
+  migration004,
+  migration005,
+  migration006,
+  migration007,
+  migration008,
+];
 
 /** The schema version this library writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

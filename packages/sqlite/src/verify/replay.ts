@@ -12,6 +12,7 @@ import type { ReplayResult } from '@agentstate/core/backend';
 import { REPLAY_BATCH, ReplayCheck } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import type { SqliteLog } from '../log.js';
+import { checkHistoryIndex } from './history.js';
 
 export type { ReplayResult } from '@agentstate/core/backend';
 
@@ -70,5 +71,8 @@ export function checkReplay(ctx: ReplayContext): ReplayResult {
       check.streamFailed(stream, error);
     }
   }
-  return check.result();
+  const result = check.result();
+  const history = check.replayedHistory();
+  if (history) result.problems.push(...checkHistoryIndex(ctx.conn, history));
+  return result;
 }

@@ -5,6 +5,7 @@ import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
 import { concurrencyChecks } from './concurrency.js';
 import { envelopeChecks } from './envelope.js';
+import { erasureChecks } from './erasure.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
@@ -49,6 +50,7 @@ const all: ProviderCheck[] = [
   ...checkpointChecks,
   ...batchChecks,
   ...lifecycleChecks,
+  ...erasureChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

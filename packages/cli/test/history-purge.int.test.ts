@@ -1,0 +1,44 @@
+/** `agentstate memory|sessions|skills history` and `agentstate purge`: versions from the log, and erasure that needs --reason and --yes. */
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { fails, ok, okJson, tempDir } from './helpers.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+describe('agentstate history and purge', () => {
+  const db = tmp.path('lifecycle.db');
+
+  it('prints every version of a memory item, a session and a skill', () => {
+    const item = okJson<{ id: string }>(['memory', 'write', 'first words', '--db', db]);
+    ok(['memory', 'update', item.id, '--content', 'second words', '--db', db]);
+    const versions = okJson<{ seq: number; type: string; record: { content: string } }[]>(['memory', 'history', item.id, '--db', db]);
+    expect(versions.map((v) => [v.seq, v.type, v.record.content])).toEqual([
+      [1, 'memory.written', 'first words'],
+      [2, 'memory.updated', 'second words'],
+    ]);
+    expect(ok(['memory', 'history', item.id, '--db', db])).toMatch(/memory\.updated.*second words/);
+    const session = okJson<{ id: string }>(['sessions', 'create', '--title', 'chat', '--db', db]);
+    ok(['sessions', 'append', session.id, '--content', 'hello', '--db', db]);
+    expect(okJson<{ type: string }[]>(['sessions', 'history', session.id, '--db', db]).map((v) => v.type)).toEqual([
+      'session.created',
+      'session.turn_appended',
+    ]);
+    const skill = okJson<{ id: string }>(['skills', 'upsert', 'deploy', '--body', 'v1', '--db', db]);
+    expect(okJson<unknown[]>(['skills', 'history', skill.id, '--db', db])).toHaveLength(1);
+    expect(ok(['memory', 'history', '0190a0a0-0000-7000-8000-000000000000', '--db', db])).toMatch(/no history/);
+  });
+
+  it('purges only with a reason and --yes, and the text leaves the file', () => {
+    const item = okJson<{ id: string }>(['memory', 'write', 'Pomegranate-Vault code 9931', '--scope', 'user:zed', '--db', db]);
+    expect(fails(1, ['purge', item.id, '--db', db])).toMatch(/--reason/);
+    expect(fails(1, ['purge', item.id, '--reason', 'request', '--db', db])).toMatch(/--yes/);
+    expect(fails(1, ['purge', item.id, '--matching', 'x', '--reason', 'r', '--yes', '--db', db])).toMatch(/exactly one/);
+    const result = okJson<{ seq: number; memory: string[] }>(['purge', '--namespace', 'user:zed', '--reason', 'account closed', '--yes', '--db', db]);
+    expect(result.memory).toEqual([item.id]);
+    expect(readFileSync(db).includes('Pomegranate-Vault')).toBe(false);
+    expect(ok(['purge', '--matching', 'nothing here', '--reason', 'r', '--yes', '--db', db])).toMatch(/nothing purged/);
+    expect(okJson<{ erasedBy?: number }[]>(['memory', 'history', item.id, '--db', db])[0]!.erasedBy).toBe(result.seq);
+    expect(ok(['verify', '--db', db])).toMatch(/ok|passed|healthy/i);
+  });
+});

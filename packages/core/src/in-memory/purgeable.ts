@@ -1,0 +1,46 @@
+/** The records a purge selects in the in-memory read model (the reference the SQL backends agree with). */
+import type { PurgedRecords } from '../log/events.js';
+import { scopeStartsWith } from '../records/scope.js';
+import type { Scope, Turn } from '../records/records.js';
+import type { PurgeSelector } from '../write/backend.js';
+import type { InMemoryState } from './state.js';
+
+/**
+ * Tombstones included: one record by id (a session with every turn it ever
+ * had), every session, skill and memory item of a scope or its descendants
+ * (sessions with their turns), or every memory item and turn whose content
+ * contains the text. Each list in id order.
+ */
+export function purgeableIn(state: InMemoryState, selector: PurgeSelector): PurgedRecords {
+  const out: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };
+  const allTurns = (sessionId: string): Turn[] => [...(state.turns.get(sessionId) ?? [])];
+  if ('id' in selector) {
+    const session = state.sessions.get(selector.id);
+    if (session) out.sessions.push(session);
+    out.turns.push(...allTurns(selector.id));
+    const turn = state.turn(selector.id);
+    if (turn) out.turns.push(turn);
+    const skill = state.skills.get(selector.id);
+    if (skill) out.skills.push(skill);
+    const item = state.memory.get(selector.id);
+    if (item) out.memory.push(item);
+  } else if ('namespace' in selector) {
+    const inScope = (scope: Scope) => scopeStartsWith(scope, selector.namespace);
+    for (const session of state.sessions.values()) {
+      if (!inScope(session.scope)) continue;
+      out.sessions.push(session);
+      out.turns.push(...allTurns(session.id));
+    }
+    for (const skill of state.skills.values()) if (inScope(skill.scope)) out.skills.push(skill);
+    for (const item of state.memory.values()) if (inScope(item.scope)) out.memory.push(item);
+  } else {
+    for (const list of state.turns.values()) for (const turn of list) if (turn.content.includes(selector.matching)) out.turns.push(turn);
+    for (const item of state.memory.values()) if (item.content.includes(selector.matching)) out.memory.push(item);
+  }
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  out.sessions.sort(byId);
+  out.turns.sort(byId);
+  out.skills.sort(byId);
+  out.memory.sort(byId);
+  return out;
+}

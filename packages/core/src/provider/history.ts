@@ -1,0 +1,92 @@
+/**
+ * History (docs/contract.md §7, "History"): every version of one session,
+ * turn, skill or memory item, read from the log through the history index
+ * (`StateLookups.recordSeqs`), so its cost follows the record's own events,
+ * not the size of the log.
+ */
+import { CorruptionError } from '../errors.js';
+import type { ChangeRecord } from '../log/changes.js';
+import { changeRecords } from '../log/changes.js';
+import { decodeStateEvent } from '../log/decode.js';
+import type { StateEventType } from '../log/events.js';
+import { sessionAfterTurn, STATE_STREAM } from '../log/events.js';
+import type { Log, LogEvent } from '../log/log.js';
+import type { UpcasterRegistry } from '../log/upcasters.js';
+import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import type { Instant } from '../time/instant.js';
+import type { StateLookups } from '../write/backend.js';
+
+/** The kinds of record history covers. */
+export type HistoryKind = 'session' | 'turn' | 'skill' | 'memory';
+
+/** One version of a record: the event that wrote it and the record as of that event. */
+export type RecordVersion = {
+  /** The event's seq in the `state` stream. */
+  seq: number;
+  /** When the event was appended. */
+  time: Instant;
+  /** What the event did, e.g. `memory.updated`. */
+  type: StateEventType;
+  /** The instance that wrote the event, when it named itself. */
+  originInstanceId?: string;
+  /** Who caused it, when the writer said. */
+  actor?: string;
+  /** The authenticated principal it was written for, when given. */
+  principal?: string;
+  /** The id of the idempotent operation that wrote it, if any. */
+  operationId?: string;
+  /** The seq of the purge that erased this version's content, if one did. */
+  erasedBy?: number;
+} & ({ kind: 'session'; record: Session } | { kind: 'turn'; record: Turn } | { kind: 'skill'; record: Skill } | { kind: 'memory'; record: MemoryItem });
+
+/** Reads consecutive seqs in one read each: a record's events often come in runs. */
+async function readSeqs(log: Log, seqs: readonly number[]): Promise<LogEvent[]> {
+  const events: LogEvent[] = [];
+  for (let i = 0; i < seqs.length; ) {
+    let j = i + 1;
+    while (j < seqs.length && seqs[j] === seqs[j - 1]! + 1) j += 1;
+    const run = await log.read({ stream: STATE_STREAM, afterSeq: seqs[i]! - 1, limit: j - i });
+    events.push(...run);
+    i = j;
+  }
+  return events;
+}
+
+/**
+ * Every version of the record with this id, oldest first; `[]` for an id no
+ * event carries. A seq the index names but the log lacks, or an event that
+ * does not carry the record, is a `CorruptionError`.
+ */
+export async function recordHistory(lookups: StateLookups, log: Log, id: string, upcasters?: UpcasterRegistry): Promise<RecordVersion[]> {
+  const seqs = await lookups.recordSeqs(id);
+  const events = await readSeqs(log, seqs);
+  let previous: Extract<ChangeRecord, { kind: HistoryKind }> | undefined;
+  return seqs.map((seq, i) => {
+    const event = events[i];
+    if (event?.seq !== seq)
+      throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but the log has no such event`);
+    // Every `state` event was checked when it was appended (docs/contract.md §7) and its row checksum was checked on read.
+    const change = decodeStateEvent(event, upcasters ? { upcasters, trusted: true } : { trusted: true });
+    const records = changeRecords(change);
+    const derived = records.find((e) => e.kind === 'sessionAfterTurn' && e.turn.sessionId === id);
+    // A turn's event that leaves the session to the fold: the version is derived from the one before, as the fold derives it.
+    const entry =
+      derived?.kind === 'sessionAfterTurn' && previous?.kind === 'session'
+        ? { kind: 'session' as const, record: sessionAfterTurn(previous.record, derived.turn) }
+        : records.find(
+            (e): e is Extract<ChangeRecord, { kind: HistoryKind }> =>
+              'record' in e && e.kind !== 'checkpoint' && e.kind !== 'checkpointWrite' && e.record.id === id,
+          );
+    if (entry === undefined)
+      throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but it does not carry that record`);
+    previous = entry;
+    const version = { seq, time: event.time, type: change.type, kind: entry.kind, record: entry.record } as RecordVersion;
+    if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
+    if (event.actor !== undefined) version.actor = event.actor;
+    if (event.principal !== undefined) version.principal = event.principal;
+    const operation = change.payload.operation;
+    if (operation !== undefined) version.operationId = operation.id;
+    if ('erasedBy' in change.payload && change.payload.erasedBy !== undefined) version.erasedBy = change.payload.erasedBy;
+    return version;
+  });
+}

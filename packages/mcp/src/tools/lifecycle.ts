@@ -1,0 +1,73 @@
+/**
+ * History and purge (docs/contract.md §7): `memory_history`, read-only, and
+ * `purge`, registered only when the operator started the server with
+ * `--allow-purge` (`allowPurge`): it erases for good, so no client gets it by default.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { EventSourcedProvider, Provider } from '@agentstate/core';
+import { purgeReasonSchema, UnavailableError } from '@agentstate/core';
+import { z } from 'zod';
+import { UsageError } from '../usage-error.js';
+import { memoryItemOutputSchema, scopeArg } from '../schemas.js';
+import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+
+const historyOutput = {
+  versions: z.array(z.object({ seq: z.number(), time: z.string(), type: z.string(), erasedBy: z.number().optional(), item: memoryItemOutputSchema })),
+};
+
+const ids = z.array(z.string());
+const purgeOutput = { seq: z.number().describe('The seq of the purge event; 0 when nothing matched.'), sessions: ids, turns: ids, skills: ids, memory: ids };
+
+/** The provider's history and purge, or an error naming what it lacks. */
+function lifecycleOf(provider: Provider): EventSourcedProvider {
+  if (!('history' in provider) || !('purge' in provider)) throw new UnavailableError('this provider keeps no event log, so it has no history and cannot purge');
+  return provider as EventSourcedProvider;
+}
+
+/** Registers `memory_history`, and `purge` when `allowPurge`. */
+export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allowPurge: boolean): void {
+  const { provider, policy } = ctx;
+  server.registerTool(
+    'memory_history',
+    {
+      title: 'History of a memory item',
+      description: 'Every version of a memory item, oldest first: the event seq, time and type, and the item as that event left it.',
+      inputSchema: { id: z.string().describe('The memory item id.') },
+      outputSchema: historyOutput,
+      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args: { id: string }) => {
+      const found = await provider.memory.getAny(args.id);
+      policy.assertReadable('memory', args.id, found.scope);
+      const versions = (await lifecycleOf(provider).history(args.id)).filter((v) => v.kind === 'memory');
+      return { versions: versions.map((v) => ({ seq: v.seq, time: v.time, type: v.type, erasedBy: v.erasedBy, item: v.record })) };
+    }),
+  );
+  if (!allowPurge) return;
+  server.registerTool(
+    'purge',
+    {
+      title: 'Erase for good',
+      description:
+        "Erases a memory item (by id) or everything in a scope under this server's scope (sessions, skills and memory) for good: the text is removed from the whole history, not only hidden. Give exactly one of id or scope, and a reason (recorded; never the erased text). Cannot be undone.",
+      inputSchema: {
+        id: z.string().optional().describe('A memory item id.'),
+        scope: scopeArg,
+        reason: purgeReasonSchema.describe('Why: recorded with the purge.'),
+      },
+      outputSchema: purgeOutput,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
+    },
+    answer(async (args: { id?: string; scope?: string[]; reason: string }) => {
+      if ((args.id === undefined) === (args.scope === undefined)) throw new UsageError('give exactly one of id or scope');
+      const lifecycle = lifecycleOf(provider);
+      if (args.id !== undefined) {
+        const found = await provider.memory.getAny(args.id);
+        policy.assertWritable('memory', args.id, found.scope);
+        return { ...(await lifecycle.purge({ id: found.id, reason: args.reason })) };
+      }
+      const namespace = policy.target(args.scope);
+      return { ...(await lifecycle.purge({ namespace, reason: args.reason })) };
+    }),
+  );
+}

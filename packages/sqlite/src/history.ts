@@ -1,0 +1,61 @@
+/**
+ * The history index in SQLite (docs/contract.md §7, "History"): the
+ * `record_events` table of migration 7, one `(record_id, seq)` row per
+ * record an event carries. Written with each event (live commit and fold),
+ * refilled by a rebuild, compared with a replay by verify.
+ */
+import type { StateChange } from '@agentstate/core';
+import { changeRecordIds } from '@agentstate/core/backend';
+import type { Connection } from './connection.js';
+
+const SQL = {
+  insert: 'INSERT OR IGNORE INTO record_events (record_id, seq) VALUES (?, ?)',
+  seqs: 'SELECT seq FROM record_events WHERE record_id = ? ORDER BY seq',
+  all: 'SELECT record_id, seq FROM record_events ORDER BY record_id, seq',
+} as const;
+
+/** Where a payload keeps one record, and where it keeps lists of them. */
+const SINGLE_PATHS = ['$.session.id', '$.turn.id', '$.skill.id', '$.item.id'] as const;
+const LIST_PATHS = ['$.turns', '$.removed', '$.added', '$.sessions', '$.skills', '$.memory'] as const;
+
+/** Indexes the records of the event at `seq`. */
+export function indexRecordEvents(conn: Connection, change: StateChange, seq: number): void {
+  const insert = conn.prepare(SQL.insert);
+  for (const id of changeRecordIds(change)) insert.run(id, seq);
+}
+
+/** The seqs of the events that carry the record with this id, ascending. */
+export function recordSeqs(conn: Connection, id: string): number[] {
+  return (conn.prepare(SQL.seqs).all(id) as { seq: number }[]).map((row) => row.seq);
+}
+
+/** Every row of the index, in key order: what verify compares with a replay. */
+export function allRecordEvents(conn: Connection): { record_id: string; seq: number }[] {
+  return conn.prepare(SQL.all).all() as { record_id: string; seq: number }[];
+}
+
+/**
+ * Empties the index and indexes the events up to `seq` straight from their
+ * payloads, in SQL (a rebuild that starts from a snapshot at `seq` folds
+ * only the events after it). Inside the caller's write transaction.
+ */
+export function refillRecordEvents(conn: Connection, seq: number): void {
+  conn.db.exec('DELETE FROM record_events');
+  if (seq === 0) return;
+  for (const path of SINGLE_PATHS) {
+    conn
+      .prepare(
+        `INSERT OR IGNORE INTO record_events (record_id, seq) SELECT json_extract(payload, '${path}'), seq FROM events
+         WHERE stream = 'state' AND seq <= ? AND json_extract(payload, '${path}') IS NOT NULL`,
+      )
+      .run(seq);
+  }
+  for (const path of LIST_PATHS) {
+    conn
+      .prepare(
+        `INSERT OR IGNORE INTO record_events (record_id, seq) SELECT json_extract(t.value, '$.id'), e.seq FROM events e, json_each(e.payload, '${path}') t
+         WHERE e.stream = 'state' AND e.seq <= ?`,
+      )
+      .run(seq);
+  }
+}

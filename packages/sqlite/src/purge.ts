@@ -1,0 +1,115 @@
+/**
+ * Purge in SQLite (docs/contract.md §7, "Purge"): which rows a purge
+ * selects, and the erasure its `records.purged` event triggers inside the
+ * same write transaction: earlier events rewritten in place with fresh
+ * checksums, full-text indexes merged so no token is left, embedding-cache entries and
+ * the snapshots that hold the text dropped. With `secure_delete` on, freed
+ * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
+ * `-wal` file, so the old pages leave the disk too.
+ */
+import type { MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import { decodeStateEvent, type EventTypes, STATE_STREAM } from '@agentstate/core';
+import type { PurgeSelector } from '@agentstate/core/backend';
+import {
+  changeRecordIds,
+  contentHash,
+  descendantKeyRange,
+  eventRow,
+  payloadJson,
+  redactChange,
+  rowChecksum,
+  scopeKey,
+  storedPayload,
+} from '@agentstate/core/backend';
+import type { Connection } from './connection.js';
+import type { SqliteLog } from './log.js';
+import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
+import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/** The records a purge selects, tombstones included, each list in id order (the in-memory backend's rule). */
+export function purgeableRows(conn: Connection, selector: PurgeSelector): PurgedRecords {
+  const all = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T[] => (conn.prepare(sql).all(...params) as R[]).map(map);
+  const sessionTurns = (sessionIds: string[]): Turn[] =>
+    all<TurnRow, Turn>('SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(?))', turnFromRow, JSON.stringify(sessionIds));
+  let out: PurgedRecords;
+  if ('id' in selector) {
+    const id = selector.id;
+    out = {
+      sessions: all<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id),
+      turns: all<TurnRow, Turn>('SELECT * FROM turns WHERE session_id = ? OR id = ?', turnFromRow, id, id),
+      skills: all<SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', skillFromRow, id),
+      memory: all<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id),
+    };
+  } else if ('namespace' in selector) {
+    const under = scopeRows(selector.namespace);
+    const sessions = all<SessionRow, Session>(`SELECT * FROM sessions WHERE ${under.sql}`, sessionFromRow, ...under.params);
+    out = {
+      sessions,
+      turns: sessionTurns(sessions.map((s) => s.id)),
+      skills: all<SkillRow, Skill>(`SELECT * FROM skills WHERE ${under.sql}`, skillFromRow, ...under.params),
+      memory: all<MemoryRow, MemoryItem>(`SELECT * FROM memory WHERE ${under.sql}`, memoryFromRow, ...under.params),
+    };
+  } else {
+    out = {
+      sessions: [],
+      turns: all<TurnRow, Turn>('SELECT * FROM turns WHERE instr(content, ?) > 0', turnFromRow, selector.matching),
+      skills: [],
+      memory: all<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE instr(content, ?) > 0', memoryFromRow, selector.matching),
+    };
+  }
+  for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);
+  return out;
+}
+
+/** Rows whose scope is `scope` or one of its descendants. */
+function scopeRows(scope: Scope): { sql: string; params: string[] } {
+  const { from, to } = descendantKeyRange(scope);
+  return { sql: '(scope_key = ? OR (scope_key >= ? AND scope_key < ?))', params: [scopeKey(scope), from, to] };
+}
+
+/**
+ * The erasure of a committed `records.purged` event at `purgeSeq`, inside
+ * its write transaction (after the projection made the records erased
+ * tombstones): rewrites every earlier event that carried them, drops their
+ * cached embeddings and every snapshot at or after the first such event,
+ * and merges the full-text indexes that held them, so their tokens go too.
+ */
+export function eraseHistory(
+  conn: Connection,
+  log: SqliteLog,
+  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
+  purgeSeq: number,
+  upcasters?: UpcasterRegistry,
+): void {
+  const ids = new Set(changeRecordIds(change));
+  const seqOf = conn.prepare('SELECT seq FROM record_events WHERE record_id = ? AND seq < ?');
+  const seqs = new Set<number>();
+  for (const id of ids) for (const row of seqOf.all(id, purgeSeq) as { seq: number }[]) seqs.add(row.seq);
+  const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
+  const contents = new Set<string>();
+  let first = Number.POSITIVE_INFINITY;
+  for (const seq of [...seqs].sort((a, b) => a - b)) {
+    const [event] = log.readNow(STATE_STREAM, seq - 1, 1);
+    if (event?.seq !== seq) continue;
+    const redacted = redactChange(decodeStateEvent(event, upcasters ? { upcasters } : {}), ids, purgeSeq);
+    if (!redacted) continue;
+    first = Math.min(first, seq);
+    // The decoded payload is in the current shape: the rewritten row says so.
+    const row = eventRow({ ...event, schemaVersion: Math.max(event.schemaVersion, 2) }, payloadJson(storedPayload(redacted.change)));
+    rewrite.run(row.schema_version, row.payload, rowChecksum(row), row.stream, row.seq);
+    for (const text of redacted.contents) contents.add(text);
+  }
+  const hashes = JSON.stringify([...contents].map(contentHash));
+  conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
+  if (first !== Number.POSITIVE_INFINITY) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, first);
+  // A deleted row's tokens stay in the index's segments (even FTS5's secure-delete leaves the term) until
+  // a merge drops them: merge every index that held a purged record into one segment.
+  const touched = [
+    ...(change.payload.memory.length > 0 ? ['memory_fts'] : []),
+    ...(change.payload.turns.length > 0 ? ['turns_fts'] : []),
+    ...(change.payload.skills.length > 0 ? ['skills_fts'] : []),
+  ];
+  for (const table of touched) conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+}

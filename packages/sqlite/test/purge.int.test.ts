@@ -1,0 +1,153 @@
+/**
+ * Purge on a real SQLite file (issue 15's check): a file with snapshots,
+ * vectors from the default embedder and an embedding cache; after purging a
+ * memory item, a session and a namespace, the erased strings occur nowhere
+ * in the raw bytes of the database, its `-wal` or an export, everything else
+ * reads as before, verify passes and a rebuild from scratch equals the tables.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { encodeSnapshot, exportLog, STATE_STREAM } from '@agentstate/core';
+import { contentHash } from '@agentstate/core/backend';
+import { createDefaultEmbedder, openSqlite } from '../src/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The bytes of the database file and its -wal, as latin1 text (so any UTF-8 string is found byte for byte). */
+function rawBytes(path: string): string {
+  return [path, `${path}-wal`]
+    .filter(existsSync)
+    .map((p) => readFileSync(p).toString('latin1'))
+    .join('\n');
+}
+
+async function exportText(log: Parameters<typeof exportLog>[0]): Promise<string> {
+  let text = '';
+  await exportLog(log, (chunk) => {
+    text += chunk;
+  });
+  return text;
+}
+
+describe('purge on a SQLite file', () => {
+  it('leaves no erased string in the file, the -wal or an export', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const embedder = await createDefaultEmbedder();
+    const state = openSqlite(path, { embedder, snapshotEvery: 3 });
+    const secret = await state.memory.write({ content: 'Zanzibarite owes Quetzalfeather 812 coins', metadata: { ledger: 'Xylographic' } });
+    await state.memory.update(secret.id, { content: 'Zanzibarite repaid Quetzalfeather in full' });
+    const kept = await state.memory.write({ content: 'the team standup is at nine' });
+    const chat = await state.sessions.create({ title: 'Vorpalsword consultation' });
+    await state.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'my passphrase is Jabberwocky-77' });
+    await state.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'stored Jabberwocky-77 safely' });
+    const keptChat = await state.sessions.create({ title: 'weekly planning' });
+    await state.sessions.appendTurn({ sessionId: keptChat.id, role: 'user', content: 'plan the sprint review' });
+    await state.memory.write({ content: 'Ophelia-Brightwater prefers tea', scope: ['user:o7'] });
+    await state.memory.write({ content: 'Ophelia-Brightwater project Nightingale', scope: ['user:o7', 'project:n'] });
+    await state.skills.upsert({ slug: 'o7-notes', name: 'Marmalade protocol', body: 'Ophelia-Brightwater steps', scope: ['user:o7'] });
+    // Vectors and cache entries exist for every memory item before the purge.
+    await state.memory.recall({ query: 'Zanzibarite coins', mode: 'hybrid' });
+    await state.saveSnapshot();
+    const cached = () => {
+      const db = new Database(path, { readonly: true });
+      const hashes = [secret.content, 'Zanzibarite repaid Quetzalfeather in full', 'the team standup is at nine'].map(contentHash);
+      const found = hashes.map((h) => (db.prepare('SELECT count(*) AS n FROM embedding_cache WHERE content_hash = ?').get(h) as { n: number }).n);
+      db.close();
+      return found;
+    };
+    expect(cached()).toEqual([1, 1, 1]);
+    const erased = ['Zanzibarite', 'Quetzalfeather', 'Xylographic', 'Jabberwocky-77', 'Vorpalsword', 'Ophelia-Brightwater', 'Marmalade', 'Nightingale'];
+    expect(erased.every((s) => rawBytes(path).includes(s))).toBe(true);
+
+    await state.purge({ id: secret.id, reason: 'erasure request 1' });
+    await state.purge({ id: chat.id, reason: 'erasure request 2' });
+    await state.purge({ namespace: ['user:o7'], reason: 'account closed' });
+
+    // The erased texts' cached embeddings are gone; the kept item's stays.
+    expect(cached()).toEqual([0, 0, 1]);
+    const raw = rawBytes(path);
+    const exported = await exportText(state.log);
+    for (const s of erased) {
+      expect(raw.includes(s), `${s} in the file`).toBe(false);
+      // The full-text index keeps folded tokens: those go too.
+      expect(raw.includes(s.toLowerCase().split('-')[0]!), `${s}'s token in the file`).toBe(false);
+      expect(exported.includes(s), `${s} in the export`).toBe(false);
+    }
+    expect(exported).toContain('account closed');
+    // Everything else reads as before.
+    expect((await state.memory.get(kept.id)).content).toBe('the team standup is at nine');
+    expect((await state.sessions.turns(keptChat.id)).map((t) => t.content)).toEqual(['plan the sprint review']);
+    expect((await state.memory.recall({ query: 'standup', mode: 'lexical' })).map((h) => h.id)).toEqual([kept.id]);
+    expect(await state.memory.recall({ query: 'Zanzibarite', mode: 'lexical' })).toHaveLength(0);
+    const report = await state.verify();
+    expect(report.problems).toEqual([]);
+    const before = encodeSnapshot(await state.snapshot());
+    await state.rebuild({ fromScratch: true });
+    expect(encodeSnapshot(await state.snapshot())).toBe(before);
+    expect((await state.verify()).ok).toBe(true);
+    expect(await state.log.latestSnapshot(STATE_STREAM)).toBeUndefined();
+    await state.close();
+  }, 60_000);
+
+  it('answers history from the index, and verify catches an index that lost a row', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    const item = await state.memory.write({ content: 'v1' });
+    await state.memory.write({ content: 'other' });
+    await state.memory.update(item.id, { content: 'v2' });
+    expect((await state.history(item.id)).map((v) => [v.seq, v.type])).toEqual([
+      [1, 'memory.written'],
+      [3, 'memory.updated'],
+    ]);
+    await state.rebuild();
+    expect((await state.history(item.id)).map((v) => v.seq)).toEqual([1, 3]);
+    await state.saveSnapshot();
+    await state.memory.delete(item.id);
+    await state.rebuild();
+    expect((await state.history(item.id)).map((v) => v.seq)).toEqual([1, 3, 4]);
+    expect((await state.verify()).ok).toBe(true);
+    await state.close();
+    const db = new Database(path);
+    db.prepare('DELETE FROM record_events WHERE seq = 3').run();
+    db.close();
+    const again = openSqlite(path);
+    const report = await again.verify();
+    expect(report.problems.map((p) => p.object)).toEqual(['record_events']);
+    await again.rebuild({ fromScratch: true });
+    expect((await again.verify()).ok).toBe(true);
+    await again.close();
+  });
+
+  it('indexes the events of a file written before migration 7 from their payloads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    const s = await state.sessions.create({ title: 'old' });
+    const turn = await state.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
+    const second = await state.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'b' });
+    await state.sessions.replaceSuffix(s.id, { expected: [second.id], turns: [{ role: 'user', content: 'c' }] });
+    await state.sessions.removeLastTurn(s.id);
+    const item = await state.memory.write({ content: 'old item' });
+    await state.memory.delete(item.id);
+    const before = { session: await state.history(s.id), turn: await state.history(turn.id), item: await state.history(item.id) };
+    await state.close();
+    const db = new Database(path);
+    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version = 7');
+    db.close();
+    const again = openSqlite(path);
+    expect({ session: await again.history(s.id), turn: await again.history(turn.id), item: await again.history(item.id) }).toEqual(before);
+    expect((await again.verify()).ok).toBe(true);
+    await again.close();
+  });
+});

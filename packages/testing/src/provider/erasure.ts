@@ -1,0 +1,212 @@
+/**
+ * E1–E7: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * version of a record from the log; a purge erases the text of what it selects from every
+ * event, the read model and the stored snapshots, records itself as one `records.purged`
+ * event, and leaves a log whose replay equals the tables.
+ */
+import type { EventSourcedProvider, Provider } from '@agentstate/core';
+import { ERASED, EventTypes, ManualClock, NotFoundError, replay, seededEntropy, STATE_STREAM, ValidationError } from '@agentstate/core';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { arbOperations, runOperations } from '../arbitraries/operations.js';
+import { expectError } from '../suite/expect-error.js';
+import { snapshotText, T0 } from '../suite/fixtures.js';
+import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { isEventSourced } from '../suite/harness.js';
+
+const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
+
+async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0]): Promise<EventSourcedProvider> {
+  const p: Provider = await env.open(options);
+  if (!isEventSourced(p)) throw new ValidationError('provider', 'E checks need an event-sourced provider');
+  return p;
+}
+
+/** Every stored event and the newest snapshot, as text. */
+async function storedText(p: EventSourcedProvider): Promise<string> {
+  const events = await p.log.read({ stream: STATE_STREAM });
+  const snapshot = await p.log.latestSnapshot(STATE_STREAM);
+  return JSON.stringify(events) + (snapshot?.data ?? '');
+}
+
+/** The log replayed from scratch into a fresh in-memory provider equals the provider's tables. */
+async function expectReplayEqualsTables(p: EventSourcedProvider): Promise<void> {
+  const again = await replay(p.log, { fromScratch: true });
+  try {
+    expect(await snapshotText(again)).toBe(await snapshotText(p));
+  } finally {
+    await again.close();
+  }
+}
+
+export const erasureChecks: ProviderCheck[] = [
+  {
+    name: 'E1 history lists every version of a memory item oldest first, with its seq, time, type and writer; [] for an unknown id',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env, { instanceId: 'writer-e1' });
+      const item = await p.memory.write({ content: 'one' });
+      await p.memory.write({ content: 'unrelated' });
+      await p.memory.update(item.id, { content: 'two' });
+      await p.memory.delete(item.id);
+      const versions = await p.history(item.id);
+      expect(versions.map((v) => [v.seq, v.type, v.kind])).toEqual([
+        [1, EventTypes.MemoryWritten, 'memory'],
+        [3, EventTypes.MemoryUpdated, 'memory'],
+        [4, EventTypes.MemoryDeleted, 'memory'],
+      ]);
+      const events = await p.log.read({ stream: STATE_STREAM });
+      expect(versions.map((v) => v.time)).toEqual([events[0]!.time, events[2]!.time, events[3]!.time]);
+      expect(versions.map((v) => (v.kind === 'memory' ? [v.record.content, v.record.deleted, v.record.syncVersion] : []))).toEqual([
+        ['one', false, 1],
+        ['two', false, 2],
+        ['two', true, 3],
+      ]);
+      expect(versions.every((v) => v.record.lastWriterId === 'writer-e1')).toBe(true);
+      expect(await p.history(UNKNOWN_ID)).toEqual([]);
+      await expectError(() => p.history(''), ValidationError);
+    },
+  },
+  {
+    name: 'E2 history follows a session through its turns, a turn through its removal, and a skill through its versions',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const s = await p.sessions.create({ title: 's' });
+      const first = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'b' });
+      const skill = await p.skills.upsert({ slug: 'e2', body: 'v1' });
+      await p.sessions.clear(s.id);
+      await p.skills.upsert({ slug: 'e2', body: 'v2' });
+      expect((await p.history(s.id)).map((v) => v.type)).toEqual([
+        EventTypes.SessionCreated,
+        EventTypes.TurnAppended,
+        EventTypes.TurnAppended,
+        EventTypes.TurnsRemoved,
+      ]);
+      expect((await p.history(first.id)).map((v) => [v.seq, v.kind, v.record.deleted])).toEqual([
+        [2, 'turn', false],
+        [5, 'turn', true],
+      ]);
+      expect((await p.history(skill.id)).map((v) => (v.kind === 'skill' ? v.record.body : ''))).toEqual(['v1', 'v2']);
+    },
+  },
+  {
+    name: 'E3 purge of a memory item erases its text from every event and the read model, keeps everything else, and is one records.purged event',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const secret = await p.memory.write({ content: 'e3 secret Marzipan-31', key: 'e3-key', metadata: { note: 'Marzipan-31' } });
+      await p.memory.update(secret.id, { content: 'e3 secret Tangerine-77' });
+      const kept = await p.memory.write({ content: 'e3 kept fact' });
+      await p.saveSnapshot();
+      const head = await p.log.head(STATE_STREAM);
+      const result = await p.purge({ id: secret.id, reason: 'request e3' });
+      expect(result).toEqual({ seq: head + 1, sessions: [], turns: [], skills: [], memory: [secret.id] });
+      const text = await storedText(p);
+      for (const erased of ['Marzipan-31', 'Tangerine-77', 'e3-key']) expect(text).not.toContain(erased);
+      const [event] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+      expect(event).toMatchObject({ type: EventTypes.RecordsPurged, payload: { reason: 'request e3' } });
+      await expectError(() => p.memory.get(secret.id), NotFoundError);
+      const tombstone = await p.memory.getAny(secret.id);
+      expect(tombstone).toMatchObject({ content: ERASED, key: null, metadata: {}, deleted: true, syncVersion: 3 });
+      expect((await p.memory.get(kept.id)).content).toBe('e3 kept fact');
+      expect((await p.memory.recall({ query: 'Tangerine', mode: 'lexical' })).map((h) => h.id)).toEqual([]);
+      expect((await p.history(secret.id)).map((v) => [v.type, v.erasedBy])).toEqual([
+        [EventTypes.MemoryWritten, head + 1],
+        [EventTypes.MemoryUpdated, head + 1],
+        [EventTypes.RecordsPurged, undefined],
+      ]);
+      await expectReplayEqualsTables(p);
+    },
+  },
+  {
+    name: 'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const chat = await p.sessions.create({ title: 'e4 Quokka chat', scope: ['user:q'] });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e4 Quokka turn' });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e4 removed Quokka' });
+      await p.sessions.removeLastTurn(chat.id);
+      const other = await p.sessions.create({ title: 'e4 other' });
+      await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'e4 card 4242-9999' });
+      const purged = await p.purge({ id: chat.id, reason: 'e4 session' });
+      expect([purged.sessions, purged.turns.length]).toEqual([[chat.id], 2]);
+      expect(await storedText(p)).not.toContain('Quokka');
+      await p.memory.write({ content: 'e4 Wombat root', scope: ['user:w'] });
+      await p.memory.write({ content: 'e4 Wombat child', scope: ['user:w', 'project:x'] });
+      await p.skills.upsert({ slug: 'e4-wombat', body: 'e4 Wombat skill', scope: ['user:w'] });
+      const sibling = await p.memory.write({ content: 'e4 sibling', scope: ['user:wx'] });
+      const ns = await p.purge({ namespace: ['user:w'], reason: 'e4 namespace' });
+      expect([ns.memory.length, ns.skills.length]).toEqual([2, 1]);
+      expect(await storedText(p)).not.toContain('Wombat');
+      expect((await p.memory.get(sibling.id)).content).toBe('e4 sibling');
+      const matching = await p.purge({ matching: '4242-9999', reason: 'e4 card' });
+      expect(matching.turns).toHaveLength(1);
+      expect(await storedText(p)).not.toContain('4242-9999');
+      expect((await p.sessions.get(other.id)).title).toBe('e4 other');
+      expect(await p.purge({ matching: 'e4 nothing holds this', reason: 'none' })).toEqual({ seq: 0, sessions: [], turns: [], skills: [], memory: [] });
+      await expectReplayEqualsTables(p);
+    },
+  },
+  {
+    name: 'E5 purge refuses an unknown id (NotFoundError), a missing reason, two selectors and the global namespace, appending nothing',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      await p.memory.write({ content: 'e5' });
+      await expectError(() => p.purge({ id: UNKNOWN_ID, reason: 'x' }), NotFoundError);
+      await expectError(() => p.purge({ id: UNKNOWN_ID } as never), ValidationError);
+      await expectError(() => p.purge({ id: UNKNOWN_ID, matching: 'e5', reason: 'x' }), ValidationError);
+      await expectError(() => p.purge({ namespace: [], reason: 'x' }), ValidationError);
+      expect(await p.log.head(STATE_STREAM)).toBe(1);
+    },
+  },
+  {
+    name: 'E6 a purged record stays purged: it cannot be updated, and its id cannot be written again',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const item = await p.memory.write({ content: 'e6' });
+      await p.purge({ id: item.id, reason: 'e6' });
+      await expectError(() => p.memory.update(item.id, { content: 'again' }), NotFoundError);
+      const again = await p.purge({ id: item.id, reason: 'e6 twice' });
+      expect(again.memory).toEqual([item.id]);
+      await expectReplayEqualsTables(p);
+    },
+  },
+  {
+    name: 'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      await fc.assert(
+        fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 20 }), fc.nat(), async (operations, pick) => {
+          const clock = new ManualClock(T0);
+          const p = await openLog(env, { clock, entropy: seededEntropy(7) });
+          try {
+            await runOperations(p, operations, { clock });
+            const ids = [...new Set((await p.log.read({ stream: STATE_STREAM })).flatMap((e) => collectIds(e.payload)))];
+            if (ids.length === 0) return;
+            await p.purge({ id: ids[pick % ids.length]!, reason: 'e7' });
+            await expectReplayEqualsTables(p);
+          } finally {
+            await env.release(p);
+          }
+        }),
+        { numRuns: 15 },
+      );
+    },
+  },
+];
+
+/** The ids of the sessions, turns, skills and memory items a payload carries. */
+function collectIds(payload: unknown): string[] {
+  const p = payload as Record<string, { id?: string } | { id?: string }[] | undefined>;
+  const out: string[] = [];
+  for (const key of ['session', 'turn', 'skill', 'item', 'turns', 'added']) {
+    const value = p[key];
+    for (const record of Array.isArray(value) ? value : value ? [value] : []) if (record.id) out.push(record.id);
+  }
+  return out;
+}
