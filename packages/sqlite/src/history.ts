@@ -1,6 +1,6 @@
 /**
  * The history index in SQLite (docs/contract.md §7, "History"): the
- * `record_events` table of migration 7, one `(record_id, seq)` row per
+ * `record_events` table of migration 8, one `(record_id, seq)` row per
  * record an event carries. Written with each event (live commit and fold),
  * refilled by a rebuild, compared with a replay by verify.
  */
@@ -9,19 +9,28 @@ import { changeRecordIds } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 
 const SQL = {
-  insert: 'INSERT OR IGNORE INTO record_events (record_id, seq) VALUES (?, ?)',
   seqs: 'SELECT seq FROM record_events WHERE record_id = ? ORDER BY seq',
   all: 'SELECT record_id, seq FROM record_events ORDER BY record_id, seq',
 } as const;
 
 /** Where a payload keeps one record, and where it keeps lists of them. */
-const SINGLE_PATHS = ['$.session.id', '$.turn.id', '$.skill.id', '$.item.id'] as const;
+// A turn's event keeps its session only before payload version 3: `$.turn.sessionId` names it in every version.
+const SINGLE_PATHS = ['$.session.id', '$.turn.id', '$.turn.sessionId', '$.skill.id', '$.item.id'] as const;
 const LIST_PATHS = ['$.turns', '$.removed', '$.added', '$.sessions', '$.skills', '$.memory'] as const;
+
+/** At most this many rows per insert of the index. */
+const INSERT_CHUNK = 500;
 
 /** Indexes the records of the event at `seq`. */
 export function indexRecordEvents(conn: Connection, change: StateChange, seq: number): void {
-  const insert = conn.prepare(SQL.insert);
-  for (const id of changeRecordIds(change)) insert.run(id, seq);
+  const ids = changeRecordIds(change);
+  // One statement per event (a purge's may name thousands: in chunks under SQLite's parameter limit),
+  // since a turn's event carries two records and every statement costs the append.
+  for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+    const chunk = ids.slice(i, i + INSERT_CHUNK);
+    const values = chunk.map(() => '(?, ?)').join(', ');
+    conn.prepare(`INSERT OR IGNORE INTO record_events (record_id, seq) VALUES ${values}`).run(chunk.flatMap((id) => [id, seq]));
+  }
 }
 
 /** The seqs of the events that carry the record with this id, ascending. */

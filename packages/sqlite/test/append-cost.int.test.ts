@@ -37,7 +37,7 @@ async function countStatements(fn: () => Promise<unknown>): Promise<string[]> {
 }
 
 describe('one appendTurn', () => {
-  it('runs nine statements: BEGIN, two look-ups, five writes, COMMIT', async () => {
+  it('runs ten statements: BEGIN, two look-ups, six writes (the history index in one), COMMIT', async () => {
     const p = openSqlite(dir.file('count.db'), { durability: 'process-crash' });
     try {
       const session = await p.sessions.create({ title: 't' });
@@ -51,6 +51,7 @@ describe('one appendTurn', () => {
         'UPDATE sessions SET',
         'INSERT INTO turns',
         'INSERT INTO turns_fts',
+        'INSERT OR IGNORE',
         'UPDATE projection_state SET',
         'COMMIT',
       ]);

@@ -128,7 +128,7 @@ describe('purge on a SQLite file', () => {
     await again.close();
   });
 
-  it('indexes the events of a file written before migration 7 from their payloads', async () => {
+  it('indexes the events of a file written before migration 8 from their payloads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
@@ -143,7 +143,7 @@ describe('purge on a SQLite file', () => {
     const before = { session: await state.history(s.id), turn: await state.history(turn.id), item: await state.history(item.id) };
     await state.close();
     const db = new Database(path);
-    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version = 7');
+    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version = 8');
     db.close();
     const again = openSqlite(path);
     expect({ session: await again.history(s.id), turn: await again.history(turn.id), item: await again.history(item.id) }).toEqual(before);

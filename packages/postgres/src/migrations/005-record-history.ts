@@ -21,7 +21,7 @@ SELECT DISTINCT r.id, e.seq
 FROM {schema}.events e
 CROSS JOIN LATERAL (SELECT e.payload::jsonb AS p) j
 CROSS JOIN LATERAL (
-  SELECT j.p #>> '{session,id}' UNION ALL SELECT j.p #>> '{turn,id}' UNION ALL SELECT j.p #>> '{skill,id}' UNION ALL SELECT j.p #>> '{item,id}'
+  SELECT j.p #>> '{session,id}' UNION ALL SELECT j.p #>> '{turn,id}' UNION ALL SELECT j.p #>> '{turn,sessionId}' UNION ALL SELECT j.p #>> '{skill,id}' UNION ALL SELECT j.p #>> '{item,id}'
   UNION ALL SELECT x ->> 'id' FROM jsonb_array_elements(CASE jsonb_typeof(j.p -> 'turns') WHEN 'array' THEN j.p -> 'turns' ELSE '[]'::jsonb END) x
   UNION ALL SELECT x ->> 'id' FROM jsonb_array_elements(CASE jsonb_typeof(j.p -> 'removed') WHEN 'array' THEN j.p -> 'removed' ELSE '[]'::jsonb END) x
   UNION ALL SELECT x ->> 'id' FROM jsonb_array_elements(CASE jsonb_typeof(j.p -> 'added') WHEN 'array' THEN j.p -> 'added' ELSE '[]'::jsonb END) x

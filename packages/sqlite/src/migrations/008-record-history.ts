@@ -23,6 +23,8 @@ SELECT json_extract(payload, '$.session.id'), seq FROM events WHERE stream = 'st
 INSERT OR IGNORE INTO record_events (record_id, seq)
 SELECT json_extract(payload, '$.turn.id'), seq FROM events WHERE stream = 'state' AND json_extract(payload, '$.turn.id') IS NOT NULL;
 INSERT OR IGNORE INTO record_events (record_id, seq)
+SELECT json_extract(payload, '$.turn.sessionId'), seq FROM events WHERE stream = 'state' AND json_extract(payload, '$.turn.sessionId') IS NOT NULL;
+INSERT OR IGNORE INTO record_events (record_id, seq)
 SELECT json_extract(payload, '$.skill.id'), seq FROM events WHERE stream = 'state' AND json_extract(payload, '$.skill.id') IS NOT NULL;
 INSERT OR IGNORE INTO record_events (record_id, seq)
 SELECT json_extract(payload, '$.item.id'), seq FROM events WHERE stream = 'state' AND json_extract(payload, '$.item.id') IS NOT NULL;
