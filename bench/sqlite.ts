@@ -392,6 +392,10 @@ async function benchGroup(): Promise<void> {
       ['raw better-sqlite3: event + memory row + FTS row each, one transaction per 1,000', fmt(rawMemory), '—'],
       ['agentstate sessions.appendTurns', fmt(turns), '≥ 50,000 /s'],
       ['agentstate memory.writeMany', fmt(memory), '≥ 50,000 /s'],
+    ],
+  );
+}
+
 // ---------------------------------------------------------------- 5. reads beside raw SQL
 
 /** p50 of `fn` over `inputs` after a warm-up of 20, in ms. */
