@@ -21,8 +21,9 @@ function text(value: string, max = 60): string {
 
 /** A turn in a few words: its text, else the kinds of its parts (a tool call has no text). */
 function turnText(turn: Loose): string {
-  const content = field(turn, 'content');
   const parts = Array.isArray(turn?.parts) ? (turn.parts as unknown[]) : [];
+  // A stored turn leaves out the content its parts imply (payload version 3): no content and parts is no text.
+  const content = turn?.content === undefined && parts.length > 0 ? '' : field(turn, 'content');
   if (content !== '' || parts.length === 0) return text(content);
   const kinds = parts.map((part) => {
     const p = part !== null && typeof part === 'object' ? (part as Record<string, unknown>) : undefined;

@@ -10,10 +10,11 @@ import type { Database as Db, Statement } from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { ClosedError } from '@agentstate/core';
-import { Mutex } from '@agentstate/core/backend';
+import type { Mutex } from '@agentstate/core/backend';
 import * as sqliteVec from 'sqlite-vec';
 import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
 import { isAnonymous } from './file.js';
+import { fileMutex } from './file-mutex.js';
 
 /** How hard SQLite works to make each commit durable (`PRAGMA synchronous`). */
 export type SynchronousLevel = 'off' | 'normal' | 'full' | 'extra';
@@ -37,7 +38,8 @@ const MMAP_BYTES = 1 << 30;
 /** A database handle with a statement cache and the write discipline. */
 export class Connection {
   readonly #statements = new Map<string, Statement>();
-  readonly #mutex = new Mutex();
+  readonly #mutex: Mutex;
+  readonly #releaseMutex: () => void;
   #closed = false;
   /** True once sqlite-vec is loaded into this connection. */
   readonly vectorsLoaded: boolean;
@@ -49,6 +51,9 @@ export class Connection {
     readonly readonly: boolean,
   ) {
     this.vectorsLoaded = vectorsLoaded;
+    const { mutex, release } = fileMutex(path);
+    this.#mutex = mutex;
+    this.#releaseMutex = release;
   }
 
   /**
@@ -106,7 +111,7 @@ export class Connection {
     return statement;
   }
 
-  /** Runs `fn` once every earlier exclusive section of this connection has finished. */
+  /** Runs `fn` once every earlier exclusive section of this connection, and of this process's other connections to its file, has finished. */
   exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
     return this.#mutex.run(async () => {
       if (this.#closed) throw this.#closedError();
@@ -195,6 +200,7 @@ export class Connection {
       this.#closed = true;
       this.#statements.clear();
       this.db.close();
+      this.#releaseMutex();
     });
   }
 

@@ -12,7 +12,7 @@ import { type EventFilter, matchesFilter, namespaceOf, writerOf } from './event-
 import { LogIndex } from './log-index.js';
 import { countSnapshot, stateAt } from './state-at.js';
 
-/** A provider as the inspector reads it: a SQLite one can also verify its file. */
+/** A provider as the inspector reads it: SQLite and PostgreSQL ones can also verify their storage. */
 export type InspectedProvider = EventSourcedProvider & { verify?: () => Promise<unknown> };
 
 /** What the API needs besides the provider. */
@@ -251,7 +251,7 @@ export class Api {
   }
 
   async #verify() {
-    if (typeof this.#db.verify !== 'function') throw new UiRequestError(`verify works on SQLite files; the ${this.#db.name} backend checks its own storage`);
+    if (typeof this.#db.verify !== 'function') throw new UiRequestError(`the ${this.#db.name} backend has no verify`);
     return this.#db.verify();
   }
 

@@ -6,6 +6,7 @@
  * travel (`provider.at({ seq })`) once that exists.
  */
 import type { Log, LogEvent, ReadQuery, Snapshot, SnapshotCodec, StoredSnapshot } from '@agentstate/core';
+import { ReadOnlyViewError } from '@agentstate/core';
 import { foldLog } from '@agentstate/core/backend';
 
 /** Live and deleted records of one kind. */
@@ -30,7 +31,7 @@ export interface StateCounts {
 function logUpTo(log: Log, seq: number): Log {
   return {
     identity: () => log.identity(),
-    append: () => Promise.reject(new TypeError('a past view of the log is read-only')),
+    append: () => Promise.reject(new ReadOnlyViewError('a past view of the log is read-only')),
     head: async (stream) => Math.min(await log.head(stream), seq),
     read: async (query: ReadQuery): Promise<LogEvent[]> => {
       const after = query.afterSeq ?? 0;
@@ -39,7 +40,7 @@ function logUpTo(log: Log, seq: number): Log {
       const limit = query.limit ? Math.min(query.limit, room) : room;
       return log.read({ ...query, limit });
     },
-    saveSnapshot: () => Promise.reject(new TypeError('a past view of the log is read-only')),
+    saveSnapshot: () => Promise.reject(new ReadOnlyViewError('a past view of the log is read-only')),
     latestSnapshot: (stream, options): Promise<StoredSnapshot | undefined> => log.latestSnapshot(stream, { upToSeq: Math.min(options?.upToSeq ?? seq, seq) }),
   };
 }

@@ -26,8 +26,8 @@ const DAY = 24 * HOUR;
 function cutAt(log: Log, seq: number): Log {
   return {
     identity: () => log.identity(),
-    append: () => Promise.reject(new Error('read only')),
-    saveSnapshot: () => Promise.reject(new Error('read only')),
+    append: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
+    saveSnapshot: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
     latestSnapshot: async () => undefined,
     head: async (stream) => (stream === STATE_STREAM ? Math.min(seq, await log.head(stream)) : 0),
     read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).filter((e) => e.seq <= seq) : []),
