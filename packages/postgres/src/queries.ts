@@ -18,17 +18,58 @@ import { memoryFromRow, sessionFromRow, skillFromRow } from './rows.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
 import { turnQueries } from './turn-queries.js';
 
-/** The candidate rows of a lexical search of `skills` or `memory`, before ordering. */
-function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): string {
-  let where = 'NOT r.deleted';
-  if (query.tokens.length > 0) where += ` AND ${lexicalCandidate('r', p.add(tsQuery(query.tokens, query.match ?? 'all')))}`;
+/** The candidate rows of a lexical search of `skills` or `memory`, before ordering: the full-text condition, and the others. */
+function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): { tsquery?: string; rest: string } {
+  const tsquery = query.tokens.length > 0 ? p.add(tsQuery(query.tokens, query.match ?? 'all')) : undefined;
+  let rest = 'NOT r.deleted';
   const scoped = scopeCondition(p, query, 'r.scope_key');
-  if (scoped) where += ` AND ${scoped}`;
+  if (scoped) rest += ` AND ${scoped}`;
   if (table === 'memory') {
-    if (query.kinds !== undefined) where += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-    where += memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+    if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
+    rest += memoryRowFilter(p, query, 'r', db.t('memory_meta'));
   }
-  return where;
+  return tsquery === undefined ? { rest } : { tsquery, rest };
+}
+
+/**
+ * Newest rows (in the search's order) checked for a match before the GIN
+ * index is asked. PostgreSQL estimates a prefix `tsquery` to match a few
+ * dozen rows when it matches thousands, so it reads every candidate through
+ * the GIN index and sorts them, instead of walking the order's index and
+ * stopping early; this window does the walk.
+ */
+const ORDER_WINDOW = 1_000;
+
+/**
+ * The first `limit` verified matches among the {@link ORDER_WINDOW} first
+ * rows in order, or `undefined` when the window holds fewer (then matches
+ * may lie beyond it). Every row before the window's last was checked, so
+ * the matches found are the first of all.
+ */
+async function windowMatches<R>(
+  db: Database,
+  table: string,
+  order: string,
+  rest: string,
+  tsquery: string,
+  p: Params,
+  limit: number,
+  keep: (row: R) => boolean,
+): Promise<R[] | undefined> {
+  // The window holds only what the full-text check needs; full rows are read for its candidates only.
+  const rows = await db.rows<R & { window_rows: number }>(
+    `WITH w AS MATERIALIZED (SELECT r.n, r.search, r.deleted FROM ${db.t(table)} r WHERE ${rest} ORDER BY ${order} LIMIT ${ORDER_WINDOW})
+     SELECT r.*, (SELECT count(*) FROM w) AS window_rows FROM w JOIN ${db.t(table)} r ON r.n = w.n WHERE ${lexicalCandidate('w', tsquery)} ORDER BY ${order}`,
+    p.values,
+  );
+  const kept: R[] = [];
+  for (const row of rows) {
+    if (!keep(row)) continue;
+    kept.push(row);
+    if (kept.length >= limit) return kept;
+  }
+  // A window that ran out of rows held every row in scope: its matches are all there are.
+  return rows.length > 0 && rows[0]!.window_rows < ORDER_WINDOW ? kept : undefined;
 }
 
 /** What relevance order reads of a candidate: enough to verify and score it, not the record. */
@@ -108,13 +149,17 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
   shape: TableShape<R, T>,
 ): Promise<Scored<T>[]> {
   const p = new Params();
-  let where = lexicalWhere(db, p, table, query);
+  const { tsquery, rest } = lexicalWhere(db, p, table, query);
+  const lexical = tsquery === undefined ? undefined : lexicalCandidate('r', tsquery);
   const match = query.match ?? 'all';
-  if (query.order === 'relevance' && query.tokens.length > 0) return searchByRelevance(db, table, query, shape, where, p);
-  if (query.after !== undefined) where += ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
-  const rows = await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${where} ORDER BY ${shape.order}`, params: p }, query.limit, (row) =>
-    verifies(query.tokens, shape.text(shape.fromRow(row)), match),
-  );
+  if (query.order === 'relevance' && lexical !== undefined) return searchByRelevance(db, table, query, shape, `${rest} AND ${lexical}`, p);
+  const keyset = query.after === undefined ? '' : ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
+  const keep = (row: R) => verifies(query.tokens, shape.text(shape.fromRow(row)), match);
+  const windowed =
+    tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape.order, rest + keyset, tsquery, p, query.limit, keep);
+  const where = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
+  const rows =
+    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${where} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
   return rows.map((row) => ({ record: shape.fromRow(row), score: 1 }));
 }
 
