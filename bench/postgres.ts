@@ -18,6 +18,9 @@
  * commit on), stopped and removed at the end.
  * Run: `npm run build` at the root, then `npm run postgres -w @agentstate/bench`.
  * Sizes: BENCH_PG_TURNS (per writer count), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
+ * BENCH_PG_CORPUS=small|zipf runs recall on one corpus; BENCH_PG_EXACT=0 skips the
+ * exact-fallback rows (each query ranks every vector); BENCH_PG_PGVECTOR=0 skips PGlite;
+ * BENCH_PG_KEEP=1 leaves the recall schema and the server up, for EXPLAIN.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -39,6 +42,9 @@ const TURNS = Number(process.env.BENCH_PG_TURNS ?? 2_000);
 const ITEMS = Number(process.env.BENCH_PG_ITEMS ?? 100_000);
 const VECTOR_ITEMS = Math.min(ITEMS, Number(process.env.BENCH_PG_VECTOR_ITEMS ?? 25_000));
 const QUERIES = 100;
+const KEEP = process.env.BENCH_PG_KEEP === '1';
+/** Items per `memory.writeMany` call when the recall corpora are loaded. */
+const LOAD_BATCH = 1_000;
 const WRITERS = [1, 4, 16];
 
 const WORDS = (
@@ -428,13 +434,18 @@ async function benchRecall(url: string, corpus: Corpus, rows: string[][], notes:
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const writer = await openPostgres(fastUrl(url), { schema, clock, entropy: seededEntropy(3) });
   const loadMs = await timeMs(async () => {
-    for (let i = 0; i < ITEMS; i += 1) {
+    // One transaction per batch: one awaited write per item took about an hour for 100,000 on the loaded machine.
+    for (let start = 0; start < ITEMS; start += LOAD_BATCH) {
       clock.advance(1);
-      await writer.memory.write({ content: corpus.sentence(10 + (i % 10)), kind: i % 3 === 0 ? 'preference' : 'fact', scope: { project: `p${i % 20}` } });
+      const batch = Array.from({ length: Math.min(LOAD_BATCH, ITEMS - start) }, (_, j) => {
+        const i = start + j;
+        return { content: corpus.sentence(10 + (i % 10)), kind: i % 3 === 0 ? 'preference' : 'fact', scope: { project: `p${i % 20}` } } as const;
+      });
+      await writer.memory.writeMany(batch);
     }
   });
   await writer.close();
-  const hybrid = corpus.name === 'small';
+  const hybrid = corpus.name === 'small' && process.env.BENCH_PG_EXACT !== '0';
   const p = await openPostgres(fastUrl(url), { schema, embedder: hybrid ? hashedEmbedder(100) : undefined });
   const embedMs = hybrid ? await timeMs(() => p.memory.recall({ query: 'warm up the vectors', mode: 'semantic' })) : 0;
   const client = new pg.Client({ connectionString: url });
@@ -481,14 +492,15 @@ async function benchRecall(url: string, corpus: Corpus, rows: string[][], notes:
   }
   await p.close();
   if (hybrid && process.env.BENCH_PG_PGVECTOR !== '0') await benchPgvector(url, schema, corpus);
-  await dropSchema(url, schema);
+  if (!KEEP) await dropSchema(url, schema);
 }
 
 /** Recall on both corpora, in one table. */
 async function benchRecalls(url: string): Promise<void> {
   const rows: string[][] = [];
   const notes: string[] = [];
-  for (const corpus of CORPORA) await benchRecall(url, corpus, rows, notes);
+  const chosen = process.env.BENCH_PG_CORPUS;
+  for (const corpus of CORPORA.filter((c) => chosen === undefined || c.name === chosen)) await benchRecall(url, corpus, rows, notes);
   printTable(
     `Recall at ${fmt(ITEMS)} memory items on the server, no pgvector (${notes.join('; ')})`,
     ['corpus', 'query', 'p50', 'p95', 'hits/query', 'target'],
@@ -609,5 +621,6 @@ try {
   if (!only || only === 'transcript') await benchTranscript(server.url);
   if (!only || only === 'recall') await benchRecalls(server.url);
 } finally {
-  server.stop();
+  if (KEEP) console.log(`kept: ${server.url}`);
+  else server.stop();
 }

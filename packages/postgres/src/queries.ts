@@ -6,9 +6,9 @@
  */
 import type { MemoryItem, Scope, Skill } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareMemoryNewestFirst, compareSkillsBySlug, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
-import type { Database } from './database.js';
+import type { Database, Sql } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { memoryRowFilter } from './metadata.js';
@@ -18,53 +18,148 @@ import { memoryFromRow, sessionFromRow, skillFromRow } from './rows.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
 import { turnQueries } from './turn-queries.js';
 
-/** The candidate rows of a lexical search of `skills` or `memory`, before ordering. */
-function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): string {
-  let where = 'NOT r.deleted';
-  if (query.tokens.length > 0) where += ` AND ${lexicalCandidate('r', p.add(tsQuery(query.tokens, query.match ?? 'all')))}`;
+/** The candidate rows of a lexical search of `skills` or `memory`, before ordering: the full-text condition, and the others. */
+function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): { tsquery?: string; rest: string } {
+  const tsquery = query.tokens.length > 0 ? p.add(tsQuery(query.tokens, query.match ?? 'all')) : undefined;
+  let rest = 'NOT r.deleted';
   const scoped = scopeCondition(p, query, 'r.scope_key');
-  if (scoped) where += ` AND ${scoped}`;
+  if (scoped) rest += ` AND ${scoped}`;
   if (table === 'memory') {
-    if (query.kinds !== undefined) where += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-    where += memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+    if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
+    rest += memoryRowFilter(p, query, 'r', db.t('memory_meta'));
   }
-  return where;
+  return tsquery === undefined ? { rest } : { tsquery, rest };
 }
 
-/** A lexical search of `skills` or `memory`: ordered pages verified by core's matcher, or every match ranked by core's BM25. */
-async function searchTable<R, T>(
+/**
+ * Newest rows (in the search's order) checked for a match before the GIN
+ * index is asked. PostgreSQL estimates a prefix `tsquery` to match a few
+ * dozen rows when it matches thousands, so it reads every candidate through
+ * the GIN index and sorts them, instead of walking the order's index and
+ * stopping early; this window does the walk.
+ */
+const ORDER_WINDOW = 1_000;
+
+/**
+ * The first `limit` verified matches among the {@link ORDER_WINDOW} first
+ * rows in order, or `undefined` when the window holds fewer (then matches
+ * may lie beyond it). Every row before the window's last was checked, so
+ * the matches found are the first of all.
+ */
+async function windowMatches<R>(
+  db: Database,
+  table: string,
+  order: string,
+  rest: string,
+  tsquery: string,
+  p: Params,
+  limit: number,
+  keep: (row: R) => boolean,
+): Promise<R[] | undefined> {
+  // The window holds only what the full-text check needs; full rows are read for its candidates only.
+  const rows = await db.rows<R & { window_rows: number }>(
+    `WITH w AS MATERIALIZED (SELECT r.n, r.search, r.deleted FROM ${db.t(table)} r WHERE ${rest} ORDER BY ${order} LIMIT ${ORDER_WINDOW})
+     SELECT r.*, (SELECT count(*) FROM w) AS window_rows FROM w JOIN ${db.t(table)} r ON r.n = w.n WHERE ${lexicalCandidate('w', tsquery)} ORDER BY ${order}`,
+    p.values,
+  );
+  const kept: R[] = [];
+  for (const row of rows) {
+    if (!keep(row)) continue;
+    kept.push(row);
+    if (kept.length >= limit) return kept;
+  }
+  // A window that ran out of rows held every row in scope: its matches are all there are.
+  return rows.length > 0 && rows[0]!.window_rows < ORDER_WINDOW ? kept : undefined;
+}
+
+/** What relevance order reads of a candidate: enough to verify and score it, not the record. */
+interface Candidate {
+  id: string;
+  /** The sort key of the tie-break (`slug`, or `created_at`). */
+  sort: string;
+  /** The row's version: the full row read afterwards must be the one scored. */
+  sync_version: number;
+}
+
+/** How a table is searched: its order in SQL and in JavaScript, and how its rows become records and searchable text. */
+interface TableShape<R, T> {
+  order: string;
+  keyset: string;
+  direction: 1 | -1;
+  fromRow: (row: R) => T;
+  text: (record: T) => string;
+  /** The columns relevance order reads of a candidate: `sort`, and those `candidateText` needs. */
+  candidateColumns: string;
+  /** The searchable text of a candidate's columns, equal to `text` of its record. */
+  candidateText: (row: Record<string, unknown>) => string;
+}
+
+/**
+ * Relevance order: reads only the id, sort key, version and searchable text
+ * of every candidate, verifies and ranks them with core's matcher and BM25
+ * (as the in-memory reference does), and reads full rows for the page kept.
+ * Those rows are read after the candidates, so a row written in between is
+ * seen by its version changing; then the whole search runs again in one
+ * snapshot (`REPEATABLE READ`), which no write can change.
+ */
+async function searchByRelevance<R extends { id: string; sync_version: number }, T>(
   db: Database,
   table: 'skills' | 'memory',
   query: LexicalQuery & MemoryFilter,
-  shape: {
-    order: string;
-    keyset: string;
-    direction: 1 | -1;
-    fromRow: (row: R) => T;
-    text: (record: T) => string;
-    sort: (record: T) => string;
-    id: (record: T) => string;
-    tieBreak: (a: T, b: T) => number;
-  },
+  shape: TableShape<R, T>,
+  where: string,
+  p: Params,
+): Promise<Scored<T>[]> {
+  const match = query.match ?? 'all';
+  const tieBreak = (a: Candidate, b: Candidate) => (compareStrings(a.sort, b.sort) || compareStrings(a.id, b.id)) * shape.direction;
+  const search = async (sql: Sql): Promise<Scored<T>[] | undefined> => {
+    const rows = await sql.rows<Record<string, unknown> & Candidate>(
+      `SELECT r.id, r.sync_version, ${shape.candidateColumns} FROM ${db.t(table)} r WHERE ${where}`,
+      p.values,
+    );
+    const matches = rows.flatMap((row) => {
+      const text = shape.candidateText(row);
+      return verifies(query.tokens, text, match) ? [{ record: { id: row.id, sort: row.sort, sync_version: row.sync_version }, text }] : [];
+    });
+    const ranked = rankByRelevance(query.tokens, matches, tieBreak).filter((h) =>
+      pastKeyset(query.after, h.score, h.record.sort, h.record.id, shape.direction),
+    );
+    const page = query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
+    if (page.length === 0) return [];
+    const full = new Map(
+      (await sql.rows<R>(`SELECT r.* FROM ${db.t(table)} r WHERE r.id = ANY($1::text[])`, [page.map((h) => h.record.id)])).map((row) => [row.id, row]),
+    );
+    const out: Scored<T>[] = [];
+    for (const hit of page) {
+      const row = full.get(hit.record.id);
+      if (row === undefined || row.sync_version !== hit.record.sync_version) return undefined;
+      out.push({ record: shape.fromRow(row), score: hit.score });
+    }
+    return out;
+  };
+  // In one snapshot the rows read second are those scored, so the second run always answers.
+  return (await search(db)) ?? (await db.transaction(async (sql) => (await search(sql))!, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
+}
+
+/** A lexical search of `skills` or `memory`: ordered pages verified by core's matcher, or every match ranked by core's BM25. */
+async function searchTable<R extends { id: string; sync_version: number }, T>(
+  db: Database,
+  table: 'skills' | 'memory',
+  query: LexicalQuery & MemoryFilter,
+  shape: TableShape<R, T>,
 ): Promise<Scored<T>[]> {
   const p = new Params();
-  let where = lexicalWhere(db, p, table, query);
+  const { tsquery, rest } = lexicalWhere(db, p, table, query);
+  const lexical = tsquery === undefined ? undefined : lexicalCandidate('r', tsquery);
   const match = query.match ?? 'all';
-  if (query.order === 'relevance' && query.tokens.length > 0) {
-    const rows = await db.rows<R>(`SELECT r.* FROM ${db.t(table)} r WHERE ${where}`, p.values);
-    const matches = rows.map(shape.fromRow).flatMap((record) => {
-      const text = shape.text(record);
-      return verifies(query.tokens, text, match) ? [{ record, text }] : [];
-    });
-    const ranked = rankByRelevance(query.tokens, matches, shape.tieBreak).filter((h) =>
-      pastKeyset(query.after, h.score, shape.sort(h.record), shape.id(h.record), shape.direction),
-    );
-    return query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
-  }
-  if (query.after !== undefined) where += ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
-  const rows = await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${where} ORDER BY ${shape.order}`, params: p }, query.limit, (row) =>
-    verifies(query.tokens, shape.text(shape.fromRow(row)), match),
-  );
+  if (query.order === 'relevance' && lexical !== undefined) return searchByRelevance(db, table, query, shape, `${rest} AND ${lexical}`, p);
+  const keyset = query.after === undefined ? '' : ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
+  const keep = (row: R) => verifies(query.tokens, shape.text(shape.fromRow(row)), match);
+  const windowed =
+    tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape.order, rest + keyset, tsquery, p, query.limit, keep);
+  const where = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
+  const rows =
+    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${where} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
   return rows.map((row) => ({ record: shape.fromRow(row), score: 1 }));
 }
 
@@ -115,9 +210,8 @@ export function postgresQueries(db: Database): StateQueries {
         direction: 1,
         fromRow: skillFromRow,
         text: skillSearchText,
-        sort: (s) => s.slug,
-        id: (s) => s.id,
-        tieBreak: compareSkillsBySlug,
+        candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
+        candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
       });
     },
 
@@ -137,9 +231,8 @@ export function postgresQueries(db: Database): StateQueries {
         direction: -1,
         fromRow: memoryFromRow,
         text: (m) => m.content,
-        sort: (m) => m.createdAt,
-        id: (m) => m.id,
-        tieBreak: compareMemoryNewestFirst,
+        candidateColumns: 'r.created_at AS sort, r.content AS text',
+        candidateText: (row) => row.text as string,
       });
     },
   };
