@@ -4,21 +4,26 @@
  * Each tombstone is decided inside its own write transaction against the
  * record as stored then, so a record a concurrent writer just refreshed is
  * kept: a sweep removes only what a policy covers at the moment it commits.
+ * What `purge` policies expire is erased instead, by one `records.purged`
+ * event per sweep, decided the same way against the records as stored then.
  */
-import { NotFoundError, UnavailableError } from '../errors.js';
+import { NotFoundError } from '../errors.js';
+import type { PurgedRecords } from '../log/events.js';
 import { RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
 import { parseInput } from '../records/inputs.js';
 import type { RetentionPolicy, SetRetentionInput } from '../records/retention.js';
 import { setRetentionInputSchema } from '../records/retention.js';
+import type { Scope } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { Engine } from './engine.js';
 import type { RetentionJudge, RetentionPolicies } from './retention-policies.js';
 
-/** What one sweep tombstoned, per record kind. */
+/** What one sweep tombstoned or purged, per record kind. */
 export interface RetentionSweep {
+  /** Sessions tombstoned or purged (a purged session takes its turns, counted in `turns`). */
   sessions: number;
-  /** Turns tombstoned (only whole transcripts whose every live turn expired; see docs/contract.md §11). */
+  /** Turns tombstoned (only whole transcripts whose every live turn expired; see docs/contract.md §11) or purged (each expired turn). */
   turns: number;
   skills: number;
   memory: number;
@@ -26,16 +31,17 @@ export interface RetentionSweep {
 
 /** Retention policies and their sweep. */
 export interface RetentionStore {
-  /**
-   * Sets a policy (replacing one with the same `id`) and returns it. A
-   * `purge` policy is an `UnavailableError` until erasure ships.
-   */
+  /** Sets a policy (replacing one with the same `id`) and returns it. */
   set(input: SetRetentionInput): Promise<RetentionPolicy>;
   /** The policies in force, by id. */
   list(): Promise<RetentionPolicy[]>;
   /** Removes a policy and returns it; `NotFoundError` when there is none with that id. */
   remove(id: string): Promise<RetentionPolicy>;
-  /** Tombstones every live record a policy expires now, each in its own write; returns the counts. */
+  /**
+   * Tombstones every live record a `tombstone` policy expires now, each in
+   * its own write, then purges every live record a `purge` policy expires,
+   * all in one `records.purged` event; returns the counts.
+   */
   apply(): Promise<RetentionSweep>;
 }
 
@@ -52,9 +58,6 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
   return {
     async set(input) {
       const draft = parseInput(setRetentionInputSchema, input);
-      if (draft.action === 'purge') {
-        throw new UnavailableError('retention by purge needs erasure, which this version does not have: use action "tombstone"');
-      }
       const setAt = stamper.now();
       const policy: RetentionPolicy = {
         id: draft.id ?? defaultId(draft.record, toScope(draft.scope), draft.memoryKind),
@@ -79,6 +82,17 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
     async apply() {
       const j = await judge();
       const swept: RetentionSweep = { sessions: 0, turns: 0, skills: 0, memory: 0 };
+      const toPurge = new Map<string, PurgeCandidate>();
+      const purgePolicies = new Set<string>();
+      /** Tombstones `record` in its own write, or notes it for the purge; true when it was tombstoned. */
+      const expire = async (policy: RetentionPolicy, candidate: PurgeCandidate, tombstone: Tombstone): Promise<boolean> => {
+        if (policy.action === 'purge') {
+          toPurge.set(candidate.id, candidate);
+          purgePolicies.add(policy.id);
+          return false;
+        }
+        return (await engine.mutateIfNeeded(tombstone)) !== undefined;
+      };
       for (const policy of j.policies) {
         const scopes = { scopes: [policy.scope], descendantsOf: policy.scope };
         if (policy.record === 'memory') {
@@ -86,7 +100,7 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
           const hits = await q.searchMemory({ tokens: [], limit: 0, order: 'recent', ...scopes, ...kinds });
           for (const { record } of hits) {
             if (!j.memory(record)) continue;
-            const done = await engine.mutateIfNeeded(async (tx) => {
+            const done = await expire(policy, { kind: 'memory', id: record.id }, async (tx) => {
               const now = await tx.memoryItem(record.id);
               return now && !now.deleted && j.memory(now) ? stamper.deleteMemory(now, now.id) : undefined;
             });
@@ -95,7 +109,7 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
         } else if (policy.record === 'skill') {
           for (const skill of await q.listSkills(policy.scope, { includeDescendants: true })) {
             if (!j.skill(skill)) continue;
-            const done = await engine.mutateIfNeeded(async (tx) => {
+            const done = await expire(policy, { kind: 'skill', id: skill.id }, async (tx) => {
               const now = await tx.skill(skill.id);
               return now && !now.deleted && j.skill(now) ? stamper.deleteSkill(now) : undefined;
             });
@@ -105,16 +119,22 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
           for (const session of await q.listSessions({ limit: 0, offset: 0, ...scopes })) {
             if (policy.record === 'session') {
               if (!j.session(session)) continue;
-              const done = await engine.mutateIfNeeded(async (tx) => {
+              const done = await expire(policy, { kind: 'session', id: session.id }, async (tx) => {
                 const now = await tx.session(session.id);
                 return now && !now.deleted && j.session(now) ? stamper.deleteSession(now, now.id) : undefined;
               });
               if (done) swept.sessions += 1;
               continue;
             }
+            const live = await q.turns(session.id, { afterSeq: 0, limit: 0 });
+            if (policy.action === 'purge') {
+              // A purge erases single turns, so every expired turn goes, younger ones after it or not.
+              for (const turn of live)
+                if (j.turn(turn, session.scope)) await expire(policy, { kind: 'turn', id: turn.id, scope: session.scope }, () => undefined);
+              continue;
+            }
             // Only a whole transcript can be tombstoned (the log removes suffixes); older turns of a
             // transcript with newer ones stay stored, and invisible, until the rest expires too.
-            const live = await q.turns(session.id, { afterSeq: 0, limit: 0 });
             if (live.length === 0 || !live.every((t) => j.turn(t, session.scope))) continue;
             const done = await engine.mutateIfNeeded(async (tx) => {
               const now = await tx.session(session.id);
@@ -126,7 +146,63 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
           }
         }
       }
+      if (toPurge.size > 0) {
+        const purged = await purgeExpired(engine, j, [...toPurge.values()], `retention: ${[...purgePolicies].sort().join(', ')}`);
+        swept.sessions += purged.sessions.length;
+        swept.turns += purged.turns.length;
+        swept.skills += purged.skills.length;
+        swept.memory += purged.memory.length;
+      }
       return swept;
     },
   };
+}
+
+/** The tombstone of one expired record, decided against the record as stored in its write. */
+type Tombstone = Parameters<Engine['mutateIfNeeded']>[0];
+
+/** A record a `purge` policy expired when the sweep listed it (a turn with its session's scope). */
+type PurgeCandidate = { kind: 'session' | 'skill' | 'memory'; id: string } | { kind: 'turn'; id: string; scope: Scope };
+
+const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+/**
+ * Purges, in one `records.purged` event, the candidates still live and still
+ * expired as stored inside the write (a purged session takes every turn it
+ * had); returns what it erased (nothing, and no event, when none is left).
+ */
+async function purgeExpired(engine: Engine, j: RetentionJudge, candidates: readonly PurgeCandidate[], reason: string): Promise<PurgedRecords> {
+  let erased: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };
+  await engine.mutateIfNeeded(async (tx) => {
+    const out = { sessions: new Map(), turns: new Map(), skills: new Map(), memory: new Map() } as {
+      [K in keyof PurgedRecords]: Map<string, PurgedRecords[K][number]>;
+    };
+    for (const candidate of candidates) {
+      const found = await tx.purgeable({ id: candidate.id });
+      if (candidate.kind === 'session') {
+        const now = found.sessions[0];
+        if (!now || now.deleted || !j.session(now)) continue;
+        out.sessions.set(now.id, now);
+        for (const turn of found.turns) out.turns.set(turn.id, turn);
+      } else if (candidate.kind === 'turn') {
+        const now = found.turns.find((t) => t.id === candidate.id);
+        if (now && !now.deleted && j.turn(now, candidate.scope)) out.turns.set(now.id, now);
+      } else if (candidate.kind === 'skill') {
+        const now = found.skills[0];
+        if (now && !now.deleted && j.skill(now)) out.skills.set(now.id, now);
+      } else {
+        const now = found.memory[0];
+        if (now && !now.deleted && j.memory(now)) out.memory.set(now.id, now);
+      }
+    }
+    erased = {
+      sessions: [...out.sessions.values()].sort(byId),
+      turns: [...out.turns.values()].sort(byId),
+      skills: [...out.skills.values()].sort(byId),
+      memory: [...out.memory.values()].sort(byId),
+    };
+    const empty = erased.sessions.length + erased.turns.length + erased.skills.length + erased.memory.length === 0;
+    return empty ? undefined : engine.stamper.purge(erased, reason.slice(0, 500));
+  });
+  return erased;
 }

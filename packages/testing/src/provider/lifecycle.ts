@@ -1,4 +1,4 @@
-/** V1–V6 time travel and the diff of two points, R1–R5 retention (docs/contract.md §11). */
+/** V1–V6 time travel and the diff of two points, R1–R6 retention (docs/contract.md §11). */
 import type { EventSourcedProvider, Log } from '@agentstate/core';
 import {
   encodeSnapshot,
@@ -9,7 +9,6 @@ import {
   RETENTION_STREAM,
   seededEntropy,
   STATE_STREAM,
-  UnavailableError,
   ValidationError,
 } from '@agentstate/core';
 import { foldLog } from '@agentstate/core/backend';
@@ -261,7 +260,7 @@ export const lifecycleChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; purge is UnavailableError; bad policies are ValidationErrors',
+    name: 'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; a purge policy is accepted; bad policies are ValidationErrors',
     needs: ['eventSourced'],
     async run(env) {
       const p = env.eventSourced(await env.open());
@@ -277,7 +276,7 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await p.log.head(RETENTION_STREAM)).toBe(4);
       const replayed = await env.replay(p.log);
       expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
-      await expectError(() => p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' }), UnavailableError, 'purge');
+      expect(await p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' })).toMatchObject({ id: 'memory@*', action: 'purge' });
       for (const bad of [
         { record: 'memory', maxAge: '1 day' },
         { record: 'memory', maxAge: 0 },
@@ -288,6 +287,7 @@ export const lifecycleChecks: ProviderCheck[] = [
         await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
       }
       expect(await p.log.head(STATE_STREAM)).toBe(0);
+      expect(await p.log.head(RETENTION_STREAM)).toBe(5);
     },
   },
   {
@@ -322,6 +322,36 @@ export const lifecycleChecks: ProviderCheck[] = [
       await expectError(() => q.memory.get(item.id), NotFoundError, 'the other provider');
       expect(await q.retention.apply()).toMatchObject({ memory: 1 });
       expect((await p.memory.getAny(item.id)).deleted).toBe(true);
+    },
+  },
+  {
+    name: 'R6 a purge policy erases what it expires in one records.purged event per sweep: the text leaves every event and snapshot, younger records stay',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      const { p, clock } = await openClocked(env);
+      const old = await p.memory.write({ kind: 'scratch', content: 'r6 Quetzal-58 draft', key: 'r6-key' });
+      await p.memory.update(old.id, { content: 'r6 Quetzal-59 draft' });
+      const chat = await p.sessions.create({ title: 'r6 chat', scope: ['team'] });
+      const oldTurn = await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'r6 Pangolin-12 words' });
+      await p.saveSnapshot();
+      await p.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d', action: 'purge' });
+      await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '1d', action: 'purge' });
+      clock.advance(DAY);
+      const young = await p.memory.write({ kind: 'scratch', content: 'r6 young draft' });
+      const youngTurn = await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'r6 young words' });
+      const head = await p.log.head(STATE_STREAM);
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 1, skills: 0, memory: 1 });
+      const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+      expect(events.map((e) => e.type)).toEqual(['records.purged']);
+      expect(events[0]!.payload).toMatchObject({ reason: 'retention: memory:scratch@*, turn@team' });
+      const stored = JSON.stringify(await p.log.read({ stream: STATE_STREAM })) + ((await p.log.latestSnapshot(STATE_STREAM))?.data ?? '');
+      for (const erased of ['Quetzal-58', 'Quetzal-59', 'r6-key', 'Pangolin-12']) expect(stored).not.toContain(erased);
+      expect(await p.memory.getAny(old.id)).toMatchObject({ content: '[erased]', deleted: true });
+      expect((await p.sessions.turns(chat.id)).map((t) => t.id)).toEqual([youngTurn.id]);
+      expect((await p.history(oldTurn.id)).every((v) => v.kind === 'turn' && v.record.content === '[erased]')).toBe(true);
+      expect((await p.memory.get(young.id)).content).toBe('r6 young draft');
+      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+      expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
     },
   },
 ];
