@@ -40,6 +40,9 @@ export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRec
 export { isContentPart, storedPayload } from './log/compact.js';
 export { partsFromContent } from './records/parts.js';
 export { type RedactedChange, redactChange } from './log/redact.js';
+export { type ErasedEvent, type Erasure, eraseEvents, holdersIn, holdersOf, storedTextForm } from './log/erasure.js';
+export { type HistoryRow, historyRows } from './log/history-index.js';
+export { checkHistoryIndex } from './verify/history.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {
   type LoadedSnapshot,

@@ -7,19 +7,17 @@
  * WAL and backups hold what they held: running `VACUUM` is the operator's.
  */
 import type { MemoryItem, PurgedRecords, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
-import { decodeStateEvent, type EventTypes, STATE_STREAM } from '@agentstate/core';
-import type { PurgeSelector } from '@agentstate/core/backend';
+import { type EventTypes, STATE_STREAM } from '@agentstate/core';
+import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
 import {
   changeRecordIds,
-  contentHash,
   descendantKeyRange,
+  EVENT_ROW_COLUMNS,
+  eraseEvents,
   eventFromRow,
-  eventRow,
-  payloadJson,
-  redactChange,
-  rowChecksum,
+  holdersIn,
   scopeKey,
-  storedPayload,
+  storedTextForm,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
@@ -28,7 +26,12 @@ import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** The records a purge selects, tombstones included, each list in id order (the in-memory backend's rule). */
+/**
+ * The records a purge selects, tombstones included, each list in id order
+ * (the in-memory backend's rule). By `matching`, a record whose earlier
+ * version held the text counts too: the events that may hold it are found
+ * by a scan of the stored payloads, and core's `holdersIn` decides.
+ */
 export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelector): Promise<PurgedRecords> {
   const all = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T[]> => (await sql.rows<R>(text, params)).map(map);
   let out: PurgedRecords;
@@ -52,12 +55,20 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
       memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${under}`, memoryFromRow, params),
     };
   } else {
-    const text = [selector.matching];
+    const events = await sql.rows<EventRow>(
+      `SELECT ${EVENT_ROW_COLUMNS}, checksum FROM ${db.t('events')} WHERE stream = $1 AND strpos(payload, $2) > 0 ORDER BY seq`,
+      [STATE_STREAM, storedTextForm(selector.matching)],
+    );
+    const held = holdersIn(
+      events.map((row) => eventFromRow(row)),
+      selector.matching,
+    );
+    const where = 'strpos(content, $1) > 0 OR id = ANY($2::text[])';
     out = {
       sessions: [],
-      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE strpos(content, $1) > 0`, turnFromRow, text),
+      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE ${where}`, turnFromRow, [selector.matching, [...held.turns]]),
       skills: [],
-      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE strpos(content, $1) > 0`, memoryFromRow, text),
+      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${where}`, memoryFromRow, [selector.matching, [...held.memory]]),
     };
   }
   for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);
@@ -83,26 +94,23 @@ export async function eraseHistory(
     `SELECT DISTINCT seq FROM ${db.t('record_events')} WHERE record_id = ANY($1::text[]) AND seq < $2 ORDER BY seq`,
     [ids, purgeSeq],
   );
-  const idSet = new Set(ids);
-  const contents = new Set<string>();
-  let first = 0;
-  for (const { seq } of seqRows) {
-    const [row] = await log.readRows(sql, STATE_STREAM, Number(seq) - 1, 1);
-    if (row === undefined) continue;
-    const event = eventFromRow(row);
-    const redacted = redactChange(decodeStateEvent(event, upcasters ? { upcasters } : {}), idSet, purgeSeq);
-    if (!redacted) continue;
-    if (first === 0) first = event.seq;
-    const rewritten = eventRow({ ...event, schemaVersion: Math.max(event.schemaVersion, 2) }, payloadJson(storedPayload(redacted.change)));
+  const rows = [];
+  for (const { seq } of seqRows) rows.push(...(await log.readRows(sql, STATE_STREAM, Number(seq) - 1, 1)));
+  const erasure = eraseEvents(
+    rows.map((row) => eventFromRow(row)),
+    new Set(ids),
+    purgeSeq,
+    upcasters,
+  );
+  for (const { row } of erasure.events) {
     await sql.rows(`UPDATE ${db.t('events')} SET schema_version = $1, payload = $2, checksum = $3, validated = true WHERE stream = $4 AND seq = $5`, [
-      rewritten.schema_version,
-      rewritten.payload,
-      rowChecksum(rewritten),
-      rewritten.stream,
-      rewritten.seq,
+      row.schema_version,
+      row.payload,
+      row.checksum,
+      row.stream,
+      row.seq,
     ]);
-    for (const text of redacted.contents) contents.add(text);
   }
-  await sql.rows(`DELETE FROM ${db.t('embedding_cache')} WHERE content_hash = ANY($1::text[])`, [[...contents].map(contentHash)]);
-  if (first > 0) await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = $1 AND seq >= $2`, [STATE_STREAM, first]);
+  await sql.rows(`DELETE FROM ${db.t('embedding_cache')} WHERE content_hash = ANY($1::text[])`, [erasure.contentHashes]);
+  if (erasure.firstSeq > 0) await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = $1 AND seq >= $2`, [STATE_STREAM, erasure.firstSeq]);
 }

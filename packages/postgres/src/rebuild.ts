@@ -6,11 +6,12 @@
  * readers see the old tables until it commits; a corrupted event fails it
  * with a `CorruptionError` naming its seq and leaves the schema as it was.
  * Vectors of records that are still live stay (they were derived from the
- * same content); those of records gone or deleted go.
+ * same content); those of records gone or deleted go. The history index is
+ * derived again too.
  */
 import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
 import { CorruptionError, plainCodec, STATE_STREAM } from '@agentstate/core';
-import { describeError, InMemoryState, loadSnapshot } from '@agentstate/core/backend';
+import { describeError, eventFromRow, historyRows, InMemoryState, loadSnapshot } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -35,7 +36,10 @@ export interface PostgresRebuildResult {
 }
 
 /** The projection's tables, children first. */
-const TABLES = ['memory_meta', 'memory', 'turns', 'sessions', 'skills', 'operations', 'checkpoint_writes', 'checkpoints'] as const;
+const TABLES = ['memory_meta', 'memory', 'turns', 'sessions', 'skills', 'operations', 'checkpoint_writes', 'checkpoints', 'record_events'] as const;
+
+/** Events read per batch of the history index's refill. */
+const REFILL_BATCH = 5_000;
 
 /** Rebuilds the projection of `backend`'s schema from its log. */
 export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuildOptions): Promise<PostgresRebuildResult> {
@@ -63,10 +67,33 @@ export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuild
       }
     }
     await projection.saveState(sql, { seq: restored.seq, maxHlc: restored.maxHlc, generation: generation + 1 });
+    await refillHistory(backend, sql, restored.seq);
     const events = await foldPending(sql, log, projection, tableLookups(db, sql), backend.upcasters);
     await forgetStaleVectors(backend, sql);
     return { seq: (await projection.state(sql)).seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
   });
+}
+
+/**
+ * Indexes the events up to `seq` in `record_events` by core's `historyRows`
+ * (the fold indexes those after it), so one definition decides which
+ * records an event carries.
+ */
+async function refillHistory(backend: PostgresBackend, sql: Sql, seq: number): Promise<void> {
+  const { db, log } = backend;
+  for (let after = 0; after < seq; ) {
+    const rows = await log.readRows(sql, STATE_STREAM, after, Math.min(REFILL_BATCH, seq - after));
+    if (rows.length === 0) break;
+    const index = historyRows(
+      rows.map((row) => eventFromRow(row)),
+      backend.upcasters,
+    );
+    await sql.rows(`INSERT INTO ${db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`, [
+      index.map((r) => r.recordId),
+      index.map((r) => r.seq),
+    ]);
+    after = Number(rows[rows.length - 1]!.seq);
+  }
 }
 
 /** Writes a snapshot's records into the emptied tables; returns it as a state, for its seq and largest HLC. */

@@ -4,7 +4,8 @@
  * check sees the same committed state while other processes keep writing.
  * Core's replay check reads the whole log back (dense seqs, every row's
  * checksum, full payload validation) and compares the tables and every
- * stored snapshot with its replay; then what only this backend derives: the
+ * stored snapshot with its replay, and the history index (`record_events`)
+ * with the replay's; then what only this backend derives: the
  * projection's largest HLC, the metadata index and the full-text columns.
  * The server checks its own pages (data checksums, `amcheck`): that is not
  * repeated here. Nothing is written.
@@ -45,6 +46,11 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
       upcasters: backend.upcasters,
       otherStreams: streams.map((s) => s.stream),
       onProgress: options.onProgress,
+      historyIndex: async () =>
+        (await sql.rows<{ record_id: string; seq: number }>(`SELECT record_id, seq FROM ${db.t('record_events')}`)).map((row) => ({
+          recordId: row.record_id,
+          seq: Number(row.seq),
+        })),
     });
     problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
     if (tables !== undefined) {

@@ -99,6 +99,21 @@ describe('verify() on PostgreSQL', () => {
     expect((await provider.memory.recall({ where: { topic: 'ui' } })).map((h) => h.content)).toEqual(['The user prefers dark themes']);
   });
 
+  it('reports a history index that lost and gained rows, and a rebuild from the snapshot refills it from the log', async () => {
+    const { provider, url, schema } = await opened();
+    const { memoryId, sessionId } = await populate(provider);
+    expect(await damage(url, `DELETE FROM "${schema}".record_events WHERE record_id = $1`, [memoryId])).toBe(1);
+    expect(await damage(url, `INSERT INTO "${schema}".record_events (record_id, seq) VALUES ('ghost', 2)`)).toBe(1);
+    const report = await provider.verify();
+    expect(report.problems.map((p) => [p.part, p.object, p.repair])).toEqual([['tables', 'record_events', 'rebuild']]);
+    expect(report.problems[0]!.message).toContain(memoryId);
+    expect(report.problems[0]!.message).toContain('"ghost"');
+    expect(await provider.rebuild()).toMatchObject({ seq: 6, snapshotSeq: 4, events: 2 });
+    expect((await provider.verify()).problems).toEqual([]);
+    expect((await provider.history(memoryId)).map((v) => v.seq)).toEqual([4]);
+    expect((await provider.history(sessionId)).map((v) => v.seq)).toEqual([1, 2, 5]);
+  });
+
   it('reports a changed event as damage to the log, and a rebuild that meets it changes nothing', async () => {
     const { provider, url, schema } = await opened();
     await populate(provider);

@@ -4,19 +4,16 @@
  * record an event carries. Written with each event (live commit and fold),
  * refilled by a rebuild, compared with a replay by verify.
  */
-import type { StateChange } from '@agentstate/core';
-import { changeRecordIds } from '@agentstate/core/backend';
+import type { StateChange, UpcasterRegistry } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
+import { changeRecordIds, historyRows } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
+import type { SqliteLog } from './log.js';
 
 const SQL = {
   seqs: 'SELECT seq FROM record_events WHERE record_id = ? ORDER BY seq',
   all: 'SELECT record_id, seq FROM record_events ORDER BY record_id, seq',
 } as const;
-
-/** Where a payload keeps one record, and where it keeps lists of them. */
-// A turn's event keeps its session only before payload version 3: `$.turn.sessionId` names it in every version.
-const SINGLE_PATHS = ['$.session.id', '$.turn.id', '$.turn.sessionId', '$.skill.id', '$.item.id'] as const;
-const LIST_PATHS = ['$.turns', '$.removed', '$.added', '$.sessions', '$.skills', '$.memory'] as const;
 
 /** At most this many rows per insert of the index. */
 const INSERT_CHUNK = 500;
@@ -43,28 +40,22 @@ export function allRecordEvents(conn: Connection): { record_id: string; seq: num
   return conn.prepare(SQL.all).all() as { record_id: string; seq: number }[];
 }
 
+/** Events read per batch of a refill. */
+const REFILL_BATCH = 5_000;
+
 /**
- * Empties the index and indexes the events up to `seq` straight from their
- * payloads, in SQL (a rebuild that starts from a snapshot at `seq` folds
- * only the events after it). Inside the caller's write transaction.
+ * Empties the index and indexes the events up to `seq` (a rebuild that
+ * starts from a snapshot at `seq` folds only the events after it), by
+ * core's `historyRows`: the same definition the live commit uses. Inside
+ * the caller's write transaction.
  */
-export function refillRecordEvents(conn: Connection, seq: number): void {
+export function refillRecordEvents(conn: Connection, log: SqliteLog, seq: number, upcasters?: UpcasterRegistry): void {
   conn.db.exec('DELETE FROM record_events');
-  if (seq === 0) return;
-  for (const path of SINGLE_PATHS) {
-    conn
-      .prepare(
-        `INSERT OR IGNORE INTO record_events (record_id, seq) SELECT json_extract(payload, '${path}'), seq FROM events
-         WHERE stream = 'state' AND seq <= ? AND json_extract(payload, '${path}') IS NOT NULL`,
-      )
-      .run(seq);
-  }
-  for (const path of LIST_PATHS) {
-    conn
-      .prepare(
-        `INSERT OR IGNORE INTO record_events (record_id, seq) SELECT json_extract(t.value, '$.id'), e.seq FROM events e, json_each(e.payload, '${path}') t
-         WHERE e.stream = 'state' AND e.seq <= ?`,
-      )
-      .run(seq);
+  const insert = conn.prepare('INSERT OR IGNORE INTO record_events (record_id, seq) VALUES (?, ?)');
+  for (let after = 0; after < seq; ) {
+    const batch = log.readNow(STATE_STREAM, after, Math.min(REFILL_BATCH, seq - after));
+    if (batch.length === 0) break;
+    for (const row of historyRows(batch, upcasters)) insert.run(row.recordId, row.seq);
+    after = batch[batch.length - 1]!.seq;
   }
 }

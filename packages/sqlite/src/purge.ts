@@ -7,20 +7,10 @@
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
  * `-wal` file, so the old pages leave the disk too.
  */
-import type { MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
-import { decodeStateEvent, type EventTypes, STATE_STREAM } from '@agentstate/core';
+import type { LogEvent, MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import { type EventTypes, STATE_STREAM } from '@agentstate/core';
 import type { PurgeSelector } from '@agentstate/core/backend';
-import {
-  changeRecordIds,
-  contentHash,
-  descendantKeyRange,
-  eventRow,
-  payloadJson,
-  redactChange,
-  rowChecksum,
-  scopeKey,
-  storedPayload,
-} from '@agentstate/core/backend';
+import { changeRecordIds, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
@@ -28,8 +18,13 @@ import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-/** The records a purge selects, tombstones included, each list in id order (the in-memory backend's rule). */
-export function purgeableRows(conn: Connection, selector: PurgeSelector): PurgedRecords {
+/**
+ * The records a purge selects, tombstones included, each list in id order
+ * (the in-memory backend's rule). By `matching`, a record whose earlier
+ * version held the text counts too: the events that may hold it are found
+ * by a scan of the stored payloads, and core's `holdersIn` decides.
+ */
+export function purgeableRows(conn: Connection, log: SqliteLog, selector: PurgeSelector, upcasters?: UpcasterRegistry): PurgedRecords {
   const all = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T[] => (conn.prepare(sql).all(...params) as R[]).map(map);
   const sessionTurns = (sessionIds: string[]): Turn[] =>
     all<TurnRow, Turn>('SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(?))', turnFromRow, JSON.stringify(sessionIds));
@@ -52,11 +47,33 @@ export function purgeableRows(conn: Connection, selector: PurgeSelector): Purged
       memory: all<MemoryRow, MemoryItem>(`SELECT * FROM memory WHERE ${under.sql}`, memoryFromRow, ...under.params),
     };
   } else {
+    const seqs = conn
+      .prepare("SELECT seq FROM events WHERE stream = 'state' AND instr(payload, ?) > 0 ORDER BY seq")
+      .all(storedTextForm(selector.matching)) as { seq: number }[];
+    const held = holdersIn(
+      readSeqs(
+        log,
+        seqs.map((r) => r.seq),
+      ),
+      selector.matching,
+      upcasters,
+    );
+    const ids = (set: Set<string>) => JSON.stringify([...set]);
     out = {
       sessions: [],
-      turns: all<TurnRow, Turn>('SELECT * FROM turns WHERE instr(content, ?) > 0', turnFromRow, selector.matching),
+      turns: all<TurnRow, Turn>(
+        'SELECT * FROM turns WHERE instr(content, ?) > 0 OR id IN (SELECT value FROM json_each(?))',
+        turnFromRow,
+        selector.matching,
+        ids(held.turns),
+      ),
       skills: [],
-      memory: all<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE instr(content, ?) > 0', memoryFromRow, selector.matching),
+      memory: all<MemoryRow, MemoryItem>(
+        'SELECT * FROM memory WHERE instr(content, ?) > 0 OR id IN (SELECT value FROM json_each(?))',
+        memoryFromRow,
+        selector.matching,
+        ids(held.memory),
+      ),
     };
   }
   for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);
@@ -87,23 +104,20 @@ export function eraseHistory(
   const seqOf = conn.prepare('SELECT seq FROM record_events WHERE record_id = ? AND seq < ?');
   const seqs = new Set<number>();
   for (const id of ids) for (const row of seqOf.all(id, purgeSeq) as { seq: number }[]) seqs.add(row.seq);
+  const erasure = eraseEvents(
+    readSeqs(
+      log,
+      [...seqs].sort((a, b) => a - b),
+    ),
+    ids,
+    purgeSeq,
+    upcasters,
+  );
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
-  const contents = new Set<string>();
-  let first = Number.POSITIVE_INFINITY;
-  for (const seq of [...seqs].sort((a, b) => a - b)) {
-    const [event] = log.readNow(STATE_STREAM, seq - 1, 1);
-    if (event?.seq !== seq) continue;
-    const redacted = redactChange(decodeStateEvent(event, upcasters ? { upcasters } : {}), ids, purgeSeq);
-    if (!redacted) continue;
-    first = Math.min(first, seq);
-    // The decoded payload is in the current shape: the rewritten row says so.
-    const row = eventRow({ ...event, schemaVersion: Math.max(event.schemaVersion, 2) }, payloadJson(storedPayload(redacted.change)));
-    rewrite.run(row.schema_version, row.payload, rowChecksum(row), row.stream, row.seq);
-    for (const text of redacted.contents) contents.add(text);
-  }
-  const hashes = JSON.stringify([...contents].map(contentHash));
+  for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
+  const hashes = JSON.stringify(erasure.contentHashes);
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
-  if (first !== Number.POSITIVE_INFINITY) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, first);
+  if (erasure.firstSeq > 0) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, erasure.firstSeq);
   // A deleted row's tokens stay in the index's segments (even FTS5's secure-delete leaves the term) until
   // a merge drops them: merge every index that held a purged record into one segment.
   const touched = [
@@ -112,4 +126,14 @@ export function eraseHistory(
     ...(change.payload.skills.length > 0 ? ['skills_fts'] : []),
   ];
   for (const table of touched) conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
+}
+
+/** The `state` events at `seqs` (ascending); a seq the log lacks is left out. */
+function readSeqs(log: SqliteLog, seqs: readonly number[]): LogEvent[] {
+  const events: LogEvent[] = [];
+  for (const seq of seqs) {
+    const [event] = log.readNow(STATE_STREAM, seq - 1, 1);
+    if (event?.seq === seq) events.push(event);
+  }
+  return events;
 }

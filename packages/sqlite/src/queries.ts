@@ -3,13 +3,14 @@
  * included) and ordered queries (live records only), with the same orders
  * and tie-breaks as the in-memory reference.
  */
-import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
+import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import { recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
+import type { SqliteLog } from './log.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
@@ -30,6 +31,8 @@ export const DEFAULT_RELEVANCE_WINDOW = 5_000;
 export interface QueryOptions {
   /** Matches ranked by relevance order at most (the most recently written); 0: all. */
   relevanceWindow?: number;
+  /** Upcasters of older payloads: a purge by text decodes earlier events. */
+  upcasters?: UpcasterRegistry | undefined;
 }
 
 /**
@@ -174,7 +177,7 @@ export function tableLookups(conn: Connection): TableLookups {
 }
 
 /** The {@link StateQueries} over a connection's projection tables. */
-export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
+export function sqliteQueries(conn: Connection, log: SqliteLog, options: QueryOptions = {}): StateQueries {
   const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
   const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const memoryInOrder = (): boolean => (conn.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number }).in_order === 1;
@@ -183,7 +186,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     ...tableLookups(conn),
     ...turnQueries(conn, relevanceWindow),
     recordSeqs: (id: string) => mapErrors(() => recordSeqs(conn, id)),
-    purgeable: (selector) => mapErrors(() => purgeableRows(conn, selector)),
+    purgeable: (selector) => mapErrors(() => purgeableRows(conn, log, selector, options.upcasters)),
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
 

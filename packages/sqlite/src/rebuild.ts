@@ -100,7 +100,7 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
     }
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
-  refillRecordEvents(conn, snapshot?.seq ?? 0);
+  refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
   const events = foldPending(log, projection, ctx.tables, ctx.upcasters);
   projection.endBulk();
   ctx.vectors.rebuild();

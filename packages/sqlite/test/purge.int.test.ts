@@ -128,6 +128,32 @@ describe('purge on a SQLite file', () => {
     await again.close();
   });
 
+  it('refills a history index that lost and gained rows before the snapshot when it rebuilds from that snapshot', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    const s = await state.sessions.create({ title: 'kept' });
+    await state.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
+    const item = await state.memory.write({ content: 'v1' });
+    await state.saveSnapshot();
+    await state.memory.update(item.id, { content: 'v2' });
+    await state.close();
+    const db = new Database(path);
+    db.prepare('DELETE FROM record_events WHERE record_id = ?').run(s.id);
+    db.prepare("INSERT INTO record_events (record_id, seq) VALUES ('ghost', 1)").run();
+    db.close();
+    const again = openSqlite(path);
+    const report = await again.verify();
+    expect(report.problems.map((p) => p.object)).toEqual(['record_events']);
+    expect(report.problems[0]!.message).toContain('"ghost"');
+    expect(await again.rebuild()).toMatchObject({ snapshotSeq: 3, events: 1 });
+    expect((await again.verify()).ok).toBe(true);
+    expect((await again.history(s.id)).map((v) => v.seq)).toEqual([1, 2]);
+    expect((await again.history(item.id)).map((v) => v.seq)).toEqual([3, 4]);
+    await again.close();
+  });
+
   it('indexes the events of a file written before migration 8 from their payloads', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
     dirs.push(dir);

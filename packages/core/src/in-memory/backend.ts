@@ -15,10 +15,11 @@ import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend } from '../log/tr
 import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
-import { redactChange } from '../log/redact.js';
-import { contentHash } from '../embedding/embedder.js';
+import { eraseEvents, holdersIn } from '../log/erasure.js';
+import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
+import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from './state.js';
 import { InMemoryTurnVectorStore } from './turn-vectors.js';
@@ -37,7 +38,11 @@ export class InMemoryBackend implements StateBackend {
     readonly state: InMemoryState = new InMemoryState(),
   ) {
     // The history index of a state restored from a snapshot starts there: the earlier seqs are read from the log once.
-    this.queries = { ...inMemoryQueries(state), recordSeqs: async (id) => (await this.#historyBefore(id)).concat(state.history.get(id) ?? []) };
+    this.queries = {
+      ...inMemoryQueries(state),
+      recordSeqs: async (id) => (await this.#historyBefore(id)).concat(state.history.get(id) ?? []),
+      purgeable: async (selector) => ('matching' in selector ? this.#purgeableMatching(selector.matching) : purgeableIn(state, selector)),
+    };
     // One cache for both targets: a text embedded for a memory item serves a turn with the same text.
     const cache = new InMemoryEmbeddingCache();
     this.#cache = cache;
@@ -65,6 +70,23 @@ export class InMemoryBackend implements StateBackend {
       this.#earlyHistory = early;
     }
     return [...(this.#earlyHistory.get(id) ?? [])];
+  }
+
+  /** What a purge by text selects: records holding it now, and those an earlier event shows holding it. */
+  async #purgeableMatching(text: string): Promise<PurgedRecords> {
+    const out = purgeableIn(this.state, { matching: text });
+    const held = holdersIn(await this.log.read({ stream: STATE_STREAM }), text);
+    const add = <T extends { id: string }>(list: T[], ids: Set<string>, find: (id: string) => T | undefined): void => {
+      const have = new Set(list.map((r) => r.id));
+      for (const id of ids) {
+        const record = have.has(id) ? undefined : find(id);
+        if (record) list.push(record);
+      }
+      list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    };
+    add(out.turns, held.turns, (id) => this.state.turn(id));
+    add(out.memory, held.memory, (id) => this.state.memory.get(id));
+    return out;
   }
 
   #inStep = false;
@@ -108,22 +130,14 @@ export class InMemoryBackend implements StateBackend {
     const ids = new Set(changeRecordIds(change));
     const seqs = new Set<number>();
     for (const id of ids) for (const seq of await this.queries.recordSeqs(id)) if (seq < purgeSeq) seqs.add(seq);
-    const contents: string[] = [];
-    for (const seq of [...seqs].sort((a, b) => a - b)) {
-      const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
-      const redacted = event && redactChange(decodeStateEvent(event), ids, purgeSeq);
-      if (!redacted) continue;
-      log[rewriteEventPayload](STATE_STREAM, seq, storedPayload(redacted.change));
-      contents.push(...redacted.contents);
-    }
+    const events: LogEvent[] = [];
+    for (const seq of [...seqs].sort((a, b) => a - b)) events.push(...(await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 })));
+    const erasure = eraseEvents(events, ids, purgeSeq);
+    for (const { row, change: rewritten } of erasure.events) log[rewriteEventPayload](STATE_STREAM, row.seq, storedPayload(rewritten));
     for (const item of change.payload.memory) this.vectors.forget(item.id);
     for (const turn of change.payload.turns) this.turnVectors.forget(turn.id);
-    this.#cache.forget(new Set(contents.map(contentHash)));
-    if (seqs.size > 0)
-      log[dropSnapshotsFrom](
-        STATE_STREAM,
-        [...seqs].reduce((a, b) => Math.min(a, b)),
-      );
+    this.#cache.forget(new Set(erasure.contentHashes));
+    if (erasure.firstSeq > 0) log[dropSnapshotsFrom](STATE_STREAM, erasure.firstSeq);
   }
 
   maxHlc() {

@@ -22,6 +22,8 @@ import type { SkippedSnapshot, SnapshotTrustContext } from '../snapshot/restore.
 import { skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { encodeSnapshot } from '../snapshot/snapshot.js';
+import type { HistoryRow } from '../log/history-index.js';
+import { checkHistoryIndex } from './history.js';
 import type { VerifyProblem, VerifyReport } from './report.js';
 
 /** Events read per batch. */
@@ -194,6 +196,8 @@ export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
   otherStreams?: readonly string[];
   /** Called while the log is replayed, with the events done and the total. */
   onProgress?: ((done: number, total: number) => void) | undefined;
+  /** The backend's stored history index, in the same read: compared with the replay's when the log replayed to the tables' seq. */
+  historyIndex?: (() => Promise<Iterable<HistoryRow>>) | undefined;
 }
 
 /**
@@ -249,7 +253,10 @@ export async function checkReplay(source: ReplaySource, options: CheckReplayOpti
       check.streamFailed(stream, error);
     }
   }
-  return check.result();
+  const result = check.result();
+  const replayed = check.replayedHistory();
+  if (replayed && options.historyIndex) result.problems.push(...checkHistoryIndex(await options.historyIndex(), replayed));
+  return result;
 }
 
 /** What differs between two snapshots, collection by collection, a few keys each. */

@@ -1,5 +1,5 @@
 /**
- * E1–E7: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E8: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
  * event, and leaves a log whose replay equals the tables.
@@ -196,6 +196,23 @@ export const erasureChecks: ProviderCheck[] = [
         }),
         { numRuns: 15 },
       );
+    },
+  },
+  {
+    name: 'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const moved = await p.memory.write({ content: 'e8 card 5555-0101 noted' });
+      await p.memory.update(moved.id, { content: 'e8 card removed' });
+      const other = await p.memory.write({ content: 'e8 card never had it' });
+      await p.saveSnapshot();
+      const result = await p.purge({ matching: '5555-0101', reason: 'e8 card' });
+      expect([result.memory, result.turns]).toEqual([[moved.id], []]);
+      expect(await storedText(p)).not.toContain('5555-0101');
+      expect(await p.memory.getAny(moved.id)).toMatchObject({ content: ERASED, deleted: true });
+      expect((await p.memory.get(other.id)).content).toBe('e8 card never had it');
+      await expectReplayEqualsTables(p);
     },
   },
 ];

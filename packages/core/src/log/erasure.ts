@@ -1,0 +1,83 @@
+/**
+ * The backend-independent part of a purge's erasure (docs/contract.md §7,
+ * "Purge"): which stored events hold a text, and the rewrite of the events
+ * that carried purged records. A backend only reads the events named by its
+ * history index (or its text scan) and writes back what this returns, so
+ * one definition decides what a purge erases in every backend.
+ */
+import { contentHash } from '../embedding/embedder.js';
+import type { UpcasterRegistry } from './upcasters.js';
+import { changeRecords } from './changes.js';
+import { storedPayload } from './compact.js';
+import { decodeStateEvent } from './decode.js';
+import type { EventRow } from './event-row.js';
+import { eventRow, rowChecksum } from './event-row.js';
+import type { StateChange } from './events.js';
+import { payloadJson } from './append.js';
+import type { LogEvent } from './log.js';
+import { redactChange } from './redact.js';
+
+/**
+ * `text` as it appears inside a JSON string of a stored payload: a backend's
+ * raw scan for the events that may hold it (a superset; {@link holdersOf} decides).
+ */
+export function storedTextForm(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/** The ids of the memory items and turns `change` carries whose content contains `text` (case-sensitive). */
+export function holdersOf(change: StateChange, text: string): { memory: string[]; turns: string[] } {
+  const out = { memory: [] as string[], turns: [] as string[] };
+  for (const entry of changeRecords(change)) {
+    if (entry.kind === 'memory' && entry.record.content.includes(text)) out.memory.push(entry.record.id);
+    else if (entry.kind === 'turn' && entry.record.content.includes(text)) out.turns.push(entry.record.id);
+    else if (entry.kind === 'sessionAfterTurn' && entry.turn.content.includes(text)) out.turns.push(entry.turn.id);
+  }
+  return out;
+}
+
+/** The ids of the memory items and turns whose content, in any of `events` (of the `state` stream), contains `text`. */
+export function holdersIn(events: readonly LogEvent[], text: string, upcasters?: UpcasterRegistry): { memory: Set<string>; turns: Set<string> } {
+  const out = { memory: new Set<string>(), turns: new Set<string>() };
+  for (const event of events) {
+    const held = holdersOf(decodeStateEvent(event, upcasters ? { upcasters, trusted: true } : { trusted: true }), text);
+    for (const id of held.memory) out.memory.add(id);
+    for (const id of held.turns) out.turns.add(id);
+  }
+  return out;
+}
+
+/** One earlier event a purge rewrites: its new row (checksum included) and its new change. */
+export interface ErasedEvent {
+  row: EventRow;
+  change: StateChange;
+}
+
+/** What a purge rewrites and drops besides its own event. */
+export interface Erasure {
+  /** The rewritten events, in seq order. */
+  events: ErasedEvent[];
+  /** Content hashes of the erased texts: their embedding-cache entries go. */
+  contentHashes: string[];
+  /** The first rewritten seq (0: none): every stored snapshot at or after it goes. */
+  firstSeq: number;
+}
+
+/**
+ * Rewrites `events` (the earlier events the history index names for the
+ * purged `ids`, in seq order) with those records erased and `erasedBy` set;
+ * an event that carries none of them is left out.
+ */
+export function eraseEvents(events: readonly LogEvent[], ids: ReadonlySet<string>, purgeSeq: number, upcasters?: UpcasterRegistry): Erasure {
+  const out: ErasedEvent[] = [];
+  const contents = new Set<string>();
+  for (const event of events) {
+    const redacted = redactChange(decodeStateEvent(event, upcasters ? { upcasters } : {}), ids, purgeSeq);
+    if (!redacted) continue;
+    // The decoded payload is in the current shape: the rewritten row says so.
+    const row = eventRow({ ...event, schemaVersion: Math.max(event.schemaVersion, 2) }, payloadJson(storedPayload(redacted.change)));
+    out.push({ row: { ...row, checksum: rowChecksum(row) }, change: redacted.change });
+    for (const text of redacted.contents) contents.add(text);
+  }
+  return { events: out, contentHashes: [...contents].map(contentHash), firstSeq: out[0]?.row.seq ?? 0 };
+}

@@ -1,0 +1,41 @@
+/**
+ * The history index against the log: a backend's stored index is derived
+ * from the events, so the one a replay builds must equal it row for row.
+ */
+import type { HistoryRow } from '../log/history-index.js';
+import type { VerifyProblem } from './report.js';
+
+/** Records named per problem. */
+const MAX_LISTED = 5;
+
+/**
+ * Differences between the stored history index (`stored`, any order) and
+ * the one a replay built (`replayed`: record id → ascending seqs), as one
+ * `record_events` problem listing a few of the records that differ.
+ */
+export function checkHistoryIndex(stored: Iterable<HistoryRow>, replayed: ReadonlyMap<string, readonly number[]>): VerifyProblem[] {
+  const byRecord = new Map<string, number[]>();
+  for (const row of stored) {
+    const seqs = byRecord.get(row.recordId);
+    if (seqs) seqs.push(row.seq);
+    else byRecord.set(row.recordId, [row.seq]);
+  }
+  const differing: string[] = [];
+  for (const id of new Set([...replayed.keys(), ...byRecord.keys()])) {
+    const seqs = (byRecord.get(id) ?? []).sort((a, b) => a - b);
+    if ((replayed.get(id) ?? []).join(',') !== seqs.join(',')) differing.push(id);
+  }
+  if (differing.length === 0) return [];
+  const listed = differing
+    .slice(0, MAX_LISTED)
+    .map((id) => JSON.stringify(id))
+    .join(', ');
+  return [
+    {
+      part: 'tables',
+      object: 'record_events',
+      message: `the history index differs from the log for ${differing.length} record(s): ${listed}${differing.length > MAX_LISTED ? ', …' : ''}`,
+      repair: 'rebuild',
+    },
+  ];
+}
