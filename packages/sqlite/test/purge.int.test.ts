@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { encodeSnapshot, exportLog, STATE_STREAM } from '@agentstate/core';
+import { encodeSnapshot, exportLog, ManualClock, STATE_STREAM } from '@agentstate/core';
 import { contentHash } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
 
@@ -94,6 +94,40 @@ describe('purge on a SQLite file', () => {
     expect(encodeSnapshot(await state.snapshot())).toBe(before);
     expect((await state.verify()).ok).toBe(true);
     expect(await state.log.latestSnapshot(STATE_STREAM)).toBeUndefined();
+    await state.close();
+  }, 60_000);
+
+  it('leaves no string a purge policy expired, nor one a purge by text found only in an older version, in the file, the -wal or an export', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const state = openSqlite(path, { clock, snapshotEvery: 2 });
+    const scratch = await state.memory.write({ kind: 'scratch', content: 'Brontosaurine draft of the plan', key: 'Calliopean' });
+    await state.memory.update(scratch.id, { content: 'Brontosaurine second draft' });
+    const chat = await state.sessions.create({ title: 'kept chat' });
+    await state.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'the Dirigiblefin code word' });
+    const moved = await state.memory.write({ content: 'card Esoterical-4242 on file' });
+    await state.memory.update(moved.id, { content: 'card removed' });
+    await state.saveSnapshot();
+    await state.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d', action: 'purge' });
+    await state.retention.set({ record: 'turn', maxAge: '1d', action: 'purge' });
+    clock.advance(24 * 3_600_000);
+    const fresh = await state.memory.write({ kind: 'scratch', content: 'a fresh scratch note' });
+    const erased = ['Brontosaurine', 'Calliopean', 'Dirigiblefin', 'Esoterical-4242'];
+    expect(erased.every((s) => rawBytes(path).includes(s))).toBe(true);
+    expect(await state.retention.apply()).toEqual({ sessions: 0, turns: 1, skills: 0, memory: 1 });
+    expect((await state.purge({ matching: 'Esoterical-4242', reason: 'card' })).memory).toEqual([moved.id]);
+    const raw = rawBytes(path);
+    const exported = await exportText(state.log);
+    for (const s of erased) {
+      expect(raw.includes(s), `${s} in the file`).toBe(false);
+      expect(raw.includes(s.toLowerCase().split('-')[0]!), `${s}'s token in the file`).toBe(false);
+      expect(exported.includes(s), `${s} in the export`).toBe(false);
+    }
+    expect((await state.memory.get(fresh.id)).content).toBe('a fresh scratch note');
+    expect((await state.sessions.get(chat.id)).title).toBe('kept chat');
+    expect((await state.verify()).problems).toEqual([]);
     await state.close();
   }, 60_000);
 
