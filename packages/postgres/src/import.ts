@@ -66,8 +66,12 @@ export async function importPostgres(
         bytes += Buffer.byteLength(line) + 1;
         const event = reader.read(line);
         if (event === undefined) continue;
-        await log.appendInTransaction(sql, event.input as AppendInput, reader.state.seq);
-        if (reader.state.seq % 1000 === 0) options.onProgress?.(bytes);
+        if (event.input.stream !== STATE_STREAM && event.seq === 1) {
+          // The head row of another stream (the policies') is made by its first append.
+          await sql.rows(`INSERT INTO ${db.t('streams')} (stream, head) VALUES ($1, 0) ON CONFLICT (stream) DO NOTHING`, [event.input.stream]);
+        }
+        await log.appendInTransaction(sql, event.input as AppendInput, event.seq);
+        if (event.seq % 1000 === 0) options.onProgress?.(bytes);
       }
       read = reader.finish(options);
       options.onProgress?.(bytes);

@@ -1,8 +1,8 @@
 /**
  * `importSqlite(path, lines)`: a new SQLite database from an export, through
  * the event path. Core's {@link ExportReader} checks every line (shape, seq,
- * payload, then the fold's rules) and each checked event is appended to the
- * bare log of the new file; the trailer must match what was read; opening
+ * payload, then the fold's rules) and each checked event, of the `state`
+ * stream or the `retention` stream, is appended to the bare log of the new file; the trailer must match what was read; opening
  * the file then projects the log into the tables, which must equal the
  * fold. Where the file goes once complete, and removing it on failure, is
  * the caller's business: a refused import leaves a partial file at `path`.
@@ -56,20 +56,21 @@ export async function importSqlite(path: string, lines: AsyncIterable<string> | 
   const reader = new ExportReader();
   const log = openSqliteLog(path);
   try {
-    let pending: AppendInput[] = [];
+    let pending: { input: AppendInput; seq: number }[] = [];
     let bytes = 0;
     const flush = async (): Promise<void> => {
-      const stored = await log.appendMany(pending);
-      const last = stored[stored.length - 1];
-      if (last && last.seq !== reader.state.seq)
-        throw new CorruptionError(STATE_STREAM, last.seq, `the new database stored event ${reader.state.seq} at this seq`);
+      const stored = await log.appendMany(pending.map((p) => p.input));
+      for (const [i, event] of stored.entries()) {
+        const wanted = pending[i]!;
+        if (event.seq !== wanted.seq) throw new CorruptionError(event.stream, event.seq, `the new database stored event ${wanted.seq} at this seq`);
+      }
       pending = [];
     };
     for await (const line of lines) {
       bytes += Buffer.byteLength(line) + 1;
       const event = reader.read(line);
       if (event === undefined) continue;
-      pending.push(event.input);
+      pending.push({ input: event.input, seq: event.seq });
       if (pending.length >= BATCH) {
         await flush();
         options.onProgress?.(bytes);

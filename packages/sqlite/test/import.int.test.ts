@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ExportFormatError, ValidationError, encodeSnapshot, exportLog } from '@agentstate/core';
+import { ExportFormatError, ValidationError, encodeSnapshot, exportLog, RETENTION_STREAM } from '@agentstate/core';
 import { importSqlite, openSqlite } from '../src/index.js';
 import { deterministic, tempDir } from './helpers.js';
 
@@ -57,6 +57,45 @@ describe('importSqlite', () => {
     const error = await importSqlite(tmp.file('bad.db'), [lines[0]!, '{"seq":2}', ...lines.slice(2)]).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ExportFormatError);
     expect((error as ExportFormatError).line).toBe(2);
+  });
+
+  it('carries the retention policies, a purge event and the erased payloads through an export and back, byte for byte', async () => {
+    const p = openSqlite(tmp.file('lifecycle-source.db'), deterministic());
+    const item = await p.memory.write({ content: 'Sassafrasian secret' });
+    await p.memory.update(item.id, { content: 'Sassafrasian secret, revised' });
+    await p.memory.write({ content: 'kept' });
+    await p.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d', action: 'purge' });
+    await p.retention.set({ id: 'old', record: 'turn', maxAge: '90d' });
+    await p.retention.remove('old');
+    const purged = await p.purge({ id: item.id, reason: 'request 9' });
+    const exportOf = async (log: typeof p.log): Promise<string> => {
+      let text = '';
+      await exportLog(log, (chunk) => {
+        text += chunk;
+      });
+      return text;
+    };
+    const text = await exportOf(p.log);
+    const policies = await p.retention.list();
+    const history = await p.history(item.id);
+    await p.close();
+    expect(text).not.toContain('Sassafrasian');
+    const lines = text.split('\n').slice(0, -1);
+    expect(lines.slice(-4, -1).map((l) => (JSON.parse(l) as { stream: string }).stream)).toEqual([RETENTION_STREAM, RETENTION_STREAM, RETENTION_STREAM]);
+    const path = tmp.file('lifecycle-copy.db');
+    expect(await importSqlite(path, lines)).toMatchObject({ events: purged.seq, trailer: { events: purged.seq + 3 } });
+    const copy = openSqlite(path);
+    expect(await copy.retention.list()).toEqual(policies);
+    expect(await copy.history(item.id)).toEqual(history);
+    expect(history.map((v) => v.erasedBy)).toEqual([purged.seq, purged.seq, undefined]);
+    expect(await exportOf(copy.log)).toBe(text);
+    expect((await copy.verify()).ok).toBe(true);
+    await copy.close();
+    // The policies come after every state event: a state line after them is refused, naming it.
+    const moved = [lines[0]!, lines[lines.length - 4]!, ...lines.slice(1)];
+    const error = await importSqlite(tmp.file('lifecycle-bad.db'), moved).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExportFormatError);
+    expect((error as ExportFormatError).line).toBe(3);
   });
 
   it('never imports into a file that exists', async () => {

@@ -1,6 +1,7 @@
 /**
  * The export format: JSON Lines, one event of the `state` stream per line,
- * in seq order, each line canonical JSON (keys sorted), so the same log
+ * in seq order, then the events of the `retention` stream (its policies) in
+ * seq order, each line canonical JSON (keys sorted), so the same log
  * exports to the same bytes from any backend, then a trailer line (see
  * `trailer.ts`). Reading checks each event line on its own: shape, seq
  * continuity and payload validity; the fold's rules come after (see
@@ -9,7 +10,8 @@
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
-import { STATE_STREAM } from '../log/events.js';
+import { RETENTION_STREAM, RetentionEventTypes, STATE_STREAM } from '../log/events.js';
+import { policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
 import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
@@ -23,11 +25,15 @@ export function exportLine(event: LogEvent): string {
   return canonicalJson(event);
 }
 
-/** A checked line of an export: the append that restores it, its decoded change and its seq. */
-export interface ImportedEvent {
+/** A checked line of an export: the append that restores it and its seq in its stream. */
+export interface ImportedStreamEvent {
   input: AppendInput & { time: string; schemaVersion: number };
-  change: StateChange;
   seq: number;
+}
+
+/** A checked `state` line of an export: the append that restores it, its decoded change and its seq. */
+export interface ImportedEvent extends ImportedStreamEvent {
+  change: StateChange;
 }
 
 /** The reason a decoder or fold gave, without its `corrupt <stream>#<seq>: ` prefix (the line number replaces it). */
@@ -46,11 +52,55 @@ export function parseJsonLine(line: string, lineNo: number): unknown {
 
 /** Checks one parsed event line of an export; `expectedSeq` is the seq it must carry. Bad input is an {@link ExportFormatError} naming the line. */
 export function checkEventLine(value: unknown, lineNo: number, expectedSeq: number): ImportedEvent {
+  const { event, input, fail } = checkEnvelope(value, lineNo, STATE_STREAM, expectedSeq);
+  let change: StateChange;
+  try {
+    change = decodeStateEvent(event);
+  } catch (error) {
+    if (error instanceof CorruptionError) throw fail(corruptionReason(error));
+    throw error;
+  }
+  return { input, change, seq: expectedSeq };
+}
+
+/**
+ * Checks one parsed line of the `retention` stream: a policy set or removed,
+ * whose payload matches its schema. Bad input is an {@link ExportFormatError}
+ * naming the line.
+ */
+export function checkRetentionLine(value: unknown, lineNo: number, expectedSeq: number): ImportedStreamEvent {
+  const { event, input, fail } = checkEnvelope(value, lineNo, RETENTION_STREAM, expectedSeq);
+  const schema =
+    event.type === RetentionEventTypes.PolicySet
+      ? policySetPayloadSchema
+      : event.type === RetentionEventTypes.PolicyRemoved
+        ? policyRemovedPayloadSchema
+        : undefined;
+  if (schema === undefined) throw fail(`unknown event type ${JSON.stringify(event.type)} of stream "${RETENTION_STREAM}"`);
+  const parsed = schema.safeParse(event.payload);
+  if (!parsed.success) throw fail(`the payload of ${event.type} does not match its schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return { input, seq: expectedSeq };
+}
+
+/** The stream a parsed line names, when it is an object with a string `stream`. */
+export function lineStream(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const stream = (value as Record<string, unknown>).stream;
+  return typeof stream === 'string' ? stream : undefined;
+}
+
+/** The checks every event line takes, whatever its stream: shape, stream, seq, type, time, version and envelope. */
+function checkEnvelope(
+  value: unknown,
+  lineNo: number,
+  stream: string,
+  expectedSeq: number,
+): { event: LogEvent; input: ImportedStreamEvent['input']; fail: (message: string) => ExportFormatError } {
   const fail = (message: string): ExportFormatError => new ExportFormatError(message, lineNo);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw fail('expected a JSON object (one event per line)');
   const raw = value as Record<string, unknown>;
   for (const key of Object.keys(raw)) if (!KNOWN_KEYS.has(key)) throw fail(`unknown field ${JSON.stringify(key)}`);
-  if (raw.stream !== STATE_STREAM) throw fail(`expected stream "${STATE_STREAM}", found ${JSON.stringify(raw.stream)}`);
+  if (raw.stream !== stream) throw fail(`expected stream "${stream}", found ${JSON.stringify(raw.stream)}`);
   if (raw.seq !== expectedSeq) throw fail(`expected seq ${expectedSeq}, found ${JSON.stringify(raw.seq)} (the events must be continuous from 1)`);
   if (typeof raw.type !== 'string' || raw.type === '') throw fail('"type" must be a non-empty string');
   if (typeof raw.time !== 'string' || !isCanonicalInstant(raw.time)) throw fail('"time" must be an instant like 2026-11-29T16:54:02.123Z');
@@ -59,20 +109,13 @@ export function checkEventLine(value: unknown, lineNo: number, expectedSeq: numb
   if (!('payload' in raw)) throw fail('"payload" is missing');
   for (const key of META_KEYS) if (raw[key] !== undefined && typeof raw[key] !== 'string') throw fail(`"${key}" must be a string`);
   const event = { ...raw, schemaVersion } as unknown as LogEvent;
-  let change: StateChange;
-  try {
-    change = decodeStateEvent(event);
-  } catch (error) {
-    if (error instanceof CorruptionError) throw fail(corruptionReason(error));
-    throw error;
-  }
-  const input: ImportedEvent['input'] = {
-    stream: STATE_STREAM,
+  const input: ImportedStreamEvent['input'] = {
+    stream,
     type: event.type,
     time: event.time,
     schemaVersion: event.schemaVersion,
     payload: event.payload,
   };
   for (const key of META_KEYS) if (raw[key] !== undefined) input[key] = raw[key] as string;
-  return { input, change, seq: expectedSeq };
+  return { event, input, fail };
 }

@@ -9,8 +9,9 @@
 import { CorruptionError } from '../errors.js';
 import { InMemoryState } from '../in-memory/state.js';
 import { ExportFormatError } from './errors.js';
-import type { ImportedEvent } from './lines.js';
-import { checkEventLine, corruptionReason, parseJsonLine } from './lines.js';
+import { RETENTION_STREAM } from '../log/events.js';
+import type { ImportedEvent, ImportedStreamEvent } from './lines.js';
+import { checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
 import type { Trailer } from './trailer.js';
 import { ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
 
@@ -35,14 +36,21 @@ export class ExportReader {
   readonly #digest = new ExportDigest();
   #trailer: { value: Trailer; lineNo: number } | undefined;
   #lineNo = 0;
+  /** The seq of the last `retention` line read: those lines come after every `state` line. */
+  #retentionSeq = 0;
+
+  /** The events of the `retention` stream read so far (policies set and removed). */
+  get retentionEvents(): number {
+    return this.#retentionSeq;
+  }
 
   /**
-   * Reads the next line (without its newline): the checked event it holds,
-   * or undefined for the trailer. A line that is not what this library
-   * exports, or that breaks a fold rule, is an {@link ExportFormatError}
-   * naming it.
+   * Reads the next line (without its newline): the checked event it holds
+   * (a `state` event with its change, or a `retention` event), or undefined
+   * for the trailer. A line that is not what this library exports, or that
+   * breaks a fold rule, is an {@link ExportFormatError} naming it.
    */
-  read(line: string): ImportedEvent | undefined {
+  read(line: string): ImportedEvent | ImportedStreamEvent | undefined {
     this.#lineNo += 1;
     const lineNo = this.#lineNo;
     if (this.#trailer !== undefined) throw new ExportFormatError(`a line after the trailer (line ${this.#trailer.lineNo}), which must be the last`, lineNo);
@@ -52,6 +60,12 @@ export class ExportReader {
       if (typeof read === 'string') throw new ExportFormatError(read, lineNo);
       this.#trailer = { value: read, lineNo };
       return undefined;
+    }
+    if (this.#retentionSeq > 0 || lineStream(value) === RETENTION_STREAM) {
+      const event = checkRetentionLine(value, lineNo, this.#retentionSeq + 1);
+      this.#retentionSeq = event.seq;
+      this.#digest.add(line);
+      return event;
     }
     const event = checkEventLine(value, lineNo, this.state.seq + 1);
     try {
