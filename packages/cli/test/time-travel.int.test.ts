@@ -64,7 +64,11 @@ describe('agentstate time travel, diff and retention', { timeout: 300_000 }, () 
     expect(ok(['retention', 'remove', 'memory:scratch@*', '--db', db])).toBe('removed retention policy memory:scratch@*\n');
     expect(ok(['retention', 'list', '--db', db])).toBe('(no retention policies)\n');
     expect(fails(1, ['retention', 'set', '--record', 'memory', '--max-age', '1 day', '--db', db])).toMatch(/max-?[aA]ge/);
-    expect(fails(1, ['retention', 'set', '--record', 'turn', '--max-age', '1d', '--action', 'purge', '--db', db])).toMatch(/purge/);
+    expect(okJson(['retention', 'set', '--record', 'turn', '--max-age', '1d', '--action', 'purge', '--db', db])).toMatchObject({
+      id: 'turn@*',
+      action: 'purge',
+    });
+    expect(okJson(['retention', 'apply', '--db', db])).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
     expect(okJson(['verify', '--db', db]).ok).toBe(true);
   });
 });

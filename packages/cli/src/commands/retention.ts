@@ -77,7 +77,7 @@ export function retentionCommand(): Command {
 
   group
     .command('apply')
-    .description('sweep: tombstone every live record a policy expires now')
+    .description('sweep: tombstone (or, for purge policies, erase) every live record a policy expires now')
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.retention.apply());
