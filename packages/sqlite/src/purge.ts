@@ -118,8 +118,10 @@ export function eraseHistory(
   const hashes = JSON.stringify(erasure.contentHashes);
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
   if (erasure.firstSeq > 0) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, erasure.firstSeq);
-  // A deleted row's tokens stay in the index's segments (even FTS5's secure-delete leaves the term) until
-  // a merge drops them: merge every index that held a purged record into one segment.
+  // The indexes are contentless_delete tables: a delete only records a tombstone, and FTS5 refuses the
+  // 'delete' command there, so its secure-delete option has no row text to find the entries with (checked
+  // on SQLite 3.53). A deleted row's tokens stay in the segments until a merge drops them: merge every
+  // index that held a purged record into one segment.
   const touched = [
     ...(change.payload.memory.length > 0 ? ['memory_fts'] : []),
     ...(change.payload.turns.length > 0 ? ['turns_fts'] : []),
