@@ -1,8 +1,8 @@
 /**
- * History and purge on a large SQLite file (issue 15). Builds a file of
- * BENCH_LIFECYCLE_EVENTS events (default 1,000,000: sessions with turns,
- * memory writes, skill versions, deletions) once into the temp folder and
- * reuses it, then measures, in the same run:
+ * History and purge on a large SQLite file (issue 15): the file of
+ * BENCH_LIFECYCLE_EVENTS events (default 1,000,000) from bench/big-file.ts,
+ * built once and cached in the temp folder; purges run on a copy. Measures,
+ * in the same run:
  * - `history(id)` of memory items, sessions and skills, against a raw
  *   better-sqlite3 scan of the log for the same id (what it costs without
  *   the history index);
@@ -13,18 +13,17 @@
  *   its share of the 1,000,000-event file.
  * Prints the load average beside the figures: the machine may be shared.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
-import { eventChecksum, openSqlite } from '@agentstate/sqlite';
+import { openSqlite } from '@agentstate/sqlite';
+import { bigFile } from './big-file.js';
 import { fmt, percentile, printTable } from './table.js';
 
 const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
 const APPENDS = Number(process.env.BENCH_LIFECYCLE_APPENDS ?? 5_000);
-const bigFile = join(tmpdir(), `agentstate-lifecycle-${EVENTS}.db`);
 
 const WORDS =
   'deploy staging rollback database cache user prefers dark mode office review tests latency alert incident cluster memory invoice customer refund quota token model prompt agent tool retry schema index query vacuum checkpoint backup'.split(
@@ -37,43 +36,8 @@ const random = () => {
 };
 const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
 
-/** Writes the big file: the events made by an in-memory provider, stored as a provider stores them, then folded by the first open. */
-async function buildBigFile(): Promise<number> {
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const source = createInMemoryProvider({ clock, entropy: seededEntropy(1), instanceId: 'bench' });
-  const sessions: string[] = [];
-  const items: string[] = [];
-  let made = 0;
-  while (made < EVENTS) {
-    clock.advance(1);
-    const r = random();
-    if (sessions.length === 0 || r < 0.01) sessions.push((await source.sessions.create({ title: sentence(3), scope: [`user:u${made % 500}`] })).id);
-    else if (r < 0.7) await source.sessions.appendTurn({ sessionId: sessions[Math.floor(random() * sessions.length)]!, role: 'user', content: sentence() });
-    else if (r < 0.9) items.push((await source.memory.write({ content: sentence(), scope: [`user:u${made % 500}`] })).id);
-    else if (r < 0.98) await source.skills.upsert({ slug: `skill-${Math.floor(random() * 2000)}`, body: sentence(20) });
-    else if (items.length > 0) await source.memory.delete(items.splice(Math.floor(random() * items.length), 1)[0]!);
-    made = await source.log.head('state');
-  }
-  const events = await source.log.read({ stream: 'state' });
-  await openSqlite(bigFile).close();
-  const db = new Database(bigFile);
-  const insert = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
-  db.transaction(() => {
-    for (const e of events) {
-      const payload = JSON.stringify(e.payload);
-      insert.run(e.stream, e.seq, e.type, e.time, e.schemaVersion, payload, eventChecksum(e.type, e.schemaVersion, payload));
-    }
-  })();
-  db.close();
-  const start = performance.now();
-  const p = openSqlite(bigFile); // the first open folds every event and fills the history index
-  await p.saveSnapshot();
-  await p.close();
-  return performance.now() - start;
-}
-
 /** Ids of each kind, drawn from the file. */
-function sampleIds(n: number): { memory: string[]; sessions: string[]; skills: string[] } {
+function sampleIds(bigFile: string, n: number): { memory: string[]; sessions: string[]; skills: string[] } {
   const db = new Database(bigFile, { readonly: true });
   const ids = (table: string) =>
     (db.prepare(`SELECT id FROM ${table} WHERE deleted = 0 ORDER BY random() LIMIT ?`).all(n) as { id: string }[]).map((r) => r.id);
@@ -82,8 +46,8 @@ function sampleIds(n: number): { memory: string[]; sessions: string[]; skills: s
   return out;
 }
 
-async function benchHistoryAndPurge(buildMs: number | undefined): Promise<void> {
-  const ids = sampleIds(200);
+async function benchHistoryAndPurge(bigFile: string, buildS: number | undefined): Promise<void> {
+  const ids = sampleIds(bigFile, 200);
   // The WAL the build left is folded into the file first, so the first purge does not pay for it.
   const settle = new Database(bigFile);
   settle.pragma('wal_checkpoint(TRUNCATE)');
@@ -150,7 +114,7 @@ async function benchHistoryAndPurge(buildMs: number | undefined): Promise<void> 
     `History and purge on a ${fmt(head)}-event SQLite file (load average ${load})`,
     ['measure', 'figure', 'target'],
     [
-      ...(buildMs === undefined ? [] : [['first open: fold and history index of every event', `${fmt(buildMs / 1000, 1)} s`, '—']]),
+      ...(buildS === undefined ? [] : [['build of the file (bench/big-file.ts)', `${fmt(buildS, 1)} s`, '—']]),
       [
         'history(memory item): wall p50 / p99, CPU p50',
         `${fmt(memory.p50, 2)} / ${fmt(memory.p99, 2)} ms, ${fmt(memory.cpu, 2)} ms (${fmt(memory.versions, 1)} versions)`,
@@ -224,7 +188,13 @@ async function benchAppendCost(): Promise<void> {
 }
 
 const only = process.argv[2];
-let buildMs: number | undefined;
-if (!existsSync(bigFile)) buildMs = await buildBigFile();
-if (!only || only === 'history') await benchHistoryAndPurge(buildMs);
+const file = await bigFile(EVENTS);
+// Purges change the file: they run on a copy of the cached one.
+const copy = `${file.path}.erasure`;
+copyFileSync(file.path, copy);
+try {
+  if (!only || only === 'history') await benchHistoryAndPurge(copy, file.buildS);
+} finally {
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+}
 if (!only || only === 'append') await benchAppendCost();

@@ -9,68 +9,24 @@
  * snapshot row and the events after it, JSON-parse them) and a fold of the
  * same cut from seq 1 without a snapshot, in the same run.
  *
- * Run: `npm run build` at the root, then `npm run time-travel -w @agentstate/bench` (`npm run lifecycle` runs it after bench/erasure.ts).
+ * The file is bench/big-file.ts's (built once, cached in the temp folder).
+ * Run: `npm run build` at the root, then `npm run time-travel -w @agentstate/bench`.
  * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import { formatInstant, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { formatInstant, STATE_STREAM } from '@agentstate/core';
 import { foldLog, loadSnapshot } from '@agentstate/core/backend';
 import { plainCodec } from '@agentstate/core';
 import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
+import { bigFile, FIRST_TIME, SNAPSHOT_EVERY } from './big-file.js';
 import { fmt, measure, percentile, printTable } from './table.js';
 
 const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
-const SNAPSHOT_EVERY = 10_000;
 
-const dir = mkdtempSync(join(tmpdir(), 'agentstate-lifecycle-'));
-const path = join(dir, 'lifecycle.db');
-
-const WORDS = (
-  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
-  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph'
-).split(' ');
-let rng = 7;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
-const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
-const sentence = (n = 12) => Array.from({ length: n }, pick).join(' ');
-
-// ---------------------------------------------------------------- time travel
-
-/**
- * Writes EVENTS events through a SQLite provider that stores a snapshot
- * every SNAPSHOT_EVERY events (with `synchronous: 'off'`: a bulk load one
- * can redo). Going through the file keeps memory flat at a million events.
- * The mix keeps a working set an agent would: keyed memory rewritten over
- * 20,000 keys (70 %), skills over 2,000 slugs (20 %), turns (6 %), new
- * sessions (1 %), memory deletes (3 %).
- */
-async function buildFile(): Promise<void> {
-  const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const source = openSqlite(path, { clock, entropy: seededEntropy(5), snapshotEvery: SNAPSHOT_EVERY, synchronous: 'off' });
-  const sessions: string[] = [];
-  let made = 0;
-  while (made < EVENTS) {
-    clock.advance(1_000);
-    const r = random();
-    if (sessions.length === 0 || r < 0.01) sessions.push((await source.sessions.create({ title: sentence(3) })).id);
-    else if (r < 0.07) await source.sessions.appendTurn({ sessionId: sessions[Math.floor(random() * sessions.length)]!, role: 'user', content: sentence() });
-    else if (r < 0.77) await source.memory.write({ key: `k${Math.floor(random() * 20_000)}`, content: sentence(), scope: ['team', `p${made % 20}`] });
-    else if (r < 0.97) await source.skills.upsert({ slug: `skill-${Math.floor(random() * 2_000)}`, body: sentence(20), tags: [pick()] });
-    else {
-      const [hit] = await source.memory.recall({ limit: 1 });
-      if (hit) await source.memory.delete(hit.id);
-    }
-    made = await source.log.head(STATE_STREAM);
-  }
-  await source.close();
-}
+const file = await bigFile(EVENTS);
+const path = file.path;
 
 /** The I/O of a view without core: the snapshot row and the events after it, read and JSON-parsed by better-sqlite3. */
 function rawView(seq: number): number {
@@ -89,12 +45,6 @@ function rawView(seq: number): number {
 }
 
 async function benchTimeTravel(): Promise<void> {
-  const buildStart = performance.now();
-  await buildFile();
-  const buildS = (performance.now() - buildStart) / 1000;
-  // The first open folds the projection (from the newest snapshot); the measured opens below are plain.
-  await openSqlite(path).close();
-
   // The views must start from the file's snapshots: a snapshot that did not bind would make every figure a full fold.
   const check = openSqliteLog(path, { readonly: true });
   const loaded = await loadSnapshot(check, plainCodec, EVENTS - 1);
@@ -152,7 +102,7 @@ async function benchTimeTravel(): Promise<void> {
 
   const load = loadavg().map((l) => l.toFixed(1));
   printTable(
-    `Time travel on a ${fmt(EVENTS)}-event SQLite file, a snapshot every ${fmt(SNAPSHOT_EVERY)} events (file built in ${fmt(buildS)} s; load average ${load.join(', ')}; first instant ${formatInstant(Date.UTC(2026, 0, 1))})`,
+    `Time travel on a ${fmt(EVENTS)}-event SQLite file, a snapshot every ${fmt(SNAPSHOT_EVERY)} events (file ${file.buildS === undefined ? 'cached' : `built in ${fmt(file.buildS)} s`}; load average ${load.join(', ')}; first instant ${formatInstant(FIRST_TIME)})`,
     ['measure', 'agentstate (median of 3)', 'raw better-sqlite3, same I/O', 'target'],
     rows,
   );
@@ -160,9 +110,4 @@ async function benchTimeTravel(): Promise<void> {
 
 // ---------------------------------------------------------------- main
 
-const only = process.argv[2];
-try {
-  if (!only || only === 'time-travel') await benchTimeTravel();
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
+await benchTimeTravel();

@@ -4,14 +4,21 @@
  * record an event carries. Written with each event (live commit and fold),
  * refilled by a rebuild, compared with a replay by verify.
  */
-import type { StateChange, UpcasterRegistry } from '@agentstate/core';
+import type { LogEvent, StateChange, UpcasterRegistry } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { changeRecordIds, historyRows } from '@agentstate/core/backend';
+import type { EventRow } from '@agentstate/core/backend';
+import { changeRecordIds, EVENT_ROW_COLUMNS, historyRows } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
+import { toEvent } from './log.js';
 
 const SQL = {
   seqs: 'SELECT seq FROM record_events WHERE record_id = ? ORDER BY seq',
+  // One range read of the index, each seq's event row beside it (NULL where the log lacks it).
+  events: `SELECT r.seq AS indexed_seq, ${EVENT_ROW_COLUMNS.split(', ')
+    .map((column) => `e.${column}`)
+    .join(', ')}, e.checksum FROM record_events r LEFT JOIN events e ON e.stream = 'state' AND e.seq = r.seq
+    WHERE r.record_id = ? ORDER BY r.seq`,
   all: 'SELECT record_id, seq FROM record_events ORDER BY record_id, seq',
 } as const;
 
@@ -33,6 +40,12 @@ export function indexRecordEvents(conn: Connection, change: StateChange, seq: nu
 /** The seqs of the events that carry the record with this id, ascending. */
 export function recordSeqs(conn: Connection, id: string): number[] {
   return (conn.prepare(SQL.seqs).all(id) as { seq: number }[]).map((row) => row.seq);
+}
+
+/** The events that carry the record with this id, each beside its seq, in one read; checked as the log checks them. */
+export function recordEvents(conn: Connection, id: string): { seq: number; event: LogEvent | undefined }[] {
+  const rows = conn.prepare(SQL.events).all(id) as (EventRow & { indexed_seq: number })[];
+  return rows.map((row) => ({ seq: row.indexed_seq, event: row.stream === null ? undefined : toEvent(row) }));
 }
 
 /** Every row of the index, in key order: what verify compares with a replay. */

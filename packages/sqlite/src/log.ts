@@ -61,7 +61,7 @@ function expectedChecksum(row: EventRow): string {
 }
 
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
-const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
+export const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
 
 /** Options of {@link SqliteLog}. */
 export interface SqliteLogOptions {

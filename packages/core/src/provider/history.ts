@@ -1,7 +1,8 @@
 /**
  * History (docs/contract.md §7, "History"): every version of one session,
  * turn, skill or memory item, read from the log through the history index
- * (`StateLookups.recordSeqs`), so its cost follows the record's own events,
+ * (`StateLookups.recordSeqs`, or `recordEvents` where the backend reads the
+ * events through it in one go), so its cost follows the record's own events,
  * not the size of the log.
  */
 import { CorruptionError } from '../errors.js';
@@ -52,17 +53,23 @@ async function readSeqs(log: Log, seqs: readonly number[]): Promise<LogEvent[]> 
   return events;
 }
 
+/** The events the history index names for `id`, each beside its seq: in one read when the backend offers it. */
+async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<{ seq: number; event: LogEvent | undefined }[]> {
+  if (lookups.recordEvents) return lookups.recordEvents(id);
+  const seqs = await lookups.recordSeqs(id);
+  const events = await readSeqs(log, seqs);
+  return seqs.map((seq, i) => ({ seq, event: events[i] }));
+}
+
 /**
  * Every version of the record with this id, oldest first; `[]` for an id no
  * event carries. A seq the index names but the log lacks, or an event that
  * does not carry the record, is a `CorruptionError`.
  */
 export async function recordHistory(lookups: StateLookups, log: Log, id: string, upcasters?: UpcasterRegistry): Promise<RecordVersion[]> {
-  const seqs = await lookups.recordSeqs(id);
-  const events = await readSeqs(log, seqs);
+  const indexed = await recordEvents(lookups, log, id);
   let previous: Extract<ChangeRecord, { kind: HistoryKind }> | undefined;
-  return seqs.map((seq, i) => {
-    const event = events[i];
+  return indexed.map(({ seq, event }) => {
     if (event?.seq !== seq)
       throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but the log has no such event`);
     // Every `state` event was checked when it was appended (docs/contract.md §7) and its row checksum was checked on read.

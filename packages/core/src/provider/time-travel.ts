@@ -7,7 +7,7 @@
  */
 import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
-import { STATE_STREAM } from '../log/events.js';
+import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent, ReadQuery } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { InMemoryState } from '../in-memory/state.js';
@@ -108,15 +108,23 @@ export async function foldTo(log: Log, seq: number, options: FoldToOptions = {})
   return state;
 }
 
-/** Applies the events after `state.seq` up to `seq` to `state`. */
+/**
+ * Applies the events after `state.seq` up to `seq` to `state`. Events of the
+ * current schema version are not parsed again: every `state` event was
+ * checked when it was appended (docs/contract.md §7), as `history` relies on
+ * too, and the fold's rules still apply to each. Older ones are upcast and
+ * checked.
+ */
 export async function advance(log: Log, state: InMemoryState, seq: number, options: FoldToOptions = {}): Promise<void> {
   const batchSize = options.batchSize ?? 10_000;
+  const decodeOptions = options.upcasters ? { upcasters: options.upcasters } : {};
+  const trustedOptions = { ...decodeOptions, trusted: true };
   while (state.seq < seq) {
     const batch = await log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(batchSize, seq - state.seq) });
     if (batch.length === 0) throw new CorruptionError(STATE_STREAM, state.seq + 1, 'the event is missing');
     for (const event of batch) {
       if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
-      state.apply(decodeStateEvent(event, options.upcasters ? { upcasters: options.upcasters } : {}), event.seq);
+      state.apply(decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), event.seq);
     }
   }
 }

@@ -26,9 +26,29 @@ export function instantToMs(instant: Instant): number {
   return Date.parse(instant);
 }
 
-/** True when `value` is already in the canonical fixed-width form. */
+/** The two-digit number at `at` of a string the pattern matched. */
+const twoDigits = (value: string, at: number): number => (value.charCodeAt(at) - 48) * 10 + value.charCodeAt(at + 1) - 48;
+
+/**
+ * True when `value` is already in the canonical fixed-width form: the pattern,
+ * and fields in range (what a round trip through `Date` would keep as is),
+ * checked without building a `Date`, since decoding a snapshot checks every
+ * instant of every record.
+ */
 export function isCanonicalInstant(value: string): boolean {
-  return INSTANT_PATTERN.test(value) && formatInstant(Date.parse(value)) === value;
+  if (!INSTANT_PATTERN.test(value)) return false;
+  const year = Number(value.slice(0, 4));
+  const month = twoDigits(value, 5);
+  const day = twoDigits(value, 8);
+  return (
+    month >= 1 &&
+    month <= 12 &&
+    day >= 1 &&
+    day <= daysInMonth(year, month) &&
+    twoDigits(value, 11) <= 23 &&
+    twoDigits(value, 14) <= 59 &&
+    twoDigits(value, 17) <= 59
+  );
 }
 
 /** The largest Unix ms an instant can hold: the last millisecond of year 9999. */

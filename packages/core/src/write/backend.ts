@@ -45,6 +45,12 @@ export interface StateLookups {
    * log in the transaction of each event, so a replay reproduces it.
    */
   recordSeqs(id: string): Awaitable<number[]>;
+  /**
+   * Optional: the events {@link recordSeqs} names, each beside its seq (`event` undefined
+   * where the log lacks it), read in one go. A backend whose index sits beside its log
+   * answers with one range read; without it, `history` reads the log run by run.
+   */
+  recordEvents?(id: string): Awaitable<{ seq: number; event: LogEvent | undefined }[]>;
   /** The records a purge selects, tombstones included (see {@link PurgeSelector}). */
   purgeable(selector: PurgeSelector): Awaitable<PurgedRecords>;
 }

@@ -1,0 +1,190 @@
+/**
+ * The data lifecycle on a large SQLite file (issue 15), in one table: the
+ * goals are `at({ seq })` answering its first read in ≤ 1 s, `history` of one
+ * record in ≤ 10 ms and `purge` of one record in ≤ 1 s, on a file of
+ * 1,000,000 events with a stored snapshot every 10,000 events.
+ *
+ * The file comes from bench/big-file.ts (built once, cached in the temp
+ * folder). Each figure is wall and process-CPU milliseconds (CPU is steadier
+ * on a shared machine), next to better-sqlite3 doing the same I/O in the same
+ * run: for a view, the snapshot row and the events after it read and parsed;
+ * for history, the record's event rows through the history index; for purge,
+ * one UPDATE of each event row the record has. Purges run on a copy.
+ *
+ * Run: `npm run build` at the root, then `npm run lifecycle -w @agentstate/bench`.
+ * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5).
+ */
+import { copyFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import Database from 'better-sqlite3';
+import { STATE_STREAM } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
+import { bigFile, SNAPSHOT_EVERY } from './big-file.js';
+import { fmt, measure, percentile, printTable } from './table.js';
+
+const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
+const SAMPLES = Number(process.env.BENCH_LIFECYCLE_SAMPLES ?? 5);
+
+const file = await bigFile(EVENTS);
+const rows: string[][] = [];
+const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 0)} ms`;
+/** One row: p50 of wall and CPU over the samples. */
+const row = (label: string, samples: { wallMs: number; cpuMs: number }[], raw: number[] | undefined, goal: string) =>
+  rows.push([
+    label,
+    ms(
+      percentile(
+        samples.map((s) => s.wallMs),
+        50,
+      ),
+    ),
+    ms(
+      percentile(
+        samples.map((s) => s.cpuMs),
+        50,
+      ),
+    ),
+    raw ? ms(percentile(raw, 50)) : '—',
+    goal,
+  ]);
+
+rows.push(['build the file (cached: built once per size)', file.buildS === undefined ? 'cached' : `${fmt(file.buildS, 0)} s`, '—', '—', '—']);
+
+const raw = new Database(file.path, { readonly: true });
+const rawTime = (fn: () => void) => {
+  const start = performance.now();
+  fn();
+  return performance.now() - start;
+};
+/** The I/O of a view without core: the snapshot row and the events after it, read and JSON-parsed. */
+const rawView = (seq: number) =>
+  rawTime(() => {
+    const snap = raw.prepare('SELECT seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1').get(STATE_STREAM, seq) as
+      | { seq: number; data: string }
+      | undefined;
+    if (snap) JSON.parse(snap.data.slice(snap.data.indexOf('\n') + 1));
+    for (const e of raw.prepare('SELECT payload FROM events WHERE stream = ? AND seq > ? AND seq <= ? ORDER BY seq').iterate(STATE_STREAM, snap?.seq ?? 0, seq))
+      JSON.parse((e as { payload: string }).payload);
+  });
+
+const p = openSqlite(file.path, { readonly: true });
+const head = await p.log.head(STATE_STREAM);
+// Points mid-way between two snapshots, spread over the log: each view restores a snapshot and folds 5,000 events.
+const points = Array.from({ length: SAMPLES }, (_, i) => Math.floor(((i + 1) * head) / (SAMPLES + 1) / SNAPSHOT_EVERY) * SNAPSHOT_EVERY + SNAPSHOT_EVERY / 2);
+const viewSamples = [];
+for (const seq of points) {
+  viewSamples.push(
+    await measure(async () => {
+      const view = await p.at({ seq });
+      await view.memory.recall({ limit: 1 });
+    }),
+  );
+}
+row(
+  `at({ seq }) then one recall: p50 of ${SAMPLES} seqs, each ${fmt(SNAPSHOT_EVERY / 2)} events after a snapshot`,
+  viewSamples,
+  points.map(rawView),
+  '≤ 1,000 ms',
+);
+
+const times = await Promise.all(points.map(async (seq) => (await p.log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 }))[0]!.time));
+const timeSamples = [];
+for (const time of times) {
+  timeSamples.push(
+    await measure(async () => {
+      const view = await p.at({ time });
+      await view.memory.recall({ limit: 1 });
+    }),
+  );
+}
+row('at({ time }) then one recall, same points (binary search for the seq)', timeSamples, points.map(rawView), '≤ 1,000 ms');
+
+const mid = points[Math.floor(points.length / 2)]!;
+const diffSamples = [await measure(() => p.diff({ from: { seq: mid - 2_000 }, to: { seq: mid + 2_000 } }))];
+row('diff of two points 4,000 events apart, mid-log', diffSamples, undefined, '—');
+
+/** Ids of the records with the most versions in the history index: the slowest histories. */
+const busiest = (table: string) =>
+  (
+    raw
+      .prepare(`SELECT t.id FROM ${table} t JOIN record_events r ON r.record_id = t.id WHERE t.deleted = 0 GROUP BY t.id ORDER BY count(*) DESC LIMIT ?`)
+      .all(SAMPLES) as { id: string }[]
+  ).map((r) => r.id);
+const rawHistory = (id: string) =>
+  rawTime(() => {
+    for (const e of raw
+      .prepare('SELECT e.payload FROM record_events r JOIN events e ON e.stream = ? AND e.seq = r.seq WHERE r.record_id = ? ORDER BY r.seq')
+      .iterate(STATE_STREAM, id))
+      JSON.parse((e as { payload: string }).payload);
+  });
+const versions = (id: string) => (raw.prepare('SELECT count(*) AS n FROM record_events WHERE record_id = ?').get(id) as { n: number }).n;
+const historyRow = async (label: string, ids: string[]) => {
+  await p.history(ids[0]!); // the first call prepares the statements
+  const samples = [];
+  for (const id of ids) samples.push(await measure(() => p.history(id)));
+  row(`${label} (${fmt(percentile(ids.map(versions), 50))} versions)`, samples, ids.map(rawHistory), '≤ 10 ms');
+};
+await historyRow('history of a memory item, the most rewritten ones', busiest('memory'));
+const [longest] = busiest('sessions');
+await historyRow('history of the longest session, each turn a version', Array(SAMPLES).fill(longest));
+await p.close();
+
+// Purges change the file: they run on a copy.
+const copy = `${file.path}.purge`;
+for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+copyFileSync(file.path, copy);
+const memoryIds = busiest('memory').slice(1);
+const sessionIds = busiest('sessions').slice(1);
+const namespaces = ['user:u1', 'user:u2', 'user:u3'];
+const longestTurns = (raw.prepare('SELECT count(*) AS n FROM turns WHERE session_id = ?').get(longest) as { n: number }).n;
+raw.close();
+const w = openSqlite(copy);
+const purgeRow = async (label: string, inputs: Parameters<typeof w.purge>[0][], goal: string) => {
+  const samples = [];
+  for (const input of inputs) samples.push(await measure(() => w.purge(input)));
+  rows.push([
+    inputs.length > 1 ? `${label}, p50 of ${inputs.length}` : label,
+    ms(
+      percentile(
+        samples.map((s) => s.wallMs),
+        50,
+      ),
+    ),
+    ms(
+      percentile(
+        samples.map((s) => s.cpuMs),
+        50,
+      ),
+    ),
+    '—',
+    goal,
+  ]);
+};
+await purgeRow(
+  'purge of a memory item',
+  memoryIds.map((id) => ({ id, reason: 'bench' })),
+  '≤ 1,000 ms',
+);
+await purgeRow(
+  'purge of a session with its turns',
+  sessionIds.map((id) => ({ id, reason: 'bench' })),
+  '≤ 1,000 ms',
+);
+await purgeRow(`purge of the longest session (${fmt(longestTurns)} turns)`, [{ id: longest, reason: 'bench' }], '≤ 1,000 ms');
+await purgeRow(
+  `purge of a namespace (one of ${fmt(500)} users)`,
+  namespaces.map((ns) => ({ namespace: [ns], reason: 'bench' })),
+  '—',
+);
+await w.close();
+for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
+
+const load = loadavg()
+  .map((l) => l.toFixed(1))
+  .join(', ');
+printTable(
+  `Data lifecycle on a ${fmt(head)}-event SQLite file, a snapshot every ${fmt(SNAPSHOT_EVERY)} events (load average ${load})`,
+  ['measure', 'wall p50', 'CPU p50', 'raw better-sqlite3, same I/O', 'goal'],
+  rows,
+);
