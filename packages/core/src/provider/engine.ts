@@ -9,7 +9,6 @@
  * order, and every promise settles only after the shared COMMIT. One fsync
  * then serves many callers, and seqs stay dense and in commit order.
  */
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { ConflictError, CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
@@ -48,6 +47,9 @@ interface Job {
   resolve(outcome: Outcome<StateChange>): void;
   reject(error: unknown): void;
 }
+
+/** Microtask turns the queue waits at most, after a group, for that group's callers to queue again. */
+const GATHER_TURNS = 64;
 
 /** The shared machinery behind the stores of one provider. */
 export class Engine {
@@ -175,10 +177,10 @@ export class Engine {
     this.#draining = true;
     try {
       while (this.#queue.length > 0) {
-        // The callers a group just answered come back one by one, each after a few awaits of its own: waiting
-        // one turn of the event loop lets them all queue, so they share the next transaction instead of the
-        // first running alone and the rest after it (a group of 1, then of n - 1, and so on).
-        if (this.#lastGroup > 1) await nextTurn();
+        // The callers a group just answered come back one by one, each after a few awaits of its own: letting
+        // them queue (a bounded number of microtask turns, no timer a test could freeze) makes them share the next
+        // transaction instead of the first running alone and the rest after it (a group of 1, then of n - 1, …).
+        for (let turn = 0; turn < GATHER_TURNS && this.#queue.length < this.#lastGroup; turn += 1) await undefined;
         const jobs = this.#queue.splice(0, this.#queue.length);
         this.#lastGroup = jobs.length;
         // Alone, a mutation needs no savepoint: if it fails, the whole transaction is undone anyway.
