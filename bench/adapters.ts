@@ -3,12 +3,14 @@
  * with the framework's own store on the same work in the same run (median of
  * 3 rounds, each on a fresh file):
  *  1. LangGraph checkpointers: put() per second over one thread of realistic
- *     checkpoints (2–5 KB of channel values each), with the process CPU time
- *     per put (steadier than the rate on a shared machine); then the same
- *     number of puts spread over 16 threads saving at once (each thread its
- *     own sequential puts, as a server running 16 conversations); then
- *     getTuple() p50/p95 latency, latest and by id, at that many checkpoints
- *     in the first thread.
+ *     checkpoints (2–5 KB of channel values each); then the same number of
+ *     puts spread over 16 threads saving at once (each thread its own
+ *     sequential puts, as a server running 16 conversations); for each, the
+ *     process CPU time per put (steadier than the rate on a shared machine)
+ *     and the WAL pages a put appends (counted by a second connection over
+ *     96 more puts); then getTuple() p50/p95 latency, latest and by id, at
+ *     that many checkpoints in the first thread. The load average is printed
+ *     with the table.
  *     `SqliteSaver` (@langchain/langgraph-checkpoint-sqlite) as it ships (WAL
  *     with better-sqlite3's default, synchronous NORMAL: a power cut may lose
  *     the last commits) and with FULL (durable); the level is read back from
@@ -18,11 +20,11 @@
  *  2. OpenAI Agents sessions: addItems() items per second (one call per turn
  *     of four items) and getItems() latency, `AgentStateSession` on the
  *     in-memory provider and on SQLite against the SDK's `MemorySession`.
- * Run: `npm run build` at the root, then `npm run adapters -w @agentstate/bench`.
+ * Run: `npm run build` at the root, then `npm run adapters -w @agentstate/bench` (under 3 minutes).
  * Sizes: BENCH_ADAPTERS_CHECKPOINTS, BENCH_ADAPTERS_TURNS (0 skips the sessions).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -42,6 +44,8 @@ const ROUNDS = 3;
 const READS = 500;
 /** Threads saving at once in the concurrent run. */
 const THREADS = 16;
+/** Puts of the WAL page count, one thread and {@link THREADS} (small enough that SQLite's automatic checkpoint at 1,000 pages never empties the WAL mid-count). */
+const PAGE_PUTS = 96;
 
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-adapters-'));
 const file = (name: string) => join(dir, name);
@@ -203,6 +207,25 @@ async function putAll(saver: BenchSaver, thread: ReturnType<typeof checkpoints>,
   }
 }
 
+/**
+ * WAL pages (frames) per put: a second connection empties the WAL, `puts`
+ * puts run in `threads` threads, and the frames the WAL then holds are
+ * counted. Each commit appends every page it changed; what a put costs the
+ * disk, whatever the rate on a loaded machine.
+ */
+async function walPagesPerPut(path: string, saver: BenchSaver, threads: ReturnType<typeof checkpoints>[], label: string): Promise<number> {
+  const side = new Database(path);
+  try {
+    const emptied = side.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    if (emptied[0]?.busy !== 0) return Number.NaN;
+    await Promise.all(threads.map((thread, i) => putAll(saver, thread, `${label}-${i}`)));
+    const [counted] = side.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
+    return (counted?.log ?? Number.NaN) / threads.reduce((n, t) => n + t.length, 0);
+  } finally {
+    side.close();
+  }
+}
+
 /** put/s of each case, one thread and {@link THREADS} at once, for the ratios. */
 interface Rates {
   one: number;
@@ -214,17 +237,23 @@ async function benchCheckpointers(): Promise<void> {
   // The same number of puts in 16 threads of their own checkpoints.
   const threads = Array.from({ length: THREADS }, () => checkpoints(Math.ceil(CHECKPOINTS / THREADS)));
   const manyPuts = threads.reduce((n, t) => n + t.length, 0);
+  // The WAL page counts' own puts, the same for every saver.
+  const pageThread = checkpoints(PAGE_PUTS);
+  const pageThreads = Array.from({ length: THREADS }, () => checkpoints(PAGE_PUTS / THREADS));
   const bytes = thread.map((c) => JSON.stringify(c.checkpoint.channel_values).length);
-  const measured: Array<{ c: SaverCase; durability: string; rates: Rates; cpuUs: number; latest: number[]; byId: number[] }> = [];
+  const measured: Array<{ c: SaverCase; durability: string; rates: Rates; cpuUs: Rates; pages: Rates; latest: number[]; byId: number[] }> = [];
   for (const [index, c] of SAVERS.entries()) {
     const one: number[] = [];
     const many: number[] = [];
     const cpu: number[] = [];
+    const cpuMany: number[] = [];
+    let pages: Rates = { one: Number.NaN, many: Number.NaN };
     let durability = c.durability;
     let latest: number[] = [];
     let byId: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
-      const opened = c.open(file(`saver-${index}-${round}.db`));
+      const path = file(`saver-${index}-${round}.db`);
+      const opened = c.open(path);
       // SqliteSaver creates its tables on first use: one put outside the timing, on another thread.
       await opened.saver.put({ configurable: { thread_id: 'warm-up', checkpoint_ns: '' } }, thread[0]!.checkpoint, thread[0]!.metadata, {});
       durability = opened.ready?.() ?? durability;
@@ -233,7 +262,12 @@ async function benchCheckpointers(): Promise<void> {
       cpu.push((cpuMs / CHECKPOINTS) * 1000);
       const concurrent = await measure(() => Promise.all(threads.map((t, i) => putAll(opened.saver, t, `concurrent-${i}`))));
       many.push((manyPuts / concurrent.wallMs) * 1000);
+      cpuMany.push((concurrent.cpuMs / manyPuts) * 1000);
       if (round === ROUNDS - 1) {
+        pages = {
+          one: await walPagesPerPut(path, opened.saver, [pageThread], 'pages'),
+          many: await walPagesPerPut(path, opened.saver, pageThreads, 'pages-concurrent'),
+        };
         latest = await latencies(READS, () => opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '' } }));
         byId = await latencies(READS, (i) =>
           opened.saver.getTuple({ configurable: { thread_id: 'bench', checkpoint_ns: '', checkpoint_id: thread[(i * 7919) % CHECKPOINTS]!.checkpoint.id } }),
@@ -247,29 +281,33 @@ async function benchCheckpointers(): Promise<void> {
       }
       await opened.close();
     }
-    measured.push({ c, durability, rates: { one: median(one), many: median(many) }, cpuUs: median(cpu), latest, byId });
+    measured.push({ c, durability, rates: { one: median(one), many: median(many) }, cpuUs: { one: median(cpu), many: median(cpuMany) }, pages, latest, byId });
   }
   const shipped = measured[0]!.rates;
   const ratios = (rates: Rates, to: Rates) => `${fmt(rates.one / to.one, 2)}× / ${fmt(rates.many / to.many, 2)}×`;
   printTable(
-    `LangGraph checkpointers: ${fmt(CHECKPOINTS)} put() in one thread, then ${fmt(manyPuts)} in ${THREADS} threads at once (channel values ${fmt(Math.min(...bytes))}–${fmt(Math.max(...bytes))} B), median of ${ROUNDS}; getTuple() at ${fmt(CHECKPOINTS)} checkpoints`,
+    `LangGraph checkpointers: ${fmt(CHECKPOINTS)} put() in one thread, then ${fmt(manyPuts)} in ${THREADS} threads at once (channel values ${fmt(Math.min(...bytes))}–${fmt(Math.max(...bytes))} B), median of ${ROUNDS}; getTuple() at ${fmt(CHECKPOINTS)} checkpoints; load average ${loadavg()
+      .map((l) => fmt(l, 1))
+      .join(' / ')} (1 / 5 / 15 min)`,
     [
       'checkpointer',
       'durability',
       'put/s, 1 thread',
       `put/s, ${THREADS} threads`,
-      'CPU µs per put',
+      `CPU µs per put (1 / ${THREADS})`,
+      `WAL pages per put (1 / ${THREADS})`,
       'vs SqliteSaver, same durability (1 / 16)',
       'vs SqliteSaver as shipped (1 / 16)',
       'getTuple latest p50 / p95 ms',
       'getTuple by id p50 / p95 ms',
     ],
-    measured.map(({ c, durability, rates, cpuUs, latest, byId }) => [
+    measured.map(({ c, durability, rates, cpuUs, pages, latest, byId }) => [
       c.name,
       durability,
       fmt(rates.one),
       fmt(rates.many),
-      fmt(cpuUs),
+      `${fmt(cpuUs.one)} / ${fmt(cpuUs.many)}`,
+      `${fmt(pages.one, 1)} / ${fmt(pages.many, 1)}`,
       ratios(rates, measured[c.peer]!.rates),
       ratios(rates, shipped),
       p50p95(latest),

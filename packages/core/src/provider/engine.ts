@@ -48,12 +48,17 @@ interface Job {
   reject(error: unknown): void;
 }
 
+/** Microtask turns the queue waits at most, after a group, for that group's callers to queue again. */
+const GATHER_TURNS = 64;
+
 /** The shared machinery behind the stores of one provider. */
 export class Engine {
   readonly #ready: Promise<void>;
   readonly #afterCommit: AfterCommit[] = [];
   readonly #queue: Job[] = [];
   #draining = false;
+  /** How many mutations the last transaction ran: more than one means concurrent callers, worth waiting for. */
+  #lastGroup = 0;
 
   constructor(
     readonly backend: StateBackend,
@@ -172,7 +177,12 @@ export class Engine {
     this.#draining = true;
     try {
       while (this.#queue.length > 0) {
+        // The callers a group just answered come back one by one, each after a few awaits of its own: letting
+        // them queue (a bounded number of microtask turns, no timer a test could freeze) makes them share the next
+        // transaction instead of the first running alone and the rest after it (a group of 1, then of n - 1, …).
+        for (let turn = 0; turn < GATHER_TURNS && this.#queue.length < this.#lastGroup; turn += 1) await undefined;
         const jobs = this.#queue.splice(0, this.#queue.length);
+        this.#lastGroup = jobs.length;
         // Alone, a mutation needs no savepoint: if it fails, the whole transaction is undone anyway.
         if (jobs.length === 1) await this.#runAlone(jobs[0]!);
         else await this.#runGroup(jobs);
