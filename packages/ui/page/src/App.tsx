@@ -1,13 +1,19 @@
-/** The frame of the page: the view tabs (routed by the address's hash), the store's name and the live head. */
-import { useEffect, useState } from 'react';
+/**
+ * The frame of the page: the view tabs (routed by the address's hash), the
+ * store's name and the live head. Only the sessions view is in the first
+ * script; the others (Markdown, charts, time travel) are fetched when opened,
+ * so the first paint waits on as little code as it can.
+ */
+import { lazy, Suspense, useEffect, useState } from 'react';
 import { get, type Overview } from './api';
 import { HeadContext, useLiveHead } from './live';
 import { count, useLoad } from './util';
-import { HealthView } from './views/Health';
-import { MemoryView } from './views/Memory';
 import { SessionsView } from './views/Sessions';
-import { SkillsView } from './views/Skills';
-import { TimelineView } from './views/Timeline';
+
+const MemoryView = lazy(() => import('./views/Memory').then((m) => ({ default: m.MemoryView })));
+const SkillsView = lazy(() => import('./views/Skills').then((m) => ({ default: m.SkillsView })));
+const TimelineView = lazy(() => import('./views/Timeline').then((m) => ({ default: m.TimelineView })));
+const HealthView = lazy(() => import('./views/Health').then((m) => ({ default: m.HealthView })));
 
 const VIEWS = ['sessions', 'memory', 'skills', 'timeline', 'health'] as const;
 type View = (typeof VIEWS)[number];
@@ -45,11 +51,13 @@ export function App() {
       </header>
       {overview.error && <p className="error">{overview.error}</p>}
       <main>
-        {view === 'sessions' && <SessionsView allowWrites={o?.allowWrites === true} />}
-        {view === 'memory' && <MemoryView allowWrites={o?.allowWrites === true} />}
-        {view === 'skills' && <SkillsView allowWrites={o?.allowWrites === true} />}
-        {view === 'timeline' && <TimelineView eventTypes={o?.eventTypes ?? []} />}
-        {view === 'health' && <HealthView canVerify={o?.canVerify === true} />}
+        <Suspense fallback={<p className="muted">loading…</p>}>
+          {view === 'sessions' && <SessionsView allowWrites={o?.allowWrites === true} />}
+          {view === 'memory' && <MemoryView allowWrites={o?.allowWrites === true} />}
+          {view === 'skills' && <SkillsView allowWrites={o?.allowWrites === true} />}
+          {view === 'timeline' && <TimelineView eventTypes={o?.eventTypes ?? []} />}
+          {view === 'health' && <HealthView canVerify={o?.canVerify === true} />}
+        </Suspense>
       </main>
     </HeadContext.Provider>
   );

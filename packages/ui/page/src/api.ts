@@ -100,6 +100,8 @@ export interface RecordCounts {
 export interface StateCounts {
   head: number;
   seq: number;
+  /** The instant the state is read at. */
+  time: string;
   sessions: RecordCounts;
   turns: number;
   skills: RecordCounts;
@@ -111,6 +113,38 @@ export interface Health {
   head: number;
   sizes: { file: number | null; wal: number | null } | null;
   snapshots: Array<{ seq: number; bytes: number; sealed: string | null }>;
+}
+export interface EventTypeCounts {
+  head: number;
   countsByType: Record<string, number>;
-  counts: Omit<StateCounts, 'head'>;
+}
+export interface DiffLine {
+  id: string;
+  label: string;
+}
+export interface KindDiff {
+  created: number;
+  changed: number;
+  deleted: number;
+  sample: { created: DiffLine[]; changed: DiffLine[]; deleted: DiffLine[] };
+}
+export interface DiffSummary {
+  from: { seq: number; time: string };
+  to: { seq: number; time: string };
+  sessions: KindDiff;
+  turns: KindDiff;
+  skills: KindDiff;
+  memory: KindDiff;
+  checkpoints: KindDiff;
+}
+/** One version of a record, as `provider.history` gives it. */
+export interface RecordVersion {
+  seq: number;
+  time: string;
+  type: string;
+  kind: 'session' | 'turn' | 'skill' | 'memory';
+  record: Record<string, unknown>;
+  actor?: string;
+  originInstanceId?: string;
+  erasedBy?: number;
 }

@@ -6,6 +6,7 @@ import type { Session, Turn } from '@agentstate/core';
 import { useEffect, useState } from 'react';
 import { del, get, type SessionHit, type SessionPage } from '../api';
 import { useHead } from '../live';
+import { History } from '../parts/History';
 import { NamespacePicker } from '../parts/NamespacePicker';
 import { Transcript } from '../parts/Transcript';
 import { count, scopeText, useLoad, when } from '../util';
@@ -96,6 +97,7 @@ function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites
           delete session
         </button>
       )}
+      <History id={session.id} />
       <Transcript turns={turns} />
     </section>
   );

@@ -1,8 +1,9 @@
-/** Skills: the live skills, and for one its versions, its outcome evidence over time and its body rendered as Markdown. */
+/** Skills: the live skills, and for one its versions, its outcome evidence over time, its history and its body rendered as Markdown. */
 import type { Skill } from '@agentstate/core';
 import { useState } from 'react';
 import { del, get, type SkillDetail, type SkillVersion } from '../api';
 import { useHead } from '../live';
+import { History } from '../parts/History';
 import { Markdown } from '../parts/Markdown';
 import { OutcomeChart } from '../parts/OutcomeChart';
 import { scopeText, useLoad, when } from '../util';
@@ -55,6 +56,8 @@ function Detail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boole
         ))}
       </ul>
       <Markdown text={shown ? shown.body : skill.body} />
+      <h3>history</h3>
+      <History id={skill.id} />
     </section>
   );
 }
