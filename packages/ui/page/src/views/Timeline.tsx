@@ -184,7 +184,7 @@ function TimeTravel() {
       >
         <input
           placeholder="or at a time: 2026-11-01T09:30Z"
-          aria-label="time travel to an instant"
+          aria-label="instant to go to"
           value={instant}
           onChange={(e) => setInstant(e.currentTarget.value)}
         />
