@@ -24,8 +24,24 @@ function address(path: string, params: Record<string, string | number | undefine
   return `/api${path}${text ? `?${text}` : ''}`;
 }
 
+/** GETs sent before the page's code rendered the view that needs them, by address; each is taken once. */
+const early = new Map<string, Promise<Response>>();
+
+/**
+ * Sends a GET now that a view will make when it renders, so the answer is
+ * on its way while the rest of the page's code is fetched and run; the
+ * view's `get` of the same address takes it instead of asking again.
+ */
+export function prefetch(path: string, params?: Record<string, string | number | undefined>): void {
+  const url = address(path, params);
+  early.set(url, fetch(url, { headers: authHeaders }));
+}
+
 async function call<T>(method: string, path: string, params?: Record<string, string | number | undefined>): Promise<T> {
-  const res = await fetch(address(path, params), { method, headers: authHeaders });
+  const url = address(path, params);
+  const sent = method === 'GET' ? early.get(url) : undefined;
+  early.delete(url);
+  const res = await (sent ?? fetch(url, { method, headers: authHeaders }));
   const body = (await res.json()) as unknown;
   if (!res.ok) throw new ApiError(res.status, (body as { error?: string }).error ?? res.statusText);
   return body as T;

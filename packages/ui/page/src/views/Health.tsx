@@ -5,7 +5,7 @@
  */
 import { useState } from 'react';
 import { type EventTypeCounts, get, type Health, post } from '../api';
-import { useHead } from '../live';
+import { useChanges } from '../live';
 import { bytes, count, useLoad } from '../util';
 
 interface VerifyResult {
@@ -52,8 +52,8 @@ function Verify() {
 }
 
 function EventTypes() {
-  const head = useHead();
-  const types = useLoad(() => get<EventTypeCounts>('/health/types'), [head]);
+  const changes = useChanges();
+  const types = useLoad(() => get<EventTypeCounts>('/health/types'), [changes]);
   const t = types.value;
   return (
     <section className="card">
@@ -80,8 +80,8 @@ function EventTypes() {
 }
 
 export function HealthView({ canVerify }: { canVerify: boolean }) {
-  const head = useHead();
-  const health = useLoad(() => get<Health>('/health'), [head]);
+  const changes = useChanges();
+  const health = useLoad(() => get<Health>('/health'), [changes]);
   const h = health.value;
   return (
     <div className="cards" data-testid="view-health">

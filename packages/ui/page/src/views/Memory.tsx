@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'react';
 import { del, get, type RecallHit } from '../api';
-import { useHead } from '../live';
+import { useChanges } from '../live';
 import { History } from '../parts/History';
 import { NamespacePicker } from '../parts/NamespacePicker';
 import { scopeText, useLoad, when } from '../util';
@@ -21,8 +21,8 @@ interface Filters {
 }
 
 function Column({ mode, filters, allowWrites }: { mode: (typeof MODES)[number]; filters: Filters; allowWrites: boolean }) {
-  const head = useHead();
-  const hits = useLoad(() => get<RecallHit[]>('/recall', { mode, ...filters }), [mode, filters, head]);
+  const changes = useChanges();
+  const hits = useLoad(() => get<RecallHit[]>('/recall', { mode, ...filters }), [mode, filters, changes]);
   const remove = async (hit: RecallHit) => {
     if (!window.confirm(`Delete the memory item "${hit.content.slice(0, 80)}"?`)) return;
     await del(`/memory/${encodeURIComponent(hit.id)}`);

@@ -7,7 +7,7 @@
  */
 import { useEffect, useState } from 'react';
 import { type DiffSummary, type EventPage, get, type StateCounts, type TimelineEvent } from '../api';
-import { useHead } from '../live';
+import { useChanges, useHead } from '../live';
 import { count, useLoad, when } from '../util';
 
 /** An event in a few words, read defensively from its payload. */
@@ -199,14 +199,14 @@ function TimeTravel() {
 }
 
 export function TimelineView({ eventTypes }: { eventTypes: string[] }) {
-  const head = useHead();
+  const changes = useChanges();
   const [type, setType] = useState('');
   const [namespace, setNamespace] = useState('');
   const [writer, setWriter] = useState('');
   const [older, setOlder] = useState<TimelineEvent[]>([]);
   const [next, setNext] = useState<number | null>(null);
   const filters = { type, namespace, writer };
-  const first = useLoad(() => get<EventPage>('/log', { ...filters, limit: 100 }), [type, namespace, writer, head]);
+  const first = useLoad(() => get<EventPage>('/log', { ...filters, limit: 100 }), [type, namespace, writer, changes]);
   useEffect(() => {
     setOlder([]);
     setNext(first.value?.nextBefore ?? null);
