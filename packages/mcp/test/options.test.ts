@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import { USAGE, parseMcpArgs, usage } from '../src/args.js';
 import { ScopeDeniedError, ScopePolicy } from '../src/scope-policy.js';
-import { isLoopbackHost } from '../src/transports/auth.js';
 import { UsageError } from '../src/usage-error.js';
 
 describe('parseMcpArgs', () => {
@@ -136,13 +135,5 @@ describe('ScopePolicy', () => {
     expect(policy.canRead(other)).toBe(false);
     expect(() => policy.assertReadable('memory', 'm1', other)).toThrow('memory not found: m1');
     expect(new ScopePolicy({ scope: { project: 'web' } }).canWrite(api)).toBe(false);
-  });
-});
-
-describe('isLoopbackHost', () => {
-  it('knows loopback names and addresses', () => {
-    for (const host of ['127.0.0.1', '127.8.0.1', 'localhost', 'LOCALHOST', 'api.localhost', '::1', '[::1]', '::ffff:127.0.0.1'])
-      expect(isLoopbackHost(host), host).toBe(true);
-    for (const host of ['0.0.0.0', '::', '192.168.1.2', 'example.com', 'localhost.example.com', '128.0.0.1']) expect(isLoopbackHost(host), host).toBe(false);
   });
 });

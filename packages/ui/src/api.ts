@@ -1,16 +1,18 @@
 /**
  * The JSON API the page reads: a thin layer over the provider's read calls
- * (sessions, memory recall, skills, namespaces), the log (filtered pages of
- * events, counts as of a seq) and the health of the store. Every answer is
- * JSON; deletes are the only writes, refused unless the server allows them.
+ * (sessions, memory recall, skills, namespaces, a record's history, the
+ * state at a point and the diff of two points), the log (filtered pages of
+ * events) and the health of the store. Every answer is JSON; deletes are the
+ * only writes, refused unless the server allows them.
  */
 import { statSync } from 'node:fs';
-import type { EventSourcedProvider, LogEvent, RecallOptions, SnapshotCodec, WhereInput } from '@agentstate/core';
+import type { EventSourcedProvider, LogEvent, PointInput, RecallOptions, WhereInput } from '@agentstate/core';
 import { EventTypes, RECALL_MODES, STATE_STREAM, describeScope, parseScopeText } from '@agentstate/core';
 import { UiRequestError, WritesDisabledError } from './errors.js';
 import { type EventFilter, matchesFilter, namespaceOf, writerOf } from './event-fields.js';
 import { LogIndex } from './log-index.js';
-import { countSnapshot, stateAt } from './state-at.js';
+import { countSnapshot } from './counts.js';
+import { summarizeDiff } from './diff-summary.js';
 
 /** A provider as the inspector reads it: SQLite and PostgreSQL ones can also verify their storage. */
 export type InspectedProvider = EventSourcedProvider & { verify?: () => Promise<unknown> };
@@ -18,7 +20,6 @@ export type InspectedProvider = EventSourcedProvider & { verify?: () => Promise<
 /** What the API needs besides the provider. */
 export interface ApiOptions {
   allowWrites: boolean;
-  snapshotCodec?: SnapshotCodec;
   /** The database file, for its size; absent for a server. */
   databaseFile?: string;
 }
@@ -48,6 +49,13 @@ function int(query: URLSearchParams, name: string, fallback: number, max = Numbe
 function text(query: URLSearchParams, name: string): string | undefined {
   const value = query.get(name)?.trim();
   return value ? value : undefined;
+}
+
+/** The point named by `<prefix>seq` or `<prefix>time` (an ISO-8601 instant); absent: `fallback`. */
+function pointParam(query: URLSearchParams, prefix: string, fallback: PointInput): PointInput {
+  const time = text(query, `${prefix}time`);
+  if (time !== undefined) return { time };
+  return query.has(`${prefix}seq`) ? { seq: int(query, `${prefix}seq`, 0) } : fallback;
 }
 
 function scopeParam(query: URLSearchParams): string[] | undefined {
@@ -103,8 +111,13 @@ export class Api {
         return this.#events(q);
       case 'counts':
         return this.#counts(q);
+      case 'diff':
+        return this.#diff(q);
+      case 'history':
+        if (id === undefined) throw new UiRequestError('GET /api/history/<id> needs the id of a session, turn, skill or memory item');
+        return this.#db.history(id);
       case 'health':
-        return this.#health();
+        return id === 'types' ? this.#eventTypes() : this.#health();
       default:
         throw new UiRequestError(`GET /api${req.path} is not part of the API`);
     }
@@ -177,10 +190,12 @@ export class Api {
     return [...(await this.#db.memory.recall(options))];
   }
 
+  /** The skill and its versions (the history index: the skill's own events, not a scan of the log). */
   async #skill(id: string) {
     const skill = await this.#db.skills.get(id);
-    await this.#index.advance();
-    const history = this.#index.skillHistory(skill.id);
+    const history = (await this.#db.history(skill.id)).flatMap((v) =>
+      v.kind === 'skill' ? [{ seq: v.seq, time: v.time, type: v.type, version: v.record.version, uses: v.record.uses, wins: v.record.wins }] : [],
+    );
     return { skill, history };
   }
 
@@ -222,10 +237,17 @@ export class Api {
     };
   }
 
+  /** Counts of the state at `?seq=` or `?time=` (default: the head), by the provider's time travel. */
   async #counts(q: URLSearchParams) {
     const head = await this.#db.log.head(STATE_STREAM);
-    const seq = Math.min(int(q, 'seq', head), head);
-    return { head, ...countSnapshot(await stateAt(this.#db.log, seq, this.#options.snapshotCodec)) };
+    const view = await this.#db.at(pointParam(q, '', { seq: head }));
+    return { head, time: view.time, ...countSnapshot(await view.capture()) };
+  }
+
+  /** What changed from `?fromseq=`/`?fromtime=` (default 0) to `?toseq=`/`?totime=` (default: the head). */
+  async #diff(q: URLSearchParams) {
+    const head = await this.#db.log.head(STATE_STREAM);
+    return summarizeDiff(await this.#db.diff({ from: pointParam(q, 'from', { seq: 0 }), to: pointParam(q, 'to', { seq: head }) }));
   }
 
   async #health() {
@@ -238,16 +260,19 @@ export class Api {
       snapshots.push({ seq: stored.seq, bytes: Buffer.byteLength(stored.data), sealed: /^([A-Za-z0-9][\w.-]*):/.exec(stored.data)?.[1] ?? null });
       upToSeq = stored.seq - 1;
     }
-    await this.#index.advance();
     const file = this.#options.databaseFile;
     return {
       backend: this.#db.name,
       head,
       sizes: file === undefined ? null : { file: fileSize(file), wal: fileSize(`${file}-wal`) },
       snapshots,
-      countsByType: this.#index.countsByType(),
-      counts: countSnapshot(await this.#db.snapshot()),
     };
+  }
+
+  /** Events by type: one pass over the log on the first call, then only the events after it; asked after the rest of the health view. */
+  async #eventTypes() {
+    await this.#index.advance();
+    return { head: this.#index.seen, countsByType: this.#index.countsByType() };
   }
 
   async #verify() {

@@ -31,13 +31,6 @@ export function writerOf(event: LogEvent): string | undefined {
   return typeof writer === 'string' ? writer : undefined;
 }
 
-/** The id of the skill a `skill.*` event touches. */
-export function skillIdOf(event: LogEvent): string | undefined {
-  if (!event.type.startsWith('skill.')) return undefined;
-  const id = recordOf(event)?.id;
-  return typeof id === 'string' ? id : undefined;
-}
-
 /** Filters of the timeline; each absent one keeps every event. */
 export interface EventFilter {
   types?: ReadonlySet<string>;

@@ -7,4 +7,5 @@
 export { type UiOptions, type UiHandle, serveUi, DEFAULT_UI_PORT, UI_HOST } from './server.js';
 export type { InspectedProvider } from './api.js';
 export { UiOptionsError, UiRequestError, WritesDisabledError } from './errors.js';
-export { type StateCounts, type RecordCounts, stateAt, countSnapshot } from './state-at.js';
+export { type StateCounts, type RecordCounts, countSnapshot } from './counts.js';
+export { type DiffSummary, type KindDiff, type DiffLine, summarizeDiff, DIFF_SAMPLE } from './diff-summary.js';

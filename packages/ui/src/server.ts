@@ -1,15 +1,15 @@
 /**
  * The inspector's HTTP server: `node:http` on 127.0.0.1, the page's files,
  * the JSON API under `/api/` and the live feed at `/api/live`. Who may ask
- * is decided in `guard.ts` before anything else is read.
+ * is decided (`@agentstate/core/loopback`, `guard.ts`) before anything else is read.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SnapshotCodec } from '@agentstate/core';
+import { MIN_TOKEN_LENGTH, isLoopbackRequest, tokenChecker } from '@agentstate/core/loopback';
 import { Api, type InspectedProvider } from './api.js';
 import { servePage } from './assets.js';
 import { statusOf, UiOptionsError } from './errors.js';
-import { MIN_TOKEN_LENGTH, isLoopbackRequest, presentedToken, tokenChecker } from './guard.js';
+import { presentedToken } from './guard.js';
 import { HeadFeed } from './live.js';
 
 /** The address the inspector listens on: loopback only. */
@@ -30,8 +30,6 @@ export interface UiOptions {
   token?: string;
   /** Lets the page delete sessions, memory items and skills (each confirmed there). Default: read-only. */
   allowWrites?: boolean;
-  /** Opens stored snapshots for the timeline's past states. Default: plain. */
-  snapshotCodec?: SnapshotCodec;
   /** The SQLite file, for the sizes the health view shows. */
   databaseFile?: string;
   /** How often the head of a log without subscriptions is polled for live updates, in ms. Default 500. */
@@ -64,7 +62,7 @@ function checkOptions(options: UiOptions): void {
 /** Serves the inspector over `provider` on 127.0.0.1. The caller keeps the provider and closes it after the server. */
 export async function serveUi(provider: InspectedProvider, options: UiOptions = {}): Promise<UiHandle> {
   checkOptions(options);
-  const api = new Api(provider, { allowWrites: options.allowWrites === true, snapshotCodec: options.snapshotCodec, databaseFile: options.databaseFile });
+  const api = new Api(provider, { allowWrites: options.allowWrites === true, databaseFile: options.databaseFile });
   const feed = new HeadFeed(provider.log, options.pollMs ?? 500);
   const checkToken = options.token === undefined ? undefined : tokenChecker(options.token);
 

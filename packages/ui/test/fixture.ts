@@ -2,7 +2,8 @@
  * A SQLite file with something in every view: sessions in two namespaces
  * (one with tool calls, their results, reasoning and metadata, one long
  * enough to need virtualising), skills with versions and outcomes over
- * time, memory of several kinds with metadata, and a stored snapshot.
+ * time, memory of several kinds with metadata (one item updated, so it has
+ * a history), and a stored snapshot.
  */
 import { ManualClock } from '@agentstate/core';
 import { createDefaultEmbedder, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
@@ -93,7 +94,8 @@ async function seedSkillsAndMemory(db: SqliteProvider): Promise<void> {
   await db.skills.upsert({ slug: 'greet', name: 'Greet the user', body: 'Say *hello*.', scope: ['team', 'web'] });
 
   await db.memory.write({ content: 'The user prefers dark mode', kind: 'preference', scope: ['team', 'web'], metadata: { topic: 'ui' } });
-  await db.memory.write({ content: 'The customer is on the pro plan', kind: 'fact', scope: ['team', 'support'], metadata: { topic: 'billing' } });
+  const plan = await db.memory.write({ content: 'The customer is on the free plan', kind: 'fact', scope: ['team', 'support'], metadata: { topic: 'billing' } });
+  await db.memory.update(plan.id, { content: 'The customer is on the pro plan' });
   await db.memory.write({ content: 'Invoices are sent on the first day of the month', kind: 'fact', metadata: { topic: 'billing' } });
   await db.memory.write({ content: 'Refunds over 100 EUR need a manager', kind: 'policy', metadata: { topic: 'billing' } });
   await db.saveSnapshot();

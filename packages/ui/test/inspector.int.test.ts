@@ -160,7 +160,6 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     }
     await page.getByTestId('recall-lexical').getByText('Invoices are sent on the first day of the month').waitFor();
     await page.getByTestId('recall-hybrid').locator('.score').first().waitFor();
-    await photograph('memory');
     await page.getByLabel('kinds').fill('policy');
     await page.getByLabel('recall query').fill('');
     const hybrid = page.getByTestId('recall-hybrid');
@@ -170,6 +169,38 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     await page.getByLabel('metadata filter').fill('{"topic":"ui"}');
     await expect.poll(() => hybrid.locator('.hit').count()).toBe(1);
     await hybrid.getByText('The user prefers dark mode').waitFor();
+  });
+
+  it("unfolds a memory item's history: each version, the event that wrote it and what changed", async () => {
+    await open('memory');
+    await page.getByLabel('recall query').fill('customer plan');
+    const hit = page.getByTestId('recall-lexical').locator('.hit', { hasText: 'The customer is on the pro plan' });
+    await hit.waitFor();
+    expect(await hit.getByTestId('history').count()).toBe(0);
+    await hit.getByRole('button', { name: 'history' }).click();
+    const history = hit.getByTestId('history');
+    await expect.poll(() => history.locator('.version').count()).toBe(2);
+    expect(await history.locator('.version .type').allTextContents()).toEqual(['memory.written', 'memory.updated']);
+    const change = history.locator('.version').nth(1).locator('.fields li', { hasText: 'content' });
+    expect(await change.locator('.before').textContent()).toBe('The customer is on the free plan');
+    expect(await change.locator('.after').textContent()).toBe('The customer is on the pro plan');
+    await photograph('memory');
+  });
+
+  it('shows the history of a session and of a skill', async () => {
+    await open('sessions');
+    await page.getByTestId('session-list').getByText('Weather in Lisbon').click();
+    await page.getByRole('button', { name: 'history', exact: true }).click();
+    // The session's creation, then a version for each of its four turns.
+    await expect.poll(() => page.getByTestId('history').locator('.version').count()).toBe(5);
+    expect(await page.getByTestId('history').locator('.version .type').first().textContent()).toBe('session.created');
+    await open('skills');
+    await page.getByRole('button', { name: /refund/ }).click();
+    const detail = page.getByTestId('skill-detail');
+    await detail.getByRole('button', { name: 'history', exact: true }).click();
+    // Two upserts and six outcomes.
+    await expect.poll(() => detail.getByTestId('history').locator('.version').count()).toBe(8);
+    expect(await detail.getByTestId('history').locator('.version .type', { hasText: 'skill.outcome_recorded' }).count()).toBe(6);
   });
 
   it('shows a skill with its versions, its outcome chart and its body as sanitised Markdown', async () => {
@@ -190,7 +221,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     await detail.locator('.markdown').getByText('Check the invoice.', { exact: false }).waitFor();
   });
 
-  it('moves the time slider and shows the counts as of that event', async () => {
+  it('moves the time slider and shows the counts as of that event (provider.at), and the diff to a second point', async () => {
     await open('timeline');
     await page.getByTestId('events').locator('.event').first().waitFor();
     const slider = page.getByLabel('time travel');
@@ -208,6 +239,29 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     await slider.fill(String(seeded.head));
     await expect.poll(() => page.getByTestId('count-memory').textContent()).toBe('4');
     expect(await page.getByTestId('count-skills').textContent()).toBe('2');
+
+    // The diff from the end of the sessions to the head: the skills and memory written since.
+    await slider.fill(String(seeded.afterSessions));
+    const diff = page.getByTestId('diff');
+    await expect.poll(() => diff.textContent()).toContain(`from #${seeded.afterSessions.toLocaleString('en')} to #${seeded.head.toLocaleString('en')}`);
+    expect(await page.getByTestId('diff-memory-created').textContent()).toBe('4');
+    expect(await page.getByTestId('diff-skills-created').textContent()).toBe('2');
+    expect(await page.getByTestId('diff-sessions-created').textContent()).toBe('0');
+    await page.getByTestId('diff-memory').getByText('The customer is on the pro plan').waitFor();
+    await photograph('timeline');
+    // The second point moved back to the first: nothing changed between them.
+    await page.getByLabel('compare with').fill(String(seeded.afterSessions));
+    await expect
+      .poll(() => diff.textContent())
+      .toContain(`from #${seeded.afterSessions.toLocaleString('en')} to #${seeded.afterSessions.toLocaleString('en')}`);
+    expect(await page.getByTestId('diff-memory-created').textContent()).toBe('0');
+
+    // By instant: the last event at or before the time of event 1 is event 1.
+    const [first] = await reader.log.read({ stream: 'state', afterSeq: 0, limit: 1 });
+    await page.getByLabel('instant to go to').fill(first!.time);
+    await page.getByRole('button', { name: 'go' }).click();
+    await expect.poll(() => page.getByTestId('slider-seq').textContent()).toBe('#1');
+    await expect.poll(() => page.getByTestId('count-sessions').textContent()).toBe('1');
   });
 
   it('filters the timeline by type and namespace', async () => {
@@ -217,7 +271,6 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     await expect.poll(() => events.count()).toBe(4);
     await page.getByLabel('namespace filter').fill('team');
     await expect.poll(() => events.count()).toBe(2);
-    await photograph('timeline');
   });
 
   it('shows a live write without reloading', async () => {

@@ -44,7 +44,6 @@ export function uiCommand(): Command {
           port: opts.port,
           token: opts.token ?? (process.env[UI_TOKEN_ENV] || undefined),
           allowWrites: opts.allowWrites === true,
-          snapshotCodec: key?.codec,
           databaseFile: isPostgresUrl(ctx.dbPath) ? undefined : ctx.dbPath,
         });
         if (ctx.json) printJson({ url: ui.url, port: ui.port, allowWrites: opts.allowWrites === true });

@@ -12,7 +12,8 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Provider } from '@agentstate/core';
 import { UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
-import { MIN_TOKEN_LENGTH, bearerChecker, hostnameOf, isLoopbackHost } from './auth.js';
+import { MIN_TOKEN_LENGTH, hostnameOf, isLoopbackHost, isLoopbackOrigin } from '@agentstate/core/loopback';
+import { bearerChecker } from './auth.js';
 import { UsageError } from '../usage-error.js';
 
 /** The address the HTTP server listens on unless told otherwise. */
@@ -128,12 +129,4 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
         http.closeAllConnections();
       }),
   };
-}
-
-function isLoopbackOrigin(origin: string): boolean {
-  try {
-    return isLoopbackHost(new URL(origin).hostname);
-  } catch {
-    return false;
-  }
 }

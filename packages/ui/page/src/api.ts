@@ -24,8 +24,24 @@ function address(path: string, params: Record<string, string | number | undefine
   return `/api${path}${text ? `?${text}` : ''}`;
 }
 
+/** GETs sent before the page's code rendered the view that needs them, by address; each is taken once. */
+const early = new Map<string, Promise<Response>>();
+
+/**
+ * Sends a GET now that a view will make when it renders, so the answer is
+ * on its way while the rest of the page's code is fetched and run; the
+ * view's `get` of the same address takes it instead of asking again.
+ */
+export function prefetch(path: string, params?: Record<string, string | number | undefined>): void {
+  const url = address(path, params);
+  early.set(url, fetch(url, { headers: authHeaders }));
+}
+
 async function call<T>(method: string, path: string, params?: Record<string, string | number | undefined>): Promise<T> {
-  const res = await fetch(address(path, params), { method, headers: authHeaders });
+  const url = address(path, params);
+  const sent = method === 'GET' ? early.get(url) : undefined;
+  early.delete(url);
+  const res = await (sent ?? fetch(url, { method, headers: authHeaders }));
   const body = (await res.json()) as unknown;
   if (!res.ok) throw new ApiError(res.status, (body as { error?: string }).error ?? res.statusText);
   return body as T;
@@ -100,6 +116,8 @@ export interface RecordCounts {
 export interface StateCounts {
   head: number;
   seq: number;
+  /** The instant the state is read at. */
+  time: string;
   sessions: RecordCounts;
   turns: number;
   skills: RecordCounts;
@@ -111,6 +129,38 @@ export interface Health {
   head: number;
   sizes: { file: number | null; wal: number | null } | null;
   snapshots: Array<{ seq: number; bytes: number; sealed: string | null }>;
+}
+export interface EventTypeCounts {
+  head: number;
   countsByType: Record<string, number>;
-  counts: Omit<StateCounts, 'head'>;
+}
+export interface DiffLine {
+  id: string;
+  label: string;
+}
+export interface KindDiff {
+  created: number;
+  changed: number;
+  deleted: number;
+  sample: { created: DiffLine[]; changed: DiffLine[]; deleted: DiffLine[] };
+}
+export interface DiffSummary {
+  from: { seq: number; time: string };
+  to: { seq: number; time: string };
+  sessions: KindDiff;
+  turns: KindDiff;
+  skills: KindDiff;
+  memory: KindDiff;
+  checkpoints: KindDiff;
+}
+/** One version of a record, as `provider.history` gives it. */
+export interface RecordVersion {
+  seq: number;
+  time: string;
+  type: string;
+  kind: 'session' | 'turn' | 'skill' | 'memory';
+  record: Record<string, unknown>;
+  actor?: string;
+  originInstanceId?: string;
+  erasedBy?: number;
 }

@@ -1,11 +1,9 @@
 /** A choice of namespace (a live scope of the store), or all of them. */
 import { get, type Namespace } from '../api';
-import { useHead } from '../live';
 import { useLoad } from '../util';
 
 export function NamespacePicker({ value, onChange }: { value: string; onChange: (scope: string) => void }) {
-  const head = useHead();
-  const namespaces = useLoad(() => get<Namespace[]>('/namespaces'), [head > 0]);
+  const namespaces = useLoad(() => get<Namespace[]>('/namespaces'), []);
   return (
     <select aria-label="namespace" value={value} onChange={(e) => onChange(e.currentTarget.value)}>
       <option value="">all namespaces</option>

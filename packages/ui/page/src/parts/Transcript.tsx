@@ -2,12 +2,14 @@
  * A session's transcript: one row per turn with its role, parts and
  * metadata. Tool calls, their results and reasoning are folded until
  * clicked. Only the rows in view are in the document (virtualised, rows
- * measured as they render), so a transcript of thousands of turns scrolls
- * as smoothly as a short one.
+ * measured once as they mount, then by a resize observer), and a row's
+ * content is rendered once while it stays in view: scrolling moves rows,
+ * it does not render them again. So a transcript of thousands of turns
+ * scrolls as smoothly as a short one.
  */
 import type { Part, Turn } from '@agentstate/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useRef, useState } from 'react';
+import { memo, useCallback, useRef, useState } from 'react';
 import { when } from '../util';
 import { Fold } from './Fold';
 
@@ -66,17 +68,54 @@ function PartView({ part, id, open, toggle }: { part: Part; id: string; open: Re
   }
 }
 
+/** No open folds: one shared set, so a turn whose folds are all closed keeps the same props (toggling a fold renders that turn alone again). */
+const NONE: ReadonlySet<string> = new Set();
+
+/** A turn's content; memoised, so a row that only moves while scrolling is not rendered again. */
+const TurnBody = memo(function TurnBody({ turn, open, toggle }: { turn: Turn; open: ReadonlySet<string>; toggle: (id: string) => void }) {
+  return (
+    <>
+      <div className="turn-head">
+        <span className={`role ${turn.role}`}>{turn.role}</span>
+        <span className="muted">#{turn.seq}</span>
+        <span className="muted">{when(turn.createdAt)}</span>
+        <Meta turn={turn} />
+      </div>
+      {turn.parts.length === 0 ? (
+        <div className="text">{turn.content}</div>
+      ) : (
+        turn.parts.map((part, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a stored turn's parts never change order; the index is their identity
+          <PartView key={i} part={part} id={`${turn.id}:${i}`} open={open} toggle={toggle} />
+        ))
+      )}
+    </>
+  );
+});
+
 export function Transcript({ turns }: { turns: readonly Turn[] }) {
   const scroller = useRef<HTMLDivElement>(null);
-  // Which folds are open, by turn and part, so a row scrolled out and back keeps its state.
-  const [open, setOpen] = useState<ReadonlySet<string>>(new Set());
-  const toggle = (id: string) =>
+  // The open folds by turn id, then by `turn:part`, so a row scrolled out and back keeps its state.
+  const [open, setOpen] = useState<ReadonlyMap<string, ReadonlySet<string>>>(new Map());
+  const toggle = useCallback((id: string) => {
+    const turnId = id.slice(0, id.lastIndexOf(':'));
     setOpen((was) => {
-      const next = new Set(was);
-      if (!next.delete(id)) next.add(id);
+      const parts = new Set(was.get(turnId));
+      if (!parts.delete(id)) parts.add(id);
+      const next = new Map(was);
+      next.set(turnId, parts);
       return next;
     });
-  const virtualizer = useVirtualizer({ count: turns.length, getScrollElement: () => scroller.current, estimateSize: () => 72, overscan: 8 });
+  }, []);
+  const virtualizer = useVirtualizer({
+    count: turns.length,
+    getScrollElement: () => scroller.current,
+    estimateSize: () => 72,
+    getItemKey: (index) => turns[index]!.id,
+    overscan: 8,
+    // Render after the scroll event rather than inside it: a frame is not held up waiting for React.
+    useFlushSync: false,
+  });
   return (
     <div ref={scroller} className="transcript" data-testid="transcript">
       <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
@@ -84,26 +123,13 @@ export function Transcript({ turns }: { turns: readonly Turn[] }) {
           const turn = turns[row.index]!;
           return (
             <div
-              key={turn.id}
+              key={row.key}
               ref={virtualizer.measureElement}
               data-index={row.index}
               className={`turn role-${turn.role}`}
               style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${row.start}px)` }}
             >
-              <div className="turn-head">
-                <span className={`role ${turn.role}`}>{turn.role}</span>
-                <span className="muted">#{turn.seq}</span>
-                <span className="muted">{when(turn.createdAt)}</span>
-                <Meta turn={turn} />
-              </div>
-              {turn.parts.length === 0 ? (
-                <div className="text">{turn.content}</div>
-              ) : (
-                turn.parts.map((part, i) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: a stored turn's parts never change order; the index is their identity
-                  <PartView key={i} part={part} id={`${turn.id}:${i}`} open={open} toggle={toggle} />
-                ))
-              )}
+              <TurnBody turn={turn} open={open.get(turn.id) ?? NONE} toggle={toggle} />
             </div>
           );
         })}

@@ -1,7 +1,11 @@
-/** Health: sizes, counts of records and of events by type, the stored snapshots, and `verify` on demand. */
+/**
+ * Health: sizes, the stored snapshots (listed, never built here), and
+ * `verify` on demand. Events by type come after the rest: the server counts
+ * them in one pass over the log the first time they are asked for.
+ */
 import { useState } from 'react';
-import { get, type Health, post } from '../api';
-import { useHead } from '../live';
+import { type EventTypeCounts, get, type Health, post } from '../api';
+import { useChanges } from '../live';
 import { bytes, count, useLoad } from '../util';
 
 interface VerifyResult {
@@ -47,9 +51,37 @@ function Verify() {
   );
 }
 
+function EventTypes() {
+  const changes = useChanges();
+  const types = useLoad(() => get<EventTypeCounts>('/health/types'), [changes]);
+  const t = types.value;
+  return (
+    <section className="card">
+      <h3>events by type</h3>
+      {types.error && <p className="error">{types.error}</p>}
+      {!t && !types.error && <p className="muted">counting…</p>}
+      {t && (
+        <table className="counts" data-testid="counts-by-type">
+          <tbody>
+            {Object.entries(t.countsByType).map(([type, n]) => (
+              <tr key={type}>
+                <td>{type}</td>
+                <td className="num">{count(n)}</td>
+                <td className="barcell">
+                  <span className="bar" style={{ width: `${Math.max(2, Math.round((n / Math.max(1, t.head)) * 100))}%` }} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
 export function HealthView({ canVerify }: { canVerify: boolean }) {
-  const head = useHead();
-  const health = useLoad(() => get<Health>('/health'), [head]);
+  const changes = useChanges();
+  const health = useLoad(() => get<Health>('/health'), [changes]);
   const h = health.value;
   return (
     <div className="cards" data-testid="view-health">
@@ -71,38 +103,9 @@ export function HealthView({ canVerify }: { canVerify: boolean }) {
                   <dd>{bytes(h.sizes.wal)}</dd>
                 </>
               )}
-              <dt>sessions</dt>
-              <dd>
-                {count(h.counts.sessions.live)} <span className="muted">(+{count(h.counts.sessions.deleted)} deleted)</span>
-              </dd>
-              <dt>turns</dt>
-              <dd>{count(h.counts.turns)}</dd>
-              <dt>skills</dt>
-              <dd>
-                {count(h.counts.skills.live)} <span className="muted">(+{count(h.counts.skills.deleted)} deleted)</span>
-              </dd>
-              <dt>memory</dt>
-              <dd>
-                {count(h.counts.memory.live)} <span className="muted">(+{count(h.counts.memory.deleted)} deleted)</span>
-              </dd>
             </dl>
           </section>
-          <section className="card">
-            <h3>events by type</h3>
-            <table className="counts" data-testid="counts-by-type">
-              <tbody>
-                {Object.entries(h.countsByType).map(([type, n]) => (
-                  <tr key={type}>
-                    <td>{type}</td>
-                    <td className="num">{count(n)}</td>
-                    <td className="barcell">
-                      <span className="bar" style={{ width: `${Math.max(2, Math.round((n / Math.max(1, h.head)) * 100))}%` }} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </section>
+          <EventTypes />
           <section className="card">
             <h3>stored snapshots</h3>
             {h.snapshots.length === 0 ? (

@@ -1,11 +1,13 @@
 /**
  * Memory: the recall playground. One query runs in the three modes at once,
  * lexical, semantic and hybrid, shown side by side with their scores;
- * namespace, kind and metadata filters apply to all three.
+ * namespace, kind and metadata filters apply to all three. Each hit
+ * unfolds its history: every version of the item and what changed.
  */
 import { useEffect, useState } from 'react';
 import { del, get, type RecallHit } from '../api';
-import { useHead } from '../live';
+import { useChanges } from '../live';
+import { History } from '../parts/History';
 import { NamespacePicker } from '../parts/NamespacePicker';
 import { scopeText, useLoad, when } from '../util';
 
@@ -19,8 +21,8 @@ interface Filters {
 }
 
 function Column({ mode, filters, allowWrites }: { mode: (typeof MODES)[number]; filters: Filters; allowWrites: boolean }) {
-  const head = useHead();
-  const hits = useLoad(() => get<RecallHit[]>('/recall', { mode, ...filters }), [mode, filters, head]);
+  const changes = useChanges();
+  const hits = useLoad(() => get<RecallHit[]>('/recall', { mode, ...filters }), [mode, filters, changes]);
   const remove = async (hit: RecallHit) => {
     if (!window.confirm(`Delete the memory item "${hit.content.slice(0, 80)}"?`)) return;
     await del(`/memory/${encodeURIComponent(hit.id)}`);
@@ -44,6 +46,7 @@ function Column({ mode, filters, allowWrites }: { mode: (typeof MODES)[number]; 
               {h.key ? ` · key ${h.key}` : ''}
             </div>
             {Object.keys(h.metadata).length > 0 && <div className="muted mono">{JSON.stringify(h.metadata)}</div>}
+            <History id={h.id} />
             {allowWrites && (
               <button type="button" className="danger small" onClick={() => void remove(h)}>
                 delete

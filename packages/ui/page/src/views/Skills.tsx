@@ -1,15 +1,16 @@
-/** Skills: the live skills, and for one its versions, its outcome evidence over time and its body rendered as Markdown. */
+/** Skills: the live skills, and for one its versions, its outcome evidence over time, its history and its body rendered as Markdown. */
 import type { Skill } from '@agentstate/core';
 import { useState } from 'react';
 import { del, get, type SkillDetail, type SkillVersion } from '../api';
-import { useHead } from '../live';
+import { useChanges } from '../live';
+import { History } from '../parts/History';
 import { Markdown } from '../parts/Markdown';
 import { OutcomeChart } from '../parts/OutcomeChart';
 import { scopeText, useLoad, when } from '../util';
 
 function Detail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boolean; onDeleted: () => void }) {
-  const head = useHead();
-  const detail = useLoad(() => get<SkillDetail>(`/skills/${encodeURIComponent(id)}`), [id, head]);
+  const changes = useChanges();
+  const detail = useLoad(() => get<SkillDetail>(`/skills/${encodeURIComponent(id)}`), [id, changes]);
   const [versionSeq, setVersionSeq] = useState<number | undefined>();
   const version = useLoad(
     () => (versionSeq === undefined ? Promise.resolve(undefined) : get<SkillVersion>(`/skills/${encodeURIComponent(id)}/version`, { seq: versionSeq })),
@@ -55,13 +56,15 @@ function Detail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boole
         ))}
       </ul>
       <Markdown text={shown ? shown.body : skill.body} />
+      <h3>history</h3>
+      <History id={skill.id} />
     </section>
   );
 }
 
 export function SkillsView({ allowWrites }: { allowWrites: boolean }) {
-  const head = useHead();
-  const skills = useLoad(() => get<Skill[]>('/skills'), [head]);
+  const changes = useChanges();
+  const skills = useLoad(() => get<Skill[]>('/skills'), [changes]);
   const [selected, setSelected] = useState<string | undefined>();
   return (
     <div className="split" data-testid="view-skills">

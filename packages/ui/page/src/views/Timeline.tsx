@@ -1,12 +1,13 @@
 /**
  * Timeline: the event log, newest first, filtered by type, namespace and
- * writer; new events appear as they commit. The slider picks a point of the
- * log and shows how much the state held then, beside the head and the
- * difference between the two.
+ * writer; new events appear as they commit. Time travel picks a point of
+ * the log (an event or an instant) and shows how much the state held then
+ * beside a second point, and what was created, changed and deleted between
+ * the two.
  */
 import { useEffect, useState } from 'react';
-import { type EventPage, get, type StateCounts, type TimelineEvent } from '../api';
-import { useHead } from '../live';
+import { type DiffSummary, type EventPage, get, type StateCounts, type TimelineEvent } from '../api';
+import { useChanges, useHead } from '../live';
 import { count, useLoad, when } from '../util';
 
 /** An event in a few words, read defensively from its payload. */
@@ -39,15 +40,18 @@ function EventRow({ event }: { event: TimelineEvent }) {
 
 const KINDS = ['sessions', 'skills', 'memory'] as const;
 
-function Counts({ at, head }: { at: StateCounts; head: StateCounts }) {
-  const diff = (a: number, b: number) => (b === a ? '' : ` (${b > a ? '+' : ''}${count(b - a)} since)`);
+function Counts({ at, to }: { at: StateCounts; to: StateCounts }) {
+  const diff = (a: number, b: number) => (b === a ? '' : ` (${b > a ? '+' : ''}${count(b - a)})`);
   return (
     <table className="counts" data-testid="counts">
       <thead>
         <tr>
           <th />
           <th>as of #{count(at.seq)}</th>
-          <th>at the head #{count(head.seq)}</th>
+          <th>
+            as of #{count(to.seq)}
+            {to.seq === to.head ? ' (the head)' : ''}
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -58,8 +62,8 @@ function Counts({ at, head }: { at: StateCounts; head: StateCounts }) {
               {count(at[k].live)}
             </td>
             <td className="num">
-              {count(head[k].live)}
-              <span className="muted">{diff(at[k].live, head[k].live)}</span>
+              {count(to[k].live)}
+              <span className="muted">{diff(at[k].live, to[k].live)}</span>
             </td>
           </tr>
         ))}
@@ -69,8 +73,8 @@ function Counts({ at, head }: { at: StateCounts; head: StateCounts }) {
             {count(at.turns)}
           </td>
           <td className="num">
-            {count(head.turns)}
-            <span className="muted">{diff(at.turns, head.turns)}</span>
+            {count(to.turns)}
+            <span className="muted">{diff(at.turns, to.turns)}</span>
           </td>
         </tr>
       </tbody>
@@ -78,39 +82,131 @@ function Counts({ at, head }: { at: StateCounts; head: StateCounts }) {
   );
 }
 
+const DIFF_KINDS = ['sessions', 'turns', 'skills', 'memory', 'checkpoints'] as const;
+const CHANGES = ['created', 'changed', 'deleted'] as const;
+
+/** What was created, changed and deleted between the two points (`provider.diff`), with the first records of each. */
+function Diff({ diff }: { diff: DiffSummary }) {
+  return (
+    <table className="counts diff" data-testid="diff">
+      <thead>
+        <tr>
+          <th>
+            from #{count(diff.from.seq)} to #{count(diff.to.seq)}
+          </th>
+          {CHANGES.map((c) => (
+            <th key={c}>{c}</th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>
+        {DIFF_KINDS.map((k) => (
+          <tr key={k} data-testid={`diff-${k}`}>
+            <td>{k}</td>
+            {CHANGES.map((c) => (
+              <td key={c} className={c}>
+                <span className="num" data-testid={`diff-${k}-${c}`}>
+                  {count(diff[k][c])}
+                </span>
+                {diff[k].sample[c].length > 0 && (
+                  <ul>
+                    {diff[k].sample[c].map((line) => (
+                      <li key={line.id} title={line.id}>
+                        {line.label}
+                      </li>
+                    ))}
+                    {diff[k][c] > diff[k].sample[c].length && <li className="muted">and {count(diff[k][c] - diff[k].sample[c].length)} more</li>}
+                  </ul>
+                )}
+              </td>
+            ))}
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A value that follows `value` once it has rested for `ms` (a slider being dragged asks the server only when it stops). */
+function useRested<T>(value: T, ms = 200): T {
+  const [rested, setRested] = useState(value);
+  useEffect(() => {
+    const timer = window.setTimeout(() => setRested(value), ms);
+    return () => window.clearTimeout(timer);
+  }, [value, ms]);
+  return rested;
+}
+
+/**
+ * Time travel: the state as of one point (`provider.at`, picked by event on
+ * the slider or by instant), beside a second point (the head unless moved),
+ * and the diff of the two.
+ */
 function TimeTravel() {
   const head = useHead();
   const [seq, setSeq] = useState<number | undefined>();
-  const [asked, setAsked] = useState<number | undefined>();
-  // Fold the past state when the slider rests, not at every step of a drag.
-  useEffect(() => {
-    const timer = window.setTimeout(() => setAsked(seq), 200);
-    return () => window.clearTimeout(timer);
-  }, [seq]);
-  const at = useLoad(() => get<StateCounts>('/counts', { seq: asked }), [asked, asked === undefined ? head : 0]);
-  const now = useLoad(() => get<StateCounts>('/counts'), [head]);
-  const value = seq ?? head;
+  const [toSeq, setToSeq] = useState<number | undefined>();
+  const [instant, setInstant] = useState('');
+  const [instantError, setInstantError] = useState<string | undefined>();
+  const asked = useRested(seq);
+  const askedTo = useRested(toSeq);
+  // Undefined points follow the head.
+  const from = asked ?? head;
+  const to = askedTo ?? head;
+  const at = useLoad(() => get<StateCounts>('/counts', { seq: from }), [from]);
+  const then = useLoad(() => get<StateCounts>('/counts', { seq: to }), [to]);
+  const diff = useLoad(() => get<DiffSummary>('/diff', { fromseq: from, toseq: to }), [from, to]);
+  const goToInstant = async () => {
+    try {
+      const counts = await get<StateCounts>('/counts', { time: instant.trim() });
+      setInstantError(undefined);
+      setSeq(counts.seq);
+    } catch (error) {
+      setInstantError(error instanceof Error ? error.message : String(error));
+    }
+  };
   return (
     <section className="travel">
       <label>
-        state as of event <strong data-testid="slider-seq">#{count(value)}</strong>
-        <input type="range" min={0} max={head} value={value} aria-label="time travel" onChange={(e) => setSeq(Number(e.currentTarget.value))} />
+        state as of event <strong data-testid="slider-seq">#{count(seq ?? head)}</strong>
+        <input type="range" min={0} max={head} value={seq ?? head} aria-label="time travel" onChange={(e) => setSeq(Number(e.currentTarget.value))} />
       </label>
-      {at.value && now.value && <Counts at={at.value} head={now.value} />}
-      {at.error && <p className="error">{at.error}</p>}
+      <label>
+        compared with event <strong data-testid="slider-to-seq">#{count(toSeq ?? head)}</strong>
+        <input type="range" min={0} max={head} value={toSeq ?? head} aria-label="compare with" onChange={(e) => setToSeq(Number(e.currentTarget.value))} />
+      </label>
+      <form
+        className="instant"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void goToInstant();
+        }}
+      >
+        <input
+          placeholder="or at a time: 2026-11-01T09:30Z"
+          aria-label="instant to go to"
+          value={instant}
+          onChange={(e) => setInstant(e.currentTarget.value)}
+        />
+        <button type="submit">go</button>
+        {instantError && <span className="error">{instantError}</span>}
+      </form>
+      {at.value && then.value && <Counts at={at.value} to={then.value} />}
+      {diff.value && <Diff diff={diff.value} />}
+      {(at.error ?? diff.error) && <p className="error">{at.error ?? diff.error}</p>}
     </section>
   );
 }
 
 export function TimelineView({ eventTypes }: { eventTypes: string[] }) {
-  const head = useHead();
+  const changes = useChanges();
   const [type, setType] = useState('');
   const [namespace, setNamespace] = useState('');
   const [writer, setWriter] = useState('');
   const [older, setOlder] = useState<TimelineEvent[]>([]);
   const [next, setNext] = useState<number | null>(null);
   const filters = { type, namespace, writer };
-  const first = useLoad(() => get<EventPage>('/log', { ...filters, limit: 100 }), [type, namespace, writer, head]);
+  const first = useLoad(() => get<EventPage>('/log', { ...filters, limit: 100 }), [type, namespace, writer, changes]);
   useEffect(() => {
     setOlder([]);
     setNext(first.value?.nextBefore ?? null);

@@ -1,0 +1,55 @@
+/**
+ * Who may talk to a local HTTP server of agentstate (the MCP server's HTTP
+ * transport, the inspector): the loopback rules that keep a web page from
+ * reaching a server bound to 127.0.0.1 through DNS rebinding (`Host` and
+ * `Origin` must name this machine), and the constant-time token check used
+ * when a token stands in for them. One module, so the servers cannot drift
+ * apart; published as `@agentstate/core/loopback`, outside the main entry,
+ * because only servers need it.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { isIP } from 'node:net';
+
+/** The shortest token a server accepts. */
+export const MIN_TOKEN_LENGTH = 16;
+
+/** True for names and addresses that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h.endsWith('.localhost')) return true;
+  if (isIP(h) === 4) return h.startsWith('127.');
+  return h === '::1' || h === '0:0:0:0:0:0:0:1' || h.startsWith('::ffff:127.');
+}
+
+/** The host part of a `Host` header (`127.0.0.1:8765`, `[::1]:8765`, `localhost`). */
+export function hostnameOf(hostHeader: string): string {
+  const v6 = /^\[([^\]]*)\](?::\d+)?$/.exec(hostHeader);
+  if (v6) return v6[1]!;
+  const i = hostHeader.lastIndexOf(':');
+  return i === -1 ? hostHeader : hostHeader.slice(0, i);
+}
+
+/** True when `origin` (an `Origin` header) is a page served from a loopback host. */
+export function isLoopbackOrigin(origin: string): boolean {
+  try {
+    return isLoopbackHost(new URL(origin).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a request is addressed to loopback (`Host`) and comes from a loopback page or from no page (`Origin`). */
+export function isLoopbackRequest(host: string | undefined, origin: string | undefined): boolean {
+  return isLoopbackHost(hostnameOf(host ?? '')) && (origin === undefined || isLoopbackOrigin(origin));
+}
+
+const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
+
+/**
+ * A checker of presented tokens against `token`: both sides are hashed
+ * first, so the comparison takes the same time whatever was presented.
+ */
+export function tokenChecker(token: string): (presented: string | undefined) => boolean {
+  const expected = digest(token);
+  return (presented) => timingSafeEqual(digest(presented ?? ''), expected) && presented !== undefined;
+}
