@@ -61,8 +61,13 @@ const SQL = {
   deleteMemoryMeta: 'DELETE FROM memory_meta WHERE item_n = ?',
   insertMemoryMeta: 'INSERT INTO memory_meta (item_n, path, type, value) VALUES (?, ?, ?, ?)',
   bumpMemoryEpoch: 'UPDATE memory_epoch SET epoch = epoch + 1 WHERE id = 1',
-  memoryOrder: 'SELECT last_created_at, last_id, in_order FROM memory_order WHERE id = 1',
   saveMemoryOrder: 'UPDATE memory_order SET last_created_at = ?, last_id = ?, in_order = ? WHERE id = 1',
+  // An item after the last one (by createdAt, then id; instants compare as text) becomes the last; any other clears the flag.
+  noteMemoryOrder: `UPDATE memory_order SET
+      in_order = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN in_order ELSE 0 END,
+      last_id = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN @id ELSE last_id END,
+      last_created_at = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN @at ELSE last_created_at END
+    WHERE id = 1`,
   putOperation: 'INSERT INTO operations (id, seq, input_hash) VALUES (?, ?, ?)',
 } as const;
 
@@ -261,12 +266,9 @@ export class Projection {
     if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 
-  /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order. */
+  /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order: one statement, no read back into JavaScript. */
   #noteMemoryOrder(item: MemoryItem): void {
-    const last = this.conn.prepare(SQL.memoryOrder).get() as { last_created_at: string; last_id: string; in_order: number };
-    const after = item.createdAt > last.last_created_at || (item.createdAt === last.last_created_at && item.id > last.last_id);
-    if (after) this.conn.prepare(SQL.saveMemoryOrder).run(item.createdAt, item.id, last.in_order);
-    else if (last.in_order !== 0) this.conn.prepare(SQL.saveMemoryOrder).run(last.last_created_at, last.last_id, 0);
+    this.conn.prepare(SQL.noteMemoryOrder).run({ at: item.createdAt, id: item.id });
   }
 
   #putMemory(item: MemoryItem): void {
