@@ -101,8 +101,9 @@ export class Projection {
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
     for (const record of changeRecords(change)) {
-      // An appended turn's seq is above every seq of its session (a fold rule): its slot is free, no need to look.
+      // An appended turn's seq is above every seq of its session, and a written item's id is new (fold rules): the slot is free, no need to look.
       if (record.kind === 'turn' && change.type === EventTypes.TurnAppended) this.#insertTurn(record.record);
+      else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
       else this.put(record, seq);
     }
     indexRecordEvents(this.conn, change, seq);
@@ -273,22 +274,32 @@ export class Projection {
 
   #putMemory(item: MemoryItem): void {
     const slot = this.conn.prepare(SQL.memorySlot).get(item.id) as { n: number; deleted: number } | undefined;
-    let n: number;
-    if (slot) {
-      n = slot.n;
-      this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
-      if (slot.deleted === 0) {
-        this.conn.prepare(SQL.deleteMemoryMeta).run(n);
-        if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
-      }
-      if (slot.deleted === 0 && !this.#bulk) {
-        this.conn.prepare(SQL.deleteMemoryText).run(n);
-        this.vectors.forget(n);
-      }
-    } else {
-      n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
-      this.#noteMemoryOrder(item);
+    if (!slot) {
+      this.#insertMemory(item);
+      return;
     }
+    const { n } = slot;
+    this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
+    if (slot.deleted === 0) {
+      this.conn.prepare(SQL.deleteMemoryMeta).run(n);
+      if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
+    }
+    if (slot.deleted === 0 && !this.#bulk) {
+      this.conn.prepare(SQL.deleteMemoryText).run(n);
+      this.vectors.forget(n);
+    }
+    this.#indexMemory(item, n);
+  }
+
+  /** Inserts an item whose id has no row yet, with its metadata and full-text rows when live. */
+  #insertMemory(item: MemoryItem): void {
+    const n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
+    this.#noteMemoryOrder(item);
+    this.#indexMemory(item, n);
+  }
+
+  /** Writes the metadata and full-text rows of the item in row `n`, if it is live. */
+  #indexMemory(item: MemoryItem, n: number): void {
     if (item.deleted) return;
     const insertMeta = this.conn.prepare(SQL.insertMemoryMeta);
     for (const leaf of metadataLeaves(item.metadata)) insertMeta.run(n, leaf.path, leaf.type, leaf.value);
