@@ -1,10 +1,10 @@
 /**
- * The write path's bookkeeping, written in SQL so that it agrees with the
- * order SQLite itself reads rows in.
+ * The write path: its bookkeeping, written in SQL so that it agrees with the
+ * order SQLite itself reads rows in, and the work that follows a batch write.
  */
 import { describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
-import { deterministic } from './helpers.js';
+import { bagOfWordsEmbedder, deterministic } from './helpers.js';
 
 describe('memory recall order', () => {
   it('is tracked in the byte order SQLite sorts ids by, not in JavaScript string order', async () => {
@@ -16,6 +16,26 @@ describe('memory recall order', () => {
     expect(report.problems).toEqual([]);
     const ids = (await state.memory.recall({ query: 'alpha' })).map((hit) => hit.id);
     expect(ids).toEqual(['m\u{1F600}', 'm\u{FF61}']);
+    await state.close();
+  });
+});
+
+describe('a batch write with an embedder', () => {
+  it('embeds the whole batch in one call of the embedder, not one per record', async () => {
+    const embedder = bagOfWordsEmbedder();
+    const state = openSqlite(':memory:', { ...deterministic(), embedder });
+    const session = await state.sessions.create({});
+    await state.sessions.appendTurns(
+      session.id,
+      Array.from({ length: 10 }, (_, i) => ({ role: 'user' as const, content: `turn number ${i}` })),
+    );
+    expect(embedder.calls).toBe(1);
+    const items = await state.memory.writeMany(Array.from({ length: 10 }, (_, i) => ({ content: `item number ${i}`, key: `k${i % 5}` })));
+    expect(embedder.calls).toBe(2);
+    // The later write of a key replaced the earlier one: every live item has its vector, none is pending.
+    expect(new Set(items.map((item) => item.id)).size).toBe(5);
+    expect((await state.verify()).problems).toEqual([]);
+    expect((await state.memory.recall({ query: 'item number 7', mode: 'semantic' })).map((hit) => hit.content)).toContain('item number 7');
     await state.close();
   });
 });
