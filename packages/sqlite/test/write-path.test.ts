@@ -2,9 +2,10 @@
  * The write path: its bookkeeping, written in SQL so that it agrees with the
  * order SQLite itself reads rows in, and the work that follows a batch write.
  */
+import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
-import { bagOfWordsEmbedder, deterministic } from './helpers.js';
+import { bagOfWordsEmbedder, deterministic, tempDir } from './helpers.js';
 
 describe('memory recall order', () => {
   it('is tracked in the byte order SQLite sorts ids by, not in JavaScript string order', async () => {
@@ -37,5 +38,22 @@ describe('a batch write with an embedder', () => {
     expect((await state.verify()).problems).toEqual([]);
     expect((await state.memory.recall({ query: 'item number 7', mode: 'semantic' })).map((hit) => hit.content)).toContain('item number 7');
     await state.close();
+  });
+});
+
+describe('automatic snapshots and a batch write', () => {
+  it('saves a snapshot of the whole batch when its events pass a multiple of k', async () => {
+    const dir = tempDir();
+    try {
+      const state = openSqlite(dir.file(), { ...deterministic(), snapshotEvery: 2 });
+      await state.memory.writeMany(Array.from({ length: 5 }, (_, i) => ({ content: `item ${i}` })));
+      await state.close();
+      const db = new Database(dir.file(), { readonly: true });
+      const seqs = (db.prepare('SELECT seq FROM snapshots ORDER BY seq').all() as { seq: number }[]).map((row) => row.seq);
+      db.close();
+      expect(seqs).toEqual([5]);
+    } finally {
+      dir.cleanup();
+    }
   });
 });
