@@ -13,12 +13,16 @@
  *    one checkpoint per turn whose channel values hold that turn's message;
  *  - Mastra memory on libSQL (`@mastra/memory` over `@mastra/libsql`, WAL as
  *    libSQL opens it): one `saveMessages` of that turn's message.
- * Then the bytes each case leaves on disk for the whole transcript (the
- * database after its last connection closed), and agentstate's statements and
- * WAL frames per append. Prints the machine's load average: figures from a
+ * Each case's process CPU time per append is printed next to its rate: on a
+ * shared machine it moves far less than wall time. Then the bytes each case
+ * leaves on disk for the whole transcript (the database after its last
+ * connection closed), and where one agentstate append's time goes on a quiet
+ * loop: each statement's microseconds (BEGIN and COMMIT included), the
+ * JavaScript around them (validation, stamping, encoding, checksum) and the
+ * WAL pages per commit. Prints the machine's load average: figures from a
  * shared machine move with it.
- * Run: `npm run build` at the root, then `npm run append -w @agentstate/bench`.
- * Size: BENCH_APPEND_TURNS (default 10000).
+ * Run: `npm run build` at the root, then `npm run append -w @agentstate/bench`
+ * (about 2 minutes on 2 cores). Size: BENCH_APPEND_TURNS (default 2000).
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -30,9 +34,9 @@ import { uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
-import { fmt, percentile, printTable, timeMs } from './table.js';
+import { fmt, measure, percentile, printTable } from './table.js';
 
-const TURNS = Number(process.env.BENCH_APPEND_TURNS ?? 10_000);
+const TURNS = Number(process.env.BENCH_APPEND_TURNS ?? 2_000);
 const ROUNDS = 3;
 
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-append-'));
@@ -178,35 +182,58 @@ function bytesOnDisk(path: string): number {
   return [path, `${path}-wal`, `${path}-shm`].filter(existsSync).reduce((sum, f) => sum + statSync(f).size, 0);
 }
 
-/** Statements one agentstate append runs, and WAL frames per commit over `n` appends (before any checkpoint). */
-async function agentstateCost(n: number): Promise<{ statements: number; frames: number }> {
+/** Where one agentstate append's time goes: microseconds per statement (by its SQL), the rest, and WAL pages per commit. */
+interface AppendCost {
+  statements: { sql: string; count: number; us: number }[];
+  totalUs: number;
+  pages: number;
+}
+
+/** {@link AppendCost} over `n` appends on one provider (NORMAL), after a warm-up, before any checkpoint. */
+async function agentstateCost(n: number): Promise<AppendCost> {
   const probe = new Database(':memory:');
   const proto = Object.getPrototypeOf(probe.prepare('SELECT 1')) as Record<string, (...args: unknown[]) => unknown>;
   probe.close();
-  let counted = 0;
+  const spent = new Map<string, { count: number; us: number }>();
   let counting = false;
   const originals = new Map<string, (...args: unknown[]) => unknown>();
   for (const method of ['run', 'get', 'all', 'iterate']) {
     const original = proto[method]!;
     originals.set(method, original);
-    proto[method] = function (this: unknown, ...args: unknown[]) {
-      if (counting) counted += 1;
-      return original.apply(this, args);
+    proto[method] = function (this: { source: string }, ...args: unknown[]) {
+      if (!counting) return original.apply(this, args);
+      const start = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        const sql = this.source.replace(/\s+/g, ' ').slice(0, 60);
+        const entry = spent.get(sql) ?? { count: 0, us: 0 };
+        entry.count += 1;
+        entry.us += (performance.now() - start) * 1000;
+        spent.set(sql, entry);
+      }
     };
   }
   const path = freshFile();
   const p = openSqlite(path, { durability: 'process-crash' });
   try {
     const session = await p.sessions.create({ title: 'cost' });
-    await p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[0]! });
+    // Warm-up: compiled code and prepared statements, as in a long-running process.
+    for (let i = 0; i < 300; i += 1) await p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[i % TURNS]! });
     counting = true;
-    await p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[1]! });
+    const start = performance.now();
+    for (let i = 0; i < n; i += 1) await p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[(i + 300) % TURNS]! });
+    const totalUs = ((performance.now() - start) * 1000) / n;
     counting = false;
-    const wal = () => statSync(`${path}-wal`).size;
-    const before = wal();
-    for (let i = 0; i < n; i += 1) await p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[(i + 2) % TURNS]! });
+    const statements = [...spent].map(([sql, { count, us }]) => ({ sql, count: count / n, us: us / n })).sort((a, b) => b.us - a.us);
+    // Pages: 40 commits into an emptied WAL, fewer pages than an automatic checkpoint waits for (1,000), so none recycles it.
+    const other = new Database(path);
+    other.pragma('wal_checkpoint(TRUNCATE)');
+    other.close();
+    const commits = 40;
+    for (let i = 0; i < commits; i += 1) await p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[i % TURNS]! });
     const pageSize = 4096;
-    return { statements: counted, frames: (wal() - before) / (pageSize + 24) / n };
+    return { statements, totalUs, pages: statSync(`${path}-wal`).size / (pageSize + 24) / commits };
   } finally {
     for (const [method, original] of originals) proto[method] = original;
     await p.close();
@@ -218,6 +245,7 @@ const load = () => loadavg()[0]!.toFixed(1);
 
 try {
   const rates = CASES.map((): number[] => []);
+  const cpu = CASES.map((): number[] => []);
   const sizes = CASES.map(() => 0);
   const loads: string[] = [load()];
   // Rounds interleave the cases, so a change of the machine's load falls on all of them alike.
@@ -225,16 +253,17 @@ try {
     for (const [index, c] of CASES.entries()) {
       const path = freshFile();
       const opened = await c.open(path);
-      const ms = await timeMs(async () => {
+      const { wallMs, cpuMs } = await measure(async () => {
         for (let i = 0; i < TURNS; i += 1) await opened.append(i);
       });
-      rates[index]!.push((TURNS / ms) * 1000);
+      rates[index]!.push((TURNS / wallMs) * 1000);
+      cpu[index]!.push((cpuMs * 1000) / TURNS);
       await opened.close();
       sizes[index] = bytesOnDisk(path);
     }
     loads.push(load());
   }
-  const results = CASES.map((c, index) => ({ c, rate: median(rates[index]!), bytes: sizes[index]! }));
+  const results = CASES.map((c, index) => ({ c, rate: median(rates[index]!), cpuUs: median(cpu[index]!), bytes: sizes[index]! }));
   const of = (name: string, durability?: string) =>
     results.find((r) => r.c.name.startsWith(name) && (durability === undefined || r.c.durability === durability))!;
   const lang = of('LangGraph').rate;
@@ -243,11 +272,22 @@ try {
   const rawFull = of('raw better-sqlite3: one insert').rate;
   printTable(
     `Durable append: ${fmt(TURNS)} awaited appends of one turn each, median of ${ROUNDS}; load average ${loads.join(' → ')} (2 cores)`,
-    ['case', 'durability', 'turns/s', 'vs LangGraph', 'vs Mastra', 'vs raw one-insert FULL', 'bytes on disk', 'vs raw three-statement bytes'],
-    results.map(({ c, rate, bytes }) => [
+    [
+      'case',
+      'durability',
+      'turns/s',
+      'CPU µs per append',
+      'vs LangGraph',
+      'vs Mastra',
+      'vs raw one-insert FULL',
+      'bytes on disk',
+      'vs raw three-statement bytes',
+    ],
+    results.map(({ c, rate, cpuUs, bytes }) => [
       c.name,
       c.durability,
       fmt(rate),
+      fmt(cpuUs, 1),
       `${fmt(rate / lang, 2)}×`,
       `${fmt(rate / mas, 2)}×`,
       `${fmt(rate / rawFull, 2)}×`,
@@ -255,8 +295,16 @@ try {
       `${fmt(bytes / rawBytes, 2)}×`,
     ]),
   );
-  const cost = await agentstateCost(50);
-  console.log(`\nagentstate appendTurn: ${cost.statements} statements per append (BEGIN and COMMIT included), ${fmt(cost.frames, 1)} WAL frames per commit.`);
+  const cost = await agentstateCost(500);
+  const sqlUs = cost.statements.reduce((sum, s) => sum + s.us, 0);
+  printTable(
+    `One agentstate appendTurn (NORMAL) on a quiet loop, 500 appends after 300 of warm-up: ${fmt(cost.totalUs, 1)} µs wall each, ${fmt(cost.pages, 1)} WAL pages per commit; load average ${load()}`,
+    ['statement', 'runs per append', 'µs per append'],
+    [
+      ...cost.statements.map((s) => [s.sql, fmt(s.count, 2), fmt(s.us, 1)]),
+      ['JavaScript between them (validate, stamp, encode, checksum, queue)', '—', fmt(cost.totalUs - sqlUs, 1)],
+    ],
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

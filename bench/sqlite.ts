@@ -9,8 +9,7 @@
  *     time of that database (target ≤ 1 s);
  *  4. group commit: durable (FULL) appendTurn with 1, 4 and 16 concurrent
  *     callers on one provider against raw one-insert-per-transaction FULL
- *     (target ≥ 0.8×), and batch writes (`appendTurns`, `writeMany`) in calls
- *     of 1,000 against raw better-sqlite3 (target ≥ 50,000 records/s).
+ *     (target ≥ 0.8×). Batch writes have their own program, bench/batch.ts.
  *  5. reads beside raw better-sqlite3 doing the same work: keyword recall
  *     p50 over 20,000 items against a bare FTS5 table (target ≤ 3×), and a
  *     whole 5,000-turn transcript against one SELECT (target ≤ 2×).
@@ -261,7 +260,7 @@ async function benchRebuild(): Promise<void> {
   );
 }
 
-// ---------------------------------------------------------------- 4. group commit and batch writes
+// ---------------------------------------------------------------- 4. group commit
 
 /** Raw better-sqlite3, `synchronous=FULL`: one single-row insert per transaction, awaited one at a time. */
 async function rawOneInsertFull(n: number, round: number): Promise<number> {
@@ -300,58 +299,6 @@ async function concurrentTurns(callers: number, n: number, round: number): Promi
   return (n / ms) * 1000;
 }
 
-/** Items per second of batch writes (FULL), `size` records per call. */
-async function batchWrites(kind: 'turns' | 'memory', n: number, size: number, round: number): Promise<number> {
-  const p = openSqlite(file(`batch-${kind}-${size}-${round}.db`));
-  const s = await p.sessions.create({ title: 'bench' });
-  const contents = Array.from({ length: n }, () => sentence());
-  const ms = await timeMs(async () => {
-    for (let i = 0; i < n; i += size) {
-      const slice = contents.slice(i, i + size);
-      if (kind === 'turns')
-        await p.sessions.appendTurns(
-          s.id,
-          slice.map((content) => ({ role: 'user' as const, content })),
-        );
-      else await p.memory.writeMany(slice.map((content, j) => ({ content, scope: { project: `p${(i + j) % 20}` } })));
-    }
-  });
-  const stored = kind === 'turns' ? (await p.sessions.turns(s.id)).length : await p.log.head('state');
-  if (stored < n) throw new Error(`batch ${kind}: ${stored} stored, not ${n}`);
-  await p.close();
-  return (n / ms) * 1000;
-}
-
-/** Raw better-sqlite3 (FULL): the batch's rows (event + memory row + FTS row each) in one transaction per `size`. */
-async function rawBatchMemory(n: number, size: number, round: number): Promise<number> {
-  const db = new Database(file(`raw-batch-${round}.db`));
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
-  db.exec('CREATE TABLE events (seq INTEGER PRIMARY KEY, payload TEXT NOT NULL)');
-  db.exec('CREATE TABLE memory (id TEXT PRIMARY KEY, content TEXT NOT NULL, scope TEXT NOT NULL, created_at TEXT NOT NULL)');
-  db.exec('CREATE VIRTUAL TABLE memory_fts USING fts5(text)');
-  const event = db.prepare('INSERT INTO events (seq, payload) VALUES (?, ?)');
-  const row = db.prepare('INSERT INTO memory (id, content, scope, created_at) VALUES (?, ?, ?, ?)');
-  const fts = db.prepare('INSERT INTO memory_fts (rowid, text) VALUES (?, ?)');
-  const contents = Array.from({ length: n }, () => sentence());
-  const ms = await timeMs(async () => {
-    for (let i = 0; i < n; i += size) {
-      db.exec('BEGIN IMMEDIATE');
-      for (let j = i; j < Math.min(n, i + size); j += 1) {
-        const now = new Date().toISOString();
-        const item = { id: `m${j}`, content: contents[j]!, scope: [`project:p${j % 20}`], createdAt: now };
-        event.run(j + 1, JSON.stringify({ item }));
-        row.run(item.id, item.content, JSON.stringify(item.scope), now);
-        fts.run(j + 1, item.content);
-      }
-      db.exec('COMMIT');
-      await Promise.resolve();
-    }
-  });
-  db.close();
-  return (n / ms) * 1000;
-}
-
 async function benchGroup(): Promise<void> {
   const ROUNDS = 3;
   const n = Math.min(TURNS, 2_000);
@@ -372,26 +319,6 @@ async function benchGroup(): Promise<void> {
         `${fmt(rates.get(callers)! / raw, 2)}×`,
         '≥ 0.8×',
       ]),
-    ],
-  );
-
-  const items = Math.max(TURNS, 20_000);
-  const size = 1_000;
-  let turns = 0;
-  let memory = 0;
-  let rawMemory = 0;
-  for (let round = 0; round < ROUNDS; round += 1) {
-    rawMemory = Math.max(rawMemory, await rawBatchMemory(items, size, round));
-    turns = Math.max(turns, await batchWrites('turns', items, size, round));
-    memory = Math.max(memory, await batchWrites('memory', items, size, round));
-  }
-  printTable(
-    `Batch writes (synchronous=FULL), ${fmt(items)} records in calls of ${fmt(size)}; best of ${ROUNDS}`,
-    ['writer', 'records/s', 'target'],
-    [
-      ['raw better-sqlite3: event + memory row + FTS row each, one transaction per 1,000', fmt(rawMemory), '—'],
-      ['agentstate sessions.appendTurns', fmt(turns), '≥ 50,000 /s'],
-      ['agentstate memory.writeMany', fmt(memory), '≥ 50,000 /s'],
     ],
   );
 }

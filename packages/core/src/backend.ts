@@ -28,8 +28,11 @@ export { checkStateAppend } from './log/state-append.js';
 export {
   type EventRow,
   type RowChecksum,
+  type PreparedEvent,
+  EVENT_COLUMNS,
   EVENT_ROW_COLUMNS,
   ROW_CHECKSUM_PREFIX,
+  prepareEvent,
   eventRow,
   eventRowValues,
   rowChecksum,

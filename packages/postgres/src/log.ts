@@ -13,25 +13,9 @@ import { subscribeTo } from './subscribe.js';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
 import type { EventRow, ReplaySource } from '@agentstate/core/backend';
-import {
-  checkSnapshot,
-  checkStateAppend,
-  checkStream,
-  EVENT_ROW_COLUMNS,
-  eventFromRow,
-  eventRow,
-  eventRowValues,
-  parseReadQuery,
-  parseUpToSeq,
-  payloadJson,
-  rowChecksum,
-  rowPayload,
-  toLogEvent,
-} from '@agentstate/core/backend';
+import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { ProjectionState } from './projection.js';
-
-const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
 /** Options of {@link PostgresLog}. */
 export interface PostgresLogOptions {
@@ -117,26 +101,21 @@ export class PostgresLog implements Log {
    * written by one statement, one round trip under the head's lock.
    */
   async appendStateInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, projection: ProjectionState): Promise<LogEvent<P>> {
-    const event = toLogEvent(input, seq, this.#now);
-    const row = eventRow(event, payloadJson(event.payload));
+    const { event, values } = prepareEvent(input, seq, this.#now);
     await sql.rows(
       `WITH head AS (UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1),
          projected AS (UPDATE ${this.db.t('projection_state')} SET seq = $2, hlc_wall = $15, hlc_counter = $16, generation = $17 WHERE id = 1)
        INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [...eventRowValues(row), rowChecksum(row), true, projection.maxHlc.wall, projection.maxHlc.counter, projection.generation],
+      [...values, true, projection.maxHlc.wall, projection.maxHlc.counter, projection.generation],
     );
     return event;
   }
 
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
   async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
-    const event = toLogEvent(input, seq, this.#now);
-    const text = payloadJson(event.payload);
-    const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, this.#upcasters) : true;
-    const row = eventRow(event, text);
+    const { event, text, values, validated } = prepareEvent(input, seq, this.#now, check ? { upcasters: this.#upcasters } : undefined);
     await sql.rows(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-      ...eventRowValues(row),
-      rowChecksum(row),
+      ...values,
       validated,
     ]);
     return { event, text };

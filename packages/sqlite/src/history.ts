@@ -25,15 +25,21 @@ const SQL = {
 /** At most this many rows per insert of the index. */
 const INSERT_CHUNK = 500;
 
+/** The insert of `n` rows, by `n`: built once, as its text is the statement cache's key. */
+const insertSql: string[] = [];
+const insertOf = (n: number): string =>
+  (insertSql[n] ??= `INSERT OR IGNORE INTO record_events (record_id, seq) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')}`);
+
 /** Indexes the records of the event at `seq`. */
 export function indexRecordEvents(conn: Connection, change: StateChange, seq: number): void {
   const ids = changeRecordIds(change);
   // One statement per event (a purge's may name thousands: in chunks under SQLite's parameter limit),
   // since a turn's event carries two records and every statement costs the append.
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
-    const chunk = ids.slice(i, i + INSERT_CHUNK);
-    const values = chunk.map(() => '(?, ?)').join(', ');
-    conn.prepare(`INSERT OR IGNORE INTO record_events (record_id, seq) VALUES ${values}`).run(chunk.flatMap((id) => [id, seq]));
+    const end = Math.min(ids.length, i + INSERT_CHUNK);
+    const values: (string | number)[] = [];
+    for (let j = i; j < end; j += 1) values.push(ids[j]!, seq);
+    conn.prepare(insertOf(end - i)).run(values);
   }
 }
 

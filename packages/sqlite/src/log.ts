@@ -11,24 +11,18 @@ import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationEr
 import type { EventRow } from '@agentstate/core/backend';
 import {
   checkSnapshot,
-  checkStateAppend,
   checkStream,
-  EVENT_ROW_COLUMNS,
+  EVENT_COLUMNS,
   eventFromRow,
-  eventRow,
-  eventRowValues,
   parseReadQuery,
   parseUpToSeq,
-  payloadJson,
+  prepareEvent,
   ROW_CHECKSUM_PREFIX,
   rowChecksum,
   rowPayload,
-  toLogEvent,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
-
-const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
@@ -135,7 +129,7 @@ export class SqliteLog implements Log {
 
   /** Appends an event from outside the stores: a `state` event must be one the decoder reads. */
   #appendChecked<P>(input: AppendInput<P>, seq?: number): { event: LogEvent<P>; text: string } {
-    return this.#insert(input, seq, (event, text) => checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, this.#upcasters));
+    return this.#insert(input, seq, { upcasters: this.#upcasters });
   }
 
   /**
@@ -146,16 +140,14 @@ export class SqliteLog implements Log {
    * caller read in this transaction.
    */
   appendInTransaction<P>(input: AppendInput<P>, seq: number): { event: LogEvent<P>; text: string } {
-    return this.#insert(input, seq, () => true);
+    return this.#insert(input, seq);
   }
 
-  /** Builds, checks (`validate` says whether to mark it validated) and inserts one event. */
-  #insert<P>(input: AppendInput<P>, seq: number | undefined, validate: (event: LogEvent<P>, text: string) => boolean): { event: LogEvent<P>; text: string } {
-    const event = toLogEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now);
-    const text = payloadJson(event.payload);
-    const validated = validate(event, text);
-    const row = eventRow(event, text);
-    this.conn.prepare(SQL.insert).run(...eventRowValues(row), rowChecksum(row), validated ? 1 : 0);
+  /** Builds, checks (with `check`: a `state` event must be one the decoder reads) and inserts one event. */
+  #insert<P>(input: AppendInput<P>, seq: number | undefined, check?: { upcasters: UpcasterRegistry | undefined }): { event: LogEvent<P>; text: string } {
+    const { event, text, values, validated } = prepareEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now, check);
+    values.push(validated ? 1 : 0);
+    this.conn.prepare(SQL.insert).run(values);
     return { event, text };
   }
 

@@ -61,8 +61,13 @@ const SQL = {
   deleteMemoryMeta: 'DELETE FROM memory_meta WHERE item_n = ?',
   insertMemoryMeta: 'INSERT INTO memory_meta (item_n, path, type, value) VALUES (?, ?, ?, ?)',
   bumpMemoryEpoch: 'UPDATE memory_epoch SET epoch = epoch + 1 WHERE id = 1',
-  memoryOrder: 'SELECT last_created_at, last_id, in_order FROM memory_order WHERE id = 1',
   saveMemoryOrder: 'UPDATE memory_order SET last_created_at = ?, last_id = ?, in_order = ? WHERE id = 1',
+  // An item after the last one (by createdAt, then id; instants compare as text) becomes the last; any other clears the flag.
+  noteMemoryOrder: `UPDATE memory_order SET
+      in_order = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN in_order ELSE 0 END,
+      last_id = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN @id ELSE last_id END,
+      last_created_at = CASE WHEN @at > last_created_at OR (@at = last_created_at AND @id > last_id) THEN @at ELSE last_created_at END
+    WHERE id = 1`,
   putOperation: 'INSERT INTO operations (id, seq, input_hash) VALUES (?, ?, ?)',
 } as const;
 
@@ -96,8 +101,9 @@ export class Projection {
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
     for (const record of changeRecords(change)) {
-      // An appended turn's seq is above every seq of its session (a fold rule): its slot is free, no need to look.
+      // An appended turn's seq is above every seq of its session, and a written item's id is new (fold rules): the slot is free, no need to look.
       if (record.kind === 'turn' && change.type === EventTypes.TurnAppended) this.#insertTurn(record.record);
+      else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
       else this.put(record, seq);
     }
     indexRecordEvents(this.conn, change, seq);
@@ -261,32 +267,39 @@ export class Projection {
     if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 
-  /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order. */
+  /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order: one statement, no read back into JavaScript. */
   #noteMemoryOrder(item: MemoryItem): void {
-    const last = this.conn.prepare(SQL.memoryOrder).get() as { last_created_at: string; last_id: string; in_order: number };
-    const after = item.createdAt > last.last_created_at || (item.createdAt === last.last_created_at && item.id > last.last_id);
-    if (after) this.conn.prepare(SQL.saveMemoryOrder).run(item.createdAt, item.id, last.in_order);
-    else if (last.in_order !== 0) this.conn.prepare(SQL.saveMemoryOrder).run(last.last_created_at, last.last_id, 0);
+    this.conn.prepare(SQL.noteMemoryOrder).run({ at: item.createdAt, id: item.id });
   }
 
   #putMemory(item: MemoryItem): void {
     const slot = this.conn.prepare(SQL.memorySlot).get(item.id) as { n: number; deleted: number } | undefined;
-    let n: number;
-    if (slot) {
-      n = slot.n;
-      this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
-      if (slot.deleted === 0) {
-        this.conn.prepare(SQL.deleteMemoryMeta).run(n);
-        if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
-      }
-      if (slot.deleted === 0 && !this.#bulk) {
-        this.conn.prepare(SQL.deleteMemoryText).run(n);
-        this.vectors.forget(n);
-      }
-    } else {
-      n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
-      this.#noteMemoryOrder(item);
+    if (!slot) {
+      this.#insertMemory(item);
+      return;
     }
+    const { n } = slot;
+    this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
+    if (slot.deleted === 0) {
+      this.conn.prepare(SQL.deleteMemoryMeta).run(n);
+      if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
+    }
+    if (slot.deleted === 0 && !this.#bulk) {
+      this.conn.prepare(SQL.deleteMemoryText).run(n);
+      this.vectors.forget(n);
+    }
+    this.#indexMemory(item, n);
+  }
+
+  /** Inserts an item whose id has no row yet, with its metadata and full-text rows when live. */
+  #insertMemory(item: MemoryItem): void {
+    const n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
+    this.#noteMemoryOrder(item);
+    this.#indexMemory(item, n);
+  }
+
+  /** Writes the metadata and full-text rows of the item in row `n`, if it is live. */
+  #indexMemory(item: MemoryItem, n: number): void {
     if (item.deleted) return;
     const insertMeta = this.conn.prepare(SQL.insertMemoryMeta);
     for (const leaf of metadataLeaves(item.metadata)) insertMeta.run(n, leaf.path, leaf.type, leaf.value);

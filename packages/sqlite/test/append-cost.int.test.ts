@@ -64,6 +64,30 @@ describe('one appendTurn', () => {
     }
   });
 
+  it('writes a new memory item without looking for its slot, and its recall order in one statement', async () => {
+    const p = openSqlite(dir.file('memory-count.db'), { durability: 'process-crash' });
+    try {
+      await p.memory.write({ content: 'warm the statement cache' });
+      const statements = await countStatements(() => p.memory.write({ content: 'counted' }));
+      expect(statements).toEqual([
+        'BEGIN IMMEDIATE',
+        'SELECT seq, hlc_wall,',
+        'INSERT INTO events',
+        'INSERT INTO memory',
+        'UPDATE memory_order SET',
+        'INSERT INTO memory_fts',
+        'INSERT OR IGNORE',
+        'UPDATE projection_state SET',
+        'COMMIT',
+      ]);
+      const before = await p.snapshot();
+      await p.rebuild({ fromScratch: true });
+      expect(await p.snapshot()).toEqual(before);
+    } finally {
+      await p.close();
+    }
+  });
+
   it("stores a plain turn's parts once, in its content, and reads them back exactly", async () => {
     const file = dir.file('parts.db');
     const p = openSqlite(file);

@@ -4,9 +4,13 @@
  * by SQLite and one written by Postgres carry the same checksum and an
  * export of either compares byte for byte.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { CorruptionError } from '../errors.js';
-import type { LogEvent } from './log.js';
+import type { Instant } from '../time/instant.js';
+import { payloadJson, toLogEvent } from './append.js';
+import { checkStateAppend } from './state-append.js';
+import type { AppendInput, LogEvent } from './log.js';
+import type { UpcasterRegistry } from './upcasters.js';
 
 /** An `events` row as the database returns it. */
 export interface EventRow {
@@ -27,6 +31,9 @@ export interface EventRow {
 
 /** The columns that make an event, in the order its checksum covers them. */
 export const EVENT_ROW_COLUMNS = 'stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal';
+
+/** {@link EVENT_ROW_COLUMNS} and the checksum: the columns an insert of an event writes, before `validated`. */
+export const EVENT_COLUMNS = `${EVENT_ROW_COLUMNS}, checksum`;
 
 /** What marks a checksum over the whole row. Legacy SQLite checksums are bare base64, which has no colon. */
 export const ROW_CHECKSUM_PREFIX = '2:';
@@ -76,13 +83,38 @@ export function eventRowValues(row: Omit<EventRow, 'checksum'>): (string | numbe
  * fields), so a changed time or actor is caught like a changed payload.
  */
 export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
-  // The columns joined by NUL, hashed piece by piece: the same bytes without building a copy of the payload.
-  const sha1 = createHash('sha1');
-  eventRowValues(row).forEach((value, i) => {
-    if (i > 0) sha1.update('\u0000');
-    sha1.update(field(value));
-  });
-  return ROW_CHECKSUM_PREFIX + sha1.digest('base64');
+  // The columns joined by NUL and hashed in one call: a streaming hash's dozen native calls cost more than the copy.
+  const text = `${row.stream}\u0000${row.seq}\u0000${row.type}\u0000${row.time}\u0000${row.schema_version}\u0000${row.payload}\u0000${field(row.actor)}\u0000${field(row.trace_id)}\u0000${field(row.span_id)}\u0000${field(row.causation_id)}\u0000${field(row.origin_instance_id)}\u0000${field(row.principal)}`;
+  return ROW_CHECKSUM_PREFIX + hash('sha1', text, 'base64');
+}
+
+/** An append made ready to insert: the event, its payload's JSON text and the row's values. */
+export interface PreparedEvent<P> {
+  event: LogEvent<P>;
+  /** The payload as stored. */
+  text: string;
+  /** The values of {@link EVENT_COLUMNS}, in that order, checksum last. */
+  values: (string | number | null)[];
+  /** True when the payload was decoded as a current `state` event, so a fold need not check it again. */
+  validated: boolean;
+}
+
+/**
+ * The preamble every SQL log runs before its insert: the append's shared
+ * rules (`toLogEvent`), the payload's JSON, the `state` check when `check`
+ * is set (`checkStateAppend` on the payload as it will be read back; a
+ * refused event throws `ValidationError`) and the row with its checksum.
+ * Without `check` the payload is the stamper's, valid by construction, and
+ * marked validated.
+ */
+export function prepareEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant, check?: { upcasters: UpcasterRegistry | undefined }): PreparedEvent<P> {
+  const event = toLogEvent(input, seq, now);
+  const text = payloadJson(event.payload);
+  const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, check.upcasters) : true;
+  const row = eventRow(event, text);
+  const values = eventRowValues(row);
+  values.push(rowChecksum(row));
+  return { event, text, values, validated };
 }
 
 /** How a backend computes the checksum a stored row must carry. */

@@ -22,8 +22,12 @@ import type { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend, StateWriteTx } from '../write/backend.js';
 import type { Stamper } from '../write/stamper.js';
 
-/** Runs after each successful mutation; its failures are reported, never thrown. */
-export type AfterCommit = (change: StateChange, seq: number) => Promise<void>;
+/**
+ * Runs once after each successful mutation with every change it committed
+ * and their seqs, in order (a batch write is one call); its failures are
+ * reported, never thrown.
+ */
+export type AfterCommit = (changes: readonly StateChange[], seqs: readonly number[]) => Promise<void>;
 
 /** What one mutation committed (or, for a retry of an operation, committed earlier). */
 interface Outcome<C> {
@@ -152,10 +156,10 @@ export class Engine {
     })) as Outcome<C>;
     if (outcome.replayed) return outcome.changes;
     committed?.(outcome.seqs);
-    for (let i = 0; i < outcome.changes.length; i += 1) {
+    if (outcome.changes.length > 0) {
       for (const hook of this.#afterCommit) {
         try {
-          await hook(outcome.changes[i]!, outcome.seqs[i]!);
+          await hook(outcome.changes, outcome.seqs);
         } catch (error) {
           this.onBackgroundError(error);
         }

@@ -23,7 +23,7 @@ import { checkProviderOptions, DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
-import { embedItems } from './vectors.js';
+import { embedCommitted } from './vectors.js';
 import { InMemoryBackend } from '../in-memory/backend.js';
 import { cutLog, foldTo, readOnlyView, resolvePoint, stoppedClock } from './time-travel.js';
 import { diffPoints } from './diff.js';
@@ -66,22 +66,25 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
 
   const every = options.snapshotEvery ?? 0;
   if (every > 0) {
-    engine.afterCommit(async (_change, seq) => {
-      if (seq % every === 0) await saveSnapshot();
+    // One snapshot when a mutation's events reach a multiple of k, however many they are.
+    engine.afterCommit(async (_changes, seqs) => {
+      if (seqs.some((seq) => seq % every === 0)) await saveSnapshot();
     });
   }
   const vectors = backend.vectors;
   if (embedder && vectors) {
-    engine.afterCommit(async (change) => {
-      if (change.type === EventTypes.MemoryWritten || change.type === EventTypes.MemoryUpdated)
-        await embedItems(embedder, vectors, [change.payload.item as MemoryItem]);
+    engine.afterCommit(async (changes) => {
+      const items = changes.flatMap((c) => (c.type === EventTypes.MemoryWritten || c.type === EventTypes.MemoryUpdated ? [c.payload.item as MemoryItem] : []));
+      await embedCommitted(embedder, vectors, items);
     });
   }
   const turnVectors = backend.turnVectors;
   if (embedder && turnVectors) {
-    engine.afterCommit(async (change) => {
-      if (change.type === EventTypes.TurnAppended) await embedItems(embedder, turnVectors, [change.payload.turn as Turn]);
-      if (change.type === EventTypes.SuffixReplaced && change.payload.added.length > 0) await embedItems(embedder, turnVectors, change.payload.added as Turn[]);
+    engine.afterCommit(async (changes) => {
+      const turns = changes.flatMap((c) =>
+        c.type === EventTypes.TurnAppended ? [c.payload.turn as Turn] : c.type === EventTypes.SuffixReplaced ? (c.payload.added as Turn[]) : [],
+      );
+      await embedCommitted(embedder, turnVectors, turns);
     });
   }
   const foldOptions = { snapshotCodec: codec, ...(options.upcasters ? { upcasters: options.upcasters } : {}) };

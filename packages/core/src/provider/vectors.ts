@@ -8,7 +8,18 @@ import type { Embedder } from '../embedding/embedder.js';
 import { contentHash } from '../embedding/embedder.js';
 import type { Embeddable, VectorStore } from '../write/backend.js';
 
+/** Records embedded per call of the embedder. */
 const BATCH = 256;
+
+/**
+ * {@link embedItems} for the records one mutation committed, however many:
+ * the last version of each id, in calls of at most 256 records, so a batch
+ * write costs the embedder a few calls rather than one per record.
+ */
+export async function embedCommitted<R extends Embeddable, Q>(embedder: Embedder, store: VectorStore<R, Q>, items: readonly R[]): Promise<void> {
+  const latest = [...new Map(items.map((item) => [item.id, item])).values()];
+  for (let i = 0; i < latest.length; i += BATCH) await embedItems(embedder, store, latest.slice(i, i + BATCH));
+}
 
 /** Embeds and stores vectors for `items` (memory items or turns), reusing cached vectors by content hash. */
 export async function embedItems<R extends Embeddable, Q>(embedder: Embedder, store: VectorStore<R, Q>, items: readonly R[]): Promise<void> {
