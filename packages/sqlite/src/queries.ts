@@ -106,16 +106,20 @@ function lexicalSql(
       return { sql: `SELECT r.* FROM ${matches} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, params, ranked: false };
     case 'ranked': {
       const bound = relevanceWindow > 0 ? `ORDER BY ${fts}.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
-      // Full-text rows exist for live records only (rowid = the record's n): without row
-      // conditions the window reads the index alone, and expired items, found through
-      // their partial index, are left out by rowid rather than by reading every match's row.
+      // Full-text rows exist for live records only (rowid = the record's n): the window reads
+      // the index alone, and expired items, found through their partial index, are left out by
+      // rowid rather than by reading every match's row. Row conditions under exact scopes are
+      // the rowids the scope index lists (`+rowid`: a list to test, never one MATCH per rowid);
+      // other row conditions (every scope's kinds, metadata, a subtree) are checked on each
+      // match's row, which stops at the window rather than reading the whole table.
+      const expired =
+        query.now === undefined ? '' : ` AND rowid NOT IN (SELECT n FROM ${table} WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ?)`;
+      const listed = rowWhere === '' ? '' : ` AND +rowid IN (SELECT r.n FROM ${table} r WHERE r.deleted = 0${rowWhere})`;
       const window =
-        rowWhere === ''
+        rowWhere === '' || (scoped !== undefined && query.descendantsOf === undefined)
           ? {
-              sql: `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ?${
-                query.now === undefined ? '' : ` AND rowid NOT IN (SELECT n FROM ${table} WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ?)`
-              } ${bound}`,
-              params: [...match, ...expiry.params],
+              sql: `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ?${listed}${expired} ${bound}`,
+              params: [...match, ...rowParams, ...expiry.params],
             }
           : { sql: `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`, params };
       return { ...rankedCandidates(window.sql, table, 'r', order.sql), params: window.params, ranked: true };

@@ -56,19 +56,26 @@ describe('lexical query plans', () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const sqlite = openSqlite(':memory:', { clock });
     const reference = createInMemoryProvider({ clock });
+    const scope = { project: 'a' };
     for (const p of [sqlite, reference]) {
       // Equal texts rank equal: only (createdAt, id) orders them, across every page boundary (a
       // page of SQL candidates holds 64). Written out of that order (shuffled instants, some
       // shared), so the full-text index's order is no guide.
       for (let i = 0; i < 150; i += 1) {
         const createdAt = new Date(Date.UTC(2025, 0, 1, 0, 0, (i * 7) % 10)).toISOString();
-        await p.memory.write({ id: `tied-${String((i * 13) % 150).padStart(3, '0')}`, content: `deploy the api ${i % 2 ? 'staging' : 'prod'}`, createdAt });
+        await p.memory.write({
+          id: `tied-${String((i * 13) % 150).padStart(3, '0')}`,
+          content: `deploy the api ${i % 2 ? 'staging' : 'prod'}`,
+          createdAt,
+          scope,
+        });
       }
-      await p.memory.write({ id: 'short', content: 'deploy' });
-      await p.memory.write({ id: 'expired', content: 'deploy', expiresAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 5)).toISOString() });
+      await p.memory.write({ id: 'short', content: 'deploy', scope });
+      await p.memory.write({ id: 'elsewhere', content: 'deploy', scope: { project: 'b' } });
+      await p.memory.write({ id: 'expired', content: 'deploy', scope, expiresAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 5)).toISOString() });
     }
     clock.advance(60_000);
-    const all = async (p: typeof reference, limit: number, where?: { kinds: string[] }) => {
+    const all = async (p: typeof reference, limit: number, where?: { kinds?: string[]; scope?: typeof scope }) => {
       const hits: { id: string; score: number; createdAt: string }[] = [];
       let cursor: string | undefined;
       do {
@@ -81,14 +88,16 @@ describe('lexical query plans', () => {
     // Best first, then newest first, then by id descending (docs/contract.md §4).
     const ranked = (hits: { id: string; score: number; createdAt: string }[]) =>
       [...hits].sort((x, y) => y.score - x.score || y.createdAt.localeCompare(x.createdAt) || y.id.localeCompare(x.id)).map((h) => h.id);
-    const expected = (await all(reference, 100)).map((h) => h.id).sort();
+    const expected = (await all(reference, 100, { scope })).map((h) => h.id).sort();
     expect(expected).toHaveLength(151);
     expect(expected).not.toContain('expired');
     for (const limit of [3, 70]) {
-      for (const where of [undefined, { kinds: ['fact'] }]) {
-        // Without a row condition the window reads the full-text index alone; with one, through the record table.
+      // Without a row condition the window reads the full-text index alone; with a scope, the rowids its
+      // index lists; with another, through the record table.
+      for (const where of [{ scope }, { scope, kinds: ['fact'] }, { kinds: ['fact'], scope: { project: 'b' } }, {}, { kinds: ['fact'] }]) {
         const hits = await all(sqlite, limit, where);
-        expect(hits.map((h) => h.id).sort(), `limit ${limit}`).toEqual(expected);
+        const inScope = where.scope?.project === 'b' ? ['elsewhere'] : where.scope ? expected : [...expected, 'elsewhere'].sort();
+        expect(hits.map((h) => h.id).sort(), `limit ${limit}`).toEqual(inScope);
         expect(
           hits.map((h) => h.id),
           `limit ${limit}`,
