@@ -18,7 +18,8 @@ import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
-import { verifiedPages } from './candidates.js';
+import type { CandidateSql } from './candidates.js';
+import { rankedCandidates, verifiedPages } from './candidates.js';
 import { liveRowsUnder, matchesNothing, scopeCondition } from './scope-sql.js';
 
 /**
@@ -65,33 +66,34 @@ type Plan =
   /** Text, relevance: bm25 over the most recent matches (see {@link DEFAULT_RELEVANCE_WINDOW}). */
   | 'ranked';
 
-/** Builds a lexical search: SQL (ending in `LIMIT ? OFFSET ?`) and its parameters. */
+/** Builds a lexical search: its candidate SQL and parameters, and whether rows carry a bm25 rank. */
 function lexicalSql(
   table: 'skills' | 'memory',
   query: LexicalQuery & MemoryFilter,
   order: { sql: string; keyset: string },
   plan: Plan,
   relevanceWindow: number,
-): { sql: string; params: unknown[]; ranked: boolean } {
+): CandidateSql & { ranked: boolean } {
   const fts = `${table}_fts`;
-  const params: unknown[] = [];
-  let where = 'r.deleted = 0';
-  if (plan !== 'index') {
-    where += ` AND ${fts} MATCH ?`;
-    params.push(ftsQuery(query.tokens, query.match ?? 'all'));
-  }
+  const match = plan === 'index' ? [] : [ftsQuery(query.tokens, query.match ?? 'all')];
+  // Conditions on the record's row other than its expiry: scope, kind, metadata.
+  let rowWhere = '';
+  const rowParams: unknown[] = [];
   const scoped = scopeCondition(query, 'r.scope_key');
   if (scoped) {
-    where += ` AND ${scoped.sql}`;
-    params.push(...scoped.params);
+    rowWhere += ` AND ${scoped.sql}`;
+    rowParams.push(...scoped.params);
   }
   if (query.kinds !== undefined) {
-    where += ' AND r.kind IN (SELECT value FROM json_each(?))';
-    params.push(JSON.stringify(query.kinds));
+    rowWhere += ' AND r.kind IN (SELECT value FROM json_each(?))';
+    rowParams.push(JSON.stringify(query.kinds));
   }
-  const filter = memoryRowFilter(query, 'r');
-  where += filter.sql;
-  params.push(...filter.params);
+  const filter = memoryRowFilter({ where: query.where }, 'r');
+  rowWhere += filter.sql;
+  rowParams.push(...filter.params);
+  const expiry = memoryRowFilter({ now: query.now }, 'r');
+  let where = `r.deleted = 0${plan === 'index' ? '' : ` AND ${fts} MATCH ?`}${rowWhere}${expiry.sql}`;
+  const params = [...match, ...rowParams, ...expiry.params];
   // A keyset on the order's columns (a row-value range the live indexes serve); relevance pages are cut after ranking.
   if (query.after !== undefined && plan !== 'ranked') {
     where += ` AND ${order.keyset}`;
@@ -106,17 +108,24 @@ function lexicalSql(
     case 'sorted':
       return { sql: `SELECT r.* FROM ${matches} ORDER BY ${order.sql} LIMIT ? OFFSET ?`, params, ranked: false };
     case 'ranked': {
-      // Full-text rows exist for live records only: without filters the window needs no join.
       const bound = relevanceWindow > 0 ? `ORDER BY ${fts}.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
+      // Full-text rows exist for live records only (rowid = the record's n): the window reads
+      // the index alone, and expired items, found through their partial index, are left out by
+      // rowid rather than by reading every match's row. Row conditions under exact scopes are
+      // the rowids the scope index lists (`+rowid`: a list to test, never one MATCH per rowid);
+      // other row conditions (every scope's kinds, metadata, a subtree) are checked on each
+      // match's row, which stops at the window rather than reading the whole table.
+      const expired =
+        query.now === undefined ? '' : ` AND rowid NOT IN (SELECT n FROM ${table} WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ?)`;
+      const listed = rowWhere === '' ? '' : ` AND +rowid IN (SELECT r.n FROM ${table} r WHERE r.deleted = 0${rowWhere})`;
       const window =
-        params.length === 1
-          ? `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ? ${bound}`
-          : `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`;
-      return {
-        sql: `SELECT r.*, w.rank FROM (${window}) w JOIN ${table} r ON r.n = w.n WHERE r.deleted = 0 ORDER BY w.rank, ${order.sql} LIMIT ? OFFSET ?`,
-        params,
-        ranked: true,
-      };
+        rowWhere === '' || (scoped !== undefined && query.descendantsOf === undefined)
+          ? {
+              sql: `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ?${listed}${expired} ${bound}`,
+              params: [...match, ...rowParams, ...expiry.params],
+            }
+          : { sql: `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`, params };
+      return { ...rankedCandidates(window.sql, table, 'r', order.sql), params: window.params, ranked: true };
     }
   }
 }

@@ -9,7 +9,8 @@ import { pastKeyset } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
-import { verifiedPages } from './candidates.js';
+import type { CandidateSql } from './candidates.js';
+import { rankedCandidates, verifiedPages } from './candidates.js';
 import type { TurnRow } from './rows.js';
 import { turnFromRow } from './rows.js';
 
@@ -30,8 +31,8 @@ export function turnWhere(filter: TurnFilter): { where: string; params: unknown[
   return { where, params };
 }
 
-/** Builds the search: SQL ending in `LIMIT ? OFFSET ?`, its parameters, and whether rows carry a bm25 rank. */
-function turnSql(query: TurnQuery, relevanceWindow: number): { sql: string; params: unknown[]; ranked: boolean } {
+/** Builds the search: its candidate SQL and parameters, and whether rows carry a bm25 rank. */
+function turnSql(query: TurnQuery, relevanceWindow: number): CandidateSql & { ranked: boolean } {
   const filtered = turnWhere(query);
   let { where } = filtered;
   const { params } = filtered;
@@ -47,7 +48,7 @@ function turnSql(query: TurnQuery, relevanceWindow: number): { sql: string; para
     return { sql: `SELECT t.* FROM ${matches} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params: [match, ...params], ranked: false };
   const bound = relevanceWindow > 0 ? `ORDER BY turns_fts.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
   return {
-    sql: `SELECT t.*, w.rank FROM (SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}) w JOIN turns t ON t.n = w.n ORDER BY w.rank, ${NEWEST_FIRST} LIMIT ? OFFSET ?`,
+    ...rankedCandidates(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST),
     params: [match, ...params],
     ranked: true,
   };

@@ -5,21 +5,19 @@
  * (`combineScores`), so a hybrid score says how strongly each leg found it.
  */
 import type { Embedder } from '../embedding/embedder.js';
-import { fuseLegs, unitScore } from '../embedding/fusion.js';
 import { ValidationError } from '../errors.js';
 import { selectScopes } from './scope-selection.js';
 import { queryTokens } from '../matching/lexical.js';
 import { copyMemoryItem } from '../records/copy.js';
 import type { RecallOptions } from '../records/inputs.js';
 import { DEFAULT_RECALL_LIMIT, parseInput, recallOptionsSchema } from '../records/inputs.js';
-import type { MemoryItem } from '../records/records.js';
 import type { StateQueries, VectorStore } from '../write/backend.js';
 import type { Instant } from '../time/instant.js';
 import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import type { RecallHit } from './types.js';
 import type { Page, Pager } from '../paging/cursor.js';
 import { NUMBER_DESC, openPager, TEXT_DESC, toKeyset, toPage } from '../paging/cursor.js';
-import { catchUpVectors } from './vectors.js';
+import { rankedLegs } from './ranked-legs.js';
 
 /**
  * The lexical leg of hybrid recall ranks by BM25 over any matching token:
@@ -107,38 +105,27 @@ export async function recall(ctx: RecallContext, options: RecallOptions): Promis
   }
 
   const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
-  const vectors = ctx.vectors!;
-  await catchUpVectors(embedder, vectors);
-  const [queryVector] = await embedder.embed([o.query!]);
   // Rankers look deep enough to reach past every page served so far.
   const depth = candidateDepth(pager.served + limit + 1);
-  const near = await vectors.nearest({ embedderId: embedder.id, vector: queryVector!, k: depth, ...scopes, ...filter });
-  if (mode === 'semantic') {
-    return finish(
-      near.map((n) => ({ ...copyMemoryItem(n.record), score: unitScore(n.similarity) })),
-      true,
-    );
-  }
-
-  const lexicalTokens = await lexicalLegTokens(embedder, tokens, o.match);
-  const lexical = await ctx.queries.searchMemory({
-    tokens: lexicalTokens,
-    ...scopes,
-    ...filter,
-    limit: depth,
-    order: 'relevance',
-    match: o.match ?? HYBRID_LEXICAL_MATCH,
+  const found = await rankedLegs({
+    mode,
+    text: o.query!,
+    embedder,
+    vectors: ctx.vectors!,
+    fusionWeights: ctx.fusionWeights,
+    nearest: (embedderId, vector) => ({ embedderId, vector, k: depth, ...scopes, ...filter }),
+    lexical: async () =>
+      ctx.queries.searchMemory({
+        tokens: await lexicalLegTokens(embedder, tokens, o.match),
+        ...scopes,
+        ...filter,
+        limit: depth,
+        order: 'relevance',
+        match: o.match ?? HYBRID_LEXICAL_MATCH,
+      }),
   });
-  const records = new Map<string, MemoryItem>();
-  for (const h of lexical) records.set(h.record.id, h.record);
-  for (const n of near) records.set(n.record.id, n.record);
-  const fused = fuseLegs(
-    lexical.map((h) => ({ id: h.record.id, score: h.score })),
-    near.map((n) => ({ id: n.record.id, score: n.similarity })),
-    ctx.fusionWeights,
-  );
   return finish(
-    fused.map((f) => ({ ...copyMemoryItem(records.get(f.id)!), score: f.score })),
+    found.map((f) => ({ ...copyMemoryItem(f.record), score: f.score })),
     true,
   );
 }

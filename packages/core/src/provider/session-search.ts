@@ -6,7 +6,6 @@
  * session and its neighbouring live turns. Pages are keyset pages, as
  * recall's: by (score, createdAt, id) for relevance, (createdAt, id) newest first.
  */
-import { fuseLegs, unitScore } from '../embedding/fusion.js';
 import { NotFoundError, ValidationError } from '../errors.js';
 import { queryTokens } from '../matching/lexical.js';
 import { copySession, copyTurn } from '../records/copy.js';
@@ -22,7 +21,7 @@ import type { RecallContext } from './recall.js';
 import { candidateDepth, HYBRID_LEXICAL_MATCH, lexicalLegTokens } from './recall.js';
 import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import type { TurnHit } from './types.js';
-import { catchUpVectors } from './vectors.js';
+import { rankedLegs } from './ranked-legs.js';
 
 /** What transcript search needs from its provider: recall's context, over turn vectors. */
 export interface SearchContext extends Omit<RecallContext, 'vectors'> {
@@ -104,31 +103,26 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
   }
 
   const embedder = ctx.embedder ?? (await ctx.defaultEmbedder!());
-  const vectors = ctx.vectors!;
-  await catchUpVectors(embedder, vectors);
-  const [queryVector] = await embedder.embed([o.query!]);
   // Rankers look deep enough to reach past every page served so far.
   const depth = candidateDepth(pager.served + limit + 1);
-  const near = await vectors.nearest({ ...filter, embedderId: embedder.id, vector: queryVector!, k: depth });
-  if (mode === 'semantic') {
-    return finish(
-      near.map((n) => ({ turn: n.record, score: unitScore(n.similarity) })),
-      true,
-    );
-  }
-
-  const lexicalTokens = await lexicalLegTokens(embedder, tokens, o.match);
-  const lexical = await q.searchTurns({ ...filter, tokens: lexicalTokens, limit: depth, order: 'relevance', match: o.match ?? HYBRID_LEXICAL_MATCH });
-  const turns = new Map<string, Turn>();
-  for (const h of lexical) turns.set(h.record.id, h.record);
-  for (const n of near) turns.set(n.record.id, n.record);
-  const fused = fuseLegs(
-    lexical.map((h) => ({ id: h.record.id, score: h.score })),
-    near.map((n) => ({ id: n.record.id, score: n.similarity })),
-    ctx.fusionWeights,
-  );
+  const found = await rankedLegs({
+    mode,
+    text: o.query!,
+    embedder,
+    vectors: ctx.vectors!,
+    fusionWeights: ctx.fusionWeights,
+    nearest: (embedderId, vector) => ({ ...filter, embedderId, vector, k: depth }),
+    lexical: async () =>
+      q.searchTurns({
+        ...filter,
+        tokens: await lexicalLegTokens(embedder, tokens, o.match),
+        limit: depth,
+        order: 'relevance',
+        match: o.match ?? HYBRID_LEXICAL_MATCH,
+      }),
+  });
   return finish(
-    fused.map((f) => ({ turn: turns.get(f.id)!, score: f.score })),
+    found.map((f) => ({ turn: f.record, score: f.score })),
     true,
   );
 }
