@@ -203,7 +203,7 @@ describe('purge on a SQLite file', () => {
     const before = { session: await state.history(s.id), turn: await state.history(turn.id), item: await state.history(item.id) };
     await state.close();
     const db = new Database(path);
-    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version = 8');
+    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version >= 8');
     db.close();
     const again = openSqlite(path);
     expect({ session: await again.history(s.id), turn: await again.history(turn.id), item: await again.history(item.id) }).toEqual(before);
