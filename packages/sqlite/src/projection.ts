@@ -43,21 +43,22 @@ const SQL = {
   // The next version of a live session a turn was appended to: `sessionAfterTurn` of core, in place (instants compare as text).
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?, last_writer_id = ?,
     updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
-  turnSlot: 'SELECT n, deleted FROM turns WHERE session_id = ? AND seq = ?',
+  turnSlot: 'SELECT n, deleted, content FROM turns WHERE session_id = ? AND seq = ?',
   insertTurn: `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)})`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
-  deleteTurnText: 'DELETE FROM turns_fts WHERE rowid = ?',
-  skillSlot: 'SELECT n, deleted FROM skills WHERE id = ?',
+  // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
+  deleteTurnText: "INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)",
+  skillSlot: 'SELECT * FROM skills WHERE id = ?',
   insertSkill: `INSERT INTO skills (${SKILL_COLUMNS}) VALUES (${placeholders(SKILL_COLUMNS)})`,
   updateSkill: `UPDATE skills SET (${SKILL_COLUMNS}) = (${placeholders(SKILL_COLUMNS)}) WHERE n = ?`,
   insertSkillText: 'INSERT INTO skills_fts (rowid, text) VALUES (?, ?)',
-  deleteSkillText: 'DELETE FROM skills_fts WHERE rowid = ?',
-  memorySlot: 'SELECT n, deleted FROM memory WHERE id = ?',
+  deleteSkillText: "INSERT INTO skills_fts (skills_fts, rowid, text) VALUES ('delete', ?, ?)",
+  memorySlot: 'SELECT n, deleted, content FROM memory WHERE id = ?',
   insertMemory: `INSERT INTO memory (${MEMORY_COLUMNS}) VALUES (${placeholders(MEMORY_COLUMNS)})`,
   updateMemory: `UPDATE memory SET (${MEMORY_COLUMNS}) = (${placeholders(MEMORY_COLUMNS)}) WHERE n = ?`,
   insertMemoryText: 'INSERT INTO memory_fts (rowid, text) VALUES (?, ?)',
-  deleteMemoryText: 'DELETE FROM memory_fts WHERE rowid = ?',
+  deleteMemoryText: "INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)",
   deleteMemoryMeta: 'DELETE FROM memory_meta WHERE item_n = ?',
   insertMemoryMeta: 'INSERT INTO memory_meta (item_n, path, type, value) VALUES (?, ?, ?, ?)',
   bumpMemoryEpoch: 'UPDATE memory_epoch SET epoch = epoch + 1 WHERE id = 1',
@@ -235,13 +236,13 @@ export class Projection {
   }
 
   #putTurn(turn: Turn): void {
-    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as { n: number; deleted: number } | undefined;
+    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as { n: number; deleted: number; content: string } | undefined;
     let n: number;
     if (slot) {
       n = slot.n;
       this.conn.prepare(SQL.updateTurn).run(...turnValues(turn), n);
       if (slot.deleted === 0 && !this.#bulk) {
-        this.conn.prepare(SQL.deleteTurnText).run(n);
+        this.conn.prepare(SQL.deleteTurnText).run(n, foldForIndex(slot.content));
         this.vectors.forgetTurn(n);
       }
       if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
@@ -255,12 +256,12 @@ export class Projection {
   }
 
   #putSkill(skill: Skill): void {
-    const slot = this.conn.prepare(SQL.skillSlot).get(skill.id) as { n: number; deleted: number } | undefined;
+    const slot = this.conn.prepare(SQL.skillSlot).get(skill.id) as SkillRow | undefined;
     let n: number;
     if (slot) {
       n = slot.n;
       this.conn.prepare(SQL.updateSkill).run(...skillValues(skill), n);
-      if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n);
+      if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(skillFromRow(slot))));
     } else {
       n = Number(this.conn.prepare(SQL.insertSkill).run(skillValues(skill)).lastInsertRowid);
     }
@@ -273,7 +274,7 @@ export class Projection {
   }
 
   #putMemory(item: MemoryItem): void {
-    const slot = this.conn.prepare(SQL.memorySlot).get(item.id) as { n: number; deleted: number } | undefined;
+    const slot = this.conn.prepare(SQL.memorySlot).get(item.id) as { n: number; deleted: number; content: string } | undefined;
     if (!slot) {
       this.#insertMemory(item);
       return;
@@ -285,7 +286,7 @@ export class Projection {
       if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
     }
     if (slot.deleted === 0 && !this.#bulk) {
-      this.conn.prepare(SQL.deleteMemoryText).run(n);
+      this.conn.prepare(SQL.deleteMemoryText).run(n, foldForIndex(slot.content));
       this.vectors.forget(n);
     }
     this.#indexMemory(item, n);

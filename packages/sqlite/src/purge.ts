@@ -2,8 +2,10 @@
  * Purge in SQLite (docs/contract.md §7, "Purge"): which rows a purge
  * selects, and the erasure its `records.purged` event triggers inside the
  * same write transaction: earlier events rewritten in place with fresh
- * checksums, full-text indexes merged so no token is left, embedding-cache entries and
- * the snapshots that hold the text dropped. With `secure_delete` on, freed
+ * checksums, embedding-cache entries and the snapshots that hold the text
+ * dropped. The full-text rows went when the projection made the records
+ * tombstones: the indexes are secure-delete tables (migration 9), so their
+ * tokens are removed from the pages in place, with no merge. With `secure_delete` on, freed
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
  * `-wal` file, so the old pages leave the disk too.
  */
@@ -90,8 +92,7 @@ function scopeRows(scope: Scope): { sql: string; params: string[] } {
  * The erasure of a committed `records.purged` event at `purgeSeq`, inside
  * its write transaction (after the projection made the records erased
  * tombstones): rewrites every earlier event that carried them, drops their
- * cached embeddings and every snapshot at or after the first such event,
- * and merges the full-text indexes that held them, so their tokens go too.
+ * cached embeddings and every snapshot at or after the first such event.
  */
 export function eraseHistory(
   conn: Connection,
@@ -118,16 +119,6 @@ export function eraseHistory(
   const hashes = JSON.stringify(erasure.contentHashes);
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
   if (erasure.firstSeq > 0) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, erasure.firstSeq);
-  // The indexes are contentless_delete tables: a delete only records a tombstone, and FTS5 refuses the
-  // 'delete' command there, so its secure-delete option has no row text to find the entries with (checked
-  // on SQLite 3.53). A deleted row's tokens stay in the segments until a merge drops them: merge every
-  // index that held a purged record into one segment.
-  const touched = [
-    ...(change.payload.memory.length > 0 ? ['memory_fts'] : []),
-    ...(change.payload.turns.length > 0 ? ['turns_fts'] : []),
-    ...(change.payload.skills.length > 0 ? ['skills_fts'] : []),
-  ];
-  for (const table of touched) conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('optimize')`);
 }
 
 /** The `state` events at `seqs` (ascending); a seq the log lacks is left out. */

@@ -8,6 +8,9 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { SqliteProvider } from '../src/index.js';
+import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
+import type { SkillRow } from '../src/rows.js';
+import { skillFromRow } from '../src/rows.js';
 
 /** A page of the file and the table or index it belongs to. */
 export interface Page {
@@ -52,6 +55,22 @@ export function tamper(path: string, sql: string, ...params: unknown[]): void {
   const db = new Database(path);
   try {
     db.prepare(sql).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Takes the live row of `table` with the smallest `n` out of its full-text
+ * index, by FTS5's 'delete' command with the text it indexed (the indexes
+ * are contentless: a plain DELETE is refused).
+ */
+export function unindexFirst(path: string, table: 'memory' | 'skills'): void {
+  const db = new Database(path);
+  try {
+    const row = db.prepare(`SELECT * FROM ${table} WHERE deleted = 0 ORDER BY n LIMIT 1`).get() as SkillRow & { content: string };
+    const text = foldForIndex(table === 'memory' ? row.content : skillSearchText(skillFromRow(row)));
+    db.prepare(`INSERT INTO ${table}_fts (${table}_fts, rowid, text) VALUES ('delete', ?, ?)`).run(row.n, text);
   } finally {
     db.close();
   }

@@ -131,6 +131,26 @@ describe('purge on a SQLite file', () => {
     await state.close();
   }, 60_000);
 
+  it('removes the folded tokens of a purged item from the full-text pages without merging the index', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-fts-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    // Many small commits leave the index in many segments, which only a merge would fold together.
+    for (let i = 0; i < 60; i += 1) await state.memory.write({ content: `routine note ${i} about builds` });
+    const secret = await state.memory.write({ content: 'Kumquatvessel Whirligrain' });
+    await state.memory.write({ content: 'Umbrellafish stays' });
+    for (let i = 0; i < 60; i += 1) await state.memory.write({ content: `later note ${i}` });
+    await state.purge({ id: secret.id, reason: 'erasure' });
+    const raw = rawBytes(path);
+    // Folded tokens live only in the index (the rows and events keep the original case): the control is found.
+    expect(raw.includes('umbrellafish')).toBe(true);
+    expect(raw.includes('kumquatvessel'), 'a token in the file or -wal').toBe(false);
+    expect(raw.includes('whirligrain'), 'a token in the file or -wal').toBe(false);
+    expect((await state.verify()).problems).toEqual([]);
+    await state.close();
+  }, 60_000);
+
   it('answers history from the index, and verify catches an index that lost a row', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
     dirs.push(dir);
@@ -203,7 +223,7 @@ describe('purge on a SQLite file', () => {
     const before = { session: await state.history(s.id), turn: await state.history(turn.id), item: await state.history(item.id) };
     await state.close();
     const db = new Database(path);
-    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version = 8');
+    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version >= 8');
     db.close();
     const again = openSqlite(path);
     expect({ session: await again.history(s.id), turn: await again.history(turn.id), item: await again.history(item.id) }).toEqual(before);

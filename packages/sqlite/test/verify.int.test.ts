@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
 import { bagOfWordsEmbedder, tempDir } from './helpers.js';
-import { flipByte, pages, populate, tamper, tamperVectors } from './damage.js';
+import { flipByte, pages, populate, tamper, tamperVectors, unindexFirst } from './damage.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let path: string;
@@ -54,7 +54,7 @@ describe('verify', () => {
   });
 
   it('fails on a deleted full-text row, names the FTS index and rebuild repairs it', async () => {
-    tamper(path, 'DELETE FROM memory_fts WHERE rowid = (SELECT min(n) FROM memory WHERE deleted = 0)');
+    unindexFirst(path, 'memory');
     const report = await verifyFile();
     expect(report.ok).toBe(false);
     expect(report.differences).toEqual([]);
@@ -105,7 +105,7 @@ describe('verify', () => {
   });
 
   it('fails on full-text rows that index the wrong words', async () => {
-    tamper(path, 'DELETE FROM skills_fts WHERE rowid = (SELECT min(n) FROM skills WHERE deleted = 0)');
+    unindexFirst(path, 'skills');
     tamper(path, "INSERT INTO skills_fts (rowid, text) VALUES ((SELECT min(n) FROM skills WHERE deleted = 0), 'nothing like it')");
     const report = await verifyFile();
     expect(new Set(report.problems.map((p) => `${p.part} ${p.object} ${p.repair}`))).toEqual(new Set(['fts skills_fts rebuild']));

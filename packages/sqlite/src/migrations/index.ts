@@ -16,6 +16,7 @@ import { migration005 } from './005-projection-v2.js';
 import { migration006 } from './006-checkpoints.js';
 import { migration007 } from './007-checkpoint-values.js';
 import { migration008 } from './008-record-history.js';
+import { migration009 } from './009-fts-secure-delete.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum } from './migration.js';
 
@@ -32,6 +33,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration006,
   migration007,
   migration008,
+  migration009,
 ];
 
 /** The schema version this library writes. */
@@ -144,6 +146,7 @@ export function migrate(conn: Connection, options: MigrateOptions = {}): number[
 )`);
       }
       conn.db.exec(migration.sql);
+      migration.after?.(conn);
       conn.db
         .prepare(`INSERT INTO ${MIGRATIONS_TABLE} (version, name, checksum, applied_at) VALUES (?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`)
         .run(migration.version, migration.name, migrationChecksum(migration));

@@ -11,7 +11,7 @@
  */
 import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import { FTS_OPTIONS } from '../migrations/002-projection.js';
+import { FTS_SECURE_OPTIONS } from '../migrations/009-fts-secure-delete.js';
 import type { SkillRow } from '../rows.js';
 import { skillFromRow } from '../rows.js';
 import { describe } from './integrity.js';
@@ -73,7 +73,7 @@ export function checkFullText(conn: Connection): VerifyProblem[] {
 
 function compareIndex(conn: Connection, index: IndexedTable): string[] {
   const { table } = index;
-  conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_expected USING fts5(text, ${FTS_OPTIONS})`);
+  conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_expected USING fts5(text, ${FTS_SECURE_OPTIONS})`);
   const insert = conn.db.prepare('INSERT INTO temp.verify_expected (rowid, text) VALUES (?, ?)');
   for (const row of index.expected(conn)) insert.run(row.n, row.text);
   conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_actual_terms USING fts5vocab(main, ${table}, instance)`);
