@@ -26,9 +26,8 @@ describe('checkpoint group commit', () => {
     const conn = Connection.open(tmp.file(), DEFAULT_CONNECTION_OPTIONS);
     conn.configure(DEFAULT_CONNECTION_OPTIONS);
     migrate(conn);
-    const provider = createStateProvider(
-      new SqliteBackend(conn, new SqliteLog(conn), new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined),
-    );
+    const log = new SqliteLog(conn);
+    const provider = createStateProvider(new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn, log), undefined));
     let commits = 0;
     const commit = conn.commit.bind(conn);
     conn.commit = () => {
