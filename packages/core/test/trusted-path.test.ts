@@ -54,4 +54,28 @@ describe('the in-memory trusted path', () => {
     expect(encodeSnapshot(await (await replay(log, { fromScratch: true })).snapshot())).toBe(live);
     expect(encodeSnapshot(await (await replay(log, { fromScratch: true, batchSize: 7 })).snapshot())).toBe(live);
   });
+
+  it('answers history after a replay, which reads it from the log, as the live provider does, before and after new writes', async () => {
+    for (const fromScratch of [true, false]) {
+      const log = new InMemoryLog();
+      const p = createInMemoryProvider({ log });
+      const s = await p.sessions.create({});
+      const first = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'two' });
+      await p.sessions.removeLastTurn(s.id);
+      const item = await p.memory.write({ content: 'a' });
+      await p.memory.update(item.id, { content: 'b' });
+      await p.saveSnapshot();
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'three' });
+      const ids = [s.id, first.id, item.id];
+      const live = await Promise.all(ids.map((id) => p.history(id)));
+      const again = await replay(log, { fromScratch });
+      expect(await Promise.all(ids.map((id) => again.history(id)))).toEqual(live);
+      await again.memory.update(item.id, { content: 'c' });
+      await again.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'four' });
+      const head = await log.head(STATE_STREAM);
+      expect((await again.history(item.id)).map((v) => v.seq)).toEqual([...live[2]!.map((v) => v.seq), head - 1]);
+      expect((await again.history(s.id)).map((v) => v.seq)).toEqual([...live[0]!.map((v) => v.seq), head]);
+    }
+  });
 });
