@@ -78,4 +78,21 @@ describe('the in-memory trusted path', () => {
       expect((await again.history(s.id)).map((v) => v.seq)).toEqual([...live[0]!.map((v) => v.seq), head]);
     }
   });
+
+  it('reads the history index from the log on demand: caught up between writes, and read once for concurrent queries', async () => {
+    const p = createInMemoryProvider();
+    const s = await p.sessions.create({});
+    const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
+    expect((await p.history(turn.id)).map((v) => v.seq)).toEqual([2]);
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'two' });
+    await p.sessions.removeLastTurn(s.id);
+    await p.sessions.removeLastTurn(s.id);
+    const [a, b] = await Promise.all([p.history(turn.id), p.history(turn.id)]);
+    expect(a.map((v) => [v.seq, v.record.deleted])).toEqual([
+      [2, false],
+      [5, true],
+    ]);
+    expect(b).toEqual(a);
+    expect((await p.history(s.id)).map((v) => v.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
 });
