@@ -43,6 +43,8 @@ describe('a stored turn_appended', () => {
       expect(event.schemaVersion).toBe(STATE_SCHEMA_VERSION);
       expect(decodeStateEvent(event).payload).toEqual({ turn });
       expect(decodeStateEvent(event, { trusted: true }).payload).toEqual({ turn });
+      // A validated event is expanded in one step, to a turn with the stamper's key order.
+      expect(Object.keys((decodeStateEvent(event, { trusted: true }).payload as { turn: Turn }).turn)).toEqual(Object.keys(turn));
     }
   });
 

@@ -54,4 +54,45 @@ describe('the in-memory trusted path', () => {
     expect(encodeSnapshot(await (await replay(log, { fromScratch: true })).snapshot())).toBe(live);
     expect(encodeSnapshot(await (await replay(log, { fromScratch: true, batchSize: 7 })).snapshot())).toBe(live);
   });
+
+  it('answers history after a replay, which reads it from the log, as the live provider does, before and after new writes', async () => {
+    for (const fromScratch of [true, false]) {
+      const log = new InMemoryLog();
+      const p = createInMemoryProvider({ log });
+      const s = await p.sessions.create({});
+      const first = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'two' });
+      await p.sessions.removeLastTurn(s.id);
+      const item = await p.memory.write({ content: 'a' });
+      await p.memory.update(item.id, { content: 'b' });
+      await p.saveSnapshot();
+      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'three' });
+      const ids = [s.id, first.id, item.id];
+      const live = await Promise.all(ids.map((id) => p.history(id)));
+      const again = await replay(log, { fromScratch });
+      expect(await Promise.all(ids.map((id) => again.history(id)))).toEqual(live);
+      await again.memory.update(item.id, { content: 'c' });
+      await again.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'four' });
+      const head = await log.head(STATE_STREAM);
+      expect((await again.history(item.id)).map((v) => v.seq)).toEqual([...live[2]!.map((v) => v.seq), head - 1]);
+      expect((await again.history(s.id)).map((v) => v.seq)).toEqual([...live[0]!.map((v) => v.seq), head]);
+    }
+  });
+
+  it('reads the history index from the log on demand: caught up between writes, and read once for concurrent queries', async () => {
+    const p = createInMemoryProvider();
+    const s = await p.sessions.create({});
+    const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
+    expect((await p.history(turn.id)).map((v) => v.seq)).toEqual([2]);
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'two' });
+    await p.sessions.removeLastTurn(s.id);
+    await p.sessions.removeLastTurn(s.id);
+    const [a, b] = await Promise.all([p.history(turn.id), p.history(turn.id)]);
+    expect(a.map((v) => [v.seq, v.record.deleted])).toEqual([
+      [2, false],
+      [5, true],
+    ]);
+    expect(b).toEqual(a);
+    expect((await p.history(s.id)).map((v) => v.seq)).toEqual([1, 2, 3, 4, 5]);
+  });
 });

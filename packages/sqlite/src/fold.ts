@@ -16,7 +16,7 @@ import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
-import { indexRecordEvents } from './history.js';
+import { RecordEventsBuffer } from './history.js';
 
 /** Events folded per read while catching up or rebuilding. */
 export const FOLD_BATCH = 5_000;
@@ -204,6 +204,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
   let { seq, maxHlc: hlc } = state;
   let folded = 0;
   const view = new PendingView(tables);
+  const history = new RecordEventsBuffer();
   for (;;) {
     const batch = log.readForFold(STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
@@ -212,7 +213,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
-      indexRecordEvents(projection.conn, change, event.seq);
+      history.add(change, event.seq);
       for (const entry of changeRecords(change)) {
         // Checkpoints touch no other kind, and a thread deletion must follow the writes before it:
         // they are written at once rather than coalesced.
@@ -227,6 +228,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       seq = event.seq;
       folded += 1;
     }
+    history.flush(projection.conn);
     if (view.size >= COALESCE_LIMIT) view.flush(projection);
   }
   view.flush(projection);

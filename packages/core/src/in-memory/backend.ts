@@ -11,7 +11,7 @@ import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js
 import type { StateChange, StateChangeOf } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
-import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend } from '../log/trusted.js';
+import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend, trustedRead } from '../log/trusted.js';
 import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
@@ -37,7 +37,9 @@ export class InMemoryBackend implements StateBackend {
     readonly log: Log,
     readonly state: InMemoryState = new InMemoryState(),
   ) {
-    // The history index of a state restored from a snapshot starts there: the earlier seqs are read from the log once.
+    // The history index is read from the log, which holds every event, when first asked for and caught up on
+    // each query after: the write path does not build it (an empty state's index is deferred for good).
+    state.deferHistory();
     this.queries = {
       ...inMemoryQueries(state),
       recordSeqs: async (id) => (await this.#historyBefore(id)).concat(state.history.get(id) ?? []),
@@ -53,21 +55,19 @@ export class InMemoryBackend implements StateBackend {
 
   readonly #tx: StateWriteTx;
   readonly #cache: InMemoryEmbeddingCache;
-  /** The history index of the events before `state.historyFrom`, read from the log on first use. */
-  #earlyHistory: Map<string, number[]> | undefined;
+  /** The history index of the events up to `#earlySeq`, read from the log. */
+  readonly #earlyHistory = new Map<string, number[]>();
+  #earlySeq = 0;
+  /** The running catch-up of {@link #earlyHistory}, so concurrent queries read each event once. */
+  #catchingUp: Promise<void> | undefined;
 
+  /** The seqs of `id` among the events before `state.historyFrom`, after catching the index up from the log. */
   async #historyBefore(id: string): Promise<number[]> {
-    if (this.state.historyFrom === 0) return [];
-    if (!this.#earlyHistory) {
-      const early = new Map<string, number[]>();
-      for (const event of await this.log.read({ stream: STATE_STREAM, limit: this.state.historyFrom })) {
-        for (const recordId of changeRecordIds(decodeStateEvent(event, { trusted: true }))) {
-          const seqs = early.get(recordId);
-          if (seqs) seqs.push(event.seq);
-          else early.set(recordId, [event.seq]);
-        }
-      }
-      this.#earlyHistory = early;
+    while (this.#earlySeq < this.state.historyFrom) {
+      this.#catchingUp ??= this.#catchUp().finally(() => {
+        this.#catchingUp = undefined;
+      });
+      await this.#catchingUp;
     }
     return [...(this.#earlyHistory.get(id) ?? [])];
   }
@@ -87,6 +87,24 @@ export class InMemoryBackend implements StateBackend {
     add(out.turns, held.turns, (id) => this.state.turn(id));
     add(out.memory, held.memory, (id) => this.state.memory.get(id));
     return out;
+  }
+
+  async #catchUp(): Promise<void> {
+    const upTo = this.state.historyFrom;
+    const afterSeq = this.#earlySeq;
+    // An InMemoryLog's own events need not be frozen on the way out: only their record ids are read.
+    const events =
+      this.log instanceof InMemoryLog
+        ? this.log[trustedRead](STATE_STREAM, afterSeq, upTo - afterSeq)
+        : await this.log.read({ stream: STATE_STREAM, afterSeq, limit: upTo - afterSeq });
+    for (const event of events) {
+      for (const recordId of changeRecordIds(decodeStateEvent(event, { trusted: true }))) {
+        const seqs = this.#earlyHistory.get(recordId);
+        if (seqs) seqs.push(event.seq);
+        else this.#earlyHistory.set(recordId, [event.seq]);
+      }
+    }
+    this.#earlySeq = upTo;
   }
 
   #inStep = false;

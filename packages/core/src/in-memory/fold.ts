@@ -27,6 +27,13 @@ export interface FoldOptions {
   fromScratch?: boolean;
   /** Events read per batch. */
   batchSize?: number;
+  /**
+   * Index the history of every event folded (default). False leaves the
+   * folded events' seqs to be read from the log on the first history query,
+   * as for the events before a snapshot: for a fold over a log that stays
+   * readable (`replay`).
+   */
+  history?: boolean;
 }
 
 /** The folded state, with the snapshot it started from and those it skipped. */
@@ -52,6 +59,7 @@ export async function foldLog(log: Log, options: FoldOptions = {}): Promise<Fold
     }
   }
   const batchSize = options.batchSize ?? 10_000;
+  if (options.history === false) state.deferHistory();
   // An in-memory log validated every state event on its way in, and its events cannot change since:
   // at the current schema version their payloads are not parsed again (the fold's rules still apply).
   const trusted = log instanceof InMemoryLog ? log : undefined;
@@ -70,5 +78,6 @@ export async function foldLog(log: Log, options: FoldOptions = {}): Promise<Fold
       state.apply(decodeStateEvent(event, current ? trustedOptions : decodeOptions), event.seq);
     }
   }
+  state.resumeHistory();
   return { state, snapshotSeq, skipped };
 }

@@ -41,6 +41,8 @@ export async function replay(log: Log, options: ReplayOptions = {}): Promise<Eve
     upcasters: options.upcasters,
     fromScratch: options.fromScratch,
     batchSize: options.batchSize,
+    // The provider keeps the log: the history index of the folded events is read from it when first asked for.
+    history: false,
   });
   return createStateProvider(new InMemoryBackend(log, state), options);
 }

@@ -44,7 +44,7 @@ export class InMemoryState implements FoldView {
   readonly liveSessions = new SortedList<Session>(compareSessions);
   readonly turns = new Map<string, Turn[]>();
   /** turn id → its session and seq, so a turn is found by id (tombstones included). */
-  readonly #turnPlaces = new Map<string, { sessionId: string; seq: number }>();
+  readonly #turnPlaces = new Map<string, Pick<Turn, 'sessionId' | 'seq'>>();
   /** Folded tokens of turns, computed on first search (replay and restore skip them). */
   readonly #turnTokens = new Map<string, string[]>();
 
@@ -131,12 +131,38 @@ export class InMemoryState implements FoldView {
     }
     const operation = change.payload.operation;
     if (operation) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
-    for (const id of changeRecordIds(change)) {
-      const seqs = this.history.get(id);
-      if (seqs) seqs.push(seq);
-      else this.history.set(id, [seq]);
-    }
+    if (this.#historyDeferred) this.historyFrom = seq;
+    else if (change.type === EventTypes.TurnAppended && change.payload.session === undefined) {
+      // The most frequent event carries exactly its turn and the session it derives: indexed without collecting ids.
+      this.#indexHistory(change.payload.turn.sessionId, seq);
+      this.#indexHistory(change.payload.turn.id, seq);
+    } else for (const id of changeRecordIds(change)) this.#indexHistory(id, seq);
     this.seq = seq;
+  }
+
+  #historyDeferred = false;
+
+  /**
+   * Until {@link resumeHistory}, events applied are left out of the history
+   * index and `historyFrom` follows them, as after a snapshot: their seqs are
+   * read from the log when first asked for, so a fold that may never be
+   * asked for history does not build it. Only a state whose index is empty
+   * (a fresh or restored one) defers; on any other this does nothing, as
+   * the index must hold every seq after `historyFrom`.
+   */
+  deferHistory(): void {
+    if (this.history.size === 0) this.#historyDeferred = true;
+  }
+
+  /** Indexes the history of every event applied from now on again. */
+  resumeHistory(): void {
+    this.#historyDeferred = false;
+  }
+
+  #indexHistory(id: string, seq: number): void {
+    const seqs = this.history.get(id);
+    if (seqs) seqs.push(seq);
+    else this.history.set(id, [seq]);
   }
 
   /** Loads a snapshot into an empty state. */
@@ -324,7 +350,8 @@ export class InMemoryState implements FoldView {
     }
     if (turn.seq === list.length + 1) {
       list.push(turn);
-      this.#turnPlaces.set(turn.id, { sessionId: turn.sessionId, seq: turn.seq });
+      // The turn itself is its place: every version keeps its session and seq, and nothing is allocated.
+      this.#turnPlaces.set(turn.id, turn);
     } else {
       // A new version of a turn (a tombstone): same place, and its tokens are derived again.
       list[turn.seq - 1] = turn;

@@ -54,23 +54,43 @@ export function isContentPart(parts: readonly Part[], content: string): boolean 
 /**
  * A stored payload of the current schema version with every left-out field
  * put back. Anything that is not the shape it expects is returned
- * unchanged, for the decoder to refuse.
+ * unchanged, for the decoder to refuse. `validated`: the payload is known
+ * to decode (a log checked it on append), so the turn is built in one step
+ * with the stamper's key order, and nothing is kept for the decoder to refuse.
  */
-export function expandStoredPayload(type: string, payload: unknown): unknown {
+export function expandStoredPayload(type: string, payload: unknown, validated = false): unknown {
   if (type !== EventTypes.TurnAppended || !isObject(payload) || !isObject(payload.turn)) return payload;
-  return { ...payload, turn: expandTurn(payload.turn) };
+  return { ...payload, turn: validated ? expandValidTurn(payload.turn as Partial<Turn>) : expandTurn(payload.turn) };
+}
+
+/** {@link expandTurn} of a stored turn known to be valid: one object literal, the shape every stamped turn has. */
+function expandValidTurn(stored: Partial<Turn>): Turn {
+  const parts = stored.parts ?? partsFromContent(stored.content!);
+  return {
+    id: stored.id!,
+    sessionId: stored.sessionId!,
+    seq: stored.seq!,
+    role: stored.role!,
+    content: stored.content ?? renderPartsText(parts),
+    parts,
+    metadata: stored.metadata ?? {},
+    createdAt: stored.createdAt!,
+    syncVersion: stored.syncVersion ?? 1,
+    originInstanceId: stored.originInstanceId!,
+    updatedHlc: stored.updatedHlc!,
+    lastWriterId: stored.lastWriterId ?? stored.originInstanceId!,
+    deleted: stored.deleted ?? false,
+  };
 }
 
 function expandTurn(stored: Loose): Loose {
   const turn: Loose = { ...stored };
   // Only an absent field is filled: a present but malformed one (null included) stays, for the decoder to refuse.
-  const fill = (key: string, value: unknown) => {
-    if (!Object.hasOwn(turn, key)) turn[key] = value;
-  };
-  fill('syncVersion', 1);
-  fill('deleted', false);
-  fill('lastWriterId', turn.originInstanceId);
-  fill('metadata', {});
+  // Named stores, not a loop over keys: this runs once per turn event of every fold.
+  if (!Object.hasOwn(turn, 'syncVersion')) turn.syncVersion = 1;
+  if (!Object.hasOwn(turn, 'deleted')) turn.deleted = false;
+  if (!Object.hasOwn(turn, 'lastWriterId')) turn.lastWriterId = turn.originInstanceId;
+  if (!Object.hasOwn(turn, 'metadata')) turn.metadata = {};
   if (!Object.hasOwn(turn, 'parts') && typeof turn.content === 'string') turn.parts = partsFromContent(turn.content);
   else if (!Object.hasOwn(turn, 'content') && Array.isArray(turn.parts) && turn.parts.every(isObject)) turn.content = renderPartsText(turn.parts as Part[]);
   return turn;

@@ -30,7 +30,7 @@ export function decodeStateEvent(event: LogEvent, options: DecodeOptions = {}): 
     throw new CorruptionError(event.stream, event.seq, `schema version ${version} is newer than this library (${STATE_SCHEMA_VERSION})`);
   }
   // A payload of this version is stored compacted; one of an older version is whole.
-  if (version === STATE_SCHEMA_VERSION) payload = expandStoredPayload(event.type, payload);
+  if (version === STATE_SCHEMA_VERSION) payload = expandStoredPayload(event.type, payload, options.trusted === true);
   else if (version < STATE_SCHEMA_VERSION) {
     payload = (options.upcasters ?? BUILT_IN_UPCASTERS).upcast(event.type, version, STATE_SCHEMA_VERSION, payload, BUILT_IN_UPCASTERS);
     if (payload === undefined) {

@@ -148,13 +148,20 @@ export function isStateEventType(type: string): type is StateEventType {
  * fold derives the same record.
  */
 export function sessionAfterTurn(session: Session, turn: Turn): Session {
+  // One literal in the stamper's key order rather than a spread: this runs once per turn of every fold.
   return {
-    ...session,
+    id: session.id,
+    title: session.title,
+    model: session.model,
+    metadata: session.metadata,
+    scope: session.scope,
+    createdAt: session.createdAt,
+    updatedAt: laterInstant(session.updatedAt, turn.createdAt),
     syncVersion: session.syncVersion + 1,
+    originInstanceId: session.originInstanceId,
     updatedHlc: turn.updatedHlc,
     lastWriterId: turn.lastWriterId,
     deleted: false,
-    updatedAt: laterInstant(session.updatedAt, turn.createdAt),
   };
 }
 

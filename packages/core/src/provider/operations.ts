@@ -29,6 +29,8 @@ export interface OperationCall {
 
 /** A call of `spec` with a validated input that may hold `operationId`; the rest is the hashed input. */
 export function operationCall<I extends { operationId?: string | undefined }>(spec: OperationSpec, draft: I): OperationCall {
+  // Without an id the input is never hashed: no copy without the id is made for it.
+  if (draft.operationId === undefined) return { spec, operationId: undefined, input: draft };
   const { operationId, ...input } = draft;
   return { spec, operationId, input };
 }
