@@ -9,6 +9,7 @@
 import Sqlite from 'better-sqlite3';
 import { copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldForIndex } from '@agentstate/core/backend';
 import { cli, cliAsync, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -52,7 +53,9 @@ describe('agentstate verify on a damaged copy', () => {
   it('a deleted full-text row: exit 2 naming the FTS index, with JSON for scripts', () => {
     const db = copy();
     const handle = new Sqlite(db);
-    handle.prepare('DELETE FROM memory_fts WHERE rowid = (SELECT min(n) FROM memory WHERE deleted = 0)').run();
+    // The index is a contentless secure-delete table: a row leaves it only by FTS5's 'delete' command with the text it indexed.
+    const row = handle.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n LIMIT 1').get() as { n: number; content: string };
+    handle.prepare("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)").run(row.n, foldForIndex(row.content));
     handle.close();
     const r = cli(['verify', '--json', '--db', db]);
     expect(r.code).toBe(2);
