@@ -90,6 +90,7 @@ export class Api {
     const q = req.query;
     if (req.method === 'DELETE') return this.#delete(first, id);
     if (req.method === 'POST' && req.path === '/verify') return this.#verify();
+    if (req.method === 'POST' && first === 'purge') return this.#purge(id, q.get('reason'));
     if (req.method !== 'GET') throw new UiRequestError(`${req.method} ${req.path} is not part of the API`);
     switch (first) {
       case 'overview':
@@ -278,6 +279,14 @@ export class Api {
   async #verify() {
     if (typeof this.#db.verify !== 'function') throw new UiRequestError(`the ${this.#db.name} backend has no verify`);
     return this.#db.verify();
+  }
+
+  /** Erases a record for good (`provider.purge`): its content leaves every event, table, index and snapshot. */
+  async #purge(id: string | undefined, reason: string | null) {
+    if (!this.#options.allowWrites) throw new WritesDisabledError();
+    if (id === undefined || reason === null)
+      throw new UiRequestError('POST /api/purge/<id>?reason=<why> needs the id of a session, turn, skill or memory item and a reason');
+    return this.#db.purge({ id, reason });
   }
 
   async #delete(kind: string | undefined, id: string | undefined) {

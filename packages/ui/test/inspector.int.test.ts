@@ -106,6 +106,12 @@ describe('the server', () => {
     expect(res.status).toBe(403);
     expect(((await res.json()) as { error: string }).error).toMatch(/read-only/);
   });
+
+  it('refuses purges unless started with allowWrites', async () => {
+    const res = await fetch(`${ui.url}api/purge/${seeded.toolSessionId}?reason=test`, { method: 'POST' });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { error: string }).error).toMatch(/read-only/);
+  });
 });
 
 describe.skipIf(skipBrowser)('the page in Chromium', () => {
@@ -323,6 +329,34 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       await hit.getByRole('button', { name: 'delete' }).click();
       await expect.poll(recall).toBe(0);
       await expect.poll(() => hit.count()).toBe(0);
+    } finally {
+      await server.close();
+      await writable.close();
+    }
+  });
+
+  it('with allowWrites, purges a memory item only once a reason is given, and logs the purge with that reason', async () => {
+    const writable = await openWriter(path);
+    const server = await serveUi(writable, { port: 0, allowWrites: true, pollMs: 200 });
+    try {
+      await page.goto('about:blank');
+      await page.goto(`${server.url}#/memory`);
+      await page.getByLabel('recall query').fill('dark mode');
+      const hit = page.getByTestId('recall-lexical').locator('.hit', { hasText: 'The user prefers dark mode' });
+      await hit.waitFor();
+      const recall = async () => (await writable.memory.recall({ query: 'dark mode', mode: 'lexical' })).length;
+      const head = await writable.log.head('state');
+      page.once('dialog', (dialog) => void dialog.dismiss());
+      await hit.getByRole('button', { name: 'purge' }).click();
+      expect(await recall()).toBe(1);
+      expect(await writable.log.head('state')).toBe(head);
+      page.once('dialog', (dialog) => void dialog.accept('the user asked to be forgotten'));
+      await hit.getByRole('button', { name: 'purge' }).click();
+      await expect.poll(recall).toBe(0);
+      await expect.poll(() => hit.count()).toBe(0);
+      const [event] = await writable.log.read({ stream: 'state', afterSeq: head });
+      expect(event).toMatchObject({ type: 'records.purged', payload: { reason: 'the user asked to be forgotten' } });
+      expect(JSON.stringify(await writable.log.read({ stream: 'state' }))).not.toContain('prefers dark mode');
     } finally {
       await server.close();
       await writable.close();

@@ -1,7 +1,7 @@
 /**
  * `agentstate ui`: serves the inspector page of `@agentstate/ui` over the
  * database on 127.0.0.1 until interrupted. The database is opened
- * read-only unless `--allow-writes` lets the page delete records; the
+ * read-only unless `--allow-writes` lets the page delete and purge records; the
  * default embedder is loaded so the page can compare lexical, semantic and
  * hybrid recall.
  */
@@ -32,7 +32,7 @@ export function uiCommand(): Command {
     .description(SUMMARIES.ui)
     .option('--port <port>', 'the port on 127.0.0.1 (0: a free one)', nonNegativeInt, 8777)
     .option('--token <token>', `a secret of 16+ characters every API call must carry, for use through a tunnel or proxy (default: $${UI_TOKEN_ENV})`)
-    .option('--allow-writes', 'let the page delete sessions, memory items and skills (each confirmed there); default: read-only')
+    .option('--allow-writes', 'let the page delete and purge sessions, memory items and skills (each confirmed there); default: read-only')
     .option('--snapshot-key <file>', `the key stored snapshots are sealed with, for the timeline's past states (default: $${SNAPSHOT_KEY_ENV})`)
     .action(async (opts: { port: number; token?: string; allowWrites?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);

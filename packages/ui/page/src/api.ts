@@ -50,7 +50,7 @@ async function call<T>(method: string, path: string, params?: Record<string, str
 /** GETs an API path. */
 export const get = <T>(path: string, params?: Record<string, string | number | undefined>): Promise<T> => call<T>('GET', path, params);
 /** POSTs to an API path. */
-export const post = <T>(path: string): Promise<T> => call<T>('POST', path);
+export const post = <T>(path: string, params?: Record<string, string | number | undefined>): Promise<T> => call<T>('POST', path, params);
 /** DELETEs an API path. */
 export const del = <T>(path: string): Promise<T> => call<T>('DELETE', path);
 

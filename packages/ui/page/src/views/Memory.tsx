@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'react';
 import { del, get, type RecallHit } from '../api';
 import { useChanges } from '../live';
+import { purgeConfirmed } from '../purge';
 import { History } from '../parts/History';
 import { NamespacePicker } from '../parts/NamespacePicker';
 import { scopeText, useLoad, when } from '../util';
@@ -27,6 +28,7 @@ function Column({ mode, filters, allowWrites }: { mode: (typeof MODES)[number]; 
     if (!window.confirm(`Delete the memory item "${hit.content.slice(0, 80)}"?`)) return;
     await del(`/memory/${encodeURIComponent(hit.id)}`);
   };
+  const purge = (hit: RecallHit) => purgeConfirmed(hit.id, `the memory item "${hit.content.slice(0, 80)}"`);
   return (
     <section className="column" data-testid={`recall-${mode}`}>
       <h3>{mode}</h3>
@@ -48,9 +50,14 @@ function Column({ mode, filters, allowWrites }: { mode: (typeof MODES)[number]; 
             {Object.keys(h.metadata).length > 0 && <div className="muted mono">{JSON.stringify(h.metadata)}</div>}
             <History id={h.id} />
             {allowWrites && (
-              <button type="button" className="danger small" onClick={() => void remove(h)}>
-                delete
-              </button>
+              <>
+                <button type="button" className="danger small" onClick={() => void remove(h)}>
+                  delete
+                </button>{' '}
+                <button type="button" className="danger small" onClick={() => void purge(h)}>
+                  purge
+                </button>
+              </>
             )}
           </li>
         ))}

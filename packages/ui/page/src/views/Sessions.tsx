@@ -6,6 +6,7 @@ import type { Session, Turn } from '@agentstate/core';
 import { useEffect, useState } from 'react';
 import { del, get, type SessionHit, type SessionPage } from '../api';
 import { useChanges } from '../live';
+import { purgeConfirmed } from '../purge';
 import { History } from '../parts/History';
 import { NamespacePicker } from '../parts/NamespacePicker';
 import { Transcript } from '../parts/Transcript';
@@ -92,6 +93,9 @@ function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites
     await del(`/sessions/${encodeURIComponent(id)}`);
     onDeleted();
   };
+  const purge = async () => {
+    if (await purgeConfirmed(id, `the session "${session.title || session.id}" with its ${count(turns.length)} turns`)) onDeleted();
+  };
   return (
     <section className="detail">
       <h2>{session.title || '(untitled)'}</h2>
@@ -102,6 +106,11 @@ function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites
       {allowWrites && (
         <button type="button" className="danger" onClick={() => void remove()}>
           delete session
+        </button>
+      )}{' '}
+      {allowWrites && (
+        <button type="button" className="danger" onClick={() => void purge()}>
+          purge session
         </button>
       )}
       <History id={session.id} />

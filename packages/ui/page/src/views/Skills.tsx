@@ -3,6 +3,7 @@ import type { Skill } from '@agentstate/core';
 import { useState } from 'react';
 import { del, get, type SkillDetail, type SkillVersion } from '../api';
 import { useChanges } from '../live';
+import { purgeConfirmed } from '../purge';
 import { History } from '../parts/History';
 import { Markdown } from '../parts/Markdown';
 import { OutcomeChart } from '../parts/OutcomeChart';
@@ -25,6 +26,9 @@ function Detail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boole
     await del(`/skills/${encodeURIComponent(skill.id)}`);
     onDeleted();
   };
+  const purge = async () => {
+    if (await purgeConfirmed(skill.id, `the skill ${skill.slug}`)) onDeleted();
+  };
   const shown = version.value;
   return (
     <section className="detail" data-testid="skill-detail">
@@ -38,6 +42,11 @@ function Detail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boole
       {allowWrites && (
         <button type="button" className="danger" onClick={() => void remove()}>
           delete skill
+        </button>
+      )}{' '}
+      {allowWrites && (
+        <button type="button" className="danger" onClick={() => void purge()}>
+          purge skill
         </button>
       )}
       <OutcomeChart points={history} />
