@@ -24,9 +24,9 @@
  * Run: `npm run build` at the root, then `npm run append -w @agentstate/bench`
  * (about 2 minutes on 2 cores). Size: BENCH_APPEND_TURNS (default 2000).
  */
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { basename } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqlite } from '@agentstate/sqlite';
 import type { Durability } from '@agentstate/sqlite';
@@ -35,28 +35,13 @@ import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { LibSQLStore } from '@mastra/libsql';
 import { Memory } from '@mastra/memory';
 import { fmt, measure, percentile, printTable } from './table.js';
+import { freshFiles, turnTexts } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_APPEND_TURNS ?? 2_000);
 const ROUNDS = 3;
 
-const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-append-'));
-let files = 0;
-const freshFile = () => {
-  files += 1;
-  return join(dir, `case-${files}.db`);
-};
-
-const WORDS = (
-  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
-  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
-  'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout'
-).split(' ');
-let rng = 16;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
-const sentence = () => Array.from({ length: 8 + Math.floor(random() * 16) }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+const { dir, freshFile } = freshFiles('agentstate-bench-append-');
+const sentence = turnTexts(16);
 
 /** The transcript every case writes. */
 const TRANSCRIPT = Array.from({ length: TURNS }, (_, i) => ({ role: i % 2 === 0 ? ('user' as const) : ('assistant' as const), content: sentence() }));
@@ -145,7 +130,7 @@ async function langGraph(path: string): Promise<Opened> {
 
 /** Mastra memory on libSQL: one saveMessages per turn. */
 async function mastra(path: string): Promise<Opened> {
-  const storage = new LibSQLStore({ id: `bench-${files}`, url: `file:${path}` });
+  const storage = new LibSQLStore({ id: `bench-${basename(path, '.db')}`, url: `file:${path}` });
   const memory = new Memory({ storage, options: { lastMessages: 10, semanticRecall: false } });
   const thread = await memory.createThread({ resourceId: 'bench', threadId: 'bench', title: 'bench' });
   return {

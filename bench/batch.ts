@@ -18,36 +18,20 @@
  * Sizes: BENCH_BATCH_RECORDS (default 20000), BENCH_BATCH_SIZE (default 1000).
  * synchronous=FULL throughout (agentstate's default durability).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import Database from 'better-sqlite3';
 import { openSqlite } from '@agentstate/sqlite';
 import { fmt, measure, printTable } from './table.js';
+import { freshFiles, turnTexts } from './turn-text.js';
 
 const RECORDS = Number(process.env.BENCH_BATCH_RECORDS ?? 20_000);
 const BATCH = Number(process.env.BENCH_BATCH_SIZE ?? 1_000);
 const ROUNDS = 3;
 const PAGE = 4096;
 
-const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-batch-'));
-let files = 0;
-const freshFile = () => {
-  files += 1;
-  return join(dir, `case-${files}.db`);
-};
-
-const WORDS = (
-  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
-  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
-  'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout'
-).split(' ');
-let rng = 21;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
-const sentence = () => Array.from({ length: 8 + Math.floor(random() * 16) }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+const { dir, freshFile } = freshFiles('agentstate-bench-batch-');
+const sentence = turnTexts(21);
 const CONTENTS = Array.from({ length: RECORDS }, sentence);
 
 /** One case on a fresh file: `write(from, to)` writes records [from, to) as one call. */
