@@ -55,4 +55,22 @@ describe('UuidV7Generator', () => {
     const b = new UuidV7Generator(new ManualClock(5_000), seededEntropy(2)).next();
     expect(a).not.toBe(b);
   });
+
+  it('writes the same text as ever, in range and far out of it', () => {
+    // Ids of the generator as it was before it wrote its text into a buffer (a template of twenty pieces).
+    const cases: Array<[number, number, string[]]> = [
+      [1_700_000_000_000, 42, ['018bcfe5-6800-7484-8b3d-bf71dbeef95c', '018bcfe5-6800-7484-8b3d-bf71dbeef95d', '018bcfe5-6801-752d-8349-371e85788f67']],
+      [0, 1, ['00000000-0000-7390-a4e7-d8c9a2608927', '00000000-0000-7390-a4e7-d8c9a2608928', '00000000-0001-7438-b58a-44d34b3f4777']],
+      [-5, 3, ['000000-1-00-1-0000-0000-000000000001', '000000-1-00-1-0000-0000-000000000002', '000000-1-00-1-0000-0000-000000000003']],
+      [2 ** 48 + 17, 9, ['10000000-0001-7285-a6b2-e2fcb463d858', '10000000-0001-7285-a6b2-e2fcb463d859', '10000000-0001-74aa-87ee-c97532966893']],
+    ];
+    for (const [start, seed, expected] of cases) {
+      const clock = new ManualClock(start);
+      const ids = new UuidV7Generator(clock, seededEntropy(seed));
+      const got = [ids.next(), ids.next()];
+      clock.advance(1);
+      got.push(ids.next());
+      expect(got).toEqual(expected);
+    }
+  });
 });

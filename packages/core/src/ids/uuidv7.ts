@@ -27,13 +27,23 @@ export function uuidV7Time(id: string): number {
   return Number.parseInt(id.slice(0, 8) + id.slice(9, 13), 16);
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+/** The character codes of the hex digits 0–f. */
+const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const DASH = '-'.charCodeAt(0);
+/** The characters after the time part: 20 hex digits and two dashes. */
+const TAIL_CHARS = 22;
 
 /** A monotonic UUIDv7 generator over an injected clock and entropy. */
 export class UuidV7Generator implements IdGenerator {
   #lastMs = -1;
   /** The 10 bytes after the timestamp, version and variant bits included. */
   readonly #tail = new Uint8Array(10);
+  /** The id as text: the time part (written when the millisecond changes) from 0, the tail's digits after it. */
+  #text = Buffer.alloc(14 + TAIL_CHARS);
+  /** Where the tail's digits start in {@link #text}. */
+  #tailAt = 0;
+  /** The millisecond whose time part {@link #text} holds. */
+  #textMs = Number.NaN;
 
   constructor(
     private readonly clock: Clock = systemClock,
@@ -90,13 +100,26 @@ export class UuidV7Generator implements IdGenerator {
 
   #format(): string {
     const ms = this.#lastMs;
-    const hi = Math.floor(ms / 0x10000);
-    const lo = ms % 0x10000;
+    if (ms !== this.#textMs) {
+      const hi = Math.floor(ms / 0x10000);
+      const lo = ms % 0x10000;
+      const time = hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(4, '0');
+      const prefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-`;
+      // 14 characters for any real clock; a clock far outside the UUID range gives a longer, equally kept, prefix.
+      if (prefix.length + TAIL_CHARS > this.#text.length) this.#text = Buffer.alloc(prefix.length + TAIL_CHARS);
+      this.#tailAt = this.#text.write(prefix, 0, 'latin1');
+      this.#textMs = ms;
+    }
     const t = this.#tail;
-    const time = hi.toString(16).padStart(8, '0') + lo.toString(16).padStart(4, '0');
-    return (
-      `${time.slice(0, 8)}-${time.slice(8, 12)}-${HEX[t[0]!]}${HEX[t[1]!]}-${HEX[t[2]!]}${HEX[t[3]!]}-` +
-      `${HEX[t[4]!]}${HEX[t[5]!]}${HEX[t[6]!]}${HEX[t[7]!]}${HEX[t[8]!]}${HEX[t[9]!]}`
-    );
+    const text = this.#text;
+    let at = this.#tailAt;
+    for (let i = 0; i < 10; i += 1) {
+      if (i === 2 || i === 4) text[at++] = DASH;
+      text[at++] = HEX_CODES[t[i]! >> 4]!;
+      text[at++] = HEX_CODES[t[i]! & 0xf]!;
+    }
+    // One flat string from bytes: a template of twenty pieces is a tree of cons strings, which every map keyed by
+    // the id must flatten (a copy) before hashing it.
+    return text.toString('latin1', 0, at);
   }
 }
