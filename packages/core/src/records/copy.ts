@@ -14,7 +14,9 @@ function copyJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(copyJson) as T;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) {
+  // `for…in` with an own-key check visits what `Object.keys` lists, in its order, without allocating the list.
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
     const v = copyJson((value as Record<string, unknown>)[key]);
     // An own `__proto__` key stays a key, as JSON.parse makes it, never the prototype.
     if (key === '__proto__') Object.defineProperty(out, key, { value: v, enumerable: true, writable: true, configurable: true });
