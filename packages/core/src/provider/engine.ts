@@ -19,8 +19,9 @@ import { operationInputHash } from '../log/operation.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { OperationCall, OperationSpec } from './operations.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
-import type { StateBackend, StateWriteTx } from '../write/backend.js';
+import type { Awaitable, StateBackend, StateWriteTx } from '../write/backend.js';
 import type { Stamper } from '../write/stamper.js';
+import { isPromiseLike } from '../write/awaitable.js';
 
 /**
  * Runs once after each successful mutation with every change it committed
@@ -45,9 +46,12 @@ interface Outcome<C> {
  */
 type InFlight = Map<string, StateChange[]>;
 
+/** The in-flight changes of a mutation that runs alone: none, and nothing adds any. */
+const NO_IN_FLIGHT: ReadonlyMap<string, StateChange[]> = new Map();
+
 /** A queued mutation: what it runs in the transaction, and how its caller hears back. */
 interface Job {
-  run(tx: StateWriteTx, inFlight: InFlight): Promise<Outcome<StateChange>>;
+  run(tx: StateWriteTx, inFlight: ReadonlyMap<string, StateChange[]>): Promise<Outcome<StateChange>>;
   resolve(outcome: Outcome<StateChange>): void;
   reject(error: unknown): void;
 }
@@ -58,6 +62,8 @@ const GATHER_TURNS = 64;
 /** The shared machinery behind the stores of one provider. */
 export class Engine {
   readonly #ready: Promise<void>;
+  /** Set once {@link #ready} has resolved, so a write need not wait a microtask turn for it. */
+  #isReady = false;
   readonly #afterCommit: AfterCommit[] = [];
   readonly #queue: Job[] = [];
   #draining = false;
@@ -73,7 +79,10 @@ export class Engine {
     private readonly upcasters?: UpcasterRegistry,
   ) {
     // A reopened provider's clock starts past everything already stored.
-    this.#ready = Promise.resolve(backend.maxHlc()).then((h) => hlc.observe(h));
+    this.#ready = Promise.resolve(backend.maxHlc()).then((h) => {
+      hlc.observe(h);
+      this.#isReady = true;
+    });
   }
 
   /** Registers a follow-up to run after every committed mutation. */
@@ -93,8 +102,8 @@ export class Engine {
    * returned, nothing is appended and no follow-up runs. Used with another:
    * `ConflictError`.
    */
-  async mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Promise<C> | C, call?: OperationCall): Promise<C> {
-    return (await this.mutateIfNeeded(decide, call)) as C;
+  mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C>, call?: OperationCall): Promise<C> {
+    return this.#mutate(decide, true, call, 1, undefined) as Promise<C>;
   }
 
   /**
@@ -102,23 +111,13 @@ export class Engine {
    * return `undefined`: then no event is written (and no operation recorded)
    * and `undefined` is returned. `committed` learns the seq of the event written.
    */
-  async mutateIfNeeded<C extends StateChange>(
-    decide: (tx: StateWriteTx) => Promise<C | undefined> | C | undefined,
+  mutateIfNeeded<C extends StateChange>(
+    decide: (tx: StateWriteTx) => Awaitable<C | undefined>,
     call?: OperationCall,
     committed?: (event: { seq: number }) => void,
   ): Promise<C | undefined> {
-    const changes = await this.mutateMany(
-      async (tx) => {
-        const change = await decide(tx);
-        return change === undefined ? [] : [change];
-      },
-      call,
-      1,
-      (seqs) => {
-        if (seqs.length > 0) committed?.({ seq: seqs[0]! });
-      },
-    );
-    return changes[0];
+    const onSeqs = committed && ((seqs: readonly number[]) => (seqs.length > 0 ? committed({ seq: seqs[0]! }) : undefined));
+    return this.#mutate(decide, true, call, 1, onSeqs) as Promise<C | undefined>;
   }
 
   /**
@@ -130,16 +129,33 @@ export class Engine {
    * No change: nothing is written and `[]` is returned. `committed` learns
    * the seqs of the events written (not called for a replayed operation).
    */
-  async mutateMany<C extends StateChange>(
-    decide: (tx: StateWriteTx) => Promise<C[]> | C[],
+  mutateMany<C extends StateChange>(
+    decide: (tx: StateWriteTx) => Awaitable<C[]>,
     call?: OperationCall,
     expected = 1,
     committed?: (seqs: readonly number[]) => void,
   ): Promise<C[]> {
-    await this.#ready;
+    return this.#mutate(decide, false, call, expected, committed) as Promise<C[]>;
+  }
+
+  /**
+   * The one async frame behind the three above: each extra frame, and each
+   * `await` of a value that is not a promise (the in-memory backend's
+   * look-ups and commits), costs a microtask turn and a few hundred bytes of
+   * garbage, which on the in-memory backend is most of an append's cost.
+   * `single`: `decide` returns one change or `undefined`, and so does this.
+   */
+  async #mutate(
+    decide: (tx: StateWriteTx) => Awaitable<StateChange | StateChange[] | undefined>,
+    single: boolean,
+    call: OperationCall | undefined,
+    expected: number,
+    committed: ((seqs: readonly number[]) => void) | undefined,
+  ): Promise<StateChange | StateChange[] | undefined> {
+    if (!this.#isReady) await this.#ready;
     const operation: OperationRef | undefined =
       call?.operationId === undefined ? undefined : { id: call.operationId, inputHash: operationInputHash(call.spec.method, call.input) };
-    const outcome = (await this.#enqueue(async (tx, inFlight) => {
+    const run: Job['run'] = async (tx, inFlight) => {
       if (call && operation) {
         const earlier = await tx.operation(operation.id);
         if (earlier) {
@@ -148,24 +164,45 @@ export class Engine {
           return { changes, seqs: [], replayed: true };
         }
       }
-      const decided = await decide(tx);
-      const changes = decided.map((change, i) => (i === 0 && operation ? { ...change, payload: { ...change.payload, operation } } : change));
+      const pending = decide(tx);
+      const decided = isPromiseLike(pending) ? await pending : pending;
+      const list = single ? (decided === undefined ? [] : [decided as StateChange]) : (decided as StateChange[]);
+      const changes = operation && list.length > 0 ? [{ ...list[0]!, payload: { ...list[0]!.payload, operation } } as StateChange, ...list.slice(1)] : list;
       const seqs: number[] = [];
-      for (const change of changes) seqs.push((await tx.commit(change, this.meta)).seq);
-      return { changes, seqs, replayed: false, ...(operation && changes.length > 0 ? { operationId: operation.id } : {}) };
-    })) as Outcome<C>;
-    if (outcome.replayed) return outcome.changes;
-    committed?.(outcome.seqs);
-    if (outcome.changes.length > 0) {
-      for (const hook of this.#afterCommit) {
-        try {
-          await hook(outcome.changes, outcome.seqs);
-        } catch (error) {
-          this.onBackgroundError(error);
+      for (const change of changes) {
+        const event = tx.commit(change, this.meta);
+        seqs.push((isPromiseLike(event) ? await event : event).seq);
+      }
+      return operation && changes.length > 0 ? { changes, seqs, replayed: false, operationId: operation.id } : { changes, seqs, replayed: false };
+    };
+    let outcome: Outcome<StateChange>;
+    if (this.#draining) outcome = await this.#enqueue(run);
+    else {
+      // Nothing queued or running, so nobody waits to share this transaction: it runs at once, without a queue
+      // entry and a promise of its own. Mutations queued meanwhile are drained after it, as after a group.
+      this.#draining = true;
+      this.#lastGroup = 1;
+      try {
+        outcome = await this.backend.write((tx) => run(tx, NO_IN_FLIGHT));
+      } finally {
+        this.#draining = false;
+        if (this.#queue.length > 0) void this.#drain();
+      }
+    }
+    const changes = outcome.changes;
+    if (!outcome.replayed) {
+      committed?.(outcome.seqs);
+      if (changes.length > 0) {
+        for (const hook of this.#afterCommit) {
+          try {
+            await hook(changes, outcome.seqs);
+          } catch (error) {
+            this.onBackgroundError(error);
+          }
         }
       }
     }
-    return outcome.changes;
+    return single ? changes[0] : changes;
   }
 
   /** Queues a mutation; it settles after the COMMIT of the transaction that ran it. */
@@ -198,7 +235,7 @@ export class Engine {
 
   async #runAlone(job: Job): Promise<void> {
     try {
-      job.resolve(await this.backend.write((tx) => job.run(tx, new Map())));
+      job.resolve(await this.backend.write((tx) => job.run(tx, NO_IN_FLIGHT)));
     } catch (error) {
       job.reject(error);
     }
