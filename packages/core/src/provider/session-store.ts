@@ -12,9 +12,9 @@ import type {
   WriteOptions,
 } from '../records/inputs.js';
 import {
-  appendTurnInputSchema,
   createSessionInputSchema,
   listSessionsOptionsSchema,
+  parseAppendTurnInput,
   parseInput,
   replaceSuffixInputSchema,
   turnInputSchema,
@@ -86,7 +86,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
     },
 
     async appendTurn(input: AppendTurnInput) {
-      const draft = parseInput(appendTurnInputSchema, input);
+      const draft = parseAppendTurnInput(input);
       const change = await engine.mutate(
         async (tx) => {
           const session = await tx.session(draft.sessionId);

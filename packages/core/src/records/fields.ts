@@ -29,6 +29,15 @@ export function textField(max: number) {
     });
 }
 
+/**
+ * True when `value` is text {@link textField}(`max`) accepts at a glance: a
+ * string of at most `max` characters with no NUL and no surrogate at all.
+ * False says nothing (text with an emoji is valid): ask the schema.
+ */
+export function isPlainText(value: unknown, max: number): value is string {
+  return typeof value === 'string' && value.length <= max && !SUSPECT.test(value);
+}
+
 /** A record id: caller-chosen or generated, never empty. */
 export const idField = textField(LIMITS.id).min(1, 'must not be empty');
 

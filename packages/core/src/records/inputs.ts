@@ -9,6 +9,7 @@ import {
   checkField,
   countField,
   idField,
+  isPlainText,
   longTextField,
   shortTextField,
   slugInputField,
@@ -100,6 +101,36 @@ export const appendTurnInputSchema = z
 
 /** `sessions.appendTurn` input. */
 export type AppendTurnInput = z.input<typeof appendTurnInputSchema>;
+
+const TURN_ROLE_SET: ReadonlySet<unknown> = new Set(TURN_ROLES);
+
+/**
+ * {@link parseInput} with {@link appendTurnInputSchema}, for the write that
+ * runs most: the usual input (a plain object holding only a valid
+ * `sessionId`, `role` and `content`) is checked here, by the same rules as
+ * the schema's, without the schema's allocations. Any other input, valid or
+ * not, goes through the schema, so every refusal is the schema's.
+ */
+export function parseAppendTurnInput(value: unknown): z.output<typeof appendTurnInputSchema> {
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
+    const input = value as Record<string, unknown>;
+    const { sessionId, role, content } = input;
+    if (
+      input.operationId === undefined &&
+      input.parts === undefined &&
+      input.metadata === undefined &&
+      input.id === undefined &&
+      input.createdAt === undefined &&
+      isPlainText(sessionId, LIMITS.id) &&
+      sessionId.length > 0 &&
+      TURN_ROLE_SET.has(role) &&
+      isPlainText(content, LIMITS.longText)
+    ) {
+      return { sessionId, role: role as (typeof TURN_ROLES)[number], content };
+    }
+  }
+  return parseInput(appendTurnInputSchema, value);
+}
 
 /** `sessions.replaceSuffix` input. */
 export const replaceSuffixInputSchema = z.object({
