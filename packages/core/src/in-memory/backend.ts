@@ -18,7 +18,7 @@ import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, holdersIn } from '../log/erasure.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
+import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from './state.js';
@@ -109,27 +109,44 @@ export class InMemoryBackend implements StateBackend {
 
   #inStep = false;
 
-  async write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
-    if (!this.#inStep) {
-      // A log written by someone else would make the next seq disagree with this
-      // read model; refuse before writing rather than fork history.
-      const head = await this.log.head(STATE_STREAM);
-      if (head !== this.state.seq) {
-        throw new ConflictError(`the log's state stream is at seq ${head} but this provider has folded ${this.state.seq}: open it with replay()`);
-      }
-      this.#inStep = true;
+  write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
+    // In step with the log, a write is `fn` itself: no async frame of its own, which the engine would await.
+    if (!this.#inStep) return this.#firstWrite(fn);
+    try {
+      return fn(this.#tx);
+    } catch (error) {
+      return Promise.reject(error);
     }
+  }
+
+  async #firstWrite<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
+    // A log written by someone else would make the next seq disagree with this
+    // read model; refuse before writing rather than fork history.
+    const head = await this.log.head(STATE_STREAM);
+    if (head !== this.state.seq) {
+      throw new ConflictError(`the log's state stream is at seq ${head} but this provider has folded ${this.state.seq}: open it with replay()`);
+    }
+    this.#inStep = true;
     return fn(this.#tx);
   }
 
-  async #commit(change: StateChange, meta: EventMeta): Promise<LogEvent> {
+  /**
+   * Appends and projects one change. Synchronous on an `InMemoryLog` (but for a purge's rewrite of
+   * earlier events), so the engine has nothing to await; any other log's append is awaited.
+   */
+  #commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent> {
     // A purge rewrites stored events: only a log this package owns can.
     if (change.type === EventTypes.RecordsPurged && !(this.log instanceof InMemoryLog))
       throw new UnavailableError('purge needs a log that can rewrite its events in place: an InMemoryLog, or a SQLite or Postgres backend');
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // The stamper's payload is fresh, valid by construction and never touched again: an InMemoryLog keeps it
     // as is, unchecked. Any other log checks it as it would any append.
-    const event = this.log instanceof InMemoryLog ? this.log[trustedAppend](input) : await this.log.append(input);
+    if (this.log instanceof InMemoryLog) return this.#project(change, this.log[trustedAppend](input));
+    return this.log.append(input).then((event) => this.#project(change, event));
+  }
+
+  /** Folds a change the log has just stored as `event` into the read model. */
+  #project(change: StateChange, event: LogEvent): Awaitable<LogEvent> {
     if (event.seq !== this.state.seq + 1) {
       this.#inStep = false;
       throw new ConflictError(`the log's state stream moved to seq ${event.seq} behind this provider: open it with replay()`);
@@ -138,7 +155,7 @@ export class InMemoryBackend implements StateBackend {
     this.state.apply(change, event.seq, false);
     // An update may change the content: its vector is derived again, like a new item's.
     if (change.type === EventTypes.MemoryDeleted || change.type === EventTypes.MemoryUpdated) this.vectors.forget(change.payload.item.id);
-    if (change.type === EventTypes.RecordsPurged) await this.#erase(change, event.seq);
+    if (change.type === EventTypes.RecordsPurged) return this.#erase(change, event.seq).then(() => event);
     return event;
   }
 

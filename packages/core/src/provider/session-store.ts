@@ -33,6 +33,7 @@ import type { SessionStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
 import { atIndex, parseBatch } from './batch.js';
+import { andThen } from '../write/awaitable.js';
 
 /** The session store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -87,13 +88,14 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
 
     async appendTurn(input: AppendTurnInput) {
       const draft = parseAppendTurnInput(input);
+      // Chained look-ups rather than awaits: on a synchronous backend they cost no promise and no microtask turn.
       const change = await engine.mutate(
-        async (tx) => {
-          const session = await tx.session(draft.sessionId);
-          const lastSeq = session && !session.deleted ? await tx.lastTurnSeq(draft.sessionId) : 0;
-          const taken = draft.id === undefined ? false : await tx.turnExists(draft.id);
-          return stamper.appendTurn(draft, session, lastSeq, taken);
-        },
+        (tx) =>
+          andThen(tx.session(draft.sessionId), (session) =>
+            andThen(session && !session.deleted ? tx.lastTurnSeq(draft.sessionId) : 0, (lastSeq) =>
+              andThen(draft.id === undefined ? false : tx.turnExists(draft.id), (taken) => stamper.appendTurn(draft, session, lastSeq, taken)),
+            ),
+          ),
         operationCall(OPERATIONS.appendTurn, draft),
       );
       return copyTurn(change.payload.turn);
