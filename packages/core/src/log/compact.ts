@@ -27,8 +27,17 @@ export function storedPayload(change: StateChange): unknown {
  * of its parts), whichever the other implies.
  */
 function compactTurn(turn: Turn): Loose {
-  const { syncVersion, deleted, lastWriterId, metadata, parts, content, ...rest } = turn;
-  const stored: Loose = rest;
+  const { syncVersion, deleted, lastWriterId, metadata, parts, content } = turn;
+  // The fields always kept, named in the turn's key order: an object rest pattern costs a runtime call per turn.
+  const stored: Loose = {
+    id: turn.id,
+    sessionId: turn.sessionId,
+    seq: turn.seq,
+    role: turn.role,
+    createdAt: turn.createdAt,
+    originInstanceId: turn.originInstanceId,
+    updatedHlc: turn.updatedHlc,
+  };
   if (syncVersion !== 1) stored.syncVersion = syncVersion;
   if (deleted) stored.deleted = deleted;
   if (lastWriterId !== turn.originInstanceId) stored.lastWriterId = lastWriterId;
