@@ -43,8 +43,13 @@ export class InMemoryState implements FoldView {
   readonly sessions = new Map<string, Session>();
   readonly liveSessions = new SortedList<Session>(compareSessions);
   readonly turns = new Map<string, Turn[]>();
-  /** turn id → its session and seq, so a turn is found by id (tombstones included). */
+  /** turn id → its session and seq, so a turn is found by id (tombstones included), once {@link #placed}. */
   readonly #turnPlaces = new Map<string, Pick<Turn, 'sessionId' | 'seq'>>();
+  /**
+   * New turns not yet in {@link #turnPlaces}: placed on the next look-up by id. An append without a
+   * chosen id looks none up, and a push costs far less than an insert into a map of every turn.
+   */
+  #unplaced: Turn[] = [];
   /** Folded tokens of turns, computed on first search (replay and restore skip them). */
   readonly #turnTokens = new Map<string, string[]>();
 
@@ -227,9 +232,19 @@ export class InMemoryState implements FoldView {
     return tokens;
   }
 
+  /** {@link #turnPlaces}, with every turn appended so far placed in it. */
+  #placed(): Map<string, Pick<Turn, 'sessionId' | 'seq'>> {
+    if (this.#unplaced.length > 0) {
+      // The turn itself is its place: every version keeps its session and seq, and nothing is allocated.
+      for (const turn of this.#unplaced) this.#turnPlaces.set(turn.id, turn);
+      this.#unplaced = [];
+    }
+    return this.#turnPlaces;
+  }
+
   /** The turn with this id when it and its session are live. */
   liveTurn(id: string): Turn | undefined {
-    const place = this.#turnPlaces.get(id);
+    const place = this.#placed().get(id);
     if (!place) return undefined;
     const session = this.sessions.get(place.sessionId);
     const turn = this.turns.get(place.sessionId)?.[place.seq - 1];
@@ -255,15 +270,15 @@ export class InMemoryState implements FoldView {
     return this.turns.get(sessionId)?.length ?? 0;
   }
 
-  /** True when a turn with this id exists in any session. */
   /** The turn with this id (live or tombstone), in any session. */
   turn(id: string): Turn | undefined {
-    const place = this.#turnPlaces.get(id);
+    const place = this.#placed().get(id);
     return place === undefined ? undefined : this.turns.get(place.sessionId)?.[place.seq - 1];
   }
 
+  /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean {
-    return this.#turnPlaces.has(id);
+    return this.#placed().has(id);
   }
 
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
@@ -350,8 +365,7 @@ export class InMemoryState implements FoldView {
     }
     if (turn.seq === list.length + 1) {
       list.push(turn);
-      // The turn itself is its place: every version keeps its session and seq, and nothing is allocated.
-      this.#turnPlaces.set(turn.id, turn);
+      this.#unplaced.push(turn);
     } else {
       // A new version of a turn (a tombstone): same place, and its tokens are derived again.
       list[turn.seq - 1] = turn;
