@@ -4,8 +4,9 @@
  * items, one per call, measured in the same run; replay ≥ 200,000 events/s
  * with payload validation; restore from a snapshot of 100,000 records ≤ 1 s).
  * Rates are given in wall time and in process CPU time (steadier on a shared
- * machine), with the load average. Run: `npm run core -w @agentstate/bench`
- * (about a minute on an idle 2-core machine); sizes: BENCH_TURNS,
+ * machine; CPU time includes V8's garbage-collection helper threads), with
+ * the load average. Run: `npm run core -w @agentstate/bench` (under a minute
+ * on an idle 2-core machine, three at load 19); sizes: BENCH_TURNS,
  * BENCH_REPLAY_EVENTS, BENCH_RECORDS, BENCH_PEER_ITEMS.
  */
 import { loadavg } from 'node:os';
@@ -49,7 +50,7 @@ async function appendTurns(): Promise<void> {
     `${fmt(TURNS)} turns`,
     `${fmt(m.wallMs)} ms`,
     `${fmt((TURNS / m.wallMs) * 1000)} /s`,
-    `${fmt((TURNS / m.cpuMs) * 1000)} /s`,
+    `${fmt((TURNS / m.cpuMs) * 1000)} /s (${fmt((m.cpuMs * 1000) / TURNS, 1)} µs of CPU per turn)`,
     '≥ 100,000 /s',
   ]);
 }
