@@ -8,7 +8,7 @@
  *     sequential puts, as a server running 16 conversations); for each, the
  *     process CPU time per put (steadier than the rate on a shared machine)
  *     and the WAL pages a put appends (counted by a second connection over
- *     96 more puts); then getTuple() p50/p95 latency, latest and by id, at
+ *     96 more puts, and named by B-tree in a second table); then getTuple() p50/p95 latency, latest and by id, at
  *     that many checkpoints in the first thread. The load average is printed
  *     with the table.
  *     `SqliteSaver` (@langchain/langgraph-checkpoint-sqlite) as it ships (WAL
@@ -23,7 +23,7 @@
  * Run: `npm run build` at the root, then `npm run adapters -w @agentstate/bench` (under 3 minutes).
  * Sizes: BENCH_ADAPTERS_CHECKPOINTS, BENCH_ADAPTERS_TURNS (0 skips the sessions).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -207,24 +207,57 @@ async function putAll(saver: BenchSaver, thread: ReturnType<typeof checkpoints>,
   }
 }
 
+/** WAL pages per put, in all and by the B-tree each page belongs to (`page 1` is the file header). */
+interface WalPages {
+  perPut: number;
+  byTree: Map<string, number>;
+}
+
 /**
  * WAL pages (frames) per put: a second connection empties the WAL, `puts`
  * puts run in `threads` threads, and the frames the WAL then holds are
  * counted. Each commit appends every page it changed; what a put costs the
- * disk, whatever the rate on a loaded machine.
+ * disk, whatever the rate on a loaded machine. The frames' page numbers are
+ * read from the WAL file and named by `dbstat` (table or index), so the
+ * count says which B-trees a put writes.
  */
-async function walPagesPerPut(path: string, saver: BenchSaver, threads: ReturnType<typeof checkpoints>[], label: string): Promise<number> {
+async function walPagesPerPut(path: string, saver: BenchSaver, threads: ReturnType<typeof checkpoints>[], label: string): Promise<WalPages> {
   const side = new Database(path);
   try {
     const emptied = side.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
-    if (emptied[0]?.busy !== 0) return Number.NaN;
+    if (emptied[0]?.busy !== 0) return { perPut: Number.NaN, byTree: new Map() };
     await Promise.all(threads.map((thread, i) => putAll(saver, thread, `${label}-${i}`)));
+    const puts = threads.reduce((n, t) => n + t.length, 0);
+    const byTree = walFramesByTree(side, `${path}-wal`, puts);
     const [counted] = side.pragma('wal_checkpoint(PASSIVE)') as Array<{ log: number }>;
-    return (counted?.log ?? Number.NaN) / threads.reduce((n, t) => n + t.length, 0);
+    return { perPut: (counted?.log ?? Number.NaN) / puts, byTree };
   } finally {
     side.close();
   }
 }
+
+/** The frames of a WAL file per put, by the B-tree (table or index) that owns each frame's page. */
+function walFramesByTree(db: Database.Database, walPath: string, puts: number): Map<string, number> {
+  const owners = new Map<number, string>();
+  for (const { name, pageno } of db.prepare('SELECT name, pageno FROM dbstat').all() as Array<{ name: string; pageno: number }>) owners.set(pageno, name);
+  const wal = readFileSync(walPath);
+  // A WAL is a 32-byte header, then frames of a 24-byte header (the page number first) and one page.
+  const pageSize = wal.readUInt32BE(8);
+  const byTree = new Map<string, number>();
+  for (let at = 32; at + 24 + pageSize <= wal.length; at += 24 + pageSize) {
+    const page = wal.readUInt32BE(at);
+    const tree = page === 1 ? 'page 1' : (owners.get(page) ?? 'free');
+    byTree.set(tree, (byTree.get(tree) ?? 0) + 1 / puts);
+  }
+  return byTree;
+}
+
+/** `tree 1.0, …`, most pages first. */
+const treeList = (byTree: Map<string, number>) =>
+  [...byTree]
+    .sort((a, b) => b[1] - a[1])
+    .map(([tree, pages]) => `${tree} ${fmt(pages, 2)}`)
+    .join(', ');
 
 /** put/s of each case, one thread and {@link THREADS} at once, for the ratios. */
 interface Rates {
@@ -241,13 +274,22 @@ async function benchCheckpointers(): Promise<void> {
   const pageThread = checkpoints(PAGE_PUTS);
   const pageThreads = Array.from({ length: THREADS }, () => checkpoints(PAGE_PUTS / THREADS));
   const bytes = thread.map((c) => JSON.stringify(c.checkpoint.channel_values).length);
-  const measured: Array<{ c: SaverCase; durability: string; rates: Rates; cpuUs: Rates; pages: Rates; latest: number[]; byId: number[] }> = [];
+  const measured: Array<{
+    c: SaverCase;
+    durability: string;
+    rates: Rates;
+    cpuUs: Rates;
+    pages: { one: WalPages; many: WalPages };
+    latest: number[];
+    byId: number[];
+  }> = [];
   for (const [index, c] of SAVERS.entries()) {
     const one: number[] = [];
     const many: number[] = [];
     const cpu: number[] = [];
     const cpuMany: number[] = [];
-    let pages: Rates = { one: Number.NaN, many: Number.NaN };
+    const none: WalPages = { perPut: Number.NaN, byTree: new Map() };
+    let pages = { one: none, many: none };
     let durability = c.durability;
     let latest: number[] = [];
     let byId: number[] = [];
@@ -307,12 +349,17 @@ async function benchCheckpointers(): Promise<void> {
       fmt(rates.one),
       fmt(rates.many),
       `${fmt(cpuUs.one)} / ${fmt(cpuUs.many)}`,
-      `${fmt(pages.one, 1)} / ${fmt(pages.many, 1)}`,
+      `${fmt(pages.one.perPut, 1)} / ${fmt(pages.many.perPut, 1)}`,
       ratios(rates, measured[c.peer]!.rates),
       ratios(rates, shipped),
       p50p95(latest),
       p50p95(byId),
     ]),
+  );
+  printTable(
+    `WAL pages per put by B-tree (${PAGE_PUTS} puts; page 1 is the file header, rewritten when the file grows)`,
+    ['checkpointer', 'durability', '1 thread', `${THREADS} threads`],
+    measured.map(({ c, durability, pages }) => [c.name, durability, treeList(pages.one.byTree), treeList(pages.many.byTree)]),
   );
 }
 

@@ -58,6 +58,25 @@ describe('JSON values callers store', () => {
     expect(metadataField.safeParse({ t: 'x'.repeat(LIMITS.metadata - 7) }).error?.issues[0]?.message).toMatch(/at most 65536 characters/);
   });
 
+  it('measure the JSON itself, escapes and the longest numbers included, whenever it may reach the limit', () => {
+    // The size is bounded while copying and written only near the limit: these are the worst cases of that bound.
+    const controls = '\u0001'.repeat(Math.floor((LIMITS.metadata - 8) / 6));
+    const escaped = controls + 'x'.repeat(LIMITS.metadata - 8 - controls.length * 6);
+    expect(JSON.stringify({ t: escaped }).length).toBe(LIMITS.metadata);
+    expect(metadataField.safeParse({ t: escaped }).success).toBe(true);
+    expect(metadataField.safeParse({ t: `${escaped}x` }).success).toBe(false);
+    const worst = -0.0000012345678901234567;
+    const numbers = Array.from({ length: Math.floor((LIMITS.metadata - 6) / 26) }, () => worst);
+    const fits = { n: numbers };
+    const length = JSON.stringify(fits).length;
+    expect(metadataField.safeParse(fits).success).toBe(length <= LIMITS.metadata);
+    const over = { n: numbers, pad: 'x'.repeat(LIMITS.metadata - length - 9 + 1) };
+    expect(JSON.stringify(over).length).toBe(LIMITS.metadata + 1);
+    expect(metadataField.safeParse(over).error?.issues[0]?.message).toMatch(/at most 65536 characters/);
+    const keys = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`\u0002${i}`, true]));
+    expect(metadataField.parse(keys)).toEqual(keys);
+  });
+
   it('turn -0 into 0, as JSON does', () => {
     expect(Object.is(field.parse(-0), 0)).toBe(true);
   });

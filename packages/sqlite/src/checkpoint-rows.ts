@@ -1,12 +1,13 @@
 /**
- * The checkpoint tables (migrations 6 and 7): rows, their records, and the
- * queries of {@link CheckpointQueries}. JSON columns hold `JSON.stringify`
- * text, which reads back to the same value. A checkpoint's value is stored
- * once: a row written by a commit or a fold points at the event that holds
- * it (`event_seq`), whose payload is read with the row; only a row loaded
- * from a snapshot, or folded from an upcast event, holds it itself.
+ * The checkpoint tables (migrations 6, 7 and 10): rows, their records, and
+ * the queries of {@link CheckpointQueries}. JSON columns hold
+ * `JSON.stringify` text, which reads back to the same value. A checkpoint is
+ * stored once: a row written by a commit or a fold keeps only its key and
+ * the seq of the event whose payload holds the record (`event_seq`), read
+ * with the row; only a row loaded from a snapshot, or folded from an upcast
+ * event, holds its record itself (`record`).
  */
-import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
+import type { Checkpoint, CheckpointWrite, JsonValue } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
@@ -17,22 +18,12 @@ export interface CheckpointRow {
   thread_id: string;
   namespace: string;
   checkpoint_id: string;
-  id: string;
-  parent_checkpoint_id: string | null;
-  /** The value's JSON, when the row holds it (else `null`, and `event_seq` is set). */
-  checkpoint: string | null;
-  /** The seq of the `state` event whose payload holds the value. */
+  /** The seq of the `state` event whose payload holds the record (else `null`, and `record` is set). */
   event_seq: number | null;
-  /** That event's payload (`{ checkpoint: <record>, … }`), joined in by every read. */
+  /** The record's JSON, when the row holds it. */
+  record: string | null;
+  /** The payload of the event at `event_seq` (`{ checkpoint: <record>, … }`), joined in by every read. */
   payload: string | null;
-  metadata: string;
-  created_at: string;
-  updated_at: string;
-  sync_version: number;
-  origin_instance_id: string;
-  hlc_wall: number;
-  hlc_counter: number;
-  last_writer_id: string;
 }
 
 /** A row of `checkpoint_writes`. */
@@ -47,33 +38,25 @@ export interface CheckpointWriteRow {
   value: string;
 }
 
-/** A checkpoint from its row. */
+/**
+ * A checkpoint from its row: its own record, or the one in the payload of
+ * its event. The key is the row's, so a row pointing at another checkpoint's
+ * event reads as a checkpoint that differs from the log (what verify finds),
+ * never as a second row of that other key.
+ */
 export function checkpointFromRow(r: CheckpointRow): Checkpoint {
-  return {
-    id: r.id,
-    threadId: r.thread_id,
-    namespace: r.namespace,
-    checkpointId: r.checkpoint_id,
-    parentCheckpointId: r.parent_checkpoint_id,
-    checkpoint: checkpointValue(r),
-    metadata: JSON.parse(r.metadata) as JsonObject,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    syncVersion: r.sync_version,
-    originInstanceId: r.origin_instance_id,
-    updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
-    lastWriterId: r.last_writer_id,
-  };
+  const record = r.record !== null ? (JSON.parse(r.record) as Checkpoint) : eventRecord(r);
+  return { ...record, threadId: r.thread_id, namespace: r.namespace, checkpointId: r.checkpoint_id };
 }
 
-/** The value of a row's checkpoint: its own, or the one in the payload of its event. */
-function checkpointValue(r: CheckpointRow): JsonValue {
-  if (r.checkpoint !== null) return JSON.parse(r.checkpoint) as JsonValue;
+/** The record in the payload of a row's event. */
+function eventRecord(r: CheckpointRow): Checkpoint {
   const seq = r.event_seq ?? 0;
   if (r.payload === null) throw new CorruptionError(STATE_STREAM, seq, `the event holding checkpoint ${r.checkpoint_id} of thread ${r.thread_id} is missing`);
-  const value = (JSON.parse(r.payload) as { checkpoint?: { checkpoint?: JsonValue } }).checkpoint?.checkpoint;
-  if (value === undefined) throw new CorruptionError(STATE_STREAM, seq, `the event does not hold checkpoint ${r.checkpoint_id} of thread ${r.thread_id}`);
-  return value;
+  const record = (JSON.parse(r.payload) as { checkpoint?: Checkpoint }).checkpoint;
+  if (record === undefined || record === null || typeof record !== 'object')
+    throw new CorruptionError(STATE_STREAM, seq, `the event does not hold checkpoint ${r.checkpoint_id} of thread ${r.thread_id}`);
+  return record;
 }
 
 /** A write from its row. */
@@ -90,18 +73,14 @@ export function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
   };
 }
 
-/** A checkpoint row with the payload of its event (a row holding its value joins nothing). */
-const SELECT_CHECKPOINTS = `SELECT c.thread_id, c.namespace, c.checkpoint_id, c.id, c.parent_checkpoint_id, c.checkpoint, c.event_seq, e.payload, c.metadata,
-    c.created_at, c.updated_at, c.sync_version, c.origin_instance_id, c.hlc_wall, c.hlc_counter, c.last_writer_id
-  FROM checkpoints c LEFT JOIN events e ON c.event_seq IS NOT NULL AND e.stream = '${STATE_STREAM}' AND e.seq = c.event_seq`;
+/** The columns of a checkpoint row with the payload of its event (a row holding its record joins nothing). */
+const CHECKPOINT_COLUMNS = 'c.thread_id, c.namespace, c.checkpoint_id, c.event_seq, c.record, e.payload';
+const JOIN_EVENT = `LEFT JOIN events e ON c.event_seq IS NOT NULL AND e.stream = '${STATE_STREAM}' AND e.seq = c.event_seq`;
+const SELECT_CHECKPOINTS = `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints c ${JOIN_EVENT}`;
 
 const SQL = {
-  putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, event_seq, metadata, created_at,
-      updated_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET id = excluded.id, parent_checkpoint_id = excluded.parent_checkpoint_id,
-      checkpoint = excluded.checkpoint, event_seq = excluded.event_seq, metadata = excluded.metadata, created_at = excluded.created_at, updated_at = excluded.updated_at,
-      sync_version = excluded.sync_version, origin_instance_id = excluded.origin_instance_id, hlc_wall = excluded.hlc_wall,
-      hlc_counter = excluded.hlc_counter, last_writer_id = excluded.last_writer_id`,
+  putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, event_seq, record) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET event_seq = excluded.event_seq, record = excluded.record`,
   putWrite: `INSERT INTO checkpoint_writes (thread_id, namespace, checkpoint_id, task_id, idx, task_path, channel, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, namespace, checkpoint_id, task_id, idx) DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel, value = excluded.value`,
   deleteCheckpoints: 'DELETE FROM checkpoints WHERE thread_id = ?',
@@ -116,29 +95,11 @@ const SQL = {
 /**
  * Writes a checkpoint's post-image (a re-save replaces the row). With
  * `eventSeq`, the seq of a `state` event of this file whose stored payload
- * holds exactly this record, the row points there instead of copying the
- * value; without it (a snapshot's record, an upcast one) the row holds it.
+ * holds exactly this record, the row points there and holds nothing else;
+ * without it (a snapshot's record, an upcast one) the row holds the record.
  */
 export function putCheckpointRow(conn: Connection, c: Checkpoint, eventSeq?: number): void {
-  conn
-    .prepare(SQL.putCheckpoint)
-    .run(
-      c.threadId,
-      c.namespace,
-      c.checkpointId,
-      c.id,
-      c.parentCheckpointId,
-      eventSeq === undefined ? JSON.stringify(c.checkpoint) : null,
-      eventSeq ?? null,
-      JSON.stringify(c.metadata),
-      c.createdAt,
-      c.updatedAt,
-      c.syncVersion,
-      c.originInstanceId,
-      c.updatedHlc.wall,
-      c.updatedHlc.counter,
-      c.lastWriterId,
-    );
+  conn.prepare(SQL.putCheckpoint).run(c.threadId, c.namespace, c.checkpointId, eventSeq ?? null, eventSeq === undefined ? JSON.stringify(c) : null);
 }
 
 /** Writes a write (one at a negative idx replaces the one there). */

@@ -88,8 +88,11 @@ describe('verify', () => {
     await p.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'v' }] });
     await p.close();
     expect((await verifyFile()).ok).toBe(true);
-    // The row points at its event for the value; a row holding another value instead differs from the log.
-    tamper(path, `UPDATE checkpoints SET checkpoint = '{"step":2}', event_seq = NULL`);
+    // The row points at its event for the record; a row holding a record of another value instead differs from the log.
+    tamper(
+      path,
+      `UPDATE checkpoints SET record = (SELECT json_set(json_extract(payload, '$.checkpoint'), '$.checkpoint', json('{"step":2}')) FROM events WHERE seq = event_seq), event_seq = NULL`,
+    );
     tamper(path, 'DELETE FROM checkpoint_writes');
     const report = await verifyFile();
     expect(report.ok).toBe(false);

@@ -38,29 +38,50 @@ function isPlainObject(value: object): boolean {
 }
 
 /**
+ * Characters the JSON of a value can take at most: a string's character can
+ * take six (`\u001f`), a number 25 (`-0.0000012345678901234567`), `false` 5;
+ * an array or object 2, and 1 per member for a comma.
+ */
+const MAX_CHARS_PER_TEXT_CHAR = 6;
+const MAX_NUMBER_CHARS = 25;
+
+/** The bound on the JSON length of what {@link toJsonValue} copied, summed as it walks. */
+interface JsonSize {
+  bound: number;
+}
+
+/**
  * A copy of `value` as a JSON value (`-0` becomes `0`, which is what
  * JSON keeps), or the first problem: a value JSON cannot hold (`undefined`,
  * a function, a symbol, a bigint, `NaN` or an infinity, a class instance, a
  * sparse array), text with NUL or lone surrogates, a prototype key, or
- * nesting deeper than {@link LIMITS.jsonDepth}.
+ * nesting deeper than {@link LIMITS.jsonDepth}. Adds to `size.bound` at
+ * least the length of the copy's JSON.
  */
-function toJsonValue(value: unknown, path: (string | number)[] = [], depth = 0): JsonValue | JsonProblem {
-  if (value === null || typeof value === 'boolean') return value;
+function toJsonValue(value: unknown, path: (string | number)[] = [], depth = 0, size: JsonSize = { bound: 0 }): JsonValue | JsonProblem {
+  if (value === null || typeof value === 'boolean') {
+    size.bound += 5;
+    return value;
+  }
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) return problem(path, 'must be a finite number');
+    size.bound += MAX_NUMBER_CHARS;
     return value === 0 ? 0 : value;
   }
   if (typeof value === 'string') {
     const found = textProblem(value);
+    size.bound += value.length * MAX_CHARS_PER_TEXT_CHAR + 2;
     return found ? problem(path, found) : value;
   }
   if (typeof value !== 'object') return problem(path, `a ${typeof value} is not a JSON value`);
   if (depth >= LIMITS.jsonDepth) return problem(path, `nests deeper than ${LIMITS.jsonDepth} levels`);
+  size.bound += 2;
   if (Array.isArray(value)) {
     const copy: JsonValue[] = [];
     for (let i = 0; i < value.length; i += 1) {
       if (!(i in value)) return problem([...path, i], 'a sparse array is not a JSON value');
-      const item = toJsonValue(value[i], [...path, i], depth + 1);
+      size.bound += 1;
+      const item = toJsonValue(value[i], [...path, i], depth + 1, size);
       if (isProblem(item)) return item;
       copy.push(item);
     }
@@ -72,7 +93,9 @@ function toJsonValue(value: unknown, path: (string | number)[] = [], depth = 0):
     if (PROTOTYPE_KEYS.has(key)) return problem([...path, key], `the key ${key} is not allowed`);
     const keyProblem = textProblem(key);
     if (keyProblem) return problem([...path, key], `key ${keyProblem}`);
-    const converted = toJsonValue(item, [...path, key], depth + 1);
+    // The key, its quotes, the colon and a comma.
+    size.bound += key.length * MAX_CHARS_PER_TEXT_CHAR + 4;
+    const converted = toJsonValue(item, [...path, key], depth + 1, size);
     if (isProblem(converted)) return converted;
     copy[key] = converted;
   }
@@ -122,8 +145,11 @@ export function jsonObjectField(maxChars: number) {
 export const metadataField = jsonObjectField(LIMITS.metadata);
 
 function checkedJson(value: unknown, maxChars: number): JsonValue | JsonProblem {
-  const copy = toJsonValue(value);
+  const size: JsonSize = { bound: 0 };
+  const copy = toJsonValue(value, [], 0, size);
   if (isProblem(copy)) return copy;
+  // Well under the limit (a checkpoint's few kilobytes against its megabytes) the JSON need not be written to be measured.
+  if (size.bound <= maxChars) return copy;
   // The copy holds JSON values only, so its JSON has the canonical length: key order never changes a length.
   const length = JSON.stringify(copy).length;
   if (length > maxChars) return problem([], `at most ${maxChars} characters of JSON (this is ${length})`);
