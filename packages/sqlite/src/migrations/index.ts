@@ -17,6 +17,7 @@ import { migration006 } from './006-checkpoints.js';
 import { migration007 } from './007-checkpoint-values.js';
 import { migration008 } from './008-record-history.js';
 import { migration009 } from './009-fts-secure-delete.js';
+import { migration010 } from './010-lean-turns.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum } from './migration.js';
 
@@ -34,6 +35,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration007,
   migration008,
   migration009,
+  migration010,
 ];
 
 /** The schema version this library writes. */
