@@ -5,8 +5,8 @@
  *  - agentstate `sessions.appendTurns` and `memory.writeMany` (each record
  *    validated, stamped, its own event, indexed for search);
  *  - raw better-sqlite3 writing, per record, agentstate's own rows with the
- *    same statements a batch runs (the event, the turn row, its full-text row,
- *    the history index and the session's version) into a file agentstate
+ *    same statements a batch runs (the event, the turn row with the seq of its
+ *    append, its full-text row and the session's version) into a file agentstate
  *    created, so the same tables, indexes and FTS5 options: the floor of this
  *    layout on this machine;
  *  - raw better-sqlite3 writing three bare rows per record (event, row, FTS5
@@ -74,7 +74,7 @@ const memory: Case = {
 
 /** Agentstate's layout written by hand: the statements a batch of turns runs per record, in a file agentstate made. */
 const rawLayout: Case = {
-  name: "raw better-sqlite3: agentstate's turn rows (event, turn, FTS5, history, session)",
+  name: "raw better-sqlite3: agentstate's turn rows (event, turn, FTS5, session)",
   async open(path) {
     const p = openSqlite(path);
     const session = await p.sessions.create({ title: 'bench' });
@@ -86,9 +86,8 @@ const rawLayout: Case = {
       `INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES ('state', ?, 'session.turn_appended', ?, 3, ?, ?, 1)`,
     );
     const turn = db.prepare(`INSERT INTO turns (session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id,
-      hlc_wall, hlc_counter, last_writer_id, deleted) VALUES (?, ?, ?, 'user', ?, '[]', '{}', ?, 1, 'bench', ?, 0, 'bench', 0)`);
+      hlc_wall, hlc_counter, last_writer_id, deleted, appended_seq) VALUES (?, ?, ?, 'user', ?, '', '{}', ?, 1, 'bench', ?, 0, '', 0, ?)`);
     const fts = db.prepare('INSERT INTO turns_fts (rowid, text) VALUES (?, ?)');
-    const history = db.prepare('INSERT OR IGNORE INTO record_events (record_id, seq) VALUES (?, ?), (?, ?)');
     const bump = db.prepare('UPDATE sessions SET sync_version = sync_version + 1, updated_at = max(updated_at, ?) WHERE id = ?');
     const write = db
       .transaction((from: number, to: number) => {
@@ -97,9 +96,8 @@ const rawLayout: Case = {
           const at = new Date(Date.UTC(2026, 0, 1) + i).toISOString();
           const seq = i + 2;
           event.run(seq, at, JSON.stringify({ turn: { id, sessionId: session.id, seq: i + 1, content: CONTENTS[i], createdAt: at } }), `2:${id}`);
-          const n = turn.run(session.id, i + 1, id, CONTENTS[i], at, i).lastInsertRowid;
+          const n = turn.run(session.id, i + 1, id, CONTENTS[i], at, i, seq).lastInsertRowid;
           fts.run(n, CONTENTS[i]);
-          history.run(id, seq, session.id, seq);
           bump.run(at, session.id);
         }
       })

@@ -1,8 +1,10 @@
 /**
  * The history index in SQLite (docs/contract.md §7, "History"): the
  * `record_events` table of migration 8, one `(record_id, seq)` row per
- * record an event carries. Written with each event (live commit and fold),
- * refilled by a rebuild, compared with a replay by verify.
+ * record an event carries, except for a turn appended by a live commit,
+ * whose row in `turns` records the seq of its append instead (migration 10):
+ * the index answers as the union of both. Written with each event (live
+ * commit and fold), refilled by a rebuild, compared with a replay by verify.
  */
 import type { LogEvent, StateChange, UpcasterRegistry } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
@@ -12,14 +14,25 @@ import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 
+/**
+ * The seqs of the events that carry record `@id`: the index's rows, and the appends the turns table records in
+ * their place (migration 10): a turn's own append, and each append of a turn to the session `@id`.
+ */
+const SEQS = `SELECT seq FROM record_events WHERE record_id = @id
+  UNION SELECT appended_seq FROM turns WHERE id = @id AND appended_seq IS NOT NULL
+  UNION SELECT appended_seq FROM turns WHERE session_id = @id AND appended_seq IS NOT NULL`;
+
 const SQL = {
-  seqs: 'SELECT seq FROM record_events WHERE record_id = ? ORDER BY seq',
-  // One range read of the index, each seq's event row beside it (NULL where the log lacks it).
-  events: `SELECT r.seq AS indexed_seq, ${EVENT_ROW_COLUMNS.split(', ')
+  seqs: `${SEQS} ORDER BY 1`,
+  // One read of the history, each seq's event row beside it (NULL where the log lacks it).
+  events: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_ROW_COLUMNS.split(', ')
     .map((column) => `e.${column}`)
-    .join(', ')}, e.checksum FROM record_events r LEFT JOIN events e ON e.stream = 'state' AND e.seq = r.seq
-    WHERE r.record_id = ? ORDER BY r.seq`,
-  all: 'SELECT record_id, seq FROM record_events ORDER BY record_id, seq',
+    .join(', ')}, e.checksum FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
+    ORDER BY h.seq`,
+  all: `SELECT record_id, seq FROM record_events
+    UNION SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
+    UNION SELECT session_id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
+    ORDER BY 1, 2`,
 } as const;
 
 /** At most this many rows per insert of the index. */
@@ -30,7 +43,7 @@ const insertSql: string[] = [];
 const insertOf = (n: number): string =>
   (insertSql[n] ??= `INSERT OR IGNORE INTO record_events (record_id, seq) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')}`);
 
-/** Indexes the records of the event at `seq`. */
+/** Indexes the records of the event at `seq` (every event: a live commit skips the turn appends it records in `turns`). */
 export function indexRecordEvents(conn: Connection, change: StateChange, seq: number): void {
   const ids = changeRecordIds(change);
   // One statement per event (a purge's may name thousands: in chunks under SQLite's parameter limit),
@@ -70,16 +83,16 @@ export class RecordEventsBuffer {
 
 /** The seqs of the events that carry the record with this id, ascending. */
 export function recordSeqs(conn: Connection, id: string): number[] {
-  return (conn.prepare(SQL.seqs).all(id) as { seq: number }[]).map((row) => row.seq);
+  return (conn.prepare(SQL.seqs).all({ id }) as { seq: number }[]).map((row) => row.seq);
 }
 
 /** The events that carry the record with this id, each beside its seq, in one read; checked as the log checks them. */
 export function recordEvents(conn: Connection, id: string): { seq: number; event: LogEvent | undefined }[] {
-  const rows = conn.prepare(SQL.events).all(id) as (EventRow & { indexed_seq: number })[];
+  const rows = conn.prepare(SQL.events).all({ id }) as (EventRow & { indexed_seq: number })[];
   return rows.map((row) => ({ seq: row.indexed_seq, event: row.stream === null ? undefined : toEvent(row) }));
 }
 
-/** Every row of the index, in key order: what verify compares with a replay. */
+/** Every row of the index, the turns' appends included, in key order: what verify compares with a replay. */
 export function allRecordEvents(conn: Connection): { record_id: string; seq: number }[] {
   return conn.prepare(SQL.all).all() as { record_id: string; seq: number }[];
 }

@@ -41,10 +41,12 @@ const SQL = {
   putSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
     ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
   // The next version of a live session a turn was appended to: `sessionAfterTurn` of core, in place (instants compare as text).
-  sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?, last_writer_id = ?,
-    updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
+  // The writer is stored as '' when it is the origin, as `envelopeValues` in rows.ts stores it.
+  sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
+    last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
   turnSlot: 'SELECT n, deleted, content FROM turns WHERE session_id = ? AND seq = ?',
-  insertTurn: `INSERT INTO turns (${TURN_COLUMNS}) VALUES (${placeholders(TURN_COLUMNS)})`,
+  // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it (migration 10).
+  insertTurn: `INSERT INTO turns (${TURN_COLUMNS}, appended_seq) VALUES (${placeholders(TURN_COLUMNS)}, ?)`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
@@ -101,13 +103,15 @@ export class Projection {
 
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
+    const appended = change.type === EventTypes.TurnAppended;
     for (const record of changeRecords(change)) {
       // An appended turn's seq is above every seq of its session, and a written item's id is new (fold rules): the slot is free, no need to look.
-      if (record.kind === 'turn' && change.type === EventTypes.TurnAppended) this.#insertTurn(record.record);
+      if (record.kind === 'turn' && appended) this.#insertTurn(record.record, seq);
       else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
       else this.put(record, seq);
     }
-    indexRecordEvents(this.conn, change, seq);
+    // An append's history (its turn and its session) is the turn row's `appended_seq`: one B-tree fewer per append.
+    if (!appended) indexRecordEvents(this.conn, change, seq);
     const operation = changeOperation(change);
     if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
   }
@@ -230,7 +234,7 @@ export class Projection {
   /** Moves a live session to its next version after `turn` without reading it: one statement. */
   #bumpSession(turn: Turn): void {
     const { wall, counter } = turn.updatedHlc;
-    const changed = this.conn.prepare(SQL.sessionAfterTurn).run(wall, counter, turn.lastWriterId, turn.createdAt, turn.sessionId).changes;
+    const changed = this.conn.prepare(SQL.sessionAfterTurn).run(wall, counter, turn.lastWriterId, turn.lastWriterId, turn.createdAt, turn.sessionId).changes;
     // The stamper read the session live in this transaction, so only a damaged file gets here.
     if (changed !== 1) throw new CorruptionError('database', 0, `${this.conn.path} is damaged: session ${JSON.stringify(turn.sessionId)} has no live row`);
   }
@@ -249,9 +253,12 @@ export class Projection {
     } else this.#insertTurn(turn);
   }
 
-  /** Inserts a turn whose `(sessionId, seq)` slot is free, with its full-text row when live. */
-  #insertTurn(turn: Turn): void {
-    const n = Number(this.conn.prepare(SQL.insertTurn).run(turnValues(turn)).lastInsertRowid);
+  /**
+   * Inserts a turn whose `(sessionId, seq)` slot is free, with its full-text row when live.
+   * `appendedSeq`: the seq of the append event, recorded in the row instead of history index rows.
+   */
+  #insertTurn(turn: Turn, appendedSeq?: number): void {
+    const n = Number(this.conn.prepare(SQL.insertTurn).run(...turnValues(turn), appendedSeq ?? null).lastInsertRowid);
     if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
   }
 

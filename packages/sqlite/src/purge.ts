@@ -15,6 +15,7 @@ import type { PurgeSelector } from '@agentstate/core/backend';
 import { changeRecordIds, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
+import { recordSeqs } from './history.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -102,9 +103,8 @@ export function eraseHistory(
   upcasters?: UpcasterRegistry,
 ): void {
   const ids = new Set(changeRecordIds(change));
-  const seqOf = conn.prepare('SELECT seq FROM record_events WHERE record_id = ? AND seq < ?');
   const seqs = new Set<number>();
-  for (const id of ids) for (const row of seqOf.all(id, purgeSeq) as { seq: number }[]) seqs.add(row.seq);
+  for (const id of ids) for (const seq of recordSeqs(conn, id)) if (seq < purgeSeq) seqs.add(seq);
   const erasure = eraseEvents(
     readSeqs(
       log,

@@ -69,11 +69,16 @@ export interface MemoryRow extends EnvelopeRow {
   updated_at: string;
 }
 
+/**
+ * `last_writer_id` is `''` when the last writer is the origin (the usual
+ * case, and every new record's): an id is never empty, and the row then does
+ * not repeat the origin's id. Rows written before hold the id itself; both read the same.
+ */
 const envelope = (r: EnvelopeRow) => ({
   syncVersion: r.sync_version,
   originInstanceId: r.origin_instance_id,
   updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
-  lastWriterId: r.last_writer_id,
+  lastWriterId: r.last_writer_id === '' ? r.origin_instance_id : r.last_writer_id,
   deleted: r.deleted !== 0,
 });
 
@@ -149,7 +154,14 @@ const envelopeValues = (e: {
   updatedHlc: { wall: number; counter: number };
   lastWriterId: string;
   deleted: boolean;
-}): Value[] => [e.syncVersion, e.originInstanceId, e.updatedHlc.wall, e.updatedHlc.counter, e.lastWriterId, e.deleted ? 1 : 0];
+}): Value[] => [
+  e.syncVersion,
+  e.originInstanceId,
+  e.updatedHlc.wall,
+  e.updatedHlc.counter,
+  e.lastWriterId === e.originInstanceId ? '' : e.lastWriterId,
+  e.deleted ? 1 : 0,
+];
 
 /** The columns after the key, in table order. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';

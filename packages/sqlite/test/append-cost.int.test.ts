@@ -7,6 +7,7 @@
  */
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Turn } from '@agentstate/core';
 import { openSqlite } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
@@ -37,12 +38,15 @@ async function countStatements(fn: () => Promise<unknown>): Promise<string[]> {
 }
 
 describe('one appendTurn', () => {
-  it('runs ten statements: BEGIN, two look-ups, six writes (the history index in one), COMMIT', async () => {
+  it('runs nine statements: BEGIN, two look-ups, five writes (no history index row: the turn row holds its append), COMMIT', async () => {
     const p = openSqlite(dir.file('count.db'), { durability: 'process-crash' });
     try {
       const session = await p.sessions.create({ title: 't' });
       await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'warm the statement cache' });
-      const statements = await countStatements(() => p.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'counted' }));
+      let turn: Turn | undefined;
+      const statements = await countStatements(async () => {
+        turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'counted' });
+      });
       expect(statements).toEqual([
         'BEGIN IMMEDIATE',
         'SELECT seq, hlc_wall,',
@@ -51,14 +55,19 @@ describe('one appendTurn', () => {
         'UPDATE sessions SET',
         'INSERT INTO turns',
         'INSERT INTO turns_fts',
-        'INSERT OR IGNORE',
         'UPDATE projection_state SET',
         'COMMIT',
       ]);
-      // The session moved in place exactly as a fold derives it.
+      // The history of the turn and its session still names the append.
+      expect((await p.history(turn!.id)).map((v) => v.seq)).toEqual([3]);
+      expect((await p.history(session.id)).map((v) => v.seq)).toEqual([1, 2, 3]);
+      // The session moved in place exactly as a fold derives it, and a rebuild's history index answers the same.
       const before = await p.snapshot();
+      const history = await p.history(session.id);
       await p.rebuild({ fromScratch: true });
       expect(await p.snapshot()).toEqual(before);
+      expect(await p.history(session.id)).toEqual(history);
+      expect((await p.verify()).ok).toBe(true);
     } finally {
       await p.close();
     }

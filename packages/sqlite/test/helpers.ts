@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
 import type { Embedder, EventSourcedProvider } from '@agentstate/core';
+import type Database from 'better-sqlite3';
+import { foldForIndex } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
+import { FTS_SECURE_OPTIONS } from '../src/migrations/009-fts-secure-delete.js';
 import type { SqliteOptions, SqliteProvider } from '../src/index.js';
 
 /** A fresh temp directory, removed by the returned cleanup. */
@@ -64,4 +67,26 @@ export function bagOfWordsEmbedder(dimensions = 16, id = `bag-of-words-${dimensi
     },
   };
   return embedder;
+}
+
+/**
+ * Takes a file this version wrote back to schema 10 as that version would
+ * have written it: history index rows for every turn append instead of
+ * `appended_seq`, the newest-first index on `(created_at, id)`, the turn
+ * index of migration 9 (with prefix indexes) holding every live turn, and
+ * version 11 not recorded. For the tests of older files.
+ */
+export function backToSchema10(db: Database.Database): void {
+  db.exec(`INSERT OR IGNORE INTO record_events SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
+      UNION SELECT session_id, appended_seq FROM turns WHERE appended_seq IS NOT NULL;
+    ALTER TABLE turns DROP COLUMN appended_seq;
+    DROP INDEX turns_live_recent;
+    CREATE INDEX turns_live_recent ON turns (created_at, id) WHERE deleted = 0;
+    DROP TABLE turns_fts;
+    CREATE VIRTUAL TABLE turns_fts USING fts5(text, ${FTS_SECURE_OPTIONS});
+    INSERT INTO turns_fts (turns_fts, rank) VALUES ('secure-delete', 1);
+    DELETE FROM agentstate_migrations WHERE version = 11;`);
+  const insert = db.prepare('INSERT INTO turns_fts (rowid, text) VALUES (?, ?)');
+  for (const row of db.prepare('SELECT n, content FROM turns WHERE deleted = 0').all() as { n: number; content: string }[])
+    insert.run(row.n, foldForIndex(row.content));
 }

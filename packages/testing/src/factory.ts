@@ -23,6 +23,8 @@ export interface ProviderFactoryOptions {
   snapshotCodec?: SnapshotCodec;
   /** Enables semantic and hybrid recall and search (capability `embedder`). */
   embedder?: Embedder;
+  /** Saves a snapshot after each mutation one of whose seqs is a multiple of k (an event-sourced provider's option). */
+  snapshotEvery?: number;
 }
 
 /**

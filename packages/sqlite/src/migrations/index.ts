@@ -18,6 +18,7 @@ import { migration007 } from './007-checkpoint-values.js';
 import { migration008 } from './008-record-history.js';
 import { migration009 } from './009-fts-secure-delete.js';
 import { migration010 } from './010-checkpoint-keys.js';
+import { migration011 } from './011-lean-turns.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum } from './migration.js';
 
@@ -36,6 +37,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration008,
   migration009,
   migration010,
+  migration011,
 ];
 
 /** The schema version this library writes. */

@@ -12,6 +12,7 @@
 import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_SECURE_OPTIONS } from '../migrations/009-fts-secure-delete.js';
+import { TURN_FTS_OPTIONS } from '../migrations/010-lean-turns.js';
 import type { SkillRow } from '../rows.js';
 import { skillFromRow } from '../rows.js';
 import { describe } from './integrity.js';
@@ -22,6 +23,8 @@ const MAX_LISTED = 5;
 
 interface IndexedTable {
   table: 'memory_fts' | 'skills_fts' | 'turns_fts';
+  /** The options the table was created with (the prefix indexes differ; the words compared do not). */
+  options: string;
   /** The expected text of each live row, by rowid. */
   expected: (conn: Connection) => Iterable<{ n: number; text: string }>;
 }
@@ -29,6 +32,7 @@ interface IndexedTable {
 const INDEXES: readonly IndexedTable[] = [
   {
     table: 'memory_fts',
+    options: FTS_SECURE_OPTIONS,
     expected: (conn) =>
       (conn.prepare('SELECT n, content FROM memory WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
         n: r.n,
@@ -37,6 +41,7 @@ const INDEXES: readonly IndexedTable[] = [
   },
   {
     table: 'skills_fts',
+    options: FTS_SECURE_OPTIONS,
     expected: (conn) =>
       (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as SkillRow[]).map((r) => ({
         n: r.n,
@@ -45,6 +50,7 @@ const INDEXES: readonly IndexedTable[] = [
   },
   {
     table: 'turns_fts',
+    options: TURN_FTS_OPTIONS,
     expected: (conn) =>
       (conn.prepare('SELECT n, content FROM turns WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
         n: r.n,
@@ -73,7 +79,7 @@ export function checkFullText(conn: Connection): VerifyProblem[] {
 
 function compareIndex(conn: Connection, index: IndexedTable): string[] {
   const { table } = index;
-  conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_expected USING fts5(text, ${FTS_SECURE_OPTIONS})`);
+  conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_expected USING fts5(text, ${index.options})`);
   const insert = conn.db.prepare('INSERT INTO temp.verify_expected (rowid, text) VALUES (?, ?)');
   for (const row of index.expected(conn)) insert.run(row.n, row.text);
   conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_actual_terms USING fts5vocab(main, ${table}, instance)`);

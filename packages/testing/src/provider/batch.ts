@@ -1,12 +1,13 @@
 /**
- * G1–G6: batch writes (`sessions.appendTurns`, `memory.writeMany`) and
- * group commit (docs/contract.md §4, "Batch writes" and "Concurrent calls").
+ * G1–G7: batch writes (`sessions.appendTurns`, `memory.writeMany`) and
+ * group commit (docs/contract.md §4, "Batch writes" and "Concurrent calls"),
+ * and the automatic snapshot a batch saves (§7).
  * A batch is exactly the calls it stands for, made one after another, in one
  * transaction; concurrent calls are exactly the same calls made one at a
  * time in call order. The in-memory provider run one call at a time is the
  * reference.
  */
-import type { Provider, WriteMemoryInput } from '@agentstate/core';
+import type { EventSourcedProvider, Provider, WriteMemoryInput } from '@agentstate/core';
 import {
   ConflictError,
   createInMemoryProvider,
@@ -321,4 +322,50 @@ export const batchChecks: ProviderCheck[] = [
       );
     },
   },
+  {
+    name: 'G7 With snapshotEvery k, a batch write whose events pass one or more multiples of k saves one snapshot, of the state after its last event; one that passes none saves none',
+    needs: ['eventSourced'],
+    async run(env) {
+      const every = 3;
+      const p = env.eventSourced(await env.open({ snapshotEvery: every }));
+      const s = await p.sessions.create({ title: 'snapshots' });
+      const want: number[] = [];
+      // Each write expects a snapshot at its last seq exactly when one of its seqs is a multiple of k.
+      const write = async (run: () => Promise<unknown>) => {
+        const from = (await p.log.head(STATE_STREAM)) + 1;
+        await run();
+        const to = await p.log.head(STATE_STREAM);
+        if (Array.from({ length: to - from + 1 }, (_, i) => from + i).some((seq) => seq % every === 0)) want.push(to);
+        expect(await savedSeqs(p), `after the write of seqs ${from}–${to}`).toEqual(want);
+      };
+      const before = await savedSeqs(p);
+      want.push(...before);
+      // Seven events pass two multiples of 3 whatever the head: one snapshot.
+      await write(() =>
+        p.sessions.appendTurns(
+          s.id,
+          Array.from({ length: 7 }, (_, i) => ({ role: 'user' as const, content: `turn ${i}` })),
+        ),
+      );
+      await write(() => p.memory.writeMany(MEMORY_BATCH));
+      for (let i = 0; i < every; i += 1) await write(() => p.sessions.appendTurns(s.id, [{ role: 'assistant' as const, content: `one ${i}` }]));
+      expect(want.length - before.length).toBe(3);
+      // The batch's snapshot holds its whole state: every one of its turns.
+      const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: want[before.length]! });
+      expect(stored?.seq).toBe(want[before.length]);
+      expect(stored?.data).toContain('turn 6');
+    },
+  },
 ];
+
+/** The seqs of the stored snapshots of the state stream, ascending. */
+async function savedSeqs(p: EventSourcedProvider): Promise<number[]> {
+  const seqs: number[] = [];
+  for (let upTo = await p.log.head(STATE_STREAM); upTo >= 0; ) {
+    const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: upTo });
+    if (stored === undefined) break;
+    seqs.unshift(stored.seq);
+    upTo = stored.seq - 1;
+  }
+  return seqs;
+}
