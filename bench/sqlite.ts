@@ -370,7 +370,7 @@ async function benchRebuild(): Promise<void> {
   const replayed = await measure(() => replay(source.log, { fromScratch: true }));
 
   // rebuild() from scratch over the tables the open filled, then a plain reopen.
-  let p = openSqlite(path);
+  const p = openSqlite(path);
   let result = { events: 0 };
   const rebuilt = await measure(async () => {
     result = await p.rebuild({ fromScratch: true });
