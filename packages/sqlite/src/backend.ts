@@ -127,7 +127,7 @@ export class SqliteBackend implements StateBackend {
       const { head, ...state } = this.#stateAndHead();
       if (state.seq === head) return state;
       try {
-        foldPending(this.log, this.projection, tableLookups(this.conn), this.options.upcasters);
+        foldPending(this.log, this.projection, tableLookups(this.conn), { upcasters: this.options.upcasters });
       } catch (error) {
         this.conn.rollback();
         throw mapSqliteError(error, this.conn.path);

@@ -24,6 +24,43 @@ export const FOLD_BATCH = 5_000;
 /** Distinct records held before they are written, while folding. */
 const COALESCE_LIMIT = 20_000;
 
+/**
+ * The same for a bulk load (a rebuild, or the first fold of an empty
+ * projection): records are held longer, so that a log of about 100,000
+ * events is written in one pass without a single look-up of the tables
+ * (roughly 150 MB of records at most).
+ */
+const BULK_COALESCE_LIMIT = 200_000;
+
+/** Options of {@link foldPending}. */
+export interface FoldOptions {
+  upcasters?: UpcasterRegistry | undefined;
+  /**
+   * A bulk load (the projection is in bulk mode): records are coalesced
+   * longer. When the tables are empty as well, the fold neither reads them
+   * nor looks for a record's row before its first write.
+   */
+  bulk?: boolean;
+}
+
+/** Look-ups of tables that hold nothing yet: answered without a query. Checkpoint rows are written as they are folded, so the tables answer those. */
+function emptyTables(tables: TableLookups): TableLookups {
+  return {
+    session: () => undefined,
+    turnExists: () => false,
+    turn: () => undefined,
+    lastTurnSeq: () => 0,
+    lastTurns: () => [],
+    liveTurnsFrom: () => [],
+    skill: () => undefined,
+    skillAt: () => undefined,
+    memoryItem: () => undefined,
+    operation: () => undefined,
+    memoryWithKey: () => undefined,
+    checkpoints: tables.checkpoints,
+  };
+}
+
 /** A record waiting to be written, with the seq of the event that carried its latest post-image. */
 interface Pending<R> {
   record: R;
@@ -53,7 +90,19 @@ class PendingView implements FoldView {
   /** `(scope, key)` → the pending item that last took that key. */
   readonly #memoryKeys = new Map<string, string>();
 
-  constructor(private readonly tables: TableLookups) {}
+  /** The tables' look-ups: those of empty tables until the first flush when the fold started on empty tables. */
+  private tables: TableLookups;
+
+  /**
+   * @param fresh The tables hold no record yet: until the first flush every
+   * look-up misses and every pending record is new.
+   */
+  constructor(
+    private readonly stored: TableLookups,
+    private fresh: boolean,
+  ) {
+    this.tables = fresh ? emptyTables(stored) : stored;
+  }
 
   session(id: string): Session | undefined {
     return this.sessions.get(id)?.record ?? this.tables.session(id);
@@ -173,12 +222,16 @@ class PendingView implements FoldView {
    * by insertion, go in key order, which keeps B-tree inserts local.
    */
   flush(projection: Projection): void {
-    for (const { record, seq } of this.sessions.values()) putOrCorrupt(() => projection.put({ kind: 'session', record }), seq);
+    // Into tables that held nothing, every record is new: inserted without looking for its row.
+    const put = this.fresh ? (entry: ChangeRecord) => projection.insertNew(entry) : (entry: ChangeRecord) => projection.put(entry);
+    for (const { record, seq } of this.sessions.values()) putOrCorrupt(() => put({ kind: 'session', record }), seq);
     const turns = [...this.turns.values()].sort((a, b) => compareTurnKeys(a.record, b.record));
-    for (const { record, seq } of turns) putOrCorrupt(() => projection.put({ kind: 'turn', record }), seq);
-    for (const { record, seq } of this.skills.values()) putOrCorrupt(() => projection.put({ kind: 'skill', record }), seq);
-    for (const { record, seq } of this.memory.values()) putOrCorrupt(() => projection.put({ kind: 'memory', record }), seq);
+    for (const { record, seq } of turns) putOrCorrupt(() => put({ kind: 'turn', record }), seq);
+    for (const { record, seq } of this.skills.values()) putOrCorrupt(() => put({ kind: 'skill', record }), seq);
+    for (const { record, seq } of this.memory.values()) putOrCorrupt(() => put({ kind: 'memory', record }), seq);
     for (const entry of this.operations.values()) putOrCorrupt(() => projection.putOperation(entry), entry.seq);
+    this.fresh = false;
+    this.tables = this.stored;
     this.sessions.clear();
     this.turns.clear();
     this.skills.clear();
@@ -199,12 +252,14 @@ class PendingView implements FoldView {
  * rules; a changed, malformed or impossible one is a `CorruptionError`
  * naming its seq.
  */
-export function foldPending(log: SqliteLog, projection: Projection, tables: TableLookups, upcasters: UpcasterRegistry | undefined): number {
+export function foldPending(log: SqliteLog, projection: Projection, tables: TableLookups, options: FoldOptions = {}): number {
+  const { upcasters, bulk = false } = options;
   const state = projection.state();
   let { seq, maxHlc: hlc } = state;
   let folded = 0;
-  const view = new PendingView(tables);
+  const view = new PendingView(tables, bulk && projection.isEmpty());
   const history = new RecordEventsBuffer();
+  const limit = bulk ? BULK_COALESCE_LIMIT : COALESCE_LIMIT;
   for (;;) {
     const batch = log.readForFold(STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
@@ -229,7 +284,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       folded += 1;
     }
     history.flush(projection.conn);
-    if (view.size >= COALESCE_LIMIT) view.flush(projection);
+    if (view.size >= limit) view.flush(projection);
   }
   view.flush(projection);
   if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });

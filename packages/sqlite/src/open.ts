@@ -168,7 +168,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
         const bulk = projection.state().seq === 0;
         if (bulk) projection.beginBulk();
         try {
-          foldPending(log, projection, tables, options.upcasters);
+          foldPending(log, projection, tables, { upcasters: options.upcasters, bulk });
           if (bulk) {
             projection.endBulk();
             indexes.rebuild();

@@ -74,6 +74,26 @@ const SQL = {
   putOperation: 'INSERT INTO operations (id, seq, input_hash) VALUES (?, ?, ?)',
 } as const;
 
+/**
+ * Secondary indexes that serve the read queries only: no fold look-up and
+ * no uniqueness rests on them. A bulk load drops them and creates them
+ * again from the finished rows, one sort each instead of an insert per
+ * row (their definitions are read from the schema, so they come back as
+ * they were).
+ */
+const DEFERRED_INDEXES = [
+  'sessions_live',
+  'sessions_live_by_scope',
+  'turns_live_recent',
+  'skills_live_by_slug',
+  'skills_live_by_scope',
+  'memory_live_recent',
+  'memory_live_by_scope',
+  'memory_live_expiring',
+  'memory_meta_by_value',
+  'checkpoints_newest',
+] as const;
+
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
 const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations', 'checkpoints', 'checkpoint_writes'] as const;
 
@@ -81,6 +101,8 @@ const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta
 export class Projection {
   /** While true (a rebuild into emptied tables), full-text rows are written once at the end. */
   #bulk = false;
+  /** The definitions of the {@link DEFERRED_INDEXES} a bulk load dropped, to create again at its end. */
+  #deferred: string[] = [];
 
   constructor(
     readonly conn: Connection,
@@ -156,6 +178,31 @@ export class Projection {
     }
   }
 
+  /**
+   * Writes a record that has no row yet, without looking for one: for a
+   * bulk load into tables that held nothing (a duplicate would break a
+   * unique key and be refused). Any other entry is {@link put}.
+   */
+  insertNew(entry: ChangeRecord): void {
+    if (entry.kind === 'turn') this.#insertTurn(entry.record);
+    else if (entry.kind === 'skill') this.#insertSkill(entry.record);
+    else if (entry.kind === 'memory') this.#insertMemory(entry.record);
+    else this.put(entry);
+  }
+
+  /** True when no table of records holds a row (operations included). */
+  isEmpty(): boolean {
+    return (
+      (
+        this.conn
+          .prepare(
+            'SELECT NOT EXISTS (SELECT 1 FROM sessions) AND NOT EXISTS (SELECT 1 FROM turns) AND NOT EXISTS (SELECT 1 FROM skills) AND NOT EXISTS (SELECT 1 FROM memory) AND NOT EXISTS (SELECT 1 FROM operations) AS empty',
+          )
+          .get() as { empty: number }
+      ).empty === 1
+    );
+  }
+
   /** Loads a snapshot into empty tables; returns the largest HLC in it. */
   restore(snapshot: Snapshot): Hlc {
     let hlc = HLC_ZERO;
@@ -192,16 +239,27 @@ export class Projection {
    */
   beginBulk(): void {
     this.#bulk = true;
+    // Inside the caller's write transaction: a failed load rolls the drop back with everything else.
+    const names = DEFERRED_INDEXES.map((name) => `'${name}'`).join(', ');
+    const indexes = this.conn.db.prepare(`SELECT name, sql FROM sqlite_schema WHERE type = 'index' AND name IN (${names})`).all() as {
+      name: string;
+      sql: string;
+    }[];
+    for (const { name } of indexes) this.conn.db.exec(`DROP INDEX ${name}`);
+    this.#deferred = indexes.map((index) => index.sql);
   }
 
-  /** Leaves bulk mode without writing anything (the bulk load failed and is rolled back). */
+  /** Leaves bulk mode without writing anything (the bulk load failed and is rolled back, its dropped indexes with it). */
   cancelBulk(): void {
     this.#bulk = false;
+    this.#deferred = [];
   }
 
-  /** Writes the full-text rows of every live record and leaves bulk mode. */
+  /** Creates the indexes {@link beginBulk} dropped, writes the full-text rows of every live record and leaves bulk mode. */
   endBulk(): void {
     this.#bulk = false;
+    for (const sql of this.#deferred) this.conn.db.exec(sql);
+    this.#deferred = [];
     this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
@@ -269,9 +327,13 @@ export class Projection {
       n = slot.n;
       this.conn.prepare(SQL.updateSkill).run(...skillValues(skill), n);
       if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(skillFromRow(slot))));
-    } else {
-      n = Number(this.conn.prepare(SQL.insertSkill).run(skillValues(skill)).lastInsertRowid);
-    }
+      if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
+    } else this.#insertSkill(skill);
+  }
+
+  /** Inserts a skill whose id has no row yet, with its full-text row when live. */
+  #insertSkill(skill: Skill): void {
+    const n = Number(this.conn.prepare(SQL.insertSkill).run(skillValues(skill)).lastInsertRowid);
     if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 

@@ -101,7 +101,7 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
   refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
-  const events = foldPending(log, projection, ctx.tables, ctx.upcasters);
+  const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, bulk: true });
   projection.endBulk();
   ctx.vectors.rebuild();
   return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };

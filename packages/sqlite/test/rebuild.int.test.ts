@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compareHlc, CorruptionError, encodeSnapshot, hmacCodec, ManualClock, replay, ValidationError } from '@agentstate/core';
-import { eventChecksum, openSqlite } from '../src/index.js';
+import { eventChecksum, openSqlite, openSqliteLog } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
@@ -125,6 +125,56 @@ describe('rebuild', () => {
     await p.rebuild();
     expect(encodeSnapshot(await p.snapshot())).toBe(snapshot);
     await p.close();
+  });
+});
+
+/** Every table, index and trigger of the file with its definition, in name order. */
+function schemaOf(path: string): { type: string; name: string; sql: string | null }[] {
+  const db = new Database(path, { readonly: true });
+  try {
+    return db.prepare('SELECT type, name, sql FROM sqlite_schema ORDER BY name').all() as { type: string; name: string; sql: string | null }[];
+  } finally {
+    db.close();
+  }
+}
+
+describe('rebuild as a bulk load', () => {
+  it('creates the indexes it drops for the load again, as they were, and a failed rebuild keeps them', async () => {
+    const path = tmp.file();
+    const p = openSqlite(path);
+    await populate(p);
+    const schema = schemaOf(path);
+    // The read-side indexes a bulk load drops and creates again after the rows.
+    for (const name of ['sessions_live_by_scope', 'turns_live_recent', 'memory_live_recent', 'memory_live_key', 'memory_meta_by_value', 'checkpoints_newest'])
+      expect(schema.map((row) => row.name)).toContain(name);
+    await p.rebuild({ fromScratch: true });
+    expect(schemaOf(path)).toEqual(schema);
+    expect(await p.verify()).toMatchObject({ ok: true });
+    // A rebuild that fails after the drop rolls it back with everything else.
+    const [last] = await p.log.read({ stream: 'state', afterSeq: (await p.log.head('state')) - 1 });
+    tamper(path, "UPDATE events SET payload = 'not json' WHERE stream = 'state' AND seq = ?", last!.seq);
+    await expect(p.rebuild({ fromScratch: true })).rejects.toBeInstanceOf(CorruptionError);
+    expect(schemaOf(path)).toEqual(schema);
+    await p.close();
+  });
+
+  it('fills the tables of a log-only file on open exactly as a replay, and leaves the schema of a migrated file', async () => {
+    const source = tmp.file('source.db');
+    const p = openSqlite(source);
+    await populate(p);
+    const events = await p.log.read({ stream: 'state' });
+    const expected = encodeSnapshot(await p.snapshot());
+    await p.close();
+    // A bare log: the first open of a provider folds every event into the empty tables.
+    const path = tmp.file('log-only.db');
+    const log = openSqliteLog(path);
+    await log.appendMany(events.map((e) => ({ stream: e.stream, type: e.type, schemaVersion: e.schemaVersion, payload: e.payload, time: e.time })));
+    await log.close();
+    const q = openSqlite(path);
+    expect(encodeSnapshot(await q.snapshot())).toBe(expected);
+    expect(await q.verify()).toMatchObject({ ok: true });
+    await q.close();
+    expect(schemaOf(path)).toEqual(schemaOf(source));
   });
 });
 
