@@ -142,7 +142,7 @@ export class PostgresBackend implements StateBackend {
       generation: state.generation,
     });
     await this.projection.apply(sql, change, event.seq);
-    if (change.type === EventTypes.RecordsPurged) await eraseHistory(this.db, sql, this.log, change, event.seq, this.upcasters);
+    if (change.type === EventTypes.RecordsPurged) await eraseHistory(this.db, sql, change, event.seq, this.upcasters);
     return event;
   }
 

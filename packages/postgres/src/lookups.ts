@@ -4,8 +4,9 @@
  * inside a write transaction they see what it sees.
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
-import type { StateLookups } from '@agentstate/core/backend';
-import { scopeKey } from '@agentstate/core/backend';
+import { STATE_STREAM } from '@agentstate/core';
+import type { EventRow, StateLookups } from '@agentstate/core/backend';
+import { EVENT_COLUMNS, eventFromRow, scopeKey } from '@agentstate/core/backend';
 import type { TableCheckpointQueries } from './checkpoints.js';
 import { purgeableRows } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
@@ -44,6 +45,17 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
     turn: (id) => one<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, turnFromRow, [id]),
     recordSeqs: async (id) =>
       (await sql.rows<{ seq: number }>(`SELECT seq FROM ${db.t('record_events')} WHERE record_id = $1 ORDER BY seq`, [id])).map((r) => Number(r.seq)),
+    // One range read of the index, each seq's event row beside it (NULL where the log lacks it), checked as the log checks rows.
+    recordEvents: async (id) =>
+      (
+        await sql.rows<EventRow & { indexed_seq: number }>(
+          `SELECT r.seq AS indexed_seq, ${EVENT_COLUMNS.split(', ')
+            .map((column) => `e.${column}`)
+            .join(', ')} FROM ${db.t('record_events')} r LEFT JOIN ${db.t('events')} e ON e.stream = $2 AND e.seq = r.seq
+            WHERE r.record_id = $1 ORDER BY r.seq`,
+          [id, STATE_STREAM],
+        )
+      ).map((row) => ({ seq: row.indexed_seq, event: row.stream === null ? undefined : eventFromRow(row) })),
     purgeable: (selector) => purgeableRows(db, sql, selector),
     lastTurnSeq: async (sessionId) => {
       const [row] = await sql.rows<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`, [sessionId]);

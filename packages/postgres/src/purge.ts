@@ -20,7 +20,6 @@ import {
   storedTextForm,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import type { PostgresLog } from './log.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -84,33 +83,38 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
 export async function eraseHistory(
   db: Database,
   sql: Sql,
-  log: PostgresLog,
   change: StateChangeOf<typeof EventTypes.RecordsPurged>,
   purgeSeq: number,
   upcasters?: UpcasterRegistry,
 ): Promise<void> {
   const ids = changeRecordIds(change);
-  const seqRows = await sql.rows<{ seq: number }>(
-    `SELECT DISTINCT seq FROM ${db.t('record_events')} WHERE record_id = ANY($1::text[]) AND seq < $2 ORDER BY seq`,
-    [ids, purgeSeq],
+  // One statement reads every earlier event the history index names for the purged ids, and one writes
+  // them back: a long session's are thousands, and a round trip each was most of its purge.
+  const rows = await sql.rows<EventRow>(
+    `SELECT ${EVENT_ROW_COLUMNS}, checksum FROM ${db.t('events')} WHERE stream = $1
+      AND seq IN (SELECT seq FROM ${db.t('record_events')} WHERE record_id = ANY($2::text[]) AND seq < $3) ORDER BY seq`,
+    [STATE_STREAM, ids, purgeSeq],
   );
-  const rows = [];
-  for (const { seq } of seqRows) rows.push(...(await log.readRows(sql, STATE_STREAM, Number(seq) - 1, 1)));
   const erasure = eraseEvents(
     rows.map((row) => eventFromRow(row)),
     new Set(ids),
     purgeSeq,
     upcasters,
   );
-  for (const { row } of erasure.events) {
-    await sql.rows(`UPDATE ${db.t('events')} SET schema_version = $1, payload = $2, checksum = $3, validated = true WHERE stream = $4 AND seq = $5`, [
-      row.schema_version,
-      row.payload,
-      row.checksum,
-      row.stream,
-      row.seq,
-    ]);
-  }
+  const rewritten = erasure.events.map((e) => e.row);
+  if (rewritten.length > 0)
+    await sql.rows(
+      `UPDATE ${db.t('events')} e SET schema_version = u.schema_version, payload = u.payload, checksum = u.checksum, validated = true
+        FROM unnest($2::bigint[], $3::integer[], $4::text[], $5::text[]) AS u (seq, schema_version, payload, checksum)
+        WHERE e.stream = $1 AND e.seq = u.seq`,
+      [
+        STATE_STREAM,
+        rewritten.map((row) => row.seq),
+        rewritten.map((row) => row.schema_version),
+        rewritten.map((row) => row.payload),
+        rewritten.map((row) => row.checksum),
+      ],
+    );
   await sql.rows(`DELETE FROM ${db.t('embedding_cache')} WHERE content_hash = ANY($1::text[])`, [erasure.contentHashes]);
   if (erasure.firstSeq > 0) await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = $1 AND seq >= $2`, [STATE_STREAM, erasure.firstSeq]);
 }

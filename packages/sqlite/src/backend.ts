@@ -152,7 +152,7 @@ export class SqliteBackend implements StateBackend {
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
     const event = this.log.appendInTransaction(input, state.seq + 1).event;
     this.projection.apply(change, event.seq);
-    if (change.type === EventTypes.RecordsPurged) eraseHistory(this.conn, this.log, change, event.seq, this.options.upcasters);
+    if (change.type === EventTypes.RecordsPurged) eraseHistory(this.conn, change, event.seq, this.options.upcasters);
     return event;
   }
 

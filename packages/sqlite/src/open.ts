@@ -152,7 +152,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
     const storedTurns = indexes.available ? new SqliteTurnVectorStore(conn, indexes) : undefined;
     const turnVectors = storedTurns && conn.readonly ? new ReadOnlyTurnVectorStore(conn, indexes, storedTurns) : storedTurns;
-    const queries = sqliteQueries(conn, log, { relevanceWindow: options.relevanceWindow, upcasters: options.upcasters });
+    const queries = sqliteQueries(conn, { relevanceWindow: options.relevanceWindow, upcasters: options.upcasters });
     const backend = new SqliteBackend(conn, log, projection, queries, vectors, { upcasters: options.upcasters }, turnVectors);
     const tables = tableLookups(conn);
     // Events appended to the state stream without a projection (a bare log) are folded now.

@@ -9,15 +9,25 @@
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
  * `-wal` file, so the old pages leave the disk too.
  */
-import type { LogEvent, MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import { type EventTypes, STATE_STREAM } from '@agentstate/core';
-import type { PurgeSelector } from '@agentstate/core/backend';
-import { changeRecordIds, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
+import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
+import { changeRecordIds, EVENT_COLUMNS, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import type { SqliteLog } from './log.js';
-import { recordSeqs } from './history.js';
+import { toEvent } from './log.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+
+const SQL = {
+  // The events whose stored payload may hold a text: a superset, which core's `holdersIn` narrows.
+  holding: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND instr(payload, ?) > 0 ORDER BY seq`,
+  // The earlier events that carried any of the purged ids, each once, in seq order.
+  // The history index's rows and, for turns and sessions, the appends their turn rows record (migration 11).
+  carriers: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND seq < @before AND seq IN (
+    SELECT seq FROM record_events WHERE record_id IN (SELECT value FROM json_each(@ids))
+    UNION SELECT appended_seq FROM turns WHERE id IN (SELECT value FROM json_each(@ids)) AND appended_seq IS NOT NULL
+    UNION SELECT appended_seq FROM turns WHERE session_id IN (SELECT value FROM json_each(@ids)) AND appended_seq IS NOT NULL) ORDER BY seq`,
+} as const;
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -27,7 +37,7 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
  * version held the text counts too: the events that may hold it are found
  * by a scan of the stored payloads, and core's `holdersIn` decides.
  */
-export function purgeableRows(conn: Connection, log: SqliteLog, selector: PurgeSelector, upcasters?: UpcasterRegistry): PurgedRecords {
+export function purgeableRows(conn: Connection, selector: PurgeSelector, upcasters?: UpcasterRegistry): PurgedRecords {
   const all = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T[] => (conn.prepare(sql).all(...params) as R[]).map(map);
   const sessionTurns = (sessionIds: string[]): Turn[] =>
     all<TurnRow, Turn>('SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(?))', turnFromRow, JSON.stringify(sessionIds));
@@ -50,17 +60,8 @@ export function purgeableRows(conn: Connection, log: SqliteLog, selector: PurgeS
       memory: all<MemoryRow, MemoryItem>(`SELECT * FROM memory WHERE ${under.sql}`, memoryFromRow, ...under.params),
     };
   } else {
-    const seqs = conn
-      .prepare("SELECT seq FROM events WHERE stream = 'state' AND instr(payload, ?) > 0 ORDER BY seq")
-      .all(storedTextForm(selector.matching)) as { seq: number }[];
-    const held = holdersIn(
-      readSeqs(
-        log,
-        seqs.map((r) => r.seq),
-      ),
-      selector.matching,
-      upcasters,
-    );
+    const events = (conn.prepare(SQL.holding).all(storedTextForm(selector.matching)) as EventRow[]).map(toEvent);
+    const held = holdersIn(events, selector.matching, upcasters);
     const ids = (set: Set<string>) => JSON.stringify([...set]);
     out = {
       sessions: [],
@@ -95,38 +96,15 @@ function scopeRows(scope: Scope): { sql: string; params: string[] } {
  * tombstones): rewrites every earlier event that carried them, drops their
  * cached embeddings and every snapshot at or after the first such event.
  */
-export function eraseHistory(
-  conn: Connection,
-  log: SqliteLog,
-  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
-  purgeSeq: number,
-  upcasters?: UpcasterRegistry,
-): void {
-  const ids = new Set(changeRecordIds(change));
-  const seqs = new Set<number>();
-  for (const id of ids) for (const seq of recordSeqs(conn, id)) if (seq < purgeSeq) seqs.add(seq);
-  const erasure = eraseEvents(
-    readSeqs(
-      log,
-      [...seqs].sort((a, b) => a - b),
-    ),
-    ids,
-    purgeSeq,
-    upcasters,
-  );
+export function eraseHistory(conn: Connection, change: StateChangeOf<typeof EventTypes.RecordsPurged>, purgeSeq: number, upcasters?: UpcasterRegistry): void {
+  const ids = changeRecordIds(change);
+  // One statement reads every earlier event the history index names for the purged ids
+  // (a long session's are thousands, spread over the log), rather than a look-up and a read per event.
+  const rows = conn.prepare(SQL.carriers).all({ ids: JSON.stringify(ids), before: purgeSeq }) as EventRow[];
+  const erasure = eraseEvents(rows.map(toEvent), new Set(ids), purgeSeq, upcasters);
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
   const hashes = JSON.stringify(erasure.contentHashes);
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
   if (erasure.firstSeq > 0) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, erasure.firstSeq);
-}
-
-/** The `state` events at `seqs` (ascending); a seq the log lacks is left out. */
-function readSeqs(log: SqliteLog, seqs: readonly number[]): LogEvent[] {
-  const events: LogEvent[] = [];
-  for (const seq of seqs) {
-    const [event] = log.readNow(STATE_STREAM, seq - 1, 1);
-    if (event?.seq === seq) events.push(event);
-  }
-  return events;
 }

@@ -10,7 +10,6 @@ import { descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agen
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
-import type { SqliteLog } from './log.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
@@ -186,7 +185,7 @@ export function tableLookups(conn: Connection): TableLookups {
 }
 
 /** The {@link StateQueries} over a connection's projection tables. */
-export function sqliteQueries(conn: Connection, log: SqliteLog, options: QueryOptions = {}): StateQueries {
+export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
   const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
   const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const memoryInOrder = (): boolean => (conn.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number }).in_order === 1;
@@ -196,7 +195,7 @@ export function sqliteQueries(conn: Connection, log: SqliteLog, options: QueryOp
     ...turnQueries(conn, relevanceWindow),
     recordSeqs: (id: string) => mapErrors(() => recordSeqs(conn, id)),
     recordEvents: (id: string) => mapErrors(() => conn.read(() => recordEvents(conn, id))),
-    purgeable: (selector) => mapErrors(() => purgeableRows(conn, log, selector, options.upcasters)),
+    purgeable: (selector) => mapErrors(() => purgeableRows(conn, selector, options.upcasters)),
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
 

@@ -27,7 +27,7 @@ describe('checkpoint group commit', () => {
     conn.configure(DEFAULT_CONNECTION_OPTIONS);
     migrate(conn);
     const log = new SqliteLog(conn);
-    const provider = createStateProvider(new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn, log), undefined));
+    const provider = createStateProvider(new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined));
     let commits = 0;
     const commit = conn.commit.bind(conn);
     conn.commit = () => {

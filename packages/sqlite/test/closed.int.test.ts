@@ -77,7 +77,7 @@ describe('a write transaction', () => {
     conn.configure(DEFAULT_CONNECTION_OPTIONS);
     migrate(conn);
     const log = new SqliteLog(conn);
-    const backend = new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn, log), undefined);
+    const backend = new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined);
     return { changes, conn, log, backend };
   }
 

@@ -83,6 +83,22 @@ describe('a database file written by version 1', () => {
       await p.close();
     }
   });
+
+  it('purges a session whose events are of payload version 1: they are rewritten whole, in today shape, and verify', async () => {
+    const p = openSqlite(fixtureFile());
+    try {
+      const [session] = await p.sessions.list();
+      const before = await p.history(session!.id);
+      await p.purge({ id: session!.id, reason: 'fixture' });
+      const after = await p.history(session!.id);
+      expect(after).toHaveLength(before.length + 1);
+      expect(after.slice(0, -1).every((v) => v.erasedBy === after.at(-1)!.seq)).toBe(true);
+      expect(after.filter((v) => v.kind === 'session').every((v) => v.kind === 'session' && v.record.title === '[erased]')).toBe(true);
+      expect((await p.verify()).ok).toBe(true);
+    } finally {
+      await p.close();
+    }
+  });
 });
 
 describe('an export written by version 1', () => {

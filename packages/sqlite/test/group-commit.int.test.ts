@@ -31,7 +31,7 @@ function open() {
   migrate(conn);
   const log = new SqliteLog(conn);
   const projection = new Projection(conn, new VectorIndexes(conn));
-  const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn, log), undefined);
+  const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn), undefined);
   const provider = createStateProvider(backend);
   let begins = 0;
   const begin = conn.begin.bind(conn);
