@@ -24,8 +24,18 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } from '@agentstate/core';
-import { bindSnapshotParts, parseBoundSnapshot } from '@agentstate/core/backend';
-import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import {
+  canonicalJson,
+  encodeSnapshotParts,
+  formatBoundSnapshot,
+  PART_COLLECTIONS,
+  parseBoundSnapshot,
+  sha256Hex,
+  SNAPSHOT_PARTS,
+  snapshotBinding,
+  snapshotPartStream,
+} from '@agentstate/core/backend';
+import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
 import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA_VERSION } from '@agentstate/sqlite';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
@@ -181,29 +191,49 @@ async function build(path: string, events: number): Promise<void> {
 /**
  * Stores every `state` snapshot of the file at `path` again in parts (format
  * 4), bound to its log as core binds them: each whole one is read, its digest
- * checked, and its projection encoded in parts over the same seq. A
+ * checked, and its projection written in parts over the same seq. A
  * conversion of the projections already stored, so it costs a read and a
- * write per snapshot, not a replay of the log.
+ * write per snapshot, not a replay of the log. Snapshots already in parts are
+ * left as they are, so a conversion that stopped resumes where it was.
+ *
+ * The parts are the canonical text core's `encodeSnapshotParts` writes,
+ * made faster: the stored text is canonical (keys sorted, collections in
+ * order), so `JSON.stringify` of what it parses to gives the same bytes as
+ * core's key-sorting encoder, which the first conversion checks.
  */
 export async function convertSnapshots(path: string): Promise<number> {
   const log = openSqliteLog(path, { synchronous: 'off' });
   const db = new Database(path, { readonly: true });
   const seqs = (db.prepare('SELECT seq FROM snapshots WHERE stream = ? ORDER BY seq').all(STATE_STREAM) as { seq: number }[]).map((r) => r.seq);
   db.close();
+  let converted = 0;
   for (const seq of seqs) {
     const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
     const { content } = parseBoundSnapshot(stored!.data, seq);
+    if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) continue;
     // The digest just matched: the content is the format 3 text core wrote, so it is parsed without the schema check.
     const { format: _format, ...snapshot } = JSON.parse(content) as Snapshot & { format: string };
-    const { head, parts } = await bindSnapshotParts(log, snapshot);
-    for (const part of parts) await log.saveSnapshot(part);
-    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: head });
+    const texts = new Map(
+      SNAPSHOT_PARTS.map((part) => [part, JSON.stringify(Object.fromEntries([...PART_COLLECTIONS[part]].sort().map((key) => [key, snapshot[key]])))]),
+    );
+    if (converted === 0) {
+      const core = encodeSnapshotParts(snapshot).parts;
+      for (const part of SNAPSHOT_PARTS) if (core.get(part) !== texts.get(part)) throw new Error(`the ${part} part at seq ${seq} differs from core's encoding`);
+    }
+    const head = canonicalJson({
+      format: SNAPSHOT_PARTS_FORMAT,
+      seq,
+      parts: Object.fromEntries(SNAPSHOT_PARTS.map((part) => [part, sha256Hex(texts.get(part)!)])),
+    });
+    for (const part of SNAPSHOT_PARTS) await log.saveSnapshot({ stream: snapshotPartStream(part), seq, data: texts.get(part)! });
+    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, head), head) });
+    converted += 1;
   }
   await log.close();
   const done = new Database(path);
   done.pragma('wal_checkpoint(TRUNCATE)');
   done.close();
-  return seqs.length;
+  return converted;
 }
 
 const cachedPath = (events: number, version: number) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${SCHEMA_VERSION}.db`);
@@ -219,13 +249,22 @@ export async function bigFile(events: number): Promise<BigFile> {
   const path = cachedPath(events, BUILDER_VERSION);
   if (existsSync(path)) return { path, events, buildS: undefined };
   const building = `${path}.building`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+  const converting = `${path}.converting`;
   const start = performance.now();
   const whole = cachedPath(events, WHOLE_SNAPSHOTS_VERSION);
   if (existsSync(whole)) {
-    copyFileSync(whole, building);
-    await convertSnapshots(building);
-  } else await build(building, events);
+    // A conversion left half-way resumes on its copy.
+    if (!existsSync(converting)) {
+      copyFileSync(whole, `${converting}.copy`);
+      renameSync(`${converting}.copy`, converting);
+    }
+    await convertSnapshots(converting);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${converting}${suffix}`, { force: true });
+    renameSync(converting, path);
+    return { path, events, buildS: (performance.now() - start) / 1000 };
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+  await build(building, events);
   for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
   renameSync(building, path);
   return { path, events, buildS: (performance.now() - start) / 1000 };

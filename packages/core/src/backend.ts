@@ -63,6 +63,7 @@ export {
 } from './snapshot/restore.js';
 export {
   SNAPSHOT_PARTS,
+  PART_COLLECTIONS,
   type SnapshotPart,
   type SnapshotIndex,
   snapshotPartStream,

@@ -411,14 +411,19 @@ export class InMemoryState implements FoldView {
   #putMemory(item: MemoryItem): void {
     this.#observe(item.updatedHlc);
     const previous = this.memory.get(item.id);
-    if (previous && !previous.deleted) {
-      this.liveMemory.remove(previous);
+    const wasLive = previous !== undefined && !previous.deleted;
+    if (wasLive) {
       if (previous.key !== null) this.liveMemoryKeys.delete(memoryKeyOf(previous.scope, previous.key));
       this.#memoryTokens.delete(item.id);
     }
     this.memory.set(item.id, item);
-    if (item.deleted) return;
-    this.liveMemory.insert(item);
+    if (item.deleted) {
+      if (wasLive) this.liveMemory.remove(previous);
+      return;
+    }
+    // A new version keeps its item's place (same createdAt and id): replaced there, not moved through the list twice.
+    if (wasLive) this.liveMemory.replace(previous, item);
+    else this.liveMemory.insert(item);
     if (item.key !== null) this.liveMemoryKeys.set(memoryKeyOf(item.scope, item.key), item.id);
   }
 }
