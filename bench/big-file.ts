@@ -10,7 +10,7 @@
  * slugs, 3 % memory deletes, 5 % unkeyed scratch notes; the last 1 % are
  * memory writes through the SQLite provider with the offline embedder, so the
  * file has memory vectors and an embedding cache. A snapshot is stored every
- * 10,000 events.
+ * 10,000 events, in parts (format 4).
  *
  * How it is built fast and in bounded memory: an in-memory provider makes the
  * events (same core, same payloads) over a log that stores them as raw rows
@@ -18,17 +18,34 @@
  * snapshot every 10,000 events through the SQLite log. The first open of
  * the file then folds every event into the tables as a bulk load.
  */
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from '@agentstate/core';
-import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } from '@agentstate/core';
+import {
+  canonicalJson,
+  encodeSnapshotParts,
+  formatBoundSnapshot,
+  PART_COLLECTIONS,
+  parseBoundSnapshot,
+  sha256Hex,
+  SNAPSHOT_PARTS,
+  snapshotBinding,
+  snapshotPartStream,
+} from '@agentstate/core/backend';
+import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
 import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA_VERSION } from '@agentstate/sqlite';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
-const BUILDER_VERSION = 2;
+const BUILDER_VERSION = 3;
+
+/**
+ * The builder version whose files hold the same events with each snapshot
+ * stored whole (format 3): a copy of such a file is converted, not built again.
+ */
+const WHOLE_SNAPSHOTS_VERSION = 2;
 
 /** A stored snapshot every this many events. */
 export const SNAPSHOT_EVERY = 10_000;
@@ -172,15 +189,81 @@ async function build(path: string, events: number): Promise<void> {
 }
 
 /**
+ * Stores every `state` snapshot of the file at `path` again in parts (format
+ * 4), bound to its log as core binds them: each whole one is read, its digest
+ * checked, and its projection written in parts over the same seq. A
+ * conversion of the projections already stored, so it costs a read and a
+ * write per snapshot, not a replay of the log. Snapshots already in parts are
+ * left as they are, so a conversion that stopped resumes where it was.
+ *
+ * The parts are the canonical text core's `encodeSnapshotParts` writes,
+ * made faster: the stored text is canonical (keys sorted, collections in
+ * order), so `JSON.stringify` of what it parses to gives the same bytes as
+ * core's key-sorting encoder, which the first conversion checks.
+ */
+export async function convertSnapshots(path: string): Promise<number> {
+  const log = openSqliteLog(path, { synchronous: 'off' });
+  const db = new Database(path, { readonly: true });
+  const seqs = (db.prepare('SELECT seq FROM snapshots WHERE stream = ? ORDER BY seq').all(STATE_STREAM) as { seq: number }[]).map((r) => r.seq);
+  db.close();
+  let converted = 0;
+  for (const seq of seqs) {
+    const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
+    const { content } = parseBoundSnapshot(stored!.data, seq);
+    if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) continue;
+    // The digest just matched: the content is the format 3 text core wrote, so it is parsed without the schema check.
+    const { format: _format, ...snapshot } = JSON.parse(content) as Snapshot & { format: string };
+    const texts = new Map(
+      SNAPSHOT_PARTS.map((part) => [part, JSON.stringify(Object.fromEntries([...PART_COLLECTIONS[part]].sort().map((key) => [key, snapshot[key]])))]),
+    );
+    if (converted === 0) {
+      const core = encodeSnapshotParts(snapshot).parts;
+      for (const part of SNAPSHOT_PARTS) if (core.get(part) !== texts.get(part)) throw new Error(`the ${part} part at seq ${seq} differs from core's encoding`);
+    }
+    const head = canonicalJson({
+      format: SNAPSHOT_PARTS_FORMAT,
+      seq,
+      parts: Object.fromEntries(SNAPSHOT_PARTS.map((part) => [part, sha256Hex(texts.get(part)!)])),
+    });
+    for (const part of SNAPSHOT_PARTS) await log.saveSnapshot({ stream: snapshotPartStream(part), seq, data: texts.get(part)! });
+    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, head), head) });
+    converted += 1;
+  }
+  await log.close();
+  const done = new Database(path);
+  done.pragma('wal_checkpoint(TRUNCATE)');
+  done.close();
+  return converted;
+}
+
+const cachedPath = (events: number, version: number) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${SCHEMA_VERSION}.db`);
+
+/**
  * The cached file of `events` events (built now if there is none), as
- * described above. Benchmarks that write to it (purge) work on a copy.
+ * described above. Benchmarks that write to it (purge) work on a copy. When
+ * only a file of the builder version with whole snapshots is cached, a copy
+ * of it has its snapshots converted ({@link convertSnapshots}); the old file
+ * stays.
  */
 export async function bigFile(events: number): Promise<BigFile> {
-  const path = join(tmpdir(), `agentstate-big-${events}-b${BUILDER_VERSION}-s${SCHEMA_VERSION}.db`);
+  const path = cachedPath(events, BUILDER_VERSION);
   if (existsSync(path)) return { path, events, buildS: undefined };
   const building = `${path}.building`;
-  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
+  const converting = `${path}.converting`;
   const start = performance.now();
+  const whole = cachedPath(events, WHOLE_SNAPSHOTS_VERSION);
+  if (existsSync(whole)) {
+    // A conversion left half-way resumes on its copy.
+    if (!existsSync(converting)) {
+      copyFileSync(whole, `${converting}.copy`);
+      renameSync(`${converting}.copy`, converting);
+    }
+    await convertSnapshots(converting);
+    for (const suffix of ['-wal', '-shm']) rmSync(`${converting}${suffix}`, { force: true });
+    renameSync(converting, path);
+    return { path, events, buildS: (performance.now() - start) / 1000 };
+  }
+  for (const suffix of ['', '-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
   await build(building, events);
   for (const suffix of ['-wal', '-shm']) rmSync(`${building}${suffix}`, { force: true });
   renameSync(building, path);
@@ -190,5 +273,5 @@ export async function bigFile(events: number): Promise<BigFile> {
 // Run alone (`tsx big-file.ts [events]`) it builds the file and prints where it is.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const file = await bigFile(Number(process.argv[2] ?? process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000));
-  console.log(`${file.path}: ${file.events} events${file.buildS === undefined ? ' (cached)' : `, built in ${file.buildS.toFixed(1)} s`}`);
+  console.log(`${file.path}: ${file.events} events${file.buildS === undefined ? ' (cached)' : `, built or converted in ${file.buildS.toFixed(1)} s`}`);
 }

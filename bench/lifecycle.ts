@@ -7,12 +7,14 @@
  * The file comes from bench/big-file.ts (built once, cached in the temp
  * folder). Each figure is wall and process-CPU milliseconds (CPU is steadier
  * on a shared machine), next to better-sqlite3 doing the same I/O in the same
- * run: for a view, the snapshot row and the events after it read and parsed;
+ * run: for a view, the snapshot rows its first recall reads (the head and the
+ * memory part) and the events after it, read and parsed;
  * for history, the record's event rows through the history index; for purge,
  * one UPDATE of each event row the record has. Purges run on a copy.
  *
  * Run: `npm run build` at the root, then `npm run lifecycle -w @agentstate/bench`.
- * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5).
+ * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5);
+ * BENCH_LIFECYCLE_ONLY=view runs only the time-travel rows (no history, no purge copy).
  * BENCH_LIFECYCLE_DROP=1 also times the first purge, which drops every stored snapshot holding
  * the record (at 1,000,000 events 5.7 GB zeroed through the -wal: many minutes); without it the
  * copy's snapshots are deleted untimed first, so no purge row pays for them.
@@ -22,35 +24,31 @@ import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { STATE_STREAM } from '@agentstate/core';
+import { snapshotPartStream } from '@agentstate/core/backend';
 import { openSqlite } from '@agentstate/sqlite';
 import { bigFile, SNAPSHOT_EVERY } from './big-file.js';
 import { fmt, measure, percentile, printTable } from './table.js';
 
 const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_LIFECYCLE_SAMPLES ?? 5);
+/** `view`: only the time-travel rows (at and diff), which read the file and never write a copy of it. */
+const ONLY = process.env.BENCH_LIFECYCLE_ONLY;
+if (ONLY !== undefined && ONLY !== 'view') throw new Error(`BENCH_LIFECYCLE_ONLY must be "view", not "${ONLY}"`);
 
 const file = await bigFile(EVENTS);
 const rows: string[][] = [];
 const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 0)} ms`;
+/** The p50 of wall or CPU time over the samples, formatted. */
+const p50 = (samples: { wallMs: number; cpuMs: number }[], key: 'wallMs' | 'cpuMs') =>
+  ms(
+    percentile(
+      samples.map((s) => s[key]),
+      50,
+    ),
+  );
 /** One row: p50 of wall and CPU over the samples. */
 const row = (label: string, samples: { wallMs: number; cpuMs: number }[], raw: number[] | undefined, goal: string) =>
-  rows.push([
-    label,
-    ms(
-      percentile(
-        samples.map((s) => s.wallMs),
-        50,
-      ),
-    ),
-    ms(
-      percentile(
-        samples.map((s) => s.cpuMs),
-        50,
-      ),
-    ),
-    raw ? ms(percentile(raw, 50)) : '—',
-    goal,
-  ]);
+  rows.push([label, p50(samples, 'wallMs'), p50(samples, 'cpuMs'), raw ? ms(percentile(raw, 50)) : '—', goal]);
 
 rows.push(['build the file (cached: built once per size)', file.buildS === undefined ? 'cached' : `${fmt(file.buildS, 0)} s`, '—', '—', '—']);
 
@@ -60,13 +58,21 @@ const rawTime = (fn: () => void) => {
   fn();
   return performance.now() - start;
 };
-/** The I/O of a view without core: the snapshot row and the events after it, read and JSON-parsed. */
+/**
+ * The I/O of a view's first recall without core: the snapshot's head row and
+ * its memory part (the whole row for a snapshot stored whole), then the events
+ * after it, read and JSON-parsed.
+ */
 const rawView = (seq: number) =>
   rawTime(() => {
     const snap = raw.prepare('SELECT seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1').get(STATE_STREAM, seq) as
       | { seq: number; data: string }
       | undefined;
     if (snap) JSON.parse(snap.data.slice(snap.data.indexOf('\n') + 1));
+    const part =
+      snap &&
+      (raw.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?').get(snapshotPartStream('memory'), snap.seq) as { data: string } | undefined);
+    if (part) JSON.parse(part.data);
     for (const e of raw.prepare('SELECT payload FROM events WHERE stream = ? AND seq > ? AND seq <= ? ORDER BY seq').iterate(STATE_STREAM, snap?.seq ?? 0, seq))
       JSON.parse((e as { payload: string }).payload);
   });
@@ -106,6 +112,13 @@ row('at({ time }) then one recall, same points (binary search for the seq)', tim
 const mid = points[Math.floor(points.length / 2)]!;
 const diffSamples = [await measure(() => p.diff({ from: { seq: mid - 2_000 }, to: { seq: mid + 2_000 } }))];
 row('diff of two points 4,000 events apart, mid-log', diffSamples, undefined, '—');
+
+if (ONLY === 'view') {
+  await p.close();
+  raw.close();
+  report();
+  process.exit(0);
+}
 
 /** Ids of the records with the most versions in the history index: the slowest histories. */
 const busiest = (table: string) =>
@@ -163,23 +176,7 @@ const w = openSqlite(copy);
 const purgeRow = async (label: string, inputs: Parameters<typeof w.purge>[0][], goal: string) => {
   const samples = [];
   for (const input of inputs) samples.push(await measure(() => w.purge(input)));
-  rows.push([
-    inputs.length > 1 ? `${label}, p50 of ${inputs.length}` : label,
-    ms(
-      percentile(
-        samples.map((s) => s.wallMs),
-        50,
-      ),
-    ),
-    ms(
-      percentile(
-        samples.map((s) => s.cpuMs),
-        50,
-      ),
-    ),
-    '—',
-    goal,
-  ]);
+  row(inputs.length > 1 ? `${label}, p50 of ${inputs.length}` : label, samples, undefined, goal);
 };
 // First, as it pays for the snapshots: every later purge finds none left to drop.
 if (timeDrop)
@@ -207,11 +204,16 @@ await purgeRow(
 await w.close();
 for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
 
-const load = loadavg()
-  .map((l) => l.toFixed(1))
-  .join(', ');
-printTable(
-  `Data lifecycle on a ${fmt(head)}-event SQLite file, a snapshot every ${fmt(SNAPSHOT_EVERY)} events (load average ${load})`,
-  ['measure', 'wall p50', 'CPU p50', 'raw better-sqlite3, same I/O', 'goal'],
-  rows,
-);
+report();
+
+/** Prints the table, with the load average at the end of the run. */
+function report(): void {
+  const load = loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ');
+  printTable(
+    `Data lifecycle on a ${fmt(head)}-event SQLite file, a snapshot every ${fmt(SNAPSHOT_EVERY)} events (load average ${load})`,
+    ['measure', 'wall p50', 'CPU p50', 'raw better-sqlite3, same I/O', 'goal'],
+    rows,
+  );
+}

@@ -54,7 +54,25 @@ export {
   type SnapshotTrustContext,
   trustStoredSnapshot,
   loadSnapshot,
+  type LoadedSnapshotHead,
+  loadSnapshotHead,
+  type OpenedSnapshot,
+  openStoredSnapshot,
+  readSnapshotParts,
+  partsFor,
 } from './snapshot/restore.js';
+export {
+  SNAPSHOT_PARTS,
+  PART_COLLECTIONS,
+  type SnapshotPart,
+  type SnapshotIndex,
+  snapshotPartStream,
+  STATE_SNAPSHOT_STREAMS,
+  encodeSnapshotParts,
+  bindSnapshotParts,
+  decodeSnapshotPart,
+  assembleSnapshot,
+} from './snapshot/parts.js';
 export {
   BOUND_SNAPSHOT_FORMAT,
   type SnapshotBinding,

@@ -5,6 +5,7 @@
  * equals the read model.
  */
 import { describe, expect, it } from 'vitest';
+import { STATE_SNAPSHOT_STREAMS } from '@agentstate/core/backend';
 import { createInMemoryProvider, InMemoryLog, ManualClock, NotFoundError, replay, seededEntropy, STATE_STREAM, ValidationError } from '@agentstate/core';
 
 const T0 = Date.UTC(2026, 0, 1);
@@ -18,8 +19,9 @@ function provider() {
 /** The whole stored log and snapshots as text. */
 async function logText(log: InMemoryLog): Promise<string> {
   const events = await log.read({ stream: STATE_STREAM });
-  const snapshot = await log.latestSnapshot(STATE_STREAM);
-  return JSON.stringify(events) + (snapshot?.data ?? '');
+  // The head of the newest snapshot and each of its parts (the text is in the parts).
+  const rows = await Promise.all(STATE_SNAPSHOT_STREAMS.map((stream) => log.latestSnapshot(stream)));
+  return JSON.stringify(events) + rows.map((row) => row?.data ?? '').join('');
 }
 
 describe('history', () => {
@@ -92,7 +94,7 @@ describe('purge', () => {
     // The rewritten log folds to the same read model.
     const again = await replay(log, { fromScratch: true });
     expect(await again.snapshot()).toEqual(await p.snapshot());
-    expect(await log.latestSnapshot(STATE_STREAM)).toBeUndefined();
+    for (const stream of STATE_SNAPSHOT_STREAMS) expect(await log.latestSnapshot(stream), stream).toBeUndefined();
   });
 
   it('erases a session with all its turns, and leaves other sessions alone', async () => {

@@ -13,7 +13,7 @@ import {
   seededEntropy,
   SnapshotSealError,
 } from '../src/index.js';
-import { formatBoundSnapshot, loadSnapshot, snapshotBinding } from '../src/backend.js';
+import { formatBoundSnapshot, loadSnapshot, snapshotBinding, snapshotPartStream } from '../src/backend.js';
 
 async function sample() {
   const clock = new ManualClock(1_800_000_000_000);
@@ -63,7 +63,8 @@ describe('snapshots', () => {
     await p.memory.write({ content: 'two' });
     await p.memory.write({ content: 'three' });
     const second = await p.saveSnapshot();
-    await log.saveSnapshot({ ...second, data: second.data.replace('three', 'thrEe') });
+    const part = await log.latestSnapshot(snapshotPartStream('memory'), { upToSeq: second.seq });
+    await log.saveSnapshot({ ...part!, data: part!.data.replace('three', 'thrEe') });
     await log.saveSnapshot({ stream: 'state', seq: 2, data: codec.seal('not json') });
     const loaded = await loadSnapshot(log, codec, 3);
     expect(loaded.snapshot?.seq).toBe(good.seq);

@@ -8,6 +8,7 @@
  */
 import type { MemoryItem, PurgedRecords, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import { type EventTypes, STATE_STREAM } from '@agentstate/core';
+import { STATE_SNAPSHOT_STREAMS } from '@agentstate/core/backend';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
 import {
   changeRecordIds,
@@ -116,5 +117,6 @@ export async function eraseHistory(
       ],
     );
   await sql.rows(`DELETE FROM ${db.t('embedding_cache')} WHERE content_hash = ANY($1::text[])`, [erasure.contentHashes]);
-  if (erasure.firstSeq > 0) await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = $1 AND seq >= $2`, [STATE_STREAM, erasure.firstSeq]);
+  if (erasure.firstSeq > 0)
+    await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = ANY($1) AND seq >= $2`, [[...STATE_SNAPSHOT_STREAMS], erasure.firstSeq]);
 }

@@ -11,6 +11,7 @@
  */
 import type { MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import { type EventTypes, STATE_STREAM } from '@agentstate/core';
+import { STATE_SNAPSHOT_STREAMS } from '@agentstate/core/backend';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
 import { changeRecordIds, EVENT_COLUMNS, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
@@ -106,5 +107,8 @@ export function eraseHistory(conn: Connection, change: StateChangeOf<typeof Even
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
   const hashes = JSON.stringify(erasure.contentHashes);
   conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
-  if (erasure.firstSeq > 0) conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?').run(STATE_STREAM, erasure.firstSeq);
+  if (erasure.firstSeq > 0) {
+    const drop = conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?');
+    for (const stream of STATE_SNAPSHOT_STREAMS) drop.run(stream, erasure.firstSeq);
+  }
 }

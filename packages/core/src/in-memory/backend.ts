@@ -18,6 +18,7 @@ import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, holdersIn } from '../log/erasure.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { STATE_SNAPSHOT_STREAMS } from '../snapshot/parts.js';
 import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
@@ -172,7 +173,7 @@ export class InMemoryBackend implements StateBackend {
     for (const item of change.payload.memory) this.vectors.forget(item.id);
     for (const turn of change.payload.turns) this.turnVectors.forget(turn.id);
     this.#cache.forget(new Set(erasure.contentHashes));
-    if (erasure.firstSeq > 0) log[dropSnapshotsFrom](STATE_STREAM, erasure.firstSeq);
+    if (erasure.firstSeq > 0) for (const stream of STATE_SNAPSHOT_STREAMS) log[dropSnapshotsFrom](stream, erasure.firstSeq);
   }
 
   maxHlc() {

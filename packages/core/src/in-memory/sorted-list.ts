@@ -27,6 +27,21 @@ export class SortedList<T> {
     return false;
   }
 
+  /**
+   * Replaces `old` by `item`: in place when they are equal under the order
+   * (one binary search, no shifting), else by a remove and an insert.
+   */
+  replace(old: T, item: T): void {
+    if (this.compare(old, item) === 0) {
+      const i = this.#lowerBound(old);
+      if (i < this.items.length && this.compare(this.items[i]!, old) === 0) {
+        this.items[i] = item;
+        return;
+      }
+    } else this.remove(old);
+    this.insert(item);
+  }
+
   /** Replaces the element equal to `item` under the order, or inserts it. */
   upsert(item: T): void {
     const i = this.#lowerBound(item);

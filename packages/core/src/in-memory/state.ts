@@ -11,6 +11,8 @@ import { EventTypes, sessionAfterTurn } from '../log/events.js';
 import { changeRecordIds } from '../log/changes.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { sortSnapshot } from '../snapshot/snapshot.js';
+import type { SnapshotCollections, SnapshotPart } from '../snapshot/parts.js';
+import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Hlc } from '../time/hlc.js';
 import { HLC_ZERO, maxHlc } from '../time/hlc.js';
 import { tokenize } from '../matching/lexical.js';
@@ -23,6 +25,9 @@ import type { Checkpoint } from '../records/checkpoints.js';
 import { copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import type { CheckpointKey } from '../write/backend.js';
 import { CheckpointThreads } from './checkpoint-threads.js';
+
+/** Every part: what a state that holds the whole projection folds into. */
+const ALL_PARTS: ReadonlySet<SnapshotPart> = new Set(SNAPSHOT_PARTS);
 
 const skillKey = (scope: Scope, slug: string): string => `${scopeKey(scope)}\u0000${slug}`;
 const memoryKeyOf = (scope: Scope, key: string): string => `${scopeKey(scope)}\u0000${key}`;
@@ -88,52 +93,7 @@ export class InMemoryState implements FoldView {
    */
   apply(change: StateChange, seq: number, checked = true): void {
     if (checked) checkChange(this, change, seq);
-    switch (change.type) {
-      case EventTypes.SessionCreated:
-      case EventTypes.SessionDeleted:
-        this.#putSession(change.payload.session);
-        break;
-      case EventTypes.TurnAppended:
-        // The rules above found the session live, so a derived version has something to derive from.
-        this.#putSession(change.payload.session ?? sessionAfterTurn(this.sessions.get(change.payload.turn.sessionId)!, change.payload.turn));
-        this.#putTurn(change.payload.turn);
-        break;
-      case EventTypes.TurnsRemoved:
-        this.#putSession(change.payload.session);
-        for (const turn of change.payload.turns) this.#putTurn(turn);
-        break;
-      case EventTypes.SuffixReplaced:
-        this.#putSession(change.payload.session);
-        for (const turn of change.payload.removed) this.#putTurn(turn);
-        for (const turn of change.payload.added) this.#putTurn(turn);
-        break;
-      case EventTypes.SkillUpserted:
-      case EventTypes.SkillDeleted:
-      case EventTypes.SkillOutcomeRecorded:
-        this.#putSkill(change.payload.skill);
-        break;
-      case EventTypes.MemoryWritten:
-      case EventTypes.MemoryDeleted:
-      case EventTypes.MemoryUpdated:
-        this.#putMemory(change.payload.item);
-        break;
-      case EventTypes.CheckpointSaved:
-        this.#observe(change.payload.checkpoint.updatedHlc);
-        this.checkpoints.put(change.payload.checkpoint);
-        break;
-      case EventTypes.CheckpointWritesSaved:
-        for (const write of change.payload.writes) this.checkpoints.putWrite(write);
-        break;
-      case EventTypes.CheckpointThreadDeleted:
-        this.checkpoints.deleteThread(change.payload.threadId);
-        break;
-      case EventTypes.RecordsPurged:
-        for (const session of change.payload.sessions) this.#putSession(session);
-        for (const turn of change.payload.turns) this.#putTurn(turn);
-        for (const skill of change.payload.skills) this.#putSkill(skill);
-        for (const item of change.payload.memory) this.#putMemory(item);
-        break;
-    }
+    this.#fold(change, ALL_PARTS);
     const operation = change.payload.operation;
     if (operation) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
     if (this.#historyDeferred) this.historyFrom = seq;
@@ -143,6 +103,73 @@ export class InMemoryState implements FoldView {
       this.#indexHistory(change.payload.turn.id, seq);
     } else for (const id of changeRecordIds(change)) this.#indexHistory(id, seq);
     this.seq = seq;
+  }
+
+  /**
+   * Folds one change into the collections of `parts` only, unchecked, and
+   * leaves it out of the history index (as {@link deferHistory} does). For a
+   * time-travel view that restores the parts of a snapshot as its reads need
+   * them: each part restored is followed by the same events, folded into it
+   * alone. The events were checked when they were appended.
+   */
+  applyParts(change: StateChange, seq: number, parts: ReadonlySet<SnapshotPart>): void {
+    this.#fold(change, parts);
+    const operation = change.payload.operation;
+    if (operation && parts.has('operations')) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
+    this.historyFrom = seq;
+    this.seq = seq;
+  }
+
+  #fold(change: StateChange, parts: ReadonlySet<SnapshotPart>): void {
+    const sessions = parts.has('sessions');
+    const turns = parts.has('turns');
+    switch (change.type) {
+      case EventTypes.SessionCreated:
+      case EventTypes.SessionDeleted:
+        if (sessions) this.#putSession(change.payload.session);
+        break;
+      case EventTypes.TurnAppended:
+        // The rules found the session live, so a derived version has something to derive from.
+        if (sessions) this.#putSession(change.payload.session ?? sessionAfterTurn(this.sessions.get(change.payload.turn.sessionId)!, change.payload.turn));
+        if (turns) this.#putTurn(change.payload.turn);
+        break;
+      case EventTypes.TurnsRemoved:
+        if (sessions) this.#putSession(change.payload.session);
+        if (turns) for (const turn of change.payload.turns) this.#putTurn(turn);
+        break;
+      case EventTypes.SuffixReplaced:
+        if (sessions) this.#putSession(change.payload.session);
+        if (turns) for (const turn of change.payload.removed) this.#putTurn(turn);
+        if (turns) for (const turn of change.payload.added) this.#putTurn(turn);
+        break;
+      case EventTypes.SkillUpserted:
+      case EventTypes.SkillDeleted:
+      case EventTypes.SkillOutcomeRecorded:
+        if (parts.has('skills')) this.#putSkill(change.payload.skill);
+        break;
+      case EventTypes.MemoryWritten:
+      case EventTypes.MemoryDeleted:
+      case EventTypes.MemoryUpdated:
+        if (parts.has('memory')) this.#putMemory(change.payload.item);
+        break;
+      case EventTypes.CheckpointSaved:
+        if (!parts.has('checkpoints')) break;
+        this.#observe(change.payload.checkpoint.updatedHlc);
+        this.checkpoints.put(change.payload.checkpoint);
+        break;
+      case EventTypes.CheckpointWritesSaved:
+        if (parts.has('checkpoints')) for (const write of change.payload.writes) this.checkpoints.putWrite(write);
+        break;
+      case EventTypes.CheckpointThreadDeleted:
+        if (parts.has('checkpoints')) this.checkpoints.deleteThread(change.payload.threadId);
+        break;
+      case EventTypes.RecordsPurged:
+        if (sessions) for (const session of change.payload.sessions) this.#putSession(session);
+        if (turns) for (const turn of change.payload.turns) this.#putTurn(turn);
+        if (parts.has('skills')) for (const skill of change.payload.skills) this.#putSkill(skill);
+        if (parts.has('memory')) for (const item of change.payload.memory) this.#putMemory(item);
+        break;
+    }
   }
 
   #historyDeferred = false;
@@ -172,18 +199,23 @@ export class InMemoryState implements FoldView {
 
   /** Loads a snapshot into an empty state. */
   restore(snapshot: Snapshot): void {
-    for (const s of snapshot.sessions) this.#putSession(s);
-    for (const t of snapshot.turns) this.#putTurn(t);
-    for (const s of snapshot.skills) this.#putSkill(s);
-    for (const m of snapshot.memory) this.#putMemory(m);
-    for (const o of snapshot.operations) this.operations.set(o.id, { ...o });
-    for (const c of snapshot.checkpoints) {
+    this.restoreCollections(snapshot);
+    this.seq = snapshot.seq;
+    this.historyFrom = snapshot.seq;
+  }
+
+  /** Loads the collections given (a snapshot's, or some parts of one) into empty ones; the seq is the caller's to set. */
+  restoreCollections(collections: Partial<SnapshotCollections>): void {
+    for (const s of collections.sessions ?? []) this.#putSession(s);
+    for (const t of collections.turns ?? []) this.#putTurn(t);
+    for (const s of collections.skills ?? []) this.#putSkill(s);
+    for (const m of collections.memory ?? []) this.#putMemory(m);
+    for (const o of collections.operations ?? []) this.operations.set(o.id, { ...o });
+    for (const c of collections.checkpoints ?? []) {
       this.#observe(c.updatedHlc);
       this.checkpoints.put(c);
     }
-    for (const w of snapshot.checkpointWrites) this.checkpoints.putWrite(w);
-    this.seq = snapshot.seq;
-    this.historyFrom = snapshot.seq;
+    for (const w of collections.checkpointWrites ?? []) this.checkpoints.putWrite(w);
   }
 
   /** A deterministic copy of everything, tombstones included. */
@@ -393,14 +425,19 @@ export class InMemoryState implements FoldView {
   #putMemory(item: MemoryItem): void {
     this.#observe(item.updatedHlc);
     const previous = this.memory.get(item.id);
-    if (previous && !previous.deleted) {
-      this.liveMemory.remove(previous);
+    const wasLive = previous !== undefined && !previous.deleted;
+    if (wasLive) {
       if (previous.key !== null) this.liveMemoryKeys.delete(memoryKeyOf(previous.scope, previous.key));
       this.#memoryTokens.delete(item.id);
     }
     this.memory.set(item.id, item);
-    if (item.deleted) return;
-    this.liveMemory.insert(item);
+    if (item.deleted) {
+      if (wasLive) this.liveMemory.remove(previous);
+      return;
+    }
+    // A new version keeps its item's place (same createdAt and id): replaced there, not moved through the list twice.
+    if (wasLive) this.liveMemory.replace(previous, item);
+    else this.liveMemory.insert(item);
     if (item.key !== null) this.liveMemoryKeys.set(memoryKeyOf(item.scope, item.key), item.id);
   }
 }

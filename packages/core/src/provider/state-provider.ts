@@ -9,7 +9,7 @@ import { EventTypes } from '../log/events.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { plainCodec } from '../snapshot/codecs.js';
-import { bindSnapshot } from '../snapshot/binding.js';
+import { bindSnapshotParts, SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend } from '../write/backend.js';
@@ -25,7 +25,10 @@ import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
 import { embedCommitted } from './vectors.js';
 import { InMemoryBackend } from '../in-memory/backend.js';
-import { cutLog, foldTo, readOnlyView, resolvePoint, stoppedClock } from './time-travel.js';
+import { cutLog, readOnlyView, resolvePoint, stoppedClock } from './time-travel.js';
+import { ViewFold } from './view-fold.js';
+import type { InMemoryState } from '../in-memory/state.js';
+import type { SnapshotPart } from '../snapshot/parts.js';
 import { diffPoints } from './diff.js';
 import { RetentionJudge, RetentionPolicies } from './retention-policies.js';
 import { withRetention } from './retention-filter.js';
@@ -59,7 +62,11 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const saveSnapshot = async () => {
     const snapshot = await backend.capture();
     // Events are immutable: binding to the event at the captured seq after the capture is sound.
-    const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(await bindSnapshot(backend.log, snapshot)) };
+    const { head, parts } = await bindSnapshotParts(backend.log, snapshot);
+    // Parts first: a head is never stored before the rows it names. Parts left by a save that stopped half-way
+    // are replaced by the next save at their seq, or dropped by a purge from it.
+    for (const part of parts) await backend.log.saveSnapshot(part);
+    const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(head) };
     await backend.log.saveSnapshot(stored);
     return stored;
   };
@@ -119,15 +126,24 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     saveSnapshot,
     async at(point) {
       const resolved = await resolvePoint(backend.log, point);
-      const state = await foldTo(backend.log, resolved.seq, foldOptions);
+      const fold = await ViewFold.open(backend.log, resolved.seq, foldOptions);
       const { embedder: e, defaultEmbedder, fusionWeights, upcasters, snapshotCodec } = options;
-      // The view reads at its point's instant, so expiry is judged as it was then.
-      const view = createStateProvider(new InMemoryBackend(cutLog(backend.log, resolved), state), {
-        ...{ embedder: e, defaultEmbedder, fusionWeights, upcasters, snapshotCodec },
-        instanceId,
-        clock: stoppedClock(resolved.time),
-      });
-      return readOnlyView(view, resolved, () => state.capture());
+      // One provider per state the fold holds (a new one only when a damaged part makes it fold from an older snapshot).
+      let current: { state: InMemoryState; view: EventSourcedProvider } | undefined;
+      const provider = async (parts: readonly SnapshotPart[]) => {
+        const state = await fold.state(parts);
+        if (current?.state !== state) {
+          // The view reads at its point's instant, so expiry is judged as it was then.
+          const view = createStateProvider(new InMemoryBackend(cutLog(backend.log, resolved), state), {
+            ...{ embedder: e, defaultEmbedder, fusionWeights, upcasters, snapshotCodec },
+            instanceId,
+            clock: stoppedClock(resolved.time),
+          });
+          current = { state, view };
+        }
+        return current.view;
+      };
+      return readOnlyView(backend.name, provider, resolved, async () => (await fold.state(SNAPSHOT_PARTS)).capture());
     },
     diff: (input) => diffPoints(backend.log, input, foldOptions),
     history: async (id) => recordHistory(backend.queries, backend.log, parseInput(idField, id), options.upcasters),

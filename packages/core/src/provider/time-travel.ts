@@ -12,6 +12,8 @@ import type { Log, LogEvent, ReadQuery } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { InMemoryState } from '../in-memory/state.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
+import type { SnapshotPart } from '../snapshot/parts.js';
+import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { loadSnapshot } from '../snapshot/restore.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -94,6 +96,8 @@ export interface FoldToOptions {
   upcasters?: UpcasterRegistry;
   /** Events read per batch. */
   batchSize?: number;
+  /** Start from no snapshot above this seq (default: the fold's seq). */
+  snapshotUpTo?: number;
 }
 
 /**
@@ -102,7 +106,7 @@ export interface FoldToOptions {
  */
 export async function foldTo(log: Log, seq: number, options: FoldToOptions = {}): Promise<InMemoryState> {
   const state = new InMemoryState();
-  const { snapshot } = await loadSnapshot(log, options.snapshotCodec ?? plainCodec, seq);
+  const { snapshot } = await loadSnapshot(log, options.snapshotCodec ?? plainCodec, Math.min(seq, options.snapshotUpTo ?? seq));
   if (snapshot) state.restore(snapshot);
   await advance(log, state, seq, options);
   return state;
@@ -171,18 +175,33 @@ export function stoppedClock(time: Instant): Clock {
   return { now: () => ms };
 }
 
-/** `provider`'s read methods; each write method throws {@link ReadOnlyViewError}. */
-export function readOnlyView(provider: EventSourcedProvider, point: ResolvedPoint, capture: () => Snapshot): StateView {
+/** The provider over a view's state holding at least the collections of `parts`. */
+export type ViewProvider = (parts: readonly SnapshotPart[]) => Promise<EventSourcedProvider>;
+
+/** Every part: what a read that may touch any collection (namespaces, a capture) needs. */
+const ALL: readonly SnapshotPart[] = SNAPSHOT_PARTS;
+
+/**
+ * A view's read methods, each asking `provider` for the parts of the
+ * snapshot it reads (so a view folds only what its reads need); each write
+ * method throws {@link ReadOnlyViewError}.
+ */
+export function readOnlyView(name: string, provider: ViewProvider, point: ResolvedPoint, capture: () => Promise<Snapshot>): StateView {
   const refuse = (method: string) => async (): Promise<never> => {
     throw new ReadOnlyViewError(`${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
   };
-  const { sessions: s, skills: k, memory: m, checkpoints: c } = provider;
+  const on = (parts: readonly SnapshotPart[]) => provider(parts);
+  const SESSIONS: readonly SnapshotPart[] = ['sessions'];
+  const TRANSCRIPTS: readonly SnapshotPart[] = ['sessions', 'turns'];
+  const SKILLS: readonly SnapshotPart[] = ['skills'];
+  const MEMORY: readonly SnapshotPart[] = ['memory'];
+  const CHECKPOINTS: readonly SnapshotPart[] = ['checkpoints'];
   const sessions: SessionStore = {
-    get: (id) => s.get(id),
-    getAny: (id) => s.getAny(id),
-    list: (options) => s.list(options),
-    turns: (id, options) => s.turns(id, options),
-    search: (options) => s.search(options),
+    get: async (id) => (await on(SESSIONS)).sessions.get(id),
+    getAny: async (id) => (await on(SESSIONS)).sessions.getAny(id),
+    list: async (options) => (await on(SESSIONS)).sessions.list(options),
+    turns: async (id, options) => (await on(TRANSCRIPTS)).sessions.turns(id, options),
+    search: async (options) => (await on(TRANSCRIPTS)).sessions.search(options),
     create: refuse('sessions.create'),
     appendTurn: refuse('sessions.appendTurn'),
     appendTurns: refuse('sessions.appendTurns'),
@@ -192,19 +211,19 @@ export function readOnlyView(provider: EventSourcedProvider, point: ResolvedPoin
     delete: refuse('sessions.delete'),
   };
   const skills: SkillStore = {
-    get: (idOrSlug, scope) => k.get(idOrSlug, scope),
-    getAny: (idOrSlug, scope) => k.getAny(idOrSlug, scope),
-    list: (scope, options) => k.list(scope, options),
-    search: (query, options) => k.search(query, options),
+    get: async (idOrSlug, scope) => (await on(SKILLS)).skills.get(idOrSlug, scope),
+    getAny: async (idOrSlug, scope) => (await on(SKILLS)).skills.getAny(idOrSlug, scope),
+    list: async (scope, options) => (await on(SKILLS)).skills.list(scope, options),
+    search: async (query, options) => (await on(SKILLS)).skills.search(query, options),
     upsert: refuse('skills.upsert'),
     recordOutcome: refuse('skills.recordOutcome'),
     delete: refuse('skills.delete'),
   };
   const memory: MemoryStore = {
-    get: (id) => m.get(id),
-    getByKey: (scope, key) => m.getByKey(scope, key),
-    getAny: (id) => m.getAny(id),
-    recall: (options) => m.recall(options),
+    get: async (id) => (await on(MEMORY)).memory.get(id),
+    getByKey: async (scope, key) => (await on(MEMORY)).memory.getByKey(scope, key),
+    getAny: async (id) => (await on(MEMORY)).memory.getAny(id),
+    recall: async (options) => (await on(MEMORY)).memory.recall(options),
     write: refuse('memory.write'),
     writeMany: refuse('memory.writeMany'),
     update: refuse('memory.update'),
@@ -212,20 +231,20 @@ export function readOnlyView(provider: EventSourcedProvider, point: ResolvedPoin
     sweep: refuse('memory.sweep'),
   };
   const checkpoints: CheckpointStore = {
-    get: (input) => c.get(input),
-    list: (options) => c.list(options),
+    get: async (input) => (await on(CHECKPOINTS)).checkpoints.get(input),
+    list: async (options) => (await on(CHECKPOINTS)).checkpoints.list(options),
     put: refuse('checkpoints.put'),
     putWrites: refuse('checkpoints.putWrites'),
     deleteThread: refuse('checkpoints.deleteThread'),
   };
   const retention: RetentionStore = {
-    list: () => provider.retention.list(),
+    list: async () => (await on([])).retention.list(),
     set: refuse('retention.set'),
     remove: refuse('retention.remove'),
     apply: refuse('retention.apply'),
   };
   return {
-    name: provider.name,
+    name,
     seq: point.seq,
     retention,
     time: point.time,
@@ -233,8 +252,8 @@ export function readOnlyView(provider: EventSourcedProvider, point: ResolvedPoin
     skills,
     memory,
     checkpoints,
-    namespaces: (options) => provider.namespaces(options),
-    capture: async () => capture(),
-    close: () => provider.close(),
+    namespaces: async (options) => (await on(ALL)).namespaces(options),
+    capture,
+    close: async () => (await on([])).close(),
   };
 }

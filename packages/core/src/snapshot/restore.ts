@@ -13,6 +13,8 @@ import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
 import { decodeSnapshot } from './snapshot.js';
+import type { SnapshotIndex, SnapshotPart } from './parts.js';
+import { assembleSnapshot, decodeSnapshotIndex, isSnapshotIndex, looksLikeSnapshotIndex, SNAPSHOT_PARTS, snapshotPartStream } from './parts.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {
@@ -88,6 +90,50 @@ export interface SnapshotTrustContext {
   identity: () => string;
   /** The event of the `state` stream at a seq, if the log holds one. */
   eventAt: (seq: number) => LogEvent | undefined;
+  /** The stored text of a part of the snapshot being checked (at its seq), for one stored in parts; undefined when there is no such row. */
+  part?: (part: SnapshotPart) => string | undefined;
+}
+
+/** A stored snapshot whose own text checks out: whole (formats 1 to 3), or the head of parts not read yet (format 4). */
+export type OpenedSnapshot = { seq: number; snapshot: Snapshot; index?: undefined } | { seq: number; index: SnapshotIndex; snapshot?: undefined };
+
+/**
+ * Opens, unbinds and checks one stored snapshot, and decodes it when it is
+ * whole; a head of parts is returned for its parts to be read. Throws why it
+ * cannot be trusted.
+ */
+export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'part'>): OpenedSnapshot {
+  const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
+  if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
+  if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
+  checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
+  if (isSnapshotIndex(content)) {
+    const index = decodeSnapshotIndex(content, stored.seq);
+    if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
+    return { seq: stored.seq, index };
+  }
+  const snapshot = decodeSnapshot(content, stored.seq);
+  if (snapshot.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${snapshot.seq} disagrees with stored seq ${stored.seq}`);
+  return { seq: stored.seq, snapshot };
+}
+
+/** The text of each part stored at `seq` (none for a part without a row there). */
+export async function readSnapshotParts(
+  log: Pick<Log, 'latestSnapshot'>,
+  seq: number,
+  parts: readonly SnapshotPart[] = SNAPSHOT_PARTS,
+): Promise<Map<SnapshotPart, string>> {
+  const texts = new Map<SnapshotPart, string>();
+  for (const part of parts) {
+    const row = await log.latestSnapshot(snapshotPartStream(part), { upToSeq: seq });
+    if (row?.seq === seq) texts.set(part, row.data);
+  }
+  return texts;
+}
+
+/** The parts of a stored snapshot at its seq, read ahead for {@link trustStoredSnapshot} when its text names parts. */
+export async function partsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<Map<SnapshotPart, string>> {
+  return looksLikeSnapshotIndex(stored.data) ? readSnapshotParts(log, stored.seq) : new Map();
 }
 
 /**
@@ -97,17 +143,29 @@ export interface SnapshotTrustContext {
  * transaction.
  */
 export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
-  const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
-  if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
-  if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
-  checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
-  const snapshot = decodeSnapshot(content, stored.seq);
-  if (snapshot.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${snapshot.seq} disagrees with stored seq ${stored.seq}`);
-  return snapshot;
+  const opened = openStoredSnapshot(stored, ctx);
+  return opened.snapshot ?? assembleSnapshot(opened.index, (part) => ctx.part?.(part));
 }
 
-/** Loads the newest trustworthy snapshot of the `state` stream at or below `head`. */
-export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
+/** The result of {@link loadSnapshotHead}. */
+export interface LoadedSnapshotHead {
+  /** The snapshot to start from (whole, or the head of its parts), or undefined for a full fold. */
+  opened: OpenedSnapshot | undefined;
+  /** Newer snapshots that were refused. */
+  skipped: SkippedSnapshot[];
+}
+
+/**
+ * The newest stored snapshot at or below `head` whose own text checks out,
+ * without reading its parts when it is stored in parts; `accept` may refuse
+ * it still (by throwing), and the next older one is tried.
+ */
+export async function loadSnapshotHead(
+  log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>,
+  codec: SnapshotCodec,
+  head: number,
+  accept: (opened: OpenedSnapshot) => Promise<OpenedSnapshot> = async (opened) => opened,
+): Promise<LoadedSnapshotHead> {
   const skipped: SkippedSnapshot[] = [];
   // Read once, lazily: a log without an identity fails only the snapshots whose own text checks out.
   let identity: Promise<{ value: string } | { error: unknown }> | undefined;
@@ -126,12 +184,22 @@ export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'i
         if ('error' in known) throw known.error;
         return known.value;
       };
-      const snapshot = trustStoredSnapshot(stored, { codec, head, identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined) });
-      return { snapshot, skipped };
+      const opened = openStoredSnapshot(stored, { codec, head, identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined) });
+      return { opened: await accept(opened), skipped };
     } catch (error) {
       skipped.push(skippedSnapshot(stored.seq, error));
       upToSeq = stored.seq - 1;
     }
   }
-  return { snapshot: undefined, skipped };
+  return { opened: undefined, skipped };
+}
+
+/** Loads the newest trustworthy snapshot of the `state` stream at or below `head`, whole: a snapshot stored in parts is read and checked part by part. */
+export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
+  const loaded = await loadSnapshotHead(log, codec, head, async (opened) => {
+    if (opened.snapshot) return opened;
+    const texts = await readSnapshotParts(log, opened.seq);
+    return { seq: opened.seq, snapshot: assembleSnapshot(opened.index, (part) => texts.get(part)) };
+  });
+  return { snapshot: loaded.opened?.snapshot, skipped: loaded.skipped };
 }

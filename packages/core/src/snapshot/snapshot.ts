@@ -41,9 +41,8 @@ export interface Snapshot {
   checkpointWrites: CheckpointWrite[];
 }
 
-const snapshotSchema = z.strictObject({
-  format: z.literal(SNAPSHOT_FORMAT),
-  seq: z.number().int().nonnegative(),
+/** The collections of a snapshot, each checked record by record. */
+export const snapshotCollectionsSchema = z.object({
   sessions: z.array(sessionSchema),
   turns: z.array(turnSchema),
   skills: z.array(skillSchema),
@@ -52,6 +51,8 @@ const snapshotSchema = z.strictObject({
   checkpoints: z.array(checkpointSchema),
   checkpointWrites: z.array(checkpointWriteSchema),
 });
+
+const snapshotSchema = snapshotCollectionsSchema.extend({ format: z.literal(SNAPSHOT_FORMAT), seq: z.number().int().nonnegative() }).strict();
 
 const byId = (a: { id: string }, b: { id: string }): number => compareStrings(a.id, b.id);
 const byTurn = (a: Turn, b: Turn): number => compareStrings(a.sessionId, b.sessionId) || a.seq - b.seq;

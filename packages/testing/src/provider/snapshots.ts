@@ -1,7 +1,27 @@
 /** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log. */
 import type { AppendInput, EventSourcedProvider, Log, Provider } from '@agentstate/core';
-import { CorruptionError, encodeSnapshot, EventTypes, hmacCodec, ManualClock, seededEntropy, STATE_STREAM, ValidationError } from '@agentstate/core';
-import { eventDigest, foldLog, formatBoundSnapshot, parseBoundSnapshot, snapshotBinding } from '@agentstate/core/backend';
+import {
+  CorruptionError,
+  encodeSnapshot,
+  EventTypes,
+  hmacCodec,
+  ManualClock,
+  seededEntropy,
+  SNAPSHOT_PARTS_FORMAT,
+  STATE_STREAM,
+  ValidationError,
+} from '@agentstate/core';
+import type { SnapshotPart } from '@agentstate/core/backend';
+import {
+  eventDigest,
+  foldLog,
+  formatBoundSnapshot,
+  loadSnapshot,
+  parseBoundSnapshot,
+  SNAPSHOT_PARTS,
+  snapshotBinding,
+  snapshotPartStream,
+} from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -48,6 +68,13 @@ function flip(data: string, from: string, to: string): string {
   return data.slice(0, i) + to + data.slice(i + from.length);
 }
 
+/** Replaces the first `from` by `to` in the stored `part` of the snapshot at `seq`: an edit its head's digest must catch. */
+async function flipPart(log: Log, seq: number, part: SnapshotPart, from: string, to: string): Promise<void> {
+  const row = await log.latestSnapshot(snapshotPartStream(part), { upToSeq: seq });
+  expect(row?.seq, `the ${part} part at seq ${seq}`).toBe(seq);
+  await log.saveSnapshot({ ...row!, data: flip(row!.data, from, to) });
+}
+
 export const snapshotChecks: ProviderCheck[] = [
   {
     name: 'B31 replay from a snapshot equals a full replay; tampered, undecodable and wrong-seq snapshots are skipped',
@@ -62,14 +89,16 @@ export const snapshotChecks: ProviderCheck[] = [
       const text = await snapshotText(p);
       const good = await p.saveSnapshot();
       expect(good).toEqual({ stream: STATE_STREAM, seq: await log.head(STATE_STREAM), data: good.data });
-      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toBe(text);
+      // Stored in parts: the sealed head names each part's digest, and the parts put together are the whole projection.
+      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toMatch(new RegExp(`^\\{"format":"${SNAPSHOT_PARTS_FORMAT}"`));
+      expect(encodeSnapshot((await loadSnapshot(log, codec, good.seq)).snapshot!)).toBe(text);
       const k = good.seq;
       await write(p, 1);
 
       // m1: a valid snapshot whose body is then changed by one byte (the HMAC no longer matches).
       const m1 = await p.saveSnapshot();
       expect(m1.seq).toBe(k + 1);
-      await log.saveSnapshot({ ...m1, data: flip(m1.data, 'plan the release', 'plan the releasf') });
+      await log.saveSnapshot({ ...m1, data: flip(m1.data, '"parts"', '"partz"') });
       const atM1 = await p.snapshot();
       await write(p, 2);
 
@@ -107,7 +136,7 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
 
       // With the good one tampered too, the fold starts from scratch and still agrees.
-      await log.saveSnapshot({ ...good, data: flip(good.data, 'plan the release', 'plan the releasf') });
+      await log.saveSnapshot({ ...good, data: flip(good.data, '"parts"', '"partz"') });
       const fallback = await foldLog(log, { snapshotCodec: codec });
       expect(fallback.snapshotSeq).toBe(0);
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
@@ -129,9 +158,9 @@ export const snapshotChecks: ProviderCheck[] = [
       const k = good.seq;
       await write(p, 1);
 
-      // k + 1: one character of its content changed; it still decodes, but no longer matches its digest.
+      // k + 1: one character of its transcripts changed; it still decodes, but no longer matches its digest.
       const edited = await p.saveSnapshot();
-      await log.saveSnapshot({ ...edited, data: flip(edited.data, 'plan the release', 'plan the releasf') });
+      await flipPart(log, edited.seq, 'turns', 'plan the release', 'plan the releasf');
       await write(p, 2);
 
       // k + 2: a genuine snapshot of another store at the same seq.
@@ -169,7 +198,7 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(await snapshotText(await env.replay(log))).toBe(full);
 
       // With the good one edited too, the fold starts from scratch and still agrees.
-      await log.saveSnapshot({ ...good, data: flip(good.data, 'plan the release', 'plan the releasf') });
+      await flipPart(log, good.seq, 'turns', 'plan the release', 'plan the releasf');
       const fallback = await foldLog(log);
       expect(fallback.snapshotSeq).toBe(0);
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
@@ -177,7 +206,7 @@ export const snapshotChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot is detected',
+    name: 'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a part, is detected',
     needs: ['eventSourced'],
     async run(env) {
       await fc.assert(
@@ -203,10 +232,15 @@ export const snapshotChecks: ProviderCheck[] = [
               expect(fold.snapshotSeq).toBe(stored.seq);
               expect(encodeSnapshot(fold.state.capture())).toBe(full);
 
-              const i = at % stored.data.length;
-              const original = stored.data[i]!;
+              // The change lands in the head or in one of its parts.
+              const which = at % (SNAPSHOT_PARTS.length + 1);
+              const row = which === 0 ? stored : await p.log.latestSnapshot(snapshotPartStream(SNAPSHOT_PARTS[which - 1]!), { upToSeq: stored.seq });
+              expect(row?.seq).toBe(stored.seq);
+              const { data } = row!;
+              const i = Math.floor(at / (SNAPSHOT_PARTS.length + 1)) % data.length;
+              const original = data[i]!;
               const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
-              await p.log.saveSnapshot({ ...stored, data: stored.data.slice(0, i) + by + stored.data.slice(i + 1) });
+              await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
               const after = await foldLog(p.log);
               expect(after.skipped[0]?.seq).toBe(stored.seq);
               expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);

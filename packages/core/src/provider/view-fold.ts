@@ -1,0 +1,124 @@
+/**
+ * The state of a time-travel view, folded part by part as its reads need
+ * them (docs/contract.md §11). From a snapshot stored in parts, a part is
+ * read only when a read needs its collections: restored, then the events
+ * between the snapshot and the view's seq are folded into it alone. So the
+ * first read of a view costs the parts it reads and the events after the
+ * snapshot, not the whole projection. From a whole snapshot (formats 1 to
+ * 3) or none, the whole state is folded on the first read, as before.
+ */
+import { CorruptionError } from '../errors.js';
+import { decodeStateEvent } from '../log/decode.js';
+import type { StateChange } from '../log/events.js';
+import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
+import type { Log } from '../log/log.js';
+import { InMemoryState } from '../in-memory/state.js';
+import { plainCodec } from '../snapshot/codecs.js';
+import type { SnapshotIndex, SnapshotPart } from '../snapshot/parts.js';
+import { decodeSnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { loadSnapshotHead, readSnapshotParts } from '../snapshot/restore.js';
+import type { FoldToOptions } from './time-travel.js';
+import { advance, foldTo } from './time-travel.js';
+
+/** The state of a view at one seq, completed part by part. */
+export class ViewFold {
+  #state: InMemoryState;
+  /** The head of the snapshot the state starts from, while parts of it remain unread. */
+  #index: SnapshotIndex | undefined;
+  readonly #loaded = new Set<SnapshotPart>();
+  /** The events after the snapshot, decoded once, folded into each part as it is restored. */
+  #tail: { change: StateChange; seq: number }[] | undefined;
+  /** Folds the whole state, once, for a fold that does not start from parts. */
+  #whole: (() => Promise<void>) | undefined;
+  /** Loads run one at a time, so concurrent reads never restore a part twice. */
+  #queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly log: Log,
+    private readonly seq: number,
+    private readonly options: FoldToOptions,
+    state: InMemoryState,
+    index: SnapshotIndex | undefined,
+  ) {
+    this.#state = state;
+    this.#index = index;
+  }
+
+  /**
+   * Finds the snapshot to start from: the newest trustworthy one at or
+   * below `seq`. Only its head is read here; a snapshot stored whole is
+   * folded on the first read.
+   */
+  static async open(log: Log, seq: number, options: FoldToOptions = {}): Promise<ViewFold> {
+    const { opened } = await loadSnapshotHead(log, options.snapshotCodec ?? plainCodec, seq);
+    const state = new InMemoryState();
+    if (opened?.index) {
+      state.seq = opened.seq;
+      state.historyFrom = opened.seq;
+      return new ViewFold(log, seq, options, state, opened.index);
+    }
+    const fold = new ViewFold(log, seq, options, state, undefined);
+    fold.#whole = async () => {
+      if (opened?.snapshot) state.restore(opened.snapshot);
+      await advance(log, state, seq, options);
+    };
+    return fold;
+  }
+
+  /** The state with at least the collections of `parts` as they were at the view's seq. */
+  async state(parts: readonly SnapshotPart[]): Promise<InMemoryState> {
+    const run = this.#queue.then(() => this.#load(parts));
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #load(parts: readonly SnapshotPart[]): Promise<InMemoryState> {
+    if (this.#whole) {
+      const whole = this.#whole;
+      this.#whole = undefined;
+      await whole();
+      for (const part of SNAPSHOT_PARTS) this.#loaded.add(part);
+    }
+    const index = this.#index;
+    const missing = parts.filter((part) => !this.#loaded.has(part));
+    if (!index || missing.length === 0) return this.#state;
+    try {
+      const texts = await readSnapshotParts(this.log, index.seq, missing);
+      const decoded = missing.map((part) => decodeSnapshotPart(index, part, texts.get(part), { validate: false }));
+      const tail = await this.#readTail(index.seq);
+      const only = new Set(missing);
+      for (const collections of decoded) this.#state.restoreCollections(collections);
+      for (const { change, seq } of tail) this.#state.applyParts(change, seq, only);
+      this.#state.seq = this.seq;
+      for (const part of missing) this.#loaded.add(part);
+    } catch (error) {
+      if (!(error instanceof CorruptionError)) throw error;
+      // A part missing or damaged: this snapshot cannot be trusted whole, so the view is folded from an older one.
+      this.#state = await foldTo(this.log, this.seq, { ...this.options, snapshotUpTo: index.seq - 1 });
+      this.#index = undefined;
+      for (const part of SNAPSHOT_PARTS) this.#loaded.add(part);
+    }
+    return this.#state;
+  }
+
+  /** The events after `from` up to the view's seq, decoded as {@link advance} decodes them. */
+  async #readTail(from: number): Promise<{ change: StateChange; seq: number }[]> {
+    if (this.#tail) return this.#tail;
+    const decodeOptions = this.options.upcasters ? { upcasters: this.options.upcasters } : {};
+    const trustedOptions = { ...decodeOptions, trusted: true };
+    const batchSize = this.options.batchSize ?? 10_000;
+    const tail: { change: StateChange; seq: number }[] = [];
+    let at = from;
+    while (at < this.seq) {
+      const batch = await this.log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, this.seq - at) });
+      if (batch.length === 0) throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
+      for (const event of batch) {
+        if (event.seq !== at + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
+        tail.push({ change: decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), seq: event.seq });
+        at = event.seq;
+      }
+    }
+    this.#tail = tail;
+    return tail;
+  }
+}
