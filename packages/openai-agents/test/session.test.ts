@@ -116,6 +116,33 @@ describe('history transactions', () => {
     expect(texts(await session.getItems())).toEqual(['a', 'summary']);
   });
 
+  it('refuse an operation id used again for any other transaction, whether or not its suffix matches', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    await session.addItems([user('a'), user('b')]);
+    const replace = (expectedSuffix: AgentInputItem[], replacement: AgentInputItem[]) => ({
+      operationId: 'op',
+      transaction: { type: 'replace_suffix' as const, expectedSuffix, replacement },
+    });
+    await session.applyHistoryTransaction(replace([user('b')], [user('c')]));
+    // Each matches the history now, so only the reused id can refuse them.
+    const others = [
+      replace([user('c')], [user('d')]),
+      replace([], [user('d')]),
+      replace([user('a'), user('c')], []),
+      { operationId: 'op', transaction: { type: 'append_items' as const, items: [user('c')] } },
+    ];
+    for (const args of others) await expect(session.applyHistoryTransaction(args)).rejects.toThrow(ConflictError);
+    expect(texts(await session.getItems())).toEqual(['a', 'c']);
+    // The same transaction again is a retry: nothing changes.
+    await session.applyHistoryTransaction(replace([user('b')], [user('c')]));
+    expect(texts(await session.getItems())).toEqual(['a', 'c']);
+
+    // An append's id is refused for a replacement that would add the same items.
+    await session.applyHistoryTransaction({ operationId: 'op-append', transaction: { type: 'append_items', items: [user('e')] } });
+    await expect(session.applyHistoryTransaction({ ...replace([], [user('e')]), operationId: 'op-append' })).rejects.toThrow(ConflictError);
+    expect(texts(await session.getItems())).toEqual(['a', 'c', 'e']);
+  });
+
   it('keep operation ids apart between sessions', async () => {
     const provider = createInMemoryProvider();
     const [a, b] = [new AgentStateSession(provider), new AgentStateSession(provider)];
