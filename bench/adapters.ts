@@ -390,7 +390,7 @@ async function benchSessions(): Promise<void> {
     rows.push([c.name, fmt(median(rates)), fmt(cpuRate), `${fmt(cpuRate / peerCpuRate, 2)}×`, p50p95(last), fmt(median(all), 2)]);
   }
   printTable(
-    `OpenAI Agents sessions: ${fmt(TURNS)} addItems() of 4 items each, median of ${ROUNDS}; getItems() at ${fmt(items)} items; load average ${loadavg()
+    `OpenAI Agents sessions: ${fmt(TURNS)} addItems() of 4 items each, median of ${ROUNDS} after a warm-up round; getItems() at ${fmt(items)} items; load average ${loadavg()
       .map((l) => fmt(l, 1))
       .join(' ')}`,
     ['session', 'addItems items/s (wall)', 'items/s (CPU)', 'CPU rate vs MemorySession', 'getItems(20) p50 / p95 ms', `getItems() all p50 ms`],
