@@ -157,14 +157,14 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
     // The write's input names the turns it replaced, which a retry cannot name (they are gone), so a recorded
     // operation is recognised, and compared with the transaction, before the suffix is.
     if (await this.#recorded(id, key)) return this.#checkRetry(id, key, transaction);
-    const tail = expectedSuffix.length === 0 ? [] : await sessions.turns(id, { last: expectedSuffix.length });
-    if (tail.length !== expectedSuffix.length || fingerprint(tail.map(turnToItem)) !== fingerprint(expectedSuffix)) {
-      throw new ConflictError(`the history of session ${id} no longer ends with the transaction's expected suffix`);
-    }
     try {
+      const tail = expectedSuffix.length === 0 ? [] : await sessions.turns(id, { last: expectedSuffix.length });
+      if (tail.length !== expectedSuffix.length || fingerprint(tail.map(turnToItem)) !== fingerprint(expectedSuffix)) {
+        throw new ConflictError(`the history of session ${id} no longer ends with the transaction's expected suffix`);
+      }
       await sessions.replaceSuffix(id, { operationId: key, expected: tail.map((t) => t.id), turns: replacement.map(itemToTurn) });
     } catch (error) {
-      // Another attempt of this operation may have been written since the look-up.
+      // Another attempt of this operation may have been written since the look-up, replacing the suffix it read.
       if (error instanceof ConflictError && (await this.#recorded(id, key))) return this.#checkRetry(id, key, transaction);
       throw error;
     }

@@ -143,6 +143,31 @@ describe('history transactions', () => {
     expect(texts(await session.getItems())).toEqual(['a', 'c', 'e']);
   });
 
+  it('recognise a replacement another attempt applied between the look-up of its id and the read of the suffix', async () => {
+    const provider = createInMemoryProvider();
+    const other = new AgentStateSession(provider, { sessionId: 's' });
+    await other.addItems([user('a'), user('b')]);
+    const args = { operationId: 'op', transaction: { type: 'replace_suffix' as const, expectedSuffix: [user('b')], replacement: [user('c')] } };
+    // The other attempt lands just before this one reads the suffix, which then no longer matches.
+    let raced = false;
+    const sessions = new Proxy(provider.sessions, {
+      get: (target, key) =>
+        key === 'turns'
+          ? async (...call: Parameters<typeof target.turns>) => {
+              if (!raced) {
+                raced = true;
+                await other.applyHistoryTransaction(args);
+              }
+              return target.turns(...call);
+            }
+          : Reflect.get(target, key),
+    });
+    const racing = new Proxy(provider, { get: (target, key) => (key === 'sessions' ? sessions : Reflect.get(target, key)) });
+    await new AgentStateSession(racing, { sessionId: 's' }).applyHistoryTransaction(args);
+    expect(raced).toBe(true);
+    expect(texts(await other.getItems())).toEqual(['a', 'c']);
+  });
+
   it('keep operation ids apart between sessions', async () => {
     const provider = createInMemoryProvider();
     const [a, b] = [new AgentStateSession(provider), new AgentStateSession(provider)];
