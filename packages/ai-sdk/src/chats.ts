@@ -2,10 +2,13 @@
  * Chat persistence for the AI SDK: a chat is a session (its id is the chat
  * id, its scope the caller's), each `UIMessage` one turn. Saving writes
  * only what changed, in one atomic `replaceSuffix`, under an operation id
- * derived from the change, so a retried request writes nothing twice.
+ * naming the version of the transcript the change was computed from: a
+ * retried request writes nothing twice, and of two saves computed from the
+ * same version only one is written (the other diffs again), so the chat is
+ * always the messages of one save, never a mix of two.
  */
 import { createHash } from 'node:crypto';
-import type { Provider, ScopeInput, Turn, TurnInput } from '@agentstate/core';
+import type { Provider, ScopeInput, Session, Turn, TurnInput } from '@agentstate/core';
 import { ConflictError, NotFoundError, sameScope, toScope } from '@agentstate/core';
 import { canonicalJson } from '@agentstate/core/backend';
 import type { UIMessage } from 'ai';
@@ -40,6 +43,10 @@ export interface ChatStore {
    * save, appends new messages, and replaces a changed suffix (an assistant
    * message continued or regenerated) in one atomic write. Unchanged
    * messages are not rewritten; saving the same messages again writes nothing.
+   * Concurrent saves of one chat, from any process, leave it equal to the
+   * messages of one of them (the last written), never a mix: a save whose
+   * transcript changed under it computes its change again (`ConflictError`
+   * after three attempts).
    */
   saveChat<M extends UIMessage>(input: SaveChatInput<M>): Promise<void>;
   /**
@@ -73,38 +80,46 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
   const { provider } = options;
   const scope = toScope(options.scope);
 
-  /** The live turns of the chat's session, or `undefined` when it has none here. */
-  const liveTurns = async (chatId: string): Promise<Turn[] | undefined> => {
+  /** The chat's session and its live turns, or `undefined` when it has none here. */
+  const liveChat = async (chatId: string): Promise<{ session: Session; turns: Turn[] } | undefined> => {
     try {
       const session = await provider.sessions.get(chatId);
       if (!sameScope(session.scope, scope)) return undefined;
-      return [...(await provider.sessions.turns(chatId))];
+      return { session, turns: [...(await provider.sessions.turns(chatId))] };
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;
     }
   };
 
-  const ensureSession = async (chatId: string): Promise<Turn[]> => {
-    const turns = await liveTurns(chatId);
-    if (turns) return turns;
-    // Two first saves of one chat race to create it: the operation id makes the second a replay.
-    const create = { id: chatId, scope, ...(options.title === undefined ? {} : { title: options.title }) };
-    const session = await provider.sessions.create({ ...create, operationId: operationId('create', create) });
-    if (session.deleted) throw new NotFoundError('session', chatId);
-    return [];
+  /** The chat as of one version of its session (created if missing): the turns read are those of `version`. */
+  const readChat = async (chatId: string): Promise<{ version: number; turns: Turn[] }> => {
+    let chat = await liveChat(chatId);
+    if (!chat) {
+      // Two first saves of one chat race to create it: the operation id makes the second a replay.
+      const create = { id: chatId, scope, ...(options.title === undefined ? {} : { title: options.title }) };
+      const session = await provider.sessions.create({ ...create, operationId: operationId('create', create) });
+      if (session.deleted) throw new NotFoundError('session', chatId);
+      chat = await liveChat(chatId);
+      if (!chat) throw new NotFoundError('session', chatId);
+    }
+    // Every transcript write bumps the version: unchanged after the turns were read, it is the version they belong to.
+    const { syncVersion } = await provider.sessions.get(chatId);
+    if (syncVersion !== chat.session.syncVersion) throw new ConflictError(`chat ${chatId} changed while it was read`);
+    return { version: syncVersion, turns: chat.turns };
   };
 
   const saveOnce = async (chatId: string, inputs: TurnInput[]): Promise<void> => {
-    const stored = await ensureSession(chatId);
+    const { version, turns: stored } = await readChat(chatId);
     let kept = 0;
     while (kept < stored.length && kept < inputs.length && comparable(stored[kept]!) === comparable(inputs[kept]!)) kept += 1;
     const expected = stored.slice(kept).map((t) => t.id);
     const turns = inputs.slice(kept);
     if (expected.length === 0 && turns.length === 0) return;
-    // The kept turn before the change pins the id to this transcript, so the same messages saved after another change are a new operation.
-    const after = kept === 0 ? null : stored[kept - 1]!.id;
-    await provider.sessions.replaceSuffix(chatId, { expected, turns, operationId: operationId('save', { chatId, after, expected, turns }) });
+    // One operation per version of the transcript: another change computed from this version (an append too, which
+    // `expected` alone would not guard) reuses the id with another input, a ConflictError, and is computed again;
+    // the same change (a retried request) is a replay. The version never comes back, so a later save is a new operation.
+    await provider.sessions.replaceSuffix(chatId, { expected, turns, operationId: operationId('save', { chatId, version }) });
   };
 
   const store: ChatStore = {
@@ -121,7 +136,7 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
     },
 
     async loadChat<M extends UIMessage = UIMessage>(chatId: string) {
-      return ((await liveTurns(chatId)) ?? []).map((t) => fromTurn<M>(t));
+      return ((await liveChat(chatId))?.turns ?? []).map((t) => fromTurn<M>(t));
     },
 
     onFinish(chatId) {

@@ -113,6 +113,27 @@ describe('saveChat and loadChat', () => {
     expect(await state.sessions.turns('c')).toHaveLength(3);
   });
 
+  it('leave the chat equal to one of two saves that append at once, never a mix of both', async () => {
+    const chats = createChatStore({ provider: state });
+    const base = [user('u1', 'Hi'), assistant('a1', 'Hello!')];
+    await chats.saveChat({ chatId: 'c', messages: base });
+    const one = [...base, user('u2', 'From one tab')];
+    const other = [...base, user('u3', 'From another tab'), assistant('a3', 'Answered there')];
+    await Promise.all([chats.saveChat({ chatId: 'c', messages: one }), chats.saveChat({ chatId: 'c', messages: other })]);
+    expect([one, other]).toContainEqual(await chats.loadChat('c'));
+  });
+
+  it('save messages again after they were removed, though the chat is back where it was before them', async () => {
+    const chats = createChatStore({ provider: state });
+    const base = [user('u1', 'Hi'), assistant('a1', 'Hello!')];
+    const longer = [...base, user('u2', 'More')];
+    await chats.saveChat({ chatId: 'c', messages: base });
+    await chats.saveChat({ chatId: 'c', messages: longer });
+    await chats.saveChat({ chatId: 'c', messages: base });
+    await chats.saveChat({ chatId: 'c', messages: longer });
+    expect(await chats.loadChat('c')).toStrictEqual(longer);
+  });
+
   it('do not duplicate a request saved by two processes at once', async () => {
     const messages = [user('u1', 'Hi'), assistant('a1', 'Hello!')];
     const workers = [worker(db.db, 'c', messages), worker(db.db, 'c', messages)];

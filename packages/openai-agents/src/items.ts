@@ -24,13 +24,52 @@ const isFields = (value: unknown): value is Fields => value !== null && typeof v
 const isShortName = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= LIMITS.shortText && isStorableText(value);
 const isCallId = (value: unknown): value is string => typeof value === 'string' && value !== '' && value.length <= LIMITS.id && isStorableText(value);
 
+/** The part of a zod schema {@link checkItem} uses: parsing, and the definition of an object's fields. */
+interface ItemSchema {
+  safeParse(value: unknown): { success: boolean; error?: { issues: { message: string }[] } };
+}
+interface FieldDef {
+  _zod: { def: { type: string; values?: unknown[]; innerType?: FieldDef } };
+}
+
 /**
- * Checks that `item` is an item of the SDK's protocol and returns it;
- * `ValidationError` naming `path` otherwise, before anything is written.
+ * The members of the SDK's `ModelItem` union keyed by what tells them apart:
+ * `type` for every item but messages, `role` for messages (whose `type` is
+ * optional). Parsing one member instead of the union is the same check at a
+ * tenth of the cost: the union tries its members in turn and builds the
+ * issues of every member that fails.
+ */
+const ITEM_SCHEMAS = (() => {
+  const byType = new Map<string, ItemSchema>();
+  const byRole = new Map<string, ItemSchema>();
+  const literals = (field: FieldDef | undefined): unknown[] => (field?._zod.def.type === 'literal' ? (field._zod.def.values ?? []) : []);
+  for (const member of (protocol.ModelItem as unknown as { options: (ItemSchema & { shape: Record<string, FieldDef> })[] }).options) {
+    const type = member.shape.type;
+    if (type?._zod.def.type === 'optional') {
+      for (const role of literals(member.shape.role)) byRole.set(String(role), member);
+    } else {
+      for (const value of literals(type)) byType.set(String(value), member);
+    }
+  }
+  return { byType, byRole };
+})();
+
+/** The one member of `ModelItem` that can accept `item`; the whole union when none is known (its message names the problem). */
+function itemSchema(item: unknown): ItemSchema {
+  if (!isFields(item)) return protocol.ModelItem;
+  const { type, role } = item;
+  const member = type === undefined || type === 'message' ? ITEM_SCHEMAS.byRole.get(role as string) : ITEM_SCHEMAS.byType.get(type as string);
+  return member ?? protocol.ModelItem;
+}
+
+/**
+ * Checks that `item` is an item of the SDK's protocol (its `ModelItem`
+ * schema) and returns it; `ValidationError` naming `path` otherwise, before
+ * anything is written.
  */
 export function checkItem(item: unknown, path: string): AgentInputItem {
-  const parsed = protocol.ModelItem.safeParse(item);
-  if (!parsed.success) throw new ValidationError(path, `not an Agents SDK item: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  const parsed = itemSchema(item).safeParse(item);
+  if (!parsed.success) throw new ValidationError(path, `not an Agents SDK item: ${parsed.error?.issues[0]?.message ?? 'invalid'}`);
   return item as AgentInputItem;
 }
 

@@ -1,12 +1,12 @@
 /**
  * An Agents SDK `Session` kept in agentstate: every item a run reads and
  * writes is a turn of one agentstate session, on any backend. Writes are
- * atomic (one event per call), and the SDK's history transactions are
+ * atomic (one transaction per call), and the SDK's history transactions are
  * idempotent per operation id, across processes sharing the backend.
  */
 import { createHash } from 'node:crypto';
-import type { CreateSessionInput, Provider, Turn } from '@agentstate/core';
-import { ConflictError, LIMITS, NotFoundError, ValidationError } from '@agentstate/core';
+import type { CreateSessionInput, EventSourcedProvider, Turn } from '@agentstate/core';
+import { ConflictError, decodeStateEvent, EventTypes, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import type { SqliteOptions } from '@agentstate/sqlite';
 import { openSqlite } from '@agentstate/sqlite';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
@@ -38,7 +38,9 @@ const fingerprint = (items: readonly AgentInputItem[]): string => canonical(enco
 
 /**
  * A durable {@link SessionHistoryTransactionAwareSession} over an agentstate
- * {@link Provider}: pass it as `run(agent, input, { session })`.
+ * {@link EventSourcedProvider} (every shipped backend is one; a retried
+ * history transaction is compared with the event that first applied it):
+ * pass it as `run(agent, input, { session })`.
  *
  * Items are stored losslessly (read back deep-equal, as fresh copies), and
  * message text is searchable with `provider.sessions.search`. The session is
@@ -46,13 +48,13 @@ const fingerprint = (items: readonly AgentInputItem[]): string => canonical(enco
  * opens a provider that {@link close} closes.
  */
 export class AgentStateSession implements SessionHistoryTransactionAwareSession {
-  readonly #provider: Provider;
+  readonly #provider: EventSourcedProvider;
   readonly #options: AgentStateSessionOptions;
   /** Whether {@link close} closes the provider: only one this class opened. */
   #owned = false;
   #id: Promise<string> | undefined;
 
-  constructor(provider: Provider, options: AgentStateSessionOptions = {}) {
+  constructor(provider: EventSourcedProvider, options: AgentStateSessionOptions = {}) {
     this.#provider = provider;
     this.#options = options;
   }
@@ -66,7 +68,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
   }
 
   /** The provider the items are stored in. */
-  get provider(): Provider {
+  get provider(): EventSourcedProvider {
     return this.#provider;
   }
 
@@ -137,32 +139,39 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
    * Applies an SDK history transaction atomically: `append_items`, or
    * `replace_suffix` when the history still ends with `expectedSuffix`
    * (`ConflictError` otherwise, history unchanged). A retry with the same
-   * operation id and transaction succeeds without applying it again; an
-   * `append_items` retried with another transaction is a `ConflictError`.
+   * operation id and transaction succeeds without applying it again; the
+   * same operation id with any other transaction is a `ConflictError`.
    */
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
     const { operationId, transaction } = checkTransaction(args);
     const id = await this.getSessionId();
     const sessions = this.#provider.sessions;
+    // One agentstate operation per SDK operation, whatever the transaction: a reuse is never a new write.
+    const key = operationKey(id, operationId);
     if (transaction.type === 'append_items') {
-      const turns = transaction.items.map(itemToTurn);
-      await sessions.replaceSuffix(id, { operationId: operationKey(id, operationId), expected: [], turns });
+      // Its own method, so the id of an append never passes for a replacement's, even one adding the same items.
+      await sessions.appendTurns(id, transaction.items.map(itemToTurn), { operationId: key });
       return;
     }
     const { expectedSuffix, replacement } = transaction;
-    // The expected turn ids depend on the history at the first attempt, so the operation
-    // id covers the transaction itself, and a retry is recognised before the suffix is compared.
-    const key = operationKey(id, operationId, fingerprint(expectedSuffix), fingerprint(replacement));
-    if (await this.#applied(id, key)) return;
-    const tail = expectedSuffix.length === 0 ? [] : await sessions.turns(id, { last: expectedSuffix.length });
-    if (tail.length !== expectedSuffix.length || fingerprint(tail.map(turnToItem)) !== fingerprint(expectedSuffix)) {
-      throw new ConflictError(`the history of session ${id} no longer ends with the transaction's expected suffix`);
+    // The write's input names the turns it replaced, which a retry cannot name (they are gone), so a recorded
+    // operation is recognised, and compared with the transaction, before the suffix is.
+    if (await this.#recorded(id, key)) return this.#checkRetry(id, key, transaction);
+    try {
+      const tail = expectedSuffix.length === 0 ? [] : await sessions.turns(id, { last: expectedSuffix.length });
+      if (tail.length !== expectedSuffix.length || fingerprint(tail.map(turnToItem)) !== fingerprint(expectedSuffix)) {
+        throw new ConflictError(`the history of session ${id} no longer ends with the transaction's expected suffix`);
+      }
+      await sessions.replaceSuffix(id, { operationId: key, expected: tail.map((t) => t.id), turns: replacement.map(itemToTurn) });
+    } catch (error) {
+      // Another attempt of this operation may have been written since the look-up, replacing the suffix it read.
+      if (error instanceof ConflictError && (await this.#recorded(id, key))) return this.#checkRetry(id, key, transaction);
+      throw error;
     }
-    await sessions.replaceSuffix(id, { operationId: key, expected: tail.map((t) => t.id), turns: replacement.map(itemToTurn) });
   }
 
   /** Whether an operation `key` was recorded: an empty write under it conflicts exactly then, and writes nothing. */
-  async #applied(id: string, key: string): Promise<boolean> {
+  async #recorded(id: string, key: string): Promise<boolean> {
     try {
       await this.#provider.sessions.replaceSuffix(id, { operationId: key, expected: [], turns: [] });
       return false;
@@ -170,6 +179,22 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
       if (error instanceof ConflictError) return true;
       throw error;
     }
+  }
+
+  /**
+   * Succeeds when the replacement recorded under `key` is `transaction`
+   * (same suffix removed, same items added): read from the event that
+   * recorded it. `ConflictError` for any other write under `key`.
+   */
+  async #checkRetry(id: string, key: string, transaction: Extract<SessionHistoryTransaction, { type: 'replace_suffix' }>): Promise<void> {
+    const version = (await this.#provider.history(id)).find((v) => v.operationId === key);
+    const [event] = version ? await this.#provider.log.read({ stream: STATE_STREAM, afterSeq: version.seq - 1, limit: 1 }) : [];
+    const change = event ? decodeStateEvent(event) : undefined;
+    const same =
+      change?.type === EventTypes.SuffixReplaced &&
+      fingerprint(change.payload.removed.map(turnToItem)) === fingerprint(transaction.expectedSuffix) &&
+      fingerprint(change.payload.added.map(turnToItem)) === fingerprint(transaction.replacement);
+    if (!same) throw new ConflictError(`operation ${JSON.stringify(key)} of session ${id} was already applied with another transaction`);
   }
 
   /** Closes the provider when this session opened it ({@link AgentStateSession.sqlite}); otherwise does nothing. */

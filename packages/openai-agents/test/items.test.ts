@@ -1,9 +1,11 @@
 import { createInMemoryProvider } from '@agentstate/core';
 import { AgentStateSession, ITEM_PART } from '@agentstate/openai-agents';
 import type { AgentInputItem } from '@openai/agents-core';
+import { protocol } from '@openai/agents-core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeValue, encodeValue } from '../src/codec.js';
+import { checkItem } from '../src/items.js';
 import { ITEM_KINDS, anyItem, text } from './arbitraries.js';
 import { expectSame } from './helpers.js';
 
@@ -46,6 +48,30 @@ describe('items stored as turns', () => {
     expect(turns[0]!.parts[1]).toMatchObject({ type: 'data', name: ITEM_PART });
     const hits = await provider.sessions.search({ query: 'memory' });
     expect(hits.map((h) => h.turn.content)).toEqual(['The pod ran out of memory']);
+  });
+
+  it('are accepted exactly when the ModelItem union of the SDK accepts them, though checked against one member', () => {
+    const accepts = (item: unknown) => {
+      try {
+        checkItem(item, 'item');
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // Valid items of every type, and each with one field dropped, retyped or given another type or role: valid or not, the verdicts agree.
+    const mutated = fc
+      .tuple(anyItem, fc.nat(), fc.constantFrom<unknown>(undefined, 'x', 7, null, 'message', 'user', 'system', 'assistant', 'function_call', 'unknown'))
+      .map(([item, n, value]) => {
+        const keys = Object.keys(item);
+        return { ...item, [keys[n % keys.length]!]: value };
+      });
+    fc.assert(
+      fc.property(fc.oneof(anyItem, mutated, fc.anything()), (item) => {
+        expect(accepts(item)).toBe(protocol.ModelItem.safeParse(item).success);
+      }),
+      { numRuns: 600 },
+    );
   });
 
   it('encode any value JSON cannot hold and decode it back', () => {

@@ -116,6 +116,58 @@ describe('history transactions', () => {
     expect(texts(await session.getItems())).toEqual(['a', 'summary']);
   });
 
+  it('refuse an operation id used again for any other transaction, whether or not its suffix matches', async () => {
+    const session = new AgentStateSession(createInMemoryProvider());
+    await session.addItems([user('a'), user('b')]);
+    const replace = (expectedSuffix: AgentInputItem[], replacement: AgentInputItem[]) => ({
+      operationId: 'op',
+      transaction: { type: 'replace_suffix' as const, expectedSuffix, replacement },
+    });
+    await session.applyHistoryTransaction(replace([user('b')], [user('c')]));
+    // Each matches the history now, so only the reused id can refuse them.
+    const others = [
+      replace([user('c')], [user('d')]),
+      replace([], [user('d')]),
+      replace([user('a'), user('c')], []),
+      { operationId: 'op', transaction: { type: 'append_items' as const, items: [user('c')] } },
+    ];
+    for (const args of others) await expect(session.applyHistoryTransaction(args)).rejects.toThrow(ConflictError);
+    expect(texts(await session.getItems())).toEqual(['a', 'c']);
+    // The same transaction again is a retry: nothing changes.
+    await session.applyHistoryTransaction(replace([user('b')], [user('c')]));
+    expect(texts(await session.getItems())).toEqual(['a', 'c']);
+
+    // An append's id is refused for a replacement that would add the same items.
+    await session.applyHistoryTransaction({ operationId: 'op-append', transaction: { type: 'append_items', items: [user('e')] } });
+    await expect(session.applyHistoryTransaction({ ...replace([], [user('e')]), operationId: 'op-append' })).rejects.toThrow(ConflictError);
+    expect(texts(await session.getItems())).toEqual(['a', 'c', 'e']);
+  });
+
+  it('recognise a replacement another attempt applied between the look-up of its id and the read of the suffix', async () => {
+    const provider = createInMemoryProvider();
+    const other = new AgentStateSession(provider, { sessionId: 's' });
+    await other.addItems([user('a'), user('b')]);
+    const args = { operationId: 'op', transaction: { type: 'replace_suffix' as const, expectedSuffix: [user('b')], replacement: [user('c')] } };
+    // The other attempt lands just before this one reads the suffix, which then no longer matches.
+    let raced = false;
+    const sessions = new Proxy(provider.sessions, {
+      get: (target, key) =>
+        key === 'turns'
+          ? async (...call: Parameters<typeof target.turns>) => {
+              if (!raced) {
+                raced = true;
+                await other.applyHistoryTransaction(args);
+              }
+              return target.turns(...call);
+            }
+          : Reflect.get(target, key),
+    });
+    const racing = new Proxy(provider, { get: (target, key) => (key === 'sessions' ? sessions : Reflect.get(target, key)) });
+    await new AgentStateSession(racing, { sessionId: 's' }).applyHistoryTransaction(args);
+    expect(raced).toBe(true);
+    expect(texts(await other.getItems())).toEqual(['a', 'c']);
+  });
+
   it('keep operation ids apart between sessions', async () => {
     const provider = createInMemoryProvider();
     const [a, b] = [new AgentStateSession(provider), new AgentStateSession(provider)];

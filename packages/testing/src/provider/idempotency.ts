@@ -1,5 +1,5 @@
 /**
- * I1–I7: idempotent writes by `operationId` and outcome evidence as its own
+ * I1–I8: idempotent writes by `operationId` and outcome evidence as its own
  * event (docs/contract.md §4 and §7, docs/conformance.md).
  */
 import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core';
@@ -164,6 +164,42 @@ export const idempotencyChecks: ProviderCheck[] = [
         expect(error.seq).toBe(2);
         expect(error.message).toContain('operation id "op" was already used');
       }
+    },
+  },
+  {
+    name: 'I8 the transcript operations (replaceSuffix, removeLastTurn, clear) with an operationId: a retry returns the first result even after the transcript changed; the same id with another suffix, other turns or another session is a ConflictError, even where the other input would apply',
+    async run(env) {
+      const p = await env.open();
+      const { id } = await p.sessions.create({ id: 'chat' });
+      const other = await p.sessions.create({ id: 'other' });
+      const [a, b] = await p.sessions.appendTurns(id, [
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ]);
+      const replaced = await p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'c' }] });
+      const removed = await p.sessions.removeLastTurn(id, { operationId: 'op-remove' });
+      await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'x' });
+      const cleared = await p.sessions.clear(other.id, { operationId: 'op-clear' });
+      const head = env.caps.eventSourced ? await env.eventSourced(p).log.head(STATE_STREAM) : 0;
+      // Retries: the suffix `b` and the turn removed are gone, yet each answers as it first did.
+      expect(await p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'c' }] })).toEqual(replaced);
+      expect(await p.sessions.removeLastTurn(id, { operationId: 'op-remove' })).toEqual(removed);
+      expect(await p.sessions.clear(other.id, { operationId: 'op-clear' })).toEqual(cleared);
+      // All but `other turns` (whose suffix is gone) would apply to the transcripts as they are: only the reused id refuses them.
+      const reuses: [string, () => Promise<unknown>][] = [
+        ['another suffix', () => p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [a!.id], turns: [{ role: 'user', content: 'c' }] })],
+        ['other turns', () => p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'd' }] })],
+        ['nothing expected', () => p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [], turns: [{ role: 'user', content: 'c' }] })],
+        ['another session', () => p.sessions.removeLastTurn(other.id, { operationId: 'op-remove' })],
+        ['another method', () => p.sessions.clear(id, { operationId: 'op-remove' })],
+      ];
+      await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'y' });
+      const after = env.caps.eventSourced ? await env.eventSourced(p).log.head(STATE_STREAM) : 0;
+      for (const [label, call] of reuses) await expectError(call, ConflictError, label);
+      expect((await p.sessions.turns(id)).map((t) => t.content)).toEqual(['a']);
+      expect((await p.sessions.turns(other.id)).map((t) => t.content)).toEqual(['y']);
+      if (env.caps.eventSourced) expect(after).toBe(head + 1);
+      if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(after);
     },
   },
 ];
