@@ -10,10 +10,18 @@
  * `-wal` file, so the old pages leave the disk too.
  */
 import type { MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
-import { type EventTypes, STATE_STREAM } from '@agentstate/core';
-import { STATE_SNAPSHOT_STREAMS } from '@agentstate/core/backend';
+import type { EventTypes } from '@agentstate/core';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
-import { changeRecordIds, EVENT_COLUMNS, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
+import {
+  STATE_SNAPSHOT_STREAMS,
+  changeRecordIds,
+  EVENT_COLUMNS,
+  descendantKeyRange,
+  eraseEvents,
+  holdersIn,
+  scopeKey,
+  storedTextForm,
+} from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { toEvent } from './log.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';

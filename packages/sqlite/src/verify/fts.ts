@@ -12,7 +12,7 @@
 import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_SECURE_OPTIONS } from '../migrations/009-fts-secure-delete.js';
-import { TURN_FTS_OPTIONS } from '../migrations/010-lean-turns.js';
+import { TURN_FTS_OPTIONS } from '../migrations/011-lean-turns.js';
 import type { SkillRow } from '../rows.js';
 import { skillFromRow } from '../rows.js';
 import { describe } from './integrity.js';
