@@ -15,8 +15,8 @@ import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+import type { MemoryRow, OperationRow, SessionRow, SkillRow, TranscriptRow, TurnRow } from './rows.js';
+import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, TRANSCRIPT_COLUMNS, transcriptFromRows, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, verifiedPages } from './candidates.js';
@@ -130,6 +130,11 @@ function lexicalSql(
   }
 }
 
+/** A cached statement of a session's turns, in the driver's raw mode: rows of {@link TRANSCRIPT_COLUMNS} as arrays. */
+function transcript(conn: Connection, sql: string): { all(...params: unknown[]): TranscriptRow[] } {
+  return conn.prepare(sql).raw(true) as unknown as { all(...params: unknown[]): TranscriptRow[] };
+}
+
 /** The point look-ups of the tables, synchronous (tombstones included): what the stamper and a fold's rules ask. */
 export interface TableLookups {
   session(id: string): Session | undefined;
@@ -164,9 +169,12 @@ export function tableLookups(conn: Connection): TableLookups {
       mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
     lastTurns: (sessionId: string, n: number) =>
       mapErrors(() =>
-        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?').all(sessionId, n > 0 ? n : -1) as TurnRow[])
-          .map(turnFromRow)
-          .reverse(),
+        transcriptFromRows(
+          sessionId,
+          transcript(conn, `SELECT ${TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`)
+            .all(sessionId, n > 0 ? n : -1)
+            .reverse(),
+        ),
       ),
     liveTurnsFrom: (sessionId: string, fromSeq: number) =>
       mapErrors(() =>
@@ -218,11 +226,14 @@ export function sqliteQueries(conn: Connection, log: SqliteLog, options: QueryOp
 
     turns: (sessionId: string, { afterSeq, limit }) =>
       mapErrors(() =>
-        (
-          conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
-            .all(sessionId, Math.max(0, afterSeq), limit > 0 ? limit : -1) as TurnRow[]
-        ).map(turnFromRow),
+        transcriptFromRows(
+          sessionId,
+          transcript(conn, `SELECT ${TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?`).all(
+            sessionId,
+            Math.max(0, afterSeq),
+            limit > 0 ? limit : -1,
+          ),
+        ),
       ),
 
     listSkills: (scope: Scope, page) =>
