@@ -38,6 +38,7 @@ import { uuid6 } from '@langchain/langgraph-checkpoint';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { type AgentInputItem, MemorySession, type Session } from '@openai/agents-core';
 import { fmt, measure, percentile, printTable } from './table.js';
+import { seededRandom } from './turn-text.js';
 
 const CHECKPOINTS = Number(process.env.BENCH_ADAPTERS_CHECKPOINTS ?? 1_000);
 const TURNS = Number(process.env.BENCH_ADAPTERS_TURNS ?? 500);
@@ -56,11 +57,7 @@ const WORDS = (
   'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
   'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout'
 ).split(' ');
-let rng = 42;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
+const random = seededRandom(42);
 const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
 const median = (xs: readonly number[]) => percentile(xs, 50);
 

@@ -37,6 +37,7 @@ import {
 } from '@agentstate/core/backend';
 import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
 import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA_VERSION } from '@agentstate/sqlite';
+import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
 const BUILDER_VERSION = 3;
@@ -71,11 +72,7 @@ const WORDS = (
 
 /** A seeded word generator: the same file for the same size. */
 function words(seed: number) {
-  let rng = seed;
-  const random = () => {
-    rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-    return rng / 2 ** 32;
-  };
+  const random = seededRandom(seed);
   const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
   return { random, sentence };
 }

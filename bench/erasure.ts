@@ -21,6 +21,7 @@ import Database from 'better-sqlite3';
 import { openSqlite } from '@agentstate/sqlite';
 import { bigFile } from './big-file.js';
 import { fmt, percentile, printTable } from './table.js';
+import { seededRandom } from './turn-text.js';
 
 const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
 const APPENDS = Number(process.env.BENCH_LIFECYCLE_APPENDS ?? 5_000);
@@ -29,11 +30,7 @@ const WORDS =
   'deploy staging rollback database cache user prefers dark mode office review tests latency alert incident cluster memory invoice customer refund quota token model prompt agent tool retry schema index query vacuum checkpoint backup'.split(
     ' ',
   );
-let rng = 42;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
+const random = seededRandom(42);
 const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
 
 /** Ids of each kind, drawn from the file. */

@@ -24,6 +24,7 @@ import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/
 import type { JsonObject } from '@agentstate/core';
 import { eventChecksum, openSqlite, openSqliteLog } from '@agentstate/sqlite';
 import { fmt, percentile, printTable, timeMs } from './table.js';
+import { seededRandom } from './turn-text.js';
 
 const ITEMS = Number(process.env.BENCH_MODEL_ITEMS ?? 100_000);
 const TURNS = Number(process.env.BENCH_MODEL_TURNS ?? 100_000);
@@ -44,11 +45,7 @@ const WORDS = (
   'schema index query plan vacuum checkpoint wal fsync durable replica failover region zone backup restore snapshot'
 ).split(' ');
 const TAGS = ['billing', 'infra', 'product', 'support', 'security', 'sales', 'legal', 'research', 'ops', 'design'];
-let rng = 11;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
+const random = seededRandom(11);
 const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
 const sentence = (n = 12) => Array.from({ length: n }, pick).join(' ');
 

@@ -37,6 +37,7 @@ import type { Embedder } from '@agentstate/core';
 import { openPostgres } from '@agentstate/postgres';
 import type { PostgresProvider } from '@agentstate/postgres';
 import { fmt, measure, percentile, printTable, timeMs } from './table.js';
+import { seededRandom } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_PG_TURNS ?? 2_000);
 const ITEMS = Number(process.env.BENCH_PG_ITEMS ?? 100_000);
@@ -53,11 +54,7 @@ const WORDS = (
   'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout ' +
   'schema index query plan vacuum checkpoint wal fsync durable replica failover region zone backup restore snapshot'
 ).split(' ');
-let rng = 42;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
+const random = seededRandom(42);
 const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
 const sentence = (n = 12) => Array.from({ length: n }, pick).join(' ');
 

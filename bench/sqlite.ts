@@ -34,6 +34,7 @@ import type { Embedder } from '@agentstate/core';
 import { eventChecksum, openSqlite, openSqliteLog } from '@agentstate/sqlite';
 import type { SynchronousLevel } from '@agentstate/sqlite';
 import { fmt, measure, percentile, printTable, timeMs } from './table.js';
+import { seededRandom } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_SQLITE_TURNS ?? 20_000);
 const ITEMS = Number(process.env.BENCH_SQLITE_ITEMS ?? 100_000);
@@ -49,11 +50,7 @@ const WORDS = (
   'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout ' +
   'schema index query plan vacuum checkpoint wal fsync durable replica failover region zone backup restore snapshot'
 ).split(' ');
-let rng = 42;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
+const random = seededRandom(42);
 const pick = () => WORDS[Math.floor(random() * WORDS.length)]!;
 const sentence = (n = 12) => Array.from({ length: n }, pick).join(' ');
 

@@ -30,6 +30,7 @@ import { createDefaultEmbedder, eventChecksum, openSqlite } from '@agentstate/sq
 import { serveUi } from '@agentstate/ui';
 import { chromium } from 'playwright-core';
 import { fmt, percentile, printTable } from './table.js';
+import { seededRandom } from './turn-text.js';
 
 const EVENTS = Number(process.env.BENCH_UI_EVENTS ?? 100_000);
 const LONG_TURNS = Number(process.env.BENCH_UI_TURNS ?? 5_000);
@@ -38,11 +39,7 @@ const RUNS = 5;
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-ui-'));
 const kept = process.env.BENCH_UI_FILE;
 const path = kept ?? join(dir, 'ui.db');
-let rng = 7;
-const random = () => {
-  rng = (Math.imul(rng, 1103515245) + 12345) >>> 0;
-  return rng / 2 ** 32;
-};
+const random = seededRandom(7);
 const WORDS = 'deploy staging rollback invoice customer billing refund tool call retry timeout agent memory prompt context cache region'.split(' ');
 const sentence = (n = 12) => Array.from({ length: n }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
 

@@ -4,6 +4,9 @@ import type { Connection } from './connection.js';
 /** Rows fetched per page when candidates are verified, unless the query says otherwise. */
 const MIN_PAGE = 64;
 
+/** How many ranks past a page's last a relevance page reads, so that a run of ties there is usually whole. */
+const RANK_SLACK = 32;
+
 /** A candidate query: SQL, its parameters, and those of one page (`LIMIT ? OFFSET ?` unless said otherwise). */
 export interface CandidateSql {
   sql: string;
@@ -12,6 +15,8 @@ export interface CandidateSql {
   page?: (limit: number, offset: number) => unknown[];
   /** The fewest rows a page fetches (default 64): more when the exact check may reject many, fewer when each page costs a whole ranking. */
   minPage?: number;
+  /** Reads one page (`limit` -1: every row) in place of running `sql` with the page's parameters. */
+  read?: (conn: Connection, params: unknown[], limit: number, offset: number) => unknown[];
 }
 
 /**
@@ -19,13 +24,13 @@ export interface CandidateSql {
  * check, until `limit` are kept (0: all).
  */
 export function verifiedPages<R extends { rank?: number }>(conn: Connection, built: CandidateSql, limit: number, keep: (row: R) => boolean): R[] {
-  const statement = conn.prepare(built.sql);
   const pageParams = built.page ?? ((l: number, o: number) => [l, o]);
-  if (limit <= 0) return (statement.all(...built.params, ...pageParams(-1, 0)) as R[]).filter(keep);
+  const read = (l: number, o: number) => (built.read?.(conn, built.params, l, o) ?? conn.prepare(built.sql).all(...built.params, ...pageParams(l, o))) as R[];
+  if (limit <= 0) return read(-1, 0).filter(keep);
   const page = Math.max(limit, built.minPage ?? MIN_PAGE);
   const out: R[] = [];
   for (let offset = 0; ; offset += page) {
-    const rows = statement.all(...built.params, ...pageParams(page, offset)) as R[];
+    const rows = read(page, offset);
     for (const row of rows) {
       if (!keep(row)) continue;
       out.push(row);
@@ -45,14 +50,58 @@ export function verifiedPages<R extends { rank?: number }>(conn: Connection, bui
  * `order`, as they do when every match is sorted. Each page ranks the
  * window again, and the exact check rarely rejects a candidate, so a page
  * is just the rows asked for.
+ *
+ * A page ending `depth` rows in first reads the `n` and rank of the best
+ * `depth + slack` ranks in one pass (a sorter that keeps that many; no
+ * materialised window), then the rows of those no worse than the
+ * `depth`-th, sorted by rank and `tieBreak` (which must order as `order`
+ * does). When fewer matched, or the worst rank kept is worse than the
+ * `depth`-th, every row tied with the page's last is among them, so the
+ * page is exact. Only a run of equal ranks longer than the slack needs the
+ * full statement.
  */
-export function rankedCandidates(window: string, table: string, alias: string, order: string): Omit<CandidateSql, 'params'> {
-  return {
-    sql: `WITH w AS MATERIALIZED (${window})
+export function rankedCandidates<R extends { n: number; deleted: number }>(
+  window: string,
+  table: string,
+  alias: string,
+  order: string,
+  tieBreak: (a: R, b: R) => number,
+): Omit<CandidateSql, 'params'> {
+  const full = `WITH w AS MATERIALIZED (${window})
       SELECT ${alias}.*, w.rank FROM w JOIN ${table} ${alias} ON ${alias}.n = w.n
       WHERE ${alias}.deleted = 0 AND w.rank <= (SELECT max(rank) FROM (SELECT rank FROM w ORDER BY rank LIMIT ?))
-      ORDER BY w.rank, ${order} LIMIT ? OFFSET ?`,
-    page: (limit, offset) => [limit < 0 ? -1 : offset + limit, limit, offset],
+      ORDER BY w.rank, ${order} LIMIT ? OFFSET ?`;
+  const best = `SELECT n, rank FROM (${window}) ORDER BY rank LIMIT ?`;
+  const rowsOf = `SELECT * FROM ${table} WHERE n IN (SELECT value FROM json_each(?))`;
+  const page = (limit: number, offset: number) => [limit < 0 ? -1 : offset + limit, limit, offset];
+  return {
+    sql: full,
+    page,
     minPage: 1,
+    read: (conn, params, limit, offset) => {
+      const depth = offset + limit;
+      if (limit > 0) {
+        const fetched = depth + RANK_SLACK;
+        const ranked = conn
+          .prepare(best)
+          .raw(true)
+          .all(...params, fetched) as [n: number, rank: number][];
+        const cut = ranked[Math.min(depth, ranked.length) - 1]?.[1];
+        if (cut === undefined) return [];
+        if (ranked.length < fetched || ranked[fetched - 1]![1] > cut) {
+          const rankOf = new Map<number, number>();
+          for (const [n, rank] of ranked) if (rank <= cut) rankOf.set(n, rank);
+          const rows = conn.prepare(rowsOf).all(JSON.stringify([...rankOf.keys()])) as (R & { rank: number })[];
+          const live: (R & { rank: number })[] = [];
+          for (const row of rows) {
+            if (row.deleted !== 0) continue;
+            row.rank = rankOf.get(row.n)!;
+            live.push(row);
+          }
+          return live.sort((a, b) => a.rank - b.rank || tieBreak(a, b)).slice(offset, depth);
+        }
+      }
+      return conn.prepare(full).all(...params, ...page(limit, offset));
+    },
   };
 }

@@ -6,7 +6,7 @@
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
-import { descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
@@ -14,8 +14,8 @@ import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
+import type { MemoryRow, OperationRow, SessionRow, SkillRow, TranscriptRow, TurnRow } from './rows.js';
+import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, TRANSCRIPT_COLUMNS, transcriptFromRows, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, verifiedPages } from './candidates.js';
@@ -65,11 +65,28 @@ type Plan =
   /** Text, relevance: bm25 over the most recent matches (see {@link DEFAULT_RELEVANCE_WINDOW}). */
   | 'ranked';
 
+/** A row of a ranked table: its row number, tombstone flag and the columns an order reads. */
+type RankedRow = { n: number; deleted: number; created_at?: string; slug?: string; id: string };
+
+/** Newest first (memory): `created_at`, then `id`, both descending in byte order, as SQLite compares text. */
+const NEWEST_ORDER = {
+  sql: 'r.created_at DESC, r.id DESC',
+  keyset: '(r.created_at, r.id) < (?, ?)',
+  compare: (a: RankedRow, b: RankedRow) => compareStrings(b.created_at!, a.created_at!) || compareStrings(b.id, a.id),
+};
+
+/** By slug (skills): `slug`, then `id`, ascending in byte order. */
+const SLUG_ORDER = {
+  sql: 'r.slug, r.id',
+  keyset: '(r.slug, r.id) > (?, ?)',
+  compare: (a: RankedRow, b: RankedRow) => compareStrings(a.slug!, b.slug!) || compareStrings(a.id, b.id),
+};
+
 /** Builds a lexical search: its candidate SQL and parameters, and whether rows carry a bm25 rank. */
 function lexicalSql(
   table: 'skills' | 'memory',
   query: LexicalQuery & MemoryFilter,
-  order: { sql: string; keyset: string },
+  order: { sql: string; keyset: string; compare: (a: RankedRow, b: RankedRow) => number },
   plan: Plan,
   relevanceWindow: number,
 ): CandidateSql & { ranked: boolean } {
@@ -124,9 +141,14 @@ function lexicalSql(
               params: [...match, ...rowParams, ...expiry.params],
             }
           : { sql: `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`, params };
-      return { ...rankedCandidates(window.sql, table, 'r', order.sql), params: window.params, ranked: true };
+      return { ...rankedCandidates(window.sql, table, 'r', order.sql, order.compare), params: window.params, ranked: true };
     }
   }
+}
+
+/** A cached statement of a session's turns, in the driver's raw mode: rows of {@link TRANSCRIPT_COLUMNS} as arrays. */
+function transcript(conn: Connection, sql: string): { all(...params: unknown[]): TranscriptRow[] } {
+  return conn.prepare(sql).raw(true) as unknown as { all(...params: unknown[]): TranscriptRow[] };
 }
 
 /** The point look-ups of the tables, synchronous (tombstones included): what the stamper and a fold's rules ask. */
@@ -163,9 +185,12 @@ export function tableLookups(conn: Connection): TableLookups {
       mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
     lastTurns: (sessionId: string, n: number) =>
       mapErrors(() =>
-        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?').all(sessionId, n > 0 ? n : -1) as TurnRow[])
-          .map(turnFromRow)
-          .reverse(),
+        transcriptFromRows(
+          sessionId,
+          transcript(conn, `SELECT ${TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`)
+            .all(sessionId, n > 0 ? n : -1)
+            .reverse(),
+        ),
       ),
     liveTurnsFrom: (sessionId: string, fromSeq: number) =>
       mapErrors(() =>
@@ -217,11 +242,14 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
 
     turns: (sessionId: string, { afterSeq, limit }) =>
       mapErrors(() =>
-        (
-          conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
-            .all(sessionId, Math.max(0, afterSeq), limit > 0 ? limit : -1) as TurnRow[]
-        ).map(turnFromRow),
+        transcriptFromRows(
+          sessionId,
+          transcript(conn, `SELECT ${TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?`).all(
+            sessionId,
+            Math.max(0, afterSeq),
+            limit > 0 ? limit : -1,
+          ),
+        ),
       ),
 
     listSkills: (scope: Scope, page) =>
@@ -250,7 +278,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       mapErrors((): Scored<Skill>[] => {
         if (matchesNothing(query)) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
-        const built = lexicalSql('skills', query, { sql: 'r.slug, r.id', keyset: '(r.slug, r.id) > (?, ?)' }, plan, relevanceWindow);
+        const built = lexicalSql('skills', query, SLUG_ORDER, plan, relevanceWindow);
         const match = query.match ?? 'all';
         const past = (row: SkillRow & { rank?: number }): boolean =>
           !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.slug, row.id, 1);
@@ -277,7 +305,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         conn.read(() => {
           if (matchesNothing(query) || query.kinds?.length === 0) return [];
           const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
-          const built = lexicalSql('memory', query, { sql: 'r.created_at DESC, r.id DESC', keyset: '(r.created_at, r.id) < (?, ?)' }, plan, relevanceWindow);
+          const built = lexicalSql('memory', query, NEWEST_ORDER, plan, relevanceWindow);
           const match = query.match ?? 'all';
           const past = (row: MemoryRow & { rank?: number }): boolean =>
             !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);

@@ -3,6 +3,7 @@
  * `*Values` function matches the `INSERT` statements in `projection.ts`.
  */
 import type { JsonObject, MemoryItem, OperationEntry, Part, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
+import { TURN_ROLES } from '@agentstate/core';
 import { isContentPart, partsFromContent, scopeKey } from '@agentstate/core/backend';
 
 /** The envelope columns every projection table has. */
@@ -99,6 +100,7 @@ export function sessionFromRow(r: SessionRow): Session {
 }
 
 export function turnFromRow(r: TurnRow): Turn {
+  // One object literal, envelope included: spreading a second object into it costs a third of a transcript read.
   return {
     id: r.id,
     sessionId: r.session_id,
@@ -108,8 +110,73 @@ export function turnFromRow(r: TurnRow): Turn {
     parts: r.parts === '' ? partsFromContent(r.content) : (JSON.parse(r.parts) as Part[]),
     metadata: JSON.parse(r.metadata) as JsonObject,
     createdAt: r.created_at,
-    ...envelope(r),
+    syncVersion: r.sync_version,
+    originInstanceId: r.origin_instance_id,
+    updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
+    lastWriterId: r.last_writer_id,
+    deleted: r.deleted !== 0,
   };
+}
+
+/**
+ * The columns of a transcript read, in the order of {@link TranscriptRow}:
+ * the session id and `deleted` are what the query selects on, not read back.
+ */
+export const TRANSCRIPT_COLUMNS =
+  'seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id';
+
+/** A row of {@link TRANSCRIPT_COLUMNS} as the driver's raw mode gives it (an array, not an object per row). */
+export type TranscriptRow = [
+  seq: number,
+  id: string,
+  role: string,
+  content: string,
+  parts: string,
+  metadata: string,
+  createdAt: string,
+  syncVersion: number,
+  originInstanceId: string,
+  hlcWall: number,
+  hlcCounter: number,
+  lastWriterId: string,
+];
+
+const ROLES = new Map<string, TurnRole>(TURN_ROLES.map((role) => [role, role]));
+
+/**
+ * The live turns of session `sessionId` from rows of {@link TRANSCRIPT_COLUMNS}
+ * (selected with `deleted = 0`), equal to {@link turnFromRow} of their full
+ * rows. A whole transcript is thousands of turns held at once, so its cost
+ * is mostly garbage collection of what survives while it is built: rows are
+ * arrays, and the texts every turn repeats (the session id, the role, the
+ * instance ids, usually the same from row to row) are one string each rather
+ * than one per row. Strings are immutable, so sharing them is invisible.
+ */
+export function transcriptFromRows(sessionId: string, rows: readonly TranscriptRow[]): Turn[] {
+  let origin = '';
+  let writer = '';
+  const turns = new Array<Turn>(rows.length);
+  for (let i = 0; i < rows.length; i += 1) {
+    const [seq, id, role, content, parts, metadata, createdAt, syncVersion, originId, wall, counter, writerId] = rows[i]!;
+    if (originId !== origin) origin = originId;
+    if (writerId !== writer) writer = writerId === origin ? origin : writerId;
+    turns[i] = {
+      id,
+      sessionId,
+      seq,
+      role: ROLES.get(role) ?? (role as TurnRole),
+      content,
+      parts: parts === '' ? partsFromContent(content) : (JSON.parse(parts) as Part[]),
+      metadata: JSON.parse(metadata) as JsonObject,
+      createdAt,
+      syncVersion,
+      originInstanceId: origin,
+      updatedHlc: { wall, counter },
+      lastWriterId: writer,
+      deleted: false,
+    };
+  }
+  return turns;
 }
 
 export function skillFromRow(r: SkillRow): Skill {

@@ -5,7 +5,7 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { pastKeyset } from '@agentstate/core/backend';
+import { compareStrings, pastKeyset } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
@@ -15,6 +15,8 @@ import type { TurnRow } from './rows.js';
 import { turnFromRow } from './rows.js';
 
 const NEWEST_FIRST = 't.created_at DESC, t.id DESC';
+/** {@link NEWEST_FIRST} in JavaScript: byte order of the text, as SQLite compares it. */
+const newestFirst = (a: TurnRow, b: TurnRow) => compareStrings(b.created_at, a.created_at) || compareStrings(b.id, a.id);
 
 /** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
 export function turnWhere(filter: TurnFilter): { where: string; params: unknown[] } {
@@ -48,7 +50,7 @@ function turnSql(query: TurnQuery, relevanceWindow: number): CandidateSql & { ra
     return { sql: `SELECT t.* FROM ${matches} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params: [match, ...params], ranked: false };
   const bound = relevanceWindow > 0 ? `ORDER BY turns_fts.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
   return {
-    ...rankedCandidates(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST),
+    ...rankedCandidates<TurnRow & { n: number }>(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST, newestFirst),
     params: [match, ...params],
     ranked: true,
   };

@@ -134,25 +134,8 @@ export interface EventTypeCounts {
   head: number;
   countsByType: Record<string, number>;
 }
-export interface DiffLine {
-  id: string;
-  label: string;
-}
-export interface KindDiff {
-  created: number;
-  changed: number;
-  deleted: number;
-  sample: { created: DiffLine[]; changed: DiffLine[]; deleted: DiffLine[] };
-}
-export interface DiffSummary {
-  from: { seq: number; time: string };
-  to: { seq: number; time: string };
-  sessions: KindDiff;
-  turns: KindDiff;
-  skills: KindDiff;
-  memory: KindDiff;
-  checkpoints: KindDiff;
-}
+// The diff's shape is the server's own, imported as types only: nothing of the server reaches the page's bundle.
+export type { DiffLine, DiffSummary, KindDiff } from '../../src/diff-summary';
 /** One version of a record, as `provider.history` gives it. */
 export interface RecordVersion {
   seq: number;
