@@ -18,7 +18,7 @@ import { FTS_OPTIONS } from '../src/migrations/002-projection.js';
 import { FTS_SECURE_OPTIONS } from '../src/migrations/009-fts-secure-delete.js';
 import type { SkillRow } from '../src/rows.js';
 import { skillFromRow } from '../src/rows.js';
-import { backToSchema10 } from './helpers.js';
+import { backToSchema9 } from './helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -146,7 +146,7 @@ describe('full-text indexes with secure-delete', () => {
     await state.close();
     // Back to the schema of version 8: the same rows in contentless_delete tables.
     const old = new Database(path);
-    backToSchema10(old);
+    backToSchema9(old);
     for (const table of ['memory', 'turns', 'skills']) {
       const texts = (old.prepare(`SELECT * FROM ${table} WHERE deleted = 0`).all() as (SkillRow & { content: string })[]).map((r) => ({
         n: r.n,

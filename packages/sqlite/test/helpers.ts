@@ -6,7 +6,9 @@ import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/
 import type { Embedder, EventSourcedProvider } from '@agentstate/core';
 import type Database from 'better-sqlite3';
 import { foldForIndex } from '@agentstate/core/backend';
+import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { openSqlite } from '../src/index.js';
+import { migrate } from '../src/migrations/index.js';
 import { FTS_SECURE_OPTIONS } from '../src/migrations/009-fts-secure-delete.js';
 import type { SqliteOptions, SqliteProvider } from '../src/index.js';
 
@@ -89,4 +91,23 @@ export function backToSchema10(db: Database.Database): void {
   const insert = db.prepare('INSERT INTO turns_fts (rowid, text) VALUES (?, ?)');
   for (const row of db.prepare('SELECT n, content FROM turns WHERE deleted = 0').all() as { n: number; content: string }[])
     insert.run(row.n, foldForIndex(row.content));
+}
+
+/**
+ * Takes a file this version wrote back to schema 9: {@link backToSchema10},
+ * then the checkpoints table as version 9 defined it (the file must hold no
+ * checkpoints) and version 10 not recorded.
+ */
+export function backToSchema9(db: Database.Database): void {
+  backToSchema10(db);
+  const conn = Connection.open(':memory:', DEFAULT_CONNECTION_OPTIONS);
+  conn.configure(DEFAULT_CONNECTION_OPTIONS);
+  migrate(conn, { target: 9 });
+  const definitions = conn.db.prepare("SELECT sql FROM sqlite_master WHERE tbl_name = 'checkpoints' AND sql IS NOT NULL ORDER BY type DESC").all() as {
+    sql: string;
+  }[];
+  conn.db.close();
+  db.exec('DROP TABLE checkpoints');
+  for (const { sql } of definitions) db.exec(sql);
+  db.exec('DELETE FROM agentstate_migrations WHERE version = 10');
 }

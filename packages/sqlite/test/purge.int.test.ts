@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { encodeSnapshot, exportLog, ManualClock, STATE_STREAM } from '@agentstate/core';
 import { contentHash } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
-import { backToSchema10 } from './helpers.js';
+import { backToSchema9 } from './helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -224,7 +224,7 @@ describe('purge on a SQLite file', () => {
     const before = { session: await state.history(s.id), turn: await state.history(turn.id), item: await state.history(item.id) };
     await state.close();
     const db = new Database(path);
-    backToSchema10(db);
+    backToSchema9(db);
     db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version >= 8');
     db.close();
     const again = openSqlite(path);

@@ -19,6 +19,7 @@ import {
   STATE_STREAM,
   ValidationError,
 } from '@agentstate/core';
+import { snapshotPartStream } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
@@ -350,10 +351,12 @@ export const batchChecks: ProviderCheck[] = [
       await write(() => p.memory.writeMany(MEMORY_BATCH));
       for (let i = 0; i < every; i += 1) await write(() => p.sessions.appendTurns(s.id, [{ role: 'assistant' as const, content: `one ${i}` }]));
       expect(want.length - before.length).toBe(3);
-      // The batch's snapshot holds its whole state: every one of its turns.
+      // The batch's snapshot holds its whole state: every one of its turns, in the snapshot's turns part.
       const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: want[before.length]! });
       expect(stored?.seq).toBe(want[before.length]);
-      expect(stored?.data).toContain('turn 6');
+      const turns = await p.log.latestSnapshot(snapshotPartStream('turns'), { upToSeq: want[before.length]! });
+      expect(turns?.seq).toBe(want[before.length]);
+      expect(turns?.data).toContain('turn 6');
     },
   },
 ];
