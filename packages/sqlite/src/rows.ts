@@ -113,7 +113,7 @@ export function turnFromRow(r: TurnRow): Turn {
     syncVersion: r.sync_version,
     originInstanceId: r.origin_instance_id,
     updatedHlc: { wall: r.hlc_wall, counter: r.hlc_counter },
-    lastWriterId: r.last_writer_id,
+    lastWriterId: r.last_writer_id === '' ? r.origin_instance_id : r.last_writer_id,
     deleted: r.deleted !== 0,
   };
 }
@@ -154,12 +154,20 @@ const ROLES = new Map<string, TurnRole>(TURN_ROLES.map((role) => [role, role]));
  */
 export function transcriptFromRows(sessionId: string, rows: readonly TranscriptRow[]): Turn[] {
   let origin = '';
+  let storedWriter: string | undefined;
   let writer = '';
   const turns = new Array<Turn>(rows.length);
   for (let i = 0; i < rows.length; i += 1) {
     const [seq, id, role, content, parts, metadata, createdAt, syncVersion, originId, wall, counter, writerId] = rows[i]!;
-    if (originId !== origin) origin = originId;
-    if (writerId !== writer) writer = writerId === origin ? origin : writerId;
+    if (originId !== origin) {
+      origin = originId;
+      storedWriter = undefined;
+    }
+    // A stored '' names the origin as the last writer (see envelope()).
+    if (writerId !== storedWriter) {
+      storedWriter = writerId;
+      writer = writerId === '' || writerId === origin ? origin : writerId;
+    }
     turns[i] = {
       id,
       sessionId,

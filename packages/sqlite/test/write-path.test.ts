@@ -49,7 +49,7 @@ describe('automatic snapshots and a batch write', () => {
       await state.memory.writeMany(Array.from({ length: 5 }, (_, i) => ({ content: `item ${i}` })));
       await state.close();
       const db = new Database(dir.file(), { readonly: true });
-      const seqs = (db.prepare('SELECT seq FROM snapshots ORDER BY seq').all() as { seq: number }[]).map((row) => row.seq);
+      const seqs = (db.prepare("SELECT seq FROM snapshots WHERE stream = 'state' ORDER BY seq").all() as { seq: number }[]).map((row) => row.seq);
       db.close();
       expect(seqs).toEqual([5]);
     } finally {

@@ -176,10 +176,11 @@ export class Engine {
       return operation && changes.length > 0 ? { changes, seqs, replayed: false, operationId: operation.id } : { changes, seqs, replayed: false };
     };
     let outcome: Outcome<StateChange>;
-    if (this.#draining) outcome = await this.#enqueue(run);
+    // After a group, its callers come back one by one: the queue gathers them into the next group (#drain).
+    if (this.#draining || this.#lastGroup > 1) outcome = await this.#enqueue(run);
     else {
-      // Nothing queued or running, so nobody waits to share this transaction: it runs at once, without a queue
-      // entry and a promise of its own. Mutations queued meanwhile are drained after it, as after a group.
+      // Nothing queued or running, and the last transaction ran alone, so nobody waits to share this one: it runs at
+      // once, without a queue entry and a promise of its own. Mutations queued meanwhile are drained after it.
       this.#draining = true;
       this.#lastGroup = 1;
       try {
