@@ -2,7 +2,7 @@
  * The history index in SQLite (docs/contract.md §7, "History"): the
  * `record_events` table of migration 8, one `(record_id, seq)` row per
  * record an event carries, except for a turn appended by a live commit,
- * whose row in `turns` records the seq of its append instead (migration 10):
+ * whose row in `turns` records the seq of its append instead (migration 11):
  * the index answers as the union of both. Written with each event (live
  * commit and fold), refilled by a rebuild, compared with a replay by verify.
  */
@@ -16,7 +16,7 @@ import { toEvent } from './log.js';
 
 /**
  * The seqs of the events that carry record `@id`: the index's rows, and the appends the turns table records in
- * their place (migration 10): a turn's own append, and each append of a turn to the session `@id`.
+ * their place (migration 11): a turn's own append, and each append of a turn to the session `@id`.
  */
 const SEQS = `SELECT seq FROM record_events WHERE record_id = @id
   UNION SELECT appended_seq FROM turns WHERE id = @id AND appended_seq IS NOT NULL

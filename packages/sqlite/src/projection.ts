@@ -45,7 +45,7 @@ const SQL = {
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
     last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
   turnSlot: 'SELECT n, deleted, content FROM turns WHERE session_id = ? AND seq = ?',
-  // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it (migration 10).
+  // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it (migration 11).
   insertTurn: `INSERT INTO turns (${TURN_COLUMNS}, appended_seq) VALUES (${placeholders(TURN_COLUMNS)}, ?)`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',

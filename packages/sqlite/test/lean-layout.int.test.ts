@@ -1,6 +1,6 @@
 /**
  * The leaner layout of issue 16: the turns' full-text index has no prefix
- * indexes (migration 10) and a row whose last writer is its origin does not
+ * indexes (migration 11) and a row whose last writer is its origin does not
  * repeat the origin's id. Searches find the same turns, records read back
  * the same, a file of schema 10 migrates with its turns still searchable and
  * verifies clean, and the index costs fewer bytes per turn.
