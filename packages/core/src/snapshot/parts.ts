@@ -13,7 +13,7 @@ import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Snapshot } from './snapshot.js';
-import { snapshotCollectionsSchema, sortSnapshot } from './snapshot.js';
+import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
@@ -88,16 +88,7 @@ export function looksLikeSnapshotIndex(data: string): boolean {
 
 /** The head text and the text of each part of `snapshot`: equal projections give equal bytes. */
 export function encodeSnapshotParts(snapshot: Snapshot): { head: string; parts: Map<SnapshotPart, string> } {
-  const sorted = sortSnapshot({
-    seq: snapshot.seq,
-    sessions: [...snapshot.sessions],
-    turns: [...snapshot.turns],
-    skills: [...snapshot.skills],
-    memory: [...snapshot.memory],
-    operations: [...snapshot.operations],
-    checkpoints: [...snapshot.checkpoints],
-    checkpointWrites: [...snapshot.checkpointWrites],
-  });
+  const sorted = sortedSnapshot(snapshot);
   const parts = new Map<SnapshotPart, string>();
   const digests = {} as Record<SnapshotPart, string>;
   for (const part of SNAPSHOT_PARTS) {

@@ -72,9 +72,9 @@ export function sortSnapshot(snapshot: Snapshot): Snapshot {
   return snapshot;
 }
 
-/** The canonical text of a snapshot: equal projections give equal bytes. */
-export function encodeSnapshot(snapshot: Snapshot): string {
-  const sorted = sortSnapshot({
+/** A copy of `snapshot` with its collections in canonical order; `snapshot` itself is left as it is. */
+export function sortedSnapshot(snapshot: Snapshot): Snapshot {
+  return sortSnapshot({
     seq: snapshot.seq,
     sessions: [...snapshot.sessions],
     turns: [...snapshot.turns],
@@ -84,7 +84,11 @@ export function encodeSnapshot(snapshot: Snapshot): string {
     checkpoints: [...snapshot.checkpoints],
     checkpointWrites: [...snapshot.checkpointWrites],
   });
-  return canonicalJson({ format: SNAPSHOT_FORMAT, ...sorted });
+}
+
+/** The canonical text of a snapshot: equal projections give equal bytes. */
+export function encodeSnapshot(snapshot: Snapshot): string {
+  return canonicalJson({ format: SNAPSHOT_FORMAT, ...sortedSnapshot(snapshot) });
 }
 
 /** Parses and validates canonical snapshot text; `CorruptionError` when it does not decode. */
