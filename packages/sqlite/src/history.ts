@@ -15,12 +15,16 @@ import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 
 /**
- * The seqs of the events that carry record `@id`: the index's rows, and the appends the turns table records in
- * their place (migration 11): a turn's own append, and each append of a turn to the session `@id`.
+ * The SQL of the seqs of the events that carry the records `isId` selects (it gives the condition on an id
+ * column): the index's rows, and the appends the turns table records in their place (migration 11): a turn's
+ * own append, and each append of a turn to a selected session. History reads one id; a purge reads many.
  */
-const SEQS = `SELECT seq FROM record_events WHERE record_id = @id
-  UNION SELECT appended_seq FROM turns WHERE id = @id AND appended_seq IS NOT NULL
-  UNION SELECT appended_seq FROM turns WHERE session_id = @id AND appended_seq IS NOT NULL`;
+export const recordSeqsSql = (isId: (column: string) => string): string => `SELECT seq FROM record_events WHERE ${isId('record_id')}
+  UNION SELECT appended_seq FROM turns WHERE ${isId('id')} AND appended_seq IS NOT NULL
+  UNION SELECT appended_seq FROM turns WHERE ${isId('session_id')} AND appended_seq IS NOT NULL`;
+
+/** The seqs of the events that carry record `@id`. */
+const SEQS = recordSeqsSql((column) => `${column} = @id`);
 
 const SQL = {
   seqs: `${SEQS} ORDER BY 1`,

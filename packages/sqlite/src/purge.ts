@@ -23,6 +23,7 @@ import {
   storedTextForm,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
+import { recordSeqsSql } from './history.js';
 import { toEvent } from './log.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
@@ -31,11 +32,8 @@ const SQL = {
   // The events whose stored payload may hold a text: a superset, which core's `holdersIn` narrows.
   holding: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND instr(payload, ?) > 0 ORDER BY seq`,
   // The earlier events that carried any of the purged ids, each once, in seq order.
-  // The history index's rows and, for turns and sessions, the appends their turn rows record (migration 11).
   carriers: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND seq < @before AND seq IN (
-    SELECT seq FROM record_events WHERE record_id IN (SELECT value FROM json_each(@ids))
-    UNION SELECT appended_seq FROM turns WHERE id IN (SELECT value FROM json_each(@ids)) AND appended_seq IS NOT NULL
-    UNION SELECT appended_seq FROM turns WHERE session_id IN (SELECT value FROM json_each(@ids)) AND appended_seq IS NOT NULL) ORDER BY seq`,
+    ${recordSeqsSql((column) => `${column} IN (SELECT value FROM json_each(@ids))`)}) ORDER BY seq`,
 } as const;
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
