@@ -35,6 +35,14 @@ export interface ProjectionState {
   generation: number;
 }
 
+/**
+ * `columns` without their first `count`: the key an update found its row by.
+ * SQLite rewrites an index entry whenever its column is assigned, even to the
+ * same value, so an update that leaves the key out spares the key's unique
+ * index a page write (a purge tombstones thousands of rows spread over it).
+ */
+const afterKey = (columns: string, count: number): string => columns.split(', ').slice(count).join(', ');
+
 const SQL = {
   state: 'SELECT seq, hlc_wall, hlc_counter, generation FROM projection_state WHERE id = 1',
   saveState: 'UPDATE projection_state SET seq = ?, hlc_wall = ?, hlc_counter = ?, generation = ? WHERE id = 1',
@@ -44,21 +52,25 @@ const SQL = {
   // The writer is stored as '' when it is the origin, as `envelopeValues` in rows.ts stores it.
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
     last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
-  turnSlot: 'SELECT n, deleted, content FROM turns WHERE session_id = ? AND seq = ?',
+  turnSlot: 'SELECT n, id, deleted, content FROM turns WHERE session_id = ? AND seq = ?',
   // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it (migration 11).
   insertTurn: `INSERT INTO turns (${TURN_COLUMNS}, appended_seq) VALUES (${placeholders(TURN_COLUMNS)}, ?)`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
+  // The same turn (session, seq and id) in its own row: the key stays.
+  updateSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}) = (${placeholders(afterKey(TURN_COLUMNS, 3))}) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
   deleteTurnText: "INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)",
   skillSlot: 'SELECT * FROM skills WHERE id = ?',
   insertSkill: `INSERT INTO skills (${SKILL_COLUMNS}) VALUES (${placeholders(SKILL_COLUMNS)})`,
-  updateSkill: `UPDATE skills SET (${SKILL_COLUMNS}) = (${placeholders(SKILL_COLUMNS)}) WHERE n = ?`,
+  // The row was found by the skill's id: it stays.
+  updateSkill: `UPDATE skills SET (${afterKey(SKILL_COLUMNS, 1)}) = (${placeholders(afterKey(SKILL_COLUMNS, 1))}) WHERE n = ?`,
   insertSkillText: 'INSERT INTO skills_fts (rowid, text) VALUES (?, ?)',
   deleteSkillText: "INSERT INTO skills_fts (skills_fts, rowid, text) VALUES ('delete', ?, ?)",
   memorySlot: 'SELECT n, deleted, content FROM memory WHERE id = ?',
   insertMemory: `INSERT INTO memory (${MEMORY_COLUMNS}) VALUES (${placeholders(MEMORY_COLUMNS)})`,
-  updateMemory: `UPDATE memory SET (${MEMORY_COLUMNS}) = (${placeholders(MEMORY_COLUMNS)}) WHERE n = ?`,
+  // The row was found by the item's id: it stays.
+  updateMemory: `UPDATE memory SET (${afterKey(MEMORY_COLUMNS, 1)}) = (${placeholders(afterKey(MEMORY_COLUMNS, 1))}) WHERE n = ?`,
   insertMemoryText: 'INSERT INTO memory_fts (rowid, text) VALUES (?, ?)',
   deleteMemoryText: "INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)",
   deleteMemoryMeta: 'DELETE FROM memory_meta WHERE item_n = ?',
@@ -298,11 +310,12 @@ export class Projection {
   }
 
   #putTurn(turn: Turn): void {
-    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as { n: number; deleted: number; content: string } | undefined;
+    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as { n: number; id: string; deleted: number; content: string } | undefined;
     let n: number;
     if (slot) {
       n = slot.n;
-      this.conn.prepare(SQL.updateTurn).run(...turnValues(turn), n);
+      if (slot.id === turn.id) this.conn.prepare(SQL.updateSameTurn).run(...turnValues(turn).slice(3), n);
+      else this.conn.prepare(SQL.updateTurn).run(...turnValues(turn), n);
       if (slot.deleted === 0 && !this.#bulk) {
         this.conn.prepare(SQL.deleteTurnText).run(n, foldForIndex(slot.content));
         this.vectors.forgetTurn(n);
@@ -325,7 +338,7 @@ export class Projection {
     let n: number;
     if (slot) {
       n = slot.n;
-      this.conn.prepare(SQL.updateSkill).run(...skillValues(skill), n);
+      this.conn.prepare(SQL.updateSkill).run(...skillValues(skill).slice(1), n);
       if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(skillFromRow(slot))));
       if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
     } else this.#insertSkill(skill);
@@ -349,7 +362,7 @@ export class Projection {
       return;
     }
     const { n } = slot;
-    this.conn.prepare(SQL.updateMemory).run(...memoryValues(item), n);
+    this.conn.prepare(SQL.updateMemory).run(...memoryValues(item).slice(1), n);
     if (slot.deleted === 0) {
       this.conn.prepare(SQL.deleteMemoryMeta).run(n);
       if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
