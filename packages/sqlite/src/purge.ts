@@ -34,6 +34,13 @@ const SQL = {
   // The earlier events that carried any of the purged ids, each once, in seq order.
   carriers: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND seq < @before AND seq IN (
     ${recordSeqsSql((column) => `${column} IN (SELECT value FROM json_each(@ids))`)}) ORDER BY seq`,
+  // The cached embeddings of the erased texts, under every embedder: the cache's key leads with the embedder,
+  // so its few ids are found by a skip scan first. By the hash alone the delete scanned every vector of the cache.
+  forgetEmbeddings: `WITH RECURSIVE embedders (id) AS (
+      SELECT min(embedder_id) FROM embedding_cache
+      UNION ALL SELECT (SELECT min(embedder_id) FROM embedding_cache WHERE embedder_id > embedders.id) FROM embedders WHERE embedders.id IS NOT NULL)
+    DELETE FROM embedding_cache WHERE (embedder_id, content_hash) IN (
+      SELECT embedders.id, hash.value FROM embedders, json_each(?) AS hash WHERE embedders.id IS NOT NULL)`,
 } as const;
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -111,8 +118,7 @@ export function eraseHistory(conn: Connection, change: StateChangeOf<typeof Even
   const erasure = eraseEvents(rows.map(toEvent), new Set(ids), purgeSeq, upcasters);
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
-  const hashes = JSON.stringify(erasure.contentHashes);
-  conn.prepare('DELETE FROM embedding_cache WHERE content_hash IN (SELECT value FROM json_each(?))').run(hashes);
+  conn.prepare(SQL.forgetEmbeddings).run(JSON.stringify(erasure.contentHashes));
   if (erasure.firstSeq > 0) {
     const drop = conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?');
     for (const stream of STATE_SNAPSHOT_STREAMS) drop.run(stream, erasure.firstSeq);

@@ -144,6 +144,19 @@ const cases: { name: string; call: () => Promise<unknown>; uses: RegExp[] }[] = 
   },
 ];
 
+describe('query plans of a purge', () => {
+  it('finds the cached embeddings of the erased text by their key and scans neither the cache nor the log', async () => {
+    const item = await p.memory.write({ content: 'a note to purge about deploys' });
+    const plans = await plansOf(() => p.purge({ id: item.id, reason: 'test' }));
+    const lines = plans.flatMap(({ sql, plan }) => plan.map((line) => `${line}    ← ${sql.replace(/\s+/g, ' ').slice(0, 120)}`));
+    expect(lines.filter((line) => /^SCAN (embedding_cache|events|record_events)( |$)/.test(line) || RECORD_SCAN.test(line))).toEqual([]);
+    expect(
+      lines.some((line) => /SEARCH embedding_cache USING COVERING INDEX \w+ \(embedder_id=\? AND content_hash=\?\)/.test(line)),
+      lines.join('\n'),
+    ).toBe(true);
+  });
+});
+
 describe('query plans of the read paths', () => {
   for (const c of cases) {
     it(`${c.name}: uses its index and scans no record table`, async () => {
