@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { encodeSnapshot, exportLog, ManualClock, STATE_STREAM } from '@agentstate/core';
 import { contentHash } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
-import { backToSchema9 } from './helpers.js';
+import { backToSchema9, bagOfWordsEmbedder } from './helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -231,5 +231,36 @@ describe('purge on a SQLite file', () => {
     expect({ session: await again.history(s.id), turn: await again.history(turn.id), item: await again.history(item.id) }).toEqual(before);
     expect((await again.verify()).ok).toBe(true);
     await again.close();
+  });
+
+  it("drops the erased text's cached embeddings under every embedder that cached it, and no other entry", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-cache-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const embedders = [bagOfWordsEmbedder(8, 'words-a'), bagOfWordsEmbedder(8, 'words-b'), bagOfWordsEmbedder(8, 'words-c')];
+    let secretId = '';
+    for (const embedder of embedders) {
+      const state = openSqlite(path, { embedder });
+      if (secretId === '') {
+        secretId = (await state.memory.write({ content: 'Grimsditch owes a favour' })).id;
+        await state.memory.write({ content: 'the standup is at nine' });
+      }
+      // A hybrid recall embeds every item under this embedder: each text is cached once per embedder.
+      await state.memory.recall({ query: 'favour standup', mode: 'hybrid' });
+      await state.close();
+    }
+    const entries = () => {
+      const db = new Database(path, { readonly: true });
+      const rows = db.prepare('SELECT embedder_id, content_hash FROM embedding_cache ORDER BY embedder_id, content_hash').all();
+      db.close();
+      return rows;
+    };
+    const kept = (rows: unknown[]) => rows.filter((row) => (row as { content_hash: string }).content_hash === contentHash('the standup is at nine'));
+    expect(entries()).toHaveLength(6);
+    const state = openSqlite(path, { embedder: embedders[0] });
+    await state.purge({ id: secretId, reason: 'test' });
+    await state.close();
+    expect(entries()).toEqual(kept(entries()));
+    expect(entries().map((row) => (row as { embedder_id: string }).embedder_id)).toEqual(['words-a', 'words-b', 'words-c']);
   });
 });
