@@ -26,13 +26,24 @@ export const recordSeqsSql = (isId: (column: string) => string): string => `SELE
 /** The seqs of the events that carry record `@id`. */
 const SEQS = recordSeqsSql((column) => `${column} = @id`);
 
+/** An event row's columns in the order {@link EventsRow} reads them, the checksum last. */
+const EVENT_SELECT = `${EVENT_ROW_COLUMNS.split(', ')
+  .map((column) => `e.${column}`)
+  .join(', ')}, e.checksum`;
+
 const SQL = {
   seqs: `${SEQS} ORDER BY 1`,
   // One read of the history, each seq's event row beside it (NULL where the log lacks it).
-  events: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_ROW_COLUMNS.split(', ')
-    .map((column) => `e.${column}`)
-    .join(', ')}, e.checksum FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
+  events: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_SELECT} FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
     ORDER BY h.seq`,
+  // How far the row of the record's first and last event sits from its seq (position - seq), NULL for no event.
+  offsets: `WITH h (seq) AS MATERIALIZED (${SEQS}) SELECT
+    (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT min(seq) FROM h)) AS first,
+    (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT max(seq) FROM h)) AS last`,
+  // The same read, each event found by its row's key (position) at seq + @offset, and checked to be that event.
+  eventsAt: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_SELECT} FROM h LEFT JOIN events e ON e.position = h.seq + @offset
+    AND e.stream = 'state' AND e.seq = h.seq ORDER BY h.seq`,
+  event: `SELECT ? AS indexed_seq, ${EVENT_SELECT} FROM events e WHERE e.stream = 'state' AND e.seq = ?`,
   all: `SELECT record_id, seq FROM record_events
     UNION SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
     UNION SELECT session_id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
@@ -110,9 +121,7 @@ type EventsRow = [
 
 /** The events that carry the record with this id, each beside its seq, in one read; checked as the log checks them. */
 export function recordEvents(conn: Connection, id: string): { seq: number; event: LogEvent | undefined }[] {
-  // Rows as arrays: the driver builds a 14-key object per row at about twice the cost, and a long session has thousands.
-  const rows = conn.prepare(SQL.events).raw(true).all({ id }) as EventsRow[];
-  return rows.map((r) => {
+  return eventRows(conn, id).map((r) => {
     const stream = r[1];
     if (stream === null) return { seq: r[0], event: undefined };
     const row: EventRow = {
@@ -132,6 +141,25 @@ export function recordEvents(conn: Connection, id: string): { seq: number; event
     };
     return { seq: r[0], event: toEvent(row) };
   });
+}
+
+/**
+ * The rows of `SQL.events` for `id`. Events are appended in seq order and never deleted, and each row's
+ * key (`position`) is the next free one, so `position - seq` never decreases along a stream: where it is
+ * the same at the record's first and last event, it is the same at every event between, and each row is
+ * found by its key, one B-tree search instead of two (the `(stream, seq)` index's, then the table's).
+ * A row not found there (the log lacks it, or another stream's rows came between after all) is looked
+ * up by its seq; rows as arrays: the driver builds a 14-key object per row at about twice the cost.
+ */
+function eventRows(conn: Connection, id: string): EventsRow[] {
+  const { first, last } = conn.prepare(SQL.offsets).get({ id }) as { first: number | null; last: number | null };
+  if (first === null || first !== last) return conn.prepare(SQL.events).raw(true).all({ id }) as EventsRow[];
+  const rows = conn.prepare(SQL.eventsAt).raw(true).all({ id, offset: first }) as EventsRow[];
+  for (let i = 0; i < rows.length; i += 1) {
+    const seq = rows[i]![0];
+    if (rows[i]![1] === null) rows[i] = (conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined) ?? rows[i]!;
+  }
+  return rows;
 }
 
 /** Every row of the index, the turns' appends included, in key order: what verify compares with a replay. */
