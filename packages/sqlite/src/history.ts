@@ -36,7 +36,10 @@ const SQL = {
   // One read of the history, each seq's event row beside it (NULL where the log lacks it).
   events: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_SELECT} FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
     ORDER BY h.seq`,
-  // How far the row of the record's first and last event sits from its seq (position - seq), NULL for no event.
+  // How far the rows of the log's first and last state events sit from their seqs (position - seq), NULL for none.
+  logOffsets: `SELECT (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq LIMIT 1) AS first,
+    (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq DESC LIMIT 1) AS last`,
+  // The same for the record's first and last events.
   offsets: `WITH h (seq) AS MATERIALIZED (${SEQS}) SELECT
     (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT min(seq) FROM h)) AS first,
     (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT max(seq) FROM h)) AS last`,
@@ -146,20 +149,27 @@ export function recordEvents(conn: Connection, id: string): { seq: number; event
 /**
  * The rows of `SQL.events` for `id`. Events are appended in seq order and never deleted, and each row's
  * key (`position`) is the next free one, so `position - seq` never decreases along a stream: where it is
- * the same at the record's first and last event, it is the same at every event between, and each row is
- * found by its key, one B-tree search instead of two (the `(stream, seq)` index's, then the table's).
- * A row not found there (the log lacks it, or another stream's rows came between after all) is looked
- * up by its seq; rows as arrays: the driver builds a 14-key object per row at about twice the cost.
+ * the same at the first and last event of the log (no other stream's rows in between: two lookups), or
+ * else of the record, it is the same at every event between, and each row is found by its key, one
+ * B-tree search instead of two (the `(stream, seq)` index's, then the table's). A row not found there
+ * (the log lacks it, or another stream's rows came between after all) is looked up by its seq.
+ * Rows as arrays: the driver builds a 14-key object per row at about twice the cost.
  */
 function eventRows(conn: Connection, id: string): EventsRow[] {
-  const { first, last } = conn.prepare(SQL.offsets).get({ id }) as { first: number | null; last: number | null };
-  if (first === null || first !== last) return conn.prepare(SQL.events).raw(true).all({ id }) as EventsRow[];
-  const rows = conn.prepare(SQL.eventsAt).raw(true).all({ id, offset: first }) as EventsRow[];
+  const offset = sameOffset(conn.prepare(SQL.logOffsets).get()) ?? sameOffset(conn.prepare(SQL.offsets).get({ id }));
+  if (offset === undefined) return conn.prepare(SQL.events).raw(true).all({ id }) as EventsRow[];
+  const rows = conn.prepare(SQL.eventsAt).raw(true).all({ id, offset }) as EventsRow[];
   for (let i = 0; i < rows.length; i += 1) {
     const seq = rows[i]![0];
     if (rows[i]![1] === null) rows[i] = (conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined) ?? rows[i]!;
   }
   return rows;
+}
+
+/** The offset `position - seq` of both ends of a span of events, when it is the same. */
+function sameOffset(row: unknown): number | undefined {
+  const { first, last } = row as { first: number | null; last: number | null };
+  return first !== null && first === last ? first : undefined;
 }
 
 /** Every row of the index, the turns' appends included, in key order: what verify compares with a replay. */

@@ -64,6 +64,9 @@ describe('history on a SQLite file', () => {
     const expected = await Promise.all([ids.session, ids.item].map((id) => memory.history(id)));
     const read = () => Promise.all([ids.session, ids.item].map((id) => sqlite.history(id)));
     expect(await read()).toEqual(expected);
+    // Another stream's event after every one of the records': the log's ends differ, each record's do not.
+    await sqlite.log.append({ stream: 'other', type: 'x', payload: {} });
+    expect(await read()).toEqual(expected);
 
     // Another stream's event after the first ones: position - seq differs at the records' first and last events.
     await sqlite.close();
@@ -71,14 +74,13 @@ describe('history on a SQLite file', () => {
     // The session's turn appends: a live commit records them in the turns table (migration 11).
     const seqs = db.prepare('SELECT appended_seq AS seq FROM turns WHERE session_id = ? ORDER BY appended_seq').all(ids.session) as { seq: number }[];
     const middle = seqs[Math.floor(seqs.length / 2)]!.seq;
-    const rows = db.prepare("SELECT position, seq FROM events WHERE stream = 'state' AND seq > ? ORDER BY seq DESC").all(middle) as {
-      position: number;
-      seq: number;
-    }[];
+    const rows = db
+      .prepare("SELECT position, stream FROM events WHERE position > (SELECT position FROM events WHERE stream = 'state' AND seq = ?) ORDER BY position DESC")
+      .all(middle) as { position: number; stream: string }[];
     // Shift every later row one key up (from the top, so keys stay unique) and put another stream's row in the gap.
     for (const row of rows) db.prepare('UPDATE events SET position = position + 1 WHERE position = ?').run(row.position);
     db.prepare(
-      "INSERT INTO events (position, stream, seq, type, time, schema_version, payload, checksum) VALUES (?, 'other', 1, 'x', '2026-01-01T00:00:00.000Z', 1, '{}', '-')",
+      "INSERT INTO events (position, stream, seq, type, time, schema_version, payload, checksum) VALUES (?, 'other', 2, 'x', '2026-01-01T00:00:00.000Z', 1, '{}', '-')",
     ).run(rows.at(-1)!.position);
     db.close();
     let reopened = openSqlite(path, { readonly: true });
@@ -88,7 +90,8 @@ describe('history on a SQLite file', () => {
     // One row of the session moved far from its usual key (the offset is the same at both ends): found by its seq.
     const move = new Database(path);
     move.prepare("DELETE FROM events WHERE stream = 'other'").run();
-    for (const row of [...rows].reverse()) move.prepare('UPDATE events SET position = position - 1 WHERE position = ?').run(row.position + 1);
+    for (const row of [...rows].reverse().filter((r) => r.stream === 'state'))
+      move.prepare('UPDATE events SET position = position - 1 WHERE position = ?').run(row.position + 1);
     move.prepare("UPDATE events SET position = position + 1000000 WHERE stream = 'state' AND seq = ?").run(middle);
     move.close();
     reopened = openSqlite(path, { readonly: true });
