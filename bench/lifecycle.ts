@@ -14,7 +14,8 @@
  *
  * Run: `npm run build` at the root, then `npm run lifecycle -w @agentstate/bench`.
  * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5);
- * BENCH_LIFECYCLE_ONLY=view runs only the time-travel rows (no history, no purge copy).
+ * BENCH_LIFECYCLE_ONLY=view runs only the time-travel rows (no history, no purge copy);
+ * BENCH_LIFECYCLE_ONLY=history only the history rows (they only read the cached file).
  * BENCH_LIFECYCLE_DROP=1 also times the first purge, which drops every stored snapshot holding
  * the record (at 1,000,000 events 5.7 GB zeroed through the -wal: many minutes); without it the
  * copy's snapshots are deleted untimed first, so no purge row pays for them.
@@ -31,9 +32,9 @@ import { fmt, measure, percentile, printTable } from './table.js';
 
 const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_LIFECYCLE_SAMPLES ?? 5);
-/** `view`: only the time-travel rows (at and diff), which read the file and never write a copy of it. */
+/** `view`: only the time-travel rows (at and diff); `history`: only the history rows. Neither writes a copy of the file. */
 const ONLY = process.env.BENCH_LIFECYCLE_ONLY;
-if (ONLY !== undefined && ONLY !== 'view') throw new Error(`BENCH_LIFECYCLE_ONLY must be "view", not "${ONLY}"`);
+if (ONLY !== undefined && ONLY !== 'view' && ONLY !== 'history') throw new Error(`BENCH_LIFECYCLE_ONLY must be "view" or "history", not "${ONLY}"`);
 
 const file = await bigFile(EVENTS);
 const rows: string[][] = [];
@@ -81,37 +82,39 @@ const p = openSqlite(file.path, { readonly: true });
 const head = await p.log.head(STATE_STREAM);
 // Points mid-way between two snapshots, spread over the log: each view restores a snapshot and folds 5,000 events.
 const points = Array.from({ length: SAMPLES }, (_, i) => Math.floor(((i + 1) * head) / (SAMPLES + 1) / SNAPSHOT_EVERY) * SNAPSHOT_EVERY + SNAPSHOT_EVERY / 2);
-const viewSamples = [];
-for (const seq of points) {
-  viewSamples.push(
-    await measure(async () => {
-      const view = await p.at({ seq });
-      await view.memory.recall({ limit: 1 });
-    }),
+if (ONLY !== 'history') {
+  const viewSamples = [];
+  for (const seq of points) {
+    viewSamples.push(
+      await measure(async () => {
+        const view = await p.at({ seq });
+        await view.memory.recall({ limit: 1 });
+      }),
+    );
+  }
+  row(
+    `at({ seq }) then one recall: p50 of ${SAMPLES} seqs, each ${fmt(SNAPSHOT_EVERY / 2)} events after a snapshot`,
+    viewSamples,
+    points.map(rawView),
+    '≤ 1,000 ms',
   );
-}
-row(
-  `at({ seq }) then one recall: p50 of ${SAMPLES} seqs, each ${fmt(SNAPSHOT_EVERY / 2)} events after a snapshot`,
-  viewSamples,
-  points.map(rawView),
-  '≤ 1,000 ms',
-);
 
-const times = await Promise.all(points.map(async (seq) => (await p.log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 }))[0]!.time));
-const timeSamples = [];
-for (const time of times) {
-  timeSamples.push(
-    await measure(async () => {
-      const view = await p.at({ time });
-      await view.memory.recall({ limit: 1 });
-    }),
-  );
-}
-row('at({ time }) then one recall, same points (binary search for the seq)', timeSamples, points.map(rawView), '≤ 1,000 ms');
+  const times = await Promise.all(points.map(async (seq) => (await p.log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 }))[0]!.time));
+  const timeSamples = [];
+  for (const time of times) {
+    timeSamples.push(
+      await measure(async () => {
+        const view = await p.at({ time });
+        await view.memory.recall({ limit: 1 });
+      }),
+    );
+  }
+  row('at({ time }) then one recall, same points (binary search for the seq)', timeSamples, points.map(rawView), '≤ 1,000 ms');
 
-const mid = points[Math.floor(points.length / 2)]!;
-const diffSamples = [await measure(() => p.diff({ from: { seq: mid - 2_000 }, to: { seq: mid + 2_000 } }))];
-row('diff of two points 4,000 events apart, mid-log', diffSamples, undefined, '—');
+  const mid = points[Math.floor(points.length / 2)]!;
+  const diffSamples = [await measure(() => p.diff({ from: { seq: mid - 2_000 }, to: { seq: mid + 2_000 } }))];
+  row('diff of two points 4,000 events apart, mid-log', diffSamples, undefined, '—');
+}
 
 if (ONLY === 'view') {
   await p.close();
@@ -146,6 +149,11 @@ await historyRow('history of a memory item, the most rewritten ones', busiest('m
 const [longest] = busiest('sessions');
 await historyRow('history of the longest session, each turn a version', Array(SAMPLES).fill(longest));
 await p.close();
+if (ONLY === 'history') {
+  raw.close();
+  report();
+  process.exit(0);
+}
 
 // Purges change the file: they run on a copy, named for this process since other benchmarks may copy the same file.
 const copy = `${file.path}.purge-${process.pid}`;

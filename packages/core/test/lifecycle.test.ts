@@ -54,6 +54,36 @@ describe('history', () => {
     expect((await p.history(turn.id)).map((v) => v.seq)).toEqual([2]);
   });
 
+  it("derives a session's version after a turn append as the fold does, with the turn's clock and writer when another instance wrote it", async () => {
+    const { p, log, clock } = provider();
+    const s = await p.sessions.create({ title: 't' });
+    const own = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello', operationId: 'op-1' });
+    // A turn another instance wrote (replicated, or imported), stored whole rather than compacted.
+    clock.advance(1000);
+    const [appended] = await log.read({ stream: STATE_STREAM, afterSeq: 1, limit: 1 });
+    const foreign = {
+      ...own,
+      id: '019b76da-a800-7285-a6b2-e2fcb463d85b',
+      seq: 2,
+      content: 'from elsewhere',
+      parts: [{ type: 'text', text: 'from elsewhere' }],
+      createdAt: '2026-01-01T00:00:01.000Z',
+      updatedHlc: { wall: T0 + 1000, counter: 3 },
+      originInstanceId: 'writer-2',
+      lastWriterId: 'writer-2',
+    };
+    await log.append({ stream: STATE_STREAM, type: appended!.type, schemaVersion: appended!.schemaVersion, actor: 'elsewhere', payload: { turn: foreign } });
+    const again = await replay(log);
+    const versions = await again.history(s.id);
+    expect(versions.map((v) => [v.seq, v.type, v.operationId, v.actor])).toEqual([
+      [1, 'session.created', undefined, 'tester'],
+      [2, 'session.turn_appended', 'op-1', 'tester'],
+      [3, 'session.turn_appended', undefined, 'elsewhere'],
+    ]);
+    expect(versions.at(-1)!.record).toEqual(await again.sessions.get(s.id));
+    expect(versions.at(-1)!.record).toMatchObject({ lastWriterId: 'writer-2', updatedHlc: foreign.updatedHlc, updatedAt: foreign.createdAt, syncVersion: 3 });
+  });
+
   it('reads the versions before a snapshot a replay started from', async () => {
     const { p, log } = provider();
     const skill = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1' });

@@ -1,8 +1,11 @@
 /**
  * History on a SQLite file reads a record's events through the history index
- * in one range read (`recordEvents`): the versions equal the in-memory
- * provider's for the same writes, and an index row naming an event the log
- * lacks, or an event row changed since it was written, is a `CorruptionError`.
+ * in one range read (`recordEvents`), each row by its key where `position - seq`
+ * is the same at the record's first and last event: the versions equal the
+ * in-memory provider's for the same writes, whether rows are found by key, by
+ * seq (another stream's events between), or by seq after a miss by key; an
+ * index row naming an event the log lacks, or an event row changed since it
+ * was written, is a `CorruptionError`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +52,59 @@ describe('history on a SQLite file', () => {
       expect(versions).toEqual(await memory.history(id));
     }
     await sqlite.close();
+  });
+
+  it("reads the same versions when another stream's events sit between the record's, and when a row is not at its usual key", async () => {
+    const clock = () => new ManualClock(Date.UTC(2026, 0, 1));
+    const path = file();
+    const sqlite = openSqlite(path, { clock: clock(), entropy: seededEntropy(9), instanceId: 'a' });
+    const memory = createInMemoryProvider({ clock: clock(), entropy: seededEntropy(9), instanceId: 'a' });
+    const ids = await populate(sqlite);
+    await populate(memory);
+    const expected = await Promise.all([ids.session, ids.item].map((id) => memory.history(id)));
+    const read = () => Promise.all([ids.session, ids.item].map((id) => sqlite.history(id)));
+    expect(await read()).toEqual(expected);
+    // Another stream's event after every one of the records': the log's ends differ, each record's do not.
+    await sqlite.log.append({ stream: 'other', type: 'x', payload: {} });
+    expect(await read()).toEqual(expected);
+
+    // Another stream's event after the first ones: position - seq differs at the records' first and last events.
+    await sqlite.close();
+    const db = new Database(path);
+    // The session's turn appends: a live commit records them in the turns table (migration 11).
+    const seqs = db.prepare('SELECT appended_seq AS seq FROM turns WHERE session_id = ? ORDER BY appended_seq').all(ids.session) as { seq: number }[];
+    const middle = seqs[Math.floor(seqs.length / 2)]!.seq;
+    const rows = db
+      .prepare("SELECT position, stream FROM events WHERE position > (SELECT position FROM events WHERE stream = 'state' AND seq = ?) ORDER BY position DESC")
+      .all(middle) as { position: number; stream: string }[];
+    // Shift every later row one key up (from the top, so keys stay unique) and put another stream's row in the gap.
+    for (const row of rows) db.prepare('UPDATE events SET position = position + 1 WHERE position = ?').run(row.position);
+    db.prepare(
+      "INSERT INTO events (position, stream, seq, type, time, schema_version, payload, checksum) VALUES (?, 'other', 2, 'x', '2026-01-01T00:00:00.000Z', 1, '{}', '-')",
+    ).run(rows.at(-1)!.position);
+    db.close();
+    let reopened = openSqlite(path, { readonly: true });
+    expect(await Promise.all([ids.session, ids.item].map((id) => reopened.history(id)))).toEqual(expected);
+    await reopened.close();
+
+    // One row of the session moved far from its usual key (the offset is the same at both ends): found by its seq.
+    const move = new Database(path);
+    move.prepare("DELETE FROM events WHERE stream = 'other'").run();
+    for (const row of [...rows].reverse().filter((r) => r.stream === 'state'))
+      move.prepare('UPDATE events SET position = position - 1 WHERE position = ?').run(row.position + 1);
+    move.prepare("UPDATE events SET position = position + 1000000 WHERE stream = 'state' AND seq = ?").run(middle);
+    move.close();
+    reopened = openSqlite(path, { readonly: true });
+    expect(await Promise.all([ids.session, ids.item].map((id) => reopened.history(id)))).toEqual(expected);
+    await reopened.close();
+
+    // The same row missing altogether: the log has no such event.
+    const drop = new Database(path);
+    drop.prepare("DELETE FROM events WHERE stream = 'state' AND seq = ?").run(middle);
+    drop.close();
+    reopened = openSqlite(path, { readonly: true });
+    await expect(reopened.history(ids.session)).rejects.toThrow(/log has no such event/);
+    await reopened.close();
   });
 
   it('refuses an index row naming an event the log lacks, and an event row changed since', async () => {

@@ -147,7 +147,7 @@ export function isStateEventType(type: string): type is StateEventType {
  * turn's `createdAt`. Exactly what the stamper writes, so every backend's
  * fold derives the same record.
  */
-export function sessionAfterTurn(session: Session, turn: Turn): Session {
+export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>): Session {
   // One literal in the stamper's key order rather than a spread: this runs once per turn of every fold.
   return {
     id: session.id,

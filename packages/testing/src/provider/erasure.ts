@@ -1,11 +1,24 @@
 /**
- * E1–E8: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E9: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
  * event, and leaves a log whose replay equals the tables.
  */
-import type { EventSourcedProvider, Provider } from '@agentstate/core';
-import { ERASED, EventTypes, ManualClock, NotFoundError, replay, seededEntropy, STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
+import {
+  decodeStateEvent,
+  ERASED,
+  EventTypes,
+  ManualClock,
+  NotFoundError,
+  replay,
+  seededEntropy,
+  sessionAfterTurn,
+  STATE_STREAM,
+  ValidationError,
+} from '@agentstate/core';
+import type { ChangeRecord } from '@agentstate/core/backend';
+import { changeRecords } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -215,7 +228,111 @@ export const erasureChecks: ProviderCheck[] = [
       await expectReplayEqualsTables(p);
     },
   },
+  {
+    name: 'E9 property: random transcript writes on two sessions, then the history of each session and turn is, byte for byte, the versions its events give each decoded whole',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      await fc.assert(
+        fc.asyncProperty(fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), async (ops) => {
+          const clock = new ManualClock(T0);
+          const p = await openLog(env, { clock, entropy: seededEntropy(9) });
+          try {
+            await runTranscriptOps(p, ops, clock);
+            const events = await p.log.read({ stream: STATE_STREAM });
+            const ids = [...new Set(events.flatMap((e) => collectIds(e.payload)))];
+            for (const id of ids) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
+          } finally {
+            await env.release(p);
+          }
+        }),
+        { numRuns: 15 },
+      );
+    },
+  },
 ];
+
+/** One transcript write of E9, on session 0 or 1. */
+type TranscriptOp =
+  | { kind: 'append'; session: number; operation: boolean; metadata: boolean }
+  | { kind: 'removeLast' | 'clear' | 'delete'; session: number }
+  | { kind: 'replace'; session: number; keep: number; add: number }
+  | { kind: 'purgeText'; pick: number };
+
+const arbSession = fc.nat(1);
+const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('append' as const), session: arbSession, operation: fc.boolean(), metadata: fc.boolean() }), weight: 6 },
+  { arbitrary: fc.record({ kind: fc.constantFrom('removeLast' as const, 'clear' as const, 'delete' as const), session: arbSession }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+);
+
+/** Runs E9's writes: each turn's text is its own (`e9 turn <n>;`), so a purge of one text erases one turn's versions in place. */
+async function runTranscriptOps(p: EventSourcedProvider, ops: readonly TranscriptOp[], clock: ManualClock): Promise<void> {
+  const sessions = [(await p.sessions.create({ title: 'e9 a' })).id, (await p.sessions.create({ title: 'e9 b' })).id];
+  const texts: string[] = [];
+  let n = 0;
+  for (const op of ops) {
+    clock.advance(1);
+    n += 1;
+    if (op.kind === 'purgeText') {
+      if (texts.length > 0) await p.purge({ matching: texts[op.pick % texts.length]!, reason: 'e9' });
+      continue;
+    }
+    const id = sessions[op.session]!;
+    const session = await p.sessions.getAny(id);
+    if (session.deleted) continue;
+    const live = await p.sessions.turns(id);
+    if (op.kind === 'append') {
+      texts.push(`e9 turn ${n};`);
+      await p.sessions.appendTurn({
+        sessionId: id,
+        role: n % 2 ? 'user' : 'assistant',
+        content: texts.at(-1)!,
+        ...(op.operation ? { operationId: `e9-op-${n}` } : {}),
+        ...(op.metadata ? { metadata: { n } } : {}),
+      });
+    } else if (op.kind === 'delete') await p.sessions.delete(id);
+    else if (live.length === 0) continue;
+    else if (op.kind === 'removeLast') await p.sessions.removeLastTurn(id);
+    else if (op.kind === 'clear') await p.sessions.clear(id);
+    else if (op.kind === 'replace') {
+      const expected = live.slice(Math.min(op.keep, live.length)).map((t) => t.id);
+      await p.sessions.replaceSuffix(id, {
+        expected,
+        turns: Array.from({ length: op.add }, (_, i) => ({ role: 'assistant' as const, content: `e9 turn ${n}.${i};` })),
+      });
+    }
+  }
+}
+
+/**
+ * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7,
+ * "History"), every event decoded whole as it is stored (trusted, as history reads: validation would
+ * reorder a record's keys): the reference any faster read of history must equal byte for byte.
+ */
+function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion[] {
+  const versions: RecordVersion[] = [];
+  let previous: ChangeRecord | undefined;
+  for (const event of events) {
+    const change = decodeStateEvent(event, { trusted: true });
+    let entry: ChangeRecord | undefined;
+    for (const record of changeRecords(change)) {
+      if (record.kind === 'sessionAfterTurn' && record.turn.sessionId === id && previous?.kind === 'session')
+        entry = { kind: 'session', record: sessionAfterTurn(previous.record, record.turn) };
+      else if ((record.kind === 'session' || record.kind === 'turn') && record.record.id === id) entry ??= record;
+    }
+    if (entry === undefined || (entry.kind !== 'session' && entry.kind !== 'turn')) continue;
+    previous = entry;
+    const version = { seq: event.seq, time: event.time, type: change.type, kind: entry.kind, record: entry.record } as RecordVersion;
+    if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
+    if (event.actor !== undefined) version.actor = event.actor;
+    if (event.principal !== undefined) version.principal = event.principal;
+    if (change.payload.operation !== undefined) version.operationId = change.payload.operation.id;
+    if ('erasedBy' in change.payload && change.payload.erasedBy !== undefined) version.erasedBy = change.payload.erasedBy;
+    versions.push(version);
+  }
+  return versions;
+}
 
 /** The ids of the sessions, turns, skills and memory items a payload carries. */
 function collectIds(payload: unknown): string[] {
