@@ -114,6 +114,8 @@ export async function diffPoints(log: Log, input: DiffInput, options: FoldToOpti
   const state = await (await ViewFold.open(log, Math.min(from.seq, to.seq), options)).state(SNAPSHOT_PARTS);
   const touched: Touched = { sessions: new Map(), turns: new Map(), skills: new Map(), memory: new Map() };
   const checkpointsAtLow = present(state.checkpoints.allCheckpoints(), copyCheckpoint);
+  // Nothing asks this state for history: its index is not built.
+  state.deferHistory();
   await advance(log, state, Math.max(from.seq, to.seq), options, (change) => noteTouched(state, touched, change));
   const atLow: Versions = {
     sessions: present(touched.sessions.values(), copySession),
