@@ -27,6 +27,7 @@ export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, pars
 export { checkStateAppend } from './log/state-append.js';
 export {
   type EventRow,
+  type EventRowValues,
   type RowChecksum,
   type PreparedEvent,
   EVENT_COLUMNS,
@@ -35,6 +36,7 @@ export {
   prepareEvent,
   eventRow,
   eventRowValues,
+  eventRowFromValues,
   rowChecksum,
   rowPayload,
   eventFromRow,

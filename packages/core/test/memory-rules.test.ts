@@ -96,6 +96,37 @@ describe('memory fold rules', () => {
   });
 });
 
+describe('the key index of live memory', () => {
+  /** The holder of every key as the live items say: what the index must answer. */
+  const holders = (state: InMemoryState) =>
+    new Map([...state.memory.values()].filter((m) => !m.deleted && m.key !== null).map((m) => [`${JSON.stringify(m.scope)}/${m.key}`, m.id]));
+  const answers = (state: InMemoryState, keys: readonly string[]) =>
+    new Map(keys.flatMap((key) => (state.memoryIdWithKey([], key) === undefined ? [] : [[`[]/${key}`, state.memoryIdWithKey([], key)!]])));
+
+  it('answers as the live items do, whether first asked before, during or after the fold, and after a restore', async () => {
+    await fc.assert(
+      fc.asyncProperty(arbSteps, fc.nat(), async (steps, cut) => {
+        const changes = await liveChanges(steps);
+        const at = cut % (changes.length + 1);
+        const early = new InMemoryState();
+        changes.forEach((change, i) => {
+          // Asked mid-way, the index is built then and kept up to date by every later change.
+          if (i === at) answers(early, ['a', 'b']);
+          early.apply(change, i + 1);
+        });
+        const restored = new InMemoryState();
+        restored.restoreCollections(early.capture());
+        const late = new InMemoryState();
+        changes.forEach((change, i) => {
+          late.apply(change, i + 1, false);
+        });
+        for (const state of [early, restored, late]) expect(answers(state, ['a', 'b'])).toEqual(holders(state));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe('the v1 upcaster of memory items', () => {
   it('gives no key, empty metadata, no expiry and updatedAt = createdAt', () => {
     const v1 = { id: 'm', kind: 'fact', content: 'c', createdAt: '2025-01-01T00:00:00.000Z' };

@@ -37,6 +37,30 @@ describe('appendMany', () => {
     await log.close();
   });
 
+  it('reads back every column of each event as appended, and a changed column as damage', async () => {
+    const path = tmp.file();
+    const log = openSqliteLog(path);
+    const linkage = { actor: 'a', traceId: 't', spanId: 's', causationId: 'c', originInstanceId: 'o', principal: 'p' };
+    const appended = await log.appendMany([
+      { stream: 'a', type: 't1', payload: { n: 1 }, time: '2026-01-01T00:00:00.000Z', schemaVersion: 3, ...linkage },
+      { stream: 'a', type: 't2', payload: { n: 2 }, time: '2026-01-02T00:00:00.000Z' },
+      { stream: 'a', type: 't3', payload: { n: 3 }, time: '2026-01-03T00:00:00.000Z', principal: 'only' },
+    ]);
+    expect(await log.read({ stream: 'a' })).toEqual(appended);
+    expect(log.readForFold('a', 1, 2).map(({ event }) => [event.seq, event.type, event.schemaVersion, event.payload])).toEqual([
+      [2, 't2', 1, { n: 2 }],
+      [3, 't3', 1, { n: 3 }],
+    ]);
+    await log.close();
+    const db = new Database(path);
+    db.prepare("UPDATE events SET span_id = 'forged' WHERE stream = 'a' AND seq = 1").run();
+    db.close();
+    const damaged = openSqliteLog(path);
+    await expect(damaged.read({ stream: 'a' })).rejects.toThrow(/seq 1|does not match its checksum/);
+    expect(await damaged.read({ stream: 'a', afterSeq: 1 })).toEqual(appended.slice(1));
+    await damaged.close();
+  });
+
   it('stores nothing when one input is refused', async () => {
     const log = openSqliteLog(tmp.file());
     await expect(

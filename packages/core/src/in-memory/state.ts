@@ -68,8 +68,11 @@ export class InMemoryState implements FoldView {
   readonly memory = new Map<string, MemoryItem>();
   /** Live items, oldest first; recall walks it backwards. */
   readonly liveMemory = new SortedList<MemoryItem>(oldestFirst);
-  /** `(scope, key)` → id of the live item holding that key. */
-  readonly liveMemoryKeys = new Map<string, string>();
+  /**
+   * `(scope, key)` → id of the live item holding that key, built on the first look-up by key and
+   * kept from then on: a restore or a view that only recalls never pays for a key per item.
+   */
+  #liveMemoryKeys: Map<string, string> | undefined;
   /** Folded tokens of live items, computed on first search (replay and restore skip them). */
   readonly #memoryTokens = new Map<string, string[]>();
 
@@ -348,7 +351,16 @@ export class InMemoryState implements FoldView {
 
   /** The id of the live memory item of `scope` holding `key`. */
   memoryIdWithKey(scope: Scope, key: string): string | undefined {
-    return this.liveMemoryKeys.get(memoryKeyOf(scope, key));
+    return this.#memoryKeys().get(memoryKeyOf(scope, key));
+  }
+
+  /** {@link #liveMemoryKeys}, built from the live items when first needed. */
+  #memoryKeys(): Map<string, string> {
+    if (!this.#liveMemoryKeys) {
+      this.#liveMemoryKeys = new Map();
+      for (const item of this.liveMemory.items) if (item.key !== null) this.#liveMemoryKeys.set(memoryKeyOf(item.scope, item.key), item.id);
+    }
+    return this.#liveMemoryKeys;
   }
 
   /** The checkpoint at this key. */
@@ -427,7 +439,7 @@ export class InMemoryState implements FoldView {
     const previous = this.memory.get(item.id);
     const wasLive = previous !== undefined && !previous.deleted;
     if (wasLive) {
-      if (previous.key !== null) this.liveMemoryKeys.delete(memoryKeyOf(previous.scope, previous.key));
+      if (previous.key !== null) this.#liveMemoryKeys?.delete(memoryKeyOf(previous.scope, previous.key));
       this.#memoryTokens.delete(item.id);
     }
     this.memory.set(item.id, item);
@@ -438,7 +450,7 @@ export class InMemoryState implements FoldView {
     // A new version keeps its item's place (same createdAt and id): replaced there, not moved through the list twice.
     if (wasLive) this.liveMemory.replace(previous, item);
     else this.liveMemory.insert(item);
-    if (item.key !== null) this.liveMemoryKeys.set(memoryKeyOf(item.scope, item.key), item.id);
+    if (item.key !== null) this.#liveMemoryKeys?.set(memoryKeyOf(item.scope, item.key), item.id);
   }
 }
 

@@ -3,14 +3,20 @@
  * record kind, what was created, changed and deleted between them, compared
  * on the whole projection (tombstones included) that time travel folds.
  */
+import type { InMemoryState } from '../in-memory/state.js';
+import { changeRecords } from '../log/changes.js';
+import type { StateChange } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { canonicalJson } from '../log/json.js';
 import type { Checkpoint } from '../records/checkpoints.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
+import { copyCheckpoint, copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
+import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { FoldToOptions, PointInput, ResolvedPoint } from './time-travel.js';
-import { advance, foldTo, resolvePoint } from './time-travel.js';
+import { advance, resolvePoint } from './time-travel.js';
+import { ViewFold } from './view-fold.js';
 
 /** What happened to one kind of record between two points. */
 export interface RecordDiff<T> {
@@ -60,8 +66,84 @@ export function diffRecords<T extends Versioned>(before: readonly T[], after: re
   return out;
 }
 
-/** The diff of two captured projections. */
-export function diffSnapshots(before: Snapshot, after: Snapshot, from: ResolvedPoint, to: ResolvedPoint): StateDiff {
+/** What a diff compares: records by kind (checkpoints whole, the other kinds only those touched). */
+type Versions = Omit<Snapshot, 'seq' | 'operations' | 'checkpointWrites'>;
+
+/** The ids of the records the events between two points touched, each with its version at the earlier point. */
+interface Touched {
+  sessions: Map<string, Session | undefined>;
+  turns: Map<string, Turn | undefined>;
+  skills: Map<string, Skill | undefined>;
+  memory: Map<string, MemoryItem | undefined>;
+}
+
+/** The records of `versions` that exist, copied as a capture copies them. */
+function present<T>(versions: Iterable<T | undefined>, copy: (record: T) => T): T[] {
+  const out: T[] = [];
+  for (const record of versions) if (record !== undefined) out.push(copy(record));
+  return out;
+}
+
+/** Notes, before `change` is applied to `state`, the version of each record it touches that no earlier change touched. */
+function noteTouched(state: InMemoryState, touched: Touched, change: StateChange): void {
+  const note = <T>(map: Map<string, T | undefined>, id: string, get: (id: string) => T | undefined) => {
+    if (!map.has(id)) map.set(id, get(id));
+  };
+  for (const entry of changeRecords(change)) {
+    if (entry.kind === 'sessionAfterTurn') note(touched.sessions, entry.turn.sessionId, (id) => state.session(id));
+    else if (entry.kind === 'session') note(touched.sessions, entry.record.id, (id) => state.session(id));
+    else if (entry.kind === 'turn') note(touched.turns, entry.record.id, (id) => state.turn(id));
+    else if (entry.kind === 'skill') note(touched.skills, entry.record.id, (id) => state.skill(id));
+    else if (entry.kind === 'memory') note(touched.memory, entry.record.id, (id) => state.memoryItem(id));
+  }
+}
+
+/**
+ * Folds the state at the earlier point, then the events up to the later
+ * one, noting the records they touch, and compares only those: a record no
+ * event touched in between is the same at both points, so it is neither
+ * created, changed nor deleted. The answer is that of comparing the two
+ * whole projections, without capturing either. Checkpoints (which a thread
+ * deletion removes without naming them) are compared whole. `from` after
+ * `to` gives the reverse changes.
+ */
+export async function diffPoints(log: Log, input: DiffInput, options: FoldToOptions = {}): Promise<StateDiff> {
+  const from = await resolvePoint(log, input?.from);
+  const to = await resolvePoint(log, input?.to);
+  // Folded as a view at the earlier point is: its snapshot's parts restored as stored, checked by their binding.
+  const state = await (await ViewFold.open(log, Math.min(from.seq, to.seq), options)).state(SNAPSHOT_PARTS);
+  const touched: Touched = { sessions: new Map(), turns: new Map(), skills: new Map(), memory: new Map() };
+  const checkpointsAtLow = present(state.checkpoints.allCheckpoints(), copyCheckpoint);
+  // Nothing asks this state for history: its index is not built.
+  state.deferHistory();
+  await advance(log, state, Math.max(from.seq, to.seq), options, (change) => noteTouched(state, touched, change));
+  const atLow: Versions = {
+    sessions: present(touched.sessions.values(), copySession),
+    turns: present(touched.turns.values(), copyTurn),
+    skills: present(touched.skills.values(), copySkill),
+    memory: present(touched.memory.values(), copyMemoryItem),
+    checkpoints: checkpointsAtLow,
+  };
+  const atHigh: Versions = {
+    sessions: present(
+      [...touched.sessions.keys()].map((id) => state.session(id)),
+      copySession,
+    ),
+    turns: present(
+      [...touched.turns.keys()].map((id) => state.turn(id)),
+      copyTurn,
+    ),
+    skills: present(
+      [...touched.skills.keys()].map((id) => state.skill(id)),
+      copySkill,
+    ),
+    memory: present(
+      [...touched.memory.keys()].map((id) => state.memoryItem(id)),
+      copyMemoryItem,
+    ),
+    checkpoints: present(state.checkpoints.allCheckpoints(), copyCheckpoint),
+  };
+  const [before, after] = from.seq <= to.seq ? [atLow, atHigh] : [atHigh, atLow];
   return {
     from,
     to,
@@ -71,21 +153,4 @@ export function diffSnapshots(before: Snapshot, after: Snapshot, from: ResolvedP
     memory: diffRecords(before.memory, after.memory),
     checkpoints: diffRecords(before.checkpoints, after.checkpoints),
   };
-}
-
-/**
- * Folds the state at `from` and at `to` and compares them. When `from`
- * comes first, the state at `to` continues from it rather than starting
- * again; `from` after `to` gives the reverse changes.
- */
-export async function diffPoints(log: Log, input: DiffInput, options: FoldToOptions = {}): Promise<StateDiff> {
-  const from = await resolvePoint(log, input?.from);
-  const to = await resolvePoint(log, input?.to);
-  const state = await foldTo(log, from.seq, options);
-  const before = state.capture();
-  if (to.seq >= from.seq) {
-    await advance(log, state, to.seq, options);
-    return diffSnapshots(before, state.capture(), from, to);
-  }
-  return diffSnapshots(before, (await foldTo(log, to.seq, options)).capture(), from, to);
 }

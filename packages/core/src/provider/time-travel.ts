@@ -7,6 +7,7 @@
  */
 import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
+import type { StateChange } from '../log/events.js';
 import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent, ReadQuery } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
@@ -119,7 +120,14 @@ export async function foldTo(log: Log, seq: number, options: FoldToOptions = {})
  * too, and the fold's rules still apply to each. Older ones are upcast and
  * checked.
  */
-export async function advance(log: Log, state: InMemoryState, seq: number, options: FoldToOptions = {}): Promise<void> {
+export async function advance(
+  log: Log,
+  state: InMemoryState,
+  seq: number,
+  options: FoldToOptions = {},
+  /** Called with each change just before it is applied (a diff notes what the change touches). */
+  beforeApply?: (change: StateChange) => void,
+): Promise<void> {
   const batchSize = options.batchSize ?? 10_000;
   const decodeOptions = options.upcasters ? { upcasters: options.upcasters } : {};
   const trustedOptions = { ...decodeOptions, trusted: true };
@@ -128,7 +136,9 @@ export async function advance(log: Log, state: InMemoryState, seq: number, optio
     if (batch.length === 0) throw new CorruptionError(STATE_STREAM, state.seq + 1, 'the event is missing');
     for (const event of batch) {
       if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
-      state.apply(decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), event.seq);
+      const change = decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions);
+      beforeApply?.(change);
+      state.apply(change, event.seq);
     }
   }
 }
