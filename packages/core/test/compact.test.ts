@@ -27,6 +27,7 @@ describe('a stored turn_appended', () => {
       { content: 'differs', parts: [{ type: 'text', text: 'from its parts' }] },
       { content: 'x', parts: [{ type: 'text', text: 'x', metadata: { k: 1 } }] },
       { content: 'with metadata', metadata: { source: 'cli' } },
+      { parts: [{ type: 'text', text: '' }] },
     ]);
     const keys = cases.map((c) => Object.keys(c.payload).sort());
     const envelope = ['createdAt', 'id', 'originInstanceId', 'role', 'seq', 'sessionId', 'updatedHlc'];
@@ -38,6 +39,8 @@ describe('a stored turn_appended', () => {
       // A text part with metadata is more than the content gives, but the content is still its text.
       [...envelope, 'parts'].sort(),
       [...envelope, 'content', 'metadata'].sort(),
+      // An empty text part is more than '' gives (no part at all): kept.
+      [...envelope, 'parts'].sort(),
     ]);
     for (const { turn, event } of cases) {
       expect(event.schemaVersion).toBe(STATE_SCHEMA_VERSION);

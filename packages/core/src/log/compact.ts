@@ -55,7 +55,8 @@ function compactTurn(turn: Turn): Loose {
  * parts need not be stored beside the content.
  */
 export function isContentPart(parts: readonly Part[], content: string): boolean {
-  if (parts.length === 0) return content === '';
+  // `''` gives no part at all, so an empty text part is more than the content gives.
+  if (parts.length === 0 || content === '') return parts.length === 0 && content === '';
   const [part] = parts;
   return parts.length === 1 && part!.type === 'text' && part!.text === content && Object.keys(part!).length === 2;
 }

@@ -35,7 +35,7 @@ const TOOL_TURN: Part[] = [
 
 export const turnChecks: ProviderCheck[] = [
   {
-    name: 'T1 content alone becomes one text part, parts alone render their text parts as content, both given are both kept',
+    name: 'T1 content alone becomes one text part, parts alone render their text parts as content, both given are both kept, an empty text part is kept',
     async run(env) {
       const p = await env.open();
       const s = await p.sessions.create({ metadata: { app: 'cli', n: 1 } });
@@ -48,7 +48,10 @@ export const turnChecks: ProviderCheck[] = [
       expect(structured).toMatchObject({ content: 'checking\ndone', parts: TOOL_TURN, metadata: { model: 'm' } });
       const both = await p.sessions.appendTurn({ sessionId: s.id, role: 'tool', content: 'sunny', parts: [{ type: 'data', name: 'w', data: [1, 2] }] });
       expect(both).toMatchObject({ content: 'sunny', parts: [{ type: 'data', name: 'w', data: [1, 2] }] });
-      expect(await p.sessions.turns(s.id)).toEqual([plain, empty, structured, both]);
+      // An empty text part is more than '' gives (no part): it is kept, not folded into the content.
+      const emptyText = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', parts: [{ type: 'text', text: '' }] });
+      expect(emptyText).toMatchObject({ content: '', parts: [{ type: 'text', text: '' }] });
+      expect(await p.sessions.turns(s.id)).toEqual([plain, empty, structured, both, emptyText]);
     },
   },
   {
