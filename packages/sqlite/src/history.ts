@@ -8,8 +8,8 @@
  */
 import type { LogEvent, StateChange, UpcasterRegistry } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import type { EventRow } from '@agentstate/core/backend';
-import { changeRecordIds, EVENT_ROW_COLUMNS, historyRows } from '@agentstate/core/backend';
+import type { EventRowValues } from '@agentstate/core/backend';
+import { changeRecordIds, EVENT_ROW_COLUMNS, eventRowFromValues, historyRows } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
@@ -23,10 +23,13 @@ export const recordSeqsSql = (isId: (column: string) => string): string => `SELE
   UNION SELECT appended_seq FROM turns WHERE ${isId('id')} AND appended_seq IS NOT NULL
   UNION SELECT appended_seq FROM turns WHERE ${isId('session_id')} AND appended_seq IS NOT NULL`;
 
+/** How many values an event row has, its checksum included: where `SQL.events` puts the indexed seq. */
+const EVENT_ROW_WIDTH: EventRowValues['length'] = 13;
+
 /** The seqs of the events that carry record `@id`. */
 const SEQS = recordSeqsSql((column) => `${column} = @id`);
 
-/** An event row's columns in the order {@link EventsRow} reads them, the checksum last. */
+/** An event row's columns in core's `EventRowValues` order, the checksum last. */
 const EVENT_SELECT = `${EVENT_ROW_COLUMNS.split(', ')
   .map((column) => `e.${column}`)
   .join(', ')}, e.checksum`;
@@ -34,7 +37,7 @@ const EVENT_SELECT = `${EVENT_ROW_COLUMNS.split(', ')
 const SQL = {
   seqs: `${SEQS} ORDER BY 1`,
   // One read of the history, each seq's event row beside it (NULL where the log lacks it).
-  events: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_SELECT} FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
+  events: `WITH h (seq) AS (${SEQS}) SELECT ${EVENT_SELECT}, h.seq AS indexed_seq FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
     ORDER BY h.seq`,
   // How far the rows of the log's first and last state events sit from their seqs (position - seq), NULL for none.
   logOffsets: `SELECT (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq LIMIT 1) AS first,
@@ -44,9 +47,9 @@ const SQL = {
     (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT min(seq) FROM h)) AS first,
     (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT max(seq) FROM h)) AS last`,
   // The same read, each event found by its row's key (position) at seq + @offset, and checked to be that event.
-  eventsAt: `WITH h (seq) AS (${SEQS}) SELECT h.seq AS indexed_seq, ${EVENT_SELECT} FROM h LEFT JOIN events e ON e.position = h.seq + @offset
+  eventsAt: `WITH h (seq) AS (${SEQS}) SELECT ${EVENT_SELECT}, h.seq AS indexed_seq FROM h LEFT JOIN events e ON e.position = h.seq + @offset
     AND e.stream = 'state' AND e.seq = h.seq ORDER BY h.seq`,
-  event: `SELECT ? AS indexed_seq, ${EVENT_SELECT} FROM events e WHERE e.stream = 'state' AND e.seq = ?`,
+  event: `SELECT ${EVENT_SELECT}, ? AS indexed_seq FROM events e WHERE e.stream = 'state' AND e.seq = ?`,
   all: `SELECT record_id, seq FROM record_events
     UNION SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
     UNION SELECT session_id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
@@ -104,45 +107,17 @@ export function recordSeqs(conn: Connection, id: string): number[] {
   return (conn.prepare(SQL.seqs).all({ id }) as { seq: number }[]).map((row) => row.seq);
 }
 
-/** A row of `SQL.events` as the driver returns it in raw mode: the indexed seq, then {@link EVENT_ROW_COLUMNS} and the checksum. */
-type EventsRow = [
-  number,
-  string | null,
-  number,
-  string,
-  string,
-  number,
-  string,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string,
-];
+/**
+ * A row of `SQL.events` as the driver returns it in raw mode: the event row's values (all NULL where
+ * the log lacks the event), then the indexed seq.
+ */
+type EventsRow = [...EventRowValues, number];
 
 /** The events that carry the record with this id, each beside its seq, in one read; checked as the log checks them. */
 export function recordEvents(conn: Connection, id: string): { seq: number; event: LogEvent | undefined }[] {
   return eventRows(conn, id).map((r) => {
-    const stream = r[1];
-    if (stream === null) return { seq: r[0], event: undefined };
-    const row: EventRow = {
-      stream,
-      seq: r[2],
-      type: r[3],
-      time: r[4],
-      schema_version: r[5],
-      payload: r[6],
-      actor: r[7],
-      trace_id: r[8],
-      span_id: r[9],
-      causation_id: r[10],
-      origin_instance_id: r[11],
-      principal: r[12],
-      checksum: r[13],
-    };
-    return { seq: r[0], event: toEvent(row) };
+    const seq = r[EVENT_ROW_WIDTH];
+    return { seq, event: (r[0] as string | null) === null ? undefined : toEvent(eventRowFromValues(r)) };
   });
 }
 
@@ -160,8 +135,8 @@ function eventRows(conn: Connection, id: string): EventsRow[] {
   if (offset === undefined) return conn.prepare(SQL.events).raw(true).all({ id }) as EventsRow[];
   const rows = conn.prepare(SQL.eventsAt).raw(true).all({ id, offset }) as EventsRow[];
   for (let i = 0; i < rows.length; i += 1) {
-    const seq = rows[i]![0];
-    if (rows[i]![1] === null) rows[i] = (conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined) ?? rows[i]!;
+    const seq = rows[i]![EVENT_ROW_WIDTH];
+    if ((rows[i]![0] as string | null) === null) rows[i] = (conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined) ?? rows[i]!;
   }
   return rows;
 }
