@@ -116,7 +116,16 @@ export async function eraseHistory(
         rewritten.map((row) => row.checksum),
       ],
     );
-  await sql.rows(`DELETE FROM ${db.t('embedding_cache')} WHERE content_hash = ANY($1::text[])`, [erasure.contentHashes]);
+  // The cache's key leads with the embedder: its few ids are found by a loose index scan first, so the delete
+  // is a key look-up per embedder and text. By the hash alone it would read every cached vector.
+  await sql.rows(
+    `WITH RECURSIVE embedders (id) AS (
+        SELECT min(embedder_id) FROM ${db.t('embedding_cache')}
+        UNION ALL SELECT (SELECT min(embedder_id) FROM ${db.t('embedding_cache')} WHERE embedder_id > embedders.id) FROM embedders WHERE embedders.id IS NOT NULL)
+      DELETE FROM ${db.t('embedding_cache')} c USING embedders e, unnest($1::text[]) AS h (hash)
+      WHERE e.id IS NOT NULL AND c.embedder_id = e.id AND c.content_hash = h.hash`,
+    [erasure.contentHashes],
+  );
   if (erasure.firstSeq > 0)
     await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = ANY($1) AND seq >= $2`, [[...STATE_SNAPSHOT_STREAMS], erasure.firstSeq]);
 }
