@@ -72,6 +72,7 @@ export {
   decodeHeadParts,
   assembleHead,
   readHeadParts,
+  storedSnapshotBytes,
 } from './snapshot/heads.js';
 export {
   SNAPSHOT_CHUNKS_FORMAT,
@@ -86,6 +87,7 @@ export {
   chunkKey,
   compareChunkKeys,
   encodeChunk,
+  chunkEnds,
   encodeSnapshotChunks,
   encodeChunkIndex,
   isChunkIndex,

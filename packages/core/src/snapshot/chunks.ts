@@ -114,6 +114,16 @@ export interface EncodedChunks {
   chunks: Map<string, string>;
 }
 
+/**
+ * Where the records of one collection (in canonical order) are cut into
+ * chunks: the end (exclusive) of each chunk, the last one at `records.length`.
+ */
+export function chunkEnds(collection: SnapshotCollection, records: readonly AnyRecord[]): number[] {
+  const ends: number[] = [];
+  for (let i = 0; i < records.length; i += 1) if (i === records.length - 1 || endsChunk(collection, records[i]!)) ends.push(i + 1);
+  return ends;
+}
+
 /** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
 export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
   const sorted = sortedSnapshot(snapshot);
@@ -123,13 +133,12 @@ export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
     const records = sorted[collection] as unknown as AnyRecord[];
     const list: ChunkRef[] = [];
     let start = 0;
-    for (let i = 0; i < records.length; i += 1) {
-      if (i < records.length - 1 && !endsChunk(collection, records[i]!)) continue;
-      const text = encodeChunk(records.slice(start, i + 1));
+    for (const end of chunkEnds(collection, records)) {
+      const text = encodeChunk(records.slice(start, end));
       const sha256 = sha256Hex(text);
       chunks.set(sha256, text);
       list.push({ first: chunkKey(collection, records[start]!), sha256 });
-      start = i + 1;
+      start = end;
     }
     refs[collection] = list;
   }

@@ -119,3 +119,17 @@ export async function readHeadParts(
 ): Promise<Partial<SnapshotCollections>[]> {
   return decodeHeadParts(index, parts, await storedRows(log, headRows(index, parts)), false);
 }
+
+/**
+ * The whole stored size of a snapshot in UTF-8 bytes: its head and every row
+ * it names (parts, or chunks, shared ones counted in full), read from `log`.
+ * What `stats` and the inspector report as a snapshot's size.
+ */
+export async function storedSnapshotBytes(log: Pick<Log, 'latestSnapshot'>, head: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<number> {
+  let bytes = Buffer.byteLength(head.data);
+  for (const { stream, seq } of storedHeadRows(head)) {
+    const row = await log.latestSnapshot(stream, { upToSeq: seq });
+    if (row?.seq === seq) bytes += Buffer.byteLength(row.data);
+  }
+  return bytes;
+}
