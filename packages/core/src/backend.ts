@@ -97,7 +97,7 @@ export {
   chunkHolding,
   bindSnapshotChunks,
 } from './snapshot/chunks.js';
-export { type SnapshotPatchInput, type SnapshotPatch, patchSnapshots } from './snapshot/patch.js';
+export { type SnapshotPatchInput, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
 export {
   SNAPSHOT_PARTS,
   PART_COLLECTIONS,

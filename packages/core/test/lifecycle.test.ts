@@ -5,7 +5,7 @@
  * equals the read model.
  */
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { decodeChunkIndex, encodeChunkIndex, loadSnapshot, parseBoundSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import {
   createInMemoryProvider,
   encodeSnapshot,
@@ -111,6 +111,9 @@ describe('purge', () => {
     expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([snapshot.seq, []]);
     expect(loaded.snapshot?.memory.find((m) => m.id === secret.id)?.content).toBe('[erased]');
     expect(encodeSnapshot(loaded.snapshot!)).toContain('the sky is blue');
+    // Its head is patched by swapping digests in the stored text: still the canonical encoding of what it names.
+    const { content } = parseBoundSnapshot((await log.latestSnapshot(STATE_STREAM, { upToSeq: snapshot.seq }))!.data, snapshot.seq);
+    expect(content).toBe(encodeChunkIndex(decodeChunkIndex(content, snapshot.seq)));
   });
 
   it('erases a session with all its turns, and leaves other sessions alone', async () => {

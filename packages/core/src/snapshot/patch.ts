@@ -20,7 +20,7 @@ import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/red
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
 import type { ChunkIndex, ChunkKey, SnapshotCollection } from './chunks.js';
-import { chunkDigests, chunkHolding, chunkKey, chunkStream, decodeChunk, decodeChunkIndex, encodeChunk, encodeChunkIndex, isChunkIndex } from './chunks.js';
+import { chunkDigests, chunkHolding, chunkKey, chunkStream, decodeChunk, decodeChunkIndex, encodeChunk, isChunkIndex } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
 import { looseChunkDigests } from './heads.js';
 import type { RowKey } from './heads.js';
@@ -110,7 +110,7 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   for (const head of input.heads) {
     let next: { data: string; index: ChunkIndex } | undefined;
     try {
-      const index = openHead(head, input);
+      const { index, content: stored } = openHead(head, input);
       for (const sha256 of chunkDigests(index)) oldRefs.add(sha256);
       const chunks = { ...index.chunks };
       for (const collection of Object.keys(ERASE) as Purgeable[]) {
@@ -123,7 +123,16 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
         if (at.size === 0) continue;
         chunks[collection] = refs.map((ref, i) => (at.has(i) ? { first: ref.first, sha256: patchChunk(index.seq, collection, ref.sha256) } : ref));
       }
-      const content = encodeChunkIndex({ seq: index.seq, chunks });
+      // The canonical text of the patched head is the stored one with the changed digests swapped (same length,
+      // same place): a string replacement, not a re-encoding of thousands of references.
+      let content = stored;
+      for (const collection of Object.keys(ERASE) as Purgeable[]) {
+        if (chunks[collection] === index.chunks[collection]) continue;
+        index.chunks[collection].forEach((ref, i) => {
+          const next = chunks[collection][i]!.sha256;
+          if (next !== ref.sha256) content = content.replaceAll(`"sha256":"${ref.sha256}"`, `"sha256":"${next}"`);
+        });
+      }
       const binding = { log: input.identity, seq: index.seq, event: eventDigest(input.after(index.seq)), sha256: sha256Hex(content) };
       next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: index.seq, chunks } };
     } catch {
@@ -148,18 +157,50 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   return { save: [...chunkRows, ...save], drop, patched: save.length, dropped };
 }
 
+/**
+ * The digests of the chunks {@link patchSnapshots} will read for `heads`,
+ * from their text parsed without any check: what a backend that reads
+ * asynchronously fetches first, so the patch itself runs synchronously.
+ */
+export function chunksToPatch(heads: readonly Pick<StoredSnapshot, 'data'>[], purged: PurgedRecords): string[] {
+  const keys = {
+    sessions: keysOf('sessions', purged.sessions).keys,
+    turns: keysOf('turns', purged.turns).keys,
+    skills: keysOf('skills', purged.skills).keys,
+    memory: keysOf('memory', purged.memory).keys,
+  };
+  const out = new Set<string>();
+  for (const head of heads) {
+    let index: Partial<ChunkIndex['chunks']>;
+    try {
+      index = (JSON.parse(head.data.slice(head.data.indexOf('\n') + 1)) as { chunks?: Partial<ChunkIndex['chunks']> }).chunks ?? {};
+    } catch {
+      continue;
+    }
+    for (const collection of Object.keys(ERASE) as Purgeable[]) {
+      const refs = index[collection];
+      if (!Array.isArray(refs)) continue;
+      for (const key of keys[collection]) {
+        const i = chunkHolding(refs, key);
+        if (i >= 0 && typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
+      }
+    }
+  }
+  return [...out];
+}
+
 /** The ids and sort keys of the purged records of one collection. */
 function keysOf(collection: SnapshotCollection, records: readonly (Session | Turn | Skill | MemoryItem)[]): { ids: Set<string>; keys: ChunkKey[] } {
   return { ids: new Set(records.map((r) => r.id)), keys: records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)) };
 }
 
 /** Opens and checks a stored head against the log as it was before the purge; throws unless it is a trusted head of chunks. */
-function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotPatchInput): ChunkIndex {
+function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotPatchInput): { index: ChunkIndex; content: string } {
   const { binding, content } = parseBoundSnapshot(input.codec.open(stored.data), stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   checkBinding(input.identity, binding, input.before(stored.seq));
   if (!isChunkIndex(content)) throw new CorruptionError(STATE_STREAM, stored.seq, 'not a snapshot of chunks');
   const index = decodeChunkIndex(content, stored.seq);
   if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-  return index;
+  return { index, content };
 }
