@@ -120,7 +120,7 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   for (const head of input.heads) {
     let next: { data: string; index: ChunkIndex } | undefined;
     try {
-      const { index, content: stored } = openHead(head, input);
+      const index = openHead(head, input);
       for (const sha256 of chunkDigests(index)) oldRefs.add(sha256);
       const chunks = { ...index.chunks };
       for (const collection of Object.keys(ERASE) as Purgeable[]) {
@@ -133,16 +133,9 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
         if (at.size === 0) continue;
         chunks[collection] = refs.map((ref, i) => (at.has(i) ? { first: ref.first, sha256: patchChunk(index.seq, collection, ref.sha256) } : ref));
       }
-      // The canonical text of the patched head is the stored one with the changed digests swapped (same length,
-      // same place): a string replacement, not a re-encoding of thousands of references.
-      let content = stored;
-      for (const collection of Object.keys(ERASE) as Purgeable[]) {
-        if (chunks[collection] === index.chunks[collection]) continue;
-        index.chunks[collection].forEach((ref, i) => {
-          const next = chunks[collection][i]!.sha256;
-          if (next !== ref.sha256) content = content.replaceAll(`"sha256":"${ref.sha256}"`, `"sha256":"${next}"`);
-        });
-      }
+      // The parsed head keeps the canonical text's key order (sorted) and the new references are built in it too,
+      // so JSON.stringify gives the canonical text, without canonicalJson's sorting of thousands of references.
+      const content = JSON.stringify({ chunks, format: SNAPSHOT_CHUNKS_FORMAT, seq: index.seq });
       const binding = { log: input.identity, seq: index.seq, event: eventDigest(input.after(index.seq)), sha256: sha256Hex(content) };
       next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: index.seq, chunks } };
     } catch {
@@ -205,14 +198,14 @@ function keysOf(collection: SnapshotCollection, records: readonly (Session | Tur
 }
 
 /** Opens and checks a stored head against the log as it was before the purge; throws unless it is a trusted head of chunks. */
-function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotPatchInput): { index: ChunkIndex; content: string } {
+function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotPatchInput): ChunkIndex {
   const { binding, content } = parseBoundSnapshot(input.codec.open(stored.data), stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   checkBinding(input.identity, binding, input.before(stored.seq));
   if (!isChunkIndex(content)) throw new CorruptionError(STATE_STREAM, stored.seq, 'not a snapshot of chunks');
   const index = lightChunkIndex(content, stored.seq);
   if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-  return { index, content };
+  return index;
 }
 
 /**
