@@ -5,7 +5,7 @@
  * equals the read model.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeChunkIndex, encodeChunkIndex, loadSnapshot, parseBoundSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { decodeChunkIndex, encodeChunk, encodeChunkIndex, loadSnapshot, parseBoundSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import {
   createInMemoryProvider,
   encodeSnapshot,
@@ -114,6 +114,10 @@ describe('purge', () => {
     // Its head is patched by swapping digests in the stored text: still the canonical encoding of what it names.
     const { content } = parseBoundSnapshot((await log.latestSnapshot(STATE_STREAM, { upToSeq: snapshot.seq }))!.data, snapshot.seq);
     expect(content).toBe(encodeChunkIndex(decodeChunkIndex(content, snapshot.seq)));
+    for (const key of storedHeadRows({ seq: snapshot.seq, data: content.padStart(content.length + 1, '\n') })) {
+      const chunk = (await log.latestSnapshot(key.stream, { upToSeq: 0 }))!.data;
+      expect(chunk).toBe(encodeChunk(JSON.parse(chunk) as unknown[]));
+    }
   });
 
   it('erases a session with all its turns, and leaves other sessions alone', async () => {

@@ -97,14 +97,16 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
     const records = decodeChunk(seq, collection, ref, input.chunk(sha256), false) as { id: string }[];
     const { ids } = purged[collection];
     let touched = false;
-    const patched = records.map((record) => {
-      if (!ids.has(record.id)) return record;
+    // A record parsed from canonical text keeps its sorted keys, so JSON.stringify gives its canonical text;
+    // only an erased one (whose new parts are built in another key order) goes through the sorting encoder.
+    const texts = records.map((record) => {
+      if (!ids.has(record.id)) return JSON.stringify(record);
       touched = true;
-      return ERASE[collection](record as never);
+      return encodeChunk([ERASE[collection](record as never)]).slice(1, -1);
     });
     let next = sha256;
     if (touched) {
-      const text = encodeChunk(patched);
+      const text = `[${texts.join(',')}]`;
       next = sha256Hex(text);
       if (next !== sha256) fresh.set(next, text);
     }
