@@ -10,7 +10,7 @@
  * slugs, 3 % memory deletes, 5 % unkeyed scratch notes; the last 1 % are
  * memory writes through the SQLite provider with the offline embedder, so the
  * file has memory vectors and an embedding cache. A snapshot is stored every
- * 10,000 events, in parts (format 4).
+ * 10,000 events, in content-addressed chunks (format 5).
  *
  * How it is built fast and in bounded memory: an in-memory provider makes the
  * events (same core, same payloads) over a log that stores them as raw rows
@@ -24,29 +24,44 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } from '@agentstate/core';
+import type { ChunkKey } from '@agentstate/core/backend';
 import {
   canonicalJson,
-  encodeSnapshotParts,
+  CHUNK_STREAM_PREFIX,
+  chunkEnds,
+  chunkKey,
+  chunkStream,
+  encodeSnapshotChunks,
   formatBoundSnapshot,
-  PART_COLLECTIONS,
+  isChunkIndex,
   parseBoundSnapshot,
   sha256Hex,
+  SNAPSHOT_COLLECTIONS,
   SNAPSHOT_PARTS,
   snapshotBinding,
   snapshotPartStream,
 } from '@agentstate/core/backend';
-import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
+import {
+  createInMemoryProvider,
+  formatInstant,
+  ManualClock,
+  seededEntropy,
+  SNAPSHOT_CHUNKS_FORMAT,
+  SNAPSHOT_PARTS_FORMAT,
+  STATE_STREAM,
+} from '@agentstate/core';
 import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA_VERSION } from '@agentstate/sqlite';
 import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
-const BUILDER_VERSION = 3;
+const BUILDER_VERSION = 4;
 
 /**
- * The builder version whose files hold the same events with each snapshot
- * stored whole (format 3): a copy of such a file is converted, not built again.
+ * The builder versions whose files hold the same events with each snapshot
+ * stored in parts (3: format 4) or whole (2: format 3), newest first: a copy
+ * of such a file is converted, not built again.
  */
-const WHOLE_SNAPSHOTS_VERSION = 2;
+const CONVERTIBLE_VERSIONS = [3, 2];
 
 /** A stored snapshot every this many events. */
 export const SNAPSHOT_EVERY = 10_000;
@@ -186,51 +201,87 @@ async function build(path: string, events: number): Promise<void> {
 }
 
 /**
- * Stores every `state` snapshot of the file at `path` again in parts (format
- * 4), bound to its log as core binds them: each whole one is read, its digest
- * checked, and its projection written in parts over the same seq. A
- * conversion of the projections already stored, so it costs a read and a
- * write per snapshot, not a replay of the log. Snapshots already in parts are
- * left as they are, so a conversion that stopped resumes where it was.
+ * Stores every `state` snapshot of the file at `path` again in chunks
+ * (format 5), bound to its log as core binds them: each head (of parts,
+ * format 4, or a whole snapshot, format 3) is read with its rows, its
+ * collections cut where core cuts them ({@link chunkEnds}), each chunk not
+ * already stored written once, and a head of chunks bound over the same seq.
+ * Then the parts go and the file is vacuumed. A conversion of the
+ * projections already stored, so it costs a read of each snapshot, not a
+ * replay of the log. Heads already of chunks are left as they are, so a
+ * conversion that stopped resumes where it was.
  *
- * The parts are the canonical text core's `encodeSnapshotParts` writes,
+ * The chunks are the canonical text core's `encodeSnapshotChunks` writes,
  * made faster: the stored text is canonical (keys sorted, collections in
- * order), so `JSON.stringify` of what it parses to gives the same bytes as
- * core's key-sorting encoder, which the first conversion checks.
+ * order), so `JSON.stringify` of a run of the records it parses to gives the
+ * same bytes as core's key-sorting encoder, which the first conversion checks.
  */
-export async function convertSnapshots(path: string): Promise<number> {
+export async function convertSnapshots(path: string): Promise<{ converted: number; chunks: number }> {
   const log = openSqliteLog(path, { synchronous: 'off' });
-  const db = new Database(path, { readonly: true });
+  const db = new Database(path);
   const seqs = (db.prepare('SELECT seq FROM snapshots WHERE stream = ? ORDER BY seq').all(STATE_STREAM) as { seq: number }[]).map((r) => r.seq);
-  db.close();
+  const partRow = db.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?');
+  const stored = new Set(
+    (db.prepare('SELECT stream FROM snapshots WHERE seq = 0 AND stream LIKE ?').all(`${CHUNK_STREAM_PREFIX}%`) as { stream: string }[]).map((r) => r.stream),
+  );
   let converted = 0;
   for (const seq of seqs) {
-    const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
-    const { content } = parseBoundSnapshot(stored!.data, seq);
-    if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) continue;
-    // The digest just matched: the content is the format 3 text core wrote, so it is parsed without the schema check.
-    const { format: _format, ...snapshot } = JSON.parse(content) as Snapshot & { format: string };
-    const texts = new Map(
-      SNAPSHOT_PARTS.map((part) => [part, JSON.stringify(Object.fromEntries([...PART_COLLECTIONS[part]].sort().map((key) => [key, snapshot[key]])))]),
-    );
-    if (converted === 0) {
-      const core = encodeSnapshotParts(snapshot).parts;
-      for (const part of SNAPSHOT_PARTS) if (core.get(part) !== texts.get(part)) throw new Error(`the ${part} part at seq ${seq} differs from core's encoding`);
+    const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
+    const { content } = parseBoundSnapshot(head!.data, seq);
+    if (isChunkIndex(content)) continue;
+    // The digests just matched (head) or are checked below (parts): the texts are those core wrote, parsed without the schema check.
+    let snapshot: Snapshot;
+    if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) {
+      const index = JSON.parse(content) as { parts: Record<string, string> };
+      snapshot = { seq } as Snapshot;
+      for (const part of SNAPSHOT_PARTS) {
+        const text = (partRow.get(snapshotPartStream(part), seq) as { data: string }).data;
+        if (sha256Hex(text) !== index.parts[part]) throw new Error(`the ${part} part at seq ${seq} does not match its head`);
+        Object.assign(snapshot, JSON.parse(text));
+      }
+    } else {
+      const { format: _format, ...whole } = JSON.parse(content) as Snapshot & { format: string };
+      snapshot = whole;
     }
-    const head = canonicalJson({
-      format: SNAPSHOT_PARTS_FORMAT,
-      seq,
-      parts: Object.fromEntries(SNAPSHOT_PARTS.map((part) => [part, sha256Hex(texts.get(part)!)])),
-    });
-    for (const part of SNAPSHOT_PARTS) await log.saveSnapshot({ stream: snapshotPartStream(part), seq, data: texts.get(part)! });
-    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, head), head) });
+    const chunks: Record<string, { first: ChunkKey; sha256: string }[]> = {};
+    const texts = new Map<string, string>();
+    for (const collection of SNAPSHOT_COLLECTIONS) {
+      const records = snapshot[collection] as unknown as Record<string, unknown>[];
+      const refs: { first: ChunkKey; sha256: string }[] = [];
+      let start = 0;
+      for (const end of chunkEnds(collection, records)) {
+        const text = JSON.stringify(records.slice(start, end));
+        const sha256 = sha256Hex(text);
+        texts.set(sha256, text);
+        refs.push({ first: chunkKey(collection, records[start]!), sha256 });
+        start = end;
+      }
+      chunks[collection] = refs;
+    }
+    const text = canonicalJson({ format: SNAPSHOT_CHUNKS_FORMAT, seq, chunks });
+    if (converted === 0) {
+      const core = encodeSnapshotChunks(snapshot);
+      if (core.head !== text || [...core.chunks].some(([sha256, data]) => texts.get(sha256) !== data))
+        throw new Error(`the chunks at seq ${seq} differ from core's encoding`);
+    }
+    for (const [sha256, data] of texts) {
+      if (stored.has(chunkStream(sha256))) continue;
+      await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
+      stored.add(chunkStream(sha256));
+    }
+    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, text), text) });
     converted += 1;
   }
   await log.close();
-  const done = new Database(path);
-  done.pragma('wal_checkpoint(TRUNCATE)');
-  done.close();
-  return converted;
+  // The parts are plain rows freed without zeroing (nothing secret is converted), then the file is compacted.
+  db.pragma('secure_delete = OFF');
+  const drop = db.prepare('DELETE FROM snapshots WHERE stream = ?');
+  for (const part of SNAPSHOT_PARTS) drop.run(snapshotPartStream(part));
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.exec('VACUUM');
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  return { converted, chunks: stored.size };
 }
 
 const cachedPath = (events: number, version: number) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${SCHEMA_VERSION}.db`);
@@ -238,9 +289,9 @@ const cachedPath = (events: number, version: number) => join(tmpdir(), `agentsta
 /**
  * The cached file of `events` events (built now if there is none), as
  * described above. Benchmarks that write to it (purge) work on a copy. When
- * only a file of the builder version with whole snapshots is cached, a copy
- * of it has its snapshots converted ({@link convertSnapshots}); the old file
- * stays.
+ * only a file of an older builder version with the same events is cached, a
+ * copy of it has its snapshots converted ({@link convertSnapshots}); the old
+ * file stays.
  */
 export async function bigFile(events: number): Promise<BigFile> {
   const path = cachedPath(events, BUILDER_VERSION);
@@ -248,11 +299,11 @@ export async function bigFile(events: number): Promise<BigFile> {
   const building = `${path}.building`;
   const converting = `${path}.converting`;
   const start = performance.now();
-  const whole = cachedPath(events, WHOLE_SNAPSHOTS_VERSION);
-  if (existsSync(whole)) {
+  const older = CONVERTIBLE_VERSIONS.map((version) => cachedPath(events, version)).find((file) => existsSync(file));
+  if (older) {
     // A conversion left half-way resumes on its copy.
     if (!existsSync(converting)) {
-      copyFileSync(whole, `${converting}.copy`);
+      copyFileSync(older, `${converting}.copy`);
       renameSync(`${converting}.copy`, converting);
     }
     await convertSnapshots(converting);

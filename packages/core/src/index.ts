@@ -176,6 +176,7 @@ export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
 export { type DecodeOptions, decodeStateEvent } from './log/decode.js';
 export { SNAPSHOT_FORMAT, type Snapshot, encodeSnapshot, decodeSnapshot } from './snapshot/snapshot.js';
 export { SNAPSHOT_PARTS_FORMAT } from './snapshot/parts.js';
+export { SNAPSHOT_CHUNKS_FORMAT } from './snapshot/chunks.js';
 export { type SnapshotCodec, SnapshotSealError, plainCodec, hmacCodec, ed25519Codec } from './snapshot/codecs.js';
 export type { SkippedSnapshot } from './snapshot/restore.js';
 export { UnboundSnapshotError } from './snapshot/binding.js';

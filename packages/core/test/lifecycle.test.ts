@@ -5,8 +5,19 @@
  * equals the read model.
  */
 import { describe, expect, it } from 'vitest';
-import { STATE_SNAPSHOT_STREAMS } from '@agentstate/core/backend';
-import { createInMemoryProvider, InMemoryLog, ManualClock, NotFoundError, replay, seededEntropy, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { decodeChunkIndex, encodeChunk, encodeChunkIndex, loadSnapshot, parseBoundSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import {
+  createInMemoryProvider,
+  encodeSnapshot,
+  InMemoryLog,
+  ManualClock,
+  NotFoundError,
+  plainCodec,
+  replay,
+  seededEntropy,
+  STATE_STREAM,
+  ValidationError,
+} from '@agentstate/core';
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -19,8 +30,9 @@ function provider() {
 /** The whole stored log and snapshots as text. */
 async function logText(log: InMemoryLog): Promise<string> {
   const events = await log.read({ stream: STATE_STREAM });
-  // The head of the newest snapshot and each of its parts (the text is in the parts).
-  const rows = await Promise.all(STATE_SNAPSHOT_STREAMS.map((stream) => log.latestSnapshot(stream)));
+  // The head of the newest snapshot and each row it names (the text is in its chunks).
+  const head = await log.latestSnapshot(STATE_STREAM);
+  const rows = head ? [head, ...(await Promise.all(storedHeadRows(head).map((key) => log.latestSnapshot(key.stream, { upToSeq: key.seq }))))] : [];
   return JSON.stringify(events) + rows.map((row) => row?.data ?? '').join('');
 }
 
@@ -105,7 +117,7 @@ describe('purge', () => {
     const secret = await p.memory.write({ content: 'ann lives at 12 Secret Lane', key: 'address', metadata: { street: 'Secret Lane' } });
     await p.memory.update(secret.id, { content: 'ann moved to 9 Hidden Road' });
     const kept = await p.memory.write({ content: 'the sky is blue' });
-    await p.saveSnapshot();
+    const snapshot = await p.saveSnapshot();
     const result = await p.purge({ id: secret.id, reason: 'erasure request 42' });
     expect(result).toMatchObject({ memory: [secret.id], sessions: [], turns: [], skills: [] });
     const text = await logText(log);
@@ -124,7 +136,18 @@ describe('purge', () => {
     // The rewritten log folds to the same read model.
     const again = await replay(log, { fromScratch: true });
     expect(await again.snapshot()).toEqual(await p.snapshot());
-    for (const stream of STATE_SNAPSHOT_STREAMS) expect(await log.latestSnapshot(stream), stream).toBeUndefined();
+    // The snapshot is patched, not dropped: it still loads, and holds the erased tombstone.
+    const loaded = await loadSnapshot(log, plainCodec, snapshot.seq);
+    expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([snapshot.seq, []]);
+    expect(loaded.snapshot?.memory.find((m) => m.id === secret.id)?.content).toBe('[erased]');
+    expect(encodeSnapshot(loaded.snapshot!)).toContain('the sky is blue');
+    // Its head is patched by swapping digests in the stored text: still the canonical encoding of what it names.
+    const { content } = parseBoundSnapshot((await log.latestSnapshot(STATE_STREAM, { upToSeq: snapshot.seq }))!.data, snapshot.seq);
+    expect(content).toBe(encodeChunkIndex(decodeChunkIndex(content, snapshot.seq)));
+    for (const key of storedHeadRows({ seq: snapshot.seq, data: content.padStart(content.length + 1, '\n') })) {
+      const chunk = (await log.latestSnapshot(key.stream, { upToSeq: 0 }))!.data;
+      expect(chunk).toBe(encodeChunk(JSON.parse(chunk) as unknown[]));
+    }
   });
 
   it('erases a session with all its turns, and leaves other sessions alone', async () => {

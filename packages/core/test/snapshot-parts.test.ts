@@ -1,11 +1,36 @@
 /**
- * Snapshots stored in parts (format 4): what a view reads of them, and the
- * whole formats before them, which still load everywhere.
+ * Snapshots stored in chunks (format 5): what a view reads of them, what a
+ * second snapshot stores, and the formats before them (parts, whole), which
+ * still load everywhere.
  */
 import { describe, expect, it } from 'vitest';
 import type { Log } from '../src/index.js';
-import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, replay, seededEntropy, STATE_STREAM } from '../src/index.js';
-import { bindSnapshot, formatBoundSnapshot, loadSnapshot, SNAPSHOT_PARTS, snapshotBinding, snapshotPartStream } from '../src/backend.js';
+import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, plainCodec, replay, seededEntropy, STATE_STREAM } from '../src/index.js';
+import type { ChunkIndex, SnapshotCollection } from '../src/backend.js';
+import {
+  bindSnapshot,
+  bindSnapshotParts,
+  CHUNK_STREAM_PREFIX,
+  chunkStream,
+  decodeChunkIndex,
+  formatBoundSnapshot,
+  loadSnapshot,
+  parseBoundSnapshot,
+  SNAPSHOT_PARTS,
+  snapshotBinding,
+  snapshotPartStream,
+} from '../src/backend.js';
+import type { SnapshotCodec } from '../src/index.js';
+
+/** The head of chunks stored at `seq`. */
+async function headAt(log: Log, codec: SnapshotCodec, seq: number): Promise<ChunkIndex> {
+  const row = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
+  return decodeChunkIndex(parseBoundSnapshot(codec.open(row!.data), seq).content, seq);
+}
+
+/** The chunk streams of `collections` in `head`. */
+const chunkStreams = (head: ChunkIndex, ...collections: SnapshotCollection[]): string[] =>
+  collections.flatMap((collection) => head.chunks[collection].map((ref) => chunkStream(ref.sha256)));
 
 /** `log`, recording the stream of every snapshot row read. */
 function recording(log: Log, streams: string[]): Log {
@@ -39,14 +64,53 @@ async function populated(codec = hmacCodec('parts')) {
   return { p, log, streams, codec, session: s, item, snapshot, saved };
 }
 
-describe('snapshots stored in parts', () => {
-  it('store a small sealed head and one row per part at its seq, which load back to the whole projection', async () => {
+describe('snapshots stored in chunks', () => {
+  it('store a small sealed head naming content-addressed chunks, which load back to the whole projection', async () => {
     const { log, codec, snapshot, saved } = await populated();
-    expect(snapshot.data.length).toBeLessThan(1_000);
+    expect(snapshot.data.length).toBeLessThan(2_000);
     expect(snapshot.data).not.toContain('ship on friday');
-    for (const part of SNAPSHOT_PARTS) expect((await log.latestSnapshot(snapshotPartStream(part)))?.seq, part).toBe(snapshot.seq);
+    const head = await headAt(log, codec, snapshot.seq);
+    for (const stream of chunkStreams(head, 'sessions', 'turns', 'skills', 'memory')) expect((await log.latestSnapshot(stream))?.seq, stream).toBe(0);
+    for (const part of SNAPSHOT_PARTS) expect(await log.latestSnapshot(snapshotPartStream(part)), part).toBeUndefined();
     const loaded = await loadSnapshot(log, codec, snapshot.seq);
     expect(encodeSnapshot(loaded.snapshot!)).toBe(encodeSnapshot(saved));
+  });
+
+  it('store a chunk once: a later snapshot writes only the chunks that changed', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const log = new InMemoryLog({ identity: 'dedup', clock });
+    const saved: string[] = [];
+    const watched: Log = {
+      ...recording(log, []),
+      saveSnapshot: (row) => {
+        saved.push(row.stream);
+        return log.saveSnapshot(row);
+      },
+    };
+    const p = createInMemoryProvider({ log: watched, clock, entropy: seededEntropy(5) });
+    for (let i = 0; i < 600; i += 1) await p.memory.write({ content: `item ${i}` });
+    const first = await p.saveSnapshot();
+    const chunks = saved.filter((s) => s.startsWith(CHUNK_STREAM_PREFIX));
+    const memory = (await headAt(log, plainCodec, first.seq)).chunks.memory;
+    // About one chunk per CHUNK_BOUNDARY records, cut where the content says.
+    expect(memory.length).toBeGreaterThan(3);
+    expect(chunks.length).toBe(new Set(chunks).size);
+    saved.length = 0;
+    const item = await p.memory.write({ content: 'one more' });
+    await p.memory.write({ content: 'and another' });
+    const second = await p.saveSnapshot();
+    const next = (await headAt(log, plainCodec, second.seq)).chunks.memory;
+    const written = saved.filter((s) => s.startsWith(CHUNK_STREAM_PREFIX));
+    // Two new items touch at most two chunks (and the empty collections' none); the rest are shared.
+    expect(written.length).toBeLessThanOrEqual(2);
+    const before = new Set(memory.map((ref) => ref.sha256));
+    expect(next.filter((ref) => !before.has(ref.sha256)).length).toBe(written.length);
+    expect(saved.at(-1)).toBe(STATE_STREAM);
+    // The same state snapshotted again writes its head only.
+    saved.length = 0;
+    await p.saveSnapshot();
+    expect(saved).toEqual([STATE_STREAM]);
+    expect((await (await p.at({ seq: second.seq })).memory.get(item.id)).content).toBe('one more');
   });
 
   it('let a view read only the parts its reads need, and fold the later events into each', async () => {
@@ -54,18 +118,36 @@ describe('snapshots stored in parts', () => {
     const head = await log.head(STATE_STREAM);
     const view = await p.at({ seq: head });
     streams.length = 0;
+    const chunks = await headAt(log, hmacCodec('parts'), snapshot.seq);
+    streams.length = 0;
     expect((await view.memory.get(item.id)).content).toBe('ship on monday');
-    expect(streams.filter((s) => s !== STATE_STREAM)).toEqual([snapshotPartStream('memory')]);
+    expect(streams.filter((s) => s !== STATE_STREAM)).toEqual(chunkStreams(chunks, 'memory'));
     streams.length = 0;
     expect((await view.sessions.turns(session.id)).map((t) => t.content)).toEqual(['before the snapshot', 'after the snapshot']);
-    expect(streams).toEqual([snapshotPartStream('sessions'), snapshotPartStream('turns')]);
+    expect(streams).toEqual(chunkStreams(chunks, 'sessions', 'turns'));
     streams.length = 0;
     // Concurrent first reads restore a part once and agree.
     const [a, b] = await Promise.all([view.skills.get('deploy'), view.skills.get('deploy')]);
     expect([a.body, b.body]).toEqual(['v2', 'v2']);
-    expect(streams).toEqual([snapshotPartStream('skills')]);
+    expect(streams).toEqual(chunkStreams(chunks, 'skills'));
     expect(encodeSnapshot(await view.capture())).toBe(encodeSnapshot(await p.snapshot()));
     expect(snapshot.seq).toBeLessThan(head);
+  });
+
+  it('still load snapshots stored in parts (format 4), and let a view read only the parts it needs', async () => {
+    const codec = hmacCodec('parts');
+    const { p, log, streams, item } = await populated(codec);
+    const head = await log.head(STATE_STREAM);
+    const whole = await p.snapshot();
+    const { head: text, parts } = await bindSnapshotParts(log, whole);
+    for (const part of parts) await log.saveSnapshot(part);
+    await log.saveSnapshot({ stream: STATE_STREAM, seq: head, data: codec.seal(text) });
+    expect(encodeSnapshot((await loadSnapshot(log, codec, head)).snapshot!)).toBe(encodeSnapshot(whole));
+    const view = await p.at({ seq: head });
+    streams.length = 0;
+    expect((await view.memory.get(item.id)).content).toBe('ship on monday');
+    expect(streams).toEqual([snapshotPartStream('memory')]);
+    expect(encodeSnapshot(await view.capture())).toBe(encodeSnapshot(whole));
   });
 
   it('still load whole snapshots of formats 2 and 3, for views, folds and replays', async () => {

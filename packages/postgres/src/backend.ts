@@ -13,7 +13,7 @@
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
-import { ClosedError, CorruptionError, EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
@@ -142,7 +142,8 @@ export class PostgresBackend implements StateBackend {
       generation: state.generation,
     });
     await this.projection.apply(sql, change, event.seq);
-    if (change.type === EventTypes.RecordsPurged) await eraseHistory(this.db, sql, change, event.seq, this.upcasters);
+    if (change.type === EventTypes.RecordsPurged)
+      await eraseHistory(this.db, sql, change, event.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);
     return event;
   }
 

@@ -2,13 +2,13 @@
  * Purge in PostgreSQL (docs/contract.md §7, "Purge"): which rows a purge
  * selects, and the erasure its `records.purged` event triggers inside the
  * same transaction: earlier events rewritten in place with fresh checksums,
- * embedding-cache entries and the snapshots that hold the text deleted.
+ * embedding-cache entries deleted, and the snapshots that hold the text
+ * patched.
  * PostgreSQL keeps dead row versions until `VACUUM` reclaims them, and its
  * WAL and backups hold what they held: running `VACUUM` is the operator's.
  */
-import type { MemoryItem, PurgedRecords, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { MemoryItem, PurgedRecords, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import { type EventTypes, STATE_STREAM } from '@agentstate/core';
-import { STATE_SNAPSHOT_STREAMS } from '@agentstate/core/backend';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
 import {
   changeRecordIds,
@@ -21,6 +21,8 @@ import {
   storedTextForm,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
+import type { PostgresLog } from './log.js';
+import { patchStoredSnapshots } from './snapshot-patch.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -78,14 +80,15 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
 /**
  * The erasure of a committed `records.purged` event at `purgeSeq`, inside
  * its transaction: rewrites every earlier event that carried the purged
- * records, deletes their cached embeddings and every snapshot at or after
- * the first such event.
+ * records, deletes their cached embeddings, and patches the snapshots at or
+ * after the first such event (`snapshot-patch.ts`).
  */
 export async function eraseHistory(
   db: Database,
   sql: Sql,
   change: StateChangeOf<typeof EventTypes.RecordsPurged>,
   purgeSeq: number,
+  snapshots: { log: PostgresLog; codec: SnapshotCodec },
   upcasters?: UpcasterRegistry,
 ): Promise<void> {
   const ids = changeRecordIds(change);
@@ -96,12 +99,8 @@ export async function eraseHistory(
       AND seq IN (SELECT seq FROM ${db.t('record_events')} WHERE record_id = ANY($2::text[]) AND seq < $3) ORDER BY seq`,
     [STATE_STREAM, ids, purgeSeq],
   );
-  const erasure = eraseEvents(
-    rows.map((row) => eventFromRow(row)),
-    new Set(ids),
-    purgeSeq,
-    upcasters,
-  );
+  const originals = rows.map((row) => eventFromRow(row));
+  const erasure = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
   const rewritten = erasure.events.map((e) => e.row);
   if (rewritten.length > 0)
     await sql.rows(
@@ -126,6 +125,5 @@ export async function eraseHistory(
       WHERE e.id IS NOT NULL AND c.embedder_id = e.id AND c.content_hash = h.hash`,
     [erasure.contentHashes],
   );
-  if (erasure.firstSeq > 0)
-    await sql.rows(`DELETE FROM ${db.t('snapshots')} WHERE stream = ANY($1) AND seq >= $2`, [[...STATE_SNAPSHOT_STREAMS], erasure.firstSeq]);
+  if (erasure.firstSeq > 0) await patchStoredSnapshots(db, sql, snapshots, change, erasure.firstSeq, originals);
 }

@@ -9,9 +9,9 @@
  * its COMMIT; were that COMMIT to fail (a full disk, an I/O error), the
  * mutation is rejected and its rows are gone.
  */
-import type { EventMeta, LogEvent, Snapshot, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { EventMeta, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { ClosedError, EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
@@ -33,6 +33,8 @@ const SQL = {
 /** Options of {@link SqliteBackend}. */
 export interface SqliteBackendOptions {
   upcasters?: UpcasterRegistry;
+  /** The provider's snapshot codec: a purge opens and seals the snapshots it patches with it (plain when absent). */
+  snapshotCodec?: SnapshotCodec;
 }
 
 /** A {@link StateBackend} over one SQLite connection. */
@@ -152,7 +154,8 @@ export class SqliteBackend implements StateBackend {
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
     const event = this.log.appendInTransaction(input, state.seq + 1).event;
     this.projection.apply(change, event.seq);
-    if (change.type === EventTypes.RecordsPurged) eraseHistory(this.conn, change, event.seq, this.options.upcasters);
+    if (change.type === EventTypes.RecordsPurged)
+      eraseHistory(this.conn, change, event.seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);
     return event;
   }
 

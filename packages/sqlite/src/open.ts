@@ -153,7 +153,15 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     const storedTurns = indexes.available ? new SqliteTurnVectorStore(conn, indexes) : undefined;
     const turnVectors = storedTurns && conn.readonly ? new ReadOnlyTurnVectorStore(conn, indexes, storedTurns) : storedTurns;
     const queries = sqliteQueries(conn, { relevanceWindow: options.relevanceWindow, upcasters: options.upcasters });
-    const backend = new SqliteBackend(conn, log, projection, queries, vectors, { upcasters: options.upcasters }, turnVectors);
+    const backend = new SqliteBackend(
+      conn,
+      log,
+      projection,
+      queries,
+      vectors,
+      { upcasters: options.upcasters, snapshotCodec: options.snapshotCodec },
+      turnVectors,
+    );
     const tables = tableLookups(conn);
     // Events appended to the state stream without a projection (a bare log) are folded now.
     // Both positions are read in one transaction: another process may commit between two reads.

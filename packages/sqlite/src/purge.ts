@@ -9,22 +9,15 @@
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
  * `-wal` file, so the old pages leave the disk too.
  */
-import type { MemoryItem, PurgedRecords, Scope, Session, Skill, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { MemoryItem, PurgedRecords, Scope, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { EventTypes } from '@agentstate/core';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
-import {
-  STATE_SNAPSHOT_STREAMS,
-  changeRecordIds,
-  EVENT_COLUMNS,
-  descendantKeyRange,
-  eraseEvents,
-  holdersIn,
-  scopeKey,
-  storedTextForm,
-} from '@agentstate/core/backend';
+import { changeRecordIds, EVENT_COLUMNS, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { recordSeqsSql } from './history.js';
+import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
+import { patchStoredSnapshots } from './snapshot-patch.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -108,19 +101,24 @@ function scopeRows(scope: Scope): { sql: string; params: string[] } {
  * The erasure of a committed `records.purged` event at `purgeSeq`, inside
  * its write transaction (after the projection made the records erased
  * tombstones): rewrites every earlier event that carried them, drops their
- * cached embeddings and every snapshot at or after the first such event.
+ * cached embeddings, and patches the snapshots at or after the first such
+ * event (`snapshot-patch.ts`).
  */
-export function eraseHistory(conn: Connection, change: StateChangeOf<typeof EventTypes.RecordsPurged>, purgeSeq: number, upcasters?: UpcasterRegistry): void {
+export function eraseHistory(
+  conn: Connection,
+  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
+  purgeSeq: number,
+  snapshots: { log: SqliteLog; codec: SnapshotCodec },
+  upcasters?: UpcasterRegistry,
+): void {
   const ids = changeRecordIds(change);
   // One statement reads every earlier event the history index names for the purged ids
   // (a long session's are thousands, spread over the log), rather than a look-up and a read per event.
   const rows = conn.prepare(SQL.carriers).all({ ids: JSON.stringify(ids), before: purgeSeq }) as EventRow[];
-  const erasure = eraseEvents(rows.map(toEvent), new Set(ids), purgeSeq, upcasters);
+  const originals = rows.map(toEvent);
+  const erasure = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
   conn.prepare(SQL.forgetEmbeddings).run(JSON.stringify(erasure.contentHashes));
-  if (erasure.firstSeq > 0) {
-    const drop = conn.prepare('DELETE FROM snapshots WHERE stream = ? AND seq >= ?');
-    for (const stream of STATE_SNAPSHOT_STREAMS) drop.run(stream, erasure.firstSeq);
-  }
+  if (erasure.firstSeq > 0) patchStoredSnapshots(conn, snapshots, change, erasure.firstSeq, originals);
 }

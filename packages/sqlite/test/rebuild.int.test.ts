@@ -87,7 +87,7 @@ describe('rebuild', () => {
     const truncated = await p.saveSnapshot();
     await p.memory.write({ content: 'after every snapshot' });
     const expected = encodeSnapshot(await p.snapshot());
-    tamper(path, 'UPDATE snapshots SET data = replace(data, ?, ?) WHERE seq = ?', 'staging', 'stagiNg', tampered.seq);
+    tamper(path, 'UPDATE snapshots SET data = replace(data, ?, ?) WHERE seq = ?', '"first"', '"firsT"', tampered.seq);
     tamper(path, 'UPDATE snapshots SET data = substr(data, 1, 100) WHERE seq = ?', truncated.seq);
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(good.seq);

@@ -52,7 +52,14 @@ describe('a stored snapshot bound to its store', () => {
     await p.memory.write({ content: 'after the first snapshot' });
     const edited = await p.saveSnapshot();
     await p.memory.write({ content: 'after the second snapshot' });
-    tamper(path, 'UPDATE snapshots SET data = replace(data, ?, ?) WHERE seq = ?', 'mine fact 1', 'never written', edited.seq);
+    // The chunk only the second snapshot names: one the first shares would damage both.
+    tamper(
+      path,
+      'UPDATE snapshots SET data = replace(data, ?, ?) WHERE instr(data, ?) > 0',
+      'after the first snapshot',
+      'never written',
+      'after the first snapshot',
+    );
 
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(good.seq);

@@ -8,6 +8,7 @@
 import { statSync } from 'node:fs';
 import type { EventSourcedProvider, LogEvent, PointInput, RecallOptions, WhereInput } from '@agentstate/core';
 import { EventTypes, RECALL_MODES, STATE_STREAM, describeScope, parseScopeText } from '@agentstate/core';
+import { storedSnapshotBytes } from '@agentstate/core/backend';
 import { UiRequestError, WritesDisabledError } from './errors.js';
 import { type EventFilter, matchesFilter, namespaceOf, writerOf } from './event-fields.js';
 import { LogIndex } from './log-index.js';
@@ -258,7 +259,7 @@ export class Api {
     for (let upToSeq = head; snapshots.length < SNAPSHOT_LIST && upToSeq > 0; ) {
       const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq });
       if (!stored) break;
-      snapshots.push({ seq: stored.seq, bytes: Buffer.byteLength(stored.data), sealed: /^([A-Za-z0-9][\w.-]*):/.exec(stored.data)?.[1] ?? null });
+      snapshots.push({ seq: stored.seq, bytes: await storedSnapshotBytes(log, stored), sealed: /^([A-Za-z0-9][\w.-]*):/.exec(stored.data)?.[1] ?? null });
       upToSeq = stored.seq - 1;
     }
     const file = this.#options.databaseFile;

@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
+import { storedSnapshotBytes } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
@@ -57,7 +58,7 @@ async function gatherStats(db: Database, path: string) {
     turns: snapshot.turns.length,
     skills: counts(snapshot.skills),
     memory: counts(snapshot.memory),
-    lastSnapshot: stored ? { seq: stored.seq, bytes: Buffer.byteLength(stored.data), behind: head - stored.seq } : null,
+    lastSnapshot: stored ? { seq: stored.seq, bytes: await storedSnapshotBytes(db.log, stored), behind: head - stored.seq } : null,
     fileBytes: fileSize(path),
     walBytes: fileSize(`${path}-wal`),
   };
@@ -122,9 +123,12 @@ export function maintenanceCommands(): Command[] {
       const key = snapshotKey(opts);
       if (key && !key.canSeal)
         throw new UserError(`the snapshot key ${key.path} is an Ed25519 public key: it verifies snapshots, but sealing one needs the private key`);
-      const stored = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, (db) => db.saveSnapshot());
+      const { stored, size } = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, async (db) => {
+        const saved = await db.saveSnapshot();
+        return { stored: saved, size: await storedSnapshotBytes(db.log, saved) };
+      });
       const sealedWith = key?.codec.id ?? null;
-      const result = { seq: stored.seq, bytes: Buffer.byteLength(stored.data), sha256: sha256(stored.data), sealedWith };
+      const result = { seq: stored.seq, bytes: size, sha256: sha256(stored.data), sealedWith };
       if (ctx.json) printJson(result);
       else print(`saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)}), ${sealedWith ? `sealed with ${sealedWith}` : 'unsealed'}`);
     });

@@ -11,14 +11,18 @@ import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js
 import type { StateChange, StateChangeOf } from '../log/events.js';
 import type { EventMeta, Log, LogEvent } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
-import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend, trustedRead } from '../log/trusted.js';
+import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, trustedAppend, trustedRead } from '../log/trusted.js';
 import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, holdersIn } from '../log/erasure.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { STATE_SNAPSHOT_STREAMS } from '../snapshot/parts.js';
+import { SNAPSHOT_PART_STREAMS } from '../snapshot/parts.js';
+import { chunkStream } from '../snapshot/chunks.js';
+import type { SnapshotCodec } from '../snapshot/codecs.js';
+import { plainCodec } from '../snapshot/codecs.js';
+import { patchSnapshots } from '../snapshot/patch.js';
 import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
@@ -37,6 +41,8 @@ export class InMemoryBackend implements StateBackend {
   constructor(
     readonly log: Log,
     readonly state: InMemoryState = new InMemoryState(),
+    /** The provider's snapshot codec: a purge opens and seals the snapshots it patches with it (plain when absent). */
+    private readonly snapshotCodec: SnapshotCodec = plainCodec,
   ) {
     // The history index is read from the log, which holds every event, when first asked for and caught up on
     // each query after: the write path does not build it (an empty state's index is deferred for good).
@@ -173,7 +179,31 @@ export class InMemoryBackend implements StateBackend {
     for (const item of change.payload.memory) this.vectors.forget(item.id);
     for (const turn of change.payload.turns) this.turnVectors.forget(turn.id);
     this.#cache.forget(new Set(erasure.contentHashes));
-    if (erasure.firstSeq > 0) for (const stream of STATE_SNAPSHOT_STREAMS) log[dropSnapshotsFrom](stream, erasure.firstSeq);
+    if (erasure.firstSeq > 0) await this.#patchSnapshots(log, change, erasure.firstSeq, events);
+  }
+
+  /** Patches (or drops) the stored snapshots at or after `firstSeq`; `originals` are the rewritten events as they were. */
+  async #patchSnapshots(log: InMemoryLog, change: StateChangeOf<typeof EventTypes.RecordsPurged>, firstSeq: number, originals: LogEvent[]): Promise<void> {
+    const before = new Map(originals.map((event) => [event.seq, event]));
+    const now = new Map<number, LogEvent>();
+    const heads = log[snapshotRows](STATE_STREAM);
+    for (const head of heads) if (head.seq > 0) for (const event of log[trustedRead](STATE_STREAM, head.seq - 1, 1)) now.set(event.seq, event);
+    // No identity: no snapshot can be trusted, so every one at or after the rewrite is dropped.
+    const identity = await log.identity().catch(() => '');
+    const patch = patchSnapshots({
+      heads: heads.filter((head) => head.seq >= firstSeq),
+      chunk: (sha256) => log[snapshotRows](chunkStream(sha256))[0]?.data,
+      purged: change.payload,
+      codec: this.snapshotCodec,
+      identity,
+      before: (seq) => before.get(seq) ?? now.get(seq),
+      after: (seq) => now.get(seq),
+      olderHeads: () => heads.filter((head) => head.seq < firstSeq),
+    });
+    // Drops first: a dropped head's removal reaches the heads after it too, and those patched are saved again next.
+    for (const { stream, seq } of patch.drop) log[dropSnapshotsFrom](stream, seq);
+    for (const stored of patch.save) await log.saveSnapshot(stored);
+    for (const stream of SNAPSHOT_PART_STREAMS) log[dropSnapshotsFrom](stream, firstSeq);
   }
 
   maxHlc() {

@@ -24,7 +24,7 @@ export interface InMemoryProviderOptions extends StateProviderOptions {
 /** A provider whose read model lives in memory over an empty log. */
 export function createInMemoryProvider(options: InMemoryProviderOptions = {}): EventSourcedProvider {
   const log = options.log ?? new InMemoryLog({ clock: options.clock ?? systemClock });
-  return createStateProvider(new InMemoryBackend(log), options);
+  return createStateProvider(new InMemoryBackend(log, undefined, options.snapshotCodec), options);
 }
 
 /** Options of {@link replay}. */
@@ -44,5 +44,5 @@ export async function replay(log: Log, options: ReplayOptions = {}): Promise<Eve
     // The provider keeps the log: the history index of the folded events is read from it when first asked for.
     history: false,
   });
-  return createStateProvider(new InMemoryBackend(log, state), options);
+  return createStateProvider(new InMemoryBackend(log, state, options.snapshotCodec), options);
 }

@@ -8,7 +8,7 @@ import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, 
 import { deepFreeze } from './freeze.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { checkStateAppend } from './state-append.js';
-import { dropSnapshotsFrom, rewriteEventPayload, trustedAppend, trustedRead } from './trusted.js';
+import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, trustedAppend, trustedRead } from './trusted.js';
 import type { UpcasterRegistry } from './upcasters.js';
 
 /** Options of {@link InMemoryLog}. */
@@ -94,6 +94,11 @@ export class InMemoryLog implements Log {
   [dropSnapshotsFrom](stream: string, seq: number): void {
     const byStream = this.#snapshots.get(stream);
     if (byStream) for (const at of [...byStream.keys()]) if (at >= seq) byStream.delete(at);
+  }
+
+  /** @internal A purge's read of every stored snapshot of `stream`, in seq order. */
+  [snapshotRows](stream: string): StoredSnapshot[] {
+    return [...(this.#snapshots.get(stream)?.values() ?? [])].sort((a, b) => a.seq - b.seq);
   }
 
   #store<P>(input: AppendInput<P>, check: boolean): LogEvent<P> {

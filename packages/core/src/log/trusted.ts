@@ -20,3 +20,6 @@ export const rewriteEventPayload: unique symbol = Symbol('agentstate.rewriteEven
 
 /** The key of an `InMemoryLog`'s removal of a stream's snapshots at or after a seq, for a purge. */
 export const dropSnapshotsFrom: unique symbol = Symbol('agentstate.dropSnapshotsFrom');
+
+/** The key of an `InMemoryLog`'s list of a stream's stored snapshots, in seq order, for a purge. */
+export const snapshotRows: unique symbol = Symbol('agentstate.snapshotRows');

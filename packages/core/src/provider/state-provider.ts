@@ -9,7 +9,8 @@ import { EventTypes } from '../log/events.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { plainCodec } from '../snapshot/codecs.js';
-import { bindSnapshotParts, SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { bindSnapshotChunks } from '../snapshot/chunks.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend } from '../write/backend.js';
@@ -62,10 +63,11 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const saveSnapshot = async () => {
     const snapshot = await backend.capture();
     // Events are immutable: binding to the event at the captured seq after the capture is sound.
-    const { head, parts } = await bindSnapshotParts(backend.log, snapshot);
-    // Parts first: a head is never stored before the rows it names. Parts left by a save that stopped half-way
-    // are replaced by the next save at their seq, or dropped by a purge from it.
-    for (const part of parts) await backend.log.saveSnapshot(part);
+    const { head, chunks } = await bindSnapshotChunks(backend.log, snapshot);
+    // Chunks first: a head is never stored before the rows it names. A chunk an earlier snapshot already
+    // stored is not written again (a damaged copy is).
+    for (const chunk of chunks)
+      if ((await backend.log.latestSnapshot(chunk.stream, { upToSeq: 0 }))?.data !== chunk.data) await backend.log.saveSnapshot(chunk);
     const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(head) };
     await backend.log.saveSnapshot(stored);
     return stored;

@@ -1,7 +1,7 @@
 /**
  * The state of a time-travel view, folded part by part as its reads need
- * them (docs/contract.md §11). From a snapshot stored in parts, a part is
- * read only when a read needs its collections: restored, then the events
+ * them (docs/contract.md §11). From a snapshot stored in parts or chunks, a
+ * part is read (chunk by chunk) only when a read needs its collections: restored, then the events
  * between the snapshot and the view's seq are folded into it alone. So the
  * first read of a view costs the parts it reads and the events after the
  * snapshot, not the whole projection. From a whole snapshot (formats 1 to
@@ -14,9 +14,11 @@ import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { InMemoryState } from '../in-memory/state.js';
 import { plainCodec } from '../snapshot/codecs.js';
-import type { SnapshotIndex, SnapshotPart } from '../snapshot/parts.js';
-import { decodeSnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
-import { loadSnapshotHead, readSnapshotParts } from '../snapshot/restore.js';
+import type { SnapshotPart } from '../snapshot/parts.js';
+import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import type { SnapshotHead } from '../snapshot/heads.js';
+import { readHeadParts } from '../snapshot/heads.js';
+import { loadSnapshotHead } from '../snapshot/restore.js';
 import type { FoldToOptions } from './time-travel.js';
 import { advance, foldTo } from './time-travel.js';
 
@@ -24,7 +26,7 @@ import { advance, foldTo } from './time-travel.js';
 export class ViewFold {
   #state: InMemoryState;
   /** The head of the snapshot the state starts from, while parts of it remain unread. */
-  #index: SnapshotIndex | undefined;
+  #index: SnapshotHead | undefined;
   readonly #loaded = new Set<SnapshotPart>();
   /** The events after the snapshot, decoded once, folded into each part as it is restored. */
   #tail: { change: StateChange; seq: number }[] | undefined;
@@ -38,7 +40,7 @@ export class ViewFold {
     private readonly seq: number,
     private readonly options: FoldToOptions,
     state: InMemoryState,
-    index: SnapshotIndex | undefined,
+    index: SnapshotHead | undefined,
   ) {
     this.#state = state;
     this.#index = index;
@@ -83,8 +85,7 @@ export class ViewFold {
     const missing = parts.filter((part) => !this.#loaded.has(part));
     if (!index || missing.length === 0) return this.#state;
     try {
-      const texts = await readSnapshotParts(this.log, index.seq, missing);
-      const decoded = missing.map((part) => decodeSnapshotPart(index, part, texts.get(part), { validate: false }));
+      const decoded = await readHeadParts(this.log, index, missing);
       const tail = await this.#readTail(index.seq);
       const only = new Set(missing);
       for (const collections of decoded) this.#state.restoreCollections(collections);

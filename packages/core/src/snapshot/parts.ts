@@ -54,8 +54,11 @@ export function snapshotPartStream(part: SnapshotPart): string {
   return `${STATE_STREAM}#${part}`;
 }
 
-/** Every stream a `state` snapshot occupies: its head's, then its parts'. What a purge drops. */
-export const STATE_SNAPSHOT_STREAMS: readonly string[] = [STATE_STREAM, ...SNAPSHOT_PARTS.map(snapshotPartStream)];
+/** The streams of the parts of a `state` snapshot stored in parts: what a purge drops with their heads. */
+export const SNAPSHOT_PART_STREAMS: readonly string[] = SNAPSHOT_PARTS.map(snapshotPartStream);
+
+/** Every stream a `state` snapshot in parts occupies: its head's, then its parts'. */
+export const STATE_SNAPSHOT_STREAMS: readonly string[] = [STATE_STREAM, ...SNAPSHOT_PART_STREAMS];
 
 /** The head of a snapshot stored in parts: its seq and the digest of each part's text. */
 export interface SnapshotIndex {

@@ -13,8 +13,10 @@ import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
 import { decodeSnapshot } from './snapshot.js';
-import type { SnapshotIndex, SnapshotPart } from './parts.js';
-import { assembleSnapshot, decodeSnapshotIndex, isSnapshotIndex, looksLikeSnapshotIndex, SNAPSHOT_PARTS, snapshotPartStream } from './parts.js';
+import { decodeSnapshotIndex, isSnapshotIndex, SNAPSHOT_PARTS } from './parts.js';
+import { decodeChunkIndex, isChunkIndex } from './chunks.js';
+import type { RowReader, SnapshotHead } from './heads.js';
+import { assembleHead, headRows, storedHeadRows, storedRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {
@@ -90,25 +92,25 @@ export interface SnapshotTrustContext {
   identity: () => string;
   /** The event of the `state` stream at a seq, if the log holds one. */
   eventAt: (seq: number) => LogEvent | undefined;
-  /** The stored text of a part of the snapshot being checked (at its seq), for one stored in parts; undefined when there is no such row. */
-  part?: (part: SnapshotPart) => string | undefined;
+  /** The stored text of a snapshot row (a part or a chunk of the snapshot being checked); undefined when there is no such row. */
+  row?: RowReader;
 }
 
-/** A stored snapshot whose own text checks out: whole (formats 1 to 3), or the head of parts not read yet (format 4). */
-export type OpenedSnapshot = { seq: number; snapshot: Snapshot; index?: undefined } | { seq: number; index: SnapshotIndex; snapshot?: undefined };
+/** A stored snapshot whose own text checks out: whole (formats 1 to 3), or a head of parts (format 4) or chunks (format 5) not read yet. */
+export type OpenedSnapshot = { seq: number; snapshot: Snapshot; index?: undefined } | { seq: number; index: SnapshotHead; snapshot?: undefined };
 
 /**
  * Opens, unbinds and checks one stored snapshot, and decodes it when it is
  * whole; a head of parts is returned for its parts to be read. Throws why it
  * cannot be trusted.
  */
-export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'part'>): OpenedSnapshot {
+export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): OpenedSnapshot {
   const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
   checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
-  if (isSnapshotIndex(content)) {
-    const index = decodeSnapshotIndex(content, stored.seq);
+  if (isSnapshotIndex(content) || isChunkIndex(content)) {
+    const index = isChunkIndex(content) ? decodeChunkIndex(content, stored.seq) : decodeSnapshotIndex(content, stored.seq);
     if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
     return { seq: stored.seq, index };
   }
@@ -117,23 +119,9 @@ export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>,
   return { seq: stored.seq, snapshot };
 }
 
-/** The text of each part stored at `seq` (none for a part without a row there). */
-export async function readSnapshotParts(
-  log: Pick<Log, 'latestSnapshot'>,
-  seq: number,
-  parts: readonly SnapshotPart[] = SNAPSHOT_PARTS,
-): Promise<Map<SnapshotPart, string>> {
-  const texts = new Map<SnapshotPart, string>();
-  for (const part of parts) {
-    const row = await log.latestSnapshot(snapshotPartStream(part), { upToSeq: seq });
-    if (row?.seq === seq) texts.set(part, row.data);
-  }
-  return texts;
-}
-
-/** The parts of a stored snapshot at its seq, read ahead for {@link trustStoredSnapshot} when its text names parts. */
-export async function partsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<Map<SnapshotPart, string>> {
-  return looksLikeSnapshotIndex(stored.data) ? readSnapshotParts(log, stored.seq) : new Map();
+/** The rows a stored snapshot names (its parts or chunks), read ahead for {@link trustStoredSnapshot}, which is synchronous. */
+export async function rowsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowReader> {
+  return storedRows(log, storedHeadRows(stored));
 }
 
 /**
@@ -144,7 +132,7 @@ export async function partsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<St
  */
 export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
   const opened = openStoredSnapshot(stored, ctx);
-  return opened.snapshot ?? assembleSnapshot(opened.index, (part) => ctx.part?.(part));
+  return opened.snapshot ?? assembleHead(opened.index, ctx.row ?? (() => undefined));
 }
 
 /** The result of {@link loadSnapshotHead}. */
@@ -194,12 +182,12 @@ export async function loadSnapshotHead(
   return { opened: undefined, skipped };
 }
 
-/** Loads the newest trustworthy snapshot of the `state` stream at or below `head`, whole: a snapshot stored in parts is read and checked part by part. */
+/** Loads the newest trustworthy snapshot of the `state` stream at or below `head`, whole: a snapshot stored in parts or chunks is read and checked row by row. */
 export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   const loaded = await loadSnapshotHead(log, codec, head, async (opened) => {
     if (opened.snapshot) return opened;
-    const texts = await readSnapshotParts(log, opened.seq);
-    return { seq: opened.seq, snapshot: assembleSnapshot(opened.index, (part) => texts.get(part)) };
+    const rows = await storedRows(log, headRows(opened.index, SNAPSHOT_PARTS));
+    return { seq: opened.seq, snapshot: assembleHead(opened.index, rows) };
   });
   return { snapshot: loaded.opened?.snapshot, skipped: loaded.skipped };
 }

@@ -19,7 +19,7 @@ import { eventAt } from '../snapshot/binding.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SkippedSnapshot, SnapshotTrustContext } from '../snapshot/restore.js';
-import { partsFor, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { rowsFor, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { encodeSnapshot } from '../snapshot/snapshot.js';
 import type { HistoryRow } from '../log/history-index.js';
@@ -81,7 +81,7 @@ export class ReplayCheck {
   }
 
   /** The trust context of a stored snapshot, completed with the codec and head. */
-  trust(ctx: Pick<SnapshotTrustContext, 'identity' | 'eventAt' | 'part'>): SnapshotTrustContext {
+  trust(ctx: Pick<SnapshotTrustContext, 'identity' | 'eventAt' | 'row'>): SnapshotTrustContext {
     return { codec: this.options.codec ?? plainCodec, head: this.options.head, ...ctx };
   }
 
@@ -225,11 +225,8 @@ export async function checkReplay(source: ReplaySource, options: CheckReplayOpti
     } catch {
       // An unreadable event fails the binding check below, and the replay reports the event itself.
     }
-    const parts = await partsFor(source, stored);
-    check.storedSnapshot(
-      stored,
-      check.trust({ identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined), part: (part) => parts.get(part) }),
-    );
+    const rows = await rowsFor(source, stored);
+    check.storedSnapshot(stored, check.trust({ identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined), row: rows }));
     upToSeq = stored.seq - 1;
   }
   try {

@@ -9,7 +9,7 @@
 import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { ReplayResult } from '@agentstate/core/backend';
-import { REPLAY_BATCH, ReplayCheck, snapshotPartStream } from '@agentstate/core/backend';
+import { REPLAY_BATCH, ReplayCheck } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import type { SqliteLog } from '../log.js';
 import { checkHistoryIndex } from './history.js';
@@ -44,7 +44,7 @@ export function checkReplay(ctx: ReplayContext): ReplayResult {
     if (!row) break;
     upTo = row.seq - 1;
     const part = ctx.conn.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?');
-    check.storedSnapshot(row, { ...trust, part: (name) => (part.get(snapshotPartStream(name), row.seq) as { data: string } | undefined)?.data });
+    check.storedSnapshot(row, { ...trust, row: (stream, seq) => (part.get(stream, seq) as { data: string } | undefined)?.data });
   }
   try {
     while (check.seq < head) {

@@ -1,16 +1,20 @@
 /**
- * E1–E9: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E12: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
- * event, and leaves a log whose replay equals the tables.
+ * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
+ * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
  */
-import type { EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
+import type { EventSourcedProvider, Log, LogEvent, Provider, RecordVersion } from '@agentstate/core';
 import {
   decodeStateEvent,
+  encodeSnapshot,
   ERASED,
   EventTypes,
   ManualClock,
   NotFoundError,
+  plainCodec,
+  ReadOnlyViewError,
   replay,
   seededEntropy,
   sessionAfterTurn,
@@ -18,12 +22,13 @@ import {
   ValidationError,
 } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeRecords } from '@agentstate/core/backend';
+import { CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, foldLog, loadSnapshot } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
+import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
 import { isEventSourced } from '../suite/harness.js';
 
@@ -35,11 +40,42 @@ async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0])
   return p;
 }
 
-/** Every stored event and the newest snapshot, as text. */
+/** Every stored event and every stored snapshot row a head names, as text. */
 async function storedText(p: EventSourcedProvider): Promise<string> {
   const events = await p.log.read({ stream: STATE_STREAM });
-  const snapshot = await p.log.latestSnapshot(STATE_STREAM);
-  return JSON.stringify(events) + (snapshot?.data ?? '');
+  return JSON.stringify(events) + (await storedSnapshotRows(p.log)).map((row) => row.data).join('\n');
+}
+
+/** `log` as it is up to `seq`, without snapshots: the reference a patched snapshot is held to. */
+function cutAt(log: Log, seq: number): Log {
+  return {
+    identity: () => log.identity(),
+    append: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
+    saveSnapshot: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
+    latestSnapshot: async () => undefined,
+    head: async (stream) => (stream === STATE_STREAM ? Math.min(seq, await log.head(stream)) : 0),
+    read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).filter((e) => e.seq <= seq) : []),
+  };
+}
+
+/**
+ * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a
+ * fresh replay of the log as it is now, cut at its seq; a view just above it equals the replay too.
+ */
+async function expectSnapshotsPatched(p: EventSourcedProvider, seqs: readonly number[]): Promise<void> {
+  const heads = (await storedHeads(p.log)).map((h) => h.seq);
+  expect(heads, 'stored snapshots after the purge').toEqual([...seqs].sort((a, b) => b - a));
+  for (const seq of seqs) {
+    const loaded = await loadSnapshot(p.log, plainCodec, seq);
+    expect([loaded.snapshot?.seq, loaded.skipped], `snapshot at seq ${seq}`).toEqual([seq, []]);
+    const replayed = encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture());
+    expect(encodeSnapshot(loaded.snapshot!), `snapshot at seq ${seq} against the replay`).toBe(replayed);
+    const above = Math.min(seq + 1, await p.log.head(STATE_STREAM));
+    const view = await p.at({ seq: above });
+    expect(encodeSnapshot(await view.capture()), `view at seq ${above}`).toBe(
+      encodeSnapshot((await foldLog(cutAt(p.log, above), { fromScratch: true })).state.capture()),
+    );
+  }
 }
 
 /** The log replayed from scratch into a fresh in-memory provider equals the provider's tables. */
@@ -247,6 +283,93 @@ export const erasureChecks: ProviderCheck[] = [
         }),
         { numRuns: 15 },
       );
+    },
+  },
+  {
+    name: 'E10 a purge of records older than the stored snapshots patches them: each still loads, equals the replay of the rewritten log, and no row holds the text',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const secret = await p.memory.write({ content: 'e10 secret Quokka-19', key: 'e10-key' });
+      const chat = await p.sessions.create({ title: 'e10 chat Wombat-44' });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e10 turn Wombat-44 said' });
+      const other = await p.sessions.create({ title: 'e10 other chat' });
+      await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'e10 other turn' });
+      for (let i = 0; i < 150; i += 1) await p.memory.write({ content: `e10 filler ${i}` });
+      const first = (await p.saveSnapshot()).seq;
+      await p.memory.update(secret.id, { content: 'e10 secret Quokka-19 again' });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e10 reply Wombat-44' });
+      await p.memory.write({ content: 'e10 after the first snapshot' });
+      const second = (await p.saveSnapshot()).seq;
+      await p.memory.write({ content: 'e10 after the second snapshot' });
+      const before = await storedSnapshotRows(p.log);
+      expect(before.map((row) => row.data).join('\n')).toContain('Quokka-19');
+      await p.purge({ id: secret.id, reason: 'e10 memory' });
+      await p.purge({ id: chat.id, reason: 'e10 session' });
+      await expectSnapshotsPatched(p, [first, second]);
+      // Neither the rows the heads name now nor any row they named before (deleted, or patched in place) holds the text.
+      const rows = [...(await storedSnapshotRows(p.log)), ...(await rowsNow(p.log, before))];
+      for (const erased of ['Quokka-19', 'e10-key', 'Wombat-44']) expect(rows.map((row) => row.data).join('\n')).not.toContain(erased);
+      expect(rows.map((row) => row.data).join('\n')).toContain('e10 other turn');
+      // Patched chunks are canonical text, as a save would write them (erased turns' parts included).
+      for (const row of rows) if (row.stream.startsWith(CHUNK_STREAM_PREFIX)) expect(row.data).toBe(encodeChunk(JSON.parse(row.data) as unknown[]));
+      await expectReplayEqualsTables(p);
+    },
+  },
+  {
+    name: 'E11 random operation sequences with stored snapshots, then a purge of a random record: every snapshot still loads, and it and the view at every seq equal the replay cut there',
+    needs: ['eventSourced', 'injectableClock'],
+    async run(env) {
+      await fc.assert(
+        fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat(), async (operations, cut, pick) => {
+          const clock = new ManualClock(T0);
+          const p = await openLog(env, { clock, entropy: seededEntropy(9) });
+          try {
+            const at = cut % (operations.length + 1);
+            await runOperations(p, operations.slice(0, at), { clock });
+            const seqs = new Set([(await p.saveSnapshot()).seq]);
+            await runOperations(p, operations.slice(at), { clock });
+            seqs.add((await p.saveSnapshot()).seq);
+            const ids = [...new Set((await p.log.read({ stream: STATE_STREAM })).flatMap((e) => collectIds(e.payload)))];
+            if (ids.length === 0) return;
+            await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
+            await expectSnapshotsPatched(p, [...seqs]);
+            // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
+            const head = await p.log.head(STATE_STREAM);
+            for (let seq = 0; seq <= head; seq += 1)
+              expect(encodeSnapshot(await (await p.at({ seq })).capture()), `view at seq ${seq}`).toBe(
+                encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture()),
+              );
+            await expectReplayEqualsTables(p);
+          } finally {
+            await env.release(p);
+          }
+        }),
+        { numRuns: 15 },
+      );
+    },
+  },
+  {
+    name: "E12 snapshots share their unchanged chunks: a second snapshot after one more write names the first one's rows but a few, each stored once",
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const chat = await p.sessions.create({ title: 'e12 chat' });
+      for (let i = 0; i < 200; i += 1) await p.memory.write({ content: `e12 item ${i}` });
+      for (let i = 0; i < 20; i += 1) await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `e12 turn ${i}` });
+      await p.saveSnapshot();
+      const first = await storedSnapshotRows(p.log);
+      await p.memory.write({ content: 'e12 one more' });
+      await p.saveSnapshot();
+      const both = await storedSnapshotRows(p.log);
+      const firstRows = new Set(first.filter((row) => row.stream !== STATE_STREAM).map((row) => row.stream));
+      const added = both.filter((row) => row.stream !== STATE_STREAM && !firstRows.has(row.stream));
+      // One new item changes the chunk it falls in (or splits it in two); the sessions', turns' and other memory chunks are the same rows.
+      expect(firstRows.size).toBeGreaterThan(3);
+      expect(added.length).toBeGreaterThanOrEqual(1);
+      expect(added.length).toBeLessThanOrEqual(2);
+      const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
+      expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
     },
   },
 ];

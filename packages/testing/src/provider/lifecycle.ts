@@ -11,13 +11,14 @@ import {
   STATE_STREAM,
   ValidationError,
 } from '@agentstate/core';
-import { canonicalJson, compareStrings, foldLog, snapshotPartStream } from '@agentstate/core/backend';
+import { canonicalJson, compareStrings, foldLog } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;
 
@@ -276,8 +277,9 @@ export const lifecycleChecks: ProviderCheck[] = [
         }
       };
       await check('intact');
-      // A part that no longer matches its head: the view folds from an older snapshot (here none) instead.
-      await p.log.saveSnapshot({ stream: snapshotPartStream('memory'), seq: snapshotSeq, data: '{"memory":[]}' });
+      // A chunk that no longer matches its head: the view folds from an older snapshot (here none) instead.
+      const [memory] = chunkRowsOf((await p.log.latestSnapshot(STATE_STREAM, { upToSeq: snapshotSeq }))!, 'memory');
+      await p.log.saveSnapshot({ ...memory!, data: '[]' });
       await check('damaged part');
     },
   },

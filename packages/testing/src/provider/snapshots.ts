@@ -7,27 +7,18 @@ import {
   hmacCodec,
   ManualClock,
   seededEntropy,
-  SNAPSHOT_PARTS_FORMAT,
+  SNAPSHOT_CHUNKS_FORMAT,
   STATE_STREAM,
   ValidationError,
 } from '@agentstate/core';
-import type { SnapshotPart } from '@agentstate/core/backend';
-import {
-  eventDigest,
-  foldLog,
-  formatBoundSnapshot,
-  loadSnapshot,
-  parseBoundSnapshot,
-  SNAPSHOT_PARTS,
-  snapshotBinding,
-  snapshotPartStream,
-} from '@agentstate/core/backend';
+import { eventDigest, foldLog, formatBoundSnapshot, loadSnapshot, parseBoundSnapshot, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { namedRowHolding, rowsNow } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
 async function write(p: Provider, n: number): Promise<void> {
@@ -68,10 +59,10 @@ function flip(data: string, from: string, to: string): string {
   return data.slice(0, i) + to + data.slice(i + from.length);
 }
 
-/** Replaces the first `from` by `to` in the stored `part` of the snapshot at `seq`: an edit its head's digest must catch. */
-async function flipPart(log: Log, seq: number, part: SnapshotPart, from: string, to: string): Promise<void> {
-  const row = await log.latestSnapshot(snapshotPartStream(part), { upToSeq: seq });
-  expect(row?.seq, `the ${part} part at seq ${seq}`).toBe(seq);
+/** Replaces the first `from` by `to` in the stored row (chunk or part) of the snapshot at `seq` that holds it: an edit its head's digest must catch. */
+async function flipRow(log: Log, seq: number, from: string, to: string): Promise<void> {
+  const row = await namedRowHolding(log, seq, from);
+  expect(row, `a row of the snapshot at seq ${seq} holding "${from}"`).toBeDefined();
   await log.saveSnapshot({ ...row!, data: flip(row!.data, from, to) });
 }
 
@@ -89,8 +80,8 @@ export const snapshotChecks: ProviderCheck[] = [
       const text = await snapshotText(p);
       const good = await p.saveSnapshot();
       expect(good).toEqual({ stream: STATE_STREAM, seq: await log.head(STATE_STREAM), data: good.data });
-      // Stored in parts: the sealed head names each part's digest, and the parts put together are the whole projection.
-      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toMatch(new RegExp(`^\\{"format":"${SNAPSHOT_PARTS_FORMAT}"`));
+      // Stored in chunks: the sealed head names each chunk's digest, and the chunks put together are the whole projection.
+      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toMatch(new RegExp(`^\\{"chunks":.*"format":"${SNAPSHOT_CHUNKS_FORMAT}"`));
       expect(encodeSnapshot((await loadSnapshot(log, codec, good.seq)).snapshot!)).toBe(text);
       const k = good.seq;
       await write(p, 1);
@@ -98,7 +89,7 @@ export const snapshotChecks: ProviderCheck[] = [
       // m1: a valid snapshot whose body is then changed by one byte (the HMAC no longer matches).
       const m1 = await p.saveSnapshot();
       expect(m1.seq).toBe(k + 1);
-      await log.saveSnapshot({ ...m1, data: flip(m1.data, '"parts"', '"partz"') });
+      await log.saveSnapshot({ ...m1, data: flip(m1.data, '"chunks"', '"chunkz"') });
       const atM1 = await p.snapshot();
       await write(p, 2);
 
@@ -136,7 +127,7 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
 
       // With the good one tampered too, the fold starts from scratch and still agrees.
-      await log.saveSnapshot({ ...good, data: flip(good.data, '"parts"', '"partz"') });
+      await log.saveSnapshot({ ...good, data: flip(good.data, '"chunks"', '"chunkz"') });
       const fallback = await foldLog(log, { snapshotCodec: codec });
       expect(fallback.snapshotSeq).toBe(0);
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
@@ -158,9 +149,10 @@ export const snapshotChecks: ProviderCheck[] = [
       const k = good.seq;
       await write(p, 1);
 
-      // k + 1: one character of its transcripts changed; it still decodes, but no longer matches its digest.
+      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
+      // (A row snapshot k shares would be damaged for k too: the note is in a chunk of k + 1's own.)
       const edited = await p.saveSnapshot();
-      await flipPart(log, edited.seq, 'turns', 'plan the release', 'plan the releasf');
+      await flipRow(log, edited.seq, 'note 1', 'note 7');
       await write(p, 2);
 
       // k + 2: a genuine snapshot of another store at the same seq.
@@ -198,7 +190,7 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(await snapshotText(await env.replay(log))).toBe(full);
 
       // With the good one edited too, the fold starts from scratch and still agrees.
-      await flipPart(log, good.seq, 'turns', 'plan the release', 'plan the releasf');
+      await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
       const fallback = await foldLog(log);
       expect(fallback.snapshotSeq).toBe(0);
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
@@ -232,12 +224,12 @@ export const snapshotChecks: ProviderCheck[] = [
               expect(fold.snapshotSeq).toBe(stored.seq);
               expect(encodeSnapshot(fold.state.capture())).toBe(full);
 
-              // The change lands in the head or in one of its parts.
-              const which = at % (SNAPSHOT_PARTS.length + 1);
-              const row = which === 0 ? stored : await p.log.latestSnapshot(snapshotPartStream(SNAPSHOT_PARTS[which - 1]!), { upToSeq: stored.seq });
-              expect(row?.seq).toBe(stored.seq);
+              // The change lands in the head or in one of the rows it names.
+              const rows = [stored, ...(await rowsNow(p.log, storedHeadRows(stored)))];
+              const which = at % rows.length;
+              const row = rows[which];
               const { data } = row!;
-              const i = Math.floor(at / (SNAPSHOT_PARTS.length + 1)) % data.length;
+              const i = Math.floor(at / rows.length) % data.length;
               const original = data[i]!;
               const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
               await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });

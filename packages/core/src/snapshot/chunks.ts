@@ -1,0 +1,249 @@
+/**
+ * Snapshots stored in content-addressed chunks (format 5, docs/contract.md §8).
+ * Each collection of the projection, in its canonical order, is cut into
+ * chunks at content-defined boundaries: a chunk ends after a record whose key
+ * hashes to 0 modulo {@link CHUNK_BOUNDARY}. Boundaries depend on the records
+ * alone, so a run of records unchanged from one snapshot to the next gives the
+ * same chunks, and each chunk is stored once, under the stream named by the
+ * SHA-256 of its text ({@link chunkStream}, seq 0), however many snapshots
+ * hold it. The head (the `state` row, bound and sealed) lists each
+ * collection's chunks in order with the sort key of their first record, so a
+ * purge finds the chunk holding a record without reading any chunk, and a
+ * reader trusts a chunk whose text matches the digest its trusted head names.
+ */
+import { z } from 'zod';
+import { CorruptionError } from '../errors.js';
+import { STATE_STREAM } from '../log/events.js';
+import { canonicalJson } from '../log/json.js';
+import { compareStrings } from '../records/order.js';
+import type { Snapshot } from './snapshot.js';
+import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
+import type { Log, StoredSnapshot } from '../log/log.js';
+import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
+
+/** The format tag of a head of chunks. */
+export const SNAPSHOT_CHUNKS_FORMAT = 'agentstate.snapshot/5';
+
+/** The collections of a snapshot, each a list of chunks in the head, in this order. */
+export const SNAPSHOT_COLLECTIONS = ['sessions', 'turns', 'skills', 'memory', 'operations', 'checkpoints', 'checkpointWrites'] as const;
+
+/** One collection of a snapshot. */
+export type SnapshotCollection = (typeof SNAPSHOT_COLLECTIONS)[number];
+
+/** A chunk ends after a record whose key hashes to 0 modulo this: chunks of about this many records. */
+export const CHUNK_BOUNDARY = 64;
+
+/** What every chunk's stream begins with. */
+export const CHUNK_STREAM_PREFIX = `${STATE_STREAM}#chunk/`;
+
+/** The stream a chunk is stored under (at seq 0): named by the SHA-256 (hex) of its text. */
+export function chunkStream(sha256: string): string {
+  return `${CHUNK_STREAM_PREFIX}${sha256}`;
+}
+
+/** The sort key of a record in its collection: its id, or a turn's session and seq, or a checkpoint's or write's key. */
+export type ChunkKey = (string | number)[];
+
+/** One chunk of a collection as its head names it. */
+export interface ChunkRef {
+  /** The sort key of the chunk's first record. */
+  first: ChunkKey;
+  /** SHA-256 (hex) of the chunk's text. */
+  sha256: string;
+}
+
+/** The head of a snapshot stored in chunks: its seq and each collection's chunks in order. */
+export interface ChunkIndex {
+  seq: number;
+  chunks: Record<SnapshotCollection, ChunkRef[]>;
+}
+
+type AnyRecord = Record<string, unknown>;
+
+/** The sort key of `record` in `collection` (the order {@link sortedSnapshot} gives, for the collections a purge searches). */
+export function chunkKey(collection: SnapshotCollection, record: AnyRecord): ChunkKey {
+  switch (collection) {
+    case 'turns':
+      return [record.sessionId as string, record.seq as number];
+    case 'checkpoints':
+      return [record.checkpointId as string, record.threadId as string, record.namespace as string];
+    case 'checkpointWrites':
+      return [record.checkpointId as string, record.threadId as string, record.namespace as string, record.taskId as string, record.idx as number];
+    default:
+      return [record.id as string];
+  }
+}
+
+/** Compares two keys of one collection part by part: strings in code-point order, numbers by value. */
+export function compareChunkKeys(a: ChunkKey, b: ChunkKey): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = a[i]!;
+    const y = b[i]!;
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : compareStrings(String(x), String(y));
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
+/** FNV-1a (32 bits) of `text`: cheap, deterministic, spread enough to place boundaries. */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+/** True when a chunk ends after `record`: its id (a write's key) hashes to 0 modulo {@link CHUNK_BOUNDARY}. */
+function endsChunk(collection: SnapshotCollection, record: AnyRecord): boolean {
+  const id = typeof record.id === 'string' ? record.id : chunkKey(collection, record).join('\u0000');
+  return fnv1a(id) % CHUNK_BOUNDARY === 0;
+}
+
+/** The canonical text of one chunk: a JSON array of its records. */
+export function encodeChunk(records: readonly unknown[]): string {
+  return canonicalJson(records);
+}
+
+/** A snapshot cut into chunks: the head's content and every chunk's text by digest. */
+export interface EncodedChunks {
+  head: string;
+  /** Chunk text by SHA-256 (hex); a chunk two collections or positions share appears once. */
+  chunks: Map<string, string>;
+}
+
+/**
+ * Where the records of one collection (in canonical order) are cut into
+ * chunks: the end (exclusive) of each chunk, the last one at `records.length`.
+ */
+export function chunkEnds(collection: SnapshotCollection, records: readonly AnyRecord[]): number[] {
+  const ends: number[] = [];
+  for (let i = 0; i < records.length; i += 1) if (i === records.length - 1 || endsChunk(collection, records[i]!)) ends.push(i + 1);
+  return ends;
+}
+
+/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
+export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
+  const sorted = sortedSnapshot(snapshot);
+  const chunks = new Map<string, string>();
+  const refs = {} as Record<SnapshotCollection, ChunkRef[]>;
+  for (const collection of SNAPSHOT_COLLECTIONS) {
+    const records = sorted[collection] as unknown as AnyRecord[];
+    const list: ChunkRef[] = [];
+    let start = 0;
+    for (const end of chunkEnds(collection, records)) {
+      const text = encodeChunk(records.slice(start, end));
+      const sha256 = sha256Hex(text);
+      chunks.set(sha256, text);
+      list.push({ first: chunkKey(collection, records[start]!), sha256 });
+      start = end;
+    }
+    refs[collection] = list;
+  }
+  return { head: encodeChunkIndex({ seq: snapshot.seq, chunks: refs }), chunks };
+}
+
+/** The canonical content of a head of chunks. */
+export function encodeChunkIndex(index: ChunkIndex): string {
+  return canonicalJson({ format: SNAPSHOT_CHUNKS_FORMAT, seq: index.seq, chunks: index.chunks });
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const refSchema = z.strictObject({ first: z.array(z.union([z.string(), z.number()])), sha256: z.string().regex(SHA256_HEX) });
+const refs = z.array(refSchema);
+const indexSchema = z.strictObject({
+  // Canonical JSON sorts keys: `chunks` comes before `format` in the text, so the format is told by parsing.
+  chunks: z.strictObject({
+    sessions: refs,
+    turns: refs,
+    skills: refs,
+    memory: refs,
+    operations: refs,
+    checkpoints: refs,
+    checkpointWrites: refs,
+  }),
+  format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
+  seq: z.number().int().nonnegative(),
+});
+
+/** Canonical head text of chunks begins so (`chunks` sorts before `format`); a whole snapshot's or a head of parts' never does. */
+const HEAD_PREFIX = '{"chunks":';
+
+/** True when opened snapshot content is a head of chunks. */
+export function isChunkIndex(content: string): boolean {
+  return content.startsWith(HEAD_PREFIX);
+}
+
+/** Parses a head of chunks; `CorruptionError` when it does not match its schema. */
+export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(content);
+  } catch (cause) {
+    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head is not JSON', { cause });
+  }
+  const result = indexSchema.safeParse(raw);
+  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head does not match its schema', { cause: result.error });
+  return { seq: result.data.seq, chunks: result.data.chunks };
+}
+
+const shape = snapshotCollectionsSchema.shape;
+
+/**
+ * The records of one chunk from its stored text (`undefined`: no such row).
+ * `CorruptionError` when the row is missing, its digest differs from the
+ * head's or it does not decode. `validate: false` skips the record schemas:
+ * the text matched the digest its trusted head names.
+ */
+export function decodeChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): unknown[] {
+  if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is missing`);
+  if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} does not match its SHA-256 digest`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is not JSON`, { cause });
+  }
+  if (!validate) {
+    if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is not a list`);
+    return raw;
+  }
+  const result = (shape[collection] as z.ZodType).safeParse(raw);
+  if (!result.success)
+    throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} does not match its schema`, { cause: result.error });
+  return result.data as unknown[];
+}
+
+/** Every chunk digest a head names, once each. */
+export function chunkDigests(index: ChunkIndex): Set<string> {
+  const out = new Set<string>();
+  for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of index.chunks[collection]) out.add(ref.sha256);
+  return out;
+}
+
+/** The position of the chunk that would hold a record of key `key`: the last whose first key is at or before it (-1: none). */
+export function chunkHolding(refs: readonly ChunkRef[], key: ChunkKey): number {
+  let lo = 0;
+  let hi = refs.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareChunkKeys(refs[mid]!.first, key) <= 0) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+/**
+ * `snapshot` cut into chunks and its head bound to `log`: the chunk rows to
+ * store (at seq 0, each once) and the head, the one text to seal.
+ */
+export async function bindSnapshotChunks(log: Log, snapshot: Snapshot): Promise<{ head: string; chunks: StoredSnapshot[] }> {
+  const encoded = encodeSnapshotChunks(snapshot);
+  const head = formatBoundSnapshot(await snapshotBinding(log, snapshot.seq, encoded.head), encoded.head);
+  return { head, chunks: [...encoded.chunks].map(([sha256, data]) => ({ stream: chunkStream(sha256), seq: 0, data })) };
+}

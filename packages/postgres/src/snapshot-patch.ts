@@ -1,0 +1,96 @@
+/**
+ * The snapshot part of a purge in PostgreSQL (docs/contract.md §7, "Purge"):
+ * core's {@link patchSnapshots} over the rows of the `snapshots` table,
+ * inside the purge's transaction. The rows the patch reads (the heads, the
+ * chunks holding the purged records, the events at the heads' seqs) are
+ * fetched first, so the patch runs as in every backend; heads of chunks are
+ * patched in place, heads of older formats dropped with their parts, and
+ * chunk rows no head names any more deleted.
+ */
+import type { EventTypes, LogEvent, SnapshotCodec, StateChangeOf } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
+import type { EventRow, SnapshotPatch } from '@agentstate/core/backend';
+import { chunkStream, chunksToPatch, EVENT_COLUMNS, eventFromRow, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
+import type { Database, Sql } from './database.js';
+import type { PostgresLog } from './log.js';
+
+/** What the patch needs besides the transaction. */
+export interface SnapshotPatchContext {
+  log: PostgresLog;
+  /** The provider's codec, to open and seal heads (plain when none was given). */
+  codec: SnapshotCodec;
+}
+
+/**
+ * Patches (or drops) every stored snapshot at or after `firstSeq`, the first
+ * event the purge rewrote; `originals` are the rewritten events as they were.
+ */
+export async function patchStoredSnapshots(
+  db: Database,
+  sql: Sql,
+  ctx: SnapshotPatchContext,
+  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
+  firstSeq: number,
+  originals: readonly LogEvent[],
+): Promise<SnapshotPatch> {
+  const snapshots = db.t('snapshots');
+  // Snapshot text is stored as UTF-8 bytes (migration 3).
+  const text = (rows: { seq: number; data: Buffer }[]) => rows.map((row) => ({ seq: row.seq, data: row.data.toString('utf8') }));
+  const heads = text(
+    await sql.rows<{ seq: number; data: Buffer }>(`SELECT seq, data FROM ${snapshots} WHERE stream = $1 AND seq >= $2 ORDER BY seq`, [STATE_STREAM, firstSeq]),
+  );
+  const streams = chunksToPatch(heads, change.payload).map(chunkStream);
+  const chunks = new Map(
+    (await sql.rows<{ stream: string; data: Buffer }>(`SELECT stream, data FROM ${snapshots} WHERE stream = ANY($1::text[]) AND seq = 0`, [streams])).map(
+      (row) => [row.stream, row.data.toString('utf8')],
+    ),
+  );
+  const now = new Map(
+    (
+      await sql.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${db.t('events')} WHERE stream = $1 AND seq = ANY($2::bigint[])`, [
+        STATE_STREAM,
+        heads.map((head) => head.seq),
+      ])
+    ).map((row) => {
+      const event = eventFromRow(row);
+      return [event.seq, event];
+    }),
+  );
+  const before = new Map(originals.map((event) => [event.seq, event]));
+  // No identity: no snapshot can be trusted, so every one at or after the rewrite is dropped.
+  const identity = await ctx.log.identityIn(sql).catch(() => '');
+  const patch = (older: readonly { seq: number; data: string }[] | undefined) => {
+    let needsOlder = false;
+    const result = patchSnapshots({
+      heads,
+      chunk: (sha256) => chunks.get(chunkStream(sha256)),
+      purged: change.payload,
+      codec: ctx.codec,
+      identity,
+      before: (seq) => before.get(seq) ?? now.get(seq),
+      after: (seq) => now.get(seq),
+      olderHeads: () => {
+        needsOlder = older === undefined;
+        return older ?? [];
+      },
+    });
+    return { result, needsOlder };
+  };
+  let { result, needsOlder } = patch(undefined);
+  // Only a dropped head's chunks may be shared with the heads before the rewrite: they are read only then.
+  if (needsOlder) ({ result } = patch(text(await sql.rows(`SELECT seq, data FROM ${snapshots} WHERE stream = $1 AND seq < $2`, [STATE_STREAM, firstSeq]))));
+  for (const stored of result.save)
+    await sql.rows(`INSERT INTO ${snapshots} (stream, seq, data) VALUES ($1, $2, $3) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data`, [
+      stored.stream,
+      stored.seq,
+      Buffer.from(stored.data, 'utf8'),
+    ]);
+  if (result.drop.length > 0)
+    await sql.rows(`DELETE FROM ${snapshots} s USING unnest($1::text[], $2::bigint[]) AS d (stream, seq) WHERE s.stream = d.stream AND s.seq = d.seq`, [
+      result.drop.map((key) => key.stream),
+      result.drop.map((key) => key.seq),
+    ]);
+  // Parts of format-4 heads: every head at or after the rewrite was patched (a head of chunks has none) or dropped.
+  await sql.rows(`DELETE FROM ${snapshots} WHERE stream = ANY($1) AND seq >= $2`, [[...SNAPSHOT_PART_STREAMS], firstSeq]);
+  return result;
+}

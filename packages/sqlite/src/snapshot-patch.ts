@@ -1,0 +1,70 @@
+/**
+ * The snapshot part of a purge in SQLite (docs/contract.md §7, "Purge"):
+ * core's {@link patchSnapshots} over the rows of the `snapshots` table,
+ * applied inside the purge's write transaction. Heads of chunks are patched
+ * in place; heads of older formats are dropped with their parts; chunk rows
+ * no head names any more are deleted (`secure_delete` zeroes their pages).
+ */
+import type { EventTypes, LogEvent, SnapshotCodec, StateChangeOf } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
+import { chunkStream, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
+import type { SnapshotPatch } from '@agentstate/core/backend';
+import type { Connection } from './connection.js';
+import type { SqliteLog } from './log.js';
+
+const SQL = {
+  headsFrom: 'SELECT seq, data FROM snapshots WHERE stream = ? AND seq >= ? ORDER BY seq',
+  headsBefore: 'SELECT seq, data FROM snapshots WHERE stream = ? AND seq < ? ORDER BY seq',
+  row: 'SELECT data FROM snapshots WHERE stream = ? AND seq = ?',
+  save: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
+  drop: 'DELETE FROM snapshots WHERE stream = ? AND seq = ?',
+  dropFrom: 'DELETE FROM snapshots WHERE stream = ? AND seq >= ?',
+} as const;
+
+/** What the patch needs besides the connection. */
+export interface SnapshotPatchContext {
+  log: SqliteLog;
+  /** The provider's codec, to open and seal heads (plain when none was given). */
+  codec: SnapshotCodec;
+}
+
+/**
+ * Patches (or drops) every stored snapshot at or after `firstSeq`, the first
+ * event the purge rewrote; `originals` are the rewritten events as they were.
+ */
+export function patchStoredSnapshots(
+  conn: Connection,
+  ctx: SnapshotPatchContext,
+  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
+  firstSeq: number,
+  originals: readonly LogEvent[],
+): SnapshotPatch {
+  const before = new Map(originals.map((event) => [event.seq, event]));
+  const eventNow = (seq: number): LogEvent | undefined => (seq === 0 ? undefined : ctx.log.readNow(STATE_STREAM, seq - 1, 1).find((e) => e.seq === seq));
+  const row = conn.prepare(SQL.row);
+  let identity: string;
+  try {
+    identity = ctx.log.identityNow();
+  } catch {
+    // No identity: no snapshot can be trusted, so every one at or after the rewrite is dropped.
+    identity = '';
+  }
+  const patch = patchSnapshots({
+    heads: conn.prepare(SQL.headsFrom).all(STATE_STREAM, firstSeq) as { seq: number; data: string }[],
+    chunk: (sha256) => (row.get(chunkStream(sha256), 0) as { data: string } | undefined)?.data,
+    purged: change.payload,
+    codec: ctx.codec,
+    identity,
+    before: (seq) => before.get(seq) ?? eventNow(seq),
+    after: eventNow,
+    olderHeads: () => conn.prepare(SQL.headsBefore).all(STATE_STREAM, firstSeq) as { seq: number; data: string }[],
+  });
+  const save = conn.prepare(SQL.save);
+  for (const stored of patch.save) save.run(stored.stream, stored.seq, stored.data);
+  const drop = conn.prepare(SQL.drop);
+  for (const key of patch.drop) drop.run(key.stream, key.seq);
+  // Parts of format-4 heads: every head at or after the rewrite was patched (a head of chunks has none) or dropped.
+  const dropFrom = conn.prepare(SQL.dropFrom);
+  for (const stream of SNAPSHOT_PART_STREAMS) dropFrom.run(stream, firstSeq);
+  return patch;
+}

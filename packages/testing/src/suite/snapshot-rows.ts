@@ -1,0 +1,60 @@
+/**
+ * The stored snapshot rows a log holds, read through the `Log` interface
+ * alone: every `state` head and every row it names (the parts of a format-4
+ * head, the chunks of a format-5 one). What erasure checks search for text.
+ */
+import type { Log, StoredSnapshot } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
+import { chunkStream, storedHeadRows } from '@agentstate/core/backend';
+
+/** Every stored head of the `state` stream, newest first. */
+export async function storedHeads(log: Log): Promise<StoredSnapshot[]> {
+  const heads: StoredSnapshot[] = [];
+  for (let upToSeq = Number.MAX_SAFE_INTEGER; upToSeq >= 0; ) {
+    const head = await log.latestSnapshot(STATE_STREAM, { upToSeq });
+    if (!head) break;
+    heads.push(head);
+    upToSeq = head.seq - 1;
+  }
+  return heads;
+}
+
+/** Every stored head and every row the heads name, each once (rows named but missing left out). */
+export async function storedSnapshotRows(log: Log): Promise<StoredSnapshot[]> {
+  const rows = new Map<string, StoredSnapshot>();
+  for (const head of await storedHeads(log)) {
+    rows.set(`${head.seq} ${head.stream}`, head);
+    for (const key of storedHeadRows(head)) {
+      const id = `${key.seq} ${key.stream}`;
+      if (rows.has(id)) continue;
+      const row = await log.latestSnapshot(key.stream, { upToSeq: key.seq });
+      if (row?.seq === key.seq) rows.set(id, row);
+    }
+  }
+  return [...rows.values()];
+}
+
+/** The rows stored now under each of `keys` (a row deleted since is left out). */
+export async function rowsNow(log: Log, keys: readonly Pick<StoredSnapshot, 'stream' | 'seq'>[]): Promise<StoredSnapshot[]> {
+  const out: StoredSnapshot[] = [];
+  for (const key of keys) {
+    const row = await log.latestSnapshot(key.stream, { upToSeq: key.seq });
+    if (row?.seq === key.seq) out.push(row);
+  }
+  return out;
+}
+
+/** The chunk rows a stored head of chunks names for `collection`, read from its text without checking it. */
+export function chunkRowsOf(head: Pick<StoredSnapshot, 'data'>, collection: string): StoredSnapshot[] {
+  const content = head.data.slice(head.data.indexOf('\n') + 1);
+  const chunks = (JSON.parse(content) as { chunks: Record<string, { sha256: string }[]> }).chunks;
+  return (chunks[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0, data: '' }));
+}
+
+/** The first stored row the head at `seq` names (a part or a chunk) whose text holds `text`. */
+export async function namedRowHolding(log: Log, seq: number, text: string): Promise<StoredSnapshot | undefined> {
+  const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
+  if (head?.seq !== seq) return undefined;
+  for (const row of await rowsNow(log, storedHeadRows(head))) if (row.data.includes(text)) return row;
+  return undefined;
+}
