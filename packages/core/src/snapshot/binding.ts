@@ -96,6 +96,22 @@ export async function bindSnapshot(log: Log, snapshot: Snapshot): Promise<string
   return formatBoundSnapshot(await snapshotBinding(log, snapshot.seq, content), content);
 }
 
+/**
+ * Parses the head of a snapshot stored in pieces (parts or chunks) against
+ * its schema; `CorruptionError` when it is not JSON or does not match.
+ */
+export function decodeSnapshotHead<T>(content: string, storedSeq: number, schema: z.ZodType<T>): T {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(content);
+  } catch (cause) {
+    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head is not JSON', { cause });
+  }
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head does not match its schema', { cause: result.error });
+  return result.data;
+}
+
 /** True for snapshot text of any format: what versions before bindings stored, without a header. */
 function isSnapshotText(text: string): boolean {
   try {

@@ -19,7 +19,7 @@ import { compareStrings } from '../records/order.js';
 import type { Snapshot } from './snapshot.js';
 import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
-import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
+import { decodeSnapshotHead, formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
 /** The format tag of a head of chunks. */
 export const SNAPSHOT_CHUNKS_FORMAT = 'agentstate.snapshot/5';
@@ -178,15 +178,8 @@ export function isChunkIndex(content: string): boolean {
 
 /** Parses a head of chunks; `CorruptionError` when it does not match its schema. */
 export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(content);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head is not JSON', { cause });
-  }
-  const result = indexSchema.safeParse(raw);
-  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head does not match its schema', { cause: result.error });
-  return { seq: result.data.seq, chunks: result.data.chunks };
+  const head = decodeSnapshotHead(content, storedSeq, indexSchema);
+  return { seq: head.seq, chunks: head.chunks };
 }
 
 const shape = snapshotCollectionsSchema.shape;

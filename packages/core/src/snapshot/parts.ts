@@ -15,7 +15,7 @@ import { canonicalJson } from '../log/json.js';
 import type { Snapshot } from './snapshot.js';
 import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
-import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
+import { decodeSnapshotHead, formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
 /** The format tag of a head: a snapshot stored in parts. */
 export const SNAPSHOT_PARTS_FORMAT = 'agentstate.snapshot/4';
@@ -104,15 +104,8 @@ export function encodeSnapshotParts(snapshot: Snapshot): { head: string; parts: 
 
 /** Parses a head; `CorruptionError` when it does not match its schema. */
 export function decodeSnapshotIndex(content: string, storedSeq: number): SnapshotIndex {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(content);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head is not JSON', { cause });
-  }
-  const result = indexSchema.safeParse(raw);
-  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head does not match its schema', { cause: result.error });
-  return { seq: result.data.seq, parts: result.data.parts };
+  const head = decodeSnapshotHead(content, storedSeq, indexSchema);
+  return { seq: head.seq, parts: head.parts };
 }
 
 /** Options of {@link decodeSnapshotPart}. */

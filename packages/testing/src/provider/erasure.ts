@@ -5,7 +5,7 @@
  * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
  * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
  */
-import type { EventSourcedProvider, Log, LogEvent, Provider, RecordVersion } from '@agentstate/core';
+import type { EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
 import {
   decodeStateEvent,
   encodeSnapshot,
@@ -14,7 +14,6 @@ import {
   ManualClock,
   NotFoundError,
   plainCodec,
-  ReadOnlyViewError,
   replay,
   seededEntropy,
   sessionAfterTurn,
@@ -27,6 +26,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
+import { cutAt } from '../suite/log-cut.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
@@ -44,18 +44,6 @@ async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0])
 async function storedText(p: EventSourcedProvider): Promise<string> {
   const events = await p.log.read({ stream: STATE_STREAM });
   return JSON.stringify(events) + (await storedSnapshotRows(p.log)).map((row) => row.data).join('\n');
-}
-
-/** `log` as it is up to `seq`, without snapshots: the reference a patched snapshot is held to. */
-function cutAt(log: Log, seq: number): Log {
-  return {
-    identity: () => log.identity(),
-    append: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
-    saveSnapshot: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
-    latestSnapshot: async () => undefined,
-    head: async (stream) => (stream === STATE_STREAM ? Math.min(seq, await log.head(stream)) : 0),
-    read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).filter((e) => e.seq <= seq) : []),
-  };
 }
 
 /**

@@ -16,23 +16,12 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
+import { cutAt } from '../suite/log-cut.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;
-
-/** `log` as it was at `seq`: written independently of core's time travel, as the reference to hold it to. */
-function cutAt(log: Log, seq: number): Log {
-  return {
-    identity: () => log.identity(),
-    append: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
-    saveSnapshot: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
-    latestSnapshot: async () => undefined,
-    head: async (stream) => (stream === STATE_STREAM ? Math.min(seq, await log.head(stream)) : 0),
-    read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).filter((e) => e.seq <= seq) : []),
-  };
-}
 
 /** The projection of a fresh replay, from seq 1 and no snapshot, of the log cut at `seq`. */
 async function replayedAt(log: Log, seq: number): Promise<Snapshot> {
