@@ -32,7 +32,7 @@ async function logText(log: InMemoryLog): Promise<string> {
   const events = await log.read({ stream: STATE_STREAM });
   // The head of the newest snapshot and each row it names (the text is in its chunks).
   const head = await log.latestSnapshot(STATE_STREAM);
-  const rows = head ? [head, ...(await Promise.all(storedHeadRows(head).map((key) => log.latestSnapshot(key.stream, { upToSeq: key.seq }))))] : [];
+  const rows = head ? [head, ...(await Promise.all((await storedHeadRows(log, head)).map((key) => log.latestSnapshot(key.stream, { upToSeq: key.seq }))))] : [];
   return JSON.stringify(events) + rows.map((row) => row?.data ?? '').join('');
 }
 
@@ -144,7 +144,7 @@ describe('purge', () => {
     // Its head is patched by swapping digests in the stored text: still the canonical encoding of what it names.
     const { content } = parseBoundSnapshot((await log.latestSnapshot(STATE_STREAM, { upToSeq: snapshot.seq }))!.data, snapshot.seq);
     expect(content).toBe(encodeChunkIndex(decodeChunkIndex(content, snapshot.seq)));
-    for (const key of storedHeadRows({ seq: snapshot.seq, data: content.padStart(content.length + 1, '\n') })) {
+    for (const key of await storedHeadRows(log, { seq: snapshot.seq, data: content.padStart(content.length + 1, '\n') })) {
       const chunk = (await log.latestSnapshot(key.stream, { upToSeq: 0 }))!.data;
       expect(chunk).toBe(encodeChunk(JSON.parse(chunk) as unknown[]));
     }

@@ -65,7 +65,8 @@ describe('snapshots', () => {
     const second = await p.saveSnapshot();
     // The chunk holding 'three' (chunks are not shared with the first snapshot's, which held no 'three').
     const head = decodeChunkIndex(parseBoundSnapshot(codec.open(second.data), second.seq).content, second.seq);
-    const part = await log.latestSnapshot(chunkStream(head.chunks.memory.at(-1)!.sha256));
+    const index = JSON.parse((await log.latestSnapshot(chunkStream(head.index.memory.at(-1)!.sha256)))!.data) as { sha256: string }[];
+    const part = await log.latestSnapshot(chunkStream(index.at(-1)!.sha256));
     await log.saveSnapshot({ ...part!, data: part!.data.replace('three', 'thrEe') });
     await log.saveSnapshot({ stream: 'state', seq: 2, data: codec.seal('not json') });
     const loaded = await loadSnapshot(log, codec, 3);

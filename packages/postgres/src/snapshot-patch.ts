@@ -2,15 +2,15 @@
  * The snapshot part of a purge in PostgreSQL (docs/contract.md §7, "Purge"):
  * core's {@link patchSnapshots} over the rows of the `snapshots` table,
  * inside the purge's transaction. The rows the patch reads (the heads, the
- * chunks holding the purged records, the events at the heads' seqs) are
- * fetched first, so the patch runs as in every backend; heads of chunks are
- * patched in place, heads of older formats dropped with their parts, and
- * chunk rows no head names any more deleted.
+ * index chunks and chunks holding the purged records, the events at the
+ * heads' seqs) are fetched first, so the patch runs as in every backend;
+ * heads of chunks are patched in place, heads of older formats dropped with
+ * their parts, and chunk rows no head names any more deleted.
  */
 import type { EventTypes, LogEvent, SnapshotCodec, StateChangeOf } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { EventRow, SnapshotPatch } from '@agentstate/core/backend';
-import { chunkStream, chunksToPatch, EVENT_COLUMNS, eventFromRow, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
+import { chunkStream, chunksToPatch, EVENT_COLUMNS, eventFromRow, looseChunkDigests, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 
@@ -39,12 +39,19 @@ export async function patchStoredSnapshots(
   const heads = text(
     await sql.rows<{ seq: number; data: Buffer }>(`SELECT seq, data FROM ${snapshots} WHERE stream = $1 AND seq >= $2 ORDER BY seq`, [STATE_STREAM, firstSeq]),
   );
-  const streams = chunksToPatch(heads, change.payload).map(chunkStream);
-  const chunks = new Map(
-    (await sql.rows<{ stream: string; data: Buffer }>(`SELECT stream, data FROM ${snapshots} WHERE stream = ANY($1::text[]) AND seq = 0`, [streams])).map(
-      (row) => [row.stream, row.data.toString('utf8')],
-    ),
-  );
+  const chunks = new Map<string, string>();
+  const fetch = async (digests: readonly string[]): Promise<void> => {
+    const streams = digests.map(chunkStream).filter((stream) => !chunks.has(stream));
+    if (streams.length === 0) return;
+    const rows = await sql.rows<{ stream: string; data: Buffer }>(`SELECT stream, data FROM ${snapshots} WHERE stream = ANY($1::text[]) AND seq = 0`, [
+      streams,
+    ]);
+    for (const row of rows) chunks.set(row.stream, row.data.toString('utf8'));
+  };
+  const known = (sha256: string) => chunks.get(chunkStream(sha256));
+  // The index chunks first, then the chunks they lead to.
+  await fetch(chunksToPatch(heads, change.payload));
+  await fetch(chunksToPatch(heads, change.payload, known));
   const now = new Map(
     (
       await sql.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${db.t('events')} WHERE stream = $1 AND seq = ANY($2::bigint[])`, [
@@ -63,7 +70,7 @@ export async function patchStoredSnapshots(
     let needsOlder = false;
     const result = patchSnapshots({
       heads,
-      chunk: (sha256) => chunks.get(chunkStream(sha256)),
+      chunk: known,
       purged: change.payload,
       codec: ctx.codec,
       identity,
@@ -77,8 +84,13 @@ export async function patchStoredSnapshots(
     return { result, needsOlder };
   };
   let { result, needsOlder } = patch(undefined);
-  // Only a dropped head's chunks may be shared with the heads before the rewrite: they are read only then.
-  if (needsOlder) ({ result } = patch(text(await sql.rows(`SELECT seq, data FROM ${snapshots} WHERE stream = $1 AND seq < $2`, [STATE_STREAM, firstSeq]))));
+  // Only a dropped head's rows may be shared with the heads before the rewrite: they, and every head's
+  // index chunks (which name the chunks that may be shared), are read only then.
+  if (needsOlder) {
+    const older = text(await sql.rows(`SELECT seq, data FROM ${snapshots} WHERE stream = $1 AND seq < $2`, [STATE_STREAM, firstSeq]));
+    await fetch([...heads, ...older].flatMap((head) => looseChunkDigests(head.data)));
+    ({ result } = patch(older));
+  }
   for (const stored of result.save)
     await sql.rows(`INSERT INTO ${snapshots} (stream, seq, data) VALUES ($1, $2, $3) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data`, [
       stored.stream,

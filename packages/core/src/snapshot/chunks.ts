@@ -6,10 +6,15 @@
  * alone, so a run of records unchanged from one snapshot to the next gives the
  * same chunks, and each chunk is stored once, under the stream named by the
  * SHA-256 of its text ({@link chunkStream}, seq 0), however many snapshots
- * hold it. The head (the `state` row, bound and sealed) lists each
- * collection's chunks in order with the sort key of their first record, so a
- * purge finds the chunk holding a record without reading any chunk, and a
- * reader trusts a chunk whose text matches the digest its trusted head names.
+ * hold it. The references to a collection's chunks (`{ first, sha256 }`, the
+ * sort key of the chunk's first record and its digest) are cut the same way
+ * into index chunks, stored alike; the head (the `state` row, bound and
+ * sealed) lists each collection's index chunks. Two levels keep the head
+ * small: a purge finds the chunk holding a record by reading one index
+ * chunk, and rewrites that chunk, that index chunk and a head of a few
+ * kilobytes per snapshot, where a head listing every chunk was hundreds of
+ * kilobytes. A reader trusts an index chunk whose text matches the digest its
+ * trusted head names, and a chunk whose text matches its trusted index chunk's.
  */
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
@@ -21,7 +26,7 @@ import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import { decodeSnapshotHead, formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
-/** The format tag of a head of chunks. */
+/** The format tag of a head of chunks (two levels: the head names index chunks, which name chunks). */
 export const SNAPSHOT_CHUNKS_FORMAT = 'agentstate.snapshot/5';
 
 /** The collections of a snapshot, each a list of chunks in the head, in this order. */
@@ -32,6 +37,9 @@ export type SnapshotCollection = (typeof SNAPSHOT_COLLECTIONS)[number];
 
 /** A chunk ends after a record whose key hashes to 0 modulo this: chunks of about this many records. */
 export const CHUNK_BOUNDARY = 64;
+
+/** An index chunk ends after a reference whose first key's hash is below 2^32 / this: index chunks of about this many references. */
+export const INDEX_BOUNDARY = 64;
 
 /** What every chunk's stream begins with. */
 export const CHUNK_STREAM_PREFIX = `${STATE_STREAM}#chunk/`;
@@ -44,18 +52,18 @@ export function chunkStream(sha256: string): string {
 /** The sort key of a record in its collection: its id, or a turn's session and seq, or a checkpoint's or write's key. */
 export type ChunkKey = (string | number)[];
 
-/** One chunk of a collection as its head names it. */
+/** One chunk (or index chunk) of a collection as its index chunk (or head) names it. */
 export interface ChunkRef {
-  /** The sort key of the chunk's first record. */
+  /** The sort key of the chunk's first record (an index chunk's: its first chunk's). */
   first: ChunkKey;
   /** SHA-256 (hex) of the chunk's text. */
   sha256: string;
 }
 
-/** The head of a snapshot stored in chunks: its seq and each collection's chunks in order. */
+/** The head of a snapshot stored in chunks: its seq and each collection's index chunks in order. */
 export interface ChunkIndex {
   seq: number;
-  chunks: Record<SnapshotCollection, ChunkRef[]>;
+  index: Record<SnapshotCollection, ChunkRef[]>;
 }
 
 type AnyRecord = Record<string, unknown>;
@@ -102,7 +110,20 @@ function endsChunk(collection: SnapshotCollection, record: AnyRecord): boolean {
   return fnv1a(id) % CHUNK_BOUNDARY === 0;
 }
 
-/** The canonical text of one chunk: a JSON array of its records. */
+/**
+ * True when an index chunk ends after `ref`: the FNV-1a hash of its first
+ * key's JSON text falls in the lowest 1/{@link INDEX_BOUNDARY} of its range.
+ * The key, not the digest, so a purge that rewrites a chunk (its records keep
+ * their keys) moves no boundary; the hash's high bits, not its low ones (which
+ * a chunk boundary tests), because the first key follows a record whose low
+ * bits were 0 and FNV-1a mixes its low bits poorly: the first keys of a run of
+ * time-ordered ids hash almost only to odd low bits.
+ */
+function endsIndexChunk(ref: ChunkRef): boolean {
+  return fnv1a(JSON.stringify(ref.first)) < 2 ** 32 / INDEX_BOUNDARY;
+}
+
+/** The canonical text of one chunk: a JSON array of its records (of an index chunk: of its references). */
 export function encodeChunk(records: readonly unknown[]): string {
   return canonicalJson(records);
 }
@@ -124,6 +145,33 @@ export function chunkEnds(collection: SnapshotCollection, records: readonly AnyR
   return ends;
 }
 
+/**
+ * The head text and the index chunks over each collection's chunk
+ * references `leaves` (in order): the second level of
+ * {@link encodeSnapshotChunks}, also what converts a list of chunks into a
+ * head.
+ */
+export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCollection, readonly ChunkRef[]>>): EncodedChunks {
+  const chunks = new Map<string, string>();
+  const index = {} as Record<SnapshotCollection, ChunkRef[]>;
+  for (const collection of SNAPSHOT_COLLECTIONS) {
+    const refs = leaves[collection];
+    const list: ChunkRef[] = [];
+    let start = 0;
+    for (let i = 0; i < refs.length; i += 1) {
+      if (i < refs.length - 1 && !endsIndexChunk(refs[i]!)) continue;
+      // References hold only strings, numbers and the sorted keys `first`, `sha256`: JSON.stringify is canonical here.
+      const text = JSON.stringify(refs.slice(start, i + 1).map((ref) => ({ first: ref.first, sha256: ref.sha256 })));
+      const sha256 = sha256Hex(text);
+      chunks.set(sha256, text);
+      list.push({ first: refs[start]!.first, sha256 });
+      start = i + 1;
+    }
+    index[collection] = list;
+  }
+  return { head: encodeChunkIndex({ seq, index }), chunks };
+}
+
 /** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
 export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
   const sorted = sortedSnapshot(snapshot);
@@ -142,20 +190,22 @@ export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
     }
     refs[collection] = list;
   }
-  return { head: encodeChunkIndex({ seq: snapshot.seq, chunks: refs }), chunks };
+  const top = encodeChunkHead(snapshot.seq, refs);
+  for (const [sha256, text] of top.chunks) chunks.set(sha256, text);
+  return { head: top.head, chunks };
 }
 
 /** The canonical content of a head of chunks. */
-export function encodeChunkIndex(index: ChunkIndex): string {
-  return canonicalJson({ format: SNAPSHOT_CHUNKS_FORMAT, seq: index.seq, chunks: index.chunks });
+export function encodeChunkIndex(head: ChunkIndex): string {
+  return canonicalJson({ format: SNAPSHOT_CHUNKS_FORMAT, index: head.index, seq: head.seq });
 }
 
 const SHA256_HEX = /^[0-9a-f]{64}$/;
 const refSchema = z.strictObject({ first: z.array(z.union([z.string(), z.number()])), sha256: z.string().regex(SHA256_HEX) });
 const refs = z.array(refSchema);
 const indexSchema = z.strictObject({
-  // Canonical JSON sorts keys: `chunks` comes before `format` in the text, so the format is told by parsing.
-  chunks: z.strictObject({
+  format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
+  index: z.strictObject({
     sessions: refs,
     turns: refs,
     skills: refs,
@@ -164,22 +214,46 @@ const indexSchema = z.strictObject({
     checkpoints: refs,
     checkpointWrites: refs,
   }),
-  format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
   seq: z.number().int().nonnegative(),
 });
 
-/** Canonical head text of chunks begins so (`chunks` sorts before `format`); a whole snapshot's or a head of parts' never does. */
-const HEAD_PREFIX = '{"chunks":';
+/** Canonical head text of chunks begins so (`format` sorts first); a whole snapshot's or a head of parts' never does. */
+export const CHUNK_HEAD_PREFIX = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}",`;
 
 /** True when opened snapshot content is a head of chunks. */
 export function isChunkIndex(content: string): boolean {
-  return content.startsWith(HEAD_PREFIX);
+  return content.startsWith(CHUNK_HEAD_PREFIX);
 }
 
 /** Parses a head of chunks; `CorruptionError` when it does not match its schema. */
 export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
   const head = decodeSnapshotHead(content, storedSeq, indexSchema);
-  return { seq: head.seq, chunks: head.chunks };
+  return { seq: head.seq, index: head.index };
+}
+
+/**
+ * The chunk references of one index chunk from its stored text, in order.
+ * `CorruptionError` when the row is missing, its digest differs from the
+ * head's or it does not decode. `validate: false` checks only that it is a
+ * list: the text matched the digest its trusted head names.
+ */
+export function decodeIndexChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): ChunkRef[] {
+  const what = `an index chunk of the snapshot's ${collection}`;
+  if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `${what} is missing`);
+  if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its SHA-256 digest`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (cause) {
+    throw new CorruptionError(STATE_STREAM, seq, `${what} is not JSON`, { cause });
+  }
+  if (!validate) {
+    if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `${what} is not a list`);
+    return raw as ChunkRef[];
+  }
+  const result = refs.safeParse(raw);
+  if (!result.success) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its schema`, { cause: result.error });
+  return result.data;
 }
 
 const shape = snapshotCollectionsSchema.shape;
@@ -209,10 +283,10 @@ export function decodeChunk(seq: number, collection: SnapshotCollection, ref: Ch
   return result.data as unknown[];
 }
 
-/** Every chunk digest a head names, once each. */
-export function chunkDigests(index: ChunkIndex): Set<string> {
+/** Every index chunk digest a head names, once each. */
+export function indexDigests(head: ChunkIndex): Set<string> {
   const out = new Set<string>();
-  for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of index.chunks[collection]) out.add(ref.sha256);
+  for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) out.add(ref.sha256);
   return out;
 }
 
@@ -232,8 +306,8 @@ export function chunkHolding(refs: readonly ChunkRef[], key: ChunkKey): number {
 }
 
 /**
- * `snapshot` cut into chunks and its head bound to `log`: the chunk rows to
- * store (at seq 0, each once) and the head, the one text to seal.
+ * `snapshot` cut into chunks and its head bound to `log`: the chunk and index
+ * chunk rows to store (at seq 0, each once) and the head, the one text to seal.
  */
 export async function bindSnapshotChunks(log: Log, snapshot: Snapshot): Promise<{ head: string; chunks: StoredSnapshot[] }> {
   const encoded = encodeSnapshotChunks(snapshot);

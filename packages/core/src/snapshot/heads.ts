@@ -2,14 +2,15 @@
  * Reading a snapshot through its head (formats 4 and 5, docs/contract.md §8):
  * which rows a head names for the parts a reader needs, and their decoding.
  * A head of parts (format 4) names one row per part at its seq; a head of
- * chunks (format 5) names, per collection, the chunk rows at seq 0. Either
- * way each row is trusted when its text matches the digest the trusted head
- * names, so the readers here take rows from any source: a log read ahead
- * ({@link storedRows}) or a backend's synchronous read.
+ * chunks (format 5) names, per collection, index chunk rows at seq 0, which
+ * name the chunk rows. Either way each row is trusted when its text matches
+ * the digest its trusted head (or trusted index chunk) names, so the readers
+ * here take rows from any source: a log read ahead ({@link readHeadRows},
+ * {@link storedRows}) or a backend's synchronous read.
  */
 import type { Log, StoredSnapshot } from '../log/log.js';
 import type { ChunkIndex, SnapshotCollection } from './chunks.js';
-import { chunkStream, decodeChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
+import { CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
 import type { SnapshotCollections, SnapshotIndex, SnapshotPart } from './parts.js';
 import { decodeSnapshotPart, looksLikeSnapshotIndex, PART_COLLECTIONS, SNAPSHOT_PARTS, snapshotPartStream } from './parts.js';
 import type { Snapshot } from './snapshot.js';
@@ -27,42 +28,84 @@ export interface RowKey {
 }
 
 /** True for a head of chunks. */
-export function isChunkHead(index: SnapshotHead): index is ChunkIndex {
-  return 'chunks' in index;
-}
-
-/** The rows `index` names for the collections of `parts`. */
-export function headRows(index: SnapshotHead, parts: readonly SnapshotPart[]): RowKey[] {
-  if (!isChunkHead(index)) return parts.map((part) => ({ stream: snapshotPartStream(part), seq: index.seq }));
-  const rows: RowKey[] = [];
-  for (const part of parts)
-    for (const collection of PART_COLLECTIONS[part]) for (const ref of index.chunks[collection]) rows.push({ stream: chunkStream(ref.sha256), seq: 0 });
-  return rows;
+export function isChunkHead(head: SnapshotHead): head is ChunkIndex {
+  return 'index' in head;
 }
 
 /**
- * The rows stored (possibly sealed) head text seems to name, parsed without
- * any check: what to read ahead before the head is trusted, or what a purge
- * drops with a head it cannot open. Empty for a whole snapshot or text that
- * does not parse.
+ * Reads from `log` the rows `head` names for the collections of `parts` (for
+ * a head of chunks: its index chunks, then the chunks they name) and returns
+ * a reader over them. Nothing is checked here: {@link decodeHeadParts} checks
+ * every row against its digest.
  */
-export function storedHeadRows(stored: Pick<StoredSnapshot, 'seq' | 'data'>): RowKey[] {
-  if (looksLikeSnapshotIndex(stored.data)) return SNAPSHOT_PARTS.map((part) => ({ stream: snapshotPartStream(part), seq: stored.seq }));
-  return looseChunkDigests(stored.data).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 }));
+export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: SnapshotHead, parts: readonly SnapshotPart[]): Promise<RowReader> {
+  if (!isChunkHead(head))
+    return storedRows(
+      log,
+      parts.map((part) => ({ stream: snapshotPartStream(part), seq: head.seq })),
+    );
+  const index: RowKey[] = [];
+  for (const part of parts)
+    for (const collection of PART_COLLECTIONS[part]) for (const ref of head.index[collection]) index.push({ stream: chunkStream(ref.sha256), seq: 0 });
+  return withLeaves(log, await storedRows(log, index), index);
 }
 
-/** The chunk digests stored head text seems to name, unchecked (see {@link storedHeadRows}). */
+/** `first` extended with the chunk rows the index chunks among `index` seem to name, read from `log`. */
+async function withLeaves(log: Pick<Log, 'latestSnapshot'>, first: RowReader, index: readonly RowKey[]): Promise<RowReader> {
+  const leaves: RowKey[] = [];
+  for (const { stream, seq } of index) for (const sha256 of looseIndexDigests(first(stream, seq))) leaves.push({ stream: chunkStream(sha256), seq: 0 });
+  const second = await storedRows(log, leaves);
+  return (stream, seq) => first(stream, seq) ?? second(stream, seq);
+}
+
+/**
+ * Every row stored (possibly sealed) head text seems to name, read from
+ * `log` without any check: a head of parts' parts, or a head of chunks' index
+ * chunks and the chunks they name. What to read ahead before the head is
+ * trusted, or what erasure checks search. Empty for a whole snapshot or text
+ * that does not parse.
+ */
+export async function storedHeadRows(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowKey[]> {
+  if (looksLikeSnapshotIndex(stored.data)) return SNAPSHOT_PARTS.map((part) => ({ stream: snapshotPartStream(part), seq: stored.seq }));
+  const index = looseChunkDigests(stored.data).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 }));
+  const rows = await storedRows(log, index);
+  const out = new Map<string, RowKey>();
+  for (const key of index) {
+    out.set(key.stream, key);
+    for (const sha256 of looseIndexDigests(rows(key.stream, key.seq))) out.set(chunkStream(sha256), { stream: chunkStream(sha256), seq: 0 });
+  }
+  return [...out.values()];
+}
+
+/** The index chunk digests stored head text seems to name, unchecked (see {@link storedHeadRows}). */
 export function looseChunkDigests(data: string): string[] {
   const newline = data.indexOf('\n');
-  if (newline < 0 || !data.startsWith('{"chunks":', newline + 1)) return [];
+  if (newline < 0 || !data.startsWith(CHUNK_HEAD_PREFIX, newline + 1)) return [];
   try {
-    const chunks = (JSON.parse(data.slice(newline + 1)) as { chunks?: Record<string, { sha256?: unknown }[]> }).chunks ?? {};
+    const index = (JSON.parse(data.slice(newline + 1)) as { index?: Record<string, unknown> }).index ?? {};
     const out = new Set<string>();
-    for (const list of Object.values(chunks)) for (const ref of Array.isArray(list) ? list : []) if (typeof ref?.sha256 === 'string') out.add(ref.sha256);
+    for (const list of Object.values(index)) for (const sha256 of refDigests(list)) out.add(sha256);
     return [...out];
   } catch {
     return [];
   }
+}
+
+/** The chunk digests the text of an index chunk seems to name, unchecked (empty when there is no text or it does not parse). */
+export function looseIndexDigests(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  try {
+    return refDigests(JSON.parse(text));
+  } catch {
+    return [];
+  }
+}
+
+/** The `sha256` of each `{ sha256 }` in `list`, when it is a list. */
+function refDigests(list: unknown): string[] {
+  const out: string[] = [];
+  for (const ref of Array.isArray(list) ? (list as { sha256?: unknown }[]) : []) if (typeof ref?.sha256 === 'string') out.push(ref.sha256);
+  return out;
 }
 
 const rowId = (stream: string, seq: number): string => `${seq}\u0000${stream}`;
@@ -82,16 +125,18 @@ export async function storedRows(log: Pick<Log, 'latestSnapshot'>, rows: readonl
 /**
  * The collections of `parts` from the rows `index` names, as a list of
  * pieces to restore one after the other (a chunk each, for format 5).
- * `CorruptionError` when a row is missing, differs from its digest or does
- * not decode.
+ * `CorruptionError` when a row (an index chunk or a chunk) is missing,
+ * differs from its digest or does not decode.
  */
 export function decodeHeadParts(index: SnapshotHead, parts: readonly SnapshotPart[], row: RowReader, validate: boolean): Partial<SnapshotCollections>[] {
   if (!isChunkHead(index)) return parts.map((part) => decodeSnapshotPart(index, part, row(snapshotPartStream(part), index.seq), { validate }));
   const pieces: Partial<SnapshotCollections>[] = [];
   for (const part of parts) {
     for (const collection of PART_COLLECTIONS[part]) {
-      for (const ref of index.chunks[collection]) {
-        pieces.push({ [collection]: decodeChunk(index.seq, collection, ref, row(chunkStream(ref.sha256), 0), validate) } as Partial<SnapshotCollections>);
+      for (const top of index.index[collection]) {
+        for (const ref of decodeIndexChunk(index.seq, collection, top, row(chunkStream(top.sha256), 0), validate)) {
+          pieces.push({ [collection]: decodeChunk(index.seq, collection, ref, row(chunkStream(ref.sha256), 0), validate) } as Partial<SnapshotCollections>);
+        }
       }
     }
   }
@@ -117,17 +162,17 @@ export async function readHeadParts(
   index: SnapshotHead,
   parts: readonly SnapshotPart[],
 ): Promise<Partial<SnapshotCollections>[]> {
-  return decodeHeadParts(index, parts, await storedRows(log, headRows(index, parts)), false);
+  return decodeHeadParts(index, parts, await readHeadRows(log, index, parts), false);
 }
 
 /**
  * The whole stored size of a snapshot in UTF-8 bytes: its head and every row
- * it names (parts, or chunks, shared ones counted in full), read from `log`.
+ * it names (parts, or index chunks and chunks, shared ones counted in full), read from `log`.
  * What `stats` and the inspector report as a snapshot's size.
  */
 export async function storedSnapshotBytes(log: Pick<Log, 'latestSnapshot'>, head: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<number> {
   let bytes = Buffer.byteLength(head.data);
-  for (const { stream, seq } of storedHeadRows(head)) {
+  for (const { stream, seq } of await storedHeadRows(log, head)) {
     const row = await log.latestSnapshot(stream, { upToSeq: seq });
     if (row?.seq === seq) bytes += Buffer.byteLength(row.data);
   }

@@ -3,13 +3,15 @@
  * instead of dropping every snapshot at or after the first rewritten event,
  * each head of chunks (format 5) there gets the purged records replaced by
  * their erased forms, exactly what a fold of the rewritten log holds at its
- * seq. Only the chunks holding a purged record change: each is found by
- * binary search on its head's first keys, patched once however many heads
- * share it, stored under its new digest, and its old row dropped. Every head
- * is bound again (the event at its seq may have been rewritten) and sealed
- * with the provider's codec. A head that cannot be trusted or sealed, and
- * every head of an older format, is dropped as before. Backend-free: a
- * backend gives the rows and applies the returned writes in the purge's own
+ * seq. Only the chunks holding a purged record change, and the index chunks
+ * above them: each index chunk is found by binary search on its head's first
+ * keys, each chunk by binary search on its index chunk's, and each is patched
+ * once however many heads share it, stored under its new digest, and its old
+ * row dropped. Every head (a few kilobytes) is bound again (the event at its
+ * seq may have been rewritten) and sealed with the provider's codec. A head
+ * that cannot be trusted or sealed, and every head of an older format, is
+ * dropped as before, with the rows only it named. Backend-free: a backend
+ * gives the rows and applies the returned writes in the purge's own
  * transaction.
  */
 import { CorruptionError } from '../errors.js';
@@ -19,27 +21,27 @@ import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
-import type { ChunkIndex, ChunkKey, SnapshotCollection } from './chunks.js';
+import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
 import {
-  chunkDigests,
   chunkHolding,
   chunkKey,
   chunkStream,
   decodeChunk,
+  decodeIndexChunk,
   encodeChunk,
   isChunkIndex,
   SNAPSHOT_CHUNKS_FORMAT,
   SNAPSHOT_COLLECTIONS,
 } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
-import { looseChunkDigests } from './heads.js';
+import { looseChunkDigests, looseIndexDigests } from './heads.js';
 import type { RowKey } from './heads.js';
 
 /** What {@link patchSnapshots} reads. */
 export interface SnapshotPatchInput {
   /** The `state` rows (heads) at or after the first rewritten seq. */
   heads: readonly Pick<StoredSnapshot, 'seq' | 'data'>[];
-  /** The stored text of a chunk, by digest; undefined when there is no such row. */
+  /** The stored text of a chunk or index chunk, by digest; undefined when there is no such row. */
   chunk: (sha256: string) => string | undefined;
   /** The records the purge erased. */
   purged: PurgedRecords;
@@ -53,16 +55,17 @@ export interface SnapshotPatchInput {
   after: (seq: number) => LogEvent | undefined;
   /**
    * The `state` rows before the first rewritten seq, read only when a dropped
-   * head leaves chunks that may be shared with them.
+   * head leaves rows that may be shared with them (then every index chunk of
+   * every head is read through `chunk`).
    */
   olderHeads: () => readonly Pick<StoredSnapshot, 'seq' | 'data'>[];
 }
 
 /** The writes of {@link patchSnapshots}, to apply in the purge's transaction: saves first, then drops. */
 export interface SnapshotPatch {
-  /** New chunk rows, then the patched heads (replacing theirs at the same seq). */
+  /** New chunk rows, new index chunk rows, then the patched heads (replacing theirs at the same seq). */
   save: StoredSnapshot[];
-  /** Heads dropped and chunk rows no head names any more (old texts of patched chunks among them). */
+  /** Heads dropped and chunk rows no head names any more (old texts of patched chunks and index chunks among them). */
   drop: RowKey[];
   /** How many heads were patched. */
   patched: number;
@@ -87,9 +90,11 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
     skills: keysOf('skills', input.purged.skills),
     memory: keysOf('memory', input.purged.memory),
   };
-  /** Old digest → new digest (equal when the chunk held none of the purged records). */
+  /** Old digest → new digest (equal when the row held none of the purged records), for chunks and index chunks. */
   const memo = new Map<string, string>();
+  /** New rows by digest, and the new chunks each new index chunk names. */
   const fresh = new Map<string, string>();
+  const freshLeaves = new Map<string, string[]>();
   const patchChunk = (seq: number, collection: Purgeable, sha256: string): string => {
     const known = memo.get(sha256);
     if (known !== undefined) return known;
@@ -104,70 +109,143 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
       touched = true;
       return encodeChunk([ERASE[collection](record as never)]).slice(1, -1);
     });
-    let next = sha256;
-    if (touched) {
-      const text = `[${texts.join(',')}]`;
-      next = sha256Hex(text);
-      if (next !== sha256) fresh.set(next, text);
-    }
+    const next = touched ? store(`[${texts.join(',')}]`) : sha256;
     memo.set(sha256, next);
     return next;
+  };
+  const store = (text: string): string => {
+    const sha256 = sha256Hex(text);
+    fresh.set(sha256, text);
+    return sha256;
+  };
+  const patchIndex = (seq: number, collection: Purgeable, sha256: string): string => {
+    const known = memo.get(sha256);
+    if (known !== undefined) return known;
+    const refs = decodeIndexChunk(seq, collection, { first: [], sha256 }, input.chunk(sha256), false);
+    const at = positions(refs, purged[collection].keys);
+    const leaves: string[] = [];
+    const next = refs.map((ref, i) => {
+      if (!at.has(i)) return ref;
+      const leaf = patchChunk(seq, collection, ref.sha256);
+      if (leaf !== ref.sha256) leaves.push(leaf);
+      return { first: ref.first, sha256: leaf };
+    });
+    // Parsed references keep the canonical key order (`first`, `sha256`) and new ones are built in it: JSON.stringify is canonical.
+    const digest = leaves.length > 0 ? store(JSON.stringify(next)) : sha256;
+    if (digest !== sha256) freshLeaves.set(digest, leaves);
+    memo.set(sha256, digest);
+    return digest;
   };
 
   const save: StoredSnapshot[] = [];
   const drop: RowKey[] = [];
-  const oldRefs = new Set<string>();
-  const keptRefs = new Set<string>();
-  let dropped = 0;
+  const kept: ChunkIndex[] = [];
+  const droppedHeads: Pick<StoredSnapshot, 'seq' | 'data'>[] = [];
   for (const head of input.heads) {
     let next: { data: string; index: ChunkIndex } | undefined;
     try {
-      const index = openHead(head, input);
-      for (const sha256 of chunkDigests(index)) oldRefs.add(sha256);
-      const chunks = { ...index.chunks };
+      const opened = openHead(head, input);
+      const index = { ...opened.index };
       for (const collection of Object.keys(ERASE) as Purgeable[]) {
-        const refs = index.chunks[collection];
-        const at = new Set<number>();
-        for (const key of purged[collection].keys) {
-          const i = chunkHolding(refs, key);
-          if (i >= 0) at.add(i);
-        }
+        const refs = opened.index[collection];
+        const at = positions(refs, purged[collection].keys);
         if (at.size === 0) continue;
-        chunks[collection] = refs.map((ref, i) => (at.has(i) ? { first: ref.first, sha256: patchChunk(index.seq, collection, ref.sha256) } : ref));
+        index[collection] = refs.map((ref, i) => (at.has(i) ? { first: ref.first, sha256: patchIndex(opened.seq, collection, ref.sha256) } : ref));
       }
       // The parsed head keeps the canonical text's key order (sorted) and the new references are built in it too,
-      // so JSON.stringify gives the canonical text, without canonicalJson's sorting of thousands of references.
-      const content = JSON.stringify({ chunks, format: SNAPSHOT_CHUNKS_FORMAT, seq: index.seq });
-      const binding = { log: input.identity, seq: index.seq, event: eventDigest(input.after(index.seq)), sha256: sha256Hex(content) };
-      next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: index.seq, chunks } };
+      // so JSON.stringify gives the canonical text, without canonicalJson's sorting of the references.
+      const content = JSON.stringify({ format: SNAPSHOT_CHUNKS_FORMAT, index, seq: opened.seq });
+      const binding = { log: input.identity, seq: opened.seq, event: eventDigest(input.after(opened.seq)), sha256: sha256Hex(content) };
+      next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: opened.seq, index } };
     } catch {
-      // Untrusted, of an older format, missing a chunk or not sealable here: dropped, as every snapshot was before chunks.
-      for (const sha256 of looseChunkDigests(head.data)) oldRefs.add(sha256);
+      // Untrusted, of an older format, missing a row or not sealable here: dropped, as every snapshot was before chunks.
       drop.push({ stream: STATE_STREAM, seq: head.seq });
-      dropped += 1;
+      droppedHeads.push(head);
       continue;
     }
-    for (const sha256 of chunkDigests(next.index)) keptRefs.add(sha256);
+    kept.push(next.index);
     save.push({ stream: STATE_STREAM, seq: head.seq, data: next.data });
   }
-  const chunkRows: StoredSnapshot[] = [];
-  for (const [sha256, data] of fresh) if (keptRefs.has(sha256)) chunkRows.push({ stream: chunkStream(sha256), seq: 0, data });
-  // A chunk that changed held a purged record, so no head before the first rewritten seq names it;
-  // one only a dropped head named may be shared with those older heads.
-  const orphans = [...oldRefs].filter((sha256) => !keptRefs.has(sha256));
-  const unsure = orphans.filter((sha256) => memo.get(sha256) === undefined || memo.get(sha256) === sha256);
-  const older = new Set<string>();
-  if (unsure.length > 0) for (const head of input.olderHeads()) for (const sha256 of looseChunkDigests(head.data)) older.add(sha256);
-  for (const sha256 of orphans) if (!older.has(sha256)) drop.push({ stream: chunkStream(sha256), seq: 0 });
-  return { save: [...chunkRows, ...save], drop, patched: save.length, dropped };
+  // The new rows the kept heads name: their new index chunks, and the new chunks those name.
+  const keptIndex = new Set<string>();
+  for (const head of kept) for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) keptIndex.add(ref.sha256);
+  const saved = new Set<string>();
+  for (const [sha256, leaves] of freshLeaves) {
+    if (!keptIndex.has(sha256)) continue;
+    saved.add(sha256);
+    for (const leaf of leaves) saved.add(leaf);
+  }
+  const rows: StoredSnapshot[] = [];
+  // Chunks before the index chunks that name them, as a head is saved after its rows.
+  for (const [sha256, data] of fresh) if (saved.has(sha256) && !freshLeaves.has(sha256)) rows.push({ stream: chunkStream(sha256), seq: 0, data });
+  for (const [sha256, data] of fresh) if (saved.has(sha256) && freshLeaves.has(sha256)) rows.push({ stream: chunkStream(sha256), seq: 0, data });
+  // A row that changed held a purged record (or named one that did), so no head before the first rewritten seq
+  // names it, and every head at or after it was patched to its new text or dropped: its old row goes.
+  const gone = new Set<string>();
+  for (const [old, next] of memo) if (next !== old && !saved.has(old)) gone.add(old);
+  if (droppedHeads.length > 0) for (const sha256 of unshared(droppedHeads, kept, fresh, input)) if (!saved.has(sha256)) gone.add(sha256);
+  for (const sha256 of gone) drop.push({ stream: chunkStream(sha256), seq: 0 });
+  return { save: [...rows, ...save], drop, patched: save.length, dropped: droppedHeads.length };
+}
+
+/** The positions in `refs` of the rows that would hold the records of `keys`. */
+function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<number> {
+  const at = new Set<number>();
+  for (const key of keys) {
+    const i = chunkHolding(refs, key);
+    if (i >= 0) at.add(i);
+  }
+  return at;
 }
 
 /**
- * The digests of the chunks {@link patchSnapshots} will read for `heads`,
- * from their text parsed without any check: what a backend that reads
- * asynchronously fetches first, so the patch itself runs synchronously.
+ * The rows (index chunks and chunks) that only the dropped heads name: not
+ * the kept heads, nor the heads before the first rewritten seq. Read loosely;
+ * a row another head's index chunk might name, when that index chunk cannot
+ * be read, is kept (a leftover row, never a missing one).
  */
-export function chunksToPatch(heads: readonly Pick<StoredSnapshot, 'data'>[], purged: PurgedRecords): string[] {
+function unshared(
+  dropped: readonly Pick<StoredSnapshot, 'seq' | 'data'>[],
+  kept: readonly ChunkIndex[],
+  fresh: ReadonlyMap<string, string>,
+  input: SnapshotPatchInput,
+): string[] {
+  const text = (sha256: string) => fresh.get(sha256) ?? input.chunk(sha256);
+  const indexes = new Set<string>();
+  const candidates = new Set<string>();
+  for (const head of dropped)
+    for (const index of looseChunkDigests(head.data)) {
+      indexes.add(index);
+      candidates.add(index);
+      for (const leaf of looseIndexDigests(text(index))) candidates.add(leaf);
+    }
+  if (candidates.size === 0) return [];
+  const others = new Set<string>();
+  for (const head of kept) for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) others.add(ref.sha256);
+  for (const head of input.olderHeads()) for (const index of looseChunkDigests(head.data)) others.add(index);
+  let complete = true;
+  for (const index of [...others]) {
+    const body = text(index);
+    if (body === undefined) complete = false;
+    for (const leaf of looseIndexDigests(body)) others.add(leaf);
+  }
+  // Without every other index chunk, only the dropped heads' own index chunks are known to be unshared.
+  return [...candidates].filter((sha256) => !others.has(sha256) && (complete || indexes.has(sha256)));
+}
+
+/**
+ * The digests of the rows (index chunks, then the chunks under them)
+ * {@link patchSnapshots} will read for `heads`, from their text parsed
+ * without any check: what a backend that reads asynchronously fetches first,
+ * so the patch itself runs synchronously. The chunks are found through the
+ * index chunks `chunk` already gives, so such a backend calls this twice:
+ * once for the index chunks, then again, after fetching them, for the chunks.
+ */
+export function chunksToPatch(
+  heads: readonly Pick<StoredSnapshot, 'data'>[],
+  purged: PurgedRecords,
+  chunk: (sha256: string) => string | undefined = () => undefined,
+): string[] {
   const keys = {
     sessions: keysOf('sessions', purged.sessions).keys,
     turns: keysOf('turns', purged.turns).keys,
@@ -175,19 +253,30 @@ export function chunksToPatch(heads: readonly Pick<StoredSnapshot, 'data'>[], pu
     memory: keysOf('memory', purged.memory).keys,
   };
   const out = new Set<string>();
-  for (const head of heads) {
-    let index: Partial<ChunkIndex['chunks']>;
+  const within = (text: string | undefined, collection: Purgeable): void => {
+    let refs: unknown;
     try {
-      index = (JSON.parse(head.data.slice(head.data.indexOf('\n') + 1)) as { chunks?: Partial<ChunkIndex['chunks']> }).chunks ?? {};
+      refs = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      return;
+    }
+    if (Array.isArray(refs)) for (const i of positions(refs as ChunkRef[], keys[collection])) if (typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
+  };
+  for (const head of heads) {
+    let index: Partial<ChunkIndex['index']>;
+    try {
+      index = (JSON.parse(head.data.slice(head.data.indexOf('\n') + 1)) as { index?: Partial<ChunkIndex['index']> }).index ?? {};
     } catch {
       continue;
     }
     for (const collection of Object.keys(ERASE) as Purgeable[]) {
       const refs = index[collection];
       if (!Array.isArray(refs)) continue;
-      for (const key of keys[collection]) {
-        const i = chunkHolding(refs, key);
-        if (i >= 0 && typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
+      for (const i of positions(refs, keys[collection])) {
+        const sha256 = refs[i]?.sha256;
+        if (typeof sha256 !== 'string') continue;
+        out.add(sha256);
+        within(chunk(sha256), collection);
       }
     }
   }
@@ -213,16 +302,16 @@ function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotP
 /**
  * A head of chunks parsed with its shape checked but not each reference's
  * schema: the purge's read of every head at or after the rewrite, where a
- * full schema check of thousands of references per head was most of the
+ * full schema check of every reference of every head was most of the
  * cost. The text matched its digest (and seal); a loader still checks the
  * patched head in full before it trusts it.
  */
 function lightChunkIndex(content: string, seq: number): ChunkIndex {
-  const raw = JSON.parse(content) as { format?: unknown; seq?: unknown; chunks?: Record<string, unknown> };
-  const chunks = raw.chunks;
-  if (raw.format !== SNAPSHOT_CHUNKS_FORMAT || typeof raw.seq !== 'number' || chunks === null || typeof chunks !== 'object')
+  const raw = JSON.parse(content) as { format?: unknown; seq?: unknown; index?: Record<string, unknown> };
+  const index = raw.index;
+  if (raw.format !== SNAPSHOT_CHUNKS_FORMAT || typeof raw.seq !== 'number' || index === null || typeof index !== 'object')
     throw new CorruptionError(STATE_STREAM, seq, 'snapshot head does not match its schema');
   for (const collection of SNAPSHOT_COLLECTIONS)
-    if (!Array.isArray(chunks[collection])) throw new CorruptionError(STATE_STREAM, seq, 'snapshot head does not match its schema');
-  return { seq: raw.seq, chunks: chunks as ChunkIndex['chunks'] };
+    if (!Array.isArray(index[collection])) throw new CorruptionError(STATE_STREAM, seq, 'snapshot head does not match its schema');
+  return { seq: raw.seq, index: index as ChunkIndex['index'] };
 }

@@ -16,7 +16,7 @@ import { decodeSnapshot } from './snapshot.js';
 import { decodeSnapshotIndex, isSnapshotIndex, SNAPSHOT_PARTS } from './parts.js';
 import { decodeChunkIndex, isChunkIndex } from './chunks.js';
 import type { RowReader, SnapshotHead } from './heads.js';
-import { assembleHead, headRows, storedHeadRows, storedRows } from './heads.js';
+import { assembleHead, readHeadRows, storedHeadRows, storedRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {
@@ -121,7 +121,7 @@ export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>,
 
 /** The rows a stored snapshot names (its parts or chunks), read ahead for {@link trustStoredSnapshot}, which is synchronous. */
 export async function rowsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowReader> {
-  return storedRows(log, storedHeadRows(stored));
+  return storedRows(log, await storedHeadRows(log, stored));
 }
 
 /**
@@ -186,7 +186,7 @@ export async function loadSnapshotHead(
 export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   const loaded = await loadSnapshotHead(log, codec, head, async (opened) => {
     if (opened.snapshot) return opened;
-    const rows = await storedRows(log, headRows(opened.index, SNAPSHOT_PARTS));
+    const rows = await readHeadRows(log, opened.index, SNAPSHOT_PARTS);
     return { seq: opened.seq, snapshot: assembleHead(opened.index, rows) };
   });
   return { snapshot: loaded.opened?.snapshot, skipped: loaded.skipped };

@@ -267,7 +267,7 @@ export const lifecycleChecks: ProviderCheck[] = [
       };
       await check('intact');
       // A chunk that no longer matches its head: the view folds from an older snapshot (here none) instead.
-      const [memory] = chunkRowsOf((await p.log.latestSnapshot(STATE_STREAM, { upToSeq: snapshotSeq }))!, 'memory');
+      const [memory] = await chunkRowsOf(p.log, (await p.log.latestSnapshot(STATE_STREAM, { upToSeq: snapshotSeq }))!, 'memory');
       await p.log.saveSnapshot({ ...memory!, data: '[]' });
       await check('damaged part');
     },

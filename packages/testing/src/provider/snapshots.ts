@@ -80,8 +80,8 @@ export const snapshotChecks: ProviderCheck[] = [
       const text = await snapshotText(p);
       const good = await p.saveSnapshot();
       expect(good).toEqual({ stream: STATE_STREAM, seq: await log.head(STATE_STREAM), data: good.data });
-      // Stored in chunks: the sealed head names each chunk's digest, and the chunks put together are the whole projection.
-      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toMatch(new RegExp(`^\\{"chunks":.*"format":"${SNAPSHOT_CHUNKS_FORMAT}"`));
+      // Stored in chunks: the sealed head names index chunks, which name the chunks that put together are the whole projection.
+      expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toMatch(new RegExp(`^\\{"format":"${SNAPSHOT_CHUNKS_FORMAT}","index":`));
       expect(encodeSnapshot((await loadSnapshot(log, codec, good.seq)).snapshot!)).toBe(text);
       const k = good.seq;
       await write(p, 1);
@@ -89,7 +89,7 @@ export const snapshotChecks: ProviderCheck[] = [
       // m1: a valid snapshot whose body is then changed by one byte (the HMAC no longer matches).
       const m1 = await p.saveSnapshot();
       expect(m1.seq).toBe(k + 1);
-      await log.saveSnapshot({ ...m1, data: flip(m1.data, '"chunks"', '"chunkz"') });
+      await log.saveSnapshot({ ...m1, data: flip(m1.data, '"index"', '"indez"') });
       const atM1 = await p.snapshot();
       await write(p, 2);
 
@@ -127,7 +127,7 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
 
       // With the good one tampered too, the fold starts from scratch and still agrees.
-      await log.saveSnapshot({ ...good, data: flip(good.data, '"chunks"', '"chunkz"') });
+      await log.saveSnapshot({ ...good, data: flip(good.data, '"index"', '"indez"') });
       const fallback = await foldLog(log, { snapshotCodec: codec });
       expect(fallback.snapshotSeq).toBe(0);
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
@@ -225,7 +225,7 @@ export const snapshotChecks: ProviderCheck[] = [
               expect(encodeSnapshot(fold.state.capture())).toBe(full);
 
               // The change lands in the head or in one of the rows it names.
-              const rows = [stored, ...(await rowsNow(p.log, storedHeadRows(stored)))];
+              const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
               const which = at % rows.length;
               const row = rows[which];
               const { data } = row!;

@@ -1,11 +1,12 @@
 /**
  * The stored snapshot rows a log holds, read through the `Log` interface
  * alone: every `state` head and every row it names (the parts of a format-4
- * head, the chunks of a format-5 one). What erasure checks search for text.
+ * head, the index chunks and chunks of a format-5 one). What erasure checks
+ * search for text.
  */
 import type { Log, StoredSnapshot } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { chunkStream, storedHeadRows } from '@agentstate/core/backend';
+import { chunkStream, looseIndexDigests, storedHeadRows } from '@agentstate/core/backend';
 
 /** Every stored head of the `state` stream, newest first. */
 export async function storedHeads(log: Log): Promise<StoredSnapshot[]> {
@@ -24,7 +25,7 @@ export async function storedSnapshotRows(log: Log): Promise<StoredSnapshot[]> {
   const rows = new Map<string, StoredSnapshot>();
   for (const head of await storedHeads(log)) {
     rows.set(`${head.seq} ${head.stream}`, head);
-    for (const key of storedHeadRows(head)) {
+    for (const key of await storedHeadRows(log, head)) {
       const id = `${key.seq} ${key.stream}`;
       if (rows.has(id)) continue;
       const row = await log.latestSnapshot(key.stream, { upToSeq: key.seq });
@@ -44,17 +45,23 @@ export async function rowsNow(log: Log, keys: readonly Pick<StoredSnapshot, 'str
   return out;
 }
 
-/** The chunk rows a stored head of chunks names for `collection`, read from its text without checking it. */
-export function chunkRowsOf(head: Pick<StoredSnapshot, 'data'>, collection: string): StoredSnapshot[] {
+/** The chunk rows a stored head of chunks names for `collection` through its index chunks, read without checking them. */
+export async function chunkRowsOf(log: Log, head: Pick<StoredSnapshot, 'data'>, collection: string): Promise<StoredSnapshot[]> {
   const content = head.data.slice(head.data.indexOf('\n') + 1);
-  const chunks = (JSON.parse(content) as { chunks: Record<string, { sha256: string }[]> }).chunks;
-  return (chunks[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0, data: '' }));
+  const index = (JSON.parse(content) as { index: Record<string, { sha256: string }[]> }).index;
+  const out: StoredSnapshot[] = [];
+  for (const row of await rowsNow(
+    log,
+    (index[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0 })),
+  ))
+    for (const sha256 of looseIndexDigests(row.data)) out.push({ stream: chunkStream(sha256), seq: 0, data: '' });
+  return out;
 }
 
 /** The first stored row the head at `seq` names (a part or a chunk) whose text holds `text`. */
 export async function namedRowHolding(log: Log, seq: number, text: string): Promise<StoredSnapshot | undefined> {
   const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
   if (head?.seq !== seq) return undefined;
-  for (const row of await rowsNow(log, storedHeadRows(head))) if (row.data.includes(text)) return row;
+  for (const row of await rowsNow(log, await storedHeadRows(log, head))) if (row.data.includes(text)) return row;
   return undefined;
 }
