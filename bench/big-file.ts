@@ -10,7 +10,7 @@
  * slugs, 3 % memory deletes, 5 % unkeyed scratch notes; the last 1 % are
  * memory writes through the SQLite provider with the offline embedder, so the
  * file has memory vectors and an embedding cache. A snapshot is stored every
- * 10,000 events, in content-addressed chunks (format 5).
+ * 10,000 events, in content-addressed chunks (format 5, with two-level heads).
  *
  * How it is built fast and in bounded memory: an in-memory provider makes the
  * events (same core, same payloads) over a log that stores them as raw rows
@@ -24,13 +24,13 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } from '@agentstate/core';
-import type { ChunkKey } from '@agentstate/core/backend';
+import type { ChunkRef, EncodedChunks, SnapshotCollection } from '@agentstate/core/backend';
 import {
-  canonicalJson,
   CHUNK_STREAM_PREFIX,
   chunkEnds,
   chunkKey,
   chunkStream,
+  encodeChunkHead,
   encodeSnapshotChunks,
   formatBoundSnapshot,
   isChunkIndex,
@@ -41,27 +41,20 @@ import {
   snapshotBinding,
   snapshotPartStream,
 } from '@agentstate/core/backend';
-import {
-  createInMemoryProvider,
-  formatInstant,
-  ManualClock,
-  seededEntropy,
-  SNAPSHOT_CHUNKS_FORMAT,
-  SNAPSHOT_PARTS_FORMAT,
-  STATE_STREAM,
-} from '@agentstate/core';
+import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
 import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA_VERSION } from '@agentstate/sqlite';
 import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
-const BUILDER_VERSION = 4;
+const BUILDER_VERSION = 5;
 
 /**
  * The builder versions whose files hold the same events with each snapshot
- * stored in parts (3: format 4) or whole (2: format 3), newest first: a copy
- * of such a file is converted, not built again.
+ * stored in chunks under a head listing every chunk (4: format 5 before its
+ * heads had two levels), in parts (3: format 4) or whole (2: format 3),
+ * newest first: a copy of such a file is converted, not built again.
  */
-const CONVERTIBLE_VERSIONS = [3, 2];
+const CONVERTIBLE_VERSIONS = [4, 3, 2];
 
 /** A stored snapshot every this many events. */
 export const SNAPSHOT_EVERY = 10_000;
@@ -205,11 +198,14 @@ async function build(path: string, events: number): Promise<void> {
  * (format 5), bound to its log as core binds them: each head (of parts,
  * format 4, or a whole snapshot, format 3) is read with its rows, its
  * collections cut where core cuts them ({@link chunkEnds}), each chunk not
- * already stored written once, and a head of chunks bound over the same seq.
- * Then the parts go and the file is vacuumed. A conversion of the
+ * already stored written once, and a two-level head bound over the same seq
+ * ({@link encodeChunkHead}). A head that lists every chunk (format 5 before
+ * two levels) needs no chunk read: its list is cut into index chunks. Then
+ * the parts go and the file is vacuumed (only when there were parts or whole
+ * snapshots: the heads alone shrink by a few MB). A conversion of the
  * projections already stored, so it costs a read of each snapshot, not a
- * replay of the log. Heads already of chunks are left as they are, so a
- * conversion that stopped resumes where it was.
+ * replay of the log. Two-level heads are left as they are, so a conversion
+ * that stopped resumes where it was.
  *
  * The chunks are the canonical text core's `encodeSnapshotChunks` writes,
  * made faster: the stored text is canonical (keys sorted, collections in
@@ -225,10 +221,29 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
     (db.prepare('SELECT stream FROM snapshots WHERE seq = 0 AND stream LIKE ?').all(`${CHUNK_STREAM_PREFIX}%`) as { stream: string }[]).map((r) => r.stream),
   );
   let converted = 0;
+  let rebuilt = 0;
+  const saveHead = async (seq: number, leaves: Record<SnapshotCollection, ChunkRef[]>): Promise<EncodedChunks> => {
+    const top = encodeChunkHead(seq, leaves);
+    const text = top.head;
+    for (const [sha256, data] of top.chunks) {
+      if (stored.has(chunkStream(sha256))) continue;
+      await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
+      stored.add(chunkStream(sha256));
+    }
+    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, text), text) });
+    converted += 1;
+    return top;
+  };
   for (const seq of seqs) {
     const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
     const { content } = parseBoundSnapshot(head!.data, seq);
     if (isChunkIndex(content)) continue;
+    if (content.startsWith('{"chunks":')) {
+      // A head listing every chunk: the digest of its text just matched, and only its list is cut again.
+      await saveHead(seq, (JSON.parse(content) as { chunks: Record<SnapshotCollection, ChunkRef[]> }).chunks);
+      continue;
+    }
+    rebuilt += 1;
     // The digests just matched (head) or are checked below (parts): the texts are those core wrote, parsed without the schema check.
     let snapshot: Snapshot;
     if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) {
@@ -243,11 +258,11 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
       const { format: _format, ...whole } = JSON.parse(content) as Snapshot & { format: string };
       snapshot = whole;
     }
-    const chunks: Record<string, { first: ChunkKey; sha256: string }[]> = {};
+    const chunks = {} as Record<SnapshotCollection, ChunkRef[]>;
     const texts = new Map<string, string>();
     for (const collection of SNAPSHOT_COLLECTIONS) {
       const records = snapshot[collection] as unknown as Record<string, unknown>[];
-      const refs: { first: ChunkKey; sha256: string }[] = [];
+      const refs: ChunkRef[] = [];
       let start = 0;
       for (const end of chunkEnds(collection, records)) {
         const text = JSON.stringify(records.slice(start, end));
@@ -258,21 +273,24 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
       }
       chunks[collection] = refs;
     }
-    const text = canonicalJson({ format: SNAPSHOT_CHUNKS_FORMAT, seq, chunks });
-    if (converted === 0) {
-      const core = encodeSnapshotChunks(snapshot);
-      if (core.head !== text || [...core.chunks].some(([sha256, data]) => texts.get(sha256) !== data))
-        throw new Error(`the chunks at seq ${seq} differ from core's encoding`);
-    }
     for (const [sha256, data] of texts) {
       if (stored.has(chunkStream(sha256))) continue;
       await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
       stored.add(chunkStream(sha256));
     }
-    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, text), text) });
-    converted += 1;
+    const top = await saveHead(seq, chunks);
+    if (rebuilt === 1) {
+      const core = encodeSnapshotChunks(snapshot);
+      if (core.head !== top.head || [...core.chunks].some(([sha256, data]) => (texts.get(sha256) ?? top.chunks.get(sha256)) !== data))
+        throw new Error(`the chunks at seq ${seq} differ from core's encoding`);
+    }
   }
   await log.close();
+  if (rebuilt === 0) {
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    return { converted, chunks: stored.size };
+  }
   // The parts are plain rows freed without zeroing (nothing secret is converted), then the file is compacted.
   db.pragma('secure_delete = OFF');
   const drop = db.prepare('DELETE FROM snapshots WHERE stream = ?');

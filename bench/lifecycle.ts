@@ -7,12 +7,13 @@
  * The file comes from bench/big-file.ts (built once, cached in the temp
  * folder). Each figure is wall and process-CPU milliseconds (CPU is steadier
  * on a shared machine), next to better-sqlite3 doing the same I/O in the same
- * run: for a view, the snapshot rows its first recall reads (the head and the
- * memory chunks) and the events after it, read and parsed;
+ * run: for a view, the snapshot rows its first recall reads (the head, the
+ * memory index chunks and chunks) and the events after it, read and parsed;
  * for history, the record's event rows through the history index; for purge,
  * one UPDATE of each event row the record has. Purges run on a copy, with its
  * stored snapshots present: a purge patches the chunks of each snapshot that
- * hold the record (the first row, of the oldest memory item, patches them all).
+ * hold the record and the index chunks above them (the first row, of the
+ * oldest memory item, patches them all).
  *
  * Run: `npm run build` at the root, then `npm run lifecycle -w @agentstate/bench`.
  * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5);
@@ -59,17 +60,18 @@ const rawTime = (fn: () => void) => {
   return performance.now() - start;
 };
 /**
- * The I/O of a view's first recall without core: the snapshot's head row and
- * its memory chunks, then the events after it, read and JSON-parsed.
+ * The I/O of a view's first recall without core: the snapshot's head row, its
+ * memory index chunks and chunks, then the events after it, read and JSON-parsed.
  */
 const rawView = (seq: number) =>
   rawTime(() => {
     const snap = raw.prepare('SELECT seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1').get(STATE_STREAM, seq) as
       | { seq: number; data: string }
       | undefined;
-    const head = snap && (JSON.parse(snap.data.slice(snap.data.indexOf('\n') + 1)) as { chunks: { memory: { sha256: string }[] } });
+    const head = snap && (JSON.parse(snap.data.slice(snap.data.indexOf('\n') + 1)) as { index: { memory: { sha256: string }[] } });
     const chunk = raw.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = 0');
-    for (const ref of head?.chunks.memory ?? []) JSON.parse((chunk.get(chunkStream(ref.sha256)) as { data: string }).data);
+    const read = (sha256: string) => JSON.parse((chunk.get(chunkStream(sha256)) as { data: string }).data) as { sha256: string }[];
+    for (const index of head?.index.memory ?? []) for (const ref of read(index.sha256)) read(ref.sha256);
     for (const e of raw.prepare('SELECT payload FROM events WHERE stream = ? AND seq > ? AND seq <= ? ORDER BY seq').iterate(STATE_STREAM, snap?.seq ?? 0, seq))
       JSON.parse((e as { payload: string }).payload);
   });

@@ -94,6 +94,7 @@ export {
   encodeChunk,
   chunkEnds,
   encodeSnapshotChunks,
+  type EncodedChunks,
   encodeChunkHead,
   encodeChunkIndex,
   isChunkIndex,
