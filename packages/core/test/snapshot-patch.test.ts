@@ -88,4 +88,34 @@ describe('a purge with two-level snapshot heads', () => {
     expect(fold.skipped).toEqual([]);
     expect(encodeSnapshot(fold.state.capture())).toBe(encodeSnapshot(await (await replay(log, { fromScratch: true })).snapshot()));
   });
+
+  it('drops the heads it cannot open with every index chunk and chunk only they name, and keeps the rows an older head shares', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const log = new InMemoryLog({ identity: 'patch', clock });
+    const p = createInMemoryProvider({ log, clock, entropy: seededEntropy(3), snapshotCodec: codec });
+    for (let i = 0; i < 300; i += 1) await p.memory.write({ content: `note ${i}` });
+    // Before the secret: untouched by the purge, and sharing most of its rows with the heads after it.
+    const older = await p.saveSnapshot();
+    const secret = await p.memory.write({ content: 'the vault code is 731' });
+    const snapshots = [await p.saveSnapshot()];
+    await p.memory.write({ content: 'one more' });
+    snapshots.push(await p.saveSnapshot());
+    const rows = new Set<string>();
+    for (const s of snapshots) {
+      const h = await headAt(log, s.seq);
+      for (const ref of h.index.memory) rows.add(chunkStream(ref.sha256));
+      for (const ref of await leafRefs(log, h)) rows.add(chunkStream(ref.sha256));
+    }
+    const kept = await headAt(log, older.seq);
+    for (const ref of [...kept.index.memory, ...(await leafRefs(log, kept))]) rows.delete(chunkStream(ref.sha256));
+    expect(rows.size).toBeGreaterThan(0);
+    // A provider with another key cannot open (nor patch) these heads: its purge drops them and every row they name.
+    const other = await replay(log, { snapshotCodec: hmacCodec('another key'), clock });
+    await other.purge({ id: secret.id, reason: 'test' });
+    for (const s of snapshots) expect((await log.latestSnapshot(STATE_STREAM, { upToSeq: s.seq }))?.seq).toBe(older.seq);
+    for (const stream of rows) expect(await log.latestSnapshot(stream), stream).toBeUndefined();
+    // The older head keeps every row it names, shared ones included.
+    const loaded = await loadSnapshot(log, codec, older.seq);
+    expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([older.seq, []]);
+  });
 });
