@@ -1,5 +1,5 @@
 /**
- * E1–E12: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E13: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
  * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
@@ -11,6 +11,7 @@ import {
   encodeSnapshot,
   ERASED,
   EventTypes,
+  hmacCodec,
   ManualClock,
   NotFoundError,
   plainCodec,
@@ -21,7 +22,7 @@ import {
   ValidationError,
 } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, foldLog, loadSnapshot } from '@agentstate/core/backend';
+import { CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, foldLog, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -363,6 +364,30 @@ export const erasureChecks: ProviderCheck[] = [
       expect(added.length - index.length).toBeLessThanOrEqual(2);
       const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
       expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
+    },
+  },
+  {
+    name: 'E13 a purge drops the snapshots it cannot open (sealed with another key) with every row only they name, and keeps the rows an older snapshot shares',
+    needs: ['eventSourced', 'snapshotCodec', 'durable'],
+    async run(env) {
+      const sealed = hmacCodec('e13 key');
+      const p = env.eventSourced(await env.open({ snapshotCodec: sealed }));
+      for (let i = 0; i < 100; i += 1) await p.memory.write({ content: `e13 item ${i}` });
+      const older = await p.saveSnapshot();
+      const secret = await p.memory.write({ content: 'e13 the vault code' });
+      const heads = [await p.saveSnapshot()];
+      await p.memory.write({ content: 'e13 one more' });
+      heads.push(await p.saveSnapshot());
+      const shared = new Set((await storedHeadRows(p.log, older)).map((key) => key.stream));
+      const only = new Set<string>();
+      for (const head of heads) for (const key of await storedHeadRows(p.log, head)) if (!shared.has(key.stream)) only.add(key.stream);
+      expect(only.size).toBeGreaterThan(0);
+      const other = env.eventSourced(await env.reopen(p, { snapshotCodec: hmacCodec('e13 another key') }));
+      await other.purge({ id: secret.id, reason: 'e13' });
+      for (const head of heads) expect((await other.log.latestSnapshot(STATE_STREAM, { upToSeq: head.seq }))?.seq).toBe(older.seq);
+      for (const stream of only) expect(await other.log.latestSnapshot(stream, { upToSeq: 0 }), stream).toBeUndefined();
+      const loaded = await loadSnapshot(other.log, sealed, older.seq);
+      expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([older.seq, []]);
     },
   },
 ];
