@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } from '@agentstate/core';
-import type { ChunkRef, EncodedChunks, SnapshotCollection } from '@agentstate/core/backend';
+import type { ChunkRef, SnapshotCollection } from '@agentstate/core/backend';
 import {
   CHUNK_STREAM_PREFIX,
   chunkEnds,
@@ -34,6 +34,7 @@ import {
   encodeSnapshotChunks,
   formatBoundSnapshot,
   isChunkIndex,
+  joinChunk,
   parseBoundSnapshot,
   sha256Hex,
   SNAPSHOT_COLLECTIONS,
@@ -46,15 +47,16 @@ import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA
 import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
-const BUILDER_VERSION = 5;
+const BUILDER_VERSION = 6;
 
 /**
  * The builder versions whose files hold the same events with each snapshot
- * stored in chunks under a head listing every chunk (4: format 5 before its
- * heads had two levels), in parts (3: format 4) or whole (2: format 3),
- * newest first: a copy of such a file is converted, not built again.
+ * stored in chunks cut without a size cap (5), in chunks under a head listing
+ * every chunk (4: format 5 before its heads had two levels), in parts (3:
+ * format 4) or whole (2: format 3), newest first: a copy of such a file is
+ * converted, not built again.
  */
-const CONVERTIBLE_VERSIONS = [4, 3, 2];
+const CONVERTIBLE_VERSIONS = [5, 4, 3, 2];
 
 /** A stored snapshot every this many events. */
 export const SNAPSHOT_EVERY = 10_000;
@@ -195,58 +197,55 @@ async function build(path: string, events: number): Promise<void> {
 
 /**
  * Stores every `state` snapshot of the file at `path` again in chunks
- * (format 5), bound to its log as core binds them: each head (of parts,
- * format 4, or a whole snapshot, format 3) is read with its rows, its
- * collections cut where core cuts them ({@link chunkEnds}), each chunk not
- * already stored written once, and a two-level head bound over the same seq
- * ({@link encodeChunkHead}). A head that lists every chunk (format 5 before
- * two levels) needs no chunk read: its list is cut into index chunks. Then
- * the parts go and the file is vacuumed (only when there were parts or whole
- * snapshots: the heads alone shrink by a few MB). A conversion of the
- * projections already stored, so it costs a read of each snapshot, not a
- * replay of the log. Two-level heads are left as they are, so a conversion
- * that stopped resumes where it was.
+ * (format 5) cut by the current rule, bound to its log as core binds them:
+ * each head (of chunks, of parts, format 4, or a whole snapshot, format 3)
+ * is read with its rows, its collections cut where core cuts them
+ * ({@link chunkEnds}), each chunk not already stored written once, and a
+ * two-level head bound over the same seq ({@link encodeChunkHead}). Then the
+ * rows no new head names (old chunks, parts) go and the file is vacuumed. A
+ * conversion of the projections already stored, so it costs a read of each
+ * snapshot, not a replay of the log. A conversion that stopped starts again
+ * from the first head: a head already converted is cut into the chunks it
+ * names.
  *
  * The chunks are the canonical text core's `encodeSnapshotChunks` writes,
  * made faster: the stored text is canonical (keys sorted, collections in
- * order), so `JSON.stringify` of a run of the records it parses to gives the
- * same bytes as core's key-sorting encoder, which the first conversion checks.
+ * order), so `JSON.stringify` of each record it parses to gives the same
+ * bytes as core's key-sorting encoder, which the first conversion checks.
  */
 export async function convertSnapshots(path: string): Promise<{ converted: number; chunks: number }> {
   const log = openSqliteLog(path, { synchronous: 'off' });
   const db = new Database(path);
   const seqs = (db.prepare('SELECT seq FROM snapshots WHERE stream = ? ORDER BY seq').all(STATE_STREAM) as { seq: number }[]).map((r) => r.seq);
   const partRow = db.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?');
+  const chunkText = (sha256: string) => (partRow.get(chunkStream(sha256), 0) as { data: string }).data;
   const stored = new Set(
     (db.prepare('SELECT stream FROM snapshots WHERE seq = 0 AND stream LIKE ?').all(`${CHUNK_STREAM_PREFIX}%`) as { stream: string }[]).map((r) => r.stream),
   );
-  let converted = 0;
-  let rebuilt = 0;
-  const saveHead = async (seq: number, leaves: Record<SnapshotCollection, ChunkRef[]>): Promise<EncodedChunks> => {
-    const top = encodeChunkHead(seq, leaves);
-    const text = top.head;
-    for (const [sha256, data] of top.chunks) {
-      if (stored.has(chunkStream(sha256))) continue;
-      await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
-      stored.add(chunkStream(sha256));
-    }
-    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, text), text) });
-    converted += 1;
-    return top;
+  /** Every chunk a converted head names. */
+  const named = new Set<string>();
+  const store = async (sha256: string, data: string) => {
+    named.add(chunkStream(sha256));
+    if (stored.has(chunkStream(sha256))) return;
+    await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
+    stored.add(chunkStream(sha256));
   };
+  let converted = 0;
   for (const seq of seqs) {
     const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
     const { content } = parseBoundSnapshot(head!.data, seq);
-    if (isChunkIndex(content)) continue;
-    if (content.startsWith('{"chunks":')) {
-      // A head listing every chunk: the digest of its text just matched, and only its list is cut again.
-      await saveHead(seq, (JSON.parse(content) as { chunks: Record<SnapshotCollection, ChunkRef[]> }).chunks);
-      continue;
-    }
-    rebuilt += 1;
-    // The digests just matched (head) or are checked below (parts): the texts are those core wrote, parsed without the schema check.
+    // The digests just matched (head), are checked below (parts) or were checked when the chunk rows were written
+    // (chunks): the texts are those core wrote, parsed without the schema check.
     let snapshot: Snapshot;
-    if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) {
+    if (isChunkIndex(content) || content.startsWith('{"chunks":')) {
+      // Two levels, or a head listing every chunk (format 5 before two levels).
+      const parsed = JSON.parse(content) as { index?: Record<SnapshotCollection, ChunkRef[]>; chunks?: Record<SnapshotCollection, ChunkRef[]> };
+      snapshot = { seq } as Snapshot;
+      for (const collection of SNAPSHOT_COLLECTIONS) {
+        const leaves = parsed.chunks?.[collection] ?? parsed.index![collection].flatMap((ref) => JSON.parse(chunkText(ref.sha256)) as ChunkRef[]);
+        (snapshot as unknown as Record<string, unknown[]>)[collection] = leaves.flatMap((ref) => JSON.parse(chunkText(ref.sha256)) as unknown[]);
+      }
+    } else if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) {
       const index = JSON.parse(content) as { parts: Record<string, string> };
       snapshot = { seq } as Snapshot;
       for (const part of SNAPSHOT_PARTS) {
@@ -262,10 +261,11 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
     const texts = new Map<string, string>();
     for (const collection of SNAPSHOT_COLLECTIONS) {
       const records = snapshot[collection] as unknown as Record<string, unknown>[];
+      const recordTexts = records.map((record) => JSON.stringify(record));
       const refs: ChunkRef[] = [];
       let start = 0;
-      for (const end of chunkEnds(collection, records)) {
-        const text = JSON.stringify(records.slice(start, end));
+      for (const end of chunkEnds(collection, records, recordTexts)) {
+        const text = joinChunk(recordTexts.slice(start, end));
         const sha256 = sha256Hex(text);
         texts.set(sha256, text);
         refs.push({ first: chunkKey(collection, records[start]!), sha256 });
@@ -273,33 +273,29 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
       }
       chunks[collection] = refs;
     }
-    for (const [sha256, data] of texts) {
-      if (stored.has(chunkStream(sha256))) continue;
-      await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
-      stored.add(chunkStream(sha256));
-    }
-    const top = await saveHead(seq, chunks);
-    if (rebuilt === 1) {
+    for (const [sha256, data] of texts) await store(sha256, data);
+    const top = encodeChunkHead(seq, chunks);
+    for (const [sha256, data] of top.chunks) await store(sha256, data);
+    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, top.head), top.head) });
+    converted += 1;
+    if (converted === 1) {
       const core = encodeSnapshotChunks(snapshot);
       if (core.head !== top.head || [...core.chunks].some(([sha256, data]) => (texts.get(sha256) ?? top.chunks.get(sha256)) !== data))
         throw new Error(`the chunks at seq ${seq} differ from core's encoding`);
     }
   }
   await log.close();
-  if (rebuilt === 0) {
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    return { converted, chunks: stored.size };
-  }
-  // The parts are plain rows freed without zeroing (nothing secret is converted), then the file is compacted.
+  // The rows no converted head names are plain rows freed without zeroing (nothing secret is converted), then the file is compacted.
   db.pragma('secure_delete = OFF');
-  const drop = db.prepare('DELETE FROM snapshots WHERE stream = ?');
-  for (const part of SNAPSHOT_PARTS) drop.run(snapshotPartStream(part));
+  const drop = db.prepare('DELETE FROM snapshots WHERE stream = ? AND seq = 0');
+  for (const stream of stored) if (!named.has(stream)) drop.run(stream);
+  const dropPart = db.prepare('DELETE FROM snapshots WHERE stream = ?');
+  for (const part of SNAPSHOT_PARTS) dropPart.run(snapshotPartStream(part));
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('VACUUM');
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
-  return { converted, chunks: stored.size };
+  return { converted, chunks: named.size };
 }
 
 const cachedPath = (events: number, version: number) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${SCHEMA_VERSION}.db`);

@@ -2,9 +2,10 @@
  * Snapshots stored in content-addressed chunks (format 5, docs/contract.md §8).
  * Each collection of the projection, in its canonical order, is cut into
  * chunks at content-defined boundaries: a chunk ends after a record whose key
- * hashes to 0 modulo {@link CHUNK_BOUNDARY}. Boundaries depend on the records
- * alone, so a run of records unchanged from one snapshot to the next gives the
- * same chunks, and each chunk is stored once, under the stream named by the
+ * hashes to 0 modulo {@link CHUNK_BOUNDARY}, or once its text reaches
+ * {@link CHUNK_MAX_CHARS}. Boundaries depend on the records alone, so a run of
+ * records unchanged from one snapshot to the next gives the same chunks, and
+ * each chunk is stored once, under the stream named by the
  * SHA-256 of its text ({@link chunkStream}, seq 0), however many snapshots
  * hold it. The references to a collection's chunks (`{ first, sha256 }`, the
  * sort key of the chunk's first record and its digest) are cut the same way
@@ -37,6 +38,17 @@ export type SnapshotCollection = (typeof SNAPSHOT_COLLECTIONS)[number];
 
 /** A chunk ends after a record whose key hashes to 0 modulo this: chunks of about this many records. */
 export const CHUNK_BOUNDARY = 64;
+
+/**
+ * A chunk (or index chunk) also ends once the texts of its records (references)
+ * add up to this many characters. The hash alone gives chunk sizes spread
+ * like a geometric law, and a record most likely sits in a long chunk: a
+ * purge rewrites whole chunks, and a long session's turns sat in chunks of
+ * 130 KB on average, one per snapshot that held a different tail. The cap
+ * keeps every chunk a purge rewrites small, and a cut it forces moves no
+ * boundary past the next one the hash places.
+ */
+export const CHUNK_MAX_CHARS = 16_384;
 
 /** An index chunk ends after a reference whose first key's hash is below 2^32 / this: index chunks of about this many references. */
 export const INDEX_BOUNDARY = 64;
@@ -128,6 +140,11 @@ export function encodeChunk(records: readonly unknown[]): string {
   return canonicalJson(records);
 }
 
+/** A chunk's text from the canonical texts of its items: what {@link encodeChunk} gives for them. */
+export function joinChunk(texts: readonly string[]): string {
+  return `[${texts.join(',')}]`;
+}
+
 /** A snapshot cut into chunks: the head's content and every chunk's text by digest. */
 export interface EncodedChunks {
   head: string;
@@ -137,12 +154,25 @@ export interface EncodedChunks {
 
 /**
  * Where the records of one collection (in canonical order) are cut into
- * chunks: the end (exclusive) of each chunk, the last one at `records.length`.
+ * chunks, given each record's canonical text: the end (exclusive) of each
+ * chunk, the last one at `records.length`.
  */
-export function chunkEnds(collection: SnapshotCollection, records: readonly AnyRecord[]): number[] {
-  const ends: number[] = [];
-  for (let i = 0; i < records.length; i += 1) if (i === records.length - 1 || endsChunk(collection, records[i]!)) ends.push(i + 1);
-  return ends;
+export function chunkEnds(collection: SnapshotCollection, records: readonly AnyRecord[], texts: readonly string[]): number[] {
+  return cutEnds(records.length, texts, (i) => endsChunk(collection, records[i]!));
+}
+
+/** The ends of the chunks of `n` items: after an item `ends` marks, once their texts reach {@link CHUNK_MAX_CHARS}, and at `n`. */
+function cutEnds(n: number, texts: readonly string[], ends: (i: number) => boolean): number[] {
+  const out: number[] = [];
+  let chars = 0;
+  for (let i = 0; i < n; i += 1) {
+    chars += texts[i]!.length;
+    if (i === n - 1 || chars >= CHUNK_MAX_CHARS || ends(i)) {
+      out.push(i + 1);
+      chars = 0;
+    }
+  }
+  return out;
 }
 
 /**
@@ -156,16 +186,16 @@ export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCol
   const index = {} as Record<SnapshotCollection, ChunkRef[]>;
   for (const collection of SNAPSHOT_COLLECTIONS) {
     const refs = leaves[collection];
+    // References hold only strings, numbers and the sorted keys `first`, `sha256`: JSON.stringify is canonical here.
+    const texts = refs.map((ref) => JSON.stringify({ first: ref.first, sha256: ref.sha256 }));
     const list: ChunkRef[] = [];
     let start = 0;
-    for (let i = 0; i < refs.length; i += 1) {
-      if (i < refs.length - 1 && !endsIndexChunk(refs[i]!)) continue;
-      // References hold only strings, numbers and the sorted keys `first`, `sha256`: JSON.stringify is canonical here.
-      const text = JSON.stringify(refs.slice(start, i + 1).map((ref) => ({ first: ref.first, sha256: ref.sha256 })));
+    for (const end of cutEnds(refs.length, texts, (i) => endsIndexChunk(refs[i]!))) {
+      const text = joinChunk(texts.slice(start, end));
       const sha256 = sha256Hex(text);
       chunks.set(sha256, text);
       list.push({ first: refs[start]!.first, sha256 });
-      start = i + 1;
+      start = end;
     }
     index[collection] = list;
   }
@@ -179,10 +209,11 @@ export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
   const refs = {} as Record<SnapshotCollection, ChunkRef[]>;
   for (const collection of SNAPSHOT_COLLECTIONS) {
     const records = sorted[collection] as unknown as AnyRecord[];
+    const texts = records.map(canonicalJson);
     const list: ChunkRef[] = [];
     let start = 0;
-    for (const end of chunkEnds(collection, records)) {
-      const text = encodeChunk(records.slice(start, end));
+    for (const end of chunkEnds(collection, records, texts)) {
+      const text = joinChunk(texts.slice(start, end));
       const sha256 = sha256Hex(text);
       chunks.set(sha256, text);
       list.push({ first: chunkKey(collection, records[start]!), sha256 });

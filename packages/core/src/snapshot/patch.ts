@@ -29,6 +29,7 @@ import {
   decodeChunk,
   decodeIndexChunk,
   encodeChunk,
+  joinChunk,
   isChunkIndex,
   SNAPSHOT_CHUNKS_FORMAT,
   SNAPSHOT_COLLECTIONS,
@@ -109,7 +110,7 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
       touched = true;
       return encodeChunk([ERASE[collection](record as never)]).slice(1, -1);
     });
-    const next = touched ? store(`[${texts.join(',')}]`) : sha256;
+    const next = touched ? store(joinChunk(texts)) : sha256;
     memo.set(sha256, next);
     return next;
   };

@@ -1,9 +1,10 @@
 /**
- * E1–E13: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E14: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
  * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
  * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
+ * Snapshots are stored in chunks shared between them and capped in size (E12, E14).
  */
 import type { EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
 import {
@@ -22,7 +23,7 @@ import {
   ValidationError,
 } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, foldLog, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, foldLog, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -388,6 +389,25 @@ export const erasureChecks: ProviderCheck[] = [
       for (const stream of only) expect(await other.log.latestSnapshot(stream, { upToSeq: 0 }), stream).toBeUndefined();
       const loaded = await loadSnapshot(other.log, sealed, older.seq);
       expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([older.seq, []]);
+    },
+  },
+  {
+    name: `E14 a chunk ends once its records reach ${CHUNK_MAX_CHARS} characters: with items of 2,000 characters, every chunk and index chunk but for its last entry stays under the cap`,
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      for (let i = 0; i < 60; i += 1) await p.memory.write({ content: `e14 item ${i} ${'x'.repeat(2_000)}` });
+      await p.saveSnapshot();
+      const chunks = (await storedSnapshotRows(p.log)).filter((row) => row.stream.startsWith(CHUNK_STREAM_PREFIX));
+      // Sixty items of over 2,000 characters make at least eight chunks however the hash falls.
+      expect(chunks.length).toBeGreaterThanOrEqual(8);
+      for (const row of chunks) {
+        const entries = (JSON.parse(row.data) as unknown[]).map((entry) => encodeChunk([entry]).length - 2);
+        const beforeLast = entries.slice(0, -1).reduce((sum, n) => sum + n, 0);
+        expect(beforeLast, row.stream).toBeLessThan(CHUNK_MAX_CHARS);
+      }
+      const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
+      expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
     },
   },
 ];
