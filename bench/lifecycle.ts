@@ -20,7 +20,7 @@
  * BENCH_LIFECYCLE_ONLY=view runs only the time-travel rows (no history, no purge copy);
  * BENCH_LIFECYCLE_ONLY=history only the history rows (they only read the cached file).
  */
-import { copyFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
@@ -157,6 +157,10 @@ if (ONLY === 'history') {
 const copy = `${file.path}.purge-${process.pid}`;
 for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
 copyFileSync(file.path, copy);
+// The copy's pages on disk before the first purge: otherwise its first COMMIT's fsync waits behind gigabytes of writeback.
+const copyFd = openSync(copy, 'r+');
+fsyncSync(copyFd);
+closeSync(copyFd);
 // The oldest live item: its first event precedes every stored snapshot, so its purge patches them all (they hold its text).
 const { id: oldestItem } = raw.prepare('SELECT id FROM memory WHERE deleted = 0 ORDER BY created_at, id LIMIT 1').get() as { id: string };
 const patched = (
