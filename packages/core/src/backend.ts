@@ -104,7 +104,6 @@ export {
   decodeChunk,
   decodeIndexChunk,
   indexDigests,
-  chunkHolding,
   bindSnapshotChunks,
 } from './snapshot/chunks.js';
 export { type SnapshotPatchInput, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';

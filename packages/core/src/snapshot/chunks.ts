@@ -321,21 +321,6 @@ export function indexDigests(head: ChunkIndex): Set<string> {
   return out;
 }
 
-/** The position of the chunk that would hold a record of key `key`: the last whose first key is at or before it (-1: none). */
-export function chunkHolding(refs: readonly ChunkRef[], key: ChunkKey): number {
-  let lo = 0;
-  let hi = refs.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareChunkKeys(refs[mid]!.first, key) <= 0) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-
 /**
  * `snapshot` cut into chunks and its head bound to `log`: the chunk and index
  * chunk rows to store (at seq 0, each once) and the head, the one text to seal.

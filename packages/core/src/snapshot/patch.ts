@@ -23,8 +23,8 @@ import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
 import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
 import {
-  chunkHolding,
   chunkKey,
+  compareChunkKeys,
   chunkStream,
   decodeChunk,
   decodeIndexChunk,
@@ -189,14 +189,33 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   return { save: [...rows, ...save], drop, patched: save.length, dropped: droppedHeads.length };
 }
 
-/** The positions in `refs` of the rows that would hold the records of `keys`. */
+/**
+ * The positions in `refs` of the rows that would hold the records of `keys`
+ * (sorted, as {@link keysOf} gives them): for each reference, a binary search
+ * of the keys for one in its range, so a purge of thousands of records costs
+ * a few comparisons per reference rather than a search of the references per
+ * key, in each of a hundred heads.
+ */
 function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<number> {
   const at = new Set<number>();
-  for (const key of keys) {
-    const i = chunkHolding(refs, key);
-    if (i >= 0) at.add(i);
+  if (keys.length === 0) return at;
+  for (let i = 0; i < refs.length; i += 1) {
+    const from = lowerBound(keys, refs[i]!.first);
+    if (from < keys.length && (i === refs.length - 1 || compareChunkKeys(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
   }
   return at;
+}
+
+/** The position of the first of the sorted `keys` at or after `key`. */
+function lowerBound(keys: readonly ChunkKey[], key: ChunkKey): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareChunkKeys(keys[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
@@ -284,9 +303,10 @@ export function chunksToPatch(
   return [...out];
 }
 
-/** The ids and sort keys of the purged records of one collection. */
+/** The ids and sort keys (in order) of the purged records of one collection. */
 function keysOf(collection: SnapshotCollection, records: readonly (Session | Turn | Skill | MemoryItem)[]): { ids: Set<string>; keys: ChunkKey[] } {
-  return { ids: new Set(records.map((r) => r.id)), keys: records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)) };
+  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareChunkKeys);
+  return { ids: new Set(records.map((r) => r.id)), keys };
 }
 
 /** Opens and checks a stored head against the log as it was before the purge; throws unless it is a trusted head of chunks. */
