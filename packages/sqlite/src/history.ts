@@ -2,9 +2,11 @@
  * The history index in SQLite (docs/contract.md §7, "History"): the
  * `record_events` table of migration 8, one `(record_id, seq)` row per
  * record an event carries, except for a turn appended by a live commit,
- * whose row in `turns` records the seq of its append instead (migration 11):
- * the index answers as the union of both. Written with each event (live
- * commit and fold), refilled by a rebuild, compared with a replay by verify.
+ * whose row in `turns` records the seq of its append instead (migration 11),
+ * and a turn a live commit purges, whose row records the seq of the purge
+ * (migration 12): the index answers as the union of both. Written with each
+ * event (live commit and fold), refilled by a rebuild, compared with a
+ * replay by verify.
  */
 import type { LogEvent, StateChange, UpcasterRegistry } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
@@ -16,11 +18,14 @@ import { toEvent } from './log.js';
 
 /**
  * The SQL of the seqs of the events that carry the records `isId` selects (it gives the condition on an id
- * column): the index's rows, and the appends the turns table records in their place (migration 11): a turn's
- * own append, and each append of a turn to a selected session. History reads one id; a purge reads many.
+ * column): the index's rows, and the events the turns table records in their place: a turn's own append
+ * (migration 11) and purge (migration 12), and each append of a turn to a selected session (a purge carries
+ * the session itself when it erases it, so its seq is the session's index row). History reads one id; a purge
+ * reads many.
  */
 export const recordSeqsSql = (isId: (column: string) => string): string => `SELECT seq FROM record_events WHERE ${isId('record_id')}
   UNION SELECT appended_seq FROM turns WHERE ${isId('id')} AND appended_seq IS NOT NULL
+  UNION SELECT purged_seq FROM turns WHERE ${isId('id')} AND purged_seq IS NOT NULL
   UNION SELECT appended_seq FROM turns WHERE ${isId('session_id')} AND appended_seq IS NOT NULL`;
 
 /** How many values an event row has, its checksum included: where `SQL.events` puts the indexed seq. */
@@ -53,6 +58,7 @@ const SQL = {
   all: `SELECT record_id, seq FROM record_events
     UNION SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
     UNION SELECT session_id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
+    UNION SELECT id, purged_seq FROM turns WHERE purged_seq IS NOT NULL
     ORDER BY 1, 2`,
 } as const;
 
@@ -64,9 +70,13 @@ const insertSql: string[] = [];
 const insertOf = (n: number): string =>
   (insertSql[n] ??= `INSERT OR IGNORE INTO record_events (record_id, seq) VALUES ${Array.from({ length: n }, () => '(?, ?)').join(', ')}`);
 
-/** Indexes the records of the event at `seq` (every event: a live commit skips the turn appends it records in `turns`). */
-export function indexRecordEvents(conn: Connection, change: StateChange, seq: number): void {
-  const ids = changeRecordIds(change);
+/**
+ * Indexes the records of the event at `seq` but those in `held`: the turns whose rows record the seq
+ * instead (a live commit skips the turn appends and the purged turns it records in `turns`).
+ */
+export function indexRecordEvents(conn: Connection, change: StateChange, seq: number, held?: ReadonlySet<string>): void {
+  const all = changeRecordIds(change);
+  const ids = held === undefined ? all : all.filter((id) => !held.has(id));
   // One statement per event (a purge's may name thousands: in chunks under SQLite's parameter limit),
   // since a turn's event carries two records and every statement costs the append.
   for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
@@ -147,7 +157,7 @@ function sameOffset(row: unknown): number | undefined {
   return first !== null && first === last ? first : undefined;
 }
 
-/** Every row of the index, the turns' appends included, in key order: what verify compares with a replay. */
+/** Every row of the index, the turns' appends and purges included, in key order: what verify compares with a replay. */
 export function allRecordEvents(conn: Connection): { record_id: string; seq: number }[] {
   return conn.prepare(SQL.all).all() as { record_id: string; seq: number }[];
 }

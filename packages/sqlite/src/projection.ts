@@ -52,12 +52,14 @@ const SQL = {
   // The writer is stored as '' when it is the origin, as `envelopeValues` in rows.ts stores it.
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
     last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
-  turnSlot: 'SELECT n, id, deleted, content FROM turns WHERE session_id = ? AND seq = ?',
+  turnSlot: 'SELECT n, id, deleted, content, purged_seq FROM turns WHERE session_id = ? AND seq = ?',
   // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it (migration 11).
   insertTurn: `INSERT INTO turns (${TURN_COLUMNS}, appended_seq) VALUES (${placeholders(TURN_COLUMNS)}, ?)`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
   // The same turn (session, seq and id) in its own row: the key stays.
   updateSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}) = (${placeholders(afterKey(TURN_COLUMNS, 3))}) WHERE n = ?`,
+  // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it (migration 12).
+  purgeSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
   deleteTurnText: "INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)",
@@ -138,14 +140,23 @@ export class Projection {
   /** Folds one change, the event at `seq`, into the tables. */
   apply(change: StateChange, seq: number): void {
     const appended = change.type === EventTypes.TurnAppended;
+    const purged = change.type === EventTypes.RecordsPurged;
+    // The purged turns whose rows record the purge's seq.
+    let held: Set<string> | undefined;
     for (const record of changeRecords(change)) {
       // An appended turn's seq is above every seq of its session, and a written item's id is new (fold rules): the slot is free, no need to look.
       if (record.kind === 'turn' && appended) this.#insertTurn(record.record, seq);
-      else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
+      else if (record.kind === 'turn' && purged) {
+        if (this.#putTurn(record.record, seq)) {
+          held ??= new Set();
+          held.add(record.record.id);
+        }
+      } else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
       else this.put(record, seq);
     }
-    // An append's history (its turn and its session) is the turn row's `appended_seq`: one B-tree fewer per append.
-    if (!appended) indexRecordEvents(this.conn, change, seq);
+    // An append's history (its turn and its session) is the turn row's `appended_seq`, and a purged turn's is
+    // its row's `purged_seq`: the rows a purge rewrites anyway sit together, its turns' ids are spread over the index.
+    if (!appended) indexRecordEvents(this.conn, change, seq, held);
     const operation = changeOperation(change);
     if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
   }
@@ -309,12 +320,22 @@ export class Projection {
     if (changed !== 1) throw new CorruptionError('database', 0, `${this.conn.path} is damaged: session ${JSON.stringify(turn.sessionId)} has no live row`);
   }
 
-  #putTurn(turn: Turn): void {
-    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as { n: number; id: string; deleted: number; content: string } | undefined;
+  /**
+   * Writes a turn into its `(sessionId, seq)` slot. `purgedSeq`: the seq of the purge whose tombstone it is,
+   * recorded in the turn's own row unless the row already records one (a second purge) or holds no such turn.
+   * True when the row records it: the history index then needs no row for the turn.
+   */
+  #putTurn(turn: Turn, purgedSeq?: number): boolean {
+    const slot = this.conn.prepare(SQL.turnSlot).get(turn.sessionId, turn.seq) as
+      | { n: number; id: string; deleted: number; content: string; purged_seq: number | null }
+      | undefined;
     let n: number;
+    let held = false;
     if (slot) {
       n = slot.n;
-      if (slot.id === turn.id) this.conn.prepare(SQL.updateSameTurn).run(...turnValues(turn).slice(3), n);
+      held = purgedSeq !== undefined && slot.id === turn.id && slot.purged_seq === null;
+      if (held) this.conn.prepare(SQL.purgeSameTurn).run(...turnValues(turn).slice(3), purgedSeq, n);
+      else if (slot.id === turn.id) this.conn.prepare(SQL.updateSameTurn).run(...turnValues(turn).slice(3), n);
       else this.conn.prepare(SQL.updateTurn).run(...turnValues(turn), n);
       if (slot.deleted === 0 && !this.#bulk) {
         this.conn.prepare(SQL.deleteTurnText).run(n, foldForIndex(slot.content));
@@ -322,6 +343,7 @@ export class Projection {
       }
       if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
     } else this.#insertTurn(turn);
+    return held;
   }
 
   /**

@@ -72,13 +72,25 @@ export function bagOfWordsEmbedder(dimensions = 16, id = `bag-of-words-${dimensi
 }
 
 /**
+ * Takes a file this version wrote back to schema 11 as that version would
+ * have written it: history index rows for every turn a live commit purged
+ * instead of `purged_seq`, and version 12 not recorded.
+ */
+export function backToSchema11(db: Database.Database): void {
+  db.exec(`INSERT OR IGNORE INTO record_events SELECT id, purged_seq FROM turns WHERE purged_seq IS NOT NULL;
+    ALTER TABLE turns DROP COLUMN purged_seq;
+    DELETE FROM agentstate_migrations WHERE version = 12;`);
+}
+
+/**
  * Takes a file this version wrote back to schema 10 as that version would
- * have written it: history index rows for every turn append instead of
+ * have written it: {@link backToSchema11}, then history index rows for every turn append instead of
  * `appended_seq`, the newest-first index on `(created_at, id)`, the turn
  * index of migration 9 (with prefix indexes) holding every live turn, and
  * version 11 not recorded. For the tests of older files.
  */
 export function backToSchema10(db: Database.Database): void {
+  backToSchema11(db);
   db.exec(`INSERT OR IGNORE INTO record_events SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
       UNION SELECT session_id, appended_seq FROM turns WHERE appended_seq IS NOT NULL;
     ALTER TABLE turns DROP COLUMN appended_seq;

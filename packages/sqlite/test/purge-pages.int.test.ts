@@ -100,6 +100,16 @@ describe('the pages a purge writes', () => {
     expect(written.get('sqlite_autoindex_turns_2')).toBeUndefined();
   });
 
+  it("writes no history index page for a session's turns: their rows record the purge (migration 12)", async () => {
+    const path = tmp.file('history.db');
+    const [purged] = await interleavedSessions(path, 300);
+    const { written, spans } = await purgeWrites(path, (p) => p.purge({ id: purged!, reason: 'test' }), 'record_events');
+    // The imported appends' index rows span many pages, a third of them the purged turns': the purge writes the
+    // session's own row only (it wrote one row per turn, over most of the pages, before).
+    expect(spans).toBeGreaterThan(20);
+    expect(written.get('record_events') ?? 0).toBeLessThanOrEqual(2);
+  });
+
   it("leaves the memory items' id index alone when it tombstones a namespace's items in their rows", async () => {
     const path = tmp.file('memory.db');
     const p = provider();

@@ -19,6 +19,7 @@ import { migration008 } from './008-record-history.js';
 import { migration009 } from './009-fts-secure-delete.js';
 import { migration010 } from './010-checkpoint-keys.js';
 import { migration011 } from './011-lean-turns.js';
+import { migration012 } from './012-purged-turns.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum } from './migration.js';
 
@@ -38,6 +39,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration009,
   migration010,
   migration011,
+  migration012,
 ];
 
 /** The schema version this library writes. */
