@@ -298,14 +298,18 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
   return { converted, chunks: named.size };
 }
 
-const cachedPath = (events: number, version: number) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${SCHEMA_VERSION}.db`);
+const cachedPath = (events: number, version: number, schema = SCHEMA_VERSION) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${schema}.db`);
+
+/** The schema versions a cached file may have been written at, newest first: 11 is the first the builder wrote. */
+const SCHEMA_VERSIONS = Array.from({ length: SCHEMA_VERSION - 10 }, (_, i) => SCHEMA_VERSION - i);
 
 /**
  * The cached file of `events` events (built now if there is none), as
  * described above. Benchmarks that write to it (purge) work on a copy. When
- * only a file of an older builder version with the same events is cached, a
- * copy of it has its snapshots converted ({@link convertSnapshots}); the old
- * file stays.
+ * only a file of an older builder version or an older schema with the same
+ * events is cached, a copy of it is migrated (opened once through the
+ * provider) and has its snapshots converted when its builder was older
+ * ({@link convertSnapshots}); the old file stays.
  */
 export async function bigFile(events: number): Promise<BigFile> {
   const path = cachedPath(events, BUILDER_VERSION);
@@ -313,14 +317,17 @@ export async function bigFile(events: number): Promise<BigFile> {
   const building = `${path}.building`;
   const converting = `${path}.converting`;
   const start = performance.now();
-  const older = CONVERTIBLE_VERSIONS.map((version) => cachedPath(events, version)).find((file) => existsSync(file));
+  const older = [BUILDER_VERSION, ...CONVERTIBLE_VERSIONS]
+    .flatMap((version) => SCHEMA_VERSIONS.map((schema) => ({ version, file: cachedPath(events, version, schema) })))
+    .find(({ file }) => existsSync(file));
   if (older) {
     // A conversion left half-way resumes on its copy.
     if (!existsSync(converting)) {
-      copyFileSync(older, `${converting}.copy`);
+      copyFileSync(older.file, `${converting}.copy`);
       renameSync(`${converting}.copy`, converting);
     }
-    await convertSnapshots(converting);
+    await openSqlite(converting).close();
+    if (older.version !== BUILDER_VERSION) await convertSnapshots(converting);
     for (const suffix of ['-wal', '-shm']) rmSync(`${converting}${suffix}`, { force: true });
     renameSync(converting, path);
     return { path, events, buildS: (performance.now() - start) / 1000 };
