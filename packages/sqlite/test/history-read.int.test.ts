@@ -3,9 +3,10 @@
  * in one range read (`recordEvents`), each row by its key where `position - seq`
  * is the same at the record's first and last event: the versions equal the
  * in-memory provider's for the same writes, whether rows are found by key, by
- * seq (another stream's events between), or by seq after a miss by key; an
- * index row naming an event the log lacks, or an event row changed since it
- * was written, is a `CorruptionError`.
+ * seq (another stream's events between), or by seq after a miss by key, and
+ * with each event's linkage (read as one value); an index row naming an event
+ * the log lacks, or an event row changed since it was written (its linkage
+ * included), is a `CorruptionError`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -104,6 +105,38 @@ describe('history on a SQLite file', () => {
     drop.close();
     reopened = openSqlite(path, { readonly: true });
     await expect(reopened.history(ids.session)).rejects.toThrow(/log has no such event/);
+    await reopened.close();
+  });
+
+  it('shows the linkage each event carries, as stored, and refuses a row whose linkage changed since', async () => {
+    // Text the JSON of the linkage must carry back as stored: quotes, a backslash, accents, a character outside the BMP.
+    const eventMeta = { actor: 'agent "7" \\ ops', traceId: 'trace-é', spanId: 'span', causationId: 'cause', originInstanceId: 'origin', principal: 'user:🎉' };
+    const options = () => ({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'a', eventMeta });
+    const path = file();
+    const sqlite = openSqlite(path, options());
+    const memory = createInMemoryProvider(options());
+    const ids = await populate(sqlite);
+    await populate(memory);
+    for (const id of [ids.session, ids.item]) {
+      const versions = await sqlite.history(id);
+      expect(versions.map((v) => [v.actor, v.principal, v.originInstanceId])).toEqual(versions.map(() => [eventMeta.actor, eventMeta.principal, 'origin']));
+      expect(versions).toEqual(await memory.history(id));
+    }
+    await sqlite.close();
+
+    // A later event without linkage beside the earlier ones with it.
+    const plain = openSqlite(path, { instanceId: 'a' });
+    await plain.memory.write({ key: 'plan', content: 'Ship on Monday' });
+    const versions = await plain.history(ids.item);
+    expect(versions.at(-2)).toMatchObject({ actor: eventMeta.actor, principal: eventMeta.principal, originInstanceId: 'origin' });
+    expect(Object.keys(versions.at(-1)!).filter((key) => ['actor', 'principal', 'originInstanceId'].includes(key))).toEqual([]);
+    await plain.close();
+
+    const db = new Database(path);
+    db.prepare("UPDATE events SET trace_id = 'another trace' WHERE stream = 'state' AND seq = ?").run(versions.at(-2)!.seq);
+    db.close();
+    const reopened = openSqlite(path, { readonly: true });
+    await expect(reopened.history(ids.item)).rejects.toThrow(CorruptionError);
     await reopened.close();
   });
 
