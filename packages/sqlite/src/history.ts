@@ -16,6 +16,9 @@ import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 
+/** The columns that name a record in the history index: its rows' `record_id`, a turn's `id` and its `session_id`. */
+export type HistoryIdColumn = 'record_id' | 'id' | 'session_id';
+
 /**
  * The SQL of the seqs of the events that carry the records `isId` selects (it gives the condition on an id
  * column): the index's rows, and the events the turns table records in their place: a turn's own append
@@ -23,7 +26,7 @@ import { toEvent } from './log.js';
  * the session itself when it erases it, so its seq is the session's index row). History reads one id; a purge
  * reads many.
  */
-export const recordSeqsSql = (isId: (column: string) => string): string => `SELECT seq FROM record_events WHERE ${isId('record_id')}
+export const recordSeqsSql = (isId: (column: HistoryIdColumn) => string): string => `SELECT seq FROM record_events WHERE ${isId('record_id')}
   UNION SELECT appended_seq FROM turns WHERE ${isId('id')} AND appended_seq IS NOT NULL
   UNION SELECT purged_seq FROM turns WHERE ${isId('id')} AND purged_seq IS NOT NULL
   UNION SELECT appended_seq FROM turns WHERE ${isId('session_id')} AND appended_seq IS NOT NULL`;
