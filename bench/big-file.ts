@@ -27,14 +27,12 @@ import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } 
 import type { ChunkRef, SnapshotCollection } from '@agentstate/core/backend';
 import {
   CHUNK_STREAM_PREFIX,
-  chunkEnds,
-  chunkKey,
   chunkStream,
   encodeChunkHead,
+  encodeCollectionChunks,
   encodeSnapshotChunks,
   formatBoundSnapshot,
   isChunkIndex,
-  joinChunk,
   parseBoundSnapshot,
   sha256Hex,
   SNAPSHOT_COLLECTIONS,
@@ -199,9 +197,9 @@ async function build(path: string, events: number): Promise<void> {
  * Stores every `state` snapshot of the file at `path` again in chunks
  * (format 5) cut by the current rule, bound to its log as core binds them:
  * each head (of chunks, of parts, format 4, or a whole snapshot, format 3)
- * is read with its rows, its collections cut where core cuts them
- * ({@link chunkEnds}), each chunk not already stored written once, and a
- * two-level head bound over the same seq ({@link encodeChunkHead}). Then the
+ * is read with its rows, its collections cut by core
+ * ({@link encodeCollectionChunks}), each chunk not already stored written
+ * once, and a two-level head bound over the same seq ({@link encodeChunkHead}). Then the
  * rows no new head names (old chunks, parts) go and the file is vacuumed. A
  * conversion of the projections already stored, so it costs a read of each
  * snapshot, not a replay of the log. A conversion that stopped starts again
@@ -261,17 +259,12 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
     const texts = new Map<string, string>();
     for (const collection of SNAPSHOT_COLLECTIONS) {
       const records = snapshot[collection] as unknown as Record<string, unknown>[];
-      const recordTexts = records.map((record) => JSON.stringify(record));
-      const refs: ChunkRef[] = [];
-      let start = 0;
-      for (const end of chunkEnds(collection, records, recordTexts)) {
-        const text = joinChunk(recordTexts.slice(start, end));
-        const sha256 = sha256Hex(text);
-        texts.set(sha256, text);
-        refs.push({ first: chunkKey(collection, records[start]!), sha256 });
-        start = end;
-      }
-      chunks[collection] = refs;
+      chunks[collection] = encodeCollectionChunks(
+        collection,
+        records,
+        records.map((record) => JSON.stringify(record)),
+        texts,
+      );
     }
     for (const [sha256, data] of texts) await store(sha256, data);
     const top = encodeChunkHead(seq, chunks);

@@ -152,27 +152,56 @@ export interface EncodedChunks {
   chunks: Map<string, string>;
 }
 
-/**
- * Where the records of one collection (in canonical order) are cut into
- * chunks, given each record's canonical text: the end (exclusive) of each
- * chunk, the last one at `records.length`.
- */
-export function chunkEnds(collection: SnapshotCollection, records: readonly AnyRecord[], texts: readonly string[]): number[] {
-  return cutEnds(records.length, texts, (i) => endsChunk(collection, records[i]!));
-}
-
-/** The ends of the chunks of `n` items: after an item `ends` marks, once their texts reach {@link CHUNK_MAX_CHARS}, and at `n`. */
-function cutEnds(n: number, texts: readonly string[], ends: (i: number) => boolean): number[] {
+/** The ends (exclusive) of the chunks of items with these texts: after an item `ends` marks, once their texts reach {@link CHUNK_MAX_CHARS}, and after the last. */
+function cutEnds(texts: readonly string[], ends: (i: number) => boolean): number[] {
   const out: number[] = [];
   let chars = 0;
-  for (let i = 0; i < n; i += 1) {
+  for (let i = 0; i < texts.length; i += 1) {
     chars += texts[i]!.length;
-    if (i === n - 1 || chars >= CHUNK_MAX_CHARS || ends(i)) {
+    if (i === texts.length - 1 || chars >= CHUNK_MAX_CHARS || ends(i)) {
       out.push(i + 1);
       chars = 0;
     }
   }
   return out;
+}
+
+/**
+ * Cuts items, given their canonical texts, into chunks ({@link cutEnds}),
+ * puts each chunk's text into `into` by its digest, and returns the
+ * references to them in order, each with the key `first` gives its first item.
+ */
+function cutChunks(texts: readonly string[], ends: (i: number) => boolean, first: (i: number) => ChunkKey, into: Map<string, string>): ChunkRef[] {
+  const refs: ChunkRef[] = [];
+  let start = 0;
+  for (const end of cutEnds(texts, ends)) {
+    const text = joinChunk(texts.slice(start, end));
+    const sha256 = sha256Hex(text);
+    into.set(sha256, text);
+    refs.push({ first: first(start), sha256 });
+    start = end;
+  }
+  return refs;
+}
+
+/**
+ * The chunks of one collection's records (in canonical order), given each
+ * record's canonical text: their texts go into `into` by digest, and the
+ * references to them are returned in order. The first level of
+ * {@link encodeSnapshotChunks}.
+ */
+export function encodeCollectionChunks(
+  collection: SnapshotCollection,
+  records: readonly AnyRecord[],
+  texts: readonly string[],
+  into: Map<string, string>,
+): ChunkRef[] {
+  return cutChunks(
+    texts,
+    (i) => endsChunk(collection, records[i]!),
+    (i) => chunkKey(collection, records[i]!),
+    into,
+  );
 }
 
 /**
@@ -188,16 +217,12 @@ export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCol
     const refs = leaves[collection];
     // References hold only strings, numbers and the sorted keys `first`, `sha256`: JSON.stringify is canonical here.
     const texts = refs.map((ref) => JSON.stringify({ first: ref.first, sha256: ref.sha256 }));
-    const list: ChunkRef[] = [];
-    let start = 0;
-    for (const end of cutEnds(refs.length, texts, (i) => endsIndexChunk(refs[i]!))) {
-      const text = joinChunk(texts.slice(start, end));
-      const sha256 = sha256Hex(text);
-      chunks.set(sha256, text);
-      list.push({ first: refs[start]!.first, sha256 });
-      start = end;
-    }
-    index[collection] = list;
+    index[collection] = cutChunks(
+      texts,
+      (i) => endsIndexChunk(refs[i]!),
+      (i) => refs[i]!.first,
+      chunks,
+    );
   }
   return { head: encodeChunkIndex({ seq, index }), chunks };
 }
@@ -209,17 +234,7 @@ export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
   const refs = {} as Record<SnapshotCollection, ChunkRef[]>;
   for (const collection of SNAPSHOT_COLLECTIONS) {
     const records = sorted[collection] as unknown as AnyRecord[];
-    const texts = records.map(canonicalJson);
-    const list: ChunkRef[] = [];
-    let start = 0;
-    for (const end of chunkEnds(collection, records, texts)) {
-      const text = joinChunk(texts.slice(start, end));
-      const sha256 = sha256Hex(text);
-      chunks.set(sha256, text);
-      list.push({ first: chunkKey(collection, records[start]!), sha256 });
-      start = end;
-    }
-    refs[collection] = list;
+    refs[collection] = encodeCollectionChunks(collection, records, records.map(canonicalJson), chunks);
   }
   const top = encodeChunkHead(snapshot.seq, refs);
   for (const [sha256, text] of top.chunks) chunks.set(sha256, text);
