@@ -85,12 +85,7 @@ type Purgeable = keyof typeof ERASE;
 
 /** Patches every head in `input.heads`; see the module comment. Pure: nothing is written here. */
 export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
-  const purged: Record<Purgeable, { ids: Set<string>; keys: ChunkKey[] }> = {
-    sessions: keysOf('sessions', input.purged.sessions),
-    turns: keysOf('turns', input.purged.turns),
-    skills: keysOf('skills', input.purged.skills),
-    memory: keysOf('memory', input.purged.memory),
-  };
+  const purged = purgedKeys(input.purged);
   /** Old digest → new digest (equal when the row held none of the purged records), for chunks and index chunks. */
   const memo = new Map<string, string>();
   /** New rows by digest, and the new chunks each new index chunk names. */
@@ -266,12 +261,7 @@ export function chunksToPatch(
   purged: PurgedRecords,
   chunk: (sha256: string) => string | undefined = () => undefined,
 ): string[] {
-  const keys = {
-    sessions: keysOf('sessions', purged.sessions).keys,
-    turns: keysOf('turns', purged.turns).keys,
-    skills: keysOf('skills', purged.skills).keys,
-    memory: keysOf('memory', purged.memory).keys,
-  };
+  const keys = purgedKeys(purged);
   const out = new Set<string>();
   const within = (text: string | undefined, collection: Purgeable): void => {
     let refs: unknown;
@@ -280,7 +270,8 @@ export function chunksToPatch(
     } catch {
       return;
     }
-    if (Array.isArray(refs)) for (const i of positions(refs as ChunkRef[], keys[collection])) if (typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
+    if (Array.isArray(refs))
+      for (const i of positions(refs as ChunkRef[], keys[collection].keys)) if (typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
   };
   for (const head of heads) {
     let index: Partial<ChunkIndex['index']>;
@@ -292,7 +283,7 @@ export function chunksToPatch(
     for (const collection of Object.keys(ERASE) as Purgeable[]) {
       const refs = index[collection];
       if (!Array.isArray(refs)) continue;
-      for (const i of positions(refs, keys[collection])) {
+      for (const i of positions(refs, keys[collection].keys)) {
         const sha256 = refs[i]?.sha256;
         if (typeof sha256 !== 'string') continue;
         out.add(sha256);
@@ -301,6 +292,16 @@ export function chunksToPatch(
     }
   }
   return [...out];
+}
+
+/** The ids and sort keys (in order) of the purged records of each collection. */
+function purgedKeys(purged: PurgedRecords): Record<Purgeable, { ids: Set<string>; keys: ChunkKey[] }> {
+  return {
+    sessions: keysOf('sessions', purged.sessions),
+    turns: keysOf('turns', purged.turns),
+    skills: keysOf('skills', purged.skills),
+    memory: keysOf('memory', purged.memory),
+  };
 }
 
 /** The ids and sort keys (in order) of the purged records of one collection. */
