@@ -225,7 +225,7 @@ export const erasureChecks: ProviderCheck[] = [
           const p = await openLog(env, { clock, entropy: seededEntropy(7) });
           try {
             await runOperations(p, operations, { clock });
-            const ids = [...new Set((await p.log.read({ stream: STATE_STREAM })).flatMap((e) => collectIds(e.payload)))];
+            const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
             if (ids.length === 0) return;
             await p.purge({ id: ids[pick % ids.length]!, reason: 'e7' });
             await expectReplayEqualsTables(p);
@@ -265,7 +265,7 @@ export const erasureChecks: ProviderCheck[] = [
           try {
             await runTranscriptOps(p, ops, clock);
             const events = await p.log.read({ stream: STATE_STREAM });
-            const ids = [...new Set(events.flatMap((e) => collectIds(e.payload)))];
+            const ids = idsIn(events);
             for (const id of ids) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
           } finally {
             await env.release(p);
@@ -320,7 +320,7 @@ export const erasureChecks: ProviderCheck[] = [
             const seqs = new Set([(await p.saveSnapshot()).seq]);
             await runOperations(p, operations.slice(at), { clock });
             seqs.add((await p.saveSnapshot()).seq);
-            const ids = [...new Set((await p.log.read({ stream: STATE_STREAM })).flatMap((e) => collectIds(e.payload)))];
+            const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
             if (ids.length === 0) return;
             await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
             await expectSnapshotsPatched(p, [...seqs]);
@@ -495,13 +495,15 @@ function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion
   return versions;
 }
 
-/** The ids of the sessions, turns, skills and memory items a payload carries. */
-function collectIds(payload: unknown): string[] {
-  const p = payload as Record<string, { id?: string } | { id?: string }[] | undefined>;
-  const out: string[] = [];
-  for (const key of ['session', 'turn', 'skill', 'item', 'turns', 'added']) {
-    const value = p[key];
-    for (const record of Array.isArray(value) ? value : value ? [value] : []) if (record.id) out.push(record.id);
+/** The ids of the sessions, turns, skills and memory items the payloads of `events` carry, each once. */
+function idsIn(events: readonly LogEvent[]): string[] {
+  const out = new Set<string>();
+  for (const event of events) {
+    const p = event.payload as Record<string, { id?: string } | { id?: string }[] | undefined>;
+    for (const key of ['session', 'turn', 'skill', 'item', 'turns', 'added']) {
+      const value = p[key];
+      for (const record of Array.isArray(value) ? value : value ? [value] : []) if (record.id) out.add(record.id);
+    }
   }
-  return out;
+  return [...out];
 }
