@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeSnapshot, replay } from '@agentstate/core';
+import { encodeSnapshot, EventTypes, replay } from '@agentstate/core';
 import { openSqlite } from '@agentstate/sqlite';
 import { tempDir } from './helpers.js';
 
@@ -157,9 +157,11 @@ describe('concurrent processes', () => {
     const outcomes = acks.reduce((n, a) => n + (a.byKind.get('outcome')?.length ?? 0), 0);
     const shared = await p.skills.get('shared');
     expect(shared.uses).toBe(outcomes);
-    // Every replacement of the shared skill carries a later HLC than the one it replaced.
+    // Every version of the shared skill, an upsert or a recorded outcome, follows the one before it:
+    // an upsert delayed behind other writers' outcomes replaces the skill they left.
     const versions = log
-      .filter((e) => e.type === 'skill.upserted' && (e.payload as { skill: { slug: string } }).skill.slug === 'shared')
+      .filter((e) => e.type === EventTypes.SkillUpserted || e.type === EventTypes.SkillOutcomeRecorded)
+      .filter((e) => (e.payload as { skill: { slug: string } }).skill.slug === 'shared')
       .map((e) => (e.payload as { skill: { updatedHlc: { wall: number; counter: number }; syncVersion: number } }).skill);
     for (let i = 1; i < versions.length; i += 1) {
       const [a, b] = [versions[i - 1]!, versions[i]!];
