@@ -24,18 +24,19 @@ import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows
 
 /**
  * Which ids the carrier read looks up in each column of the history index: a turn of a purged session is
- * found through its session's rows, not looked up by its id again (for a long session, thousands of
- * scattered pages of the turns' id index; its purge seq from an earlier purge, found only by id, marks an
- * event that holds no text). Record ids: every purged id; turn ids: the other purged turns; session ids:
- * the purged sessions.
+ * found through its session's rows alone, never by its own id (for a long session, thousands of scattered
+ * pages of both id indexes). Every event that carries a turn carries its session too, but a purge, whose
+ * post-images hold no text and which an erasure never rewrites (core's `redactChange`): the rows only its
+ * id has mark earlier purges. Record ids: every purged id but those turns; turn ids: the other purged
+ * turns; session ids: the purged sessions.
  */
-const CARRIER_IDS: Readonly<Record<HistoryIdColumn, string>> = { record_id: '@ids', id: '@turns', session_id: '@sessions' };
+const CARRIER_IDS: Readonly<Record<HistoryIdColumn, string>> = { record_id: '@records', id: '@turns', session_id: '@sessions' };
 
 const SQL = {
   // The events whose stored payload may hold a text: a superset, which core's `holdersIn` narrows.
   holding: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND instr(payload, ?) > 0 ORDER BY seq`,
-  // The earlier events that carried any of the purged ids, each once, in seq order: the index's rows of every id, and
-  // the turns' own columns, found by session for the turns of a purged session and by id for the others (@turns).
+  // The earlier events that carried any of the purged ids, each once, in seq order: the index's rows and the turns'
+  // own columns, found by session for the turns of a purged session and by id for the others (see CARRIER_IDS).
   carriers: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND seq < @before AND seq IN (
     ${recordSeqsSql((column) => `${column} IN (SELECT value FROM json_each(${CARRIER_IDS[column]}))`)}) ORDER BY seq`,
   // The cached embeddings of the erased texts, under every embedder: the cache's key leads with the embedder,
@@ -126,10 +127,12 @@ export function eraseHistory(
   // One statement reads every earlier event the history index names for the purged ids
   // (a long session's are thousands, spread over the log), rather than a look-up and a read per event.
   const sessions = new Set(change.payload.sessions.map((session) => session.id));
-  const turns = change.payload.turns.filter((turn) => !sessions.has(turn.sessionId)).map((turn) => turn.id);
+  const sessionTurns = new Set(change.payload.turns.filter((turn) => sessions.has(turn.sessionId)).map((turn) => turn.id));
+  const turns = change.payload.turns.filter((turn) => !sessionTurns.has(turn.id)).map((turn) => turn.id);
+  const records = ids.filter((id) => !sessionTurns.has(id));
   const rows = conn
     .prepare(SQL.carriers)
-    .all({ ids: JSON.stringify(ids), turns: JSON.stringify(turns), sessions: JSON.stringify([...sessions]), before: purgeSeq }) as EventRow[];
+    .all({ records: JSON.stringify(records), turns: JSON.stringify(turns), sessions: JSON.stringify([...sessions]), before: purgeSeq }) as EventRow[];
   const originals = rows.map(toEvent);
   const erasure = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
