@@ -11,10 +11,10 @@
  * Within a process writes also queue on a mutex, so waiting writers hold
  * one pooled connection, not all of them.
  */
-import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
+import { changeHlc, checkSnapshot, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -163,6 +163,17 @@ export class PostgresBackend implements StateBackend {
 
   capture(): Promise<Snapshot> {
     return this.db.transaction((sql) => this.captureIn(sql), 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  }
+
+  storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
+    for (const row of rows) checkSnapshot(row);
+    // Under the `state` head lock, like a write: a purge commits wholly before (its event is seen) or after (it patches these rows).
+    return this.#mutex.run(() =>
+      this.db.transaction(
+        (sql) => this.log.storeSnapshotIn(sql, rows, seq),
+        `BEGIN; SELECT head FROM ${this.db.t('streams')} WHERE stream = '${STATE_STREAM}' FOR UPDATE`,
+      ),
+    );
   }
 
   /** The tables as `sql` sees them, as a snapshot at the projection's seq. */

@@ -11,11 +11,14 @@
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
-import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
+import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
 import type { EventRow, ReplaySource } from '@agentstate/core/backend';
 import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { ProjectionState } from './projection.js';
+
+/** Snapshot rows per statement of a snapshot's store: a chunk is at most about 16 KB, so a statement stays a few megabytes. */
+const STORE_BATCH = 200;
 
 /** Options of {@link PostgresLog}. */
 export interface PostgresLogOptions {
@@ -176,6 +179,29 @@ export class PostgresLog implements Log {
       // Bytes, not text: a text column refuses NUL, and snapshot data may be any string.
       [snapshot.stream, snapshot.seq, Buffer.from(snapshot.data, 'utf8')],
     );
+  }
+
+  /**
+   * Stores the rows of a snapshot captured at `seq` in `sql`'s transaction, which holds the `state` head
+   * lock, unless a purge was appended after `seq` (see `StateBackend.storeSnapshot`); whether it stored them.
+   * A row stored before with the same text is left as it is: most chunks of a snapshot are shared with the last one.
+   */
+  async storeSnapshotIn(sql: Sql, rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
+    const purged = await sql.rows(`SELECT 1 FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND type = $3 LIMIT 1`, [
+      STATE_STREAM,
+      seq,
+      EventTypes.RecordsPurged,
+    ]);
+    if (purged.length > 0) return false;
+    for (let i = 0; i < rows.length; i += STORE_BATCH) {
+      const batch = rows.slice(i, i + STORE_BATCH);
+      await sql.rows(
+        `INSERT INTO ${this.db.t('snapshots')} AS s (stream, seq, data) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[])
+          ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data WHERE s.data IS DISTINCT FROM excluded.data`,
+        [batch.map((row) => row.stream), batch.map((row) => row.seq), batch.map((row) => Buffer.from(row.data, 'utf8'))],
+      );
+    }
+    return true;
   }
 
   async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {

@@ -9,7 +9,7 @@
  * its COMMIT; were that COMMIT to fail (a full disk, an I/O error), the
  * mutation is rejected and its rows are gone.
  */
-import type { EventMeta, LogEvent, Snapshot, SnapshotCodec, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { EventMeta, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ClosedError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, maxHlc, sortSnapshot, storedPayload } from '@agentstate/core/backend';
@@ -165,6 +165,10 @@ export class SqliteBackend implements StateBackend {
 
   async capture(): Promise<Snapshot> {
     return mapErrors(() => captureSnapshot(this.conn, this.projection), this.conn.path);
+  }
+
+  storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
+    return this.log.storeSnapshot(rows, seq);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { hash } from 'node:crypto';
 import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
-import { CorruptionError, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
+import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
 import type { EventRow, EventRowValues } from '@agentstate/core/backend';
 import {
   checkSnapshot,
@@ -31,6 +31,10 @@ const SQL = {
   readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   saveSnapshot: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
+  // A row stored before with the same text is left as it is: most chunks of a snapshot are shared with the last one.
+  storeSnapshotRow: `INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)
+    ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data WHERE data IS NOT excluded.data`,
+  purgedAfter: 'SELECT 1 FROM events WHERE stream = ? AND seq > ? AND type = ? LIMIT 1',
   identityTable: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'store_meta'",
   identity: "SELECT value FROM store_meta WHERE key = 'log_identity'",
   latestSnapshot: 'SELECT stream, seq, data FROM snapshots WHERE stream = ? AND seq <= ? ORDER BY seq DESC LIMIT 1',
@@ -215,6 +219,24 @@ export class SqliteLog implements Log {
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
           this.conn.prepare(SQL.saveSnapshot).run(snapshot.stream, snapshot.seq, snapshot.data);
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Stores the rows of a snapshot captured at `seq` in one write transaction, unless a purge was
+   * appended after `seq` (see `StateBackend.storeSnapshot`); whether it stored them.
+   */
+  async storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
+    for (const row of rows) checkSnapshot(row);
+    return mapErrorsAsync(() =>
+      this.conn.exclusive(() =>
+        this.conn.immediate(() => {
+          if (this.conn.prepare(SQL.purgedAfter).get(STATE_STREAM, seq, EventTypes.RecordsPurged) !== undefined) return false;
+          const store = this.conn.prepare(SQL.storeSnapshotRow);
+          for (const row of rows) store.run(row.stream, row.seq, row.data);
+          return true;
         }),
       ),
     );

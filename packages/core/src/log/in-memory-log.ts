@@ -8,7 +8,7 @@ import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, 
 import { deepFreeze } from './freeze.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { checkStateAppend } from './state-append.js';
-import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, trustedAppend, trustedRead } from './trusted.js';
+import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from './trusted.js';
 import type { UpcasterRegistry } from './upcasters.js';
 
 /** Options of {@link InMemoryLog}. */
@@ -136,13 +136,20 @@ export class InMemoryLog implements Log {
   }
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
-    checkSnapshot(snapshot);
-    let byStream = this.#snapshots.get(snapshot.stream);
-    if (!byStream) {
-      byStream = new Map();
-      this.#snapshots.set(snapshot.stream, byStream);
+    this[storeSnapshotRows]([snapshot]);
+  }
+
+  /** @internal Stores snapshot rows in one synchronous step: all are checked before any is stored. */
+  [storeSnapshotRows](rows: readonly StoredSnapshot[]): void {
+    for (const row of rows) checkSnapshot(row);
+    for (const { stream, seq, data } of rows) {
+      let byStream = this.#snapshots.get(stream);
+      if (!byStream) {
+        byStream = new Map();
+        this.#snapshots.set(stream, byStream);
+      }
+      byStream.set(seq, { stream, seq, data });
     }
-    byStream.set(snapshot.seq, { stream: snapshot.stream, seq: snapshot.seq, data: snapshot.data });
   }
 
   async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {

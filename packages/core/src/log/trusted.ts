@@ -23,3 +23,9 @@ export const dropSnapshotsFrom: unique symbol = Symbol('agentstate.dropSnapshots
 
 /** The key of an `InMemoryLog`'s list of a stream's stored snapshots, in seq order, for a purge. */
 export const snapshotRows: unique symbol = Symbol('agentstate.snapshotRows');
+
+/**
+ * The key of an `InMemoryLog`'s store of several snapshot rows in one synchronous step (each checked
+ * first, then all stored), which no purge interleaves: a backend's atomic snapshot save.
+ */
+export const storeSnapshotRows: unique symbol = Symbol('agentstate.storeSnapshotRows');

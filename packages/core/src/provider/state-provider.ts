@@ -11,6 +11,7 @@ import type { MemoryItem, Turn } from '../records/records.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import { bindSnapshotChunks } from '../snapshot/chunks.js';
+import { ConflictError } from '../errors.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
 import type { StateBackend } from '../write/backend.js';
@@ -39,6 +40,12 @@ import { purgeRecords } from './purge.js';
 import { parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 
+/**
+ * Captures a snapshot save tries before it gives up: each one a purge appended after its capture made
+ * the backend refuse (docs/contract.md §8). Purges are rare; one in each of several windows is a storm.
+ */
+const SNAPSHOT_ATTEMPTS = 5;
+
 /** Calls `load` at most once, sharing its promise. */
 function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>) | undefined {
   if (!load) return undefined;
@@ -61,16 +68,16 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   let closed = false;
 
   const saveSnapshot = async () => {
-    const snapshot = await backend.capture();
-    // Events are immutable: binding to the event at the captured seq after the capture is sound.
-    const { head, chunks } = await bindSnapshotChunks(backend.log, snapshot);
-    // Chunks first: a head is never stored before the rows it names. A chunk an earlier snapshot already
-    // stored is not written again (a damaged copy is).
-    for (const chunk of chunks)
-      if ((await backend.log.latestSnapshot(chunk.stream, { upToSeq: 0 }))?.data !== chunk.data) await backend.log.saveSnapshot(chunk);
-    const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(head) };
-    await backend.log.saveSnapshot(stored);
-    return stored;
+    for (let attempt = 1; ; attempt += 1) {
+      const snapshot = await backend.capture();
+      // Only a purge rewrites events: binding to the event at the captured seq after the capture is sound
+      // unless one comes between, and then the store below refuses these rows.
+      const { head, chunks } = await bindSnapshotChunks(backend.log, snapshot);
+      const stored = { stream: STATE_STREAM, seq: snapshot.seq, data: codec.seal(head) };
+      if (await backend.storeSnapshot([...chunks, stored], snapshot.seq)) return stored;
+      if (attempt === SNAPSHOT_ATTEMPTS)
+        throw new ConflictError(`purges were appended during each of ${SNAPSHOT_ATTEMPTS} snapshot saves in a row: nothing was stored, try again`);
+    }
   };
 
   const every = options.snapshotEvery ?? 0;

@@ -239,7 +239,11 @@ export interface EventSourcedProvider extends Provider {
   readonly retention: RetentionStore;
   /** Captures the whole projection and its seq atomically. */
   snapshot(): Promise<Snapshot>;
-  /** Captures, binds to the log (docs/contract.md §8), seals with the provider's codec, and stores a snapshot in the log. */
+  /**
+   * Captures, binds to the log (docs/contract.md §8), seals with the provider's codec, and stores a snapshot
+   * in the log, all its rows in one transaction. A purge appended after the capture makes it capture again;
+   * a `ConflictError` (retryable) when purges keep coming, with nothing stored.
+   */
   saveSnapshot(): Promise<StoredSnapshot>;
   /**
    * A read-only view of the whole state as a replay of the log cut at

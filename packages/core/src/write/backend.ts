@@ -9,7 +9,7 @@ import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '../records/records.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { PurgedRecords, StateChange } from '../log/events.js';
-import type { EventMeta, Log, LogEvent } from '../log/log.js';
+import type { EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { OperationEntry } from '../log/operation.js';
 import type { Instant } from '../time/instant.js';
@@ -280,6 +280,16 @@ export interface StateBackend {
   maxHlc(): Awaitable<Hlc>;
   /** The whole projection and its seq, captured in one read transaction. */
   capture(): Promise<Snapshot>;
+  /**
+   * Stores the rows of a snapshot captured at `seq` (its chunks, each written
+   * unless an identical row is stored, then its head) in one write
+   * transaction, which no purge interleaves; unless a `records.purged` event
+   * was appended after `seq`. That purge patched the snapshots stored before
+   * it, not these rows, which may hold what it erased: nothing is stored and
+   * the answer is `false`, for the caller to capture again
+   * (docs/contract.md §8).
+   */
+  storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean>;
   /** Releases resources. */
   close(): Promise<void>;
 }

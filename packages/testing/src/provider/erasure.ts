@@ -1,10 +1,11 @@
 /**
- * E1–E14: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E15: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
  * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
  * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
- * Snapshots are stored in chunks shared between them and capped in size (E12, E14).
+ * Snapshots are stored in chunks shared between them and capped in size (E12, E14), and a
+ * snapshot save that a purge overtakes stores nothing the purge erased (E15).
  */
 import type { EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
 import {
@@ -410,6 +411,49 @@ export const erasureChecks: ProviderCheck[] = [
       expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
     },
   },
+  {
+    name: 'E15 snapshot saves racing a purge (one started a few steps into the other, or saves back to back while it runs): no stored row holds the erased text, and every stored snapshot loads and equals the replay of the rewritten log',
+    needs: ['eventSourced'],
+    async run(env) {
+      for (const race of RACES) {
+        const p = await openLog(env);
+        try {
+          const secret = await p.memory.write({ content: 'e15 secret Numbat-15' });
+          for (let i = 0; i < 20; i += 1) await p.memory.write({ content: `e15 filler ${i}` });
+          const purge = () => p.purge({ id: secret.id, reason: 'e15' });
+          if (race === 'saves while purging') {
+            // Whichever save is in flight when the purge commits captured the state before it.
+            let purged = false;
+            const purging = purge().finally(() => {
+              purged = true;
+            });
+            while (!purged) await p.saveSnapshot();
+            await purging;
+          } else {
+            const saving = p.saveSnapshot();
+            for (let i = 0; i < race; i += 1) await Promise.resolve();
+            await Promise.all([saving, purge()]);
+          }
+          expect(await storedText(p), `race: ${race}`).not.toContain('Numbat');
+          await expectSnapshotsPatched(
+            p,
+            (await storedHeads(p.log)).map((head) => head.seq),
+          );
+        } finally {
+          await env.release(p);
+        }
+      }
+    },
+  },
+];
+
+/**
+ * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in
+ * the process), then saves back to back while a purge runs (the round trips of a backend across a socket).
+ */
+const RACES: readonly (number | 'saves while purging')[] = [
+  ...Array.from({ length: 8 }, (_, microtasks) => microtasks),
+  ...Array(8).fill('saves while purging'),
 ];
 
 /** One transcript write of E9, on session 0 or 1. */
