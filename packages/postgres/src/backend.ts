@@ -19,6 +19,7 @@ import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
+import { beginLockingHead } from './head-lock.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
 import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
@@ -168,12 +169,7 @@ export class PostgresBackend implements StateBackend {
   storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
     for (const row of rows) checkSnapshot(row);
     // Under the `state` head lock, like a write: a purge commits wholly before (its event is seen) or after (it patches these rows).
-    return this.#mutex.run(() =>
-      this.db.transaction(
-        (sql) => this.log.storeSnapshotIn(sql, rows, seq),
-        `BEGIN; SELECT head FROM ${this.db.t('streams')} WHERE stream = '${STATE_STREAM}' FOR UPDATE`,
-      ),
-    );
+    return this.#mutex.run(() => this.db.transaction((sql) => this.log.storeSnapshotIn(sql, rows, seq), beginLockingHead(this.db)));
   }
 
   /** The tables as `sql` sees them, as a snapshot at the projection's seq. */

@@ -8,7 +8,7 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings } from '@agentstate/core/backend';
+import { compareStrings, contentHash } from '@agentstate/core/backend';
 import { ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { TurnRow } from './rows.js';
@@ -50,14 +50,15 @@ export class SqliteTurnVectorStore implements VectorStore<Turn, TurnVectorQuery>
         this.indexes.ensureTurnTable(index);
         // A turn whose session was deleted after it was handed out for embedding gets no vector.
         const lookup = this.conn.prepare(
-          'SELECT t.n, t.deleted + (SELECT s.deleted FROM sessions s WHERE s.id = t.session_id) AS deleted, t.session_id, t.role FROM turns t WHERE t.id = ?',
+          'SELECT t.n, t.deleted + (SELECT s.deleted FROM sessions s WHERE s.id = t.session_id) AS deleted, t.session_id, t.role, t.content FROM turns t WHERE t.id = ?',
         );
         for (const entry of entries) {
           if (entry.vector.length !== index.dimensions) {
             throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${entry.vector.length}`);
           }
-          this.indexes.cache(embedderId, entry.contentHash, entry.vector);
-          const row = lookup.get(entry.id) as { n: number; deleted: number; session_id: string; role: string } | undefined;
+          const row = lookup.get(entry.id) as { n: number; deleted: number; session_id: string; role: string; content: string } | undefined;
+          // Cached only while the turn holds the text: a purge since the text was handed out erased it.
+          if (row && contentHash(row.content) === entry.contentHash) this.indexes.cache(embedderId, entry.contentHash, entry.vector);
           if (row?.deleted !== 0 || this.indexes.hasTurn(index, row.n)) continue;
           this.indexes.addTurn(index, row.n, entry.vector, row.session_id, row.role);
         }

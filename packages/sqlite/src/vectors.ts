@@ -268,13 +268,14 @@ export class SqliteVectorStore implements VectorStore {
     await this.conn.exclusive(() =>
       this.conn.immediate(() => {
         const index = this.indexes.ensure(embedderId, entries[0]!.vector.length);
-        const lookup = this.conn.prepare('SELECT n, deleted, scope_key, kind FROM memory WHERE id = ?');
+        const lookup = this.conn.prepare('SELECT n, deleted, scope_key, kind, content FROM memory WHERE id = ?');
         for (const entry of entries) {
           if (entry.vector.length !== index.dimensions) {
             throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${entry.vector.length}`);
           }
-          this.indexes.cache(embedderId, entry.contentHash, entry.vector);
-          const row = lookup.get(entry.id) as Pick<MemoryRow, 'n' | 'deleted' | 'scope_key' | 'kind'> | undefined;
+          const row = lookup.get(entry.id) as Pick<MemoryRow, 'n' | 'deleted' | 'scope_key' | 'kind' | 'content'> | undefined;
+          // Cached only while the item holds the text: a purge since the text was handed out erased it.
+          if (row && contentHash(row.content) === entry.contentHash) this.indexes.cache(embedderId, entry.contentHash, entry.vector);
           if (row?.deleted !== 0 || this.indexes.has(index, row.n)) continue;
           this.indexes.add(index, row.n, entry.vector, row.scope_key, row.kind);
         }

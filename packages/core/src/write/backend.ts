@@ -252,7 +252,11 @@ export interface VectorStore<R extends Embeddable = MemoryItem, Q = VectorQuery>
   pending(embedderId: string, limit: number): Awaitable<R[]>;
   /** Cached vectors by content hash, for hashes that have one. */
   cached(embedderId: string, contentHashes: readonly string[]): Awaitable<Map<string, Float32Array>>;
-  /** Stores vectors for items (and caches them by content hash). Ignores items no longer live. */
+  /**
+   * Stores vectors for records still live, and caches each by content hash while its record still
+   * holds that content, checked in the transaction that caches it: a purge committed since the text was
+   * handed out for embedding erased it, and its vector is not cached again (docs/contract.md §7, "Purge").
+   */
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): Awaitable<void>;
   /** Live records nearest to the vector by cosine similarity, best first. */
   nearest(query: Q): Awaitable<Array<{ record: R; similarity: number }>>;

@@ -1,13 +1,14 @@
 /**
- * E1–E15: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
+ * E1–E16: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
  * version of a record from the log; a purge erases the text of what it selects from every
  * event, the read model and the stored snapshots, records itself as one `records.purged`
  * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
  * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
  * Snapshots are stored in chunks shared between them and capped in size (E12, E14), and a
- * snapshot save that a purge overtakes stores nothing the purge erased (E15).
+ * snapshot save that a purge overtakes stores nothing the purge erased (E15), nor does an
+ * embedding that finishes after it (E16).
  */
-import type { EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
+import type { Embedder, EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
 import {
   decodeStateEvent,
   encodeSnapshot,
@@ -445,7 +446,72 @@ export const erasureChecks: ProviderCheck[] = [
       }
     },
   },
+  {
+    name: 'E16 an embedding that finishes after a purge erased its text caches no vector of it: the text written again, as a memory item and as a turn, is embedded again',
+    needs: ['eventSourced', 'embedder'],
+    async run(env) {
+      const embedder = new GatedEmbedder();
+      const p = await openLog(env, { embedder });
+      const chat = await p.sessions.create({ title: 'e16 chat' });
+      const writes: [string, string, () => Promise<unknown>][] = [
+        ['memory item', 'e16 secret Dibbler-7', () => p.memory.write({ content: 'e16 secret Dibbler-7' })],
+        ['turn', 'e16 secret Dibbler-8', () => p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e16 secret Dibbler-8' })],
+      ];
+      for (const [label, text, write] of writes) {
+        // The write commits, then waits in the embedder while the purge commits.
+        const reached = embedder.hold();
+        const writing = write();
+        await reached;
+        await p.purge({ matching: text, reason: 'e16' });
+        embedder.release();
+        await writing;
+        await write();
+        expect(
+          embedder.texts.filter((t) => t === text),
+          `${label}: the purged text's vector is not served from the cache`,
+        ).toHaveLength(2);
+      }
+    },
+  },
 ];
+
+/**
+ * An embedder that records every text it embeds, and whose next call after {@link hold} waits until
+ * {@link release}: E16 commits a purge while an embedding is in flight.
+ */
+class GatedEmbedder implements Embedder {
+  readonly id = 'agentstate-testing/gated@1';
+  readonly dimensions = 2;
+  readonly texts: string[] = [];
+  #held: { reached: () => void; open: Promise<void> } | undefined;
+  #release: () => void = () => undefined;
+
+  /** Makes the next call wait for {@link release}; resolves once that call has started. */
+  hold(): Promise<void> {
+    const open = new Promise<void>((resolve) => {
+      this.#release = resolve;
+    });
+    return new Promise((reached) => {
+      this.#held = { reached, open };
+    });
+  }
+
+  /** Lets the held call finish. */
+  release(): void {
+    this.#release();
+  }
+
+  async embed(texts: readonly string[]): Promise<Float32Array[]> {
+    this.texts.push(...texts);
+    const held = this.#held;
+    this.#held = undefined;
+    if (held) {
+      held.reached();
+      await held.open;
+    }
+    return texts.map((text) => Float32Array.of(text.length, 1));
+  }
+}
 
 /**
  * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in
