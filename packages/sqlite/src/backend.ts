@@ -105,8 +105,7 @@ export class SqliteBackend implements StateBackend {
         if (state !== opened) this.projection.saveState(state);
         open = false;
         this.conn.commit();
-        // A purge's old pages may still sit in the -wal file: copy them back and empty it (skipped while readers hold it).
-        if (purged) this.conn.db.pragma('wal_checkpoint(TRUNCATE)');
+        if (purged || this.#erasedInWal) this.#emptyWal();
         return result;
       } catch (error) {
         throw mapSqliteError(error, this.conn.path);
@@ -115,6 +114,22 @@ export class SqliteBackend implements StateBackend {
         this.conn.rollback();
       }
     });
+  }
+
+  /**
+   * Whether a purge's old pages may still be on disk: its `TRUNCATE` checkpoint found readers in other
+   * connections still reading a snapshot from before it. Tried again after every later commit, and at close.
+   */
+  #erasedInWal = false;
+
+  /**
+   * Copies the -wal back into the database file and empties it, so a purge's old pages leave the disk:
+   * the file's get the erased pages, and the -wal's are cut off. A reader of a snapshot older than the
+   * purge stops it, after the busy timeout; then it is left for a later commit of this connection.
+   */
+  #emptyWal(): void {
+    const [result] = this.conn.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    this.#erasedInWal = result?.busy !== 0;
   }
 
   /**
@@ -172,6 +187,8 @@ export class SqliteBackend implements StateBackend {
   }
 
   async close(): Promise<void> {
+    // One more try before the handle goes; if it fails too, closing goes on (the last connection to close empties it).
+    if (this.#erasedInWal) await this.conn.exclusive(() => this.#emptyWal()).catch(() => undefined);
     await this.conn.close();
   }
 }

@@ -274,4 +274,27 @@ describe('purge on a SQLite file', () => {
     expect(entries()).toEqual(kept(entries()));
     expect(entries().map((row) => (row as { embedder_id: string }).embedder_id)).toEqual(['words-a', 'words-b', 'words-c']);
   });
+
+  it("leaves the erased text on disk while another connection reads a snapshot from before the purge, and empties the -wal at this provider's next commit or close", async () => {
+    for (const after of ['next commit', 'close'] as const) {
+      const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-reader-'));
+      dirs.push(dir);
+      const path = join(dir, 'state.db');
+      // A short wait for readers: the checkpoint gives up on the one below after it.
+      const state = openSqlite(path, { busyTimeoutMs: 50 });
+      const secret = await state.memory.write({ content: 'Pemberton keeps the spare key' });
+      await state.memory.write({ content: 'the standup is at nine' });
+      const reader = new Database(path, { readonly: true });
+      reader.prepare('BEGIN').run();
+      reader.prepare('SELECT count(*) FROM events').get();
+      await state.purge({ id: secret.id, reason: 'test' });
+      // What the reader may still read stays: the purge could not copy its pages over the old ones.
+      expect(rawBytes(path).includes('Pemberton'), `${after}: on disk while the reader reads`).toBe(true);
+      reader.prepare('COMMIT').run();
+      if (after === 'next commit') await state.memory.write({ content: 'the retro is on friday' });
+      await state.close();
+      expect(rawBytes(path).includes('Pemberton'), `${after}: on disk once the reader is done`).toBe(false);
+      reader.close();
+    }
+  });
 });
