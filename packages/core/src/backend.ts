@@ -143,7 +143,7 @@ export {
   matchesText,
 } from './matching/lexical.js';
 export { type Bm25Corpus, termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
-export { contentHash } from './embedding/embedder.js';
+export { contentHash, holdsContent } from './embedding/embedder.js';
 export { combineScores, type FusedHit, fuseLegs, type LegHit, unitScore } from './embedding/fusion.js';
 export type {
   Awaitable,

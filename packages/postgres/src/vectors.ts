@@ -141,7 +141,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     const ids = entries.map((e) => e.id);
     const hashes = entries.map((e) => e.contentHash);
     // Under the `state` head lock, like a write: a purge commits wholly before (its text is no longer the
-    // record's, and is not cached) or after (it drops what this caches).
+    // record's, and is not cached: core's `holdsContent`, in SQL) or after (it drops what this caches).
     await this.db.transaction(async (sql) => {
       await sql.rows(
         `INSERT INTO ${this.db.t('embedding_cache')} (embedder_id, content_hash, vector)

@@ -8,7 +8,7 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, contentHash } from '@agentstate/core/backend';
+import { compareStrings, holdsContent } from '@agentstate/core/backend';
 import { ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { TurnRow } from './rows.js';
@@ -57,8 +57,7 @@ export class SqliteTurnVectorStore implements VectorStore<Turn, TurnVectorQuery>
             throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${entry.vector.length}`);
           }
           const row = lookup.get(entry.id) as { n: number; deleted: number; session_id: string; role: string; content: string } | undefined;
-          // Cached only while the turn holds the text: a purge since the text was handed out erased it.
-          if (row && contentHash(row.content) === entry.contentHash) this.indexes.cache(embedderId, entry.contentHash, entry.vector);
+          if (holdsContent(row?.content, entry.contentHash)) this.indexes.cache(embedderId, entry.contentHash, entry.vector);
           if (row?.deleted !== 0 || this.indexes.hasTurn(index, row.n)) continue;
           this.indexes.addTurn(index, row.n, entry.vector, row.session_id, row.role);
         }

@@ -9,7 +9,7 @@
 import type { MemoryItem } from '@agentstate/core';
 import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { CorruptionError, UnavailableError, ValidationError } from '@agentstate/core';
-import { contentHash, descendantKeyRange, scopeKey } from '@agentstate/core/backend';
+import { contentHash, descendantKeyRange, holdsContent, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { MemoryRow } from './rows.js';
 import { memoryFromRow } from './rows.js';
@@ -274,8 +274,7 @@ export class SqliteVectorStore implements VectorStore {
             throw new ValidationError('vector', `expected ${index.dimensions} dimensions, got ${entry.vector.length}`);
           }
           const row = lookup.get(entry.id) as Pick<MemoryRow, 'n' | 'deleted' | 'scope_key' | 'kind' | 'content'> | undefined;
-          // Cached only while the item holds the text: a purge since the text was handed out erased it.
-          if (row && contentHash(row.content) === entry.contentHash) this.indexes.cache(embedderId, entry.contentHash, entry.vector);
+          if (holdsContent(row?.content, entry.contentHash)) this.indexes.cache(embedderId, entry.contentHash, entry.vector);
           if (row?.deleted !== 0 || this.indexes.has(index, row.n)) continue;
           this.indexes.add(index, row.n, entry.vector, row.scope_key, row.kind);
         }

@@ -35,6 +35,16 @@ export function contentHash(content: string): string {
   return createHash('sha256').update(content, 'utf8').digest('hex');
 }
 
+/**
+ * Whether a vector computed for the content of `hash` may be cached for a record that now holds
+ * `content` (undefined: no such record): only while it still holds that content. A purge committed
+ * since the content was handed out for embedding erased it, and its vector is not cached again
+ * (docs/contract.md §7, "Purge"). A backend asks inside the transaction that caches.
+ */
+export function holdsContent(content: string | undefined, hash: string): boolean {
+  return content !== undefined && contentHash(content) === hash;
+}
+
 /** Cosine similarity of two vectors of equal length; 0 when either is zero. */
 export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
   let dot = 0;

@@ -1,5 +1,5 @@
 /** Brute-force vector storage of turns for the in-memory backend (semantic transcript search). */
-import { contentHash, cosineSimilarity } from '../embedding/embedder.js';
+import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
 import type { Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import type { TurnVectorQuery, VectorStore } from '../write/backend.js';
@@ -39,9 +39,7 @@ export class InMemoryTurnVectorStore implements VectorStore<Turn, TurnVectorQuer
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): void {
     const vectors = mapFor(this.#vectors, embedderId);
     for (const e of entries) {
-      const turn = this.state.turn(e.id);
-      // Cached only while the turn holds the text: a purge since the text was handed out erased it.
-      if (turn && contentHash(turn.content) === e.contentHash) this.cache.set(embedderId, e.contentHash, e.vector);
+      if (holdsContent(this.state.turn(e.id)?.content, e.contentHash)) this.cache.set(embedderId, e.contentHash, e.vector);
       if (this.state.liveTurn(e.id)) vectors.set(e.id, e.vector);
     }
   }

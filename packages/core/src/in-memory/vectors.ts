@@ -1,5 +1,5 @@
 /** Brute-force vector storage for the in-memory backend. */
-import { contentHash, cosineSimilarity } from '../embedding/embedder.js';
+import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
 import type { MemoryItem } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import { scopeFilter } from './scope-filter.js';
@@ -36,8 +36,7 @@ export class InMemoryVectorStore implements VectorStore {
     const vectors = mapFor(this.#vectors, embedderId);
     for (const e of entries) {
       const item = this.state.memory.get(e.id);
-      // Cached only while the item holds the text: a purge since the text was handed out erased it.
-      if (item && contentHash(item.content) === e.contentHash) this.cache.set(embedderId, e.contentHash, e.vector);
+      if (holdsContent(item?.content, e.contentHash)) this.cache.set(embedderId, e.contentHash, e.vector);
       if (item && !item.deleted) vectors.set(e.id, e.vector);
     }
   }

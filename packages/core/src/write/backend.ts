@@ -254,8 +254,7 @@ export interface VectorStore<R extends Embeddable = MemoryItem, Q = VectorQuery>
   cached(embedderId: string, contentHashes: readonly string[]): Awaitable<Map<string, Float32Array>>;
   /**
    * Stores vectors for records still live, and caches each by content hash while its record still
-   * holds that content, checked in the transaction that caches it: a purge committed since the text was
-   * handed out for embedding erased it, and its vector is not cached again (docs/contract.md §7, "Purge").
+   * holds that content (`holdsContent`), checked in the transaction that caches it.
    */
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): Awaitable<void>;
   /** Live records nearest to the vector by cosine similarity, best first. */
