@@ -174,17 +174,12 @@ export class PostgresLog implements Log {
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
     checkSnapshot(snapshot);
-    await this.db.rows(
-      `INSERT INTO ${this.db.t('snapshots')} (stream, seq, data) VALUES ($1, $2, $3) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data`,
-      // Bytes, not text: a text column refuses NUL, and snapshot data may be any string.
-      [snapshot.stream, snapshot.seq, Buffer.from(snapshot.data, 'utf8')],
-    );
+    await this.#upsertSnapshots(this.db, [snapshot]);
   }
 
   /**
    * Stores the rows of a snapshot captured at `seq` in `sql`'s transaction, which holds the `state` head
    * lock, unless a purge was appended after `seq` (see `StateBackend.storeSnapshot`); whether it stored them.
-   * A row stored before with the same text is left as it is: most chunks of a snapshot are shared with the last one.
    */
   async storeSnapshotIn(sql: Sql, rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
     const purged = await sql.rows(`SELECT 1 FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND type = $3 LIMIT 1`, [
@@ -193,15 +188,24 @@ export class PostgresLog implements Log {
       EventTypes.RecordsPurged,
     ]);
     if (purged.length > 0) return false;
+    await this.#upsertSnapshots(sql, rows);
+    return true;
+  }
+
+  /**
+   * Stores snapshot rows, each replacing the row at its `(stream, seq)`; a row stored before with the
+   * same text is left as it is: most chunks of a snapshot are shared with the last one.
+   */
+  async #upsertSnapshots(sql: Sql, rows: readonly StoredSnapshot[]): Promise<void> {
     for (let i = 0; i < rows.length; i += STORE_BATCH) {
       const batch = rows.slice(i, i + STORE_BATCH);
       await sql.rows(
         `INSERT INTO ${this.db.t('snapshots')} AS s (stream, seq, data) SELECT * FROM unnest($1::text[], $2::bigint[], $3::bytea[])
           ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data WHERE s.data IS DISTINCT FROM excluded.data`,
+        // Bytes, not text: a text column refuses NUL, and snapshot data may be any string.
         [batch.map((row) => row.stream), batch.map((row) => row.seq), batch.map((row) => Buffer.from(row.data, 'utf8'))],
       );
     }
-    return true;
   }
 
   async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {

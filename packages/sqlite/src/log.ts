@@ -30,9 +30,8 @@ const SQL = {
   insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (${Array(14).fill('?').join(', ')})`,
   readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
-  saveSnapshot: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
   // A row stored before with the same text is left as it is: most chunks of a snapshot are shared with the last one.
-  storeSnapshotRow: `INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)
+  saveSnapshot: `INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)
     ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data WHERE data IS NOT excluded.data`,
   purgedAfter: 'SELECT 1 FROM events WHERE stream = ? AND seq > ? AND type = ? LIMIT 1',
   identityTable: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'store_meta'",
@@ -234,7 +233,7 @@ export class SqliteLog implements Log {
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
           if (this.conn.prepare(SQL.purgedAfter).get(STATE_STREAM, seq, EventTypes.RecordsPurged) !== undefined) return false;
-          const store = this.conn.prepare(SQL.storeSnapshotRow);
+          const store = this.conn.prepare(SQL.saveSnapshot);
           for (const row of rows) store.run(row.stream, row.seq, row.data);
           return true;
         }),
