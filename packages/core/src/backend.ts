@@ -47,6 +47,7 @@ export { partsFromContent } from './records/parts.js';
 export { type RedactedChange, redactChange } from './log/redact.js';
 export { type ErasedEvent, type Erasure, eraseEvents, holdersIn, holdersOf, storedTextForm } from './log/erasure.js';
 export { type HistoryRow, historyRows } from './log/history-index.js';
+export { type HistoryEntry, type SessionAppendVersion, sessionAppendVersion, type TurnClock } from './provider/history.js';
 export { checkHistoryIndex } from './verify/history.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {

@@ -70,7 +70,7 @@ describe('history on PostgreSQL', () => {
     const events = await lookups.recordEvents!(ids.session);
     expect(statements).toBe(1);
     expect(events.map((e) => e.seq)).toEqual(await lookups.recordSeqs(ids.session));
-    expect(events.map((e) => e.event?.seq)).toEqual(events.map((e) => e.seq));
+    expect(events.map((e) => ('event' in e ? e.event?.seq : undefined))).toEqual(events.map((e) => e.seq));
     expect(await lookups.recordEvents!('no-such-record')).toEqual([]);
   });
 

@@ -5,8 +5,9 @@
  * events through it in one go), so its cost follows the record's own events,
  * not the size of the log. A session's version after each turn append, the
  * bulk of a long session's history, is derived from the turn's clock fields
- * alone, without decoding the whole turn; the conformance suite (E9) holds it
- * byte for byte to the general rule.
+ * alone, without decoding the whole turn, or from those fields as the backend
+ * stored them beside the session (`SessionAppendVersion`); the conformance
+ * suite (E9) holds it byte for byte to the general rule.
  */
 import { CorruptionError } from '../errors.js';
 import type { ChangeRecord } from '../log/changes.js';
@@ -56,8 +57,36 @@ async function readSeqs(log: Log, seqs: readonly number[]): Promise<LogEvent[]> 
   return events;
 }
 
+/**
+ * A session's version after a plain `session.turn_appended` (of the current schema version, not
+ * carrying the session, not rewritten by a purge): what that version takes from its event. A
+ * backend may store these compactly, clustered by session, and hand them to history in place
+ * of the events (see {@link HistoryEntry}).
+ */
+export type SessionAppendVersion = TurnClock & {
+  /** The event's seq. */
+  seq: number;
+  /** When the event was appended. */
+  time: Instant;
+  /** The event's writer instance, when it named itself. */
+  originInstanceId?: string;
+  /** Who caused it, when the writer said. */
+  actor?: string;
+  /** The authenticated principal it was written for, when given. */
+  principal?: string;
+  /** The id of the idempotent operation that wrote it, if any. */
+  operationId?: string;
+};
+
+/**
+ * One entry of a record's history as a backend reads it: the event the history index names
+ * (`event` undefined where the log lacks it), or a session's version after a plain turn
+ * append, stored in the event's place (one object per version: a long session has thousands).
+ */
+export type HistoryEntry = { seq: number; event: LogEvent | undefined } | SessionAppendVersion;
+
 /** The events the history index names for `id`, each beside its seq: in one read when the backend offers it. */
-async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<{ seq: number; event: LogEvent | undefined }[]> {
+async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<readonly HistoryEntry[]> {
   if (lookups.recordEvents) return lookups.recordEvents(id);
   const seqs = await lookups.recordSeqs(id);
   const events = await readSeqs(log, seqs);
@@ -72,52 +101,85 @@ async function recordEvents(lookups: StateLookups, log: Log, id: string): Promis
 export async function recordHistory(lookups: StateLookups, log: Log, id: string, upcasters?: UpcasterRegistry): Promise<RecordVersion[]> {
   const indexed = await recordEvents(lookups, log, id);
   let previous: Extract<ChangeRecord, { kind: HistoryKind }> | undefined;
-  return indexed.map(({ seq, event }) => {
+  return indexed.map((entry) => {
+    if (!('event' in entry)) {
+      if (previous?.kind !== 'session')
+        throw new CorruptionError(STATE_STREAM, entry.seq, `the history of ${JSON.stringify(id)} holds a turn append before the session it appends to`);
+      previous = { kind: 'session', record: sessionAfterTurn(previous.record, entry) };
+      return versionOf(entry, EventTypes.TurnAppended, previous, entry);
+    }
+    const { seq, event } = entry;
     if (event?.seq !== seq)
       throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but the log has no such event`);
     // The most frequent version, a session's after a turn append, straight from the payload: a long session has thousands.
     const appended = previous?.kind === 'session' ? sessionAppend(event, id) : undefined;
     if (appended !== undefined && previous?.kind === 'session') {
       previous = { kind: 'session', record: sessionAfterTurn(previous.record, appended.turn) };
-      return versionOf(event, EventTypes.TurnAppended, previous, appended);
+      return versionOf(event, EventTypes.TurnAppended, previous, payloadKeys(appended));
     }
     // Every `state` event was checked when it was appended (docs/contract.md §7) and its row checksum was checked on read.
     const change = decodeStateEvent(event, upcasters ? { upcasters, trusted: true } : { trusted: true });
     const records = changeRecords(change);
     const derived = records.find((e) => e.kind === 'sessionAfterTurn' && e.turn.sessionId === id);
     // A turn's event that leaves the session to the fold: the version is derived from the one before, as the fold derives it.
-    const entry =
+    const found =
       derived?.kind === 'sessionAfterTurn' && previous?.kind === 'session'
         ? { kind: 'session' as const, record: sessionAfterTurn(previous.record, derived.turn) }
         : records.find(
             (e): e is Extract<ChangeRecord, { kind: HistoryKind }> =>
               'record' in e && e.kind !== 'checkpoint' && e.kind !== 'checkpointWrite' && e.record.id === id,
           );
-    if (entry === undefined)
+    if (found === undefined)
       throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but it does not carry that record`);
-    previous = entry;
-    return versionOf(event, change.type, entry, change.payload);
+    previous = found;
+    return versionOf(event, change.type, found, payloadKeys(change.payload));
   });
 }
 
-/** The version an event left, from its envelope and the payload's `operation` and `erasedBy`. */
+/** What a version takes from its event's envelope. */
+type Envelope = Pick<LogEvent, 'seq' | 'time' | 'originInstanceId' | 'actor' | 'principal'>;
+
+/** The version an event left, from its envelope and the payload's operation id and `erasedBy`. */
 function versionOf(
-  event: LogEvent,
+  event: Envelope,
   type: StateEventType,
   entry: Extract<ChangeRecord, { kind: HistoryKind }>,
-  payload: { operation?: { id: string }; erasedBy?: number },
+  payload: { operationId?: string | undefined; erasedBy?: number | undefined },
 ): RecordVersion {
   const version = { seq: event.seq, time: event.time, type, kind: entry.kind, record: entry.record } as RecordVersion;
   if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
   if (event.actor !== undefined) version.actor = event.actor;
   if (event.principal !== undefined) version.principal = event.principal;
-  if (payload.operation !== undefined) version.operationId = payload.operation.id;
+  if (payload.operationId !== undefined) version.operationId = payload.operationId;
   if (payload.erasedBy !== undefined) version.erasedBy = payload.erasedBy;
   return version;
 }
 
+/** The operation id and `erasedBy` of an append's payload. */
+const payloadKeys = (payload: { operation?: { id: string } | undefined; erasedBy?: number | undefined }) => ({
+  operationId: payload.operation?.id,
+  erasedBy: payload.erasedBy,
+});
+
+/**
+ * The version of session `id` that `event` leaves when it is a plain turn append to it (see
+ * {@link SessionAppendVersion}), from the event alone; `undefined` for any other event, whose
+ * version history decodes from the event itself.
+ */
+export function sessionAppendVersion(event: LogEvent, id: string): SessionAppendVersion | undefined {
+  const appended = sessionAppend(event, id);
+  if (appended === undefined || appended.erasedBy !== undefined) return undefined;
+  const { createdAt, updatedHlc, lastWriterId } = appended.turn;
+  const version: SessionAppendVersion = { seq: event.seq, time: event.time, createdAt, updatedHlc, lastWriterId };
+  if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
+  if (event.actor !== undefined) version.actor = event.actor;
+  if (event.principal !== undefined) version.principal = event.principal;
+  if (appended.operation !== undefined) version.operationId = appended.operation.id;
+  return version;
+}
+
 /** What a session's version after a turn append needs of the stored turn: see `sessionAfterTurn`. */
-type TurnClock = Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>;
+export type TurnClock = Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>;
 
 /**
  * The payload of `event` when it is a `session.turn_appended` of the current schema version

@@ -14,6 +14,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import type { OperationEntry } from '../log/operation.js';
 import type { Instant } from '../time/instant.js';
 import type { WhereFilter } from '../records/where.js';
+import type { HistoryEntry } from '../provider/history.js';
 
 /** A value, or a promise of it: sync backends need not allocate promises. */
 export type Awaitable<T> = T | Promise<T>;
@@ -48,9 +49,10 @@ export interface StateLookups {
   /**
    * Optional: the events {@link recordSeqs} names, each beside its seq (`event` undefined
    * where the log lacks it), read in one go. A backend whose index sits beside its log
-   * answers with one range read; without it, `history` reads the log run by run.
+   * answers with one range read; without it, `history` reads the log run by run. A session's
+   * version after a plain turn append may come as the `append` it stored in the event's place.
    */
-  recordEvents?(id: string): Awaitable<{ seq: number; event: LogEvent | undefined }[]>;
+  recordEvents?(id: string): Awaitable<readonly HistoryEntry[]>;
   /** The records a purge selects, tombstones included (see {@link PurgeSelector}). */
   purgeable(selector: PurgeSelector): Awaitable<PurgedRecords>;
 }
