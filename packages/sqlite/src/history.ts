@@ -80,21 +80,36 @@ function eventRow(r: EventsRow): EventRow {
   };
 }
 
+/** The reads of a history's event rows, for the seqs the SQL `seqs` selects (with its named parameters). */
+const readsOf = (seqs: string) =>
+  ({
+    // One read of the history, each seq's event row beside it (NULL where the log lacks it).
+    events: `WITH h (seq) AS (${seqs}) SELECT ${EVENT_SELECT}, h.seq AS indexed_seq FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
+    ORDER BY h.seq`,
+    // How far the rows of the record's first and last events sit from their seqs (position - seq), NULL for none.
+    offsets: `WITH h (seq) AS MATERIALIZED (${seqs}) SELECT
+    (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT min(seq) FROM h)) AS first,
+    (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT max(seq) FROM h)) AS last`,
+    // The same read, each event found by its row's key (position) at seq + @offset, and checked to be that event.
+    eventsAt: `WITH h (seq) AS (${seqs}) SELECT ${EVENT_SELECT}, h.seq AS indexed_seq FROM h LEFT JOIN events e ON e.position = h.seq + @offset
+    AND e.stream = 'state' AND e.seq = h.seq ORDER BY h.seq`,
+  }) as const;
+
+/** The reads of a history's event rows: see {@link readsOf}. */
+type HistoryReads = ReturnType<typeof readsOf>;
+
+/** The seqs of the events that carry session `@id` after seq `@after`, its turns after turn `@lastTurn` (see `history-runs.ts`). */
+const SESSION_TAIL = `SELECT seq FROM record_events WHERE record_id = @id AND seq > @after
+  UNION SELECT appended_seq FROM turns WHERE session_id = @id AND seq > @lastTurn AND appended_seq IS NOT NULL`;
+
 const SQL = {
   seqs: `${SEQS} ORDER BY 1`,
-  // One read of the history, each seq's event row beside it (NULL where the log lacks it).
-  events: `WITH h (seq) AS (${SEQS}) SELECT ${EVENT_SELECT}, h.seq AS indexed_seq FROM h LEFT JOIN events e ON e.stream = 'state' AND e.seq = h.seq
-    ORDER BY h.seq`,
+  record: readsOf(SEQS),
+  sessionTail: readsOf(SESSION_TAIL),
+  sessionTailCount: `SELECT count(*) AS n FROM (${SESSION_TAIL})`,
   // How far the rows of the log's first and last state events sit from their seqs (position - seq), NULL for none.
   logOffsets: `SELECT (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq LIMIT 1) AS first,
     (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq DESC LIMIT 1) AS last`,
-  // The same for the record's first and last events.
-  offsets: `WITH h (seq) AS MATERIALIZED (${SEQS}) SELECT
-    (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT min(seq) FROM h)) AS first,
-    (SELECT position - seq FROM events WHERE stream = 'state' AND seq = (SELECT max(seq) FROM h)) AS last`,
-  // The same read, each event found by its row's key (position) at seq + @offset, and checked to be that event.
-  eventsAt: `WITH h (seq) AS (${SEQS}) SELECT ${EVENT_SELECT}, h.seq AS indexed_seq FROM h LEFT JOIN events e ON e.position = h.seq + @offset
-    AND e.stream = 'state' AND e.seq = h.seq ORDER BY h.seq`,
   event: `SELECT ${EVENT_SELECT}, ? AS indexed_seq FROM events e WHERE e.stream = 'state' AND e.seq = ?`,
   all: `SELECT record_id, seq FROM record_events
     UNION SELECT id, appended_seq FROM turns WHERE appended_seq IS NOT NULL
@@ -160,11 +175,36 @@ export function recordSeqs(conn: Connection, id: string): number[] {
 
 /** The events that carry the record with this id, each beside its seq, in one read; checked as the log checks them. */
 export function recordEvents(conn: Connection, id: string): { seq: number; event: LogEvent | undefined }[] {
-  return eventRows(conn, id).map((r) => ({ seq: r[SEQ_AT], event: r[0] === null ? undefined : toEvent(eventRow(r)) }));
+  return eventRows(conn, SQL.record, { id }).map(historyEntry);
 }
 
 /**
- * The rows of `SQL.events` for `id`. Events are appended in seq order and never deleted, and each row's
+ * The events that carry session `id` after seq `after`, its turns' appends after turn `lastTurn` (a
+ * session's turns are numbered in the order they were appended), each beside its seq.
+ */
+export function sessionTailEvents(conn: Connection, id: string, after: number, lastTurn: number): { seq: number; event: LogEvent | undefined }[] {
+  return eventRows(conn, SQL.sessionTail, { id, after, lastTurn }).map(historyEntry);
+}
+
+/** How many events {@link sessionTailEvents} would read, without reading them. */
+export function sessionTailLength(conn: Connection, id: string, after: number, lastTurn: number): number {
+  return (conn.prepare(SQL.sessionTailCount).get({ id, after, lastTurn }) as { n: number }).n;
+}
+
+/** The event at `seq`, checked as the log checks it; `undefined` where the log lacks it. */
+export function stateEvent(conn: Connection, seq: number): LogEvent | undefined {
+  const row = conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined;
+  return row === undefined ? undefined : toEvent(eventRow(row));
+}
+
+/** A history read's row as its seq and event (undefined where the log lacks it). */
+const historyEntry = (r: EventsRow): { seq: number; event: LogEvent | undefined } => ({
+  seq: r[SEQ_AT],
+  event: r[0] === null ? undefined : toEvent(eventRow(r)),
+});
+
+/**
+ * The rows of `reads` for `params`. Events are appended in seq order and never deleted, and each row's
  * key (`position`) is the next free one, so `position - seq` never decreases along a stream: where it is
  * the same at the first and last event of the log (no other stream's rows in between: two lookups), or
  * else of the record, it is the same at every event between, and each row is found by its key, one
@@ -172,10 +212,13 @@ export function recordEvents(conn: Connection, id: string): { seq: number; event
  * (the log lacks it, or another stream's rows came between after all) is looked up by its seq.
  * Rows as arrays: the driver builds a keyed object per row at about twice the cost.
  */
-function eventRows(conn: Connection, id: string): EventsRow[] {
-  const offset = sameOffset(conn.prepare(SQL.logOffsets).get()) ?? sameOffset(conn.prepare(SQL.offsets).get({ id }));
-  if (offset === undefined) return conn.prepare(SQL.events).raw(true).all({ id }) as EventsRow[];
-  const rows = conn.prepare(SQL.eventsAt).raw(true).all({ id, offset }) as EventsRow[];
+function eventRows(conn: Connection, reads: HistoryReads, params: Record<string, string | number>): EventsRow[] {
+  const offset = sameOffset(conn.prepare(SQL.logOffsets).get()) ?? sameOffset(conn.prepare(reads.offsets).get(params));
+  if (offset === undefined) return conn.prepare(reads.events).raw(true).all(params) as EventsRow[];
+  const rows = conn
+    .prepare(reads.eventsAt)
+    .raw(true)
+    .all({ ...params, offset }) as EventsRow[];
   for (let i = 0; i < rows.length; i += 1) {
     const seq = rows[i]![SEQ_AT];
     if (rows[i]![0] === null) rows[i] = (conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined) ?? rows[i]!;

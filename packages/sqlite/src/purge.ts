@@ -19,6 +19,7 @@ import { recordSeqsSql } from './history.js';
 import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
+import { dropHistoryRuns, rewriteHistoryRuns } from './history-runs.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -139,4 +140,8 @@ export function eraseHistory(
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
   conn.prepare(SQL.forgetEmbeddings).run(JSON.stringify(erasure.contentHashes));
   if (erasure.firstSeq > 0) patchStoredSnapshots(conn, snapshots, change, erasure.firstSeq, originals);
+  // The sessions whose turn appends were rewritten: their runs hold those versions without `erasedBy`.
+  // A purged session's are only dropped: its every event was rewritten, so a run would hold no append.
+  dropHistoryRuns(conn, [...sessions]);
+  rewriteHistoryRuns(conn, [...new Set(change.payload.turns.map((turn) => turn.sessionId).filter((id) => !sessions.has(id)))]);
 }

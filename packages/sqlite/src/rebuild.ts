@@ -17,6 +17,7 @@ import type { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
 import type { VectorIndexes } from './vectors.js';
 import { refillRecordEvents } from './history.js';
+import { dropAllHistoryRuns, extendAllHistoryRuns } from './history-runs.js';
 
 /** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
 const REBUILD_CACHE_KIB = -524_288;
@@ -101,8 +102,10 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
   refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
+  dropAllHistoryRuns(conn);
   const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, bulk: true });
   projection.endBulk();
+  extendAllHistoryRuns(conn);
   ctx.vectors.rebuild();
   return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
 }

@@ -72,11 +72,20 @@ export function bagOfWordsEmbedder(dimensions = 16, id = `bag-of-words-${dimensi
 }
 
 /**
+ * Takes a file this version wrote back to schema 12 as that version would
+ * have written it: no history runs, and version 13 not recorded.
+ */
+export function backToSchema12(db: Database.Database): void {
+  db.exec('DROP TABLE history_runs; DELETE FROM agentstate_migrations WHERE version = 13;');
+}
+
+/**
  * Takes a file this version wrote back to schema 11 as that version would
- * have written it: history index rows for every turn a live commit purged
- * instead of `purged_seq`, and version 12 not recorded.
+ * have written it: {@link backToSchema12}, then history index rows for every
+ * turn a live commit purged instead of `purged_seq`, and version 12 not recorded.
  */
 export function backToSchema11(db: Database.Database): void {
+  backToSchema12(db);
   db.exec(`INSERT OR IGNORE INTO record_events SELECT id, purged_seq FROM turns WHERE purged_seq IS NOT NULL;
     ALTER TABLE turns DROP COLUMN purged_seq;
     DELETE FROM agentstate_migrations WHERE version = 12;`);

@@ -20,6 +20,7 @@ import { migration009 } from './009-fts-secure-delete.js';
 import { migration010 } from './010-checkpoint-keys.js';
 import { migration011 } from './011-lean-turns.js';
 import { migration012 } from './012-purged-turns.js';
+import { migration013 } from './013-history-runs.js';
 import type { Migration } from './migration.js';
 import { migrationChecksum } from './migration.js';
 
@@ -40,6 +41,7 @@ export const MIGRATIONS: readonly Migration[] = [
   migration010,
   migration011,
   migration012,
+  migration013,
 ];
 
 /** The schema version this library writes. */
