@@ -259,23 +259,7 @@ export const erasureChecks: ProviderCheck[] = [
   {
     name: 'E9 property: random transcript writes on two sessions, then the history of each session and turn is, byte for byte, the versions its events give each decoded whole',
     needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
-      await fc.assert(
-        fc.asyncProperty(fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), async (ops) => {
-          const clock = new ManualClock(T0);
-          const p = await openLog(env, { clock, entropy: seededEntropy(9) });
-          try {
-            await runTranscriptOps(p, ops, clock);
-            const events = await p.log.read({ stream: STATE_STREAM });
-            const ids = idsIn(events);
-            for (const id of ids) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
-          } finally {
-            await env.release(p);
-          }
-        }),
-        { numRuns: 15 },
-      );
-    },
+    run: (env) => historiesMatchTheLog(env, fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), 9, 15),
   },
   {
     name: 'E10 a purge of records older than the stored snapshots patches them: each still loads, equals the replay of the rewritten log, and no row holds the text',
@@ -473,6 +457,11 @@ export const erasureChecks: ProviderCheck[] = [
       }
     },
   },
+  {
+    name: 'E17 property: long transcripts (hundreds of appends, with removals, replacements and purges between), then the history of each session and turn is, byte for byte, the versions its events give each decoded whole',
+    needs: ['eventSourced', 'injectableClock'],
+    run: (env) => historiesMatchTheLog(env, fc.array(arbLongTranscriptOp, { minLength: 150, maxLength: 300 }), 17, 3),
+  },
 ];
 
 /**
@@ -522,7 +511,28 @@ const RACES: readonly (number | 'saves while purging')[] = [
   ...Array(8).fill('saves while purging'),
 ];
 
-/** One transcript write of E9, on session 0 or 1. */
+/**
+ * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of
+ * every session and turn the log names is, byte for byte, the versions its events give.
+ */
+async function historiesMatchTheLog(env: CheckEnv, ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(ops, async (writes) => {
+      const clock = new ManualClock(T0);
+      const p = await openLog(env, { clock, entropy: seededEntropy(seed) });
+      try {
+        await runTranscriptOps(p, writes, clock);
+        const events = await p.log.read({ stream: STATE_STREAM });
+        for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
+      } finally {
+        await env.release(p);
+      }
+    }),
+    { numRuns },
+  );
+}
+
+/** One transcript write of E9 and E17, on session 0 or 1. */
 type TranscriptOp =
   | { kind: 'append'; session: number; operation: boolean; metadata: boolean }
   | { kind: 'removeLast' | 'clear' | 'delete'; session: number }
@@ -537,7 +547,26 @@ const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
 );
 
-/** Runs E9's writes: each turn's text is its own (`e9 turn <n>;`), so a purge of one text erases one turn's versions in place. */
+/**
+ * One write of E17: mostly appends (a session reaches hundreds of versions, past the stretch a backend
+ * may store compactly), with the writes that remove, replace and erase between them, never a clear or a
+ * deletion, which would end the transcript.
+ */
+const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
+  {
+    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(0), operation: fc.boolean(), metadata: fc.constant(false) }),
+    weight: 40,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(1), operation: fc.constant(false), metadata: fc.constant(false) }),
+    weight: 4,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('removeLast' as const), session: arbSession }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+);
+
+/** Runs the writes of E9 and E17: each turn's text is its own (`e9 turn <n>;`), so a purge of one text erases one turn's versions in place. */
 async function runTranscriptOps(p: EventSourcedProvider, ops: readonly TranscriptOp[], clock: ManualClock): Promise<void> {
   const sessions = [(await p.sessions.create({ title: 'e9 a' })).id, (await p.sessions.create({ title: 'e9 b' })).id];
   const texts: string[] = [];
