@@ -9,7 +9,8 @@
  * on a shared machine), next to better-sqlite3 doing the same I/O in the same
  * run: for a view, the snapshot rows its first recall reads (the head, the
  * memory index chunks and chunks) and the events after it, read and parsed;
- * for history, the record's event rows through the history index; for purge,
+ * for history, the record's event rows through the history index (a long
+ * session's history runs, then the events after them); for purge,
  * one UPDATE of each event row the record has. Purges run on a copy, with its
  * stored snapshots present: a purge patches the chunks of each snapshot that
  * hold the record and the index chunks above them (the first row, of the
@@ -20,8 +21,9 @@
  * BENCH_LIFECYCLE_ONLY=view runs only the time-travel rows (no history, no purge copy);
  * BENCH_LIFECYCLE_ONLY=history only the history rows (they only read the cached file).
  */
-import { closeSync, copyFileSync, fsyncSync, openSync, rmSync, statSync } from 'node:fs';
-import { loadavg } from 'node:os';
+import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { STATE_STREAM } from '@agentstate/core';
@@ -130,10 +132,16 @@ const busiest = (table: string) =>
   ).map((r) => r.id);
 const rawHistory = (id: string) =>
   rawTime(() => {
+    // The backend's plan for a session with history runs: its runs, each parsed, then the events after the last one.
+    let after = 0;
+    for (const run of raw.prepare('SELECT last_seq, versions FROM history_runs WHERE session_id = ? ORDER BY last_seq').iterate(id)) {
+      JSON.parse((run as { versions: string }).versions);
+      after = (run as { last_seq: number }).last_seq;
+    }
     for (const e of raw
-      // The backend's plan: the index range first, then each event by its seq.
-      .prepare('SELECT e.payload FROM record_events r LEFT JOIN events e ON e.stream = ? AND e.seq = r.seq WHERE r.record_id = ? ORDER BY r.seq')
-      .iterate(STATE_STREAM, id))
+      // Otherwise (and after the runs): the index range first, then each event by its seq.
+      .prepare('SELECT e.payload FROM record_events r LEFT JOIN events e ON e.stream = ? AND e.seq = r.seq WHERE r.record_id = ? AND r.seq > ? ORDER BY r.seq')
+      .iterate(STATE_STREAM, id, after))
       JSON.parse((e as { payload: string }).payload);
   });
 const versions = (id: string) => (raw.prepare('SELECT count(*) AS n FROM record_events WHERE record_id = ?').get(id) as { n: number }).n;
@@ -157,6 +165,26 @@ for (let i = 0; i < 5; i += 1)
     await p.history(id);
     rawHistory(id);
   }
+await warmOnLongSession();
+/**
+ * The big file has one long session, the one timed: the code that reads a long session's history
+ * (its history runs) is warmed, and the young heap sized for thousands of versions, on a session of
+ * as many turns in a scratch file, so the timed first call reads cold rows with a warm engine.
+ */
+async function warmOnLongSession(): Promise<void> {
+  const scratch = join(mkdtempSync(join(tmpdir(), 'agentstate-lifecycle-warm-')), 'warm.db');
+  const w = openSqlite(scratch, { durability: 'process-crash' });
+  const session = await w.sessions.create({ title: 'warm-up' });
+  for (let i = 0; i < 4; i += 1)
+    await w.sessions.appendTurns(
+      session.id,
+      Array.from({ length: 500 }, (_, j) => ({ role: 'user' as const, content: `turn ${i * 500 + j}` })),
+    );
+  for (let i = 0; i < 5; i += 1) await w.history(session.id);
+  await w.close();
+  rmSync(dirname(scratch), { recursive: true, force: true });
+}
+
 const historyRow = async (label: string, ids: string[]) => {
   const samples = [];
   for (const id of ids) samples.push(await measure(() => p.history(id)));
