@@ -1,4 +1,6 @@
 /** The suite itself: every numbered check exists once, capabilities resolve as documented. */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProviderFactory } from '@agentstate/testing';
 import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentstate/testing';
@@ -41,6 +43,7 @@ describe('the check catalogue', () => {
     expect(needs.get('E7')).toEqual(['eventSourced', 'injectableClock']);
     expect(needs.get('E9')).toEqual(['eventSourced', 'injectableClock']);
     expect(needs.get('E11')).toEqual(['eventSourced', 'injectableClock']);
+    expect(needs.get('E17')).toEqual(['eventSourced', 'injectableClock']);
 
     expect(needs.get('B31')).toEqual(['eventSourced', 'snapshotCodec']);
     expect(needs.get('C5')).toEqual(['durable']);
@@ -54,6 +57,37 @@ describe('the check catalogue', () => {
     expect(free).toContain('I4');
     expect(free).toContain('A26');
   });
+});
+
+/** The checks a capability table's row names as needing it: its last cell up to the first `;` (what follows is a note), ranges expanded. */
+function documentedNeeds(doc: string): Map<string, string[]> {
+  const rows = new Map<string, string[]>();
+  for (const [, capability, cell] of doc.matchAll(/^\| `(\w+)` \|.*\| ([^|]*) \|$/gm)) {
+    const listed = cell!
+      .split(';')[0]!
+      .split(',')
+      .map((item) => item.trim());
+    rows.set(
+      capability!,
+      listed.flatMap((item) => {
+        const range = /^([A-Z])(\d+)–[A-Z](\d+)$/.exec(item);
+        if (!range) return [item];
+        return Array.from({ length: Number(range[3]) - Number(range[2]) + 1 }, (_, i) => `${range[1]}${Number(range[2]) + i}`);
+      }),
+    );
+  }
+  return rows;
+}
+
+describe('the capability tables', () => {
+  const declared = new Map<string, string[]>();
+  for (const check of listProviderChecks())
+    for (const capability of check.needs) declared.set(capability, [...(declared.get(capability) ?? []), numbers([check.name])[0]!]);
+  const root = join(import.meta.dirname, '..', '..', '..');
+  for (const doc of ['docs/conformance.md', 'packages/testing/README.md'])
+    it(`of ${doc} name, for each capability, exactly the checks that declare it`, () => {
+      expect(Object.fromEntries(documentedNeeds(readFileSync(join(root, doc), 'utf8')))).toEqual(Object.fromEntries(declared));
+    });
 });
 
 describe('resolveCapabilities', () => {
