@@ -214,12 +214,17 @@ describe('history runs', () => {
     // The second append's turn created a millisecond later than it was.
     const stored = JSON.parse(run!.versions) as { v: number[] };
     stored.v[7]! += 1;
-    for (const [versions, readsAsBefore] of [
-      [JSON.stringify(stored), false],
-      ['not a run', true],
+    for (const [change, readsAsBefore] of [
+      [{ versions: JSON.stringify(stored) }, false],
+      [{ versions: 'not a run' }, true],
+      // Past the session's last event: history would skip those after it.
+      [{ last_seq: run!.last_seq + 1 }, false],
     ] as const) {
       const db = new Database(path);
-      db.prepare('UPDATE history_runs SET versions = ?').run(versions);
+      db.prepare('UPDATE history_runs SET versions = ?, last_seq = ?').run(
+        'versions' in change ? change.versions : run!.versions,
+        'last_seq' in change ? change.last_seq : run!.last_seq,
+      );
       db.close();
       const q = writer(path, 'a');
       const report = await q.verify();

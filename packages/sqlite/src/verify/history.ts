@@ -36,9 +36,11 @@ export function checkHistoryRuns(conn: Connection): VerifyProblem[] {
     let next = 0;
     let after = 0;
     for (const run of storedRuns(conn, id)) {
-      const stretch = [];
+      const stretch: typeof events = [];
       while (next < events.length && events[next]!.seq <= run.last_seq) stretch.push(events[next++]!);
-      if (
+      // A run that ends past its last event would hide the events between from history's tail.
+      if (stretch.at(-1)?.seq !== run.last_seq) problems.push(problem(id, run, 'does not end at an event of the session'));
+      else if (
         encodeRun(
           stretch.map((entry) => runEntry(id, entry)),
           after,
