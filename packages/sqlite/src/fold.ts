@@ -10,14 +10,14 @@
  */
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
-import { CorruptionError, decodeStateEvent, EventTypes, sessionAfterTurn, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
 import { RecordEventsBuffer } from './history.js';
-import { extendHistoryRuns } from './history-runs.js';
+import { appendedTurns, extendHistoryRuns } from './history-runs.js';
 
 /** Events folded per read while catching up or rebuilding. */
 export const FOLD_BATCH = 5_000;
@@ -272,8 +272,8 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
       history.add(change, event.seq);
-      if (change.type === EventTypes.TurnAppended) appendedTo.add(change.payload.turn.sessionId);
-      else if (change.type === EventTypes.SuffixReplaced) appendedTo.add(change.payload.session.id);
+      const appended = appendedTurns(change);
+      if (appended !== undefined) appendedTo.add(appended.sessionId);
       for (const entry of changeRecords(change)) {
         // Checkpoints touch no other kind, and a thread deletion must follow the writes before it:
         // they are written at once rather than coalesced.

@@ -22,7 +22,7 @@
  * history's tail is found without reading the session's other turn rows.
  * Verify rebuilds every run from the log and compares.
  */
-import type { StateChange } from '@agentstate/core';
+import type { LogEvent, StateChange, Turn } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, instantToMs } from '@agentstate/core';
 import type { HistoryEntry, SessionAppendVersion } from '@agentstate/core/backend';
 import { sessionAppendVersion } from '@agentstate/core/backend';
@@ -82,13 +82,10 @@ interface Changed {
 const exact = (instant: string): boolean => formatInstant(instantToMs(instant)) === instant;
 
 /** The entry of a history read's event for session `id`: the append's fields where they can be stored exactly. */
-export function runEntry(id: string, entry: { seq: number; event: HistoryEntryEvent }): RunEntry {
+export function runEntry(id: string, entry: { seq: number; event: LogEvent | undefined }): RunEntry {
   const append = entry.event === undefined ? undefined : sessionAppendVersion(entry.event, id);
   return append !== undefined && exact(append.time) && exact(append.createdAt) ? append : { seq: entry.seq };
 }
-
-/** The event of a history read's entry. */
-type HistoryEntryEvent = Extract<HistoryEntry, { event: unknown }>['event'];
 
 /** The runs of session `id`, oldest first. */
 export function storedRuns(conn: Connection, id: string): RunRow[] {
@@ -205,7 +202,7 @@ export function decodeRun(text: string, after: number): RunEntry[] | undefined {
  * reports) leaves the session without a new run rather than failing the write that got here.
  */
 export function extendHistoryRuns(conn: Connection, id: string): void {
-  const last = conn.prepare(SQL.last).get(id) as RunRow | undefined;
+  const last = conn.prepare(SQL.last).get(id) as Omit<RunRow, 'versions'> | undefined;
   const after = last?.last_seq ?? 0;
   const lastTurn = last?.last_turn ?? 0;
   if (sessionTailLength(conn, id, after, lastTurn) < RUN_LENGTH) return;
@@ -243,13 +240,22 @@ export function dropAllHistoryRuns(conn: Connection): void {
 }
 
 /**
- * The sessions whose next run `change`, committed live, may complete: those it appends a turn to
+ * The session `change` appends turns to, with the turns it appends: a turn append's, or a suffix
+ * replacement's new turns. `undefined` for an event that appends none.
+ */
+export function appendedTurns(change: StateChange): { sessionId: string; turns: readonly Turn[] } | undefined {
+  if (change.type === EventTypes.TurnAppended) return { sessionId: change.payload.turn.sessionId, turns: [change.payload.turn] };
+  if (change.type === EventTypes.SuffixReplaced) return { sessionId: change.payload.session.id, turns: change.payload.added };
+  return undefined;
+}
+
+/**
+ * The session whose next run `change`, committed live, may complete: the one it appends a turn to
  * whose number is a multiple of {@link RUN_LENGTH}. One test per append, no read.
  */
-export function sessionsDue(change: StateChange): string[] {
-  if (change.type === EventTypes.TurnAppended) return change.payload.turn.seq % RUN_LENGTH === 0 ? [change.payload.turn.sessionId] : [];
-  if (change.type === EventTypes.SuffixReplaced) return change.payload.added.some((turn) => turn.seq % RUN_LENGTH === 0) ? [change.payload.session.id] : [];
-  return [];
+export function sessionDue(change: StateChange): string | undefined {
+  const appended = appendedTurns(change);
+  return appended?.turns.some((turn) => turn.seq % RUN_LENGTH === 0) ? appended.sessionId : undefined;
 }
 
 /**

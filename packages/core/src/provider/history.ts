@@ -7,7 +7,7 @@
  * bulk of a long session's history, is derived from the turn's clock fields
  * alone, without decoding the whole turn, or from those fields as the backend
  * stored them beside the session (`SessionAppendVersion`); the conformance
- * suite (E9) holds it byte for byte to the general rule.
+ * suite (E9, E17) holds it byte for byte to the general rule.
  */
 import { CorruptionError } from '../errors.js';
 import type { ChangeRecord } from '../log/changes.js';
