@@ -304,16 +304,17 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     const before = await reader.log.head('state');
     await expect.poll(() => page.getByTestId('counts').locator('thead').textContent()).toContain(`#${before.toLocaleString('en')} (the head)`);
     // Every state the page shows between here and the end: the header's head beside the one the table calls the head.
-    await page.evaluate(() => {
-      const seen: string[] = [];
-      const check = (): void => {
-        const header = /([\d,]+) events/.exec(document.querySelector('[data-testid="head"]')?.textContent ?? '')?.[1];
-        const claimed = /#([\d,]+) \(the head\)/.exec(document.querySelector('[data-testid="counts"] thead')?.textContent ?? '')?.[1];
-        if (claimed !== undefined && claimed !== header) seen.push(`header ${header}, comparison ${claimed}`);
+    // Run in the page, as text: the tests compile without the DOM's types.
+    await page.evaluate(`(() => {
+      const seen = [];
+      const check = () => {
+        const header = /([\\d,]+) events/.exec(document.querySelector('[data-testid="head"]')?.textContent ?? '')?.[1];
+        const claimed = /#([\\d,]+) \\(the head\\)/.exec(document.querySelector('[data-testid="counts"] thead')?.textContent ?? '')?.[1];
+        if (claimed !== undefined && claimed !== header) seen.push('header ' + header + ', comparison ' + claimed);
       };
       new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
-      (globalThis as unknown as { mismatches: string[] }).mismatches = seen;
-    });
+      globalThis.mismatches = seen;
+    })()`);
     const writer = await openWriter(path);
     try {
       for (let i = 0; i < 3; i += 1) {
