@@ -39,6 +39,27 @@ function seqs(turns: unknown): string {
   return list.length === 0 ? 'none' : list.map((t) => `#${field(t as Loose, 'seq')}`).join(', ');
 }
 
+/**
+ * What an event did to a session's transcript, without naming the session:
+ * the turn appended (`#3 user: "text"`), or the seqs removed and added;
+ * undefined for an event that does not change a transcript.
+ */
+export function transcriptChange(event: LogEvent): string | undefined {
+  const p = event.payload;
+  switch (event.type) {
+    case EventTypes.TurnAppended: {
+      const t = record(p, 'turn');
+      return `#${field(t, 'seq')} ${field(t, 'role')}: ${turnText(t)}`;
+    }
+    case EventTypes.TurnsRemoved:
+      return `removed ${seqs((p as Loose)?.turns)}`;
+    case EventTypes.SuffixReplaced:
+      return `removed ${seqs((p as Loose)?.removed)}, added ${seqs((p as Loose)?.added)}`;
+    default:
+      return undefined;
+  }
+}
+
 /** What an event did, in a few words. */
 export function summarizeEvent(event: LogEvent): string {
   const p = event.payload;
@@ -48,14 +69,11 @@ export function summarizeEvent(event: LogEvent): string {
       const s = record(p, 'session');
       return `session ${field(s, 'id')} ${text(field(s, 'title'))}`;
     }
-    case EventTypes.TurnAppended: {
-      const t = record(p, 'turn');
-      return `session ${field(t, 'sessionId')} #${field(t, 'seq')} ${field(t, 'role')}: ${turnText(t)}`;
-    }
+    case EventTypes.TurnAppended:
+      return `session ${field(record(p, 'turn'), 'sessionId')} ${transcriptChange(event)}`;
     case EventTypes.TurnsRemoved:
-      return `session ${field(record(p, 'session'), 'id')} removed ${seqs((p as Loose)?.turns)}`;
     case EventTypes.SuffixReplaced:
-      return `session ${field(record(p, 'session'), 'id')} removed ${seqs((p as Loose)?.removed)}, added ${seqs((p as Loose)?.added)}`;
+      return `session ${field(record(p, 'session'), 'id')} ${transcriptChange(event)}`;
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted: {
       const s = record(p, 'skill');

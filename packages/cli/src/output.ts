@@ -67,11 +67,14 @@ const two = (n: number): string => String(n).padStart(2, '0');
 /**
  * An instant to the second, labelled with its zone so it cannot be misread:
  * `2026-11-29 16:54:02Z` in UTC, or `2026-11-29 17:54:02+01:00` in local time.
+ * Every instant the CLI prints outside JSON goes through here, so there is
+ * one time format in every table, field list and message.
  */
 export function shortTime(instant: string): string {
-  if (timeDisplay === 'utc') return `${instant.slice(0, 19).replace('T', ' ')}Z`;
   const t = new Date(instant);
+  // Text that is no instant (a damaged record, the empty time of seq 0) prints as it is.
   if (Number.isNaN(t.getTime())) return instant;
+  if (timeDisplay === 'utc') return `${t.toISOString().slice(0, 19).replace('T', ' ')}Z`;
   const east = -t.getTimezoneOffset();
   const offset = `${east < 0 ? '-' : '+'}${two(Math.floor(Math.abs(east) / 60))}:${two(Math.abs(east) % 60)}`;
   return `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}${offset}`;

@@ -20,6 +20,8 @@ const HELP_CODES = new Set(['commander.helpDisplayed', 'commander.help', 'comman
 
 function configure(command: Command): void {
   command.exitOverride();
+  // Every command's help lists --db and the other global flags: how to choose the database is never one help away.
+  command.configureHelp({ ...command.configureHelp(), showGlobalOptions: true });
   // Errors are reported once, in one line, by run().
   command.configureOutput({ outputError: () => undefined });
   for (const sub of command.commands) configure(sub);

@@ -29,6 +29,19 @@ export function skippedLine(s: SkippedSnapshot): string {
   return `snapshot at seq ${count(s.seq)} skipped${s.damaged ? ' as DAMAGED' : ''}: ${s.reason}${hint}`;
 }
 
+/**
+ * Records without a vector yet, said as what they are: the normal state after
+ * writes (vectors are derived lazily, not at write time), not damage, and
+ * when it resolves.
+ */
+function pendingLine(n: number, noun: string, embedder: string, derivedBy: string): string {
+  return `${count(n)} ${n === 1 ? noun : `${noun}s`} not embedded yet by ${embedder}: normal after writes, not damage; ${derivedBy} derives their vectors`;
+}
+
+/** What derives the vectors still missing: a semantic or hybrid search on a database it may write (a read-only one keeps them in memory). */
+const MEMORY_VECTORS_BY = 'the next semantic or hybrid recall through the MCP server or the library';
+const TURN_VECTORS_BY = 'the next semantic or hybrid `agentstate sessions search` (or one through the MCP server or the library)';
+
 /** Runs verification with a progress bar on a terminal. */
 export async function runVerify(db: Database, options: { json: boolean; quick?: boolean }): Promise<VerifyReport> {
   const progress = startProgress('verifying', 0, options.json);
@@ -58,8 +71,8 @@ export function printVerifyReport(report: VerifyReport): void {
   const sealed = (codec: string): string => (codec === 'plain' ? 'unsealed' : `sealed with ${codec}, verified`);
   if (stored) print(`  stored snapshot at seq ${count(stored.seq)} (${sealed(stored.codec)}): ${stored.matches ? 'matches the log' : 'DIFFERS from the log'}`);
   for (const s of report.skippedSnapshots) print(`  stored ${skippedLine(s)}`);
-  for (const [embedder, n] of Object.entries(report.pendingVectors ?? {})) if (n > 0) print(`  ${count(n)} memory items wait for a vector of ${embedder}`);
-  for (const [embedder, n] of Object.entries(report.pendingTurnVectors ?? {})) if (n > 0) print(`  ${count(n)} turns wait for a vector of ${embedder}`);
+  for (const [embedder, n] of Object.entries(report.pendingVectors ?? {})) if (n > 0) print(`  ${pendingLine(n, 'memory item', embedder, MEMORY_VECTORS_BY)}`);
+  for (const [embedder, n] of Object.entries(report.pendingTurnVectors ?? {})) if (n > 0) print(`  ${pendingLine(n, 'turn', embedder, TURN_VECTORS_BY)}`);
   const others = report.problems.filter((p) => p.part !== 'tables' || !report.differences.includes(p.message));
   if (report.ok) {
     if (report.integrityCheck === undefined) print('  metadata and full-text indexes: ok');

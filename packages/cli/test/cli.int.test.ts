@@ -18,6 +18,18 @@ describe('the agentstate command line', () => {
     expect(ok(['sessions', '--help'])).toContain('append [options] <session-id>');
   });
 
+  it("shows how to choose the database in every command's help, the inspector's included", () => {
+    for (const command of [['ui'], ['memory', 'recall'], ['stats']]) {
+      const help = ok([...command, '--help']);
+      expect(help, command.join(' ')).toMatch(/^Global Options:\n[\s\S]*--db <path> +the database file, or a postgres:\/\/ URL/m);
+    }
+  });
+
+  it('says in the help how the two sweeps differ: a fact past its own expiry, and what a retention policy expires', () => {
+    expect(ok(['memory', 'sweep', '--help'])).toMatch(/past\s+its\s+own\s+expiry[\s\S]*`retention\s+apply`/);
+    expect(ok(['retention', 'apply', '--help'])).toMatch(/a\s+policy\s+expires\s+now[\s\S]*`memory\s+sweep`/);
+  });
+
   it('is linked as `agentstate` at the repository root, where npx finds it', () => {
     const link = fileURLToPath(new URL('../../../node_modules/.bin/agentstate', import.meta.url));
     const r = spawnSync(link, ['stats', '--json', '--db', tmp.path('linked.db')], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });

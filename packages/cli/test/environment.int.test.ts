@@ -22,7 +22,7 @@ const READ_COMMANDS: ReadonlyArray<readonly string[]> = [
   ['sessions', 'list'],
   ['sessions', 'show', 'x'],
   ['skills', 'list'],
-  ['skills', 'get', 'x'],
+  ['skills', 'show', 'x'],
   ['skills', 'search', 'x'],
   ['memory', 'recall', 'dark'],
   ['memory', 'show', 'x'],

@@ -24,6 +24,10 @@ describe('agentstate history and purge', () => {
       'session.created',
       'session.turn_appended',
     ]);
+    const table = ok(['sessions', 'history', session.id, '--db', db]).split('\n');
+    expect(table[1]).toMatch(/session\.created .* chat$/);
+    // Each turn's row says what that turn was, not the session's title again.
+    expect(table[2]).toMatch(/session\.turn_appended .* #1 user: "hello"$/);
     const skill = okJson<{ id: string }>(['skills', 'upsert', 'deploy', '--body', 'v1', '--db', db]);
     expect(okJson<unknown[]>(['skills', 'history', skill.id, '--db', db])).toHaveLength(1);
     expect(ok(['memory', 'history', '0190a0a0-0000-7000-8000-000000000000', '--db', db])).toMatch(/no history/);

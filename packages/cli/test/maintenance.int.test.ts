@@ -33,7 +33,7 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
       memory: { live: 5, deleted: 0 },
       lastSnapshot: null,
     });
-    expect(stats.fileBytes).toBeGreaterThan(0);
+    expect(stats.sizeBytes).toBeGreaterThan(0);
     const text = ok(['stats', '--db', db]);
     expect(text).toMatch(/^database: +\S+/);
     expect(text).toMatch(/\nevents: +18 \(/);
@@ -73,6 +73,21 @@ describe('agentstate verify, rebuild, snapshot and stats', () => {
     }
     expect(await exited).toBe(0);
     expect(okJson(['verify', '--db', db])).toMatchObject({ ok: true, events: 619 });
+  });
+
+  it('says that facts written since the last semantic search wait for vectors as a matter of course, not as a fault', () => {
+    const file = tmp.path('vectors.db');
+    const session = ok(['sessions', 'create', '--title', 'chat', '--db', file]).trim();
+    ok(['sessions', 'append', session, '--content', 'Deploy is failing on staging', '--db', file]);
+    // A search by meaning that may write makes the vector tables of the embedder; later writes have no vector until the next one.
+    ok(['sessions', 'search', 'anything', '--db', file]);
+    ok(['memory', 'write', 'The user prefers dark mode', '--db', file]);
+    const report = okJson(['verify', '--db', file]);
+    expect(report.ok).toBe(true);
+    expect(Object.values(report.pendingVectors)).toEqual([1]);
+    const text = ok(['verify', '--db', file]);
+    expect(text).toMatch(/^ {2}1 memory item not embedded yet by \S+: normal after writes, not damage; the next semantic or hybrid recall .* derives/m);
+    expect(text).not.toMatch(/wait for a vector/);
   });
 
   it('exits 2 on a file that is not an agentstate database', async () => {

@@ -41,6 +41,16 @@ describe('agentstate memory', () => {
     expect(table).toContain('(1 hit, lexical recall)');
   });
 
+  it('lists facts newest first, as sessions list and skills list list theirs', () => {
+    expect(okJson<Hit[]>(['memory', 'list', '--db', db]).map((h) => h.id)).toEqual([...ids].reverse());
+    expect(okJson<Hit[]>(['memory', 'list', '--kind', 'preference', '--db', db]).map((h) => h.id)).toEqual([ids[0]]);
+    expect(okJson<Hit[]>(['memory', 'list', '--project', 'web', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
+    const table = ok(['memory', 'list', '--limit', '2', '--db', db]).split('\n');
+    expect(table[0]).toMatch(/^KIND +CREATED +CONTENT +ID$/);
+    expect(table[1]).toContain('Releases happen on Tuesdays');
+    expect(table[3]).toMatch(/^next page: --cursor \S+$/);
+  });
+
   it('recalls by meaning with the offline embedder: hybrid by default for a query, best first', () => {
     const question = 'which color theme does the user like';
     expect(okJson<Hit[]>(['memory', 'recall', question, '--mode', 'lexical', '--db', db])).toEqual([]);

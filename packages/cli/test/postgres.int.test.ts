@@ -56,6 +56,9 @@ describe('agentstate --db postgres://…', () => {
     const stats = okJson(['stats'], { env });
     expect(stats).toMatchObject({ backend: 'postgres', head: 4 });
     expect(stats.path).toBe(db);
+    // The schema's tables with their indexes: a few pages each, never the 0 B of a file that is not there.
+    expect(stats.sizeBytes).toBeGreaterThan(8192);
+    expect(ok(['stats'], { env })).toMatch(/^size: +\d+(\.\d)? (KiB|MiB)$/m);
     expect(okJson(['snapshot'], { env }).seq).toBe(4);
     expect(jsonLines(ok(['log', 'tail', '--json'], { env })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   });

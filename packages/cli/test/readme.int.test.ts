@@ -34,6 +34,20 @@ describe('the README', () => {
     expect(out.match(/^ok: the tables equal a replay of all 20 events/gm)).toHaveLength(2);
   });
 
+  it('lists every command and subcommand in its table of commands', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const rows = readme.split('\n').filter((line) => line.startsWith('| `'));
+    const { LAZY_COMMANDS } = await import('../dist/command-list.js');
+    const names: string[] = ['mcp'];
+    for (const entry of LAZY_COMMANDS) {
+      const command = await entry.load();
+      const subcommands = command.commands.map((c) => c.name()).filter((name) => name !== 'help');
+      names.push(...(subcommands.length === 0 ? [entry.name] : subcommands.map((sub) => `${entry.name} ${sub}`)));
+    }
+    const missing = names.filter((name) => !rows.some((row) => row.includes(`\`${name}\``) || row.includes(`\`${name} `)));
+    expect(missing).toEqual([]);
+  });
+
   it('documents every global flag the program takes', () => {
     const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
     const help = execFileSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });

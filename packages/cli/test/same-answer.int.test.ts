@@ -127,7 +127,7 @@ describe('the same recall through the library, the CLI and the MCP server', () =
     }
     const text = describeScope(scope);
     expect(text).toBe('["project:a/b","workspace:x y"]');
-    const shown = ok(['skills', 'get', 'deploy', '--project', 'a/b', '--workspace', 'x y', '--db', db]).split('\n');
+    const shown = ok(['skills', 'show', 'deploy', '--project', 'a/b', '--workspace', 'x y', '--db', db]).split('\n');
     expect(shown.find((line) => line.startsWith('scope:'))?.replace(/^scope:\s+/, '')).toBe(text);
     const server = await connect([MCP_BIN, '--db', db, '--project', 'a/b', '--workspace', 'x y']);
     expect(server.getInstructions()).toContain(`bound to scope ${text}.`);

@@ -57,11 +57,11 @@ describe('agentstate skills', () => {
   });
 
   it('gets by id or slug, resolving along the scope chain', () => {
-    const global = okJson<Skill>(['skills', 'get', 'deploy', '--db', db]);
+    const global = okJson<Skill>(['skills', 'show', 'deploy', '--db', db]);
     expect(global.name).toBe('Deploy');
-    expect(okJson<Skill>(['skills', 'get', global.id, '--db', db]).id).toBe(global.id);
-    expect(okJson<Skill>(['skills', 'get', 'deploy', '--project', 'alpha', '--workspace', 'w1', '--db', db]).name).toBe('Deploy alpha');
-    const text = ok(['skills', 'get', 'deploy', '--db', db]);
+    expect(okJson<Skill>(['skills', 'show', global.id, '--db', db]).id).toBe(global.id);
+    expect(okJson<Skill>(['skills', 'show', 'deploy', '--project', 'alpha', '--workspace', 'w1', '--db', db]).name).toBe('Deploy alpha');
+    const text = ok(['skills', 'show', 'deploy', '--db', db]);
     expect(text).toMatch(/^outcomes: +0 wins of 0 uses$/m);
     expect(text.trim().endsWith('ship faster')).toBe(true);
   });
@@ -84,7 +84,7 @@ describe('agentstate skills', () => {
   });
 
   it('shows the syncVersion that --sync-version expects in text output', () => {
-    expect(ok(['skills', 'get', 'rollback', '--db', db])).toMatch(/^version: +1$[\s\S]*^syncVersion: +3 /m);
+    expect(ok(['skills', 'show', 'rollback', '--db', db])).toMatch(/^version: +1$[\s\S]*^syncVersion: +3 /m);
     expect(ok(['skills', 'search', 'rollback', '--db', db]).split('\n')[1]).toMatch(/^rollback +Roll back +global +1 +3 +1\/2 /);
     fails(1, ['skills', 'upsert', 'rollback', '--body', 'stale', '--sync-version', '1', '--db', db]);
     expect(ok(['skills', 'upsert', 'rollback', '--body', 'fresh', '--sync-version', '3', '--db', db])).toMatch(/version 2, syncVersion 4,/);
@@ -92,7 +92,7 @@ describe('agentstate skills', () => {
 
   it('deletes; then get and a second delete are not found', () => {
     expect(ok(['skills', 'delete', 'rollback', '--db', db])).toBe('deleted skill rollback (global)\n');
-    fails(1, ['skills', 'get', 'rollback', '--db', db]);
+    fails(1, ['skills', 'show', 'rollback', '--db', db]);
     expect(fails(1, ['skills', 'delete', 'rollback', '--db', db])).toBe('agentstate: skill not found: rollback');
   });
 
@@ -116,7 +116,7 @@ describe('agentstate skills', () => {
       ['skills', 'outcome', 'deploy', '--success', '--failure', '--db', db],
       ['skills', 'outcome', 'missing', '--success', '--db', db],
       ['skills', 'search', 'x', '--order', 'random', '--db', db],
-      ['skills', 'get', 'missing', '--db', db],
+      ['skills', 'show', 'missing', '--db', db],
     ]);
     expect(lines[0]).toContain('is not valid JSON');
     expect(lines[2]).toContain('invalid tags');
@@ -138,9 +138,9 @@ describe('agentstate skills by slug without a scope flag (issue 12)', () => {
     const refusal = 'agentstate: skill not found: deploy (not in the global scope; live in project:p: pass a scope to name one)';
     expect(fails(1, ['skills', 'delete', 'deploy', '--db', db])).toBe(refusal);
     expect(fails(1, ['skills', 'outcome', 'deploy', '--success', '--db', db])).toBe(refusal);
-    expect(fails(1, ['skills', 'get', 'deploy', '--db', db])).toBe(refusal);
+    expect(fails(1, ['skills', 'show', 'deploy', '--db', db])).toBe(refusal);
     expect(head(db)).toBe(before);
-    expect(okJson<Skill>(['skills', 'get', 'deploy', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0, deleted: false });
+    expect(okJson<Skill>(['skills', 'show', 'deploy', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0, deleted: false });
     expect(ok(['skills', 'delete', 'deploy', '--project', 'p', '--db', db])).toBe('deleted skill deploy (project:p)\n');
   });
 
@@ -148,7 +148,7 @@ describe('agentstate skills by slug without a scope flag (issue 12)', () => {
     ok(['skills', 'upsert', 'lint', '--body', 'global', '--db', db]);
     ok(['skills', 'upsert', 'lint', '--body', 'p', '--project', 'p', '--db', db]);
     expect(okJson<Skill>(['skills', 'outcome', 'lint', '--success', '--db', db])).toMatchObject({ scope: [], uses: 1 });
-    expect(okJson<Skill>(['skills', 'get', 'lint', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0 });
+    expect(okJson<Skill>(['skills', 'show', 'lint', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0 });
   });
 });
 

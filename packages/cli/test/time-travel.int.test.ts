@@ -27,7 +27,7 @@ describe('agentstate time travel, diff and retention', { timeout: 300_000 }, () 
     expect(okJson(['sessions', 'search', 'hello', '--mode', 'lexical', '--at', '3', '--db', db])).toEqual([]);
     expect(okJson(['skills', 'list', '--at', '4', '--db', db])).toEqual([]);
     expect(okJson(['skills', 'search', 'ship', '--at', '5', '--db', db])).toHaveLength(1);
-    expect(fails(1, ['skills', 'get', 'deploy', '--at', '4', '--db', db])).toMatch(/not found/);
+    expect(fails(1, ['skills', 'show', 'deploy', '--at', '4', '--db', db])).toMatch(/not found/);
     expect(okJson(['namespaces', '--at', '0', '--db', db])).toEqual([]);
     // An instant far ahead is the head; one before everything is the empty state.
     expect(okJson(['memory', 'show', factId, '--at', '2999-01-01T00:00:00Z', '--db', db]).content).toBe('the second version');

@@ -21,6 +21,7 @@ import { postgresQueries } from './queries.js';
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import type { VectorIndexChoice } from './vectors.js';
 import { chooseVectorIndex, memoryVectors, turnVectors } from './vectors.js';
+import { schemaBytes } from './size.js';
 
 /** The schema agentstate's tables live in by default. */
 export const DEFAULT_SCHEMA = 'agentstate';
@@ -68,6 +69,8 @@ export interface PostgresProvider extends EventSourcedProvider {
    * tables until it commits.
    */
   rebuild(options?: PostgresRebuildOptions): Promise<PostgresRebuildResult>;
+  /** The bytes the schema's tables take on the server, with their indexes and TOAST data (`pg_total_relation_size`). */
+  sizeBytes(): Promise<number>;
 }
 
 /** @internal Opens the pool (or takes the application's) and migrates the schema. */
@@ -118,6 +121,7 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
       subscribe: (o) => log.subscribe(o),
       verify: (o) => backend.verify(o),
       rebuild: (o) => backend.rebuild(o),
+      sizeBytes: () => schemaBytes(db),
     };
   } catch (error) {
     await db.close();

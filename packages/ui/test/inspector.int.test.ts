@@ -298,6 +298,65 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(1);
   });
 
+  it('never names a head in the comparison other than the one the header shows, while new events arrive', async () => {
+    await open('timeline');
+    const headText = page.getByTestId('head');
+    const before = await reader.log.head('state');
+    await expect.poll(() => page.getByTestId('counts').locator('thead').textContent()).toContain(`#${before.toLocaleString('en')} (the head)`);
+    // Every state the page shows between here and the end: the header's head beside the one the table calls the head.
+    // Run in the page, as text: the tests compile without the DOM's types.
+    await page.evaluate(`(() => {
+      const seen = [];
+      const check = () => {
+        const header = /([\\d,]+) events/.exec(document.querySelector('[data-testid="head"]')?.textContent ?? '')?.[1];
+        const claimed = /#([\\d,]+) \\(the head\\)/.exec(document.querySelector('[data-testid="counts"] thead')?.textContent ?? '')?.[1];
+        if (claimed !== undefined && claimed !== header) seen.push('header ' + header + ', comparison ' + claimed);
+      };
+      new MutationObserver(check).observe(document.body, { subtree: true, childList: true, characterData: true });
+      globalThis.mismatches = seen;
+    })()`);
+    const writer = await openWriter(path);
+    try {
+      for (let i = 0; i < 3; i += 1) {
+        await writer.memory.write({ content: `Arrived while comparing ${i}`, kind: 'fact' });
+        const head = (before + i + 1).toLocaleString('en');
+        await expect.poll(() => headText.textContent()).toContain(`${head} events`);
+        await expect.poll(() => page.getByTestId('counts').locator('thead').textContent()).toContain(`#${head} (the head)`);
+      }
+    } finally {
+      await writer.close();
+    }
+    expect(await page.evaluate(() => (globalThis as unknown as { mismatches: string[] }).mismatches)).toEqual([]);
+  });
+
+  it('summarises a turn of tool parts alone by its tool, not as a bare role', async () => {
+    const writer = await openWriter(path);
+    try {
+      const chat = await writer.sessions.create({ title: 'Tools only' });
+      await writer.sessions.appendTurn({
+        sessionId: chat.id,
+        role: 'assistant',
+        parts: [
+          { type: 'reasoning', text: 'Look the order up first.' },
+          { type: 'tool-call', callId: 'call-9', toolName: 'lookup_order', input: { order: 7 } },
+        ],
+      });
+      await writer.sessions.appendTurn({
+        sessionId: chat.id,
+        role: 'tool',
+        parts: [{ type: 'tool-result', callId: 'call-9', toolName: 'lookup_order', output: 'not found', isError: true }],
+      });
+    } finally {
+      await writer.close();
+    }
+    await open('timeline');
+    await page.getByLabel('event type').selectOption('session.turn_appended');
+    const summaries = page.getByTestId('events').locator('.event .summary');
+    await expect
+      .poll(async () => (await summaries.allTextContents()).slice(0, 2))
+      .toEqual(['tool: tool error · lookup_order', 'assistant: tool call · lookup_order']);
+  });
+
   it('shows health: counts by type, the stored snapshot, and verify on demand', async () => {
     await open('health');
     await page.getByTestId('counts-by-type').getByText('session.turn_appended').waitFor();

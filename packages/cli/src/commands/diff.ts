@@ -5,7 +5,7 @@ import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { parsePoint } from '../at.js';
 import { withDatabase } from '../database.js';
-import { oneLine, print, printJson, truncate } from '../output.js';
+import { oneLine, print, printJson, shortTime, truncate } from '../output.js';
 
 type Kind = Exclude<keyof StateDiff, 'from' | 'to'>;
 const KINDS: readonly Kind[] = ['sessions', 'turns', 'skills', 'memory', 'checkpoints'];
@@ -37,7 +37,7 @@ export function diffCommand(): Command {
         printJson(diff);
         return;
       }
-      print(`from seq ${diff.from.seq} (${diff.from.time}) to seq ${diff.to.seq} (${diff.to.time})`);
+      print(`from seq ${diff.from.seq} (${shortTime(diff.from.time)}) to seq ${diff.to.seq} (${shortTime(diff.to.time)})`);
       for (const kind of KINDS) printKind(kind, diff[kind]);
       const total = KINDS.reduce((n, k) => n + diff[k].created.length + diff[k].changed.length + diff[k].deleted.length, 0);
       if (total === 0) print('(no changes)');

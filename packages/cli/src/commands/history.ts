@@ -1,37 +1,76 @@
 /** `agentstate memory|sessions|skills history <id>`: every version of one record, from the log. */
 import { Command } from 'commander';
-import type { HistoryKind, RecordVersion } from '@agentstate/core';
+import type { HistoryKind, LogEvent, RecordVersion } from '@agentstate/core';
+import { EventTypes, STATE_STREAM } from '@agentstate/core';
 import { contextOf } from '../context.js';
+import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
+import { transcriptChange } from '../events.js';
 import type { Column } from '../output.js';
 import { printJson, printTable, shortTime } from '../output.js';
 
-/** What a version's record says in one cell: its text, or that a purge erased it. */
-function summary(v: RecordVersion): string {
-  const text = v.kind === 'session' ? v.record.title : v.kind === 'skill' ? `${v.record.slug} v${v.record.version}` : v.record.content;
+/** The events that change a session's transcript: the version they leave is the session, but what happened is the turn. */
+const TRANSCRIPT_EVENTS: ReadonlySet<string> = new Set([EventTypes.TurnAppended, EventTypes.TurnsRemoved, EventTypes.SuffixReplaced]);
+
+/** A version beside what its event did to the transcript, when it did. */
+interface Row {
+  version: RecordVersion;
+  change: string | undefined;
+}
+
+/** What a version's record says in one cell: the turn its event appended or removed, else its text, or that a purge erased it. */
+function summary({ version: v, change }: Row): string {
+  const text = change ?? (v.kind === 'session' ? v.record.title : v.kind === 'skill' ? `${v.record.slug} v${v.record.version}` : v.record.content);
   return `${v.record.deleted ? '(deleted) ' : ''}${text}`;
 }
 
-const columns: Column<RecordVersion>[] = [
-  { header: 'seq', cell: (v) => v.seq, align: 'right' },
-  { header: 'time', cell: (v) => shortTime(v.time) },
-  { header: 'event', cell: (v) => v.type },
-  { header: 'kind', cell: (v) => v.kind },
-  { header: 'writer', cell: (v) => v.originInstanceId ?? v.record.lastWriterId, max: 36 },
-  { header: 'actor', cell: (v) => v.actor ?? '', max: 24 },
-  { header: 'erased by', cell: (v) => (v.erasedBy === undefined ? '' : `#${v.erasedBy}`) },
+const columns: Column<Row>[] = [
+  { header: 'seq', cell: ({ version: v }) => v.seq, align: 'right' },
+  { header: 'time', cell: ({ version: v }) => shortTime(v.time) },
+  { header: 'event', cell: ({ version: v }) => v.type },
+  { header: 'kind', cell: ({ version: v }) => v.kind },
+  { header: 'writer', cell: ({ version: v }) => v.originInstanceId ?? v.record.lastWriterId, max: 36 },
+  { header: 'actor', cell: ({ version: v }) => v.actor ?? '', max: 24 },
+  { header: 'erased by', cell: ({ version: v }) => (v.erasedBy === undefined ? '' : `#${v.erasedBy}`) },
   { header: 'record', cell: summary, max: 60 },
 ];
+
+/** The events at `seqs` (ascending), one read per run of consecutive seqs. */
+async function eventsAt(db: Database, seqs: readonly number[]): Promise<Map<number, LogEvent>> {
+  const events = new Map<number, LogEvent>();
+  for (let i = 0; i < seqs.length; ) {
+    let j = i + 1;
+    while (j < seqs.length && seqs[j] === seqs[j - 1]! + 1) j += 1;
+    for (const e of await db.log.read({ stream: STATE_STREAM, afterSeq: seqs[i]! - 1, limit: j - i })) events.set(e.seq, e);
+    i = j;
+  }
+  return events;
+}
+
+/** Each version with what its event did to the transcript, read from the log for the versions a transcript event left. */
+async function rows(db: Database, versions: readonly RecordVersion[]): Promise<Row[]> {
+  const seqs = versions.filter((v) => v.kind === 'session' && TRANSCRIPT_EVENTS.has(v.type)).map((v) => v.seq);
+  const events = await eventsAt(db, seqs);
+  return versions.map((version) => {
+    const event = events.get(version.seq);
+    return { version, change: event === undefined ? undefined : transcriptChange(event) };
+  });
+}
 
 /** The `history` subcommand of a record group: `noun` names the record in the help. */
 export function historyCommand(noun: string, kinds: readonly HistoryKind[]): Command {
   return new Command('history')
-    .description(`every version of a ${noun} from the log, oldest first (seq, time, event, writer, actor, the record as that event left it)`)
+    .description(
+      `every version of a ${noun} from the log, oldest first (seq, time, event, writer, actor, the record as that event left it; for a session, the turn appended or removed)`,
+    )
     .argument('<id>', `${noun} id`)
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const versions = (await withDatabase(ctx.dbPath, { readonly: true }, (db) => db.history(id))).filter((v) => kinds.includes(v.kind));
+      const { versions, table } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => {
+        const versions = (await db.history(id)).filter((v) => kinds.includes(v.kind));
+        return { versions, table: ctx.json ? [] : await rows(db, versions) };
+      });
       if (ctx.json) printJson(versions);
-      else printTable(columns, versions, `(no history for ${id})`);
+      else printTable(columns, table, `(no history for ${id})`);
     });
 }

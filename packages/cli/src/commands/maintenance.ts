@@ -10,7 +10,7 @@ import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
-import { bytes, count, print, printFields, printJson } from '../output.js';
+import { bytes, count, print, printFields, printJson, shortTime } from '../output.js';
 import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
 import type { SnapshotKey } from '../snapshot-key.js';
 import { assertVerified, printVerifyReport, runVerify, sha256, skippedLine } from '../verify.js';
@@ -42,6 +42,12 @@ function counts(records: ReadonlyArray<{ deleted: boolean }>): Counts {
   return { live: records.length - deleted, deleted };
 }
 
+/** What the database takes: the file and its WAL, or the schema's tables on a PostgreSQL server. */
+async function sizes(db: Database, path: string): Promise<{ sizeBytes: number; walBytes: number }> {
+  if ('schema' in db) return { sizeBytes: await db.sizeBytes(), walBytes: 0 };
+  return { sizeBytes: fileSize(path), walBytes: fileSize(`${path}-wal`) };
+}
+
 async function gatherStats(db: Database, path: string) {
   const snapshot: Snapshot = await db.snapshot();
   const head = await db.log.head(STATE_STREAM);
@@ -59,8 +65,7 @@ async function gatherStats(db: Database, path: string) {
     skills: counts(snapshot.skills),
     memory: counts(snapshot.memory),
     lastSnapshot: stored ? { seq: stored.seq, bytes: await storedSnapshotBytes(db.log, stored), behind: head - stored.seq } : null,
-    fileBytes: fileSize(path),
-    walBytes: fileSize(`${path}-wal`),
+    ...(await sizes(db, path)),
   };
 }
 
@@ -143,8 +148,8 @@ export function maintenanceCommands(): Command[] {
     const live = (c: Counts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
     printFields([
       ['database', `${s.path} (${s.backend})`],
-      ['size', `${bytes(s.fileBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
-      ['events', `${count(s.head)}${s.firstEventAt ? ` (${s.firstEventAt} … ${s.lastEventAt})` : ''}`],
+      ['size', `${bytes(s.sizeBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
+      ['events', `${count(s.head)}${s.firstEventAt ? ` (${shortTime(s.firstEventAt)} … ${shortTime(s.lastEventAt!)})` : ''}`],
       ['sessions', live(s.sessions)],
       ['turns', count(s.turns)],
       ['skills', live(s.skills)],

@@ -1,4 +1,4 @@
-/** `agentstate memory`: write (with key, metadata, expiry), update, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete. */
+/** `agentstate memory`: write (with key, metadata, expiry), update, list, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete. */
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
@@ -54,6 +54,9 @@ export const hitColumns: Column<RecallHit>[] = [
   { header: 'id', cell: (h) => h.id },
 ];
 
+/** The columns of a listing: a recall without a query has no score to show. */
+const itemColumns: Column<RecallHit>[] = hitColumns.filter((c) => c.header !== 'score');
+
 function printItem(item: MemoryItem): void {
   printFields([
     ['id', item.id],
@@ -62,9 +65,9 @@ function printItem(item: MemoryItem): void {
     ['source', item.source || '(none)'],
     ['key', item.key ?? '(none)'],
     ['metadata', JSON.stringify(item.metadata)],
-    ['expires', item.expiresAt ?? '(never)'],
-    ['created', item.createdAt],
-    ['updated', item.updatedAt],
+    ['expires', item.expiresAt === null ? '(never)' : shortTime(item.expiresAt)],
+    ['created', shortTime(item.createdAt)],
+    ['updated', shortTime(item.updatedAt)],
   ]);
   print();
   print(item.content);
@@ -167,6 +170,21 @@ export function memoryCommand(): Command {
       printNextCursor(hits.nextCursor, ctx.json);
     });
 
+  withScopeFlags(withAtFlag(group.command('list')), 'only facts in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+    .description('list live facts, newest first (a recall without a query)')
+    .option('--kind <kind>', 'only this kind (repeat for several)', collect)
+    .option('--limit <n>', 'at most this many (default: 20)', positiveInt)
+    .option('--where <json>', 'metadata filter, as for recall')
+    .option('--descendants', 'with a scope: include the scopes below it')
+    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
+    .action(async (opts: RecallFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const { hits } = await recallWith(ctx.dbPath, undefined, opts);
+      if (ctx.json) printJson(hits);
+      else printTable(itemColumns, hits, '(no memory)');
+      printNextCursor(hits.nextCursor, ctx.json);
+    });
+
   withAtFlag(group.command('show'))
     .description('show one fact')
     .argument('<id>', 'memory item id')
@@ -202,7 +220,9 @@ export function memoryCommand(): Command {
 
   group
     .command('sweep')
-    .description('delete every expired fact (each a tombstone in the log)')
+    .description(
+      'tombstone every fact past its own expiry (set by --expires), one tombstone each; records that a retention policy expires are swept by `retention apply`',
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.memory.sweep());

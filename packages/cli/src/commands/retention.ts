@@ -77,7 +77,9 @@ export function retentionCommand(): Command {
 
   group
     .command('apply')
-    .description('sweep: tombstone (or, for purge policies, erase) every live record a policy expires now')
+    .description(
+      'sweep by policy: tombstone (or, for purge policies, erase) every live record a policy expires now; facts past their own --expires are swept by `memory sweep`',
+    )
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.retention.apply());

@@ -118,8 +118,8 @@ export function sessionsCommand(): Command {
         ['title', session.title || '(untitled)'],
         ['model', session.model || '(none)'],
         ['scope', describeScope(session.scope)],
-        ['created', session.createdAt],
-        ['updated', session.updatedAt],
+        ['created', shortTime(session.createdAt)],
+        ['updated', shortTime(session.updatedAt)],
         ...(Object.keys(session.metadata).length > 0 ? [['metadata', JSON.stringify(session.metadata)] as [string, string]] : []),
         ['turns shown', count(turns.length)],
       ]);

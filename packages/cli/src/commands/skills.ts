@@ -1,4 +1,4 @@
-/** `agentstate skills`: list by scope, get, search, upsert, record an outcome, delete. */
+/** `agentstate skills`: list by scope, show, search, upsert, record an outcome, delete. */
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
@@ -97,7 +97,7 @@ export function skillsCommand(): Command {
     });
 
   withScopeFlags(
-    withAtFlag(group.command('get')),
+    withAtFlag(group.command('show')),
     'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
   )
     .description('show a skill by id, or by slug (most specific along the scope chain)')
@@ -162,7 +162,7 @@ export function skillsCommand(): Command {
     .option('--check <command>', 'a command that re-verifies the skill')
     .option(
       '--sync-version <n>',
-      'only if the stored syncVersion equals this (optimistic concurrency; shown by skills get and the SYNC column)',
+      'only if the stored syncVersion equals this (optimistic concurrency; shown by skills show and the SYNC column)',
       nonNegativeInt,
     )
     .action(async (slug: string | undefined, opts: UpsertFlags, cmd: Command) => {

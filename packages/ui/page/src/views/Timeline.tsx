@@ -10,12 +10,30 @@ import { type DiffSummary, type EventPage, get, type StateCounts, type TimelineE
 import { useChanges, useHead } from '../live';
 import { count, useLoad, when } from '../util';
 
+/** A part as the transcript labels it: a tool call or result by its tool's name, anything else by its type. */
+function partLabel(part: unknown): string | undefined {
+  const p = (part ?? {}) as Record<string, unknown>;
+  if (p.type === 'tool-call') return `tool call · ${String(p.toolName)}`;
+  if (p.type === 'tool-result') return `${p.isError ? 'tool error' : 'tool result'} · ${String(p.toolName)}`;
+  return typeof p.type === 'string' ? p.type : undefined;
+}
+
+/** A turn in a few words: its text, else its tool calls and results by tool name (a stored turn of parts alone has no content), else its parts' types. */
+function turnSummary(t: Record<string, unknown>): string {
+  const text = String(t.content ?? '').slice(0, 120);
+  if (text !== '') return `${String(t.role)}: ${text}`;
+  const parts = Array.isArray(t.parts) ? t.parts : [];
+  const tools = parts.filter((p) => ['tool-call', 'tool-result'].includes(String((p as Record<string, unknown> | null)?.type)));
+  const labels = (tools.length > 0 ? tools : parts).map(partLabel).filter((l) => l !== undefined);
+  return `${String(t.role)}: ${labels.join(', ')}`;
+}
+
 /** An event in a few words, read defensively from its payload. */
 function summary(e: TimelineEvent): string {
   const p = (e.payload ?? {}) as Record<string, Record<string, unknown> | undefined>;
   const s = p.session;
   const t = p.turn;
-  if (t) return `${String(t.role)}: ${String(t.content ?? '').slice(0, 120)}`;
+  if (t) return turnSummary(t);
   if (p.skill) return `${String(p.skill.slug)} v${String(p.skill.version)} (${String(p.skill.wins)}/${String(p.skill.uses)})`;
   if (p.item) return `${String(p.item.kind || 'memory')}: ${String(p.item.content ?? '').slice(0, 120)}`;
   if (s) return `${String(s.title || s.id)}`;
@@ -40,7 +58,8 @@ function EventRow({ event }: { event: TimelineEvent }) {
 
 const KINDS = ['sessions', 'skills', 'memory'] as const;
 
-function Counts({ at, to }: { at: StateCounts; to: StateCounts }) {
+/** The counts at the two points; `head` is the head the page's header shows, so the table names the same one. */
+function Counts({ at, to, head }: { at: StateCounts; to: StateCounts; head: number }) {
   const diff = (a: number, b: number) => (b === a ? '' : ` (${b > a ? '+' : ''}${count(b - a)})`);
   return (
     <table className="counts" data-testid="counts">
@@ -50,7 +69,7 @@ function Counts({ at, to }: { at: StateCounts; to: StateCounts }) {
           <th>as of #{count(at.seq)}</th>
           <th>
             as of #{count(to.seq)}
-            {to.seq === to.head ? ' (the head)' : ''}
+            {to.seq === head ? ' (the head)' : ''}
           </th>
         </tr>
       </thead>
@@ -137,6 +156,27 @@ function useRested<T>(value: T, ms = 200): T {
   return rested;
 }
 
+/** The counts at two points and their diff, when they are of the same two points. */
+interface Comparison {
+  at: StateCounts;
+  to: StateCounts;
+  diff: DiffSummary;
+}
+
+/**
+ * The newest comparison whose three answers agree on their points: while
+ * one of them is still loading for new points, the previous one stays, so
+ * the table and the diff never pair counts and changes of different heads.
+ */
+function useConsistent(at: StateCounts | undefined, to: StateCounts | undefined, diff: DiffSummary | undefined): Comparison | undefined {
+  const [kept, setKept] = useState<Comparison | undefined>();
+  const agree = at !== undefined && to !== undefined && diff !== undefined && diff.from.seq === at.seq && diff.to.seq === to.seq;
+  useEffect(() => {
+    if (agree) setKept({ at, to, diff });
+  }, [agree, at, to, diff]);
+  return agree ? { at, to, diff } : kept;
+}
+
 /**
  * Time travel: the state as of one point (`provider.at`, picked by event on
  * the slider or by instant), beside a second point (the head unless moved),
@@ -156,6 +196,8 @@ function TimeTravel() {
   const at = useLoad(() => get<StateCounts>('/counts', { seq: from }), [from]);
   const then = useLoad(() => get<StateCounts>('/counts', { seq: to }), [to]);
   const diff = useLoad(() => get<DiffSummary>('/diff', { fromseq: from, toseq: to }), [from, to]);
+  // The three answers arrive one by one: the table and the diff show them only once all three are of the same two points.
+  const shown = useConsistent(at.value, then.value, diff.value);
   const goToInstant = async () => {
     try {
       const counts = await get<StateCounts>('/counts', { time: instant.trim() });
@@ -191,8 +233,8 @@ function TimeTravel() {
         <button type="submit">go</button>
         {instantError && <span className="error">{instantError}</span>}
       </form>
-      {at.value && then.value && <Counts at={at.value} to={then.value} />}
-      {diff.value && <Diff diff={diff.value} />}
+      {shown && <Counts at={shown.at} to={shown.to} head={head} />}
+      {shown && <Diff diff={shown.diff} />}
       {(at.error ?? diff.error) && <p className="error">{at.error ?? diff.error}</p>}
     </section>
   );
