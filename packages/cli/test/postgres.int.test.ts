@@ -177,7 +177,7 @@ describe('agentstate --db postgres://…', () => {
     const item = okJson<{ id: string }>(['memory', 'write', 'Quince-Ledger code 5521', '--db', db]);
     const text = ok(['purge', item.id, '--reason', 'request', '--yes', '--db', db]);
     expect(text).toMatch(/^purged 0 sessions, 0 turns, 0 skills, 1 memory items/);
-    expect(text).toMatch(/On PostgreSQL the erased text stays in the server files until these steps are taken:\n  1\. run the compaction/);
+    expect(text).toMatch(/On PostgreSQL the erased text stays in the server files until these steps are taken:\n {2}1\. run the compaction/);
     const again = okJson(['purge', '--matching', 'nothing here', '--reason', 'r', '--yes', '--compact', '--db', db]);
     expect(again.seq).toBe(0);
     expect(again.compact.tables).toEqual(expect.arrayContaining(['events', 'memory', 'snapshots']));

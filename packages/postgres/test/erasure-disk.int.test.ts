@@ -1,8 +1,8 @@
 /**
  * A purge on PostgreSQL followed by the documented steps (docs/contract.md
- * §7, "Purge"; the package README) leaves the erased text in no file of the
- * cluster: heap, indexes, TOAST, pg_wal, everything under the data
- * directory. The cluster is this file's own, set up as the steps ask
+ * §7, "Purge"; the package README) leaves the erased text, and the input
+ * hashes of the operations that wrote it, in no file of the cluster: heap,
+ * indexes, TOAST, pg_wal, everything under the data directory. The cluster is this file's own, set up as the steps ask
  * (`wal_recycle = off`, no WAL kept for replicas or archives), with full-page
  * writes on, as a production server has them.
  */
@@ -58,7 +58,7 @@ describe('purge on PostgreSQL, then the documented steps', () => {
     await provider?.close();
   });
 
-  it('leaves the erased text in no file under the data directory', { timeout: 120_000 }, async () => {
+  it('leaves the erased text, and the input hashes of its operations, in no file under the data directory', { timeout: 120_000 }, async () => {
     const scope = ['user', 'leaving'];
     const session = await provider.sessions.create({ title: `about ${SECRET}`, scope, operationId: 'create-1' });
     await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `my code is ${SECRET}`, operationId: 'turn-1' });
@@ -67,6 +67,10 @@ describe('purge on PostgreSQL, then the documented steps', () => {
     await provider.saveSnapshot();
     const kept = await provider.memory.write({ content: 'an unrelated note', scope: ['user', 'staying'] });
 
+    const hashes = (await provider.log.read({ stream: 'state' }))
+      .map((event) => (event.payload as { operation?: { inputHash?: string } }).operation?.inputHash)
+      .filter((hash) => hash !== undefined);
+    expect(hashes).toHaveLength(3);
     expect((await provider.purge({ namespace: scope, reason: 'user left' })).seq).toBeGreaterThan(0);
     // The purge alone erases the rows but not the bytes: old row versions, index entries and WAL still hold them.
     expect(filesHolding(cluster.dataDir, SECRET)).not.toEqual([]);
@@ -75,6 +79,8 @@ describe('purge on PostgreSQL, then the documented steps', () => {
     expect(result).toMatchObject({ skipped: [], walSwitched: true, remaining: [] });
     expect(result.tables).toEqual(expect.arrayContaining(['events', 'sessions', 'turns', 'skills', 'memory', 'snapshots']));
     expect(filesHolding(cluster.dataDir, SECRET)).toEqual([]);
+    // Nor the input hashes of the operations that wrote the erased records, which would confirm a guess of them.
+    for (const hash of hashes) expect(filesHolding(cluster.dataDir, hash)).toEqual([]);
     // What the purge kept is still there and still reads.
     expect((await provider.memory.get(kept.id)).content).toBe('an unrelated note');
   });

@@ -67,7 +67,7 @@ export function purgeCommand(): Command {
         if (compact) printCompaction(compact);
         if (steps) {
           print('On PostgreSQL the erased text stays in the server files until these steps are taken:');
-          steps.forEach((step, i) => print(`  ${i + 1}. ${step}`));
+          for (const [i, step] of steps.entries()) print(`  ${i + 1}. ${step}`);
         }
       }
     });
