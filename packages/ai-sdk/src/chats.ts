@@ -65,7 +65,11 @@ export interface ChatStore {
 /** Attempts of a save that loses a race with another save of the same chat. */
 const SAVE_ATTEMPTS = 3;
 
-/** A short, stable operation id for `parts`. */
+/**
+ * A short, stable operation id for `parts`. Ids stay in the log after a
+ * purge (docs/contract.md §4): `parts` must hold no text a purge erases
+ * (a title, a message), or a hash of a guess would confirm it.
+ */
 function operationId(kind: string, parts: unknown): string {
   return `ai-sdk-${kind}-${createHash('sha256').update(canonicalJson(parts)).digest('hex').slice(0, 48)}`;
 }
@@ -96,9 +100,10 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
   const readChat = async (chatId: string): Promise<{ version: number; turns: Turn[] }> => {
     let chat = await liveChat(chatId);
     if (!chat) {
-      // Two first saves of one chat race to create it: the operation id makes the second a replay.
+      // Two first saves of one chat race to create it: the operation id makes the second a replay. It names the
+      // chat and scope, which a purge keeps, never the title, which it erases.
       const create = { id: chatId, scope, ...(options.title === undefined ? {} : { title: options.title }) };
-      const session = await provider.sessions.create({ ...create, operationId: operationId('create', create) });
+      const session = await provider.sessions.create({ ...create, operationId: operationId('create', { id: chatId, scope }) });
       if (session.deleted) throw new NotFoundError('session', chatId);
       chat = await liveChat(chatId);
       if (!chat) throw new NotFoundError('session', chatId);

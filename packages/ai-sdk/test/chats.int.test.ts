@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { UIMessage } from 'ai';
 import { ConflictError, ValidationError } from '@agentstate/core';
+import { canonicalJson } from '@agentstate/core/backend';
 import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createChatStore, memoryTools } from '../src/index.js';
@@ -165,6 +167,20 @@ describe('saveChat and loadChat', () => {
     const wrongRole = { id: 'x', role: 'tool', parts: [] } as unknown as UIMessage;
     await expect(chats.saveChat({ chatId: 'c', messages: [wrongRole] })).rejects.toBeInstanceOf(ValidationError);
     expect(await head()).toBe(events);
+  });
+
+  it('leave no hash of the erased chat in the log once it is purged: the ids it writes under derive from no text a purge erases', async () => {
+    const title = 'Chat about Narwhal-62';
+    const chats = createChatStore({ provider: state, scope: ['user', 'ana'], title });
+    await chats.saveChat({ chatId: 'chat-9', messages: [user('u1', 'my code is Narwhal-62'), assistant('a1', 'Noted.')] });
+    await state.purge({ id: 'chat-9', reason: 'erasure request' });
+    const log = JSON.stringify(await state.log.read({ stream: 'state' }));
+    expect(log).not.toContain('Narwhal-62');
+    // A guess of the title, hashed as an operation id could derive it, is confirmed by nothing in the log.
+    const guess = createHash('sha256')
+      .update(canonicalJson({ id: 'chat-9', scope: ['user', 'ana'], title }))
+      .digest('hex');
+    expect(log).not.toContain(guess.slice(0, 16));
   });
 
   it('load an unknown chat as an empty one', async () => {

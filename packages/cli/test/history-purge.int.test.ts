@@ -38,6 +38,7 @@ describe('agentstate history and purge', () => {
     expect(fails(1, ['purge', item.id, '--db', db])).toMatch(/--reason/);
     expect(fails(1, ['purge', item.id, '--reason', 'request', '--db', db])).toMatch(/--yes/);
     expect(fails(1, ['purge', item.id, '--matching', 'x', '--reason', 'r', '--yes', '--db', db])).toMatch(/exactly one/);
+    expect(fails(1, ['purge', item.id, '--reason', 'r', '--yes', '--compact', '--db', db])).toMatch(/--compact is for PostgreSQL/);
     const result = okJson<{ seq: number; memory: string[] }>(['purge', '--namespace', 'user:zed', '--reason', 'account closed', '--yes', '--db', db]);
     expect(result.memory).toEqual([item.id]);
     expect(readFileSync(db).includes('Pomegranate-Vault')).toBe(false);

@@ -175,6 +175,21 @@ describe('agentstate --db postgres://…', () => {
     expect(okJson(['stats', '--db', `${server}?schema=${copy}`]).head).toBe(1);
   });
 
+  it('prints the erasure steps after a purge, and compacts the schema with --compact', () => {
+    const db = freshUrl();
+    const item = okJson<{ id: string }>(['memory', 'write', 'Quince-Ledger code 5521', '--db', db]);
+    const text = ok(['purge', item.id, '--reason', 'request', '--yes', '--db', db]);
+    expect(text).toMatch(/^purged 0 sessions, 0 turns, 0 skills, 1 memory items/);
+    expect(text).toMatch(/On PostgreSQL the erased text stays in the server files until these steps are taken:\n {2}1\. run the compaction/);
+    const again = okJson(['purge', '--matching', 'nothing here', '--reason', 'r', '--yes', '--compact', '--db', db]);
+    expect(again.seq).toBe(0);
+    expect(again.compact.tables).toEqual(expect.arrayContaining(['events', 'memory', 'snapshots']));
+    expect(again.compact.walSwitched).toBe(true);
+    // The test server recycles WAL segments: the compaction says so.
+    expect(again.compact.remaining).toEqual([expect.stringMatching(/^wal_recycle is on/)]);
+    expect(again.erasureSteps.length).toBeGreaterThan(1);
+  });
+
   it('follows writes of other processes with log tail -f, until interrupted', async () => {
     const db = freshUrl();
     const session = ok(['sessions', 'create', '--title', 'Tail', '--db', db]).trim();

@@ -42,10 +42,11 @@ export {
   eventFromRow,
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRecordIds } from './log/changes.js';
+export { operationEntry } from './log/operation.js';
 export { isContentPart, storedPayload } from './log/compact.js';
 export { partsFromContent } from './records/parts.js';
 export { type RedactedChange, redactChange } from './log/redact.js';
-export { type ErasedEvent, type Erasure, eraseEvents, holdersIn, holdersOf, storedTextForm } from './log/erasure.js';
+export { type ErasedEvent, type Erasure, eraseEvents, eraseOperationHeads, holdersIn, holdersOf, storedTextForm } from './log/erasure.js';
 export { type HistoryRow, historyRows } from './log/history-index.js';
 export { type HistoryEntry, type SessionAppendVersion, sessionAppendVersion, type TurnClock } from './provider/history.js';
 export { checkHistoryIndex } from './verify/history.js';
@@ -106,7 +107,7 @@ export {
   indexDigests,
   bindSnapshotChunks,
 } from './snapshot/chunks.js';
-export { type SnapshotPatchInput, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
+export { type SnapshotErasure, type SnapshotPatchInput, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
 export {
   SNAPSHOT_PARTS,
   PART_COLLECTIONS,

@@ -50,6 +50,37 @@ describe('the operation rule', () => {
   });
 });
 
+describe('operations without a hash', () => {
+  it('index the first event naming an id (a hash a purge dropped) and leave later ones (a batch) out; a hash on a known id is still refused', () => {
+    // Each event names an id (or none), with or without a hash.
+    const arbEvent = fc.record({ id: fc.option(fc.constantFrom('a', 'b', 'c'), { nil: undefined }), hashed: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(arbEvent, { minLength: 1, maxLength: 10 }), fc.nat(), (events, seed) => {
+        const s = stamper(seed);
+        const state = new InMemoryState();
+        const first = new Map<string, { seq: number; hashed: boolean }>();
+        for (const [i, { id, hashed }] of events.entries()) {
+          const memory = s.writeMemory({ content: `item ${i}` }, undefined, undefined);
+          const change =
+            id === undefined
+              ? memory
+              : ({ ...memory, payload: { ...memory.payload, operation: hashed ? { id, inputHash: operationInputHash('m', id) } : { id } } } as StateChange);
+          if (id !== undefined && hashed && first.has(id)) {
+            expect(() => state.apply(change, i + 1)).toThrow(CorruptionError);
+            return;
+          }
+          state.apply(change, i + 1);
+          if (id !== undefined && !first.has(id)) first.set(id, { seq: i + 1, hashed });
+        }
+        for (const [id, { seq, hashed }] of first) {
+          expect(state.operation(id)).toEqual(hashed ? { id, inputHash: operationInputHash('m', id), seq } : { id, seq });
+        }
+        expect(state.operations.size).toBe(first.size);
+      }),
+    );
+  });
+});
+
 /** Edits of an outcome's post-image or increment, none of which the stamper produces. */
 const TAMPERS: Record<string, (skill: Skill, inc: { uses: 1; wins: 0 | 1 }) => [Skill, { uses: number; wins: number }]> = {
   'one more use': (s, i) => [{ ...s, uses: s.uses + 1 }, i],

@@ -11,7 +11,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
+import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, operationEntry, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -245,7 +245,9 @@ export async function foldPending(
         } else await view.put(entry, event.seq);
       }
       const operation = changeOperation(change);
-      if (operation) view.putOperation({ id: operation.id, inputHash: operation.inputHash, seq: event.seq });
+      // A batch's later events name an indexed operation again, without its hash: only the first is indexed.
+      if (operation && (operation.inputHash !== undefined || view.operation(operation.id) === undefined))
+        view.putOperation(operationEntry(operation, event.seq));
       hlc = maxHlc(hlc, changeHlc(change));
       seq = event.seq;
       folded += 1;

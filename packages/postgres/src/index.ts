@@ -17,6 +17,8 @@ export { EVENTS_CHANNEL } from './subscribe.js';
 export type { SubscribeOptions, Subscription } from './subscribe.js';
 export { importPostgres } from './import.js';
 export type { PostgresImportOptions, PostgresImportResult } from './import.js';
+export { POSTGRES_ERASURE_STEPS } from './compact.js';
+export type { PostgresCompactResult } from './compact.js';
 export type { PostgresVerifyOptions } from './verify.js';
 export type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
 export { REPAIR_ADVICE } from '@agentstate/core/backend';

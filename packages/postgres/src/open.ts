@@ -9,6 +9,8 @@ import type pg from 'pg';
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import type { VerifyReport } from '@agentstate/core/backend';
 import { createStateProvider } from '@agentstate/core/backend';
+import type { PostgresCompactResult } from './compact.js';
+import { compactSchema } from './compact.js';
 import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
 import type { PostgresVerifyOptions } from './verify.js';
 import { PostgresBackend } from './backend.js';
@@ -71,6 +73,15 @@ export interface PostgresProvider extends EventSourcedProvider {
   rebuild(options?: PostgresRebuildOptions): Promise<PostgresRebuildResult>;
   /** The bytes the schema's tables take on the server, with their indexes and TOAST data (`pg_total_relation_size`). */
   sizeBytes(): Promise<number>;
+  /**
+   * Takes the erased text of earlier purges off the server's files, as far
+   * as a role can: `VACUUM FULL` of every table of the schema it owns (each
+   * locked while it is rewritten: run it when a pause of writers and readers
+   * is acceptable), then `CHECKPOINT`, a WAL switch and `CHECKPOINT`. The
+   * result names what the server still keeps (WAL settings, slots,
+   * archives): the operator's steps (`POSTGRES_ERASURE_STEPS`).
+   */
+  compact(): Promise<PostgresCompactResult>;
 }
 
 /** @internal Opens the pool (or takes the application's) and migrates the schema. */
@@ -122,6 +133,7 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
       verify: (o) => backend.verify(o),
       rebuild: (o) => backend.rebuild(o),
       sizeBytes: () => schemaBytes(db),
+      compact: () => compactSchema(db),
     };
   } catch (error) {
     await db.close();

@@ -6,7 +6,7 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeOperation, changeRecordIds, changeRecords, skillSearchText } from '@agentstate/core/backend';
+import { changeOperation, changeRecordIds, changeRecords, operationEntry, skillSearchText } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
@@ -61,7 +61,8 @@ export class Projection {
     for (const record of changeRecords(change)) await this.put(sql, record);
     await this.indexRecords(sql, change, seq);
     const operation = changeOperation(change);
-    if (operation) await this.putOperation(sql, { id: operation.id, inputHash: operation.inputHash, seq });
+    // A live write's first event carries the hash; its later events (a batch) name the id only.
+    if (operation?.inputHash !== undefined) await this.putOperation(sql, operationEntry(operation, seq));
   }
 
   /** Writes the history index's rows for the event at `seq` (docs/contract.md §7, "History"). */
@@ -71,9 +72,9 @@ export class Projection {
     await sql.rows(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [ids, seq]);
   }
 
-  /** Indexes the operation of an idempotent write; an id already there is refused by the table's key. */
+  /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
-    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, [entry.id, entry.seq, entry.inputHash]);
+    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, [entry.id, entry.seq, entry.inputHash ?? '']);
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */

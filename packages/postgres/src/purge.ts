@@ -15,6 +15,7 @@ import {
   descendantKeyRange,
   EVENT_ROW_COLUMNS,
   eraseEvents,
+  eraseOperationHeads,
   eventFromRow,
   holdersIn,
   scopeKey,
@@ -100,7 +101,19 @@ export async function eraseHistory(
     [STATE_STREAM, ids, purgeSeq],
   );
   const originals = rows.map((row) => eventFromRow(row));
-  const erasure = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
+  const erased = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
+  // The first events of the batches whose later events were rewritten, unless a purge dropped their hash already.
+  const heads =
+    erased.batches.length === 0
+      ? []
+      : (
+          await sql.rows<EventRow>(
+            `SELECT ${EVENT_ROW_COLUMNS}, checksum FROM ${db.t('events')} WHERE stream = $1
+              AND seq IN (SELECT seq FROM ${db.t('operations')} WHERE id = ANY($2::text[]) AND input_hash <> '') ORDER BY seq`,
+            [STATE_STREAM, erased.batches],
+          )
+        ).map((row) => eventFromRow(row));
+  const erasure = eraseOperationHeads(erased, heads, upcasters);
   const rewritten = erasure.events.map((e) => e.row);
   if (rewritten.length > 0)
     await sql.rows(
@@ -125,5 +138,7 @@ export async function eraseHistory(
       WHERE e.id IS NOT NULL AND c.embedder_id = e.id AND c.content_hash = h.hash`,
     [erasure.contentHashes],
   );
-  if (erasure.firstSeq > 0) await patchStoredSnapshots(db, sql, snapshots, change, erasure.firstSeq, originals);
+  if (erasure.operations.length > 0) await sql.rows(`UPDATE ${db.t('operations')} SET input_hash = '' WHERE id = ANY($1::text[])`, [erasure.operations]);
+  if (erasure.firstSeq > 0)
+    await patchStoredSnapshots(db, sql, snapshots, { ...change.payload, operations: erasure.operations }, erasure.firstSeq, [...originals, ...heads]);
 }

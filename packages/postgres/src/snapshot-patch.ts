@@ -7,9 +7,9 @@
  * heads of chunks are patched in place, heads of older formats dropped with
  * their parts, and chunk rows no head names any more deleted.
  */
-import type { EventTypes, LogEvent, SnapshotCodec, StateChangeOf } from '@agentstate/core';
+import type { LogEvent, SnapshotCodec } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import type { EventRow, SnapshotPatch } from '@agentstate/core/backend';
+import type { EventRow, SnapshotErasure, SnapshotPatch } from '@agentstate/core/backend';
 import { chunkStream, chunksToPatch, EVENT_COLUMNS, eventFromRow, looseChunkDigests, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
@@ -23,13 +23,14 @@ export interface SnapshotPatchContext {
 
 /**
  * Patches (or drops) every stored snapshot at or after `firstSeq`, the first
- * event the purge rewrote; `originals` are the rewritten events as they were.
+ * event the purge rewrote, erasing `purged` from it; `originals` are the
+ * rewritten events as they were.
  */
 export async function patchStoredSnapshots(
   db: Database,
   sql: Sql,
   ctx: SnapshotPatchContext,
-  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
+  purged: SnapshotErasure,
   firstSeq: number,
   originals: readonly LogEvent[],
 ): Promise<SnapshotPatch> {
@@ -50,8 +51,8 @@ export async function patchStoredSnapshots(
   };
   const known = (sha256: string) => chunks.get(chunkStream(sha256));
   // The index chunks first, then the chunks they lead to.
-  await fetch(chunksToPatch(heads, change.payload));
-  await fetch(chunksToPatch(heads, change.payload, known));
+  await fetch(chunksToPatch(heads, purged));
+  await fetch(chunksToPatch(heads, purged, known));
   const now = new Map(
     (
       await sql.rows<EventRow>(`SELECT ${EVENT_COLUMNS} FROM ${db.t('events')} WHERE stream = $1 AND seq = ANY($2::bigint[])`, [
@@ -71,7 +72,7 @@ export async function patchStoredSnapshots(
     const result = patchSnapshots({
       heads,
       chunk: known,
-      purged: change.payload,
+      purged,
       codec: ctx.codec,
       identity,
       before: (seq) => before.get(seq) ?? now.get(seq),

@@ -26,6 +26,12 @@ export interface TestServer {
   restart(): void;
 }
 
+/** A throwaway cluster of a test's own, with its data directory, for a test that reads the server's files. */
+export interface OwnCluster extends TestServer {
+  /** The cluster's data directory (`initdb -D`). */
+  dataDir: string;
+}
+
 let started: Promise<TestServer> | undefined;
 let schemas = 0;
 
@@ -65,6 +71,15 @@ async function startServer(): Promise<TestServer> {
     };
     return { url: given, stop: async () => undefined, crash: refuse, restart: refuse };
   }
+  return startCluster();
+}
+
+/**
+ * Starts a cluster of the test's own from the machine's binaries, with
+ * `settings` (`name=value`) added to the server's; stopped and removed by
+ * its `stop`.
+ */
+export async function startCluster(settings: readonly string[] = []): Promise<OwnCluster> {
   if (!existsSync(join(BIN, 'initdb'))) {
     throw new Error(`the PostgreSQL tests need a server: install postgresql-15 (${BIN}/initdb is missing) or set AGENTSTATE_TEST_POSTGRES_URL`);
   }
@@ -83,10 +98,12 @@ async function startServer(): Promise<TestServer> {
   const port = await freePort();
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
   // Behaviour, not power-loss durability, is under test: no fsync.
-  const settings = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
-  const start = (): void => run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'server.log'), '-w', 'start']);
+  const base = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`;
+  const options = [base, ...settings.map((setting) => `-c ${setting}`)].join(' ');
+  const start = (): void => run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'server.log'), '-w', 'start']);
   start();
   return {
+    dataDir: data,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     stop: async () => {
       try {

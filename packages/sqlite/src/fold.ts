@@ -11,7 +11,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, scopeKey } from '@agentstate/core/backend';
+import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, operationEntry, scopeKey } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
@@ -283,7 +283,9 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
         else view.put(entry, event.seq);
       }
       const operation = changeOperation(change);
-      if (operation) view.putOperation({ id: operation.id, inputHash: operation.inputHash, seq: event.seq });
+      // A batch's later events name an indexed operation again, without its hash: only the first is indexed.
+      if (operation && (operation.inputHash !== undefined || view.operation(operation.id) === undefined))
+        view.putOperation(operationEntry(operation, event.seq));
       hlc = maxHlc(hlc, changeHlc(change));
       seq = event.seq;
       folded += 1;

@@ -6,7 +6,16 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeOperation, changeRecords, compareMemoryNewestFirst, foldForIndex, HLC_ZERO, maxHlc, skillSearchText } from '@agentstate/core/backend';
+import {
+  changeOperation,
+  changeRecords,
+  compareMemoryNewestFirst,
+  operationEntry,
+  foldForIndex,
+  HLC_ZERO,
+  maxHlc,
+  skillSearchText,
+} from '@agentstate/core/backend';
 import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { SkillRow } from './rows.js';
@@ -158,12 +167,13 @@ export class Projection {
     // its row's `purged_seq`: the rows a purge rewrites anyway sit together, its turns' ids are spread over the index.
     if (!appended) indexRecordEvents(this.conn, change, seq, held);
     const operation = changeOperation(change);
-    if (operation) this.putOperation({ id: operation.id, inputHash: operation.inputHash, seq });
+    // A live write's first event carries the hash; its later events (a batch) name the id only.
+    if (operation?.inputHash !== undefined) this.putOperation(operationEntry(operation, seq));
   }
 
-  /** Indexes the operation of an idempotent write; an id already there is refused by the table's key. */
+  /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   putOperation(entry: OperationEntry): void {
-    this.conn.prepare(SQL.putOperation).run(entry.id, entry.seq, entry.inputHash);
+    this.conn.prepare(SQL.putOperation).run(entry.id, entry.seq, entry.inputHash ?? '');
   }
 
   /**

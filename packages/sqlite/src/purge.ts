@@ -2,8 +2,9 @@
  * Purge in SQLite (docs/contract.md §7, "Purge"): which rows a purge
  * selects, and the erasure its `records.purged` event triggers inside the
  * same write transaction: earlier events rewritten in place with fresh
- * checksums, embedding-cache entries and the snapshots that hold the text
- * dropped. The full-text rows went when the projection made the records
+ * checksums (and the input hashes of the operations that wrote them
+ * dropped, in the index too), embedding-cache entries and the snapshots
+ * that hold the text dropped. The full-text rows went when the projection made the records
  * tombstones: the indexes are secure-delete tables (migration 9), so their
  * tokens are removed from the pages in place, with no merge. With `secure_delete` on, freed
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
@@ -12,7 +13,16 @@
 import type { MemoryItem, PurgedRecords, Scope, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { EventTypes } from '@agentstate/core';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
-import { changeRecordIds, EVENT_COLUMNS, descendantKeyRange, eraseEvents, holdersIn, scopeKey, storedTextForm } from '@agentstate/core/backend';
+import {
+  changeRecordIds,
+  EVENT_COLUMNS,
+  descendantKeyRange,
+  eraseEvents,
+  eraseOperationHeads,
+  holdersIn,
+  scopeKey,
+  storedTextForm,
+} from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { HistoryIdColumn } from './history.js';
 import { recordSeqsSql } from './history.js';
@@ -42,6 +52,10 @@ const SQL = {
     ${recordSeqsSql((column) => `${column} IN (SELECT value FROM json_each(${CARRIER_IDS[column]}))`)}) ORDER BY seq`,
   // The cached embeddings of the erased texts, under every embedder: the cache's key leads with the embedder,
   // so its few ids are found by a skip scan first. By the hash alone the delete scanned every vector of the cache.
+  // The first events of the batches whose later events a purge rewrote, unless a purge dropped their hash already.
+  operationHeads: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = 'state' AND seq IN (
+    SELECT seq FROM operations WHERE id IN (SELECT value FROM json_each(?)) AND input_hash <> '') ORDER BY seq`,
+  dropInputHashes: `UPDATE operations SET input_hash = '' WHERE id IN (SELECT value FROM json_each(?))`,
   forgetEmbeddings: `WITH RECURSIVE embedders (id) AS (
       SELECT min(embedder_id) FROM embedding_cache
       UNION ALL SELECT (SELECT min(embedder_id) FROM embedding_cache WHERE embedder_id > embedders.id) FROM embedders WHERE embedders.id IS NOT NULL)
@@ -135,11 +149,15 @@ export function eraseHistory(
     .prepare(SQL.carriers)
     .all({ records: JSON.stringify(records), turns: JSON.stringify(turns), sessions: JSON.stringify([...sessions]), before: purgeSeq }) as EventRow[];
   const originals = rows.map(toEvent);
-  const erasure = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
+  const erased = eraseEvents(originals, new Set(ids), purgeSeq, upcasters);
+  const heads = erased.batches.length === 0 ? [] : (conn.prepare(SQL.operationHeads).all(JSON.stringify(erased.batches)) as EventRow[]).map(toEvent);
+  const erasure = eraseOperationHeads(erased, heads, upcasters);
   const rewrite = conn.prepare('UPDATE events SET schema_version = ?, payload = ?, checksum = ?, validated = 1 WHERE stream = ? AND seq = ?');
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
+  if (erasure.operations.length > 0) conn.prepare(SQL.dropInputHashes).run(JSON.stringify(erasure.operations));
   conn.prepare(SQL.forgetEmbeddings).run(JSON.stringify(erasure.contentHashes));
-  if (erasure.firstSeq > 0) patchStoredSnapshots(conn, snapshots, change, erasure.firstSeq, originals);
+  if (erasure.firstSeq > 0)
+    patchStoredSnapshots(conn, snapshots, { ...change.payload, operations: erasure.operations }, erasure.firstSeq, [...originals, ...heads]);
   // The sessions whose turn appends were rewritten: their runs hold those versions without `erasedBy`.
   // A purged session's are only dropped: its every event was rewritten, so a run would hold no append.
   dropHistoryRuns(conn, [...sessions]);

@@ -284,9 +284,9 @@ export interface OperationRow {
   input_hash: string;
 }
 
-/** An operation entry from its row. */
+/** An operation entry from its row: an empty `input_hash` is one a purge dropped. */
 export function operationFromRow(row: OperationRow): OperationEntry {
-  return { id: row.id, inputHash: row.input_hash, seq: row.seq };
+  return row.input_hash === '' ? { id: row.id, seq: row.seq } : { id: row.id, inputHash: row.input_hash, seq: row.seq };
 }
 
 /** `?, ?, …` for a column list. */

@@ -5,10 +5,10 @@
  * in place; heads of older formats are dropped with their parts; chunk rows
  * no head names any more are deleted (`secure_delete` zeroes their pages).
  */
-import type { EventTypes, LogEvent, SnapshotCodec, StateChangeOf } from '@agentstate/core';
+import type { LogEvent, SnapshotCodec } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import { chunkStream, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
-import type { SnapshotPatch } from '@agentstate/core/backend';
+import type { SnapshotErasure, SnapshotPatch } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
 
@@ -30,12 +30,13 @@ export interface SnapshotPatchContext {
 
 /**
  * Patches (or drops) every stored snapshot at or after `firstSeq`, the first
- * event the purge rewrote; `originals` are the rewritten events as they were.
+ * event the purge rewrote, erasing `purged` from it; `originals` are the
+ * rewritten events as they were.
  */
 export function patchStoredSnapshots(
   conn: Connection,
   ctx: SnapshotPatchContext,
-  change: StateChangeOf<typeof EventTypes.RecordsPurged>,
+  purged: SnapshotErasure,
   firstSeq: number,
   originals: readonly LogEvent[],
 ): SnapshotPatch {
@@ -52,7 +53,7 @@ export function patchStoredSnapshots(
   const patch = patchSnapshots({
     heads: conn.prepare(SQL.headsFrom).all(STATE_STREAM, firstSeq) as { seq: number; data: string }[],
     chunk: (sha256) => (row.get(chunkStream(sha256), 0) as { data: string } | undefined)?.data,
-    purged: change.payload,
+    purged,
     codec: ctx.codec,
     identity,
     before: (seq) => before.get(seq) ?? eventNow(seq),

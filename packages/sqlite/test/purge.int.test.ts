@@ -143,6 +143,48 @@ describe('purge on a SQLite file', () => {
     await state.close();
   }, 60_000);
 
+  it('leaves no input hash of an erased operation in the file or the -wal, as hex or as bytes, and no row of the operation index keeps one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path, { snapshotEvery: 4 });
+    const item = await state.memory.write({ content: 'Axolotl-Lantern 4410', operationId: 'op-memory' });
+    const chat = await state.sessions.create({ title: 'plain chat' });
+    const [, turn] = await state.sessions.appendTurns(
+      chat.id,
+      [
+        { role: 'user', content: 'a plain turn' },
+        { role: 'user', content: 'Axolotl-Lantern again' },
+      ],
+      { operationId: 'op-turns' },
+    );
+    await state.memory.write({ content: 'a kept note', operationId: 'op-kept' });
+    await state.saveSnapshot();
+    const hashes = new Map(
+      (await state.log.read({ stream: STATE_STREAM }))
+        .map((event) => (event.payload as { operation?: { id: string; inputHash?: string } }).operation)
+        .filter((operation) => operation?.inputHash !== undefined)
+        .map((operation) => [operation!.id, operation!.inputHash!]),
+    );
+    expect([...hashes.keys()].sort()).toEqual(['op-kept', 'op-memory', 'op-turns']);
+    await state.purge({ id: item.id, reason: 'request' });
+    await state.purge({ id: turn!.id, reason: 'request' });
+    await state.close();
+    const raw = rawBytes(path);
+    for (const id of ['op-memory', 'op-turns']) {
+      const hash = hashes.get(id)!;
+      expect(raw, `${id} as hex`).not.toContain(hash);
+      expect(raw, `${id} as bytes`).not.toContain(Buffer.from(hash, 'hex').toString('latin1'));
+    }
+    expect(raw).toContain(hashes.get('op-kept')!);
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare("SELECT id FROM operations WHERE input_hash <> '' ORDER BY id").all()).toEqual([{ id: 'op-kept' }]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('removes the folded tokens of a purged item from the full-text pages without merging the index', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-fts-'));
     dirs.push(dir);

@@ -15,13 +15,14 @@ import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, storeSnapshotRows
 import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
-import { eraseEvents, holdersIn } from '../log/erasure.js';
+import { eraseEvents, eraseOperationHeads, holdersIn } from '../log/erasure.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { SNAPSHOT_PART_STREAMS } from '../snapshot/parts.js';
 import { chunkStream } from '../snapshot/chunks.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
+import type { SnapshotErasure } from '../snapshot/patch.js';
 import { patchSnapshots } from '../snapshot/patch.js';
 import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { purgeableIn } from './purgeable.js';
@@ -174,16 +175,24 @@ export class InMemoryBackend implements StateBackend {
     for (const id of ids) for (const seq of await this.queries.recordSeqs(id)) if (seq < purgeSeq) seqs.add(seq);
     const events: LogEvent[] = [];
     for (const seq of [...seqs].sort((a, b) => a - b)) events.push(...(await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 })));
-    const erasure = eraseEvents(events, ids, purgeSeq);
+    let erasure = eraseEvents(events, ids, purgeSeq);
+    const heads: LogEvent[] = [];
+    for (const id of erasure.batches) {
+      const head = this.state.operations.get(id);
+      if (head?.inputHash !== undefined) heads.push(...log[trustedRead](STATE_STREAM, head.seq - 1, 1));
+    }
+    erasure = eraseOperationHeads(erasure, heads);
+    events.push(...heads);
     for (const { row, change: rewritten } of erasure.events) log[rewriteEventPayload](STATE_STREAM, row.seq, storedPayload(rewritten));
+    this.state.dropInputHashes(erasure.operations);
     for (const item of change.payload.memory) this.vectors.forget(item.id);
     for (const turn of change.payload.turns) this.turnVectors.forget(turn.id);
     this.#cache.forget(new Set(erasure.contentHashes));
-    if (erasure.firstSeq > 0) await this.#patchSnapshots(log, change, erasure.firstSeq, events);
+    if (erasure.firstSeq > 0) await this.#patchSnapshots(log, { ...change.payload, operations: erasure.operations }, erasure.firstSeq, events);
   }
 
   /** Patches (or drops) the stored snapshots at or after `firstSeq`; `originals` are the rewritten events as they were. */
-  async #patchSnapshots(log: InMemoryLog, change: StateChangeOf<typeof EventTypes.RecordsPurged>, firstSeq: number, originals: LogEvent[]): Promise<void> {
+  async #patchSnapshots(log: InMemoryLog, purged: SnapshotErasure, firstSeq: number, originals: LogEvent[]): Promise<void> {
     const before = new Map(originals.map((event) => [event.seq, event]));
     const now = new Map<number, LogEvent>();
     const heads = log[snapshotRows](STATE_STREAM);
@@ -193,7 +202,7 @@ export class InMemoryBackend implements StateBackend {
     const patch = patchSnapshots({
       heads: heads.filter((head) => head.seq >= firstSeq),
       chunk: (sha256) => log[snapshotRows](chunkStream(sha256))[0]?.data,
-      purged: change.payload,
+      purged,
       codec: this.snapshotCodec,
       identity,
       before: (seq) => before.get(seq) ?? now.get(seq),

@@ -63,11 +63,16 @@ function findViolation(view: FoldView, change: StateChange): Violation {
   return operationViolation(view, change.payload.operation) ?? recordViolation(view, change);
 }
 
-/** An operation id names one write: the engine answers a retry from its first event and appends nothing. */
+/**
+ * An operation id names one write: the engine answers a retry from its first event and appends nothing.
+ * A later event of a batch names it again, without a hash.
+ */
 function operationViolation(view: FoldView, operation: OperationRef | undefined): Violation {
   if (operation === undefined) return undefined;
   const earlier = view.operation(operation.id);
-  return earlier === undefined ? undefined : `operation id ${json(operation.id)} was already used by the event at seq ${earlier.seq}`;
+  return earlier === undefined || operation.inputHash === undefined
+    ? undefined
+    : `operation id ${json(operation.id)} was already used by the event at seq ${earlier.seq}`;
 }
 
 function recordViolation(view: FoldView, change: StateChange): Violation {

@@ -20,7 +20,8 @@ import { copyMemoryItem, copySession, copySkill, copyTurn } from '../records/cop
 import { SortedList } from './sorted-list.js';
 import type { FoldView } from './fold-rules.js';
 import { checkChange } from './fold-rules.js';
-import type { OperationEntry } from '../log/operation.js';
+import type { OperationEntry, OperationRef } from '../log/operation.js';
+import { operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
 import { copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import type { CheckpointKey } from '../write/backend.js';
@@ -98,7 +99,7 @@ export class InMemoryState implements FoldView {
     if (checked) checkChange(this, change, seq);
     this.#fold(change, ALL_PARTS);
     const operation = change.payload.operation;
-    if (operation) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
+    if (operation) this.#indexOperation(operation, seq);
     if (this.#historyDeferred) this.historyFrom = seq;
     else if (change.type === EventTypes.TurnAppended && change.payload.session === undefined) {
       // The most frequent event carries exactly its turn and the session it derives: indexed without collecting ids.
@@ -118,7 +119,7 @@ export class InMemoryState implements FoldView {
   applyParts(change: StateChange, seq: number, parts: ReadonlySet<SnapshotPart>): void {
     this.#fold(change, parts);
     const operation = change.payload.operation;
-    if (operation && parts.has('operations')) this.operations.set(operation.id, { id: operation.id, inputHash: operation.inputHash, seq });
+    if (operation && parts.has('operations')) this.#indexOperation(operation, seq);
     this.historyFrom = seq;
     this.seq = seq;
   }
@@ -314,6 +315,20 @@ export class InMemoryState implements FoldView {
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean {
     return this.#placed().has(id);
+  }
+
+  /** Drops the input hash of each of these operations (a purge erased what it covered); each keeps its id and seq. */
+  dropInputHashes(ids: readonly string[]): void {
+    for (const id of ids) {
+      const entry = this.operations.get(id);
+      if (entry) this.operations.set(id, { id, seq: entry.seq });
+    }
+  }
+
+  /** Indexes the operation that opens a write; a later event of a batch names an indexed id without a hash, and is not. */
+  #indexOperation(operation: OperationRef, seq: number): void {
+    if (operation.inputHash === undefined && this.operations.has(operation.id)) return;
+    this.operations.set(operation.id, operationEntry(operation, seq));
   }
 
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */

@@ -62,6 +62,14 @@ export interface Erasure {
   contentHashes: string[];
   /** The first rewritten seq (0: none): every stored snapshot at or after it goes. */
   firstSeq: number;
+  /** The operations whose input hash the rewrite dropped: their index entries (and snapshot entries) lose it too. */
+  operations: string[];
+  /**
+   * The operations named by a rewritten later event of a batch: the hash on
+   * their first event covers the erased record too. A backend reads each one's
+   * first event (by the operation index) and passes it to {@link eraseOperationHeads}.
+   */
+  batches: string[];
 }
 
 /**
@@ -72,6 +80,8 @@ export interface Erasure {
 export function eraseEvents(events: readonly LogEvent[], ids: ReadonlySet<string>, purgeSeq: number, upcasters?: UpcasterRegistry): Erasure {
   const out: ErasedEvent[] = [];
   const contents = new Set<string>();
+  const operations: string[] = [];
+  const batches = new Set<string>();
   for (const event of events) {
     // An event in today's shape is decoded trusted, as history reads it: every event before the
     // purge was checked when it was appended or folded (an unchecked one is folded, and validated,
@@ -80,10 +90,51 @@ export function eraseEvents(events: readonly LogEvent[], ids: ReadonlySet<string
     const trusted = event.schemaVersion === STATE_SCHEMA_VERSION;
     const redacted = redactChange(decodeStateEvent(event, upcasters ? { upcasters, trusted } : { trusted }), ids, purgeSeq);
     if (!redacted) continue;
-    // The decoded payload is in the current shape: the rewritten row says so.
-    const row = eventRow({ ...event, schemaVersion: Math.max(event.schemaVersion, 2) }, payloadJson(storedPayload(redacted.change)));
-    out.push({ row: { ...row, checksum: rowChecksum(row) }, change: redacted.change });
+    const operation = redacted.change.payload.operation;
+    if (operation?.inputHash !== undefined) operations.push(operation.id);
+    else if (operation !== undefined) batches.add(operation.id);
+    out.push(rewritten(event, operation === undefined ? redacted.change : withoutInputHash(redacted.change)));
     for (const text of redacted.contents) contents.add(text);
   }
-  return { events: out, contentHashes: [...contents].map(contentHash), firstSeq: out[0]?.row.seq ?? 0 };
+  const own = new Set(operations);
+  return {
+    events: out,
+    contentHashes: [...contents].map(contentHash),
+    firstSeq: out[0]?.row.seq ?? 0,
+    operations,
+    batches: [...batches].filter((id) => !own.has(id)),
+  };
+}
+
+/**
+ * Adds to `erasure` the first events of its batches (`heads`, read by the
+ * backend), each rewritten with its operation's input hash dropped and
+ * nothing else changed: the hash covered an erased record of a later event.
+ * A head whose hash is gone already (an earlier purge) is left out.
+ */
+export function eraseOperationHeads(erasure: Erasure, heads: readonly LogEvent[], upcasters?: UpcasterRegistry): Erasure {
+  const added: ErasedEvent[] = [];
+  const operations = [...erasure.operations];
+  for (const event of heads) {
+    const change = decodeStateEvent(event, upcasters ? { upcasters } : {});
+    const operation = change.payload.operation;
+    if (operation?.inputHash === undefined) continue;
+    operations.push(operation.id);
+    added.push(rewritten(event, withoutInputHash(change)));
+  }
+  if (added.length === 0) return erasure;
+  const events = [...erasure.events, ...added].sort((a, b) => a.row.seq - b.row.seq);
+  return { ...erasure, events, firstSeq: events[0]!.row.seq, operations, batches: [] };
+}
+
+/** `change` with its operation's input hash dropped (a change that carries an operation). */
+function withoutInputHash(change: StateChange): StateChange {
+  return { type: change.type, payload: { ...change.payload, operation: { id: change.payload.operation!.id } } } as StateChange;
+}
+
+/** The row of `event` carrying `change`, with its checksum. */
+function rewritten(event: LogEvent, change: StateChange): ErasedEvent {
+  // The decoded payload is in the current shape: the rewritten row says so.
+  const row = eventRow({ ...event, schemaVersion: Math.max(event.schemaVersion, 2) }, payloadJson(storedPayload(change)));
+  return { row: { ...row, checksum: rowChecksum(row) }, change };
 }

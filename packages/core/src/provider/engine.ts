@@ -99,8 +99,8 @@ export class Engine {
    * another process, or after a restart, sees it). Unused: the change is
    * committed carrying `operation: { id, inputHash }`. Used with the same
    * input hash: the original change is read back from its event and
-   * returned, nothing is appended and no follow-up runs. Used with another:
-   * `ConflictError`.
+   * returned, nothing is appended and no follow-up runs. Used with another,
+   * or with none left (a purge dropped it): `ConflictError`.
    */
   mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C>, call?: OperationCall): Promise<C> {
     return this.#mutate(decide, true, call, 1, undefined) as Promise<C>;
@@ -124,7 +124,8 @@ export class Engine {
    * As {@link mutate}, for a mutation that is several changes, each its own
    * event at consecutive seqs, committed in one transaction: `decide` stamps
    * them all before any is committed, so if it throws nothing is written.
-   * An `operationId` is carried by the first event; a retry reads back
+   * An `operationId` is carried by the first event (the later ones name it
+   * without the hash); a retry reads back
    * `expected` events from it (the count the same input always yields).
    * No change: nothing is written and `[]` is returned. `committed` learns
    * the seqs of the events written (not called for a replayed operation).
@@ -167,7 +168,11 @@ export class Engine {
       const pending = decide(tx);
       const decided = isPromiseLike(pending) ? await pending : pending;
       const list = single ? (decided === undefined ? [] : [decided as StateChange]) : (decided as StateChange[]);
-      const changes = operation && list.length > 0 ? [{ ...list[0]!, payload: { ...list[0]!.payload, operation } } as StateChange, ...list.slice(1)] : list;
+      // A batch's later events name the operation too, without the hash: a purge of one of their records finds,
+      // through the id, the first event, whose hash covers that record's text, and drops the hash.
+      const changes = operation
+        ? list.map((change, i) => ({ ...change, payload: { ...change.payload, operation: i === 0 ? operation : { id: operation.id } } }) as StateChange)
+        : list;
       const seqs: number[] = [];
       for (const change of changes) {
         const event = tx.commit(change, this.meta);
@@ -300,8 +305,16 @@ export class Engine {
   }
 }
 
-/** `ConflictError` when an operation id is reused with another input or method. */
+/**
+ * `ConflictError` when an operation id is reused with another input or method, or names a write whose input
+ * hash a purge dropped: equal inputs can no longer be told from others, and the write's records are erased.
+ */
 function checkSameInput(earlier: OperationEntry, operation: OperationRef): void {
+  if (earlier.inputHash === undefined) {
+    throw new ConflictError(
+      `operation id ${JSON.stringify(operation.id)} names a write a purge erased (the event at seq ${earlier.seq}): its input can no longer be compared`,
+    );
+  }
   if (earlier.inputHash !== operation.inputHash) {
     throw new ConflictError(`operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`);
   }

@@ -3,7 +3,8 @@
  * instead of dropping every snapshot at or after the first rewritten event,
  * each head of chunks (format 5) there gets the purged records replaced by
  * their erased forms, exactly what a fold of the rewritten log holds at its
- * seq. Only the chunks holding a purged record change, and the index chunks
+ * seq (an operation whose input hash the purge dropped loses it there too).
+ * Only the chunks holding a purged record change, and the index chunks
  * above them: each index chunk is found by binary search on its head's first
  * keys, each chunk by binary search on its index chunk's, and each is patched
  * once however many heads share it, stored under its new digest, and its old
@@ -19,7 +20,7 @@ import { STATE_STREAM } from '../log/events.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
-import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import type { OperationEntry } from '../log/operation.js';
 import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
 import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
 import {
@@ -44,8 +45,8 @@ export interface SnapshotPatchInput {
   heads: readonly Pick<StoredSnapshot, 'seq' | 'data'>[];
   /** The stored text of a chunk or index chunk, by digest; undefined when there is no such row. */
   chunk: (sha256: string) => string | undefined;
-  /** The records the purge erased. */
-  purged: PurgedRecords;
+  /** The records the purge erased, and the operations whose input hash it dropped. */
+  purged: SnapshotErasure;
   /** The provider's codec: opens the heads and seals the patched ones. */
   codec: SnapshotCodec;
   /** The log's identity. */
@@ -62,6 +63,11 @@ export interface SnapshotPatchInput {
   olderHeads: () => readonly Pick<StoredSnapshot, 'seq' | 'data'>[];
 }
 
+/** What a purge erases from a snapshot: the records it erased, and the operations whose input hash it dropped (by id). */
+export interface SnapshotErasure extends PurgedRecords {
+  operations?: readonly string[];
+}
+
 /** The writes of {@link patchSnapshots}, to apply in the purge's transaction: saves first, then drops. */
 export interface SnapshotPatch {
   /** New chunk rows, new index chunk rows, then the patched heads (replacing theirs at the same seq). */
@@ -75,11 +81,12 @@ export interface SnapshotPatch {
 }
 
 type Erase = (record: never) => unknown;
-const ERASE: Readonly<Record<'sessions' | 'turns' | 'skills' | 'memory', Erase>> = {
+const ERASE: Readonly<Record<'sessions' | 'turns' | 'skills' | 'memory' | 'operations', Erase>> = {
   sessions: eraseSession as Erase,
   turns: eraseTurn as Erase,
   skills: eraseSkill as Erase,
   memory: eraseMemoryItem as Erase,
+  operations: (({ id, seq }: OperationEntry) => ({ id, seq })) as Erase,
 };
 type Purgeable = keyof typeof ERASE;
 
@@ -258,7 +265,7 @@ function unshared(
  */
 export function chunksToPatch(
   heads: readonly Pick<StoredSnapshot, 'data'>[],
-  purged: PurgedRecords,
+  purged: SnapshotErasure,
   chunk: (sha256: string) => string | undefined = () => undefined,
 ): string[] {
   const keys = purgedKeys(purged);
@@ -295,17 +302,21 @@ export function chunksToPatch(
 }
 
 /** The ids and sort keys (in order) of the purged records of each collection. */
-function purgedKeys(purged: PurgedRecords): Record<Purgeable, { ids: Set<string>; keys: ChunkKey[] }> {
+function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<string>; keys: ChunkKey[] }> {
   return {
     sessions: keysOf('sessions', purged.sessions),
     turns: keysOf('turns', purged.turns),
     skills: keysOf('skills', purged.skills),
     memory: keysOf('memory', purged.memory),
+    operations: keysOf(
+      'operations',
+      (purged.operations ?? []).map((id) => ({ id })),
+    ),
   };
 }
 
 /** The ids and sort keys (in order) of the purged records of one collection. */
-function keysOf(collection: SnapshotCollection, records: readonly (Session | Turn | Skill | MemoryItem)[]): { ids: Set<string>; keys: ChunkKey[] } {
+function keysOf(collection: SnapshotCollection, records: readonly { id: string }[]): { ids: Set<string>; keys: ChunkKey[] } {
   const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareChunkKeys);
   return { ids: new Set(records.map((r) => r.id)), keys };
 }

@@ -6,6 +6,7 @@ import { checkpointChecks } from './checkpoints.js';
 import { concurrencyChecks } from './concurrency.js';
 import { envelopeChecks } from './envelope.js';
 import { erasureChecks } from './erasure.js';
+import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
@@ -51,6 +52,7 @@ const all: ProviderCheck[] = [
   ...batchChecks,
   ...lifecycleChecks,
   ...erasureChecks,
+  ...erasureTraceChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
