@@ -13,6 +13,7 @@ export {
   NotFoundError,
   SkillScopeRequiredError,
   ConflictError,
+  OperationConflictError,
   ValidationError,
   CorruptionError,
   ClosedError,

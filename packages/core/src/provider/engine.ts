@@ -9,7 +9,7 @@
  * order, and every promise settles only after the shared COMMIT. One fsync
  * then serves many callers, and seqs stay dense and in commit order.
  */
-import { ConflictError, CorruptionError } from '../errors.js';
+import { CorruptionError, OperationConflictError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
 import { STATE_STREAM } from '../log/events.js';
@@ -100,7 +100,7 @@ export class Engine {
    * committed carrying `operation: { id, inputHash }`. Used with the same
    * input hash: the original change is read back from its event and
    * returned, nothing is appended and no follow-up runs. Used with another:
-   * `ConflictError`.
+   * `OperationConflictError` (a `ConflictError` that is not retryable).
    */
   mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C>, call?: OperationCall): Promise<C> {
     return this.#mutate(decide, true, call, 1, undefined) as Promise<C>;
@@ -300,9 +300,11 @@ export class Engine {
   }
 }
 
-/** `ConflictError` when an operation id is reused with another input or method. */
+/** `OperationConflictError` when an operation id is reused with another input or method. */
 function checkSameInput(earlier: OperationEntry, operation: OperationRef): void {
   if (earlier.inputHash !== operation.inputHash) {
-    throw new ConflictError(`operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`);
+    throw new OperationConflictError(
+      `operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`,
+    );
   }
 }

@@ -8,6 +8,7 @@ import { envelopeChecks } from './envelope.js';
 import { erasureChecks } from './erasure.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
+import { faceChecks } from './faces.js';
 import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
@@ -43,6 +44,7 @@ const all: ProviderCheck[] = [
   ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,
+  ...faceChecks,
   ...propertyChecks,
   ...searchChecks,
   ...namespaceChecks,
