@@ -302,7 +302,7 @@ const pointArg = z.union([z.number().int().min(0), z.string().max(64)]);
 
 /** Inputs of the state_diff tool. */
 export const diffInputs = {
-  from: pointArg.describe('A seq of the log (0: the empty state), or an ISO-8601 instant such as 2026-11-29T16:54:02Z.'),
+  from: pointArg.describe('A seq of the log (0: the empty state; a number or its digits, "1"), or an ISO-8601 instant such as 2026-11-29T16:54:02Z.'),
   to: pointArg.optional().describe('A seq or an instant; omit for now.'),
 } as const;
 

@@ -288,6 +288,8 @@ describe('state_diff', () => {
     expect(diff.memory.changed).toEqual([]);
     const step = await call(client, 'state_diff', { from: from + 1, to: from + 2 });
     expect(step.memory.changed.map((c: { before: { content: string } }) => c.before.content)).toEqual(['diffed fact']);
+    // A seq sent as its digits, as the MCP Inspector sends it, is a seq, not an instant.
+    expect(await call(client, 'state_diff', { from: String(from + 1), to: String(from + 2) })).toEqual(step);
     expect(await callError(client, 'state_diff', { from: from + 99 })).toMatch(/beyond the head/);
   });
 });

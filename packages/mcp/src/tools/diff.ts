@@ -8,8 +8,14 @@ import { STATE_STREAM, UnavailableError } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
-/** A point as the tool takes it: a seq, or an ISO-8601 instant. */
-const point = (value: number | string): PointInput => (typeof value === 'number' ? { seq: value } : { time: value });
+/** A seq sent as text, as clients with a form (the MCP Inspector) send every value: digits only, which no instant is. */
+const SEQ_TEXT = /^\d+$/;
+
+/** A point as the tool takes it: a seq (a number, or its digits as a string), or an ISO-8601 instant. */
+export function point(value: number | string): PointInput {
+  if (typeof value === 'number') return { seq: value };
+  return SEQ_TEXT.test(value) ? { seq: Number(value) } : { time: value };
+}
 
 /** Only the records `keep` lets through. */
 function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean): RecordDiff<T> {
