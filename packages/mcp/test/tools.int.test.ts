@@ -254,6 +254,19 @@ describe('sessions', () => {
     const last = await call(client, 'session_read', { sessionId: session.id, last: 1 });
     expect(last.turns).toEqual([added[1]]);
     expect(last.turns[0].parts).toEqual([result]);
+    // A tool result without isError, as the AI SDK and OpenAI shape it, is not an error.
+    const { isError: _, ...shaped } = result;
+    const { turn: plain } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'tool', parts: [shaped] });
+    expect(plain.parts).toEqual([result]);
+    // The transcript resource shows every part: reasoning, the call with its input, the result with its output.
+    const markdown = await client.readResource({ uri: `agentstate://sessions/${encodeURIComponent(session.id)}` });
+    const text = (markdown.contents[0] as { text: string }).text;
+    expect(text).toContain('## 3. assistant');
+    expect(text).toContain('**reasoning**\n\n> look it up');
+    expect(text).toContain('**tool call** `weather` (call_1)\n\n```json\n{\n  "city": "Oslo"\n}\n```');
+    expect(text).toContain('Checking.');
+    expect(text).toContain('## 4. tool');
+    expect(text).toContain('**tool result** `weather` (call_1)\n\n```json\n{\n  "sky": "clear"\n}\n```');
     // Leaves the scope's listing as the tests below expect it.
     await call(client, 'session_delete', { sessionId: session.id });
   });
