@@ -120,6 +120,7 @@ export {
   type Part,
   type PartType,
   renderPartsText,
+  partsFromContent,
 } from './records/parts.js';
 export {
   type WhereScalar,
