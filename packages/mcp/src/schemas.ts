@@ -128,7 +128,9 @@ export const memoryInputs = {
       .enum(RECALL_ORDERS)
       .optional()
       .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
-    minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1]; default 0, the only cut (no hidden similarity threshold).'),
+    minScore: recall.minScore.describe(
+      'Drop hits scoring below this, in [0, 1]; default 0. Only items that match are hits (a lexical match, or a semantic similarity above 0), so none scores 0.',
+    ),
     cursor: cursorArg,
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
     where: metadataArg

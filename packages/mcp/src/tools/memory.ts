@@ -66,7 +66,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Recall memory',
       description:
-        "Finds memory items in this server's scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Each hit has a score in [0, 1].",
+        "Finds memory items in this server's scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Only items that match are hits, each with a score in (0, 1].",
       inputSchema: memoryInputs.recall,
       outputSchema: outputs.hits,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
