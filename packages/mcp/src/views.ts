@@ -39,11 +39,17 @@ export function leanTurn(t: Turn) {
 
 /** The projection of each record kind a tool answers with. */
 export interface View {
+  /** A memory item. */
   memory(m: MemoryItem): object;
+  /** A recalled memory item, with its score. */
   hit(h: RecallHit): object;
+  /** A skill. */
   skill(s: Skill): object;
+  /** A session. */
   session(s: Session): object;
+  /** A turn. */
   turn(t: Turn): object;
+  /** A transcript search hit: its turn, session and neighbouring turns. */
   turnHit(h: TurnHit): object;
 }
 
