@@ -14,6 +14,7 @@ import {
   CorruptionError,
   ExportFormatError,
   NotFoundError,
+  OperationConflictError,
   SkillScopeRequiredError,
   SnapshotSealError,
   UnavailableError,
@@ -53,6 +54,7 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new NotFoundError('skill', 'deploy'), code: 'not_found', retryable: false, exit: user },
   { error: new SkillScopeRequiredError('deploy', [['project:p']], 'project:p'), code: 'not_found', retryable: false, exit: user },
   { error: new ConflictError('skill id already taken'), code: 'conflict', retryable: true, exit: user },
+  { error: new OperationConflictError('operation id "op" was already used'), code: 'conflict', retryable: false, exit: user },
   { error: new ValidationError('content', 'must not be empty'), code: 'invalid', retryable: false, exit: user },
   { error: new ClosedError('the database is closed'), code: 'closed', retryable: false, exit: user },
   { error: new CorruptionError('state', 7, 'malformed payload'), code: 'corruption', retryable: false, exit: corrupt },
@@ -98,6 +100,7 @@ describe('the error family', () => {
   it('keeps the class hierarchy callers test with instanceof', () => {
     expect(new IncompatibleDatabaseError('/x.db', 'empty', 'is empty')).toBeInstanceOf(ValidationError);
     expect(new UnboundSnapshotError('state', 1, 'old')).toBeInstanceOf(CorruptionError);
+    expect(new OperationConflictError('reused')).toBeInstanceOf(ConflictError);
     for (const error of [new DiskFullError('/x', 'full'), new DatabaseNotFoundError('/x', 'missing')]) expect(error).toBeInstanceOf(sqlite.StorageError);
     for (const error of [new EmbeddingTimeoutError(1, 1), new EmbeddingHttpError(500, '', 2)]) {
       expect(error).toBeInstanceOf(embeddings.EmbeddingError);

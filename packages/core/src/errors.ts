@@ -89,7 +89,16 @@ export class SkillScopeRequiredError extends NotFoundError {
 /** Optimistic concurrency failed, or a caller-supplied id is already taken. */
 export class ConflictError extends AgentStateError {
   readonly code = 'conflict' as const;
-  override readonly retryable = true;
+  override readonly retryable: boolean = true;
+}
+
+/**
+ * An `operationId` was already used with another input or for another
+ * method (docs/contract.md §4). A {@link ConflictError}, but not retryable:
+ * the id names that one write forever, so the same call can never succeed.
+ */
+export class OperationConflictError extends ConflictError {
+  override readonly retryable: boolean = false;
 }
 
 /** Bad input: wrong type, unknown enum value, NUL characters, over a size limit… */

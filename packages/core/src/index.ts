@@ -13,6 +13,7 @@ export {
   NotFoundError,
   SkillScopeRequiredError,
   ConflictError,
+  OperationConflictError,
   ValidationError,
   CorruptionError,
   ClosedError,
@@ -119,6 +120,7 @@ export {
   type Part,
   type PartType,
   renderPartsText,
+  partsFromContent,
 } from './records/parts.js';
 export {
   type WhereScalar,

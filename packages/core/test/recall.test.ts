@@ -60,15 +60,20 @@ describe('recall', () => {
     expect(semantic[0]!.score).toBeCloseTo(1, 5);
   });
 
-  it('lets minScore alone cut semantic recall: with 0 it returns the nearest items whatever their similarity', async () => {
+  it('returns only items that match: a semantic similarity of 0 is no hit, and minScore cuts among the matches', async () => {
     const p = createInMemoryProvider({ embedder: toyEmbedder });
     await p.memory.write({ content: 'ship every friday' });
     await p.memory.write({ content: 'espresso is the office drink' });
-    // Orthogonal to both items in the toy space: similarity 0, no hidden threshold in the way.
-    const all = await p.memory.recall({ query: 'dark', mode: 'semantic' });
-    expect(all.map((h) => h.score)).toEqual([0, 0]);
-    expect(await p.memory.recall({ query: 'dark', mode: 'semantic', minScore: 0.01 })).toEqual([]);
-    expect((await p.memory.recall({ query: 'dark', mode: 'semantic', limit: 1 })).length).toBe(1);
+    await p.memory.write({ content: 'a dark night' });
+    // Orthogonal to two items in the toy space: similarity 0, so only the third is a hit, in every mode.
+    for (const mode of ['semantic', 'hybrid'] as const) {
+      expect(
+        (await p.memory.recall({ query: 'dark', mode })).map((h) => h.content),
+        mode,
+      ).toEqual(['a dark night']);
+    }
+    expect(await p.memory.recall({ query: 'kubernetes', mode: 'semantic' })).toEqual([]);
+    expect(await p.memory.recall({ query: 'release', mode: 'semantic', minScore: 0.5 })).toHaveLength(1);
   });
 
   it('scores a lexical match the semantic leg misses exactly as lexical mode does', async () => {
@@ -132,11 +137,11 @@ describe('fuseLegs', () => {
       ],
       { lexical: 1, semantic: 2 },
     );
-    expect(fused.map((f) => f.id)).toEqual(['b', 'a', 'c']);
+    // c: a negative similarity and no lexical match, so no hit.
+    expect(fused.map((f) => f.id)).toEqual(['b', 'a']);
     // A perfect lexical match the semantic leg missed still scores 1.
     expect(fused[0]).toEqual({ id: 'b', score: 1, legs: { lexical: 1, semantic: 0 } });
     expect(fused[1]!.score).toBeCloseTo(1 - 0.5 * 0.25, 12);
-    expect(fused[2]).toEqual({ id: 'c', score: 0, legs: { lexical: 0, semantic: 0 } });
   });
 });
 

@@ -1,11 +1,12 @@
 /**
  * Properties of recall scores (docs/contract.md §6): every score lies in
- * [0, 1], raising minScore never adds a hit, and the hybrid score is
+ * [0, 1], only items that match are hits (a lexical match or a similarity
+ * above 0), raising minScore never adds a hit, and the hybrid score is
  * monotone in each leg and never below a leg of weight 1.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combineScores, tokenize } from '../src/backend.js';
+import { combineScores, matchesAnyToken, matchesTokens, queryTokens, tokenize } from '../src/backend.js';
 import type { Embedder } from '../src/index.js';
 import { createInMemoryProvider } from '../src/index.js';
 
@@ -82,7 +83,32 @@ describe('recall scores', () => {
           for (const h of loose) expect(h.score).toBeGreaterThanOrEqual(low);
           for (const h of strict) expect(h.score).toBeGreaterThanOrEqual(high);
           expect(loose.map((h) => h.id)).toEqual(expect.arrayContaining(strict.map((h) => h.id)));
-          if (mode === 'semantic' && low === 0) expect(loose.length).toBe(contents.length);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('belong only to items that match, in every mode: a lexical match, or a similarity above 0', async () => {
+    // The word embedder's vectors have no negative component: two texts are at right angles exactly when no word length agrees mod 4.
+    const dims = (t: string) => new Set(tokenize(t).map((w) => w.length % 4));
+    const close = (a: string, b: string) => [...dims(a)].some((d) => dims(b).has(d));
+    const sharesAll = (q: string, t: string) => matchesTokens(queryTokens(q)!, tokenize(t));
+    const sharesAny = (q: string, t: string) => matchesAnyToken(queryTokens(q)!, tokenize(t));
+    const matches = { lexical: sharesAll, semantic: close, hybrid: (q: string, t: string) => sharesAny(q, t) || close(q, t) };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(text, { minLength: 1, maxLength: 8 }),
+        text,
+        fc.constantFrom('lexical', 'semantic', 'hybrid'),
+        async (contents, query, mode) => {
+          const p = createInMemoryProvider({ embedder: wordEmbedder });
+          const ids = new Map<string, string>();
+          for (const content of contents) ids.set((await p.memory.write({ content })).id, content);
+          const hits = await p.memory.recall({ query, mode, order: 'relevance', limit: 50 });
+          for (const h of hits) expect(h.score).toBeGreaterThan(0);
+          const want = [...ids].filter(([, content]) => matches[mode](query, content)).map(([id]) => id);
+          expect(hits.map((h) => h.id).sort()).toEqual(want.sort());
         },
       ),
       { numRuns: 60 },

@@ -11,6 +11,7 @@ import { NotFoundError, ValidationError, describeScope, sameScope } from '@agent
 import { compareSessions } from '@agentstate/core/backend';
 import { findSkill } from './tools/skills.js';
 import { readableSession, sessionsIn } from './tools/sessions.js';
+import { turnMarkdown } from './turn-markdown.js';
 import type { ToolContext } from './tools/context.js';
 
 /** The most sessions a resource listing shows (the newest); older ones stay readable by URI. */
@@ -57,12 +58,12 @@ async function reading<T>(uri: URL, read: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A transcript as Markdown. */
+/** A transcript as Markdown: each turn with every part (`turnMarkdown`). */
 export function transcriptMarkdown(session: Session, turns: Turn[]): string {
   const head = [`# ${session.title || 'Untitled session'}`, '', `- id: ${session.id}`];
   if (session.model) head.push(`- model: ${session.model}`);
   head.push(`- created: ${session.createdAt}`, `- updated: ${session.updatedAt}`, `- turns: ${turns.length}`);
-  const body = turns.map((t) => `## ${t.seq}. ${t.role} (${t.createdAt})\n\n${t.content}`);
+  const body = turns.map((t) => `## ${t.seq}. ${t.role} (${t.createdAt})\n\n${turnMarkdown(t)}`);
   return [...head, '', ...body.flatMap((b) => [b, ''])].join('\n');
 }
 

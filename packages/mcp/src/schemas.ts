@@ -59,6 +59,14 @@ export const cursorArg = z
   .optional()
   .describe('The nextCursor of the previous answer, to read the next page of the same call (same other arguments).');
 
+/** Whether a tool answers with whole records; see views.ts for what a lean one keeps. */
+export const fullArg = z
+  .boolean()
+  .optional()
+  .describe(
+    "Answer with whole records, sync envelope included (originInstanceId, updatedHlc, lastWriterId, deleted; a memory item's source; a turn's parts even when they are only its content). Default: the fields an agent needs.",
+  );
+
 /** The cursor of the next page, in an answer. */
 const nextCursorOutput = z.string().optional().describe('Pass as cursor, with the same arguments, for the next page; absent when nothing more matched.');
 
@@ -93,6 +101,7 @@ export const memoryInputs = {
     expiresAt: instantArg.nullable().optional().describe('Optional ISO-8601 date-time from which the item is no longer recalled (e.g. 2026-12-31T00:00:00Z).'),
     scope: scopeArg,
     operationId: operationIdArg,
+    full: fullArg,
   },
   update: {
     id: keyArg.describe('Id of the memory item to change.'),
@@ -108,6 +117,7 @@ export const memoryInputs = {
       .positive()
       .optional()
       .describe('The syncVersion you last read. The update is refused with a conflict if the item changed since. Omit to update unconditionally.'),
+    full: fullArg,
   },
   recall: {
     query: recall.query.describe('Words to look for; prefixes match, case and accents are folded. Omit to list the newest items.'),
@@ -118,7 +128,9 @@ export const memoryInputs = {
       .enum(RECALL_ORDERS)
       .optional()
       .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
-    minScore: recall.minScore.describe('Drop hits scoring below this, in [0, 1]; default 0, the only cut (no hidden similarity threshold).'),
+    minScore: recall.minScore.describe(
+      'Drop hits scoring below this, in [0, 1]; default 0. Only items that match are hits (a lexical match, or a semantic similarity above 0), so none scores 0.',
+    ),
     cursor: cursorArg,
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
     where: metadataArg
@@ -128,10 +140,12 @@ export const memoryInputs = {
       ),
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
+    full: fullArg,
   },
   forget: {
     id: keyArg.describe('Id of the memory item to forget. It becomes a tombstone: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
+    full: fullArg,
   },
 } as const;
 
@@ -149,11 +163,13 @@ export const skillInputs = {
     cursor: cursorArg,
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
+    full: fullArg,
   },
   get: {
     skill: keyArg.describe('Id or slug of the skill.'),
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
+    full: fullArg,
   },
   save: {
     slug: skill.slug.describe("The skill's key within its scope, e.g. 'deploy-staging'. Saving an existing slug updates that skill."),
@@ -171,16 +187,19 @@ export const skillInputs = {
       ),
     scope: scopeArg,
     operationId: operationIdArg,
+    full: fullArg,
   },
   recordOutcome: {
     skill: keyArg.describe('Id or slug of the skill that was used.'),
     success: z.boolean().describe('Whether using it succeeded.'),
     scope: scopeArg,
     operationId: operationIdArg,
+    full: fullArg,
   },
   delete: {
     skill: keyArg.describe('Id or slug of the skill to delete. It becomes a tombstone: hidden from reads, kept in the history.'),
     scope: scopeArg,
+    full: fullArg,
   },
 } as const;
 
@@ -195,6 +214,7 @@ export const sessionInputs = {
     metadata: session.metadata.describe('A JSON object to keep with the session (app data, ids of other systems).'),
     scope: scopeArg,
     operationId: operationIdArg,
+    full: fullArg,
   },
   appendTurn: {
     sessionId: turn.sessionId.describe('The session to append to.'),
@@ -206,6 +226,7 @@ export const sessionInputs = {
     ),
     metadata: turn.metadata.describe('A JSON object to keep with the turn (token usage, model, finish reason).'),
     operationId: operationIdArg,
+    full: fullArg,
   },
   read: {
     sessionId: keyArg.describe('The session to read.'),
@@ -213,10 +234,12 @@ export const sessionInputs = {
     limit: limitArg.optional().describe('Most turns to return (default: all).'),
     last: limitArg.optional().describe('Only the newest this many turns, oldest first (not with afterSeq or limit).'),
     cursor: cursorArg,
+    full: fullArg,
   },
   removeLastTurn: {
     sessionId: keyArg.describe('The session whose newest turn to remove. It becomes a tombstone: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
+    full: fullArg,
   },
   replaceSuffix: {
     sessionId: keyArg.describe('The session to edit.'),
@@ -225,6 +248,7 @@ export const sessionInputs = {
     ),
     turns: suffix.turns.describe('The new turns, oldest first, each { role, content?, parts?, metadata? }.'),
     operationId: operationIdArg,
+    full: fullArg,
   },
   list: {
     order: z.enum(SESSION_LIST_ORDERS).optional().describe('oldest (default, the order of every session list) or newest first.'),
@@ -233,6 +257,7 @@ export const sessionInputs = {
     scope: scopeArg,
     includeDescendants: includeDescendantsArg,
     cursor: cursorArg,
+    full: fullArg,
   },
   search: {
     query: search.query.describe('Words to look for in turns; prefixes match, case and accents are folded. Omit to list the newest turns.'),
@@ -248,19 +273,24 @@ export const sessionInputs = {
     cursor: cursorArg,
     scope: scopeArg,
     includeDescendants: includeDescendantsArg,
+    full: fullArg,
   },
   delete: {
     sessionId: keyArg.describe('The session to delete. It becomes a tombstone with its transcript: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
+    full: fullArg,
   },
 } as const;
+
+/** What a lean record leaves out (views.ts); present only in whole records (`full: true`). */
+const WHOLE_ONLY = { originInstanceId: true, updatedHlc: true, lastWriterId: true, deleted: true } as const;
 
 /**
  * A memory item as tools return it: core's schema with `metadata` as a plain
  * JSON object, since core's checked JSON field is a transform, which JSON
  * Schema cannot describe (the record was checked when it was stored).
  */
-export const memoryItemOutputSchema = memoryItemSchema.extend({ metadata: z.record(z.string(), z.unknown()) });
+export const memoryItemOutputSchema = memoryItemSchema.extend({ metadata: z.record(z.string(), z.unknown()) }).partial({ ...WHOLE_ONLY, source: true });
 
 /** A recalled memory item and its score. */
 export const recallHitSchema = memoryItemOutputSchema.extend({ score: z.number().min(0).max(1) });
@@ -275,10 +305,13 @@ const jsonObjectOut = z.record(z.string(), z.unknown());
 const partOut = z.looseObject({ type: z.enum(['text', 'reasoning', 'tool-call', 'tool-result', 'file', 'data']) });
 
 /** A session as tools return it. */
-const sessionOut = sessionSchema.extend({ metadata: jsonObjectOut });
+const sessionOut = sessionSchema.extend({ metadata: jsonObjectOut }).partial({ ...WHOLE_ONLY, syncVersion: true });
 
-/** A turn as tools return it. */
-const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjectOut });
+/** A turn as tools return it; a lean one has no `parts` when they are only its content. */
+const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjectOut }).partial({ ...WHOLE_ONLY, syncVersion: true, parts: true });
+
+/** A skill as tools return it. */
+const skillOut = z.strictObject(skillSchema.shape).partial(WHOLE_ONLY);
 
 /** A transcript search hit: the turn, its session, its score and its neighbouring turns. */
 const turnHitOut = z.object({ turn: turnOut, session: sessionOut, score: z.number().min(0).max(1), before: z.array(turnOut), after: z.array(turnOut) });
@@ -302,8 +335,9 @@ const pointArg = z.union([z.number().int().min(0), z.string().max(64)]);
 
 /** Inputs of the state_diff tool. */
 export const diffInputs = {
-  from: pointArg.describe('A seq of the log (0: the empty state), or an ISO-8601 instant such as 2026-11-29T16:54:02Z.'),
+  from: pointArg.describe('A seq of the log (0: the empty state; a number or its digits, "1"), or an ISO-8601 instant such as 2026-11-29T16:54:02Z.'),
   to: pointArg.optional().describe('A seq or an instant; omit for now.'),
+  full: fullArg,
 } as const;
 
 /** What changed of one kind of record. */
@@ -317,8 +351,8 @@ const pointOut = z.object({ seq: z.number().int(), time: z.string() });
 export const outputs = {
   item: { item: memoryItemOutputSchema },
   hits: { hits: z.array(recallHitSchema), nextCursor: nextCursorOutput },
-  skill: { skill: skillSchema },
-  skills: { skills: z.array(skillSchema), nextCursor: nextCursorOutput },
+  skill: { skill: skillOut },
+  skills: { skills: z.array(skillOut), nextCursor: nextCursorOutput },
   session: { session: sessionOut },
   turn: { turn: turnOut },
   turns: { turns: z.array(turnOut) },
@@ -330,7 +364,7 @@ export const outputs = {
     to: pointOut,
     sessions: recordDiffOut(sessionOut),
     turns: recordDiffOut(turnOut),
-    skills: recordDiffOut(skillSchema),
+    skills: recordDiffOut(skillOut),
     memory: recordDiffOut(memoryItemOutputSchema),
   },
   namespaces: {

@@ -51,8 +51,8 @@ describe('operationId', () => {
     await twice('skill_save', { slug: 'deploy', body: 'ship', operationId: 'op-3' });
     expect((await twice('skill_record_outcome', { skill: 'deploy', success: true, operationId: 'op-4' })).skill).toMatchObject({ uses: 1, wins: 1 });
     const { item } = await twice('remember', { content: 'the user prefers tea', operationId: 'op-5' });
-    expect((await twice('forget', { id: item.id, operationId: 'op-6' })).item).toMatchObject({ id: item.id, deleted: true });
-    expect((await twice('session_delete', { sessionId: session.id, operationId: 'op-7' })).session).toMatchObject({ deleted: true });
+    expect((await twice('forget', { id: item.id, operationId: 'op-6', full: true })).item).toMatchObject({ id: item.id, deleted: true });
+    expect((await twice('session_delete', { sessionId: session.id, operationId: 'op-7', full: true })).session).toMatchObject({ deleted: true });
     expect(await head()).toBe(7);
 
     expect(await callError(second, 'remember', { content: 'the user prefers coffee', operationId: 'op-5' })).toContain('operation id "op-5" was already used');

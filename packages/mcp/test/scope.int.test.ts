@@ -150,7 +150,7 @@ describe('a server allowed subscopes and parent reads', () => {
     const only = await call(webOpen, 'recall', { scope: ['workspace:api'], includeParentScopes: false });
     expect(only.hits).toHaveLength(1);
     expect(await callError(web, 'forget', { id: item.id })).toMatch(/^not_found: /);
-    expect((await call(webOpen, 'forget', { id: item.id })).item.deleted).toBe(true);
+    expect((await call(webOpen, 'forget', { id: item.id, full: true })).item.deleted).toBe(true);
   });
 
   it("keeps workspace sessions apart from the project's, and reads them by id", async () => {
@@ -173,7 +173,7 @@ describe('a server allowed subscopes and parent reads', () => {
     expect(await callError(webOpen, 'skill_delete', { skill: seeded.globalSkill! })).toMatch(/^scope_denied: /);
     expect(await callError(webOpen, 'skill_delete', { skill: 'lint' })).toBe('not_found: skill not found: lint');
     expect(await callError(webOpen, 'forget', { id: seeded.globalMemory! })).toMatch(/^scope_denied: /);
-    expect((await call(global, 'skill_get', { skill: 'lint' })).skill).toMatchObject({ uses: 0, deleted: false });
+    expect((await call(global, 'skill_get', { skill: 'lint', full: true })).skill).toMatchObject({ uses: 0, deleted: false });
   });
 
   it('lists inherited skills among its resources', async () => {

@@ -81,7 +81,7 @@ describe('tool list', () => {
 
 describe('memory', () => {
   it('remembers in the bound scope, with the client as default source', async () => {
-    const { item } = await call(client, 'remember', { content: 'The user prefers dark themes', kind: 'preference' });
+    const { item } = await call(client, 'remember', { content: 'The user prefers dark themes', kind: 'preference', full: true });
     expect(item).toMatchObject({
       content: 'The user prefers dark themes',
       kind: 'preference',
@@ -90,8 +90,29 @@ describe('memory', () => {
       syncVersion: 1,
       deleted: false,
     });
-    const own = await call(client, 'remember', { content: 'Deploys go out on Tuesdays', kind: 'fact', source: 'runbook' });
+    const own = await call(client, 'remember', { content: 'Deploys go out on Tuesdays', kind: 'fact', source: 'runbook', full: true });
     expect(own.item.source).toBe('runbook');
+  });
+
+  it('answers lean records by default: no sync envelope but the syncVersion, no source, no parts that only repeat content', async () => {
+    const { item } = await call(client, 'remember', { content: 'Lean answers cost fewer tokens', key: 'lean' });
+    expect(Object.keys(item).sort()).toEqual(['content', 'createdAt', 'expiresAt', 'id', 'key', 'kind', 'metadata', 'scope', 'syncVersion', 'updatedAt']);
+    const { hits } = await call(client, 'recall', { query: 'lean answers' });
+    expect(hits).toEqual([{ ...item, score: 1 }]);
+    const { skill } = await call(client, 'skill_save', { slug: 'lean-skill', body: 'b' });
+    expect(skill).not.toHaveProperty('updatedHlc');
+    expect(skill).toHaveProperty('syncVersion', 1);
+    const { session } = await call(client, 'session_create', { title: 'Lean' });
+    expect(Object.keys(session).sort()).toEqual(['createdAt', 'id', 'metadata', 'model', 'scope', 'title', 'updatedAt']);
+    const { turn } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'hello' });
+    expect(Object.keys(turn).sort()).toEqual(['content', 'createdAt', 'id', 'metadata', 'role', 'seq', 'sessionId']);
+    const whole = await call(client, 'session_read', { sessionId: session.id, full: true });
+    expect(whole.turns[0]).toMatchObject({ ...turn, parts: [{ type: 'text', text: 'hello' }], originInstanceId: expect.any(String), deleted: false });
+    const { versions } = await call(client, 'memory_history', { id: item.id });
+    expect(versions[0].item).toEqual(item);
+    await call(client, 'forget', { id: item.id });
+    await call(client, 'skill_delete', { skill: 'lean-skill' });
+    await call(client, 'session_delete', { sessionId: session.id });
   });
 
   it('recalls by prefix tokens, with scores, kinds, limit and order', async () => {
@@ -114,10 +135,10 @@ describe('memory', () => {
 
   it('forgets: a tombstone, gone from recall; a second forget answers the tombstone, an unknown id is not found', async () => {
     const { item } = await call(client, 'remember', { content: 'Temporary note about lunch' });
-    const forgotten = await call(client, 'forget', { id: item.id });
+    const forgotten = await call(client, 'forget', { id: item.id, full: true });
     expect(forgotten.item).toMatchObject({ id: item.id, deleted: true, syncVersion: 2 });
     expect((await call(client, 'recall', { query: 'lunch' })).hits).toEqual([]);
-    expect((await call(client, 'forget', { id: item.id })).item).toEqual(forgotten.item);
+    expect((await call(client, 'forget', { id: item.id, full: true })).item).toEqual(forgotten.item);
     expect(await callError(client, 'forget', { id: 'never-written' })).toBe('not_found: memory not found: never-written');
   });
 
@@ -197,11 +218,11 @@ describe('skills', () => {
 
   it('deletes into a tombstone; the slug is then not found, and a repeated delete answers the tombstone', async () => {
     const { skill } = await call(client, 'skill_save', { slug: 'scratch', body: 'temporary' });
-    const deleted = await call(client, 'skill_delete', { skill: 'scratch' });
+    const deleted = await call(client, 'skill_delete', { skill: 'scratch', full: true });
     expect(deleted.skill).toMatchObject({ id: skill.id, deleted: true, version: 2 });
     expect(await callError(client, 'skill_get', { skill: 'scratch' })).toBe('not_found: skill not found: scratch');
-    expect((await call(client, 'skill_delete', { skill: 'scratch' })).skill).toEqual(deleted.skill);
-    expect((await call(client, 'skill_delete', { skill: skill.id })).skill).toEqual(deleted.skill);
+    expect((await call(client, 'skill_delete', { skill: 'scratch', full: true })).skill).toEqual(deleted.skill);
+    expect((await call(client, 'skill_delete', { skill: skill.id, full: true })).skill).toEqual(deleted.skill);
     expect(await callError(client, 'skill_delete', { skill: 'never-saved' })).toBe('not_found: skill not found: never-saved');
     expect(await callError(client, 'skill_record_outcome', { skill: skill.id, success: true })).toBe(`not_found: skill not found: ${skill.id}`);
   });
@@ -209,14 +230,14 @@ describe('skills', () => {
 
 describe('sessions', () => {
   it('creates, appends numbered turns, reads and pages the transcript', async () => {
-    const { session } = await call(client, 'session_create', { title: 'Support chat', model: 'gpt-4.1' });
+    const { session } = await call(client, 'session_create', { title: 'Support chat', model: 'gpt-4.1', full: true });
     expect(session).toMatchObject({ title: 'Support chat', model: 'gpt-4.1', syncVersion: 1 });
     const roles = ['user', 'assistant', 'tool'] as const;
     for (const [i, role] of roles.entries()) {
       const { turn } = await call(client, 'session_append_turn', { sessionId: session.id, role, content: `turn ${i + 1}` });
       expect(turn).toMatchObject({ sessionId: session.id, seq: i + 1, role });
     }
-    const all = await call(client, 'session_read', { sessionId: session.id });
+    const all = await call(client, 'session_read', { sessionId: session.id, full: true });
     expect(all.session).toMatchObject({ id: session.id, syncVersion: 4 });
     expect(all.turns.map((t: { seq: number; content: string }) => [t.seq, t.content])).toEqual([
       [1, 'turn 1'],
@@ -239,7 +260,7 @@ describe('sessions', () => {
     expect(turn).toMatchObject({ content: 'Checking.', parts, metadata: { tokens: 12 } });
     const result = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { sky: 'clear' }, isError: false };
     const { turn: wrong } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'tool', parts: [result], content: 'stale' });
-    const { turn: removed } = await call(client, 'session_remove_last_turn', { sessionId: session.id });
+    const { turn: removed } = await call(client, 'session_remove_last_turn', { sessionId: session.id, full: true });
     expect(removed).toMatchObject({ id: wrong.id, deleted: true, syncVersion: 2 });
     const { turns: added } = await call(client, 'session_replace_suffix', {
       sessionId: session.id,
@@ -254,6 +275,19 @@ describe('sessions', () => {
     const last = await call(client, 'session_read', { sessionId: session.id, last: 1 });
     expect(last.turns).toEqual([added[1]]);
     expect(last.turns[0].parts).toEqual([result]);
+    // A tool result without isError, as the AI SDK and OpenAI shape it, is not an error.
+    const { isError: _, ...shaped } = result;
+    const { turn: plain } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'tool', parts: [shaped] });
+    expect(plain.parts).toEqual([result]);
+    // The transcript resource shows every part: reasoning, the call with its input, the result with its output.
+    const markdown = await client.readResource({ uri: `agentstate://sessions/${encodeURIComponent(session.id)}` });
+    const text = (markdown.contents[0] as { text: string }).text;
+    expect(text).toContain('## 3. assistant');
+    expect(text).toContain('**reasoning**\n\n> look it up');
+    expect(text).toContain('**tool call** `weather` (call_1)\n\n```json\n{\n  "city": "Oslo"\n}\n```');
+    expect(text).toContain('Checking.');
+    expect(text).toContain('## 4. tool');
+    expect(text).toContain('**tool result** `weather` (call_1)\n\n```json\n{\n  "sky": "clear"\n}\n```');
     // Leaves the scope's listing as the tests below expect it.
     await call(client, 'session_delete', { sessionId: session.id });
   });
@@ -288,6 +322,8 @@ describe('state_diff', () => {
     expect(diff.memory.changed).toEqual([]);
     const step = await call(client, 'state_diff', { from: from + 1, to: from + 2 });
     expect(step.memory.changed.map((c: { before: { content: string } }) => c.before.content)).toEqual(['diffed fact']);
+    // A seq sent as its digits, as the MCP Inspector sends it, is a seq, not an instant.
+    expect(await call(client, 'state_diff', { from: String(from + 1), to: String(from + 2) })).toEqual(step);
     expect(await callError(client, 'state_diff', { from: from + 99 })).toMatch(/beyond the head/);
   });
 });

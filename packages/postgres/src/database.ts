@@ -130,9 +130,23 @@ export interface PoolOptions {
   statementTimeoutMs?: number;
 }
 
-/** A pool for `url`, or the application's pool as given. */
+/** Whether `value` can serve as a pool: it connects and queries, as a `pg.Pool` (of any copy of `pg`) does. */
+function isPool(value: unknown): value is pg.Pool {
+  const pool = value as Partial<pg.Pool> | null;
+  return typeof pool === 'object' && pool !== null && typeof pool.connect === 'function' && typeof pool.query === 'function';
+}
+
+/**
+ * A pool for `url`, or the application's pool as given. Anything else
+ * (`undefined` from an unset variable, say) is a `ValidationError` on
+ * `urlOrPool`, before any connection is tried.
+ */
 export function openPool(urlOrPool: string | pg.Pool, options: PoolOptions = {}): { pool: pg.Pool; owned: boolean } {
-  if (typeof urlOrPool !== 'string') return { pool: urlOrPool, owned: false };
+  if (typeof urlOrPool !== 'string') {
+    if (!isPool(urlOrPool))
+      throw new ValidationError('urlOrPool', `must be a postgres:// URL or a pg.Pool, not ${urlOrPool === null ? 'null' : typeof urlOrPool}`);
+    return { pool: urlOrPool, owned: false };
+  }
   const pool = new pg.Pool({
     connectionString: urlOrPool,
     max: options.max ?? 10,

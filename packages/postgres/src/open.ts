@@ -101,7 +101,8 @@ export async function openDatabase(urlOrPool: string | pg.Pool, options: Postgre
 /**
  * Opens (or creates) agentstate's schema in the database at `urlOrPool` —
  * a `postgres://` URL, or a `pg.Pool` the application owns (then `close`
- * leaves it open) — and returns its provider. Throws
+ * leaves it open) — and returns its provider. Anything else (`undefined`
+ * from an unset variable) is a `ValidationError` on `urlOrPool`. Throws
  * `IncompatibleDatabaseError` (a `ValidationError`) for a schema holding
  * another application's tables or a newer version's, without changing it;
  * a `ConnectionLostError` when the server cannot be reached.

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentStateError } from '@agentstate/core';
 import { ConflictError, NotFoundError, ValidationError } from '@agentstate/core';
-import { ConnectionLostError, mapPgError, ServerStorageError, StatementTimeoutError } from '../src/index.js';
+import { ConnectionLostError, mapPgError, openPostgres, openPostgresLog, ServerStorageError, StatementTimeoutError } from '../src/index.js';
 
 /** A driver error as `pg` raises it: an Error with the server's SQLSTATE (or Node's socket code) in `code`. */
 const driver = (code: string | undefined, message = 'driver says no'): Error => Object.assign(new Error(message), code === undefined ? {} : { code });
@@ -48,5 +48,16 @@ describe('mapPgError', () => {
     const error = driver('53100');
     expect((mapPgError(error) as ServerStorageError).cause).toBe(error);
     expect((mapPgError(error) as ServerStorageError).sqlState).toBe('53100');
+  });
+});
+
+describe('opening without a URL or a pool', () => {
+  it.each([undefined, null, 42, {}])('refuses %s as a ValidationError naming urlOrPool, before any connection', async (value) => {
+    for (const open of [openPostgres, openPostgresLog]) {
+      const error = await open(value as unknown as string).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).field).toBe('urlOrPool');
+      expect((error as Error).message).toMatch(/^invalid urlOrPool: must be a postgres:\/\/ URL or a pg\.Pool/);
+    }
   });
 });

@@ -17,17 +17,20 @@ describe("the repository README's example", () => {
     }
   });
 
-  it('shows the records agents write, as written', () => {
+  it('shows the records agents write, as written, and prints the same when run again on the same file', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'agentstate-root-readme-'));
     try {
-      const out = runReadmeExample(fileURLToPath(new URL('../../../README.md', import.meta.url)), {}, cwd, 1);
-      expect(out.split('\n').slice(0, 5)).toEqual([
+      const readme = fileURLToPath(new URL('../../../README.md', import.meta.url));
+      const first = runReadmeExample(readme, {}, cwd, 1);
+      expect(first.split('\n').slice(0, 5)).toEqual([
         'The customer is on the pro tier 2',
         "[ 'tier' ]",
         "[ [ 'Refund', 1, [ 'assistant' ] ] ]",
         "[ [ 'tool-call' ], [ 'tool-result' ] ]",
         "[ [ 'acme', 'user-42' ] ]",
       ]);
+      // Every write carries an operationId: the second run writes nothing, so nothing is half-written or doubled.
+      expect(runReadmeExample(readme, {}, cwd, 1)).toBe(first);
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }

@@ -47,8 +47,20 @@ export function combineScores(lexical: number, semantic: number, weights: { lexi
 }
 
 /**
+ * Whether a score makes a hit (docs/contract.md §6): only a score above 0
+ * does. A semantic score of 0 is a similarity at or below 0, a vector at
+ * right angles to the query's or pointing away: it shares no meaning with
+ * the query, so it is no match, however near the store ranks it.
+ */
+export function isMatchScore(score: number): boolean {
+  return score > 0;
+}
+
+/**
  * Fuses the two legs of a hybrid recall (or search): every id either leg
- * found, with its leg scores and combined score, best first, ties by id.
+ * matched, with its leg scores and combined score, best first, ties by id.
+ * An id whose combined score is 0 (the semantic leg's similarity at or below
+ * 0 and no lexical match, or a match only in a leg of weight 0) is left out.
  */
 export function fuseLegs(lexical: readonly LegHit[], semantic: readonly LegHit[], weights: { lexical: number; semantic: number }): FusedHit[] {
   const legs = new Map<string, { lexical: number; semantic: number }>();
@@ -56,5 +68,5 @@ export function fuseLegs(lexical: readonly LegHit[], semantic: readonly LegHit[]
   for (const h of lexical) legs.set(h.id, { ...leg(h.id), lexical: Math.max(leg(h.id).lexical, unitScore(h.score)) });
   for (const h of semantic) legs.set(h.id, { ...leg(h.id), semantic: Math.max(leg(h.id).semantic, unitScore(h.score)) });
   const out = [...legs].map(([id, scores]) => ({ id, legs: scores, score: combineScores(scores.lexical, scores.semantic, weights) }));
-  return out.sort((a, b) => b.score - a.score || compareStrings(a.id, b.id));
+  return out.filter((f) => isMatchScore(f.score)).sort((a, b) => b.score - a.score || compareStrings(a.id, b.id));
 }

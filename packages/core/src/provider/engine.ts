@@ -9,7 +9,7 @@
  * order, and every promise settles only after the shared COMMIT. One fsync
  * then serves many callers, and seqs stay dense and in commit order.
  */
-import { ConflictError, CorruptionError } from '../errors.js';
+import { CorruptionError, OperationConflictError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
 import { STATE_STREAM } from '../log/events.js';
@@ -100,7 +100,8 @@ export class Engine {
    * committed carrying `operation: { id, inputHash }`. Used with the same
    * input hash: the original change is read back from its event and
    * returned, nothing is appended and no follow-up runs. Used with another,
-   * or with none left (a purge dropped it): `ConflictError`.
+   * or with none left (a purge dropped it): `OperationConflictError` (a
+   * `ConflictError` that is not retryable).
    */
   mutate<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C>, call?: OperationCall): Promise<C> {
     return this.#mutate(decide, true, call, 1, undefined) as Promise<C>;
@@ -305,17 +306,15 @@ export class Engine {
   }
 }
 
-/**
- * `ConflictError` when an operation id is reused with another input or method, or names a write whose input
- * hash a purge dropped: equal inputs can no longer be told from others, and the write's records are erased.
- */
 function checkSameInput(earlier: OperationEntry, operation: OperationRef): void {
   if (earlier.inputHash === undefined) {
-    throw new ConflictError(
+    throw new OperationConflictError(
       `operation id ${JSON.stringify(operation.id)} names a write a purge erased (the event at seq ${earlier.seq}): its input can no longer be compared`,
     );
   }
   if (earlier.inputHash !== operation.inputHash) {
-    throw new ConflictError(`operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`);
+    throw new OperationConflictError(
+      `operation id ${JSON.stringify(operation.id)} was already used with another input or method (the event at seq ${earlier.seq})`,
+    );
   }
 }

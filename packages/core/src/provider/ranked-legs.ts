@@ -5,7 +5,7 @@
  * both legs' scores. Each caller pages and decorates the scored records.
  */
 import type { Embedder } from '../embedding/embedder.js';
-import { fuseLegs, unitScore } from '../embedding/fusion.js';
+import { fuseLegs, isMatchScore, unitScore } from '../embedding/fusion.js';
 import type { Embeddable, Scored, VectorStore } from '../write/backend.js';
 import { catchUpVectors } from './vectors.js';
 
@@ -23,12 +23,18 @@ export interface RankedLegs<R extends Embeddable, Q> {
   lexical: () => Promise<Scored<R>[]>;
 }
 
-/** The records a semantic or hybrid search finds, each with its score in [0, 1], unsorted. */
+/**
+ * The records a semantic or hybrid search finds, each with its score in
+ * (0, 1], unsorted: only records that match (a similarity above 0, or for
+ * hybrid a match in either leg), never the nearest of the rest.
+ */
 export async function rankedLegs<R extends Embeddable, Q>(legs: RankedLegs<R, Q>): Promise<{ record: R; score: number }[]> {
   await catchUpVectors(legs.embedder, legs.vectors);
   const [queryVector] = await legs.embedder.embed([legs.text]);
   const near = await legs.vectors.nearest(legs.nearest(legs.embedder.id, queryVector!));
-  if (legs.mode === 'semantic') return near.map((n) => ({ record: n.record, score: unitScore(n.similarity) }));
+  if (legs.mode === 'semantic') {
+    return near.map((n) => ({ record: n.record, score: unitScore(n.similarity) })).filter((n) => isMatchScore(n.score));
+  }
   const lexical = await legs.lexical();
   const records = new Map<string, R>();
   for (const h of lexical) records.set(h.record.id, h.record);

@@ -33,13 +33,16 @@ export const toolCallPartSchema = z.strictObject({
   ...partMetadata,
 });
 
-/** What a tool call returned; `isError` when the tool failed. */
+/**
+ * What a tool call returned; `isError` when the tool failed. `isError` may be
+ * left out and is then `false`: the provider SDKs' tool results mostly omit it.
+ */
 export const toolResultPartSchema = z.strictObject({
   type: z.literal('tool-result'),
   callId: idField,
   toolName: nameField,
   output: jsonValueField(LIMITS.longText),
-  isError: z.boolean(),
+  isError: z.boolean().default(false),
   ...partMetadata,
 });
 

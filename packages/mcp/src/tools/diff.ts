@@ -7,13 +7,24 @@ import type { EventSourcedProvider, PointInput, RecordDiff, Scope, Turn } from '
 import { STATE_STREAM, UnavailableError } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { viewFor } from '../views.js';
 
-/** A point as the tool takes it: a seq, or an ISO-8601 instant. */
-const point = (value: number | string): PointInput => (typeof value === 'number' ? { seq: value } : { time: value });
+/** A seq sent as text, as clients with a form (the MCP Inspector) send every value: digits only, which no instant is. */
+const SEQ_TEXT = /^\d+$/;
 
-/** Only the records `keep` lets through. */
-function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean): RecordDiff<T> {
-  return { created: diff.created.filter(keep), changed: diff.changed.filter((c) => keep(c.before) && keep(c.after)), deleted: diff.deleted.filter(keep) };
+/** A point as the tool takes it: a seq (a number, or its digits as a string), or an ISO-8601 instant. */
+export function point(value: number | string): PointInput {
+  if (typeof value === 'number') return { seq: value };
+  return SEQ_TEXT.test(value) ? { seq: Number(value) } : { time: value };
+}
+
+/** Only the records `keep` lets through, each as `show` projects it. */
+function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (record: T) => object) {
+  return {
+    created: diff.created.filter(keep).map(show),
+    changed: diff.changed.filter((c) => keep(c.before) && keep(c.after)).map((c) => ({ before: show(c.before), after: show(c.after) })),
+    deleted: diff.deleted.filter(keep).map(show),
+  };
 }
 
 /** Registers the state_diff tool on `server`. */
@@ -47,13 +58,14 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
         const scope = scopes.get(turn.sessionId);
         return scope !== undefined && policy.canRead(scope);
       };
+      const view = viewFor(args.full);
       return {
         from: diff.from,
         to: diff.to,
-        sessions: only(diff.sessions, readable),
-        turns: only(diff.turns, turnReadable),
-        skills: only(diff.skills, readable),
-        memory: only(diff.memory, readable),
+        sessions: only(diff.sessions, readable, view.session),
+        turns: only(diff.turns, turnReadable, view.turn),
+        skills: only(diff.skills, readable, view.skill),
+        memory: only(diff.memory, readable, view.memory),
       };
     }),
   );

@@ -8,7 +8,8 @@ import type { EventSourcedProvider, Provider } from '@agentstate/core';
 import { purgeReasonSchema, UnavailableError } from '@agentstate/core';
 import { z } from 'zod';
 import { UsageError } from '../usage-error.js';
-import { memoryItemOutputSchema, scopeArg } from '../schemas.js';
+import { fullArg, memoryItemOutputSchema, scopeArg } from '../schemas.js';
+import { viewFor } from '../views.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
 
 const historyOutput = {
@@ -32,15 +33,16 @@ export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allo
     {
       title: 'History of a memory item',
       description: 'Every version of a memory item, oldest first: the event seq, time and type, and the item as that event left it.',
-      inputSchema: { id: z.string().describe('The memory item id.') },
+      inputSchema: { id: z.string().describe('The memory item id.'), full: fullArg },
       outputSchema: historyOutput,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args: { id: string }) => {
+    answer(async (args: { id: string; full?: boolean }) => {
       const found = await provider.memory.getAny(args.id);
       policy.assertReadable('memory', args.id, found.scope);
       const versions = (await lifecycleOf(provider).history(args.id)).filter((v) => v.kind === 'memory');
-      return { versions: versions.map((v) => ({ seq: v.seq, time: v.time, type: v.type, erasedBy: v.erasedBy, item: v.record })) };
+      const view = viewFor(args.full);
+      return { versions: versions.map((v) => ({ seq: v.seq, time: v.time, type: v.type, erasedBy: v.erasedBy, item: view.memory(v.record) })) };
     }),
   );
   if (!allowPurge) return;

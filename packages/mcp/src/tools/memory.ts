@@ -3,6 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RecallOptions } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, repeatedDelete, type ToolContext } from './context.js';
+import { viewFor } from '../views.js';
 
 /** Registers the memory tools on `server`. */
 export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
@@ -30,7 +31,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         scope: policy.target(args.scope),
         operationId: args.operationId,
       });
-      return { item };
+      return { item: viewFor(args.full).memory(item) };
     }),
   );
 
@@ -56,7 +57,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         expiresAt: args.expiresAt,
         syncVersion: args.expectedSyncVersion,
       });
-      return { item };
+      return { item: viewFor(args.full).memory(item) };
     }),
   );
 
@@ -65,7 +66,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     {
       title: 'Recall memory',
       description:
-        "Finds memory items in this server's scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Each hit has a score in [0, 1].",
+        "Finds memory items in this server's scope: lexically (every query word a prefix of a word of the item), or semantically and hybrid when the server has an embedder. Only items that match are hits, each with a score in (0, 1].",
       inputSchema: memoryInputs.recall,
       outputSchema: outputs.hits,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
@@ -85,7 +86,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
         includeParentScopes: policy.includeParents(args.includeParentScopes),
         cursor: args.cursor,
       });
-      return { hits, nextCursor: hits.nextCursor };
+      return { hits: hits.map(viewFor(args.full).hit), nextCursor: hits.nextCursor };
     }),
   );
 
@@ -106,7 +107,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       const item = found.deleted
         ? await repeatedDelete(found, args.operationId, (operationId) => provider.memory.delete(found.id, { operationId }))
         : await provider.memory.delete(found.id, { operationId: args.operationId });
-      return { item };
+      return { item: viewFor(args.full).memory(item) };
     }),
   );
 }

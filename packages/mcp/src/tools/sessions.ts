@@ -8,6 +8,7 @@ import { isWithin, ScopeDeniedError } from '../scope-policy.js';
 import { hashScope, legacySessionScope } from '../session-scope.js';
 import { operationSessionUuid } from '../operation.js';
 import { CLOSED_WORLD, answer, repeatedDelete, type ToolContext } from './context.js';
+import { viewFor } from '../views.js';
 
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
@@ -76,14 +77,16 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       const id = args.operationId === undefined ? ctx.ids.next() : operationSessionUuid(args.operationId);
       return {
-        session: await provider.sessions.create({
-          id,
-          title: args.title,
-          model: args.model,
-          metadata: args.metadata,
-          scope: policy.target(args.scope),
-          operationId: args.operationId,
-        }),
+        session: viewFor(args.full).session(
+          await provider.sessions.create({
+            id,
+            title: args.title,
+            model: args.model,
+            metadata: args.metadata,
+            scope: policy.target(args.scope),
+            operationId: args.operationId,
+          }),
+        ),
       };
     }),
   );
@@ -101,14 +104,16 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       await assertWritable(args.sessionId);
       return {
-        turn: await provider.sessions.appendTurn({
-          sessionId: args.sessionId,
-          role: args.role,
-          content: args.content,
-          parts: args.parts,
-          metadata: args.metadata,
-          operationId: args.operationId,
-        }),
+        turn: viewFor(args.full).turn(
+          await provider.sessions.appendTurn({
+            sessionId: args.sessionId,
+            role: args.role,
+            content: args.content,
+            parts: args.parts,
+            metadata: args.metadata,
+            operationId: args.operationId,
+          }),
+        ),
       };
     }),
   );
@@ -130,7 +135,8 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
           ? { afterSeq: args.afterSeq, limit: args.limit, cursor: args.cursor }
           : { afterSeq: args.afterSeq, limit: args.limit, last: args.last, cursor: args.cursor };
       const turns = await provider.sessions.turns(args.sessionId, options);
-      return { session, turns, nextCursor: turns.nextCursor };
+      const view = viewFor(args.full);
+      return { session: view.session(session), turns: turns.map(view.turn), nextCursor: turns.nextCursor };
     }),
   );
 
@@ -145,7 +151,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     },
     answer(async (args) => {
       await assertWritable(args.sessionId);
-      return { turn: await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId }) };
+      return { turn: viewFor(args.full).turn(await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId })) };
     }),
   );
 
@@ -162,7 +168,8 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     },
     answer(async (args) => {
       await assertWritable(args.sessionId);
-      return { turns: await provider.sessions.replaceSuffix(args.sessionId, { expected: args.expected, turns: args.turns, operationId: args.operationId }) };
+      const turns = await provider.sessions.replaceSuffix(args.sessionId, { expected: args.expected, turns: args.turns, operationId: args.operationId });
+      return { turns: turns.map(viewFor(args.full).turn) };
     }),
   );
 
@@ -197,7 +204,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       const offset = pager.after === undefined ? (args.offset ?? 0) : 0;
       const limit = args.limit ?? DEFAULT_LIST_LIMIT;
       const page = pager.page(sessions.slice(offset, offset + limit + 1), limit);
-      return { sessions: page, nextCursor: page.nextCursor };
+      return { sessions: page.map(viewFor(args.full).session), nextCursor: page.nextCursor };
     }),
   );
 
@@ -214,13 +221,13 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
     answer(async (args) => {
-      const { scope, includeDescendants: descendantsArg, sessionId, ...rest } = args;
+      const { scope, includeDescendants: descendantsArg, sessionId, full, ...rest } = args;
       // One session: checked like session_read (an old-server session lives at global, so no scope narrows it).
       const inScope = { scope: policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
       const narrowed = scope !== undefined || descendantsArg !== undefined;
       const where = sessionId === undefined ? inScope : { sessionId: (await readableSession(ctx, sessionId)).id, ...(narrowed ? inScope : {}) };
       const hits = await provider.sessions.search({ ...rest, ...where });
-      return { hits, nextCursor: hits.nextCursor };
+      return { hits: hits.map(viewFor(full).turnHit), nextCursor: hits.nextCursor };
     }),
   );
 
@@ -241,7 +248,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       const session = found.deleted
         ? await repeatedDelete(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }))
         : await provider.sessions.delete(found.id, { operationId: args.operationId });
-      return { session };
+      return { session: viewFor(args.full).session(session) };
     }),
   );
 }

@@ -4,6 +4,7 @@ import type { Scope, Skill } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
 import { outputs, skillInputs } from '../schemas.js';
 import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { viewFor } from '../views.js';
 
 /** The default number of skills a search returns. */
 const DEFAULT_SEARCH_LIMIT = 20;
@@ -63,7 +64,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
         includeParentScopes: policy.includeParents(args.includeParentScopes),
         cursor: args.cursor,
       });
-      return { skills, nextCursor: skills.nextCursor };
+      return { skills: skills.map(viewFor(args.full).skill), nextCursor: skills.nextCursor };
     }),
   );
 
@@ -76,7 +77,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
       outputSchema: outputs.skill,
       annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args) => ({ skill: await findSkill(ctx, args.skill, args.scope, args.includeParentScopes) })),
+    answer(async (args) => ({ skill: viewFor(args.full).skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) })),
   );
 
   server.registerTool(
@@ -101,7 +102,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
         syncVersion: args.expectedSyncVersion,
         operationId: args.operationId,
       });
-      return { skill };
+      return { skill: viewFor(args.full).skill(skill) };
     }),
   );
 
@@ -116,7 +117,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     },
     answer(async (args) => {
       const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
-      return { skill: await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId }) };
+      return { skill: viewFor(args.full).skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
     }),
   );
 
@@ -135,7 +136,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
       // target scope, as for live skills; one that never existed is not_found.
       const found = await provider.skills.getAny(args.skill, policy.target(args.scope));
       if (found.id === args.skill) policy.assertWritable('skill', found.id, found.scope);
-      return { skill: found.deleted ? found : await provider.skills.delete(found.id) };
+      return { skill: viewFor(args.full).skill(found.deleted ? found : await provider.skills.delete(found.id)) };
     }),
   );
 }

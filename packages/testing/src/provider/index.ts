@@ -9,6 +9,7 @@ import { erasureChecks } from './erasure.js';
 import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
+import { faceChecks } from './faces.js';
 import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
@@ -44,6 +45,7 @@ const all: ProviderCheck[] = [
   ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,
+  ...faceChecks,
   ...propertyChecks,
   ...searchChecks,
   ...namespaceChecks,

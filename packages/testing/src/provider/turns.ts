@@ -244,7 +244,7 @@ export const turnChecks: ProviderCheck[] = [
         [{ parts: [{ type: 'file', mediaType: 'image/png' }] }, 'parts.0.url'],
         [{ parts: [{ type: 'file', mediaType: 'image/png', data: 'not base64!' }] }, 'parts.0.data'],
         [{ parts: [{ type: 'tool-call', callId: 'c', toolName: 't' }] }, 'parts.0.input'],
-        [{ parts: [{ type: 'tool-result', callId: 'c', toolName: 't', output: 1 }] }, 'parts.0.isError'],
+        [{ parts: [{ type: 'tool-result', callId: 'c', toolName: 't', output: 1, isError: 'no' }] }, 'parts.0.isError'],
         [{ parts: [{ type: 'text', text: 'a', extra: 1 }] }, 'parts.0'],
         [{ parts: [{ type: 'video' }] }, 'parts.0.type'],
         [{ parts: Array.from({ length: LIMITS.parts + 1 }, () => ({ type: 'text', text: 'a' })) }, 'parts'],

@@ -3,7 +3,16 @@
  * stable `code`, and that the call rejected rather than threw synchronously.
  */
 import type { AgentStateError, ErrorCode } from '@agentstate/core';
-import { ConflictError, CorruptionError, NotFoundError, ReadOnlyViewError, SkillScopeRequiredError, UnavailableError, ValidationError } from '@agentstate/core';
+import {
+  ConflictError,
+  CorruptionError,
+  NotFoundError,
+  OperationConflictError,
+  ReadOnlyViewError,
+  SkillScopeRequiredError,
+  UnavailableError,
+  ValidationError,
+} from '@agentstate/core';
 import { expect } from 'vitest';
 
 /** An error class of the taxonomy, e.g. `NotFoundError`. */
@@ -13,6 +22,7 @@ const CODES = new Map<unknown, ErrorCode>([
   [NotFoundError, 'not_found'],
   [SkillScopeRequiredError, 'not_found'],
   [ConflictError, 'conflict'],
+  [OperationConflictError, 'conflict'],
   [ValidationError, 'invalid'],
   [CorruptionError, 'corruption'],
   [ReadOnlyViewError, 'read_only'],
