@@ -5,10 +5,10 @@
  * the erased text. A purge drops the hash of every operation whose input
  * held a record it erases (a batch's included, whose hash rides on its first
  * event), from the log, the operation index and the stored snapshots; a
- * retry under such an id is a `ConflictError` that writes nothing.
+ * retry under such an id is an `OperationConflictError` (not retryable) that writes nothing.
  */
 import type { EventSourcedProvider, Provider } from '@agentstate/core';
-import { ConflictError, ERASED, exportLog, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { ERASED, exportLog, OperationConflictError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
@@ -96,9 +96,12 @@ export const erasureTraceChecks: ProviderCheck[] = [
       const kept = await p.memory.write({ content: 'e23 kept', operationId: 'e23-kept' });
       await p.purge({ matching: 'Tapir-11', reason: 'e23' });
       const head = await p.log.head(STATE_STREAM);
-      await expectError(() => p.memory.write({ content: 'e23 secret Tapir-11', operationId: 'e23-memory' }), ConflictError);
-      await expectError(() => p.memory.write({ content: 'e23 another guess', operationId: 'e23-memory' }), ConflictError);
-      await expectError(() => p.memory.writeMany([{ content: 'e23 Tapir-11 one' }, { content: 'e23 two' }], { operationId: 'e23-many' }), ConflictError);
+      await expectError(() => p.memory.write({ content: 'e23 secret Tapir-11', operationId: 'e23-memory' }), OperationConflictError);
+      await expectError(() => p.memory.write({ content: 'e23 another guess', operationId: 'e23-memory' }), OperationConflictError);
+      await expectError(
+        () => p.memory.writeMany([{ content: 'e23 Tapir-11 one' }, { content: 'e23 two' }], { operationId: 'e23-many' }),
+        OperationConflictError,
+      );
       expect(await p.log.head(STATE_STREAM)).toBe(head);
       expect((await p.memory.getAny(item.id)).content).toBe(ERASED);
       expect((await p.memory.getAny(first!.id)).content).toBe(ERASED);
