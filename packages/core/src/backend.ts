@@ -45,7 +45,8 @@ export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRec
 export { isContentPart, storedPayload } from './log/compact.js';
 export { partsFromContent } from './records/parts.js';
 export { type RedactedChange, redactChange } from './log/redact.js';
-export { type ErasedEvent, type Erasure, eraseEvents, holdersIn, holdersOf, storedTextForm } from './log/erasure.js';
+export { type ErasedEvent, type Erasure, type Holders, eraseEvents, holdersIn, storedTextForm } from './log/erasure.js';
+export { type ErasableKind, type ErasableRecords, inErasedForm, jsonHolds, recordHolds } from './log/holds.js';
 export { type HistoryRow, historyRows } from './log/history-index.js';
 export { type HistoryEntry, type SessionAppendVersion, sessionAppendVersion, type TurnClock } from './provider/history.js';
 export { checkHistoryIndex } from './verify/history.js';

@@ -18,6 +18,7 @@ import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { pageChecks } from './pages.js';
 import { propertyChecks } from './properties.js';
+import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
@@ -51,6 +52,7 @@ const all: ProviderCheck[] = [
   ...batchChecks,
   ...lifecycleChecks,
   ...erasureChecks,
+  ...purgeTextChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
