@@ -12,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { encodeSnapshot, exportLog, ManualClock, plainCodec, seededEntropy, STATE_STREAM } from '@agentstate/core';
 import type { Part } from '@agentstate/core';
-import { contentHash, loadSnapshot } from '@agentstate/core/backend';
+import type { EventRow } from '@agentstate/core/backend';
+import { contentHash, loadSnapshot, rowChecksum } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
 import { backToSchema9, bagOfWordsEmbedder } from './helpers.js';
 
@@ -180,6 +181,31 @@ describe('purge on a SQLite file', () => {
     await state.close();
     expect(rawBytes(path).includes('1234'), '1234 in the closed file').toBe(false);
   }, 60_000);
+
+  it("verify reports an erasedBy no purge made true, written into the file with the row's checksum", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-mark-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    await state.memory.write({ content: 'an intact fact' });
+    await state.close();
+    const db = new Database(path);
+    const row = db.prepare('SELECT * FROM events WHERE stream = ? AND seq = 1').get(STATE_STREAM) as EventRow;
+    const forged = { ...row, payload: JSON.stringify({ ...JSON.parse(row.payload), erasedBy: 999999 }) };
+    db.prepare('UPDATE events SET payload = ?, checksum = ? WHERE stream = ? AND seq = 1').run(forged.payload, rowChecksum(forged), STATE_STREAM);
+    db.close();
+    const reopened = openSqlite(path);
+    const report = await reopened.verify();
+    expect(report.problems).toEqual([
+      {
+        part: 'log',
+        object: 'events',
+        message: 'a purge mark is false: event 1 is marked erased by 999999, but the log ends at seq 1',
+        repair: 'restore-backup',
+      },
+    ]);
+    await reopened.close();
+  });
 
   it('removes the folded tokens of a purged item from the full-text pages without merging the index', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-fts-'));

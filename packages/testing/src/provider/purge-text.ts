@@ -1,12 +1,15 @@
 /**
- * E18–E19: what a purge selects (docs/contract.md §7, "Purge"). A purge by
- * text finds it in every field a purge erases, structured values included,
- * and takes a session or skill that holds it whole (E18); a purge reports,
- * and writes, only the records it erased now, never those an earlier purge
- * erased (E19).
+ * E18–E20: what a purge selects, and the marks it leaves (docs/contract.md
+ * §7, "Purge"). A purge by text finds it in every field a purge erases,
+ * structured values included, and takes a session or skill that holds it
+ * whole (E18); a purge reports, and writes, only the records it erased now,
+ * never those an earlier purge erased (E19); every `erasedBy` a purge writes
+ * is one the shared export reader holds true, and a forged one is refused (E20).
  */
-import type { EventSourcedProvider, Part } from '@agentstate/core';
-import { ERASED, exportLog, NotFoundError, STATE_STREAM } from '@agentstate/core';
+import { createHash } from 'node:crypto';
+import type { EventSourcedProvider, LogEvent, Part } from '@agentstate/core';
+import { ERASED, ExportFormatError, exportLog, NotFoundError, STATE_STREAM } from '@agentstate/core';
+import { ExportReader, exportLine } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
@@ -115,4 +118,59 @@ export const purgeTextChecks: ProviderCheck[] = [
       await expectReplayEqualsTables(p);
     },
   },
+  {
+    name: 'E20 every erasedBy a purge writes reads back through the shared export reader, and the same export with a forged erasedBy is refused naming its line',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const chat = await p.sessions.create({ title: 'e20 chat' });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e20 Narwhal-61 turn' });
+      const second = await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e20 second turn' });
+      await p.sessions.replaceSuffix(chat.id, { expected: [second.id], turns: [{ role: 'assistant', content: 'e20 another turn' }] });
+      const item = await p.memory.write({ content: 'e20 fact' });
+      await p.memory.update(item.id, { content: 'e20 fact, revised' });
+      const kept = await p.memory.write({ content: 'e20 kept fact' });
+      const gone = await p.sessions.create({ title: 'e20 gone' });
+      await p.sessions.appendTurn({ sessionId: gone.id, role: 'user', content: 'e20 gone turn' });
+      await p.purge({ matching: 'Narwhal-61', reason: 'e20 text' });
+      await p.purge({ id: item.id, reason: 'e20 item' });
+      const last = await p.purge({ id: gone.id, reason: 'e20 session' });
+      const events = await p.log.read({ stream: STATE_STREAM });
+      const marked = events.filter((e) => (e.payload as { erasedBy?: number }).erasedBy !== undefined);
+      expect(marked.length).toBeGreaterThanOrEqual(5);
+      readExport(events);
+      const keptAt = events.findIndex((e) => JSON.stringify(e.payload).includes(kept.id));
+      const itemAt = events.findIndex((e) => (e.payload as { erasedBy?: number }).erasedBy === last.seq - 1);
+      const forgeries: Array<[number, Record<string, unknown>, number, RegExp]> = [
+        [keptAt, { erasedBy: 999999 }, keptAt + 1, /is marked erased by 999999, but the log ends at seq/],
+        [keptAt, { erasedBy: last.seq }, last.seq, /which purged none of its records/],
+        [keptAt, { erasedBy: keptAt + 2 }, keptAt + 2, /not a records\.purged/],
+        // The item's first version with its text back beside the mark of the purge that erased it.
+        [itemAt, { item }, last.seq - 1, /which that purge erased, intact/],
+      ];
+      for (const [at, edit, line, message] of forgeries) {
+        const forged = events.map((e, i) => (i === at ? { ...e, payload: { ...(e.payload as object), ...edit } } : e));
+        let error: unknown;
+        try {
+          readExport(forged);
+        } catch (e) {
+          error = e;
+        }
+        expect(error, JSON.stringify(edit)).toBeInstanceOf(ExportFormatError);
+        expect((error as ExportFormatError).line).toBe(line);
+        expect((error as Error).message).toMatch(message);
+      }
+    },
+  },
 ];
+
+/** Reads `events` as an export through the shared reader, with a trailer that matches them (as a forger would recompute it). */
+function readExport(events: readonly LogEvent[]): void {
+  const lines = events.map(exportLine);
+  const sha256 = createHash('sha256')
+    .update(lines.map((line) => `${line}\n`).join(''))
+    .digest('hex');
+  const reader = new ExportReader();
+  for (const line of [...lines, JSON.stringify({ trailer: { events: lines.length, sha256 } })]) reader.read(line);
+  reader.finish();
+}
