@@ -48,9 +48,10 @@ export interface PurgeResult {
 }
 
 /**
- * Purges what `input` selects, but for the records with nothing left to
- * erase ({@link leftToErase}). An `id` no record has is a `NotFoundError`;
- * a selection with nothing left to erase appends nothing and returns seq 0.
+ * Purges what `input` selects; a namespace or text leaves out the records
+ * with nothing left to erase ({@link leftToErase}). An `id` no record has is
+ * a `NotFoundError`; a namespace or text with nothing left to erase appends
+ * nothing and returns seq 0.
  */
 export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<PurgeResult> {
   const draft = parseInput(purgeInputSchema, input);
@@ -62,7 +63,8 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
     async (tx) => {
       const selected = await tx.purgeable(selector);
       if (draft.id !== undefined && count(selected) === 0) throw new NotFoundError('record', draft.id);
-      targets = await leftToErase(tx, engine.backend.log, selected);
+      // A record named by id is purged again if asked: only a selection leaves out what an earlier purge erased.
+      targets = draft.id !== undefined ? selected : await leftToErase(tx, engine.backend.log, selected);
       return count(targets) === 0 ? undefined : engine.stamper.purge(targets, draft.reason);
     },
     undefined,

@@ -2,9 +2,10 @@
  * E18–E20: what a purge selects, and the marks it leaves (docs/contract.md
  * §7, "Purge"). A purge by text finds it in every field a purge erases,
  * structured values included, and takes a session or skill that holds it
- * whole (E18); a purge reports, and writes, only the records it erased now,
- * never those an earlier purge erased (E19); every `erasedBy` a purge writes
- * is one the shared export reader holds true, and a forged one is refused (E20).
+ * whole (E18); a purge by namespace or text reports, and writes, only the
+ * records it erased now, never those an earlier purge erased (E19); every
+ * `erasedBy` a purge writes is one the shared export reader holds true, and
+ * a forged one is refused (E20).
  */
 import { createHash } from 'node:crypto';
 import type { EventSourcedProvider, LogEvent, Part } from '@agentstate/core';
@@ -91,7 +92,7 @@ export const purgeTextChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'E19 a repeated purge reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased',
+    name: 'E19 a repeated purge by namespace or text reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased',
     needs: ['eventSourced'],
     async run(env) {
       const p = await openLog(env);
