@@ -176,7 +176,7 @@ describe('a log the live API could not have written', () => {
     ],
     [
       'an erasedBy that points at no purge (history would show "erased by #999999" beside the text)',
-      async () => [{ ...(await memory), payload: { ...(await memory).payload, erasedBy: 999999 } }],
+      async () => [{ ...(await memory), payload: { ...((await memory).payload as object), erasedBy: 999999 } }],
       /line 1: event 1 is marked erased by 999999, but the log ends at seq 1/,
     ],
     [
@@ -187,7 +187,7 @@ describe('a log the live API could not have written', () => {
           await p.memory.write({ id: 'm2', content: 'another fact' });
           await p.purge({ id: 'm2', reason: 'request' });
         });
-        return [{ ...purged[0]!, payload: { ...purged[0]!.payload, erasedBy: 3 } }, ...purged.slice(1)];
+        return [{ ...purged[0]!, payload: { ...(purged[0]!.payload as object), erasedBy: 3 } }, ...purged.slice(1)];
       },
       /line 3: event 1 is marked erased by 3, which purged none of its records/,
     ],
@@ -222,7 +222,7 @@ describe('a log the live API could not have written', () => {
   });
 
   it('refuses a forged erasedBy through the command: exit 1, one line', async () => {
-    const { file, target } = exportOf([{ ...(await memory), payload: { ...(await memory).payload, erasedBy: 999999 } }]);
+    const { file, target } = exportOf([{ ...(await memory), payload: { ...((await memory).payload as object), erasedBy: 999999 } }]);
     expect(fails(1, ['import', file, '--db', target])).toMatch(
       /^agentstate: line 1: event 1 is marked erased by 999999, but the log ends at seq 1 \(the live API never writes this\); nothing was imported$/,
     );
