@@ -1,6 +1,8 @@
 /** `agentstate memory|sessions|skills history` and `agentstate purge`: versions from the log, and erasure that needs --reason and --yes. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { ManualClock, seededEntropy } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
 import { fails, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -45,5 +47,41 @@ describe('agentstate history and purge', () => {
     expect(ok(['purge', '--matching', 'nothing here', '--reason', 'r', '--yes', '--db', db])).toMatch(/nothing purged/);
     expect(okJson<{ erasedBy?: number }[]>(['memory', 'history', item.id, '--db', db])[0]!.erasedBy).toBe(result.seq);
     expect(ok(['verify', '--db', db])).toMatch(/ok|passed|healthy/i);
+  });
+
+  it('purges --matching a text wherever a record holds it: a tool call input, a title, a skill body, a memory key; none of the file, -wal, -shm or an export holds it after', async () => {
+    const file = tmp.path('matching.db');
+    // This process's clock stamps the purge: a number of eleven digits stands in no id, instant or checksum.
+    const order = 90417352816;
+    const state = openSqlite(file, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(18) });
+    const chat = await state.sessions.create({ title: 'orders' });
+    await state.sessions.appendTurn({
+      sessionId: chat.id,
+      role: 'assistant',
+      parts: [{ type: 'tool-call', callId: 'c1', toolName: 'lookup', input: { order } }],
+    });
+    await state.sessions.create({ title: `order ${order}` });
+    await state.skills.upsert({ slug: 'returns', body: `look up order ${order} first` });
+    await state.memory.write({ content: 'customer prefers email', key: `order-${order}` });
+    await state.close();
+    const raw = () =>
+      [file, `${file}-wal`, `${file}-shm`]
+        .filter(existsSync)
+        .map((p) => readFileSync(p).toString('latin1'))
+        .join('');
+    expect(raw()).toContain(String(order));
+    const result = okJson<Record<'sessions' | 'turns' | 'skills' | 'memory', string[]>>([
+      'purge',
+      '--matching',
+      String(order),
+      '--reason',
+      'r',
+      '--yes',
+      '--db',
+      file,
+    ]);
+    expect([result.sessions.length, result.turns.length, result.skills.length, result.memory.length]).toEqual([1, 1, 1, 1]);
+    expect(raw().includes(String(order))).toBe(false);
+    expect(ok(['export', '--db', file]).includes(String(order))).toBe(false);
   });
 });

@@ -175,6 +175,23 @@ describe('a log the live API could not have written', () => {
       /line 5: .*session "s1" does not exist or is deleted/,
     ],
     [
+      'an erasedBy that points at no purge (history would show "erased by #999999" beside the text)',
+      async () => [{ ...(await memory), payload: { ...((await memory).payload as object), erasedBy: 999999 } }],
+      /line 1: event 1 is marked erased by 999999, but the log ends at seq 1/,
+    ],
+    [
+      'an erasedBy that points at a purge of another record',
+      async () => {
+        const purged = await logOf(async (p) => {
+          await p.memory.write({ id: 'm1', content: 'a fact' });
+          await p.memory.write({ id: 'm2', content: 'another fact' });
+          await p.purge({ id: 'm2', reason: 'request' });
+        });
+        return [{ ...purged[0]!, payload: { ...(purged[0]!.payload as object), erasedBy: 3 } }, ...purged.slice(1)];
+      },
+      /line 3: event 1 is marked erased by 3, which purged none of its records/,
+    ],
+    [
       'an outcome that adds two uses',
       async () => [await skill, edited(await outcome, (p) => (p.skill.uses = 2))],
       /line 2: skill.outcome_recorded: uses 2, expected 0 \+ 1/,
@@ -200,6 +217,14 @@ describe('a log the live API could not have written', () => {
     const { file, target } = exportOf([await created, await turn1, edited(await turn2, (p) => (p.turn.seq = 1))]);
     expect(fails(1, ['import', file, '--db', target])).toMatch(
       /^agentstate: line 3: session\.turn_appended: turn seq 1 of session "s1", expected 2 \(the live API never writes this\); nothing was imported$/,
+    );
+    expect(existsSync(target)).toBe(false);
+  });
+
+  it('refuses a forged erasedBy through the command: exit 1, one line', async () => {
+    const { file, target } = exportOf([{ ...(await memory), payload: { ...((await memory).payload as object), erasedBy: 999999 } }]);
+    expect(fails(1, ['import', file, '--db', target])).toMatch(
+      /^agentstate: line 1: event 1 is marked erased by 999999, but the log ends at seq 1 \(the live API never writes this\); nothing was imported$/,
     );
     expect(existsSync(target)).toBe(false);
   });

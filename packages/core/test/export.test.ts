@@ -10,7 +10,13 @@ import type { LogEvent } from '@agentstate/core';
 import { ExportFormatError, ManualClock, STATE_STREAM, createInMemoryProvider, encodeSnapshot, exportLog, replay, seededEntropy } from '@agentstate/core';
 import { ExportReader, exportLine, readTrailer } from '@agentstate/core/backend';
 
-type Op = { kind: 'session' } | { kind: 'turn'; text: string } | { kind: 'memory'; text: string } | { kind: 'skill'; slug: string } | { kind: 'forget' };
+type Op =
+  | { kind: 'session' }
+  | { kind: 'turn'; text: string }
+  | { kind: 'memory'; text: string }
+  | { kind: 'skill'; slug: string }
+  | { kind: 'forget' }
+  | { kind: 'purge' };
 
 const arbOp: fc.Arbitrary<Op> = fc.oneof(
   fc.constant<Op>({ kind: 'session' }),
@@ -18,6 +24,7 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
   fc.string({ minLength: 1, maxLength: 20 }).map<Op>((text) => ({ kind: 'memory', text })),
   fc.constantFrom('a', 'b').map<Op>((slug) => ({ kind: 'skill', slug })),
   fc.constant<Op>({ kind: 'forget' }),
+  fc.constant<Op>({ kind: 'purge' }),
 );
 
 /** A provider after `ops`, and its export as lines (without newlines). */
@@ -31,6 +38,8 @@ async function exported(ops: readonly Op[]) {
     if (op.kind === 'memory') items.push((await p.memory.write({ content: op.text })).id);
     if (op.kind === 'skill') await p.skills.upsert({ slug: op.slug, body: 'b' });
     if (op.kind === 'forget' && items.length > 0) await p.memory.delete(items.pop()!);
+    // A purge marks the events it rewrote `erasedBy`: the reader holds each mark to it.
+    if (op.kind === 'purge' && sessions.length > 0) await p.purge({ id: sessions.pop()!, reason: 'r' });
   }
   let text = '';
   const trailer = await exportLog(

@@ -31,9 +31,10 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 
 /**
  * The records a purge selects, tombstones included, each list in id order
- * (the in-memory backend's rule). By `matching`, a record whose earlier
- * version held the text counts too: the events that may hold it are found
- * by a scan of the stored payloads, and core's `holdersIn` decides.
+ * (the in-memory backend's rule). By `matching`, every record that holds
+ * the text in any version (a session with its turns): the events that may
+ * hold it are found by a scan of the stored payloads, core's `holdersIn`
+ * decides, and a turn's content is also matched in its row.
  */
 export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelector): Promise<PurgedRecords> {
   const all = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T[]> => (await sql.rows<R>(text, params)).map(map);
@@ -66,12 +67,18 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
       events.map((row) => eventFromRow(row)),
       selector.matching,
     );
-    const where = 'strpos(content, $1) > 0 OR id = ANY($2::text[])';
+    // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
+    for (const { id } of await sql.rows<{ id: string }>(`SELECT id FROM ${db.t('turns')} WHERE strpos(content, $1) > 0`, [selector.matching]))
+      held.turns.add(id);
+    const byIds = 'id = ANY($1::text[])';
     out = {
-      sessions: [],
-      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE ${where}`, turnFromRow, [selector.matching, [...held.turns]]),
-      skills: [],
-      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${where}`, memoryFromRow, [selector.matching, [...held.memory]]),
+      sessions: await all<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${byIds}`, sessionFromRow, [[...held.sessions]]),
+      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) OR id = ANY($2::text[])`, turnFromRow, [
+        [...held.sessions],
+        [...held.turns],
+      ]),
+      skills: await all<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${byIds}`, skillFromRow, [[...held.skills]]),
+      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${byIds}`, memoryFromRow, [[...held.memory]]),
     };
   }
   for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);

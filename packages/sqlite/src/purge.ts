@@ -67,9 +67,10 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 
 /**
  * The records a purge selects, tombstones included, each list in id order
- * (the in-memory backend's rule). By `matching`, a record whose earlier
- * version held the text counts too: the events that may hold it are found
- * by a scan of the stored payloads, and core's `holdersIn` decides.
+ * (the in-memory backend's rule). By `matching`, every record that holds
+ * the text in any version (a session with its turns): the events that may
+ * hold it are found by a scan of the stored payloads, core's `holdersIn`
+ * decides, and a turn's content is also matched in its row.
  */
 export function purgeableRows(conn: Connection, selector: PurgeSelector, upcasters?: UpcasterRegistry): PurgedRecords {
   const all = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T[] => (conn.prepare(sql).all(...params) as R[]).map(map);
@@ -96,22 +97,19 @@ export function purgeableRows(conn: Connection, selector: PurgeSelector, upcaste
   } else {
     const events = (conn.prepare(SQL.holding).all(storedTextForm(selector.matching)) as EventRow[]).map(toEvent);
     const held = holdersIn(events, selector.matching, upcasters);
+    // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
+    for (const { id } of conn.prepare('SELECT id FROM turns WHERE instr(content, ?) > 0').all(selector.matching) as { id: string }[]) held.turns.add(id);
     const ids = (set: Set<string>) => JSON.stringify([...set]);
+    const sessions = all<SessionRow, Session>('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))', sessionFromRow, ids(held.sessions));
     out = {
-      sessions: [],
+      sessions,
       turns: all<TurnRow, Turn>(
-        'SELECT * FROM turns WHERE instr(content, ?) > 0 OR id IN (SELECT value FROM json_each(?))',
+        'SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(@sessions)) OR id IN (SELECT value FROM json_each(@turns))',
         turnFromRow,
-        selector.matching,
-        ids(held.turns),
+        { sessions: ids(held.sessions), turns: ids(held.turns) },
       ),
-      skills: [],
-      memory: all<MemoryRow, MemoryItem>(
-        'SELECT * FROM memory WHERE instr(content, ?) > 0 OR id IN (SELECT value FROM json_each(?))',
-        memoryFromRow,
-        selector.matching,
-        ids(held.memory),
-      ),
+      skills: all<SkillRow, Skill>('SELECT * FROM skills WHERE id IN (SELECT value FROM json_each(?))', skillFromRow, ids(held.skills)),
+      memory: all<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(?))', memoryFromRow, ids(held.memory)),
     };
   }
   for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);

@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { encodeSnapshot, exportLog, ManualClock, plainCodec, STATE_STREAM } from '@agentstate/core';
-import { contentHash, loadSnapshot } from '@agentstate/core/backend';
+import { encodeSnapshot, exportLog, ManualClock, plainCodec, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import type { Part } from '@agentstate/core';
+import type { EventRow } from '@agentstate/core/backend';
+import { contentHash, loadSnapshot, rowChecksum } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
 import { backToSchema9, bagOfWordsEmbedder } from './helpers.js';
 
@@ -20,9 +22,9 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The bytes of the database file and its -wal, as latin1 text (so any UTF-8 string is found byte for byte). */
+/** The bytes of the database file, its -wal and -shm, as latin1 text (so any UTF-8 string is found byte for byte). */
 function rawBytes(path: string): string {
-  return [path, `${path}-wal`]
+  return [path, `${path}-wal`, `${path}-shm`]
     .filter(existsSync)
     .map((p) => readFileSync(p).toString('latin1'))
     .join('\n');
@@ -183,6 +185,68 @@ describe('purge on a SQLite file', () => {
     } finally {
       db.close();
     }
+  });
+
+  it('finds a text by purge --matching wherever a record holds it, and leaves it nowhere in the file, -wal, -shm or an export', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    // Ids, instants and checksums are the same on every run, so no random one can hold the text.
+    const state = openSqlite(path, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(18), instanceId: 'writer-a', snapshotEvery: 4 });
+    const chat = await state.sessions.create({ title: 'orders' });
+    const append = (parts: Part[], metadata?: Record<string, unknown>) =>
+      state.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', parts, ...(metadata ? { metadata } : {}) });
+    await append([{ type: 'tool-call', callId: 'c1', toolName: 'lookup', input: { order: 1234 } }]);
+    await append([{ type: 'reasoning', text: 'they asked about order 1234' }]);
+    await append([{ type: 'tool-result', callId: 'c1', toolName: 'lookup', output: { status: 'shipped', order: 1234 }, isError: false }]);
+    await append([{ type: 'data', name: 'cart', data: { items: [{ sku: 'A-1234' }] } }]);
+    await append([{ type: 'text', text: 'your order 1234 has shipped' }]);
+    await append([{ type: 'text', text: 'noted' }], { order: 1234 });
+    const kept = await append([{ type: 'text', text: 'anything else?' }]);
+    const titled = await state.sessions.create({ title: 'order 1234 follow-up' });
+    await state.sessions.appendTurn({ sessionId: titled.id, role: 'user', content: 'any news?' });
+    await state.sessions.create({ title: 'billing', metadata: { order: 1234 } });
+    await state.skills.upsert({ slug: 'refunds', name: 'Refund 1234', body: 'steps' });
+    await state.skills.upsert({ slug: 'returns', body: 'look up order 1234 first' });
+    await state.memory.write({ content: 'customer prefers email', key: 'order-1234' });
+    await state.memory.write({ content: 'customer is in Lisbon', metadata: { orders: [1234] } });
+    await state.saveSnapshot();
+    expect(rawBytes(path)).toContain('1234');
+
+    const result = await state.purge({ matching: '1234', reason: 'erasure request 18' });
+    expect([result.sessions.length, result.turns.length, result.skills.length, result.memory.length]).toEqual([2, 7, 2, 2]);
+    await state.sessions.create({ title: 'a commit after the purge' });
+    expect(rawBytes(path).includes('1234'), '1234 in the file, -wal or -shm').toBe(false);
+    expect((await exportText(state.log)).includes('1234'), '1234 in the export').toBe(false);
+    expect((await state.sessions.turns(chat.id)).map((t) => t.id)).toEqual([kept.id]);
+    expect((await state.verify()).problems).toEqual([]);
+    await state.close();
+    expect(rawBytes(path).includes('1234'), '1234 in the closed file').toBe(false);
+  }, 60_000);
+
+  it("verify reports an erasedBy no purge made true, written into the file with the row's checksum", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-mark-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    await state.memory.write({ content: 'an intact fact' });
+    await state.close();
+    const db = new Database(path);
+    const row = db.prepare('SELECT * FROM events WHERE stream = ? AND seq = 1').get(STATE_STREAM) as EventRow;
+    const forged = { ...row, payload: JSON.stringify({ ...JSON.parse(row.payload), erasedBy: 999999 }) };
+    db.prepare('UPDATE events SET payload = ?, checksum = ? WHERE stream = ? AND seq = 1').run(forged.payload, rowChecksum(forged), STATE_STREAM);
+    db.close();
+    const reopened = openSqlite(path);
+    const report = await reopened.verify();
+    expect(report.problems).toEqual([
+      {
+        part: 'log',
+        object: 'events',
+        message: 'a purge mark is false: event 1 is marked erased by 999999, but the log ends at seq 1',
+        repair: 'restore-backup',
+      },
+    ]);
+    await reopened.close();
   });
 
   it('removes the folded tokens of a purged item from the full-text pages without merging the index', async () => {

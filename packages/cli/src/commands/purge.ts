@@ -31,7 +31,10 @@ export function purgeCommand(): Command {
     .description(SUMMARIES.purge)
     .argument('[id]', 'a session (with its turns), turn, skill or memory item id')
     .option('--namespace <scope>', 'every session, skill and memory item of this scope and the scopes below it (labels separated by /)')
-    .option('--matching <text>', 'every memory item and turn whose content contains this text (case-sensitive)')
+    .option(
+      '--matching <text>',
+      'every record holding this text (case-sensitive) in any field a purge erases: text, tool inputs and results, metadata, titles, skill names and bodies, memory keys (a session goes with its turns)',
+    )
     .option('--reason <reason>', 'why (recorded in the log; never put the erased text here)')
     .option('--yes', 'confirm: the text cannot be brought back')
     .option(

@@ -2,13 +2,15 @@
  * Reading an export, line by line, for any backend that imports one: each
  * event line is checked (`lines.ts`) and folded into an {@link InMemoryState},
  * the same step replay and verify take, so a log that breaks a fold rule is
- * refused with its line; the lines are digested, and at the end the trailer
+ * refused with its line, as is an `erasedBy` no purge of the log made true
+ * (`log/erasure-marks.ts`); the lines are digested, and at the end the trailer
  * must match what was read. The reader keeps nothing but the fold: the
  * importer appends each checked event where it belongs.
  */
 import { CorruptionError } from '../errors.js';
 import { InMemoryState } from '../in-memory/state.js';
 import { ExportFormatError } from './errors.js';
+import { ErasureMarks } from '../log/erasure-marks.js';
 import { RETENTION_STREAM } from '../log/events.js';
 import type { ImportedEvent, ImportedStreamEvent } from './lines.js';
 import { checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
@@ -34,6 +36,7 @@ export class ExportReader {
   /** The fold of the events read so far. */
   readonly state = new InMemoryState();
   readonly #digest = new ExportDigest();
+  readonly #marks = new ErasureMarks();
   #trailer: { value: Trailer; lineNo: number } | undefined;
   #lineNo = 0;
   /** The seq of the last `retention` line read: those lines come after every `state` line. */
@@ -74,12 +77,17 @@ export class ExportReader {
       if (error instanceof CorruptionError) throw new ExportFormatError(`${corruptionReason(error)} (the live API never writes this)`, lineNo);
       throw error;
     }
+    const forged = this.#marks.add(event.change, event.seq);
+    if (forged !== undefined) throw new ExportFormatError(`${forged} (the live API never writes this)`, lineNo);
     this.#digest.add(line);
     return event;
   }
 
   /** Ends the reading: the trailer must be there (unless allowed not to be) and match every event line read. */
   finish(options: ExportReadOptions = {}): ExportRead {
+    // The state lines come first, from seq 1: a state event's line number is its seq.
+    const forged = this.#marks.finish();
+    if (forged !== undefined) throw new ExportFormatError(`${forged.reason} (the live API never writes this)`, forged.seq);
     const read = this.#digest.finish();
     const trailer = this.#trailer;
     if (trailer === undefined) {

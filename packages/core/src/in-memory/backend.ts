@@ -82,19 +82,7 @@ export class InMemoryBackend implements StateBackend {
 
   /** What a purge by text selects: records holding it now, and those an earlier event shows holding it. */
   async #purgeableMatching(text: string): Promise<PurgedRecords> {
-    const out = purgeableIn(this.state, { matching: text });
-    const held = holdersIn(await this.log.read({ stream: STATE_STREAM }), text);
-    const add = <T extends { id: string }>(list: T[], ids: Set<string>, find: (id: string) => T | undefined): void => {
-      const have = new Set(list.map((r) => r.id));
-      for (const id of ids) {
-        const record = have.has(id) ? undefined : find(id);
-        if (record) list.push(record);
-      }
-      list.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    };
-    add(out.turns, held.turns, (id) => this.state.turn(id));
-    add(out.memory, held.memory, (id) => this.state.memory.get(id));
-    return out;
+    return purgeableIn(this.state, { matching: text }, holdersIn(await this.log.read({ stream: STATE_STREAM }), text));
   }
 
   async #catchUp(): Promise<void> {

@@ -16,35 +16,41 @@ import type { StateChange } from './events.js';
 import { STATE_SCHEMA_VERSION } from './events.js';
 import { payloadJson } from './append.js';
 import type { LogEvent } from './log.js';
+import { recordHolds } from './holds.js';
 import { redactChange } from './redact.js';
 
 /**
  * `text` as it appears inside a JSON string of a stored payload: a backend's
- * raw scan for the events that may hold it (a superset; {@link holdersOf} decides).
+ * raw scan for the events that may hold it (a superset, but for a turn's content
+ * stored only as its parts; {@link holdersIn} decides).
  */
 export function storedTextForm(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 
-/** The ids of the memory items and turns `change` carries whose content contains `text` (case-sensitive). */
-export function holdersOf(change: StateChange, text: string): { memory: string[]; turns: string[] } {
-  const out = { memory: [] as string[], turns: [] as string[] };
-  for (const entry of changeRecords(change)) {
-    if (entry.kind === 'memory' && entry.record.content.includes(text)) out.memory.push(entry.record.id);
-    else if (entry.kind === 'turn' && entry.record.content.includes(text)) out.turns.push(entry.record.id);
-    else if (entry.kind === 'sessionAfterTurn' && entry.turn.content.includes(text)) out.turns.push(entry.turn.id);
-  }
-  return out;
+/** The ids of each kind of record a purge by text selects: those that hold it, now or in an earlier version. */
+export interface Holders {
+  sessions: Set<string>;
+  turns: Set<string>;
+  skills: Set<string>;
+  memory: Set<string>;
 }
 
-/** The ids of the memory items and turns whose content, in any of `events` (of the `state` stream), contains `text`. */
-export function holdersIn(events: readonly LogEvent[], text: string, upcasters?: UpcasterRegistry): { memory: Set<string>; turns: Set<string> } {
-  const out = { memory: new Set<string>(), turns: new Set<string>() };
-  for (const event of events) {
-    const held = holdersOf(decodeStateEvent(event, upcasters ? { upcasters, trusted: true } : { trusted: true }), text);
-    for (const id of held.memory) out.memory.add(id);
-    for (const id of held.turns) out.turns.add(id);
+/** Adds to `into` the ids of the records `change` carries that hold `text` (core's `recordHolds`). */
+function addHoldersOf(into: Holders, change: StateChange, text: string): void {
+  for (const entry of changeRecords(change)) {
+    if (entry.kind === 'session' && recordHolds('session', entry.record, text)) into.sessions.add(entry.record.id);
+    else if (entry.kind === 'turn' && recordHolds('turn', entry.record, text)) into.turns.add(entry.record.id);
+    else if (entry.kind === 'sessionAfterTurn' && recordHolds('turn', entry.turn, text)) into.turns.add(entry.turn.id);
+    else if (entry.kind === 'skill' && recordHolds('skill', entry.record, text)) into.skills.add(entry.record.id);
+    else if (entry.kind === 'memory' && recordHolds('memory', entry.record, text)) into.memory.add(entry.record.id);
   }
+}
+
+/** The ids of the records that, in any of `events` (of the `state` stream), hold `text`. */
+export function holdersIn(events: readonly LogEvent[], text: string, upcasters?: UpcasterRegistry): Holders {
+  const out: Holders = { sessions: new Set(), turns: new Set(), skills: new Set(), memory: new Set() };
+  for (const event of events) addHoldersOf(out, decodeStateEvent(event, upcasters ? { upcasters, trusted: true } : { trusted: true }), text);
   return out;
 }
 

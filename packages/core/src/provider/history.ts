@@ -86,7 +86,7 @@ export type SessionAppendVersion = TurnClock & {
 export type HistoryEntry = { seq: number; event: LogEvent | undefined } | SessionAppendVersion;
 
 /** The events the history index names for `id`, each beside its seq: in one read when the backend offers it. */
-async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<readonly HistoryEntry[]> {
+export async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<readonly HistoryEntry[]> {
   if (lookups.recordEvents) return lookups.recordEvents(id);
   const seqs = await lookups.recordSeqs(id);
   const events = await readSeqs(log, seqs);

@@ -9,11 +9,15 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import type { PurgedRecords } from '../log/events.js';
-import { purgeReasonSchema } from '../log/events.js';
+import { EventTypes, purgeReasonSchema } from '../log/events.js';
+import type { ErasableKind, ErasableRecords } from '../log/holds.js';
+import { inErasedForm } from '../log/holds.js';
+import type { Log } from '../log/log.js';
 import { idField, shortTextField } from '../records/fields.js';
 import { parseInput, scopeInputSchema } from '../records/inputs.js';
-import type { PurgeSelector } from '../write/backend.js';
+import type { PurgeSelector, StateLookups } from '../write/backend.js';
 import type { Engine } from './engine.js';
+import { recordEvents } from './history.js';
 
 /** `purge` input: exactly one of `id`, `namespace` or `matching`, and a reason. */
 export const purgeInputSchema = z
@@ -22,7 +26,7 @@ export const purgeInputSchema = z
     id: idField.optional(),
     /** Every session, skill and memory item of this scope and its descendants: a user leaving. */
     namespace: scopeInputSchema.refine((scope) => scope.length > 0, 'must name at least one label: the global scope holds everything').optional(),
-    /** Every memory item and turn whose content contains this text (case-sensitive). */
+    /** Every record that holds this text (case-sensitive), now or in an earlier version, in a field a purge erases; a session with its turns. */
     matching: shortTextField.min(1, 'must not be empty').optional(),
     /** Why: recorded in the purge event. Never put the erased text here. */
     reason: purgeReasonSchema,
@@ -44,8 +48,10 @@ export interface PurgeResult {
 }
 
 /**
- * Purges what `input` selects. An `id` no record has is a `NotFoundError`;
- * a namespace or text that selects nothing appends nothing and returns seq 0.
+ * Purges what `input` selects; a namespace or text leaves out the records
+ * with nothing left to erase ({@link leftToErase}). An `id` no record has is
+ * a `NotFoundError`; a namespace or text with nothing left to erase appends
+ * nothing and returns seq 0.
  */
 export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<PurgeResult> {
   const draft = parseInput(purgeInputSchema, input);
@@ -55,10 +61,11 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
   let targets: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };
   await engine.mutateIfNeeded(
     async (tx) => {
-      targets = await tx.purgeable(selector);
-      const empty = targets.sessions.length + targets.turns.length + targets.skills.length + targets.memory.length === 0;
-      if (empty && draft.id !== undefined) throw new NotFoundError('record', draft.id);
-      return empty ? undefined : engine.stamper.purge(targets, draft.reason);
+      const selected = await tx.purgeable(selector);
+      if (draft.id !== undefined && count(selected) === 0) throw new NotFoundError('record', draft.id);
+      // A record named by id is purged again if asked: only a selection leaves out what an earlier purge erased.
+      targets = draft.id !== undefined ? selected : await leftToErase(tx, engine.backend.log, selected);
+      return count(targets) === 0 ? undefined : engine.stamper.purge(targets, draft.reason);
     },
     undefined,
     (event) => {
@@ -67,4 +74,39 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
   );
   const ids = (records: readonly { id: string }[]) => records.map((r) => r.id);
   return { seq, sessions: ids(targets.sessions), turns: ids(targets.turns), skills: ids(targets.skills), memory: ids(targets.memory) };
+}
+
+function count(records: PurgedRecords): number {
+  return records.sessions.length + records.turns.length + records.skills.length + records.memory.length;
+}
+
+/**
+ * `selected` without the records a purge would not change but for their
+ * envelope, so a purge reports only what it erased: a tombstone in its
+ * erased form, if every version of it is in that form too. A session's title
+ * and metadata and a turn's content never change, so for them the tombstone
+ * tells; a skill or memory item may have been written in other words before,
+ * so it is left out only when a purge wrote its last version (and so
+ * rewrote every one before it).
+ */
+async function leftToErase(tx: StateLookups, log: Log, selected: PurgedRecords): Promise<PurgedRecords> {
+  const erased =
+    <K extends ErasableKind>(kind: K) =>
+    (record: ErasableRecords[K]) =>
+      record.deleted && inErasedForm(kind, record);
+  const purgedLast = async (id: string): Promise<boolean> => {
+    const last = (await recordEvents(tx, log, id)).at(-1);
+    return last !== undefined && 'event' in last && last.event?.type === EventTypes.RecordsPurged;
+  };
+  const kept = async <R extends { id: string }>(records: readonly R[], done: (record: R) => boolean, confirmed = async (_id: string) => true) => {
+    const out: R[] = [];
+    for (const record of records) if (!(done(record) && (await confirmed(record.id)))) out.push(record);
+    return out;
+  };
+  return {
+    sessions: await kept(selected.sessions, erased('session')),
+    turns: await kept(selected.turns, erased('turn')),
+    skills: await kept(selected.skills, erased('skill'), purgedLast),
+    memory: await kept(selected.memory, erased('memory'), purgedLast),
+  };
 }

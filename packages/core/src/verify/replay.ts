@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
+import { ErasureMarks } from '../log/erasure-marks.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
@@ -63,6 +64,9 @@ export function describeError(error: unknown): string {
  */
 export class ReplayCheck {
   readonly #state = new InMemoryState();
+  readonly #marks = new ErasureMarks();
+  /** The first false `erasedBy` mark found, if any. */
+  #forged: string | undefined;
   /** Digests of the trusted stored snapshots, by seq. */
   readonly #stored = new Map<number, string>();
   readonly #skipped: SkippedSnapshot[] = [];
@@ -100,7 +104,9 @@ export class ReplayCheck {
     const state = this.#state;
     for (const event of events) {
       if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
-      state.apply(decodeStateEvent(event, { upcasters: this.options.upcasters }), event.seq);
+      const change = decodeStateEvent(event, { upcasters: this.options.upcasters });
+      state.apply(change, event.seq);
+      this.#forged ??= this.#marks.add(change, event.seq);
       this.#compareStored();
       if (event.seq === this.options.tables.seq) this.#folded = state.capture();
     }
@@ -130,6 +136,8 @@ export class ReplayCheck {
     this.#start();
     const { tables, head } = this.options;
     const problems = [...this.#problems];
+    const forged = this.#forged ?? (this.#readable && this.#state.seq === head ? this.#marks.finish()?.reason : undefined);
+    if (forged !== undefined) problems.push({ part: 'log', object: 'events', message: `a purge mark is false: ${forged}`, repair: 'restore-backup' });
     if (this.#readable && this.#state.seq < head) {
       problems.push({
         part: 'log',

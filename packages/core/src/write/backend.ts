@@ -61,7 +61,8 @@ export interface StateLookups {
 /**
  * What a purge removes (docs/contract.md §7, "Purge"): one record by id (a session with
  * all its turns), every session, skill and memory item of a scope and its descendants
- * (with the sessions' turns), or every memory item and turn whose content contains a text.
+ * (with the sessions' turns), or every record that holds a text in a field a purge erases
+ * (core's `recordHolds`), now or in an earlier version, a session with its turns.
  */
 export type PurgeSelector = { id: string } | { namespace: Scope } | { matching: string };
 

@@ -17,7 +17,13 @@ const historyOutput = {
 };
 
 const ids = z.array(z.string());
-const purgeOutput = { seq: z.number().describe('The seq of the purge event; 0 when nothing matched.'), sessions: ids, turns: ids, skills: ids, memory: ids };
+const purgeOutput = {
+  seq: z.number().describe('The seq of the purge event; 0 when nothing was left to erase.'),
+  sessions: ids,
+  turns: ids,
+  skills: ids,
+  memory: ids,
+};
 
 /** The provider's history and purge, or an error naming what it lacks. */
 function lifecycleOf(provider: Provider): EventSourcedProvider {

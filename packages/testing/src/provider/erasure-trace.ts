@@ -1,5 +1,5 @@
 /**
- * E22–E24: no trace of erased input after a purge (docs/contract.md §4,
+ * E21–E22: no trace of erased input after a purge (docs/contract.md §4,
  * "Idempotent writes", and §7, "Purge"). The input hash of an operation is
  * a hash of the text it wrote: a guess hashed the same way would confirm
  * the erased text. A purge drops the hash of every operation whose input
@@ -43,7 +43,7 @@ async function everything(p: EventSourcedProvider): Promise<string> {
 
 export const erasureTraceChecks: ProviderCheck[] = [
   {
-    name: 'E22 after a purge no hash of the erased input remains: the input hash of each operation that wrote a purged record (a batch whose later event did included) is gone from the log, an export, the stored snapshots and the operation index; other operations keep theirs',
+    name: 'E21 after a purge no hash of the erased input remains: the input hash of each operation that wrote a purged record (a batch whose later event did included) is gone from the log, an export, the stored snapshots and the operation index; other operations keep theirs',
     needs: ['eventSourced'],
     async run(env) {
       const p = await openLog(env);
@@ -87,7 +87,7 @@ export const erasureTraceChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'E23 a retry under an operation id whose input hash a purge dropped is a ConflictError and writes nothing; an operation the purge did not touch still replays',
+    name: 'E22 a retry under an operation id whose input hash a purge dropped is a ConflictError and writes nothing; an operation the purge did not touch still replays',
     needs: ['eventSourced'],
     async run(env) {
       const p = await openLog(env);

@@ -38,14 +38,14 @@ import { isEventSourced } from '../suite/harness.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
 
-async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0]): Promise<EventSourcedProvider> {
+export async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0]): Promise<EventSourcedProvider> {
   const p: Provider = await env.open(options);
   if (!isEventSourced(p)) throw new ValidationError('provider', 'E checks need an event-sourced provider');
   return p;
 }
 
 /** Every stored event and every stored snapshot row a head names, as text. */
-async function storedText(p: EventSourcedProvider): Promise<string> {
+export async function storedText(p: EventSourcedProvider): Promise<string> {
   const events = await p.log.read({ stream: STATE_STREAM });
   return JSON.stringify(events) + (await storedSnapshotRows(p.log)).map((row) => row.data).join('\n');
 }
@@ -71,7 +71,7 @@ async function expectSnapshotsPatched(p: EventSourcedProvider, seqs: readonly nu
 }
 
 /** The log replayed from scratch into a fresh in-memory provider equals the provider's tables. */
-async function expectReplayEqualsTables(p: EventSourcedProvider): Promise<void> {
+export async function expectReplayEqualsTables(p: EventSourcedProvider): Promise<void> {
   const again = await replay(p.log, { fromScratch: true });
   try {
     expect(await snapshotText(again)).toBe(await snapshotText(p));

@@ -20,6 +20,7 @@ import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { pageChecks } from './pages.js';
 import { propertyChecks } from './properties.js';
+import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
@@ -54,6 +55,7 @@ const all: ProviderCheck[] = [
   ...batchChecks,
   ...lifecycleChecks,
   ...erasureChecks,
+  ...purgeTextChecks,
   ...erasureTraceChecks,
 ];
 

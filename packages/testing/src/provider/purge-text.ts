@@ -1,0 +1,177 @@
+/**
+ * E18–E20: what a purge selects, and the marks it leaves (docs/contract.md
+ * §7, "Purge"). A purge by text finds it in every field a purge erases,
+ * structured values included, and takes a session or skill that holds it
+ * whole (E18); a purge by namespace or text reports, and writes, only the
+ * records it erased now, never those an earlier purge erased (E19); every
+ * `erasedBy` a purge writes is one the shared export reader holds true, and
+ * a forged one is refused (E20).
+ */
+import { createHash } from 'node:crypto';
+import type { EventSourcedProvider, LogEvent, Part } from '@agentstate/core';
+import { ERASED, ExportFormatError, exportLog, NotFoundError, STATE_STREAM } from '@agentstate/core';
+import { ExportReader, exportLine } from '@agentstate/core/backend';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import type { ProviderCheck } from '../suite/harness.js';
+import { expectReplayEqualsTables, openLog, storedText } from './erasure.js';
+
+/** A number no id, instant or clock reading holds: the text is its JSON. */
+const ORDER = 90417352816;
+const TEXT = String(ORDER);
+
+async function exported(p: EventSourcedProvider): Promise<string> {
+  let text = '';
+  await exportLog(p.log, (chunk) => {
+    text += chunk;
+  });
+  return text;
+}
+
+const NOTHING = { seq: 0, sessions: [], turns: [], skills: [], memory: [] };
+
+export const purgeTextChecks: ProviderCheck[] = [
+  {
+    name: 'E18 purge by text finds it in every field a purge erases (parts, tool inputs and results, data, metadata, titles, skill names, bodies and tags, memory keys and sources), and takes a session or skill that holds it whole',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const chat = await p.sessions.create({ title: 'e18 chat' });
+      const turn = (parts: Part[], metadata?: Record<string, unknown>) =>
+        p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', parts, ...(metadata ? { metadata } : {}) });
+      const held = [
+        await turn([{ type: 'tool-call', callId: 'c1', toolName: 'lookup', input: { order: ORDER } }]),
+        await turn([{ type: 'reasoning', text: `the order is ${TEXT}` }]),
+        await turn([{ type: 'tool-result', callId: 'c1', toolName: 'lookup', output: [{ receipt: `r-${TEXT}` }], isError: false }]),
+        await turn([{ type: 'data', name: 'cart', data: { [`sku${TEXT}`]: true } }]),
+        await turn([{ type: 'text', text: 'e18 plain' }], { ref: { order: ORDER } }),
+      ];
+      const keptTurn = await turn([{ type: 'tool-call', callId: 'c2', toolName: 'lookup', input: { order: 1 } }]);
+      const titled = await p.sessions.create({ title: `e18 order ${TEXT}` });
+      const titledTurn = await p.sessions.appendTurn({ sessionId: titled.id, role: 'user', content: 'e18 hello' });
+      const tagged = await p.sessions.create({ title: 'e18 tagged', metadata: { order: ORDER } });
+      const taggedTurn = await p.sessions.appendTurn({ sessionId: tagged.id, role: 'user', content: 'e18 hi' });
+      const keptSession = await p.sessions.create({ title: 'e18 kept', metadata: { order: 2 } });
+      const skills = [
+        await p.skills.upsert({ slug: 'e18-name', name: `Order ${TEXT}`, body: 'e18 steps' }),
+        await p.skills.upsert({ slug: 'e18-body', body: `look up ${TEXT}` }),
+        await p.skills.upsert({ slug: 'e18-tags', body: 'e18 steps', tags: [`o${TEXT}`] }),
+      ];
+      const keptSkill = await p.skills.upsert({ slug: 'e18-kept', body: 'e18 steps' });
+      const memory = [
+        await p.memory.write({ content: 'e18 fact one', key: `order-${TEXT}` }),
+        await p.memory.write({ content: 'e18 fact two', metadata: { nested: [{ order: ORDER }] } }),
+        await p.memory.write({ content: 'e18 fact three', source: `import ${TEXT}` }),
+      ];
+      const keptItem = await p.memory.write({ content: 'e18 kept fact', metadata: { order: 3 } });
+      // Only a part's type, a slug, a scope label or a kind holds these: a purge does not search them.
+      await p.memory.write({ content: 'e18 scoped', kind: 'e18-kind', scope: ['e18-label'] });
+      for (const text of ['tool-call', 'e18-kind', 'e18-label', 'e18-tags']) expect(await p.purge({ matching: text, reason: 'e18 none' })).toEqual(NOTHING);
+      expect(await exported(p)).toContain(TEXT);
+
+      const result = await p.purge({ matching: TEXT, reason: 'e18 order' });
+      const ids = (records: readonly { id: string }[]) => records.map((r) => r.id).sort();
+      expect(result.sessions).toEqual(ids([titled, tagged]));
+      expect(result.turns).toEqual(ids([...held, titledTurn, taggedTurn]));
+      expect(result.skills).toEqual(ids(skills));
+      expect(result.memory).toEqual(ids(memory));
+      expect(await exported(p)).not.toContain(TEXT);
+      expect(await storedText(p)).not.toContain(TEXT);
+      expect((await p.sessions.turns(chat.id)).map((t) => t.id)).toEqual([keptTurn.id]);
+      for (const t of held) expect((await p.history(t.id)).at(-1)?.record).toMatchObject({ content: ERASED, metadata: {}, deleted: true });
+      for (const s of [titled, tagged]) {
+        await expectError(() => p.sessions.get(s.id), NotFoundError);
+        expect(JSON.stringify(await p.history(s.id))).not.toContain(TEXT);
+      }
+      for (const k of skills) await expectError(() => p.skills.get(k.slug), NotFoundError);
+      for (const m of memory) expect(await p.memory.getAny(m.id)).toMatchObject({ content: ERASED, source: ERASED, key: null, metadata: {}, deleted: true });
+      expect((await p.sessions.get(keptSession.id)).metadata).toEqual({ order: 2 });
+      expect((await p.skills.get(keptSkill.slug)).body).toBe('e18 steps');
+      expect((await p.memory.get(keptItem.id)).metadata).toEqual({ order: 3 });
+      await expectReplayEqualsTables(p);
+    },
+  },
+  {
+    name: 'E19 a repeated purge by namespace or text reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const scope = ['user:e19'];
+      const chat = await p.sessions.create({ title: 'e19 chat', scope });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e19 Capybara' });
+      await p.skills.upsert({ slug: 'e19-skill', body: 'e19 Capybara steps', scope });
+      const item = await p.memory.write({ content: 'e19 Capybara fact', scope });
+      const first = await p.purge({ namespace: scope, reason: 'e19 first' });
+      expect([first.sessions.length, first.turns.length, first.skills.length, first.memory]).toEqual([1, 1, 1, [item.id]]);
+      const head = await p.log.head(STATE_STREAM);
+      expect(await p.purge({ namespace: scope, reason: 'e19 again' })).toEqual(NOTHING);
+      expect(await p.purge({ matching: ERASED, reason: 'e19 erased' })).toEqual(NOTHING);
+      expect(await p.log.head(STATE_STREAM)).toBe(head);
+
+      const later = await p.memory.write({ content: 'e19 later fact', scope });
+      // Written in the very words a purge leaves, then deleted: its first version still holds its text.
+      const lookalike = await p.memory.write({ content: 'e19 Tapir fact', source: 'e19 Tapir', scope });
+      await p.memory.update(lookalike.id, { content: ERASED, source: ERASED });
+      await p.memory.delete(lookalike.id);
+      const again = await p.purge({ namespace: scope, reason: 'e19 later' });
+      expect(again).toEqual({ seq: head + 5, sessions: [], turns: [], skills: [], memory: [later.id, lookalike.id].sort() });
+      expect(await storedText(p)).not.toContain('Tapir');
+      await expectReplayEqualsTables(p);
+    },
+  },
+  {
+    name: 'E20 every erasedBy a purge writes reads back through the shared export reader, and the same export with a forged erasedBy is refused naming its line',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = await openLog(env);
+      const chat = await p.sessions.create({ title: 'e20 chat' });
+      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e20 Narwhal-61 turn' });
+      const second = await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e20 second turn' });
+      await p.sessions.replaceSuffix(chat.id, { expected: [second.id], turns: [{ role: 'assistant', content: 'e20 another turn' }] });
+      const item = await p.memory.write({ content: 'e20 fact' });
+      await p.memory.update(item.id, { content: 'e20 fact, revised' });
+      const kept = await p.memory.write({ content: 'e20 kept fact' });
+      const gone = await p.sessions.create({ title: 'e20 gone' });
+      await p.sessions.appendTurn({ sessionId: gone.id, role: 'user', content: 'e20 gone turn' });
+      await p.purge({ matching: 'Narwhal-61', reason: 'e20 text' });
+      await p.purge({ id: item.id, reason: 'e20 item' });
+      const last = await p.purge({ id: gone.id, reason: 'e20 session' });
+      const events = await p.log.read({ stream: STATE_STREAM });
+      const marked = events.filter((e) => (e.payload as { erasedBy?: number }).erasedBy !== undefined);
+      expect(marked.length).toBeGreaterThanOrEqual(5);
+      readExport(events);
+      const keptAt = events.findIndex((e) => JSON.stringify(e.payload).includes(kept.id));
+      const itemAt = events.findIndex((e) => (e.payload as { erasedBy?: number }).erasedBy === last.seq - 1);
+      const forgeries: Array<[number, Record<string, unknown>, number, RegExp]> = [
+        [keptAt, { erasedBy: 999999 }, keptAt + 1, /is marked erased by 999999, but the log ends at seq/],
+        [keptAt, { erasedBy: last.seq }, last.seq, /which purged none of its records/],
+        [keptAt, { erasedBy: keptAt + 2 }, keptAt + 2, /not a records\.purged/],
+        // The item's first version with its text back beside the mark of the purge that erased it.
+        [itemAt, { item }, last.seq - 1, /which that purge erased, intact/],
+      ];
+      for (const [at, edit, line, message] of forgeries) {
+        const forged = events.map((e, i) => (i === at ? { ...e, payload: { ...(e.payload as object), ...edit } } : e));
+        let error: unknown;
+        try {
+          readExport(forged);
+        } catch (e) {
+          error = e;
+        }
+        expect(error, JSON.stringify(edit)).toBeInstanceOf(ExportFormatError);
+        expect((error as ExportFormatError).line).toBe(line);
+        expect((error as Error).message).toMatch(message);
+      }
+    },
+  },
+];
+
+/** Reads `events` as an export through the shared reader, with a trailer that matches them (as a forger would recompute it). */
+function readExport(events: readonly LogEvent[]): void {
+  const lines = events.map(exportLine);
+  const sha256 = createHash('sha256')
+    .update(lines.map((line) => `${line}\n`).join(''))
+    .digest('hex');
+  const reader = new ExportReader();
+  for (const line of [...lines, JSON.stringify({ trailer: { events: lines.length, sha256 } })]) reader.read(line);
+  reader.finish();
+}
