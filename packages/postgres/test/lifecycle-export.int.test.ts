@@ -1,11 +1,14 @@
 /**
  * An export of a PostgreSQL schema carries its retention policies and its
  * purges: imported into an empty schema, the policies, the purge event and
- * the erased payloads come back, and the copy exports to the same bytes.
+ * the erased payloads come back, and the copy exports to the same bytes. An
+ * export whose times go back is refused whole.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { exportLog } from '@agentstate/core';
-import type { Log } from '@agentstate/core';
+import { createHash } from 'node:crypto';
+import { ExportFormatError, exportLog, formatInstant, STATE_STREAM } from '@agentstate/core';
+import type { Log, LogEvent } from '@agentstate/core';
+import { exportLine } from '@agentstate/core/backend';
 import { importPostgres, openPostgres } from '../src/index.js';
 import { dropSchema, freshSchema } from './cluster.js';
 import { fresh } from './helpers.js';
@@ -44,6 +47,31 @@ describe('export and import of the data lifecycle on PostgreSQL', () => {
       expect(await copy.history(item.id)).toEqual(await p.history(item.id));
       expect(await exportOf(copy.log)).toBe(text);
       expect((await copy.verify()).ok).toBe(true);
+    } finally {
+      await copy.close();
+    }
+  });
+
+  it('refuses an export whose event times go back, naming the line, and stores nothing', async () => {
+    const source = await fresh();
+    cleanups.push(source.close);
+    for (const content of ['one', 'two', 'three']) await source.provider.memory.write({ content });
+    const events = (await exportOf(source.provider.log)).split('\n').slice(0, -2);
+    const before = JSON.parse(events[1]!) as LogEvent;
+    const back = exportLine({ ...(JSON.parse(events[2]!) as LogEvent), time: formatInstant(Date.parse(before.time) - 1) });
+    const lines = `${events[0]}\n${events[1]}\n${back}\n`;
+    const trailer = JSON.stringify({ trailer: { events: 3, sha256: createHash('sha256').update(lines).digest('hex') } });
+    const schema = freshSchema('imp');
+    cleanups.push(() => dropSchema(source.url, schema));
+    const error = await importPostgres(source.url, [...lines.split('\n').slice(0, -1), trailer], { schema }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExportFormatError);
+    expect(error).toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/^line 3: "time" .* is earlier than .*, the time of the state event before it \(line 2\)/),
+    });
+    const copy = await openPostgres(source.url, { schema, max: 1 });
+    try {
+      expect(await copy.log.head(STATE_STREAM)).toBe(0);
     } finally {
       await copy.close();
     }
