@@ -114,13 +114,17 @@ export class SqliteLog implements Log {
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
-          const heads = new Map<string, number>();
+          // Each stream's head in this batch: its seq, and its time once the batch appended to it.
+          const heads = new Map<string, { seq: number; time?: string }>();
           return inputs.map((input, i) => {
             try {
               const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
-              const seq = (heads.get(stream) ?? this.headNow(stream)) + 1;
-              heads.set(stream, seq);
-              return this.#appendChecked(input, seq).event;
+              const head = heads.get(stream) ?? { seq: this.headNow(stream) };
+              const seq = head.seq + 1;
+              const previous = head.time;
+              const { event } = this.#appendChecked(input, seq, previous === undefined ? undefined : () => previous);
+              heads.set(stream, { seq, time: event.time });
+              return event;
             } catch (error) {
               if (!(error instanceof ValidationError)) throw error;
               // The position in the batch names the bad event; the reason stays the one the single append gives.
@@ -133,8 +137,8 @@ export class SqliteLog implements Log {
   }
 
   /** Appends an event from outside the stores: a `state` event must be one the decoder reads. */
-  #appendChecked<P>(input: AppendInput<P>, seq?: number): { event: LogEvent<P>; text: string } {
-    return this.#insert(input, seq, undefined, { upcasters: this.#upcasters });
+  #appendChecked<P>(input: AppendInput<P>, seq?: number, previous?: () => string | undefined): { event: LogEvent<P>; text: string } {
+    return this.#insert(input, seq, previous, { upcasters: this.#upcasters });
   }
 
   /**

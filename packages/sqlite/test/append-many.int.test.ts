@@ -70,6 +70,14 @@ describe('appendMany', () => {
       ]),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(log.appendMany([{ stream: '', type: 't', payload: {} }])).rejects.toBeInstanceOf(ValidationError);
+    // A time earlier than the one before it in the batch, on its stream only.
+    await expect(
+      log.appendMany([
+        { stream: 'a', type: 't', payload: { n: 1 }, time: '2100-01-02T00:00:00.000Z' },
+        { stream: 'b', type: 't', payload: { n: 2 }, time: '2100-01-01T00:00:00.000Z' },
+        { stream: 'a', type: 't', payload: { n: 3 }, time: '2100-01-01T00:00:00.000Z' },
+      ]),
+    ).rejects.toMatchObject({ field: '2.time', message: expect.stringMatching(/earlier than 2100-01-02T00:00:00\.000Z/) });
     expect(await log.head('a')).toBe(0);
     await log.close();
   });
