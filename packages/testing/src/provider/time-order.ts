@@ -1,6 +1,6 @@
 /** V8: time lookups when the writers' clocks go back or disagree (docs/contract.md §7 and §11). */
 import type { EventSourcedProvider } from '@agentstate/core';
-import { encodeSnapshot, formatInstant, instantToMs, ManualClock, STATE_STREAM } from '@agentstate/core';
+import { encodeSnapshot, formatInstant, instantToMs, ManualClock, RETENTION_STREAM, STATE_STREAM } from '@agentstate/core';
 import { foldLog } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
@@ -46,6 +46,15 @@ export const timeOrderChecks: ProviderCheck[] = [
               const diff = await p.diff({ from: { time: formatInstant(T0 - 10 * HOUR) }, to: { time } });
               expect([diff.from.seq, diff.to.seq, diff.memory.created.length]).toEqual([0, stamped.length, stamped.length]);
             }
+            // Policies are events of their own stream, held to the same rule: a writer whose clock is behind still sets one.
+            const late = Math.max(...clocks.map((c) => c.now())) + HOUR;
+            clocks[0]!.set(late);
+            await writers[0]!.retention.set({ record: 'memory', maxAge: '1d' });
+            const last = writers.length - 1;
+            clocks[last]!.set(late - 2 * HOUR);
+            await writers[last]!.retention.set({ record: 'turn', maxAge: '1d' });
+            const policies = await p.log.read({ stream: RETENTION_STREAM });
+            expect(policies.map((e) => e.time)).toEqual([formatInstant(late), formatInstant(late)]);
           } finally {
             // The second writer first: it holds the storage the first one's release destroys.
             for (const w of writers.slice(1)) await w.close();
