@@ -228,4 +228,15 @@ describe('a log the live API could not have written', () => {
     );
     expect(existsSync(target)).toBe(false);
   });
+
+  it('refuses event times that go back, as two writers with skewed clocks once wrote them: exit 1, the line named, nothing imported', async () => {
+    const first = await created;
+    const back = { ...(await turn1), time: '2025-12-31T23:00:00.000Z' };
+    const { file, target } = exportOf([first, back, await turn2]);
+    expect(fails(1, ['import', file, '--db', target])).toBe(
+      `agentstate: line 2: "time" 2025-12-31T23:00:00.000Z is earlier than ${first.time}, the time of the state event before it (line 1): times never decrease along a stream; nothing was imported`,
+    );
+    expect(existsSync(target)).toBe(false);
+    expect(readdirSync(tmp.dir).filter((f) => f.includes('.importing-'))).toEqual([]);
+  });
 });

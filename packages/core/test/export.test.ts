@@ -111,6 +111,33 @@ describe('exportLog and ExportReader', () => {
     expect(error.message).toMatch(/^line 3: session\.turn_appended: turn seq 1 of session ".*", expected 2 \(the live API never writes this\)$/);
   });
 
+  it('refuses an event time earlier than the one before it in its stream, naming the line', async () => {
+    const p = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(5), instanceId: 'live' });
+    await p.memory.write({ content: 'one' });
+    await p.memory.write({ content: 'two' });
+    await p.retention.set({ record: 'memory', maxAge: '1d' });
+    await p.retention.set({ record: 'turn', maxAge: '2d' });
+    let text = '';
+    await exportLog(p.log, (chunk) => {
+      text += chunk;
+    });
+    const lines = text.split('\n').slice(0, -2);
+    const earlier = (line: string): string => exportLine({ ...(JSON.parse(line) as LogEvent), time: '2025-12-31T23:59:59.999Z' });
+    const read = (edited: readonly string[]) => () => {
+      const reader = new ExportReader();
+      for (const line of edited) reader.read(line);
+    };
+    // Equal times pass; each stream is held to its own times, so the first policy may precede the last state event.
+    read([lines[0]!, lines[1]!, earlier(lines[2]!), lines[3]!])();
+    const state = refusal(read([lines[0]!, earlier(lines[1]!)]));
+    expect(state.line).toBe(2);
+    expect(state.message).toBe(
+      'line 2: "time" 2025-12-31T23:59:59.999Z is earlier than 2026-01-01T00:00:00.000Z, the time of the state event before it (line 1): times never decrease along a stream',
+    );
+    const retention = refusal(read([lines[0]!, lines[1]!, lines[2]!, earlier(lines[3]!)]));
+    expect(retention.message).toMatch(/^line 4: "time" 2025-12-31T23:59:59\.999Z is earlier than .*, the time of the retention event before it \(line 3\)/);
+  });
+
   it('reads trailers strictly', () => {
     const sha256 = 'a'.repeat(64);
     expect(readTrailer({ trailer: { events: 2, sha256 } })).toEqual({ events: 2, sha256 });

@@ -33,6 +33,8 @@ import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFrom
 /** The row the head lock's statement reads. */
 interface LockRow {
   head: number;
+  /** The time of the event at `head`, when the lock statement's snapshot shows it. */
+  head_time: string | null;
   seq: number;
   hlc_wall: number;
   hlc_counter: number;
@@ -63,20 +65,24 @@ export class PostgresBackend implements StateBackend {
       this.db.transaction(async (sql, opened) => {
         // Where the projection stands: each commit advances it (and stores it with its event).
         let state = await this.inStep(sql, opened as LockRow[]);
+        // Each event's time is at least the one before it (docs/contract.md §7), whichever process wrote that.
+        let headTime = await this.#headTime(sql, opened as LockRow[]);
         let open = true;
         let savepoints = 0;
         const tx: StateWriteTx = {
           ...tableLookups(this.db, sql),
           commit: async (change, meta) => {
             if (!open) throw new ClosedError('this write transaction has ended');
-            const event = await this.#append(sql, state, change, meta);
+            const event = await this.#append(sql, state, headTime, change, meta);
             state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
+            headTime = event.time;
             return event;
           },
           savepoint: async (inner) => {
             if (!open) throw new ClosedError('this write transaction has ended');
             const name = `s${savepoints++}`;
             const before = state;
+            const timeBefore = headTime;
             await sql.rows(`SAVEPOINT ${name}`);
             try {
               const result = await inner();
@@ -87,6 +93,7 @@ export class PostgresBackend implements StateBackend {
               await sql.rows(`ROLLBACK TO SAVEPOINT ${name}`);
               await sql.rows(`RELEASE SAVEPOINT ${name}`);
               state = before;
+              headTime = timeBefore;
               throw error;
             }
           },
@@ -106,8 +113,22 @@ export class PostgresBackend implements StateBackend {
    * constant), so it can follow `BEGIN` in one simple query.
    */
   get #lockSql(): string {
-    return `SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation FROM ${this.db.t('streams')} s CROSS JOIN ${this.db.t('projection_state')} p
+    return `SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation,
+         (SELECT e.time FROM ${this.db.t('events')} e WHERE e.stream = s.stream AND e.seq = s.head) AS head_time
+       FROM ${this.db.t('streams')} s CROSS JOIN ${this.db.t('projection_state')} p
        WHERE s.stream = '${STATE_STREAM}' AND p.id = 1 FOR UPDATE OF s`;
+  }
+
+  /**
+   * The time of the `state` head, given the rows of the lock statement. That
+   * statement reads the events with the snapshot it began with: after
+   * waiting for the lock, the event its holder appended is not in it, and the
+   * time is read again now that the lock is held.
+   */
+  async #headTime(sql: Sql, rows: readonly LockRow[]): Promise<string | undefined> {
+    const [row] = rows;
+    if (row === undefined || row.head === 0) return undefined;
+    return row.head_time ?? this.log.timeAt(sql, STATE_STREAM, row.head);
   }
 
   /**
@@ -132,12 +153,12 @@ export class PostgresBackend implements StateBackend {
   }
 
   /** Appends the change at the seq after `state` and projects it, inside the open transaction. */
-  async #append(sql: Sql, state: ProjectionState, change: StateChange, meta: EventMeta): Promise<LogEvent> {
+  async #append(sql: Sql, state: ProjectionState, headTime: string | undefined, change: StateChange, meta: EventMeta): Promise<LogEvent> {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     const seq = state.seq + 1;
     // The head, the event and where the projection stands in one statement; the stamper's payloads are
     // valid by construction: not checked again, and the row is marked validated.
-    const event = await this.log.appendStateInTransaction(sql, input, seq, {
+    const event = await this.log.appendStateInTransaction(sql, input, seq, headTime, {
       seq,
       maxHlc: maxHlc(state.maxHlc, changeHlc(change)),
       generation: state.generation,

@@ -61,6 +61,8 @@ export async function importPostgres(
       const [head] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
       if ((head?.head ?? 0) > 0) throw new ValidationError('schema', `${db.schema} already holds ${head!.head} events: an import fills an empty schema`);
       let bytes = 0;
+      // The time of the last event appended to each stream, which the next may not precede.
+      const previous = new Map<string, string>();
       for (let next = await source.next(); next.done !== true; next = await source.next()) {
         const line = next.value;
         bytes += Buffer.byteLength(line) + 1;
@@ -70,7 +72,8 @@ export async function importPostgres(
           // The head row of another stream (the policies') is made by its first append.
           await sql.rows(`INSERT INTO ${db.t('streams')} (stream, head) VALUES ($1, 0) ON CONFLICT (stream) DO NOTHING`, [event.input.stream]);
         }
-        await log.appendInTransaction(sql, event.input as AppendInput, event.seq);
+        await log.appendInTransaction(sql, event.input as AppendInput, event.seq, previous.get(event.input.stream));
+        previous.set(event.input.stream, event.input.time);
         if (event.seq % 1000 === 0) options.onProgress?.(bytes);
       }
       read = reader.finish(options);

@@ -50,8 +50,8 @@ export class PostgresLog implements Log {
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
     const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
     return this.db.transaction(async (sql) => {
-      const seq = await this.#nextSeq(sql, stream);
-      const { event, text } = await this.#insert(sql, input, seq, true);
+      const { seq, previous } = await this.#nextSeq(sql, stream);
+      const { event, text } = await this.#insert(sql, input, seq, previous, true);
       return { ...event, payload: JSON.parse(text) as P };
     });
   }
@@ -68,8 +68,8 @@ export class PostgresLog implements Log {
       for (const [i, input] of inputs.entries()) {
         try {
           const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
-          const seq = await this.#nextSeq(sql, stream);
-          out.push((await this.#insert(sql, input, seq, true)).event);
+          const { seq, previous } = await this.#nextSeq(sql, stream);
+          out.push((await this.#insert(sql, input, seq, previous, true)).event);
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           throw new ValidationError(`${i}${error.field ? `.${error.field}` : ''}`, error.message.replace(/^invalid (input|\S+): /, ''));
@@ -79,32 +79,52 @@ export class PostgresLog implements Log {
     });
   }
 
-  /** Increments and locks the stream's head until the transaction ends; returns the new seq. */
-  async #nextSeq(sql: Sql, stream: string): Promise<number> {
-    const [row] = await sql.rows<{ head: number }>(
-      `INSERT INTO ${this.db.t('streams')} AS s (stream, head) VALUES ($1, 1) ON CONFLICT (stream) DO UPDATE SET head = s.head + 1 RETURNING head`,
+  /**
+   * Increments and locks the stream's head until the transaction ends;
+   * returns the new seq and the time of the event before it, read in the
+   * same statement under that lock.
+   */
+  async #nextSeq(sql: Sql, stream: string): Promise<{ seq: number; previous: string | undefined }> {
+    const [row] = await sql.rows<{ head: number; previous: string | null }>(
+      `WITH next AS (INSERT INTO ${this.db.t('streams')} AS s (stream, head) VALUES ($1, 1) ON CONFLICT (stream) DO UPDATE SET head = s.head + 1 RETURNING head)
+       SELECT next.head, (SELECT e.time FROM ${this.db.t('events')} e WHERE e.stream = $1 AND e.seq = next.head - 1) AS previous FROM next`,
       [stream],
     );
-    return row!.head;
+    const seq = row!.head;
+    // The statement's snapshot began before it waited for the lock: an event its holder appended is read now.
+    return { seq, previous: row!.previous ?? (seq > 1 ? await this.timeAt(sql, stream, seq - 1) : undefined) };
+  }
+
+  /** The time of the event at `seq` of `stream`, as `sql` sees it now. */
+  async timeAt(sql: Sql, stream: string, seq: number): Promise<string | undefined> {
+    const [row] = await sql.rows<{ time: string }>(`SELECT time FROM ${this.db.t('events')} WHERE stream = $1 AND seq = $2`, [stream, seq]);
+    return row?.time;
   }
 
   /**
-   * @internal The store's append of a payload the stamper built and
-   * validated by construction, inside its write transaction, which holds
-   * the `state` head's lock and read `seq - 1` as the head.
+   * @internal An import's append, inside its transaction, which holds the
+   * `state` head's lock and read `seq - 1` as the head; `previous` is the
+   * time of the event at `seq - 1` of the stream.
    */
-  async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number): Promise<LogEvent<P>> {
+  async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
     await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
-    return (await this.#insert(sql, input, seq, false)).event;
+    return (await this.#insert(sql, input, seq, previous, false)).event;
   }
 
   /**
    * @internal {@link appendInTransaction} for the store's own commit: the
    * head, the event and the projection's new state (`projection_state`)
    * written by one statement, one round trip under the head's lock.
+   * `previous` is the time of the event at `seq - 1`, which the lock read.
    */
-  async appendStateInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, projection: ProjectionState): Promise<LogEvent<P>> {
-    const { event, values } = prepareEvent(input, seq, this.#now);
+  async appendStateInTransaction<P>(
+    sql: Sql,
+    input: AppendInput<P>,
+    seq: number,
+    previous: string | undefined,
+    projection: ProjectionState,
+  ): Promise<LogEvent<P>> {
+    const { event, values } = prepareEvent(input, seq, this.#now, () => previous);
     await sql.rows(
       `WITH head AS (UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1),
          projected AS (UPDATE ${this.db.t('projection_state')} SET seq = $2, hlc_wall = $15, hlc_counter = $16, generation = $17 WHERE id = 1)
@@ -115,8 +135,8 @@ export class PostgresLog implements Log {
   }
 
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
-  async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
-    const { event, text, values, validated } = prepareEvent(input, seq, this.#now, check ? { upcasters: this.#upcasters } : undefined);
+  async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
+    const { event, text, values, validated } = prepareEvent(input, seq, this.#now, () => previous, check ? { upcasters: this.#upcasters } : undefined);
     await sql.rows(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
       ...values,
       validated,

@@ -1,11 +1,12 @@
 /**
  * An export of a PostgreSQL schema carries its retention policies and its
  * purges: imported into an empty schema, the policies, the purge event and
- * the erased payloads come back, and the copy exports to the same bytes.
+ * the erased payloads come back, and the copy exports to the same bytes. An
+ * export whose times go back is refused whole.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ExportFormatError, exportLog } from '@agentstate/core';
+import { ExportFormatError, exportLog, formatInstant, STATE_STREAM } from '@agentstate/core';
 import type { Log, LogEvent } from '@agentstate/core';
 import { exportLine } from '@agentstate/core/backend';
 import { importPostgres, openPostgres } from '../src/index.js';
@@ -51,31 +52,26 @@ describe('export and import of the data lifecycle on PostgreSQL', () => {
     }
   });
 
-  it("refuses an export whose erasedBy names a purge that erased none of the event's records, and imports nothing", async () => {
+  it('refuses an export whose event times go back, naming the line, and stores nothing', async () => {
     const source = await fresh();
     cleanups.push(source.close);
-    const p = source.provider;
-    await p.memory.write({ content: 'Tamarindal fact' });
-    const other = await p.memory.write({ content: 'another fact' });
-    const purged = await p.purge({ id: other.id, reason: 'request 10' });
-    const events = (await exportOf(p.log))
-      .split('\n')
-      .slice(0, -2)
-      .map((line) => JSON.parse(line) as LogEvent);
-    // The intact first event marked as erased by that purge, under a trailer recomputed to match, as a forger would.
-    events[0] = { ...events[0]!, payload: { ...(events[0]!.payload as object), erasedBy: purged.seq } };
-    const lines = events.map(exportLine);
-    const sha256 = createHash('sha256')
-      .update(lines.map((l) => `${l}\n`).join(''))
-      .digest('hex');
-    const schema = freshSchema('forged');
+    for (const content of ['one', 'two', 'three']) await source.provider.memory.write({ content });
+    const events = (await exportOf(source.provider.log)).split('\n').slice(0, -2);
+    const before = JSON.parse(events[1]!) as LogEvent;
+    const back = exportLine({ ...(JSON.parse(events[2]!) as LogEvent), time: formatInstant(Date.parse(before.time) - 1) });
+    const lines = `${events[0]}\n${events[1]}\n${back}\n`;
+    const trailer = JSON.stringify({ trailer: { events: 3, sha256: createHash('sha256').update(lines).digest('hex') } });
+    const schema = freshSchema('imp');
     cleanups.push(() => dropSchema(source.url, schema));
-    const refused = importPostgres(source.url, [...lines, JSON.stringify({ trailer: { events: lines.length, sha256 } })], { schema });
-    await expect(refused).rejects.toThrow(ExportFormatError);
-    await expect(refused).rejects.toThrow(`line ${purged.seq}: event 1 is marked erased by ${purged.seq}, which purged none of its records`);
-    const copy = await openPostgres(source.url, { schema, max: 2 });
+    const error = await importPostgres(source.url, [...lines.split('\n').slice(0, -1), trailer], { schema }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ExportFormatError);
+    expect(error).toMatchObject({
+      line: 3,
+      message: expect.stringMatching(/^line 3: "time" .* is earlier than .*, the time of the state event before it \(line 2\)/),
+    });
+    const copy = await openPostgres(source.url, { schema, max: 1 });
     try {
-      expect(await copy.log.head('state')).toBe(0);
+      expect(await copy.log.head(STATE_STREAM)).toBe(0);
     } finally {
       await copy.close();
     }

@@ -6,7 +6,10 @@
  * later with a lower seq; the tables equal a replay of the log.
  */
 import { describe, expect, it } from 'vitest';
+import type { Clock } from '@agentstate/core';
 import { createInMemoryProvider, encodeSnapshot, replay } from '@agentstate/core';
+
+const HOUR = 3_600_000;
 import { openPostgres, openPostgresLog } from '../src/index.js';
 import { fresh } from './helpers.js';
 
@@ -96,6 +99,35 @@ describe('PostgreSQL ordering under concurrent writers', () => {
     await replayed.close();
     await log.close();
     await source.close();
+    await close();
+  });
+
+  it('stamps event times that never decrease while writers whose clocks disagree commit at once, on the store and on a bare log', async () => {
+    const { url, schema, provider, close } = await fresh();
+    // Each clock ticks on every reading, one an hour behind the other: a writer that took the time of an event
+    // older than the head (read before it waited for the head's lock) would move time back.
+    const ticking = (startMs: number): Clock => {
+      let ms = startMs;
+      return { now: () => (ms += 1) };
+    };
+    const start = Date.UTC(2026, 0, 1, 12);
+    const writers = await Promise.all([0, -HOUR].map((skew) => openPostgres(url, { schema, max: 3, clock: ticking(start + skew) })));
+    const logs = await Promise.all([0, -HOUR].map((skew) => openPostgresLog(url, { schema, max: 2, clock: ticking(start + skew) })));
+    await Promise.all([
+      ...writers.map(async (p, w) => {
+        for (let i = 0; i < 30; i += 1) await p.memory.write({ content: `fact ${w} ${i}` });
+      }),
+      ...logs.map(async (log, w) => {
+        for (let i = 0; i < 30; i += 1) await log.append({ stream: 'notes', type: 'noted', payload: { w, i } });
+      }),
+    ]);
+    for (const stream of ['state', 'notes']) {
+      const times = (await logs[0]!.read({ stream })).map((e) => e.time);
+      expect(times.length, stream).toBe(60);
+      expect(times, stream).toEqual([...times].sort());
+    }
+    await Promise.all([...writers, ...logs].map((w) => w.close()));
+    await provider.close();
     await close();
   });
 });

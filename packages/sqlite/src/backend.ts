@@ -26,8 +26,8 @@ import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './r
 import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 const SQL = {
-  stateAndHead: `SELECT seq, hlc_wall, hlc_counter, generation, (SELECT max(seq) FROM events WHERE stream = ?) AS head
-    FROM projection_state WHERE id = 1`,
+  stateAndHead: `SELECT seq, hlc_wall, hlc_counter, generation, (SELECT max(seq) FROM events WHERE stream = ?) AS head,
+    (SELECT time FROM events WHERE stream = ? ORDER BY seq DESC LIMIT 1) AS head_time FROM projection_state WHERE id = 1`,
   sessionWithLastSeq: 'SELECT s.*, (SELECT max(seq) FROM turns WHERE session_id = s.id) AS last_seq FROM sessions s WHERE s.id = ?',
 } as const;
 
@@ -55,7 +55,10 @@ export class SqliteBackend implements StateBackend {
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
     return this.conn.exclusive(async () => {
       // Where the projection stands: advanced by each commit, saved once before COMMIT.
-      let state = this.#beginInStep();
+      const begun = this.#beginInStep();
+      let state: ProjectionState = begun.state;
+      // Each event's time is at least the one before it (docs/contract.md §7), whichever process wrote that.
+      let headTime = begun.headTime;
       const opened = state;
       let open = true;
       let savepoints = 0;
@@ -75,7 +78,8 @@ export class SqliteBackend implements StateBackend {
         lastTurnSeq: (id) => lastSeqs.get(id) ?? this.queries.lastTurnSeq(id),
         commit: (change, meta) => {
           if (!open) throw new ClosedError('this write transaction has ended');
-          const event = this.#append(state, change, meta);
+          const event = this.#append(state, headTime, change, meta);
+          headTime = event.time;
           if (change.type === EventTypes.RecordsPurged) purged = true;
           // The next mutation of a group commit reads its own look-ups again.
           lastSeqs.clear();
@@ -86,6 +90,7 @@ export class SqliteBackend implements StateBackend {
           if (!open) throw new ClosedError('this write transaction has ended');
           const name = `s${savepoints++}`;
           const before = state;
+          const timeBefore = headTime;
           this.conn.db.exec(`SAVEPOINT ${name}`);
           try {
             const result = await inner();
@@ -96,6 +101,7 @@ export class SqliteBackend implements StateBackend {
             this.conn.db.exec(`ROLLBACK TO ${name}`);
             this.conn.db.exec(`RELEASE ${name}`);
             state = before;
+            headTime = timeBefore;
             lastSeqs.clear();
             throw mapSqliteError(error, this.conn.path);
           }
@@ -139,11 +145,11 @@ export class SqliteBackend implements StateBackend {
    * append) are folded first, in a transaction of their own, so that the
    * look-ups see them and nothing uncommitted is ever visible.
    */
-  #beginInStep(): ProjectionState {
+  #beginInStep(): { state: ProjectionState; headTime: string | undefined } {
     for (;;) {
       this.conn.begin();
-      const { head, ...state } = this.#stateAndHead();
-      if (state.seq === head) return state;
+      const { head, headTime, ...state } = this.#stateAndHead();
+      if (state.seq === head) return { state, headTime };
       try {
         foldPending(this.log, this.projection, tableLookups(this.conn), { upcasters: this.options.upcasters });
       } catch (error) {
@@ -154,21 +160,27 @@ export class SqliteBackend implements StateBackend {
     }
   }
 
-  /** Where the projection stands and the head of the `state` stream, in one statement. */
-  #stateAndHead(): ProjectionState & { head: number } {
-    const row = this.conn.prepare(SQL.stateAndHead).get(STATE_STREAM) as
-      | { seq: number; hlc_wall: number; hlc_counter: number; generation: number; head: number | null }
+  /** Where the projection stands and the head of the `state` stream with its time, in one statement. */
+  #stateAndHead(): ProjectionState & { head: number; headTime: string | undefined } {
+    const row = this.conn.prepare(SQL.stateAndHead).get(STATE_STREAM, STATE_STREAM) as
+      | { seq: number; hlc_wall: number; hlc_counter: number; generation: number; head: number | null; head_time: string | null }
       | undefined;
     // Without the state row the file is damaged: the projection says so in its own words.
-    if (row === undefined) return { ...this.projection.state(), head: 0 };
-    return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation, head: row.head ?? 0 };
+    if (row === undefined) return { ...this.projection.state(), head: 0, headTime: undefined };
+    return {
+      seq: row.seq,
+      maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter },
+      generation: row.generation,
+      head: row.head ?? 0,
+      headTime: row.head_time ?? undefined,
+    };
   }
 
-  /** Appends the change at the seq after `state` and projects it, inside the open transaction. */
-  #append(state: ProjectionState, change: StateChange, meta: EventMeta): LogEvent {
+  /** Appends the change at the seq after `state` (whose event has time `headTime`) and projects it, inside the open transaction. */
+  #append(state: ProjectionState, headTime: string | undefined, change: StateChange, meta: EventMeta): LogEvent {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
-    const event = this.log.appendInTransaction(input, state.seq + 1).event;
+    const event = this.log.appendInTransaction(input, state.seq + 1, headTime).event;
     this.projection.apply(change, event.seq);
     if (change.type === EventTypes.RecordsPurged)
       eraseHistory(this.conn, change, event.seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);

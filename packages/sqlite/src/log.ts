@@ -27,6 +27,7 @@ import { mapErrors, mapErrorsAsync } from './errors.js';
 
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
+  timeAt: 'SELECT time FROM events WHERE stream = ? AND seq = ?',
   insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (${Array(14).fill('?').join(', ')})`,
   readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
@@ -113,13 +114,17 @@ export class SqliteLog implements Log {
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
         this.conn.immediate(() => {
-          const heads = new Map<string, number>();
+          // Each stream's head in this batch: its seq, and its time once the batch appended to it.
+          const heads = new Map<string, { seq: number; time?: string }>();
           return inputs.map((input, i) => {
             try {
               const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
-              const seq = (heads.get(stream) ?? this.headNow(stream)) + 1;
-              heads.set(stream, seq);
-              return this.#appendChecked(input, seq).event;
+              const head = heads.get(stream) ?? { seq: this.headNow(stream) };
+              const seq = head.seq + 1;
+              const previous = head.time;
+              const { event } = this.#appendChecked(input, seq, previous === undefined ? undefined : () => previous);
+              heads.set(stream, { seq, time: event.time });
+              return event;
             } catch (error) {
               if (!(error instanceof ValidationError)) throw error;
               // The position in the batch names the bad event; the reason stays the one the single append gives.
@@ -132,24 +137,36 @@ export class SqliteLog implements Log {
   }
 
   /** Appends an event from outside the stores: a `state` event must be one the decoder reads. */
-  #appendChecked<P>(input: AppendInput<P>, seq?: number): { event: LogEvent<P>; text: string } {
-    return this.#insert(input, seq, { upcasters: this.#upcasters });
+  #appendChecked<P>(input: AppendInput<P>, seq?: number, previous?: () => string | undefined): { event: LogEvent<P>; text: string } {
+    return this.#insert(input, seq, previous, { upcasters: this.#upcasters });
   }
 
   /**
    * @internal The store's append, inside its open write transaction, of a
    * payload the stamper built and validated by construction: not checked
    * again, and marked validated. Returns the event with the caller's payload
-   * object (not a copy) and its stored text. `seq` is the next seq, which the
-   * caller read in this transaction.
+   * object (not a copy) and its stored text. `seq` is the next seq, and
+   * `previous` the time of the event before it, which the caller read in
+   * this transaction.
    */
-  appendInTransaction<P>(input: AppendInput<P>, seq: number): { event: LogEvent<P>; text: string } {
-    return this.#insert(input, seq);
+  appendInTransaction<P>(input: AppendInput<P>, seq: number, previous: string | undefined): { event: LogEvent<P>; text: string } {
+    return this.#insert(input, seq, () => previous);
   }
 
-  /** Builds, checks (with `check`: a `state` event must be one the decoder reads) and inserts one event. */
-  #insert<P>(input: AppendInput<P>, seq: number | undefined, check?: { upcasters: UpcasterRegistry | undefined }): { event: LogEvent<P>; text: string } {
-    const { event, text, values, validated } = prepareEvent(input, seq ?? this.headNow(checkStream(input?.stream)) + 1, this.#now, check);
+  /**
+   * Builds, checks (with `check`: a `state` event must be one the decoder reads) and inserts one event.
+   * Without `previous`, the time of the event before is read here, in this transaction: no other writer can
+   * append between the two.
+   */
+  #insert<P>(
+    input: AppendInput<P>,
+    seq: number | undefined,
+    previous?: () => string | undefined,
+    check?: { upcasters: UpcasterRegistry | undefined },
+  ): { event: LogEvent<P>; text: string } {
+    const at = seq ?? this.headNow(checkStream(input?.stream)) + 1;
+    const before = previous ?? ((stream: string) => (this.conn.prepare(SQL.timeAt).get(stream, at - 1) as { time: string } | undefined)?.time);
+    const { event, text, values, validated } = prepareEvent(input, at, this.#now, before, check);
     values.push(validated ? 1 : 0);
     this.conn.prepare(SQL.insert).run(values);
     return { event, text };

@@ -20,7 +20,7 @@ describe('appendMany', () => {
     const log = openSqliteLog(tmp.file());
     await log.append({ stream: 'a', type: 't', payload: { n: 0 } });
     const stored = await log.appendMany([
-      { stream: 'a', type: 't', payload: { n: 1 }, time: '2026-01-01T00:00:00.000Z', actor: 'importer' },
+      { stream: 'a', type: 't', payload: { n: 1 }, time: '2100-01-01T00:00:00.000Z', actor: 'importer' },
       { stream: 'b', type: 't', payload: { n: 2 }, schemaVersion: 2 },
       { stream: 'a', type: 't', payload: { n: 3 } },
     ]);
@@ -31,7 +31,7 @@ describe('appendMany', () => {
     ]);
     const a = await log.read({ stream: 'a' });
     expect(a.map((e) => e.payload)).toEqual([{ n: 0 }, { n: 1 }, { n: 3 }]);
-    expect(a[1]).toMatchObject({ time: '2026-01-01T00:00:00.000Z', actor: 'importer', schemaVersion: 1 });
+    expect(a[1]).toMatchObject({ time: '2100-01-01T00:00:00.000Z', actor: 'importer', schemaVersion: 1 });
     expect((await log.read({ stream: 'b' }))[0]).toMatchObject({ seq: 1, schemaVersion: 2 });
     expect(await log.appendMany([])).toEqual([]);
     await log.close();
@@ -70,6 +70,14 @@ describe('appendMany', () => {
       ]),
     ).rejects.toBeInstanceOf(ValidationError);
     await expect(log.appendMany([{ stream: '', type: 't', payload: {} }])).rejects.toBeInstanceOf(ValidationError);
+    // A time earlier than the one before it in the batch, on its stream only.
+    await expect(
+      log.appendMany([
+        { stream: 'a', type: 't', payload: { n: 1 }, time: '2100-01-02T00:00:00.000Z' },
+        { stream: 'b', type: 't', payload: { n: 2 }, time: '2100-01-01T00:00:00.000Z' },
+        { stream: 'a', type: 't', payload: { n: 3 }, time: '2100-01-01T00:00:00.000Z' },
+      ]),
+    ).rejects.toMatchObject({ field: '2.time', message: expect.stringMatching(/earlier than 2100-01-02T00:00:00\.000Z/) });
     expect(await log.head('a')).toBe(0);
     await log.close();
   });

@@ -16,6 +16,7 @@ import type { ImportedEvent, ImportedStreamEvent } from './lines.js';
 import { checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
 import type { Trailer } from './trailer.js';
 import { ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
+import { TimeOrder } from './time-order.js';
 
 /** Options of {@link ExportReader.finish}. */
 export interface ExportReadOptions {
@@ -41,6 +42,7 @@ export class ExportReader {
   #lineNo = 0;
   /** The seq of the last `retention` line read: those lines come after every `state` line. */
   #retentionSeq = 0;
+  readonly #times = new TimeOrder();
 
   /** The events of the `retention` stream read so far (policies set and removed). */
   get retentionEvents(): number {
@@ -66,11 +68,13 @@ export class ExportReader {
     }
     if (this.#retentionSeq > 0 || lineStream(value) === RETENTION_STREAM) {
       const event = checkRetentionLine(value, lineNo, this.#retentionSeq + 1);
+      this.#times.check(event.input, lineNo);
       this.#retentionSeq = event.seq;
       this.#digest.add(line);
       return event;
     }
     const event = checkEventLine(value, lineNo, this.state.seq + 1);
+    this.#times.check(event.input, lineNo);
     try {
       this.state.apply(event.change, event.seq);
     } catch (error) {

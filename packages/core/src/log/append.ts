@@ -40,10 +40,14 @@ export function checkStream(stream: unknown): string {
 /**
  * Validates an append and builds the event to store at `seq`: `time` from the
  * log's clock when absent, `schemaVersion` 1 when absent, linkage kept
- * verbatim. The payload is the caller's object: the log must serialise it
- * before it returns, so later mutation cannot change history.
+ * verbatim. `previous` gives the time of the event at `seq - 1` of the
+ * stream (asked only when `seq` > 1): times never decrease along a stream
+ * (docs/contract.md §7), so a clock reading earlier than it is raised to it
+ * and a given time earlier than it is a `ValidationError`. The payload is the
+ * caller's object: the log must serialise it before it returns, so later
+ * mutation cannot change history.
  */
-export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant): LogEvent<P> {
+export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant, previous: (stream: string) => Instant | undefined): LogEvent<P> {
   if (!isObject(input)) throw new ValidationError('', 'an append must be an object');
   checkStream(input.stream);
   if (typeof input.type !== 'string' || input.type === '') throw new ValidationError('type', 'must be a non-empty string');
@@ -51,6 +55,7 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
   if (input.time !== undefined && (typeof input.time !== 'string' || !isCanonicalInstant(input.time))) {
     throw new ValidationError('time', 'must be an instant like 2026-11-29T16:54:02.123Z, of a date that exists');
   }
+  const time = notBefore(input.time, now, seq > 1 ? previous(input.stream) : undefined, input.stream, seq);
   const schemaVersion = input.schemaVersion ?? 1;
   // 0 is allowed for payloads from before versioning (e.g. imported legacy logs), for upcasters to migrate.
   if (!isSeq(schemaVersion)) throw new ValidationError('schemaVersion', 'must be a non-negative integer');
@@ -58,7 +63,7 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
     stream: input.stream,
     seq,
     type: input.type,
-    time: input.time ?? now(),
+    time,
     schemaVersion,
     payload: input.payload,
   };
@@ -69,6 +74,26 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
     event[key] = value;
   }
   return event;
+}
+
+/**
+ * The time of the event at `seq`: `given` when the caller set one, else the
+ * clock's reading, either at or after `floor`, the time of the event before
+ * it. A clock set back, or writers whose clocks disagree, so move no event
+ * time back: a clock reading is raised to `floor`, a given time is refused.
+ */
+function notBefore(given: Instant | undefined, now: () => Instant, floor: Instant | undefined, stream: string, seq: number): Instant {
+  if (given === undefined) {
+    const reading = now();
+    return floor !== undefined && reading < floor ? floor : reading;
+  }
+  if (floor !== undefined && given < floor) {
+    throw new ValidationError(
+      'time',
+      `${given} is earlier than ${floor}, the time of event ${seq - 1} of stream ${stream}: times never decrease along a stream`,
+    );
+  }
+  return given;
 }
 
 /**

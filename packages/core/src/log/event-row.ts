@@ -145,10 +145,16 @@ export interface PreparedEvent<P> {
  * is set (`checkStateAppend` on the payload as it will be read back; a
  * refused event throws `ValidationError`) and the row with its checksum.
  * Without `check` the payload is the stamper's, valid by construction, and
- * marked validated.
+ * marked validated. `now` and `previous` stamp the time as `toLogEvent` does.
  */
-export function prepareEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant, check?: { upcasters: UpcasterRegistry | undefined }): PreparedEvent<P> {
-  const event = toLogEvent(input, seq, now);
+export function prepareEvent<P>(
+  input: AppendInput<P>,
+  seq: number,
+  now: () => Instant,
+  previous: (stream: string) => Instant | undefined,
+  check?: { upcasters: UpcasterRegistry | undefined },
+): PreparedEvent<P> {
+  const event = toLogEvent(input, seq, now, previous);
   const text = payloadJson(event.payload);
   const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, check.upcasters) : true;
   const row = eventRow(event, text);

@@ -103,7 +103,12 @@ export class InMemoryLog implements Log {
 
   #store<P>(input: AppendInput<P>, check: boolean): LogEvent<P> {
     const events = this.#streams.get(input?.stream) ?? [];
-    const event = toLogEvent(input, events.length + 1, () => formatInstant(this.#clock.now()));
+    const event = toLogEvent(
+      input,
+      events.length + 1,
+      () => formatInstant(this.#clock.now()),
+      () => events.at(-1)?.time,
+    );
     if (check) {
       checkStateAppend(event, this.#upcasters);
       deepFreeze(event);

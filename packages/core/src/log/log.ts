@@ -29,7 +29,7 @@ export interface LogEvent<P = unknown> extends EventMeta {
   seq: number;
   /** Event type, e.g. `session.created`. */
   type: string;
-  /** When it was appended. */
+  /** When it was appended: never earlier than the time of the event before it in its stream. */
   time: Instant;
   /** Version of the payload's shape; upcasters migrate older ones on read. */
   schemaVersion: number;
@@ -42,7 +42,10 @@ export interface AppendInput<P = unknown> extends EventMeta {
   stream: string;
   type: string;
   payload: P;
-  /** Stamped from the log's clock when absent. */
+  /**
+   * Stamped from the log's clock when absent, raised to the time of the
+   * stream's event before it; a given time earlier than that is refused.
+   */
   time?: Instant;
   /** 1 when absent. */
   schemaVersion?: number;

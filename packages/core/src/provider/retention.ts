@@ -68,7 +68,8 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
         action: draft.action ?? 'tombstone',
         setAt,
       };
-      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicySet, payload: { policy }, time: setAt });
+      // The log stamps the time, never before the policy event ahead of it (docs/contract.md §7): `setAt` is this writer's clock.
+      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicySet, payload: { policy } });
       return policy;
     },
     list: () => policies.current(),
@@ -76,7 +77,7 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
       const key = parseInput(idField, id);
       const policy = (await policies.current()).find((p) => p.id === key);
       if (!policy) throw new NotFoundError('retention policy', key);
-      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicyRemoved, payload: { id: key }, time: stamper.now() });
+      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicyRemoved, payload: { id: key } });
       return policy;
     },
     async apply() {

@@ -62,8 +62,10 @@ async function eventTime(log: Log, seq: number): Promise<Instant> {
  * Resolves `point` against the log: a seq must be an integer in
  * `[0, head]`; an instant selects the last event whose time is at or
  * before it, found by binary search over seqs (about 20 single-event reads
- * at a million events). The search relies on event times never decreasing
- * along the stream, which holds for every log that stamps times itself.
+ * at a million events). Every log keeps event times from decreasing along a
+ * stream, whatever its writers' clocks do (docs/contract.md §7), so the events
+ * at or before the instant are a prefix of the stream and the search finds
+ * its end.
  */
 export async function resolvePoint(log: Log, point: PointInput): Promise<ResolvedPoint> {
   if (point === null || typeof point !== 'object') throw new ValidationError('', 'a point must be { seq } or { time }');

@@ -125,13 +125,32 @@ export const logChecks: LogCheck[] = [
       clock.advance(1234);
       const second = await log.append({ stream: 's', type: 't', payload: 2 });
       expect(second.time).toBe(formatInstant(T0 + 1234));
-      const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2020-02-02T02:02:02.002Z', schemaVersion: 3 });
-      expect(given).toMatchObject({ seq: 3, time: '2020-02-02T02:02:02.002Z', schemaVersion: 3 });
+      const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
+      expect(given).toMatchObject({ seq: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
       expect((await log.read({ stream: 's' })).map((e) => [e.time, e.schemaVersion])).toEqual([
         [formatInstant(T0), 1],
         [formatInstant(T0 + 1234), 1],
-        ['2020-02-02T02:02:02.002Z', 3],
+        ['2030-02-02T02:02:02.002Z', 3],
       ]);
+    },
+  },
+  {
+    name: 'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused',
+    needs: ['injectableClock'],
+    async run(env) {
+      const clock = new ManualClock(T0);
+      const log = await env.open({ clock });
+      await log.append({ stream: 's', type: 't', payload: 1 });
+      clock.advance(-60_000);
+      expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
+      // Another stream has its own times: the clock's reading stands there.
+      expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
+      await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
+      expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
+      expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
+      clock.advance(120_000);
+      expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
+      expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     },
   },
   {

@@ -26,6 +26,7 @@ import { sessionChecks } from './sessions.js';
 import { skillChecks } from './skills.js';
 import { slugChecks } from './slugs.js';
 import { snapshotChecks } from './snapshots.js';
+import { timeOrderChecks } from './time-order.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
@@ -54,6 +55,7 @@ const all: ProviderCheck[] = [
   ...checkpointChecks,
   ...batchChecks,
   ...lifecycleChecks,
+  ...timeOrderChecks,
   ...erasureChecks,
   ...purgeTextChecks,
   ...erasureTraceChecks,
