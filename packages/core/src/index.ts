@@ -15,6 +15,8 @@ export {
   ConflictError,
   ValidationError,
   CorruptionError,
+  IncompatibleDatabaseError,
+  type IncompatibleReason,
   ClosedError,
   UnavailableError,
   ReadOnlyViewError,
