@@ -1,10 +1,12 @@
 /**
  * An export of a PostgreSQL schema carries its retention policies and its
  * purges: imported into an empty schema, the policies, the purge event and
- * the erased payloads come back, and the copy exports to the same bytes.
+ * the erased payloads come back, and the copy exports to the same bytes. A
+ * refused import leaves no new schema behind.
  */
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { exportLog } from '@agentstate/core';
+import { ExportFormatError, exportLog } from '@agentstate/core';
 import type { Log } from '@agentstate/core';
 import { importPostgres, openPostgres } from '../src/index.js';
 import { dropSchema, freshSchema } from './cluster.js';
@@ -46,6 +48,25 @@ describe('export and import of the data lifecycle on PostgreSQL', () => {
       expect((await copy.verify()).ok).toBe(true);
     } finally {
       await copy.close();
+    }
+  });
+
+  it('leaves no new schema behind when it refuses an import', async () => {
+    const source = await fresh();
+    cleanups.push(source.close);
+    await source.provider.memory.write({ content: 'one fact' });
+    const lines = (await exportOf(source.provider.log)).split('\n').slice(0, -1);
+    const schema = freshSchema('refused');
+    cleanups.push(() => dropSchema(source.url, schema));
+    // Cut before its trailer, the export is refused.
+    await expect(importPostgres(source.url, lines.slice(0, -1), { schema })).rejects.toBeInstanceOf(ExportFormatError);
+    const client = new pg.Client({ connectionString: source.url });
+    await client.connect();
+    try {
+      const found = await client.query('SELECT nspname FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(found.rows).toEqual([]);
+    } finally {
+      await client.end();
     }
   });
 });
