@@ -9,26 +9,19 @@
  * is no page is still served.
  */
 import { request } from 'node:http';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ForeignPage, launchChromium, serveForeignPage, skipBrowser, submitForeignForm } from '../../ui/test/browser.js';
+import { chromiumPage, type ForeignPage, serveForeignPage, skipBrowser, submitForeignForm } from '../../ui/test/browser.js';
 import { call, connectHttp, type HttpServerProcess, startHttp, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let server: HttpServerProcess;
-let browser: Browser;
-let page: Page;
 
 beforeAll(async () => {
   tmp = tempDir();
   server = await startHttp(['--db', tmp.db, '--embedder', 'none']);
-  if (skipBrowser) return;
-  browser = await launchChromium();
-  page = await browser.newPage();
-}, 120_000);
+}, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
   expect(await server?.stop()).toBe(0);
   tmp?.cleanup();
 });
@@ -48,6 +41,7 @@ async function remembered(word: string): Promise<number> {
 }
 
 describe.skipIf(skipBrowser)('a page of another local program, in Chromium', () => {
+  const page = chromiumPage();
   let foreign: ForeignPage | undefined;
   afterAll(async () => {
     await foreign?.close();
@@ -58,19 +52,21 @@ describe.skipIf(skipBrowser)('a page of another local program, in Chromium', () 
     const body = remember('planted by a form');
     const name = `${body.slice(0, -1)},"pad":"`;
     foreign = await serveForeignPage(`<!doctype html><form method="post" enctype="text/plain" action="${server.url}"><input name='${name}' value='"}'></form>`);
-    await page.goto(foreign.url);
+    await page().goto(foreign.url);
     // Accept and a text/plain Content-Type naming JSON are headers a page may send without a preflight.
     const headers = { accept: 'application/json, text/event-stream', 'content-type': 'text/plain; x=application/json' };
     const init = { method: 'POST', mode: 'no-cors', headers, body: remember('planted by a fetch') };
-    const answered = page.waitForResponse(server.url);
-    const sent = await page.evaluate(`fetch(${JSON.stringify(server.url)}, ${JSON.stringify(init)}).then((r) => r.type)`);
+    const answered = page().waitForResponse(server.url);
+    const sent = await page().evaluate(`fetch(${JSON.stringify(server.url)}, ${JSON.stringify(init)}).then((r) => r.type)`);
     expect(sent).toBe('opaque');
     expect((await answered).status()).toBe(403);
-    await submitForeignForm(page, foreign, /\/mcp$/);
-    expect(await page.textContent('body')).toMatch(/Forbidden: without a token this server answers no web page but its own/);
+    await submitForeignForm(page(), foreign, /\/mcp$/);
+    expect(await page().textContent('body')).toMatch(/Forbidden: without a token this server answers no web page but its own/);
     expect(await remembered('planted')).toBe(0);
   });
+});
 
+describe('without a token', () => {
   it("refuses a page's call even when the SDK would take it", async () => {
     const status = await new Promise<number>((resolve, reject) => {
       const headers = { origin: 'http://localhost:3000', accept: 'application/json, text/event-stream', 'content-type': 'application/json' };

@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Where Debian's chromium package puts the browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -30,6 +31,26 @@ export function launchChromium(): Promise<Browser> {
       '--disable-quic',
     ],
   });
+}
+
+/**
+ * Opens a Chromium page before the tests of the suite this is called in,
+ * and closes the browser after them; the returned function gives the page.
+ */
+export function chromiumPage(): () => Page {
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (page === undefined) throw new Error('the page is opened before the tests of its suite');
+    return page;
+  };
 }
 
 /** A page served by another local program, as a dev server would serve it. */

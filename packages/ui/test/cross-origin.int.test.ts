@@ -10,28 +10,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SqliteProvider } from '@agentstate/sqlite';
 import { serveUi, type UiHandle } from '@agentstate/ui';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ForeignPage, launchChromium, serveForeignPage, skipBrowser, submitForeignForm } from './browser.js';
+import { chromiumPage, type ForeignPage, serveForeignPage, skipBrowser, submitForeignForm } from './browser.js';
 import { openWriter } from './fixture.js';
 
 let dir: string;
 let db: SqliteProvider;
 let ui: UiHandle;
-let browser: Browser;
-let page: Page;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agentstate-ui-origin-'));
   db = await openWriter(join(dir, 'state.db'));
   ui = await serveUi(db, { port: 0, allowWrites: true, pollMs: 200 });
-  if (skipBrowser) return;
-  browser = await launchChromium();
-  page = await browser.newPage();
-}, 120_000);
+});
 
 afterAll(async () => {
-  await browser?.close();
   await ui?.close();
   await db?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -48,6 +41,7 @@ const kept = (item: { id: string; content: string }): Promise<boolean> =>
   );
 
 describe.skipIf(skipBrowser)('a page of another local program, in Chromium', () => {
+  const page = chromiumPage();
   let foreign: ForeignPage | undefined;
   afterAll(async () => {
     await foreign?.close();
@@ -58,20 +52,20 @@ describe.skipIf(skipBrowser)('a page of another local program, in Chromium', () 
     const byForm = await db.memory.write({ content: 'Kept from a form post' });
     foreign = await serveForeignPage(`<!doctype html><form method="post" action="${purgeUrl(byForm.id)}"></form>`);
 
-    await page.goto(foreign.url);
-    const sent = await page.evaluate(`fetch(${JSON.stringify(purgeUrl(byFetch.id))}, { method: 'POST', mode: 'no-cors' }).then((r) => r.type)`);
+    await page().goto(foreign.url);
+    const sent = await page().evaluate(`fetch(${JSON.stringify(purgeUrl(byFetch.id))}, { method: 'POST', mode: 'no-cors' }).then((r) => r.type)`);
     expect(sent).toBe('opaque');
-    await submitForeignForm(page, foreign, /\/api\/purge\//);
+    await submitForeignForm(page(), foreign, /\/api\/purge\//);
 
     expect(await kept(byFetch)).toBe(true);
     expect(await kept(byForm)).toBe(true);
-    expect(await page.textContent('body')).toMatch(/forbidden: changes come from the inspector's own page/);
+    expect(await page().textContent('body')).toMatch(/forbidden: changes come from the inspector's own page/);
   });
 
   it("leaves the inspector's own page able to purge", async () => {
     const item = await db.memory.write({ content: 'Purged by the inspector itself' });
-    await page.goto(ui.url);
-    const status = await page.evaluate(`fetch(${JSON.stringify(purgeUrl(item.id))}, { method: 'POST' }).then((r) => r.status)`);
+    await page().goto(ui.url);
+    const status = await page().evaluate(`fetch(${JSON.stringify(purgeUrl(item.id))}, { method: 'POST' }).then((r) => r.status)`);
     expect(status).toBe(200);
     expect(await kept(item)).toBe(false);
   });
