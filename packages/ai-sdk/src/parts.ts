@@ -76,12 +76,16 @@ function toolCounterparts(part: UIPartLike): unknown[] | undefined {
 
 /**
  * The turn parts of a UI message's parts, in order. Throws `ValidationError`
- * (naming the part under `path`) when a part cannot be stored even whole:
- * not JSON, or over the limits.
+ * (naming the part under `path`) when a part has no string `type`, or
+ * cannot be stored even whole: not JSON, or over the limits.
  */
 export function toTurnParts(parts: readonly UIPartLike[], path = 'parts'): Part[] {
   return parts.flatMap((given, index) => {
-    const part = dropUndefined(given) as UIPartLike;
+    const part = dropUndefined(given) as UIPartLike | null;
+    // Every mapping branches on the type: without one there is nothing to map, nor to name.
+    if (typeof part !== 'object' || part === null || typeof part.type !== 'string') {
+      throw new ValidationError(`${path}.${index}.type`, 'a part must be an object with a string type');
+    }
     const natural = counterparts(part)?.map((p) => partSchema.safeParse(p));
     if (natural?.every((r) => r.success)) return natural.map((r) => r.data as Part);
     const whole = partSchema.safeParse({ type: 'data', name: part.type, data: part, metadata: WHOLE });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ValidationError } from '@agentstate/core';
 import { fromTurnParts, toTurnParts, type UIPartLike } from '../src/index.js';
 import { SDKS } from './sdks.js';
 
@@ -102,6 +103,20 @@ describe('UI parts ↔ turn parts', () => {
         'messages.3.parts',
       ),
     ).toThrow(/invalid messages\.3\.parts\.1: a data-x part that cannot be stored/);
+  });
+
+  it('refuses, naming the part, a part without a string type, or no object at all', () => {
+    const given = [{ text: 'no type' }, { type: 7 }, null, 'text'] as unknown as UIPartLike[];
+    for (const [index, part] of given.entries()) {
+      let caught: unknown;
+      try {
+        toTurnParts([{ type: 'text', text: 'ok' }, part], 'messages.2.parts');
+      } catch (error) {
+        caught = error;
+      }
+      expect(caught, JSON.stringify(part)).toBeInstanceOf(ValidationError);
+      expect((caught as ValidationError).field, String(index)).toBe('messages.2.parts.1.type');
+    }
   });
 
   describe.each(SDKS)('with $name', (sdk) => {

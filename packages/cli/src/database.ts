@@ -8,7 +8,7 @@
  * records need an existing, non-empty file. A PostgreSQL schema is created
  * and migrated by whichever command opens it first.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, type Stats, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Embedder, SnapshotCodec } from '@agentstate/core';
 import type { Log } from '@agentstate/core';
@@ -42,9 +42,9 @@ export interface OpenOptions {
   snapshotCodec?: SnapshotCodec;
 }
 
-function sizeOf(path: string): number | undefined {
+function statOf(path: string): Stats | undefined {
   try {
-    return statSync(path).size;
+    return statSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw mapFileError(error, path, 'open');
@@ -52,8 +52,8 @@ function sizeOf(path: string): number | undefined {
 }
 
 function prepare(path: string, options: { create?: boolean; readonly?: boolean }): void {
-  const size = sizeOf(path);
-  if (size === undefined) {
+  const stat = statOf(path);
+  if (stat === undefined) {
     if (!options.create || options.readonly) {
       const folder = existsSync(dirname(path)) ? '' : `: the folder ${dirname(path)} does not exist`;
       throw new UserError(
@@ -65,7 +65,7 @@ function prepare(path: string, options: { create?: boolean; readonly?: boolean }
     } catch (error) {
       throw mapFileError(error, dirname(path), 'create the folder');
     }
-  } else if (size === 0 && !options.create) {
+  } else if (stat.isFile() && stat.size === 0 && !options.create) {
     // SQLite would take it for an empty database and write a schema into it.
     throw new IncompatibleDatabaseError(path, 'empty', 'is empty (0 bytes), not a database');
   }

@@ -1,6 +1,6 @@
 /**
- * The one place where the command's errors become exit codes and one-line
- * messages, by error class. The codes are the backend's `ExitCode`, shared
+ * The one place where the command's errors become exit codes (by error
+ * `code`) and one-line messages. The codes are the backend's `ExitCode`, shared
  * with `agentstate mcp`: 0 success, 1 a user error (bad flags, bad input,
  * not found, conflict), 2 a damaged file or one that is not a usable
  * agentstate database, 3 the environment refused (disk full, read-only,
@@ -9,7 +9,7 @@
 import { CommanderError } from 'commander';
 import { AgentStateError } from '@agentstate/core';
 import type { ExitCodeValue } from '@agentstate/sqlite';
-import { ExitCode, exitCodeOf, IncompatibleDatabaseError } from '@agentstate/sqlite';
+import { ExitCode, exitCodeOf } from '@agentstate/sqlite';
 
 export { ExitCode };
 export type { ExitCodeValue };
@@ -27,7 +27,6 @@ export class DamagedDatabaseError extends AgentStateError {
 /** The exit code for an error that ended a command. */
 export function exitCodeFor(error: unknown): ExitCodeValue {
   if (error instanceof CommanderError) return error.exitCode === 0 ? ExitCode.ok : ExitCode.user;
-  if (error instanceof DamagedDatabaseError) return ExitCode.corrupt;
   return exitCodeOf(error);
 }
 
@@ -35,7 +34,6 @@ export function exitCodeFor(error: unknown): ExitCodeValue {
 export function describeError(error: unknown): string {
   let message: string;
   if (error instanceof CommanderError) message = error.message.replace(/^error: /, '');
-  else if (error instanceof IncompatibleDatabaseError) message = error.message.replace(/^invalid path: /, '');
   else if (error instanceof AgentStateError) message = error.message;
   else if (error instanceof Error) message = `unexpected ${error.name}: ${error.message}`;
   else message = `unexpected failure: ${String(error)}`;

@@ -2,14 +2,15 @@
  * Files the environment makes unusable, through the real binary: read
  * commands open read-only, so they never create or change a file, and work
  * on read-only files and folders; an empty, truncated or foreign file is
- * refused unchanged (exit 2); a folder at the path, a read-only file or
- * folder, and a full disk get one line naming the cause and the path
- * (exit 3), never "unexpected SqliteError" (defects 6 and 9 of the
+ * refused unchanged (exit 2); a folder or a FIFO at the path, a read-only
+ * file or folder, a folder where a new file may not be created, a loop of
+ * symbolic links, a name too long and a full disk get one line naming the
+ * cause and the path (exit 3), never "unexpected SqliteError" (defects 6 and 9 of the
  * hardening issue).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Result } from './helpers.js';
@@ -57,7 +58,7 @@ describe('files the environment makes unusable', () => {
   });
   afterEach(() => {
     chmodSync(tmp.dir, 0o755);
-    for (const name of readdirSync(tmp.dir)) chmodSync(join(tmp.dir, name), 0o755);
+    for (const name of readdirSync(tmp.dir)) if (!lstatSync(join(tmp.dir, name)).isSymbolicLink()) chmodSync(join(tmp.dir, name), 0o755);
     tmp.cleanup();
   });
 
@@ -99,6 +100,38 @@ describe('files the environment makes unusable', () => {
       `no agentstate database at ${missing}: the folder ${tmp.path('no-folder')} does not exist`,
     );
     expect(existsSync(tmp.path('no-folder'))).toBe(false);
+  });
+
+  it('names a symbolic-link loop and a name too long for the file system (exit 3), in reading and writing commands', () => {
+    const loop = tmp.path('loop.db');
+    symlinkSync(loop, loop);
+    const long = tmp.path(`${'a'.repeat(300)}.db`);
+    for (const command of [['stats'], ['memory', 'write', 'x']]) {
+      expect(failureLine(cli([...command, '--db', loop]), 3, [])).toBe(`agentstate: cannot open ${loop}: its symbolic links form a loop`);
+      expect(failureLine(cli([...command, '--db', long]), 3, [])).toBe(`agentstate: cannot open ${long}: the name is too long for the file system`);
+    }
+    expect(readdirSync(tmp.dir)).toEqual(['loop.db']);
+  });
+
+  it('names a FIFO at the database path as not a regular file (exit 3), never as an empty one', () => {
+    const fifo = tmp.path('fifo.db');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    for (const command of [['stats'], ['memory', 'delete', 'x'], ['memory', 'write', 'x']]) {
+      expect(failureLine(cli([...command, '--db', fifo]), 3, [])).toBe(`agentstate: cannot open ${fifo}: it is not a regular file`);
+    }
+  });
+
+  it.runIf(CAN_DROP)('names a folder where a new database cannot be created for want of permission (exit 3), creating nothing', () => {
+    const folder = tmp.path('locked');
+    mkdirSync(folder);
+    chmodSync(tmp.dir, 0o755);
+    chmodSync(folder, 0o555);
+    const db = join(folder, 'state.db');
+    expect(failureLine(unprivileged(['memory', 'write', 'x', '--db', db]), 3, [])).toBe(`agentstate: cannot create ${db}: permission denied`);
+    const server = unprivileged(['mcp', '--db', db]);
+    expect(server.code).toBe(3);
+    expect(server.stderr).toContain(`cannot create ${db}: permission denied`);
+    expect(readdirSync(folder)).toEqual([]);
   });
 
   it('names a missing folder or a folder given to export --out (exit 1), and a read-only folder there (exit 3), leaving nothing', () => {

@@ -2,7 +2,7 @@
  * The one error family, as a table: every error class a package exports is
  * an `AgentStateError` with a stable `code`, a `retryable` flag, a row in
  * docs/contract.md §3, and an exit code of the `agentstate` command chosen
- * by its class.
+ * by its code.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -27,6 +27,7 @@ import * as embeddings from '@agentstate/embeddings';
 import { EmbeddingHttpError, EmbeddingNetworkError, EmbeddingResponseError, EmbeddingTimeoutError, TableFormatError } from '@agentstate/embeddings';
 import * as mcp from '@agentstate/mcp';
 import { ScopeDeniedError, UsageError } from '@agentstate/mcp';
+import * as postgres from '@agentstate/postgres';
 import * as sqlite from '@agentstate/sqlite';
 import {
   DatabaseNotFoundError,
@@ -62,8 +63,8 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new SnapshotSealError('HMAC mismatch'), code: 'seal_failed', retryable: false, exit: user },
   { error: new ExportFormatError('the trailer is missing', 12), code: 'invalid', retryable: false, exit: user },
   { error: new UnavailableError('sqlite-vec could not be loaded'), code: 'unavailable', retryable: false, exit: user },
-  { error: new ReadOnlyViewError('a view of seq 3 is read-only'), code: 'read_only', retryable: false, exit: user },
-  { error: new IncompatibleDatabaseError('/x.db', 'not-sqlite', 'is not a SQLite database'), code: 'invalid', retryable: false, exit: corrupt },
+  { error: new ReadOnlyViewError('a view of seq 3 is read-only'), code: 'read_only', retryable: false, exit: environment },
+  { error: new IncompatibleDatabaseError('/x.db', 'not-sqlite', 'is not a SQLite database'), code: 'incompatible', retryable: false, exit: corrupt },
   { error: new DatabaseNotFoundError('/x.db', 'no such file'), code: 'not_found', retryable: false, exit: user },
   { error: new DiskFullError('/x.db', 'no space left'), code: 'disk_full', retryable: false, exit: environment },
   { error: new ReadOnlyError('/x.db', 'read-only'), code: 'read_only', retryable: false, exit: environment },
@@ -98,7 +99,8 @@ describe('the error family', () => {
   });
 
   it('keeps the class hierarchy callers test with instanceof', () => {
-    expect(new IncompatibleDatabaseError('/x.db', 'empty', 'is empty')).toBeInstanceOf(ValidationError);
+    expect(sqlite.IncompatibleDatabaseError).toBe(core.IncompatibleDatabaseError);
+    expect(postgres.IncompatibleDatabaseError).toBe(core.IncompatibleDatabaseError);
     expect(new UnboundSnapshotError('state', 1, 'old')).toBeInstanceOf(CorruptionError);
     expect(new OperationConflictError('reused')).toBeInstanceOf(ConflictError);
     for (const error of [new DiskFullError('/x', 'full'), new DatabaseNotFoundError('/x', 'missing')]) expect(error).toBeInstanceOf(sqlite.StorageError);

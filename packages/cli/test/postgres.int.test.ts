@@ -90,6 +90,25 @@ describe('agentstate --db postgres://…', () => {
     expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 3 events in/);
   });
 
+  it('refuses a schema of a newer version or of another application with exit 2, as a foreign SQLite file', async () => {
+    const newer = freshUrl();
+    ok(['memory', 'write', 'from a later version', '--db', newer]);
+    const foreign = freshUrl();
+    const [newerSchema, foreignSchema] = [newer, foreign].map((u) => new URL(u).searchParams.get('schema')!);
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(`INSERT INTO "${newerSchema}".agentstate_migrations (version, name, checksum) VALUES (1000, 'future', 'x')`);
+      await client.query(`CREATE SCHEMA "${foreignSchema}"; CREATE TABLE "${foreignSchema}".users (id int PRIMARY KEY)`);
+    } finally {
+      await client.end();
+    }
+    for (const command of [['stats'], ['memory', 'write', 'x']]) {
+      expect(fails(2, [...command, '--db', newer])).toMatch(new RegExp(`^agentstate: ${newerSchema}: has schema version 1000, newer than this library's`));
+      expect(fails(2, [...command, '--db', foreign])).toBe(`agentstate: ${foreignSchema}: holds tables of another application, not an agentstate schema`);
+    }
+  });
+
   it('refuses the demo, which writes a SQLite file, and keeps a password out of what it prints', () => {
     const db = freshUrl();
     expect(fails(1, ['demo', '--db', db])).toMatch(/the demo writes a new SQLite file/);

@@ -19,6 +19,7 @@ export type ErrorCode =
   | 'closed'
   // What is stored.
   | 'corruption'
+  | 'incompatible'
   | 'seal_failed'
   // The environment, not the input: a full disk (or quota, or file-size
   // limit), a read-only file or folder, a permission, a path that is not a
@@ -125,6 +126,39 @@ export class CorruptionError extends AgentStateError {
     options?: { cause?: unknown },
   ) {
     super(`corrupt ${stream}#${seq}: ${message}`, options);
+  }
+}
+
+/** Why a database (a SQLite file, a PostgreSQL schema) cannot be opened as agentstate's. */
+export type IncompatibleReason =
+  | 'empty'
+  | 'truncated'
+  | 'not-sqlite'
+  | 'not-agentstate'
+  | 'newer-schema'
+  | 'migration-changed'
+  | 'needs-migration'
+  | 'behind-log';
+
+/**
+ * The database (a SQLite file, a PostgreSQL schema) is not one this library
+ * can open: empty (0 bytes), truncated, not SQLite, another application's,
+ * from a newer version, with a migration whose recorded checksum differs;
+ * or, opened read-only, one that needs a write first (a pending migration,
+ * tables behind the log). Nothing was changed. One class for every backend,
+ * so a caller (and an exit code) reads the refusal the same way whichever
+ * backend raised it.
+ */
+export class IncompatibleDatabaseError extends AgentStateError {
+  readonly code = 'incompatible' as const;
+  constructor(
+    /** The file path or schema that was opened. */
+    readonly database: string,
+    /** A machine-readable reason. */
+    readonly reason: IncompatibleReason,
+    message: string,
+  ) {
+    super(`${database}: ${message}`);
   }
 }
 

@@ -16,6 +16,8 @@ export {
   OperationConflictError,
   ValidationError,
   CorruptionError,
+  IncompatibleDatabaseError,
+  type IncompatibleReason,
   ClosedError,
   UnavailableError,
   ReadOnlyViewError,

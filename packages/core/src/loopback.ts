@@ -2,8 +2,9 @@
  * Who may talk to a local HTTP server of agentstate (the MCP server's HTTP
  * transport, the inspector): the loopback rules that keep a web page from
  * reaching a server bound to 127.0.0.1 through DNS rebinding (`Host` and
- * `Origin` must name this machine), and the constant-time token check used
- * when a token stands in for them. One module, so the servers cannot drift
+ * `Origin` must name this machine), who may change state without a token
+ * (no page, or the server's own page: never another local program's page),
+ * and the constant-time token check used when a token stands in for them. One module, so the servers cannot drift
  * apart; published as `@agentstate/core/loopback`, outside the main entry,
  * because only servers need it.
  */
@@ -41,6 +42,28 @@ export function isLoopbackOrigin(origin: string): boolean {
 /** Whether a request is addressed to loopback (`Host`) and comes from a loopback page or from no page (`Origin`). */
 export function isLoopbackRequest(host: string | undefined, origin: string | undefined): boolean {
   return isLoopbackHost(hostnameOf(host ?? '')) && (origin === undefined || isLoopbackOrigin(origin));
+}
+
+/**
+ * Whether a request may change state on a server at `port` without a token:
+ * it comes from no page (no `Origin`), or from a page of this very server
+ * (`Origin` is exactly `http://` and the request's loopback `Host`, whose port
+ * is `port`). Browsers send `Origin` with every request but GET and HEAD, a
+ * form's or a `no-cors` fetch's too (`null` when they hide it), so another
+ * program's page (a dev server on another port) can neither drop it nor
+ * pose as this server; and it cannot send a token, which rides in a header
+ * that needs a CORS preflight these servers never grant, or in an address
+ * it does not know.
+ */
+export function isOwnOriginOrNone(origin: string | undefined, host: string | undefined, port: number): boolean {
+  if (origin === undefined) return true;
+  if (host === undefined || origin.toLowerCase() !== `http://${host}`.toLowerCase()) return false;
+  try {
+    const url = new URL(origin);
+    return isLoopbackHost(url.hostname) && Number(url.port || 80) === port;
+  } catch {
+    return false;
+  }
 }
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();

@@ -2,7 +2,7 @@
  * The loopback rules shared by the MCP server's HTTP transport and the
  * inspector, through the subpath both import.
  */
-import { hostnameOf, isLoopbackHost, isLoopbackOrigin, isLoopbackRequest, MIN_TOKEN_LENGTH, tokenChecker } from '@agentstate/core/loopback';
+import { hostnameOf, isLoopbackHost, isLoopbackOrigin, isLoopbackRequest, isOwnOriginOrNone, MIN_TOKEN_LENGTH, tokenChecker } from '@agentstate/core/loopback';
 import { describe, expect, it } from 'vitest';
 
 describe('@agentstate/core/loopback', () => {
@@ -27,6 +27,23 @@ describe('@agentstate/core/loopback', () => {
     expect(isLoopbackRequest('127.0.0.1:8777', 'http://attacker.example')).toBe(false);
     expect(isLoopbackRequest('attacker.example', undefined)).toBe(false);
     expect(isLoopbackRequest(undefined, undefined)).toBe(false);
+  });
+
+  it("lets a change through only from no page or from the server's own origin, port included", () => {
+    expect(isOwnOriginOrNone(undefined, '127.0.0.1:8777', 8777)).toBe(true);
+    expect(isOwnOriginOrNone('http://127.0.0.1:8777', '127.0.0.1:8777', 8777)).toBe(true);
+    expect(isOwnOriginOrNone('http://localhost:8777', 'localhost:8777', 8777)).toBe(true);
+    expect(isOwnOriginOrNone('http://[::1]:8777', '[::1]:8777', 8777)).toBe(true);
+    expect(isOwnOriginOrNone('http://localhost', 'localhost', 80)).toBe(true);
+    // Another local program's page, the same server under another name, or a hidden origin.
+    expect(isOwnOriginOrNone('http://localhost:3000', '127.0.0.1:8777', 8777)).toBe(false);
+    expect(isOwnOriginOrNone('http://localhost:8777', '127.0.0.1:8777', 8777)).toBe(false);
+    expect(isOwnOriginOrNone('null', '127.0.0.1:8777', 8777)).toBe(false);
+    expect(isOwnOriginOrNone('https://127.0.0.1:8777', '127.0.0.1:8777', 8777)).toBe(false);
+    // A page and a Host that agree, but not on this server's port or on a loopback name.
+    expect(isOwnOriginOrNone('http://localhost:3000', 'localhost:3000', 8777)).toBe(false);
+    expect(isOwnOriginOrNone('http://attacker.example:8777', 'attacker.example:8777', 8777)).toBe(false);
+    expect(isOwnOriginOrNone('http://127.0.0.1:8777', undefined, 8777)).toBe(false);
   });
 
   it('checks tokens, refusing a missing or different one', () => {

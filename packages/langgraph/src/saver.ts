@@ -26,6 +26,13 @@ import { BaseCheckpointSaver, compareWritesSortKeys, maxChannelVersion, TASKS, W
  */
 export type SerializedValue = { type: string; text: string } | { type: string; base64: string };
 
+/**
+ * What LangGraph's JSON serializer writes, instead of throwing, for a value
+ * `JSON.stringify` refuses (a BigInt): the value would be lost, and the
+ * checkpoint would fail to load.
+ */
+const GAVE_UP = JSON.stringify('[unable to serialize, circular reference is too complex to analyze]');
+
 /** Where the value of one channel of a checkpoint is kept. */
 interface ChannelPlace {
   /** The channel's version in this checkpoint. */
@@ -150,7 +157,7 @@ export class AgentStateSaver extends BaseCheckpointSaver {
       channel_versions: checkpoint.channel_versions ?? {},
       versions_seen: checkpoint.versions_seen ?? {},
     };
-    const [checkpointValue, metadataValue] = await Promise.all([this.#dump(saved), this.#dump(metadata)]);
+    const [checkpointValue, metadataValue] = await Promise.all([this.#dump(saved, 'checkpoint'), this.#dump(metadata, 'metadata')]);
     const value: StoredCheckpoint = { format: 1, checkpoint: checkpointValue, metadata: metadataValue, channels };
     await this.provider.checkpoints.put({
       threadId,
@@ -171,7 +178,7 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     if (!checkpointId) throw new ValidationError('configurable.checkpoint_id', 'writes are saved against a checkpoint: give its checkpoint_id');
     // Special channels share one negative idx; as in MemorySaver, the last of a call wins.
     const byIdx = new Map<number, { idx: number; channel: string; value: JsonValue }>();
-    const dumped = await Promise.all(writes.map(async ([, value]) => (await this.#dump(value)) as unknown as JsonValue));
+    const dumped = await Promise.all(writes.map(async ([, value], i) => (await this.#dump(value, `writes.${i}`)) as unknown as JsonValue));
     writes.forEach(([channel], i) => {
       const idx = WRITES_IDX_MAP[channel] ?? i;
       byIdx.set(idx, { idx, channel, value: dumped[i]! });
@@ -198,14 +205,26 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     if (this.#ownsProvider) await this.provider.close();
   }
 
-  async #dump(value: unknown): Promise<SerializedValue> {
-    const [type, bytes] = await this.serde.dumpsTyped(value);
+  /** `value` as its serde writes it; a value the serde cannot write (a BigInt for the default one) is a `ValidationError` on `field`. */
+  async #dump(value: unknown, field: string): Promise<SerializedValue> {
+    let typed: [string, Uint8Array];
+    try {
+      typed = await this.serde.dumpsTyped(value);
+    } catch (error) {
+      throw new ValidationError(field, `the saver's serializer cannot write it: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const [type, bytes] = typed;
     if (type === 'json') {
+      let text: string | undefined;
       try {
-        return { type, text: utf8.decode(bytes) };
+        text = utf8.decode(bytes);
       } catch {
         // Not UTF-8 after all: base64 keeps the bytes.
       }
+      if (text === GAVE_UP && value !== JSON.parse(GAVE_UP)) {
+        throw new ValidationError(field, "the saver's serializer cannot write it as JSON (a BigInt, say): it would store a placeholder instead");
+      }
+      if (text !== undefined) return { type, text };
     }
     return { type, base64: Buffer.from(bytes).toString('base64') };
   }

@@ -148,6 +148,34 @@ describe('AgentStateSaver', () => {
     await expect(saver.putWrites({ configurable: { thread_id: 't' } }, [['a', 1]], 'task')).rejects.toBeInstanceOf(ValidationError);
   });
 
+  it('refuses, naming the field, a value its serializer cannot write (a BigInt), storing nothing', async () => {
+    const provider = createInMemoryProvider();
+    const saver = new AgentStateSaver(provider);
+    const config = { configurable: { thread_id: 't' } };
+    const refusals = [
+      saver.put(config, checkpoint({ count: 10n }), { source: 'loop', step: 0, parents: {} }, { count: 1 }),
+      saver.put(config, checkpoint(), { source: 'loop', step: 0, parents: {}, cost: 10n } as never, {}),
+      saver.putWrites(
+        { configurable: { thread_id: 't', checkpoint_id: 'c1' } },
+        [
+          ['a', 1],
+          ['b', 2n],
+        ],
+        'task',
+      ),
+    ];
+    const fields = ['checkpoint', 'metadata', 'writes.1'];
+    for (const [i, refusal] of refusals.entries()) {
+      const error = await refusal.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error, fields[i]).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).field).toBe(fields[i]);
+    }
+    expect(await provider.log.head('state')).toBe(0);
+  });
+
   it('refuses to read a checkpoint another program stored in its own shape', async () => {
     const provider = createInMemoryProvider();
     await provider.checkpoints.put({ threadId: 't', checkpointId: 'c1', checkpoint: { step: 1 } });

@@ -9,25 +9,8 @@
  */
 import { AgentStateError, ConflictError, ValidationError } from '@agentstate/core';
 
-/** Why a schema cannot be used as agentstate's. */
-export type IncompatibleReason = 'not-agentstate' | 'newer-schema' | 'migration-changed';
-
-/**
- * The schema holds something this library must not touch: tables of
- * another application, a schema from a newer version, or a migration whose
- * recorded checksum differs. Nothing was changed.
- */
-export class IncompatibleDatabaseError extends ValidationError {
-  constructor(
-    /** The schema that was opened. */
-    readonly schema: string,
-    /** A machine-readable reason. */
-    readonly reason: IncompatibleReason,
-    message: string,
-  ) {
-    super('schema', `${schema}: ${message}`);
-  }
-}
+/** The refusal of a schema this library must not touch: core's, shared by every backend. */
+export { IncompatibleDatabaseError, type IncompatibleReason } from '@agentstate/core';
 
 /** The connection to the server failed or was lost; the write, if any, was not applied or was applied whole. Retry. */
 export class ConnectionLostError extends AgentStateError {

@@ -2,8 +2,9 @@
  * `importPostgres(urlOrPool, lines)`: an export loaded into an empty schema,
  * through the event path. Core's `ExportReader` checks every line (shape,
  * seq, payload, the fold's rules) and the trailer; the events are appended
- * in one transaction holding the stream's head lock, so a refused export
- * leaves the schema as it was and no writer interleaves. Opening the
+ * in one transaction that also creates or migrates the schema and holds the
+ * stream's head lock, so a refused export leaves the schema as it was (no
+ * schema at all when there was none) and no writer interleaves. Opening the
  * provider afterwards folds the events into the tables, which must equal
  * the fold of the export.
  */
@@ -15,7 +16,9 @@ import type { ExportRead, Trailer } from '@agentstate/core/backend';
 import { ExportReader } from '@agentstate/core/backend';
 import { PostgresLog } from './log.js';
 import type { PostgresConnectionOptions } from './open.js';
-import { openDatabase, openPostgres } from './open.js';
+import type { Database } from './database.js';
+import { migrateInTransaction } from './migrations/index.js';
+import { connectDatabase, openPostgres } from './open.js';
 
 /** Options of {@link importPostgres}. */
 export interface PostgresImportOptions extends PostgresConnectionOptions {
@@ -49,15 +52,20 @@ export async function importPostgres(
   // A readline interface drops the lines it reads before iteration starts: start iterating before the first await.
   const source: Iterator<string> | AsyncIterator<string> =
     Symbol.asyncIterator in lines ? (lines as AsyncIterable<string>)[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]();
-  const db = await openDatabase(urlOrPool, options).catch(async (error: unknown) => {
+  let db: Database;
+  try {
+    db = connectDatabase(urlOrPool, options);
+  } catch (error) {
     await source.return?.();
     throw error;
-  });
+  }
   const reader = new ExportReader();
   let read: ExportRead | undefined;
   try {
     const log = new PostgresLog(db);
     await db.transaction(async (sql) => {
+      // Created or migrated in the import's own transaction: a refused import leaves no new schema behind.
+      await migrateInTransaction(sql, db.schema);
       const [head] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
       if ((head?.head ?? 0) > 0) throw new ValidationError('schema', `${db.schema} already holds ${head!.head} events: an import fills an empty schema`);
       let bytes = 0;

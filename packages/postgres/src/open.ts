@@ -84,11 +84,16 @@ export interface PostgresProvider extends EventSourcedProvider {
   compact(): Promise<PostgresCompactResult>;
 }
 
-/** @internal Opens the pool (or takes the application's) and migrates the schema. */
-export async function openDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Promise<Database> {
+/** @internal Opens the pool (or takes the application's) for the schema, without touching the schema. */
+export function connectDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Database {
   const schema = checkSchemaName(options.schema ?? DEFAULT_SCHEMA);
   const { pool, owned } = openPool(urlOrPool, options);
-  const db = new Database(pool, schema, owned);
+  return new Database(pool, schema, owned);
+}
+
+/** @internal Opens the pool (or takes the application's) and migrates the schema. */
+export async function openDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Promise<Database> {
+  const db = connectDatabase(urlOrPool, options);
   try {
     await migrate(db);
     return db;
@@ -103,7 +108,7 @@ export async function openDatabase(urlOrPool: string | pg.Pool, options: Postgre
  * a `postgres://` URL, or a `pg.Pool` the application owns (then `close`
  * leaves it open) — and returns its provider. Anything else (`undefined`
  * from an unset variable) is a `ValidationError` on `urlOrPool`. Throws
- * `IncompatibleDatabaseError` (a `ValidationError`) for a schema holding
+ * `IncompatibleDatabaseError` (code `incompatible`) for a schema holding
  * another application's tables or a newer version's, without changing it;
  * a `ConnectionLostError` when the server cannot be reached.
  */

@@ -2,9 +2,11 @@
  * An export of a PostgreSQL schema carries its retention policies and its
  * purges: imported into an empty schema, the policies, the purge event and
  * the erased payloads come back, and the copy exports to the same bytes. An
- * export whose times go back is refused whole.
+ * export whose times go back is refused whole, and a refused import leaves no
+ * new schema behind.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ExportFormatError, exportLog, formatInstant, STATE_STREAM } from '@agentstate/core';
 import type { Log, LogEvent } from '@agentstate/core';
@@ -74,6 +76,25 @@ describe('export and import of the data lifecycle on PostgreSQL', () => {
       expect(await copy.log.head(STATE_STREAM)).toBe(0);
     } finally {
       await copy.close();
+    }
+  });
+
+  it('leaves no new schema behind when it refuses an import', async () => {
+    const source = await fresh();
+    cleanups.push(source.close);
+    await source.provider.memory.write({ content: 'one fact' });
+    const lines = (await exportOf(source.provider.log)).split('\n').slice(0, -1);
+    const schema = freshSchema('refused');
+    cleanups.push(() => dropSchema(source.url, schema));
+    // Cut before its trailer, the export is refused.
+    await expect(importPostgres(source.url, lines.slice(0, -1), { schema })).rejects.toBeInstanceOf(ExportFormatError);
+    const client = new pg.Client({ connectionString: source.url });
+    await client.connect();
+    try {
+      const found = await client.query('SELECT nspname FROM pg_namespace WHERE nspname = $1', [schema]);
+      expect(found.rows).toEqual([]);
+    } finally {
+      await client.end();
     }
   });
 });

@@ -9,38 +9,10 @@
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { AgentStateError, ConflictError, CorruptionError, ValidationError } from '@agentstate/core';
+import { AgentStateError, ConflictError, CorruptionError, IncompatibleDatabaseError, ValidationError } from '@agentstate/core';
 
-/** Why a file cannot be opened as an agentstate database. */
-export type IncompatibleReason =
-  | 'empty'
-  | 'truncated'
-  | 'not-sqlite'
-  | 'not-agentstate'
-  | 'newer-schema'
-  | 'migration-changed'
-  | 'needs-migration'
-  | 'behind-log';
-
-/**
- * The file at `path` is not a database this library can open: empty (0
- * bytes), truncated (shorter than its header says), not SQLite, a SQLite
- * file of another application, a schema from a newer version, a migration
- * whose recorded checksum differs; or, opened read-only, a file that needs
- * a write first (a pending migration, tables behind the log). Nothing was
- * changed.
- */
-export class IncompatibleDatabaseError extends ValidationError {
-  constructor(
-    /** The path that was opened. */
-    readonly path: string,
-    /** A machine-readable reason. */
-    readonly reason: IncompatibleReason,
-    message: string,
-  ) {
-    super('path', `${path}: ${message}`);
-  }
-}
+/** The refusal of a file that is not a database this library can open: core's, shared by every backend. */
+export { IncompatibleDatabaseError, type IncompatibleReason } from '@agentstate/core';
 
 /**
  * The environment refused an operation on the database file: the error
@@ -79,7 +51,7 @@ export class DatabaseNotFoundError extends StorageError {
   readonly code = 'not_found' as const;
 }
 
-/** The path names a folder or another non-file (a device, a pipe). */
+/** The path names a folder or another non-file (a device, a pipe), or no file at all: a loop of symbolic links, a name too long for the file system. */
 export class NotAFileError extends StorageError {
   readonly code = 'not_a_file' as const;
 }
@@ -207,6 +179,10 @@ export function mapFileError(error: unknown, path: string, doing: string): unkno
       return new NotAFileError(path, `cannot ${doing} ${path}: a part of the path is a file, not a folder`, cause);
     case 'EISDIR':
       return new NotAFileError(path, `cannot ${doing} ${path}: it is a folder, not a database file`, cause);
+    case 'ELOOP':
+      return new NotAFileError(path, `cannot ${doing} ${path}: its symbolic links form a loop`, cause);
+    case 'ENAMETOOLONG':
+      return new NotAFileError(path, `cannot ${doing} ${path}: the name is too long for the file system`, cause);
     case 'EACCES':
     case 'EPERM':
       return new PermissionDeniedError(path, `cannot ${doing} ${path}: permission denied`, cause);

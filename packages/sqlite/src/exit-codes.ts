@@ -1,14 +1,15 @@
 /**
- * The exit codes of every program on this backend (`agentstate`,
- * `agentstate mcp`, `agentstate-mcp`), by error class, so that a script
- * reads the same failure the same way whichever program it ran.
+ * The exit codes of every program (`agentstate`, `agentstate mcp`,
+ * `agentstate-mcp`), by error `code`, so that a script reads the same
+ * failure the same way whichever program ran and whichever backend
+ * (a SQLite file, a PostgreSQL schema) raised it.
  */
-import { CorruptionError } from '@agentstate/core';
-import { DatabaseNotFoundError, IncompatibleDatabaseError, StorageError } from './errors.js';
+import type { ErrorCode } from '@agentstate/core';
+import { AgentStateError } from '@agentstate/core';
 
 /**
  * 0 success; 1 a user error (bad flags or input, not found, conflict); 2 a
- * damaged file, or one that is not a usable agentstate database; 3 the
+ * damaged database, or one that is not a usable agentstate database; 3 the
  * environment refused (disk full, read-only, permission denied, not a file,
  * I/O error).
  */
@@ -17,13 +18,22 @@ export const ExitCode = { ok: 0, user: 1, corrupt: 2, environment: 3 } as const;
 /** One of the {@link ExitCode} values. */
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
+/** The codes that are not the user's: every other code (a missing database among them) exits `user`. */
+const EXIT_BY_CODE: ReadonlyMap<ErrorCode, ExitCodeValue> = new Map<ErrorCode, ExitCodeValue>([
+  ['corruption', ExitCode.corrupt],
+  ['incompatible', ExitCode.corrupt],
+  ['disk_full', ExitCode.environment],
+  ['read_only', ExitCode.environment],
+  ['permission_denied', ExitCode.environment],
+  ['not_a_file', ExitCode.environment],
+  ['io', ExitCode.environment],
+]);
+
 /**
- * The exit code of a program that ended with `error`: {@link ExitCode}'s
- * `corrupt` for a damaged or foreign database, `environment` for a storage
- * failure (a missing database is the user's to fix), else `user`.
+ * The exit code of a program that ended with `error`, by its `code`:
+ * {@link ExitCode}'s `corrupt` for a damaged or foreign database,
+ * `environment` for a refusal of the storage, else `user`.
  */
 export function exitCodeOf(error: unknown): ExitCodeValue {
-  if (error instanceof CorruptionError || error instanceof IncompatibleDatabaseError) return ExitCode.corrupt;
-  if (error instanceof StorageError && !(error instanceof DatabaseNotFoundError)) return ExitCode.environment;
-  return ExitCode.user;
+  return error instanceof AgentStateError ? (EXIT_BY_CODE.get(error.code) ?? ExitCode.user) : ExitCode.user;
 }

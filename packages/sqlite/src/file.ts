@@ -6,6 +6,7 @@
  */
 import type { Stats } from 'node:fs';
 import { accessSync, closeSync, constants, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { databaseNotFound, IncompatibleDatabaseError, mapFileError, NotAFileError, ReadOnlyError } from './errors.js';
 
 const HEADER_BYTES = 100;
@@ -58,8 +59,21 @@ function readHeader(path: string): Buffer {
 }
 
 /**
+ * Refuses a folder that cannot take a new file (no permission, a read-only
+ * file system), which SQLite reports only as "unable to open"; a missing
+ * folder is left to SQLite, which the caller names as a missing database.
+ */
+function checkFolderTakesFile(path: string): void {
+  try {
+    accessSync(dirname(path), constants.W_OK | constants.X_OK);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw mapFileError(error, path, 'create');
+  }
+}
+
+/**
  * Refuses what SQLite would misread: a missing file when `mustExist`, a
- * folder or other non-file, a file that cannot be written when opening for
+ * folder that cannot take a new file when not, a folder or other non-file, a file that cannot be written when opening for
  * writing (`mustExist` false), an empty file when `mustExist` (a writer may
  * create a database in a 0-byte file it made itself), a file shorter than a
  * SQLite header or than its header says, and a file that is not SQLite.
@@ -71,6 +85,7 @@ export function checkDatabaseFile(path: string, mustExist: boolean): void {
   const stat = statOrNull(path);
   if (!stat) {
     if (mustExist) throw databaseNotFound(path, 'open');
+    checkFolderTakesFile(path);
     return;
   }
   if (stat.isDirectory()) throw new NotAFileError(path, `cannot open ${path}: it is a folder, not a database file`);

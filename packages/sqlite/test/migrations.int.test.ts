@@ -7,7 +7,6 @@
 import Database from 'better-sqlite3';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ValidationError } from '@agentstate/core';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { APPLICATION_ID, IncompatibleDatabaseError, openSqlite, openSqliteLog, SCHEMA_VERSION } from '../src/index.js';
 import { eventChecksum } from '../src/log.js';
@@ -29,7 +28,7 @@ function refused(path: string, reason: string): void {
     caught = error;
   }
   expect(caught).toBeInstanceOf(IncompatibleDatabaseError);
-  expect(caught).toBeInstanceOf(ValidationError);
+  expect((caught as IncompatibleDatabaseError).code).toBe('incompatible');
   expect((caught as IncompatibleDatabaseError).reason).toBe(reason);
   expect(readFileSync(path).equals(before)).toBe(true);
 }

@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { MIN_TOKEN_LENGTH, isLoopbackRequest, tokenChecker } from '@agentstate/core/loopback';
+import { MIN_TOKEN_LENGTH, isLoopbackRequest, isOwnOriginOrNone, tokenChecker } from '@agentstate/core/loopback';
 import { Api, type InspectedProvider } from './api.js';
 import { servePage } from './assets.js';
 import { statusOf, UiOptionsError } from './errors.js';
@@ -50,6 +50,9 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
   res.end(JSON.stringify(value));
 }
 
+/** GET and HEAD read; every other method may change something. */
+const isRead = (method: string | undefined): boolean => method === 'GET' || method === 'HEAD';
+
 /** Refuses options that cannot work, before anything listens. */
 function checkOptions(options: UiOptions): void {
   if (options.token !== undefined && options.token.length < MIN_TOKEN_LENGTH) {
@@ -70,6 +73,10 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (checkToken === undefined && !isLoopbackRequest(req.headers.host, req.headers.origin)) {
       sendJson(res, 403, { error: 'forbidden: this server only answers requests addressed to a loopback host from loopback pages' });
+      return;
+    }
+    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, ownPort())) {
+      sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
       return;
     }
     if (!url.pathname.startsWith('/api/')) {
@@ -100,6 +107,7 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
     }
   };
 
+  const ownPort = (): number => (http.address() as AddressInfo).port;
   const http = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       console.error('agentstate ui: failed to answer an HTTP request:', error);

@@ -5,7 +5,10 @@
  * script installs it.
  */
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /** Where Debian's chromium package puts the browser. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -28,6 +31,59 @@ export function launchChromium(): Promise<Browser> {
       '--disable-quic',
     ],
   });
+}
+
+/**
+ * Opens a Chromium page before the tests of the suite this is called in,
+ * and closes the browser after them; the returned function gives the page.
+ */
+export function chromiumPage(): () => Page {
+  let browser: Browser | undefined;
+  let page: Page | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+    page = await browser.newPage();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (page === undefined) throw new Error('the page is opened before the tests of its suite');
+    return page;
+  };
+}
+
+/** A page served by another local program, as a dev server would serve it. */
+export interface ForeignPage {
+  /** Its address, `http://localhost:<port>/`: another origin than any server under test. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Serves `html` at `/` from a second loopback HTTP server on a port of its own. */
+export async function serveForeignPage(html: string): Promise<ForeignPage> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(html);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://localhost:${(server.address() as AddressInfo).port}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/**
+ * Opens `foreign` in `page` and submits its first form, which posts to
+ * another server and so leaves the page; resolves once that server answered.
+ */
+export async function submitForeignForm(page: Page, foreign: ForeignPage, target: RegExp): Promise<void> {
+  await page.goto(foreign.url);
+  await Promise.all([page.waitForURL(target), page.evaluate('document.forms[0].submit()')]);
 }
 
 /** How varied a PNG's pixels are: the standard deviation of their luminance (0 for a blank image) and the share of pixels unlike the most common colour. */

@@ -4,7 +4,9 @@
  * Listening on any other address needs a bearer token; when a token is set,
  * every request without `Authorization: Bearer <token>` gets 401. A server
  * on loopback also refuses requests whose `Host` or `Origin` is not a
- * loopback name, so web pages cannot reach it by DNS rebinding.
+ * loopback name, so web pages cannot reach it by DNS rebinding; and, without
+ * a token, every request from a page (an `Origin` other than its own), so
+ * another local program's page cannot post tool calls to it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +14,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Provider } from '@agentstate/core';
 import { UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
-import { MIN_TOKEN_LENGTH, hostnameOf, isLoopbackHost, isLoopbackOrigin } from '@agentstate/core/loopback';
+import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone } from '@agentstate/core/loopback';
 import { bearerChecker } from './auth.js';
 import { UsageError } from '../usage-error.js';
 
@@ -82,10 +84,14 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
       return;
     }
     if (loopback) {
-      const hostHeader = req.headers.host ?? '';
-      const origin = req.headers.origin;
-      if (!isLoopbackHost(hostnameOf(hostHeader)) || (origin !== undefined && !isLoopbackOrigin(origin))) {
+      const { host: hostHeader, origin } = req.headers;
+      if (!isLoopbackRequest(hostHeader, origin)) {
         sendJsonError(res, 403, 'Forbidden: this server only answers requests addressed to a loopback host');
+        return;
+      }
+      // Every call may write: without a token, none may come from another program's page.
+      if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, (http.address() as AddressInfo).port)) {
+        sendJsonError(res, 403, 'Forbidden: without a token this server answers no web page but its own');
         return;
       }
     }

@@ -86,27 +86,37 @@ export async function migrate(db: Database, options: MigrateOptions = {}): Promi
   // Nothing to do is the common case: checked without the lock, which a crowd of starting processes would queue on.
   const seen = await inspectSchema(db, schema, migrations);
   if (seen.applied.length >= target) return [];
-  return db.transaction(async (sql) => {
-    await sql.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentstate:${schema}`]);
-    const identity = await inspectSchema(sql, schema, migrations);
-    const last = identity.applied.length === 0 ? 0 : identity.applied[identity.applied.length - 1]!.version;
-    if (last !== identity.applied.length)
-      throw new IncompatibleDatabaseError(schema, 'migration-changed', `records migration ${last} as its latest but not every one before it`);
-    if (identity.fresh) {
-      await sql.rows(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-      await sql.rows(`CREATE TABLE "${schema}".${MIGRATIONS_TABLE} (
+  return db.transaction((sql) => migrateInTransaction(sql, schema, options));
+}
+
+/**
+ * Brings `schema` to the target version inside the caller's transaction
+ * (creating it when missing), under the schema's advisory lock: a caller
+ * that then fails and rolls back leaves no schema, table or function of it
+ * behind.
+ */
+export async function migrateInTransaction(sql: Sql, schema: string, options: MigrateOptions = {}): Promise<number[]> {
+  const migrations = options.migrations ?? MIGRATIONS;
+  const target = Math.min(options.target ?? migrations.length, migrations.length);
+  await sql.rows('SELECT pg_advisory_xact_lock(hashtext($1))', [`agentstate:${schema}`]);
+  const identity = await inspectSchema(sql, schema, migrations);
+  const last = identity.applied.length === 0 ? 0 : identity.applied[identity.applied.length - 1]!.version;
+  if (last !== identity.applied.length)
+    throw new IncompatibleDatabaseError(schema, 'migration-changed', `records migration ${last} as its latest but not every one before it`);
+  if (identity.fresh) {
+    await sql.rows(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await sql.rows(`CREATE TABLE "${schema}".${MIGRATIONS_TABLE} (
         version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-    }
-    const done: number[] = [];
-    for (const migration of migrations.slice(last, target)) {
-      await sql.rows(migrationSql(migration, `"${schema}"`));
-      await sql.rows(`INSERT INTO "${schema}".${MIGRATIONS_TABLE} (version, name, checksum) VALUES ($1, $2, $3)`, [
-        migration.version,
-        migration.name,
-        migrationChecksum(migration),
-      ]);
-      done.push(migration.version);
-    }
-    return done;
-  });
+  }
+  const done: number[] = [];
+  for (const migration of migrations.slice(last, target)) {
+    await sql.rows(migrationSql(migration, `"${schema}"`));
+    await sql.rows(`INSERT INTO "${schema}".${MIGRATIONS_TABLE} (version, name, checksum) VALUES ($1, $2, $3)`, [
+      migration.version,
+      migration.name,
+      migrationChecksum(migration),
+    ]);
+    done.push(migration.version);
+  }
+  return done;
 }
