@@ -44,7 +44,8 @@ export function summarizeEvent(event: LogEvent): string {
   const p = event.payload;
   switch (event.type) {
     case EventTypes.SessionCreated:
-    case EventTypes.SessionDeleted: {
+    case EventTypes.SessionDeleted:
+    case EventTypes.SessionUpdated: {
       const s = record(p, 'session');
       return `session ${field(s, 'id')} ${text(field(s, 'title'))}`;
     }

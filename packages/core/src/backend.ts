@@ -177,6 +177,7 @@ export {
   type TurnInputDraft,
   type ReplaceSuffixDraft,
   type MemoryPatch,
+  type SessionPatch,
   isExpired,
   DEFAULT_MEMORY_KIND,
   Stamper,

@@ -170,11 +170,11 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'recordOutcome':
         return provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope });
       case 'deleteSkill':
-        return provider.skills.delete(op.slug, op.scope);
+        return provider.skills.delete(op.slug, { scope: op.scope });
       case 'getSkill':
-        return provider.skills.get(op.slug, op.scope);
+        return provider.skills.get(op.slug, { scope: op.scope });
       case 'listSkills':
-        return provider.skills.list(op.scope, { includeDescendants: op.includeDescendants });
+        return provider.skills.list({ scope: op.scope, includeDescendants: op.includeDescendants });
       case 'namespaces':
         return provider.namespaces({
           ...(op.prefix === undefined ? {} : { prefix: op.prefix }),

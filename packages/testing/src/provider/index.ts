@@ -20,6 +20,7 @@ import { pageChecks } from './pages.js';
 import { propertyChecks } from './properties.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
+import { sessionUpdateChecks } from './session-updates.js';
 import { skillChecks } from './skills.js';
 import { slugChecks } from './slugs.js';
 import { snapshotChecks } from './snapshots.js';
@@ -51,6 +52,7 @@ const all: ProviderCheck[] = [
   ...batchChecks,
   ...lifecycleChecks,
   ...erasureChecks,
+  ...sessionUpdateChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
