@@ -21,3 +21,4 @@ export {
 } from './open.js';
 export { langchainEmbedder } from './embeddings.js';
 export { AgentStateSaver, type AgentStateSaverOptions, type SerializedValue } from './saver.js';
+export { MESSAGES_CHANNEL, type MirrorMessagesOptions, messageToTurn } from './transcript.js';

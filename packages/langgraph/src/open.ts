@@ -71,7 +71,7 @@ export function openSaver(provider: Provider, options: Omit<AgentStateSaverOptio
   return new AgentStateSaver(provider, options);
 }
 
-/** Options of {@link openSqliteSaver}: the saver's `serde` and the SQLite provider's (`clock`, …). */
+/** Options of {@link openSqliteSaver}: the saver's (`serde`, `mirrorMessages`) and the SQLite provider's (`clock`, …). */
 export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & SqliteOptions;
 
 /**
@@ -81,8 +81,8 @@ export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & 
  * {@link openSaver} and {@link openStore}.
  */
 export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): AgentStateSaver {
-  const { serde, ...sqlite } = options;
-  return new AgentStateSaver(openSqlite(path, sqlite), { ...(serde ? { serde } : {}), ownsProvider: true });
+  const { serde, mirrorMessages, ...sqlite } = options;
+  return new AgentStateSaver(openSqlite(path, sqlite), { serde, mirrorMessages, ownsProvider: true });
 }
 
 /**
@@ -104,7 +104,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return new AgentStateStore(await openPostgres(url, provider), store);
 }
 
-/** Options of {@link openPostgresSaver}: the saver's `serde` and the PostgreSQL provider's (`schema`, `max`, …). */
+/** Options of {@link openPostgresSaver}: the saver's (`serde`, `mirrorMessages`) and the PostgreSQL provider's (`schema`, `max`, …). */
 export type PostgresSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & PostgresOptions;
 
 /**
@@ -115,7 +115,7 @@ export type PostgresSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> 
  * memory together, or share one provider with {@link openSaver} and {@link openStore}.
  */
 export async function openPostgresSaver(url: string, options: PostgresSaverOptions = {}): Promise<AgentStateSaver> {
-  const { serde, ...postgres } = options;
+  const { serde, mirrorMessages, ...postgres } = options;
   const { openPostgres } = await import('@agentstate/postgres');
-  return new AgentStateSaver(await openPostgres(url, postgres), { ...(serde ? { serde } : {}), ownsProvider: true });
+  return new AgentStateSaver(await openPostgres(url, postgres), { serde, mirrorMessages, ownsProvider: true });
 }
