@@ -1,8 +1,8 @@
 /** X25: `sessions.update` (docs/contract.md §4, §7); X26: scopes passed as an option, and the deprecated positional aliases. */
-import { ConflictError, EventTypes, exportLog, NotFoundError, replay, STATE_STREAM, ValidationError } from '@agentstate/core';
-import { ExportReader } from '@agentstate/core/backend';
+import { ConflictError, EventTypes, NotFoundError, replay, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
+import { readExport } from '../suite/export-read.js';
 import type { ProviderCheck } from '../suite/harness.js';
 
 export const sessionUpdateChecks: ProviderCheck[] = [
@@ -61,14 +61,7 @@ export const sessionUpdateChecks: ProviderCheck[] = [
       }
 
       // An export carries the updates: read back, the session is the updated one.
-      let text = '';
-      await exportLog(p.log, (chunk) => {
-        text += chunk;
-      });
-      const reader = new ExportReader();
-      for (const line of text.split('\n').filter((l) => l !== '')) reader.read(line);
-      reader.finish();
-      expect(reader.state.capture().sessions).toEqual([renamed]);
+      expect((await readExport(p.log)).sessions).toEqual([renamed]);
 
       // A retry under the same operation id answers with the first result; a deleted session is not updated.
       const once = await p.sessions.update(session.id, { title: 'once', operationId: 'op-update-session' });
