@@ -62,7 +62,7 @@ await first.provider.close();
 const second = open(new FakeListChatModel({ responses: ['No umbrella: Lisbon is sunny, 21 °C.'] }));
 const done = await second.graph.invoke(null, thread);
 console.log('answer:', done.messages.at(-1)!.content);
-console.log('remembered:', (await second.provider.memory.getByKey(['memories', 'ada'], 'last-forecast'))?.metadata);
+console.log('remembered:', (await second.provider.memory.getByKey('last-forecast', { scope: ['memories', 'ada'] }))?.metadata);
 console.log('checkpoints:', (await second.provider.checkpoints.list({ threadId: 'trip-1' })).length);
 await second.provider.close();
 if (temporary) rmSync(temporary, { recursive: true, force: true });

@@ -8,7 +8,7 @@
  * always the messages of one save, never a mix of two.
  */
 import { createHash } from 'node:crypto';
-import type { Provider, ScopeInput, Session, Turn, TurnInput } from '@agentstate/core';
+import type { Page, Provider, ScopeInput, Session, Turn, TurnInput } from '@agentstate/core';
 import { ConflictError, NotFoundError, sameScope, toScope } from '@agentstate/core';
 import { canonicalJson } from '@agentstate/core/backend';
 import type { UIMessage } from 'ai';
@@ -29,6 +29,22 @@ export interface SaveChatInput<M extends UIMessage = UIMessage> {
   chatId: string;
   /** The whole chat, as the SDK hands it over (`onFinish`'s `messages`). */
   messages: readonly M[];
+}
+
+/** What {@link ChatStore.createChat} takes. */
+export interface CreateChatInput {
+  /** The chat id; default: a new id. A taken one is a `ConflictError`. */
+  id?: string;
+  /** The chat's title; default: the store's `title`. */
+  title?: string;
+}
+
+/** What {@link ChatStore.listChats} takes: a page of chats (see `sessions.list`). */
+export interface ListChatsOptions {
+  /** At most this many chats; 0 or absent: all of them. */
+  limit?: number;
+  /** The `nextCursor` of the page before. */
+  cursor?: string;
 }
 
 /** The minimal part of the SDK's `onFinish` event the helper needs. */
@@ -55,6 +71,17 @@ export interface ChatStore {
    * scope, loads as `[]`.
    */
   loadChat<M extends UIMessage = UIMessage>(chatId: string): Promise<M[]>;
+  /**
+   * Creates an empty chat in the store's scope and returns its id, as the
+   * SDK's persistence guide's `createChat` does: the id a chat page opens with.
+   */
+  createChat(input?: CreateChatInput): Promise<string>;
+  /**
+   * The chats of the store's scope (one user's), oldest first, as their
+   * sessions (`id`, `title`, `createdAt`, `updatedAt`, …); a {@link Page}.
+   * A chat is renamed with `provider.sessions.update(id, { title })`.
+   */
+  listChats(options?: ListChatsOptions): Promise<Page<Session>>;
   /**
    * An `onFinish` for `toUIMessageStreamResponse({ originalMessages, onFinish })`
    * that saves the finished chat.
@@ -142,6 +169,16 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
 
     async loadChat<M extends UIMessage = UIMessage>(chatId: string) {
       return ((await liveChat(chatId))?.turns ?? []).map((t) => fromTurn<M>(t));
+    },
+
+    async createChat(input = {}) {
+      const title = input.title ?? options.title;
+      const session = await provider.sessions.create({ scope, ...(input.id === undefined ? {} : { id: input.id }), ...(title === undefined ? {} : { title }) });
+      return session.id;
+    },
+
+    listChats(list = {}) {
+      return provider.sessions.list({ ...list, scope });
     },
 
     onFinish(chatId) {

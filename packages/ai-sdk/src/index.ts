@@ -1,10 +1,18 @@
 /**
  * @agentstate/ai-sdk — agentstate for the Vercel AI SDK: `UIMessage` chats
- * stored as sessions (load, save, an `onFinish` for
+ * stored as sessions (create, list, load, save, an `onFinish` for
  * `toUIMessageStreamResponse`), and memory and skill tools for
  * `generateText` and `streamText`, each scoped to one user.
  */
-export { type ChatStore, type ChatStoreOptions, type FinishEvent, type SaveChatInput, createChatStore } from './chats.js';
+export {
+  type ChatStore,
+  type ChatStoreOptions,
+  type CreateChatInput,
+  type FinishEvent,
+  type ListChatsOptions,
+  type SaveChatInput,
+  createChatStore,
+} from './chats.js';
 export { type MemoryOutput, type MemoryTools, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
 export { fromTurn, toTurnInput } from './messages.js';
 export { type UIPartLike, fromTurnParts, toTurnParts } from './parts.js';

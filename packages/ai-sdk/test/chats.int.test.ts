@@ -188,6 +188,31 @@ describe('saveChat and loadChat', () => {
   });
 });
 
+describe('createChat and listChats', () => {
+  it("create an empty chat in the user's scope and list that user's chats only, oldest first", async () => {
+    const ana = createChatStore({ provider: state, scope: ['user', 'ana'], title: 'New chat' });
+    const bob = createChatStore({ provider: state, scope: ['user', 'bob'] });
+    const first = await ana.createChat();
+    expect(await ana.loadChat(first)).toEqual([]);
+    await ana.saveChat({ chatId: first, messages: [user('u1', 'Hi')] });
+    const second = await ana.createChat({ id: 'trip', title: 'Trip' });
+    await bob.saveChat({ chatId: 'bobs', messages: [user('u1', 'Yo')] });
+    expect(second).toBe('trip');
+    expect((await ana.listChats()).map((c) => [c.id, c.title, c.scope])).toEqual([
+      [first, 'New chat', ['user', 'ana']],
+      ['trip', 'Trip', ['user', 'ana']],
+    ]);
+    expect((await bob.listChats()).map((c) => c.id)).toEqual(['bobs']);
+    const page = await ana.listChats({ limit: 1 });
+    expect(page.map((c) => c.id)).toEqual([first]);
+    expect((await ana.listChats({ limit: 1, cursor: page.nextCursor })).map((c) => c.id)).toEqual(['trip']);
+    await expect(bob.createChat({ id: 'trip' })).rejects.toBeInstanceOf(ConflictError);
+    // A renamed chat lists under its new title.
+    await state.sessions.update('trip', { title: 'Lisbon' });
+    expect((await ana.listChats()).map((c) => c.title)).toEqual(['New chat', 'Lisbon']);
+  });
+});
+
 describe.each(SDKS)('onFinish with streamText and toUIMessageStreamResponse, $name', (sdk) => {
   it('saves each finished exchange, tool calls included, and the next request continues from it', async () => {
     const { ai, MockLanguageModel } = sdk;

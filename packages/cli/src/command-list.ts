@@ -14,6 +14,7 @@ export const SUMMARIES = {
   memory: 'durable facts with provenance',
   namespaces: 'the distinct scopes that hold live sessions, skills or memory (--prefix, --depth)',
   diff: 'what was created, changed and deleted between two points of the log (--from, --to: a seq or an ISO-8601 instant)',
+  threads: "graph threads (a LangGraph checkpointer's) and their checkpoints",
   retention: 'retention policies (records of a kind expire at an age) and their sweep',
   log: 'the event log behind the state (stream "state"); --json prints JSON Lines',
   verify:
@@ -56,6 +57,7 @@ export const LAZY_COMMANDS: readonly CommandEntry[] = [
   { name: 'memory', term: 'memory', load: async () => (await import('./commands/memory.js')).memoryCommand() },
   { name: 'namespaces', term: 'namespaces [options]', load: async () => (await import('./commands/namespaces.js')).namespacesCommand() },
   { name: 'diff', term: 'diff [options]', load: async () => (await import('./commands/diff.js')).diffCommand() },
+  { name: 'threads', term: 'threads', load: async () => (await import('./commands/threads.js')).threadsCommand() },
   { name: 'retention', term: 'retention', load: async () => (await import('./commands/retention.js')).retentionCommand() },
   { name: 'log', term: 'log', load: async () => (await import('./commands/log.js')).logCommand() },
   { name: 'verify', term: 'verify [options]', load: maintenance('verify') },

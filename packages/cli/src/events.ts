@@ -33,6 +33,12 @@ function turnText(turn: Loose): string {
   return `[${kinds.join(', ')}]`;
 }
 
+/** A checkpoint's or write's thread, with its namespace when it is a subgraph's. */
+function thread(record: Loose): string {
+  const ns = field(record, 'namespace');
+  return `thread ${field(record, 'threadId')}${ns === '' ? '' : ` (${text(ns, 40)})`}`;
+}
+
 /** The seqs of a list of turns, `#3, #4`. */
 function seqs(turns: unknown): string {
   const list = Array.isArray(turns) ? turns : [];
@@ -65,7 +71,8 @@ export function summarizeEvent(event: LogEvent): string {
   const p = event.payload;
   switch (event.type) {
     case EventTypes.SessionCreated:
-    case EventTypes.SessionDeleted: {
+    case EventTypes.SessionDeleted:
+    case EventTypes.SessionUpdated: {
       const s = record(p, 'session');
       return `session ${field(s, 'id')} ${text(field(s, 'title'))}`;
     }
@@ -90,6 +97,21 @@ export function summarizeEvent(event: LogEvent): string {
       const m = record(p, 'item');
       return `memory ${field(m, 'id')} ${field(m, 'kind') || '-'}: ${text(field(m, 'content'))}`;
     }
+    case EventTypes.CheckpointSaved: {
+      const c = record(p, 'checkpoint');
+      const m = record(c, 'metadata');
+      const step = m?.step === undefined ? '' : ` step ${field(m, 'step')}${m.source === undefined ? '' : ` ${field(m, 'source')}`}`;
+      const parent = c?.parentCheckpointId === null ? '' : ` after ${field(c, 'parentCheckpointId')}`;
+      return `${thread(c)} checkpoint ${field(c, 'checkpointId')}${step}${parent}`;
+    }
+    case EventTypes.CheckpointWritesSaved: {
+      const writes = Array.isArray((p as Loose)?.writes) ? ((p as Loose)!.writes as unknown[]) : [];
+      const w = writes[0] !== null && typeof writes[0] === 'object' ? (writes[0] as Record<string, unknown>) : undefined;
+      const channels = [...new Set(writes.map((x) => field(x as Loose, 'channel')))].join(', ');
+      return `${thread(w)} checkpoint ${field(w, 'checkpointId')} task ${field(w, 'taskId')} wrote ${channels || 'nothing'}`;
+    }
+    case EventTypes.CheckpointThreadDeleted:
+      return `thread ${field(p as Loose, 'threadId')} deleted`;
     default:
       return truncate(oneLine(JSON.stringify(p) ?? ''), 80);
   }

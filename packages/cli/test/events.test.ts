@@ -27,4 +27,29 @@ describe('event summaries', () => {
     ]);
     expect(last.seq).toBe(2);
   });
+
+  it('say which thread, checkpoint, step and task a checkpoint event is about', async () => {
+    const p = createInMemoryProvider({ instanceId: 'i' });
+    const key = { threadId: 't1', namespace: '' };
+    await p.checkpoints.put({ ...key, checkpointId: 'c1', parentCheckpointId: null, checkpoint: {}, metadata: { step: -1, source: 'input' } });
+    await p.checkpoints.put({ ...key, checkpointId: 'c2', parentCheckpointId: 'c1', checkpoint: {}, metadata: {} });
+    await p.checkpoints.putWrites({
+      ...key,
+      namespace: 'agent:abc',
+      checkpointId: 'c2',
+      taskId: 'task-1',
+      writes: [
+        { idx: 0, channel: 'messages', value: 1 },
+        { idx: 1, channel: 'messages', value: 2 },
+        { idx: 2, channel: 'branch:to:tools', value: null },
+      ],
+    });
+    await p.checkpoints.deleteThread('t1');
+    expect((await p.log.read({ stream: STATE_STREAM })).map(summarizeEvent)).toEqual([
+      'thread t1 checkpoint c1 step -1 input',
+      'thread t1 checkpoint c2 after c1',
+      'thread t1 ("agent:abc") checkpoint c2 task task-1 wrote messages, branch:to:tools',
+      'thread t1 deleted',
+    ]);
+  });
 });

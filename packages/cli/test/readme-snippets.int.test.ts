@@ -27,11 +27,15 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
   'packages/cli/README.md': [],
   'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],
   'packages/embeddings/README.md': ['packages/embeddings/test/readme.test.ts', 'packages/embeddings/test/readme-server.int.test.ts', 'declarations'],
-  'packages/langgraph/README.md': ['packages/langgraph/test/readme.int.test.ts', 'packages/langgraph/test/readme.int.test.ts'],
+  'packages/langgraph/README.md': [
+    'packages/langgraph/test/readme.int.test.ts',
+    'packages/langgraph/test/readme.int.test.ts',
+    'packages/langgraph/test/readme.int.test.ts',
+  ],
   'packages/postgres/README.md': ['packages/postgres/test/readme.int.test.ts', 'packages/postgres/test/readme.int.test.ts'],
   'packages/ui/README.md': ['packages/ui/test/readme.int.test.ts'],
   'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
-  'packages/openai-agents/README.md': ['packages/openai-agents/test/readme.int.test.ts'],
+  'packages/openai-agents/README.md': ['packages/openai-agents/test/readme.int.test.ts', 'packages/openai-agents/test/readme.int.test.ts'],
   'packages/sqlite/README.md': ['packages/sqlite/test/readme.int.test.ts'],
   'packages/testing/README.md': [
     'packages/testing/test/readme.int.test.ts',

@@ -179,6 +179,7 @@ export {
   type TurnInputDraft,
   type ReplaceSuffixDraft,
   type MemoryPatch,
+  type SessionPatch,
   isExpired,
   DEFAULT_MEMORY_KIND,
   Stamper,

@@ -167,7 +167,7 @@ async function checkAgainstModel(p: EventSourcedProvider, m: Model): Promise<voi
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([, s]) => s.id);
   for (const scope of [0, 1, 2]) {
-    expect((await p.skills.list(SCOPES[scope])).map((s) => s.id)).toEqual(liveIds(scope));
+    expect((await p.skills.list({ scope: SCOPES[scope] })).map((s) => s.id)).toEqual(liveIds(scope));
   }
   const searched = (await p.skills.search('', 0)).map((s) => s.id).sort();
   expect(searched).toEqual([0, 1, 2].flatMap(liveIds).sort());

@@ -1,8 +1,10 @@
 /**
- * A record's scope is fixed at its creation: no live operation changes the
- * scope of a session or a memory item (property over random operation
- * logs), and the fold refuses any session event, or any `memory.updated`
- * event, that carries another scope, with a `CorruptionError` naming its seq.
+ * A record's scope is fixed at its creation but for `sessions.update`: no
+ * other live operation changes the scope of a session or a memory item
+ * (property over random operation logs), and the fold refuses any other
+ * session event, or any `memory.updated` event, that carries another scope,
+ * with a `CorruptionError` naming its seq (`session.updated`: see
+ * session-update-rules.test.ts).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';

@@ -6,6 +6,19 @@
  * `BaseCheckpointSaver`) keeps checkpoints and pending writes on the same log.
  */
 export { AgentStateStore, type AgentStateStoreOptions, STORE_KIND, STORE_KINDS, STORE_SOURCE, UNINDEXED_KIND } from './store.js';
-export { openSaver, openSqliteSaver, openSqliteStore, openStore, type SqliteSaverOptions, type SqliteStoreIndex, type SqliteStoreOptions } from './open.js';
+export {
+  openPostgresSaver,
+  openPostgresStore,
+  openSaver,
+  openSqliteSaver,
+  openSqliteStore,
+  openStore,
+  type PostgresSaverOptions,
+  type PostgresStoreOptions,
+  type SqliteSaverOptions,
+  type SqliteStoreIndex,
+  type SqliteStoreOptions,
+} from './open.js';
 export { langchainEmbedder } from './embeddings.js';
 export { AgentStateSaver, type AgentStateSaverOptions, type SerializedValue } from './saver.js';
+export { MESSAGES_CHANNEL, type MirrorMessagesOptions, messageToTurn } from './transcript.js';

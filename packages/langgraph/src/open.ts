@@ -1,7 +1,11 @@
-/** Opening a store or a checkpointer: over a provider the caller keeps, or over an SQLite file it owns. */
+/**
+ * Opening a store or a checkpointer: over a provider the caller keeps, or
+ * over an SQLite file or a PostgreSQL schema it owns.
+ */
 import type { Provider } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
+import type { PostgresOptions } from '@agentstate/postgres';
 import type { SqliteOptions } from '@agentstate/sqlite';
 import { openSqlite } from '@agentstate/sqlite';
 import { langchainEmbedder } from './embeddings.js';
@@ -40,13 +44,26 @@ export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | '
  * closes the file.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): AgentStateStore {
-  const { index, batchId, ...sqlite } = options;
+  const { provider, store } = storeParts(options);
+  return new AgentStateStore(openSqlite(path, provider), store);
+}
+
+/**
+ * The provider's options and the store's of an `open…Store` call: LangChain
+ * `index.embeddings` become the provider's embedder, the rest of `index` and
+ * `batchId` the store's.
+ */
+function storeParts<P extends { embedder?: SqliteOptions['embedder'] }>(
+  options: P & { index?: SqliteStoreIndex; batchId?: AgentStateStoreOptions['batchId'] },
+): { provider: P; store: AgentStateStoreOptions } {
+  const { index, batchId, ...rest } = options;
+  const provider = rest as unknown as P;
   if (index?.embeddings) {
-    if (sqlite.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
-    sqlite.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
+    if (provider.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
+    provider.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
   }
   const fields = index?.fields ? { index: { fields: index.fields } } : {};
-  return new AgentStateStore(openSqlite(path, sqlite), { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true });
+  return { provider, store: { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true } };
 }
 
 /** A checkpointer over `provider` (any backend); closing the provider stays the caller's job. */
@@ -54,7 +71,7 @@ export function openSaver(provider: Provider, options: Omit<AgentStateSaverOptio
   return new AgentStateSaver(provider, options);
 }
 
-/** Options of {@link openSqliteSaver}: the saver's `serde` and the SQLite provider's (`clock`, …). */
+/** Options of {@link openSqliteSaver}: the saver's (`serde`, `mirrorMessages`) and the SQLite provider's (`clock`, …). */
 export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & SqliteOptions;
 
 /**
@@ -64,6 +81,41 @@ export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & 
  * {@link openSaver} and {@link openStore}.
  */
 export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): AgentStateSaver {
-  const { serde, ...sqlite } = options;
-  return new AgentStateSaver(openSqlite(path, sqlite), { ...(serde ? { serde } : {}), ownsProvider: true });
+  const { serde, mirrorMessages, ...sqlite } = options;
+  return new AgentStateSaver(openSqlite(path, sqlite), { serde, mirrorMessages, ownsProvider: true });
+}
+
+/**
+ * Options of {@link openPostgresStore}: `index` and `batchId` as
+ * {@link openSqliteStore} takes them, and the PostgreSQL provider's (`schema`,
+ * `max`, `embedder`, …).
+ */
+export type PostgresStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | 'index'> & PostgresOptions & { index?: SqliteStoreIndex };
+
+/**
+ * A store in one schema of a PostgreSQL database (created and migrated if
+ * needed), from a `postgres://` URL in one call; `store.close()` closes its
+ * pool. Several processes may share the schema.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<AgentStateStore> {
+  const { provider, store } = storeParts(options);
+  // Loaded on use: an app on SQLite never loads the PostgreSQL driver.
+  const { openPostgres } = await import('@agentstate/postgres');
+  return new AgentStateStore(await openPostgres(url, provider), store);
+}
+
+/** Options of {@link openPostgresSaver}: the saver's (`serde`, `mirrorMessages`) and the PostgreSQL provider's (`schema`, `max`, …). */
+export type PostgresSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & PostgresOptions;
+
+/**
+ * A checkpointer in one schema of a PostgreSQL database (created and
+ * migrated if needed), from a `postgres://` URL in one call, as LangGraph's
+ * `PostgresSaver.fromConnString` (no `setup()` to call); `saver.close()`
+ * closes its pool. Give a store's schema to keep checkpoints and long-term
+ * memory together, or share one provider with {@link openSaver} and {@link openStore}.
+ */
+export async function openPostgresSaver(url: string, options: PostgresSaverOptions = {}): Promise<AgentStateSaver> {
+  const { serde, mirrorMessages, ...postgres } = options;
+  const { openPostgres } = await import('@agentstate/postgres');
+  return new AgentStateSaver(await openPostgres(url, postgres), { serde, mirrorMessages, ownsProvider: true });
 }

@@ -18,6 +18,8 @@ import type {
   SerializerProtocol,
 } from '@langchain/langgraph-checkpoint';
 import { BaseCheckpointSaver, compareWritesSortKeys, maxChannelVersion, TASKS, WRITES_IDX_MAP, writesSortKey } from '@langchain/langgraph-checkpoint';
+import type { MirrorMessagesOptions } from './transcript.js';
+import { MESSAGES_CHANNEL, mirrorMessages } from './transcript.js';
 
 /**
  * One serialized value of the saver's serde, `[type, bytes]`, as JSON:
@@ -61,6 +63,13 @@ export interface AgentStateSaverOptions {
   serde?: SerializerProtocol;
   /** Closes the provider when the saver is closed (what `openSqliteSaver` sets). */
   ownsProvider?: boolean;
+  /**
+   * Mirrors each thread's messages channel into a session transcript whose
+   * id is the thread id (see `transcript.ts`), so the chat is searchable and
+   * shown by the inspector: `true`, or which channel and the scope of the
+   * sessions it creates. Default: off.
+   */
+  mirrorMessages?: boolean | MirrorMessagesOptions;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -75,12 +84,15 @@ export class AgentStateSaver extends BaseCheckpointSaver {
   /** The provider the checkpoints are kept in. */
   readonly provider: Provider;
   readonly #ownsProvider: boolean;
+  readonly #mirror: MirrorMessagesOptions | undefined;
   #closed = false;
 
   constructor(provider: Provider, options: AgentStateSaverOptions = {}) {
     super(options.serde);
     this.provider = provider;
     this.#ownsProvider = options.ownsProvider ?? false;
+    const mirror = options.mirrorMessages;
+    this.#mirror = mirror === true ? {} : mirror || undefined;
   }
 
   /** The checkpoint of `config` (its `checkpoint_id`, else the thread's newest in `checkpoint_ns`) with its pending writes. */
@@ -167,6 +179,11 @@ export class AgentStateSaver extends BaseCheckpointSaver {
       checkpoint: value as unknown as JsonValue,
       metadata: filterableMetadata(metadata),
     });
+    const channel = this.#mirror?.channel ?? MESSAGES_CHANNEL;
+    // The root graph's messages are the chat; a subgraph's are its own business.
+    if (this.#mirror && namespace === '' && Object.hasOwn(newVersions, channel)) {
+      await mirrorMessages(this.provider, threadId, checkpoint.channel_values[channel], this.#mirror.scope);
+    }
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
   }
 

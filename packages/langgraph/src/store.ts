@@ -166,7 +166,7 @@ export class AgentStateStore extends BaseStore {
     // An empty key can hold nothing: agentstate keys are non-empty.
     if (key === '') return undefined;
     try {
-      return await this.provider.memory.getByKey(namespace, key);
+      return await this.provider.memory.getByKey(key, { scope: namespace });
     } catch (error) {
       if (error instanceof NotFoundError) return undefined;
       throw error;

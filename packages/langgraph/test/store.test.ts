@@ -23,7 +23,7 @@ describe('AgentStateStore', () => {
     await store.put(['users', 'u1'], 'prefs', { theme: 'dark' });
     const first = await store.get(['users', 'u1'], 'prefs');
     await store.put(['users', 'u1'], 'prefs', { theme: 'light' });
-    const item = await provider.memory.getByKey(['users', 'u1'], 'prefs');
+    const item = await provider.memory.getByKey('prefs', { scope: ['users', 'u1'] });
     expect(item).toMatchObject({ kind: STORE_KIND, source: 'langgraph', metadata: { theme: 'light' }, syncVersion: 2 });
     const second = await store.get(['users', 'u1'], 'prefs');
     expect(second).toEqual({
@@ -74,7 +74,7 @@ describe('AgentStateStore', () => {
     expect(keys(await store.search(['n'], { query: 'secret' }))).toEqual([]);
     expect(keys(await store.search(['n'], { query: 'tea' }))).toEqual(['y']);
     expect(keys(await store.search(['n'], { query: 'hidden' }))).toEqual([]);
-    expect((await provider.memory.getByKey(['n'], 'z')).kind).toBe(UNINDEXED_KIND);
+    expect((await provider.memory.getByKey('z', { scope: ['n'] })).kind).toBe(UNINDEXED_KIND);
   });
 
   it('maps filters to metadata filters, keeping what LangGraph answers without looking', async () => {
@@ -215,7 +215,7 @@ describe('AgentStateStore', () => {
     };
     const store = new AgentStateStore(flaky, { batchId: () => 'b1' });
     await store.put(['r'], 'k', { v: 1 });
-    const item = await provider.memory.getByKey(['r'], 'k');
+    const item = await provider.memory.getByKey('k', { scope: ['r'] });
     expect(item).toMatchObject({ metadata: { v: 1 }, syncVersion: 1 });
     expect(failures).toBe(-1);
   });

@@ -117,7 +117,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
         const seen = new Set<string>();
         const resources = [];
         for (const scope of scopes) {
-          for (const skill of await provider.skills.list(scope)) {
+          for (const skill of await provider.skills.list({ scope })) {
             if (seen.has(skill.slug)) continue;
             seen.add(skill.slug);
             const inherited = !sameScope(scope, policy.bound);

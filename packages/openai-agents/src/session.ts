@@ -5,8 +5,9 @@
  * idempotent per operation id, across processes sharing the backend.
  */
 import { createHash } from 'node:crypto';
-import type { CreateSessionInput, EventSourcedProvider, Turn } from '@agentstate/core';
-import { ConflictError, decodeStateEvent, EventTypes, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { CreateSessionInput, EventSourcedProvider, Turn, TurnInput } from '@agentstate/core';
+import { ConflictError, decodeStateEvent, EventTypes, LIMITS, NotFoundError, STATE_STREAM, turnInputSchema, ValidationError } from '@agentstate/core';
+import { parseInput } from '@agentstate/core/backend';
 import type { SqliteOptions } from '@agentstate/sqlite';
 import { openSqlite } from '@agentstate/sqlite';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
@@ -26,6 +27,13 @@ export interface AgentStateSessionOptions {
   title?: string;
   /** The metadata of a created session. */
   metadata?: CreateSessionInput['metadata'];
+  /**
+   * The items a session starts with, as `MemorySession` takes them: written
+   * right after this instance creates the session, never into one that
+   * already exists (a restart that names it reads its history instead).
+   * Checked when the instance is constructed (`ValidationError`).
+   */
+  initialItems?: AgentInputItem[];
 }
 
 /** The agentstate operation id of an SDK operation of one session: fixed length, no clash between sessions. */
@@ -50,6 +58,8 @@ const fingerprint = (items: readonly AgentInputItem[]): string => canonical(enco
 export class AgentStateSession implements SessionHistoryTransactionAwareSession {
   readonly #provider: EventSourcedProvider;
   readonly #options: AgentStateSessionOptions;
+  /** The turns of `initialItems`, checked up front so that a refused item creates no session. */
+  readonly #seed: TurnInput[];
   /** Whether {@link close} closes the provider: only one this class opened. */
   #owned = false;
   #id: Promise<string> | undefined;
@@ -57,6 +67,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
   constructor(provider: EventSourcedProvider, options: AgentStateSessionOptions = {}) {
     this.#provider = provider;
     this.#options = options;
+    this.#seed = (options.initialItems ?? []).map((item, i) => parseInput(turnInputSchema, itemToTurn(checkItem(item, `initialItems.${i}`))));
   }
 
   /** A session in the SQLite file at `path` (created if missing); {@link close} closes the file. */
@@ -85,19 +96,25 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
     const { sessionId, scope, title, metadata } = this.#options;
     const sessions = this.#provider.sessions;
     const draft = { ...(scope === undefined ? {} : { scope }), ...(title === undefined ? {} : { title }), ...(metadata === undefined ? {} : { metadata }) };
-    if (sessionId === undefined) return (await sessions.create(draft)).id;
+    if (sessionId === undefined) return this.#seeded((await sessions.create(draft)).id);
     try {
       return (await sessions.get(sessionId)).id;
     } catch (error) {
       if (!(error instanceof NotFoundError)) throw error;
     }
     try {
-      return (await sessions.create({ ...draft, id: sessionId })).id;
+      return await this.#seeded((await sessions.create({ ...draft, id: sessionId })).id);
     } catch (error) {
       // Another process created it first: use theirs (a deleted session stays NotFound).
       if (!(error instanceof ConflictError)) throw error;
       return (await sessions.get(sessionId)).id;
     }
+  }
+
+  /** Writes the initial items into session `id`, which this instance has just created; returns `id`. */
+  async #seeded(id: string): Promise<string> {
+    if (this.#seed.length > 0) await this.#provider.sessions.replaceSuffix(id, { expected: [], turns: this.#seed });
+    return id;
   }
 
   /** The newest `limit` items (all when omitted), oldest first; `[]` for a `limit` of 0 or less. */

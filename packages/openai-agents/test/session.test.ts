@@ -188,3 +188,30 @@ describe('history transactions', () => {
     expect(await session.getItems()).toEqual([]);
   });
 });
+
+describe('initialItems', () => {
+  it('start a session this instance creates, as MemorySession starts with them', async () => {
+    const provider = createInMemoryProvider();
+    const fresh = new AgentStateSession(provider, { initialItems: [user('hello'), user('again')] });
+    expect(texts(await fresh.getItems())).toEqual(['hello', 'again']);
+    await fresh.addItems([user('more')]);
+    expect(texts(await fresh.getItems())).toEqual(['hello', 'again', 'more']);
+    const named = new AgentStateSession(provider, { sessionId: 'chat-1', initialItems: [user('seed')] });
+    expect(texts(await named.getItems())).toEqual(['seed']);
+  });
+
+  it('are not written again into a session that already exists', async () => {
+    const provider = createInMemoryProvider();
+    await new AgentStateSession(provider, { sessionId: 'chat-1', initialItems: [user('seed')] }).addItems([user('next')]);
+    const reopened = new AgentStateSession(provider, { sessionId: 'chat-1', initialItems: [user('seed')] });
+    expect(texts(await reopened.getItems())).toEqual(['seed', 'next']);
+  });
+
+  it('are checked when the session is constructed: a refused item creates nothing', async () => {
+    const provider = createInMemoryProvider();
+    const invalid = { type: 'function_call', callId: 'c' } as unknown as AgentInputItem;
+    expect(() => new AgentStateSession(provider, { sessionId: 's', initialItems: [user('a'), invalid] })).toThrow(ValidationError);
+    expect(() => new AgentStateSession(provider, { sessionId: 's', initialItems: [user('z'.repeat(1_000_001))] })).toThrow(ValidationError);
+    expect(await provider.sessions.list()).toEqual([]);
+  });
+});

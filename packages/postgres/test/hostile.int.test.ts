@@ -63,9 +63,9 @@ describe('PostgreSQL hostile input', () => {
 
       const slug = `k-${i}`;
       const skill = await p.skills.upsert({ slug, name: text, body: text, tags: [text, text], check: text, scope });
-      expect(await p.skills.get(slug, scope)).toMatchObject({ id: skill.id, name: text, body: text, tags: [text, text], check: text, scope });
-      expect((await p.skills.list(scope)).map((k) => k.id)).toEqual([skill.id]);
-      expect((await p.skills.list(scope.slice(0, 1), { includeDescendants: true })).map((k) => k.id)).toContain(skill.id);
+      expect(await p.skills.get(slug, { scope })).toMatchObject({ id: skill.id, name: text, body: text, tags: [text, text], check: text, scope });
+      expect((await p.skills.list({ scope })).map((k) => k.id)).toEqual([skill.id]);
+      expect((await p.skills.list({ scope: scope.slice(0, 1), includeDescendants: true })).map((k) => k.id)).toContain(skill.id);
 
       const item = await p.memory.write({ content: text === '' ? 'x' : text, kind: text, source: text, scope, metadata, id: `m-${i}-${text}` });
       expect(await p.memory.get(item.id)).toMatchObject({ content: item.content, kind: text, source: text, scope, metadata });

@@ -112,7 +112,7 @@ async function step(p: EventSourcedProvider, o: Op, seen: Seen, clock: ManualClo
     case 'recordOutcome':
       return outcome(() => p.skills.recordOutcome(o.slug, { success: o.success, scope: o.scope === undefined ? undefined : SCOPES[o.scope] }));
     case 'deleteSkill':
-      return outcome(() => p.skills.delete(o.slug, o.scope === undefined ? undefined : SCOPES[o.scope]));
+      return outcome(() => p.skills.delete(o.slug, { scope: o.scope === undefined ? undefined : SCOPES[o.scope] }));
     case 'writeMemory':
       return outcome(async () => {
         const m = await p.memory.write({ content: o.content, scope: SCOPES[o.scope], kind: o.kind });
@@ -160,8 +160,10 @@ async function reads(p: EventSourcedProvider, seen: Seen): Promise<unknown> {
   const out: Record<string, unknown> = {};
   out.sessions = await p.sessions.list();
   out.turns = await Promise.all(seen.sessions.map((id) => outcome(() => p.sessions.turns(id))));
-  out.skills = await Promise.all(SCOPES.map((s) => p.skills.list(s)));
-  out.skillGets = await Promise.all(SLUGS.flatMap((slug) => [outcome(() => p.skills.get(slug)), ...SCOPES.map((s) => outcome(() => p.skills.get(slug, s)))]));
+  out.skills = await Promise.all(SCOPES.map((s) => p.skills.list({ scope: s })));
+  out.skillGets = await Promise.all(
+    SLUGS.flatMap((slug) => [outcome(() => p.skills.get(slug)), ...SCOPES.map((s) => outcome(() => p.skills.get(slug, { scope: s })))]),
+  );
   out.search = await Promise.all(QUERIES.map((q) => p.skills.search(q)));
   out.searchScoped = await Promise.all(QUERIES.map((q) => p.skills.search(q, { scope: SCOPES[2], includeParentScopes: true, limit: 2 })));
   out.searchWinRate = await p.skills.search('', { order: 'winRate' });

@@ -56,9 +56,9 @@ describe('hostile input', () => {
         // Slugs have their own alphabet (B41): the hostile text goes in every other field.
         const slug = `k-${i}`;
         const skill = await p.skills.upsert({ slug, name: text, body: text, tags: [text, text], check: text, scope });
-        expect(await p.skills.get(slug, scope)).toMatchObject({ id: skill.id, name: text, body: text, tags: [text, text], check: text, scope });
-        expect((await p.skills.list(scope)).map((k) => k.id)).toEqual([skill.id]);
-        expect((await p.skills.list(scope.slice(0, 1), { includeDescendants: true })).map((k) => k.id)).toContain(skill.id);
+        expect(await p.skills.get(slug, { scope })).toMatchObject({ id: skill.id, name: text, body: text, tags: [text, text], check: text, scope });
+        expect((await p.skills.list({ scope })).map((k) => k.id)).toEqual([skill.id]);
+        expect((await p.skills.list({ scope: scope.slice(0, 1), includeDescendants: true })).map((k) => k.id)).toContain(skill.id);
 
         const item = await p.memory.write({ content: text === '' ? 'x' : text, kind: text, source: text, scope, id: `m-${i}-${text}` });
         expect(await p.memory.get(item.id)).toMatchObject({ content: item.content, kind: text, source: text, scope });

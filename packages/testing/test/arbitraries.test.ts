@@ -11,6 +11,7 @@ import {
   sessionSchema,
   skillSchema,
   turnSchema,
+  updateSessionInputSchema,
   upsertSkillInputSchema,
   ValidationError,
   writeMemoryInputSchema,
@@ -30,6 +31,7 @@ import {
   arbText,
   arbTurn,
   arbUnicodeText,
+  arbUpdateSessionInput,
   arbUpsertSkillInput,
   arbWriteMemoryInput,
   runOperations,
@@ -52,6 +54,7 @@ describe('input arbitraries', () => {
     fc.assert(fc.property(arbCreateSessionInput(), (i) => createSessionInputSchema.safeParse(i).success));
     fc.assert(fc.property(arbAppendTurnInput('s'), (i) => appendTurnInputSchema.safeParse(i).success));
     fc.assert(fc.property(arbUpsertSkillInput(), (i) => upsertSkillInputSchema.safeParse(i).success));
+    fc.assert(fc.property(arbUpdateSessionInput(), (i) => updateSessionInputSchema.safeParse(i).success));
     fc.assert(fc.property(arbWriteMemoryInput(), (i) => writeMemoryInputSchema.safeParse(i).success));
     fc.assert(fc.property(arbRecallOptions(), (o) => recallOptionsSchema.safeParse(o).success));
   });

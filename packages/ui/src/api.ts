@@ -106,7 +106,7 @@ export class Api {
       case 'recall':
         return this.#recall(q);
       case 'skills':
-        if (id === undefined) return [...(await this.#db.skills.list([], { includeDescendants: true, limit: 0 }))];
+        if (id === undefined) return [...(await this.#db.skills.list({ scope: [], includeDescendants: true, limit: 0 }))];
         if (sub === 'version') return this.#skillVersion(id, int(q, 'seq', 0));
         return this.#skill(id);
       case 'log':

@@ -64,6 +64,8 @@ async function gatherStats(db: Database, path: string) {
     turns: snapshot.turns.length,
     skills: counts(snapshot.skills),
     memory: counts(snapshot.memory),
+    threads: new Set(snapshot.checkpoints.map((c) => c.threadId)).size,
+    checkpoints: snapshot.checkpoints.length,
     lastSnapshot: stored ? { seq: stored.seq, bytes: await storedSnapshotBytes(db.log, stored), behind: head - stored.seq } : null,
     ...(await sizes(db, path)),
   };
@@ -154,6 +156,7 @@ export function maintenanceCommands(): Command[] {
       ['turns', count(s.turns)],
       ['skills', live(s.skills)],
       ['memory', live(s.memory)],
+      ['threads', `${count(s.threads)} (${count(s.checkpoints)} checkpoints)`],
       [
         'last snapshot',
         s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none',

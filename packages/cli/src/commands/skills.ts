@@ -89,7 +89,7 @@ export function skillsCommand(): Command {
     .action(async (opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
-        db.skills.list(scopeFrom(opts), { includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
+        db.skills.list({ scope: scopeFrom(opts), includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
       );
       if (ctx.json) printJson(skills);
       else printTable(skillColumns, skills, '(no skills in this scope)');
@@ -104,7 +104,7 @@ export function skillsCommand(): Command {
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags & { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skill = await withReader(ctx.dbPath, opts.at, {}, (db) => db.skills.get(key, scopeFrom(opts)));
+      const skill = await withReader(ctx.dbPath, opts.at, {}, (db) => db.skills.get(key, { scope: scopeFrom(opts) }));
       if (ctx.json) printJson(skill);
       else printSkill(skill);
     });
@@ -205,7 +205,7 @@ export function skillsCommand(): Command {
     .argument('<id-or-slug>', 'skill id or slug')
     .action(async (key: string, opts: ScopeFlags & OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, scopeFrom(opts), { operationId: opts.operationId }));
+      const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, { scope: scopeFrom(opts), operationId: opts.operationId }));
       if (ctx.json) printJson(skill);
       else print(`deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });

@@ -100,6 +100,8 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
       const { session } = change.payload;
       return nextSession(view.session(session.id), session, true);
     }
+    case EventTypes.SessionUpdated:
+      return updatedSession(view.session(change.payload.session.id), change.payload.session);
     case EventTypes.TurnsRemoved: {
       const { session, turns } = change.payload;
       return nextSession(view.session(session.id), session, false) ?? removedSuffix(view, session, turns);
@@ -289,6 +291,20 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
     // A record shared with the stored version (as spreading it shares it) is unchanged without serialising it.
     (stored.metadata !== session.metadata && canonicalJson(stored.metadata) !== canonicalJson(session.metadata) ? 'metadata changed' : undefined) ??
     (stored.scope === session.scope || sameScope(stored.scope, session.scope) ? undefined : 'the scope changed') ??
+    (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
+  );
+}
+
+/**
+ * `session.updated`: a live session's next version, live, with the same
+ * `model` and creation, `updatedAt` never back; its title, metadata and
+ * scope may change (docs/contract.md §4, `sessions.update`).
+ */
+function updatedSession(stored: Session | undefined, session: Session): Violation {
+  if (!stored || stored.deleted) return `session ${json(session.id)} does not exist or is deleted`;
+  return (
+    nextVersion(stored, session, false) ??
+    changedField(stored, session, ['model', 'createdAt']) ??
     (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
   );
 }

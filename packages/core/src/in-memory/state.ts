@@ -130,6 +130,7 @@ export class InMemoryState implements FoldView {
     switch (change.type) {
       case EventTypes.SessionCreated:
       case EventTypes.SessionDeleted:
+      case EventTypes.SessionUpdated:
         if (sessions) this.#putSession(change.payload.session);
         break;
       case EventTypes.TurnAppended:

@@ -39,6 +39,7 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
   switch (change.type) {
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
+    case EventTypes.SessionUpdated:
       return [{ kind: 'session', record: change.payload.session }];
     case EventTypes.TurnAppended: {
       const { session, turn } = change.payload;
@@ -86,6 +87,7 @@ export function changeHlc(change: StateChange): Hlc {
       return maxHlc(change.payload.session?.updatedHlc ?? HLC_ZERO, change.payload.turn.updatedHlc);
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
+    case EventTypes.SessionUpdated:
       return change.payload.session.updatedHlc;
     case EventTypes.TurnsRemoved:
       return change.payload.turns.reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);

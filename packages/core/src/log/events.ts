@@ -43,6 +43,7 @@ export const EventTypes = {
   CheckpointWritesSaved: 'checkpoint.writes_saved',
   CheckpointThreadDeleted: 'checkpoint.thread_deleted',
   RecordsPurged: 'records.purged',
+  SessionUpdated: 'session.updated',
 } as const;
 
 /** One of the `state` stream's event types. */
@@ -76,6 +77,8 @@ export const statePayloadSchemas = {
    */
   [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema.optional(), turn: turnSchema, operation, erasedBy }),
   [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
+  /** A live session's next version: its title, metadata or scope changed (`sessions.update`). */
+  [EventTypes.SessionUpdated]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
   [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1), operation, erasedBy }),
   [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema), operation, erasedBy }),
   [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema, operation, erasedBy }),
@@ -119,6 +122,7 @@ export type StateChange =
   | { type: typeof EventTypes.SessionCreated; payload: Op<{ session: Session }> }
   | { type: typeof EventTypes.TurnAppended; payload: Op<{ session?: Session; turn: Turn }> }
   | { type: typeof EventTypes.SessionDeleted; payload: Op<{ session: Session }> }
+  | { type: typeof EventTypes.SessionUpdated; payload: Op<{ session: Session }> }
   | { type: typeof EventTypes.TurnsRemoved; payload: Op<{ session: Session; turns: Turn[] }> }
   | { type: typeof EventTypes.SuffixReplaced; payload: Op<{ session: Session; removed: Turn[]; added: Turn[] }> }
   | { type: typeof EventTypes.SkillUpserted; payload: Op<{ skill: Skill }> }

@@ -1,8 +1,8 @@
 /** The memory store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
-import type { RecallOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
-import { parseInput, scopeInputSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
+import type { RecallOptions, ScopeOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
+import { parseInput, scopeOptionsSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
 import { memoryKeySchema } from '../records/records.js';
 import type { ScopeInput } from '../records/scope.js';
 import { EventTypes } from '../log/events.js';
@@ -18,6 +18,7 @@ import { recall } from './recall.js';
 import type { MemoryStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
+import { keyAndScope } from './scope-arguments.js';
 
 /** The memory store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -100,9 +101,11 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(found);
     },
 
-    async getByKey(scope: ScopeInput, key: string) {
-      const path = parseInput(scopeInputSchema, scope);
-      const found = await backend.queries.memoryWithKey(path, parseInput(memoryKeySchema, key));
+    async getByKey(first: string | ScopeInput, second?: string | ScopeOptions) {
+      const call = keyAndScope(first, second);
+      const key = parseInput(memoryKeySchema, call.key);
+      const path = toScope(parseInput(scopeOptionsSchema, { scope: call.scope }).scope);
+      const found = await backend.queries.memoryWithKey(path, key);
       if (!found || isExpired(found, stamper.now())) throw new NotFoundError('memory', key);
       return copyMemoryItem(found);
     },

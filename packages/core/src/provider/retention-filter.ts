@@ -9,6 +9,9 @@ import type { Page } from '../paging/cursor.js';
 import { toPage } from '../paging/cursor.js';
 import type { Session } from '../records/records.js';
 import type { RetentionJudge } from './retention-policies.js';
+import type { ListSkillsOptions, ScopeOptions } from '../records/inputs.js';
+import type { ScopeInput } from '../records/scope.js';
+import { keyAndScope, scopeOptions } from './scope-arguments.js';
 import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js';
 
 /** The stores retention filters. */
@@ -63,18 +66,18 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
 
   const skills: SkillStore = {
     ...k,
-    get: async (idOrSlug, scope) => {
-      const skill = await k.get(idOrSlug, scope);
+    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => {
+      const skill = await k.get(idOrSlug, scopeOptions(options));
       if ((await judge()).skill(skill)) throw new NotFoundError('skill', idOrSlug, hint);
       return skill;
     },
-    getAny: async (idOrSlug, scope) => {
-      const skill = await k.getAny(idOrSlug, scope);
+    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => {
+      const skill = await k.getAny(idOrSlug, scopeOptions(options));
       if ((await judge()).skill(skill)) throw new NotFoundError('skill', idOrSlug, hint);
       return skill;
     },
-    list: async (scope, options) => {
-      const [page, j] = await Promise.all([k.list(scope, options), judge()]);
+    list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) => {
+      const [page, j] = await Promise.all([k.list(scopeOptions(first, legacy)), judge()]);
       return j.covers('skill') ? filterPage(page, (x) => !j.skill(x)) : page;
     },
     search: async (query, options) => {
@@ -90,9 +93,10 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
       if ((await judge()).memory(item)) throw new NotFoundError('memory', id, hint);
       return item;
     },
-    getByKey: async (scope, key) => {
-      const item = await m.getByKey(scope, key);
-      if ((await judge()).memory(item)) throw new NotFoundError('memory', key, hint);
+    getByKey: async (first: string | ScopeInput, second?: string | ScopeOptions) => {
+      const { key, scope } = keyAndScope(first, second);
+      const item = await m.getByKey(key as string, { scope });
+      if ((await judge()).memory(item)) throw new NotFoundError('memory', key as string, hint);
       return item;
     },
     getAny: async (id) => {

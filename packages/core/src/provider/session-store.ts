@@ -9,6 +9,7 @@ import type {
   SearchSessionsOptions,
   TurnInput,
   TurnsOptions,
+  UpdateSessionInput,
   WriteOptions,
 } from '../records/inputs.js';
 import {
@@ -19,6 +20,7 @@ import {
   replaceSuffixInputSchema,
   turnInputSchema,
   turnsOptionsSchema,
+  updateSessionInputSchema,
   writeOptionsSchema,
 } from '../records/inputs.js';
 import { EventTypes, sessionAfterTurn } from '../log/events.js';
@@ -44,6 +46,7 @@ const OPERATIONS = {
   clear: { method: 'sessions.clear', types: [EventTypes.TurnsRemoved] },
   replaceSuffix: { method: 'sessions.replaceSuffix', types: [EventTypes.SuffixReplaced] },
   delete: { method: 'sessions.delete', types: [EventTypes.SessionDeleted] },
+  update: { method: 'sessions.update', types: [EventTypes.SessionUpdated] },
 } as const satisfies Record<string, OperationSpec>;
 
 /** Builds the {@link SessionStore} of an engine. */
@@ -84,6 +87,16 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       const offset = pager.after === undefined ? (query.offset ?? 0) : 0;
       const sessions = await q.listSessions({ limit: limit > 0 ? limit + 1 : 0, offset, after: toKeyset(pager.after), ...selectScopes(query) });
       return pager.page(sessions.map(copySession), limit);
+    },
+
+    async update(id: string, input: UpdateSessionInput) {
+      parseInput(idField, id);
+      const patch = parseInput(updateSessionInputSchema, input);
+      const change = await engine.mutate(
+        async (tx) => stamper.updateSession(patch, await tx.session(id), id),
+        operationCall(OPERATIONS.update, { ...patch, id }),
+      );
+      return copySession(change.payload.session);
     },
 
     async appendTurn(input: AppendTurnInput) {

@@ -2,15 +2,23 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
-import type { ListSkillsOptions, RecordOutcomeInput, SearchSkillsOptions, UpsertSkillInput, WriteOptions } from '../records/inputs.js';
+import type {
+  DeleteSkillOptions,
+  ListSkillsOptions,
+  RecordOutcomeInput,
+  ScopeOptions,
+  SearchSkillsOptions,
+  UpsertSkillInput,
+  WriteOptions,
+} from '../records/inputs.js';
 import {
+  deleteSkillOptionsSchema,
   listSkillsOptionsSchema,
   parseInput,
   recordOutcomeInputSchema,
-  scopeInputSchema,
+  scopeOptionsSchema,
   searchSkillsOptionsSchema,
   upsertSkillInputSchema,
-  writeOptionsSchema,
 } from '../records/inputs.js';
 import { EventTypes } from '../log/events.js';
 import type { Pager } from '../paging/cursor.js';
@@ -28,6 +36,7 @@ import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
+import { scopeOptions } from './scope-arguments.js';
 
 /** The skill store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -38,7 +47,6 @@ const OPERATIONS = {
 
 const keySchema = z.string().min(1, 'must not be empty');
 const querySchema = textField(LIMITS.query);
-const optionalScope = scopeInputSchema.optional();
 
 /** Laplace-smoothed success rate: a skill with no evidence sits at 0.5. */
 function winRate(s: Skill): number {
@@ -74,23 +82,25 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async get(idOrSlug: string, scope?: ScopeInput) {
+    async get(idOrSlug: string, options?: ScopeOptions | ScopeInput) {
       const key = parseInput(keySchema, idOrSlug);
-      const skill = await resolveSkill(q, key, parseInput(optionalScope, scope));
+      const { scope } = parseInput(scopeOptionsSchema, scopeOptions(options));
+      const skill = await resolveSkill(q, key, scope);
       if (!skill) throw new NotFoundError('skill', key);
       return copySkill(skill);
     },
 
-    async getAny(idOrSlug: string, scope?: ScopeInput) {
+    async getAny(idOrSlug: string, options?: ScopeOptions | ScopeInput) {
       const key = parseInput(keySchema, idOrSlug);
-      const skill = (await q.skill(key)) ?? (await q.skillAt(toScope(parseInput(optionalScope, scope)), key));
+      const { scope } = parseInput(scopeOptionsSchema, scopeOptions(options));
+      const skill = (await q.skill(key)) ?? (await q.skillAt(toScope(scope), key));
       if (!skill) throw new NotFoundError('skill', key);
       return copySkill(skill);
     },
 
-    async list(scope?: ScopeInput, options: ListSkillsOptions = {}) {
-      const s = toScope(parseInput(optionalScope, scope));
-      const { cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, options);
+    async list(first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) {
+      const { scope, cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, scopeOptions(first, legacy));
+      const s = toScope(scope);
       const pager = openPager<Skill>({ method: 'skills.list', query: { scope: s, includeDescendants }, order: BY_SLUG, key: (k) => [k.slug, k.id] }, cursor);
       const skills = await q.listSkills(s, { after: toKeyset(pager.after), limit: limit > 0 ? limit + 1 : 0, includeDescendants });
       return pager.page(skills.map(copySkill), limit);
@@ -149,10 +159,9 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async delete(idOrSlug: string, scope?: ScopeInput, options: WriteOptions = {}) {
+    async delete(idOrSlug: string, first?: DeleteSkillOptions | ScopeInput, legacy?: WriteOptions) {
       const key = parseInput(keySchema, idOrSlug);
-      const s = parseInput(optionalScope, scope);
-      const o = parseInput(writeOptionsSchema, options);
+      const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, scopeOptions(first, legacy));
       const change = await engine.mutate(
         async (tx) => {
           const skill = await resolveSkill(tx, key, s);

@@ -23,6 +23,9 @@ import type { Instant } from '../time/instant.js';
 import { formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
 import type { CheckpointStore, EventSourcedProvider, MemoryStore, Provider, SessionStore, SkillStore } from './types.js';
 import type { RetentionStore } from './retention.js';
+import type { ListSkillsOptions, ScopeOptions } from '../records/inputs.js';
+import type { ScopeInput } from '../records/scope.js';
+import { keyAndScope, scopeOptions } from './scope-arguments.js';
 
 /** A point of the `state` stream: a seq (0 is the empty state), or an instant (the last event at or before it). */
 export type PointInput = { seq: number } | { time: string };
@@ -221,11 +224,13 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     clear: refuse('sessions.clear'),
     replaceSuffix: refuse('sessions.replaceSuffix'),
     delete: refuse('sessions.delete'),
+    update: refuse('sessions.update'),
   };
   const skills: SkillStore = {
-    get: async (idOrSlug, scope) => (await on(SKILLS)).skills.get(idOrSlug, scope),
-    getAny: async (idOrSlug, scope) => (await on(SKILLS)).skills.getAny(idOrSlug, scope),
-    list: async (scope, options) => (await on(SKILLS)).skills.list(scope, options),
+    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.get(idOrSlug, scopeOptions(options)),
+    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.getAny(idOrSlug, scopeOptions(options)),
+    list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) =>
+      (await on(SKILLS)).skills.list(scopeOptions(first, legacy)),
     search: async (query, options) => (await on(SKILLS)).skills.search(query, options),
     upsert: refuse('skills.upsert'),
     recordOutcome: refuse('skills.recordOutcome'),
@@ -233,7 +238,10 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
   };
   const memory: MemoryStore = {
     get: async (id) => (await on(MEMORY)).memory.get(id),
-    getByKey: async (scope, key) => (await on(MEMORY)).memory.getByKey(scope, key),
+    getByKey: async (first: string | ScopeInput, second?: string | ScopeOptions) => {
+      const { key, scope } = keyAndScope(first, second);
+      return (await on(MEMORY)).memory.getByKey(key as string, { scope });
+    },
     getAny: async (id) => (await on(MEMORY)).memory.getAny(id),
     recall: async (options) => (await on(MEMORY)).memory.recall(options),
     write: refuse('memory.write'),

@@ -8,17 +8,20 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import type {
   AppendTurnInput,
   CreateSessionInput,
+  DeleteSkillOptions,
   ListSessionsOptions,
   ListSkillsOptions,
   NamespacesOptions,
   RecallOptions,
   RecordOutcomeInput,
   ReplaceSuffixInput,
+  ScopeOptions,
   SearchSessionsOptions,
   SearchSkillsOptions,
   TurnInput,
   TurnsOptions,
   UpdateMemoryInput,
+  UpdateSessionInput,
   UpsertSkillInput,
   WriteMemoryInput,
   WriteOptions,
@@ -46,6 +49,13 @@ export interface SessionStore {
   getAny(id: string): Promise<Session>;
   /** Live sessions, oldest first (`createdAt`, then `id`), a {@link Page}; `scope` narrows them (see {@link ListSessionsOptions}). */
   list(options?: ListSessionsOptions): Promise<Page<Session>>;
+  /**
+   * Changes a live session's title, metadata or scope (`session.updated`):
+   * given fields replace the stored ones, `metadata` as a whole. A non-zero
+   * `syncVersion` must equal the stored one (`ConflictError`); an unknown or
+   * deleted session is a `NotFoundError`. `operationId` makes it idempotent.
+   */
+  update(id: string, input: UpdateSessionInput): Promise<Session>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
   /**
@@ -103,23 +113,29 @@ export interface SkillStore {
    */
   upsert(input: UpsertSkillInput): Promise<Skill>;
   /**
-   * By id; else by slug: with a scope, the most specific match along its
+   * By id; else by slug: with `options.scope`, the most specific match along its
    * parent chain; without one, the global skill only. A slug live only
    * outside the global scope, named without a scope, is a
    * `SkillScopeRequiredError` naming those scopes, never another scope's skill.
    */
-  get(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
+  get(idOrSlug: string, options?: ScopeOptions): Promise<Skill>;
+  /** @deprecated Pass the scope as an option: `get(idOrSlug, { scope })`. */
+  get(idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill>;
   /**
-   * The skill by id, else the one at exactly `(scope, slug)` (default:
+   * The skill by id, else the one at exactly `(options.scope, slug)` (default:
    * global), live or a tombstone (`deleted: true`); `NotFoundError` only when
    * there is none. Lets a repeated delete answer with the tombstone.
    */
-  getAny(idOrSlug: string, scope?: ScopeInput): Promise<Skill>;
+  getAny(idOrSlug: string, options?: ScopeOptions): Promise<Skill>;
+  /** @deprecated Pass the scope as an option: `getAny(idOrSlug, { scope })`. */
+  getAny(idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill>;
   /**
-   * Live skills whose scope equals `scope` exactly (default: global), with
+   * Live skills whose scope equals `options.scope` exactly (default: global), with
    * `includeDescendants` also those of its descendants, by slug then id; a {@link Page}.
    */
-  list(scope?: ScopeInput, options?: ListSkillsOptions): Promise<Page<Skill>>;
+  list(options?: ListSkillsOptions): Promise<Page<Skill>>;
+  /** @deprecated Pass the scope as an option: `list({ scope, ...options })`. */
+  list(scope: ScopeInput | undefined, options?: Omit<ListSkillsOptions, 'scope'>): Promise<Page<Skill>>;
   /**
    * Live skills matching `query` lexically (slug, name, body, tags), by slug
    * then id unless `order` says otherwise, capped at `limit` when > 0; a {@link Page}.
@@ -130,8 +146,10 @@ export interface SkillStore {
    * event; the content `version` stays.
    */
   recordOutcome(idOrSlug: string, input: RecordOutcomeInput): Promise<Skill>;
-  /** Tombstones the skill `get` would return; returns the tombstone. `operationId` makes it idempotent. */
-  delete(idOrSlug: string, scope?: ScopeInput, options?: WriteOptions): Promise<Skill>;
+  /** Tombstones the skill `get` would return (`options.scope` as there); returns the tombstone. `operationId` makes it idempotent. */
+  delete(idOrSlug: string, options?: DeleteSkillOptions): Promise<Skill>;
+  /** @deprecated Pass the scope as an option: `delete(idOrSlug, { scope, operationId })`. */
+  delete(idOrSlug: string, scope: ScopeInput | undefined, options?: WriteOptions): Promise<Skill>;
 }
 
 /** A recalled memory item with its score in [0, 1]. */
@@ -168,10 +186,13 @@ export interface MemoryStore {
   /** A live, unexpired item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
   /**
-   * The live, unexpired item of exactly `scope` holding `key` (keys are slots,
-   * at most one live holder per scope), else `NotFoundError`. A point look-up:
-   * lets an adapter keyed by `(scope, key)` read without scanning a recall.
+   * The live, unexpired item of exactly `options.scope` (default: global)
+   * holding `key` (keys are slots, at most one live holder per scope), else
+   * `NotFoundError`. A point look-up: lets an adapter keyed by `(scope, key)`
+   * read without scanning a recall.
    */
+  getByKey(key: string, options?: ScopeOptions): Promise<MemoryItem>;
+  /** @deprecated Pass the scope as an option: `getByKey(key, { scope })`. */
   getByKey(scope: ScopeInput, key: string): Promise<MemoryItem>;
   /**
    * The item by id, live (expired or not) or a tombstone (`deleted: true`);

@@ -67,6 +67,23 @@ export const createSessionInputSchema = z.object({
 /** `sessions.create` input. */
 export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
 
+/**
+ * `sessions.update` changes: omitted fields keep their stored values;
+ * `metadata` replaces the whole object; `scope` moves the session.
+ */
+export const updateSessionInputSchema = z.strictObject({
+  /** Makes the write idempotent (docs/contract.md §4). */
+  operationId: idField.optional(),
+  title: shortTextField.optional(),
+  metadata: metadataField.optional(),
+  scope: scopeInputSchema.optional(),
+  /** Optimistic concurrency: when non-zero, must equal the stored `syncVersion`. */
+  syncVersion: countField.optional(),
+});
+
+/** `sessions.update` changes. */
+export type UpdateSessionInput = z.input<typeof updateSessionInputSchema>;
+
 /** A turn as callers write it: `content`, `parts` or both (docs/contract.md §2, the content rendering rule). */
 const turnInputShape = {
   role: z.enum(TURN_ROLES),
@@ -298,16 +315,35 @@ export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
 
 /** `skills.list` options. */
 export const listSkillsOptionsSchema = z.object({
+  scope: scopeInputSchema.optional(),
   includeDescendants: z.boolean().optional(),
   limit: limitInput.optional(),
   cursor: cursorInput.optional(),
 });
 
 /**
- * `skills.list` options: `includeDescendants` lists the scope's descendants
+ * `skills.list` options: `scope` (default global) is the scope listed;
+ * `includeDescendants` lists the scope's descendants
  * too; `limit` 0 or absent means no cap; `cursor` resumes a page.
  */
 export type ListSkillsOptions = z.input<typeof listSkillsOptionsSchema>;
+
+/** Where `skills.get`, `skills.getAny` and `memory.getByKey` look: `scope` (see each method). */
+export const scopeOptionsSchema = z.object({
+  scope: scopeInputSchema.optional(),
+});
+
+/** Where a look-up by key or slug looks: `scope` (see each method). */
+export type ScopeOptions = z.input<typeof scopeOptionsSchema>;
+
+/** `skills.delete` options: where the slug is resolved, and the operation id that makes the write idempotent. */
+export const deleteSkillOptionsSchema = z.object({
+  scope: scopeInputSchema.optional(),
+  operationId: idField.optional(),
+});
+
+/** `skills.delete` options: where the slug is resolved, and the operation id that makes the write idempotent. */
+export type DeleteSkillOptions = z.input<typeof deleteSkillOptionsSchema>;
 
 /** `provider.namespaces` options. */
 export const namespacesOptionsSchema = z.object({

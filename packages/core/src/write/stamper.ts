@@ -18,6 +18,7 @@ import type {
   replaceSuffixInputSchema,
   turnInputSchema,
   updateMemoryInputSchema,
+  updateSessionInputSchema,
   upsertSkillInputSchema,
   writeMemoryInputSchema,
 } from '../records/inputs.js';
@@ -41,6 +42,9 @@ export interface StamperContext {
 
 /** Validated `sessions.create` input. */
 export type SessionDraft = z.output<typeof createSessionInputSchema>;
+
+/** Validated `sessions.update` changes. */
+export type SessionPatch = z.output<typeof updateSessionInputSchema>;
 
 /** Validated `sessions.appendTurn` input. */
 export type TurnDraft = z.output<typeof appendTurnInputSchema>;
@@ -211,6 +215,28 @@ export class Stamper {
       lastWriterId: this.ctx.instanceId,
       deleted: true,
     };
+  }
+
+  /**
+   * The next version of a live session: a given title, metadata or scope
+   * replaces the stored one, omitted ones stay; a non-zero `syncVersion`
+   * must match. `model` and `createdAt` never change.
+   */
+  updateSession(patch: SessionPatch, stored: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionUpdated> {
+    if (!stored || stored.deleted) throw new NotFoundError('session', id);
+    const expected = patch.syncVersion ?? 0;
+    if (expected !== 0 && expected !== stored.syncVersion) {
+      throw new ConflictError(`session ${id} is at syncVersion ${stored.syncVersion}, not ${expected}`);
+    }
+    const session: Session = {
+      ...stored,
+      title: patch.title ?? stored.title,
+      metadata: patch.metadata ?? structuredClone(stored.metadata),
+      scope: patch.scope === undefined ? [...stored.scope] : toScope(patch.scope),
+      updatedAt: later(stored.updatedAt, this.#now()),
+      ...this.#nextEnvelope(stored, false),
+    };
+    return { type: EventTypes.SessionUpdated, payload: { session } };
   }
 
   /** Tombstones a live session. */

@@ -17,7 +17,7 @@ const DEFAULT_SEARCH_LIMIT = 20;
 export async function findSkill(ctx: ToolContext, key: string, scope: readonly string[] | undefined, includeParents: boolean | undefined): Promise<Skill> {
   const target = ctx.policy.target(scope);
   const inc = ctx.policy.includeParents(includeParents);
-  const found = await ctx.provider.skills.get(key, target);
+  const found = await ctx.provider.skills.get(key, { scope: target });
   if (found.id === key) {
     ctx.policy.assertReadable('skill', key, found.scope);
     return found;
@@ -32,7 +32,7 @@ export async function findSkill(ctx: ToolContext, key: string, scope: readonly s
  * a parent's skill of the same slug).
  */
 async function findSkillToChange(ctx: ToolContext, key: string, target: Scope): Promise<Skill> {
-  const found = await ctx.provider.skills.get(key, target);
+  const found = await ctx.provider.skills.get(key, { scope: target });
   if (found.id === key) {
     ctx.policy.assertWritable('skill', key, found.scope);
     return found;
@@ -134,7 +134,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     answer(async (args) => {
       // A live skill or a tombstone, by id (any scope this server may change) or by slug in exactly the
       // target scope, as for live skills; one that never existed is not_found.
-      const found = await provider.skills.getAny(args.skill, policy.target(args.scope));
+      const found = await provider.skills.getAny(args.skill, { scope: policy.target(args.scope) });
       if (found.id === args.skill) policy.assertWritable('skill', found.id, found.scope);
       return { skill: viewFor(args.full).skill(found.deleted ? found : await provider.skills.delete(found.id)) };
     }),

@@ -2,7 +2,15 @@
  * Input arbitraries: what callers hand to the stores. Every value is valid
  * (it passes core's input schemas), unless the name says otherwise.
  */
-import type { AppendTurnInput, CreateSessionInput, RecallOptions, UpdateMemoryInput, UpsertSkillInput, WriteMemoryInput } from '@agentstate/core';
+import type {
+  AppendTurnInput,
+  CreateSessionInput,
+  RecallOptions,
+  UpdateMemoryInput,
+  UpdateSessionInput,
+  UpsertSkillInput,
+  WriteMemoryInput,
+} from '@agentstate/core';
 import { LIMITS, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbInstant, arbScopeInput, arbSlug } from './records.js';
@@ -15,6 +23,11 @@ export function arbCreateSessionInput(): fc.Arbitrary<CreateSessionInput> {
     { title: arbUnicodeText(), model: fc.constantFrom('model-a', 'model-b', ''), scope: arbScopeInput(), createdAt: arbInstant() },
     { requiredKeys: [] },
   );
+}
+
+/** `sessions.update` changes: any of title, metadata and scope, and a `syncVersion` that may be stale. */
+export function arbUpdateSessionInput(): fc.Arbitrary<UpdateSessionInput> {
+  return fc.record({ title: arbUnicodeText(), metadata: arbMetadata(), scope: arbScopeInput(), syncVersion: fc.nat(3) }, { requiredKeys: [] });
 }
 
 /** `sessions.appendTurn` input for the given session id(s). */

@@ -13,13 +13,14 @@ import type {
   ScopeInput,
   TurnRole,
   UpdateMemoryInput,
+  UpdateSessionInput,
   UpsertSkillInput,
   WhereInput,
   WriteMemoryInput,
 } from '@agentstate/core';
 import { isAgentStateError, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
-import { arbCreateSessionInput, arbUpdateMemoryInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
+import { arbCreateSessionInput, arbUpdateMemoryInput, arbUpdateSessionInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
 import { arbWhere } from './metadata.js';
 import { arbScopeInput, arbSlug } from './records.js';
 import { arbQuery, arbText } from './text.js';
@@ -35,6 +36,7 @@ export type Operation =
   | { kind: 'createSession'; input: CreateSessionInput }
   | { kind: 'appendTurn'; session: Ref; role: TurnRole; content: string }
   | { kind: 'deleteSession'; session: Ref }
+  | { kind: 'updateSession'; session: Ref; input: UpdateSessionInput }
   | { kind: 'turns'; session: Ref; afterSeq: number; limit: number }
   | { kind: 'listSessions'; offset: number; limit: number; scope?: ScopeInput; includeDescendants: boolean }
   | { kind: 'upsertSkill'; input: UpsertSkillInput }
@@ -67,6 +69,7 @@ export function arbOperation(): fc.Arbitrary<Operation> {
       weight: 4,
     },
     { arbitrary: ref().map((session) => ({ kind: 'deleteSession', session }) as const), weight: 1 },
+    { arbitrary: fc.record({ session: ref(), input: arbUpdateSessionInput() }).map((o) => ({ kind: 'updateSession', ...o }) as const), weight: 2 },
     {
       arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const),
       weight: 1,
@@ -157,6 +160,8 @@ export async function runOperations(provider: Provider, operations: readonly Ope
         return provider.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: op.role, content: op.content });
       case 'deleteSession':
         return provider.sessions.delete(pick(sessions, op.session));
+      case 'updateSession':
+        return provider.sessions.update(pick(sessions, op.session), op.input);
       case 'turns':
         return provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit });
       case 'listSessions':
@@ -170,11 +175,11 @@ export async function runOperations(provider: Provider, operations: readonly Ope
       case 'recordOutcome':
         return provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope });
       case 'deleteSkill':
-        return provider.skills.delete(op.slug, op.scope);
+        return provider.skills.delete(op.slug, { scope: op.scope });
       case 'getSkill':
-        return provider.skills.get(op.slug, op.scope);
+        return provider.skills.get(op.slug, { scope: op.scope });
       case 'listSkills':
-        return provider.skills.list(op.scope, { includeDescendants: op.includeDescendants });
+        return provider.skills.list({ scope: op.scope, includeDescendants: op.includeDescendants });
       case 'namespaces':
         return provider.namespaces({
           ...(op.prefix === undefined ? {} : { prefix: op.prefix }),

@@ -1,7 +1,7 @@
 /** C1–C9: graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"). */
-import { ConflictError, exportLog, LIMITS, ValidationError } from '@agentstate/core';
+import { ConflictError, LIMITS, ValidationError } from '@agentstate/core';
 import type { CheckpointTuple, Provider } from '@agentstate/core';
-import { ExportReader } from '@agentstate/core/backend';
+import { readExport } from '../suite/export-read.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
@@ -177,14 +177,7 @@ export const checkpointChecks: ProviderCheck[] = [
       await p.checkpoints.deleteThread('u');
       await p.checkpoints.put({ threadId: 't', checkpointId: '02', checkpoint: 'again' });
       const snapshot = await p.snapshot();
-      let text = '';
-      await exportLog(p.log, (chunk) => {
-        text += chunk;
-      });
-      const reader = new ExportReader();
-      for (const line of text.split('\n').filter((l) => l !== '')) reader.read(line);
-      reader.finish();
-      const read = reader.state.capture();
+      const read = await readExport(p.log);
       expect(read.checkpoints).toEqual(snapshot.checkpoints);
       expect(read.checkpointWrites).toEqual(snapshot.checkpointWrites);
       expect(snapshot.checkpoints.map((c) => c.checkpointId)).toEqual(['01', '02']);

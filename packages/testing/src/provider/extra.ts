@@ -276,10 +276,14 @@ export const extraChecks: ProviderCheck[] = [
       expect(await p.sessions.getAny(session.id)).toEqual(session);
       expect(await p.skills.getAny(skill.id)).toEqual(skill);
       expect(await p.memory.getAny(item.id)).toEqual(item);
-      const gone = { session: await p.sessions.delete(session.id), skill: await p.skills.delete('deploy', ['web']), item: await p.memory.delete(item.id) };
+      const gone = {
+        session: await p.sessions.delete(session.id),
+        skill: await p.skills.delete('deploy', { scope: ['web'] }),
+        item: await p.memory.delete(item.id),
+      };
       expect(await p.sessions.getAny(session.id)).toEqual(gone.session);
       expect(await p.skills.getAny(skill.id)).toEqual(gone.skill);
-      expect(await p.skills.getAny('deploy', ['web'])).toEqual(gone.skill);
+      expect(await p.skills.getAny('deploy', { scope: ['web'] })).toEqual(gone.skill);
       expect(await p.memory.getAny(item.id)).toEqual(gone.item);
       await expectError(() => p.sessions.getAny('never'), NotFoundError);
       await expectError(() => p.skills.getAny('never'), NotFoundError);
@@ -293,19 +297,19 @@ export const extraChecks: ProviderCheck[] = [
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const item = await p.memory.write({ content: 'dark mode', key: 'theme', scope: ['users', 'u1'] });
-      expect(await p.memory.getByKey(['users', 'u1'], 'theme')).toEqual(item);
+      expect(await p.memory.getByKey('theme', { scope: ['users', 'u1'] })).toEqual(item);
       const updated = await p.memory.write({ content: 'light mode', key: 'theme', scope: ['users', 'u1'] });
-      expect(await p.memory.getByKey(['users', 'u1'], 'theme')).toEqual(updated);
-      await expectError(() => p.memory.getByKey(['users'], 'theme'), NotFoundError);
-      await expectError(() => p.memory.getByKey(['users', 'u1', 'x'], 'theme'), NotFoundError);
-      await expectError(() => p.memory.getByKey(['users', 'u1'], 'other'), NotFoundError);
-      await expectError(() => p.memory.getByKey(['users', 'u1'], ''), ValidationError);
+      expect(await p.memory.getByKey('theme', { scope: ['users', 'u1'] })).toEqual(updated);
+      await expectError(() => p.memory.getByKey('theme', { scope: ['users'] }), NotFoundError);
+      await expectError(() => p.memory.getByKey('theme', { scope: ['users', 'u1', 'x'] }), NotFoundError);
+      await expectError(() => p.memory.getByKey('other', { scope: ['users', 'u1'] }), NotFoundError);
+      await expectError(() => p.memory.getByKey('', { scope: ['users', 'u1'] }), ValidationError);
       await p.memory.delete(item.id);
-      await expectError(() => p.memory.getByKey(['users', 'u1'], 'theme'), NotFoundError);
+      await expectError(() => p.memory.getByKey('theme', { scope: ['users', 'u1'] }), NotFoundError);
       const expiring = await p.memory.write({ content: 'soon gone', key: 'k', expiresAt: new Date(T0 + 1000).toISOString() });
-      expect(await p.memory.getByKey([], 'k')).toEqual(expiring);
+      expect(await p.memory.getByKey('k', { scope: [] })).toEqual(expiring);
       clock.advance(1000);
-      await expectError(() => p.memory.getByKey([], 'k'), NotFoundError);
+      await expectError(() => p.memory.getByKey('k', { scope: [] }), NotFoundError);
     },
   },
 ];

@@ -39,7 +39,7 @@ async function retryEverything(env: CheckEnv, first: Provider, again: (p: Provid
   for (const call of everyWrite(first, session.id)) results.push(await call());
   const item = results[4] as { id: string };
   results.push(await first.memory.delete(item.id, { operationId: 'op-delete-memory' }));
-  results.push(await first.skills.delete('deploy', undefined, { operationId: 'op-delete-skill' }));
+  results.push(await first.skills.delete('deploy', { operationId: 'op-delete-skill' }));
   const before = await census(first, session.id);
   const head = env.caps.eventSourced ? await env.eventSourced(first).log.head(STATE_STREAM) : 0;
 
@@ -47,7 +47,7 @@ async function retryEverything(env: CheckEnv, first: Provider, again: (p: Provid
   const retried: unknown[] = [];
   for (const call of everyWrite(p, session.id)) retried.push(await call());
   retried.push(await p.memory.delete(item.id, { operationId: 'op-delete-memory' }));
-  retried.push(await p.skills.delete('deploy', undefined, { operationId: 'op-delete-skill' }));
+  retried.push(await p.skills.delete('deploy', { operationId: 'op-delete-skill' }));
   expect(retried).toEqual(results);
   expect(await census(p, session.id)).toBe(before);
   if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(head);
@@ -63,7 +63,7 @@ export const idempotencyChecks: ProviderCheck[] = [
       await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi', operationId: 'op-1' });
       await p.skills.upsert({ slug: 'deploy', operationId: 'op-2' });
       await p.skills.recordOutcome('deploy', { success: false, operationId: 'op-3' });
-      await p.skills.delete('deploy', undefined, { operationId: 'op-4' });
+      await p.skills.delete('deploy', { operationId: 'op-4' });
       const events = await stateEvents(p);
       expect(events[0]!.payload).not.toHaveProperty('operation');
       expect(events.slice(1).map((e) => (e.payload as { operation: unknown }).operation)).toEqual([

@@ -23,6 +23,7 @@ import { propertyChecks } from './properties.js';
 import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
+import { sessionUpdateChecks } from './session-updates.js';
 import { skillChecks } from './skills.js';
 import { slugChecks } from './slugs.js';
 import { snapshotChecks } from './snapshots.js';
@@ -59,6 +60,7 @@ const all: ProviderCheck[] = [
   ...erasureChecks,
   ...purgeTextChecks,
   ...erasureTraceChecks,
+  ...sessionUpdateChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

@@ -286,7 +286,7 @@ export const lifecycleChecks: ProviderCheck[] = [
       clock.advance(1);
       expect((await p.memory.recall({ query: 'note' })).map((m) => m.id)).toEqual([fact.id]);
       await expectError(() => p.memory.get(scratch.id), NotFoundError, 'get');
-      await expectError(() => p.memory.getByKey([], 'draft'), NotFoundError, 'getByKey');
+      await expectError(() => p.memory.getByKey('draft', { scope: [] }), NotFoundError, 'getByKey');
       await expectError(() => p.memory.getAny(scratch.id), NotFoundError, 'getAny');
       const head = await p.log.head(STATE_STREAM);
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
@@ -316,8 +316,8 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect((await p.sessions.turns(inside.id)).map((t) => t.id)).toEqual([fresh.id]);
       expect((await p.sessions.search({ query: 'words' })).map((h) => h.turn.content).sort()).toEqual(['new words', 'old words elsewhere']);
       await expectError(() => p.skills.get(skillIn.id), NotFoundError, 'skill in org/a/b');
-      expect((await p.skills.get('aging', ['org2'])).id).toBe(skillOut.id);
-      expect((await p.skills.list(['org'], { includeDescendants: true })).length).toBe(0);
+      expect((await p.skills.get('aging', { scope: ['org2'] })).id).toBe(skillOut.id);
+      expect((await p.skills.list({ scope: ['org'], includeDescendants: true })).length).toBe(0);
       // Only whole transcripts are tombstoned: inside still has a live turn that has not expired.
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 1, memory: 0 });
       clock.advance(60 * DAY);

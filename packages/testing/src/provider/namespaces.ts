@@ -95,8 +95,8 @@ export const namespaceChecks: ProviderCheck[] = [
         await p.memory.write({ content: `note ${JSON.stringify(scope)}`, scope });
       }
       const scopesOf = (list: readonly { scope: readonly string[] }[]): string[] => keys(list.map((r) => r.scope));
-      expect(scopesOf(await p.skills.list(['a', 'b']))).toEqual(keys([['a', 'b']]));
-      expect(scopesOf(await p.skills.list(['a', 'b'], { includeDescendants: true }))).toEqual(
+      expect(scopesOf(await p.skills.list({ scope: ['a', 'b'] }))).toEqual(keys([['a', 'b']]));
+      expect(scopesOf(await p.skills.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
         keys([
           ['a', 'b'],
           ['a', 'b', 'c'],
@@ -158,10 +158,10 @@ export const namespaceChecks: ProviderCheck[] = [
       const p = await env.open();
       const web = await p.skills.upsert({ slug: 'fix', body: 'web', scope: { project: 'web' } });
       await p.skills.upsert({ slug: 'fix', body: 'global' });
-      expect((await p.skills.get('fix', { project: 'web', workspace: 'api' })).id).toBe(web.id);
-      expect((await p.skills.get('fix', ['project:web', 'workspace:api'])).id).toBe(web.id);
-      expect((await p.skills.get('fix', ['instance:laptop', 'project:web'])).body).toBe('global');
-      expect((await p.skills.list({ project: 'web' })).map((s) => s.id)).toEqual([web.id]);
+      expect((await p.skills.get('fix', { scope: { project: 'web', workspace: 'api' } })).id).toBe(web.id);
+      expect((await p.skills.get('fix', { scope: ['project:web', 'workspace:api'] })).id).toBe(web.id);
+      expect((await p.skills.get('fix', { scope: ['instance:laptop', 'project:web'] })).body).toBe('global');
+      expect((await p.skills.list({ scope: { project: 'web' } })).map((s) => s.id)).toEqual([web.id]);
     },
   },
 ];

@@ -60,10 +60,10 @@ export const orderingChecks: ProviderCheck[] = [
       const inI = await p.skills.upsert({ slug: 'x', body: 'i', scope: { instance: 'i' } });
       expect(await p.skills.list()).toEqual([global]);
       expect(await p.skills.list({})).toEqual([global]);
-      expect(await p.skills.list({ project: 'p' })).toEqual([inP]);
-      expect(await p.skills.list({ project: 'p', workspace: 'w' })).toEqual([inPW]);
-      expect(await p.skills.list({ instance: 'i' })).toEqual([inI]);
-      expect(await p.skills.list({ workspace: 'w' })).toEqual([]);
+      expect(await p.skills.list({ scope: { project: 'p' } })).toEqual([inP]);
+      expect(await p.skills.list({ scope: { project: 'p', workspace: 'w' } })).toEqual([inPW]);
+      expect(await p.skills.list({ scope: { instance: 'i' } })).toEqual([inI]);
+      expect(await p.skills.list({ scope: { workspace: 'w' } })).toEqual([]);
 
       // Without a scope: the global skill only; a slug live only elsewhere is refused, naming its scopes.
       const inQ = await p.skills.upsert({ slug: 'y', body: 'q', scope: { project: 'q' } });
@@ -78,16 +78,16 @@ export const orderingChecks: ProviderCheck[] = [
       const c = await p.skills.upsert({ slug: 'c', body: 'global' });
       const cI = await p.skills.upsert({ slug: 'c', body: 'i', scope: { instance: 'i' } });
       const cIP = await p.skills.upsert({ slug: 'c', body: 'ip', scope: { instance: 'i', project: 'p' } });
-      expect((await p.skills.get('c', { instance: 'i', project: 'p', workspace: 'w' })).id).toBe(cIP.id);
-      expect((await p.skills.get('c', { instance: 'i', project: 'p' })).id).toBe(cIP.id);
-      expect((await p.skills.get('c', { instance: 'i', project: 'q' })).id).toBe(cI.id);
-      expect((await p.skills.get('c', { instance: 'j', project: 'p' })).id).toBe(c.id);
+      expect((await p.skills.get('c', { scope: { instance: 'i', project: 'p', workspace: 'w' } })).id).toBe(cIP.id);
+      expect((await p.skills.get('c', { scope: { instance: 'i', project: 'p' } })).id).toBe(cIP.id);
+      expect((await p.skills.get('c', { scope: { instance: 'i', project: 'q' } })).id).toBe(cI.id);
+      expect((await p.skills.get('c', { scope: { instance: 'j', project: 'p' } })).id).toBe(c.id);
       expect((await p.skills.get('c', {})).id).toBe(c.id);
-      expect((await p.skills.get('x', { project: 'p', workspace: 'w' })).id).toBe(inPW.id);
-      expect((await p.skills.get('x', { project: 'p', workspace: 'v' })).id).toBe(inP.id);
+      expect((await p.skills.get('x', { scope: { project: 'p', workspace: 'w' } })).id).toBe(inPW.id);
+      expect((await p.skills.get('x', { scope: { project: 'p', workspace: 'v' } })).id).toBe(inP.id);
       // {'',p,w} is not on the chain of {i,p,w}: the instance level comes first.
-      expect((await p.skills.get('x', { instance: 'i', project: 'p', workspace: 'w' })).id).toBe(inI.id);
-      await expectError(() => p.skills.get('y', { project: 'zz' }), NotFoundError);
+      expect((await p.skills.get('x', { scope: { instance: 'i', project: 'p', workspace: 'w' } })).id).toBe(inI.id);
+      await expectError(() => p.skills.get('y', { scope: { project: 'zz' } }), NotFoundError);
 
       // Memory: no scope spans every scope; a scope is exact.
       const m1 = await p.memory.write({ content: 'scoped fact global' });

@@ -79,7 +79,7 @@ export const pageChecks: ProviderCheck[] = [
         expect(ids(await collect((cursor) => p.sessions.turns(session, { afterSeq: 4, limit: size, cursor })))).toEqual(
           ids(await p.sessions.turns(session, { afterSeq: 4 })),
         );
-        expect(ids(await collect((cursor) => p.skills.list(undefined, { limit: size, cursor })))).toEqual(ids(await p.skills.list()));
+        expect(ids(await collect((cursor) => p.skills.list({ limit: size, cursor })))).toEqual(ids(await p.skills.list()));
         for (const order of ['slug', 'relevance', 'winRate'] as const) {
           for (const query of ['', 'deploy again']) {
             const all = await p.skills.search(query, { order });
@@ -117,7 +117,7 @@ export const pageChecks: ProviderCheck[] = [
       await p.skills.upsert({ slug: 'b', body: 'deploy', scope: { project: 'p' } });
       const sessionCursor = (await p.sessions.list({ limit: 1 })).nextCursor!;
       const turnCursor = (await p.sessions.turns(session, { limit: 1 })).nextCursor!;
-      const skillCursor = (await p.skills.list(undefined, { limit: 1 })).nextCursor!;
+      const skillCursor = (await p.skills.list({ limit: 1 })).nextCursor!;
       const searchCursor = (await p.skills.search('deploy', { limit: 1 })).nextCursor!;
       const recallCursor = (await p.memory.recall({ query: 'deploy', mode: 'lexical', limit: 1 })).nextCursor!;
       for (const c of [sessionCursor, turnCursor, skillCursor, searchCursor, recallCursor]) expect(typeof c).toBe('string');
@@ -128,13 +128,13 @@ export const pageChecks: ProviderCheck[] = [
       };
       // Another method's cursor.
       await refused(() => p.sessions.list({ limit: 1, cursor: skillCursor }), 'skills.list cursor on sessions.list');
-      await refused(() => p.skills.list(undefined, { cursor: sessionCursor }), 'sessions.list cursor on skills.list');
+      await refused(() => p.skills.list({ cursor: sessionCursor }), 'sessions.list cursor on skills.list');
       await refused(() => p.memory.recall({ query: 'deploy', mode: 'lexical', cursor: searchCursor }), 'search cursor on recall');
       // The same method, another query.
       await refused(() => p.sessions.turns(other.id, { limit: 1, cursor: turnCursor }), 'another session');
       await refused(() => p.sessions.turns(session, { afterSeq: 2, cursor: turnCursor }), 'another afterSeq');
       await refused(() => p.sessions.list({ offset: 1, cursor: sessionCursor }), 'another offset');
-      await refused(() => p.skills.list({ project: 'p' }, { cursor: skillCursor }), 'another scope');
+      await refused(() => p.skills.list({ scope: { project: 'p' }, cursor: skillCursor }), 'another scope');
       await refused(() => p.skills.search('deploy again', { limit: 1, cursor: searchCursor }), 'another search text');
       await refused(() => p.skills.search('deploy', { order: 'relevance', cursor: searchCursor }), 'another order');
       await refused(() => p.memory.recall({ query: 'note', mode: 'lexical', cursor: recallCursor }), 'another recall query');
@@ -181,7 +181,7 @@ export const pageChecks: ProviderCheck[] = [
               };
               const read = (cursor: string | undefined): Promise<Page<{ id: string }>> => {
                 if (kind === 'sessions') return p.sessions.list({ limit: size, cursor });
-                if (kind === 'skills') return p.skills.list(undefined, { limit: size, cursor });
+                if (kind === 'skills') return p.skills.list({ limit: size, cursor });
                 if (kind === 'memory') return p.memory.recall({ query: 'fact', mode: 'lexical', limit: size, cursor });
                 return p.sessions.turns(transcript.id, { limit: size, cursor });
               };

@@ -56,7 +56,7 @@ export const skillChecks: ProviderCheck[] = [
       const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: { project: 'alpha' } });
       expect(alpha.id).not.toBe(global.id);
       expect(alpha).toMatchObject({ version: 1, syncVersion: 1, scope: ['project:alpha'] });
-      expect(await p.skills.list({ project: 'alpha' })).toEqual([alpha]);
+      expect(await p.skills.list({ scope: { project: 'alpha' } })).toEqual([alpha]);
       expect(await p.skills.list()).toEqual([global]);
       expect(await p.skills.get('deploy')).toEqual(global);
     },

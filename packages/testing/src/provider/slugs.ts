@@ -59,7 +59,7 @@ export const slugChecks: ProviderCheck[] = [
       expect((await p.skills.recordOutcome('deploy', { success: true })).id).toBe(global.id);
       expect((await p.skills.get('deploy')).id).toBe(global.id);
       expect((await p.skills.delete('deploy')).id).toBe(global.id);
-      expect(await p.skills.get('deploy', { project: 'p' })).toEqual(inP);
+      expect(await p.skills.get('deploy', { scope: { project: 'p' } })).toEqual(inP);
 
       // Gone from the global scope: every unscoped call refuses, naming the scopes, and writes nothing.
       const inQ = await p.skills.upsert({ slug: 'deploy', body: 'q', scope: { project: 'q' } });
@@ -76,8 +76,8 @@ export const slugChecks: ProviderCheck[] = [
         expect(error.message, label).toMatch(/project:p, project:q/);
         expect(await observe(env, p), `${label}: state changed`).toBe(before);
       }
-      expect(await p.skills.get('deploy', { project: 'p' })).toEqual(inP);
-      expect(await p.skills.get('deploy', { project: 'q' })).toEqual(inQ);
+      expect(await p.skills.get('deploy', { scope: { project: 'p' } })).toEqual(inP);
+      expect(await p.skills.get('deploy', { scope: { project: 'q' } })).toEqual(inQ);
 
       // A scope, or an id, still names the others; a slug live nowhere is a plain NotFoundError.
       expect((await p.skills.recordOutcome('deploy', { success: true, scope: { project: 'p' } })).uses).toBe(1);

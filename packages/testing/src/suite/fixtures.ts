@@ -80,10 +80,10 @@ export async function readModel(p: Provider, scopes: readonly ScopeInput[] = POP
   const transcripts = [];
   for (const s of sessions) transcripts.push({ session: await p.sessions.get(s.id), turns: await p.sessions.turns(s.id) });
   const skillsByScope = [];
-  for (const scope of scopes) skillsByScope.push({ scope: toScope(scope), skills: await p.skills.list(scope) });
+  for (const scope of scopes) skillsByScope.push({ scope: toScope(scope), skills: await p.skills.list({ scope }) });
   const search = await p.skills.search('', 0);
   const skillsBySlug = [];
-  for (const skill of search) skillsBySlug.push(await p.skills.get(skill.slug, skill.scope));
+  for (const skill of search) skillsBySlug.push(await p.skills.get(skill.slug, { scope: skill.scope }));
   const memory = await p.memory.recall({ limit: LIMITS.pageSize });
   const items = [];
   for (const hit of memory) items.push(await p.memory.get(hit.id));
