@@ -1,9 +1,15 @@
 /**
- * One SQLite connection shared by the log, the projection and the vectors
- * of a provider. Writes on it run one at a time (a mutex: better-sqlite3 is
- * synchronous, but the store engine awaits between look-ups and commits),
- * each as a `BEGIN IMMEDIATE` transaction so that writers in other
- * processes queue on the file lock (busy timeout) instead of failing.
+ * The SQLite connection shared by the log, the projection and the vectors
+ * of a provider: a write handle and, once {@link Connection.openReader} has
+ * run, a read handle on the same file. Writes run one at a time (a mutex:
+ * better-sqlite3 is synchronous, but the store engine awaits between
+ * look-ups and commits), each as a `BEGIN IMMEDIATE` transaction so that
+ * writers in other processes queue on the file lock (busy timeout) instead
+ * of failing. A write transaction stays open across those awaits (group
+ * commit), so every read outside it goes to the read handle, which WAL
+ * keeps at the last COMMIT: a reader never sees a write that may yet fail.
+ * Statements run on the write handle only inside {@link Connection.onWriter}
+ * (and {@link Connection.immediate}, which uses it).
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -35,22 +41,30 @@ export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { busyTimeoutMs: 5_
 /** Largest part of a database file read through a memory map (SQLite's `mmap_size`). */
 const MMAP_BYTES = 1 << 30;
 
-/** A database handle with a statement cache and the write discipline. */
+/** Database handles with their statement caches and the write discipline. */
 export class Connection {
   readonly #statements = new Map<string, Statement>();
+  /** The read handle's statements; the same map as `#statements` while there is no read handle. */
+  #readStatements = this.#statements;
+  /** Where reads go outside {@link onWriter}: the write handle until {@link openReader} opens another. */
+  #reader: Db;
+  /** How many {@link onWriter} sections are running (nested ones included). */
+  #onWriter = 0;
   readonly #mutex: Mutex;
   readonly #releaseMutex: () => void;
   #closed = false;
-  /** True once sqlite-vec is loaded into this connection. */
-  readonly vectorsLoaded: boolean;
+  /** True once sqlite-vec is loaded into this connection's handles. */
+  vectorsLoaded: boolean;
 
   private constructor(
-    readonly db: Db,
+    /** The handle every write goes through. */
+    readonly writer: Db,
     readonly path: string,
     vectorsLoaded: boolean,
     readonly readonly: boolean,
   ) {
     this.vectorsLoaded = vectorsLoaded;
+    this.#reader = writer;
     const { mutex, release } = fileMutex(path);
     this.#mutex = mutex;
     this.#releaseMutex = release;
@@ -81,32 +95,80 @@ export class Connection {
     }
   }
 
+  /**
+   * The handle statements run on now: the write handle inside
+   * {@link onWriter}, else the read handle.
+   */
+  get db(): Db {
+    return this.#onWriter > 0 ? this.writer : this.#reader;
+  }
+
+  /** Runs `fn` (synchronous) with every statement of this connection on the write handle. */
+  onWriter<T>(fn: () => T): T {
+    this.#onWriter += 1;
+    try {
+      return fn();
+    } finally {
+      this.#onWriter -= 1;
+    }
+  }
+
+  /**
+   * Opens the read handle: a second connection to the file, which WAL keeps
+   * at the last COMMIT while a write transaction is open on the first. Not
+   * for a read-only open (nothing of ours is ever uncommitted there) or a
+   * private database (`:memory:`, which no second connection can reach:
+   * its reads stay on the one handle). Call once the schema is in place.
+   */
+  openReader(options: ConnectionOptions): void {
+    if (this.readonly || isAnonymous(this.path) || this.#reader !== this.writer) return;
+    let db: Db | undefined;
+    try {
+      db = new Database(this.path, { fileMustExist: true });
+      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
+      // The read handle never writes: were a read path to try, it fails here rather than escape the write discipline.
+      db.pragma('query_only = ON');
+      db.pragma('cache_size = -65536');
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
+      this.vectorsLoaded = loadVectors(db) && this.vectorsLoaded;
+    } catch (error) {
+      db?.close();
+      throw mapSqliteError(error, this.path);
+    }
+    this.#reader = db;
+    this.#readStatements = new Map();
+  }
+
   /** Switches to WAL (unless read-only: the mode is the file's) and sets the synchronous level. */
   configure(options: ConnectionOptions): void {
     if (!this.readonly && !isAnonymous(this.path)) {
-      const mode = this.#withBusyRetry(() => this.db.pragma('journal_mode = WAL', { simple: true }), options.busyTimeoutMs);
+      const mode = this.#withBusyRetry(() => this.writer.pragma('journal_mode = WAL', { simple: true }), options.busyTimeoutMs);
       if (String(mode).toLowerCase() !== 'wal') {
         throw new ReadOnlyError(this.path, `could not switch ${this.path} to WAL (journal_mode is ${String(mode)}): its folder must be writable`);
       }
     }
-    this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
+    this.writer.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
+    // Foreign keys are enforced: the schema declares none, but a deferred one added to the file fails its
+    // COMMIT, as SQLite documents, which is how the tests make a real COMMIT fail.
+    if (!this.readonly) this.writer.pragma('foreign_keys = ON');
     // Freed space is zeroed as it is freed, so a purge's erased text leaves no copy in free
     // space: SQLite honours it only for pages handled after it is set, so it is set at open.
-    this.db.pragma('secure_delete = ON');
+    this.writer.pragma('secure_delete = ON');
     // 64 MiB of page cache at most (allocated as used): recall over 100,000 items stays in memory.
-    this.db.pragma('cache_size = -65536');
+    this.writer.pragma('cache_size = -65536');
     // Reads map the file instead of copying pages into the cache: a vector search scans every
     // stored vector (40 MB at 100,000 items of 100 dimensions), which would churn the cache.
-    this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    this.writer.pragma(`mmap_size = ${MMAP_BYTES}`);
   }
 
-  /** A cached prepared statement; refused once the handle is closed, as the driver would with a less clear error. */
+  /** A cached prepared statement on the current handle ({@link db}); refused once closed, as the driver would with a less clear error. */
   prepare(sql: string): Statement {
     if (this.#closed) throw this.#closedError();
-    let statement = this.#statements.get(sql);
+    const statements = this.#onWriter > 0 ? this.#statements : this.#readStatements;
+    let statement = statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.#statements.set(sql, statement);
+      statements.set(sql, statement);
     }
     return statement;
   }
@@ -123,7 +185,7 @@ export class Connection {
   begin(): void {
     try {
       // Prepared once, like every statement of a write: an `exec` would parse it again each time.
-      this.prepare('BEGIN IMMEDIATE').run();
+      this.onWriter(() => this.prepare('BEGIN IMMEDIATE').run());
     } catch (error) {
       throw mapSqliteError(error, this.path);
     }
@@ -132,7 +194,7 @@ export class Connection {
   /** Commits the open transaction; on failure rolls back and throws the mapped error. */
   commit(): void {
     try {
-      this.prepare('COMMIT').run();
+      this.onWriter(() => this.prepare('COMMIT').run());
     } catch (error) {
       this.rollback();
       throw mapSqliteError(error, this.path);
@@ -141,15 +203,15 @@ export class Connection {
 
   /** Rolls back the open transaction, if any. */
   rollback(): void {
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
   }
 
-  /** Runs `fn` synchronously in one write transaction; call inside {@link exclusive}. */
+  /** Runs `fn` synchronously in one write transaction, on the write handle; call inside {@link exclusive}. */
   immediate<T>(fn: () => T): T {
     this.begin();
     let result: T;
     try {
-      result = fn();
+      result = this.onWriter(fn);
     } catch (error) {
       this.rollback();
       throw mapSqliteError(error, this.path);
@@ -159,21 +221,22 @@ export class Connection {
   }
 
   /**
-   * Runs `fn` synchronously in one read transaction, so every statement in it
-   * sees the same committed state. Inside an open write transaction of this
-   * connection it simply runs, and sees that transaction's writes: a group
-   * commit awaits between its mutations (see `SqliteBackend.write`).
+   * Runs `fn` synchronously in one read transaction of the current handle
+   * ({@link db}), so every statement in it sees the same committed state.
+   * In a transaction already open on that handle it simply runs, and sees
+   * that transaction's writes.
    */
   read<T>(fn: () => T): T {
     if (this.#closed) throw this.#closedError();
-    if (this.db.inTransaction) return fn();
-    this.db.exec('BEGIN DEFERRED');
+    const db = this.db;
+    if (db.inTransaction) return fn();
+    db.exec('BEGIN DEFERRED');
     try {
       return fn();
     } catch (error) {
       throw mapSqliteError(error, this.path);
     } finally {
-      if (this.db.inTransaction) this.db.exec('COMMIT');
+      if (db.inTransaction) db.exec('COMMIT');
     }
   }
 
@@ -198,10 +261,22 @@ export class Connection {
     await this.#mutex.run(async () => {
       if (this.#closed) return;
       this.#closed = true;
-      this.#statements.clear();
-      this.db.close();
-      this.#releaseMutex();
+      this.closeHandles();
     });
+  }
+
+  /**
+   * Closes both handles at once, without waiting for running writes: for an
+   * open that failed, and for {@link close}. The write handle closes last,
+   * so the last connection to the file checkpoints it with write rights.
+   */
+  closeHandles(): void {
+    this.#closed = true;
+    this.#statements.clear();
+    this.#readStatements.clear();
+    if (this.#reader !== this.writer) this.#reader.close();
+    this.writer.close();
+    this.#releaseMutex();
   }
 
   get closed(): boolean {

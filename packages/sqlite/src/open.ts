@@ -119,9 +119,10 @@ export function openConnection(path: string, options: SqliteConnectionOptions = 
     if (conn.readonly) requireCurrentSchema(path, identity.applied.length);
     conn.configure(settings);
     if (!conn.readonly) migrate(conn);
+    conn.openReader(settings);
     return conn;
   } catch (error) {
-    conn.db.close();
+    conn.closeHandles();
     throw mapSqliteError(error, path);
   }
 }
@@ -197,7 +198,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
       verify: (verifyOptions?: VerifyOptions) => verify({ conn, log, projection, codec: options.snapshotCodec, upcasters: options.upcasters }, verifyOptions),
     };
   } catch (error) {
-    conn.db.close();
+    conn.closeHandles();
     throw mapSqliteError(error, path);
   }
 }

@@ -132,3 +132,31 @@ export function backToSchema9(db: Database.Database): void {
   for (const { sql } of definitions) db.exec(sql);
   db.exec('DELETE FROM agentstate_migrations WHERE version = 10');
 }
+
+/**
+ * Makes every COMMIT of a write on the file at `path` fail for real, until the
+ * returned function is called: a trigger on `events` breaks a deferred foreign
+ * key, which SQLite checks at COMMIT (the provider's write handle enforces
+ * foreign keys) and which then fails with `SQLITE_CONSTRAINT_FOREIGNKEY`.
+ */
+export async function failCommitsOf(path: string): Promise<() => Promise<void>> {
+  const { default: Sqlite } = await import('better-sqlite3');
+  const side = new Sqlite(path);
+  try {
+    side.pragma('busy_timeout = 5000');
+    side.exec(`CREATE TABLE fault_parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE fault_child (parent INTEGER REFERENCES fault_parent (id) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER fault_commit AFTER INSERT ON events BEGIN INSERT INTO fault_child VALUES (0); END;`);
+  } finally {
+    side.close();
+  }
+  return async () => {
+    const again = new Sqlite(path);
+    try {
+      again.pragma('busy_timeout = 5000');
+      again.exec('DROP TRIGGER fault_commit; DROP TABLE fault_child; DROP TABLE fault_parent;');
+    } finally {
+      again.close();
+    }
+  };
+}

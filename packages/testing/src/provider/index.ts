@@ -10,6 +10,7 @@ import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
+import { isolationChecks } from './isolation.js';
 import { lexicalChecks } from './lexical.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { memoryChecks } from './memory.js';
@@ -49,6 +50,7 @@ const all: ProviderCheck[] = [
   ...pageChecks,
   ...checkpointChecks,
   ...batchChecks,
+  ...isolationChecks,
   ...lifecycleChecks,
   ...erasureChecks,
 ];
