@@ -6,10 +6,11 @@
  * look-ups and commits), each as a `BEGIN IMMEDIATE` transaction so that
  * writers in other processes queue on the file lock (busy timeout) instead
  * of failing. A write transaction stays open across those awaits (group
- * commit), so every read outside it goes to the read handle, which WAL
- * keeps at the last COMMIT: a reader never sees a write that may yet fail.
- * Statements run on the write handle only inside {@link Connection.onWriter}
- * (and {@link Connection.immediate}, which uses it).
+ * commit), so a read meanwhile goes to the read handle, which WAL keeps
+ * at the last COMMIT: a reader never sees a write that may yet fail.
+ * Statements run on the write handle inside {@link Connection.onWriter}
+ * (and {@link Connection.immediate}, which uses it), and whenever it has no
+ * transaction open.
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
@@ -97,10 +98,16 @@ export class Connection {
 
   /**
    * The handle statements run on now: the write handle inside
-   * {@link onWriter}, else the read handle.
+   * {@link onWriter}, and while it has no transaction open (it then shows
+   * the last COMMIT, and its page cache is warm); the read handle while a
+   * write transaction is open across an await.
    */
   get db(): Db {
-    return this.#onWriter > 0 ? this.writer : this.#reader;
+    return this.#onWriterNow() ? this.writer : this.#reader;
+  }
+
+  #onWriterNow(): boolean {
+    return this.#onWriter > 0 || !this.writer.inTransaction;
   }
 
   /** Runs `fn` (synchronous) with every statement of this connection on the write handle. */
@@ -164,7 +171,7 @@ export class Connection {
   /** A cached prepared statement on the current handle ({@link db}); refused once closed, as the driver would with a less clear error. */
   prepare(sql: string): Statement {
     if (this.#closed) throw this.#closedError();
-    const statements = this.#onWriter > 0 ? this.#statements : this.#readStatements;
+    const statements = this.#onWriterNow() ? this.#statements : this.#readStatements;
     let statement = statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
