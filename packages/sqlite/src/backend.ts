@@ -61,7 +61,7 @@ export class SqliteBackend implements StateBackend {
     const conn = this.conn;
     return conn.exclusive(async () => {
       // Where the projection stands: advanced by each commit, saved once before COMMIT.
-      let state = conn.onWriter(() => this.#beginInStep());
+      let state = await this.#beginInStep();
       const opened = state;
       let open = true;
       let savepoints = 0;
@@ -132,7 +132,7 @@ export class SqliteBackend implements StateBackend {
   /**
    * Copies the -wal back into the database file and empties it, so a purge's old pages leave the disk:
    * the file's get the erased pages, and the -wal's are cut off. A reader of a snapshot older than the
-   * purge stops it, after the busy timeout; then it is left for a later commit of this connection.
+   * purge stops it (it is not waited for); then it is left for a later commit of this connection.
    */
   #emptyWal(): void {
     const [result] = this.conn.writer.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
@@ -145,18 +145,19 @@ export class SqliteBackend implements StateBackend {
    * append) are folded first, in a transaction of their own, so that the
    * look-ups see them and nothing uncommitted is ever visible.
    */
-  #beginInStep(): ProjectionState {
+  async #beginInStep(): Promise<ProjectionState> {
+    const conn = this.conn;
     for (;;) {
-      this.conn.begin();
-      const { head, ...state } = this.#stateAndHead();
+      await conn.beginWhenFree();
+      const { head, ...state } = conn.onWriter(() => this.#stateAndHead());
       if (state.seq === head) return state;
       try {
-        foldPending(this.log, this.projection, tableLookups(this.conn), { upcasters: this.options.upcasters });
+        conn.onWriter(() => foldPending(this.log, this.projection, tableLookups(conn), { upcasters: this.options.upcasters }));
       } catch (error) {
-        this.conn.rollback();
-        throw mapSqliteError(error, this.conn.path);
+        conn.rollback();
+        throw mapSqliteError(error, conn.path);
       }
-      this.conn.commit();
+      conn.commit();
     }
   }
 

@@ -3,9 +3,9 @@
  * of a provider: a write handle and, once {@link Connection.openReader} has
  * run, a read handle on the same file. Writes run one at a time (a mutex:
  * better-sqlite3 is synchronous, but the store engine awaits between
- * look-ups and commits), each as a `BEGIN IMMEDIATE` transaction so that
- * writers in other processes queue on the file lock (busy timeout) instead
- * of failing. A write transaction stays open across those awaits (group
+ * look-ups and commits), each as a `BEGIN IMMEDIATE` transaction: a
+ * writer that finds the file's lock held by another process waits for it
+ * (`lock-wait.ts`) instead of failing. A write transaction stays open across those awaits (group
  * commit), so a read meanwhile goes to the read handle, which WAL keeps
  * at the last COMMIT: a reader never sees a write that may yet fail.
  * Statements run on the write handle inside {@link Connection.onWriter}
@@ -15,29 +15,42 @@
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { ClosedError } from '@agentstate/core';
 import type { Mutex } from '@agentstate/core/backend';
 import * as sqliteVec from 'sqlite-vec';
 import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
 import { isAnonymous } from './file.js';
 import { fileMutex } from './file-mutex.js';
+import { LockWaits, whenFreeSync } from './lock-wait.js';
 
 /** How hard SQLite works to make each commit durable (`PRAGMA synchronous`). */
 export type SynchronousLevel = 'off' | 'normal' | 'full' | 'extra';
 
 /** Options of {@link Connection.open}. */
 export interface ConnectionOptions {
-  /** How long a writer waits for another process's write lock, in ms. */
-  busyTimeoutMs: number;
+  /** How long a writer may wait for another process's write lock, in ms; absent: as long as the lock is held. */
+  busyTimeoutMs?: number;
   /** `PRAGMA synchronous` in WAL mode. */
   synchronous: SynchronousLevel;
   /** Open without the right to write: nothing is created, migrated or written. */
   readonly?: boolean;
 }
 
-/** The connection defaults: wait up to 5 s for the lock, fsync every commit. */
-export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { busyTimeoutMs: 5_000, synchronous: 'full' };
+/** The connection defaults: wait for the write lock as long as it is held, fsync every commit. */
+export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { synchronous: 'full' };
+
+/**
+ * How long SQLite's own busy handler may block a statement, in ms: on the
+ * read handle (a read in WAL waits only while another connection recovers
+ * the file) and on the write handle while the file is opened. Afterwards the
+ * write handle's is 0: waiting for the write lock is `lock-wait.ts`'s.
+ */
+const DRIVER_BUSY_MS = 5_000;
+
+/** SQLite's busy timeout of a handle: {@link DRIVER_BUSY_MS}, or less when the caller's deadline is shorter. */
+function driverBusyMs(options: ConnectionOptions): number {
+  return Math.max(0, Math.trunc(Math.min(DRIVER_BUSY_MS, options.busyTimeoutMs ?? DRIVER_BUSY_MS)));
+}
 
 /** Largest part of a database file read through a memory map (SQLite's `mmap_size`). */
 const MMAP_BYTES = 1 << 30;
@@ -54,6 +67,8 @@ export class Connection {
   readonly #mutex: Mutex;
   readonly #releaseMutex: () => void;
   #closed = false;
+  /** The waits of this connection's writes for another process's lock. */
+  readonly #lockWaits: LockWaits;
   /** True once sqlite-vec is loaded into this connection's handles. */
   vectorsLoaded: boolean;
 
@@ -63,8 +78,11 @@ export class Connection {
     readonly path: string,
     vectorsLoaded: boolean,
     readonly readonly: boolean,
+    /** The caller's deadline for the write lock, in ms (`busyTimeoutMs`); undefined: none. */
+    private readonly busyTimeoutMs: number | undefined,
   ) {
     this.vectorsLoaded = vectorsLoaded;
+    this.#lockWaits = new LockWaits(path, busyTimeoutMs);
     this.#reader = writer;
     const { mutex, release } = fileMutex(path);
     this.#mutex = mutex;
@@ -86,10 +104,10 @@ export class Connection {
       throw mapSqliteError(error, path);
     }
     try {
-      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
+      db.pragma(`busy_timeout = ${driverBusyMs(options)}`);
       // A read-only open refuses writes even where the handle could make them (a copy in memory).
       if (readonly) db.pragma('query_only = ON');
-      return new Connection(db, path, loadVectors(db), readonly);
+      return new Connection(db, path, loadVectors(db), readonly, options.busyTimeoutMs);
     } catch (error) {
       db.close();
       throw mapSqliteError(error, path);
@@ -125,14 +143,19 @@ export class Connection {
    * at the last COMMIT while a write transaction is open on the first. Not
    * for a read-only open (nothing of ours is ever uncommitted there) or a
    * private database (`:memory:`, which no second connection can reach:
-   * its reads stay on the one handle). Call once the schema is in place.
+   * its reads stay on the one handle). From then on, too, a write that
+   * finds the file's lock held waits for it off the event loop
+   * ({@link beginWhenFree}). Call once the schema is in place.
    */
   openReader(options: ConnectionOptions): void {
-    if (this.readonly || isAnonymous(this.path) || this.#reader !== this.writer) return;
+    if (this.readonly || this.#reader !== this.writer) return;
+    // From now on a `BEGIN IMMEDIATE` that finds the lock held returns at once, and waits off the event loop.
+    this.writer.pragma('busy_timeout = 0');
+    if (isAnonymous(this.path)) return;
     let db: Db | undefined;
     try {
       db = new Database(this.path, { fileMustExist: true });
-      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
+      db.pragma(`busy_timeout = ${driverBusyMs(options)}`);
       // The read handle never writes: were a read path to try, it fails here rather than escape the write discipline.
       db.pragma('query_only = ON');
       db.pragma('cache_size = -65536');
@@ -149,7 +172,8 @@ export class Connection {
   /** Switches to WAL (unless read-only: the mode is the file's) and sets the synchronous level. */
   configure(options: ConnectionOptions): void {
     if (!this.readonly && !isAnonymous(this.path)) {
-      const mode = this.#withBusyRetry(() => this.writer.pragma('journal_mode = WAL', { simple: true }), options.busyTimeoutMs);
+      // Changing the journal mode can report SQLITE_BUSY without consulting the busy handler while another process opens the file.
+      const mode = whenFreeSync(this.path, options.busyTimeoutMs, () => this.writer.pragma('journal_mode = WAL', { simple: true }));
       if (String(mode).toLowerCase() !== 'wal') {
         throw new ReadOnlyError(this.path, `could not switch ${this.path} to WAL (journal_mode is ${String(mode)}): its folder must be writable`);
       }
@@ -188,14 +212,31 @@ export class Connection {
     });
   }
 
-  /** Opens a write transaction (`BEGIN IMMEDIATE`); call inside {@link exclusive}. */
+  /**
+   * Opens a write transaction (`BEGIN IMMEDIATE`), waiting while another
+   * process holds the lock (the thread sleeps: for synchronous paths, such as
+   * opening a file); call inside {@link exclusive}.
+   */
   begin(): void {
     try {
-      // Prepared once, like every statement of a write: an `exec` would parse it again each time.
-      this.onWriter(() => this.prepare('BEGIN IMMEDIATE').run());
+      whenFreeSync(this.path, this.busyTimeoutMs, () => this.#beginNow());
     } catch (error) {
       throw mapSqliteError(error, this.path);
     }
+  }
+
+  /** As {@link begin}, waiting without blocking the event loop: reads of this process go on meanwhile. */
+  async beginWhenFree(): Promise<void> {
+    try {
+      await this.#lockWaits.whenFree(() => this.#beginNow());
+    } catch (error) {
+      throw mapSqliteError(error, this.path);
+    }
+  }
+
+  #beginNow(): void {
+    // Prepared once, like every statement of a write: an `exec` would parse it again each time.
+    this.onWriter(() => this.prepare('BEGIN IMMEDIATE').run());
   }
 
   /** Commits the open transaction; on failure rolls back and throws the mapped error. */
@@ -216,6 +257,17 @@ export class Connection {
   /** Runs `fn` synchronously in one write transaction, on the write handle; call inside {@link exclusive}. */
   immediate<T>(fn: () => T): T {
     this.begin();
+    return this.#runBegun(fn);
+  }
+
+  /** As {@link immediate}, waiting for the lock without blocking the event loop ({@link beginWhenFree}). */
+  async immediateWhenFree<T>(fn: () => T): Promise<T> {
+    await this.beginWhenFree();
+    return this.#runBegun(fn);
+  }
+
+  /** Runs `fn` in the transaction just begun and commits it; rolls back if `fn` throws. */
+  #runBegun<T>(fn: () => T): T {
     let result: T;
     try {
       result = this.onWriter(fn);
@@ -292,21 +344,6 @@ export class Connection {
 
   #closedError(): ClosedError {
     return new ClosedError(`the database ${this.path} is closed`);
-  }
-
-  #withBusyRetry<T>(fn: () => T, timeoutMs: number): T {
-    // Changing the journal mode can report SQLITE_BUSY without consulting the
-    // busy handler while another process opens the same file.
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      try {
-        return fn();
-      } catch (error) {
-        const code = (error as { code?: string }).code ?? '';
-        if (!code.startsWith('SQLITE_BUSY') || performance.now() >= deadline) throw error;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-      }
-    }
   }
 }
 

@@ -34,8 +34,10 @@ import { verify } from './verify/index.js';
 /** Options of {@link openSqlite} and {@link openSqliteLog}'s connection. */
 export interface SqliteConnectionOptions {
   /**
-   * How long a write waits for another process's write lock before it fails
-   * with a retryable `ConflictError`, in ms. Default: 5000.
+   * A deadline for waiting on another process's write lock, in ms: a write
+   * still waiting for it then fails with a retryable `ConflictError`.
+   * Default: none, a write waits as long as the lock is held (writers take
+   * turns: see the README, "Several processes").
    */
   busyTimeoutMs?: number;
   /**
@@ -100,7 +102,7 @@ export interface SqliteProvider extends EventSourcedProvider {
 
 function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions {
   return {
-    busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_CONNECTION_OPTIONS.busyTimeoutMs,
+    busyTimeoutMs: options.busyTimeoutMs,
     synchronous: synchronousLevel(options.durability, options.synchronous) ?? DEFAULT_CONNECTION_OPTIONS.synchronous,
     readonly: options.readonly === true,
   };

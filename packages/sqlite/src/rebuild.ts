@@ -64,7 +64,7 @@ export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Prom
       const cacheSize = conn.writer.pragma('cache_size', { simple: true }) as number;
       conn.writer.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
       try {
-        return conn.immediate(() => {
+        return await conn.immediateWhenFree(() => {
           try {
             return rebuildTables(ctx, loaded);
           } finally {
