@@ -12,11 +12,14 @@
  * the same chance at every release of the lock, whatever its arrival; the
  * pause never grows with the wait (a backoff that grows would hand the lock
  * to newcomers). A waiter that loses one release tries at the next: the
- * chance that it loses n in a row falls geometrically with n. And a writer
- * that met the lock held in the last {@link CONTENDED_MS} ms pauses once
- * before it asks again, even after its own COMMIT: otherwise a process with
- * more writes queued takes the lock back the moment it frees it, before any
- * waiter's pause ends, and the others wait on.
+ * chance that it loses n in a row falls geometrically with n. And turns
+ * end: a process with more writes queued takes the lock back the moment it
+ * frees it, before any waiter's pause ends; so a writer that met the lock
+ * held in the last {@link CONTENDED_MS} ms, and has taken it back again and
+ * again for {@link TURN_MS} ms since it last waited, pauses once before its
+ * next `BEGIN`, which leaves the lock to those waiting. A turn that long
+ * keeps the handover (another process waking up) from costing every
+ * commit, and bounds how long the others wait for one process.
  */
 import { randomInt } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -26,8 +29,11 @@ import { ConflictError } from '@agentstate/core';
 /** The longest pause between two attempts at the lock, in ms. */
 const MAX_PAUSE_MS = 4;
 
-/** For how long after meeting the lock held a writer lets the others go first, in ms. */
+/** For how long after meeting the lock held a writer takes turns with the others, in ms. */
 const CONTENDED_MS = 1_000;
+
+/** The longest turn: how long a writer keeps taking the lock back before it pauses for the others, in ms. */
+const TURN_MS = 50;
 
 /** A cell to sleep on synchronously (`Atomics.wait`), for the paths that cannot await. */
 const SLEEPER = new Int32Array(new SharedArrayBuffer(4));
@@ -51,6 +57,8 @@ function pause(path: string, timeoutMs: number | undefined, started: number, bus
 /** The waits of one connection for the write lock, and when it last met the lock held. */
 export class LockWaits {
   #lastBusy = Number.NEGATIVE_INFINITY;
+  /** When this connection's turn began: its first `BEGIN` after a pause. */
+  #turnStart = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly path: string,
@@ -60,12 +68,16 @@ export class LockWaits {
   /** Runs `attempt` until it does not fail with `SQLITE_BUSY`, pausing without blocking the event loop. */
   async whenFree<T>(attempt: () => T): Promise<T> {
     const started = performance.now();
-    if (started - this.#lastBusy < CONTENDED_MS) await sleep(pause(this.path, undefined, started, undefined));
+    let paused = started - this.#lastBusy < CONTENDED_MS && started - this.#turnStart >= TURN_MS;
+    if (paused) await sleep(pause(this.path, undefined, started, undefined));
     for (;;) {
       try {
-        return attempt();
+        const result = attempt();
+        if (paused) this.#turnStart = performance.now();
+        return result;
       } catch (error) {
         if (!isBusy(error)) throw error;
+        paused = true;
         this.#lastBusy = performance.now();
         await sleep(pause(this.path, this.timeoutMs, started, error));
       }
