@@ -1,5 +1,7 @@
 /** Shared helpers of the SQLite tests: temp files and deterministic provider pairs. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { SpawnSyncReturns } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
@@ -159,4 +161,15 @@ export async function failCommitsOf(path: string): Promise<() => Promise<void>> 
       again.close();
     }
   };
+}
+
+/**
+ * Runs `source` as an ES module in a child process whose files may not grow
+ * past `kib` KiB (`ulimit -f`; Node ignores SIGXFSZ, so a write past it
+ * fails with EFBIG, as on a full disk), with `args`; returns its exit and output.
+ */
+export function runUnderFileLimit(dir: string, source: string, kib: number, args: readonly string[]): SpawnSyncReturns<string> {
+  const script = join(dir, 'child.mjs');
+  writeFileSync(script, source);
+  return spawnSync('bash', ['-c', `ulimit -f ${kib} && exec "$0" "$@"`, process.execPath, script, ...args], { encoding: 'utf8', timeout: 120_000 });
 }

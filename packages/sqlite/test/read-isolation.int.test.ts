@@ -7,12 +7,10 @@
  * not in the file afterwards, and the file holds exactly the acknowledged
  * turns (docs/contract.md §4, "Group commit").
  */
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { runUnderFileLimit, tempDir } from './helpers.js';
 
 const ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
@@ -57,10 +55,8 @@ describe('readers while a group COMMIT meets a full disk (a file-size limit)', (
 
   it('never return a turn of the failed group, and the file holds exactly the acknowledged turns', async () => {
     const path = tmp.file();
-    const script = tmp.file('child.mjs');
-    writeFileSync(script, CHILD);
     // 2000 KiB: the schema and a few hundred turns fit, then a COMMIT meets the limit.
-    const run = spawnSync('bash', ['-c', 'ulimit -f 2000 && exec "$0" "$@"', process.execPath, script, path], { encoding: 'utf8', timeout: 120_000 });
+    const run = runUnderFileLimit(tmp.dir, CHILD, 2000, [path]);
     expect(run.signal).toBeNull();
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
