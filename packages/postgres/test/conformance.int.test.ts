@@ -10,6 +10,7 @@ import { runLogConformance, runProviderConformance } from '@agentstate/testing';
 import type { ProviderFactoryOptions } from '@agentstate/testing';
 import type { PostgresLog, PostgresProvider } from '../src/index.js';
 import { openPostgres, openPostgresLog } from '../src/index.js';
+import pg from 'pg';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 /** Where each provider lives, so reopen, openShared and destroy find it. */
@@ -41,12 +42,30 @@ runProviderConformance({
     schemas.set(shared, { schema: place.schema, owner: false });
     return shared;
   },
+  failCommits: async (provider) => {
+    const { schema } = schemas.get(provider)!;
+    await onServer(`CREATE FUNCTION "${schema}".fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected COMMIT failure'; END $$;
+      CREATE CONSTRAINT TRIGGER fail_commit AFTER INSERT ON "${schema}".events DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_commit()`);
+    return () => onServer(`DROP TRIGGER fail_commit ON "${schema}".events; DROP FUNCTION "${schema}".fail_commit()`);
+  },
   destroy: async (provider) => {
     await provider.close();
     const place = schemas.get(provider);
     if (place?.owner) await dropSchema((await testServer()).url, place.schema);
   },
 });
+
+/** Runs `sql` on a connection of its own to the test server. */
+async function onServer(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: (await testServer()).url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
 
 const logSchemas = new WeakMap<PostgresLog, string>();
 

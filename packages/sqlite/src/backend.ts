@@ -4,10 +4,10 @@
  * other processes are seen), each `commit` appends an event and projects it,
  * and the transaction commits when the write's function resolves (group
  * commit: several mutations, each in a `SAVEPOINT`, share one COMMIT and
- * one fsync). A call that fails leaves no event and no row. While a group
- * is in flight, a reader on this connection may see a mutation of it before
- * its COMMIT; were that COMMIT to fail (a full disk, an I/O error), the
- * mutation is rejected and its rows are gone.
+ * one fsync). A call that fails leaves no event and no row. The write runs
+ * on the connection's write handle; every read outside it goes to the read
+ * handle, which sees the last COMMIT: no reader sees a mutation of a group
+ * in flight, whose COMMIT may yet fail (a full disk, an I/O error).
  */
 import type { EventMeta, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
@@ -50,12 +50,18 @@ export class SqliteBackend implements StateBackend {
     readonly vectors: VectorStore | undefined,
     private readonly options: SqliteBackendOptions = {},
     readonly turnVectors: VectorStore<Turn, TurnVectorQuery> | undefined = undefined,
-  ) {}
+  ) {
+    this.#lookups = onWriter(conn, queries);
+  }
+
+  /** {@link queries} on the write handle, for the look-ups of a write transaction, which must see its own writes. */
+  readonly #lookups: StateQueries;
 
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
-    return this.conn.exclusive(async () => {
+    const conn = this.conn;
+    return conn.exclusive(async () => {
       // Where the projection stands: advanced by each commit, saved once before COMMIT.
-      const begun = this.#beginInStep();
+      const begun = await this.#beginInStep();
       let state: ProjectionState = begun.state;
       // Each event's time is at least the one before it (docs/contract.md §7), whichever process wrote that.
       let headTime = begun.headTime;
@@ -66,19 +72,19 @@ export class SqliteBackend implements StateBackend {
       // What a look-up of this transaction already read, which nothing changes before the next commit.
       const lastSeqs = new Map<string, number>();
       const tx: StateWriteTx = {
-        ...this.queries,
+        ...this.#lookups,
         // A session is read with its highest turn seq, which an append asks next: one statement for both.
         session: (id) =>
           mapErrors(() => {
-            const row = this.conn.prepare(SQL.sessionWithLastSeq).get(id) as (SessionRow & { last_seq: number | null }) | undefined;
+            const row = conn.onWriter(() => conn.prepare(SQL.sessionWithLastSeq).get(id)) as (SessionRow & { last_seq: number | null }) | undefined;
             if (row === undefined) return undefined;
             lastSeqs.set(id, row.last_seq ?? 0);
             return sessionFromRow(row);
-          }, this.conn.path),
-        lastTurnSeq: (id) => lastSeqs.get(id) ?? this.queries.lastTurnSeq(id),
+          }, conn.path),
+        lastTurnSeq: (id) => lastSeqs.get(id) ?? this.#lookups.lastTurnSeq(id),
         commit: (change, meta) => {
           if (!open) throw new ClosedError('this write transaction has ended');
-          const event = this.#append(state, headTime, change, meta);
+          const event = conn.onWriter(() => this.#append(state, headTime, change, meta));
           headTime = event.time;
           if (change.type === EventTypes.RecordsPurged) purged = true;
           // The next mutation of a group commit reads its own look-ups again.
@@ -91,34 +97,34 @@ export class SqliteBackend implements StateBackend {
           const name = `s${savepoints++}`;
           const before = state;
           const timeBefore = headTime;
-          this.conn.db.exec(`SAVEPOINT ${name}`);
+          conn.writer.exec(`SAVEPOINT ${name}`);
           try {
             const result = await inner();
-            this.conn.db.exec(`RELEASE ${name}`);
+            conn.writer.exec(`RELEASE ${name}`);
             return result;
           } catch (error) {
             // Undoes the rows and the seqs `inner` wrote; the transaction goes on.
-            this.conn.db.exec(`ROLLBACK TO ${name}`);
-            this.conn.db.exec(`RELEASE ${name}`);
+            conn.writer.exec(`ROLLBACK TO ${name}`);
+            conn.writer.exec(`RELEASE ${name}`);
             state = before;
             headTime = timeBefore;
             lastSeqs.clear();
-            throw mapSqliteError(error, this.conn.path);
+            throw mapSqliteError(error, conn.path);
           }
         },
       };
       try {
         const result = await fn(tx);
-        if (state !== opened) this.projection.saveState(state);
+        if (state !== opened) conn.onWriter(() => this.projection.saveState(state));
         open = false;
-        this.conn.commit();
+        conn.commit();
         if (purged || this.#erasedInWal) this.#emptyWal();
         return result;
       } catch (error) {
-        throw mapSqliteError(error, this.conn.path);
+        throw mapSqliteError(error, conn.path);
       } finally {
         open = false;
-        this.conn.rollback();
+        conn.rollback();
       }
     });
   }
@@ -132,10 +138,10 @@ export class SqliteBackend implements StateBackend {
   /**
    * Copies the -wal back into the database file and empties it, so a purge's old pages leave the disk:
    * the file's get the erased pages, and the -wal's are cut off. A reader of a snapshot older than the
-   * purge stops it, after the busy timeout; then it is left for a later commit of this connection.
+   * purge stops it (it is not waited for); then it is left for a later commit of this connection.
    */
   #emptyWal(): void {
-    const [result] = this.conn.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+    const [result] = this.conn.writer.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
     this.#erasedInWal = result?.busy !== 0;
   }
 
@@ -145,18 +151,19 @@ export class SqliteBackend implements StateBackend {
    * append) are folded first, in a transaction of their own, so that the
    * look-ups see them and nothing uncommitted is ever visible.
    */
-  #beginInStep(): { state: ProjectionState; headTime: string | undefined } {
+  async #beginInStep(): Promise<{ state: ProjectionState; headTime: string | undefined }> {
+    const conn = this.conn;
     for (;;) {
-      this.conn.begin();
-      const { head, headTime, ...state } = this.#stateAndHead();
+      await conn.beginWhenFree();
+      const { head, headTime, ...state } = conn.onWriter(() => this.#stateAndHead());
       if (state.seq === head) return { state, headTime };
       try {
-        foldPending(this.log, this.projection, tableLookups(this.conn), { upcasters: this.options.upcasters });
+        conn.onWriter(() => foldPending(this.log, this.projection, tableLookups(conn), { upcasters: this.options.upcasters }));
       } catch (error) {
-        this.conn.rollback();
-        throw mapSqliteError(error, this.conn.path);
+        conn.rollback();
+        throw mapSqliteError(error, conn.path);
       }
-      this.conn.commit();
+      conn.commit();
     }
   }
 
@@ -206,6 +213,22 @@ export class SqliteBackend implements StateBackend {
     if (this.#erasedInWal) await this.conn.exclusive(() => this.#emptyWal()).catch(() => undefined);
     await this.conn.close();
   }
+}
+
+/** `queries` with every method (and every method of its `checkpoints`) run on the write handle of `conn`. */
+function onWriter(conn: Connection, queries: StateQueries): StateQueries {
+  const wrap = <O extends object>(target: O): O =>
+    Object.fromEntries(
+      Object.entries(target).map(([key, value]) => [
+        key,
+        typeof value === 'function'
+          ? (...args: unknown[]) => conn.onWriter(() => value(...args))
+          : typeof value === 'object' && value !== null
+            ? wrap(value)
+            : value,
+      ]),
+    ) as O;
+  return wrap(queries);
 }
 
 /** The whole projection and its seq, read in one read transaction, in canonical order. */

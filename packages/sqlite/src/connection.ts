@@ -1,56 +1,89 @@
 /**
- * One SQLite connection shared by the log, the projection and the vectors
- * of a provider. Writes on it run one at a time (a mutex: better-sqlite3 is
- * synchronous, but the store engine awaits between look-ups and commits),
- * each as a `BEGIN IMMEDIATE` transaction so that writers in other
- * processes queue on the file lock (busy timeout) instead of failing.
+ * The SQLite connection shared by the log, the projection and the vectors
+ * of a provider: a write handle and, once {@link Connection.openReader} has
+ * run, a read handle on the same file. Writes run one at a time (a mutex:
+ * better-sqlite3 is synchronous, but the store engine awaits between
+ * look-ups and commits), each as a `BEGIN IMMEDIATE` transaction: a
+ * writer that finds the file's lock held by another process waits for it
+ * (`lock-wait.ts`) instead of failing. A write transaction stays open across those awaits (group
+ * commit), so a read meanwhile goes to the read handle, which WAL keeps
+ * at the last COMMIT: a reader never sees a write that may yet fail.
+ * Statements run on the write handle inside {@link Connection.onWriter}
+ * (and {@link Connection.immediate}, which uses it), and whenever it has no
+ * transaction open.
  */
 import Database from 'better-sqlite3';
 import type { Database as Db, Statement } from 'better-sqlite3';
 import { readFileSync, statSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import { ClosedError } from '@agentstate/core';
 import type { Mutex } from '@agentstate/core/backend';
 import * as sqliteVec from 'sqlite-vec';
 import { mapFileError, mapSqliteError, ReadOnlyError } from './errors.js';
 import { isAnonymous } from './file.js';
 import { fileMutex } from './file-mutex.js';
+import { LockWaits, whenFreeSync } from './lock-wait.js';
 
 /** How hard SQLite works to make each commit durable (`PRAGMA synchronous`). */
 export type SynchronousLevel = 'off' | 'normal' | 'full' | 'extra';
 
 /** Options of {@link Connection.open}. */
 export interface ConnectionOptions {
-  /** How long a writer waits for another process's write lock, in ms. */
-  busyTimeoutMs: number;
+  /** How long a writer may wait for another process's write lock, in ms; absent: as long as the lock is held. */
+  busyTimeoutMs?: number;
   /** `PRAGMA synchronous` in WAL mode. */
   synchronous: SynchronousLevel;
   /** Open without the right to write: nothing is created, migrated or written. */
   readonly?: boolean;
 }
 
-/** The connection defaults: wait up to 5 s for the lock, fsync every commit. */
-export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { busyTimeoutMs: 5_000, synchronous: 'full' };
+/** The connection defaults: wait for the write lock as long as it is held, fsync every commit. */
+export const DEFAULT_CONNECTION_OPTIONS: ConnectionOptions = { synchronous: 'full' };
+
+/**
+ * How long SQLite's own busy handler may block a statement, in ms: on the
+ * read handle (a read in WAL waits only while another connection recovers
+ * the file) and on the write handle while the file is opened. Afterwards the
+ * write handle's is 0: waiting for the write lock is `lock-wait.ts`'s.
+ */
+const DRIVER_BUSY_MS = 5_000;
+
+/** SQLite's busy timeout of a handle: {@link DRIVER_BUSY_MS}, or less when the caller's deadline is shorter. */
+function driverBusyMs(options: ConnectionOptions): number {
+  return Math.max(0, Math.trunc(Math.min(DRIVER_BUSY_MS, options.busyTimeoutMs ?? DRIVER_BUSY_MS)));
+}
 
 /** Largest part of a database file read through a memory map (SQLite's `mmap_size`). */
 const MMAP_BYTES = 1 << 30;
 
-/** A database handle with a statement cache and the write discipline. */
+/** Database handles with their statement caches and the write discipline. */
 export class Connection {
   readonly #statements = new Map<string, Statement>();
+  /** The read handle's statements; the same map as `#statements` while there is no read handle. */
+  #readStatements = this.#statements;
+  /** Where reads go outside {@link onWriter}: the write handle until {@link openReader} opens another. */
+  #reader: Db;
+  /** How many {@link onWriter} sections are running (nested ones included). */
+  #onWriter = 0;
   readonly #mutex: Mutex;
   readonly #releaseMutex: () => void;
   #closed = false;
-  /** True once sqlite-vec is loaded into this connection. */
-  readonly vectorsLoaded: boolean;
+  /** The waits of this connection's writes for another process's lock. */
+  readonly #lockWaits: LockWaits;
+  /** True once sqlite-vec is loaded into this connection's handles. */
+  vectorsLoaded: boolean;
 
   private constructor(
-    readonly db: Db,
+    /** The handle every write goes through. */
+    readonly writer: Db,
     readonly path: string,
     vectorsLoaded: boolean,
     readonly readonly: boolean,
+    /** The caller's deadline for the write lock, in ms (`busyTimeoutMs`); undefined: none. */
+    private readonly busyTimeoutMs: number | undefined,
   ) {
     this.vectorsLoaded = vectorsLoaded;
+    this.#lockWaits = new LockWaits(path, busyTimeoutMs);
+    this.#reader = writer;
     const { mutex, release } = fileMutex(path);
     this.#mutex = mutex;
     this.#releaseMutex = release;
@@ -71,42 +104,102 @@ export class Connection {
       throw mapSqliteError(error, path);
     }
     try {
-      db.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs))}`);
+      db.pragma(`busy_timeout = ${driverBusyMs(options)}`);
       // A read-only open refuses writes even where the handle could make them (a copy in memory).
       if (readonly) db.pragma('query_only = ON');
-      return new Connection(db, path, loadVectors(db), readonly);
+      return new Connection(db, path, loadVectors(db), readonly, options.busyTimeoutMs);
     } catch (error) {
       db.close();
       throw mapSqliteError(error, path);
     }
   }
 
+  /**
+   * The handle statements run on now: the write handle inside
+   * {@link onWriter}, and while it has no transaction open (it then shows
+   * the last COMMIT, and its page cache is warm); the read handle while a
+   * write transaction is open across an await.
+   */
+  get db(): Db {
+    return this.#onWriterNow() ? this.writer : this.#reader;
+  }
+
+  #onWriterNow(): boolean {
+    return this.#onWriter > 0 || !this.writer.inTransaction;
+  }
+
+  /** Runs `fn` (synchronous) with every statement of this connection on the write handle. */
+  onWriter<T>(fn: () => T): T {
+    this.#onWriter += 1;
+    try {
+      return fn();
+    } finally {
+      this.#onWriter -= 1;
+    }
+  }
+
+  /**
+   * Opens the read handle: a second connection to the file, which WAL keeps
+   * at the last COMMIT while a write transaction is open on the first. Not
+   * for a read-only open (nothing of ours is ever uncommitted there) or a
+   * private database (`:memory:`, which no second connection can reach:
+   * its reads stay on the one handle). From then on, too, a write that
+   * finds the file's lock held waits for it off the event loop
+   * ({@link beginWhenFree}). Call once the schema is in place.
+   */
+  openReader(options: ConnectionOptions): void {
+    if (this.readonly || this.#reader !== this.writer) return;
+    // From now on a `BEGIN IMMEDIATE` that finds the lock held returns at once, and waits off the event loop.
+    this.writer.pragma('busy_timeout = 0');
+    if (isAnonymous(this.path)) return;
+    let db: Db | undefined;
+    try {
+      db = new Database(this.path, { fileMustExist: true });
+      db.pragma(`busy_timeout = ${driverBusyMs(options)}`);
+      // The read handle never writes: were a read path to try, it fails here rather than escape the write discipline.
+      db.pragma('query_only = ON');
+      db.pragma('cache_size = -65536');
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
+      this.vectorsLoaded = loadVectors(db) && this.vectorsLoaded;
+    } catch (error) {
+      db?.close();
+      throw mapSqliteError(error, this.path);
+    }
+    this.#reader = db;
+    this.#readStatements = new Map();
+  }
+
   /** Switches to WAL (unless read-only: the mode is the file's) and sets the synchronous level. */
   configure(options: ConnectionOptions): void {
     if (!this.readonly && !isAnonymous(this.path)) {
-      const mode = this.#withBusyRetry(() => this.db.pragma('journal_mode = WAL', { simple: true }), options.busyTimeoutMs);
+      // Changing the journal mode can report SQLITE_BUSY without consulting the busy handler while another process opens the file.
+      const mode = whenFreeSync(this.path, options.busyTimeoutMs, () => this.writer.pragma('journal_mode = WAL', { simple: true }));
       if (String(mode).toLowerCase() !== 'wal') {
         throw new ReadOnlyError(this.path, `could not switch ${this.path} to WAL (journal_mode is ${String(mode)}): its folder must be writable`);
       }
     }
-    this.db.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
+    this.writer.pragma(`synchronous = ${options.synchronous.toUpperCase()}`);
+    // Foreign keys are enforced: the schema declares none, but a deferred one added to the file fails its
+    // COMMIT, as SQLite documents, which is how the tests make a real COMMIT fail.
+    if (!this.readonly) this.writer.pragma('foreign_keys = ON');
     // Freed space is zeroed as it is freed, so a purge's erased text leaves no copy in free
     // space: SQLite honours it only for pages handled after it is set, so it is set at open.
-    this.db.pragma('secure_delete = ON');
+    this.writer.pragma('secure_delete = ON');
     // 64 MiB of page cache at most (allocated as used): recall over 100,000 items stays in memory.
-    this.db.pragma('cache_size = -65536');
+    this.writer.pragma('cache_size = -65536');
     // Reads map the file instead of copying pages into the cache: a vector search scans every
     // stored vector (40 MB at 100,000 items of 100 dimensions), which would churn the cache.
-    this.db.pragma(`mmap_size = ${MMAP_BYTES}`);
+    this.writer.pragma(`mmap_size = ${MMAP_BYTES}`);
   }
 
-  /** A cached prepared statement; refused once the handle is closed, as the driver would with a less clear error. */
+  /** A cached prepared statement on the current handle ({@link db}); refused once closed, as the driver would with a less clear error. */
   prepare(sql: string): Statement {
     if (this.#closed) throw this.#closedError();
-    let statement = this.#statements.get(sql);
+    const statements = this.#onWriterNow() ? this.#statements : this.#readStatements;
+    let statement = statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);
-      this.#statements.set(sql, statement);
+      statements.set(sql, statement);
     }
     return statement;
   }
@@ -119,20 +212,37 @@ export class Connection {
     });
   }
 
-  /** Opens a write transaction (`BEGIN IMMEDIATE`); call inside {@link exclusive}. */
+  /**
+   * Opens a write transaction (`BEGIN IMMEDIATE`), waiting while another
+   * process holds the lock (the thread sleeps: for synchronous paths, such as
+   * opening a file); call inside {@link exclusive}.
+   */
   begin(): void {
     try {
-      // Prepared once, like every statement of a write: an `exec` would parse it again each time.
-      this.prepare('BEGIN IMMEDIATE').run();
+      whenFreeSync(this.path, this.busyTimeoutMs, () => this.#beginNow());
     } catch (error) {
       throw mapSqliteError(error, this.path);
     }
   }
 
+  /** As {@link begin}, waiting without blocking the event loop: reads of this process go on meanwhile. */
+  async beginWhenFree(): Promise<void> {
+    try {
+      await this.#lockWaits.whenFree(() => this.#beginNow());
+    } catch (error) {
+      throw mapSqliteError(error, this.path);
+    }
+  }
+
+  #beginNow(): void {
+    // Prepared once, like every statement of a write: an `exec` would parse it again each time.
+    this.onWriter(() => this.prepare('BEGIN IMMEDIATE').run());
+  }
+
   /** Commits the open transaction; on failure rolls back and throws the mapped error. */
   commit(): void {
     try {
-      this.prepare('COMMIT').run();
+      this.onWriter(() => this.prepare('COMMIT').run());
     } catch (error) {
       this.rollback();
       throw mapSqliteError(error, this.path);
@@ -141,15 +251,26 @@ export class Connection {
 
   /** Rolls back the open transaction, if any. */
   rollback(): void {
-    if (this.db.inTransaction) this.db.exec('ROLLBACK');
+    if (this.writer.inTransaction) this.writer.exec('ROLLBACK');
   }
 
-  /** Runs `fn` synchronously in one write transaction; call inside {@link exclusive}. */
+  /** Runs `fn` synchronously in one write transaction, on the write handle; call inside {@link exclusive}. */
   immediate<T>(fn: () => T): T {
     this.begin();
+    return this.#runBegun(fn);
+  }
+
+  /** As {@link immediate}, waiting for the lock without blocking the event loop ({@link beginWhenFree}). */
+  async immediateWhenFree<T>(fn: () => T): Promise<T> {
+    await this.beginWhenFree();
+    return this.#runBegun(fn);
+  }
+
+  /** Runs `fn` in the transaction just begun and commits it; rolls back if `fn` throws. */
+  #runBegun<T>(fn: () => T): T {
     let result: T;
     try {
-      result = fn();
+      result = this.onWriter(fn);
     } catch (error) {
       this.rollback();
       throw mapSqliteError(error, this.path);
@@ -159,21 +280,22 @@ export class Connection {
   }
 
   /**
-   * Runs `fn` synchronously in one read transaction, so every statement in it
-   * sees the same committed state. Inside an open write transaction of this
-   * connection it simply runs, and sees that transaction's writes: a group
-   * commit awaits between its mutations (see `SqliteBackend.write`).
+   * Runs `fn` synchronously in one read transaction of the current handle
+   * ({@link db}), so every statement in it sees the same committed state.
+   * In a transaction already open on that handle it simply runs, and sees
+   * that transaction's writes.
    */
   read<T>(fn: () => T): T {
     if (this.#closed) throw this.#closedError();
-    if (this.db.inTransaction) return fn();
-    this.db.exec('BEGIN DEFERRED');
+    const db = this.db;
+    if (db.inTransaction) return fn();
+    db.exec('BEGIN DEFERRED');
     try {
       return fn();
     } catch (error) {
       throw mapSqliteError(error, this.path);
     } finally {
-      if (this.db.inTransaction) this.db.exec('COMMIT');
+      if (db.inTransaction) db.exec('COMMIT');
     }
   }
 
@@ -198,10 +320,22 @@ export class Connection {
     await this.#mutex.run(async () => {
       if (this.#closed) return;
       this.#closed = true;
-      this.#statements.clear();
-      this.db.close();
-      this.#releaseMutex();
+      this.closeHandles();
     });
+  }
+
+  /**
+   * Closes both handles at once, without waiting for running writes: for an
+   * open that failed, and for {@link close}. The write handle closes last,
+   * so the last connection to the file checkpoints it with write rights.
+   */
+  closeHandles(): void {
+    this.#closed = true;
+    this.#statements.clear();
+    this.#readStatements.clear();
+    if (this.#reader !== this.writer) this.#reader.close();
+    this.writer.close();
+    this.#releaseMutex();
   }
 
   get closed(): boolean {
@@ -210,21 +344,6 @@ export class Connection {
 
   #closedError(): ClosedError {
     return new ClosedError(`the database ${this.path} is closed`);
-  }
-
-  #withBusyRetry<T>(fn: () => T, timeoutMs: number): T {
-    // Changing the journal mode can report SQLITE_BUSY without consulting the
-    // busy handler while another process opens the same file.
-    const deadline = performance.now() + timeoutMs;
-    for (;;) {
-      try {
-        return fn();
-      } catch (error) {
-        const code = (error as { code?: string }).code ?? '';
-        if (!code.startsWith('SQLITE_BUSY') || performance.now() >= deadline) throw error;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
-      }
-    }
   }
 }
 

@@ -1,11 +1,11 @@
 /**
- * One write queue per database file in this process. better-sqlite3 waits
- * for a busy lock synchronously: a second connection of the same process
- * that asks for the write lock while the first holds it across an `await`
- * (a group commit between its mutations) would block the event loop until
- * its busy timeout, and the holder could never finish. Connections of one
- * process to one file therefore queue on one mutex, in the event loop; the
- * busy timeout is left to writers in other processes.
+ * One write queue per database file in this process. A second connection of
+ * the same process asking for the write lock while the first holds it
+ * across an `await` (a group commit between its mutations) would poll for
+ * it (`lock-wait.ts`), or, in a synchronous path, block the event loop so
+ * that the holder could never finish. Connections of one process to one
+ * file therefore queue on one mutex, in the event loop, in order; waiting
+ * for the lock is left to writers in other processes.
  */
 import { realpathSync } from 'node:fs';
 import { Mutex } from '@agentstate/core/backend';

@@ -94,7 +94,7 @@ export class SqliteLog implements Log {
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
-        this.conn.immediate(() => {
+        this.conn.immediateWhenFree(() => {
           const { event, text } = this.#appendChecked(input);
           return { ...event, payload: JSON.parse(text) as P };
         }),
@@ -113,7 +113,7 @@ export class SqliteLog implements Log {
     if (!Array.isArray(inputs as unknown)) throw new ValidationError('', 'appendMany takes an array of appends');
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
-        this.conn.immediate(() => {
+        this.conn.immediateWhenFree(() => {
           // Each stream's head in this batch: its seq, and its time once the batch appended to it.
           const heads = new Map<string, { seq: number; time?: string }>();
           return inputs.map((input, i) => {
@@ -233,7 +233,7 @@ export class SqliteLog implements Log {
     checkSnapshot(snapshot);
     await mapErrorsAsync(() =>
       this.conn.exclusive(() =>
-        this.conn.immediate(() => {
+        this.conn.immediateWhenFree(() => {
           this.conn.prepare(SQL.saveSnapshot).run(snapshot.stream, snapshot.seq, snapshot.data);
         }),
       ),
@@ -248,7 +248,7 @@ export class SqliteLog implements Log {
     for (const row of rows) checkSnapshot(row);
     return mapErrorsAsync(() =>
       this.conn.exclusive(() =>
-        this.conn.immediate(() => {
+        this.conn.immediateWhenFree(() => {
           if (this.conn.prepare(SQL.purgedAfter).get(STATE_STREAM, seq, EventTypes.RecordsPurged) !== undefined) return false;
           const store = this.conn.prepare(SQL.saveSnapshot);
           for (const row of rows) store.run(row.stream, row.seq, row.data);

@@ -34,8 +34,10 @@ import { verify } from './verify/index.js';
 /** Options of {@link openSqlite} and {@link openSqliteLog}'s connection. */
 export interface SqliteConnectionOptions {
   /**
-   * How long a write waits for another process's write lock before it fails
-   * with a retryable `ConflictError`, in ms. Default: 5000.
+   * A deadline for waiting on another process's write lock, in ms: a write
+   * still waiting for it then fails with a retryable `ConflictError`.
+   * Default: none, a write waits as long as the lock is held (writers take
+   * turns: see the README, "Several processes").
    */
   busyTimeoutMs?: number;
   /**
@@ -100,7 +102,7 @@ export interface SqliteProvider extends EventSourcedProvider {
 
 function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions {
   return {
-    busyTimeoutMs: options.busyTimeoutMs ?? DEFAULT_CONNECTION_OPTIONS.busyTimeoutMs,
+    busyTimeoutMs: options.busyTimeoutMs,
     synchronous: synchronousLevel(options.durability, options.synchronous) ?? DEFAULT_CONNECTION_OPTIONS.synchronous,
     readonly: options.readonly === true,
   };
@@ -119,9 +121,10 @@ export function openConnection(path: string, options: SqliteConnectionOptions = 
     if (conn.readonly) requireCurrentSchema(path, identity.applied.length);
     conn.configure(settings);
     if (!conn.readonly) migrate(conn);
+    conn.openReader(settings);
     return conn;
   } catch (error) {
-    conn.db.close();
+    conn.closeHandles();
     throw mapSqliteError(error, path);
   }
 }
@@ -197,7 +200,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
       verify: (verifyOptions?: VerifyOptions) => verify({ conn, log, projection, codec: options.snapshotCodec, upcasters: options.upcasters }, verifyOptions),
     };
   } catch (error) {
-    conn.db.close();
+    conn.closeHandles();
     throw mapSqliteError(error, path);
   }
 }

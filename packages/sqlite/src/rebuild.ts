@@ -61,10 +61,10 @@ export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Prom
       const head = log.headNow(STATE_STREAM);
       const loaded: LoadedSnapshot = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log, ctx.codec ?? plainCodec, head);
       // A rebuild touches every page of the projection: give it a large page cache while it runs.
-      const cacheSize = conn.db.pragma('cache_size', { simple: true }) as number;
-      conn.db.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
+      const cacheSize = conn.writer.pragma('cache_size', { simple: true }) as number;
+      conn.writer.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
       try {
-        return conn.immediate(() => {
+        return await conn.immediateWhenFree(() => {
           try {
             return rebuildTables(ctx, loaded);
           } finally {
@@ -72,7 +72,7 @@ export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Prom
           }
         });
       } finally {
-        conn.db.pragma(`cache_size = ${cacheSize}`);
+        conn.writer.pragma(`cache_size = ${cacheSize}`);
       }
     }),
   );

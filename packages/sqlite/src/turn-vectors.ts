@@ -45,7 +45,7 @@ export class SqliteTurnVectorStore implements VectorStore<Turn, TurnVectorQuery>
   async put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): Promise<void> {
     if (entries.length === 0) return;
     await this.conn.exclusive(() =>
-      this.conn.immediate(() => {
+      this.conn.immediateWhenFree(() => {
         const index = this.indexes.ensure(embedderId, entries[0]!.vector.length);
         this.indexes.ensureTurnTable(index);
         // A turn whose session was deleted after it was handed out for embedding gets no vector.

@@ -266,7 +266,7 @@ export class SqliteVectorStore implements VectorStore {
   async put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): Promise<void> {
     if (entries.length === 0) return;
     await this.conn.exclusive(() =>
-      this.conn.immediate(() => {
+      this.conn.immediateWhenFree(() => {
         const index = this.indexes.ensure(embedderId, entries[0]!.vector.length);
         const lookup = this.conn.prepare('SELECT n, deleted, scope_key, kind, content FROM memory WHERE id = ?');
         for (const entry of entries) {

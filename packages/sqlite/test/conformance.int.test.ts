@@ -1,7 +1,8 @@
 /**
  * The conformance suite of @agentstate/testing against SQLite on real files
  * (durable: reopen; shared storage: a second connection, as another process
- * would open it), and against `:memory:`; the log suite against the
+ * would open it; a COMMIT made to fail by a deferred constraint), and
+ * against `:memory:`; the log suite against the
  * standalone SQLite log.
  */
 import { rmSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { runLogConformance, runProviderConformance } from '@agentstate/testing';
 import type { ProviderFactoryOptions } from '@agentstate/testing';
 import { openSqlite, openSqliteLog } from '../src/index.js';
 import type { SqliteLog } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { failCommitsOf, tempDir } from './helpers.js';
 
 /** Where each provider's file lives, so reopen, openShared and destroy find it. */
 const files = new WeakMap<Provider, { path: string; cleanup: () => void }>();
@@ -41,6 +42,7 @@ runProviderConformance({
     files.set(shared, { path: file.path, cleanup: () => undefined });
     return shared;
   },
+  failCommits: (provider) => failCommitsOf(files.get(provider)!.path),
   destroy: async (provider) => {
     await provider.close();
     files.get(provider)?.cleanup();

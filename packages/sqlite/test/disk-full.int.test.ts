@@ -5,13 +5,11 @@
  * a typed `DiskFullError`, every acknowledged write must survive, and the
  * file must open and verify afterwards (defect 9 of the hardening issue).
  */
-import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canonicalJson } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { runUnderFileLimit, tempDir } from './helpers.js';
 
 const ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 
@@ -40,10 +38,8 @@ describe('a write that meets a full disk (a file-size limit)', () => {
 
   it('fails with DiskFullError naming the file, loses no acknowledged write, and leaves a file that verifies', async () => {
     const path = tmp.file();
-    const script = tmp.file('child.mjs');
-    writeFileSync(script, CHILD);
     // 1000 KiB: creating the schema fits, then a few dozen commits, then the WAL or the file meets the limit.
-    const run = spawnSync('bash', ['-c', 'ulimit -f 1000 && exec "$0" "$@"', process.execPath, script, path], { encoding: 'utf8', timeout: 60_000 });
+    const run = runUnderFileLimit(tmp.dir, CHILD, 1000, [path]);
     expect(run.signal).toBeNull();
     expect(run.status).toBe(0);
     const lines = run.stdout.trim().split('\n');

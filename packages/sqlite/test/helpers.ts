@@ -1,5 +1,7 @@
 /** Shared helpers of the SQLite tests: temp files and deterministic provider pairs. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { SpawnSyncReturns } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
@@ -131,4 +133,43 @@ export function backToSchema9(db: Database.Database): void {
   db.exec('DROP TABLE checkpoints');
   for (const { sql } of definitions) db.exec(sql);
   db.exec('DELETE FROM agentstate_migrations WHERE version = 10');
+}
+
+/**
+ * Makes every COMMIT of a write on the file at `path` fail for real, until the
+ * returned function is called: a trigger on `events` breaks a deferred foreign
+ * key, which SQLite checks at COMMIT (the provider's write handle enforces
+ * foreign keys) and which then fails with `SQLITE_CONSTRAINT_FOREIGNKEY`.
+ */
+export async function failCommitsOf(path: string): Promise<() => Promise<void>> {
+  const { default: Sqlite } = await import('better-sqlite3');
+  const side = new Sqlite(path);
+  try {
+    side.pragma('busy_timeout = 5000');
+    side.exec(`CREATE TABLE fault_parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE fault_child (parent INTEGER REFERENCES fault_parent (id) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER fault_commit AFTER INSERT ON events BEGIN INSERT INTO fault_child VALUES (0); END;`);
+  } finally {
+    side.close();
+  }
+  return async () => {
+    const again = new Sqlite(path);
+    try {
+      again.pragma('busy_timeout = 5000');
+      again.exec('DROP TRIGGER fault_commit; DROP TABLE fault_child; DROP TABLE fault_parent;');
+    } finally {
+      again.close();
+    }
+  };
+}
+
+/**
+ * Runs `source` as an ES module in a child process whose files may not grow
+ * past `kib` KiB (`ulimit -f`; Node ignores SIGXFSZ, so a write past it
+ * fails with EFBIG, as on a full disk), with `args`; returns its exit and output.
+ */
+export function runUnderFileLimit(dir: string, source: string, kib: number, args: readonly string[]): SpawnSyncReturns<string> {
+  const script = join(dir, 'child.mjs');
+  writeFileSync(script, source);
+  return spawnSync('bash', ['-c', `ulimit -f ${kib} && exec "$0" "$@"`, process.execPath, script, ...args], { encoding: 'utf8', timeout: 120_000 });
 }

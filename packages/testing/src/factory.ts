@@ -56,6 +56,8 @@ export interface ProviderCapabilities {
   snapshotCodec?: boolean;
   /** `create({ embedder })` embeds with that embedder: semantic and hybrid recall and search. Default: true. */
   embedder?: boolean;
+  /** `failCommits` makes the storage's COMMIT fail. Default: `failCommits` is defined. */
+  commitFault?: boolean;
 }
 
 /** The capabilities of a factory once every default is applied. */
@@ -93,6 +95,13 @@ export interface ProviderFactory {
    * capability `sharedStorage`.
    */
   openShared?(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
+  /**
+   * Makes every COMMIT of a write transaction on the storage of `provider`
+   * fail, for real (a deferred constraint the storage checks at COMMIT, say),
+   * until the returned function is called. Only for a backend whose writes
+   * have a COMMIT that can fail. Declaring it gives the capability `commitFault`.
+   */
+  failCommits?(provider: Provider): Promise<() => Promise<void>>;
   /**
    * Closes `provider` (it may already be closed) and removes its storage.
    * Called once per check for the last provider of each storage (after a
@@ -161,5 +170,6 @@ export function resolveCapabilities(factory: ProviderFactory, detectedEventSourc
     deterministic: declared.deterministic ?? true,
     snapshotCodec: declared.snapshotCodec ?? eventSourced,
     embedder: declared.embedder ?? true,
+    commitFault: declared.commitFault ?? factory.failCommits !== undefined,
   };
 }

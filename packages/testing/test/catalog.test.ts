@@ -8,14 +8,14 @@ import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentst
 const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B42, C1–C9, E1–E22, G1–G7, I1–I8, M1–M8, N1–N6, P1–P7, R1–R6, S1–S8, T1–T9 and V1–V8, in order, then the extra checks X1–X26', () => {
+  it('has one provider check for each of A1–A28, B30–B42, C1–C9, E1–E22, G1–G8, I1–I8, M1–M8, N1–N6, P1–P7, R1–R6, S1–S8, T1–T9 and V1–V8, in order, then the extra checks X1–X26', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 13 }, (_, i) => `B${i + 30}`),
       ...Array.from({ length: 9 }, (_, i) => `C${i + 1}`),
       ...Array.from({ length: 22 }, (_, i) => `E${i + 1}`),
-      ...Array.from({ length: 7 }, (_, i) => `G${i + 1}`),
+      ...Array.from({ length: 8 }, (_, i) => `G${i + 1}`),
       ...Array.from({ length: 8 }, (_, i) => `I${i + 1}`),
       ...Array.from({ length: 8 }, (_, i) => `M${i + 1}`),
       ...Array.from({ length: 6 }, (_, i) => `N${i + 1}`),
@@ -102,10 +102,12 @@ describe('resolveCapabilities', () => {
       deterministic: true,
       snapshotCodec: true,
       embedder: true,
+      commitFault: false,
     });
     expect(resolveCapabilities(base, false)).toMatchObject({ eventSourced: false, snapshotCodec: false });
     expect(resolveCapabilities({ ...base, reopen: async (p) => p }, true).durable).toBe(true);
     expect(resolveCapabilities({ ...base, openShared: async (p) => p }, true).sharedStorage).toBe(true);
+    expect(resolveCapabilities({ ...base, failCommits: async () => async () => undefined }, true).commitFault).toBe(true);
   });
 
   it('lets declared flags win over the probe', () => {
@@ -118,6 +120,7 @@ describe('resolveCapabilities', () => {
       deterministic: false,
       snapshotCodec: false,
       embedder: true,
+      commitFault: false,
     });
     expect(resolveCapabilities({ ...base, capabilities: { snapshotCodec: false } }, true).snapshotCodec).toBe(false);
   });

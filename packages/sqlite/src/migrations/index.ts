@@ -133,7 +133,11 @@ export function migrate(conn: Connection, options: MigrateOptions = {}): number[
   const migrations = options.migrations ?? MIGRATIONS;
   const target = Math.min(options.target ?? migrations.length, migrations.length);
   const done: number[] = [];
+  // What is applied is read without the write lock, which a file already migrated (every open but its first) never needs:
+  // a migration once applied stays applied, and one that is not is looked up again under the lock.
+  const applied = new Set(readApplied(conn).map((row) => row.version));
   for (const migration of migrations.slice(0, target)) {
+    if (applied.has(migration.version)) continue;
     conn.immediate(() => {
       const identity = inspectDatabase(conn, migrations);
       if (identity.applied.some((row) => row.version === migration.version)) return;

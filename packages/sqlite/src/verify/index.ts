@@ -39,7 +39,7 @@ export interface VerifyContext {
 /** Verifies the database of `ctx.conn`; see the module comment. */
 export function verify(ctx: VerifyContext, options: VerifyOptions = {}): Promise<VerifyReport> {
   const { conn } = ctx;
-  return mapErrorsAsync(() => conn.exclusive(() => conn.read(() => verifyNow(ctx, options))));
+  return mapErrorsAsync(() => conn.exclusive(() => conn.onWriter(() => conn.read(() => verifyNow(ctx, options)))));
 }
 
 function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {

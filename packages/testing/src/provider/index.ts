@@ -12,6 +12,7 @@ import { extraChecks } from './extra.js';
 import { faceChecks } from './faces.js';
 import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
+import { isolationChecks } from './isolation.js';
 import { lexicalChecks } from './lexical.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { memoryChecks } from './memory.js';
@@ -55,6 +56,7 @@ const all: ProviderCheck[] = [
   ...pageChecks,
   ...checkpointChecks,
   ...batchChecks,
+  ...isolationChecks,
   ...lifecycleChecks,
   ...timeOrderChecks,
   ...erasureChecks,

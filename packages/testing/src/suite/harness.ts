@@ -22,6 +22,8 @@ export interface CheckEnv {
   reopen(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
   /** A second provider on the storage of `provider` (capability `sharedStorage`); closed after the check. */
   openShared(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
+  /** Makes every COMMIT on the storage of `provider` fail until the returned function is called (capability `commitFault`). */
+  failCommits(provider: Provider): Promise<() => Promise<void>>;
   /** Destroys a provider from {@link open} before the check ends. */
   release(provider: Provider): Promise<void>;
   /** Skips the rest of the check; only for a missing capability, named in `note`. */
@@ -93,6 +95,11 @@ export class Env implements CheckEnv {
     const shared = await this.factory.openShared(provider, options);
     this.#borrowed.push(shared);
     return shared;
+  }
+
+  failCommits(provider: Provider): Promise<() => Promise<void>> {
+    if (!this.factory.failCommits) throw new ValidationError('factory', `${this.factory.name} declares commitFault but has no failCommits()`);
+    return this.factory.failCommits(provider);
   }
 
   async release(provider: Provider): Promise<void> {
