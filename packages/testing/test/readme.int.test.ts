@@ -40,8 +40,9 @@ describe('the README', () => {
       return JSON.parse(readFileSync(out, 'utf8')) as { numFailedTests: number; numPassedTests: number; numPendingTests: number };
     });
     expect(report.numFailedTests).toBe(0);
-    // The example gives no `openShared`: exactly the checks that need a second provider on the same storage skip.
-    expect(report.numPendingTests).toBe(listProviderChecks().filter((c) => c.needs.includes('sharedStorage')).length);
+    // The example gives no `openShared` and no `failCommits`: exactly the checks that need a second provider on the
+    // same storage, or a COMMIT that fails, skip.
+    expect(report.numPendingTests).toBe(listProviderChecks().filter((c) => c.needs.includes('sharedStorage') || c.needs.includes('commitFault')).length);
     expect(report.numPassedTests).toBeGreaterThanOrEqual(listProviderChecks().length + 8);
   });
 
