@@ -291,7 +291,9 @@ export class Connection {
     if (db.inTransaction) return fn();
     db.exec('BEGIN DEFERRED');
     try {
-      return fn();
+      // A read transaction opened on the write handle must keep every statement there: once that handle is in a
+      // transaction, `db` would hand them to the read handle, each seeing whatever other processes committed by then.
+      return db === this.writer ? this.onWriter(fn) : fn();
     } catch (error) {
       throw mapSqliteError(error, this.path);
     } finally {
