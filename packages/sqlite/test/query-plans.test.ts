@@ -1,6 +1,6 @@
 /**
  * The read paths of the data model use indexes (the regression guard of the
- * figures in the README, never timings): each call runs against a real file
+ * figures in bench/README.md, never timings): each call runs against a real file
  * while every statement it prepares is recorded, then `EXPLAIN QUERY PLAN`
  * of each, with the same parameters, must name the expected index and must
  * not scan the memory, turns, sessions or metadata tables.

@@ -1,6 +1,6 @@
 /**
  * Recall quality on the dev evaluation set, with the SQLite provider and the
- * offline default embedder: the figures of the README's table, held as
+ * offline default embedder: the figures of bench/README.md's recall-quality table, held as
  * floors so that a ranking regression (such as bm25 losing term
  * frequencies) fails a test. Deterministic: no timing is asserted.
  */
