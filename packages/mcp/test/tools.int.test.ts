@@ -297,7 +297,9 @@ describe('sessions', () => {
     const { session } = await call(client, 'session_create', { title: 'Draft', metadata: { a: 1 } });
     const { session: renamed } = await call(client, 'session_update', { sessionId: session.id, title: 'Final', expectedSyncVersion: session.syncVersion });
     expect(renamed).toMatchObject({ id: session.id, title: 'Final', metadata: { a: 1 }, scope: web, syncVersion: session.syncVersion + 1 });
-    expect(await callError(client, 'session_update', { sessionId: session.id, title: 'Stale', expectedSyncVersion: session.syncVersion })).toMatch(/^conflict: /);
+    expect(await callError(client, 'session_update', { sessionId: session.id, title: 'Stale', expectedSyncVersion: session.syncVersion })).toMatch(
+      /^conflict: /,
+    );
     const { session: changed } = await call(client, 'session_update', { sessionId: session.id, metadata: { b: 2 } });
     expect(changed).toMatchObject({ title: 'Final', metadata: { b: 2 }, scope: web });
     // A scope is read relative to the server's, as session_create reads it: this server allows no subscopes.
