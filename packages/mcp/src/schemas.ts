@@ -236,6 +236,20 @@ export const sessionInputs = {
     cursor: cursorArg,
     full: fullArg,
   },
+  update: {
+    sessionId: keyArg.describe('The session to change.'),
+    title: session.title.describe('The new title.'),
+    metadata: session.metadata.describe('The new metadata; replaces the old object as a whole.'),
+    scope: scopeArg,
+    expectedSyncVersion: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe('The syncVersion you last read. The update is refused with a conflict if the session changed since. Omit to update unconditionally.'),
+    operationId: operationIdArg,
+    full: fullArg,
+  },
   removeLastTurn: {
     sessionId: keyArg.describe('The session whose newest turn to remove. It becomes a tombstone: hidden from reads, kept in the history.'),
     operationId: operationIdArg,

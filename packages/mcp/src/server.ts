@@ -53,6 +53,7 @@ export const TOOL_NAMES = [
   'session_create',
   'session_append_turn',
   'session_read',
+  'session_update',
   'session_remove_last_turn',
   'session_replace_suffix',
   'session_list',

@@ -26,8 +26,8 @@ export function leanSkill(s: Skill) {
 
 /** A session as tools show it by default. */
 export function leanSession(s: Session) {
-  const { id, title, model, scope, metadata, createdAt, updatedAt } = s;
-  return { id, title, model, scope, metadata, createdAt, updatedAt };
+  const { id, title, model, scope, metadata, createdAt, updatedAt, syncVersion } = s;
+  return { id, title, model, scope, metadata, createdAt, updatedAt, syncVersion };
 }
 
 /** A turn as tools show it by default: `parts` only when they say more than `content`. */

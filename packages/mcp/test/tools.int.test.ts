@@ -48,6 +48,7 @@ describe('tool list', () => {
         'session_list',
         'session_read',
         'session_remove_last_turn',
+        'session_update',
         'session_replace_suffix',
         'skill_delete',
         'skill_get',
@@ -103,7 +104,7 @@ describe('memory', () => {
     expect(skill).not.toHaveProperty('updatedHlc');
     expect(skill).toHaveProperty('syncVersion', 1);
     const { session } = await call(client, 'session_create', { title: 'Lean' });
-    expect(Object.keys(session).sort()).toEqual(['createdAt', 'id', 'metadata', 'model', 'scope', 'title', 'updatedAt']);
+    expect(Object.keys(session).sort()).toEqual(['createdAt', 'id', 'metadata', 'model', 'scope', 'syncVersion', 'title', 'updatedAt']);
     const { turn } = await call(client, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'hello' });
     expect(Object.keys(turn).sort()).toEqual(['content', 'createdAt', 'id', 'metadata', 'role', 'seq', 'sessionId']);
     const whole = await call(client, 'session_read', { sessionId: session.id, full: true });
@@ -289,6 +290,23 @@ describe('sessions', () => {
     expect(text).toContain('## 4. tool');
     expect(text).toContain('**tool result** `weather` (call_1)\n\n```json\n{\n  "sky": "clear"\n}\n```');
     // Leaves the scope's listing as the tests below expect it.
+    await call(client, 'session_delete', { sessionId: session.id });
+  });
+
+  it("updates a session's title and metadata, refuses a stale syncVersion, and keeps it in the server's scope", async () => {
+    const { session } = await call(client, 'session_create', { title: 'Draft', metadata: { a: 1 } });
+    const { session: renamed } = await call(client, 'session_update', { sessionId: session.id, title: 'Final', expectedSyncVersion: session.syncVersion });
+    expect(renamed).toMatchObject({ id: session.id, title: 'Final', metadata: { a: 1 }, scope: web, syncVersion: session.syncVersion + 1 });
+    expect(await callError(client, 'session_update', { sessionId: session.id, title: 'Stale', expectedSyncVersion: session.syncVersion })).toMatch(
+      /^conflict: /,
+    );
+    const { session: changed } = await call(client, 'session_update', { sessionId: session.id, metadata: { b: 2 } });
+    expect(changed).toMatchObject({ title: 'Final', metadata: { b: 2 }, scope: web });
+    // A scope is read relative to the server's, as session_create reads it: this server allows no subscopes.
+    expect(await callError(client, 'session_update', { sessionId: session.id, scope: ['team:a'] })).toMatch(/^scope_denied: /);
+    expect((await call(client, 'session_read', { sessionId: session.id })).session).toMatchObject({ title: 'Final', metadata: { b: 2 }, scope: web });
+    const { turns } = await call(client, 'session_read', { sessionId: session.id });
+    expect(turns).toEqual([]);
     await call(client, 'session_delete', { sessionId: session.id });
   });
 

@@ -15,6 +15,7 @@ import {
   describeScope,
   replaceSuffixInputSchema,
   searchSessionsOptionsSchema,
+  updateSessionInputSchema,
 } from '@agentstate/core';
 import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
@@ -148,6 +149,27 @@ export function sessionsCommand(): Command {
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       if (ctx.json) printJson(session);
       else print(session.id);
+    });
+
+  withOperationId(withScopeFlags(group.command('update'), 'move the session to this scope'))
+    .description("change a session's title, metadata or scope: only the given fields change, the transcript is untouched")
+    .argument('<id>', 'session id')
+    .option('--title <text>', 'the new title')
+    .option('--metadata <json>', 'the new metadata, a JSON object (replaces the old)')
+    .option('--sync-version <n>', 'only if the session is still at this syncVersion', nonNegativeInt)
+    .action(async (id: string, opts: ScopeFlags & OperationFlags & { title?: string; metadata?: string; syncVersion?: number }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      // Checked before the database is opened: a refused change opens nothing.
+      const patch = parseInput(updateSessionInputSchema, {
+        title: opts.title,
+        metadata: metadataFrom(opts.metadata),
+        scope: scopeFrom(opts),
+        syncVersion: opts.syncVersion,
+        operationId: opts.operationId,
+      });
+      const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.update(id, patch));
+      if (ctx.json) printJson(session);
+      else print(`updated session ${session.id} (syncVersion ${session.syncVersion})`);
     });
 
   withOperationId(group.command('append'))

@@ -141,6 +141,30 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
   );
 
   server.registerTool(
+    'session_update',
+    {
+      title: 'Update a session',
+      description:
+        "Changes a session's title, metadata or scope: only the given fields change, and the earlier version stays in the replayable history. The transcript is untouched.",
+      inputSchema: sessionInputs.update,
+      outputSchema: outputs.session,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+    },
+    answer(async (args) => {
+      await assertWritable(args.sessionId);
+      const session = await provider.sessions.update(args.sessionId, {
+        title: args.title,
+        metadata: args.metadata,
+        // Only a scope the caller names moves the session, and only within the server's own.
+        ...(args.scope === undefined ? {} : { scope: policy.target(args.scope) }),
+        syncVersion: args.expectedSyncVersion,
+        operationId: args.operationId,
+      });
+      return { session: viewFor(args.full).session(session) };
+    }),
+  );
+
+  server.registerTool(
     'session_remove_last_turn',
     {
       title: 'Remove the last turn',
