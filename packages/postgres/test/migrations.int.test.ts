@@ -66,7 +66,7 @@ async function reads(p: PostgresProvider): Promise<unknown> {
     JSON.stringify({
       sessions,
       turns,
-      sessionSearch: [...(await p.sessions.search({ query: 'cafe', scope: { userId: 'u1' } }))].map((h) => h.turn.id),
+      sessionSearch: [...(await p.sessions.search({ query: 'cafe', scope: {} }))].map((h) => h.turn.id),
       skills: [...(await p.skills.list({ limit: 100 }))],
       skillSearch: [...(await p.skills.search('redeploy'))].map((s) => s.slug),
       memory: [...(await p.memory.recall({ limit: 100 }))],
@@ -190,9 +190,7 @@ describe('A derived part of another version', () => {
     const schema = freshSchema('twice');
     await loadOldSchema(url, schema);
     const progress: number[][] = [[], []];
-    const providers = await Promise.all(
-      [0, 1].map((i) => openPostgres(url, { schema, max: 2, onProgress: ({ done }) => progress[i]!.push(done) })),
-    );
+    const providers = await Promise.all([0, 1].map((i) => openPostgres(url, { schema, max: 2, onProgress: ({ done }) => progress[i]!.push(done) })));
     expect(progress.map((p) => p.length).sort()).toEqual([0, 1]);
     for (const provider of providers) expect(await reads(provider)).toEqual(OLD_READS);
     await Promise.all(providers.map((p) => p.close()));
