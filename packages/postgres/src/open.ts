@@ -23,7 +23,7 @@ import { Projection } from './projection.js';
 import { postgresQueries } from './queries.js';
 import { isCurrent, prepareSchema } from './schema.js';
 import type { SubscribeOptions, Subscription } from './subscribe.js';
-import type { VectorIndexChoice } from './vectors.js';
+import type { VectorIndex, VectorIndexChoice } from './vectors.js';
 import { chooseVectorIndex, memoryVectors, turnVectors } from './vectors.js';
 import { schemaBytes } from './size.js';
 
@@ -127,20 +127,24 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
   try {
     const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
     const projection = new Projection(db);
-    const index = await chooseVectorIndex(db, options.vectorIndex);
-    const backend = new PostgresBackend(
-      db,
-      log,
-      projection,
-      postgresQueries(db),
-      memoryVectors(db, index),
-      turnVectors(db, index),
-      options.upcasters,
-      options.snapshotCodec,
-    );
+    const backendWith = (index: VectorIndex | undefined): PostgresBackend =>
+      new PostgresBackend(
+        db,
+        log,
+        projection,
+        postgresQueries(db),
+        index && memoryVectors(db, index),
+        index && turnVectors(db, index),
+        options.upcasters,
+        options.snapshotCodec,
+      );
     // Events the tables lack (all of them, when the derived part was just made again; those a bare log
-    // appended) are folded now, under the stream's lock, in the transaction that prepared the schema.
-    backend.openedAt(await preparedTransaction(db, (sql) => backend.lockInStep(sql, options.onProgress)));
+    // appended) are folded now, under the stream's lock, in the transaction that prepared the schema. The
+    // fold needs no vectors: the index is chosen after, so a refused schema leaves the database without
+    // the pgvector extension the choice may create.
+    const opened = await preparedTransaction(db, (sql) => backendWith(undefined).lockInStep(sql, options.onProgress));
+    const backend = backendWith(await chooseVectorIndex(db, options.vectorIndex));
+    backend.openedAt(opened);
     const provider = createStateProvider(backend, options);
     return {
       ...provider,
