@@ -98,7 +98,7 @@ describe('agentstate --db postgres://…', () => {
     const client = new pg.Client({ connectionString: server });
     await client.connect();
     try {
-      await client.query(`INSERT INTO "${newerSchema}".agentstate_migrations (version, name, checksum) VALUES (1000, 'future', 'x')`);
+      await client.query(`UPDATE "${newerSchema}".agentstate_schema SET version = 1000 WHERE part = 'log'`);
       await client.query(`CREATE SCHEMA "${foreignSchema}"; CREATE TABLE "${foreignSchema}".users (id int PRIMARY KEY)`);
     } finally {
       await client.end();

@@ -134,21 +134,23 @@ export class PostgresBackend implements StateBackend {
   /**
    * Locks the `state` head inside `sql`'s transaction and brings the
    * projection in step with the log: events a bare log append wrote are
-   * folded first, so the look-ups see them.
+   * folded first, so the look-ups see them, telling `onProgress` after
+   * each batch.
    */
-  async lockInStep(sql: Sql): Promise<ProjectionState> {
-    return this.inStep(sql, await sql.rows<LockRow>(this.#lockSql));
+  async lockInStep(sql: Sql, onProgress?: (progress: { done: number; total: number }) => void): Promise<ProjectionState> {
+    return this.inStep(sql, await sql.rows<LockRow>(this.#lockSql), onProgress);
   }
 
   /** Brings the projection in step with the log, given the rows of the lock statement. */
-  async inStep(sql: Sql, rows: readonly LockRow[]): Promise<ProjectionState> {
+  async inStep(sql: Sql, rows: readonly LockRow[], onProgress?: (progress: { done: number; total: number }) => void): Promise<ProjectionState> {
     const [row] = rows;
-    // Migration 1 writes both rows and nothing deletes them: without one, the schema was damaged.
+    // The creation script writes both rows and nothing deletes them: without one, the schema was damaged.
     if (row === undefined)
       throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: the state stream's head row or the projection's state row is missing`);
     const state = { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
     if (state.seq === row.head) return state;
-    await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters);
+    const total = row.head - state.seq;
+    await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters, (seq) => onProgress?.({ done: seq - state.seq, total }));
     return this.projection.state(sql);
   }
 

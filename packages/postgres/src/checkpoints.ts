@@ -1,5 +1,5 @@
 /**
- * The checkpoint tables (migration 2): rows, their records, what the
+ * The checkpoint tables: rows, their records, what the
  * projection writes and the queries of {@link CheckpointQueries}. JSON
  * columns hold `JSON.stringify` text, which reads back to the same value.
  */

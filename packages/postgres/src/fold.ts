@@ -216,8 +216,9 @@ async function answer<T>(ask: () => T): Promise<T> {
 /**
  * Folds events of the `state` stream after the projection's seq, up to the
  * log head, inside the caller's write transaction (which holds the stream's
- * lock); returns how many. A changed, malformed or impossible event is a
- * `CorruptionError` naming its seq.
+ * lock), telling `onBatch` the seq reached after each batch; returns how
+ * many. A changed, malformed or impossible event is a `CorruptionError`
+ * naming its seq.
  */
 export async function foldPending(
   sql: Sql,
@@ -225,6 +226,7 @@ export async function foldPending(
   projection: Projection,
   tables: TableLookups,
   upcasters: UpcasterRegistry | undefined,
+  onBatch?: (seq: number) => void,
 ): Promise<number> {
   const state = await projection.state(sql);
   let { seq, maxHlc: hlc } = state;
@@ -253,6 +255,7 @@ export async function foldPending(
       folded += 1;
     }
     await view.flush(sql, projection);
+    onBatch?.(seq);
   }
   if (folded > 0) await projection.saveState(sql, { seq, maxHlc: hlc, generation: state.generation });
   return folded;

@@ -2,7 +2,7 @@
  * `importPostgres(urlOrPool, lines)`: an export loaded into an empty schema,
  * through the event path. Core's `ExportReader` checks every line (shape,
  * seq, payload, the fold's rules) and the trailer; the events are appended
- * in one transaction that also creates or migrates the schema and holds the
+ * in one transaction that also creates or prepares the schema and holds the
  * stream's head lock, so a refused export leaves the schema as it was (no
  * schema at all when there was none) and no writer interleaves. Opening the
  * provider afterwards folds the events into the tables, which must equal
@@ -17,8 +17,8 @@ import { ExportReader } from '@agentstate/core/backend';
 import { PostgresLog } from './log.js';
 import type { PostgresConnectionOptions } from './open.js';
 import type { Database } from './database.js';
-import { migrateInTransaction } from './migrations/index.js';
 import { connectDatabase, openPostgres } from './open.js';
+import { prepareSchema } from './schema.js';
 
 /** Options of {@link importPostgres}. */
 export interface PostgresImportOptions extends PostgresConnectionOptions {
@@ -64,8 +64,8 @@ export async function importPostgres(
   try {
     const log = new PostgresLog(db);
     await db.transaction(async (sql) => {
-      // Created or migrated in the import's own transaction: a refused import leaves no new schema behind.
-      await migrateInTransaction(sql, db.schema);
+      // Created or prepared in the import's own transaction: a refused import leaves no new schema behind.
+      await prepareSchema(sql, db.schema);
       const [head] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
       if ((head?.head ?? 0) > 0) throw new ValidationError('schema', `${db.schema} already holds ${head!.head} events: an import fills an empty schema`);
       let bytes = 0;

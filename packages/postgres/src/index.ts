@@ -12,7 +12,6 @@ export { PostgresLog } from './log.js';
 export { type EventRow, rowChecksum } from '@agentstate/core/backend';
 export { ConnectionLostError, IncompatibleDatabaseError, mapPgError, ServerStorageError, StatementTimeoutError } from './errors.js';
 export type { IncompatibleReason } from './errors.js';
-export { MIGRATIONS_TABLE, SCHEMA_VERSION } from './migrations/index.js';
 export { EVENTS_CHANNEL } from './subscribe.js';
 export type { SubscribeOptions, Subscription } from './subscribe.js';
 export { importPostgres } from './import.js';

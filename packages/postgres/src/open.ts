@@ -1,9 +1,10 @@
 /**
  * `openPostgres(urlOrPool)`: a complete agentstate provider in one schema of
  * a PostgreSQL database, its event log in the same schema. Opening
- * identifies the schema, migrates it (under an advisory lock) and folds any
- * event the projection has not seen; the provider's clock starts past every
- * stored HLC.
+ * identifies the schema, creates it or makes its derived part again when
+ * that has another version (`schema.ts`), and folds any event the
+ * projection has not seen, in one transaction; the provider's clock starts
+ * past every stored HLC.
  */
 import type pg from 'pg';
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
@@ -15,13 +16,14 @@ import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js
 import type { PostgresVerifyOptions } from './verify.js';
 import { PostgresBackend } from './backend.js';
 import type { PoolOptions } from './database.js';
+import type { Sql } from './database.js';
 import { checkSchemaName, Database, openPool } from './database.js';
 import { PostgresLog } from './log.js';
-import { migrate } from './migrations/index.js';
 import { Projection } from './projection.js';
 import { postgresQueries } from './queries.js';
+import { isCurrent, prepareSchema } from './schema.js';
 import type { SubscribeOptions, Subscription } from './subscribe.js';
-import type { VectorIndexChoice } from './vectors.js';
+import type { VectorIndex, VectorIndexChoice } from './vectors.js';
 import { chooseVectorIndex, memoryVectors, turnVectors } from './vectors.js';
 import { schemaBytes } from './size.js';
 
@@ -47,6 +49,13 @@ export interface PostgresOptions extends StateProviderOptions, PostgresConnectio
    * `exact` always ranks every live vector passing the filter. Default: `auto`.
    */
   vectorIndex?: VectorIndexChoice;
+  /**
+   * Told how far opening has folded the log into the tables, after each
+   * batch of events (`done` of `total`), when there is anything to fold: a
+   * schema whose derived part was made by another version, or events a bare
+   * log appended.
+   */
+  onProgress?: (progress: { done: number; total: number }) => void;
 }
 
 /** A provider whose log and projection live in one PostgreSQL schema. */
@@ -91,16 +100,17 @@ export function connectDatabase(urlOrPool: string | pg.Pool, options: PostgresCo
   return new Database(pool, schema, owned);
 }
 
-/** @internal Opens the pool (or takes the application's) and migrates the schema. */
-export async function openDatabase(urlOrPool: string | pg.Pool, options: PostgresConnectionOptions): Promise<Database> {
-  const db = connectDatabase(urlOrPool, options);
-  try {
-    await migrate(db);
-    return db;
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
+/**
+ * Runs `fn` in a transaction after preparing the schema in it when it is
+ * not ready (`schema.ts`); ready is the common case, checked first without
+ * the schema's lock, which a crowd of starting processes would queue on.
+ */
+async function preparedTransaction<T>(db: Database, fn: (sql: Sql) => Promise<T>): Promise<T> {
+  const ready = await isCurrent(db, db.schema);
+  return db.transaction(async (sql) => {
+    if (!ready) await prepareSchema(sql, db.schema);
+    return fn(sql);
+  });
 }
 
 /**
@@ -113,23 +123,28 @@ export async function openDatabase(urlOrPool: string | pg.Pool, options: Postgre
  * a `ConnectionLostError` when the server cannot be reached.
  */
 export async function openPostgres(urlOrPool: string | pg.Pool, options: PostgresOptions = {}): Promise<PostgresProvider> {
-  const db = await openDatabase(urlOrPool, options);
+  const db = connectDatabase(urlOrPool, options);
   try {
     const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
     const projection = new Projection(db);
-    const index = await chooseVectorIndex(db, options.vectorIndex);
-    const backend = new PostgresBackend(
-      db,
-      log,
-      projection,
-      postgresQueries(db),
-      memoryVectors(db, index),
-      turnVectors(db, index),
-      options.upcasters,
-      options.snapshotCodec,
-    );
-    // Events appended to the state stream without a projection (a bare log) are folded now, under the stream's lock.
-    backend.openedAt(await db.transaction((sql) => backend.lockInStep(sql)));
+    const backendWith = (index: VectorIndex | undefined): PostgresBackend =>
+      new PostgresBackend(
+        db,
+        log,
+        projection,
+        postgresQueries(db),
+        index && memoryVectors(db, index),
+        index && turnVectors(db, index),
+        options.upcasters,
+        options.snapshotCodec,
+      );
+    // Events the tables lack (all of them, when the derived part was just made again; those a bare log
+    // appended) are folded now, under the stream's lock, in the transaction that prepared the schema. The
+    // fold needs no vectors: the index is chosen after, so a refused schema leaves the database without
+    // the pgvector extension the choice may create.
+    const opened = await preparedTransaction(db, (sql) => backendWith(undefined).lockInStep(sql, options.onProgress));
+    const backend = backendWith(await chooseVectorIndex(db, options.vectorIndex));
+    backend.openedAt(opened);
     const provider = createStateProvider(backend, options);
     return {
       ...provider,
@@ -158,10 +173,18 @@ export interface PostgresLogOpenOptions extends PostgresConnectionOptions {
 /**
  * Opens the event log of agentstate's schema on its own: a complete `Log`
  * (docs/contract.md §7) with `close()`. A provider opened on the same
- * schema folds whatever was appended to the `state` stream here.
+ * schema folds whatever was appended to the `state` stream here (all of
+ * it, when this open found a derived part of another version and made it
+ * again, empty).
  */
 export async function openPostgresLog(urlOrPool: string | pg.Pool, options: PostgresLogOpenOptions = {}): Promise<PostgresLog> {
-  const db = await openDatabase(urlOrPool, options);
+  const db = connectDatabase(urlOrPool, options);
+  try {
+    await preparedTransaction(db, async () => undefined);
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
   const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
   log.ownDatabase();
   return log;

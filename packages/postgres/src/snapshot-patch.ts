@@ -35,7 +35,7 @@ export async function patchStoredSnapshots(
   originals: readonly LogEvent[],
 ): Promise<SnapshotPatch> {
   const snapshots = db.t('snapshots');
-  // Snapshot text is stored as UTF-8 bytes (migration 3).
+  // Snapshot text is stored as UTF-8 bytes (see `schema-script.ts`).
   const text = (rows: { seq: number; data: Buffer }[]) => rows.map((row) => ({ seq: row.seq, data: row.data.toString('utf8') }));
   const heads = text(
     await sql.rows<{ seq: number; data: Buffer }>(`SELECT seq, data FROM ${snapshots} WHERE stream = $1 AND seq >= $2 ORDER BY seq`, [STATE_STREAM, firstSeq]),

@@ -3,7 +3,7 @@
  * seq order, as transactions commit. Writers append under the stream's head
  * lock, so commit order is seq order and reading `seq > last` never skips
  * an event (README, "Ordering under concurrency"). New events are announced
- * on the channel `agentstate_events` (migration 4); the subscriber LISTENs
+ * on the channel `agentstate_events` (`schema-script.ts`); the subscriber LISTENs
  * on a connection of its own *before* each catch-up read, so an event
  * committed between the read and the LISTEN is still announced, and reads
  * from the last seq it delivered on every notification. A lost listening

@@ -1,23 +1,26 @@
 /**
- * Schema identification and migrations: a fresh schema is created at the
- * latest version, processes opening it together never race, an older
- * schema migrates, and a foreign or newer one (or a changed migration) is
- * refused with an `IncompatibleDatabaseError`, left exactly as it was.
+ * Schema identification and the disposable derived part: a fresh schema is
+ * created in one step, processes opening it together never race, a schema
+ * whose derived part has another version (one written by the migrations of
+ * earlier versions among them) folds again from its log and reads the
+ * same, and a foreign or newer schema is refused with an
+ * `IncompatibleDatabaseError`, left exactly as it was.
  */
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@agentstate/core';
-import { IncompatibleDatabaseError, MIGRATIONS_TABLE, openPostgres, SCHEMA_VERSION } from '../src/index.js';
-import { Database } from '../src/database.js';
-import { MIGRATIONS, migrate } from '../src/migrations/index.js';
-import type { Migration } from '../src/migrations/index.js';
+import { IncompatibleDatabaseError, openPostgres, openPostgresLog } from '../src/index.js';
+import type { PostgresProvider } from '../src/index.js';
+import { DERIVED_VERSION, LOG_VERSION, VERSIONS_TABLE } from '../src/schema-script.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 async function query<R>(url: string, text: string): Promise<R[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query(text)).rows as R[];
+    const result: pg.QueryResult | pg.QueryResult[] = await client.query(text);
+    return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) as R[];
   } finally {
     await client.end();
   }
@@ -26,6 +29,11 @@ async function query<R>(url: string, text: string): Promise<R[]> {
 /** Every table of a schema with its columns, to prove a refused open changed nothing. */
 async function layout(url: string, schema: string): Promise<unknown> {
   return query(url, `SELECT table_name, column_name, data_type FROM information_schema.columns WHERE table_schema = '${schema}' ORDER BY 1, 2`);
+}
+
+async function versions(url: string, schema: string): Promise<Record<string, number>> {
+  const rows = await query<{ part: string; version: number }>(url, `SELECT part, version FROM "${schema}".${VERSIONS_TABLE}`);
+  return Object.fromEntries(rows.map((r) => [r.part, r.version]));
 }
 
 async function refusal(url: string, schema: string): Promise<IncompatibleDatabaseError> {
@@ -38,18 +46,58 @@ async function refusal(url: string, schema: string): Promise<IncompatibleDatabas
   return error as IncompatibleDatabaseError;
 }
 
-describe('PostgreSQL schema migrations', () => {
-  it('creates a fresh schema at the latest version, and reopening applies nothing', async () => {
+const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
+
+/** Loads the schema migrations 1 to 5 wrote (`fixtures/schema-005.sql`) under the name `schema`. */
+async function loadOldSchema(url: string, schema: string): Promise<void> {
+  await query(url, fixture('schema-005.sql').replaceAll('fixture_005', schema));
+}
+
+/** What the old schema answered to {@link reads} when main's code wrote it. */
+const OLD_READS: unknown = JSON.parse(fixture('schema-005.reads.json'));
+
+/** Reads of every kind of record the fixture holds, as plain JSON. */
+async function reads(p: PostgresProvider): Promise<unknown> {
+  const sessions = [...(await p.sessions.list({ limit: 100 }))];
+  const turns: Record<string, unknown> = {};
+  for (const s of sessions) turns[s.id] = [...(await p.sessions.turns(s.id, { limit: 100 }))];
+  const theme = await p.memory.getByKey('theme');
+  return JSON.parse(
+    JSON.stringify({
+      sessions,
+      turns,
+      sessionSearch: [...(await p.sessions.search({ query: 'cafe', scope: {} }))].map((h) => h.turn.id),
+      skills: [...(await p.skills.list({ limit: 100 }))],
+      skillSearch: [...(await p.skills.search('redeploy'))].map((s) => s.slug),
+      memory: [...(await p.memory.recall({ limit: 100 }))],
+      memoryLexical: [...(await p.memory.recall({ query: 'lisbon' }))].map((h) => h.id),
+      themeHistory: await p.history(theme.id),
+      checkpoints: await p.checkpoints.list({ threadId: 't1' }),
+      latestCheckpoint: await p.checkpoints.get({ threadId: 't1', namespace: '' }),
+      notes: await p.log.read({ stream: 'notes' }),
+      head: await p.log.head('state'),
+    }),
+  );
+}
+
+describe('PostgreSQL schema creation', () => {
+  it('creates a fresh schema at both versions in one step, and reopening folds nothing', async () => {
     const { url } = await testServer();
-    const schema = freshSchema('mig');
-    await (await openPostgres(url, { schema })).close();
-    await (await openPostgres(url, { schema })).close();
-    const rows = await query<{ version: number }>(url, `SELECT version FROM "${schema}".${MIGRATIONS_TABLE} ORDER BY version`);
-    expect(rows.map((r) => r.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1));
+    const schema = freshSchema('fresh');
+    const progress: unknown[] = [];
+    const first = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    await first.memory.write({ content: 'kept across opens' });
+    await first.close();
+    const again = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    expect((await again.memory.recall({ query: 'kept' })).map((h) => h.content)).toEqual(['kept across opens']);
+    await again.close();
+    expect(progress).toEqual([]);
+    expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
+    expect(await query(url, `SELECT 1 FROM pg_tables WHERE schemaname = '${schema}' AND tablename = 'agentstate_migrations'`)).toEqual([]);
     await dropSchema(url, schema);
   });
 
-  it('lets eight processes open a fresh schema at once: one migrates, every one works', async () => {
+  it('lets eight processes open a fresh schema at once: one creates it, every one works', async () => {
     const { url } = await testServer();
     const schema = freshSchema('race');
     const providers = await Promise.all(Array.from({ length: 8 }, () => openPostgres(url, { schema, max: 2 })));
@@ -57,8 +105,6 @@ describe('PostgreSQL schema migrations', () => {
     expect(await providers[0]!.memory.recall({ query: 'fact', limit: 100 })).toHaveLength(8);
     expect(await providers[0]!.log.head('state')).toBe(8);
     await Promise.all(providers.map((p) => p.close()));
-    const rows = await query(url, `SELECT version FROM "${schema}".${MIGRATIONS_TABLE}`);
-    expect(rows).toHaveLength(SCHEMA_VERSION);
     await dropSchema(url, schema);
   });
 
@@ -72,52 +118,102 @@ describe('PostgreSQL schema migrations', () => {
     await dropSchema(url, schema);
   });
 
-  it('refuses a schema of a newer version, and one whose applied migration changed, unchanged', async () => {
+  it('refuses a schema whose log is of a newer version, or written by a newer migration, unchanged', async () => {
     const { url } = await testServer();
     const schema = freshSchema('newer');
     await (await openPostgres(url, { schema })).close();
-    await query(url, `INSERT INTO "${schema}".${MIGRATIONS_TABLE} (version, name, checksum) VALUES (${SCHEMA_VERSION + 1}, 'future', 'x')`);
+    await query(url, `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${LOG_VERSION + 1} WHERE part = 'log'`);
     const before = await layout(url, schema);
     expect((await refusal(url, schema)).reason).toBe('newer-schema');
     expect(await layout(url, schema)).toEqual(before);
-    await query(url, `DELETE FROM "${schema}".${MIGRATIONS_TABLE} WHERE version = ${SCHEMA_VERSION + 1}`);
-    await query(url, `UPDATE "${schema}".${MIGRATIONS_TABLE} SET checksum = 'edited' WHERE version = 1`);
-    expect((await refusal(url, schema)).reason).toBe('migration-changed');
     await dropSchema(url, schema);
-  });
 
-  it('migrates an older schema forward, keeping its data', async () => {
-    const { url } = await testServer();
-    const schema = freshSchema('older');
-    const provider = await openPostgres(url, { schema });
-    await provider.memory.write({ content: 'kept across the migration' });
-    await provider.close();
-    // A later version of the library: one more migration.
-    const next: Migration = { version: MIGRATIONS.length + 1, name: 'next', sql: 'CREATE TABLE {schema}.added (id int)' };
-    const db = new Database(new pg.Pool({ connectionString: url, max: 1 }), schema, true);
-    expect(await migrate(db, { migrations: [...MIGRATIONS, next] })).toEqual([next.version]);
-    expect(await migrate(db, { migrations: [...MIGRATIONS, next] })).toEqual([]);
-    await db.close();
-    const rows = await query<{ content: string }>(url, `SELECT content FROM "${schema}".memory`);
-    expect(rows.map((r) => r.content)).toEqual(['kept across the migration']);
-    expect(await query(url, `SELECT * FROM "${schema}".added`)).toEqual([]);
-    await dropSchema(url, schema);
-  });
-
-  it('keeps the snapshots of a version 1 schema when their data becomes bytes (migration 3)', async () => {
-    const { url } = await testServer();
-    const schema = freshSchema('snap');
-    const db = new Database(new pg.Pool({ connectionString: url, max: 1 }), schema, true);
-    await migrate(db, { target: 1 });
-    await db.rows(`INSERT INTO "${schema}".snapshots (stream, seq, data) VALUES ('state', 0, $1)`, ['{"kept": "😀 שלום"}']);
-    await db.close();
-    const provider = await openPostgres(url, { schema });
-    expect(await provider.log.latestSnapshot('state')).toEqual({ stream: 'state', seq: 0, data: '{"kept": "😀 שלום"}' });
-    await provider.close();
+    await loadOldSchema(url, schema);
+    await query(url, `INSERT INTO "${schema}".agentstate_migrations (version, name, checksum) VALUES (6, 'future', 'x')`);
+    const old = await layout(url, schema);
+    expect((await refusal(url, schema)).reason).toBe('newer-schema');
+    expect(await layout(url, schema)).toEqual(old);
     await dropSchema(url, schema);
   });
 
   it('refuses a schema name that is not a plain identifier, before connecting', async () => {
     await expect(openPostgres('postgres://127.0.0.1:1/none', { schema: 'x"; DROP TABLE y; --' })).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('A derived part of another version', () => {
+  it('folds a schema written by migrations 1 to 5 again from its log: it reads the same and verifies', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('old');
+    await loadOldSchema(url, schema);
+    const progress: { done: number; total: number }[] = [];
+    const provider = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    expect(progress.at(-1)).toEqual({ done: 19, total: 19 });
+    expect(await reads(provider)).toEqual(OLD_READS);
+    const report = await provider.verify();
+    expect(report.problems).toEqual([]);
+    expect(report.ok).toBe(true);
+    // Stored snapshots are derived: the old one is gone, and the log's identity stayed.
+    expect(await provider.log.latestSnapshot('state')).toBeUndefined();
+    await provider.close();
+    expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
+    expect(await query(url, `SELECT 1 FROM pg_tables WHERE schemaname = '${schema}' AND tablename = 'agentstate_migrations'`)).toEqual([]);
+    await dropSchema(url, schema);
+  });
+
+  it('drops every derived structure of another version and folds it again, leaving the log as it was', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('stale');
+    await loadOldSchema(url, schema);
+    await (await openPostgres(url, { schema })).close();
+    const log = await query(url, `SELECT * FROM "${schema}".events ORDER BY stream, seq`);
+    // A derived part of another version, whose rows are not the fold of the log.
+    await query(
+      url,
+      `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${DERIVED_VERSION + 1} WHERE part = 'derived';
+       DELETE FROM "${schema}".memory; CREATE INDEX stray ON "${schema}".memory (kind);`,
+    );
+    const progress: unknown[] = [];
+    const provider = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    expect(progress).toEqual([{ done: 19, total: 19 }]);
+    expect(await reads(provider)).toEqual(OLD_READS);
+    expect((await provider.verify()).ok).toBe(true);
+    await provider.close();
+    expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
+    expect(await query(url, `SELECT 1 FROM pg_indexes WHERE schemaname = '${schema}' AND indexname = 'stray'`)).toEqual([]);
+    expect(await query(url, `SELECT * FROM "${schema}".events ORDER BY stream, seq`)).toEqual(log);
+    await dropSchema(url, schema);
+  });
+
+  it('lets two processes open an old schema at once: one folds it, both read the same', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('twice');
+    await loadOldSchema(url, schema);
+    const progress: number[][] = [[], []];
+    const providers = await Promise.all([0, 1].map((i) => openPostgres(url, { schema, max: 2, onProgress: ({ done }) => progress[i]!.push(done) })));
+    expect(progress.map((p) => p.length).sort()).toEqual([0, 1]);
+    for (const provider of providers) expect(await reads(provider)).toEqual(OLD_READS);
+    await Promise.all(providers.map((p) => p.close()));
+    await dropSchema(url, schema);
+  });
+
+  it('upgrades the log of an old schema that lacks the notify trigger, and a log opened alone leaves the fold to the provider', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('notify');
+    await loadOldSchema(url, schema);
+    // As migrations 1 to 3 left it: no trigger notifying subscribers.
+    await query(url, `DROP FUNCTION "${schema}".notify_events() CASCADE; DELETE FROM "${schema}".agentstate_migrations WHERE version > 3`);
+    const log = await openPostgresLog(url, { schema });
+    expect(await log.head('state')).toBe(19);
+    await log.close();
+    const trigger = `SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = '${schema}' AND t.tgname = 'events_notify'`;
+    expect(await query(url, trigger)).toHaveLength(1);
+    const progress: unknown[] = [];
+    const provider = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    expect(progress).toEqual([{ done: 19, total: 19 }]);
+    expect(await reads(provider)).toEqual(OLD_READS);
+    await provider.close();
+    await dropSchema(url, schema);
   });
 });

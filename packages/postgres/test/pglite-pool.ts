@@ -31,7 +31,7 @@ export function pglitePool(db: PGlite): pg.Pool {
   };
   const query = async (config: { text: string; values?: unknown[] } | string) => {
     const { text, values = [] } = typeof config === 'string' ? { text: config } : config;
-    // A statement without parameters may be a script of several (migrations): the simple protocol runs those.
+    // A statement without parameters may be a script of several (the creation script): the simple protocol runs those.
     if (values.length === 0) {
       const results = await db.exec(text, { parsers });
       return { rows: results.at(-1)?.rows ?? [] };

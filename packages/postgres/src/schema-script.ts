@@ -1,0 +1,272 @@
+/**
+ * The creation script of agentstate's schema, in two parts. The durable
+ * part is the log (`streams` with the `state` head row, `events` and the
+ * trigger notifying subscribers), the store's identity and the versions of
+ * both parts; nothing else is truth. The derived part is everything folded
+ * from the log: the projection tables with their lexical indexes (a
+ * `tsvector` of core's folded tokens, GIN-indexed) and metadata rows, the
+ * operations index, the checkpoint tables, the history index, vectors, the
+ * embedding cache and stored snapshots. It carries one version,
+ * {@link DERIVED_VERSION}: a schema whose derived part has another is
+ * dropped and folded again (see `schema.ts`). Every statement names its
+ * table through the `{schema}` placeholder.
+ */
+
+/** The version of the durable part; a schema recording a larger one is a newer library's, refused. */
+export const LOG_VERSION = 1;
+
+/** The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open. */
+export const DERIVED_VERSION = 1;
+
+/** The table recording both versions; its presence marks a schema as agentstate's. */
+export const VERSIONS_TABLE = 'agentstate_schema';
+
+/**
+ * Makes every `INSERT` into `events` notify the channel `agentstate_events`
+ * with the schema's name when its transaction commits, so a subscriber
+ * (`subscribe.ts`) reads new events as soon as they are visible. A trigger,
+ * so every writer notifies; a transaction's notifications with the same
+ * payload fold into one. Safe to run again: a log written before the
+ * trigger existed gets it this way.
+ */
+export const NOTIFY_SQL = `
+CREATE OR REPLACE FUNCTION {schema}.notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM pg_notify('agentstate_events', TG_TABLE_SCHEMA);
+  RETURN NULL;
+END
+$$;
+DROP TRIGGER IF EXISTS events_notify ON {schema}.events;
+CREATE TRIGGER events_notify AFTER INSERT ON {schema}.events FOR EACH STATEMENT EXECUTE FUNCTION {schema}.notify_events();
+`;
+
+/** The durable part of a fresh schema. */
+export const LOG_SQL = `
+CREATE TABLE {schema}.${VERSIONS_TABLE} (part text PRIMARY KEY, version integer NOT NULL);
+INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION});
+
+CREATE TABLE {schema}.store_meta (key text PRIMARY KEY, value text NOT NULL);
+INSERT INTO {schema}.store_meta (key, value) VALUES ('log_identity', md5(random()::text || clock_timestamp()::text) || md5(random()::text));
+
+-- One row per stream: locked FOR UPDATE by every append, so seqs are dense and commit in seq order.
+CREATE TABLE {schema}.streams (stream text PRIMARY KEY, head bigint NOT NULL);
+INSERT INTO {schema}.streams (stream, head) VALUES ('state', 0);
+
+CREATE TABLE {schema}.events (
+  stream text NOT NULL,
+  seq bigint NOT NULL,
+  type text NOT NULL,
+  time text NOT NULL,
+  schema_version integer NOT NULL,
+  payload text NOT NULL,
+  checksum text NOT NULL,
+  actor text,
+  trace_id text,
+  span_id text,
+  causation_id text,
+  origin_instance_id text,
+  principal text,
+  validated boolean NOT NULL,
+  PRIMARY KEY (stream, seq)
+);
+${NOTIFY_SQL}`;
+
+/**
+ * Every table the derived part has had, dropped before it is created
+ * again: add a table here when the derived part gains one, and never
+ * remove one, so a schema of any earlier version loses all of its own.
+ */
+export const DERIVED_TABLES = [
+  'snapshots',
+  'projection_state',
+  'memory_meta',
+  'memory',
+  'turns',
+  'sessions',
+  'skills',
+  'operations',
+  'checkpoint_writes',
+  'checkpoints',
+  'record_events',
+  'vectors',
+  'embedding_cache',
+] as const;
+
+const ENVELOPE = `sync_version bigint NOT NULL,
+  origin_instance_id text NOT NULL,
+  hlc_wall bigint NOT NULL,
+  hlc_counter bigint NOT NULL,
+  last_writer_id text NOT NULL`;
+
+/** The derived part, empty (the projection stands at seq 0), recording {@link DERIVED_VERSION}. */
+export const DERIVED_SQL = `
+INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('derived', ${DERIVED_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
+
+-- Text held as its UTF-8 bytes: the log takes any string as snapshot data, NUL included, which text refuses.
+CREATE TABLE {schema}.snapshots (
+  stream text NOT NULL,
+  seq bigint NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (stream, seq)
+);
+
+CREATE TABLE {schema}.projection_state (
+  id integer PRIMARY KEY CHECK (id = 1),
+  seq bigint NOT NULL,
+  hlc_wall bigint NOT NULL,
+  hlc_counter bigint NOT NULL,
+  generation integer NOT NULL
+);
+INSERT INTO {schema}.projection_state VALUES (1, 0, 0, 0, 0);
+
+CREATE TABLE {schema}.sessions (
+  id text COLLATE "C" PRIMARY KEY,
+  title text NOT NULL,
+  model text NOT NULL,
+  scope_key text COLLATE "C" NOT NULL,
+  metadata text NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text NOT NULL,
+  ${ENVELOPE},
+  deleted boolean NOT NULL
+);
+CREATE INDEX sessions_live ON {schema}.sessions (created_at, id) WHERE NOT deleted;
+CREATE INDEX sessions_by_scope ON {schema}.sessions (scope_key) WHERE NOT deleted;
+
+CREATE TABLE {schema}.turns (
+  n bigserial PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  id text COLLATE "C" NOT NULL UNIQUE,
+  role text NOT NULL,
+  content text NOT NULL,
+  parts text NOT NULL,
+  metadata text NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  ${ENVELOPE},
+  deleted boolean NOT NULL,
+  search tsvector,
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX turns_recent ON {schema}.turns (created_at, id) WHERE NOT deleted;
+CREATE INDEX turns_search ON {schema}.turns USING gin (search);
+-- Live records too large for a tsvector (see lexical.ts): every search takes them as candidates.
+CREATE INDEX turns_unindexed ON {schema}.turns (n) WHERE search IS NULL AND NOT deleted;
+
+CREATE TABLE {schema}.skills (
+  n bigserial PRIMARY KEY,
+  id text COLLATE "C" NOT NULL UNIQUE,
+  scope_key text COLLATE "C" NOT NULL,
+  slug text COLLATE "C" NOT NULL,
+  name text NOT NULL,
+  body text NOT NULL,
+  tags text NOT NULL,
+  uses bigint NOT NULL,
+  wins bigint NOT NULL,
+  check_command text NOT NULL,
+  version bigint NOT NULL,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  ${ENVELOPE},
+  deleted boolean NOT NULL,
+  search tsvector
+);
+CREATE INDEX skills_at ON {schema}.skills (scope_key, slug);
+CREATE INDEX skills_by_slug ON {schema}.skills (slug, id) WHERE NOT deleted;
+CREATE INDEX skills_search ON {schema}.skills USING gin (search);
+CREATE INDEX skills_unindexed ON {schema}.skills (n) WHERE search IS NULL AND NOT deleted;
+
+CREATE TABLE {schema}.memory (
+  n bigserial PRIMARY KEY,
+  id text COLLATE "C" NOT NULL UNIQUE,
+  kind text NOT NULL,
+  content text NOT NULL,
+  scope_key text COLLATE "C" NOT NULL,
+  source text NOT NULL,
+  key text,
+  metadata text NOT NULL,
+  expires_at text COLLATE "C",
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text NOT NULL,
+  ${ENVELOPE},
+  deleted boolean NOT NULL,
+  search tsvector
+);
+CREATE INDEX memory_recent ON {schema}.memory (created_at DESC, id DESC) WHERE NOT deleted;
+CREATE INDEX memory_by_scope ON {schema}.memory (scope_key) WHERE NOT deleted;
+CREATE INDEX memory_by_key ON {schema}.memory (scope_key, key) WHERE NOT deleted AND key IS NOT NULL;
+CREATE INDEX memory_expiry ON {schema}.memory (expires_at) WHERE NOT deleted AND expires_at IS NOT NULL;
+CREATE INDEX memory_search ON {schema}.memory USING gin (search);
+CREATE INDEX memory_unindexed ON {schema}.memory (n) WHERE search IS NULL AND NOT deleted;
+
+-- One row per node of a live item's metadata reached through objects (see metadata.ts).
+CREATE TABLE {schema}.memory_meta (
+  item_n bigint NOT NULL,
+  path text COLLATE "C" NOT NULL,
+  type text NOT NULL,
+  text_value text COLLATE "C",
+  number_value double precision
+);
+CREATE INDEX memory_meta_text ON {schema}.memory_meta (path, type, text_value);
+CREATE INDEX memory_meta_number ON {schema}.memory_meta (path, type, number_value);
+CREATE INDEX memory_meta_item ON {schema}.memory_meta (item_n);
+
+CREATE TABLE {schema}.operations (
+  id text COLLATE "C" PRIMARY KEY,
+  seq bigint NOT NULL,
+  input_hash text NOT NULL
+);
+
+-- Keys compare in collation "C" (code-point order), as the contract's. checkpoints_by_key answers at, latest
+-- (the key range read backwards) and a thread's list; checkpoints_newest the list across threads.
+CREATE TABLE {schema}.checkpoints (
+  n bigserial PRIMARY KEY,
+  thread_id text COLLATE "C" NOT NULL,
+  namespace text COLLATE "C" NOT NULL,
+  checkpoint_id text COLLATE "C" NOT NULL,
+  id text NOT NULL,
+  parent_checkpoint_id text,
+  checkpoint text NOT NULL,
+  metadata text NOT NULL,
+  created_at text NOT NULL,
+  updated_at text NOT NULL,
+  ${ENVELOPE}
+);
+CREATE UNIQUE INDEX checkpoints_by_key ON {schema}.checkpoints (thread_id, namespace, checkpoint_id);
+CREATE INDEX checkpoints_newest ON {schema}.checkpoints (checkpoint_id, thread_id, namespace);
+
+-- The primary key answers a checkpoint's writes in (task_id, idx) order.
+CREATE TABLE {schema}.checkpoint_writes (
+  thread_id text COLLATE "C" NOT NULL,
+  namespace text COLLATE "C" NOT NULL,
+  checkpoint_id text COLLATE "C" NOT NULL,
+  task_id text COLLATE "C" NOT NULL,
+  idx bigint NOT NULL,
+  task_path text NOT NULL,
+  channel text NOT NULL,
+  value text NOT NULL,
+  PRIMARY KEY (thread_id, namespace, checkpoint_id, task_id, idx)
+);
+
+-- The history index (docs/contract.md §7, "History"): which state events carry each session, turn, skill and
+-- memory item, so the versions of one record are found without reading the log.
+CREATE TABLE {schema}.record_events (
+  record_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  PRIMARY KEY (record_id, seq)
+);
+
+CREATE TABLE {schema}.vectors (
+  target text NOT NULL,
+  embedder_id text NOT NULL,
+  record_id text NOT NULL,
+  vector real[] NOT NULL,
+  PRIMARY KEY (target, embedder_id, record_id)
+);
+CREATE TABLE {schema}.embedding_cache (
+  embedder_id text NOT NULL,
+  content_hash text NOT NULL,
+  vector real[] NOT NULL,
+  PRIMARY KEY (embedder_id, content_hash)
+);
+`;
