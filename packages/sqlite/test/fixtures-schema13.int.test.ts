@@ -61,7 +61,8 @@ describe('a file written at schema 13', () => {
       await p.close();
     }
     const db = new Database(path, { readonly: true });
-    const tables = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('agentstate_migrations', 'history_runs')`).all() as unknown[]).length;
+    const tables = (db.prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name IN ('agentstate_migrations', 'history_runs')`).all() as unknown[])
+      .length;
     const derived = (db.prepare(`SELECT value FROM store_meta WHERE key = 'derived_version'`).get() as { value: string }).value;
     db.close();
     expect(tables).toBe(0);

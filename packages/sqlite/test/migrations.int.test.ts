@@ -70,6 +70,26 @@ describe('the schema', () => {
     db.close();
   });
 
+  it('has the tables, columns and indexes schema 13 had, but its history runs and its record of migrations', async () => {
+    const fresh = tmp.file();
+    await openSqlite(fresh).close();
+    const old = schema13File(tmp.file('old.db'));
+    const shapes = [fresh, old].map((path) => {
+      const db = new Database(path, { readonly: true });
+      const rows = db
+        .prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations') ORDER BY name`)
+        .all() as { type: string; name: string; sql: string | null }[];
+      const shape = rows.map((row) =>
+        row.type === 'table' && !/^CREATE VIRTUAL/.test(row.sql ?? '')
+          ? { name: row.name, columns: db.pragma(`table_info("${row.name}")`), withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? '') }
+          : { name: row.name, sql: row.sql?.replace(/\s+/g, ' ').replace(/"/g, '') },
+      );
+      db.close();
+      return shape;
+    });
+    expect(shapes[0]).toEqual(shapes[1]);
+  });
+
   it('folds the tables of a file of schema 13 again from its log, dropping what that schema alone had', async () => {
     const path = schema13File(tmp.file());
     const before = new Database(path, { readonly: true });

@@ -46,6 +46,14 @@ export const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', c
  */
 export const TURN_FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", content = ''`;
 
+/** The stamp every record row carries (docs/contract.md §2), and its tombstone flag. */
+const STAMP = `sync_version INTEGER NOT NULL,
+  origin_instance_id TEXT NOT NULL,
+  hlc_wall INTEGER NOT NULL,
+  hlc_counter INTEGER NOT NULL,
+  last_writer_id TEXT NOT NULL,
+  deleted INTEGER NOT NULL`;
+
 /** A full-text index of live rows only (rowid = the row's `n`), forgetting for good. */
 const fts = (table: string, options: string) => `
 CREATE VIRTUAL TABLE ${table} USING fts5(text, ${options});
@@ -79,12 +87,7 @@ CREATE TABLE sessions (
   scope_key TEXT NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  sync_version INTEGER NOT NULL,
-  origin_instance_id TEXT NOT NULL,
-  hlc_wall INTEGER NOT NULL,
-  hlc_counter INTEGER NOT NULL,
-  last_writer_id TEXT NOT NULL,
-  deleted INTEGER NOT NULL
+  ${STAMP}
 ) WITHOUT ROWID;
 CREATE INDEX sessions_live ON sessions (created_at, id) WHERE deleted = 0;
 CREATE INDEX sessions_live_by_scope ON sessions (scope_key, created_at, id) WHERE deleted = 0;
@@ -102,12 +105,7 @@ CREATE TABLE turns (
   parts TEXT NOT NULL,
   metadata TEXT NOT NULL,
   created_at TEXT NOT NULL,
-  sync_version INTEGER NOT NULL,
-  origin_instance_id TEXT NOT NULL,
-  hlc_wall INTEGER NOT NULL,
-  hlc_counter INTEGER NOT NULL,
-  last_writer_id TEXT NOT NULL,
-  deleted INTEGER NOT NULL,
+  ${STAMP},
   appended_seq INTEGER,
   purged_seq INTEGER,
   UNIQUE (session_id, seq)
@@ -131,12 +129,7 @@ CREATE TABLE skills (
   version INTEGER NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  sync_version INTEGER NOT NULL,
-  origin_instance_id TEXT NOT NULL,
-  hlc_wall INTEGER NOT NULL,
-  hlc_counter INTEGER NOT NULL,
-  last_writer_id TEXT NOT NULL,
-  deleted INTEGER NOT NULL,
+  ${STAMP},
   UNIQUE (scope_key, slug)
 );
 CREATE INDEX skills_live_by_slug ON skills (slug, id) WHERE deleted = 0;
@@ -155,12 +148,7 @@ CREATE TABLE memory (
   expires_at TEXT,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
-  sync_version INTEGER NOT NULL,
-  origin_instance_id TEXT NOT NULL,
-  hlc_wall INTEGER NOT NULL,
-  hlc_counter INTEGER NOT NULL,
-  last_writer_id TEXT NOT NULL,
-  deleted INTEGER NOT NULL
+  ${STAMP}
 );
 CREATE INDEX memory_live_recent ON memory (created_at, id) WHERE deleted = 0;
 CREATE INDEX memory_live_by_scope ON memory (scope_key, created_at, id) WHERE deleted = 0;

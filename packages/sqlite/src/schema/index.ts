@@ -70,7 +70,9 @@ export function inspectDatabase(conn: Connection): DatabaseIdentity {
 
 function readVersions(conn: Connection): { log: number; derived: number } {
   const table = conn.db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'store_meta'`).get();
-  const rows = table ? (conn.db.prepare(`SELECT key, value FROM store_meta WHERE key IN ('log_version', 'derived_version')`).all() as { key: string; value: string }[]) : [];
+  const rows = table
+    ? (conn.db.prepare(`SELECT key, value FROM store_meta WHERE key IN ('log_version', 'derived_version')`).all() as { key: string; value: string }[])
+    : [];
   const version = (key: string) => Number(rows.find((row) => row.key === key)?.value ?? 0);
   return { log: version('log_version') || LOG_VERSION, derived: version('derived_version') };
 }
