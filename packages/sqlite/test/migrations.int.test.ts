@@ -76,9 +76,11 @@ describe('the schema', () => {
     const old = schema13File(tmp.file('old.db'));
     const shapes = [fresh, old].map((path) => {
       const db = new Database(path, { readonly: true });
-      const rows = db
-        .prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations') ORDER BY name`)
-        .all() as { type: string; name: string; sql: string | null }[];
+      const rows = db.prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations') ORDER BY name`).all() as {
+        type: string;
+        name: string;
+        sql: string | null;
+      }[];
       const shape = rows.map((row) =>
         row.type === 'table' && !/^CREATE VIRTUAL/.test(row.sql ?? '')
           ? { name: row.name, columns: db.pragma(`table_info("${row.name}")`), withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? '') }
