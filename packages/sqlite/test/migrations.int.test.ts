@@ -177,6 +177,22 @@ openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
     await p.close();
   });
 
+  it('lets a log opened on its own bring a file of schema 13 up to date, leaving its tables for the next provider to fold', async () => {
+    const path = schema13File(tmp.file());
+    const reference = openSqlite(schema13File(tmp.file('reference.db')));
+    const expected = await reference.snapshot();
+    await reference.close();
+    const log = openSqliteLog(path);
+    expect(await log.head('state')).toBe(expected.seq);
+    await log.close();
+    expect(refused(path, 'behind-log', () => openSqlite(path, { readonly: true })).message).toMatch(/open it writable once/);
+    const progress: number[][] = [];
+    const p = openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
+    expect(await p.snapshot()).toEqual(expected);
+    await p.close();
+    expect(progress).toEqual([[expected.seq, expected.seq]]);
+  });
+
   it('refuses a file that is not SQLite, unchanged', () => {
     const path = tmp.file('notes.txt');
     writeFileSync(path, 'these are not the pages you are looking for\n'.repeat(200));
