@@ -41,7 +41,7 @@ import {
   snapshotPartStream,
 } from '@agentstate/core/backend';
 import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
-import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, SCHEMA_VERSION } from '@agentstate/sqlite';
+import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, DERIVED_VERSION } from '@agentstate/sqlite';
 import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
@@ -291,16 +291,19 @@ export async function convertSnapshots(path: string): Promise<{ converted: numbe
   return { converted, chunks: named.size };
 }
 
-const cachedPath = (events: number, version: number, schema = SCHEMA_VERSION) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${schema}.db`);
+/** The schema of the files this library writes, by its derived version. */
+const SCHEMA = `d${DERIVED_VERSION}`;
 
-/** The schema versions a cached file may have been written at, newest first: 11 is the first the builder wrote. */
-const SCHEMA_VERSIONS = Array.from({ length: SCHEMA_VERSION - 10 }, (_, i) => SCHEMA_VERSION - i);
+const cachedPath = (events: number, version: number, schema: string | number = SCHEMA) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${schema}.db`);
+
+/** The schemas a cached file may have been written at, newest first: before derived versions, migrated schemas 13 to 11. */
+const SCHEMA_VERSIONS = [SCHEMA, 13, 12, 11];
 
 /**
  * The cached file of `events` events (built now if there is none), as
  * described above. Benchmarks that write to it (purge) work on a copy. When
  * only a file of an older builder version or an older schema with the same
- * events is cached, a copy of it is migrated (opened once through the
+ * events is cached, a copy of it is brought up to date (opened once through the
  * provider) and has its snapshots converted when its builder was older
  * ({@link convertSnapshots}); the old file stays.
  */

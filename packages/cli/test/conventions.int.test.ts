@@ -83,7 +83,7 @@ describe('agentstate mcp and agentstate-mcp', () => {
     const newer = tmp.path('newer.db');
     await openSqlite(newer).close();
     const raw = new Database(newer);
-    raw.prepare("INSERT INTO agentstate_migrations (version, name, checksum, applied_at) VALUES (999, 'future', 'x', 'now')").run();
+    raw.prepare("UPDATE store_meta SET value = '999' WHERE key = 'derived_version'").run();
     raw.pragma('wal_checkpoint(TRUNCATE)');
     raw.close();
     const [cli, mcp] = [PROGRAMS[1]!, PROGRAMS[2]!];

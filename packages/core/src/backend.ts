@@ -49,7 +49,7 @@ export { type RedactedChange, redactChange } from './log/redact.js';
 export { type ErasedEvent, type Erasure, type Holders, eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
 export { type ErasableKind, type ErasableRecords, inErasedForm, jsonHolds, recordHolds } from './log/holds.js';
 export { type HistoryRow, historyRows } from './log/history-index.js';
-export { type HistoryEntry, type SessionAppendVersion, sessionAppendVersion, type TurnClock } from './provider/history.js';
+export type { HistoryEntry } from './provider/history.js';
 export { checkHistoryIndex } from './verify/history.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export {

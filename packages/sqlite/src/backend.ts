@@ -18,7 +18,6 @@ import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
-import { extendHistoryRuns, sessionDue } from './history-runs.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
@@ -191,8 +190,6 @@ export class SqliteBackend implements StateBackend {
     this.projection.apply(change, event.seq);
     if (change.type === EventTypes.RecordsPurged)
       eraseHistory(this.conn, change, event.seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);
-    const due = sessionDue(change);
-    if (due !== undefined) extendHistoryRuns(this.conn, due);
     return event;
   }
 

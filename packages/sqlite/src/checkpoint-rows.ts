@@ -1,5 +1,5 @@
 /**
- * The checkpoint tables (migrations 6, 7 and 10): rows, their records, and
+ * The checkpoint tables (`schema/derived.ts`): rows, their records, and
  * the queries of {@link CheckpointQueries}. JSON columns hold
  * `JSON.stringify` text, which reads back to the same value. A checkpoint is
  * stored once: a row written by a commit or a fold keeps only its key and

@@ -32,7 +32,7 @@ export interface ConnectionOptions {
   busyTimeoutMs?: number;
   /** `PRAGMA synchronous` in WAL mode. */
   synchronous: SynchronousLevel;
-  /** Open without the right to write: nothing is created, migrated or written. */
+  /** Open without the right to write: nothing is created, upgraded or written. */
   readonly?: boolean;
 }
 

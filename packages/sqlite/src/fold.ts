@@ -17,7 +17,6 @@ import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
 import { RecordEventsBuffer } from './history.js';
-import { appendedTurns, extendHistoryRuns } from './history-runs.js';
 
 /** Events folded per read while catching up or rebuilding. */
 export const FOLD_BATCH = 5_000;
@@ -42,6 +41,8 @@ export interface FoldOptions {
    * nor looks for a record's row before its first write.
    */
   bulk?: boolean;
+  /** Called after each batch folded, with the events folded so far and the events to fold (as verify reports its replay). */
+  onProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 /** Look-ups of tables that hold nothing yet: answered without a query. Checkpoint rows are written as they are folded, so the tables answer those. */
@@ -254,14 +255,13 @@ class PendingView implements FoldView {
  * naming its seq.
  */
 export function foldPending(log: SqliteLog, projection: Projection, tables: TableLookups, options: FoldOptions = {}): number {
-  const { upcasters, bulk = false } = options;
+  const { upcasters, bulk = false, onProgress } = options;
   const state = projection.state();
   let { seq, maxHlc: hlc } = state;
   let folded = 0;
+  const total = onProgress === undefined ? 0 : log.headNow(STATE_STREAM) - seq;
   const view = new PendingView(tables, bulk && projection.isEmpty());
   const history = new RecordEventsBuffer();
-  // The sessions turns were appended to: their history runs are extended once the tables hold every event.
-  const appendedTo = new Set<string>();
   const limit = bulk ? BULK_COALESCE_LIMIT : COALESCE_LIMIT;
   for (;;) {
     const batch = log.readForFold(STATE_STREAM, seq, FOLD_BATCH);
@@ -272,8 +272,6 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
       history.add(change, event.seq);
-      const appended = appendedTurns(change);
-      if (appended !== undefined) appendedTo.add(appended.sessionId);
       for (const entry of changeRecords(change)) {
         // Checkpoints touch no other kind, and a thread deletion must follow the writes before it:
         // they are written at once rather than coalesced.
@@ -292,9 +290,9 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
     }
     history.flush(projection.conn);
     if (view.size >= limit) view.flush(projection);
+    onProgress?.(folded, total);
   }
   view.flush(projection);
-  for (const sessionId of appendedTo) extendHistoryRuns(projection.conn, sessionId);
   if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
   return folded;
 }

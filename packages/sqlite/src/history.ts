@@ -1,12 +1,13 @@
 /**
  * The history index in SQLite (docs/contract.md §7, "History"): the
- * `record_events` table of migration 8, one `(record_id, seq)` row per
- * record an event carries, except for a turn appended by a live commit,
- * whose row in `turns` records the seq of its append instead (migration 11),
- * and a turn a live commit purges, whose row records the seq of the purge
- * (migration 12): the index answers as the union of both. Written with each
+ * `record_events` table, one `(record_id, seq)` row per record an event
+ * carries, except for a turn appended by a live commit, whose row in
+ * `turns` records the seq of its append instead (`appended_seq`), and a
+ * turn a live commit purges, whose row records the seq of the purge
+ * (`purged_seq`): the index answers as the union of both. Written with each
  * event (live commit and fold), refilled by a rebuild, compared with a
- * replay by verify.
+ * replay by verify. A history reads its events in one statement, each
+ * found by its row's key where it can be (see `eventRows`).
  */
 import type { LogEvent, StateChange, UpcasterRegistry } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
@@ -22,7 +23,7 @@ export type HistoryIdColumn = 'record_id' | 'id' | 'session_id';
 /**
  * The SQL of the seqs of the events that carry the records `isId` selects (it gives the condition on an id
  * column): the index's rows, and the events the turns table records in their place: a turn's own append
- * (migration 11) and purge (migration 12), and each append of a turn to a selected session (a purge carries
+ * (`appended_seq`) and purge (`purged_seq`), and each append of a turn to a selected session (a purge carries
  * the session itself when it erases it, so its seq is the session's index row). History reads one id; a purge
  * reads many.
  */
@@ -98,15 +99,9 @@ const readsOf = (seqs: string) =>
 /** The reads of a history's event rows: see {@link readsOf}. */
 type HistoryReads = ReturnType<typeof readsOf>;
 
-/** The seqs of the events that carry session `@id` after seq `@after`, its turns after turn `@lastTurn` (see `history-runs.ts`). */
-const SESSION_TAIL = `SELECT seq FROM record_events WHERE record_id = @id AND seq > @after
-  UNION SELECT appended_seq FROM turns WHERE session_id = @id AND seq > @lastTurn AND appended_seq IS NOT NULL`;
-
 const SQL = {
   seqs: `${SEQS} ORDER BY 1`,
   record: readsOf(SEQS),
-  sessionTail: readsOf(SESSION_TAIL),
-  sessionTailCount: `SELECT count(*) AS n FROM (${SESSION_TAIL})`,
   // How far the rows of the log's first and last state events sit from their seqs (position - seq), NULL for none.
   logOffsets: `SELECT (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq LIMIT 1) AS first,
     (SELECT position - seq FROM events WHERE stream = 'state' ORDER BY seq DESC LIMIT 1) AS last`,
@@ -176,25 +171,6 @@ export function recordSeqs(conn: Connection, id: string): number[] {
 /** The events that carry the record with this id, each beside its seq, in one read; checked as the log checks them. */
 export function recordEvents(conn: Connection, id: string): { seq: number; event: LogEvent | undefined }[] {
   return eventRows(conn, SQL.record, { id }).map(historyEntry);
-}
-
-/**
- * The events that carry session `id` after seq `after`, its turns' appends after turn `lastTurn` (a
- * session's turns are numbered in the order they were appended), each beside its seq.
- */
-export function sessionTailEvents(conn: Connection, id: string, after: number, lastTurn: number): { seq: number; event: LogEvent | undefined }[] {
-  return eventRows(conn, SQL.sessionTail, { id, after, lastTurn }).map(historyEntry);
-}
-
-/** How many events {@link sessionTailEvents} would read, without reading them. */
-export function sessionTailLength(conn: Connection, id: string, after: number, lastTurn: number): number {
-  return (conn.prepare(SQL.sessionTailCount).get({ id, after, lastTurn }) as { n: number }).n;
-}
-
-/** The event at `seq`, checked as the log checks it; `undefined` where the log lacks it. */
-export function stateEvent(conn: Connection, seq: number): LogEvent | undefined {
-  const row = conn.prepare(SQL.event).raw(true).get(seq, seq) as EventsRow | undefined;
-  return row === undefined ? undefined : toEvent(eventRow(row));
 }
 
 /** A history read's row as its seq and event (undefined where the log lacks it). */

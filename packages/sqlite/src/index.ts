@@ -32,4 +32,4 @@ export {
 export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './verify/index.js';
 export { REPAIR_ADVICE } from './verify/index.js';
 export type { IncompatibleReason } from './errors.js';
-export { APPLICATION_ID, SCHEMA_VERSION } from './migrations/index.js';
+export { APPLICATION_ID, DERIVED_VERSION, LOG_VERSION } from './schema/index.js';

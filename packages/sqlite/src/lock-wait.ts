@@ -85,7 +85,7 @@ export class LockWaits {
   }
 }
 
-/** As {@link whenFree}, sleeping the thread between attempts: for the synchronous paths (opening and migrating a file). */
+/** As {@link whenFree}, sleeping the thread between attempts: for the synchronous paths (opening a file and bringing it up to date). */
 export function whenFreeSync<T>(path: string, timeoutMs: number | undefined, attempt: () => T): T {
   const started = performance.now();
   for (;;) {

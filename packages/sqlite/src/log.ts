@@ -217,9 +217,9 @@ export class SqliteLog implements Log {
   }
 
   /**
-   * Reads the identity made by migration 4. A file without one (opened
-   * without migrating, or damaged) is a `CorruptionError`: none of its
-   * snapshots can be trusted, and a loader skips them all.
+   * Reads the identity made with the file (`schema/log.ts`). A file without
+   * one (damaged) is a `CorruptionError`: none of its snapshots can be
+   * trusted, and a loader skips them all.
    */
   identityNow(): string {
     const table = this.conn.prepare(SQL.identityTable).get();

@@ -1,10 +1,11 @@
 /**
  * `openSqlite(path)`: a complete agentstate provider in one SQLite file (or
  * `:memory:`), its event log in the same file. Opening identifies the file,
- * migrates it, switches it to WAL and folds any event the projection has
- * not seen; the provider's clock starts past every stored HLC. Opened with
- * `readonly`, it does none of the writing: the file must already be a
- * complete, current agentstate database.
+ * switches it to WAL, creates a new one in one step or folds an older one's
+ * tables again from its log (`schema/index.ts`), and folds any event the
+ * tables have not seen; the provider's clock starts past every stored HLC.
+ * Opened with `readonly`, it does none of the writing: the file must already
+ * be a complete, current agentstate database.
  */
 import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
 import { STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
@@ -19,11 +20,11 @@ import { synchronousLevel } from './durability.js';
 import { IncompatibleDatabaseError, mapSqliteError } from './errors.js';
 import { checkDatabaseFile } from './file.js';
 import { SqliteLog } from './log.js';
-import { inspectDatabase, migrate, SCHEMA_VERSION } from './migrations/index.js';
+import { inspectDatabase, prepareSchema, requireCurrentSchema } from './schema/index.js';
 import { Projection } from './projection.js';
 import { sqliteQueries, tableLookups } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
-import { rebuild } from './rebuild.js';
+import { rebuild, refold } from './rebuild.js';
 import { ReadOnlyTurnVectorStore } from './readonly-turn-vectors.js';
 import { ReadOnlyVectorStore } from './readonly-vectors.js';
 import { SqliteTurnVectorStore } from './turn-vectors.js';
@@ -59,12 +60,13 @@ export interface SqliteConnectionOptions {
   synchronous?: SynchronousLevel;
   /**
    * Open for reading only: the file must exist and is never created,
-   * migrated, switched to WAL or written; every write fails with a
+   * upgraded, switched to WAL or written; every write fails with a
    * `ReadOnlyError`. Works on read-only files, folders and media (in a
    * read-only folder, a file whose `-wal` is empty is read from a copy in
-   * memory). A file that needs a write first (a pending migration, tables
-   * behind the log) is refused with an `IncompatibleDatabaseError` saying to
-   * open it writable once. Default: false.
+   * memory). A file that needs a write first (one written by an earlier
+   * version, whose tables must be folded again; tables behind the log) is
+   * refused with an `IncompatibleDatabaseError` (reason `needs-migration` or
+   * `behind-log`) saying to open it writable once. Default: false.
    */
   readonly?: boolean;
 }
@@ -78,6 +80,14 @@ export interface SqliteOptions extends StateProviderOptions, SqliteConnectionOpt
    * match. 0: rank every match. Default: 5000.
    */
   relevanceWindow?: number;
+  /**
+   * Called while opening folds many events into the tables: a file written
+   * by an earlier version (its tables are derived again from its log), or a
+   * log appended to without a provider: with the events folded so far and
+   * the events to fold, after each batch of a few thousand (as `verify`'s
+   * `onProgress`). Not called when there is nothing to fold.
+   */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** A provider whose log and projection live in one SQLite file. */
@@ -109,30 +119,26 @@ function connectionOptions(options: SqliteConnectionOptions): ConnectionOptions 
 }
 
 /**
- * Opens, identifies, configures and migrates a database file; read-only,
- * only identifies it and refuses one that would need a migration.
+ * Opens, identifies, configures and brings a database file to this
+ * library's schema, `refold` filling the tables of an older one (see
+ * `prepareSchema`); read-only, only identifies it and refuses one that would
+ * need a write.
  */
-export function openConnection(path: string, options: SqliteConnectionOptions = {}): Connection {
+export function openConnection(path: string, options: SqliteConnectionOptions = {}, refold?: (conn: Connection) => void): Connection {
   const settings = connectionOptions(options);
   checkDatabaseFile(path, settings.readonly === true);
   const conn = Connection.open(path, settings);
   try {
     const identity = inspectDatabase(conn);
-    if (conn.readonly) requireCurrentSchema(path, identity.applied.length);
+    if (conn.readonly) requireCurrentSchema(path, identity);
     conn.configure(settings);
-    if (!conn.readonly) migrate(conn);
+    if (!conn.readonly) prepareSchema(conn, identity, refold);
     conn.openReader(settings);
     return conn;
   } catch (error) {
     conn.closeHandles();
     throw mapSqliteError(error, path);
   }
-}
-
-function requireCurrentSchema(path: string, applied: number): void {
-  if (applied >= SCHEMA_VERSION) return;
-  const found = applied === 0 ? 'has no agentstate schema yet' : `has schema version ${applied}, older than this library's ${SCHEMA_VERSION}`;
-  throw new IncompatibleDatabaseError(path, 'needs-migration', `${found}: reading it needs a migration, which writes; open it writable once first`);
 }
 
 /**
@@ -143,7 +149,7 @@ function requireCurrentSchema(path: string, applied: number): void {
  * without changing it.
  */
 export function openSqlite(path: string, options: SqliteOptions = {}): SqliteProvider {
-  const conn = openConnection(path, options);
+  const conn = openConnection(path, options, (c) => refold(c, { upcasters: options.upcasters, onProgress: options.onProgress }));
   try {
     const indexes = new VectorIndexes(conn);
     if (!indexes.available && (options.embedder || indexes.list().length > 0)) {
@@ -174,12 +180,12 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     }
     if (behind !== 0) {
       conn.immediate(() => {
-        // An empty projection (a log-only file, or one whose projection a migration reset) is
+        // An empty projection (a log-only file, or one whose tables a log opened on its own created again) is
         // filled as a bulk load, and its vectors are derived again from the embedding cache.
         const bulk = projection.state().seq === 0;
         if (bulk) projection.beginBulk();
         try {
-          foldPending(log, projection, tables, { upcasters: options.upcasters, bulk });
+          foldPending(log, projection, tables, { upcasters: options.upcasters, bulk, onProgress: options.onProgress });
           if (bulk) {
             projection.endBulk();
             indexes.rebuild();

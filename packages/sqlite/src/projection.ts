@@ -62,12 +62,12 @@ const SQL = {
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
     last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
   turnSlot: 'SELECT n, id, deleted, content, purged_seq FROM turns WHERE session_id = ? AND seq = ?',
-  // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it (migration 11).
+  // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it.
   insertTurn: `INSERT INTO turns (${TURN_COLUMNS}, appended_seq) VALUES (${placeholders(TURN_COLUMNS)}, ?)`,
   updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
   // The same turn (session, seq and id) in its own row: the key stays.
   updateSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}) = (${placeholders(afterKey(TURN_COLUMNS, 3))}) WHERE n = ?`,
-  // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it (migration 12).
+  // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it.
   purgeSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
@@ -135,7 +135,7 @@ export class Projection {
   /** Where the projection stands. */
   state(): ProjectionState {
     const row = this.conn.prepare(SQL.state).get() as { seq: number; hlc_wall: number; hlc_counter: number; generation: number } | undefined;
-    // Migration 2 writes this row and nothing deletes it: without it the file was damaged.
+    // The derived schema writes this row and nothing deletes it: without it the file was damaged.
     if (row === undefined)
       throw new CorruptionError('database', 0, `${this.conn.path} is damaged: the projection's state row is missing (run \`agentstate rebuild\`)`);
     return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };

@@ -5,7 +5,7 @@
  * checksums (and the input hashes of the operations that wrote them
  * dropped, in the index too), embedding-cache entries and the snapshots
  * that hold the text dropped. The full-text rows went when the projection made the records
- * tombstones: the indexes are secure-delete tables (migration 9), so their
+ * tombstones: the indexes are secure-delete tables (`schema/derived.ts`), so their
  * tokens are removed from the pages in place, with no merge. With `secure_delete` on, freed
  * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
  * `-wal` file, so the old pages leave the disk too.
@@ -29,7 +29,6 @@ import { recordSeqsSql } from './history.js';
 import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
-import { dropHistoryRuns, rewriteHistoryRuns } from './history-runs.js';
 import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
 import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
@@ -156,8 +155,4 @@ export function eraseHistory(
   conn.prepare(SQL.forgetEmbeddings).run(JSON.stringify(erasure.contentHashes));
   if (erasure.firstSeq > 0)
     patchStoredSnapshots(conn, snapshots, { ...change.payload, operations: erasure.operations }, erasure.firstSeq, [...originals, ...heads]);
-  // The sessions whose turn appends were rewritten: their runs hold those versions without `erasedBy`.
-  // A purged session's are only dropped: its every event was rewritten, so a run would hold no append.
-  dropHistoryRuns(conn, [...sessions]);
-  rewriteHistoryRuns(conn, [...new Set(change.payload.turns.map((turn) => turn.sessionId).filter((id) => !sessions.has(id)))]);
 }

@@ -7,8 +7,7 @@ import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterR
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
-import { recordSeqs } from './history.js';
-import { historyEntries } from './history-runs.js';
+import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
@@ -220,7 +219,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     ...tableLookups(conn),
     ...turnQueries(conn, relevanceWindow),
     recordSeqs: (id: string) => mapErrors(() => recordSeqs(conn, id)),
-    recordEvents: (id: string) => mapErrors(() => conn.read(() => historyEntries(conn, id))),
+    recordEvents: (id: string) => mapErrors(() => conn.read(() => recordEvents(conn, id))),
     purgeable: (selector) => mapErrors(() => purgeableRows(conn, selector, options.upcasters)),
     liveSkillsBySlug: (slug: string) =>
       mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),

@@ -3,21 +3,24 @@
  * full-text indexes and the vector indexes from the log, starting from the
  * newest snapshot that opens, decodes and agrees with the stream. It runs as
  * one write transaction: a corrupted event fails it with a `CorruptionError`
- * naming its seq and leaves the database exactly as it was.
+ * naming its seq and leaves the database exactly as it was. The same fold
+ * fills the derived tables of a file written by an earlier version on open
+ * ({@link refold}).
  */
 import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
 import type { LoadedSnapshot } from '@agentstate/core/backend';
 import { plainCodec, STATE_STREAM } from '@agentstate/core';
 import { HLC_ZERO, loadSnapshot } from '@agentstate/core/backend';
+import type { FoldOptions } from './fold.js';
 import { foldPending } from './fold.js';
 import type { Connection } from './connection.js';
 import { mapErrorsAsync } from './errors.js';
-import type { SqliteLog } from './log.js';
-import type { Projection } from './projection.js';
+import { SqliteLog } from './log.js';
+import { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
-import type { VectorIndexes } from './vectors.js';
+import { tableLookups } from './queries.js';
+import { VectorIndexes } from './vectors.js';
 import { refillRecordEvents } from './history.js';
-import { dropAllHistoryRuns, extendAllHistoryRuns } from './history-runs.js';
 
 /** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
 const REBUILD_CACHE_KIB = -524_288;
@@ -60,26 +63,56 @@ export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Prom
       // Choosing a snapshot only reads; the rebuild itself is one synchronous transaction.
       const head = log.headNow(STATE_STREAM);
       const loaded: LoadedSnapshot = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log, ctx.codec ?? plainCodec, head);
-      // A rebuild touches every page of the projection: give it a large page cache while it runs.
-      const cacheSize = conn.writer.pragma('cache_size', { simple: true }) as number;
-      conn.writer.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
-      try {
-        return await conn.immediateWhenFree(() => {
+      return withRebuildCache(conn, () =>
+        conn.immediateWhenFree(() => {
           try {
             return rebuildTables(ctx, loaded);
           } finally {
             projection.cancelBulk();
           }
-        });
-      } finally {
-        conn.writer.pragma(`cache_size = ${cacheSize}`);
-      }
+        }),
+      );
     }),
   );
 }
 
+/**
+ * Fills the derived tables of `conn`, just created again, from the whole log (snapshots were dropped
+ * with them), inside the caller's write transaction: the first writable open of a file an earlier
+ * version wrote. `onProgress` as the fold reports it.
+ */
+export function refold(conn: Connection, options: { upcasters?: UpcasterRegistry | undefined; onProgress?: FoldOptions['onProgress'] }): void {
+  const vectors = new VectorIndexes(conn);
+  const projection = new Projection(conn, vectors);
+  const log = new SqliteLog(conn, { upcasters: options.upcasters });
+  const ctx = { conn, log, projection, tables: tableLookups(conn), vectors, upcasters: options.upcasters };
+  withRebuildCache(conn, () => {
+    try {
+      rebuildTables(ctx, { snapshot: undefined, skipped: [] }, options.onProgress);
+    } finally {
+      projection.cancelBulk();
+    }
+  });
+}
+
+/** Runs `fn` with a large page cache on the write handle: a rebuild touches every page of the tables. */
+function withRebuildCache<T>(conn: Connection, fn: () => T): T {
+  const cacheSize = conn.writer.pragma('cache_size', { simple: true }) as number;
+  conn.writer.pragma(`cache_size = ${REBUILD_CACHE_KIB}`);
+  const restore = () => conn.writer.pragma(`cache_size = ${cacheSize}`);
+  try {
+    const result = fn();
+    if (result instanceof Promise) return result.finally(restore) as T;
+    restore();
+    return result;
+  } catch (error) {
+    restore();
+    throw error;
+  }
+}
+
 /** Empties the tables, restores the snapshot (if its rows are accepted) and folds the rest; inside the write transaction. */
-function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResult {
+function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot, onProgress?: FoldOptions['onProgress']): RebuildResult {
   const { conn, log, projection } = ctx;
   const generation = projection.state().generation + 1;
   projection.clear();
@@ -102,10 +135,8 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot): RebuildResu
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
   refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
-  dropAllHistoryRuns(conn);
-  const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, bulk: true });
+  const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, bulk: true, onProgress });
   projection.endBulk();
-  extendAllHistoryRuns(conn);
   ctx.vectors.rebuild();
   return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
 }

@@ -277,7 +277,7 @@ export function memoryValues(m: MemoryItem): Value[] {
   return [m.id, m.kind, m.content, scopeKey(m.scope), m.source, m.key, JSON.stringify(m.metadata), m.expiresAt, m.createdAt, m.updatedAt, ...envelopeValues(m)];
 }
 
-/** A row of the `operations` table (migration 5). */
+/** A row of the `operations` table. */
 export interface OperationRow {
   id: string;
   seq: number;

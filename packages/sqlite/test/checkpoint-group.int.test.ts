@@ -9,7 +9,7 @@ import { createStateProvider } from '@agentstate/core/backend';
 import { SqliteBackend } from '../src/backend.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { SqliteLog } from '../src/log.js';
-import { migrate } from '../src/migrations/index.js';
+import { inspectDatabase, prepareSchema } from '../src/schema/index.js';
 import { Projection } from '../src/projection.js';
 import { sqliteQueries } from '../src/queries.js';
 import { VectorIndexes } from '../src/vectors.js';
@@ -25,7 +25,7 @@ describe('checkpoint group commit', () => {
   it('commits 16 threads saving in rounds in about one transaction per round', async () => {
     const conn = Connection.open(tmp.file(), DEFAULT_CONNECTION_OPTIONS);
     conn.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(conn);
+    prepareSchema(conn, inspectDatabase(conn));
     const log = new SqliteLog(conn);
     const provider = createStateProvider(new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined));
     let commits = 0;

@@ -1,18 +1,14 @@
 /**
- * A checkpoint is stored once (migrations 7 and 10): the row a commit or a
+ * A checkpoint is stored once: the row a commit or a
  * fold writes keeps its key and points at the `checkpoint.saved` event that
  * holds the record (`event_seq`) instead of copying it, and every read takes
  * it from there; a row restored from a snapshot holds its record. Reads,
  * verify and rebuild (from the log and from a snapshot) give the same
- * checkpoints either way; a file of schema 6, whose rows hold their values,
- * keeps them, and one of schema 9 keeps pointing at its events.
+ * checkpoints either way.
  */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { openSqlite } from '../src/index.js';
-import { eventChecksum } from '../src/log.js';
-import { migrate } from '../src/migrations/index.js';
 import { tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -110,125 +106,5 @@ describe('checkpoint values stored once', () => {
     expect((await q.verify()).ok).toBe(true);
     expect((await q.checkpoints.get({ threadId: 't', checkpointId: '01' }))?.checkpoint.checkpoint).toEqual(big(1));
     await q.close();
-  });
-
-  it('a file of schema 6 keeps the values its rows hold, and new saves point at their events', async () => {
-    // Build a version-6 file as version 6 wrote it: the events, and rows holding their values.
-    const source = openSqlite(':memory:');
-    const saved = await source.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1), metadata: { step: 1 } });
-    const events = await source.log.read({ stream: 'state' });
-    await source.close();
-    const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
-    conn.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(conn, { target: 6 });
-    await conn.close();
-    const db = new Database(path);
-    for (const e of events)
-      db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        e.stream,
-        e.seq,
-        e.type,
-        e.time,
-        e.schemaVersion,
-        JSON.stringify(e.payload),
-        // A legacy checksum: the one version-6 files may hold, still accepted.
-        eventChecksum(e.type, e.schemaVersion, JSON.stringify(e.payload)),
-      );
-    db.prepare(
-      `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, metadata, created_at, updated_at,
-        sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      saved.threadId,
-      saved.namespace,
-      saved.checkpointId,
-      saved.id,
-      saved.parentCheckpointId,
-      JSON.stringify(saved.checkpoint),
-      JSON.stringify(saved.metadata),
-      saved.createdAt,
-      saved.updatedAt,
-      saved.syncVersion,
-      saved.originInstanceId,
-      saved.updatedHlc.wall,
-      saved.updatedHlc.counter,
-      saved.lastWriterId,
-    );
-    db.prepare('UPDATE projection_state SET seq = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1').run(saved.updatedHlc.wall, saved.updatedHlc.counter);
-    db.close();
-
-    const p = openSqlite(path);
-    expect((await p.checkpoints.get({ threadId: 't' }))?.checkpoint).toEqual(saved);
-    expect(storedRows().map((r) => [r.checkpoint_id, r.checkpoint, r.event_seq])).toEqual([['01', big(1), null]]);
-    expect((await p.verify()).ok).toBe(true);
-    await p.checkpoints.put({ threadId: 't', checkpointId: '02', checkpoint: big(2) });
-    expect(storedRows().map((r) => [r.checkpoint_id, r.event_seq])).toEqual([
-      ['01', null],
-      ['02', 2],
-    ]);
-    await p.close();
-  });
-
-  it('a file of schema 9 keeps its rows pointing at their events, gives rows holding a value their record, and rows keep only the key', async () => {
-    // A version-9 file as version 9 wrote it: one row pointing at its event, one (restored from a snapshot) holding its value.
-    const source = openSqlite(':memory:');
-    const first = await source.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1), metadata: { step: 1 } });
-    const second = await source.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: big(2), metadata: { s: 'x' } });
-    const events = await source.log.read({ stream: 'state' });
-    await source.close();
-    const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
-    conn.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(conn, { target: 9 });
-    await conn.close();
-    const db = new Database(path);
-    for (const e of events)
-      db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        e.stream,
-        e.seq,
-        e.type,
-        e.time,
-        e.schemaVersion,
-        JSON.stringify(e.payload),
-        eventChecksum(e.type, e.schemaVersion, JSON.stringify(e.payload)),
-      );
-    const insert = db.prepare(
-      `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, event_seq, metadata, created_at, updated_at,
-        sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    for (const [c, eventSeq] of [
-      [first, 1],
-      [second, null],
-    ] as const)
-      insert.run(
-        c.threadId,
-        c.namespace,
-        c.checkpointId,
-        c.id,
-        c.parentCheckpointId,
-        eventSeq === null ? JSON.stringify(c.checkpoint) : null,
-        eventSeq,
-        JSON.stringify(c.metadata),
-        c.createdAt,
-        c.updatedAt,
-        c.syncVersion,
-        c.originInstanceId,
-        c.updatedHlc.wall,
-        c.updatedHlc.counter,
-        c.lastWriterId,
-      );
-    db.prepare('UPDATE projection_state SET seq = 2, hlc_wall = ?, hlc_counter = ? WHERE id = 1').run(second.updatedHlc.wall, second.updatedHlc.counter);
-    db.close();
-
-    const p = openSqlite(path);
-    expect((await p.checkpoints.list({ threadId: 't' })).map((t) => t.checkpoint)).toEqual([second, first]);
-    expect(storedRows().map((r) => [r.checkpoint_id, r.checkpoint, r.event_seq])).toEqual([
-      ['01', null, 1],
-      ['02', big(2), null],
-    ]);
-    expect((await p.verify()).ok).toBe(true);
-    await p.close();
-    const check = new Database(path, { readonly: true });
-    const columns = (check.pragma('table_info(checkpoints)') as Array<{ name: string }>).map((c) => c.name);
-    check.close();
-    expect(columns).toEqual(['thread_id', 'namespace', 'checkpoint_id', 'event_seq', 'record']);
   });
 });

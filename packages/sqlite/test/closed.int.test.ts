@@ -10,7 +10,7 @@ import { SqliteBackend } from '../src/backend.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { openSqlite, openSqliteLog } from '../src/index.js';
 import { SqliteLog } from '../src/log.js';
-import { migrate } from '../src/migrations/index.js';
+import { inspectDatabase, prepareSchema } from '../src/schema/index.js';
 import { Projection } from '../src/projection.js';
 import { sqliteQueries } from '../src/queries.js';
 import { VectorIndexes } from '../src/vectors.js';
@@ -75,7 +75,7 @@ describe('a write transaction', () => {
     await source.close();
     const conn = Connection.open(tmp.file('other.db'), DEFAULT_CONNECTION_OPTIONS);
     conn.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(conn);
+    prepareSchema(conn, inspectDatabase(conn));
     const log = new SqliteLog(conn);
     const backend = new SqliteBackend(conn, log, new Projection(conn, new VectorIndexes(conn)), sqliteQueries(conn), undefined);
     return { changes, conn, log, backend };

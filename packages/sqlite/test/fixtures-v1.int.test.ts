@@ -2,8 +2,8 @@
  * Old data keeps working: `fixtures/v1` holds a database file (gzipped) and
  * an export written by version 1 of the library (schema version 4 of the
  * file, payload schema version 1), with what that version read back from
- * them (`reads.json`). Today's code must open, migrate and read both the
- * same, verify the migrated file, and re-export an import of the export.
+ * them (`reads.json`). Today's code must open (folding its tables again) and read both the
+ * same, verify the opened file, and re-export an import of the export.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
@@ -64,7 +64,7 @@ const expectedReads = {
 };
 
 describe('a database file written by version 1', () => {
-  it('opens, migrates and reads as before', async () => {
+  it('opens, folds its tables again and reads as before', async () => {
     const p = openSqlite(fixtureFile());
     try {
       expect(await reads(p)).toMatchObject(expectedReads);

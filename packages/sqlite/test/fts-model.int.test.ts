@@ -8,17 +8,15 @@
  */
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
-import { FTS_OPTIONS } from '../src/migrations/002-projection.js';
-import { FTS_SECURE_OPTIONS } from '../src/migrations/009-fts-secure-delete.js';
+import { FTS_OPTIONS } from '../src/schema/derived.js';
 import type { SkillRow } from '../src/rows.js';
 import { skillFromRow } from '../src/rows.js';
-import { backToSchema9 } from './helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -54,7 +52,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 /** The rowids each query matches in `table`, and in a fresh index of `expected`. */
 function answers(db: Database.Database, table: string, expected: { n: number; text: string }[]): { actual: number[][]; fresh: number[][] } {
-  db.exec(`CREATE VIRTUAL TABLE temp.fresh USING fts5(text, ${FTS_SECURE_OPTIONS})`);
+  db.exec(`CREATE VIRTUAL TABLE temp.fresh USING fts5(text, ${FTS_OPTIONS})`);
   const insert = db.prepare('INSERT INTO temp.fresh (rowid, text) VALUES (?, ?)');
   for (const row of expected) insert.run(row.n, row.text);
   const ask = (t: string, q: string) => (db.prepare(`SELECT rowid AS n FROM ${t} WHERE ${t} MATCH ? ORDER BY rowid`).all(q) as { n: number }[]).map((r) => r.n);
@@ -132,47 +130,4 @@ describe('full-text indexes with secure-delete', () => {
       { numRuns: 30 },
     );
   }, 300_000);
-
-  it('replace the contentless_delete indexes of a file written before migration 9, filled as a rebuild fills them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentstate-fts-migrate-'));
-    dirs.push(dir);
-    const path = join(dir, 'state.db');
-    const state = openSqlite(path);
-    const gone = await state.memory.write({ content: 'Quillwort Ölrabe notes' });
-    await state.memory.write({ content: 'Umbrellafish stays' });
-    const chat = await state.sessions.create({ title: 'chat' });
-    await state.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'Turnip Überzug' });
-    await state.skills.upsert({ slug: 'deploy', name: 'Deploy Ökonomie', body: 'ship it' });
-    await state.close();
-    // Back to the schema of version 8: the same rows in contentless_delete tables.
-    const old = new Database(path);
-    backToSchema9(old);
-    for (const table of ['memory', 'turns', 'skills']) {
-      const texts = (old.prepare(`SELECT * FROM ${table} WHERE deleted = 0`).all() as (SkillRow & { content: string })[]).map((r) => ({
-        n: r.n,
-        text: foldForIndex(table === 'skills' ? skillSearchText(skillFromRow(r)) : r.content),
-      }));
-      old.exec(`DROP TABLE ${table}_fts; CREATE VIRTUAL TABLE ${table}_fts USING fts5(text, ${FTS_OPTIONS})`);
-      for (const row of texts) old.prepare(`INSERT INTO ${table}_fts (rowid, text) VALUES (?, ?)`).run(row.n, row.text);
-    }
-    old.exec('DELETE FROM agentstate_migrations WHERE version >= 9');
-    old.close();
-
-    const again = openSqlite(path);
-    expect((await again.verify()).problems).toEqual([]);
-    expect((await again.memory.recall({ query: 'umbrellafish', mode: 'lexical' })).map((h) => h.content)).toEqual(['Umbrellafish stays']);
-    expect((await again.sessions.search({ query: 'uberzug' })).length).toBe(1);
-    await again.purge({ id: gone.id, reason: 'erasure' });
-    await again.close();
-    const db = new Database(path, { readonly: true });
-    for (const table of ['memory_fts', 'turns_fts', 'skills_fts']) {
-      expect(db.prepare(`SELECT sql FROM sqlite_schema WHERE name = ?`).pluck().get(table)).not.toMatch(/contentless_delete/);
-      expect(db.prepare(`SELECT v FROM ${table}_config WHERE k = 'secure-delete'`).pluck().get()).toBe(1);
-    }
-    db.close();
-    const raw = readFileSync(path).toString('latin1');
-    // The folded token lives only in the index (the rows and events keep the original case).
-    expect(raw.includes('umbrellafish')).toBe(true);
-    expect(raw.includes('quillwort')).toBe(false);
-  }, 60_000);
 });

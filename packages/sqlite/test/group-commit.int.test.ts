@@ -12,7 +12,7 @@ import { createStateProvider } from '@agentstate/core/backend';
 import { SqliteBackend } from '../src/backend.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { SqliteLog } from '../src/log.js';
-import { migrate } from '../src/migrations/index.js';
+import { inspectDatabase, prepareSchema } from '../src/schema/index.js';
 import { Projection } from '../src/projection.js';
 import { sqliteQueries } from '../src/queries.js';
 import { VectorIndexes } from '../src/vectors.js';
@@ -28,7 +28,7 @@ afterEach(() => tmp.cleanup());
 function open() {
   const conn = Connection.open(tmp.file(), DEFAULT_CONNECTION_OPTIONS);
   conn.configure(DEFAULT_CONNECTION_OPTIONS);
-  migrate(conn);
+  prepareSchema(conn, inspectDatabase(conn));
   const log = new SqliteLog(conn);
   const projection = new Projection(conn, new VectorIndexes(conn));
   const backend = new SqliteBackend(conn, log, projection, sqliteQueries(conn), undefined);

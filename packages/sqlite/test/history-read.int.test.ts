@@ -72,7 +72,7 @@ describe('history on a SQLite file', () => {
     // Another stream's event after the first ones: position - seq differs at the records' first and last events.
     await sqlite.close();
     const db = new Database(path);
-    // The session's turn appends: a live commit records them in the turns table (migration 11).
+    // The session's turn appends: a live commit records them in the turns table (`appended_seq`).
     const seqs = db.prepare('SELECT appended_seq AS seq FROM turns WHERE session_id = ? ORDER BY appended_seq').all(ids.session) as { seq: number }[];
     const middle = seqs[Math.floor(seqs.length / 2)]!.seq;
     const rows = db

@@ -1,14 +1,13 @@
 /**
  * The leaner layout of issue 16: the turns' full-text index has no prefix
- * indexes (migration 11) and a row whose last writer is its origin does not
- * repeat the origin's id. Searches find the same turns, records read back
- * the same, a file of schema 10 migrates with its turns still searchable and
- * verifies clean, and the index costs fewer bytes per turn.
+ * indexes and a row whose last writer is its origin does not repeat the
+ * origin's id. Searches find the same turns, records read back the same,
+ * and the index costs fewer bytes per turn.
  */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
-import { backToSchema10, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -69,38 +68,6 @@ describe('the lean turn layout', () => {
     expect(db.prepare('SELECT last_writer_id FROM memory').all()).toEqual([{ last_writer_id: '' }]);
     expect(db.prepare('SELECT last_writer_id FROM sessions').all()).toEqual([{ last_writer_id: 'instance-b' }]);
     db.close();
-  });
-
-  it('migrates a file of schema 10: its turns are indexed again, searchable and verified', async () => {
-    const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal' });
-    const s = await p.sessions.create({ title: 'migrated' });
-    const turns = await p.sessions.appendTurns(s.id, [
-      { role: 'user', content: 'deploy the api' },
-      { role: 'assistant', content: 'rolled back' },
-      { role: 'user', content: 'gone' },
-    ]);
-    await p.sessions.removeLastTurn(s.id);
-    const history = await p.history(s.id);
-    const turnHistory = await p.history(turns[2]!.id);
-    await p.close();
-    // Back to schema 10 as that version left it: history index rows for every append, the index of migration 9
-    // holding every live turn, version 11 not applied.
-    const old = new Database(path);
-    backToSchema10(old);
-    old.close();
-    expect(schemaSql(path, 'turns_fts')).toMatch(/prefix/);
-
-    const again = openSqlite(path, { synchronous: 'normal' });
-    expect(schemaSql(path, 'turns_fts')).not.toMatch(/prefix/);
-    expect((await again.sessions.search({ query: 'dep' })).map((h) => h.turn.id)).toEqual([turns[0]!.id]);
-    expect((await again.sessions.search({ query: 'r' })).map((h) => h.turn.id)).toEqual([turns[1]!.id]);
-    expect(await again.sessions.search({ query: 'gone' })).toEqual([]);
-    expect(await again.history(s.id)).toEqual(history);
-    expect(await again.history(turns[2]!.id)).toEqual(turnHistory);
-    expect(turnHistory.map((v) => v.seq)).toEqual([4, 5]);
-    expect((await again.verify()).problems).toEqual([]);
-    await again.close();
   });
 
   it('lists the newest turns across sessions in (createdAt, id) order through ties, page by page', async () => {

@@ -1,17 +1,23 @@
 /**
- * Migrations on real files: a new file gets every version; a file of each
- * earlier schema migrates forward and keeps its data; a file that is not
- * SQLite, a SQLite file of another application, a newer schema and a changed
- * migration are refused with a clear error and left byte for byte as they were.
+ * The schema on real files: a new file is created in one step; a file an
+ * earlier version wrote (schema 1 to 13) has its tables dropped and folded
+ * again from its log, in one transaction that a crash leaves undone; a file
+ * that is not SQLite, a SQLite file of another application, and a newer log
+ * or derived version are refused with a clear error and left byte for byte
+ * as they were.
  */
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
-import { APPLICATION_ID, IncompatibleDatabaseError, openSqlite, openSqliteLog, SCHEMA_VERSION } from '../src/index.js';
+import { APPLICATION_ID, DERIVED_VERSION, IncompatibleDatabaseError, LOG_VERSION, openSqlite, openSqliteLog } from '../src/index.js';
 import { eventChecksum } from '../src/log.js';
-import { appliedVersions, migrate, MIGRATIONS } from '../src/migrations/index.js';
-import { tempDir } from './helpers.js';
+import { inspectDatabase, prepareSchema } from '../src/schema/index.js';
+import { DERIVED_SQL } from '../src/schema/derived.js';
+import { LOG_SQL } from '../src/schema/log.js';
+import { schema13File, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -19,11 +25,11 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-function refused(path: string, reason: string): void {
+function refused(path: string, reason: string, open: () => unknown = () => openSqlite(path)): IncompatibleDatabaseError {
   const before = readFileSync(path);
   let caught: unknown;
   try {
-    openSqlite(path);
+    open();
   } catch (error) {
     caught = error;
   }
@@ -31,67 +37,169 @@ function refused(path: string, reason: string): void {
   expect((caught as IncompatibleDatabaseError).code).toBe('incompatible');
   expect((caught as IncompatibleDatabaseError).reason).toBe(reason);
   expect(readFileSync(path).equals(before)).toBe(true);
+  return caught as IncompatibleDatabaseError;
 }
 
-describe('migrations', () => {
-  it('are numbered 1…n in order', () => {
-    expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
-    expect(SCHEMA_VERSION).toBe(MIGRATIONS.length);
-  });
+/** The definitions of every table and index of a file, by name. */
+function schemaOf(db: Database.Database): Record<string, string | null> {
+  const rows = db.prepare(`SELECT name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string; sql: string | null }[];
+  return Object.fromEntries(rows.map((row) => [row.name, row.sql]));
+}
 
-  it('bring a new file to the latest version, identified by its application id', async () => {
+/** Writes `key` of the file's `store_meta`, checkpointed into the file. */
+function setMeta(path: string, key: string, value: number): void {
+  const db = new Database(path);
+  db.prepare('UPDATE store_meta SET value = ? WHERE key = ?').run(String(value), key);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+}
+
+describe('the schema', () => {
+  it('creates a new file in one step, the log and the derived tables of the script, identified by its application id', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
-    await p.close();
+    await openSqlite(path).close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    const meta = Object.fromEntries((db.prepare('SELECT key, value FROM store_meta').all() as { key: string; value: string }[]).map((r) => [r.key, r.value]));
+    expect(meta).toEqual({ log_identity: expect.stringMatching(/^[0-9a-f]{32}$/), log_version: String(LOG_VERSION), derived_version: String(DERIVED_VERSION) });
+    const script = new Database(':memory:');
+    script.exec(LOG_SQL + DERIVED_SQL);
+    expect(schemaOf(db)).toEqual(schemaOf(script));
+    script.close();
     db.close();
-    const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
-    expect(appliedVersions(conn)).toEqual(MIGRATIONS.map((m) => m.version));
-    await conn.close();
   });
 
-  it.each(MIGRATIONS.slice(0, -1).map((m) => m.version))('migrate a file of schema version %i forward, keeping its events', async (version) => {
-    const path = tmp.file();
-    const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
-    conn.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(conn, { target: version });
-    expect(appliedVersions(conn)).toEqual(MIGRATIONS.slice(0, version).map((m) => m.version));
-    await conn.close();
+  it('has the tables, columns and indexes schema 13 had, but its history runs and its record of migrations', async () => {
+    const fresh = tmp.file();
+    await openSqlite(fresh).close();
+    const old = schema13File(tmp.file('old.db'));
+    const shapes = [fresh, old].map((path) => {
+      const db = new Database(path, { readonly: true });
+      const rows = db.prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations') ORDER BY name`).all() as {
+        type: string;
+        name: string;
+        sql: string | null;
+      }[];
+      const shape = rows.map((row) =>
+        row.type === 'table' && !/^CREATE VIRTUAL/.test(row.sql ?? '')
+          ? { name: row.name, columns: db.pragma(`table_info("${row.name}")`), withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? '') }
+          : { name: row.name, sql: row.sql?.replace(/\s+/g, ' ').replace(/"/g, '') },
+      );
+      db.close();
+      return shape;
+    });
+    expect(shapes[0]).toEqual(shapes[1]);
+  });
 
-    // A log-only file (version 1 has the log): write a session through a provider on another file, copy its events.
+  it('folds the tables of a file of schema 13 again from its log, dropping what that schema alone had', async () => {
+    const path = schema13File(tmp.file());
+    const before = new Database(path, { readonly: true });
+    const identity = (before.prepare(`SELECT value FROM store_meta WHERE key = 'log_identity'`).get() as { value: string }).value;
+    const events = before.prepare('SELECT * FROM events ORDER BY position').all();
+    before.close();
+    const p = openSqlite(path);
+    const sessions = await p.sessions.list();
+    await p.close();
+    expect(sessions.length).toBeGreaterThan(0);
+    const db = new Database(path, { readonly: true });
+    const script = new Database(':memory:');
+    script.exec(LOG_SQL + DERIVED_SQL);
+    expect(schemaOf(db)).toEqual(schemaOf(script));
+    // The log and the store's identity are kept as they were; the snapshot, derived, is gone.
+    expect(db.prepare('SELECT * FROM events ORDER BY position').all()).toEqual(events);
+    expect((db.prepare(`SELECT value FROM store_meta WHERE key = 'log_identity'`).get() as { value: string }).value).toBe(identity);
+    expect(db.prepare('SELECT count(*) AS n FROM snapshots').get()).toEqual({ n: 0 });
+    script.close();
+    db.close();
+  });
+
+  it('opens a file of schema 1 (events only, no identity), gives it an identity and folds its tables', async () => {
+    const path = tmp.file();
     const source = openSqlite(':memory:');
     const s = await source.sessions.create({ title: 'kept' });
     await source.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
     const events = await source.log.read({ stream: 'state' });
     await source.close();
     const raw = new Database(path);
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.exec(`CREATE TABLE agentstate_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
+      INSERT INTO agentstate_migrations VALUES (1, 'log', 'x', 'then');
+      ${LOG_SQL.replace(/CREATE TABLE IF NOT EXISTS store_meta[\s\S]*$/, '')}
+      CREATE TABLE snapshots (position INTEGER PRIMARY KEY, stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (stream, seq));`);
     for (const e of events) {
+      const payload = JSON.stringify(e.payload);
       raw
         .prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(e.stream, e.seq, e.type, e.time, e.schemaVersion, JSON.stringify(e.payload), eventChecksum(e.type, e.schemaVersion, JSON.stringify(e.payload)));
+        .run(e.stream, e.seq, e.type, e.time, e.schemaVersion, payload, eventChecksum(e.type, e.schemaVersion, payload));
     }
     raw.close();
 
     const p = openSqlite(path);
     expect((await p.sessions.get(s.id)).title).toBe('kept');
     expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['hello']);
+    expect(await p.log.identity()).toMatch(/^[0-9a-f]{32}$/);
     const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'again' });
     expect(next.seq).toBe(2);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: { kept: true } });
     expect((await p.checkpoints.get({ threadId: 't' }))?.checkpoint.checkpoint).toEqual({ kept: true });
-    expect(await p.log.head('state')).toBe(4);
+    expect((await p.verify()).ok).toBe(true);
     await p.close();
   });
 
-  it('refuse a file that is not SQLite, unchanged', () => {
+  it('leaves a file of schema 13 as it was when the process dies while folding it, and folds it on the next open', async () => {
+    const path = schema13File(tmp.file());
+    const before = new Database(path, { readonly: true });
+    const tables = schemaOf(before);
+    before.close();
+    const crash = `import { openSqlite } from '@agentstate/sqlite';
+openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', crash, path], { cwd, encoding: 'utf8', timeout: 60_000 });
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(7);
+    const after = new Database(path, { readonly: true });
+    expect(schemaOf(after)).toEqual(tables);
+    after.close();
+    // A failure inside the fold is undone the same way, and the error is the caller's.
+    expect(() =>
+      openSqlite(path, {
+        onProgress: () => {
+          throw new Error('stop here');
+        },
+      }),
+    ).toThrow('stop here');
+    const again = new Database(path, { readonly: true });
+    expect(schemaOf(again)).toEqual(tables);
+    again.close();
+    const p = openSqlite(path);
+    expect((await p.sessions.list()).length).toBeGreaterThan(0);
+    await p.close();
+  });
+
+  it('lets a log opened on its own bring a file of schema 13 up to date, leaving its tables for the next provider to fold', async () => {
+    const path = schema13File(tmp.file());
+    const reference = openSqlite(schema13File(tmp.file('reference.db')));
+    const expected = await reference.snapshot();
+    await reference.close();
+    const log = openSqliteLog(path);
+    expect(await log.head('state')).toBe(expected.seq);
+    await log.close();
+    expect(refused(path, 'behind-log', () => openSqlite(path, { readonly: true })).message).toMatch(/open it writable once/);
+    const progress: number[][] = [];
+    const p = openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
+    expect(await p.snapshot()).toEqual(expected);
+    await p.close();
+    expect(progress).toEqual([[expected.seq, expected.seq]]);
+  });
+
+  it('refuses a file that is not SQLite, unchanged', () => {
     const path = tmp.file('notes.txt');
     writeFileSync(path, 'these are not the pages you are looking for\n'.repeat(200));
     refused(path, 'not-sqlite');
   });
 
-  it('refuse a SQLite database of another application, unchanged', () => {
+  it('refuses a SQLite database of another application, unchanged', () => {
     const path = tmp.file('other.db');
     const db = new Database(path);
     db.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('x')");
@@ -99,47 +207,30 @@ describe('migrations', () => {
     refused(path, 'not-agentstate');
   });
 
-  it('refuse a file from a newer version, unchanged', async () => {
+  it.each([
+    ['log_version', LOG_VERSION],
+    ['derived_version', DERIVED_VERSION],
+  ])('refuses a file whose %s is newer, unchanged', async (key, version) => {
     const path = tmp.file();
     await openSqlite(path).close();
-    const db = new Database(path);
-    db.prepare("INSERT INTO agentstate_migrations (version, name, checksum, applied_at) VALUES (?, 'future', 'x', 'now')").run(SCHEMA_VERSION + 1);
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    refused(path, 'newer-schema');
-    expect(() => openSqliteLog(path)).toThrow(/newer/);
+    setMeta(path, key, version + 1);
+    expect(refused(path, 'newer-schema').message).toMatch(/newer than this library's .*: upgrade @agentstate\/sqlite/);
+    refused(path, 'newer-schema', () => openSqliteLog(path));
+    refused(path, 'newer-schema', () => openSqlite(path, { readonly: true }));
   });
 
-  it('refuse a file whose recorded migration differs, unchanged', async () => {
-    const path = tmp.file();
-    await openSqlite(path).close();
-    const db = new Database(path);
-    db.prepare("UPDATE agentstate_migrations SET checksum = 'edited' WHERE version = 2").run();
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    refused(path, 'migration-changed');
-  });
-
-  it('refuse a file whose recorded migrations have a gap, unchanged', async () => {
-    const path = tmp.file();
-    await openSqlite(path).close();
-    const db = new Database(path);
-    db.prepare('DELETE FROM agentstate_migrations WHERE version = 2').run();
-    db.pragma('wal_checkpoint(TRUNCATE)');
-    db.close();
-    refused(path, 'migration-changed');
-  });
-
-  it('let two connections migrate the same new file at once', async () => {
+  it('lets two connections that both found the file new create it once', async () => {
     const path = tmp.file();
     const a = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
     const b = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
     a.configure(DEFAULT_CONNECTION_OPTIONS);
     b.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(a, { target: 1 });
-    migrate(b);
-    migrate(a);
-    expect(appliedVersions(a)).toEqual(MIGRATIONS.map((m) => m.version));
+    const foundByA = inspectDatabase(a);
+    const foundByB = inspectDatabase(b);
+    expect(foundByA.fresh && foundByB.fresh).toBe(true);
+    prepareSchema(a, foundByA);
+    prepareSchema(b, foundByB);
+    expect(inspectDatabase(b)).toEqual({ fresh: false, log: LOG_VERSION, derived: DERIVED_VERSION });
     await a.close();
     await b.close();
   });

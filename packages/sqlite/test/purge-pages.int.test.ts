@@ -100,7 +100,7 @@ describe('the pages a purge writes', () => {
     expect(written.get('sqlite_autoindex_turns_2')).toBeUndefined();
   });
 
-  it("writes no history index page for a session's turns: their rows record the purge (migration 12)", async () => {
+  it("writes no history index page for a session's turns: their rows record the purge (`purged_seq`)", async () => {
     const path = tmp.file('history.db');
     const [purged] = await interleavedSessions(path, 300);
     const { written, spans } = await purgeWrites(path, (p) => p.purge({ id: purged!, reason: 'test' }), 'record_events');

@@ -15,7 +15,7 @@ import type { Part } from '@agentstate/core';
 import type { EventRow } from '@agentstate/core/backend';
 import { contentHash, loadSnapshot, rowChecksum } from '@agentstate/core/backend';
 import { createDefaultEmbedder, openSqlite } from '../src/index.js';
-import { backToSchema9, bagOfWordsEmbedder } from './helpers.js';
+import { bagOfWordsEmbedder } from './helpers.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -323,30 +323,6 @@ describe('purge on a SQLite file', () => {
     expect((await again.verify()).ok).toBe(true);
     expect((await again.history(s.id)).map((v) => v.seq)).toEqual([1, 2]);
     expect((await again.history(item.id)).map((v) => v.seq)).toEqual([3, 4]);
-    await again.close();
-  });
-
-  it('indexes the events of a file written before migration 8 from their payloads', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
-    dirs.push(dir);
-    const path = join(dir, 'state.db');
-    const state = openSqlite(path);
-    const s = await state.sessions.create({ title: 'old' });
-    const turn = await state.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
-    const second = await state.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'b' });
-    await state.sessions.replaceSuffix(s.id, { expected: [second.id], turns: [{ role: 'user', content: 'c' }] });
-    await state.sessions.removeLastTurn(s.id);
-    const item = await state.memory.write({ content: 'old item' });
-    await state.memory.delete(item.id);
-    const before = { session: await state.history(s.id), turn: await state.history(turn.id), item: await state.history(item.id) };
-    await state.close();
-    const db = new Database(path);
-    backToSchema9(db);
-    db.exec('DROP TABLE record_events; DELETE FROM agentstate_migrations WHERE version >= 8');
-    db.close();
-    const again = openSqlite(path);
-    expect({ session: await again.history(s.id), turn: await again.history(turn.id), item: await again.history(item.id) }).toEqual(before);
-    expect((await again.verify()).ok).toBe(true);
     await again.close();
   });
 

@@ -1,18 +1,17 @@
 /**
- * A live purge's turns in the history index (migration 12): the purge's seq
+ * A live purge's turns in the history index: the purge's seq
  * goes in each erased turn's own row (`purged_seq`), not in a `record_events`
  * row per turn, whose ids are spread over the index. The histories still end
  * with the purge, exactly as the in-memory provider's; a second purge of the
  * same turns shows in their histories too; verify finds the index whole; and
- * a rebuild (from scratch or from a snapshot), or a file taken back to
- * schema 11 and migrated, reads the same.
+ * a rebuild (from scratch or from a snapshot) reads the same.
  */
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventSourcedProvider } from '@agentstate/core';
 import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
 import { openSqlite } from '../src/index.js';
-import { backToSchema11, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -80,22 +79,5 @@ describe("a live purge's turns in the history index", () => {
     expect((await sqlite.verify()).problems).toEqual([]);
     await sqlite.close();
     await memory.close();
-  });
-
-  it('reads the same histories after a file of schema 11 migrates', async () => {
-    const path = tmp.file();
-    const p = openSqlite(path, options());
-    const ids = await purgedTwice(p);
-    const before = await Promise.all([ids.session, ...ids.turns].map((id) => p.history(id)));
-    await p.close();
-    const old = new Database(path);
-    backToSchema11(old);
-    old.close();
-    expect(indexRows(path, ids.first)).toEqual([ids.session, ...ids.turns].sort());
-
-    const again = openSqlite(path, options());
-    expect(await Promise.all([ids.session, ...ids.turns].map((id) => again.history(id)))).toEqual(before);
-    expect((await again.verify()).problems).toEqual([]);
-    await again.close();
   });
 });

@@ -158,7 +158,7 @@ describe('rebuild as a bulk load', () => {
     await p.close();
   });
 
-  it('fills the tables of a log-only file on open exactly as a replay, and leaves the schema of a migrated file', async () => {
+  it('fills the tables of a log-only file on open exactly as a replay, with the schema of a file created by a provider', async () => {
     const source = tmp.file('source.db');
     const p = openSqlite(source);
     await populate(p);

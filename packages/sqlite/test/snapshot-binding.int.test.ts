@@ -2,18 +2,15 @@
  * Stored snapshots are bound to their store and their content (docs/contract.md §8), on
  * real files changed behind the library's back: an edited unsealed snapshot,
  * a snapshot row copied from another database, a log truncated behind a
- * snapshot (and grown again differently) and a snapshot stored by a version
- * without bindings are all skipped, and rebuild equals a full fold.
+ * snapshot (and grown again differently) are all skipped, and rebuild
+ * equals a full fold.
  */
 import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
-import { Connection, DEFAULT_CONNECTION_OPTIONS } from '../src/connection.js';
 import { openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
-import { eventChecksum } from '../src/log.js';
-import { migrate } from '../src/migrations/index.js';
 import { tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -138,41 +135,5 @@ describe('a stored snapshot bound to its store', () => {
       expect(await again.rebuild()).toMatchObject({ snapshotSeq: saved.seq, skipped: [] });
       await again.close();
     }
-  });
-});
-
-describe('a snapshot stored by a version without bindings', () => {
-  it('is skipped as unbound after the upgrade; rebuild folds the log and the next snapshot is bound', async () => {
-    // A schema-3 file (before store identities) with events and an unbound snapshot, as the older version left it.
-    const path = tmp.file();
-    const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
-    conn.configure(DEFAULT_CONNECTION_OPTIONS);
-    migrate(conn, { target: 3 });
-    await conn.close();
-    const source = openSqlite(':memory:');
-    await populate(source, 'old');
-    const events = await source.log.read({ stream: STATE_STREAM });
-    const oldSnapshot = encodeSnapshot(await source.snapshot());
-    await source.close();
-    const raw = new Database(path);
-    for (const e of events) {
-      const payload = JSON.stringify(e.payload);
-      raw
-        .prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)')
-        .run(e.stream, e.seq, e.type, e.time, e.schemaVersion, payload, eventChecksum(e.type, e.schemaVersion, payload));
-    }
-    raw.prepare('INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)').run(STATE_STREAM, events.length, oldSnapshot);
-    raw.close();
-
-    const p = openSqlite(path);
-    const result = await p.rebuild();
-    expect(result.snapshotSeq).toBe(0);
-    expect(result.skipped).toEqual([{ seq: events.length, reason: expect.stringContaining('unbound snapshot from an older version'), damaged: false }]);
-    expect(encodeSnapshot(await p.snapshot())).toBe(oldSnapshot);
-    const bound = await p.saveSnapshot();
-    expect(bound.seq).toBe(events.length);
-    expect(await p.rebuild()).toMatchObject({ snapshotSeq: events.length, skipped: [] });
-    expect(encodeSnapshot(await p.snapshot())).toBe(oldSnapshot);
-    await p.close();
   });
 });

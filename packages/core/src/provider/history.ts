@@ -5,9 +5,8 @@
  * events through it in one go), so its cost follows the record's own events,
  * not the size of the log. A session's version after each turn append, the
  * bulk of a long session's history, is derived from the turn's clock fields
- * alone, without decoding the whole turn, or from those fields as the backend
- * stored them beside the session (`SessionAppendVersion`); the conformance
- * suite (E9, E17) holds it byte for byte to the general rule.
+ * alone, without decoding the whole turn; the conformance suite (E9, E17)
+ * holds it byte for byte to the general rule.
  */
 import { CorruptionError } from '../errors.js';
 import type { ChangeRecord } from '../log/changes.js';
@@ -57,33 +56,8 @@ async function readSeqs(log: Log, seqs: readonly number[]): Promise<LogEvent[]> 
   return events;
 }
 
-/**
- * A session's version after a plain `session.turn_appended` (of the current schema version, not
- * carrying the session, not rewritten by a purge): what that version takes from its event. A
- * backend may store these compactly, clustered by session, and hand them to history in place
- * of the events (see {@link HistoryEntry}).
- */
-export type SessionAppendVersion = TurnClock & {
-  /** The event's seq. */
-  seq: number;
-  /** When the event was appended. */
-  time: Instant;
-  /** The event's writer instance, when it named itself. */
-  originInstanceId?: string;
-  /** Who caused it, when the writer said. */
-  actor?: string;
-  /** The authenticated principal it was written for, when given. */
-  principal?: string;
-  /** The id of the idempotent operation that wrote it, if any. */
-  operationId?: string;
-};
-
-/**
- * One entry of a record's history as a backend reads it: the event the history index names
- * (`event` undefined where the log lacks it), or a session's version after a plain turn
- * append, stored in the event's place (one object per version: a long session has thousands).
- */
-export type HistoryEntry = { seq: number; event: LogEvent | undefined } | SessionAppendVersion;
+/** One entry of a record's history as a backend reads it: the event the history index names (`event` undefined where the log lacks it). */
+export type HistoryEntry = { seq: number; event: LogEvent | undefined };
 
 /** The events the history index names for `id`, each beside its seq: in one read when the backend offers it. */
 export async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<readonly HistoryEntry[]> {
@@ -101,14 +75,7 @@ export async function recordEvents(lookups: StateLookups, log: Log, id: string):
 export async function recordHistory(lookups: StateLookups, log: Log, id: string, upcasters?: UpcasterRegistry): Promise<RecordVersion[]> {
   const indexed = await recordEvents(lookups, log, id);
   let previous: Extract<ChangeRecord, { kind: HistoryKind }> | undefined;
-  return indexed.map((entry) => {
-    if (!('event' in entry)) {
-      if (previous?.kind !== 'session')
-        throw new CorruptionError(STATE_STREAM, entry.seq, `the history of ${JSON.stringify(id)} holds a turn append before the session it appends to`);
-      previous = { kind: 'session', record: sessionAfterTurn(previous.record, entry) };
-      return versionOf(entry, EventTypes.TurnAppended, previous, entry);
-    }
-    const { seq, event } = entry;
+  return indexed.map(({ seq, event }) => {
     if (event?.seq !== seq)
       throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but the log has no such event`);
     // The most frequent version, a session's after a turn append, straight from the payload: a long session has thousands.
@@ -136,12 +103,9 @@ export async function recordHistory(lookups: StateLookups, log: Log, id: string,
   });
 }
 
-/** What a version takes from its event's envelope. */
-type Envelope = Pick<LogEvent, 'seq' | 'time' | 'originInstanceId' | 'actor' | 'principal'>;
-
 /** The version an event left, from its envelope and the payload's operation id and `erasedBy`. */
 function versionOf(
-  event: Envelope,
+  event: LogEvent,
   type: StateEventType,
   entry: Extract<ChangeRecord, { kind: HistoryKind }>,
   payload: { operationId?: string | undefined; erasedBy?: number | undefined },
@@ -161,25 +125,8 @@ const payloadKeys = (payload: { operation?: { id: string } | undefined; erasedBy
   erasedBy: payload.erasedBy,
 });
 
-/**
- * The version of session `id` that `event` leaves when it is a plain turn append to it (see
- * {@link SessionAppendVersion}), from the event alone; `undefined` for any other event, whose
- * version history decodes from the event itself.
- */
-export function sessionAppendVersion(event: LogEvent, id: string): SessionAppendVersion | undefined {
-  const appended = sessionAppend(event, id);
-  if (appended === undefined || appended.erasedBy !== undefined) return undefined;
-  const { createdAt, updatedHlc, lastWriterId } = appended.turn;
-  const version: SessionAppendVersion = { seq: event.seq, time: event.time, createdAt, updatedHlc, lastWriterId };
-  if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
-  if (event.actor !== undefined) version.actor = event.actor;
-  if (event.principal !== undefined) version.principal = event.principal;
-  if (appended.operation !== undefined) version.operationId = appended.operation.id;
-  return version;
-}
-
 /** What a session's version after a turn append needs of the stored turn: see `sessionAfterTurn`. */
-export type TurnClock = Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>;
+type TurnClock = Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>;
 
 /**
  * The payload of `event` when it is a `session.turn_appended` of the current schema version

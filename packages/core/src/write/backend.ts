@@ -49,9 +49,7 @@ export interface StateLookups {
   /**
    * Optional: the events {@link recordSeqs} names, each beside its seq (`event` undefined
    * where the log lacks it), read in one go. A backend whose index sits beside its log
-   * answers with one range read; without it, `history` reads the log run by run. A session's
-   * version after a plain turn append may come as the `SessionAppendVersion` it stored in the
-   * event's place.
+   * answers with one range read; without it, `history` reads the log run by run.
    */
   recordEvents?(id: string): Awaitable<readonly HistoryEntry[]>;
   /** The records a purge selects, tombstones included (see {@link PurgeSelector}). */

@@ -11,8 +11,7 @@
  */
 import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import { FTS_SECURE_OPTIONS } from '../migrations/009-fts-secure-delete.js';
-import { TURN_FTS_OPTIONS } from '../migrations/011-lean-turns.js';
+import { FTS_OPTIONS, TURN_FTS_OPTIONS } from '../schema/derived.js';
 import type { SkillRow } from '../rows.js';
 import { skillFromRow } from '../rows.js';
 import { describe } from './integrity.js';
@@ -32,7 +31,7 @@ interface IndexedTable {
 const INDEXES: readonly IndexedTable[] = [
   {
     table: 'memory_fts',
-    options: FTS_SECURE_OPTIONS,
+    options: FTS_OPTIONS,
     expected: (conn) =>
       (conn.prepare('SELECT n, content FROM memory WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
         n: r.n,
@@ -41,7 +40,7 @@ const INDEXES: readonly IndexedTable[] = [
   },
   {
     table: 'skills_fts',
-    options: FTS_SECURE_OPTIONS,
+    options: FTS_OPTIONS,
     expected: (conn) =>
       (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as SkillRow[]).map((r) => ({
         n: r.n,

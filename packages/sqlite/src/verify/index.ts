@@ -16,7 +16,6 @@ import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
 import { checkMetadataIndex } from './metadata.js';
-import { checkHistoryRuns } from './history.js';
 import { checkIntegrity, describe } from './integrity.js';
 import type { ReplayResult } from './replay.js';
 import { checkReplay } from './replay.js';
@@ -66,7 +65,6 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));
   problems.push(...guard('tables', () => checkMetadataIndex(conn)));
-  problems.push(...guard('tables', () => checkHistoryRuns(conn)));
   problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
   let pendingVectors: Record<string, number> = {};
   let pendingTurnVectors: Record<string, number> = {};

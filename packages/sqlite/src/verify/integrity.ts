@@ -18,7 +18,7 @@ interface SchemaTable {
 
 /** The part a table or index belongs to, by name (indexes by their table). */
 export function partOf(table: string): VerifyPart {
-  if (/^(events|snapshots|agentstate_migrations|sqlite_schema|sqlite_master)$/.test(table)) return table === 'snapshots' ? 'snapshots' : 'log';
+  if (/^(events|snapshots|sqlite_schema|sqlite_master)$/.test(table)) return table === 'snapshots' ? 'snapshots' : 'log';
   if (/^(skills|memory|turns)_fts(_|$)/.test(table)) return 'fts';
   if (/^(memory|turn)_vec_\d+(_|$)/.test(table) || table === 'memory_vectors' || table === 'turn_vectors') return 'vectors';
   // The vector listing and the embedding cache are not re-derived by a rebuild.

@@ -548,9 +548,8 @@ const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
 );
 
 /**
- * One write of E17: mostly appends (a session reaches hundreds of versions, past the stretch a backend
- * may store compactly), with the writes that remove, replace and erase between them, never a clear or a
- * deletion, which would end the transcript.
+ * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove,
+ * replace and erase between them, never a clear or a deletion, which would end the transcript.
  */
 const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
   {
