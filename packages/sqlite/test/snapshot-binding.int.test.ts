@@ -2,8 +2,9 @@
  * Stored snapshots are bound to their store and their content (docs/contract.md §8), on
  * real files changed behind the library's back: an edited unsealed snapshot,
  * a snapshot row copied from another database, a log truncated behind a
- * snapshot (and grown again differently) and a snapshot stored by a version
- * without bindings are all skipped, and rebuild equals a full fold.
+ * snapshot (and grown again differently) and snapshots of earlier formats
+ * (stored by versions without bindings or before chunks) are all skipped,
+ * and rebuild equals a full fold.
  */
 import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
@@ -141,8 +142,8 @@ describe('a stored snapshot bound to its store', () => {
   });
 });
 
-describe('a snapshot stored by a version without bindings', () => {
-  it('is skipped as unbound after the upgrade; rebuild folds the log and the next snapshot is bound', async () => {
+describe('snapshots stored by versions without bindings or before chunks', () => {
+  it('are skipped as of an earlier format, which verify notes but does not fail; rebuild folds the log and the next save drops them', async () => {
     // A schema-3 file (before store identities) with events and an unbound snapshot, as the older version left it.
     const path = tmp.file();
     const conn = Connection.open(path, DEFAULT_CONNECTION_OPTIONS);
@@ -161,18 +162,32 @@ describe('a snapshot stored by a version without bindings', () => {
         .prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)')
         .run(e.stream, e.seq, e.type, e.time, e.schemaVersion, payload, eventChecksum(e.type, e.schemaVersion, payload));
     }
-    raw.prepare('INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)').run(STATE_STREAM, events.length, oldSnapshot);
+    const insert = raw.prepare('INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)');
+    insert.run(STATE_STREAM, events.length, oldSnapshot);
+    // Below it, a head of parts (format 4) and its memory part, as the version before chunks stored them.
+    insert.run(STATE_STREAM, events.length - 1, '{"format":"agentstate.snapshot/4","parts":{},"seq":5}');
+    insert.run(`${STATE_STREAM}#memory`, events.length - 1, '{"memory":[]}');
     raw.close();
 
     const p = openSqlite(path);
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(0);
-    expect(result.skipped).toEqual([{ seq: events.length, reason: expect.stringContaining('unbound snapshot from an older version'), damaged: false }]);
+    const earlier = (seq: number) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false });
+    expect(result.skipped).toEqual([earlier(events.length), earlier(events.length - 1)]);
     expect(encodeSnapshot(await p.snapshot())).toBe(oldSnapshot);
-    const bound = await p.saveSnapshot();
-    expect(bound.seq).toBe(events.length);
-    expect(await p.rebuild()).toMatchObject({ snapshotSeq: events.length, skipped: [] });
-    expect(encodeSnapshot(await p.snapshot())).toBe(oldSnapshot);
+    const report = await p.verify();
+    expect([report.ok, report.skippedSnapshots]).toEqual([true, [earlier(events.length), earlier(events.length - 1)]]);
+    await p.memory.write({ content: 'one more' });
+    await p.saveSnapshot();
+    const rows = () => {
+      const db = new Database(path, { readonly: true });
+      const found = db.prepare("SELECT stream, seq FROM snapshots WHERE stream NOT LIKE 'state#chunk/%' ORDER BY seq").all();
+      db.close();
+      return found;
+    };
+    expect(rows()).toEqual([{ stream: STATE_STREAM, seq: events.length + 1 }]);
+    expect(await p.rebuild()).toMatchObject({ snapshotSeq: events.length + 1, skipped: [] });
+    expect((await p.verify()).skippedSnapshots).toEqual([]);
     await p.close();
   });
 });
