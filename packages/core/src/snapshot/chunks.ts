@@ -23,7 +23,7 @@ import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import { compareStrings } from '../records/order.js';
 import type { Snapshot } from './snapshot.js';
-import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
+import { parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
@@ -268,15 +268,8 @@ export const CHUNK_HEAD_PREFIX = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}",`;
 
 /** Parses a head of chunks; `CorruptionError` when it is not JSON or does not match its schema. */
 export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(content);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head is not JSON', { cause });
-  }
-  const result = indexSchema.safeParse(raw);
-  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head does not match its schema', { cause: result.error });
-  return { seq: result.data.seq, index: result.data.index };
+  const head = parseSnapshotText(content, storedSeq, indexSchema, 'snapshot head');
+  return { seq: head.seq, index: head.index };
 }
 
 /**

@@ -84,16 +84,21 @@ export function encodeSnapshot(snapshot: Snapshot): string {
   return canonicalJson({ format: SNAPSHOT_FORMAT, ...sortedSnapshot(snapshot) });
 }
 
-/** Parses and validates canonical snapshot text; `CorruptionError` when it does not decode. */
-export function decodeSnapshot(text: string, storedSeq: number, stream = STATE_STREAM): Snapshot {
+/** Parses stored JSON text of the `state` snapshot at `storedSeq` against `schema`; a `CorruptionError` naming `what` when it is not JSON or does not match. */
+export function parseSnapshotText<T>(text: string, storedSeq: number, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (cause) {
-    throw new CorruptionError(stream, storedSeq, 'snapshot is not JSON', { cause });
+    throw new CorruptionError(STATE_STREAM, storedSeq, `${what} is not JSON`, { cause });
   }
-  const result = snapshotSchema.safeParse(raw);
-  if (!result.success) throw new CorruptionError(stream, storedSeq, 'snapshot does not match its schema', { cause: result.error });
-  const { format: _format, ...snapshot } = result.data;
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, `${what} does not match its schema`, { cause: result.error });
+  return result.data;
+}
+
+/** Parses and validates canonical snapshot text; `CorruptionError` when it does not decode. */
+export function decodeSnapshot(text: string, storedSeq: number): Snapshot {
+  const { format: _format, ...snapshot } = parseSnapshotText(text, storedSeq, snapshotSchema, 'snapshot');
   return snapshot;
 }

@@ -66,22 +66,12 @@ export async function namedRowHolding(log: Log, seq: number, text: string): Prom
   return undefined;
 }
 
-/** The part rows a head of parts (format 4) named, each under `state#<part>` at the head's seq, with the collections each held. */
-const PARTS_OF_FORMAT_4: Readonly<Record<string, readonly (keyof Omit<Snapshot, 'seq'>)[]>> = {
-  sessions: ['sessions'],
-  turns: ['turns'],
-  skills: ['skills'],
-  memory: ['memory'],
-  operations: ['operations'],
-  checkpoints: ['checkpoints', 'checkpointWrites'],
-};
-
-/** The streams of the part rows of a head of parts (format 4). */
-export const FORMAT_4_PART_STREAMS: readonly string[] = Object.keys(PARTS_OF_FORMAT_4).map((part) => `${STATE_STREAM}#${part}`);
+/** The stream of the memory part of a head of parts (format 4), at the head's seq: the one part {@link storeEarlierFormat} stores. */
+export const FORMAT_4_MEMORY_PART = `${STATE_STREAM}#memory`;
 
 /**
  * Stores `snapshot` at its seq as a version before chunks did: a head of
- * parts (format 4) naming a row per part, or whole (format 3, the canonical
+ * parts (format 4) with its memory part, or whole (format 3, the canonical
  * text), bound to `log` or, as versions before bindings stored it, not.
  */
 export async function storeEarlierFormat(
@@ -94,14 +84,9 @@ export async function storeEarlierFormat(
   let content = encodeSnapshot(snapshot);
   if (format === 'unbound') return log.saveSnapshot({ stream: STATE_STREAM, seq, data: codec.seal(content) });
   if (format === 'parts') {
-    const whole = JSON.parse(content) as Record<string, unknown>;
-    const parts: Record<string, string> = {};
-    for (const [part, collections] of Object.entries(PARTS_OF_FORMAT_4)) {
-      const text = canonicalJson(Object.fromEntries(collections.map((collection) => [collection, whole[collection]])));
-      parts[part] = sha256Hex(text);
-      await log.saveSnapshot({ stream: `${STATE_STREAM}#${part}`, seq, data: text });
-    }
-    content = canonicalJson({ format: 'agentstate.snapshot/4', parts, seq });
+    const memory = canonicalJson({ memory: snapshot.memory });
+    await log.saveSnapshot({ stream: FORMAT_4_MEMORY_PART, seq, data: memory });
+    content = canonicalJson({ format: 'agentstate.snapshot/4', parts: { memory: sha256Hex(memory) }, seq });
   }
   await log.saveSnapshot({ stream: STATE_STREAM, seq, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, seq, content), content)) });
 }
