@@ -23,38 +23,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
-import type { AppendInput, Log, LogEvent, ReadQuery, Snapshot, StoredSnapshot } from '@agentstate/core';
-import type { ChunkRef, SnapshotCollection } from '@agentstate/core/backend';
-import {
-  CHUNK_STREAM_PREFIX,
-  chunkStream,
-  encodeChunkHead,
-  encodeCollectionChunks,
-  encodeSnapshotChunks,
-  formatBoundSnapshot,
-  isChunkIndex,
-  parseBoundSnapshot,
-  sha256Hex,
-  SNAPSHOT_COLLECTIONS,
-  SNAPSHOT_PARTS,
-  snapshotBinding,
-  snapshotPartStream,
-} from '@agentstate/core/backend';
-import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, SNAPSHOT_PARTS_FORMAT, STATE_STREAM } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from '@agentstate/core';
+import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
 import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, DERIVED_VERSION } from '@agentstate/sqlite';
 import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
 const BUILDER_VERSION = 6;
-
-/**
- * The builder versions whose files hold the same events with each snapshot
- * stored in chunks cut without a size cap (5), in chunks under a head listing
- * every chunk (4: format 5 before its heads had two levels), in parts (3:
- * format 4) or whole (2: format 3), newest first: a copy of such a file is
- * converted, not built again.
- */
-const CONVERTIBLE_VERSIONS = [5, 4, 3, 2];
 
 /** A stored snapshot every this many events. */
 export const SNAPSHOT_EVERY = 10_000;
@@ -193,119 +168,20 @@ async function build(path: string, events: number): Promise<void> {
   db.close();
 }
 
-/**
- * Stores every `state` snapshot of the file at `path` again in chunks
- * (format 5) cut by the current rule, bound to its log as core binds them:
- * each head (of chunks, of parts, format 4, or a whole snapshot, format 3)
- * is read with its rows, its collections cut by core
- * ({@link encodeCollectionChunks}), each chunk not already stored written
- * once, and a two-level head bound over the same seq ({@link encodeChunkHead}). Then the
- * rows no new head names (old chunks, parts) go and the file is vacuumed. A
- * conversion of the projections already stored, so it costs a read of each
- * snapshot, not a replay of the log. A conversion that stopped starts again
- * from the first head: a head already converted is cut into the chunks it
- * names.
- *
- * The chunks are the canonical text core's `encodeSnapshotChunks` writes,
- * made faster: the stored text is canonical (keys sorted, collections in
- * order), so `JSON.stringify` of each record it parses to gives the same
- * bytes as core's key-sorting encoder, which the first conversion checks.
- */
-export async function convertSnapshots(path: string): Promise<{ converted: number; chunks: number }> {
-  const log = openSqliteLog(path, { synchronous: 'off' });
-  const db = new Database(path);
-  const seqs = (db.prepare('SELECT seq FROM snapshots WHERE stream = ? ORDER BY seq').all(STATE_STREAM) as { seq: number }[]).map((r) => r.seq);
-  const partRow = db.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?');
-  const chunkText = (sha256: string) => (partRow.get(chunkStream(sha256), 0) as { data: string }).data;
-  const stored = new Set(
-    (db.prepare('SELECT stream FROM snapshots WHERE seq = 0 AND stream LIKE ?').all(`${CHUNK_STREAM_PREFIX}%`) as { stream: string }[]).map((r) => r.stream),
-  );
-  /** Every chunk a converted head names. */
-  const named = new Set<string>();
-  const store = async (sha256: string, data: string) => {
-    named.add(chunkStream(sha256));
-    if (stored.has(chunkStream(sha256))) return;
-    await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
-    stored.add(chunkStream(sha256));
-  };
-  let converted = 0;
-  for (const seq of seqs) {
-    const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
-    const { content } = parseBoundSnapshot(head!.data, seq);
-    // The digests just matched (head), are checked below (parts) or were checked when the chunk rows were written
-    // (chunks): the texts are those core wrote, parsed without the schema check.
-    let snapshot: Snapshot;
-    if (isChunkIndex(content) || content.startsWith('{"chunks":')) {
-      // Two levels, or a head listing every chunk (format 5 before two levels).
-      const parsed = JSON.parse(content) as { index?: Record<SnapshotCollection, ChunkRef[]>; chunks?: Record<SnapshotCollection, ChunkRef[]> };
-      snapshot = { seq } as Snapshot;
-      for (const collection of SNAPSHOT_COLLECTIONS) {
-        const leaves = parsed.chunks?.[collection] ?? parsed.index![collection].flatMap((ref) => JSON.parse(chunkText(ref.sha256)) as ChunkRef[]);
-        (snapshot as unknown as Record<string, unknown[]>)[collection] = leaves.flatMap((ref) => JSON.parse(chunkText(ref.sha256)) as unknown[]);
-      }
-    } else if (content.startsWith(`{"format":"${SNAPSHOT_PARTS_FORMAT}"`)) {
-      const index = JSON.parse(content) as { parts: Record<string, string> };
-      snapshot = { seq } as Snapshot;
-      for (const part of SNAPSHOT_PARTS) {
-        const text = (partRow.get(snapshotPartStream(part), seq) as { data: string }).data;
-        if (sha256Hex(text) !== index.parts[part]) throw new Error(`the ${part} part at seq ${seq} does not match its head`);
-        Object.assign(snapshot, JSON.parse(text));
-      }
-    } else {
-      const { format: _format, ...whole } = JSON.parse(content) as Snapshot & { format: string };
-      snapshot = whole;
-    }
-    const chunks = {} as Record<SnapshotCollection, ChunkRef[]>;
-    const texts = new Map<string, string>();
-    for (const collection of SNAPSHOT_COLLECTIONS) {
-      const records = snapshot[collection] as unknown as Record<string, unknown>[];
-      chunks[collection] = encodeCollectionChunks(
-        collection,
-        records,
-        records.map((record) => JSON.stringify(record)),
-        texts,
-      );
-    }
-    for (const [sha256, data] of texts) await store(sha256, data);
-    const top = encodeChunkHead(seq, chunks);
-    for (const [sha256, data] of top.chunks) await store(sha256, data);
-    await log.saveSnapshot({ stream: STATE_STREAM, seq, data: formatBoundSnapshot(await snapshotBinding(log, seq, top.head), top.head) });
-    converted += 1;
-    if (converted === 1) {
-      const core = encodeSnapshotChunks(snapshot);
-      if (core.head !== top.head || [...core.chunks].some(([sha256, data]) => (texts.get(sha256) ?? top.chunks.get(sha256)) !== data))
-        throw new Error(`the chunks at seq ${seq} differ from core's encoding`);
-    }
-  }
-  await log.close();
-  // The rows no converted head names are plain rows freed without zeroing (nothing secret is converted), then the file is compacted.
-  db.pragma('secure_delete = OFF');
-  const drop = db.prepare('DELETE FROM snapshots WHERE stream = ? AND seq = 0');
-  for (const stream of stored) if (!named.has(stream)) drop.run(stream);
-  const dropPart = db.prepare('DELETE FROM snapshots WHERE stream = ?');
-  for (const part of SNAPSHOT_PARTS) dropPart.run(snapshotPartStream(part));
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.exec('VACUUM');
-  db.pragma('wal_checkpoint(TRUNCATE)');
-  db.close();
-  return { converted, chunks: named.size };
-}
-
 /** The schema of the files this library writes, by its derived version. */
 const SCHEMA = `d${DERIVED_VERSION}`;
 
 const cachedPath = (events: number, version: number, schema: string | number = SCHEMA) => join(tmpdir(), `agentstate-big-${events}-b${version}-s${schema}.db`);
 
-/** The schemas a cached file may have been written at, newest first: before derived versions, migrated schemas 13 to 11. */
+/** The schema versions a cached file may have been written at, newest first: 11 is the first the builder wrote. */
 const SCHEMA_VERSIONS = [SCHEMA, 13, 12, 11];
 
 /**
  * The cached file of `events` events (built now if there is none), as
  * described above. Benchmarks that write to it (purge) work on a copy. When
- * only a file of an older builder version or an older schema with the same
- * events is cached, a copy of it is brought up to date (opened once through the
- * provider) and has its snapshots converted when its builder was older
- * ({@link convertSnapshots}); the old file stays.
+ * only a file of an older schema with the same events and builder version
+ * is cached, a copy of it is brought up to date (opened once through the provider);
+ * the old file stays.
  */
 export async function bigFile(events: number): Promise<BigFile> {
   const path = cachedPath(events, BUILDER_VERSION);
@@ -313,17 +189,14 @@ export async function bigFile(events: number): Promise<BigFile> {
   const building = `${path}.building`;
   const converting = `${path}.converting`;
   const start = performance.now();
-  const older = [BUILDER_VERSION, ...CONVERTIBLE_VERSIONS]
-    .flatMap((version) => SCHEMA_VERSIONS.map((schema) => ({ version, file: cachedPath(events, version, schema) })))
-    .find(({ file }) => existsSync(file));
+  const older = SCHEMA_VERSIONS.map((schema) => cachedPath(events, BUILDER_VERSION, schema)).find(existsSync);
   if (older) {
-    // A conversion left half-way resumes on its copy.
+    // A migration left half-way resumes on its copy.
     if (!existsSync(converting)) {
-      copyFileSync(older.file, `${converting}.copy`);
+      copyFileSync(older, `${converting}.copy`);
       renameSync(`${converting}.copy`, converting);
     }
     await openSqlite(converting).close();
-    if (older.version !== BUILDER_VERSION) await convertSnapshots(converting);
     for (const suffix of ['-wal', '-shm']) rmSync(`${converting}${suffix}`, { force: true });
     renameSync(converting, path);
     return { path, events, buildS: (performance.now() - start) / 1000 };
@@ -338,5 +211,5 @@ export async function bigFile(events: number): Promise<BigFile> {
 // Run alone (`tsx big-file.ts [events]`) it builds the file and prints where it is.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const file = await bigFile(Number(process.argv[2] ?? process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000));
-  console.log(`${file.path}: ${file.events} events${file.buildS === undefined ? ' (cached)' : `, built or converted in ${file.buildS.toFixed(1)} s`}`);
+  console.log(`${file.path}: ${file.events} events${file.buildS === undefined ? ' (cached)' : `, built or migrated in ${file.buildS.toFixed(1)} s`}`);
 }

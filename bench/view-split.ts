@@ -3,11 +3,11 @@
  * then one recall in ≤ 1 s on a 1,000,000-event SQLite file with a snapshot
  * every 10,000 events), split into its steps, each timed on its own at the
  * same points as bench/lifecycle.ts: the events after the snapshot read and
- * decoded; the memory part's records restored into a fresh state; those
+ * decoded; the memory records restored into a fresh state; those
  * events folded into it; the recall on the folded view. What is left of the
- * whole first read is the snapshot's: its head and memory part read,
+ * whole first read is the snapshot's: its head and memory chunks read,
  * checked and decoded. Beside them, better-sqlite3 doing the same I/O: the
- * events read and JSON-parsed; the head and memory part rows read and parsed.
+ * events read and JSON-parsed; the head, memory index chunks and chunks read and parsed.
  *
  * Run: `npm run build` at the root, then `npm run view-split -w @agentstate/bench`.
  * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5).
@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { LogEvent, StateChange, StateView } from '@agentstate/core';
 import { decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { InMemoryState, snapshotPartStream } from '@agentstate/core/backend';
+import { chunkStream, InMemoryState } from '@agentstate/core/backend';
 import { openSqlite } from '@agentstate/sqlite';
 import { bigFile, SNAPSHOT_EVERY } from './big-file.js';
 import { fmt, measure, percentile, printTable } from './table.js';
@@ -84,12 +84,12 @@ for (const seq of points) {
   );
   rawSnapshot.push(
     rawTime(() => {
-      const snap = raw.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?').get(STATE_STREAM, from) as { data: string } | undefined;
-      if (snap) JSON.parse(snap.data.slice(snap.data.indexOf('\n') + 1));
-      const part = raw.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?').get(snapshotPartStream('memory'), from) as
-        | { data: string }
-        | undefined;
-      if (part) JSON.parse(part.data);
+      const row = raw.prepare('SELECT data FROM snapshots WHERE stream = ? AND seq = ?');
+      const read = (stream: string, seq: number) => JSON.parse((row.get(stream, seq) as { data: string }).data);
+      const snap = row.get(STATE_STREAM, from) as { data: string } | undefined;
+      if (!snap) return;
+      const head = JSON.parse(snap.data.slice(snap.data.indexOf('\n') + 1)) as { index: { memory: { sha256: string }[] } };
+      for (const index of head.index.memory) for (const ref of read(chunkStream(index.sha256), 0) as { sha256: string }[]) read(chunkStream(ref.sha256), 0);
     }),
   );
 }

@@ -19,7 +19,6 @@ import {
   SnapshotSealError,
   UnavailableError,
   ReadOnlyViewError,
-  UnboundSnapshotError,
   ValidationError,
 } from '@agentstate/core';
 import type { ErrorCode } from '@agentstate/core';
@@ -59,7 +58,6 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new ValidationError('content', 'must not be empty'), code: 'invalid', retryable: false, exit: user },
   { error: new ClosedError('the database is closed'), code: 'closed', retryable: false, exit: user },
   { error: new CorruptionError('state', 7, 'malformed payload'), code: 'corruption', retryable: false, exit: corrupt },
-  { error: new UnboundSnapshotError('state', 7, 'unbound snapshot'), code: 'corruption', retryable: false, exit: corrupt },
   { error: new SnapshotSealError('HMAC mismatch'), code: 'seal_failed', retryable: false, exit: user },
   { error: new ExportFormatError('the trailer is missing', 12), code: 'invalid', retryable: false, exit: user },
   { error: new UnavailableError('sqlite-vec could not be loaded'), code: 'unavailable', retryable: false, exit: user },
@@ -101,7 +99,6 @@ describe('the error family', () => {
   it('keeps the class hierarchy callers test with instanceof', () => {
     expect(sqlite.IncompatibleDatabaseError).toBe(core.IncompatibleDatabaseError);
     expect(postgres.IncompatibleDatabaseError).toBe(core.IncompatibleDatabaseError);
-    expect(new UnboundSnapshotError('state', 1, 'old')).toBeInstanceOf(CorruptionError);
     expect(new OperationConflictError('reused')).toBeInstanceOf(ConflictError);
     for (const error of [new DiskFullError('/x', 'full'), new DatabaseNotFoundError('/x', 'missing')]) expect(error).toBeInstanceOf(sqlite.StorageError);
     for (const error of [new EmbeddingTimeoutError(1, 1), new EmbeddingHttpError(500, '', 2)]) {

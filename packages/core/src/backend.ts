@@ -66,10 +66,8 @@ export {
   rowsFor,
 } from './snapshot/restore.js';
 export {
-  type SnapshotHead,
   type RowReader,
   type RowKey,
-  isChunkHead,
   readHeadRows,
   storedHeadRows,
   looseChunkDigests,
@@ -87,7 +85,6 @@ export {
   CHUNK_BOUNDARY,
   CHUNK_MAX_CHARS,
   INDEX_BOUNDARY,
-  CHUNK_HEAD_PREFIX,
   CHUNK_STREAM_PREFIX,
   chunkStream,
   type ChunkKey,
@@ -101,27 +98,14 @@ export {
   type EncodedChunks,
   encodeChunkHead,
   encodeChunkIndex,
-  isChunkIndex,
   decodeChunkIndex,
+  ofOtherFormat,
   decodeChunk,
   decodeIndexChunk,
   indexDigests,
   bindSnapshotChunks,
 } from './snapshot/chunks.js';
 export { type SnapshotErasure, type SnapshotPatchInput, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
-export {
-  SNAPSHOT_PARTS,
-  PART_COLLECTIONS,
-  type SnapshotPart,
-  type SnapshotIndex,
-  snapshotPartStream,
-  STATE_SNAPSHOT_STREAMS,
-  SNAPSHOT_PART_STREAMS,
-  encodeSnapshotParts,
-  bindSnapshotParts,
-  decodeSnapshotPart,
-  assembleSnapshot,
-} from './snapshot/parts.js';
 export {
   BOUND_SNAPSHOT_FORMAT,
   type SnapshotBinding,
@@ -130,7 +114,6 @@ export {
   eventAt,
   snapshotBinding,
   formatBoundSnapshot,
-  bindSnapshot,
   parseBoundSnapshot,
   checkBinding,
 } from './snapshot/binding.js';

@@ -185,11 +185,9 @@ export { operationSchema, type OperationRef, type OperationEntry, operationInput
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
 export { type DecodeOptions, decodeStateEvent } from './log/decode.js';
 export { SNAPSHOT_FORMAT, type Snapshot, encodeSnapshot, decodeSnapshot } from './snapshot/snapshot.js';
-export { SNAPSHOT_PARTS_FORMAT } from './snapshot/parts.js';
 export { SNAPSHOT_CHUNKS_FORMAT } from './snapshot/chunks.js';
 export { type SnapshotCodec, SnapshotSealError, plainCodec, hmacCodec, ed25519Codec } from './snapshot/codecs.js';
 export type { SkippedSnapshot } from './snapshot/restore.js';
-export { UnboundSnapshotError } from './snapshot/binding.js';
 export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, CheckpointStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';

@@ -2,7 +2,7 @@
  * Checkpoints: the fold rules of `checkpoint.saved`, `checkpoint.writes_saved`
  * and `checkpoint.thread_deleted` as properties (a model of the saver
  * semantics against the in-memory provider; every stamped change folds, forged
- * ones are refused), and old snapshots without checkpoints still loading.
+ * ones are refused).
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
@@ -145,21 +145,5 @@ describe('checkpoint fold rules', () => {
       expect(() => state.apply(change, 3)).toThrow(message);
       expect(state.capture()).toEqual(before);
     }
-  });
-
-  it('load a format 2 snapshot (before checkpoints) with none', async () => {
-    const { p } = await run([]);
-    await p.memory.write({ content: 'x' });
-    const snapshot = await p.snapshot();
-    const v2 = JSON.stringify({
-      format: 'agentstate.snapshot/2',
-      seq: snapshot.seq,
-      sessions: [],
-      turns: [],
-      skills: [],
-      memory: snapshot.memory,
-      operations: [],
-    });
-    expect(decodeSnapshot(v2, snapshot.seq)).toEqual(snapshot);
   });
 });

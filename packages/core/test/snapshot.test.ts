@@ -13,7 +13,7 @@ import {
   seededEntropy,
   SnapshotSealError,
 } from '../src/index.js';
-import { chunkStream, decodeChunkIndex, formatBoundSnapshot, loadSnapshot, parseBoundSnapshot, snapshotBinding } from '../src/backend.js';
+import { chunkStream, decodeChunkIndex, encodeSnapshotChunks, formatBoundSnapshot, loadSnapshot, parseBoundSnapshot, snapshotBinding } from '../src/backend.js';
 import type { Log } from '../src/index.js';
 
 async function sample() {
@@ -73,7 +73,16 @@ describe('snapshots', () => {
     const loaded = await loadSnapshot(log, codec, 3);
     expect(loaded.snapshot?.seq).toBe(good.seq);
     expect(loaded.skipped.map((s) => s.seq)).toEqual([3, 2]);
-    const misnumbered = encodeSnapshot({ seq: 2, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] });
+    const misnumbered = encodeSnapshotChunks({
+      seq: 2,
+      sessions: [],
+      turns: [],
+      skills: [],
+      memory: [],
+      operations: [],
+      checkpoints: [],
+      checkpointWrites: [],
+    }).head;
     await log.saveSnapshot({ stream: 'state', seq: 1, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, 1, misnumbered), misnumbered)) });
     const none = await loadSnapshot(log, codec, 3);
     expect(none.snapshot).toBeUndefined();

@@ -16,6 +16,7 @@ import type { EventRow, ReplaySource } from '@agentstate/core/backend';
 import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { ProjectionState } from './projection.js';
+import { dropOtherFormats } from './snapshot-patch.js';
 
 /** Snapshot rows per statement of a snapshot's store: a chunk is at most about 16 KB, so a statement stays a few megabytes. */
 const STORE_BATCH = 200;
@@ -199,7 +200,8 @@ export class PostgresLog implements Log {
 
   /**
    * Stores the rows of a snapshot captured at `seq` in `sql`'s transaction, which holds the `state` head
-   * lock, unless a purge was appended after `seq` (see `StateBackend.storeSnapshot`); whether it stored them.
+   * lock, dropping those of earlier formats, unless a purge was appended after `seq` (see
+   * `StateBackend.storeSnapshot`); whether it stored them.
    */
   async storeSnapshotIn(sql: Sql, rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
     const purged = await sql.rows(`SELECT 1 FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND type = $3 LIMIT 1`, [
@@ -209,6 +211,7 @@ export class PostgresLog implements Log {
     ]);
     if (purged.length > 0) return false;
     await this.#upsertSnapshots(sql, rows);
+    await dropOtherFormats(this.db, sql);
     return true;
   }
 

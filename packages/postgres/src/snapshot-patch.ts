@@ -4,13 +4,13 @@
  * inside the purge's transaction. The rows the patch reads (the heads, the
  * index chunks and chunks holding the purged records, the events at the
  * heads' seqs) are fetched first, so the patch runs as in every backend;
- * heads of chunks are patched in place, heads of older formats dropped with
- * their parts, and chunk rows no head names any more deleted.
+ * heads of chunks are patched in place, snapshots of earlier formats dropped
+ * with their parts, and chunk rows no head names any more deleted.
  */
 import type { LogEvent, SnapshotCodec } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { EventRow, SnapshotErasure, SnapshotPatch } from '@agentstate/core/backend';
-import { chunkStream, chunksToPatch, EVENT_COLUMNS, eventFromRow, looseChunkDigests, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
+import { CHUNK_STREAM_PREFIX, chunkStream, chunksToPatch, EVENT_COLUMNS, eventFromRow, looseChunkDigests, patchSnapshots } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 
@@ -22,9 +22,21 @@ export interface SnapshotPatchContext {
 }
 
 /**
+ * Deletes the rows of snapshots of earlier formats (core's `ofOtherFormat`)
+ * in `sql`'s transaction: what a save and a purge drop.
+ */
+export async function dropOtherFormats(db: Database, sql: Sql): Promise<void> {
+  await sql.rows(
+    `DELETE FROM ${db.t('snapshots')} WHERE (stream = $1 AND convert_from(data, 'UTF8') ~ '"format":"agentstate[.]snapshot/[1-4]"')
+      OR (starts_with(stream, $1 || '#') AND NOT starts_with(stream, $2))`,
+    [STATE_STREAM, CHUNK_STREAM_PREFIX],
+  );
+}
+
+/**
  * Patches (or drops) every stored snapshot at or after `firstSeq`, the first
- * event the purge rewrote, erasing `purged` from it; `originals` are the
- * rewritten events as they were.
+ * event the purge rewrote, erasing `purged` from it, and drops every one of
+ * an earlier format; `originals` are the rewritten events as they were.
  */
 export async function patchStoredSnapshots(
   db: Database,
@@ -34,6 +46,7 @@ export async function patchStoredSnapshots(
   firstSeq: number,
   originals: readonly LogEvent[],
 ): Promise<SnapshotPatch> {
+  await dropOtherFormats(db, sql);
   const snapshots = db.t('snapshots');
   // Snapshot text is stored as UTF-8 bytes (see `schema-script.ts`).
   const text = (rows: { seq: number; data: Buffer }[]) => rows.map((row) => ({ seq: row.seq, data: row.data.toString('utf8') }));
@@ -103,7 +116,5 @@ export async function patchStoredSnapshots(
       result.drop.map((key) => key.stream),
       result.drop.map((key) => key.seq),
     ]);
-  // Parts of format-4 heads: every head at or after the rewrite was patched (a head of chunks has none) or dropped.
-  await sql.rows(`DELETE FROM ${snapshots} WHERE stream = ANY($1) AND seq >= $2`, [[...SNAPSHOT_PART_STREAMS], firstSeq]);
   return result;
 }

@@ -24,6 +24,7 @@ import {
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapErrorsAsync } from './errors.js';
+import { DROP_OTHER_FORMATS } from './snapshot-patch.js';
 
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
@@ -241,8 +242,9 @@ export class SqliteLog implements Log {
   }
 
   /**
-   * Stores the rows of a snapshot captured at `seq` in one write transaction, unless a purge was
-   * appended after `seq` (see `StateBackend.storeSnapshot`); whether it stored them.
+   * Stores the rows of a snapshot captured at `seq` in one write transaction, dropping those of
+   * earlier formats, unless a purge was appended after `seq` (see `StateBackend.storeSnapshot`);
+   * whether it stored them.
    */
   async storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
     for (const row of rows) checkSnapshot(row);
@@ -252,6 +254,7 @@ export class SqliteLog implements Log {
           if (this.conn.prepare(SQL.purgedAfter).get(STATE_STREAM, seq, EventTypes.RecordsPurged) !== undefined) return false;
           const store = this.conn.prepare(SQL.saveSnapshot);
           for (const row of rows) store.run(row.stream, row.seq, row.data);
+          this.conn.prepare(DROP_OTHER_FORMATS).run();
           return true;
         }),
       ),

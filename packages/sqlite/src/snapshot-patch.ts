@@ -2,12 +2,12 @@
  * The snapshot part of a purge in SQLite (docs/contract.md §7, "Purge"):
  * core's {@link patchSnapshots} over the rows of the `snapshots` table,
  * applied inside the purge's write transaction. Heads of chunks are patched
- * in place; heads of older formats are dropped with their parts; chunk rows
- * no head names any more are deleted (`secure_delete` zeroes their pages).
+ * in place; snapshots of earlier formats are dropped with their parts; chunk
+ * rows no head names any more are deleted (`secure_delete` zeroes their pages).
  */
 import type { LogEvent, SnapshotCodec } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { chunkStream, patchSnapshots, SNAPSHOT_PART_STREAMS } from '@agentstate/core/backend';
+import { CHUNK_STREAM_PREFIX, chunkStream, patchSnapshots } from '@agentstate/core/backend';
 import type { SnapshotErasure, SnapshotPatch } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { SqliteLog } from './log.js';
@@ -18,8 +18,11 @@ const SQL = {
   row: 'SELECT data FROM snapshots WHERE stream = ? AND seq = ?',
   save: 'INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?) ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data',
   drop: 'DELETE FROM snapshots WHERE stream = ? AND seq = ?',
-  dropFrom: 'DELETE FROM snapshots WHERE stream = ? AND seq >= ?',
 } as const;
+
+/** Deletes the rows of snapshots of earlier formats (core's `ofOtherFormat`): what a save and a purge drop in their transaction. */
+export const DROP_OTHER_FORMATS = `DELETE FROM snapshots WHERE (stream = '${STATE_STREAM}' AND data GLOB '*"format":"agentstate.snapshot/[1-4]"*')
+  OR (stream GLOB '${STATE_STREAM}#*' AND stream NOT GLOB '${CHUNK_STREAM_PREFIX}*')`;
 
 /** What the patch needs besides the connection. */
 export interface SnapshotPatchContext {
@@ -30,8 +33,8 @@ export interface SnapshotPatchContext {
 
 /**
  * Patches (or drops) every stored snapshot at or after `firstSeq`, the first
- * event the purge rewrote, erasing `purged` from it; `originals` are the
- * rewritten events as they were.
+ * event the purge rewrote, erasing `purged` from it, and drops every one of
+ * an earlier format; `originals` are the rewritten events as they were.
  */
 export function patchStoredSnapshots(
   conn: Connection,
@@ -42,6 +45,7 @@ export function patchStoredSnapshots(
 ): SnapshotPatch {
   const before = new Map(originals.map((event) => [event.seq, event]));
   const eventNow = (seq: number): LogEvent | undefined => (seq === 0 ? undefined : ctx.log.readNow(STATE_STREAM, seq - 1, 1).find((e) => e.seq === seq));
+  conn.prepare(DROP_OTHER_FORMATS).run();
   const row = conn.prepare(SQL.row);
   let identity: string;
   try {
@@ -64,8 +68,5 @@ export function patchStoredSnapshots(
   for (const stored of patch.save) save.run(stored.stream, stored.seq, stored.data);
   const drop = conn.prepare(SQL.drop);
   for (const key of patch.drop) drop.run(key.stream, key.seq);
-  // Parts of format-4 heads: every head at or after the rewrite was patched (a head of chunks has none) or dropped.
-  const dropFrom = conn.prepare(SQL.dropFrom);
-  for (const stream of SNAPSHOT_PART_STREAMS) dropFrom.run(stream, firstSeq);
   return patch;
 }

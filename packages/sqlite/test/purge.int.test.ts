@@ -111,6 +111,30 @@ describe('purge on a SQLite file', () => {
     await state.close();
   }, 60_000);
 
+  it('drops the snapshots of earlier formats, which it cannot patch: their text is left in no byte of the file, the -wal or an export', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = openSqlite(path);
+    const secret = await state.memory.write({ content: 'Brindlewick hides the ledger' });
+    await state.memory.write({ content: 'the plants need water' });
+    await state.saveSnapshot();
+    await state.memory.write({ content: 'the door sticks' });
+    await state.memory.write({ content: 'the gate squeaks' });
+    const snapshot = await state.snapshot();
+    // Above the snapshot of chunks, a head of parts (format 4) with its memory part, and a whole snapshot (format 3) stored unbound.
+    await state.log.saveSnapshot({ stream: `${STATE_STREAM}#memory`, seq: snapshot.seq - 1, data: JSON.stringify({ memory: snapshot.memory }) });
+    await state.log.saveSnapshot({ stream: STATE_STREAM, seq: snapshot.seq - 1, data: '{"format":"agentstate.snapshot/4","parts":{},"seq":2}' });
+    await state.log.saveSnapshot({ stream: STATE_STREAM, seq: snapshot.seq, data: encodeSnapshot(snapshot) });
+    await state.purge({ id: secret.id, reason: 'erasure request 3' });
+    expect(rawBytes(path).includes('Brindlewick'), 'in the file, -wal or -shm').toBe(false);
+    expect((await exportText(state.log)).includes('Brindlewick'), 'in the export').toBe(false);
+    const report = await state.verify();
+    expect([report.ok, report.skippedSnapshots]).toEqual([true, []]);
+    await state.close();
+    expect(rawBytes(path).includes('Brindlewick'), 'in the closed file').toBe(false);
+  });
+
   it('leaves no string a purge policy expired, nor one a purge by text found only in an older version, in the file, the -wal or an export', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
     dirs.push(dir);

@@ -2,8 +2,9 @@
  * Stored snapshots are bound to their store and their content (docs/contract.md §8), on
  * real files changed behind the library's back: an edited unsealed snapshot,
  * a snapshot row copied from another database, a log truncated behind a
- * snapshot (and grown again differently) are all skipped, and rebuild
- * equals a full fold.
+ * snapshot (and grown again differently) and snapshots of earlier formats
+ * (stored by versions without bindings or before chunks) are all skipped,
+ * and rebuild equals a full fold.
  */
 import Database from 'better-sqlite3';
 import { copyFileSync } from 'node:fs';
@@ -135,5 +136,45 @@ describe('a stored snapshot bound to its store', () => {
       expect(await again.rebuild()).toMatchObject({ snapshotSeq: saved.seq, skipped: [] });
       await again.close();
     }
+  });
+});
+
+describe('snapshots stored by versions without bindings or before chunks', () => {
+  it('are skipped as of an earlier format, which verify notes but does not fail; rebuild folds the log and the next save drops them', async () => {
+    // A file with events and, stored beside them by an older version, an unbound whole snapshot (format 3).
+    const path = tmp.file();
+    const source = openSqlite(path);
+    await populate(source, 'old');
+    const events = await source.log.read({ stream: STATE_STREAM });
+    const oldSnapshot = encodeSnapshot(await source.snapshot());
+    await source.close();
+    const raw = new Database(path);
+    const insert = raw.prepare('INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)');
+    insert.run(STATE_STREAM, events.length, oldSnapshot);
+    // Below it, a head of parts (format 4) and its memory part, as the version before chunks stored them.
+    insert.run(STATE_STREAM, events.length - 1, '{"format":"agentstate.snapshot/4","parts":{},"seq":5}');
+    insert.run(`${STATE_STREAM}#memory`, events.length - 1, '{"memory":[]}');
+    raw.close();
+
+    const p = openSqlite(path);
+    const result = await p.rebuild();
+    expect(result.snapshotSeq).toBe(0);
+    const earlier = (seq: number) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false });
+    expect(result.skipped).toEqual([earlier(events.length), earlier(events.length - 1)]);
+    expect(encodeSnapshot(await p.snapshot())).toBe(oldSnapshot);
+    const report = await p.verify();
+    expect([report.ok, report.skippedSnapshots]).toEqual([true, [earlier(events.length), earlier(events.length - 1)]]);
+    await p.memory.write({ content: 'one more' });
+    await p.saveSnapshot();
+    const rows = () => {
+      const db = new Database(path, { readonly: true });
+      const found = db.prepare("SELECT stream, seq FROM snapshots WHERE stream NOT LIKE 'state#chunk/%' ORDER BY seq").all();
+      db.close();
+      return found;
+    };
+    expect(rows()).toEqual([{ stream: STATE_STREAM, seq: events.length + 1 }]);
+    expect(await p.rebuild()).toMatchObject({ snapshotSeq: events.length + 1, skipped: [] });
+    expect((await p.verify()).skippedSnapshots).toEqual([]);
+    await p.close();
   });
 });

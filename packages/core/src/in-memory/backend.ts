@@ -11,15 +11,14 @@ import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js
 import type { StateChange, StateChangeOf } from '../log/events.js';
 import type { EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
-import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from '../log/trusted.js';
+import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from '../log/trusted.js';
 import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, eraseOperationHeads, holdersIn } from '../log/erasure.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import { SNAPSHOT_PART_STREAMS } from '../snapshot/parts.js';
-import { chunkStream } from '../snapshot/chunks.js';
+import { chunkStream, ofOtherFormat } from '../snapshot/chunks.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotErasure } from '../snapshot/patch.js';
@@ -179,7 +178,7 @@ export class InMemoryBackend implements StateBackend {
     if (erasure.firstSeq > 0) await this.#patchSnapshots(log, { ...change.payload, operations: erasure.operations }, erasure.firstSeq, events);
   }
 
-  /** Patches (or drops) the stored snapshots at or after `firstSeq`; `originals` are the rewritten events as they were. */
+  /** Patches (or drops) the stored snapshots at or after `firstSeq`, and drops those of earlier formats; `originals` are the rewritten events as they were. */
   async #patchSnapshots(log: InMemoryLog, purged: SnapshotErasure, firstSeq: number, originals: LogEvent[]): Promise<void> {
     const before = new Map(originals.map((event) => [event.seq, event]));
     const now = new Map<number, LogEvent>();
@@ -197,10 +196,10 @@ export class InMemoryBackend implements StateBackend {
       after: (seq) => now.get(seq),
       olderHeads: () => heads.filter((head) => head.seq < firstSeq),
     });
-    // Drops first: a dropped head's removal reaches the heads after it too, and those patched are saved again next.
-    for (const { stream, seq } of patch.drop) log[dropSnapshotsFrom](stream, seq);
+    // The snapshots of earlier formats go too: they cannot be patched.
+    const gone = new Set(patch.drop.map(({ stream, seq }) => `${seq} ${stream}`));
+    log[dropSnapshots]((row) => gone.has(`${row.seq} ${row.stream}`) || ofOtherFormat(row));
     for (const stored of patch.save) await log.saveSnapshot(stored);
-    for (const stream of SNAPSHOT_PART_STREAMS) log[dropSnapshotsFrom](stream, firstSeq);
   }
 
   maxHlc() {
@@ -217,6 +216,7 @@ export class InMemoryBackend implements StateBackend {
       // The check and the store in one synchronous step: a purge, between its event and its patch, cannot come in between.
       if (log[trustedRead](STATE_STREAM, seq, Number.MAX_SAFE_INTEGER).some((event) => event.type === EventTypes.RecordsPurged)) return false;
       log[storeSnapshotRows](rows);
+      log[dropSnapshots](ofOtherFormat);
       return true;
     }
     // No purge runs on any other log (see `#commit`): the rows go one by one, a chunk stored before with the same text skipped.

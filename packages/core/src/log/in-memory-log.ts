@@ -8,7 +8,7 @@ import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, 
 import { deepFreeze } from './freeze.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { checkStateAppend } from './state-append.js';
-import { dropSnapshotsFrom, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from './trusted.js';
+import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from './trusted.js';
 import type { UpcasterRegistry } from './upcasters.js';
 
 /** Options of {@link InMemoryLog}. */
@@ -90,10 +90,9 @@ export class InMemoryLog implements Log {
     events[seq - 1] = deepFreeze({ ...event, payload: jsonPayload(payload) }) as LogEvent;
   }
 
-  /** @internal A purge's removal of the snapshots of `stream` at `seq` or later, which may hold erased text. */
-  [dropSnapshotsFrom](stream: string, seq: number): void {
-    const byStream = this.#snapshots.get(stream);
-    if (byStream) for (const at of [...byStream.keys()]) if (at >= seq) byStream.delete(at);
+  /** @internal A save's or a purge's removal of every stored snapshot row `drop` selects. */
+  [dropSnapshots](drop: (row: StoredSnapshot) => boolean): void {
+    for (const byStream of this.#snapshots.values()) for (const [seq, row] of byStream) if (drop(row)) byStream.delete(seq);
   }
 
   /** @internal A purge's read of every stored snapshot of `stream`, in seq order. */

@@ -18,8 +18,8 @@ export const trustedRead: unique symbol = Symbol('agentstate.trustedRead');
  */
 export const rewriteEventPayload: unique symbol = Symbol('agentstate.rewriteEventPayload');
 
-/** The key of an `InMemoryLog`'s removal of a stream's snapshots at or after a seq, for a purge. */
-export const dropSnapshotsFrom: unique symbol = Symbol('agentstate.dropSnapshotsFrom');
+/** The key of an `InMemoryLog`'s removal of the stored snapshot rows a predicate selects, for a save or a purge. */
+export const dropSnapshots: unique symbol = Symbol('agentstate.dropSnapshots');
 
 /** The key of an `InMemoryLog`'s list of a stream's stored snapshots, in seq order, for a purge. */
 export const snapshotRows: unique symbol = Symbol('agentstate.snapshotRows');

@@ -1,11 +1,11 @@
 /**
  * The state of a time-travel view, folded part by part as its reads need
- * them (docs/contract.md §11). From a snapshot stored in parts or chunks, a
- * part is read (chunk by chunk) only when a read needs its collections: restored, then the events
+ * them (docs/contract.md §11). From a snapshot, a part is read (chunk by
+ * chunk) only when a read needs its collections: restored, then the events
  * between the snapshot and the view's seq are folded into it alone. So the
  * first read of a view costs the parts it reads and the events after the
- * snapshot, not the whole projection. From a whole snapshot (formats 1 to
- * 3) or none, the whole state is folded on the first read, as before.
+ * snapshot, not the whole projection. Without a snapshot, the whole state is
+ * folded on the first read.
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
@@ -16,7 +16,7 @@ import { InMemoryState } from '../in-memory/state.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotPart } from '../snapshot/parts.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
-import type { SnapshotHead } from '../snapshot/heads.js';
+import type { ChunkIndex } from '../snapshot/chunks.js';
 import { readHeadParts } from '../snapshot/heads.js';
 import { loadSnapshotHead } from '../snapshot/restore.js';
 import type { FoldToOptions } from './time-travel.js';
@@ -26,11 +26,11 @@ import { advance, foldTo } from './time-travel.js';
 export class ViewFold {
   #state: InMemoryState;
   /** The head of the snapshot the state starts from, while parts of it remain unread. */
-  #index: SnapshotHead | undefined;
+  #index: ChunkIndex | undefined;
   readonly #loaded = new Set<SnapshotPart>();
   /** The events after the snapshot, decoded once, folded into each part as it is restored. */
   #tail: { change: StateChange; seq: number }[] | undefined;
-  /** Folds the whole state, once, for a fold that does not start from parts. */
+  /** Folds the whole state, once, for a fold that does not start from a snapshot. */
   #whole: (() => Promise<void>) | undefined;
   /** Loads run one at a time, so concurrent reads never restore a part twice. */
   #queue: Promise<unknown> = Promise.resolve();
@@ -40,7 +40,7 @@ export class ViewFold {
     private readonly seq: number,
     private readonly options: FoldToOptions,
     state: InMemoryState,
-    index: SnapshotHead | undefined,
+    index: ChunkIndex | undefined,
   ) {
     this.#state = state;
     this.#index = index;
@@ -48,22 +48,18 @@ export class ViewFold {
 
   /**
    * Finds the snapshot to start from: the newest trustworthy one at or
-   * below `seq`. Only its head is read here; a snapshot stored whole is
-   * folded on the first read.
+   * below `seq`. Only its head is read here.
    */
   static async open(log: Log, seq: number, options: FoldToOptions = {}): Promise<ViewFold> {
     const { opened } = await loadSnapshotHead(log, options.snapshotCodec ?? plainCodec, seq);
     const state = new InMemoryState();
-    if (opened?.index) {
+    if (opened) {
       state.seq = opened.seq;
       state.historyFrom = opened.seq;
       return new ViewFold(log, seq, options, state, opened.index);
     }
     const fold = new ViewFold(log, seq, options, state, undefined);
-    fold.#whole = async () => {
-      if (opened?.snapshot) state.restore(opened.snapshot);
-      await advance(log, state, seq, options);
-    };
+    fold.#whole = () => advance(log, state, seq, options);
     return fold;
   }
 

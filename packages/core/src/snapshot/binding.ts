@@ -3,7 +3,7 @@
  * a codec seals is two lines: a header, then the snapshot's canonical text.
  *
  *     {"event":"<sha256>","format":"agentstate.bound-snapshot/1","log":"<id>","seq":42,"sha256":"<sha256>"}
- *     {"format":"agentstate.snapshot/3",...}
+ *     {"format":"agentstate.snapshot/5",...}
  *
  * The header records the log's identity, the seq, a digest of the event at
  * that seq and the SHA-256 of the content line. A loader trusts the content
@@ -29,11 +29,6 @@ import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent } from '../log/log.js';
-import type { Snapshot } from './snapshot.js';
-import { encodeSnapshot } from './snapshot.js';
-
-/** A snapshot stored by a version without bindings: untrusted, but not damaged. */
-export class UnboundSnapshotError extends CorruptionError {}
 
 /** The format tag of the header line of a stored snapshot. */
 export const BOUND_SNAPSHOT_FORMAT = 'agentstate.bound-snapshot/1';
@@ -90,50 +85,14 @@ export function formatBoundSnapshot(binding: SnapshotBinding, content: string): 
   return `${header}\n${content}`;
 }
 
-/** Encodes `snapshot` and binds it to `log`: the text to seal and store. */
-export async function bindSnapshot(log: Log, snapshot: Snapshot): Promise<string> {
-  const content = encodeSnapshot(snapshot);
-  return formatBoundSnapshot(await snapshotBinding(log, snapshot.seq, content), content);
-}
-
-/**
- * Parses the head of a snapshot stored in pieces (parts or chunks) against
- * its schema; `CorruptionError` when it is not JSON or does not match.
- */
-export function decodeSnapshotHead<T>(content: string, storedSeq: number, schema: z.ZodType<T>): T {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(content);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head is not JSON', { cause });
-  }
-  const result = schema.safeParse(raw);
-  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot head does not match its schema', { cause: result.error });
-  return result.data;
-}
-
-/** True for snapshot text of any format: what versions before bindings stored, without a header. */
-function isSnapshotText(text: string): boolean {
-  try {
-    const format = (JSON.parse(text) as { format?: unknown } | null)?.format;
-    return typeof format === 'string' && format.startsWith('agentstate.snapshot/');
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Splits opened snapshot text into its binding and content, checking the
  * header's shape and the content's digest. A `CorruptionError` says why the
- * text cannot be trusted; a snapshot stored by a version without bindings is
- * named as such.
+ * text cannot be trusted.
  */
 export function parseBoundSnapshot(text: string, storedSeq: number): { binding: SnapshotBinding; content: string } {
   const newline = text.indexOf('\n');
-  if (newline < 0) {
-    if (isSnapshotText(text)) throw new UnboundSnapshotError(STATE_STREAM, storedSeq, 'unbound snapshot from an older version');
-    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot has no binding header');
-  }
+  if (newline < 0) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot has no binding header');
   let raw: unknown;
   try {
     raw = JSON.parse(text.slice(0, newline));

@@ -23,9 +23,9 @@ import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import { compareStrings } from '../records/order.js';
 import type { Snapshot } from './snapshot.js';
-import { snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
+import { parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
-import { decodeSnapshotHead, formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
+import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
 /** The format tag of a head of chunks (two levels: the head names index chunks, which name chunks). */
 export const SNAPSHOT_CHUNKS_FORMAT = 'agentstate.snapshot/5';
@@ -263,18 +263,31 @@ const indexSchema = z.strictObject({
   seq: z.number().int().nonnegative(),
 });
 
-/** Canonical head text of chunks begins so (`format` sorts first); a whole snapshot's or a head of parts' never does. */
+/** Canonical head text of chunks begins so (`format` sorts first). */
 export const CHUNK_HEAD_PREFIX = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}",`;
 
-/** True when opened snapshot content is a head of chunks. */
-export function isChunkIndex(content: string): boolean {
-  return content.startsWith(CHUNK_HEAD_PREFIX);
+/** Parses a head of chunks; `CorruptionError` when it is not JSON or does not match its schema. */
+export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
+  const head = parseSnapshotText(content, storedSeq, indexSchema, 'snapshot head');
+  return { seq: head.seq, index: head.index };
 }
 
-/** Parses a head of chunks; `CorruptionError` when it does not match its schema. */
-export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
-  const head = decodeSnapshotHead(content, storedSeq, indexSchema);
-  return { seq: head.seq, index: head.index };
+/**
+ * What the stored text of a snapshot of an earlier format shows, sealed or
+ * not: its format tag as JSON, which no head of chunks holds (the strings
+ * of a head, record keys among them, are escaped).
+ */
+const OTHER_FORMAT = /"format":"agentstate\.snapshot\/[1-4]"/;
+
+/**
+ * True for a stored row of a snapshot of an earlier format (docs/contract.md
+ * §8): a `state` row whose text names format 1 to 4 (whole, or a head of
+ * parts), or a part of a head of parts (a `state#` stream other than a
+ * chunk's). Loaders skip such a snapshot; saves and purges drop its rows.
+ */
+export function ofOtherFormat(row: Pick<StoredSnapshot, 'stream' | 'data'>): boolean {
+  if (row.stream === STATE_STREAM) return OTHER_FORMAT.test(row.data);
+  return row.stream.startsWith(`${STATE_STREAM}#`) && !row.stream.startsWith(CHUNK_STREAM_PREFIX);
 }
 
 /**

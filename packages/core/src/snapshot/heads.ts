@@ -1,22 +1,18 @@
 /**
- * Reading a snapshot through its head (formats 4 and 5, docs/contract.md §8):
+ * Reading a snapshot through its head (format 5, docs/contract.md §8):
  * which rows a head names for the parts a reader needs, and their decoding.
- * A head of parts (format 4) names one row per part at its seq; a head of
- * chunks (format 5) names, per collection, index chunk rows at seq 0, which
- * name the chunk rows. Either way each row is trusted when its text matches
- * the digest its trusted head (or trusted index chunk) names, so the readers
- * here take rows from any source: a log read ahead ({@link readHeadRows},
- * {@link storedRows}) or a backend's synchronous read.
+ * A head names, per collection, index chunk rows at seq 0, which name the
+ * chunk rows. Each row is trusted when its text matches the digest its
+ * trusted head (or trusted index chunk) names, so the readers here take rows
+ * from any source: a log read ahead ({@link readHeadRows}, {@link storedRows})
+ * or a backend's synchronous read.
  */
 import type { Log, StoredSnapshot } from '../log/log.js';
 import type { ChunkIndex, SnapshotCollection } from './chunks.js';
 import { CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
-import type { SnapshotCollections, SnapshotIndex, SnapshotPart } from './parts.js';
-import { decodeSnapshotPart, looksLikeSnapshotIndex, PART_COLLECTIONS, SNAPSHOT_PARTS, snapshotPartStream } from './parts.js';
+import type { SnapshotCollections, SnapshotPart } from './parts.js';
+import { PART_COLLECTIONS, SNAPSHOT_PARTS } from './parts.js';
 import type { Snapshot } from './snapshot.js';
-
-/** The head of a snapshot stored in parts (format 4) or chunks (format 5). */
-export type SnapshotHead = SnapshotIndex | ChunkIndex;
 
 /** The stored text of the snapshot row of `stream` at `seq`; undefined when there is none. */
 export type RowReader = (stream: string, seq: number) => string | undefined;
@@ -27,23 +23,13 @@ export interface RowKey {
   seq: number;
 }
 
-/** True for a head of chunks. */
-export function isChunkHead(head: SnapshotHead): head is ChunkIndex {
-  return 'index' in head;
-}
-
 /**
- * Reads from `log` the rows `head` names for the collections of `parts` (for
- * a head of chunks: its index chunks, then the chunks they name) and returns
- * a reader over them. Nothing is checked here: {@link decodeHeadParts} checks
- * every row against its digest.
+ * Reads from `log` the rows `head` names for the collections of `parts` (its
+ * index chunks, then the chunks they name) and returns a reader over them.
+ * Nothing is checked here: {@link decodeHeadParts} checks every row against
+ * its digest.
  */
-export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: SnapshotHead, parts: readonly SnapshotPart[]): Promise<RowReader> {
-  if (!isChunkHead(head))
-    return storedRows(
-      log,
-      parts.map((part) => ({ stream: snapshotPartStream(part), seq: head.seq })),
-    );
+export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: ChunkIndex, parts: readonly SnapshotPart[]): Promise<RowReader> {
   const index: RowKey[] = [];
   for (const part of parts)
     for (const collection of PART_COLLECTIONS[part]) for (const ref of head.index[collection]) index.push({ stream: chunkStream(ref.sha256), seq: 0 });
@@ -60,13 +46,11 @@ async function withLeaves(log: Pick<Log, 'latestSnapshot'>, first: RowReader, in
 
 /**
  * Every row stored (possibly sealed) head text seems to name, read from
- * `log` without any check: a head of parts' parts, or a head of chunks' index
- * chunks and the chunks they name. What to read ahead before the head is
- * trusted, or what erasure checks search. Empty for a whole snapshot or text
- * that does not parse.
+ * `log` without any check: its index chunks and the chunks they name. What
+ * to read ahead before the head is trusted, or what erasure checks search.
+ * Empty for text that does not parse as a head.
  */
 export async function storedHeadRows(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowKey[]> {
-  if (looksLikeSnapshotIndex(stored.data)) return SNAPSHOT_PARTS.map((part) => ({ stream: snapshotPartStream(part), seq: stored.seq }));
   const index = looseChunkDigests(stored.data).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 }));
   const rows = await storedRows(log, index);
   const out = new Map<string, RowKey>();
@@ -124,12 +108,11 @@ export async function storedRows(log: Pick<Log, 'latestSnapshot'>, rows: readonl
 
 /**
  * The collections of `parts` from the rows `index` names, as a list of
- * pieces to restore one after the other (a chunk each, for format 5).
- * `CorruptionError` when a row (an index chunk or a chunk) is missing,
- * differs from its digest or does not decode.
+ * pieces to restore one after the other (a chunk each). `CorruptionError`
+ * when a row (an index chunk or a chunk) is missing, differs from its digest
+ * or does not decode.
  */
-export function decodeHeadParts(index: SnapshotHead, parts: readonly SnapshotPart[], row: RowReader, validate: boolean): Partial<SnapshotCollections>[] {
-  if (!isChunkHead(index)) return parts.map((part) => decodeSnapshotPart(index, part, row(snapshotPartStream(part), index.seq), { validate }));
+export function decodeHeadParts(index: ChunkIndex, parts: readonly SnapshotPart[], row: RowReader, validate: boolean): Partial<SnapshotCollections>[] {
   const pieces: Partial<SnapshotCollections>[] = [];
   for (const part of parts) {
     for (const collection of PART_COLLECTIONS[part]) {
@@ -144,7 +127,7 @@ export function decodeHeadParts(index: SnapshotHead, parts: readonly SnapshotPar
 }
 
 /** The whole snapshot `index` names, every row checked against its digest and schema. */
-export function assembleHead(index: SnapshotHead, row: RowReader): Snapshot {
+export function assembleHead(index: ChunkIndex, row: RowReader): Snapshot {
   const snapshot = { seq: index.seq } as Snapshot;
   for (const collection of SNAPSHOT_COLLECTIONS) (snapshot as unknown as Record<SnapshotCollection, unknown[]>)[collection] = [];
   for (const piece of decodeHeadParts(index, SNAPSHOT_PARTS, row, true)) {
@@ -159,7 +142,7 @@ export function assembleHead(index: SnapshotHead, row: RowReader): Snapshot {
 /** The text of the parts of `parts` in `index` read from `log`, decoded unvalidated: a view's read of a trusted head. */
 export async function readHeadParts(
   log: Pick<Log, 'latestSnapshot'>,
-  index: SnapshotHead,
+  index: ChunkIndex,
   parts: readonly SnapshotPart[],
 ): Promise<Partial<SnapshotCollections>[]> {
   return decodeHeadParts(index, parts, await readHeadRows(log, index, parts), false);
@@ -167,7 +150,7 @@ export async function readHeadParts(
 
 /**
  * The whole stored size of a snapshot in UTF-8 bytes: its head and every row
- * it names (parts, or index chunks and chunks, shared ones counted in full), read from `log`.
+ * it names (index chunks and chunks, shared ones counted in full), read from `log`.
  * What `stats` and the inspector report as a snapshot's size.
  */
 export async function storedSnapshotBytes(log: Pick<Log, 'latestSnapshot'>, head: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<number> {

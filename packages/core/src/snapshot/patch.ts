@@ -10,10 +10,10 @@
  * once however many heads share it, stored under its new digest, and its old
  * row dropped. Every head (a few kilobytes) is bound again (the event at its
  * seq may have been rewritten) and sealed with the provider's codec. A head
- * that cannot be trusted or sealed, and every head of an older format, is
- * dropped as before, with the rows only it named. Backend-free: a backend
- * gives the rows and applies the returned writes in the purge's own
- * transaction.
+ * that cannot be trusted or sealed is dropped, with the rows only it named.
+ * Backend-free: a backend gives the rows and applies the returned writes in
+ * the purge's own transaction (and drops the snapshots of earlier formats,
+ * `ofOtherFormat`, which it cannot patch).
  */
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
@@ -31,7 +31,6 @@ import {
   decodeIndexChunk,
   encodeChunk,
   joinChunk,
-  isChunkIndex,
   SNAPSHOT_CHUNKS_FORMAT,
   SNAPSHOT_COLLECTIONS,
 } from './chunks.js';
@@ -161,7 +160,7 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
       const binding = { log: input.identity, seq: opened.seq, event: eventDigest(input.after(opened.seq)), sha256: sha256Hex(content) };
       next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: opened.seq, index } };
     } catch {
-      // Untrusted, of an older format, missing a row or not sealable here: dropped, as every snapshot was before chunks.
+      // Untrusted, missing a row or not sealable here: dropped.
       drop.push({ stream: STATE_STREAM, seq: head.seq });
       droppedHeads.push(head);
       continue;
@@ -326,7 +325,6 @@ function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotP
   const { binding, content } = parseBoundSnapshot(input.codec.open(stored.data), stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   checkBinding(input.identity, binding, input.before(stored.seq));
-  if (!isChunkIndex(content)) throw new CorruptionError(STATE_STREAM, stored.seq, 'not a snapshot of chunks');
   const index = lightChunkIndex(content, stored.seq);
   if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
   return index;

@@ -1,21 +1,22 @@
 /**
- * Finding a snapshot to start from (docs/contract.md §8): the newest one that opens with
- * the codec, is bound to this log at its seq (see `binding.ts`), matches its
- * content digest, decodes, agrees with its stored seq and does not lie beyond
- * the stream head. Anything else is skipped and the next older one is tried.
+ * Finding a snapshot to start from (docs/contract.md §8): the newest head of
+ * chunks that opens with the codec, is bound to this log at its seq (see
+ * `binding.ts`), matches its content digest, decodes, agrees with its stored
+ * seq and does not lie beyond the stream head. Anything else, a snapshot of
+ * an earlier format among them, is skipped and the next older one is tried.
  */
 import { CorruptionError } from '../errors.js';
 import type { Log } from '../log/log.js';
 import { STATE_STREAM } from '../log/events.js';
-import { checkBinding, eventAt, parseBoundSnapshot, UnboundSnapshotError } from './binding.js';
+import { checkBinding, eventAt, parseBoundSnapshot } from './binding.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
-import { decodeSnapshot } from './snapshot.js';
-import { decodeSnapshotIndex, isSnapshotIndex, SNAPSHOT_PARTS } from './parts.js';
-import { decodeChunkIndex, isChunkIndex } from './chunks.js';
-import type { RowReader, SnapshotHead } from './heads.js';
+import { SNAPSHOT_PARTS } from './parts.js';
+import type { ChunkIndex } from './chunks.js';
+import { decodeChunkIndex, ofOtherFormat } from './chunks.js';
+import type { RowReader } from './heads.js';
 import { assembleHead, readHeadRows, storedHeadRows, storedRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
@@ -26,7 +27,7 @@ export interface SkippedSnapshot {
    * True when the stored snapshot is wrong in itself or for this log (edited,
    * foreign, undecodable, failing its seal under the given key); false when
    * it only could not be checked here (sealed with a key or codec not given,
-   * unsealed while a key is, or unbound from an older version).
+   * unsealed while a key is, or of an earlier format).
    */
   damaged: boolean;
   /**
@@ -74,13 +75,16 @@ function open(codec: SnapshotCodec, data: string): string {
   return codec.open(data);
 }
 
+/** Raised for a snapshot of an earlier format: a cache this version does not read, not damage. */
+class OtherFormatError extends CorruptionError {}
+
 /** Why a stored snapshot at `seq` was passed over, from the error that refused it. */
 export function skippedSnapshot(seq: number, error: unknown): SkippedSnapshot {
   const reason = error instanceof Error ? error.message : String(error);
   if (error instanceof UncheckableSnapshotError) {
     return error.missingCodec === undefined ? { seq, reason, damaged: false } : { seq, reason, damaged: false, sealedWith: error.missingCodec };
   }
-  return { seq, reason, damaged: !(error instanceof UnboundSnapshotError) };
+  return { seq, reason, damaged: !(error instanceof OtherFormatError) };
 }
 
 /** What {@link trustStoredSnapshot} checks a stored snapshot against: the log as it is now. */
@@ -92,34 +96,33 @@ export interface SnapshotTrustContext {
   identity: () => string;
   /** The event of the `state` stream at a seq, if the log holds one. */
   eventAt: (seq: number) => LogEvent | undefined;
-  /** The stored text of a snapshot row (a part or a chunk of the snapshot being checked); undefined when there is no such row. */
+  /** The stored text of a snapshot row (a chunk of the snapshot being checked); undefined when there is no such row. */
   row?: RowReader;
 }
 
-/** A stored snapshot whose own text checks out: whole (formats 1 to 3), or a head of parts (format 4) or chunks (format 5) not read yet. */
-export type OpenedSnapshot = { seq: number; snapshot: Snapshot; index?: undefined } | { seq: number; index: SnapshotHead; snapshot?: undefined };
+/** A stored snapshot whose own text checks out: a head of chunks, its chunks not read yet. */
+export interface OpenedSnapshot {
+  seq: number;
+  index: ChunkIndex;
+}
 
 /**
- * Opens, unbinds and checks one stored snapshot, and decodes it when it is
- * whole; a head of parts is returned for its parts to be read. Throws why it
- * cannot be trusted.
+ * Opens, unbinds and checks one stored head of chunks, for its chunks to be
+ * read. Throws why it cannot be trusted.
  */
 export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): OpenedSnapshot {
+  if (ofOtherFormat({ stream: STATE_STREAM, data: stored.data }))
+    throw new OtherFormatError(STATE_STREAM, stored.seq, 'of an earlier snapshot format, which this version does not read');
   const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
   checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
-  if (isSnapshotIndex(content) || isChunkIndex(content)) {
-    const index = isChunkIndex(content) ? decodeChunkIndex(content, stored.seq) : decodeSnapshotIndex(content, stored.seq);
-    if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-    return { seq: stored.seq, index };
-  }
-  const snapshot = decodeSnapshot(content, stored.seq);
-  if (snapshot.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${snapshot.seq} disagrees with stored seq ${stored.seq}`);
-  return { seq: stored.seq, snapshot };
+  const index = decodeChunkIndex(content, stored.seq);
+  if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
+  return { seq: stored.seq, index };
 }
 
-/** The rows a stored snapshot names (its parts or chunks), read ahead for {@link trustStoredSnapshot}, which is synchronous. */
+/** The rows a stored snapshot names (its index chunks and chunks), read ahead for {@link trustStoredSnapshot}, which is synchronous. */
 export async function rowsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowReader> {
   return storedRows(log, await storedHeadRows(log, stored));
 }
@@ -131,13 +134,12 @@ export async function rowsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<Sto
  * transaction.
  */
 export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
-  const opened = openStoredSnapshot(stored, ctx);
-  return opened.snapshot ?? assembleHead(opened.index, ctx.row ?? (() => undefined));
+  return assembleHead(openStoredSnapshot(stored, ctx).index, ctx.row ?? (() => undefined));
 }
 
 /** The result of {@link loadSnapshotHead}. */
 export interface LoadedSnapshotHead {
-  /** The snapshot to start from (whole, or the head of its parts), or undefined for a full fold. */
+  /** The head of the snapshot to start from, or undefined for a full fold. */
   opened: OpenedSnapshot | undefined;
   /** Newer snapshots that were refused. */
   skipped: SkippedSnapshot[];
@@ -145,8 +147,8 @@ export interface LoadedSnapshotHead {
 
 /**
  * The newest stored snapshot at or below `head` whose own text checks out,
- * without reading its parts when it is stored in parts; `accept` may refuse
- * it still (by throwing), and the next older one is tried.
+ * without reading its chunks; `accept` may refuse it still (by throwing),
+ * and the next older one is tried.
  */
 export async function loadSnapshotHead(
   log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>,
@@ -182,12 +184,12 @@ export async function loadSnapshotHead(
   return { opened: undefined, skipped };
 }
 
-/** Loads the newest trustworthy snapshot of the `state` stream at or below `head`, whole: a snapshot stored in parts or chunks is read and checked row by row. */
+/** Loads the newest trustworthy snapshot of the `state` stream at or below `head`, whole: its chunks are read and checked row by row. */
 export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
-  const loaded = await loadSnapshotHead(log, codec, head, async (opened) => {
-    if (opened.snapshot) return opened;
-    const rows = await readHeadRows(log, opened.index, SNAPSHOT_PARTS);
-    return { seq: opened.seq, snapshot: assembleHead(opened.index, rows) };
+  let snapshot: Snapshot | undefined;
+  const { skipped } = await loadSnapshotHead(log, codec, head, async (opened) => {
+    snapshot = assembleHead(opened.index, await readHeadRows(log, opened.index, SNAPSHOT_PARTS));
+    return opened;
   });
-  return { snapshot: loaded.opened?.snapshot, skipped: loaded.skipped };
+  return { snapshot, skipped };
 }

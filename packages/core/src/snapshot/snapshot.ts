@@ -14,16 +14,9 @@ import type { OperationEntry } from '../log/operation.js';
 import { operationEntrySchema } from '../log/operation.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
-import { upcastV1MemoryItem, upcastV1Session, upcastV1Skill, upcastV1Turn } from '../log/legacy/v1.js';
 
-/** The format tag inside every encoded snapshot. */
+/** The format tag inside the canonical text of a snapshot ({@link encodeSnapshot}). */
 export const SNAPSHOT_FORMAT = 'agentstate.snapshot/3';
-
-/** The format of snapshots written before payload schema version 2; read through the version 1 record upcasters. */
-const SNAPSHOT_FORMAT_V1 = 'agentstate.snapshot/1';
-
-/** The format of snapshots written before checkpoints: format 3 without them. */
-const SNAPSHOT_FORMAT_V2 = 'agentstate.snapshot/2';
 
 /** The whole projection of the `state` stream at `seq`, tombstones included. */
 export interface Snapshot {
@@ -91,42 +84,21 @@ export function encodeSnapshot(snapshot: Snapshot): string {
   return canonicalJson({ format: SNAPSHOT_FORMAT, ...sortedSnapshot(snapshot) });
 }
 
-/** Parses and validates canonical snapshot text; `CorruptionError` when it does not decode. */
-export function decodeSnapshot(text: string, storedSeq: number, stream = STATE_STREAM): Snapshot {
+/** Parses stored JSON text of the `state` snapshot at `storedSeq` against `schema`; a `CorruptionError` naming `what` when it is not JSON or does not match. */
+export function parseSnapshotText<T>(text: string, storedSeq: number, schema: z.ZodType<T>, what: string): T {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (cause) {
-    throw new CorruptionError(stream, storedSeq, 'snapshot is not JSON', { cause });
+    throw new CorruptionError(STATE_STREAM, storedSeq, `${what} is not JSON`, { cause });
   }
-  const result = snapshotSchema.safeParse(upcastSnapshot(raw));
-  if (!result.success) throw new CorruptionError(stream, storedSeq, 'snapshot does not match its schema', { cause: result.error });
-  const { format: _format, ...snapshot } = result.data;
-  return snapshot;
+  const result = schema.safeParse(raw);
+  if (!result.success) throw new CorruptionError(STATE_STREAM, storedSeq, `${what} does not match its schema`, { cause: result.error });
+  return result.data;
 }
 
-/** A format 1 or 2 snapshot in today's shape; anything else unchanged, for the schema to judge. */
-function upcastSnapshot(raw: unknown): unknown {
-  if (raw === null || typeof raw !== 'object') return raw;
-  const format = (raw as { format?: unknown }).format;
-  // Formats 1 and 2 had no checkpoints.
-  if (format === SNAPSHOT_FORMAT_V2) return { ...raw, format: SNAPSHOT_FORMAT, checkpoints: [], checkpointWrites: [] };
-  if (format !== SNAPSHOT_FORMAT_V1) return raw;
-  const v1 = raw as Record<string, unknown>;
-  const each = (key: string, step: (record: Record<string, unknown>) => Record<string, unknown>): unknown => {
-    const list = v1[key];
-    return Array.isArray(list) ? list.map((record) => (record !== null && typeof record === 'object' ? step(record) : record)) : list;
-  };
-  return {
-    ...v1,
-    format: SNAPSHOT_FORMAT,
-    sessions: each('sessions', upcastV1Session),
-    turns: each('turns', upcastV1Turn),
-    skills: each('skills', upcastV1Skill),
-    memory: each('memory', upcastV1MemoryItem),
-    // Version 1 had no idempotent writes.
-    operations: [],
-    checkpoints: [],
-    checkpointWrites: [],
-  };
+/** Parses and validates canonical snapshot text; `CorruptionError` when it does not decode. */
+export function decodeSnapshot(text: string, storedSeq: number): Snapshot {
+  const { format: _format, ...snapshot } = parseSnapshotText(text, storedSeq, snapshotSchema, 'snapshot');
+  return snapshot;
 }

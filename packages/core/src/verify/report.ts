@@ -62,7 +62,7 @@ export interface VerifyReport {
    * Stored snapshots a loader would skip, and why. Those marked `damaged`
    * (edited, foreign, failing their seal under the given key) are problems
    * too; those that only cannot be checked here (sealed with a key not given,
-   * unbound from an older version) are not.
+   * of an earlier snapshot format: a note, not damage) are not.
    */
   skippedSnapshots: SkippedSnapshot[];
 }

@@ -288,7 +288,8 @@ export interface StateBackend {
   /**
    * Stores the rows of a snapshot captured at `seq` (its chunks, each written
    * unless an identical row is stored, then its head) in one write
-   * transaction, which no purge interleaves; unless a `records.purged` event
+   * transaction, which no purge interleaves and which drops the stored rows
+   * of earlier snapshot formats (`ofOtherFormat`); unless a `records.purged` event
    * was appended after `seq`. That purge patched the snapshots stored before
    * it, not these rows, which may hold what it erased: nothing is stored and
    * the answer is `false`, for the caller to capture again

@@ -1,5 +1,5 @@
-/** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log. */
-import type { AppendInput, EventSourcedProvider, Log, Provider } from '@agentstate/core';
+/** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log, X27 snapshots of earlier formats. */
+import type { AppendInput, EventSourcedProvider, Log, Provider, Snapshot } from '@agentstate/core';
 import {
   CorruptionError,
   encodeSnapshot,
@@ -11,14 +11,25 @@ import {
   STATE_STREAM,
   ValidationError,
 } from '@agentstate/core';
-import { eventDigest, foldLog, formatBoundSnapshot, loadSnapshot, parseBoundSnapshot, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
+import {
+  chunkStream,
+  encodeSnapshotChunks,
+  eventDigest,
+  foldLog,
+  formatBoundSnapshot,
+  loadSnapshot,
+  parseBoundSnapshot,
+  snapshotBinding,
+  storedHeadRows,
+} from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
+import { cutAt } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { namedRowHolding, rowsNow } from '../suite/snapshot-rows.js';
+import { FORMAT_4_MEMORY_PART, namedRowHolding, rowsNow, storedHeads, storedSnapshotRows, storeEarlierFormat } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
 async function write(p: Provider, n: number): Promise<void> {
@@ -59,7 +70,14 @@ function flip(data: string, from: string, to: string): string {
   return data.slice(0, i) + to + data.slice(i + from.length);
 }
 
-/** Replaces the first `from` by `to` in the stored row (chunk or part) of the snapshot at `seq` that holds it: an edit its head's digest must catch. */
+/** `snapshot` cut into chunks, which are stored in `log`: the content of its head, for a check to bind as it likes. */
+async function storedChunksOf(log: Log, snapshot: Snapshot): Promise<string> {
+  const { head, chunks } = encodeSnapshotChunks(snapshot);
+  for (const [sha256, data] of chunks) await log.saveSnapshot({ stream: chunkStream(sha256), seq: 0, data });
+  return head;
+}
+
+/** Replaces the first `from` by `to` in the stored row (a chunk or an index chunk) of the snapshot at `seq` that holds it: an edit its head's digest must catch. */
 async function flipRow(log: Log, seq: number, from: string, to: string): Promise<void> {
   const row = await namedRowHolding(log, seq, from);
   expect(row, `a row of the snapshot at seq ${seq} holding "${from}"`).toBeDefined();
@@ -94,21 +112,21 @@ export const snapshotChecks: ProviderCheck[] = [
       await write(p, 2);
 
       // m2: authentic and bound, but undecodable; m3: not even sealed.
-      const cut = '{"format":"agentstate.snapshot/2","seq":';
+      const cut = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}","index":`;
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 2, cut), cut)) });
       await write(p, 3);
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: 'garbage' });
       await write(p, 4);
 
       // m4: authentic, bound and decodable, but its inner seq (k + 1) disagrees with its stored seq.
-      const early = encodeSnapshot(atM1);
+      const early = await storedChunksOf(log, atM1);
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 4, early), early)) });
       await write(p, 5);
       const head = await log.head(STATE_STREAM);
       expect(head).toBe(k + 5);
 
       // Beyond the head: authentic and self-consistent, but it claims events that do not exist.
-      const future = encodeSnapshot({ ...(await p.snapshot()), seq: head + 10 });
+      const future = await storedChunksOf(log, { ...(await p.snapshot()), seq: head + 10 });
       const beyond = { ...(await snapshotBinding(log, head, future)), seq: head + 10 };
       await log.saveSnapshot({ stream: STATE_STREAM, seq: head + 10, data: codec.seal(formatBoundSnapshot(beyond, future)) });
 
@@ -166,12 +184,12 @@ export const snapshotChecks: ProviderCheck[] = [
       await log.saveSnapshot(foreign);
       await write(p, 3);
 
-      // k + 3: correct content, stored without a binding (as an older version stored it).
+      // k + 3: correct content, stored whole without a binding (as an older version stored it): of an earlier format, not damaged.
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
       await write(p, 4);
 
       // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
-      const content = await snapshotText(p);
+      const content = await storedChunksOf(log, await p.snapshot());
       const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
       await write(p, 5);
@@ -182,7 +200,7 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(fold.snapshotSeq).toBe(k);
       expect(fold.skipped).toEqual([
         { seq: k + 4, reason: expect.stringContaining(`the event at seq ${k + 4} is not the one the snapshot was taken after`), damaged: true },
-        { seq: k + 3, reason: expect.stringContaining('unbound snapshot from an older version'), damaged: false },
+        { seq: k + 3, reason: expect.stringContaining('earlier snapshot format'), damaged: false },
         { seq: k + 2, reason: expect.stringContaining('taken from another log'), damaged: true },
         { seq: k + 1, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true },
       ]);
@@ -198,7 +216,7 @@ export const snapshotChecks: ProviderCheck[] = [
     },
   },
   {
-    name: 'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a part, is detected',
+    name: 'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected',
     needs: ['eventSourced'],
     async run(env) {
       await fc.assert(
@@ -244,6 +262,50 @@ export const snapshotChecks: ProviderCheck[] = [
         ),
         { numRuns: env.propertyRuns, seed: env.seed },
       );
+    },
+  },
+  {
+    name: 'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text',
+    needs: ['eventSourced'],
+    async run(env) {
+      const p = env.eventSourced(await env.open());
+      const log = p.log;
+      await populate(p);
+      const secret = await p.memory.write({ content: 'x27 Quillon-Marrowby keeps the spare key' });
+      const k = (await p.saveSnapshot()).seq;
+      const earlier = async (format: 'parts' | 'whole' | 'unbound') => {
+        await write(p, k);
+        await storeEarlierFormat(log, await p.snapshot(), format);
+      };
+      await earlier('parts');
+      await earlier('whole');
+      await earlier('unbound');
+      await write(p, 1);
+      const full = await snapshotText(await env.replay(log, { fromScratch: true }));
+      const fold = await foldLog(log);
+      expect(fold.snapshotSeq).toBe(k);
+      expect(fold.skipped).toEqual([k + 3, k + 2, k + 1].map((seq) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false })));
+      expect(encodeSnapshot(fold.state.capture())).toBe(full);
+      expect(encodeSnapshot(await (await p.at({ seq: k + 3 })).capture())).toBe(
+        encodeSnapshot((await foldLog(cutAt(log, k + 3), { fromScratch: true })).state.capture()),
+      );
+
+      // The next save drops every row of them; the snapshot of chunks stays.
+      const saved = (await p.saveSnapshot()).seq;
+      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
+      expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
+      expect((await foldLog(log)).skipped).toEqual([]);
+
+      // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the erased text.
+      await earlier('parts');
+      await earlier('whole');
+      const before = [...(await storedHeads(log)), ...(await rowsNow(log, [{ stream: FORMAT_4_MEMORY_PART, seq: saved + 1 }]))];
+      expect(before.map((row) => row.data).join('\n')).toContain('Quillon-Marrowby');
+      await p.purge({ id: secret.id, reason: 'x27' });
+      const after = [...(await storedSnapshotRows(log)), ...(await rowsNow(log, before))];
+      expect(after.map((row) => row.data).join('\n')).not.toContain('Quillon-Marrowby');
+      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
+      expect((await foldLog(log)).skipped).toEqual([]);
     },
   },
   {

@@ -1,12 +1,12 @@
 /**
  * The stored snapshot rows a log holds, read through the `Log` interface
- * alone: every `state` head and every row it names (the parts of a format-4
- * head, the index chunks and chunks of a format-5 one). What erasure checks
- * search for text.
+ * alone: every `state` head and every row it names (its index chunks and
+ * chunks). What erasure checks search for text. And snapshots stored as
+ * versions before chunks stored them, which today's loaders skip.
  */
-import type { Log, StoredSnapshot } from '@agentstate/core';
-import { STATE_STREAM } from '@agentstate/core';
-import { chunkStream, looseIndexDigests, storedHeadRows } from '@agentstate/core/backend';
+import type { Log, Snapshot, SnapshotCodec, StoredSnapshot } from '@agentstate/core';
+import { encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
+import { canonicalJson, chunkStream, formatBoundSnapshot, looseIndexDigests, sha256Hex, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
 
 /** Every stored head of the `state` stream, newest first. */
 export async function storedHeads(log: Log): Promise<StoredSnapshot[]> {
@@ -58,10 +58,35 @@ export async function chunkRowsOf(log: Log, head: Pick<StoredSnapshot, 'data'>, 
   return out;
 }
 
-/** The first stored row the head at `seq` names (a part or a chunk) whose text holds `text`. */
+/** The first stored row the head at `seq` names (a chunk or an index chunk) whose text holds `text`. */
 export async function namedRowHolding(log: Log, seq: number, text: string): Promise<StoredSnapshot | undefined> {
   const head = await log.latestSnapshot(STATE_STREAM, { upToSeq: seq });
   if (head?.seq !== seq) return undefined;
   for (const row of await rowsNow(log, await storedHeadRows(log, head))) if (row.data.includes(text)) return row;
   return undefined;
+}
+
+/** The stream of the memory part of a head of parts (format 4), at the head's seq: the one part {@link storeEarlierFormat} stores. */
+export const FORMAT_4_MEMORY_PART = `${STATE_STREAM}#memory`;
+
+/**
+ * Stores `snapshot` at its seq as a version before chunks did: a head of
+ * parts (format 4) with its memory part, or whole (format 3, the canonical
+ * text), bound to `log` or, as versions before bindings stored it, not.
+ */
+export async function storeEarlierFormat(
+  log: Log,
+  snapshot: Snapshot,
+  format: 'parts' | 'whole' | 'unbound',
+  codec: SnapshotCodec = plainCodec,
+): Promise<void> {
+  const { seq } = snapshot;
+  let content = encodeSnapshot(snapshot);
+  if (format === 'unbound') return log.saveSnapshot({ stream: STATE_STREAM, seq, data: codec.seal(content) });
+  if (format === 'parts') {
+    const memory = canonicalJson({ memory: snapshot.memory });
+    await log.saveSnapshot({ stream: FORMAT_4_MEMORY_PART, seq, data: memory });
+    content = canonicalJson({ format: 'agentstate.snapshot/4', parts: { memory: sha256Hex(memory) }, seq });
+  }
+  await log.saveSnapshot({ stream: STATE_STREAM, seq, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, seq, content), content)) });
 }

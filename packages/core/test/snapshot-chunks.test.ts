@@ -1,25 +1,12 @@
 /**
- * Snapshots stored in chunks (format 5): what a view reads of them, what a
- * second snapshot stores, and the formats before them (parts, whole), which
- * still load everywhere.
+ * Snapshots stored in chunks (format 5): what a view reads of them and what
+ * a second snapshot stores.
  */
 import { describe, expect, it } from 'vitest';
 import type { Log } from '../src/index.js';
-import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, plainCodec, replay, seededEntropy, STATE_STREAM } from '../src/index.js';
+import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, plainCodec, seededEntropy, STATE_STREAM } from '../src/index.js';
 import type { ChunkIndex, ChunkRef, SnapshotCollection } from '../src/backend.js';
-import {
-  bindSnapshot,
-  bindSnapshotParts,
-  CHUNK_STREAM_PREFIX,
-  chunkStream,
-  decodeChunkIndex,
-  formatBoundSnapshot,
-  loadSnapshot,
-  parseBoundSnapshot,
-  SNAPSHOT_PARTS,
-  snapshotBinding,
-  snapshotPartStream,
-} from '../src/backend.js';
+import { CHUNK_STREAM_PREFIX, chunkStream, decodeChunkIndex, loadSnapshot, parseBoundSnapshot } from '../src/backend.js';
 import type { SnapshotCodec } from '../src/index.js';
 
 /** The head of chunks stored at `seq`. */
@@ -83,7 +70,6 @@ describe('snapshots stored in chunks', () => {
     const head = await headAt(log, codec, snapshot.seq);
     for (const stream of await chunkStreams(log, head, 'sessions', 'turns', 'skills', 'memory'))
       expect((await log.latestSnapshot(stream))?.seq, stream).toBe(0);
-    for (const part of SNAPSHOT_PARTS) expect(await log.latestSnapshot(snapshotPartStream(part)), part).toBeUndefined();
     const loaded = await loadSnapshot(log, codec, snapshot.seq);
     expect(encodeSnapshot(loaded.snapshot!)).toBe(encodeSnapshot(saved));
   });
@@ -148,43 +134,5 @@ describe('snapshots stored in chunks', () => {
     expect(streams).toEqual(await chunkStreams(log, chunks, 'skills'));
     expect(encodeSnapshot(await view.capture())).toBe(encodeSnapshot(await p.snapshot()));
     expect(snapshot.seq).toBeLessThan(head);
-  });
-
-  it('still load snapshots stored in parts (format 4), and let a view read only the parts it needs', async () => {
-    const codec = hmacCodec('parts');
-    const { p, log, streams, item } = await populated(codec);
-    const head = await log.head(STATE_STREAM);
-    const whole = await p.snapshot();
-    const { head: text, parts } = await bindSnapshotParts(log, whole);
-    for (const part of parts) await log.saveSnapshot(part);
-    await log.saveSnapshot({ stream: STATE_STREAM, seq: head, data: codec.seal(text) });
-    expect(encodeSnapshot((await loadSnapshot(log, codec, head)).snapshot!)).toBe(encodeSnapshot(whole));
-    const view = await p.at({ seq: head });
-    streams.length = 0;
-    expect((await view.memory.get(item.id)).content).toBe('ship on monday');
-    expect(streams).toEqual([snapshotPartStream('memory')]);
-    expect(encodeSnapshot(await view.capture())).toBe(encodeSnapshot(whole));
-  });
-
-  it('still load whole snapshots of formats 2 and 3, for views, folds and replays', async () => {
-    const codec = hmacCodec('old');
-    const { p, log, item } = await populated(codec);
-    const head = await log.head(STATE_STREAM);
-    const whole = await p.snapshot();
-    // Format 3: one row holding the whole projection, as the versions before parts stored it, above the parted one.
-    await log.saveSnapshot({ stream: STATE_STREAM, seq: head, data: codec.seal(await bindSnapshot(log, whole)) });
-    expect((await loadSnapshot(log, codec, head)).snapshot?.seq).toBe(head);
-    expect(encodeSnapshot(await (await p.at({ seq: head })).capture())).toBe(encodeSnapshot(whole));
-    expect((await (await p.at({ seq: head })).memory.get(item.id)).content).toBe('ship on monday');
-    expect(encodeSnapshot(await (await replay(log, { snapshotCodec: codec })).snapshot())).toBe(encodeSnapshot(whole));
-    // Format 2: the same without checkpoints.
-    await p.memory.write({ content: 'one more' });
-    const at = await log.head(STATE_STREAM);
-    const { checkpoints: _c, checkpointWrites: _w, ...rest } = await p.snapshot();
-    const text = JSON.stringify({ format: 'agentstate.snapshot/2', ...rest });
-    await log.saveSnapshot({ stream: STATE_STREAM, seq: at, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, at, text), text)) });
-    const loaded = await loadSnapshot(log, codec, at);
-    expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([at, []]);
-    expect(encodeSnapshot(await (await p.at({ seq: at })).capture())).toBe(encodeSnapshot(await p.snapshot()));
   });
 });
