@@ -137,12 +137,12 @@ export class PostgresBackend implements StateBackend {
    * folded first, so the look-ups see them, telling `onProgress` after
    * each batch.
    */
-  async lockInStep(sql: Sql, onProgress?: (progress: { done: number; total: number }) => void): Promise<ProjectionState> {
+  async lockInStep(sql: Sql, onProgress?: (done: number, total: number) => void): Promise<ProjectionState> {
     return this.inStep(sql, await sql.rows<LockRow>(this.#lockSql), onProgress);
   }
 
   /** Brings the projection in step with the log, given the rows of the lock statement. */
-  async inStep(sql: Sql, rows: readonly LockRow[], onProgress?: (progress: { done: number; total: number }) => void): Promise<ProjectionState> {
+  async inStep(sql: Sql, rows: readonly LockRow[], onProgress?: (done: number, total: number) => void): Promise<ProjectionState> {
     const [row] = rows;
     // The creation script writes both rows and nothing deletes them: without one, the schema was damaged.
     if (row === undefined)
@@ -150,7 +150,7 @@ export class PostgresBackend implements StateBackend {
     const state = { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
     if (state.seq === row.head) return state;
     const total = row.head - state.seq;
-    await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters, (seq) => onProgress?.({ done: seq - state.seq, total }));
+    await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters, (seq) => onProgress?.(seq - state.seq, total));
     return this.projection.state(sql);
   }
 

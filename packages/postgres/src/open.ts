@@ -55,7 +55,7 @@ export interface PostgresOptions extends StateProviderOptions, PostgresConnectio
    * schema whose derived part was made by another version, or events a bare
    * log appended.
    */
-  onProgress?: (progress: { done: number; total: number }) => void;
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** A provider whose log and projection live in one PostgreSQL schema. */

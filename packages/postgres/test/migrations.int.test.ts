@@ -85,10 +85,10 @@ describe('PostgreSQL schema creation', () => {
     const { url } = await testServer();
     const schema = freshSchema('fresh');
     const progress: unknown[] = [];
-    const first = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    const first = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
     await first.memory.write({ content: 'kept across opens' });
     await first.close();
-    const again = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    const again = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
     expect((await again.memory.recall({ query: 'kept' })).map((h) => h.content)).toEqual(['kept across opens']);
     await again.close();
     expect(progress).toEqual([]);
@@ -147,7 +147,7 @@ describe('A derived part of another version', () => {
     const schema = freshSchema('old');
     await loadOldSchema(url, schema);
     const progress: { done: number; total: number }[] = [];
-    const provider = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
     expect(progress.at(-1)).toEqual({ done: 19, total: 19 });
     expect(await reads(provider)).toEqual(OLD_READS);
     const report = await provider.verify();
@@ -174,7 +174,7 @@ describe('A derived part of another version', () => {
        DELETE FROM "${schema}".memory; CREATE INDEX stray ON "${schema}".memory (kind);`,
     );
     const progress: unknown[] = [];
-    const provider = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
     expect(progress).toEqual([{ done: 19, total: 19 }]);
     expect(await reads(provider)).toEqual(OLD_READS);
     expect((await provider.verify()).ok).toBe(true);
@@ -190,7 +190,7 @@ describe('A derived part of another version', () => {
     const schema = freshSchema('twice');
     await loadOldSchema(url, schema);
     const progress: number[][] = [[], []];
-    const providers = await Promise.all([0, 1].map((i) => openPostgres(url, { schema, max: 2, onProgress: ({ done }) => progress[i]!.push(done) })));
+    const providers = await Promise.all([0, 1].map((i) => openPostgres(url, { schema, max: 2, onProgress: (done) => progress[i]!.push(done) })));
     expect(progress.map((p) => p.length).sort()).toEqual([0, 1]);
     for (const provider of providers) expect(await reads(provider)).toEqual(OLD_READS);
     await Promise.all(providers.map((p) => p.close()));
@@ -210,7 +210,7 @@ describe('A derived part of another version', () => {
       WHERE n.nspname = '${schema}' AND t.tgname = 'events_notify'`;
     expect(await query(url, trigger)).toHaveLength(1);
     const progress: unknown[] = [];
-    const provider = await openPostgres(url, { schema, onProgress: (p) => progress.push(p) });
+    const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
     expect(progress).toEqual([{ done: 19, total: 19 }]);
     expect(await reads(provider)).toEqual(OLD_READS);
     await provider.close();
