@@ -207,10 +207,10 @@ export {
   NUMBER_ASC,
   NUMBER_DESC,
 } from './paging/cursor.js';
-export { type FoldView, checkChange } from './in-memory/fold-rules.js';
-export { skillSearchText, InMemoryState } from './in-memory/state.js';
+export { type FoldView, checkChange } from './fold/fold-rules.js';
+export { skillSearchText, InMemoryState } from './fold/state.js';
 export { InMemoryBackend } from './in-memory/backend.js';
-export { type FoldOptions, type FoldResult, foldLog } from './in-memory/fold.js';
+export { type FoldOptions, type FoldResult, foldLog } from './fold/fold.js';
 export { exportLine, type ImportedEvent, corruptionReason, parseJsonLine, checkEventLine } from './export/lines.js';
 export { type ExportReadOptions, type ExportRead, ExportReader } from './export/reader.js';
 export { type Trailer, type ExportDigest, trailerLine, isTrailerValue, readTrailer } from './export/trailer.js';
