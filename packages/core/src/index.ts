@@ -98,6 +98,9 @@ export {
   type DeleteSkillOptions,
   listSessionsOptionsSchema,
   type ListSessionsOptions,
+  SESSION_PAGE_ORDERS,
+  sessionPageOptionsSchema,
+  type SessionPageOptions,
   turnsOptionsSchema,
   type TurnsOptions,
   SKILL_SEARCH_ORDERS,
@@ -195,6 +198,7 @@ export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, Checkpo
 export type { StateProviderOptions } from './provider/options.js';
 export type { PointInput, ResolvedPoint, StateView } from './provider/time-travel.js';
 export type { DiffInput, RecordDiff, StateDiff } from './provider/diff.js';
+export { type SessionPageBinding, pageSessions } from './provider/session-pages.js';
 export type { RetentionStore, RetentionSweep } from './provider/retention.js';
 export {
   RETENTION_RECORDS,
