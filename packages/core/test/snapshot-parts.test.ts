@@ -6,13 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Log } from '../src/index.js';
 import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, plainCodec, replay, seededEntropy, STATE_STREAM } from '../src/index.js';
-import type { ChunkIndex, ChunkRef, SnapshotCollection } from '../src/backend.js';
+import type { ChunkRef, SnapshotCollection } from '../src/backend.js';
+import type { ChunkIndex } from '../src/snapshot/chunks.js';
 import {
-  bindSnapshot,
-  bindSnapshotParts,
   CHUNK_STREAM_PREFIX,
   chunkStream,
-  decodeChunkIndex,
   formatBoundSnapshot,
   loadSnapshot,
   parseBoundSnapshot,
@@ -20,6 +18,9 @@ import {
   snapshotBinding,
   snapshotPartStream,
 } from '../src/backend.js';
+import { bindSnapshot } from '../src/snapshot/binding.js';
+import { decodeChunkIndex } from '../src/snapshot/chunks.js';
+import { bindSnapshotParts } from '../src/snapshot/parts.js';
 import type { SnapshotCodec } from '../src/index.js';
 
 /** The head of chunks stored at `seq`. */

@@ -15,8 +15,8 @@ import {
   describeScope,
   replaceSuffixInputSchema,
   searchSessionsOptionsSchema,
+  parseInput,
 } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';
