@@ -10,7 +10,7 @@ import { execSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const STAMPER = 'packages/core/src/write/stamper.ts';
-const STATE = 'packages/core/src/in-memory/state.ts';
+const STATE = 'packages/core/src/fold/state.ts';
 
 /** [file, rule removed, text to find, replacement] */
 const MUTATIONS = [

@@ -9,8 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Page, Provider, ScopeInput, Session, Turn, TurnInput } from '@agentstate/core';
-import { ConflictError, NotFoundError, sameScope, toScope } from '@agentstate/core';
-import { canonicalJson } from '@agentstate/core/backend';
+import { ConflictError, NotFoundError, sameScope, toScope, canonicalJson } from '@agentstate/core';
 import type { UIMessage } from 'ai';
 import { fromTurn, toTurnInput } from './messages.js';
 

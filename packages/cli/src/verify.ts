@@ -4,10 +4,9 @@
  * progress bar, a report for people, and the repair advice when something
  * is damaged.
  */
+import { REPAIR_ADVICE } from '@agentstate/core';
 import { createHash } from 'node:crypto';
-import type { SkippedSnapshot } from '@agentstate/core';
-import type { VerifyReport as ReplayVerifyReport } from '@agentstate/core/backend';
-import { REPAIR_ADVICE } from '@agentstate/core/backend';
+import type { SkippedSnapshot, VerifyReport as ReplayVerifyReport } from '@agentstate/core';
 import type { VerifyReport as SqliteVerifyReport } from '@agentstate/sqlite';
 import type { Database } from './database.js';
 import { DamagedDatabaseError } from './errors.js';

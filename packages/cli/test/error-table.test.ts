@@ -61,7 +61,7 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new SnapshotSealError('HMAC mismatch'), code: 'seal_failed', retryable: false, exit: user },
   { error: new ExportFormatError('the trailer is missing', 12), code: 'invalid', retryable: false, exit: user },
   { error: new UnavailableError('sqlite-vec could not be loaded'), code: 'unavailable', retryable: false, exit: user },
-  { error: new ReadOnlyViewError('a view of seq 3 is read-only'), code: 'read_only', retryable: false, exit: environment },
+  { error: new ReadOnlyViewError('a view of seq 3 is read-only'), code: 'read_only_view', retryable: false, exit: user },
   { error: new IncompatibleDatabaseError('/x.db', 'not-sqlite', 'is not a SQLite database'), code: 'incompatible', retryable: false, exit: corrupt },
   { error: new DatabaseNotFoundError('/x.db', 'no such file'), code: 'not_found', retryable: false, exit: user },
   { error: new DiskFullError('/x.db', 'no space left'), code: 'disk_full', retryable: false, exit: environment },

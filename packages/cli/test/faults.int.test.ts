@@ -9,7 +9,7 @@
 import Sqlite from 'better-sqlite3';
 import { copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { foldForIndex } from '@agentstate/core/backend';
+import { tokenize } from '@agentstate/core';
 import { cli, cliAsync, ok, okJson, tempDir } from './helpers.js';
 
 const tmp = tempDir();
@@ -55,7 +55,7 @@ describe('agentstate verify on a damaged copy', () => {
     const handle = new Sqlite(db);
     // The index is a contentless secure-delete table: a row leaves it only by FTS5's 'delete' command with the text it indexed.
     const row = handle.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n LIMIT 1').get() as { n: number; content: string };
-    handle.prepare("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)").run(row.n, foldForIndex(row.content));
+    handle.prepare("INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)").run(row.n, tokenize(row.content).join(' '));
     handle.close();
     const r = cli(['verify', '--json', '--db', db]);
     expect(r.code).toBe(2);

@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { LogEvent } from '@agentstate/core';
-import { ManualClock, STATE_STREAM, createInMemoryProvider, seededEntropy } from '@agentstate/core';
-import { canonicalJson } from '@agentstate/core/backend';
+import { ManualClock, STATE_STREAM, createInMemoryProvider, seededEntropy, canonicalJson } from '@agentstate/core';
 import { openSqlite, openSqliteLog } from '@agentstate/sqlite';
 
 const WORDS = ['deploy', 'staging', 'rollback', 'migration', 'database', 'editor', 'theme', 'release', 'cache', 'latency', 'tests', 'review'];

@@ -1,41 +1,25 @@
 /**
- * @agentstate/core/backend — what a backend author needs beyond the public
- * surface of `@agentstate/core`: the storage seam (`StateBackend`) and
- * `createStateProvider`, which builds the stores on it; the stamper and the
- * write mutex; the log's shared append rules; the fold, its rules and the
- * in-memory read model; snapshot loading and binding; the record changes a
- * projection applies; lexical matching and ranking; the export line format.
- * Application code should not need this subpath.
+ * @agentstate/core/backend — what the backends (`@agentstate/sqlite`,
+ * `@agentstate/postgres`) and their conformance kit (`@agentstate/testing`)
+ * import beyond `@agentstate/core`, and nothing more: the storage seam
+ * (`StateBackend`) and `createStateProvider`, which builds the stores on it;
+ * the log's shared append rules and row format; the fold, its rules and the
+ * read model it folds into; snapshot loading, binding and erasure; the
+ * record changes a projection applies; lexical matching and scoring; replay
+ * checks. Faces and adapters never import it: a rule in `biome.json` keeps
+ * them to the public entry.
  */
-export { HLC_MAX_COUNTER, HLC_ZERO, maxHlc, HybridLogicalClock } from './time/hlc.js';
-export {
-  compareSessions,
-  compareSkillsBySlug,
-  compareSkillsByAge,
-  compareMemoryNewestFirst,
-  compareTurnsNewestFirst,
-  compareStrings,
-  compareCheckpointsNewestFirst,
-  compareWrites,
-} from './records/order.js';
-export { copySession, copyTurn, copySkill, copyMemoryItem, copyCheckpoint, copyCheckpointWrite } from './records/copy.js';
-export { parseInput } from './records/inputs.js';
+export { HLC_ZERO, maxHlc } from './time/hlc.js';
+export { compareSkillsBySlug, compareMemoryNewestFirst, compareTurnsNewestFirst, compareStrings } from './records/order.js';
 export { scopeKey, descendantKeyRange } from './records/scope.js';
-export { jsonClone, canonicalJson } from './log/json.js';
-export { deepFreeze } from './log/freeze.js';
-export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
-export { checkStateAppend } from './log/state-append.js';
+export { checkStream, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 export {
   type EventRow,
   type EventRowValues,
-  type RowChecksum,
-  type PreparedEvent,
   EVENT_COLUMNS,
   EVENT_ROW_COLUMNS,
   ROW_CHECKSUM_PREFIX,
   prepareEvent,
-  eventRow,
-  eventRowValues,
   eventRowFromValues,
   rowChecksum,
   rowPayload,
@@ -44,101 +28,38 @@ export {
 export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRecordIds } from './log/changes.js';
 export { operationEntry } from './log/operation.js';
 export { isContentPart, storedPayload } from './log/compact.js';
-export { partsFromContent } from './records/parts.js';
-export { type RedactedChange, redactChange } from './log/redact.js';
-export { type ErasedEvent, type Erasure, type Holders, eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
-export { type ErasableKind, type ErasableRecords, inErasedForm, jsonHolds, recordHolds } from './log/holds.js';
-export { type HistoryRow, historyRows } from './log/history-index.js';
+export { eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
+export { historyRows } from './log/history-index.js';
 export type { HistoryEntry } from './provider/history.js';
 export { checkHistoryIndex } from './verify/history.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
+export { type LoadedSnapshot, loadSnapshot } from './snapshot/restore.js';
+export { storedHeadRows, looseChunkDigests, looseIndexDigests } from './snapshot/heads.js';
 export {
-  type LoadedSnapshot,
-  sealedWith,
-  skippedSnapshot,
-  type SnapshotTrustContext,
-  trustStoredSnapshot,
-  loadSnapshot,
-  type LoadedSnapshotHead,
-  loadSnapshotHead,
-  type OpenedSnapshot,
-  openStoredSnapshot,
-  rowsFor,
-} from './snapshot/restore.js';
-export {
-  type RowReader,
-  type RowKey,
-  readHeadRows,
-  storedHeadRows,
-  looseChunkDigests,
-  looseIndexDigests,
-  storedRows,
-  decodeHeadParts,
-  assembleHead,
-  readHeadParts,
-  storedSnapshotBytes,
-} from './snapshot/heads.js';
-export {
-  SNAPSHOT_CHUNKS_FORMAT,
   SNAPSHOT_COLLECTIONS,
   type SnapshotCollection,
-  CHUNK_BOUNDARY,
   CHUNK_MAX_CHARS,
-  INDEX_BOUNDARY,
   CHUNK_STREAM_PREFIX,
   chunkStream,
-  type ChunkKey,
   type ChunkRef,
-  type ChunkIndex,
-  chunkKey,
-  compareChunkKeys,
   encodeChunk,
   encodeCollectionChunks,
   encodeSnapshotChunks,
-  type EncodedChunks,
   encodeChunkHead,
-  encodeChunkIndex,
-  decodeChunkIndex,
   ofOtherFormat,
-  decodeChunk,
-  decodeIndexChunk,
-  indexDigests,
-  bindSnapshotChunks,
 } from './snapshot/chunks.js';
-export { type SnapshotErasure, type SnapshotPatchInput, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
-export {
-  BOUND_SNAPSHOT_FORMAT,
-  type SnapshotBinding,
-  sha256Hex,
-  eventDigest,
-  eventAt,
-  snapshotBinding,
-  formatBoundSnapshot,
-  parseBoundSnapshot,
-  checkBinding,
-} from './snapshot/binding.js';
-export {
-  foldCase,
-  tokenize,
-  foldForIndex,
-  queryTokens,
-  matchesTokens,
-  matchesAnyToken,
-  type TokenMatch,
-  tokenMatcher,
-  matchesText,
-} from './matching/lexical.js';
-export { type Bm25Corpus, termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
+export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
+export { SNAPSHOT_PARTS, snapshotPartStream, SNAPSHOT_PART_STREAMS } from './snapshot/parts.js';
+export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
+export { type TokenMatch, tokenMatcher, matchesText, foldForIndex } from './matching/lexical.js';
+export { termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
 export { contentHash, holdsContent } from './embedding/embedder.js';
-export { combineScores, type FusedHit, fuseLegs, type LegHit, unitScore } from './embedding/fusion.js';
 export type {
-  Awaitable,
   StateLookups,
   PurgeSelector,
   StateWriteTx,
   CheckpointKey,
   CheckpointQueries,
-  Keyset,
   LexicalQuery,
   MemoryFilter,
   ScopeFilter,
@@ -146,74 +67,20 @@ export type {
   StateQueries,
   TurnFilter,
   TurnQuery,
-  TurnNeighbours,
   VectorQuery,
   TurnVectorQuery,
   Embeddable,
   VectorStore,
   StateBackend,
 } from './write/backend.js';
-export {
-  type StamperContext,
-  type SessionDraft,
-  type TurnDraft,
-  type SkillDraft,
-  type MemoryDraft,
-  type TurnInputDraft,
-  type ReplaceSuffixDraft,
-  type MemoryPatch,
-  type SessionPatch,
-  isExpired,
-  DEFAULT_MEMORY_KIND,
-  Stamper,
-} from './write/stamper.js';
 export { Mutex } from './write/mutex.js';
-export { DEFAULT_FUSION_WEIGHTS, checkProviderOptions } from './provider/options.js';
 export { createStateProvider } from './provider/state-provider.js';
-export { type OperationSpec, type OperationCall, operationCall } from './provider/operations.js';
-export { resolveSkill } from './provider/skill-resolution.js';
-export {
-  type Page,
-  type KeyPart,
-  type SortKey,
-  type KeyPartOrder,
-  type PagedQuery,
-  type Pager,
-  MAX_CURSOR_CHARS,
-  toPage,
-  compareKeys,
-  openPager,
-  toKeyset,
-  pastKeyset,
-  TEXT_ASC,
-  TEXT_DESC,
-  NUMBER_ASC,
-  NUMBER_DESC,
-} from './paging/cursor.js';
-export { type FoldView, checkChange } from './in-memory/fold-rules.js';
-export { skillSearchText, InMemoryState } from './in-memory/state.js';
-export { InMemoryBackend } from './in-memory/backend.js';
-export { type FoldOptions, type FoldResult, foldLog } from './in-memory/fold.js';
-export { exportLine, type ImportedEvent, corruptionReason, parseJsonLine, checkEventLine } from './export/lines.js';
-export { type ExportReadOptions, type ExportRead, ExportReader } from './export/reader.js';
-export { type Trailer, type ExportDigest, trailerLine, isTrailerValue, readTrailer } from './export/trailer.js';
-export {
-  type VerifyPart,
-  type Repair,
-  type VerifyProblem,
-  type VerifyReport,
-  overallRepair,
-  REPAIR_ADVICE,
-} from './verify/report.js';
-export {
-  type ReplayResult,
-  type ReplayCheckOptions,
-  type ReplaySource,
-  type CheckReplayOptions,
-  REPLAY_BATCH,
-  ReplayCheck,
-  checkReplay,
-  diffSnapshots,
-  describeError,
-  sha256Text,
-} from './verify/replay.js';
+export { pastKeyset } from './paging/cursor.js';
+export { type FoldView, checkChange } from './fold/fold-rules.js';
+export { skillSearchText, InMemoryState } from './fold/state.js';
+export { foldLog } from './fold/fold.js';
+export { exportLine } from './export/lines.js';
+export { type ExportRead, ExportReader } from './export/reader.js';
+export type { Trailer } from './export/trailer.js';
+export { overallRepair } from './verify/report.js';
+export { type ReplayResult, type ReplaySource, REPLAY_BATCH, ReplayCheck, checkReplay, describeError, sha256Text } from './verify/replay.js';

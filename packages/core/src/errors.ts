@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'conflict'
   | 'invalid'
   | 'closed'
+  | 'read_only_view'
   // What is stored.
   | 'corruption'
   | 'incompatible'
@@ -181,11 +182,12 @@ export class UnavailableError extends AgentStateError {
 
 /**
  * A write was asked of something that only reads: a view of the state at an
- * earlier point (`provider.at`). Retrying cannot succeed; write through the
- * provider itself.
+ * earlier point (`provider.at`). A mistake of the calling code, not a
+ * refusal of the storage (that is `read_only`): retrying cannot succeed;
+ * write through the provider itself.
  */
 export class ReadOnlyViewError extends AgentStateError {
-  readonly code = 'read_only' as const;
+  readonly code = 'read_only_view' as const;
 }
 
 /** True for any error raised by agentstate on purpose. */

@@ -98,6 +98,9 @@ export {
   type DeleteSkillOptions,
   listSessionsOptionsSchema,
   type ListSessionsOptions,
+  SESSION_PAGE_ORDERS,
+  sessionPageOptionsSchema,
+  type SessionPageOptions,
   turnsOptionsSchema,
   type TurnsOptions,
   SKILL_SEARCH_ORDERS,
@@ -114,6 +117,7 @@ export {
   DEFAULT_RECALL_LIMIT,
   writeOptionsSchema,
   type WriteOptions,
+  parseInput,
 } from './records/inputs.js';
 export { LIMITS } from './records/limits.js';
 export { isSlug, SLUG_PATTERN, SLUG_RULE } from './records/fields.js';
@@ -141,6 +145,8 @@ export {
   type WhereInput,
 } from './records/where.js';
 export { matchesWhere, valueAtPath } from './matching/where.js';
+export { tokenize } from './matching/lexical.js';
+export { canonicalJson } from './log/json.js';
 export type { Page } from './paging/cursor.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export {
@@ -188,11 +194,13 @@ export { SNAPSHOT_FORMAT, type Snapshot, encodeSnapshot, decodeSnapshot } from '
 export { SNAPSHOT_CHUNKS_FORMAT } from './snapshot/chunks.js';
 export { type SnapshotCodec, SnapshotSealError, plainCodec, hmacCodec, ed25519Codec } from './snapshot/codecs.js';
 export type { SkippedSnapshot } from './snapshot/restore.js';
+export { storedSnapshotBytes } from './snapshot/heads.js';
 export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { SessionStore, SkillStore, RecallHit, TurnHit, MemoryStore, CheckpointStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export type { PointInput, ResolvedPoint, StateView } from './provider/time-travel.js';
 export type { DiffInput, RecordDiff, StateDiff } from './provider/diff.js';
+export { type SessionPageBinding, pageSessions } from './provider/session-pages.js';
 export type { RetentionStore, RetentionSweep } from './provider/retention.js';
 export {
   RETENTION_RECORDS,
@@ -207,3 +215,4 @@ export { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrde
 export { type InMemoryProviderOptions, createInMemoryProvider, type ReplayOptions, replay } from './in-memory/provider.js';
 export { ExportFormatError } from './export/errors.js';
 export { type ExportOptions, exportLog } from './export/write.js';
+export { type VerifyPart, type Repair, type VerifyProblem, type VerifyReport, REPAIR_ADVICE } from './verify/report.js';

@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import type { LogEvent } from '@agentstate/core';
 import { ExportFormatError, ManualClock, STATE_STREAM, createInMemoryProvider, encodeSnapshot, exportLog, replay, seededEntropy } from '@agentstate/core';
-import { ExportReader, exportLine, readTrailer } from '@agentstate/core/backend';
+import { ExportReader, exportLine } from '@agentstate/core/backend';
+import { readTrailer } from '../src/export/trailer.js';
 
 type Op =
   | { kind: 'session' }

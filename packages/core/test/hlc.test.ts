@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compareHlc, ManualClock } from '../src/index.js';
-import { HLC_MAX_COUNTER, HybridLogicalClock } from '../src/backend.js';
+import { HLC_MAX_COUNTER, HybridLogicalClock } from '../src/time/hlc.js';
 
 describe('HybridLogicalClock', () => {
   it('issues strictly increasing timestamps whatever the physical clock does', () => {

@@ -8,7 +8,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { MemoryItem, Part, Session, Skill, Turn } from '@agentstate/core';
 import { ERASED, eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '@agentstate/core';
-import { inErasedForm, jsonHolds, recordHolds, storedTextForm } from '@agentstate/core/backend';
+import { storedTextForm } from '@agentstate/core/backend';
+import { inErasedForm, jsonHolds, recordHolds } from '../src/log/holds.js';
 
 /** Texts of every string, key and number a JSON value holds. */
 function leaves(value: unknown): string[] {

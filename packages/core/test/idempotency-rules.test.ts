@@ -9,7 +9,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Skill, StateChange } from '@agentstate/core';
 import { CorruptionError, encodeSnapshot, EventTypes, ManualClock, operationInputHash, seededEntropy, UuidV7Generator } from '@agentstate/core';
-import { HybridLogicalClock, InMemoryState, Stamper } from '@agentstate/core/backend';
+import { InMemoryState } from '@agentstate/core/backend';
+import { HybridLogicalClock } from '../src/time/hlc.js';
+import { Stamper } from '../src/write/stamper.js';
 
 function stamper(seed: number): Stamper {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));

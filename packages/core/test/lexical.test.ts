@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldForIndex, matchesText, matchesTokens, queryTokens, tokenize } from '../src/backend.js';
+import { foldForIndex, matchesText } from '../src/backend.js';
+import { matchesTokens, queryTokens, tokenize } from '../src/matching/lexical.js';
 
 describe('lexical matching (docs/contract.md §5)', () => {
   it('splits on anything but letters and digits, folding case and diacritics', () => {

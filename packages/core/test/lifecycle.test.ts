@@ -5,7 +5,8 @@
  * equals the read model.
  */
 import { describe, expect, it } from 'vitest';
-import { decodeChunkIndex, encodeChunk, encodeChunkIndex, loadSnapshot, parseBoundSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { encodeChunk, loadSnapshot, parseBoundSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { decodeChunkIndex, encodeChunkIndex } from '../src/snapshot/chunks.js';
 import {
   createInMemoryProvider,
   encodeSnapshot,

@@ -20,7 +20,8 @@ import {
   UuidV7Generator,
   ValidationError,
 } from '../src/index.js';
-import { HybridLogicalClock, Stamper } from '../src/backend.js';
+import { HybridLogicalClock } from '../src/time/hlc.js';
+import { Stamper } from '../src/write/stamper.js';
 import type { EventSourcedProvider, Skill } from '../src/index.js';
 
 const MAX = Number.MAX_SAFE_INTEGER;

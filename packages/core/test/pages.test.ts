@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createInMemoryProvider, ManualClock, ValidationError } from '../src/index.js';
 import type { Embedder } from '../src/index.js';
-import { compareKeys, compareStrings, NUMBER_DESC, openPager, TEXT_ASC, tokenize } from '../src/backend.js';
+import { compareStrings } from '../src/backend.js';
+import { tokenize } from '../src/matching/lexical.js';
+import { compareKeys, NUMBER_DESC, openPager, TEXT_ASC } from '../src/paging/cursor.js';
 
 const ORDER = [NUMBER_DESC, TEXT_ASC];
 const spec = (query: unknown) => ({ method: 'test.list', query, order: ORDER, key: (x: { score: number; id: string }) => [x.score, x.id] });

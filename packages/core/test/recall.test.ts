@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createInMemoryProvider, defaultRecallMode, defaultRecallOrder, ManualClock } from '../src/index.js';
-import { fuseLegs, tokenize } from '../src/backend.js';
+import { fuseLegs } from '../src/embedding/fusion.js';
+import { tokenize } from '../src/matching/lexical.js';
 import type { Embedder } from '../src/index.js';
 
 /** A tiny embedder with a hand-made synonym space, enough to show fusion at work. */

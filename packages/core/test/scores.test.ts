@@ -6,7 +6,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { combineScores, matchesAnyToken, matchesTokens, queryTokens, tokenize } from '../src/backend.js';
+import { combineScores } from '../src/embedding/fusion.js';
+import { matchesAnyToken, matchesTokens, queryTokens, tokenize } from '../src/matching/lexical.js';
 import type { Embedder } from '../src/index.js';
 import { createInMemoryProvider } from '../src/index.js';
 

@@ -17,7 +17,7 @@ import {
   upsertSkillInputSchema,
   ValidationError,
 } from '../src/index.js';
-import { parseInput } from '../src/backend.js';
+import { parseInput } from '../src/records/inputs.js';
 
 const ALNUM = 'abcdefghijklmnopqrstuvwxyz0123456789';
 /** One run of letters and digits. */

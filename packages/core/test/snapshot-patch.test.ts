@@ -6,8 +6,10 @@
  * patched snapshot still loads to the replay of the rewritten log.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChunkIndex, ChunkRef } from '@agentstate/core/backend';
-import { CHUNK_STREAM_PREFIX, chunkStream, decodeChunkIndex, foldLog, loadSnapshot, parseBoundSnapshot } from '@agentstate/core/backend';
+import type { ChunkRef } from '@agentstate/core/backend';
+import { CHUNK_STREAM_PREFIX, chunkStream, foldLog, loadSnapshot, parseBoundSnapshot } from '@agentstate/core/backend';
+import type { ChunkIndex } from '../src/snapshot/chunks.js';
+import { decodeChunkIndex } from '../src/snapshot/chunks.js';
 import type { Log, StoredSnapshot } from '@agentstate/core';
 import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, replay, seededEntropy, STATE_STREAM } from '@agentstate/core';
 

@@ -13,7 +13,8 @@ import {
   seededEntropy,
   SnapshotSealError,
 } from '../src/index.js';
-import { chunkStream, decodeChunkIndex, encodeSnapshotChunks, formatBoundSnapshot, loadSnapshot, parseBoundSnapshot, snapshotBinding } from '../src/backend.js';
+import { chunkStream, formatBoundSnapshot, loadSnapshot, parseBoundSnapshot, snapshotBinding } from '../src/backend.js';
+import { decodeChunkIndex, encodeSnapshotChunks } from '../src/snapshot/chunks.js';
 import type { Log } from '../src/index.js';
 
 async function sample() {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compareHlc, ConflictError, EventTypes, ManualClock, NotFoundError, seededEntropy, sessionAfterTurn, UuidV7Generator } from '../src/index.js';
-import { HybridLogicalClock, Stamper } from '../src/backend.js';
+import { HybridLogicalClock } from '../src/time/hlc.js';
+import { Stamper } from '../src/write/stamper.js';
 import type { MemoryItem, Session, Skill, StateChange, Turn } from '../src/index.js';
 
 function stamper(instanceId = 'i1', clock = new ManualClock(1_000_000)) {

@@ -24,6 +24,7 @@
  * `--related-skip` most frequent words get none: they are function words and
  * broad verbs (`get`, `make`, `take`) with dozens of senses.
  */
+import { tokenize } from '@agentstate/core';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { tokenize } from '@agentstate/core/backend';
 import { encodeTable } from '../src/static/format.js';
 import { isMinorToken } from '../src/static/tokens.js';
 import { readRelatedWords } from './wordnet.js';

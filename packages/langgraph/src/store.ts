@@ -9,8 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MemoryItem, Provider, RecallHit, RecallOptions } from '@agentstate/core';
-import { ConflictError, isAgentStateError, LIMITS, NotFoundError, ValidationError, writeMemoryInputSchema } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
+import { ConflictError, isAgentStateError, LIMITS, NotFoundError, ValidationError, writeMemoryInputSchema, parseInput } from '@agentstate/core';
 import type {
   GetOperation,
   Item,

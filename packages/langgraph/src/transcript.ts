@@ -9,8 +9,7 @@
  * transcript back to it).
  */
 import type { JsonValue, Part, Provider, ScopeInput, Turn, TurnInput } from '@agentstate/core';
-import { ConflictError, NotFoundError } from '@agentstate/core';
-import { canonicalJson } from '@agentstate/core/backend';
+import { ConflictError, NotFoundError, canonicalJson } from '@agentstate/core';
 import type { BaseMessage } from '@langchain/core/messages';
 import { isBaseMessage } from '@langchain/core/messages';
 

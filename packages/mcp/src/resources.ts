@@ -7,10 +7,9 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Session, Skill, Turn } from '@agentstate/core';
-import { NotFoundError, ValidationError, describeScope, sameScope } from '@agentstate/core';
-import { compareSessions } from '@agentstate/core/backend';
+import { NotFoundError, ValidationError, describeScope, pageSessions, sameScope } from '@agentstate/core';
 import { findSkill } from './tools/skills.js';
-import { readableSession, sessionsIn } from './tools/sessions.js';
+import { readableSession, sessionListings } from './tools/sessions.js';
 import { turnMarkdown } from './turn-markdown.js';
 import type { ToolContext } from './tools/context.js';
 
@@ -92,7 +91,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     'session-transcript',
     new ResourceTemplate('agentstate://sessions/{sessionId}', {
       list: async () => {
-        const sessions = (await sessionsIn(ctx, policy.bound)).sort((a, b) => compareSessions(b, a)).slice(0, LISTED_SESSIONS);
+        const listings = await sessionListings(ctx, policy.bound);
+        const sessions = pageSessions(listings, { method: 'mcp.resources.list', query: {} }, { order: 'newest', limit: LISTED_SESSIONS });
         return {
           resources: sessions.map((s) => ({ uri: sessionUri(s.id), name: s.title || s.id, mimeType: 'text/markdown' })),
         };

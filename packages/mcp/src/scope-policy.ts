@@ -7,8 +7,7 @@
  * naming another scope is refused, never silently widened.
  */
 import type { Scope, ScopeInput } from '@agentstate/core';
-import { AgentStateError, describeScope, NotFoundError, sameScope, scopeChain, scopeInputSchema, scopeStartsWith, toScope } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
+import { AgentStateError, describeScope, NotFoundError, sameScope, scopeChain, scopeInputSchema, scopeStartsWith, toScope, parseInput } from '@agentstate/core';
 import { z } from 'zod';
 
 /** A target scope, checked under the name of the tool argument it came from. */

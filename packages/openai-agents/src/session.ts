@@ -6,8 +6,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { CreateSessionInput, EventSourcedProvider, Turn, TurnInput } from '@agentstate/core';
-import { ConflictError, decodeStateEvent, EventTypes, LIMITS, NotFoundError, STATE_STREAM, turnInputSchema, ValidationError } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
+import {
+  ConflictError,
+  decodeStateEvent,
+  EventTypes,
+  LIMITS,
+  NotFoundError,
+  STATE_STREAM,
+  turnInputSchema,
+  ValidationError,
+  parseInput,
+} from '@agentstate/core';
 import type { SqliteOptions } from '@agentstate/sqlite';
 import { openSqlite } from '@agentstate/sqlite';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';

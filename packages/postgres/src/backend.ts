@@ -11,8 +11,8 @@
  * Within a process writes also queue on a mutex, so waiting writers hold
  * one pooled connection, not all of them.
  */
-import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
+import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
+import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, checkSnapshot, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';

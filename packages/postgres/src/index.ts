@@ -20,5 +20,5 @@ export { POSTGRES_ERASURE_STEPS } from './compact.js';
 export type { PostgresCompactResult } from './compact.js';
 export type { PostgresVerifyOptions } from './verify.js';
 export type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
-export { REPAIR_ADVICE } from '@agentstate/core/backend';
-export type { Repair, VerifyPart, VerifyProblem, VerifyReport } from '@agentstate/core/backend';
+export { REPAIR_ADVICE } from '@agentstate/core';
+export type { Repair, VerifyPart, VerifyProblem, VerifyReport } from '@agentstate/core';

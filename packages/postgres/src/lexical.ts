@@ -8,8 +8,9 @@
  * re-checked with core's matcher and ranked with core's BM25, so results
  * equal the reference backend's.
  */
+import { tokenize } from '@agentstate/core';
 import type { Scored, TokenMatch } from '@agentstate/core/backend';
-import { bm25Score, termFrequencies, tokenize, tokenMatcher } from '@agentstate/core/backend';
+import { bm25Score, termFrequencies, tokenMatcher } from '@agentstate/core/backend';
 
 /** Longest lexeme PostgreSQL stores (2 KiB, in bytes); longer tokens are indexed by their prefix. */
 const MAX_LEXEME_BYTES = 2_000;

@@ -7,8 +7,7 @@
  * past every stored HLC.
  */
 import type pg from 'pg';
-import type { EventSourcedProvider, StateProviderOptions } from '@agentstate/core';
-import type { VerifyReport } from '@agentstate/core/backend';
+import type { EventSourcedProvider, StateProviderOptions, VerifyReport } from '@agentstate/core';
 import { createStateProvider } from '@agentstate/core/backend';
 import type { PostgresCompactResult } from './compact.js';
 import { compactSchema } from './compact.js';

@@ -10,9 +10,8 @@
  * The server checks its own pages (data checksums, `amcheck`): that is not
  * repeated here. Nothing is written.
  */
-import type { JsonObject, Snapshot } from '@agentstate/core';
+import type { JsonObject, Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { compareHlc, STATE_STREAM } from '@agentstate/core';
-import type { VerifyProblem, VerifyReport } from '@agentstate/core/backend';
 import { checkReplay, describeError, overallRepair, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';

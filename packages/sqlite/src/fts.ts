@@ -5,8 +5,9 @@
  * with core's own matcher, so results equal the reference backend's
  * even where FTS5's Unicode tables fold a character differently.
  */
+import { tokenize } from '@agentstate/core';
 import type { TokenMatch } from '@agentstate/core/backend';
-import { squashScore, tokenize, tokenMatcher } from '@agentstate/core/backend';
+import { squashScore, tokenMatcher } from '@agentstate/core/backend';
 
 /** The FTS5 query for folded `tokens`: `"tok"*` terms joined by AND (or OR). */
 export function ftsQuery(tokens: readonly string[], match: TokenMatch = 'all'): string {

@@ -3,8 +3,8 @@
  * `*Values` function matches the `INSERT` statements in `projection.ts`.
  */
 import type { JsonObject, MemoryItem, OperationEntry, Part, Scope, Session, Skill, Turn, TurnRole } from '@agentstate/core';
-import { TURN_ROLES } from '@agentstate/core';
-import { isContentPart, partsFromContent, scopeKey } from '@agentstate/core/backend';
+import { partsFromContent, TURN_ROLES } from '@agentstate/core';
+import { isContentPart, scopeKey } from '@agentstate/core/backend';
 
 /** The envelope columns every projection table has. */
 interface EnvelopeRow {

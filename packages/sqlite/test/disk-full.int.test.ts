@@ -5,9 +5,9 @@
  * a typed `DiskFullError`, every acknowledged write must survive, and the
  * file must open and verify afterwards (defect 9 of the hardening issue).
  */
+import { canonicalJson } from '@agentstate/core';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canonicalJson } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 import { runUnderFileLimit, tempDir } from './helpers.js';
 

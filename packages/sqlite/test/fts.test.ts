@@ -3,9 +3,10 @@
  * equals core's `matchesText`, for memory recall and skill search alike, and
  * MATCH expressions are built from folded tokens only.
  */
+import { tokenize } from '@agentstate/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { matchesText, tokenize } from '@agentstate/core/backend';
+import { matchesText } from '@agentstate/core/backend';
 import { ftsQuery } from '../src/fts.js';
 import { openSqlite } from '../src/index.js';
 

@@ -15,8 +15,9 @@ import {
   upsertSkillInputSchema,
   ValidationError,
   writeMemoryInputSchema,
+  tokenize,
 } from '@agentstate/core';
-import { matchesText, tokenize } from '@agentstate/core/backend';
+import { matchesText } from '@agentstate/core/backend';
 import {
   arbAppendTurnInput,
   arbCreateSessionInput,

@@ -7,8 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import type { EventSourcedProvider, LogEvent, PointInput, RecallOptions, WhereInput } from '@agentstate/core';
-import { EventTypes, RECALL_MODES, STATE_STREAM, describeScope, parseScopeText } from '@agentstate/core';
-import { storedSnapshotBytes } from '@agentstate/core/backend';
+import { EventTypes, RECALL_MODES, STATE_STREAM, describeScope, parseScopeText, storedSnapshotBytes } from '@agentstate/core';
 import { UiRequestError, WritesDisabledError } from './errors.js';
 import { type EventFilter, matchesFilter, namespaceOf, writerOf } from './event-fields.js';
 import { LogIndex } from './log-index.js';

@@ -25,6 +25,7 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   not_found: 404,
   conflict: 409,
   read_only: 403,
+  read_only_view: 403,
   closed: 503,
   unavailable: 503,
 };

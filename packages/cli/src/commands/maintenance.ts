@@ -2,8 +2,7 @@
 import { statSync } from 'node:fs';
 import { Command } from 'commander';
 import type { Snapshot } from '@agentstate/core';
-import { STATE_STREAM, encodeSnapshot } from '@agentstate/core';
-import { storedSnapshotBytes } from '@agentstate/core/backend';
+import { STATE_STREAM, encodeSnapshot, storedSnapshotBytes } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import type { Database } from '../database.js';

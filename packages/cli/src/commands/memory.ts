@@ -11,8 +11,8 @@ import {
   recallOptionsSchema,
   updateMemoryInputSchema,
   writeMemoryInputSchema,
+  parseInput,
 } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';

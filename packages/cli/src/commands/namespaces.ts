@@ -1,7 +1,6 @@
 /** `agentstate namespaces`: the distinct scopes that hold live records. */
 import { Command } from 'commander';
-import { describeScope, namespacesOptionsSchema } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
+import { describeScope, namespacesOptionsSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { withAtFlag, withReader } from '../at.js';

@@ -1,8 +1,7 @@
 /** `agentstate retention`: set, list and remove retention policies, and apply them (a sweep). */
 import { Command } from 'commander';
 import type { RetentionPolicy } from '@agentstate/core';
-import { describeScope, RETENTION_ACTIONS, RETENTION_RECORDS, setRetentionInputSchema } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
+import { describeScope, RETENTION_ACTIONS, RETENTION_RECORDS, setRetentionInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';

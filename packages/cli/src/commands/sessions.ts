@@ -15,9 +15,9 @@ import {
   describeScope,
   replaceSuffixInputSchema,
   searchSessionsOptionsSchema,
+  parseInput,
   updateSessionInputSchema,
 } from '@agentstate/core';
-import { parseInput } from '@agentstate/core/backend';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';

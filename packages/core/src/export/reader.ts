@@ -8,7 +8,7 @@
  * importer appends each checked event where it belongs.
  */
 import { CorruptionError } from '../errors.js';
-import { InMemoryState } from '../in-memory/state.js';
+import { InMemoryState } from '../fold/state.js';
 import { ExportFormatError } from './errors.js';
 import { ErasureMarks } from '../log/erasure-marks.js';
 import { RETENTION_STREAM } from '../log/events.js';

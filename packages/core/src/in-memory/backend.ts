@@ -26,7 +26,7 @@ import { patchSnapshots } from '../snapshot/patch.js';
 import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
-import { InMemoryState } from './state.js';
+import { InMemoryState } from '../fold/state.js';
 import { InMemoryTurnVectorStore } from './turn-vectors.js';
 import { InMemoryEmbeddingCache } from './embedding-cache.js';
 import { InMemoryVectorStore } from './vectors.js';

@@ -5,7 +5,7 @@ import { recordHolds } from '../log/holds.js';
 import { scopeStartsWith } from '../records/scope.js';
 import type { Scope, Turn } from '../records/records.js';
 import type { PurgeSelector } from '../write/backend.js';
-import type { InMemoryState } from './state.js';
+import type { InMemoryState } from '../fold/state.js';
 
 /**
  * Tombstones included: one record by id (a session with every turn it ever

@@ -9,7 +9,7 @@ import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { scopeFilter } from './scope-filter.js';
 import { pastKeyset } from '../paging/cursor.js';
-import type { InMemoryState } from './state.js';
+import type { InMemoryState } from '../fold/state.js';
 import { purgeableIn } from './purgeable.js';
 
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);

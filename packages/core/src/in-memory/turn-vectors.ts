@@ -4,7 +4,7 @@ import type { Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import type { TurnVectorQuery, VectorStore } from '../write/backend.js';
 import { turnFilter } from './queries.js';
-import type { InMemoryState } from './state.js';
+import type { InMemoryState } from '../fold/state.js';
 import type { InMemoryEmbeddingCache } from './embedding-cache.js';
 import { mapFor } from './embedding-cache.js';
 

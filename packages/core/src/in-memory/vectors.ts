@@ -4,7 +4,7 @@ import type { MemoryItem } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import { scopeFilter } from './scope-filter.js';
 import type { VectorQuery, VectorStore } from '../write/backend.js';
-import type { InMemoryState } from './state.js';
+import type { InMemoryState } from '../fold/state.js';
 import type { InMemoryEmbeddingCache } from './embedding-cache.js';
 import { mapFor } from './embedding-cache.js';
 import { memoryFilter } from './queries.js';

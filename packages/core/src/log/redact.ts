@@ -3,7 +3,7 @@
  * what it loses, and the rewrite of an earlier event that carried it. The
  * rules are content-blind and deterministic, so every version of a record
  * erases to the same text and a fold of the rewritten log still passes the
- * rules that compare versions (`in-memory/fold-rules.ts`).
+ * rules that compare versions (`fold/fold-rules.ts`).
  */
 import { partsFromContent } from '../records/parts.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';

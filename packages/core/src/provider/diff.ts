@@ -3,7 +3,7 @@
  * record kind, what was created, changed and deleted between them, compared
  * on the whole projection (tombstones included) that time travel folds.
  */
-import type { InMemoryState } from '../in-memory/state.js';
+import type { InMemoryState } from '../fold/state.js';
 import { changeRecords } from '../log/changes.js';
 import type { StateChange } from '../log/events.js';
 import type { Log } from '../log/log.js';
@@ -14,9 +14,11 @@ import { compareStrings } from '../records/order.js';
 import { copyCheckpoint, copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { FoldToOptions, PointInput, ResolvedPoint } from './time-travel.js';
-import { advance, resolvePoint } from './time-travel.js';
-import { ViewFold } from './view-fold.js';
+import type { PointInput, ResolvedPoint } from './time-travel.js';
+import { resolvePoint } from './time-travel.js';
+import type { FoldToOptions } from '../fold/fold.js';
+import { advance } from '../fold/fold.js';
+import { ViewFold } from '../fold/view-fold.js';
 
 /** What happened to one kind of record between two points. */
 export interface RecordDiff<T> {

@@ -271,6 +271,23 @@ export const listSessionsOptionsSchema = z.object({
  */
 export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 
+/** The orders of a session list a face assembles itself: `oldest` first (as `sessions.list`) or `newest` first. */
+export const SESSION_PAGE_ORDERS = ['oldest', 'newest'] as const;
+
+/** `pageSessions` options. */
+export const sessionPageOptionsSchema = z.object({
+  order: z.enum(SESSION_PAGE_ORDERS).optional(),
+  limit: limitInput.optional(),
+  offset: countField.optional(),
+  cursor: cursorInput.optional(),
+});
+
+/**
+ * `pageSessions` options: `order` defaults to `oldest`; `limit` 0 or absent
+ * means no cap; `offset` skips on the first page only; `cursor` resumes a page.
+ */
+export type SessionPageOptions = z.input<typeof sessionPageOptionsSchema>;
+
 /** `sessions.turns` options. */
 export const turnsOptionsSchema = z
   .object({

@@ -15,7 +15,7 @@ import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
-import { InMemoryState } from '../in-memory/state.js';
+import { InMemoryState } from '../fold/state.js';
 import { eventAt } from '../snapshot/binding.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';

@@ -8,8 +8,8 @@
  * carries, per word, the words WordNet relates to it that the vectors agree
  * with: `relatedTokens` hands them to hybrid recall's lexical leg.
  */
+import { tokenize } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
-import { tokenize } from '@agentstate/core/backend';
 import { CODE_MIDPOINT, type WordTable } from './format.js';
 import { addHashedVector } from './oov.js';
 import { loadShippedTable, loadShippedTableSync } from './table.js';

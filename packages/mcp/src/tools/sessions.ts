@@ -1,8 +1,7 @@
 /** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, search, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Session } from '@agentstate/core';
-import { NotFoundError, sameScope } from '@agentstate/core';
-import { compareSessions, openPager, TEXT_ASC, TEXT_DESC } from '@agentstate/core/backend';
+import { NotFoundError, pageSessions, sameScope } from '@agentstate/core';
 import { outputs, sessionInputs } from '../schemas.js';
 import { isWithin, ScopeDeniedError } from '../scope-policy.js';
 import { hashScope, legacySessionScope } from '../session-scope.js';
@@ -38,18 +37,19 @@ export async function readableSession(ctx: ToolContext, id: string): Promise<Ses
 }
 
 /**
- * Live sessions in exactly `scope` (with `includeDescendants`, under it too),
- * old-server sessions whose id encodes it included, oldest first.
+ * The listings of live sessions in exactly `scope` (with `includeDescendants`,
+ * under it too): the sessions that carry it, and the old-server sessions
+ * whose id encodes it, for core's `pageSessions` to merge and page.
  */
-export async function sessionsIn(ctx: ToolContext, scope: Scope, includeDescendants = false): Promise<Session[]> {
+export async function sessionListings(ctx: ToolContext, scope: Scope, includeDescendants = false): Promise<Session[][]> {
   const own = (await ctx.provider.sessions.list({ scope, includeDescendants })).filter((s) => legacySessionScope(s) === undefined);
   const hashed = hashScope(scope);
-  if (hashed === undefined || (hashed.length === 0 && !includeDescendants)) return own;
+  if (hashed === undefined || (hashed.length === 0 && !includeDescendants)) return [own];
   const old = (await ctx.provider.sessions.list({ scope: [] })).filter((s) => {
     const legacy = legacySessionScope(s);
     return legacy !== undefined && (includeDescendants ? isWithin(legacy, hashed) : sameScope(legacy, hashed));
   });
-  return [...own, ...old].sort(compareSessions);
+  return [own, old];
 }
 
 /** Whether a read includes the target's descendants: only on a server whose operator allowed subscopes. */
@@ -211,23 +211,11 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     answer(async (args) => {
       const scope = policy.target(args.scope);
       const descendants = includeDescendants(ctx, args.includeDescendants);
-      const order = args.order ?? 'oldest';
-      const direction = order === 'newest' ? TEXT_DESC : TEXT_ASC;
-      // Old-server sessions are merged in here, so the server pages the merged list itself, by the same keyset rules as core.
-      const pager = openPager<Session>(
-        {
-          method: 'mcp.session_list',
-          query: { scope, includeDescendants: descendants, order, offset: args.offset ?? 0 },
-          order: [direction, direction],
-          key: (s) => [s.createdAt, s.id],
-        },
-        args.cursor,
+      const page = pageSessions(
+        await sessionListings(ctx, scope, descendants),
+        { method: 'mcp.session_list', query: { scope, includeDescendants: descendants } },
+        { order: args.order, offset: args.offset, limit: args.limit ?? DEFAULT_LIST_LIMIT, cursor: args.cursor },
       );
-      const sessions = (await sessionsIn(ctx, scope, descendants)).filter((s) => pager.isAfter(s)).sort(pager.compare);
-      // The offset skips on the first page only: a cursor already stands past it.
-      const offset = pager.after === undefined ? (args.offset ?? 0) : 0;
-      const limit = args.limit ?? DEFAULT_LIST_LIMIT;
-      const page = pager.page(sessions.slice(offset, offset + limit + 1), limit);
       return { sessions: page.map(viewFor(args.full).session), nextCursor: page.nextCursor };
     }),
   );

@@ -4,10 +4,11 @@
  * what only a SQLite file has: the page check that ran and the vectors
  * still to derive.
  */
-import type { VerifyReport as ReplayVerifyReport } from '@agentstate/core/backend';
+import type { VerifyReport as ReplayVerifyReport } from '@agentstate/core';
 
-export type { Repair, VerifyPart, VerifyProblem } from '@agentstate/core/backend';
-export { overallRepair, REPAIR_ADVICE } from '@agentstate/core/backend';
+export type { Repair, VerifyPart, VerifyProblem } from '@agentstate/core';
+export { REPAIR_ADVICE } from '@agentstate/core';
+export { overallRepair } from '@agentstate/core/backend';
 
 /** Options of `verify()`. */
 export interface VerifyOptions {

@@ -10,8 +10,9 @@ import {
   seededEntropy,
   STATE_STREAM,
   ValidationError,
+  canonicalJson,
 } from '@agentstate/core';
-import { canonicalJson, compareStrings, foldLog } from '@agentstate/core/backend';
+import { compareStrings, foldLog } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';

@@ -4,8 +4,8 @@
  * the same without sharing a word are close; other words spread over the
  * remaining dimensions by a hash of their letters.
  */
+import { tokenize } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
-import { tokenize } from '@agentstate/core/backend';
 
 const CONCEPTS: readonly (readonly string[])[] = [
   ['car', 'automobile', 'vehicle', 'sedan'],

@@ -25,7 +25,7 @@ const CODES = new Map<unknown, ErrorCode>([
   [OperationConflictError, 'conflict'],
   [ValidationError, 'invalid'],
   [CorruptionError, 'corruption'],
-  [ReadOnlyViewError, 'read_only'],
+  [ReadOnlyViewError, 'read_only_view'],
   [UnavailableError, 'unavailable'],
 ]);
 

@@ -1,11 +1,13 @@
 /**
  * Folding a log into an {@link InMemoryState}: start from the newest trustworthy
- * snapshot, then apply every later event, validated (an in-memory log's were
- * validated when appended). The result is what
+ * snapshot, then apply every later event. `foldLog` folds a whole stream,
+ * validated (an in-memory log's were validated when appended): what
  * `replay`, `verify` and the durable backends' rebuild compare against.
+ * `foldTo` and `advance` fold up to a seq, for time-travel views and diffs.
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
+import type { StateChange } from '../log/events.js';
 import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import { trustedRead } from '../log/trusted.js';
@@ -80,4 +82,56 @@ export async function foldLog(log: Log, options: FoldOptions = {}): Promise<Fold
   }
   state.resumeHistory();
   return { state, snapshotSeq, skipped };
+}
+
+/** Options of {@link foldTo}. */
+export interface FoldToOptions {
+  snapshotCodec?: SnapshotCodec;
+  upcasters?: UpcasterRegistry;
+  /** Events read per batch. */
+  batchSize?: number;
+  /** Start from no snapshot above this seq (default: the fold's seq). */
+  snapshotUpTo?: number;
+}
+
+/**
+ * The in-memory read model of the `state` stream at `seq`: the newest
+ * trustworthy snapshot at or below it, then the events after it up to `seq`.
+ */
+export async function foldTo(log: Log, seq: number, options: FoldToOptions = {}): Promise<InMemoryState> {
+  const state = new InMemoryState();
+  const { snapshot } = await loadSnapshot(log, options.snapshotCodec ?? plainCodec, Math.min(seq, options.snapshotUpTo ?? seq));
+  if (snapshot) state.restore(snapshot);
+  await advance(log, state, seq, options);
+  return state;
+}
+
+/**
+ * Applies the events after `state.seq` up to `seq` to `state`. Events of the
+ * current schema version are not parsed again: every `state` event was
+ * checked when it was appended (docs/contract.md §7), as `history` relies on
+ * too, and the fold's rules still apply to each. Older ones are upcast and
+ * checked.
+ */
+export async function advance(
+  log: Log,
+  state: InMemoryState,
+  seq: number,
+  options: FoldToOptions = {},
+  /** Called with each change just before it is applied (a diff notes what the change touches). */
+  beforeApply?: (change: StateChange) => void,
+): Promise<void> {
+  const batchSize = options.batchSize ?? 10_000;
+  const decodeOptions = options.upcasters ? { upcasters: options.upcasters } : {};
+  const trustedOptions = { ...decodeOptions, trusted: true };
+  while (state.seq < seq) {
+    const batch = await log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(batchSize, seq - state.seq) });
+    if (batch.length === 0) throw new CorruptionError(STATE_STREAM, state.seq + 1, 'the event is missing');
+    for (const event of batch) {
+      if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
+      const change = decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions);
+      beforeApply?.(change);
+      state.apply(change, event.seq);
+    }
+  }
 }

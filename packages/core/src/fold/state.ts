@@ -1,5 +1,7 @@
 /**
- * The in-memory read model and its projection. `apply` is the only code that
+ * The read model every fold builds in memory, and its projection: the
+ * in-memory backend's state, and what replay, verify, time-travel views and
+ * the durable backends' rebuild fold into. `apply` is the only code that
  * changes it, and it is the same for a live write, a replay and a restore
  * from snapshot. Look-ups by id and by `(scope, slug)` are O(1).
  */

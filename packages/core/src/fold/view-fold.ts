@@ -12,15 +12,15 @@ import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
 import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { Log } from '../log/log.js';
-import { InMemoryState } from '../in-memory/state.js';
+import { InMemoryState } from './state.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotPart } from '../snapshot/parts.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { ChunkIndex } from '../snapshot/chunks.js';
 import { readHeadParts } from '../snapshot/heads.js';
 import { loadSnapshotHead } from '../snapshot/restore.js';
-import type { FoldToOptions } from './time-travel.js';
-import { advance, foldTo } from './time-travel.js';
+import type { FoldToOptions } from './fold.js';
+import { advance, foldTo } from './fold.js';
 
 /** The state of a view at one seq, completed part by part. */
 export class ViewFold {
