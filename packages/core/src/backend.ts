@@ -49,7 +49,7 @@ export {
   ofOtherFormat,
 } from './snapshot/chunks.js';
 export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
-export { SNAPSHOT_PARTS, snapshotPartStream, SNAPSHOT_PART_STREAMS } from './snapshot/parts.js';
+export { SNAPSHOT_PARTS } from './snapshot/parts.js';
 export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
 export { type TokenMatch, tokenMatcher, matchesText, foldForIndex } from './matching/lexical.js';
 export { termFrequencies, squashScore, bm25Score } from './matching/bm25.js';

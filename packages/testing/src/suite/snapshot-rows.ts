@@ -6,7 +6,8 @@
  */
 import type { Log, Snapshot, SnapshotCodec, StoredSnapshot } from '@agentstate/core';
 import { encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
-import { canonicalJson, chunkStream, formatBoundSnapshot, looseIndexDigests, sha256Hex, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
+import { canonicalJson } from '@agentstate/core';
+import { chunkStream, formatBoundSnapshot, looseIndexDigests, sha256Hex, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
 
 /** Every stored head of the `state` stream, newest first. */
 export async function storedHeads(log: Log): Promise<StoredSnapshot[]> {
