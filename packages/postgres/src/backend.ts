@@ -12,9 +12,33 @@
  * one pooled connection, not all of them.
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore, VerifyReport } from '@agentstate/core/backend';
+import type {
+  StateBackend,
+  StateQueries,
+  StateWriteTx,
+  TurnVectorQuery,
+  VectorStore,
+  VerifyReport,
+  MemoryRow,
+  OperationRow,
+  SessionRow,
+  SkillRow,
+  TurnRow,
+} from '@agentstate/core/backend';
+import {
+  changeHlc,
+  checkSnapshot,
+  maxHlc,
+  Mutex,
+  sortSnapshot,
+  storedPayload,
+  memoryFromRow,
+  operationFromRow,
+  sessionFromRow,
+  skillFromRow,
+  turnFromRow,
+} from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, checkSnapshot, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -27,8 +51,6 @@ import { rebuildSchema } from './rebuild.js';
 import type { PostgresVerifyOptions } from './verify.js';
 import { verifySchema } from './verify.js';
 import type { Projection, ProjectionState } from './projection.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /** The row the head lock's statement reads. */
 interface LockRow {

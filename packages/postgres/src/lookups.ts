@@ -5,14 +5,12 @@
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import type { EventRow, StateLookups } from '@agentstate/core/backend';
-import { EVENT_COLUMNS, eventFromRow, scopeKey } from '@agentstate/core/backend';
+import type { EventRow, StateLookups, MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from '@agentstate/core/backend';
+import { EVENT_COLUMNS, eventFromRow, scopeKey, memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from '@agentstate/core/backend';
 import type { TableCheckpointQueries } from './checkpoints.js';
 import { purgeableRows } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /** The look-ups, and the one a fold's rules need besides. */
 export interface TableLookups extends StateLookups {

@@ -13,18 +13,24 @@ import type { Database, Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
 import { metadataLeaves, valueColumn } from './metadata.js';
 import {
-  columnCount,
   MEMORY_COLUMNS,
   memoryValues,
-  placeholders,
+  operationValues,
   SESSION_COLUMNS,
   sessionValues,
   SKILL_COLUMNS,
   skillValues,
   TURN_COLUMNS,
   turnValues,
-  updateFromExcluded,
-} from './rows.js';
+  onConflictUpdate,
+} from '@agentstate/core/backend';
+
+/** `$1, $2, …` for a column list. */
+const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map((_, i) => `$${i + 1}`)
+    .join(', ');
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
 export interface ProjectionState {
@@ -74,7 +80,7 @@ export class Projection {
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
-    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, [entry.id, entry.seq, entry.inputHash ?? '']);
+    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, operationValues(entry));
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */
@@ -102,8 +108,10 @@ export class Projection {
   /** Moves a live session to its next version after `turn` (core's `sessionAfterTurn`) without reading it. */
   async #bumpSession(sql: Sql, turn: Turn): Promise<void> {
     // Instants compare as text in code-point order, whatever the database's collation.
+    // The writer is stored as '' when it is the origin, as core's row codec stores it.
     const rows = await sql.rows<{ id: string }>(
-      `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2, last_writer_id = $3,
+      `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
+       last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
        updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted RETURNING id`,
       [turn.updatedHlc.wall, turn.updatedHlc.counter, turn.lastWriterId, turn.createdAt, turn.sessionId],
     );
@@ -115,7 +123,7 @@ export class Projection {
   async #putSession(sql: Sql, session: Session): Promise<void> {
     await sql.rows(
       `INSERT INTO ${this.db.t('sessions')} (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
-       ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
+       ${onConflictUpdate(SESSION_COLUMNS, 'id')}`,
       sessionValues(session),
     );
     // The turns of a deleted session stay rows; their vectors go with the session, so a nearest-neighbour search never spends its k on them.
@@ -140,7 +148,7 @@ export class Projection {
     text: string | null,
   ): Promise<{ n: number; wasLive: boolean }> {
     const search = text === null ? null : indexLexemes(text);
-    const count = columnCount(columns);
+    const count = columns.split(',').length;
     // The slot's parameters follow the row's and its lexemes.
     const where = slot.where.replace(/\$(\d+)/g, (_, i: string) => `$${count + 1 + Number(i)}`);
     const [row] = await sql.rows<{ n: number; was_live: boolean }>(

@@ -9,7 +9,7 @@
  */
 import type { MemoryItem, PurgedRecords, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import { type EventTypes, STATE_STREAM } from '@agentstate/core';
-import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
+import type { EventRow, PurgeSelector, MemoryRow, SessionRow, SkillRow, TurnRow } from '@agentstate/core/backend';
 import {
   changeRecordIds,
   descendantKeyRange,
@@ -20,12 +20,14 @@ import {
   holdersIn,
   scopeKey,
   storedTextForm,
+  memoryFromRow,
+  sessionFromRow,
+  skillFromRow,
+  turnFromRow,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
-import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 

@@ -5,16 +5,23 @@
  * Text orders compare in collation "C" (code-point order).
  */
 import type { MemoryItem, Scope, Skill } from '@agentstate/core';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
+import type { LexicalQuery, MemoryFilter, Scored, StateQueries, MemoryRow, SessionRow, SkillRow } from '@agentstate/core/backend';
+import {
+  compareStrings,
+  descendantKeyRange,
+  pastKeyset,
+  scopeKey,
+  skillSearchText,
+  memoryFromRow,
+  sessionFromRow,
+  skillFromRow,
+} from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
-import type { MemoryRow, SessionRow, SkillRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow } from './rows.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
 import { turnQueries } from './turn-queries.js';
 

@@ -4,14 +4,12 @@
  * matcher (see `lexical.ts`), as memory recall is.
  */
 import type { Turn } from '@agentstate/core';
-import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareTurnsNewestFirst, pastKeyset } from '@agentstate/core/backend';
+import type { Scored, StateQueries, TurnFilter, TurnQuery, TurnRow } from '@agentstate/core/backend';
+import { compareTurnsNewestFirst, pastKeyset, turnFromRow } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { Params } from './params.js';
-import type { TurnRow } from './rows.js';
-import { turnFromRow } from './rows.js';
 
 /** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
 export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {

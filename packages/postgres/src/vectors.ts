@@ -15,14 +15,12 @@
 import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
-import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings } from '@agentstate/core/backend';
+import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore, MemoryRow, TurnRow } from '@agentstate/core/backend';
+import { compareStrings, memoryFromRow, turnFromRow } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginLockingHead } from './head-lock.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
-import type { MemoryRow, TurnRow } from './rows.js';
-import { memoryFromRow, turnFromRow } from './rows.js';
 import { scopeCondition } from './scope-sql.js';
 import { turnWhere } from './turn-queries.js';
 

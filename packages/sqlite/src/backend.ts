@@ -10,9 +10,30 @@
  * in flight, whose COMMIT may yet fail (a full disk, an I/O error).
  */
 import type { EventMeta, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
+import type {
+  StateBackend,
+  StateQueries,
+  StateWriteTx,
+  TurnVectorQuery,
+  VectorStore,
+  MemoryRow,
+  OperationRow,
+  SessionRow,
+  SkillRow,
+  TurnRow,
+} from '@agentstate/core/backend';
+import {
+  changeHlc,
+  maxHlc,
+  sortSnapshot,
+  storedPayload,
+  memoryFromRow,
+  operationFromRow,
+  sessionFromRow,
+  skillFromRow,
+  turnFromRow,
+} from '@agentstate/core/backend';
 import { ClosedError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, maxHlc, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
@@ -22,8 +43,6 @@ import { extendHistoryRuns, sessionDue } from './history-runs.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 const SQL = {
   stateAndHead: `SELECT seq, hlc_wall, hlc_counter, generation, (SELECT max(seq) FROM events WHERE stream = ?) AS head,

@@ -5,7 +5,7 @@
  * rows are kept for live records only and hold core's folded tokens.
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
-import type { ChangeRecord } from '@agentstate/core/backend';
+import type { ChangeRecord, SkillRow } from '@agentstate/core/backend';
 import {
   changeOperation,
   changeRecords,
@@ -15,14 +15,9 @@ import {
   HLC_ZERO,
   maxHlc,
   skillSearchText,
-} from '@agentstate/core/backend';
-import { CorruptionError, EventTypes } from '@agentstate/core';
-import type { Connection } from './connection.js';
-import type { SkillRow } from './rows.js';
-import {
   MEMORY_COLUMNS,
   memoryValues,
-  placeholders,
+  operationValues,
   SESSION_COLUMNS,
   sessionValues,
   SKILL_COLUMNS,
@@ -30,8 +25,10 @@ import {
   skillValues,
   TURN_COLUMNS,
   turnValues,
-  updateFromExcluded,
-} from './rows.js';
+  onConflictUpdate,
+} from '@agentstate/core/backend';
+import { CorruptionError, EventTypes } from '@agentstate/core';
+import type { Connection } from './connection.js';
 import type { VectorIndexes } from './vectors.js';
 import { metadataLeaves } from './metadata.js';
 import { indexRecordEvents } from './history.js';
@@ -52,13 +49,20 @@ export interface ProjectionState {
  */
 const afterKey = (columns: string, count: number): string => columns.split(', ').slice(count).join(', ');
 
+/** `?, ?, …` for a column list. */
+const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
+
 const SQL = {
   state: 'SELECT seq, hlc_wall, hlc_counter, generation FROM projection_state WHERE id = 1',
   saveState: 'UPDATE projection_state SET seq = ?, hlc_wall = ?, hlc_counter = ?, generation = ? WHERE id = 1',
   putSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
-    ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
+    ${onConflictUpdate(SESSION_COLUMNS, 'id')}`,
   // The next version of a live session a turn was appended to: `sessionAfterTurn` of core, in place (instants compare as text).
-  // The writer is stored as '' when it is the origin, as `envelopeValues` in rows.ts stores it.
+  // The writer is stored as '' when it is the origin, as core's row codec stores it.
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
     last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
   turnSlot: 'SELECT n, id, deleted, content, purged_seq FROM turns WHERE session_id = ? AND seq = ?',
@@ -173,7 +177,7 @@ export class Projection {
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   putOperation(entry: OperationEntry): void {
-    this.conn.prepare(SQL.putOperation).run(entry.id, entry.seq, entry.inputHash ?? '');
+    this.conn.prepare(SQL.putOperation).run(operationValues(entry));
   }
 
   /**

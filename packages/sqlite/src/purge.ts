@@ -12,7 +12,7 @@
  */
 import type { MemoryItem, PurgedRecords, Scope, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { EventTypes } from '@agentstate/core';
-import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
+import type { EventRow, PurgeSelector, MemoryRow, SessionRow, SkillRow, TurnRow } from '@agentstate/core/backend';
 import {
   changeRecordIds,
   EVENT_COLUMNS,
@@ -22,6 +22,10 @@ import {
   holdersIn,
   scopeKey,
   storedTextForm,
+  memoryFromRow,
+  sessionFromRow,
+  skillFromRow,
+  turnFromRow,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { HistoryIdColumn } from './history.js';
@@ -30,8 +34,6 @@ import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
 import { dropHistoryRuns, rewriteHistoryRuns } from './history-runs.js';
-import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /**
  * Which ids the carrier read looks up in each column of the history index: a turn of a purged session is

@@ -4,9 +4,33 @@
  * and tie-breaks as the in-memory reference.
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
+import type {
+  LexicalQuery,
+  MemoryFilter,
+  Scored,
+  StateQueries,
+  MemoryRow,
+  OperationRow,
+  SessionRow,
+  SkillRow,
+  TranscriptRow,
+  TurnRow,
+} from '@agentstate/core/backend';
+import {
+  compareStrings,
+  descendantKeyRange,
+  pastKeyset,
+  scopeKey,
+  skillSearchText,
+  memoryFromRow,
+  operationFromRow,
+  sessionFromRow,
+  skillFromRow,
+  TRANSCRIPT_COLUMNS,
+  transcriptFromRows,
+  turnFromRow,
+} from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import { recordSeqs } from './history.js';
 import { historyEntries } from './history-runs.js';
 import { purgeableRows } from './purge.js';
@@ -15,8 +39,6 @@ import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TranscriptRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, TRANSCRIPT_COLUMNS, transcriptFromRows, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, verifiedPages } from './candidates.js';

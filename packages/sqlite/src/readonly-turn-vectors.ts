@@ -6,13 +6,11 @@
  * memory for the life of the provider and searched beside the stored ones.
  */
 import type { Turn } from '@agentstate/core';
-import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings } from '@agentstate/core/backend';
+import type { TurnVectorQuery, VectorStore, TurnRow } from '@agentstate/core/backend';
+import { compareStrings, turnFromRow } from '@agentstate/core/backend';
 import { ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import { cosine } from './readonly-vectors.js';
-import type { TurnRow } from './rows.js';
-import { turnFromRow } from './rows.js';
 import type { SqliteTurnVectorStore } from './turn-vectors.js';
 import { turnWhere } from './turn-queries.js';
 import type { VectorIndexes } from './vectors.js';

@@ -6,11 +6,10 @@
  * Leaving them out would silently drop those items from every answer.
  */
 import type { MemoryItem } from '@agentstate/core';
-import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
+import type { VectorQuery, VectorStore, MemoryRow } from '@agentstate/core/backend';
+import { memoryFromRow } from '@agentstate/core/backend';
 import { ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
-import type { MemoryRow } from './rows.js';
-import { memoryFromRow } from './rows.js';
 import { scopeKeyFilter } from './scope-sql.js';
 import type { SqliteVectorStore, VectorIndexes } from './vectors.js';
 import { MAX_NEIGHBOURS } from './vectors.js';

@@ -4,15 +4,16 @@
  * checked with core's matcher (see `fts.ts`), as memory recall is.
  */
 import type { Turn } from '@agentstate/core';
-import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareStrings, pastKeyset } from '@agentstate/core/backend';
+import type { Scored, StateQueries, TurnFilter, TurnQuery, TurnRow } from '@agentstate/core/backend';
+import { compareStrings, pastKeyset, turnFromRow } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, verifiedPages } from './candidates.js';
-import type { TurnRow } from './rows.js';
-import { turnFromRow } from './rows.js';
+
+/** A turn row as SQLite gives it, with its row number. */
+type SqliteTurnRow = TurnRow & { n: number; deleted: number };
 
 const NEWEST_FIRST = 't.created_at DESC, t.id DESC';
 /** {@link NEWEST_FIRST} in JavaScript: byte order of the text, as SQLite compares it. */
@@ -50,7 +51,7 @@ function turnSql(query: TurnQuery, relevanceWindow: number): CandidateSql & { ra
     return { sql: `SELECT t.* FROM ${matches} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params: [match, ...params], ranked: false };
   const bound = relevanceWindow > 0 ? `ORDER BY turns_fts.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
   return {
-    ...rankedCandidates<TurnRow & { n: number }>(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST, newestFirst),
+    ...rankedCandidates<SqliteTurnRow>(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST, newestFirst),
     params: [match, ...params],
     ranked: true,
   };

@@ -7,12 +7,10 @@
  * equal text is embedded once, and a rebuild re-creates them from it.
  */
 import type { Turn } from '@agentstate/core';
-import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, holdsContent } from '@agentstate/core/backend';
+import type { TurnVectorQuery, VectorStore, TurnRow } from '@agentstate/core/backend';
+import { compareStrings, holdsContent, turnFromRow } from '@agentstate/core/backend';
 import { ValidationError } from '@agentstate/core';
 import type { Connection } from './connection.js';
-import type { TurnRow } from './rows.js';
-import { turnFromRow } from './rows.js';
 import { turnWhere } from './turn-queries.js';
 import type { VectorIndexes } from './vectors.js';
 import { MAX_NEIGHBOURS, turnTableOf } from './vectors.js';

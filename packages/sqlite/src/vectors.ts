@@ -7,12 +7,10 @@
  * which is keyed by `(embedder id, content hash)` and survives rebuilds.
  */
 import type { MemoryItem } from '@agentstate/core';
-import type { VectorQuery, VectorStore } from '@agentstate/core/backend';
+import type { VectorQuery, VectorStore, MemoryRow } from '@agentstate/core/backend';
+import { contentHash, descendantKeyRange, holdsContent, scopeKey, memoryFromRow } from '@agentstate/core/backend';
 import { CorruptionError, UnavailableError, ValidationError } from '@agentstate/core';
-import { contentHash, descendantKeyRange, holdsContent, scopeKey } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import type { MemoryRow } from './rows.js';
-import { memoryFromRow } from './rows.js';
 import { memoryRowFilter } from './metadata.js';
 import { matchesNothing } from './scope-sql.js';
 

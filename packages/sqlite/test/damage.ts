@@ -8,9 +8,8 @@ import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { SqliteProvider } from '../src/index.js';
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
-import type { SkillRow } from '../src/rows.js';
-import { skillFromRow } from '../src/rows.js';
+import type { SkillRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
 
 /** A page of the file and the table or index it belongs to. */
 export interface Page {

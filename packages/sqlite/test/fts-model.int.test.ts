@@ -12,12 +12,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
+import type { SkillRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 import { FTS_OPTIONS } from '../src/migrations/002-projection.js';
 import { FTS_SECURE_OPTIONS } from '../src/migrations/009-fts-secure-delete.js';
-import type { SkillRow } from '../src/rows.js';
-import { skillFromRow } from '../src/rows.js';
 import { backToSchema9 } from './helpers.js';
 
 const dirs: string[] = [];

@@ -12,8 +12,8 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, seededEntropy } from '@agentstate/core';
 import { openSqlite } from '../src/index.js';
-import type { TranscriptRow, TurnRow } from '../src/rows.js';
-import { transcriptFromRows, turnFromRow } from '../src/rows.js';
+import type { TranscriptRow, TurnRow } from '@agentstate/core/backend';
+import { transcriptFromRows, turnFromRow } from '@agentstate/core/backend';
 
 /** The full row of a transcript row, as `SELECT *` reads it. */
 const fullRow = (sessionId: string, r: TranscriptRow): TurnRow => ({

@@ -10,9 +10,8 @@
  * the live projection rows with the text the projection indexes
  * (`foldForIndex`), so they equal a rebuild's.
  */
-import type { SkillRow } from '../rows.js';
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
-import { skillFromRow } from '../rows.js';
+import type { SkillRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_TOKENIZER } from './002-projection.js';
 import type { Migration } from './migration.js';

@@ -9,12 +9,11 @@
  * rows out of them in a contentless table, so they drift in a healthy
  * file.) Nothing is written to the database file.
  */
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
+import type { SkillRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_SECURE_OPTIONS } from '../migrations/009-fts-secure-delete.js';
 import { TURN_FTS_OPTIONS } from '../migrations/011-lean-turns.js';
-import type { SkillRow } from '../rows.js';
-import { skillFromRow } from '../rows.js';
 import { describe } from './integrity.js';
 import type { VerifyProblem } from './report.js';
 
