@@ -21,39 +21,8 @@ export {
 export { copySession, copyTurn, copySkill, copyMemoryItem, copyCheckpoint, copyCheckpointWrite } from './records/copy.js';
 export { parseInput } from './records/inputs.js';
 export { scopeKey, descendantKeyRange } from './records/scope.js';
-export {
-  type RowValue,
-  type EnvelopeRow,
-  type SessionRow,
-  type TurnRow,
-  type SkillRow,
-  type MemoryRow,
-  type OperationRow,
-  type CheckpointWriteRow,
-  type TranscriptRow,
-  ENVELOPE_COLUMNS,
-  SESSION_COLUMNS,
-  TURN_COLUMNS,
-  TRANSCRIPT_COLUMNS,
-  SKILL_COLUMNS,
-  MEMORY_COLUMNS,
-  CHECKPOINT_WRITE_KEY,
-  CHECKPOINT_WRITE_COLUMNS,
-  sessionValues,
-  sessionFromRow,
-  turnValues,
-  turnFromRow,
-  transcriptFromRows,
-  skillValues,
-  skillFromRow,
-  memoryValues,
-  memoryFromRow,
-  operationValues,
-  operationFromRow,
-  checkpointWriteValues,
-  checkpointWriteFromRow,
-  onConflictUpdate,
-} from './records/rows.js';
+/** The row codec of the SQL backends: a record's projection-table row and back. */
+export * as rowCodec from './records/rows.js';
 export { jsonClone, canonicalJson } from './log/json.js';
 export { deepFreeze } from './log/freeze.js';
 export { jsonPayload, payloadJson, checkStream, toLogEvent, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';

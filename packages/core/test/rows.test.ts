@@ -7,33 +7,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '@agentstate/core';
-import {
-  CHECKPOINT_WRITE_COLUMNS,
-  checkpointWriteFromRow,
-  checkpointWriteValues,
-  MEMORY_COLUMNS,
-  memoryFromRow,
-  memoryValues,
-  operationFromRow,
-  operationValues,
-  SESSION_COLUMNS,
-  sessionFromRow,
-  sessionValues,
-  SKILL_COLUMNS,
-  skillFromRow,
-  skillValues,
-  TRANSCRIPT_COLUMNS,
-  transcriptFromRows,
-  TURN_COLUMNS,
-  turnFromRow,
-  turnValues,
-  partsFromContent,
-} from '@agentstate/core/backend';
-import type { RowValue, TranscriptRow } from '@agentstate/core/backend';
+import { partsFromContent, rowCodec } from '@agentstate/core/backend';
 import { arbId, arbJsonValue, arbMemoryItem, arbSession, arbSkill, arbTurn } from '@agentstate/testing/arbitraries';
 
 /** The row a driver returns for `values` of `columns`, `deleted` as 0/1 or as a boolean. */
-function rowOf<R>(columns: string, values: readonly RowValue[], booleans: boolean): R {
+function rowOf<R>(columns: string, values: readonly rowCodec.RowValue[], booleans: boolean): R {
   const names = columns.split(',').map((c) => c.trim());
   expect(values).toHaveLength(names.length);
   const row: Record<string, unknown> = Object.fromEntries(names.map((name, i) => [name, values[i]]));
@@ -49,9 +27,9 @@ describe('the SQL row codec', () => {
   it('reads every session, skill and memory item back from its row', () => {
     fc.assert(
       fc.property(byOrigin(arbSession()), byOrigin(arbSkill()), byOrigin(arbMemoryItem()), fc.boolean(), (session, skill, item, booleans) => {
-        expect(sessionFromRow(rowOf(SESSION_COLUMNS, sessionValues(session), booleans))).toEqual(session);
-        expect(skillFromRow(rowOf(SKILL_COLUMNS, skillValues(skill), booleans))).toEqual(skill);
-        expect(memoryFromRow(rowOf(MEMORY_COLUMNS, memoryValues(item), booleans))).toEqual(item);
+        expect(rowCodec.sessionFromRow(rowOf(rowCodec.SESSION_COLUMNS, rowCodec.sessionValues(session), booleans))).toEqual(session);
+        expect(rowCodec.skillFromRow(rowOf(rowCodec.SKILL_COLUMNS, rowCodec.skillValues(skill), booleans))).toEqual(skill);
+        expect(rowCodec.memoryFromRow(rowOf(rowCodec.MEMORY_COLUMNS, rowCodec.memoryValues(item), booleans))).toEqual(item);
       }),
     );
   });
@@ -60,12 +38,12 @@ describe('the SQL row codec', () => {
     fc.assert(
       fc.property(byOrigin(arbTurn()), fc.boolean(), fc.boolean(), (written, plain, booleans) => {
         const turn = plain ? { ...written, parts: partsFromContent(written.content) } : written;
-        const row = rowOf<Record<string, unknown>>(TURN_COLUMNS, turnValues(turn), booleans);
-        expect(turnFromRow(row as never)).toEqual(turn);
+        const row = rowOf<Record<string, unknown>>(rowCodec.TURN_COLUMNS, rowCodec.turnValues(turn), booleans);
+        expect(rowCodec.turnFromRow(row as never)).toEqual(turn);
         if (plain) expect(row.parts).toBe('');
         if (turn.lastWriterId === turn.originInstanceId) expect(row.last_writer_id).toBe('');
-        const transcript = TRANSCRIPT_COLUMNS.split(',').map((c) => row[c.trim()]) as TranscriptRow;
-        expect(transcriptFromRows(turn.sessionId, [transcript])).toEqual([{ ...turn, deleted: false }]);
+        const transcript = rowCodec.TRANSCRIPT_COLUMNS.split(',').map((c) => row[c.trim()]) as rowCodec.TranscriptRow;
+        expect(rowCodec.transcriptFromRows(turn.sessionId, [transcript])).toEqual([{ ...turn, deleted: false }]);
       }),
     );
   });
@@ -73,9 +51,9 @@ describe('the SQL row codec', () => {
   it('reads a row that holds the parts and the last writer itself the same', () => {
     fc.assert(
       fc.property(arbTurn(), fc.boolean(), (turn, booleans) => {
-        const row = rowOf<Record<string, unknown>>(TURN_COLUMNS, turnValues(turn), booleans);
+        const row = rowOf<Record<string, unknown>>(rowCodec.TURN_COLUMNS, rowCodec.turnValues(turn), booleans);
         const full = { ...row, parts: JSON.stringify(turn.parts), last_writer_id: turn.lastWriterId };
-        expect(turnFromRow(full as never)).toEqual(turn);
+        expect(rowCodec.turnFromRow(full as never)).toEqual(turn);
       }),
     );
   });
@@ -97,8 +75,8 @@ describe('the SQL row codec', () => {
     });
     fc.assert(
       fc.property(entries, writes, (entry, write) => {
-        expect(operationFromRow(rowOf('id, seq, input_hash', operationValues(entry), false))).toEqual(entry);
-        expect(checkpointWriteFromRow(rowOf(CHECKPOINT_WRITE_COLUMNS, checkpointWriteValues(write), false))).toEqual(write);
+        expect(rowCodec.operationFromRow(rowOf('id, seq, input_hash', rowCodec.operationValues(entry), false))).toEqual(entry);
+        expect(rowCodec.checkpointWriteFromRow(rowOf(rowCodec.CHECKPOINT_WRITE_COLUMNS, rowCodec.checkpointWriteValues(write), false))).toEqual(write);
       }),
     );
   });

@@ -4,8 +4,8 @@
  * columns hold `JSON.stringify` text, which reads back to the same value.
  */
 import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
-import type { CheckpointKey, CheckpointQueries, CheckpointWriteRow } from '@agentstate/core/backend';
-import { CHECKPOINT_WRITE_COLUMNS, CHECKPOINT_WRITE_KEY, checkpointWriteFromRow, checkpointWriteValues, onConflictUpdate } from '@agentstate/core/backend';
+import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
+import { rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { Params } from './params.js';
 
@@ -53,7 +53,7 @@ const CHECKPOINT_COLUMNS = `thread_id, namespace, checkpoint_id, id, parent_chec
 export async function putCheckpointRow(db: Database, sql: Sql, c: Checkpoint): Promise<void> {
   await sql.rows(
     `INSERT INTO ${db.t('checkpoints')} (${CHECKPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     ${onConflictUpdate(CHECKPOINT_COLUMNS, 'thread_id, namespace, checkpoint_id')}`,
+     ${rowCodec.onConflictUpdate(CHECKPOINT_COLUMNS, 'thread_id, namespace, checkpoint_id')}`,
     [
       c.threadId,
       c.namespace,
@@ -76,9 +76,9 @@ export async function putCheckpointRow(db: Database, sql: Sql, c: Checkpoint): P
 /** Writes a write (one at a negative idx replaces the one there). */
 export async function putCheckpointWriteRow(db: Database, sql: Sql, w: CheckpointWrite): Promise<void> {
   await sql.rows(
-    `INSERT INTO ${db.t('checkpoint_writes')} (${CHECKPOINT_WRITE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ${onConflictUpdate(CHECKPOINT_WRITE_COLUMNS, CHECKPOINT_WRITE_KEY)}`,
-    checkpointWriteValues(w),
+    `INSERT INTO ${db.t('checkpoint_writes')} (${rowCodec.CHECKPOINT_WRITE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ${rowCodec.onConflictUpdate(rowCodec.CHECKPOINT_WRITE_COLUMNS, rowCodec.CHECKPOINT_WRITE_KEY)}`,
+    rowCodec.checkpointWriteValues(w),
   );
 }
 
@@ -92,7 +92,7 @@ export async function deleteCheckpointThreadRows(db: Database, sql: Sql, threadI
 export async function allCheckpointRows(db: Database, sql: Sql): Promise<{ checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] }> {
   return {
     checkpoints: (await sql.rows<CheckpointRow>(`SELECT * FROM ${db.t('checkpoints')}`)).map(checkpointFromRow),
-    checkpointWrites: (await sql.rows<CheckpointWriteRow>(`SELECT * FROM ${db.t('checkpoint_writes')}`)).map(checkpointWriteFromRow),
+    checkpointWrites: (await sql.rows<rowCodec.CheckpointWriteRow>(`SELECT * FROM ${db.t('checkpoint_writes')}`)).map(rowCodec.checkpointWriteFromRow),
   };
 }
 
@@ -121,11 +121,11 @@ export function checkpointQueries(db: Database, sql: Sql): TableCheckpointQuerie
       one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace]),
     writes: async (key) =>
       (
-        await sql.rows<CheckpointWriteRow>(
+        await sql.rows<rowCodec.CheckpointWriteRow>(
           `SELECT * FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
           [key.threadId, key.namespace, key.checkpointId],
         )
-      ).map(checkpointWriteFromRow),
+      ).map(rowCodec.checkpointWriteFromRow),
     writeExists: async (key, taskId, idx) =>
       (
         await sql.rows(

@@ -6,24 +6,12 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeOperation, changeRecordIds, changeRecords, operationEntry, skillSearchText } from '@agentstate/core/backend';
+import { changeOperation, changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
-import { metadataLeaves, valueColumn } from './metadata.js';
-import {
-  MEMORY_COLUMNS,
-  memoryValues,
-  operationValues,
-  SESSION_COLUMNS,
-  sessionValues,
-  SKILL_COLUMNS,
-  skillValues,
-  TURN_COLUMNS,
-  turnValues,
-  onConflictUpdate,
-} from '@agentstate/core/backend';
+import { valueColumn } from './metadata.js';
 
 /** `$1, $2, …` for a column list. */
 const placeholders = (columns: string): string =>
@@ -80,7 +68,7 @@ export class Projection {
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
-    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, operationValues(entry));
+    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, rowCodec.operationValues(entry));
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */
@@ -122,9 +110,9 @@ export class Projection {
 
   async #putSession(sql: Sql, session: Session): Promise<void> {
     await sql.rows(
-      `INSERT INTO ${this.db.t('sessions')} (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
-       ${onConflictUpdate(SESSION_COLUMNS, 'id')}`,
-      sessionValues(session),
+      `INSERT INTO ${this.db.t('sessions')} (${rowCodec.SESSION_COLUMNS}) VALUES (${placeholders(rowCodec.SESSION_COLUMNS)})
+       ${rowCodec.onConflictUpdate(rowCodec.SESSION_COLUMNS, 'id')}`,
+      rowCodec.sessionValues(session),
     );
     // The turns of a deleted session stay rows; their vectors go with the session, so a nearest-neighbour search never spends its k on them.
     if (session.deleted)
@@ -167,8 +155,8 @@ export class Projection {
     const { wasLive } = await this.#upsert(
       sql,
       'turns',
-      TURN_COLUMNS,
-      turnValues(turn),
+      rowCodec.TURN_COLUMNS,
+      rowCodec.turnValues(turn),
       { where: 'session_id = $1 AND seq = $2', params: [turn.sessionId, turn.seq] },
       turn.deleted ? null : turn.content,
     );
@@ -179,8 +167,8 @@ export class Projection {
     await this.#upsert(
       sql,
       'skills',
-      SKILL_COLUMNS,
-      skillValues(skill),
+      rowCodec.SKILL_COLUMNS,
+      rowCodec.skillValues(skill),
       { where: 'id = $1', params: [skill.id] },
       skill.deleted ? null : skillSearchText(skill),
     );
@@ -190,8 +178,8 @@ export class Projection {
     const { n, wasLive } = await this.#upsert(
       sql,
       'memory',
-      MEMORY_COLUMNS,
-      memoryValues(item),
+      rowCodec.MEMORY_COLUMNS,
+      rowCodec.memoryValues(item),
       { where: 'id = $1', params: [item.id] },
       item.deleted ? null : item.content,
     );
@@ -200,7 +188,7 @@ export class Projection {
       await this.#forgetVectors(sql, 'memory', item.id);
     }
     if (item.deleted) return;
-    const leaves = metadataLeaves(item.metadata);
+    const leaves = rowCodec.metadataLeaves(item.metadata);
     if (leaves.length === 0) return;
     await sql.rows(
       `INSERT INTO ${this.db.t('memory_meta')} (item_n, path, type, text_value, number_value)

@@ -9,8 +9,8 @@
  */
 import type { Checkpoint, CheckpointWrite } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM } from '@agentstate/core';
-import type { CheckpointKey, CheckpointQueries, CheckpointWriteRow } from '@agentstate/core/backend';
-import { CHECKPOINT_WRITE_COLUMNS, CHECKPOINT_WRITE_KEY, checkpointWriteFromRow, checkpointWriteValues, onConflictUpdate } from '@agentstate/core/backend';
+import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
+import { rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 
@@ -56,8 +56,8 @@ const SELECT_CHECKPOINTS = `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints c ${JO
 const SQL = {
   putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, event_seq, record) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET event_seq = excluded.event_seq, record = excluded.record`,
-  putWrite: `INSERT INTO checkpoint_writes (${CHECKPOINT_WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ${onConflictUpdate(CHECKPOINT_WRITE_COLUMNS, CHECKPOINT_WRITE_KEY)}`,
+  putWrite: `INSERT INTO checkpoint_writes (${rowCodec.CHECKPOINT_WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ${rowCodec.onConflictUpdate(rowCodec.CHECKPOINT_WRITE_COLUMNS, rowCodec.CHECKPOINT_WRITE_KEY)}`,
   deleteCheckpoints: 'DELETE FROM checkpoints WHERE thread_id = ?',
   deleteWrites: 'DELETE FROM checkpoint_writes WHERE thread_id = ?',
   at: `${SELECT_CHECKPOINTS} WHERE c.thread_id = ? AND c.namespace = ? AND c.checkpoint_id = ?`,
@@ -79,7 +79,7 @@ export function putCheckpointRow(conn: Connection, c: Checkpoint, eventSeq?: num
 
 /** Writes a write (one at a negative idx replaces the one there). */
 export function putCheckpointWriteRow(conn: Connection, w: CheckpointWrite): void {
-  conn.prepare(SQL.putWrite).run(checkpointWriteValues(w));
+  conn.prepare(SQL.putWrite).run(rowCodec.checkpointWriteValues(w));
 }
 
 /** Removes a thread's checkpoints and writes. */
@@ -92,7 +92,7 @@ export function deleteCheckpointThreadRows(conn: Connection, threadId: string): 
 export function allCheckpointRows(conn: Connection): { checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] } {
   return {
     checkpoints: (conn.prepare(SELECT_CHECKPOINTS).all() as CheckpointRow[]).map(checkpointFromRow),
-    checkpointWrites: (conn.prepare('SELECT * FROM checkpoint_writes').all() as CheckpointWriteRow[]).map(checkpointWriteFromRow),
+    checkpointWrites: (conn.prepare('SELECT * FROM checkpoint_writes').all() as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
   };
 }
 
@@ -116,7 +116,9 @@ export function checkpointQueries(conn: Connection): SyncCheckpointQueries {
     at: (key) => mapErrors(() => one(SQL.at, key.threadId, key.namespace, key.checkpointId)),
     latest: (threadId, namespace) => mapErrors(() => one(SQL.latest, threadId, namespace)),
     writes: (key) =>
-      mapErrors(() => (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as CheckpointWriteRow[]).map(checkpointWriteFromRow)),
+      mapErrors(() =>
+        (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
+      ),
     writeExists: (key, taskId, idx) =>
       mapErrors(() => conn.prepare(SQL.writeExists).get(key.threadId, key.namespace, key.checkpointId, taskId, idx) !== undefined),
     threadExists: (threadId) => mapErrors(() => (conn.prepare(SQL.threadExists).get(threadId, threadId) as { found: number }).found === 1),

@@ -12,8 +12,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { SkillRow } from '@agentstate/core/backend';
-import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 import { FTS_OPTIONS } from '../src/migrations/002-projection.js';
 import { FTS_SECURE_OPTIONS } from '../src/migrations/009-fts-secure-delete.js';
@@ -117,7 +116,7 @@ describe('full-text indexes with secure-delete', () => {
           const expected = {
             memory_fts: rows('SELECT n, content FROM memory WHERE deleted = 0', (r: { content: string }) => foldForIndex(r.content)),
             turns_fts: rows('SELECT n, content FROM turns WHERE deleted = 0', (r: { content: string }) => foldForIndex(r.content)),
-            skills_fts: rows('SELECT * FROM skills WHERE deleted = 0', (r: SkillRow) => foldForIndex(skillSearchText(skillFromRow(r)))),
+            skills_fts: rows('SELECT * FROM skills WHERE deleted = 0', (r: rowCodec.SkillRow) => foldForIndex(skillSearchText(rowCodec.skillFromRow(r)))),
           };
           for (const [table, live] of Object.entries(expected)) {
             const { actual, fresh } = answers(db, table, live);
@@ -147,9 +146,9 @@ describe('full-text indexes with secure-delete', () => {
     const old = new Database(path);
     backToSchema9(old);
     for (const table of ['memory', 'turns', 'skills']) {
-      const texts = (old.prepare(`SELECT * FROM ${table} WHERE deleted = 0`).all() as (SkillRow & { content: string })[]).map((r) => ({
+      const texts = (old.prepare(`SELECT * FROM ${table} WHERE deleted = 0`).all() as (rowCodec.SkillRow & { content: string })[]).map((r) => ({
         n: r.n,
-        text: foldForIndex(table === 'skills' ? skillSearchText(skillFromRow(r)) : r.content),
+        text: foldForIndex(table === 'skills' ? skillSearchText(rowCodec.skillFromRow(r)) : r.content),
       }));
       old.exec(`DROP TABLE ${table}_fts; CREATE VIRTUAL TABLE ${table}_fts USING fts5(text, ${FTS_OPTIONS})`);
       for (const row of texts) old.prepare(`INSERT INTO ${table}_fts (rowid, text) VALUES (?, ?)`).run(row.n, row.text);

@@ -326,6 +326,41 @@ export function memoryFromRow(r: MemoryRow): MemoryItem {
   };
 }
 
+/** One node of an item's metadata as a `memory_meta` row stores it. */
+export interface MetadataLeaf {
+  /** The keys leading to it, as a JSON array. */
+  path: string;
+  type: 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
+  /** The scalar (booleans as 0/1), null for containers and null. */
+  value: string | number | null;
+}
+
+/** The stored form of a metadata path. */
+export const pathKey = (segments: readonly string[]): string => JSON.stringify(segments);
+
+/** The `memory_meta` rows of `metadata`: every node reached through objects, the root excluded. */
+export function metadataLeaves(metadata: JsonObject): MetadataLeaf[] {
+  const out: MetadataLeaf[] = [];
+  const walk = (object: JsonObject, prefix: string[]): void => {
+    for (const [key, value] of Object.entries(object)) {
+      const segments = [...prefix, key];
+      out.push({ path: pathKey(segments), ...metadataValue(value) });
+      if (value !== null && typeof value === 'object' && !Array.isArray(value)) walk(value, segments);
+    }
+  };
+  walk(metadata, []);
+  return out;
+}
+
+/** A metadata value's type and stored scalar, as a `memory_meta` row holds it and a filter compares it. */
+export function metadataValue(value: JsonValue): Pick<MetadataLeaf, 'type' | 'value'> {
+  if (value === null) return { type: 'null', value: null };
+  if (typeof value === 'boolean') return { type: 'boolean', value: value ? 1 : 0 };
+  if (typeof value === 'number') return { type: 'number', value };
+  if (typeof value === 'string') return { type: 'string', value };
+  return { type: Array.isArray(value) ? 'array' : 'object', value: null };
+}
+
 /** The values of the `operations` columns `id, seq, input_hash`: an entry without a hash (a purge dropped it) stores `''`. */
 export function operationValues(entry: OperationEntry): RowValue[] {
   return [entry.id, entry.seq, entry.inputHash ?? ''];

@@ -10,8 +10,7 @@
  * the live projection rows with the text the projection indexes
  * (`foldForIndex`), so they equal a rebuild's.
  */
-import type { SkillRow } from '@agentstate/core/backend';
-import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_TOKENIZER } from './002-projection.js';
 import type { Migration } from './migration.js';
@@ -32,8 +31,8 @@ function refill(conn: Connection): void {
   for (const row of conn.db.prepare('SELECT n, content FROM turns WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[])
     turns.run(row.n, foldForIndex(row.content));
   const skills = insert('skills_fts');
-  for (const row of conn.db.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as SkillRow[])
-    skills.run(row.n, foldForIndex(skillSearchText(skillFromRow(row))));
+  for (const row of conn.db.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as rowCodec.SkillRow[])
+    skills.run(row.n, foldForIndex(skillSearchText(rowCodec.skillFromRow(row))));
   const memory = insert('memory_fts');
   for (const row of conn.db.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[])
     memory.run(row.n, foldForIndex(row.content));

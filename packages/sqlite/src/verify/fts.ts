@@ -9,8 +9,7 @@
  * rows out of them in a contentless table, so they drift in a healthy
  * file.) Nothing is written to the database file.
  */
-import type { SkillRow } from '@agentstate/core/backend';
-import { foldForIndex, skillSearchText, skillFromRow } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_SECURE_OPTIONS } from '../migrations/009-fts-secure-delete.js';
 import { TURN_FTS_OPTIONS } from '../migrations/011-lean-turns.js';
@@ -42,9 +41,9 @@ const INDEXES: readonly IndexedTable[] = [
     table: 'skills_fts',
     options: FTS_SECURE_OPTIONS,
     expected: (conn) =>
-      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as SkillRow[]).map((r) => ({
+      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as rowCodec.SkillRow[]).map((r) => ({
         n: r.n,
-        text: foldForIndex(skillSearchText(skillFromRow(r))),
+        text: foldForIndex(skillSearchText(rowCodec.skillFromRow(r))),
       })),
   },
   {
