@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Envelope } from '@agentstate/core';
-import { partsFromContent, rowCodec } from '@agentstate/core/backend';
+import { partsFromContent } from '@agentstate/core';
+import { rowCodec } from '@agentstate/core/backend';
 import { arbId, arbJsonValue, arbMemoryItem, arbSession, arbSkill, arbTurn } from '@agentstate/testing/arbitraries';
 
 /** The row a driver returns for `values` of `columns`, `deleted` as 0/1 or as a boolean. */
