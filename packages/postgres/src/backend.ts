@@ -13,8 +13,8 @@
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
+import { changeHlc, checkSnapshot, maxHlc, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, checkSnapshot, maxHlc, Mutex, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -27,8 +27,6 @@ import { rebuildSchema } from './rebuild.js';
 import type { PostgresVerifyOptions } from './verify.js';
 import { verifySchema } from './verify.js';
 import type { Projection, ProjectionState } from './projection.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /** The row the head lock's statement reads. */
 interface LockRow {
@@ -199,11 +197,11 @@ export class PostgresBackend implements StateBackend {
   async captureIn(sql: Sql): Promise<Snapshot> {
     const seq = (await this.projection.state(sql)).seq;
     const all = <R>(table: string) => sql.rows<R>(`SELECT * FROM ${this.db.t(table)}`);
-    const sessions = (await all<SessionRow>('sessions')).map(sessionFromRow);
-    const turns = (await all<TurnRow>('turns')).map(turnFromRow);
-    const skills = (await all<SkillRow>('skills')).map(skillFromRow);
-    const memory = (await all<MemoryRow>('memory')).map(memoryFromRow);
-    const operations = (await all<OperationRow>('operations')).map(operationFromRow);
+    const sessions = (await all<rowCodec.SessionRow>('sessions')).map(rowCodec.sessionFromRow);
+    const turns = (await all<rowCodec.TurnRow>('turns')).map(rowCodec.turnFromRow);
+    const skills = (await all<rowCodec.SkillRow>('skills')).map(rowCodec.skillFromRow);
+    const memory = (await all<rowCodec.MemoryRow>('memory')).map(rowCodec.memoryFromRow);
+    const operations = (await all<rowCodec.OperationRow>('operations')).map(rowCodec.operationFromRow);
     return sortSnapshot({ seq, sessions, turns, skills, memory, operations, ...(await allCheckpointRows(this.db, sql)) });
   }
 

@@ -5,6 +5,7 @@
  */
 import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
+import { rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { Params } from './params.js';
 
@@ -26,18 +27,6 @@ interface CheckpointRow {
   last_writer_id: string;
 }
 
-/** A row of `checkpoint_writes`. */
-interface CheckpointWriteRow {
-  thread_id: string;
-  namespace: string;
-  checkpoint_id: string;
-  task_id: string;
-  idx: number;
-  task_path: string;
-  channel: string;
-  value: string;
-}
-
 function checkpointFromRow(r: CheckpointRow): Checkpoint {
   return {
     id: r.id,
@@ -56,28 +45,15 @@ function checkpointFromRow(r: CheckpointRow): Checkpoint {
   };
 }
 
-function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
-  return {
-    threadId: r.thread_id,
-    namespace: r.namespace,
-    checkpointId: r.checkpoint_id,
-    taskId: r.task_id,
-    taskPath: r.task_path,
-    idx: r.idx,
-    channel: r.channel,
-    value: JSON.parse(r.value) as JsonValue,
-  };
-}
+/** The columns of a checkpoint's row, its key first: the record in full (SQLite's own layout points at its event instead). */
+const CHECKPOINT_COLUMNS = `thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, metadata, created_at, updated_at,
+  sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id`;
 
 /** Writes a checkpoint's post-image (a re-save replaces the row). */
 export async function putCheckpointRow(db: Database, sql: Sql, c: Checkpoint): Promise<void> {
   await sql.rows(
-    `INSERT INTO ${db.t('checkpoints')} (thread_id, namespace, checkpoint_id, id, parent_checkpoint_id, checkpoint, metadata, created_at, updated_at,
-       sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET id = excluded.id, parent_checkpoint_id = excluded.parent_checkpoint_id,
-       checkpoint = excluded.checkpoint, metadata = excluded.metadata, created_at = excluded.created_at, updated_at = excluded.updated_at,
-       sync_version = excluded.sync_version, origin_instance_id = excluded.origin_instance_id, hlc_wall = excluded.hlc_wall,
-       hlc_counter = excluded.hlc_counter, last_writer_id = excluded.last_writer_id`,
+    `INSERT INTO ${db.t('checkpoints')} (${CHECKPOINT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     ${rowCodec.onConflictUpdate(CHECKPOINT_COLUMNS, 'thread_id, namespace, checkpoint_id')}`,
     [
       c.threadId,
       c.namespace,
@@ -100,10 +76,9 @@ export async function putCheckpointRow(db: Database, sql: Sql, c: Checkpoint): P
 /** Writes a write (one at a negative idx replaces the one there). */
 export async function putCheckpointWriteRow(db: Database, sql: Sql, w: CheckpointWrite): Promise<void> {
   await sql.rows(
-    `INSERT INTO ${db.t('checkpoint_writes')} (thread_id, namespace, checkpoint_id, task_id, idx, task_path, channel, value)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-     ON CONFLICT (thread_id, namespace, checkpoint_id, task_id, idx) DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel, value = excluded.value`,
-    [w.threadId, w.namespace, w.checkpointId, w.taskId, w.idx, w.taskPath, w.channel, JSON.stringify(w.value)],
+    `INSERT INTO ${db.t('checkpoint_writes')} (${rowCodec.CHECKPOINT_WRITE_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+     ${rowCodec.onConflictUpdate(rowCodec.CHECKPOINT_WRITE_COLUMNS, rowCodec.CHECKPOINT_WRITE_KEY)}`,
+    rowCodec.checkpointWriteValues(w),
   );
 }
 
@@ -117,7 +92,7 @@ export async function deleteCheckpointThreadRows(db: Database, sql: Sql, threadI
 export async function allCheckpointRows(db: Database, sql: Sql): Promise<{ checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] }> {
   return {
     checkpoints: (await sql.rows<CheckpointRow>(`SELECT * FROM ${db.t('checkpoints')}`)).map(checkpointFromRow),
-    checkpointWrites: (await sql.rows<CheckpointWriteRow>(`SELECT * FROM ${db.t('checkpoint_writes')}`)).map(checkpointWriteFromRow),
+    checkpointWrites: (await sql.rows<rowCodec.CheckpointWriteRow>(`SELECT * FROM ${db.t('checkpoint_writes')}`)).map(rowCodec.checkpointWriteFromRow),
   };
 }
 
@@ -146,11 +121,11 @@ export function checkpointQueries(db: Database, sql: Sql): TableCheckpointQuerie
       one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace]),
     writes: async (key) =>
       (
-        await sql.rows<CheckpointWriteRow>(
+        await sql.rows<rowCodec.CheckpointWriteRow>(
           `SELECT * FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
           [key.threadId, key.namespace, key.checkpointId],
         )
-      ).map(checkpointWriteFromRow),
+      ).map(rowCodec.checkpointWriteFromRow),
     writeExists: async (key, taskId, idx) =>
       (
         await sql.rows(

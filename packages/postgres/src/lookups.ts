@@ -6,13 +6,11 @@
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { EventRow, StateLookups } from '@agentstate/core/backend';
-import { EVENT_COLUMNS, eventFromRow, scopeKey } from '@agentstate/core/backend';
+import { EVENT_COLUMNS, eventFromRow, scopeKey, rowCodec } from '@agentstate/core/backend';
 import type { TableCheckpointQueries } from './checkpoints.js';
 import { purgeableRows } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /** The look-ups, and the one a fold's rules need besides. */
 export interface TableLookups extends StateLookups {
@@ -40,9 +38,9 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
     return row === undefined ? undefined : map(row);
   };
   return {
-    session: (id) => one<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, sessionFromRow, [id]),
+    session: (id) => one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]),
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
-    turn: (id) => one<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, turnFromRow, [id]),
+    turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),
     recordSeqs: async (id) =>
       (await sql.rows<{ seq: number }>(`SELECT seq FROM ${db.t('record_events')} WHERE record_id = $1 ORDER BY seq`, [id])).map((r) => Number(r.seq)),
     // One range read of the index, each seq's event row beside it (NULL where the log lacks it), checked as the log checks rows.
@@ -63,30 +61,37 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
     },
     lastTurns: async (sessionId, n) =>
       (
-        await sql.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND NOT deleted ORDER BY seq DESC LIMIT $2`, [
+        await sql.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND NOT deleted ORDER BY seq DESC LIMIT $2`, [
           sessionId,
           n > 0 ? n : null,
         ])
       )
-        .map(turnFromRow)
+        .map(rowCodec.turnFromRow)
         .reverse(),
     liveTurnsFrom: async (sessionId, fromSeq) =>
-      (await sql.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 AND NOT deleted ORDER BY seq`, [sessionId, fromSeq])).map(
-        turnFromRow,
-      ),
-    skill: (id) => one<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, skillFromRow, [id]),
+      (
+        await sql.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 AND NOT deleted ORDER BY seq`, [
+          sessionId,
+          fromSeq,
+        ])
+      ).map(rowCodec.turnFromRow),
+    skill: (id) => one<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, rowCodec.skillFromRow, [id]),
     // A tombstone and a live skill may share a place: the live one (else the newest tombstone) is the one there.
     skillAt: (scope, slug) =>
-      one<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1`, skillFromRow, [
-        scopeKey(scope),
-        slug,
-      ]),
+      one<rowCodec.SkillRow, Skill>(
+        `SELECT * FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1`,
+        rowCodec.skillFromRow,
+        [scopeKey(scope), slug],
+      ),
     liveSkillsBySlug: async (slug) =>
-      (await sql.rows<SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id`, [slug])).map(skillFromRow),
-    memoryItem: (id) => one<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, memoryFromRow, [id]),
-    operation: (id) => one<OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, operationFromRow, [id]),
+      (await sql.rows<rowCodec.SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id`, [slug])).map(rowCodec.skillFromRow),
+    memoryItem: (id) => one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, rowCodec.memoryFromRow, [id]),
+    operation: (id) => one<rowCodec.OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [id]),
     memoryWithKey: (scope, key) =>
-      one<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted`, memoryFromRow, [scopeKey(scope), key]),
+      one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted`, rowCodec.memoryFromRow, [
+        scopeKey(scope),
+        key,
+      ]),
     checkpoints: checkpointQueries(db, sql),
   };
 }

@@ -7,49 +7,16 @@
  * `float8` column. Core's
  * `matchesWhere` is the reference; this must agree with it.
  */
-import type { JsonObject, JsonValue, WhereCondition, WhereFilter, WhereScalar } from '@agentstate/core';
+import type { WhereCondition, WhereFilter, WhereScalar } from '@agentstate/core';
+import { rowCodec } from '@agentstate/core/backend';
 import type { Params } from './params.js';
-
-/** One node of an item's metadata as `memory_meta` stores it. */
-export interface MetadataLeaf {
-  /** The keys leading to it, as a JSON array. */
-  path: string;
-  type: 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
-  /** The scalar (booleans as 0/1), null for containers and null. */
-  value: string | number | null;
-}
 
 /** The column a scalar of this type is stored and compared in. */
 export const valueColumn = (type: string): 'text_value' | 'number_value' => (type === 'string' ? 'text_value' : 'number_value');
 
-/** The stored form of a path. */
-export const pathKey = (segments: readonly string[]): string => JSON.stringify(segments);
-
-/** Every node of `metadata` reached through objects, the root excluded. */
-export function metadataLeaves(metadata: JsonObject): MetadataLeaf[] {
-  const out: MetadataLeaf[] = [];
-  const walk = (object: JsonObject, prefix: string[]): void => {
-    for (const [key, value] of Object.entries(object)) {
-      const segments = [...prefix, key];
-      out.push({ path: pathKey(segments), ...typed(value) });
-      if (value !== null && typeof value === 'object' && !Array.isArray(value)) walk(value, segments);
-    }
-  };
-  walk(metadata, []);
-  return out;
-}
-
-function typed(value: JsonValue): Pick<MetadataLeaf, 'type' | 'value'> {
-  if (value === null) return { type: 'null', value: null };
-  if (typeof value === 'boolean') return { type: 'boolean', value: value ? 1 : 0 };
-  if (typeof value === 'number') return { type: 'number', value };
-  if (typeof value === 'string') return { type: 'string', value };
-  return { type: Array.isArray(value) ? 'array' : 'object', value: null };
-}
-
 /** A scalar equal to `operand`, with the same type. */
 function equalTo(p: Params, operand: WhereScalar): string {
-  const { type, value } = typed(operand);
+  const { type, value } = rowCodec.metadataValue(operand);
   return value === null ? `type = ${p.add(type)}` : `(type = ${p.add(type)} AND ${valueColumn(type)} = ${p.add(value)})`;
 }
 
@@ -57,7 +24,7 @@ function equalTo(p: Params, operand: WhereScalar): string {
 function equalToAny(p: Params, operands: readonly WhereScalar[]): string {
   const byType = new Map<string, (string | number)[]>();
   for (const operand of operands) {
-    const { type, value } = typed(operand);
+    const { type, value } = rowCodec.metadataValue(operand);
     const values = byType.get(type) ?? [];
     if (value !== null) values.push(value);
     byType.set(type, values);
@@ -97,7 +64,7 @@ export function whereSql(p: Params, filter: WhereFilter, alias: string, metaTabl
   const positive = new Map<string, WhereCondition[]>();
   const parts: string[] = [];
   for (const condition of filter) {
-    const path = pathKey(condition.path);
+    const path = rowCodec.pathKey(condition.path);
     if (rowsForNegated(condition)) {
       const { rows } = rowsFor(p, condition);
       parts.push(`${alias}.n NOT IN (SELECT item_n FROM ${metaTable} WHERE path = ${p.add(path)} AND ${rows})`);

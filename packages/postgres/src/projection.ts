@@ -6,25 +6,19 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeOperation, changeRecordIds, changeRecords, operationEntry, skillSearchText } from '@agentstate/core/backend';
+import { changeOperation, changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
-import { metadataLeaves, valueColumn } from './metadata.js';
-import {
-  columnCount,
-  MEMORY_COLUMNS,
-  memoryValues,
-  placeholders,
-  SESSION_COLUMNS,
-  sessionValues,
-  SKILL_COLUMNS,
-  skillValues,
-  TURN_COLUMNS,
-  turnValues,
-  updateFromExcluded,
-} from './rows.js';
+import { valueColumn } from './metadata.js';
+
+/** `$1, $2, …` for a column list. */
+const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map((_, i) => `$${i + 1}`)
+    .join(', ');
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
 export interface ProjectionState {
@@ -74,7 +68,7 @@ export class Projection {
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
-    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, [entry.id, entry.seq, entry.inputHash ?? '']);
+    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, rowCodec.operationValues(entry));
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */
@@ -102,8 +96,10 @@ export class Projection {
   /** Moves a live session to its next version after `turn` (core's `sessionAfterTurn`) without reading it. */
   async #bumpSession(sql: Sql, turn: Turn): Promise<void> {
     // Instants compare as text in code-point order, whatever the database's collation.
+    // The writer is stored as '' when it is the origin, as core's row codec stores it.
     const rows = await sql.rows<{ id: string }>(
-      `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2, last_writer_id = $3,
+      `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
+       last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
        updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted RETURNING id`,
       [turn.updatedHlc.wall, turn.updatedHlc.counter, turn.lastWriterId, turn.createdAt, turn.sessionId],
     );
@@ -114,9 +110,9 @@ export class Projection {
 
   async #putSession(sql: Sql, session: Session): Promise<void> {
     await sql.rows(
-      `INSERT INTO ${this.db.t('sessions')} (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
-       ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
-      sessionValues(session),
+      `INSERT INTO ${this.db.t('sessions')} (${rowCodec.SESSION_COLUMNS}) VALUES (${placeholders(rowCodec.SESSION_COLUMNS)})
+       ${rowCodec.onConflictUpdate(rowCodec.SESSION_COLUMNS, 'id')}`,
+      rowCodec.sessionValues(session),
     );
     // The turns of a deleted session stay rows; their vectors go with the session, so a nearest-neighbour search never spends its k on them.
     if (session.deleted)
@@ -140,7 +136,7 @@ export class Projection {
     text: string | null,
   ): Promise<{ n: number; wasLive: boolean }> {
     const search = text === null ? null : indexLexemes(text);
-    const count = columnCount(columns);
+    const count = columns.split(',').length;
     // The slot's parameters follow the row's and its lexemes.
     const where = slot.where.replace(/\$(\d+)/g, (_, i: string) => `$${count + 1 + Number(i)}`);
     const [row] = await sql.rows<{ n: number; was_live: boolean }>(
@@ -159,8 +155,8 @@ export class Projection {
     const { wasLive } = await this.#upsert(
       sql,
       'turns',
-      TURN_COLUMNS,
-      turnValues(turn),
+      rowCodec.TURN_COLUMNS,
+      rowCodec.turnValues(turn),
       { where: 'session_id = $1 AND seq = $2', params: [turn.sessionId, turn.seq] },
       turn.deleted ? null : turn.content,
     );
@@ -171,8 +167,8 @@ export class Projection {
     await this.#upsert(
       sql,
       'skills',
-      SKILL_COLUMNS,
-      skillValues(skill),
+      rowCodec.SKILL_COLUMNS,
+      rowCodec.skillValues(skill),
       { where: 'id = $1', params: [skill.id] },
       skill.deleted ? null : skillSearchText(skill),
     );
@@ -182,8 +178,8 @@ export class Projection {
     const { n, wasLive } = await this.#upsert(
       sql,
       'memory',
-      MEMORY_COLUMNS,
-      memoryValues(item),
+      rowCodec.MEMORY_COLUMNS,
+      rowCodec.memoryValues(item),
       { where: 'id = $1', params: [item.id] },
       item.deleted ? null : item.content,
     );
@@ -192,7 +188,7 @@ export class Projection {
       await this.#forgetVectors(sql, 'memory', item.id);
     }
     if (item.deleted) return;
-    const leaves = metadataLeaves(item.metadata);
+    const leaves = rowCodec.metadataLeaves(item.metadata);
     if (leaves.length === 0) return;
     await sql.rows(
       `INSERT INTO ${this.db.t('memory_meta')} (item_n, path, type, text_value, number_value)

@@ -20,12 +20,11 @@ import {
   holdersIn,
   scopeKey,
   storedTextForm,
+  rowCodec,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
-import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -42,21 +41,23 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
   if ('id' in selector) {
     const id = [selector.id];
     out = {
-      sessions: await all<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, sessionFromRow, id),
-      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 OR id = $1`, turnFromRow, id),
-      skills: await all<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, skillFromRow, id),
-      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, memoryFromRow, id),
+      sessions: await all<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, id),
+      turns: await all<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 OR id = $1`, rowCodec.turnFromRow, id),
+      skills: await all<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, rowCodec.skillFromRow, id),
+      memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, rowCodec.memoryFromRow, id),
     };
   } else if ('namespace' in selector) {
     const { from, to } = descendantKeyRange(selector.namespace);
     const params = [scopeKey(selector.namespace), from, to];
     const under = '(scope_key = $1 OR (scope_key >= $2 AND scope_key < $3))';
-    const sessions = await all<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${under}`, sessionFromRow, params);
+    const sessions = await all<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${under}`, rowCodec.sessionFromRow, params);
     out = {
       sessions,
-      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[])`, turnFromRow, [sessions.map((s) => s.id)]),
-      skills: await all<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${under}`, skillFromRow, params),
-      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${under}`, memoryFromRow, params),
+      turns: await all<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[])`, rowCodec.turnFromRow, [
+        sessions.map((s) => s.id),
+      ]),
+      skills: await all<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${under}`, rowCodec.skillFromRow, params),
+      memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${under}`, rowCodec.memoryFromRow, params),
     };
   } else {
     const events = await sql.rows<EventRow>(
@@ -72,13 +73,14 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
       held.turns.add(id);
     const byIds = 'id = ANY($1::text[])';
     out = {
-      sessions: await all<SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${byIds}`, sessionFromRow, [[...held.sessions]]),
-      turns: await all<TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) OR id = ANY($2::text[])`, turnFromRow, [
-        [...held.sessions],
-        [...held.turns],
-      ]),
-      skills: await all<SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${byIds}`, skillFromRow, [[...held.skills]]),
-      memory: await all<MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${byIds}`, memoryFromRow, [[...held.memory]]),
+      sessions: await all<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${byIds}`, rowCodec.sessionFromRow, [[...held.sessions]]),
+      turns: await all<rowCodec.TurnRow, Turn>(
+        `SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) OR id = ANY($2::text[])`,
+        rowCodec.turnFromRow,
+        [[...held.sessions], [...held.turns]],
+      ),
+      skills: await all<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${byIds}`, rowCodec.skillFromRow, [[...held.skills]]),
+      memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${byIds}`, rowCodec.memoryFromRow, [[...held.memory]]),
     };
   }
   for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);

@@ -6,15 +6,13 @@
  */
 import type { MemoryItem, Scope, Skill } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
-import type { MemoryRow, SessionRow, SkillRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow } from './rows.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
 import { turnQueries } from './turn-queries.js';
 
@@ -173,26 +171,26 @@ export function postgresQueries(db: Database): StateQueries {
       if (matchesNothing(filter)) return [];
       const p = new Params();
       const scoped = scopeCondition(p, filter, 'scope_key');
-      const rows = await db.rows<SessionRow>(
+      const rows = await db.rows<rowCodec.SessionRow>(
         `SELECT * FROM ${db.t('sessions')} WHERE NOT deleted${scoped ? ` AND ${scoped}` : ''}
          AND (created_at, id) > (${p.add(after?.sort ?? '')}, ${p.add(after?.id ?? '')})
          ORDER BY created_at, id LIMIT ${p.add(limit > 0 ? limit : null)} OFFSET ${p.add(Math.max(0, offset))}`,
         p.values,
       );
-      return rows.map(sessionFromRow);
+      return rows.map(rowCodec.sessionFromRow);
     },
 
     listSkills: async (scope: Scope, page) => {
       const p = new Params();
       const scoped = scopeCondition(p, page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
       const limit = page?.limit ?? 0;
-      const rows = await db.rows<SkillRow>(
+      const rows = await db.rows<rowCodec.SkillRow>(
         `SELECT * FROM ${db.t('skills')} WHERE ${scoped} AND NOT deleted
          AND (slug, id) > (${p.add(page?.after?.sort ?? '')}, ${p.add(page?.after?.id ?? '')})
          ORDER BY slug, id LIMIT ${p.add(limit > 0 ? limit : null)}`,
         p.values,
       );
-      return rows.map(skillFromRow);
+      return rows.map(rowCodec.skillFromRow);
     },
 
     liveScopes: async (prefix: Scope) => {
@@ -204,11 +202,11 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchSkills: async (query: LexicalQuery) => {
       if (matchesNothing(query)) return [];
-      return searchTable<SkillRow, Skill>(db, 'skills', query, {
+      return searchTable<rowCodec.SkillRow, Skill>(db, 'skills', query, {
         order: 'r.slug, r.id',
         keyset: '(r.slug, r.id) > ($sort, $id)',
         direction: 1,
-        fromRow: skillFromRow,
+        fromRow: rowCodec.skillFromRow,
         text: skillSearchText,
         candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
         candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
@@ -217,19 +215,19 @@ export function postgresQueries(db: Database): StateQueries {
 
     expiredMemory: async (now: string, limit: number) =>
       (
-        await db.rows<MemoryRow>(
+        await db.rows<rowCodec.MemoryRow>(
           `SELECT * FROM ${db.t('memory')} WHERE NOT deleted AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
           [now, Math.max(0, Math.trunc(limit))],
         )
-      ).map(memoryFromRow),
+      ).map(rowCodec.memoryFromRow),
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
       if (matchesNothing(query) || query.kinds?.length === 0) return [];
-      return searchTable<MemoryRow, MemoryItem>(db, 'memory', query, {
+      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, {
         order: 'r.created_at DESC, r.id DESC',
         keyset: '(r.created_at, r.id) < ($sort, $id)',
         direction: -1,
-        fromRow: memoryFromRow,
+        fromRow: rowCodec.memoryFromRow,
         text: (m) => m.content,
         candidateColumns: 'r.created_at AS sort, r.content AS text',
         candidateText: (row) => row.text as string,

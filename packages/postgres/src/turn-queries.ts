@@ -5,13 +5,11 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareTurnsNewestFirst, pastKeyset } from '@agentstate/core/backend';
+import { compareTurnsNewestFirst, pastKeyset, rowCodec } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { Params } from './params.js';
-import type { TurnRow } from './rows.js';
-import { turnFromRow } from './rows.js';
 
 /** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
 export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {
@@ -26,12 +24,12 @@ export function turnQueries(db: Database): Pick<StateQueries, 'searchTurns' | 't
   return {
     turns: async (sessionId, { afterSeq, limit }) =>
       (
-        await db.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
+        await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
           sessionId,
           Math.max(0, afterSeq),
           limit > 0 ? limit : null,
         ])
-      ).map(turnFromRow),
+      ).map(rowCodec.turnFromRow),
 
     searchTurns: async (query: TurnQuery): Promise<Scored<Turn>[]> => {
       if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
@@ -40,35 +38,36 @@ export function turnQueries(db: Database): Pick<StateQueries, 'searchTurns' | 't
       const match = query.match ?? 'all';
       if (query.tokens.length > 0) where += ` AND ${lexicalCandidate('t', p.add(tsQuery(query.tokens, match)))}`;
       if (query.order === 'relevance' && query.tokens.length > 0) {
-        const rows = await db.rows<TurnRow>(`SELECT t.* FROM ${db.t('turns')} t WHERE ${where}`, p.values);
-        const matches = rows.map(turnFromRow).flatMap((record) => (verifies(query.tokens, record.content, match) ? [{ record, text: record.content }] : []));
+        const rows = await db.rows<rowCodec.TurnRow>(`SELECT t.* FROM ${db.t('turns')} t WHERE ${where}`, p.values);
+        const matches = rows
+          .map(rowCodec.turnFromRow)
+          .flatMap((record) => (verifies(query.tokens, record.content, match) ? [{ record, text: record.content }] : []));
         const ranked = rankByRelevance(query.tokens, matches, compareTurnsNewestFirst).filter((h) =>
           pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1),
         );
         return query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
       }
       if (query.after !== undefined) where += ` AND (t.created_at, t.id) < (${p.add(query.after.sort)}, ${p.add(query.after.id)})`;
-      const rows = await verifiedPages<TurnRow>(
+      const rows = await verifiedPages<rowCodec.TurnRow>(
         db,
         { text: `SELECT t.* FROM ${db.t('turns')} t WHERE ${where} ORDER BY t.created_at DESC, t.id DESC`, params: p },
         query.limit,
         (row) => verifies(query.tokens, row.content, match),
       );
-      return rows.map((row) => ({ record: turnFromRow(row), score: 1 }));
+      return rows.map((row) => ({ record: rowCodec.turnFromRow(row), score: 1 }));
     },
 
     turnNeighbours: async (sessionId, seq, window) => {
-      const before = await db.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq < $2 AND NOT deleted ORDER BY seq DESC LIMIT $3`, [
-        sessionId,
-        seq,
-        window.before,
-      ]);
-      const after = await db.rows<TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
+      const before = await db.rows<rowCodec.TurnRow>(
+        `SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq < $2 AND NOT deleted ORDER BY seq DESC LIMIT $3`,
+        [sessionId, seq, window.before],
+      );
+      const after = await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
         sessionId,
         seq,
         window.after,
       ]);
-      return { before: before.reverse().map(turnFromRow), after: after.map(turnFromRow) };
+      return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
     },
   };
 }

@@ -16,13 +16,11 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings } from '@agentstate/core/backend';
+import { compareStrings, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginLockingHead } from './head-lock.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
-import type { MemoryRow, TurnRow } from './rows.js';
-import { memoryFromRow, turnFromRow } from './rows.js';
 import { scopeCondition } from './scope-sql.js';
 import { turnWhere } from './turn-queries.js';
 
@@ -218,7 +216,7 @@ export function memoryVectors(db: Database, index: VectorIndex): VectorStore<Mem
         if (query.kinds !== undefined) sql += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
         return sql + memoryRowFilter(p, query, 'r', db.t('memory_meta'));
       },
-      fromRow: (row: MemoryRow) => memoryFromRow(row),
+      fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
     },
     index,
   );
@@ -236,7 +234,7 @@ export function turnVectors(db: Database, index: VectorIndex): VectorStore<Turn,
         if (query.sessionIds?.length === 0 || query.roles?.length === 0) return undefined;
         return turnWhere(db, p, query, 'r');
       },
-      fromRow: (row: TurnRow) => turnFromRow(row),
+      fromRow: (row: rowCodec.TurnRow) => rowCodec.turnFromRow(row),
     },
     index,
   );

@@ -12,11 +12,11 @@
  */
 import type { JsonObject, Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { compareHlc, STATE_STREAM } from '@agentstate/core';
-import { checkReplay, describeError, overallRepair, skillSearchText } from '@agentstate/core/backend';
+import { checkReplay, describeError, overallRepair, rowCodec, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
-import { metadataLeaves, valueColumn } from './metadata.js';
+import { valueColumn } from './metadata.js';
 
 /** Options of `verify()`. */
 export interface PostgresVerifyOptions {
@@ -112,7 +112,7 @@ async function checkMetadataIndex(backend: PostgresBackend, sql: Sql): Promise<V
   const key = (n: number, path: string, type: string, value: unknown): string => JSON.stringify([n, path, type, value]);
   const expected = new Set<string>();
   for (const row of await sql.rows<{ n: number; metadata: string }>(`SELECT n, metadata FROM ${db.t('memory')} WHERE NOT deleted`)) {
-    for (const leaf of metadataLeaves(JSON.parse(row.metadata) as JsonObject)) expected.add(key(row.n, leaf.path, leaf.type, leaf.value));
+    for (const leaf of rowCodec.metadataLeaves(JSON.parse(row.metadata) as JsonObject)) expected.add(key(row.n, leaf.path, leaf.type, leaf.value));
   }
   const actual = new Set<string>();
   const stored = await sql.rows<{ item_n: number; path: string; type: string; text_value: string | null; number_value: number | null }>(

@@ -11,8 +11,8 @@
  */
 import type { EventMeta, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
+import { changeHlc, maxHlc, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, maxHlc, sortSnapshot, storedPayload } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
@@ -21,8 +21,6 @@ import { eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
 import { allCheckpointRows } from './checkpoint-rows.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 const SQL = {
   stateAndHead: `SELECT seq, hlc_wall, hlc_counter, generation, (SELECT max(seq) FROM events WHERE stream = ?) AS head,
@@ -75,10 +73,10 @@ export class SqliteBackend implements StateBackend {
         // A session is read with its highest turn seq, which an append asks next: one statement for both.
         session: (id) =>
           mapErrors(() => {
-            const row = conn.onWriter(() => conn.prepare(SQL.sessionWithLastSeq).get(id)) as (SessionRow & { last_seq: number | null }) | undefined;
+            const row = conn.onWriter(() => conn.prepare(SQL.sessionWithLastSeq).get(id)) as (rowCodec.SessionRow & { last_seq: number | null }) | undefined;
             if (row === undefined) return undefined;
             lastSeqs.set(id, row.last_seq ?? 0);
-            return sessionFromRow(row);
+            return rowCodec.sessionFromRow(row);
           }, conn.path),
         lastTurnSeq: (id) => lastSeqs.get(id) ?? this.#lookups.lastTurnSeq(id),
         commit: (change, meta) => {
@@ -232,11 +230,11 @@ function onWriter(conn: Connection, queries: StateQueries): StateQueries {
 export function captureSnapshot(conn: Connection, projection: Projection): Snapshot {
   return conn.read(() => {
     const seq = projection.state().seq;
-    const sessions = (conn.prepare('SELECT * FROM sessions').all() as SessionRow[]).map(sessionFromRow);
-    const turns = (conn.prepare('SELECT * FROM turns').all() as TurnRow[]).map(turnFromRow);
-    const skills = (conn.prepare('SELECT * FROM skills').all() as SkillRow[]).map(skillFromRow);
-    const memory = (conn.prepare('SELECT * FROM memory').all() as MemoryRow[]).map(memoryFromRow);
-    const operations = (conn.prepare('SELECT * FROM operations').all() as OperationRow[]).map(operationFromRow);
+    const sessions = (conn.prepare('SELECT * FROM sessions').all() as rowCodec.SessionRow[]).map(rowCodec.sessionFromRow);
+    const turns = (conn.prepare('SELECT * FROM turns').all() as rowCodec.TurnRow[]).map(rowCodec.turnFromRow);
+    const skills = (conn.prepare('SELECT * FROM skills').all() as rowCodec.SkillRow[]).map(rowCodec.skillFromRow);
+    const memory = (conn.prepare('SELECT * FROM memory').all() as rowCodec.MemoryRow[]).map(rowCodec.memoryFromRow);
+    const operations = (conn.prepare('SELECT * FROM operations').all() as rowCodec.OperationRow[]).map(rowCodec.operationFromRow);
     return sortSnapshot({ seq, sessions, turns, skills, memory, operations, ...allCheckpointRows(conn) });
   });
 }

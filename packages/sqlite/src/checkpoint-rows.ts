@@ -7,9 +7,10 @@
  * with the row; only a row loaded from a snapshot, or folded from an upcast
  * event, holds its record itself (`record`).
  */
-import type { Checkpoint, CheckpointWrite, JsonValue } from '@agentstate/core';
+import type { Checkpoint, CheckpointWrite } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
+import { rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 
@@ -24,18 +25,6 @@ export interface CheckpointRow {
   record: string | null;
   /** The payload of the event at `event_seq` (`{ checkpoint: <record>, … }`), joined in by every read. */
   payload: string | null;
-}
-
-/** A row of `checkpoint_writes`. */
-export interface CheckpointWriteRow {
-  thread_id: string;
-  namespace: string;
-  checkpoint_id: string;
-  task_id: string;
-  idx: number;
-  task_path: string;
-  channel: string;
-  value: string;
 }
 
 /**
@@ -59,20 +48,6 @@ function eventRecord(r: CheckpointRow): Checkpoint {
   return record;
 }
 
-/** A write from its row. */
-export function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
-  return {
-    threadId: r.thread_id,
-    namespace: r.namespace,
-    checkpointId: r.checkpoint_id,
-    taskId: r.task_id,
-    taskPath: r.task_path,
-    idx: r.idx,
-    channel: r.channel,
-    value: JSON.parse(r.value) as JsonValue,
-  };
-}
-
 /** The columns of a checkpoint row with the payload of its event (a row holding its record joins nothing). */
 const CHECKPOINT_COLUMNS = 'c.thread_id, c.namespace, c.checkpoint_id, c.event_seq, c.record, e.payload';
 const JOIN_EVENT = `LEFT JOIN events e ON c.event_seq IS NOT NULL AND e.stream = '${STATE_STREAM}' AND e.seq = c.event_seq`;
@@ -81,8 +56,8 @@ const SELECT_CHECKPOINTS = `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints c ${JO
 const SQL = {
   putCheckpoint: `INSERT INTO checkpoints (thread_id, namespace, checkpoint_id, event_seq, record) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (thread_id, namespace, checkpoint_id) DO UPDATE SET event_seq = excluded.event_seq, record = excluded.record`,
-  putWrite: `INSERT INTO checkpoint_writes (thread_id, namespace, checkpoint_id, task_id, idx, task_path, channel, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT (thread_id, namespace, checkpoint_id, task_id, idx) DO UPDATE SET task_path = excluded.task_path, channel = excluded.channel, value = excluded.value`,
+  putWrite: `INSERT INTO checkpoint_writes (${rowCodec.CHECKPOINT_WRITE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ${rowCodec.onConflictUpdate(rowCodec.CHECKPOINT_WRITE_COLUMNS, rowCodec.CHECKPOINT_WRITE_KEY)}`,
   deleteCheckpoints: 'DELETE FROM checkpoints WHERE thread_id = ?',
   deleteWrites: 'DELETE FROM checkpoint_writes WHERE thread_id = ?',
   at: `${SELECT_CHECKPOINTS} WHERE c.thread_id = ? AND c.namespace = ? AND c.checkpoint_id = ?`,
@@ -104,7 +79,7 @@ export function putCheckpointRow(conn: Connection, c: Checkpoint, eventSeq?: num
 
 /** Writes a write (one at a negative idx replaces the one there). */
 export function putCheckpointWriteRow(conn: Connection, w: CheckpointWrite): void {
-  conn.prepare(SQL.putWrite).run(w.threadId, w.namespace, w.checkpointId, w.taskId, w.idx, w.taskPath, w.channel, JSON.stringify(w.value));
+  conn.prepare(SQL.putWrite).run(rowCodec.checkpointWriteValues(w));
 }
 
 /** Removes a thread's checkpoints and writes. */
@@ -117,7 +92,7 @@ export function deleteCheckpointThreadRows(conn: Connection, threadId: string): 
 export function allCheckpointRows(conn: Connection): { checkpoints: Checkpoint[]; checkpointWrites: CheckpointWrite[] } {
   return {
     checkpoints: (conn.prepare(SELECT_CHECKPOINTS).all() as CheckpointRow[]).map(checkpointFromRow),
-    checkpointWrites: (conn.prepare('SELECT * FROM checkpoint_writes').all() as CheckpointWriteRow[]).map(checkpointWriteFromRow),
+    checkpointWrites: (conn.prepare('SELECT * FROM checkpoint_writes').all() as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
   };
 }
 
@@ -141,7 +116,9 @@ export function checkpointQueries(conn: Connection): SyncCheckpointQueries {
     at: (key) => mapErrors(() => one(SQL.at, key.threadId, key.namespace, key.checkpointId)),
     latest: (threadId, namespace) => mapErrors(() => one(SQL.latest, threadId, namespace)),
     writes: (key) =>
-      mapErrors(() => (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as CheckpointWriteRow[]).map(checkpointWriteFromRow)),
+      mapErrors(() =>
+        (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
+      ),
     writeExists: (key, taskId, idx) =>
       mapErrors(() => conn.prepare(SQL.writeExists).get(key.threadId, key.namespace, key.checkpointId, taskId, idx) !== undefined),
     threadExists: (threadId) => mapErrors(() => (conn.prepare(SQL.threadExists).get(threadId, threadId) as { found: number }).found === 1),

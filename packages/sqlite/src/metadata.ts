@@ -5,41 +5,8 @@
  * membership the `(path, type, value)` index answers. Core's
  * `matchesWhere` is the reference; this must agree with it.
  */
-import type { JsonObject, JsonValue, WhereCondition, WhereFilter, WhereScalar } from '@agentstate/core';
-
-/** One node of an item's metadata as `memory_meta` stores it. */
-export interface MetadataLeaf {
-  /** The keys leading to it, as a JSON array. */
-  path: string;
-  type: 'string' | 'number' | 'boolean' | 'null' | 'object' | 'array';
-  /** The scalar (booleans as 0/1), null for containers and null. */
-  value: string | number | null;
-}
-
-/** The stored form of a path. */
-export const pathKey = (segments: readonly string[]): string => JSON.stringify(segments);
-
-/** Every node of `metadata` reached through objects, the root excluded. */
-export function metadataLeaves(metadata: JsonObject): MetadataLeaf[] {
-  const out: MetadataLeaf[] = [];
-  const walk = (object: JsonObject, prefix: string[]): void => {
-    for (const [key, value] of Object.entries(object)) {
-      const segments = [...prefix, key];
-      out.push({ path: pathKey(segments), ...typed(value) });
-      if (value !== null && typeof value === 'object' && !Array.isArray(value)) walk(value, segments);
-    }
-  };
-  walk(metadata, []);
-  return out;
-}
-
-function typed(value: JsonValue): Pick<MetadataLeaf, 'type' | 'value'> {
-  if (value === null) return { type: 'null', value: null };
-  if (typeof value === 'boolean') return { type: 'boolean', value: value ? 1 : 0 };
-  if (typeof value === 'number') return { type: 'number', value };
-  if (typeof value === 'string') return { type: 'string', value };
-  return { type: Array.isArray(value) ? 'array' : 'object', value: null };
-}
+import type { WhereCondition, WhereFilter, WhereScalar } from '@agentstate/core';
+import { rowCodec } from '@agentstate/core/backend';
 
 /** SQL condition and parameters. */
 interface Sql {
@@ -49,7 +16,7 @@ interface Sql {
 
 /** `type = ? AND value = ?` (or `IS NULL` for null): a scalar equal to `operand` with the same type. */
 function equalTo(operand: WhereScalar): Sql {
-  const { type, value } = typed(operand);
+  const { type, value } = rowCodec.metadataValue(operand);
   return value === null ? { sql: 'type = ?', params: [type] } : { sql: '(type = ? AND value = ?)', params: [type, value] };
 }
 
@@ -61,7 +28,7 @@ function equalTo(operand: WhereScalar): Sql {
 function equalToAny(operands: readonly WhereScalar[]): Sql {
   const byType = new Map<string, (string | number)[]>();
   for (const operand of operands) {
-    const { type, value } = typed(operand);
+    const { type, value } = rowCodec.metadataValue(operand);
     const values = byType.get(type) ?? [];
     if (value !== null) values.push(value);
     byType.set(type, values);
@@ -106,7 +73,7 @@ export function whereSql(filter: WhereFilter, alias: string): Sql {
   const parts: Sql[] = [];
   for (const condition of filter) {
     const { rows, negated } = rowsFor(condition);
-    const path = pathKey(condition.path);
+    const path = rowCodec.pathKey(condition.path);
     if (negated) parts.push({ sql: `${alias}.n NOT IN (SELECT item_n FROM memory_meta WHERE path = ? AND ${rows.sql})`, params: [path, ...rows.params] });
     else positive.set(path, [...(positive.get(path) ?? []), rows]);
   }

@@ -25,10 +25,8 @@ import { Projection } from './projection.js';
 import { sqliteQueries, tableLookups } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
 import { rebuild, refold } from './rebuild.js';
-import { ReadOnlyTurnVectorStore } from './readonly-turn-vectors.js';
-import { ReadOnlyVectorStore } from './readonly-vectors.js';
-import { SqliteTurnVectorStore } from './turn-vectors.js';
-import { SqliteVectorStore, VectorIndexes } from './vectors.js';
+import { memoryVectorStore, turnVectorStore } from './vector-store.js';
+import { VectorIndexes } from './vectors.js';
 import type { VerifyOptions, VerifyReport } from './verify/index.js';
 import { verify } from './verify/index.js';
 
@@ -157,10 +155,8 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
     }
     const log = new SqliteLog(conn, { clock: options.clock ?? systemClock, upcasters: options.upcasters });
     const projection = new Projection(conn, indexes);
-    const stored = indexes.available ? new SqliteVectorStore(conn, indexes) : undefined;
-    const vectors = stored && conn.readonly ? new ReadOnlyVectorStore(conn, indexes, stored) : stored;
-    const storedTurns = indexes.available ? new SqliteTurnVectorStore(conn, indexes) : undefined;
-    const turnVectors = storedTurns && conn.readonly ? new ReadOnlyTurnVectorStore(conn, indexes, storedTurns) : storedTurns;
+    const vectors = indexes.available ? memoryVectorStore(conn, indexes) : undefined;
+    const turnVectors = indexes.available ? turnVectorStore(conn, indexes) : undefined;
     const queries = sqliteQueries(conn, { relevanceWindow: options.relevanceWindow, upcasters: options.upcasters });
     const backend = new SqliteBackend(
       conn,

@@ -15,25 +15,11 @@ import {
   HLC_ZERO,
   maxHlc,
   skillSearchText,
+  rowCodec,
 } from '@agentstate/core/backend';
 import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
-import type { SkillRow } from './rows.js';
-import {
-  MEMORY_COLUMNS,
-  memoryValues,
-  placeholders,
-  SESSION_COLUMNS,
-  sessionValues,
-  SKILL_COLUMNS,
-  skillFromRow,
-  skillValues,
-  TURN_COLUMNS,
-  turnValues,
-  updateFromExcluded,
-} from './rows.js';
 import type { VectorIndexes } from './vectors.js';
-import { metadataLeaves } from './metadata.js';
 import { indexRecordEvents } from './history.js';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoint-rows.js';
 
@@ -52,36 +38,43 @@ export interface ProjectionState {
  */
 const afterKey = (columns: string, count: number): string => columns.split(', ').slice(count).join(', ');
 
+/** `?, ?, …` for a column list. */
+const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
+
 const SQL = {
   state: 'SELECT seq, hlc_wall, hlc_counter, generation FROM projection_state WHERE id = 1',
   saveState: 'UPDATE projection_state SET seq = ?, hlc_wall = ?, hlc_counter = ?, generation = ? WHERE id = 1',
-  putSession: `INSERT INTO sessions (${SESSION_COLUMNS}) VALUES (${placeholders(SESSION_COLUMNS)})
-    ON CONFLICT (id) DO UPDATE SET ${updateFromExcluded(SESSION_COLUMNS, 'id')}`,
+  putSession: `INSERT INTO sessions (${rowCodec.SESSION_COLUMNS}) VALUES (${placeholders(rowCodec.SESSION_COLUMNS)})
+    ${rowCodec.onConflictUpdate(rowCodec.SESSION_COLUMNS, 'id')}`,
   // The next version of a live session a turn was appended to: `sessionAfterTurn` of core, in place (instants compare as text).
-  // The writer is stored as '' when it is the origin, as `envelopeValues` in rows.ts stores it.
+  // The writer is stored as '' when it is the origin, as core's row codec stores it.
   sessionAfterTurn: `UPDATE sessions SET sync_version = sync_version + 1, hlc_wall = ?, hlc_counter = ?,
     last_writer_id = CASE WHEN origin_instance_id = ? THEN '' ELSE ? END, updated_at = max(updated_at, ?) WHERE id = ? AND deleted = 0`,
   turnSlot: 'SELECT n, id, deleted, content, purged_seq FROM turns WHERE session_id = ? AND seq = ?',
   // `appended_seq`: the seq of the event that appended the turn, when the history index has no rows for it.
-  insertTurn: `INSERT INTO turns (${TURN_COLUMNS}, appended_seq) VALUES (${placeholders(TURN_COLUMNS)}, ?)`,
-  updateTurn: `UPDATE turns SET (${TURN_COLUMNS}) = (${placeholders(TURN_COLUMNS)}) WHERE n = ?`,
+  insertTurn: `INSERT INTO turns (${rowCodec.TURN_COLUMNS}, appended_seq) VALUES (${placeholders(rowCodec.TURN_COLUMNS)}, ?)`,
+  updateTurn: `UPDATE turns SET (${rowCodec.TURN_COLUMNS}) = (${placeholders(rowCodec.TURN_COLUMNS)}) WHERE n = ?`,
   // The same turn (session, seq and id) in its own row: the key stays.
-  updateSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}) = (${placeholders(afterKey(TURN_COLUMNS, 3))}) WHERE n = ?`,
+  updateSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}) WHERE n = ?`,
   // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it.
-  purgeSameTurn: `UPDATE turns SET (${afterKey(TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
+  purgeSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
   deleteTurnText: "INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)",
   skillSlot: 'SELECT * FROM skills WHERE id = ?',
-  insertSkill: `INSERT INTO skills (${SKILL_COLUMNS}) VALUES (${placeholders(SKILL_COLUMNS)})`,
+  insertSkill: `INSERT INTO skills (${rowCodec.SKILL_COLUMNS}) VALUES (${placeholders(rowCodec.SKILL_COLUMNS)})`,
   // The row was found by the skill's id: it stays.
-  updateSkill: `UPDATE skills SET (${afterKey(SKILL_COLUMNS, 1)}) = (${placeholders(afterKey(SKILL_COLUMNS, 1))}) WHERE n = ?`,
+  updateSkill: `UPDATE skills SET (${afterKey(rowCodec.SKILL_COLUMNS, 1)}) = (${placeholders(afterKey(rowCodec.SKILL_COLUMNS, 1))}) WHERE n = ?`,
   insertSkillText: 'INSERT INTO skills_fts (rowid, text) VALUES (?, ?)',
   deleteSkillText: "INSERT INTO skills_fts (skills_fts, rowid, text) VALUES ('delete', ?, ?)",
   memorySlot: 'SELECT n, deleted, content FROM memory WHERE id = ?',
-  insertMemory: `INSERT INTO memory (${MEMORY_COLUMNS}) VALUES (${placeholders(MEMORY_COLUMNS)})`,
+  insertMemory: `INSERT INTO memory (${rowCodec.MEMORY_COLUMNS}) VALUES (${placeholders(rowCodec.MEMORY_COLUMNS)})`,
   // The row was found by the item's id: it stays.
-  updateMemory: `UPDATE memory SET (${afterKey(MEMORY_COLUMNS, 1)}) = (${placeholders(afterKey(MEMORY_COLUMNS, 1))}) WHERE n = ?`,
+  updateMemory: `UPDATE memory SET (${afterKey(rowCodec.MEMORY_COLUMNS, 1)}) = (${placeholders(afterKey(rowCodec.MEMORY_COLUMNS, 1))}) WHERE n = ?`,
   insertMemoryText: 'INSERT INTO memory_fts (rowid, text) VALUES (?, ?)',
   deleteMemoryText: "INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', ?, ?)",
   deleteMemoryMeta: 'DELETE FROM memory_meta WHERE item_n = ?',
@@ -173,7 +166,7 @@ export class Projection {
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   putOperation(entry: OperationEntry): void {
-    this.conn.prepare(SQL.putOperation).run(entry.id, entry.seq, entry.inputHash ?? '');
+    this.conn.prepare(SQL.putOperation).run(rowCodec.operationValues(entry));
   }
 
   /**
@@ -296,8 +289,8 @@ export class Projection {
     this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
     this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-    const skills = this.conn.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as SkillRow[];
-    for (const row of skills) this.conn.prepare(SQL.insertSkillText).run(row.n, foldForIndex(skillSearchText(skillFromRow(row))));
+    const skills = this.conn.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as rowCodec.SkillRow[];
+    for (const row of skills) this.conn.prepare(SQL.insertSkillText).run(row.n, foldForIndex(skillSearchText(rowCodec.skillFromRow(row))));
     const memory = this.conn.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
     const insert = this.conn.prepare(SQL.insertMemoryText);
     for (const row of memory) insert.run(row.n, foldForIndex(row.content));
@@ -316,7 +309,7 @@ export class Projection {
   }
 
   #putSession(session: Session): void {
-    this.conn.prepare(SQL.putSession).run(sessionValues(session));
+    this.conn.prepare(SQL.putSession).run(rowCodec.sessionValues(session));
     // The turns of a deleted session stay live rows; their vectors go with the session, so a
     // nearest-neighbour search never spends its k on them. A bulk load derives vectors at its end.
     if (session.deleted && !this.#bulk) this.vectors.forgetSession(session.id);
@@ -344,9 +337,9 @@ export class Projection {
     if (slot) {
       n = slot.n;
       held = purgedSeq !== undefined && slot.id === turn.id && slot.purged_seq === null;
-      if (held) this.conn.prepare(SQL.purgeSameTurn).run(...turnValues(turn).slice(3), purgedSeq, n);
-      else if (slot.id === turn.id) this.conn.prepare(SQL.updateSameTurn).run(...turnValues(turn).slice(3), n);
-      else this.conn.prepare(SQL.updateTurn).run(...turnValues(turn), n);
+      if (held) this.conn.prepare(SQL.purgeSameTurn).run(...rowCodec.turnValues(turn).slice(3), purgedSeq, n);
+      else if (slot.id === turn.id) this.conn.prepare(SQL.updateSameTurn).run(...rowCodec.turnValues(turn).slice(3), n);
+      else this.conn.prepare(SQL.updateTurn).run(...rowCodec.turnValues(turn), n);
       if (slot.deleted === 0 && !this.#bulk) {
         this.conn.prepare(SQL.deleteTurnText).run(n, foldForIndex(slot.content));
         this.vectors.forgetTurn(n);
@@ -361,24 +354,24 @@ export class Projection {
    * `appendedSeq`: the seq of the append event, recorded in the row instead of history index rows.
    */
   #insertTurn(turn: Turn, appendedSeq?: number): void {
-    const n = Number(this.conn.prepare(SQL.insertTurn).run(...turnValues(turn), appendedSeq ?? null).lastInsertRowid);
+    const n = Number(this.conn.prepare(SQL.insertTurn).run(...rowCodec.turnValues(turn), appendedSeq ?? null).lastInsertRowid);
     if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
   }
 
   #putSkill(skill: Skill): void {
-    const slot = this.conn.prepare(SQL.skillSlot).get(skill.id) as SkillRow | undefined;
+    const slot = this.conn.prepare(SQL.skillSlot).get(skill.id) as rowCodec.SkillRow | undefined;
     let n: number;
     if (slot) {
       n = slot.n;
-      this.conn.prepare(SQL.updateSkill).run(...skillValues(skill).slice(1), n);
-      if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(skillFromRow(slot))));
+      this.conn.prepare(SQL.updateSkill).run(...rowCodec.skillValues(skill).slice(1), n);
+      if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(rowCodec.skillFromRow(slot))));
       if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
     } else this.#insertSkill(skill);
   }
 
   /** Inserts a skill whose id has no row yet, with its full-text row when live. */
   #insertSkill(skill: Skill): void {
-    const n = Number(this.conn.prepare(SQL.insertSkill).run(skillValues(skill)).lastInsertRowid);
+    const n = Number(this.conn.prepare(SQL.insertSkill).run(rowCodec.skillValues(skill)).lastInsertRowid);
     if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 
@@ -394,7 +387,7 @@ export class Projection {
       return;
     }
     const { n } = slot;
-    this.conn.prepare(SQL.updateMemory).run(...memoryValues(item).slice(1), n);
+    this.conn.prepare(SQL.updateMemory).run(...rowCodec.memoryValues(item).slice(1), n);
     if (slot.deleted === 0) {
       this.conn.prepare(SQL.deleteMemoryMeta).run(n);
       if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
@@ -408,7 +401,7 @@ export class Projection {
 
   /** Inserts an item whose id has no row yet, with its metadata and full-text rows when live. */
   #insertMemory(item: MemoryItem): void {
-    const n = Number(this.conn.prepare(SQL.insertMemory).run(memoryValues(item)).lastInsertRowid);
+    const n = Number(this.conn.prepare(SQL.insertMemory).run(rowCodec.memoryValues(item)).lastInsertRowid);
     this.#noteMemoryOrder(item);
     this.#indexMemory(item, n);
   }
@@ -417,7 +410,7 @@ export class Projection {
   #indexMemory(item: MemoryItem, n: number): void {
     if (item.deleted) return;
     const insertMeta = this.conn.prepare(SQL.insertMemoryMeta);
-    for (const leaf of metadataLeaves(item.metadata)) insertMeta.run(n, leaf.path, leaf.type, leaf.value);
+    for (const leaf of rowCodec.metadataLeaves(item.metadata)) insertMeta.run(n, leaf.path, leaf.type, leaf.value);
     if (!this.#bulk) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
   }
 }

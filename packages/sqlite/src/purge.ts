@@ -22,6 +22,7 @@ import {
   holdersIn,
   scopeKey,
   storedTextForm,
+  rowCodec,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import type { HistoryIdColumn } from './history.js';
@@ -29,8 +30,6 @@ import { recordSeqsSql } from './history.js';
 import type { SqliteLog } from './log.js';
 import { toEvent } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
-import type { MemoryRow, SessionRow, SkillRow, TurnRow } from './rows.js';
-import { memoryFromRow, sessionFromRow, skillFromRow, turnFromRow } from './rows.js';
 
 /**
  * Which ids the carrier read looks up in each column of the history index: a turn of a purged session is
@@ -74,24 +73,24 @@ const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id 
 export function purgeableRows(conn: Connection, selector: PurgeSelector, upcasters?: UpcasterRegistry): PurgedRecords {
   const all = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T[] => (conn.prepare(sql).all(...params) as R[]).map(map);
   const sessionTurns = (sessionIds: string[]): Turn[] =>
-    all<TurnRow, Turn>('SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(?))', turnFromRow, JSON.stringify(sessionIds));
+    all<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(?))', rowCodec.turnFromRow, JSON.stringify(sessionIds));
   let out: PurgedRecords;
   if ('id' in selector) {
     const id = selector.id;
     out = {
-      sessions: all<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id),
-      turns: all<TurnRow, Turn>('SELECT * FROM turns WHERE session_id = ? OR id = ?', turnFromRow, id, id),
-      skills: all<SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', skillFromRow, id),
-      memory: all<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id),
+      sessions: all<rowCodec.SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', rowCodec.sessionFromRow, id),
+      turns: all<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE session_id = ? OR id = ?', rowCodec.turnFromRow, id, id),
+      skills: all<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', rowCodec.skillFromRow, id),
+      memory: all<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', rowCodec.memoryFromRow, id),
     };
   } else if ('namespace' in selector) {
     const under = scopeRows(selector.namespace);
-    const sessions = all<SessionRow, Session>(`SELECT * FROM sessions WHERE ${under.sql}`, sessionFromRow, ...under.params);
+    const sessions = all<rowCodec.SessionRow, Session>(`SELECT * FROM sessions WHERE ${under.sql}`, rowCodec.sessionFromRow, ...under.params);
     out = {
       sessions,
       turns: sessionTurns(sessions.map((s) => s.id)),
-      skills: all<SkillRow, Skill>(`SELECT * FROM skills WHERE ${under.sql}`, skillFromRow, ...under.params),
-      memory: all<MemoryRow, MemoryItem>(`SELECT * FROM memory WHERE ${under.sql}`, memoryFromRow, ...under.params),
+      skills: all<rowCodec.SkillRow, Skill>(`SELECT * FROM skills WHERE ${under.sql}`, rowCodec.skillFromRow, ...under.params),
+      memory: all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM memory WHERE ${under.sql}`, rowCodec.memoryFromRow, ...under.params),
     };
   } else {
     const events = (conn.prepare(SQL.holding).all(storedTextForm(selector.matching)) as EventRow[]).map(toEvent);
@@ -99,16 +98,24 @@ export function purgeableRows(conn: Connection, selector: PurgeSelector, upcaste
     // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
     for (const { id } of conn.prepare('SELECT id FROM turns WHERE instr(content, ?) > 0').all(selector.matching) as { id: string }[]) held.turns.add(id);
     const ids = (set: Set<string>) => JSON.stringify([...set]);
-    const sessions = all<SessionRow, Session>('SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))', sessionFromRow, ids(held.sessions));
+    const sessions = all<rowCodec.SessionRow, Session>(
+      'SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))',
+      rowCodec.sessionFromRow,
+      ids(held.sessions),
+    );
     out = {
       sessions,
-      turns: all<TurnRow, Turn>(
+      turns: all<rowCodec.TurnRow, Turn>(
         'SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(@sessions)) OR id IN (SELECT value FROM json_each(@turns))',
-        turnFromRow,
+        rowCodec.turnFromRow,
         { sessions: ids(held.sessions), turns: ids(held.turns) },
       ),
-      skills: all<SkillRow, Skill>('SELECT * FROM skills WHERE id IN (SELECT value FROM json_each(?))', skillFromRow, ids(held.skills)),
-      memory: all<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(?))', memoryFromRow, ids(held.memory)),
+      skills: all<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id IN (SELECT value FROM json_each(?))', rowCodec.skillFromRow, ids(held.skills)),
+      memory: all<rowCodec.MemoryRow, MemoryItem>(
+        'SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(?))',
+        rowCodec.memoryFromRow,
+        ids(held.memory),
+      ),
     };
   }
   for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);

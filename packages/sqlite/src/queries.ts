@@ -5,8 +5,8 @@
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText } from '@agentstate/core/backend';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
@@ -14,8 +14,6 @@ import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
-import type { MemoryRow, OperationRow, SessionRow, SkillRow, TranscriptRow, TurnRow } from './rows.js';
-import { memoryFromRow, operationFromRow, sessionFromRow, skillFromRow, TRANSCRIPT_COLUMNS, transcriptFromRows, turnFromRow } from './rows.js';
 import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, verifiedPages } from './candidates.js';
@@ -146,9 +144,9 @@ function lexicalSql(
   }
 }
 
-/** A cached statement of a session's turns, in the driver's raw mode: rows of {@link TRANSCRIPT_COLUMNS} as arrays. */
-function transcript(conn: Connection, sql: string): { all(...params: unknown[]): TranscriptRow[] } {
-  return conn.prepare(sql).raw(true) as unknown as { all(...params: unknown[]): TranscriptRow[] };
+/** A cached statement of a session's turns, in the driver's raw mode: rows of {@link rowCodec.TRANSCRIPT_COLUMNS} as arrays. */
+function transcript(conn: Connection, sql: string): { all(...params: unknown[]): rowCodec.TranscriptRow[] } {
+  return conn.prepare(sql).raw(true) as unknown as { all(...params: unknown[]): rowCodec.TranscriptRow[] };
 }
 
 /** The point look-ups of the tables, synchronous (tombstones included): what the stamper and a fold's rules ask. */
@@ -178,33 +176,41 @@ export function tableLookups(conn: Connection): TableLookups {
     return row === undefined ? undefined : map(row);
   };
   return {
-    session: (id: string) => mapErrors(() => one<SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', sessionFromRow, id)),
+    session: (id: string) => mapErrors(() => one<rowCodec.SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', rowCodec.sessionFromRow, id)),
     turnExists: (id: string) => mapErrors(() => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined),
-    turn: (id: string) => mapErrors(() => one<TurnRow, Turn>('SELECT * FROM turns WHERE id = ?', turnFromRow, id)),
+    turn: (id: string) => mapErrors(() => one<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE id = ?', rowCodec.turnFromRow, id)),
     lastTurnSeq: (sessionId: string) =>
       mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
     lastTurns: (sessionId: string, n: number) =>
       mapErrors(() =>
-        transcriptFromRows(
+        rowCodec.transcriptFromRows(
           sessionId,
-          transcript(conn, `SELECT ${TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`)
+          transcript(conn, `SELECT ${rowCodec.TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`)
             .all(sessionId, n > 0 ? n : -1)
             .reverse(),
         ),
       ),
     liveTurnsFrom: (sessionId: string, fromSeq: number) =>
       mapErrors(() =>
-        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? AND deleted = 0 ORDER BY seq').all(sessionId, fromSeq) as TurnRow[]).map(
-          turnFromRow,
+        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? AND deleted = 0 ORDER BY seq').all(sessionId, fromSeq) as rowCodec.TurnRow[]).map(
+          rowCodec.turnFromRow,
         ),
       ),
-    skill: (id: string) => mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', skillFromRow, id)),
+    skill: (id: string) => mapErrors(() => one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', rowCodec.skillFromRow, id)),
     skillAt: (scope: Scope, slug: string) =>
-      mapErrors(() => one<SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', skillFromRow, scopeKey(scope), slug)),
-    memoryItem: (id: string) => mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', memoryFromRow, id)),
-    operation: (id: string) => mapErrors(() => one<OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', operationFromRow, id)),
+      mapErrors(() => one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', rowCodec.skillFromRow, scopeKey(scope), slug)),
+    memoryItem: (id: string) => mapErrors(() => one<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', rowCodec.memoryFromRow, id)),
+    operation: (id: string) =>
+      mapErrors(() => one<rowCodec.OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', rowCodec.operationFromRow, id)),
     memoryWithKey: (scope: Scope, key: string) =>
-      mapErrors(() => one<MemoryRow, MemoryItem>('SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0', memoryFromRow, scopeKey(scope), key)),
+      mapErrors(() =>
+        one<rowCodec.MemoryRow, MemoryItem>(
+          'SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0',
+          rowCodec.memoryFromRow,
+          scopeKey(scope),
+          key,
+        ),
+      ),
     checkpoints: checkpointQueries(conn),
   };
 }
@@ -222,7 +228,9 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     recordEvents: (id: string) => mapErrors(() => conn.read(() => recordEvents(conn, id))),
     purgeable: (selector) => mapErrors(() => purgeableRows(conn, selector, options.upcasters)),
     liveSkillsBySlug: (slug: string) =>
-      mapErrors(() => (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as SkillRow[]).map(skillFromRow)),
+      mapErrors(() =>
+        (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
+      ),
 
     listSessions: ({ limit, offset, after, ...filter }) =>
       mapErrors(() => {
@@ -236,15 +244,15 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         return (
           conn
             .prepare(`SELECT * FROM ${source.sql} WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ? OFFSET ?`)
-            .all(...source.params, after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as SessionRow[]
-        ).map(sessionFromRow);
+            .all(...source.params, after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as rowCodec.SessionRow[]
+        ).map(rowCodec.sessionFromRow);
       }),
 
     turns: (sessionId: string, { afterSeq, limit }) =>
       mapErrors(() =>
-        transcriptFromRows(
+        rowCodec.transcriptFromRows(
           sessionId,
-          transcript(conn, `SELECT ${TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?`).all(
+          transcript(conn, `SELECT ${rowCodec.TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?`).all(
             sessionId,
             Math.max(0, afterSeq),
             limit > 0 ? limit : -1,
@@ -258,8 +266,8 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         return (
           conn
             .prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 AND (slug, id) > (?, ?) ORDER BY slug, id LIMIT ?`)
-            .all(...scoped.params, page?.after?.sort ?? '', page?.after?.id ?? '', (page?.limit ?? 0) > 0 ? page!.limit : -1) as SkillRow[]
-        ).map(skillFromRow);
+            .all(...scoped.params, page?.after?.sort ?? '', page?.after?.id ?? '', (page?.limit ?? 0) > 0 ? page!.limit : -1) as rowCodec.SkillRow[]
+        ).map(rowCodec.skillFromRow);
       }),
 
     liveScopes: (prefix: Scope) =>
@@ -280,15 +288,15 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
         const built = lexicalSql('skills', query, SLUG_ORDER, plan, relevanceWindow);
         const match = query.match ?? 'all';
-        const past = (row: SkillRow & { rank?: number }): boolean =>
+        const past = (row: rowCodec.SkillRow & { rank?: number }): boolean =>
           !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.slug, row.id, 1);
-        const rows = verifiedPages<SkillRow & { rank?: number }>(
+        const rows = verifiedPages<rowCodec.SkillRow & { rank?: number }>(
           conn,
           built,
           query.limit,
-          (row) => past(row) && verifies(query.tokens, skillSearchText(skillFromRow(row)), match),
+          (row) => past(row) && verifies(query.tokens, skillSearchText(rowCodec.skillFromRow(row)), match),
         );
-        return rows.map((row) => ({ record: skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+        return rows.map((row) => ({ record: rowCodec.skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
       }),
 
     expiredMemory: (now: string, limit: number) =>
@@ -296,8 +304,8 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         (
           conn
             .prepare('SELECT * FROM memory WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
-            .all(now, Math.max(0, Math.trunc(limit))) as MemoryRow[]
-        ).map(memoryFromRow),
+            .all(now, Math.max(0, Math.trunc(limit))) as rowCodec.MemoryRow[]
+        ).map(rowCodec.memoryFromRow),
       ),
 
     searchMemory: (query: LexicalQuery & MemoryFilter) =>
@@ -307,10 +315,15 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
           const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
           const built = lexicalSql('memory', query, NEWEST_ORDER, plan, relevanceWindow);
           const match = query.match ?? 'all';
-          const past = (row: MemoryRow & { rank?: number }): boolean =>
+          const past = (row: rowCodec.MemoryRow & { rank?: number }): boolean =>
             !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
-          const rows = verifiedPages<MemoryRow & { rank?: number }>(conn, built, query.limit, (row) => past(row) && verifies(query.tokens, row.content, match));
-          return rows.map((row) => ({ record: memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+          const rows = verifiedPages<rowCodec.MemoryRow & { rank?: number }>(
+            conn,
+            built,
+            query.limit,
+            (row) => past(row) && verifies(query.tokens, row.content, match),
+          );
+          return rows.map((row) => ({ record: rowCodec.memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
         }),
       ),
   };

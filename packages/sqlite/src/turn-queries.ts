@@ -5,18 +5,19 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareStrings, pastKeyset } from '@agentstate/core/backend';
+import { compareStrings, pastKeyset, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery, relevanceScore, verifies } from './fts.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, verifiedPages } from './candidates.js';
-import type { TurnRow } from './rows.js';
-import { turnFromRow } from './rows.js';
+
+/** A turn row as SQLite gives it, with its row number. */
+type SqliteTurnRow = rowCodec.TurnRow & { n: number; deleted: number };
 
 const NEWEST_FIRST = 't.created_at DESC, t.id DESC';
 /** {@link NEWEST_FIRST} in JavaScript: byte order of the text, as SQLite compares it. */
-const newestFirst = (a: TurnRow, b: TurnRow) => compareStrings(b.created_at, a.created_at) || compareStrings(b.id, a.id);
+const newestFirst = (a: rowCodec.TurnRow, b: rowCodec.TurnRow) => compareStrings(b.created_at, a.created_at) || compareStrings(b.id, a.id);
 
 /** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
 export function turnWhere(filter: TurnFilter): { where: string; params: unknown[] } {
@@ -50,7 +51,7 @@ function turnSql(query: TurnQuery, relevanceWindow: number): CandidateSql & { ra
     return { sql: `SELECT t.* FROM ${matches} ORDER BY ${NEWEST_FIRST} LIMIT ? OFFSET ?`, params: [match, ...params], ranked: false };
   const bound = relevanceWindow > 0 ? `ORDER BY turns_fts.rowid DESC LIMIT ${Math.trunc(relevanceWindow)}` : '';
   return {
-    ...rankedCandidates<TurnRow & { n: number }>(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST, newestFirst),
+    ...rankedCandidates<SqliteTurnRow>(`SELECT t.n AS n, bm25(turns_fts) AS rank FROM ${matches} ${bound}`, 'turns', 't', NEWEST_FIRST, newestFirst),
     params: [match, ...params],
     ranked: true,
   };
@@ -66,10 +67,15 @@ export function turnQueries(conn: Connection, relevanceWindow: number): Pick<Sta
           if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
           const built = turnSql(query, relevanceWindow);
           const match = query.match ?? 'all';
-          const past = (row: TurnRow & { rank?: number }): boolean =>
+          const past = (row: rowCodec.TurnRow & { rank?: number }): boolean =>
             !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
-          const rows = verifiedPages<TurnRow & { rank?: number }>(conn, built, query.limit, (row) => past(row) && verifies(query.tokens, row.content, match));
-          return rows.map((row) => ({ record: turnFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+          const rows = verifiedPages<rowCodec.TurnRow & { rank?: number }>(
+            conn,
+            built,
+            query.limit,
+            (row) => past(row) && verifies(query.tokens, row.content, match),
+          );
+          return rows.map((row) => ({ record: rowCodec.turnFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
         }),
       ),
 
@@ -78,11 +84,11 @@ export function turnQueries(conn: Connection, relevanceWindow: number): Pick<Sta
         conn.read(() => {
           const before = conn
             .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
-            .all(sessionId, seq, window.before) as TurnRow[];
+            .all(sessionId, seq, window.before) as rowCodec.TurnRow[];
           const after = conn
             .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
-            .all(sessionId, seq, window.after) as TurnRow[];
-          return { before: before.reverse().map(turnFromRow), after: after.map(turnFromRow) };
+            .all(sessionId, seq, window.after) as rowCodec.TurnRow[];
+          return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
         }),
       ),
   };

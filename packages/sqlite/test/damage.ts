@@ -7,10 +7,8 @@
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { rowCodec, foldForIndex, skillSearchText } from '@agentstate/core/backend';
 import type { SqliteProvider } from '../src/index.js';
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
-import type { SkillRow } from '../src/rows.js';
-import { skillFromRow } from '../src/rows.js';
 
 /** A page of the file and the table or index it belongs to. */
 export interface Page {
@@ -68,8 +66,8 @@ export function tamper(path: string, sql: string, ...params: unknown[]): void {
 export function unindexFirst(path: string, table: 'memory' | 'skills'): void {
   const db = new Database(path);
   try {
-    const row = db.prepare(`SELECT * FROM ${table} WHERE deleted = 0 ORDER BY n LIMIT 1`).get() as SkillRow & { content: string };
-    const text = foldForIndex(table === 'memory' ? row.content : skillSearchText(skillFromRow(row)));
+    const row = db.prepare(`SELECT * FROM ${table} WHERE deleted = 0 ORDER BY n LIMIT 1`).get() as rowCodec.SkillRow & { content: string };
+    const text = foldForIndex(table === 'memory' ? row.content : skillSearchText(rowCodec.skillFromRow(row)));
     db.prepare(`INSERT INTO ${table}_fts (${table}_fts, rowid, text) VALUES ('delete', ?, ?)`).run(row.n, text);
   } finally {
     db.close();

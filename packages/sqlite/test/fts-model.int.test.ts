@@ -12,11 +12,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 import { FTS_OPTIONS } from '../src/schema/derived.js';
-import type { SkillRow } from '../src/rows.js';
-import { skillFromRow } from '../src/rows.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -116,7 +114,7 @@ describe('full-text indexes with secure-delete', () => {
           const expected = {
             memory_fts: rows('SELECT n, content FROM memory WHERE deleted = 0', (r: { content: string }) => foldForIndex(r.content)),
             turns_fts: rows('SELECT n, content FROM turns WHERE deleted = 0', (r: { content: string }) => foldForIndex(r.content)),
-            skills_fts: rows('SELECT * FROM skills WHERE deleted = 0', (r: SkillRow) => foldForIndex(skillSearchText(skillFromRow(r)))),
+            skills_fts: rows('SELECT * FROM skills WHERE deleted = 0', (r: rowCodec.SkillRow) => foldForIndex(skillSearchText(rowCodec.skillFromRow(r)))),
           };
           for (const [table, live] of Object.entries(expected)) {
             const { actual, fresh } = answers(db, table, live);

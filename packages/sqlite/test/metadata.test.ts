@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import type { MemoryItem } from '@agentstate/core';
 import { matchesWhere, whereInputSchema } from '@agentstate/core';
 import { arbMetadata, arbWhere } from '@agentstate/testing/arbitraries';
-import { metadataLeaves } from '../src/metadata.js';
+import { rowCodec } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
 
 describe('metadata filters in SQLite', () => {
@@ -44,7 +44,7 @@ describe('metadata filters in SQLite', () => {
   });
 
   it('store one row per node reached through objects, never inside arrays', () => {
-    expect(metadataLeaves({ a: { b: [1, { c: 2 }] }, d: null, e: true })).toEqual([
+    expect(rowCodec.metadataLeaves({ a: { b: [1, { c: 2 }] }, d: null, e: true })).toEqual([
       { path: '["a"]', type: 'object', value: null },
       { path: '["a","b"]', type: 'array', value: null },
       { path: '["d"]', type: 'null', value: null },

@@ -11,12 +11,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, seededEntropy } from '@agentstate/core';
+import { rowCodec } from '@agentstate/core/backend';
 import { openSqlite } from '../src/index.js';
-import type { TranscriptRow, TurnRow } from '../src/rows.js';
-import { transcriptFromRows, turnFromRow } from '../src/rows.js';
 
 /** The full row of a transcript row, as `SELECT *` reads it. */
-const fullRow = (sessionId: string, r: TranscriptRow): TurnRow => ({
+const fullRow = (sessionId: string, r: rowCodec.TranscriptRow): rowCodec.TurnRow => ({
   session_id: sessionId,
   seq: r[0],
   id: r[1],
@@ -36,7 +35,7 @@ const fullRow = (sessionId: string, r: TranscriptRow): TurnRow => ({
 describe('transcript read', () => {
   it('decodes rows as the full-row decoding does, as instance ids change from row to row', () => {
     const t = '2026-01-01T00:00:00.000Z';
-    const rows: TranscriptRow[] = [
+    const rows: rowCodec.TranscriptRow[] = [
       [1, 'a', 'user', 'hello', '', '{}', t, 1, 'i1', 10, 0, 'i1'],
       [
         2,
@@ -56,8 +55,8 @@ describe('transcript read', () => {
       [4, 'd', 'system', '', '', '{"__proto__":{"polluted":true}}', t, 1, 'i2', 13, 0, 'i1'],
       [5, 'e', 'user', 'again', '', '{}', t, 1, 'i1', 14, 0, 'i1'],
     ];
-    const turns = transcriptFromRows('s', rows);
-    expect(turns).toEqual(rows.map((r) => turnFromRow(fullRow('s', r))));
+    const turns = rowCodec.transcriptFromRows('s', rows);
+    expect(turns).toEqual(rows.map((r) => rowCodec.turnFromRow(fullRow('s', r))));
     expect(turns.map((x) => [x.originInstanceId, x.lastWriterId])).toEqual([
       ['i1', 'i1'],
       ['i1', 'i2'],
@@ -67,7 +66,7 @@ describe('transcript read', () => {
     ]);
     expect(Object.hasOwn(turns[3]!.metadata, '__proto__')).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(transcriptFromRows('s', [])).toEqual([]);
+    expect(rowCodec.transcriptFromRows('s', [])).toEqual([]);
   });
 
   it('returns what SELECT * gives, with a page, a cursor and the last turns', async () => {
@@ -90,9 +89,9 @@ describe('transcript read', () => {
     const all = await a.sessions.turns(session.id);
     expect(all).toHaveLength(11);
     const direct = new Database(path, { readonly: true });
-    const rows = direct.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq').all(session.id) as TurnRow[];
+    const rows = direct.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq').all(session.id) as rowCodec.TurnRow[];
     direct.close();
-    expect(all).toEqual(rows.map(turnFromRow));
+    expect(all).toEqual(rows.map(rowCodec.turnFromRow));
 
     const first = await a.sessions.turns(session.id, { limit: 5 });
     const rest = await a.sessions.turns(session.id, { limit: 10, cursor: first.nextCursor });
@@ -103,7 +102,7 @@ describe('transcript read', () => {
     all[1]!.metadata.changed = true;
     all[0]!.parts.push({ type: 'text', text: 'added' });
     all[0]!.updatedHlc.wall = 0;
-    expect(await a.sessions.turns(session.id)).toEqual(rows.map(turnFromRow));
+    expect(await a.sessions.turns(session.id)).toEqual(rows.map(rowCodec.turnFromRow));
     await a.close();
     rmSync(dir, { recursive: true, force: true });
   });

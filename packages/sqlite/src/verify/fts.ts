@@ -9,11 +9,9 @@
  * rows out of them in a contentless table, so they drift in a healthy
  * file.) Nothing is written to the database file.
  */
-import { foldForIndex, skillSearchText } from '@agentstate/core/backend';
+import { foldForIndex, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import { FTS_OPTIONS, TURN_FTS_OPTIONS } from '../schema/derived.js';
-import type { SkillRow } from '../rows.js';
-import { skillFromRow } from '../rows.js';
 import { describe } from './integrity.js';
 import type { VerifyProblem } from './report.js';
 
@@ -42,9 +40,9 @@ const INDEXES: readonly IndexedTable[] = [
     table: 'skills_fts',
     options: FTS_OPTIONS,
     expected: (conn) =>
-      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as SkillRow[]).map((r) => ({
+      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as rowCodec.SkillRow[]).map((r) => ({
         n: r.n,
-        text: foldForIndex(skillSearchText(skillFromRow(r))),
+        text: foldForIndex(skillSearchText(rowCodec.skillFromRow(r))),
       })),
   },
   {

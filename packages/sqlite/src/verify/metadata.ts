@@ -6,8 +6,8 @@
  * them and compared with the stored ones. Nothing is written.
  */
 import type { JsonObject } from '@agentstate/core';
+import { rowCodec } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import { metadataLeaves } from '../metadata.js';
 import type { VerifyProblem } from './report.js';
 
 /** Leaves named per problem. */
@@ -22,7 +22,7 @@ export function checkMetadataIndex(conn: Connection): VerifyProblem[] {
   const expected = new Set<string>();
   const rows = conn.prepare('SELECT n, metadata FROM memory WHERE deleted = 0').iterate() as IterableIterator<{ n: number; metadata: string }>;
   for (const row of rows) {
-    for (const leaf of metadataLeaves(JSON.parse(row.metadata) as JsonObject)) expected.add(leafKey(row.n, leaf.path, leaf.type, leaf.value));
+    for (const leaf of rowCodec.metadataLeaves(JSON.parse(row.metadata) as JsonObject)) expected.add(leafKey(row.n, leaf.path, leaf.type, leaf.value));
   }
   const actual = new Set<string>();
   const stored = conn.prepare('SELECT item_n, path, type, value FROM memory_meta').iterate() as IterableIterator<{
