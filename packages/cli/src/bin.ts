@@ -13,6 +13,6 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   process.stdout.write(`${version()}\n`);
 } else {
-  const { run } = await import('./program.js');
-  process.exitCode = await run(process.argv);
+  const [{ run }, { processIo }] = await Promise.all([import('./program.js'), import('./io.js')]);
+  process.exitCode = await run(process.argv, processIo());
 }

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import { ExportFormatError } from '@agentstate/core';
 import { importSqlite, mapFileError } from '@agentstate/sqlite';
 import { DamagedDatabaseError, UserError } from './errors.js';
+import { inCwd, io } from './io.js';
 import { startProgress } from './progress.js';
 import { isPostgresUrl, redactUrl, splitSchema } from '@agentstate/postgres/url';
 import { cleanupOnSignals, linkNoReplace, occupied, refuseOccupiedDatabase, removeStaleTemporaries, removeWithSideFiles, temporaryPath } from './temporary.js';
@@ -39,7 +40,7 @@ export interface ImportReport {
 function sourceSize(source: string): number {
   if (source === '-') return 0;
   try {
-    return statSync(source).size;
+    return statSync(inCwd(source)).size;
   } catch (error) {
     throw new UserError(`cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
@@ -67,7 +68,7 @@ export async function importInto(source: string, target: string, options: Import
     removeWithSideFiles(temporary);
   });
   try {
-    const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
+    const lines = createInterface({ input: source === '-' ? io().stdin : createReadStream(inCwd(source)), crlfDelay: Infinity });
     const result = await importSqlite(temporary, lines, { allowUntrailed: options.allowUntrailed, onProgress: (bytes) => progress.update(bytes) }).catch(
       (error: unknown) => {
         if (error instanceof ExportFormatError) throw new UserError(`${error.message}; nothing was imported`, { cause: error });
@@ -99,7 +100,7 @@ async function importIntoPostgres(source: string, target: string, options: Impor
   const { url, schema } = splitSchema(target);
   const progress = startProgress('importing', size, options.quiet, 'bytes');
   try {
-    const lines = createInterface({ input: source === '-' ? process.stdin : createReadStream(source), crlfDelay: Infinity });
+    const lines = createInterface({ input: source === '-' ? io().stdin : createReadStream(inCwd(source)), crlfDelay: Infinity });
     const result = await importPostgres(url, lines, { schema, allowUntrailed: options.allowUntrailed, onProgress: (bytes) => progress.update(bytes) }).catch(
       (error: unknown) => {
         if (error instanceof ExportFormatError) throw new UserError(`${error.message}; nothing was imported`, { cause: error });

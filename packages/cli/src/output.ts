@@ -5,6 +5,7 @@
  * takes two), and every time printed says its zone.
  */
 import stringWidth from 'string-width';
+import { io, runState } from './io.js';
 
 /** A column of a table: its header and how to read a row's cell. */
 export interface Column<T> {
@@ -16,9 +17,9 @@ export interface Column<T> {
   align?: 'left' | 'right';
 }
 
-/** Writes text to stdout, adding a final newline when missing. */
+/** Writes text to the run's stdout, adding a final newline when missing. */
 export function print(text = ''): void {
-  process.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  io().stdout.write(text.endsWith('\n') ? text : `${text}\n`);
 }
 
 /** Writes a value as pretty JSON to stdout. */
@@ -55,11 +56,9 @@ export function truncate(text: string, max: number): string {
 /** How times are printed: in UTC (the default) or in the local zone (`--local-time`, which honours `TZ`). */
 export type TimeDisplay = 'utc' | 'local';
 
-let timeDisplay: TimeDisplay = 'utc';
-
 /** Sets how {@link shortTime} prints times for the rest of the run; the program sets it from `--local-time`. */
 export function setTimeDisplay(display: TimeDisplay): void {
-  timeDisplay = display;
+  runState().localTime = display === 'local';
 }
 
 const two = (n: number): string => String(n).padStart(2, '0');
@@ -70,11 +69,11 @@ const two = (n: number): string => String(n).padStart(2, '0');
  * Every instant the CLI prints outside JSON goes through here, so there is
  * one time format in every table, field list and message.
  */
-export function shortTime(instant: string): string {
+export function shortTime(instant: string, display: TimeDisplay = runState().localTime ? 'local' : 'utc'): string {
   const t = new Date(instant);
   // Text that is no instant (a damaged record, the empty time of seq 0) prints as it is.
   if (Number.isNaN(t.getTime())) return instant;
-  if (timeDisplay === 'utc') return `${t.toISOString().slice(0, 19).replace('T', ' ')}Z`;
+  if (display === 'utc') return `${t.toISOString().slice(0, 19).replace('T', ' ')}Z`;
   const east = -t.getTimezoneOffset();
   const offset = `${east < 0 ? '-' : '+'}${two(Math.floor(Math.abs(east) / 60))}:${two(Math.abs(east) % 60)}`;
   return `${t.getFullYear()}-${two(t.getMonth() + 1)}-${two(t.getDate())} ${two(t.getHours())}:${two(t.getMinutes())}:${two(t.getSeconds())}${offset}`;
@@ -144,6 +143,6 @@ function pad(text: string, to: number, side: 'left' | 'right'): string {
 export function printNextCursor(nextCursor: string | undefined, json: boolean): void {
   if (nextCursor === undefined) return;
   const line = `next page: --cursor ${nextCursor}`;
-  if (json) process.stderr.write(`${line}\n`);
+  if (json) io().stderr.write(`${line}\n`);
   else print(line);
 }

@@ -8,6 +8,7 @@ import { InvalidArgumentError } from 'commander';
 import type { ScopeInput } from '@agentstate/core';
 import { parseScopeText, ValidationError } from '@agentstate/core';
 import { UserError } from './errors.js';
+import { inCwd, readStdin } from './io.js';
 
 /** A commander parser for a non-negative integer flag. */
 export function nonNegativeInt(value: string): number {
@@ -73,9 +74,9 @@ export function scopeFrom(flags: ScopeFlags, flag = '--scope'): ScopeInput | und
 }
 
 /** Reads a whole text file, or stdin for `-`. */
-export function readText(path: string): string {
+export async function readText(path: string): Promise<string> {
   try {
-    return readFileSync(path === '-' ? 0 : path, 'utf8');
+    return path === '-' ? await readStdin() : readFileSync(inCwd(path), 'utf8');
   } catch (error) {
     throw new UserError(`cannot read ${path === '-' ? 'stdin' : path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
@@ -94,7 +95,7 @@ export function parseJsonObject(text: string, where: string): Record<string, unk
 }
 
 /** Exactly one of an inline text flag and a file flag. */
-export function textFromFlags(inline: string | undefined, file: string | undefined, what: string): string {
+export async function textFromFlags(inline: string | undefined, file: string | undefined, what: string): Promise<string> {
   if (inline !== undefined && file !== undefined) throw new UserError(`give the ${what} inline or from a file, not both`);
   if (file !== undefined) return readText(file);
   if (inline !== undefined) return inline;

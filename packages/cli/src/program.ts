@@ -10,6 +10,7 @@
 import { type Command, CommanderError } from 'commander';
 import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite/defaults';
 import { LAZY_COMMANDS } from './command-list.js';
+import { type Io, io, processIo, withRun } from './io.js';
 import { LazyProgram, subcommandTerm } from './lazy-command.js';
 import { setTimeDisplay } from './output.js';
 import { mcpArguments, mcpCommand, runMcp } from './commands/mcp.js';
@@ -22,9 +23,21 @@ function configure(command: Command): void {
   command.exitOverride();
   // Every command's help lists --db and the other global flags: how to choose the database is never one help away.
   command.configureHelp({ ...command.configureHelp(), showGlobalOptions: true });
-  // Errors are reported once, in one line, by run().
-  command.configureOutput({ outputError: () => undefined });
+  // Errors are reported once, in one line, by run(); help and the version go to the run's streams.
+  command.configureOutput({
+    outputError: () => undefined,
+    writeOut: (text) => io().stdout.write(text),
+    writeErr: (text) => io().stderr.write(text),
+    getOutHelpWidth: () => columnsOf(io().stdout),
+    getErrHelpWidth: () => columnsOf(io().stderr),
+  });
   for (const sub of command.commands) configure(sub);
+}
+
+/** The width help is wrapped to on `stream`: a terminal's, else commander's default of 80. */
+function columnsOf(stream: Io['stdout']): number {
+  const tty = stream as Io['stdout'] & { isTTY?: boolean; columns?: number };
+  return (tty.isTTY && tty.columns) || 80;
 }
 
 /** Builds the command tree. */
@@ -48,18 +61,25 @@ export function createProgram(): Command {
   return program;
 }
 
-/** Runs the command line `argv` (as in `process.argv`) and returns the exit code. */
-export async function run(argv: readonly string[] = process.argv): Promise<number> {
-  const mcp = mcpArguments(argv.slice(2));
-  if (mcp) return runMcp(mcp);
-  try {
-    await createProgram().parseAsync([...argv]);
-    return 0;
-  } catch (error) {
-    if (error instanceof CommanderError && HELP_CODES.has(error.code)) return error.exitCode;
-    // Loaded only on failure: mapping errors to codes needs the classes of core and the backend.
-    const { describeError, exitCodeFor } = await import('./errors.js');
-    process.stderr.write(`agentstate: ${describeError(error)}\n`);
-    return exitCodeFor(error);
-  }
+/**
+ * Runs the command line `argv` (as in `process.argv`) with the streams,
+ * environment and working directory of `runIo`, and returns the exit code.
+ * It leaves nothing behind: the databases it opened are closed and
+ * `process.exitCode` is the caller's to set.
+ */
+export async function run(argv: readonly string[], runIo: Io = processIo()): Promise<number> {
+  return withRun(runIo, async () => {
+    const mcp = mcpArguments(argv.slice(2));
+    if (mcp) return runMcp(mcp);
+    try {
+      await createProgram().parseAsync([...argv]);
+      return 0;
+    } catch (error) {
+      if (error instanceof CommanderError && HELP_CODES.has(error.code)) return error.exitCode;
+      // Loaded only on failure: mapping errors to codes needs the classes of core and the backend.
+      const { describeError, exitCodeFor } = await import('./errors.js');
+      runIo.stderr.write(`agentstate: ${describeError(error)}\n`);
+      return exitCodeFor(error);
+    }
+  });
 }

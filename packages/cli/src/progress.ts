@@ -3,6 +3,7 @@
  * It draws only when stderr is a terminal, so pipes, files and scripts see
  * nothing of it, and it redraws at most ten times a second.
  */
+import { io } from './io.js';
 
 /** A running progress bar. */
 export interface Progress {
@@ -37,8 +38,8 @@ const silent: Progress = { update: () => undefined, setTotal: () => undefined, s
 
 /** Starts a progress bar, or a silent one when stderr is not a terminal or `quiet` is set. */
 export function startProgress(label: string, total = 0, quiet = false, unit: ProgressUnit = 'count'): Progress {
-  const stream = process.stderr;
-  if (quiet || !stream.isTTY) return silent;
+  const stream = io().stderr;
+  if (quiet || !(stream as { isTTY?: boolean }).isTTY) return silent;
   let done = 0;
   let last = 0;
   let drawn = false;

@@ -12,6 +12,7 @@ import type { KeyObject } from 'node:crypto';
 import type { SnapshotCodec } from '@agentstate/core';
 import { ed25519Codec, hmacCodec } from '@agentstate/core';
 import { UserError } from './errors.js';
+import { inCwd, io } from './io.js';
 
 /** The environment variable naming the snapshot key file. */
 export const SNAPSHOT_KEY_ENV = 'AGENTSTATE_SNAPSHOT_KEY';
@@ -52,7 +53,7 @@ function ed25519(path: string, pem: string): SnapshotKey {
 export function readSnapshotKey(path: string): SnapshotKey {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = readFileSync(inCwd(path));
   } catch (cause) {
     const code = (cause as { code?: string }).code;
     throw new UserError(`cannot read the snapshot key ${path}${code ? ` (${code})` : ''}`);
@@ -68,7 +69,7 @@ export function readSnapshotKey(path: string): SnapshotKey {
 }
 
 /** The snapshot key chosen by `--snapshot-key`, else `AGENTSTATE_SNAPSHOT_KEY`, else none. */
-export function resolveSnapshotKey(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): SnapshotKey | undefined {
+export function resolveSnapshotKey(flag: string | undefined, env: NodeJS.ProcessEnv = io().env): SnapshotKey | undefined {
   const chosen = flag ?? (env[SNAPSHOT_KEY_ENV] || undefined);
   if (chosen === undefined) return undefined;
   if (chosen.trim() === '') throw new UserError('the snapshot key path is empty');

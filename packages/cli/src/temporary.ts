@@ -11,8 +11,9 @@ import { createWriteStream, linkSync, lstatSync, openSync, readdirSync, rmSync, 
 import type { WriteStream } from 'node:fs';
 import { mapFileError } from '@agentstate/sqlite';
 import { constants } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join } from 'node:path';
 import { UserError } from './errors.js';
+import { inCwd } from './io.js';
 
 /** What a temporary file is for; part of its name. */
 export type Purpose = 'importing' | 'exporting';
@@ -89,7 +90,7 @@ export function refuseOccupiedDatabase(target: string, when = ''): void {
  */
 export function linkNoReplace(temporary: string, target: string, what: string): void {
   try {
-    linkSync(temporary, target);
+    linkSync(temporary, inCwd(target));
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new UserError(`${target} appeared while the ${what} ran and was left untouched; nothing was written to it`);
@@ -126,10 +127,10 @@ export function cleanupOnSignals(cleanup: () => void): () => void {
  * before any work is done, in words rather than an errno.
  */
 export function refuseUnwritableOutput(out: string): void {
-  const folder = dirname(resolve(out));
+  const folder = dirname(inCwd(out));
   const stat = (path: string) => statSync(path, { throwIfNoEntry: false });
   if (!stat(folder)?.isDirectory()) throw new UserError(`cannot write ${out}: the folder ${folder} does not exist`);
-  if (stat(out)?.isDirectory()) throw new UserError(`cannot write ${out}: it is a folder; name a file`);
+  if (stat(inCwd(out))?.isDirectory()) throw new UserError(`cannot write ${out}: it is a folder; name a file`);
 }
 
 /**

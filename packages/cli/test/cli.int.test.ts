@@ -3,14 +3,17 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fails, ok, okJson, tempDir } from './helpers.js';
+import { ok as okProcess, tempDir } from './helpers.js';
+import { cli, fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
 
 describe('the agentstate command line', () => {
   it('prints its version and help with exit 0', () => {
-    expect(ok(['--version'])).toMatch(/^\d+\.\d+\.\d+\n$/);
+    // The executable answers the version alone before the command tree loads; the tree answers it too.
+    expect(okProcess(['--version'])).toMatch(/^\d+\.\d+\.\d+\n$/);
+    expect(ok(['--version'])).toBe(okProcess(['--version']));
     const help = ok(['--help']);
     for (const command of ['sessions', 'skills', 'memory', 'log', 'verify', 'rebuild', 'snapshot', 'stats', 'export', 'import', 'demo']) {
       expect(help).toContain(`  ${command}`);

@@ -1,7 +1,8 @@
 import Sqlite from 'better-sqlite3';
 import { beforeEach, afterAll, describe, expect, it } from 'vitest';
 import { eventChecksum } from '@agentstate/sqlite';
-import { cli, fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { cli, fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

@@ -14,7 +14,8 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, re
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Result } from './helpers.js';
-import { BIN, cli, failAll, failureLine, ok, okJson, tempDir } from './helpers.js';
+import { BIN, failureLine, tempDir } from './helpers.js';
+import { cli, failAll, ok, okJson } from './in-process.js';
 
 const hash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 

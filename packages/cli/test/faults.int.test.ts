@@ -10,7 +10,8 @@ import Sqlite from 'better-sqlite3';
 import { copyFileSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenize } from '@agentstate/core';
-import { cli, cliAsync, ok, okJson, tempDir } from './helpers.js';
+import { cliAsync, tempDir } from './helpers.js';
+import { cli, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

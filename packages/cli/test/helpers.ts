@@ -1,7 +1,8 @@
 /**
  * Runs the built `agentstate` binary as a new user would: a child process
  * with a clean environment (no AGENTSTATE_DB or AGENTSTATE_SNAPSHOT_KEY), against real database files
- * in a temporary folder.
+ * in a temporary folder. `in-process.ts` has the same helpers over the command
+ * run inside the test's process, for the tests that do not check the process boundary.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -27,15 +28,41 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+/** The environment of a run: the test's, without the variables that choose a database or key unless `extra` sets them. */
+export function environment(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
   if (!('AGENTSTATE_DB' in extra)) delete env.AGENTSTATE_DB;
   if (!('AGENTSTATE_SNAPSHOT_KEY' in extra)) delete env.AGENTSTATE_SNAPSHOT_KEY;
   return env;
 }
 
-/** Runs `agentstate ...args` to completion. */
-export function cli(args: readonly string[], options: RunOptions = {}): Result {
+/** Runs `agentstate ...args` to completion, one way or another. */
+export type Runner = (args: readonly string[], options?: RunOptions) => Result;
+
+/** The helpers over `run`: here over a child process per run, in `in-process.ts` over the command run inside the test's process. */
+export function helpersOver(run: Runner) {
+  /** Runs a command that must succeed and returns its stdout. */
+  const ok = (args: readonly string[], options: RunOptions = {}): string => {
+    const r = run(args, options);
+    if (r.code !== 0) throw new Error(`agentstate ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    return r.stdout;
+  };
+  /** Runs a command with `--json` that must succeed and parses its output. */
+  // biome-ignore lint/suspicious/noExplicitAny: tests read the parsed output freely and their assertions check its shape.
+  const okJson = <T = any>(args: readonly string[], options: RunOptions = {}): T => JSON.parse(ok([...args, '--json'], options)) as T;
+  return {
+    /** Runs `agentstate ...args` to completion. */
+    cli: run,
+    ok,
+    okJson,
+    /** Runs a command that must fail with `code`, with exactly one line on stderr, and returns that line. */
+    fails: (code: number, args: readonly string[], options: RunOptions = {}): string => failureLine(run(args, options), code, args),
+    /** The number of events in a database. */
+    head: (db: string): number => okJson<{ head: number }>(['stats', '--db', db]).head,
+  };
+}
+
+function spawned(args: readonly string[], options: RunOptions = {}): Result {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     cwd: options.cwd,
     env: environment(options.env),
@@ -48,23 +75,8 @@ export function cli(args: readonly string[], options: RunOptions = {}): Result {
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Runs a command that must succeed and returns its stdout. */
-export function ok(args: readonly string[], options: RunOptions = {}): string {
-  const r = cli(args, options);
-  if (r.code !== 0) throw new Error(`agentstate ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
-  return r.stdout;
-}
-
-/** Runs a command with `--json` that must succeed and parses its output. */
-// biome-ignore lint/suspicious/noExplicitAny: tests read the parsed output freely and their assertions check its shape.
-export function okJson<T = any>(args: readonly string[], options: RunOptions = {}): T {
-  return JSON.parse(ok([...args, '--json'], options)) as T;
-}
-
-/** Runs a command that must fail with `code`, with exactly one line on stderr, and returns that line. */
-export function fails(code: number, args: readonly string[], options: RunOptions = {}): string {
-  return failureLine(cli(args, options), code, args);
-}
+/** The helpers over a child process per run, for the tests that check the process boundary. */
+export const { cli, ok, okJson, fails, head } = helpersOver(spawned);
 
 /** Runs `agentstate ...args` to completion without blocking, so several can run at once. */
 export function cliAsync(args: readonly string[], options: RunOptions = {}): Promise<Result> {
@@ -111,9 +123,4 @@ export function start(args: readonly string[], options: RunOptions = {}) {
 export function tempDir(): { dir: string; path: (name: string) => string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'agentstate-cli-'));
   return { dir, path: (name) => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
-}
-
-/** The number of events in a database. */
-export function head(db: string): number {
-  return okJson<{ head: number }>(['stats', '--db', db]).head;
 }

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ManualClock, seededEntropy } from '@agentstate/core';
 import { openSqlite } from '@agentstate/sqlite';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

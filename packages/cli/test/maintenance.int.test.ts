@@ -2,7 +2,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { failAll, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { failAll, ok, okJson } from './in-process.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/writer.mjs', import.meta.url));
 

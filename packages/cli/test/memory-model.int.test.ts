@@ -1,6 +1,7 @@
 /** `agentstate memory` for memory that changes: keys, metadata, expiry, update, filtered recall, sweep. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

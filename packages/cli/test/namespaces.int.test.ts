@@ -1,6 +1,7 @@
 /** `--scope` paths on the command line, the legacy flags mapped by the legacy rule, descendants, and `agentstate namespaces`. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

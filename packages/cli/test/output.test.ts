@@ -4,9 +4,9 @@
  * cut never splits a character.
  */
 import stringWidth from 'string-width';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Column } from '../src/output.js';
-import { displayWidth, renderTable, setTimeDisplay, shortTime, truncate } from '../src/output.js';
+import { displayWidth, renderTable, shortTime, truncate } from '../src/output.js';
 
 interface Row {
   name: string;
@@ -74,16 +74,13 @@ describe('truncate', () => {
 });
 
 describe('shortTime', () => {
-  afterEach(() => setTimeDisplay('utc'));
-
   it('labels UTC times with Z', () => {
     expect(shortTime('2026-11-29T16:54:02.123Z')).toBe('2026-11-29 16:54:02Z');
   });
 
   it('prints local times with their offset', () => {
-    setTimeDisplay('local');
     const instant = '2026-11-29T16:54:02.123Z';
-    const local = shortTime(instant);
+    const local = shortTime(instant, 'local');
     expect(local).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}[+-]\d{2}:\d{2}$/);
     // Read back as an ISO instant with that offset, it is the same moment.
     expect(Date.parse(local.replace(' ', 'T'))).toBe(Date.parse('2026-11-29T16:54:02Z'));

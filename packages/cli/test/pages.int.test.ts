@@ -6,7 +6,8 @@
  */
 import { openSqlite } from '@agentstate/sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, fails, ok, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { cli, fails, ok } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

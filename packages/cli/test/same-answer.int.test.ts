@@ -1,6 +1,6 @@
 /**
  * One question, one answer: the same recall asked through the library,
- * the `agentstate` binary and the MCP server (`agentstate-mcp` and
+ * the `agentstate` command (run in the test's process) and the MCP server (`agentstate-mcp` and
  * `agentstate mcp`, driven by the SDK's client over stdio) on one SQLite
  * file returns the same items in the same order, because the database
  * path, the default embedder and recall's default mode and order are
@@ -14,7 +14,8 @@ import type { RecallOptions } from '@agentstate/core';
 import { describeScope } from '@agentstate/core';
 import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, fails, ok, okJson, tempDir } from './helpers.js';
+import { BIN, tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 
 const MCP_BIN = fileURLToPath(new URL('../../mcp/dist/bin.js', import.meta.url));
 

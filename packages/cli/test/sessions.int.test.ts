@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { cli, failAll, fails, head, ok, okJson, tempDir } from './helpers.js';
+import { ok as okProcess, okJson as okJsonProcess, tempDir } from './helpers.js';
+import { cli, failAll, fails, head, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -58,13 +59,14 @@ describe('agentstate sessions', () => {
   it('labels times as UTC, and prints them in the local zone with --local-time', () => {
     const [first] = okJson<Array<{ createdAt: string }>>(['sessions', 'list', '--db', db]);
     const utc = `${first!.createdAt.slice(0, 19).replace('T', ' ')}Z`;
-    expect(ok(['sessions', 'list', '--db', db], { env: { TZ: 'Asia/Tokyo' } }).split('\n')[1]).toContain(`  ${utc}  `);
-    const local = ok(['sessions', 'list', '--local-time', '--db', db], { env: { TZ: 'Asia/Tokyo' } }).split('\n')[1]!;
+    // Node reads TZ when the process starts: these runs are processes of their own.
+    expect(okProcess(['sessions', 'list', '--db', db], { env: { TZ: 'Asia/Tokyo' } }).split('\n')[1]).toContain(`  ${utc}  `);
+    const local = okProcess(['sessions', 'list', '--local-time', '--db', db], { env: { TZ: 'Asia/Tokyo' } }).split('\n')[1]!;
     const shown = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\+09:00/.exec(local)?.[0];
     expect(shown).toBeDefined();
     expect(Date.parse(shown!.replace(' ', 'T'))).toBe(Date.parse(`${first!.createdAt.slice(0, 19)}Z`));
     // JSON keeps its ISO instants whatever the flag.
-    expect(okJson(['sessions', 'list', '--local-time', '--db', db], { env: { TZ: 'Asia/Tokyo' } })[0].createdAt).toBe(first!.createdAt);
+    expect(okJsonProcess(['sessions', 'list', '--local-time', '--db', db], { env: { TZ: 'Asia/Tokyo' } })[0].createdAt).toBe(first!.createdAt);
   });
 
   it('shows a transcript in seq order, with --after-seq and --limit', () => {

@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { failAll, fails, head, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { failAll, fails, head, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

@@ -8,7 +8,8 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { copyFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqliteLog } from '@agentstate/sqlite';
-import { cli, failAll, fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { cli, failAll, fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

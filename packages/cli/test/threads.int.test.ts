@@ -1,7 +1,8 @@
 /** LangGraph checkpoints in the tools: `threads list`, the counts of `stats` and the lines of `log tail`. */
 import { openSqlite } from '@agentstate/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

@@ -1,12 +1,12 @@
 /** `--at` on read commands, `agentstate diff` and `agentstate retention` against a real SQLite file. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
 
-// Each test runs a dozen or more processes in turn: on a loaded machine that takes longer than the default minute.
-describe('agentstate time travel, diff and retention', { timeout: 300_000 }, () => {
+describe('agentstate time travel, diff and retention', () => {
   const db = tmp.path('lifecycle.db');
   let factId = '';
   let sessionId = '';

@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliAsync, failureLine, fails, ok, okJson, tempDir } from './helpers.js';
+import { BIN, failureLine, tempDir } from './helpers.js';
+import { cliAsync, fails, ok, okJson } from './in-process.js';
 import { trailerFor, writeExport } from './generate.js';
 
 const tmp = tempDir();

@@ -6,7 +6,8 @@
  */
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, ok, start, tempDir } from './helpers.js';
+import { start, tempDir } from './helpers.js';
+import { fails, ok } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);

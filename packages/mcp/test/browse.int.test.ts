@@ -1,12 +1,12 @@
 /**
  * Browsing over MCP: `namespaces`, `session_list` with descendants and
- * cursors, and `search_sessions`, against the built server in child
- * processes sharing one database: one bound to `team` that allows
+ * cursors, and `search_sessions`, against servers (in-process, over the
+ * SDK's in-memory transport) sharing one database file: one bound to `team` that allows
  * subscopes, one bound to `team` that does not, one bound to `team/a`.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, callError, connectStdio, tempDir } from './helpers.js';
+import { call, callError, connectInMemory, tempDir } from './helpers.js';
 
 let open: Client;
 let closed: Client;
@@ -17,9 +17,9 @@ const ids: Record<string, string> = {};
 beforeAll(async () => {
   tmp = tempDir();
   const base = ['--db', tmp.db, '--embedder', 'none'];
-  open = await connectStdio([...base, '--scope', 'team', '--allow-subscopes']);
-  closed = await connectStdio([...base, '--scope', 'team']);
-  inner = await connectStdio([...base, '--scope', 'team/a']);
+  open = await connectInMemory([...base, '--scope', 'team', '--allow-subscopes']);
+  closed = await connectInMemory([...base, '--scope', 'team']);
+  inner = await connectInMemory([...base, '--scope', 'team/a']);
   for (const [name, scope] of [
     ['top', []],
     ['a', ['a']],

@@ -1,6 +1,8 @@
 /**
  * Test helpers: start the built `agentstate-mcp` as a child process and
- * drive it with the SDK's own client, over stdio or Streamable HTTP.
+ * drive it with the SDK's own client, over stdio or Streamable HTTP; or,
+ * for the tests of the tools themselves, serve the same database with the
+ * same options inside the test's process over the SDK's in-memory transport.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,8 +12,13 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
+import { createAgentStateServer } from '@agentstate/mcp';
+import { parseMcpArgs } from '../src/args.js';
+import { openDatabase, resolveDatabase } from '../src/database.js';
+import { loadEmbedder } from '../src/embedder.js';
 
 /** The built server. */
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -32,6 +39,26 @@ export async function connectStdio(args: string[], env: Record<string, string> =
   const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env: childEnv(env), stderr: 'pipe' });
   const client = new Client({ name: 'agentstate-test', version: '1.0.0' });
   await client.connect(transport);
+  return client;
+}
+
+/**
+ * A client connected in this process to a server with the options of the
+ * command line `args`, over the SDK's in-memory transport: the database
+ * opened and the tools served as `agentstate-mcp` does, without a process
+ * and its stdio. Closing the client closes the server and its database.
+ */
+export async function connectInMemory(args: string[], env: Record<string, string> = {}): Promise<Client> {
+  const command = parseMcpArgs(args, childEnv(env));
+  if (command.kind !== 'run') throw new Error(`agentstate-mcp ${args.join(' ')} serves nothing`);
+  const { options } = command;
+  const provider = await openDatabase(resolveDatabase(options.db, childEnv(env)), await loadEmbedder(options.embedder));
+  const server = createAgentStateServer(provider, options);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  server.server.onclose = () => void provider.close();
+  await server.connect(serverSide);
+  const client = new Client({ name: 'agentstate-test', version: '1.0.0' });
+  await client.connect(clientSide);
   return client;
 }
 

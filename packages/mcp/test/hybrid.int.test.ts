@@ -4,14 +4,14 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, connectStdio, tempDir } from './helpers.js';
+import { call, connectInMemory, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let client: Client;
 
 beforeAll(async () => {
   tmp = tempDir();
-  client = await connectStdio(['--db', tmp.db, '--project', 'web']);
+  client = await connectInMemory(['--db', tmp.db, '--project', 'web']);
   for (const content of ['The user prefers dark mode in every editor', 'Deploy to production on Friday afternoons', 'The invoice total includes VAT']) {
     await call(client, 'remember', { content });
   }

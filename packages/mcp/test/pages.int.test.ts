@@ -5,14 +5,14 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, callError, connectStdio, tempDir } from './helpers.js';
+import { call, callError, connectInMemory, tempDir } from './helpers.js';
 
 let client: Client;
 let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
   tmp = tempDir();
-  client = await connectStdio(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
+  client = await connectInMemory(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
 });
 
 afterAll(async () => {

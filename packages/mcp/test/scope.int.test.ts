@@ -1,5 +1,6 @@
 /**
- * Scope isolation between server processes sharing one database file: a
+ * Scope isolation between servers sharing one database file, each with its
+ * own connection (in-process, over the SDK's in-memory transport): a
  * server bound to one project can neither read nor write another's memory,
  * skills or sessions (not by scope argument, not by id), reaches subscopes
  * and parents only when its operator allowed it, and never writes a parent.
@@ -8,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { openSqlite } from '@agentstate/sqlite';
-import { call, callError, connectStdio, tempDir } from './helpers.js';
+import { call, callError, connectInMemory, tempDir } from './helpers.js';
 
 let tmp: ReturnType<typeof tempDir>;
 /** Bound to project `web`, nothing more. */
@@ -26,10 +27,10 @@ beforeAll(async () => {
   tmp = tempDir();
   const base = ['--db', tmp.db, '--embedder', 'none'];
   [web, shop, webOpen, global] = await Promise.all([
-    connectStdio([...base, '--project', 'web']),
-    connectStdio([...base, '--project', 'shop']),
-    connectStdio([...base, '--project', 'web', '--allow-subscopes', '--read-parents']),
-    connectStdio(base),
+    connectInMemory([...base, '--project', 'web']),
+    connectInMemory([...base, '--project', 'shop']),
+    connectInMemory([...base, '--project', 'web', '--allow-subscopes', '--read-parents']),
+    connectInMemory(base),
   ]);
   seeded.memory = (await call(web, 'remember', { content: 'The web team deploys on Tuesdays', kind: 'fact' })).item.id;
   seeded.skill = (await call(web, 'skill_save', { slug: 'deploy', name: 'Deploy web', body: 'vercel deploy --prod' })).skill.id;

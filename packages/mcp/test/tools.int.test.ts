@@ -1,13 +1,14 @@
 /**
- * Every tool and resource over stdio, against the built server in a child
- * process bound to project `web`: the happy paths, and the error results
+ * Every tool and resource, against the server with the options of
+ * `agentstate-mcp` bound to project `web` (in-process, over the SDK's
+ * in-memory transport; stdio and HTTP have tests of their own): the happy paths, and the error results
  * for bad arguments, missing records and conflicts.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { TOOL_NAMES } from '../src/server.js';
-import { call, callError, connectStdio, tempDir } from './helpers.js';
+import { call, callError, connectInMemory, tempDir } from './helpers.js';
 
 const web = ['project:web'];
 let client: Client;
@@ -15,7 +16,7 @@ let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
   tmp = tempDir();
-  client = await connectStdio(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
+  client = await connectInMemory(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
 });
 
 afterAll(async () => {

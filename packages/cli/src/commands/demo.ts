@@ -6,7 +6,7 @@
  */
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { STATE_STREAM } from '@agentstate/core';
 import { DATABASE_ENV } from '@agentstate/sqlite';
@@ -14,6 +14,7 @@ import { SUMMARIES } from '../command-list.js';
 import { sqliteOnly, withDatabase } from '../database.js';
 import { isPostgresUrl } from '@agentstate/postgres/url';
 import { DamagedDatabaseError, UserError } from '../errors.js';
+import { inCwd, io } from '../io.js';
 import { print, printJson, printTable } from '../output.js';
 import { printVerifyReport } from '../verify.js';
 import { hitColumns, recallWith } from './memory.js';
@@ -69,11 +70,11 @@ const EXPLORE = ['sessions list', 'log tail', 'stats', '--help'] as const;
 
 /** Where the demo writes: `--db`, else `AGENTSTATE_DB`, else a new temporary folder. */
 function demoPath(flag: string | undefined): string {
-  const chosen = flag ?? (process.env[DATABASE_ENV] || undefined);
+  const chosen = flag ?? (io().env[DATABASE_ENV] || undefined);
   if (chosen === undefined) return join(mkdtempSync(join(tmpdir(), 'agentstate-demo-')), 'state.db');
   if (isPostgresUrl(chosen))
     throw new UserError('the demo writes a new SQLite file: choose a file path with --db (import its export into a server with `agentstate import`)');
-  const path = resolve(chosen);
+  const path = inCwd(chosen);
   if (existsSync(path)) throw new UserError(`${path} exists: the demo writes a new database (choose another --db)`);
   return path;
 }

@@ -8,6 +8,7 @@ import { contextOf } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
+import { io } from '../io.js';
 import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
 import { bytes, count, print, printFields, printJson, shortTime } from '../output.js';
 import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
@@ -95,13 +96,14 @@ export function maintenanceCommands(): Command[] {
       const ctx = contextOf(cmd);
       const key = snapshotKey(opts);
       const started = performance.now();
-      const spinner = !ctx.json && process.stderr.isTTY;
+      const { stderr } = io();
+      const spinner = !ctx.json && (stderr as { isTTY?: boolean }).isTTY === true;
       const result = await withDatabase(ctx.dbPath, { snapshotCodec: key?.codec }, async (db) => {
-        if (spinner) process.stderr.write('rebuilding…');
+        if (spinner) stderr.write('rebuilding…');
         try {
           return await db.rebuild({ fromScratch: opts.fromScratch });
         } finally {
-          if (spinner) process.stderr.write('\r\u001b[K');
+          if (spinner) stderr.write('\r\u001b[K');
         }
       });
       const report = { ...result, seconds: (performance.now() - started) / 1000 };

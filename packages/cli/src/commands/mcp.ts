@@ -6,6 +6,7 @@
  * The server (and the MCP SDK under it) is loaded only when `mcp` runs.
  */
 import { Command } from 'commander';
+import { io } from '../io.js';
 
 /** The help entry of `mcp`; the command itself runs through {@link mcpArguments}. */
 export function mcpCommand(): Command {
@@ -41,5 +42,5 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
 /** Runs the MCP server; it exits with the codes of every `agentstate` command. */
 export async function runMcp(args: readonly string[]): Promise<number> {
   const { mcpMain } = await import('@agentstate/mcp');
-  return mcpMain(args, process.env, 'agentstate mcp');
+  return mcpMain(args, io().env, 'agentstate mcp');
 }

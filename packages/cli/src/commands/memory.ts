@@ -133,7 +133,7 @@ export function memoryCommand(): Command {
     .action(async (inline: string | undefined, opts: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const input = parseInput(writeMemoryInputSchema, {
-        content: textFromFlags(inline, opts.file, 'memory content'),
+        content: await textFromFlags(inline, opts.file, 'memory content'),
         ...itemFields(opts),
         scope: scopeFrom(opts),
         operationId: opts.operationId,

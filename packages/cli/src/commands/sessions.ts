@@ -183,7 +183,9 @@ export function sessionsCommand(): Command {
     .action(async (sessionId: string, opts: AppendFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const content =
-        opts.parts !== undefined && opts.content === undefined && opts.file === undefined ? undefined : textFromFlags(opts.content, opts.file, 'turn content');
+        opts.parts !== undefined && opts.content === undefined && opts.file === undefined
+          ? undefined
+          : await textFromFlags(opts.content, opts.file, 'turn content');
       const input: AppendTurnInput = { sessionId, role: opts.role, operationId: opts.operationId };
       if (content !== undefined) input.content = content;
       if (opts.parts !== undefined) input.parts = parseJson(opts.parts, '--parts') as AppendTurnInput['parts'];
@@ -223,7 +225,7 @@ export function sessionsCommand(): Command {
     .option('--turns-file <path>', 'read the new turns from a file, or - for stdin')
     .action(async (id: string, opts: OperationFlags & { expected: string; turns?: string; turnsFile?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const turnsText = textFromFlags(opts.turns, opts.turnsFile, 'new turns');
+      const turnsText = await textFromFlags(opts.turns, opts.turnsFile, 'new turns');
       const where = opts.turns !== undefined ? '--turns' : `--turns-file ${opts.turnsFile}`;
       const expected = opts.expected === '' ? [] : opts.expected.split(',').map((s) => s.trim());
       // Checked before the database is opened: refused input opens nothing.

@@ -55,15 +55,15 @@ interface UpsertFlags extends ScopeFlags, OperationFlags {
 }
 
 /** The upsert input: the file's JSON object, overridden by the flags. */
-function upsertInput(slug: string | undefined, flags: UpsertFlags): UpsertSkillInput {
-  const input: Record<string, unknown> = flags.file === undefined ? {} : parseJsonObject(readText(flags.file), flags.file === '-' ? 'stdin' : flags.file);
+async function upsertInput(slug: string | undefined, flags: UpsertFlags): Promise<UpsertSkillInput> {
+  const input: Record<string, unknown> = flags.file === undefined ? {} : parseJsonObject(await readText(flags.file), flags.file === '-' ? 'stdin' : flags.file);
   if (flags.body !== undefined && flags.bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
   const set = (key: string, value: unknown): void => {
     if (value !== undefined) input[key] = value;
   };
   set('slug', slug);
   set('name', flags.name);
-  set('body', flags.bodyFile === undefined ? flags.body : readText(flags.bodyFile));
+  set('body', flags.bodyFile === undefined ? flags.body : await readText(flags.bodyFile));
   set('tags', flags.tag);
   set('check', flags.check);
   set('syncVersion', flags.syncVersion);
@@ -166,7 +166,7 @@ export function skillsCommand(): Command {
     )
     .action(async (slug: string | undefined, opts: UpsertFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const input = upsertInput(slug, opts);
+      const input = await upsertInput(slug, opts);
       // Checked before the file is created: a refused write leaves nothing behind.
       parseInput(upsertSkillInputSchema, input);
       const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));

@@ -11,7 +11,7 @@ import { renameSync } from 'node:fs';
 import { mapFileError } from '@agentstate/sqlite';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { STATE_STREAM, exportLog } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
@@ -19,6 +19,7 @@ import { contextOf } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { importInto } from '../import.js';
+import { inCwd, io } from '../io.js';
 import { count, print, printJson } from '../output.js';
 import { startProgress } from '../progress.js';
 import {
@@ -39,7 +40,7 @@ async function write(stream: Writable, chunk: string): Promise<void> {
 
 /** Refuses an --out that is the database or one of its files: replacing it would destroy the state being exported. */
 function refuseDatabaseAsOut(out: string, dbPath: string): void {
-  const target = resolve(out);
+  const target = inCwd(out);
   if ([dbPath, ...SIDE_SUFFIXES.map((s) => `${dbPath}${s}`)].includes(target)) {
     throw new UserError(`--out ${out} is the database being exported (or one of its files); choose another file`);
   }
@@ -56,11 +57,11 @@ function exportCommand(): Command {
       if (opts.out !== undefined) {
         refuseDatabaseAsOut(opts.out, ctx.dbPath);
         refuseUnwritableOutput(opts.out);
-        if (occupied(opts.out) && !opts.force) throw new UserError(`${opts.out} exists (pass --force to replace it)`);
-        removeStaleTemporaries(dirname(resolve(opts.out)));
+        if (occupied(inCwd(opts.out)) && !opts.force) throw new UserError(`${opts.out} exists (pass --force to replace it)`);
+        removeStaleTemporaries(dirname(inCwd(opts.out)));
       }
-      const partial = opts.out === undefined ? undefined : temporaryPath(opts.out, 'exporting');
-      const sink: Writable = partial === undefined ? process.stdout : createExclusive(partial, opts.out);
+      const partial = opts.out === undefined ? undefined : temporaryPath(inCwd(opts.out), 'exporting');
+      const sink: Writable = partial === undefined ? io().stdout : createExclusive(partial, opts.out);
       const stopListening = partial === undefined ? () => {} : cleanupOnSignals(() => removeWithSideFiles(partial));
       const started = performance.now();
       let events = 0;
@@ -80,7 +81,7 @@ function exportCommand(): Command {
           // --force asked for the replacement; without it, a file that appeared meanwhile is kept.
           if (opts.force) {
             try {
-              renameSync(partial, opts.out!);
+              renameSync(partial, inCwd(opts.out!));
             } catch (error) {
               throw mapFileError(error, opts.out!, 'write');
             }

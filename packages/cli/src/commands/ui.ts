@@ -11,6 +11,7 @@ import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { openDatabase } from '../database.js';
 import { defaultEmbedder } from '../embedder.js';
+import { io } from '../io.js';
 import { print, printJson } from '../output.js';
 import { nonNegativeInt } from '../parse.js';
 import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
@@ -42,7 +43,7 @@ export function uiCommand(): Command {
       try {
         const ui = await serveUi(db, {
           port: opts.port,
-          token: opts.token ?? (process.env[UI_TOKEN_ENV] || undefined),
+          token: opts.token ?? (io().env[UI_TOKEN_ENV] || undefined),
           allowWrites: opts.allowWrites === true,
           databaseFile: isPostgresUrl(ctx.dbPath) ? undefined : ctx.dbPath,
         });
