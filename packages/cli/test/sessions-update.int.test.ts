@@ -1,6 +1,7 @@
 /** `agentstate sessions update`: the CLI face of `sessions.update` (docs/contract.md, sessions). */
 import { afterAll, describe, expect, it } from 'vitest';
-import { fails, ok, okJson, tempDir } from './helpers.js';
+import { tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
