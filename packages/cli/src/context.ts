@@ -1,7 +1,6 @@
 /** What every command reads from the global flags: the database path and the output mode. */
 import type { Command } from 'commander';
-import { isPostgresUrl } from '@agentstate/postgres/url';
-import { DATABASE_ENV, resolveDatabasePath } from '@agentstate/sqlite';
+import { resolveTarget } from '@agentstate/open';
 
 /** The global flags, resolved. */
 export interface Context {
@@ -14,8 +13,7 @@ export interface Context {
 /** Resolves the global flags of `command` (given anywhere on the command line). */
 export function contextOf(command: Command): Context {
   const opts = command.optsWithGlobals<{ db?: string; json?: boolean }>();
-  const chosen = opts.db ?? (process.env[DATABASE_ENV] || undefined);
-  return { dbPath: chosen !== undefined && isPostgresUrl(chosen) ? chosen : resolveDatabasePath(opts.db), json: opts.json === true };
+  return { dbPath: resolveTarget(opts.db), json: opts.json === true };
 }
 
 /** Adds the scope flags to a command, and what the scope means there to its help. */

@@ -50,7 +50,7 @@ const big = (step: number) => ({ step, messages: Array.from({ length: 40 }, (_, 
 
 describe('checkpoint values stored once', () => {
   it('a put writes the value in its event only, the row points there, and a re-save points at the newer event', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1), metadata: { step: 1 } });
     await p.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: big(2) });
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(3) });
@@ -66,7 +66,7 @@ describe('checkpoint values stored once', () => {
   });
 
   it('a rebuild from the log points at the events again; one from a snapshot holds the values; both read the same', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1) });
     await p.checkpoints.put({ threadId: 'u', namespace: 'sub', checkpointId: '02', checkpoint: big(2), metadata: { source: 'loop' } });
     const before = await p.checkpoints.list();
@@ -97,14 +97,14 @@ describe('checkpoint values stored once', () => {
   });
 
   it('a row pointing at an event that is not its checkpoint is found by verify and repaired by rebuild', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1) });
     await p.checkpoints.put({ threadId: 't', checkpointId: '02', checkpoint: big(2) });
     await p.close();
     const db = new Database(path);
     db.prepare("UPDATE checkpoints SET event_seq = 2 WHERE checkpoint_id = '01'").run();
     db.close();
-    const q = openSqlite(path);
+    const q = await openSqlite(path);
     expect((await q.verify()).differences).toEqual(['checkpoints: 1 differ from the log (["t","","01"])']);
     await q.rebuild();
     expect((await q.verify()).ok).toBe(true);
@@ -114,7 +114,7 @@ describe('checkpoint values stored once', () => {
 
   it('a file of schema 6 keeps the values its rows hold, and new saves point at their events', async () => {
     // Build a version-6 file as version 6 wrote it: the events, and rows holding their values.
-    const source = openSqlite(':memory:');
+    const source = await openSqlite(':memory:');
     const saved = await source.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1), metadata: { step: 1 } });
     const events = await source.log.read({ stream: 'state' });
     await source.close();
@@ -156,7 +156,7 @@ describe('checkpoint values stored once', () => {
     db.prepare('UPDATE projection_state SET seq = 1, hlc_wall = ?, hlc_counter = ? WHERE id = 1').run(saved.updatedHlc.wall, saved.updatedHlc.counter);
     db.close();
 
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     expect((await p.checkpoints.get({ threadId: 't' }))?.checkpoint).toEqual(saved);
     expect(storedRows().map((r) => [r.checkpoint_id, r.checkpoint, r.event_seq])).toEqual([['01', big(1), null]]);
     expect((await p.verify()).ok).toBe(true);
@@ -170,7 +170,7 @@ describe('checkpoint values stored once', () => {
 
   it('a file of schema 9 keeps its rows pointing at their events, gives rows holding a value their record, and rows keep only the key', async () => {
     // A version-9 file as version 9 wrote it: one row pointing at its event, one (restored from a snapshot) holding its value.
-    const source = openSqlite(':memory:');
+    const source = await openSqlite(':memory:');
     const first = await source.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1), metadata: { step: 1 } });
     const second = await source.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: big(2), metadata: { s: 'x' } });
     const events = await source.log.read({ stream: 'state' });
@@ -218,7 +218,7 @@ describe('checkpoint values stored once', () => {
     db.prepare('UPDATE projection_state SET seq = 2, hlc_wall = ?, hlc_counter = ? WHERE id = 1').run(second.updatedHlc.wall, second.updatedHlc.counter);
     db.close();
 
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     expect((await p.checkpoints.list({ threadId: 't' })).map((t) => t.checkpoint)).toEqual([second, first]);
     expect(storedRows().map((r) => [r.checkpoint_id, r.checkpoint, r.event_seq])).toEqual([
       ['01', null, 1],

@@ -51,7 +51,7 @@ describe('a write that meets a full disk (a file-size limit)', () => {
     expect(failure.message).not.toMatch(/unexpected|SqliteError/);
     expect(failure.cause).toMatch(/^SQLITE_(FULL|IOERR)/);
 
-    const db = openSqlite(path);
+    const db = await openSqlite(path);
     const stored = (await db.snapshot()).memory.map((m) => m.id);
     // Every acknowledged write is there, and the refused one left nothing.
     expect([...stored].sort()).toEqual([...acked].sort());

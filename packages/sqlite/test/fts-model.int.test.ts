@@ -71,7 +71,7 @@ describe('full-text indexes with secure-delete', () => {
         const dir = mkdtempSync(join(tmpdir(), 'agentstate-fts-model-'));
         dirs.push(dir);
         const path = join(dir, 'state.db');
-        const state = openSqlite(path);
+        const state = await openSqlite(path);
         const items: string[] = [];
         let session = (await state.sessions.create({ title: 'chat' })).id;
         let turns = 0;
@@ -137,7 +137,7 @@ describe('full-text indexes with secure-delete', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-fts-migrate-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path);
+    const state = await openSqlite(path);
     const gone = await state.memory.write({ content: 'Quillwort Ölrabe notes' });
     await state.memory.write({ content: 'Umbrellafish stays' });
     const chat = await state.sessions.create({ title: 'chat' });
@@ -158,7 +158,7 @@ describe('full-text indexes with secure-delete', () => {
     old.exec('DELETE FROM agentstate_migrations WHERE version >= 9');
     old.close();
 
-    const again = openSqlite(path);
+    const again = await openSqlite(path);
     expect((await again.verify()).problems).toEqual([]);
     expect((await again.memory.recall({ query: 'umbrellafish', mode: 'lexical' })).map((h) => h.content)).toEqual(['Umbrellafish stays']);
     expect((await again.sessions.search({ query: 'uberzug' })).length).toBe(1);

@@ -26,7 +26,7 @@ afterEach(() => tmp.cleanup());
 const clock = new ManualClock(Date.UTC(2026, 0, 1));
 let seeds = 0;
 /** A provider on `path`, each with its own seed: ids never repeat across providers. */
-function writer(path: string, instanceId: string, eventMeta?: { actor: string; principal: string }) {
+async function writer(path: string, instanceId: string, eventMeta?: { actor: string; principal: string }) {
   seeds += 1;
   return openSqlite(path, { clock, entropy: seededEntropy(seeds), instanceId, durability: 'process-crash', ...(eventMeta ? { eventMeta } : {}) });
 }
@@ -61,7 +61,7 @@ async function withoutRuns(path: string, ids: readonly string[]) {
   raw.exec('DELETE FROM history_runs');
   raw.close();
   // Opened read-only: a writable open would not write runs either, but nothing should change the copy.
-  const p = openSqlite(copy, { readonly: true });
+  const p = await openSqlite(copy, { readonly: true });
   const out = await Promise.all(ids.map((id) => p.history(id)));
   await p.close();
   return out;
@@ -117,7 +117,7 @@ describe('history runs', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: RUN_LENGTH * 2, maxLength: RUN_LENGTH * 4 }), async (ops) => {
         const path = newFile();
-        const writers = [writer(path, 'a'), writer(path, 'b', { actor: 'agent', principal: 'user-1' })];
+        const writers = await Promise.all([writer(path, 'a'), writer(path, 'b', { actor: 'agent', principal: 'user-1' })]);
         const id = await play(writers, ops);
         const other = await play(writers, ops.slice(0, RUN_LENGTH + 3));
         const read = await Promise.all([id, other].map((s) => writers[0]!.history(s)));
@@ -132,13 +132,13 @@ describe('history runs', () => {
 
   it('are written once per RUN_LENGTH versions, and a rebuild or the migration of a schema 12 file writes the same', async () => {
     const path = newFile();
-    const p = writer(path, 'a');
+    const p = await writer(path, 'a');
     const session = await p.sessions.create({ title: 'long' });
     const appended = [];
     for (let i = 1; i < RUN_LENGTH; i += 1) appended.push(await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${i}` }));
     await p.close();
     expect(runs(path)).toEqual([]);
-    const q = writer(path, 'a');
+    const q = await writer(path, 'a');
     await q.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'the 64th' });
     await q.sessions.appendTurns(
       session.id,
@@ -156,7 +156,7 @@ describe('history runs', () => {
     expect(first.v).toHaveLength(1 + RUN_LENGTH * 5);
     expect(first.v[0]).toBe(-1);
 
-    const r = writer(path, 'a');
+    const r = await writer(path, 'a');
     const before = await r.history(session.id);
     await r.rebuild();
     expect(runs(path).map((run) => run.last_turn)).toEqual([RUN_LENGTH * 3 + 5]);
@@ -166,7 +166,7 @@ describe('history runs', () => {
     const db = new Database(path);
     backToSchema12(db);
     db.close();
-    const s = writer(path, 'a');
+    const s = await writer(path, 'a');
     expect(runs(path)).toHaveLength(1);
     expect(await s.history(session.id)).toEqual(before);
     expect((await s.verify()).problems).toEqual([]);
@@ -175,7 +175,7 @@ describe('history runs', () => {
 
   it("are written again by a purge of the session's turns, with the purge in each rewritten version, and dropped by the purge of the session", async () => {
     const path = newFile();
-    const p = writer(path, 'a');
+    const p = await writer(path, 'a');
     const session = await p.sessions.create({ title: 'long' });
     const turns = await p.sessions.appendTurns(
       session.id,
@@ -190,7 +190,7 @@ describe('history runs', () => {
     expect(versions).toEqual((await withoutRuns(path, [session.id]))[0]);
 
     // A session erased whole keeps no run: each of its events was rewritten.
-    const q = writer(path, 'a');
+    const q = await writer(path, 'a');
     const whole = await q.purge({ id: session.id, reason: 'gone' });
     const erased = await q.history(session.id);
     expect(erased.slice(0, -1).every((v) => v.erasedBy === purge.seq || v.erasedBy === whole.seq)).toBe(true);
@@ -202,7 +202,7 @@ describe('history runs', () => {
 
   it('that changed on disk are found by verify; one that cannot be parsed is read through the log', async () => {
     const path = newFile();
-    const p = writer(path, 'a');
+    const p = await writer(path, 'a');
     const session = await p.sessions.create({ title: 'long' });
     await p.sessions.appendTurns(
       session.id,
@@ -226,7 +226,7 @@ describe('history runs', () => {
         'last_seq' in change ? change.last_seq : run!.last_seq,
       );
       db.close();
-      const q = writer(path, 'a');
+      const q = await writer(path, 'a');
       const report = await q.verify();
       expect(report.ok).toBe(false);
       expect(report.problems).toEqual([expect.objectContaining({ part: 'tables', object: 'history_runs', repair: 'rebuild' })]);

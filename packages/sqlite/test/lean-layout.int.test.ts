@@ -31,7 +31,7 @@ function schemaSql(path: string, name: string): string {
 describe('the lean turn layout', () => {
   it('indexes turns without prefix indexes, and short prefixes still find them', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal' });
+    const p = await openSqlite(path, { synchronous: 'normal' });
     const s = await p.sessions.create({ title: 'lean' });
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'Deploy is failing on staging' });
     await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'Rolling back the database' });
@@ -50,13 +50,13 @@ describe('the lean turn layout', () => {
 
   it("stores '' for a last writer that is the origin, and reads the id back", async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal', instanceId: 'instance-a' });
+    const p = await openSqlite(path, { synchronous: 'normal', instanceId: 'instance-a' });
     const s = await p.sessions.create({ title: 'writer' });
     const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
     const item = await p.memory.write({ kind: 'fact', content: 'kept' });
     await p.close();
     // Another instance updates the session: its row names that writer.
-    const q = openSqlite(path, { synchronous: 'normal', instanceId: 'instance-b' });
+    const q = await openSqlite(path, { synchronous: 'normal', instanceId: 'instance-b' });
     await q.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'hi' });
     expect((await q.sessions.turns(s.id))[0]).toEqual(turn);
     expect(await q.memory.get(item.id)).toEqual(item);
@@ -73,7 +73,7 @@ describe('the lean turn layout', () => {
 
   it('migrates a file of schema 10: its turns are indexed again, searchable and verified', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal' });
+    const p = await openSqlite(path, { synchronous: 'normal' });
     const s = await p.sessions.create({ title: 'migrated' });
     const turns = await p.sessions.appendTurns(s.id, [
       { role: 'user', content: 'deploy the api' },
@@ -91,7 +91,7 @@ describe('the lean turn layout', () => {
     old.close();
     expect(schemaSql(path, 'turns_fts')).toMatch(/prefix/);
 
-    const again = openSqlite(path, { synchronous: 'normal' });
+    const again = await openSqlite(path, { synchronous: 'normal' });
     expect(schemaSql(path, 'turns_fts')).not.toMatch(/prefix/);
     expect((await again.sessions.search({ query: 'dep' })).map((h) => h.turn.id)).toEqual([turns[0]!.id]);
     expect((await again.sessions.search({ query: 'r' })).map((h) => h.turn.id)).toEqual([turns[1]!.id]);
@@ -104,7 +104,7 @@ describe('the lean turn layout', () => {
   });
 
   it('lists the newest turns across sessions in (createdAt, id) order through ties, page by page', async () => {
-    const p = openSqlite(tmp.file(), { synchronous: 'normal' });
+    const p = await openSqlite(tmp.file(), { synchronous: 'normal' });
     const a = await p.sessions.create({ title: 'a' });
     const b = await p.sessions.create({ title: 'b' });
     const at = '2026-03-01T10:00:00.000Z';
@@ -135,7 +135,7 @@ describe('the lean turn layout', () => {
 
   it('keeps the turn index under 110 bytes a turn (it was about 230 with prefix indexes)', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'off' });
+    const p = await openSqlite(path, { synchronous: 'off' });
     const s = await p.sessions.create({ title: 'bytes' });
     const turns = 1_000;
     for (let i = 0; i < turns; i += 100)

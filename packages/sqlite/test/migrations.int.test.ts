@@ -19,11 +19,11 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-function refused(path: string, reason: string): void {
+async function refused(path: string, reason: string): Promise<void> {
   const before = readFileSync(path);
   let caught: unknown;
   try {
-    openSqlite(path);
+    await openSqlite(path);
   } catch (error) {
     caught = error;
   }
@@ -41,7 +41,7 @@ describe('migrations', () => {
 
   it('bring a new file to the latest version, identified by its application id', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
@@ -61,7 +61,7 @@ describe('migrations', () => {
     await conn.close();
 
     // A log-only file (version 1 has the log): write a session through a provider on another file, copy its events.
-    const source = openSqlite(':memory:');
+    const source = await openSqlite(':memory:');
     const s = await source.sessions.create({ title: 'kept' });
     await source.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
     const events = await source.log.read({ stream: 'state' });
@@ -74,7 +74,7 @@ describe('migrations', () => {
     }
     raw.close();
 
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     expect((await p.sessions.get(s.id)).title).toBe('kept');
     expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['hello']);
     const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'again' });
@@ -85,49 +85,49 @@ describe('migrations', () => {
     await p.close();
   });
 
-  it('refuse a file that is not SQLite, unchanged', () => {
+  it('refuse a file that is not SQLite, unchanged', async () => {
     const path = tmp.file('notes.txt');
     writeFileSync(path, 'these are not the pages you are looking for\n'.repeat(200));
-    refused(path, 'not-sqlite');
+    await refused(path, 'not-sqlite');
   });
 
-  it('refuse a SQLite database of another application, unchanged', () => {
+  it('refuse a SQLite database of another application, unchanged', async () => {
     const path = tmp.file('other.db');
     const db = new Database(path);
     db.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('x')");
     db.close();
-    refused(path, 'not-agentstate');
+    await refused(path, 'not-agentstate');
   });
 
   it('refuse a file from a newer version, unchanged', async () => {
     const path = tmp.file();
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
     const db = new Database(path);
     db.prepare("INSERT INTO agentstate_migrations (version, name, checksum, applied_at) VALUES (?, 'future', 'x', 'now')").run(SCHEMA_VERSION + 1);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    refused(path, 'newer-schema');
+    await refused(path, 'newer-schema');
     expect(() => openSqliteLog(path)).toThrow(/newer/);
   });
 
   it('refuse a file whose recorded migration differs, unchanged', async () => {
     const path = tmp.file();
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
     const db = new Database(path);
     db.prepare("UPDATE agentstate_migrations SET checksum = 'edited' WHERE version = 2").run();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    refused(path, 'migration-changed');
+    await refused(path, 'migration-changed');
   });
 
   it('refuse a file whose recorded migrations have a gap, unchanged', async () => {
     const path = tmp.file();
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
     const db = new Database(path);
     db.prepare('DELETE FROM agentstate_migrations WHERE version = 2').run();
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
-    refused(path, 'migration-changed');
+    await refused(path, 'migration-changed');
   });
 
   it('let two connections migrate the same new file at once', async () => {

@@ -48,7 +48,7 @@ function indexRows(path: string, seq: number): string[] {
 describe("a live purge's turns in the history index", () => {
   it("records the first purge in the turns' rows, a second in the index, and reads both in every history", async () => {
     const path = tmp.file();
-    const sqlite = openSqlite(path, options());
+    const sqlite = await openSqlite(path, options());
     const memory = createInMemoryProvider(options());
     const ids = await purgedTwice(sqlite);
     await purgedTwice(memory);
@@ -84,7 +84,7 @@ describe("a live purge's turns in the history index", () => {
 
   it('reads the same histories after a file of schema 11 migrates', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, options());
+    const p = await openSqlite(path, options());
     const ids = await purgedTwice(p);
     const before = await Promise.all([ids.session, ...ids.turns].map((id) => p.history(id)));
     await p.close();
@@ -93,7 +93,7 @@ describe("a live purge's turns in the history index", () => {
     old.close();
     expect(indexRows(path, ids.first)).toEqual([ids.session, ...ids.turns].sort());
 
-    const again = openSqlite(path, options());
+    const again = await openSqlite(path, options());
     expect(await Promise.all([ids.session, ...ids.turns].map((id) => again.history(id)))).toEqual(before);
     expect((await again.verify()).problems).toEqual([]);
     await again.close();

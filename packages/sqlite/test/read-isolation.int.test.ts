@@ -68,7 +68,7 @@ describe('readers while a group COMMIT meets a full disk (a file-size limit)', (
     expect(acked.length).toBeGreaterThan(0);
     expect(seen.length).toBeGreaterThan(0);
 
-    const db = openSqlite(path);
+    const db = await openSqlite(path);
     const stored = (await db.sessions.turns(sessionId, { limit: 10_000 })).map((t) => t.content.split(' ')[1]!);
     await db.close();
     expect([...stored].sort()).toEqual([...acked].sort());

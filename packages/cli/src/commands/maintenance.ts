@@ -11,8 +11,8 @@ import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
 import { bytes, count, print, printFields, printJson, shortTime } from '../output.js';
-import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
-import type { SnapshotKey } from '../snapshot-key.js';
+import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
+import type { SnapshotKey } from '@agentstate/open';
 import { assertVerified, printVerifyReport, runVerify, sha256, skippedLine } from '../verify.js';
 
 const KEY_FLAGS = '--snapshot-key <file>';
