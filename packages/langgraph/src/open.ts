@@ -41,9 +41,8 @@ export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | '
 
 /**
  * A store in one SQLite file (created if missing, `:memory:` for none),
- * with full-text and hybrid search (by the offline embedder unless
- * `index.embeddings` or an `embedder` names another). `store.close()`
- * closes the file.
+ * with full-text and, given `index.embeddings` (or an `embedder`), hybrid
+ * search. `store.close()` closes the file.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<AgentStateStore> {
   return storeAt(path, options);
@@ -58,7 +57,8 @@ async function storeAt(target: string, options: SqliteStoreOptions): Promise<Age
 /**
  * The provider's options and the store's of an `open…Store` call: LangChain
  * `index.embeddings` become the provider's embedder, the rest of `index` and
- * `batchId` the store's.
+ * `batchId` the store's. Without either embedder the store searches
+ * lexically, as `InMemoryStore` without `index` does not search by meaning.
  */
 function storeParts<P extends { embedder?: OpenOptions['embedder'] }>(
   options: P & { index?: SqliteStoreIndex; batchId?: AgentStateStoreOptions['batchId'] },
@@ -69,6 +69,7 @@ function storeParts<P extends { embedder?: OpenOptions['embedder'] }>(
     if (provider.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
     provider.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
   }
+  provider.embedder ??= 'none';
   const fields = index?.fields ? { index: { fields: index.fields } } : {};
   return { provider, store: { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true } };
 }
