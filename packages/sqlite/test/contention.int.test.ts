@@ -22,7 +22,7 @@ const BURNERS = 3;
 const WRITER = `
 import { openSqlite } from ${JSON.stringify(ENTRY)};
 try {
-  const db = openSqlite(process.argv[2]);
+  const db = await openSqlite(process.argv[2]);
   for (let i = 0; i < ${ROUNDS}; i += 1) {
     const item = await db.memory.write({ content: 'writer ' + process.argv[3] + ' round ' + i });
     process.stdout.write('ack ' + item.id + '\\n');
