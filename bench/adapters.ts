@@ -94,7 +94,7 @@ interface SaverCase {
   durability: string;
   /** The SqliteSaver case at the same durability (an index into {@link SAVERS}). */
   peer: number;
-  open(path: string): OpenedSaver;
+  open(path: string): OpenedSaver | Promise<OpenedSaver>;
 }
 
 const SYNCHRONOUS = ['off', 'normal', 'full', 'extra'];
@@ -120,8 +120,8 @@ function sqliteSaver(synchronous?: SynchronousLevel): SaverCase['open'] {
 
 /** AgentStateSaver on its own SQLite file: the default (FULL, an fsync per commit) or `synchronous: 'normal'`. */
 function agentStateSaver(synchronous?: SynchronousLevel): SaverCase['open'] {
-  return (path) => {
-    const saver = openSqliteSaver(path, synchronous === undefined ? {} : { synchronous });
+  return async (path) => {
+    const saver = await openSqliteSaver(path, synchronous === undefined ? {} : { synchronous });
     return { saver, close: () => saver.close() };
   };
 }
@@ -293,7 +293,7 @@ async function benchCheckpointers(): Promise<void> {
     let byId: number[] = [];
     for (let round = 0; round < ROUNDS; round += 1) {
       const path = file(`saver-${index}-${round}.db`);
-      const opened = c.open(path);
+      const opened = await c.open(path);
       // SqliteSaver creates its tables on first use: one put outside the timing, on another thread.
       await opened.saver.put({ configurable: { thread_id: 'warm-up', checkpoint_ns: '' } }, thread[0]!.checkpoint, thread[0]!.metadata, {});
       durability = opened.ready?.() ?? durability;
@@ -376,12 +376,12 @@ function turnItems(i: number): AgentInputItem[] {
 
 interface SessionCase {
   name: string;
-  open(path: string): { session: Session; close(): Promise<void> };
+  open(path: string): { session: Session; close(): Promise<void> } | Promise<{ session: Session; close(): Promise<void> }>;
 }
 
 function agentstateSqlite(synchronous?: SynchronousLevel): SessionCase['open'] {
-  return (path) => {
-    const session = AgentStateSession.sqlite(path, { sessionId: 'bench', ...(synchronous ? { sqlite: { synchronous } } : {}) });
+  return async (path) => {
+    const session = await AgentStateSession.sqlite(path, { sessionId: 'bench', ...(synchronous ? { sqlite: { synchronous } } : {}) });
     return { session, close: () => session.close() };
   };
 }
@@ -411,7 +411,7 @@ async function benchSessions(): Promise<void> {
     let last: number[] = [];
     // Round -1 warms the JIT up and is not counted: otherwise the first agentstate case pays for compiling the code every case shares.
     for (let round = -1; round < ROUNDS; round += 1) {
-      const { session, close } = c.open(file(`session-${index}-${round + 1}.db`));
+      const { session, close } = await c.open(file(`session-${index}-${round + 1}.db`));
       await session.getSessionId();
       const { wallMs, cpuMs } = await measure(async () => {
         for (const turn of turns) await session.addItems(turn);

@@ -61,7 +61,7 @@ interface Case {
 
 async function agentstate(durability: Durability): Promise<Case['open']> {
   return async (path) => {
-    const p = openSqlite(path, { durability });
+    const p = await openSqlite(path, { durability });
     const session = await p.sessions.create({ title: 'bench' });
     return {
       append: (i) => p.sessions.appendTurn({ sessionId: session.id, ...TRANSCRIPT[i]! }),
@@ -200,7 +200,7 @@ async function agentstateCost(n: number): Promise<AppendCost> {
     };
   }
   const path = freshFile();
-  const p = openSqlite(path, { durability: 'process-crash' });
+  const p = await openSqlite(path, { durability: 'process-crash' });
   try {
     const session = await p.sessions.create({ title: 'cost' });
     // Warm-up: compiled code and prepared statements, as in a long-running process.

@@ -48,7 +48,7 @@ interface Case {
 const turns: Case = {
   name: 'agentstate sessions.appendTurns',
   async open(path) {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const s = await p.sessions.create({ title: 'bench' });
     return {
       write: (from, to) =>
@@ -64,7 +64,7 @@ const turns: Case = {
 const memory: Case = {
   name: 'agentstate memory.writeMany',
   async open(path) {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     return {
       write: (from, to) => p.memory.writeMany(CONTENTS.slice(from, to).map((content, j) => ({ content, scope: { project: `p${(from + j) % 20}` } }))),
       close: () => p.close(),
@@ -76,7 +76,7 @@ const memory: Case = {
 const rawLayout: Case = {
   name: "raw better-sqlite3: agentstate's turn rows (event, turn, FTS5, session)",
   async open(path) {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const session = await p.sessions.create({ title: 'bench' });
     await p.close();
     const db = new Database(path);

@@ -49,7 +49,7 @@ async function benchHistoryAndPurge(bigFile: string, buildS: number | undefined)
   const settle = new Database(bigFile);
   settle.pragma('wal_checkpoint(TRUNCATE)');
   settle.close();
-  const p = openSqlite(bigFile);
+  const p = await openSqlite(bigFile);
   const head = await p.log.head('state');
   const historyMs = async (list: string[]) => {
     const times: number[] = [];
@@ -156,7 +156,7 @@ async function benchAppendCost(): Promise<void> {
     const run = async (withIndex: boolean) => {
       runs += 1;
       const path = join(dir, `${withIndex ? 'with' : 'without'}-${runs}.db`);
-      await openSqlite(path).close();
+      await (await openSqlite(path)).close();
       if (!withIndex) {
         const db = new Database(path);
         db.exec(`DROP TABLE record_events;
@@ -164,7 +164,7 @@ async function benchAppendCost(): Promise<void> {
           CREATE TRIGGER record_events_off INSTEAD OF INSERT ON record_events BEGIN SELECT 1; END;`);
         db.close();
       }
-      const p = openSqlite(path, { synchronous: 'normal' });
+      const p = await openSqlite(path, { synchronous: 'normal' });
       const session = await p.sessions.create({ title: 'bench' });
       const start = performance.now();
       for (let i = 0; i < APPENDS; i += 1) {

@@ -78,7 +78,7 @@ const rawView = (seq: number) =>
       JSON.parse((e as { payload: string }).payload);
   });
 
-const p = openSqlite(file.path, { readonly: true });
+const p = await openSqlite(file.path, { readonly: true });
 const head = await p.log.head(STATE_STREAM);
 // Points mid-way between two snapshots, spread over the log: each view restores a snapshot and folds 5,000 events.
 const points = Array.from({ length: SAMPLES }, (_, i) => Math.floor(((i + 1) * head) / (SAMPLES + 1) / SNAPSHOT_EVERY) * SNAPSHOT_EVERY + SNAPSHOT_EVERY / 2);
@@ -171,7 +171,7 @@ await warmOnLongSession();
  */
 async function warmOnLongSession(): Promise<void> {
   const scratch = join(mkdtempSync(join(tmpdir(), 'agentstate-lifecycle-warm-')), 'warm.db');
-  const w = openSqlite(scratch, { durability: 'process-crash' });
+  const w = await openSqlite(scratch, { durability: 'process-crash' });
   const session = await w.sessions.create({ title: 'warm-up' });
   for (let i = 0; i < 4; i += 1)
     await w.sessions.appendTurns(
@@ -221,7 +221,7 @@ const sessionIds = busiest('sessions').slice(1);
 const namespaces = ['user:u1', 'user:u2', 'user:u3'];
 const longestTurns = (raw.prepare('SELECT count(*) AS n FROM turns WHERE session_id = ?').get(longest) as { n: number }).n;
 raw.close();
-const w = openSqlite(copy);
+const w = await openSqlite(copy);
 const purgeRow = async (label: string, inputs: Parameters<typeof w.purge>[0][], goal: string) => {
   const samples = [];
   for (const input of inputs) samples.push(await measure(() => w.purge(input)));

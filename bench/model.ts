@@ -103,7 +103,7 @@ async function build(): Promise<{ longSession: string; itemIds: string[]; events
     } finally {
       await log.close();
     }
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
   });
   return { longSession: long.id, itemIds, events: events.length, ms };
 }
@@ -137,7 +137,7 @@ const ms = (n: number) => `${fmt(n, n < 1 ? 3 : 2)} ms`;
 
 async function main(): Promise<void> {
   const built = await build();
-  const p = openSqlite(path);
+  const p = await openSqlite(path);
   const raw = new Database(path, { readonly: true });
   const rows: string[][] = [];
   const row = (label: string, ours: Figure, base: Figure | undefined) =>

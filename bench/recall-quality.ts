@@ -23,7 +23,7 @@ const { values } = parseArgs({
 const TYPES = ['lexical', 'paraphrase', 'semantic', 'multi', 'negative-distractor', 'all'];
 
 const set = loadEvalSet(values.data!);
-const provider = values.backend === 'in-memory' ? createInMemoryProvider({ defaultEmbedder: createStaticEmbedder }) : openSqlite(':memory:');
+const provider = values.backend === 'in-memory' ? createInMemoryProvider({ defaultEmbedder: createStaticEmbedder }) : await openSqlite(':memory:');
 const ids = await loadItems(provider.memory, set);
 const results: [string, EvalScores][] = [];
 for (const [name, options] of CONFIGS) results.push([name, await evaluate(provider.memory, ids, set, options)]);

@@ -78,7 +78,7 @@ function hashedEmbedder(dimensions = 100): Embedder {
 // ---------------------------------------------------------------- 1. appendTurn
 
 async function agentstateTurns(sync: SynchronousLevel, n: number, round: number): Promise<number> {
-  const p = openSqlite(file(`turns-${sync}-${round}.db`), { synchronous: sync });
+  const p = await openSqlite(file(`turns-${sync}-${round}.db`), { synchronous: sync });
   const s = await p.sessions.create({ title: 'bench' });
   const contents = Array.from({ length: n }, () => sentence());
   const ms = await timeMs(async () => {
@@ -91,7 +91,7 @@ async function agentstateTurns(sync: SynchronousLevel, n: number, round: number)
 /** Raw better-sqlite3: event row, turn row, session update (and an FTS row), one transaction per turn. */
 async function rawTurns(sync: SynchronousLevel, n: number, withFts: boolean, round: number): Promise<number> {
   const path = file(`raw-${sync}-${withFts}-${round}.db`);
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${sync}`);
@@ -213,7 +213,7 @@ const ftsMatch = (q: string, join: ' AND ' | ' OR ', prefix: boolean) =>
 async function benchRecall(): Promise<void> {
   const path = file('recall.db');
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
-  const writer = openSqlite(path, { synchronous: 'off', clock, entropy: seededEntropy(3) });
+  const writer = await openSqlite(path, { synchronous: 'off', clock, entropy: seededEntropy(3) });
   const contents = Array.from({ length: ITEMS }, (_, i) => sentence(10 + (i % 10)));
   const loadMs = await timeMs(async () => {
     for (let i = 0; i < ITEMS; i += 1_000) {
@@ -229,7 +229,7 @@ async function benchRecall(): Promise<void> {
   await writer.close();
 
   const embedder = hashedEmbedder(100);
-  const p = openSqlite(path, { embedder });
+  const p = await openSqlite(path, { embedder });
   const embedMs = await timeMs(() => p.memory.recall({ query: 'warm up the vectors', mode: 'semantic' }));
   // The same texts and vectors in bare tables, for the raw baselines of the same run.
   const fts = rawFts(file('recall-raw-fts.db'), contents);
@@ -315,7 +315,7 @@ function readProjection(path: string): ProjectionRows {
  */
 async function rawRebuildRows(rows: ProjectionRows): Promise<{ wallMs: number; cpuMs: number }> {
   const path = file('rebuild-raw.db');
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = FULL');
@@ -361,13 +361,13 @@ async function benchRebuild(): Promise<void> {
   const log = openSqliteLog(path);
   await log.appendMany(events.map((e) => ({ stream: e.stream, type: e.type, schemaVersion: e.schemaVersion, payload: e.payload, time: e.time })));
   await log.close();
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
 
   // For scale: core's in-memory replay of the same events on the same machine (validated, from scratch).
   const replayed = await measure(() => replay(source.log, { fromScratch: true }));
 
   // rebuild() from scratch over the tables the open filled, then a plain reopen.
-  const p = openSqlite(path);
+  const p = await openSqlite(path);
   let result = { events: 0 };
   const rebuilt = await measure(async () => {
     result = await p.rebuild({ fromScratch: true });
@@ -376,7 +376,7 @@ async function benchRebuild(): Promise<void> {
   const openMs: number[] = [];
   for (let i = 0; i < 5; i += 1) {
     const t = performance.now();
-    const q = openSqlite(path);
+    const q = await openSqlite(path);
     await q.sessions.list({ limit: 1 });
     openMs.push(performance.now() - t);
     await q.close();
@@ -428,7 +428,7 @@ async function rawOneInsertFull(n: number, round: number): Promise<number> {
 
 /** Durable (FULL) appendTurn on one provider by `callers` concurrent callers, each awaiting its own calls. */
 async function concurrentTurns(callers: number, n: number, round: number): Promise<number> {
-  const p = openSqlite(file(`group-${callers}-${round}.db`));
+  const p = await openSqlite(file(`group-${callers}-${round}.db`));
   const s = await p.sessions.create({ title: 'bench' });
   const contents = Array.from({ length: n }, () => sentence());
   let next = 0;
@@ -474,7 +474,7 @@ async function benchReads(): Promise<void> {
   const TRANSCRIPT = 5_000;
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
   const path = file('reads.db');
-  const p = openSqlite(path, { synchronous: 'off', clock, entropy: seededEntropy(5) });
+  const p = await openSqlite(path, { synchronous: 'off', clock, entropy: seededEntropy(5) });
   const contents = Array.from({ length: KEYWORD_ITEMS }, (_, i) => sentence(10 + (i % 10)));
   for (let i = 0; i < KEYWORD_ITEMS; i += 1_000) {
     clock.advance(1);

@@ -51,7 +51,7 @@ async function benchTimeTravel(): Promise<void> {
   await check.close();
   if (loaded.snapshot?.seq !== EVENTS - SNAPSHOT_EVERY) throw new Error(`the stored snapshots are not used: ${JSON.stringify(loaded.skipped[0])}`);
 
-  const p = openSqlite(path, { readonly: true });
+  const p = await openSqlite(path, { readonly: true });
   const rows: string[][] = [];
   const first = async (label: string, point: { seq: number } | { time: string }, rawSeq: number) => {
     const wall: number[] = [];

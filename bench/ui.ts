@@ -26,7 +26,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/core';
-import { createDefaultEmbedder, eventChecksum, openSqlite } from '@agentstate/sqlite';
+import { eventChecksum, openSqlite } from '@agentstate/sqlite';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 import { serveUi } from '@agentstate/ui';
 import { chromium } from 'playwright-core';
 import { fmt, percentile, printTable } from './table.js';
@@ -64,7 +65,7 @@ async function makeDatabase(): Promise<string> {
     else await source.skills.upsert({ slug: `skill-${Math.floor(random() * 500)}`, body: sentence(20) });
     made = await source.log.head('state');
   }
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
   const db = new Database(path);
   const insert = db.prepare('INSERT INTO events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES (?, ?, ?, ?, ?, ?, ?, 1)');
   const events = await source.log.read({ stream: 'state' });
@@ -75,7 +76,7 @@ async function makeDatabase(): Promise<string> {
     }
   })();
   db.close();
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
   return long.id;
 }
 
@@ -94,7 +95,7 @@ const reused = kept !== undefined && existsSync(kept);
 const longId = reused ? await longSessionOf(path) : await makeDatabase();
 const buildS = (performance.now() - built) / 1000;
 
-const reader = openSqlite(path, { readonly: true, embedder: await createDefaultEmbedder() });
+const reader = await openSqlite(path, { readonly: true, embedder: createStaticEmbedder() });
 const head = await reader.log.head('state');
 const ui = await serveUi(reader, { port: 0, databaseFile: path });
 const browser = await chromium.launch({

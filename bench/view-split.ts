@@ -27,7 +27,7 @@ const EVENTS = Number(process.env.BENCH_LIFECYCLE_EVENTS ?? 1_000_000);
 const SAMPLES = Number(process.env.BENCH_LIFECYCLE_SAMPLES ?? 5);
 
 const file = await bigFile(EVENTS);
-const p = openSqlite(file.path, { readonly: true });
+const p = await openSqlite(file.path, { readonly: true });
 const raw = new Database(file.path, { readonly: true });
 const head = await p.log.head(STATE_STREAM);
 // The points of bench/lifecycle.ts: mid-way between two snapshots, 5,000 events after one.

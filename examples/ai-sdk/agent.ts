@@ -30,7 +30,7 @@ const scope = ['user', 'ana'];
 
 /** One turn of the agent: its own provider on the file, the chat so far, the scripted model's steps. */
 async function turn(text: string, steps: Array<ReturnType<typeof callTool> | ReturnType<typeof say>>): Promise<void> {
-  const state = openSqlite(path);
+  const state = await openSqlite(path);
   try {
     const chats = createChatStore({ provider: state, scope });
     const history = await chats.loadChat('chat-1');
@@ -61,7 +61,7 @@ try {
   await turn('I drink green tea, never coffee.', [callTool('c1', 'remember', { content: 'Ana drinks green tea, never coffee', key: 'drink' }), say('Noted.')]);
   await turn('What should you bring me?', [callTool('c2', 'recall', { query: 'drink' }), say('A green tea.')]);
 
-  const state = openSqlite(path);
+  const state = await openSqlite(path);
   const chat = await createChatStore({ provider: state, scope }).loadChat('chat-1');
   console.log(`chat-1 holds ${chat.length} messages`);
   console.log((await state.memory.recall({ query: 'tea', scope })).map((hit) => hit.content));

@@ -30,8 +30,8 @@ const weather = tool(async ({ city }: { city: string }) => `${city}: 21 °C and 
 });
 
 /** The graph over one file: checkpoints (the saver) and memory (the store) share its provider. */
-function open(model: BaseChatModel) {
-  const provider = openSqlite(path);
+async function open(model: BaseChatModel) {
+  const provider = await openSqlite(path);
   const agent = async (state: typeof MessagesAnnotation.State) => ({ messages: [await model.invoke(state.messages)] });
   const remember = async (state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) => {
     await config.store!.put(['memories', 'ada'], 'last-forecast', { text: String(state.messages.at(-1)!.content) });
@@ -53,13 +53,13 @@ function open(model: BaseChatModel) {
 const callsTool = new FakeStreamingChatModel({
   chunks: [new AIMessageChunk({ content: '', tool_calls: [{ id: 'call-1', name: 'weather', args: { city: 'Lisbon' } }] })],
 });
-const first = open(callsTool);
+const first = await open(callsTool);
 await first.graph.invoke({ messages: [new HumanMessage('Shall I pack an umbrella for Lisbon?')] }, thread);
 console.log('paused before:', (await first.graph.getState(thread)).next);
 await first.provider.close();
 
 // Second process (or the same app after a restart): resume the thread from the file.
-const second = open(new FakeListChatModel({ responses: ['No umbrella: Lisbon is sunny, 21 °C.'] }));
+const second = await open(new FakeListChatModel({ responses: ['No umbrella: Lisbon is sunny, 21 °C.'] }));
 const done = await second.graph.invoke(null, thread);
 console.log('answer:', done.messages.at(-1)!.content);
 console.log('remembered:', (await second.provider.memory.getByKey('last-forecast', { scope: ['memories', 'ada'] }))?.metadata);

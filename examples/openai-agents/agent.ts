@@ -34,7 +34,7 @@ const path = join(dir, 'agent.db');
 
 /** One run in a session opened on the file, as a fresh process would. */
 async function ask(input: string): Promise<void> {
-  const session = AgentStateSession.sqlite(path, { sessionId: 'ops-chat', scope: ['user', 'ada'] });
+  const session = await AgentStateSession.sqlite(path, { sessionId: 'ops-chat', scope: ['user', 'ada'] });
   try {
     const result = await run(agent, input, { session });
     console.log(`user: ${input}`);
@@ -51,7 +51,7 @@ try {
   await ask('Why did the staging deploy fail?');
   await ask('What did I ask you?');
 
-  const session = AgentStateSession.sqlite(path, { sessionId: 'ops-chat' });
+  const session = await AgentStateSession.sqlite(path, { sessionId: 'ops-chat' });
   const items = await session.getItems();
   console.log(`ops-chat holds ${items.length} items: ${items.map((item) => item.type ?? 'message').join(', ')}`);
   const hits = await session.provider.sessions.search({ query: 'memory', sessionId: 'ops-chat' });

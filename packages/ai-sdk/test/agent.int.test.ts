@@ -19,7 +19,7 @@ describe.each(SDKS)('an agent loop with the mock language model, $name', ({ ai, 
     const fact = 'The user is allergic to peanuts';
 
     // Turn 1: the model calls `remember`, the tool writes to the file, the model answers.
-    const first = openSqlite(db.db);
+    const first = await openSqlite(db.db);
     const rememberModel = new MockLanguageModel({ doGenerate: [toolCallStep('call-1', 'remember', { content: fact, key: 'allergy' }), textStep('Noted.')] });
     const turn1 = await ai.generateText({
       model: rememberModel,
@@ -32,7 +32,7 @@ describe.each(SDKS)('an agent loop with the mock language model, $name', ({ ai, 
     await first.close();
 
     // Turn 2, on a provider reopened on the same file: the model calls `recall` and sees the fact.
-    const second = openSqlite(db.db);
+    const second = await openSqlite(db.db);
     try {
       const recallModel = new MockLanguageModel({
         doGenerate: [toolCallStep('call-2', 'recall', { query: 'what is the user allergic to' }), textStep('You are allergic to peanuts.')],

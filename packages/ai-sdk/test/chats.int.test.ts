@@ -35,9 +35,9 @@ const assistant = (id: string, text: string, metadata?: unknown): UIMessage => (
 let db: { db: string; cleanup: () => void };
 let state: SqliteProvider;
 
-beforeEach(() => {
+beforeEach(async () => {
   db = tempDb();
-  state = openSqlite(db.db);
+  state = await openSqlite(db.db);
 });
 
 afterEach(async () => {

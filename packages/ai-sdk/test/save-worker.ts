@@ -10,7 +10,7 @@ import type { UIMessage } from 'ai';
 import { createChatStore } from '../src/index.js';
 
 const [db, chatId, json] = process.argv.slice(2) as [string, string, string];
-const state = openSqlite(db);
+const state = await openSqlite(db);
 const chats = createChatStore({ provider: state, scope: ['user', 'ana'] });
 const messages = JSON.parse(json) as UIMessage[];
 process.stdout.write('ready\n');

@@ -1,8 +1,7 @@
 /** What every command reads from the global flags: the database path and the output mode. */
 import type { Command } from 'commander';
-import { isPostgresUrl } from '@agentstate/postgres/url';
-import { DATABASE_ENV, DEFAULT_DATABASE_PATH, resolveDatabasePath } from '@agentstate/sqlite';
-import { inCwd, io } from './io.js';
+import { resolveTarget } from '@agentstate/open';
+import { io } from './io.js';
 
 /** The global flags, resolved. */
 export interface Context {
@@ -15,11 +14,8 @@ export interface Context {
 /** Resolves the global flags of `command` (given anywhere on the command line). */
 export function contextOf(command: Command): Context {
   const opts = command.optsWithGlobals<{ db?: string; json?: boolean }>();
-  const { env } = io();
-  const chosen = opts.db ?? (env[DATABASE_ENV] || undefined) ?? DEFAULT_DATABASE_PATH;
-  if (isPostgresUrl(chosen)) return { dbPath: chosen, json: opts.json === true };
-  // Resolved against the run's working directory; a blank path stays blank for resolveDatabasePath to refuse.
-  return { dbPath: resolveDatabasePath(chosen.trim() === '' ? chosen : inCwd(chosen), env), json: opts.json === true };
+  const { env, cwd } = io();
+  return { dbPath: resolveTarget(opts.db, env, cwd), json: opts.json === true };
 }
 
 /** Adds the scope flags to a command, and what the scope means there to its help. */

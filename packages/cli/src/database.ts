@@ -1,28 +1,20 @@
 /**
- * Opening the database a command works on: a `postgres://` URL opens a
- * schema of that server (`@agentstate/postgres`, loaded only then), any
- * other value is a SQLite file whose path comes from `resolveDatabasePath`
- * of `@agentstate/sqlite`, as the MCP server's does. Reading never creates
+ * Opening the database a command works on, through `openDatabase` of
+ * `@agentstate/open` (the MCP server's opener too). Reading never creates
  * or changes a file: read commands open the database read-only. Only
  * commands that create make the file (and its folder); commands that change
  * records need an existing, non-empty file. A PostgreSQL schema is created
- * and migrated by whichever command opens it first.
+ * and migrated by whichever command opens it first. A command opens with an
+ * embedder only when it may embed, so that a listing never loads one.
  */
-import { existsSync, mkdirSync, type Stats, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { Embedder, SnapshotCodec } from '@agentstate/core';
-import type { Log } from '@agentstate/core';
-import type { PostgresProvider } from '@agentstate/postgres';
+import type { Database, DatabaseLog, EmbedderChoice } from '@agentstate/open';
+import { openDatabase as open, openLog as openDatabaseLog } from '@agentstate/open';
+import type { SnapshotCodec } from '@agentstate/core';
 import type { SqliteProvider } from '@agentstate/sqlite';
-import { DATABASE_ENV, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog, resolveDurability } from '@agentstate/sqlite';
-import { isPostgresUrl, splitSchema } from '@agentstate/postgres/url';
 import { UserError } from './errors.js';
+import { io } from './io.js';
 
-/** An opened database: the SQLite or PostgreSQL provider, its log and its durable operations. */
-export type Database = SqliteProvider | PostgresProvider;
-
-/** An opened log, closed by the caller. */
-export type DatabaseLog = Log & { close(): Promise<void> };
+export type { Database, DatabaseLog } from '@agentstate/open';
 
 /** `db` as a SQLite provider, for the commands that work on a file; a PostgreSQL server is a {@link UserError} naming `command`. */
 export function sqliteOnly(db: Database, command: string): SqliteProvider {
@@ -30,72 +22,21 @@ export function sqliteOnly(db: Database, command: string): SqliteProvider {
   return db;
 }
 
-/** How to open a database. */
+/** How a command opens its database. */
 export interface OpenOptions {
   /** Create the file (and its folder) when missing. Default: refuse. */
   create?: boolean;
   /** Open read-only: nothing is created, migrated or written. Default: false. */
   readonly?: boolean;
-  /** Enables semantic and hybrid recall. */
-  embedder?: Embedder;
-  /** Seals and opens stored snapshots (from the snapshot key). Default: unsealed. */
+  /** `'static'` for a command whose recall or search may embed. Default: `'none'`. */
+  embedder?: EmbedderChoice;
+  /** Seals and opens stored snapshots. Default: the key `AGENTSTATE_SNAPSHOT_KEY` names, else unsealed. */
   snapshotCodec?: SnapshotCodec;
 }
 
-function statOf(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw mapFileError(error, path, 'open');
-  }
-}
-
-function prepare(path: string, options: { create?: boolean; readonly?: boolean }): void {
-  const stat = statOf(path);
-  if (stat === undefined) {
-    if (!options.create || options.readonly) {
-      const folder = existsSync(dirname(path)) ? '' : `: the folder ${dirname(path)} does not exist`;
-      throw new UserError(
-        `no agentstate database at ${path}${folder} (choose one with --db or ${DATABASE_ENV}; \`agentstate demo --db ${path}\` creates a sample)`,
-      );
-    }
-    try {
-      mkdirSync(dirname(path), { recursive: true });
-    } catch (error) {
-      throw mapFileError(error, dirname(path), 'create the folder');
-    }
-  } else if (stat.isFile() && stat.size === 0 && !options.create) {
-    // SQLite would take it for an empty database and write a schema into it.
-    throw new IncompatibleDatabaseError(path, 'empty', 'is empty (0 bytes), not a database');
-  }
-}
-
-/** Opens the database at `path`: a foreign or damaged file is refused unchanged. */
-export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
-  if (isPostgresUrl(path)) {
-    const { openPostgres } = await import('@agentstate/postgres');
-    const { url, schema } = splitSchema(path);
-    return openPostgres(url, { schema, embedder: options.embedder, snapshotCodec: options.snapshotCodec });
-  }
-  prepare(path, options);
-  // AGENTSTATE_DURABILITY chooses what an acknowledged write survives (the sqlite README).
-  return openSqlite(path, { embedder: options.embedder, readonly: options.readonly, snapshotCodec: options.snapshotCodec, durability: resolveDurability() });
-}
-
-/**
- * Opens only the event log of the database at `path`, without folding it
- * into the tables: for reading the log (`readonly`), and for appending a
- * whole imported log before the tables are derived from it.
- */
-export async function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<DatabaseLog> {
-  if (isPostgresUrl(path)) {
-    const { openPostgresLog } = await import('@agentstate/postgres');
-    const { url, schema } = splitSchema(path);
-    return openPostgresLog(url, { schema });
-  }
-  prepare(path, options);
-  return openSqliteLog(path, { readonly: options.readonly, durability: resolveDurability() });
+/** Opens the database at `path` (a resolved `--db`): a foreign or damaged one is refused unchanged. */
+export function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
+  return open(path, { ...options, create: options.create ?? false, embedder: options.embedder ?? 'none', env: io().env });
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */
@@ -106,4 +47,9 @@ export async function withDatabase<T>(path: string, options: OpenOptions, fn: (d
   } finally {
     await db.close();
   }
+}
+
+/** Opens only the event log at `path` (see `openLog` of `@agentstate/open`); a missing file is refused unless `create`. */
+export function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<DatabaseLog> {
+  return openDatabaseLog(path, { ...options, create: options.create ?? false, env: io().env });
 }

@@ -1,6 +1,6 @@
 /**
  * The one place where the command's errors become exit codes (by error
- * `code`) and one-line messages. The codes are the backend's `ExitCode`, shared
+ * `code`) and one-line messages. The codes are `ExitCode` of `@agentstate/open`, shared
  * with `agentstate mcp`: 0 success, 1 a user error (bad flags, bad input,
  * not found, conflict), 2 a damaged file or one that is not a usable
  * agentstate database, 3 the environment refused (disk full, read-only,
@@ -8,8 +8,8 @@
  */
 import { CommanderError } from 'commander';
 import { AgentStateError } from '@agentstate/core';
-import type { ExitCodeValue } from '@agentstate/sqlite';
-import { ExitCode, exitCodeOf } from '@agentstate/sqlite';
+import type { ExitCodeValue } from '@agentstate/open';
+import { ExitCode, exitCodeOf } from '@agentstate/open';
 
 export { ExitCode };
 export type { ExitCodeValue };

@@ -8,7 +8,7 @@
  * that command runs, so `--version`, `--help` and a lexical recall start fast.
  */
 import { type Command, CommanderError } from 'commander';
-import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite/defaults';
+import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/open/defaults';
 import { LAZY_COMMANDS } from './command-list.js';
 import { type Io, io, processIo, withRun } from './io.js';
 import { LazyProgram, subcommandTerm } from './lazy-command.js';

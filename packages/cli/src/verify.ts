@@ -12,7 +12,7 @@ import type { Database } from './database.js';
 import { DamagedDatabaseError } from './errors.js';
 import { bytes, count, print } from './output.js';
 import { startProgress } from './progress.js';
-import { SNAPSHOT_KEY_ENV } from './snapshot-key.js';
+import { SNAPSHOT_KEY_ENV } from '@agentstate/open';
 
 /** A report of either backend: SQLite's adds its page check and the vectors still to derive. */
 export type VerifyReport = ReplayVerifyReport & Partial<Omit<SqliteVerifyReport, keyof ReplayVerifyReport>>;

@@ -81,7 +81,7 @@ describe('agentstate mcp and agentstate-mcp', () => {
     db.exec('CREATE TABLE accounts (id INTEGER PRIMARY KEY)');
     db.close();
     const newer = tmp.path('newer.db');
-    await openSqlite(newer).close();
+    await (await openSqlite(newer)).close();
     const raw = new Database(newer);
     raw.prepare("UPDATE store_meta SET value = '999' WHERE key = 'derived_version'").run();
     raw.pragma('wal_checkpoint(TRUNCATE)');

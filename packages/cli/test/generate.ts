@@ -79,5 +79,5 @@ export async function writeDatabase(path: string, events: readonly LogEvent[]): 
   const log = openSqliteLog(path);
   await log.appendMany(events.map(({ seq: _seq, ...input }) => input));
   await log.close();
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
 }

@@ -54,7 +54,7 @@ describe('agentstate history and purge', () => {
     const file = tmp.path('matching.db');
     // This process's clock stamps the purge: a number of eleven digits stands in no id, instant or checksum.
     const order = 90417352816;
-    const state = openSqlite(file, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(18) });
+    const state = await openSqlite(file, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(18) });
     const chat = await state.sessions.create({ title: 'orders' });
     await state.sessions.appendTurn({
       sessionId: chat.id,

@@ -33,7 +33,7 @@ describe('agentstate --operation-id', () => {
     run(['sessions', 'delete', session.id, '--operation-id', 'op-8']);
     expect(fails(1, ['memory', 'write', 'another fact', '--operation-id', 'op-5', '--db', db])).toContain('operation id "op-5" was already used');
 
-    const p = openSqlite(db, { readonly: true });
+    const p = await openSqlite(db, { readonly: true });
     try {
       const events = await p.log.read({ stream: 'state' });
       expect(events.map((e) => (e.payload as { operation?: { id: string } }).operation?.id)).toEqual([

@@ -41,7 +41,7 @@ describe('any log written through the live API', () => {
         const path = tmp.path(`live-${files}.db`);
         // Two writers on one file, one clock 10 s behind: updates cross origins and clocks disagree.
         const clocks = [new ManualClock(Date.UTC(2026, 0, 1)), new ManualClock(Date.UTC(2026, 0, 1) - 10_000)];
-        const writers = clocks.map((clock, i) => openSqlite(path, { clock, instanceId: `writer-${i}`, entropy: seededEntropy(i + 1) }));
+        const writers = await Promise.all(clocks.map((clock, i) => openSqlite(path, { clock, instanceId: `writer-${i}`, entropy: seededEntropy(i + 1) })));
         try {
           for (const [w, ops] of turns) await runOperations(writers[w]!, ops, { clock: clocks[w]! });
           const events = await writers[0]!.log.read({ stream: STATE_STREAM });

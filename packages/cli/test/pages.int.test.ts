@@ -34,7 +34,7 @@ describe('agentstate pages', () => {
 
   it('pages sessions, skills, search and recall with --cursor', async () => {
     // Seeded through the library: the commands under test are the readers.
-    const p = openSqlite(db);
+    const p = await openSqlite(db);
     for (let i = 0; i < 5; i += 1) {
       await p.sessions.create({ title: `chat ${i}` });
       await p.skills.upsert({ slug: `deploy-${i}`, body: 'ship it' });
@@ -56,7 +56,7 @@ describe('agentstate pages', () => {
   });
 
   it('pages a transcript; --json carries nextCursor beside the turns', async () => {
-    const p = openSqlite(db);
+    const p = await openSqlite(db);
     const { id } = await p.sessions.create();
     for (let i = 0; i < 3; i += 1) await p.sessions.appendTurn({ sessionId: id, role: 'user', content: `turn ${i}` });
     await p.close();
@@ -72,7 +72,7 @@ describe('agentstate pages', () => {
 
   it('pages namespaces and a scoped transcript search with --cursor', async () => {
     const searched = tmp.path('search.db');
-    const p = openSqlite(searched);
+    const p = await openSqlite(searched);
     for (const scope of [['team'], ['team', 'a'], ['team', 'b'], ['other']]) {
       const { id } = await p.sessions.create({ scope });
       for (let i = 0; i < 2; i += 1) await p.sessions.appendTurn({ sessionId: id, role: 'user', content: `deploy ${scope.join(' ')} ${i}` });

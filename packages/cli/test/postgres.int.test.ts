@@ -7,6 +7,7 @@
  * follows writes of other processes.
  */
 import { readFileSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
@@ -88,6 +89,32 @@ describe('agentstate --db postgres://…', () => {
     expect(okJson(['verify', '--db', db]).ok).toBe(true);
     expect(okJson(['memory', 'show', id, '--db', db]).content).toBe('Deploys go out on Tuesdays');
     expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 3 events in/);
+  });
+
+  it('exits from verify with the same code for the same damage on SQLite and on PostgreSQL', async () => {
+    const file = tmp.path('same-damage.db');
+    const url = freshUrl();
+    const schema = new URL(url).searchParams.get('schema')!;
+    const ids = [file, url].map((db) => {
+      ok(['memory', 'write', 'The user prefers dark themes', '--db', db]);
+      return okJson(['memory', 'write', 'Deploys go out on Tuesdays', '--db', db]).id as string;
+    });
+    const sound = [file, url].map((db) => cli(['verify', '--db', db]).code);
+    expect(sound).toEqual([0, 0]);
+    // The same projection row changed behind the library's back, in each backend.
+    const handle = new Sqlite(file);
+    handle.prepare(`UPDATE memory SET content = 'Deploys go out on Fridays' WHERE id = ?`).run(ids[0]);
+    handle.close();
+    const client = new pg.Client({ connectionString: server });
+    await client.connect();
+    try {
+      await client.query(`UPDATE "${schema}".memory SET content = 'Deploys go out on Fridays' WHERE id = $1`, [ids[1]]);
+    } finally {
+      await client.end();
+    }
+    const damaged = [file, url].map((db) => cli(['verify', '--db', db]).code);
+    expect(damaged[1]).toBe(damaged[0]);
+    expect(damaged[0]).toBe(2);
   });
 
   it('refuses a schema of a newer version or of another application with exit 2, as a foreign SQLite file', async () => {

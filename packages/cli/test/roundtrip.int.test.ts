@@ -12,7 +12,7 @@ afterAll(tmp.cleanup);
 const EVENTS = 100_000;
 
 async function snapshotText(path: string): Promise<string> {
-  const db = openSqlite(path);
+  const db = await openSqlite(path);
   try {
     return encodeSnapshot(await db.snapshot());
   } finally {

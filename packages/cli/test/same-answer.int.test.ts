@@ -3,8 +3,9 @@
  * the `agentstate` command (run in the test's process) and the MCP server (`agentstate-mcp` and
  * `agentstate mcp`, driven by the SDK's client over stdio) on one SQLite
  * file returns the same items in the same order, because the database
- * path, the default embedder and recall's default mode and order are
- * decided once, in the backend and core.
+ * path and the default embedder are decided once, in `@agentstate/open`
+ * (which the library user opens with too), and recall's default mode and
+ * order once, in core.
  */
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +13,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { RecallOptions } from '@agentstate/core';
 import { describeScope } from '@agentstate/core';
-import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
+import { openDatabase } from '@agentstate/open';
+import { openSqlite } from '@agentstate/sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from './helpers.js';
 import { fails, ok, okJson } from './in-process.js';
@@ -53,7 +55,7 @@ async function mcpIds(client: Client, options: RecallOptions): Promise<string[]>
 }
 
 async function apiIds(options: RecallOptions): Promise<string[]> {
-  const provider = openSqlite(db, { embedder: await createDefaultEmbedder(), readonly: true });
+  const provider = await openDatabase(db, { readonly: true });
   try {
     return (await provider.memory.recall(options)).map((h) => h.id);
   } finally {
@@ -62,7 +64,7 @@ async function apiIds(options: RecallOptions): Promise<string[]> {
 }
 
 async function idOf(content: string): Promise<string> {
-  const provider = openSqlite(db, { readonly: true });
+  const provider = await openSqlite(db, { readonly: true });
   try {
     return (await provider.memory.recall({ query: content, mode: 'lexical' }))[0]!.id;
   } finally {
@@ -76,7 +78,7 @@ function cliIds(options: RecallOptions, cwd?: string): string[] {
 }
 
 beforeAll(async () => {
-  const provider = openSqlite(db);
+  const provider = await openSqlite(db);
   try {
     for (const content of FACTS) await provider.memory.write({ content });
   } finally {
@@ -120,7 +122,7 @@ describe('the same recall through the library, the CLI and the MCP server', () =
 
   it("writes a scope the same way in the CLI, the server's instructions and its resources", async () => {
     const scope = ['project:a/b', 'workspace:x y'];
-    const provider = openSqlite(db);
+    const provider = await openSqlite(db);
     try {
       await provider.skills.upsert({ slug: 'deploy', body: 'run the pipeline', scope });
     } finally {
@@ -139,7 +141,7 @@ describe('the same recall through the library, the CLI and the MCP server', () =
 
 describe('one convention in both faces', () => {
   it('lists sessions in the API order, oldest first, in the CLI and over MCP', async () => {
-    const provider = openSqlite(db);
+    const provider = await openSqlite(db);
     let want: string[];
     try {
       for (const title of ['first', 'second', 'third']) await provider.sessions.create({ title });

@@ -11,7 +11,7 @@ describe('threads and checkpoints in the CLI', () => {
   const db = tmp.path('graph.db');
 
   beforeAll(async () => {
-    const p = openSqlite(db);
+    const p = await openSqlite(db);
     try {
       const saved = { checkpoint: {}, metadata: { step: 0, source: 'loop' } };
       await p.checkpoints.put({ threadId: 'chat-a', namespace: '', checkpointId: 'c1', parentCheckpointId: null, ...saved });

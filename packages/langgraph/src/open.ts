@@ -1,13 +1,14 @@
 /**
  * Opening a store or a checkpointer: over a provider the caller keeps, or
- * over an SQLite file or a PostgreSQL schema it owns.
+ * over an SQLite file or a PostgreSQL schema it owns, opened by
+ * `openDatabase` of `@agentstate/open` with the defaults of the
+ * `agentstate` command and the MCP server (the offline embedder among them).
  */
 import type { Provider } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
-import type { PostgresOptions } from '@agentstate/postgres';
-import type { SqliteOptions } from '@agentstate/sqlite';
-import { openSqlite } from '@agentstate/sqlite';
+import type { OpenOptions } from '@agentstate/open';
+import { openDatabase } from '@agentstate/open';
 import { langchainEmbedder } from './embeddings.js';
 import type { AgentStateSaverOptions } from './saver.js';
 import { AgentStateSaver } from './saver.js';
@@ -33,27 +34,33 @@ export interface SqliteStoreIndex {
 
 /**
  * Options of {@link openSqliteStore}: `index` as `InMemoryStore` takes it,
- * `batchId`, and the SQLite provider's (`embedder` for an agentstate
- * embedder instead of LangChain `index.embeddings`, `clock`, …).
+ * `batchId`, and `openDatabase`'s (`embedder` for an agentstate embedder
+ * instead of LangChain `index.embeddings`, `'none'` for none; `clock`, …).
  */
-export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | 'index'> & SqliteOptions & { index?: SqliteStoreIndex };
+export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | 'index'> & OpenOptions & { index?: SqliteStoreIndex };
 
 /**
  * A store in one SQLite file (created if missing, `:memory:` for none),
- * with full-text and, given `index.embeddings` (or an `embedder`), hybrid search. `store.close()`
- * closes the file.
+ * with full-text and, given `index.embeddings` (or an `embedder`), hybrid
+ * search. `store.close()` closes the file.
  */
-export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): AgentStateStore {
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<AgentStateStore> {
+  return storeAt(path, options);
+}
+
+/** A store over the database `target` names, which it owns. */
+async function storeAt(target: string, options: SqliteStoreOptions): Promise<AgentStateStore> {
   const { provider, store } = storeParts(options);
-  return new AgentStateStore(openSqlite(path, provider), store);
+  return new AgentStateStore(await openDatabase(target, provider), store);
 }
 
 /**
  * The provider's options and the store's of an `open…Store` call: LangChain
  * `index.embeddings` become the provider's embedder, the rest of `index` and
- * `batchId` the store's.
+ * `batchId` the store's. Without either embedder the store searches
+ * lexically, as `InMemoryStore` without `index` does not search by meaning.
  */
-function storeParts<P extends { embedder?: SqliteOptions['embedder'] }>(
+function storeParts<P extends { embedder?: OpenOptions['embedder'] }>(
   options: P & { index?: SqliteStoreIndex; batchId?: AgentStateStoreOptions['batchId'] },
 ): { provider: P; store: AgentStateStoreOptions } {
   const { index, batchId, ...rest } = options;
@@ -62,6 +69,7 @@ function storeParts<P extends { embedder?: SqliteOptions['embedder'] }>(
     if (provider.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
     provider.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
   }
+  provider.embedder ??= 'none';
   const fields = index?.fields ? { index: { fields: index.fields } } : {};
   return { provider, store: { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true } };
 }
@@ -71,8 +79,8 @@ export function openSaver(provider: Provider, options: Omit<AgentStateSaverOptio
   return new AgentStateSaver(provider, options);
 }
 
-/** Options of {@link openSqliteSaver}: the saver's (`serde`, `mirrorMessages`) and the SQLite provider's (`clock`, …). */
-export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & SqliteOptions;
+/** Options of {@link openSqliteSaver}: the saver's (`serde`, `mirrorMessages`) and `openDatabase`'s (`clock`, …). */
+export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & OpenOptions;
 
 /**
  * A checkpointer in one SQLite file (created if missing, `:memory:` for none);
@@ -80,32 +88,34 @@ export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & 
  * checkpoints and long-term memory together, or share one provider with
  * {@link openSaver} and {@link openStore}.
  */
-export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): AgentStateSaver {
-  const { serde, mirrorMessages, ...sqlite } = options;
-  return new AgentStateSaver(openSqlite(path, sqlite), { serde, mirrorMessages, ownsProvider: true });
+export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): Promise<AgentStateSaver> {
+  return saverAt(path, options);
+}
+
+/** A checkpointer over the database `target` names, which it owns. */
+async function saverAt(target: string, options: SqliteSaverOptions): Promise<AgentStateSaver> {
+  const { serde, mirrorMessages, ...open } = options;
+  return new AgentStateSaver(await openDatabase(target, open), { serde, mirrorMessages, ownsProvider: true });
 }
 
 /**
  * Options of {@link openPostgresStore}: `index` and `batchId` as
- * {@link openSqliteStore} takes them, and the PostgreSQL provider's (`schema`,
+ * {@link openSqliteStore} takes them, and `openDatabase`'s (`schema`,
  * `max`, `embedder`, …).
  */
-export type PostgresStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | 'index'> & PostgresOptions & { index?: SqliteStoreIndex };
+export type PostgresStoreOptions = SqliteStoreOptions;
 
 /**
  * A store in one schema of a PostgreSQL database (created and migrated if
  * needed), from a `postgres://` URL in one call; `store.close()` closes its
  * pool. Several processes may share the schema.
  */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<AgentStateStore> {
-  const { provider, store } = storeParts(options);
-  // Loaded on use: an app on SQLite never loads the PostgreSQL driver.
-  const { openPostgres } = await import('@agentstate/postgres');
-  return new AgentStateStore(await openPostgres(url, provider), store);
+export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<AgentStateStore> {
+  return storeAt(url, options);
 }
 
-/** Options of {@link openPostgresSaver}: the saver's (`serde`, `mirrorMessages`) and the PostgreSQL provider's (`schema`, `max`, …). */
-export type PostgresSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & PostgresOptions;
+/** Options of {@link openPostgresSaver}: the saver's (`serde`, `mirrorMessages`) and `openDatabase`'s (`schema`, `max`, …). */
+export type PostgresSaverOptions = SqliteSaverOptions;
 
 /**
  * A checkpointer in one schema of a PostgreSQL database (created and
@@ -114,8 +124,6 @@ export type PostgresSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> 
  * closes its pool. Give a store's schema to keep checkpoints and long-term
  * memory together, or share one provider with {@link openSaver} and {@link openStore}.
  */
-export async function openPostgresSaver(url: string, options: PostgresSaverOptions = {}): Promise<AgentStateSaver> {
-  const { serde, mirrorMessages, ...postgres } = options;
-  const { openPostgres } = await import('@agentstate/postgres');
-  return new AgentStateSaver(await openPostgres(url, postgres), { serde, mirrorMessages, ownsProvider: true });
+export function openPostgresSaver(url: string, options: PostgresSaverOptions = {}): Promise<AgentStateSaver> {
+  return saverAt(url, options);
 }

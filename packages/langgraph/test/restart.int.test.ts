@@ -27,7 +27,7 @@ function run(path: string, phase: 'start' | 'resume') {
 }
 
 async function allCheckpoints(path: string): Promise<CheckpointTuple[]> {
-  const saver = openSqliteSaver(path);
+  const saver = await openSqliteSaver(path);
   const tuples: CheckpointTuple[] = [];
   for await (const tuple of saver.list({ configurable: { thread_id: 'weather-1' } })) tuples.push(tuple);
   await saver.close();
@@ -51,7 +51,7 @@ describe('a graph resumed by another process', () => {
       ['ai', 'Paris is sunny, 21 °C.'],
     ]);
 
-    const provider = openSqlite(path);
+    const provider = await openSqlite(path);
     const report = await provider.verify();
     expect(report.problems).toEqual([]);
     expect(report.ok).toBe(true);

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDefaultEmbedder, openSqlite } from '@agentstate/sqlite';
+import { openSqlite } from '@agentstate/sqlite';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '@agentstate/core';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
@@ -33,7 +34,7 @@ const plain = (items: Array<{ namespace: string[]; key: string; value: unknown; 
 describe('the store in an SQLite file', () => {
   it('keeps items, their times and namespaces across a reopen', async () => {
     const path = join(dir, 'durable.db');
-    const store = openSqliteStore(path);
+    const store = await openSqliteStore(path);
     await store.put(['users', 'u1'], 'prefs', { theme: 'dark', plan: 'pro' });
     await store.put(['users', 'u2'], 'prefs', { theme: 'light' });
     await store.put(['users', 'u2', 'notes'], 'n1', { text: 'likes green tea' }, ['text']);
@@ -46,7 +47,7 @@ describe('the store in an SQLite file', () => {
     };
     await store.close();
 
-    const again = openSqliteStore(path);
+    const again = await openSqliteStore(path);
     expect(plain(await again.search(['users']))).toEqual(before.listed);
     expect(await again.listNamespaces()).toEqual(before.namespaces);
     expect(before.namespaces).toEqual([
@@ -62,7 +63,7 @@ describe('the store in an SQLite file', () => {
   });
 
   it('answers a query by hybrid recall when the provider has an embedder, with scores best first', async () => {
-    const provider = openSqlite(join(dir, 'hybrid.db'), { embedder: await createDefaultEmbedder() });
+    const provider = await openSqlite(join(dir, 'hybrid.db'), { embedder: createStaticEmbedder() });
     const store = new AgentStateStore(provider, { index: { fields: ['text'] } });
     await store.put(['docs'], 'a', { text: 'The deploy pipeline failed on staging' });
     await store.put(['docs'], 'b', { text: 'Lunch is at noon in the cafeteria' });
@@ -87,7 +88,7 @@ describe('the store in an SQLite file', () => {
 
   it('takes LangChain embeddings as InMemoryStore does, and finds by meaning', async () => {
     const embeddings = new TopicEmbeddings();
-    const store = openSqliteStore(join(dir, 'langchain.db'), { index: { embeddings, dims: 3, fields: ['text'] } });
+    const store = await openSqliteStore(join(dir, 'langchain.db'), { index: { embeddings, dims: 3, fields: ['text'] } });
     await store.put(['notes'], 'drink', { text: 'Ada drinks matcha every morning' });
     await store.put(['notes'], 'ship', { text: 'The release went out on Friday' });
     const hits = await store.search(['notes'], { query: 'chai' });
@@ -99,13 +100,13 @@ describe('the store in an SQLite file', () => {
     expect(langchainEmbedder(embeddings, 3).id).toBe('langchain:TopicEmbeddings:topics-v1:3');
     expect(langchainEmbedder(embeddings, 3, 'mine').id).toBe('mine');
     await expect(langchainEmbedder(embeddings, 2).embed(['tea'])).rejects.toBeInstanceOf(ValidationError);
-    expect(() => openSqliteStore(':memory:', { index: { embeddings } })).toThrow(ValidationError);
+    await expect(openSqliteStore(':memory:', { index: { embeddings } })).rejects.toThrow(ValidationError);
   });
 
   it('lets two stores on one file write the same keys at once without losing or doubling an item', async () => {
     const path = join(dir, 'shared.db');
-    const first = openSqliteStore(path);
-    const second = openSqliteStore(path);
+    const first = await openSqliteStore(path);
+    const second = await openSqliteStore(path);
     const writes = [];
     for (let i = 0; i < 20; i += 1) {
       writes.push(first.put(['shared'], `k${i % 5}`, { by: 'first', i }));

@@ -19,7 +19,7 @@ const dirs: string[] = [];
 
 validate<AgentStateSaver>({
   checkpointerName: 'AgentStateSaver (SQLite file)',
-  createCheckpointer() {
+  async createCheckpointer() {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-saver-'));
     dirs.push(dir);
     return openSqliteSaver(join(dir, 'checkpoints.db'));

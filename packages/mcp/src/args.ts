@@ -5,7 +5,7 @@
  * is opened.
  */
 import { parseArgs } from 'node:util';
-import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/sqlite';
+import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/open/defaults';
 import type { LegacyScope, ScopeInput } from '@agentstate/core';
 import { parseScopeText, ValidationError } from '@agentstate/core';
 import type { RunMcpServerOptions } from './run.js';

@@ -12,5 +12,5 @@ export { runMcpServer, type RunMcpServerOptions, type RunningMcpServer } from '.
 export { mcpMain } from './main.js';
 export { ScopeDeniedError, type ScopePolicyOptions } from './scope-policy.js';
 export type { HttpOptions } from './transports/http.js';
-export type { EmbedderChoice } from './embedder.js';
+export type { EmbedderChoice } from '@agentstate/open';
 export { UsageError } from './usage-error.js';

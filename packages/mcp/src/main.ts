@@ -1,11 +1,11 @@
 /**
  * The `agentstate-mcp` program: parse the flags, run the server until the
  * client goes away or a signal arrives, and exit with the codes of the
- * `agentstate` command (the backend's `ExitCode`): 0 stopped, 1 bad usage or
+ * `agentstate` command (`ExitCode` of `@agentstate/open`): 0 stopped, 1 bad usage or
  * another user error, 2 a damaged or foreign database, 3 the environment
  * refused. Logs go to stderr only.
  */
-import { ExitCode, exitCodeOf } from '@agentstate/sqlite';
+import { ExitCode, exitCodeOf } from '@agentstate/open';
 import { PROGRAM_NAME, parseMcpArgs, usage } from './args.js';
 import { checkHttpOptions } from './transports/http.js';
 import { runMcpServer } from './run.js';

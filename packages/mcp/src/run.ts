@@ -7,8 +7,7 @@ import type { Provider } from '@agentstate/core';
 import { describeScope } from '@agentstate/core';
 import { ScopePolicy } from './scope-policy.js';
 import type { AgentStateServerOptions } from './server.js';
-import { describeDatabase, openDatabase, resolveDatabase } from './database.js';
-import { loadEmbedder, type EmbedderChoice } from './embedder.js';
+import { describeTarget, type EmbedderChoice, openDatabase, resolveTarget } from '@agentstate/open';
 import { serveHttp, type HttpOptions } from './transports/http.js';
 import { serveStdio } from './transports/stdio.js';
 
@@ -18,7 +17,7 @@ export interface RunMcpServerOptions extends AgentStateServerOptions {
   db?: string;
   /** An opened provider to serve instead of `db`. It stays open when the server stops. */
   provider?: Provider;
-  /** Embedder for hybrid recall when opening `db`. Default: the offline one when installed. */
+  /** Embedder for hybrid recall when opening `db`. Default: the offline one (`'static'`); `'none'` for lexical recall. */
   embedder?: EmbedderChoice;
   /** `stdio` (default) or `http`. */
   transport?: 'stdio' | 'http';
@@ -43,9 +42,9 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const log = options.log ?? ((line: string) => console.error(`agentstate-mcp: ${line}`));
   const bound = describeScope(new ScopePolicy(options).bound);
   const owned = options.provider === undefined;
-  const dbPath = owned ? resolveDatabase(options.db) : undefined;
-  const provider = options.provider ?? (await openDatabase(dbPath!, await loadEmbedder(options.embedder)));
-  const what = dbPath === undefined ? `the ${provider.name} provider` : describeDatabase(dbPath);
+  const dbPath = owned ? resolveTarget(options.db) : undefined;
+  const provider = options.provider ?? (await openDatabase(dbPath, { embedder: options.embedder }));
+  const what = dbPath === undefined ? `the ${provider.name} provider` : describeTarget(dbPath);
 
   let stop: () => Promise<void>;
   let stopped: Promise<void>;

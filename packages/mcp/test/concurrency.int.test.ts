@@ -50,7 +50,7 @@ describe('two servers on one database file', () => {
     expect(turns.map((t: { seq: number }) => t.seq)).toEqual(Array.from({ length: 2 * TURNS }, (_, i) => i + 1));
 
     const events = 2 + 2 * (WRITES + OUTCOMES + TURNS);
-    const db = openSqlite(tmp.db);
+    const db = await openSqlite(tmp.db);
     try {
       const log = await db.log.read({ stream: STATE_STREAM });
       expect(log).toHaveLength(events);

@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 async function head(): Promise<number> {
-  const p = openSqlite(tmp.db, { readonly: true });
+  const p = await openSqlite(tmp.db, { readonly: true });
   try {
     return await p.log.head('state');
   } finally {

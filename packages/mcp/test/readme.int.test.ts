@@ -45,7 +45,7 @@ describe('the README example', () => {
     } finally {
       rmSync(file, { force: true });
     }
-    const state = openSqlite(join(tmp.dir, 'state.db'));
+    const state = await openSqlite(join(tmp.dir, 'state.db'));
     try {
       const items = await state.memory.recall({ query: 'embedded', scope: ['project:my-app'] });
       expect(items.map((i) => i.content)).toEqual(['Embedded servers write here']);

@@ -193,7 +193,7 @@ describe('sessions of the old server', () => {
   it('stay readable by a server bound to the scope their id encodes, and by no other', async () => {
     const hash = createHash('sha256').update('web', 'utf8').digest('hex').slice(0, 12);
     const id = `_.${hash}._~0190a0b0-0000-7000-8000-000000000001`;
-    const p = openSqlite(tmp.db);
+    const p = await openSqlite(tmp.db);
     try {
       await p.sessions.create({ id, title: 'old web chat' });
     } finally {

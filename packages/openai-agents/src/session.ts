@@ -17,8 +17,8 @@ import {
   ValidationError,
   parseInput,
 } from '@agentstate/core';
-import type { SqliteOptions } from '@agentstate/sqlite';
-import { openSqlite } from '@agentstate/sqlite';
+import type { OpenOptions } from '@agentstate/open';
+import { openDatabase } from '@agentstate/open';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
 import { canonical, encodeValue } from './codec.js';
 import { checkItem, itemToTurn, turnToItem } from './items.js';
@@ -79,10 +79,14 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
     this.#seed = (options.initialItems ?? []).map((item, i) => parseInput(turnInputSchema, itemToTurn(checkItem(item, `initialItems.${i}`))));
   }
 
-  /** A session in the SQLite file at `path` (created if missing); {@link close} closes the file. */
-  static sqlite(path: string, options: AgentStateSessionOptions & { sqlite?: SqliteOptions } = {}): AgentStateSession {
+  /**
+   * A session in the SQLite file at `path` (created if missing), opened by
+   * `openDatabase` of `@agentstate/open` with the defaults of the
+   * `agentstate` command; {@link close} closes the file.
+   */
+  static async sqlite(path: string, options: AgentStateSessionOptions & { sqlite?: OpenOptions } = {}): Promise<AgentStateSession> {
     const { sqlite, ...rest } = options;
-    const session = new AgentStateSession(openSqlite(path, sqlite), rest);
+    const session = new AgentStateSession(await openDatabase(path, sqlite), rest);
     session.#owned = true;
     return session;
   }

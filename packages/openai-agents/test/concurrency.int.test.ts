@@ -48,7 +48,7 @@ describe('concurrent writers on one session', () => {
     const writer = (label: string) =>
       promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), script, path, 'shared', label, '15'], { timeout: 60_000 });
     await Promise.all([writer('a'), writer('b'), writer('c')]);
-    const session = AgentStateSession.sqlite(path, { sessionId: 'shared' });
+    const session = await AgentStateSession.sqlite(path, { sessionId: 'shared' });
     try {
       expectWholeBatches(texts(await session.getItems()), 45);
     } finally {

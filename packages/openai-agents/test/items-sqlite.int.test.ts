@@ -17,7 +17,7 @@ describe('items in a SQLite file', () => {
     const written: { sessionId: string; items: unknown[] }[] = [];
     await fc.assert(
       fc.asyncProperty(fc.array(anyItem, { minLength: 1, maxLength: 5 }), async (items) => {
-        const session = AgentStateSession.sqlite(path);
+        const session = await AgentStateSession.sqlite(path);
         try {
           await session.addItems(items);
           written.push({ sessionId: await session.getSessionId(), items: structuredClone(items) });
@@ -28,7 +28,7 @@ describe('items in a SQLite file', () => {
       { numRuns: 100 },
     );
     for (const { sessionId, items } of written) {
-      const session = AgentStateSession.sqlite(path, { sessionId });
+      const session = await AgentStateSession.sqlite(path, { sessionId });
       try {
         expectSame(await session.getItems(), items);
       } finally {

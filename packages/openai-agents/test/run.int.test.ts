@@ -36,7 +36,7 @@ describe('run(agent, input, { session }) across a process restart', () => {
       { role: 'user', content: 'And what did I ask you before?' },
     ]);
 
-    const session = AgentStateSession.sqlite(path, { sessionId: 'chat-1' });
+    const session = await AgentStateSession.sqlite(path, { sessionId: 'chat-1' });
     try {
       const items = await session.getItems();
       expect(items).toHaveLength(6);

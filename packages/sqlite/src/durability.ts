@@ -5,7 +5,6 @@
  */
 import { ValidationError } from '@agentstate/core';
 import type { SynchronousLevel } from './connection.js';
-import { DURABILITY_ENV } from './defaults.js';
 
 /**
  * `'power-loss'` (the default, `synchronous=FULL`): every commit is fsynced
@@ -37,16 +36,4 @@ export function synchronousLevel(durability: unknown, synchronous: SynchronousLe
     throw new ValidationError('durability', `'${String(durability)}' means synchronous '${level}', which contradicts synchronous '${synchronous}'`);
   }
   return level;
-}
-
-/**
- * The durability a program (the `agentstate` command, the MCP server) opens
- * its file with: {@link DURABILITY_ENV} when set and not empty, else the
- * default (`'power-loss'`). Any other value is a `ValidationError`.
- */
-export function resolveDurability(env: NodeJS.ProcessEnv = process.env): Durability | undefined {
-  const chosen = env[DURABILITY_ENV] || undefined;
-  if (chosen === undefined) return undefined;
-  if (!SYNCHRONOUS.has(chosen)) throw new ValidationError(DURABILITY_ENV, `must be 'power-loss' or 'process-crash', not ${JSON.stringify(chosen)}`);
-  return chosen as Durability;
 }

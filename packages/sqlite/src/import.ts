@@ -84,7 +84,7 @@ export async function importSqlite(path: string, lines: AsyncIterable<string> | 
   const { state, trailer } = reader.finish(options);
   // Opening the provider projects the appended events into the tables; they must equal the fold.
   const expected = encodeSnapshot(state.capture());
-  const db = openSqlite(path);
+  const db = await openSqlite(path);
   try {
     if (encodeSnapshot(await db.snapshot()) !== expected) {
       throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');

@@ -4,12 +4,7 @@
  * semantic recall, rebuilds, snapshots and safe concurrent writers.
  */
 export { openSqlite, openSqliteLog } from './open.js';
-export { DATABASE_ENV, DEFAULT_DATABASE_PATH, DURABILITY_ENV } from './defaults.js';
-export { type Durability, resolveDurability } from './durability.js';
-export { resolveDatabasePath } from './database-path.js';
-export { createDefaultEmbedder } from './default-embedder.js';
-export { ExitCode, exitCodeOf } from './exit-codes.js';
-export type { ExitCodeValue } from './exit-codes.js';
+export type { Durability } from './durability.js';
 export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, SqliteProvider } from './open.js';
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';

@@ -12,7 +12,6 @@ import { STATE_STREAM, systemClock, UnavailableError } from '@agentstate/core';
 import { createStateProvider } from '@agentstate/core/backend';
 import { SqliteBackend } from './backend.js';
 import type { ConnectionOptions, SynchronousLevel } from './connection.js';
-import { createDefaultEmbedder } from './default-embedder.js';
 import { Connection, DEFAULT_CONNECTION_OPTIONS } from './connection.js';
 import { foldPending } from './fold.js';
 import type { Durability } from './durability.js';
@@ -141,12 +140,14 @@ export function openConnection(path: string, options: SqliteConnectionOptions = 
 
 /**
  * Opens (or creates) the agentstate database at `path` — a file, or
- * `:memory:` — and returns its provider. Synchronous: the file is ready when
- * this returns. Throws `IncompatibleDatabaseError` (a `ValidationError`) for
+ * `:memory:` — and resolves to its provider, as `openPostgres` does for a
+ * schema. Recall is hybrid by default with an `embedder`, lexical without
+ * one (`openDatabase` of `@agentstate/open` gives the offline one). Rejects
+ * with `IncompatibleDatabaseError` (a `ValidationError`) for
  * a file that is not an agentstate database or comes from a newer version,
  * without changing it.
  */
-export function openSqlite(path: string, options: SqliteOptions = {}): SqliteProvider {
+export async function openSqlite(path: string, options: SqliteOptions = {}): Promise<SqliteProvider> {
   const conn = openConnection(path, options, (c) => refold(c, { upcasters: options.upcasters, onProgress: options.onProgress }));
   try {
     const indexes = new VectorIndexes(conn);
@@ -191,9 +192,7 @@ export function openSqlite(path: string, options: SqliteOptions = {}): SqlitePro
         }
       });
     }
-    // Explicit semantic or hybrid recall without a named embedder uses the offline default,
-    // loaded only then: a lexical recall or a write never loads the embeddings package.
-    const provider = createStateProvider(backend, { defaultEmbedder: createDefaultEmbedder, ...options });
+    const provider = createStateProvider(backend, options);
     return {
       ...provider,
       path,

@@ -39,7 +39,7 @@ async function countStatements(fn: () => Promise<unknown>): Promise<string[]> {
 
 describe('one appendTurn', () => {
   it('runs nine statements: BEGIN, two look-ups, five writes (no history index row: the turn row holds its append), COMMIT', async () => {
-    const p = openSqlite(dir.file('count.db'), { durability: 'process-crash' });
+    const p = await openSqlite(dir.file('count.db'), { durability: 'process-crash' });
     try {
       const session = await p.sessions.create({ title: 't' });
       await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'warm the statement cache' });
@@ -74,7 +74,7 @@ describe('one appendTurn', () => {
   });
 
   it('writes a new memory item without looking for its slot, and its recall order in one statement', async () => {
-    const p = openSqlite(dir.file('memory-count.db'), { durability: 'process-crash' });
+    const p = await openSqlite(dir.file('memory-count.db'), { durability: 'process-crash' });
     try {
       await p.memory.write({ content: 'warm the statement cache' });
       const statements = await countStatements(() => p.memory.write({ content: 'counted' }));
@@ -99,7 +99,7 @@ describe('one appendTurn', () => {
 
   it("stores a plain turn's parts once, in its content, and reads them back exactly", async () => {
     const file = dir.file('parts.db');
-    const p = openSqlite(file);
+    const p = await openSqlite(file);
     try {
       const session = await p.sessions.create({ title: 't' });
       const plain = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'just text' });

@@ -84,7 +84,7 @@ describe('appendMany', () => {
 
   it('refuses a whole batch holding one state event the decoder would refuse, naming its position', async () => {
     const path = tmp.file();
-    const source = openSqlite(tmp.file('source.db'));
+    const source = await openSqlite(tmp.file('source.db'));
     await source.memory.write({ content: 'first' });
     await source.memory.write({ content: 'second' });
     const inputs = (await source.log.read({ stream: 'state' })).map(({ seq: _seq, ...input }) => input);
@@ -102,14 +102,14 @@ describe('appendMany', () => {
     expect(await log.head('state')).toBe(0);
     await log.close();
     // Nothing was stored, so the file still opens and is empty.
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     expect(await p.memory.recall({})).toEqual([]);
     await p.close();
   });
 
   it('marks the state events it checked as validated, so opening does not check them again', async () => {
     const path = tmp.file();
-    const source = openSqlite(tmp.file('source.db'));
+    const source = await openSqlite(tmp.file('source.db'));
     await source.memory.write({ content: 'checked once' });
     const inputs = (await source.log.read({ stream: 'state' })).map(({ seq: _seq, ...input }) => input);
     await source.close();
@@ -126,14 +126,14 @@ describe('appendMany', () => {
 
   it('fills a bare log that a provider folds when it opens', async () => {
     const path = tmp.file();
-    const source = openSqlite(tmp.file('source.db'));
+    const source = await openSqlite(tmp.file('source.db'));
     const s = await source.sessions.create({ title: 'chat' });
     await source.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
     const events = await source.log.read({ stream: 'state' });
     const log = openSqliteLog(path);
     await log.appendMany(events.map(({ seq: _seq, ...input }) => input));
     await log.close();
-    const copy = openSqlite(path);
+    const copy = await openSqlite(path);
     expect(await copy.sessions.turns(s.id)).toEqual(await source.sessions.turns(s.id));
     await copy.close();
     await source.close();

@@ -34,7 +34,7 @@ async function refusal(call: () => Promise<unknown>): Promise<unknown> {
 describe('a closed database', () => {
   it('refuses every read and write of the provider and its log with ClosedError', async () => {
     const path = tmp.file();
-    const provider = openSqlite(path);
+    const provider = await openSqlite(path);
     const session = await provider.sessions.create({ title: 'before' });
     await provider.close();
     const calls: Record<string, () => Promise<unknown>> = {
@@ -69,7 +69,7 @@ describe('a closed database', () => {
 describe('a write transaction', () => {
   /** Three stamped changes (three sessions created) and a fresh backend to commit them to. */
   async function setup() {
-    const source = openSqlite(tmp.file());
+    const source = await openSqlite(tmp.file());
     for (const title of ['one', 'two', 'three']) await source.sessions.create({ title });
     const changes = (await source.log.read({ stream: STATE_STREAM })).map((e) => ({ type: e.type, payload: e.payload }) as StateChange);
     await source.close();

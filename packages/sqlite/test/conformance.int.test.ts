@@ -10,13 +10,13 @@ import type { Provider } from '@agentstate/core';
 import { runLogConformance, runProviderConformance } from '@agentstate/testing';
 import type { ProviderFactoryOptions } from '@agentstate/testing';
 import { openSqlite, openSqliteLog } from '../src/index.js';
-import type { SqliteLog } from '../src/index.js';
+import type { SqliteLog, SqliteProvider } from '../src/index.js';
 import { failCommitsOf, tempDir } from './helpers.js';
 
 /** Where each provider's file lives, so reopen, openShared and destroy find it. */
 const files = new WeakMap<Provider, { path: string; cleanup: () => void }>();
 
-function open(path: string, options: ProviderFactoryOptions = {}): Provider {
+function open(path: string, options: ProviderFactoryOptions = {}): Promise<SqliteProvider> {
   // The suite tests behaviour, not power-loss durability: skip the fsync per commit.
   return openSqlite(path, { ...options, synchronous: 'normal' });
 }
@@ -25,20 +25,20 @@ runProviderConformance({
   name: 'sqlite (file)',
   create: async (options) => {
     const tmp = tempDir('agentstate-conformance-');
-    const provider = open(tmp.file(), options);
+    const provider = await open(tmp.file(), options);
     files.set(provider, { path: tmp.file(), cleanup: tmp.cleanup });
     return provider;
   },
   reopen: async (provider, options) => {
     const file = files.get(provider)!;
     await provider.close();
-    const reopened = open(file.path, options);
+    const reopened = await open(file.path, options);
     files.set(reopened, file);
     return reopened;
   },
   openShared: async (provider, options) => {
     const file = files.get(provider)!;
-    const shared = open(file.path, options);
+    const shared = await open(file.path, options);
     files.set(shared, { path: file.path, cleanup: () => undefined });
     return shared;
   },

@@ -22,7 +22,7 @@ const BURNERS = 3;
 const WRITER = `
 import { openSqlite } from ${JSON.stringify(ENTRY)};
 try {
-  const db = openSqlite(process.argv[2]);
+  const db = await openSqlite(process.argv[2]);
   for (let i = 0; i < ${ROUNDS}; i += 1) {
     const item = await db.memory.write({ content: 'writer ' + process.argv[3] + ' round ' + i });
     process.stdout.write('ack ' + item.id + '\\n');
@@ -62,7 +62,7 @@ describe('16 processes writing one file on a loaded machine', () => {
 
   it('fail no writer, and lose no acknowledged write', { timeout: 180_000 }, async () => {
     const path = tmp.file();
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
     const script = tmp.file('writer.mjs');
     writeFileSync(script, WRITER);
     // Each burner stops by itself after 3 minutes too, should this process die before it kills them.
@@ -79,7 +79,7 @@ describe('16 processes writing one file on a loaded machine', () => {
     const acked = lines.filter((line) => line.startsWith('ack ')).map((line) => line.slice(4));
     expect(acked).toHaveLength(WRITERS * ROUNDS);
 
-    const db = openSqlite(path);
+    const db = await openSqlite(path);
     const stored = new Set((await db.snapshot()).memory.map((m) => m.id));
     await db.close();
     expect(acked.filter((id) => !stored.has(id))).toEqual([]);

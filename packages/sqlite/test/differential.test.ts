@@ -182,7 +182,7 @@ describe('SQLite agrees with the in-memory reference', () => {
   it('on random operation sequences: results, reads, events, snapshots and rebuild', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60 }), async (ops) => {
-        const { memory, sqlite, clocks, close } = pair();
+        const { memory, sqlite, clocks, close } = await pair();
         try {
           const seenM: Seen = { sessions: [], memory: [] };
           const seenS: Seen = { sessions: [], memory: [] };

@@ -16,7 +16,7 @@ const ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 /** The child: writes memory items until one fails, printing each acknowledged id, then the error. */
 const CHILD = `
 import { openSqlite } from ${JSON.stringify(ENTRY)};
-const db = openSqlite(process.argv[2]);
+const db = await openSqlite(process.argv[2]);
 for (let i = 0; ; i += 1) {
   try {
     const item = await db.memory.write({ content: 'fact ' + i + ' ' + 'x'.repeat(1500) });
@@ -51,7 +51,7 @@ describe('a write that meets a full disk (a file-size limit)', () => {
     expect(failure.message).not.toMatch(/unexpected|SqliteError/);
     expect(failure.cause).toMatch(/^SQLITE_(FULL|IOERR)/);
 
-    const db = openSqlite(path);
+    const db = await openSqlite(path);
     const stored = (await db.snapshot()).memory.map((m) => m.id);
     // Every acknowledged write is there, and the refused one left nothing.
     expect([...stored].sort()).toEqual([...acked].sort());

@@ -1,11 +1,12 @@
 /**
  * The `durability` option: each level opens the file with the synchronous
- * level the README promises, a contradiction with `synchronous` is refused,
- * and the programs read their choice from AGENTSTATE_DURABILITY.
+ * level the README promises, and a contradiction with `synchronous` is
+ * refused (`@agentstate/open` reads the programs' choice from
+ * AGENTSTATE_DURABILITY).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ValidationError } from '@agentstate/core';
-import { DURABILITY_ENV, openSqlite, resolveDurability } from '../src/index.js';
+import { openSqlite } from '../src/index.js';
 import { openConnection } from '../src/open.js';
 import { tempDir } from './helpers.js';
 
@@ -30,17 +31,9 @@ describe('durability', () => {
     expect(synchronousOf({ durability: 'process-crash', synchronous: 'normal' })).toBe(1);
   });
 
-  it('refuses an unknown level and one that contradicts synchronous, before opening the file', () => {
+  it('refuses an unknown level and one that contradicts synchronous, before opening the file', async () => {
     const file = dir.file();
-    expect(() => openSqlite(file, { durability: 'fsync' as never })).toThrow(ValidationError);
-    expect(() => openSqlite(file, { durability: 'process-crash', synchronous: 'full' })).toThrow(/contradicts synchronous 'full'/);
-  });
-
-  it('is read by the programs from AGENTSTATE_DURABILITY', () => {
-    expect(DURABILITY_ENV).toBe('AGENTSTATE_DURABILITY');
-    expect(resolveDurability({})).toBeUndefined();
-    expect(resolveDurability({ AGENTSTATE_DURABILITY: '' })).toBeUndefined();
-    expect(resolveDurability({ AGENTSTATE_DURABILITY: 'process-crash' })).toBe('process-crash');
-    expect(() => resolveDurability({ AGENTSTATE_DURABILITY: 'normal' })).toThrow(ValidationError);
+    await expect(openSqlite(file, { durability: 'fsync' as never })).rejects.toThrow(ValidationError);
+    await expect(openSqlite(file, { durability: 'process-crash', synchronous: 'full' })).rejects.toThrow(/contradicts synchronous 'full'/);
   });
 });

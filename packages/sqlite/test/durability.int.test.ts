@@ -55,7 +55,7 @@ function startWriter(file: string, name: string, count: number, onAck?: (n: numb
 
 /** Checks the file: acknowledged writes present, dense seqs, tables = replay = rebuild. */
 async function verify(file: string, acks: Acks[]): Promise<{ events: number }> {
-  const p = openSqlite(file);
+  const p = await openSqlite(file);
   try {
     const events = await p.log.read({ stream: 'state' });
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
@@ -141,7 +141,7 @@ describe('crash safety under group commit', () => {
 describe('concurrent processes', () => {
   it('4 processes × 500 mixed writes: nothing lost or duplicated, seqs dense, tables = replay', async () => {
     const file = tmp.file('concurrent.db');
-    await openSqlite(file).close();
+    await (await openSqlite(file)).close();
     const writers = ['a', 'b', 'c', 'd'].map((name) => startWriter(file, name, 500));
     const exits = await Promise.all(writers.map((w) => w.exited));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
@@ -150,7 +150,7 @@ describe('concurrent processes', () => {
     const { events } = await verify(file, acks);
     expect(events).toBe(2000);
 
-    const p = openSqlite(file);
+    const p = await openSqlite(file);
     const log = await p.log.read({ stream: 'state' });
     const keys = log.map((e) => JSON.stringify(e.payload));
     expect(new Set(keys).size).toBe(keys.length);

@@ -17,7 +17,7 @@ import { closeSync, copyFileSync, existsSync, openSync, readSync, rmSync, statSy
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AgentStateError, encodeSnapshot } from '@agentstate/core';
-import { openSqlite } from '../src/index.js';
+import { openSqlite, type SqliteProvider } from '../src/index.js';
 import { checkpoint, pages, populate, prng } from './damage.js';
 import { bagOfWordsEmbedder, tempDir } from './helpers.js';
 
@@ -43,7 +43,7 @@ interface Truth {
 let truth: Truth;
 
 async function observe(path: string): Promise<Truth> {
-  const p = openSqlite(path);
+  const p = await openSqlite(path);
   try {
     return {
       snapshot: encodeSnapshot(await p.snapshot()),
@@ -67,9 +67,9 @@ function expectTyped(error: unknown, context: string): void {
  * what was written or throws a typed error. Returns whether verify said ok.
  */
 async function checkDamaged(path: string, context: string): Promise<'unopenable' | 'ok' | 'damaged'> {
-  let p: ReturnType<typeof openSqlite> | undefined;
+  let p: SqliteProvider | undefined;
   try {
-    p = openSqlite(path);
+    p = await openSqlite(path);
   } catch (error) {
     expectTyped(error, `${context}, opening`);
     return 'unopenable';
@@ -108,7 +108,7 @@ function copy(): string {
 }
 
 beforeAll(async () => {
-  const p = openSqlite(original, { embedder: bagOfWordsEmbedder() });
+  const p = await openSqlite(original, { embedder: bagOfWordsEmbedder() });
   await populate(p, 80);
   await p.memory.recall({ query: 'staging region', mode: 'semantic' });
   await p.saveSnapshot();
@@ -207,7 +207,7 @@ describe('maintenance against live writers', () => {
       child.stderr.on('data', (c) => (err += String(c)));
       return { ids, exited: new Promise<{ code: number | null; err: string }>((resolve) => child.on('exit', (code) => resolve({ code, err }))) };
     });
-    const p = openSqlite(path, { busyTimeoutMs: 60_000 });
+    const p = await openSqlite(path, { busyTimeoutMs: 60_000 });
     try {
       let running = true;
       void Promise.all(writers.map((w) => w.exited)).then(() => (running = false));

@@ -26,7 +26,7 @@ describe('an export written at payload schema version 2', () => {
   it('imports, rebuilds and continues to the same tables', async () => {
     const file = tmp.file();
     await importSqlite(file, lines);
-    const p = openSqlite(file);
+    const p = await openSqlite(file);
     try {
       expect(await p.snapshot()).toEqual(expected);
       await p.rebuild({ fromScratch: true });

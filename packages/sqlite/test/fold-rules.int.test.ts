@@ -94,7 +94,7 @@ describe('a log that breaks a fold rule', () => {
       const live = await liveEvents();
       const forged = forgery(live);
       const path = await logFile(live);
-      const p = openSqlite(path);
+      const p = await openSqlite(path);
       const before = encodeSnapshot(await p.snapshot());
       forge(path, forged);
 

@@ -59,7 +59,7 @@ describe('lexical matching on FTS5', () => {
           )
           .chain((texts) => queriesFor(texts).map((queries) => ({ texts, queries: queries.filter((q) => !q.includes('\u0000')) }))),
         async ({ texts, queries }) => {
-          const p = openSqlite(':memory:');
+          const p = await openSqlite(':memory:');
           try {
             const items = [];
             for (const [i, content] of texts.entries()) {

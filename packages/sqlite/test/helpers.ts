@@ -29,14 +29,14 @@ export function deterministic(seed = 7): { clock: ManualClock; entropy: ReturnTy
 }
 
 /** A memory reference and a SQLite provider with identical deterministic options. */
-export function pair(
+export async function pair(
   path = ':memory:',
   extra: Partial<SqliteOptions> = {},
-): { memory: EventSourcedProvider; sqlite: SqliteProvider; clocks: ManualClock[]; close: () => Promise<void> } {
+): Promise<{ memory: EventSourcedProvider; sqlite: SqliteProvider; clocks: ManualClock[]; close: () => Promise<void> }> {
   const a = deterministic();
   const b = deterministic();
   const memory = createInMemoryProvider({ ...a, ...extra });
-  const sqlite = openSqlite(path, { ...b, ...extra });
+  const sqlite = await openSqlite(path, { ...b, ...extra });
   return {
     memory,
     sqlite,

@@ -43,7 +43,7 @@ function file(): string {
 describe('history on a SQLite file', () => {
   it('reads every version as the in-memory provider does', async () => {
     const path = file();
-    const sqlite = openSqlite(path, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'a' });
+    const sqlite = await openSqlite(path, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'a' });
     const memory = createInMemoryProvider({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'a' });
     const ids = await populate(sqlite);
     await populate(memory);
@@ -58,7 +58,7 @@ describe('history on a SQLite file', () => {
   it("reads the same versions when another stream's events sit between the record's, and when a row is not at its usual key", async () => {
     const clock = () => new ManualClock(Date.UTC(2026, 0, 1));
     const path = file();
-    const sqlite = openSqlite(path, { clock: clock(), entropy: seededEntropy(9), instanceId: 'a' });
+    const sqlite = await openSqlite(path, { clock: clock(), entropy: seededEntropy(9), instanceId: 'a' });
     const memory = createInMemoryProvider({ clock: clock(), entropy: seededEntropy(9), instanceId: 'a' });
     const ids = await populate(sqlite);
     await populate(memory);
@@ -84,7 +84,7 @@ describe('history on a SQLite file', () => {
       "INSERT INTO events (position, stream, seq, type, time, schema_version, payload, checksum) VALUES (?, 'other', 2, 'x', '2026-01-01T00:00:00.000Z', 1, '{}', '-')",
     ).run(rows.at(-1)!.position);
     db.close();
-    let reopened = openSqlite(path, { readonly: true });
+    let reopened = await openSqlite(path, { readonly: true });
     expect(await Promise.all([ids.session, ids.item].map((id) => reopened.history(id)))).toEqual(expected);
     await reopened.close();
 
@@ -95,7 +95,7 @@ describe('history on a SQLite file', () => {
       move.prepare('UPDATE events SET position = position - 1 WHERE position = ?').run(row.position + 1);
     move.prepare("UPDATE events SET position = position + 1000000 WHERE stream = 'state' AND seq = ?").run(middle);
     move.close();
-    reopened = openSqlite(path, { readonly: true });
+    reopened = await openSqlite(path, { readonly: true });
     expect(await Promise.all([ids.session, ids.item].map((id) => reopened.history(id)))).toEqual(expected);
     await reopened.close();
 
@@ -103,7 +103,7 @@ describe('history on a SQLite file', () => {
     const drop = new Database(path);
     drop.prepare("DELETE FROM events WHERE stream = 'state' AND seq = ?").run(middle);
     drop.close();
-    reopened = openSqlite(path, { readonly: true });
+    reopened = await openSqlite(path, { readonly: true });
     await expect(reopened.history(ids.session)).rejects.toThrow(/log has no such event/);
     await reopened.close();
   });
@@ -113,7 +113,7 @@ describe('history on a SQLite file', () => {
     const eventMeta = { actor: 'agent "7" \\ ops', traceId: 'trace-é', spanId: 'span', causationId: 'cause', originInstanceId: 'origin', principal: 'user:🎉' };
     const options = () => ({ clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(9), instanceId: 'a', eventMeta });
     const path = file();
-    const sqlite = openSqlite(path, options());
+    const sqlite = await openSqlite(path, options());
     const memory = createInMemoryProvider(options());
     const ids = await populate(sqlite);
     await populate(memory);
@@ -125,7 +125,7 @@ describe('history on a SQLite file', () => {
     await sqlite.close();
 
     // A later event without linkage beside the earlier ones with it.
-    const plain = openSqlite(path, { instanceId: 'a' });
+    const plain = await openSqlite(path, { instanceId: 'a' });
     await plain.memory.write({ key: 'plan', content: 'Ship on Monday' });
     const versions = await plain.history(ids.item);
     expect(versions.at(-2)).toMatchObject({ actor: eventMeta.actor, principal: eventMeta.principal, originInstanceId: 'origin' });
@@ -135,20 +135,20 @@ describe('history on a SQLite file', () => {
     const db = new Database(path);
     db.prepare("UPDATE events SET trace_id = 'another trace' WHERE stream = 'state' AND seq = ?").run(versions.at(-2)!.seq);
     db.close();
-    const reopened = openSqlite(path, { readonly: true });
+    const reopened = await openSqlite(path, { readonly: true });
     await expect(reopened.history(ids.item)).rejects.toThrow(CorruptionError);
     await reopened.close();
   });
 
   it('refuses an index row naming an event the log lacks, and an event row changed since', async () => {
     const path = file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const { item } = await populate(p);
     await p.close();
     const db = new Database(path);
     db.prepare('INSERT INTO record_events (record_id, seq) VALUES (?, ?)').run(item, 10_000);
     db.close();
-    let reopened = openSqlite(path);
+    let reopened = await openSqlite(path);
     await expect(reopened.history(item)).rejects.toThrow(CorruptionError);
     await expect(reopened.history(item)).rejects.toThrow(/log has no such event/);
     await reopened.close();
@@ -158,7 +158,7 @@ describe('history on a SQLite file', () => {
     const [seq] = (fix.prepare('SELECT seq FROM record_events WHERE record_id = ? ORDER BY seq LIMIT 1').all(item) as { seq: number }[]).map((r) => r.seq);
     fix.prepare("UPDATE events SET payload = replace(payload, 'Friday', 'Sunday') WHERE stream = 'state' AND seq = ?").run(seq);
     fix.close();
-    reopened = openSqlite(path);
+    reopened = await openSqlite(path);
     await expect(reopened.history(item)).rejects.toThrow(CorruptionError);
     await reopened.close();
   });

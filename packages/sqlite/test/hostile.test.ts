@@ -44,7 +44,7 @@ function ok(error: unknown): void {
 
 describe('hostile input', () => {
   it('is stored and found literally in every text field', async () => {
-    const p = openSqlite(':memory:');
+    const p = await openSqlite(':memory:');
     try {
       for (const [i, text] of HOSTILE.entries()) {
         const scope = [`l:${text}`, `${text}/`];
@@ -83,7 +83,7 @@ describe('hostile input', () => {
   });
 
   it('refuses NUL and oversized text with a ValidationError, writing nothing', async () => {
-    const p = openSqlite(':memory:');
+    const p = await openSqlite(':memory:');
     try {
       const head = await p.log.head('state');
       const attempts = [
@@ -106,7 +106,7 @@ describe('hostile input', () => {
   });
 
   it('stores and finds text at the size limit', async () => {
-    const p = openSqlite(':memory:');
+    const p = await openSqlite(':memory:');
     try {
       const long = `${'deploy '.repeat(Math.floor((LIMITS.longText - 20) / 7))}needle`;
       const oneToken = 'z'.repeat(LIMITS.longText);
@@ -123,7 +123,7 @@ describe('hostile input', () => {
   });
 
   it('answers bad calls with typed errors', async () => {
-    const p = openSqlite(':memory:');
+    const p = await openSqlite(':memory:');
     try {
       const calls: Array<() => Promise<unknown>> = [
         () => p.sessions.get(''),

@@ -41,7 +41,7 @@ describe('idempotent writes on SQLite files', () => {
     const file = t.file();
 
     // This process writes first; the other process retries.
-    const p = openSqlite(file);
+    const p = await openSqlite(file);
     const mine = await p.memory.write({ content: 'written here', operationId: 'op-here' });
     await p.close();
     const answered = await otherProcess(file, 'op-here', 'written here');
@@ -53,10 +53,10 @@ describe('idempotent writes on SQLite files', () => {
     expect(theirs.ok).toBe(true);
     const written = JSON.parse(theirs.line) as MemoryItem;
     expect(written.originInstanceId).toBe('other-process');
-    let q = openSqlite(file);
+    let q = await openSqlite(file);
     expect(await q.memory.write({ content: 'written there', operationId: 'op-there' })).toEqual(written);
     await q.close();
-    q = openSqlite(file);
+    q = await openSqlite(file);
     expect(await q.memory.write({ operationId: 'op-there', content: 'written there' })).toEqual(written);
     expect(await q.log.head('state')).toBe(2);
 
@@ -64,7 +64,7 @@ describe('idempotent writes on SQLite files', () => {
     await expect(q.memory.write({ content: 'changed', operationId: 'op-here' })).rejects.toBeInstanceOf(ConflictError);
     await q.close();
     expect(await otherProcess(file, 'op-there', 'changed')).toEqual({ ok: false, line: 'error conflict' });
-    q = openSqlite(file);
+    q = await openSqlite(file);
     try {
       expect(await q.log.head('state')).toBe(2);
       expect((await q.memory.recall()).map((m) => m.content).sort()).toEqual(['written here', 'written there']);
@@ -76,7 +76,7 @@ describe('idempotent writes on SQLite files', () => {
   it('rebuild the operations table from the log, equal to a replay, and keep answering retries', async () => {
     const t = tempDir();
     cleanup = t.cleanup;
-    const p = openSqlite(t.file());
+    const p = await openSqlite(t.file());
     try {
       const session = await p.sessions.create({ operationId: 'op-1' });
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi', operationId: 'op-2' });
@@ -106,11 +106,11 @@ describe('idempotent writes on SQLite files', () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const file = t.file();
-    let p = openSqlite(file);
+    let p = await openSqlite(file);
     const item = await p.memory.write({ content: 'once', operationId: 'op' });
     await p.close();
     tamper(file, "DELETE FROM operations WHERE id = 'op'");
-    p = openSqlite(file);
+    p = await openSqlite(file);
     try {
       const report = await p.verify();
       expect(report.ok).toBe(false);

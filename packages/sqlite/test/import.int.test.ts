@@ -14,7 +14,7 @@ const tmp = tempDir();
 afterAll(tmp.cleanup);
 
 async function sourceExport(): Promise<{ lines: string[]; snapshot: string }> {
-  const p = openSqlite(tmp.file('source.db'), deterministic());
+  const p = await openSqlite(tmp.file('source.db'), deterministic());
   const s = await p.sessions.create({ title: 'chat' });
   await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
   await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
@@ -42,7 +42,7 @@ describe('importSqlite', () => {
     const path = tmp.file('copy.db');
     const result = await importSqlite(path, lines);
     expect(result).toMatchObject({ events: 10, sha256: createHash('sha256').update(snapshot).digest('hex') });
-    const copy = openSqlite(path);
+    const copy = await openSqlite(path);
     expect(encodeSnapshot(await copy.snapshot())).toBe(snapshot);
     expect(await copy.memory.recall({ query: 'fact' })).toEqual([]);
     const latest = await copy.checkpoints.get({ threadId: 't' });
@@ -60,7 +60,7 @@ describe('importSqlite', () => {
   });
 
   it('carries the retention policies, a purge event and the erased payloads through an export and back, byte for byte', async () => {
-    const p = openSqlite(tmp.file('lifecycle-source.db'), deterministic());
+    const p = await openSqlite(tmp.file('lifecycle-source.db'), deterministic());
     const item = await p.memory.write({ content: 'Sassafrasian secret' });
     await p.memory.update(item.id, { content: 'Sassafrasian secret, revised' });
     await p.memory.write({ content: 'kept' });
@@ -84,7 +84,7 @@ describe('importSqlite', () => {
     expect(lines.slice(-4, -1).map((l) => (JSON.parse(l) as { stream: string }).stream)).toEqual([RETENTION_STREAM, RETENTION_STREAM, RETENTION_STREAM]);
     const path = tmp.file('lifecycle-copy.db');
     expect(await importSqlite(path, lines)).toMatchObject({ events: purged.seq, trailer: { events: purged.seq + 3 } });
-    const copy = openSqlite(path);
+    const copy = await openSqlite(path);
     expect(await copy.retention.list()).toEqual(policies);
     expect(await copy.history(item.id)).toEqual(history);
     expect(history.map((v) => v.erasedBy)).toEqual([purged.seq, purged.seq, undefined]);

@@ -31,7 +31,7 @@ function holdLock(path: string): { release: () => void } {
 describe('a write that finds the write lock held', () => {
   it('waits as long as it is held, while reads of the same provider go on, and then goes through', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal' });
+    const p = await openSqlite(path, { synchronous: 'normal' });
     const first = await p.memory.write({ content: 'written before the lock was taken' });
     const lock = holdLock(path);
     let settled = false;
@@ -51,7 +51,7 @@ describe('a write that finds the write lock held', () => {
 
   it('fails with a retryable ConflictError naming the deadline once the caller’s busyTimeoutMs has passed, and writes nothing', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal', busyTimeoutMs: 100 });
+    const p = await openSqlite(path, { synchronous: 'normal', busyTimeoutMs: 100 });
     const lock = holdLock(path);
     const error = await p.memory.write({ content: 'never written' }).catch((e: unknown) => e);
     lock.release();

@@ -20,7 +20,7 @@ describe('metadata filters in SQLite', () => {
         fc.array(arbWhere(), { minLength: 1, maxLength: 6 }),
         fc.constantFrom(undefined, 'note', 'note other'),
         async (metadata, updates, filters, query) => {
-          const p = openSqlite(':memory:');
+          const p = await openSqlite(':memory:');
           try {
             const items: MemoryItem[] = [];
             for (const [i, m] of metadata.entries()) items.push(await p.memory.write({ content: i % 2 === 0 ? 'note' : 'note other', metadata: m }));

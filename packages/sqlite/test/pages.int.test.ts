@@ -37,7 +37,7 @@ describe('pages on SQLite', () => {
     const { lines, ids } = await exportedLines();
     const path = tmp.file('many.db');
     await importSqlite(path, lines);
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     try {
       const first = await p.memory.recall({ query: 'fact', mode: 'lexical', limit: LIMITS.pageSize });
       expect(first).toHaveLength(LIMITS.pageSize);

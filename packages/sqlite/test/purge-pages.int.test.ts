@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
 import { createInMemoryProvider, exportLog, ManualClock, seededEntropy } from '@agentstate/core';
-import { importSqlite, openSqlite } from '../src/index.js';
+import { importSqlite, openSqlite, type SqliteProvider } from '../src/index.js';
 import { tempDir } from './helpers.js';
 
 const tmp = tempDir('agentstate-purge-pages-');
@@ -63,8 +63,8 @@ async function interleavedSessions(path: string, turnsEach: number): Promise<str
 }
 
 /** The pages of each b-tree `purge` writes on the file at `path`, and how many pages `index` spans before it. */
-async function purgeWrites(path: string, purge: (p: ReturnType<typeof openSqlite>) => Promise<unknown>, index: string) {
-  const p = openSqlite(path);
+async function purgeWrites(path: string, purge: (p: SqliteProvider) => Promise<unknown>, index: string) {
+  const p = await openSqlite(path);
   // The `-wal` starts empty, then a reader keeps the purge's checkpoint from emptying it again.
   const reader = new Database(path, { readonly: true });
   reader.pragma('wal_checkpoint(TRUNCATE)');

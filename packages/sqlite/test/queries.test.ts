@@ -11,8 +11,8 @@ import { openSqlite } from '../src/index.js';
 
 describe('lexical query plans', () => {
   it('give the same recent-first lists whether rows arrive in recall order or not', async () => {
-    const inOrder = openSqlite(':memory:');
-    const outOfOrder = openSqlite(':memory:');
+    const inOrder = await openSqlite(':memory:');
+    const outOfOrder = await openSqlite(':memory:');
     const instants = Array.from({ length: 30 }, (_, i) => new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString());
     const shuffled = instants.map((_, i) => instants[(i * 7) % instants.length]!);
     for (const [i, createdAt] of instants.entries()) await inOrder.memory.write({ id: `m${createdAt}`, content: `deploy note ${i % 3}`, createdAt });
@@ -35,8 +35,8 @@ describe('lexical query plans', () => {
 
   it('rank the relevanceWindow most recent matches, or all of them with 0', async () => {
     const clock = new ManualClock();
-    const windowed = openSqlite(':memory:', { clock, relevanceWindow: 3 });
-    const exact = openSqlite(':memory:', { clock, relevanceWindow: 0 });
+    const windowed = await openSqlite(':memory:', { clock, relevanceWindow: 3 });
+    const exact = await openSqlite(':memory:', { clock, relevanceWindow: 0 });
     for (const p of [windowed, exact]) {
       // bm25 needs a corpus where the term is rare, and the best match is the shortest.
       for (let i = 0; i < 20; i += 1) await p.memory.write({ id: `other-${i}`, content: `unrelated fact number ${i}` });
@@ -54,7 +54,7 @@ describe('lexical query plans', () => {
 
   it('page through runs of equal bm25 ranks and skip expired items as the reference does', async () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const sqlite = openSqlite(':memory:', { clock });
+    const sqlite = await openSqlite(':memory:', { clock });
     const reference = createInMemoryProvider({ clock });
     const scope = { project: 'a' };
     for (const p of [sqlite, reference]) {

@@ -49,7 +49,7 @@ let session: Session;
 let itemId: string;
 
 beforeAll(async () => {
-  p = openSqlite(t.file());
+  p = await openSqlite(t.file());
   session = await p.sessions.create({ title: 'long', scope: ['org:a', 'team:b'] });
   for (let i = 0; i < 30; i += 1) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${i} about deploys` });
   await p.sessions.create({ title: 'other', scope: ['org:a', 'team:c', 'user:d'] });

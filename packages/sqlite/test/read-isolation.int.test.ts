@@ -17,7 +17,7 @@ const ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 /** The child: rounds of 16 concurrent appends under 3 polling readers, until a round has a failure; prints what it saw. */
 const CHILD = `
 import { openSqlite } from ${JSON.stringify(ENTRY)};
-const db = openSqlite(process.argv[2]);
+const db = await openSqlite(process.argv[2]);
 const session = await db.sessions.create({ title: 'isolation' });
 process.stdout.write('session ' + session.id + '\\n');
 const acked = [];
@@ -68,7 +68,7 @@ describe('readers while a group COMMIT meets a full disk (a file-size limit)', (
     expect(acked.length).toBeGreaterThan(0);
     expect(seen.length).toBeGreaterThan(0);
 
-    const db = openSqlite(path);
+    const db = await openSqlite(path);
     const stored = (await db.sessions.turns(sessionId, { limit: 10_000 })).map((t) => t.content.split(' ')[1]!);
     await db.close();
     expect([...stored].sort()).toEqual([...acked].sort());

@@ -56,7 +56,7 @@ function tamper(path: string, sql: string, ...params: unknown[]): void {
 describe('rebuild', () => {
   it('reproduces the tables exactly and removes stray rows', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await populate(p);
     const before = encodeSnapshot(await p.snapshot());
     tamper(
@@ -78,7 +78,7 @@ describe('rebuild', () => {
   it('resumes from the newest valid snapshot, skipping tampered and truncated ones', async () => {
     const path = tmp.file();
     const codec = hmacCodec('secret');
-    const p = openSqlite(path, { snapshotCodec: codec });
+    const p = await openSqlite(path, { snapshotCodec: codec });
     await populate(p, 2);
     const good = await p.saveSnapshot();
     await populate(p, 2);
@@ -102,7 +102,7 @@ describe('rebuild', () => {
 
   it('fails on a corrupted event with a CorruptionError naming its seq, and changes nothing', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await populate(p, 3);
     const snapshot = encodeSnapshot(await p.snapshot());
     const events = await p.log.read({ stream: 'state' });
@@ -141,7 +141,7 @@ function schemaOf(path: string): { type: string; name: string; sql: string | nul
 describe('rebuild as a bulk load', () => {
   it('creates the indexes it drops for the load again, as they were, and a failed rebuild keeps them', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await populate(p);
     const schema = schemaOf(path);
     // The read-side indexes a bulk load drops and creates again after the rows.
@@ -160,7 +160,7 @@ describe('rebuild as a bulk load', () => {
 
   it('fills the tables of a log-only file on open exactly as a replay, with the schema of a file created by a provider', async () => {
     const source = tmp.file('source.db');
-    const p = openSqlite(source);
+    const p = await openSqlite(source);
     await populate(p);
     const events = await p.log.read({ stream: 'state' });
     const expected = encodeSnapshot(await p.snapshot());
@@ -170,7 +170,7 @@ describe('rebuild as a bulk load', () => {
     const log = openSqliteLog(path);
     await log.appendMany(events.map((e) => ({ stream: e.stream, type: e.type, schemaVersion: e.schemaVersion, payload: e.payload, time: e.time })));
     await log.close();
-    const q = openSqlite(path);
+    const q = await openSqlite(path);
     expect(encodeSnapshot(await q.snapshot())).toBe(expected);
     expect(await q.verify()).toMatchObject({ ok: true });
     await q.close();
@@ -181,7 +181,7 @@ describe('rebuild as a bulk load', () => {
 describe('automatic snapshots', () => {
   it('are saved every k mutations, and a failing one never fails the write', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { snapshotEvery: 3 });
+    const p = await openSqlite(path, { snapshotEvery: 3 });
     await populate(p, 2);
     const head = await p.log.head('state');
     const latest = await p.log.latestSnapshot('state');
@@ -196,7 +196,7 @@ describe('automatic snapshots', () => {
       },
       open: (s: string) => s,
     };
-    const q = openSqlite(path, { snapshotEvery: 1, snapshotCodec: failing, onBackgroundError: (e) => errors.push(e) });
+    const q = await openSqlite(path, { snapshotEvery: 1, snapshotCodec: failing, onBackgroundError: (e) => errors.push(e) });
     const item = await q.memory.write({ content: 'written all the same' });
     expect((await q.memory.get(item.id)).content).toBe('written all the same');
     expect(errors).toHaveLength(1);
@@ -207,7 +207,7 @@ describe('automatic snapshots', () => {
 describe('event integrity', () => {
   it('reports an event row changed behind the log, even one that still decodes', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.memory.write({ content: 'the original fact' });
     tamper(path, "UPDATE events SET payload = replace(payload, 'original', 'forged') WHERE seq = 1");
     await expect(p.log.read({ stream: 'state' })).rejects.toMatchObject({ name: 'CorruptionError', seq: 1 });
@@ -218,7 +218,7 @@ describe('event integrity', () => {
 
   it('refuses a malformed payload at a bare log append, and validates rows it did not check in full', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const bad = { item: { id: 'x' } };
     await expect(p.log.append({ stream: 'state', type: 'memory.written', payload: bad })).rejects.toBeInstanceOf(ValidationError);
     expect(await p.log.head('state')).toBe(0);
@@ -240,7 +240,7 @@ describe('reopen', () => {
   it('keeps everything, continues the stream, and starts the clock past every stored HLC', async () => {
     const path = tmp.file();
     const clock = new ManualClock(Date.UTC(2030, 0, 1));
-    const p = openSqlite(path, { clock });
+    const p = await openSqlite(path, { clock });
     await populate(p);
     const skill = await p.skills.get('skill-0');
     const before = encodeSnapshot(await p.snapshot());
@@ -248,7 +248,7 @@ describe('reopen', () => {
     await p.close();
 
     // The physical clock went back a year.
-    const q = openSqlite(path, { clock: new ManualClock(Date.UTC(2029, 0, 1)) });
+    const q = await openSqlite(path, { clock: new ManualClock(Date.UTC(2029, 0, 1)) });
     expect(encodeSnapshot(await q.snapshot())).toBe(before);
     const updated = await q.skills.upsert({ slug: 'skill-0', body: 'new' });
     expect(compareHlc(updated.updatedHlc, skill.updatedHlc)).toBeGreaterThan(0);
@@ -263,9 +263,9 @@ describe('reopen', () => {
 
   it('folds events appended to the state stream through a bare log', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const s = await p.sessions.create({ title: 'x' });
-    const other = openSqlite(':memory:');
+    const other = await openSqlite(':memory:');
     const o = await other.memory.write({ content: 'from elsewhere' });
     const [event] = await other.log.read({ stream: 'state' });
     await other.close();
@@ -274,7 +274,7 @@ describe('reopen', () => {
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hi' });
     expect((await p.memory.get(o.id)).content).toBe('from elsewhere');
     await p.close();
-    const q = openSqlite(path);
+    const q = await openSqlite(path);
     expect((await q.memory.get(o.id)).content).toBe('from elsewhere');
     await q.close();
   });

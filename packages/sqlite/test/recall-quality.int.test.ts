@@ -13,7 +13,7 @@ describe('recall quality on recall-dev', () => {
     const set = loadEvalSet(RECALL_DEV_PATH);
     expect(set.items.length).toBe(402);
     expect(set.queries.length).toBe(205);
-    const state = openSqlite(':memory:');
+    const state = await openSqlite(':memory:');
     const ids = await loadItems(state.memory, set);
     const scores = [];
     for (const [, options] of CONFIGS) scores.push(await evaluate(state.memory, ids, set, options));

@@ -31,7 +31,7 @@ describe('retention sweeps on a SQLite file', () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const file = t.file();
-    const p = openSqlite(file, { busyTimeoutMs: 60_000 });
+    const p = await openSqlite(file, { busyTimeoutMs: 60_000 });
     try {
       // Scratch memory expires a millisecond after its last write: every sweep finds work.
       await p.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: 1 });

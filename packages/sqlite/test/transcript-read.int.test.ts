@@ -73,7 +73,7 @@ describe('transcript read', () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-transcript-'));
     const path = join(dir, 'state.db');
-    const a = openSqlite(path, { clock, entropy: seededEntropy(1), instanceId: 'writer-a' });
+    const a = await openSqlite(path, { clock, entropy: seededEntropy(1), instanceId: 'writer-a' });
     const session = await a.sessions.create({ title: 't' });
     for (let i = 0; i < 12; i += 1) {
       clock.advance(1);

@@ -40,7 +40,7 @@ async function twoSessions(p: SqliteProvider): Promise<{ gone: string; kept: str
 
 describe('turn vectors of a deleted session', () => {
   it('are dropped with the session, and rebuild and verify agree', async () => {
-    const p = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+    const p = await openSqlite(path, { embedder: bagOfWordsEmbedder() });
     const { gone, kept } = await twoSessions(p);
     expect(storedVectors(gone)).toEqual({ listed: 6, live: 6 });
     await p.sessions.delete(gone);

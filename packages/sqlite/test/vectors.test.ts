@@ -18,7 +18,7 @@ const FACTS = [
 ];
 
 async function seeded(embedder = bagOfWordsEmbedder()) {
-  const p = openSqlite(':memory:', { embedder });
+  const p = await openSqlite(':memory:', { embedder });
   const items = [];
   for (const f of FACTS) items.push(await p.memory.write(f));
   return { p, items, embedder };
@@ -85,7 +85,7 @@ describe('vectors', () => {
 
   it('catch up items written without an embedder', async () => {
     const path = ':memory:';
-    const plain = openSqlite(path);
+    const plain = await openSqlite(path);
     await plain.close();
     const { p } = await seeded();
     expect(await p.memory.recall({ query: 'postgres', mode: 'semantic', minScore: 0.3 })).toHaveLength(1);
@@ -96,10 +96,10 @@ describe('vectors', () => {
     const dir = tempDir();
     try {
       const path = dir.file();
-      const a = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+      const a = await openSqlite(path, { embedder: bagOfWordsEmbedder() });
       const item = await a.memory.write({ content: 'the staging database is postgres' });
       expect((await a.memory.recall({ query: 'postgres', mode: 'semantic' })).map((h) => h.id)).toEqual([item.id]);
-      const b = openSqlite(path);
+      const b = await openSqlite(path);
       await b.memory.update(item.id, { content: 'deploys go out on friday' });
       await b.close();
       expect((await a.memory.recall({ query: 'friday deploys', mode: 'semantic' })).map((h) => h.id)).toEqual([item.id]);
@@ -110,7 +110,7 @@ describe('vectors', () => {
   });
 
   it('leave out expired items and items whose metadata does not match, in semantic and hybrid recall', async () => {
-    const p = openSqlite(':memory:', { embedder: bagOfWordsEmbedder() });
+    const p = await openSqlite(':memory:', { embedder: bagOfWordsEmbedder() });
     const kept = await p.memory.write({ content: 'dark mode in the editor', metadata: { tag: 'ui' } });
     await p.memory.write({ content: 'dark mode in the terminal', metadata: { tag: 'cli' } });
     await p.memory.write({ content: 'dark mode everywhere', metadata: { tag: 'ui' }, expiresAt: '2000-01-01T00:00:00Z' });
@@ -125,7 +125,7 @@ describe('vectors', () => {
 
   it('agree with the in-memory reference on semantic and hybrid recall', async () => {
     const embedder = bagOfWordsEmbedder(32);
-    const { memory, sqlite, close } = pair(':memory:', { embedder });
+    const { memory, sqlite, close } = await pair(':memory:', { embedder });
     for (const f of FACTS) {
       await memory.memory.write(f);
       await sqlite.memory.write(f);
@@ -144,11 +144,11 @@ describe('vectors', () => {
   it('refuse vectors of another dimension under the same embedder id with a ValidationError', async () => {
     const tmp = tempDir();
     try {
-      const first = openSqlite(tmp.file(), { embedder: bagOfWordsEmbedder(16, 'shared-id') });
+      const first = await openSqlite(tmp.file(), { embedder: bagOfWordsEmbedder(16, 'shared-id') });
       await first.memory.write({ content: 'dark mode' });
       await first.close();
       const errors: unknown[] = [];
-      const second = openSqlite(tmp.file(), { embedder: bagOfWordsEmbedder(8, 'shared-id'), onBackgroundError: (e) => errors.push(e) });
+      const second = await openSqlite(tmp.file(), { embedder: bagOfWordsEmbedder(8, 'shared-id'), onBackgroundError: (e) => errors.push(e) });
       await second.memory.write({ content: 'light mode' });
       expect(errors[0]).toBeInstanceOf(ValidationError);
       await expect(second.memory.recall({ query: 'mode', mode: 'semantic' })).rejects.toBeInstanceOf(ValidationError);
@@ -161,7 +161,7 @@ describe('vectors', () => {
   });
 
   it('need no embedder for lexical recall, which stays the default without one', async () => {
-    const p = openSqlite(':memory:');
+    const p = await openSqlite(':memory:');
     await p.memory.write({ content: 'dark mode' });
     expect(await p.memory.recall({ query: 'dark' })).toHaveLength(1);
     expect(await p.memory.recall({ query: 'night' })).toEqual([]);

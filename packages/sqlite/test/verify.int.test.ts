@@ -17,7 +17,7 @@ let path: string;
 beforeEach(async () => {
   tmp = tempDir();
   path = tmp.file();
-  const p = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+  const p = await openSqlite(path, { embedder: bagOfWordsEmbedder() });
   await populate(p);
   // Semantic recall derives the vectors of every live item.
   await p.memory.recall({ query: 'staging region', mode: 'semantic' });
@@ -27,7 +27,7 @@ beforeEach(async () => {
 afterEach(() => tmp.cleanup());
 
 async function verifyFile(options: { quick?: boolean } = {}) {
-  const p: SqliteProvider = openSqlite(path);
+  const p: SqliteProvider = await openSqlite(path);
   try {
     return await p.verify(options);
   } finally {
@@ -36,7 +36,7 @@ async function verifyFile(options: { quick?: boolean } = {}) {
 }
 
 async function rebuildFile(): Promise<void> {
-  const p = openSqlite(path);
+  const p = await openSqlite(path);
   try {
     await p.rebuild();
   } finally {
@@ -67,7 +67,7 @@ describe('verify', () => {
   });
 
   it('fails on a changed metadata leaf, which filtered recall reads, and rebuild repairs it', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const item = await p.memory.write({ content: 'tagged fact', metadata: { tag: 'x', n: 2, nested: { on: true } } });
     await p.memory.update(item.id, { metadata: { tag: 'y', n: 2, nested: { on: true } } });
     await p.close();
@@ -83,7 +83,7 @@ describe('verify', () => {
   });
 
   it('fails on a changed checkpoint or pending write, names the table and rebuild repairs it', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: { step: 1 } });
     await p.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'v' }] });
     await p.close();
@@ -102,7 +102,7 @@ describe('verify', () => {
     ]);
     await rebuildFile();
     expect((await verifyFile()).ok).toBe(true);
-    const reopened = openSqlite(path);
+    const reopened = await openSqlite(path);
     expect((await reopened.checkpoints.get({ threadId: 't' }))?.checkpoint.checkpoint).toEqual({ step: 1 });
     await reopened.close();
   });
@@ -137,7 +137,7 @@ describe('verify', () => {
   });
 
   it('fails on a vector put back for a removed turn and for a turn of a deleted session, and rebuild repairs it', async () => {
-    const p = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+    const p = await openSqlite(path, { embedder: bagOfWordsEmbedder() });
     const [session] = await p.sessions.list();
     const removed = await p.sessions.removeLastTurn(session!.id);
     const other = await p.sessions.create({ title: 'short-lived' });
@@ -203,7 +203,7 @@ describe('verify', () => {
       const copy = tmp.file(`envelope-${column}.db`);
       copyFileSync(path, copy);
       tamper(copy, `UPDATE events SET ${column} = ? WHERE stream = 'state' AND seq = 4`, value);
-      const db = openSqlite(copy, { readonly: true });
+      const db = await openSqlite(copy, { readonly: true });
       try {
         const report = await db.verify();
         expect(report.ok, column).toBe(false);

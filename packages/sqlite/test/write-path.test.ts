@@ -10,7 +10,7 @@ import { bagOfWordsEmbedder, deterministic, tempDir } from './helpers.js';
 describe('memory recall order', () => {
   it('is tracked in the byte order SQLite sorts ids by, not in JavaScript string order', async () => {
     // Same createdAt; U+1F600 sorts before U+FF61 in UTF-16 code units but after it in UTF-8 bytes.
-    const state = openSqlite(':memory:', deterministic());
+    const state = await openSqlite(':memory:', deterministic());
     await state.memory.write({ id: 'm\u{1F600}', content: 'alpha' });
     await state.memory.write({ id: 'm\u{FF61}', content: 'alpha' });
     const report = await state.verify();
@@ -24,7 +24,7 @@ describe('memory recall order', () => {
 describe('a batch write with an embedder', () => {
   it('embeds the whole batch in one call of the embedder, not one per record', async () => {
     const embedder = bagOfWordsEmbedder();
-    const state = openSqlite(':memory:', { ...deterministic(), embedder });
+    const state = await openSqlite(':memory:', { ...deterministic(), embedder });
     const session = await state.sessions.create({});
     await state.sessions.appendTurns(
       session.id,
@@ -45,7 +45,7 @@ describe('automatic snapshots and a batch write', () => {
   it('saves a snapshot of the whole batch when its events pass a multiple of k', async () => {
     const dir = tempDir();
     try {
-      const state = openSqlite(dir.file(), { ...deterministic(), snapshotEvery: 2 });
+      const state = await openSqlite(dir.file(), { ...deterministic(), snapshotEvery: 2 });
       await state.memory.writeMany(Array.from({ length: 5 }, (_, i) => ({ content: `item ${i}` })));
       await state.close();
       const db = new Database(dir.file(), { readonly: true });

@@ -6,7 +6,8 @@
  * a history), and a stored snapshot.
  */
 import { ManualClock } from '@agentstate/core';
-import { createDefaultEmbedder, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 
 /** What the fixture wrote, for the tests' expectations. */
 export interface Seeded {
@@ -36,7 +37,7 @@ function minuteClock(start = Date.UTC(2026, 10, 1, 9)) {
  */
 export async function openWriter(path: string, options: { embedder?: boolean; clock?: { now(): number } } = {}): Promise<SqliteProvider> {
   return openSqlite(path, {
-    embedder: options.embedder ? await createDefaultEmbedder() : undefined,
+    embedder: options.embedder ? createStaticEmbedder() : undefined,
     clock: options.clock ?? minuteClock(Date.UTC(2026, 10, 20, 9)),
     synchronous: 'off',
   });

@@ -10,7 +10,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDefaultEmbedder, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 import { serveUi, type UiHandle } from '@agentstate/ui';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'agentstate-ui-'));
   path = join(dir, 'state.db');
   seeded = await writeFixture(path, LONG_TURNS);
-  reader = openSqlite(path, { readonly: true, embedder: await createDefaultEmbedder() });
+  reader = await openSqlite(path, { readonly: true, embedder: createStaticEmbedder() });
   ui = await serveUi(reader, { port: 0, databaseFile: path, pollMs: 200 });
   if (skipBrowser) return;
   browser = await launchChromium();

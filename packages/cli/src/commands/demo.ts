@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { STATE_STREAM } from '@agentstate/core';
-import { DATABASE_ENV } from '@agentstate/sqlite';
+import { DATABASE_ENV } from '@agentstate/open';
 import { SUMMARIES } from '../command-list.js';
 import { sqliteOnly, withDatabase } from '../database.js';
 import { isPostgresUrl } from '@agentstate/postgres/url';

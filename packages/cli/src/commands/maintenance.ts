@@ -11,8 +11,8 @@ import { UserError } from '../errors.js';
 import { io } from '../io.js';
 import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
 import { bytes, count, print, printFields, printJson, shortTime } from '../output.js';
-import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
-import type { SnapshotKey } from '../snapshot-key.js';
+import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
+import type { SnapshotKey } from '@agentstate/open';
 import { assertVerified, printVerifyReport, runVerify, sha256, skippedLine } from '../verify.js';
 
 const KEY_FLAGS = '--snapshot-key <file>';
@@ -20,7 +20,7 @@ const KEY_HELP = `the key stored snapshots are sealed with: an HMAC secret, or a
 
 /** The snapshot key of a command's `--snapshot-key` flag or the environment. */
 function snapshotKey(opts: { snapshotKey?: string }): SnapshotKey | undefined {
-  return resolveSnapshotKey(opts.snapshotKey);
+  return resolveSnapshotKey(opts.snapshotKey, io().env, io().cwd);
 }
 
 function fileSize(path: string): number {

@@ -18,7 +18,6 @@ import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
-import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
@@ -111,8 +110,8 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
-  const embedder = wantsVectors ? await defaultEmbedder() : undefined;
-  const mode = flags.mode ?? defaultRecallMode(embedder !== undefined);
+  const embedder = wantsVectors ? 'static' : 'none';
+  const mode = flags.mode ?? defaultRecallMode(wantsVectors);
   const hits = await withReader(dbPath, flags.at, { embedder }, (db) => db.memory.recall(options));
   return { mode, hits };
 }

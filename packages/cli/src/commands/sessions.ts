@@ -23,7 +23,6 @@ import { historyCommand } from './history.js';
 import { contextOf, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
-import { defaultEmbedder } from '../embedder.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
@@ -281,7 +280,7 @@ export function sessionsCommand(): Command {
       parseInput(searchSessionsOptionsSchema, options);
       // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.
       const wantsVectors = opts.mode === undefined ? Boolean(query?.trim()) : opts.mode !== 'lexical';
-      const embedder = wantsVectors ? await defaultEmbedder() : undefined;
+      const embedder = wantsVectors ? 'static' : 'none';
       const hits = await (opts.at === undefined
         ? withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options))
         : withReader(ctx.dbPath, opts.at, { embedder }, (db) => db.sessions.search(options)));

@@ -10,11 +10,10 @@ import { isPostgresUrl } from '@agentstate/postgres/url';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
 import { openDatabase } from '../database.js';
-import { defaultEmbedder } from '../embedder.js';
 import { io } from '../io.js';
 import { print, printJson } from '../output.js';
 import { nonNegativeInt } from '../parse.js';
-import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '../snapshot-key.js';
+import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
 
 /** The environment variable that holds the page's token when `--token` is not given. */
 export const UI_TOKEN_ENV = 'AGENTSTATE_UI_TOKEN';
@@ -38,8 +37,8 @@ export function uiCommand(): Command {
     .action(async (opts: { port: number; token?: string; allowWrites?: boolean; snapshotKey?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { serveUi } = await import('@agentstate/ui');
-      const key = resolveSnapshotKey(opts.snapshotKey);
-      const db = await openDatabase(ctx.dbPath, { readonly: !opts.allowWrites, embedder: await defaultEmbedder(), snapshotCodec: key?.codec });
+      const key = resolveSnapshotKey(opts.snapshotKey, io().env, io().cwd);
+      const db = await openDatabase(ctx.dbPath, { readonly: !opts.allowWrites, embedder: 'static', snapshotCodec: key?.codec });
       try {
         const ui = await serveUi(db, {
           port: opts.port,
