@@ -25,7 +25,8 @@ import { performance } from 'node:perf_hooks';
 import Database from 'better-sqlite3';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from '@agentstate/core';
 import { createInMemoryProvider, formatInstant, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
-import { createDefaultEmbedder, eventChecksum, openSqlite, openSqliteLog, DERIVED_VERSION } from '@agentstate/sqlite';
+import { createStaticEmbedder } from '@agentstate/embeddings';
+import { eventChecksum, openSqlite, openSqliteLog, DERIVED_VERSION } from '@agentstate/sqlite';
 import { seededRandom } from './turn-text.js';
 
 /** Bump when what the builder writes changes: a cached file of another version is not reused. */
@@ -122,7 +123,7 @@ function rowLog(path: string, clock: ManualClock): Log & { flush(): void; close(
 async function build(path: string, events: number): Promise<void> {
   const { random, sentence } = words(42);
   const clock = new ManualClock(FIRST_TIME);
-  await openSqlite(path).close();
+  await (await openSqlite(path)).close();
   const log = rowLog(path, clock);
   const source = createInMemoryProvider({ log, clock, entropy: seededEntropy(1), instanceId: 'bench', snapshotEvery: SNAPSHOT_EVERY });
   const sessions: string[] = [];
@@ -155,7 +156,7 @@ async function build(path: string, events: number): Promise<void> {
   await source.close();
   await log.close();
   // The first open folds every event into the tables; the rest is written through it with the embedder.
-  const p = openSqlite(path, { clock, entropy: seededEntropy(2), embedder: await createDefaultEmbedder(), snapshotEvery: SNAPSHOT_EVERY, synchronous: 'off' });
+  const p = await openSqlite(path, { clock, entropy: seededEntropy(2), embedder: createStaticEmbedder(), snapshotEvery: SNAPSHOT_EVERY, synchronous: 'off' });
   while (made < events) {
     clock.advance(1_000);
     const user = `user:u${Math.floor(random() * USERS)}`;
@@ -196,7 +197,7 @@ export async function bigFile(events: number): Promise<BigFile> {
       copyFileSync(older, `${converting}.copy`);
       renameSync(`${converting}.copy`, converting);
     }
-    await openSqlite(converting).close();
+    await (await openSqlite(converting)).close();
     for (const suffix of ['-wal', '-shm']) rmSync(`${converting}${suffix}`, { force: true });
     renameSync(converting, path);
     return { path, events, buildS: (performance.now() - start) / 1000 };

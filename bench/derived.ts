@@ -35,7 +35,9 @@ function structureOf(table: string): string {
 function btrees(path: string): Map<string, { bytes: number; pages: Set<number> }> {
   const db = new Database(path, { readonly: true });
   try {
-    const tables = new Map((db.prepare('SELECT name, tbl_name FROM sqlite_schema').all() as { name: string; tbl_name: string }[]).map((r) => [r.name, r.tbl_name]));
+    const tables = new Map(
+      (db.prepare('SELECT name, tbl_name FROM sqlite_schema').all() as { name: string; tbl_name: string }[]).map((r) => [r.name, r.tbl_name]),
+    );
     tables.set('sqlite_schema', 'sqlite_schema');
     const rows = db.prepare('SELECT name, pageno, pgsize FROM dbstat').all() as { name: string; pageno: number; pgsize: number }[];
     const out = new Map<string, { bytes: number; pages: Set<number> }>();
@@ -118,9 +120,13 @@ async function main(): Promise<void> {
     const session = sessions[0]!;
     const turnFrames = await framesPerWrite(path, (i) => state.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence() + i }));
     const plain = await openSqlite(path, { durability: 'process-crash' });
-    const plainFrames = await framesPerWrite(path, (i) => plain.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence() + i })).finally(() => plain.close());
+    const plainFrames = await framesPerWrite(path, (i) => plain.sessions.appendTurn({ sessionId: session.id, role: 'user', content: sentence() + i })).finally(
+      () => plain.close(),
+    );
     const memoryFrames = await framesPerWrite(path, (i) => state.memory.write({ key: `fact-${i}`, content: sentence(), metadata: { topic: 'new', rank: i } }));
-    const names = [...new Set([...plainFrames.keys(), ...turnFrames.keys(), ...memoryFrames.keys()])].sort((a, b) => (turnFrames.get(b) ?? 0) - (turnFrames.get(a) ?? 0));
+    const names = [...new Set([...plainFrames.keys(), ...turnFrames.keys(), ...memoryFrames.keys()])].sort(
+      (a, b) => (turnFrames.get(b) ?? 0) - (turnFrames.get(a) ?? 0),
+    );
     const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
     printTable(
       `WAL pages per write (NORMAL, ${WRITES} writes into an emptied WAL each)`,

@@ -17,8 +17,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
 import { createAgentStateServer } from '@agentstate/mcp';
 import { parseMcpArgs } from '../src/args.js';
-import { openDatabase, resolveDatabase } from '../src/database.js';
-import { loadEmbedder } from '../src/embedder.js';
+import { openDatabase } from '@agentstate/open';
 
 /** The built server. */
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -52,7 +51,7 @@ export async function connectInMemory(args: string[], env: Record<string, string
   const command = parseMcpArgs(args, childEnv(env));
   if (command.kind !== 'run') throw new Error(`agentstate-mcp ${args.join(' ')} serves nothing`);
   const { options } = command;
-  const provider = await openDatabase(resolveDatabase(options.db, childEnv(env)), await loadEmbedder(options.embedder));
+  const provider = await openDatabase(options.db, { embedder: options.embedder, env: childEnv(env) });
   const server = createAgentStateServer(provider, options);
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   server.server.onclose = () => void provider.close();

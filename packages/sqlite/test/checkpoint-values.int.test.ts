@@ -46,7 +46,7 @@ const big = (step: number) => ({ step, messages: Array.from({ length: 40 }, (_, 
 
 describe('checkpoint values stored once', () => {
   it('a put writes the value in its event only, the row points there, and a re-save points at the newer event', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1), metadata: { step: 1 } });
     await p.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: big(2) });
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(3) });
@@ -62,7 +62,7 @@ describe('checkpoint values stored once', () => {
   });
 
   it('a rebuild from the log points at the events again; one from a snapshot holds the values; both read the same', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1) });
     await p.checkpoints.put({ threadId: 'u', namespace: 'sub', checkpointId: '02', checkpoint: big(2), metadata: { source: 'loop' } });
     const before = await p.checkpoints.list();
@@ -93,14 +93,14 @@ describe('checkpoint values stored once', () => {
   });
 
   it('a row pointing at an event that is not its checkpoint is found by verify and repaired by rebuild', async () => {
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: big(1) });
     await p.checkpoints.put({ threadId: 't', checkpointId: '02', checkpoint: big(2) });
     await p.close();
     const db = new Database(path);
     db.prepare("UPDATE checkpoints SET event_seq = 2 WHERE checkpoint_id = '01'").run();
     db.close();
-    const q = openSqlite(path);
+    const q = await openSqlite(path);
     expect((await q.verify()).differences).toEqual(['checkpoints: 1 differ from the log (["t","","01"])']);
     await q.rebuild();
     expect((await q.verify()).ok).toBe(true);

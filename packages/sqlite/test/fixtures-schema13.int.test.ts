@@ -52,7 +52,7 @@ describe('a file written at schema 13', () => {
   it('opens, folds its tables again from the log, reads the same and verifies', async () => {
     const path = schema13File(tmp.file());
     const progress: [number, number][] = [];
-    const p = openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
+    const p = await openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
     try {
       expect(progress).toEqual([[expected.head, expected.head]]);
       expect(JSON.parse(JSON.stringify(await reads(p)))).toEqual(expected);
@@ -69,7 +69,7 @@ describe('a file written at schema 13', () => {
     expect(derived).toBe(String(DERIVED_VERSION));
     // Folded once: the next open finds the file current.
     progress.length = 0;
-    const again = openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
+    const again = await openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
     expect(JSON.parse(JSON.stringify(await reads(again)))).toEqual(expected);
     await again.close();
     expect(progress).toEqual([]);

@@ -65,7 +65,7 @@ const expectedReads = {
 
 describe('a database file written by version 1', () => {
   it('opens, folds its tables again and reads as before', async () => {
-    const p = openSqlite(fixtureFile());
+    const p = await openSqlite(fixtureFile());
     try {
       expect(await reads(p)).toMatchObject(expectedReads);
       expect((await p.verify()).ok).toBe(true);
@@ -75,7 +75,7 @@ describe('a database file written by version 1', () => {
   });
 
   it('rebuilds from its log to the same reads', async () => {
-    const p = openSqlite(fixtureFile());
+    const p = await openSqlite(fixtureFile());
     try {
       await p.rebuild({ fromScratch: true });
       expect(await reads(p)).toMatchObject(expectedReads);
@@ -86,7 +86,7 @@ describe('a database file written by version 1', () => {
 
   it('purges a session whose events are of payload version 1: they are rewritten whole, in today shape, and verify', async () => {
     const path = fixtureFile();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     try {
       const [session] = await p.sessions.list();
       const before = await p.history(session!.id);
@@ -110,7 +110,7 @@ describe('an export written by version 1', () => {
   it('imports and reads as before', async () => {
     const path = tmp.file();
     await importSqlite(path, exportLines);
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     try {
       expect(await reads(p)).toMatchObject(expectedReads);
       expect((await p.verify()).ok).toBe(true);

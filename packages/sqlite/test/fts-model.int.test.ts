@@ -67,7 +67,7 @@ describe('full-text indexes with secure-delete', () => {
         const dir = mkdtempSync(join(tmpdir(), 'agentstate-fts-model-'));
         dirs.push(dir);
         const path = join(dir, 'state.db');
-        const state = openSqlite(path);
+        const state = await openSqlite(path);
         const items: string[] = [];
         let session = (await state.sessions.create({ title: 'chat' })).id;
         let turns = 0;

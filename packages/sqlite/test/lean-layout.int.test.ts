@@ -30,7 +30,7 @@ function schemaSql(path: string, name: string): string {
 describe('the lean turn layout', () => {
   it('indexes turns without prefix indexes, and short prefixes still find them', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal' });
+    const p = await openSqlite(path, { synchronous: 'normal' });
     const s = await p.sessions.create({ title: 'lean' });
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'Deploy is failing on staging' });
     await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'Rolling back the database' });
@@ -49,13 +49,13 @@ describe('the lean turn layout', () => {
 
   it("stores '' for a last writer that is the origin, and reads the id back", async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'normal', instanceId: 'instance-a' });
+    const p = await openSqlite(path, { synchronous: 'normal', instanceId: 'instance-a' });
     const s = await p.sessions.create({ title: 'writer' });
     const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
     const item = await p.memory.write({ kind: 'fact', content: 'kept' });
     await p.close();
     // Another instance updates the session: its row names that writer.
-    const q = openSqlite(path, { synchronous: 'normal', instanceId: 'instance-b' });
+    const q = await openSqlite(path, { synchronous: 'normal', instanceId: 'instance-b' });
     await q.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'hi' });
     expect((await q.sessions.turns(s.id))[0]).toEqual(turn);
     expect(await q.memory.get(item.id)).toEqual(item);
@@ -71,7 +71,7 @@ describe('the lean turn layout', () => {
   });
 
   it('lists the newest turns across sessions in (createdAt, id) order through ties, page by page', async () => {
-    const p = openSqlite(tmp.file(), { synchronous: 'normal' });
+    const p = await openSqlite(tmp.file(), { synchronous: 'normal' });
     const a = await p.sessions.create({ title: 'a' });
     const b = await p.sessions.create({ title: 'b' });
     const at = '2026-03-01T10:00:00.000Z';
@@ -102,7 +102,7 @@ describe('the lean turn layout', () => {
 
   it('keeps the turn index under 110 bytes a turn (it was about 230 with prefix indexes)', async () => {
     const path = tmp.file();
-    const p = openSqlite(path, { synchronous: 'off' });
+    const p = await openSqlite(path, { synchronous: 'off' });
     const s = await p.sessions.create({ title: 'bytes' });
     const turns = 1_000;
     for (let i = 0; i < turns; i += 100)

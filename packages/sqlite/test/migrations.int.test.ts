@@ -25,11 +25,11 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-function refused(path: string, reason: string, open: () => unknown = () => openSqlite(path)): IncompatibleDatabaseError {
+async function refused(path: string, reason: string, open: () => unknown = () => openSqlite(path)): Promise<IncompatibleDatabaseError> {
   const before = readFileSync(path);
   let caught: unknown;
   try {
-    open();
+    await open();
   } catch (error) {
     caught = error;
   }
@@ -57,7 +57,7 @@ function setMeta(path: string, key: string, value: number): void {
 describe('the schema', () => {
   it('creates a new file in one step, the log and the derived tables of the script, identified by its application id', async () => {
     const path = tmp.file();
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
     const db = new Database(path, { readonly: true });
     expect(db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
@@ -72,7 +72,7 @@ describe('the schema', () => {
 
   it('has the tables, columns and indexes schema 13 had, but its history runs and its record of migrations', async () => {
     const fresh = tmp.file();
-    await openSqlite(fresh).close();
+    await (await openSqlite(fresh)).close();
     const old = schema13File(tmp.file('old.db'));
     const shapes = [fresh, old].map((path) => {
       const db = new Database(path, { readonly: true });
@@ -98,7 +98,7 @@ describe('the schema', () => {
     const identity = (before.prepare(`SELECT value FROM store_meta WHERE key = 'log_identity'`).get() as { value: string }).value;
     const events = before.prepare('SELECT * FROM events ORDER BY position').all();
     before.close();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const sessions = await p.sessions.list();
     await p.close();
     expect(sessions.length).toBeGreaterThan(0);
@@ -116,7 +116,7 @@ describe('the schema', () => {
 
   it('opens a file of schema 1 (events only, no identity), gives it an identity and folds its tables', async () => {
     const path = tmp.file();
-    const source = openSqlite(':memory:');
+    const source = await openSqlite(':memory:');
     const s = await source.sessions.create({ title: 'kept' });
     await source.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hello' });
     const events = await source.log.read({ stream: 'state' });
@@ -135,7 +135,7 @@ describe('the schema', () => {
     }
     raw.close();
 
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     expect((await p.sessions.get(s.id)).title).toBe('kept');
     expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['hello']);
     expect(await p.log.identity()).toMatch(/^[0-9a-f]{32}$/);
@@ -153,7 +153,7 @@ describe('the schema', () => {
     const tables = schemaOf(before);
     before.close();
     const crash = `import { openSqlite } from '@agentstate/sqlite';
-openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
+await openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
     const cwd = fileURLToPath(new URL('..', import.meta.url));
     const child = spawnSync(process.execPath, ['--input-type=module', '-e', crash, path], { cwd, encoding: 'utf8', timeout: 60_000 });
     expect(child.stderr).toBe('');
@@ -162,49 +162,49 @@ openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
     expect(schemaOf(after)).toEqual(tables);
     after.close();
     // A failure inside the fold is undone the same way, and the error is the caller's.
-    expect(() =>
+    await expect(
       openSqlite(path, {
         onProgress: () => {
           throw new Error('stop here');
         },
       }),
-    ).toThrow('stop here');
+    ).rejects.toThrow('stop here');
     const again = new Database(path, { readonly: true });
     expect(schemaOf(again)).toEqual(tables);
     again.close();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     expect((await p.sessions.list()).length).toBeGreaterThan(0);
     await p.close();
   });
 
   it('lets a log opened on its own bring a file of schema 13 up to date, leaving its tables for the next provider to fold', async () => {
     const path = schema13File(tmp.file());
-    const reference = openSqlite(schema13File(tmp.file('reference.db')));
+    const reference = await openSqlite(schema13File(tmp.file('reference.db')));
     const expected = await reference.snapshot();
     await reference.close();
     const log = openSqliteLog(path);
     expect(await log.head('state')).toBe(expected.seq);
     await log.close();
-    expect(refused(path, 'behind-log', () => openSqlite(path, { readonly: true })).message).toMatch(/open it writable once/);
+    expect((await refused(path, 'behind-log', () => openSqlite(path, { readonly: true }))).message).toMatch(/open it writable once/);
     const progress: number[][] = [];
-    const p = openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
+    const p = await openSqlite(path, { onProgress: (done, total) => progress.push([done, total]) });
     expect(await p.snapshot()).toEqual(expected);
     await p.close();
     expect(progress).toEqual([[expected.seq, expected.seq]]);
   });
 
-  it('refuses a file that is not SQLite, unchanged', () => {
+  it('refuses a file that is not SQLite, unchanged', async () => {
     const path = tmp.file('notes.txt');
     writeFileSync(path, 'these are not the pages you are looking for\n'.repeat(200));
-    refused(path, 'not-sqlite');
+    await refused(path, 'not-sqlite');
   });
 
-  it('refuses a SQLite database of another application, unchanged', () => {
+  it('refuses a SQLite database of another application, unchanged', async () => {
     const path = tmp.file('other.db');
     const db = new Database(path);
     db.exec("CREATE TABLE accounts (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO accounts (name) VALUES ('x')");
     db.close();
-    refused(path, 'not-agentstate');
+    await refused(path, 'not-agentstate');
   });
 
   it.each([
@@ -212,11 +212,11 @@ openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
     ['derived_version', DERIVED_VERSION],
   ])('refuses a file whose %s is newer, unchanged', async (key, version) => {
     const path = tmp.file();
-    await openSqlite(path).close();
+    await (await openSqlite(path)).close();
     setMeta(path, key, version + 1);
-    expect(refused(path, 'newer-schema').message).toMatch(/newer than this library's .*: upgrade @agentstate\/sqlite/);
-    refused(path, 'newer-schema', () => openSqliteLog(path));
-    refused(path, 'newer-schema', () => openSqlite(path, { readonly: true }));
+    expect((await refused(path, 'newer-schema')).message).toMatch(/newer than this library's .*: upgrade @agentstate\/sqlite/);
+    await refused(path, 'newer-schema', () => openSqliteLog(path));
+    await refused(path, 'newer-schema', () => openSqlite(path, { readonly: true }));
   });
 
   it('lets two connections that both found the file new create it once', async () => {

@@ -14,7 +14,8 @@ import { encodeSnapshot, exportLog, ManualClock, plainCodec, seededEntropy, STAT
 import type { Part } from '@agentstate/core';
 import type { EventRow } from '@agentstate/core/backend';
 import { contentHash, loadSnapshot, rowChecksum } from '@agentstate/core/backend';
-import { createDefaultEmbedder, openSqlite } from '../src/index.js';
+import { createStaticEmbedder } from '@agentstate/embeddings';
+import { openSqlite } from '../src/index.js';
 import { bagOfWordsEmbedder } from './helpers.js';
 
 const dirs: string[] = [];
@@ -43,8 +44,8 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const embedder = await createDefaultEmbedder();
-    const state = openSqlite(path, { embedder, snapshotEvery: 3 });
+    const embedder = createStaticEmbedder();
+    const state = await openSqlite(path, { embedder, snapshotEvery: 3 });
     const secret = await state.memory.write({ content: 'Zanzibarite owes Quetzalfeather 812 coins', metadata: { ledger: 'Xylographic' } });
     await state.memory.update(secret.id, { content: 'Zanzibarite repaid Quetzalfeather in full' });
     const kept = await state.memory.write({ content: 'the team standup is at nine' });
@@ -115,7 +116,7 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path);
+    const state = await openSqlite(path);
     const secret = await state.memory.write({ content: 'Brindlewick hides the ledger' });
     await state.memory.write({ content: 'the plants need water' });
     await state.saveSnapshot();
@@ -140,7 +141,7 @@ describe('purge on a SQLite file', () => {
     dirs.push(dir);
     const path = join(dir, 'state.db');
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
-    const state = openSqlite(path, { clock, snapshotEvery: 2 });
+    const state = await openSqlite(path, { clock, snapshotEvery: 2 });
     const scratch = await state.memory.write({ kind: 'scratch', content: 'Brontosaurine draft of the plan', key: 'Calliopean' });
     await state.memory.update(scratch.id, { content: 'Brontosaurine second draft' });
     const chat = await state.sessions.create({ title: 'kept chat' });
@@ -173,7 +174,7 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path, { snapshotEvery: 4 });
+    const state = await openSqlite(path, { snapshotEvery: 4 });
     const item = await state.memory.write({ content: 'Axolotl-Lantern 4410', operationId: 'op-memory' });
     const chat = await state.sessions.create({ title: 'plain chat' });
     const [, turn] = await state.sessions.appendTurns(
@@ -216,7 +217,12 @@ describe('purge on a SQLite file', () => {
     dirs.push(dir);
     const path = join(dir, 'state.db');
     // Ids, instants and checksums are the same on every run, so no random one can hold the text.
-    const state = openSqlite(path, { clock: new ManualClock(Date.UTC(2026, 0, 1)), entropy: seededEntropy(18), instanceId: 'writer-a', snapshotEvery: 4 });
+    const state = await openSqlite(path, {
+      clock: new ManualClock(Date.UTC(2026, 0, 1)),
+      entropy: seededEntropy(18),
+      instanceId: 'writer-a',
+      snapshotEvery: 4,
+    });
     const chat = await state.sessions.create({ title: 'orders' });
     const append = (parts: Part[], metadata?: Record<string, unknown>) =>
       state.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', parts, ...(metadata ? { metadata } : {}) });
@@ -252,7 +258,7 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-mark-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path);
+    const state = await openSqlite(path);
     await state.memory.write({ content: 'an intact fact' });
     await state.close();
     const db = new Database(path);
@@ -260,7 +266,7 @@ describe('purge on a SQLite file', () => {
     const forged = { ...row, payload: JSON.stringify({ ...JSON.parse(row.payload), erasedBy: 999999 }) };
     db.prepare('UPDATE events SET payload = ?, checksum = ? WHERE stream = ? AND seq = 1').run(forged.payload, rowChecksum(forged), STATE_STREAM);
     db.close();
-    const reopened = openSqlite(path);
+    const reopened = await openSqlite(path);
     const report = await reopened.verify();
     expect(report.problems).toEqual([
       {
@@ -277,7 +283,7 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-fts-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path);
+    const state = await openSqlite(path);
     // Many small commits leave the index in many segments, which only a merge would fold together.
     for (let i = 0; i < 60; i += 1) await state.memory.write({ content: `routine note ${i} about builds` });
     const secret = await state.memory.write({ content: 'Kumquatvessel Whirligrain' });
@@ -297,7 +303,7 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path);
+    const state = await openSqlite(path);
     const item = await state.memory.write({ content: 'v1' });
     await state.memory.write({ content: 'other' });
     await state.memory.update(item.id, { content: 'v2' });
@@ -316,7 +322,7 @@ describe('purge on a SQLite file', () => {
     const db = new Database(path);
     db.prepare('DELETE FROM record_events WHERE seq = 3').run();
     db.close();
-    const again = openSqlite(path);
+    const again = await openSqlite(path);
     const report = await again.verify();
     expect(report.problems.map((p) => p.object)).toEqual(['record_events']);
     await again.rebuild({ fromScratch: true });
@@ -328,7 +334,7 @@ describe('purge on a SQLite file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
-    const state = openSqlite(path);
+    const state = await openSqlite(path);
     const s = await state.sessions.create({ title: 'kept' });
     await state.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
     const item = await state.memory.write({ content: 'v1' });
@@ -339,7 +345,7 @@ describe('purge on a SQLite file', () => {
     db.prepare('DELETE FROM record_events WHERE record_id = ?').run(s.id);
     db.prepare("INSERT INTO record_events (record_id, seq) VALUES ('ghost', 1)").run();
     db.close();
-    const again = openSqlite(path);
+    const again = await openSqlite(path);
     const report = await again.verify();
     expect(report.problems.map((p) => p.object)).toEqual(['record_events']);
     expect(report.problems[0]!.message).toContain('"ghost"');
@@ -357,7 +363,7 @@ describe('purge on a SQLite file', () => {
     const embedders = [bagOfWordsEmbedder(8, 'words-a'), bagOfWordsEmbedder(8, 'words-b'), bagOfWordsEmbedder(8, 'words-c')];
     let secretId = '';
     for (const embedder of embedders) {
-      const state = openSqlite(path, { embedder });
+      const state = await openSqlite(path, { embedder });
       if (secretId === '') {
         secretId = (await state.memory.write({ content: 'Grimsditch owes a favour' })).id;
         await state.memory.write({ content: 'the standup is at nine' });
@@ -374,7 +380,7 @@ describe('purge on a SQLite file', () => {
     };
     const kept = (rows: unknown[]) => rows.filter((row) => (row as { content_hash: string }).content_hash === contentHash('the standup is at nine'));
     expect(entries()).toHaveLength(6);
-    const state = openSqlite(path, { embedder: embedders[0] });
+    const state = await openSqlite(path, { embedder: embedders[0] });
     await state.purge({ id: secretId, reason: 'test' });
     await state.close();
     expect(entries()).toEqual(kept(entries()));
@@ -387,7 +393,7 @@ describe('purge on a SQLite file', () => {
       dirs.push(dir);
       const path = join(dir, 'state.db');
       // The checkpoint does not wait for the reader below: it gives up on it at once.
-      const state = openSqlite(path);
+      const state = await openSqlite(path);
       const secret = await state.memory.write({ content: 'Pemberton keeps the spare key' });
       await state.memory.write({ content: 'the standup is at nine' });
       const reader = new Database(path, { readonly: true });

@@ -47,7 +47,7 @@ function indexRows(path: string, seq: number): string[] {
 describe("a live purge's turns in the history index", () => {
   it("records the first purge in the turns' rows, a second in the index, and reads both in every history", async () => {
     const path = tmp.file();
-    const sqlite = openSqlite(path, options());
+    const sqlite = await openSqlite(path, options());
     const memory = createInMemoryProvider(options());
     const ids = await purgedTwice(sqlite);
     await purgedTwice(memory);

@@ -13,9 +13,9 @@ import { bagOfWordsEmbedder, schema13File, tempDir } from './helpers.js';
 
 const hash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
-function refusal(open: () => unknown): IncompatibleDatabaseError {
+async function refusal(open: () => unknown): Promise<IncompatibleDatabaseError> {
   try {
-    open();
+    await open();
   } catch (error) {
     expect(error).toBeInstanceOf(IncompatibleDatabaseError);
     return error as IncompatibleDatabaseError;
@@ -25,7 +25,7 @@ function refusal(open: () => unknown): IncompatibleDatabaseError {
 
 /** A complete database with a session and a memory, closed cleanly (no -wal left). */
 async function seeded(path: string): Promise<void> {
-  const db = openSqlite(path);
+  const db = await openSqlite(path);
   await db.sessions.create({ title: 'kept' });
   await db.memory.write({ content: 'the user prefers dark mode' });
   await db.close();
@@ -38,11 +38,11 @@ describe('a read-only open', () => {
   });
   afterEach(() => tmp.cleanup());
 
-  it('refuses a 0-byte file as empty and writes nothing into it', () => {
+  it('refuses a 0-byte file as empty and writes nothing into it', async () => {
     const path = tmp.file();
     writeFileSync(path, '');
     for (const open of [() => openSqlite(path, { readonly: true }), () => openSqliteLog(path, { readonly: true })]) {
-      const error = refusal(open);
+      const error = await refusal(open);
       expect(error.reason).toBe('empty');
       expect(error.message).toContain(`${path}: is empty (0 bytes)`);
     }
@@ -61,27 +61,27 @@ describe('a read-only open', () => {
     damage(path);
     const before = hash(path);
     for (const readonly of [true, false]) {
-      const error = refusal(() => openSqlite(path, { readonly }));
+      const error = await refusal(() => openSqlite(path, { readonly }));
       expect(error.reason).toBe(reason);
       expect(error.message).toMatch(message);
       expect(hash(path)).toBe(before);
     }
   });
 
-  it('never creates a missing file, and names a folder given as the path', () => {
+  it('never creates a missing file, and names a folder given as the path', async () => {
     const path = tmp.file('missing.db');
-    expect(() => openSqlite(path, { readonly: true })).toThrow(DatabaseNotFoundError);
-    expect(() => openSqlite(tmp.file('no-folder/x.db'), { readonly: true })).toThrow(/the folder .*no-folder does not exist/);
+    await expect(openSqlite(path, { readonly: true })).rejects.toThrow(DatabaseNotFoundError);
+    await expect(openSqlite(tmp.file('no-folder/x.db'), { readonly: true })).rejects.toThrow(/the folder .*no-folder does not exist/);
     expect(existsSync(path)).toBe(false);
-    expect(() => openSqlite(tmp.dir, { readonly: true })).toThrow(NotAFileError);
-    expect(() => openSqlite(tmp.dir)).toThrow(/it is a folder, not a database file/);
+    await expect(openSqlite(tmp.dir, { readonly: true })).rejects.toThrow(NotAFileError);
+    await expect(openSqlite(tmp.dir)).rejects.toThrow(/it is a folder, not a database file/);
   });
 
   it('reads a current database, refuses every write with ReadOnlyError, and changes no byte of it', async () => {
     const path = tmp.file();
     await seeded(path);
     const before = hash(path);
-    const db = openSqlite(path, { readonly: true });
+    const db = await openSqlite(path, { readonly: true });
     expect(await db.sessions.list()).toHaveLength(1);
     expect((await db.memory.recall({ query: 'dark' })).map((h) => h.content)).toEqual(['the user prefers dark mode']);
     await expect(db.memory.write({ content: 'refused' })).rejects.toThrow(ReadOnlyError);
@@ -99,13 +99,13 @@ describe('a read-only open', () => {
     const path = schema13File(tmp.file());
     const before = hash(path);
     for (const open of [() => openSqlite(path, { readonly: true }), () => openSqliteLog(path, { readonly: true })]) {
-      const error = refusal(open);
+      const error = await refusal(open);
       expect(error.reason).toBe('needs-migration');
       expect(error.message).toMatch(/was written by an earlier version .*folded again from its log, which writes; open it writable once first/);
     }
     expect(hash(path)).toBe(before);
-    await openSqlite(path).close();
-    const p = openSqlite(path, { readonly: true });
+    await (await openSqlite(path)).close();
+    const p = await openSqlite(path, { readonly: true });
     expect((await p.sessions.list()).length).toBeGreaterThan(0);
     await p.close();
   });
@@ -114,16 +114,16 @@ describe('a read-only open', () => {
     const path = tmp.file();
     await seeded(path);
     const log = openSqliteLog(path);
-    const copy = openSqlite(':memory:');
+    const copy = await openSqlite(':memory:');
     await copy.sessions.create({ title: 'appended to the bare log' });
     const [event] = await copy.log.read({ stream: 'state', afterSeq: 0, limit: 1 });
     await copy.close();
     await log.append({ stream: 'state', type: event!.type, payload: event!.payload, time: event!.time });
     await log.close();
-    const error = refusal(() => openSqlite(path, { readonly: true }));
+    const error = await refusal(() => openSqlite(path, { readonly: true }));
     expect(error.reason).toBe('behind-log');
     expect(error.message).toMatch(/has tables 1 events behind its log: open it writable once/);
-    const writable = openSqlite(path);
+    const writable = await openSqlite(path);
     expect(await writable.sessions.list()).toHaveLength(2);
     await writable.close();
   });
@@ -134,26 +134,26 @@ describe('a read-only open', () => {
     const copy = tmp.file('copy.db');
     copyFileSync(path, copy);
     const before = hash(path);
-    const db = openSqlite(path, { readonly: true, embedder: createStaticEmbedder() });
+    const db = await openSqlite(path, { readonly: true, embedder: createStaticEmbedder() });
     const hits = await db.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance' });
     expect(hits.map((h) => h.content)).toEqual(['the user prefers dark mode']);
     await db.close();
     expect(hash(path)).toBe(before);
     // The same answer as a writable open, which stores the vector.
-    const writable = openSqlite(copy, { embedder: createStaticEmbedder() });
+    const writable = await openSqlite(copy, { embedder: createStaticEmbedder() });
     const stored = await writable.memory.recall({ query: 'user likes a dark theme', mode: 'semantic', order: 'relevance' });
     expect(stored.map((h) => [h.content, h.score.toFixed(6)])).toEqual(hits.map((h) => [h.content, h.score.toFixed(6)]));
     await writable.close();
   });
   it('searches transcripts semantically and hybrid, stored turn vectors and missing ones alike, without storing one', async () => {
     const path = tmp.file();
-    const writer = openSqlite(path, { embedder: bagOfWordsEmbedder() });
+    const writer = await openSqlite(path, { embedder: bagOfWordsEmbedder() });
     const embedded = await writer.sessions.create({ title: 'embedded' });
     await writer.sessions.appendTurn({ sessionId: embedded.id, role: 'user', content: 'the staging deploy failed on friday' });
     await writer.sessions.appendTurn({ sessionId: embedded.id, role: 'assistant', content: 'rolled back the release' });
     await writer.close();
     // Turns written without an embedder have no stored vector: a read-only search embeds them in memory.
-    const plain = openSqlite(path);
+    const plain = await openSqlite(path);
     const later = await plain.sessions.create({ title: 'plain' });
     await plain.sessions.appendTurn({ sessionId: later.id, role: 'user', content: 'why did the staging deploy fail' });
     const gone = await plain.sessions.create({ title: 'deleted' });
@@ -164,7 +164,7 @@ describe('a read-only open', () => {
     copyFileSync(path, copy);
     const before = hash(path);
     const answers = async (file: string, readonly: boolean) => {
-      const db = openSqlite(file, { readonly, embedder: bagOfWordsEmbedder() });
+      const db = await openSqlite(file, { readonly, embedder: bagOfWordsEmbedder() });
       try {
         const out = [];
         for (const mode of ['semantic', 'hybrid'] as const) {

@@ -44,7 +44,7 @@ async function fullFold(p: SqliteProvider): Promise<string> {
 describe('a stored snapshot bound to its store', () => {
   it('is skipped when its unsealed content was edited, and rebuild equals a full fold', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await populate(p, 'mine');
     const good = await p.saveSnapshot();
     await p.memory.write({ content: 'after the first snapshot' });
@@ -71,8 +71,8 @@ describe('a stored snapshot bound to its store', () => {
   it('is skipped when its row was copied from another database at the same seq', async () => {
     const mine = tmp.file('mine.db');
     const theirs = tmp.file('theirs.db');
-    const p = openSqlite(mine);
-    const q = openSqlite(theirs);
+    const p = await openSqlite(mine);
+    const q = await openSqlite(theirs);
     await populate(p, 'mine');
     await populate(q, 'theirs');
     expect(await p.log.identity()).not.toBe(await q.log.identity());
@@ -94,7 +94,7 @@ describe('a stored snapshot bound to its store', () => {
 
   it('is skipped when the log behind it was truncated, or truncated and grown again differently', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await populate(p, 'mine');
     const early = await p.saveSnapshot();
     await populate(p, 'later', 1);
@@ -105,7 +105,7 @@ describe('a stored snapshot bound to its store', () => {
     const truncated = tmp.file('truncated.db');
     copyFileSync(path, truncated);
     tamper(truncated, 'DELETE FROM events WHERE stream = ? AND seq > ?', STATE_STREAM, late.seq - 2);
-    const t = openSqlite(truncated);
+    const t = await openSqlite(truncated);
     const cut = await t.rebuild();
     expect(cut.snapshotSeq).toBe(early.seq);
     expect(encodeSnapshot(await t.snapshot())).toBe(await fullFold(t));
@@ -123,7 +123,7 @@ describe('a stored snapshot bound to its store', () => {
 
   it('keeps its store identity across reopening; a copy of the whole file is the same store', async () => {
     const path = tmp.file();
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     await populate(p, 'mine');
     const identity = await p.log.identity();
     const saved = await p.saveSnapshot();
@@ -131,7 +131,7 @@ describe('a stored snapshot bound to its store', () => {
     const copy = tmp.file('copy.db');
     copyFileSync(path, copy);
     for (const file of [path, copy]) {
-      const again = openSqlite(file);
+      const again = await openSqlite(file);
       expect(await again.log.identity()).toBe(identity);
       expect(await again.rebuild()).toMatchObject({ snapshotSeq: saved.seq, skipped: [] });
       await again.close();
@@ -143,7 +143,7 @@ describe('snapshots stored by versions without bindings or before chunks', () =>
   it('are skipped as of an earlier format, which verify notes but does not fail; rebuild folds the log and the next save drops them', async () => {
     // A file with events and, stored beside them by an older version, an unbound whole snapshot (format 3).
     const path = tmp.file();
-    const source = openSqlite(path);
+    const source = await openSqlite(path);
     await populate(source, 'old');
     const events = await source.log.read({ stream: STATE_STREAM });
     const oldSnapshot = encodeSnapshot(await source.snapshot());
@@ -156,7 +156,7 @@ describe('snapshots stored by versions without bindings or before chunks', () =>
     insert.run(`${STATE_STREAM}#memory`, events.length - 1, '{"memory":[]}');
     raw.close();
 
-    const p = openSqlite(path);
+    const p = await openSqlite(path);
     const result = await p.rebuild();
     expect(result.snapshotSeq).toBe(0);
     const earlier = (seq: number) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false });
