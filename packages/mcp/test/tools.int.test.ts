@@ -165,12 +165,10 @@ describe('memory', () => {
     expect((await call(client, 'recall', { query: 'once only' })).hits).toHaveLength(1);
   });
 
-  it('is lexical by default without an embedder, and semantic on request', async () => {
+  it('is lexical without an embedder, and refuses semantic recall there', async () => {
     const lexical = await call(client, 'recall', { query: 'themes' });
     expect(lexical.hits.map((h: { score: number }) => h.score)).toEqual([1]);
-    const semantic = await call(client, 'recall', { query: 'dark themes', mode: 'semantic', order: 'relevance' });
-    expect(semantic.hits[0].content).toBe('The user prefers dark themes');
-    expect(semantic.hits[0].score).toBeGreaterThan(0.5);
+    expect(await callError(client, 'recall', { query: 'dark themes', mode: 'semantic', order: 'relevance' })).toMatch(/^invalid: invalid mode: semantic recall/);
   });
 });
 
