@@ -90,8 +90,9 @@ export function mapSqliteError(error: unknown, path: string = UNKNOWN_PATH): unk
   if (code === 'SQLITE_IOERR_SHORT_READ') return new CorruptionError('database', 0, `${path} is truncated: ${error.message}`, cause);
   if (code.startsWith('SQLITE_CORRUPT')) return new CorruptionError('database', 0, `${path} is damaged: ${error.message}`, cause);
   // Every statement is the library's own and the schema was checked on open: a table or
-  // column that is missing now means the schema pages on disk were damaged.
-  if (code === 'SQLITE_ERROR' && /^(no such (table|column|index)|malformed database schema)/i.test(error.message)) {
+  // column that is missing, or a full-text index whose configuration no longer parses,
+  // means the pages on disk were damaged.
+  if (code === 'SQLITE_ERROR' && /^(no such (table|column|index)|malformed database schema|invalid fts5 file format)/i.test(error.message)) {
     return new CorruptionError('database', 0, `${path} is damaged: its schema no longer matches this library's (${error.message})`, cause);
   }
   // sqlite-vec reports bad vectors with a plain SQLITE_ERROR.

@@ -9,10 +9,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 import { importSqlite, openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
 import { type LegacyScope, legacyScope, STATE_STREAM } from '@agentstate/core';
 import { tempDir } from './helpers.js';
+
+/** The offline embedder the fixture's semantic reads were taken with. */
+const embedder = createStaticEmbedder();
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/v1/', import.meta.url));
 const expected = JSON.parse(readFileSync(`${FIXTURES}reads.json`, 'utf8'));
@@ -40,7 +44,7 @@ async function reads(p: SqliteProvider) {
     skillsWeb: await p.skills.get('fix-esm', { scope: { project: 'web', workspace: 'x' } }),
     memory: await p.memory.recall({ limit: 100 }),
     memoryWeb: await p.memory.recall({ scope: { project: 'web' }, includeParentScopes: true, limit: 100 }),
-    recallDeploy: (await p.memory.recall({ query: 'deploy key' })).map((h) => h.id),
+    recallDeploy: (await p.memory.recall({ query: 'deploy key', mode: 'lexical' })).map((h) => h.id),
     semanticDeploy: (await p.memory.recall({ query: 'when does the key rotate', mode: 'semantic', minScore: 0.5 })).map((h) => h.id),
   };
 }
@@ -65,7 +69,7 @@ const expectedReads = {
 
 describe('a database file written by version 1', () => {
   it('opens, folds its tables again and reads as before', async () => {
-    const p = await openSqlite(fixtureFile());
+    const p = await openSqlite(fixtureFile(), { embedder });
     try {
       expect(await reads(p)).toMatchObject(expectedReads);
       expect((await p.verify()).ok).toBe(true);
@@ -75,7 +79,7 @@ describe('a database file written by version 1', () => {
   });
 
   it('rebuilds from its log to the same reads', async () => {
-    const p = await openSqlite(fixtureFile());
+    const p = await openSqlite(fixtureFile(), { embedder });
     try {
       await p.rebuild({ fromScratch: true });
       expect(await reads(p)).toMatchObject(expectedReads);
@@ -86,7 +90,7 @@ describe('a database file written by version 1', () => {
 
   it('purges a session whose events are of payload version 1: they are rewritten whole, in today shape, and verify', async () => {
     const path = fixtureFile();
-    const p = await openSqlite(path);
+    const p = await openSqlite(path, { embedder });
     try {
       const [session] = await p.sessions.list();
       const before = await p.history(session!.id);
@@ -110,7 +114,7 @@ describe('an export written by version 1', () => {
   it('imports and reads as before', async () => {
     const path = tmp.file();
     await importSqlite(path, exportLines);
-    const p = await openSqlite(path);
+    const p = await openSqlite(path, { embedder });
     try {
       expect(await reads(p)).toMatchObject(expectedReads);
       expect((await p.verify()).ok).toBe(true);

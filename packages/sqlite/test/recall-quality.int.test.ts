@@ -5,6 +5,7 @@
  * frequencies) fails a test. Deterministic: no timing is asserted.
  */
 import { describe, expect, it } from 'vitest';
+import { createStaticEmbedder } from '@agentstate/embeddings';
 import { openSqlite } from '@agentstate/sqlite';
 import { CONFIGS, evaluate, hybridGains, loadEvalSet, loadItems, paraphraseAndSemantic, RECALL_DEV_PATH } from '../../../bench/recall-eval.js';
 
@@ -13,7 +14,7 @@ describe('recall quality on recall-dev', () => {
     const set = loadEvalSet(RECALL_DEV_PATH);
     expect(set.items.length).toBe(402);
     expect(set.queries.length).toBe(205);
-    const state = await openSqlite(':memory:');
+    const state = await openSqlite(':memory:', { embedder: createStaticEmbedder() });
     const ids = await loadItems(state.memory, set);
     const scores = [];
     for (const [, options] of CONFIGS) scores.push(await evaluate(state.memory, ids, set, options));
