@@ -6,35 +6,30 @@
  * every acknowledged write is there, none is applied twice or half, and the
  * tables equal a replay of the log.
  */
-import pg from 'pg';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConnectionLostError, openPostgres } from '../src/index.js';
-import { dropSchema, freshSchema, testServer } from './cluster.js';
+import { dropSchema, freshSchema } from './cluster.js';
+import { type OwnCluster, startCluster } from './start-cluster.js';
 import { expectExactly, finished, requireBuilt, startWriter } from './writers.js';
 
 beforeAll(requireBuilt);
 
-async function query(url: string, text: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(text);
-  } finally {
-    await client.end();
-  }
-}
-
-// A server given by URL is not this test's to crash; the throwaway cluster always is (CI uses it).
+// The test crashes its server: a cluster of its own, not the run's that other files use. Where the tests are given a
+// server by URL (no binaries to start one), it is skipped; CI has the binaries.
 const givenServer = process.env.AGENTSTATE_TEST_POSTGRES_URL !== undefined && process.env.AGENTSTATE_TEST_POSTGRES_URL !== '';
+let own: OwnCluster | undefined;
+afterAll(async () => {
+  await own?.stop();
+});
 
 describe('a PostgreSQL server crashing under load', () => {
   it.skipIf(givenServer)(
     'loses no acknowledged write, applies none twice or half, and its clients fail fast, then recover',
     async () => {
-      const server = await testServer();
+      // The test clusters run with synchronous_commit off, which may lose the last commits in a crash; a real deployment keeps it on.
+      own = await startCluster(['synchronous_commit=on']);
+      const server = own;
       const { url } = server;
-      // The test cluster runs with synchronous_commit off, which may lose the last commits in a crash; a real deployment keeps it on.
-      await query(url, 'ALTER DATABASE postgres SET synchronous_commit = on');
       const schema = freshSchema('crash');
       const observer = await openPostgres(url, { schema, max: 1, connectTimeoutMs: 1_000, statementTimeoutMs: 5_000 });
       const before = await observer.memory.write({ content: 'before the crash' });

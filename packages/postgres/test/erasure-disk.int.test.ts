@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresProvider } from '../src/index.js';
 import { openPostgres } from '../src/index.js';
-import type { OwnCluster } from './cluster.js';
-import { startCluster } from './cluster.js';
+import type { OwnCluster } from './start-cluster.js';
+import { startCluster } from './start-cluster.js';
 
 /** One lower-case token, so the full-text lexeme stored for it (tsvector and GIN pages) is the same bytes. */
 const SECRET = 'zqxjvbkwafterpurge4417';
