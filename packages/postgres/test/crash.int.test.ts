@@ -78,6 +78,5 @@ describe('a PostgreSQL server crashing under load', () => {
       ]);
       await dropSchema(url, schema);
     },
-    240_000,
   );
 });

@@ -131,7 +131,7 @@ describe('full-text indexes with secure-delete', () => {
       }),
       { numRuns: 30 },
     );
-  }, 300_000);
+  });
 
   it('replace the contentless_delete indexes of a file written before migration 9, filled as a rebuild fills them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-fts-migrate-'));
@@ -174,5 +174,5 @@ describe('full-text indexes with secure-delete', () => {
     // The folded token lives only in the index (the rows and events keep the original case).
     expect(raw.includes('umbrellafish')).toBe(true);
     expect(raw.includes('quillwort')).toBe(false);
-  }, 60_000);
+  });
 });

@@ -128,7 +128,7 @@ describe('history runs', () => {
       }),
       { numRuns: 6 },
     );
-  }, 120_000);
+  });
 
   it('are written once per RUN_LENGTH versions, and a rebuild or the migration of a schema 12 file writes the same', async () => {
     const path = newFile();
