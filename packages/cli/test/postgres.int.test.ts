@@ -208,15 +208,9 @@ describe('agentstate --db postgres://…', () => {
         continue;
       }
       const follower = start(args, { env, cwd: tmp.dir });
-      let out = '';
-      follower.stdout.on('data', (chunk: Buffer) => {
-        out += chunk.toString();
-      });
-      const deadline = Date.now() + 20_000;
-      while (!out.includes('memory.written') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await printed(follower).until((out) => out.includes('memory.written'));
       follower.kill('SIGINT');
       await new Promise((resolve) => follower.on('exit', resolve));
-      expect(out).toContain('memory.written');
     }
     expect(outputs.join('')).toContain('Deploys go out on Tuesdays');
     expect(okJson(['stats', '--db', `${server}?schema=${copy}`]).head).toBe(1);
@@ -241,22 +235,12 @@ describe('agentstate --db postgres://…', () => {
     const db = freshUrl();
     const session = ok(['sessions', 'create', '--title', 'Tail', '--db', db]).trim();
     const follower = start(['log', 'tail', '-n', '1', '--follow', '--json', '--db', db]);
-    let out = '';
-    follower.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    const waitFor = async (predicate: () => boolean, what: string): Promise<void> => {
-      const deadline = Date.now() + 20_000;
-      while (!predicate()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${out}`);
-        await new Promise((r) => setTimeout(r, 50));
-      }
-    };
+    const out = printed(follower);
     try {
-      await waitFor(() => jsonLines(out).length === 1, 'the tail');
+      await out.until((text) => jsonLines(text).length === 1);
       for (let i = 1; i <= 5; i += 1) ok(['sessions', 'append', session, '--content', `turn ${i}`, '--db', db]);
-      await waitFor(() => jsonLines(out).length === 6, 'the new events');
-      expect(jsonLines(out).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
+      await out.until((text) => jsonLines(text).length === 6);
+      expect(jsonLines(out.text()).map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6]);
     } finally {
       follower.kill('SIGINT');
     }
@@ -264,6 +248,34 @@ describe('agentstate --db postgres://…', () => {
     expect(code).toBe(0);
   });
 });
+
+/**
+ * What a running command prints, and a wait until it has printed what the
+ * test needs: no deadline of its own, since a busy machine may take long
+ * (the test's timeout catches a hang); a command that exits first fails it.
+ */
+function printed(child: ReturnType<typeof start>): { text: () => string; until: (done: (text: string) => boolean) => Promise<void> } {
+  let out = '';
+  const waiting = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+    for (const check of waiting) check();
+  });
+  return {
+    text: () => out,
+    until: (done) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (!done(out)) return;
+          waiting.delete(check);
+          resolve();
+        };
+        child.once('exit', (code) => reject(new Error(`the command exited (${code}) before printing what the test waits for; it printed: ${out}`)));
+        waiting.add(check);
+        check();
+      }),
+  };
+}
 
 /** The words of one shell line: quotes removed, `$NAME` expanded from `env`. */
 function shellWords(line: string, env: Record<string, string>): string[] {

@@ -19,7 +19,7 @@ let server: HttpServerProcess;
 beforeAll(async () => {
   tmp = tempDir();
   server = await startHttp(['--db', tmp.db, '--embedder', 'none']);
-}, 60_000);
+});
 
 afterAll(async () => {
   expect(await server?.stop()).toBe(0);

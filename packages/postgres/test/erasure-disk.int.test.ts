@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PostgresProvider } from '../src/index.js';
 import { openPostgres } from '../src/index.js';
-import type { OwnCluster } from './cluster.js';
-import { startCluster } from './cluster.js';
+import type { OwnCluster } from './start-cluster.js';
+import { startCluster } from './start-cluster.js';
 
 /** One lower-case token, so the full-text lexeme stored for it (tsvector and GIN pages) is the same bytes. */
 const SECRET = 'zqxjvbkwafterpurge4417';
@@ -21,7 +21,7 @@ let cluster: OwnCluster;
 
 beforeAll(async () => {
   cluster = await startCluster(['full_page_writes=on', 'wal_recycle=off']);
-}, 120_000);
+});
 
 afterAll(async () => {
   await cluster?.stop();
@@ -58,7 +58,7 @@ describe('purge on PostgreSQL, then the documented steps', () => {
     await provider?.close();
   });
 
-  it('leaves the erased text, and the input hashes of its operations, in no file under the data directory', { timeout: 120_000 }, async () => {
+  it('leaves the erased text, and the input hashes of its operations, in no file under the data directory', async () => {
     const scope = ['user', 'leaving'];
     const session = await provider.sessions.create({ title: `about ${SECRET}`, scope, operationId: 'create-1' });
     await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `my code is ${SECRET}`, operationId: 'turn-1' });

@@ -58,9 +58,9 @@ const WORDS = 'deploy staging rollback cache redis postgres dark mode lisbon off
 describe('pgvector on PGlite', () => {
   beforeAll(async () => {
     await pglite();
-  }, 120_000);
+  });
 
-  it('creates the extension, indexes each embedder and dimension with HNSW, and ranks as the exact fallback does', { timeout: 120_000 }, async () => {
+  it('creates the extension, indexes each embedder and dimension with HNSW, and ranks as the exact fallback does', async () => {
     const schema = `pgv_${++schemas}`;
     const embedder = bagOfWords("it's a \\ hostile' id");
     const indexed = await open(schema, { embedder });
@@ -104,7 +104,7 @@ describe('pgvector on PGlite', () => {
     }
   });
 
-  it('walks the HNSW index for a filtered nearest-neighbour query when the planner would rather not scan', { timeout: 120_000 }, async () => {
+  it('walks the HNSW index for a filtered nearest-neighbour query when the planner would rather not scan', async () => {
     const schema = `pgv_${++schemas}`;
     const provider = await open(schema, { embedder: bagOfWords('plain') });
     try {
@@ -161,5 +161,5 @@ runProviderConformance(
       if (place?.owner) await drop(place.schema);
     },
   },
-  { only: (name) => /^(S\d|A21|A22|M6|X7) /.test(name), timeout: 120_000 },
+  { only: (name) => /^(S\d|A21|A22|M6|X7) /.test(name) },
 );

@@ -14,7 +14,7 @@ let db: PGlite;
 
 beforeAll(async () => {
   db = await createPglite();
-}, 120_000);
+});
 
 afterAll(async () => {
   await db.close();
@@ -37,7 +37,7 @@ function letters(id: string): Embedder {
 }
 
 describe('purge on PostgreSQL', () => {
-  it("drops the erased text's cached embeddings under every embedder that cached it, and no other entry", { timeout: 120_000 }, async () => {
+  it("drops the erased text's cached embeddings under every embedder that cached it, and no other entry", async () => {
     const schema = 'purge_cache';
     let secretId = '';
     for (const id of ['words-a', 'words-b', 'words-c']) {

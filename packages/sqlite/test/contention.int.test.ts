@@ -60,7 +60,7 @@ describe('16 processes writing one file on a loaded machine', () => {
     tmp.cleanup();
   });
 
-  it('fail no writer, and lose no acknowledged write', { timeout: 180_000 }, async () => {
+  it('fail no writer, and lose no acknowledged write', async () => {
     const path = tmp.file();
     await (await openSqlite(path)).close();
     const script = tmp.file('writer.mjs');

@@ -110,7 +110,7 @@ describe('crash safety', () => {
     }
     expect(kills).toBeGreaterThanOrEqual(20);
     expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThan(24);
-  }, 240_000); // 24 child processes, each starting Node: slow on a loaded 2-core machine
+  });
 });
 
 describe('crash safety under group commit', () => {
@@ -135,7 +135,7 @@ describe('crash safety under group commit', () => {
       await verify(file, all);
     }
     expect(all.reduce((n, a) => n + a.count, 0)).toBeGreaterThanOrEqual(8 * 20);
-  }, 240_000); // 8 child processes, each starting Node: slow on a loaded 2-core machine
+  });
 });
 
 describe('concurrent processes', () => {

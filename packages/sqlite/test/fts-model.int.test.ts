@@ -127,5 +127,5 @@ describe('full-text indexes with secure-delete', () => {
       }),
       { numRuns: 30 },
     );
-  }, 300_000);
+  });
 });

@@ -67,5 +67,5 @@ describe('pages on SQLite', () => {
     } finally {
       await p.close();
     }
-  }, 60_000);
+  });
 });

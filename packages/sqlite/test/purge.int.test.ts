@@ -110,7 +110,7 @@ describe('purge on a SQLite file', () => {
     expect(heads()).toEqual(expect.arrayContaining(stored));
     expect((await loadSnapshot(state.log, plainCodec, stored.at(-1)!)).skipped).toEqual([]);
     await state.close();
-  }, 60_000);
+  });
 
   it('drops the snapshots of earlier formats, which it cannot patch: their text is left in no byte of the file, the -wal or an export', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
@@ -168,7 +168,7 @@ describe('purge on a SQLite file', () => {
     expect((await state.sessions.get(chat.id)).title).toBe('kept chat');
     expect((await state.verify()).problems).toEqual([]);
     await state.close();
-  }, 60_000);
+  });
 
   it('leaves no input hash of an erased operation in the file or the -wal, as hex or as bytes, and no row of the operation index keeps one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
@@ -252,7 +252,7 @@ describe('purge on a SQLite file', () => {
     expect((await state.verify()).problems).toEqual([]);
     await state.close();
     expect(rawBytes(path).includes('1234'), '1234 in the closed file').toBe(false);
-  }, 60_000);
+  });
 
   it("verify reports an erasedBy no purge made true, written into the file with the row's checksum", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-mark-'));
@@ -297,7 +297,7 @@ describe('purge on a SQLite file', () => {
     expect(raw.includes('whirligrain'), 'a token in the file or -wal').toBe(false);
     expect((await state.verify()).problems).toEqual([]);
     await state.close();
-  }, 60_000);
+  });
 
   it('answers history from the index, and verify catches an index that lost a row', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-history-'));

@@ -43,7 +43,7 @@ export function chromiumPage(): () => Page {
   beforeAll(async () => {
     browser = await launchChromium();
     page = await browser.newPage();
-  }, 120_000);
+  });
   afterAll(async () => {
     await browser?.close();
   });

@@ -37,7 +37,7 @@ beforeAll(async () => {
   if (skipBrowser) return;
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-}, 300_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -21,7 +21,7 @@ beforeAll(async () => {
   await db.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'Deploy the fleet' });
   await db.memory.write({ content: 'The fleet deploys on Fridays', kind: 'fact' });
   ui = await serveUi(db, { port: 0 });
-}, 300_000);
+});
 
 afterAll(async () => {
   await ui?.close();
