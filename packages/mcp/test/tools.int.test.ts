@@ -168,7 +168,9 @@ describe('memory', () => {
   it('is lexical without an embedder, and refuses semantic recall there', async () => {
     const lexical = await call(client, 'recall', { query: 'themes' });
     expect(lexical.hits.map((h: { score: number }) => h.score)).toEqual([1]);
-    expect(await callError(client, 'recall', { query: 'dark themes', mode: 'semantic', order: 'relevance' })).toMatch(/^invalid: invalid mode: semantic recall/);
+    expect(await callError(client, 'recall', { query: 'dark themes', mode: 'semantic', order: 'relevance' })).toMatch(
+      /^invalid: invalid mode: semantic recall/,
+    );
   });
 });
 
