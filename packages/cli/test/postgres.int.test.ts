@@ -11,7 +11,8 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
-import { cli, fails, ok, okJson, start, tempDir } from './helpers.js';
+import { start, tempDir } from './helpers.js';
+import { cli, fails, ok, okJson } from './in-process.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: the tests read the parsed JSON lines freely.
 const jsonLines = (text: string): any[] =>
