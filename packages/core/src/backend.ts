@@ -29,29 +29,15 @@ export {
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRecordIds } from './log/changes.js';
 export { operationEntry } from './log/operation.js';
-export { isContentPart, storedPayload } from './log/compact.js';
+export { storedPayload } from './log/compact.js';
 export { eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
 export { historyRows } from './log/history-index.js';
-export type { HistoryEntry } from './provider/history.js';
 export { checkHistoryIndex } from './verify/history.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export { type LoadedSnapshot, loadSnapshot } from './snapshot/restore.js';
 export { storedHeadRows, looseChunkDigests, looseIndexDigests } from './snapshot/heads.js';
-export {
-  SNAPSHOT_COLLECTIONS,
-  type SnapshotCollection,
-  CHUNK_MAX_CHARS,
-  CHUNK_STREAM_PREFIX,
-  chunkStream,
-  type ChunkRef,
-  encodeChunk,
-  encodeCollectionChunks,
-  encodeSnapshotChunks,
-  encodeChunkHead,
-  ofOtherFormat,
-} from './snapshot/chunks.js';
+export { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, chunkStream, encodeChunk, encodeSnapshotChunks, ofOtherFormat } from './snapshot/chunks.js';
 export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
-export { SNAPSHOT_PARTS } from './snapshot/parts.js';
 export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
 export { type TokenMatch, tokenMatcher, matchesText, foldForIndex } from './matching/lexical.js';
 export { termFrequencies, squashScore, bm25Score } from './matching/bm25.js';

@@ -5,8 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Log } from '../src/index.js';
 import { createInMemoryProvider, encodeSnapshot, hmacCodec, InMemoryLog, ManualClock, plainCodec, seededEntropy, STATE_STREAM } from '../src/index.js';
-import type { ChunkRef, SnapshotCollection } from '../src/backend.js';
-import type { ChunkIndex } from '../src/snapshot/chunks.js';
+import type { ChunkIndex, ChunkRef, SnapshotCollection } from '../src/snapshot/chunks.js';
 import { CHUNK_STREAM_PREFIX, chunkStream, loadSnapshot, parseBoundSnapshot } from '../src/backend.js';
 import { decodeChunkIndex } from '../src/snapshot/chunks.js';
 import type { SnapshotCodec } from '../src/index.js';

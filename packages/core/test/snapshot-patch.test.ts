@@ -6,7 +6,7 @@
  * patched snapshot still loads to the replay of the rewritten log.
  */
 import { describe, expect, it } from 'vitest';
-import type { ChunkRef } from '@agentstate/core/backend';
+import type { ChunkRef } from '../src/snapshot/chunks.js';
 import { CHUNK_STREAM_PREFIX, chunkStream, foldLog, loadSnapshot, parseBoundSnapshot } from '@agentstate/core/backend';
 import type { ChunkIndex } from '../src/snapshot/chunks.js';
 import { decodeChunkIndex } from '../src/snapshot/chunks.js';
