@@ -36,7 +36,7 @@ export interface OpenOptions {
 
 /** Opens the database at `path` (a resolved `--db`): a foreign or damaged one is refused unchanged. */
 export function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
-  return open(path, { ...options, create: options.create ?? false, embedder: options.embedder ?? 'none', env: io().env });
+  return open(path, { ...options, create: options.create ?? false, embedder: options.embedder ?? 'none', env: io().env, cwd: io().cwd });
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */
@@ -51,5 +51,5 @@ export async function withDatabase<T>(path: string, options: OpenOptions, fn: (d
 
 /** Opens only the event log at `path` (see `openLog` of `@agentstate/open`); a missing file is refused unless `create`. */
 export function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<DatabaseLog> {
-  return openDatabaseLog(path, { ...options, create: options.create ?? false, env: io().env });
+  return openDatabaseLog(path, { ...options, create: options.create ?? false, env: io().env, cwd: io().cwd });
 }

@@ -3,7 +3,8 @@
  * process with streams, an environment and a working directory of its own,
  * and the run leaves nothing behind in that process.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { run } from '@agentstate/cli';
@@ -51,6 +52,18 @@ describe('run(argv, io)', () => {
     const recall = async (db: string) => JSON.parse((await inThisProcess(['memory', 'recall', '--json', '--db', db])).stdout)[0].content;
     expect(await recall(tmp.path('other/.agentstate/state.db'))).toBe('in the default');
     expect(await recall(tmp.path('other/env.db'))).toBe('in the env one');
+  });
+
+  it("reads a relative AGENTSTATE_SNAPSHOT_KEY against the io's working directory, for every command that opens the database", async () => {
+    const cwd = tmp.path('sealed');
+    mkdirSync(cwd);
+    writeFileSync(join(cwd, 'snapshot.key'), 'a secret of at least sixteen bytes');
+    const env = { AGENTSTATE_SNAPSHOT_KEY: 'snapshot.key' };
+    expect(await inThisProcess(['memory', 'write', 'sealed fact', '--db', 'state.db'], { cwd, env })).toMatchObject({ code: 0, stderr: '' });
+    expect(await inThisProcess(['snapshot', '--db', 'state.db'], { cwd, env })).toMatchObject({ code: 0, stderr: '' });
+    const verified = await inThisProcess(['verify', '--db', 'state.db', '--json'], { cwd, env });
+    expect(verified).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, skippedSnapshots: [] });
   });
 
   it('leaves nothing behind: not the exit code, not a signal listener, not --local-time', async () => {

@@ -44,6 +44,8 @@ export interface OpenOptions extends Omit<SqliteOptions, 'embedder'>, Omit<Postg
   snapshotKey?: string;
   /** Where the `AGENTSTATE_*` variables are read. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** What a relative target or snapshot key path is read against. Default: `process.cwd()`. */
+  cwd?: string;
 }
 
 let staticEmbedder: Promise<Embedder> | undefined;
@@ -102,10 +104,10 @@ function prepare(path: string, create: boolean, readonly: boolean): void {
  * SQLite file at the path. A foreign or damaged database is refused unchanged.
  */
 export async function openDatabase(target?: string, options: OpenOptions = {}): Promise<Database> {
-  const { create = true, embedder: choice, snapshotKey, env = process.env, ...rest } = options;
-  const resolved = resolveTarget(target, env);
+  const { create = true, embedder: choice, snapshotKey, env = process.env, cwd = process.cwd(), ...rest } = options;
+  const resolved = resolveTarget(target, env, cwd);
   const embedder = await embedderOf(choice);
-  const snapshotCodec = rest.snapshotCodec ?? resolveSnapshotKey(snapshotKey, env)?.codec;
+  const snapshotCodec = rest.snapshotCodec ?? resolveSnapshotKey(snapshotKey, env, cwd)?.codec;
   if (isPostgresUrl(resolved)) {
     // Loaded on use: a SQLite user never loads the PostgreSQL driver.
     const { openPostgres } = await import('@agentstate/postgres');
@@ -124,6 +126,8 @@ export interface OpenLogOptions {
   readonly?: boolean;
   /** Where the `AGENTSTATE_*` variables are read. Default: `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /** What a relative target is read against. Default: `process.cwd()`. */
+  cwd?: string;
 }
 
 /**
@@ -132,8 +136,8 @@ export interface OpenLogOptions {
  * whole imported log before the tables are derived from it.
  */
 export async function openLog(target?: string, options: OpenLogOptions = {}): Promise<DatabaseLog> {
-  const { create = true, readonly = false, env = process.env } = options;
-  const resolved = resolveTarget(target, env);
+  const { create = true, readonly = false, env = process.env, cwd = process.cwd() } = options;
+  const resolved = resolveTarget(target, env, cwd);
   if (isPostgresUrl(resolved)) {
     const { openPostgresLog } = await import('@agentstate/postgres');
     const { url, schema } = splitSchema(resolved);
