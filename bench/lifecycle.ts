@@ -19,12 +19,16 @@
  * Run: `npm run build` at the root, then `npm run lifecycle -w @agentstate/bench`.
  * Size: BENCH_LIFECYCLE_EVENTS (default 1,000,000); samples: BENCH_LIFECYCLE_SAMPLES (default 5);
  * BENCH_LIFECYCLE_ONLY=view runs only the time-travel rows (no history, no purge copy);
- * BENCH_LIFECYCLE_ONLY=history only the history rows (they only read the cached file).
+ * BENCH_LIFECYCLE_ONLY=history only the history rows (they only read the cached file, and build the
+ * small file of a session appended live, BENCH_LIFECYCLE_LIVE_TURNS turns, default 2,000, that the
+ * fresh-process row reads).
  */
+import { spawnSync } from 'node:child_process';
 import { closeSync, copyFileSync, fsyncSync, mkdtempSync, openSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { STATE_STREAM } from '@agentstate/core';
 import { chunkStream } from '@agentstate/core/backend';
@@ -192,6 +196,7 @@ await historyRow('history of a memory item, the most rewritten ones, first call 
 const longest = busiest('sessions')[0]!;
 await historyRow('history of the longest session, each turn a version, first call', [longest], '≤ 50 ms');
 await historyRow(`history of the longest session again, its rows cached, p50 of ${SAMPLES}`, Array(SAMPLES).fill(longest), '≤ 50 ms');
+await freshHistoryRow();
 await p.close();
 if (ONLY === 'history') {
   raw.close();
@@ -255,6 +260,56 @@ rows.push(['size of its copy after the purges (not vacuumed)', `${fileMb(copy)} 
 for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
 
 report();
+
+/**
+ * The big file's turns were folded in bulk, so their history runs through the history index; a
+ * session whose turns an agent appended one commit at a time is found through the turns' own
+ * `appended_seq` instead. This row builds such a file apart, BENCH_LIFECYCLE_LIVE_TURNS turns
+ * (default 2,000) of one session each followed by 99 of other sessions, and times the session's
+ * first history read in a fresh process just after it opens the file: the cold engine and the
+ * file's pages not yet mapped into the process included, as a command or a new agent process meets it.
+ */
+async function freshHistoryRow(): Promise<void> {
+  const turns = Number(process.env.BENCH_LIFECYCLE_LIVE_TURNS ?? 2_000);
+  const dir = mkdtempSync(join(tmpdir(), 'agentstate-lifecycle-live-'));
+  const path = join(dir, 'live.db');
+  const w = await openSqlite(path, { durability: 'process-crash' });
+  const session = await w.sessions.create({ title: 'appended live' });
+  const others = await Promise.all(Array.from({ length: 100 }, (_, i) => w.sessions.create({ title: `other ${i}` })));
+  const text = (i: number) => `turn ${i}: the staging deploy failed after the migration, roll back the cache and review the latency alert`.repeat(4);
+  for (let i = 0; i < turns; i += 1) {
+    await w.sessions.appendTurn({ sessionId: session.id, role: 'user', content: text(i) });
+    await w.sessions.appendTurns(
+      others[i % others.length]!.id,
+      Array.from({ length: 99 }, (_, j) => ({ role: 'assistant' as const, content: text(j) })),
+    );
+  }
+  await w.close();
+  const script = `import { openSqlite } from '@agentstate/sqlite';
+const p = await openSqlite(process.argv[1], { readonly: true });
+const cpu = process.cpuUsage();
+const start = performance.now();
+await p.history(process.argv[2]);
+const wallMs = performance.now() - start;
+const used = process.cpuUsage(cpu);
+console.log(JSON.stringify({ wallMs, cpuMs: (used.user + used.system) / 1000 }));
+await p.close();`;
+  const samples = Array.from({ length: SAMPLES }, () => {
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script, path, session.id], {
+      cwd: dirname(fileURLToPath(import.meta.url)),
+      encoding: 'utf8',
+    });
+    if (child.status !== 0) throw new Error(`the history reader exited with ${child.status}: ${child.stderr}`);
+    return JSON.parse(child.stdout) as { wallMs: number; cpuMs: number };
+  });
+  row(
+    `history of a session appended live (${fmt(turns + 1)} versions, among ${fmt(turns * 100)} events), first read in a fresh process after open, p50 of ${SAMPLES}`,
+    samples,
+    undefined,
+    '≤ 50 ms',
+  );
+  rmSync(dir, { recursive: true, force: true });
+}
 
 /** Prints the table, with the load average at the end of the run. */
 function report(): void {

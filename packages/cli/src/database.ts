@@ -5,7 +5,8 @@
  * commands that create make the file (and its folder); commands that change
  * records need an existing, non-empty file. A PostgreSQL schema is created
  * and migrated by whichever command opens it first. A command opens with an
- * embedder only when it may embed, so that a listing never loads one.
+ * embedder only when it may embed, so that a listing never loads one. A
+ * long fold on open is told of on stderr (`foldProgress`).
  */
 import type { Database, DatabaseLog, EmbedderChoice } from '@agentstate/open';
 import { openDatabase as open, openLog as openDatabaseLog } from '@agentstate/open';
@@ -13,6 +14,7 @@ import type { SnapshotCodec } from '@agentstate/core';
 import type { SqliteProvider } from '@agentstate/sqlite';
 import { UserError } from './errors.js';
 import { io } from './io.js';
+import { foldProgress } from './progress.js';
 
 export type { Database, DatabaseLog } from '@agentstate/open';
 
@@ -34,9 +36,26 @@ export interface OpenOptions {
   snapshotCodec?: SnapshotCodec;
 }
 
-/** Opens the database at `path` (a resolved `--db`): a foreign or damaged one is refused unchanged. */
-export function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
-  return open(path, { ...options, create: options.create ?? false, embedder: options.embedder ?? 'none', env: io().env, cwd: io().cwd });
+/**
+ * Opens the database at `path` (a resolved `--db`): a foreign or damaged one is refused unchanged. A long
+ * fold on open (see `foldProgress`) is told of on stderr.
+ */
+export async function openDatabase(path: string, options: OpenOptions = {}): Promise<Database> {
+  const progress = foldProgress();
+  let db: Database | undefined;
+  try {
+    db = await open(path, {
+      ...options,
+      create: options.create ?? false,
+      embedder: options.embedder ?? 'none',
+      env: io().env,
+      cwd: io().cwd,
+      onProgress: progress.onProgress,
+    });
+    return db;
+  } finally {
+    progress.end(db !== undefined);
+  }
 }
 
 /** Runs `fn` on the opened database and closes it afterwards, whatever happens. */

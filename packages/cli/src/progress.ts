@@ -64,3 +64,44 @@ export function startProgress(label: string, total = 0, quiet = false, unit: Pro
     },
   };
 }
+
+/** Events an open must fold before the command tells of it: fewer are folded in a moment. */
+export const FOLD_NOTICE_EVENTS = 10_000;
+
+/** What {@link foldProgress} returns: the open's `onProgress`, and its end. */
+export interface FoldProgress {
+  /** The `onProgress(done, total)` of `openDatabase`. */
+  onProgress(done: number, total: number): void;
+  /** Ends the notice: clears the bar, or says `done` after the line (`opened` false: the open failed, nothing more is said). */
+  end(opened: boolean): void;
+}
+
+/**
+ * Tells of the fold an open runs (a file an earlier version wrote, whose
+ * tables are folded again from its log; a log appended to without a
+ * provider) once it has {@link FOLD_NOTICE_EVENTS} events or more: a bar
+ * on a terminal, else one line on stderr as it starts and `done` as the
+ * open ends, so a script's log shows why a command took minutes.
+ */
+export function foldProgress(): FoldProgress {
+  let bar: Progress | undefined;
+  let line = false;
+  return {
+    onProgress(done, total) {
+      if (total < FOLD_NOTICE_EVENTS) return;
+      const stream = io().stderr;
+      if (bar === undefined && !line) {
+        if ((stream as { isTTY?: boolean }).isTTY) bar = startProgress('folding the log into the tables', total);
+        else {
+          stream.write(`folding ${total.toLocaleString('en-US')} events of the log into the tables…\n`);
+          line = true;
+        }
+      }
+      bar?.update(done);
+    },
+    end(opened) {
+      bar?.stop();
+      if (line && opened) io().stderr.write('done\n');
+    },
+  };
+}

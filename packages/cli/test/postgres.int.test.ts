@@ -92,30 +92,38 @@ describe('agentstate --db postgres://…', () => {
     expect(ok(['rebuild', '--from-scratch', '--db', db])).toMatch(/^rebuilt the tables from 3 events in/);
   });
 
-  it('exits from verify with the same code for the same damage on SQLite and on PostgreSQL', async () => {
-    const file = tmp.path('same-damage.db');
+  it.each([
+    ['a changed table row', `UPDATE memory SET content = 'Deploys go out on Fridays' WHERE id = $id`],
+    ['a changed event', `UPDATE events SET payload = replace(payload, 'Tuesdays', 'Fridays') WHERE stream = 'state' AND seq = 2`],
+    ['a missing event', `DELETE FROM events WHERE stream = 'state' AND seq = 2`],
+  ])('exits from verify with the same code and line for the same damage on SQLite and on PostgreSQL: %s', async (_damage, damage) => {
+    const file = tmp.path(`same-damage-${schemas.length}.db`);
     const url = freshUrl();
     const schema = new URL(url).searchParams.get('schema')!;
     const ids = [file, url].map((db) => {
       ok(['memory', 'write', 'The user prefers dark themes', '--db', db]);
-      return okJson(['memory', 'write', 'Deploys go out on Tuesdays', '--db', db]).id as string;
+      const id = okJson(['memory', 'write', 'Deploys go out on Tuesdays', '--db', db]).id as string;
+      ok(['memory', 'write', 'Staging is in eu-west', '--db', db]);
+      return id;
     });
     const sound = [file, url].map((db) => cli(['verify', '--db', db]).code);
     expect(sound).toEqual([0, 0]);
-    // The same projection row changed behind the library's back, in each backend.
+    // The same damage behind the library's back, in each backend.
     const handle = new Sqlite(file);
-    handle.prepare(`UPDATE memory SET content = 'Deploys go out on Fridays' WHERE id = ?`).run(ids[0]);
+    handle.prepare(damage.replace('$id', '?')).run(...(damage.includes('$id') ? [ids[0]] : []));
     handle.close();
     const client = new pg.Client({ connectionString: server });
     await client.connect();
     try {
-      await client.query(`UPDATE "${schema}".memory SET content = 'Deploys go out on Fridays' WHERE id = $1`, [ids[1]]);
+      await client.query(`SET search_path TO "${schema}"`);
+      await client.query(damage.replace('$id', '$1'), damage.includes('$id') ? [ids[1]] : []);
     } finally {
       await client.end();
     }
-    const damaged = [file, url].map((db) => cli(['verify', '--db', db]).code);
-    expect(damaged[1]).toBe(damaged[0]);
-    expect(damaged[0]).toBe(2);
+    const [sqlite, postgres] = [file, url].map((db) => cli(['verify', '--db', db]));
+    expect(sqlite!.code, sqlite!.stderr).toBe(2);
+    expect(postgres!.code, postgres!.stderr).toBe(2);
+    expect(postgres!.stderr.replaceAll(schema, '<db>').replaceAll(ids[1]!, '<id>')).toBe(sqlite!.stderr.replaceAll(file, '<db>').replaceAll(ids[0]!, '<id>'));
   });
 
   it('refuses a schema of a newer version or of another application with exit 2, as a foreign SQLite file', async () => {

@@ -8,14 +8,14 @@
  * snapshot key from `AGENTSTATE_SNAPSHOT_KEY` and SQLite's durability from
  * `AGENTSTATE_DURABILITY`.
  */
-import { existsSync, mkdirSync, type Stats, statSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Embedder, Log } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { PostgresOptions, PostgresProvider } from '@agentstate/postgres';
 import { isPostgresUrl, splitSchema } from '@agentstate/postgres/url';
 import type { Durability, SqliteOptions, SqliteProvider } from '@agentstate/sqlite';
-import { DatabaseNotFoundError, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog } from '@agentstate/sqlite';
+import { DatabaseNotFoundError, IncompatibleDatabaseError, mapFileError, openSqlite, openSqliteLog, statOrNull } from '@agentstate/sqlite';
 import { DATABASE_ENV, DURABILITY_ENV } from './defaults.js';
 import { resolveSnapshotKey } from './snapshot-key.js';
 import { resolveTarget } from './target.js';
@@ -65,20 +65,11 @@ function durabilityOf(env: NodeJS.ProcessEnv): Durability | undefined {
   throw new ValidationError(DURABILITY_ENV, `must be 'power-loss' or 'process-crash', not ${JSON.stringify(chosen)}`);
 }
 
-function statOf(path: string): Stats | undefined {
-  try {
-    return statSync(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw mapFileError(error, path, 'open');
-  }
-}
-
 /** Refuses a missing file unless it may be created (then makes its folder), and an empty one unless created. */
 function prepare(path: string, create: boolean, readonly: boolean): void {
   if (path === ':memory:') return;
-  const stat = statOf(path);
-  if (stat === undefined) {
+  const stat = statOrNull(path);
+  if (stat === null) {
     if (!create || readonly) {
       const folder = existsSync(dirname(path)) ? '' : `: the folder ${dirname(path)} does not exist`;
       throw new DatabaseNotFoundError(

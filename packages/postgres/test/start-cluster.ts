@@ -80,7 +80,8 @@ function lookupPostgresUser(): { uid: number; gid: number } {
   return { uid, gid };
 }
 
-function freePort(): Promise<number> {
+/** A port of 127.0.0.1 free when asked (the kernel's choice for port 0); the benchmarks' throwaway cluster takes one too. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

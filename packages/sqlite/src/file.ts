@@ -17,7 +17,8 @@ export function isAnonymous(path: string): boolean {
   return path === ':memory:' || path === '';
 }
 
-function statOrNull(path: string): Stats | null {
+/** The file system's record of `path`, or null when nothing is there; any other failure as `mapFileError` names it. */
+export function statOrNull(path: string): Stats | null {
   try {
     return statSync(path);
   } catch (error) {

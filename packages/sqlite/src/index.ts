@@ -11,6 +11,7 @@ export { eventChecksum, SqliteLog } from './log.js';
 export { type EventRow, rowChecksum } from '@agentstate/core/backend';
 export type { RebuildOptions, RebuildResult } from './rebuild.js';
 export { importSqlite } from './import.js';
+export { statOrNull } from './file.js';
 export type { ImportOptions, ImportResult } from './import.js';
 export {
   DatabaseNotFoundError,

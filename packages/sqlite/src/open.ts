@@ -82,7 +82,8 @@ export interface SqliteOptions extends StateProviderOptions, SqliteConnectionOpt
    * by an earlier version (its tables are derived again from its log), or a
    * log appended to without a provider: with the events folded so far and
    * the events to fold, after each batch of a few thousand (as `verify`'s
-   * `onProgress`). Not called when there is nothing to fold.
+   * `onProgress`), and with 0 done as a refold starts. Not called when there
+   * is nothing to fold.
    */
   onProgress?: (done: number, total: number) => void;
 }

@@ -86,6 +86,9 @@ export function refold(conn: Connection, options: { upcasters?: UpcasterRegistry
   const projection = new Projection(conn, vectors);
   const log = new SqliteLog(conn, { upcasters: options.upcasters });
   const ctx = { conn, log, projection, tables: tableLookups(conn), vectors, upcasters: options.upcasters };
+  // The history index is refilled from the whole log before the fold's first batch: tell at once what is to fold.
+  const head = log.headNow(STATE_STREAM);
+  if (head > 0) options.onProgress?.(0, head);
   withRebuildCache(conn, () => {
     try {
       rebuildTables(ctx, { snapshot: undefined, skipped: [] }, options.onProgress);
