@@ -5,6 +5,7 @@ import { readExport } from '../suite/export-read.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 
 /** Saves checkpoints `ids` of a thread in order, each the parent of the next. */
 async function chain(p: Provider, threadId: string, ids: readonly string[], namespace = ''): Promise<void> {
@@ -32,9 +33,8 @@ async function readAll(p: Provider): Promise<CheckpointTuple[]> {
 }
 
 export const checkpointChecks: ProviderCheck[] = [
-  {
-    name: 'C1 put saves under (thread, namespace, checkpointId); get returns the newest or the named one with its parent; saving again replaces',
-    async run(env) {
+  ...checks([], {
+    'C1 put saves under (thread, namespace, checkpointId); get returns the newest or the named one with its parent; saving again replaces': async (env) => {
       const p = await env.open();
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
       await chain(p, 't', ['01', '02', '03']);
@@ -56,10 +56,7 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(again).toMatchObject({ id: first.id, createdAt: first.createdAt, syncVersion: 2, checkpoint: { v: 'new' }, metadata: {} });
       expect((await p.checkpoints.get({ threadId: 't', checkpointId: '02' }))?.checkpoint).toEqual(again);
     },
-  },
-  {
-    name: 'C2 list is newest first by checkpointId across threads and namespaces, with before, limit and a metadata filter',
-    async run(env) {
+    'C2 list is newest first by checkpointId across threads and namespaces, with before, limit and a metadata filter': async (env) => {
       const p = await env.open();
       await chain(p, 'a', ['01', '04', '05']);
       await chain(p, 'b', ['02', '03', '06']);
@@ -74,10 +71,7 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(await p.checkpoints.list({ threadId: 'none' })).toEqual([]);
       expect(await p.checkpoints.list({ metadata: { step: '2' } })).toEqual([]);
     },
-  },
-  {
-    name: 'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx',
-    async run(env) {
+    'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx': async (env) => {
       const p = await env.open();
       await chain(p, 't', ['01']);
       const key = { threadId: 't', checkpointId: '01' };
@@ -124,10 +118,7 @@ export const checkpointChecks: ProviderCheck[] = [
       expect((await p.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.taskId)).toEqual(['early']);
       expect((await p.checkpoints.list({ threadId: 't', limit: 1 }))[0]?.pendingWrites.map((w) => w.taskId)).toEqual(['early']);
     },
-  },
-  {
-    name: 'C4 deleteThread removes every checkpoint and write of the thread only; deleting an empty thread writes nothing',
-    async run(env) {
+    'C4 deleteThread removes every checkpoint and write of the thread only; deleting an empty thread writes nothing': async (env) => {
       const p = await env.open();
       await chain(p, 'gone', ['01', '02']);
       await chain(p, 'gone', ['01'], 'sub');
@@ -149,11 +140,9 @@ export const checkpointChecks: ProviderCheck[] = [
         expect(await log.head('state')).toBe(head);
       }
     },
-  },
-  {
-    name: 'C5 checkpoints and writes survive a reopen',
-    needs: ['durable'],
-    async run(env) {
+  }),
+  ...checks(['durable'], {
+    'C5 checkpoints and writes survive a reopen': async (env) => {
       const p = await env.open();
       await chain(p, 't', ['01', '02']);
       await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: { deep: [1, 'x'] } }] });
@@ -165,11 +154,9 @@ export const checkpointChecks: ProviderCheck[] = [
       await reopened.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: 'replaced' }] });
       expect((await reopened.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.value)).toEqual(['replaced']);
     },
-  },
-  {
-    name: 'C6 an export read back (and a replay of the log) holds the same checkpoints and writes',
-    needs: ['eventSourced'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced'], {
+    'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': async (env) => {
       const p = env.eventSourced(await env.open());
       await chain(p, 't', ['01', '02']);
       await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: [1] }] });
@@ -184,10 +171,9 @@ export const checkpointChecks: ProviderCheck[] = [
       const replayed = await env.replay(p.log);
       expect(await readAll(replayed)).toEqual(await readAll(p));
     },
-  },
-  {
-    name: 'C7 bad checkpoint input is ValidationError and writes nothing',
-    async run(env) {
+  }),
+  ...checks([], {
+    'C7 bad checkpoint input is ValidationError and writes nothing': async (env) => {
       const p = await env.open();
       await chain(p, 't', ['01']);
       const before = await readAll(p);
@@ -232,10 +218,7 @@ export const checkpointChecks: ProviderCheck[] = [
       for (const [field, call] of bad) expect((await expectError(call, ValidationError, field)).field).toBe(field);
       expect(await readAll(p)).toEqual(before);
     },
-  },
-  {
-    name: 'C8 checkpoint writes are idempotent with an operationId; reusing it with another input is ConflictError',
-    async run(env) {
+    'C8 checkpoint writes are idempotent with an operationId; reusing it with another input is ConflictError': async (env) => {
       const p = await env.open();
       const first = await p.checkpoints.put({ operationId: 'op-1', threadId: 't', checkpointId: '01', checkpoint: 1 });
       expect(await p.checkpoints.put({ operationId: 'op-1', threadId: 't', checkpointId: '01', checkpoint: 1 })).toEqual(first);
@@ -248,10 +231,7 @@ export const checkpointChecks: ProviderCheck[] = [
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
     },
-  },
-  {
-    name: 'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored',
-    async run(env) {
+    'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored': async (env) => {
       const p = await env.open();
       const value = { messages: [{ role: 'user', content: 'hi' }], step: 1 };
       const metadata = { source: 'loop', tags: ['a'] };
@@ -280,5 +260,5 @@ export const checkpointChecks: ProviderCheck[] = [
       });
       expect(before[0]!.pendingWrites[0]!.value).toEqual({ items: [1, 2] });
     },
-  },
+  }),
 ];

@@ -14,13 +14,11 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { INSTANT, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, isEventSourced } from '../suite/harness.js';
 
 export const eventSourcingChecks: ProviderCheck[] = [
-  {
-    name: 'A27 seven mutations append exactly seven events of the seven types, in order',
-    needs: ['eventSourced'],
-    async run(env) {
+  ...checks(['eventSourced'], {
+    'A27 seven mutations append exactly seven events of the seven types, in order': async (env) => {
       const p = env.eventSourced(await env.open());
       const session = await p.sessions.create({ title: 't' });
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi' });
@@ -60,11 +58,7 @@ export const eventSourcingChecks: ProviderCheck[] = [
         expect(e.time).toMatch(INSTANT);
       }
     },
-  },
-  {
-    name: 'A28 replay(log) reads identically to the live provider',
-    needs: ['eventSourced'],
-    async run(env) {
+    'A28 replay(log) reads identically to the live provider': async (env) => {
       const p = env.eventSourced(await env.open());
       const written = await populate(p);
       const replayed = await env.replay(p.log);
@@ -75,11 +69,7 @@ export const eventSourcingChecks: ProviderCheck[] = [
       await expectError(() => replayed.memory.get(written.deletedMemoryId), NotFoundError);
       await expectError(() => replayed.skills.get('rollback'), NotFoundError);
     },
-  },
-  {
-    name: 'B30 replay equality covers everything: snapshot bytes of live and replayed providers are identical',
-    needs: ['eventSourced'],
-    async run(env) {
+    'B30 replay equality covers everything: snapshot bytes of live and replayed providers are identical': async (env) => {
       const p = env.eventSourced(await env.open());
       const written = await populate(p);
       const head = await p.log.head(STATE_STREAM);
@@ -102,11 +92,9 @@ export const eventSourcingChecks: ProviderCheck[] = [
       const replayed = await env.replay(p.log);
       expect(await snapshotText(replayed)).toBe(await snapshotText(p));
     },
-  },
-  {
-    name: 'B32 determinism: same clock, seeded entropy and calls give identical records, events and snapshot bytes',
-    needs: ['deterministic', 'injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['deterministic', 'injectableClock'], {
+    'B32 determinism: same clock, seeded entropy and calls give identical records, events and snapshot bytes': async (env) => {
       const run = async () => {
         const clock = new ManualClock(T0);
         const p = await env.open({ clock, entropy: seededEntropy(32), instanceId: 'instance-b32' });
@@ -128,5 +116,5 @@ export const eventSourcingChecks: ProviderCheck[] = [
         expect(b.bytes).toBe(a.bytes);
       }
     },
-  },
+  }),
 ];

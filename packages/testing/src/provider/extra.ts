@@ -5,13 +5,13 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { GLOBAL, INSTANT, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 
 const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
 
 export const extraChecks: ProviderCheck[] = [
-  {
-    name: 'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)',
-    async run(env) {
+  ...checks([], {
+    'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)': async (env) => {
       const p = await env.open();
       const session = await p.sessions.create({ title: 't', model: 'm' });
       const sessionTombstone = await p.sessions.delete(session.id);
@@ -31,10 +31,7 @@ export const extraChecks: ProviderCheck[] = [
       expect(itemTombstone.updatedAt >= item.updatedAt).toBe(true);
       expect(compareHlc(itemTombstone.updatedHlc, item.updatedHlc)).toBeGreaterThan(0);
     },
-  },
-  {
-    name: 'X2 turns pages with afterSeq and limit',
-    async run(env) {
+    'X2 turns pages with afterSeq and limit': async (env) => {
       const p = await env.open();
       const s = await p.sessions.create({});
       for (let i = 1; i <= 5; i += 1) await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: `t${i}` });
@@ -47,10 +44,7 @@ export const extraChecks: ProviderCheck[] = [
       expect(await seqs({ afterSeq: 5 })).toEqual([]);
       expect(await seqs({ limit: 0 })).toEqual([1, 2, 3, 4, 5]);
     },
-  },
-  {
-    name: 'X3 sessions.list pages with limit and offset, oldest first',
-    async run(env) {
+    'X3 sessions.list pages with limit and offset, oldest first': async (env) => {
       const p = await env.open();
       const all = [];
       for (let i = 0; i < 5; i += 1) all.push((await p.sessions.create({ title: `s${i}` })).id);
@@ -62,10 +56,7 @@ export const extraChecks: ProviderCheck[] = [
       expect(await page({ offset: 5 })).toEqual([]);
       expect(await page({ limit: 0 })).toEqual(all);
     },
-  },
-  {
-    name: 'X4 a resurrecting upsert keeps id, createdAt, originInstanceId and the fields it leaves out',
-    async run(env) {
+    'X4 a resurrecting upsert keeps id, createdAt, originInstanceId and the fields it leaves out': async (env) => {
       const p = await env.open();
       const original = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
       await p.skills.delete(original.id);
@@ -86,10 +77,7 @@ export const extraChecks: ProviderCheck[] = [
       });
       expect(await p.skills.list()).toEqual([back]);
     },
-  },
-  {
-    name: 'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError',
-    async run(env) {
+    'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError': async (env) => {
       const p = await env.open();
       const s = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
       const won = await p.skills.recordOutcome('deploy', { success: true });
@@ -103,10 +91,7 @@ export const extraChecks: ProviderCheck[] = [
       await expectError(() => p.skills.recordOutcome('deploy', { success: true }), NotFoundError);
       await expectError(() => p.skills.recordOutcome(s.id, { success: true }), NotFoundError);
     },
-  },
-  {
-    name: 'X6 memory.get returns a live item; a tombstone or an unknown id is NotFoundError',
-    async run(env) {
+    'X6 memory.get returns a live item; a tombstone or an unknown id is NotFoundError': async (env) => {
       const p = await env.open();
       const item = await p.memory.write({ content: 'c', kind: 'note', source: 'tool' });
       expect(await p.memory.get(item.id)).toEqual(item);
@@ -114,10 +99,7 @@ export const extraChecks: ProviderCheck[] = [
       await expectError(() => p.memory.get(item.id), NotFoundError);
       await expectError(() => p.memory.get('unknown'), NotFoundError);
     },
-  },
-  {
-    name: 'X7 recall filters by kinds and caps at limit, newest first',
-    async run(env) {
+    'X7 recall filters by kinds and caps at limit, newest first': async (env) => {
       const p = await env.open();
       const a = await p.memory.write({ kind: 'fact', content: 'alpha one' });
       const b = await p.memory.write({ kind: 'preference', content: 'alpha two' });
@@ -132,10 +114,7 @@ export const extraChecks: ProviderCheck[] = [
       expect(ids(await p.memory.recall({ query: 'alpha', limit: 2 }))).toEqual([d.id, b.id]);
       expect(ids(await p.memory.recall({ limit: 1 }))).toEqual([d.id]);
     },
-  },
-  {
-    name: 'X8 skills.search matches slug, name, body and tags',
-    async run(env) {
+    'X8 skills.search matches slug, name, body and tags': async (env) => {
       const p = await env.open();
       const a = await p.skills.upsert({ slug: 'alpha-deploy', name: 'Release Train', body: 'push containers', tags: ['Kubernetes', 'ops'] });
       await p.skills.upsert({ slug: 'beta', name: 'Other', body: 'nothing here' });
@@ -144,10 +123,7 @@ export const extraChecks: ProviderCheck[] = [
       }
       expect(ids(await p.skills.search('alpha other', 0))).toEqual([]);
     },
-  },
-  {
-    name: 'X9 instants are canonical (fixed-width UTC with milliseconds, input normalised); tags are always arrays',
-    async run(env) {
+    'X9 instants are canonical (fixed-width UTC with milliseconds, input normalised); tags are always arrays': async (env) => {
       const p = await env.open();
       const s = await p.sessions.create({ createdAt: '2026-03-01T01:00:00+01:00' });
       expect(s.createdAt).toBe('2026-03-01T00:00:00.000Z');
@@ -164,11 +140,9 @@ export const extraChecks: ProviderCheck[] = [
       const m = await p.memory.write({ content: 'c', createdAt: '2026-03-03T00:00:00Z' });
       expect(m.createdAt).toBe('2026-03-03T00:00:00.000Z');
     },
-  },
-  {
-    name: 'X10 with a manual clock: createdAt is the clock, ids are increasing UUIDv7 of that time, the HLC is { wall, counter }',
-    needs: ['injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['injectableClock'], {
+    'X10 with a manual clock: createdAt is the clock, ids are increasing UUIDv7 of that time, the HLC is { wall, counter }': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const created = [];
@@ -189,11 +163,9 @@ export const extraChecks: ProviderCheck[] = [
       expect(back.updatedHlc).toEqual({ wall: T0 + 5, counter: 1 });
       expect(back.createdAt).toBe(new Date(T0 - 995).toISOString());
     },
-  },
-  {
-    name: 'X11 a replayed provider continues the same stream on new writes',
-    needs: ['eventSourced'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced'], {
+    'X11 a replayed provider continues the same stream on new writes': async (env) => {
       const p = env.eventSourced(await env.open());
       const s = await p.sessions.create({ title: 't' });
       await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
@@ -207,11 +179,9 @@ export const extraChecks: ProviderCheck[] = [
       expect(decodeStateEvent(last!).payload).toEqual({ turn });
       expect((await replayed.snapshot()).seq).toBe(head + 1);
     },
-  },
-  {
-    name: 'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId',
-    needs: ['deterministic'],
-    async run(env) {
+  }),
+  ...checks(['deterministic'], {
+    'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId': async (env) => {
       if (!env.caps.durable && !env.caps.eventSourced) env.skip('durable or eventSourced');
       const origin = 'instance-origin';
       let p = await env.open({ instanceId: origin });
@@ -239,11 +209,9 @@ export const extraChecks: ProviderCheck[] = [
         await replaceAs(replayed, 'instance-replayed', items[1]!);
       }
     },
-  },
-  {
-    name: 'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match',
-    needs: ['injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['injectableClock'], {
+    'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       // Equal lengths, so only the term frequency can separate them; the better one is written first,
@@ -265,10 +233,9 @@ export const extraChecks: ProviderCheck[] = [
       expect(ids(await p.memory.recall({ query: 'sugar tea', match: 'any' })).sort()).toEqual([often.id, once.id, teaOnly.id].sort());
       expect(ids(await p.memory.recall({ query: 'sugar tea' }))).toEqual([once.id]);
     },
-  },
-  {
-    name: 'X18 getAny reads a live record or its tombstone, and NotFoundError only for a record that never existed',
-    async run(env) {
+  }),
+  ...checks([], {
+    'X18 getAny reads a live record or its tombstone, and NotFoundError only for a record that never existed': async (env) => {
       const p = await env.open();
       const session = await p.sessions.create({ title: 'kept' });
       const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship it', scope: ['web'] });
@@ -289,11 +256,9 @@ export const extraChecks: ProviderCheck[] = [
       await expectError(() => p.skills.getAny('never'), NotFoundError);
       await expectError(() => p.memory.getAny('never'), NotFoundError);
     },
-  },
-  {
-    name: 'X19 memory.getByKey reads the live, unexpired holder of a key in exactly that scope',
-    needs: ['injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['injectableClock'], {
+    'X19 memory.getByKey reads the live, unexpired holder of a key in exactly that scope': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const item = await p.memory.write({ content: 'dark mode', key: 'theme', scope: ['users', 'u1'] });
@@ -311,5 +276,5 @@ export const extraChecks: ProviderCheck[] = [
       clock.advance(1000);
       await expectError(() => p.memory.getByKey('k', { scope: [] }), NotFoundError);
     },
-  },
+  }),
 ];

@@ -7,6 +7,7 @@ import { arbMetadata, arbWhere } from '../arbitraries/metadata.js';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 
 const ids = (hits: readonly { id: string }[]): string[] => hits.map((h) => h.id).sort();
 
@@ -20,9 +21,8 @@ function expectedIds(items: readonly { id: string; metadata: JsonObject }[], whe
 }
 
 export const memoryModelChecks: ProviderCheck[] = [
-  {
-    name: 'M1 a new item has no key, empty metadata, no expiry and updatedAt equal to createdAt',
-    async run(env) {
+  ...checks([], {
+    'M1 a new item has no key, empty metadata, no expiry and updatedAt equal to createdAt': async (env) => {
       const p = await env.open();
       const item = await p.memory.write({ content: 'plain fact' });
       expect(item).toMatchObject({ key: null, metadata: {}, expiresAt: null, updatedAt: item.createdAt });
@@ -30,10 +30,7 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(full).toMatchObject({ key: 'user.theme', metadata: { tag: 'ui', n: 2 }, expiresAt: '2999-01-01T00:00:00.000Z' });
       expect(await p.memory.get(full.id)).toEqual(full);
     },
-  },
-  {
-    name: 'M2 memory.update replaces the given fields, bumps syncVersion and checks a non-zero syncVersion',
-    async run(env) {
+    'M2 memory.update replaces the given fields, bumps syncVersion and checks a non-zero syncVersion': async (env) => {
       const p = await env.open();
       const item = await p.memory.write({ content: 'first', kind: 'note', metadata: { a: 1 } });
       const updated = await p.memory.update(item.id, { content: 'second', metadata: { a: 2 }, syncVersion: 1 });
@@ -44,11 +41,9 @@ export const memoryModelChecks: ProviderCheck[] = [
       await expectError(() => p.memory.update('missing', { content: 'x' }), NotFoundError);
       expect(await p.memory.get(item.id)).toEqual(updated);
     },
-  },
-  {
-    name: 'M8 memory.update appends one memory.updated event holding the post-image; a refused update appends none',
-    needs: ['eventSourced'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced'], {
+    'M8 memory.update appends one memory.updated event holding the post-image; a refused update appends none': async (env) => {
       const p = env.eventSourced(await env.open());
       const item = await p.memory.write({ content: 'first' });
       const updated = await p.memory.update(item.id, { content: 'second' });
@@ -59,10 +54,9 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(events.map((e) => e.type)).toEqual([EventTypes.MemoryWritten, EventTypes.MemoryUpdated]);
       expect(events[1]!.payload).toEqual({ item: updated });
     },
-  },
-  {
-    name: 'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError',
-    async run(env) {
+  }),
+  ...checks([], {
+    'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError': async (env) => {
       const p = await env.open();
       const first = await p.memory.write({ content: 'dark', key: 'theme' });
       const second = await p.memory.write({ content: 'light', key: 'theme' });
@@ -77,11 +71,9 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(fresh.id).not.toBe(first.id);
       expect(fresh.syncVersion).toBe(1);
     },
-  },
-  {
-    name: 'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them',
-    needs: ['injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['injectableClock'], {
+    'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const soon = new Date(T0 + 1000).toISOString();
@@ -96,11 +88,7 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(await p.memory.sweep()).toBe(0);
       expect(ids(await p.memory.recall({}))).toEqual([lasting.id]);
     },
-  },
-  {
-    name: 'M5 a keyed write into an expired slot updates it, taking the defaults of a new write',
-    needs: ['injectableClock'],
-    async run(env) {
+    'M5 a keyed write into an expired slot updates it, taking the defaults of a new write': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const old = await p.memory.write({ content: 'old', key: 'k', kind: 'note', metadata: { a: 1 }, expiresAt: new Date(T0 + 10).toISOString() });
@@ -109,10 +97,9 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(renewed).toMatchObject({ id: old.id, content: 'new', kind: 'fact', metadata: {}, expiresAt: null, syncVersion: 2 });
       expect(await p.memory.get(old.id)).toEqual(renewed);
     },
-  },
-  {
-    name: 'M6 recall with where: dotted paths, operators, types that never cross',
-    async run(env) {
+  }),
+  ...checks([], {
+    'M6 recall with where: dotted paths, operators, types that never cross': async (env) => {
       const p = await env.open();
       const a = await p.memory.write({ content: 'note a', metadata: { tag: 'x', n: 3, user: { plan: 'pro' } } });
       const b = await p.memory.write({ content: 'note b', metadata: { tag: 'y', n: '3' } });
@@ -126,10 +113,7 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(await recalled({ tag: { $exists: false } })).toEqual([c.id]);
       expect(await recalled({ tag: { $nin: ['x'] }, n: { $exists: true } })).toEqual([b.id]);
     },
-  },
-  {
-    name: 'M7 property: recall with where agrees with core’s matcher on generated metadata and filters',
-    async run(env) {
+    'M7 property: recall with where agrees with core’s matcher on generated metadata and filters': async (env) => {
       const p = await env.open();
       const metadata = fc.sample(arbMetadata(), { numRuns: 40, seed: 11 });
       const items = [];
@@ -138,5 +122,5 @@ export const memoryModelChecks: ProviderCheck[] = [
         expect(ids(await p.memory.recall({ where, limit: 1000 })), JSON.stringify(where)).toEqual(expectedIds(items, where));
       }
     },
-  },
+  }),
 ];

@@ -4,14 +4,13 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 
 const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
 
 export const orderingChecks: ProviderCheck[] = [
-  {
-    name: 'B33 records created in the same millisecond list in creation order; recall of equal createdAt is newest id first',
-    needs: ['injectableClock'],
-    async run(env) {
+  ...checks(['injectableClock'], {
+    'B33 records created in the same millisecond list in creation order; recall of equal createdAt is newest id first': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const at = new Date(T0).toISOString();
@@ -49,10 +48,9 @@ export const orderingChecks: ProviderCheck[] = [
       for (const id of ['sess-b', 'sess-a', 'sess-c']) await p.sessions.create({ id, createdAt: past });
       expect(ids(await p.sessions.list())).toEqual(['sess-a', 'sess-b', 'sess-c', ...ids(sessions)]);
     },
-  },
-  {
-    name: 'B35 scope: list is exact; recall without scope spans all; get without a scope is global only, with one the most specific along the chain',
-    async run(env) {
+  }),
+  ...checks([], {
+    'B35 scope: list is exact; recall without scope spans all; get without a scope is global only, with one the most specific along the chain': async (env) => {
       const p = await env.open();
       const global = await p.skills.upsert({ slug: 'x', body: 'global' });
       const inP = await p.skills.upsert({ slug: 'x', body: 'p', scope: { project: 'p' } });
@@ -98,10 +96,7 @@ export const orderingChecks: ProviderCheck[] = [
       expect(ids(await p.memory.recall({ query: 'scoped', scope: {} }))).toEqual([m1.id]);
       expect(ids(await p.memory.recall({ query: 'scoped', scope: { workspace: 'w' } }))).toEqual([]);
     },
-  },
-  {
-    name: "B36 turns of a deleted or unknown session is NotFoundError; a session's updatedAt never moves back",
-    async run(env) {
+    "B36 turns of a deleted or unknown session is NotFoundError; a session's updatedAt never moves back": async (env) => {
       const p = await env.open();
       const s = await p.sessions.create({ title: 't', createdAt: '2026-03-01T00:00:00.000Z' });
       expect(s.updatedAt).toBe('2026-03-01T00:00:00.000Z');
@@ -118,5 +113,5 @@ export const orderingChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.turns(s.id), NotFoundError);
       await expectError(() => p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' }), NotFoundError);
     },
-  },
+  }),
 ];

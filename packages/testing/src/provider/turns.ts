@@ -8,7 +8,7 @@ import { arbText } from '../arbitraries/text.js';
 import { expectError } from '../suite/expect-error.js';
 import { snapshotText } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, isEventSourced } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {
@@ -34,9 +34,10 @@ const TOOL_TURN: Part[] = [
 ];
 
 export const turnChecks: ProviderCheck[] = [
-  {
-    name: 'T1 content alone becomes one text part, parts alone render their text parts as content, both given are both kept, an empty text part is kept',
-    async run(env) {
+  ...checks([], {
+    'T1 content alone becomes one text part, parts alone render their text parts as content, both given are both kept, an empty text part is kept': async (
+      env,
+    ) => {
       const p = await env.open();
       const s = await p.sessions.create({ metadata: { app: 'cli', n: 1 } });
       expect(s.metadata).toEqual({ app: 'cli', n: 1 });
@@ -53,10 +54,7 @@ export const turnChecks: ProviderCheck[] = [
       expect(emptyText).toMatchObject({ content: '', parts: [{ type: 'text', text: '' }] });
       expect(await p.sessions.turns(s.id)).toEqual([plain, empty, structured, both, emptyText]);
     },
-  },
-  {
-    name: 'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)',
-    async run(env) {
+    'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)': async (env) => {
       await fc.assert(
         fc.asyncProperty(
           arbJsonObject(),
@@ -92,10 +90,7 @@ export const turnChecks: ProviderCheck[] = [
         { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)), seed: env.seed },
       );
     },
-  },
-  {
-    name: 'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError',
-    async run(env) {
+    'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError': async (env) => {
       const p = await env.open();
       const { session } = await withTurns(p, 5);
       expect(contents(await p.sessions.turns(session.id, { last: 2 }))).toEqual(['c4', 'c5']);
@@ -107,10 +102,7 @@ export const turnChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.turns(session.id, { last: 0 }), ValidationError);
       await expectError(() => p.sessions.turns('missing', { last: 1 }), NotFoundError);
     },
-  },
-  {
-    name: 'T4 removeLastTurn returns the tombstone (syncVersion 2, later HLC), reads skip it, the session moves once; none left is NotFoundError',
-    async run(env) {
+    'T4 removeLastTurn returns the tombstone (syncVersion 2, later HLC), reads skip it, the session moves once; none left is NotFoundError': async (env) => {
       const p = await env.open();
       const { session, turns } = await withTurns(p, 2);
       const before = await p.sessions.get(session.id);
@@ -127,10 +119,7 @@ export const turnChecks: ProviderCheck[] = [
       expect(await writeMark(p, session.id)).toBe(mark);
       await expectError(() => p.sessions.removeLastTurn('missing'), NotFoundError);
     },
-  },
-  {
-    name: 'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1',
-    async run(env) {
+    'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1': async (env) => {
       const p = await env.open();
       const { session } = await withTurns(p, 3);
       await p.sessions.removeLastTurn(session.id);
@@ -145,10 +134,7 @@ export const turnChecks: ProviderCheck[] = [
       ]);
       expect((await p.sessions.turns(session.id, { afterSeq: 1 })).map((t) => t.seq)).toEqual([5]);
     },
-  },
-  {
-    name: 'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []',
-    async run(env) {
+    'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []': async (env) => {
       const p = await env.open();
       const { session, turns } = await withTurns(p, 3);
       const before = await p.sessions.get(session.id);
@@ -161,59 +147,55 @@ export const turnChecks: ProviderCheck[] = [
       expect(await writeMark(p, session.id)).toBe(mark);
       await expectError(() => p.sessions.clear('missing'), NotFoundError);
     },
-  },
-  {
-    name: 'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing',
-    async run(env) {
-      const p = await env.open();
-      const { session, turns } = await withTurns(p, 3);
-      const added = await p.sessions.replaceSuffix(session.id, {
-        expected: [turns[1]!.id, turns[2]!.id],
-        turns: [
-          { role: 'assistant', content: 'r1' },
-          { role: 'assistant', parts: TOOL_TURN, id: 'chosen-id' },
-        ],
-      });
-      expect(added.map((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([
-        [4, 'r1', false],
-        [5, 'checking\ndone', true],
-      ]);
-      expect(added[0]!.updatedHlc).toEqual(added[1]!.updatedHlc);
-      expect(contents(await p.sessions.turns(session.id))).toEqual(['c1', 'r1', 'checking\ndone']);
-      const mark = await writeMark(p, session.id);
-      await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[2]!.id], turns: [] }), ConflictError, 'a removed turn');
-      await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[0]!.id], turns: [] }), ConflictError, 'not a suffix');
-      await expectError(() => p.sessions.replaceSuffix(session.id, { expected: ['a', 'b', 'c', 'd'], turns: [] }), ConflictError, 'longer');
-      await expectError(
-        () => p.sessions.replaceSuffix(session.id, { expected: [], turns: [{ role: 'user', content: 'x', id: turns[2]!.id }] }),
-        ConflictError,
-        'tombstone id',
-      );
-      const twice = {
-        expected: [],
-        turns: [
-          { role: 'user' as const, content: 'x', id: 'dup' },
-          { role: 'user' as const, content: 'y', id: 'dup' },
-        ],
-      };
-      await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
-      expect(await writeMark(p, session.id)).toBe(mark);
-      const appended = await p.sessions.replaceSuffix(session.id, {
-        expected: [],
-        turns: [
-          { role: 'user', content: 'a1' },
-          { role: 'user', content: 'a2' },
-        ],
-      });
-      expect(appended.map((t) => t.seq)).toEqual([6, 7]);
-      expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
-      await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
-    },
-  },
-  {
-    name: 'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same',
-    needs: ['eventSourced'],
-    async run(env) {
+    'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing':
+      async (env) => {
+        const p = await env.open();
+        const { session, turns } = await withTurns(p, 3);
+        const added = await p.sessions.replaceSuffix(session.id, {
+          expected: [turns[1]!.id, turns[2]!.id],
+          turns: [
+            { role: 'assistant', content: 'r1' },
+            { role: 'assistant', parts: TOOL_TURN, id: 'chosen-id' },
+          ],
+        });
+        expect(added.map((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([
+          [4, 'r1', false],
+          [5, 'checking\ndone', true],
+        ]);
+        expect(added[0]!.updatedHlc).toEqual(added[1]!.updatedHlc);
+        expect(contents(await p.sessions.turns(session.id))).toEqual(['c1', 'r1', 'checking\ndone']);
+        const mark = await writeMark(p, session.id);
+        await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[2]!.id], turns: [] }), ConflictError, 'a removed turn');
+        await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[0]!.id], turns: [] }), ConflictError, 'not a suffix');
+        await expectError(() => p.sessions.replaceSuffix(session.id, { expected: ['a', 'b', 'c', 'd'], turns: [] }), ConflictError, 'longer');
+        await expectError(
+          () => p.sessions.replaceSuffix(session.id, { expected: [], turns: [{ role: 'user', content: 'x', id: turns[2]!.id }] }),
+          ConflictError,
+          'tombstone id',
+        );
+        const twice = {
+          expected: [],
+          turns: [
+            { role: 'user' as const, content: 'x', id: 'dup' },
+            { role: 'user' as const, content: 'y', id: 'dup' },
+          ],
+        };
+        await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
+        expect(await writeMark(p, session.id)).toBe(mark);
+        const appended = await p.sessions.replaceSuffix(session.id, {
+          expected: [],
+          turns: [
+            { role: 'user', content: 'a1' },
+            { role: 'user', content: 'a2' },
+          ],
+        });
+        expect(appended.map((t) => t.seq)).toEqual([6, 7]);
+        expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
+        await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
+      },
+  }),
+  ...checks(['eventSourced'], {
+    'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same': async (env) => {
       const p = env.eventSourced(await env.open());
       const { session, turns } = await withTurns(p, 3);
       const head = await p.log.head(STATE_STREAM);
@@ -233,10 +215,9 @@ export const turnChecks: ProviderCheck[] = [
       expect(await replayed.sessions.turns(session.id)).toEqual([]);
       expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
     },
-  },
-  {
-    name: 'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing',
-    async run(env) {
+  }),
+  ...checks([], {
+    'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing': async (env) => {
       const p = await env.open();
       const { session } = await withTurns(p, 1);
       const bad: Array<[unknown, string]> = [
@@ -262,5 +243,5 @@ export const turnChecks: ProviderCheck[] = [
       expect(await writeMark(p, session.id)).toBe(mark);
       expect(contents(await p.sessions.turns(session.id))).toEqual(['c1']);
     },
-  },
+  }),
 ];

@@ -43,6 +43,17 @@ export interface ProviderCheck {
   run(env: CheckEnv): Promise<void>;
 }
 
+/**
+ * Checks written as a table: each name (its number in docs/conformance.md first) to its body, in the
+ * order written, every one needing `needs` (none when empty).
+ */
+export function checks<E = CheckEnv, N extends string = Capability>(
+  needs: readonly N[],
+  table: Readonly<Record<string, (env: E) => Promise<void>>>,
+): { name: string; needs?: readonly N[]; run(env: E): Promise<void> }[] {
+  return Object.entries(table).map(([name, run]) => (needs.length === 0 ? { name, run } : { name, needs, run }));
+}
+
 /** True when `provider` exposes the event-sourcing surface. */
 export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
   const p = provider as Partial<EventSourcedProvider>;
