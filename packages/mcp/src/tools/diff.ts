@@ -6,7 +6,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { EventSourcedProvider, PointInput, RecordDiff, Scope, Turn } from '@agentstate/core';
 import { STATE_STREAM, UnavailableError } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { tool, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
 
 /** A seq sent as text, as clients with a form (the MCP Inspector) send every value: digits only, which no instant is. */
@@ -31,18 +31,15 @@ function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (recor
 export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
 
-  server.registerTool(
-    'state_diff',
-    {
-      title: 'What changed between two points',
-      description:
-        'Lists the sessions, turns, skills and memory items this server may read that were created, changed (before and after) or deleted between two points of the log: ' +
-        'each point a seq of the log or an ISO-8601 instant (the last event at or before it). Omit `to` for now.',
-      inputSchema: diffInputs,
-      outputSchema: outputs.diff,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
-    },
-    answer(async (args) => {
+  tool(server, 'state_diff', {
+    title: 'What changed between two points',
+    description:
+      'Lists the sessions, turns, skills and memory items this server may read that were created, changed (before and after) or deleted between two points of the log: ' +
+      'each point a seq of the log or an ISO-8601 instant (the last event at or before it). Omit `to` for now.',
+    input: diffInputs,
+    output: outputs.diff,
+    effect: 'read',
+    async run(args) {
       const source = provider as Partial<EventSourcedProvider>;
       if (!source.diff || !source.log) throw new UnavailableError('this provider keeps no log, so it has no history to compare');
       const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : point(args.to);
@@ -67,6 +64,6 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
         skills: only(diff.skills, readable, view.skill),
         memory: only(diff.memory, readable, view.memory),
       };
-    }),
-  );
+    },
+  });
 }
