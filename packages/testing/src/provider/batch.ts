@@ -25,7 +25,7 @@ import { expectError } from '../suite/expect-error.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
 import { namedRowHolding } from '../suite/snapshot-rows.js';
-import { checks, isEventSourced } from '../suite/harness.js';
+import { checks, fresh, isEventSourced } from '../suite/harness.js';
 
 /** The options that make two providers write the same ids, instants and HLCs. */
 const deterministic = (clock: ManualClock) => ({ clock, entropy: seededEntropy(7), instanceId: 'instance-g' });
@@ -171,8 +171,7 @@ export const batchChecks: ProviderCheck[] = [
   }),
   ...checks([], {
     'G2 a bad turn, a taken or repeated turn id, a missing session or an oversized batch refuses the whole appendTurns call, naming the index, and writes nothing':
-      async (env) => {
-        const p = await env.open();
+      fresh(async (p) => {
         const s = await p.sessions.create({});
         const kept = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'kept', id: 'turn-g-taken' });
         const before = await footprint(p, s.id);
@@ -214,7 +213,7 @@ export const batchChecks: ProviderCheck[] = [
         expect((await expectError(() => p.sessions.appendTurns(s.id, 'not turns' as never), ValidationError)).field).toBe('turns');
         expect(await footprint(p, s.id)).toEqual(before);
         expect(await p.sessions.turns(s.id)).toEqual([kept]);
-      },
+      }),
   }),
   ...checks(['deterministic', 'injectableClock'], {
     'G3 memory.writeMany writes each input as one write would, in order (a later key updates an earlier item): same items, events and snapshot bytes as the reference writing one at a time':
@@ -238,8 +237,7 @@ export const batchChecks: ProviderCheck[] = [
   }),
   ...checks([], {
     'G4 a bad input, a taken or repeated id, another id for a held key or an operationId on an element refuses the whole writeMany call, naming the index, and writes nothing':
-      async (env) => {
-        const p = await env.open();
+      fresh(async (p) => {
         const s = await p.sessions.create({});
         await p.memory.write({ content: 'held', id: 'memory-g-taken', key: 'held' });
         const before = await footprint(p, s.id);
@@ -271,10 +269,9 @@ export const batchChecks: ProviderCheck[] = [
         expect((await p.memory.get('memory-g-taken')).content).toBe('held');
         expect(await p.memory.writeMany([])).toEqual([]);
         expect(await footprint(p, s.id)).toEqual(before);
-      },
+      }),
     'G5 appendTurns and writeMany with an operationId are idempotent: a retry returns the first result and appends nothing; the same id with another input is a ConflictError':
-      async (env) => {
-        const p = await env.open();
+      fresh(async (p) => {
         const s = await p.sessions.create({});
         const turns = [
           { role: 'user' as const, content: 'one' },
@@ -292,7 +289,7 @@ export const batchChecks: ProviderCheck[] = [
         await expectError(() => p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-turns' }), ConflictError);
         expect(await footprint(p, s.id)).toEqual(before);
         expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['one', 'two', 'later']);
-      },
+      }),
   }),
   ...checks(['deterministic', 'injectableClock'], {
     'G6 Property: random writes started all at once on one provider (batches, failures, reused ids and operation ids) give the same outcomes, events and snapshot bytes as the reference running them one at a time in call order':

@@ -5,7 +5,7 @@ import { readExport } from '../suite/export-read.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh, freshLog } from '../suite/harness.js';
 
 /** Saves checkpoints `ids` of a thread in order, each the parent of the next. */
 async function chain(p: Provider, threadId: string, ids: readonly string[], namespace = ''): Promise<void> {
@@ -34,8 +34,7 @@ async function readAll(p: Provider): Promise<CheckpointTuple[]> {
 
 export const checkpointChecks: ProviderCheck[] = [
   ...checks([], {
-    'C1 put saves under (thread, namespace, checkpointId); get returns the newest or the named one with its parent; saving again replaces': async (env) => {
-      const p = await env.open();
+    'C1 put saves under (thread, namespace, checkpointId); get returns the newest or the named one with its parent; saving again replaces': fresh(async (p) => {
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
       await chain(p, 't', ['01', '02', '03']);
       await chain(p, 't', ['09'], 'sub');
@@ -55,9 +54,8 @@ export const checkpointChecks: ProviderCheck[] = [
       const again = await p.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: { v: 'new' } });
       expect(again).toMatchObject({ id: first.id, createdAt: first.createdAt, syncVersion: 2, checkpoint: { v: 'new' }, metadata: {} });
       expect((await p.checkpoints.get({ threadId: 't', checkpointId: '02' }))?.checkpoint).toEqual(again);
-    },
-    'C2 list is newest first by checkpointId across threads and namespaces, with before, limit and a metadata filter': async (env) => {
-      const p = await env.open();
+    }),
+    'C2 list is newest first by checkpointId across threads and namespaces, with before, limit and a metadata filter': fresh(async (p) => {
       await chain(p, 'a', ['01', '04', '05']);
       await chain(p, 'b', ['02', '03', '06']);
       await chain(p, 'b', ['04'], 'sub');
@@ -70,9 +68,8 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(places(await p.checkpoints.list({ metadata: { source: 'loop', step: 2 }, limit: 1 }))).toEqual(['b//06']);
       expect(await p.checkpoints.list({ threadId: 'none' })).toEqual([]);
       expect(await p.checkpoints.list({ metadata: { step: '2' } })).toEqual([]);
-    },
-    'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx': async (env) => {
-      const p = await env.open();
+    }),
+    'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx': fresh(async (p) => {
       await chain(p, 't', ['01']);
       const key = { threadId: 't', checkpointId: '01' };
       const stored = await p.checkpoints.putWrites({
@@ -117,9 +114,8 @@ export const checkpointChecks: ProviderCheck[] = [
       await chain(p, 't', ['02']);
       expect((await p.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.taskId)).toEqual(['early']);
       expect((await p.checkpoints.list({ threadId: 't', limit: 1 }))[0]?.pendingWrites.map((w) => w.taskId)).toEqual(['early']);
-    },
-    'C4 deleteThread removes every checkpoint and write of the thread only; deleting an empty thread writes nothing': async (env) => {
-      const p = await env.open();
+    }),
+    'C4 deleteThread removes every checkpoint and write of the thread only; deleting an empty thread writes nothing': fresh(async (p, env) => {
       await chain(p, 'gone', ['01', '02']);
       await chain(p, 'gone', ['01'], 'sub');
       await p.checkpoints.putWrites({ threadId: 'gone', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 1 }] });
@@ -139,11 +135,10 @@ export const checkpointChecks: ProviderCheck[] = [
         await p.checkpoints.deleteThread('never');
         expect(await log.head('state')).toBe(head);
       }
-    },
+    }),
   }),
   ...checks(['durable'], {
-    'C5 checkpoints and writes survive a reopen': async (env) => {
-      const p = await env.open();
+    'C5 checkpoints and writes survive a reopen': fresh(async (p, env) => {
       await chain(p, 't', ['01', '02']);
       await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: { deep: [1, 'x'] } }] });
       await chain(p, 'u', ['01']);
@@ -153,11 +148,10 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(await readAll(reopened)).toEqual(before);
       await reopened.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: 'replaced' }] });
       expect((await reopened.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.value)).toEqual(['replaced']);
-    },
+    }),
   }),
   ...checks(['eventSourced'], {
-    'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': async (env) => {
-      const p = env.eventSourced(await env.open());
+    'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': freshLog(async (p, env) => {
       await chain(p, 't', ['01', '02']);
       await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: [1] }] });
       await chain(p, 'u', ['01']);
@@ -170,11 +164,10 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(snapshot.checkpoints.map((c) => c.checkpointId)).toEqual(['01', '02']);
       const replayed = await env.replay(p.log);
       expect(await readAll(replayed)).toEqual(await readAll(p));
-    },
+    }),
   }),
   ...checks([], {
-    'C7 bad checkpoint input is ValidationError and writes nothing': async (env) => {
-      const p = await env.open();
+    'C7 bad checkpoint input is ValidationError and writes nothing': fresh(async (p) => {
       await chain(p, 't', ['01']);
       const before = await readAll(p);
       const put = { threadId: 't', checkpointId: '02', checkpoint: {} };
@@ -217,9 +210,8 @@ export const checkpointChecks: ProviderCheck[] = [
       ];
       for (const [field, call] of bad) expect((await expectError(call, ValidationError, field)).field).toBe(field);
       expect(await readAll(p)).toEqual(before);
-    },
-    'C8 checkpoint writes are idempotent with an operationId; reusing it with another input is ConflictError': async (env) => {
-      const p = await env.open();
+    }),
+    'C8 checkpoint writes are idempotent with an operationId; reusing it with another input is ConflictError': fresh(async (p) => {
       const first = await p.checkpoints.put({ operationId: 'op-1', threadId: 't', checkpointId: '01', checkpoint: 1 });
       expect(await p.checkpoints.put({ operationId: 'op-1', threadId: 't', checkpointId: '01', checkpoint: 1 })).toEqual(first);
       expect((await p.checkpoints.get({ threadId: 't' }))?.checkpoint.syncVersion).toBe(1);
@@ -230,9 +222,8 @@ export const checkpointChecks: ProviderCheck[] = [
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
-    },
-    'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored': async (env) => {
-      const p = await env.open();
+    }),
+    'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored': fresh(async (p) => {
       const value = { messages: [{ role: 'user', content: 'hi' }], step: 1 };
       const metadata = { source: 'loop', tags: ['a'] };
       const saved = await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: value, metadata });
@@ -259,6 +250,6 @@ export const checkpointChecks: ProviderCheck[] = [
         metadata: { source: 'loop', tags: ['a'] },
       });
       expect(before[0]!.pendingWrites[0]!.value).toEqual({ items: [1, 2] });
-    },
+    }),
   }),
 ];

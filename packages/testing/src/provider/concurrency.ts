@@ -2,7 +2,7 @@
 import type { Skill } from '@agentstate/core';
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 const SLUGS = Array.from({ length: 10 }, (_, i) => `s${i}`);
 
@@ -16,8 +16,7 @@ function expectConsistent(skills: Skill[]): void {
 }
 
 export const concurrencyChecks: ProviderCheck[] = checks([], {
-  'A26 50 concurrent tasks upserting s0…s9 while searching and listing leave exactly 10 skills': async (env) => {
-    const p = await env.open();
+  'A26 50 concurrent tasks upserting s0…s9 while searching and listing leave exactly 10 skills': fresh(async (p) => {
     const results = await Promise.all(
       Array.from({ length: 50 }, async (_, i) => {
         const [skill, found, listed] = await Promise.all([
@@ -43,9 +42,8 @@ export const concurrencyChecks: ProviderCheck[] = checks([], {
       expect(new Set(results.filter((s) => s.slug === slug).map((s) => s.id)).size, slug).toBe(1);
     }
     expect(await p.skills.search('s', 0)).toEqual(final);
-  },
-  'B38 upsert keeps omitted fields; 100 concurrent recordOutcome calls add exactly 100 uses': async (env) => {
-    const p = await env.open();
+  }),
+  'B38 upsert keeps omitted fields; 100 concurrent recordOutcome calls add exactly 100 uses': fresh(async (p) => {
     const created = await p.skills.upsert({
       slug: 'deploy',
       name: 'Deploy',
@@ -70,5 +68,5 @@ export const concurrencyChecks: ProviderCheck[] = checks([], {
     // Each outcome saw the one before it: their `uses` are exactly 4…103.
     expect(outcomes.map((s) => s.uses).sort((a, b) => a - b)).toEqual(Array.from({ length: 100 }, (_, i) => i + 4));
     expect(new Set(outcomes.map((s) => s.syncVersion)).size).toBe(100);
-  },
+  }),
 });

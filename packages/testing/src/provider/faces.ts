@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** A tool result as the AI SDK and OpenAI shape it: no `isError`. */
 const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { temperature: 21 } } as const;
@@ -63,8 +63,7 @@ export const faceChecks: ProviderCheck[] = [
         expect(failed.parts[0]).toMatchObject({ isError: true });
       },
     'X22 an operationId reused with another input is an OperationConflictError, a ConflictError with retryable false; a stale syncVersion stays retryable':
-      async (env) => {
-        const p = await env.open();
+      fresh(async (p) => {
         const item = await p.memory.write({ content: 'one', operationId: 'op' });
         const reused = await expectError(() => p.memory.write({ content: 'two', operationId: 'op' }), OperationConflictError, 'other input');
         expect(reused).toBeInstanceOf(ConflictError);
@@ -75,7 +74,7 @@ export const faceChecks: ProviderCheck[] = [
         const stale = await expectError(() => p.memory.update(item.id, { content: 'four', syncVersion: 1 }), ConflictError, 'stale syncVersion');
         expect(stale).not.toBeInstanceOf(OperationConflictError);
         expect(stale.retryable).toBe(true);
-      },
+      }),
   }),
   ...checks(['embedder'], {
     'X23 memory recall returns only items that match, in every mode: a lexical match, or a semantic similarity above 0; no hit scores 0': async (env) => {

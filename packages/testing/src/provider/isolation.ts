@@ -7,7 +7,7 @@
 import type { Provider } from '@agentstate/core';
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Writes started together in each round: the first runs alone, the rest queue into groups. */
 const WRITES = 24;
@@ -29,8 +29,7 @@ async function doomedSeen(p: Provider, sessionId: string): Promise<string[]> {
 }
 
 export const isolationChecks: ProviderCheck[] = checks(['commitFault'], {
-  'G8 read isolation under a failing commit: while every COMMIT fails, every write rejects and no reader ever returns one of them': async (env) => {
-    const p = await env.open();
+  'G8 read isolation under a failing commit: while every COMMIT fails, every write rejects and no reader ever returns one of them': fresh(async (p, env) => {
     const s = await p.sessions.create({ title: 'kept' });
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'kept turn' });
     const restore = await env.failCommits(p);
@@ -56,5 +55,5 @@ export const isolationChecks: ProviderCheck[] = checks(['commitFault'], {
     const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
     expect(next.seq).toBe(2);
     expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['kept turn', 'after']);
-  },
+  }),
 });

@@ -1,7 +1,7 @@
 /** B34: lexical matching (docs/contract.md §5), identical for skills.search and memory.recall in every backend. */
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** The searchable texts, numbered 1…6. */
 const TEXTS = [
@@ -93,8 +93,7 @@ const EXPECTED: ReadonlyArray<readonly [string, readonly number[]]> = [
 ];
 
 export const lexicalChecks: ProviderCheck[] = checks([], {
-  'B34 lexical matching: prefix tokens, case and diacritic folding, every token required, syntax is plain text': async (env) => {
-    const p = await env.open();
+  'B34 lexical matching: prefix tokens, case and diacritic folding, every token required, syntax is plain text': fresh(async (p) => {
     const skillIds: string[] = [];
     const memoryIds: string[] = [];
     for (const [i, text] of TEXTS.entries()) {
@@ -116,5 +115,5 @@ export const lexicalChecks: ProviderCheck[] = checks([], {
       ).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
       for (const h of hits) expect(h.score, label).toBe(1);
     }
-  },
+  }),
 });

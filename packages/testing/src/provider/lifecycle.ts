@@ -20,7 +20,7 @@ import { expectError } from '../suite/expect-error.js';
 import { cutAt } from '../suite/log-cut.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;
@@ -107,16 +107,14 @@ export const lifecycleChecks: ProviderCheck[] = [
     },
   }),
   ...checks(['eventSourced'], {
-    'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': async (env) => {
-      const p = env.eventSourced(await env.open());
+    'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': freshLog(async (p) => {
       await p.memory.write({ content: 'one' });
       for (const seq of [2, -1, 0.5, Number.NaN]) await expectError(() => p.at({ seq }), ValidationError, `seq ${seq}`);
       for (const time of ['yesterday', '2026-01-01T10:00', '']) await expectError(() => p.at({ time }), ValidationError, `time ${time}`);
       await expectError(() => p.at(undefined as never), ValidationError, 'no point');
       await expectError(() => p.diff({ from: { seq: 0 }, to: { seq: 5 } }), ValidationError, 'diff beyond the head');
-    },
-    'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on': async (env) => {
-      const p = env.eventSourced(await env.open());
+    }),
+    'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on': freshLog(async (p) => {
       const s = await p.sessions.create({ title: 'before' });
       const view = await p.at({ seq: 1 });
       const writes: Array<[string, () => Promise<unknown>]> = [
@@ -146,9 +144,8 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect((await view.sessions.get(s.id)).title).toBe('before');
       expect(await view.sessions.turns(s.id)).toEqual([]);
       expect(await p.log.head(STATE_STREAM)).toBe(3);
-    },
-    'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': async (env) => {
-      const p = env.eventSourced(await env.open());
+    }),
+    'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': freshLog(async (p) => {
       const kept = await p.memory.write({ content: 'kept' });
       const changed = await p.memory.write({ content: 'old text' });
       const gone = await p.memory.write({ content: 'gone' });
@@ -180,7 +177,7 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(
         [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
       ).toBe(true);
-    },
+    }),
   }),
   ...checks(['eventSourced', 'injectableClock'], {
     'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole':
@@ -309,8 +306,7 @@ export const lifecycleChecks: ProviderCheck[] = [
   }),
   ...checks(['eventSourced'], {
     'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; a purge policy is accepted; bad policies are ValidationErrors':
-      async (env) => {
-        const p = env.eventSourced(await env.open());
+      freshLog(async (p, env) => {
         await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
         await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
         await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
@@ -335,7 +331,7 @@ export const lifecycleChecks: ProviderCheck[] = [
         }
         expect(await p.log.head(STATE_STREAM)).toBe(0);
         expect(await p.log.head(RETENTION_STREAM)).toBe(5);
-      },
+      }),
   }),
   ...checks(['eventSourced', 'injectableClock'], {
     'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired': async (env) => {

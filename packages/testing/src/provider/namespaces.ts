@@ -4,7 +4,7 @@ import type { Provider, ScopeInput } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Scopes whose keys sit next to each other: siblings that share text, labels holding JSON syntax. */
 const TRICKY: readonly (readonly string[])[] = [[], ['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['ab'], ['a"', 'b'], ['a', 'b,'], ['a\\'], ['b']];
@@ -24,8 +24,7 @@ const titles = (list: readonly { title: string }[]): string[] => list.map((s) =>
 const keys = (scopes: readonly (readonly string[])[]): string[] => scopes.map((s) => JSON.stringify(s)).sort();
 
 export const namespaceChecks: ProviderCheck[] = checks([], {
-  'N1 a scope is a path of labels; the legacy object maps to level:text labels; bad paths are ValidationError and write nothing': async (env) => {
-    const p = await env.open();
+  'N1 a scope is a path of labels; the legacy object maps to level:text labels; bad paths are ValidationError and write nothing': fresh(async (p) => {
     const path = await p.memory.write({ content: 'path', scope: ['team', 'web'] });
     expect(path.scope).toEqual(['team', 'web']);
     const legacy = await p.skills.upsert({ slug: 'deploy', scope: { instance: 'laptop', project: 'web', workspace: 'api' } });
@@ -45,9 +44,8 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     expect((await p.memory.recall({ limit: 10 })).map((m) => m.id)).toEqual([path.id]);
     expect(await p.sessions.list()).toEqual([]);
     expect((await p.skills.upsert({ slug: 'deep', scope: Array.from({ length: LIMITS.scopeDepth }, () => 'x') })).scope).toHaveLength(LIMITS.scopeDepth);
-  },
-  'N2 sessions.create takes a scope (default global) that get, list and every later version keep': async (env) => {
-    const p = await env.open();
+  }),
+  'N2 sessions.create takes a scope (default global) that get, list and every later version keep': fresh(async (p) => {
     const global = await p.sessions.create({ title: 'g' });
     expect(global.scope).toEqual([]);
     const scoped = await p.sessions.create({ title: 's', scope: { project: 'web' } });
@@ -56,9 +54,8 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     expect((await p.sessions.get(scoped.id)).scope).toEqual(['project:web']);
     expect((await p.sessions.list()).map((s) => s.scope)).toEqual([[], ['project:web']]);
     expect((await p.sessions.delete(scoped.id)).scope).toEqual(['project:web']);
-  },
-  'N3 sessions.list by scope is exact; with includeDescendants it adds the longer paths the scope prefixes, and nothing else': async (env) => {
-    const p = await env.open();
+  }),
+  'N3 sessions.list by scope is exact; with includeDescendants it adds the longer paths the scope prefixes, and nothing else': fresh(async (p) => {
     const ids = await sessionsIn(p);
     expect(await p.sessions.list()).toHaveLength(TRICKY.length);
     expect(titles(await p.sessions.list({ scope: ['a', 'b'] }))).toEqual(['["a","b"]']);
@@ -77,9 +74,8 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     expect(titles(await p.sessions.list({ scope: ['zzz'], includeDescendants: true }))).toEqual([]);
     await p.sessions.delete(ids.get('["a","b","c"]')!);
     expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(['["a","b"]']);
-  },
-  'N4 skills.list, skills.search and memory.recall take includeDescendants, alone or with includeParentScopes': async (env) => {
-    const p = await env.open();
+  }),
+  'N4 skills.list, skills.search and memory.recall take includeDescendants, alone or with includeParentScopes': fresh(async (p) => {
     for (const scope of TRICKY) {
       await p.skills.upsert({ slug: 'deploy', body: `deploy ${JSON.stringify(scope)}`, scope });
       await p.memory.write({ content: `note ${JSON.stringify(scope)}`, scope });
@@ -107,7 +103,7 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
       keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
     );
     expect(scopesOf(await p.memory.recall({ scope: ['a', 'b'], limit: 50 }))).toEqual(keys([['a', 'b']]));
-  },
+  }),
   'N5 namespaces lists the distinct scopes of live records under a prefix, truncated to maxDepth, label by label in code-point order, capped by limit': async (
     env,
   ) => {
@@ -140,13 +136,12 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     await invalid(() => p.namespaces({ maxDepth: -1 }), 'maxDepth');
     await invalid(() => p.namespaces({ prefix: ['a', ''] }), 'prefix.1');
   },
-  'N6 the legacy rule keeps every old parent chain: a skill written with { project } is found from { project, workspace } in either form': async (env) => {
-    const p = await env.open();
+  'N6 the legacy rule keeps every old parent chain: a skill written with { project } is found from { project, workspace } in either form': fresh(async (p) => {
     const web = await p.skills.upsert({ slug: 'fix', body: 'web', scope: { project: 'web' } });
     await p.skills.upsert({ slug: 'fix', body: 'global' });
     expect((await p.skills.get('fix', { scope: { project: 'web', workspace: 'api' } })).id).toBe(web.id);
     expect((await p.skills.get('fix', { scope: ['project:web', 'workspace:api'] })).id).toBe(web.id);
     expect((await p.skills.get('fix', { scope: ['instance:laptop', 'project:web'] })).body).toBe('global');
     expect((await p.skills.list({ scope: { project: 'web' } })).map((s) => s.id)).toEqual([web.id]);
-  },
+  }),
 });

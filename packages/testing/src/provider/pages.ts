@@ -12,7 +12,7 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
 
@@ -46,8 +46,7 @@ async function seed(p: Provider, clock: ManualClock | undefined): Promise<{ sess
 }
 
 export const pageChecks: ProviderCheck[] = checks([], {
-  'P1 a page is an array with a non-enumerable nextCursor, undefined when nothing more matched': async (env) => {
-    const p = await env.open();
+  'P1 a page is an array with a non-enumerable nextCursor, undefined when nothing more matched': fresh(async (p) => {
     for (let i = 0; i < 3; i += 1) await p.sessions.create({ title: `s${i}` });
     const first = await p.sessions.list({ limit: 2 });
     expect(Array.isArray(first)).toBe(true);
@@ -64,7 +63,7 @@ export const pageChecks: ProviderCheck[] = checks([], {
     expect((await p.sessions.list()).nextCursor).toBeUndefined();
     expect((await p.skills.list()).nextCursor).toBeUndefined();
     expect((await p.memory.recall({ query: 'nothing here' })).nextCursor).toBeUndefined();
-  },
+  }),
   'P2 following nextCursor enumerates exactly the unpaged result in order, for every list, search and recall and every order': async (env) => {
     const clock = env.caps.injectableClock ? new ManualClock(T0) : undefined;
     const p = await env.open(clock ? { clock } : undefined);
@@ -100,8 +99,7 @@ export const pageChecks: ProviderCheck[] = checks([], {
     const skipped = await collect((cursor) => p.sessions.list({ offset: 3, limit: 2, cursor }));
     expect(ids(skipped)).toEqual(ids(await p.sessions.list()).slice(3));
   },
-  'P3 a cursor resumes only its own query: a foreign, tampered or malformed cursor is a ValidationError on cursor': async (env) => {
-    const p = await env.open();
+  'P3 a cursor resumes only its own query: a foreign, tampered or malformed cursor is a ValidationError on cursor': fresh(async (p) => {
     const { session } = await seed(p, undefined);
     const other = await p.sessions.create({ title: 'other' });
     await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'x' });
@@ -143,7 +141,7 @@ export const pageChecks: ProviderCheck[] = checks([], {
     // The genuine cursors still work.
     expect(await p.memory.recall({ query: 'deploy', mode: 'lexical', limit: 1, cursor: recallCursor })).toHaveLength(1);
     expect(await p.sessions.list({ limit: 1, cursor: sessionCursor })).toHaveLength(1);
-  },
+  }),
   'P4 property: writes interleaved with paging never skip or repeat a record that existed when paging began': async (env) => {
     const write = fc.constantFrom('add', 'delete-seen', 'delete-unseen', 'none');
     await fc.assert(
@@ -213,17 +211,15 @@ export const pageChecks: ProviderCheck[] = checks([], {
       { numRuns: env.propertyRuns, seed: env.seed },
     );
   },
-  'P5 a recall without a limit (the default page) enumerates every match through its cursors': async (env) => {
-    const p = await env.open();
+  'P5 a recall without a limit (the default page) enumerates every match through its cursors': fresh(async (p) => {
     const written: string[] = [];
     for (let i = 0; i < 45; i += 1) written.push((await p.memory.write({ content: `enumerate ${i}` })).id);
     const first = await p.memory.recall({ query: 'enumerate', mode: 'lexical' });
     expect(first).toHaveLength(20);
     const all = await collect((cursor) => p.memory.recall({ query: 'enumerate', mode: 'lexical', cursor }));
     expect(ids(all)).toEqual([...written].reverse());
-  },
-  'P6 provider.namespaces pages: following nextCursor enumerates exactly the unpaged namespaces, and a foreign cursor is refused': async (env) => {
-    const p = await env.open();
+  }),
+  'P6 provider.namespaces pages: following nextCursor enumerates exactly the unpaged namespaces, and a foreign cursor is refused': fresh(async (p) => {
     // Labels that sort apart from their JSON text: a prefix before its descendants, `a` before `a b`, `a/b` as one label.
     for (const scope of [['a'], ['a', 'b'], ['a', 'b', 'c'], ['a b'], ['a/b'], ['a', 'c'], ['b'], ['b', 'a'], ['z']]) {
       await p.memory.write({ content: `note ${scope.join(' ')}`, scope });
@@ -248,7 +244,7 @@ export const pageChecks: ProviderCheck[] = checks([], {
       const error = await expectError(call, ValidationError, label);
       expect(error.field, label).toBe('cursor');
     }
-  },
+  }),
   'P7 sessions.search pages: following nextCursor enumerates exactly the unpaged hits in both orders, and a foreign cursor is refused': async (env) => {
     const clock = env.caps.injectableClock ? new ManualClock(T0) : undefined;
     const p = await env.open(clock ? { clock } : undefined);

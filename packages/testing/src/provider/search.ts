@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, isEventSourced } from '../suite/harness.js';
+import { checks, fresh, isEventSourced } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {
@@ -53,8 +53,7 @@ function relatingEmbedder(): Embedder {
 
 export const searchChecks: ProviderCheck[] = [
   ...checks([], {
-    'S1 lexical search finds live turns newest first, each with its session and one turn either side': async (env) => {
-      const p = await env.open();
+    'S1 lexical search finds live turns newest first, each with its session and one turn either side': fresh(async (p) => {
       const { a, b, turnsA, turnsB } = await transcripts(p);
       const hits = await p.sessions.search({ query: 'car', mode: 'lexical' });
       expect(ids(hits)).toEqual([turnsB[1], turnsA[1], turnsA[0]]);
@@ -66,9 +65,8 @@ export const searchChecks: ProviderCheck[] = [
       expect(await p.sessions.search({ query: 'CÁR noise', mode: 'lexical' })).toHaveLength(2);
       expect(await p.sessions.search({ query: '?!', mode: 'lexical' })).toEqual([]);
       expect(ids(await p.sessions.search({ mode: 'lexical', limit: 2 }))).toEqual([turnsB[2], turnsB[1]]);
-    },
-    'S2 search narrows by session and role, skips deleted sessions, and an unknown session is NotFoundError': async (env) => {
-      const p = await env.open();
+    }),
+    'S2 search narrows by session and role, skips deleted sessions, and an unknown session is NotFoundError': fresh(async (p) => {
       const { a, b, turnsA, turnsB } = await transcripts(p);
       expect(ids(await p.sessions.search({ query: 'car', sessionId: a, mode: 'lexical' }))).toEqual([turnsA[1], turnsA[0]]);
       expect(ids(await p.sessions.search({ query: 'car', roles: ['user'], mode: 'lexical' }))).toEqual([turnsB[1], turnsA[0]]);
@@ -78,9 +76,8 @@ export const searchChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.search({ query: 'car', sessionId: b }), NotFoundError, 'deleted session');
       await expectError(() => p.sessions.search({ query: 'car', sessionId: 'missing' }), NotFoundError, 'unknown session');
       expect(turnsB).toHaveLength(3);
-    },
-    'S3 context is a number for both sides or { before, after }, clipped at the transcript ends': async (env) => {
-      const p = await env.open();
+    }),
+    'S3 context is a number for both sides or { before, after }, clipped at the transcript ends': fresh(async (p) => {
       const { a, turnsA } = await transcripts(p);
       const t = await p.sessions.turns(a);
       const search = (context: SearchSessionsOptions['context']) => p.sessions.search({ query: 'rattle', mode: 'lexical', context });
@@ -89,9 +86,8 @@ export const searchChecks: ProviderCheck[] = [
       expect(await search(5)).toMatchObject([{ before: [t[0], t[1]], after: [t[3]] }]);
       expect(await search({ before: 1 })).toMatchObject([{ before: [t[1]], after: [t[3]] }]);
       expect(await search({ before: 0, after: 0 })).toMatchObject([{ before: [], after: [] }]);
-    },
-    'S4 relevance order ranks by term frequency; match any, minScore and limit act as in recall': async (env) => {
-      const p = await env.open();
+    }),
+    'S4 relevance order ranks by term frequency; match any, minScore and limit act as in recall': fresh(async (p) => {
       const { turnsA, turnsB } = await transcripts(p);
       const ranked = await p.sessions.search({ query: 'car noise', mode: 'lexical', order: 'relevance' });
       expect(ids(ranked).sort()).toEqual([turnsA[0], turnsA[1]].sort());
@@ -101,15 +97,14 @@ export const searchChecks: ProviderCheck[] = [
       expect(ids(any)[2]).toBe(turnsB[1]);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', limit: 1 })).toHaveLength(1);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', order: 'relevance', minScore: 1 })).toEqual([]);
-    },
-    'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants': async (env) => {
-      const p = await env.open();
+    }),
+    'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants': fresh(async (p) => {
       await transcripts(p);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {} })).toHaveLength(3);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {}, includeDescendants: true })).toHaveLength(3);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' } })).toEqual([]);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' }, includeDescendants: true })).toEqual([]);
-    },
+    }),
   }),
   ...checks(['embedder'], {
     'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': async (env) => {
@@ -137,8 +132,7 @@ export const searchChecks: ProviderCheck[] = [
     },
   }),
   ...checks([], {
-    'S7 bad search options are ValidationError naming the field, and a search appends nothing': async (env) => {
-      const p = await env.open();
+    'S7 bad search options are ValidationError naming the field, and a search appends nothing': fresh(async (p) => {
       await transcripts(p);
       const before = isEventSourced(p) ? await p.log.head(STATE_STREAM) : 0;
       const cases: [SearchSessionsOptions, string][] = [
@@ -155,7 +149,7 @@ export const searchChecks: ProviderCheck[] = [
         expect(error.field.split('.')[0], field).toBe(field);
       }
       if (isEventSourced(p)) expect(await p.log.head(STATE_STREAM)).toBe(before);
-    },
+    }),
   }),
   ...checks(['embedder'], {
     'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': async (

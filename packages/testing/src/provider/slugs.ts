@@ -7,7 +7,7 @@ import { LIMITS, NotFoundError, SkillScopeRequiredError, SLUG_RULE, ValidationEr
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 import { observe } from './validation.js';
 
 /** Slugs outside the alphabet, each for a different reason. */
@@ -34,8 +34,7 @@ const REFUSED = [
 const ACCEPTED = ['a', '0', 'fix-esm', 'db.migrate_v2', 'a-b_c.d', '2026-01-01', 's'.repeat(LIMITS.slug)];
 
 export const slugChecks: ProviderCheck[] = checks([], {
-  'B41 a slug outside the slug alphabet is a ValidationError on slug stating the rule, and writes nothing': async (env) => {
-    const p = await env.open();
+  'B41 a slug outside the slug alphabet is a ValidationError on slug stating the rule, and writes nothing': fresh(async (p, env) => {
     await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
     const before = await observe(env, p);
     for (const slug of REFUSED) {
@@ -45,9 +44,8 @@ export const slugChecks: ProviderCheck[] = checks([], {
       expect(await observe(env, p), `${JSON.stringify(slug)}: state changed`).toBe(before);
     }
     for (const slug of ACCEPTED) expect((await p.skills.upsert({ slug, body: 'b' })).slug).toBe(slug);
-  },
-  'B42 a slug without a scope names the global skill only; live only in other scopes it is refused naming them, writing nothing': async (env) => {
-    const p = await env.open();
+  }),
+  'B42 a slug without a scope names the global skill only; live only in other scopes it is refused naming them, writing nothing': fresh(async (p, env) => {
     const global = await p.skills.upsert({ slug: 'deploy', body: 'global' });
     const inP = await p.skills.upsert({ slug: 'deploy', body: 'p', scope: { project: 'p' } });
 
@@ -80,5 +78,5 @@ export const slugChecks: ProviderCheck[] = checks([], {
     expect((await p.skills.delete(inQ.id)).deleted).toBe(true);
     const gone = await expectError(() => p.skills.delete('nothing'), NotFoundError);
     expect(gone).not.toBeInstanceOf(SkillScopeRequiredError);
-  },
+  }),
 });

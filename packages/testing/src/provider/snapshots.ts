@@ -29,7 +29,7 @@ import { expectError } from '../suite/expect-error.js';
 import { cutAt } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 import { FORMAT_4_MEMORY_PART, namedRowHolding, rowsNow, storedHeads, storedSnapshotRows, storeEarlierFormat } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
@@ -259,8 +259,7 @@ export const snapshotChecks: ProviderCheck[] = [
         );
       },
     'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text':
-      async (env) => {
-        const p = env.eventSourced(await env.open());
+      freshLog(async (p, env) => {
         const log = p.log;
         await populate(p);
         const secret = await p.memory.write({ content: 'x27 Quillon-Marrowby keeps the spare key' });
@@ -298,7 +297,7 @@ export const snapshotChecks: ProviderCheck[] = [
         expect(after.map((row) => row.data).join('\n')).not.toContain('Quillon-Marrowby');
         expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
         expect((await foldLog(log)).skipped).toEqual([]);
-      },
+      }),
     'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq': async (env) => {
       const cases: Array<{ label: string; bad: (p: EventSourcedProvider) => Promise<AppendInput> }> = [
         { label: 'missing record', bad: async () => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }) },

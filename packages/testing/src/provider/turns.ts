@@ -8,7 +8,7 @@ import { arbText } from '../arbitraries/text.js';
 import { expectError } from '../suite/expect-error.js';
 import { snapshotText } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, isEventSourced } from '../suite/harness.js';
+import { checks, fresh, freshLog, isEventSourced } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {
@@ -90,8 +90,7 @@ export const turnChecks: ProviderCheck[] = [
         { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)), seed: env.seed },
       );
     },
-    'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError': async (env) => {
-      const p = await env.open();
+    'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError': fresh(async (p) => {
       const { session } = await withTurns(p, 5);
       expect(contents(await p.sessions.turns(session.id, { last: 2 }))).toEqual(['c4', 'c5']);
       expect(contents(await p.sessions.turns(session.id, { last: 9 }))).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
@@ -101,26 +100,26 @@ export const turnChecks: ProviderCheck[] = [
       expect(error.field).toBe('last');
       await expectError(() => p.sessions.turns(session.id, { last: 0 }), ValidationError);
       await expectError(() => p.sessions.turns('missing', { last: 1 }), NotFoundError);
-    },
-    'T4 removeLastTurn returns the tombstone (syncVersion 2, later HLC), reads skip it, the session moves once; none left is NotFoundError': async (env) => {
-      const p = await env.open();
-      const { session, turns } = await withTurns(p, 2);
-      const before = await p.sessions.get(session.id);
-      const tombstone = await p.sessions.removeLastTurn(session.id);
-      expect(tombstone).toMatchObject({ id: turns[1]!.id, seq: 2, content: 'c2', deleted: true, syncVersion: 2 });
-      expect(compareHlc(tombstone.updatedHlc, turns[1]!.updatedHlc)).toBeGreaterThan(0);
-      const after = await p.sessions.get(session.id);
-      expect(after.syncVersion).toBe(before.syncVersion + 1);
-      expect(after.updatedHlc).toEqual(tombstone.updatedHlc);
-      expect(await p.sessions.turns(session.id)).toEqual([turns[0]]);
-      await p.sessions.removeLastTurn(session.id);
-      const mark = await writeMark(p, session.id);
-      await expectError(() => p.sessions.removeLastTurn(session.id), NotFoundError);
-      expect(await writeMark(p, session.id)).toBe(mark);
-      await expectError(() => p.sessions.removeLastTurn('missing'), NotFoundError);
-    },
-    'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1': async (env) => {
-      const p = await env.open();
+    }),
+    'T4 removeLastTurn returns the tombstone (syncVersion 2, later HLC), reads skip it, the session moves once; none left is NotFoundError': fresh(
+      async (p) => {
+        const { session, turns } = await withTurns(p, 2);
+        const before = await p.sessions.get(session.id);
+        const tombstone = await p.sessions.removeLastTurn(session.id);
+        expect(tombstone).toMatchObject({ id: turns[1]!.id, seq: 2, content: 'c2', deleted: true, syncVersion: 2 });
+        expect(compareHlc(tombstone.updatedHlc, turns[1]!.updatedHlc)).toBeGreaterThan(0);
+        const after = await p.sessions.get(session.id);
+        expect(after.syncVersion).toBe(before.syncVersion + 1);
+        expect(after.updatedHlc).toEqual(tombstone.updatedHlc);
+        expect(await p.sessions.turns(session.id)).toEqual([turns[0]]);
+        await p.sessions.removeLastTurn(session.id);
+        const mark = await writeMark(p, session.id);
+        await expectError(() => p.sessions.removeLastTurn(session.id), NotFoundError);
+        expect(await writeMark(p, session.id)).toBe(mark);
+        await expectError(() => p.sessions.removeLastTurn('missing'), NotFoundError);
+      },
+    ),
+    'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1': fresh(async (p) => {
       const { session } = await withTurns(p, 3);
       await p.sessions.removeLastTurn(session.id);
       await p.sessions.removeLastTurn(session.id);
@@ -133,9 +132,8 @@ export const turnChecks: ProviderCheck[] = [
         [5, 'redo'],
       ]);
       expect((await p.sessions.turns(session.id, { afterSeq: 1 })).map((t) => t.seq)).toEqual([5]);
-    },
-    'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []': async (env) => {
-      const p = await env.open();
+    }),
+    'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []': fresh(async (p) => {
       const { session, turns } = await withTurns(p, 3);
       const before = await p.sessions.get(session.id);
       const tombstones = await p.sessions.clear(session.id);
@@ -146,10 +144,9 @@ export const turnChecks: ProviderCheck[] = [
       expect(await p.sessions.clear(session.id)).toEqual([]);
       expect(await writeMark(p, session.id)).toBe(mark);
       await expectError(() => p.sessions.clear('missing'), NotFoundError);
-    },
-    'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing':
-      async (env) => {
-        const p = await env.open();
+    }),
+    'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing': fresh(
+      async (p) => {
         const { session, turns } = await withTurns(p, 3);
         const added = await p.sessions.replaceSuffix(session.id, {
           expected: [turns[1]!.id, turns[2]!.id],
@@ -193,32 +190,33 @@ export const turnChecks: ProviderCheck[] = [
         expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
         await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
       },
+    ),
   }),
   ...checks(['eventSourced'], {
-    'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same': async (env) => {
-      const p = env.eventSourced(await env.open());
-      const { session, turns } = await withTurns(p, 3);
-      const head = await p.log.head(STATE_STREAM);
-      await p.sessions.removeLastTurn(session.id);
-      await p.sessions.replaceSuffix(session.id, {
-        expected: [turns[1]!.id],
-        turns: [
-          { role: 'user', content: 'n1' },
-          { role: 'user', content: 'n2' },
-        ],
-      });
-      await p.sessions.clear(session.id);
-      const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-      expect(events.map((e) => e.type)).toEqual(['session.turns_removed', 'session.suffix_replaced', 'session.turns_removed']);
-      const replayed = await env.replay(p.log);
-      expect(await snapshotText(replayed)).toBe(await snapshotText(p));
-      expect(await replayed.sessions.turns(session.id)).toEqual([]);
-      expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
-    },
+    'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same': freshLog(
+      async (p, env) => {
+        const { session, turns } = await withTurns(p, 3);
+        const head = await p.log.head(STATE_STREAM);
+        await p.sessions.removeLastTurn(session.id);
+        await p.sessions.replaceSuffix(session.id, {
+          expected: [turns[1]!.id],
+          turns: [
+            { role: 'user', content: 'n1' },
+            { role: 'user', content: 'n2' },
+          ],
+        });
+        await p.sessions.clear(session.id);
+        const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+        expect(events.map((e) => e.type)).toEqual(['session.turns_removed', 'session.suffix_replaced', 'session.turns_removed']);
+        const replayed = await env.replay(p.log);
+        expect(await snapshotText(replayed)).toBe(await snapshotText(p));
+        expect(await replayed.sessions.turns(session.id)).toEqual([]);
+        expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
+      },
+    ),
   }),
   ...checks([], {
-    'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing': async (env) => {
-      const p = await env.open();
+    'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing': fresh(async (p) => {
       const { session } = await withTurns(p, 1);
       const bad: Array<[unknown, string]> = [
         [{ parts: [{ type: 'file', mediaType: 'image/png', url: 'https://x', data: 'AAAA' }] }, 'parts.0.url'],
@@ -242,6 +240,6 @@ export const turnChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.create({ metadata: { n: Number.NaN } }), ValidationError);
       expect(await writeMark(p, session.id)).toBe(mark);
       expect(contents(await p.sessions.turns(session.id))).toEqual(['c1']);
-    },
+    }),
   }),
 ];

@@ -6,7 +6,7 @@ import type { ErrorClass } from '../suite/expect-error.js';
 import { expectError } from '../suite/expect-error.js';
 import { readModel, snapshotText } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Deliberately ill-typed input, as a JavaScript caller could pass it. */
 // biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
@@ -185,8 +185,7 @@ export async function observe(env: CheckEnv, p: Provider): Promise<string> {
 }
 
 export const validationChecks: ProviderCheck[] = checks([], {
-  'B37 reused ids are ConflictError, bad input is ValidationError, and no failing call appends an event': async (env) => {
-    const p = await env.open();
+  'B37 reused ids are ConflictError, bad input is ValidationError, and no failing call appends an event': fresh(async (p, env) => {
     await p.sessions.create({ id: SESSION, title: 'live' });
     await p.sessions.create({ id: OTHER_SESSION, title: 'other' });
     await p.sessions.create({ id: DEAD_SESSION, title: 'dead' });
@@ -210,5 +209,5 @@ export const validationChecks: ProviderCheck[] = checks([], {
     expect((await p.sessions.create({ createdAt: '2024-02-29' })).createdAt).toBe('2024-02-29T00:00:00.000Z');
     expect((await p.sessions.create({ createdAt: '2026-03-01T00:30:00+01:00' })).createdAt).toBe('2026-02-28T23:30:00.000Z');
     await p.skills.upsert({ slug: 's'.repeat(LIMITS.slug), tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
-  },
+  }),
 });
