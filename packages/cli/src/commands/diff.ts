@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import type { RecordDiff, StateDiff } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf, show } from '../context.js';
-import { parsePoint } from '../at.js';
+import { parsePoint } from '@agentstate/open';
 import { withDatabase } from '../database.js';
 import { oneLine, print, shortTime, truncate } from '../output.js';
 
