@@ -4,18 +4,14 @@
  * before an ISO-8601 instant) instead of the current state.
  */
 import type { Command } from 'commander';
-import type { EventSourcedProvider, PointInput, Provider } from '@agentstate/core';
+import type { EventSourcedProvider, Provider } from '@agentstate/core';
+import { parsePoint } from '@agentstate/open';
 import type { OpenOptions } from './database.js';
 import { withDatabase } from './database.js';
 
 /** Adds `--at` to a read command. */
 export function withAtFlag(command: Command): Command {
   return command.option('--at <point>', 'read the state as it was at this seq of the log, or at this ISO-8601 instant (the last event at or before it)');
-}
-
-/** A point as the command line gives it: digits are a seq, anything else an instant (checked by the provider). */
-export function parsePoint(text: string): PointInput {
-  return /^\d+$/.test(text) ? { seq: Number(text) } : { time: text };
 }
 
 /** What a read command reads: the database, or its view at a point. */

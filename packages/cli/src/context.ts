@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { resolveTarget } from '@agentstate/open';
 import { io } from './io.js';
+import { print, printJson, printNextCursor } from './output.js';
 
 /** The global flags, resolved. */
 export interface Context {
@@ -16,6 +17,17 @@ export function contextOf(command: Command): Context {
   const opts = command.optsWithGlobals<{ db?: string; json?: boolean }>();
   const { env, cwd } = io();
   return { dbPath: resolveTarget(opts.db, env, cwd), json: opts.json === true };
+}
+
+/**
+ * Prints what a command answers: as JSON with `--json`, else `human` (a
+ * line, or what a function prints of it); for a page, then where the next one starts.
+ */
+export function show<T>(ctx: Context, value: T, human: string | ((value: T) => void)): void {
+  if (ctx.json) printJson(value);
+  else if (typeof human === 'string') print(human);
+  else human(value);
+  if (Array.isArray(value)) printNextCursor((value as { nextCursor?: string }).nextCursor, ctx.json);
 }
 
 /** Adds the scope flags to a command, and what the scope means there to its help. */

@@ -78,6 +78,25 @@ const turn = appendTurnInputSchema.shape;
 const suffix = replaceSuffixInputSchema.shape;
 const search = searchSessionsOptionsSchema.shape;
 
+/** The `syncVersion` a change expects: the `what` is refused with a conflict if the `record` changed since (`or` more). */
+const expectedSyncVersionArg = (what: string, record: string, or = '') =>
+  z
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .describe(`The syncVersion you last read. The ${what} is refused with a conflict if the ${record} changed since${or}. Omit to ${what} unconditionally.`);
+
+/** How a recall or a search matches. */
+const modeArg = z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).');
+
+/** The order of the hits of a `search` (a recall or a search). */
+const orderArg = (search: string) =>
+  z
+    .enum(RECALL_ORDERS)
+    .optional()
+    .describe(`relevance (best score first; the default for a semantic or hybrid ${search} with a query) or recent (newest first; the default otherwise).`);
+
 /** Whether a read includes the scopes under the target. */
 const includeDescendantsArg = z.boolean().optional().describe('Also read the scopes under it (needs a server whose operator allowed subscopes).');
 
@@ -111,23 +130,15 @@ export const memoryInputs = {
     key: memory.key.describe('The new key (null clears it); refused as a conflict when another item of the scope holds it.'),
     metadata: metadataArg.optional().describe('The new metadata; replaces the old object as a whole.'),
     expiresAt: instantArg.nullable().optional().describe('The new expiry (null: never).'),
-    expectedSyncVersion: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('The syncVersion you last read. The update is refused with a conflict if the item changed since. Omit to update unconditionally.'),
+    expectedSyncVersion: expectedSyncVersionArg('update', 'item'),
     full: fullArg,
   },
   recall: {
     query: recall.query.describe('Words to look for; prefixes match, case and accents are folded. Omit to list the newest items.'),
     kinds: recall.kinds.describe('Only items of these kinds.'),
     limit: limitArg.optional().describe('Most hits to return (default 20).'),
-    mode: z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).'),
-    order: z
-      .enum(RECALL_ORDERS)
-      .optional()
-      .describe('relevance (best score first; the default for a semantic or hybrid recall with a query) or recent (newest first; the default otherwise).'),
+    mode: modeArg,
+    order: orderArg('recall'),
     minScore: recall.minScore.describe(
       'Drop hits scoring below this, in [0, 1]; default 0. Only items that match are hits (a lexical match, or a semantic similarity above 0), so none scores 0.',
     ),
@@ -177,14 +188,7 @@ export const skillInputs = {
     body: skill.body.describe('The procedure itself.'),
     tags: skill.tags.describe('Tags to find it by.'),
     check: skill.check.describe('Optional shell command that re-verifies the skill still works.'),
-    expectedSyncVersion: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe(
-        'The syncVersion you last read. The save is refused with a conflict if the skill changed since, or does not exist. Omit to save unconditionally.',
-      ),
+    expectedSyncVersion: expectedSyncVersionArg('save', 'skill', ', or does not exist'),
     scope: scopeArg,
     operationId: operationIdArg,
     full: fullArg,
@@ -241,12 +245,7 @@ export const sessionInputs = {
     title: session.title.describe('The new title.'),
     metadata: session.metadata.describe('The new metadata; replaces the old object as a whole.'),
     scope: scopeArg,
-    expectedSyncVersion: z
-      .number()
-      .int()
-      .positive()
-      .optional()
-      .describe('The syncVersion you last read. The update is refused with a conflict if the session changed since. Omit to update unconditionally.'),
+    expectedSyncVersion: expectedSyncVersionArg('update', 'session'),
     operationId: operationIdArg,
     full: fullArg,
   },
@@ -275,11 +274,8 @@ export const sessionInputs = {
   },
   search: {
     query: search.query.describe('Words to look for in turns; prefixes match, case and accents are folded. Omit to list the newest turns.'),
-    mode: z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).'),
-    order: z
-      .enum(RECALL_ORDERS)
-      .optional()
-      .describe('relevance (best score first; the default for a semantic or hybrid search with a query) or recent (newest first; the default otherwise).'),
+    mode: modeArg,
+    order: orderArg('search'),
     roles: search.roles.describe('Only turns of these roles (user, assistant, tool, system).'),
     sessionId: keyArg.optional().describe('Only turns of this session.'),
     context: search.context.describe('Neighbouring turns each hit carries: a number for both sides, or { before, after } (default 1 each).'),

@@ -5,6 +5,7 @@
  */
 export { openDatabase, openLog, type Database, type DatabaseLog, type EmbedderChoice, type OpenLogOptions, type OpenOptions } from './open.js';
 export { describeTarget, resolveTarget } from './target.js';
+export { parsePoint } from './point.js';
 export { DATABASE_ENV, DEFAULT_DATABASE_PATH, DURABILITY_ENV, SNAPSHOT_KEY_ENV } from './defaults.js';
 export { MIN_HMAC_SECRET_BYTES, readSnapshotKey, resolveSnapshotKey, SnapshotKeyError, type SnapshotKey } from './snapshot-key.js';
 export { ExitCode, exitCodeOf, type ExitCodeValue } from './exit-codes.js';

@@ -2,10 +2,10 @@
 import { Command } from 'commander';
 import type { RecordDiff, StateDiff } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
-import { parsePoint } from '../at.js';
+import { contextOf, show } from '../context.js';
+import { parsePoint } from '@agentstate/open';
 import { withDatabase } from '../database.js';
-import { oneLine, print, printJson, shortTime, truncate } from '../output.js';
+import { oneLine, print, shortTime, truncate } from '../output.js';
 
 type Kind = Exclude<keyof StateDiff, 'from' | 'to'>;
 const KINDS: readonly Kind[] = ['sessions', 'turns', 'skills', 'memory', 'checkpoints'];
@@ -33,13 +33,11 @@ export function diffCommand(): Command {
       const diff = await withDatabase(ctx.dbPath, { readonly: true }, async (db) =>
         db.diff({ from: parsePoint(opts.from), to: opts.to === undefined ? { seq: await db.log.head('state') } : parsePoint(opts.to) }),
       );
-      if (ctx.json) {
-        printJson(diff);
-        return;
-      }
-      print(`from seq ${diff.from.seq} (${shortTime(diff.from.time)}) to seq ${diff.to.seq} (${shortTime(diff.to.time)})`);
-      for (const kind of KINDS) printKind(kind, diff[kind]);
-      const total = KINDS.reduce((n, k) => n + diff[k].created.length + diff[k].changed.length + diff[k].deleted.length, 0);
-      if (total === 0) print('(no changes)');
+      show(ctx, diff, () => {
+        print(`from seq ${diff.from.seq} (${shortTime(diff.from.time)}) to seq ${diff.to.seq} (${shortTime(diff.to.time)})`);
+        for (const kind of KINDS) printKind(kind, diff[kind]);
+        const total = KINDS.reduce((n, k) => n + diff[k].created.length + diff[k].changed.length + diff[k].deleted.length, 0);
+        if (total === 0) print('(no changes)');
+      });
     });
 }

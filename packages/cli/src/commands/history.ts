@@ -2,12 +2,12 @@
 import { Command } from 'commander';
 import type { HistoryKind, LogEvent, RecordVersion } from '@agentstate/core';
 import { EventTypes, STATE_STREAM } from '@agentstate/core';
-import { contextOf } from '../context.js';
+import { contextOf, show } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { transcriptChange } from '../events.js';
 import type { Column } from '../output.js';
-import { printJson, printTable, shortTime } from '../output.js';
+import { printTable, shortTime } from '../output.js';
 
 /** The events that change a session's transcript: the version they leave is the session, but what happened is the turn. */
 const TRANSCRIPT_EVENTS: ReadonlySet<string> = new Set([EventTypes.TurnAppended, EventTypes.TurnsRemoved, EventTypes.SuffixReplaced]);
@@ -70,7 +70,6 @@ export function historyCommand(noun: string, kinds: readonly HistoryKind[]): Com
         const versions = (await db.history(id)).filter((v) => kinds.includes(v.kind));
         return { versions, table: ctx.json ? [] : await rows(db, versions) };
       });
-      if (ctx.json) printJson(versions);
-      else printTable(columns, table, `(no history for ${id})`);
+      show(ctx, versions, () => printTable(columns, table, `(no history for ${id})`));
     });
 }

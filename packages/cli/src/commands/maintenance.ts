@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import type { Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot, storedSnapshotBytes } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, show } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -83,8 +83,7 @@ export function maintenanceCommands(): Command[] {
       const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) =>
         runVerify(db, { json: ctx.json, quick: opts.quick }),
       );
-      if (ctx.json) printJson(report);
-      else printVerifyReport(report);
+      show(ctx, report, printVerifyReport);
       assertVerified(report);
     });
 
@@ -137,32 +136,29 @@ export function maintenanceCommands(): Command[] {
       });
       const sealedWith = key?.codec.id ?? null;
       const result = { seq: stored.seq, bytes: size, sha256: sha256(stored.data), sealedWith };
-      if (ctx.json) printJson(result);
-      else print(`saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)}), ${sealedWith ? `sealed with ${sealedWith}` : 'unsealed'}`);
+      show(ctx, result, `saved a snapshot at seq ${count(result.seq)} (${bytes(result.bytes)}), ${sealedWith ? `sealed with ${sealedWith}` : 'unsealed'}`);
     });
 
   const stats = new Command('stats').description(SUMMARIES.stats).action(async (_opts: unknown, cmd: Command) => {
     const ctx = contextOf(cmd);
     const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
-    if (ctx.json) {
-      printJson(s);
-      return;
-    }
     const live = (c: Counts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
-    printFields([
-      ['database', `${s.path} (${s.backend})`],
-      ['size', `${bytes(s.sizeBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
-      ['events', `${count(s.head)}${s.firstEventAt ? ` (${shortTime(s.firstEventAt)} … ${shortTime(s.lastEventAt!)})` : ''}`],
-      ['sessions', live(s.sessions)],
-      ['turns', count(s.turns)],
-      ['skills', live(s.skills)],
-      ['memory', live(s.memory)],
-      ['threads', `${count(s.threads)} (${count(s.checkpoints)} checkpoints)`],
-      [
-        'last snapshot',
-        s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none',
-      ],
-    ]);
+    show(ctx, s, () =>
+      printFields([
+        ['database', `${s.path} (${s.backend})`],
+        ['size', `${bytes(s.sizeBytes)}${s.walBytes ? ` + ${bytes(s.walBytes)} WAL` : ''}`],
+        ['events', `${count(s.head)}${s.firstEventAt ? ` (${shortTime(s.firstEventAt)} … ${shortTime(s.lastEventAt!)})` : ''}`],
+        ['sessions', live(s.sessions)],
+        ['turns', count(s.turns)],
+        ['skills', live(s.skills)],
+        ['memory', live(s.memory)],
+        ['threads', `${count(s.threads)} (${count(s.checkpoints)} checkpoints)`],
+        [
+          'last snapshot',
+          s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none',
+        ],
+      ]),
+    );
   });
 
   return [verify, rebuild, snapshot, stats];

@@ -15,11 +15,11 @@ import {
 } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { contextOf, withScopeFlags } from '../context.js';
+import { contextOf, show, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
-import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
+import { print, printFields, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
 
@@ -138,8 +138,7 @@ export function memoryCommand(): Command {
         operationId: opts.operationId,
       });
       const item = await withDatabase(ctx.dbPath, { create: true }, (db) => db.memory.write(input));
-      if (ctx.json) printJson(item);
-      else print(item.id);
+      show(ctx, item, item.id);
     });
 
   withScopeFlags(
@@ -161,12 +160,10 @@ export function memoryCommand(): Command {
     .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
-      if (ctx.json) printJson(hits);
-      else {
+      show(ctx, hits, () => {
         printTable(hitColumns, hits, '(nothing recalled)');
-        if (!ctx.json && hits.length > 0) print(`(${hits.length} ${hits.length === 1 ? 'hit' : 'hits'}, ${mode} recall)`);
-      }
-      printNextCursor(hits.nextCursor, ctx.json);
+        if (hits.length > 0) print(`(${hits.length} ${hits.length === 1 ? 'hit' : 'hits'}, ${mode} recall)`);
+      });
     });
 
   withScopeFlags(withAtFlag(group.command('list')), 'only facts in exactly this scope (with --descendants, also the scopes below it); default: every scope')
@@ -179,9 +176,7 @@ export function memoryCommand(): Command {
     .action(async (opts: RecallFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const { hits } = await recallWith(ctx.dbPath, undefined, opts);
-      if (ctx.json) printJson(hits);
-      else printTable(itemColumns, hits, '(no memory)');
-      printNextCursor(hits.nextCursor, ctx.json);
+      show(ctx, hits, () => printTable(itemColumns, hits, '(no memory)'));
     });
 
   withAtFlag(group.command('show'))
@@ -190,8 +185,7 @@ export function memoryCommand(): Command {
     .action(async (id: string, opts: { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const item = await withReader(ctx.dbPath, opts.at, {}, (db) => db.memory.get(id));
-      if (ctx.json) printJson(item);
-      else printItem(item);
+      show(ctx, item, printItem);
     });
 
   withOperationId(group.command('update'))
@@ -213,8 +207,7 @@ export function memoryCommand(): Command {
         operationId: opts.operationId,
       });
       const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.update(id, patch));
-      if (ctx.json) printJson(item);
-      else print(`updated memory item ${item.id} (syncVersion ${item.syncVersion})`);
+      show(ctx, item, `updated memory item ${item.id} (syncVersion ${item.syncVersion})`);
     });
 
   group
@@ -225,8 +218,7 @@ export function memoryCommand(): Command {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.memory.sweep());
-      if (ctx.json) printJson({ swept });
-      else print(`swept ${swept} expired memory ${swept === 1 ? 'item' : 'items'}`);
+      show(ctx, { swept }, `swept ${swept} expired memory ${swept === 1 ? 'item' : 'items'}`);
     });
 
   withOperationId(group.command('delete'))
@@ -235,8 +227,7 @@ export function memoryCommand(): Command {
     .action(async (id: string, opts: OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.delete(id, { operationId: opts.operationId }));
-      if (ctx.json) printJson(item);
-      else print(`deleted memory item ${item.id}`);
+      show(ctx, item, `deleted memory item ${item.id}`);
     });
 
   group.addCommand(historyCommand('memory item', ['memory']));

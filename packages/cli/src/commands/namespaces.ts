@@ -2,9 +2,8 @@
 import { Command } from 'commander';
 import { describeScope, namespacesOptionsSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, show } from '../context.js';
 import { withAtFlag, withReader } from '../at.js';
-import { print, printJson, printNextCursor } from '../output.js';
 import { nonNegativeInt, positiveInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */
@@ -24,8 +23,6 @@ export function namespacesCommand(): Command {
         cursor: opts.cursor,
       });
       const scopes = await withReader(ctx.dbPath, opts.at, {}, (db) => db.namespaces(options));
-      if (ctx.json) printJson(scopes);
-      else print(scopes.length === 0 ? '(no scopes)' : scopes.map(describeScope).join('\n'));
-      printNextCursor(scopes.nextCursor, ctx.json);
+      show(ctx, scopes, scopes.length === 0 ? '(no scopes)' : scopes.map(describeScope).join('\n'));
     });
 }

@@ -3,11 +3,11 @@ import { Command } from 'commander';
 import type { RetentionPolicy } from '@agentstate/core';
 import { describeScope, RETENTION_ACTIONS, RETENTION_RECORDS, setRetentionInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, withScopeFlags } from '../context.js';
+import { contextOf, show, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
-import { print, printJson, printTable } from '../output.js';
+import { printTable } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { oneOf, scopeFrom } from '../parse.js';
 
@@ -50,8 +50,7 @@ export function retentionCommand(): Command {
         action: opts.action,
       });
       const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.set(input));
-      if (ctx.json) printJson(policy);
-      else print(`set retention policy ${policy.id}: ${policy.record} after ${age(policy.maxAgeMs)} (${policy.action})`);
+      show(ctx, policy, `set retention policy ${policy.id}: ${policy.record} after ${age(policy.maxAgeMs)} (${policy.action})`);
     });
 
   withAtFlag(group.command('list'))
@@ -59,8 +58,7 @@ export function retentionCommand(): Command {
     .action(async (opts: { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const policies = await withReader(ctx.dbPath, opts.at, {}, (db) => db.retention.list());
-      if (ctx.json) printJson(policies);
-      else printTable(policyColumns, policies, '(no retention policies)');
+      show(ctx, policies, () => printTable(policyColumns, policies, '(no retention policies)'));
     });
 
   group
@@ -70,8 +68,7 @@ export function retentionCommand(): Command {
     .action(async (id: string, _opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.remove(id));
-      if (ctx.json) printJson(policy);
-      else print(`removed retention policy ${policy.id}`);
+      show(ctx, policy, `removed retention policy ${policy.id}`);
     });
 
   group
@@ -82,8 +79,7 @@ export function retentionCommand(): Command {
     .action(async (_opts: unknown, cmd: Command) => {
       const ctx = contextOf(cmd);
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.retention.apply());
-      if (ctx.json) printJson(swept);
-      else print(`swept ${swept.sessions} sessions, ${swept.turns} turns, ${swept.skills} skills, ${swept.memory} memory items`);
+      show(ctx, swept, `swept ${swept.sessions} sessions, ${swept.turns} turns, ${swept.skills} skills, ${swept.memory} memory items`);
     });
 
   return group;

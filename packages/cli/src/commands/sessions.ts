@@ -20,11 +20,11 @@ import {
 } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { contextOf, withScopeFlags } from '../context.js';
+import { contextOf, show, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
-import { count, print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
+import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
 import { printHits, printTranscript } from '../transcript.js';
@@ -87,9 +87,7 @@ export function sessionsCommand(): Command {
       const scope = scopeFrom(opts);
       const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined, cursor: opts.cursor };
       const sessions = await withReader(ctx.dbPath, opts.at, {}, (db) => db.sessions.list(options));
-      if (ctx.json) printJson(sessions);
-      else printTable(sessionColumns, sessions, '(no sessions)');
-      printNextCursor(sessions.nextCursor, ctx.json);
+      show(ctx, sessions, () => printTable(sessionColumns, sessions, '(no sessions)'));
     });
 
   withAtFlag(group.command('show'))
@@ -109,23 +107,21 @@ export function sessionsCommand(): Command {
         session: await db.sessions.get(id),
         turns: await db.sessions.turns(id, options),
       }));
-      if (ctx.json) {
-        printJson({ session, turns, nextCursor: turns.nextCursor });
-        return;
-      }
-      printFields([
-        ['session', session.id],
-        ['title', session.title || '(untitled)'],
-        ['model', session.model || '(none)'],
-        ['scope', describeScope(session.scope)],
-        ['created', shortTime(session.createdAt)],
-        ['updated', shortTime(session.updatedAt)],
-        ...(Object.keys(session.metadata).length > 0 ? [['metadata', JSON.stringify(session.metadata)] as [string, string]] : []),
-        ['turns shown', count(turns.length)],
-      ]);
-      print();
-      printTranscript(turns);
-      printNextCursor(turns.nextCursor, false);
+      show(ctx, { session, turns, nextCursor: turns.nextCursor }, () => {
+        printFields([
+          ['session', session.id],
+          ['title', session.title || '(untitled)'],
+          ['model', session.model || '(none)'],
+          ['scope', describeScope(session.scope)],
+          ['created', shortTime(session.createdAt)],
+          ['updated', shortTime(session.updatedAt)],
+          ...(Object.keys(session.metadata).length > 0 ? [['metadata', JSON.stringify(session.metadata)] as [string, string]] : []),
+          ['turns shown', count(turns.length)],
+        ]);
+        print();
+        printTranscript(turns);
+        printNextCursor(turns.nextCursor, false);
+      });
     });
 
   withOperationId(withScopeFlags(group.command('create'), 'the session lives in this scope (default: global)'))
@@ -146,8 +142,7 @@ export function sessionsCommand(): Command {
         operationId: opts.operationId,
       });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
-      if (ctx.json) printJson(session);
-      else print(session.id);
+      show(ctx, session, session.id);
     });
 
   withOperationId(withScopeFlags(group.command('update'), 'move the session to this scope'))
@@ -167,8 +162,7 @@ export function sessionsCommand(): Command {
         operationId: opts.operationId,
       });
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.update(id, patch));
-      if (ctx.json) printJson(session);
-      else print(`updated session ${session.id} (syncVersion ${session.syncVersion})`);
+      show(ctx, session, `updated session ${session.id} (syncVersion ${session.syncVersion})`);
     });
 
   withOperationId(group.command('append'))
@@ -192,8 +186,7 @@ export function sessionsCommand(): Command {
       // Checked before the database is opened: a refused turn opens nothing.
       parseInput(appendTurnInputSchema, input);
       const turn = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.appendTurn(input));
-      if (ctx.json) printJson(turn);
-      else print(`appended turn #${turn.seq} (${turn.role}) to session ${turn.sessionId}`);
+      show(ctx, turn, `appended turn #${turn.seq} (${turn.role}) to session ${turn.sessionId}`);
     });
 
   withOperationId(group.command('remove-last'))
@@ -202,8 +195,7 @@ export function sessionsCommand(): Command {
     .action(async (id: string, opts: OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const tombstone = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.removeLastTurn(id, { operationId: opts.operationId }));
-      if (ctx.json) printJson(tombstone);
-      else printChanged('removed', id, [tombstone]);
+      show(ctx, tombstone, () => printChanged('removed', id, [tombstone]));
     });
 
   withOperationId(group.command('clear'))
@@ -212,8 +204,7 @@ export function sessionsCommand(): Command {
     .action(async (id: string, opts: OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const tombstones = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.clear(id, { operationId: opts.operationId }));
-      if (ctx.json) printJson(tombstones);
-      else printChanged('removed', id, tombstones);
+      show(ctx, tombstones, () => printChanged('removed', id, tombstones));
     });
 
   withOperationId(group.command('replace-suffix'))
@@ -230,8 +221,7 @@ export function sessionsCommand(): Command {
       // Checked before the database is opened: refused input opens nothing.
       const input = parseInput(replaceSuffixInputSchema, { expected, turns: parseJson(turnsText, where), operationId: opts.operationId });
       const added = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.replaceSuffix(id, input));
-      if (ctx.json) printJson(added);
-      else printChanged('added', id, added);
+      show(ctx, added, () => printChanged('added', id, added));
     });
 
   withOperationId(group.command('delete'))
@@ -240,8 +230,7 @@ export function sessionsCommand(): Command {
     .action(async (id: string, opts: OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id, { operationId: opts.operationId }));
-      if (ctx.json) printJson(session);
-      else print(`deleted session ${session.id}`);
+      show(ctx, session, `deleted session ${session.id}`);
     });
 
   withScopeFlags(
@@ -284,9 +273,7 @@ export function sessionsCommand(): Command {
       const hits = await (opts.at === undefined
         ? withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options))
         : withReader(ctx.dbPath, opts.at, { embedder }, (db) => db.sessions.search(options)));
-      if (ctx.json) printJson(hits);
-      else printHits(hits);
-      printNextCursor(hits.nextCursor, ctx.json);
+      show(ctx, hits, printHits);
     });
 
   group.addCommand(historyCommand('session or turn', ['session', 'turn']));

@@ -6,12 +6,12 @@ import type { Skill, UpsertSkillInput } from '@agentstate/core';
 import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { contextOf, withScopeFlags } from '../context.js';
+import { contextOf, show, withScopeFlags } from '../context.js';
 import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
-import { print, printFields, printJson, printNextCursor, printTable, shortTime } from '../output.js';
+import { print, printFields, printTable, shortTime } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom } from '../parse.js';
 
@@ -90,9 +90,7 @@ export function skillsCommand(): Command {
       const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
         db.skills.list({ scope: scopeFrom(opts), includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
       );
-      if (ctx.json) printJson(skills);
-      else printTable(skillColumns, skills, '(no skills in this scope)');
-      printNextCursor(skills.nextCursor, ctx.json);
+      show(ctx, skills, () => printTable(skillColumns, skills, '(no skills in this scope)'));
     });
 
   withScopeFlags(
@@ -104,8 +102,7 @@ export function skillsCommand(): Command {
     .action(async (key: string, opts: ScopeFlags & { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const skill = await withReader(ctx.dbPath, opts.at, {}, (db) => db.skills.get(key, { scope: scopeFrom(opts) }));
-      if (ctx.json) printJson(skill);
-      else printSkill(skill);
+      show(ctx, skill, printSkill);
     });
 
   withScopeFlags(
@@ -144,9 +141,7 @@ export function skillsCommand(): Command {
             cursor: opts.cursor,
           }),
         );
-        if (ctx.json) printJson(skills);
-        else printTable(skillColumns, skills, '(no matching skills)');
-        printNextCursor(skills.nextCursor, ctx.json);
+        show(ctx, skills, () => printTable(skillColumns, skills, '(no matching skills)'));
       },
     );
 
@@ -170,11 +165,12 @@ export function skillsCommand(): Command {
       // Checked before the file is created: a refused write leaves nothing behind.
       parseInput(upsertSkillInputSchema, input);
       const skill = await withDatabase(ctx.dbPath, { create: true }, (db) => db.skills.upsert(input));
-      if (ctx.json) printJson(skill);
-      else
-        print(
-          `${skill.version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${skill.version}, syncVersion ${skill.syncVersion}, id ${skill.id}`,
-        );
+      const { version, syncVersion, id } = skill;
+      show(
+        ctx,
+        skill,
+        `${version === 1 ? 'created' : 'updated'} skill ${skill.slug} (${describeScope(skill.scope)}), version ${version}, syncVersion ${syncVersion}, id ${id}`,
+      );
     });
 
   withScopeFlags(
@@ -192,8 +188,7 @@ export function skillsCommand(): Command {
       const skill = await withDatabase(ctx.dbPath, {}, (db) =>
         db.skills.recordOutcome(key, { success: opts.success === true, scope: scopeFrom(opts), operationId: opts.operationId }),
       );
-      if (ctx.json) printJson(skill);
-      else print(`recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
+      show(ctx, skill, `recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
     });
 
   withScopeFlags(
@@ -205,8 +200,7 @@ export function skillsCommand(): Command {
     .action(async (key: string, opts: ScopeFlags & OperationFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
       const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, { scope: scopeFrom(opts), operationId: opts.operationId }));
-      if (ctx.json) printJson(skill);
-      else print(`deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
+      show(ctx, skill, `deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });
 
   group.addCommand(historyCommand('skill', ['skill']));

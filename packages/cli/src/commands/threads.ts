@@ -5,10 +5,10 @@
 import { Command } from 'commander';
 import type { CheckpointTuple } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, show } from '../context.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
-import { count, printJson, printTable, shortTime } from '../output.js';
+import { count, printTable, shortTime } from '../output.js';
 
 /** One thread as `threads list` shows it. */
 export interface ThreadSummary {
@@ -68,8 +68,7 @@ export function threadsCommand(): Command {
     .action(async (opts: { at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const threads = await withReader(ctx.dbPath, opts.at, {}, async (db) => summarizeThreads(await db.checkpoints.list()));
-      if (ctx.json) printJson(threads);
-      else printTable(columns, threads, '(no threads)');
+      show(ctx, threads, () => printTable(columns, threads, '(no threads)'));
     });
   return group;
 }

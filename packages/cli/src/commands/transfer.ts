@@ -15,12 +15,12 @@ import { dirname } from 'node:path';
 import { Command } from 'commander';
 import { STATE_STREAM, exportLog } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, show } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { importInto } from '../import.js';
 import { inCwd, io } from '../io.js';
-import { count, print, printJson } from '../output.js';
+import { count } from '../output.js';
 import { startProgress } from '../progress.js';
 import {
   SIDE_SUFFIXES,
@@ -98,8 +98,7 @@ function exportCommand(): Command {
       }
       if (opts.out === undefined) return;
       const report = { out: opts.out, events, seconds: (performance.now() - started) / 1000 };
-      if (ctx.json) printJson(report);
-      else print(`exported ${count(report.events)} events to ${opts.out} in ${report.seconds.toFixed(2)} s`);
+      show(ctx, report, `exported ${count(report.events)} events to ${opts.out} in ${report.seconds.toFixed(2)} s`);
     });
 }
 
@@ -112,8 +111,7 @@ function importCommand(): Command {
     .action(async (file: string, opts: { allowUntrailed?: boolean }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const report = await importInto(file, ctx.dbPath, { allowUntrailed: opts.allowUntrailed === true, quiet: ctx.json });
-      if (ctx.json) printJson(report);
-      else print(`imported ${count(report.events)} events into ${report.db} in ${report.seconds.toFixed(2)} s (snapshot sha256 ${report.sha256})`);
+      show(ctx, report, `imported ${count(report.events)} events into ${report.db} in ${report.seconds.toFixed(2)} s (snapshot sha256 ${report.sha256})`);
     });
 }
 

@@ -8,10 +8,9 @@
 import { Command } from 'commander';
 import { isPostgresUrl } from '@agentstate/postgres/url';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { contextOf, show } from '../context.js';
 import { openDatabase } from '../database.js';
 import { io } from '../io.js';
-import { print, printJson } from '../output.js';
 import { nonNegativeInt } from '../parse.js';
 import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
 
@@ -46,8 +45,8 @@ export function uiCommand(): Command {
           allowWrites: opts.allowWrites === true,
           databaseFile: isPostgresUrl(ctx.dbPath) ? undefined : ctx.dbPath,
         });
-        if (ctx.json) printJson({ url: ui.url, port: ui.port, allowWrites: opts.allowWrites === true });
-        else print(`agentstate inspector at ${ui.url} (${opts.allowWrites ? 'writes allowed' : 'read-only'}; Ctrl-C stops it)`);
+        const started = { url: ui.url, port: ui.port, allowWrites: opts.allowWrites === true };
+        show(ctx, started, `agentstate inspector at ${ui.url} (${opts.allowWrites ? 'writes allowed' : 'read-only'}; Ctrl-C stops it)`);
         await interrupted();
         await ui.close();
       } finally {

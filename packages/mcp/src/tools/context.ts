@@ -1,4 +1,6 @@
 /** What every tool handler needs, and the one way a handler answers. */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { IdGenerator, Provider } from '@agentstate/core';
 import { NotFoundError } from '@agentstate/core';
@@ -21,23 +23,45 @@ export interface ToolContext {
   defaultSource(): string;
 }
 
+/** What a tool does to the records it names, as the MCP hints tell clients. */
+const EFFECTS = {
+  read: { readOnlyHint: true, idempotentHint: true },
+  write: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  /** Removes or replaces what was there; repeating it removes more. */
+  remove: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  /** Removes what was there; repeating it changes nothing more. */
+  delete: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+} as const;
+
+/** A tool: what clients are told of it, and its handler. */
+export interface ToolSpec<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat> {
+  title: string;
+  description: string;
+  effect: keyof typeof EFFECTS;
+  input: I;
+  output: O;
+  run(args: ShapeOutput<I>): Promise<Record<string, unknown>>;
+}
+
 /**
- * Runs a handler and answers with its result as structured content (and as
- * JSON text, for clients that only read text), or with an error result.
+ * Registers tool `name` on `server`. It answers with its handler's result as
+ * structured content (and as JSON text, for clients that only read text), or
+ * with an error result; every tool acts only on the agentstate database.
  */
-export function answer<A>(fn: (args: A) => Promise<Record<string, unknown>>): (args: A) => Promise<CallToolResult> {
-  return async (args: A) => {
+export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(server: McpServer, name: string, spec: ToolSpec<I, O>): void {
+  const annotations = { ...EFFECTS[spec.effect], openWorldHint: false };
+  // The SDK checked the arguments against `spec.input` before the handler sees them.
+  const input: ZodRawShapeCompat = spec.input;
+  const config = { title: spec.title, description: spec.description, inputSchema: input, outputSchema: spec.output, annotations };
+  server.registerTool(name, config, async (args): Promise<CallToolResult> => {
     try {
-      const value = await fn(args);
+      const value = await spec.run(args as ShapeOutput<I>);
       return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     } catch (error) {
       return toolError(error);
     }
-  };
+  });
 }
-
-/** Hints shared by every tool: each acts only on the agentstate database. */
-export const CLOSED_WORLD = { openWorldHint: false } as const;
 
 /**
  * What a delete tool answers for a record that is already a tombstone: the

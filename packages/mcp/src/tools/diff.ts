@@ -3,20 +3,12 @@
  * between two points of the log, limited to the records this server may read.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { EventSourcedProvider, PointInput, RecordDiff, Scope, Turn } from '@agentstate/core';
+import type { EventSourcedProvider, RecordDiff, Scope, Turn } from '@agentstate/core';
+import { parsePoint } from '@agentstate/open';
 import { STATE_STREAM, UnavailableError } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { tool, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
-
-/** A seq sent as text, as clients with a form (the MCP Inspector) send every value: digits only, which no instant is. */
-const SEQ_TEXT = /^\d+$/;
-
-/** A point as the tool takes it: a seq (a number, or its digits as a string), or an ISO-8601 instant. */
-export function point(value: number | string): PointInput {
-  if (typeof value === 'number') return { seq: value };
-  return SEQ_TEXT.test(value) ? { seq: Number(value) } : { time: value };
-}
 
 /** Only the records `keep` lets through, each as `show` projects it. */
 function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (record: T) => object) {
@@ -31,22 +23,19 @@ function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (recor
 export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
 
-  server.registerTool(
-    'state_diff',
-    {
-      title: 'What changed between two points',
-      description:
-        'Lists the sessions, turns, skills and memory items this server may read that were created, changed (before and after) or deleted between two points of the log: ' +
-        'each point a seq of the log or an ISO-8601 instant (the last event at or before it). Omit `to` for now.',
-      inputSchema: diffInputs,
-      outputSchema: outputs.diff,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
-    },
-    answer(async (args) => {
+  tool(server, 'state_diff', {
+    title: 'What changed between two points',
+    description:
+      'Lists the sessions, turns, skills and memory items this server may read that were created, changed (before and after) or deleted between two points of the log: ' +
+      'each point a seq of the log or an ISO-8601 instant (the last event at or before it). Omit `to` for now.',
+    input: diffInputs,
+    output: outputs.diff,
+    effect: 'read',
+    async run(args) {
       const source = provider as Partial<EventSourcedProvider>;
       if (!source.diff || !source.log) throw new UnavailableError('this provider keeps no log, so it has no history to compare');
-      const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : point(args.to);
-      const diff = await source.diff({ from: point(args.from), to });
+      const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : parsePoint(args.to);
+      const diff = await source.diff({ from: parsePoint(args.from), to });
       const readable = (record: { scope: Scope }) => policy.canRead(record.scope);
       // A turn is readable with its session; a session's scope never changes, so any version of it tells.
       const scopes = new Map<string, Scope | undefined>();
@@ -67,6 +56,6 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
         skills: only(diff.skills, readable, view.skill),
         memory: only(diff.memory, readable, view.memory),
       };
-    }),
-  );
+    },
+  });
 }

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { UsageError } from '../usage-error.js';
 import { fullArg, memoryItemOutputSchema, scopeArg } from '../schemas.js';
 import { viewFor } from '../views.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { tool, type ToolContext } from './context.js';
 
 const historyOutput = {
   versions: z.array(z.object({ seq: z.number(), time: z.string(), type: z.string(), erasedBy: z.number().optional(), item: memoryItemOutputSchema })),
@@ -34,39 +34,33 @@ function lifecycleOf(provider: Provider): EventSourcedProvider {
 /** Registers `memory_history`, and `purge` when `allowPurge`. */
 export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allowPurge: boolean): void {
   const { provider, policy } = ctx;
-  server.registerTool(
-    'memory_history',
-    {
-      title: 'History of a memory item',
-      description: 'Every version of a memory item, oldest first: the event seq, time and type, and the item as that event left it.',
-      inputSchema: { id: z.string().describe('The memory item id.'), full: fullArg },
-      outputSchema: historyOutput,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
-    },
-    answer(async (args: { id: string; full?: boolean }) => {
+  tool(server, 'memory_history', {
+    title: 'History of a memory item',
+    description: 'Every version of a memory item, oldest first: the event seq, time and type, and the item as that event left it.',
+    input: { id: z.string().describe('The memory item id.'), full: fullArg },
+    output: historyOutput,
+    effect: 'read',
+    async run(args) {
       const found = await provider.memory.getAny(args.id);
       policy.assertReadable('memory', args.id, found.scope);
       const versions = (await lifecycleOf(provider).history(args.id)).filter((v) => v.kind === 'memory');
       const view = viewFor(args.full);
       return { versions: versions.map((v) => ({ seq: v.seq, time: v.time, type: v.type, erasedBy: v.erasedBy, item: view.memory(v.record) })) };
-    }),
-  );
-  if (!allowPurge) return;
-  server.registerTool(
-    'purge',
-    {
-      title: 'Erase for good',
-      description:
-        "Erases a memory item (by id) or everything in a scope under this server's scope (sessions, skills and memory) for good: the text is removed from the whole history, not only hidden. Give exactly one of id or scope, and a reason (recorded; never the erased text). Cannot be undone.",
-      inputSchema: {
-        id: z.string().optional().describe('A memory item id.'),
-        scope: scopeArg,
-        reason: purgeReasonSchema.describe('Why: recorded with the purge.'),
-      },
-      outputSchema: purgeOutput,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args: { id?: string; scope?: string[]; reason: string }) => {
+  });
+  if (!allowPurge) return;
+  tool(server, 'purge', {
+    title: 'Erase for good',
+    description:
+      "Erases a memory item (by id) or everything in a scope under this server's scope (sessions, skills and memory) for good: the text is removed from the whole history, not only hidden. Give exactly one of id or scope, and a reason (recorded; never the erased text). Cannot be undone.",
+    input: {
+      id: z.string().optional().describe('A memory item id.'),
+      scope: scopeArg,
+      reason: purgeReasonSchema.describe('Why: recorded with the purge.'),
+    },
+    output: purgeOutput,
+    effect: 'delete',
+    async run(args) {
       if ((args.id === undefined) === (args.scope === undefined)) throw new UsageError('give exactly one of id or scope');
       const lifecycle = lifecycleOf(provider);
       if (args.id !== undefined) {
@@ -76,6 +70,6 @@ export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allo
       }
       const namespace = policy.target(args.scope);
       return { ...(await lifecycle.purge({ namespace, reason: args.reason })) };
-    }),
-  );
+    },
+  });
 }

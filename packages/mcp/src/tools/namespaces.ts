@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { LIMITS } from '@agentstate/core';
 import { namespaceInputs, outputs } from '../schemas.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { tool, type ToolContext } from './context.js';
 
 /** The default number of scopes one answer lists. */
 const DEFAULT_NAMESPACES_LIMIT = 100;
@@ -12,19 +12,16 @@ export function registerNamespaceTools(server: McpServer, ctx: ToolContext): voi
   const { provider, policy } = ctx;
   const depth = policy.bound.length;
 
-  server.registerTool(
-    'namespaces',
-    {
-      title: 'List scopes',
-      description:
-        "Lists the scopes under this server's scope that hold live sessions, skills or memory, in label order, as paths relative to the server's scope " +
-        "([] is the server's scope itself; pass a path as scope to other tools). A server whose operator did not allow subscopes lists only its own scope. " +
-        'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
-      inputSchema: namespaceInputs,
-      outputSchema: outputs.namespaces,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
-    },
-    answer(async (args) => {
+  tool(server, 'namespaces', {
+    title: 'List scopes',
+    description:
+      "Lists the scopes under this server's scope that hold live sessions, skills or memory, in label order, as paths relative to the server's scope " +
+      "([] is the server's scope itself; pass a path as scope to other tools). A server whose operator did not allow subscopes lists only its own scope. " +
+      'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
+    input: namespaceInputs,
+    output: outputs.namespaces,
+    effect: 'read',
+    async run(args) {
       const prefix = policy.target(args.prefix);
       // Without subscopes only the bound scope is reachable: every deeper scope is cut back to it.
       const relativeDepth = policy.allowSubscopes ? args.maxDepth : 0;
@@ -35,6 +32,6 @@ export function registerNamespaceTools(server: McpServer, ctx: ToolContext): voi
         cursor: args.cursor,
       });
       return { scopes: scopes.map((scope) => scope.slice(depth)), nextCursor: scopes.nextCursor };
-    }),
-  );
+    },
+  });
 }

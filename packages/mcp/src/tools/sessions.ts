@@ -6,7 +6,7 @@ import { outputs, sessionInputs } from '../schemas.js';
 import { isWithin, ScopeDeniedError } from '../scope-policy.js';
 import { hashScope, legacySessionScope } from '../session-scope.js';
 import { operationSessionUuid } from '../operation.js';
-import { CLOSED_WORLD, answer, repeatedDelete, type ToolContext } from './context.js';
+import { tool, repeatedDelete, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
 
 /** The default number of sessions a listing returns. */
@@ -65,70 +65,41 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
   const { provider, policy } = ctx;
   const assertWritable = async (id: string): Promise<void> => assertSessionAccess(ctx, await provider.sessions.get(id), true);
 
-  server.registerTool(
-    'session_create',
-    {
-      title: 'Create a session',
-      description: "Starts a durable conversation in this server's scope. Append its turns with session_append_turn; resume it later with session_read.",
-      inputSchema: sessionInputs.create,
-      outputSchema: outputs.session,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+  tool(server, 'session_create', {
+    title: 'Create a session',
+    description: "Starts a durable conversation in this server's scope. Append its turns with session_append_turn; resume it later with session_read.",
+    input: sessionInputs.create,
+    output: outputs.session,
+    effect: 'write',
+    async run(args) {
+      const { full, ...input } = args;
+      const id = input.operationId === undefined ? ctx.ids.next() : operationSessionUuid(input.operationId);
+      return { session: viewFor(full).session(await provider.sessions.create({ id, ...input, scope: policy.target(input.scope) })) };
     },
-    answer(async (args) => {
-      const id = args.operationId === undefined ? ctx.ids.next() : operationSessionUuid(args.operationId);
-      return {
-        session: viewFor(args.full).session(
-          await provider.sessions.create({
-            id,
-            title: args.title,
-            model: args.model,
-            metadata: args.metadata,
-            scope: policy.target(args.scope),
-            operationId: args.operationId,
-          }),
-        ),
-      };
-    }),
-  );
+  });
 
-  server.registerTool(
-    'session_append_turn',
-    {
-      title: 'Append a turn',
-      description:
-        "Appends one turn (user, assistant, tool or system) to a session's transcript, as text, structured parts (reasoning, tool calls and results, files, data) or both. Turns are numbered in order of arrival.",
-      inputSchema: sessionInputs.appendTurn,
-      outputSchema: outputs.turn,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+  tool(server, 'session_append_turn', {
+    title: 'Append a turn',
+    description:
+      "Appends one turn (user, assistant, tool or system) to a session's transcript, as text, structured parts (reasoning, tool calls and results, files, data) or both. Turns are numbered in order of arrival.",
+    input: sessionInputs.appendTurn,
+    output: outputs.turn,
+    effect: 'write',
+    async run(args) {
+      const { full, ...input } = args;
+      await assertWritable(input.sessionId);
+      return { turn: viewFor(full).turn(await provider.sessions.appendTurn(input)) };
     },
-    answer(async (args) => {
-      await assertWritable(args.sessionId);
-      return {
-        turn: viewFor(args.full).turn(
-          await provider.sessions.appendTurn({
-            sessionId: args.sessionId,
-            role: args.role,
-            content: args.content,
-            parts: args.parts,
-            metadata: args.metadata,
-            operationId: args.operationId,
-          }),
-        ),
-      };
-    }),
-  );
+  });
 
-  server.registerTool(
-    'session_read',
-    {
-      title: 'Read a transcript',
-      description:
-        'Reads a session and its transcript in order, with every part of each turn. Use limit and the returned nextCursor (or afterSeq) to page through long ones, or last for the newest turns.',
-      inputSchema: sessionInputs.read,
-      outputSchema: outputs.transcript,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
-    },
-    answer(async (args) => {
+  tool(server, 'session_read', {
+    title: 'Read a transcript',
+    description:
+      'Reads a session and its transcript in order, with every part of each turn. Use limit and the returned nextCursor (or afterSeq) to page through long ones, or last for the newest turns.',
+    input: sessionInputs.read,
+    output: outputs.transcript,
+    effect: 'read',
+    async run(args) {
       const session = await readableSession(ctx, args.sessionId);
       const options =
         args.last === undefined
@@ -137,20 +108,17 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       const turns = await provider.sessions.turns(args.sessionId, options);
       const view = viewFor(args.full);
       return { session: view.session(session), turns: turns.map(view.turn), nextCursor: turns.nextCursor };
-    }),
-  );
-
-  server.registerTool(
-    'session_update',
-    {
-      title: 'Update a session',
-      description:
-        "Changes a session's title, metadata or scope: only the given fields change, and the earlier version stays in the replayable history. The transcript is untouched.",
-      inputSchema: sessionInputs.update,
-      outputSchema: outputs.session,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'session_update', {
+    title: 'Update a session',
+    description:
+      "Changes a session's title, metadata or scope: only the given fields change, and the earlier version stays in the replayable history. The transcript is untouched.",
+    input: sessionInputs.update,
+    output: outputs.session,
+    effect: 'write',
+    async run(args) {
       await assertWritable(args.sessionId);
       const session = await provider.sessions.update(args.sessionId, {
         title: args.title,
@@ -161,54 +129,45 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
         operationId: args.operationId,
       });
       return { session: viewFor(args.full).session(session) };
-    }),
-  );
-
-  server.registerTool(
-    'session_remove_last_turn',
-    {
-      title: 'Remove the last turn',
-      description: "Removes the newest turn of a session's transcript (to undo it). It stays in the replayable history; its number is never used again.",
-      inputSchema: sessionInputs.removeLastTurn,
-      outputSchema: outputs.turn,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'session_remove_last_turn', {
+    title: 'Remove the last turn',
+    description: "Removes the newest turn of a session's transcript (to undo it). It stays in the replayable history; its number is never used again.",
+    input: sessionInputs.removeLastTurn,
+    output: outputs.turn,
+    effect: 'remove',
+    async run(args) {
       await assertWritable(args.sessionId);
       return { turn: viewFor(args.full).turn(await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId })) };
-    }),
-  );
-
-  server.registerTool(
-    'session_replace_suffix',
-    {
-      title: 'Replace the newest turns',
-      description:
-        'Atomically replaces the turns the transcript ends with (expected, by id) by new turns: regenerate an answer, rewrite a step, or (expected empty) append several turns at once. ' +
-        'If the transcript no longer ends with exactly those turns, nothing changes and a conflict is reported.',
-      inputSchema: sessionInputs.replaceSuffix,
-      outputSchema: outputs.turns,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'session_replace_suffix', {
+    title: 'Replace the newest turns',
+    description:
+      'Atomically replaces the turns the transcript ends with (expected, by id) by new turns: regenerate an answer, rewrite a step, or (expected empty) append several turns at once. ' +
+      'If the transcript no longer ends with exactly those turns, nothing changes and a conflict is reported.',
+    input: sessionInputs.replaceSuffix,
+    output: outputs.turns,
+    effect: 'remove',
+    async run(args) {
       await assertWritable(args.sessionId);
       const turns = await provider.sessions.replaceSuffix(args.sessionId, { expected: args.expected, turns: args.turns, operationId: args.operationId });
       return { turns: turns.map(viewFor(args.full).turn) };
-    }),
-  );
-
-  server.registerTool(
-    'session_list',
-    {
-      title: 'List sessions',
-      description:
-        "Lists the sessions of this server's scope (with includeDescendants, of the scopes under it too), oldest first (as the library and the CLI list them) unless asked otherwise. " +
-        'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
-      inputSchema: sessionInputs.list,
-      outputSchema: outputs.sessions,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'session_list', {
+    title: 'List sessions',
+    description:
+      "Lists the sessions of this server's scope (with includeDescendants, of the scopes under it too), oldest first (as the library and the CLI list them) unless asked otherwise. " +
+      'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
+    input: sessionInputs.list,
+    output: outputs.sessions,
+    effect: 'read',
+    async run(args) {
       const scope = policy.target(args.scope);
       const descendants = includeDescendants(ctx, args.includeDescendants);
       const page = pageSessions(
@@ -217,22 +176,19 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
         { order: args.order, offset: args.offset, limit: args.limit ?? DEFAULT_LIST_LIMIT, cursor: args.cursor },
       );
       return { sessions: page.map(viewFor(args.full).session), nextCursor: page.nextCursor };
-    }),
-  );
-
-  server.registerTool(
-    'search_sessions',
-    {
-      title: 'Search transcripts',
-      description:
-        "Finds turns of this server's sessions (with includeDescendants, of the scopes under it too; or of one session) by their text, " +
-        'as recall finds memory: lexical, semantic or hybrid. Each hit carries its session and neighbouring turns. ' +
-        'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
-      inputSchema: sessionInputs.search,
-      outputSchema: outputs.turnHits,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'search_sessions', {
+    title: 'Search transcripts',
+    description:
+      "Finds turns of this server's sessions (with includeDescendants, of the scopes under it too; or of one session) by their text, " +
+      'as recall finds memory: lexical, semantic or hybrid. Each hit carries its session and neighbouring turns. ' +
+      'Pass the returned nextCursor as cursor, with the same arguments, for the next page.',
+    input: sessionInputs.search,
+    output: outputs.turnHits,
+    effect: 'read',
+    async run(args) {
       const { scope, includeDescendants: descendantsArg, sessionId, full, ...rest } = args;
       // One session: checked like session_read (an old-server session lives at global, so no scope narrows it).
       const inScope = { scope: policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
@@ -240,20 +196,17 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       const where = sessionId === undefined ? inScope : { sessionId: (await readableSession(ctx, sessionId)).id, ...(narrowed ? inScope : {}) };
       const hits = await provider.sessions.search({ ...rest, ...where });
       return { hits: hits.map(viewFor(full).turnHit), nextCursor: hits.nextCursor };
-    }),
-  );
-
-  server.registerTool(
-    'session_delete',
-    {
-      title: 'Delete a session',
-      description:
-        'Tombstones a session with its transcript: it disappears from reads, but stays in the replayable history. Deleting a session that is already a tombstone answers with that tombstone; an id that never existed is not_found.',
-      inputSchema: sessionInputs.delete,
-      outputSchema: outputs.session,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'session_delete', {
+    title: 'Delete a session',
+    description:
+      'Tombstones a session with its transcript: it disappears from reads, but stays in the replayable history. Deleting a session that is already a tombstone answers with that tombstone; an id that never existed is not_found.',
+    input: sessionInputs.delete,
+    output: outputs.session,
+    effect: 'delete',
+    async run(args) {
       // A live session or a tombstone, under the same scope rules; one that never existed is not_found.
       const found = await provider.sessions.getAny(args.sessionId);
       assertSessionAccess(ctx, found, true);
@@ -261,6 +214,6 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
         ? await repeatedDelete(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }))
         : await provider.sessions.delete(found.id, { operationId: args.operationId });
       return { session: viewFor(args.full).session(session) };
-    }),
-  );
+    },
+  });
 }

@@ -3,7 +3,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Scope, Skill } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
 import { outputs, skillInputs } from '../schemas.js';
-import { CLOSED_WORLD, answer, type ToolContext } from './context.js';
+import { tool, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
 
 /** The default number of skills a search returns. */
@@ -45,17 +45,14 @@ async function findSkillToChange(ctx: ToolContext, key: string, target: Scope): 
 export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
 
-  server.registerTool(
-    'skill_search',
-    {
-      title: 'Search skills',
-      description:
-        "Finds reusable procedures (skills) by words in their slug, name, body or tags, in this server's scope. Returns whole skills, with their uses and wins.",
-      inputSchema: skillInputs.search,
-      outputSchema: outputs.skills,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
-    },
-    answer(async (args) => {
+  tool(server, 'skill_search', {
+    title: 'Search skills',
+    description:
+      "Finds reusable procedures (skills) by words in their slug, name, body or tags, in this server's scope. Returns whole skills, with their uses and wins.",
+    input: skillInputs.search,
+    output: outputs.skills,
+    effect: 'read',
+    async run(args) {
       const scope = policy.target(args.scope);
       const skills = await provider.skills.search(args.query ?? '', {
         limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
@@ -65,78 +62,58 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
         cursor: args.cursor,
       });
       return { skills: skills.map(viewFor(args.full).skill), nextCursor: skills.nextCursor };
-    }),
-  );
-
-  server.registerTool(
-    'skill_get',
-    {
-      title: 'Get a skill',
-      description: "Reads one skill by id or slug: by slug, the most specific one in this server's scope (or its parents, when allowed).",
-      inputSchema: skillInputs.get,
-      outputSchema: outputs.skill,
-      annotations: { readOnlyHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args) => ({ skill: viewFor(args.full).skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) })),
-  );
+  });
 
-  server.registerTool(
-    'skill_save',
-    {
-      title: 'Save a skill',
-      description:
-        "Creates or updates the skill with this slug in this server's scope. Fields left out keep their stored values; each save bumps `version`, and every earlier version stays in the history. " +
-        'Pass expectedSyncVersion (the syncVersion you read) to refuse the save if someone changed the skill meanwhile.',
-      inputSchema: skillInputs.save,
-      outputSchema: outputs.skill,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
-    },
-    answer(async (args) => {
-      const skill = await provider.skills.upsert({
-        slug: args.slug,
-        name: args.name,
-        body: args.body,
-        tags: args.tags,
-        check: args.check,
-        scope: policy.target(args.scope),
-        syncVersion: args.expectedSyncVersion,
-        operationId: args.operationId,
-      });
-      return { skill: viewFor(args.full).skill(skill) };
-    }),
-  );
+  tool(server, 'skill_get', {
+    title: 'Get a skill',
+    description: "Reads one skill by id or slug: by slug, the most specific one in this server's scope (or its parents, when allowed).",
+    input: skillInputs.get,
+    output: outputs.skill,
+    effect: 'read',
+    run: async (args) => ({ skill: viewFor(args.full).skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) }),
+  });
 
-  server.registerTool(
-    'skill_record_outcome',
-    {
-      title: 'Record a skill outcome',
-      description: 'Records that a skill was used, and whether it worked: adds one use, and one win on success, atomically (no lost updates between agents).',
-      inputSchema: skillInputs.recordOutcome,
-      outputSchema: outputs.skill,
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, ...CLOSED_WORLD },
+  tool(server, 'skill_save', {
+    title: 'Save a skill',
+    description:
+      "Creates or updates the skill with this slug in this server's scope. Fields left out keep their stored values; each save bumps `version`, and every earlier version stays in the history. " +
+      'Pass expectedSyncVersion (the syncVersion you read) to refuse the save if someone changed the skill meanwhile.',
+    input: skillInputs.save,
+    output: outputs.skill,
+    effect: 'write',
+    async run(args) {
+      const { full, expectedSyncVersion, ...input } = args;
+      const skill = await provider.skills.upsert({ ...input, scope: policy.target(input.scope), syncVersion: expectedSyncVersion });
+      return { skill: viewFor(full).skill(skill) };
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'skill_record_outcome', {
+    title: 'Record a skill outcome',
+    description: 'Records that a skill was used, and whether it worked: adds one use, and one win on success, atomically (no lost updates between agents).',
+    input: skillInputs.recordOutcome,
+    output: outputs.skill,
+    effect: 'write',
+    async run(args) {
       const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
       return { skill: viewFor(args.full).skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
-    }),
-  );
-
-  server.registerTool(
-    'skill_delete',
-    {
-      title: 'Delete a skill',
-      description:
-        "Tombstones a skill by id, or by slug in this server's scope: it disappears from reads, but stays in the replayable history. Deleting a skill that is already a tombstone answers with that tombstone; one that never existed is not_found.",
-      inputSchema: skillInputs.delete,
-      outputSchema: outputs.skill,
-      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, ...CLOSED_WORLD },
     },
-    answer(async (args) => {
+  });
+
+  tool(server, 'skill_delete', {
+    title: 'Delete a skill',
+    description:
+      "Tombstones a skill by id, or by slug in this server's scope: it disappears from reads, but stays in the replayable history. Deleting a skill that is already a tombstone answers with that tombstone; one that never existed is not_found.",
+    input: skillInputs.delete,
+    output: outputs.skill,
+    effect: 'delete',
+    async run(args) {
       // A live skill or a tombstone, by id (any scope this server may change) or by slug in exactly the
       // target scope, as for live skills; one that never existed is not_found.
       const found = await provider.skills.getAny(args.skill, { scope: policy.target(args.scope) });
       if (found.id === args.skill) policy.assertWritable('skill', found.id, found.scope);
       return { skill: viewFor(args.full).skill(found.deleted ? found : await provider.skills.delete(found.id)) };
-    }),
-  );
+    },
+  });
 }

@@ -4,6 +4,7 @@ import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_SCHEMA_VERSION, S
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
+import { checks } from '../suite/harness.js';
 
 /** What a log check is handed. */
 export interface LogCheckEnv {
@@ -87,9 +88,8 @@ const UNREADABLE: Array<[string, AppendInput]> = [
 ];
 
 export const logChecks: LogCheck[] = [
-  {
-    name: 'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows',
-    async run(env) {
+  ...checks<LogCheckEnv, 'injectableClock'>([], {
+    'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': async (env) => {
       const log = await env.open();
       expect(await log.head('a')).toBe(0);
       const seqs: Array<[string, number]> = [];
@@ -112,11 +112,9 @@ export const logChecks: LogCheck[] = [
         ['a', 3],
       ]);
     },
-  },
-  {
-    name: 'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones',
-    needs: ['injectableClock'],
-    async run(env) {
+  }),
+  ...checks<LogCheckEnv, 'injectableClock'>(['injectableClock'], {
+    'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': async (env) => {
       const clock = new ManualClock(T0);
       const log = await env.open({ clock });
       const first = await log.append({ stream: 's', type: 't', payload: 1 });
@@ -133,11 +131,7 @@ export const logChecks: LogCheck[] = [
         ['2030-02-02T02:02:02.002Z', 3],
       ]);
     },
-  },
-  {
-    name: 'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused',
-    needs: ['injectableClock'],
-    async run(env) {
+    'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': async (env) => {
       const clock = new ManualClock(T0);
       const log = await env.open({ clock });
       await log.append({ stream: 's', type: 't', payload: 1 });
@@ -152,19 +146,15 @@ export const logChecks: LogCheck[] = [
       expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
       expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     },
-  },
-  {
-    name: 'A29 append stamps a canonical time and schemaVersion 1 without an injected clock',
-    async run(env) {
+  }),
+  ...checks<LogCheckEnv, 'injectableClock'>([], {
+    'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': async (env) => {
       const log = await env.open();
       const e = await log.append({ stream: 's', type: 't', payload: {} });
       expect(e.time).toMatch(INSTANT);
       expect(e.schemaVersion).toBe(1);
     },
-  },
-  {
-    name: 'A29 append keeps the linkage fields verbatim',
-    async run(env) {
+    'A29 append keeps the linkage fields verbatim': async (env) => {
       const log = await env.open();
       const meta = {
         actor: 'agent:planner',
@@ -181,10 +171,7 @@ export const logChecks: LogCheck[] = [
       const bare = await log.append({ stream: 's', type: 'x.happened', payload: { n: 2 } });
       for (const key of Object.keys(meta)) expect((bare as unknown as Record<string, unknown>)[key], key).toBeUndefined();
     },
-  },
-  {
-    name: 'A29 read honours afterSeq and limit; an unknown stream reads empty',
-    async run(env) {
+    'A29 read honours afterSeq and limit; an unknown stream reads empty': async (env) => {
       const log = await env.open();
       for (let i = 1; i <= 5; i += 1) await log.append({ stream: 's', type: 't', payload: { i } });
       const seqs = async (q: { afterSeq?: number; limit?: number }) => (await log.read({ stream: 's', ...q })).map((e) => e.seq);
@@ -199,10 +186,7 @@ export const logChecks: LogCheck[] = [
       expect(await log.read({ stream: 'unknown' })).toEqual([]);
       expect(await log.read({ stream: 'unknown', afterSeq: 3, limit: 2 })).toEqual([]);
     },
-  },
-  {
-    name: 'A29 concurrent appends to several streams stay dense',
-    async run(env) {
+    'A29 concurrent appends to several streams stay dense': async (env) => {
       const log = await env.open();
       const streams = ['a', 'b', 'c', 'd'];
       const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
@@ -222,10 +206,7 @@ export const logChecks: LogCheck[] = [
         expect(await log.head(stream)).toBe(25);
       }
     },
-  },
-  {
-    name: "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history",
-    async run(env) {
+    "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history": async (env) => {
       const log = await env.open();
       const payload = {
         text: 'Jürgen said "hi" — 日本語 😀 \\ \n\t',
@@ -252,10 +233,7 @@ export const logChecks: LogCheck[] = [
       expect(await log.append({ stream: 's', type: 't', payload: 'a string' })).toMatchObject({ seq: 2, payload: 'a string' });
       expect((await log.read({ stream: 's', afterSeq: 1 }))[0]!.payload).toBe('a string');
     },
-  },
-  {
-    name: 'A29 a failed append consumes no seq',
-    async run(env) {
+    'A29 a failed append consumes no seq': async (env) => {
       const log = await env.open();
       await log.append({ stream: 's', type: 't', payload: 1 });
       const circular: Record<string, unknown> = {};
@@ -266,10 +244,7 @@ export const logChecks: LogCheck[] = [
       expect((await log.append({ stream: 's', type: 't', payload: 2 })).seq).toBe(2);
       expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2]);
     },
-  },
-  {
-    name: 'A29 identity: every log has one, stable across calls and appends, and two logs differ',
-    async run(env) {
+    'A29 identity: every log has one, stable across calls and appends, and two logs differ': async (env) => {
       const log = await env.open();
       const identity = await log.identity();
       expect(typeof identity).toBe('string');
@@ -278,10 +253,7 @@ export const logChecks: LogCheck[] = [
       expect(await log.identity()).toBe(identity);
       expect(await (await env.open()).identity()).not.toBe(identity);
     },
-  },
-  {
-    name: 'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent',
-    async run(env) {
+    'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent': async (env) => {
       const log = await env.open();
       expect(await log.latestSnapshot('s')).toBeUndefined();
       await log.saveSnapshot({ stream: 's', seq: 2, data: 'two' });
@@ -303,10 +275,7 @@ export const logChecks: LogCheck[] = [
       expect(await log.head('s')).toBe(0);
       expect(await log.read({ stream: 's' })).toEqual([]);
     },
-  },
-  {
-    name: 'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing',
-    async run(env) {
+    'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing': async (env) => {
       const log = await env.open();
       for (const [label, input] of UNREADABLE) {
         await expectError(() => log.append(input), ValidationError, label);
@@ -325,10 +294,7 @@ export const logChecks: LogCheck[] = [
       // Other streams stay free-form.
       expect((await log.append({ stream: 'audit', type: 'anything', payload: { any: 'shape' } })).seq).toBe(1);
     },
-  },
-  {
-    name: 'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError',
-    async run(env) {
+    'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError': async (env) => {
       const log = await env.open();
       await log.append({ stream: 's', type: 't', payload: 1 });
       const calls: Array<[string, () => Promise<unknown>]> = [
@@ -359,5 +325,5 @@ export const logChecks: LogCheck[] = [
       expect(await log.head('s')).toBe(1);
       expect(await log.latestSnapshot('s')).toBeUndefined();
     },
-  },
+  }),
 ];

@@ -5,6 +5,7 @@ import { readExport } from '../suite/export-read.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh, freshLog } from '../suite/harness.js';
 
 /** Saves checkpoints `ids` of a thread in order, each the parent of the next. */
 async function chain(p: Provider, threadId: string, ids: readonly string[], namespace = ''): Promise<void> {
@@ -32,10 +33,8 @@ async function readAll(p: Provider): Promise<CheckpointTuple[]> {
 }
 
 export const checkpointChecks: ProviderCheck[] = [
-  {
-    name: 'C1 put saves under (thread, namespace, checkpointId); get returns the newest or the named one with its parent; saving again replaces',
-    async run(env) {
-      const p = await env.open();
+  ...checks([], {
+    'C1 put saves under (thread, namespace, checkpointId); get returns the newest or the named one with its parent; saving again replaces': fresh(async (p) => {
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
       await chain(p, 't', ['01', '02', '03']);
       await chain(p, 't', ['09'], 'sub');
@@ -55,12 +54,8 @@ export const checkpointChecks: ProviderCheck[] = [
       const again = await p.checkpoints.put({ threadId: 't', checkpointId: '02', parentCheckpointId: '01', checkpoint: { v: 'new' } });
       expect(again).toMatchObject({ id: first.id, createdAt: first.createdAt, syncVersion: 2, checkpoint: { v: 'new' }, metadata: {} });
       expect((await p.checkpoints.get({ threadId: 't', checkpointId: '02' }))?.checkpoint).toEqual(again);
-    },
-  },
-  {
-    name: 'C2 list is newest first by checkpointId across threads and namespaces, with before, limit and a metadata filter',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'C2 list is newest first by checkpointId across threads and namespaces, with before, limit and a metadata filter': fresh(async (p) => {
       await chain(p, 'a', ['01', '04', '05']);
       await chain(p, 'b', ['02', '03', '06']);
       await chain(p, 'b', ['04'], 'sub');
@@ -73,12 +68,8 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(places(await p.checkpoints.list({ metadata: { source: 'loop', step: 2 }, limit: 1 }))).toEqual(['b//06']);
       expect(await p.checkpoints.list({ threadId: 'none' })).toEqual([]);
       expect(await p.checkpoints.list({ metadata: { step: '2' } })).toEqual([]);
-    },
-  },
-  {
-    name: 'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx': fresh(async (p) => {
       await chain(p, 't', ['01']);
       const key = { threadId: 't', checkpointId: '01' };
       const stored = await p.checkpoints.putWrites({
@@ -123,12 +114,8 @@ export const checkpointChecks: ProviderCheck[] = [
       await chain(p, 't', ['02']);
       expect((await p.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.taskId)).toEqual(['early']);
       expect((await p.checkpoints.list({ threadId: 't', limit: 1 }))[0]?.pendingWrites.map((w) => w.taskId)).toEqual(['early']);
-    },
-  },
-  {
-    name: 'C4 deleteThread removes every checkpoint and write of the thread only; deleting an empty thread writes nothing',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'C4 deleteThread removes every checkpoint and write of the thread only; deleting an empty thread writes nothing': fresh(async (p, env) => {
       await chain(p, 'gone', ['01', '02']);
       await chain(p, 'gone', ['01'], 'sub');
       await p.checkpoints.putWrites({ threadId: 'gone', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 1 }] });
@@ -148,13 +135,10 @@ export const checkpointChecks: ProviderCheck[] = [
         await p.checkpoints.deleteThread('never');
         expect(await log.head('state')).toBe(head);
       }
-    },
-  },
-  {
-    name: 'C5 checkpoints and writes survive a reopen',
-    needs: ['durable'],
-    async run(env) {
-      const p = await env.open();
+    }),
+  }),
+  ...checks(['durable'], {
+    'C5 checkpoints and writes survive a reopen': fresh(async (p, env) => {
       await chain(p, 't', ['01', '02']);
       await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: { deep: [1, 'x'] } }] });
       await chain(p, 'u', ['01']);
@@ -164,13 +148,10 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(await readAll(reopened)).toEqual(before);
       await reopened.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: 'replaced' }] });
       expect((await reopened.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.value)).toEqual(['replaced']);
-    },
-  },
-  {
-    name: 'C6 an export read back (and a replay of the log) holds the same checkpoints and writes',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+    }),
+  }),
+  ...checks(['eventSourced'], {
+    'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': freshLog(async (p, env) => {
       await chain(p, 't', ['01', '02']);
       await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: [1] }] });
       await chain(p, 'u', ['01']);
@@ -183,12 +164,10 @@ export const checkpointChecks: ProviderCheck[] = [
       expect(snapshot.checkpoints.map((c) => c.checkpointId)).toEqual(['01', '02']);
       const replayed = await env.replay(p.log);
       expect(await readAll(replayed)).toEqual(await readAll(p));
-    },
-  },
-  {
-    name: 'C7 bad checkpoint input is ValidationError and writes nothing',
-    async run(env) {
-      const p = await env.open();
+    }),
+  }),
+  ...checks([], {
+    'C7 bad checkpoint input is ValidationError and writes nothing': fresh(async (p) => {
       await chain(p, 't', ['01']);
       const before = await readAll(p);
       const put = { threadId: 't', checkpointId: '02', checkpoint: {} };
@@ -231,12 +210,8 @@ export const checkpointChecks: ProviderCheck[] = [
       ];
       for (const [field, call] of bad) expect((await expectError(call, ValidationError, field)).field).toBe(field);
       expect(await readAll(p)).toEqual(before);
-    },
-  },
-  {
-    name: 'C8 checkpoint writes are idempotent with an operationId; reusing it with another input is ConflictError',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'C8 checkpoint writes are idempotent with an operationId; reusing it with another input is ConflictError': fresh(async (p) => {
       const first = await p.checkpoints.put({ operationId: 'op-1', threadId: 't', checkpointId: '01', checkpoint: 1 });
       expect(await p.checkpoints.put({ operationId: 'op-1', threadId: 't', checkpointId: '01', checkpoint: 1 })).toEqual(first);
       expect((await p.checkpoints.get({ threadId: 't' }))?.checkpoint.syncVersion).toBe(1);
@@ -247,12 +222,8 @@ export const checkpointChecks: ProviderCheck[] = [
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       await p.checkpoints.deleteThread('t', { operationId: 'op-3' });
       expect(await p.checkpoints.get({ threadId: 't' })).toBeUndefined();
-    },
-  },
-  {
-    name: 'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'C9 what put, putWrites, get and list return, and what the caller passed in, are copies: changing them changes nothing stored': fresh(async (p) => {
       const value = { messages: [{ role: 'user', content: 'hi' }], step: 1 };
       const metadata = { source: 'loop', tags: ['a'] };
       const saved = await p.checkpoints.put({ threadId: 't', checkpointId: '01', checkpoint: value, metadata });
@@ -279,6 +250,6 @@ export const checkpointChecks: ProviderCheck[] = [
         metadata: { source: 'loop', tags: ['a'] },
       });
       expect(before[0]!.pendingWrites[0]!.value).toEqual({ items: [1, 2] });
-    },
-  },
+    }),
+  }),
 ];

@@ -12,7 +12,7 @@ import { ERASED, exportLog, OperationConflictError, operationInputHash, STATE_ST
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, isEventSourced } from '../suite/harness.js';
 import { storedSnapshotRows } from '../suite/snapshot-rows.js';
 
 async function openLog(env: CheckEnv): Promise<EventSourcedProvider> {
@@ -41,11 +41,9 @@ async function everything(p: EventSourcedProvider): Promise<string> {
   return [JSON.stringify(await p.log.read({ stream: STATE_STREAM })), ...chunks, ...rows, JSON.stringify((await p.snapshot()).operations)].join('\n');
 }
 
-export const erasureTraceChecks: ProviderCheck[] = [
-  {
-    name: 'E21 after a purge no hash of the erased input remains: the input hash of each operation that wrote a purged record (a batch whose later event did included) is gone from the log, an export, the stored snapshots and the operation index; other operations keep theirs',
-    needs: ['eventSourced'],
-    async run(env) {
+export const erasureTraceChecks: ProviderCheck[] = checks(['eventSourced'], {
+  'E21 after a purge no hash of the erased input remains: the input hash of each operation that wrote a purged record (a batch whose later event did included) is gone from the log, an export, the stored snapshots and the operation index; other operations keep theirs':
+    async (env) => {
       const p = await openLog(env);
       const item = await p.memory.write({ content: 'e22 secret Okapi-73', operationId: 'e22-memory' });
       const chat = await p.sessions.create({ title: 'e22 chat Okapi-73', operationId: 'e22-create' });
@@ -85,11 +83,8 @@ export const erasureTraceChecks: ProviderCheck[] = [
       expect(index.get('e22-kept')?.inputHash).toBe(before.get('e22-kept'));
       expect(after).toContain(before.get('e22-kept')!);
     },
-  },
-  {
-    name: 'E22 a retry under an operation id whose input hash a purge dropped is a ConflictError and writes nothing; an operation the purge did not touch still replays',
-    needs: ['eventSourced'],
-    async run(env) {
+  'E22 a retry under an operation id whose input hash a purge dropped is a ConflictError and writes nothing; an operation the purge did not touch still replays':
+    async (env) => {
       const p = await openLog(env);
       const item = await p.memory.write({ content: 'e23 secret Tapir-11', operationId: 'e23-memory' });
       const [first] = await p.memory.writeMany([{ content: 'e23 Tapir-11 one' }, { content: 'e23 two' }], { operationId: 'e23-many' });
@@ -108,5 +103,4 @@ export const erasureTraceChecks: ProviderCheck[] = [
       expect(await p.memory.write({ content: 'e23 kept', operationId: 'e23-kept' })).toEqual(kept);
       expect(await p.log.head(STATE_STREAM)).toBe(head);
     },
-  },
-];
+});

@@ -34,7 +34,7 @@ import { cutAt } from '../suite/log-cut.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, isEventSourced } from '../suite/harness.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
 
@@ -81,10 +81,8 @@ export async function expectReplayEqualsTables(p: EventSourcedProvider): Promise
 }
 
 export const erasureChecks: ProviderCheck[] = [
-  {
-    name: 'E1 history lists every version of a memory item oldest first, with its seq, time, type and writer; [] for an unknown id',
-    needs: ['eventSourced'],
-    async run(env) {
+  ...checks(['eventSourced'], {
+    'E1 history lists every version of a memory item oldest first, with its seq, time, type and writer; [] for an unknown id': async (env) => {
       const p = await openLog(env, { instanceId: 'writer-e1' });
       const item = await p.memory.write({ content: 'one' });
       await p.memory.write({ content: 'unrelated' });
@@ -107,11 +105,7 @@ export const erasureChecks: ProviderCheck[] = [
       expect(await p.history(UNKNOWN_ID)).toEqual([]);
       await expectError(() => p.history(''), ValidationError);
     },
-  },
-  {
-    name: 'E2 history follows a session through its turns, a turn through its removal, and a skill through its versions',
-    needs: ['eventSourced'],
-    async run(env) {
+    'E2 history follows a session through its turns, a turn through its removal, and a skill through its versions': async (env) => {
       const p = await openLog(env);
       const s = await p.sessions.create({ title: 's' });
       const first = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
@@ -131,11 +125,7 @@ export const erasureChecks: ProviderCheck[] = [
       ]);
       expect((await p.history(skill.id)).map((v) => (v.kind === 'skill' ? v.record.body : ''))).toEqual(['v1', 'v2']);
     },
-  },
-  {
-    name: 'E3 purge of a memory item erases its text from every event and the read model, keeps everything else, and is one records.purged event',
-    needs: ['eventSourced'],
-    async run(env) {
+    'E3 purge of a memory item erases its text from every event and the read model, keeps everything else, and is one records.purged event': async (env) => {
       const p = await openLog(env);
       const secret = await p.memory.write({ content: 'e3 secret Marzipan-31', key: 'e3-key', metadata: { note: 'Marzipan-31' } });
       await p.memory.update(secret.id, { content: 'e3 secret Tangerine-77' });
@@ -160,11 +150,9 @@ export const erasureChecks: ProviderCheck[] = [
       ]);
       await expectReplayEqualsTables(p);
     },
-  },
-  {
-    name: 'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text',
-    needs: ['eventSourced'],
-    async run(env) {
+    'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text': async (
+      env,
+    ) => {
       const p = await openLog(env);
       const chat = await p.sessions.create({ title: 'e4 Quokka chat', scope: ['user:q'] });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e4 Quokka turn' });
@@ -190,11 +178,7 @@ export const erasureChecks: ProviderCheck[] = [
       expect(await p.purge({ matching: 'e4 nothing holds this', reason: 'none' })).toEqual({ seq: 0, sessions: [], turns: [], skills: [], memory: [] });
       await expectReplayEqualsTables(p);
     },
-  },
-  {
-    name: 'E5 purge refuses an unknown id (NotFoundError), a missing reason, two selectors and the global namespace, appending nothing',
-    needs: ['eventSourced'],
-    async run(env) {
+    'E5 purge refuses an unknown id (NotFoundError), a missing reason, two selectors and the global namespace, appending nothing': async (env) => {
       const p = await openLog(env);
       await p.memory.write({ content: 'e5' });
       await expectError(() => p.purge({ id: UNKNOWN_ID, reason: 'x' }), NotFoundError);
@@ -203,11 +187,7 @@ export const erasureChecks: ProviderCheck[] = [
       await expectError(() => p.purge({ namespace: [], reason: 'x' }), ValidationError);
       expect(await p.log.head(STATE_STREAM)).toBe(1);
     },
-  },
-  {
-    name: 'E6 a purged record stays purged: it cannot be updated, and its id cannot be written again',
-    needs: ['eventSourced'],
-    async run(env) {
+    'E6 a purged record stays purged: it cannot be updated, and its id cannot be written again': async (env) => {
       const p = await openLog(env);
       const item = await p.memory.write({ content: 'e6' });
       await p.purge({ id: item.id, reason: 'e6' });
@@ -216,11 +196,9 @@ export const erasureChecks: ProviderCheck[] = [
       expect(again.memory).toEqual([item.id]);
       await expectReplayEqualsTables(p);
     },
-  },
-  {
-    name: 'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables': async (env) => {
       await fc.assert(
         fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 20 }), fc.nat(), async (operations, pick) => {
           const clock = new ManualClock(T0);
@@ -238,11 +216,9 @@ export const erasureChecks: ProviderCheck[] = [
         { numRuns: 15 },
       );
     },
-  },
-  {
-    name: 'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not',
-    needs: ['eventSourced'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced'], {
+    'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not': async (env) => {
       const p = await openLog(env);
       const moved = await p.memory.write({ content: 'e8 card 5555-0101 noted' });
       await p.memory.update(moved.id, { content: 'e8 card removed' });
@@ -255,213 +231,202 @@ export const erasureChecks: ProviderCheck[] = [
       expect((await p.memory.get(other.id)).content).toBe('e8 card never had it');
       await expectReplayEqualsTables(p);
     },
-  },
-  {
-    name: 'E9 property: random transcript writes on two sessions, then the history of each session and turn is, byte for byte, the versions its events give each decoded whole',
-    needs: ['eventSourced', 'injectableClock'],
-    run: (env) => historiesMatchTheLog(env, fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), 9, 15),
-  },
-  {
-    name: 'E10 a purge of records older than the stored snapshots patches them: each still loads, equals the replay of the rewritten log, and no row holds the text',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = await openLog(env);
-      const secret = await p.memory.write({ content: 'e10 secret Quokka-19', key: 'e10-key' });
-      const chat = await p.sessions.create({ title: 'e10 chat Wombat-44' });
-      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e10 turn Wombat-44 said' });
-      const other = await p.sessions.create({ title: 'e10 other chat' });
-      await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'e10 other turn' });
-      for (let i = 0; i < 150; i += 1) await p.memory.write({ content: `e10 filler ${i}` });
-      const first = (await p.saveSnapshot()).seq;
-      await p.memory.update(secret.id, { content: 'e10 secret Quokka-19 again' });
-      await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e10 reply Wombat-44' });
-      await p.memory.write({ content: 'e10 after the first snapshot' });
-      const second = (await p.saveSnapshot()).seq;
-      await p.memory.write({ content: 'e10 after the second snapshot' });
-      const before = await storedSnapshotRows(p.log);
-      expect(before.map((row) => row.data).join('\n')).toContain('Quokka-19');
-      await p.purge({ id: secret.id, reason: 'e10 memory' });
-      await p.purge({ id: chat.id, reason: 'e10 session' });
-      await expectSnapshotsPatched(p, [first, second]);
-      // Neither the rows the heads name now nor any row they named before (deleted, or patched in place) holds the text.
-      const rows = [...(await storedSnapshotRows(p.log)), ...(await rowsNow(p.log, before))];
-      for (const erased of ['Quokka-19', 'e10-key', 'Wombat-44']) expect(rows.map((row) => row.data).join('\n')).not.toContain(erased);
-      expect(rows.map((row) => row.data).join('\n')).toContain('e10 other turn');
-      // Patched chunks are canonical text, as a save would write them (erased turns' parts included).
-      for (const row of rows) if (row.stream.startsWith(CHUNK_STREAM_PREFIX)) expect(row.data).toBe(encodeChunk(JSON.parse(row.data) as unknown[]));
-      await expectReplayEqualsTables(p);
-    },
-  },
-  {
-    name: 'E11 random operation sequences with stored snapshots, then a purge of a random record: every snapshot still loads, and it and the view at every seq equal the replay cut there',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
-      await fc.assert(
-        fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat(), async (operations, cut, pick) => {
-          const clock = new ManualClock(T0);
-          const p = await openLog(env, { clock, entropy: seededEntropy(9) });
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'E9 property: random transcript writes on two sessions, then the history of each session and turn is, byte for byte, the versions its events give each decoded whole':
+      (env) => historiesMatchTheLog(env, fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), 9, 15),
+  }),
+  ...checks(['eventSourced'], {
+    'E10 a purge of records older than the stored snapshots patches them: each still loads, equals the replay of the rewritten log, and no row holds the text':
+      async (env) => {
+        const p = await openLog(env);
+        const secret = await p.memory.write({ content: 'e10 secret Quokka-19', key: 'e10-key' });
+        const chat = await p.sessions.create({ title: 'e10 chat Wombat-44' });
+        await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e10 turn Wombat-44 said' });
+        const other = await p.sessions.create({ title: 'e10 other chat' });
+        await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'e10 other turn' });
+        for (let i = 0; i < 150; i += 1) await p.memory.write({ content: `e10 filler ${i}` });
+        const first = (await p.saveSnapshot()).seq;
+        await p.memory.update(secret.id, { content: 'e10 secret Quokka-19 again' });
+        await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e10 reply Wombat-44' });
+        await p.memory.write({ content: 'e10 after the first snapshot' });
+        const second = (await p.saveSnapshot()).seq;
+        await p.memory.write({ content: 'e10 after the second snapshot' });
+        const before = await storedSnapshotRows(p.log);
+        expect(before.map((row) => row.data).join('\n')).toContain('Quokka-19');
+        await p.purge({ id: secret.id, reason: 'e10 memory' });
+        await p.purge({ id: chat.id, reason: 'e10 session' });
+        await expectSnapshotsPatched(p, [first, second]);
+        // Neither the rows the heads name now nor any row they named before (deleted, or patched in place) holds the text.
+        const rows = [...(await storedSnapshotRows(p.log)), ...(await rowsNow(p.log, before))];
+        for (const erased of ['Quokka-19', 'e10-key', 'Wombat-44']) expect(rows.map((row) => row.data).join('\n')).not.toContain(erased);
+        expect(rows.map((row) => row.data).join('\n')).toContain('e10 other turn');
+        // Patched chunks are canonical text, as a save would write them (erased turns' parts included).
+        for (const row of rows) if (row.stream.startsWith(CHUNK_STREAM_PREFIX)) expect(row.data).toBe(encodeChunk(JSON.parse(row.data) as unknown[]));
+        await expectReplayEqualsTables(p);
+      },
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'E11 random operation sequences with stored snapshots, then a purge of a random record: every snapshot still loads, and it and the view at every seq equal the replay cut there':
+      async (env) => {
+        await fc.assert(
+          fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat(), async (operations, cut, pick) => {
+            const clock = new ManualClock(T0);
+            const p = await openLog(env, { clock, entropy: seededEntropy(9) });
+            try {
+              const at = cut % (operations.length + 1);
+              await runOperations(p, operations.slice(0, at), { clock });
+              const seqs = new Set([(await p.saveSnapshot()).seq]);
+              await runOperations(p, operations.slice(at), { clock });
+              seqs.add((await p.saveSnapshot()).seq);
+              const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
+              if (ids.length === 0) return;
+              await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
+              await expectSnapshotsPatched(p, [...seqs]);
+              // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
+              const head = await p.log.head(STATE_STREAM);
+              for (let seq = 0; seq <= head; seq += 1)
+                expect(encodeSnapshot(await (await p.at({ seq })).capture()), `view at seq ${seq}`).toBe(
+                  encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture()),
+                );
+              await expectReplayEqualsTables(p);
+            } finally {
+              await env.release(p);
+            }
+          }),
+          { numRuns: 15 },
+        );
+      },
+  }),
+  ...checks(['eventSourced'], {
+    "E12 snapshots share their unchanged chunks: a second snapshot after one more write names the first one's rows but one or two chunks and the index chunk above them, each stored once":
+      async (env) => {
+        const p = await openLog(env);
+        const chat = await p.sessions.create({ title: 'e12 chat' });
+        for (let i = 0; i < 200; i += 1) await p.memory.write({ content: `e12 item ${i}` });
+        for (let i = 0; i < 20; i += 1) await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `e12 turn ${i}` });
+        await p.saveSnapshot();
+        const first = await storedSnapshotRows(p.log);
+        await p.memory.write({ content: 'e12 one more' });
+        await p.saveSnapshot();
+        const both = await storedSnapshotRows(p.log);
+        const firstRows = new Set(first.filter((row) => row.stream !== STATE_STREAM).map((row) => row.stream));
+        const added = both.filter((row) => row.stream !== STATE_STREAM && !firstRows.has(row.stream));
+        // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it;
+        // the sessions', turns' and other memory chunks, and their index chunks, are the same rows.
+        expect(firstRows.size).toBeGreaterThan(3);
+        const index = added.filter((row) => /^\[\{"first":/.test(row.data));
+        // (Two when a split chunk's new first key happens to end an index chunk.)
+        expect(index.length).toBeGreaterThanOrEqual(1);
+        expect(index.length).toBeLessThanOrEqual(2);
+        expect(added.length - index.length).toBeGreaterThanOrEqual(1);
+        expect(added.length - index.length).toBeLessThanOrEqual(2);
+        const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
+        expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
+      },
+  }),
+  ...checks(['eventSourced', 'snapshotCodec', 'durable'], {
+    'E13 a purge drops the snapshots it cannot open (sealed with another key) with every row only they name, and keeps the rows an older snapshot shares':
+      async (env) => {
+        const sealed = hmacCodec('e13 key');
+        const p = env.eventSourced(await env.open({ snapshotCodec: sealed }));
+        for (let i = 0; i < 100; i += 1) await p.memory.write({ content: `e13 item ${i}` });
+        const older = await p.saveSnapshot();
+        const secret = await p.memory.write({ content: 'e13 the vault code' });
+        const heads = [await p.saveSnapshot()];
+        await p.memory.write({ content: 'e13 one more' });
+        heads.push(await p.saveSnapshot());
+        const shared = new Set((await storedHeadRows(p.log, older)).map((key) => key.stream));
+        const only = new Set<string>();
+        for (const head of heads) for (const key of await storedHeadRows(p.log, head)) if (!shared.has(key.stream)) only.add(key.stream);
+        expect(only.size).toBeGreaterThan(0);
+        const other = env.eventSourced(await env.reopen(p, { snapshotCodec: hmacCodec('e13 another key') }));
+        await other.purge({ id: secret.id, reason: 'e13' });
+        for (const head of heads) expect((await other.log.latestSnapshot(STATE_STREAM, { upToSeq: head.seq }))?.seq).toBe(older.seq);
+        for (const stream of only) expect(await other.log.latestSnapshot(stream, { upToSeq: 0 }), stream).toBeUndefined();
+        const loaded = await loadSnapshot(other.log, sealed, older.seq);
+        expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([older.seq, []]);
+      },
+  }),
+  ...checks(['eventSourced'], {
+    [`E14 a chunk ends once its records reach ${CHUNK_MAX_CHARS} characters: with items of 2,000 characters, every chunk and index chunk but for its last entry stays under the cap`]:
+      async (env) => {
+        const p = await openLog(env);
+        for (let i = 0; i < 60; i += 1) await p.memory.write({ content: `e14 item ${i} ${'x'.repeat(2_000)}` });
+        await p.saveSnapshot();
+        const chunks = (await storedSnapshotRows(p.log)).filter((row) => row.stream.startsWith(CHUNK_STREAM_PREFIX));
+        // Sixty items of over 2,000 characters make at least eight chunks however the hash falls.
+        expect(chunks.length).toBeGreaterThanOrEqual(8);
+        for (const row of chunks) {
+          const entries = (JSON.parse(row.data) as unknown[]).map((entry) => encodeChunk([entry]).length - 2);
+          const beforeLast = entries.slice(0, -1).reduce((sum, n) => sum + n, 0);
+          expect(beforeLast, row.stream).toBeLessThan(CHUNK_MAX_CHARS);
+        }
+        const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
+        expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
+      },
+    'E15 snapshot saves racing a purge (one started a few steps into the other, or saves back to back while it runs): no stored row holds the erased text, and every stored snapshot loads and equals the replay of the rewritten log':
+      async (env) => {
+        for (const race of RACES) {
+          const p = await openLog(env);
           try {
-            const at = cut % (operations.length + 1);
-            await runOperations(p, operations.slice(0, at), { clock });
-            const seqs = new Set([(await p.saveSnapshot()).seq]);
-            await runOperations(p, operations.slice(at), { clock });
-            seqs.add((await p.saveSnapshot()).seq);
-            const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
-            if (ids.length === 0) return;
-            await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
-            await expectSnapshotsPatched(p, [...seqs]);
-            // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
-            const head = await p.log.head(STATE_STREAM);
-            for (let seq = 0; seq <= head; seq += 1)
-              expect(encodeSnapshot(await (await p.at({ seq })).capture()), `view at seq ${seq}`).toBe(
-                encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture()),
-              );
-            await expectReplayEqualsTables(p);
+            const secret = await p.memory.write({ content: 'e15 secret Numbat-15' });
+            for (let i = 0; i < 20; i += 1) await p.memory.write({ content: `e15 filler ${i}` });
+            const purge = () => p.purge({ id: secret.id, reason: 'e15' });
+            if (race === 'saves while purging') {
+              // Whichever save is in flight when the purge commits captured the state before it.
+              let purged = false;
+              const purging = purge().finally(() => {
+                purged = true;
+              });
+              while (!purged) await p.saveSnapshot();
+              await purging;
+            } else {
+              const saving = p.saveSnapshot();
+              for (let i = 0; i < race; i += 1) await Promise.resolve();
+              await Promise.all([saving, purge()]);
+            }
+            expect(await storedText(p), `race: ${race}`).not.toContain('Numbat');
+            await expectSnapshotsPatched(
+              p,
+              (await storedHeads(p.log)).map((head) => head.seq),
+            );
           } finally {
             await env.release(p);
           }
-        }),
-        { numRuns: 15 },
-      );
-    },
-  },
-  {
-    name: "E12 snapshots share their unchanged chunks: a second snapshot after one more write names the first one's rows but one or two chunks and the index chunk above them, each stored once",
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = await openLog(env);
-      const chat = await p.sessions.create({ title: 'e12 chat' });
-      for (let i = 0; i < 200; i += 1) await p.memory.write({ content: `e12 item ${i}` });
-      for (let i = 0; i < 20; i += 1) await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `e12 turn ${i}` });
-      await p.saveSnapshot();
-      const first = await storedSnapshotRows(p.log);
-      await p.memory.write({ content: 'e12 one more' });
-      await p.saveSnapshot();
-      const both = await storedSnapshotRows(p.log);
-      const firstRows = new Set(first.filter((row) => row.stream !== STATE_STREAM).map((row) => row.stream));
-      const added = both.filter((row) => row.stream !== STATE_STREAM && !firstRows.has(row.stream));
-      // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it;
-      // the sessions', turns' and other memory chunks, and their index chunks, are the same rows.
-      expect(firstRows.size).toBeGreaterThan(3);
-      const index = added.filter((row) => /^\[\{"first":/.test(row.data));
-      // (Two when a split chunk's new first key happens to end an index chunk.)
-      expect(index.length).toBeGreaterThanOrEqual(1);
-      expect(index.length).toBeLessThanOrEqual(2);
-      expect(added.length - index.length).toBeGreaterThanOrEqual(1);
-      expect(added.length - index.length).toBeLessThanOrEqual(2);
-      const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
-      expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
-    },
-  },
-  {
-    name: 'E13 a purge drops the snapshots it cannot open (sealed with another key) with every row only they name, and keeps the rows an older snapshot shares',
-    needs: ['eventSourced', 'snapshotCodec', 'durable'],
-    async run(env) {
-      const sealed = hmacCodec('e13 key');
-      const p = env.eventSourced(await env.open({ snapshotCodec: sealed }));
-      for (let i = 0; i < 100; i += 1) await p.memory.write({ content: `e13 item ${i}` });
-      const older = await p.saveSnapshot();
-      const secret = await p.memory.write({ content: 'e13 the vault code' });
-      const heads = [await p.saveSnapshot()];
-      await p.memory.write({ content: 'e13 one more' });
-      heads.push(await p.saveSnapshot());
-      const shared = new Set((await storedHeadRows(p.log, older)).map((key) => key.stream));
-      const only = new Set<string>();
-      for (const head of heads) for (const key of await storedHeadRows(p.log, head)) if (!shared.has(key.stream)) only.add(key.stream);
-      expect(only.size).toBeGreaterThan(0);
-      const other = env.eventSourced(await env.reopen(p, { snapshotCodec: hmacCodec('e13 another key') }));
-      await other.purge({ id: secret.id, reason: 'e13' });
-      for (const head of heads) expect((await other.log.latestSnapshot(STATE_STREAM, { upToSeq: head.seq }))?.seq).toBe(older.seq);
-      for (const stream of only) expect(await other.log.latestSnapshot(stream, { upToSeq: 0 }), stream).toBeUndefined();
-      const loaded = await loadSnapshot(other.log, sealed, older.seq);
-      expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([older.seq, []]);
-    },
-  },
-  {
-    name: `E14 a chunk ends once its records reach ${CHUNK_MAX_CHARS} characters: with items of 2,000 characters, every chunk and index chunk but for its last entry stays under the cap`,
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = await openLog(env);
-      for (let i = 0; i < 60; i += 1) await p.memory.write({ content: `e14 item ${i} ${'x'.repeat(2_000)}` });
-      await p.saveSnapshot();
-      const chunks = (await storedSnapshotRows(p.log)).filter((row) => row.stream.startsWith(CHUNK_STREAM_PREFIX));
-      // Sixty items of over 2,000 characters make at least eight chunks however the hash falls.
-      expect(chunks.length).toBeGreaterThanOrEqual(8);
-      for (const row of chunks) {
-        const entries = (JSON.parse(row.data) as unknown[]).map((entry) => encodeChunk([entry]).length - 2);
-        const beforeLast = entries.slice(0, -1).reduce((sum, n) => sum + n, 0);
-        expect(beforeLast, row.stream).toBeLessThan(CHUNK_MAX_CHARS);
-      }
-      const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
-      expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
-    },
-  },
-  {
-    name: 'E15 snapshot saves racing a purge (one started a few steps into the other, or saves back to back while it runs): no stored row holds the erased text, and every stored snapshot loads and equals the replay of the rewritten log',
-    needs: ['eventSourced'],
-    async run(env) {
-      for (const race of RACES) {
-        const p = await openLog(env);
-        try {
-          const secret = await p.memory.write({ content: 'e15 secret Numbat-15' });
-          for (let i = 0; i < 20; i += 1) await p.memory.write({ content: `e15 filler ${i}` });
-          const purge = () => p.purge({ id: secret.id, reason: 'e15' });
-          if (race === 'saves while purging') {
-            // Whichever save is in flight when the purge commits captured the state before it.
-            let purged = false;
-            const purging = purge().finally(() => {
-              purged = true;
-            });
-            while (!purged) await p.saveSnapshot();
-            await purging;
-          } else {
-            const saving = p.saveSnapshot();
-            for (let i = 0; i < race; i += 1) await Promise.resolve();
-            await Promise.all([saving, purge()]);
-          }
-          expect(await storedText(p), `race: ${race}`).not.toContain('Numbat');
-          await expectSnapshotsPatched(
-            p,
-            (await storedHeads(p.log)).map((head) => head.seq),
-          );
-        } finally {
-          await env.release(p);
         }
-      }
-    },
-  },
-  {
-    name: 'E16 an embedding that finishes after a purge erased its text caches no vector of it: the text written again, as a memory item and as a turn, is embedded again',
-    needs: ['eventSourced', 'embedder'],
-    async run(env) {
-      const embedder = new GatedEmbedder();
-      const p = await openLog(env, { embedder });
-      const chat = await p.sessions.create({ title: 'e16 chat' });
-      const writes: [string, string, () => Promise<unknown>][] = [
-        ['memory item', 'e16 secret Dibbler-7', () => p.memory.write({ content: 'e16 secret Dibbler-7' })],
-        ['turn', 'e16 secret Dibbler-8', () => p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e16 secret Dibbler-8' })],
-      ];
-      for (const [label, text, write] of writes) {
-        // The write commits, then waits in the embedder while the purge commits.
-        const reached = embedder.hold();
-        const writing = write();
-        await reached;
-        await p.purge({ matching: text, reason: 'e16' });
-        embedder.release();
-        await writing;
-        await write();
-        expect(
-          embedder.texts.filter((t) => t === text),
-          `${label}: the purged text's vector is not served from the cache`,
-        ).toHaveLength(2);
-      }
-    },
-  },
-  {
-    name: 'E17 property: long transcripts (hundreds of appends, with removals, replacements and purges between), then the history of each session and turn is, byte for byte, the versions its events give each decoded whole',
-    needs: ['eventSourced', 'injectableClock'],
-    run: (env) => historiesMatchTheLog(env, fc.array(arbLongTranscriptOp, { minLength: 150, maxLength: 300 }), 17, 3),
-  },
+      },
+  }),
+  ...checks(['eventSourced', 'embedder'], {
+    'E16 an embedding that finishes after a purge erased its text caches no vector of it: the text written again, as a memory item and as a turn, is embedded again':
+      async (env) => {
+        const embedder = new GatedEmbedder();
+        const p = await openLog(env, { embedder });
+        const chat = await p.sessions.create({ title: 'e16 chat' });
+        const writes: [string, string, () => Promise<unknown>][] = [
+          ['memory item', 'e16 secret Dibbler-7', () => p.memory.write({ content: 'e16 secret Dibbler-7' })],
+          ['turn', 'e16 secret Dibbler-8', () => p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e16 secret Dibbler-8' })],
+        ];
+        for (const [label, text, write] of writes) {
+          // The write commits, then waits in the embedder while the purge commits.
+          const reached = embedder.hold();
+          const writing = write();
+          await reached;
+          await p.purge({ matching: text, reason: 'e16' });
+          embedder.release();
+          await writing;
+          await write();
+          expect(
+            embedder.texts.filter((t) => t === text),
+            `${label}: the purged text's vector is not served from the cache`,
+          ).toHaveLength(2);
+        }
+      },
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'E17 property: long transcripts (hundreds of appends, with removals, replacements and purges between), then the history of each session and turn is, byte for byte, the versions its events give each decoded whole':
+      (env) => historiesMatchTheLog(env, fc.array(arbLongTranscriptOp, { minLength: 150, maxLength: 300 }), 17, 3),
+  }),
 ];
 
 /**

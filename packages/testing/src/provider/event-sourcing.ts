@@ -14,14 +14,11 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { INSTANT, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, freshLog, isEventSourced } from '../suite/harness.js';
 
 export const eventSourcingChecks: ProviderCheck[] = [
-  {
-    name: 'A27 seven mutations append exactly seven events of the seven types, in order',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+  ...checks(['eventSourced'], {
+    'A27 seven mutations append exactly seven events of the seven types, in order': freshLog(async (p) => {
       const session = await p.sessions.create({ title: 't' });
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi' });
       const bumped = await p.sessions.get(session.id);
@@ -59,13 +56,8 @@ export const eventSourcingChecks: ProviderCheck[] = [
         expect(e).toMatchObject({ stream: STATE_STREAM, schemaVersion: STATE_SCHEMA_VERSION });
         expect(e.time).toMatch(INSTANT);
       }
-    },
-  },
-  {
-    name: 'A28 replay(log) reads identically to the live provider',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+    }),
+    'A28 replay(log) reads identically to the live provider': freshLog(async (p, env) => {
       const written = await populate(p);
       const replayed = await env.replay(p.log);
       expect(await readModel(replayed)).toEqual(await readModel(p));
@@ -74,13 +66,8 @@ export const eventSourcingChecks: ProviderCheck[] = [
       await expectError(() => replayed.sessions.turns(written.deletedSessionId), NotFoundError);
       await expectError(() => replayed.memory.get(written.deletedMemoryId), NotFoundError);
       await expectError(() => replayed.skills.get('rollback'), NotFoundError);
-    },
-  },
-  {
-    name: 'B30 replay equality covers everything: snapshot bytes of live and replayed providers are identical',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+    }),
+    'B30 replay equality covers everything: snapshot bytes of live and replayed providers are identical': freshLog(async (p, env) => {
       const written = await populate(p);
       const head = await p.log.head(STATE_STREAM);
       const live = await p.snapshot();
@@ -101,12 +88,10 @@ export const eventSourcingChecks: ProviderCheck[] = [
       expect(live.memory.find((m) => m.id === written.deletedMemoryId)?.deleted).toBe(true);
       const replayed = await env.replay(p.log);
       expect(await snapshotText(replayed)).toBe(await snapshotText(p));
-    },
-  },
-  {
-    name: 'B32 determinism: same clock, seeded entropy and calls give identical records, events and snapshot bytes',
-    needs: ['deterministic', 'injectableClock'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['deterministic', 'injectableClock'], {
+    'B32 determinism: same clock, seeded entropy and calls give identical records, events and snapshot bytes': async (env) => {
       const run = async () => {
         const clock = new ManualClock(T0);
         const p = await env.open({ clock, entropy: seededEntropy(32), instanceId: 'instance-b32' });
@@ -128,5 +113,5 @@ export const eventSourcingChecks: ProviderCheck[] = [
         expect(b.bytes).toBe(a.bytes);
       }
     },
-  },
+  }),
 ];

@@ -5,14 +5,13 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { GLOBAL, INSTANT, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh, freshLog } from '../suite/harness.js';
 
 const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
 
 export const extraChecks: ProviderCheck[] = [
-  {
-    name: 'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)',
-    async run(env) {
-      const p = await env.open();
+  ...checks([], {
+    'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)': fresh(async (p) => {
       const session = await p.sessions.create({ title: 't', model: 'm' });
       const sessionTombstone = await p.sessions.delete(session.id);
       expect(sessionTombstone).toMatchObject({ id: session.id, title: 't', model: 'm', createdAt: session.createdAt, deleted: true, syncVersion: 2 });
@@ -30,12 +29,8 @@ export const extraChecks: ProviderCheck[] = [
       expect(itemTombstone).toEqual({ ...item, deleted: true, syncVersion: 2, updatedHlc: itemTombstone.updatedHlc, updatedAt: itemTombstone.updatedAt });
       expect(itemTombstone.updatedAt >= item.updatedAt).toBe(true);
       expect(compareHlc(itemTombstone.updatedHlc, item.updatedHlc)).toBeGreaterThan(0);
-    },
-  },
-  {
-    name: 'X2 turns pages with afterSeq and limit',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X2 turns pages with afterSeq and limit': fresh(async (p) => {
       const s = await p.sessions.create({});
       for (let i = 1; i <= 5; i += 1) await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: `t${i}` });
       const seqs = async (options: { afterSeq?: number; limit?: number }) => (await p.sessions.turns(s.id, options)).map((t) => t.seq);
@@ -46,12 +41,8 @@ export const extraChecks: ProviderCheck[] = [
       expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
       expect(await seqs({ afterSeq: 5 })).toEqual([]);
       expect(await seqs({ limit: 0 })).toEqual([1, 2, 3, 4, 5]);
-    },
-  },
-  {
-    name: 'X3 sessions.list pages with limit and offset, oldest first',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X3 sessions.list pages with limit and offset, oldest first': fresh(async (p) => {
       const all = [];
       for (let i = 0; i < 5; i += 1) all.push((await p.sessions.create({ title: `s${i}` })).id);
       const page = async (options: { limit?: number; offset?: number }) => ids(await p.sessions.list(options));
@@ -61,12 +52,8 @@ export const extraChecks: ProviderCheck[] = [
       expect(await page({ offset: 4 })).toEqual(all.slice(4));
       expect(await page({ offset: 5 })).toEqual([]);
       expect(await page({ limit: 0 })).toEqual(all);
-    },
-  },
-  {
-    name: 'X4 a resurrecting upsert keeps id, createdAt, originInstanceId and the fields it leaves out',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X4 a resurrecting upsert keeps id, createdAt, originInstanceId and the fields it leaves out': fresh(async (p) => {
       const original = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
       await p.skills.delete(original.id);
       const back = await p.skills.upsert({ slug: 'deploy', body: 'v2' });
@@ -85,12 +72,8 @@ export const extraChecks: ProviderCheck[] = [
         syncVersion: 3,
       });
       expect(await p.skills.list()).toEqual([back]);
-    },
-  },
-  {
-    name: 'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError': fresh(async (p) => {
       const s = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
       const won = await p.skills.recordOutcome('deploy', { success: true });
       expect(won).toMatchObject({ id: s.id, uses: 1, wins: 1, version: 1, syncVersion: 2, body: 'ship' });
@@ -102,23 +85,15 @@ export const extraChecks: ProviderCheck[] = [
       await p.skills.delete('deploy');
       await expectError(() => p.skills.recordOutcome('deploy', { success: true }), NotFoundError);
       await expectError(() => p.skills.recordOutcome(s.id, { success: true }), NotFoundError);
-    },
-  },
-  {
-    name: 'X6 memory.get returns a live item; a tombstone or an unknown id is NotFoundError',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X6 memory.get returns a live item; a tombstone or an unknown id is NotFoundError': fresh(async (p) => {
       const item = await p.memory.write({ content: 'c', kind: 'note', source: 'tool' });
       expect(await p.memory.get(item.id)).toEqual(item);
       await p.memory.delete(item.id);
       await expectError(() => p.memory.get(item.id), NotFoundError);
       await expectError(() => p.memory.get('unknown'), NotFoundError);
-    },
-  },
-  {
-    name: 'X7 recall filters by kinds and caps at limit, newest first',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X7 recall filters by kinds and caps at limit, newest first': fresh(async (p) => {
       const a = await p.memory.write({ kind: 'fact', content: 'alpha one' });
       const b = await p.memory.write({ kind: 'preference', content: 'alpha two' });
       const c = await p.memory.write({ kind: 'fact', content: 'beta three' });
@@ -131,24 +106,16 @@ export const extraChecks: ProviderCheck[] = [
       expect(ids(await p.memory.recall({ limit: 2 }))).toEqual([d.id, c.id]);
       expect(ids(await p.memory.recall({ query: 'alpha', limit: 2 }))).toEqual([d.id, b.id]);
       expect(ids(await p.memory.recall({ limit: 1 }))).toEqual([d.id]);
-    },
-  },
-  {
-    name: 'X8 skills.search matches slug, name, body and tags',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X8 skills.search matches slug, name, body and tags': fresh(async (p) => {
       const a = await p.skills.upsert({ slug: 'alpha-deploy', name: 'Release Train', body: 'push containers', tags: ['Kubernetes', 'ops'] });
       await p.skills.upsert({ slug: 'beta', name: 'Other', body: 'nothing here' });
       for (const query of ['alpha', 'deploy', 'train', 'RELEASE', 'containers', 'kube', 'OPS', 'alpha train push kubernetes ops']) {
         expect(ids(await p.skills.search(query, 0)), query).toEqual([a.id]);
       }
       expect(ids(await p.skills.search('alpha other', 0))).toEqual([]);
-    },
-  },
-  {
-    name: 'X9 instants are canonical (fixed-width UTC with milliseconds, input normalised); tags are always arrays',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'X9 instants are canonical (fixed-width UTC with milliseconds, input normalised); tags are always arrays': fresh(async (p) => {
       const s = await p.sessions.create({ createdAt: '2026-03-01T01:00:00+01:00' });
       expect(s.createdAt).toBe('2026-03-01T00:00:00.000Z');
       expect(s.updatedAt).toBe('2026-03-01T00:00:00.000Z');
@@ -163,12 +130,10 @@ export const extraChecks: ProviderCheck[] = [
       expect((await p.skills.get('bare')).tags).toEqual([]);
       const m = await p.memory.write({ content: 'c', createdAt: '2026-03-03T00:00:00Z' });
       expect(m.createdAt).toBe('2026-03-03T00:00:00.000Z');
-    },
-  },
-  {
-    name: 'X10 with a manual clock: createdAt is the clock, ids are increasing UUIDv7 of that time, the HLC is { wall, counter }',
-    needs: ['injectableClock'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['injectableClock'], {
+    'X10 with a manual clock: createdAt is the clock, ids are increasing UUIDv7 of that time, the HLC is { wall, counter }': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const created = [];
@@ -189,12 +154,9 @@ export const extraChecks: ProviderCheck[] = [
       expect(back.updatedHlc).toEqual({ wall: T0 + 5, counter: 1 });
       expect(back.createdAt).toBe(new Date(T0 - 995).toISOString());
     },
-  },
-  {
-    name: 'X11 a replayed provider continues the same stream on new writes',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+  }),
+  ...checks(['eventSourced'], {
+    'X11 a replayed provider continues the same stream on new writes': freshLog(async (p, env) => {
       const s = await p.sessions.create({ title: 't' });
       await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
       const head = await p.log.head(STATE_STREAM);
@@ -206,12 +168,10 @@ export const extraChecks: ProviderCheck[] = [
       expect(last?.seq).toBe(head + 1);
       expect(decodeStateEvent(last!).payload).toEqual({ turn });
       expect((await replayed.snapshot()).seq).toBe(head + 1);
-    },
-  },
-  {
-    name: 'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId',
-    needs: ['deterministic'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['deterministic'], {
+    'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId': async (env) => {
       if (!env.caps.durable && !env.caps.eventSourced) env.skip('durable or eventSourced');
       const origin = 'instance-origin';
       let p = await env.open({ instanceId: origin });
@@ -239,11 +199,9 @@ export const extraChecks: ProviderCheck[] = [
         await replaceAs(replayed, 'instance-replayed', items[1]!);
       }
     },
-  },
-  {
-    name: 'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match',
-    needs: ['injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['injectableClock'], {
+    'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       // Equal lengths, so only the term frequency can separate them; the better one is written first,
@@ -265,11 +223,9 @@ export const extraChecks: ProviderCheck[] = [
       expect(ids(await p.memory.recall({ query: 'sugar tea', match: 'any' })).sort()).toEqual([often.id, once.id, teaOnly.id].sort());
       expect(ids(await p.memory.recall({ query: 'sugar tea' }))).toEqual([once.id]);
     },
-  },
-  {
-    name: 'X18 getAny reads a live record or its tombstone, and NotFoundError only for a record that never existed',
-    async run(env) {
-      const p = await env.open();
+  }),
+  ...checks([], {
+    'X18 getAny reads a live record or its tombstone, and NotFoundError only for a record that never existed': fresh(async (p) => {
       const session = await p.sessions.create({ title: 'kept' });
       const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship it', scope: ['web'] });
       const item = await p.memory.write({ content: 'a fact' });
@@ -288,12 +244,10 @@ export const extraChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.getAny('never'), NotFoundError);
       await expectError(() => p.skills.getAny('never'), NotFoundError);
       await expectError(() => p.memory.getAny('never'), NotFoundError);
-    },
-  },
-  {
-    name: 'X19 memory.getByKey reads the live, unexpired holder of a key in exactly that scope',
-    needs: ['injectableClock'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['injectableClock'], {
+    'X19 memory.getByKey reads the live, unexpired holder of a key in exactly that scope': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const item = await p.memory.write({ content: 'dark mode', key: 'theme', scope: ['users', 'u1'] });
@@ -311,5 +265,5 @@ export const extraChecks: ProviderCheck[] = [
       clock.advance(1000);
       await expectError(() => p.memory.getByKey('k', { scope: [] }), NotFoundError);
     },
-  },
+  }),
 ];

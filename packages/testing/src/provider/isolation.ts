@@ -7,6 +7,7 @@
 import type { Provider } from '@agentstate/core';
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Writes started together in each round: the first runs alone, the rest queue into groups. */
 const WRITES = 24;
@@ -27,37 +28,32 @@ async function doomedSeen(p: Provider, sessionId: string): Promise<string[]> {
   return [...turns, ...memory, ...sessions].filter((text) => text.startsWith('doomed'));
 }
 
-export const isolationChecks: ProviderCheck[] = [
-  {
-    name: 'G8 read isolation under a failing commit: while every COMMIT fails, every write rejects and no reader ever returns one of them',
-    needs: ['commitFault'],
-    run: async (env) => {
-      const p = await env.open();
-      const s = await p.sessions.create({ title: 'kept' });
-      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'kept turn' });
-      const restore = await env.failCommits(p);
-      const seen: string[] = [];
-      let writing = true;
-      const poll = async (): Promise<void> => {
-        while (writing) seen.push(...(await doomedSeen(p, s.id)));
-      };
-      const readers = [poll(), poll(), poll()];
-      const outcomes: PromiseSettledResult<unknown>[] = [];
-      try {
-        for (let round = 0; round < ROUNDS; round += 1)
-          outcomes.push(...(await Promise.allSettled(Array.from({ length: WRITES }, (_, i) => doomedWrite(p, s.id, round * WRITES + i)))));
-      } finally {
-        writing = false;
-        await Promise.all(readers);
-        await restore();
-      }
-      expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'rejected'));
-      expect(seen).toEqual([]);
-      expect(await doomedSeen(p, s.id)).toEqual([]);
-      // The failed writes left nothing behind: the next one goes on from where the last COMMIT left the session.
-      const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
-      expect(next.seq).toBe(2);
-      expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['kept turn', 'after']);
-    },
-  },
-];
+export const isolationChecks: ProviderCheck[] = checks(['commitFault'], {
+  'G8 read isolation under a failing commit: while every COMMIT fails, every write rejects and no reader ever returns one of them': fresh(async (p, env) => {
+    const s = await p.sessions.create({ title: 'kept' });
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'kept turn' });
+    const restore = await env.failCommits(p);
+    const seen: string[] = [];
+    let writing = true;
+    const poll = async (): Promise<void> => {
+      while (writing) seen.push(...(await doomedSeen(p, s.id)));
+    };
+    const readers = [poll(), poll(), poll()];
+    const outcomes: PromiseSettledResult<unknown>[] = [];
+    try {
+      for (let round = 0; round < ROUNDS; round += 1)
+        outcomes.push(...(await Promise.allSettled(Array.from({ length: WRITES }, (_, i) => doomedWrite(p, s.id, round * WRITES + i)))));
+    } finally {
+      writing = false;
+      await Promise.all(readers);
+      await restore();
+    }
+    expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'rejected'));
+    expect(seen).toEqual([]);
+    expect(await doomedSeen(p, s.id)).toEqual([]);
+    // The failed writes left nothing behind: the next one goes on from where the last COMMIT left the session.
+    const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
+    expect(next.seq).toBe(2);
+    expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['kept turn', 'after']);
+  }),
+});

@@ -1,6 +1,7 @@
 /** B34: lexical matching (docs/contract.md §5), identical for skills.search and memory.recall in every backend. */
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** The searchable texts, numbered 1…6. */
 const TEXTS = [
@@ -91,32 +92,28 @@ const EXPECTED: ReadonlyArray<readonly [string, readonly number[]]> = [
   ...['"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'].map((q) => [q, []] as const),
 ];
 
-export const lexicalChecks: ProviderCheck[] = [
-  {
-    name: 'B34 lexical matching: prefix tokens, case and diacritic folding, every token required, syntax is plain text',
-    async run(env) {
-      const p = await env.open();
-      const skillIds: string[] = [];
-      const memoryIds: string[] = [];
-      for (const [i, text] of TEXTS.entries()) {
-        skillIds.push((await p.skills.upsert({ slug: `k${i + 1}`, body: text })).id);
-        memoryIds.push((await p.memory.write({ content: text })).id);
-      }
-      for (const [query, numbers] of EXPECTED) {
-        const label = `query ${JSON.stringify(query)}`;
-        const skills = await p.skills.search(query, 0);
-        expect(
-          skills.map((s) => s.id),
-          `skills.search ${label}`,
-        ).toEqual(numbers.map((n) => skillIds[n - 1]));
-        const hits = await p.memory.recall({ query, limit: 100 });
-        // Newest first: the reverse of writing order.
-        expect(
-          hits.map((h) => h.id),
-          `memory.recall ${label}`,
-        ).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
-        for (const h of hits) expect(h.score, label).toBe(1);
-      }
-    },
-  },
-];
+export const lexicalChecks: ProviderCheck[] = checks([], {
+  'B34 lexical matching: prefix tokens, case and diacritic folding, every token required, syntax is plain text': fresh(async (p) => {
+    const skillIds: string[] = [];
+    const memoryIds: string[] = [];
+    for (const [i, text] of TEXTS.entries()) {
+      skillIds.push((await p.skills.upsert({ slug: `k${i + 1}`, body: text })).id);
+      memoryIds.push((await p.memory.write({ content: text })).id);
+    }
+    for (const [query, numbers] of EXPECTED) {
+      const label = `query ${JSON.stringify(query)}`;
+      const skills = await p.skills.search(query, 0);
+      expect(
+        skills.map((s) => s.id),
+        `skills.search ${label}`,
+      ).toEqual(numbers.map((n) => skillIds[n - 1]));
+      const hits = await p.memory.recall({ query, limit: 100 });
+      // Newest first: the reverse of writing order.
+      expect(
+        hits.map((h) => h.id),
+        `memory.recall ${label}`,
+      ).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
+      for (const h of hits) expect(h.score, label).toBe(1);
+    }
+  }),
+});

@@ -20,6 +20,7 @@ import { expectError } from '../suite/expect-error.js';
 import { cutAt } from '../suite/log-cut.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;
@@ -68,10 +69,8 @@ async function openClocked(env: CheckEnv, clock = new ManualClock(T0)): Promise<
 }
 
 export const lifecycleChecks: ProviderCheck[] = [
-  {
-    name: 'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+  ...checks(['eventSourced', 'injectableClock'], {
+    'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots': async (env) => {
       const { p, clock } = await openClocked(env);
       await populate(p, () => clock.advance(1_000));
       const middle = Math.floor((await p.log.head(STATE_STREAM)) / 2);
@@ -89,11 +88,7 @@ export const lifecycleChecks: ProviderCheck[] = [
         }
       }
     },
-  },
-  {
-    name: 'V2 at({ time }) folds every event at or before the instant; before the first event the state is empty',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+    'V2 at({ time }) folds every event at or before the instant; before the first event the state is empty': async (env) => {
       const { p, clock } = await openClocked(env);
       const first = await p.memory.write({ content: 'one' });
       clock.advance(HOUR);
@@ -110,24 +105,16 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect((await at(T0 + 10 * HOUR)).seq).toBe(3);
       expect((await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq).toBe(1);
     },
-  },
-  {
-    name: 'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+  }),
+  ...checks(['eventSourced'], {
+    'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': freshLog(async (p) => {
       await p.memory.write({ content: 'one' });
       for (const seq of [2, -1, 0.5, Number.NaN]) await expectError(() => p.at({ seq }), ValidationError, `seq ${seq}`);
       for (const time of ['yesterday', '2026-01-01T10:00', '']) await expectError(() => p.at({ time }), ValidationError, `time ${time}`);
       await expectError(() => p.at(undefined as never), ValidationError, 'no point');
       await expectError(() => p.diff({ from: { seq: 0 }, to: { seq: 5 } }), ValidationError, 'diff beyond the head');
-    },
-  },
-  {
-    name: 'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+    }),
+    'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on': freshLog(async (p) => {
       const s = await p.sessions.create({ title: 'before' });
       const view = await p.at({ seq: 1 });
       const writes: Array<[string, () => Promise<unknown>]> = [
@@ -157,13 +144,8 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect((await view.sessions.get(s.id)).title).toBe('before');
       expect(await view.sessions.turns(s.id)).toEqual([]);
       expect(await p.log.head(STATE_STREAM)).toBe(3);
-    },
-  },
-  {
-    name: 'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+    }),
+    'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': freshLog(async (p) => {
       const kept = await p.memory.write({ content: 'kept' });
       const changed = await p.memory.write({ content: 'old text' });
       const gone = await p.memory.write({ content: 'gone' });
@@ -195,44 +177,39 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(
         [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
       ).toBe(true);
-    },
-  },
-  {
-    name: 'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
-      await fc.assert(
-        fc.asyncProperty(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat(), async (operations, snapshotAt, offset) => {
-          const clock = new ManualClock(T0);
-          const p = env.eventSourced(await env.open({ clock }));
-          try {
-            await runOperations(p, operations.slice(0, snapshotAt), { clock });
-            await p.saveSnapshot();
-            await runOperations(p, operations.slice(snapshotAt), { clock });
-            const head = await p.log.head(STATE_STREAM);
-            const replayed: Snapshot[] = [];
-            for (let seq = 0; seq <= head; seq += 1) {
-              replayed.push(await replayedAt(p.log, seq));
-              expect(encodeSnapshot(await (await p.at({ seq })).capture()), `seq ${seq}`).toBe(encodeSnapshot(replayed[seq]!));
+    }),
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole':
+      async (env) => {
+        await fc.assert(
+          fc.asyncProperty(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat(), async (operations, snapshotAt, offset) => {
+            const clock = new ManualClock(T0);
+            const p = env.eventSourced(await env.open({ clock }));
+            try {
+              await runOperations(p, operations.slice(0, snapshotAt), { clock });
+              await p.saveSnapshot();
+              await runOperations(p, operations.slice(snapshotAt), { clock });
+              const head = await p.log.head(STATE_STREAM);
+              const replayed: Snapshot[] = [];
+              for (let seq = 0; seq <= head; seq += 1) {
+                replayed.push(await replayedAt(p.log, seq));
+                expect(encodeSnapshot(await (await p.at({ seq })).capture()), `seq ${seq}`).toBe(encodeSnapshot(replayed[seq]!));
+              }
+              // Each seq against another, earlier or later: a diff reads only the records touched in between.
+              for (let seq = 0; seq <= head; seq += 1) {
+                const other = (seq + offset) % (head + 1);
+                const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
+                expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
+              }
+            } finally {
+              await env.release(p);
             }
-            // Each seq against another, earlier or later: a diff reads only the records touched in between.
-            for (let seq = 0; seq <= head; seq += 1) {
-              const other = (seq + offset) % (head + 1);
-              const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
-              expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
-            }
-          } finally {
-            await env.release(p);
-          }
-        }),
-        { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)), seed: env.seed },
-      );
-    },
-  },
-  {
-    name: 'V7 a view reads each collection as a replay does whichever read comes first, and still does when a part of its snapshot is damaged',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+          }),
+          { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)), seed: env.seed },
+        );
+      },
+    'V7 a view reads each collection as a replay does whichever read comes first, and still does when a part of its snapshot is damaged': async (env) => {
       const { p, clock } = await openClocked(env);
       const tick = () => clock.advance(1_000);
       const { liveSessionIds } = await populate(p, tick);
@@ -272,11 +249,7 @@ export const lifecycleChecks: ProviderCheck[] = [
       await p.log.saveSnapshot({ ...memory!, data: '[]' });
       await check('damaged part');
     },
-  },
-  {
-    name: 'R1 a memory policy by kind hides expired items from every read before any sweep; the sweep tombstones exactly them',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+    'R1 a memory policy by kind hides expired items from every read before any sweep; the sweep tombstones exactly them': async (env) => {
       const { p, clock } = await openClocked(env);
       const scratch = await p.memory.write({ kind: 'scratch', content: 'scratch note', key: 'draft' });
       const fact = await p.memory.write({ kind: 'fact', content: 'a fact note' });
@@ -296,11 +269,7 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect((await p.memory.get(fact.id)).content).toBe('a fact note');
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
     },
-  },
-  {
-    name: 'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+    'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired': async (env) => {
       const { p, clock } = await openClocked(env);
       const inside = await p.sessions.create({ scope: ['org', 'a'] });
       const outside = await p.sessions.create({ scope: ['org2'] });
@@ -334,42 +303,38 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await p.retention.apply()).toEqual({ sessions: 1, turns: 0, skills: 0, memory: 0 });
       expect((await p.sessions.getAny(outside.id)).deleted).toBe(true);
     },
-  },
-  {
-    name: 'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; a purge policy is accepted; bad policies are ValidationErrors',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
-      await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
-      await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
-      await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
-      expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
-        ['scratch', 2 * DAY],
-        ['turn@team', 90 * DAY],
-      ]);
-      expect((await p.retention.remove('turn@team')).record).toBe('turn');
-      await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
-      expect(await p.log.head(RETENTION_STREAM)).toBe(4);
-      const replayed = await env.replay(p.log);
-      expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
-      expect(await p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' })).toMatchObject({ id: 'memory@*', action: 'purge' });
-      for (const bad of [
-        { record: 'memory', maxAge: '1 day' },
-        { record: 'memory', maxAge: 0 },
-        { record: 'thread', maxAge: '1d' },
-        { record: 'turn', memoryKind: 'scratch', maxAge: '1d' },
-        { record: 'memory', maxAge: '1d', extra: true },
-      ]) {
-        await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
-      }
-      expect(await p.log.head(STATE_STREAM)).toBe(0);
-      expect(await p.log.head(RETENTION_STREAM)).toBe(5);
-    },
-  },
-  {
-    name: 'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced'], {
+    'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; a purge policy is accepted; bad policies are ValidationErrors':
+      freshLog(async (p, env) => {
+        await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
+        await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
+        await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
+        expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
+          ['scratch', 2 * DAY],
+          ['turn@team', 90 * DAY],
+        ]);
+        expect((await p.retention.remove('turn@team')).record).toBe('turn');
+        await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
+        expect(await p.log.head(RETENTION_STREAM)).toBe(4);
+        const replayed = await env.replay(p.log);
+        expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
+        expect(await p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' })).toMatchObject({ id: 'memory@*', action: 'purge' });
+        for (const bad of [
+          { record: 'memory', maxAge: '1 day' },
+          { record: 'memory', maxAge: 0 },
+          { record: 'thread', maxAge: '1d' },
+          { record: 'turn', memoryKind: 'scratch', maxAge: '1d' },
+          { record: 'memory', maxAge: '1d', extra: true },
+        ]) {
+          await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
+        }
+        expect(await p.log.head(STATE_STREAM)).toBe(0);
+        expect(await p.log.head(RETENTION_STREAM)).toBe(5);
+      }),
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired': async (env) => {
       const { p, clock } = await openClocked(env);
       const item = await p.memory.write({ content: 'short lived', kind: 'scratch' });
       clock.advance(2 * DAY);
@@ -383,11 +348,9 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
       expect((await p.memory.get(item.id)).content).toBe('refreshed');
     },
-  },
-  {
-    name: 'R5 a second provider on the same storage obeys the first one’s policies at once',
-    needs: ['eventSourced', 'injectableClock', 'sharedStorage'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced', 'injectableClock', 'sharedStorage'], {
+    'R5 a second provider on the same storage obeys the first one’s policies at once': async (env) => {
       const clock = new ManualClock(T0);
       const p = env.eventSourced(await env.open({ clock }));
       const q = env.eventSourced(await env.openShared(p, { clock }));
@@ -399,11 +362,11 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await q.retention.apply()).toMatchObject({ memory: 1 });
       expect((await p.memory.getAny(item.id)).deleted).toBe(true);
     },
-  },
-  {
-    name: 'R6 a purge policy erases what it expires in one records.purged event per sweep: the text leaves every event and snapshot, younger records stay',
-    needs: ['eventSourced', 'injectableClock'],
-    async run(env) {
+  }),
+  ...checks(['eventSourced', 'injectableClock'], {
+    'R6 a purge policy erases what it expires in one records.purged event per sweep: the text leaves every event and snapshot, younger records stay': async (
+      env,
+    ) => {
       const { p, clock } = await openClocked(env);
       const old = await p.memory.write({ kind: 'scratch', content: 'r6 Quetzal-58 draft', key: 'r6-key' });
       await p.memory.update(old.id, { content: 'r6 Quetzal-59 draft' });
@@ -429,5 +392,5 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
       expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
     },
-  },
+  }),
 ];

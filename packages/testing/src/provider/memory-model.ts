@@ -7,6 +7,7 @@ import { arbMetadata, arbWhere } from '../arbitraries/metadata.js';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh, freshLog } from '../suite/harness.js';
 
 const ids = (hits: readonly { id: string }[]): string[] => hits.map((h) => h.id).sort();
 
@@ -20,21 +21,15 @@ function expectedIds(items: readonly { id: string; metadata: JsonObject }[], whe
 }
 
 export const memoryModelChecks: ProviderCheck[] = [
-  {
-    name: 'M1 a new item has no key, empty metadata, no expiry and updatedAt equal to createdAt',
-    async run(env) {
-      const p = await env.open();
+  ...checks([], {
+    'M1 a new item has no key, empty metadata, no expiry and updatedAt equal to createdAt': fresh(async (p) => {
       const item = await p.memory.write({ content: 'plain fact' });
       expect(item).toMatchObject({ key: null, metadata: {}, expiresAt: null, updatedAt: item.createdAt });
       const full = await p.memory.write({ content: 'theme', key: 'user.theme', metadata: { tag: 'ui', n: 2 }, expiresAt: '2999-01-01T00:00:00Z' });
       expect(full).toMatchObject({ key: 'user.theme', metadata: { tag: 'ui', n: 2 }, expiresAt: '2999-01-01T00:00:00.000Z' });
       expect(await p.memory.get(full.id)).toEqual(full);
-    },
-  },
-  {
-    name: 'M2 memory.update replaces the given fields, bumps syncVersion and checks a non-zero syncVersion',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'M2 memory.update replaces the given fields, bumps syncVersion and checks a non-zero syncVersion': fresh(async (p) => {
       const item = await p.memory.write({ content: 'first', kind: 'note', metadata: { a: 1 } });
       const updated = await p.memory.update(item.id, { content: 'second', metadata: { a: 2 }, syncVersion: 1 });
       expect(updated).toMatchObject({ id: item.id, content: 'second', kind: 'note', metadata: { a: 2 }, syncVersion: 2, createdAt: item.createdAt });
@@ -43,13 +38,10 @@ export const memoryModelChecks: ProviderCheck[] = [
       await expectError(() => p.memory.update(item.id, { content: 'stale', syncVersion: 1 }), ConflictError);
       await expectError(() => p.memory.update('missing', { content: 'x' }), NotFoundError);
       expect(await p.memory.get(item.id)).toEqual(updated);
-    },
-  },
-  {
-    name: 'M8 memory.update appends one memory.updated event holding the post-image; a refused update appends none',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+    }),
+  }),
+  ...checks(['eventSourced'], {
+    'M8 memory.update appends one memory.updated event holding the post-image; a refused update appends none': freshLog(async (p) => {
       const item = await p.memory.write({ content: 'first' });
       const updated = await p.memory.update(item.id, { content: 'second' });
       await expectError(() => p.memory.update(item.id, { content: 'stale', syncVersion: 1 }), ConflictError);
@@ -58,12 +50,10 @@ export const memoryModelChecks: ProviderCheck[] = [
       const events = await p.log.read({ stream: STATE_STREAM });
       expect(events.map((e) => e.type)).toEqual([EventTypes.MemoryWritten, EventTypes.MemoryUpdated]);
       expect(events[1]!.payload).toEqual({ item: updated });
-    },
-  },
-  {
-    name: 'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError',
-    async run(env) {
-      const p = await env.open();
+    }),
+  }),
+  ...checks([], {
+    'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError': fresh(async (p) => {
       const first = await p.memory.write({ content: 'dark', key: 'theme' });
       const second = await p.memory.write({ content: 'light', key: 'theme' });
       expect(second).toMatchObject({ id: first.id, content: 'light', key: 'theme', syncVersion: 2 });
@@ -76,12 +66,10 @@ export const memoryModelChecks: ProviderCheck[] = [
       const fresh = await p.memory.write({ content: 'again', key: 'theme' });
       expect(fresh.id).not.toBe(first.id);
       expect(fresh.syncVersion).toBe(1);
-    },
-  },
-  {
-    name: 'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them',
-    needs: ['injectableClock'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['injectableClock'], {
+    'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const soon = new Date(T0 + 1000).toISOString();
@@ -96,11 +84,7 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(await p.memory.sweep()).toBe(0);
       expect(ids(await p.memory.recall({}))).toEqual([lasting.id]);
     },
-  },
-  {
-    name: 'M5 a keyed write into an expired slot updates it, taking the defaults of a new write',
-    needs: ['injectableClock'],
-    async run(env) {
+    'M5 a keyed write into an expired slot updates it, taking the defaults of a new write': async (env) => {
       const clock = new ManualClock(T0);
       const p = await env.open({ clock });
       const old = await p.memory.write({ content: 'old', key: 'k', kind: 'note', metadata: { a: 1 }, expiresAt: new Date(T0 + 10).toISOString() });
@@ -109,11 +93,9 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(renewed).toMatchObject({ id: old.id, content: 'new', kind: 'fact', metadata: {}, expiresAt: null, syncVersion: 2 });
       expect(await p.memory.get(old.id)).toEqual(renewed);
     },
-  },
-  {
-    name: 'M6 recall with where: dotted paths, operators, types that never cross',
-    async run(env) {
-      const p = await env.open();
+  }),
+  ...checks([], {
+    'M6 recall with where: dotted paths, operators, types that never cross': fresh(async (p) => {
       const a = await p.memory.write({ content: 'note a', metadata: { tag: 'x', n: 3, user: { plan: 'pro' } } });
       const b = await p.memory.write({ content: 'note b', metadata: { tag: 'y', n: '3' } });
       const c = await p.memory.write({ content: 'note c', metadata: {} });
@@ -125,18 +107,14 @@ export const memoryModelChecks: ProviderCheck[] = [
       expect(await recalled({ tag: { $ne: 'x' } })).toEqual(ids([b, c]));
       expect(await recalled({ tag: { $exists: false } })).toEqual([c.id]);
       expect(await recalled({ tag: { $nin: ['x'] }, n: { $exists: true } })).toEqual([b.id]);
-    },
-  },
-  {
-    name: 'M7 property: recall with where agrees with core’s matcher on generated metadata and filters',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'M7 property: recall with where agrees with core’s matcher on generated metadata and filters': fresh(async (p) => {
       const metadata = fc.sample(arbMetadata(), { numRuns: 40, seed: 11 });
       const items = [];
       for (const m of metadata) items.push(await p.memory.write({ content: 'item', metadata: m }));
       for (const where of fc.sample(arbWhere(), { numRuns: 60, seed: 12 })) {
         expect(ids(await p.memory.recall({ where, limit: 1000 })), JSON.stringify(where)).toEqual(expectedIds(items, where));
       }
-    },
-  },
+    }),
+  }),
 ];

@@ -4,6 +4,7 @@ import type { Provider, ScopeInput } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Scopes whose keys sit next to each other: siblings that share text, labels holding JSON syntax. */
 const TRICKY: readonly (readonly string[])[] = [[], ['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['ab'], ['a"', 'b'], ['a', 'b,'], ['a\\'], ['b']];
@@ -22,146 +23,125 @@ async function invalid(call: () => Promise<unknown>, field: string): Promise<voi
 const titles = (list: readonly { title: string }[]): string[] => list.map((s) => s.title).sort();
 const keys = (scopes: readonly (readonly string[])[]): string[] => scopes.map((s) => JSON.stringify(s)).sort();
 
-export const namespaceChecks: ProviderCheck[] = [
-  {
-    name: 'N1 a scope is a path of labels; the legacy object maps to level:text labels; bad paths are ValidationError and write nothing',
-    async run(env) {
-      const p = await env.open();
-      const path = await p.memory.write({ content: 'path', scope: ['team', 'web'] });
-      expect(path.scope).toEqual(['team', 'web']);
-      const legacy = await p.skills.upsert({ slug: 'deploy', scope: { instance: 'laptop', project: 'web', workspace: 'api' } });
-      expect(legacy.scope).toEqual(['instance:laptop', 'project:web', 'workspace:api']);
-      expect((await p.skills.upsert({ slug: 'deploy', scope: { project: '', workspace: 'api' } })).scope).toEqual(['workspace:api']);
-      const bad: [string, unknown][] = [
-        ['scope.1', ['a', '']],
-        ['scope', Array.from({ length: LIMITS.scopeDepth + 1 }, () => 'x')],
-        ['scope', ['a', 1]],
-        ['scope', 'a/b'],
-        ['scope.0', ['a\u0000']],
-      ];
-      for (const [field, scope] of bad) {
-        await invalid(() => p.memory.write({ content: 'x', scope: scope as ScopeInput }), field);
-        await invalid(() => p.sessions.create({ scope: scope as ScopeInput }), field);
-      }
-      expect((await p.memory.recall({ limit: 10 })).map((m) => m.id)).toEqual([path.id]);
-      expect(await p.sessions.list()).toEqual([]);
-      expect((await p.skills.upsert({ slug: 'deep', scope: Array.from({ length: LIMITS.scopeDepth }, () => 'x') })).scope).toHaveLength(LIMITS.scopeDepth);
-    },
-  },
-  {
-    name: 'N2 sessions.create takes a scope (default global) that get, list and every later version keep',
-    async run(env) {
-      const p = await env.open();
-      const global = await p.sessions.create({ title: 'g' });
-      expect(global.scope).toEqual([]);
-      const scoped = await p.sessions.create({ title: 's', scope: { project: 'web' } });
-      expect(scoped.scope).toEqual(['project:web']);
-      await p.sessions.appendTurn({ sessionId: scoped.id, role: 'user', content: 'hi' });
-      expect((await p.sessions.get(scoped.id)).scope).toEqual(['project:web']);
-      expect((await p.sessions.list()).map((s) => s.scope)).toEqual([[], ['project:web']]);
-      expect((await p.sessions.delete(scoped.id)).scope).toEqual(['project:web']);
-    },
-  },
-  {
-    name: 'N3 sessions.list by scope is exact; with includeDescendants it adds the longer paths the scope prefixes, and nothing else',
-    async run(env) {
-      const p = await env.open();
-      const ids = await sessionsIn(p);
-      expect(await p.sessions.list()).toHaveLength(TRICKY.length);
-      expect(titles(await p.sessions.list({ scope: ['a', 'b'] }))).toEqual(['["a","b"]']);
-      expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
-        keys([
-          ['a', 'b'],
-          ['a', 'b', 'c'],
-        ]),
-      );
-      expect(titles(await p.sessions.list({ scope: ['a'], includeDescendants: true }))).toEqual(
-        keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
-      );
-      expect(titles(await p.sessions.list({ scope: [], includeDescendants: true }))).toEqual(keys(TRICKY));
-      expect(titles(await p.sessions.list({ scope: [] }))).toEqual(['[]']);
-      expect(titles(await p.sessions.list({ scope: ['a"'], includeDescendants: true }))).toEqual(['["a\\"","b"]']);
-      expect(titles(await p.sessions.list({ scope: ['zzz'], includeDescendants: true }))).toEqual([]);
-      await p.sessions.delete(ids.get('["a","b","c"]')!);
-      expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(['["a","b"]']);
-    },
-  },
-  {
-    name: 'N4 skills.list, skills.search and memory.recall take includeDescendants, alone or with includeParentScopes',
-    async run(env) {
-      const p = await env.open();
-      for (const scope of TRICKY) {
-        await p.skills.upsert({ slug: 'deploy', body: `deploy ${JSON.stringify(scope)}`, scope });
-        await p.memory.write({ content: `note ${JSON.stringify(scope)}`, scope });
-      }
-      const scopesOf = (list: readonly { scope: readonly string[] }[]): string[] => keys(list.map((r) => r.scope));
-      expect(scopesOf(await p.skills.list({ scope: ['a', 'b'] }))).toEqual(keys([['a', 'b']]));
-      expect(scopesOf(await p.skills.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
-        keys([
-          ['a', 'b'],
-          ['a', 'b', 'c'],
-        ]),
-      );
-      const chainAndBelow = keys([[], ['a'], ['a', 'b'], ['a', 'b', 'c']]);
-      expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true, includeParentScopes: true }))).toEqual(chainAndBelow);
-      expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true }))).toEqual(
-        keys([
-          ['a', 'b'],
-          ['a', 'b', 'c'],
-        ]),
-      );
-      expect(scopesOf(await p.memory.recall({ query: 'note', scope: ['a', 'b'], includeDescendants: true, includeParentScopes: true, limit: 50 }))).toEqual(
-        chainAndBelow,
-      );
-      expect(scopesOf(await p.memory.recall({ scope: ['a'], includeDescendants: true, limit: 50 }))).toEqual(
-        keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
-      );
-      expect(scopesOf(await p.memory.recall({ scope: ['a', 'b'], limit: 50 }))).toEqual(keys([['a', 'b']]));
-    },
-  },
-  {
-    name: 'N5 namespaces lists the distinct scopes of live records under a prefix, truncated to maxDepth, label by label in code-point order, capped by limit',
-    async run(env) {
-      const p = await env.open();
-      expect(await p.namespaces()).toEqual([]);
-      await sessionsIn(p);
-      await p.skills.upsert({ slug: 's', scope: ['\u{1F600}'] });
-      await p.skills.upsert({ slug: 's', scope: ['\uFFFF'] });
-      const gone = await p.memory.write({ content: 'gone', scope: ['zz', 'top'] });
-      await p.memory.delete(gone.id);
-      expect(await p.namespaces()).toEqual([
-        [],
-        ['a'],
+export const namespaceChecks: ProviderCheck[] = checks([], {
+  'N1 a scope is a path of labels; the legacy object maps to level:text labels; bad paths are ValidationError and write nothing': fresh(async (p) => {
+    const path = await p.memory.write({ content: 'path', scope: ['team', 'web'] });
+    expect(path.scope).toEqual(['team', 'web']);
+    const legacy = await p.skills.upsert({ slug: 'deploy', scope: { instance: 'laptop', project: 'web', workspace: 'api' } });
+    expect(legacy.scope).toEqual(['instance:laptop', 'project:web', 'workspace:api']);
+    expect((await p.skills.upsert({ slug: 'deploy', scope: { project: '', workspace: 'api' } })).scope).toEqual(['workspace:api']);
+    const bad: [string, unknown][] = [
+      ['scope.1', ['a', '']],
+      ['scope', Array.from({ length: LIMITS.scopeDepth + 1 }, () => 'x')],
+      ['scope', ['a', 1]],
+      ['scope', 'a/b'],
+      ['scope.0', ['a\u0000']],
+    ];
+    for (const [field, scope] of bad) {
+      await invalid(() => p.memory.write({ content: 'x', scope: scope as ScopeInput }), field);
+      await invalid(() => p.sessions.create({ scope: scope as ScopeInput }), field);
+    }
+    expect((await p.memory.recall({ limit: 10 })).map((m) => m.id)).toEqual([path.id]);
+    expect(await p.sessions.list()).toEqual([]);
+    expect((await p.skills.upsert({ slug: 'deep', scope: Array.from({ length: LIMITS.scopeDepth }, () => 'x') })).scope).toHaveLength(LIMITS.scopeDepth);
+  }),
+  'N2 sessions.create takes a scope (default global) that get, list and every later version keep': fresh(async (p) => {
+    const global = await p.sessions.create({ title: 'g' });
+    expect(global.scope).toEqual([]);
+    const scoped = await p.sessions.create({ title: 's', scope: { project: 'web' } });
+    expect(scoped.scope).toEqual(['project:web']);
+    await p.sessions.appendTurn({ sessionId: scoped.id, role: 'user', content: 'hi' });
+    expect((await p.sessions.get(scoped.id)).scope).toEqual(['project:web']);
+    expect((await p.sessions.list()).map((s) => s.scope)).toEqual([[], ['project:web']]);
+    expect((await p.sessions.delete(scoped.id)).scope).toEqual(['project:web']);
+  }),
+  'N3 sessions.list by scope is exact; with includeDescendants it adds the longer paths the scope prefixes, and nothing else': fresh(async (p) => {
+    const ids = await sessionsIn(p);
+    expect(await p.sessions.list()).toHaveLength(TRICKY.length);
+    expect(titles(await p.sessions.list({ scope: ['a', 'b'] }))).toEqual(['["a","b"]']);
+    expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
+      keys([
         ['a', 'b'],
         ['a', 'b', 'c'],
-        ['a', 'b,'],
-        ['a', 'bc'],
-        ['a"', 'b'],
-        ['a\\'],
-        ['ab'],
-        ['b'],
-        ['\uFFFF'],
-        ['\u{1F600}'],
-      ]);
-      expect(await p.namespaces({ prefix: ['a'] })).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b,'], ['a', 'bc']]);
-      expect(await p.namespaces({ prefix: ['a'], maxDepth: 2 })).toEqual([['a'], ['a', 'b'], ['a', 'b,'], ['a', 'bc']]);
-      expect(await p.namespaces({ maxDepth: 1, limit: 3 })).toEqual([[], ['a'], ['a"']]);
-      expect(await p.namespaces({ maxDepth: 0 })).toEqual([[]]);
-      expect(await p.namespaces({ prefix: ['zz'] })).toEqual([]);
-      await invalid(() => p.namespaces({ maxDepth: -1 }), 'maxDepth');
-      await invalid(() => p.namespaces({ prefix: ['a', ''] }), 'prefix.1');
-    },
+      ]),
+    );
+    expect(titles(await p.sessions.list({ scope: ['a'], includeDescendants: true }))).toEqual(
+      keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
+    );
+    expect(titles(await p.sessions.list({ scope: [], includeDescendants: true }))).toEqual(keys(TRICKY));
+    expect(titles(await p.sessions.list({ scope: [] }))).toEqual(['[]']);
+    expect(titles(await p.sessions.list({ scope: ['a"'], includeDescendants: true }))).toEqual(['["a\\"","b"]']);
+    expect(titles(await p.sessions.list({ scope: ['zzz'], includeDescendants: true }))).toEqual([]);
+    await p.sessions.delete(ids.get('["a","b","c"]')!);
+    expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(['["a","b"]']);
+  }),
+  'N4 skills.list, skills.search and memory.recall take includeDescendants, alone or with includeParentScopes': fresh(async (p) => {
+    for (const scope of TRICKY) {
+      await p.skills.upsert({ slug: 'deploy', body: `deploy ${JSON.stringify(scope)}`, scope });
+      await p.memory.write({ content: `note ${JSON.stringify(scope)}`, scope });
+    }
+    const scopesOf = (list: readonly { scope: readonly string[] }[]): string[] => keys(list.map((r) => r.scope));
+    expect(scopesOf(await p.skills.list({ scope: ['a', 'b'] }))).toEqual(keys([['a', 'b']]));
+    expect(scopesOf(await p.skills.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
+      keys([
+        ['a', 'b'],
+        ['a', 'b', 'c'],
+      ]),
+    );
+    const chainAndBelow = keys([[], ['a'], ['a', 'b'], ['a', 'b', 'c']]);
+    expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true, includeParentScopes: true }))).toEqual(chainAndBelow);
+    expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true }))).toEqual(
+      keys([
+        ['a', 'b'],
+        ['a', 'b', 'c'],
+      ]),
+    );
+    expect(scopesOf(await p.memory.recall({ query: 'note', scope: ['a', 'b'], includeDescendants: true, includeParentScopes: true, limit: 50 }))).toEqual(
+      chainAndBelow,
+    );
+    expect(scopesOf(await p.memory.recall({ scope: ['a'], includeDescendants: true, limit: 50 }))).toEqual(
+      keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
+    );
+    expect(scopesOf(await p.memory.recall({ scope: ['a', 'b'], limit: 50 }))).toEqual(keys([['a', 'b']]));
+  }),
+  'N5 namespaces lists the distinct scopes of live records under a prefix, truncated to maxDepth, label by label in code-point order, capped by limit': async (
+    env,
+  ) => {
+    const p = await env.open();
+    expect(await p.namespaces()).toEqual([]);
+    await sessionsIn(p);
+    await p.skills.upsert({ slug: 's', scope: ['\u{1F600}'] });
+    await p.skills.upsert({ slug: 's', scope: ['\uFFFF'] });
+    const gone = await p.memory.write({ content: 'gone', scope: ['zz', 'top'] });
+    await p.memory.delete(gone.id);
+    expect(await p.namespaces()).toEqual([
+      [],
+      ['a'],
+      ['a', 'b'],
+      ['a', 'b', 'c'],
+      ['a', 'b,'],
+      ['a', 'bc'],
+      ['a"', 'b'],
+      ['a\\'],
+      ['ab'],
+      ['b'],
+      ['\uFFFF'],
+      ['\u{1F600}'],
+    ]);
+    expect(await p.namespaces({ prefix: ['a'] })).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b,'], ['a', 'bc']]);
+    expect(await p.namespaces({ prefix: ['a'], maxDepth: 2 })).toEqual([['a'], ['a', 'b'], ['a', 'b,'], ['a', 'bc']]);
+    expect(await p.namespaces({ maxDepth: 1, limit: 3 })).toEqual([[], ['a'], ['a"']]);
+    expect(await p.namespaces({ maxDepth: 0 })).toEqual([[]]);
+    expect(await p.namespaces({ prefix: ['zz'] })).toEqual([]);
+    await invalid(() => p.namespaces({ maxDepth: -1 }), 'maxDepth');
+    await invalid(() => p.namespaces({ prefix: ['a', ''] }), 'prefix.1');
   },
-  {
-    name: 'N6 the legacy rule keeps every old parent chain: a skill written with { project } is found from { project, workspace } in either form',
-    async run(env) {
-      const p = await env.open();
-      const web = await p.skills.upsert({ slug: 'fix', body: 'web', scope: { project: 'web' } });
-      await p.skills.upsert({ slug: 'fix', body: 'global' });
-      expect((await p.skills.get('fix', { scope: { project: 'web', workspace: 'api' } })).id).toBe(web.id);
-      expect((await p.skills.get('fix', { scope: ['project:web', 'workspace:api'] })).id).toBe(web.id);
-      expect((await p.skills.get('fix', { scope: ['instance:laptop', 'project:web'] })).body).toBe('global');
-      expect((await p.skills.list({ scope: { project: 'web' } })).map((s) => s.id)).toEqual([web.id]);
-    },
-  },
-];
+  'N6 the legacy rule keeps every old parent chain: a skill written with { project } is found from { project, workspace } in either form': fresh(async (p) => {
+    const web = await p.skills.upsert({ slug: 'fix', body: 'web', scope: { project: 'web' } });
+    await p.skills.upsert({ slug: 'fix', body: 'global' });
+    expect((await p.skills.get('fix', { scope: { project: 'web', workspace: 'api' } })).id).toBe(web.id);
+    expect((await p.skills.get('fix', { scope: ['project:web', 'workspace:api'] })).id).toBe(web.id);
+    expect((await p.skills.get('fix', { scope: ['instance:laptop', 'project:web'] })).body).toBe('global');
+    expect((await p.skills.list({ scope: { project: 'web' } })).map((s) => s.id)).toEqual([web.id]);
+  }),
+});

@@ -11,15 +11,13 @@ import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { arbQuery, arbText } from '../arbitraries/text.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, isEventSourced } from '../suite/harness.js';
 
 const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
 
 export const propertyChecks: ProviderCheck[] = [
-  {
-    name: 'X12 random operation sequences give the same outcomes, events and snapshot bytes as the in-memory reference',
-    needs: ['deterministic', 'injectableClock'],
-    async run(env) {
+  ...checks(['deterministic', 'injectableClock'], {
+    'X12 random operation sequences give the same outcomes, events and snapshot bytes as the in-memory reference': async (env) => {
       await fc.assert(
         fc.asyncProperty(arbOperations({ maxLength: 25 }), async (operations) => {
           const options = (clock: ManualClock) => ({ clock, entropy: seededEntropy(12), instanceId: 'instance-x12' });
@@ -43,10 +41,9 @@ export const propertyChecks: ProviderCheck[] = [
         { numRuns: env.propertyRuns, seed: env.seed },
       );
     },
-  },
-  {
-    name: 'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries',
-    async run(env) {
+  }),
+  ...checks([], {
+    'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries': async (env) => {
       await fc.assert(
         fc.asyncProperty(fc.array(arbText(), { minLength: 1, maxLength: 6 }), fc.array(arbQuery(), { minLength: 1, maxLength: 6 }), async (texts, queries) => {
           const p = await env.open();
@@ -71,5 +68,5 @@ export const propertyChecks: ProviderCheck[] = [
         { numRuns: env.propertyRuns, seed: env.seed },
       );
     },
-  },
+  }),
 ];

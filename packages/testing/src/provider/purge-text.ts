@@ -14,6 +14,7 @@ import { ExportReader, exportLine } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 import { expectReplayEqualsTables, openLog, storedText } from './erasure.js';
 
 /** A number no id, instant or clock reading holds: the text is its JSON. */
@@ -30,11 +31,9 @@ async function exported(p: EventSourcedProvider): Promise<string> {
 
 const NOTHING = { seq: 0, sessions: [], turns: [], skills: [], memory: [] };
 
-export const purgeTextChecks: ProviderCheck[] = [
-  {
-    name: 'E18 purge by text finds it in every field a purge erases (parts, tool inputs and results, data, metadata, titles, skill names, bodies and tags, memory keys and sources), and takes a session or skill that holds it whole',
-    needs: ['eventSourced'],
-    async run(env) {
+export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
+  'E18 purge by text finds it in every field a purge erases (parts, tool inputs and results, data, metadata, titles, skill names, bodies and tags, memory keys and sources), and takes a session or skill that holds it whole':
+    async (env) => {
       const p = await openLog(env);
       const chat = await p.sessions.create({ title: 'e18 chat' });
       const turn = (parts: Part[], metadata?: Record<string, unknown>) =>
@@ -90,11 +89,8 @@ export const purgeTextChecks: ProviderCheck[] = [
       expect((await p.memory.get(keptItem.id)).metadata).toEqual({ order: 3 });
       await expectReplayEqualsTables(p);
     },
-  },
-  {
-    name: 'E19 a repeated purge by namespace or text reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased',
-    needs: ['eventSourced'],
-    async run(env) {
+  'E19 a repeated purge by namespace or text reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased':
+    async (env) => {
       const p = await openLog(env);
       const scope = ['user:e19'];
       const chat = await p.sessions.create({ title: 'e19 chat', scope });
@@ -118,11 +114,8 @@ export const purgeTextChecks: ProviderCheck[] = [
       expect(await storedText(p)).not.toContain('Tapir');
       await expectReplayEqualsTables(p);
     },
-  },
-  {
-    name: 'E20 every erasedBy a purge writes reads back through the shared export reader, and the same export with a forged erasedBy is refused naming its line',
-    needs: ['eventSourced'],
-    async run(env) {
+  'E20 every erasedBy a purge writes reads back through the shared export reader, and the same export with a forged erasedBy is refused naming its line':
+    async (env) => {
       const p = await openLog(env);
       const chat = await p.sessions.create({ title: 'e20 chat' });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e20 Narwhal-61 turn' });
@@ -162,8 +155,7 @@ export const purgeTextChecks: ProviderCheck[] = [
         expect((error as Error).message).toMatch(message);
       }
     },
-  },
-];
+});
 
 /** Reads `events` as an export through the shared reader, with a trailer that matches them (as a forger would recompute it). */
 function readExport(events: readonly LogEvent[]): void {

@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, fresh, isEventSourced } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {
@@ -52,10 +52,8 @@ function relatingEmbedder(): Embedder {
 }
 
 export const searchChecks: ProviderCheck[] = [
-  {
-    name: 'S1 lexical search finds live turns newest first, each with its session and one turn either side',
-    async run(env) {
-      const p = await env.open();
+  ...checks([], {
+    'S1 lexical search finds live turns newest first, each with its session and one turn either side': fresh(async (p) => {
       const { a, b, turnsA, turnsB } = await transcripts(p);
       const hits = await p.sessions.search({ query: 'car', mode: 'lexical' });
       expect(ids(hits)).toEqual([turnsB[1], turnsA[1], turnsA[0]]);
@@ -67,12 +65,8 @@ export const searchChecks: ProviderCheck[] = [
       expect(await p.sessions.search({ query: 'CÁR noise', mode: 'lexical' })).toHaveLength(2);
       expect(await p.sessions.search({ query: '?!', mode: 'lexical' })).toEqual([]);
       expect(ids(await p.sessions.search({ mode: 'lexical', limit: 2 }))).toEqual([turnsB[2], turnsB[1]]);
-    },
-  },
-  {
-    name: 'S2 search narrows by session and role, skips deleted sessions, and an unknown session is NotFoundError',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'S2 search narrows by session and role, skips deleted sessions, and an unknown session is NotFoundError': fresh(async (p) => {
       const { a, b, turnsA, turnsB } = await transcripts(p);
       expect(ids(await p.sessions.search({ query: 'car', sessionId: a, mode: 'lexical' }))).toEqual([turnsA[1], turnsA[0]]);
       expect(ids(await p.sessions.search({ query: 'car', roles: ['user'], mode: 'lexical' }))).toEqual([turnsB[1], turnsA[0]]);
@@ -82,12 +76,8 @@ export const searchChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.search({ query: 'car', sessionId: b }), NotFoundError, 'deleted session');
       await expectError(() => p.sessions.search({ query: 'car', sessionId: 'missing' }), NotFoundError, 'unknown session');
       expect(turnsB).toHaveLength(3);
-    },
-  },
-  {
-    name: 'S3 context is a number for both sides or { before, after }, clipped at the transcript ends',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'S3 context is a number for both sides or { before, after }, clipped at the transcript ends': fresh(async (p) => {
       const { a, turnsA } = await transcripts(p);
       const t = await p.sessions.turns(a);
       const search = (context: SearchSessionsOptions['context']) => p.sessions.search({ query: 'rattle', mode: 'lexical', context });
@@ -96,12 +86,8 @@ export const searchChecks: ProviderCheck[] = [
       expect(await search(5)).toMatchObject([{ before: [t[0], t[1]], after: [t[3]] }]);
       expect(await search({ before: 1 })).toMatchObject([{ before: [t[1]], after: [t[3]] }]);
       expect(await search({ before: 0, after: 0 })).toMatchObject([{ before: [], after: [] }]);
-    },
-  },
-  {
-    name: 'S4 relevance order ranks by term frequency; match any, minScore and limit act as in recall',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'S4 relevance order ranks by term frequency; match any, minScore and limit act as in recall': fresh(async (p) => {
       const { turnsA, turnsB } = await transcripts(p);
       const ranked = await p.sessions.search({ query: 'car noise', mode: 'lexical', order: 'relevance' });
       expect(ids(ranked).sort()).toEqual([turnsA[0], turnsA[1]].sort());
@@ -111,23 +97,17 @@ export const searchChecks: ProviderCheck[] = [
       expect(ids(any)[2]).toBe(turnsB[1]);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', limit: 1 })).toHaveLength(1);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', order: 'relevance', minScore: 1 })).toEqual([]);
-    },
-  },
-  {
-    name: 'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants': fresh(async (p) => {
       await transcripts(p);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {} })).toHaveLength(3);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {}, includeDescendants: true })).toHaveLength(3);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' } })).toEqual([]);
       expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' }, includeDescendants: true })).toEqual([]);
-    },
-  },
-  {
-    name: 'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning',
-    needs: ['embedder'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['embedder'], {
+    'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': async (env) => {
       const p = await env.open({ embedder: conceptEmbedder() });
       const { a, b, turnsA, turnsB } = await transcripts(p);
       const sedan = await p.sessions.appendTurn({ sessionId: a, role: 'assistant', content: 'automobile insurance' });
@@ -150,11 +130,9 @@ export const searchChecks: ProviderCheck[] = [
       expect(ids(hybrid)).toEqual(expect.arrayContaining([turnsA[0], turnsA[1], turnsB[1]]));
       expect(hybrid[0]!.score).toBeGreaterThan(hybrid[hybrid.length - 1]!.score);
     },
-  },
-  {
-    name: 'S7 bad search options are ValidationError naming the field, and a search appends nothing',
-    async run(env) {
-      const p = await env.open();
+  }),
+  ...checks([], {
+    'S7 bad search options are ValidationError naming the field, and a search appends nothing': fresh(async (p) => {
       await transcripts(p);
       const before = isEventSourced(p) ? await p.log.head(STATE_STREAM) : 0;
       const cases: [SearchSessionsOptions, string][] = [
@@ -171,12 +149,12 @@ export const searchChecks: ProviderCheck[] = [
         expect(error.field.split('.')[0], field).toBe(field);
       }
       if (isEventSourced(p)) expect(await p.log.head(STATE_STREAM)).toBe(before);
-    },
-  },
-  {
-    name: 'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance',
-    needs: ['embedder'],
-    async run(env) {
+    }),
+  }),
+  ...checks(['embedder'], {
+    'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': async (
+      env,
+    ) => {
       const p = await env.open({ embedder: conceptEmbedder() });
       const { turnsA, turnsB } = await transcripts(p);
       for (const content of ['my car makes a noise', 'check the brake pads', 'you run deployments', 'zyzzyva']) await p.memory.write({ content });
@@ -213,11 +191,7 @@ export const searchChecks: ProviderCheck[] = [
       expect(lexical.length).toBe(1);
       for (const h of lexical) expect(hybrid.get(h.id)).toBeGreaterThanOrEqual(h.score - 1e-9);
     },
-  },
-  {
-    name: "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any",
-    needs: ['embedder'],
-    async run(env) {
+    "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any": async (env) => {
       const p = await env.open({ embedder: relatingEmbedder() });
       const kitten = await p.memory.write({ content: 'the kitten sleeps on the sofa' });
       await p.memory.write({ content: 'the dog barks at night' });
@@ -239,5 +213,5 @@ export const searchChecks: ProviderCheck[] = [
       expect(await p.memory.recall({ ...options, mode: 'lexical', match: 'any' })).toEqual([]);
       expect(await p.memory.recall({ ...options, mode: 'semantic' })).toEqual([]);
     },
-  },
+  }),
 ];

@@ -4,13 +4,11 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { readExport } from '../suite/export-read.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh, freshLog } from '../suite/harness.js';
 
 export const sessionUpdateChecks: ProviderCheck[] = [
-  {
-    name: 'X25 sessions.update changes title, metadata and scope in one session.updated event; refused updates append none',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+  ...checks(['eventSourced'], {
+    'X25 sessions.update changes title, metadata and scope in one session.updated event; refused updates append none': freshLog(async (p) => {
       const session = await p.sessions.create({ title: 'draft', model: 'm', metadata: { a: 1 }, scope: ['users', 'u1'] });
       await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
       const stored = await p.sessions.get(session.id);
@@ -73,12 +71,10 @@ export const sessionUpdateChecks: ProviderCheck[] = [
       await p.purge({ id: session.id, reason: 'test' });
       const texts = (await p.log.read({ stream: STATE_STREAM })).map((e) => JSON.stringify(e.payload)).join('\n');
       expect(texts).not.toContain('Lisbon');
-    },
-  },
-  {
-    name: 'X26 a scope is passed as an option; the deprecated positional forms read the same',
-    async run(env) {
-      const p = await env.open();
+    }),
+  }),
+  ...checks([], {
+    'X26 a scope is passed as an option; the deprecated positional forms read the same': fresh(async (p) => {
       const web = await p.skills.upsert({ slug: 'deploy', body: 'web', scope: ['web'] });
       await p.skills.upsert({ slug: 'deploy', body: 'global' });
       await p.skills.upsert({ slug: 'lint', body: 'api', scope: ['web', 'api'] });
@@ -106,6 +102,6 @@ export const sessionUpdateChecks: ProviderCheck[] = [
       expect(await p.skills.delete('deploy', { scope: ['web'] })).toMatchObject({ id: web.id, deleted: true });
       expect(await p.skills.delete('lint', ['web', 'api'])).toMatchObject({ body: 'api', deleted: true });
       expect(await p.skills.delete('deploy', undefined, {})).toMatchObject({ body: 'global', deleted: true });
-    },
-  },
+    }),
+  }),
 ];

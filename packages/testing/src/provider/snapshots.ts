@@ -29,6 +29,7 @@ import { expectError } from '../suite/expect-error.js';
 import { cutAt } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 import { FORMAT_4_MEMORY_PART, namedRowHolding, rowsNow, storedHeads, storedSnapshotRows, storeEarlierFormat } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
@@ -85,10 +86,8 @@ async function flipRow(log: Log, seq: number, from: string, to: string): Promise
 }
 
 export const snapshotChecks: ProviderCheck[] = [
-  {
-    name: 'B31 replay from a snapshot equals a full replay; tampered, undecodable and wrong-seq snapshots are skipped',
-    needs: ['eventSourced', 'snapshotCodec'],
-    async run(env) {
+  ...checks(['eventSourced', 'snapshotCodec'], {
+    'B31 replay from a snapshot equals a full replay; tampered, undecodable and wrong-seq snapshots are skipped': async (env) => {
       const codec = hmacCodec('conformance-secret');
       const p = env.eventSourced(await env.open({ snapshotCodec: codec }));
       const log = p.log;
@@ -151,167 +150,155 @@ export const snapshotChecks: ProviderCheck[] = [
       expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
       expect(await snapshotText(await env.replay(log, { snapshotCodec: codec }))).toBe(full);
     },
-  },
-  {
-    name: 'X16 a stored snapshot is bound to its log and its content: edited, foreign, unbound and re-anchored ones are skipped, and the fold equals a full replay',
-    needs: ['eventSourced'],
-    async run(env) {
-      // Unsealed on purpose: the binding alone must catch all of these.
-      const p = env.eventSourced(await env.open());
-      const log = p.log;
-      const identity = await log.identity();
-      expect(identity).toMatch(/\S/);
-      expect(await log.identity()).toBe(identity);
-      await populate(p);
-      const good = await p.saveSnapshot();
-      const k = good.seq;
-      await write(p, 1);
+  }),
+  ...checks(['eventSourced'], {
+    'X16 a stored snapshot is bound to its log and its content: edited, foreign, unbound and re-anchored ones are skipped, and the fold equals a full replay':
+      async (env) => {
+        // Unsealed on purpose: the binding alone must catch all of these.
+        const p = env.eventSourced(await env.open());
+        const log = p.log;
+        const identity = await log.identity();
+        expect(identity).toMatch(/\S/);
+        expect(await log.identity()).toBe(identity);
+        await populate(p);
+        const good = await p.saveSnapshot();
+        const k = good.seq;
+        await write(p, 1);
 
-      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
-      // (A row snapshot k shares would be damaged for k too: the note is in a chunk of k + 1's own.)
-      const edited = await p.saveSnapshot();
-      await flipRow(log, edited.seq, 'note 1', 'note 7');
-      await write(p, 2);
+        // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
+        // (A row snapshot k shares would be damaged for k too: the note is in a chunk of k + 1's own.)
+        const edited = await p.saveSnapshot();
+        await flipRow(log, edited.seq, 'note 1', 'note 7');
+        await write(p, 2);
 
-      // k + 2: a genuine snapshot of another store at the same seq.
-      const other = env.eventSourced(await env.open());
-      await populate(other);
-      await other.memory.write({ content: 'written elsewhere' });
-      await other.memory.write({ content: 'written elsewhere too' });
-      expect(await other.log.identity()).not.toBe(identity);
-      const foreign = await other.saveSnapshot();
-      expect(foreign.seq).toBe(k + 2);
-      await log.saveSnapshot(foreign);
-      await write(p, 3);
+        // k + 2: a genuine snapshot of another store at the same seq.
+        const other = env.eventSourced(await env.open());
+        await populate(other);
+        await other.memory.write({ content: 'written elsewhere' });
+        await other.memory.write({ content: 'written elsewhere too' });
+        expect(await other.log.identity()).not.toBe(identity);
+        const foreign = await other.saveSnapshot();
+        expect(foreign.seq).toBe(k + 2);
+        await log.saveSnapshot(foreign);
+        await write(p, 3);
 
-      // k + 3: correct content, stored whole without a binding (as an older version stored it): of an earlier format, not damaged.
-      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
-      await write(p, 4);
+        // k + 3: correct content, stored whole without a binding (as an older version stored it): of an earlier format, not damaged.
+        await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
+        await write(p, 4);
 
-      // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
-      const content = await storedChunksOf(log, await p.snapshot());
-      const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
-      await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
-      await write(p, 5);
+        // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
+        const content = await storedChunksOf(log, await p.snapshot());
+        const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
+        await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
+        await write(p, 5);
 
-      const full = await snapshotText(await env.replay(log, { fromScratch: true }));
-      expect(full).toBe(await snapshotText(p));
-      const fold = await foldLog(log);
-      expect(fold.snapshotSeq).toBe(k);
-      expect(fold.skipped).toEqual([
-        { seq: k + 4, reason: expect.stringContaining(`the event at seq ${k + 4} is not the one the snapshot was taken after`), damaged: true },
-        { seq: k + 3, reason: expect.stringContaining('earlier snapshot format'), damaged: false },
-        { seq: k + 2, reason: expect.stringContaining('taken from another log'), damaged: true },
-        { seq: k + 1, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true },
-      ]);
-      expect(encodeSnapshot(fold.state.capture())).toBe(full);
-      expect(await snapshotText(await env.replay(log))).toBe(full);
+        const full = await snapshotText(await env.replay(log, { fromScratch: true }));
+        expect(full).toBe(await snapshotText(p));
+        const fold = await foldLog(log);
+        expect(fold.snapshotSeq).toBe(k);
+        expect(fold.skipped).toEqual([
+          { seq: k + 4, reason: expect.stringContaining(`the event at seq ${k + 4} is not the one the snapshot was taken after`), damaged: true },
+          { seq: k + 3, reason: expect.stringContaining('earlier snapshot format'), damaged: false },
+          { seq: k + 2, reason: expect.stringContaining('taken from another log'), damaged: true },
+          { seq: k + 1, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true },
+        ]);
+        expect(encodeSnapshot(fold.state.capture())).toBe(full);
+        expect(await snapshotText(await env.replay(log))).toBe(full);
 
-      // With the good one edited too, the fold starts from scratch and still agrees.
-      await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
-      const fallback = await foldLog(log);
-      expect(fallback.snapshotSeq).toBe(0);
-      expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
-      expect(await snapshotText(await env.replay(log))).toBe(full);
-    },
-  },
-  {
-    name: 'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected',
-    needs: ['eventSourced'],
-    async run(env) {
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
-          fc.nat(),
-          fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
-          async (chunks, at, replacement) => {
-            const clock = new ManualClock(T0);
-            const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
-            try {
-              for (const operations of chunks) {
-                await runOperations(p, operations, { clock });
-                await p.saveSnapshot();
+        // With the good one edited too, the fold starts from scratch and still agrees.
+        await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
+        const fallback = await foldLog(log);
+        expect(fallback.snapshotSeq).toBe(0);
+        expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
+        expect(await snapshotText(await env.replay(log))).toBe(full);
+      },
+    'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected':
+      async (env) => {
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+            fc.nat(),
+            fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
+            async (chunks, at, replacement) => {
+              const clock = new ManualClock(T0);
+              const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
+              try {
+                for (const operations of chunks) {
+                  await runOperations(p, operations, { clock });
+                  await p.saveSnapshot();
+                }
+                const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
+                expect(full).toBe(await snapshotText(p));
+                const latest = await p.log.latestSnapshot(STATE_STREAM);
+                expect(latest).toBeDefined();
+                const stored = latest!;
+                const fold = await foldLog(p.log);
+                expect(fold.skipped).toEqual([]);
+                expect(fold.snapshotSeq).toBe(stored.seq);
+                expect(encodeSnapshot(fold.state.capture())).toBe(full);
+
+                // The change lands in the head or in one of the rows it names.
+                const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
+                const which = at % rows.length;
+                const row = rows[which];
+                const { data } = row!;
+                const i = Math.floor(at / rows.length) % data.length;
+                const original = data[i]!;
+                const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
+                await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
+                const after = await foldLog(p.log);
+                expect(after.skipped[0]?.seq).toBe(stored.seq);
+                expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
+                expect(encodeSnapshot(after.state.capture())).toBe(full);
+              } finally {
+                await env.release(p);
               }
-              const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
-              expect(full).toBe(await snapshotText(p));
-              const latest = await p.log.latestSnapshot(STATE_STREAM);
-              expect(latest).toBeDefined();
-              const stored = latest!;
-              const fold = await foldLog(p.log);
-              expect(fold.skipped).toEqual([]);
-              expect(fold.snapshotSeq).toBe(stored.seq);
-              expect(encodeSnapshot(fold.state.capture())).toBe(full);
+            },
+          ),
+          { numRuns: env.propertyRuns, seed: env.seed },
+        );
+      },
+    'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text':
+      freshLog(async (p, env) => {
+        const log = p.log;
+        await populate(p);
+        const secret = await p.memory.write({ content: 'x27 Quillon-Marrowby keeps the spare key' });
+        const k = (await p.saveSnapshot()).seq;
+        const earlier = async (format: 'parts' | 'whole' | 'unbound') => {
+          await write(p, k);
+          await storeEarlierFormat(log, await p.snapshot(), format);
+        };
+        await earlier('parts');
+        await earlier('whole');
+        await earlier('unbound');
+        await write(p, 1);
+        const full = await snapshotText(await env.replay(log, { fromScratch: true }));
+        const fold = await foldLog(log);
+        expect(fold.snapshotSeq).toBe(k);
+        expect(fold.skipped).toEqual([k + 3, k + 2, k + 1].map((seq) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false })));
+        expect(encodeSnapshot(fold.state.capture())).toBe(full);
+        expect(encodeSnapshot(await (await p.at({ seq: k + 3 })).capture())).toBe(
+          encodeSnapshot((await foldLog(cutAt(log, k + 3), { fromScratch: true })).state.capture()),
+        );
 
-              // The change lands in the head or in one of the rows it names.
-              const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
-              const which = at % rows.length;
-              const row = rows[which];
-              const { data } = row!;
-              const i = Math.floor(at / rows.length) % data.length;
-              const original = data[i]!;
-              const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
-              await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
-              const after = await foldLog(p.log);
-              expect(after.skipped[0]?.seq).toBe(stored.seq);
-              expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
-              expect(encodeSnapshot(after.state.capture())).toBe(full);
-            } finally {
-              await env.release(p);
-            }
-          },
-        ),
-        { numRuns: env.propertyRuns, seed: env.seed },
-      );
-    },
-  },
-  {
-    name: 'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
-      const log = p.log;
-      await populate(p);
-      const secret = await p.memory.write({ content: 'x27 Quillon-Marrowby keeps the spare key' });
-      const k = (await p.saveSnapshot()).seq;
-      const earlier = async (format: 'parts' | 'whole' | 'unbound') => {
-        await write(p, k);
-        await storeEarlierFormat(log, await p.snapshot(), format);
-      };
-      await earlier('parts');
-      await earlier('whole');
-      await earlier('unbound');
-      await write(p, 1);
-      const full = await snapshotText(await env.replay(log, { fromScratch: true }));
-      const fold = await foldLog(log);
-      expect(fold.snapshotSeq).toBe(k);
-      expect(fold.skipped).toEqual([k + 3, k + 2, k + 1].map((seq) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false })));
-      expect(encodeSnapshot(fold.state.capture())).toBe(full);
-      expect(encodeSnapshot(await (await p.at({ seq: k + 3 })).capture())).toBe(
-        encodeSnapshot((await foldLog(cutAt(log, k + 3), { fromScratch: true })).state.capture()),
-      );
+        // The next save drops every row of them; the snapshot of chunks stays.
+        const saved = (await p.saveSnapshot()).seq;
+        expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
+        expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
+        expect((await foldLog(log)).skipped).toEqual([]);
 
-      // The next save drops every row of them; the snapshot of chunks stays.
-      const saved = (await p.saveSnapshot()).seq;
-      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
-      expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
-      expect((await foldLog(log)).skipped).toEqual([]);
-
-      // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the erased text.
-      await earlier('parts');
-      await earlier('whole');
-      const before = [...(await storedHeads(log)), ...(await rowsNow(log, [{ stream: FORMAT_4_MEMORY_PART, seq: saved + 1 }]))];
-      expect(before.map((row) => row.data).join('\n')).toContain('Quillon-Marrowby');
-      await p.purge({ id: secret.id, reason: 'x27' });
-      const after = [...(await storedSnapshotRows(log)), ...(await rowsNow(log, before))];
-      expect(after.map((row) => row.data).join('\n')).not.toContain('Quillon-Marrowby');
-      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
-      expect((await foldLog(log)).skipped).toEqual([]);
-    },
-  },
-  {
-    name: 'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq',
-    needs: ['eventSourced'],
-    async run(env) {
+        // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the erased text.
+        await earlier('parts');
+        await earlier('whole');
+        const before = [...(await storedHeads(log)), ...(await rowsNow(log, [{ stream: FORMAT_4_MEMORY_PART, seq: saved + 1 }]))];
+        expect(before.map((row) => row.data).join('\n')).toContain('Quillon-Marrowby');
+        await p.purge({ id: secret.id, reason: 'x27' });
+        const after = [...(await storedSnapshotRows(log)), ...(await rowsNow(log, before))];
+        expect(after.map((row) => row.data).join('\n')).not.toContain('Quillon-Marrowby');
+        expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
+        expect((await foldLog(log)).skipped).toEqual([]);
+      }),
+    'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq': async (env) => {
       const cases: Array<{ label: string; bad: (p: EventSourcedProvider) => Promise<AppendInput> }> = [
         { label: 'missing record', bad: async () => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }) },
         {
@@ -367,5 +354,5 @@ export const snapshotChecks: ProviderCheck[] = [
         await env.release(p);
       }
     },
-  },
+  }),
 ];

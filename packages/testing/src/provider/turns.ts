@@ -8,7 +8,7 @@ import { arbText } from '../arbitraries/text.js';
 import { expectError } from '../suite/expect-error.js';
 import { snapshotText } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { isEventSourced } from '../suite/harness.js';
+import { checks, fresh, freshLog, isEventSourced } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {
@@ -34,9 +34,10 @@ const TOOL_TURN: Part[] = [
 ];
 
 export const turnChecks: ProviderCheck[] = [
-  {
-    name: 'T1 content alone becomes one text part, parts alone render their text parts as content, both given are both kept, an empty text part is kept',
-    async run(env) {
+  ...checks([], {
+    'T1 content alone becomes one text part, parts alone render their text parts as content, both given are both kept, an empty text part is kept': async (
+      env,
+    ) => {
       const p = await env.open();
       const s = await p.sessions.create({ metadata: { app: 'cli', n: 1 } });
       expect(s.metadata).toEqual({ app: 'cli', n: 1 });
@@ -53,10 +54,7 @@ export const turnChecks: ProviderCheck[] = [
       expect(emptyText).toMatchObject({ content: '', parts: [{ type: 'text', text: '' }] });
       expect(await p.sessions.turns(s.id)).toEqual([plain, empty, structured, both, emptyText]);
     },
-  },
-  {
-    name: 'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)',
-    async run(env) {
+    'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)': async (env) => {
       await fc.assert(
         fc.asyncProperty(
           arbJsonObject(),
@@ -92,11 +90,7 @@ export const turnChecks: ProviderCheck[] = [
         { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)), seed: env.seed },
       );
     },
-  },
-  {
-    name: 'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError',
-    async run(env) {
-      const p = await env.open();
+    'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError': fresh(async (p) => {
       const { session } = await withTurns(p, 5);
       expect(contents(await p.sessions.turns(session.id, { last: 2 }))).toEqual(['c4', 'c5']);
       expect(contents(await p.sessions.turns(session.id, { last: 9 }))).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
@@ -106,32 +100,26 @@ export const turnChecks: ProviderCheck[] = [
       expect(error.field).toBe('last');
       await expectError(() => p.sessions.turns(session.id, { last: 0 }), ValidationError);
       await expectError(() => p.sessions.turns('missing', { last: 1 }), NotFoundError);
-    },
-  },
-  {
-    name: 'T4 removeLastTurn returns the tombstone (syncVersion 2, later HLC), reads skip it, the session moves once; none left is NotFoundError',
-    async run(env) {
-      const p = await env.open();
-      const { session, turns } = await withTurns(p, 2);
-      const before = await p.sessions.get(session.id);
-      const tombstone = await p.sessions.removeLastTurn(session.id);
-      expect(tombstone).toMatchObject({ id: turns[1]!.id, seq: 2, content: 'c2', deleted: true, syncVersion: 2 });
-      expect(compareHlc(tombstone.updatedHlc, turns[1]!.updatedHlc)).toBeGreaterThan(0);
-      const after = await p.sessions.get(session.id);
-      expect(after.syncVersion).toBe(before.syncVersion + 1);
-      expect(after.updatedHlc).toEqual(tombstone.updatedHlc);
-      expect(await p.sessions.turns(session.id)).toEqual([turns[0]]);
-      await p.sessions.removeLastTurn(session.id);
-      const mark = await writeMark(p, session.id);
-      await expectError(() => p.sessions.removeLastTurn(session.id), NotFoundError);
-      expect(await writeMark(p, session.id)).toBe(mark);
-      await expectError(() => p.sessions.removeLastTurn('missing'), NotFoundError);
-    },
-  },
-  {
-    name: 'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'T4 removeLastTurn returns the tombstone (syncVersion 2, later HLC), reads skip it, the session moves once; none left is NotFoundError': fresh(
+      async (p) => {
+        const { session, turns } = await withTurns(p, 2);
+        const before = await p.sessions.get(session.id);
+        const tombstone = await p.sessions.removeLastTurn(session.id);
+        expect(tombstone).toMatchObject({ id: turns[1]!.id, seq: 2, content: 'c2', deleted: true, syncVersion: 2 });
+        expect(compareHlc(tombstone.updatedHlc, turns[1]!.updatedHlc)).toBeGreaterThan(0);
+        const after = await p.sessions.get(session.id);
+        expect(after.syncVersion).toBe(before.syncVersion + 1);
+        expect(after.updatedHlc).toEqual(tombstone.updatedHlc);
+        expect(await p.sessions.turns(session.id)).toEqual([turns[0]]);
+        await p.sessions.removeLastTurn(session.id);
+        const mark = await writeMark(p, session.id);
+        await expectError(() => p.sessions.removeLastTurn(session.id), NotFoundError);
+        expect(await writeMark(p, session.id)).toBe(mark);
+        await expectError(() => p.sessions.removeLastTurn('missing'), NotFoundError);
+      },
+    ),
+    'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1': fresh(async (p) => {
       const { session } = await withTurns(p, 3);
       await p.sessions.removeLastTurn(session.id);
       await p.sessions.removeLastTurn(session.id);
@@ -144,12 +132,8 @@ export const turnChecks: ProviderCheck[] = [
         [5, 'redo'],
       ]);
       expect((await p.sessions.turns(session.id, { afterSeq: 1 })).map((t) => t.seq)).toEqual([5]);
-    },
-  },
-  {
-    name: 'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []': fresh(async (p) => {
       const { session, turns } = await withTurns(p, 3);
       const before = await p.sessions.get(session.id);
       const tombstones = await p.sessions.clear(session.id);
@@ -160,84 +144,79 @@ export const turnChecks: ProviderCheck[] = [
       expect(await p.sessions.clear(session.id)).toEqual([]);
       expect(await writeMark(p, session.id)).toBe(mark);
       await expectError(() => p.sessions.clear('missing'), NotFoundError);
-    },
-  },
-  {
-    name: 'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing',
-    async run(env) {
-      const p = await env.open();
-      const { session, turns } = await withTurns(p, 3);
-      const added = await p.sessions.replaceSuffix(session.id, {
-        expected: [turns[1]!.id, turns[2]!.id],
-        turns: [
-          { role: 'assistant', content: 'r1' },
-          { role: 'assistant', parts: TOOL_TURN, id: 'chosen-id' },
-        ],
-      });
-      expect(added.map((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([
-        [4, 'r1', false],
-        [5, 'checking\ndone', true],
-      ]);
-      expect(added[0]!.updatedHlc).toEqual(added[1]!.updatedHlc);
-      expect(contents(await p.sessions.turns(session.id))).toEqual(['c1', 'r1', 'checking\ndone']);
-      const mark = await writeMark(p, session.id);
-      await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[2]!.id], turns: [] }), ConflictError, 'a removed turn');
-      await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[0]!.id], turns: [] }), ConflictError, 'not a suffix');
-      await expectError(() => p.sessions.replaceSuffix(session.id, { expected: ['a', 'b', 'c', 'd'], turns: [] }), ConflictError, 'longer');
-      await expectError(
-        () => p.sessions.replaceSuffix(session.id, { expected: [], turns: [{ role: 'user', content: 'x', id: turns[2]!.id }] }),
-        ConflictError,
-        'tombstone id',
-      );
-      const twice = {
-        expected: [],
-        turns: [
-          { role: 'user' as const, content: 'x', id: 'dup' },
-          { role: 'user' as const, content: 'y', id: 'dup' },
-        ],
-      };
-      await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
-      expect(await writeMark(p, session.id)).toBe(mark);
-      const appended = await p.sessions.replaceSuffix(session.id, {
-        expected: [],
-        turns: [
-          { role: 'user', content: 'a1' },
-          { role: 'user', content: 'a2' },
-        ],
-      });
-      expect(appended.map((t) => t.seq)).toEqual([6, 7]);
-      expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
-      await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
-    },
-  },
-  {
-    name: 'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
-      const { session, turns } = await withTurns(p, 3);
-      const head = await p.log.head(STATE_STREAM);
-      await p.sessions.removeLastTurn(session.id);
-      await p.sessions.replaceSuffix(session.id, {
-        expected: [turns[1]!.id],
-        turns: [
-          { role: 'user', content: 'n1' },
-          { role: 'user', content: 'n2' },
-        ],
-      });
-      await p.sessions.clear(session.id);
-      const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-      expect(events.map((e) => e.type)).toEqual(['session.turns_removed', 'session.suffix_replaced', 'session.turns_removed']);
-      const replayed = await env.replay(p.log);
-      expect(await snapshotText(replayed)).toBe(await snapshotText(p));
-      expect(await replayed.sessions.turns(session.id)).toEqual([]);
-      expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
-    },
-  },
-  {
-    name: 'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing',
-    async run(env) {
-      const p = await env.open();
+    }),
+    'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing': fresh(
+      async (p) => {
+        const { session, turns } = await withTurns(p, 3);
+        const added = await p.sessions.replaceSuffix(session.id, {
+          expected: [turns[1]!.id, turns[2]!.id],
+          turns: [
+            { role: 'assistant', content: 'r1' },
+            { role: 'assistant', parts: TOOL_TURN, id: 'chosen-id' },
+          ],
+        });
+        expect(added.map((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([
+          [4, 'r1', false],
+          [5, 'checking\ndone', true],
+        ]);
+        expect(added[0]!.updatedHlc).toEqual(added[1]!.updatedHlc);
+        expect(contents(await p.sessions.turns(session.id))).toEqual(['c1', 'r1', 'checking\ndone']);
+        const mark = await writeMark(p, session.id);
+        await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[2]!.id], turns: [] }), ConflictError, 'a removed turn');
+        await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[0]!.id], turns: [] }), ConflictError, 'not a suffix');
+        await expectError(() => p.sessions.replaceSuffix(session.id, { expected: ['a', 'b', 'c', 'd'], turns: [] }), ConflictError, 'longer');
+        await expectError(
+          () => p.sessions.replaceSuffix(session.id, { expected: [], turns: [{ role: 'user', content: 'x', id: turns[2]!.id }] }),
+          ConflictError,
+          'tombstone id',
+        );
+        const twice = {
+          expected: [],
+          turns: [
+            { role: 'user' as const, content: 'x', id: 'dup' },
+            { role: 'user' as const, content: 'y', id: 'dup' },
+          ],
+        };
+        await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
+        expect(await writeMark(p, session.id)).toBe(mark);
+        const appended = await p.sessions.replaceSuffix(session.id, {
+          expected: [],
+          turns: [
+            { role: 'user', content: 'a1' },
+            { role: 'user', content: 'a2' },
+          ],
+        });
+        expect(appended.map((t) => t.seq)).toEqual([6, 7]);
+        expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
+        await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
+      },
+    ),
+  }),
+  ...checks(['eventSourced'], {
+    'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same': freshLog(
+      async (p, env) => {
+        const { session, turns } = await withTurns(p, 3);
+        const head = await p.log.head(STATE_STREAM);
+        await p.sessions.removeLastTurn(session.id);
+        await p.sessions.replaceSuffix(session.id, {
+          expected: [turns[1]!.id],
+          turns: [
+            { role: 'user', content: 'n1' },
+            { role: 'user', content: 'n2' },
+          ],
+        });
+        await p.sessions.clear(session.id);
+        const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+        expect(events.map((e) => e.type)).toEqual(['session.turns_removed', 'session.suffix_replaced', 'session.turns_removed']);
+        const replayed = await env.replay(p.log);
+        expect(await snapshotText(replayed)).toBe(await snapshotText(p));
+        expect(await replayed.sessions.turns(session.id)).toEqual([]);
+        expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
+      },
+    ),
+  }),
+  ...checks([], {
+    'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing': fresh(async (p) => {
       const { session } = await withTurns(p, 1);
       const bad: Array<[unknown, string]> = [
         [{ parts: [{ type: 'file', mediaType: 'image/png', url: 'https://x', data: 'AAAA' }] }, 'parts.0.url'],
@@ -261,6 +240,6 @@ export const turnChecks: ProviderCheck[] = [
       await expectError(() => p.sessions.create({ metadata: { n: Number.NaN } }), ValidationError);
       expect(await writeMark(p, session.id)).toBe(mark);
       expect(contents(await p.sessions.turns(session.id))).toEqual(['c1']);
-    },
-  },
+    }),
+  }),
 ];

@@ -6,6 +6,7 @@ import type { ErrorClass } from '../suite/expect-error.js';
 import { expectError } from '../suite/expect-error.js';
 import { readModel, snapshotText } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Deliberately ill-typed input, as a JavaScript caller could pass it. */
 // biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
@@ -183,34 +184,30 @@ export async function observe(env: CheckEnv, p: Provider): Promise<string> {
   return JSON.stringify(await readModel(p, [{}]));
 }
 
-export const validationChecks: ProviderCheck[] = [
-  {
-    name: 'B37 reused ids are ConflictError, bad input is ValidationError, and no failing call appends an event',
-    async run(env) {
-      const p = await env.open();
-      await p.sessions.create({ id: SESSION, title: 'live' });
-      await p.sessions.create({ id: OTHER_SESSION, title: 'other' });
-      await p.sessions.create({ id: DEAD_SESSION, title: 'dead' });
-      await p.sessions.delete(DEAD_SESSION);
-      await p.sessions.appendTurn({ sessionId: SESSION, role: 'user', content: 'hello', id: TURN });
-      await p.skills.upsert({ slug: 'deploy', body: 'ship it', id: SKILL });
-      await p.skills.upsert({ slug: MAXED, uses: Number.MAX_SAFE_INTEGER, wins: Number.MAX_SAFE_INTEGER });
-      await p.memory.write({ content: 'a fact', id: ITEM });
-      await p.memory.write({ content: 'gone', id: DEAD_ITEM });
-      await p.memory.delete(DEAD_ITEM);
+export const validationChecks: ProviderCheck[] = checks([], {
+  'B37 reused ids are ConflictError, bad input is ValidationError, and no failing call appends an event': fresh(async (p, env) => {
+    await p.sessions.create({ id: SESSION, title: 'live' });
+    await p.sessions.create({ id: OTHER_SESSION, title: 'other' });
+    await p.sessions.create({ id: DEAD_SESSION, title: 'dead' });
+    await p.sessions.delete(DEAD_SESSION);
+    await p.sessions.appendTurn({ sessionId: SESSION, role: 'user', content: 'hello', id: TURN });
+    await p.skills.upsert({ slug: 'deploy', body: 'ship it', id: SKILL });
+    await p.skills.upsert({ slug: MAXED, uses: Number.MAX_SAFE_INTEGER, wins: Number.MAX_SAFE_INTEGER });
+    await p.memory.write({ content: 'a fact', id: ITEM });
+    await p.memory.write({ content: 'gone', id: DEAD_ITEM });
+    await p.memory.delete(DEAD_ITEM);
 
-      const before = await observe(env, p);
-      for (const c of CASES) {
-        const error = await expectError(() => c.call(p), c.error, c.label);
-        if (c.field !== undefined) expect((error as ValidationError).field.split('.')[0], c.label).toBe(c.field);
-        expect(await observe(env, p), `${c.label}: state changed`).toBe(before);
-      }
+    const before = await observe(env, p);
+    for (const c of CASES) {
+      const error = await expectError(() => c.call(p), c.error, c.label);
+      if (c.field !== undefined) expect((error as ValidationError).field.split('.')[0], c.label).toBe(c.field);
+      expect(await observe(env, p), `${c.label}: state changed`).toBe(before);
+    }
 
-      // Text exactly at a limit is accepted, and so are dates that exist.
-      await p.sessions.create({ title: 'x'.repeat(LIMITS.shortText), id: 'i'.repeat(LIMITS.id) });
-      expect((await p.sessions.create({ createdAt: '2024-02-29' })).createdAt).toBe('2024-02-29T00:00:00.000Z');
-      expect((await p.sessions.create({ createdAt: '2026-03-01T00:30:00+01:00' })).createdAt).toBe('2026-02-28T23:30:00.000Z');
-      await p.skills.upsert({ slug: 's'.repeat(LIMITS.slug), tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
-    },
-  },
-];
+    // Text exactly at a limit is accepted, and so are dates that exist.
+    await p.sessions.create({ title: 'x'.repeat(LIMITS.shortText), id: 'i'.repeat(LIMITS.id) });
+    expect((await p.sessions.create({ createdAt: '2024-02-29' })).createdAt).toBe('2024-02-29T00:00:00.000Z');
+    expect((await p.sessions.create({ createdAt: '2026-03-01T00:30:00+01:00' })).createdAt).toBe('2026-02-28T23:30:00.000Z');
+    await p.skills.upsert({ slug: 's'.repeat(LIMITS.slug), tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
+  }),
+});

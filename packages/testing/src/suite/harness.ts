@@ -43,6 +43,27 @@ export interface ProviderCheck {
   run(env: CheckEnv): Promise<void>;
 }
 
+/**
+ * Checks written as a table: each name (its number in docs/conformance.md first) to its body, in the
+ * order written, every one needing `needs` (none when empty).
+ */
+export function checks<E = CheckEnv, N extends string = Capability>(
+  needs: readonly N[],
+  table: Readonly<Record<string, (env: E) => Promise<void>>>,
+): { name: string; needs?: readonly N[]; run(env: E): Promise<void> }[] {
+  return Object.entries(table).map(([name, run]) => (needs.length === 0 ? { name, run } : { name, needs, run }));
+}
+
+/** A check body handed a fresh provider of the factory (and the environment). */
+export function fresh(body: (p: Provider, env: CheckEnv) => Promise<void>): (env: CheckEnv) => Promise<void> {
+  return async (env) => body(await env.open(), env);
+}
+
+/** A check body handed a fresh event-sourced provider of the factory (and the environment). */
+export function freshLog(body: (p: EventSourcedProvider, env: CheckEnv) => Promise<void>): (env: CheckEnv) => Promise<void> {
+  return async (env) => body(env.eventSourced(await env.open()), env);
+}
+
 /** True when `provider` exposes the event-sourcing surface. */
 export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
   const p = provider as Partial<EventSourcedProvider>;
