@@ -11,19 +11,16 @@ import { expect } from 'vitest';
 import { exportLines, readExport } from '../suite/export-read.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { cutAt } from '../suite/log-cut.js';
-import { runWriters, writerPlans } from '../suite/writers.js';
+import { openForWriters, runWriters } from '../suite/writers.js';
 
 export const cutChecks: ProviderCheck[] = [
   {
     name: 'V9 at({ seq }) and an export up to a seq, at random positions of a log written by 8 writers at once, hold exactly the events up to it',
     needs: ['eventSourced'],
     async run(env) {
-      const p = env.eventSourced(await env.open());
-      const shared = await p.sessions.create({ title: 'shared' });
-      await p.skills.upsert({ slug: 'shared-skill', name: 'Shared', body: 'every writer records outcomes here' });
+      const { p, plans } = await openForWriters(env, 8, 24);
       // Writers on providers of their own where the storage has them (G9 runs them as processes), and a snapshot stored
       // while they run: views below and above it fold from different starts.
-      const plans = writerPlans(8, 24, shared.id, 'shared-skill');
       const [reports] = await Promise.all([runWriters(env, p, plans, { processes: false }), p.saveSnapshot()]);
       expect(reports.flat().filter((line) => 'failed' in line)).toEqual([]);
       const events = await p.log.read({ stream: STATE_STREAM });

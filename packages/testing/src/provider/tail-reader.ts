@@ -9,7 +9,7 @@ import { expect } from 'vitest';
 import { poll, subscribed } from '../suite/follow.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import type { AckKind, WriterReport } from '../suite/mixed-writer.js';
-import { runWriters, writerPlans } from '../suite/writers.js';
+import { openForWriters, runWriters, SHARED_SKILL } from '../suite/writers.js';
 
 /** Writers and writes per writer: a few hundred events in all. */
 const WRITERS = 8;
@@ -30,15 +30,13 @@ export const tailReaderChecks: ProviderCheck[] = [
     name: 'G9 a reader following the log while 8 writers write at once sees exactly the committed events, in the log order, each once',
     needs: ['eventSourced'],
     async run(env) {
-      const p = env.eventSourced(await env.open());
-      const shared = await p.sessions.create({ title: 'shared' });
-      await p.skills.upsert({ slug: 'shared-skill', name: 'Shared', body: 'every writer records outcomes here' });
+      const { p, shared, plans } = await openForWriters(env, WRITERS, WRITES);
       const start = await p.log.head(STATE_STREAM);
       const reader = poll(p.log, start);
       const subscriber = subscribed(p.log, start);
       let reports: WriterReport[][];
       try {
-        reports = await runWriters(env, p, writerPlans(WRITERS, WRITES, shared.id, 'shared-skill'));
+        reports = await runWriters(env, p, plans);
       } finally {
         await reader.stop();
       }
@@ -67,7 +65,7 @@ export const tailReaderChecks: ProviderCheck[] = [
           writer,
         ).toEqual(Array.from({ length: count('turn', writer) }, (_, i) => i + 1));
       }
-      expect(await p.skills.get('shared-skill')).toMatchObject({ uses: count('win') + count('loss'), wins: count('win') });
+      expect(await p.skills.get(SHARED_SKILL)).toMatchObject({ uses: count('win') + count('loss'), wins: count('win') });
       const replayed = await env.replay(p.log, { fromScratch: true });
       expect(encodeSnapshot(await p.snapshot())).toBe(encodeSnapshot(await replayed.snapshot()));
     },

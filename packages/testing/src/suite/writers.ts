@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { Provider } from '@agentstate/core';
+import type { EventSourcedProvider, Provider, Session } from '@agentstate/core';
 import type { ProcessTarget } from '../factory.js';
 import type { CheckEnv } from './harness.js';
 import type { WriterPlan, WriterReport } from './mixed-writer.js';
@@ -14,9 +14,19 @@ import { runMixedWriter } from './mixed-writer.js';
 
 const SCRIPT = fileURLToPath(new URL('./writer-process.js', import.meta.url));
 
-/** `count` writers of `writes` writes each, named `w0`, `w1`…, sharing a session and a skill. */
-export function writerPlans(count: number, writes: number, sharedSessionId: string, sharedSkill: string): WriterPlan[] {
-  return Array.from({ length: count }, (_, w) => ({ name: `w${w}`, writes, sharedSessionId, sharedSkill }));
+/** The slug of the skill the writers share. */
+export const SHARED_SKILL = 'shared-skill';
+
+/**
+ * Fresh storage holding the session and the skill the writers share, and
+ * the plans of `count` writers of `writes` writes each, named `w0`, `w1`…
+ */
+export async function openForWriters(env: CheckEnv, count: number, writes: number): Promise<{ p: EventSourcedProvider; shared: Session; plans: WriterPlan[] }> {
+  const p = env.eventSourced(await env.open());
+  const shared = await p.sessions.create({ title: 'shared' });
+  await p.skills.upsert({ slug: SHARED_SKILL, name: 'Shared', body: 'every writer records outcomes here' });
+  const plans = Array.from({ length: count }, (_, w) => ({ name: `w${w}`, writes, sharedSessionId: shared.id, sharedSkill: SHARED_SKILL }));
+  return { p, shared, plans };
 }
 
 /**
