@@ -2,7 +2,8 @@
  * The conformance suite of @agentstate/testing against PostgreSQL: each
  * check on a fresh schema of the test server (durable: reopen; shared
  * storage: another pool on the same schema, as another process would open
- * it; destroy: drop the schema), and the log suite against the standalone
+ * it; other processes: the built package opening the schema; destroy: drop
+ * the schema), and the log suite against the standalone
  * log.
  */
 import type { Provider } from '@agentstate/core';
@@ -12,6 +13,8 @@ import type { PostgresLog, PostgresProvider } from '../src/index.js';
 import { openPostgres, openPostgresLog } from '../src/index.js';
 import pg from 'pg';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
+
+const BUILT = new URL('../dist/index.js', import.meta.url).href;
 
 /** Where each provider lives, so reopen, openShared and destroy find it. */
 const schemas = new WeakMap<Provider, { schema: string; owner: boolean }>();
@@ -42,6 +45,12 @@ runProviderConformance({
     schemas.set(shared, { schema: place.schema, owner: false });
     return shared;
   },
+  // Writer processes open the schema through the built package, as open() does.
+  processTarget: async (provider) => ({
+    module: BUILT,
+    open: 'openPostgres',
+    args: [(await testServer()).url, { schema: schemas.get(provider)!.schema, max: 2 }],
+  }),
   failCommits: async (provider) => {
     const { schema } = schemas.get(provider)!;
     await onServer(`CREATE FUNCTION "${schema}".fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected COMMIT failure'; END $$;

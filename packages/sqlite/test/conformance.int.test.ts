@@ -1,7 +1,8 @@
 /**
  * The conformance suite of @agentstate/testing against SQLite on real files
  * (durable: reopen; shared storage: a second connection, as another process
- * would open it; a COMMIT made to fail by a deferred constraint), and
+ * would open it; other processes: the built package opening the file; a
+ * COMMIT made to fail by a deferred constraint), and
  * against `:memory:`; the log suite against the
  * standalone SQLite log.
  */
@@ -12,6 +13,8 @@ import type { ProviderFactoryOptions } from '@agentstate/testing';
 import { openSqlite, openSqliteLog } from '../src/index.js';
 import type { SqliteLog, SqliteProvider } from '../src/index.js';
 import { failCommitsOf, tempDir } from './helpers.js';
+
+const BUILT = new URL('../dist/index.js', import.meta.url).href;
 
 /** Where each provider's file lives, so reopen, openShared and destroy find it. */
 const files = new WeakMap<Provider, { path: string; cleanup: () => void }>();
@@ -43,6 +46,8 @@ runProviderConformance({
     return shared;
   },
   failCommits: (provider) => failCommitsOf(files.get(provider)!.path),
+  // Writer processes open the file through the built package, as open() does.
+  processTarget: async (provider) => ({ module: BUILT, open: 'openSqlite', args: [files.get(provider)!.path, { synchronous: 'normal' }] }),
   destroy: async (provider) => {
     await provider.close();
     files.get(provider)?.cleanup();

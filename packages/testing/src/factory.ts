@@ -58,6 +58,19 @@ export interface ProviderCapabilities {
   embedder?: boolean;
   /** `failCommits` makes the storage's COMMIT fail. Default: `failCommits` is defined. */
   commitFault?: boolean;
+  /** `processTarget` says how another process opens the same storage. Default: `processTarget` is defined. */
+  otherProcess?: boolean;
+}
+
+/**
+ * How a process other than the test's opens a provider on a storage: it
+ * imports `module` (a package name or a `file:` URL of built JavaScript) and
+ * calls its export `open` with `args`, which must survive JSON.
+ */
+export interface ProcessTarget {
+  module: string;
+  open: string;
+  args: unknown[];
 }
 
 /** The capabilities of a factory once every default is applied. */
@@ -102,6 +115,12 @@ export interface ProviderFactory {
    * have a COMMIT that can fail. Declaring it gives the capability `commitFault`.
    */
   failCommits?(provider: Provider): Promise<() => Promise<void>>;
+  /**
+   * How another process opens the storage of `provider` while it stays open
+   * (the writer processes of G9 and V9). Declaring it gives the capability
+   * `otherProcess`.
+   */
+  processTarget?(provider: Provider): Promise<ProcessTarget>;
   /**
    * Closes `provider` (it may already be closed) and removes its storage.
    * Called once per check for the last provider of each storage (after a
@@ -171,5 +190,6 @@ export function resolveCapabilities(factory: ProviderFactory, detectedEventSourc
     snapshotCodec: declared.snapshotCodec ?? eventSourced,
     embedder: declared.embedder ?? true,
     commitFault: declared.commitFault ?? factory.failCommits !== undefined,
+    otherProcess: declared.otherProcess ?? factory.processTarget !== undefined,
   };
 }

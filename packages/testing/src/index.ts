@@ -9,6 +9,7 @@ export type {
   LogFactory,
   LogFactoryOptions,
   LogSuiteOptions,
+  ProcessTarget,
   ProviderCapabilities,
   ProviderFactory,
   ProviderFactoryOptions,

@@ -8,14 +8,14 @@ import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentst
 const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B42, C1–C9, E1–E22, G1–G8, I1–I8, M1–M8, N1–N6, P1–P7, R1–R6, S1–S8, T1–T9 and V1–V8, in order, then the extra checks X1–X27', () => {
+  it('has one provider check for each of A1–A28, B30–B42, C1–C9, E1–E22, G1–G10, I1–I8, M1–M8, N1–N6, P1–P7, R1–R6, S1–S8, T1–T9 and V1–V9, in order, then the extra checks X1–X27', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
       ...Array.from({ length: 13 }, (_, i) => `B${i + 30}`),
       ...Array.from({ length: 9 }, (_, i) => `C${i + 1}`),
       ...Array.from({ length: 22 }, (_, i) => `E${i + 1}`),
-      ...Array.from({ length: 8 }, (_, i) => `G${i + 1}`),
+      ...Array.from({ length: 10 }, (_, i) => `G${i + 1}`),
       ...Array.from({ length: 8 }, (_, i) => `I${i + 1}`),
       ...Array.from({ length: 8 }, (_, i) => `M${i + 1}`),
       ...Array.from({ length: 6 }, (_, i) => `N${i + 1}`),
@@ -23,7 +23,7 @@ describe('the check catalogue', () => {
       ...Array.from({ length: 6 }, (_, i) => `R${i + 1}`),
       ...Array.from({ length: 8 }, (_, i) => `S${i + 1}`),
       ...Array.from({ length: 9 }, (_, i) => `T${i + 1}`),
-      ...Array.from({ length: 8 }, (_, i) => `V${i + 1}`),
+      ...Array.from({ length: 9 }, (_, i) => `V${i + 1}`),
       ...Array.from({ length: 27 }, (_, i) => `X${i + 1}`),
     ];
     expect(got).toEqual(wanted);
@@ -51,10 +51,13 @@ describe('the check catalogue', () => {
       'E21',
       'E22',
       'G7',
+      'G9',
+      'G10',
       'I1',
       'I6',
       'I7',
       'T8',
+      'V9',
       'X11',
       'X16',
       'X17',
@@ -81,14 +84,19 @@ describe('the check catalogue', () => {
   });
 });
 
-/** The checks a capability table's row names as needing it: its last cell up to the first `;` (what follows is a note), ranges expanded. */
+/**
+ * The checks a capability table's row names as needing it: its last cell up to the first `;` (what follows is a note),
+ * ranges expanded; `—` names none, and a row naming none is left out (no check declares it).
+ */
 function documentedNeeds(doc: string): Map<string, string[]> {
   const rows = new Map<string, string[]>();
   for (const [, capability, cell] of doc.matchAll(/^\| `(\w+)` \|.*\| ([^|]*) \|$/gm)) {
     const listed = cell!
       .split(';')[0]!
       .split(',')
-      .map((item) => item.trim());
+      .map((item) => item.trim())
+      .filter((item) => item !== '—');
+    if (listed.length === 0) continue;
     rows.set(
       capability!,
       listed.flatMap((item) => {
@@ -125,11 +133,14 @@ describe('resolveCapabilities', () => {
       snapshotCodec: true,
       embedder: true,
       commitFault: false,
+      otherProcess: false,
     });
     expect(resolveCapabilities(base, false)).toMatchObject({ eventSourced: false, snapshotCodec: false });
     expect(resolveCapabilities({ ...base, reopen: async (p) => p }, true).durable).toBe(true);
     expect(resolveCapabilities({ ...base, openShared: async (p) => p }, true).sharedStorage).toBe(true);
     expect(resolveCapabilities({ ...base, failCommits: async () => async () => undefined }, true).commitFault).toBe(true);
+    const target = { module: 'm', open: 'open', args: [] };
+    expect(resolveCapabilities({ ...base, processTarget: async () => target }, true).otherProcess).toBe(true);
   });
 
   it('lets declared flags win over the probe', () => {
@@ -143,6 +154,7 @@ describe('resolveCapabilities', () => {
       snapshotCodec: false,
       embedder: true,
       commitFault: false,
+      otherProcess: false,
     });
     expect(resolveCapabilities({ ...base, capabilities: { snapshotCodec: false } }, true).snapshotCodec).toBe(false);
   });

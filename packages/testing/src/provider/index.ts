@@ -4,6 +4,7 @@ import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
 import { concurrencyChecks } from './concurrency.js';
+import { cutChecks } from './cuts.js';
 import { envelopeChecks } from './envelope.js';
 import { erasureChecks } from './erasure.js';
 import { erasureTraceChecks } from './erasure-trace.js';
@@ -21,12 +22,14 @@ import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { pageChecks } from './pages.js';
 import { propertyChecks } from './properties.js';
+import { rollbackChecks } from './rollback.js';
 import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { sessionChecks } from './sessions.js';
 import { sessionUpdateChecks } from './session-updates.js';
 import { skillChecks } from './skills.js';
 import { slugChecks } from './slugs.js';
+import { tailReaderChecks } from './tail-reader.js';
 import { snapshotChecks } from './snapshots.js';
 import { timeOrderChecks } from './time-order.js';
 import { turnChecks } from './turns.js';
@@ -57,7 +60,10 @@ const all: ProviderCheck[] = [
   ...checkpointChecks,
   ...batchChecks,
   ...isolationChecks,
+  ...tailReaderChecks,
+  ...rollbackChecks,
   ...lifecycleChecks,
+  ...cutChecks,
   ...timeOrderChecks,
   ...erasureChecks,
   ...purgeTextChecks,

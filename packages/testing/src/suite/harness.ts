@@ -5,7 +5,7 @@
  */
 import type { EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
 import { replay as coreReplay, ValidationError } from '@agentstate/core';
-import type { Capability, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
+import type { Capability, ProcessTarget, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
 import { resolveCapabilities } from '../factory.js';
 
 /** What a check body is handed. */
@@ -24,6 +24,8 @@ export interface CheckEnv {
   openShared(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
   /** Makes every COMMIT on the storage of `provider` fail until the returned function is called (capability `commitFault`). */
   failCommits(provider: Provider): Promise<() => Promise<void>>;
+  /** How another process opens the storage of `provider` (capability `otherProcess`). */
+  processTarget(provider: Provider): Promise<ProcessTarget>;
   /** Destroys a provider from {@link open} before the check ends. */
   release(provider: Provider): Promise<void>;
   /** Skips the rest of the check; only for a missing capability, named in `note`. */
@@ -121,6 +123,11 @@ export class Env implements CheckEnv {
   failCommits(provider: Provider): Promise<() => Promise<void>> {
     if (!this.factory.failCommits) throw new ValidationError('factory', `${this.factory.name} declares commitFault but has no failCommits()`);
     return this.factory.failCommits(provider);
+  }
+
+  processTarget(provider: Provider): Promise<ProcessTarget> {
+    if (!this.factory.processTarget) throw new ValidationError('factory', `${this.factory.name} declares otherProcess but has no processTarget()`);
+    return this.factory.processTarget(provider);
   }
 
   async release(provider: Provider): Promise<void> {
