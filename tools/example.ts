@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { HANG_GUARD_MS } from './hang-guard.js';
 
 const checkout = fileURLToPath(new URL('..', import.meta.url));
 
@@ -13,6 +14,6 @@ export function runExample(name: string): string {
   return execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), `examples/${name}/agent.ts`], {
     cwd: checkout,
     encoding: 'utf8',
-    timeout: 60_000,
+    timeout: HANG_GUARD_MS,
   });
 }

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { HANG_GUARD_MS } from './hang-guard.js';
 
 /** Every ```ts block of `readmePath`, in order. */
 export function tsExamples(readmePath: string): string[] {
@@ -27,7 +28,7 @@ export function runReadmeExample(readmePath: string, env: NodeJS.ProcessEnv = {}
       cwd,
       env: { ...process.env, ...env },
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: HANG_GUARD_MS,
     });
   } finally {
     rmSync(file, { force: true });

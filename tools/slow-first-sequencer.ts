@@ -11,7 +11,6 @@ import { BaseSequencer } from 'vitest/node';
 /** The slowest files of a clean-clone run, slowest first (paths below `packages/`). */
 const SLOW_FIRST = [
   'postgres/test/conformance.int.test.ts',
-  'cli/test/roundtrip.int.test.ts',
   'cli/test/packaging.int.test.ts',
   'postgres/test/fleet.int.test.ts',
   'cli/test/conventions.int.test.ts',

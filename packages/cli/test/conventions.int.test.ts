@@ -12,6 +12,7 @@ import { openSqlite } from '@agentstate/sqlite';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, tempDir } from './helpers.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const MCP_BIN = fileURLToPath(new URL('../../mcp/dist/bin.js', import.meta.url));
 
@@ -36,7 +37,7 @@ const PROGRAMS: Program[] = [
 function run(program: Program, args: string[]): { code: number; stdout: string; stderr: string } {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '', NO_COLOR: '1' };
   // stdin is closed at once: a server that did start would stop when its client goes away.
-  const r = spawnSync(process.execPath, [...program.argv, ...args], { env, input: '', encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [...program.argv, ...args], { env, input: '', encoding: 'utf8', timeout: HANG_GUARD_MS });
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

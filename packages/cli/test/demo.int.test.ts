@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { fails, ok, okJson } from './in-process.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -39,7 +40,7 @@ describe('agentstate demo', () => {
         .join(':'),
     };
     for (const args of commands) {
-      const run = spawnSync('npx', ['--no', '--', 'agentstate', ...args], { cwd: checkout, env, encoding: 'utf8', timeout: 60_000 });
+      const run = spawnSync('npx', ['--no', '--', 'agentstate', ...args], { cwd: checkout, env, encoding: 'utf8', timeout: HANG_GUARD_MS });
       expect({ args, code: run.status, stderr: run.stderr }).toEqual({ args, code: 0, stderr: '' });
     }
   });

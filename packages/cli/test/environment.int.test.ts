@@ -16,6 +16,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Result } from './helpers.js';
 import { BIN, failureLine, tempDir } from './helpers.js';
 import { cli, failAll, ok, okJson } from './in-process.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const hash = (path: string): string => createHash('sha256').update(readFileSync(path)).digest('hex');
 
@@ -48,7 +49,7 @@ const NOBODY = ROOT && CAN_DROP ? Number(spawnSync('id', ['-u', 'nobody'], { enc
 
 function unprivileged(args: readonly string[]): Result {
   const command = ROOT ? ['runuser', '-u', 'nobody', '--', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
-  const r = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', AGENTSTATE_DB: '' }, timeout: 60_000 });
+  const r = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', AGENTSTATE_DB: '' }, timeout: HANG_GUARD_MS });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 /** The built executable. */
 export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url));
@@ -69,7 +70,7 @@ function spawned(args: readonly string[], options: RunOptions = {}): Result {
     input: options.input ?? '',
     encoding: 'utf8',
     maxBuffer: 512 * 1024 * 1024,
-    timeout: 120_000,
+    timeout: HANG_GUARD_MS,
   });
   if (r.error) throw r.error;
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };

@@ -57,7 +57,7 @@ describe('any log written through the live API', () => {
       }),
       { numRuns: 20 },
     );
-  }, 120_000);
+  });
 });
 
 /** The events of a script run on a fresh in-memory provider with fixed ids. */

@@ -9,6 +9,7 @@
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { Result, RunOptions } from './helpers.js';
 import { environment, helpersOver } from './helpers.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 /**
  * Variables Node or a module reads once, at the start of a process: a run
@@ -30,7 +31,7 @@ function inProcess(args: readonly string[], options: RunOptions = {}): Result {
   const { port1, port2 } = new MessageChannel();
   const message = { args: [...args], input: options.input ?? '', env: environment(options.env), cwd: options.cwd ?? process.cwd(), port: port2, done };
   worker.postMessage(message, [port2]);
-  if (Atomics.wait(done, 0, 0, 120_000) === 'timed-out') throw new Error(`agentstate ${args.join(' ')} did not end within 120 s`);
+  if (Atomics.wait(done, 0, 0, HANG_GUARD_MS) === 'timed-out') throw new Error(`agentstate ${args.join(' ')} hung`);
   const reply = receiveMessageOnPort(port1)?.message as (Result & { thrown?: undefined }) | { thrown: string } | undefined;
   port1.close();
   if (reply === undefined) throw new Error(`agentstate ${args.join(' ')} ended without a reply`);

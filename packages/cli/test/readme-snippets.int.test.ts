@@ -11,6 +11,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const checkout = fileURLToPath(new URL('../../..', import.meta.url));
 
@@ -112,7 +113,7 @@ describe('every README code block', () => {
         'node',
         file,
       ];
-      execFileSync(process.execPath, [tsc, ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe', timeout: 120_000 });
+      execFileSync(process.execPath, [tsc, ...args], { cwd: dir, encoding: 'utf8', stdio: 'pipe', timeout: HANG_GUARD_MS });
     } catch (error) {
       throw new Error(`${path} block ${number} does not match ${pkg}:\n${(error as { stdout?: string }).stdout ?? ''}\n${source}`);
     } finally {

@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tsExamples } from '../../../tools/readme-example.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const readme = fileURLToPath(new URL('../README.md', import.meta.url));
@@ -36,7 +37,7 @@ describe("the README's model-server example", () => {
     const example = tsExamples(readme).find((e) => e.includes('createOpenAIEmbedder({'));
     expect(example).toBeDefined();
     // Plain JavaScript as written: an ES module run from the package folder, so the import resolves.
-    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', example!], { cwd: packageDir, timeout: 60_000 });
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', example!], { cwd: packageDir, timeout: HANG_GUARD_MS });
     expect(requests).toEqual([{ url: '/v1/embeddings', body: expect.objectContaining({ model: 'nomic-embed-text', input: ['the user prefers dark mode'] }) }]);
   });
 });

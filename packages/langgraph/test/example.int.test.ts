@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-example-'));
@@ -19,7 +20,7 @@ describe('examples/langgraph', () => {
     const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), 'examples/langgraph/agent.ts', db], {
       cwd: root,
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: HANG_GUARD_MS,
     });
     expect(out.split('\n').filter(Boolean)).toEqual([
       "paused before: [ 'tools' ]",
@@ -27,7 +28,10 @@ describe('examples/langgraph', () => {
       "remembered: { text: 'No umbrella: Lisbon is sunny, 21 °C.' }",
       'checkpoints: 6',
     ]);
-    const verify = execFileSync(process.execPath, [join(root, 'packages/cli/bin/agentstate.js'), 'verify', '--db', db], { encoding: 'utf8', timeout: 60_000 });
+    const verify = execFileSync(process.execPath, [join(root, 'packages/cli/bin/agentstate.js'), 'verify', '--db', db], {
+      encoding: 'utf8',
+      timeout: HANG_GUARD_MS,
+    });
     expect(verify).toMatch(/^ok: /);
   });
 });

@@ -14,6 +14,7 @@ import { importSqlite, openSqlite } from '@agentstate/sqlite';
 import type { CheckpointTuple } from '@langchain/langgraph-checkpoint';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteSaver } from '../src/index.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-restart-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ const agent = fileURLToPath(new URL('./fixtures/weather-agent.ts', import.meta.u
 
 /** Runs one phase of the agent in its own process and returns the state it printed. */
 function run(path: string, phase: 'start' | 'resume') {
-  const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), agent, path, phase], { encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), agent, path, phase], { encoding: 'utf8', timeout: HANG_GUARD_MS });
   return JSON.parse(out) as { next: string[]; messages: { type: string; content: string; toolCalls: { name: string; args: unknown }[] }[] };
 }
 

@@ -75,13 +75,11 @@ export function startHttp(args: string[], env: Record<string, string> = {}): Pro
   let stderr = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start: ${stderr}`)), 30_000);
     child.stderr!.setEncoding('utf8');
     child.stderr!.on('data', (chunk: string) => {
       stderr += chunk;
       const m = / on (http:\/\/\S+),/.exec(stderr);
       if (m) {
-        clearTimeout(timer);
         resolve({
           url: m[1]!,
           child,
@@ -94,7 +92,6 @@ export function startHttp(args: string[], env: Record<string, string> = {}): Pro
       }
     });
     child.once('exit', (code) => {
-      clearTimeout(timer);
       reject(new Error(`the server exited with ${code}: ${stderr}`));
     });
   });

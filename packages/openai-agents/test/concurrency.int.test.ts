@@ -13,6 +13,7 @@ import { createInMemoryProvider } from '@agentstate/core';
 import { AgentStateSession } from '@agentstate/openai-agents';
 import type { AgentInputItem } from '@openai/agents-core';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-openai-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,7 +47,7 @@ describe('concurrent writers on one session', () => {
     const path = join(dir, 'shared.db');
     const script = fileURLToPath(new URL('./fixtures/add-items.ts', import.meta.url));
     const writer = (label: string) =>
-      promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), script, path, 'shared', label, '15'], { timeout: 60_000 });
+      promisify(execFile)(process.execPath, ['--import', import.meta.resolve('tsx'), script, path, 'shared', label, '15'], { timeout: HANG_GUARD_MS });
     await Promise.all([writer('a'), writer('b'), writer('c')]);
     const session = await AgentStateSession.sqlite(path, { sessionId: 'shared' });
     try {

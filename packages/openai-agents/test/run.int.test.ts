@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AgentStateSession } from '@agentstate/openai-agents';
 import { afterAll, describe, expect, it } from 'vitest';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const script = fileURLToPath(new URL('./fixtures/run-turn.ts', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'agentstate-openai-'));
@@ -18,7 +19,10 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Runs one turn of the agent in a new node process and returns what it printed. */
 function runTurn(path: string, step: 'first' | 'second'): { finalOutput: string; modelInput: unknown[] } {
-  const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), script, path, 'chat-1', step], { encoding: 'utf8', timeout: 60_000 });
+  const out = execFileSync(process.execPath, ['--import', import.meta.resolve('tsx'), script, path, 'chat-1', step], {
+    encoding: 'utf8',
+    timeout: HANG_GUARD_MS,
+  });
   return JSON.parse(out) as { finalOutput: string; modelInput: unknown[] };
 }
 

@@ -50,7 +50,9 @@ describe('PostgreSQL connections', () => {
     const silent = await silentServer();
     try {
       const started = performance.now();
-      const error = await openPostgres(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { connectTimeoutMs: 500 }).then(
+      // Longer than the library's default (10 s): a wait at least this long shows the option was honoured, with no
+      // upper bound that a loaded machine could overrun.
+      const error = await openPostgres(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, { connectTimeoutMs: 10_500 }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -58,9 +60,8 @@ describe('PostgreSQL connections', () => {
       // Waiting for a connection timed out: the same retryable error as a statement that timed out.
       expect(error).toBeInstanceOf(StatementTimeoutError);
       expect((error as StatementTimeoutError).retryable).toBe(true);
-      // Honoured: not the driver's default (none) nor the library's (10 s). The bound leaves room for a loaded machine.
-      expect(elapsed).toBeGreaterThanOrEqual(450);
-      expect(elapsed).toBeLessThan(5_000);
+      // Honoured: not the driver's default (none: no error at all) nor the library's (10 s).
+      expect(elapsed).toBeGreaterThanOrEqual(10_450);
     } finally {
       await silent.close();
     }
@@ -77,14 +78,13 @@ describe('PostgreSQL connections', () => {
       // Another process holds the state stream's head for longer than the timeout.
       await admin.query('BEGIN');
       await admin.query(`SELECT head FROM "${schema}".streams WHERE stream = 'state' FOR UPDATE`);
-      const started = performance.now();
+      // The lock is held until after the write returns: only the statement timeout can end it.
       const error = await provider.memory.write({ content: 'behind the lock' }).then(
         () => undefined,
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(StatementTimeoutError);
       expect((error as StatementTimeoutError).retryable).toBe(true);
-      expect(performance.now() - started).toBeLessThan(5_000);
       await admin.query('ROLLBACK');
       expect(await provider.log.head('state')).toBe(1);
       // The retry goes through once the lock is released.

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../src/index.js';
 import { tempDir } from './helpers.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const ENTRY = fileURLToPath(new URL('../dist/index.js', import.meta.url));
 const WRITERS = 16;
@@ -70,7 +71,7 @@ describe('16 processes writing one file on a loaded machine', () => {
     for (let i = 0; i < BURNERS; i += 1) burners.push(spawn(process.execPath, ['-e', burn], { stdio: 'ignore' }));
     const runs = await Promise.all(
       Array.from({ length: WRITERS }, (_, i) =>
-        finished(spawn(process.execPath, [script, path, String(i)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: 170_000 })),
+        finished(spawn(process.execPath, [script, path, String(i)], { stdio: ['ignore', 'pipe', 'pipe'], timeout: HANG_GUARD_MS })),
       ),
     );
     const lines = runs.flatMap((run) => run.stdout.trim().split('\n'));

@@ -10,6 +10,7 @@ import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/
 import type { Embedder, EventSourcedProvider } from '@agentstate/core';
 import { openSqlite } from '../src/index.js';
 import type { SqliteOptions, SqliteProvider } from '../src/index.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 /** A fresh temp directory, removed by the returned cleanup. */
 export function tempDir(prefix = 'agentstate-sqlite-'): { dir: string; file: (name?: string) => string; cleanup: () => void } {
@@ -112,5 +113,5 @@ export async function failCommitsOf(path: string): Promise<() => Promise<void>> 
 export function runUnderFileLimit(dir: string, source: string, kib: number, args: readonly string[]): SpawnSyncReturns<string> {
   const script = join(dir, 'child.mjs');
   writeFileSync(script, source);
-  return spawnSync('bash', ['-c', `ulimit -f ${kib} && exec "$0" "$@"`, process.execPath, script, ...args], { encoding: 'utf8', timeout: 120_000 });
+  return spawnSync('bash', ['-c', `ulimit -f ${kib} && exec "$0" "$@"`, process.execPath, script, ...args], { encoding: 'utf8', timeout: HANG_GUARD_MS });
 }

@@ -18,6 +18,7 @@ import { inspectDatabase, prepareSchema } from '../src/schema/index.js';
 import { DERIVED_SQL } from '../src/schema/derived.js';
 import { LOG_SQL } from '../src/schema/log.js';
 import { schema13File, tempDir } from './helpers.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 let tmp: ReturnType<typeof tempDir>;
 beforeEach(() => {
@@ -155,7 +156,7 @@ describe('the schema', () => {
     const crash = `import { openSqlite } from '@agentstate/sqlite';
 await openSqlite(process.argv[1], { onProgress: () => process.exit(7) });`;
     const cwd = fileURLToPath(new URL('..', import.meta.url));
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', crash, path], { cwd, encoding: 'utf8', timeout: 60_000 });
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', crash, path], { cwd, encoding: 'utf8', timeout: HANG_GUARD_MS });
     expect(child.stderr).toBe('');
     expect(child.status).toBe(7);
     const after = new Database(path, { readonly: true });

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { listProviderChecks } from '@agentstate/testing';
 import { describe, expect, it } from 'vitest';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const readme = readFileSync(join(packageDir, 'README.md'), 'utf8');
@@ -35,7 +36,7 @@ describe('the README', () => {
         cwd: dir,
         env: { ...process.env, NO_COLOR: '1' },
         stdio: 'pipe',
-        timeout: 120_000,
+        timeout: HANG_GUARD_MS,
       });
       return JSON.parse(readFileSync(out, 'utf8')) as { numFailedTests: number; numPassedTests: number; numPendingTests: number };
     });
@@ -52,7 +53,7 @@ describe('the README', () => {
     inScratch((dir) => {
       const file = join(dir, 'example.mts');
       writeFileSync(file, example!);
-      execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: dir, stdio: 'pipe', timeout: 120_000 });
+      execFileSync(process.execPath, ['--import', 'tsx', file], { cwd: dir, stdio: 'pipe', timeout: HANG_GUARD_MS });
     });
   });
 

@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 
 /** Where Debian's chromium package puts the browser. */
@@ -33,6 +33,13 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** A new page whose waits, clicks and navigations have no deadline of their own: a busy machine may take long, and the test's timeout catches a hang. */
+export async function newPage(browser: Browser, options?: BrowserContextOptions): Promise<Page> {
+  const page = await browser.newPage(options);
+  page.setDefaultTimeout(0);
+  return page;
+}
+
 /**
  * Opens a Chromium page before the tests of the suite this is called in,
  * and closes the browser after them; the returned function gives the page.
@@ -42,7 +49,7 @@ export function chromiumPage(): () => Page {
   let page: Page | undefined;
   beforeAll(async () => {
     browser = await launchChromium();
-    page = await browser.newPage();
+    page = await newPage(browser);
   });
   afterAll(async () => {
     await browser?.close();
@@ -88,7 +95,7 @@ export async function submitForeignForm(page: Page, foreign: ForeignPage, target
 
 /** How varied a PNG's pixels are: the standard deviation of their luminance (0 for a blank image) and the share of pixels unlike the most common colour. */
 export async function pixelSpread(browser: Browser, png: Buffer): Promise<{ deviation: number; inked: number }> {
-  const page: Page = await browser.newPage();
+  const page = await newPage(browser);
   try {
     // Page code as text: the tests compile without the DOM's types.
     const dataUrl = JSON.stringify(`data:image/png;base64,${png.toString('base64')}`);

@@ -15,7 +15,7 @@ import { createStaticEmbedder } from '@agentstate/embeddings';
 import { serveUi, type UiHandle } from '@agentstate/ui';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, pixelSpread, skipBrowser } from './browser.js';
+import { launchChromium, newPage, pixelSpread, skipBrowser } from './browser.js';
 import { openWriter, type Seeded, writeFixture } from './fixture.js';
 
 const LONG_TURNS = 5_000;
@@ -36,7 +36,7 @@ beforeAll(async () => {
   ui = await serveUi(reader, { port: 0, databaseFile: path, pollMs: 200 });
   if (skipBrowser) return;
   browser = await launchChromium();
-  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page = await newPage(browser, { viewport: { width: 1280, height: 800 } });
 });
 
 afterAll(async () => {
@@ -293,7 +293,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     } finally {
       await writer.close();
     }
-    await events.getByText('Written while the page was open').waitFor({ timeout: 15_000 });
+    await events.getByText('Written while the page was open').waitFor();
     await expect.poll(() => page.getByTestId('head').textContent()).toContain(`${(seeded.head + 1).toLocaleString('en')} events`);
     // The same document: nothing reloaded it.
     expect(await page.evaluate(() => (globalThis as unknown as { marker?: number }).marker)).toBe(1);
@@ -366,7 +366,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       .getByText(`seq ${seeded.head.toLocaleString('en')}`)
       .waitFor();
     await page.getByRole('button', { name: 'run verify' }).click();
-    await expect.poll(() => page.getByTestId('verify-result').textContent(), { timeout: 30_000 }).toMatch(/^ok: the tables equal a replay of all/);
+    await expect.poll(() => page.getByTestId('verify-result').textContent()).toMatch(/^ok: the tables equal a replay of all/);
     await photograph('health');
   });
 
