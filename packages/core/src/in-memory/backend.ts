@@ -23,20 +23,21 @@ import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotErasure } from '../snapshot/patch.js';
 import { patchSnapshots } from '../snapshot/patch.js';
-import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
+import type { Awaitable, StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorQuery } from '../write/backend.js';
+import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from '../fold/state.js';
-import { InMemoryTurnVectorStore } from './turn-vectors.js';
 import { InMemoryEmbeddingCache } from './embedding-cache.js';
-import { InMemoryVectorStore } from './vectors.js';
+import type { InMemoryVectorStore } from './vectors.js';
+import { memoryVectors, turnVectors } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
 export class InMemoryBackend implements StateBackend {
   readonly name = 'in-memory';
   readonly queries: StateQueries;
-  readonly vectors: InMemoryVectorStore;
-  readonly turnVectors: InMemoryTurnVectorStore;
+  readonly vectors: InMemoryVectorStore<MemoryItem, VectorQuery>;
+  readonly turnVectors: InMemoryVectorStore<Turn, TurnVectorQuery>;
 
   constructor(
     readonly log: Log,
@@ -55,8 +56,8 @@ export class InMemoryBackend implements StateBackend {
     // One cache for both targets: a text embedded for a memory item serves a turn with the same text.
     const cache = new InMemoryEmbeddingCache();
     this.#cache = cache;
-    this.vectors = new InMemoryVectorStore(state, cache);
-    this.turnVectors = new InMemoryTurnVectorStore(state, cache);
+    this.vectors = memoryVectors(state, cache);
+    this.turnVectors = turnVectors(state, cache);
     this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta), savepoint: (fn) => fn() };
   }
 

@@ -42,11 +42,6 @@ export function compareSkillsBySlug(a: Skill, b: Skill): number {
   return cmp(a.slug, b.slug) || cmp(a.id, b.id);
 }
 
-/** Skills: oldest first (`createdAt`, then `id`). */
-export function compareSkillsByAge(a: Skill, b: Skill): number {
-  return cmp(a.createdAt, b.createdAt) || cmp(a.id, b.id);
-}
-
 /** Memory: newest first (`createdAt` desc, then `id` desc). */
 export function compareMemoryNewestFirst(a: MemoryItem, b: MemoryItem): number {
   return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);

@@ -342,13 +342,6 @@ export function decodeChunk(seq: number, collection: SnapshotCollection, ref: Ch
   return result.data as unknown[];
 }
 
-/** Every index chunk digest a head names, once each. */
-export function indexDigests(head: ChunkIndex): Set<string> {
-  const out = new Set<string>();
-  for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) out.add(ref.sha256);
-  return out;
-}
-
 /**
  * `snapshot` cut into chunks and its head bound to `log`: the chunk and index
  * chunk rows to store (at seq 0, each once) and the head, the one text to seal.
