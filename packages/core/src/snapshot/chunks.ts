@@ -291,55 +291,34 @@ export function ofOtherFormat(row: Pick<StoredSnapshot, 'stream' | 'data'>): boo
 }
 
 /**
- * The chunk references of one index chunk from its stored text, in order.
- * `CorruptionError` when the row is missing, its digest differs from the
- * head's or it does not decode. `validate: false` checks only that it is a
- * list: the text matched the digest its trusted head names.
+ * The items of one chunk (or index chunk) row, named `what` in errors, from
+ * its stored text. `CorruptionError` when the row is missing, its digest
+ * differs from the reference's or it does not decode against `schema`.
+ * `validate: false` checks only that it is a list: the text matched the
+ * digest its trusted head names.
  */
-export function decodeIndexChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): ChunkRef[] {
-  const what = `an index chunk of the snapshot's ${collection}`;
+function decodeRow<T>(seq: number, what: string, ref: ChunkRef, text: string | undefined, schema: z.ZodType<T[]>, validate: boolean): T[] {
   if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `${what} is missing`);
   if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its SHA-256 digest`);
+  if (validate) return parseSnapshotText(text, seq, schema, what);
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (cause) {
     throw new CorruptionError(STATE_STREAM, seq, `${what} is not JSON`, { cause });
   }
-  if (!validate) {
-    if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `${what} is not a list`);
-    return raw as ChunkRef[];
-  }
-  const result = refs.safeParse(raw);
-  if (!result.success) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its schema`, { cause: result.error });
-  return result.data;
+  if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `${what} is not a list`);
+  return raw as T[];
 }
 
-const shape = snapshotCollectionsSchema.shape;
+/** The chunk references of one index chunk from its stored text, in order ({@link decodeRow}). */
+export function decodeIndexChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): ChunkRef[] {
+  return decodeRow(seq, `an index chunk of the snapshot's ${collection}`, ref, text, refs, validate);
+}
 
-/**
- * The records of one chunk from its stored text (`undefined`: no such row).
- * `CorruptionError` when the row is missing, its digest differs from the
- * head's or it does not decode. `validate: false` skips the record schemas:
- * the text matched the digest its trusted head names.
- */
+/** The records of one chunk from its stored text ({@link decodeRow}). */
 export function decodeChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): unknown[] {
-  if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is missing`);
-  if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} does not match its SHA-256 digest`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is not JSON`, { cause });
-  }
-  if (!validate) {
-    if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is not a list`);
-    return raw;
-  }
-  const result = (shape[collection] as z.ZodType).safeParse(raw);
-  if (!result.success)
-    throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} does not match its schema`, { cause: result.error });
-  return result.data as unknown[];
+  return decodeRow(seq, `a chunk of the snapshot's ${collection}`, ref, text, snapshotCollectionsSchema.shape[collection] as z.ZodType<unknown[]>, validate);
 }
 
 /**

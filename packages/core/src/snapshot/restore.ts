@@ -8,7 +8,7 @@
 import { CorruptionError } from '../errors.js';
 import type { Log } from '../log/log.js';
 import { STATE_STREAM } from '../log/events.js';
-import { checkBinding, eventAt, parseBoundSnapshot } from './binding.js';
+import { checkBinding, eventAt, identityOf, parseBoundSnapshot } from './binding.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
@@ -157,23 +157,16 @@ export async function loadSnapshotHead(
   accept: (opened: OpenedSnapshot) => Promise<OpenedSnapshot> = async (opened) => opened,
 ): Promise<LoadedSnapshotHead> {
   const skipped: SkippedSnapshot[] = [];
-  // Read once, lazily: a log without an identity fails only the snapshots whose own text checks out.
-  let identity: Promise<{ value: string } | { error: unknown }> | undefined;
+  // Read once, and only once a snapshot is stored.
+  let identity: Promise<() => string> | undefined;
   let upToSeq = head;
   while (upToSeq >= 0) {
     const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq });
     if (!stored) break;
     try {
-      identity ??= log.identity().then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      );
-      const known = await identity;
+      identity ??= identityOf(log);
+      const ownIdentity = await identity;
       const event = await eventAt(log, stored.seq);
-      const ownIdentity = (): string => {
-        if ('error' in known) throw known.error;
-        return known.value;
-      };
       const opened = openStoredSnapshot(stored, { codec, head, identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined) });
       return { opened: await accept(opened), skipped };
     } catch (error) {
