@@ -243,32 +243,17 @@ export class InMemoryState implements FoldView {
 
   /** The searchable tokens of a live skill (docs/contract.md §5: slug, name, body, tags). */
   skillTokens(skill: Skill): string[] {
-    let tokens = this.#skillTokens.get(skill.id);
-    if (!tokens) {
-      tokens = tokenize(skillSearchText(skill));
-      this.#skillTokens.set(skill.id, tokens);
-    }
-    return tokens;
+    return tokensOf(this.#skillTokens, skill, skillSearchText);
   }
 
   /** The searchable tokens of a live memory item (its content). */
   memoryTokens(item: MemoryItem): string[] {
-    let tokens = this.#memoryTokens.get(item.id);
-    if (!tokens) {
-      tokens = tokenize(item.content);
-      this.#memoryTokens.set(item.id, tokens);
-    }
-    return tokens;
+    return tokensOf(this.#memoryTokens, item, contentOf);
   }
 
   /** The searchable tokens of a turn (its content). */
   turnTokens(turn: Turn): string[] {
-    let tokens = this.#turnTokens.get(turn.id);
-    if (!tokens) {
-      tokens = tokenize(turn.content);
-      this.#turnTokens.set(turn.id, tokens);
-    }
-    return tokens;
+    return tokensOf(this.#turnTokens, turn, contentOf);
   }
 
   /** {@link #turnPlaces}, with every turn appended so far placed in it. */
@@ -470,6 +455,18 @@ export class InMemoryState implements FoldView {
     else this.liveMemory.insert(item);
     if (item.key !== null) this.#liveMemoryKeys?.set(memoryKeyOf(item.scope, item.key), item.id);
   }
+}
+
+const contentOf = (record: { content: string }): string => record.content;
+
+/** The tokens `cache` holds for `record`, folded from its searchable text on first use. */
+function tokensOf<R extends { id: string }>(cache: Map<string, string[]>, record: R, text: (record: R) => string): string[] {
+  let tokens = cache.get(record.id);
+  if (!tokens) {
+    tokens = tokenize(text(record));
+    cache.set(record.id, tokens);
+  }
+  return tokens;
 }
 
 function indexInto(index: Map<string, Map<string, Skill>>, key: string, skill: Skill): void {

@@ -31,21 +31,32 @@ export function memoryFilter(filter: MemoryFilter): (item: MemoryItem) => boolea
     (where === undefined || matchesWhere(item.metadata, where));
 }
 
-/** Ranks matches by BM25 (best first), ties by `tieBreak`. */
-function rankByRelevance<T>(
-  query: readonly string[],
+/**
+ * A relevance page: matches ranked by BM25 (best first, ties by `tieBreak`),
+ * past the query's keyset on (score, `sort`, id) with `sort` and id in
+ * `direction`, at most `query.limit` of them.
+ */
+function relevancePage<T extends { id: string }>(
+  query: LexicalQuery,
   matches: readonly { record: T; tokens: readonly string[] }[],
   tieBreak: (a: T, b: T) => number,
+  sort: (record: T) => string,
+  direction: 1 | -1,
 ): Scored<T>[] {
-  const tfs = matches.map((m) => termFrequencies(query, m.tokens));
+  const tokens = query.tokens;
+  const tfs = matches.map((m) => termFrequencies(tokens, m.tokens));
   const corpus = {
     documents: matches.length,
     averageLength: matches.reduce((n, m) => n + m.tokens.length, 0) / Math.max(1, matches.length),
-    documentFrequency: query.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
+    documentFrequency: tokens.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
   };
-  return matches
-    .map((m, i) => ({ record: m.record, score: query.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, m.tokens.length) }))
+  const ranked = matches
+    .map((m, i) => ({ record: m.record, score: tokens.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, m.tokens.length) }))
     .sort((a, b) => b.score - a.score || tieBreak(a.record, b.record));
+  return cap(
+    ranked.filter((h) => pastKeyset(query.after, h.score, sort(h.record), h.record.id, direction)),
+    query.limit,
+  );
 }
 
 /** Queries over an {@link InMemoryState}. */
@@ -126,13 +137,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
         const tokens = state.skillTokens(skill);
         if (matchesTokens(query.tokens, tokens)) matches.push({ record: skill, tokens });
       }
-      if (relevance) {
-        const ranked = rankByRelevance(query.tokens, matches, compareSkillsBySlug);
-        return cap(
-          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.slug, h.record.id, 1)),
-          query.limit,
-        );
-      }
+      if (relevance) return relevancePage(query, matches, compareSkillsBySlug, (s) => s.slug, 1);
       matches.sort((a, b) => compareSkillsBySlug(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },
@@ -153,13 +158,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
         matches.push({ record: item, tokens });
         if (!relevance && query.limit > 0 && matches.length >= query.limit) break;
       }
-      if (relevance) {
-        const ranked = rankByRelevance(query.tokens, matches, compareMemoryNewestFirst);
-        return cap(
-          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
-          query.limit,
-        );
-      }
+      if (relevance) return relevancePage(query, matches, compareMemoryNewestFirst, (m) => m.createdAt, -1);
       return matches.map((m) => ({ record: m.record, score: 1 }));
     },
 
@@ -174,13 +173,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
         const tokens = state.turnTokens(turn);
         if (matchFn(query.tokens, tokens)) matches.push({ record: turn, tokens });
       }
-      if (relevance) {
-        const ranked = rankByRelevance(query.tokens, matches, compareTurnsNewestFirst);
-        return cap(
-          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
-          query.limit,
-        );
-      }
+      if (relevance) return relevancePage(query, matches, compareTurnsNewestFirst, (t) => t.createdAt, -1);
       matches.sort((a, b) => compareTurnsNewestFirst(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },
