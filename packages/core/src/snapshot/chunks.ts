@@ -21,7 +21,6 @@ import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
-import { compareStrings } from '../records/order.js';
 import type { Snapshot } from './snapshot.js';
 import { parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
@@ -92,18 +91,6 @@ export function chunkKey(collection: SnapshotCollection, record: AnyRecord): Chu
     default:
       return [record.id as string];
   }
-}
-
-/** Compares two keys of one collection part by part: strings in code-point order, numbers by value. */
-export function compareChunkKeys(a: ChunkKey, b: ChunkKey): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i += 1) {
-    const x = a[i]!;
-    const y = b[i]!;
-    const order = typeof x === 'number' && typeof y === 'number' ? x - y : compareStrings(String(x), String(y));
-    if (order !== 0) return order;
-  }
-  return a.length - b.length;
 }
 
 /** FNV-1a (32 bits) of `text`: cheap, deterministic, spread enough to place boundaries. */
@@ -301,12 +288,7 @@ function decodeRow<T>(seq: number, what: string, ref: ChunkRef, text: string | u
   if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `${what} is missing`);
   if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its SHA-256 digest`);
   if (validate) return parseSnapshotText(text, seq, schema, what);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, seq, `${what} is not JSON`, { cause });
-  }
+  const raw = parseSnapshotText(text, seq, z.unknown(), what);
   if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `${what} is not a list`);
   return raw as T[];
 }

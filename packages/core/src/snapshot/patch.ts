@@ -16,6 +16,7 @@
  * `ofOtherFormat`, which it cannot patch).
  */
 import { CorruptionError } from '../errors.js';
+import { compareTuples } from '../records/order.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
@@ -23,17 +24,7 @@ import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/red
 import type { OperationEntry } from '../log/operation.js';
 import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
 import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
-import {
-  chunkKey,
-  compareChunkKeys,
-  chunkStream,
-  decodeChunk,
-  decodeIndexChunk,
-  encodeChunk,
-  joinChunk,
-  SNAPSHOT_CHUNKS_FORMAT,
-  SNAPSHOT_COLLECTIONS,
-} from './chunks.js';
+import { chunkKey, chunkStream, decodeChunk, decodeIndexChunk, encodeChunk, joinChunk, SNAPSHOT_CHUNKS_FORMAT, SNAPSHOT_COLLECTIONS } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
 import { looseChunkDigests, looseIndexDigests } from './heads.js';
 import type { RowKey } from './heads.js';
@@ -202,7 +193,7 @@ function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<nu
   if (keys.length === 0) return at;
   for (let i = 0; i < refs.length; i += 1) {
     const from = lowerBound(keys, refs[i]!.first);
-    if (from < keys.length && (i === refs.length - 1 || compareChunkKeys(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
+    if (from < keys.length && (i === refs.length - 1 || compareTuples(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
   }
   return at;
 }
@@ -213,7 +204,7 @@ function lowerBound(keys: readonly ChunkKey[], key: ChunkKey): number {
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareChunkKeys(keys[mid]!, key) < 0) lo = mid + 1;
+    if (compareTuples(keys[mid]!, key) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -316,7 +307,7 @@ function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<strin
 
 /** The ids and sort keys (in order) of the purged records of one collection. */
 function keysOf(collection: SnapshotCollection, records: readonly { id: string }[]): { ids: Set<string>; keys: ChunkKey[] } {
-  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareChunkKeys);
+  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
   return { ids: new Set(records.map((r) => r.id)), keys };
 }
 
