@@ -113,32 +113,29 @@ function problem(path: (string | number)[], message: string): JsonProblem {
   return Object.assign(Object.create(JsonProblemProto) as JsonProblem, { path, message });
 }
 
+/** What {@link jsonValueField} and {@link jsonObjectField} parse: with `object`, a JSON object only. */
+function jsonField<T extends JsonValue>(maxChars: number, object: boolean) {
+  return z.unknown().transform((value, ctx): T => {
+    const notObject = object && (value === null || typeof value !== 'object' || Array.isArray(value));
+    const result = notObject ? problem([], 'must be a JSON object') : checkedJson(value, maxChars);
+    if (!isProblem(result)) return result as T;
+    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
+    return z.NEVER;
+  });
+}
+
 /**
  * A JSON value of at most `maxChars` characters of canonical JSON. Parsing
  * returns a checked copy, so a caller's later changes never reach what was
  * stored.
  */
 export function jsonValueField(maxChars: number) {
-  return z.unknown().transform((value, ctx): JsonValue => {
-    const result = checkedJson(value, maxChars);
-    if (!isProblem(result)) return result;
-    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
-    return z.NEVER;
-  });
+  return jsonField<JsonValue>(maxChars, false);
 }
 
 /** A JSON object of at most `maxChars` characters of canonical JSON. */
 export function jsonObjectField(maxChars: number) {
-  return z.unknown().transform((value, ctx): JsonObject => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-      return z.NEVER;
-    }
-    const result = checkedJson(value, maxChars);
-    if (!isProblem(result)) return result as JsonObject;
-    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
-    return z.NEVER;
-  });
+  return jsonField<JsonObject>(maxChars, true);
 }
 
 /** A `metadata` object: JSON, at most {@link LIMITS.metadata} characters. */
