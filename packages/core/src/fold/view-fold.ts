@@ -15,7 +15,7 @@ import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotPart } from '../snapshot/parts.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { ChunkIndex } from '../snapshot/chunks.js';
-import { readHeadParts } from '../snapshot/heads.js';
+import { decodeHeadParts, readHeadRows } from '../snapshot/heads.js';
 import { loadSnapshotHead } from '../snapshot/restore.js';
 import type { FoldToOptions } from './fold.js';
 import { advance, foldTo, readChanges } from './fold.js';
@@ -79,7 +79,8 @@ export class ViewFold {
     const missing = parts.filter((part) => !this.#loaded.has(part));
     if (!index || missing.length === 0) return this.#state;
     try {
-      const decoded = await readHeadParts(this.log, index, missing);
+      // The head was trusted when the fold opened, so its rows are decoded unvalidated.
+      const decoded = decodeHeadParts(index, missing, await readHeadRows(this.log, index, missing), false);
       const tail = await this.#readTail(index.seq);
       const only = new Set(missing);
       for (const collections of decoded) this.#state.restoreCollections(collections);

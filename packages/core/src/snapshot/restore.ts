@@ -17,7 +17,7 @@ import { SNAPSHOT_PARTS } from './parts.js';
 import type { ChunkIndex } from './chunks.js';
 import { decodeChunkIndex, ofOtherFormat } from './chunks.js';
 import type { RowReader } from './heads.js';
-import { assembleHead, readHeadRows, storedHeadRows, storedRows } from './heads.js';
+import { assembleHead, readHeadRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {
@@ -120,11 +120,6 @@ export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>,
   const index = decodeChunkIndex(content, stored.seq);
   if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
   return { seq: stored.seq, index };
-}
-
-/** The rows a stored snapshot names (its index chunks and chunks), read ahead for {@link trustStoredSnapshot}, which is synchronous. */
-export async function rowsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowReader> {
-  return storedRows(log, await storedHeadRows(log, stored));
 }
 
 /**

@@ -19,7 +19,8 @@ import { eventAt, identityOf, sha256Hex } from '../snapshot/binding.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SkippedSnapshot, SnapshotTrustContext } from '../snapshot/restore.js';
-import { rowsFor, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { storedHeadRows, storedRows } from '../snapshot/heads.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { encodeSnapshot } from '../snapshot/snapshot.js';
 import type { HistoryRow } from '../log/history-index.js';
@@ -219,7 +220,8 @@ export async function checkReplay(source: ReplaySource, options: CheckReplayOpti
     } catch {
       // An unreadable event fails the binding check below, and the replay reports the event itself.
     }
-    const rows = await rowsFor(source, stored);
+    // Read ahead: the trust check is synchronous.
+    const rows = await storedRows(source, await storedHeadRows(source, stored));
     check.storedSnapshot(stored, check.trust({ identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined), row: rows }));
     upToSeq = stored.seq - 1;
   }
