@@ -22,11 +22,12 @@ import type { PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { OperationEntry } from '../log/operation.js';
-import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
+import { eventDigest, formatBoundSnapshot, sha256Hex } from './binding.js';
 import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
 import { chunkKey, chunkStream, decodeChunk, decodeIndexChunk, encodeChunk, joinChunk, SNAPSHOT_CHUNKS_FORMAT, SNAPSHOT_COLLECTIONS } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
 import { looseChunkDigests, looseIndexDigests } from './heads.js';
+import { unbindHead } from './restore.js';
 import type { RowKey } from './heads.js';
 
 /** What {@link patchSnapshots} reads. */
@@ -137,7 +138,8 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   for (const head of input.heads) {
     let next: { data: string; index: ChunkIndex } | undefined;
     try {
-      const opened = openHead(head, input);
+      // Checked against the log as it was before the purge.
+      const opened = unbindHead(head, input.codec.open(head.data), { head: head.seq, identity: () => input.identity, eventAt: input.before }, lightChunkIndex);
       const index = { ...opened.index };
       for (const collection of Object.keys(ERASE) as Purgeable[]) {
         const refs = opened.index[collection];
@@ -309,16 +311,6 @@ function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<strin
 function keysOf(collection: SnapshotCollection, records: readonly { id: string }[]): { ids: Set<string>; keys: ChunkKey[] } {
   const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
   return { ids: new Set(records.map((r) => r.id)), keys };
-}
-
-/** Opens and checks a stored head against the log as it was before the purge; throws unless it is a trusted head of chunks. */
-function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotPatchInput): ChunkIndex {
-  const { binding, content } = parseBoundSnapshot(input.codec.open(stored.data), stored.seq);
-  if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
-  checkBinding(input.identity, binding, input.before(stored.seq));
-  const index = lightChunkIndex(content, stored.seq);
-  if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-  return index;
 }
 
 /**

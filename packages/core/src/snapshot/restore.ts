@@ -113,13 +113,27 @@ export interface OpenedSnapshot {
 export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): OpenedSnapshot {
   if (ofOtherFormat({ stream: STATE_STREAM, data: stored.data }))
     throw new OtherFormatError(STATE_STREAM, stored.seq, 'of an earlier snapshot format, which this version does not read');
-  const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
+  return { seq: stored.seq, index: unbindHead(stored, open(ctx.codec, stored.data), ctx, decodeChunkIndex) };
+}
+
+/**
+ * The head of chunks in the opened text of `stored`, once its binding names
+ * its seq (no later than `ctx.head`) and the log's identity and event there;
+ * `decode` parses the content. Throws why it cannot be trusted.
+ */
+export function unbindHead(
+  stored: Pick<StoredSnapshot, 'seq'>,
+  opened: string,
+  ctx: Omit<SnapshotTrustContext, 'codec' | 'row'>,
+  decode: (content: string, seq: number) => ChunkIndex,
+): ChunkIndex {
+  const { binding, content } = parseBoundSnapshot(opened, stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
   checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
-  const index = decodeChunkIndex(content, stored.seq);
+  const index = decode(content, stored.seq);
   if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-  return { seq: stored.seq, index };
+  return index;
 }
 
 /**
