@@ -450,12 +450,12 @@ export const DEFAULT_RECALL_LIMIT = 20;
 
 /**
  * Parses `value` with `schema`, turning the first zod issue into a
- * {@link ValidationError} that names the offending field.
+ * {@link ValidationError} that names the offending field, under `at` (the
+ * path of `value` in a larger input, such as `['turns', '3']`).
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, at: readonly string[] = []): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue?.path.map(String).join('.') ?? '';
-  throw new ValidationError(field, issue?.message ?? 'malformed input');
+  throw new ValidationError([...at, ...(issue?.path.map(String) ?? [])].join('.'), issue?.message ?? 'malformed input');
 }
