@@ -427,8 +427,8 @@ export class InMemoryState implements FoldView {
     this.skills.set(skill.id, skill);
     this.skillIdsByKey.set(skillKey(skill.scope, skill.slug), skill.id);
     if (skill.deleted) return;
-    indexInto(this.liveSkillsBySlug, skill.slug, skill);
-    indexInto(this.liveSkillsByScope, scopeKey(skill.scope), skill);
+    mapFor(this.liveSkillsBySlug, skill.slug).set(skill.id, skill);
+    mapFor(this.liveSkillsByScope, scopeKey(skill.scope)).set(skill.id, skill);
   }
 
   #unindexSkill(skill: Skill): void {
@@ -469,13 +469,14 @@ function tokensOf<R extends { id: string }>(cache: Map<string, string[]>, record
   return tokens;
 }
 
-function indexInto(index: Map<string, Map<string, Skill>>, key: string, skill: Skill): void {
-  let bucket = index.get(key);
-  if (!bucket) {
-    bucket = new Map();
-    index.set(key, bucket);
+/** The inner map of `outer` at `key`, created on first use. */
+export function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
   }
-  bucket.set(skill.id, skill);
+  return inner;
 }
 
 function unindexFrom(index: Map<string, Map<string, Skill>>, key: string, id: string): void {

@@ -6,7 +6,7 @@ import { scopeFilter } from './scope-filter.js';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from '../fold/state.js';
 import type { InMemoryEmbeddingCache } from './embedding-cache.js';
-import { mapFor } from './embedding-cache.js';
+import { mapFor } from '../fold/state.js';
 import { memoryFilter, turnFilter } from './queries.js';
 
 /** How a store reads its target's records from the state. */

@@ -76,7 +76,8 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
   return { seq, sessions: ids(targets.sessions), turns: ids(targets.turns), skills: ids(targets.skills), memory: ids(targets.memory) };
 }
 
-function count(records: PurgedRecords): number {
+/** How many records `records` names. */
+export function count(records: PurgedRecords): number {
   return records.sessions.length + records.turns.length + records.skills.length + records.memory.length;
 }
 

@@ -17,6 +17,7 @@ import { setRetentionInputSchema } from '../records/retention.js';
 import type { Scope } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { Engine } from './engine.js';
+import { count } from './purge.js';
 import type { RetentionJudge, RetentionPolicies } from './retention-policies.js';
 
 /** What one sweep tombstoned or purged, per record kind. */
@@ -149,10 +150,7 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
       }
       if (toPurge.size > 0) {
         const purged = await purgeExpired(engine, j, [...toPurge.values()], `retention: ${[...purgePolicies].sort().join(', ')}`);
-        swept.sessions += purged.sessions.length;
-        swept.turns += purged.turns.length;
-        swept.skills += purged.skills.length;
-        swept.memory += purged.memory.length;
+        for (const kind of ['sessions', 'turns', 'skills', 'memory'] as const) swept[kind] += purged[kind].length;
       }
       return swept;
     },
@@ -202,8 +200,7 @@ async function purgeExpired(engine: Engine, j: RetentionJudge, candidates: reado
       skills: [...out.skills.values()].sort(byId),
       memory: [...out.memory.values()].sort(byId),
     };
-    const empty = erased.sessions.length + erased.turns.length + erased.skills.length + erased.memory.length === 0;
-    return empty ? undefined : engine.stamper.purge(erased, reason.slice(0, 500));
+    return count(erased) === 0 ? undefined : engine.stamper.purge(erased, reason.slice(0, 500));
   });
   return erased;
 }

@@ -23,7 +23,7 @@
  * only a sealing codec makes a snapshot authentic against someone who can
  * write the file and recompute digests.
  */
-import { createHash } from 'node:crypto';
+import { contentHash } from '../embedding/embedder.js';
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
@@ -56,10 +56,8 @@ const headerSchema = z.strictObject({
   sha256: z.string().regex(SHA256_HEX),
 });
 
-/** SHA-256 of UTF-8 text, hex. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+/** SHA-256 of UTF-8 text, hex: the digest embeddings key their cache by, too. */
+export const sha256Hex: (text: string) => string = contentHash;
 
 /** The digest of an event as a log returns it: SHA-256 of its canonical JSON; `undefined` (seq 0) has a fixed digest. */
 export function eventDigest(event: LogEvent | undefined): string {
