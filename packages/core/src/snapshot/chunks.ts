@@ -171,34 +171,21 @@ function cutChunks(texts: readonly string[], ends: (i: number) => boolean, first
   return refs;
 }
 
-/**
- * The chunks of one collection's records (in canonical order), given each
- * record's canonical text: their texts go into `into` by digest, and the
- * references to them are returned in order. The first level of
- * {@link encodeSnapshotChunks}.
- */
-export function encodeCollectionChunks(
-  collection: SnapshotCollection,
-  records: readonly AnyRecord[],
-  texts: readonly string[],
-  into: Map<string, string>,
-): ChunkRef[] {
-  return cutChunks(
-    texts,
-    (i) => endsChunk(collection, records[i]!),
-    (i) => chunkKey(collection, records[i]!),
-    into,
-  );
-}
-
-/**
- * The head text and the index chunks over each collection's chunk
- * references `leaves` (in order): the second level of
- * {@link encodeSnapshotChunks}, also what converts a list of chunks into a
- * head.
- */
-export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCollection, readonly ChunkRef[]>>): EncodedChunks {
+/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
+export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
+  const sorted = sortedSnapshot(snapshot);
   const chunks = new Map<string, string>();
+  const leaves = {} as Record<SnapshotCollection, ChunkRef[]>;
+  for (const collection of SNAPSHOT_COLLECTIONS) {
+    const records = sorted[collection] as unknown as AnyRecord[];
+    leaves[collection] = cutChunks(
+      records.map(canonicalJson),
+      (i) => endsChunk(collection, records[i]!),
+      (i) => chunkKey(collection, records[i]!),
+      chunks,
+    );
+  }
+  // The second level, after every chunk: each collection's references cut into the index chunks the head lists.
   const index = {} as Record<SnapshotCollection, ChunkRef[]>;
   for (const collection of SNAPSHOT_COLLECTIONS) {
     const refs = leaves[collection];
@@ -211,21 +198,7 @@ export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCol
       chunks,
     );
   }
-  return { head: encodeChunkIndex({ seq, index }), chunks };
-}
-
-/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
-export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
-  const sorted = sortedSnapshot(snapshot);
-  const chunks = new Map<string, string>();
-  const refs = {} as Record<SnapshotCollection, ChunkRef[]>;
-  for (const collection of SNAPSHOT_COLLECTIONS) {
-    const records = sorted[collection] as unknown as AnyRecord[];
-    refs[collection] = encodeCollectionChunks(collection, records, records.map(canonicalJson), chunks);
-  }
-  const top = encodeChunkHead(snapshot.seq, refs);
-  for (const [sha256, text] of top.chunks) chunks.set(sha256, text);
-  return { head: top.head, chunks };
+  return { head: encodeChunkIndex({ seq: snapshot.seq, index }), chunks };
 }
 
 /** The canonical content of a head of chunks. */
