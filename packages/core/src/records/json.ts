@@ -4,6 +4,7 @@
  * (docs/contract.md §4), so that what is written reads back exactly.
  */
 import { z } from 'zod';
+import { textProblem } from './fields.js';
 import { LIMITS } from './limits.js';
 
 /** A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
@@ -14,17 +15,6 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** Keys that would reach an object's prototype when a consumer assigns them. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this pattern exists to find.
-const NUL = /\u0000/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why `text` cannot be stored as a JSON string or key, or undefined when it can. */
-function textProblem(text: string): string | undefined {
-  if (NUL.test(text)) return 'must not contain NUL characters';
-  if (LONE_SURROGATE.test(text)) return 'must be well-formed Unicode (no lone surrogates)';
-  return undefined;
-}
 
 /** A problem found at a path inside a value. */
 interface JsonProblem {
