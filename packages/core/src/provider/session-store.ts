@@ -29,14 +29,13 @@ import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cur
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SearchContext } from './session-search.js';
-import { searchSessions } from './session-search.js';
+import { liveSession as live, searchSessions } from './session-search.js';
 import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
 import { atIndex, parseBatch } from './batch.js';
 import { andThen } from '../write/awaitable.js';
-import type { StateLookups } from '../write/backend.js';
 
 /** The session store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -54,13 +53,6 @@ const OPERATIONS = {
 export function createSessionStore(engine: Engine, searchContext: SearchContext): SessionStore {
   const { backend, stamper } = engine;
   const q = backend.queries;
-
-  /** The live session `id` as `lookups` read it, else `NotFoundError`. */
-  const live = async (lookups: Pick<StateLookups, 'session'>, id: string): Promise<Session> => {
-    const session = await lookups.session(id);
-    if (!session || session.deleted) throw new NotFoundError('session', id);
-    return session;
-  };
 
   return {
     async create(input: CreateSessionInput = {}) {
