@@ -16,7 +16,6 @@ import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, eraseOperationHeads, holdersIn } from '../log/erasure.js';
-import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { chunkStream, ofOtherFormat } from '../snapshot/chunks.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
@@ -51,7 +50,9 @@ export class InMemoryBackend implements StateBackend {
     this.queries = {
       ...inMemoryQueries(state),
       recordSeqs: async (id) => (await this.#historyBefore(id)).concat(state.history.get(id) ?? []),
-      purgeable: async (selector) => ('matching' in selector ? this.#purgeableMatching(selector.matching) : purgeableIn(state, selector)),
+      // By text: the records holding it now, and those an earlier event shows holding it.
+      purgeable: async (selector) =>
+        purgeableIn(state, selector, 'matching' in selector ? holdersIn(await this.log.read({ stream: STATE_STREAM }), selector.matching) : undefined),
     };
     // One cache for both targets: a text embedded for a memory item serves a turn with the same text.
     const cache = new InMemoryEmbeddingCache();
@@ -78,11 +79,6 @@ export class InMemoryBackend implements StateBackend {
       await this.#catchingUp;
     }
     return [...(this.#earlyHistory.get(id) ?? [])];
-  }
-
-  /** What a purge by text selects: records holding it now, and those an earlier event shows holding it. */
-  async #purgeableMatching(text: string): Promise<PurgedRecords> {
-    return purgeableIn(this.state, { matching: text }, holdersIn(await this.log.read({ stream: STATE_STREAM }), text));
   }
 
   async #catchUp(): Promise<void> {
