@@ -4,7 +4,7 @@ import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey, scopeStartsWith } from '../records/scope.js';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
+import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
 import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { scopeFilter } from './scope-filter.js';
@@ -21,11 +21,13 @@ export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
   return (turn) => (!sessions || sessions.has(turn.sessionId)) && (!roles || roles.has(turn.role));
 }
 
-/** The predicate of a {@link MemoryFilter}: kinds, metadata and expiry. */
-export function memoryFilter(filter: MemoryFilter): (item: MemoryItem) => boolean {
+/** The predicate of a {@link MemoryFilter} and a {@link ScopeFilter}: scopes, kinds, metadata and expiry. */
+export function memoryFilter(filter: MemoryFilter & ScopeFilter): (item: MemoryItem) => boolean {
+  const inScope = scopeFilter(filter);
   const kinds = filter.kinds === undefined ? undefined : new Set(filter.kinds);
   const { where, now } = filter;
   return (item) =>
+    inScope(item.scope) &&
     (kinds === undefined || kinds.has(item.kind)) &&
     (now === undefined || !isExpired(item, now)) &&
     (where === undefined || matchesWhere(item.metadata, where));
@@ -143,7 +145,6 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     },
 
     searchMemory: (query: LexicalQuery & MemoryFilter) => {
-      const inScope = scopeFilter(query);
       const passes = memoryFilter(query);
       const relevance = query.order === 'relevance';
       const matchFn = tokenMatcher(query.match);
@@ -151,7 +152,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const matches: { record: MemoryItem; tokens: string[] }[] = [];
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
-        if (!inScope(item.scope) || !passes(item)) continue;
+        if (!passes(item)) continue;
         if (!relevance && !pastKeyset(query.after, 1, item.createdAt, item.id, -1)) continue;
         const tokens = state.memoryTokens(item);
         if (!matchFn(query.tokens, tokens)) continue;

@@ -2,7 +2,6 @@
 import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
-import { scopeFilter } from './scope-filter.js';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from '../fold/state.js';
 import type { InMemoryEmbeddingCache } from './embedding-cache.js';
@@ -77,13 +76,8 @@ export function memoryVectors(state: InMemoryState, cache: InMemoryEmbeddingCach
     const item = state.memory.get(id);
     return item && !item.deleted ? item : undefined;
   };
-  const filter = (query: VectorQuery) => {
-    const inScope = scopeFilter(query);
-    const passes = memoryFilter(query);
-    return (item: MemoryItem) => inScope(item.scope) && passes(item);
-  };
   return new InMemoryVectorStore<MemoryItem, VectorQuery>(
-    { live: () => state.liveMemory.items, liveRecord, record: (id) => state.memory.get(id), filter },
+    { live: () => state.liveMemory.items, liveRecord, record: (id) => state.memory.get(id), filter: memoryFilter },
     cache,
   );
 }
