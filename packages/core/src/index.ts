@@ -24,7 +24,7 @@ export {
   isAgentStateError,
 } from './errors.js';
 export { type Clock, systemClock, ManualClock } from './time/clock.js';
-export { type Instant, formatInstant, instantToMs, isCanonicalInstant, MAX_INSTANT_MS, normalizeInstant } from './time/instant.js';
+export { type Instant, formatInstant, instantToMs, isCanonicalInstant, normalizeInstant } from './time/instant.js';
 export { type Hlc, compareHlc } from './time/hlc.js';
 export { type Entropy, systemEntropy, seededEntropy } from './ids/entropy.js';
 export { type IdGenerator, isUuidV7, uuidV7Time, UuidV7Generator } from './ids/uuidv7.js';
@@ -33,7 +33,6 @@ export {
   hlcSchema,
   scopeSchema,
   type Scope,
-  envelopeShape,
   envelopeSchema,
   type Envelope,
   sessionSchema,
@@ -144,7 +143,7 @@ export {
   whereInputSchema,
   type WhereInput,
 } from './records/where.js';
-export { matchesWhere, valueAtPath } from './matching/where.js';
+export { matchesWhere } from './matching/where.js';
 export { tokenize } from './matching/lexical.js';
 export { canonicalJson } from './log/json.js';
 export type { Page } from './paging/cursor.js';
@@ -172,12 +171,8 @@ export {
   STATE_SCHEMA_VERSION,
   EventTypes,
   type StateEventType,
-  statePayloadSchemas,
   type StateChange,
   type StateChangeOf,
-  isStateEventType,
-  outcomeIncrementSchema,
-  type OutcomeIncrement,
   sessionAfterTurn,
   RETENTION_STREAM,
   RetentionEventTypes,
@@ -187,7 +182,7 @@ export {
 export { ERASED, eraseSession, eraseTurn, eraseSkill, eraseMemoryItem } from './log/redact.js';
 export type { HistoryKind, RecordVersion } from './provider/history.js';
 export { type PurgeInput, type PurgeResult, purgeInputSchema } from './provider/purge.js';
-export { operationSchema, type OperationRef, type OperationEntry, operationInputHash } from './log/operation.js';
+export { type OperationEntry, operationInputHash } from './log/operation.js';
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';
 export { type DecodeOptions, decodeStateEvent } from './log/decode.js';
 export { SNAPSHOT_FORMAT, type Snapshot, encodeSnapshot, decodeSnapshot } from './snapshot/snapshot.js';

@@ -106,13 +106,7 @@ export async function foldTo(log: Log, seq: number, options: FoldToOptions = {})
   return state;
 }
 
-/**
- * Applies the events after `state.seq` up to `seq` to `state`. Events of the
- * current schema version are not parsed again: every `state` event was
- * checked when it was appended (docs/contract.md §7), as `history` relies on
- * too, and the fold's rules still apply to each. Older ones are upcast and
- * checked.
- */
+/** Applies the events after `state.seq` up to `seq` to `state` ({@link readChanges}). */
 export async function advance(
   log: Log,
   state: InMemoryState,
@@ -121,17 +115,31 @@ export async function advance(
   /** Called with each change just before it is applied (a diff notes what the change touches). */
   beforeApply?: (change: StateChange) => void,
 ): Promise<void> {
+  await readChanges(log, state.seq, seq, options, (change, at) => {
+    beforeApply?.(change);
+    state.apply(change, at);
+  });
+}
+
+/**
+ * Hands `each` the changes of the events after `from` up to `to`, in order.
+ * Events of the current schema version are not parsed again: every `state`
+ * event was checked when it was appended (docs/contract.md §7), as `history`
+ * relies on too, and the fold's rules still apply to each. Older ones are
+ * upcast and checked. A missing event or a gap is a `CorruptionError`.
+ */
+export async function readChanges(log: Log, from: number, to: number, options: FoldToOptions, each: (change: StateChange, seq: number) => void): Promise<void> {
   const batchSize = options.batchSize ?? 10_000;
   const decodeOptions = options.upcasters ? { upcasters: options.upcasters } : {};
   const trustedOptions = { ...decodeOptions, trusted: true };
-  while (state.seq < seq) {
-    const batch = await log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: Math.min(batchSize, seq - state.seq) });
-    if (batch.length === 0) throw new CorruptionError(STATE_STREAM, state.seq + 1, 'the event is missing');
+  let at = from;
+  while (at < to) {
+    const batch = await log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, to - at) });
+    if (batch.length === 0) throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
     for (const event of batch) {
-      if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
-      const change = decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions);
-      beforeApply?.(change);
-      state.apply(change, event.seq);
+      if (event.seq !== at + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
+      each(decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), event.seq);
+      at = event.seq;
     }
   }
 }

@@ -243,32 +243,17 @@ export class InMemoryState implements FoldView {
 
   /** The searchable tokens of a live skill (docs/contract.md §5: slug, name, body, tags). */
   skillTokens(skill: Skill): string[] {
-    let tokens = this.#skillTokens.get(skill.id);
-    if (!tokens) {
-      tokens = tokenize(skillSearchText(skill));
-      this.#skillTokens.set(skill.id, tokens);
-    }
-    return tokens;
+    return tokensOf(this.#skillTokens, skill, skillSearchText);
   }
 
   /** The searchable tokens of a live memory item (its content). */
   memoryTokens(item: MemoryItem): string[] {
-    let tokens = this.#memoryTokens.get(item.id);
-    if (!tokens) {
-      tokens = tokenize(item.content);
-      this.#memoryTokens.set(item.id, tokens);
-    }
-    return tokens;
+    return tokensOf(this.#memoryTokens, item, contentOf);
   }
 
   /** The searchable tokens of a turn (its content). */
   turnTokens(turn: Turn): string[] {
-    let tokens = this.#turnTokens.get(turn.id);
-    if (!tokens) {
-      tokens = tokenize(turn.content);
-      this.#turnTokens.set(turn.id, tokens);
-    }
-    return tokens;
+    return tokensOf(this.#turnTokens, turn, contentOf);
   }
 
   /** {@link #turnPlaces}, with every turn appended so far placed in it. */
@@ -442,8 +427,8 @@ export class InMemoryState implements FoldView {
     this.skills.set(skill.id, skill);
     this.skillIdsByKey.set(skillKey(skill.scope, skill.slug), skill.id);
     if (skill.deleted) return;
-    indexInto(this.liveSkillsBySlug, skill.slug, skill);
-    indexInto(this.liveSkillsByScope, scopeKey(skill.scope), skill);
+    mapFor(this.liveSkillsBySlug, skill.slug).set(skill.id, skill);
+    mapFor(this.liveSkillsByScope, scopeKey(skill.scope)).set(skill.id, skill);
   }
 
   #unindexSkill(skill: Skill): void {
@@ -472,13 +457,26 @@ export class InMemoryState implements FoldView {
   }
 }
 
-function indexInto(index: Map<string, Map<string, Skill>>, key: string, skill: Skill): void {
-  let bucket = index.get(key);
-  if (!bucket) {
-    bucket = new Map();
-    index.set(key, bucket);
+const contentOf = (record: { content: string }): string => record.content;
+
+/** The tokens `cache` holds for `record`, folded from its searchable text on first use. */
+function tokensOf<R extends { id: string }>(cache: Map<string, string[]>, record: R, text: (record: R) => string): string[] {
+  let tokens = cache.get(record.id);
+  if (!tokens) {
+    tokens = tokenize(text(record));
+    cache.set(record.id, tokens);
   }
-  bucket.set(skill.id, skill);
+  return tokens;
+}
+
+/** The inner map of `outer` at `key`, created on first use. */
+export function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
 }
 
 function unindexFrom(index: Map<string, Map<string, Skill>>, key: string, id: string): void {

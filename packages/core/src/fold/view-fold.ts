@@ -8,19 +8,17 @@
  * folded on the first read.
  */
 import { CorruptionError } from '../errors.js';
-import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
-import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { InMemoryState } from './state.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotPart } from '../snapshot/parts.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { ChunkIndex } from '../snapshot/chunks.js';
-import { readHeadParts } from '../snapshot/heads.js';
+import { decodeHeadParts, readHeadRows } from '../snapshot/heads.js';
 import { loadSnapshotHead } from '../snapshot/restore.js';
 import type { FoldToOptions } from './fold.js';
-import { advance, foldTo } from './fold.js';
+import { advance, foldTo, readChanges } from './fold.js';
 
 /** The state of a view at one seq, completed part by part. */
 export class ViewFold {
@@ -81,7 +79,8 @@ export class ViewFold {
     const missing = parts.filter((part) => !this.#loaded.has(part));
     if (!index || missing.length === 0) return this.#state;
     try {
-      const decoded = await readHeadParts(this.log, index, missing);
+      // The head was trusted when the fold opened, so its rows are decoded unvalidated.
+      const decoded = decodeHeadParts(index, missing, await readHeadRows(this.log, index, missing), false);
       const tail = await this.#readTail(index.seq);
       const only = new Set(missing);
       for (const collections of decoded) this.#state.restoreCollections(collections);
@@ -101,20 +100,8 @@ export class ViewFold {
   /** The events after `from` up to the view's seq, decoded as {@link advance} decodes them. */
   async #readTail(from: number): Promise<{ change: StateChange; seq: number }[]> {
     if (this.#tail) return this.#tail;
-    const decodeOptions = this.options.upcasters ? { upcasters: this.options.upcasters } : {};
-    const trustedOptions = { ...decodeOptions, trusted: true };
-    const batchSize = this.options.batchSize ?? 10_000;
     const tail: { change: StateChange; seq: number }[] = [];
-    let at = from;
-    while (at < this.seq) {
-      const batch = await this.log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, this.seq - at) });
-      if (batch.length === 0) throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
-      for (const event of batch) {
-        if (event.seq !== at + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
-        tail.push({ change: decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), seq: event.seq });
-        at = event.seq;
-      }
-    }
+    await readChanges(this.log, from, this.seq, this.options, (change, seq) => tail.push({ change, seq }));
     this.#tail = tail;
     return tail;
   }

@@ -52,16 +52,13 @@ export class UuidV7Generator implements IdGenerator {
 
   next(): string {
     const physical = this.clock.now();
-    if (physical > this.#lastMs) {
-      this.#lastMs = physical;
+    const ahead = physical > this.#lastMs;
+    // A new millisecond, or a counter that overflowed within this one (then the next millisecond is borrowed).
+    if (ahead || !this.#increment()) {
+      this.#lastMs = ahead ? physical : this.#lastMs + 1;
       this.entropy(this.#tail);
       // Leave headroom in the counter so that a burst within one millisecond
       // rarely overflows into the timestamp.
-      this.#tail[0] = (this.#tail[0]! & 0x07) | 0x70;
-      this.#tail[2] = (this.#tail[2]! & 0x3f) | 0x80;
-    } else if (!this.#increment()) {
-      this.#lastMs += 1;
-      this.entropy(this.#tail);
       this.#tail[0] = (this.#tail[0]! & 0x07) | 0x70;
       this.#tail[2] = (this.#tail[2]! & 0x3f) | 0x80;
     }

@@ -16,27 +16,27 @@ import { storedPayload } from '../log/compact.js';
 import { changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, eraseOperationHeads, holdersIn } from '../log/erasure.js';
-import type { PurgedRecords } from '../log/events.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { chunkStream, ofOtherFormat } from '../snapshot/chunks.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotErasure } from '../snapshot/patch.js';
 import { patchSnapshots } from '../snapshot/patch.js';
-import type { Awaitable, StateBackend, StateQueries, StateWriteTx } from '../write/backend.js';
+import type { Awaitable, StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorQuery } from '../write/backend.js';
+import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from '../fold/state.js';
-import { InMemoryTurnVectorStore } from './turn-vectors.js';
 import { InMemoryEmbeddingCache } from './embedding-cache.js';
-import { InMemoryVectorStore } from './vectors.js';
+import type { InMemoryVectorStore } from './vectors.js';
+import { memoryVectors, turnVectors } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
 export class InMemoryBackend implements StateBackend {
   readonly name = 'in-memory';
   readonly queries: StateQueries;
-  readonly vectors: InMemoryVectorStore;
-  readonly turnVectors: InMemoryTurnVectorStore;
+  readonly vectors: InMemoryVectorStore<MemoryItem, VectorQuery>;
+  readonly turnVectors: InMemoryVectorStore<Turn, TurnVectorQuery>;
 
   constructor(
     readonly log: Log,
@@ -50,13 +50,15 @@ export class InMemoryBackend implements StateBackend {
     this.queries = {
       ...inMemoryQueries(state),
       recordSeqs: async (id) => (await this.#historyBefore(id)).concat(state.history.get(id) ?? []),
-      purgeable: async (selector) => ('matching' in selector ? this.#purgeableMatching(selector.matching) : purgeableIn(state, selector)),
+      // By text: the records holding it now, and those an earlier event shows holding it.
+      purgeable: async (selector) =>
+        purgeableIn(state, selector, 'matching' in selector ? holdersIn(await this.log.read({ stream: STATE_STREAM }), selector.matching) : undefined),
     };
     // One cache for both targets: a text embedded for a memory item serves a turn with the same text.
     const cache = new InMemoryEmbeddingCache();
     this.#cache = cache;
-    this.vectors = new InMemoryVectorStore(state, cache);
-    this.turnVectors = new InMemoryTurnVectorStore(state, cache);
+    this.vectors = memoryVectors(state, cache);
+    this.turnVectors = turnVectors(state, cache);
     this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta), savepoint: (fn) => fn() };
   }
 
@@ -77,11 +79,6 @@ export class InMemoryBackend implements StateBackend {
       await this.#catchingUp;
     }
     return [...(this.#earlyHistory.get(id) ?? [])];
-  }
-
-  /** What a purge by text selects: records holding it now, and those an earlier event shows holding it. */
-  async #purgeableMatching(text: string): Promise<PurgedRecords> {
-    return purgeableIn(this.state, { matching: text }, holdersIn(await this.log.read({ stream: STATE_STREAM }), text));
   }
 
   async #catchUp(): Promise<void> {

@@ -4,6 +4,7 @@
  * `embedding_cache` is, so a text embedded for one target is not embedded
  * again for the other.
  */
+import { mapFor } from '../fold/state.js';
 
 /** Vectors by embedder id and content hash. */
 export class InMemoryEmbeddingCache {
@@ -30,14 +31,4 @@ export class InMemoryEmbeddingCache {
   set(embedderId: string, contentHash: string, vector: Float32Array): void {
     mapFor(this.#vectors, embedderId).set(contentHash, vector);
   }
-}
-
-/** The inner map of `outer` at `key`, created on first use. */
-export function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
 }

@@ -6,6 +6,7 @@ import { scopeStartsWith } from '../records/scope.js';
 import type { Scope, Turn } from '../records/records.js';
 import type { PurgeSelector } from '../write/backend.js';
 import type { InMemoryState } from '../fold/state.js';
+import { sortedById } from '../provider/purge.js';
 
 /**
  * Tombstones included: one record by id (a session with every turn it ever
@@ -50,10 +51,5 @@ export function purgeableIn(state: InMemoryState, selector: PurgeSelector, held?
     for (const skill of state.skills.values()) if (held?.skills.has(skill.id) || recordHolds('skill', skill, text)) out.skills.push(skill);
     for (const item of state.memory.values()) if (held?.memory.has(item.id) || recordHolds('memory', item, text)) out.memory.push(item);
   }
-  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
-  out.sessions.sort(byId);
-  out.turns.sort(byId);
-  out.skills.sort(byId);
-  out.memory.sort(byId);
-  return out;
+  return sortedById(out);
 }

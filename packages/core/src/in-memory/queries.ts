@@ -4,7 +4,7 @@ import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey, scopeStartsWith } from '../records/scope.js';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
+import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
 import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { scopeFilter } from './scope-filter.js';
@@ -21,31 +21,44 @@ export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
   return (turn) => (!sessions || sessions.has(turn.sessionId)) && (!roles || roles.has(turn.role));
 }
 
-/** The predicate of a {@link MemoryFilter}: kinds, metadata and expiry. */
-export function memoryFilter(filter: MemoryFilter): (item: MemoryItem) => boolean {
+/** The predicate of a {@link MemoryFilter} and a {@link ScopeFilter}: scopes, kinds, metadata and expiry. */
+export function memoryFilter(filter: MemoryFilter & ScopeFilter): (item: MemoryItem) => boolean {
+  const inScope = scopeFilter(filter);
   const kinds = filter.kinds === undefined ? undefined : new Set(filter.kinds);
   const { where, now } = filter;
   return (item) =>
+    inScope(item.scope) &&
     (kinds === undefined || kinds.has(item.kind)) &&
     (now === undefined || !isExpired(item, now)) &&
     (where === undefined || matchesWhere(item.metadata, where));
 }
 
-/** Ranks matches by BM25 (best first), ties by `tieBreak`. */
-function rankByRelevance<T>(
-  query: readonly string[],
+/**
+ * A relevance page: matches ranked by BM25 (best first, ties by `tieBreak`),
+ * past the query's keyset on (score, `sort`, id) with `sort` and id in
+ * `direction`, at most `query.limit` of them.
+ */
+function relevancePage<T extends { id: string }>(
+  query: LexicalQuery,
   matches: readonly { record: T; tokens: readonly string[] }[],
   tieBreak: (a: T, b: T) => number,
+  sort: (record: T) => string,
+  direction: 1 | -1,
 ): Scored<T>[] {
-  const tfs = matches.map((m) => termFrequencies(query, m.tokens));
+  const tokens = query.tokens;
+  const tfs = matches.map((m) => termFrequencies(tokens, m.tokens));
   const corpus = {
     documents: matches.length,
     averageLength: matches.reduce((n, m) => n + m.tokens.length, 0) / Math.max(1, matches.length),
-    documentFrequency: query.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
+    documentFrequency: tokens.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
   };
-  return matches
-    .map((m, i) => ({ record: m.record, score: query.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, m.tokens.length) }))
+  const ranked = matches
+    .map((m, i) => ({ record: m.record, score: tokens.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, m.tokens.length) }))
     .sort((a, b) => b.score - a.score || tieBreak(a.record, b.record));
+  return cap(
+    ranked.filter((h) => pastKeyset(query.after, h.score, sort(h.record), h.record.id, direction)),
+    query.limit,
+  );
 }
 
 /** Queries over an {@link InMemoryState}. */
@@ -126,19 +139,12 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
         const tokens = state.skillTokens(skill);
         if (matchesTokens(query.tokens, tokens)) matches.push({ record: skill, tokens });
       }
-      if (relevance) {
-        const ranked = rankByRelevance(query.tokens, matches, compareSkillsBySlug);
-        return cap(
-          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.slug, h.record.id, 1)),
-          query.limit,
-        );
-      }
+      if (relevance) return relevancePage(query, matches, compareSkillsBySlug, (s) => s.slug, 1);
       matches.sort((a, b) => compareSkillsBySlug(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },
 
     searchMemory: (query: LexicalQuery & MemoryFilter) => {
-      const inScope = scopeFilter(query);
       const passes = memoryFilter(query);
       const relevance = query.order === 'relevance';
       const matchFn = tokenMatcher(query.match);
@@ -146,20 +152,14 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const matches: { record: MemoryItem; tokens: string[] }[] = [];
       for (let i = items.length - 1; i >= 0; i -= 1) {
         const item = items[i]!;
-        if (!inScope(item.scope) || !passes(item)) continue;
+        if (!passes(item)) continue;
         if (!relevance && !pastKeyset(query.after, 1, item.createdAt, item.id, -1)) continue;
         const tokens = state.memoryTokens(item);
         if (!matchFn(query.tokens, tokens)) continue;
         matches.push({ record: item, tokens });
         if (!relevance && query.limit > 0 && matches.length >= query.limit) break;
       }
-      if (relevance) {
-        const ranked = rankByRelevance(query.tokens, matches, compareMemoryNewestFirst);
-        return cap(
-          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
-          query.limit,
-        );
-      }
+      if (relevance) return relevancePage(query, matches, compareMemoryNewestFirst, (m) => m.createdAt, -1);
       return matches.map((m) => ({ record: m.record, score: 1 }));
     },
 
@@ -174,13 +174,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
         const tokens = state.turnTokens(turn);
         if (matchFn(query.tokens, tokens)) matches.push({ record: turn, tokens });
       }
-      if (relevance) {
-        const ranked = rankByRelevance(query.tokens, matches, compareTurnsNewestFirst);
-        return cap(
-          ranked.filter((h) => pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1)),
-          query.limit,
-        );
-      }
+      if (relevance) return relevancePage(query, matches, compareTurnsNewestFirst, (t) => t.createdAt, -1);
       matches.sort((a, b) => compareTurnsNewestFirst(a.record, b.record));
       return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
     },

@@ -1,29 +1,40 @@
-/** Brute-force vector storage for the in-memory backend. */
+/** Brute-force vector storage for the in-memory backend: memory items, and turns for semantic transcript search. */
 import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
-import type { MemoryItem } from '../records/records.js';
+import type { MemoryItem, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
-import { scopeFilter } from './scope-filter.js';
-import type { VectorQuery, VectorStore } from '../write/backend.js';
+import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from '../fold/state.js';
 import type { InMemoryEmbeddingCache } from './embedding-cache.js';
-import { mapFor } from './embedding-cache.js';
-import { memoryFilter } from './queries.js';
+import { mapFor } from '../fold/state.js';
+import { memoryFilter, turnFilter } from './queries.js';
 
-/** A {@link VectorStore} over an {@link InMemoryState}: exact cosine over every live item. */
-export class InMemoryVectorStore implements VectorStore {
-  /** embedder id → item id → vector. */
+/** How a store reads its target's records from the state. */
+interface Target<R extends Embeddable, Q> {
+  /** Every live record, in the order `pending` offers them. */
+  live(): Iterable<R>;
+  /** The record with this id when it is live. */
+  liveRecord(id: string): R | undefined;
+  /** The record with this id, tombstones included: its content decides whether a vector is cached. */
+  record(id: string): R | undefined;
+  /** The predicate of a query's filters. */
+  filter(query: Q): (record: R) => boolean;
+}
+
+/** A {@link VectorStore} over an {@link InMemoryState}: exact cosine over every live record of its target. */
+export class InMemoryVectorStore<R extends Embeddable, Q extends { embedderId: string; vector: Float32Array; k: number }> implements VectorStore<R, Q> {
+  /** embedder id → record id → vector. */
   readonly #vectors = new Map<string, Map<string, Float32Array>>();
   constructor(
-    private readonly state: InMemoryState,
+    private readonly target: Target<R, Q>,
     private readonly cache: InMemoryEmbeddingCache,
   ) {}
 
-  pending(embedderId: string, limit: number): MemoryItem[] {
+  pending(embedderId: string, limit: number): R[] {
     const have = this.#vectors.get(embedderId);
-    const out: MemoryItem[] = [];
-    for (const item of this.state.liveMemory.items) {
-      if (!have?.has(item.id)) out.push(item);
+    const out: R[] = [];
+    for (const record of this.target.live()) {
       if (out.length >= limit) break;
+      if (!have?.has(record.id)) out.push(record);
     }
     return out;
   }
@@ -35,31 +46,46 @@ export class InMemoryVectorStore implements VectorStore {
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): void {
     const vectors = mapFor(this.#vectors, embedderId);
     for (const e of entries) {
-      const item = this.state.memory.get(e.id);
-      if (holdsContent(item?.content, e.contentHash)) this.cache.set(embedderId, e.contentHash, e.vector);
-      if (item && !item.deleted) vectors.set(e.id, e.vector);
+      if (holdsContent(this.target.record(e.id)?.content, e.contentHash)) this.cache.set(embedderId, e.contentHash, e.vector);
+      if (this.target.liveRecord(e.id)) vectors.set(e.id, e.vector);
     }
   }
 
-  /** Drops an item's vectors (its tombstone was projected). */
+  /** Drops a record's vectors (its tombstone was projected, or a purge erased it). */
   forget(id: string): void {
     for (const vectors of this.#vectors.values()) vectors.delete(id);
   }
 
-  nearest(query: VectorQuery): Array<{ record: MemoryItem; similarity: number }> {
+  nearest(query: Q): Array<{ record: R; similarity: number }> {
     const vectors = this.#vectors.get(query.embedderId);
     if (!vectors) return [];
-    const inScope = scopeFilter(query);
-    const passes = memoryFilter(query);
-    const hits: Array<{ record: MemoryItem; similarity: number }> = [];
+    const wanted = this.target.filter(query);
+    const hits: Array<{ record: R; similarity: number }> = [];
     for (const [id, vector] of vectors) {
-      const item = this.state.memory.get(id);
-      if (!item || item.deleted) continue;
-      if (!inScope(item.scope)) continue;
-      if (!passes(item)) continue;
-      hits.push({ record: item, similarity: cosineSimilarity(query.vector, vector) });
+      const record = this.target.liveRecord(id);
+      if (record && wanted(record)) hits.push({ record, similarity: cosineSimilarity(query.vector, vector) });
     }
     hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
     return hits.slice(0, query.k);
   }
+}
+
+/** The vector store of memory items: live items, in scope and passing the query's filters. */
+export function memoryVectors(state: InMemoryState, cache: InMemoryEmbeddingCache): InMemoryVectorStore<MemoryItem, VectorQuery> {
+  const liveRecord = (id: string): MemoryItem | undefined => {
+    const item = state.memory.get(id);
+    return item && !item.deleted ? item : undefined;
+  };
+  return new InMemoryVectorStore<MemoryItem, VectorQuery>(
+    { live: () => state.liveMemory.items, liveRecord, record: (id) => state.memory.get(id), filter: memoryFilter },
+    cache,
+  );
+}
+
+/** The vector store of turns: live turns of live sessions, passing the query's filters. */
+export function turnVectors(state: InMemoryState, cache: InMemoryEmbeddingCache): InMemoryVectorStore<Turn, TurnVectorQuery> {
+  return new InMemoryVectorStore<Turn, TurnVectorQuery>(
+    { live: () => state.liveTurns(), liveRecord: (id) => state.liveTurn(id), record: (id) => state.turn(id), filter: turnFilter },
+    cache,
+  );
 }

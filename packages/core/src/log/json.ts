@@ -3,11 +3,6 @@
  * comes out, and later mutation of a caller's object never changes history.
  */
 
-/** A deep, JSON-faithful copy. */
-export function jsonClone<T>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
-}
-
 /**
  * JSON with object keys sorted at every level, so equal values always give
  * equal text (snapshots, hashes, comparisons).

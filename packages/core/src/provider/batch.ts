@@ -7,6 +7,7 @@
 import type { z } from 'zod';
 import { ConflictError, ValidationError } from '../errors.js';
 import { LIMITS } from '../records/limits.js';
+import { parseInput } from '../records/inputs.js';
 
 /**
  * Validates every element of `values` with `schema`: `ValidationError` on
@@ -17,15 +18,7 @@ export function parseBatch<S extends z.ZodType>(schema: S, values: unknown, name
   if (!Array.isArray(values)) throw new ValidationError(name, 'expected an array');
   if (values.length > LIMITS.batch) throw new ValidationError(name, `at most ${LIMITS.batch} elements per call, got ${values.length}`);
   const out: z.output<S>[] = new Array(values.length);
-  for (let i = 0; i < values.length; i += 1) {
-    const result = schema.safeParse(values[i]);
-    if (!result.success) {
-      const issue = result.error.issues[0];
-      const path = [name, String(i), ...(issue?.path.map(String) ?? [])].join('.');
-      throw new ValidationError(path, issue?.message ?? 'malformed input');
-    }
-    out[i] = result.data;
-  }
+  for (let i = 0; i < values.length; i += 1) out[i] = parseInput(schema, values[i], [name, String(i)]);
   return out;
 }
 

@@ -119,6 +119,7 @@ export async function diffPoints(log: Log, input: DiffInput, options: FoldToOpti
   // Nothing asks this state for history: its index is not built.
   state.deferHistory();
   await advance(log, state, Math.max(from.seq, to.seq), options, (change) => noteTouched(state, touched, change));
+  const now = <T>(ids: Iterable<string>, get: (id: string) => T | undefined, copy: (record: T) => T): T[] => present([...ids].map(get), copy);
   const atLow: Versions = {
     sessions: present(touched.sessions.values(), copySession),
     turns: present(touched.turns.values(), copyTurn),
@@ -127,22 +128,10 @@ export async function diffPoints(log: Log, input: DiffInput, options: FoldToOpti
     checkpoints: checkpointsAtLow,
   };
   const atHigh: Versions = {
-    sessions: present(
-      [...touched.sessions.keys()].map((id) => state.session(id)),
-      copySession,
-    ),
-    turns: present(
-      [...touched.turns.keys()].map((id) => state.turn(id)),
-      copyTurn,
-    ),
-    skills: present(
-      [...touched.skills.keys()].map((id) => state.skill(id)),
-      copySkill,
-    ),
-    memory: present(
-      [...touched.memory.keys()].map((id) => state.memoryItem(id)),
-      copyMemoryItem,
-    ),
+    sessions: now(touched.sessions.keys(), (id) => state.session(id), copySession),
+    turns: now(touched.turns.keys(), (id) => state.turn(id), copyTurn),
+    skills: now(touched.skills.keys(), (id) => state.skill(id), copySkill),
+    memory: now(touched.memory.keys(), (id) => state.memoryItem(id), copyMemoryItem),
     checkpoints: present(state.checkpoints.allCheckpoints(), copyCheckpoint),
   };
   const [before, after] = from.seq <= to.seq ? [atLow, atHigh] : [atHigh, atLow];

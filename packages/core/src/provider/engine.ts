@@ -128,16 +128,10 @@ export class Engine {
    * An `operationId` is carried by the first event (the later ones name it
    * without the hash); a retry reads back
    * `expected` events from it (the count the same input always yields).
-   * No change: nothing is written and `[]` is returned. `committed` learns
-   * the seqs of the events written (not called for a replayed operation).
+   * No change: nothing is written and `[]` is returned.
    */
-  mutateMany<C extends StateChange>(
-    decide: (tx: StateWriteTx) => Awaitable<C[]>,
-    call?: OperationCall,
-    expected = 1,
-    committed?: (seqs: readonly number[]) => void,
-  ): Promise<C[]> {
-    return this.#mutate(decide, false, call, expected, committed) as Promise<C[]>;
+  mutateMany<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C[]>, call?: OperationCall, expected = 1): Promise<C[]> {
+    return this.#mutate(decide, false, call, expected, undefined) as Promise<C[]>;
   }
 
   /**
@@ -298,11 +292,6 @@ export class Engine {
       }
       return change;
     });
-  }
-
-  /** Waits until the clock has observed stored state; reads need not. */
-  ready(): Promise<void> {
-    return this.#ready;
   }
 }
 

@@ -34,6 +34,11 @@ const SWEEP_BATCH = 256;
 /** Builds the {@link MemoryStore} of an engine. */
 export function createMemoryStore(engine: Engine, recallContext: RecallContext): MemoryStore {
   const { backend, stamper } = engine;
+  /** `item` when it is live and unexpired now, else `NotFoundError` naming `id`. */
+  const live = (item: MemoryItem | undefined, id: string): MemoryItem => {
+    if (!item || item.deleted || isExpired(item, stamper.now())) throw new NotFoundError('memory', id);
+    return item;
+  };
   return {
     async write(input: WriteMemoryInput) {
       const draft = parseInput(writeMemoryInputSchema, input);
@@ -85,8 +90,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       const patch = parseInput(updateMemoryInputSchema, input);
       const change = await engine.mutate(
         async (tx) => {
-          const stored = await tx.memoryItem(id);
-          if (!stored || stored.deleted || isExpired(stored, stamper.now())) throw new NotFoundError('memory', id);
+          const stored = live(await tx.memoryItem(id), id);
           const holder = patch.key == null ? undefined : await tx.memoryWithKey(stored.scope, patch.key);
           return stamper.updateMemory(patch, stored, holder !== undefined && holder.id !== stored.id);
         },
@@ -96,9 +100,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     },
 
     async get(id: string) {
-      const found = await backend.queries.memoryItem(parseInput(idField, id));
-      if (!found || found.deleted || isExpired(found, stamper.now())) throw new NotFoundError('memory', id);
-      return copyMemoryItem(found);
+      return copyMemoryItem(live(await backend.queries.memoryItem(parseInput(idField, id)), id));
     },
 
     async getByKey(first: string | ScopeInput, second?: string | ScopeOptions) {

@@ -76,7 +76,15 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
   return { seq, sessions: ids(targets.sessions), turns: ids(targets.turns), skills: ids(targets.skills), memory: ids(targets.memory) };
 }
 
-function count(records: PurgedRecords): number {
+/** `records` with each list sorted by id (in code-unit order, in place), as a purge event lists them. */
+export function sortedById(records: PurgedRecords): PurgedRecords {
+  const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  for (const kind of ['sessions', 'turns', 'skills', 'memory'] as const) (records[kind] as { id: string }[]).sort(byId);
+  return records;
+}
+
+/** How many records `records` names. */
+export function count(records: PurgedRecords): number {
   return records.sessions.length + records.turns.length + records.skills.length + records.memory.length;
 }
 

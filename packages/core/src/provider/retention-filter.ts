@@ -7,7 +7,7 @@
 import { NotFoundError } from '../errors.js';
 import type { Page } from '../paging/cursor.js';
 import { toPage } from '../paging/cursor.js';
-import type { Session } from '../records/records.js';
+import type { MemoryItem, Session, Skill } from '../records/records.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { ListSkillsOptions, ScopeOptions } from '../records/inputs.js';
 import type { ScopeInput } from '../records/scope.js';
@@ -64,18 +64,20 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
     },
   };
 
+  /** `record` unless `expired` says a policy expires it now: then a `NotFoundError` of `kind` naming `key`. */
+  const visible = async <T>(record: Promise<T>, expired: (j: RetentionJudge, record: T) => boolean, kind: 'skill' | 'memory', key: string): Promise<T> => {
+    const found = await record;
+    if (expired(await judge(), found)) throw new NotFoundError(kind, key, hint);
+    return found;
+  };
+  const skillExpired = (j: RetentionJudge, skill: Skill) => j.skill(skill);
+  const memoryExpired = (j: RetentionJudge, item: MemoryItem) => j.memory(item);
+
   const skills: SkillStore = {
     ...k,
-    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => {
-      const skill = await k.get(idOrSlug, scopeOptions(options));
-      if ((await judge()).skill(skill)) throw new NotFoundError('skill', idOrSlug, hint);
-      return skill;
-    },
-    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => {
-      const skill = await k.getAny(idOrSlug, scopeOptions(options));
-      if ((await judge()).skill(skill)) throw new NotFoundError('skill', idOrSlug, hint);
-      return skill;
-    },
+    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => visible(k.get(idOrSlug, scopeOptions(options)), skillExpired, 'skill', idOrSlug),
+    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) =>
+      visible(k.getAny(idOrSlug, scopeOptions(options)), skillExpired, 'skill', idOrSlug),
     list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) => {
       const [page, j] = await Promise.all([k.list(scopeOptions(first, legacy)), judge()]);
       return j.covers('skill') ? filterPage(page, (x) => !j.skill(x)) : page;
@@ -88,22 +90,12 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
 
   const memory: MemoryStore = {
     ...m,
-    get: async (id) => {
-      const item = await m.get(id);
-      if ((await judge()).memory(item)) throw new NotFoundError('memory', id, hint);
-      return item;
-    },
+    get: async (id) => visible(m.get(id), memoryExpired, 'memory', id),
     getByKey: async (first: string | ScopeInput, second?: string | ScopeOptions) => {
       const { key, scope } = keyAndScope(first, second);
-      const item = await m.getByKey(key as string, { scope });
-      if ((await judge()).memory(item)) throw new NotFoundError('memory', key as string, hint);
-      return item;
+      return visible(m.getByKey(key as string, { scope }), memoryExpired, 'memory', key as string);
     },
-    getAny: async (id) => {
-      const item = await m.getAny(id);
-      if ((await judge()).memory(item)) throw new NotFoundError('memory', id, hint);
-      return item;
-    },
+    getAny: async (id) => visible(m.getAny(id), memoryExpired, 'memory', id),
     recall: async (options) => {
       const [page, j] = await Promise.all([m.recall(options), judge()]);
       return j.covers('memory') ? filterPage(page, (x) => !j.memory(x)) : page;

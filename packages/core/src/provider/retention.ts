@@ -17,6 +17,7 @@ import { setRetentionInputSchema } from '../records/retention.js';
 import type { Scope } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { Engine } from './engine.js';
+import { count, sortedById } from './purge.js';
 import type { RetentionJudge, RetentionPolicies } from './retention-policies.js';
 
 /** What one sweep tombstoned or purged, per record kind. */
@@ -149,10 +150,7 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
       }
       if (toPurge.size > 0) {
         const purged = await purgeExpired(engine, j, [...toPurge.values()], `retention: ${[...purgePolicies].sort().join(', ')}`);
-        swept.sessions += purged.sessions.length;
-        swept.turns += purged.turns.length;
-        swept.skills += purged.skills.length;
-        swept.memory += purged.memory.length;
+        for (const kind of ['sessions', 'turns', 'skills', 'memory'] as const) swept[kind] += purged[kind].length;
       }
       return swept;
     },
@@ -164,8 +162,6 @@ type Tombstone = Parameters<Engine['mutateIfNeeded']>[0];
 
 /** A record a `purge` policy expired when the sweep listed it (a turn with its session's scope). */
 type PurgeCandidate = { kind: 'session' | 'skill' | 'memory'; id: string } | { kind: 'turn'; id: string; scope: Scope };
-
-const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * Purges, in one `records.purged` event, the candidates still live and still
@@ -196,14 +192,13 @@ async function purgeExpired(engine: Engine, j: RetentionJudge, candidates: reado
         if (now && !now.deleted && j.memory(now)) out.memory.set(now.id, now);
       }
     }
-    erased = {
-      sessions: [...out.sessions.values()].sort(byId),
-      turns: [...out.turns.values()].sort(byId),
-      skills: [...out.skills.values()].sort(byId),
-      memory: [...out.memory.values()].sort(byId),
-    };
-    const empty = erased.sessions.length + erased.turns.length + erased.skills.length + erased.memory.length === 0;
-    return empty ? undefined : engine.stamper.purge(erased, reason.slice(0, 500));
+    erased = sortedById({
+      sessions: [...out.sessions.values()],
+      turns: [...out.turns.values()],
+      skills: [...out.skills.values()],
+      memory: [...out.memory.values()],
+    });
+    return count(erased) === 0 ? undefined : engine.stamper.purge(erased, reason.slice(0, 500));
   });
   return erased;
 }

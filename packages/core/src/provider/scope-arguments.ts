@@ -7,14 +7,12 @@
  * wrapper over them handle one shape.
  */
 import type { ScopeInput } from '../records/scope.js';
-
-/** The keys of the legacy scope object (`records/scope.ts`). */
-const LEGACY_KEYS = ['instance', 'project', 'workspace'] as const;
+import { LEGACY_SCOPE_LEVELS } from '../records/scope.js';
 
 /** True for a scope passed positionally: a path of labels, or the legacy object. */
 function isScopeArgument(value: unknown): value is ScopeInput {
   if (Array.isArray(value)) return true;
-  return value !== null && typeof value === 'object' && LEGACY_KEYS.some((key) => Object.hasOwn(value, key));
+  return value !== null && typeof value === 'object' && LEGACY_SCOPE_LEVELS.some((key) => Object.hasOwn(value, key));
 }
 
 /**

@@ -14,7 +14,7 @@ import { toPage } from '../paging/cursor.js';
 import type { Session, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { ScopeInput } from '../records/scope.js';
-import type { Scored, StateQueries, TurnFilter, TurnVectorQuery } from '../write/backend.js';
+import type { Scored, StateLookups, StateQueries, TurnFilter, TurnVectorQuery } from '../write/backend.js';
 import type { TurnHit } from './types.js';
 import type { RankingContext } from './ranking.js';
 import { rankedPage } from './ranking.js';
@@ -22,6 +22,13 @@ import { rankedPage } from './ranking.js';
 /** What transcript search needs from its provider: recall's ranking, over turn vectors. */
 export interface SearchContext extends RankingContext<Turn, TurnVectorQuery> {
   queries: StateQueries;
+}
+
+/** The live session `id` as `lookups` read it, else `NotFoundError`. */
+export async function liveSession(lookups: Pick<StateLookups, 'session'>, id: string): Promise<Session> {
+  const session = await lookups.session(id);
+  if (!session || session.deleted) throw new NotFoundError('session', id);
+  return session;
 }
 
 /**
@@ -54,10 +61,7 @@ export async function searchSessions(ctx: SearchContext, options: SearchSessions
     options: o,
     bound: { ...query, scope: query.scope === undefined ? undefined : toScope(query.scope) },
     narrow: async (): Promise<TurnFilter | undefined> => {
-      if (o.sessionId !== undefined) {
-        const session = await q.session(o.sessionId);
-        if (!session || session.deleted) throw new NotFoundError('session', o.sessionId);
-      }
+      if (o.sessionId !== undefined) await liveSession(q, o.sessionId);
       const sessionIds = await sessionIdsToSearch(q, o.sessionId, o.scope, o.includeDescendants ?? false);
       return sessionIds?.length === 0 ? undefined : { sessionIds, roles: o.roles };
     },

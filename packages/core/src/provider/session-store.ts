@@ -29,7 +29,7 @@ import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cur
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
 import type { SearchContext } from './session-search.js';
-import { searchSessions } from './session-search.js';
+import { liveSession as live, searchSessions } from './session-search.js';
 import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
 import type { OperationSpec } from './operations.js';
@@ -54,12 +54,6 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
   const { backend, stamper } = engine;
   const q = backend.queries;
 
-  const live = async (id: string): Promise<Session> => {
-    const session = await q.session(parseInput(idField, id));
-    if (!session || session.deleted) throw new NotFoundError('session', id);
-    return session;
-  };
-
   return {
     async create(input: CreateSessionInput = {}) {
       const draft = parseInput(createSessionInputSchema, input);
@@ -71,7 +65,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
     },
 
     async get(id: string) {
-      return copySession(await live(id));
+      return copySession(await live(q, parseInput(idField, id)));
     },
 
     async getAny(id: string) {
@@ -120,8 +114,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       const o = parseInput(writeOptionsSchema, options);
       const changes = await engine.mutateMany(
         async (tx) => {
-          let session = await tx.session(sessionId);
-          if (!session || session.deleted) throw new NotFoundError('session', sessionId);
+          let session = await live(tx, sessionId);
           let lastSeq = await tx.lastTurnSeq(sessionId);
           const requested = new Set<string>();
           const out = [];
@@ -145,7 +138,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
     async turns(sessionId: string, options: TurnsOptions = {}) {
       const { cursor, limit = 0, ...rest } = parseInput(turnsOptionsSchema, options);
       const pager = openPager<Turn>({ method: 'sessions.turns', query: { sessionId, ...rest }, order: [NUMBER_ASC], key: (t) => [t.seq] }, cursor);
-      await live(sessionId);
+      await live(q, parseInput(idField, sessionId));
       // The newest `last` turns are one page: there is nothing after them.
       if (rest.last !== undefined) return toPage((await q.lastTurns(sessionId, rest.last)).map(copyTurn), undefined);
       const afterSeq = pager.after === undefined ? (rest.afterSeq ?? 0) : Number(pager.after[0]);
@@ -169,10 +162,9 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       // No event when there is nothing to remove: an empty transcript stays as it is.
       const change = await engine.mutateIfNeeded(
         async (tx) => {
-          const session = await tx.session(id);
-          if (!session || session.deleted) throw new NotFoundError('session', id);
-          const live = await tx.lastTurns(id, 0);
-          return live.length === 0 ? undefined : stamper.removeTurns(session, id, live);
+          const session = await live(tx, id);
+          const turns = await tx.lastTurns(id, 0);
+          return turns.length === 0 ? undefined : stamper.removeTurns(session, id, turns);
         },
         operationCall(OPERATIONS.clear, { ...o, id }),
       );
@@ -184,8 +176,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       const draft = parseInput(replaceSuffixInputSchema, input);
       const change = await engine.mutateIfNeeded(
         async (tx) => {
-          const session = await tx.session(id);
-          if (!session || session.deleted) throw new NotFoundError('session', id);
+          const session = await live(tx, id);
           // Nothing expected and nothing added: the call changes nothing, so it writes nothing.
           if (draft.expected.length === 0 && draft.turns.length === 0) return undefined;
           // The newest live turns; fewer than expected cannot match, and the stamper says so.

@@ -14,7 +14,8 @@ import { bindSnapshotChunks } from '../snapshot/chunks.js';
 import { ConflictError } from '../errors.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
-import type { StateBackend } from '../write/backend.js';
+import type { Embeddable, StateBackend, VectorStore } from '../write/backend.js';
+import type { StateChange } from '../log/events.js';
 import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createCheckpointStore } from './checkpoint-store.js';
@@ -87,22 +88,15 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       if (seqs.some((seq) => seq % every === 0)) await saveSnapshot();
     });
   }
-  const vectors = backend.vectors;
-  if (embedder && vectors) {
-    engine.afterCommit(async (changes) => {
-      const items = changes.flatMap((c) => (c.type === EventTypes.MemoryWritten || c.type === EventTypes.MemoryUpdated ? [c.payload.item as MemoryItem] : []));
-      await embedCommitted(embedder, vectors, items);
-    });
-  }
-  const turnVectors = backend.turnVectors;
-  if (embedder && turnVectors) {
-    engine.afterCommit(async (changes) => {
-      const turns = changes.flatMap((c) =>
-        c.type === EventTypes.TurnAppended ? [c.payload.turn as Turn] : c.type === EventTypes.SuffixReplaced ? (c.payload.added as Turn[]) : [],
-      );
-      await embedCommitted(embedder, turnVectors, turns);
-    });
-  }
+  /** Embeds, after each commit, the records `pick` takes from its changes into `store`. */
+  const embedAfterCommit = <R extends Embeddable, Q>(store: VectorStore<R, Q> | undefined, pick: (change: StateChange) => R[]) => {
+    if (embedder && store) engine.afterCommit((changes) => embedCommitted(embedder, store, changes.flatMap(pick)));
+  };
+  const { vectors, turnVectors } = backend;
+  embedAfterCommit(vectors, (c) => (c.type === EventTypes.MemoryWritten || c.type === EventTypes.MemoryUpdated ? [c.payload.item as MemoryItem] : []));
+  embedAfterCommit(turnVectors, (c) =>
+    c.type === EventTypes.TurnAppended ? [c.payload.turn as Turn] : c.type === EventTypes.SuffixReplaced ? (c.payload.added as Turn[]) : [],
+  );
   const foldOptions = { snapshotCodec: codec, ...(options.upcasters ? { upcasters: options.upcasters } : {}) };
   const recallContext = {
     queries: backend.queries,

@@ -143,9 +143,16 @@ const ALL: readonly SnapshotPart[] = SNAPSHOT_PARTS;
  * method throws {@link ReadOnlyViewError}.
  */
 export function readOnlyView(name: string, provider: ViewProvider, point: ResolvedPoint, capture: () => Promise<Snapshot>): StateView {
-  const refuse = (method: string) => async (): Promise<never> => {
-    throw new ReadOnlyViewError(`${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
-  };
+  /** The store's write methods, each throwing {@link ReadOnlyViewError}. */
+  const refuse = <M extends string>(store: string, methods: readonly M[]) =>
+    Object.fromEntries(
+      methods.map((method) => [
+        method,
+        async (): Promise<never> => {
+          throw new ReadOnlyViewError(`${store}.${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
+        },
+      ]),
+    ) as Record<M, () => Promise<never>>;
   const on = (parts: readonly SnapshotPart[]) => provider(parts);
   const SESSIONS: readonly SnapshotPart[] = ['sessions'];
   const TRANSCRIPTS: readonly SnapshotPart[] = ['sessions', 'turns'];
@@ -158,14 +165,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     list: async (options) => (await on(SESSIONS)).sessions.list(options),
     turns: async (id, options) => (await on(TRANSCRIPTS)).sessions.turns(id, options),
     search: async (options) => (await on(TRANSCRIPTS)).sessions.search(options),
-    create: refuse('sessions.create'),
-    appendTurn: refuse('sessions.appendTurn'),
-    appendTurns: refuse('sessions.appendTurns'),
-    removeLastTurn: refuse('sessions.removeLastTurn'),
-    clear: refuse('sessions.clear'),
-    replaceSuffix: refuse('sessions.replaceSuffix'),
-    delete: refuse('sessions.delete'),
-    update: refuse('sessions.update'),
+    ...refuse('sessions', ['create', 'appendTurn', 'appendTurns', 'removeLastTurn', 'clear', 'replaceSuffix', 'delete', 'update']),
   };
   const skills: SkillStore = {
     get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.get(idOrSlug, scopeOptions(options)),
@@ -173,9 +173,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) =>
       (await on(SKILLS)).skills.list(scopeOptions(first, legacy)),
     search: async (query, options) => (await on(SKILLS)).skills.search(query, options),
-    upsert: refuse('skills.upsert'),
-    recordOutcome: refuse('skills.recordOutcome'),
-    delete: refuse('skills.delete'),
+    ...refuse('skills', ['upsert', 'recordOutcome', 'delete']),
   };
   const memory: MemoryStore = {
     get: async (id) => (await on(MEMORY)).memory.get(id),
@@ -185,24 +183,16 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     },
     getAny: async (id) => (await on(MEMORY)).memory.getAny(id),
     recall: async (options) => (await on(MEMORY)).memory.recall(options),
-    write: refuse('memory.write'),
-    writeMany: refuse('memory.writeMany'),
-    update: refuse('memory.update'),
-    delete: refuse('memory.delete'),
-    sweep: refuse('memory.sweep'),
+    ...refuse('memory', ['write', 'writeMany', 'update', 'delete', 'sweep']),
   };
   const checkpoints: CheckpointStore = {
     get: async (input) => (await on(CHECKPOINTS)).checkpoints.get(input),
     list: async (options) => (await on(CHECKPOINTS)).checkpoints.list(options),
-    put: refuse('checkpoints.put'),
-    putWrites: refuse('checkpoints.putWrites'),
-    deleteThread: refuse('checkpoints.deleteThread'),
+    ...refuse('checkpoints', ['put', 'putWrites', 'deleteThread']),
   };
   const retention: RetentionStore = {
     list: async () => (await on([])).retention.list(),
-    set: refuse('retention.set'),
-    remove: refuse('retention.remove'),
-    apply: refuse('retention.apply'),
+    ...refuse('retention', ['set', 'remove', 'apply']),
   };
   return {
     name,

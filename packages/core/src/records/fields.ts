@@ -17,15 +17,21 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 // biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this pattern exists to find.
 const SUSPECT = /[\u0000\uD800-\uDFFF]/;
 
+/** Why `text` cannot be stored (it holds NUL or a lone surrogate), or undefined when it can. */
+export function textProblem(text: string): string | undefined {
+  if (!SUSPECT.test(text)) return undefined;
+  if (text.includes(NUL)) return 'must not contain NUL characters';
+  return LONE_SURROGATE.test(text) ? 'must be well-formed Unicode (no lone surrogates)' : undefined;
+}
+
 /** Text of at most `max` characters, without NUL and without lone surrogates. */
 export function textField(max: number) {
   return z
     .string()
     .max(max, `at most ${max} characters`)
     .superRefine((s, ctx) => {
-      if (!SUSPECT.test(s)) return;
-      if (s.includes(NUL)) ctx.addIssue({ code: 'custom', message: 'must not contain NUL characters' });
-      else if (LONE_SURROGATE.test(s)) ctx.addIssue({ code: 'custom', message: 'must be well-formed Unicode (no lone surrogates)' });
+      const problem = textProblem(s);
+      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
     });
 }
 

@@ -25,6 +25,12 @@ import { memoryKeySchema, scopeSchema, TURN_ROLES } from './records.js';
 import { toScope } from './scope.js';
 import { whereInputSchema } from './where.js';
 
+/** The option of every write that makes it idempotent. */
+const idempotent = {
+  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
+  operationId: idField.optional(),
+};
+
 /** An ISO-8601 date, or date-time with a zone, of a day that exists; normalised to the canonical instant. */
 const instantInput = z.string().transform((value, ctx) => {
   const instant = normalizeInstant(value);
@@ -53,8 +59,7 @@ export const scopeInputSchema = z
 
 /** `sessions.create` input. */
 export const createSessionInputSchema = z.object({
-  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
-  operationId: idField.optional(),
+  ...idempotent,
   id: idField.optional(),
   title: shortTextField.optional(),
   model: shortTextField.optional(),
@@ -72,8 +77,7 @@ export type CreateSessionInput = z.input<typeof createSessionInputSchema>;
  * `metadata` replaces the whole object; `scope` moves the session.
  */
 export const updateSessionInputSchema = z.strictObject({
-  /** Makes the write idempotent (docs/contract.md §4). */
-  operationId: idField.optional(),
+  ...idempotent,
   title: shortTextField.optional(),
   metadata: metadataField.optional(),
   scope: scopeInputSchema.optional(),
@@ -109,8 +113,7 @@ export type TurnInput = z.input<typeof turnInputSchema>;
 /** `sessions.appendTurn` input. */
 export const appendTurnInputSchema = z
   .object({
-    /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
-    operationId: idField.optional(),
+    ...idempotent,
     sessionId: idField,
     ...turnInputShape,
   })
@@ -151,8 +154,7 @@ export function parseAppendTurnInput(value: unknown): z.output<typeof appendTurn
 
 /** `sessions.replaceSuffix` input. */
 export const replaceSuffixInputSchema = z.object({
-  /** Makes the write idempotent (docs/contract.md §4). */
-  operationId: idField.optional(),
+  ...idempotent,
   /** The ids the live transcript must end with, oldest first; `[]` appends. */
   expected: z.array(idField).max(LIMITS.pageSize, `at most ${LIMITS.pageSize} turns`),
   turns: z.array(turnInputSchema).max(LIMITS.pageSize, `at most ${LIMITS.pageSize} turns`),
@@ -168,8 +170,7 @@ export type ReplaceSuffixInput = z.input<typeof replaceSuffixInputSchema>;
  */
 export const upsertSkillInputSchema = z
   .object({
-    /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
-    operationId: idField.optional(),
+    ...idempotent,
     slug: slugInputField,
     name: shortTextField.optional(),
     body: longTextField.optional(),
@@ -190,8 +191,7 @@ export type UpsertSkillInput = z.input<typeof upsertSkillInputSchema>;
 
 /** `skills.recordOutcome` input. */
 export const recordOutcomeInputSchema = z.object({
-  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
-  operationId: idField.optional(),
+  ...idempotent,
   success: z.boolean(),
   scope: scopeInputSchema.optional(),
 });
@@ -204,8 +204,7 @@ export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
  * the write updates that item (docs/contract.md, memory keys).
  */
 export const writeMemoryInputSchema = z.object({
-  /** Makes the write idempotent: a retry with this id and the same input returns the first result (docs/contract.md §4). */
-  operationId: idField.optional(),
+  ...idempotent,
   content: longTextField.min(1, 'must not be empty'),
   kind: shortTextField.optional(),
   scope: scopeInputSchema.optional(),
@@ -221,10 +220,7 @@ export const writeMemoryInputSchema = z.object({
 export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
 
 /** Options of a write that takes no input object (`delete`). */
-export const writeOptionsSchema = z.object({
-  /** Makes the write idempotent: a retry with this id and the same arguments returns the first result (docs/contract.md §4). */
-  operationId: idField.optional(),
-});
+export const writeOptionsSchema = z.object(idempotent);
 
 /** Options of a write that takes no input object (`delete`). */
 export type WriteOptions = z.input<typeof writeOptionsSchema>;
@@ -234,8 +230,7 @@ export type WriteOptions = z.input<typeof writeOptionsSchema>;
  * and `expiresAt` are cleared with `null`; `metadata` replaces the whole object.
  */
 export const updateMemoryInputSchema = z.strictObject({
-  /** Makes the write idempotent (docs/contract.md §4). */
-  operationId: idField.optional(),
+  ...idempotent,
   content: longTextField.min(1, 'must not be empty').optional(),
   kind: shortTextField.optional(),
   source: shortTextField.optional(),
@@ -450,12 +445,12 @@ export const DEFAULT_RECALL_LIMIT = 20;
 
 /**
  * Parses `value` with `schema`, turning the first zod issue into a
- * {@link ValidationError} that names the offending field.
+ * {@link ValidationError} that names the offending field, under `at` (the
+ * path of `value` in a larger input, such as `['turns', '3']`).
  */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, at: readonly string[] = []): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const field = issue?.path.map(String).join('.') ?? '';
-  throw new ValidationError(field, issue?.message ?? 'malformed input');
+  throw new ValidationError([...at, ...(issue?.path.map(String) ?? [])].join('.'), issue?.message ?? 'malformed input');
 }

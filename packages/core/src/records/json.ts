@@ -4,6 +4,7 @@
  * (docs/contract.md §4), so that what is written reads back exactly.
  */
 import { z } from 'zod';
+import { textProblem } from './fields.js';
 import { LIMITS } from './limits.js';
 
 /** A JSON value: what survives `JSON.stringify` and `JSON.parse` unchanged. */
@@ -14,17 +15,6 @@ export type JsonObject = { [key: string]: JsonValue };
 
 /** Keys that would reach an object's prototype when a consumer assigns them. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters this pattern exists to find.
-const NUL = /\u0000/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-/** Why `text` cannot be stored as a JSON string or key, or undefined when it can. */
-function textProblem(text: string): string | undefined {
-  if (NUL.test(text)) return 'must not contain NUL characters';
-  if (LONE_SURROGATE.test(text)) return 'must be well-formed Unicode (no lone surrogates)';
-  return undefined;
-}
 
 /** A problem found at a path inside a value. */
 interface JsonProblem {
@@ -113,32 +103,29 @@ function problem(path: (string | number)[], message: string): JsonProblem {
   return Object.assign(Object.create(JsonProblemProto) as JsonProblem, { path, message });
 }
 
+/** What {@link jsonValueField} and {@link jsonObjectField} parse: with `object`, a JSON object only. */
+function jsonField<T extends JsonValue>(maxChars: number, object: boolean) {
+  return z.unknown().transform((value, ctx): T => {
+    const notObject = object && (value === null || typeof value !== 'object' || Array.isArray(value));
+    const result = notObject ? problem([], 'must be a JSON object') : checkedJson(value, maxChars);
+    if (!isProblem(result)) return result as T;
+    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
+    return z.NEVER;
+  });
+}
+
 /**
  * A JSON value of at most `maxChars` characters of canonical JSON. Parsing
  * returns a checked copy, so a caller's later changes never reach what was
  * stored.
  */
 export function jsonValueField(maxChars: number) {
-  return z.unknown().transform((value, ctx): JsonValue => {
-    const result = checkedJson(value, maxChars);
-    if (!isProblem(result)) return result;
-    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
-    return z.NEVER;
-  });
+  return jsonField<JsonValue>(maxChars, false);
 }
 
 /** A JSON object of at most `maxChars` characters of canonical JSON. */
 export function jsonObjectField(maxChars: number) {
-  return z.unknown().transform((value, ctx): JsonObject => {
-    if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-      ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
-      return z.NEVER;
-    }
-    const result = checkedJson(value, maxChars);
-    if (!isProblem(result)) return result as JsonObject;
-    ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
-    return z.NEVER;
-  });
+  return jsonField<JsonObject>(maxChars, true);
 }
 
 /** A `metadata` object: JSON, at most {@link LIMITS.metadata} characters. */

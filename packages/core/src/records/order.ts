@@ -32,6 +32,18 @@ function codePointRank(unit: number): number {
   return unit;
 }
 
+/** Compares two keys part by part: text in code-point order, numbers by value; a prefix sorts first. */
+export function compareTuples(a: readonly (string | number)[], b: readonly (string | number)[]): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i += 1) {
+    const x = a[i]!;
+    const y = b[i]!;
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : cmp(String(x), String(y));
+    if (order !== 0) return order;
+  }
+  return a.length - b.length;
+}
+
 /** Sessions: oldest first (`createdAt`, then `id`). */
 export function compareSessions(a: Session, b: Session): number {
   return cmp(a.createdAt, b.createdAt) || cmp(a.id, b.id);
@@ -40,11 +52,6 @@ export function compareSessions(a: Session, b: Session): number {
 /** Skills: by slug, then id. */
 export function compareSkillsBySlug(a: Skill, b: Skill): number {
   return cmp(a.slug, b.slug) || cmp(a.id, b.id);
-}
-
-/** Skills: oldest first (`createdAt`, then `id`). */
-export function compareSkillsByAge(a: Skill, b: Skill): number {
-  return cmp(a.createdAt, b.createdAt) || cmp(a.id, b.id);
 }
 
 /** Memory: newest first (`createdAt` desc, then `id` desc). */

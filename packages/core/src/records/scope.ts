@@ -4,7 +4,7 @@
  * one rendering and parsing every face uses.
  */
 import { ValidationError } from '../errors.js';
-import { compareStrings } from './order.js';
+import { compareTuples } from './order.js';
 import type { Scope } from './records.js';
 
 /** The global scope: the empty path. */
@@ -92,15 +92,7 @@ export function scopeChain(scope: Scope): Scope[] {
 }
 
 /** Orders scopes label by label in code-point order; a prefix sorts before its descendants. */
-export function compareScopes(a: Scope, b: Scope): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i += 1) {
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x !== y) return compareStrings(x, y);
-  }
-  return a.length - b.length;
-}
+export const compareScopes: (a: Scope, b: Scope) => number = compareTuples;
 
 /** True when the slash form of a path would read back as another path. */
 function slashFormAmbiguous(scope: Scope): boolean {

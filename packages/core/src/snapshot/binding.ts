@@ -23,12 +23,13 @@
  * only a sealing codec makes a snapshot authentic against someone who can
  * write the file and recompute digests.
  */
-import { createHash } from 'node:crypto';
+import { contentHash } from '../embedding/embedder.js';
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent } from '../log/log.js';
+import { parseSnapshotText } from './snapshot.js';
 
 /** The format tag of the header line of a stored snapshot. */
 export const BOUND_SNAPSHOT_FORMAT = 'agentstate.bound-snapshot/1';
@@ -55,10 +56,8 @@ const headerSchema = z.strictObject({
   sha256: z.string().regex(SHA256_HEX),
 });
 
-/** SHA-256 of UTF-8 text, hex. */
-export function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
+/** SHA-256 of UTF-8 text, hex: the digest embeddings key their cache by, too. */
+export const sha256Hex: (text: string) => string = contentHash;
 
 /** The digest of an event as a log returns it: SHA-256 of its canonical JSON; `undefined` (seq 0) has a fixed digest. */
 export function eventDigest(event: LogEvent | undefined): string {
@@ -70,6 +69,22 @@ export async function eventAt(log: Pick<Log, 'read'>, seq: number): Promise<LogE
   if (seq === 0) return undefined;
   const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
   return event?.seq === seq ? event : undefined;
+}
+
+/**
+ * The log's identity, read once, as a getter that throws what the read
+ * threw: a log without an identity fails only the snapshots whose own text
+ * checks out.
+ */
+export async function identityOf(log: Pick<Log, 'identity'>): Promise<() => string> {
+  const known = await log.identity().then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
+  return () => {
+    if ('error' in known) throw known.error;
+    return known.value;
+  };
 }
 
 /** The binding of `content` (a snapshot's canonical text at `seq`) to `log` as it is now. */
@@ -93,15 +108,7 @@ export function formatBoundSnapshot(binding: SnapshotBinding, content: string): 
 export function parseBoundSnapshot(text: string, storedSeq: number): { binding: SnapshotBinding; content: string } {
   const newline = text.indexOf('\n');
   if (newline < 0) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot has no binding header');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text.slice(0, newline));
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot binding header is not JSON', { cause });
-  }
-  const header = headerSchema.safeParse(raw);
-  if (!header.success) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot binding header does not match its schema', { cause: header.error });
-  const { format: _format, ...binding } = header.data;
+  const { format: _format, ...binding } = parseSnapshotText(text.slice(0, newline), storedSeq, headerSchema, 'snapshot binding header');
   const content = text.slice(newline + 1);
   if (sha256Hex(content) !== binding.sha256) throw new CorruptionError(STATE_STREAM, storedSeq, 'snapshot content does not match its SHA-256 digest');
   return { binding, content };

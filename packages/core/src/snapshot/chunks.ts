@@ -21,7 +21,6 @@ import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
-import { compareStrings } from '../records/order.js';
 import type { Snapshot } from './snapshot.js';
 import { parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
@@ -92,18 +91,6 @@ export function chunkKey(collection: SnapshotCollection, record: AnyRecord): Chu
     default:
       return [record.id as string];
   }
-}
-
-/** Compares two keys of one collection part by part: strings in code-point order, numbers by value. */
-export function compareChunkKeys(a: ChunkKey, b: ChunkKey): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i += 1) {
-    const x = a[i]!;
-    const y = b[i]!;
-    const order = typeof x === 'number' && typeof y === 'number' ? x - y : compareStrings(String(x), String(y));
-    if (order !== 0) return order;
-  }
-  return a.length - b.length;
 }
 
 /** FNV-1a (32 bits) of `text`: cheap, deterministic, spread enough to place boundaries. */
@@ -184,34 +171,21 @@ function cutChunks(texts: readonly string[], ends: (i: number) => boolean, first
   return refs;
 }
 
-/**
- * The chunks of one collection's records (in canonical order), given each
- * record's canonical text: their texts go into `into` by digest, and the
- * references to them are returned in order. The first level of
- * {@link encodeSnapshotChunks}.
- */
-export function encodeCollectionChunks(
-  collection: SnapshotCollection,
-  records: readonly AnyRecord[],
-  texts: readonly string[],
-  into: Map<string, string>,
-): ChunkRef[] {
-  return cutChunks(
-    texts,
-    (i) => endsChunk(collection, records[i]!),
-    (i) => chunkKey(collection, records[i]!),
-    into,
-  );
-}
-
-/**
- * The head text and the index chunks over each collection's chunk
- * references `leaves` (in order): the second level of
- * {@link encodeSnapshotChunks}, also what converts a list of chunks into a
- * head.
- */
-export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCollection, readonly ChunkRef[]>>): EncodedChunks {
+/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
+export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
+  const sorted = sortedSnapshot(snapshot);
   const chunks = new Map<string, string>();
+  const leaves = {} as Record<SnapshotCollection, ChunkRef[]>;
+  for (const collection of SNAPSHOT_COLLECTIONS) {
+    const records = sorted[collection] as unknown as AnyRecord[];
+    leaves[collection] = cutChunks(
+      records.map(canonicalJson),
+      (i) => endsChunk(collection, records[i]!),
+      (i) => chunkKey(collection, records[i]!),
+      chunks,
+    );
+  }
+  // The second level, after every chunk: each collection's references cut into the index chunks the head lists.
   const index = {} as Record<SnapshotCollection, ChunkRef[]>;
   for (const collection of SNAPSHOT_COLLECTIONS) {
     const refs = leaves[collection];
@@ -224,21 +198,7 @@ export function encodeChunkHead(seq: number, leaves: Readonly<Record<SnapshotCol
       chunks,
     );
   }
-  return { head: encodeChunkIndex({ seq, index }), chunks };
-}
-
-/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
-export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
-  const sorted = sortedSnapshot(snapshot);
-  const chunks = new Map<string, string>();
-  const refs = {} as Record<SnapshotCollection, ChunkRef[]>;
-  for (const collection of SNAPSHOT_COLLECTIONS) {
-    const records = sorted[collection] as unknown as AnyRecord[];
-    refs[collection] = encodeCollectionChunks(collection, records, records.map(canonicalJson), chunks);
-  }
-  const top = encodeChunkHead(snapshot.seq, refs);
-  for (const [sha256, text] of top.chunks) chunks.set(sha256, text);
-  return { head: top.head, chunks };
+  return { head: encodeChunkIndex({ seq: snapshot.seq, index }), chunks };
 }
 
 /** The canonical content of a head of chunks. */
@@ -291,62 +251,29 @@ export function ofOtherFormat(row: Pick<StoredSnapshot, 'stream' | 'data'>): boo
 }
 
 /**
- * The chunk references of one index chunk from its stored text, in order.
- * `CorruptionError` when the row is missing, its digest differs from the
- * head's or it does not decode. `validate: false` checks only that it is a
- * list: the text matched the digest its trusted head names.
+ * The items of one chunk (or index chunk) row, named `what` in errors, from
+ * its stored text. `CorruptionError` when the row is missing, its digest
+ * differs from the reference's or it does not decode against `schema`.
+ * `validate: false` checks only that it is a list: the text matched the
+ * digest its trusted head names.
  */
-export function decodeIndexChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): ChunkRef[] {
-  const what = `an index chunk of the snapshot's ${collection}`;
+function decodeRow<T>(seq: number, what: string, ref: ChunkRef, text: string | undefined, schema: z.ZodType<T[]>, validate: boolean): T[] {
   if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `${what} is missing`);
   if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its SHA-256 digest`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, seq, `${what} is not JSON`, { cause });
-  }
-  if (!validate) {
-    if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `${what} is not a list`);
-    return raw as ChunkRef[];
-  }
-  const result = refs.safeParse(raw);
-  if (!result.success) throw new CorruptionError(STATE_STREAM, seq, `${what} does not match its schema`, { cause: result.error });
-  return result.data;
+  if (validate) return parseSnapshotText(text, seq, schema, what);
+  const raw = parseSnapshotText(text, seq, z.unknown(), what);
+  if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `${what} is not a list`);
+  return raw as T[];
 }
 
-const shape = snapshotCollectionsSchema.shape;
+/** The chunk references of one index chunk from its stored text, in order ({@link decodeRow}). */
+export function decodeIndexChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): ChunkRef[] {
+  return decodeRow(seq, `an index chunk of the snapshot's ${collection}`, ref, text, refs, validate);
+}
 
-/**
- * The records of one chunk from its stored text (`undefined`: no such row).
- * `CorruptionError` when the row is missing, its digest differs from the
- * head's or it does not decode. `validate: false` skips the record schemas:
- * the text matched the digest its trusted head names.
- */
+/** The records of one chunk from its stored text ({@link decodeRow}). */
 export function decodeChunk(seq: number, collection: SnapshotCollection, ref: ChunkRef, text: string | undefined, validate = true): unknown[] {
-  if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is missing`);
-  if (sha256Hex(text) !== ref.sha256) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} does not match its SHA-256 digest`);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (cause) {
-    throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is not JSON`, { cause });
-  }
-  if (!validate) {
-    if (!Array.isArray(raw)) throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} is not a list`);
-    return raw;
-  }
-  const result = (shape[collection] as z.ZodType).safeParse(raw);
-  if (!result.success)
-    throw new CorruptionError(STATE_STREAM, seq, `a chunk of the snapshot's ${collection} does not match its schema`, { cause: result.error });
-  return result.data as unknown[];
-}
-
-/** Every index chunk digest a head names, once each. */
-export function indexDigests(head: ChunkIndex): Set<string> {
-  const out = new Set<string>();
-  for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) out.add(ref.sha256);
-  return out;
+  return decodeRow(seq, `a chunk of the snapshot's ${collection}`, ref, text, snapshotCollectionsSchema.shape[collection] as z.ZodType<unknown[]>, validate);
 }
 
 /**

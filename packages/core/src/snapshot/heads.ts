@@ -139,15 +139,6 @@ export function assembleHead(index: ChunkIndex, row: RowReader): Snapshot {
   return snapshot;
 }
 
-/** The text of the parts of `parts` in `index` read from `log`, decoded unvalidated: a view's read of a trusted head. */
-export async function readHeadParts(
-  log: Pick<Log, 'latestSnapshot'>,
-  index: ChunkIndex,
-  parts: readonly SnapshotPart[],
-): Promise<Partial<SnapshotCollections>[]> {
-  return decodeHeadParts(index, parts, await readHeadRows(log, index, parts), false);
-}
-
 /**
  * The whole stored size of a snapshot in UTF-8 bytes: its head and every row
  * it names (index chunks and chunks, shared ones counted in full), read from `log`.

@@ -16,26 +16,18 @@
  * `ofOtherFormat`, which it cannot patch).
  */
 import { CorruptionError } from '../errors.js';
+import { compareTuples } from '../records/order.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { OperationEntry } from '../log/operation.js';
-import { checkBinding, eventDigest, formatBoundSnapshot, parseBoundSnapshot, sha256Hex } from './binding.js';
+import { eventDigest, formatBoundSnapshot, sha256Hex } from './binding.js';
 import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
-import {
-  chunkKey,
-  compareChunkKeys,
-  chunkStream,
-  decodeChunk,
-  decodeIndexChunk,
-  encodeChunk,
-  joinChunk,
-  SNAPSHOT_CHUNKS_FORMAT,
-  SNAPSHOT_COLLECTIONS,
-} from './chunks.js';
+import { chunkKey, chunkStream, decodeChunk, decodeIndexChunk, encodeChunk, joinChunk, SNAPSHOT_CHUNKS_FORMAT, SNAPSHOT_COLLECTIONS } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
 import { looseChunkDigests, looseIndexDigests } from './heads.js';
+import { unbindHead } from './restore.js';
 import type { RowKey } from './heads.js';
 
 /** What {@link patchSnapshots} reads. */
@@ -146,7 +138,8 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   for (const head of input.heads) {
     let next: { data: string; index: ChunkIndex } | undefined;
     try {
-      const opened = openHead(head, input);
+      // Checked against the log as it was before the purge.
+      const opened = unbindHead(head, input.codec.open(head.data), { head: head.seq, identity: () => input.identity, eventAt: input.before }, lightChunkIndex);
       const index = { ...opened.index };
       for (const collection of Object.keys(ERASE) as Purgeable[]) {
         const refs = opened.index[collection];
@@ -202,7 +195,7 @@ function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<nu
   if (keys.length === 0) return at;
   for (let i = 0; i < refs.length; i += 1) {
     const from = lowerBound(keys, refs[i]!.first);
-    if (from < keys.length && (i === refs.length - 1 || compareChunkKeys(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
+    if (from < keys.length && (i === refs.length - 1 || compareTuples(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
   }
   return at;
 }
@@ -213,7 +206,7 @@ function lowerBound(keys: readonly ChunkKey[], key: ChunkKey): number {
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareChunkKeys(keys[mid]!, key) < 0) lo = mid + 1;
+    if (compareTuples(keys[mid]!, key) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -316,18 +309,8 @@ function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<strin
 
 /** The ids and sort keys (in order) of the purged records of one collection. */
 function keysOf(collection: SnapshotCollection, records: readonly { id: string }[]): { ids: Set<string>; keys: ChunkKey[] } {
-  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareChunkKeys);
+  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
   return { ids: new Set(records.map((r) => r.id)), keys };
-}
-
-/** Opens and checks a stored head against the log as it was before the purge; throws unless it is a trusted head of chunks. */
-function openHead(stored: Pick<StoredSnapshot, 'seq' | 'data'>, input: SnapshotPatchInput): ChunkIndex {
-  const { binding, content } = parseBoundSnapshot(input.codec.open(stored.data), stored.seq);
-  if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
-  checkBinding(input.identity, binding, input.before(stored.seq));
-  const index = lightChunkIndex(content, stored.seq);
-  if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-  return index;
 }
 
 /**

@@ -8,7 +8,7 @@
 import { CorruptionError } from '../errors.js';
 import type { Log } from '../log/log.js';
 import { STATE_STREAM } from '../log/events.js';
-import { checkBinding, eventAt, parseBoundSnapshot } from './binding.js';
+import { checkBinding, eventAt, identityOf, parseBoundSnapshot } from './binding.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import type { SnapshotCodec } from './codecs.js';
 import { plainCodec, SnapshotSealError } from './codecs.js';
@@ -17,7 +17,7 @@ import { SNAPSHOT_PARTS } from './parts.js';
 import type { ChunkIndex } from './chunks.js';
 import { decodeChunkIndex, ofOtherFormat } from './chunks.js';
 import type { RowReader } from './heads.js';
-import { assembleHead, readHeadRows, storedHeadRows, storedRows } from './heads.js';
+import { assembleHead, readHeadRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {
@@ -113,18 +113,27 @@ export interface OpenedSnapshot {
 export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): OpenedSnapshot {
   if (ofOtherFormat({ stream: STATE_STREAM, data: stored.data }))
     throw new OtherFormatError(STATE_STREAM, stored.seq, 'of an earlier snapshot format, which this version does not read');
-  const { binding, content } = parseBoundSnapshot(open(ctx.codec, stored.data), stored.seq);
+  return { seq: stored.seq, index: unbindHead(stored, open(ctx.codec, stored.data), ctx, decodeChunkIndex) };
+}
+
+/**
+ * The head of chunks in the opened text of `stored`, once its binding names
+ * its seq (no later than `ctx.head`) and the log's identity and event there;
+ * `decode` parses the content. Throws why it cannot be trusted.
+ */
+export function unbindHead(
+  stored: Pick<StoredSnapshot, 'seq'>,
+  opened: string,
+  ctx: Omit<SnapshotTrustContext, 'codec' | 'row'>,
+  decode: (content: string, seq: number) => ChunkIndex,
+): ChunkIndex {
+  const { binding, content } = parseBoundSnapshot(opened, stored.seq);
   if (binding.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `its binding names seq ${binding.seq}`);
   if (stored.seq > ctx.head) throw new CorruptionError(STATE_STREAM, stored.seq, `seq ${stored.seq} lies beyond the stream head ${ctx.head}`);
   checkBinding(ctx.identity(), binding, ctx.eventAt(binding.seq));
-  const index = decodeChunkIndex(content, stored.seq);
+  const index = decode(content, stored.seq);
   if (index.seq !== stored.seq) throw new CorruptionError(STATE_STREAM, stored.seq, `inner seq ${index.seq} disagrees with stored seq ${stored.seq}`);
-  return { seq: stored.seq, index };
-}
-
-/** The rows a stored snapshot names (its index chunks and chunks), read ahead for {@link trustStoredSnapshot}, which is synchronous. */
-export async function rowsFor(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowReader> {
-  return storedRows(log, await storedHeadRows(log, stored));
+  return index;
 }
 
 /**
@@ -157,23 +166,16 @@ export async function loadSnapshotHead(
   accept: (opened: OpenedSnapshot) => Promise<OpenedSnapshot> = async (opened) => opened,
 ): Promise<LoadedSnapshotHead> {
   const skipped: SkippedSnapshot[] = [];
-  // Read once, lazily: a log without an identity fails only the snapshots whose own text checks out.
-  let identity: Promise<{ value: string } | { error: unknown }> | undefined;
+  // Read once, and only once a snapshot is stored.
+  let identity: Promise<() => string> | undefined;
   let upToSeq = head;
   while (upToSeq >= 0) {
     const stored = await log.latestSnapshot(STATE_STREAM, { upToSeq });
     if (!stored) break;
     try {
-      identity ??= log.identity().then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
-      );
-      const known = await identity;
+      identity ??= identityOf(log);
+      const ownIdentity = await identity;
       const event = await eventAt(log, stored.seq);
-      const ownIdentity = (): string => {
-        if ('error' in known) throw known.error;
-        return known.value;
-      };
       const opened = openStoredSnapshot(stored, { codec, head, identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined) });
       return { opened: await accept(opened), skipped };
     } catch (error) {

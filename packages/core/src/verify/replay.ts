@@ -7,7 +7,6 @@
  * backend, synchronously (SQLite, inside one read transaction) or through
  * {@link checkReplay} over a log view of one consistent transaction.
  */
-import { createHash } from 'node:crypto';
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { ErasureMarks } from '../log/erasure-marks.js';
@@ -16,11 +15,12 @@ import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { InMemoryState } from '../fold/state.js';
-import { eventAt } from '../snapshot/binding.js';
+import { eventAt, identityOf, sha256Hex } from '../snapshot/binding.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SkippedSnapshot, SnapshotTrustContext } from '../snapshot/restore.js';
-import { rowsFor, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { storedHeadRows, storedRows } from '../snapshot/heads.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { encodeSnapshot } from '../snapshot/snapshot.js';
 import type { HistoryRow } from '../log/history-index.js';
@@ -45,11 +45,6 @@ export interface ReplayCheckOptions {
   /** Opens stored snapshots. Default: plain. */
   codec?: SnapshotCodec | undefined;
   upcasters?: UpcasterRegistry | undefined;
-}
-
-/** SHA-256 of text, hex. */
-export function sha256Text(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** An error as one line. */
@@ -92,7 +87,7 @@ export class ReplayCheck {
   /** Checks one stored `state` snapshot as a loader would: trusted ones are compared with the replay at their seq. */
   storedSnapshot(row: Pick<StoredSnapshot, 'seq' | 'data'>, trust: SnapshotTrustContext): void {
     try {
-      this.#stored.set(row.seq, sha256Text(encodeSnapshot(trustStoredSnapshot(row, trust))));
+      this.#stored.set(row.seq, sha256Hex(encodeSnapshot(trustStoredSnapshot(row, trust))));
     } catch (error) {
       this.#skipped.push(skippedSnapshot(row.seq, error));
     }
@@ -173,7 +168,7 @@ export class ReplayCheck {
       problems,
       events: this.#state.seq,
       tablesSeq: tables.seq,
-      sha256: folded ? sha256Text(text) : '',
+      sha256: folded ? sha256Hex(text) : '',
       bytes: Buffer.byteLength(text),
       differences,
       storedSnapshot: newest === undefined ? null : { seq: newest, matches: this.#results.get(newest)!, codec: (this.options.codec ?? plainCodec).id },
@@ -191,7 +186,7 @@ export class ReplayCheck {
 
   #compareStored(): void {
     const digest = this.#stored.get(this.#state.seq);
-    if (digest !== undefined) this.#results.set(this.#state.seq, sha256Text(encodeSnapshot(this.#state.capture())) === digest);
+    if (digest !== undefined) this.#results.set(this.#state.seq, sha256Hex(encodeSnapshot(this.#state.capture())) === digest);
   }
 }
 
@@ -215,15 +210,7 @@ export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
 export async function checkReplay(source: ReplaySource, options: CheckReplayOptions): Promise<ReplayResult> {
   const head = await source.head(STATE_STREAM);
   const check = new ReplayCheck({ ...options, head });
-  // Read once: a log without an identity fails only the snapshots whose own text checks out.
-  const identity = await source.identity().then(
-    (value) => ({ value }),
-    (error: unknown) => ({ error }),
-  );
-  const ownIdentity = (): string => {
-    if ('error' in identity) throw identity.error;
-    return identity.value;
-  };
+  const ownIdentity = await identityOf(source);
   for (let upToSeq = head; upToSeq >= 0; ) {
     const stored = await source.latestSnapshot(STATE_STREAM, { upToSeq });
     if (!stored) break;
@@ -233,7 +220,8 @@ export async function checkReplay(source: ReplaySource, options: CheckReplayOpti
     } catch {
       // An unreadable event fails the binding check below, and the replay reports the event itself.
     }
-    const rows = await rowsFor(source, stored);
+    // Read ahead: the trust check is synchronous.
+    const rows = await storedRows(source, await storedHeadRows(source, stored));
     check.storedSnapshot(stored, check.trust({ identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined), row: rows }));
     upToSeq = stored.seq - 1;
   }
