@@ -182,7 +182,7 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
         const bulk = projection.state().seq === 0;
         if (bulk) projection.beginBulk();
         try {
-          foldPending(log, projection, tables, { upcasters: options.upcasters, bulk, onProgress: options.onProgress });
+          foldPending(log, projection, tables, { upcasters: options.upcasters, onProgress: options.onProgress });
           if (bulk) {
             projection.endBulk();
             indexes.rebuild();

@@ -139,8 +139,12 @@ export class Projection {
     this.conn.prepare(SQL.saveState).run(state.seq, state.maxHlc.wall, state.maxHlc.counter, state.generation);
   }
 
-  /** Folds one change, the event at `seq`, into the tables. */
-  apply(change: StateChange, seq: number): void {
+  /**
+   * Folds one change, the event at `seq`, into the tables. `stored`: the
+   * event's stored payload holds the records exactly (not upcast), as a
+   * checkpoint row may then point at it (see {@link put}).
+   */
+  apply(change: StateChange, seq: number, stored = true): void {
     const appended = change.type === EventTypes.TurnAppended;
     const purged = change.type === EventTypes.RecordsPurged;
     // The purged turns whose rows record the purge's seq.
@@ -154,7 +158,7 @@ export class Projection {
           held.add(record.record.id);
         }
       } else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
-      else this.put(record, seq);
+      else this.put(record, stored ? seq : undefined);
     }
     // An append's history (its turn and its session) is the turn row's `appended_seq`, and a purged turn's is
     // its row's `purged_seq`: the rows a purge rewrites anyway sit together, its turns' ids are spread over the index.
@@ -202,31 +206,6 @@ export class Projection {
         deleteCheckpointThreadRows(this.conn, entry.threadId);
         break;
     }
-  }
-
-  /**
-   * Writes a record that has no row yet, without looking for one: for a
-   * bulk load into tables that held nothing (a duplicate would break a
-   * unique key and be refused). Any other entry is {@link put}.
-   */
-  insertNew(entry: ChangeRecord): void {
-    if (entry.kind === 'turn') this.#insertTurn(entry.record);
-    else if (entry.kind === 'skill') this.#insertSkill(entry.record);
-    else if (entry.kind === 'memory') this.#insertMemory(entry.record);
-    else this.put(entry);
-  }
-
-  /** True when no table of records holds a row (operations included). */
-  isEmpty(): boolean {
-    return (
-      (
-        this.conn
-          .prepare(
-            'SELECT NOT EXISTS (SELECT 1 FROM sessions) AND NOT EXISTS (SELECT 1 FROM turns) AND NOT EXISTS (SELECT 1 FROM skills) AND NOT EXISTS (SELECT 1 FROM memory) AND NOT EXISTS (SELECT 1 FROM operations) AS empty',
-          )
-          .get() as { empty: number }
-      ).empty === 1
-    );
   }
 
   /** Loads a snapshot into empty tables; returns the largest HLC in it. */

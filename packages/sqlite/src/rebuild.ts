@@ -135,7 +135,7 @@ function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot, onProgress?:
   }
   projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
   refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
-  const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, bulk: true, onProgress });
+  const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, onProgress });
   projection.endBulk();
   ctx.vectors.rebuild();
   return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
