@@ -9,7 +9,7 @@
 import type { UpcasterRegistry } from '@agentstate/core';
 import type { FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, changeOperation, checkChange, maxHlc, operationEntry } from '@agentstate/core/backend';
+import { changeHlc, changeOperation, checkChange, describeError, maxHlc, operationEntry } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
@@ -84,6 +84,5 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
 function corruptionAt(error: unknown, seq: number): CorruptionError {
   const mapped = mapSqliteError(error);
   if (mapped instanceof CorruptionError) return mapped;
-  const message = error instanceof Error ? error.message : String(error);
-  return new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${message}`, { cause: error });
+  return new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${describeError(error)}`, { cause: error });
 }

@@ -21,6 +21,7 @@ import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { VectorIndexes } from './vectors.js';
 import { indexRecordEvents } from './history.js';
+import { FULL_TEXT_INDEXES } from './fts.js';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoint-rows.js';
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
@@ -265,25 +266,17 @@ export class Projection {
     this.#bulk = false;
     for (const sql of this.#deferred) this.conn.db.exec(sql);
     this.#deferred = [];
-    this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-    const skills = this.conn.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as rowCodec.SkillRow[];
-    for (const row of skills) this.conn.prepare(SQL.insertSkillText).run(row.n, foldForIndex(skillSearchText(rowCodec.skillFromRow(row))));
-    const memory = this.conn.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
-    const insert = this.conn.prepare(SQL.insertMemoryText);
-    for (const row of memory) insert.run(row.n, foldForIndex(row.content));
-    const turns = this.conn.prepare('SELECT n, content FROM turns WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
-    const insertTurn = this.conn.prepare(SQL.insertTurnText);
-    for (const row of turns) insertTurn.run(row.n, foldForIndex(row.content));
+    for (const index of FULL_TEXT_INDEXES) {
+      this.conn.db.exec(`INSERT INTO ${index.table} (${index.table}) VALUES ('delete-all')`);
+      const insert = this.conn.prepare(`INSERT INTO ${index.table} (rowid, text) VALUES (?, ?)`);
+      for (const row of index.liveTexts(this.conn)) insert.run(row.n, row.text);
+    }
   }
 
   /** Empties every projection table and full-text index (vectors: see {@link VectorIndexes.rebuild}). */
   clear(): void {
     for (const table of PROJECTION_TABLES) this.conn.db.exec(`DELETE FROM ${table}`);
-    this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
+    for (const { table } of FULL_TEXT_INDEXES) this.conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`);
     this.conn.prepare(SQL.saveMemoryOrder).run('', '', 1);
   }
 

@@ -9,9 +9,8 @@
  * record's current content. A live record without a vector is not damage:
  * vectors are derived lazily, and it is counted as pending.
  */
-import { contentHash } from '@agentstate/core/backend';
+import { contentHash, describeError } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import { describe } from './integrity.js';
 import type { VerifyProblem } from './report.js';
 
 const MAX_LISTED = 5;
@@ -80,7 +79,7 @@ export function checkVectors(conn: Connection): VectorCheck {
   } catch (error) {
     return {
       problems: [
-        { part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describe(error)}`, repair: 'export-import' },
+        { part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describeError(error)}`, repair: 'export-import' },
       ],
       pending,
       pendingTurns,
@@ -98,7 +97,12 @@ export function checkVectors(conn: Connection): VectorCheck {
         for (const message of found.messages)
           problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
       } catch (error) {
-        problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}) cannot be read: ${describe(error)}`, repair: 'rebuild' });
+        problems.push({
+          part: 'vectors',
+          object: table,
+          message: `${table} (${index.embedder_id}) cannot be read: ${describeError(error)}`,
+          repair: 'rebuild',
+        });
       }
     }
   }
