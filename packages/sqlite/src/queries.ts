@@ -5,7 +5,7 @@
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
@@ -13,10 +13,10 @@ import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
-import { ftsQuery, relevanceScore, verifies } from './fts.js';
+import { ftsQuery } from './fts.js';
 import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
-import { rankedCandidates, verifiedPages } from './candidates.js';
+import { rankedCandidates, scoredMatches } from './candidates.js';
 import { liveRowsUnder, matchesNothing, scopeCondition } from './scope-sql.js';
 
 /**
@@ -287,16 +287,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
         if (matchesNothing(query)) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
         const built = lexicalSql('skills', query, SLUG_ORDER, plan, relevanceWindow);
-        const match = query.match ?? 'all';
-        const past = (row: rowCodec.SkillRow & { rank?: number }): boolean =>
-          !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.slug, row.id, 1);
-        const rows = verifiedPages<rowCodec.SkillRow & { rank?: number }>(
-          conn,
-          built,
-          query.limit,
-          (row) => past(row) && verifies(query.tokens, skillSearchText(rowCodec.skillFromRow(row)), match),
-        );
-        return rows.map((row) => ({ record: rowCodec.skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+        return scoredMatches(conn, built, query, [rowCodec.skillFromRow, (row) => skillSearchText(rowCodec.skillFromRow(row)), (row) => row.slug, 1]);
       }),
 
     expiredMemory: (now: string, limit: number) =>
@@ -314,16 +305,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
           if (matchesNothing(query) || query.kinds?.length === 0) return [];
           const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
           const built = lexicalSql('memory', query, NEWEST_ORDER, plan, relevanceWindow);
-          const match = query.match ?? 'all';
-          const past = (row: rowCodec.MemoryRow & { rank?: number }): boolean =>
-            !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
-          const rows = verifiedPages<rowCodec.MemoryRow & { rank?: number }>(
-            conn,
-            built,
-            query.limit,
-            (row) => past(row) && verifies(query.tokens, row.content, match),
-          );
-          return rows.map((row) => ({ record: rowCodec.memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+          return scoredMatches(conn, built, query, [rowCodec.memoryFromRow, (row) => row.content, (row) => row.created_at, -1]);
         }),
       ),
   };

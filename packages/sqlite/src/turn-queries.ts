@@ -5,12 +5,12 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareStrings, pastKeyset, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mapErrors as mapDriverErrors } from './errors.js';
-import { ftsQuery, relevanceScore, verifies } from './fts.js';
+import { ftsQuery } from './fts.js';
 import type { CandidateSql } from './candidates.js';
-import { rankedCandidates, verifiedPages } from './candidates.js';
+import { rankedCandidates, scoredMatches } from './candidates.js';
 
 /** A turn row as SQLite gives it, with its row number. */
 type SqliteTurnRow = rowCodec.TurnRow & { n: number; deleted: number };
@@ -66,16 +66,7 @@ export function turnQueries(conn: Connection, relevanceWindow: number): Pick<Sta
         conn.read(() => {
           if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
           const built = turnSql(query, relevanceWindow);
-          const match = query.match ?? 'all';
-          const past = (row: rowCodec.TurnRow & { rank?: number }): boolean =>
-            !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
-          const rows = verifiedPages<rowCodec.TurnRow & { rank?: number }>(
-            conn,
-            built,
-            query.limit,
-            (row) => past(row) && verifies(query.tokens, row.content, match),
-          );
-          return rows.map((row) => ({ record: rowCodec.turnFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+          return scoredMatches(conn, built, query, [rowCodec.turnFromRow, (row) => row.content, (row) => row.created_at, -1]);
         }),
       ),
 
