@@ -71,4 +71,4 @@ export { exportLine } from './export/lines.js';
 export { type ExportRead, ExportReader } from './export/reader.js';
 export type { Trailer } from './export/trailer.js';
 export { overallRepair } from './verify/report.js';
-export { type ReplayResult, type ReplaySource, REPLAY_BATCH, ReplayCheck, checkReplay, describeError, sha256Text } from './verify/replay.js';
+export { type ReplayResult, type ReplaySource, REPLAY_BATCH, ReplayCheck, checkReplay, describeError, listed, sha256Text } from './verify/replay.js';

@@ -9,14 +9,11 @@
  * rows out of them in a contentless table, so they drift in a healthy
  * file.) Nothing is written to the database file.
  */
-import { describeError } from '@agentstate/core/backend';
+import { describeError, listed } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import type { FullTextIndex } from '../fts.js';
 import { FULL_TEXT_INDEXES } from '../fts.js';
 import type { VerifyProblem } from './report.js';
-
-/** Row ids named per problem. */
-const MAX_LISTED = 5;
 
 const TEMP = ['verify_expected_terms', 'verify_actual_terms', 'verify_expected'] as const;
 
@@ -69,9 +66,4 @@ function compareIndex(conn: Connection, index: FullTextIndex): string[] {
 
 function ids(conn: Connection, sql: string): number[] {
   return (conn.db.prepare(sql).all() as { n: number | bigint }[]).map((r) => Number(r.n));
-}
-
-function listed(values: readonly number[]): string {
-  const shown = values.slice(0, MAX_LISTED).join(', ');
-  return values.length > MAX_LISTED ? `${shown}, …` : shown;
 }
