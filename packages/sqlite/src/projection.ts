@@ -211,31 +211,16 @@ export class Projection {
 
   /** Loads a snapshot into empty tables; returns the largest HLC in it. */
   restore(snapshot: Snapshot): Hlc {
-    let hlc = HLC_ZERO;
-    for (const s of snapshot.sessions) {
-      this.#putSession(s);
-      hlc = maxHlc(hlc, s.updatedHlc);
-    }
-    for (const t of snapshot.turns) {
-      this.#putTurn(t);
-      hlc = maxHlc(hlc, t.updatedHlc);
-    }
-    for (const s of snapshot.skills) {
-      this.#putSkill(s);
-      hlc = maxHlc(hlc, s.updatedHlc);
-    }
+    for (const s of snapshot.sessions) this.#putSession(s);
+    for (const t of snapshot.turns) this.#putTurn(t);
+    for (const s of snapshot.skills) this.#putSkill(s);
     // Inserted in recall order, so that recent-first recall can read the index backwards.
-    for (const m of [...snapshot.memory].sort((a, b) => compareMemoryNewestFirst(b, a))) {
-      this.#putMemory(m);
-      hlc = maxHlc(hlc, m.updatedHlc);
-    }
+    for (const m of [...snapshot.memory].sort((a, b) => compareMemoryNewestFirst(b, a))) this.#putMemory(m);
     for (const o of snapshot.operations) this.putOperation(o);
-    for (const c of snapshot.checkpoints) {
-      putCheckpointRow(this.conn, c);
-      hlc = maxHlc(hlc, c.updatedHlc);
-    }
+    for (const c of snapshot.checkpoints) putCheckpointRow(this.conn, c);
     for (const w of snapshot.checkpointWrites) putCheckpointWriteRow(this.conn, w);
-    return hlc;
+    const stamped = [...snapshot.sessions, ...snapshot.turns, ...snapshot.skills, ...snapshot.memory, ...snapshot.checkpoints];
+    return stamped.reduce((hlc, record) => maxHlc(hlc, record.updatedHlc), HLC_ZERO);
   }
 
   /**
@@ -337,13 +322,7 @@ export class Projection {
       n = slot.n;
       this.conn.prepare(SQL.updateSkill).run(...rowCodec.skillValues(skill).slice(1), n);
       if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(rowCodec.skillFromRow(slot))));
-      if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
-    } else this.#insertSkill(skill);
-  }
-
-  /** Inserts a skill whose id has no row yet, with its full-text row when live. */
-  #insertSkill(skill: Skill): void {
-    const n = Number(this.conn.prepare(SQL.insertSkill).run(rowCodec.skillValues(skill)).lastInsertRowid);
+    } else n = Number(this.conn.prepare(SQL.insertSkill).run(rowCodec.skillValues(skill)).lastInsertRowid);
     if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 

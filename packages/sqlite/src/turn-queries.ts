@@ -1,13 +1,6 @@
-/**
- * Transcript search over the `turns` table and its `turns_fts` index: live
- * turns of live sessions, newest first or by FTS5's bm25, every candidate
- * checked with core's matcher (see `fts.ts`), as memory recall is.
- */
-import type { Turn } from '@agentstate/core';
-import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
+import type { StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
 import { compareStrings, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { mapErrors as mapDriverErrors } from './errors.js';
 import { ftsQuery } from './fts.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, scoredMatches } from './candidates.js';
@@ -57,30 +50,25 @@ function turnSql(query: TurnQuery, relevanceWindow: number): CandidateSql & { ra
   };
 }
 
-/** The transcript-search queries of a connection. */
+/** The transcript-search queries of a connection (their driver errors unmapped: `sqliteQueries` maps them). */
 export function turnQueries(conn: Connection, relevanceWindow: number): Pick<StateQueries, 'searchTurns' | 'turnNeighbours'> {
-  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   return {
     searchTurns: (query: TurnQuery) =>
-      mapErrors((): Scored<Turn>[] =>
-        conn.read(() => {
-          if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
-          const built = turnSql(query, relevanceWindow);
-          return scoredMatches(conn, built, query, [rowCodec.turnFromRow, (row) => row.content, (row) => row.created_at, -1]);
-        }),
-      ),
+      conn.read(() => {
+        if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
+        const built = turnSql(query, relevanceWindow);
+        return scoredMatches(conn, built, query, [rowCodec.turnFromRow, (row) => row.content, (row) => row.created_at, -1]);
+      }),
 
     turnNeighbours: (sessionId, seq, window) =>
-      mapErrors(() =>
-        conn.read(() => {
-          const before = conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
-            .all(sessionId, seq, window.before) as rowCodec.TurnRow[];
-          const after = conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
-            .all(sessionId, seq, window.after) as rowCodec.TurnRow[];
-          return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
-        }),
-      ),
+      conn.read(() => {
+        const before = conn
+          .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
+          .all(sessionId, seq, window.before) as rowCodec.TurnRow[];
+        const after = conn
+          .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
+          .all(sessionId, seq, window.after) as rowCodec.TurnRow[];
+        return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
+      }),
   };
 }
