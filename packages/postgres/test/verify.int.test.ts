@@ -9,7 +9,7 @@
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CorruptionError, encodeSnapshot } from '@agentstate/core';
-import { foldLog, sha256Text } from '@agentstate/core/backend';
+import { foldLog, sha256Hex } from '@agentstate/core/backend';
 import type { PostgresProvider } from '../src/index.js';
 import { fresh } from './helpers.js';
 
@@ -56,7 +56,7 @@ describe('verify() on PostgreSQL', () => {
     expect(report).toMatchObject({ ok: true, repair: null, events: 6, tablesSeq: 6, differences: [], skippedSnapshots: [] });
     expect(report.storedSnapshot).toEqual({ seq: 4, matches: true, codec: 'plain' });
     const text = encodeSnapshot((await foldLog(provider.log, { fromScratch: true })).state.capture());
-    expect(report.sha256).toBe(sha256Text(text));
+    expect(report.sha256).toBe(sha256Hex(text));
     expect(encodeSnapshot(await provider.snapshot())).toBe(text);
   });
 

@@ -14,7 +14,7 @@ import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorS
 import { changeHlc, maxHlc, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import type { Connection } from './connection.js';
-import { mapErrors, mapSqliteError } from './errors.js';
+import { aroundMethods, mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import { foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
@@ -48,7 +48,7 @@ export class SqliteBackend implements StateBackend {
     private readonly options: SqliteBackendOptions = {},
     readonly turnVectors: VectorStore<Turn, TurnVectorQuery> | undefined = undefined,
   ) {
-    this.#lookups = onWriter(conn, queries);
+    this.#lookups = aroundMethods(queries, (call) => conn.onWriter(call));
   }
 
   /** {@link queries} on the write handle, for the look-ups of a write transaction, which must see its own writes. */
@@ -208,22 +208,6 @@ export class SqliteBackend implements StateBackend {
     if (this.#erasedInWal) await this.conn.exclusive(() => this.#emptyWal()).catch(() => undefined);
     await this.conn.close();
   }
-}
-
-/** `queries` with every method (and every method of its `checkpoints`) run on the write handle of `conn`. */
-function onWriter(conn: Connection, queries: StateQueries): StateQueries {
-  const wrap = <O extends object>(target: O): O =>
-    Object.fromEntries(
-      Object.entries(target).map(([key, value]) => [
-        key,
-        typeof value === 'function'
-          ? (...args: unknown[]) => conn.onWriter(() => value(...args))
-          : typeof value === 'object' && value !== null
-            ? wrap(value)
-            : value,
-      ]),
-    ) as O;
-  return wrap(queries);
 }
 
 /** The whole projection and its seq, read in one read transaction, in canonical order. */

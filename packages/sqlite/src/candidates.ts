@@ -1,5 +1,8 @@
 /** Reading full-text candidates page by page and keeping those core's matcher accepts. */
+import type { LexicalQuery, Scored } from '@agentstate/core/backend';
+import { pastKeyset } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
+import { relevanceScore, verifies } from './fts.js';
 
 /** Rows fetched per page when candidates are verified, unless the query says otherwise. */
 const MIN_PAGE = 64;
@@ -17,6 +20,24 @@ export interface CandidateSql {
   minPage?: number;
   /** Reads one page (`limit` -1: every row) in place of running `sql` with the page's parameters. */
   read?: (conn: Connection, params: unknown[], limit: number, offset: number) => unknown[];
+}
+
+/**
+ * The records a lexical search finds, scored: the candidates of `built` whose
+ * searchable `text` core's matcher accepts and, when ranked, that lie past the
+ * query's keyset (by a row's `sort` key, then id, in `direction`).
+ */
+export function scoredMatches<R extends { rank?: number; id: string }, T>(
+  conn: Connection,
+  built: CandidateSql & { ranked: boolean },
+  query: Pick<LexicalQuery, 'tokens' | 'match' | 'after' | 'limit'>,
+  [fromRow, text, sort, direction]: [fromRow: (row: R) => T, text: (row: R) => string, sort: (row: R) => string, direction: 1 | -1],
+): Scored<T>[] {
+  const score = (row: R): number => (built.ranked ? relevanceScore(row.rank ?? 0) : 1);
+  const past = (row: R): boolean => !built.ranked || pastKeyset(query.after, score(row), sort(row), row.id, direction);
+  const match = query.match ?? 'all';
+  const rows = verifiedPages<R>(conn, built, query.limit, (row) => past(row) && verifies(query.tokens, text(row), match));
+  return rows.map((row) => ({ record: fromRow(row), score: score(row) }));
 }
 
 /**

@@ -12,7 +12,7 @@ import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
 import { rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { mapErrors as mapDriverErrors } from './errors.js';
+import { mappingErrors } from './errors.js';
 
 /** A row of `checkpoints`, with the payload of the event it points at. */
 export interface CheckpointRow {
@@ -107,40 +107,35 @@ export interface SyncCheckpointQueries extends CheckpointQueries {
 
 /** {@link CheckpointQueries} over a connection's tables. */
 export function checkpointQueries(conn: Connection): SyncCheckpointQueries {
-  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const one = (sql: string, ...params: unknown[]): Checkpoint | undefined => {
     const row = conn.prepare(sql).get(...params) as CheckpointRow | undefined;
     return row === undefined ? undefined : checkpointFromRow(row);
   };
-  return {
-    at: (key) => mapErrors(() => one(SQL.at, key.threadId, key.namespace, key.checkpointId)),
-    latest: (threadId, namespace) => mapErrors(() => one(SQL.latest, threadId, namespace)),
+  return mappingErrors(conn.path, {
+    at: (key) => one(SQL.at, key.threadId, key.namespace, key.checkpointId),
+    latest: (threadId, namespace) => one(SQL.latest, threadId, namespace),
     writes: (key) =>
-      mapErrors(() =>
-        (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
-      ),
-    writeExists: (key, taskId, idx) =>
-      mapErrors(() => conn.prepare(SQL.writeExists).get(key.threadId, key.namespace, key.checkpointId, taskId, idx) !== undefined),
-    threadExists: (threadId) => mapErrors(() => (conn.prepare(SQL.threadExists).get(threadId, threadId) as { found: number }).found === 1),
-    list: ({ threadId, namespace, after, limit }) =>
-      mapErrors(() => {
-        const where: string[] = [];
-        const params: unknown[] = [];
-        if (threadId !== undefined) {
-          where.push('c.thread_id = ?');
-          params.push(threadId);
-        }
-        if (namespace !== undefined) {
-          where.push('c.namespace = ?');
-          params.push(namespace);
-        }
-        if (after !== undefined) {
-          where.push('(c.checkpoint_id, c.thread_id, c.namespace) < (?, ?, ?)');
-          params.push(after.checkpointId, after.threadId, after.namespace);
-        }
-        const sql = `${SELECT_CHECKPOINTS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
+      (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
+    writeExists: (key, taskId, idx) => conn.prepare(SQL.writeExists).get(key.threadId, key.namespace, key.checkpointId, taskId, idx) !== undefined,
+    threadExists: (threadId) => (conn.prepare(SQL.threadExists).get(threadId, threadId) as { found: number }).found === 1,
+    list: ({ threadId, namespace, after, limit }) => {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      if (threadId !== undefined) {
+        where.push('c.thread_id = ?');
+        params.push(threadId);
+      }
+      if (namespace !== undefined) {
+        where.push('c.namespace = ?');
+        params.push(namespace);
+      }
+      if (after !== undefined) {
+        where.push('(c.checkpoint_id, c.thread_id, c.namespace) < (?, ?, ?)');
+        params.push(after.checkpointId, after.threadId, after.namespace);
+      }
+      const sql = `${SELECT_CHECKPOINTS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
           ORDER BY c.checkpoint_id DESC, c.thread_id DESC, c.namespace DESC LIMIT ?`;
-        return (conn.prepare(sql).all(...params, limit > 0 ? limit : -1) as CheckpointRow[]).map(checkpointFromRow);
-      }),
-  };
+      return (conn.prepare(sql).all(...params, limit > 0 ? limit : -1) as CheckpointRow[]).map(checkpointFromRow);
+    },
+  });
 }

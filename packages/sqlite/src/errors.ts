@@ -209,6 +209,28 @@ export function mapErrors<T>(fn: () => T, path?: string): T {
   }
 }
 
+/**
+ * `target` with every method, and every method of its object members, run
+ * through `around` (synchronous methods: what they return is not awaited).
+ */
+export function aroundMethods<O extends object>(target: O, around: <T>(call: () => T) => T): O {
+  return Object.fromEntries(
+    Object.entries(target).map(([key, value]) => [
+      key,
+      typeof value === 'function'
+        ? (...args: unknown[]) => around(() => value(...args))
+        : typeof value === 'object' && value !== null
+          ? aroundMethods(value, around)
+          : value,
+    ]),
+  ) as O;
+}
+
+/** `queries` with the driver errors of every method mapped by {@link mapSqliteError}, naming `path`. */
+export function mappingErrors<O extends object>(path: string, queries: O): O {
+  return aroundMethods(queries, (call) => mapErrors(call, path));
+}
+
 /** Like {@link mapErrors} for async work. */
 export async function mapErrorsAsync<T>(fn: () => Promise<T>, path?: string): Promise<T> {
   try {

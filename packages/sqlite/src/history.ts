@@ -138,31 +138,6 @@ export function indexRecordEvents(conn: Connection, change: StateChange, seq: nu
   }
 }
 
-/**
- * The history index rows of many events, gathered while folding: written
- * {@link INSERT_CHUNK} rows per statement, one prepared statement for every
- * full chunk, rather than one statement per event.
- */
-export class RecordEventsBuffer {
-  /** Record id and seq, alternating: the statement's parameters as they are bound. */
-  #params: Array<string | number> = [];
-
-  /** Adds the records of the event at `seq`. */
-  add(change: StateChange, seq: number): void {
-    for (const id of changeRecordIds(change)) this.#params.push(id, seq);
-  }
-
-  /** Writes every row gathered and forgets them; inside the caller's write transaction. */
-  flush(conn: Connection): void {
-    const params = this.#params;
-    this.#params = [];
-    for (let i = 0; i < params.length; i += INSERT_CHUNK * 2) {
-      const chunk = params.slice(i, i + INSERT_CHUNK * 2);
-      conn.prepare(`INSERT OR IGNORE INTO record_events (record_id, seq) VALUES ${'(?, ?), '.repeat(chunk.length / 2 - 1)}(?, ?)`).run(chunk);
-    }
-  }
-}
-
 /** The seqs of the events that carry the record with this id, ascending. */
 export function recordSeqs(conn: Connection, id: string): number[] {
   return (conn.prepare(SQL.seqs).all({ id }) as { seq: number }[]).map((row) => row.seq);

@@ -23,7 +23,7 @@ import { inspectDatabase, prepareSchema, requireCurrentSchema } from './schema/i
 import { Projection } from './projection.js';
 import { sqliteQueries, tableLookups } from './queries.js';
 import type { RebuildOptions, RebuildResult } from './rebuild.js';
-import { rebuild, refold } from './rebuild.js';
+import { bulkLoad, rebuild, refold } from './rebuild.js';
 import { memoryVectorStore, turnVectorStore } from './vector-store.js';
 import { VectorIndexes } from './vectors.js';
 import type { VerifyOptions, VerifyReport } from './verify/index.js';
@@ -178,19 +178,11 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
     }
     if (behind !== 0) {
       conn.immediate(() => {
+        const fold = () => foldPending(log, projection, tables, { upcasters: options.upcasters, onProgress: options.onProgress });
         // An empty projection (a log-only file, or one whose tables a log opened on its own created again) is
         // filled as a bulk load, and its vectors are derived again from the embedding cache.
-        const bulk = projection.state().seq === 0;
-        if (bulk) projection.beginBulk();
-        try {
-          foldPending(log, projection, tables, { upcasters: options.upcasters, bulk, onProgress: options.onProgress });
-          if (bulk) {
-            projection.endBulk();
-            indexes.rebuild();
-          }
-        } finally {
-          projection.cancelBulk();
-        }
+        if (projection.state().seq === 0) bulkLoad(projection, indexes, fold);
+        else fold();
       });
     }
     const provider = createStateProvider(backend, options);

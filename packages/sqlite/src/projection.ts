@@ -21,6 +21,7 @@ import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { VectorIndexes } from './vectors.js';
 import { indexRecordEvents } from './history.js';
+import { FULL_TEXT_INDEXES } from './fts.js';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoint-rows.js';
 
 /** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
@@ -139,8 +140,12 @@ export class Projection {
     this.conn.prepare(SQL.saveState).run(state.seq, state.maxHlc.wall, state.maxHlc.counter, state.generation);
   }
 
-  /** Folds one change, the event at `seq`, into the tables. */
-  apply(change: StateChange, seq: number): void {
+  /**
+   * Folds one change, the event at `seq`, into the tables. `stored`: the
+   * event's stored payload holds the records exactly (not upcast), as a
+   * checkpoint row may then point at it (see {@link put}).
+   */
+  apply(change: StateChange, seq: number, stored = true): void {
     const appended = change.type === EventTypes.TurnAppended;
     const purged = change.type === EventTypes.RecordsPurged;
     // The purged turns whose rows record the purge's seq.
@@ -154,7 +159,7 @@ export class Projection {
           held.add(record.record.id);
         }
       } else if (record.kind === 'memory' && change.type === EventTypes.MemoryWritten) this.#insertMemory(record.record);
-      else this.put(record, seq);
+      else this.put(record, stored ? seq : undefined);
     }
     // An append's history (its turn and its session) is the turn row's `appended_seq`, and a purged turn's is
     // its row's `purged_seq`: the rows a purge rewrites anyway sit together, its turns' ids are spread over the index.
@@ -204,58 +209,18 @@ export class Projection {
     }
   }
 
-  /**
-   * Writes a record that has no row yet, without looking for one: for a
-   * bulk load into tables that held nothing (a duplicate would break a
-   * unique key and be refused). Any other entry is {@link put}.
-   */
-  insertNew(entry: ChangeRecord): void {
-    if (entry.kind === 'turn') this.#insertTurn(entry.record);
-    else if (entry.kind === 'skill') this.#insertSkill(entry.record);
-    else if (entry.kind === 'memory') this.#insertMemory(entry.record);
-    else this.put(entry);
-  }
-
-  /** True when no table of records holds a row (operations included). */
-  isEmpty(): boolean {
-    return (
-      (
-        this.conn
-          .prepare(
-            'SELECT NOT EXISTS (SELECT 1 FROM sessions) AND NOT EXISTS (SELECT 1 FROM turns) AND NOT EXISTS (SELECT 1 FROM skills) AND NOT EXISTS (SELECT 1 FROM memory) AND NOT EXISTS (SELECT 1 FROM operations) AS empty',
-          )
-          .get() as { empty: number }
-      ).empty === 1
-    );
-  }
-
   /** Loads a snapshot into empty tables; returns the largest HLC in it. */
   restore(snapshot: Snapshot): Hlc {
-    let hlc = HLC_ZERO;
-    for (const s of snapshot.sessions) {
-      this.#putSession(s);
-      hlc = maxHlc(hlc, s.updatedHlc);
-    }
-    for (const t of snapshot.turns) {
-      this.#putTurn(t);
-      hlc = maxHlc(hlc, t.updatedHlc);
-    }
-    for (const s of snapshot.skills) {
-      this.#putSkill(s);
-      hlc = maxHlc(hlc, s.updatedHlc);
-    }
+    for (const s of snapshot.sessions) this.#putSession(s);
+    for (const t of snapshot.turns) this.#putTurn(t);
+    for (const s of snapshot.skills) this.#putSkill(s);
     // Inserted in recall order, so that recent-first recall can read the index backwards.
-    for (const m of [...snapshot.memory].sort((a, b) => compareMemoryNewestFirst(b, a))) {
-      this.#putMemory(m);
-      hlc = maxHlc(hlc, m.updatedHlc);
-    }
+    for (const m of [...snapshot.memory].sort((a, b) => compareMemoryNewestFirst(b, a))) this.#putMemory(m);
     for (const o of snapshot.operations) this.putOperation(o);
-    for (const c of snapshot.checkpoints) {
-      putCheckpointRow(this.conn, c);
-      hlc = maxHlc(hlc, c.updatedHlc);
-    }
+    for (const c of snapshot.checkpoints) putCheckpointRow(this.conn, c);
     for (const w of snapshot.checkpointWrites) putCheckpointWriteRow(this.conn, w);
-    return hlc;
+    const stamped = [...snapshot.sessions, ...snapshot.turns, ...snapshot.skills, ...snapshot.memory, ...snapshot.checkpoints];
+    return stamped.reduce((hlc, record) => maxHlc(hlc, record.updatedHlc), HLC_ZERO);
   }
 
   /**
@@ -286,25 +251,17 @@ export class Projection {
     this.#bulk = false;
     for (const sql of this.#deferred) this.conn.db.exec(sql);
     this.#deferred = [];
-    this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
-    const skills = this.conn.prepare('SELECT * FROM skills WHERE deleted = 0 ORDER BY n').all() as rowCodec.SkillRow[];
-    for (const row of skills) this.conn.prepare(SQL.insertSkillText).run(row.n, foldForIndex(skillSearchText(rowCodec.skillFromRow(row))));
-    const memory = this.conn.prepare('SELECT n, content FROM memory WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
-    const insert = this.conn.prepare(SQL.insertMemoryText);
-    for (const row of memory) insert.run(row.n, foldForIndex(row.content));
-    const turns = this.conn.prepare('SELECT n, content FROM turns WHERE deleted = 0 ORDER BY n').all() as { n: number; content: string }[];
-    const insertTurn = this.conn.prepare(SQL.insertTurnText);
-    for (const row of turns) insertTurn.run(row.n, foldForIndex(row.content));
+    for (const index of FULL_TEXT_INDEXES) {
+      this.conn.db.exec(`INSERT INTO ${index.table} (${index.table}) VALUES ('delete-all')`);
+      const insert = this.conn.prepare(`INSERT INTO ${index.table} (rowid, text) VALUES (?, ?)`);
+      for (const row of index.liveTexts(this.conn)) insert.run(row.n, row.text);
+    }
   }
 
   /** Empties every projection table and full-text index (vectors: see {@link VectorIndexes.rebuild}). */
   clear(): void {
     for (const table of PROJECTION_TABLES) this.conn.db.exec(`DELETE FROM ${table}`);
-    this.conn.db.exec(`INSERT INTO skills_fts (skills_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`);
-    this.conn.db.exec(`INSERT INTO turns_fts (turns_fts) VALUES ('delete-all')`);
+    for (const { table } of FULL_TEXT_INDEXES) this.conn.db.exec(`INSERT INTO ${table} (${table}) VALUES ('delete-all')`);
     this.conn.prepare(SQL.saveMemoryOrder).run('', '', 1);
   }
 
@@ -365,13 +322,7 @@ export class Projection {
       n = slot.n;
       this.conn.prepare(SQL.updateSkill).run(...rowCodec.skillValues(skill).slice(1), n);
       if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(rowCodec.skillFromRow(slot))));
-      if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
-    } else this.#insertSkill(skill);
-  }
-
-  /** Inserts a skill whose id has no row yet, with its full-text row when live. */
-  #insertSkill(skill: Skill): void {
-    const n = Number(this.conn.prepare(SQL.insertSkill).run(rowCodec.skillValues(skill)).lastInsertRowid);
+    } else n = Number(this.conn.prepare(SQL.insertSkill).run(rowCodec.skillValues(skill)).lastInsertRowid);
     if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
   }
 

@@ -4,19 +4,19 @@
  * and tie-breaks as the in-memory reference.
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import type { LexicalQuery, MemoryFilter, StateQueries } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
-import { mapErrors as mapDriverErrors } from './errors.js';
+import { mappingErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
-import { ftsQuery, relevanceScore, verifies } from './fts.js';
+import { ftsQuery } from './fts.js';
 import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
-import { rankedCandidates, verifiedPages } from './candidates.js';
+import { rankedCandidates, scoredMatches } from './candidates.js';
 import { liveRowsUnder, matchesNothing, scopeCondition } from './scope-sql.js';
 
 /**
@@ -170,161 +170,116 @@ export interface TableLookups {
 
 /** The {@link TableLookups} of a connection's projection tables. */
 export function tableLookups(conn: Connection): TableLookups {
-  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const one = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T | undefined => {
     const row = conn.prepare(sql).get(...params) as R | undefined;
     return row === undefined ? undefined : map(row);
   };
-  return {
-    session: (id: string) => mapErrors(() => one<rowCodec.SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', rowCodec.sessionFromRow, id)),
-    turnExists: (id: string) => mapErrors(() => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined),
-    turn: (id: string) => mapErrors(() => one<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE id = ?', rowCodec.turnFromRow, id)),
+  return mappingErrors(conn.path, {
+    session: (id: string) => one<rowCodec.SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', rowCodec.sessionFromRow, id),
+    turnExists: (id: string) => conn.prepare('SELECT 1 FROM turns WHERE id = ?').get(id) !== undefined,
+    turn: (id: string) => one<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE id = ?', rowCodec.turnFromRow, id),
     lastTurnSeq: (sessionId: string) =>
-      mapErrors(() => (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0),
+      (conn.prepare('SELECT max(seq) AS seq FROM turns WHERE session_id = ?').get(sessionId) as { seq: number | null }).seq ?? 0,
     lastTurns: (sessionId: string, n: number) =>
-      mapErrors(() =>
-        rowCodec.transcriptFromRows(
-          sessionId,
-          transcript(conn, `SELECT ${rowCodec.TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`)
-            .all(sessionId, n > 0 ? n : -1)
-            .reverse(),
-        ),
+      rowCodec.transcriptFromRows(
+        sessionId,
+        transcript(conn, `SELECT ${rowCodec.TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?`)
+          .all(sessionId, n > 0 ? n : -1)
+          .reverse(),
       ),
     liveTurnsFrom: (sessionId: string, fromSeq: number) =>
-      mapErrors(() =>
-        (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? AND deleted = 0 ORDER BY seq').all(sessionId, fromSeq) as rowCodec.TurnRow[]).map(
-          rowCodec.turnFromRow,
-        ),
+      (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? AND deleted = 0 ORDER BY seq').all(sessionId, fromSeq) as rowCodec.TurnRow[]).map(
+        rowCodec.turnFromRow,
       ),
-    skill: (id: string) => mapErrors(() => one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', rowCodec.skillFromRow, id)),
+    skill: (id: string) => one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', rowCodec.skillFromRow, id),
     skillAt: (scope: Scope, slug: string) =>
-      mapErrors(() => one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', rowCodec.skillFromRow, scopeKey(scope), slug)),
-    memoryItem: (id: string) => mapErrors(() => one<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', rowCodec.memoryFromRow, id)),
-    operation: (id: string) =>
-      mapErrors(() => one<rowCodec.OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', rowCodec.operationFromRow, id)),
+      one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', rowCodec.skillFromRow, scopeKey(scope), slug),
+    memoryItem: (id: string) => one<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', rowCodec.memoryFromRow, id),
+    operation: (id: string) => one<rowCodec.OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', rowCodec.operationFromRow, id),
     memoryWithKey: (scope: Scope, key: string) =>
-      mapErrors(() =>
-        one<rowCodec.MemoryRow, MemoryItem>(
-          'SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0',
-          rowCodec.memoryFromRow,
-          scopeKey(scope),
-          key,
-        ),
-      ),
+      one<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0', rowCodec.memoryFromRow, scopeKey(scope), key),
     checkpoints: checkpointQueries(conn),
-  };
+  });
 }
 
 /** The {@link StateQueries} over a connection's projection tables. */
 export function sqliteQueries(conn: Connection, options: QueryOptions = {}): StateQueries {
   const relevanceWindow = options.relevanceWindow ?? DEFAULT_RELEVANCE_WINDOW;
-  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   const memoryInOrder = (): boolean => (conn.prepare('SELECT in_order FROM memory_order WHERE id = 1').get() as { in_order: number }).in_order === 1;
 
-  return {
+  return mappingErrors(conn.path, {
     ...tableLookups(conn),
     ...turnQueries(conn, relevanceWindow),
-    recordSeqs: (id: string) => mapErrors(() => recordSeqs(conn, id)),
-    recordEvents: (id: string) => mapErrors(() => conn.read(() => recordEvents(conn, id))),
-    purgeable: (selector) => mapErrors(() => purgeableRows(conn, selector, options.upcasters)),
+    recordSeqs: (id: string) => recordSeqs(conn, id),
+    recordEvents: (id: string) => conn.read(() => recordEvents(conn, id)),
+    purgeable: (selector) => purgeableRows(conn, selector, options.upcasters),
     liveSkillsBySlug: (slug: string) =>
-      mapErrors(() =>
-        (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
-      ),
+      (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
 
-    listSessions: ({ limit, offset, after, ...filter }) =>
-      mapErrors(() => {
-        if (matchesNothing(filter)) return [];
-        const { descendantsOf } = filter;
-        const scoped = descendantsOf === undefined ? scopeCondition(filter, 'scope_key') : undefined;
-        const source =
-          descendantsOf === undefined
-            ? { sql: `(SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''})`, params: scoped?.params ?? [] }
-            : liveRowsUnder('sessions', { ...filter, descendantsOf });
-        return (
-          conn
-            .prepare(`SELECT * FROM ${source.sql} WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ? OFFSET ?`)
-            .all(...source.params, after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as rowCodec.SessionRow[]
-        ).map(rowCodec.sessionFromRow);
-      }),
+    listSessions: ({ limit, offset, after, ...filter }) => {
+      if (matchesNothing(filter)) return [];
+      const { descendantsOf } = filter;
+      const scoped = descendantsOf === undefined ? scopeCondition(filter, 'scope_key') : undefined;
+      const source =
+        descendantsOf === undefined
+          ? { sql: `(SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''})`, params: scoped?.params ?? [] }
+          : liveRowsUnder('sessions', { ...filter, descendantsOf });
+      return (
+        conn
+          .prepare(`SELECT * FROM ${source.sql} WHERE (created_at, id) > (?, ?) ORDER BY created_at, id LIMIT ? OFFSET ?`)
+          .all(...source.params, after?.sort ?? '', after?.id ?? '', limit > 0 ? limit : -1, Math.max(0, offset)) as rowCodec.SessionRow[]
+      ).map(rowCodec.sessionFromRow);
+    },
 
     turns: (sessionId: string, { afterSeq, limit }) =>
-      mapErrors(() =>
-        rowCodec.transcriptFromRows(
+      rowCodec.transcriptFromRows(
+        sessionId,
+        transcript(conn, `SELECT ${rowCodec.TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?`).all(
           sessionId,
-          transcript(conn, `SELECT ${rowCodec.TRANSCRIPT_COLUMNS} FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?`).all(
-            sessionId,
-            Math.max(0, afterSeq),
-            limit > 0 ? limit : -1,
-          ),
+          Math.max(0, afterSeq),
+          limit > 0 ? limit : -1,
         ),
       ),
 
-    listSkills: (scope: Scope, page) =>
-      mapErrors(() => {
-        const scoped = scopeCondition(page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
-        return (
-          conn
-            .prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 AND (slug, id) > (?, ?) ORDER BY slug, id LIMIT ?`)
-            .all(...scoped.params, page?.after?.sort ?? '', page?.after?.id ?? '', (page?.limit ?? 0) > 0 ? page!.limit : -1) as rowCodec.SkillRow[]
-        ).map(rowCodec.skillFromRow);
-      }),
+    listSkills: (scope: Scope, page) => {
+      const scoped = scopeCondition(page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
+      return (
+        conn
+          .prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 AND (slug, id) > (?, ?) ORDER BY slug, id LIMIT ?`)
+          .all(...scoped.params, page?.after?.sort ?? '', page?.after?.id ?? '', (page?.limit ?? 0) > 0 ? page!.limit : -1) as rowCodec.SkillRow[]
+      ).map(rowCodec.skillFromRow);
+    },
 
     liveScopes: (prefix: Scope) =>
-      mapErrors(() =>
-        conn.read(() => {
-          const { from, to } = descendantKeyRange(prefix);
-          const keys = conn
-            .prepare(NAMESPACES_SQL)
-            .pluck()
-            .all(...Array.from({ length: 3 }, () => [scopeKey(prefix), from, to, to]).flat()) as string[];
-          return keys.map((key) => JSON.parse(key) as Scope);
-        }),
-      ),
-
-    searchSkills: (query: LexicalQuery) =>
-      mapErrors((): Scored<Skill>[] => {
-        if (matchesNothing(query)) return [];
-        const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
-        const built = lexicalSql('skills', query, SLUG_ORDER, plan, relevanceWindow);
-        const match = query.match ?? 'all';
-        const past = (row: rowCodec.SkillRow & { rank?: number }): boolean =>
-          !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.slug, row.id, 1);
-        const rows = verifiedPages<rowCodec.SkillRow & { rank?: number }>(
-          conn,
-          built,
-          query.limit,
-          (row) => past(row) && verifies(query.tokens, skillSearchText(rowCodec.skillFromRow(row)), match),
-        );
-        return rows.map((row) => ({ record: rowCodec.skillFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
+      conn.read(() => {
+        const { from, to } = descendantKeyRange(prefix);
+        const keys = conn
+          .prepare(NAMESPACES_SQL)
+          .pluck()
+          .all(...Array.from({ length: 3 }, () => [scopeKey(prefix), from, to, to]).flat()) as string[];
+        return keys.map((key) => JSON.parse(key) as Scope);
       }),
 
+    searchSkills: (query: LexicalQuery) => {
+      if (matchesNothing(query)) return [];
+      const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
+      const built = lexicalSql('skills', query, SLUG_ORDER, plan, relevanceWindow);
+      return scoredMatches(conn, built, query, [rowCodec.skillFromRow, (row) => skillSearchText(rowCodec.skillFromRow(row)), (row) => row.slug, 1]);
+    },
+
     expiredMemory: (now: string, limit: number) =>
-      mapErrors(() =>
-        (
-          conn
-            .prepare('SELECT * FROM memory WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
-            .all(now, Math.max(0, Math.trunc(limit))) as rowCodec.MemoryRow[]
-        ).map(rowCodec.memoryFromRow),
-      ),
+      (
+        conn
+          .prepare('SELECT * FROM memory WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
+          .all(now, Math.max(0, Math.trunc(limit))) as rowCodec.MemoryRow[]
+      ).map(rowCodec.memoryFromRow),
 
     searchMemory: (query: LexicalQuery & MemoryFilter) =>
-      mapErrors((): Scored<MemoryItem>[] =>
-        conn.read(() => {
-          if (matchesNothing(query) || query.kinds?.length === 0) return [];
-          const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
-          const built = lexicalSql('memory', query, NEWEST_ORDER, plan, relevanceWindow);
-          const match = query.match ?? 'all';
-          const past = (row: rowCodec.MemoryRow & { rank?: number }): boolean =>
-            !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
-          const rows = verifiedPages<rowCodec.MemoryRow & { rank?: number }>(
-            conn,
-            built,
-            query.limit,
-            (row) => past(row) && verifies(query.tokens, row.content, match),
-          );
-          return rows.map((row) => ({ record: rowCodec.memoryFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
-        }),
-      ),
-  };
+      conn.read(() => {
+        if (matchesNothing(query) || query.kinds?.length === 0) return [];
+        const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
+        const built = lexicalSql('memory', query, NEWEST_ORDER, plan, relevanceWindow);
+        return scoredMatches(conn, built, query, [rowCodec.memoryFromRow, (row) => row.content, (row) => row.created_at, -1]);
+      }),
+  });
 }

@@ -10,7 +10,7 @@
 import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
 import type { LoadedSnapshot } from '@agentstate/core/backend';
 import { plainCodec, STATE_STREAM } from '@agentstate/core';
-import { HLC_ZERO, loadSnapshot } from '@agentstate/core/backend';
+import { describeError, HLC_ZERO, loadSnapshot } from '@agentstate/core/backend';
 import type { FoldOptions } from './fold.js';
 import { foldPending } from './fold.js';
 import type { Connection } from './connection.js';
@@ -57,21 +57,13 @@ export interface RebuildContext {
 
 /** Rebuilds the projection of `ctx.conn` from its log. */
 export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Promise<RebuildResult> {
-  const { conn, log, projection } = ctx;
+  const { conn, log } = ctx;
   return mapErrorsAsync(() =>
     conn.exclusive(async () => {
       // Choosing a snapshot only reads; the rebuild itself is one synchronous transaction.
       const head = log.headNow(STATE_STREAM);
       const loaded: LoadedSnapshot = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log, ctx.codec ?? plainCodec, head);
-      return withRebuildCache(conn, () =>
-        conn.immediateWhenFree(() => {
-          try {
-            return rebuildTables(ctx, loaded);
-          } finally {
-            projection.cancelBulk();
-          }
-        }),
-      );
+      return withRebuildCache(conn, () => conn.immediateWhenFree(() => rebuildTables(ctx, loaded)));
     }),
   );
 }
@@ -89,13 +81,7 @@ export function refold(conn: Connection, options: { upcasters?: UpcasterRegistry
   // The history index is refilled from the whole log before the fold's first batch: tell at once what is to fold.
   const head = log.headNow(STATE_STREAM);
   if (head > 0) options.onProgress?.(0, head);
-  withRebuildCache(conn, () => {
-    try {
-      rebuildTables(ctx, { snapshot: undefined, skipped: [] }, options.onProgress);
-    } finally {
-      projection.cancelBulk();
-    }
-  });
+  withRebuildCache(conn, () => rebuildTables(ctx, { snapshot: undefined, skipped: [] }, options.onProgress));
 }
 
 /** Runs `fn` with a large page cache on the write handle: a rebuild touches every page of the tables. */
@@ -114,32 +100,47 @@ function withRebuildCache<T>(conn: Connection, fn: () => T): T {
   }
 }
 
+/**
+ * Runs `fold` into emptied tables, inside the caller's write transaction, as a bulk load: the read-side indexes, full-text rows and vectors are derived once
+ * from the final rows (see `Projection.beginBulk`).
+ */
+export function bulkLoad<T>(projection: Projection, vectors: VectorIndexes, fold: () => T): T {
+  projection.beginBulk();
+  try {
+    const result = fold();
+    projection.endBulk();
+    vectors.rebuild();
+    return result;
+  } finally {
+    projection.cancelBulk();
+  }
+}
+
 /** Empties the tables, restores the snapshot (if its rows are accepted) and folds the rest; inside the write transaction. */
 function rebuildTables(ctx: RebuildContext, loaded: LoadedSnapshot, onProgress?: FoldOptions['onProgress']): RebuildResult {
   const { conn, log, projection } = ctx;
   const generation = projection.state().generation + 1;
   projection.clear();
-  projection.beginBulk();
-  const skipped = [...loaded.skipped];
-  let snapshot = loaded.snapshot;
-  let hlc = HLC_ZERO;
-  if (snapshot) {
-    // A snapshot that decodes but whose rows the tables refuse is skipped too.
-    conn.db.exec('SAVEPOINT restore_snapshot');
-    try {
-      hlc = projection.restore(snapshot);
-      conn.db.exec('RELEASE restore_snapshot');
-    } catch (error) {
-      conn.db.exec('ROLLBACK TO restore_snapshot');
-      conn.db.exec('RELEASE restore_snapshot');
-      skipped.push({ seq: snapshot.seq, reason: error instanceof Error ? error.message : String(error), damaged: true });
-      snapshot = undefined;
+  return bulkLoad(projection, ctx.vectors, () => {
+    const skipped = [...loaded.skipped];
+    let snapshot = loaded.snapshot;
+    let hlc = HLC_ZERO;
+    if (snapshot) {
+      // A snapshot that decodes but whose rows the tables refuse is skipped too.
+      conn.db.exec('SAVEPOINT restore_snapshot');
+      try {
+        hlc = projection.restore(snapshot);
+        conn.db.exec('RELEASE restore_snapshot');
+      } catch (error) {
+        conn.db.exec('ROLLBACK TO restore_snapshot');
+        conn.db.exec('RELEASE restore_snapshot');
+        skipped.push({ seq: snapshot.seq, reason: describeError(error), damaged: true });
+        snapshot = undefined;
+      }
     }
-  }
-  projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
-  refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
-  const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, bulk: true, onProgress });
-  projection.endBulk();
-  ctx.vectors.rebuild();
-  return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
+    projection.saveState({ seq: snapshot?.seq ?? 0, maxHlc: hlc, generation });
+    refillRecordEvents(conn, log, snapshot?.seq ?? 0, ctx.upcasters);
+    const events = foldPending(log, projection, ctx.tables, { upcasters: ctx.upcasters, onProgress });
+    return { seq: projection.state().seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
+  });
 }

@@ -1,16 +1,9 @@
-/**
- * Transcript search over the `turns` table and its `turns_fts` index: live
- * turns of live sessions, newest first or by FTS5's bm25, every candidate
- * checked with core's matcher (see `fts.ts`), as memory recall is.
- */
-import type { Turn } from '@agentstate/core';
-import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareStrings, pastKeyset, rowCodec } from '@agentstate/core/backend';
+import type { StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
+import { compareStrings, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { mapErrors as mapDriverErrors } from './errors.js';
-import { ftsQuery, relevanceScore, verifies } from './fts.js';
+import { ftsQuery } from './fts.js';
 import type { CandidateSql } from './candidates.js';
-import { rankedCandidates, verifiedPages } from './candidates.js';
+import { rankedCandidates, scoredMatches } from './candidates.js';
 
 /** A turn row as SQLite gives it, with its row number. */
 type SqliteTurnRow = rowCodec.TurnRow & { n: number; deleted: number };
@@ -57,39 +50,25 @@ function turnSql(query: TurnQuery, relevanceWindow: number): CandidateSql & { ra
   };
 }
 
-/** The transcript-search queries of a connection. */
+/** The transcript-search queries of a connection (their driver errors unmapped: `sqliteQueries` maps them). */
 export function turnQueries(conn: Connection, relevanceWindow: number): Pick<StateQueries, 'searchTurns' | 'turnNeighbours'> {
-  const mapErrors = <T>(fn: () => T): T => mapDriverErrors(fn, conn.path);
   return {
     searchTurns: (query: TurnQuery) =>
-      mapErrors((): Scored<Turn>[] =>
-        conn.read(() => {
-          if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
-          const built = turnSql(query, relevanceWindow);
-          const match = query.match ?? 'all';
-          const past = (row: rowCodec.TurnRow & { rank?: number }): boolean =>
-            !built.ranked || pastKeyset(query.after, relevanceScore(row.rank ?? 0), row.created_at, row.id, -1);
-          const rows = verifiedPages<rowCodec.TurnRow & { rank?: number }>(
-            conn,
-            built,
-            query.limit,
-            (row) => past(row) && verifies(query.tokens, row.content, match),
-          );
-          return rows.map((row) => ({ record: rowCodec.turnFromRow(row), score: built.ranked ? relevanceScore(row.rank ?? 0) : 1 }));
-        }),
-      ),
+      conn.read(() => {
+        if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
+        const built = turnSql(query, relevanceWindow);
+        return scoredMatches(conn, built, query, [rowCodec.turnFromRow, (row) => row.content, (row) => row.created_at, -1]);
+      }),
 
     turnNeighbours: (sessionId, seq, window) =>
-      mapErrors(() =>
-        conn.read(() => {
-          const before = conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
-            .all(sessionId, seq, window.before) as rowCodec.TurnRow[];
-          const after = conn
-            .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
-            .all(sessionId, seq, window.after) as rowCodec.TurnRow[];
-          return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
-        }),
-      ),
+      conn.read(() => {
+        const before = conn
+          .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
+          .all(sessionId, seq, window.before) as rowCodec.TurnRow[];
+        const after = conn
+          .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
+          .all(sessionId, seq, window.after) as rowCodec.TurnRow[];
+        return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
+      }),
   };
 }

@@ -285,7 +285,8 @@ function compare<T>(name: string, tables: readonly T[], folded: readonly T[], ke
   return out;
 }
 
-function listed(keys: readonly string[]): string {
+/** The first few of `keys` for a problem's message, with `…` when there are more. */
+export function listed(keys: readonly (string | number)[]): string {
   const shown = keys.slice(0, MAX_LISTED).join(', ');
   return keys.length > MAX_LISTED ? `${shown}, …` : shown;
 }

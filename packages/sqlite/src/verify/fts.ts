@@ -9,64 +9,23 @@
  * rows out of them in a contentless table, so they drift in a healthy
  * file.) Nothing is written to the database file.
  */
-import { foldForIndex, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { describeError, listed } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import { FTS_OPTIONS, TURN_FTS_OPTIONS } from '../schema/derived.js';
-import { describe } from './integrity.js';
+import type { FullTextIndex } from '../fts.js';
+import { FULL_TEXT_INDEXES } from '../fts.js';
 import type { VerifyProblem } from './report.js';
-
-/** Row ids named per problem. */
-const MAX_LISTED = 5;
-
-interface IndexedTable {
-  table: 'memory_fts' | 'skills_fts' | 'turns_fts';
-  /** The options the table was created with (the prefix indexes differ; the words compared do not). */
-  options: string;
-  /** The expected text of each live row, by rowid. */
-  expected: (conn: Connection) => Iterable<{ n: number; text: string }>;
-}
-
-const INDEXES: readonly IndexedTable[] = [
-  {
-    table: 'memory_fts',
-    options: FTS_OPTIONS,
-    expected: (conn) =>
-      (conn.prepare('SELECT n, content FROM memory WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
-        n: r.n,
-        text: foldForIndex(r.content),
-      })),
-  },
-  {
-    table: 'skills_fts',
-    options: FTS_OPTIONS,
-    expected: (conn) =>
-      (conn.prepare('SELECT * FROM skills WHERE deleted = 0').all() as rowCodec.SkillRow[]).map((r) => ({
-        n: r.n,
-        text: foldForIndex(skillSearchText(rowCodec.skillFromRow(r))),
-      })),
-  },
-  {
-    table: 'turns_fts',
-    options: TURN_FTS_OPTIONS,
-    expected: (conn) =>
-      (conn.prepare('SELECT n, content FROM turns WHERE deleted = 0').all() as { n: number; content: string }[]).map((r) => ({
-        n: r.n,
-        text: foldForIndex(r.content),
-      })),
-  },
-];
 
 const TEMP = ['verify_expected_terms', 'verify_actual_terms', 'verify_expected'] as const;
 
 /** Compares every full-text index with the projection rows; inside a read transaction. */
 export function checkFullText(conn: Connection): VerifyProblem[] {
   const problems: VerifyProblem[] = [];
-  for (const index of INDEXES) {
+  for (const index of FULL_TEXT_INDEXES) {
     try {
       for (const message of compareIndex(conn, index))
         problems.push({ part: 'fts', object: index.table, message: `${index.table}: ${message}`, repair: 'rebuild' });
     } catch (error) {
-      problems.push({ part: 'fts', object: index.table, message: `${index.table} cannot be read: ${describe(error)}`, repair: 'rebuild' });
+      problems.push({ part: 'fts', object: index.table, message: `${index.table} cannot be read: ${describeError(error)}`, repair: 'rebuild' });
     } finally {
       for (const name of TEMP) conn.db.exec(`DROP TABLE IF EXISTS temp.${name}`);
     }
@@ -74,11 +33,11 @@ export function checkFullText(conn: Connection): VerifyProblem[] {
   return problems;
 }
 
-function compareIndex(conn: Connection, index: IndexedTable): string[] {
+function compareIndex(conn: Connection, index: FullTextIndex): string[] {
   const { table } = index;
   conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_expected USING fts5(text, ${index.options})`);
   const insert = conn.db.prepare('INSERT INTO temp.verify_expected (rowid, text) VALUES (?, ?)');
-  for (const row of index.expected(conn)) insert.run(row.n, row.text);
+  for (const row of index.liveTexts(conn)) insert.run(row.n, row.text);
   conn.db.exec(`CREATE VIRTUAL TABLE temp.verify_actual_terms USING fts5vocab(main, ${table}, instance)`);
   conn.db.exec('CREATE VIRTUAL TABLE temp.verify_expected_terms USING fts5vocab(temp, verify_expected, instance)');
   const out: string[] = [];
@@ -107,9 +66,4 @@ function compareIndex(conn: Connection, index: IndexedTable): string[] {
 
 function ids(conn: Connection, sql: string): number[] {
   return (conn.db.prepare(sql).all() as { n: number | bigint }[]).map((r) => Number(r.n));
-}
-
-function listed(values: readonly number[]): string {
-  const shown = values.slice(0, MAX_LISTED).join(', ');
-  return values.length > MAX_LISTED ? `${shown}, …` : shown;
 }

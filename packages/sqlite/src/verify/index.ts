@@ -8,6 +8,7 @@
  * tables. Nothing is written to the file.
  */
 import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import { describeError } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
 import { mapErrorsAsync } from '../errors.js';
@@ -16,7 +17,7 @@ import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
 import { checkMetadataIndex } from './metadata.js';
-import { checkIntegrity, describe } from './integrity.js';
+import { checkIntegrity } from './integrity.js';
 import type { ReplayResult } from './replay.js';
 import { checkReplay } from './replay.js';
 import type { VerifyOptions, VerifyProblem, VerifyReport } from './report.js';
@@ -50,7 +51,7 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   try {
     tables = captureSnapshot(conn, ctx.projection);
   } catch (error) {
-    problems.push({ part: 'tables', message: `the tables cannot be read: ${describe(error)}`, repair: 'rebuild' });
+    problems.push({ part: 'tables', message: `the tables cannot be read: ${describeError(error)}`, repair: 'rebuild' });
   }
   let replay: ReplayResult;
   try {
@@ -59,7 +60,7 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
     // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
     replay = {
       ...unreplayed(tables),
-      problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describe(error)}`, repair: 'restore-backup' as const }],
+      problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describeError(error)}`, repair: 'restore-backup' as const }],
     };
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
@@ -98,7 +99,7 @@ function guard(part: 'tables' | 'fts' | 'vectors', check: () => VerifyProblem[])
   try {
     return check();
   } catch (error) {
-    return [{ part, message: `the ${part} cannot be checked: ${describe(error)}`, repair: 'rebuild' }];
+    return [{ part, message: `the ${part} cannot be checked: ${describeError(error)}`, repair: 'rebuild' }];
   }
 }
 

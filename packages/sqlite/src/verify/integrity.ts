@@ -5,6 +5,7 @@
  * tables. When the file-wide check finds something, each table is checked
  * on its own so that the problem can be put in its part of the file.
  */
+import { describeError } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
 import type { Repair, VerifyPart, VerifyProblem } from './report.js';
 
@@ -53,7 +54,7 @@ export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[
     refreshFullTextIndexes(conn);
     lines = run(conn, `${pragma}(${MAX_LINES})`);
   } catch (error) {
-    return [{ part: 'file', message: `SQLite cannot check the file: ${describe(error)}`, repair: 'export-import' }];
+    return [{ part: 'file', message: `SQLite cannot check the file: ${describeError(error)}`, repair: 'export-import' }];
   }
   if (isOk(lines)) return [];
   const problems: VerifyProblem[] = [];
@@ -63,7 +64,7 @@ export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[
     try {
       found = run(conn, `${pragma}(${quoteIdent(table.name)})`);
     } catch (error) {
-      found = [describe(error)];
+      found = [describeError(error)];
     }
     if (isOk(found)) continue;
     const part = partOf(table.name);
@@ -96,9 +97,4 @@ function tables(conn: Connection): SchemaTable[] {
 
 function quoteIdent(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
-}
-
-/** An error as one line. */
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

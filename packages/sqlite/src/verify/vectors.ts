@@ -9,12 +9,12 @@
  * record's current content. A live record without a vector is not damage:
  * vectors are derived lazily, and it is counted as pending.
  */
-import { contentHash } from '@agentstate/core/backend';
+import { cosineSimilarity } from '@agentstate/core';
+import { contentHash, describeError, listed } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import { describe } from './integrity.js';
+import type { VectorTarget } from '../vectors.js';
+import { fromBlob, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from '../vectors.js';
 import type { VerifyProblem } from './report.js';
-
-const MAX_LISTED = 5;
 
 /** How close a stored vector must be to the cached embedding of its content. */
 const MIN_COSINE = 0.999;
@@ -34,39 +34,10 @@ export interface VectorCheck {
   pendingTurns: Record<string, number>;
 }
 
-/** One kind of record that has vectors: memory items or turns. */
-interface Target {
-  /** The sqlite-vec table of an index. */
-  table: (no: number) => string;
-  /** The listing of which records have a vector in an index, as `SELECT n`. */
-  listing: string;
-  /** The records that may have a vector, with the two metadata values their vector row carries. */
-  live: string;
-  /** The metadata columns of the vector table. */
-  labels: readonly [string, string];
-  /** How messages name the records and their metadata. */
-  noun: string;
-  labelled: string;
-}
-
-const MEMORY: Target = {
-  table: (no) => `memory_vec_${Math.trunc(no)}`,
-  listing: 'SELECT item_n AS n FROM memory_vectors WHERE index_no = ?',
-  live: 'SELECT n, content, scope_key AS a, kind AS b FROM memory WHERE deleted = 0',
-  labels: ['scope_key', 'kind'],
-  noun: 'item',
-  labelled: 'scope or kind',
-};
-
-const TURNS: Target = {
-  table: (no) => `turn_vec_${Math.trunc(no)}`,
-  listing: 'SELECT turn_n AS n FROM turn_vectors WHERE index_no = ?',
-  // Turns of a deleted session stay live rows, but their vectors go with the session.
-  live: `SELECT t.n, t.content, t.session_id AS a, t.role AS b FROM turns t
-    WHERE t.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = t.session_id AND s.deleted = 0)`,
-  labels: ['session_id', 'role'],
-  noun: 'turn',
-  labelled: 'session or role',
+/** How messages name a target's records and their metadata. */
+const NAMES: Record<VectorTarget['prefix'], { noun: string; labelled: string }> = {
+  memory_vec: { noun: 'item', labelled: 'scope or kind' },
+  turn_vec: { noun: 'turn', labelled: 'session or role' },
 };
 
 /** Checks every vector index; inside a read transaction, with sqlite-vec loaded when any exists. */
@@ -80,7 +51,7 @@ export function checkVectors(conn: Connection): VectorCheck {
   } catch (error) {
     return {
       problems: [
-        { part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describe(error)}`, repair: 'export-import' },
+        { part: 'vectors', object: 'vector_indexes', message: `the list of vector indexes cannot be read: ${describeError(error)}`, repair: 'export-import' },
       ],
       pending,
       pendingTurns,
@@ -88,17 +59,22 @@ export function checkVectors(conn: Connection): VectorCheck {
   }
   for (const index of indexes) {
     for (const [target, counts] of [
-      [MEMORY, pending],
-      [TURNS, pendingTurns],
+      [MEMORY_TARGET, pending],
+      [TURN_TARGET, pendingTurns],
     ] as const) {
-      const table = target.table(index.no);
+      const table = vecTable(target, index);
       try {
         const found = compareIndex(conn, index, target);
         counts[index.embedder_id] = found.pending;
         for (const message of found.messages)
           problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
       } catch (error) {
-        problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}) cannot be read: ${describe(error)}`, repair: 'rebuild' });
+        problems.push({
+          part: 'vectors',
+          object: table,
+          message: `${table} (${index.embedder_id}) cannot be read: ${describeError(error)}`,
+          repair: 'rebuild',
+        });
       }
     }
   }
@@ -112,15 +88,17 @@ interface VectorRow {
   b: string;
 }
 
-function compareIndex(conn: Connection, index: IndexRow, target: Target): { messages: string[]; pending: number } {
+function compareIndex(conn: Connection, index: IndexRow, target: VectorTarget): { messages: string[]; pending: number } {
   const messages: string[] = [];
-  const table = target.table(index.no);
-  const listedRows = new Set((conn.db.prepare(target.listing).all(index.no) as { n: number }[]).map((r) => r.n));
+  const table = vecTable(target, index);
+  const listing = `SELECT ${target.rowColumn} AS n FROM ${target.listed} WHERE index_no = ?`;
+  const listedRows = new Set((conn.db.prepare(listing).all(index.no) as { n: number }[]).map((r) => r.n));
   // An index made before turns had vectors has no turn table until a turn vector is stored.
   const exists = conn.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
-  const [a, b] = target.labels;
+  const [a, b] = target.meta;
   const vectors = exists ? (conn.db.prepare(`SELECT rowid AS n, embedding, ${a} AS a, ${b} AS b FROM ${table}`).all() as VectorRow[]) : [];
-  const records = new Map((conn.db.prepare(target.live).all() as { n: number; content: string; a: string; b: string }[]).map((r) => [r.n, r]));
+  const live = conn.db.prepare(target.liveRows).all() as ({ n: number; content: string } & Record<string, unknown>)[];
+  const records = new Map(live.map((r) => [r.n, { content: r.content, meta: metaOf(target, r) }]));
   const cached = conn.db.prepare('SELECT vector FROM embedding_cache WHERE embedder_id = ? AND content_hash = ?');
   const stored = new Set<number>();
   const unlisted: number[] = [];
@@ -136,16 +114,16 @@ function compareIndex(conn: Connection, index: IndexRow, target: Target): { mess
       dead.push(n);
       continue;
     }
-    if (record.a !== row.a || record.b !== row.b) mislabelled.push(n);
+    if (record.meta[0] !== row.a || record.meta[1] !== row.b) mislabelled.push(n);
     const cache = cached.get(index.embedder_id, contentHash(record.content)) as { vector: Buffer } | undefined;
     if (row.embedding.length !== index.dimensions * 4 || (cache && !close(cache.vector, row.embedding))) changed.push(n);
   }
-  const noun = target.noun;
+  const { noun, labelled } = NAMES[target.prefix];
   const lost = [...listedRows].filter((n) => !stored.has(n));
   if (lost.length) messages.push(`${lost.length} ${noun}s are listed as having a vector that is missing (n ${listed(lost)})`);
   if (unlisted.length) messages.push(`${unlisted.length} vectors are not listed (n ${listed(unlisted)})`);
   if (dead.length) messages.push(`${dead.length} vectors belong to no live ${noun} (n ${listed(dead)})`);
-  if (mislabelled.length) messages.push(`${mislabelled.length} vectors carry the wrong ${target.labelled} (n ${listed(mislabelled)})`);
+  if (mislabelled.length) messages.push(`${mislabelled.length} vectors carry the wrong ${labelled} (n ${listed(mislabelled)})`);
   if (changed.length) messages.push(`${changed.length} vectors differ from the embedding of their ${noun}'s content (n ${listed(changed)})`);
   let pending = 0;
   for (const n of records.keys()) if (!stored.has(n) && !listedRows.has(n)) pending += 1;
@@ -159,22 +137,10 @@ function compareIndex(conn: Connection, index: IndexRow, target: Target): { mess
  */
 function close(a: Buffer, b: Buffer): boolean {
   if (a.length !== b.length) return false;
-  const x = new Float32Array(a.buffer.slice(a.byteOffset, a.byteOffset + a.length));
-  const y = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
-  let dot = 0;
-  let xx = 0;
-  let yy = 0;
-  for (let i = 0; i < x.length; i += 1) {
-    dot += x[i]! * y[i]!;
-    xx += x[i]! * x[i]!;
-    yy += y[i]! * y[i]!;
-  }
-  if (xx === 0 || yy === 0) return xx === yy;
-  const cosine = dot / Math.sqrt(xx * yy);
+  const zero = (v: Float32Array): boolean => v.every((x) => x === 0);
+  const x = fromBlob(a);
+  const y = fromBlob(b);
+  if (zero(x) || zero(y)) return zero(x) && zero(y);
+  const cosine = cosineSimilarity(x, y);
   return Number.isFinite(cosine) && cosine >= MIN_COSINE;
-}
-
-function listed(values: readonly number[]): string {
-  const shown = values.slice(0, MAX_LISTED).join(', ');
-  return values.length > MAX_LISTED ? `${shown}, …` : shown;
 }
