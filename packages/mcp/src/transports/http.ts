@@ -27,6 +27,9 @@ export const MCP_PATH = '/mcp';
 /** The largest request body accepted: room for a 1,000,000-character memory item, escaped. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
+/** How long an idle connection stays open, so that the client, not the server, closes it. */
+const KEEP_ALIVE_MS = 65_000;
+
 /** Where and how to listen. */
 export interface HttpOptions {
   /** Address to bind. Default `127.0.0.1`. Anything but loopback requires `token`. */
@@ -116,6 +119,10 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
       else res.end();
     });
   });
+  // A client reuses an idle connection until shortly before the server's keep-alive timeout (Node's default: 5 s).
+  // On a busy machine a request sent inside that margin can reach a socket the server is closing ("other side
+  // closed"); a long timeout leaves the closing of idle connections to the clients.
+  http.keepAliveTimeout = KEEP_ALIVE_MS;
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
     http.listen(options.port ?? DEFAULT_PORT, host, () => {
