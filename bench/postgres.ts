@@ -383,5 +383,5 @@ try {
   if (only.has('recall')) await benchRecalls(server.url);
 } finally {
   if (KEEP) console.log(`kept: ${server.url}`);
-  else server.stop();
+  else await server.stop();
 }
