@@ -1,11 +1,14 @@
 /**
- * PostgreSQL benchmark (issue #14). Prints four tables:
- *  1. durable appendTurn per second with 1, 4 and 16 concurrent writers
- *     (each its own provider, as separate processes would be), next to raw
- *     `pg` doing the same statements under the same lock of the stream's
- *     head (target ≥ 0.7×) and next to Mastra's Postgres storage
- *     (`@mastra/pg`, one `saveMessages` per turn; target: agentstate ≥ 2×),
- *     all on the same server in the same run;
+ * PostgreSQL benchmark (issues #14 and #29). Prints these tables:
+ *  1. writers (bench/pg-writers.ts): durable appends by 1, 4 and 16 writers,
+ *     each a separate process on its own connection: agentstate's
+ *     `appendTurn` (each writer its own session, then 16 on one session),
+ *     `@mastra/pg` `saveMessages` (one per turn) and, with 1 writer, raw
+ *     `pg` sending the store's statements; per row the rate, client and
+ *     server CPU per append, the load average at the start and whether every
+ *     turn was stored with dense turn numbers; then the ratios issue 29
+ *     targets (16 writers / 1 ≥ 1×, ≥ 2× on 2 cores; agentstate / Mastra at
+ *     16 writers ≥ 1.5×; agentstate / raw at 1 writer ≥ 0.7×);
  *  2. reading a 5,000-turn transcript;
  *  3. recall at 100,000 memory items on that server (targets: lexical p50
  *     ≤ 10 ms; hybrid ≤ 60 ms with pgvector — the server has no pgvector,
@@ -13,30 +16,27 @@
  *  4. hybrid recall with pgvector (HNSW) on PGlite, the first 25,000 of those
  *     items copied in (PGlite is WebAssembly on one connection: building the
  *     index over more takes minutes).
- * The server: AGENTSTATE_BENCH_POSTGRES_URL, or a throwaway cluster started
- * from the machine's binaries (default settings: fsync and synchronous
- * commit on), stopped and removed at the end.
+ * The server (bench/pg-server.ts): AGENTSTATE_BENCH_POSTGRES_URL, or a
+ * throwaway cluster started from the machine's binaries (default settings:
+ * fsync and synchronous commit on), stopped and removed at the end.
  * Run: `npm run build` at the root, then `npm run postgres -w @agentstate/bench`.
- * Sizes: BENCH_PG_TURNS (per writer count), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
+ * BENCH_PG_ONLY=writers,transcript,recall (any of them, comma-separated; default all)
+ * picks the tables. Sizes: BENCH_PG_TURNS (appends per writers row, shared among its
+ * writers; default 2,000), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
  * BENCH_PG_CORPUS=small|zipf runs recall on one corpus; BENCH_PG_EXACT=0 skips the
  * exact-fallback rows (each query ranks every vector); BENCH_PG_PGVECTOR=0 skips PGlite;
  * BENCH_PG_KEEP=1 leaves the recall schema and the server up, for EXPLAIN.
  */
-import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { PostgresStore } from '@mastra/pg';
 import pg from 'pg';
 import { ManualClock, seededEntropy } from '@agentstate/core';
 import type { Embedder } from '@agentstate/core';
 import { openPostgres } from '@agentstate/postgres';
-import type { PostgresProvider } from '@agentstate/postgres';
-import { fmt, measure, percentile, printTable, timeMs } from './table.js';
+import { dropSchema, fastUrl, startServer } from './pg-server.js';
+import { benchWriters } from './pg-writers.js';
+import { fmt, percentile, printTable, timeMs } from './table.js';
 import { seededRandom } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_PG_TURNS ?? 2_000);
@@ -46,7 +46,6 @@ const QUERIES = 100;
 const KEEP = process.env.BENCH_PG_KEEP === '1';
 /** Items per `memory.writeMany` call when the recall corpora are loaded. */
 const LOAD_BATCH = 1_000;
-const WRITERS = [1, 4, 16];
 
 const WORDS = (
   'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
@@ -130,241 +129,6 @@ function hashedEmbedder(dimensions = 100): Embedder {
       });
     },
   };
-}
-
-// ---------------------------------------------------------------- the server
-
-interface Server {
-  url: string;
-  version: string;
-  stop(): void;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** The given server, or a throwaway cluster (as the `postgres` user when run as root) with default durability. */
-async function startServer(): Promise<Server> {
-  const given = process.env.AGENTSTATE_BENCH_POSTGRES_URL;
-  const version = async (url: string) => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    const { rows } = await client.query<{ server_version: string }>('SHOW server_version');
-    await client.end();
-    return rows[0]!.server_version;
-  };
-  if (given) return { url: given, version: await version(given), stop: () => undefined };
-  const bin = process.env.AGENTSTATE_TEST_POSTGRES_BIN ?? '/usr/lib/postgresql/15/bin';
-  if (!existsSync(join(bin, 'initdb'))) throw new Error(`set AGENTSTATE_BENCH_POSTGRES_URL, or install postgresql-15 (${bin}/initdb is missing)`);
-  const root = userInfo().uid === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'agentstate-bench-pg-'));
-  const data = join(dir, 'data');
-  const run = (command: string, args: string[]) => {
-    const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(bin, command), ...args]] : [join(bin, command), args];
-    execFileSync(file, argv, { stdio: 'pipe' });
-  };
-  if (root) {
-    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres']).toString().trim());
-    chownSync(dir, id('-u'), id('-g'));
-  }
-  chmodSync(dir, 0o700);
-  const port = await freePort();
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
-  run('pg_ctl', ['-D', data, '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200`, '-l', join(dir, 'server.log'), '-w', 'start']);
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  return {
-    url,
-    version: await version(url),
-    stop: () => {
-      try {
-        run('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  };
-}
-
-/** The URL with `synchronous_commit=off` for its sessions: bulk loads that need no durability. */
-const fastUrl = (url: string) => `${url}${url.includes('?') ? '&' : '?'}options=${encodeURIComponent('-c synchronous_commit=off')}`;
-
-// ---------------------------------------------------------------- 1. appendTurn
-
-/** Turns per second, and this process's CPU time per turn (the client's share of the cost). */
-interface Rate {
-  perSecond: number;
-  cpuMsPerTurn: number;
-}
-
-/** Runs `writers` loops at once, each writing `perWriter` turns. */
-async function concurrently(writers: number, perWriter: number, loop: (writer: number, i: number) => Promise<unknown>): Promise<Rate> {
-  const { wallMs, cpuMs } = await measure(() =>
-    Promise.all(
-      Array.from({ length: writers }, async (_, w) => {
-        for (let i = 0; i < perWriter; i += 1) await loop(w, i);
-      }),
-    ),
-  );
-  const turns = writers * perWriter;
-  return { perSecond: (turns / wallMs) * 1000, cpuMsPerTurn: cpuMs / turns };
-}
-
-async function agentstateTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
-  // One provider per writer (its own pool and in-process queue), as separate processes would be.
-  const providers: PostgresProvider[] = [];
-  for (let w = 0; w < writers; w += 1) providers.push(await openPostgres(url, { schema, max: 2 }));
-  const sessions = await Promise.all(providers.map((p) => p.sessions.create({ title: 'bench' })));
-  const contents = Array.from({ length: perWriter }, () => sentence());
-  const rate = await concurrently(writers, perWriter, (w, i) =>
-    providers[w]!.sessions.appendTurn({ sessionId: sessions[w]!.id, role: 'user', content: contents[i]! }),
-  );
-  for (const p of providers) await p.close();
-  return rate;
-}
-
-/**
- * Raw `pg`, one client per writer: the provider's statements for one turn —
- * lock the state stream's head (the same ordering guarantee: dense seqs,
- * committed in seq order), look the session up, advance the head, insert the
- * event and the turn (with its tsvector), update the session and the
- * projection's seq — in one transaction.
- */
-async function rawTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
-  const s = `"${schema}"`;
-  const clients: pg.Client[] = [];
-  for (let w = 0; w < writers; w += 1) {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    clients.push(client);
-  }
-  // The schema and a session per writer, as the provider made them.
-  const setup = await openPostgres(url, { schema });
-  const sessions = await Promise.all(clients.map(() => setup.sessions.create({ title: 'bench' })));
-  await setup.close();
-  const contents = Array.from({ length: perWriter }, () => sentence());
-  const rate = await concurrently(writers, perWriter, async (w, i) => {
-    const c = clients[w]!;
-    const sessionId = sessions[w]!.id;
-    const now = new Date().toISOString();
-    const content = contents[i]!;
-    await c.query('BEGIN');
-    try {
-      const { rows } = await c.query(
-        `SELECT s.head, p.seq FROM ${s}.streams s CROSS JOIN ${s}.projection_state p WHERE s.stream = 'state' AND p.id = 1 FOR UPDATE OF s`,
-      );
-      const seq = Number(rows[0].head) + 1;
-      await c.query(`SELECT * FROM ${s}.sessions WHERE id = $1`, [sessionId]);
-      const { rows: last } = await c.query(`SELECT coalesce(max(seq), 0) AS seq FROM ${s}.turns WHERE session_id = $1`, [sessionId]);
-      const turnSeq = Number(last[0].seq) + 1;
-      await c.query(`UPDATE ${s}.streams SET head = $1 WHERE stream = 'state'`, [seq]);
-      const payload = JSON.stringify({ session: { id: sessionId }, turn: { id: `t${w}-${i}`, seq: turnSeq, role: 'user', content, createdAt: now } });
-      await c.query(
-        `INSERT INTO ${s}.events (stream, seq, type, time, schema_version, payload, checksum, validated) VALUES ('state', $1, 'session.turn_appended', $2, 1, $3, md5($3), true)`,
-        [seq, now, payload],
-      );
-      await c.query(
-        `INSERT INTO ${s}.turns (session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted, search)
-         VALUES ($1, $2, $3, 'user', $4, '[]', '{}', $5, 1, 'i', $6, 0, 'i', false, array_to_tsvector($7::text[]))`,
-        [sessionId, turnSeq, `t${w}-${i}`, content, now, Date.now(), [...new Set(content.split(' '))]],
-      );
-      await c.query(`UPDATE ${s}.sessions SET sync_version = sync_version + 1, updated_at = $1, hlc_wall = $2 WHERE id = $3`, [now, Date.now(), sessionId]);
-      await c.query(`UPDATE ${s}.projection_state SET seq = $1, hlc_wall = $2 WHERE id = 1`, [seq, Date.now()]);
-      await c.query('COMMIT');
-    } catch (error) {
-      await c.query('ROLLBACK');
-      throw error;
-    }
-  });
-  for (const c of clients) await c.end();
-  return rate;
-}
-
-/** Mastra's Postgres storage: one `saveMessages` per turn, each writer on its own thread, one store per writer. */
-async function mastraTurns(url: string, schema: string, writers: number, perWriter: number): Promise<Rate> {
-  const stores: PostgresStore[] = [];
-  for (let w = 0; w < writers; w += 1) {
-    const store = new PostgresStore({ id: `bench-${w}`, connectionString: url, schemaName: schema, max: 2 } as never);
-    await store.init();
-    stores.push(store);
-  }
-  const memories = stores.map((store) => store.stores.memory!);
-  const threads = await Promise.all(
-    memories.map(async (memory, w) => {
-      const now = new Date();
-      const thread = { id: `thread-${w}`, resourceId: 'bench', title: 'bench', createdAt: now, updatedAt: now, metadata: {} };
-      await memory.saveThread({ thread });
-      return thread.id;
-    }),
-  );
-  const contents = Array.from({ length: perWriter }, () => sentence());
-  const rate = await concurrently(writers, perWriter, (w, i) =>
-    memories[w]!.saveMessages({
-      messages: [
-        {
-          id: `m-${w}-${i}`,
-          role: 'user',
-          createdAt: new Date(),
-          threadId: threads[w]!,
-          resourceId: 'bench',
-          content: { format: 2, parts: [{ type: 'text', text: contents[i]! }] },
-        },
-      ],
-    }),
-  );
-  for (const store of stores) await store.close();
-  return rate;
-}
-
-async function dropSchema(url: string, schema: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-}
-
-async function benchTurns(url: string): Promise<void> {
-  const rows: string[][] = [];
-  let round = 0;
-  for (const writers of WRITERS) {
-    const perWriter = Math.max(1, Math.floor(TURNS / writers));
-    const schema = (name: string) => `bench_${name}_${writers}_${round++}`;
-    const sRaw = schema('raw');
-    const raw = await rawTurns(url, sRaw, writers, perWriter);
-    const sOurs = schema('ours');
-    const ours = await agentstateTurns(url, sOurs, writers, perWriter);
-    const sMastra = schema('mastra');
-    let mastra: Rate | undefined;
-    try {
-      mastra = await mastraTurns(url, sMastra, writers, perWriter);
-    } catch (error) {
-      console.error(`Mastra failed with ${writers} writers:`, error);
-    }
-    for (const s of [sRaw, sOurs, sMastra]) await dropSchema(url, s);
-    const cell = (r: Rate) => `${fmt(r.perSecond)} /s (${fmt(r.cpuMsPerTurn, 2)} ms CPU)`;
-    rows.push([
-      String(writers),
-      fmt(writers * perWriter),
-      cell(ours),
-      cell(raw),
-      `${fmt(ours.perSecond / raw.perSecond, 2)}×`,
-      mastra === undefined ? 'failed' : cell(mastra),
-      mastra === undefined ? '—' : `${fmt(ours.perSecond / mastra.perSecond, 2)}×`,
-    ]);
-  }
-  printTable(
-    'Durable appendTurn (fsync and synchronous_commit on), one awaited call per turn per writer; client CPU per turn in brackets',
-    ['writers', 'turns', 'agentstate', 'raw pg (same statements, same head lock)', 'ratio (≥ 0.7×)', '@mastra/pg saveMessages', 'ratio (≥ 2×)'],
-    rows,
-  );
 }
 
 // ---------------------------------------------------------------- 2. transcript read
@@ -610,14 +374,14 @@ async function benchPgvector(url: string, source: string, corpus: Corpus): Promi
   );
 }
 
-const only = process.argv[2];
+const only = new Set((process.env.BENCH_PG_ONLY ?? 'writers,transcript,recall').split(','));
 const server = await startServer();
 try {
   console.log(`PostgreSQL ${server.version}, node ${process.version}`);
-  if (!only || only === 'turns') await benchTurns(server.url);
-  if (!only || only === 'transcript') await benchTranscript(server.url);
-  if (!only || only === 'recall') await benchRecalls(server.url);
+  if (only.has('writers')) await benchWriters(server.url, TURNS);
+  if (only.has('transcript')) await benchTranscript(server.url);
+  if (only.has('recall')) await benchRecalls(server.url);
 } finally {
   if (KEEP) console.log(`kept: ${server.url}`);
-  else server.stop();
+  else await server.stop();
 }

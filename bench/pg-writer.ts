@@ -1,0 +1,222 @@
+/**
+ * One writer process of the PostgreSQL writers benchmark (bench/pg-writers.ts
+ * forks it, one per writer, so each writer has its own process, event loop
+ * and connection, as a fleet's would). `pg-writer.ts <kind>`: it loads what
+ * it writes with and says `started`; then on `setup` it connects, makes its
+ * session (or takes the one given) and writes a few warm-up turns, and
+ * answers `ready`; on `go` it appends `count` turns, one awaited call at a
+ * time, and answers `done` with the CPU time its process spent on them and
+ * every turn it appended (warm-ups included, for the parent's check); on
+ * `close` it disconnects and exits.
+ */
+import { createHash } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { openPostgres } from '@agentstate/postgres';
+import { turnTexts } from './turn-text.js';
+
+/** What a writer does: the store's `appendTurn`, Mastra's `saveMessages`, or raw `pg` sending the store's statements. */
+export type WriterKind = 'agentstate' | 'mastra' | 'raw';
+
+/** The parent's messages. */
+export type ToWriter =
+  | { type: 'setup'; url: string; schema: string; writer: number; count: number; sessionId?: string | undefined }
+  | { type: 'go' }
+  | { type: 'close' };
+
+/** A turn a writer appended: its id and its number in the session (0 for Mastra, which numbers nothing). */
+export type AppendedTurn = [id: string, seq: number];
+
+/** The writer's answers. */
+export type FromWriter =
+  | { type: 'started' }
+  | { type: 'ready'; sessionId: string }
+  | { type: 'done'; wallMs: number; cpuMs: number; turns: AppendedTurn[] }
+  | { type: 'failed'; error: string };
+
+/** Turns each writer appends before `ready`: connections opened, code warmed, outside the measure. */
+const WARM_UP = 3;
+
+/** One writer, ready to append the next turn; `close` ends its connections. */
+interface Writer {
+  sessionId: string;
+  append(content: string): Promise<AppendedTurn>;
+  close(): Promise<void>;
+}
+
+async function agentstateWriter(url: string, schema: string, sessionId: string | undefined): Promise<Writer> {
+  const provider = await openPostgres(url, { schema, max: 2 });
+  const session = sessionId ?? (await provider.sessions.create({ title: 'bench' })).id;
+  return {
+    sessionId: session,
+    append: async (content) => {
+      const turn = await provider.sessions.appendTurn({ sessionId: session, role: 'user', content });
+      return [turn.id, turn.seq];
+    },
+    close: () => provider.close(),
+  };
+}
+
+async function mastraWriter(url: string, schema: string, writer: number): Promise<Writer> {
+  const { PostgresStore } = await mastra!;
+  const store = new PostgresStore({ id: `bench-${writer}`, connectionString: url, schemaName: schema, max: 2 });
+  await store.init();
+  const memory = store.stores.memory!;
+  const now = new Date();
+  const thread = { id: `thread-${writer}`, resourceId: 'bench', title: 'bench', createdAt: now, updatedAt: now, metadata: {} };
+  await memory.saveThread({ thread });
+  let n = 0;
+  return {
+    sessionId: thread.id,
+    append: async (text) => {
+      const id = `m-${writer}-${n++}`;
+      await memory.saveMessages({
+        messages: [
+          { id, role: 'user', createdAt: new Date(), threadId: thread.id, resourceId: 'bench', content: { format: 2, parts: [{ type: 'text', text }] } },
+        ],
+      });
+      return [id, 0];
+    },
+    close: () => store.close(),
+  };
+}
+
+/** Runs one statement; `rawAppend` sends its statements through it. */
+type Query = (text: string, values?: unknown[]) => Promise<Record<string, unknown>[]>;
+
+/**
+ * The statements of one `appendTurn`, as the PostgreSQL store sends them
+ * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
+ * (packages/postgres/src): re-align it whenever that path changes, or the
+ * agentstate/raw ratio measures nothing. Today: `BEGIN` and the `state`
+ * head lock with where the projection stands (backend.ts `#lockSql`, one
+ * simple query); the stamper's look-ups of the session and its last turn
+ * number (lookups.ts `session`, `lastTurnSeq`); the head, the event and the
+ * projection's state in one statement (log.ts `appendStateInTransaction`);
+ * the session's bump, the turn's upsert and the history index
+ * (projection.ts `#bumpSession`, `#upsert`, `indexRecords`); `COMMIT`.
+ * What the store computes besides (stamping, validation, checksums) is
+ * reduced here to the least that fills the same columns.
+ */
+async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
+  const t = (table: string) => `"${schema}".${table}`;
+  try {
+    const [lock] = await q(`BEGIN; SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation,
+         (SELECT e.time FROM ${t('events')} e WHERE e.stream = s.stream AND e.seq = s.head) AS head_time
+       FROM ${t('streams')} s CROSS JOIN ${t('projection_state')} p WHERE s.stream = 'state' AND p.id = 1 FOR UPDATE OF s`);
+    await q(`SELECT * FROM ${t('sessions')} WHERE id = $1`, [sessionId]);
+    const [last] = await q(`SELECT max(seq) AS seq FROM ${t('turns')} WHERE session_id = $1`, [sessionId]);
+    const seq = Number(lock!.head) + 1;
+    const turnSeq = Number(last!.seq ?? 0) + 1;
+    const now = new Date().toISOString();
+    const wall = Date.now();
+    const payload = JSON.stringify({
+      turn: { id, sessionId, seq: turnSeq, role: 'user', createdAt: now, originInstanceId: instance, updatedHlc: { wall, counter: 0 }, content },
+    });
+    const checksum = createHash('sha1').update(payload).digest('base64');
+    await q(
+      `WITH head AS (UPDATE ${t('streams')} SET head = $2 WHERE stream = $1),
+         projected AS (UPDATE ${t('projection_state')} SET seq = $2, hlc_wall = $15, hlc_counter = $16, generation = $17 WHERE id = 1)
+       INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+      ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true, wall, 0, lock!.generation],
+    );
+    await q(
+      `UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
+       last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
+       updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted RETURNING id`,
+      [wall, 0, instance, now, sessionId],
+    );
+    const columns =
+      'session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
+    const values = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, array_to_tsvector($15::text[])';
+    await q(
+      `WITH old AS (SELECT n, deleted FROM ${t('turns')} WHERE session_id = $16 AND seq = $17),
+         updated AS (UPDATE ${t('turns')} SET (${columns}, search) = (${values}) WHERE n = (SELECT n FROM old) RETURNING n),
+         inserted AS (INSERT INTO ${t('turns')} (${columns}, search) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n)
+       SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n, coalesce((SELECT NOT deleted FROM old), false) AS was_live`,
+      [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, [...new Set(content.split(' '))], sessionId, turnSeq],
+    );
+    await q(`INSERT INTO ${t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [[sessionId, id], seq]);
+    await q('COMMIT');
+    return turnSeq;
+  } catch (error) {
+    await q('ROLLBACK');
+    throw error;
+  }
+}
+
+async function rawWriter(url: string, schema: string, writer: number, sessionId: string | undefined): Promise<Writer> {
+  // The schema and the session as the store makes them; then one plain client.
+  const provider = await openPostgres(url, { schema, max: 1 });
+  const session = sessionId ?? (await provider.sessions.create({ title: 'bench' })).id;
+  await provider.close();
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ origin_instance_id: string }>(`SELECT origin_instance_id FROM "${schema}".sessions WHERE id = $1`, [session]);
+  const instance = rows[0]!.origin_instance_id;
+  const q: Query = async (text, values) => {
+    const result: pg.QueryResult | pg.QueryResult[] = await client.query(text, values);
+    return (Array.isArray(result) ? result[result.length - 1]! : result).rows;
+  };
+  let n = 0;
+  return {
+    sessionId: session,
+    append: async (content) => {
+      const id = `raw-${writer}-${n++}`;
+      return [id, await rawAppend(q, schema, instance, session, id, content)];
+    },
+    close: () => client.end(),
+  };
+}
+
+/** Answers the parent; resolves once the message is sent. */
+const send = (message: FromWriter) => new Promise<void>((resolve) => process.send!(message, () => resolve()));
+
+/** What this process writes with: its first argument. */
+const kind = process.argv[2] as WriterKind;
+// Loaded before `started` (loading is most of a set-up), in every writer at once.
+const mastra = kind === 'mastra' ? import('@mastra/pg') : undefined;
+await mastra;
+
+let writer: Writer | undefined;
+let setup: Extract<ToWriter, { type: 'setup' }> | undefined;
+const turns: AppendedTurn[] = [];
+let next: () => string = () => '';
+
+async function onMessage(message: ToWriter): Promise<void> {
+  if (message.type === 'setup') {
+    setup = message;
+    next = turnTexts(1_000 + message.writer);
+    const { url, schema } = message;
+    writer =
+      kind === 'agentstate'
+        ? await agentstateWriter(url, schema, message.sessionId)
+        : kind === 'mastra'
+          ? await mastraWriter(url, schema, message.writer)
+          : await rawWriter(url, schema, message.writer, message.sessionId);
+    for (let i = 0; i < WARM_UP; i += 1) turns.push(await writer.append(next()));
+    await send({ type: 'ready', sessionId: writer.sessionId });
+  } else if (message.type === 'go') {
+    const contents = Array.from({ length: setup!.count }, next);
+    const cpu = process.cpuUsage();
+    const start = performance.now();
+    for (const content of contents) turns.push(await writer!.append(content));
+    const wallMs = performance.now() - start;
+    const used = process.cpuUsage(cpu);
+    await send({ type: 'done', wallMs, cpuMs: (used.user + used.system) / 1000, turns });
+  } else {
+    await writer?.close();
+    // Mastra's store may leave timers behind: the writer is done.
+    process.exit(0);
+  }
+}
+
+process.on('message', (message: ToWriter) => {
+  onMessage(message).catch(async (error: unknown) => {
+    await send({ type: 'failed', error: error instanceof Error ? (error.stack ?? error.message) : String(error) });
+    process.exit(1);
+  });
+});
+// A message sent before this process listens would be lost: the parent waits for this one first.
+await send({ type: 'started' });

@@ -1,0 +1,262 @@
+/**
+ * The writers table of the PostgreSQL benchmark (issue 29): durable
+ * appends by 1, 4 and 16 writers, each a separate process (bench/pg-writer.ts)
+ * with its own connection, all released at once after their set-up and
+ * warm-up. Each row gives the rate (appends per second of wall time from the
+ * start signal to the last writer's end), the CPU per append of the clients
+ * (the sum of `process.cpuUsage()` over the writers' timed loops) and of the
+ * server (utime + stime, from /proc, of the postmaster and its children —
+ * the backends serving the writers, WAL writer, checkpointer — between the
+ * same two moments; '—' when the server is not a local process), the
+ * 1-minute load average at the start, and a check of what the schema holds
+ * afterwards: every acknowledged turn stored once, and turn numbers 1…n in
+ * each session. Rows: agentstate's `appendTurn` (each writer its own
+ * session, then 16 on one session), `@mastra/pg` `saveMessages` (one per
+ * turn, each writer its own thread) and raw `pg` sending the store's
+ * statements (pg-writer.ts `rawAppend`), then the ratios issue 29 targets.
+ */
+import { execFileSync, fork } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { dropSchema } from './pg-server.js';
+import type { AppendedTurn, FromWriter, ToWriter, WriterKind } from './pg-writer.js';
+import { fmt, printTable } from './table.js';
+
+const WRITER = fileURLToPath(new URL('./pg-writer.ts', import.meta.url));
+const WRITERS = [1, 4, 16];
+
+/** One timed run and what the schema held after it. */
+interface Run {
+  kind: WriterKind;
+  writers: number;
+  oneSession: boolean;
+  appends: number;
+  perSecond: number;
+  clientCpuMs: number;
+  serverCpuMs: number | undefined;
+  load: number;
+  check: string;
+}
+
+// ---------------------------------------------------------------- server CPU
+
+/** Clock ticks per second of /proc's CPU times. */
+const TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** The fields of /proc/<pid>/stat after the command's name (which may hold spaces): [state, ppid, …]. */
+const statFields = (pid: string | number): string[] => {
+  const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return text.slice(text.lastIndexOf(')') + 2).split(' ');
+};
+
+/** The postmaster's pid: the parent of a backend serving `url`, when that backend is a process of this machine. */
+async function postmasterOf(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    return Number(statFields(rows[0]!.pid)[1]);
+  } catch {
+    return undefined;
+  } finally {
+    await client.end();
+  }
+}
+
+/** CPU milliseconds the postmaster and its children have used so far (utime + stime); a process that ends between two readings takes its share with it. */
+function serverCpuMs(postmaster: number | undefined): number | undefined {
+  if (postmaster === undefined) return undefined;
+  let ticks = 0;
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const fields = statFields(pid);
+      // After the name: state (0), ppid (1), … utime (11), stime (12).
+      if (Number(pid) === postmaster || Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // The process ended while the list was read.
+    }
+  }
+  return (ticks * 1000) / TICKS;
+}
+
+// ---------------------------------------------------------------- writers
+
+/** The writer's next answer, which must be of `type`; its failure or exit rejects. */
+function answer<T extends FromWriter['type']>(child: ChildProcess, type: T): Promise<Extract<FromWriter, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`a writer exited (${code}) before its ${type}`));
+    child.once('exit', onExit);
+    child.once('message', (message: FromWriter) => {
+      child.off('exit', onExit);
+      if (message.type === type) resolve(message as Extract<FromWriter, { type: T }>);
+      else reject(new Error(message.type === 'failed' ? message.error : `a writer answered ${message.type}, not ${type}`));
+    });
+  });
+}
+
+const tell = (child: ChildProcess, message: ToWriter) => child.send(message);
+
+/**
+ * Whether `schema` holds exactly the acknowledged turns: each id once, in
+ * its session, and (but for Mastra, which numbers nothing) each session's
+ * turn numbers 1…n with every acknowledged number where it was answered.
+ */
+async function check(url: string, schema: string, kind: WriterKind, acked: Map<string, AppendedTurn[]>): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query<{ session: string; id: string; seq: number }>(
+    kind === 'mastra'
+      ? `SELECT thread_id AS session, id, 0 AS seq FROM "${schema}".mastra_messages ORDER BY thread_id, id`
+      : `SELECT session_id AS session, id, seq::int FROM "${schema}".turns WHERE NOT deleted ORDER BY session_id, seq`,
+  );
+  await client.end();
+  const stored = new Map<string, { id: string; seq: number }[]>();
+  for (const row of rows) stored.set(row.session, [...(stored.get(row.session) ?? []), row]);
+  const problems: string[] = [];
+  for (const [session, turns] of acked) {
+    const held = stored.get(session) ?? [];
+    const seqOf = new Map(held.map((t) => [t.id, t.seq]));
+    const lost = turns.filter(([id]) => !seqOf.has(id)).length;
+    if (lost > 0) problems.push(`${lost} lost`);
+    if (held.length !== turns.length) problems.push(`${held.length} stored for ${turns.length} acknowledged`);
+    if (kind === 'mastra') continue;
+    if (held.some((t, i) => t.seq !== i + 1)) problems.push('turn numbers not 1…n');
+    if (turns.some(([id, seq]) => seqOf.has(id) && seqOf.get(id) !== seq)) problems.push('a turn stored under another number than answered');
+  }
+  return problems.length === 0 ? 'ok' : `failed: ${[...new Set(problems)].join(', ')}`;
+}
+
+/**
+ * Starts `writers` writer processes, sets them up (the first alone: it
+ * makes the schema and, with `oneSession`, the session the others append
+ * to), releases them at once and times `perWriter` appends each.
+ */
+async function run(url: string, postmaster: number | undefined, kind: WriterKind, writers: number, perWriter: number, oneSession = false): Promise<Run> {
+  const schema = `bench_writers_${kind}_${writers}${oneSession ? '_one' : ''}`;
+  await dropSchema(url, schema);
+  const children = Array.from({ length: writers }, () => fork(WRITER, [kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  try {
+    await Promise.all(children.map((child) => answer(child, 'started')));
+    const setUp = async (writer: number, sessionId?: string) => {
+      const ready = answer(children[writer]!, 'ready');
+      tell(children[writer]!, { type: 'setup', url, schema, writer, count: perWriter, sessionId });
+      return (await ready).sessionId;
+    };
+    // The first makes the schema (and the shared session) alone; the others then set up at once.
+    const first = await setUp(0);
+    const sessions = [first, ...(await Promise.all(children.slice(1).map((_, i) => setUp(i + 1, oneSession ? first : undefined))))];
+    const load = loadavg()[0]!;
+    const done = children.map((child) => answer(child, 'done'));
+    const serverBefore = serverCpuMs(postmaster);
+    const start = performance.now();
+    for (const child of children) tell(child, { type: 'go' });
+    const results = await Promise.all(done);
+    const wallMs = performance.now() - start;
+    const serverAfter = serverCpuMs(postmaster);
+    const exited = children.map((child) => new Promise((resolve) => child.once('exit', resolve)));
+    for (const child of children) tell(child, { type: 'close' });
+    await Promise.all(exited);
+    const acked = new Map<string, AppendedTurn[]>();
+    for (const [writer, result] of results.entries()) acked.set(sessions[writer]!, [...(acked.get(sessions[writer]!) ?? []), ...result.turns]);
+    const appends = writers * perWriter;
+    return {
+      kind,
+      writers,
+      oneSession,
+      appends,
+      perSecond: (appends / wallMs) * 1000,
+      clientCpuMs: results.reduce((sum, r) => sum + r.cpuMs, 0),
+      serverCpuMs: serverBefore === undefined || serverAfter === undefined ? undefined : serverAfter - serverBefore,
+      load,
+      check: await check(url, schema, kind, acked),
+    };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill();
+    await dropSchema(url, schema);
+  }
+}
+
+// ---------------------------------------------------------------- the tables
+
+const KIND_LABEL: Record<WriterKind, string> = {
+  agentstate: 'agentstate appendTurn',
+  mastra: '@mastra/pg saveMessages',
+  raw: "raw pg, the store's statements",
+};
+
+/** `a / b` as a ratio, with its target. */
+const ratio = (label: string, a: Run | undefined, b: Run | undefined, target: string): string[] => [
+  label,
+  a === undefined || b === undefined ? '—' : `${fmt(a.perSecond / b.perSecond, 2)}×`,
+  target,
+];
+
+/**
+ * Runs the writers and prints their table and the ratios issue 29 targets.
+ * `turns` appends per row, shared among its writers.
+ */
+export async function benchWriters(url: string, turns: number): Promise<void> {
+  const postmaster = await postmasterOf(url);
+  const runs: Run[] = [];
+  const perWriter = (writers: number) => Math.max(1, Math.floor(turns / writers));
+  for (const writers of WRITERS) {
+    runs.push(await run(url, postmaster, 'agentstate', writers, perWriter(writers)));
+    runs.push(await run(url, postmaster, 'mastra', writers, perWriter(writers)));
+  }
+  runs.push(await run(url, postmaster, 'raw', 1, perWriter(1)));
+  runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
+  const find = (kind: WriterKind, writers: number, oneSession = false) =>
+    runs.find((r) => r.kind === kind && r.writers === writers && r.oneSession === oneSession);
+  const perAppend = (ms: number | undefined, r: Run) => (ms === undefined ? '—' : `${fmt(ms / r.appends, 2)} ms`);
+  printTable(
+    'Durable appends (fsync and synchronous_commit on), each writer a separate process on its own connection, one awaited call per append',
+    [
+      'store',
+      'writers',
+      'sessions',
+      'appends',
+      'appends/s',
+      '× 1 writer',
+      'client CPU/append',
+      'server CPU/append',
+      'load at start',
+      'stored: all, numbers dense',
+    ],
+    runs.map((r) => {
+      const one = find(r.kind, 1);
+      return [
+        KIND_LABEL[r.kind],
+        String(r.writers),
+        r.oneSession ? 'one shared' : 'one each',
+        fmt(r.appends),
+        fmt(r.perSecond),
+        one === undefined || r.writers === 1 ? '—' : `${fmt(r.perSecond / one.perSecond, 2)}×`,
+        perAppend(r.clientCpuMs, r),
+        perAppend(r.serverCpuMs, r),
+        fmt(r.load, 1),
+        r.check,
+      ];
+    }),
+  );
+  printTable(
+    'Ratios of the rates above (issue 29)',
+    ['ratio', 'measured', 'target'],
+    [
+      ratio('agentstate, 16 writers / 1 writer', find('agentstate', 16), find('agentstate', 1), '≥ 1× (≥ 2× on 2 cores)'),
+      ratio('agentstate / @mastra/pg, 16 writers', find('agentstate', 16), find('mastra', 16), '≥ 1.5×'),
+      ratio('agentstate / raw pg, 1 writer', find('agentstate', 1), find('raw', 1), '≥ 0.7×'),
+      ['16 writers on one session: every turn stored, numbers dense', find('agentstate', 16, true)?.check ?? '—', 'ok'],
+    ],
+  );
+}
