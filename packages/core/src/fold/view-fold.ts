@@ -12,6 +12,7 @@ import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
 import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import type { Log } from '../log/log.js';
+import { follows } from '../log/log.js';
 import { InMemoryState } from './state.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import type { SnapshotPart } from '../snapshot/parts.js';
@@ -107,13 +108,19 @@ export class ViewFold {
     const tail: { change: StateChange; seq: number }[] = [];
     let at = from;
     while (at < this.seq) {
-      const batch = await this.log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, this.seq - at) });
-      if (batch.length === 0) throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
+      const read = await this.log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, this.seq - at) });
+      // As `advance`: a gapped log may have no event at the view's seq.
+      const batch = read.filter((event) => event.seq <= this.seq);
+      if (batch.length === 0) {
+        if (this.log.gapped === true) break;
+        throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
+      }
       for (const event of batch) {
-        if (event.seq !== at + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
+        if (!follows(this.log, at, event.seq)) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
         tail.push({ change: decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), seq: event.seq });
         at = event.seq;
       }
+      if (batch.length < read.length) break;
     }
     this.#tail = tail;
     return tail;
