@@ -18,7 +18,7 @@ import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { compareStrings, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import { beginLockingHead } from './head-lock.js';
+import { beginWriting } from './writers-lock.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
 import { scopeCondition } from './scope-sql.js';
@@ -138,7 +138,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     const vectors = entries.map((e) => `{${Array.from(e.vector).join(',')}}`);
     const ids = entries.map((e) => e.id);
     const hashes = entries.map((e) => e.contentHash);
-    // Under the `state` head lock, like a write: a purge commits wholly before (its text is no longer the
+    // Under the writers' lock shared, like a write: a purge commits wholly before (its text is no longer the
     // record's, and is not cached: core's `holdsContent`, in SQL) or after (it drops what this caches).
     await this.db.transaction(async (sql) => {
       await sql.rows(
@@ -159,7 +159,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
          ON CONFLICT (target, embedder_id, record_id) DO UPDATE SET vector = excluded.vector`,
         p.values,
       );
-    }, beginLockingHead(this.db));
+    }, beginWriting(this.db, 'shared'));
     for (const dimensions of new Set(entries.map((e) => e.vector.length))) await this.#ensureIndex(embedderId, dimensions);
   }
 
