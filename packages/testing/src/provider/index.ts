@@ -29,6 +29,7 @@ import { skillChecks } from './skills.js';
 import { slugChecks } from './slugs.js';
 import { snapshotChecks } from './snapshots.js';
 import { timeOrderChecks } from './time-order.js';
+import { positionChecks } from './positions.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
@@ -59,6 +60,7 @@ const all: ProviderCheck[] = [
   ...isolationChecks,
   ...lifecycleChecks,
   ...timeOrderChecks,
+  ...positionChecks,
   ...erasureChecks,
   ...purgeTextChecks,
   ...erasureTraceChecks,
