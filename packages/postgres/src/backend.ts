@@ -76,45 +76,48 @@ export class PostgresBackend implements StateBackend {
 
   /** One try of a write: the whole of `fn` in one transaction. */
   #attempt<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
-    return this.db.transaction(async (sql) => {
-      let open = true;
-      let savepoints = 0;
-      // A collision inside a savepoint is undone there, but the write must be tried again whole: the others
-      // of the group may have read what the colliding writer committed since.
-      let collision: unknown;
-      const tx: StateWriteTx = {
-        ...tableLookups(this.db, sql, true),
-        // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
-        readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
-        commit: async (change, meta) => {
-          if (!open) throw new ClosedError('this write transaction has ended');
-          return this.#append(sql, change, meta);
-        },
-        savepoint: async (inner) => {
-          if (!open) throw new ClosedError('this write transaction has ended');
-          const name = `s${savepoints++}`;
-          await sql.rows(`SAVEPOINT ${name}`);
-          try {
-            const result = await inner();
-            await sql.rows(`RELEASE SAVEPOINT ${name}`);
-            return result;
-          } catch (error) {
-            // Undoes the rows `inner` wrote (its positions stay taken: gaps), and clears an aborted transaction; it goes on.
-            await sql.rows(`ROLLBACK TO SAVEPOINT ${name}`);
-            await sql.rows(`RELEASE SAVEPOINT ${name}`);
-            if (collided(error)) collision ??= error;
-            throw error;
-          }
-        },
-      };
-      try {
-        const result = await fn(tx);
-        if (collision !== undefined) throw collision;
-        return result;
-      } finally {
-        open = false;
-      }
-    }, beginWriting(this.db, 'shared'));
+    return this.db.transaction(
+      async (sql) => {
+        let open = true;
+        let savepoints = 0;
+        // A collision inside a savepoint is undone there, but the write must be tried again whole: the others
+        // of the group may have read what the colliding writer committed since.
+        let collision: unknown;
+        const tx: StateWriteTx = {
+          ...tableLookups(this.db, sql, true),
+          // Through the transaction: the log's own readers would wait for this write, which holds the writers' lock.
+          readState: async (afterSeq, limit) => (await this.log.readRows(sql, STATE_STREAM, afterSeq, limit)).map((row) => eventFromRow(row)),
+          commit: async (change, meta) => {
+            if (!open) throw new ClosedError('this write transaction has ended');
+            return this.#append(sql, change, meta);
+          },
+          savepoint: async (inner) => {
+            if (!open) throw new ClosedError('this write transaction has ended');
+            const name = `s${savepoints++}`;
+            await sql.rows(`SAVEPOINT ${name}`);
+            try {
+              const result = await inner();
+              await sql.rows(`RELEASE SAVEPOINT ${name}`);
+              return result;
+            } catch (error) {
+              // Undoes the rows `inner` wrote (its positions stay taken: gaps), and clears an aborted transaction; it goes on.
+              await sql.rows(`ROLLBACK TO SAVEPOINT ${name}`);
+              await sql.rows(`RELEASE SAVEPOINT ${name}`);
+              if (collided(error)) collision ??= error;
+              throw error;
+            }
+          },
+        };
+        try {
+          const result = await fn(tx);
+          if (collision !== undefined) throw collision;
+          return result;
+        } finally {
+          open = false;
+        }
+      },
+      beginWriting(this.db, 'shared'),
+    );
   }
 
   /** Takes the next position, appends the change there and projects it, inside the open transaction. */

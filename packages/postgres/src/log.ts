@@ -95,19 +95,22 @@ export class PostgresLog implements Log {
    */
   async #transaction<T>(state: boolean, fn: (sql: Sql, appended: { after: number | undefined }) => Promise<T>): Promise<T> {
     if (!state) return this.db.transaction((sql) => fn(sql, { after: undefined }));
-    return this.db.transaction(async (sql) => {
-      const appended: { after: number | undefined } = { after: undefined };
-      const result = await fn(sql, appended);
-      if (appended.after !== undefined) {
-        try {
-          await foldPending(sql, this, new Projection(this.db), tableLookups(this.db, sql), this.#upcasters, appended.after);
-        } catch (error) {
-          if (!(error instanceof CorruptionError)) throw error;
-          throw new ValidationError('', `the state stream cannot take this event: ${error.message}`);
+    return this.db.transaction(
+      async (sql) => {
+        const appended: { after: number | undefined } = { after: undefined };
+        const result = await fn(sql, appended);
+        if (appended.after !== undefined) {
+          try {
+            await foldPending(sql, this, new Projection(this.db), tableLookups(this.db, sql), this.#upcasters, appended.after);
+          } catch (error) {
+            if (!(error instanceof CorruptionError)) throw error;
+            throw new ValidationError('', `the state stream cannot take this event: ${error.message}`);
+          }
         }
-      }
-      return result;
-    }, beginWriting(this.db, 'exclusive'));
+        return result;
+      },
+      beginWriting(this.db, 'exclusive'),
+    );
   }
 
   /** Appends one event of `stream`; `appended.after` learns the position before the first `state` event. */
@@ -117,10 +120,9 @@ export class PostgresLog implements Log {
       return this.#insert(sql, input, seq, previous, true);
     }
     // Under the exclusive lock the last event is settled: its time is the one the new event may not precede.
-    const [last] = await sql.rows<{ seq: number; time: string }>(
-      `SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`,
-      [STATE_STREAM],
-    );
+    const [last] = await sql.rows<{ seq: number; time: string }>(`SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`, [
+      STATE_STREAM,
+    ]);
     // Checked before a position is taken, so a refused event leaves no gap.
     prepareEvent(input, 1, this.#now, () => last?.time, { upcasters: this.#upcasters });
     const seq = await this.takePosition(sql);
@@ -207,10 +209,12 @@ export class PostgresLog implements Log {
 
   /** Rows of `stream` after `afterSeq` (up to `upTo` when given) in seq order (`limit` 0: all). */
   readRows(sql: Sql, stream: string, afterSeq: number, limit: number, upTo?: number): Promise<(EventRow & { validated: boolean })[]> {
-    return sql.rows(
-      `SELECT ${EVENT_COLUMNS}, validated FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND seq <= $4 ORDER BY seq LIMIT $3`,
-      [stream, afterSeq, limit > 0 ? limit : null, upTo ?? Number.MAX_SAFE_INTEGER],
-    );
+    return sql.rows(`SELECT ${EVENT_COLUMNS}, validated FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND seq <= $4 ORDER BY seq LIMIT $3`, [
+      stream,
+      afterSeq,
+      limit > 0 ? limit : null,
+      upTo ?? Number.MAX_SAFE_INTEGER,
+    ]);
   }
 
   /** Events of `stream` for a fold: checked payloads, and whether this library validated them when it wrote them. */

@@ -101,7 +101,9 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
         [scopeKey(scope), slug],
       ),
     liveSkillsBySlug: async (slug) =>
-      (await sql.rows<rowCodec.SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id${lock}`, [slug])).map(rowCodec.skillFromRow),
+      (await sql.rows<rowCodec.SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id${lock}`, [slug])).map(
+        rowCodec.skillFromRow,
+      ),
     memoryItem: (id) => one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1${lock}`, rowCodec.memoryFromRow, [id]),
     operation: (id) => one<rowCodec.OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [id]),
     memoryWithKey: (scope, key) =>

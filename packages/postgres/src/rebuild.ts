@@ -45,31 +45,34 @@ const REFILL_BATCH = 5_000;
 /** Rebuilds the projection of `backend`'s schema from its log. */
 export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuildOptions): Promise<PostgresRebuildResult> {
   const { db, log, projection } = backend;
-  return db.transaction(async (sql) => {
-    const head = await log.headIn(sql, STATE_STREAM);
-    const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log.readerIn(sql), backend.codec ?? plainCodec, head);
-    for (const table of TABLES) await sql.rows(`DELETE FROM ${db.t(table)}`);
-    const skipped = [...loaded.skipped];
-    let snapshot = loaded.snapshot;
-    let restored = new InMemoryState();
-    if (snapshot) {
-      // A snapshot that decodes but whose rows the tables refuse is skipped too.
-      await sql.rows('SAVEPOINT restore_snapshot');
-      try {
-        restored = await restore(backend, sql, snapshot);
-        await sql.rows('RELEASE restore_snapshot');
-      } catch (error) {
-        await sql.rows('ROLLBACK TO restore_snapshot');
-        skipped.push({ seq: snapshot.seq, reason: describeError(error), damaged: true });
-        snapshot = undefined;
-        restored = new InMemoryState();
+  return db.transaction(
+    async (sql) => {
+      const head = await log.headIn(sql, STATE_STREAM);
+      const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log.readerIn(sql), backend.codec ?? plainCodec, head);
+      for (const table of TABLES) await sql.rows(`DELETE FROM ${db.t(table)}`);
+      const skipped = [...loaded.skipped];
+      let snapshot = loaded.snapshot;
+      let restored = new InMemoryState();
+      if (snapshot) {
+        // A snapshot that decodes but whose rows the tables refuse is skipped too.
+        await sql.rows('SAVEPOINT restore_snapshot');
+        try {
+          restored = await restore(backend, sql, snapshot);
+          await sql.rows('RELEASE restore_snapshot');
+        } catch (error) {
+          await sql.rows('ROLLBACK TO restore_snapshot');
+          skipped.push({ seq: snapshot.seq, reason: describeError(error), damaged: true });
+          snapshot = undefined;
+          restored = new InMemoryState();
+        }
       }
-    }
-    await refillHistory(backend, sql, restored.seq);
-    const folded = await foldPending(sql, log, projection, tableLookups(db, sql), backend.upcasters, restored.seq);
-    await forgetStaleVectors(backend, sql);
-    return { seq: folded.seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events: folded.folded };
-  }, beginWriting(db, 'exclusive'));
+      await refillHistory(backend, sql, restored.seq);
+      const folded = await foldPending(sql, log, projection, tableLookups(db, sql), backend.upcasters, restored.seq);
+      await forgetStaleVectors(backend, sql);
+      return { seq: folded.seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events: folded.folded };
+    },
+    beginWriting(db, 'exclusive'),
+  );
 }
 
 /**

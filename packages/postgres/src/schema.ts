@@ -13,7 +13,17 @@
  */
 import type { Sql } from './database.js';
 import { IncompatibleDatabaseError } from './errors.js';
-import { DERIVED_SQL, DERIVED_TABLES, DERIVED_VERSION, LOG_SQL, LOG_VERSION, NOTIFY_SQL, POSITIONS_SQL, VERSIONS_TABLE, WRITERS_LOCK_KEY } from './schema-script.js';
+import {
+  DERIVED_SQL,
+  DERIVED_TABLES,
+  DERIVED_VERSION,
+  LOG_SQL,
+  LOG_VERSION,
+  NOTIFY_SQL,
+  POSITIONS_SQL,
+  VERSIONS_TABLE,
+  WRITERS_LOCK_KEY,
+} from './schema-script.js';
 
 /**
  * The table of the migrations that made schemas before the creation

@@ -61,11 +61,18 @@ describe('the high-water-mark reader', () => {
             if (step.end) {
               if (taken.length > 0) await end(step.writer, step.commit);
             } else {
-              if (taken.length === 0)
-                await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${WRITERS_LOCK_KEY}, hashtext('"${schema}"'))`);
+              if (taken.length === 0) await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${WRITERS_LOCK_KEY}, hashtext('"${schema}"'))`);
               const [{ seq }] = (await client.query(`SELECT nextval('"${schema}".positions')::int AS seq`)).rows as [{ seq: number }];
-              const { values } = prepareEvent({ stream: STATE_STREAM, type: 'test.step', payload: {} }, seq, () => '2026-01-01T00:00:00.000Z', () => undefined);
-              await client.query(`INSERT INTO "${schema}".events (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, true)`, values);
+              const { values } = prepareEvent(
+                { stream: STATE_STREAM, type: 'test.step', payload: {} },
+                seq,
+                () => '2026-01-01T00:00:00.000Z',
+                () => undefined,
+              );
+              await client.query(
+                `INSERT INTO "${schema}".events (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, true)`,
+                values,
+              );
               taken.push(seq);
             }
             await tick();

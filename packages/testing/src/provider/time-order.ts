@@ -16,7 +16,7 @@ const arbWrites = fc.array(fc.record({ writer: fc.constantFrom(0, 1), step: fc.i
 
 export const timeOrderChecks: ProviderCheck[] = [
   {
-    name: 'V8 time lookups with decreasing clocks: at({ time }) folds the longest prefix of the stream stamped at or before it; event times never decrease along a dense stream, and along each writer\'s events of a gapped one',
+    name: "V8 time lookups with decreasing clocks: at({ time }) folds the longest prefix of the stream stamped at or before it; event times never decrease along a dense stream, and along each writer's events of a gapped one",
     needs: ['eventSourced', 'injectableClock'],
     async run(env) {
       await fc.assert(
