@@ -65,22 +65,23 @@ async function lastEventUpTo(log: Log, seq: number): Promise<LogEvent | undefine
 
 /**
  * The consistent cut of a gapped log at `target` (ms): the longest prefix
- * whose events are all at or before it, so the position before its first
- * later event (or `head`). Its writers' clocks may disagree, so times are
+ * whose events are all at or before it, as the position of its last event
+ * (0 for none). Its writers' clocks may disagree, so times are
  * not ordered along the stream: the events are read in order up to that
  * first later one.
  */
 async function cutBefore(log: Log, target: number, head: number): Promise<number> {
+  let last = 0;
   for (let after = 0; after < head; ) {
     const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: 10_000 });
     if (batch.length === 0) break;
     for (const event of batch) {
-      if (event.seq > head) return head;
-      if (instantToMs(event.time) > target) return event.seq - 1;
+      if (event.seq > head || instantToMs(event.time) > target) return last;
+      last = event.seq;
     }
-    after = batch[batch.length - 1]!.seq;
+    after = last;
   }
-  return head;
+  return last;
 }
 
 /**

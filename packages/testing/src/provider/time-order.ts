@@ -46,7 +46,7 @@ export const timeOrderChecks: ProviderCheck[] = [
               // The consistent cut: every event before the first one stamped later than the instant.
               const later = events.findIndex((e) => e.time > time);
               const prefix = later === -1 ? events.length : later;
-              const cut = later === -1 ? (events.at(-1)?.seq ?? 0) : events[later]!.seq - 1;
+              const cut = events[prefix - 1]?.seq ?? 0;
               const view = await p.at({ time });
               expect(view.seq, `at ${time}`).toBe(cut);
               const replayed = (await foldLog(cutAt(p.log, cut), { fromScratch: true })).state.capture();
