@@ -76,7 +76,7 @@ export interface Log {
    * never adopted (docs/contract.md §8).
    */
   identity(): Promise<string>;
-  /** Appends one event and returns it as stored. A failed append consumes no seq. */
+  /** Appends one event and returns it as stored. A failed append consumes no seq (on a {@link gapped} stream it may leave a gap). */
   append<P>(input: AppendInput<P>): Promise<LogEvent<P>>;
   /** Events of a stream in seq order; an unknown stream is empty. */
   read(query: ReadQuery): Promise<LogEvent[]>;
