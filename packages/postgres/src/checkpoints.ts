@@ -105,27 +105,34 @@ export interface TableCheckpointQueries extends CheckpointQueries {
 }
 
 /** {@link CheckpointQueries} over `db`'s tables through `sql` (the pool, or a transaction). */
-export function checkpointQueries(db: Database, sql: Sql): TableCheckpointQueries {
+export function checkpointQueries(db: Database, sql: Sql, locking = false): TableCheckpointQueries {
   const one = async (text: string, params: unknown[]): Promise<Checkpoint | undefined> => {
     const [row] = await sql.rows<CheckpointRow>(text, params);
     return row === undefined ? undefined : checkpointFromRow(row);
   };
+  // In a write, a thread's checkpoints and writes are decided one writer at a time: its rows may not exist yet to lock.
+  const lockThread = async (threadId: string): Promise<void> => {
+    if (locking) await sql.rows('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`agentstate:${db.schema}:checkpoints:${threadId}`]);
+  };
   return {
-    at: (key) =>
-      one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3`, [
+    at: async (key) => {
+      await lockThread(key.threadId);
+      return one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3`, [
         key.threadId,
         key.namespace,
         key.checkpointId,
-      ]),
+      ]);
+    },
     latest: (threadId, namespace) =>
       one(`SELECT * FROM ${db.t('checkpoints')} WHERE thread_id = $1 AND namespace = $2 ORDER BY checkpoint_id DESC LIMIT 1`, [threadId, namespace]),
-    writes: async (key) =>
-      (
-        await sql.rows<rowCodec.CheckpointWriteRow>(
-          `SELECT * FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
-          [key.threadId, key.namespace, key.checkpointId],
-        )
-      ).map(rowCodec.checkpointWriteFromRow),
+    writes: async (key) => {
+      await lockThread(key.threadId);
+      const rows = await sql.rows<rowCodec.CheckpointWriteRow>(
+        `SELECT * FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1 AND namespace = $2 AND checkpoint_id = $3 ORDER BY task_id, idx`,
+        [key.threadId, key.namespace, key.checkpointId],
+      );
+      return rows.map(rowCodec.checkpointWriteFromRow);
+    },
     writeExists: async (key, taskId, idx) =>
       (
         await sql.rows(
@@ -134,6 +141,7 @@ export function checkpointQueries(db: Database, sql: Sql): TableCheckpointQuerie
         )
       ).length > 0,
     threadExists: async (threadId) => {
+      await lockThread(threadId);
       const [row] = await sql.rows<{ found: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM ${db.t('checkpoints')} WHERE thread_id = $1) OR EXISTS (SELECT 1 FROM ${db.t('checkpoint_writes')} WHERE thread_id = $1) AS found`,
         [threadId],

@@ -72,9 +72,9 @@ export class Database implements Sql {
    * when it resolves, rolled back when it throws. Driver errors become
    * typed errors. `begin` may go on with statements without parameters
    * (`BEGIN; SELECT …`), sent in the same round trip; `fn` gets the rows of
-   * the last.
+   * the last. Several texts are sent one round trip each, in order.
    */
-  async transaction<T>(fn: (sql: Sql, opened: unknown[]) => Promise<T>, begin = 'BEGIN'): Promise<T> {
+  async transaction<T>(fn: (sql: Sql, opened: unknown[]) => Promise<T>, begin: string | readonly string[] = 'BEGIN'): Promise<T> {
     if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
     let client: pg.PoolClient;
     try {
@@ -90,12 +90,17 @@ export class Database implements Sql {
       broken = true;
     };
     client.on('error', onError);
+    // A failed opening may leave a session-level lock of its own (see `beginQuiescentRead`): that client is not reused.
+    let begun = false;
     try {
-      const opened = await run(client, begin);
+      let opened: unknown[] = [];
+      for (const text of typeof begin === 'string' ? [begin] : begin) opened = await run(client, text);
+      begun = true;
       const result = await fn({ rows: (text, values) => run(client, text, values) }, opened);
       await run(client, 'COMMIT');
       return result;
     } catch (error) {
+      if (!begun) broken = true;
       try {
         await run(client, 'ROLLBACK');
       } catch {

@@ -1,6 +1,7 @@
 /**
- * Folding the `state` stream into the tables: catch-up of events a bare log
- * append wrote. Every event goes through core's fold rules (`checkChange`),
+ * Folding the `state` stream into the tables: the events a bare log append
+ * wrote, in its transaction, and the whole log when the derived part is made
+ * again (on open or by a rebuild). Every event goes through core's fold rules (`checkChange`),
  * checked against a view of the tables plus the records still pending, so
  * a log the live API could not have written is refused with a
  * `CorruptionError` naming its seq. The rules are synchronous and the
@@ -11,7 +12,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, changeOperation, changeRecords, checkChange, maxHlc, operationEntry, scopeKey } from '@agentstate/core/backend';
+import { changeOperation, changeRecords, checkChange, operationEntry, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -214,10 +215,11 @@ async function answer<T>(ask: () => T): Promise<T> {
 }
 
 /**
- * Folds events of the `state` stream after the projection's seq, up to the
- * log head, inside the caller's write transaction (which holds the stream's
- * lock), telling `onBatch` the seq reached after each batch; returns how
- * many. A changed, malformed or impossible event is a `CorruptionError`
+ * Folds the events of the `state` stream after `afterSeq` into the tables,
+ * inside the caller's transaction, which holds the writers' lock exclusive
+ * (no writer in flight: every position is settled), telling `onBatch` how
+ * many it has folded after each batch; returns how many it folded and the last
+ * seq. A changed, malformed or impossible event is a `CorruptionError`
  * naming its seq.
  */
 export async function foldPending(
@@ -226,17 +228,17 @@ export async function foldPending(
   projection: Projection,
   tables: TableLookups,
   upcasters: UpcasterRegistry | undefined,
-  onBatch?: (seq: number) => void,
-): Promise<number> {
-  const state = await projection.state(sql);
-  let { seq, maxHlc: hlc } = state;
+  afterSeq: number,
+  onBatch?: (folded: number) => void,
+): Promise<{ folded: number; seq: number }> {
+  let seq = afterSeq;
   let folded = 0;
   for (;;) {
     const view = new FetchingView(tables);
     const batch = await log.readForFold(sql, STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
     for (const { event, validated } of batch) {
-      if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
+      // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       await answer(() => checkChange(view, change, event.seq));
       await projection.indexRecords(sql, change, event.seq);
@@ -250,15 +252,13 @@ export async function foldPending(
       // A batch's later events name an indexed operation again, without its hash: only the first is indexed.
       if (operation && (operation.inputHash !== undefined || view.operation(operation.id) === undefined))
         view.putOperation(operationEntry(operation, event.seq));
-      hlc = maxHlc(hlc, changeHlc(change));
       seq = event.seq;
       folded += 1;
     }
     await view.flush(sql, projection);
-    onBatch?.(seq);
+    onBatch?.(folded);
   }
-  if (folded > 0) await projection.saveState(sql, { seq, maxHlc: hlc, generation: state.generation });
-  return folded;
+  return { folded, seq };
 }
 
 /** Writes a record; a row the tables refuse is a `CorruptionError` naming the event that carried it. */

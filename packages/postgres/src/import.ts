@@ -3,10 +3,11 @@
  * through the event path. Core's `ExportReader` checks every line (shape,
  * seq, payload, the fold's rules) and the trailer; the events are appended
  * in one transaction that also creates or prepares the schema and holds the
- * stream's head lock, so a refused export leaves the schema as it was (no
- * schema at all when there was none) and no writer interleaves. Opening the
- * provider afterwards folds the events into the tables, which must equal
- * the fold of the export.
+ * writers' lock exclusive, so a refused export leaves the schema as it was
+ * (no schema at all when there was none) and no writer interleaves; the
+ * `state` stream's positions go on after the last imported event. The same
+ * transaction folds the events into the tables, which must equal the fold
+ * of the export.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
@@ -19,6 +20,10 @@ import type { PostgresConnectionOptions } from './open.js';
 import type { Database } from './database.js';
 import { connectDatabase, openPostgres } from './open.js';
 import { prepareSchema } from './schema.js';
+import { writersLock } from './writers-lock.js';
+import { foldPending } from './fold.js';
+import { tableLookups } from './lookups.js';
+import { Projection } from './projection.js';
 
 /** Options of {@link importPostgres}. */
 export interface PostgresImportOptions extends PostgresConnectionOptions {
@@ -66,8 +71,9 @@ export async function importPostgres(
     await db.transaction(async (sql) => {
       // Created or prepared in the import's own transaction: a refused import leaves no new schema behind.
       await prepareSchema(sql, db.schema);
-      const [head] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
-      if ((head?.head ?? 0) > 0) throw new ValidationError('schema', `${db.schema} already holds ${head!.head} events: an import fills an empty schema`);
+      await sql.rows(writersLock(db, 'exclusive'));
+      const head = await log.headIn(sql, STATE_STREAM);
+      if (head > 0) throw new ValidationError('schema', `${db.schema} already holds events up to seq ${head}: an import fills an empty schema`);
       let bytes = 0;
       // The time of the last event appended to each stream, which the next may not precede.
       const previous = new Map<string, string>();
@@ -85,6 +91,9 @@ export async function importPostgres(
         if (event.seq % 1000 === 0) options.onProgress?.(bytes);
       }
       read = reader.finish(options);
+      if (read.state.seq > 0) await sql.rows(`SELECT setval('${db.t('positions')}', $1)`, [read.state.seq]);
+      // The tables are always the fold of the committed log: folded here, in the same transaction.
+      await foldPending(sql, log, new Projection(db), tableLookups(db, sql), undefined, 0);
       options.onProgress?.(bytes);
     });
   } catch (error) {
@@ -95,7 +104,7 @@ export async function importPostgres(
   }
   const { state, trailer } = read!;
   const expected = encodeSnapshot(state.capture());
-  // Opening the provider folds the imported events into the tables; they must equal the fold.
+  // The tables the import folded must equal the reader's fold.
   const provider = await openPostgres(urlOrPool, { schema: db.schema, max: options.max, connectTimeoutMs: options.connectTimeoutMs });
   try {
     if (encodeSnapshot(await provider.snapshot()) !== expected) {

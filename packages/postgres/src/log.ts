@@ -1,12 +1,14 @@
 /**
  * The event log in PostgreSQL (docs/contract.md §7): `events`, `snapshots`
- * and one `streams` row per stream holding its head. Every append locks its
- * stream's row (an upsert that increments `head`) until it commits, so the
- * seqs of a stream are dense and commit in seq order: a reader following the
- * log never meets a lower seq committing after a higher one it has read
- * (the "skipped event" problem), at the cost of one writer per stream at a
- * time. Appends follow core's shared rules (`toLogEvent`); a failed append
- * consumes no seq, since the increment rolls back with it.
+ * and one `streams` row per stream. The `state` stream's seqs are positions
+ * from a sequence, taken by each event's writer after the locks its change
+ * depends on (`writers-lock.ts`, `lookups.ts`): writers run in parallel and
+ * commit out of position order, a rolled-back write leaves a gap, and a
+ * reader reads only up to the high-water mark (`settled_position()`), below
+ * which every position is settled, so it never skips or repeats an event.
+ * Every other stream's append locks its row (an upsert that increments
+ * `head`) until it commits: dense, committed in seq order. Appends follow
+ * core's shared rules (`toLogEvent`).
  */
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
@@ -15,8 +17,11 @@ import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, 
 import type { EventRow, ReplaySource } from '@agentstate/core/backend';
 import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import type { ProjectionState } from './projection.js';
+import { foldPending } from './fold.js';
+import { tableLookups } from './lookups.js';
+import { Projection } from './projection.js';
 import { dropOtherFormats } from './snapshot-patch.js';
+import { beginWriting } from './writers-lock.js';
 
 /** Snapshot rows per statement of a snapshot's store: a chunk is at most about 16 KB, so a statement stays a few megabytes. */
 const STORE_BATCH = 200;
@@ -34,6 +39,8 @@ export interface PostgresLogOptions {
  * with a `ValidationError` unless the decoder will read it.
  */
 export class PostgresLog implements Log {
+  /** The `state` stream's seqs are positions that may skip numbers. */
+  readonly gapped = true;
   readonly #now: () => string;
   readonly #upcasters: UpcasterRegistry | undefined;
   #identity: string | undefined;
@@ -50,9 +57,8 @@ export class PostgresLog implements Log {
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
     const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
-    return this.db.transaction(async (sql) => {
-      const { seq, previous } = await this.#nextSeq(sql, stream);
-      const { event, text } = await this.#insert(sql, input, seq, previous, true);
+    return this.#transaction(stream === STATE_STREAM, async (sql, appended) => {
+      const { event, text } = await this.#appendOne(sql, stream, input, appended);
       return { ...event, payload: JSON.parse(text) as P };
     });
   }
@@ -64,13 +70,13 @@ export class PostgresLog implements Log {
    */
   async appendMany<P>(inputs: readonly AppendInput<P>[]): Promise<LogEvent<P>[]> {
     if (!Array.isArray(inputs as unknown)) throw new ValidationError('', 'appendMany takes an array of appends');
-    return this.db.transaction(async (sql) => {
+    const state = inputs.some((input) => (input as AppendInput<P> | undefined)?.stream === STATE_STREAM);
+    return this.#transaction(state, async (sql, appended) => {
       const out: LogEvent<P>[] = [];
       for (const [i, input] of inputs.entries()) {
         try {
           const stream = checkStream((input as AppendInput<P> | undefined)?.stream);
-          const { seq, previous } = await this.#nextSeq(sql, stream);
-          out.push((await this.#insert(sql, input, seq, previous, true)).event);
+          out.push((await this.#appendOne(sql, stream, input, appended)).event);
         } catch (error) {
           if (!(error instanceof ValidationError)) throw error;
           throw new ValidationError(`${i}${error.field ? `.${error.field}` : ''}`, error.message.replace(/^invalid (input|\S+): /, ''));
@@ -81,9 +87,59 @@ export class PostgresLog implements Log {
   }
 
   /**
-   * Increments and locks the stream's head until the transaction ends;
-   * returns the new seq and the time of the event before it, read in the
-   * same statement under that lock.
+   * Runs a bare append. One to `state` holds the writers' lock exclusive
+   * (no store write in flight) and folds its events into the tables before
+   * it commits, so the tables always equal the fold of the committed log; an
+   * event the fold refuses fails the append (a `ValidationError`) and
+   * nothing is stored.
+   */
+  async #transaction<T>(state: boolean, fn: (sql: Sql, appended: { after: number | undefined }) => Promise<T>): Promise<T> {
+    if (!state) return this.db.transaction((sql) => fn(sql, { after: undefined }));
+    return this.db.transaction(
+      async (sql) => {
+        const appended: { after: number | undefined } = { after: undefined };
+        const result = await fn(sql, appended);
+        if (appended.after !== undefined) {
+          try {
+            await foldPending(sql, this, new Projection(this.db), tableLookups(this.db, sql), this.#upcasters, appended.after);
+          } catch (error) {
+            if (!(error instanceof CorruptionError)) throw error;
+            throw new ValidationError('', `the state stream cannot take this event: ${error.message}`);
+          }
+        }
+        return result;
+      },
+      beginWriting(this.db, 'exclusive'),
+    );
+  }
+
+  /** Appends one event of `stream`; `appended.after` learns the position before the first `state` event. */
+  async #appendOne<P>(sql: Sql, stream: string, input: AppendInput<P>, appended: { after: number | undefined }): Promise<{ event: LogEvent<P>; text: string }> {
+    if (stream !== STATE_STREAM) {
+      const { seq, previous } = await this.#nextSeq(sql, stream);
+      return this.#insert(sql, input, seq, previous, true);
+    }
+    // Under the exclusive lock the last event is settled: its time is the one the new event may not precede.
+    const [last] = await sql.rows<{ seq: number; time: string }>(`SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`, [
+      STATE_STREAM,
+    ]);
+    // Checked before a position is taken, so a refused event leaves no gap.
+    prepareEvent(input, 1, this.#now, () => last?.time, { upcasters: this.#upcasters });
+    const seq = await this.takePosition(sql);
+    appended.after ??= last?.seq ?? 0;
+    return this.#insert(sql, input, seq, last?.time, true);
+  }
+
+  /** @internal The next position of the `state` stream, taken inside the caller's write transaction. */
+  async takePosition(sql: Sql): Promise<number> {
+    const [row] = await sql.rows<{ seq: number }>(`SELECT nextval('${this.db.t('positions')}') AS seq`);
+    return row!.seq;
+  }
+
+  /**
+   * Increments and locks the head of `stream` (not `state`) until the
+   * transaction ends; returns the new seq and the time of the event before
+   * it, read in the same statement under that lock.
    */
   async #nextSeq(sql: Sql, stream: string): Promise<{ seq: number; previous: string | undefined }> {
     const [row] = await sql.rows<{ head: number; previous: string | null }>(
@@ -104,35 +160,23 @@ export class PostgresLog implements Log {
 
   /**
    * @internal An import's append, inside its transaction, which holds the
-   * `state` head's lock and read `seq - 1` as the head; `previous` is the
-   * time of the event at `seq - 1` of the stream.
+   * writers' lock exclusive; `previous` is the time of the stream's event
+   * before it. The `state` stream's positions are set past the import's
+   * last by the import itself.
    */
   async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
-    await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
+    if (input.stream !== STATE_STREAM) await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
     return (await this.#insert(sql, input, seq, previous, false)).event;
   }
 
   /**
-   * @internal {@link appendInTransaction} for the store's own commit: the
-   * head, the event and the projection's new state (`projection_state`)
-   * written by one statement, one round trip under the head's lock.
-   * `previous` is the time of the event at `seq - 1`, which the lock read.
+   * @internal The store's own append of a `state` event at the position
+   * `seq` its writer took, inside its write transaction; `previous` is the
+   * time the event may not precede. The stamper's payloads are valid by
+   * construction: not checked again, and the row is marked validated.
    */
-  async appendStateInTransaction<P>(
-    sql: Sql,
-    input: AppendInput<P>,
-    seq: number,
-    previous: string | undefined,
-    projection: ProjectionState,
-  ): Promise<LogEvent<P>> {
-    const { event, values } = prepareEvent(input, seq, this.#now, () => previous);
-    await sql.rows(
-      `WITH head AS (UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1),
-         projected AS (UPDATE ${this.db.t('projection_state')} SET seq = $2, hlc_wall = $15, hlc_counter = $16, generation = $17 WHERE id = 1)
-       INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [...values, true, projection.maxHlc.wall, projection.maxHlc.counter, projection.generation],
-    );
-    return event;
+  async appendStateInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
+    return (await this.#insert(sql, input, seq, previous, false)).event;
   }
 
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
@@ -145,17 +189,31 @@ export class PostgresLog implements Log {
     return { event, text };
   }
 
+  /** Reads as {@link Log.read}; the `state` stream up to the high-water mark only, so a reader following it never skips an event. */
   async read(query: ReadQuery): Promise<LogEvent[]> {
     const { stream, afterSeq, limit } = parseReadQuery(query);
-    return (await this.readRows(this.db, stream, afterSeq, limit)).map((row) => eventFromRow(row));
+    const upTo = stream === STATE_STREAM ? await this.settled() : undefined;
+    return (await this.readRows(this.db, stream, afterSeq, limit, upTo)).map((row) => eventFromRow(row));
   }
 
-  /** Rows of `stream` after `afterSeq` in seq order (`limit` 0: all). */
-  readRows(sql: Sql, stream: string, afterSeq: number, limit: number): Promise<(EventRow & { validated: boolean })[]> {
-    return sql.rows(`SELECT ${EVENT_COLUMNS}, validated FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [
+  /**
+   * The high-water mark of the `state` stream: every position up to it is
+   * settled (committed, or never will be), waiting for the writers that may
+   * still hold one (`settled_position()`). A statement run after it sees
+   * every event up to it.
+   */
+  async settled(): Promise<number> {
+    const [row] = await this.db.rows<{ mark: number }>(`SELECT ${this.db.t('settled_position')}() AS mark`);
+    return row!.mark;
+  }
+
+  /** Rows of `stream` after `afterSeq` (up to `upTo` when given) in seq order (`limit` 0: all). */
+  readRows(sql: Sql, stream: string, afterSeq: number, limit: number, upTo?: number): Promise<(EventRow & { validated: boolean })[]> {
+    return sql.rows(`SELECT ${EVENT_COLUMNS}, validated FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND seq <= $4 ORDER BY seq LIMIT $3`, [
       stream,
       afterSeq,
       limit > 0 ? limit : null,
+      upTo ?? Number.MAX_SAFE_INTEGER,
     ]);
   }
 
@@ -168,15 +226,23 @@ export class PostgresLog implements Log {
     }));
   }
 
+  /** The highest seq; of the `state` stream, the last event up to the high-water mark. */
   async head(stream: string): Promise<number> {
     checkStream(stream);
-    return this.headIn(this.db, stream);
+    return this.headIn(this.db, stream, stream === STATE_STREAM ? await this.settled() : undefined);
   }
 
-  /** The head of `stream` as `sql` sees it. */
-  async headIn(sql: Sql, stream: string): Promise<number> {
-    const [row] = await sql.rows<{ head: number }>(`SELECT head FROM ${this.db.t('streams')} WHERE stream = $1`, [stream]);
-    return row?.head ?? 0;
+  /** The head of `stream` as `sql` sees it (of `state`: its last event, up to `upTo` when given). */
+  async headIn(sql: Sql, stream: string, upTo?: number): Promise<number> {
+    if (stream !== STATE_STREAM) {
+      const [row] = await sql.rows<{ head: number }>(`SELECT head FROM ${this.db.t('streams')} WHERE stream = $1`, [stream]);
+      return row?.head ?? 0;
+    }
+    const [row] = await sql.rows<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = $1 AND seq <= $2`, [
+      stream,
+      upTo ?? Number.MAX_SAFE_INTEGER,
+    ]);
+    return row?.seq ?? 0;
   }
 
   async identity(): Promise<string> {
@@ -199,8 +265,8 @@ export class PostgresLog implements Log {
   }
 
   /**
-   * Stores the rows of a snapshot captured at `seq` in `sql`'s transaction, which holds the `state` head
-   * lock, dropping those of earlier formats, unless a purge was appended after `seq` (see
+   * Stores the rows of a snapshot captured at `seq` in `sql`'s transaction, which holds the writers'
+   * lock shared, dropping those of earlier formats, unless a purge was appended after `seq` (see
    * `StateBackend.storeSnapshot`); whether it stored them.
    */
   async storeSnapshotIn(sql: Sql, rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
@@ -252,6 +318,7 @@ export class PostgresLog implements Log {
    */
   readerIn(sql: Sql): ReplaySource {
     return {
+      gapped: true,
       head: (stream) => this.headIn(sql, checkStream(stream)),
       read: async (query) => {
         const { stream, afterSeq, limit } = parseReadQuery(query);

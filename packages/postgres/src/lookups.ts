@@ -11,6 +11,7 @@ import type { TableCheckpointQueries } from './checkpoints.js';
 import { purgeableRows } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
+import { writersLock } from './writers-lock.js';
 
 /** The look-ups, and the one a fold's rules need besides. */
 export interface TableLookups extends StateLookups {
@@ -31,14 +32,26 @@ export interface TableLookups extends StateLookups {
   checkpoints: TableCheckpointQueries;
 }
 
-/** The look-ups of `db`'s tables through `sql` (the pool, or a transaction). */
-export function tableLookups(db: Database, sql: Sql): TableLookups {
+/**
+ * The look-ups of `db`'s tables through `sql` (the pool, or a transaction).
+ * In a write (`locking`), writers run in parallel, so what a decision reads
+ * is locked until the write ends (docs/contract.md §7, "Positions"): a
+ * session, skill or memory row `FOR UPDATE` (the session's lock holds its
+ * turn numbers dense and its transcript in order), a checkpoint thread by
+ * an advisory lock of its own, and a purge takes the writers' lock
+ * exclusive before it selects. What a decision finds missing is held by a
+ * unique index instead. A look-up that waited for a lock is answered by the
+ * row as committed then, and the statements after it see what committed
+ * before.
+ */
+export function tableLookups(db: Database, sql: Sql, locking = false): TableLookups {
+  const lock = locking ? ' FOR UPDATE' : '';
   const one = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T | undefined> => {
     const [row] = await sql.rows<R>(text, params);
     return row === undefined ? undefined : map(row);
   };
   return {
-    session: (id) => one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]),
+    session: (id) => one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1${lock}`, rowCodec.sessionFromRow, [id]),
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
     turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),
     recordSeqs: async (id) =>
@@ -54,7 +67,11 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
           [id, STATE_STREAM],
         )
       ).map((row) => ({ seq: row.indexed_seq, event: row.stream === null ? undefined : eventFromRow(row) })),
-    purgeable: (selector) => purgeableRows(db, sql, selector),
+    purgeable: async (selector) => {
+      // A purge reads and rewrites any event: no writer may be in flight, and none starts until it commits.
+      if (locking) await sql.rows(writersLock(db, 'exclusive'));
+      return purgeableRows(db, sql, selector);
+    },
     lastTurnSeq: async (sessionId) => {
       const [row] = await sql.rows<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`, [sessionId]);
       return row?.seq ?? 0;
@@ -75,23 +92,25 @@ export function tableLookups(db: Database, sql: Sql): TableLookups {
           fromSeq,
         ])
       ).map(rowCodec.turnFromRow),
-    skill: (id) => one<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, rowCodec.skillFromRow, [id]),
+    skill: (id) => one<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1${lock}`, rowCodec.skillFromRow, [id]),
     // A tombstone and a live skill may share a place: the live one (else the newest tombstone) is the one there.
     skillAt: (scope, slug) =>
       one<rowCodec.SkillRow, Skill>(
-        `SELECT * FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1`,
+        `SELECT * FROM ${db.t('skills')} WHERE scope_key = $1 AND slug = $2 ORDER BY deleted, n DESC LIMIT 1${lock}`,
         rowCodec.skillFromRow,
         [scopeKey(scope), slug],
       ),
     liveSkillsBySlug: async (slug) =>
-      (await sql.rows<rowCodec.SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id`, [slug])).map(rowCodec.skillFromRow),
-    memoryItem: (id) => one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, rowCodec.memoryFromRow, [id]),
+      (await sql.rows<rowCodec.SkillRow>(`SELECT * FROM ${db.t('skills')} WHERE slug = $1 AND NOT deleted ORDER BY id${lock}`, [slug])).map(
+        rowCodec.skillFromRow,
+      ),
+    memoryItem: (id) => one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1${lock}`, rowCodec.memoryFromRow, [id]),
     operation: (id) => one<rowCodec.OperationRow, OperationEntry>(`SELECT * FROM ${db.t('operations')} WHERE id = $1`, rowCodec.operationFromRow, [id]),
     memoryWithKey: (scope, key) =>
-      one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted`, rowCodec.memoryFromRow, [
+      one<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE scope_key = $1 AND key = $2 AND NOT deleted${lock}`, rowCodec.memoryFromRow, [
         scopeKey(scope),
         key,
       ]),
-    checkpoints: checkpointQueries(db, sql),
+    checkpoints: checkpointQueries(db, sql, locking),
   };
 }

@@ -2,9 +2,8 @@
  * `openPostgres(urlOrPool)`: a complete agentstate provider in one schema of
  * a PostgreSQL database, its event log in the same schema. Opening
  * identifies the schema, creates it or makes its derived part again when
- * that has another version (`schema.ts`), and folds any event the
- * projection has not seen, in one transaction; the provider's clock starts
- * past every stored HLC.
+ * that has another version (`schema.ts`) and folds the log into it, in one
+ * transaction; the provider's clock starts past every stored HLC.
  */
 import type pg from 'pg';
 import type { EventSourcedProvider, StateProviderOptions, VerifyReport } from '@agentstate/core';
@@ -20,6 +19,7 @@ import { checkSchemaName, Database, openPool } from './database.js';
 import { PostgresLog } from './log.js';
 import { Projection } from './projection.js';
 import { postgresQueries } from './queries.js';
+import type { SchemaFinding } from './schema.js';
 import { isCurrent, prepareSchema } from './schema.js';
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import type { VectorIndex, VectorIndexChoice } from './vectors.js';
@@ -51,8 +51,7 @@ export interface PostgresOptions extends StateProviderOptions, PostgresConnectio
   /**
    * Told how far opening has folded the log into the tables, after each
    * batch of events (`done` of `total`), when there is anything to fold: a
-   * schema whose derived part was made by another version, or events a bare
-   * log appended.
+   * schema whose derived part was made by another version.
    */
   onProgress?: (done: number, total: number) => void;
 }
@@ -75,8 +74,8 @@ export interface PostgresProvider extends EventSourcedProvider {
   /**
    * Empties the tables and derives them again from the log (from the newest
    * trustworthy snapshot unless `fromScratch`), in one transaction under the
-   * `state` head's lock: writers of every process wait, readers see the old
-   * tables until it commits.
+   * writers' lock exclusive: writers of every process wait, readers see the
+   * old tables until it commits.
    */
   rebuild(options?: PostgresRebuildOptions): Promise<PostgresRebuildResult>;
   /** The bytes the schema's tables take on the server, with their indexes and TOAST data (`pg_total_relation_size`). */
@@ -104,12 +103,9 @@ export function connectDatabase(urlOrPool: string | pg.Pool, options: PostgresCo
  * not ready (`schema.ts`); ready is the common case, checked first without
  * the schema's lock, which a crowd of starting processes would queue on.
  */
-async function preparedTransaction<T>(db: Database, fn: (sql: Sql) => Promise<T>): Promise<T> {
+async function preparedTransaction<T>(db: Database, fn: (sql: Sql, found: SchemaFinding) => Promise<T>): Promise<T> {
   const ready = await isCurrent(db, db.schema);
-  return db.transaction(async (sql) => {
-    if (!ready) await prepareSchema(sql, db.schema);
-    return fn(sql);
-  });
+  return db.transaction(async (sql) => fn(sql, ready ? 'current' : await prepareSchema(sql, db.schema)));
 }
 
 /**
@@ -137,11 +133,13 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
         options.upcasters,
         options.snapshotCodec,
       );
-    // Events the tables lack (all of them, when the derived part was just made again; those a bare log
-    // appended) are folded now, under the stream's lock, in the transaction that prepared the schema. The
-    // fold needs no vectors: the index is chosen after, so a refused schema leaves the database without
-    // the pgvector extension the choice may create.
-    const opened = await preparedTransaction(db, (sql) => backendWith(undefined).lockInStep(sql, options.onProgress));
+    // A derived part just made again is folded from the whole log now, in the transaction that prepared the
+    // schema (which holds the writers' lock exclusive). The fold needs no vectors: the index is chosen after,
+    // so a refused schema leaves the database without the pgvector extension the choice may create.
+    const opened = await preparedTransaction(db, async (sql, found) => {
+      if (found === 'stale') await backendWith(undefined).foldAll(sql, options.onProgress);
+      return projection.maxHlc(sql);
+    });
     const backend = backendWith(await chooseVectorIndex(db, options.vectorIndex));
     backend.openedAt(opened);
     const provider = createStateProvider(backend, options);
@@ -171,15 +169,18 @@ export interface PostgresLogOpenOptions extends PostgresConnectionOptions {
 
 /**
  * Opens the event log of agentstate's schema on its own: a complete `Log`
- * (docs/contract.md §7) with `close()`. A provider opened on the same
- * schema folds whatever was appended to the `state` stream here (all of
- * it, when this open found a derived part of another version and made it
- * again, empty).
+ * (docs/contract.md §7) with `close()`. An append to the `state` stream
+ * here is folded into the tables in its own transaction; when this open
+ * found a derived part of another version, it made it again from the log.
  */
 export async function openPostgresLog(urlOrPool: string | pg.Pool, options: PostgresLogOpenOptions = {}): Promise<PostgresLog> {
   const db = connectDatabase(urlOrPool, options);
   try {
-    await preparedTransaction(db, async () => undefined);
+    await preparedTransaction(db, async (sql, found) => {
+      if (found !== 'stale') return;
+      const log = new PostgresLog(db, { upcasters: options.upcasters });
+      await new PostgresBackend(db, log, new Projection(db), postgresQueries(db), undefined, undefined, options.upcasters, undefined).foldAll(sql);
+    });
   } catch (error) {
     await db.close();
     throw error;

@@ -20,34 +20,22 @@ const placeholders = (columns: string): string =>
     .map((_, i) => `$${i + 1}`)
     .join(', ');
 
-/** Where the projection stands: the last event folded in, the largest HLC, the rebuild generation. */
-export interface ProjectionState {
-  seq: number;
-  maxHlc: Hlc;
-  generation: number;
-}
-
 /** Writes records into the projection tables of one schema, through the transaction given. */
 export class Projection {
   constructor(private readonly db: Database) {}
 
-  /** Where the projection stands, as `sql` sees it. */
-  async state(sql: Sql): Promise<ProjectionState> {
-    const [row] = await sql.rows<{ seq: number; hlc_wall: number; hlc_counter: number; generation: number }>(
-      `SELECT seq, hlc_wall, hlc_counter, generation FROM ${this.db.t('projection_state')} WHERE id = 1`,
+  /**
+   * The largest HLC of the stored records, as `sql` sees it, where a reopened
+   * clock starts: read from the rows, as no row of its own is written by
+   * every write (a hot row would serialise the writers).
+   */
+  async maxHlc(sql: Sql): Promise<Hlc> {
+    const [row] = await sql.rows<{ wall: number; counter: number }>(
+      `SELECT hlc_wall AS wall, hlc_counter AS counter FROM (${['sessions', 'turns', 'skills', 'memory', 'checkpoints']
+        .map((table) => `(SELECT hlc_wall, hlc_counter FROM ${this.db.t(table)} ORDER BY hlc_wall DESC, hlc_counter DESC LIMIT 1)`)
+        .join(' UNION ALL ')}) h ORDER BY hlc_wall DESC, hlc_counter DESC LIMIT 1`,
     );
-    if (row === undefined) throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: the projection's state row is missing`);
-    return { seq: row.seq, maxHlc: { wall: row.hlc_wall, counter: row.hlc_counter }, generation: row.generation };
-  }
-
-  /** Records where the projection stands, in the same transaction as the rows. */
-  async saveState(sql: Sql, state: ProjectionState): Promise<void> {
-    await sql.rows(`UPDATE ${this.db.t('projection_state')} SET seq = $1, hlc_wall = $2, hlc_counter = $3, generation = $4 WHERE id = 1`, [
-      state.seq,
-      state.maxHlc.wall,
-      state.maxHlc.counter,
-      state.generation,
-    ]);
+    return row ?? { wall: 0, counter: 0 };
   }
 
   /** Folds one change, the event at `seq`, into the tables. */

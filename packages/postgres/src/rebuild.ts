@@ -2,7 +2,7 @@
  * `rebuild()` on PostgreSQL (docs/contract.md §8): empty every projection
  * table and derive it again from the log, starting from the newest snapshot
  * that opens, decodes and agrees with the stream. One transaction holding
- * the `state` head's lock, so no writer of any process interleaves and
+ * the writers' lock exclusive, so no writer of any process interleaves and
  * readers see the old tables until it commits; a corrupted event fails it
  * with a `CorruptionError` naming its seq and leaves the schema as it was.
  * Vectors of records that are still live stay (they were derived from the
@@ -10,12 +10,13 @@
  * derived again too.
  */
 import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
-import { CorruptionError, plainCodec, STATE_STREAM } from '@agentstate/core';
+import { plainCodec, STATE_STREAM } from '@agentstate/core';
 import { describeError, eventFromRow, historyRows, InMemoryState, loadSnapshot } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { foldPending } from './fold.js';
 import { tableLookups } from './lookups.js';
+import { beginWriting } from './writers-lock.js';
 
 /** Options of `rebuild()`. */
 export interface PostgresRebuildOptions {
@@ -25,7 +26,7 @@ export interface PostgresRebuildOptions {
 
 /** What a rebuild did. */
 export interface PostgresRebuildResult {
-  /** The seq the projection stands at afterwards. */
+  /** The seq of the last event folded (the snapshot's, when none follows it). */
   seq: number;
   /** The seq of the snapshot it started from (0: none, a full fold). */
   snapshotSeq: number;
@@ -44,34 +45,34 @@ const REFILL_BATCH = 5_000;
 /** Rebuilds the projection of `backend`'s schema from its log. */
 export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuildOptions): Promise<PostgresRebuildResult> {
   const { db, log, projection } = backend;
-  return db.transaction(async (sql) => {
-    const [locked] = await sql.rows<{ head: number }>(`SELECT head FROM ${db.t('streams')} WHERE stream = $1 FOR UPDATE`, [STATE_STREAM]);
-    if (locked === undefined) throw new CorruptionError('database', 0, `schema ${db.schema} is damaged: the state stream's head row is missing`);
-    const { generation } = await projection.state(sql);
-    const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log.readerIn(sql), backend.codec ?? plainCodec, locked.head);
-    for (const table of TABLES) await sql.rows(`DELETE FROM ${db.t(table)}`);
-    const skipped = [...loaded.skipped];
-    let snapshot = loaded.snapshot;
-    let restored = new InMemoryState();
-    if (snapshot) {
-      // A snapshot that decodes but whose rows the tables refuse is skipped too.
-      await sql.rows('SAVEPOINT restore_snapshot');
-      try {
-        restored = await restore(backend, sql, snapshot);
-        await sql.rows('RELEASE restore_snapshot');
-      } catch (error) {
-        await sql.rows('ROLLBACK TO restore_snapshot');
-        skipped.push({ seq: snapshot.seq, reason: describeError(error), damaged: true });
-        snapshot = undefined;
-        restored = new InMemoryState();
+  return db.transaction(
+    async (sql) => {
+      const head = await log.headIn(sql, STATE_STREAM);
+      const loaded = options.fromScratch ? { snapshot: undefined, skipped: [] } : await loadSnapshot(log.readerIn(sql), backend.codec ?? plainCodec, head);
+      for (const table of TABLES) await sql.rows(`DELETE FROM ${db.t(table)}`);
+      const skipped = [...loaded.skipped];
+      let snapshot = loaded.snapshot;
+      let restored = new InMemoryState();
+      if (snapshot) {
+        // A snapshot that decodes but whose rows the tables refuse is skipped too.
+        await sql.rows('SAVEPOINT restore_snapshot');
+        try {
+          restored = await restore(backend, sql, snapshot);
+          await sql.rows('RELEASE restore_snapshot');
+        } catch (error) {
+          await sql.rows('ROLLBACK TO restore_snapshot');
+          skipped.push({ seq: snapshot.seq, reason: describeError(error), damaged: true });
+          snapshot = undefined;
+          restored = new InMemoryState();
+        }
       }
-    }
-    await projection.saveState(sql, { seq: restored.seq, maxHlc: restored.maxHlc, generation: generation + 1 });
-    await refillHistory(backend, sql, restored.seq);
-    const events = await foldPending(sql, log, projection, tableLookups(db, sql), backend.upcasters);
-    await forgetStaleVectors(backend, sql);
-    return { seq: (await projection.state(sql)).seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events };
-  });
+      await refillHistory(backend, sql, restored.seq);
+      const folded = await foldPending(sql, log, projection, tableLookups(db, sql), backend.upcasters, restored.seq);
+      await forgetStaleVectors(backend, sql);
+      return { seq: folded.seq, snapshotSeq: snapshot?.seq ?? 0, skipped, events: folded.folded };
+    },
+    beginWriting(db, 'exclusive'),
+  );
 }
 
 /**
@@ -82,7 +83,7 @@ export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuild
 async function refillHistory(backend: PostgresBackend, sql: Sql, seq: number): Promise<void> {
   const { db, log } = backend;
   for (let after = 0; after < seq; ) {
-    const rows = await log.readRows(sql, STATE_STREAM, after, Math.min(REFILL_BATCH, seq - after));
+    const rows = await log.readRows(sql, STATE_STREAM, after, REFILL_BATCH, seq);
     if (rows.length === 0) break;
     const index = historyRows(
       rows.map((row) => eventFromRow(row)),

@@ -13,10 +13,19 @@
  */
 
 /** The version of the durable part; a schema recording a larger one is a newer library's, refused. */
-export const LOG_VERSION = 1;
+export const LOG_VERSION = 2;
 
 /** The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open. */
-export const DERIVED_VERSION = 1;
+export const DERIVED_VERSION = 2;
+
+/**
+ * The advisory lock of a schema's writers, as the two keys of
+ * `pg_advisory_xact_lock(int, int)`: every write to the `state` stream holds
+ * it shared until it ends, so a reader can find the writers that may still
+ * hold positions, and work that needs no writer in flight takes it
+ * exclusive. The first key is agentstate's, the second the schema's.
+ */
+export const WRITERS_LOCK_KEY = 1_634_953_331;
 
 /** The table recording both versions; its presence marks a schema as agentstate's. */
 export const VERSIONS_TABLE = 'agentstate_schema';
@@ -40,6 +49,38 @@ DROP TRIGGER IF EXISTS events_notify ON {schema}.events;
 CREATE TRIGGER events_notify AFTER INSERT ON {schema}.events FOR EACH STATEMENT EXECUTE FUNCTION {schema}.notify_events();
 `;
 
+/**
+ * The positions of the `state` stream (docs/contract.md §7) and the reader's
+ * high-water mark. `settled_position()` reads the sequence's last value L,
+ * then the transactions holding the writers' lock ({@link WRITERS_LOCK_KEY})
+ * and waits until each has ended: every position up to L was taken by a
+ * transaction that held that lock from before it took it, so afterwards
+ * each is committed or never will be, and a statement that starts later
+ * sees exactly the committed events up to L. Call it as a statement of its
+ * own: a statement that began before the wait does not see what committed
+ * during it.
+ */
+export const POSITIONS_SQL = `
+CREATE SEQUENCE IF NOT EXISTS {schema}.positions AS bigint MINVALUE 1 START 1;
+CREATE OR REPLACE FUNCTION {schema}.settled_position() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  mark bigint;
+  writers text[];
+BEGIN
+  SELECT CASE WHEN is_called THEN last_value ELSE 0 END INTO mark FROM {schema}.positions;
+  SELECT array_agg(virtualtransaction) INTO writers FROM pg_locks
+    WHERE locktype = 'advisory' AND classid = ${WRITERS_LOCK_KEY} AND objid = hashtext('{schema}')::oid AND objsubid = 2
+      AND pid <> pg_backend_pid();
+  WHILE writers IS NOT NULL AND EXISTS (
+    SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND classid = ${WRITERS_LOCK_KEY} AND objid = hashtext('{schema}')::oid
+      AND objsubid = 2 AND virtualtransaction = ANY (writers)) LOOP
+    PERFORM pg_sleep(0.0005);
+  END LOOP;
+  RETURN mark;
+END
+$$;
+`;
+
 /** The durable part of a fresh schema. */
 export const LOG_SQL = `
 CREATE TABLE {schema}.${VERSIONS_TABLE} (part text PRIMARY KEY, version integer NOT NULL);
@@ -48,10 +89,11 @@ INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION});
 CREATE TABLE {schema}.store_meta (key text PRIMARY KEY, value text NOT NULL);
 INSERT INTO {schema}.store_meta (key, value) VALUES ('log_identity', md5(random()::text || clock_timestamp()::text) || md5(random()::text));
 
--- One row per stream: locked FOR UPDATE by every append, so seqs are dense and commit in seq order.
+-- One row per stream but state: locked FOR UPDATE by every append, so its seqs are dense and commit in seq order.
+-- The state stream's row is kept, its head unused: its events take their positions from the sequence positions.
 CREATE TABLE {schema}.streams (stream text PRIMARY KEY, head bigint NOT NULL);
 INSERT INTO {schema}.streams (stream, head) VALUES ('state', 0);
-
+${POSITIONS_SQL}
 CREATE TABLE {schema}.events (
   stream text NOT NULL,
   seq bigint NOT NULL,
@@ -98,7 +140,12 @@ const ENVELOPE = `sync_version bigint NOT NULL,
   hlc_counter bigint NOT NULL,
   last_writer_id text NOT NULL`;
 
-/** The derived part, empty (the projection stands at seq 0), recording {@link DERIVED_VERSION}. */
+/**
+ * The derived part, empty, recording {@link DERIVED_VERSION}. Writers run in
+ * parallel: a decision that something does not exist yet (a slug or a memory
+ * key free in a scope, an unused id) is held by a unique index, which makes
+ * the second of two such writers fail and retry (`backend.ts`).
+ */
 export const DERIVED_SQL = `
 INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('derived', ${DERIVED_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
 
@@ -109,15 +156,6 @@ CREATE TABLE {schema}.snapshots (
   data bytea NOT NULL,
   PRIMARY KEY (stream, seq)
 );
-
-CREATE TABLE {schema}.projection_state (
-  id integer PRIMARY KEY CHECK (id = 1),
-  seq bigint NOT NULL,
-  hlc_wall bigint NOT NULL,
-  hlc_counter bigint NOT NULL,
-  generation integer NOT NULL
-);
-INSERT INTO {schema}.projection_state VALUES (1, 0, 0, 0, 0);
 
 CREATE TABLE {schema}.sessions (
   id text COLLATE "C" PRIMARY KEY,
@@ -172,6 +210,7 @@ CREATE TABLE {schema}.skills (
   search tsvector
 );
 CREATE INDEX skills_at ON {schema}.skills (scope_key, slug);
+CREATE UNIQUE INDEX skills_live_place ON {schema}.skills (scope_key, slug) WHERE NOT deleted;
 CREATE INDEX skills_by_slug ON {schema}.skills (slug, id) WHERE NOT deleted;
 CREATE INDEX skills_search ON {schema}.skills USING gin (search);
 CREATE INDEX skills_unindexed ON {schema}.skills (n) WHERE search IS NULL AND NOT deleted;
@@ -194,7 +233,7 @@ CREATE TABLE {schema}.memory (
 );
 CREATE INDEX memory_recent ON {schema}.memory (created_at DESC, id DESC) WHERE NOT deleted;
 CREATE INDEX memory_by_scope ON {schema}.memory (scope_key) WHERE NOT deleted;
-CREATE INDEX memory_by_key ON {schema}.memory (scope_key, key) WHERE NOT deleted AND key IS NOT NULL;
+CREATE UNIQUE INDEX memory_by_key ON {schema}.memory (scope_key, key) WHERE NOT deleted AND key IS NOT NULL;
 CREATE INDEX memory_expiry ON {schema}.memory (expires_at) WHERE NOT deleted AND expires_at IS NOT NULL;
 CREATE INDEX memory_search ON {schema}.memory USING gin (search);
 CREATE INDEX memory_unindexed ON {schema}.memory (n) WHERE search IS NULL AND NOT deleted;

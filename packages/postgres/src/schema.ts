@@ -7,13 +7,23 @@
  * (one made by the migrations of earlier versions among them) loses its
  * whole derived part, which the caller folds again from the log in the
  * same transaction. All of it under a transaction-scoped advisory lock
- * named after the schema, then the `state` head's lock a rebuild takes, so
+ * named after the schema, then the writers' lock exclusive, so
  * processes opening together never race: the second waits, then finds the
  * work done.
  */
 import type { Sql } from './database.js';
 import { IncompatibleDatabaseError } from './errors.js';
-import { DERIVED_SQL, DERIVED_TABLES, DERIVED_VERSION, LOG_SQL, LOG_VERSION, NOTIFY_SQL, VERSIONS_TABLE } from './schema-script.js';
+import {
+  DERIVED_SQL,
+  DERIVED_TABLES,
+  DERIVED_VERSION,
+  LOG_SQL,
+  LOG_VERSION,
+  NOTIFY_SQL,
+  POSITIONS_SQL,
+  VERSIONS_TABLE,
+  WRITERS_LOCK_KEY,
+} from './schema-script.js';
 
 /**
  * The table of the migrations that made schemas before the creation
@@ -56,7 +66,7 @@ async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding> {
     const version = (part: string): number | undefined => rows.find((r) => r.part === part)?.version;
     const log = version('log') ?? 0;
     if (log > LOG_VERSION) throw newer(log, LOG_VERSION);
-    return version('derived') === DERIVED_VERSION ? 'current' : 'stale';
+    return version('derived') === DERIVED_VERSION && log === LOG_VERSION ? 'current' : 'stale';
   }
   if (names.has(MIGRATIONS_TABLE)) {
     const [row] = await sql.rows<{ latest: number | null }>(`SELECT max(version) AS latest FROM "${schema}".${MIGRATIONS_TABLE}`);
@@ -74,8 +84,9 @@ function script(sql: string, schema: string): string {
 /**
  * Brings `schema` to this library's versions inside the caller's
  * transaction: creates it when missing; when its derived part has another
- * version, upgrades its log (only what the log lacks), drops the derived
- * part and creates it empty, holding the `state` head's lock. Returns what
+ * version, upgrades its log (only what the log lacks: the notify trigger,
+ * the positions of the `state` stream), drops the derived part and creates
+ * it empty, holding the writers' lock exclusive. Returns what
  * it found; after `stale`, the caller folds the log into the empty tables
  * before committing. A caller that fails and rolls back leaves the schema
  * as it was, or no schema at all.
@@ -89,13 +100,15 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
     await sql.rows(`CREATE SCHEMA IF NOT EXISTS ${quoted}; ${script(LOG_SQL + DERIVED_SQL, schema)}`);
     return found;
   }
-  // The lock a rebuild and every writer take: no writer interleaves, and readers see the old tables until the commit.
-  await sql.rows(`SELECT head FROM ${quoted}.streams WHERE stream = 'state' FOR UPDATE`);
+  // The lock a rebuild takes and every writer takes shared: no writer interleaves, and readers see the old tables until the commit.
+  await sql.rows(`SELECT pg_advisory_xact_lock(${WRITERS_LOCK_KEY}, hashtext('${quoted}'))`);
+  // A log of version 1 numbered its state events from the head row: its positions go on from its last.
   await sql.rows(
     `CREATE TABLE IF NOT EXISTS ${quoted}.${VERSIONS_TABLE} (part text PRIMARY KEY, version integer NOT NULL);
-     INSERT INTO ${quoted}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION}) ON CONFLICT (part) DO NOTHING;
+     INSERT INTO ${quoted}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
      DROP TABLE IF EXISTS ${quoted}.${MIGRATIONS_TABLE};
-     ${script(NOTIFY_SQL, schema)}
+     ${script(NOTIFY_SQL + POSITIONS_SQL, schema)}
+     SELECT setval('${quoted}.positions', greatest(max(seq), 1), max(seq) IS NOT NULL) FROM ${quoted}.events WHERE stream = 'state';
      DROP TABLE IF EXISTS ${DERIVED_TABLES.map((t) => `${quoted}.${t}`).join(', ')} CASCADE;
      ${script(DERIVED_SQL, schema)}`,
   );

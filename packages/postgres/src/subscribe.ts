@@ -1,8 +1,10 @@
 /**
  * A live tail of one stream: every event after a seq, exactly once and in
- * seq order, as transactions commit. Writers append under the stream's head
- * lock, so commit order is seq order and reading `seq > last` never skips
- * an event (README, "Ordering under concurrency"). New events are announced
+ * seq order, as transactions commit. Each read goes through the log's
+ * `read`, which reads the `state` stream only up to its high-water mark
+ * (every position below it settled), so reading `seq > last` never skips
+ * an event though writers commit out of position order (README, "Ordering
+ * under concurrency"). New events are announced
  * on the channel `agentstate_events` (`schema-script.ts`); the subscriber LISTENs
  * on a connection of its own *before* each catch-up read, so an event
  * committed between the read and the LISTEN is still announced, and reads

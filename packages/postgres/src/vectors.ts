@@ -18,7 +18,7 @@ import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
 import { compareStrings, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import { beginLockingHead } from './head-lock.js';
+import { beginWriting } from './writers-lock.js';
 import { memoryRowFilter } from './metadata.js';
 import { Params } from './params.js';
 import { scopeCondition } from './scope-sql.js';
@@ -138,28 +138,31 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
     const vectors = entries.map((e) => `{${Array.from(e.vector).join(',')}}`);
     const ids = entries.map((e) => e.id);
     const hashes = entries.map((e) => e.contentHash);
-    // Under the `state` head lock, like a write: a purge commits wholly before (its text is no longer the
+    // Under the writers' lock shared, like a write: a purge commits wholly before (its text is no longer the
     // record's, and is not cached: core's `holdsContent`, in SQL) or after (it drops what this caches).
-    await this.db.transaction(async (sql) => {
-      await sql.rows(
-        `INSERT INTO ${this.db.t('embedding_cache')} (embedder_id, content_hash, vector)
+    await this.db.transaction(
+      async (sql) => {
+        await sql.rows(
+          `INSERT INTO ${this.db.t('embedding_cache')} (embedder_id, content_hash, vector)
          SELECT DISTINCT ON (e.h) $1, e.h, e.v::real[] FROM unnest($2::text[], $3::text[], $4::text[]) AS e(id, h, v)
          JOIN ${this.db.t(this.target.table)} r ON r.id = e.id AND encode(sha256(convert_to(r.content, 'UTF8')), 'hex') = e.h
          ON CONFLICT (embedder_id, content_hash) DO NOTHING`,
-        [embedderId, ids, hashes, vectors],
-      );
-      const p = new Params();
-      const live = this.target.live(p);
-      await sql.rows(
-        `INSERT INTO ${this.db.t('vectors')} (target, embedder_id, record_id, vector)
+          [embedderId, ids, hashes, vectors],
+        );
+        const p = new Params();
+        const live = this.target.live(p);
+        await sql.rows(
+          `INSERT INTO ${this.db.t('vectors')} (target, embedder_id, record_id, vector)
          SELECT ${p.add(this.target.name)}, ${p.add(embedderId)}, r.id, e.v::real[]
          FROM unnest(${p.add(ids)}::text[], ${p.add(hashes)}::text[], ${p.add(vectors)}::text[]) AS e(id, h, v)
          JOIN ${this.db.t(this.target.table)} r ON r.id = e.id
          WHERE ${live} AND encode(sha256(convert_to(r.content, 'UTF8')), 'hex') = e.h
          ON CONFLICT (target, embedder_id, record_id) DO UPDATE SET vector = excluded.vector`,
-        p.values,
-      );
-    }, beginLockingHead(this.db));
+          p.values,
+        );
+      },
+      beginWriting(this.db, 'shared'),
+    );
     for (const dimensions of new Set(entries.map((e) => e.vector.length))) await this.#ensureIndex(embedderId, dimensions);
   }
 

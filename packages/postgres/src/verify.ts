@@ -5,13 +5,15 @@
  * Core's replay check reads the whole log back (dense seqs, every row's
  * checksum, full payload validation) and compares the tables and every
  * stored snapshot with its replay, and the history index (`record_events`)
- * with the replay's; then what only this backend derives: the
- * projection's largest HLC, the metadata index and the full-text columns.
+ * with the replay's; then what only this backend derives: the metadata
+ * index and the full-text columns. Writers may be in flight: the snapshot
+ * holds the committed events, with gaps where others are still to commit,
+ * and the tables are their fold.
  * The server checks its own pages (data checksums, `amcheck`): that is not
  * repeated here. Nothing is written.
  */
 import type { JsonObject, Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
-import { compareHlc, STATE_STREAM } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
 import { checkReplay, describeError, overallRepair, rowCodec, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
@@ -53,7 +55,6 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
     });
     problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
     if (tables !== undefined) {
-      problems.push(...(await check(sql, 'tables', () => checkBookkeeping(backend, sql))));
       problems.push(...(await check(sql, 'tables', () => checkMetadataIndex(backend, sql))));
       problems.push(...(await check(sql, 'fts', () => checkFullText(backend, sql, tables!))));
     }
@@ -82,28 +83,6 @@ async function check(sql: Sql, part: 'tables' | 'fts', fn: () => Promise<VerifyP
   } catch (error) {
     return [{ part, message: `the ${part} cannot be checked: ${describeError(error)}`, repair: 'rebuild' }];
   }
-}
-
-/** The projection's largest HLC, which every later write's clock starts past, against the stored records'. */
-async function checkBookkeeping(backend: PostgresBackend, sql: Sql): Promise<VerifyProblem[]> {
-  const { db } = backend;
-  const state = await backend.projection.state(sql);
-  const [newest] = await sql.rows<{ wall: number; counter: number }>(
-    `SELECT hlc_wall AS wall, hlc_counter AS counter FROM (
-       SELECT hlc_wall, hlc_counter FROM ${db.t('sessions')} UNION ALL SELECT hlc_wall, hlc_counter FROM ${db.t('turns')}
-       UNION ALL SELECT hlc_wall, hlc_counter FROM ${db.t('skills')} UNION ALL SELECT hlc_wall, hlc_counter FROM ${db.t('memory')}) h
-     ORDER BY hlc_wall DESC, hlc_counter DESC LIMIT 1`,
-  );
-  if (newest && compareHlc(state.maxHlc, newest) < 0)
-    return [
-      {
-        part: 'tables',
-        object: 'projection_state',
-        message: 'projection_state records a largest HLC below that of a stored record',
-        repair: 'rebuild',
-      },
-    ];
-  return [];
 }
 
 /** `memory_meta` against the metadata of the live memory rows, leaf by leaf. */

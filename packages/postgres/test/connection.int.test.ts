@@ -75,9 +75,9 @@ describe('PostgreSQL connections', () => {
     await admin.connect();
     try {
       await provider.memory.write({ content: 'before the lock' });
-      // Another process holds the state stream's head for longer than the timeout.
+      // Another process holds the writers' lock exclusive (as a purge does) for longer than the timeout.
       await admin.query('BEGIN');
-      await admin.query(`SELECT head FROM "${schema}".streams WHERE stream = 'state' FOR UPDATE`);
+      await admin.query(`SELECT pg_advisory_xact_lock(1634953331, hashtext('"${schema}"'))`);
       // The lock is held until after the write returns: only the statement timeout can end it.
       const error = await provider.memory.write({ content: 'behind the lock' }).then(
         () => undefined,

@@ -197,7 +197,7 @@ describe('A derived part of another version', () => {
     await dropSchema(url, schema);
   });
 
-  it('upgrades the log of an old schema that lacks the notify trigger, and a log opened alone leaves the fold to the provider', async () => {
+  it('upgrades the log of an old schema that lacks the notify trigger, and a log opened alone folds the derived part it made again', async () => {
     const { url } = await testServer();
     const schema = freshSchema('notify');
     await loadOldSchema(url, schema);
@@ -209,9 +209,10 @@ describe('A derived part of another version', () => {
     const trigger = `SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE n.nspname = '${schema}' AND t.tgname = 'events_notify'`;
     expect(await query(url, trigger)).toHaveLength(1);
+    // The tables are always the fold of the log: the provider opens on a current schema, with nothing to fold.
     const progress: unknown[] = [];
     const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
-    expect(progress).toEqual([{ done: 19, total: 19 }]);
+    expect(progress).toEqual([]);
     expect(await reads(provider)).toEqual(OLD_READS);
     await provider.close();
     await dropSchema(url, schema);

@@ -1,10 +1,13 @@
 /**
  * Writing an export of any {@link Log}: its `state` stream as canonical
  * JSON Lines, read in batches, then its `retention` stream (the policies),
- * then the trailer (see `trailer.ts`).
+ * then the trailer (see `trailer.ts`). A gapped log's positions are
+ * renumbered densely from 1, and each `erasedBy` mark with them, so the
+ * same history exports the same from every backend (docs/contract.md §7,
+ * "Positions").
  */
 import { RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
-import type { Log } from '../log/log.js';
+import type { Log, LogEvent } from '../log/log.js';
 import { exportLine } from './lines.js';
 import type { Trailer } from './trailer.js';
 import { ExportDigest, trailerLine } from './trailer.js';
@@ -30,6 +33,7 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
   const policiesUpTo = await log.head(RETENTION_STREAM);
   const batchSize = options.batchSize ?? 5_000;
   const digest = new ExportDigest();
+  const dense = log.gapped === true ? await denseNumbers(log, upTo, batchSize) : undefined;
   for (const [stream, head] of [
     [STATE_STREAM, upTo],
     [RETENTION_STREAM, policiesUpTo],
@@ -37,7 +41,7 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
     for (let after = 0; after < head; ) {
       const batch = await log.read({ stream, afterSeq: after, limit: Math.min(batchSize, head - after) });
       if (batch.length === 0) break;
-      const lines = batch.map(exportLine);
+      const lines = batch.filter((event) => event.seq <= head).map((event) => exportLine(stream === STATE_STREAM && dense ? dense(event) : event));
       for (const line of lines) digest.add(line);
       await sink(`${lines.join('\n')}\n`);
       after = batch[batch.length - 1]!.seq;
@@ -47,4 +51,39 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
   const trailer = digest.finish();
   await sink(`${trailerLine(trailer)}\n`);
   return trailer;
+}
+
+/**
+ * The renumbering of a gapped log's `state` events up to `upTo`: each
+ * event at its rank among them, its `erasedBy` mark (a later position) at
+ * that position's rank. Reads the positions first, as a mark points ahead.
+ */
+async function denseNumbers(log: Log, upTo: number, batchSize: number): Promise<(event: LogEvent) => LogEvent> {
+  const positions: number[] = [];
+  for (let after = 0; after < upTo; ) {
+    const batch = (await log.read({ stream: STATE_STREAM, afterSeq: after, limit: batchSize })).filter((event) => event.seq <= upTo);
+    if (batch.length === 0) break;
+    for (const event of batch) positions.push(event.seq);
+    after = batch[batch.length - 1]!.seq;
+  }
+  /** 1 + how many positions precede `seq`: its rank when it is one, else the rank the next one has. */
+  const rank = (seq: number): number => {
+    let lo = 0;
+    let hi = positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (positions[mid]! < seq) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo + 1;
+  };
+  return (event) => {
+    const payload = event.payload as { erasedBy?: unknown } | null;
+    const marked = typeof payload === 'object' && payload !== null && typeof payload.erasedBy === 'number';
+    return {
+      ...event,
+      seq: rank(event.seq),
+      payload: marked ? { ...payload, erasedBy: rank(payload.erasedBy as number) } : event.payload,
+    };
+  };
 }

@@ -12,6 +12,7 @@ import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import { trustedRead } from '../log/trusted.js';
 import type { Log } from '../log/log.js';
+import { follows } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { SnapshotCodec } from '../snapshot/codecs.js';
 import { plainCodec } from '../snapshot/codecs.js';
@@ -73,7 +74,7 @@ export async function foldLog(log: Log, options: FoldOptions = {}): Promise<Fold
       : await log.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: batchSize });
     if (batch.length === 0) break;
     for (const event of batch) {
-      if (event.seq !== state.seq + 1) {
+      if (!follows(log, state.seq, event.seq)) {
         throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
       }
       const current = trusted !== undefined && event.schemaVersion === STATE_SCHEMA_VERSION;
@@ -134,12 +135,18 @@ export async function readChanges(log: Log, from: number, to: number, options: F
   const trustedOptions = { ...decodeOptions, trusted: true };
   let at = from;
   while (at < to) {
-    const batch = await log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, to - at) });
-    if (batch.length === 0) throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
+    const read = await log.read({ stream: STATE_STREAM, afterSeq: at, limit: Math.min(batchSize, to - at) });
+    // A gapped log's positions may pass `to` without an event at it: the read stops at the last event before.
+    const batch = read.filter((event) => event.seq <= to);
+    if (batch.length === 0) {
+      if (log.gapped === true) break;
+      throw new CorruptionError(STATE_STREAM, at + 1, 'the event is missing');
+    }
     for (const event of batch) {
-      if (event.seq !== at + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
+      if (!follows(log, at, event.seq)) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${at + 1}: the stream has a gap`);
       each(decodeStateEvent(event, event.schemaVersion === STATE_SCHEMA_VERSION ? trustedOptions : decodeOptions), event.seq);
       at = event.seq;
     }
+    if (batch.length < read.length) break;
   }
 }

@@ -76,7 +76,7 @@ export interface Log {
    * never adopted (docs/contract.md §8).
    */
   identity(): Promise<string>;
-  /** Appends one event and returns it as stored. A failed append consumes no seq. */
+  /** Appends one event and returns it as stored. A failed append consumes no seq (on a {@link gapped} stream it may leave a gap). */
   append<P>(input: AppendInput<P>): Promise<LogEvent<P>>;
   /** Events of a stream in seq order; an unknown stream is empty. */
   read(query: ReadQuery): Promise<LogEvent[]>;
@@ -86,4 +86,19 @@ export interface Log {
   saveSnapshot(snapshot: StoredSnapshot): Promise<void>;
   /** The newest snapshot of a stream at or below `upToSeq` (default: any). */
   latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined>;
+  /**
+   * True when the `state` stream's seqs are positions that may skip numbers
+   * (docs/contract.md §7, "Positions": PostgreSQL's parallel writers); absent,
+   * they are dense and a gap is damage.
+   */
+  readonly gapped?: boolean;
+}
+
+/**
+ * Whether an event at `seq` may follow the one at `previous` (0: none) in
+ * the `state` stream of `log`: the next seq, or any later position of a
+ * gapped log.
+ */
+export function follows(log: Pick<Log, 'gapped'>, previous: number, seq: number): boolean {
+  return log.gapped === true ? seq > previous : seq === previous + 1;
 }

@@ -13,7 +13,7 @@ import { CorruptionError, OperationConflictError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import type { StateChange } from '../log/events.js';
 import { STATE_STREAM } from '../log/events.js';
-import type { EventMeta } from '../log/log.js';
+import type { EventMeta, LogEvent } from '../log/log.js';
 import type { OperationEntry, OperationRef } from '../log/operation.js';
 import { operationInputHash } from '../log/operation.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
@@ -156,7 +156,7 @@ export class Engine {
         const earlier = await tx.operation(operation.id);
         if (earlier) {
           checkSameInput(earlier, operation);
-          const changes = inFlight.get(operation.id) ?? (await this.#original(earlier, operation, call.spec, expected));
+          const changes = inFlight.get(operation.id) ?? (await this.#original(tx, earlier, operation, call.spec, expected));
           return { changes, seqs: [], replayed: true };
         }
       }
@@ -246,6 +246,8 @@ export class Engine {
     const settled: Array<{ ok: true; outcome: Outcome<StateChange> } | { ok: false; error: unknown }> = [];
     try {
       await this.backend.write(async (tx) => {
+        // A backend may run this again whole after a collision with another writer (PostgreSQL): start afresh.
+        settled.length = 0;
         const inFlight: InFlight = new Map();
         for (const job of jobs) {
           try {
@@ -276,13 +278,28 @@ export class Engine {
    * The `count` changes an operation's first call committed (from the event
    * at `earlier.seq` on), for its retry.
    */
-  async #original(earlier: OperationEntry, operation: OperationRef, spec: OperationSpec, count: number): Promise<StateChange[]> {
-    const events = await this.backend.log.read({ stream: STATE_STREAM, afterSeq: earlier.seq - 1, limit: count });
+  async #original(tx: StateWriteTx, earlier: OperationEntry, operation: OperationRef, spec: OperationSpec, count: number): Promise<StateChange[]> {
+    const log = this.backend.log;
+    const read = (afterSeq: number, limit: number): Promise<LogEvent[]> =>
+      tx.readState ? tx.readState(afterSeq, limit) : log.read({ stream: STATE_STREAM, afterSeq, limit });
+    const decode = (event: LogEvent): StateChange => decodeStateEvent(event, this.upcasters ? { upcasters: this.upcasters } : {});
+    let events = await read(earlier.seq - 1, count);
+    if (log.gapped === true && events[0]?.seq === earlier.seq) {
+      // Other writers' events may lie between a batch's (docs/contract.md §7, "Positions"): its later ones are
+      // those after the first that name its operation, read until there are `count`.
+      events = [events[0]];
+      for (let after = earlier.seq; events.length < count; ) {
+        const batch = await read(after, 256);
+        if (batch.length === 0) break;
+        for (const event of batch) if (events.length < count && decode(event).payload.operation?.id === operation.id) events.push(event);
+        after = batch[batch.length - 1]!.seq;
+      }
+    }
     if (events[0]?.seq !== earlier.seq || events.length !== count) {
       throw new CorruptionError(STATE_STREAM, earlier.seq, `the events of operation ${JSON.stringify(operation.id)} are missing`);
     }
     return events.map((event, i) => {
-      const change = decodeStateEvent(event, this.upcasters ? { upcasters: this.upcasters } : {});
+      const change = decode(event);
       if ((i === 0 && change.payload.operation?.id !== operation.id) || !spec.types.includes(change.type)) {
         throw new CorruptionError(
           STATE_STREAM,

@@ -54,14 +54,45 @@ async function eventTime(log: Log, seq: number): Promise<Instant> {
   return event.time;
 }
 
+/** The last `state` event at or before position `seq` of a gapped log, read backwards in growing spans. */
+async function lastEventUpTo(log: Log, seq: number): Promise<LogEvent | undefined> {
+  for (let span = 16; ; span *= 2) {
+    const from = Math.max(0, seq - span);
+    const events = (await log.read({ stream: STATE_STREAM, afterSeq: from, limit: span })).filter((e) => e.seq <= seq);
+    if (events.length > 0 || from === 0) return events.at(-1);
+  }
+}
+
+/**
+ * The consistent cut of a gapped log at `target` (ms): the longest prefix
+ * whose events are all at or before it, as the position of its last event
+ * (0 for none). Its writers' clocks may disagree, so times are
+ * not ordered along the stream: the events are read in order up to that
+ * first later one.
+ */
+async function cutBefore(log: Log, target: number, head: number): Promise<number> {
+  let last = 0;
+  for (let after = 0; after < head; ) {
+    const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: 10_000 });
+    if (batch.length === 0) break;
+    for (const event of batch) {
+      if (event.seq > head || instantToMs(event.time) > target) return last;
+      last = event.seq;
+    }
+    after = last;
+  }
+  return last;
+}
+
 /**
  * Resolves `point` against the log: a seq must be an integer in
  * `[0, head]`; an instant selects the last event whose time is at or
  * before it, found by binary search over seqs (about 20 single-event reads
- * at a million events). Every log keeps event times from decreasing along a
- * stream, whatever its writers' clocks do (docs/contract.md §7), so the events
- * at or before the instant are a prefix of the stream and the search finds
- * its end.
+ * at a million events). A dense log keeps event times from decreasing along
+ * a stream, whatever its writers' clocks do (docs/contract.md §7), so the
+ * events at or before the instant are a prefix of the stream and the search
+ * finds its end. A gapped one's cut is the longest prefix of events at or
+ * before the instant ({@link cutBefore}).
  */
 export async function resolvePoint(log: Log, point: PointInput): Promise<ResolvedPoint> {
   if (point === null || typeof point !== 'object') throw new ValidationError('', 'a point must be { seq } or { time }');
@@ -70,12 +101,14 @@ export async function resolvePoint(log: Log, point: PointInput): Promise<Resolve
     const { seq } = point;
     if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new ValidationError('seq', 'must be a non-negative integer');
     if (seq > head) throw new ValidationError('seq', `${seq} lies beyond the head of the state stream (${head})`);
-    return { seq, time: seq === 0 ? formatInstant(0) : await eventTime(log, seq) };
+    if (seq === 0) return { seq, time: formatInstant(0) };
+    return { seq, time: log.gapped === true ? ((await lastEventUpTo(log, seq))?.time ?? formatInstant(0)) : await eventTime(log, seq) };
   }
   if ('time' in point) {
     const time = typeof point.time === 'string' ? normalizeInstant(point.time) : undefined;
     if (time === undefined) throw new ValidationError('time', 'must be an ISO-8601 date or date-time with a zone');
     const target = instantToMs(time);
+    if (log.gapped === true) return { seq: await cutBefore(log, target, head), time };
     // Invariant: events 1..lo are at or before the instant, events after hi are later.
     let lo = 0;
     let hi = head;
@@ -102,13 +135,15 @@ export function cutLog(log: Log, point: ResolvedPoint): Log {
     if (query.stream === STATE_STREAM) {
       const room = point.seq - (query.afterSeq ?? 0);
       if (room <= 0) return [];
-      return log.read({ ...query, limit: query.limit ? Math.min(query.limit, room) : room });
+      // A gapped log may hold later positions within `room` events: they are past the cut.
+      return (await log.read({ ...query, limit: query.limit ? Math.min(query.limit, room) : room })).filter((e) => e.seq <= point.seq);
     }
     // Other streams (retention policies) are short: cut by time, then apply the limit.
     const events = (await log.read({ ...query, limit: 0 })).filter((e) => instantToMs(e.time) <= until);
     return query.limit ? events.slice(0, query.limit) : events;
   };
   return {
+    ...(log.gapped === true ? { gapped: true } : {}),
     identity: () => log.identity(),
     append: async () => refuse(),
     saveSnapshot: async () => refuse(),

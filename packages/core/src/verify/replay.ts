@@ -13,6 +13,7 @@ import { ErasureMarks } from '../log/erasure-marks.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
+import { follows } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { InMemoryState } from '../fold/state.js';
 import { eventAt, identityOf, sha256Hex } from '../snapshot/binding.js';
@@ -45,6 +46,8 @@ export interface ReplayCheckOptions {
   /** Opens stored snapshots. Default: plain. */
   codec?: SnapshotCodec | undefined;
   upcasters?: UpcasterRegistry | undefined;
+  /** The log's `state` seqs are positions that may skip numbers ({@link Log.gapped}). */
+  gapped?: boolean | undefined;
 }
 
 /** An error as one line. */
@@ -98,7 +101,8 @@ export class ReplayCheck {
     this.#start();
     const state = this.#state;
     for (const event of events) {
-      if (event.seq !== state.seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
+      if (!follows(this.options, state.seq, event.seq))
+        throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
       const change = decodeStateEvent(event, { upcasters: this.options.upcasters });
       state.apply(change, event.seq);
       this.#forged ??= this.#marks.add(change, event.seq);
@@ -191,7 +195,7 @@ export class ReplayCheck {
 }
 
 /** The part of a log a replay check reads, all from one consistent read. */
-export type ReplaySource = Pick<Log, 'head' | 'read' | 'latestSnapshot' | 'identity'>;
+export type ReplaySource = Pick<Log, 'head' | 'read' | 'latestSnapshot' | 'identity' | 'gapped'>;
 
 /** Options of {@link checkReplay}. */
 export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
@@ -209,7 +213,7 @@ export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
  */
 export async function checkReplay(source: ReplaySource, options: CheckReplayOptions): Promise<ReplayResult> {
   const head = await source.head(STATE_STREAM);
-  const check = new ReplayCheck({ ...options, head });
+  const check = new ReplayCheck({ ...options, head, gapped: source.gapped });
   const ownIdentity = await identityOf(source);
   for (let upToSeq = head; upToSeq >= 0; ) {
     const stored = await source.latestSnapshot(STATE_STREAM, { upToSeq });

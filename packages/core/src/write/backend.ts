@@ -113,6 +113,13 @@ export interface StateWriteTx extends StateLookups {
    * mutation in one, so one failing mutation fails alone.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Optional: the `state` events after `afterSeq` (at most `limit`) as this
+   * transaction sees them. A backend whose log readers wait for writers in
+   * flight (PostgreSQL's high-water mark) must offer it, or a write reading
+   * the log would wait for itself; without it the log is read.
+   */
+  readState?(afterSeq: number, limit: number): Promise<LogEvent[]>;
 }
 
 /**

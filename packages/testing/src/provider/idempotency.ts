@@ -139,7 +139,18 @@ export const idempotencyChecks: ProviderCheck[] = [
       const [event] = await stateEvents(p);
       const forged = { ...(event!.payload as { item: { id: string } }) };
       forged.item = { ...forged.item, id: 'another-item' };
-      await p.log.append({ stream: STATE_STREAM, type: EventTypes.MemoryWritten, schemaVersion: event!.schemaVersion, payload: forged });
+      const input = { stream: STATE_STREAM, type: EventTypes.MemoryWritten, schemaVersion: event!.schemaVersion, payload: forged };
+      // A log that projects a bare append in its own transaction (PostgreSQL's) refuses what the fold refuses.
+      const refused = await p.log.append(input).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      if (refused !== undefined) {
+        expect(refused).toBeInstanceOf(ValidationError);
+        expect((refused as Error).message).toContain('operation id "op" was already used');
+        expect(await p.log.head(STATE_STREAM)).toBe(1);
+        return;
+      }
       for (const fromScratch of [true, false]) {
         const error = await expectError(() => env.replay(p.log, { fromScratch }), CorruptionError, `fromScratch ${fromScratch}`);
         expect(error.seq).toBe(2);

@@ -32,6 +32,7 @@ import { slugChecks } from './slugs.js';
 import { tailReaderChecks } from './tail-reader.js';
 import { snapshotChecks } from './snapshots.js';
 import { timeOrderChecks } from './time-order.js';
+import { positionChecks } from './positions.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
@@ -65,6 +66,7 @@ const all: ProviderCheck[] = [
   ...lifecycleChecks,
   ...cutChecks,
   ...timeOrderChecks,
+  ...positionChecks,
   ...erasureChecks,
   ...purgeTextChecks,
   ...erasureTraceChecks,

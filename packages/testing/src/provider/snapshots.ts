@@ -40,6 +40,7 @@ async function write(p: Provider, n: number): Promise<void> {
 /** A log that records every read of the state stream. */
 function recordingReads(log: Log, reads: Array<{ afterSeq: number; limit: number }>): Log {
   return {
+    ...(log.gapped === true ? { gapped: true } : {}),
     identity: () => log.identity(),
     append: (input) => log.append(input),
     read: (query) => {

@@ -8,6 +8,7 @@ import { ReadOnlyViewError, STATE_STREAM } from '@agentstate/core';
 /** `log` as it was at `seq`, without snapshots (a fold of it replays every event). */
 export function cutAt(log: Log, seq: number): Log {
   return {
+    ...(log.gapped === true ? { gapped: true } : {}),
     identity: () => log.identity(),
     append: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
     saveSnapshot: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),

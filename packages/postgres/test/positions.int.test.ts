@@ -1,0 +1,131 @@
+/**
+ * The high-water-mark reader (docs/contract.md §7, "Positions") against a
+ * real server: raw writer transactions that take the writers' lock, take
+ * positions and commit or roll back in random interleavings, while a reader
+ * follows the `state` stream with `read({ afterSeq })`. It never skips or
+ * repeats an event: what it delivered is exactly the committed events, in
+ * increasing position. An export of a gapped log numbers it densely.
+ */
+import fc from 'fast-check';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { exportLog, STATE_STREAM } from '@agentstate/core';
+import { EVENT_COLUMNS, prepareEvent } from '@agentstate/core/backend';
+import { openPostgresLog } from '../src/index.js';
+import { fresh } from './helpers.js';
+
+const WRITERS = 3;
+const WRITERS_LOCK_KEY = 1_634_953_331;
+
+/** One step of a writer: take a position (beginning its transaction when it has none), or end its transaction. */
+const arbSteps = fc.array(fc.record({ writer: fc.nat(WRITERS - 1), end: fc.boolean(), commit: fc.boolean() }), { minLength: 1, maxLength: 25 });
+
+const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
+
+describe('the high-water-mark reader', () => {
+  it('property: whatever the interleaving of writers taking positions, committing and rolling back, a follower delivers exactly the committed events, each once, in increasing position', async () => {
+    const { url, schema, close } = await fresh();
+    const reader = await openPostgresLog(url, { schema, max: 1 });
+    const clients = await Promise.all(
+      Array.from({ length: WRITERS }, async () => {
+        const client = new pg.Client({ connectionString: url });
+        await client.connect();
+        return client;
+      }),
+    );
+    try {
+      await fc.assert(
+        fc.asyncProperty(arbSteps, async (steps) => {
+          const start = await reader.head(STATE_STREAM);
+          const open = Array.from({ length: WRITERS }, () => [] as number[]);
+          const committed: number[] = [];
+          const delivered: number[] = [];
+          let stopped = false;
+          const follower = (async () => {
+            for (;;) {
+              const stopping = stopped;
+              const events = await reader.read({ stream: STATE_STREAM, afterSeq: delivered.at(-1) ?? start });
+              delivered.push(...events.map((e) => e.seq));
+              if (stopping) return;
+              await tick();
+            }
+          })();
+          const end = async (w: number, commit: boolean): Promise<void> => {
+            await clients[w]!.query(commit ? 'COMMIT' : 'ROLLBACK');
+            if (commit) committed.push(...open[w]!);
+            open[w] = [];
+          };
+          for (const step of [...steps, ...clients.map((_, writer) => ({ writer, end: true, commit: true }))]) {
+            const client = clients[step.writer]!;
+            const taken = open[step.writer]!;
+            if (step.end) {
+              if (taken.length > 0) await end(step.writer, step.commit);
+            } else {
+              if (taken.length === 0) await client.query(`BEGIN; SELECT pg_advisory_xact_lock_shared(${WRITERS_LOCK_KEY}, hashtext('"${schema}"'))`);
+              const [{ seq }] = (await client.query(`SELECT nextval('"${schema}".positions')::int AS seq`)).rows as [{ seq: number }];
+              const { values } = prepareEvent(
+                { stream: STATE_STREAM, type: 'test.step', payload: {} },
+                seq,
+                () => '2026-01-01T00:00:00.000Z',
+                () => undefined,
+              );
+              await client.query(
+                `INSERT INTO "${schema}".events (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, true)`,
+                values,
+              );
+              taken.push(seq);
+            }
+            await tick();
+          }
+          stopped = true;
+          await follower;
+          expect(delivered).toEqual([...committed].sort((a, b) => a - b));
+        }),
+        { numRuns: 25 },
+      );
+    } finally {
+      for (const client of clients) await client.end();
+      await reader.close();
+      await close();
+    }
+  });
+
+  it('an export of a log with gaps numbers its events densely, erasedBy marks with them', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      // Positions taken by writes that rolled back.
+      const burn = () => admin.query(`SELECT nextval('"${schema}".positions')`);
+      const item = await provider.memory.write({ content: 'forget me' });
+      await burn();
+      await provider.memory.update(item.id, { content: 'forget me too' });
+      await burn();
+      await burn();
+      const purge = await provider.purge({ id: item.id, reason: 'asked' });
+      const seqs = (await provider.log.read({ stream: STATE_STREAM })).map((e) => e.seq);
+      expect(seqs).toEqual([1, 3, 6]);
+      expect(purge.seq).toBe(6);
+      let text = '';
+      await exportLog(provider.log, (chunk) => {
+        text += chunk;
+      });
+      const lines = text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { stream?: string; seq?: number; payload?: { erasedBy?: number } })
+        .filter((l) => l.stream === STATE_STREAM);
+      expect(lines.map((l) => [l.seq, l.payload?.erasedBy])).toEqual([
+        [1, 3],
+        [2, 3],
+        [3, undefined],
+      ]);
+      expect((await provider.verify()).ok).toBe(true);
+      expect((await provider.at({ seq: 5 })).seq).toBe(5);
+      expect(await (await provider.at({ seq: 5 })).memory.getAny(item.id)).toMatchObject({ content: '[erased]' });
+    } finally {
+      await admin.end();
+      await close();
+    }
+  });
+});
