@@ -88,38 +88,34 @@ type Query = (text: string, values?: unknown[]) => Promise<Record<string, unknow
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
- * agentstate/raw ratio measures nothing. Today: `BEGIN` and the `state`
- * head lock with where the projection stands (backend.ts `#lockSql`, one
- * simple query); the stamper's look-ups of the session and its last turn
- * number (lookups.ts `session`, `lastTurnSeq`); the head, the event and the
- * projection's state in one statement (log.ts `appendStateInTransaction`);
- * the session's bump, the turn's upsert and the history index
- * (projection.ts `#bumpSession`, `#upsert`, `indexRecords`); `COMMIT`.
+ * agentstate/raw ratio measures nothing. Today: `BEGIN` and the writers'
+ * lock taken shared (writers-lock.ts `beginWriting`, one simple query); the
+ * stamper's look-ups of the session, locked `FOR UPDATE`, and of its last
+ * turn number (lookups.ts); the event's position from the sequence and the
+ * event (log.ts); the session's bump, the turn's upsert and the history
+ * index (projection.ts `#bumpSession`, `#upsert`, `indexRecords`); `COMMIT`.
  * What the store computes besides (stamping, validation, checksums) is
  * reduced here to the least that fills the same columns.
  */
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
   try {
-    const [lock] = await q(`BEGIN; SELECT s.head, p.seq, p.hlc_wall, p.hlc_counter, p.generation,
-         (SELECT e.time FROM ${t('events')} e WHERE e.stream = s.stream AND e.seq = s.head) AS head_time
-       FROM ${t('streams')} s CROSS JOIN ${t('projection_state')} p WHERE s.stream = 'state' AND p.id = 1 FOR UPDATE OF s`);
-    await q(`SELECT * FROM ${t('sessions')} WHERE id = $1`, [sessionId]);
+    await q(`BEGIN; SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`);
+    await q(`SELECT * FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`, [sessionId]);
     const [last] = await q(`SELECT max(seq) AS seq FROM ${t('turns')} WHERE session_id = $1`, [sessionId]);
-    const seq = Number(lock!.head) + 1;
     const turnSeq = Number(last!.seq ?? 0) + 1;
     const now = new Date().toISOString();
     const wall = Date.now();
     const payload = JSON.stringify({
       turn: { id, sessionId, seq: turnSeq, role: 'user', createdAt: now, originInstanceId: instance, updatedHlc: { wall, counter: 0 }, content },
     });
-    const checksum = createHash('sha1').update(payload).digest('base64');
+    const [position] = await q(`SELECT nextval('${t('positions')}') AS seq`);
+    const seq = Number(position!.seq);
+    const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
     await q(
-      `WITH head AS (UPDATE ${t('streams')} SET head = $2 WHERE stream = $1),
-         projected AS (UPDATE ${t('projection_state')} SET seq = $2, hlc_wall = $15, hlc_counter = $16, generation = $17 WHERE id = 1)
-       INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
+      `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true, wall, 0, lock!.generation],
+      ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true],
     );
     await q(
       `UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
