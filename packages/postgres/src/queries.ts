@@ -216,7 +216,7 @@ export function postgresQueries(db: Database): StateQueries {
     expiredMemory: async (now: string, limit: number) =>
       (
         await db.rows<rowCodec.MemoryRow>(
-          `SELECT * FROM ${db.t('memory')} WHERE NOT deleted AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at LIMIT $2`,
+          `SELECT * FROM ${db.t('memory')} WHERE NOT deleted AND expires_at IS NOT NULL AND expires_at <= $1 ORDER BY expires_at COLLATE "C", id COLLATE "C" LIMIT $2`,
           [now, Math.max(0, Math.trunc(limit))],
         )
       ).map(rowCodec.memoryFromRow),

@@ -14,7 +14,7 @@
  */
 import type { JsonObject, Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { checkReplay, describeError, overallRepair, rowCodec, skillSearchText } from '@agentstate/core/backend';
+import { checkReplay, describeError, listed, overallRepair, rowCodec, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
@@ -25,9 +25,6 @@ export interface PostgresVerifyOptions {
   /** Called while the log is replayed, with the events done and the total. */
   onProgress?: (done: number, total: number) => void;
 }
-
-/** Keys named per problem. */
-const MAX_LISTED = 5;
 
 /** Verifies `backend`'s schema; see the module comment. */
 export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOptions): Promise<VerifyReport> {
@@ -53,7 +50,7 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
           seq: Number(row.seq),
         })),
     });
-    problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
+    problems.push(...(await lostEvents(backend, sql)), ...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
     if (tables !== undefined) {
       problems.push(...(await check(sql, 'tables', () => checkMetadataIndex(backend, sql))));
       problems.push(...(await check(sql, 'fts', () => checkFullText(backend, sql, tables!))));
@@ -61,6 +58,24 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
     const { problems: _, ...rest } = replay;
     return { ok: problems.length === 0, problems, repair: overallRepair(problems), ...rest };
   }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+}
+
+/**
+ * Events the history index names that the log no longer holds. Positions may skip numbers (docs/contract.md §7,
+ * "Positions"), so a deleted event leaves no gap to find; the index, written with each event, still names it.
+ */
+async function lostEvents(backend: PostgresBackend, sql: Sql): Promise<VerifyProblem[]> {
+  const { db } = backend;
+  const [row] = await sql.rows<{ seq: string | null; count: string }>(
+    `SELECT min(r.seq) AS seq, count(DISTINCT r.seq) AS count FROM ${db.t('record_events')} r
+      WHERE NOT EXISTS (SELECT 1 FROM ${db.t('events')} e WHERE e.stream = $1 AND e.seq = r.seq)`,
+    [STATE_STREAM],
+  );
+  if (row?.seq == null) return [];
+  const more = Number(row.count) > 1 ? ` and ${Number(row.count) - 1} more` : '';
+  return [
+    { part: 'log', object: 'events', message: `the log has lost the event at seq ${row.seq}${more}, which the history index names`, repair: 'restore-backup' },
+  ];
 }
 
 /** Runs `fn` under a savepoint, so a statement that fails leaves the transaction usable. */
@@ -139,11 +154,6 @@ async function checkFullText(backend: PostgresBackend, sql: Sql, tables: Snapsho
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);
   return left.size === new Set(b).size && b.every((x) => left.has(x));
-}
-
-function listed(keys: readonly string[]): string {
-  const shown = keys.slice(0, MAX_LISTED).join(', ');
-  return keys.length > MAX_LISTED ? `${shown}, …` : shown;
 }
 
 function emptyTables(): Snapshot {

@@ -270,7 +270,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     expiredMemory: (now: string, limit: number) =>
       (
         conn
-          .prepare('SELECT * FROM memory WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at LIMIT ?')
+          .prepare('SELECT * FROM memory WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at, id LIMIT ?')
           .all(now, Math.max(0, Math.trunc(limit))) as rowCodec.MemoryRow[]
       ).map(rowCodec.memoryFromRow),
 

@@ -1,7 +1,7 @@
 /** The read-model queries of the in-memory backend. */
 import { bm25Score, termFrequencies } from '../matching/bm25.js';
 import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
-import { compareMemoryNewestFirst, compareSkillsBySlug, compareTurnsNewestFirst } from '../records/order.js';
+import { compareMemoryNewestFirst, compareSkillsBySlug, compareStrings, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey, scopeStartsWith } from '../records/scope.js';
 import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
@@ -81,14 +81,11 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     recordSeqs: (id) => [...(state.history.get(id) ?? [])],
     purgeable: (selector) => purgeableIn(state, selector),
 
-    expiredMemory: (now, limit) => {
-      const out: MemoryItem[] = [];
-      for (const item of state.liveMemory.items) {
-        if (out.length >= limit) break;
-        if (isExpired(item, now)) out.push(item);
-      }
-      return out;
-    },
+    expiredMemory: (now, limit) =>
+      state.liveMemory.items
+        .filter((item) => isExpired(item, now))
+        .sort((a, b) => compareStrings(a.expiresAt!, b.expiresAt!) || compareStrings(a.id, b.id))
+        .slice(0, limit),
 
     listSessions: ({ limit, offset, after, ...filter }) => {
       const inScope = scopeFilter(filter);
