@@ -8,6 +8,7 @@
  * driver error.
  */
 import { AgentStateError, ConflictError, ValidationError } from '@agentstate/core';
+import { describeError } from '@agentstate/core/backend';
 
 /** The refusal of a schema this library must not touch: core's, shared by every backend. */
 export { IncompatibleDatabaseError, type IncompatibleReason } from '@agentstate/core';
@@ -44,7 +45,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT
 export function mapPgError(error: unknown): AgentStateError {
   if (error instanceof AgentStateError) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   const options = { cause: error };
   if (typeof code === 'string') {
     if (NETWORK_CODES.has(code)) return new ConnectionLostError(`cannot reach the PostgreSQL server: ${message}`, options);

@@ -12,7 +12,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeOperation, changeRecords, checkChange, operationEntry, scopeKey } from '@agentstate/core/backend';
+import { changeOperation, changeRecords, checkChange, describeError, operationEntry, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -267,7 +267,6 @@ async function putOrCorrupt(put: () => Promise<void>, seq: number): Promise<void
     await put();
   } catch (error) {
     if (error instanceof CorruptionError) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    throw new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${message}`, { cause: error });
+    throw new CorruptionError(STATE_STREAM, seq, `the event cannot be projected: ${describeError(error)}`, { cause: error });
   }
 }
