@@ -6,13 +6,14 @@
  * fails the check.
  */
 import type { Provider } from '@agentstate/core';
+import { ValidationError } from '@agentstate/core';
 import type { ProcessTarget } from '../factory.js';
 import type { WriterPlan } from './mixed-writer.js';
 import { runMixedWriter } from './mixed-writer.js';
 
 const [target, plan] = process.argv.slice(2).map((arg) => JSON.parse(arg)) as [ProcessTarget, WriterPlan];
 const open = ((await import(target.module)) as Record<string, unknown>)[target.open];
-if (typeof open !== 'function') throw new TypeError(`${target.module} has no function ${target.open}`);
+if (typeof open !== 'function') throw new ValidationError('open', `${target.module} has no function ${target.open}`);
 const provider = (await open(...target.args)) as Provider;
 try {
   await runMixedWriter(provider, plan, (line) => process.stdout.write(`${JSON.stringify(line)}\n`));

@@ -6,6 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import type { EventSourcedProvider, Provider, Session } from '@agentstate/core';
 import type { ProcessTarget } from '../factory.js';
 import type { CheckEnv } from './harness.js';
@@ -60,11 +61,12 @@ function writerProcess(target: ProcessTarget, plan: WriterPlan): Promise<WriterR
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  return new Promise((resolve, reject) => {
+  const exit = new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
-    child.once('close', (code) => {
-      if (code !== 0 || stderr !== '') reject(new Error(`writer ${plan.name} exited with ${code}: ${stderr}`));
-      else resolve(stdout.split('\n').flatMap((line) => (line === '' ? [] : [JSON.parse(line) as WriterReport])));
-    });
+    child.once('close', resolve);
+  });
+  return exit.then((code) => {
+    expect({ code, stderr }, `writer ${plan.name}`).toEqual({ code: 0, stderr: '' });
+    return stdout.split('\n').flatMap((line) => (line === '' ? [] : [JSON.parse(line) as WriterReport]));
   });
 }
