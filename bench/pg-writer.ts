@@ -35,7 +35,7 @@ export type FromWriter =
   | { type: 'failed'; error: string };
 
 /** Turns each writer appends before `ready`: connections opened, code warmed, outside the measure. */
-const WARM_UP = 3;
+const WARM_UP = 200;
 
 /** One writer, ready to append the next turn; `close` ends its connections. */
 interface Writer {
