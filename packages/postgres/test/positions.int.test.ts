@@ -9,10 +9,13 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { exportLog, STATE_STREAM } from '@agentstate/core';
-import { EVENT_COLUMNS, prepareEvent } from '@agentstate/core/backend';
-import { openPostgresLog } from '../src/index.js';
+import { exportLog, formatInstant, ManualClock, STATE_STREAM } from '@agentstate/core';
+import { EVENT_COLUMNS, ExportReader, prepareEvent } from '@agentstate/core/backend';
+import { openPostgres, openPostgresLog } from '../src/index.js';
 import { fresh } from './helpers.js';
+
+/** The instant the writers' clocks start from. */
+const T0 = Date.UTC(2026, 0, 1, 12);
 
 const WRITERS = 3;
 const WRITERS_LOCK_KEY = 1_634_953_331;
@@ -86,6 +89,37 @@ describe('the high-water-mark reader', () => {
     } finally {
       for (const client of clients) await client.end();
       await reader.close();
+      await close();
+    }
+  });
+
+  it('an export raises a time that goes back along the positions to the latest before it, and reads back', async () => {
+    const { provider, url, schema, close } = await fresh({ clock: new ManualClock(T0 + 10_000) });
+    // A second writer whose clock is ten seconds behind: its later position carries an earlier time.
+    const behind = await openPostgres(url, { schema, clock: new ManualClock(T0) });
+    try {
+      await provider.memory.write({ content: 'ahead' });
+      await behind.memory.write({ content: 'behind' });
+      const times = (await provider.log.read({ stream: STATE_STREAM })).map((e) => e.time);
+      expect(times).toEqual([formatInstant(T0 + 10_000), formatInstant(T0)]);
+      let text = '';
+      await exportLog(provider.log, (chunk) => {
+        text += chunk;
+      });
+      const lines = text.trim().split('\n');
+      const state = lines.map((l) => JSON.parse(l) as { stream?: string; time?: string }).filter((l) => l.stream === STATE_STREAM);
+      expect(state.map((l) => l.time)).toEqual([formatInstant(T0 + 10_000), formatInstant(T0 + 10_000)]);
+      const reader = new ExportReader();
+      for (const line of lines) reader.read(line);
+      reader.finish();
+      expect(
+        reader.state
+          .capture()
+          .memory.map((m) => m.content)
+          .sort(),
+      ).toEqual(['ahead', 'behind']);
+    } finally {
+      await behind.close();
       await close();
     }
   });

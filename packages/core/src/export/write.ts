@@ -56,7 +56,8 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
 /**
  * The renumbering of a gapped log's `state` events up to `upTo`: each
  * event at its rank among them, its `erasedBy` mark (a later position) at
- * that position's rank. Reads the positions first, as a mark points ahead.
+ * that position's rank, its time raised to the latest before it. Reads the
+ * positions first, as a mark points ahead; maps the events in order.
  */
 async function denseNumbers(log: Log, upTo: number, batchSize: number): Promise<(event: LogEvent) => LogEvent> {
   const positions: number[] = [];
@@ -77,12 +78,18 @@ async function denseNumbers(log: Log, upTo: number, batchSize: number): Promise<
     }
     return lo + 1;
   };
+  // Writers in parallel stamp their own clocks, so times may go back along the positions (docs/contract.md §7). Raised
+  // to the latest before it, each time still selects what `at({ time })` selects on the gapped log (the longest prefix
+  // stamped at or before an instant), and the export reads as a dense log's, whose times never decrease.
+  let latest = '';
   return (event) => {
     const payload = event.payload as { erasedBy?: unknown } | null;
     const marked = typeof payload === 'object' && payload !== null && typeof payload.erasedBy === 'number';
+    latest = event.time > latest ? event.time : latest;
     return {
       ...event,
       seq: rank(event.seq),
+      time: latest,
       payload: marked ? { ...payload, erasedBy: rank(payload.erasedBy as number) } : event.payload,
     };
   };
