@@ -10,14 +10,15 @@ import { BaseSequencer } from 'vitest/node';
 
 /** The slowest files of a clean-clone run, slowest first (paths below `packages/`). */
 const SLOW_FIRST = [
-  'postgres/test/conformance.int.test.ts',
   'cli/test/packaging.int.test.ts',
+  'postgres/test/conformance-2.int.test.ts',
+  'postgres/test/conformance.int.test.ts',
+  'sqlite/test/durability.int.test.ts',
+  'sqlite/test/faults.int.test.ts',
   'postgres/test/fleet.int.test.ts',
   'cli/test/conventions.int.test.ts',
-  'sqlite/test/faults.int.test.ts',
-  'sqlite/test/durability.int.test.ts',
-  'ui/test/inspector.int.test.ts',
   'sqlite/test/conformance.int.test.ts',
+  'ui/test/inspector.int.test.ts',
   'cli/test/import-race.int.test.ts',
 ];
 

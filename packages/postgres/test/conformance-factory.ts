@@ -1,0 +1,99 @@
+/**
+ * How the conformance suite of @agentstate/testing gets PostgreSQL storage:
+ * each check on a fresh schema of the test server (durable: reopen; shared
+ * storage: another pool on the same schema, as another process would open
+ * it; other processes: the built package opening the schema; destroy: drop
+ * the schema), and the standalone log on a schema of its own. The suite
+ * runs from two files (`conformance.int.test.ts`, `conformance-2.int.test.ts`),
+ * each with part of the checks, so that a run's workers share it.
+ */
+import type { Provider } from '@agentstate/core';
+import type { LogFactory, ProviderFactory, ProviderFactoryOptions } from '@agentstate/testing';
+import type { PostgresLog, PostgresProvider } from '../src/index.js';
+import { openPostgres, openPostgresLog } from '../src/index.js';
+import pg from 'pg';
+import { dropSchema, freshSchema, testServer } from './cluster.js';
+
+const BUILT = new URL('../dist/index.js', import.meta.url).href;
+
+/** Where each provider lives, so reopen, openShared and destroy find it. */
+const schemas = new WeakMap<Provider, { schema: string; owner: boolean }>();
+
+async function open(schema: string, options: ProviderFactoryOptions = {}): Promise<PostgresProvider> {
+  const { url } = await testServer();
+  return openPostgres(url, { ...options, schema, max: 4 });
+}
+
+/** The provider factory of the PostgreSQL conformance files. */
+export const postgresFactory: ProviderFactory = {
+  name: 'postgres',
+  create: async (options) => {
+    const schema = freshSchema('conf');
+    const provider = await open(schema, options);
+    schemas.set(provider, { schema, owner: true });
+    return provider;
+  },
+  reopen: async (provider, options) => {
+    const place = schemas.get(provider)!;
+    await provider.close();
+    const reopened = await open(place.schema, options);
+    schemas.set(reopened, place);
+    return reopened;
+  },
+  openShared: async (provider, options) => {
+    const place = schemas.get(provider)!;
+    const shared = await open(place.schema, options);
+    schemas.set(shared, { schema: place.schema, owner: false });
+    return shared;
+  },
+  // Writer processes open the schema through the built package, as open() does.
+  processTarget: async (provider) => ({
+    module: BUILT,
+    open: 'openPostgres',
+    args: [(await testServer()).url, { schema: schemas.get(provider)!.schema, max: 2 }],
+  }),
+  failCommits: async (provider) => {
+    const { schema } = schemas.get(provider)!;
+    await onServer(`CREATE FUNCTION "${schema}".fail_commit() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected COMMIT failure'; END $$;
+      CREATE CONSTRAINT TRIGGER fail_commit AFTER INSERT ON "${schema}".events DEFERRABLE INITIALLY DEFERRED
+        FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_commit()`);
+    return () => onServer(`DROP TRIGGER fail_commit ON "${schema}".events; DROP FUNCTION "${schema}".fail_commit()`);
+  },
+  destroy: async (provider) => {
+    await provider.close();
+    const place = schemas.get(provider);
+    if (place?.owner) await dropSchema((await testServer()).url, place.schema);
+  },
+};
+
+/** Runs `sql` on a connection of its own to the test server. */
+async function onServer(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: (await testServer()).url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+const logSchemas = new WeakMap<PostgresLog, string>();
+
+/** The log factory of the PostgreSQL conformance files. */
+export const postgresLogFactory: LogFactory = {
+  name: 'PostgresLog',
+  create: async (options) => {
+    const schema = freshSchema('log');
+    const log = await openPostgresLog((await testServer()).url, { ...options, schema, max: 2 });
+    logSchemas.set(log, schema);
+    return log;
+  },
+  destroy: async (log) => {
+    await (log as PostgresLog).close();
+    const schema = logSchemas.get(log as PostgresLog);
+    if (schema) await dropSchema((await testServer()).url, schema);
+  },
+};
+
+/** The parts (check letters) the first conformance file runs: about half of the suite's time each way. */
+export const IN_FIRST_FILE: readonly string[] = ['C', 'E', 'G', 'M', 'N', 'Q', 'R', 'S'];
