@@ -66,7 +66,9 @@ export class PostgresBackend implements StateBackend {
     return this.#mutex.run(async () => {
       for (let tries = 1; ; tries += 1) {
         try {
-          return await this.#attempt(fn);
+          const result = await this.#attempt(fn);
+          this.db.announce();
+          return result;
         } catch (error) {
           if (tries >= WRITE_TRIES || !collided(error)) throw error;
         }

@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { ClosedError, ValidationError } from '@agentstate/core';
 import { mapPgError } from './errors.js';
+import { EVENTS_CHANNEL } from './subscribe.js';
 
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
@@ -45,6 +46,9 @@ async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: rea
 /** A pool and the schema agentstate's tables live in. */
 export class Database implements Sql {
   #closed = false;
+  /** The wake-up in flight, if any; `#again` asks for one more after it. */
+  #announcing: Promise<void> | undefined;
+  #again = false;
 
   constructor(
     readonly pool: pg.Pool,
@@ -114,6 +118,36 @@ export class Database implements Sql {
     }
   }
 
+  /**
+   * Wakes the schema's subscribers (`subscribe.ts`) after a transaction that
+   * appended has committed: a notification on {@link EVENTS_CHANNEL} in a
+   * transaction of its own that does not wait for a WAL flush. Not from the
+   * write transaction itself: PostgreSQL holds one database-wide lock from a
+   * notifying transaction's pre-commit through its commit, which would
+   * serialise every writer. Fire-and-forget, and coalesced: at most one is
+   * in flight, and the commits during it ask for one more, sent after it, so
+   * every commit is followed by a notification sent after it. A lost one (an
+   * error, a server away) is covered by the subscribers' poll.
+   */
+  announce(): void {
+    if (this.#closed) return;
+    if (this.#announcing === undefined) this.#send();
+    else this.#again = true;
+  }
+
+  #send(): void {
+    const sent = (): void => {
+      this.#announcing = undefined;
+      if (!this.#again) return;
+      this.#again = false;
+      this.#send();
+    };
+    this.#announcing = run(this.pool, "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [EVENTS_CHANNEL, this.schema]).then(
+      sent,
+      sent,
+    );
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -121,6 +155,8 @@ export class Database implements Sql {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // The last writes' wake-up goes out before the pool ends.
+    while (this.#announcing !== undefined) await this.#announcing;
     if (this.ownsPool) await this.pool.end();
   }
 }

@@ -96,6 +96,7 @@ export async function importPostgres(
       await foldPending(sql, log, new Projection(db), tableLookups(db, sql), undefined, 0);
       options.onProgress?.(bytes);
     });
+    db.announce();
   } catch (error) {
     await source.return?.();
     throw error;

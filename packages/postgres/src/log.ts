@@ -91,26 +91,29 @@ export class PostgresLog implements Log {
    * (no store write in flight) and folds its events into the tables before
    * it commits, so the tables always equal the fold of the committed log; an
    * event the fold refuses fails the append (a `ValidationError`) and
-   * nothing is stored.
+   * nothing is stored. Once committed, subscribers are woken.
    */
   async #transaction<T>(state: boolean, fn: (sql: Sql, appended: { after: number | undefined }) => Promise<T>): Promise<T> {
-    if (!state) return this.db.transaction((sql) => fn(sql, { after: undefined }));
-    return this.db.transaction(
-      async (sql) => {
-        const appended: { after: number | undefined } = { after: undefined };
-        const result = await fn(sql, appended);
-        if (appended.after !== undefined) {
-          try {
-            await foldPending(sql, this, new Projection(this.db), tableLookups(this.db, sql), this.#upcasters, appended.after);
-          } catch (error) {
-            if (!(error instanceof CorruptionError)) throw error;
-            throw new ValidationError('', `the state stream cannot take this event: ${error.message}`);
-          }
-        }
-        return result;
-      },
-      beginWriting(this.db, 'exclusive'),
-    );
+    const done = await (state
+      ? this.db.transaction(
+          async (sql) => {
+            const appended: { after: number | undefined } = { after: undefined };
+            const result = await fn(sql, appended);
+            if (appended.after !== undefined) {
+              try {
+                await foldPending(sql, this, new Projection(this.db), tableLookups(this.db, sql), this.#upcasters, appended.after);
+              } catch (error) {
+                if (!(error instanceof CorruptionError)) throw error;
+                throw new ValidationError('', `the state stream cannot take this event: ${error.message}`);
+              }
+            }
+            return result;
+          },
+          beginWriting(this.db, 'exclusive'),
+        )
+      : this.db.transaction((sql) => fn(sql, { after: undefined })));
+    this.db.announce();
+    return done;
   }
 
   /** Appends one event of `stream`; `appended.after` learns the position before the first `state` event. */

@@ -1,7 +1,7 @@
 /**
  * The creation script of agentstate's schema, in two parts. The durable
- * part is the log (`streams` with the `state` head row, `events` and the
- * trigger notifying subscribers), the store's identity and the versions of
+ * part is the log (`streams` with the `state` head row, `events`, the
+ * `state` stream's positions), the store's identity and the versions of
  * both parts; nothing else is truth. The derived part is everything folded
  * from the log: the projection tables with their lexical indexes (a
  * `tsvector` of core's folded tokens, GIN-indexed) and metadata rows, the
@@ -12,8 +12,11 @@
  * table through the `{schema}` placeholder.
  */
 
-/** The version of the durable part; a schema recording a larger one is a newer library's, refused. */
-export const LOG_VERSION = 2;
+/**
+ * The version of the durable part; a schema recording a larger one is a newer library's, refused.
+ * 3: no trigger on `events` (writers wake subscribers after they commit, `Database.announce`).
+ */
+export const LOG_VERSION = 3;
 
 /** The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open. */
 export const DERIVED_VERSION = 2;
@@ -29,25 +32,6 @@ export const WRITERS_LOCK_KEY = 1_634_953_331;
 
 /** The table recording both versions; its presence marks a schema as agentstate's. */
 export const VERSIONS_TABLE = 'agentstate_schema';
-
-/**
- * Makes every `INSERT` into `events` notify the channel `agentstate_events`
- * with the schema's name when its transaction commits, so a subscriber
- * (`subscribe.ts`) reads new events as soon as they are visible. A trigger,
- * so every writer notifies; a transaction's notifications with the same
- * payload fold into one. Safe to run again: a log written before the
- * trigger existed gets it this way.
- */
-export const NOTIFY_SQL = `
-CREATE OR REPLACE FUNCTION {schema}.notify_events() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  PERFORM pg_notify('agentstate_events', TG_TABLE_SCHEMA);
-  RETURN NULL;
-END
-$$;
-DROP TRIGGER IF EXISTS events_notify ON {schema}.events;
-CREATE TRIGGER events_notify AFTER INSERT ON {schema}.events FOR EACH STATEMENT EXECUTE FUNCTION {schema}.notify_events();
-`;
 
 /**
  * The positions of the `state` stream (docs/contract.md §7) and the reader's
@@ -111,7 +95,7 @@ CREATE TABLE {schema}.events (
   validated boolean NOT NULL,
   PRIMARY KEY (stream, seq)
 );
-${NOTIFY_SQL}`;
+`;
 
 /**
  * Every table the derived part has had, dropped before it is created

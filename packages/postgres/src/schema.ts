@@ -3,8 +3,9 @@
  * the schema is identified: tables of another application, or a log of a
  * newer version of this library, are refused with an
  * {@link IncompatibleDatabaseError} and left as they were. A fresh schema
- * is created in one step; a schema whose derived part has another version
- * (one made by the migrations of earlier versions among them) loses its
+ * is created in one step; a schema whose log or derived part has another
+ * version (one made by the migrations of earlier versions among them) has
+ * its log upgraded in place and loses its
  * whole derived part, which the caller folds again from the log in the
  * same transaction. All of it under a transaction-scoped advisory lock
  * named after the schema, then the writers' lock exclusive, so
@@ -13,22 +14,12 @@
  */
 import type { Sql } from './database.js';
 import { IncompatibleDatabaseError } from './errors.js';
-import {
-  DERIVED_SQL,
-  DERIVED_TABLES,
-  DERIVED_VERSION,
-  LOG_SQL,
-  LOG_VERSION,
-  NOTIFY_SQL,
-  POSITIONS_SQL,
-  VERSIONS_TABLE,
-  WRITERS_LOCK_KEY,
-} from './schema-script.js';
+import { DERIVED_SQL, DERIVED_TABLES, DERIVED_VERSION, LOG_SQL, LOG_VERSION, POSITIONS_SQL, VERSIONS_TABLE, WRITERS_LOCK_KEY } from './schema-script.js';
 
 /**
  * The table of the migrations that made schemas before the creation
- * script: versions 1 to 5, whose log is the script's. Its schemas are
- * upgraded (the log gains the notify trigger it may lack) and fold again.
+ * script: versions 1 to 5. Their logs are upgraded (losing the notify
+ * trigger, gaining the positions) and their derived parts folded again.
  */
 const MIGRATIONS_TABLE = 'agentstate_migrations';
 const LAST_MIGRATION = 5;
@@ -83,9 +74,10 @@ function script(sql: string, schema: string): string {
 
 /**
  * Brings `schema` to this library's versions inside the caller's
- * transaction: creates it when missing; when its derived part has another
- * version, upgrades its log (only what the log lacks: the notify trigger,
- * the positions of the `state` stream), drops the derived part and creates
+ * transaction: creates it when missing; when its log or derived part has
+ * another version, upgrades its log (the positions of the `state` stream it may
+ * lack; the trigger that notified subscribers from inside every write, which
+ * it may have), drops the derived part and creates
  * it empty, holding the writers' lock exclusive. Returns what
  * it found; after `stale`, the caller folds the log into the empty tables
  * before committing. A caller that fails and rolls back leaves the schema
@@ -107,7 +99,8 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
     `CREATE TABLE IF NOT EXISTS ${quoted}.${VERSIONS_TABLE} (part text PRIMARY KEY, version integer NOT NULL);
      INSERT INTO ${quoted}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
      DROP TABLE IF EXISTS ${quoted}.${MIGRATIONS_TABLE};
-     ${script(NOTIFY_SQL + POSITIONS_SQL, schema)}
+     DROP FUNCTION IF EXISTS ${quoted}.notify_events() CASCADE;
+     ${script(POSITIONS_SQL, schema)}
      SELECT setval('${quoted}.positions', greatest(max(seq), 1), max(seq) IS NOT NULL) FROM ${quoted}.events WHERE stream = 'state';
      DROP TABLE IF EXISTS ${DERIVED_TABLES.map((t) => `${quoted}.${t}`).join(', ')} CASCADE;
      ${script(DERIVED_SQL, schema)}`,

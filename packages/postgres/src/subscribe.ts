@@ -4,13 +4,14 @@
  * `read`, which reads the `state` stream only up to its high-water mark
  * (every position below it settled), so reading `seq > last` never skips
  * an event though writers commit out of position order (README, "Ordering
- * under concurrency"). New events are announced
- * on the channel `agentstate_events` (`schema-script.ts`); the subscriber LISTENs
- * on a connection of its own *before* each catch-up read, so an event
- * committed between the read and the LISTEN is still announced, and reads
- * from the last seq it delivered on every notification. A lost listening
- * connection is replaced, LISTENs again and catches up; a slow poll covers
- * a notification lost with it.
+ * under concurrency"). Every writer announces its appends on the channel
+ * `agentstate_events` once they have committed (`Database.announce`); the
+ * subscriber LISTENs on a connection of its own *before* each catch-up read,
+ * so an event committed between the read and the LISTEN is still announced,
+ * and reads from the last seq it delivered on every notification. A lost
+ * listening connection is replaced, LISTENs again and catches up; a slow
+ * poll covers a lost notification (a writer's announcement is
+ * fire-and-forget).
  */
 import pg from 'pg';
 import type { LogEvent } from '@agentstate/core';
@@ -19,7 +20,7 @@ import type { Database } from './database.js';
 import { mapPgError } from './errors.js';
 import type { PostgresLog } from './log.js';
 
-/** The channel every schema's appends notify, with the schema's name as payload. */
+/** The channel a schema's writers notify after their appends commit, with the schema's name as payload. */
 export const EVENTS_CHANNEL = 'agentstate_events';
 
 /** Options of a subscription. */

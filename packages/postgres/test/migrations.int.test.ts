@@ -46,6 +46,18 @@ async function refusal(url: string, schema: string): Promise<IncompatibleDatabas
   return error as IncompatibleDatabaseError;
 }
 
+/** How many triggers `events` has, and whether the function the old notify trigger ran is there. */
+async function notifyTrigger(url: string, schema: string): Promise<{ triggers: number; functions: number }> {
+  const [row] = await query<{ triggers: number; functions: number }>(
+    url,
+    `SELECT (SELECT count(*)::int FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = '${schema}' AND c.relname = 'events') AS triggers,
+            (SELECT count(*)::int FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE n.nspname = '${schema}' AND p.proname = 'notify_events') AS functions`,
+  );
+  return row!;
+}
+
 const fixture = (name: string): string => readFileSync(new URL(`fixtures/${name}`, import.meta.url), 'utf8');
 
 /** Loads the schema migrations 1 to 5 wrote (`fixtures/schema-005.sql`) under the name `schema`. */
@@ -197,24 +209,44 @@ describe('A derived part of another version', () => {
     await dropSchema(url, schema);
   });
 
-  it('upgrades the log of an old schema that lacks the notify trigger, and a log opened alone folds the derived part it made again', async () => {
+  it('upgrades the log of an old schema in place, and a log opened alone folds the derived part it made again', async () => {
     const { url } = await testServer();
     const schema = freshSchema('notify');
     await loadOldSchema(url, schema);
-    // As migrations 1 to 3 left it: no trigger notifying subscribers.
-    await query(url, `DROP FUNCTION "${schema}".notify_events() CASCADE; DELETE FROM "${schema}".agentstate_migrations WHERE version > 3`);
+    expect(await notifyTrigger(url, schema)).toEqual({ triggers: 1, functions: 1 });
     const log = await openPostgresLog(url, { schema });
     expect(await log.head('state')).toBe(19);
     await log.close();
-    const trigger = `SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-      WHERE n.nspname = '${schema}' AND t.tgname = 'events_notify'`;
-    expect(await query(url, trigger)).toHaveLength(1);
+    // No trigger notifies from inside a write any more: writers wake subscribers after they commit.
+    expect(await notifyTrigger(url, schema)).toEqual({ triggers: 0, functions: 0 });
     // The tables are always the fold of the log: the provider opens on a current schema, with nothing to fold.
     const progress: unknown[] = [];
     const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
     expect(progress).toEqual([]);
     expect(await reads(provider)).toEqual(OLD_READS);
     await provider.close();
+    await dropSchema(url, schema);
+  });
+
+  it('creates no notify trigger on a fresh schema, and drops the one a log of version 2 has on open', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('unnotify');
+    const first = await openPostgres(url, { schema });
+    await first.memory.write({ content: 'kept across the upgrade' });
+    await first.close();
+    expect(await notifyTrigger(url, schema)).toEqual({ triggers: 0, functions: 0 });
+    // As a schema of log version 2 was: a trigger notifying from inside every insert into events.
+    await query(
+      url,
+      `CREATE FUNCTION "${schema}".notify_events() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_notify('agentstate_events', TG_TABLE_SCHEMA); RETURN NULL; END $$;
+       CREATE TRIGGER events_notify AFTER INSERT ON "${schema}".events FOR EACH STATEMENT EXECUTE FUNCTION "${schema}".notify_events();
+       UPDATE "${schema}".${VERSIONS_TABLE} SET version = 2 WHERE part = 'log'`,
+    );
+    const provider = await openPostgres(url, { schema });
+    expect((await provider.memory.recall({ query: 'kept' })).map((h) => h.content)).toEqual(['kept across the upgrade']);
+    await provider.close();
+    expect(await notifyTrigger(url, schema)).toEqual({ triggers: 0, functions: 0 });
+    expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
     await dropSchema(url, schema);
   });
 });

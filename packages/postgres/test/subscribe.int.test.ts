@@ -6,9 +6,9 @@
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { LogEvent } from '@agentstate/core';
-import { STATE_STREAM } from '@agentstate/core';
-import { openPostgres } from '../src/index.js';
+import type { Log, LogEvent } from '@agentstate/core';
+import { exportLog, STATE_STREAM } from '@agentstate/core';
+import { importPostgres, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider, Subscription } from '../src/index.js';
 import { fresh } from './helpers.js';
 
@@ -104,6 +104,53 @@ describe('subscribe', () => {
     // Written while the listener is gone: announced to nobody, read on the catch-up.
     await writer(provider, 10, 'second');
     expectDense(await seen, 1, 22);
+  });
+
+  it('is woken by every write path of other processes, with no trigger on events: an import, a store write, a purge, a bare append', async () => {
+    const source = await fresh();
+    cleanups.push(source.close);
+    await writer(source.provider, 2, 'exported');
+    let text = '';
+    await exportLog(source.provider.log as Log, (chunk) => {
+      text += chunk;
+    });
+    const { provider, url, schema, close } = await fresh();
+    cleanups.push(close);
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      const found = await admin.query(
+        `SELECT t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = $1 AND c.relname = 'events'`,
+        [schema],
+      );
+      expect(found.rows).toEqual([]);
+    } finally {
+      await admin.end();
+    }
+    const subscription = provider.subscribe({ afterSeq: 0, pollMs: NO_POLL });
+    cleanups.push(() => subscription.close());
+    const state = subscription[Symbol.asyncIterator]();
+    const audit = provider.log.subscribe({ stream: 'audit', afterSeq: 0, pollMs: NO_POLL });
+    cleanups.push(() => audit.close());
+    const seqs = async (events: AsyncIterator<LogEvent>, count: number): Promise<number[]> => {
+      const out: number[] = [];
+      while (out.length < count) out.push(((await events.next()).value as LogEvent).seq);
+      return out;
+    };
+
+    await importPostgres(url, text.split('\n').slice(0, -1), { schema });
+    expect(await seqs(state, 3)).toEqual([1, 2, 3]);
+    const other = await openPostgres(url, { schema, max: 2 });
+    cleanups.push(() => other.close());
+    const item = await other.memory.write({ content: 'woken' });
+    expect(await seqs(state, 1)).toEqual([4]);
+    await other.purge({ id: item.id, reason: 'test' });
+    expect(await seqs(state, 1)).toEqual([5]);
+    const bare = await openPostgresLog(url, { schema });
+    cleanups.push(() => bare.close());
+    await bare.appendMany([{ stream: 'audit', type: 'note', payload: { n: 1 } }]);
+    expect(await seqs(audit[Symbol.asyncIterator](), 1)).toEqual([1]);
   });
 
   it('ends a waiting iteration on close', async () => {
