@@ -1,6 +1,6 @@
 /**
- * Who may talk to a local HTTP server of agentstate (the MCP server's HTTP
- * transport, the inspector): the loopback rules that keep a web page from
+ * The local HTTP servers of agentstate (the MCP server's HTTP transport, the
+ * inspector): how they listen and close, and who may talk to them: the loopback rules that keep a web page from
  * reaching a server bound to 127.0.0.1 through DNS rebinding (`Host` and
  * `Origin` must name this machine), who may change state without a token
  * (no page, or the server's own page: never another local program's page),
@@ -9,7 +9,9 @@
  * because only servers need it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { type AddressInfo, isIP } from 'node:net';
 
 /** The shortest token a server accepts. */
 export const MIN_TOKEN_LENGTH = 16;
@@ -75,4 +77,40 @@ const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8
 export function tokenChecker(token: string): (presented: string | undefined) => boolean {
   const expected = digest(token);
   return (presented) => timingSafeEqual(digest(presented ?? ''), expected) && presented !== undefined;
+}
+
+// A client reuses an idle connection until shortly before the server's keep-alive timeout (Node's default: 5 s); on
+// a busy machine a request sent inside that margin can reach a socket the server is closing ("other side closed").
+// A long timeout leaves the closing of idle connections to the clients.
+const KEEP_ALIVE_MS = 65_000;
+
+/**
+ * Serves `handle` on `host`:`port` (0 picks a free one) with {@link KEEP_ALIVE_MS}, once bound. A request whose
+ * `handle` throws is logged under `name` and answered by `fail`, unless it was already answered in part.
+ */
+export async function listenLocal(
+  host: string,
+  port: number,
+  name: string,
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  fail: (res: ServerResponse) => void,
+): Promise<{ address: AddressInfo; close(): Promise<void> }> {
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error(`${name}: failed to answer an HTTP request:`, error);
+      if (!res.headersSent) fail(res);
+      else res.end();
+    });
+  });
+  http.keepAliveTimeout = KEEP_ALIVE_MS;
+  http.listen(port, host);
+  await once(http, 'listening'); // rejects on 'error' (a port in use)
+  return {
+    address: http.address() as AddressInfo,
+    close: () =>
+      new Promise<void>((resolve) => {
+        http.close(() => resolve());
+        http.closeAllConnections();
+      }),
+  };
 }

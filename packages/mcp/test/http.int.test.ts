@@ -6,10 +6,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { askTwiceAcrossIdle } from '../../../tools/keep-alive.js';
 import { call, callError, connectHttp, runBin, startHttp, tempDir, type HttpServerProcess } from './helpers.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -87,30 +87,9 @@ describe('with the token', () => {
 
 describe('keep-alive', () => {
   it('keeps an idle connection open past the window in which clients reuse one', async () => {
-    // Two requests on one socket, 6 s apart: longer than Node's default keep-alive (5 s) and than fetch's reuse window.
     const { port } = new URL(server.url);
-    const socket = connect(Number(port), '127.0.0.1');
-    const answers: string[] = [];
-    let pending = '';
-    socket.setEncoding('utf8').on('data', (chunk: string) => {
-      pending += chunk;
-      const end = pending.indexOf('\r\n\r\n');
-      if (end >= 0) {
-        answers.push(pending.slice(0, pending.indexOf('\r\n')));
-        pending = '';
-      }
-    });
-    const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-    const ask = () => socket.write(`GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\n\r\n`);
-    ask();
-    await expect.poll(() => answers.length).toBe(1);
-    await new Promise((resolve) => setTimeout(resolve, 6_000));
-    expect(socket.destroyed).toBe(false);
-    ask();
-    await expect.poll(() => answers.length).toBe(2);
-    expect(answers).toEqual(['HTTP/1.1 404 Not Found', 'HTTP/1.1 404 Not Found']);
-    socket.end();
-    await closed;
+    const ask = `GET /elsewhere HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Length: 0\r\n\r\n`;
+    expect(await askTwiceAcrossIdle(Number(port), ask)).toEqual(['HTTP/1.1 404 Not Found', 'HTTP/1.1 404 Not Found']);
   });
 });
 

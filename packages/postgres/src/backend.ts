@@ -49,6 +49,8 @@ export class PostgresBackend implements StateBackend {
   #openedMaxHlc: Hlc | undefined;
   /** The time of this process's last event: its own events never go back in time, even when its clock does. */
   #lastTime: string | undefined;
+  /** Whether the write's current try appended an event: one that appended nothing wakes no subscriber. */
+  #appended = false;
 
   constructor(
     readonly db: Database,
@@ -66,8 +68,9 @@ export class PostgresBackend implements StateBackend {
     return this.#mutex.run(async () => {
       for (let tries = 1; ; tries += 1) {
         try {
+          this.#appended = false;
           const result = await this.#attempt(fn);
-          this.db.announce();
+          if (this.#appended) this.db.announce();
           return result;
         } catch (error) {
           if (tries >= WRITE_TRIES || !collided(error)) throw error;
@@ -129,6 +132,7 @@ export class PostgresBackend implements StateBackend {
     const seq = await this.log.takePosition(sql);
     const event = await this.log.appendStateInTransaction(sql, input, seq, this.#lastTime);
     this.#lastTime = event.time;
+    this.#appended = true;
     await this.projection.apply(sql, change, event.seq);
     if (change.type === EventTypes.RecordsPurged)
       await eraseHistory(this.db, sql, change, event.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { exportLog, formatInstant, ManualClock, STATE_STREAM } from '@agentstate/core';
+import { exportLog, formatInstant, type Log, ManualClock, STATE_STREAM } from '@agentstate/core';
 import { EVENT_COLUMNS, ExportReader, prepareEvent } from '@agentstate/core/backend';
 import { openPostgres, openPostgresLog } from '../src/index.js';
 import { fresh } from './helpers.js';
@@ -24,6 +24,19 @@ const WRITERS_LOCK_KEY = 1_634_953_331;
 const arbSteps = fc.array(fc.record({ writer: fc.nat(WRITERS - 1), end: fc.boolean(), commit: fc.boolean() }), { minLength: 1, maxLength: 25 });
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
+
+/** The export of `log`, read `batchSize` events at a time. */
+async function exported(log: Log, batchSize?: number): Promise<string> {
+  let text = '';
+  await exportLog(
+    log,
+    (chunk) => {
+      text += chunk;
+    },
+    { batchSize },
+  );
+  return text;
+}
 
 describe('the high-water-mark reader', () => {
   it('property: whatever the interleaving of writers taking positions, committing and rolling back, a follower delivers exactly the committed events, each once, in increasing position', async () => {
@@ -140,10 +153,9 @@ describe('the high-water-mark reader', () => {
       const seqs = (await provider.log.read({ stream: STATE_STREAM })).map((e) => e.seq);
       expect(seqs).toEqual([1, 3, 6]);
       expect(purge.seq).toBe(6);
-      let text = '';
-      await exportLog(provider.log, (chunk) => {
-        text += chunk;
-      });
+      const text = await exported(provider.log);
+      // Batches of one: the marks point past their batch, to positions read ahead.
+      expect(await exported(provider.log, 1)).toBe(text);
       const lines = text
         .trim()
         .split('\n')
@@ -157,6 +169,33 @@ describe('the high-water-mark reader', () => {
       expect((await provider.verify()).ok).toBe(true);
       expect((await provider.at({ seq: 5 })).seq).toBe(5);
       expect(await (await provider.at({ seq: 5 })).memory.getAny(item.id)).toMatchObject({ content: '[erased]' });
+    } finally {
+      await admin.end();
+      await close();
+    }
+  });
+
+  it('an export of a log with gaps and no erasedBy mark reads each event once', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      for (let i = 0; i < 5; i += 1) {
+        await provider.memory.write({ content: `fact ${i}` });
+        await admin.query(`SELECT nextval('"${schema}".positions')`);
+      }
+      const log = provider.log;
+      let read = 0;
+      const counted = Object.assign(Object.create(log) as typeof log, {
+        read: async (options: Parameters<typeof log.read>[0]) => {
+          const events = await log.read(options);
+          if (options.stream === STATE_STREAM) read += events.length;
+          return events;
+        },
+      });
+      const lines = (await exported(counted, 2)).trim().split('\n');
+      expect(lines.map((l) => (JSON.parse(l) as { seq?: number }).seq)).toEqual([1, 2, 3, 4, 5, undefined]);
+      expect(read).toBe(5);
     } finally {
       await admin.end();
       await close();

@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Log, LogEvent } from '@agentstate/core';
 import { exportLog, STATE_STREAM } from '@agentstate/core';
-import { importPostgres, openPostgres, openPostgresLog } from '../src/index.js';
+import { EVENTS_CHANNEL, importPostgres, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider, Subscription } from '../src/index.js';
 import { fresh } from './helpers.js';
 
@@ -151,6 +151,34 @@ describe('subscribe', () => {
     cleanups.push(() => bare.close());
     await bare.appendMany([{ stream: 'audit', type: 'note', payload: { n: 1 } }]);
     expect(await seqs(audit[Symbol.asyncIterator](), 1)).toEqual([1]);
+  });
+
+  it('announces a write that appended, and no write that appended nothing', async () => {
+    const { provider, url, schema, close } = await fresh();
+    cleanups.push(close);
+    const session = await provider.sessions.create({ title: 'announced' });
+    await provider.memory.write({ content: 'once', operationId: 'write-1' });
+    await provider.close();
+    // Counts this schema's notifications from here on; the listener's own marker, committed after every
+    // notification of the writes below, arrives after them.
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    cleanups.push(() => listener.end());
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
+    const announced = async (write: (db: PostgresProvider) => Promise<unknown>): Promise<number> => {
+      heard.length = 0;
+      const db = await openPostgres(url, { schema });
+      await write(db);
+      await db.close(); // sends its notifications first
+      await listener.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, 'marker']);
+      await waitFor(async () => heard.includes('marker'));
+      return heard.filter((payload) => payload === schema).length;
+    };
+    expect(await announced((db) => db.sessions.appendTurns(session.id, []))).toBe(0);
+    expect(await announced((db) => db.memory.write({ content: 'once', operationId: 'write-1' }))).toBe(0);
+    expect(await announced((db) => db.memory.write({ content: 'twice' }))).toBe(1);
   });
 
   it('ends a waiting iteration on close', async () => {

@@ -3,9 +3,8 @@
  * the JSON API under `/api/` and the live feed at `/api/live`. Who may ask
  * is decided (`@agentstate/core/loopback`, `guard.ts`) before anything else is read.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { MIN_TOKEN_LENGTH, isLoopbackRequest, isOwnOriginOrNone, tokenChecker } from '@agentstate/core/loopback';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MIN_TOKEN_LENGTH, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
 import { Api, type InspectedProvider } from './api.js';
 import { servePage } from './assets.js';
 import { statusOf, UiOptionsError } from './errors.js';
@@ -75,7 +74,7 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
       sendJson(res, 403, { error: 'forbidden: this server only answers requests addressed to a loopback host from loopback pages' });
       return;
     }
-    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, ownPort())) {
+    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, req.socket.localPort ?? 0)) {
       sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
       return;
     }
@@ -107,31 +106,15 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
     }
   };
 
-  const ownPort = (): number => (http.address() as AddressInfo).port;
-  const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error('agentstate ui: failed to answer an HTTP request:', error);
-      if (!res.headersSent) sendJson(res, 500, { error: 'internal server error' });
-      else res.end();
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? DEFAULT_UI_PORT, UI_HOST, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  const { port } = http.address() as AddressInfo;
+  const fail = (res: ServerResponse) => sendJson(res, 500, { error: 'internal server error' });
+  const { address, close } = await listenLocal(UI_HOST, options.port ?? DEFAULT_UI_PORT, 'agentstate ui', handle, fail);
   const token = options.token === undefined ? '' : `?token=${encodeURIComponent(options.token)}`;
   return {
-    url: `http://${UI_HOST}:${port}/${token}`,
-    port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        feed.close();
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
+    url: `http://${UI_HOST}:${address.port}/${token}`,
+    port: address.port,
+    close: () => {
+      feed.close();
+      return close();
+    },
   };
 }

@@ -2,11 +2,13 @@
  * The API's time travel, diff, history and health over an in-memory
  * provider: the state as of a point is the provider's own `at`, the diff
  * is `provider.diff` summarised, a record's history is `provider.history`,
- * and the health view neither builds a snapshot nor scans the log.
+ * and the health view neither builds a snapshot nor scans the log; the
+ * server keeps idle connections open for the clients to close.
  */
 import { createInMemoryProvider, type EventSourcedProvider, ManualClock, type Snapshot } from '@agentstate/core';
 import { countSnapshot, type DiffSummary, serveUi, type StateCounts, type UiHandle } from '@agentstate/ui';
 import { afterEach, describe, expect, it } from 'vitest';
+import { askTwiceAcrossIdle } from '../../../tools/keep-alive.js';
 
 let ui: UiHandle | undefined;
 
@@ -133,5 +135,13 @@ describe('the API over provider.at, diff and history', () => {
     expect(snapshots).toBe(0);
     expect(reads).toBe(0);
     expect(await getJson('health/types')).toEqual({ head: 2, countsByType: { 'memory.written': 2 } });
+  });
+});
+
+describe('the HTTP server', () => {
+  it('keeps an idle connection open past the window in which clients reuse one', async () => {
+    ui = await serveUi(createInMemoryProvider(), { port: 0 });
+    const ask = `GET /api/counts HTTP/1.1\r\nHost: 127.0.0.1:${ui.port}\r\n\r\n`;
+    expect(await askTwiceAcrossIdle(ui.port, ask)).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK']);
   });
 });

@@ -33,7 +33,7 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
   const policiesUpTo = await log.head(RETENTION_STREAM);
   const batchSize = options.batchSize ?? 5_000;
   const digest = new ExportDigest();
-  const dense = log.gapped === true ? await denseNumbers(log, upTo, batchSize) : undefined;
+  const dense = log.gapped === true ? denseNumbers(log, upTo, batchSize) : undefined;
   for (const [stream, head] of [
     [STATE_STREAM, upTo],
     [RETENTION_STREAM, policiesUpTo],
@@ -41,7 +41,8 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
     for (let after = 0; after < head; ) {
       const batch = await log.read({ stream, afterSeq: after, limit: Math.min(batchSize, head - after) });
       if (batch.length === 0) break;
-      const lines = batch.filter((event) => event.seq <= head).map((event) => exportLine(stream === STATE_STREAM && dense ? dense(event) : event));
+      const events = batch.filter((event) => event.seq <= head);
+      const lines = (stream === STATE_STREAM && dense ? await dense(events) : events).map(exportLine);
       for (const line of lines) digest.add(line);
       await sink(`${lines.join('\n')}\n`);
       after = batch[batch.length - 1]!.seq;
@@ -53,20 +54,28 @@ export async function exportLog(log: Log, sink: (chunk: string) => Promise<void>
   return trailer;
 }
 
+/** The position an event's `erasedBy` mark points to, if it has one. */
+function markOf(event: LogEvent): number | undefined {
+  const payload = event.payload as { erasedBy?: unknown } | null;
+  return typeof payload === 'object' && payload !== null && typeof payload.erasedBy === 'number' ? payload.erasedBy : undefined;
+}
+
 /**
- * The renumbering of a gapped log's `state` events up to `upTo`: each
- * event at its rank among them, its `erasedBy` mark (a later position) at
- * that position's rank, its time raised to the latest before it. Reads the
- * positions first, as a mark points ahead; maps the events in order.
+ * The renumbering of a gapped log's `state` events up to `upTo`, given
+ * batch by batch in order: each event at its rank among them, its
+ * `erasedBy` mark (a later position) at that position's rank, its time
+ * raised to the latest before it. A mark's rank counts the positions before
+ * it, so the positions up to a mark past the batch are read ahead (and again
+ * with their batches); a log without such a mark is read once.
  */
-async function denseNumbers(log: Log, upTo: number, batchSize: number): Promise<(event: LogEvent) => LogEvent> {
+function denseNumbers(log: Log, upTo: number, batchSize: number): (batch: readonly LogEvent[]) => Promise<LogEvent[]> {
+  /** Every position up to `known`, ascending. */
   const positions: number[] = [];
-  for (let after = 0; after < upTo; ) {
-    const batch = (await log.read({ stream: STATE_STREAM, afterSeq: after, limit: batchSize })).filter((event) => event.seq <= upTo);
-    if (batch.length === 0) break;
-    for (const event of batch) positions.push(event.seq);
-    after = batch[batch.length - 1]!.seq;
-  }
+  let known = 0;
+  const learn = (events: readonly LogEvent[]): void => {
+    for (const event of events) if (event.seq > known && event.seq <= upTo) positions.push(event.seq);
+    known = Math.max(known, events[events.length - 1]?.seq ?? 0);
+  };
   /** 1 + how many positions precede `seq`: its rank when it is one, else the rank the next one has. */
   const rank = (seq: number): number => {
     let lo = 0;
@@ -82,15 +91,24 @@ async function denseNumbers(log: Log, upTo: number, batchSize: number): Promise<
   // to the latest before it, each time still selects what `at({ time })` selects on the gapped log (the longest prefix
   // stamped at or before an instant), and the export reads as a dense log's, whose times never decrease.
   let latest = '';
-  return (event) => {
-    const payload = event.payload as { erasedBy?: unknown } | null;
-    const marked = typeof payload === 'object' && payload !== null && typeof payload.erasedBy === 'number';
-    latest = event.time > latest ? event.time : latest;
-    return {
-      ...event,
-      seq: rank(event.seq),
-      time: latest,
-      payload: marked ? { ...payload, erasedBy: rank(payload.erasedBy as number) } : event.payload,
-    };
+  return async (batch) => {
+    learn(batch);
+    let farthest = 0;
+    for (const event of batch) farthest = Math.max(farthest, markOf(event) ?? 0);
+    while (known < Math.min(upTo, farthest)) {
+      const ahead = await log.read({ stream: STATE_STREAM, afterSeq: known, limit: batchSize });
+      if (ahead.length === 0) known = upTo;
+      learn(ahead);
+    }
+    return batch.map((event) => {
+      latest = event.time > latest ? event.time : latest;
+      const mark = markOf(event);
+      return {
+        ...event,
+        seq: rank(event.seq),
+        time: latest,
+        payload: mark !== undefined ? { ...(event.payload as object), erasedBy: rank(mark) } : event.payload,
+      };
+    });
   };
 }

@@ -8,13 +8,12 @@
  * a token, every request from a page (an `Origin` other than its own), so
  * another local program's page cannot post tool calls to it.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Provider } from '@agentstate/core';
 import { UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
-import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone } from '@agentstate/core/loopback';
+import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal } from '@agentstate/core/loopback';
 import { bearerChecker } from './auth.js';
 import { UsageError } from '../usage-error.js';
 
@@ -26,9 +25,6 @@ export const DEFAULT_PORT = 8765;
 export const MCP_PATH = '/mcp';
 /** The largest request body accepted: room for a 1,000,000-character memory item, escaped. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
-
-/** How long an idle connection stays open, so that the client, not the server, closes it. */
-const KEEP_ALIVE_MS = 65_000;
 
 /** Where and how to listen. */
 export interface HttpOptions {
@@ -93,7 +89,7 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
         return;
       }
       // Every call may write: without a token, none may come from another program's page.
-      if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, (http.address() as AddressInfo).port)) {
+      if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, req.socket.localPort ?? 0)) {
         sendJsonError(res, 403, 'Forbidden: without a token this server answers no web page but its own');
         return;
       }
@@ -112,34 +108,14 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
     await transport.handleRequest(req, res);
   };
 
-  const http = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      console.error('agentstate-mcp: failed to answer an HTTP request:', error);
-      if (!res.headersSent) sendJsonError(res, 500, 'Internal server error');
-      else res.end();
-    });
-  });
-  // A client reuses an idle connection until shortly before the server's keep-alive timeout (Node's default: 5 s).
-  // On a busy machine a request sent inside that margin can reach a socket the server is closing ("other side
-  // closed"); a long timeout leaves the closing of idle connections to the clients.
-  http.keepAliveTimeout = KEEP_ALIVE_MS;
-  await new Promise<void>((resolve, reject) => {
-    http.once('error', reject);
-    http.listen(options.port ?? DEFAULT_PORT, host, () => {
-      http.off('error', reject);
-      resolve();
-    });
-  });
-  const address = http.address() as AddressInfo;
+  const { address, close } = await listenLocal(host, options.port ?? DEFAULT_PORT, 'agentstate-mcp', handle, (res) =>
+    sendJsonError(res, 500, 'Internal server error'),
+  );
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${urlHost}:${address.port}${MCP_PATH}`,
     host: address.address,
     port: address.port,
-    close: () =>
-      new Promise<void>((resolve) => {
-        http.close(() => resolve());
-        http.closeAllConnections();
-      }),
+    close,
   };
 }
