@@ -55,6 +55,12 @@ function driverBusyMs(options: ConnectionOptions): number {
 /** Largest part of a database file read through a memory map (SQLite's `mmap_size`). */
 const MMAP_BYTES = 1 << 30;
 
+/** A handle's page cache, in KiB as `PRAGMA cache_size` takes it (negative): 64 MiB at most, allocated as used. */
+const CACHE_KIB = -65_536;
+
+/** The page cache of a {@link Connection.readScattered} read, in KiB: small, so its few buffers are reused page after page. */
+const SCATTERED_CACHE_KIB = -256;
+
 /** Database handles with their statement caches and the write discipline. */
 export class Connection {
   readonly #statements = new Map<string, Statement>();
@@ -158,7 +164,7 @@ export class Connection {
       db.pragma(`busy_timeout = ${driverBusyMs(options)}`);
       // The read handle never writes: were a read path to try, it fails here rather than escape the write discipline.
       db.pragma('query_only = ON');
-      db.pragma('cache_size = -65536');
+      db.pragma(`cache_size = ${CACHE_KIB}`);
       db.pragma(`mmap_size = ${MMAP_BYTES}`);
       this.vectorsLoaded = loadVectors(db) && this.vectorsLoaded;
     } catch (error) {
@@ -186,7 +192,7 @@ export class Connection {
     // space: SQLite honours it only for pages handled after it is set, so it is set at open.
     this.writer.pragma('secure_delete = ON');
     // 64 MiB of page cache at most (allocated as used): recall over 100,000 items stays in memory.
-    this.writer.pragma('cache_size = -65536');
+    this.writer.pragma(`cache_size = ${CACHE_KIB}`);
     // Reads map the file instead of copying pages into the cache: a vector search scans every
     // stored vector (40 MB at 100,000 items of 100 dimensions), which would churn the cache.
     this.writer.pragma(`mmap_size = ${MMAP_BYTES}`);
@@ -298,6 +304,28 @@ export class Connection {
       throw mapSqliteError(error, this.path);
     } finally {
       if (db.inTransaction) db.exec('COMMIT');
+    }
+  }
+
+  /**
+   * Runs `fn` as {@link read} does, with the handle reading pages by `pread` into a small page cache instead of
+   * through the memory map: for a read of a few thousand pages scattered over a large file, as a long session's
+   * history, where the first touch of each newly mapped page (or of each newly allocated cache buffer) costs far
+   * more than copying the page into a buffer used before (bench/README.md, "history"). The map and the cache's
+   * size are set back after (the cache's pages are not: few reads use it beside the map). In a transaction
+   * already open, `fn` simply runs: the cache then holds that transaction's pages.
+   */
+  readScattered<T>(fn: () => T): T {
+    if (this.#closed) throw this.#closedError();
+    const db = this.db;
+    if (db.inTransaction || isAnonymous(this.path)) return this.read(fn);
+    db.pragma('mmap_size = 0');
+    db.pragma(`cache_size = ${SCATTERED_CACHE_KIB}`);
+    try {
+      return this.read(fn);
+    } finally {
+      db.pragma(`mmap_size = ${MMAP_BYTES}`);
+      db.pragma(`cache_size = ${CACHE_KIB}`);
     }
   }
 

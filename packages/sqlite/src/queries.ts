@@ -211,7 +211,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     ...tableLookups(conn),
     ...turnQueries(conn, relevanceWindow),
     recordSeqs: (id: string) => recordSeqs(conn, id),
-    recordEvents: (id: string) => conn.read(() => recordEvents(conn, id)),
+    recordEvents: (id: string) => conn.readScattered(() => recordEvents(conn, id)),
     purgeable: (selector) => purgeableRows(conn, selector, options.upcasters),
     liveSkillsBySlug: (slug: string) =>
       (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
