@@ -80,38 +80,14 @@ export function changeOperation(change: StateChange): OperationRef | undefined {
   return change.payload.operation;
 }
 
-/** The largest HLC among the records of a change. */
+/** The largest HLC among the records of a change (checkpoint writes and thread deletions carry none). */
 export function changeHlc(change: StateChange): Hlc {
-  switch (change.type) {
-    case EventTypes.TurnAppended:
-      return maxHlc(change.payload.session?.updatedHlc ?? HLC_ZERO, change.payload.turn.updatedHlc);
-    case EventTypes.SessionCreated:
-    case EventTypes.SessionDeleted:
-    case EventTypes.SessionUpdated:
-      return change.payload.session.updatedHlc;
-    case EventTypes.TurnsRemoved:
-      return change.payload.turns.reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
-    case EventTypes.SuffixReplaced:
-      return [...change.payload.removed, ...change.payload.added].reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
-    case EventTypes.SkillUpserted:
-    case EventTypes.SkillDeleted:
-    case EventTypes.SkillOutcomeRecorded:
-      return change.payload.skill.updatedHlc;
-    case EventTypes.MemoryWritten:
-    case EventTypes.MemoryDeleted:
-    case EventTypes.MemoryUpdated:
-      return change.payload.item.updatedHlc;
-    case EventTypes.CheckpointSaved:
-      return change.payload.checkpoint.updatedHlc;
-    // Writes and thread deletions carry no clock of their own.
-    case EventTypes.CheckpointWritesSaved:
-    case EventTypes.CheckpointThreadDeleted:
-      return HLC_ZERO;
-    case EventTypes.RecordsPurged: {
-      const { sessions, turns, skills, memory } = change.payload;
-      return [...sessions, ...turns, ...skills, ...memory].reduce((hlc: Hlc, r) => maxHlc(hlc, r.updatedHlc), HLC_ZERO);
-    }
+  let hlc = HLC_ZERO;
+  for (const entry of changeRecords(change)) {
+    if (entry.kind === 'sessionAfterTurn') hlc = maxHlc(hlc, entry.turn.updatedHlc);
+    else if ('record' in entry && 'updatedHlc' in entry.record) hlc = maxHlc(hlc, entry.record.updatedHlc);
   }
+  return hlc;
 }
 
 function turnRecords(turns: readonly Turn[]): ChangeRecord[] {
