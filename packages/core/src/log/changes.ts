@@ -11,7 +11,6 @@ import type { Hlc } from '../time/hlc.js';
 import { HLC_ZERO, maxHlc } from '../time/hlc.js';
 import type { StateChange } from './events.js';
 import { EventTypes } from './events.js';
-import type { OperationRef } from './operation.js';
 
 /** One record of a change, tagged with its kind. */
 export type ChangeRecord =
@@ -73,11 +72,6 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
       ];
     }
   }
-}
-
-/** The operation of an idempotent write that carried this change, if any. */
-export function changeOperation(change: StateChange): OperationRef | undefined {
-  return change.payload.operation;
 }
 
 /** The largest HLC among the records of a change (checkpoint writes and thread deletions carry none). */
