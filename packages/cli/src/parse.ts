@@ -82,14 +82,9 @@ export async function readText(path: string): Promise<string> {
   }
 }
 
-/** Parses JSON text naming where it came from in the error. */
+/** Parses JSON text that must hold an object, naming where it came from in the error. */
 export function parseJsonObject(text: string, where: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UserError(`${where} is not valid JSON: ${(error as Error).message}`);
-  }
+  const value = parseJson(text, where);
   if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new UserError(`${where} must hold a JSON object`);
   return value as Record<string, unknown>;
 }

@@ -27,7 +27,7 @@ export {
   rowPayload,
   eventFromRow,
 } from './log/event-row.js';
-export { type ChangeRecord, changeRecords, changeHlc, changeOperation, changeRecordIds } from './log/changes.js';
+export { type ChangeRecord, changeRecords, changeHlc, changeRecordIds } from './log/changes.js';
 export { operationEntry } from './log/operation.js';
 export { storedPayload } from './log/compact.js';
 export { eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';

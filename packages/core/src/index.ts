@@ -180,7 +180,7 @@ export {
   purgeReasonSchema,
 } from './log/events.js';
 export { ERASED, eraseSession, eraseTurn, eraseSkill, eraseMemoryItem } from './log/redact.js';
-export type { HistoryKind, RecordVersion } from './provider/history.js';
+export { type HistoryKind, type RecordVersion, readStateEvents } from './provider/history.js';
 export { type PurgeInput, type PurgeResult, purgeInputSchema } from './provider/purge.js';
 export { type OperationEntry, operationInputHash } from './log/operation.js';
 export { type Upcaster, UpcasterRegistry } from './log/upcasters.js';

@@ -102,8 +102,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     (uri, vars) =>
       reading(uri, async () => {
         const id = variable(vars.sessionId, 'sessionId');
-        await readableSession(ctx, id);
-        const session = await provider.sessions.get(id);
+        const session = await readableSession(ctx, id);
         const turns = await provider.sessions.turns(id);
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: transcriptMarkdown(session, turns) }] };
       }),

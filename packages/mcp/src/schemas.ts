@@ -13,6 +13,7 @@ import {
   appendTurnInputSchema,
   createSessionInputSchema,
   memoryItemSchema,
+  namespacesOptionsSchema,
   recallOptionsSchema,
   replaceSuffixInputSchema,
   searchSessionsOptionsSchema,
@@ -100,8 +101,11 @@ const orderArg = (search: string) =>
 /** Whether a read includes the scopes under the target. */
 const includeDescendantsArg = z.boolean().optional().describe('Also read the scopes under it (needs a server whose operator allowed subscopes).');
 
-/** A metadata object; its JSON rules and size limit are core's, checked when the store is called. */
-const metadataArg = z.record(z.string(), z.unknown());
+/**
+ * A JSON object (metadata, a filter) as tools take and answer it. Core checks it when the store is
+ * called; a JSON Schema of that check (a transform) cannot be generated.
+ */
+const jsonObject = z.record(z.string(), z.unknown());
 
 /** An instant, normalised and checked by core when the store is called. */
 const instantArg = z.string().max(64);
@@ -116,7 +120,7 @@ export const memoryInputs = {
     key: memory.key.describe(
       "Optional slot name within the scope, e.g. 'user.theme'. Remembering a key that an item already holds updates that item instead of adding another.",
     ),
-    metadata: metadataArg.optional().describe('Optional JSON object of structured data to filter recall by (see recall.where).'),
+    metadata: jsonObject.optional().describe('Optional JSON object of structured data to filter recall by (see recall.where).'),
     expiresAt: instantArg.nullable().optional().describe('Optional ISO-8601 date-time from which the item is no longer recalled (e.g. 2026-12-31T00:00:00Z).'),
     scope: scopeArg,
     operationId: operationIdArg,
@@ -128,7 +132,7 @@ export const memoryInputs = {
     kind: memory.kind.describe('The new kind.'),
     source: memory.source.describe('The new source.'),
     key: memory.key.describe('The new key (null clears it); refused as a conflict when another item of the scope holds it.'),
-    metadata: metadataArg.optional().describe('The new metadata; replaces the old object as a whole.'),
+    metadata: jsonObject.optional().describe('The new metadata; replaces the old object as a whole.'),
     expiresAt: instantArg.nullable().optional().describe('The new expiry (null: never).'),
     expectedSyncVersion: expectedSyncVersionArg('update', 'item'),
     full: fullArg,
@@ -144,7 +148,7 @@ export const memoryInputs = {
     ),
     cursor: cursorArg,
     match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
-    where: metadataArg
+    where: jsonObject
       .optional()
       .describe(
         "Metadata filter: dotted paths to a value (equality) or operators, all must hold, e.g. { 'user.plan': 'pro', tag: { $in: ['a', 'b'] }, n: { $gt: 2 }, x: { $exists: false } }. Operators: $eq $ne $gt $gte $lt $lte $in $nin $exists; numbers compare with numbers, strings with strings.",
@@ -163,12 +167,7 @@ export const memoryInputs = {
 /** Inputs of the skill tools. */
 export const skillInputs = {
   search: {
-    query: z
-      .string()
-      .max(LIMITS.query)
-      .refine((s) => !s.includes(NUL), 'must not contain NUL characters')
-      .optional()
-      .describe('Words to look for in slug, name, body and tags. Omit to list every skill.'),
+    query: recall.query.describe('Words to look for in slug, name, body and tags. Omit to list every skill.'),
     limit: limitArg.optional().describe('Most skills to return (default 20).'),
     order: z.enum(SKILL_SEARCH_ORDERS).optional().describe('slug (default), relevance, or winRate (most successful first).'),
     cursor: cursorArg,
@@ -300,25 +299,19 @@ const WHOLE_ONLY = { originInstanceId: true, updatedHlc: true, lastWriterId: tru
  * JSON object, since core's checked JSON field is a transform, which JSON
  * Schema cannot describe (the record was checked when it was stored).
  */
-export const memoryItemOutputSchema = memoryItemSchema.extend({ metadata: z.record(z.string(), z.unknown()) }).partial({ ...WHOLE_ONLY, source: true });
+export const memoryItemOutputSchema = memoryItemSchema.extend({ metadata: jsonObject }).partial({ ...WHOLE_ONLY, source: true });
 
 /** A recalled memory item and its score. */
 export const recallHitSchema = memoryItemOutputSchema.extend({ score: z.number().min(0).max(1) });
-
-/**
- * JSON-valued fields as outputs describe them. Core checks them when they are
- * written; a JSON Schema of that check (a transform) cannot be generated.
- */
-const jsonObjectOut = z.record(z.string(), z.unknown());
 
 /** A part of a turn, as outputs describe it: its `type` and the fields of that type. */
 const partOut = z.looseObject({ type: z.enum(['text', 'reasoning', 'tool-call', 'tool-result', 'file', 'data']) });
 
 /** A session as tools return it. */
-const sessionOut = sessionSchema.extend({ metadata: jsonObjectOut }).partial({ ...WHOLE_ONLY, syncVersion: true });
+const sessionOut = sessionSchema.extend({ metadata: jsonObject }).partial({ ...WHOLE_ONLY, syncVersion: true });
 
 /** A turn as tools return it; a lean one has no `parts` when they are only its content. */
-const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObjectOut }).partial({ ...WHOLE_ONLY, syncVersion: true, parts: true });
+const turnOut = turnSchema.extend({ parts: z.array(partOut), metadata: jsonObject }).partial({ ...WHOLE_ONLY, syncVersion: true, parts: true });
 
 /** A skill as tools return it. */
 const skillOut = z.strictObject(skillSchema.shape).partial(WHOLE_ONLY);
@@ -329,13 +322,9 @@ const turnHitOut = z.object({ turn: turnOut, session: sessionOut, score: z.numbe
 /** Inputs of the namespaces tool. */
 export const namespaceInputs = {
   prefix: scopeArg.describe("Only scopes under this path, relative to the server's scope (itself included). Omit for the server's scope."),
-  maxDepth: z
-    .number()
-    .int()
-    .min(0)
-    .max(LIMITS.scopeDepth)
-    .optional()
-    .describe("Cut each scope to this many labels below the server's scope (0: the server's scope itself); omit for whole paths."),
+  maxDepth: namespacesOptionsSchema.shape.maxDepth.describe(
+    "Cut each scope to this many labels below the server's scope (0: the server's scope itself); omit for whole paths.",
+  ),
   limit: limitArg.optional().describe('Most scopes to return (default 100).'),
   cursor: cursorArg,
 } as const;

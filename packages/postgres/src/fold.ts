@@ -12,7 +12,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeOperation, changeRecords, checkChange, describeError, operationEntry, scopeKey } from '@agentstate/core/backend';
+import { changeRecords, checkChange, describeError, operationEntry, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -248,7 +248,7 @@ export async function foldPending(
           view.putCheckpoint(entry);
         } else await view.put(entry, event.seq);
       }
-      const operation = changeOperation(change);
+      const operation = change.payload.operation;
       // A batch's later events name an indexed operation again, without its hash: only the first is indexed.
       if (operation && (operation.inputHash !== undefined || view.operation(operation.id) === undefined))
         view.putOperation(operationEntry(operation, event.seq));

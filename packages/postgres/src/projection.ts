@@ -6,7 +6,7 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeOperation, changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { CorruptionError } from '@agentstate/core';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
@@ -42,7 +42,7 @@ export class Projection {
   async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
     for (const record of changeRecords(change)) await this.put(sql, record);
     await this.indexRecords(sql, change, seq);
-    const operation = changeOperation(change);
+    const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
     if (operation?.inputHash !== undefined) await this.putOperation(sql, operationEntry(operation, seq));
   }

@@ -9,7 +9,7 @@
 import type { UpcasterRegistry } from '@agentstate/core';
 import type { FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, changeOperation, checkChange, describeError, maxHlc, operationEntry } from '@agentstate/core/backend';
+import { changeHlc, checkChange, describeError, maxHlc, operationEntry } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
@@ -60,7 +60,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
       checkChange(view, change, event.seq);
-      const operation = changeOperation(change);
+      const operation = change.payload.operation;
       // An operation whose first event carries no hash (a purge erased it) is indexed all the same, as a replay indexes it.
       const unhashed = operation !== undefined && operation.inputHash === undefined && view.operation(operation.id) === undefined;
       try {

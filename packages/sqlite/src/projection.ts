@@ -6,17 +6,7 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import {
-  changeOperation,
-  changeRecords,
-  compareMemoryNewestFirst,
-  operationEntry,
-  foldForIndex,
-  HLC_ZERO,
-  maxHlc,
-  skillSearchText,
-  rowCodec,
-} from '@agentstate/core/backend';
+import { changeRecords, compareMemoryNewestFirst, operationEntry, foldForIndex, HLC_ZERO, maxHlc, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { VectorIndexes } from './vectors.js';
@@ -164,7 +154,7 @@ export class Projection {
     // An append's history (its turn and its session) is the turn row's `appended_seq`, and a purged turn's is
     // its row's `purged_seq`: the rows a purge rewrites anyway sit together, its turns' ids are spread over the index.
     if (!appended) indexRecordEvents(this.conn, change, seq, held);
-    const operation = changeOperation(change);
+    const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
     if (operation?.inputHash !== undefined) this.putOperation(operationEntry(operation, seq));
   }

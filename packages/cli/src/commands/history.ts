@@ -1,7 +1,7 @@
 /** `agentstate memory|sessions|skills history <id>`: every version of one record, from the log. */
 import { Command } from 'commander';
-import type { HistoryKind, LogEvent, RecordVersion } from '@agentstate/core';
-import { EventTypes, STATE_STREAM } from '@agentstate/core';
+import type { HistoryKind, RecordVersion } from '@agentstate/core';
+import { EventTypes, readStateEvents } from '@agentstate/core';
 import { contextOf, show } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
@@ -35,22 +35,10 @@ const columns: Column<Row>[] = [
   { header: 'record', cell: summary, max: 60 },
 ];
 
-/** The events at `seqs` (ascending), one read per run of consecutive seqs. */
-async function eventsAt(db: Database, seqs: readonly number[]): Promise<Map<number, LogEvent>> {
-  const events = new Map<number, LogEvent>();
-  for (let i = 0; i < seqs.length; ) {
-    let j = i + 1;
-    while (j < seqs.length && seqs[j] === seqs[j - 1]! + 1) j += 1;
-    for (const e of await db.log.read({ stream: STATE_STREAM, afterSeq: seqs[i]! - 1, limit: j - i })) events.set(e.seq, e);
-    i = j;
-  }
-  return events;
-}
-
 /** Each version with what its event did to the transcript, read from the log for the versions a transcript event left. */
 async function rows(db: Database, versions: readonly RecordVersion[]): Promise<Row[]> {
   const seqs = versions.filter((v) => v.kind === 'session' && TRANSCRIPT_EVENTS.has(v.type)).map((v) => v.seq);
-  const events = await eventsAt(db, seqs);
+  const events = new Map((await readStateEvents(db.log, seqs)).map((e) => [e.seq, e]));
   return versions.map((version) => {
     const event = events.get(version.seq);
     return { version, change: event === undefined ? undefined : transcriptChange(event) };

@@ -99,10 +99,7 @@ export function sessionsCommand(): Command {
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const options =
-        opts.last === undefined
-          ? { afterSeq: opts.afterSeq, limit: opts.limit, cursor: opts.cursor }
-          : { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last, cursor: opts.cursor };
+      const options = { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last, cursor: opts.cursor };
       const { session, turns } = await withReader(ctx.dbPath, opts.at, {}, async (db) => ({
         session: await db.sessions.get(id),
         turns: await db.sessions.turns(id, options),

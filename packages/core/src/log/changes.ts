@@ -11,7 +11,6 @@ import type { Hlc } from '../time/hlc.js';
 import { HLC_ZERO, maxHlc } from '../time/hlc.js';
 import type { StateChange } from './events.js';
 import { EventTypes } from './events.js';
-import type { OperationRef } from './operation.js';
 
 /** One record of a change, tagged with its kind. */
 export type ChangeRecord =
@@ -75,43 +74,14 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
   }
 }
 
-/** The operation of an idempotent write that carried this change, if any. */
-export function changeOperation(change: StateChange): OperationRef | undefined {
-  return change.payload.operation;
-}
-
-/** The largest HLC among the records of a change. */
+/** The largest HLC among the records of a change (checkpoint writes and thread deletions carry none). */
 export function changeHlc(change: StateChange): Hlc {
-  switch (change.type) {
-    case EventTypes.TurnAppended:
-      return maxHlc(change.payload.session?.updatedHlc ?? HLC_ZERO, change.payload.turn.updatedHlc);
-    case EventTypes.SessionCreated:
-    case EventTypes.SessionDeleted:
-    case EventTypes.SessionUpdated:
-      return change.payload.session.updatedHlc;
-    case EventTypes.TurnsRemoved:
-      return change.payload.turns.reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
-    case EventTypes.SuffixReplaced:
-      return [...change.payload.removed, ...change.payload.added].reduce((hlc, t) => maxHlc(hlc, t.updatedHlc), change.payload.session.updatedHlc);
-    case EventTypes.SkillUpserted:
-    case EventTypes.SkillDeleted:
-    case EventTypes.SkillOutcomeRecorded:
-      return change.payload.skill.updatedHlc;
-    case EventTypes.MemoryWritten:
-    case EventTypes.MemoryDeleted:
-    case EventTypes.MemoryUpdated:
-      return change.payload.item.updatedHlc;
-    case EventTypes.CheckpointSaved:
-      return change.payload.checkpoint.updatedHlc;
-    // Writes and thread deletions carry no clock of their own.
-    case EventTypes.CheckpointWritesSaved:
-    case EventTypes.CheckpointThreadDeleted:
-      return HLC_ZERO;
-    case EventTypes.RecordsPurged: {
-      const { sessions, turns, skills, memory } = change.payload;
-      return [...sessions, ...turns, ...skills, ...memory].reduce((hlc: Hlc, r) => maxHlc(hlc, r.updatedHlc), HLC_ZERO);
-    }
+  let hlc = HLC_ZERO;
+  for (const entry of changeRecords(change)) {
+    if (entry.kind === 'sessionAfterTurn') hlc = maxHlc(hlc, entry.turn.updatedHlc);
+    else if ('record' in entry && 'updatedHlc' in entry.record) hlc = maxHlc(hlc, entry.record.updatedHlc);
   }
+  return hlc;
 }
 
 function turnRecords(turns: readonly Turn[]): ChangeRecord[] {

@@ -70,12 +70,9 @@ function settle(marks: readonly Mark[], change: StateChange, seq: number): strin
 
 /** The ids of the records `change` holds in other than their erased form (a session it leaves to the fold holds nothing). */
 function intactIds(change: StateChange): string[] {
-  return changeRecords(change).flatMap((entry) => {
-    const intact =
-      (entry.kind === 'session' && !inErasedForm('session', entry.record)) ||
-      (entry.kind === 'turn' && !inErasedForm('turn', entry.record)) ||
-      (entry.kind === 'skill' && !inErasedForm('skill', entry.record)) ||
-      (entry.kind === 'memory' && !inErasedForm('memory', entry.record));
-    return intact && 'record' in entry ? [entry.record.id] : [];
-  });
+  return changeRecords(change).flatMap((entry) =>
+    (entry.kind === 'session' || entry.kind === 'turn' || entry.kind === 'skill' || entry.kind === 'memory') && !inErasedForm(entry.kind, entry.record as never)
+      ? [entry.record.id]
+      : [],
+  );
 }

@@ -43,8 +43,12 @@ export type RecordVersion = {
   erasedBy?: number;
 } & ({ kind: 'session'; record: Session } | { kind: 'turn'; record: Turn } | { kind: 'skill'; record: Skill } | { kind: 'memory'; record: MemoryItem });
 
-/** Reads consecutive seqs in one read each: a record's events often come in runs. */
-async function readSeqs(log: Log, seqs: readonly number[]): Promise<LogEvent[]> {
+/**
+ * The events of the `state` stream at `seqs` (ascending), consecutive seqs in
+ * one read each: a record's events often come in runs. A seq the log lacks
+ * reads the event after it, if any: compare seqs.
+ */
+export async function readStateEvents(log: Log, seqs: readonly number[]): Promise<LogEvent[]> {
   const events: LogEvent[] = [];
   for (let i = 0; i < seqs.length; ) {
     let j = i + 1;
@@ -63,7 +67,7 @@ export type HistoryEntry = { seq: number; event: LogEvent | undefined };
 export async function recordEvents(lookups: StateLookups, log: Log, id: string): Promise<readonly HistoryEntry[]> {
   if (lookups.recordEvents) return lookups.recordEvents(id);
   const seqs = await lookups.recordSeqs(id);
-  const events = await readSeqs(log, seqs);
+  const events = await readStateEvents(log, seqs);
   return seqs.map((seq, i) => ({ seq, event: events[i] }));
 }
 

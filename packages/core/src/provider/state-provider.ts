@@ -3,6 +3,7 @@
  * stores, the stamper, the clock, automatic snapshots and embeddings. Every
  * backend gets the same validation and rules by construction.
  */
+import type { Embedder } from '../embedding/embedder.js';
 import { UuidV7Generator } from '../ids/uuidv7.js';
 import { systemEntropy } from '../ids/entropy.js';
 import { EventTypes } from '../log/events.js';
@@ -46,13 +47,6 @@ import { idField } from '../records/fields.js';
  * the backend refuse (docs/contract.md §8). Purges are rare; one in each of several windows is a storm.
  */
 const SNAPSHOT_ATTEMPTS = 5;
-
-/** Calls `load` at most once, sharing its promise. */
-function memoize<T>(load: (() => T | Promise<T>) | undefined): (() => Promise<T>) | undefined {
-  if (!load) return undefined;
-  let loaded: Promise<T> | undefined;
-  return () => (loaded ??= Promise.resolve().then(load));
-}
 
 /** Builds a provider over `backend`. The backend is closed with the provider. */
 export function createStateProvider(backend: StateBackend, options: StateProviderOptions = {}): EventSourcedProvider {
@@ -98,10 +92,13 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     c.type === EventTypes.TurnAppended ? [c.payload.turn as Turn] : c.type === EventTypes.SuffixReplaced ? (c.payload.added as Turn[]) : [],
   );
   const foldOptions = { snapshotCodec: codec, ...(options.upcasters ? { upcasters: options.upcasters } : {}) };
+  // The fallback embedder is loaded once, on first use, and shared.
+  const loadEmbedder = options.defaultEmbedder;
+  let loaded: Promise<Embedder> | undefined;
   const recallContext = {
     queries: backend.queries,
     embedder,
-    defaultEmbedder: memoize(options.defaultEmbedder),
+    defaultEmbedder: loadEmbedder && (() => (loaded ??= Promise.resolve().then(loadEmbedder))),
     fusionWeights: options.fusionWeights ?? DEFAULT_FUSION_WEIGHTS,
     now: () => stamper.now(),
   };

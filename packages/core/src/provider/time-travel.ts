@@ -14,11 +14,8 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import type { Clock } from '../time/clock.js';
 import type { Instant } from '../time/instant.js';
 import { formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
-import type { CheckpointStore, EventSourcedProvider, MemoryStore, Provider, SessionStore, SkillStore } from './types.js';
+import type { EventSourcedProvider, Provider } from './types.js';
 import type { RetentionStore } from './retention.js';
-import type { ListSkillsOptions, ScopeOptions } from '../records/inputs.js';
-import type { ScopeInput } from '../records/scope.js';
-import { keyAndScope, scopeOptions } from './scope-arguments.js';
 
 /** A point of the `state` stream: a seq (0 is the empty state), or an instant (the last event at or before it). */
 export type PointInput = { seq: number } | { time: string };
@@ -169,77 +166,58 @@ export function stoppedClock(time: Instant): Clock {
 /** The provider over a view's state holding at least the collections of `parts`. */
 export type ViewProvider = (parts: readonly SnapshotPart[]) => Promise<EventSourcedProvider>;
 
-/** Every part: what a read that may touch any collection (namespaces, a capture) needs. */
-const ALL: readonly SnapshotPart[] = SNAPSHOT_PARTS;
+/** The stores of a view, by the name a provider gives them. */
+type ViewStores = Pick<StateView, 'sessions' | 'skills' | 'memory' | 'checkpoints' | 'retention'>;
+
+const SESSIONS: readonly SnapshotPart[] = ['sessions'];
+const TRANSCRIPTS: readonly SnapshotPart[] = ['sessions', 'turns'];
+const SKILLS: readonly SnapshotPart[] = ['skills'];
+const MEMORY: readonly SnapshotPart[] = ['memory'];
+const CHECKPOINTS: readonly SnapshotPart[] = ['checkpoints'];
 
 /**
  * A view's read methods, each asking `provider` for the parts of the
- * snapshot it reads (so a view folds only what its reads need); each write
- * method throws {@link ReadOnlyViewError}.
+ * snapshot it reads (so a view folds only what its reads need) and handing
+ * its arguments as given to the store there; each write method throws
+ * {@link ReadOnlyViewError}.
  */
 export function readOnlyView(name: string, provider: ViewProvider, point: ResolvedPoint, capture: () => Promise<Snapshot>): StateView {
-  /** The store's write methods, each throwing {@link ReadOnlyViewError}. */
-  const refuse = <M extends string>(store: string, methods: readonly M[]) =>
-    Object.fromEntries(
-      methods.map((method) => [
-        method,
-        async (): Promise<never> => {
-          throw new ReadOnlyViewError(`${store}.${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
-        },
-      ]),
-    ) as Record<M, () => Promise<never>>;
-  const on = (parts: readonly SnapshotPart[]) => provider(parts);
-  const SESSIONS: readonly SnapshotPart[] = ['sessions'];
-  const TRANSCRIPTS: readonly SnapshotPart[] = ['sessions', 'turns'];
-  const SKILLS: readonly SnapshotPart[] = ['skills'];
-  const MEMORY: readonly SnapshotPart[] = ['memory'];
-  const CHECKPOINTS: readonly SnapshotPart[] = ['checkpoints'];
-  const sessions: SessionStore = {
-    get: async (id) => (await on(SESSIONS)).sessions.get(id),
-    getAny: async (id) => (await on(SESSIONS)).sessions.getAny(id),
-    list: async (options) => (await on(SESSIONS)).sessions.list(options),
-    turns: async (id, options) => (await on(TRANSCRIPTS)).sessions.turns(id, options),
-    search: async (options) => (await on(TRANSCRIPTS)).sessions.search(options),
-    ...refuse('sessions', ['create', 'appendTurn', 'appendTurns', 'removeLastTurn', 'clear', 'replaceSuffix', 'delete', 'update']),
-  };
-  const skills: SkillStore = {
-    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.get(idOrSlug, scopeOptions(options)),
-    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.getAny(idOrSlug, scopeOptions(options)),
-    list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) =>
-      (await on(SKILLS)).skills.list(scopeOptions(first, legacy)),
-    search: async (query, options) => (await on(SKILLS)).skills.search(query, options),
-    ...refuse('skills', ['upsert', 'recordOutcome', 'delete']),
-  };
-  const memory: MemoryStore = {
-    get: async (id) => (await on(MEMORY)).memory.get(id),
-    getByKey: async (first: string | ScopeInput, second?: string | ScopeOptions) => {
-      const { key, scope } = keyAndScope(first, second);
-      return (await on(MEMORY)).memory.getByKey(key as string, { scope });
-    },
-    getAny: async (id) => (await on(MEMORY)).memory.getAny(id),
-    recall: async (options) => (await on(MEMORY)).memory.recall(options),
-    ...refuse('memory', ['write', 'writeMany', 'update', 'delete', 'sweep']),
-  };
-  const checkpoints: CheckpointStore = {
-    get: async (input) => (await on(CHECKPOINTS)).checkpoints.get(input),
-    list: async (options) => (await on(CHECKPOINTS)).checkpoints.list(options),
-    ...refuse('checkpoints', ['put', 'putWrites', 'deleteThread']),
-  };
-  const retention: RetentionStore = {
-    list: async () => (await on([])).retention.list(),
-    ...refuse('retention', ['set', 'remove', 'apply']),
+  /** Store `store`: each of `reads` on the parts it reads, and each of `writes` refused. */
+  const store = <K extends keyof ViewStores>(store: K, reads: Record<string, readonly SnapshotPart[]>, writes: readonly string[]) => {
+    const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const [method, parts] of Object.entries(reads)) {
+      methods[method] = async (...args) => {
+        const target = (await provider(parts))[store] as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+        return target[method]!(...args);
+      };
+    }
+    for (const method of writes) {
+      methods[method] = async () => {
+        throw new ReadOnlyViewError(`${store}.${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
+      };
+    }
+    return methods as unknown as ViewStores[K];
   };
   return {
     name,
     seq: point.seq,
-    retention,
     time: point.time,
-    sessions,
-    skills,
-    memory,
-    checkpoints,
-    namespaces: async (options) => (await on(ALL)).namespaces(options),
+    sessions: store('sessions', { get: SESSIONS, getAny: SESSIONS, list: SESSIONS, turns: TRANSCRIPTS, search: TRANSCRIPTS }, [
+      'create',
+      'appendTurn',
+      'appendTurns',
+      'removeLastTurn',
+      'clear',
+      'replaceSuffix',
+      'delete',
+      'update',
+    ]),
+    skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, ['upsert', 'recordOutcome', 'delete']),
+    memory: store('memory', { get: MEMORY, getByKey: MEMORY, getAny: MEMORY, recall: MEMORY }, ['write', 'writeMany', 'update', 'delete', 'sweep']),
+    checkpoints: store('checkpoints', { get: CHECKPOINTS, list: CHECKPOINTS }, ['put', 'putWrites', 'deleteThread']),
+    retention: store('retention', { list: [] }, ['set', 'remove', 'apply']),
+    namespaces: async (options) => (await provider(SNAPSHOT_PARTS)).namespaces(options),
     capture,
-    close: async () => (await on([])).close(),
+    close: async () => (await provider([])).close(),
   };
 }

@@ -4,7 +4,7 @@
  * call writes nothing.
  */
 import { z } from 'zod';
-import { checkpointNamespaceField, writeIdxField } from './checkpoints.js';
+import { checkpointNamespaceField, checkpointWriteSchema } from './checkpoints.js';
 import { idField, shortTextField } from './fields.js';
 import { jsonValueField, metadataField } from './json.js';
 import { LIMITS } from './limits.js';
@@ -24,12 +24,8 @@ export const putCheckpointInputSchema = z.object({
 /** `checkpoints.put` input. */
 export type PutCheckpointInput = z.input<typeof putCheckpointInputSchema>;
 
-/** One write of `checkpoints.putWrites`. */
-const writeInputSchema = z.object({
-  idx: writeIdxField,
-  channel: shortTextField.min(1, 'must not be empty'),
-  value: jsonValueField(LIMITS.checkpoint),
-});
+/** One write of `checkpoints.putWrites`: the fields of a stored write its task does not give. */
+const writeInputSchema = z.object(checkpointWriteSchema.pick({ idx: true, channel: true, value: true }).shape);
 
 /** `checkpoints.putWrites` input: one task's writes against one checkpoint. */
 export const putWritesInputSchema = z.object({

@@ -64,17 +64,23 @@ export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(s
 }
 
 /**
- * What a delete tool answers for a record that is already a tombstone: the
- * tombstone, so a repeated delete succeeds as the tools' `idempotentHint`
- * promises. With an `operationId`, `retry` replays that operation first: its
+ * What a delete tool answers for `found`, a live record or a tombstone: a
+ * live one is deleted by `remove`; a tombstone is the answer, so a repeated
+ * delete succeeds as the tools' `idempotentHint` promises. With an
+ * `operationId`, a tombstone's delete replays that operation first: its
  * recorded answer wins and a reused id with other arguments stays a
  * conflict; an id no operation recorded finds no live record and answers the
  * tombstone too.
  */
-export async function repeatedDelete<T>(tombstone: T, operationId: string | undefined, retry: (operationId: string) => Promise<T>): Promise<T> {
-  if (operationId === undefined) return tombstone;
-  return retry(operationId).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return tombstone;
+export async function deleteOnce<T extends { deleted: boolean }>(
+  found: T,
+  operationId: string | undefined,
+  remove: (operationId: string | undefined) => Promise<T>,
+): Promise<T> {
+  if (!found.deleted) return remove(operationId);
+  if (operationId === undefined) return found;
+  return remove(operationId).catch((error: unknown) => {
+    if (error instanceof NotFoundError) return found;
     throw error;
   });
 }

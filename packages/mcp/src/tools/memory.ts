@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RecallOptions } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
-import { tool, repeatedDelete, type ToolContext } from './context.js';
+import { tool, deleteOnce, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
 
 /** Registers the memory tools on `server`. */
@@ -69,9 +69,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
       // A live item (expired ones included) or a tombstone; one that never existed is not_found.
       const found = await provider.memory.getAny(args.id);
       policy.assertWritable('memory', args.id, found.scope);
-      const item = found.deleted
-        ? await repeatedDelete(found, args.operationId, (operationId) => provider.memory.delete(found.id, { operationId }))
-        : await provider.memory.delete(found.id, { operationId: args.operationId });
+      const item = await deleteOnce(found, args.operationId, (operationId) => provider.memory.delete(found.id, { operationId }));
       return { item: viewFor(args.full).memory(item) };
     },
   });

@@ -6,7 +6,7 @@ import { outputs, sessionInputs } from '../schemas.js';
 import { isWithin, ScopeDeniedError } from '../scope-policy.js';
 import { hashScope, legacySessionScope } from '../session-scope.js';
 import { operationSessionUuid } from '../operation.js';
-import { tool, repeatedDelete, type ToolContext } from './context.js';
+import { tool, deleteOnce, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
 
 /** The default number of sessions a listing returns. */
@@ -101,11 +101,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     effect: 'read',
     async run(args) {
       const session = await readableSession(ctx, args.sessionId);
-      const options =
-        args.last === undefined
-          ? { afterSeq: args.afterSeq, limit: args.limit, cursor: args.cursor }
-          : { afterSeq: args.afterSeq, limit: args.limit, last: args.last, cursor: args.cursor };
-      const turns = await provider.sessions.turns(args.sessionId, options);
+      const turns = await provider.sessions.turns(args.sessionId, { afterSeq: args.afterSeq, limit: args.limit, last: args.last, cursor: args.cursor });
       const view = viewFor(args.full);
       return { session: view.session(session), turns: turns.map(view.turn), nextCursor: turns.nextCursor };
     },
@@ -210,9 +206,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       // A live session or a tombstone, under the same scope rules; one that never existed is not_found.
       const found = await provider.sessions.getAny(args.sessionId);
       assertSessionAccess(ctx, found, true);
-      const session = found.deleted
-        ? await repeatedDelete(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }))
-        : await provider.sessions.delete(found.id, { operationId: args.operationId });
+      const session = await deleteOnce(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }));
       return { session: viewFor(args.full).session(session) };
     },
   });
