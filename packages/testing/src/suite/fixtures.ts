@@ -112,5 +112,8 @@ export async function isMissing(get: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** The ids of `records`, in their order. */
+export const ids = (records: readonly { id: string }[]): string[] => records.map((r) => r.id);
+
 /** A canonical instant: fixed-width ISO-8601 UTC with milliseconds. */
 export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
