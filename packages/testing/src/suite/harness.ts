@@ -83,12 +83,12 @@ export function freshLog(body: (p: EventSourcedProvider, env: CheckEnv) => Promi
   return async (env) => body(env.eventSourced(await env.open()), env);
 }
 
-/** A check body handed a fresh provider on a manual clock at {@link T0} (and the environment). */
-export function clocked(body: (p: Provider, clock: ManualClock, env: CheckEnv) => Promise<void>): (env: CheckEnv) => Promise<void> {
-  return async (env) => {
+/** A check body (needing `injectableClock`) handed a fresh provider on a manual clock at {@link T0} (and the environment). */
+export function clocked(body: (p: Provider, clock: ManualClock, env: CheckEnv) => Promise<void>): CheckBody<CheckEnv, Capability> {
+  return needing(['injectableClock'], async (env) => {
     const clock = new ManualClock(T0);
     return body(await env.open({ clock }), clock, env);
-  };
+  });
 }
 
 /**
