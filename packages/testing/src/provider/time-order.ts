@@ -10,10 +10,7 @@ import type { ProviderCheck } from '../suite/harness.js';
 import { checks } from '../suite/harness.js';
 
 /** One write: which writer makes it, after moving its clock by `step` ms (back when negative). */
-const arbWrites = fc.array(fc.record({ writer: fc.constantFrom(0, 1), step: fc.integer({ min: -2 * HOUR, max: 2 * HOUR }) }), {
-  minLength: 1,
-  maxLength: 10,
-});
+const arbWrites = fc.array(fc.record({ writer: fc.constantFrom(0, 1), step: fc.integer({ min: -2 * HOUR, max: 2 * HOUR }) }), { minLength: 1, maxLength: 10 });
 
 export const timeOrderChecks: ProviderCheck[] = checks(['eventSourced', 'injectableClock'], {
   "V8 time lookups with decreasing clocks: at({ time }) folds the longest prefix of the stream stamped at or before it; event times never decrease along a dense stream, and along each writer's events of a gapped one":
