@@ -1,13 +1,13 @@
 /** M1–M7: memory that changes (keys, metadata, expiry, updates, filters). */
 import type { JsonObject, WhereInput } from '@agentstate/core';
-import { ConflictError, EventTypes, ManualClock, matchesWhere, NotFoundError, STATE_STREAM, ValidationError, whereInputSchema } from '@agentstate/core';
+import { ConflictError, EventTypes, matchesWhere, NotFoundError, STATE_STREAM, ValidationError, whereInputSchema } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbMetadata, arbWhere } from '../arbitraries/metadata.js';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, clocked, fresh, freshLog, needing } from '../suite/harness.js';
 
 const ids = (hits: readonly { id: string }[]): string[] => hits.map((h) => h.id).sort();
 
@@ -65,9 +65,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     expect(fresh.id).not.toBe(first.id);
     expect(fresh.syncVersion).toBe(1);
   }),
-  'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them': needing(['injectableClock'], async (env) => {
-    const clock = new ManualClock(T0);
-    const p = await env.open({ clock });
+  'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them': clocked(async (p, clock) => {
     const soon = new Date(T0 + 1000).toISOString();
     const expiring = await p.memory.write({ content: 'short lived', expiresAt: soon });
     const lasting = await p.memory.write({ content: 'long lived' });
@@ -80,9 +78,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     expect(await p.memory.sweep()).toBe(0);
     expect(ids(await p.memory.recall({}))).toEqual([lasting.id]);
   }),
-  'M5 a keyed write into an expired slot updates it, taking the defaults of a new write': needing(['injectableClock'], async (env) => {
-    const clock = new ManualClock(T0);
-    const p = await env.open({ clock });
+  'M5 a keyed write into an expired slot updates it, taking the defaults of a new write': clocked(async (p, clock) => {
     const old = await p.memory.write({ content: 'old', key: 'k', kind: 'note', metadata: { a: 1 }, expiresAt: new Date(T0 + 10).toISOString() });
     clock.advance(10);
     const renewed = await p.memory.write({ content: 'new', key: 'k' });

@@ -1,55 +1,48 @@
 /** B33 ordering tie-breaks, B35 scopes, B36 transcripts of dead sessions and updatedAt. */
-import { ManualClock, NotFoundError, SkillScopeRequiredError } from '@agentstate/core';
+import { NotFoundError, SkillScopeRequiredError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { T0 } from '../suite/fixtures.js';
+import { ids, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, needing } from '../suite/harness.js';
-
-const ids = (records: Array<{ id: string }>): string[] => records.map((r) => r.id);
+import { checks, clocked, fresh } from '../suite/harness.js';
 
 export const orderingChecks: ProviderCheck[] = checks([], {
-  'B33 records created in the same millisecond list in creation order; recall of equal createdAt is newest id first': needing(
-    ['injectableClock'],
-    async (env) => {
-      const clock = new ManualClock(T0);
-      const p = await env.open({ clock });
-      const at = new Date(T0).toISOString();
+  'B33 records created in the same millisecond list in creation order; recall of equal createdAt is newest id first': clocked(async (p, _clock) => {
+    const at = new Date(T0).toISOString();
 
-      const sessions = [];
-      for (const title of ['one', 'two', 'three', 'four']) sessions.push(await p.sessions.create({ title }));
-      for (const s of sessions) expect(s.createdAt).toBe(at);
-      expect(ids(await p.sessions.list())).toEqual(ids(sessions));
+    const sessions = [];
+    for (const title of ['one', 'two', 'three', 'four']) sessions.push(await p.sessions.create({ title }));
+    for (const s of sessions) expect(s.createdAt).toBe(at);
+    expect(ids(await p.sessions.list())).toEqual(ids(sessions));
 
-      const turns = [];
-      for (const content of ['a', 'b', 'c']) turns.push(await p.sessions.appendTurn({ sessionId: sessions[0]!.id, role: 'user', content }));
-      expect((await p.sessions.turns(sessions[0]!.id)).map((t) => [t.seq, t.content])).toEqual([
-        [1, 'a'],
-        [2, 'b'],
-        [3, 'c'],
-      ]);
+    const turns = [];
+    for (const content of ['a', 'b', 'c']) turns.push(await p.sessions.appendTurn({ sessionId: sessions[0]!.id, role: 'user', content }));
+    expect((await p.sessions.turns(sessions[0]!.id)).map((t) => [t.seq, t.content])).toEqual([
+      [1, 'a'],
+      [2, 'b'],
+      [3, 'c'],
+    ]);
 
-      const skills = [];
-      for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: { project } }));
-      // No global 'same': a get without a scope names no skill, and lists the scopes in scope order.
-      const refused = await expectError(() => p.skills.get('same'), SkillScopeRequiredError);
-      expect(refused.scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
-      // Equal slugs and createdAt fall back to creation (id) order.
-      expect(ids(await p.skills.search('same', 0))).toEqual(ids(skills));
+    const skills = [];
+    for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: { project } }));
+    // No global 'same': a get without a scope names no skill, and lists the scopes in scope order.
+    const refused = await expectError(() => p.skills.get('same'), SkillScopeRequiredError);
+    expect(refused.scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
+    // Equal slugs and createdAt fall back to creation (id) order.
+    expect(ids(await p.skills.search('same', 0))).toEqual(ids(skills));
 
-      const items = [];
-      for (const content of ['tie one', 'tie two', 'tie three']) items.push(await p.memory.write({ content }));
-      for (const m of items) expect(m.createdAt).toBe(at);
-      expect(ids(await p.memory.recall({ query: 'tie' }))).toEqual(ids(items).reverse());
+    const items = [];
+    for (const content of ['tie one', 'tie two', 'tie three']) items.push(await p.memory.write({ content }));
+    for (const m of items) expect(m.createdAt).toBe(at);
+    expect(ids(await p.memory.recall({ query: 'tie' }))).toEqual(ids(items).reverse());
 
-      // Explicit equal createdAt with ids out of insertion order: the id decides.
-      const past = '2025-06-01T00:00:00.000Z';
-      for (const id of ['m-b', 'm-a', 'm-c']) await p.memory.write({ id, content: `explicit ${id}`, createdAt: past });
-      expect(ids(await p.memory.recall({ query: 'explicit' }))).toEqual(['m-c', 'm-b', 'm-a']);
-      for (const id of ['sess-b', 'sess-a', 'sess-c']) await p.sessions.create({ id, createdAt: past });
-      expect(ids(await p.sessions.list())).toEqual(['sess-a', 'sess-b', 'sess-c', ...ids(sessions)]);
-    },
-  ),
+    // Explicit equal createdAt with ids out of insertion order: the id decides.
+    const past = '2025-06-01T00:00:00.000Z';
+    for (const id of ['m-b', 'm-a', 'm-c']) await p.memory.write({ id, content: `explicit ${id}`, createdAt: past });
+    expect(ids(await p.memory.recall({ query: 'explicit' }))).toEqual(['m-c', 'm-b', 'm-a']);
+    for (const id of ['sess-b', 'sess-a', 'sess-c']) await p.sessions.create({ id, createdAt: past });
+    expect(ids(await p.sessions.list())).toEqual(['sess-a', 'sess-b', 'sess-c', ...ids(sessions)]);
+  }),
   'B35 scope: list is exact; recall without scope spans all; get without a scope is global only, with one the most specific along the chain': fresh(
     async (p) => {
       const global = await p.skills.upsert({ slug: 'x', body: 'global' });

@@ -1,5 +1,5 @@
 /** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log, X27 snapshots of earlier formats. */
-import type { AppendInput, EventSourcedProvider, Log, Provider, Snapshot } from '@agentstate/core';
+import type { AppendInput, Log, Provider, Session, Snapshot } from '@agentstate/core';
 import {
   CorruptionError,
   encodeSnapshot,
@@ -26,10 +26,10 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { cutAt } from '../suite/log-cut.js';
+import { expectViewIsReplay } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing } from '../suite/harness.js';
+import { checks, freshLog, needing, property } from '../suite/harness.js';
 import { FORMAT_4_MEMORY_PART, namedRowHolding, rowsNow, storedHeads, storedSnapshotRows, storeEarlierFormat } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
@@ -211,51 +211,46 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await snapshotText(await env.replay(log))).toBe(full);
     },
   'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected':
-    async (env) => {
-      await fc.assert(
-        fc.asyncProperty(
+    (env) =>
+      property(
+        env,
+        fc.tuple(
           fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
           fc.nat(),
           fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
-          async (chunks, at, replacement) => {
-            const clock = new ManualClock(T0);
-            const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
-            try {
-              for (const operations of chunks) {
-                await runOperations(p, operations, { clock });
-                await p.saveSnapshot();
-              }
-              const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
-              expect(full).toBe(await snapshotText(p));
-              const latest = await p.log.latestSnapshot(STATE_STREAM);
-              expect(latest).toBeDefined();
-              const stored = latest!;
-              const fold = await foldLog(p.log);
-              expect(fold.skipped).toEqual([]);
-              expect(fold.snapshotSeq).toBe(stored.seq);
-              expect(encodeSnapshot(fold.state.capture())).toBe(full);
-
-              // The change lands in the head or in one of the rows it names.
-              const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
-              const which = at % rows.length;
-              const row = rows[which];
-              const { data } = row!;
-              const i = Math.floor(at / rows.length) % data.length;
-              const original = data[i]!;
-              const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
-              await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
-              const after = await foldLog(p.log);
-              expect(after.skipped[0]?.seq).toBe(stored.seq);
-              expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
-              expect(encodeSnapshot(after.state.capture())).toBe(full);
-            } finally {
-              await env.release(p);
-            }
-          },
         ),
-        { numRuns: env.propertyRuns, seed: env.seed },
-      );
-    },
+        async ([chunks, at, replacement]) => {
+          const clock = new ManualClock(T0);
+          const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
+          for (const operations of chunks) {
+            await runOperations(p, operations, { clock });
+            await p.saveSnapshot();
+          }
+          const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
+          expect(full).toBe(await snapshotText(p));
+          const latest = await p.log.latestSnapshot(STATE_STREAM);
+          expect(latest).toBeDefined();
+          const stored = latest!;
+          const fold = await foldLog(p.log);
+          expect(fold.skipped).toEqual([]);
+          expect(fold.snapshotSeq).toBe(stored.seq);
+          expect(encodeSnapshot(fold.state.capture())).toBe(full);
+
+          // The change lands in the head or in one of the rows it names.
+          const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
+          const which = at % rows.length;
+          const row = rows[which];
+          const { data } = row!;
+          const i = Math.floor(at / rows.length) % data.length;
+          const original = data[i]!;
+          const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
+          await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
+          const after = await foldLog(p.log);
+          expect(after.skipped[0]?.seq).toBe(stored.seq);
+          expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
+          expect(encodeSnapshot(after.state.capture())).toBe(full);
+        },
+      ),
   'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text':
     freshLog(async (p, env) => {
       const log = p.log;
@@ -275,9 +270,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(fold.snapshotSeq).toBe(k);
       expect(fold.skipped).toEqual([k + 3, k + 2, k + 1].map((seq) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false })));
       expect(encodeSnapshot(fold.state.capture())).toBe(full);
-      expect(encodeSnapshot(await (await p.at({ seq: k + 3 })).capture())).toBe(
-        encodeSnapshot((await foldLog(cutAt(log, k + 3), { fromScratch: true })).state.capture()),
-      );
+      await expectViewIsReplay(p, k + 3);
 
       // The next save drops every row of them; the snapshot of chunks stays.
       const saved = (await p.saveSnapshot()).seq;
@@ -297,47 +290,26 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect((await foldLog(log)).skipped).toEqual([]);
     }),
   'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq': async (env) => {
-    const cases: Array<{ label: string; bad: (p: EventSourcedProvider) => Promise<AppendInput> }> = [
-      { label: 'missing record', bad: async () => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }) },
-      {
-        label: 'wrong field type',
-        bad: async (p) => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: { ...(await p.sessions.list())[0], title: 42 } } }),
-      },
-      {
-        label: 'unknown event type',
-        bad: async (p) => ({ stream: STATE_STREAM, type: 'session.renamed', payload: { session: (await p.sessions.list())[0] } }),
-      },
-      {
-        label: 'turn_appended without its turn',
-        bad: async (p) => ({ stream: STATE_STREAM, type: EventTypes.TurnAppended, payload: { session: (await p.sessions.list())[0] } }),
-      },
-      {
-        label: 'skill with null tags',
-        bad: async () => {
-          const skill = { id: 'k1', slug: 'deploy', name: '', body: '', tags: null, scope: [] };
-          return { stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill } };
-        },
-      },
-      {
-        label: 'a date that does not exist',
-        bad: async (p) => ({
-          stream: STATE_STREAM,
-          type: EventTypes.SessionCreated,
-          payload: { session: { ...(await p.sessions.list())[0], id: 'feb-30', createdAt: '2026-02-30T00:00:00.000Z' } },
-        }),
-      },
-      {
-        label: 'a schema version newer than the library',
-        bad: async (p) => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, schemaVersion: 99, payload: { session: (await p.sessions.list())[0] } }),
-      },
+    const event = (type: string, payload: unknown): AppendInput => ({ stream: STATE_STREAM, type, payload });
+    const cases: Array<[string, (session: Session | undefined) => AppendInput]> = [
+      ['missing record', () => event(EventTypes.SessionCreated, {})],
+      ['wrong field type', (session) => event(EventTypes.SessionCreated, { session: { ...session, title: 42 } })],
+      ['unknown event type', (session) => event('session.renamed', { session })],
+      ['turn_appended without its turn', (session) => event(EventTypes.TurnAppended, { session })],
+      ['skill with null tags', () => event(EventTypes.SkillUpserted, { skill: { id: 'k1', slug: 'deploy', name: '', body: '', tags: null, scope: [] } })],
+      [
+        'a date that does not exist',
+        (session) => event(EventTypes.SessionCreated, { session: { ...session, id: 'feb-30', createdAt: '2026-02-30T00:00:00.000Z' } }),
+      ],
+      ['a schema version newer than the library', (session) => ({ ...event(EventTypes.SessionCreated, { session }), schemaVersion: 99 })],
     ];
-    for (const { label, bad } of cases) {
+    for (const [label, bad] of cases) {
       const p = env.eventSourced(await env.open());
       const session = await p.sessions.create({ title: 'ok' });
-      const copy = (n: number) => ({ stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: { session: { ...session, id: `${session.id}-${n}` } } });
+      const copy = (n: number) => event(EventTypes.SessionCreated, { session: { ...session, id: `${session.id}-${n}` } });
       const good = await p.log.append(copy(2));
       expect(good.seq, label).toBe(2);
-      const malformed = await bad(p);
+      const malformed = bad((await p.sessions.list())[0]);
       await expectError(() => p.log.append(malformed), ValidationError, label);
       expect(await p.log.head(STATE_STREAM), `${label}: a refused append stores nothing`).toBe(2);
       // A valid event after it: the error must name the malformed one, not the last.
