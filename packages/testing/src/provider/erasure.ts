@@ -33,15 +33,10 @@ import { expectError } from '../suite/expect-error.js';
 import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import type { ProviderCheck } from '../suite/harness.js';
 import { checks, freshLog, needing, property } from '../suite/harness.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
-
-/** A fresh event-sourced provider of the factory. */
-export async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0]): Promise<EventSourcedProvider> {
-  return env.eventSourced(await env.open(options));
-}
 
 /** Every stored event and every stored snapshot row a head names, as text. */
 export async function storedText(p: EventSourcedProvider): Promise<string> {
@@ -106,7 +101,7 @@ const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
 export const erasureChecks: ProviderCheck[] = [
   ...checks(['eventSourced'], {
     'E1 history lists every version of a memory item oldest first, with its seq, time, type and writer; [] for an unknown id': async (env) => {
-      const p = await openLog(env, { instanceId: 'writer-e1' });
+      const p = env.eventSourced(await env.open({ instanceId: 'writer-e1' }));
       const item = await p.memory.write({ content: 'one' });
       await p.memory.write({ content: 'unrelated' });
       await p.memory.update(item.id, { content: 'two' });
@@ -176,7 +171,7 @@ export const erasureChecks: ProviderCheck[] = [
     'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text': async (
       env,
     ) => {
-      const p = await openLog(env);
+      const p = env.eventSourced(await env.open());
       const chat = await p.sessions.create({ title: 'e4 Quokka chat', scope: ['user:q'] });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e4 Quokka turn' });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e4 removed Quokka' });
@@ -352,7 +347,7 @@ export const erasureChecks: ProviderCheck[] = [
       async (env) => {
         for (const race of RACES) {
           await env.scoped(async () => {
-            const p = await openLog(env);
+            const p = env.eventSourced(await env.open());
             const secret = await p.memory.write({ content: 'e15 secret Numbat-15' });
             for (let i = 0; i < 20; i += 1) await p.memory.write({ content: `e15 filler ${i}` });
             const purge = () => p.purge({ id: secret.id, reason: 'e15' });
@@ -380,7 +375,7 @@ export const erasureChecks: ProviderCheck[] = [
     'E16 an embedding that finishes after a purge erased its text caches no vector of it: the text written again, as a memory item and as a turn, is embedded again':
       needing(['embedder'], async (env) => {
         const embedder = new GatedEmbedder();
-        const p = await openLog(env, { embedder });
+        const p = env.eventSourced(await env.open({ embedder }));
         const chat = await p.sessions.create({ title: 'e16 chat' });
         const writes: [string, string, () => Promise<unknown>][] = [
           ['memory item', 'e16 secret Dibbler-7', () => p.memory.write({ content: 'e16 secret Dibbler-7' })],
@@ -422,7 +417,7 @@ function clockedProperty<T>(
       arbitrary,
       async (value) => {
         const clock = new ManualClock(T0);
-        await body(await openLog(env, { clock, entropy: seededEntropy(seed) }), clock, value);
+        await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(seed) })), clock, value);
       },
       { numRuns },
     ),

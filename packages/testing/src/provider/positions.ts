@@ -1,8 +1,8 @@
 /** Q1–Q2: positions of the `state` stream (docs/contract.md §7, "Positions"), dense or gapped. */
 import type { EventSourcedProvider, LogEvent } from '@agentstate/core';
-import { exportLog, STATE_STREAM } from '@agentstate/core';
-import { ExportReader } from '@agentstate/core/backend';
+import { STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
+import { exportLines, readExport } from '../suite/export-read.js';
 import type { ProviderCheck } from '../suite/harness.js';
 
 /** Whether `seqs` strictly increase; on a dense log, whether they are 1..n. */
@@ -69,14 +69,7 @@ export const positionChecks: ProviderCheck[] = [
         p.log.gapped === true,
         'the log',
       );
-      let text = '';
-      await exportLog(p.log, (chunk) => {
-        text += chunk;
-      });
-      const lines = text
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as Partial<LogEvent> & { payload?: { erasedBy?: number } });
+      const lines = (await exportLines(p.log)).map((l) => JSON.parse(l) as Partial<LogEvent> & { payload?: { erasedBy?: number } });
       const state = lines.filter((l) => l.stream === STATE_STREAM);
       expect(state.map((l) => l.seq)).toEqual(events.map((_, i) => i + 1));
       expect(state.map((l) => l.type)).toEqual(events.map((e) => e.type));
@@ -85,11 +78,7 @@ export const positionChecks: ProviderCheck[] = [
       const marked = state.filter((l) => l.payload?.erasedBy !== undefined);
       expect(marked.length).toBeGreaterThan(0);
       for (const l of marked) expect(l.payload!.erasedBy).toBe(purgeLine);
-      const reader = new ExportReader();
-      for (const line of text.split('\n').filter((l) => l !== '')) reader.read(line);
-      reader.finish();
-      const live = await p.snapshot();
-      expect({ ...reader.state.capture(), seq: 0 }).toEqual({ ...live, seq: 0 });
+      expect({ ...(await readExport(p.log)), seq: 0 }).toEqual({ ...(await p.snapshot()), seq: 0 });
     },
   },
 ];
