@@ -5,7 +5,7 @@
 import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core';
 import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
-import { expectError } from '../suite/expect-error.js';
+import { expectError, expectInvalid } from '../suite/expect-error.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
 import { checks, fresh, freshLog, needing } from '../suite/harness.js';
 
@@ -73,8 +73,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
           { id: 'op-4', inputHash: operationInputHash('skills.delete', { idOrSlug: 'deploy' }) },
         ]);
         for (const bad of ['', 'x'.repeat(10_000)]) {
-          const error = await expectError(() => p.memory.write({ content: 'c', operationId: bad }), ValidationError, JSON.stringify(bad).slice(0, 10));
-          expect(error.field).toBe('operationId');
+          await expectInvalid(() => p.memory.write({ content: 'c', operationId: bad }), 'operationId', JSON.stringify(bad).slice(0, 10));
           await expectError(() => p.sessions.delete(session.id, { operationId: bad }), ValidationError);
         }
         expect(await p.log.head(STATE_STREAM)).toBe(events.length);

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbJsonObject, arbParts } from '../arbitraries/parts.js';
 import { arbText } from '../arbitraries/text.js';
-import { expectError } from '../suite/expect-error.js';
+import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { snapshotText } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { checks, fresh, freshLog, isEventSourced, needing, property } from '../suite/harness.js';
@@ -93,8 +93,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
     expect(contents(await p.sessions.turns(session.id, { last: 9 }))).toEqual(['c1', 'c2', 'c3', 'c4', 'c5']);
     await p.sessions.removeLastTurn(session.id);
     expect(contents(await p.sessions.turns(session.id, { last: 2 }))).toEqual(['c3', 'c4']);
-    const error = await expectError(() => p.sessions.turns(session.id, { last: 2, limit: 1 }), ValidationError);
-    expect(error.field).toBe('last');
+    await expectInvalid(() => p.sessions.turns(session.id, { last: 2, limit: 1 }), 'last');
     await expectError(() => p.sessions.turns(session.id, { last: 0 }), ValidationError);
     await expectError(() => p.sessions.turns('missing', { last: 1 }), NotFoundError);
   }),
