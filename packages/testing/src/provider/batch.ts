@@ -12,17 +12,12 @@ import { ConflictError, isAgentStateError, LIMITS, NotFoundError, STATE_STREAM, 
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
+import { footprint } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { namedRowHolding } from '../suite/snapshot-rows.js';
-import { checks, fresh, isEventSourced, needing, property } from '../suite/harness.js';
+import { checks, fresh, needing, property } from '../suite/harness.js';
 import type { Pair } from '../suite/reference.js';
 import { expectSameAs, pair } from '../suite/reference.js';
-
-/** The state stream's head, or the transcript and memory a read shows when there is no log. */
-async function footprint(p: Provider, sessionId: string): Promise<unknown> {
-  if (isEventSourced(p)) return p.log.head(STATE_STREAM);
-  return { turns: await p.sessions.turns(sessionId), memory: await p.memory.recall({ limit: 1000 }) };
-}
 
 const MEMORY_BATCH: WriteMemoryInput[] = [
   { content: 'the staging database is on port 5433', key: 'db-port', scope: ['project:alpha'] },

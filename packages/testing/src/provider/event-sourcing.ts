@@ -12,9 +12,9 @@ import {
 } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { INSTANT, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
+import { INSTANT, isEventSourced, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, isEventSourced, needing } from '../suite/harness.js';
+import { checks, freshLog, needing } from '../suite/harness.js';
 
 export const eventSourcingChecks: ProviderCheck[] = checks([], {
   'A27 seven mutations append exactly seven events of the seven types, in order': needing(

@@ -6,7 +6,8 @@ import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core'
 import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { stateHead } from '../suite/fixtures.js';
+import type { ProviderCheck } from '../suite/harness.js';
 import { checks, fresh, freshLog, needing } from '../suite/harness.js';
 
 /** Every event of the `state` stream so far. */
@@ -34,7 +35,7 @@ function everyWrite(p: Provider, sessionId: string) {
 }
 
 /** The first calls, then the retries: equal results, and the stores as they were. */
-async function retryEverything(env: CheckEnv, first: Provider, again: (p: Provider) => Promise<Provider>): Promise<void> {
+async function retryEverything(first: Provider, again: (p: Provider) => Promise<Provider>): Promise<void> {
   const session = await first.sessions.create({ title: 'target' });
   const results: unknown[] = [];
   for (const call of everyWrite(first, session.id)) results.push(await call());
@@ -42,7 +43,7 @@ async function retryEverything(env: CheckEnv, first: Provider, again: (p: Provid
   results.push(await first.memory.delete(item.id, { operationId: 'op-delete-memory' }));
   results.push(await first.skills.delete('deploy', { operationId: 'op-delete-skill' }));
   const before = await census(first, session.id);
-  const head = env.caps.eventSourced ? await env.eventSourced(first).log.head(STATE_STREAM) : 0;
+  const head = await stateHead(first);
 
   const p = await again(first);
   const retried: unknown[] = [];
@@ -51,7 +52,7 @@ async function retryEverything(env: CheckEnv, first: Provider, again: (p: Provid
   retried.push(await p.skills.delete('deploy', { operationId: 'op-delete-skill' }));
   expect(retried).toEqual(results);
   expect(await census(p, session.id)).toBe(before);
-  if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(head);
+  expect(await stateHead(p)).toBe(head);
 }
 
 export const idempotencyChecks: ProviderCheck[] = checks([], {
@@ -79,27 +80,27 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
         expect(await p.log.head(STATE_STREAM)).toBe(events.length);
       }),
     ),
-  'I2 a retry with the same operationId and input returns the original result, even after the record changed, and appends nothing': async (env) => {
-    await retryEverything(env, await env.open(), async (p) => p);
-  },
-  'I3 the same operationId with another input, or for another method, is a ConflictError and writes nothing': fresh(async (p, env) => {
+  'I2 a retry with the same operationId and input returns the original result, even after the record changed, and appends nothing': fresh((p) =>
+    retryEverything(p, async (q) => q),
+  ),
+  'I3 the same operationId with another input, or for another method, is a ConflictError and writes nothing': fresh(async (p) => {
     const first = await p.memory.write({ content: 'one', kind: 'fact', operationId: 'op' });
-    const head = env.caps.eventSourced ? await env.eventSourced(p).log.head(STATE_STREAM) : 0;
+    const head = await stateHead(p);
     await expectError(() => p.memory.write({ content: 'two', kind: 'fact', operationId: 'op' }), ConflictError, 'other input');
     await expectError(() => p.memory.write({ content: 'one', kind: 'note', operationId: 'op' }), ConflictError, 'other field');
     await expectError(() => p.sessions.create({ operationId: 'op' }), ConflictError, 'other method');
     await expectError(() => p.memory.delete(first.id, { operationId: 'op' }), ConflictError, 'other method, same record');
     expect((await p.memory.recall()).map((m) => m.content)).toEqual(['one']);
     expect(await p.sessions.list()).toEqual([]);
-    if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(head);
+    expect(await stateHead(p)).toBe(head);
     // Key order and omitted optional fields do not change the input.
     expect(await p.memory.write({ kind: 'fact', content: 'one', operationId: 'op' })).toEqual(first);
   }),
   'I4 a retry is recognised after a restart, and by another provider on the same storage (as another process)': async (env) => {
     // Like B39, each phase runs when the factory has what it needs.
-    if (env.caps.durable) await retryEverything(env, await env.open(), (p) => env.reopen(p));
-    if (env.caps.sharedStorage) await retryEverything(env, await env.open(), (p) => env.openShared(p));
-    if (!env.caps.durable && !env.caps.sharedStorage) await retryEverything(env, await env.open(), async (p) => p);
+    if (env.caps.durable) await retryEverything(await env.open(), (p) => env.reopen(p));
+    if (env.caps.sharedStorage) await retryEverything(await env.open(), (p) => env.openShared(p));
+    if (!env.caps.durable && !env.caps.sharedStorage) await retryEverything(await env.open(), async (p) => p);
   },
   'I5 a write that fails records no operation: its retry runs again': fresh(async (p) => {
     const call = () => p.sessions.appendTurn({ sessionId: 'later', role: 'user', content: 'hi', operationId: 'op' });
@@ -159,7 +160,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
     }),
   ),
   'I8 the transcript operations (replaceSuffix, removeLastTurn, clear) with an operationId: a retry returns the first result even after the transcript changed; the same id with another suffix, other turns or another session is a ConflictError, even where the other input would apply':
-    fresh(async (p, env) => {
+    fresh(async (p) => {
       const { id } = await p.sessions.create({ id: 'chat' });
       const other = await p.sessions.create({ id: 'other' });
       const [a, b] = await p.sessions.appendTurns(id, [
@@ -170,7 +171,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
       const removed = await p.sessions.removeLastTurn(id, { operationId: 'op-remove' });
       await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'x' });
       const cleared = await p.sessions.clear(other.id, { operationId: 'op-clear' });
-      const head = env.caps.eventSourced ? await env.eventSourced(p).log.head(STATE_STREAM) : 0;
+      const head = await stateHead(p);
       // Retries: the suffix `b` and the turn removed are gone, yet each answers as it first did.
       expect(await p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'c' }] })).toEqual(replaced);
       expect(await p.sessions.removeLastTurn(id, { operationId: 'op-remove' })).toEqual(removed);
@@ -184,11 +185,11 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
         ['another method', () => p.sessions.clear(id, { operationId: 'op-remove' })],
       ];
       await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'y' });
-      const after = env.caps.eventSourced ? await env.eventSourced(p).log.head(STATE_STREAM) : 0;
+      const after = await stateHead(p);
       for (const [label, call] of reuses) await expectError(call, ConflictError, label);
       expect((await p.sessions.turns(id)).map((t) => t.content)).toEqual(['a']);
       expect((await p.sessions.turns(other.id)).map((t) => t.content)).toEqual(['y']);
-      if (env.caps.eventSourced) expect(after).toBe(head + 1);
-      if (env.caps.eventSourced) expect(await env.eventSourced(p).log.head(STATE_STREAM)).toBe(after);
+      if (head !== undefined) expect(after).toBe(head + 1);
+      expect(await stateHead(p)).toBe(after);
     }),
 });

@@ -1,11 +1,12 @@
 /** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores; X20: the embedder's related words. */
 import type { Embedder, Provider, SearchSessionsOptions, TurnHit } from '@agentstate/core';
-import { NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { NotFoundError, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
+import { stateHead } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, isEventSourced, needing } from '../suite/harness.js';
+import { checks, fresh, needing } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {
@@ -129,7 +130,7 @@ export const searchChecks: ProviderCheck[] = checks([], {
   }),
   'S7 bad search options are ValidationError naming the field, and a search appends nothing': fresh(async (p) => {
     await transcripts(p);
-    const before = isEventSourced(p) ? await p.log.head(STATE_STREAM) : 0;
+    const before = await stateHead(p);
     const cases: [SearchSessionsOptions, string][] = [
       [{ context: -1 }, 'context'],
       [{ context: { before: 51 } }, 'context'],
@@ -143,7 +144,7 @@ export const searchChecks: ProviderCheck[] = checks([], {
       const error = await expectError(() => p.sessions.search(options), ValidationError, field);
       expect(error.field.split('.')[0], field).toBe(field);
     }
-    if (isEventSourced(p)) expect(await p.log.head(STATE_STREAM)).toBe(before);
+    expect(await stateHead(p)).toBe(before);
   }),
   'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': needing(
     ['embedder'],

@@ -6,9 +6,9 @@ import { expect } from 'vitest';
 import { arbJsonObject, arbParts } from '../arbitraries/parts.js';
 import { arbText } from '../arbitraries/text.js';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { snapshotText } from '../suite/fixtures.js';
+import { footprint, snapshotText } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, isEventSourced, needing, property } from '../suite/harness.js';
+import { checks, fresh, freshLog, needing, property } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {
@@ -16,12 +16,6 @@ async function withTurns(p: Provider, n: number): Promise<{ session: Session; tu
   const turns: Turn[] = [];
   for (let i = 1; i <= n; i += 1) turns.push(await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `c${i}` }));
   return { session, turns };
-}
-
-/** The state stream's head, or the session's syncVersion for a provider without a log: what moves on every write. */
-async function writeMark(p: Provider, sessionId: string): Promise<number> {
-  if (isEventSourced(p)) return p.log.head(STATE_STREAM);
-  return (await p.sessions.get(sessionId)).syncVersion;
 }
 
 const contents = (turns: readonly Turn[]): string[] => turns.map((t) => t.content);
@@ -108,9 +102,9 @@ export const turnChecks: ProviderCheck[] = checks([], {
     expect(after.updatedHlc).toEqual(tombstone.updatedHlc);
     expect(await p.sessions.turns(session.id)).toEqual([turns[0]]);
     await p.sessions.removeLastTurn(session.id);
-    const mark = await writeMark(p, session.id);
+    const mark = await footprint(p, session.id);
     await expectError(() => p.sessions.removeLastTurn(session.id), NotFoundError);
-    expect(await writeMark(p, session.id)).toBe(mark);
+    expect(await footprint(p, session.id)).toEqual(mark);
     await expectError(() => p.sessions.removeLastTurn('missing'), NotFoundError);
   }),
   'T5 seqs are never reused: a turn appended after a removal gets the highest seq ever + 1': fresh(async (p) => {
@@ -134,9 +128,9 @@ export const turnChecks: ProviderCheck[] = checks([], {
     expect(tombstones.map((t) => [t.id, t.deleted, t.syncVersion])).toEqual(turns.map((t) => [t.id, true, 2]));
     expect((await p.sessions.get(session.id)).syncVersion).toBe(before.syncVersion + 1);
     expect(await p.sessions.turns(session.id)).toEqual([]);
-    const mark = await writeMark(p, session.id);
+    const mark = await footprint(p, session.id);
     expect(await p.sessions.clear(session.id)).toEqual([]);
-    expect(await writeMark(p, session.id)).toBe(mark);
+    expect(await footprint(p, session.id)).toEqual(mark);
     await expectError(() => p.sessions.clear('missing'), NotFoundError);
   }),
   'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing': fresh(
@@ -155,7 +149,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
       ]);
       expect(added[0]!.updatedHlc).toEqual(added[1]!.updatedHlc);
       expect(contents(await p.sessions.turns(session.id))).toEqual(['c1', 'r1', 'checking\ndone']);
-      const mark = await writeMark(p, session.id);
+      const mark = await footprint(p, session.id);
       await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[2]!.id], turns: [] }), ConflictError, 'a removed turn');
       await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[0]!.id], turns: [] }), ConflictError, 'not a suffix');
       await expectError(() => p.sessions.replaceSuffix(session.id, { expected: ['a', 'b', 'c', 'd'], turns: [] }), ConflictError, 'longer');
@@ -172,7 +166,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
         ],
       };
       await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
-      expect(await writeMark(p, session.id)).toBe(mark);
+      expect(await footprint(p, session.id)).toEqual(mark);
       const appended = await p.sessions.replaceSuffix(session.id, {
         expected: [],
         turns: [
@@ -222,14 +216,14 @@ export const turnChecks: ProviderCheck[] = checks([], {
       [{ content: 'a', metadata: [1] }, 'metadata'],
       [{}, 'content'],
     ];
-    const mark = await writeMark(p, session.id);
+    const mark = await footprint(p, session.id);
     for (const [fields, field] of bad) {
       const input = { sessionId: session.id, role: 'assistant', ...(fields as object) } as Parameters<Provider['sessions']['appendTurn']>[0];
       const error = await expectError(() => p.sessions.appendTurn(input), ValidationError, field);
       expect(error.field, JSON.stringify(fields).slice(0, 80)).toBe(field);
     }
     await expectError(() => p.sessions.create({ metadata: { n: Number.NaN } }), ValidationError);
-    expect(await writeMark(p, session.id)).toBe(mark);
+    expect(await footprint(p, session.id)).toEqual(mark);
     expect(contents(await p.sessions.turns(session.id))).toEqual(['c1']);
   }),
 });

@@ -4,7 +4,7 @@
  * everything a provider shows through its public API.
  */
 import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
-import { compareHlc, encodeSnapshot, LIMITS, NotFoundError, toScope } from '@agentstate/core';
+import { compareHlc, encodeSnapshot, LIMITS, NotFoundError, STATE_STREAM, toScope } from '@agentstate/core';
 import { HLC_ZERO } from '@agentstate/core/backend';
 
 /** A fixed start time for manual clocks: 2026-01-01T12:00:00.000Z. */
@@ -89,6 +89,23 @@ export async function readModel(p: Provider, scopes: readonly ScopeInput[] = POP
   for (const hit of memory) items.push(await p.memory.get(hit.id));
   const namespaces = await p.namespaces();
   return { sessions, transcripts, skillsByScope, search, skillsBySlug, memory, items, namespaces };
+}
+
+/** True when `provider` exposes the event-sourcing surface. */
+export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
+  const p = provider as Partial<EventSourcedProvider>;
+  return 'log' in provider && typeof p.snapshot === 'function' && typeof p.saveSnapshot === 'function';
+}
+
+/** The head of the state stream, or undefined for a provider without a log. */
+export async function stateHead(p: Provider): Promise<number | undefined> {
+  return isEventSourced(p) ? p.log.head(STATE_STREAM) : undefined;
+}
+
+/** What moves on every write: the state stream's head, or, without a log, the session, its turns and the memory a read shows. */
+export async function footprint(p: Provider, sessionId: string): Promise<unknown> {
+  if (isEventSourced(p)) return p.log.head(STATE_STREAM);
+  return { session: await p.sessions.getAny(sessionId), turns: await p.sessions.turns(sessionId), memory: await p.memory.recall({ limit: 1000 }) };
 }
 
 /** The deterministic snapshot text of an event-sourced provider. */

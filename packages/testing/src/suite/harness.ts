@@ -8,7 +8,7 @@ import { replay as coreReplay, ManualClock, ValidationError } from '@agentstate/
 import fc from 'fast-check';
 import type { Capability, ProcessTarget, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
 import { resolveCapabilities } from '../factory.js';
-import { T0 } from './fixtures.js';
+import { isEventSourced, T0 } from './fixtures.js';
 
 /** What a check body is handed. */
 export interface CheckEnv {
@@ -100,12 +100,6 @@ export function property<T>(env: CheckEnv, arbitrary: fc.Arbitrary<T>, body: (va
     fc.asyncProperty(arbitrary, (value) => env.scoped(() => body(value))),
     { numRuns: env.propertyRuns, seed: env.seed, ...params },
   );
-}
-
-/** True when `provider` exposes the event-sourcing surface. */
-export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
-  const p = provider as Partial<EventSourcedProvider>;
-  return 'log' in provider && typeof p.snapshot === 'function' && typeof p.saveSnapshot === 'function';
 }
 
 /** Resolves a factory's capabilities, probing one fresh provider only when it must. */

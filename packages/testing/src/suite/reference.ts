@@ -5,9 +5,8 @@
 import type { Provider } from '@agentstate/core';
 import { createInMemoryProvider, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
-import { snapshotText, T0 } from './fixtures.js';
+import { isEventSourced, snapshotText, T0 } from './fixtures.js';
 import type { CheckEnv } from './harness.js';
-import { isEventSourced } from './harness.js';
 
 /** A subject and its reference, each with the manual clock it runs on; both are closed after the check (or the property run). */
 export interface Pair {
