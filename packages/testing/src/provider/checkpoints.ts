@@ -144,23 +144,20 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
       expect((await reopened.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.value)).toEqual(['replaced']);
     }),
   ),
-  'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': needing(
-    ['eventSourced'],
-    freshLog(async (p, env) => {
-      await chain(p, 't', ['01', '02']);
-      await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: [1] }] });
-      await chain(p, 'u', ['01']);
-      await p.checkpoints.deleteThread('u');
-      await p.checkpoints.put({ threadId: 't', checkpointId: '02', checkpoint: 'again' });
-      const snapshot = await p.snapshot();
-      const read = await readExport(p.log);
-      expect(read.checkpoints).toEqual(snapshot.checkpoints);
-      expect(read.checkpointWrites).toEqual(snapshot.checkpointWrites);
-      expect(snapshot.checkpoints.map((c) => c.checkpointId)).toEqual(['01', '02']);
-      const replayed = await env.replay(p.log);
-      expect(await replayed.checkpoints.list()).toEqual(await p.checkpoints.list());
-    }),
-  ),
+  'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': freshLog(async (p, env) => {
+    await chain(p, 't', ['01', '02']);
+    await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: [1] }] });
+    await chain(p, 'u', ['01']);
+    await p.checkpoints.deleteThread('u');
+    await p.checkpoints.put({ threadId: 't', checkpointId: '02', checkpoint: 'again' });
+    const snapshot = await p.snapshot();
+    const read = await readExport(p.log);
+    expect(read.checkpoints).toEqual(snapshot.checkpoints);
+    expect(read.checkpointWrites).toEqual(snapshot.checkpointWrites);
+    expect(snapshot.checkpoints.map((c) => c.checkpointId)).toEqual(['01', '02']);
+    const replayed = await env.replay(p.log);
+    expect(await replayed.checkpoints.list()).toEqual(await p.checkpoints.list());
+  }),
   'C7 bad checkpoint input is ValidationError and writes nothing': fresh(async (p) => {
     await chain(p, 't', ['01']);
     const before = await p.checkpoints.list();

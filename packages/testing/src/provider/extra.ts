@@ -147,22 +147,19 @@ export const extraChecks: ProviderCheck[] = checks([], {
     expect(back.updatedHlc).toEqual({ wall: T0 + 5, counter: 1 });
     expect(back.createdAt).toBe(new Date(T0 - 995).toISOString());
   }),
-  'X11 a replayed provider continues the same stream on new writes': needing(
-    ['eventSourced'],
-    freshLog(async (p, env) => {
-      const s = await p.sessions.create({ title: 't' });
-      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
-      const head = await p.log.head(STATE_STREAM);
-      const replayed = await env.replay(p.log);
-      const turn = await replayed.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'two' });
-      expect(turn.seq).toBe(2);
-      expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
-      const [last] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-      expect(last?.seq).toBe(head + 1);
-      expect(decodeStateEvent(last!).payload).toEqual({ turn });
-      expect((await replayed.snapshot()).seq).toBe(head + 1);
-    }),
-  ),
+  'X11 a replayed provider continues the same stream on new writes': freshLog(async (p, env) => {
+    const s = await p.sessions.create({ title: 't' });
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'one' });
+    const head = await p.log.head(STATE_STREAM);
+    const replayed = await env.replay(p.log);
+    const turn = await replayed.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'two' });
+    expect(turn.seq).toBe(2);
+    expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
+    const [last] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+    expect(last?.seq).toBe(head + 1);
+    expect(decodeStateEvent(last!).payload).toEqual({ turn });
+    expect((await replayed.snapshot()).seq).toBe(head + 1);
+  }),
   'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId': needing(['deterministic'], async (env) => {
     if (!env.caps.durable && !env.caps.eventSourced) env.skip('durable or eventSourced');
     const origin = 'instance-origin';

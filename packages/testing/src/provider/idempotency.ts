@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { stateHead } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, fresh, freshLog } from '../suite/harness.js';
 
 /** Every event of the `state` stream so far. */
 const stateEvents = (p: EventSourcedProvider): Promise<LogEvent[]> => p.log.read({ stream: STATE_STREAM });
@@ -57,29 +57,26 @@ async function retryEverything(first: Provider, again: (p: Provider) => Promise<
 
 export const idempotencyChecks: ProviderCheck[] = checks([], {
   'I1 a write with an operationId carries operation { id, inputHash } in its event, the hash of the method and the validated input; one without carries none':
-    needing(
-      ['eventSourced'],
-      freshLog(async (p) => {
-        const session = await p.sessions.create({ title: 'plain' });
-        await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi', operationId: 'op-1' });
-        await p.skills.upsert({ slug: 'deploy', operationId: 'op-2' });
-        await p.skills.recordOutcome('deploy', { success: false, operationId: 'op-3' });
-        await p.skills.delete('deploy', { operationId: 'op-4' });
-        const events = await stateEvents(p);
-        expect(events[0]!.payload).not.toHaveProperty('operation');
-        expect(events.slice(1).map((e) => (e.payload as { operation: unknown }).operation)).toEqual([
-          { id: 'op-1', inputHash: operationInputHash('sessions.appendTurn', { sessionId: session.id, role: 'user', content: 'hi' }) },
-          { id: 'op-2', inputHash: operationInputHash('skills.upsert', { slug: 'deploy' }) },
-          { id: 'op-3', inputHash: operationInputHash('skills.recordOutcome', { success: false, idOrSlug: 'deploy' }) },
-          { id: 'op-4', inputHash: operationInputHash('skills.delete', { idOrSlug: 'deploy' }) },
-        ]);
-        for (const bad of ['', 'x'.repeat(10_000)]) {
-          await expectInvalid(() => p.memory.write({ content: 'c', operationId: bad }), 'operationId', JSON.stringify(bad).slice(0, 10));
-          await expectError(() => p.sessions.delete(session.id, { operationId: bad }), ValidationError);
-        }
-        expect(await p.log.head(STATE_STREAM)).toBe(events.length);
-      }),
-    ),
+    freshLog(async (p) => {
+      const session = await p.sessions.create({ title: 'plain' });
+      await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hi', operationId: 'op-1' });
+      await p.skills.upsert({ slug: 'deploy', operationId: 'op-2' });
+      await p.skills.recordOutcome('deploy', { success: false, operationId: 'op-3' });
+      await p.skills.delete('deploy', { operationId: 'op-4' });
+      const events = await stateEvents(p);
+      expect(events[0]!.payload).not.toHaveProperty('operation');
+      expect(events.slice(1).map((e) => (e.payload as { operation: unknown }).operation)).toEqual([
+        { id: 'op-1', inputHash: operationInputHash('sessions.appendTurn', { sessionId: session.id, role: 'user', content: 'hi' }) },
+        { id: 'op-2', inputHash: operationInputHash('skills.upsert', { slug: 'deploy' }) },
+        { id: 'op-3', inputHash: operationInputHash('skills.recordOutcome', { success: false, idOrSlug: 'deploy' }) },
+        { id: 'op-4', inputHash: operationInputHash('skills.delete', { idOrSlug: 'deploy' }) },
+      ]);
+      for (const bad of ['', 'x'.repeat(10_000)]) {
+        await expectInvalid(() => p.memory.write({ content: 'c', operationId: bad }), 'operationId', JSON.stringify(bad).slice(0, 10));
+        await expectError(() => p.sessions.delete(session.id, { operationId: bad }), ValidationError);
+      }
+      expect(await p.log.head(STATE_STREAM)).toBe(events.length);
+    }),
   'I2 a retry with the same operationId and input returns the original result, even after the record changed, and appends nothing': fresh((p) =>
     retryEverything(p, async (q) => q),
   ),
@@ -111,54 +108,48 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
     expect(await call()).toEqual(turn);
     expect(await p.sessions.turns('later')).toEqual([turn]);
   }),
-  'I6 recordOutcome appends skill.outcome_recorded { skill, increment }: one use, one win on success; replay gives the same skill': needing(
-    ['eventSourced'],
-    freshLog(async (p, env) => {
-      const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
-      const won = await p.skills.recordOutcome('deploy', { success: true });
-      const lost = await p.skills.recordOutcome('deploy', { success: false });
-      expect(won).toMatchObject({ uses: 1, wins: 1, version: skill.version, body: 'ship', syncVersion: 2 });
-      expect(lost).toMatchObject({ uses: 2, wins: 1, version: skill.version, syncVersion: 3 });
-      const events = (await stateEvents(p)).slice(1);
-      expect(events.map((e) => e.type)).toEqual([EventTypes.SkillOutcomeRecorded, EventTypes.SkillOutcomeRecorded]);
-      expect(events.map((e) => e.payload)).toEqual([
-        { skill: won, increment: { uses: 1, wins: 1 } },
-        { skill: lost, increment: { uses: 1, wins: 0 } },
-      ]);
-      const replayed = await env.replay(p.log);
-      expect(await replayed.skills.get('deploy')).toEqual(lost);
-    }),
-  ),
-  'I7 operations survive snapshots, and a log that reuses an operation id does not fold (CorruptionError naming its seq)': needing(
-    ['eventSourced'],
-    freshLog(async (p, env) => {
-      const item = await p.memory.write({ content: 'kept', operationId: 'op' });
-      await p.saveSnapshot();
-      const fromSnapshot = await env.replay(p.log);
-      expect(await fromSnapshot.memory.write({ content: 'kept', operationId: 'op' })).toEqual(item);
-      expect(await fromSnapshot.log.head(STATE_STREAM)).toBe(1);
-      const [event] = await stateEvents(p);
-      const forged = { ...(event!.payload as { item: { id: string } }) };
-      forged.item = { ...forged.item, id: 'another-item' };
-      const input = { stream: STATE_STREAM, type: EventTypes.MemoryWritten, schemaVersion: event!.schemaVersion, payload: forged };
-      // A log that projects a bare append in its own transaction (PostgreSQL's) refuses what the fold refuses.
-      const refused = await p.log.append(input).then(
-        () => undefined,
-        (error: unknown) => error,
-      );
-      if (refused !== undefined) {
-        expect(refused).toBeInstanceOf(ValidationError);
-        expect((refused as Error).message).toContain('operation id "op" was already used');
-        expect(await p.log.head(STATE_STREAM)).toBe(1);
-        return;
-      }
-      for (const fromScratch of [true, false]) {
-        const error = await expectError(() => env.replay(p.log, { fromScratch }), CorruptionError, `fromScratch ${fromScratch}`);
-        expect(error.seq).toBe(2);
-        expect(error.message).toContain('operation id "op" was already used');
-      }
-    }),
-  ),
+  'I6 recordOutcome appends skill.outcome_recorded { skill, increment }: one use, one win on success; replay gives the same skill': freshLog(async (p, env) => {
+    const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
+    const won = await p.skills.recordOutcome('deploy', { success: true });
+    const lost = await p.skills.recordOutcome('deploy', { success: false });
+    expect(won).toMatchObject({ uses: 1, wins: 1, version: skill.version, body: 'ship', syncVersion: 2 });
+    expect(lost).toMatchObject({ uses: 2, wins: 1, version: skill.version, syncVersion: 3 });
+    const events = (await stateEvents(p)).slice(1);
+    expect(events.map((e) => e.type)).toEqual([EventTypes.SkillOutcomeRecorded, EventTypes.SkillOutcomeRecorded]);
+    expect(events.map((e) => e.payload)).toEqual([
+      { skill: won, increment: { uses: 1, wins: 1 } },
+      { skill: lost, increment: { uses: 1, wins: 0 } },
+    ]);
+    const replayed = await env.replay(p.log);
+    expect(await replayed.skills.get('deploy')).toEqual(lost);
+  }),
+  'I7 operations survive snapshots, and a log that reuses an operation id does not fold (CorruptionError naming its seq)': freshLog(async (p, env) => {
+    const item = await p.memory.write({ content: 'kept', operationId: 'op' });
+    await p.saveSnapshot();
+    const fromSnapshot = await env.replay(p.log);
+    expect(await fromSnapshot.memory.write({ content: 'kept', operationId: 'op' })).toEqual(item);
+    expect(await fromSnapshot.log.head(STATE_STREAM)).toBe(1);
+    const [event] = await stateEvents(p);
+    const forged = { ...(event!.payload as { item: { id: string } }) };
+    forged.item = { ...forged.item, id: 'another-item' };
+    const input = { stream: STATE_STREAM, type: EventTypes.MemoryWritten, schemaVersion: event!.schemaVersion, payload: forged };
+    // A log that projects a bare append in its own transaction (PostgreSQL's) refuses what the fold refuses.
+    const refused = await p.log.append(input).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    if (refused !== undefined) {
+      expect(refused).toBeInstanceOf(ValidationError);
+      expect((refused as Error).message).toContain('operation id "op" was already used');
+      expect(await p.log.head(STATE_STREAM)).toBe(1);
+      return;
+    }
+    for (const fromScratch of [true, false]) {
+      const error = await expectError(() => env.replay(p.log, { fromScratch }), CorruptionError, `fromScratch ${fromScratch}`);
+      expect(error.seq).toBe(2);
+      expect(error.message).toContain('operation id "op" was already used');
+    }
+  }),
   'I8 the transcript operations (replaceSuffix, removeLastTurn, clear) with an operationId: a retry returns the first result even after the transcript changed; the same id with another suffix, other turns or another session is a ConflictError, even where the other input would apply':
     fresh(async (p) => {
       const { id } = await p.sessions.create({ id: 'chat' });

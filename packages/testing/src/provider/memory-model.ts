@@ -7,7 +7,7 @@ import { arbMetadata, arbWhere } from '../arbitraries/metadata.js';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, clocked, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, clocked, fresh, freshLog } from '../suite/harness.js';
 
 const ids = (hits: readonly { id: string }[]): string[] => hits.map((h) => h.id).sort();
 
@@ -38,19 +38,16 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     await expectError(() => p.memory.update('missing', { content: 'x' }), NotFoundError);
     expect(await p.memory.get(item.id)).toEqual(updated);
   }),
-  'M8 memory.update appends one memory.updated event holding the post-image; a refused update appends none': needing(
-    ['eventSourced'],
-    freshLog(async (p) => {
-      const item = await p.memory.write({ content: 'first' });
-      const updated = await p.memory.update(item.id, { content: 'second' });
-      await expectError(() => p.memory.update(item.id, { content: 'stale', syncVersion: 1 }), ConflictError);
-      // A field update cannot change (the scope, the id) is refused, not dropped.
-      await expectError(() => p.memory.update(item.id, { content: 'moved', scope: ['elsewhere'] } as never), ValidationError);
-      const events = await p.log.read({ stream: STATE_STREAM });
-      expect(events.map((e) => e.type)).toEqual([EventTypes.MemoryWritten, EventTypes.MemoryUpdated]);
-      expect(events[1]!.payload).toEqual({ item: updated });
-    }),
-  ),
+  'M8 memory.update appends one memory.updated event holding the post-image; a refused update appends none': freshLog(async (p) => {
+    const item = await p.memory.write({ content: 'first' });
+    const updated = await p.memory.update(item.id, { content: 'second' });
+    await expectError(() => p.memory.update(item.id, { content: 'stale', syncVersion: 1 }), ConflictError);
+    // A field update cannot change (the scope, the id) is refused, not dropped.
+    await expectError(() => p.memory.update(item.id, { content: 'moved', scope: ['elsewhere'] } as never), ValidationError);
+    const events = await p.log.read({ stream: STATE_STREAM });
+    expect(events.map((e) => e.type)).toEqual([EventTypes.MemoryWritten, EventTypes.MemoryUpdated]);
+    expect(events[1]!.payload).toEqual({ item: updated });
+  }),
   'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError': fresh(async (p) => {
     const first = await p.memory.write({ content: 'dark', key: 'theme' });
     const second = await p.memory.write({ content: 'light', key: 'theme' });

@@ -8,7 +8,7 @@ import { arbText } from '../arbitraries/text.js';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { footprint, snapshotText } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, needing, property } from '../suite/harness.js';
+import { checks, fresh, freshLog, property } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {
@@ -179,9 +179,8 @@ export const turnChecks: ProviderCheck[] = checks([], {
       await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
     },
   ),
-  'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same': needing(
-    ['eventSourced'],
-    freshLog(async (p, env) => {
+  'T8 each transcript operation appends exactly one event (session.turns_removed, session.suffix_replaced) and replay reads the same': freshLog(
+    async (p, env) => {
       const { session, turns } = await withTurns(p, 3);
       const head = await p.log.head(STATE_STREAM);
       await p.sessions.removeLastTurn(session.id);
@@ -199,7 +198,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
       expect(await snapshotText(replayed)).toBe(await snapshotText(p));
       expect(await replayed.sessions.turns(session.id)).toEqual([]);
       expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
-    }),
+    },
   ),
   'T9 malformed parts and metadata are a ValidationError naming the field, and write nothing': fresh(async (p) => {
     const { session } = await withTurns(p, 1);

@@ -63,7 +63,7 @@ export function checks<E = CheckEnv, N extends string = Capability>(
   table: Readonly<Record<string, CheckBody<E, N>>>,
 ): { name: string; needs?: readonly N[]; run(env: E): Promise<void> }[] {
   return Object.entries(table).map(([name, run]) => {
-    const all = [...needs, ...(run.needs ?? [])];
+    const all = [...new Set([...needs, ...(run.needs ?? [])])];
     return all.length === 0 ? { name, run } : { name, needs: all, run };
   });
 }
@@ -78,9 +78,9 @@ export function fresh(body: (p: Provider, env: CheckEnv) => Promise<void>): (env
   return async (env) => body(await env.open(), env);
 }
 
-/** A check body handed a fresh event-sourced provider of the factory (and the environment). */
-export function freshLog(body: (p: EventSourcedProvider, env: CheckEnv) => Promise<void>): (env: CheckEnv) => Promise<void> {
-  return async (env) => body(env.eventSourced(await env.open()), env);
+/** A check body (needing `eventSourced`) handed a fresh event-sourced provider of the factory (and the environment). */
+export function freshLog(body: (p: EventSourcedProvider, env: CheckEnv) => Promise<void>): CheckBody<CheckEnv, Capability> {
+  return needing(['eventSourced'], async (env) => body(env.eventSourced(await env.open()), env));
 }
 
 /** A check body (needing `injectableClock`) handed a fresh provider on a manual clock at {@link T0} (and the environment). */
