@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, needing } from '../suite/harness.js';
+import { checks, embedding, fresh } from '../suite/harness.js';
 
 /** A tool result as the AI SDK and OpenAI shape it: no `isError`. */
 const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { temperature: 21 } } as const;
@@ -75,10 +75,9 @@ export const faceChecks: ProviderCheck[] = checks([], {
       expect(stale.retryable).toBe(true);
     },
   ),
-  'X23 memory recall returns only items that match, in every mode: a lexical match, or a semantic similarity above 0; no hit scores 0': needing(
-    ['embedder'],
-    async (env) => {
-      const p = await env.open({ embedder: conceptEmbedder() });
+  'X23 memory recall returns only items that match, in every mode: a lexical match, or a semantic similarity above 0; no hit scores 0': embedding(
+    conceptEmbedder,
+    async (p) => {
       for (const content of TEXTS) await p.memory.write({ content });
       for (const { query, mode, found } of EXPECTED) {
         for (const order of ['relevance', 'recent'] as const) {
@@ -87,8 +86,7 @@ export const faceChecks: ProviderCheck[] = checks([], {
       }
     },
   ),
-  'X24 transcript search returns only turns that match, in every mode, as recall does; no hit scores 0': needing(['embedder'], async (env) => {
-    const p = await env.open({ embedder: conceptEmbedder() });
+  'X24 transcript search returns only turns that match, in every mode, as recall does; no hit scores 0': embedding(conceptEmbedder, async (p) => {
     const session = await p.sessions.create({});
     for (const content of TEXTS) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
     for (const { query, mode, found } of EXPECTED) {

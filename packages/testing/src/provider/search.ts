@@ -6,7 +6,7 @@ import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import { stateHead } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, needing } from '../suite/harness.js';
+import { checks, embedding, fresh } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {
@@ -105,8 +105,7 @@ export const searchChecks: ProviderCheck[] = checks([], {
     expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' } })).toEqual([]);
     expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' }, includeDescendants: true })).toEqual([]);
   }),
-  'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': needing(['embedder'], async (env) => {
-    const p = await env.open({ embedder: conceptEmbedder() });
+  'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': embedding(conceptEmbedder, async (p) => {
     const { a, b, turnsA, turnsB } = await transcripts(p);
     const sedan = await p.sessions.appendTurn({ sessionId: a, role: 'assistant', content: 'automobile insurance' });
     // minScore alone cuts semantic hits: 0.5 is the concept embedder's `similarityThreshold`.
@@ -146,10 +145,9 @@ export const searchChecks: ProviderCheck[] = checks([], {
     }
     expect(await stateHead(p)).toBe(before);
   }),
-  'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': needing(
-    ['embedder'],
-    async (env) => {
-      const p = await env.open({ embedder: conceptEmbedder() });
+  'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': embedding(
+    conceptEmbedder,
+    async (p) => {
       const { turnsA, turnsB } = await transcripts(p);
       for (const content of ['my car makes a noise', 'check the brake pads', 'you run deployments', 'zyzzyva']) await p.memory.write({ content });
       // No turn or item shares a word or a concept with the query: none matches, whatever minScore.
@@ -186,10 +184,9 @@ export const searchChecks: ProviderCheck[] = checks([], {
       for (const h of lexical) expect(hybrid.get(h.id)).toBeGreaterThanOrEqual(h.score - 1e-9);
     },
   ),
-  "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any": needing(
-    ['embedder'],
-    async (env) => {
-      const p = await env.open({ embedder: relatingEmbedder() });
+  "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any": embedding(
+    relatingEmbedder,
+    async (p) => {
       const kitten = await p.memory.write({ content: 'the kitten sleeps on the sofa' });
       await p.memory.write({ content: 'the dog barks at night' });
       const s = await p.sessions.create({});

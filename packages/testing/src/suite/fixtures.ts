@@ -4,7 +4,7 @@
  * everything a provider shows through its public API.
  */
 import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
-import { compareHlc, encodeSnapshot, LIMITS, NotFoundError, STATE_STREAM, toScope } from '@agentstate/core';
+import { compareHlc, encodeSnapshot, LIMITS, STATE_STREAM, toScope } from '@agentstate/core';
 import { HLC_ZERO } from '@agentstate/core/backend';
 
 /** A fixed start time for manual clocks: 2026-01-01T12:00:00.000Z. */
@@ -116,17 +116,6 @@ export async function snapshotText(p: EventSourcedProvider): Promise<string> {
 /** True for a timestamp later than the zero timestamp. */
 export function isNonZeroHlc(hlc: Hlc): boolean {
   return compareHlc(hlc, HLC_ZERO) > 0;
-}
-
-/** Reads `get` and reports whether it is a `NotFoundError` (any other error is rethrown). */
-export async function isMissing(get: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await get();
-    return false;
-  } catch (error) {
-    if (error instanceof NotFoundError) return true;
-    throw error;
-  }
 }
 
 /** The ids of `records`, in their order. */

@@ -3,7 +3,7 @@
  * capabilities it needs, a body), and runs on fresh storage that is
  * destroyed afterwards, whether the check passed or not.
  */
-import type { EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
+import type { Embedder, EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
 import { replay as coreReplay, ManualClock, ValidationError } from '@agentstate/core';
 import fc from 'fast-check';
 import type { Capability, ProcessTarget, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
@@ -89,6 +89,11 @@ export function clocked(body: (p: Provider, clock: ManualClock, env: CheckEnv) =
     const clock = new ManualClock(T0);
     return body(await env.open({ clock }), clock, env);
   });
+}
+
+/** A check body (needing `embedder`) handed a fresh provider that embeds with a new `embedder()` (and the environment). */
+export function embedding(embedder: () => Embedder, body: (p: Provider, env: CheckEnv) => Promise<void>): CheckBody<CheckEnv, Capability> {
+  return needing(['embedder'], async (env) => body(await env.open({ embedder: embedder() }), env));
 }
 
 /**
