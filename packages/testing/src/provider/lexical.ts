@@ -65,7 +65,7 @@ const EXPECTED: ReadonlyArray<readonly [string, readonly number[]]> = [
   ['go%', GO],
   ["'; DROP TABLE skills; --", []],
   ["' OR '1'='1", []],
-  // Syntax characters around a word are plain text (the queries, one between each two spaces).
+  // Syntax characters around a word are plain text (the queries, separated by single spaces).
   ...`"go" go* *go* (go) (go go) go: ^go go^ -go 'go' go' \\go %go% _go_ go;-- {go} [go] go" "go`.split(' ').map((q) => [q, GO] as const),
   // Punctuation only: matches nothing, never errors.
   ...['"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'].map((q) => [q, []] as const),
