@@ -70,10 +70,7 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     },
     { arbitrary: ref().map((session) => ({ kind: 'deleteSession', session }) as const), weight: 1 },
     { arbitrary: fc.record({ session: ref(), input: arbUpdateSessionInput() }).map((o) => ({ kind: 'updateSession', ...o }) as const), weight: 2 },
-    {
-      arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const),
-      weight: 1,
-    },
+    { arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const), weight: 1 },
     {
       arbitrary: fc
         .record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() })
@@ -91,10 +88,7 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'deleteSkill', ...o }) as const), weight: 1 },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'getSkill', ...o }) as const), weight: 1 },
-    {
-      arbitrary: fc.record({ scope: arbScopeInput(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const),
-      weight: 1,
-    },
+    { arbitrary: fc.record({ scope: arbScopeInput(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const), weight: 1 },
     { arbitrary: fc.record({ query: arbQuery(), limit: fc.nat(3) }).map((o) => ({ kind: 'searchSkills', ...o }) as const), weight: 1 },
     { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
     { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },

@@ -28,11 +28,7 @@ export function arbId(): fc.Arbitrary<string> {
 }
 
 /** The levels legacy scope objects are drawn from: few, so that scopes collide and chains overlap. */
-export const SCOPE_LEVELS = {
-  instance: ['', 'i1', 'i2'],
-  project: ['', 'alpha', 'beta'],
-  workspace: ['', 'w1'],
-} as const;
+export const SCOPE_LEVELS = { instance: ['', 'i1', 'i2'], project: ['', 'alpha', 'beta'], workspace: ['', 'w1'] } as const;
 
 /** The labels scope paths are drawn from: few, so that paths collide, nest and share prefixes. */
 export const SCOPE_LABELS = ['a', 'b', 'a/b', 'a",', 'project:alpha', 'é'] as const;

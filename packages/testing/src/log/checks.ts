@@ -4,7 +4,7 @@ import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_SCHEMA_VERSION, S
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
-import { checks } from '../suite/harness.js';
+import { checks, needing } from '../suite/harness.js';
 
 /** What a log check is handed. */
 export interface LogCheckEnv {
@@ -87,34 +87,33 @@ const UNREADABLE: Array<[string, AppendInput]> = [
   ['an HLC counter over 65535', skill({ updatedHlc: { wall: T0, counter: 0x10000 } })],
 ];
 
-export const logChecks: LogCheck[] = [
-  ...checks<LogCheckEnv, 'injectableClock'>([], {
-    'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': async (env) => {
-      const log = await env.open();
-      expect(await log.head('a')).toBe(0);
-      const seqs: Array<[string, number]> = [];
-      for (const stream of ['a', 'b', 'a', 'a', 'c', 'b']) seqs.push([stream, (await log.append({ stream, type: 't', payload: { stream } })).seq]);
-      expect(seqs).toEqual([
-        ['a', 1],
-        ['b', 1],
-        ['a', 2],
-        ['a', 3],
-        ['c', 1],
-        ['b', 2],
-      ]);
-      expect(await log.head('a')).toBe(3);
-      expect(await log.head('b')).toBe(2);
-      expect(await log.head('c')).toBe(1);
-      expect(await log.head('unknown')).toBe(0);
-      expect((await log.read({ stream: 'a' })).map((e) => [e.stream, e.seq])).toEqual([
-        ['a', 1],
-        ['a', 2],
-        ['a', 3],
-      ]);
-    },
-  }),
-  ...checks<LogCheckEnv, 'injectableClock'>(['injectableClock'], {
-    'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': async (env) => {
+export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], {
+  'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': async (env) => {
+    const log = await env.open();
+    expect(await log.head('a')).toBe(0);
+    const seqs: Array<[string, number]> = [];
+    for (const stream of ['a', 'b', 'a', 'a', 'c', 'b']) seqs.push([stream, (await log.append({ stream, type: 't', payload: { stream } })).seq]);
+    expect(seqs).toEqual([
+      ['a', 1],
+      ['b', 1],
+      ['a', 2],
+      ['a', 3],
+      ['c', 1],
+      ['b', 2],
+    ]);
+    expect(await log.head('a')).toBe(3);
+    expect(await log.head('b')).toBe(2);
+    expect(await log.head('c')).toBe(1);
+    expect(await log.head('unknown')).toBe(0);
+    expect((await log.read({ stream: 'a' })).map((e) => [e.stream, e.seq])).toEqual([
+      ['a', 1],
+      ['a', 2],
+      ['a', 3],
+    ]);
+  },
+  'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': needing<LogCheckEnv, 'injectableClock'>(
+    ['injectableClock'],
+    async (env) => {
       const clock = new ManualClock(T0);
       const log = await env.open({ clock });
       const first = await log.append({ stream: 's', type: 't', payload: 1 });
@@ -131,199 +130,200 @@ export const logChecks: LogCheck[] = [
         ['2030-02-02T02:02:02.002Z', 3],
       ]);
     },
-    'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': async (env) => {
-      const clock = new ManualClock(T0);
-      const log = await env.open({ clock });
-      await log.append({ stream: 's', type: 't', payload: 1 });
-      clock.advance(-60_000);
-      expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
-      // Another stream has its own times: the clock's reading stands there.
-      expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
-      await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
-      expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
-      expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
-      clock.advance(120_000);
-      expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
-      expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-    },
+  ),
+  'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': needing<
+    LogCheckEnv,
+    'injectableClock'
+  >(['injectableClock'], async (env) => {
+    const clock = new ManualClock(T0);
+    const log = await env.open({ clock });
+    await log.append({ stream: 's', type: 't', payload: 1 });
+    clock.advance(-60_000);
+    expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
+    // Another stream has its own times: the clock's reading stands there.
+    expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
+    await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
+    expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
+    expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
+    clock.advance(120_000);
+    expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
+    expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
   }),
-  ...checks<LogCheckEnv, 'injectableClock'>([], {
-    'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': async (env) => {
-      const log = await env.open();
-      const e = await log.append({ stream: 's', type: 't', payload: {} });
-      expect(e.time).toMatch(INSTANT);
-      expect(e.schemaVersion).toBe(1);
-    },
-    'A29 append keeps the linkage fields verbatim': async (env) => {
-      const log = await env.open();
-      const meta = {
-        actor: 'agent:planner',
-        traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
-        spanId: '00f067aa0ba902b7',
-        causationId: 'req-42',
-        originInstanceId: 'instance-1',
-        principal: 'user:ada',
-      };
-      const appended = await log.append({ stream: 's', type: 'x.happened', payload: { n: 1 }, ...meta });
-      expect(appended).toMatchObject({ stream: 's', seq: 1, type: 'x.happened', payload: { n: 1 }, ...meta });
-      const [read] = await log.read({ stream: 's' });
-      expect(read).toEqual(appended);
-      const bare = await log.append({ stream: 's', type: 'x.happened', payload: { n: 2 } });
-      for (const key of Object.keys(meta)) expect((bare as unknown as Record<string, unknown>)[key], key).toBeUndefined();
-    },
-    'A29 read honours afterSeq and limit; an unknown stream reads empty': async (env) => {
-      const log = await env.open();
-      for (let i = 1; i <= 5; i += 1) await log.append({ stream: 's', type: 't', payload: { i } });
-      const seqs = async (q: { afterSeq?: number; limit?: number }) => (await log.read({ stream: 's', ...q })).map((e) => e.seq);
-      expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
-      expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
-      expect(await seqs({ limit: 2 })).toEqual([1, 2]);
-      expect(await seqs({ afterSeq: 1, limit: 3 })).toEqual([2, 3, 4]);
-      expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
-      expect(await seqs({ afterSeq: 5 })).toEqual([]);
-      expect(await seqs({ afterSeq: 0, limit: 0 })).toEqual([1, 2, 3, 4, 5]);
-      expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2, 3, 4, 5].map((i) => ({ i })));
-      expect(await log.read({ stream: 'unknown' })).toEqual([]);
-      expect(await log.read({ stream: 'unknown', afterSeq: 3, limit: 2 })).toEqual([]);
-    },
-    'A29 concurrent appends to several streams stay dense': async (env) => {
-      const log = await env.open();
-      const streams = ['a', 'b', 'c', 'd'];
-      const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
-      for (const stream of streams) {
-        const mine = appended.filter((e) => e.stream === stream).map((e) => e.seq);
-        expect(
-          mine.sort((x, y) => x - y),
-          stream,
-        ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-        const events = await log.read({ stream });
-        expect(
-          events.map((e) => e.seq),
-          stream,
-        ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-        // Every payload is stored exactly once.
-        expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
-        expect(await log.head(stream)).toBe(25);
-      }
-    },
-    "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history": async (env) => {
-      const log = await env.open();
-      const payload = {
-        text: 'Jürgen said "hi" — 日本語 😀 \\ \n\t',
-        numbers: [0, -1, 1.5, 1e21, Number.MAX_SAFE_INTEGER],
-        nested: { deep: { list: [true, false, null, { k: 'v' }] } },
-        empty: {},
-        none: [],
-      };
-      const original = JSON.parse(JSON.stringify(payload)) as typeof payload;
-      const appended = await log.append({ stream: 's', type: 't', payload });
-      payload.text = 'changed';
-      payload.nested.deep.list.push(1 as never);
-      (payload.numbers as number[]).length = 0;
-      // What append and read return may be frozen (then mutating it throws) or a copy; either way history stays.
-      attempt(() => {
-        appended.payload.empty = { injected: true } as never;
-      });
-      const [stored] = await log.read({ stream: 's' });
-      expect(stored!.payload).toEqual(original);
-      attempt(() => {
-        (stored!.payload as typeof payload).text = 'mutated after read';
-      });
-      expect((await log.read({ stream: 's' }))[0]!.payload).toEqual(original);
-      expect(await log.append({ stream: 's', type: 't', payload: 'a string' })).toMatchObject({ seq: 2, payload: 'a string' });
-      expect((await log.read({ stream: 's', afterSeq: 1 }))[0]!.payload).toBe('a string');
-    },
-    'A29 a failed append consumes no seq': async (env) => {
-      const log = await env.open();
-      await log.append({ stream: 's', type: 't', payload: 1 });
-      const circular: Record<string, unknown> = {};
-      circular.self = circular;
-      await expect(log.append({ stream: 's', type: 't', payload: circular })).rejects.toThrow();
-      await expect(log.append({ stream: 's', type: 't', payload: { big: 1n } })).rejects.toThrow();
-      expect(await log.head('s')).toBe(1);
-      expect((await log.append({ stream: 's', type: 't', payload: 2 })).seq).toBe(2);
-      expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2]);
-    },
-    'A29 identity: every log has one, stable across calls and appends, and two logs differ': async (env) => {
-      const log = await env.open();
-      const identity = await log.identity();
-      expect(typeof identity).toBe('string');
-      expect(identity).toMatch(/\S/);
-      await log.append({ stream: 's', type: 't', payload: 1 });
-      expect(await log.identity()).toBe(identity);
-      expect(await (await env.open()).identity()).not.toBe(identity);
-    },
-    'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent': async (env) => {
-      const log = await env.open();
-      expect(await log.latestSnapshot('s')).toBeUndefined();
-      await log.saveSnapshot({ stream: 's', seq: 2, data: 'two' });
-      await log.saveSnapshot({ stream: 's', seq: 5, data: 'five' });
-      await log.saveSnapshot({ stream: 's', seq: 9, data: 'nine' });
-      await log.saveSnapshot({ stream: 'other', seq: 20, data: 'other' });
-      expect(await log.latestSnapshot('s')).toEqual({ stream: 's', seq: 9, data: 'nine' });
-      expect(await log.latestSnapshot('s', { upToSeq: 8 })).toEqual({ stream: 's', seq: 5, data: 'five' });
-      expect(await log.latestSnapshot('s', { upToSeq: 5 })).toEqual({ stream: 's', seq: 5, data: 'five' });
-      expect(await log.latestSnapshot('s', { upToSeq: 4 })).toEqual({ stream: 's', seq: 2, data: 'two' });
-      expect(await log.latestSnapshot('s', { upToSeq: 1 })).toBeUndefined();
-      expect(await log.latestSnapshot('s', { upToSeq: 0 })).toBeUndefined();
-      await log.saveSnapshot({ stream: 's', seq: 5, data: 'five again' });
-      expect(await log.latestSnapshot('s', { upToSeq: 8 })).toEqual({ stream: 's', seq: 5, data: 'five again' });
-      expect(await log.latestSnapshot('other')).toEqual({ stream: 'other', seq: 20, data: 'other' });
-      expect(await log.latestSnapshot('other', { upToSeq: 19 })).toBeUndefined();
-      expect(await log.latestSnapshot('unknown')).toBeUndefined();
-      // Snapshots are not events.
-      expect(await log.head('s')).toBe(0);
-      expect(await log.read({ stream: 's' })).toEqual([]);
-    },
-    'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing': async (env) => {
-      const log = await env.open();
-      for (const [label, input] of UNREADABLE) {
-        await expectError(() => log.append(input), ValidationError, label);
-        expect(await log.head(STATE_STREAM), label).toBe(0);
-      }
-      // What a store writes is accepted, at the limits too, and reads back as given.
-      const atLimits = skill({
-        id: 'i'.repeat(LIMITS.id),
-        uses: Number.MAX_SAFE_INTEGER,
-        wins: Number.MAX_SAFE_INTEGER,
-        tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`),
-      });
-      expect((await log.append(session({}))).seq).toBe(1);
-      expect((await log.append(atLimits)).seq).toBe(2);
-      expect((await log.read({ stream: STATE_STREAM })).map((e) => e.payload)).toEqual([session({}).payload, atLimits.payload]);
-      // Other streams stay free-form.
-      expect((await log.append({ stream: 'audit', type: 'anything', payload: { any: 'shape' } })).seq).toBe(1);
-    },
-    'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError': async (env) => {
-      const log = await env.open();
-      await log.append({ stream: 's', type: 't', payload: 1 });
-      const calls: Array<[string, () => Promise<unknown>]> = [
-        ['head of an object', () => log.head({} as Loose)],
-        ['head of an empty stream name', () => log.head('')],
-        ['read with a string limit', () => log.read({ stream: 's', limit: '2' } as Loose)],
-        ['read with a negative limit', () => log.read({ stream: 's', limit: -1 })],
-        ['read with a fractional limit', () => log.read({ stream: 's', limit: 1.5 })],
-        ['read with a limit past the safe integers', () => log.read({ stream: 's', limit: 2 ** 53 })],
-        ['read with a string afterSeq', () => log.read({ stream: 's', afterSeq: '1' } as Loose)],
-        ['read with a negative afterSeq', () => log.read({ stream: 's', afterSeq: -1 })],
-        ['read with NaN afterSeq', () => log.read({ stream: 's', afterSeq: Number.NaN })],
-        ['read without a stream', () => log.read({} as Loose)],
-        ['read of a string', () => log.read('s' as Loose)],
-        ['append with a time that does not exist', () => log.append({ stream: 's', type: 't', payload: 1, time: '2026-02-30T00:00:00.000Z' })],
-        ['append with a time that is not an instant', () => log.append({ stream: 's', type: 't', payload: 1, time: 'yesterday' })],
-        ['append with a fractional schemaVersion', () => log.append({ stream: 's', type: 't', payload: 1, schemaVersion: 1.5 })],
-        ['append with a linkage field that is not a string', () => log.append({ stream: 's', type: 't', payload: 1, actor: 42 } as Loose)],
-        ['append of a payload that is not JSON', () => log.append({ stream: 's', type: 't', payload: { big: 1n } })],
-        ['append without a type', () => log.append({ stream: 's', payload: 1 } as Loose)],
-        ['saveSnapshot with a string seq', () => log.saveSnapshot({ stream: 's', seq: '1', data: 'x' } as Loose)],
-        ['saveSnapshot with data that is not a string', () => log.saveSnapshot({ stream: 's', seq: 1, data: 5 } as Loose)],
-        ['saveSnapshot to an empty stream name', () => log.saveSnapshot({ stream: '', seq: 1, data: 'x' })],
-        ['latestSnapshot with a string upToSeq', () => log.latestSnapshot('s', { upToSeq: '3' } as Loose)],
-        ['latestSnapshot of an object', () => log.latestSnapshot({} as Loose)],
-      ];
-      for (const [label, call] of calls) await expectError(call, ValidationError, label);
-      expect(await log.head('s')).toBe(1);
-      expect(await log.latestSnapshot('s')).toBeUndefined();
-    },
-  }),
-];
+  'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': async (env) => {
+    const log = await env.open();
+    const e = await log.append({ stream: 's', type: 't', payload: {} });
+    expect(e.time).toMatch(INSTANT);
+    expect(e.schemaVersion).toBe(1);
+  },
+  'A29 append keeps the linkage fields verbatim': async (env) => {
+    const log = await env.open();
+    const meta = {
+      actor: 'agent:planner',
+      traceId: '4bf92f3577b34da6a3ce929d0e0e4736',
+      spanId: '00f067aa0ba902b7',
+      causationId: 'req-42',
+      originInstanceId: 'instance-1',
+      principal: 'user:ada',
+    };
+    const appended = await log.append({ stream: 's', type: 'x.happened', payload: { n: 1 }, ...meta });
+    expect(appended).toMatchObject({ stream: 's', seq: 1, type: 'x.happened', payload: { n: 1 }, ...meta });
+    const [read] = await log.read({ stream: 's' });
+    expect(read).toEqual(appended);
+    const bare = await log.append({ stream: 's', type: 'x.happened', payload: { n: 2 } });
+    for (const key of Object.keys(meta)) expect((bare as unknown as Record<string, unknown>)[key], key).toBeUndefined();
+  },
+  'A29 read honours afterSeq and limit; an unknown stream reads empty': async (env) => {
+    const log = await env.open();
+    for (let i = 1; i <= 5; i += 1) await log.append({ stream: 's', type: 't', payload: { i } });
+    const seqs = async (q: { afterSeq?: number; limit?: number }) => (await log.read({ stream: 's', ...q })).map((e) => e.seq);
+    expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
+    expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
+    expect(await seqs({ limit: 2 })).toEqual([1, 2]);
+    expect(await seqs({ afterSeq: 1, limit: 3 })).toEqual([2, 3, 4]);
+    expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
+    expect(await seqs({ afterSeq: 5 })).toEqual([]);
+    expect(await seqs({ afterSeq: 0, limit: 0 })).toEqual([1, 2, 3, 4, 5]);
+    expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2, 3, 4, 5].map((i) => ({ i })));
+    expect(await log.read({ stream: 'unknown' })).toEqual([]);
+    expect(await log.read({ stream: 'unknown', afterSeq: 3, limit: 2 })).toEqual([]);
+  },
+  'A29 concurrent appends to several streams stay dense': async (env) => {
+    const log = await env.open();
+    const streams = ['a', 'b', 'c', 'd'];
+    const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
+    for (const stream of streams) {
+      const mine = appended.filter((e) => e.stream === stream).map((e) => e.seq);
+      expect(
+        mine.sort((x, y) => x - y),
+        stream,
+      ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      const events = await log.read({ stream });
+      expect(
+        events.map((e) => e.seq),
+        stream,
+      ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      // Every payload is stored exactly once.
+      expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
+      expect(await log.head(stream)).toBe(25);
+    }
+  },
+  "A29 payloads are JSON: what goes in comes out, and mutating the caller's objects never changes history": async (env) => {
+    const log = await env.open();
+    const payload = {
+      text: 'Jürgen said "hi" — 日本語 😀 \\ \n\t',
+      numbers: [0, -1, 1.5, 1e21, Number.MAX_SAFE_INTEGER],
+      nested: { deep: { list: [true, false, null, { k: 'v' }] } },
+      empty: {},
+      none: [],
+    };
+    const original = JSON.parse(JSON.stringify(payload)) as typeof payload;
+    const appended = await log.append({ stream: 's', type: 't', payload });
+    payload.text = 'changed';
+    payload.nested.deep.list.push(1 as never);
+    (payload.numbers as number[]).length = 0;
+    // What append and read return may be frozen (then mutating it throws) or a copy; either way history stays.
+    attempt(() => {
+      appended.payload.empty = { injected: true } as never;
+    });
+    const [stored] = await log.read({ stream: 's' });
+    expect(stored!.payload).toEqual(original);
+    attempt(() => {
+      (stored!.payload as typeof payload).text = 'mutated after read';
+    });
+    expect((await log.read({ stream: 's' }))[0]!.payload).toEqual(original);
+    expect(await log.append({ stream: 's', type: 't', payload: 'a string' })).toMatchObject({ seq: 2, payload: 'a string' });
+    expect((await log.read({ stream: 's', afterSeq: 1 }))[0]!.payload).toBe('a string');
+  },
+  'A29 a failed append consumes no seq': async (env) => {
+    const log = await env.open();
+    await log.append({ stream: 's', type: 't', payload: 1 });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    await expect(log.append({ stream: 's', type: 't', payload: circular })).rejects.toThrow();
+    await expect(log.append({ stream: 's', type: 't', payload: { big: 1n } })).rejects.toThrow();
+    expect(await log.head('s')).toBe(1);
+    expect((await log.append({ stream: 's', type: 't', payload: 2 })).seq).toBe(2);
+    expect((await log.read({ stream: 's' })).map((e) => e.payload)).toEqual([1, 2]);
+  },
+  'A29 identity: every log has one, stable across calls and appends, and two logs differ': async (env) => {
+    const log = await env.open();
+    const identity = await log.identity();
+    expect(typeof identity).toBe('string');
+    expect(identity).toMatch(/\S/);
+    await log.append({ stream: 's', type: 't', payload: 1 });
+    expect(await log.identity()).toBe(identity);
+    expect(await (await env.open()).identity()).not.toBe(identity);
+  },
+  'A29 snapshots: save replaces the same (stream, seq); latest honours upToSeq; streams are independent': async (env) => {
+    const log = await env.open();
+    expect(await log.latestSnapshot('s')).toBeUndefined();
+    await log.saveSnapshot({ stream: 's', seq: 2, data: 'two' });
+    await log.saveSnapshot({ stream: 's', seq: 5, data: 'five' });
+    await log.saveSnapshot({ stream: 's', seq: 9, data: 'nine' });
+    await log.saveSnapshot({ stream: 'other', seq: 20, data: 'other' });
+    expect(await log.latestSnapshot('s')).toEqual({ stream: 's', seq: 9, data: 'nine' });
+    expect(await log.latestSnapshot('s', { upToSeq: 8 })).toEqual({ stream: 's', seq: 5, data: 'five' });
+    expect(await log.latestSnapshot('s', { upToSeq: 5 })).toEqual({ stream: 's', seq: 5, data: 'five' });
+    expect(await log.latestSnapshot('s', { upToSeq: 4 })).toEqual({ stream: 's', seq: 2, data: 'two' });
+    expect(await log.latestSnapshot('s', { upToSeq: 1 })).toBeUndefined();
+    expect(await log.latestSnapshot('s', { upToSeq: 0 })).toBeUndefined();
+    await log.saveSnapshot({ stream: 's', seq: 5, data: 'five again' });
+    expect(await log.latestSnapshot('s', { upToSeq: 8 })).toEqual({ stream: 's', seq: 5, data: 'five again' });
+    expect(await log.latestSnapshot('other')).toEqual({ stream: 'other', seq: 20, data: 'other' });
+    expect(await log.latestSnapshot('other', { upToSeq: 19 })).toBeUndefined();
+    expect(await log.latestSnapshot('unknown')).toBeUndefined();
+    // Snapshots are not events.
+    expect(await log.head('s')).toBe(0);
+    expect(await log.read({ stream: 's' })).toEqual([]);
+  },
+  'A29 append refuses a state event the decoder would refuse, with a ValidationError, storing nothing': async (env) => {
+    const log = await env.open();
+    for (const [label, input] of UNREADABLE) {
+      await expectError(() => log.append(input), ValidationError, label);
+      expect(await log.head(STATE_STREAM), label).toBe(0);
+    }
+    // What a store writes is accepted, at the limits too, and reads back as given.
+    const atLimits = skill({
+      id: 'i'.repeat(LIMITS.id),
+      uses: Number.MAX_SAFE_INTEGER,
+      wins: Number.MAX_SAFE_INTEGER,
+      tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`),
+    });
+    expect((await log.append(session({}))).seq).toBe(1);
+    expect((await log.append(atLimits)).seq).toBe(2);
+    expect((await log.read({ stream: STATE_STREAM })).map((e) => e.payload)).toEqual([session({}).payload, atLimits.payload]);
+    // Other streams stay free-form.
+    expect((await log.append({ stream: 'audit', type: 'anything', payload: { any: 'shape' } })).seq).toBe(1);
+  },
+  'A29 malformed arguments to append, read, head and the snapshot calls are a ValidationError': async (env) => {
+    const log = await env.open();
+    await log.append({ stream: 's', type: 't', payload: 1 });
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['head of an object', () => log.head({} as Loose)],
+      ['head of an empty stream name', () => log.head('')],
+      ['read with a string limit', () => log.read({ stream: 's', limit: '2' } as Loose)],
+      ['read with a negative limit', () => log.read({ stream: 's', limit: -1 })],
+      ['read with a fractional limit', () => log.read({ stream: 's', limit: 1.5 })],
+      ['read with a limit past the safe integers', () => log.read({ stream: 's', limit: 2 ** 53 })],
+      ['read with a string afterSeq', () => log.read({ stream: 's', afterSeq: '1' } as Loose)],
+      ['read with a negative afterSeq', () => log.read({ stream: 's', afterSeq: -1 })],
+      ['read with NaN afterSeq', () => log.read({ stream: 's', afterSeq: Number.NaN })],
+      ['read without a stream', () => log.read({} as Loose)],
+      ['read of a string', () => log.read('s' as Loose)],
+      ['append with a time that does not exist', () => log.append({ stream: 's', type: 't', payload: 1, time: '2026-02-30T00:00:00.000Z' })],
+      ['append with a time that is not an instant', () => log.append({ stream: 's', type: 't', payload: 1, time: 'yesterday' })],
+      ['append with a fractional schemaVersion', () => log.append({ stream: 's', type: 't', payload: 1, schemaVersion: 1.5 })],
+      ['append with a linkage field that is not a string', () => log.append({ stream: 's', type: 't', payload: 1, actor: 42 } as Loose)],
+      ['append of a payload that is not JSON', () => log.append({ stream: 's', type: 't', payload: { big: 1n } })],
+      ['append without a type', () => log.append({ stream: 's', payload: 1 } as Loose)],
+      ['saveSnapshot with a string seq', () => log.saveSnapshot({ stream: 's', seq: '1', data: 'x' } as Loose)],
+      ['saveSnapshot with data that is not a string', () => log.saveSnapshot({ stream: 's', seq: 1, data: 5 } as Loose)],
+      ['saveSnapshot to an empty stream name', () => log.saveSnapshot({ stream: '', seq: 1, data: 'x' })],
+      ['latestSnapshot with a string upToSeq', () => log.latestSnapshot('s', { upToSeq: '3' } as Loose)],
+      ['latestSnapshot of an object', () => log.latestSnapshot({} as Loose)],
+    ];
+    for (const [label, call] of calls) await expectError(call, ValidationError, label);
+    expect(await log.head('s')).toBe(1);
+    expect(await log.latestSnapshot('s')).toBeUndefined();
+  },
+});

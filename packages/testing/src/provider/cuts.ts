@@ -5,39 +5,34 @@
  * the seqs the log holds; nothing assumes they are dense.
  */
 import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
-import { foldLog } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { exportLines, readExport } from '../suite/export-read.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { cutAt } from '../suite/log-cut.js';
+import { checks, property } from '../suite/harness.js';
+import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { openForWriters, runWriters } from '../suite/writers.js';
 
-export const cutChecks: ProviderCheck[] = [
-  {
-    name: 'V9 at({ seq }) and an export up to a seq, at random positions of a log written by 8 writers at once, hold exactly the events up to it',
-    needs: ['eventSourced'],
-    async run(env) {
-      const { p, plans } = await openForWriters(env, 8, 24);
-      // Writers on providers of their own where the storage has them (G9 runs them as processes), and a snapshot stored
-      // while they run: views below and above it fold from different starts.
-      const [reports] = await Promise.all([runWriters(env, p, plans, { processes: false }), p.saveSnapshot()]);
-      expect(reports.flat().filter((line) => 'failed' in line)).toEqual([]);
-      const events = await p.log.read({ stream: STATE_STREAM });
-      const positions = [0, ...events.map((e) => e.seq)];
-      await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...positions), async (seq) => {
-          const below = events.filter((e) => e.seq <= seq);
-          const replayed = encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture());
-          const view = await p.at({ seq });
-          expect(view.seq).toBe(seq);
-          expect(encodeSnapshot(await view.capture()), `at seq ${seq}`).toBe(replayed);
-          const lines = (await exportLines(p.log, { upTo: seq })).slice(0, -1).map((line) => JSON.parse(line) as { stream: string; seq: number });
-          expect(lines.filter((l) => l.stream === STATE_STREAM).map((l) => l.seq)).toEqual(below.map((e) => e.seq));
-          expect(encodeSnapshot(await readExport(p.log, { upTo: seq })), `export up to ${seq}`).toBe(replayed);
-        }),
-        { numRuns: env.propertyRuns, seed: env.seed, examples: [[0], [positions.at(-1)!]] },
-      );
-    },
+export const cutChecks: ProviderCheck[] = checks(['eventSourced'], {
+  'V9 at({ seq }) and an export up to a seq, at random positions of a log written by 8 writers at once, hold exactly the events up to it': async (env) => {
+    const { p, plans } = await openForWriters(env, 8, 24);
+    // Writers on providers of their own where the storage has them (G9 runs them as processes), and a snapshot stored
+    // while they run: views below and above it fold from different starts.
+    const [reports] = await Promise.all([runWriters(env, p, plans, { processes: false }), p.saveSnapshot()]);
+    expect(reports.flat().filter((line) => 'failed' in line)).toEqual([]);
+    const events = await p.log.read({ stream: STATE_STREAM });
+    const positions = [0, ...events.map((e) => e.seq)];
+    await property(
+      env,
+      fc.constantFrom(...positions),
+      async (seq) => {
+        const below = events.filter((e) => e.seq <= seq);
+        await expectViewIsReplay(p, seq);
+        const lines = (await exportLines(p.log, { upTo: seq })).slice(0, -1).map((line) => JSON.parse(line) as { stream: string; seq: number });
+        expect(lines.filter((l) => l.stream === STATE_STREAM).map((l) => l.seq)).toEqual(below.map((e) => e.seq));
+        expect(encodeSnapshot(await readExport(p.log, { upTo: seq })), `export up to ${seq}`).toBe(encodeSnapshot(await replayedAt(p.log, seq)));
+      },
+      { examples: [[0], [positions.at(-1)!]] },
+    );
   },
-];
+});

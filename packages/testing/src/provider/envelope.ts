@@ -1,9 +1,9 @@
 /** A23–A25: the sync envelope of created, updated and appended records. */
 import { compareHlc } from '@agentstate/core';
 import { expect } from 'vitest';
-import { isNonZeroHlc } from '../suite/fixtures.js';
+import { isEventSourced, isNonZeroHlc } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, isEventSourced } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 
 /** A provider with a known instance id when the factory honours `instanceId`. */
 async function openWithInstance(env: CheckEnv, instanceId: string) {

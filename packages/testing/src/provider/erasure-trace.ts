@@ -7,19 +7,14 @@
  * event), from the log, the operation index and the stored snapshots; a
  * retry under such an id is an `OperationConflictError` (not retryable) that writes nothing.
  */
-import type { EventSourcedProvider, Provider } from '@agentstate/core';
-import { ERASED, exportLog, OperationConflictError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { EventSourcedProvider } from '@agentstate/core';
+import { ERASED, OperationConflictError, operationInputHash, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, isEventSourced } from '../suite/harness.js';
+import type { ProviderCheck } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 import { storedSnapshotRows } from '../suite/snapshot-rows.js';
-
-async function openLog(env: CheckEnv): Promise<EventSourcedProvider> {
-  const p: Provider = await env.open();
-  if (!isEventSourced(p)) throw new ValidationError('provider', 'E checks need an event-sourced provider');
-  return p;
-}
+import { exportText } from '../suite/export-read.js';
 
 /** Every input hash the log's events carry, by operation id. */
 async function inputHashes(p: EventSourcedProvider): Promise<Map<string, string>> {
@@ -33,18 +28,15 @@ async function inputHashes(p: EventSourcedProvider): Promise<Map<string, string>
 
 /** Everything a purge must leave clean: the stored events, an export, the stored snapshot rows and the operation index (a capture of the tables). */
 async function everything(p: EventSourcedProvider): Promise<string> {
-  const chunks: string[] = [];
-  await exportLog(p.log, (chunk) => {
-    chunks.push(chunk);
-  });
   const rows = (await storedSnapshotRows(p.log)).map((row) => row.data);
-  return [JSON.stringify(await p.log.read({ stream: STATE_STREAM })), ...chunks, ...rows, JSON.stringify((await p.snapshot()).operations)].join('\n');
+  return [JSON.stringify(await p.log.read({ stream: STATE_STREAM })), await exportText(p.log), ...rows, JSON.stringify((await p.snapshot()).operations)].join(
+    '\n',
+  );
 }
 
 export const erasureTraceChecks: ProviderCheck[] = checks(['eventSourced'], {
   'E21 after a purge no hash of the erased input remains: the input hash of each operation that wrote a purged record (a batch whose later event did included) is gone from the log, an export, the stored snapshots and the operation index; other operations keep theirs':
-    async (env) => {
-      const p = await openLog(env);
+    freshLog(async (p) => {
       const item = await p.memory.write({ content: 'e22 secret Okapi-73', operationId: 'e22-memory' });
       const chat = await p.sessions.create({ title: 'e22 chat Okapi-73', operationId: 'e22-create' });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e22 turn Okapi-73', operationId: 'e22-turn' });
@@ -82,10 +74,9 @@ export const erasureTraceChecks: ProviderCheck[] = checks(['eventSourced'], {
       for (const id of ['e22-memory', 'e22-create', 'e22-turn', 'e22-turns', 'e22-many']) expect(index.get(id)).not.toHaveProperty('inputHash');
       expect(index.get('e22-kept')?.inputHash).toBe(before.get('e22-kept'));
       expect(after).toContain(before.get('e22-kept')!);
-    },
+    }),
   'E22 a retry under an operation id whose input hash a purge dropped is a ConflictError and writes nothing; an operation the purge did not touch still replays':
-    async (env) => {
-      const p = await openLog(env);
+    freshLog(async (p) => {
       const item = await p.memory.write({ content: 'e23 secret Tapir-11', operationId: 'e23-memory' });
       const [first] = await p.memory.writeMany([{ content: 'e23 Tapir-11 one' }, { content: 'e23 two' }], { operationId: 'e23-many' });
       const kept = await p.memory.write({ content: 'e23 kept', operationId: 'e23-kept' });
@@ -102,5 +93,5 @@ export const erasureTraceChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect((await p.memory.getAny(first!.id)).content).toBe(ERASED);
       expect(await p.memory.write({ content: 'e23 kept', operationId: 'e23-kept' })).toEqual(kept);
       expect(await p.log.head(STATE_STREAM)).toBe(head);
-    },
+    }),
 });

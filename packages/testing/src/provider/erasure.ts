@@ -8,7 +8,7 @@
  * snapshot save that a purge overtakes stores nothing the purge erased (E15), nor does an
  * embedding that finishes after it (E16).
  */
-import type { Embedder, EventSourcedProvider, LogEvent, Provider, RecordVersion } from '@agentstate/core';
+import type { Embedder, EventSourcedProvider, LogEvent, RecordVersion } from '@agentstate/core';
 import {
   decodeStateEvent,
   encodeSnapshot,
@@ -25,24 +25,18 @@ import {
   ValidationError,
 } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, foldLog, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { cutAt } from '../suite/log-cut.js';
+import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, isEventSourced } from '../suite/harness.js';
+import type { ProviderCheck } from '../suite/harness.js';
+import { checks, freshLog, needing, property } from '../suite/harness.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
-
-export async function openLog(env: CheckEnv, options?: Parameters<CheckEnv['open']>[0]): Promise<EventSourcedProvider> {
-  const p: Provider = await env.open(options);
-  if (!isEventSourced(p)) throw new ValidationError('provider', 'E checks need an event-sourced provider');
-  return p;
-}
 
 /** Every stored event and every stored snapshot row a head names, as text. */
 export async function storedText(p: EventSourcedProvider): Promise<string> {
@@ -60,30 +54,54 @@ async function expectSnapshotsPatched(p: EventSourcedProvider, seqs: readonly nu
   for (const seq of seqs) {
     const loaded = await loadSnapshot(p.log, plainCodec, seq);
     expect([loaded.snapshot?.seq, loaded.skipped], `snapshot at seq ${seq}`).toEqual([seq, []]);
-    const replayed = encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture());
-    expect(encodeSnapshot(loaded.snapshot!), `snapshot at seq ${seq} against the replay`).toBe(replayed);
-    const above = Math.min(seq + 1, await p.log.head(STATE_STREAM));
-    const view = await p.at({ seq: above });
-    expect(encodeSnapshot(await view.capture()), `view at seq ${above}`).toBe(
-      encodeSnapshot((await foldLog(cutAt(p.log, above), { fromScratch: true })).state.capture()),
-    );
+    expect(encodeSnapshot(loaded.snapshot!), `snapshot at seq ${seq} against the replay`).toBe(encodeSnapshot(await replayedAt(p.log, seq)));
+    await expectViewIsReplay(p, Math.min(seq + 1, await p.log.head(STATE_STREAM)));
   }
 }
 
 /** The log replayed from scratch into a fresh in-memory provider equals the provider's tables. */
 export async function expectReplayEqualsTables(p: EventSourcedProvider): Promise<void> {
   const again = await replay(p.log, { fromScratch: true });
-  try {
-    expect(await snapshotText(again)).toBe(await snapshotText(p));
-  } finally {
-    await again.close();
-  }
+  await expect(snapshotText(again).finally(() => again.close())).resolves.toBe(await snapshotText(p));
 }
+
+/** One transcript write of E9 and E17, on session 0 or 1. */
+type TranscriptOp =
+  | { kind: 'append'; session: number; operation: boolean; metadata: boolean }
+  | { kind: 'removeLast' | 'clear' | 'delete'; session: number }
+  | { kind: 'replace'; session: number; keep: number; add: number }
+  | { kind: 'purgeText'; pick: number };
+
+const arbSession = fc.nat(1);
+const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('append' as const), session: arbSession, operation: fc.boolean(), metadata: fc.boolean() }), weight: 6 },
+  { arbitrary: fc.record({ kind: fc.constantFrom('removeLast' as const, 'clear' as const, 'delete' as const), session: arbSession }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+);
+
+/**
+ * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove,
+ * replace and erase between them, never a clear or a deletion, which would end the transcript.
+ */
+const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
+  {
+    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(0), operation: fc.boolean(), metadata: fc.constant(false) }),
+    weight: 40,
+  },
+  {
+    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(1), operation: fc.constant(false), metadata: fc.constant(false) }),
+    weight: 4,
+  },
+  { arbitrary: fc.record({ kind: fc.constant('removeLast' as const), session: arbSession }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+);
 
 export const erasureChecks: ProviderCheck[] = [
   ...checks(['eventSourced'], {
     'E1 history lists every version of a memory item oldest first, with its seq, time, type and writer; [] for an unknown id': async (env) => {
-      const p = await openLog(env, { instanceId: 'writer-e1' });
+      const p = env.eventSourced(await env.open({ instanceId: 'writer-e1' }));
       const item = await p.memory.write({ content: 'one' });
       await p.memory.write({ content: 'unrelated' });
       await p.memory.update(item.id, { content: 'two' });
@@ -105,8 +123,7 @@ export const erasureChecks: ProviderCheck[] = [
       expect(await p.history(UNKNOWN_ID)).toEqual([]);
       await expectError(() => p.history(''), ValidationError);
     },
-    'E2 history follows a session through its turns, a turn through its removal, and a skill through its versions': async (env) => {
-      const p = await openLog(env);
+    'E2 history follows a session through its turns, a turn through its removal, and a skill through its versions': freshLog(async (p) => {
       const s = await p.sessions.create({ title: 's' });
       const first = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'a' });
       await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'b' });
@@ -124,36 +141,37 @@ export const erasureChecks: ProviderCheck[] = [
         [5, 'turn', true],
       ]);
       expect((await p.history(skill.id)).map((v) => (v.kind === 'skill' ? v.record.body : ''))).toEqual(['v1', 'v2']);
-    },
-    'E3 purge of a memory item erases its text from every event and the read model, keeps everything else, and is one records.purged event': async (env) => {
-      const p = await openLog(env);
-      const secret = await p.memory.write({ content: 'e3 secret Marzipan-31', key: 'e3-key', metadata: { note: 'Marzipan-31' } });
-      await p.memory.update(secret.id, { content: 'e3 secret Tangerine-77' });
-      const kept = await p.memory.write({ content: 'e3 kept fact' });
-      await p.saveSnapshot();
-      const head = await p.log.head(STATE_STREAM);
-      const result = await p.purge({ id: secret.id, reason: 'request e3' });
-      expect(result).toEqual({ seq: head + 1, sessions: [], turns: [], skills: [], memory: [secret.id] });
-      const text = await storedText(p);
-      for (const erased of ['Marzipan-31', 'Tangerine-77', 'e3-key']) expect(text).not.toContain(erased);
-      const [event] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-      expect(event).toMatchObject({ type: EventTypes.RecordsPurged, payload: { reason: 'request e3' } });
-      await expectError(() => p.memory.get(secret.id), NotFoundError);
-      const tombstone = await p.memory.getAny(secret.id);
-      expect(tombstone).toMatchObject({ content: ERASED, key: null, metadata: {}, deleted: true, syncVersion: 3 });
-      expect((await p.memory.get(kept.id)).content).toBe('e3 kept fact');
-      expect((await p.memory.recall({ query: 'Tangerine', mode: 'lexical' })).map((h) => h.id)).toEqual([]);
-      expect((await p.history(secret.id)).map((v) => [v.type, v.erasedBy])).toEqual([
-        [EventTypes.MemoryWritten, head + 1],
-        [EventTypes.MemoryUpdated, head + 1],
-        [EventTypes.RecordsPurged, undefined],
-      ]);
-      await expectReplayEqualsTables(p);
-    },
+    }),
+    'E3 purge of a memory item erases its text from every event and the read model, keeps everything else, and is one records.purged event': freshLog(
+      async (p) => {
+        const secret = await p.memory.write({ content: 'e3 secret Marzipan-31', key: 'e3-key', metadata: { note: 'Marzipan-31' } });
+        await p.memory.update(secret.id, { content: 'e3 secret Tangerine-77' });
+        const kept = await p.memory.write({ content: 'e3 kept fact' });
+        await p.saveSnapshot();
+        const head = await p.log.head(STATE_STREAM);
+        const result = await p.purge({ id: secret.id, reason: 'request e3' });
+        expect(result).toEqual({ seq: head + 1, sessions: [], turns: [], skills: [], memory: [secret.id] });
+        const text = await storedText(p);
+        for (const erased of ['Marzipan-31', 'Tangerine-77', 'e3-key']) expect(text).not.toContain(erased);
+        const [event] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
+        expect(event).toMatchObject({ type: EventTypes.RecordsPurged, payload: { reason: 'request e3' } });
+        await expectError(() => p.memory.get(secret.id), NotFoundError);
+        const tombstone = await p.memory.getAny(secret.id);
+        expect(tombstone).toMatchObject({ content: ERASED, key: null, metadata: {}, deleted: true, syncVersion: 3 });
+        expect((await p.memory.get(kept.id)).content).toBe('e3 kept fact');
+        expect((await p.memory.recall({ query: 'Tangerine', mode: 'lexical' })).map((h) => h.id)).toEqual([]);
+        expect((await p.history(secret.id)).map((v) => [v.type, v.erasedBy])).toEqual([
+          [EventTypes.MemoryWritten, head + 1],
+          [EventTypes.MemoryUpdated, head + 1],
+          [EventTypes.RecordsPurged, undefined],
+        ]);
+        await expectReplayEqualsTables(p);
+      },
+    ),
     'E4 purge of a session takes every turn it had; a namespace takes its scope and descendants only; matching takes memory and turns holding the text': async (
       env,
     ) => {
-      const p = await openLog(env);
+      const p = env.eventSourced(await env.open());
       const chat = await p.sessions.create({ title: 'e4 Quokka chat', scope: ['user:q'] });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e4 Quokka turn' });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e4 removed Quokka' });
@@ -178,48 +196,34 @@ export const erasureChecks: ProviderCheck[] = [
       expect(await p.purge({ matching: 'e4 nothing holds this', reason: 'none' })).toEqual({ seq: 0, sessions: [], turns: [], skills: [], memory: [] });
       await expectReplayEqualsTables(p);
     },
-    'E5 purge refuses an unknown id (NotFoundError), a missing reason, two selectors and the global namespace, appending nothing': async (env) => {
-      const p = await openLog(env);
+    'E5 purge refuses an unknown id (NotFoundError), a missing reason, two selectors and the global namespace, appending nothing': freshLog(async (p) => {
       await p.memory.write({ content: 'e5' });
       await expectError(() => p.purge({ id: UNKNOWN_ID, reason: 'x' }), NotFoundError);
       await expectError(() => p.purge({ id: UNKNOWN_ID } as never), ValidationError);
       await expectError(() => p.purge({ id: UNKNOWN_ID, matching: 'e5', reason: 'x' }), ValidationError);
       await expectError(() => p.purge({ namespace: [], reason: 'x' }), ValidationError);
       expect(await p.log.head(STATE_STREAM)).toBe(1);
-    },
-    'E6 a purged record stays purged: it cannot be updated, and its id cannot be written again': async (env) => {
-      const p = await openLog(env);
+    }),
+    'E6 a purged record stays purged: it cannot be updated, and its id cannot be written again': freshLog(async (p) => {
       const item = await p.memory.write({ content: 'e6' });
       await p.purge({ id: item.id, reason: 'e6' });
       await expectError(() => p.memory.update(item.id, { content: 'again' }), NotFoundError);
       const again = await p.purge({ id: item.id, reason: 'e6 twice' });
       expect(again.memory).toEqual([item.id]);
       await expectReplayEqualsTables(p);
-    },
-  }),
-  ...checks(['eventSourced', 'injectableClock'], {
-    'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables': async (env) => {
-      await fc.assert(
-        fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 20 }), fc.nat(), async (operations, pick) => {
-          const clock = new ManualClock(T0);
-          const p = await openLog(env, { clock, entropy: seededEntropy(7) });
-          try {
-            await runOperations(p, operations, { clock });
-            const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
-            if (ids.length === 0) return;
-            await p.purge({ id: ids[pick % ids.length]!, reason: 'e7' });
-            await expectReplayEqualsTables(p);
-          } finally {
-            await env.release(p);
-          }
-        }),
-        { numRuns: 15 },
-      );
-    },
-  }),
-  ...checks(['eventSourced'], {
-    'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not': async (env) => {
-      const p = await openLog(env);
+    }),
+    'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables': clockedProperty(
+      fc.tuple(arbOperations({ minLength: 3, maxLength: 20 }), fc.nat()),
+      async (p, clock, [operations, pick]) => {
+        await runOperations(p, operations, { clock });
+        const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
+        if (ids.length === 0) return;
+        await p.purge({ id: ids[pick % ids.length]!, reason: 'e7' });
+        await expectReplayEqualsTables(p);
+      },
+      7,
+    ),
+    'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not': freshLog(async (p) => {
       const moved = await p.memory.write({ content: 'e8 card 5555-0101 noted' });
       await p.memory.update(moved.id, { content: 'e8 card removed' });
       const other = await p.memory.write({ content: 'e8 card never had it' });
@@ -230,16 +234,11 @@ export const erasureChecks: ProviderCheck[] = [
       expect(await p.memory.getAny(moved.id)).toMatchObject({ content: ERASED, deleted: true });
       expect((await p.memory.get(other.id)).content).toBe('e8 card never had it');
       await expectReplayEqualsTables(p);
-    },
-  }),
-  ...checks(['eventSourced', 'injectableClock'], {
+    }),
     'E9 property: random transcript writes on two sessions, then the history of each session and turn is, byte for byte, the versions its events give each decoded whole':
-      (env) => historiesMatchTheLog(env, fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), 9, 15),
-  }),
-  ...checks(['eventSourced'], {
+      historiesMatchTheLog(fc.array(arbTranscriptOp, { minLength: 1, maxLength: 25 }), 9, 15),
     'E10 a purge of records older than the stored snapshots patches them: each still loads, equals the replay of the rewritten log, and no row holds the text':
-      async (env) => {
-        const p = await openLog(env);
+      freshLog(async (p) => {
         const secret = await p.memory.write({ content: 'e10 secret Quokka-19', key: 'e10-key' });
         const chat = await p.sessions.create({ title: 'e10 chat Wombat-44' });
         await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e10 turn Wombat-44 said' });
@@ -264,44 +263,28 @@ export const erasureChecks: ProviderCheck[] = [
         // Patched chunks are canonical text, as a save would write them (erased turns' parts included).
         for (const row of rows) if (row.stream.startsWith(CHUNK_STREAM_PREFIX)) expect(row.data).toBe(encodeChunk(JSON.parse(row.data) as unknown[]));
         await expectReplayEqualsTables(p);
-      },
-  }),
-  ...checks(['eventSourced', 'injectableClock'], {
+      }),
     'E11 random operation sequences with stored snapshots, then a purge of a random record: every snapshot still loads, and it and the view at every seq equal the replay cut there':
-      async (env) => {
-        await fc.assert(
-          fc.asyncProperty(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat(), async (operations, cut, pick) => {
-            const clock = new ManualClock(T0);
-            const p = await openLog(env, { clock, entropy: seededEntropy(9) });
-            try {
-              const at = cut % (operations.length + 1);
-              await runOperations(p, operations.slice(0, at), { clock });
-              const seqs = new Set([(await p.saveSnapshot()).seq]);
-              await runOperations(p, operations.slice(at), { clock });
-              seqs.add((await p.saveSnapshot()).seq);
-              const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
-              if (ids.length === 0) return;
-              await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
-              await expectSnapshotsPatched(p, [...seqs]);
-              // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
-              const head = await p.log.head(STATE_STREAM);
-              for (let seq = 0; seq <= head; seq += 1)
-                expect(encodeSnapshot(await (await p.at({ seq })).capture()), `view at seq ${seq}`).toBe(
-                  encodeSnapshot((await foldLog(cutAt(p.log, seq), { fromScratch: true })).state.capture()),
-                );
-              await expectReplayEqualsTables(p);
-            } finally {
-              await env.release(p);
-            }
-          }),
-          { numRuns: 15 },
-        );
-      },
-  }),
-  ...checks(['eventSourced'], {
+      clockedProperty(
+        fc.tuple(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat()),
+        async (p, clock, [operations, cut, pick]) => {
+          const at = cut % (operations.length + 1);
+          await runOperations(p, operations.slice(0, at), { clock });
+          const seqs = new Set([(await p.saveSnapshot()).seq]);
+          await runOperations(p, operations.slice(at), { clock });
+          seqs.add((await p.saveSnapshot()).seq);
+          const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
+          if (ids.length === 0) return;
+          await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
+          await expectSnapshotsPatched(p, [...seqs]);
+          // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
+          for (let seq = 0; seq <= (await p.log.head(STATE_STREAM)); seq += 1) await expectViewIsReplay(p, seq);
+          await expectReplayEqualsTables(p);
+        },
+        9,
+      ),
     "E12 snapshots share their unchanged chunks: a second snapshot after one more write names the first one's rows but one or two chunks and the index chunk above them, each stored once":
-      async (env) => {
-        const p = await openLog(env);
+      freshLog(async (p) => {
         const chat = await p.sessions.create({ title: 'e12 chat' });
         for (let i = 0; i < 200; i += 1) await p.memory.write({ content: `e12 item ${i}` });
         for (let i = 0; i < 20; i += 1) await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `e12 turn ${i}` });
@@ -323,11 +306,9 @@ export const erasureChecks: ProviderCheck[] = [
         expect(added.length - index.length).toBeLessThanOrEqual(2);
         const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
         expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
-      },
-  }),
-  ...checks(['eventSourced', 'snapshotCodec', 'durable'], {
+      }),
     'E13 a purge drops the snapshots it cannot open (sealed with another key) with every row only they name, and keeps the rows an older snapshot shares':
-      async (env) => {
+      needing(['snapshotCodec', 'durable'], async (env) => {
         const sealed = hmacCodec('e13 key');
         const p = env.eventSourced(await env.open({ snapshotCodec: sealed }));
         for (let i = 0; i < 100; i += 1) await p.memory.write({ content: `e13 item ${i}` });
@@ -346,12 +327,9 @@ export const erasureChecks: ProviderCheck[] = [
         for (const stream of only) expect(await other.log.latestSnapshot(stream, { upToSeq: 0 }), stream).toBeUndefined();
         const loaded = await loadSnapshot(other.log, sealed, older.seq);
         expect([loaded.snapshot?.seq, loaded.skipped]).toEqual([older.seq, []]);
-      },
-  }),
-  ...checks(['eventSourced'], {
+      }),
     [`E14 a chunk ends once its records reach ${CHUNK_MAX_CHARS} characters: with items of 2,000 characters, every chunk and index chunk but for its last entry stays under the cap`]:
-      async (env) => {
-        const p = await openLog(env);
+      freshLog(async (p) => {
         for (let i = 0; i < 60; i += 1) await p.memory.write({ content: `e14 item ${i} ${'x'.repeat(2_000)}` });
         await p.saveSnapshot();
         const chunks = (await storedSnapshotRows(p.log)).filter((row) => row.stream.startsWith(CHUNK_STREAM_PREFIX));
@@ -364,12 +342,12 @@ export const erasureChecks: ProviderCheck[] = [
         }
         const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
         expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
-      },
+      }),
     'E15 snapshot saves racing a purge (one started a few steps into the other, or saves back to back while it runs): no stored row holds the erased text, and every stored snapshot loads and equals the replay of the rewritten log':
       async (env) => {
         for (const race of RACES) {
-          const p = await openLog(env);
-          try {
+          await env.scoped(async () => {
+            const p = env.eventSourced(await env.open());
             const secret = await p.memory.write({ content: 'e15 secret Numbat-15' });
             for (let i = 0; i < 20; i += 1) await p.memory.write({ content: `e15 filler ${i}` });
             const purge = () => p.purge({ id: secret.id, reason: 'e15' });
@@ -391,17 +369,13 @@ export const erasureChecks: ProviderCheck[] = [
               p,
               (await storedHeads(p.log)).map((head) => head.seq),
             );
-          } finally {
-            await env.release(p);
-          }
+          });
         }
       },
-  }),
-  ...checks(['eventSourced', 'embedder'], {
     'E16 an embedding that finishes after a purge erased its text caches no vector of it: the text written again, as a memory item and as a turn, is embedded again':
-      async (env) => {
+      needing(['embedder'], async (env) => {
         const embedder = new GatedEmbedder();
-        const p = await openLog(env, { embedder });
+        const p = env.eventSourced(await env.open({ embedder }));
         const chat = await p.sessions.create({ title: 'e16 chat' });
         const writes: [string, string, () => Promise<unknown>][] = [
           ['memory item', 'e16 secret Dibbler-7', () => p.memory.write({ content: 'e16 secret Dibbler-7' })],
@@ -421,13 +395,34 @@ export const erasureChecks: ProviderCheck[] = [
             `${label}: the purged text's vector is not served from the cache`,
           ).toHaveLength(2);
         }
-      },
-  }),
-  ...checks(['eventSourced', 'injectableClock'], {
+      }),
     'E17 property: long transcripts (hundreds of appends, with removals, replacements and purges between), then the history of each session and turn is, byte for byte, the versions its events give each decoded whole':
-      (env) => historiesMatchTheLog(env, fc.array(arbLongTranscriptOp, { minLength: 150, maxLength: 300 }), 17, 3),
+      historiesMatchTheLog(fc.array(arbLongTranscriptOp, { minLength: 150, maxLength: 300 }), 17, 3),
   }),
 ];
+
+/**
+ * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh event-sourced provider on a
+ * manual clock, its entropy seeded with `seed`.
+ */
+function clockedProperty<T>(
+  arbitrary: fc.Arbitrary<T>,
+  body: (p: EventSourcedProvider, clock: ManualClock, value: T) => Promise<void>,
+  seed: number,
+  numRuns = 15,
+) {
+  return needing(['injectableClock'], (env) =>
+    property(
+      env,
+      arbitrary,
+      async (value) => {
+        const clock = new ManualClock(T0);
+        await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(seed) })), clock, value);
+      },
+      { numRuns },
+    ),
+  );
+}
 
 /**
  * An embedder that records every text it embeds, and whose next call after {@link hold} waits until
@@ -480,55 +475,18 @@ const RACES: readonly (number | 'saves while purging')[] = [
  * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of
  * every session and turn the log names is, byte for byte, the versions its events give.
  */
-async function historiesMatchTheLog(env: CheckEnv, ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number): Promise<void> {
-  await fc.assert(
-    fc.asyncProperty(ops, async (writes) => {
-      const clock = new ManualClock(T0);
-      const p = await openLog(env, { clock, entropy: seededEntropy(seed) });
-      try {
-        await runTranscriptOps(p, writes, clock);
-        const events = await p.log.read({ stream: STATE_STREAM });
-        for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
-      } finally {
-        await env.release(p);
-      }
-    }),
-    { numRuns },
+function historiesMatchTheLog(ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number) {
+  return clockedProperty(
+    ops,
+    async (p, clock, writes) => {
+      await runTranscriptOps(p, writes, clock);
+      const events = await p.log.read({ stream: STATE_STREAM });
+      for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
+    },
+    seed,
+    numRuns,
   );
 }
-
-/** One transcript write of E9 and E17, on session 0 or 1. */
-type TranscriptOp =
-  | { kind: 'append'; session: number; operation: boolean; metadata: boolean }
-  | { kind: 'removeLast' | 'clear' | 'delete'; session: number }
-  | { kind: 'replace'; session: number; keep: number; add: number }
-  | { kind: 'purgeText'; pick: number };
-
-const arbSession = fc.nat(1);
-const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('append' as const), session: arbSession, operation: fc.boolean(), metadata: fc.boolean() }), weight: 6 },
-  { arbitrary: fc.record({ kind: fc.constantFrom('removeLast' as const, 'clear' as const, 'delete' as const), session: arbSession }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
-);
-
-/**
- * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove,
- * replace and erase between them, never a clear or a deletion, which would end the transcript.
- */
-const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
-  {
-    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(0), operation: fc.boolean(), metadata: fc.constant(false) }),
-    weight: 40,
-  },
-  {
-    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(1), operation: fc.constant(false), metadata: fc.constant(false) }),
-    weight: 4,
-  },
-  { arbitrary: fc.record({ kind: fc.constant('removeLast' as const), session: arbSession }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
-);
 
 /** Runs the writes of E9 and E17: each turn's text is its own (`e9 turn <n>;`), so a purge of one text erases one turn's versions in place. */
 async function runTranscriptOps(p: EventSourcedProvider, ops: readonly TranscriptOp[], clock: ManualClock): Promise<void> {

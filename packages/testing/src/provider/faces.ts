@@ -10,7 +10,7 @@ import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh } from '../suite/harness.js';
+import { checks, embedding, fresh } from '../suite/harness.js';
 
 /** A tool result as the AI SDK and OpenAI shape it: no `isError`. */
 const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { temperature: 21 } } as const;
@@ -43,42 +43,41 @@ function expectMatches(hits: ReadonlyArray<{ content: string; score: number }>, 
   for (const hit of hits) expect(hit.score, label).toBeGreaterThan(0);
 }
 
-export const faceChecks: ProviderCheck[] = [
-  ...checks([], {
-    'X21 a tool-result part without isError is written with isError false, by appendTurn, appendTurns and replaceSuffix, and an operation retried with isError false is the same input':
-      async (env) => {
-        const p: Provider = await env.open();
-        const session = await p.sessions.create({});
-        const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [RESULT], operationId: 'op-result' });
-        expect(turn.parts).toEqual([{ ...RESULT, isError: false }]);
-        expect((await p.sessions.turns(session.id))[0]!.parts).toEqual([{ ...RESULT, isError: false }]);
-        expect(await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' })).toEqual(
-          turn,
-        );
-        const [batched] = await p.sessions.appendTurns(session.id, [{ role: 'tool', parts: [RESULT] }]);
-        expect(batched!.parts).toEqual([{ ...RESULT, isError: false }]);
-        const [replaced] = await p.sessions.replaceSuffix(session.id, { expected: [batched!.id], turns: [{ role: 'tool', parts: [RESULT] }] });
-        expect(replaced!.parts).toEqual([{ ...RESULT, isError: false }]);
-        const failed = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: true }] });
-        expect(failed.parts[0]).toMatchObject({ isError: true });
-      },
-    'X22 an operationId reused with another input is an OperationConflictError, a ConflictError with retryable false; a stale syncVersion stays retryable':
-      fresh(async (p) => {
-        const item = await p.memory.write({ content: 'one', operationId: 'op' });
-        const reused = await expectError(() => p.memory.write({ content: 'two', operationId: 'op' }), OperationConflictError, 'other input');
-        expect(reused).toBeInstanceOf(ConflictError);
-        expect(reused.retryable).toBe(false);
-        const otherMethod = await expectError(() => p.sessions.create({ operationId: 'op' }), ConflictError, 'other method');
-        expect(otherMethod.retryable).toBe(false);
-        await p.memory.update(item.id, { content: 'three' });
-        const stale = await expectError(() => p.memory.update(item.id, { content: 'four', syncVersion: 1 }), ConflictError, 'stale syncVersion');
-        expect(stale).not.toBeInstanceOf(OperationConflictError);
-        expect(stale.retryable).toBe(true);
-      }),
-  }),
-  ...checks(['embedder'], {
-    'X23 memory recall returns only items that match, in every mode: a lexical match, or a semantic similarity above 0; no hit scores 0': async (env) => {
-      const p = await env.open({ embedder: conceptEmbedder() });
+export const faceChecks: ProviderCheck[] = checks([], {
+  'X21 a tool-result part without isError is written with isError false, by appendTurn, appendTurns and replaceSuffix, and an operation retried with isError false is the same input':
+    async (env) => {
+      const p: Provider = await env.open();
+      const session = await p.sessions.create({});
+      const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [RESULT], operationId: 'op-result' });
+      expect(turn.parts).toEqual([{ ...RESULT, isError: false }]);
+      expect((await p.sessions.turns(session.id))[0]!.parts).toEqual([{ ...RESULT, isError: false }]);
+      expect(await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' })).toEqual(
+        turn,
+      );
+      const [batched] = await p.sessions.appendTurns(session.id, [{ role: 'tool', parts: [RESULT] }]);
+      expect(batched!.parts).toEqual([{ ...RESULT, isError: false }]);
+      const [replaced] = await p.sessions.replaceSuffix(session.id, { expected: [batched!.id], turns: [{ role: 'tool', parts: [RESULT] }] });
+      expect(replaced!.parts).toEqual([{ ...RESULT, isError: false }]);
+      const failed = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: true }] });
+      expect(failed.parts[0]).toMatchObject({ isError: true });
+    },
+  'X22 an operationId reused with another input is an OperationConflictError, a ConflictError with retryable false; a stale syncVersion stays retryable': fresh(
+    async (p) => {
+      const item = await p.memory.write({ content: 'one', operationId: 'op' });
+      const reused = await expectError(() => p.memory.write({ content: 'two', operationId: 'op' }), OperationConflictError, 'other input');
+      expect(reused).toBeInstanceOf(ConflictError);
+      expect(reused.retryable).toBe(false);
+      const otherMethod = await expectError(() => p.sessions.create({ operationId: 'op' }), ConflictError, 'other method');
+      expect(otherMethod.retryable).toBe(false);
+      await p.memory.update(item.id, { content: 'three' });
+      const stale = await expectError(() => p.memory.update(item.id, { content: 'four', syncVersion: 1 }), ConflictError, 'stale syncVersion');
+      expect(stale).not.toBeInstanceOf(OperationConflictError);
+      expect(stale.retryable).toBe(true);
+    },
+  ),
+  'X23 memory recall returns only items that match, in every mode: a lexical match, or a semantic similarity above 0; no hit scores 0': embedding(
+    conceptEmbedder,
+    async (p) => {
       for (const content of TEXTS) await p.memory.write({ content });
       for (const { query, mode, found } of EXPECTED) {
         for (const order of ['relevance', 'recent'] as const) {
@@ -86,20 +85,19 @@ export const faceChecks: ProviderCheck[] = [
         }
       }
     },
-    'X24 transcript search returns only turns that match, in every mode, as recall does; no hit scores 0': async (env) => {
-      const p = await env.open({ embedder: conceptEmbedder() });
-      const session = await p.sessions.create({});
-      for (const content of TEXTS) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
-      for (const { query, mode, found } of EXPECTED) {
-        for (const order of ['relevance', 'recent'] as const) {
-          const hits = await p.sessions.search({ query, mode, order, limit: 50, context: 0 });
-          expectMatches(
-            hits.map((h) => ({ content: h.turn.content, score: h.score })),
-            found,
-            `${mode} ${order} ${query}`,
-          );
-        }
+  ),
+  'X24 transcript search returns only turns that match, in every mode, as recall does; no hit scores 0': embedding(conceptEmbedder, async (p) => {
+    const session = await p.sessions.create({});
+    for (const content of TEXTS) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
+    for (const { query, mode, found } of EXPECTED) {
+      for (const order of ['relevance', 'recent'] as const) {
+        const hits = await p.sessions.search({ query, mode, order, limit: 50, context: 0 });
+        expectMatches(
+          hits.map((h) => ({ content: h.turn.content, score: h.score })),
+          found,
+          `${mode} ${order} ${query}`,
+        );
       }
-    },
+    }
   }),
-];
+});

@@ -1,5 +1,5 @@
 /** V1–V7 time travel and the diff of two points, R1–R6 retention (docs/contract.md §11). */
-import type { EventSourcedProvider, Log, Provider, Snapshot, StateDiff } from '@agentstate/core';
+import type { EventSourcedProvider, Provider, Snapshot, StateDiff } from '@agentstate/core';
 import {
   encodeSnapshot,
   formatInstant,
@@ -12,28 +12,18 @@ import {
   ValidationError,
   canonicalJson,
 } from '@agentstate/core';
-import { compareStrings, foldLog } from '@agentstate/core/backend';
+import { compareStrings } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { cutAt } from '../suite/log-cut.js';
+import { cutAt, expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
 import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog } from '../suite/harness.js';
+import { checks, freshLog, needing, property } from '../suite/harness.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;
-
-/** The projection of a fresh replay, from seq 1 and no snapshot, of the log cut at `seq`. */
-async function replayedAt(log: Log, seq: number): Promise<Snapshot> {
-  return (await foldLog(cutAt(log, seq), { fromScratch: true })).state.capture();
-}
-
-/** The canonical text of {@link replayedAt}. */
-async function replayedText(log: Log, seq: number): Promise<string> {
-  return encodeSnapshot(await replayedAt(log, seq));
-}
 
 /**
  * The diff of two whole projections, written apart from core's as the
@@ -63,154 +53,145 @@ function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 
   };
 }
 
-async function openClocked(env: CheckEnv, clock = new ManualClock(T0)): Promise<{ p: EventSourcedProvider; clock: ManualClock }> {
-  const p = env.eventSourced(await env.open({ clock, entropy: seededEntropy(11), instanceId: 'instance-v' }));
-  return { p, clock };
+/** A body (needing `injectableClock`) handed a fresh deterministic event-sourced provider on a manual clock at T0. */
+function clockedLog(body: (p: EventSourcedProvider, clock: ManualClock, env: CheckEnv) => Promise<void>) {
+  return needing(['injectableClock'], async (env) => {
+    const clock = new ManualClock(T0);
+    await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(11), instanceId: 'instance-v' })), clock, env);
+  });
 }
 
-export const lifecycleChecks: ProviderCheck[] = [
-  ...checks(['eventSourced', 'injectableClock'], {
-    'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots': async (env) => {
-      const { p, clock } = await openClocked(env);
-      await populate(p, () => clock.advance(1_000));
-      const middle = Math.floor((await p.log.head(STATE_STREAM)) / 2);
-      // A snapshot stored at the current head, another below: views above and below them must agree with replay.
-      await p.saveSnapshot();
-      await p.memory.write({ content: 'written after the snapshot' });
-      const head = await p.log.head(STATE_STREAM);
-      for (let seq = 0; seq <= head; seq += 1) {
-        const view = await p.at({ seq });
-        expect(view.seq).toBe(seq);
-        expect(encodeSnapshot(await view.capture()), `seq ${seq}`).toBe(await replayedText(p.log, seq));
-        if (seq === middle || seq === head) {
-          const reference = await env.replay(cutAt(p.log, seq), { clock: { now: () => Date.parse(view.time) } });
-          expect(await readModel(view), `reads at seq ${seq}`).toEqual(await readModel(reference));
-        }
-      }
-    },
-    'V2 at({ time }) folds every event at or before the instant; before the first event the state is empty': async (env) => {
-      const { p, clock } = await openClocked(env);
-      const first = await p.memory.write({ content: 'one' });
-      clock.advance(HOUR);
-      await p.memory.update(first.id, { content: 'two' });
-      clock.advance(HOUR);
-      await p.memory.write({ content: 'three' });
-      const at = (ms: number) => p.at({ time: formatInstant(ms) });
-      expect((await at(T0 - 1)).seq).toBe(0);
-      expect(await (await at(T0 - 1)).memory.recall()).toEqual([]);
-      expect((await at(T0)).seq).toBe(1);
-      expect((await (await at(T0 + HOUR - 1)).memory.get(first.id)).content).toBe('one');
-      const later = await at(T0 + HOUR + 30 * 60_000);
-      expect([later.seq, later.time, (await later.memory.get(first.id)).content]).toEqual([2, formatInstant(T0 + HOUR + 30 * 60_000), 'two']);
-      expect((await at(T0 + 10 * HOUR)).seq).toBe(3);
-      expect((await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq).toBe(1);
-    },
+export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
+  'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots': clockedLog(async (p, clock, env) => {
+    await populate(p, () => clock.advance(1_000));
+    const middle = Math.floor((await p.log.head(STATE_STREAM)) / 2);
+    // A snapshot stored at the current head, another below: views above and below them must agree with replay.
+    await p.saveSnapshot();
+    await p.memory.write({ content: 'written after the snapshot' });
+    const head = await p.log.head(STATE_STREAM);
+    for (let seq = 0; seq <= head; seq += 1) await expectViewIsReplay(p, seq);
+    for (const seq of [middle, head]) {
+      const view = await p.at({ seq });
+      const reference = await env.replay(cutAt(p.log, seq), { clock: { now: () => Date.parse(view.time) } });
+      expect(await readModel(view), `reads at seq ${seq}`).toEqual(await readModel(reference));
+    }
   }),
-  ...checks(['eventSourced'], {
-    'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': freshLog(async (p) => {
-      await p.memory.write({ content: 'one' });
-      for (const seq of [2, -1, 0.5, Number.NaN]) await expectError(() => p.at({ seq }), ValidationError, `seq ${seq}`);
-      for (const time of ['yesterday', '2026-01-01T10:00', '']) await expectError(() => p.at({ time }), ValidationError, `time ${time}`);
-      await expectError(() => p.at(undefined as never), ValidationError, 'no point');
-      await expectError(() => p.diff({ from: { seq: 0 }, to: { seq: 5 } }), ValidationError, 'diff beyond the head');
-    }),
-    'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on': freshLog(async (p) => {
-      const s = await p.sessions.create({ title: 'before' });
-      const view = await p.at({ seq: 1 });
-      const writes: Array<[string, () => Promise<unknown>]> = [
-        ['sessions.create', () => view.sessions.create()],
-        ['sessions.appendTurn', () => view.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'x' })],
-        ['sessions.removeLastTurn', () => view.sessions.removeLastTurn(s.id)],
-        ['sessions.clear', () => view.sessions.clear(s.id)],
-        ['sessions.replaceSuffix', () => view.sessions.replaceSuffix(s.id, { expected: [], turns: [] })],
-        ['sessions.delete', () => view.sessions.delete(s.id)],
-        ['skills.upsert', () => view.skills.upsert({ slug: 'a', body: 'b' })],
-        ['skills.recordOutcome', () => view.skills.recordOutcome('a', { success: true })],
-        ['skills.delete', () => view.skills.delete('a')],
-        ['memory.write', () => view.memory.write({ content: 'x' })],
-        ['memory.update', () => view.memory.update('x', { content: 'y' })],
-        ['memory.delete', () => view.memory.delete('x')],
-        ['memory.sweep', () => view.memory.sweep()],
-        ['checkpoints.put', () => view.checkpoints.put({ threadId: 't', checkpointId: 'c', checkpoint: {} } as never)],
-        ['checkpoints.putWrites', () => view.checkpoints.putWrites({ threadId: 't', checkpointId: 'c', taskId: 'k', writes: [] } as never)],
-        ['checkpoints.deleteThread', () => view.checkpoints.deleteThread('t')],
-        ['retention.set', () => view.retention.set({ record: 'memory', maxAge: '1d' })],
-        ['retention.remove', () => view.retention.remove('x')],
-        ['retention.apply', () => view.retention.apply()],
-      ];
-      for (const [name, write] of writes) await expectError(write, ReadOnlyViewError, name);
-      await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
-      await p.sessions.delete(s.id);
-      expect((await view.sessions.get(s.id)).title).toBe('before');
-      expect(await view.sessions.turns(s.id)).toEqual([]);
-      expect(await p.log.head(STATE_STREAM)).toBe(3);
-    }),
-    'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': freshLog(async (p) => {
-      const kept = await p.memory.write({ content: 'kept' });
-      const changed = await p.memory.write({ content: 'old text' });
-      const gone = await p.memory.write({ content: 'gone' });
-      const s = await p.sessions.create({ title: 'chat' });
-      const from = await p.log.head(STATE_STREAM);
-      await p.memory.update(changed.id, { content: 'new text' });
-      await p.memory.delete(gone.id);
-      const added = await p.memory.write({ content: 'added' });
-      const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hi' });
-      const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
-      const to = await p.log.head(STATE_STREAM);
-
-      const d = await p.diff({ from: { seq: from }, to: { seq: to } });
-      expect([d.from.seq, d.to.seq]).toEqual([from, to]);
-      expect(d.memory.created.map((m) => m.id)).toEqual([added.id]);
-      expect(d.memory.deleted.map((m) => [m.id, m.content])).toEqual([[gone.id, 'gone']]);
-      expect(d.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['old text', 'new text']]);
-      expect(d.turns.created.map((t) => t.id)).toEqual([turn.id]);
-      expect(d.skills.created.map((k) => k.id)).toEqual([skill.id]);
-      // The session moved (its turn count and envelope), so it changed.
-      expect(d.sessions.changed.map((c) => c.after.id)).toEqual([s.id]);
-      expect([...d.memory.created, ...d.memory.deleted, ...d.memory.changed.map((c) => c.after)].some((m) => m.id === kept.id)).toBe(false);
-
-      const back = await p.diff({ from: { seq: to }, to: { seq: from } });
-      expect(back.memory.created.map((m) => m.id)).toEqual([gone.id]);
-      expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
-      expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
-      const none = await p.diff({ from: { seq: to }, to: { seq: to } });
-      expect(
-        [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
-      ).toBe(true);
-    }),
+  'V2 at({ time }) folds every event at or before the instant; before the first event the state is empty': clockedLog(async (p, clock) => {
+    const first = await p.memory.write({ content: 'one' });
+    clock.advance(HOUR);
+    await p.memory.update(first.id, { content: 'two' });
+    clock.advance(HOUR);
+    await p.memory.write({ content: 'three' });
+    const at = (ms: number) => p.at({ time: formatInstant(ms) });
+    expect((await at(T0 - 1)).seq).toBe(0);
+    expect(await (await at(T0 - 1)).memory.recall()).toEqual([]);
+    expect((await at(T0)).seq).toBe(1);
+    expect((await (await at(T0 + HOUR - 1)).memory.get(first.id)).content).toBe('one');
+    const later = await at(T0 + HOUR + 30 * 60_000);
+    expect([later.seq, later.time, (await later.memory.get(first.id)).content]).toEqual([2, formatInstant(T0 + HOUR + 30 * 60_000), 'two']);
+    expect((await at(T0 + 10 * HOUR)).seq).toBe(3);
+    expect((await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq).toBe(1);
   }),
-  ...checks(['eventSourced', 'injectableClock'], {
-    'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole':
-      async (env) => {
-        await fc.assert(
-          fc.asyncProperty(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat(), async (operations, snapshotAt, offset) => {
-            const clock = new ManualClock(T0);
-            const p = env.eventSourced(await env.open({ clock }));
-            try {
-              await runOperations(p, operations.slice(0, snapshotAt), { clock });
-              await p.saveSnapshot();
-              await runOperations(p, operations.slice(snapshotAt), { clock });
-              const head = await p.log.head(STATE_STREAM);
-              const replayed: Snapshot[] = [];
-              for (let seq = 0; seq <= head; seq += 1) {
-                replayed.push(await replayedAt(p.log, seq));
-                expect(encodeSnapshot(await (await p.at({ seq })).capture()), `seq ${seq}`).toBe(encodeSnapshot(replayed[seq]!));
-              }
-              // Each seq against another, earlier or later: a diff reads only the records touched in between.
-              for (let seq = 0; seq <= head; seq += 1) {
-                const other = (seq + offset) % (head + 1);
-                const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
-                expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
-              }
-            } finally {
-              await env.release(p);
-            }
-          }),
-          { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)), seed: env.seed },
-        );
-      },
-    'V7 a view reads each collection as a replay does whichever read comes first, and still does when a part of its snapshot is damaged': async (env) => {
-      const { p, clock } = await openClocked(env);
+  'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': freshLog(async (p) => {
+    await p.memory.write({ content: 'one' });
+    for (const seq of [2, -1, 0.5, Number.NaN]) await expectError(() => p.at({ seq }), ValidationError, `seq ${seq}`);
+    for (const time of ['yesterday', '2026-01-01T10:00', '']) await expectError(() => p.at({ time }), ValidationError, `time ${time}`);
+    await expectError(() => p.at(undefined as never), ValidationError, 'no point');
+    await expectError(() => p.diff({ from: { seq: 0 }, to: { seq: 5 } }), ValidationError, 'diff beyond the head');
+  }),
+  'V4 a view refuses every write with ReadOnlyViewError and does not move when the provider writes on': freshLog(async (p) => {
+    const s = await p.sessions.create({ title: 'before' });
+    const view = await p.at({ seq: 1 });
+    const writes: Array<[string, () => Promise<unknown>]> = [
+      ['sessions.create', () => view.sessions.create()],
+      ['sessions.appendTurn', () => view.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'x' })],
+      ['sessions.removeLastTurn', () => view.sessions.removeLastTurn(s.id)],
+      ['sessions.clear', () => view.sessions.clear(s.id)],
+      ['sessions.replaceSuffix', () => view.sessions.replaceSuffix(s.id, { expected: [], turns: [] })],
+      ['sessions.delete', () => view.sessions.delete(s.id)],
+      ['skills.upsert', () => view.skills.upsert({ slug: 'a', body: 'b' })],
+      ['skills.recordOutcome', () => view.skills.recordOutcome('a', { success: true })],
+      ['skills.delete', () => view.skills.delete('a')],
+      ['memory.write', () => view.memory.write({ content: 'x' })],
+      ['memory.update', () => view.memory.update('x', { content: 'y' })],
+      ['memory.delete', () => view.memory.delete('x')],
+      ['memory.sweep', () => view.memory.sweep()],
+      ['checkpoints.put', () => view.checkpoints.put({ threadId: 't', checkpointId: 'c', checkpoint: {} } as never)],
+      ['checkpoints.putWrites', () => view.checkpoints.putWrites({ threadId: 't', checkpointId: 'c', taskId: 'k', writes: [] } as never)],
+      ['checkpoints.deleteThread', () => view.checkpoints.deleteThread('t')],
+      ['retention.set', () => view.retention.set({ record: 'memory', maxAge: '1d' })],
+      ['retention.remove', () => view.retention.remove('x')],
+      ['retention.apply', () => view.retention.apply()],
+    ];
+    for (const [name, write] of writes) await expectError(write, ReadOnlyViewError, name);
+    await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
+    await p.sessions.delete(s.id);
+    expect((await view.sessions.get(s.id)).title).toBe('before');
+    expect(await view.sessions.turns(s.id)).toEqual([]);
+    expect(await p.log.head(STATE_STREAM)).toBe(3);
+  }),
+  'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': freshLog(async (p) => {
+    const kept = await p.memory.write({ content: 'kept' });
+    const changed = await p.memory.write({ content: 'old text' });
+    const gone = await p.memory.write({ content: 'gone' });
+    const s = await p.sessions.create({ title: 'chat' });
+    const from = await p.log.head(STATE_STREAM);
+    await p.memory.update(changed.id, { content: 'new text' });
+    await p.memory.delete(gone.id);
+    const added = await p.memory.write({ content: 'added' });
+    const turn = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'hi' });
+    const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
+    const to = await p.log.head(STATE_STREAM);
+
+    const d = await p.diff({ from: { seq: from }, to: { seq: to } });
+    expect([d.from.seq, d.to.seq]).toEqual([from, to]);
+    expect(d.memory.created.map((m) => m.id)).toEqual([added.id]);
+    expect(d.memory.deleted.map((m) => [m.id, m.content])).toEqual([[gone.id, 'gone']]);
+    expect(d.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['old text', 'new text']]);
+    expect(d.turns.created.map((t) => t.id)).toEqual([turn.id]);
+    expect(d.skills.created.map((k) => k.id)).toEqual([skill.id]);
+    // The session moved (its turn count and envelope), so it changed.
+    expect(d.sessions.changed.map((c) => c.after.id)).toEqual([s.id]);
+    expect([...d.memory.created, ...d.memory.deleted, ...d.memory.changed.map((c) => c.after)].some((m) => m.id === kept.id)).toBe(false);
+
+    const back = await p.diff({ from: { seq: to }, to: { seq: from } });
+    expect(back.memory.created.map((m) => m.id)).toEqual([gone.id]);
+    expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
+    expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
+    const none = await p.diff({ from: { seq: to }, to: { seq: to } });
+    expect(
+      [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
+    ).toBe(true);
+  }),
+  'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole':
+    needing(['injectableClock'], (env) =>
+      property(
+        env,
+        fc.tuple(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat()),
+        async ([operations, snapshotAt, offset]) => {
+          const clock = new ManualClock(T0);
+          const p = env.eventSourced(await env.open({ clock }));
+          await runOperations(p, operations.slice(0, snapshotAt), { clock });
+          await p.saveSnapshot();
+          await runOperations(p, operations.slice(snapshotAt), { clock });
+          const head = await p.log.head(STATE_STREAM);
+          const replayed: Snapshot[] = [];
+          for (let seq = 0; seq <= head; seq += 1) {
+            replayed.push(await replayedAt(p.log, seq));
+            await expectViewIsReplay(p, seq);
+          }
+          // Each seq against another, earlier or later: a diff reads only the records touched in between.
+          for (let seq = 0; seq <= head; seq += 1) {
+            const other = (seq + offset) % (head + 1);
+            const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
+            expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
+          }
+        },
+        { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) },
+      ),
+    ),
+  'V7 a view reads each collection as a replay does whichever read comes first, and still does when a part of its snapshot is damaged': clockedLog(
+    async (p, clock, env) => {
       const tick = () => clock.advance(1_000);
       const { liveSessionIds } = await populate(p, tick);
       const snapshotSeq = await p.log.head(STATE_STREAM);
@@ -240,7 +221,7 @@ export const lifecycleChecks: ProviderCheck[] = [
           const reference = await env.replay(cutAt(p.log, seq), { clock: { now: () => Date.parse(fresh.time) } });
           for (const [name, read] of firsts) expect(await read(await p.at({ seq })), `${label}: ${name} first at seq ${seq}`).toEqual(await read(reference));
           expect(await readModel(fresh), `${label}: reads at seq ${seq}`).toEqual(await readModel(reference));
-          expect(encodeSnapshot(await fresh.capture()), `${label}: capture at seq ${seq}`).toBe(await replayedText(p.log, seq));
+          expect(encodeSnapshot(await fresh.capture()), `${label}: capture at seq ${seq}`).toBe(encodeSnapshot(await replayedAt(p.log, seq)));
         }
       };
       await check('intact');
@@ -249,28 +230,28 @@ export const lifecycleChecks: ProviderCheck[] = [
       await p.log.saveSnapshot({ ...memory!, data: '[]' });
       await check('damaged part');
     },
-    'R1 a memory policy by kind hides expired items from every read before any sweep; the sweep tombstones exactly them': async (env) => {
-      const { p, clock } = await openClocked(env);
-      const scratch = await p.memory.write({ kind: 'scratch', content: 'scratch note', key: 'draft' });
-      const fact = await p.memory.write({ kind: 'fact', content: 'a fact note' });
-      const policy = await p.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
-      expect(policy).toMatchObject({ id: 'memory:scratch@*', scope: [], record: 'memory', memoryKind: 'scratch', maxAgeMs: DAY, action: 'tombstone' });
-      clock.advance(DAY - 1);
-      expect((await p.memory.recall()).map((m) => m.id).sort()).toEqual([scratch.id, fact.id].sort());
-      clock.advance(1);
-      expect((await p.memory.recall({ query: 'note' })).map((m) => m.id)).toEqual([fact.id]);
-      await expectError(() => p.memory.get(scratch.id), NotFoundError, 'get');
-      await expectError(() => p.memory.getByKey('draft', { scope: [] }), NotFoundError, 'getByKey');
-      await expectError(() => p.memory.getAny(scratch.id), NotFoundError, 'getAny');
-      const head = await p.log.head(STATE_STREAM);
-      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
-      expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
-      expect((await p.memory.getAny(scratch.id)).deleted).toBe(true);
-      expect((await p.memory.get(fact.id)).content).toBe('a fact note');
-      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
-    },
-    'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired': async (env) => {
-      const { p, clock } = await openClocked(env);
+  ),
+  'R1 a memory policy by kind hides expired items from every read before any sweep; the sweep tombstones exactly them': clockedLog(async (p, clock) => {
+    const scratch = await p.memory.write({ kind: 'scratch', content: 'scratch note', key: 'draft' });
+    const fact = await p.memory.write({ kind: 'fact', content: 'a fact note' });
+    const policy = await p.retention.set({ record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
+    expect(policy).toMatchObject({ id: 'memory:scratch@*', scope: [], record: 'memory', memoryKind: 'scratch', maxAgeMs: DAY, action: 'tombstone' });
+    clock.advance(DAY - 1);
+    expect((await p.memory.recall()).map((m) => m.id).sort()).toEqual([scratch.id, fact.id].sort());
+    clock.advance(1);
+    expect((await p.memory.recall({ query: 'note' })).map((m) => m.id)).toEqual([fact.id]);
+    await expectError(() => p.memory.get(scratch.id), NotFoundError, 'get');
+    await expectError(() => p.memory.getByKey('draft', { scope: [] }), NotFoundError, 'getByKey');
+    await expectError(() => p.memory.getAny(scratch.id), NotFoundError, 'getAny');
+    const head = await p.log.head(STATE_STREAM);
+    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
+    expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
+    expect((await p.memory.getAny(scratch.id)).deleted).toBe(true);
+    expect((await p.memory.get(fact.id)).content).toBe('a fact note');
+    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+  }),
+  'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired': clockedLog(
+    async (p, clock) => {
       const inside = await p.sessions.create({ scope: ['org', 'a'] });
       const outside = await p.sessions.create({ scope: ['org2'] });
       const old = await p.sessions.appendTurn({ sessionId: inside.id, role: 'user', content: 'old words' });
@@ -303,71 +284,61 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await p.retention.apply()).toEqual({ sessions: 1, turns: 0, skills: 0, memory: 0 });
       expect((await p.sessions.getAny(outside.id)).deleted).toBe(true);
     },
+  ),
+  'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; a purge policy is accepted; bad policies are ValidationErrors':
+    freshLog(async (p, env) => {
+      await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
+      await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
+      await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
+      expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
+        ['scratch', 2 * DAY],
+        ['turn@team', 90 * DAY],
+      ]);
+      expect((await p.retention.remove('turn@team')).record).toBe('turn');
+      await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
+      expect(await p.log.head(RETENTION_STREAM)).toBe(4);
+      const replayed = await env.replay(p.log);
+      expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
+      expect(await p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' })).toMatchObject({ id: 'memory@*', action: 'purge' });
+      for (const bad of [
+        { record: 'memory', maxAge: '1 day' },
+        { record: 'memory', maxAge: 0 },
+        { record: 'thread', maxAge: '1d' },
+        { record: 'turn', memoryKind: 'scratch', maxAge: '1d' },
+        { record: 'memory', maxAge: '1d', extra: true },
+      ]) {
+        await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
+      }
+      expect(await p.log.head(STATE_STREAM)).toBe(0);
+      expect(await p.log.head(RETENTION_STREAM)).toBe(5);
+    }),
+  'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired': clockedLog(async (p, clock) => {
+    const item = await p.memory.write({ content: 'short lived', kind: 'scratch' });
+    clock.advance(2 * DAY);
+    await p.retention.set({ record: 'memory', maxAge: '1d' });
+    const before = await p.at({ seq: 1 });
+    expect((await before.memory.get(item.id)).content).toBe('short lived');
+    expect(await before.retention.list()).toEqual([]);
+    await expectError(() => (async () => (await p.at({ time: formatInstant(T0 + 2 * DAY) })).memory.get(item.id))(), NotFoundError, 'view after the policy');
+    // Written again: young, so no longer expired, and the sweep keeps it.
+    await p.memory.update(item.id, { content: 'refreshed' });
+    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+    expect((await p.memory.get(item.id)).content).toBe('refreshed');
   }),
-  ...checks(['eventSourced'], {
-    'R3 policies live in the log: listed by id, replaced by id, removed, read back by a replay; a purge policy is accepted; bad policies are ValidationErrors':
-      freshLog(async (p, env) => {
-        await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
-        await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
-        await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
-        expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
-          ['scratch', 2 * DAY],
-          ['turn@team', 90 * DAY],
-        ]);
-        expect((await p.retention.remove('turn@team')).record).toBe('turn');
-        await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
-        expect(await p.log.head(RETENTION_STREAM)).toBe(4);
-        const replayed = await env.replay(p.log);
-        expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
-        expect(await p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' })).toMatchObject({ id: 'memory@*', action: 'purge' });
-        for (const bad of [
-          { record: 'memory', maxAge: '1 day' },
-          { record: 'memory', maxAge: 0 },
-          { record: 'thread', maxAge: '1d' },
-          { record: 'turn', memoryKind: 'scratch', maxAge: '1d' },
-          { record: 'memory', maxAge: '1d', extra: true },
-        ]) {
-          await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
-        }
-        expect(await p.log.head(STATE_STREAM)).toBe(0);
-        expect(await p.log.head(RETENTION_STREAM)).toBe(5);
-      }),
+  'R5 a second provider on the same storage obeys the first one’s policies at once': needing(['injectableClock', 'sharedStorage'], async (env) => {
+    const clock = new ManualClock(T0);
+    const p = env.eventSourced(await env.open({ clock }));
+    const q = env.eventSourced(await env.openShared(p, { clock }));
+    const item = await p.memory.write({ content: 'a note' });
+    expect((await q.memory.get(item.id)).content).toBe('a note');
+    await p.retention.set({ record: 'memory', maxAge: '1h' });
+    clock.advance(HOUR);
+    await expectError(() => q.memory.get(item.id), NotFoundError, 'the other provider');
+    expect(await q.retention.apply()).toMatchObject({ memory: 1 });
+    expect((await p.memory.getAny(item.id)).deleted).toBe(true);
   }),
-  ...checks(['eventSourced', 'injectableClock'], {
-    'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired': async (env) => {
-      const { p, clock } = await openClocked(env);
-      const item = await p.memory.write({ content: 'short lived', kind: 'scratch' });
-      clock.advance(2 * DAY);
-      await p.retention.set({ record: 'memory', maxAge: '1d' });
-      const before = await p.at({ seq: 1 });
-      expect((await before.memory.get(item.id)).content).toBe('short lived');
-      expect(await before.retention.list()).toEqual([]);
-      await expectError(() => (async () => (await p.at({ time: formatInstant(T0 + 2 * DAY) })).memory.get(item.id))(), NotFoundError, 'view after the policy');
-      // Written again: young, so no longer expired, and the sweep keeps it.
-      await p.memory.update(item.id, { content: 'refreshed' });
-      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
-      expect((await p.memory.get(item.id)).content).toBe('refreshed');
-    },
-  }),
-  ...checks(['eventSourced', 'injectableClock', 'sharedStorage'], {
-    'R5 a second provider on the same storage obeys the first one’s policies at once': async (env) => {
-      const clock = new ManualClock(T0);
-      const p = env.eventSourced(await env.open({ clock }));
-      const q = env.eventSourced(await env.openShared(p, { clock }));
-      const item = await p.memory.write({ content: 'a note' });
-      expect((await q.memory.get(item.id)).content).toBe('a note');
-      await p.retention.set({ record: 'memory', maxAge: '1h' });
-      clock.advance(HOUR);
-      await expectError(() => q.memory.get(item.id), NotFoundError, 'the other provider');
-      expect(await q.retention.apply()).toMatchObject({ memory: 1 });
-      expect((await p.memory.getAny(item.id)).deleted).toBe(true);
-    },
-  }),
-  ...checks(['eventSourced', 'injectableClock'], {
-    'R6 a purge policy erases what it expires in one records.purged event per sweep: the text leaves every event and snapshot, younger records stay': async (
-      env,
-    ) => {
-      const { p, clock } = await openClocked(env);
+  'R6 a purge policy erases what it expires in one records.purged event per sweep: the text leaves every event and snapshot, younger records stay': clockedLog(
+    async (p, clock) => {
       const old = await p.memory.write({ kind: 'scratch', content: 'r6 Quetzal-58 draft', key: 'r6-key' });
       await p.memory.update(old.id, { content: 'r6 Quetzal-59 draft' });
       const chat = await p.sessions.create({ title: 'r6 chat', scope: ['team'] });
@@ -392,5 +363,5 @@ export const lifecycleChecks: ProviderCheck[] = [
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
       expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
     },
-  }),
-];
+  ),
+});

@@ -1,8 +1,8 @@
 /** N1–N6: scope paths, the legacy rule, scoped sessions, listings with descendants, and `provider.namespaces`. */
-import { LIMITS, ValidationError } from '@agentstate/core';
+import { LIMITS } from '@agentstate/core';
 import type { Provider, ScopeInput } from '@agentstate/core';
 import { expect } from 'vitest';
-import { expectError } from '../suite/expect-error.js';
+import { expectInvalid } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { checks, fresh } from '../suite/harness.js';
 
@@ -15,13 +15,15 @@ async function sessionsIn(p: Provider): Promise<Map<string, string>> {
   return ids;
 }
 
-/** Asserts `call` rejects with a `ValidationError` naming `field`. */
-async function invalid(call: () => Promise<unknown>, field: string): Promise<void> {
-  expect((await expectError(call, ValidationError, field)).field).toBe(field);
-}
-
 const titles = (list: readonly { title: string }[]): string[] => list.map((s) => s.title).sort();
 const keys = (scopes: readonly (readonly string[])[]): string[] => scopes.map((s) => JSON.stringify(s)).sort();
+/** The keys of `['a', 'b']` and the one scope of {@link TRICKY} below it. */
+const AB_AND_BELOW = keys([
+  ['a', 'b'],
+  ['a', 'b', 'c'],
+]);
+/** The keys of `['a']` and the scopes of {@link TRICKY} below it. */
+const A_AND_BELOW = keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]);
 
 export const namespaceChecks: ProviderCheck[] = checks([], {
   'N1 a scope is a path of labels; the legacy object maps to level:text labels; bad paths are ValidationError and write nothing': fresh(async (p) => {
@@ -38,8 +40,8 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
       ['scope.0', ['a\u0000']],
     ];
     for (const [field, scope] of bad) {
-      await invalid(() => p.memory.write({ content: 'x', scope: scope as ScopeInput }), field);
-      await invalid(() => p.sessions.create({ scope: scope as ScopeInput }), field);
+      await expectInvalid(() => p.memory.write({ content: 'x', scope: scope as ScopeInput }), field);
+      await expectInvalid(() => p.sessions.create({ scope: scope as ScopeInput }), field);
     }
     expect((await p.memory.recall({ limit: 10 })).map((m) => m.id)).toEqual([path.id]);
     expect(await p.sessions.list()).toEqual([]);
@@ -59,15 +61,8 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     const ids = await sessionsIn(p);
     expect(await p.sessions.list()).toHaveLength(TRICKY.length);
     expect(titles(await p.sessions.list({ scope: ['a', 'b'] }))).toEqual(['["a","b"]']);
-    expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
-      keys([
-        ['a', 'b'],
-        ['a', 'b', 'c'],
-      ]),
-    );
-    expect(titles(await p.sessions.list({ scope: ['a'], includeDescendants: true }))).toEqual(
-      keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
-    );
+    expect(titles(await p.sessions.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(AB_AND_BELOW);
+    expect(titles(await p.sessions.list({ scope: ['a'], includeDescendants: true }))).toEqual(A_AND_BELOW);
     expect(titles(await p.sessions.list({ scope: [], includeDescendants: true }))).toEqual(keys(TRICKY));
     expect(titles(await p.sessions.list({ scope: [] }))).toEqual(['[]']);
     expect(titles(await p.sessions.list({ scope: ['a"'], includeDescendants: true }))).toEqual(['["a\\"","b"]']);
@@ -82,60 +77,47 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     }
     const scopesOf = (list: readonly { scope: readonly string[] }[]): string[] => keys(list.map((r) => r.scope));
     expect(scopesOf(await p.skills.list({ scope: ['a', 'b'] }))).toEqual(keys([['a', 'b']]));
-    expect(scopesOf(await p.skills.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(
-      keys([
-        ['a', 'b'],
-        ['a', 'b', 'c'],
-      ]),
-    );
+    expect(scopesOf(await p.skills.list({ scope: ['a', 'b'], includeDescendants: true }))).toEqual(AB_AND_BELOW);
     const chainAndBelow = keys([[], ['a'], ['a', 'b'], ['a', 'b', 'c']]);
     expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true, includeParentScopes: true }))).toEqual(chainAndBelow);
-    expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true }))).toEqual(
-      keys([
-        ['a', 'b'],
-        ['a', 'b', 'c'],
-      ]),
-    );
+    expect(scopesOf(await p.skills.search('deploy', { scope: ['a', 'b'], includeDescendants: true }))).toEqual(AB_AND_BELOW);
     expect(scopesOf(await p.memory.recall({ query: 'note', scope: ['a', 'b'], includeDescendants: true, includeParentScopes: true, limit: 50 }))).toEqual(
       chainAndBelow,
     );
-    expect(scopesOf(await p.memory.recall({ scope: ['a'], includeDescendants: true, limit: 50 }))).toEqual(
-      keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]),
-    );
+    expect(scopesOf(await p.memory.recall({ scope: ['a'], includeDescendants: true, limit: 50 }))).toEqual(A_AND_BELOW);
     expect(scopesOf(await p.memory.recall({ scope: ['a', 'b'], limit: 50 }))).toEqual(keys([['a', 'b']]));
   }),
-  'N5 namespaces lists the distinct scopes of live records under a prefix, truncated to maxDepth, label by label in code-point order, capped by limit': async (
-    env,
-  ) => {
-    const p = await env.open();
-    expect(await p.namespaces()).toEqual([]);
-    await sessionsIn(p);
-    await p.skills.upsert({ slug: 's', scope: ['\u{1F600}'] });
-    await p.skills.upsert({ slug: 's', scope: ['\uFFFF'] });
-    const gone = await p.memory.write({ content: 'gone', scope: ['zz', 'top'] });
-    await p.memory.delete(gone.id);
-    expect(await p.namespaces()).toEqual([
-      [],
-      ['a'],
-      ['a', 'b'],
-      ['a', 'b', 'c'],
-      ['a', 'b,'],
-      ['a', 'bc'],
-      ['a"', 'b'],
-      ['a\\'],
-      ['ab'],
-      ['b'],
-      ['\uFFFF'],
-      ['\u{1F600}'],
-    ]);
-    expect(await p.namespaces({ prefix: ['a'] })).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b,'], ['a', 'bc']]);
-    expect(await p.namespaces({ prefix: ['a'], maxDepth: 2 })).toEqual([['a'], ['a', 'b'], ['a', 'b,'], ['a', 'bc']]);
-    expect(await p.namespaces({ maxDepth: 1, limit: 3 })).toEqual([[], ['a'], ['a"']]);
-    expect(await p.namespaces({ maxDepth: 0 })).toEqual([[]]);
-    expect(await p.namespaces({ prefix: ['zz'] })).toEqual([]);
-    await invalid(() => p.namespaces({ maxDepth: -1 }), 'maxDepth');
-    await invalid(() => p.namespaces({ prefix: ['a', ''] }), 'prefix.1');
-  },
+  'N5 namespaces lists the distinct scopes of live records under a prefix, truncated to maxDepth, label by label in code-point order, capped by limit': fresh(
+    async (p) => {
+      expect(await p.namespaces()).toEqual([]);
+      await sessionsIn(p);
+      await p.skills.upsert({ slug: 's', scope: ['\u{1F600}'] });
+      await p.skills.upsert({ slug: 's', scope: ['\uFFFF'] });
+      const gone = await p.memory.write({ content: 'gone', scope: ['zz', 'top'] });
+      await p.memory.delete(gone.id);
+      expect(await p.namespaces()).toEqual([
+        [],
+        ['a'],
+        ['a', 'b'],
+        ['a', 'b', 'c'],
+        ['a', 'b,'],
+        ['a', 'bc'],
+        ['a"', 'b'],
+        ['a\\'],
+        ['ab'],
+        ['b'],
+        ['\uFFFF'],
+        ['\u{1F600}'],
+      ]);
+      expect(await p.namespaces({ prefix: ['a'] })).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b,'], ['a', 'bc']]);
+      expect(await p.namespaces({ prefix: ['a'], maxDepth: 2 })).toEqual([['a'], ['a', 'b'], ['a', 'b,'], ['a', 'bc']]);
+      expect(await p.namespaces({ maxDepth: 1, limit: 3 })).toEqual([[], ['a'], ['a"']]);
+      expect(await p.namespaces({ maxDepth: 0 })).toEqual([[]]);
+      expect(await p.namespaces({ prefix: ['zz'] })).toEqual([]);
+      await expectInvalid(() => p.namespaces({ maxDepth: -1 }), 'maxDepth');
+      await expectInvalid(() => p.namespaces({ prefix: ['a', ''] }), 'prefix.1');
+    },
+  ),
   'N6 the legacy rule keeps every old parent chain: a skill written with { project } is found from { project, workspace } in either form': fresh(async (p) => {
     const web = await p.skills.upsert({ slug: 'fix', body: 'web', scope: { project: 'web' } });
     await p.skills.upsert({ slug: 'fix', body: 'global' });

@@ -1,9 +1,10 @@
 /** Q1–Q2: positions of the `state` stream (docs/contract.md §7, "Positions"), dense or gapped. */
 import type { EventSourcedProvider, LogEvent } from '@agentstate/core';
-import { exportLog, STATE_STREAM } from '@agentstate/core';
-import { ExportReader } from '@agentstate/core/backend';
+import { STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
+import { exportLines, readExport } from '../suite/export-read.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 
 /** Whether `seqs` strictly increase; on a dense log, whether they are 1..n. */
 function expectPositions(seqs: readonly number[], gapped: boolean, label: string): void {
@@ -11,12 +12,9 @@ function expectPositions(seqs: readonly number[], gapped: boolean, label: string
   if (!gapped) expect(seqs, `${label}: a dense log`).toEqual(seqs.map((_, i) => i + 1));
 }
 
-export const positionChecks: ProviderCheck[] = [
-  {
-    name: 'Q1 a reader following the state stream while two providers write at once sees every event exactly once, positions strictly increasing',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+export const positionChecks: ProviderCheck[] = checks([], {
+  'Q1 a reader following the state stream while two providers write at once sees every event exactly once, positions strictly increasing': freshLog(
+    async (p, env) => {
       const writers: EventSourcedProvider[] = [p];
       if (env.caps.sharedStorage) writers.push(env.eventSourced(await env.openShared(p)));
       let running = true;
@@ -51,12 +49,9 @@ export const positionChecks: ProviderCheck[] = [
         expect(turns.map((t) => t.seq)).toEqual(turns.map((_, i) => i + 1));
       }
     },
-  },
-  {
-    name: 'Q2 an export numbers the state events densely from 1 in position order, each erasedBy mark with them, and reads back to the live state',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+  ),
+  'Q2 an export numbers the state events densely from 1 in position order, each erasedBy mark with them, and reads back to the live state': freshLog(
+    async (p) => {
       const early = await p.memory.write({ content: 'the secret plan' });
       const session = await p.sessions.create({ title: 'talk' });
       for (const content of ['one', 'two', 'three']) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
@@ -69,14 +64,7 @@ export const positionChecks: ProviderCheck[] = [
         p.log.gapped === true,
         'the log',
       );
-      let text = '';
-      await exportLog(p.log, (chunk) => {
-        text += chunk;
-      });
-      const lines = text
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as Partial<LogEvent> & { payload?: { erasedBy?: number } });
+      const lines = (await exportLines(p.log)).map((l) => JSON.parse(l) as Partial<LogEvent> & { payload?: { erasedBy?: number } });
       const state = lines.filter((l) => l.stream === STATE_STREAM);
       expect(state.map((l) => l.seq)).toEqual(events.map((_, i) => i + 1));
       expect(state.map((l) => l.type)).toEqual(events.map((e) => e.type));
@@ -85,11 +73,7 @@ export const positionChecks: ProviderCheck[] = [
       const marked = state.filter((l) => l.payload?.erasedBy !== undefined);
       expect(marked.length).toBeGreaterThan(0);
       for (const l of marked) expect(l.payload!.erasedBy).toBe(purgeLine);
-      const reader = new ExportReader();
-      for (const line of text.split('\n').filter((l) => l !== '')) reader.read(line);
-      reader.finish();
-      const live = await p.snapshot();
-      expect({ ...reader.state.capture(), seq: 0 }).toEqual({ ...live, seq: 0 });
+      expect({ ...(await readExport(p.log)), seq: 0 }).toEqual({ ...(await p.snapshot()), seq: 0 });
     },
-  },
-];
+  ),
+});

@@ -8,33 +8,25 @@
  * a forged one is refused (E20).
  */
 import { createHash } from 'node:crypto';
-import type { EventSourcedProvider, LogEvent, Part } from '@agentstate/core';
-import { ERASED, ExportFormatError, exportLog, NotFoundError, STATE_STREAM } from '@agentstate/core';
+import type { LogEvent, Part } from '@agentstate/core';
+import { ERASED, ExportFormatError, NotFoundError, STATE_STREAM } from '@agentstate/core';
 import { ExportReader, exportLine } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
-import { expectReplayEqualsTables, openLog, storedText } from './erasure.js';
+import { checks, freshLog } from '../suite/harness.js';
+import { exportText } from '../suite/export-read.js';
+import { expectReplayEqualsTables, storedText } from './erasure.js';
 
 /** A number no id, instant or clock reading holds: the text is its JSON. */
 const ORDER = 90417352816;
 const TEXT = String(ORDER);
 
-async function exported(p: EventSourcedProvider): Promise<string> {
-  let text = '';
-  await exportLog(p.log, (chunk) => {
-    text += chunk;
-  });
-  return text;
-}
-
 const NOTHING = { seq: 0, sessions: [], turns: [], skills: [], memory: [] };
 
 export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
   'E18 purge by text finds it in every field a purge erases (parts, tool inputs and results, data, metadata, titles, skill names, bodies and tags, memory keys and sources), and takes a session or skill that holds it whole':
-    async (env) => {
-      const p = await openLog(env);
+    freshLog(async (p) => {
       const chat = await p.sessions.create({ title: 'e18 chat' });
       const turn = (parts: Part[], metadata?: Record<string, unknown>) =>
         p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', parts, ...(metadata ? { metadata } : {}) });
@@ -66,7 +58,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       // Only a part's type, a slug, a scope label or a kind holds these: a purge does not search them.
       await p.memory.write({ content: 'e18 scoped', kind: 'e18-kind', scope: ['e18-label'] });
       for (const text of ['tool-call', 'e18-kind', 'e18-label', 'e18-tags']) expect(await p.purge({ matching: text, reason: 'e18 none' })).toEqual(NOTHING);
-      expect(await exported(p)).toContain(TEXT);
+      expect(await exportText(p.log)).toContain(TEXT);
 
       const result = await p.purge({ matching: TEXT, reason: 'e18 order' });
       const ids = (records: readonly { id: string }[]) => records.map((r) => r.id).sort();
@@ -74,7 +66,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(result.turns).toEqual(ids([...held, titledTurn, taggedTurn]));
       expect(result.skills).toEqual(ids(skills));
       expect(result.memory).toEqual(ids(memory));
-      expect(await exported(p)).not.toContain(TEXT);
+      expect(await exportText(p.log)).not.toContain(TEXT);
       expect(await storedText(p)).not.toContain(TEXT);
       expect((await p.sessions.turns(chat.id)).map((t) => t.id)).toEqual([keptTurn.id]);
       for (const t of held) expect((await p.history(t.id)).at(-1)?.record).toMatchObject({ content: ERASED, metadata: {}, deleted: true });
@@ -88,10 +80,9 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect((await p.skills.get(keptSkill.slug)).body).toBe('e18 steps');
       expect((await p.memory.get(keptItem.id)).metadata).toEqual({ order: 3 });
       await expectReplayEqualsTables(p);
-    },
+    }),
   'E19 a repeated purge by namespace or text reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased':
-    async (env) => {
-      const p = await openLog(env);
+    freshLog(async (p) => {
       const scope = ['user:e19'];
       const chat = await p.sessions.create({ title: 'e19 chat', scope });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e19 Capybara' });
@@ -113,10 +104,9 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(again).toEqual({ seq: head + 5, sessions: [], turns: [], skills: [], memory: [later.id, lookalike.id].sort() });
       expect(await storedText(p)).not.toContain('Tapir');
       await expectReplayEqualsTables(p);
-    },
+    }),
   'E20 every erasedBy a purge writes reads back through the shared export reader, and the same export with a forged erasedBy is refused naming its line':
-    async (env) => {
-      const p = await openLog(env);
+    freshLog(async (p) => {
       const chat = await p.sessions.create({ title: 'e20 chat' });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e20 Narwhal-61 turn' });
       const second = await p.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'e20 second turn' });
@@ -154,7 +144,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
         expect((error as ExportFormatError).line).toBe(line);
         expect((error as Error).message).toMatch(message);
       }
-    },
+    }),
 });
 
 /** Reads `events` as an export through the shared reader, with a trailer that matches them (as a forger would recompute it). */

@@ -10,6 +10,7 @@ import { AgentStateError, encodeSnapshot, STATE_STREAM } from '@agentstate/core'
 import { expect } from 'vitest';
 import { poll, subscribed } from '../suite/follow.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks, freshLog } from '../suite/harness.js';
 
 /** Writes the store refuses, each after doing part of its work: every one names itself `doomed`. */
 function refusedWrites(p: EventSourcedProvider, ids: { session: string; turn: string; item: string }): (() => Promise<unknown>)[] {
@@ -40,12 +41,9 @@ function committingWrites(p: EventSourcedProvider, session: string): (() => Prom
   ];
 }
 
-export const rollbackChecks: ProviderCheck[] = [
-  {
-    name: 'G10 a write that rolls back (a batch failing midway, a refused write, a failed COMMIT) leaves no event, position or read behind; the next write is seen',
-    needs: ['eventSourced'],
-    async run(env) {
-      const p = env.eventSourced(await env.open());
+export const rollbackChecks: ProviderCheck[] = checks(['eventSourced'], {
+  'G10 a write that rolls back (a batch failing midway, a refused write, a failed COMMIT) leaves no event, position or read behind; the next write is seen':
+    freshLog(async (p, env) => {
       const session = await p.sessions.create({ title: 'kept' });
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'kept turn' });
       const item = await p.memory.write({ content: 'kept fact', key: 'slot' });
@@ -83,6 +81,5 @@ export const rollbackChecks: ProviderCheck[] = [
       expect((await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'next' })).seq).toBe(2);
       const replayed = await env.replay(p.log, { fromScratch: true });
       expect(encodeSnapshot(await replayed.snapshot())).toBe(encodeSnapshot(await p.snapshot()));
-    },
-  },
-];
+    }),
+});

@@ -1,11 +1,12 @@
 /** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores; X20: the embedder's related words. */
 import type { Embedder, Provider, SearchSessionsOptions, TurnHit } from '@agentstate/core';
-import { NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { NotFoundError, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
+import { stateHead } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, isEventSourced } from '../suite/harness.js';
+import { checks, embedding, fresh } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {
@@ -51,111 +52,102 @@ function relatingEmbedder(): Embedder {
   };
 }
 
-export const searchChecks: ProviderCheck[] = [
-  ...checks([], {
-    'S1 lexical search finds live turns newest first, each with its session and one turn either side': fresh(async (p) => {
-      const { a, b, turnsA, turnsB } = await transcripts(p);
-      const hits = await p.sessions.search({ query: 'car', mode: 'lexical' });
-      expect(ids(hits)).toEqual([turnsB[1], turnsA[1], turnsA[0]]);
-      const transcriptA = await p.sessions.turns(a);
-      const transcriptB = await p.sessions.turns(b);
-      expect(hits[0]).toEqual({ turn: transcriptB[1], session: await p.sessions.get(b), score: 1, before: [transcriptB[0]], after: [transcriptB[2]] });
-      expect(hits[1]).toEqual({ turn: transcriptA[1], session: await p.sessions.get(a), score: 1, before: [transcriptA[0]], after: [transcriptA[2]] });
-      expect(hits[2]).toMatchObject({ before: [], after: [transcriptA[1]] });
-      expect(await p.sessions.search({ query: 'CÁR noise', mode: 'lexical' })).toHaveLength(2);
-      expect(await p.sessions.search({ query: '?!', mode: 'lexical' })).toEqual([]);
-      expect(ids(await p.sessions.search({ mode: 'lexical', limit: 2 }))).toEqual([turnsB[2], turnsB[1]]);
-    }),
-    'S2 search narrows by session and role, skips deleted sessions, and an unknown session is NotFoundError': fresh(async (p) => {
-      const { a, b, turnsA, turnsB } = await transcripts(p);
-      expect(ids(await p.sessions.search({ query: 'car', sessionId: a, mode: 'lexical' }))).toEqual([turnsA[1], turnsA[0]]);
-      expect(ids(await p.sessions.search({ query: 'car', roles: ['user'], mode: 'lexical' }))).toEqual([turnsB[1], turnsA[0]]);
-      expect(await p.sessions.search({ query: 'car', roles: [], mode: 'lexical' })).toEqual([]);
-      await p.sessions.delete(b);
-      expect(ids(await p.sessions.search({ query: 'car', mode: 'lexical' }))).toEqual([turnsA[1], turnsA[0]]);
-      await expectError(() => p.sessions.search({ query: 'car', sessionId: b }), NotFoundError, 'deleted session');
-      await expectError(() => p.sessions.search({ query: 'car', sessionId: 'missing' }), NotFoundError, 'unknown session');
-      expect(turnsB).toHaveLength(3);
-    }),
-    'S3 context is a number for both sides or { before, after }, clipped at the transcript ends': fresh(async (p) => {
-      const { a, turnsA } = await transcripts(p);
-      const t = await p.sessions.turns(a);
-      const search = (context: SearchSessionsOptions['context']) => p.sessions.search({ query: 'rattle', mode: 'lexical', context });
-      expect(ids(await search(0))).toEqual([turnsA[2]]);
-      expect(await search(0)).toMatchObject([{ before: [], after: [] }]);
-      expect(await search(5)).toMatchObject([{ before: [t[0], t[1]], after: [t[3]] }]);
-      expect(await search({ before: 1 })).toMatchObject([{ before: [t[1]], after: [t[3]] }]);
-      expect(await search({ before: 0, after: 0 })).toMatchObject([{ before: [], after: [] }]);
-    }),
-    'S4 relevance order ranks by term frequency; match any, minScore and limit act as in recall': fresh(async (p) => {
-      const { turnsA, turnsB } = await transcripts(p);
-      const ranked = await p.sessions.search({ query: 'car noise', mode: 'lexical', order: 'relevance' });
-      expect(ids(ranked).sort()).toEqual([turnsA[0], turnsA[1]].sort());
-      for (const hit of ranked) expect(hit.score).toBeGreaterThan(0);
-      const any = await p.sessions.search({ query: 'car noise', mode: 'lexical', order: 'relevance', match: 'any' });
-      expect(ids(any)).toHaveLength(3);
-      expect(ids(any)[2]).toBe(turnsB[1]);
-      expect(await p.sessions.search({ query: 'car', mode: 'lexical', limit: 1 })).toHaveLength(1);
-      expect(await p.sessions.search({ query: 'car', mode: 'lexical', order: 'relevance', minScore: 1 })).toEqual([]);
-    }),
-    'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants': fresh(async (p) => {
-      await transcripts(p);
-      expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {} })).toHaveLength(3);
-      expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {}, includeDescendants: true })).toHaveLength(3);
-      expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' } })).toEqual([]);
-      expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' }, includeDescendants: true })).toEqual([]);
-    }),
+export const searchChecks: ProviderCheck[] = checks([], {
+  'S1 lexical search finds live turns newest first, each with its session and one turn either side': fresh(async (p) => {
+    const { a, b, turnsA, turnsB } = await transcripts(p);
+    const hits = await p.sessions.search({ query: 'car', mode: 'lexical' });
+    expect(ids(hits)).toEqual([turnsB[1], turnsA[1], turnsA[0]]);
+    const transcriptA = await p.sessions.turns(a);
+    const transcriptB = await p.sessions.turns(b);
+    expect(hits[0]).toEqual({ turn: transcriptB[1], session: await p.sessions.get(b), score: 1, before: [transcriptB[0]], after: [transcriptB[2]] });
+    expect(hits[1]).toEqual({ turn: transcriptA[1], session: await p.sessions.get(a), score: 1, before: [transcriptA[0]], after: [transcriptA[2]] });
+    expect(hits[2]).toMatchObject({ before: [], after: [transcriptA[1]] });
+    expect(await p.sessions.search({ query: 'CÁR noise', mode: 'lexical' })).toHaveLength(2);
+    expect(await p.sessions.search({ query: '?!', mode: 'lexical' })).toEqual([]);
+    expect(ids(await p.sessions.search({ mode: 'lexical', limit: 2 }))).toEqual([turnsB[2], turnsB[1]]);
   }),
-  ...checks(['embedder'], {
-    'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': async (env) => {
-      const p = await env.open({ embedder: conceptEmbedder() });
-      const { a, b, turnsA, turnsB } = await transcripts(p);
-      const sedan = await p.sessions.appendTurn({ sessionId: a, role: 'assistant', content: 'automobile insurance' });
-      // minScore alone cuts semantic hits: 0.5 is the concept embedder's `similarityThreshold`.
-      const close = { mode: 'semantic', minScore: 0.5 } as const;
-      const semantic = await p.sessions.search({ query: 'vehicle', ...close });
-      expect(ids(semantic)).toEqual([sedan.id]);
-      expect(semantic[0]!.score).toBeGreaterThanOrEqual(0.5);
-      expect(semantic[0]).toMatchObject({ session: { id: a }, before: [{ id: turnsA[3] }], after: [] });
-      expect(await p.sessions.search({ query: 'vehicle', mode: 'lexical' })).toEqual([]);
-      expect(ids(await p.sessions.search({ query: 'vehicle', ...close, roles: ['assistant'] }))).toEqual([sedan.id]);
-      expect(await p.sessions.search({ query: 'vehicle', ...close, roles: ['user'] })).toEqual([]);
-      expect(await p.sessions.search({ query: 'vehicle', ...close, sessionId: b })).toEqual([]);
-      // Without minScore every turn that shares a concept with the query is a hit, the closest first; the others are no match.
-      const nearest = await p.sessions.search({ query: 'vehicle', mode: 'semantic', limit: 50 });
-      expect(nearest[0]!.turn.id).toBe(sedan.id);
-      expect(ids(nearest).sort()).toEqual([sedan.id, turnsA[0], turnsA[1], turnsB[1]].sort());
-      const hybrid = await p.sessions.search({ query: 'automobile car' });
-      expect(hybrid[0]!.turn.id).toBe(sedan.id);
-      expect(ids(hybrid)).toEqual(expect.arrayContaining([turnsA[0], turnsA[1], turnsB[1]]));
-      expect(hybrid[0]!.score).toBeGreaterThan(hybrid[hybrid.length - 1]!.score);
-    },
+  'S2 search narrows by session and role, skips deleted sessions, and an unknown session is NotFoundError': fresh(async (p) => {
+    const { a, b, turnsA, turnsB } = await transcripts(p);
+    expect(ids(await p.sessions.search({ query: 'car', sessionId: a, mode: 'lexical' }))).toEqual([turnsA[1], turnsA[0]]);
+    expect(ids(await p.sessions.search({ query: 'car', roles: ['user'], mode: 'lexical' }))).toEqual([turnsB[1], turnsA[0]]);
+    expect(await p.sessions.search({ query: 'car', roles: [], mode: 'lexical' })).toEqual([]);
+    await p.sessions.delete(b);
+    expect(ids(await p.sessions.search({ query: 'car', mode: 'lexical' }))).toEqual([turnsA[1], turnsA[0]]);
+    await expectError(() => p.sessions.search({ query: 'car', sessionId: b }), NotFoundError, 'deleted session');
+    await expectError(() => p.sessions.search({ query: 'car', sessionId: 'missing' }), NotFoundError, 'unknown session');
+    expect(turnsB).toHaveLength(3);
   }),
-  ...checks([], {
-    'S7 bad search options are ValidationError naming the field, and a search appends nothing': fresh(async (p) => {
-      await transcripts(p);
-      const before = isEventSourced(p) ? await p.log.head(STATE_STREAM) : 0;
-      const cases: [SearchSessionsOptions, string][] = [
-        [{ context: -1 }, 'context'],
-        [{ context: { before: 51 } }, 'context'],
-        [{ roles: ['narrator' as 'user'] }, 'roles'],
-        [{ limit: 0 }, 'limit'],
-        [{ mode: 'fuzzy' as 'lexical' }, 'mode'],
-        [{ sessionId: '' }, 'sessionId'],
-        [{ query: 'a\u0000b' }, 'query'],
-      ];
-      for (const [options, field] of cases) {
-        const error = await expectError(() => p.sessions.search(options), ValidationError, field);
-        expect(error.field.split('.')[0], field).toBe(field);
-      }
-      if (isEventSourced(p)) expect(await p.log.head(STATE_STREAM)).toBe(before);
-    }),
+  'S3 context is a number for both sides or { before, after }, clipped at the transcript ends': fresh(async (p) => {
+    const { a, turnsA } = await transcripts(p);
+    const t = await p.sessions.turns(a);
+    const search = (context: SearchSessionsOptions['context']) => p.sessions.search({ query: 'rattle', mode: 'lexical', context });
+    expect(ids(await search(0))).toEqual([turnsA[2]]);
+    expect(await search(0)).toMatchObject([{ before: [], after: [] }]);
+    expect(await search(5)).toMatchObject([{ before: [t[0], t[1]], after: [t[3]] }]);
+    expect(await search({ before: 1 })).toMatchObject([{ before: [t[1]], after: [t[3]] }]);
+    expect(await search({ before: 0, after: 0 })).toMatchObject([{ before: [], after: [] }]);
   }),
-  ...checks(['embedder'], {
-    'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': async (
-      env,
-    ) => {
-      const p = await env.open({ embedder: conceptEmbedder() });
+  'S4 relevance order ranks by term frequency; match any, minScore and limit act as in recall': fresh(async (p) => {
+    const { turnsA, turnsB } = await transcripts(p);
+    const ranked = await p.sessions.search({ query: 'car noise', mode: 'lexical', order: 'relevance' });
+    expect(ids(ranked).sort()).toEqual([turnsA[0], turnsA[1]].sort());
+    for (const hit of ranked) expect(hit.score).toBeGreaterThan(0);
+    const any = await p.sessions.search({ query: 'car noise', mode: 'lexical', order: 'relevance', match: 'any' });
+    expect(ids(any)).toHaveLength(3);
+    expect(ids(any)[2]).toBe(turnsB[1]);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', limit: 1 })).toHaveLength(1);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', order: 'relevance', minScore: 1 })).toEqual([]);
+  }),
+  'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants': fresh(async (p) => {
+    await transcripts(p);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {} })).toHaveLength(3);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {}, includeDescendants: true })).toHaveLength(3);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' } })).toEqual([]);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' }, includeDescendants: true })).toEqual([]);
+  }),
+  'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': embedding(conceptEmbedder, async (p) => {
+    const { a, b, turnsA, turnsB } = await transcripts(p);
+    const sedan = await p.sessions.appendTurn({ sessionId: a, role: 'assistant', content: 'automobile insurance' });
+    // minScore alone cuts semantic hits: 0.5 is the concept embedder's `similarityThreshold`.
+    const close = { mode: 'semantic', minScore: 0.5 } as const;
+    const semantic = await p.sessions.search({ query: 'vehicle', ...close });
+    expect(ids(semantic)).toEqual([sedan.id]);
+    expect(semantic[0]!.score).toBeGreaterThanOrEqual(0.5);
+    expect(semantic[0]).toMatchObject({ session: { id: a }, before: [{ id: turnsA[3] }], after: [] });
+    expect(await p.sessions.search({ query: 'vehicle', mode: 'lexical' })).toEqual([]);
+    expect(ids(await p.sessions.search({ query: 'vehicle', ...close, roles: ['assistant'] }))).toEqual([sedan.id]);
+    expect(await p.sessions.search({ query: 'vehicle', ...close, roles: ['user'] })).toEqual([]);
+    expect(await p.sessions.search({ query: 'vehicle', ...close, sessionId: b })).toEqual([]);
+    // Without minScore every turn that shares a concept with the query is a hit, the closest first; the others are no match.
+    const nearest = await p.sessions.search({ query: 'vehicle', mode: 'semantic', limit: 50 });
+    expect(nearest[0]!.turn.id).toBe(sedan.id);
+    expect(ids(nearest).sort()).toEqual([sedan.id, turnsA[0], turnsA[1], turnsB[1]].sort());
+    const hybrid = await p.sessions.search({ query: 'automobile car' });
+    expect(hybrid[0]!.turn.id).toBe(sedan.id);
+    expect(ids(hybrid)).toEqual(expect.arrayContaining([turnsA[0], turnsA[1], turnsB[1]]));
+    expect(hybrid[0]!.score).toBeGreaterThan(hybrid[hybrid.length - 1]!.score);
+  }),
+  'S7 bad search options are ValidationError naming the field, and a search appends nothing': fresh(async (p) => {
+    await transcripts(p);
+    const before = await stateHead(p);
+    const cases: [SearchSessionsOptions, string][] = [
+      [{ context: -1 }, 'context'],
+      [{ context: { before: 51 } }, 'context'],
+      [{ roles: ['narrator' as 'user'] }, 'roles'],
+      [{ limit: 0 }, 'limit'],
+      [{ mode: 'fuzzy' as 'lexical' }, 'mode'],
+      [{ sessionId: '' }, 'sessionId'],
+      [{ query: 'a\u0000b' }, 'query'],
+    ];
+    for (const [options, field] of cases) {
+      const error = await expectError(() => p.sessions.search(options), ValidationError, field);
+      expect(error.field.split('.')[0], field).toBe(field);
+    }
+    expect(await stateHead(p)).toBe(before);
+  }),
+  'S8 scores mean the same in recall and search: in (0, 1], only for what matches, cut by minScore alone, and hybrid never below lexical relevance': embedding(
+    conceptEmbedder,
+    async (p) => {
       const { turnsA, turnsB } = await transcripts(p);
       for (const content of ['my car makes a noise', 'check the brake pads', 'you run deployments', 'zyzzyva']) await p.memory.write({ content });
       // No turn or item shares a word or a concept with the query: none matches, whatever minScore.
@@ -191,8 +183,10 @@ export const searchChecks: ProviderCheck[] = [
       expect(lexical.length).toBe(1);
       for (const h of lexical) expect(hybrid.get(h.id)).toBeGreaterThanOrEqual(h.score - 1e-9);
     },
-    "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any": async (env) => {
-      const p = await env.open({ embedder: relatingEmbedder() });
+  ),
+  "X20 hybrid recall and search also match the embedder's related words in their lexical leg, only when tokens may match any": embedding(
+    relatingEmbedder,
+    async (p) => {
       const kitten = await p.memory.write({ content: 'the kitten sleeps on the sofa' });
       await p.memory.write({ content: 'the dog barks at night' });
       const s = await p.sessions.create({});
@@ -213,5 +207,5 @@ export const searchChecks: ProviderCheck[] = [
       expect(await p.memory.recall({ ...options, mode: 'lexical', match: 'any' })).toEqual([]);
       expect(await p.memory.recall({ ...options, mode: 'semantic' })).toEqual([]);
     },
-  }),
-];
+  ),
+});

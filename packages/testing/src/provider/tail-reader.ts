@@ -8,6 +8,7 @@ import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
 import { poll, subscribed } from '../suite/follow.js';
 import type { ProviderCheck } from '../suite/harness.js';
+import { checks } from '../suite/harness.js';
 import type { AckKind, WriterReport } from '../suite/mixed-writer.js';
 import { openForWriters, runWriters, SHARED_SKILL } from '../suite/writers.js';
 
@@ -25,49 +26,45 @@ function acksOf(reports: readonly WriterReport[]): { ack: string; kind: AckKind;
   return reports.flatMap((line) => ('ack' in line ? [line] : []));
 }
 
-export const tailReaderChecks: ProviderCheck[] = [
-  {
-    name: 'G9 a reader following the log while 8 writers write at once sees exactly the committed events, in the log order, each once',
-    needs: ['eventSourced'],
-    async run(env) {
-      const { p, shared, plans } = await openForWriters(env, WRITERS, WRITES);
-      const start = await p.log.head(STATE_STREAM);
-      const reader = poll(p.log, start);
-      const subscriber = subscribed(p.log, start);
-      let reports: WriterReport[][];
-      try {
-        reports = await runWriters(env, p, plans);
-      } finally {
-        await reader.stop();
-      }
-      const all = reports.flat();
-      expect(all.filter((line) => 'failed' in line)).toEqual([]);
-      // Writes 5, 13, 21, 29 and 37 of each writer are refused: one of each kind, and a batch failing midway again.
-      expect(all.filter((line) => 'refused' in line)).toHaveLength(WRITERS * 5);
-      const committed = await p.log.read({ stream: STATE_STREAM, afterSeq: start });
-      // Positions grow strictly; every event is one acknowledged write, each write one event, nothing refused is there.
-      const seqs = committed.map((e) => e.seq);
-      expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
-      const acks = acksOf(all);
-      expect(committed.map(operationOf).sort()).toEqual(acks.map((a) => a.ack).sort());
-      expect(JSON.stringify(committed)).not.toContain('refused');
-      // The followers were handed exactly those events, in that order.
-      expect((await reader.stop()).map((e) => e.seq)).toEqual(seqs);
-      expect(await reader.stop()).toEqual(committed);
-      if (subscriber) expect(await subscriber.stop(seqs.at(-1) ?? start)).toEqual(committed);
-      // Turn numbers stay dense per session, outcomes add up, and the tables equal a replay of the log.
-      const count = (kind: AckKind, writer?: string) => acks.filter((a) => a.kind === kind && (writer === undefined || a.ack.startsWith(`${writer}-`))).length;
-      expect((await p.sessions.turns(shared.id)).map((t) => t.seq)).toEqual(Array.from({ length: count('shared-turn') }, (_, i) => i + 1));
-      for (const session of acks.filter((a) => a.kind === 'session')) {
-        const writer = session.ack.split('-')[0]!;
-        expect(
-          (await p.sessions.turns(session.id)).map((t) => t.seq),
-          writer,
-        ).toEqual(Array.from({ length: count('turn', writer) }, (_, i) => i + 1));
-      }
-      expect(await p.skills.get(SHARED_SKILL)).toMatchObject({ uses: count('win') + count('loss'), wins: count('win') });
-      const replayed = await env.replay(p.log, { fromScratch: true });
-      expect(encodeSnapshot(await p.snapshot())).toBe(encodeSnapshot(await replayed.snapshot()));
-    },
+export const tailReaderChecks: ProviderCheck[] = checks(['eventSourced'], {
+  'G9 a reader following the log while 8 writers write at once sees exactly the committed events, in the log order, each once': async (env) => {
+    const { p, shared, plans } = await openForWriters(env, WRITERS, WRITES);
+    const start = await p.log.head(STATE_STREAM);
+    const reader = poll(p.log, start);
+    const subscriber = subscribed(p.log, start);
+    let reports: WriterReport[][];
+    try {
+      reports = await runWriters(env, p, plans);
+    } finally {
+      await reader.stop();
+    }
+    const all = reports.flat();
+    expect(all.filter((line) => 'failed' in line)).toEqual([]);
+    // Writes 5, 13, 21, 29 and 37 of each writer are refused: one of each kind, and a batch failing midway again.
+    expect(all.filter((line) => 'refused' in line)).toHaveLength(WRITERS * 5);
+    const committed = await p.log.read({ stream: STATE_STREAM, afterSeq: start });
+    // Positions grow strictly; every event is one acknowledged write, each write one event, nothing refused is there.
+    const seqs = committed.map((e) => e.seq);
+    expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
+    const acks = acksOf(all);
+    expect(committed.map(operationOf).sort()).toEqual(acks.map((a) => a.ack).sort());
+    expect(JSON.stringify(committed)).not.toContain('refused');
+    // The followers were handed exactly those events, in that order.
+    expect((await reader.stop()).map((e) => e.seq)).toEqual(seqs);
+    expect(await reader.stop()).toEqual(committed);
+    if (subscriber) expect(await subscriber.stop(seqs.at(-1) ?? start)).toEqual(committed);
+    // Turn numbers stay dense per session, outcomes add up, and the tables equal a replay of the log.
+    const count = (kind: AckKind, writer?: string) => acks.filter((a) => a.kind === kind && (writer === undefined || a.ack.startsWith(`${writer}-`))).length;
+    expect((await p.sessions.turns(shared.id)).map((t) => t.seq)).toEqual(Array.from({ length: count('shared-turn') }, (_, i) => i + 1));
+    for (const session of acks.filter((a) => a.kind === 'session')) {
+      const writer = session.ack.split('-')[0]!;
+      expect(
+        (await p.sessions.turns(session.id)).map((t) => t.seq),
+        writer,
+      ).toEqual(Array.from({ length: count('turn', writer) }, (_, i) => i + 1));
+    }
+    expect(await p.skills.get(SHARED_SKILL)).toMatchObject({ uses: count('win') + count('loss'), wins: count('win') });
+    const replayed = await env.replay(p.log, { fromScratch: true });
+    expect(encodeSnapshot(await p.snapshot())).toBe(encodeSnapshot(await replayed.snapshot()));
   },
-];
+});

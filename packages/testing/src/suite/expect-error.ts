@@ -55,3 +55,10 @@ export async function expectError<E extends AgentStateError>(call: () => Promise
   expect((error as AgentStateError).code, label).toBe(CODES.get(type));
   return error as E;
 }
+
+/** Runs `call` and returns the `ValidationError` it rejected with, after checking it names `field`. */
+export async function expectInvalid(call: () => Promise<unknown>, field: string, label = field): Promise<ValidationError> {
+  const error = await expectError(call, ValidationError, label);
+  expect(error.field, label).toBe(field);
+  return error;
+}

@@ -3,17 +3,16 @@ import type { ExportOptions, Log, Snapshot } from '@agentstate/core';
 import { exportLog } from '@agentstate/core';
 import { ExportReader } from '@agentstate/core/backend';
 
+/** The text of an export of `log`, as a file would hold it. */
+export async function exportText(log: Log, options?: ExportOptions): Promise<string> {
+  const chunks: string[] = [];
+  await exportLog(log, (chunk) => void chunks.push(chunk), options);
+  return chunks.join('');
+}
+
 /** The lines of an export of `log` (the trailer last), as a file would hold them. */
 export async function exportLines(log: Log, options?: ExportOptions): Promise<string[]> {
-  let text = '';
-  await exportLog(
-    log,
-    (chunk) => {
-      text += chunk;
-    },
-    options,
-  );
-  return text.split('\n').filter((l) => l !== '');
+  return (await exportText(log, options)).split('\n').filter((l) => l !== '');
 }
 
 /** The state an export of `log` folds to, read line by line as an import reads it. */

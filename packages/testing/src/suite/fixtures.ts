@@ -4,7 +4,7 @@
  * everything a provider shows through its public API.
  */
 import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
-import { compareHlc, encodeSnapshot, LIMITS, NotFoundError, toScope } from '@agentstate/core';
+import { compareHlc, encodeSnapshot, LIMITS, STATE_STREAM, toScope } from '@agentstate/core';
 import { HLC_ZERO } from '@agentstate/core/backend';
 
 /** A fixed start time for manual clocks: 2026-01-01T12:00:00.000Z. */
@@ -91,6 +91,23 @@ export async function readModel(p: Provider, scopes: readonly ScopeInput[] = POP
   return { sessions, transcripts, skillsByScope, search, skillsBySlug, memory, items, namespaces };
 }
 
+/** True when `provider` exposes the event-sourcing surface. */
+export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
+  const p = provider as Partial<EventSourcedProvider>;
+  return 'log' in provider && typeof p.snapshot === 'function' && typeof p.saveSnapshot === 'function';
+}
+
+/** The head of the state stream, or undefined for a provider without a log. */
+export async function stateHead(p: Provider): Promise<number | undefined> {
+  return isEventSourced(p) ? p.log.head(STATE_STREAM) : undefined;
+}
+
+/** What moves on every write: the state stream's head, or, without a log, the session, its turns and the memory a read shows. */
+export async function footprint(p: Provider, sessionId: string): Promise<unknown> {
+  if (isEventSourced(p)) return p.log.head(STATE_STREAM);
+  return { session: await p.sessions.getAny(sessionId), turns: await p.sessions.turns(sessionId), memory: await p.memory.recall({ limit: 1000 }) };
+}
+
 /** The deterministic snapshot text of an event-sourced provider. */
 export async function snapshotText(p: EventSourcedProvider): Promise<string> {
   return encodeSnapshot(await p.snapshot());
@@ -101,16 +118,8 @@ export function isNonZeroHlc(hlc: Hlc): boolean {
   return compareHlc(hlc, HLC_ZERO) > 0;
 }
 
-/** Reads `get` and reports whether it is a `NotFoundError` (any other error is rethrown). */
-export async function isMissing(get: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await get();
-    return false;
-  } catch (error) {
-    if (error instanceof NotFoundError) return true;
-    throw error;
-  }
-}
+/** The ids of `records`, in their order. */
+export const ids = (records: readonly { id: string }[]): string[] => records.map((r) => r.id);
 
 /** A canonical instant: fixed-width ISO-8601 UTC with milliseconds. */
 export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

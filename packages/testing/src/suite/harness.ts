@@ -3,10 +3,12 @@
  * capabilities it needs, a body), and runs on fresh storage that is
  * destroyed afterwards, whether the check passed or not.
  */
-import type { EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
-import { replay as coreReplay, ValidationError } from '@agentstate/core';
+import type { Embedder, EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
+import { replay as coreReplay, ManualClock, ValidationError } from '@agentstate/core';
+import fc from 'fast-check';
 import type { Capability, ProcessTarget, ProviderFactory, ProviderFactoryOptions, ResolvedCapabilities } from '../factory.js';
 import { resolveCapabilities } from '../factory.js';
+import { isEventSourced, T0 } from './fixtures.js';
 
 /** What a check body is handed. */
 export interface CheckEnv {
@@ -34,6 +36,10 @@ export interface CheckEnv {
   eventSourced(provider: Provider): EventSourcedProvider;
   /** Core's `replay`, closed after the check. */
   replay(log: Log, options?: ReplayOptions): Promise<EventSourcedProvider>;
+  /** `provider` (one the factory did not make, such as a reference), closed after the check. */
+  closes<P extends Provider>(provider: P): P;
+  /** Runs `body`, then destroys or closes whatever it opened, pass or fail: one run of a property. */
+  scoped<T>(body: () => Promise<T>): Promise<T>;
 }
 
 /** One conformance check. */
@@ -45,15 +51,26 @@ export interface ProviderCheck {
   run(env: CheckEnv): Promise<void>;
 }
 
+/** A check body, with the capabilities it needs beyond those of its table (see {@link needing}). */
+export type CheckBody<E, N extends string> = ((env: E) => Promise<void>) & { readonly needs?: readonly N[] };
+
 /**
  * Checks written as a table: each name (its number in docs/conformance.md first) to its body, in the
- * order written, every one needing `needs` (none when empty).
+ * order written, every one needing `needs` (none when empty) and those its body adds.
  */
 export function checks<E = CheckEnv, N extends string = Capability>(
   needs: readonly N[],
-  table: Readonly<Record<string, (env: E) => Promise<void>>>,
+  table: Readonly<Record<string, CheckBody<E, N>>>,
 ): { name: string; needs?: readonly N[]; run(env: E): Promise<void> }[] {
-  return Object.entries(table).map(([name, run]) => (needs.length === 0 ? { name, run } : { name, needs, run }));
+  return Object.entries(table).map(([name, run]) => {
+    const all = [...new Set([...needs, ...(run.needs ?? [])])];
+    return all.length === 0 ? { name, run } : { name, needs: all, run };
+  });
+}
+
+/** A body that needs `needs` beyond the capabilities of its table. */
+export function needing<E = CheckEnv, N extends string = Capability>(needs: readonly N[], run: (env: E) => Promise<void>): CheckBody<E, N> {
+  return Object.assign((env: E) => run(env), { needs });
 }
 
 /** A check body handed a fresh provider of the factory (and the environment). */
@@ -61,15 +78,33 @@ export function fresh(body: (p: Provider, env: CheckEnv) => Promise<void>): (env
   return async (env) => body(await env.open(), env);
 }
 
-/** A check body handed a fresh event-sourced provider of the factory (and the environment). */
-export function freshLog(body: (p: EventSourcedProvider, env: CheckEnv) => Promise<void>): (env: CheckEnv) => Promise<void> {
-  return async (env) => body(env.eventSourced(await env.open()), env);
+/** A check body (needing `eventSourced`) handed a fresh event-sourced provider of the factory (and the environment). */
+export function freshLog(body: (p: EventSourcedProvider, env: CheckEnv) => Promise<void>): CheckBody<CheckEnv, Capability> {
+  return needing(['eventSourced'], async (env) => body(env.eventSourced(await env.open()), env));
 }
 
-/** True when `provider` exposes the event-sourcing surface. */
-export function isEventSourced(provider: Provider): provider is EventSourcedProvider {
-  const p = provider as Partial<EventSourcedProvider>;
-  return 'log' in provider && typeof p.snapshot === 'function' && typeof p.saveSnapshot === 'function';
+/** A check body (needing `injectableClock`) handed a fresh provider on a manual clock at {@link T0} (and the environment). */
+export function clocked(body: (p: Provider, clock: ManualClock, env: CheckEnv) => Promise<void>): CheckBody<CheckEnv, Capability> {
+  return needing(['injectableClock'], async (env) => {
+    const clock = new ManualClock(T0);
+    return body(await env.open({ clock }), clock, env);
+  });
+}
+
+/** A check body (needing `embedder`) handed a fresh provider that embeds with a new `embedder()` (and the environment). */
+export function embedding(embedder: () => Embedder, body: (p: Provider, env: CheckEnv) => Promise<void>): CheckBody<CheckEnv, Capability> {
+  return needing(['embedder'], async (env) => body(await env.open({ embedder: embedder() }), env));
+}
+
+/**
+ * Asserts that `body` holds for every value `arbitrary` generates; what a run opens is destroyed after
+ * it, pass or fail. Runs and seed default to the suite's.
+ */
+export function property<T>(env: CheckEnv, arbitrary: fc.Arbitrary<T>, body: (value: T) => Promise<void>, params: fc.Parameters<[T]> = {}): Promise<void> {
+  return fc.assert(
+    fc.asyncProperty(arbitrary, (value) => env.scoped(() => body(value))),
+    { numRuns: env.propertyRuns, seed: env.seed, ...params },
+  );
 }
 
 /** Resolves a factory's capabilities, probing one fresh provider only when it must. */
@@ -115,9 +150,7 @@ export class Env implements CheckEnv {
 
   async openShared(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider> {
     if (!this.factory.openShared) throw new ValidationError('factory', `${this.factory.name} declares sharedStorage but has no openShared()`);
-    const shared = await this.factory.openShared(provider, options);
-    this.#borrowed.push(shared);
-    return shared;
+    return this.closes(await this.factory.openShared(provider, options));
   }
 
   failCommits(provider: Provider): Promise<() => Promise<void>> {
@@ -146,13 +179,30 @@ export class Env implements CheckEnv {
   }
 
   async replay(log: Log, options?: ReplayOptions): Promise<EventSourcedProvider> {
-    const provider = await coreReplay(log, options);
+    return this.closes(await coreReplay(log, options));
+  }
+
+  closes<P extends Provider>(provider: P): P {
     this.#borrowed.push(provider);
     return provider;
   }
 
+  async scoped<T>(body: () => Promise<T>): Promise<T> {
+    const [owned, borrowed] = [this.#owned.length, this.#borrowed.length];
+    try {
+      return await body();
+    } finally {
+      await this.#disposeFrom(owned, borrowed);
+    }
+  }
+
   /** Closes and destroys everything, newest first; the first failure is rethrown. */
-  async dispose(): Promise<void> {
+  dispose(): Promise<void> {
+    return this.#disposeFrom(0, 0);
+  }
+
+  /** Closes and destroys what was handed out after the first `owned` and `borrowed`, newest first; the first failure is rethrown. */
+  async #disposeFrom(owned: number, borrowed: number): Promise<void> {
     let failure: unknown;
     const closeAll = async (list: Provider[], close: (p: Provider) => Promise<void>) => {
       for (const p of list.reverse()) {
@@ -162,10 +212,9 @@ export class Env implements CheckEnv {
           failure ??= error;
         }
       }
-      list.length = 0;
     };
-    await closeAll(this.#borrowed, (p) => p.close());
-    await closeAll(this.#owned, (p) => this.#destroy(p));
+    await closeAll(this.#borrowed.splice(borrowed), (p) => p.close());
+    await closeAll(this.#owned.splice(owned), (p) => this.#destroy(p));
     if (failure !== undefined) throw failure;
   }
 
