@@ -81,60 +81,101 @@ async function mastraWriter(url: string, schema: string, writer: number): Promis
   };
 }
 
-/** Runs one statement; `rawAppend` sends its statements through it. */
-type Query = (text: string, values?: unknown[]) => Promise<Record<string, unknown>[]>;
+/** Runs one simple query (several statements, values written in); the rows of each statement. */
+type Query = (text: string) => Promise<Record<string, unknown>[][]>;
+
+/** A value as a SQL literal, as the store writes it into a batched statement. */
+const literal = (value: unknown): string =>
+  value === null
+    ? 'NULL'
+    : Array.isArray(value)
+      ? pg.escapeLiteral(`{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`)
+      : pg.escapeLiteral(String(value));
+
+/** `text` with each `$n` replaced by the literal of `values[n - 1]`. */
+const inline = (text: string, values: unknown[]): string => text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
 
 /**
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
- * agentstate/raw ratio measures nothing. Today: `BEGIN` and the writers'
- * lock taken shared (writers-lock.ts `beginWriting`, one simple query); the
- * stamper's look-ups of the session, locked `FOR UPDATE`, and of its last
- * turn number (lookups.ts); the event's position from the sequence and the
- * event (log.ts); the session's bump, the turn's upsert and the history
- * index (projection.ts `#bumpSession`, `#upsert`, `indexRecords`); `COMMIT`.
- * What the store computes besides (stamping, validation, checksums) is
- * reduced here to the least that fills the same columns.
+ * agentstate/raw ratio measures nothing. Today two round trips: `BEGIN`,
+ * the writers' lock taken shared (writers-lock.ts), the session locked
+ * `FOR UPDATE`, its last turn number and the next position (lookups.ts
+ * `session`); then the event (log.ts), the session's bump, the turn's
+ * upsert and the history index (projection.ts) and `COMMIT`, their values
+ * written in as literals (database.ts `TransactionSql`). What the store
+ * computes besides (stamping, validation, checksums) is reduced here to
+ * the least that fills the same columns.
  */
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
   try {
-    await q(`BEGIN; SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`);
-    await q(`SELECT * FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`, [sessionId]);
-    const [last] = await q(`SELECT max(seq) AS seq FROM ${t('turns')} WHERE session_id = $1`, [sessionId]);
-    const turnSeq = Number(last!.seq ?? 0) + 1;
+    const [, , , last, position] = await q(
+      [
+        'BEGIN',
+        `SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`,
+        inline(`SELECT * FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`, [sessionId]),
+        inline(`SELECT max(seq) AS seq FROM ${t('turns')} WHERE session_id = $1`, [sessionId]),
+        `SELECT nextval('${t('positions')}') AS seq`,
+      ].join(';\n'),
+    );
+    const turnSeq = Number(last![0]!.seq ?? 0) + 1;
+    const seq = Number(position![0]!.seq);
     const now = new Date().toISOString();
     const wall = Date.now();
     const payload = JSON.stringify({
       turn: { id, sessionId, seq: turnSeq, role: 'user', createdAt: now, originInstanceId: instance, updatedHlc: { wall, counter: 0 }, content },
     });
-    const [position] = await q(`SELECT nextval('${t('positions')}') AS seq`);
-    const seq = Number(position!.seq);
     const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
-    await q(
-      `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true],
-    );
-    await q(
-      `UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
-       last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
-       updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted RETURNING id`,
-      [wall, 0, instance, now, sessionId],
-    );
     const columns =
       'session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
     const values = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, array_to_tsvector($15::text[])';
     await q(
-      `WITH old AS (SELECT n, deleted FROM ${t('turns')} WHERE session_id = $16 AND seq = $17),
-         updated AS (UPDATE ${t('turns')} SET (${columns}, search) = (${values}) WHERE n = (SELECT n FROM old) RETURNING n),
-         inserted AS (INSERT INTO ${t('turns')} (${columns}, search) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n)
-       SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n, coalesce((SELECT NOT deleted FROM old), false) AS was_live`,
-      [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, [...new Set(content.split(' '))], sessionId, turnSeq],
+      [
+        inline(
+          `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+          ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true],
+        ),
+        inline(
+          `UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
+           last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
+           updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted`,
+          [wall, 0, instance, now, sessionId],
+        ),
+        inline(
+          `WITH old AS (SELECT n, deleted FROM ${t('turns')} WHERE session_id = $16 AND seq = $17),
+             updated AS (UPDATE ${t('turns')} SET (${columns}, search) = (${values}) WHERE n = (SELECT n FROM old) RETURNING n),
+             inserted AS (INSERT INTO ${t('turns')} (${columns}, search) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n),
+             forgotten AS (DELETE FROM ${t('vectors')} WHERE target = $18 AND record_id = $19 AND EXISTS (SELECT 1 FROM old WHERE NOT deleted))
+           SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n`,
+          [
+            sessionId,
+            turnSeq,
+            id,
+            'user',
+            content,
+            '',
+            '{}',
+            now,
+            1,
+            instance,
+            wall,
+            0,
+            '',
+            false,
+            [...new Set(content.split(' '))],
+            sessionId,
+            turnSeq,
+            'turn',
+            id,
+          ],
+        ),
+        inline(`INSERT INTO ${t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [[sessionId, id], seq]),
+        'COMMIT',
+      ].join(';\n'),
     );
-    await q(`INSERT INTO ${t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [[sessionId, id], seq]);
-    await q('COMMIT');
     return turnSeq;
   } catch (error) {
     await q('ROLLBACK');
@@ -151,9 +192,9 @@ async function rawWriter(url: string, schema: string, writer: number, sessionId:
   await client.connect();
   const { rows } = await client.query<{ origin_instance_id: string }>(`SELECT origin_instance_id FROM "${schema}".sessions WHERE id = $1`, [session]);
   const instance = rows[0]!.origin_instance_id;
-  const q: Query = async (text, values) => {
-    const result: pg.QueryResult | pg.QueryResult[] = await client.query(text, values);
-    return (Array.isArray(result) ? result[result.length - 1]! : result).rows;
+  const q: Query = async (text) => {
+    const result: pg.QueryResult | pg.QueryResult[] = await client.query(text);
+    return (Array.isArray(result) ? result : [result]).map((r) => r.rows);
   };
   let n = 0;
   return {

@@ -99,15 +99,17 @@ export class PostgresBackend implements StateBackend {
           savepoint: async (inner) => {
             if (!open) throw new ClosedError('this write transaction has ended');
             const name = `s${savepoints++}`;
-            await sql.rows(`SAVEPOINT ${name}`);
+            await sql.exec(`SAVEPOINT ${name}`);
             try {
               const result = await inner();
+              // Sends what `inner` left waiting: its errors are its own.
               await sql.rows(`RELEASE SAVEPOINT ${name}`);
               return result;
             } catch (error) {
               // Undoes the rows `inner` wrote (its positions stay taken: gaps), and clears an aborted transaction; it goes on.
-              await sql.rows(`ROLLBACK TO SAVEPOINT ${name}`);
-              await sql.rows(`RELEASE SAVEPOINT ${name}`);
+              // A statement of `inner` still waiting may fail first, in the same round trip: then the undo is sent again.
+              const undo = () => sql.rows(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+              await undo().catch(undo);
               if (collided(error)) collision ??= error;
               throw error;
             }
@@ -122,6 +124,7 @@ export class PostgresBackend implements StateBackend {
         }
       },
       beginWriting(this.db, 'shared'),
+      true,
     );
   }
 

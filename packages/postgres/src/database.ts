@@ -9,10 +9,28 @@ import { ClosedError, ValidationError } from '@agentstate/core';
 import { mapPgError } from './errors.js';
 import { EVENTS_CHANNEL } from './subscribe.js';
 
+/** A statement with `$n` parameters, and their values. */
+export type Statement = readonly [text: string, values?: readonly unknown[]];
+
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
   /** Rows of a statement with `$n` parameters. */
   rows<R>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /**
+   * A statement whose rows nobody reads. In a transaction it waits and goes
+   * to the server in the round trip of the next statement that returns rows
+   * (or of the `COMMIT`), whose error its own error then is: the work a
+   * write does while it holds locks costs few round trips.
+   */
+  exec(text: string, values?: readonly unknown[]): Promise<void>;
+  /** The rows of each of several statements, sent in one round trip (with what waits). */
+  batch(statements: readonly Statement[]): Promise<unknown[][]>;
+  /**
+   * How many statements this has sent or queued. What a statement read
+   * while the count was n is as fresh as a statement sent now, as long as
+   * the count is still n: nothing has run, or locked, in between.
+   */
+  readonly sent: number;
 }
 
 const INT8 = 20;
@@ -37,10 +55,83 @@ export function checkSchemaName(schema: unknown): string {
   return schema;
 }
 
-async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] = []): Promise<R[]> {
+/** The rows of each statement `text` holds: several without parameters go as one simple query, and answer one result each. */
+async function results(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] = []): Promise<unknown[][]> {
   const result: pg.QueryResult | pg.QueryResult[] = await client.query({ text, values: values as unknown[], types });
-  // Several statements without parameters (sent as one simple query) answer with one result each: the last one's rows.
-  return (Array.isArray(result) ? result[result.length - 1]!.rows : result.rows) as R[];
+  return Array.isArray(result) ? result.map((r) => r.rows) : [result.rows];
+}
+
+async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: readonly unknown[] = []): Promise<R[]> {
+  return (await results(client, text, values)).at(-1) as R[];
+}
+
+/** An element of an array literal: quoted, its quotes and backslashes escaped. */
+const element = (value: unknown): string => (value === null || value === undefined ? 'NULL' : `"${String(value).replace(/["\\]/g, '\\$&')}"`);
+
+/**
+ * The SQL literal of a parameter's value, as `pg` would send it: untyped
+ * text (the server infers its type from where it stands, as it does for a
+ * parameter), an array as an array literal, `null` as NULL.
+ */
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map(element).join(',')}}`);
+  return pg.escapeLiteral(typeof value === 'object' ? JSON.stringify(value) : String(value));
+}
+
+/** `statement` with its values written in as literals, so that it can join others in one simple query. */
+export function inline([text, values = []]: Statement): string {
+  return values.length === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
+}
+
+/** Statements that may wait at most, before they go by themselves. */
+const MAX_WAITING = 64;
+
+/**
+ * The `Sql` of a client inside a transaction. Statements given to `exec`
+ * (and an opening still to send) wait in `pending`; the next statement
+ * that returns rows takes them along in one simple query, their values
+ * written in as literals. Alone, a statement goes as a parameterised query.
+ */
+class TransactionSql implements Sql {
+  sent = 0;
+  /** Whether the transaction's opening has gone to the server. */
+  started: boolean;
+  readonly #pending: string[];
+
+  constructor(
+    private readonly client: pg.PoolClient,
+    /** The opening, when it is to go with the first statement. */
+    opening: readonly string[] | undefined,
+  ) {
+    this.#pending = [...(opening ?? [])];
+    this.started = opening === undefined;
+  }
+
+  async rows<R>(text: string, values?: readonly unknown[]): Promise<R[]> {
+    return (await this.batch([[text, values]]))[0] as R[];
+  }
+
+  async exec(text: string, values?: readonly unknown[]): Promise<void> {
+    this.sent += 1;
+    this.#pending.push(inline([text, values]));
+    // A fold queues many: they go in bounded round trips.
+    if (this.#pending.length >= MAX_WAITING) await this.#send([]);
+  }
+
+  batch(statements: readonly Statement[]): Promise<unknown[][]> {
+    this.sent += statements.length;
+    return this.#send(statements);
+  }
+
+  /** Sends what waits, then `statements`; the rows of each of `statements`. */
+  async #send(statements: readonly Statement[]): Promise<unknown[][]> {
+    this.started = true;
+    if (this.#pending.length === 0 && statements.length === 1) return results(this.client, statements[0]![0], statements[0]![1]);
+    const text = [...this.#pending.splice(0), ...statements.map(inline)].join(';\n');
+    const all = await results(this.client, text);
+    return all.slice(all.length - statements.length);
+  }
 }
 
 /** A pool and the schema agentstate's tables live in. */
@@ -63,22 +154,36 @@ export class Database implements Sql {
     return `"${this.schema}".${table}`;
   }
 
+  /** Statements sent through the pool (each may take another connection). */
+  sent = 0;
+
   rows<R>(text: string, values?: readonly unknown[]): Promise<R[]> {
+    return this.batch([[text, values]]).then((all) => all[0] as R[]);
+  }
+
+  async exec(text: string, values?: readonly unknown[]): Promise<void> {
+    await this.rows(text, values);
+  }
+
+  batch(statements: readonly Statement[]): Promise<unknown[][]> {
     if (this.#closed) return Promise.reject(new ClosedError('the PostgreSQL provider is closed'));
-    return run<R>(this.pool, text, values).catch((error: unknown) => {
+    this.sent += statements.length;
+    const sent = statements.length === 1 ? results(this.pool, statements[0]![0], statements[0]![1]) : results(this.pool, statements.map(inline).join(';\n'));
+    return sent.catch((error: unknown) => {
       throw mapPgError(error);
     });
   }
 
   /**
    * Runs `fn` in one transaction on one client (`begin` opens it: READ
-   * COMMITTED by default): committed
-   * when it resolves, rolled back when it throws. Driver errors become
-   * typed errors. `begin` may go on with statements without parameters
-   * (`BEGIN; SELECT …`), sent in the same round trip; `fn` gets the rows of
-   * the last. Several texts are sent one round trip each, in order.
+   * COMMITTED by default): committed when it resolves, rolled back when it
+   * throws. Driver errors become typed errors. `begin` may go on with
+   * statements without parameters (`BEGIN; SELECT …`); several texts are
+   * sent one round trip each, in order. A `lazy` opening waits for the first
+   * statement of `fn` and goes in its round trip; what `fn` leaves waiting
+   * goes with the `COMMIT`.
    */
-  async transaction<T>(fn: (sql: Sql, opened: unknown[]) => Promise<T>, begin: string | readonly string[] = 'BEGIN'): Promise<T> {
+  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin: string | readonly string[] = 'BEGIN', lazy = false): Promise<T> {
     if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
     let client: pg.PoolClient;
     try {
@@ -96,20 +201,23 @@ export class Database implements Sql {
     client.on('error', onError);
     // A failed opening may leave a session-level lock of its own (see `beginQuiescentRead`): that client is not reused.
     let begun = false;
+    const opening = typeof begin === 'string' ? [begin] : begin;
+    const sql = new TransactionSql(client, lazy ? opening : undefined);
     try {
-      let opened: unknown[] = [];
-      for (const text of typeof begin === 'string' ? [begin] : begin) opened = await run(client, text);
+      if (!lazy) for (const text of opening) await run(client, text);
       begun = true;
-      const result = await fn({ rows: (text, values) => run(client, text, values) }, opened);
-      await run(client, 'COMMIT');
+      const result = await fn(sql);
+      await sql.rows('COMMIT');
       return result;
     } catch (error) {
       if (!begun) broken = true;
-      try {
-        await run(client, 'ROLLBACK');
-      } catch {
-        // The connection is gone: the server rolls back by itself; the client must not be reused.
-        broken = true;
+      if (sql.started) {
+        try {
+          await run(client, 'ROLLBACK');
+        } catch {
+          // The connection is gone: the server rolls back by itself; the client must not be reused.
+          broken = true;
+        }
       }
       throw mapPgError(error);
     } finally {

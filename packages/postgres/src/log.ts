@@ -185,7 +185,7 @@ export class PostgresLog implements Log {
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
   async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
     const { event, text, values, validated } = prepareEvent(input, seq, this.#now, () => previous, check ? { upcasters: this.#upcasters } : undefined);
-    await sql.rows(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
+    await sql.exec(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
       ...values,
       validated,
     ]);

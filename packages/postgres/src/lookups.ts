@@ -46,12 +46,26 @@ export interface TableLookups extends StateLookups {
  */
 export function tableLookups(db: Database, sql: Sql, locking = false): TableLookups {
   const lock = locking ? ' FOR UPDATE' : '';
+  // A session's last turn number, read with its row: valid while no statement has run since (`sql.sent`).
+  let lastTurn: { sessionId: string; seq: number; at: number } | undefined;
   const one = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T | undefined> => {
     const [row] = await sql.rows<R>(text, params);
     return row === undefined ? undefined : map(row);
   };
+  const lastTurnSeq = `SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`;
   return {
-    session: (id) => one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1${lock}`, rowCodec.sessionFromRow, [id]),
+    // In a write, a session's look-up is most often followed by its last turn number's (a turn's append):
+    // both come in one round trip, the number read after the row's lock.
+    session: async (id) => {
+      const select = `SELECT * FROM ${db.t('sessions')} WHERE id = $1${lock}`;
+      if (!locking) return one<rowCodec.SessionRow, Session>(select, rowCodec.sessionFromRow, [id]);
+      const [rows, last] = (await sql.batch([
+        [select, [id]],
+        [lastTurnSeq, [id]],
+      ])) as [rowCodec.SessionRow[], { seq: number | null }[]];
+      lastTurn = { sessionId: id, seq: last[0]?.seq ?? 0, at: sql.sent };
+      return rows[0] === undefined ? undefined : rowCodec.sessionFromRow(rows[0]);
+    },
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
     turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),
     recordSeqs: async (id) =>
@@ -73,7 +87,10 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
       return purgeableRows(db, sql, selector);
     },
     lastTurnSeq: async (sessionId) => {
-      const [row] = await sql.rows<{ seq: number | null }>(`SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`, [sessionId]);
+      const found = lastTurn?.sessionId === sessionId && lastTurn.at === sql.sent ? lastTurn.seq : undefined;
+      lastTurn = undefined;
+      if (found !== undefined) return found;
+      const [row] = await sql.rows<{ seq: number | null }>(lastTurnSeq, [sessionId]);
       return row?.seq ?? 0;
     },
     lastTurns: async (sessionId, n) =>

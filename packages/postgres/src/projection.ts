@@ -7,9 +7,8 @@
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
 import { changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec } from '@agentstate/core/backend';
-import { CorruptionError } from '@agentstate/core';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
-import type { Database, Sql } from './database.js';
+import type { Database, Sql, Statement } from './database.js';
 import { indexLexemes } from './lexical.js';
 import { valueColumn } from './metadata.js';
 
@@ -51,12 +50,12 @@ export class Projection {
   async indexRecords(sql: Sql, change: StateChange, seq: number): Promise<void> {
     const ids = changeRecordIds(change);
     if (ids.length === 0) return;
-    await sql.rows(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [ids, seq]);
+    await sql.exec(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [ids, seq]);
   }
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */
   async putOperation(sql: Sql, entry: OperationEntry): Promise<void> {
-    await sql.rows(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, rowCodec.operationValues(entry));
+    await sql.exec(`INSERT INTO ${this.db.t('operations')} (id, seq, input_hash) VALUES ($1, $2, $3)`, rowCodec.operationValues(entry));
   }
 
   /** Writes one record's post-image: the single writer behind `apply` and the fold. */
@@ -81,104 +80,113 @@ export class Projection {
     }
   }
 
-  /** Moves a live session to its next version after `turn` (core's `sessionAfterTurn`) without reading it. */
+  /**
+   * Moves a live session to its next version after `turn` (core's
+   * `sessionAfterTurn`) without reading it: the stamper found the session
+   * live, locked, in this transaction, and so did the fold's rule.
+   */
   async #bumpSession(sql: Sql, turn: Turn): Promise<void> {
     // Instants compare as text in code-point order, whatever the database's collation.
     // The writer is stored as '' when it is the origin, as core's row codec stores it.
-    const rows = await sql.rows<{ id: string }>(
+    await sql.exec(
       `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
        last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
-       updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted RETURNING id`,
+       updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted`,
       [turn.updatedHlc.wall, turn.updatedHlc.counter, turn.lastWriterId, turn.createdAt, turn.sessionId],
     );
-    // The stamper read the session live in this transaction, so only a damaged schema gets here.
-    if (rows.length !== 1)
-      throw new CorruptionError('database', 0, `schema ${this.db.schema} is damaged: session ${JSON.stringify(turn.sessionId)} has no live row`);
   }
 
   async #putSession(sql: Sql, session: Session): Promise<void> {
-    await sql.rows(
+    await sql.exec(
       `INSERT INTO ${this.db.t('sessions')} (${rowCodec.SESSION_COLUMNS}) VALUES (${placeholders(rowCodec.SESSION_COLUMNS)})
        ${rowCodec.onConflictUpdate(rowCodec.SESSION_COLUMNS, 'id')}`,
       rowCodec.sessionValues(session),
     );
     // The turns of a deleted session stay rows; their vectors go with the session, so a nearest-neighbour search never spends its k on them.
     if (session.deleted)
-      await sql.rows(
+      await sql.exec(
         `DELETE FROM ${this.db.t('vectors')} WHERE target = 'turn' AND record_id IN (SELECT id FROM ${this.db.t('turns')} WHERE session_id = $1)`,
         [session.id],
       );
   }
 
   /**
-   * Inserts or updates a row keyed by `slot`; returns its `n` and whether it
-   * was live before. One statement (one round trip under the head lock):
-   * the old row is read, updated or, when there is none, a new one inserted.
+   * The statement that inserts or updates a row keyed by `slot`, in one
+   * statement: the old row is read, updated or, when there is none, a new
+   * one inserted; a record that was live loses its vectors (`vectors` names
+   * their target and the record id's parameter). It selects the row's `n`.
    */
-  async #upsert(
-    sql: Sql,
+  #upsert(
     table: string,
     columns: string,
     values: unknown[],
     slot: { where: string; params: unknown[] },
     text: string | null,
-  ): Promise<{ n: number; wasLive: boolean }> {
+    vectors?: { target: 'memory' | 'turn'; id: string },
+  ): Statement {
     const search = text === null ? null : indexLexemes(text);
     const count = columns.split(',').length;
-    // The slot's parameters follow the row's and its lexemes.
+    // The slot's parameters follow the row's and its lexemes, then the vectors' target and record id.
     const where = slot.where.replace(/\$(\d+)/g, (_, i: string) => `$${count + 1 + Number(i)}`);
-    const [row] = await sql.rows<{ n: number; was_live: boolean }>(
-      `WITH old AS (SELECT n, deleted FROM ${this.db.t(table)} WHERE ${where}),
-         updated AS (UPDATE ${this.db.t(table)} SET (${columns}, search) = (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[]))
-                     WHERE n = (SELECT n FROM old) RETURNING n),
-         inserted AS (INSERT INTO ${this.db.t(table)} (${columns}, search)
-                      SELECT ${placeholders(columns)}, array_to_tsvector($${count + 1}::text[]) WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n)
-       SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n, coalesce((SELECT NOT deleted FROM old), false) AS was_live`,
-      [...values, search, ...slot.params],
-    );
-    return { n: row!.n, wasLive: row!.was_live };
+    const target = count + 2 + slot.params.length;
+    const parts = [
+      `old AS (SELECT n, deleted FROM ${this.db.t(table)} WHERE ${where})`,
+      `updated AS (UPDATE ${this.db.t(table)} SET (${columns}, search) = (${placeholders(columns)}, array_to_tsvector($${count + 1}::text[]))
+        WHERE n = (SELECT n FROM old) RETURNING n)`,
+      `inserted AS (INSERT INTO ${this.db.t(table)} (${columns}, search)
+        SELECT ${placeholders(columns)}, array_to_tsvector($${count + 1}::text[]) WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n)`,
+    ];
+    if (vectors !== undefined)
+      parts.push(
+        `forgotten AS (DELETE FROM ${this.db.t('vectors')} WHERE target = $${target} AND record_id = $${target + 1} AND EXISTS (SELECT 1 FROM old WHERE NOT deleted))`,
+      );
+    return [
+      `WITH ${parts.join(',\n')} SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n`,
+      [...values, search, ...slot.params, ...(vectors === undefined ? [] : [vectors.target, vectors.id])],
+    ];
   }
 
   async #putTurn(sql: Sql, turn: Turn): Promise<void> {
-    const { wasLive } = await this.#upsert(
-      sql,
-      'turns',
-      rowCodec.TURN_COLUMNS,
-      rowCodec.turnValues(turn),
-      { where: 'session_id = $1 AND seq = $2', params: [turn.sessionId, turn.seq] },
-      turn.deleted ? null : turn.content,
+    await sql.exec(
+      ...this.#upsert(
+        'turns',
+        rowCodec.TURN_COLUMNS,
+        rowCodec.turnValues(turn),
+        { where: 'session_id = $1 AND seq = $2', params: [turn.sessionId, turn.seq] },
+        turn.deleted ? null : turn.content,
+        { target: 'turn', id: turn.id },
+      ),
     );
-    if (wasLive) await this.#forgetVectors(sql, 'turn', turn.id);
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {
-    await this.#upsert(
-      sql,
-      'skills',
-      rowCodec.SKILL_COLUMNS,
-      rowCodec.skillValues(skill),
-      { where: 'id = $1', params: [skill.id] },
-      skill.deleted ? null : skillSearchText(skill),
+    await sql.exec(
+      ...this.#upsert(
+        'skills',
+        rowCodec.SKILL_COLUMNS,
+        rowCodec.skillValues(skill),
+        { where: 'id = $1', params: [skill.id] },
+        skill.deleted ? null : skillSearchText(skill),
+      ),
     );
   }
 
   async #putMemory(sql: Sql, item: MemoryItem): Promise<void> {
-    const { n, wasLive } = await this.#upsert(
-      sql,
+    const [text, values] = this.#upsert(
       'memory',
       rowCodec.MEMORY_COLUMNS,
       rowCodec.memoryValues(item),
       { where: 'id = $1', params: [item.id] },
       item.deleted ? null : item.content,
+      { target: 'memory', id: item.id },
     );
-    if (wasLive) {
-      await sql.rows(`DELETE FROM ${this.db.t('memory_meta')} WHERE item_n = $1`, [n]);
-      await this.#forgetVectors(sql, 'memory', item.id);
-    }
+    const [{ n }] = (await sql.rows<{ n: number }>(text, values)) as [{ n: number }];
+    // The item's metadata leaves are written again whole: the old ones go whatever the item was.
+    await sql.exec(`DELETE FROM ${this.db.t('memory_meta')} WHERE item_n = $1`, [n]);
     if (item.deleted) return;
     const leaves = rowCodec.metadataLeaves(item.metadata);
     if (leaves.length === 0) return;
-    await sql.rows(
+    await sql.exec(
       `INSERT INTO ${this.db.t('memory_meta')} (item_n, path, type, text_value, number_value)
        SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::float8[])`,
       [
@@ -189,9 +197,5 @@ export class Projection {
         leaves.map((l) => (valueColumn(l.type) === 'number_value' ? l.value : null)),
       ],
     );
-  }
-
-  async #forgetVectors(sql: Sql, target: 'memory' | 'turn', id: string): Promise<void> {
-    await sql.rows(`DELETE FROM ${this.db.t('vectors')} WHERE target = $1 AND record_id = $2`, [target, id]);
   }
 }

@@ -64,6 +64,9 @@ describe('history on PostgreSQL', () => {
         statements += 1;
         return db.rows(text, values);
       },
+      exec: (text, values) => db.exec(text, values),
+      batch: (all) => db.batch(all),
+      sent: 0,
     };
     const lookups = tableLookups(db, counted);
     expect(lookups.recordEvents).toBeDefined();

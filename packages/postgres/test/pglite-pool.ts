@@ -31,10 +31,11 @@ export function pglitePool(db: PGlite): pg.Pool {
   };
   const query = async (config: { text: string; values?: unknown[] } | string) => {
     const { text, values = [] } = typeof config === 'string' ? { text: config } : config;
-    // A statement without parameters may be a script of several (the creation script): the simple protocol runs those.
+    // A statement without parameters may be a script of several (the creation script, a write's batch): the simple
+    // protocol runs those, and answers one result each, as `pg` does.
     if (values.length === 0) {
       const results = await db.exec(text, { parsers });
-      return { rows: results.at(-1)?.rows ?? [] };
+      return results.length === 1 ? { rows: results[0]!.rows } : results.map((result) => ({ rows: result.rows }));
     }
     return { rows: (await db.query(text, values as unknown[], { parsers })).rows };
   };

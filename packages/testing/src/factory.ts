@@ -154,7 +154,7 @@ export interface LogFactory {
 
 /** Options of {@link runProviderConformance}. */
 export interface ProviderSuiteOptions {
-  /** Per-check timeout in milliseconds. Default: 60 000. */
+  /** Per-check timeout in milliseconds: a guard against a hang, not a bound on speed. Default: 600 000. */
   timeout?: number;
   /** Runs of each property-based check (fresh storage per run). Default: 20. */
   propertyRuns?: number;
@@ -170,7 +170,7 @@ export interface ProviderSuiteOptions {
 
 /** Options of {@link runLogConformance}. */
 export interface LogSuiteOptions {
-  /** Per-check timeout in milliseconds. Default: 60 000. */
+  /** Per-check timeout in milliseconds: a guard against a hang, not a bound on speed. Default: 600 000. */
   timeout?: number;
 }
 

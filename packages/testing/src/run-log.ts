@@ -18,7 +18,8 @@ import { logChecks } from './log/checks.js';
  * ```
  */
 export function runLogConformance(factory: LogFactory, options: LogSuiteOptions = {}): void {
-  const timeout = options.timeout ?? 60_000;
+  // A guard against a hang, never a bound on speed.
+  const timeout = options.timeout ?? 600_000;
   const injectableClock = factory.capabilities?.injectableClock ?? true;
 
   describe(`agentstate log conformance: ${factory.name}`, () => {

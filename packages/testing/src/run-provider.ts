@@ -7,7 +7,8 @@ import type { ProviderFactory, ProviderSuiteOptions, ResolvedCapabilities } from
 import { providerChecks } from './provider/index.js';
 import { Env, probeCapabilities } from './suite/harness.js';
 
-const DEFAULT_TIMEOUT = 60_000;
+/** A guard against a hang, never a bound on speed: a loaded machine may take minutes for a property check. */
+const DEFAULT_TIMEOUT = 600_000;
 const DEFAULT_PROPERTY_RUNS = 20;
 
 /**

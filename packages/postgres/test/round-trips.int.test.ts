@@ -1,0 +1,106 @@
+/**
+ * The write path's round trips (issue 29, "few round trips"): a write
+ * transaction sends what nobody reads together with the next statement that
+ * returns rows, its values written in as literals. These tests hold the
+ * literals to the parameters they stand for, the errors of waiting
+ * statements to the statement that carries them, and an `appendTurn` to three
+ * round trips.
+ */
+import fc from 'fast-check';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConflictError } from '@agentstate/core';
+import { Database, openPool } from '../src/database.js';
+import { freshSchema, testServer } from './cluster.js';
+import { fresh } from './helpers.js';
+
+/** Text PostgreSQL stores: any string without NUL. */
+const arbText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replaceAll('\u0000', ''));
+
+describe('a write transaction', () => {
+  let db: Database;
+  let table: string;
+
+  beforeAll(async () => {
+    const { url } = await testServer();
+    const { pool } = openPool(url, { max: 2 });
+    const schema = freshSchema();
+    db = new Database(pool, schema, true);
+    await db.rows(`CREATE SCHEMA "${schema}"`);
+    table = db.t('items');
+    await db.rows(`CREATE TABLE ${table} (id int PRIMARY KEY, label text)`);
+  });
+
+  afterAll(async () => {
+    await db.rows(`DROP SCHEMA "${db.schema}" CASCADE`);
+    await db.close();
+  });
+
+  it('property: a value written in as a literal reads back as the same value sent as a parameter', async () => {
+    const arbValues = fc.tuple(
+      arbText,
+      fc.array(fc.option(arbText, { nil: null }), { maxLength: 5 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.integer(),
+      fc.boolean(),
+    );
+    await fc.assert(
+      fc.asyncProperty(arbValues, async (values) => {
+        const text = 'SELECT $1::text AS text, $2::text[] AS array, $3::float8 AS double, $4::int AS int, $5::boolean AS bool, $6::text AS missing';
+        const sent = [...values, null];
+        const asParameters = await db.rows(text, sent);
+        // Two statements in one batch go as one simple query: both written in as literals.
+        const [, asLiterals] = await db.transaction((sql) => sql.batch([['SELECT 1'], [text, sent]]));
+        expect(asLiterals).toEqual(asParameters);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('sends the statements that wait with the next one, which fails with their error, and a failed transaction leaves nothing', async () => {
+    const write = db.transaction(async (sql) => {
+      await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [1, "it's"]);
+      await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [1, 'again']);
+      return sql.rows('SELECT 1');
+    });
+    await expect(write).rejects.toBeInstanceOf(ConflictError);
+    expect(await db.rows(`SELECT * FROM ${table}`)).toEqual([]);
+  });
+
+  it('commits what waits with the COMMIT, however many statements wait', async () => {
+    await db.transaction(async (sql) => {
+      for (let id = 1; id <= 200; id += 1) await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [id, `label ${id}`]);
+    });
+    expect(await db.rows(`SELECT count(*)::int AS n, min(label) AS first FROM ${table}`)).toEqual([{ n: 200, first: 'label 1' }]);
+    await db.rows(`DELETE FROM ${table}`);
+  });
+});
+
+describe('appendTurn', () => {
+  it('costs three round trips on its connection: the look-ups with the lock, the position, then the writes with the COMMIT', async () => {
+    const { provider, close } = await fresh();
+    const query = pg.Client.prototype.query;
+    const sent: string[] = [];
+    try {
+      const session = await provider.sessions.create({ title: 'round trips' });
+      await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+      // Counted on the driver's own client: every round trip is one call of `query`.
+      pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
+        const config = args[0] as string | { text: string };
+        sent.push(typeof config === 'string' ? config : config.text);
+        return (query as (...a: unknown[]) => unknown).apply(this, args);
+      } as typeof query;
+      const turn = await provider.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
+      pg.Client.prototype.query = query;
+      expect(turn.seq).toBe(2);
+      // The subscribers' wake-up goes on a connection of its own, after the commit.
+      const write = sent.filter((text) => !text.includes('pg_notify'));
+      expect(write).toHaveLength(3);
+      expect(write[0]).toMatch(/^BEGIN;[\s\S]*FOR UPDATE[\s\S]*max\(seq\)/);
+      expect(write[2]).toMatch(/^INSERT INTO[\s\S]*COMMIT$/);
+    } finally {
+      pg.Client.prototype.query = query;
+      await close();
+    }
+  });
+});
