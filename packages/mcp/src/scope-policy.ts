@@ -28,11 +28,6 @@ export class ScopeDeniedError extends AgentStateError {
   readonly code = 'scope_denied' as const;
 }
 
-/** True when `scope` is `ancestor` or lies under it. */
-export function isWithin(scope: Scope, ancestor: Scope): boolean {
-  return scopeStartsWith(scope, ancestor);
-}
-
 /** The scope rules of one server. Immutable. */
 export class ScopePolicy {
   readonly bound: Scope;
@@ -80,12 +75,12 @@ export class ScopePolicy {
 
   /** True when records of `scope` may be written through this server. */
   canWrite(scope: Scope): boolean {
-    return sameScope(scope, this.bound) || (this.allowSubscopes && isWithin(scope, this.bound));
+    return sameScope(scope, this.bound) || (this.allowSubscopes && scopeStartsWith(scope, this.bound));
   }
 
   /** True when records of `scope` may be read through this server. */
   canRead(scope: Scope): boolean {
-    return this.canWrite(scope) || (this.readParents && isWithin(this.bound, scope));
+    return this.canWrite(scope) || (this.readParents && scopeStartsWith(this.bound, scope));
   }
 
   /** Throws unless records of `scope` may be read: as not found, so nothing else leaks. */
