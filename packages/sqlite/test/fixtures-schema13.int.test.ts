@@ -37,7 +37,7 @@ async function reads(p: SqliteProvider) {
     skillHistory: await p.history((await p.skills.get('fix-esm', { scope: { project: 'web' } })).id),
     memory: await p.memory.recall({ limit: 100 }),
     memoryWeb: await p.memory.recall({ scope: { project: 'web' }, includeParentScopes: true, limit: 100 }),
-    byKey: await p.memory.getByKey({ project: 'web' }, 'deploy-key'),
+    byKey: await p.memory.getByKey('deploy-key', { scope: { project: 'web' } }),
     where: await p.memory.recall({ where: { priority: { $gte: 2 } }, limit: 100 }),
     recallDeploy: await p.memory.recall({ query: 'deploy key' }),
     memoryHistory: await p.history(expected.byKey.id),

@@ -16,9 +16,6 @@ import type { Instant } from '../time/instant.js';
 import { formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
 import type { CheckpointStore, EventSourcedProvider, MemoryStore, Provider, SessionStore, SkillStore } from './types.js';
 import type { RetentionStore } from './retention.js';
-import type { ListSkillsOptions, ScopeOptions } from '../records/inputs.js';
-import type { ScopeInput } from '../records/scope.js';
-import { keyAndScope, scopeOptions } from './scope-arguments.js';
 
 /** A point of the `state` stream: a seq (0 is the empty state), or an instant (the last event at or before it). */
 export type PointInput = { seq: number } | { time: string };
@@ -203,19 +200,15 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     ...refuse('sessions', ['create', 'appendTurn', 'appendTurns', 'removeLastTurn', 'clear', 'replaceSuffix', 'delete', 'update']),
   };
   const skills: SkillStore = {
-    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.get(idOrSlug, scopeOptions(options)),
-    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => (await on(SKILLS)).skills.getAny(idOrSlug, scopeOptions(options)),
-    list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) =>
-      (await on(SKILLS)).skills.list(scopeOptions(first, legacy)),
+    get: async (idOrSlug, options) => (await on(SKILLS)).skills.get(idOrSlug, options),
+    getAny: async (idOrSlug, options) => (await on(SKILLS)).skills.getAny(idOrSlug, options),
+    list: async (options) => (await on(SKILLS)).skills.list(options),
     search: async (query, options) => (await on(SKILLS)).skills.search(query, options),
     ...refuse('skills', ['upsert', 'recordOutcome', 'delete']),
   };
   const memory: MemoryStore = {
     get: async (id) => (await on(MEMORY)).memory.get(id),
-    getByKey: async (first: string | ScopeInput, second?: string | ScopeOptions) => {
-      const { key, scope } = keyAndScope(first, second);
-      return (await on(MEMORY)).memory.getByKey(key as string, { scope });
-    },
+    getByKey: async (key, options) => (await on(MEMORY)).memory.getByKey(key, options),
     getAny: async (id) => (await on(MEMORY)).memory.getAny(id),
     recall: async (options) => (await on(MEMORY)).memory.recall(options),
     ...refuse('memory', ['write', 'writeMany', 'update', 'delete', 'sweep']),
