@@ -15,7 +15,7 @@ const targetSchema = z.object({ scope: scopeInputSchema });
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
-  /** The scope the server serves: a path, or the legacy object (mapped by the legacy rule); nothing given: the global scope. */
+  /** The scope the server serves, a path; nothing given: the global scope. */
   scope?: ScopeInput;
   /** Let calls target scopes under the bound one (e.g. a workspace under the bound project). */
   allowSubscopes?: boolean;

@@ -27,9 +27,9 @@ beforeAll(async () => {
   tmp = tempDir();
   const base = ['--db', tmp.db, '--embedder', 'none'];
   [web, shop, webOpen, global] = await Promise.all([
-    connectInMemory([...base, '--project', 'web']),
-    connectInMemory([...base, '--project', 'shop']),
-    connectInMemory([...base, '--project', 'web', '--allow-subscopes', '--read-parents']),
+    connectInMemory([...base, '--scope', 'project:web']),
+    connectInMemory([...base, '--scope', 'project:shop']),
+    connectInMemory([...base, '--scope', 'project:web', '--allow-subscopes', '--read-parents']),
     connectInMemory(base),
   ]);
   seeded.memory = (await call(web, 'remember', { content: 'The web team deploys on Tuesdays', kind: 'fact' })).item.id;
