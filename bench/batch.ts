@@ -66,7 +66,7 @@ const memory: Case = {
   async open(path) {
     const p = await openSqlite(path);
     return {
-      write: (from, to) => p.memory.writeMany(CONTENTS.slice(from, to).map((content, j) => ({ content, scope: { project: `p${(from + j) % 20}` } }))),
+      write: (from, to) => p.memory.writeMany(CONTENTS.slice(from, to).map((content, j) => ({ content, scope: [`project:p${(from + j) % 20}`] }))),
       close: () => p.close(),
     };
   },

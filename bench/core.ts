@@ -149,7 +149,7 @@ async function replayLog(): Promise<void> {
 
 async function snapshots(): Promise<void> {
   const p = createInMemoryProvider({ clock: new ManualClock(), entropy: seededEntropy(3) });
-  for (let i = 0; i < RECORDS; i += 1) await p.memory.write({ content: sentence(i), scope: { project: `p${i % 10}` } });
+  for (let i = 0; i < RECORDS; i += 1) await p.memory.write({ content: sentence(i), scope: [`project:p${i % 10}`] });
   let text = '';
   const write = await measure(async () => {
     text = encodeSnapshot(await p.snapshot());

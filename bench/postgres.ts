@@ -200,7 +200,7 @@ async function benchRecall(url: string, corpus: Corpus, rows: string[][], notes:
       clock.advance(1);
       const batch = Array.from({ length: Math.min(LOAD_BATCH, ITEMS - start) }, (_, j) => {
         const i = start + j;
-        return { content: corpus.sentence(10 + (i % 10)), kind: i % 3 === 0 ? 'preference' : 'fact', scope: { project: `p${i % 20}` } } as const;
+        return { content: corpus.sentence(10 + (i % 10)), kind: i % 3 === 0 ? 'preference' : 'fact', scope: [`project:p${i % 20}`] } as const;
       });
       await writer.memory.writeMany(batch);
     }
@@ -229,7 +229,7 @@ async function benchRecall(url: string, corpus: Corpus, rows: string[][], notes:
     rows,
     corpus,
     'recall lexical, one project scope',
-    (q) => p.memory.recall({ query: q, mode: 'lexical', scope: { project: 'p7' } }),
+    (q) => p.memory.recall({ query: q, mode: 'lexical', scope: ['project:p7'] }),
     'p50 ≤ 10 ms',
   );
   if (hybrid) {
@@ -246,7 +246,7 @@ async function benchRecall(url: string, corpus: Corpus, rows: string[][], notes:
       rows,
       corpus,
       'recall hybrid, exact fallback, one project scope',
-      (q) => p.memory.recall({ query: q, order: 'relevance', scope: { project: 'p7' } }),
+      (q) => p.memory.recall({ query: q, order: 'relevance', scope: ['project:p7'] }),
       'p50 ≤ 60 ms (pgvector)',
       20,
     );
@@ -351,7 +351,7 @@ async function benchPgvector(url: string, source: string, corpus: Corpus): Promi
     rows,
     corpus,
     'recall hybrid, pgvector HNSW, one project scope',
-    (q) => p.memory.recall({ query: q, order: 'relevance', scope: { project: 'p7' } }),
+    (q) => p.memory.recall({ query: q, order: 'relevance', scope: ['project:p7'] }),
     'p50 ≤ 60 ms',
   );
   await measureQueries(rows, corpus, 'recall lexical, recent (limit 20), for scale', (q) => p.memory.recall({ query: q, mode: 'lexical' }), '—');

@@ -220,7 +220,7 @@ async function benchRecall(): Promise<void> {
       clock.advance(1);
       const slice = contents.slice(i, i + 1_000);
       await writer.memory.writeMany(
-        slice.map((content, j) => ({ content, kind: (i + j) % 3 === 0 ? 'preference' : 'fact', scope: { project: `p${(i + j) % 20}` } })),
+        slice.map((content, j) => ({ content, kind: (i + j) % 3 === 0 ? 'preference' : 'fact', scope: [`project:p${(i + j) % 20}`] })),
       );
       for (let j = i; j < i + slice.length; j += 10)
         await writer.skills.upsert({ slug: `skill-${j}`, name: sentence(3), body: sentence(30), tags: [pick(), pick()] });
@@ -257,7 +257,7 @@ async function benchRecall(): Promise<void> {
   await row('recall lexical, recent (limit 20)', (q) => p.memory.recall({ query: q, mode: 'lexical' }), 'p50 ≤ 5 ms');
   await row('recall lexical, relevance (bm25, limit 20)', (q) => p.memory.recall({ query: q, mode: 'lexical', order: 'relevance' }), 'p50 ≤ 5 ms');
   await row('raw FTS5: bm25 top 20 of all-word matches, prefix terms', (q) => bm25.all(ftsMatch(q, ' AND ', true)), '—');
-  await row('recall lexical, one project scope', (q) => p.memory.recall({ query: q, mode: 'lexical', scope: { project: 'p7' } }), 'p50 ≤ 5 ms');
+  await row('recall lexical, one project scope', (q) => p.memory.recall({ query: q, mode: 'lexical', scope: ['project:p7'] }), 'p50 ≤ 5 ms');
   await row('skills.search (10,000 skills, limit 20)', (q) => p.skills.search(q, 20), 'p50 ≤ 5 ms');
   await row('recall semantic (100-d, limit 20)', (q) => p.memory.recall({ query: q, mode: 'semantic' }), '—');
   await row('raw sqlite-vec: k = 84 nearest (hybrid depth), query embedded', async (q) => knn.all(await vectorOf(q), 84), '—');
@@ -267,7 +267,7 @@ async function benchRecall(): Promise<void> {
     async (q) => [...knn.all(await vectorOf(q), 84), ...bm25Any.all(ftsMatch(q, ' OR ', true))],
     '—',
   );
-  await row('recall hybrid, one project scope', (q) => p.memory.recall({ query: q, order: 'relevance', scope: { project: 'p7' } }), 'p50 ≤ 60 ms');
+  await row('recall hybrid, one project scope', (q) => p.memory.recall({ query: q, order: 'relevance', scope: ['project:p7'] }), 'p50 ≤ 60 ms');
   await p.close();
   fts.close();
   vec.close();
@@ -349,7 +349,7 @@ async function benchRebuild(): Promise<void> {
     const r = random();
     if (sessions.length === 0 || r < 0.01) sessions.push((await source.sessions.create({ title: sentence(3) })).id);
     else if (r < 0.72) await source.sessions.appendTurn({ sessionId: sessions[Math.floor(random() * sessions.length)]!, role: 'user', content: sentence() });
-    else if (r < 0.9) items.push((await source.memory.write({ content: sentence(), scope: { project: `p${made % 20}` } })).id);
+    else if (r < 0.9) items.push((await source.memory.write({ content: sentence(), scope: [`project:p${made % 20}`] })).id);
     else if (r < 0.98) await source.skills.upsert({ slug: `skill-${Math.floor(random() * 2000)}`, body: sentence(20), tags: [pick()] });
     else if (items.length > 0) await source.memory.delete(items.splice(Math.floor(random() * items.length), 1)[0]!);
     made = await source.log.head('state');

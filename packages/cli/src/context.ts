@@ -34,11 +34,5 @@ export function show<T>(ctx: Context, value: T, human: string | ((value: T) => v
 export function withScopeFlags(command: Command, meaning: string): Command {
   return command
     .option('--scope <path>', 'the scope: labels separated by / (a/b/c), a JSON array of labels, or / for global')
-    .option('--instance <name>', 'legacy: the label instance:<name>')
-    .option('--project <name>', 'legacy: the label project:<name>')
-    .option('--workspace <name>', 'legacy: the label workspace:<name>')
-    .addHelpText(
-      'after',
-      `\nScope: ${meaning}. --scope web/api is the path ["web","api"]; the legacy flags make the labels instance:…, project:…, workspace:…, outermost first.`,
-    );
+    .addHelpText('after', `\nScope: ${meaning}. --scope web/api is the path ["web","api"].`);
 }

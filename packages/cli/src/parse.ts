@@ -45,32 +45,23 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-/** The scope flags every scoped command accepts: `--scope`, or the legacy level flags. */
+/** The scope flag every scoped command accepts. */
 export interface ScopeFlags {
   scope?: string;
-  instance?: string;
-  project?: string;
-  workspace?: string;
 }
 
 /**
- * The scope the flags name, or undefined when none was given: `--scope` as
- * {@link parseScopeText} reads it (`a/b`, `["a/b","c"]`, `/` for global), or
- * the legacy level flags, which core maps to `level:text` labels.
+ * The scope `--scope` names as {@link parseScopeText} reads it (`a/b`,
+ * `["a/b","c"]`, `/` for global), or undefined when it was not given.
  */
 export function scopeFrom(flags: ScopeFlags, flag = '--scope'): ScopeInput | undefined {
-  const { scope, instance, project, workspace } = flags;
-  const legacy = instance !== undefined || project !== undefined || workspace !== undefined;
-  if (scope !== undefined && legacy) throw new UserError(`give ${flag} or the legacy --instance/--project/--workspace flags, not both`);
-  if (scope !== undefined) {
-    try {
-      return parseScopeText(scope, flag);
-    } catch (error) {
-      if (error instanceof ValidationError) throw new UserError(error.message);
-      throw error;
-    }
+  if (flags.scope === undefined) return undefined;
+  try {
+    return parseScopeText(flags.scope, flag);
+  } catch (error) {
+    if (error instanceof ValidationError) throw new UserError(error.message);
+    throw error;
   }
-  return legacy ? { instance, project, workspace } : undefined;
 }
 
 /** Reads a whole text file, or stdin for `-`. */

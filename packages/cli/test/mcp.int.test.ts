@@ -15,7 +15,7 @@ describe('agentstate mcp', () => {
     const db = dir.path('state.db');
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [BIN, '--db', db, 'mcp', '--project', 'atlas'],
+      args: [BIN, '--db', db, 'mcp', '--scope', 'project:atlas'],
       env: { PATH: process.env.PATH ?? '' },
       stderr: 'pipe',
     });
@@ -24,7 +24,7 @@ describe('agentstate mcp', () => {
     cleanups.push(() => client.close());
     await client.callTool({ name: 'remember', arguments: { content: 'Atlas deploys on Fridays' } });
     const recalled = await client.callTool({ name: 'recall', arguments: { query: 'friday', mode: 'lexical' } });
-    const { hits } = recalled.structuredContent as { hits: { content: string; scope: { project: string } }[] };
+    const { hits } = recalled.structuredContent as { hits: { content: string; scope: string[] }[] };
     expect(hits.map((h) => [h.content, h.scope])).toEqual([['Atlas deploys on Fridays', ['project:atlas']]]);
     await client.close();
     const listed = cli(['memory', 'recall', 'friday', '--mode', 'lexical', '--json', '--db', db]);

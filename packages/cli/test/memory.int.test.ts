@@ -10,7 +10,7 @@ interface Hit {
   kind: string;
   content: string;
   score: number;
-  scope: { project: string };
+  scope: string[];
 }
 
 describe('agentstate memory', () => {
@@ -19,7 +19,9 @@ describe('agentstate memory', () => {
 
   it('writes facts from an argument or stdin and prints their ids', () => {
     ids.push(ok(['memory', 'write', 'The user prefers dark mode in every editor', '--kind', 'preference', '--source', 'chat', '--db', db]).trim());
-    ids.push(ok(['memory', 'write', '--file', '-', '--kind', 'fact', '--project', 'web', '--db', db], { input: 'Deploys go to Cloudflare Workers' }).trim());
+    ids.push(
+      ok(['memory', 'write', '--file', '-', '--kind', 'fact', '--scope', 'project:web', '--db', db], { input: 'Deploys go to Cloudflare Workers' }).trim(),
+    );
     const item = okJson(['memory', 'write', 'Releases happen on Tuesdays', '--kind', 'decision', '--db', db]);
     ids.push(item.id);
     expect(item).toMatchObject({ kind: 'decision', source: '', syncVersion: 1 });
@@ -32,7 +34,7 @@ describe('agentstate memory', () => {
     expect(all.every((h) => h.score === 1)).toBe(true);
     expect(okJson<Hit[]>(['memory', 'recall', 'DEPLOY', '--mode', 'lexical', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
     expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--kind', 'preference', '--kind', 'decision', '--db', db])).toHaveLength(2);
-    expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--project', 'web', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
+    expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--scope', 'project:web', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
     expect(okJson<Hit[]>(['memory', 'recall', '--mode', 'lexical', '--limit', '1', '--db', db])).toHaveLength(1);
     const any = okJson<Hit[]>(['memory', 'recall', 'dark editor tuesdays', '--mode', 'lexical', '--match', 'any', '--order', 'relevance', '--db', db]);
     expect(any.map((h) => h.id).sort()).toEqual([ids[0], ids[2]].sort());
@@ -45,7 +47,7 @@ describe('agentstate memory', () => {
   it('lists facts newest first, as sessions list and skills list list theirs', () => {
     expect(okJson<Hit[]>(['memory', 'list', '--db', db]).map((h) => h.id)).toEqual([...ids].reverse());
     expect(okJson<Hit[]>(['memory', 'list', '--kind', 'preference', '--db', db]).map((h) => h.id)).toEqual([ids[0]]);
-    expect(okJson<Hit[]>(['memory', 'list', '--project', 'web', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
+    expect(okJson<Hit[]>(['memory', 'list', '--scope', 'project:web', '--db', db]).map((h) => h.id)).toEqual([ids[1]]);
     const table = ok(['memory', 'list', '--limit', '2', '--db', db]).split('\n');
     expect(table[0]).toMatch(/^KIND +CREATED +CONTENT +ID$/);
     expect(table[1]).toContain('Releases happen on Tuesdays');

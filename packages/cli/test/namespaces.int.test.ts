@@ -1,4 +1,4 @@
-/** `--scope` paths on the command line, the legacy flags mapped by the legacy rule, descendants, and `agentstate namespaces`. */
+/** `--scope` paths on the command line, descendants, and `agentstate namespaces`. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers.js';
 import { fails, ok, okJson } from './in-process.js';
@@ -9,17 +9,18 @@ afterAll(tmp.cleanup);
 describe('agentstate scopes and namespaces', () => {
   const db = tmp.path('scopes.db');
 
-  it('takes --scope as a slash path, a JSON array or / for global, and the legacy flags as level:text labels', () => {
+  it('takes --scope as a slash path, a JSON array or / for global', () => {
     expect(okJson(['sessions', 'create', '--title', 'web', '--scope', 'team/web', '--db', db]).scope).toEqual(['team', 'web']);
     expect(okJson(['sessions', 'create', '--title', 'api', '--scope', '["team","web","a/b"]', '--db', db]).scope).toEqual(['team', 'web', 'a/b']);
     expect(okJson(['sessions', 'create', '--title', 'global', '--scope', '/', '--db', db]).scope).toEqual([]);
-    expect(okJson(['memory', 'write', 'legacy fact', '--project', 'web', '--workspace', 'api', '--db', db]).scope).toEqual(['project:web', 'workspace:api']);
+    expect(okJson(['memory', 'write', 'labelled fact', '--scope', 'project:web/workspace:api', '--db', db]).scope).toEqual(['project:web', 'workspace:api']);
     expect(okJson(['skills', 'upsert', 'deploy', '--scope', 'team', '--db', db]).scope).toEqual(['team']);
   });
 
-  it('refuses an empty label, and --scope together with a legacy flag, writing nothing', () => {
+  it('refuses an empty label, and the level flags of before --scope, writing nothing', () => {
     expect(fails(1, ['memory', 'write', 'x', '--scope', 'team//web', '--db', db])).toMatch(/--scope/);
-    expect(fails(1, ['memory', 'write', 'x', '--scope', 'team', '--project', 'web', '--db', db])).toMatch(/not both/);
+    for (const flag of ['--instance', '--project', '--workspace'])
+      expect(fails(1, ['memory', 'write', 'x', flag, 'web', '--db', db])).toMatch(/unknown option/);
     expect(okJson(['memory', 'recall', '--db', db])).toHaveLength(1);
   });
 

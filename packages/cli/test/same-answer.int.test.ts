@@ -130,9 +130,9 @@ describe('the same recall through the library, the CLI and the MCP server', () =
     }
     const text = describeScope(scope);
     expect(text).toBe('["project:a/b","workspace:x y"]');
-    const shown = ok(['skills', 'show', 'deploy', '--project', 'a/b', '--workspace', 'x y', '--db', db]).split('\n');
+    const shown = ok(['skills', 'show', 'deploy', '--scope', text, '--db', db]).split('\n');
     expect(shown.find((line) => line.startsWith('scope:'))?.replace(/^scope:\s+/, '')).toBe(text);
-    const server = await connect([MCP_BIN, '--db', db, '--project', 'a/b', '--workspace', 'x y']);
+    const server = await connect([MCP_BIN, '--db', db, '--scope', text]);
     expect(server.getInstructions()).toContain(`bound to scope ${text}.`);
     const resource = await server.readResource({ uri: 'agentstate://skills/deploy' });
     expect((resource.contents[0] as { text: string }).text).toContain(`- scope: ${text}\n`);

@@ -37,7 +37,7 @@ describe('agentstate skills', () => {
     writeFileSync(file, JSON.stringify({ slug: 'deploy', name: 'Deploy alpha', body: 'from the file', tags: ['alpha'] }));
     const body = tmp.path('body.md');
     writeFileSync(body, '1. build\n2. ship\n');
-    const skill = okJson<Skill>(['skills', 'upsert', '--file', file, '--project', 'alpha', '--body-file', body, '--db', db]);
+    const skill = okJson<Skill>(['skills', 'upsert', '--file', file, '--scope', 'project:alpha', '--body-file', body, '--db', db]);
     expect(skill).toMatchObject({
       slug: 'deploy',
       name: 'Deploy alpha',
@@ -49,19 +49,19 @@ describe('agentstate skills', () => {
 
   it('lists by exact scope', () => {
     expect(okJson<Skill[]>(['skills', 'list', '--db', db]).map((s) => s.name)).toEqual(['Deploy']);
-    expect(okJson<Skill[]>(['skills', 'list', '--project', 'alpha', '--db', db]).map((s) => s.name)).toEqual(['Deploy alpha']);
-    expect(okJson<Skill[]>(['skills', 'list', '--project', 'beta', '--db', db])).toEqual([]);
-    const table = ok(['skills', 'list', '--project', 'alpha', '--db', db]);
+    expect(okJson<Skill[]>(['skills', 'list', '--scope', 'project:alpha', '--db', db]).map((s) => s.name)).toEqual(['Deploy alpha']);
+    expect(okJson<Skill[]>(['skills', 'list', '--scope', 'project:beta', '--db', db])).toEqual([]);
+    const table = ok(['skills', 'list', '--scope', 'project:alpha', '--db', db]);
     expect(table).toMatch(/^SLUG\s+NAME\s+SCOPE\s+VER\s+SYNC\s+WINS\s+TAGS\s+ID\n/);
     expect(table).toContain('project:alpha');
-    expect(ok(['skills', 'list', '--project', 'beta', '--db', db])).toBe('(no skills in this scope)\n');
+    expect(ok(['skills', 'list', '--scope', 'project:beta', '--db', db])).toBe('(no skills in this scope)\n');
   });
 
   it('gets by id or slug, resolving along the scope chain', () => {
     const global = okJson<Skill>(['skills', 'show', 'deploy', '--db', db]);
     expect(global.name).toBe('Deploy');
     expect(okJson<Skill>(['skills', 'show', global.id, '--db', db]).id).toBe(global.id);
-    expect(okJson<Skill>(['skills', 'show', 'deploy', '--project', 'alpha', '--workspace', 'w1', '--db', db]).name).toBe('Deploy alpha');
+    expect(okJson<Skill>(['skills', 'show', 'deploy', '--scope', 'project:alpha/workspace:w1', '--db', db]).name).toBe('Deploy alpha');
     const text = ok(['skills', 'show', 'deploy', '--db', db]);
     expect(text).toMatch(/^outcomes: +0 wins of 0 uses$/m);
     expect(text.trim().endsWith('ship faster')).toBe(true);
@@ -73,7 +73,7 @@ describe('agentstate skills', () => {
     expect(okJson<Skill[]>(['skills', 'search', 'faster', '--db', db]).map((s) => s.name)).toEqual(['Deploy']);
     expect(okJson<Skill[]>(['skills', 'search', 'OPS', '--db', db]).map((s) => s.slug)).toEqual(['deploy', 'rollback']);
     expect(okJson<Skill[]>(['skills', 'search', 'ops', '--limit', '1', '--db', db])).toHaveLength(1);
-    expect(okJson<Skill[]>(['skills', 'search', 'build', '--project', 'alpha', '--db', db]).map((s) => s.name)).toEqual(['Deploy alpha']);
+    expect(okJson<Skill[]>(['skills', 'search', 'build', '--scope', 'project:alpha', '--db', db]).map((s) => s.name)).toEqual(['Deploy alpha']);
     expect(okJson<Skill[]>(['skills', 'search', 'ship OR "(', '--db', db])).toEqual([]);
     expect(ok(['skills', 'search', 'nothing-like-this', '--db', db])).toBe('(no matching skills)\n');
   });
@@ -133,7 +133,7 @@ describe('agentstate skills by slug without a scope flag (issue 12)', () => {
 
   it("deletes only the global skill, then refuses and names the scopes instead of deleting project p's", () => {
     ok(['skills', 'upsert', 'deploy', '--body', 'global', '--db', db]);
-    ok(['skills', 'upsert', 'deploy', '--body', 'p', '--project', 'p', '--db', db]);
+    ok(['skills', 'upsert', 'deploy', '--body', 'p', '--scope', 'project:p', '--db', db]);
     expect(ok(['skills', 'delete', 'deploy', '--db', db])).toBe('deleted skill deploy (global)\n');
     const before = head(db);
     const refusal = 'agentstate: skill not found: deploy (not in the global scope; live in project:p: pass a scope to name one)';
@@ -141,15 +141,15 @@ describe('agentstate skills by slug without a scope flag (issue 12)', () => {
     expect(fails(1, ['skills', 'outcome', 'deploy', '--success', '--db', db])).toBe(refusal);
     expect(fails(1, ['skills', 'show', 'deploy', '--db', db])).toBe(refusal);
     expect(head(db)).toBe(before);
-    expect(okJson<Skill>(['skills', 'show', 'deploy', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0, deleted: false });
-    expect(ok(['skills', 'delete', 'deploy', '--project', 'p', '--db', db])).toBe('deleted skill deploy (project:p)\n');
+    expect(okJson<Skill>(['skills', 'show', 'deploy', '--scope', 'project:p', '--db', db])).toMatchObject({ body: 'p', uses: 0, deleted: false });
+    expect(ok(['skills', 'delete', 'deploy', '--scope', 'project:p', '--db', db])).toBe('deleted skill deploy (project:p)\n');
   });
 
   it('records an outcome on the global skill only', () => {
     ok(['skills', 'upsert', 'lint', '--body', 'global', '--db', db]);
-    ok(['skills', 'upsert', 'lint', '--body', 'p', '--project', 'p', '--db', db]);
+    ok(['skills', 'upsert', 'lint', '--body', 'p', '--scope', 'project:p', '--db', db]);
     expect(okJson<Skill>(['skills', 'outcome', 'lint', '--success', '--db', db])).toMatchObject({ scope: [], uses: 1 });
-    expect(okJson<Skill>(['skills', 'show', 'lint', '--project', 'p', '--db', db])).toMatchObject({ body: 'p', uses: 0 });
+    expect(okJson<Skill>(['skills', 'show', 'lint', '--scope', 'project:p', '--db', db])).toMatchObject({ body: 'p', uses: 0 });
   });
 });
 

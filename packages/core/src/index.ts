@@ -150,7 +150,6 @@ export type { Page } from './paging/cursor.js';
 export type { JsonObject, JsonValue } from './records/json.js';
 export {
   GLOBAL_SCOPE,
-  LEGACY_SCOPE_LEVELS,
   type LegacyScope,
   type ScopeInput,
   legacyScope,

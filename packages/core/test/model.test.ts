@@ -11,7 +11,7 @@ import type { EventSourcedProvider } from '@agentstate/core';
 
 const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'Éclair', 'deploy', 'deployment'];
 const SLUGS = ['s1', 's2', 's3'];
-const SCOPES = [{}, { project: 'p' }, { project: 'p', workspace: 'w' }];
+const SCOPES = [[], ['project:p'], ['project:p', 'workspace:w']];
 
 type Op =
   | { op: 'createSession' }

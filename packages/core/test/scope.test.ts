@@ -25,7 +25,7 @@ describe('the legacy rule', () => {
     expect(legacyScope({})).toEqual([]);
     expect(legacyScope({ instance: '', project: 'web', workspace: '' })).toEqual(['project:web']);
     expect(legacyScope({ instance: 'laptop', project: 'web', workspace: 'api' })).toEqual(['instance:laptop', 'project:web', 'workspace:api']);
-    expect(toScope({ workspace: 'api' })).toEqual(['workspace:api']);
+    expect(toScope(['workspace:api'])).toEqual(['workspace:api']);
   });
 
   it('keeps every old parent chain exactly', () => {
@@ -44,8 +44,8 @@ describe('the legacy rule', () => {
     );
   });
 
-  it('is what a scope input in the old object form becomes; a path is checked label by label', () => {
-    expect(scopeInputSchema.parse({ project: 'p', workspace: 'w' })).toEqual(['project:p', 'workspace:w']);
+  it('reads only old logs: a scope input in the old object form is refused; a path is checked label by label', () => {
+    expect(scopeInputSchema.safeParse({ project: 'p', workspace: 'w' }).success).toBe(false);
     expect(scopeInputSchema.parse(['a', 'b'])).toEqual(['a', 'b']);
     expect(scopeInputSchema.safeParse(['a', '']).success).toBe(false);
     expect(scopeInputSchema.safeParse(Array.from({ length: 17 }, () => 'x')).success).toBe(false);

@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/open/defaults';
-import type { LegacyScope, ScopeInput } from '@agentstate/core';
+import type { ScopeInput } from '@agentstate/core';
 import { parseScopeText, ValidationError } from '@agentstate/core';
 import type { RunMcpServerOptions } from './run.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from './transports/http.js';
@@ -36,9 +36,6 @@ Database
 Scope (fixed for the life of the server)
   --scope PATH          bind to this scope: labels separated by / (team/web),
                         a JSON array of labels, or / for global
-  --instance NAME       legacy: the label instance:NAME
-  --project NAME        legacy: the label project:NAME
-  --workspace NAME      legacy: the label workspace:NAME
   --allow-subscopes     let calls narrow to scopes under the bound one
   --read-parents        let reads include the bound scope's parents (global skills…)
   --allow-purge         offer the purge tool, which erases records for good
@@ -67,11 +64,9 @@ function nonEmpty(flag: string, value: string | undefined): string | undefined {
   return value;
 }
 
-/** The bound scope: `--scope` (`a/b`, a JSON array, `/` for global), or the legacy level flags mapped by the legacy rule. */
-function boundScope(scope: string | undefined, legacy: LegacyScope): ScopeInput {
-  const hasLegacy = Object.values(legacy).some((level) => level !== undefined);
-  if (scope !== undefined && hasLegacy) throw new UsageError('give --scope or the legacy --instance/--project/--workspace flags, not both');
-  if (scope === undefined) return legacy;
+/** The bound scope: `--scope` (`a/b`, a JSON array, `/` for global); the global scope when not given. */
+function boundScope(scope: string | undefined): ScopeInput {
+  if (scope === undefined) return [];
   try {
     return parseScopeText(scope, '--scope');
   } catch (error) {
@@ -93,9 +88,6 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
         db: { type: 'string' },
         embedder: { type: 'string' },
         scope: { type: 'string' },
-        instance: { type: 'string' },
-        project: { type: 'string' },
-        workspace: { type: 'string' },
         'allow-subscopes': { type: 'boolean' },
         'read-parents': { type: 'boolean' },
         'allow-purge': { type: 'boolean' },
@@ -132,7 +124,7 @@ export function parseMcpArgs(argv: readonly string[], env: NodeJS.ProcessEnv = p
   const options: RunMcpServerOptions = {
     db: nonEmpty('db', values.db),
     embedder,
-    scope: boundScope(values.scope, { instance: values.instance, project: values.project, workspace: values.workspace }),
+    scope: boundScope(values.scope),
     allowSubscopes: values['allow-subscopes'] === true,
     readParents: values['read-parents'] === true,
     allowPurge: values['allow-purge'] === true,

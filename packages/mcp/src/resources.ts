@@ -9,7 +9,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Session, Skill, Turn } from '@agentstate/core';
 import { NotFoundError, ValidationError, describeScope, pageSessions, sameScope } from '@agentstate/core';
 import { findSkill } from './tools/skills.js';
-import { readableSession, sessionListings } from './tools/sessions.js';
+import { readableSession } from './tools/sessions.js';
 import { turnMarkdown } from './turn-markdown.js';
 import type { ToolContext } from './tools/context.js';
 
@@ -91,8 +91,8 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     'session-transcript',
     new ResourceTemplate('agentstate://sessions/{sessionId}', {
       list: async () => {
-        const listings = await sessionListings(ctx, policy.bound);
-        const sessions = pageSessions(listings, { method: 'mcp.resources.list', query: {} }, { order: 'newest', limit: LISTED_SESSIONS });
+        const listing = await provider.sessions.list({ scope: policy.bound });
+        const sessions = pageSessions(listing, { method: 'mcp.resources.list', query: {} }, { order: 'newest', limit: LISTED_SESSIONS });
         return {
           resources: sessions.map((s) => ({ uri: sessionUri(s.id), name: s.title || s.id, mimeType: 'text/markdown' })),
         };

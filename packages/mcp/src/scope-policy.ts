@@ -15,7 +15,7 @@ const targetSchema = z.object({ scope: scopeInputSchema });
 
 /** How a server is bound. */
 export interface ScopePolicyOptions {
-  /** The scope the server serves: a path, or the legacy object (mapped by the legacy rule); nothing given: the global scope. */
+  /** The scope the server serves, a path; nothing given: the global scope. */
   scope?: ScopeInput;
   /** Let calls target scopes under the bound one (e.g. a workspace under the bound project). */
   allowSubscopes?: boolean;
@@ -26,11 +26,6 @@ export interface ScopePolicyOptions {
 /** A call tried to reach a scope the server's operator did not allow. */
 export class ScopeDeniedError extends AgentStateError {
   readonly code = 'scope_denied' as const;
-}
-
-/** True when `scope` is `ancestor` or lies under it. */
-export function isWithin(scope: Scope, ancestor: Scope): boolean {
-  return scopeStartsWith(scope, ancestor);
 }
 
 /** The scope rules of one server. Immutable. */
@@ -80,12 +75,12 @@ export class ScopePolicy {
 
   /** True when records of `scope` may be written through this server. */
   canWrite(scope: Scope): boolean {
-    return sameScope(scope, this.bound) || (this.allowSubscopes && isWithin(scope, this.bound));
+    return sameScope(scope, this.bound) || (this.allowSubscopes && scopeStartsWith(scope, this.bound));
   }
 
   /** True when records of `scope` may be read through this server. */
   canRead(scope: Scope): boolean {
-    return this.canWrite(scope) || (this.readParents && isWithin(this.bound, scope));
+    return this.canWrite(scope) || (this.readParents && scopeStartsWith(this.bound, scope));
   }
 
   /** Throws unless records of `scope` may be read: as not found, so nothing else leaks. */

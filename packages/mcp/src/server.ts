@@ -7,13 +7,6 @@ import type { IdGenerator, Provider } from '@agentstate/core';
 import { describeScope, UuidV7Generator } from '@agentstate/core';
 import { registerResources } from './resources.js';
 import { ScopePolicy, type ScopePolicyOptions } from './scope-policy.js';
-import { hashScope } from './session-scope.js';
-
-/** The bound rules over hashed legacy scopes, when the bound path has a legacy form. */
-function legacySessionPolicy(policy: ScopePolicy): ScopePolicy | undefined {
-  const hashed = hashScope(policy.bound);
-  return hashed === undefined ? undefined : new ScopePolicy({ scope: hashed, allowSubscopes: policy.allowSubscopes, readParents: policy.readParents });
-}
 import type { ToolContext } from './tools/context.js';
 import { registerMemoryTools } from './tools/memory.js';
 import { registerNamespaceTools } from './tools/namespaces.js';
@@ -94,7 +87,6 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
   const ctx: ToolContext = {
     provider,
     policy,
-    legacySessionPolicy: legacySessionPolicy(policy),
     ids: options.ids ?? new UuidV7Generator(),
     defaultSource: () => {
       const client = server.server.getClientVersion()?.name.replaceAll('\u0000', '').slice(0, MAX_CLIENT_NAME);

@@ -18,7 +18,7 @@ let b: Client;
 
 beforeAll(async () => {
   tmp = tempDir();
-  const args = ['--db', tmp.db, '--project', 'web', '--embedder', 'none'];
+  const args = ['--db', tmp.db, '--scope', 'project:web', '--embedder', 'none'];
   [a, b] = await Promise.all([connectStdio(args), connectStdio(args)]);
 });
 

@@ -25,7 +25,7 @@ let server: HttpServerProcess;
 
 beforeAll(async () => {
   tmp = tempDir();
-  server = await startHttp(['--db', tmp.db, '--project', 'web', '--embedder', 'none'], { AGENTSTATE_MCP_TOKEN: TOKEN });
+  server = await startHttp(['--db', tmp.db, '--scope', 'project:web', '--embedder', 'none'], { AGENTSTATE_MCP_TOKEN: TOKEN });
 });
 
 afterAll(async () => {
@@ -131,7 +131,7 @@ describe('without the token', () => {
 
 describe('starting', () => {
   it('serves loopback without a token when none is set', async () => {
-    const open = await startHttp(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
+    const open = await startHttp(['--db', tmp.db, '--scope', 'project:web', '--embedder', 'none']);
     try {
       const client = await connectHttp(open.url);
       expect((await call(client, 'recall', { query: 'served' })).hits[0].content).toBe('Served over HTTP');

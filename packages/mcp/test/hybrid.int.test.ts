@@ -11,7 +11,7 @@ let client: Client;
 
 beforeAll(async () => {
   tmp = tempDir();
-  client = await connectInMemory(['--db', tmp.db, '--project', 'web']);
+  client = await connectInMemory(['--db', tmp.db, '--scope', 'project:web']);
   for (const content of ['The user prefers dark mode in every editor', 'Deploy to production on Friday afternoons', 'The invoice total includes VAT']) {
     await call(client, 'remember', { content });
   }

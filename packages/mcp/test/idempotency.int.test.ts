@@ -15,7 +15,7 @@ let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
   tmp = tempDir();
-  const args = ['--db', tmp.db, '--project', 'web', '--embedder', 'none'];
+  const args = ['--db', tmp.db, '--scope', 'project:web', '--embedder', 'none'];
   first = await connectStdio(args);
   second = await connectStdio(args);
 });

@@ -15,7 +15,7 @@ describe('parseMcpArgs', () => {
       options: {
         db: undefined,
         embedder: undefined,
-        scope: { instance: undefined, project: undefined, workspace: undefined },
+        scope: [],
         allowSubscopes: false,
         readParents: false,
         allowPurge: false,
@@ -29,12 +29,8 @@ describe('parseMcpArgs', () => {
       [
         '--db',
         'a.db',
-        '--instance',
-        'i',
-        '--project',
-        'p',
-        '--workspace',
-        'w',
+        '--scope',
+        'instance:i/project:p/workspace:w',
         '--allow-subscopes',
         '--read-parents',
         '--allow-purge',
@@ -51,7 +47,7 @@ describe('parseMcpArgs', () => {
       options: {
         db: 'a.db',
         embedder: 'none',
-        scope: { instance: 'i', project: 'p', workspace: 'w' },
+        scope: ['instance:i', 'project:p', 'workspace:w'],
         allowSubscopes: true,
         readParents: true,
         allowPurge: true,
@@ -79,6 +75,9 @@ describe('parseMcpArgs', () => {
       [['--http', '--port', 'http'], /--port must be a number/],
       [['--http', '--port', '70000'], /--port must be a number/],
       [['--embedder', 'gpt'], /--embedder must be static or none/],
+      [['--project', 'web'], /project/],
+      [['--instance', 'laptop'], /instance/],
+      [['--workspace', 'api'], /workspace/],
       [['--db', ' '], /--db must not be empty/],
       [['--http', '--token', ''], /--token must not be empty/],
     ];
@@ -95,8 +94,8 @@ describe('ScopePolicy', () => {
   const other = ['project:shop'];
   const global: string[] = [];
 
-  it("binds to a path or a legacy object, and appends a call's relative path to it", () => {
-    const policy = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+  it("binds to a path, and appends a call's relative path to it", () => {
+    const policy = new ScopePolicy({ scope: ['project:web'], allowSubscopes: true });
     expect(policy.bound).toEqual(project);
     expect(policy.target(undefined)).toEqual(project);
     expect(policy.target([])).toEqual(project);
@@ -106,20 +105,20 @@ describe('ScopePolicy', () => {
   });
 
   it('refuses subscopes unless allowed; a relative path can never name a parent or a sibling', () => {
-    const strict = new ScopePolicy({ scope: { project: 'web' } });
+    const strict = new ScopePolicy({ scope: ['project:web'] });
     expect(() => strict.target(['workspace:api'])).toThrow(ScopeDeniedError);
     expect(() => strict.target(['workspace:api'])).toThrow(/did not allow subscopes/);
-    const open = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+    const open = new ScopePolicy({ scope: ['project:web'], allowSubscopes: true });
     expect(open.target(['..'])).toEqual(['project:web', '..']);
   });
 
   it('reads parents only when the operator allows it', () => {
-    const strict = new ScopePolicy({ scope: { project: 'web' } });
+    const strict = new ScopePolicy({ scope: ['project:web'] });
     expect(strict.includeParents(undefined)).toBe(false);
     expect(strict.includeParents(false)).toBe(false);
     expect(() => strict.includeParents(true)).toThrow(/does not read parent scopes/);
     expect(strict.canRead(global)).toBe(false);
-    const open = new ScopePolicy({ scope: { project: 'web' }, readParents: true });
+    const open = new ScopePolicy({ scope: ['project:web'], readParents: true });
     expect(open.includeParents(undefined)).toBe(true);
     expect(open.includeParents(false)).toBe(false);
     expect(open.readScopes(project, true)).toEqual([project, global]);
@@ -129,11 +128,11 @@ describe('ScopePolicy', () => {
   });
 
   it('decides reads and writes of stored records', () => {
-    const policy = new ScopePolicy({ scope: { project: 'web' }, allowSubscopes: true });
+    const policy = new ScopePolicy({ scope: ['project:web'], allowSubscopes: true });
     expect(policy.canWrite(project)).toBe(true);
     expect(policy.canWrite(api)).toBe(true);
     expect(policy.canRead(other)).toBe(false);
     expect(() => policy.assertReadable('memory', 'm1', other)).toThrow('memory not found: m1');
-    expect(new ScopePolicy({ scope: { project: 'web' } }).canWrite(api)).toBe(false);
+    expect(new ScopePolicy({ scope: ['project:web'] }).canWrite(api)).toBe(false);
   });
 });

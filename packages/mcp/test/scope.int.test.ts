@@ -27,9 +27,9 @@ beforeAll(async () => {
   tmp = tempDir();
   const base = ['--db', tmp.db, '--embedder', 'none'];
   [web, shop, webOpen, global] = await Promise.all([
-    connectInMemory([...base, '--project', 'web']),
-    connectInMemory([...base, '--project', 'shop']),
-    connectInMemory([...base, '--project', 'web', '--allow-subscopes', '--read-parents']),
+    connectInMemory([...base, '--scope', 'project:web']),
+    connectInMemory([...base, '--scope', 'project:shop']),
+    connectInMemory([...base, '--scope', 'project:web', '--allow-subscopes', '--read-parents']),
     connectInMemory(base),
   ]);
   seeded.memory = (await call(web, 'remember', { content: 'The web team deploys on Tuesdays', kind: 'fact' })).item.id;
@@ -189,24 +189,23 @@ describe('a server allowed subscopes and parent reads', () => {
   });
 });
 
-describe('sessions of the old server', () => {
-  it('stay readable by a server bound to the scope their id encodes, and by no other', async () => {
+describe('session scope', () => {
+  it('is the one in the record, whatever the id looks like', async () => {
     const hash = createHash('sha256').update('web', 'utf8').digest('hex').slice(0, 12);
     const id = `_.${hash}._~0190a0b0-0000-7000-8000-000000000001`;
     const p = await openSqlite(tmp.db);
     try {
-      await p.sessions.create({ id, title: 'old web chat' });
+      await p.sessions.create({ id, title: 'global chat' });
     } finally {
       await p.close();
     }
-    expect((await call(web, 'session_read', { sessionId: id })).session.title).toBe('old web chat');
-    expect((await call(web, 'session_list', {})).sessions.map((s: { id: string }) => s.id)).toContain(id);
-    expect(await callError(shop, 'session_read', { sessionId: id })).toBe(`not_found: session not found: ${id}`);
-    expect(await callError(global, 'session_read', { sessionId: id })).toBe(`not_found: session not found: ${id}`);
-    expect((await call(global, 'session_list', {})).sessions.map((s: { id: string }) => s.id)).not.toContain(id);
+    expect((await call(global, 'session_read', { sessionId: id })).session.title).toBe('global chat');
+    expect((await call(global, 'session_list', {})).sessions.map((s: { id: string }) => s.id)).toContain(id);
+    expect(await callError(web, 'session_read', { sessionId: id })).toBe(`not_found: session not found: ${id}`);
+    expect((await call(web, 'session_list', {})).sessions.map((s: { id: string }) => s.id)).not.toContain(id);
   });
 
-  it('are no longer what the server creates: new ids are plain UUIDv7s and the scope is in the record', async () => {
+  it('is the target scope for a new session, whose id is a plain UUIDv7', async () => {
     const { session } = await call(web, 'session_create', { title: 'new web chat' });
     expect(session.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-/);
     expect(session.scope).toEqual(['project:web']);

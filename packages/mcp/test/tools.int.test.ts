@@ -16,7 +16,7 @@ let tmp: ReturnType<typeof tempDir>;
 
 beforeAll(async () => {
   tmp = tempDir();
-  client = await connectInMemory(['--db', tmp.db, '--project', 'web', '--embedder', 'none']);
+  client = await connectInMemory(['--db', tmp.db, '--scope', 'project:web', '--embedder', 'none']);
 });
 
 afterAll(async () => {

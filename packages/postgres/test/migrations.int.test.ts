@@ -78,7 +78,7 @@ async function reads(p: PostgresProvider): Promise<unknown> {
     JSON.stringify({
       sessions,
       turns,
-      sessionSearch: [...(await p.sessions.search({ query: 'cafe', scope: {} }))].map((h) => h.turn.id),
+      sessionSearch: [...(await p.sessions.search({ query: 'cafe', scope: [] }))].map((h) => h.turn.id),
       skills: [...(await p.skills.list({ limit: 100 }))],
       skillSearch: [...(await p.skills.search('redeploy'))].map((s) => s.slug),
       memory: [...(await p.memory.recall({ limit: 100 }))],

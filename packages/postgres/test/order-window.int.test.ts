@@ -16,11 +16,11 @@ describe('recent order past the window of newest rows', () => {
   it('finds matches older than the newest 1,000 rows, and those inside it first', async () => {
     const pair = await pgPair();
     cleanups.push(pair.close);
-    const batches: { content: string; scope?: { project: string } }[][] = [
+    const batches: { content: string; scope?: string[] }[][] = [
       // Oldest: five matches, then 1,100 rows without one, then two matches and a few more rows.
-      Array.from({ length: 5 }, (_, i) => ({ content: `needle old ${i}`, scope: { project: 'a' } })),
-      Array.from({ length: 1_100 }, (_, i) => ({ content: `hay ${i}`, scope: { project: i % 2 ? 'a' : 'b' } })),
-      [{ content: 'needle new 0', scope: { project: 'a' } }, { content: 'needle new 1' }, { content: 'hay last' }],
+      Array.from({ length: 5 }, (_, i) => ({ content: `needle old ${i}`, scope: ['project:a'] })),
+      Array.from({ length: 1_100 }, (_, i) => ({ content: `hay ${i}`, scope: [i % 2 ? 'project:a' : 'project:b'] })),
+      [{ content: 'needle new 0', scope: ['project:a'] }, { content: 'needle new 1' }, { content: 'hay last' }],
     ];
     for (const batch of batches) {
       for (const provider of [pair.memory, pair.postgres]) await provider.memory.writeMany(batch);
@@ -31,7 +31,7 @@ describe('recent order past the window of newest rows', () => {
       { query: 'needle', limit: 3 },
       { query: 'needle', limit: 50 },
       { query: 'needl old', limit: 2 },
-      { query: 'needle', limit: 4, scope: { project: 'a' } },
+      { query: 'needle', limit: 4, scope: ['project:a'] },
     ];
     for (const q of queries) {
       const want = await pair.memory.memory.recall({ ...q, mode: 'lexical' });

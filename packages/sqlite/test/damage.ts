@@ -104,7 +104,7 @@ export async function populate(p: SqliteProvider, n = 60): Promise<void> {
     await p.sessions.appendTurn({ sessionId: s.id, role: i % 2 ? 'assistant' : 'user', content: `turn ${i} about the staging deploy ${'·'.repeat(i % 9)}` });
     const m = await p.memory.write({
       content: `fact ${i}: the staging database lives in region ${i % 4} ${'x'.repeat(i * 3)}`,
-      scope: { project: i % 2 ? 'a' : '' },
+      scope: i % 2 ? ['project:a'] : [],
     });
     if (i % 7 === 0) await p.memory.delete(m.id);
     if (i % 10 === 0) await p.skills.upsert({ slug: `skill-${i % 3}`, name: `Skill ${i}`, body: `how to deploy step ${i}`, tags: ['ops', `t${i}`] });

@@ -38,7 +38,7 @@ const WORDS = [
   'déjà-vu',
 ];
 const SLUGS = ['deploy', 'roll-back', 'déploy'];
-const SCOPES = [{}, { project: 'p' }, { project: 'p', workspace: 'w' }, { instance: 'i' }];
+const SCOPES = [[], ['project:p'], ['project:p', 'workspace:w'], ['instance:i']];
 const KINDS = ['fact', 'preference'];
 
 type Op =

@@ -41,9 +41,9 @@ async function reads(p: SqliteProvider) {
     sessions,
     turns: Object.fromEntries(await Promise.all(sessions.map(async (s) => [s.id, await p.sessions.turns(s.id)]))),
     skills: await p.skills.search('', { order: 'slug' }),
-    skillsWeb: await p.skills.get('fix-esm', { scope: { project: 'web', workspace: 'x' } }),
+    skillsWeb: await p.skills.get('fix-esm', { scope: ['project:web', 'workspace:x'] }),
     memory: await p.memory.recall({ limit: 100 }),
-    memoryWeb: await p.memory.recall({ scope: { project: 'web' }, includeParentScopes: true, limit: 100 }),
+    memoryWeb: await p.memory.recall({ scope: ['project:web'], includeParentScopes: true, limit: 100 }),
     recallDeploy: (await p.memory.recall({ query: 'deploy key', mode: 'lexical' })).map((h) => h.id),
     semanticDeploy: (await p.memory.recall({ query: 'when does the key rotate', mode: 'semantic', minScore: 0.5 })).map((h) => h.id),
   };

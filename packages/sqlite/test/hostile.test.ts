@@ -75,7 +75,7 @@ describe('hostile input', () => {
         expect((await p.memory.recall({ query, limit: 1000 })).map((h) => h.id).sort()).toEqual(expected);
         expect((await p.memory.recall({ query, limit: 1000, order: 'relevance', match: 'any' })).length).toBeGreaterThanOrEqual(expected.length);
         await p.skills.search(query, { order: 'relevance' });
-        await p.skills.search(query, { scope: { project: query }, includeParentScopes: true });
+        await p.skills.search(query, { scope: [`project:${query}`], includeParentScopes: true });
       }
     } finally {
       await p.close();
@@ -132,7 +132,7 @@ describe('hostile input', () => {
         () => p.skills.get('\u0000'),
         () => p.memory.recall({ limit: 0 }),
         () => p.memory.recall({ kinds: [''] }),
-        () => p.memory.recall({ scope: { project: 7 as unknown as string } }),
+        () => p.memory.recall({ scope: [7 as unknown as string] }),
         () => p.log.append({ stream: '', type: 'x', payload: 1 }),
         () => p.log.append({ stream: 's', type: 'x', payload: 10n as unknown }),
         () => p.log.saveSnapshot({ stream: 's', seq: -1, data: '' }),

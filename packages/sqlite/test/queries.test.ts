@@ -56,7 +56,7 @@ describe('lexical query plans', () => {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const sqlite = await openSqlite(':memory:', { clock });
     const reference = createInMemoryProvider({ clock });
-    const scope = { project: 'a' };
+    const scope = ['project:a'];
     for (const p of [sqlite, reference]) {
       // Equal texts rank equal: only (createdAt, id) orders them, across every page boundary (a
       // page of SQL candidates holds 64). Written out of that order (shuffled instants, some
@@ -71,7 +71,7 @@ describe('lexical query plans', () => {
         });
       }
       await p.memory.write({ id: 'short', content: 'deploy', scope });
-      await p.memory.write({ id: 'elsewhere', content: 'deploy', scope: { project: 'b' } });
+      await p.memory.write({ id: 'elsewhere', content: 'deploy', scope: ['project:b'] });
       await p.memory.write({ id: 'expired', content: 'deploy', scope, expiresAt: new Date(Date.UTC(2026, 0, 1, 0, 0, 5)).toISOString() });
     }
     clock.advance(60_000);
@@ -94,9 +94,9 @@ describe('lexical query plans', () => {
     for (const limit of [3, 70]) {
       // Without a row condition the window reads the full-text index alone; with a scope, the rowids its
       // index lists; with another, through the record table.
-      for (const where of [{ scope }, { scope, kinds: ['fact'] }, { kinds: ['fact'], scope: { project: 'b' } }, {}, { kinds: ['fact'] }]) {
+      for (const where of [{ scope }, { scope, kinds: ['fact'] }, { kinds: ['fact'], scope: ['project:b'] }, {}, { kinds: ['fact'] }]) {
         const hits = await all(sqlite, limit, where);
-        const inScope = where.scope?.project === 'b' ? ['elsewhere'] : where.scope ? expected : [...expected, 'elsewhere'].sort();
+        const inScope = where.scope?.[0] === 'project:b' ? ['elsewhere'] : where.scope ? expected : [...expected, 'elsewhere'].sort();
         expect(hits.map((h) => h.id).sort(), `limit ${limit}`).toEqual(inScope);
         expect(
           hits.map((h) => h.id),

@@ -24,7 +24,7 @@ async function populate(p: SqliteProvider, n = 5): Promise<void> {
   for (let i = 0; i < n; i += 1) {
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: `turn ${i} about deploys` });
     await p.skills.upsert({ slug: `skill-${i % 3}`, body: `body ${i}`, tags: ['ops'] });
-    const m = await p.memory.write({ content: `fact ${i} about the staging database`, scope: { project: i % 2 ? 'a' : '' } });
+    const m = await p.memory.write({ content: `fact ${i} about the staging database`, scope: i % 2 ? ['project:a'] : [] });
     if (i % 3 === 0) await p.memory.delete(m.id);
   }
   await p.skills.delete('skill-1');

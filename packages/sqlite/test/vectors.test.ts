@@ -10,11 +10,11 @@ import { openSqlite } from '../src/index.js';
 import { bagOfWordsEmbedder, pair, tempDir } from './helpers.js';
 
 const FACTS = [
-  { content: 'the user prefers dark mode in the editor', scope: {}, kind: 'preference' },
-  { content: 'dark mode everywhere please', scope: { project: 'p' }, kind: 'preference' },
-  { content: 'deploys go out on friday afternoon', scope: { project: 'p' }, kind: 'fact' },
-  { content: 'the staging database is postgres', scope: {}, kind: 'fact' },
-  { content: 'the user prefers dark mode in the editor', scope: { project: 'q' }, kind: 'fact' },
+  { content: 'the user prefers dark mode in the editor', scope: [], kind: 'preference' },
+  { content: 'dark mode everywhere please', scope: ['project:p'], kind: 'preference' },
+  { content: 'deploys go out on friday afternoon', scope: ['project:p'], kind: 'fact' },
+  { content: 'the staging database is postgres', scope: [], kind: 'fact' },
+  { content: 'the user prefers dark mode in the editor', scope: ['project:q'], kind: 'fact' },
 ];
 
 async function seeded(embedder = bagOfWordsEmbedder()) {
@@ -38,7 +38,7 @@ describe('vectors', () => {
 
   it('filter nearest neighbours by scope and kind', async () => {
     const { p } = await seeded();
-    const scoped = await p.memory.recall({ query: 'dark mode', mode: 'semantic', scope: { project: 'p' }, minScore: 0.3 });
+    const scoped = await p.memory.recall({ query: 'dark mode', mode: 'semantic', scope: ['project:p'], minScore: 0.3 });
     expect(scoped.map((h) => h.content)).toEqual(['dark mode everywhere please']);
     const kinds = await p.memory.recall({ query: 'dark mode editor', mode: 'semantic', kinds: ['fact'] });
     expect(kinds.every((h) => h.kind === 'fact')).toBe(true);

@@ -4,7 +4,6 @@ import { copyMemoryItem } from '../records/copy.js';
 import type { RecallOptions, ScopeOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
 import { parseInput, scopeOptionsSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
 import { memoryKeySchema } from '../records/records.js';
-import type { ScopeInput } from '../records/scope.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
 import { scopeKey, toScope } from '../records/scope.js';
@@ -18,7 +17,6 @@ import { recall } from './recall.js';
 import type { MemoryStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
-import { keyAndScope } from './scope-arguments.js';
 
 /** The memory store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -103,10 +101,9 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(live(await backend.queries.memoryItem(parseInput(idField, id)), id));
     },
 
-    async getByKey(first: string | ScopeInput, second?: string | ScopeOptions) {
-      const call = keyAndScope(first, second);
-      const key = parseInput(memoryKeySchema, call.key);
-      const path = toScope(parseInput(scopeOptionsSchema, { scope: call.scope }).scope);
+    async getByKey(rawKey: string, options: ScopeOptions = {}) {
+      const key = parseInput(memoryKeySchema, rawKey);
+      const path = toScope(parseInput(scopeOptionsSchema, options).scope);
       const found = await backend.queries.memoryWithKey(path, key);
       if (!found || isExpired(found, stamper.now())) throw new NotFoundError('memory', key);
       return copyMemoryItem(found);

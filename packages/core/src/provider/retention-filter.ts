@@ -9,9 +9,6 @@ import type { Page } from '../paging/cursor.js';
 import { toPage } from '../paging/cursor.js';
 import type { MemoryItem, Session, Skill } from '../records/records.js';
 import type { RetentionJudge } from './retention-policies.js';
-import type { ListSkillsOptions, ScopeOptions } from '../records/inputs.js';
-import type { ScopeInput } from '../records/scope.js';
-import { keyAndScope, scopeOptions } from './scope-arguments.js';
 import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js';
 
 /** The stores retention filters. */
@@ -75,11 +72,10 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
 
   const skills: SkillStore = {
     ...k,
-    get: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) => visible(k.get(idOrSlug, scopeOptions(options)), skillExpired, 'skill', idOrSlug),
-    getAny: async (idOrSlug: string, options?: ScopeOptions | ScopeInput) =>
-      visible(k.getAny(idOrSlug, scopeOptions(options)), skillExpired, 'skill', idOrSlug),
-    list: async (first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) => {
-      const [page, j] = await Promise.all([k.list(scopeOptions(first, legacy)), judge()]);
+    get: async (idOrSlug, options) => visible(k.get(idOrSlug, options), skillExpired, 'skill', idOrSlug),
+    getAny: async (idOrSlug, options) => visible(k.getAny(idOrSlug, options), skillExpired, 'skill', idOrSlug),
+    list: async (options) => {
+      const [page, j] = await Promise.all([k.list(options), judge()]);
       return j.covers('skill') ? filterPage(page, (x) => !j.skill(x)) : page;
     },
     search: async (query, options) => {
@@ -91,10 +87,7 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
   const memory: MemoryStore = {
     ...m,
     get: async (id) => visible(m.get(id), memoryExpired, 'memory', id),
-    getByKey: async (first: string | ScopeInput, second?: string | ScopeOptions) => {
-      const { key, scope } = keyAndScope(first, second);
-      return visible(m.getByKey(key as string, { scope }), memoryExpired, 'memory', key as string);
-    },
+    getByKey: async (key, options) => visible(m.getByKey(key, options), memoryExpired, 'memory', key),
     getAny: async (id) => visible(m.getAny(id), memoryExpired, 'memory', id),
     recall: async (options) => {
       const [page, j] = await Promise.all([m.recall(options), judge()]);

@@ -1,7 +1,6 @@
 /**
- * One page of a list of live sessions that a face assembles itself from
- * several listings (the MCP server merges the sessions an older server
- * encoded in their ids into its scope's), paged by the rules of
+ * One page of a list of live sessions that a face orders itself (the MCP
+ * server lists newest first as well as oldest first), paged by the rules of
  * `sessions.list` (docs/contract.md §4, "Pages"): by (createdAt, id), so a
  * write between two pages neither skips nor repeats a session.
  */
@@ -18,12 +17,12 @@ export interface SessionPageBinding {
 }
 
 /**
- * Merges `listings` (a session in two of them counts once) and serves one
- * page of them. The cursor is bound to `binding` with the order and offset,
- * so it resumes only the same call: another is a `ValidationError` on
- * `cursor`, as bad options are on theirs.
+ * Serves one page of `listing`, in whatever order it comes. The cursor is
+ * bound to `binding` with the order and offset, so it resumes only the same
+ * call: another is a `ValidationError` on `cursor`, as bad options are on
+ * theirs.
  */
-export function pageSessions(listings: readonly (readonly Session[])[], binding: SessionPageBinding, options: SessionPageOptions = {}): Page<Session> {
+export function pageSessions(listing: readonly Session[], binding: SessionPageBinding, options: SessionPageOptions = {}): Page<Session> {
   const o = parseInput(sessionPageOptionsSchema, options);
   const order = o.order ?? 'oldest';
   const offset = o.offset ?? 0;
@@ -32,8 +31,7 @@ export function pageSessions(listings: readonly (readonly Session[])[], binding:
     { method: binding.method, query: { ...binding.query, order, offset }, order: [direction, direction], key: (s) => [s.createdAt, s.id] },
     o.cursor,
   );
-  const merged = new Map(listings.flat().map((s) => [s.id, s]));
-  const sessions = [...merged.values()].filter((s) => pager.isAfter(s)).sort(pager.compare);
+  const sessions = listing.filter((s) => pager.isAfter(s)).sort(pager.compare);
   // The offset skips on the first page only: a cursor already stands past it.
   const skip = pager.after === undefined ? offset : 0;
   const limit = o.limit ?? 0;

@@ -2,15 +2,7 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
-import type {
-  DeleteSkillOptions,
-  ListSkillsOptions,
-  RecordOutcomeInput,
-  ScopeOptions,
-  SearchSkillsOptions,
-  UpsertSkillInput,
-  WriteOptions,
-} from '../records/inputs.js';
+import type { DeleteSkillOptions, ListSkillsOptions, RecordOutcomeInput, ScopeOptions, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
 import {
   deleteSkillOptionsSchema,
   listSkillsOptionsSchema,
@@ -27,7 +19,6 @@ import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
 import type { Skill } from '../records/records.js';
-import type { ScopeInput } from '../records/scope.js';
 import { toScope } from '../records/scope.js';
 import { queryTokens } from '../matching/lexical.js';
 import type { Engine } from './engine.js';
@@ -36,7 +27,6 @@ import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
 import type { OperationSpec } from './operations.js';
 import { operationCall } from './operations.js';
-import { scopeOptions } from './scope-arguments.js';
 
 /** The skill store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -82,24 +72,24 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async get(idOrSlug: string, options?: ScopeOptions | ScopeInput) {
+    async get(idOrSlug: string, options: ScopeOptions = {}) {
       const key = parseInput(keySchema, idOrSlug);
-      const { scope } = parseInput(scopeOptionsSchema, scopeOptions(options));
+      const { scope } = parseInput(scopeOptionsSchema, options);
       const skill = await resolveSkill(q, key, scope);
       if (!skill) throw new NotFoundError('skill', key);
       return copySkill(skill);
     },
 
-    async getAny(idOrSlug: string, options?: ScopeOptions | ScopeInput) {
+    async getAny(idOrSlug: string, options: ScopeOptions = {}) {
       const key = parseInput(keySchema, idOrSlug);
-      const { scope } = parseInput(scopeOptionsSchema, scopeOptions(options));
+      const { scope } = parseInput(scopeOptionsSchema, options);
       const skill = (await q.skill(key)) ?? (await q.skillAt(toScope(scope), key));
       if (!skill) throw new NotFoundError('skill', key);
       return copySkill(skill);
     },
 
-    async list(first?: ListSkillsOptions | ScopeInput, legacy?: Omit<ListSkillsOptions, 'scope'>) {
-      const { scope, cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, scopeOptions(first, legacy));
+    async list(options: ListSkillsOptions = {}) {
+      const { scope, cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, options);
       const s = toScope(scope);
       const pager = openPager<Skill>({ method: 'skills.list', query: { scope: s, includeDescendants }, order: BY_SLUG, key: (k) => [k.slug, k.id] }, cursor);
       const skills = await q.listSkills(s, { after: toKeyset(pager.after), limit: limit > 0 ? limit + 1 : 0, includeDescendants });
@@ -159,9 +149,9 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async delete(idOrSlug: string, first?: DeleteSkillOptions | ScopeInput, legacy?: WriteOptions) {
+    async delete(idOrSlug: string, options: DeleteSkillOptions = {}) {
       const key = parseInput(keySchema, idOrSlug);
-      const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, scopeOptions(first, legacy));
+      const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, options);
       const change = await engine.mutate(
         async (tx) => {
           const skill = await resolveSkill(tx, key, s);

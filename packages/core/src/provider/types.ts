@@ -27,7 +27,6 @@ import type {
   WriteOptions,
 } from '../records/inputs.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
-import type { ScopeInput } from '../records/scope.js';
 import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, PutCheckpointInput, PutWritesInput } from '../records/checkpoint-inputs.js';
 import type { Checkpoint, CheckpointTuple, CheckpointWrite } from '../records/checkpoints.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
@@ -119,23 +118,17 @@ export interface SkillStore {
    * `SkillScopeRequiredError` naming those scopes, never another scope's skill.
    */
   get(idOrSlug: string, options?: ScopeOptions): Promise<Skill>;
-  /** @deprecated Pass the scope as an option: `get(idOrSlug, { scope })`. */
-  get(idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill>;
   /**
    * The skill by id, else the one at exactly `(options.scope, slug)` (default:
    * global), live or a tombstone (`deleted: true`); `NotFoundError` only when
    * there is none. Lets a repeated delete answer with the tombstone.
    */
   getAny(idOrSlug: string, options?: ScopeOptions): Promise<Skill>;
-  /** @deprecated Pass the scope as an option: `getAny(idOrSlug, { scope })`. */
-  getAny(idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill>;
   /**
    * Live skills whose scope equals `options.scope` exactly (default: global), with
    * `includeDescendants` also those of its descendants, by slug then id; a {@link Page}.
    */
   list(options?: ListSkillsOptions): Promise<Page<Skill>>;
-  /** @deprecated Pass the scope as an option: `list({ scope, ...options })`. */
-  list(scope: ScopeInput | undefined, options?: Omit<ListSkillsOptions, 'scope'>): Promise<Page<Skill>>;
   /**
    * Live skills matching `query` lexically (slug, name, body, tags), by slug
    * then id unless `order` says otherwise, capped at `limit` when > 0; a {@link Page}.
@@ -148,8 +141,6 @@ export interface SkillStore {
   recordOutcome(idOrSlug: string, input: RecordOutcomeInput): Promise<Skill>;
   /** Tombstones the skill `get` would return (`options.scope` as there); returns the tombstone. `operationId` makes it idempotent. */
   delete(idOrSlug: string, options?: DeleteSkillOptions): Promise<Skill>;
-  /** @deprecated Pass the scope as an option: `delete(idOrSlug, { scope, operationId })`. */
-  delete(idOrSlug: string, scope: ScopeInput | undefined, options?: WriteOptions): Promise<Skill>;
 }
 
 /** A recalled memory item with its score in [0, 1]. */
@@ -192,8 +183,6 @@ export interface MemoryStore {
    * read without scanning a recall.
    */
   getByKey(key: string, options?: ScopeOptions): Promise<MemoryItem>;
-  /** @deprecated Pass the scope as an option: `getByKey(key, { scope })`. */
-  getByKey(scope: ScopeInput, key: string): Promise<MemoryItem>;
   /**
    * The item by id, live (expired or not) or a tombstone (`deleted: true`);
    * `NotFoundError` only when it never existed. Lets a repeated delete answer with the tombstone.

@@ -41,19 +41,10 @@ const instantInput = z.string().transform((value, ctx) => {
   return instant;
 });
 
-/** The legacy scope object as callers still write it; its levels are mapped by the legacy rule (`legacyScope`). */
-const legacyScopeInputSchema = z.object({
-  instance: shortTextField.optional(),
-  project: shortTextField.optional(),
-  workspace: shortTextField.optional(),
-});
-
-/**
- * A scope as callers write it: a path of labels, or the legacy object
- * (mapped by the legacy rule). Either way it comes out as a checked path.
- */
+/** A scope as callers write it: a path of labels; it comes out as a checked, copied path. */
 export const scopeInputSchema = z
-  .union([z.array(z.string()).readonly(), legacyScopeInputSchema])
+  .array(z.string())
+  .readonly()
   .transform((input) => toScope(input))
   .pipe(scopeSchema);
 

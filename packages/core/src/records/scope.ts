@@ -1,7 +1,7 @@
 /**
  * Scope helpers (docs/contract.md §2, scopes): the global scope, the legacy
- * object form and its rule, keys, the parent chain, descendants, and the
- * one rendering and parsing every face uses.
+ * rule that reads version 1 scope objects from old logs, keys, the parent
+ * chain, descendants, and the one rendering and parsing every face uses.
  */
 import { ValidationError } from '../errors.js';
 import { compareTuples } from './order.js';
@@ -10,18 +10,18 @@ import type { Scope } from './records.js';
 /** The global scope: the empty path. */
 export const GLOBAL_SCOPE: Scope = Object.freeze([]) as unknown as Scope;
 
-/** The three fixed levels of the legacy scope object, outermost first. */
-export const LEGACY_SCOPE_LEVELS = ['instance', 'project', 'workspace'] as const;
+/** The three fixed levels of the version 1 scope object, outermost first. */
+const LEGACY_SCOPE_LEVELS = ['instance', 'project', 'workspace'] as const;
 
-/** The scope object of version 1: each level `''` or absent when unset. */
+/** The scope object of version 1 logs: each level `''` or absent when unset. */
 export interface LegacyScope {
   instance?: string | undefined;
   project?: string | undefined;
   workspace?: string | undefined;
 }
 
-/** A scope as callers write it: a path of labels, or the legacy object. */
-export type ScopeInput = readonly string[] | LegacyScope;
+/** A scope as callers write it: a path of labels, checked by the store. */
+export type ScopeInput = readonly string[];
 
 /**
  * The legacy rule: each set level becomes the label `level:text`, outermost
@@ -35,11 +35,9 @@ export function legacyScope(legacy: LegacyScope): Scope {
   });
 }
 
-/** A path as is (copied), a legacy object by {@link legacyScope}, nothing as the global scope. Does not validate. */
+/** A path as is (copied), nothing as the global scope. Does not validate. */
 export function toScope(input: ScopeInput | undefined): Scope {
-  if (input === undefined) return [];
-  if (Array.isArray(input)) return [...(input as readonly string[])];
-  return legacyScope(input as LegacyScope);
+  return input === undefined ? [] : [...input];
 }
 
 /**

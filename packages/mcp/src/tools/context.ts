@@ -12,11 +12,6 @@ export interface ToolContext {
   readonly provider: Provider;
   /** Scope rules for sessions, skills and memory. */
   readonly policy: ScopePolicy;
-  /**
-   * The same rules over hashed legacy scopes, for sessions of the old server
-   * whose ids encode their scope; undefined when the bound path has no legacy form.
-   */
-  readonly legacySessionPolicy: ScopePolicy | undefined;
   /** Makes the ids of new sessions. */
   readonly ids: IdGenerator;
   /** Provenance of memory written without a `source`: the MCP client's name when it gave one. */

@@ -1,10 +1,9 @@
 /** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, search, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Scope, Session } from '@agentstate/core';
-import { NotFoundError, pageSessions, sameScope } from '@agentstate/core';
+import type { Session } from '@agentstate/core';
+import { pageSessions } from '@agentstate/core';
 import { outputs, sessionInputs } from '../schemas.js';
-import { isWithin, ScopeDeniedError } from '../scope-policy.js';
-import { hashScope, legacySessionScope } from '../session-scope.js';
+import { ScopeDeniedError } from '../scope-policy.js';
 import { operationSessionUuid } from '../operation.js';
 import { tool, deleteOnce, type ToolContext } from './context.js';
 import { viewFor } from '../views.js';
@@ -12,21 +11,10 @@ import { viewFor } from '../views.js';
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
 
-/**
- * Checks a live session against the scope rules, `write` or read: by its
- * scope, or, for a session of the old server, by the hashed scope its id
- * encodes (unreachable from a server bound to a path no old server had).
- */
+/** Checks a live session against the scope rules, `write` or read. */
 function assertSessionAccess(ctx: ToolContext, session: Session, write: boolean): void {
-  const legacy = legacySessionScope(session);
-  if (legacy === undefined) {
-    if (write) ctx.policy.assertWritable('session', session.id, session.scope);
-    else ctx.policy.assertReadable('session', session.id, session.scope);
-    return;
-  }
-  if (!ctx.legacySessionPolicy) throw new NotFoundError('session', session.id);
-  if (write) ctx.legacySessionPolicy.assertWritable('session', session.id, legacy);
-  else ctx.legacySessionPolicy.assertReadable('session', session.id, legacy);
+  if (write) ctx.policy.assertWritable('session', session.id, session.scope);
+  else ctx.policy.assertReadable('session', session.id, session.scope);
 }
 
 /** The live session `id`, when this server may read it (else `NotFoundError`). */
@@ -34,22 +22,6 @@ export async function readableSession(ctx: ToolContext, id: string): Promise<Ses
   const session = await ctx.provider.sessions.get(id);
   assertSessionAccess(ctx, session, false);
   return session;
-}
-
-/**
- * The listings of live sessions in exactly `scope` (with `includeDescendants`,
- * under it too): the sessions that carry it, and the old-server sessions
- * whose id encodes it, for core's `pageSessions` to merge and page.
- */
-export async function sessionListings(ctx: ToolContext, scope: Scope, includeDescendants = false): Promise<Session[][]> {
-  const own = (await ctx.provider.sessions.list({ scope, includeDescendants })).filter((s) => legacySessionScope(s) === undefined);
-  const hashed = hashScope(scope);
-  if (hashed === undefined || (hashed.length === 0 && !includeDescendants)) return [own];
-  const old = (await ctx.provider.sessions.list({ scope: [] })).filter((s) => {
-    const legacy = legacySessionScope(s);
-    return legacy !== undefined && (includeDescendants ? isWithin(legacy, hashed) : sameScope(legacy, hashed));
-  });
-  return [own, old];
 }
 
 /** Whether a read includes the target's descendants: only on a server whose operator allowed subscopes. */
@@ -167,7 +139,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
       const scope = policy.target(args.scope);
       const descendants = includeDescendants(ctx, args.includeDescendants);
       const page = pageSessions(
-        await sessionListings(ctx, scope, descendants),
+        await provider.sessions.list({ scope, includeDescendants: descendants }),
         { method: 'mcp.session_list', query: { scope, includeDescendants: descendants } },
         { order: args.order, offset: args.offset, limit: args.limit ?? DEFAULT_LIST_LIMIT, cursor: args.cursor },
       );
@@ -186,7 +158,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     effect: 'read',
     async run(args) {
       const { scope, includeDescendants: descendantsArg, sessionId, full, ...rest } = args;
-      // One session: checked like session_read (an old-server session lives at global, so no scope narrows it).
+      // One session: checked like session_read; a scope the call names narrows it further.
       const inScope = { scope: policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
       const narrowed = scope !== undefined || descendantsArg !== undefined;
       const where = sessionId === undefined ? inScope : { sessionId: (await readableSession(ctx, sessionId)).id, ...(narrowed ? inScope : {}) };

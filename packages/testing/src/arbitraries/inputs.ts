@@ -13,21 +13,21 @@ import type {
 } from '@agentstate/core';
 import { LIMITS, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
-import { arbInstant, arbScopeInput, arbSlug } from './records.js';
+import { arbInstant, arbScope, arbSlug } from './records.js';
 import { arbQuery, arbText, arbUnicodeText, arbWord } from './text.js';
 import { arbMetadata } from './metadata.js';
 
 /** `sessions.create` input (no caller ids, so any number of them can be created). */
 export function arbCreateSessionInput(): fc.Arbitrary<CreateSessionInput> {
   return fc.record(
-    { title: arbUnicodeText(), model: fc.constantFrom('model-a', 'model-b', ''), scope: arbScopeInput(), createdAt: arbInstant() },
+    { title: arbUnicodeText(), model: fc.constantFrom('model-a', 'model-b', ''), scope: arbScope(), createdAt: arbInstant() },
     { requiredKeys: [] },
   );
 }
 
 /** `sessions.update` changes: any of title, metadata and scope, and a `syncVersion` that may be stale. */
 export function arbUpdateSessionInput(): fc.Arbitrary<UpdateSessionInput> {
-  return fc.record({ title: arbUnicodeText(), metadata: arbMetadata(), scope: arbScopeInput(), syncVersion: fc.nat(3) }, { requiredKeys: [] });
+  return fc.record({ title: arbUnicodeText(), metadata: arbMetadata(), scope: arbScope(), syncVersion: fc.nat(3) }, { requiredKeys: [] });
 }
 
 /** `sessions.appendTurn` input for the given session id(s). */
@@ -50,7 +50,7 @@ export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
       name: arbWord(),
       body: arbText(),
       tags: fc.array(arbWord(), { maxLength: 4 }),
-      scope: arbScopeInput(),
+      scope: arbScope(),
       check: fc.constantFrom('', 'npm test'),
       uses: fc.nat(20),
       wins: fc.nat(20),
@@ -72,7 +72,7 @@ export function arbWriteMemoryInput(): fc.Arbitrary<WriteMemoryInput> {
     {
       content: arbText(),
       kind: fc.constantFrom('fact', 'preference', 'note'),
-      scope: arbScopeInput(),
+      scope: arbScope(),
       source: fc.constantFrom('', 'chat', 'tool'),
       key: fc.constantFrom('k1', 'k2', null),
       metadata: arbMetadata(),
@@ -103,7 +103,7 @@ export function arbRecallOptions(): fc.Arbitrary<RecallOptions> {
   return fc.record(
     {
       query: arbQuery(),
-      scope: arbScopeInput(),
+      scope: arbScope(),
       kinds: fc.array(fc.constantFrom('fact', 'preference', 'note'), { minLength: 1, maxLength: 2 }),
       limit: fc.integer({ min: 1, max: 50 }),
     },

@@ -22,7 +22,7 @@ import { isAgentStateError, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbCreateSessionInput, arbUpdateMemoryInput, arbUpdateSessionInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
 import { arbWhere } from './metadata.js';
-import { arbScopeInput, arbSlug } from './records.js';
+import { arbScope, arbSlug } from './records.js';
 import { arbQuery, arbText } from './text.js';
 
 /**
@@ -58,7 +58,7 @@ export type Operation =
 export type OperationOutcome = { ok: true; value: unknown } | { ok: false; code: string };
 
 const ref = (): fc.Arbitrary<Ref> => fc.integer({ min: -1, max: 20 });
-const optionalScope = () => fc.option(arbScopeInput(), { nil: undefined });
+const optionalScope = () => fc.option(arbScope(), { nil: undefined });
 
 /** One operation. Writes are more frequent than reads. */
 export function arbOperation(): fc.Arbitrary<Operation> {
@@ -88,7 +88,7 @@ export function arbOperation(): fc.Arbitrary<Operation> {
     },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'deleteSkill', ...o }) as const), weight: 1 },
     { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'getSkill', ...o }) as const), weight: 1 },
-    { arbitrary: fc.record({ scope: arbScopeInput(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const), weight: 1 },
+    { arbitrary: fc.record({ scope: arbScope(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const), weight: 1 },
     { arbitrary: fc.record({ query: arbQuery(), limit: fc.nat(3) }).map((o) => ({ kind: 'searchSkills', ...o }) as const), weight: 1 },
     { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
     { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },

@@ -2,7 +2,7 @@
  * Record arbitraries: scopes, instants, HLCs, envelopes and the four stored
  * record shapes. Every value passes core's record schemas.
  */
-import type { Envelope, Hlc, LegacyScope, MemoryItem, Scope, ScopeInput, Session, Skill, Turn } from '@agentstate/core';
+import type { Envelope, Hlc, MemoryItem, Scope, Session, Skill, Turn } from '@agentstate/core';
 import { formatInstant, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbJsonObject, arbParts } from './parts.js';
@@ -27,32 +27,12 @@ export function arbId(): fc.Arbitrary<string> {
   return fc.oneof(fc.uuid({ version: 7 }), fc.stringMatching(/^[a-z][a-z0-9-]{0,31}$/));
 }
 
-/** The levels legacy scope objects are drawn from: few, so that scopes collide and chains overlap. */
-export const SCOPE_LEVELS = { instance: ['', 'i1', 'i2'], project: ['', 'alpha', 'beta'], workspace: ['', 'w1'] } as const;
-
 /** The labels scope paths are drawn from: few, so that paths collide, nest and share prefixes. */
 export const SCOPE_LABELS = ['a', 'b', 'a/b', 'a",', 'project:alpha', 'é'] as const;
 
 /** A scope path of up to three labels from {@link SCOPE_LABELS}; the global scope is frequent. */
 export function arbScope(): fc.Arbitrary<Scope> {
   return fc.array(fc.constantFrom(...SCOPE_LABELS), { maxLength: 3 });
-}
-
-/** A legacy scope object as callers still write it (missing levels mean unset). */
-export function arbLegacyScopeInput(): fc.Arbitrary<LegacyScope> {
-  return fc.record(
-    {
-      instance: fc.constantFrom(...SCOPE_LEVELS.instance),
-      project: fc.constantFrom(...SCOPE_LEVELS.project),
-      workspace: fc.constantFrom(...SCOPE_LEVELS.workspace),
-    },
-    { requiredKeys: [] },
-  );
-}
-
-/** A scope as callers write it: a path, or the legacy object. */
-export function arbScopeInput(): fc.Arbitrary<ScopeInput> {
-  return fc.oneof(arbScope(), arbLegacyScopeInput());
 }
 
 /** A sync envelope. */

@@ -52,12 +52,12 @@ export const concurrencyChecks: ProviderCheck[] = checks([], {
       check: 'npm test',
       uses: 3,
       wins: 2,
-      scope: { project: 'alpha' },
+      scope: ['project:alpha'],
     });
     const kept = { name: 'Deploy', tags: ['ops', 'ci'], check: 'npm test', uses: 3, wins: 2, scope: created.scope };
-    const bodyOnly = await p.skills.upsert({ slug: 'deploy', body: 'ship faster', scope: { project: 'alpha' } });
+    const bodyOnly = await p.skills.upsert({ slug: 'deploy', body: 'ship faster', scope: ['project:alpha'] });
     expect(bodyOnly).toMatchObject({ ...kept, body: 'ship faster', version: 2, id: created.id });
-    const nameOnly = await p.skills.upsert({ slug: 'deploy', name: 'Deploy!', scope: { project: 'alpha' } });
+    const nameOnly = await p.skills.upsert({ slug: 'deploy', name: 'Deploy!', scope: ['project:alpha'] });
     expect(nameOnly).toMatchObject({ ...kept, name: 'Deploy!', body: 'ship faster', version: 3 });
 
     const outcomes = await Promise.all(Array.from({ length: 100 }, (_, i) => p.skills.recordOutcome(created.id, { success: i % 3 === 0 })));

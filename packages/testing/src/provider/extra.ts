@@ -21,7 +21,7 @@ export const extraChecks: ProviderCheck[] = checks([], {
     expect(skillTombstone).toMatchObject({ ...content, deleted: true, syncVersion: 2, version: 2 });
     expect(compareHlc(skillTombstone.updatedHlc, skill.updatedHlc)).toBeGreaterThan(0);
 
-    const item = await p.memory.write({ kind: 'fact', content: 'c', source: 'chat', scope: { project: 'p' } });
+    const item = await p.memory.write({ kind: 'fact', content: 'c', source: 'chat', scope: ['project:p'] });
     const itemTombstone = await p.memory.delete(item.id);
     expect(itemTombstone).toEqual({ ...item, deleted: true, syncVersion: 2, updatedHlc: itemTombstone.updatedHlc, updatedAt: itemTombstone.updatedAt });
     expect(itemTombstone.updatedAt >= item.updatedAt).toBe(true);

@@ -52,7 +52,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     const first = await p.memory.write({ content: 'dark', key: 'theme' });
     const second = await p.memory.write({ content: 'light', key: 'theme' });
     expect(second).toMatchObject({ id: first.id, content: 'light', key: 'theme', syncVersion: 2 });
-    const elsewhere = await p.memory.write({ content: 'blue', key: 'theme', scope: { project: 'x' } });
+    const elsewhere = await p.memory.write({ content: 'blue', key: 'theme', scope: ['project:x'] });
     expect(elsewhere.id).not.toBe(first.id);
     await expectError(() => p.memory.write({ id: 'other-id', content: 'x', key: 'theme' }), ConflictError);
     const other = await p.memory.write({ content: 'other' });

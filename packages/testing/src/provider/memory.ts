@@ -15,19 +15,19 @@ export const memoryChecks: ProviderCheck[] = checks([], {
     expect(await p.memory.get(item.id)).toEqual(item);
   }),
   'A20 memory.write stores the given scope': fresh(async (p) => {
-    const item = await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: { project: 'x' } });
+    const item = await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: ['project:x'] });
     expect(item).toMatchObject({ kind: 'fact', content: 'deploys go to Cloudflare', scope: ['project:x'] });
     expect(await p.memory.get(item.id)).toEqual(item);
   }),
   'A21 recall by query and scope': fresh(async (p) => {
     const first = await p.memory.write({ kind: 'fact', content: 'the user prefers Go' });
-    const second = await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: { project: 'x' } });
+    const second = await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: ['project:x'] });
     expect(await p.memory.recall({ query: 'prefers', limit: 10 })).toEqual([{ ...first, score: 1 }]);
-    expect(await p.memory.recall({ query: 'deploys', scope: { project: 'x' } })).toEqual([{ ...second, score: 1 }]);
+    expect(await p.memory.recall({ query: 'deploys', scope: ['project:x'] })).toEqual([{ ...second, score: 1 }]);
   }),
   'A22 a deleted item is no longer recalled; deleting a missing id is NotFoundError': fresh(async (p) => {
     const first = await p.memory.write({ kind: 'fact', content: 'the user prefers Go' });
-    await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: { project: 'x' } });
+    await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: ['project:x'] });
     const tombstone = await p.memory.delete(first.id);
     expect(tombstone).toMatchObject({ id: first.id, deleted: true, content: first.content });
     expect(await p.memory.recall({ query: 'prefers' })).toEqual([]);

@@ -1,4 +1,4 @@
-/** N1–N6: scope paths, the legacy rule, scoped sessions, listings with descendants, and `provider.namespaces`. */
+/** N1–N5: scope paths, scoped sessions, listings with descendants, and `provider.namespaces`. */
 import { LIMITS } from '@agentstate/core';
 import type { Provider, ScopeInput } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -26,16 +26,14 @@ const AB_AND_BELOW = keys([
 const A_AND_BELOW = keys([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['a', 'b,']]);
 
 export const namespaceChecks: ProviderCheck[] = checks([], {
-  'N1 a scope is a path of labels; the legacy object maps to level:text labels; bad paths are ValidationError and write nothing': fresh(async (p) => {
+  'N1 a scope is a path of labels; bad paths and scope objects are ValidationError and write nothing': fresh(async (p) => {
     const path = await p.memory.write({ content: 'path', scope: ['team', 'web'] });
     expect(path.scope).toEqual(['team', 'web']);
-    const legacy = await p.skills.upsert({ slug: 'deploy', scope: { instance: 'laptop', project: 'web', workspace: 'api' } });
-    expect(legacy.scope).toEqual(['instance:laptop', 'project:web', 'workspace:api']);
-    expect((await p.skills.upsert({ slug: 'deploy', scope: { project: '', workspace: 'api' } })).scope).toEqual(['workspace:api']);
     const bad: [string, unknown][] = [
+      ['scope', { project: 'web' }],
       ['scope.1', ['a', '']],
       ['scope', Array.from({ length: LIMITS.scopeDepth + 1 }, () => 'x')],
-      ['scope', ['a', 1]],
+      ['scope.1', ['a', 1]],
       ['scope', 'a/b'],
       ['scope.0', ['a\u0000']],
     ];
@@ -50,7 +48,7 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
   'N2 sessions.create takes a scope (default global) that get, list and every later version keep': fresh(async (p) => {
     const global = await p.sessions.create({ title: 'g' });
     expect(global.scope).toEqual([]);
-    const scoped = await p.sessions.create({ title: 's', scope: { project: 'web' } });
+    const scoped = await p.sessions.create({ title: 's', scope: ['project:web'] });
     expect(scoped.scope).toEqual(['project:web']);
     await p.sessions.appendTurn({ sessionId: scoped.id, role: 'user', content: 'hi' });
     expect((await p.sessions.get(scoped.id)).scope).toEqual(['project:web']);
@@ -118,12 +116,4 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
       await expectInvalid(() => p.namespaces({ prefix: ['a', ''] }), 'prefix.1');
     },
   ),
-  'N6 the legacy rule keeps every old parent chain: a skill written with { project } is found from { project, workspace } in either form': fresh(async (p) => {
-    const web = await p.skills.upsert({ slug: 'fix', body: 'web', scope: { project: 'web' } });
-    await p.skills.upsert({ slug: 'fix', body: 'global' });
-    expect((await p.skills.get('fix', { scope: { project: 'web', workspace: 'api' } })).id).toBe(web.id);
-    expect((await p.skills.get('fix', { scope: ['project:web', 'workspace:api'] })).id).toBe(web.id);
-    expect((await p.skills.get('fix', { scope: ['instance:laptop', 'project:web'] })).body).toBe('global');
-    expect((await p.skills.list({ scope: { project: 'web' } })).map((s) => s.id)).toEqual([web.id]);
-  }),
 });

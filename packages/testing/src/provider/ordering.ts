@@ -24,7 +24,7 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     ]);
 
     const skills = [];
-    for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: { project } }));
+    for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: [`project:${project}`] }));
     // No global 'same': a get without a scope names no skill, and lists the scopes in scope order.
     const refused = await expectError(() => p.skills.get('same'), SkillScopeRequiredError);
     expect(refused.scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
@@ -46,20 +46,20 @@ export const orderingChecks: ProviderCheck[] = checks([], {
   'B35 scope: list is exact; recall without scope spans all; get without a scope is global only, with one the most specific along the chain': fresh(
     async (p) => {
       const global = await p.skills.upsert({ slug: 'x', body: 'global' });
-      const inP = await p.skills.upsert({ slug: 'x', body: 'p', scope: { project: 'p' } });
-      const inPW = await p.skills.upsert({ slug: 'x', body: 'pw', scope: { project: 'p', workspace: 'w' } });
-      const inI = await p.skills.upsert({ slug: 'x', body: 'i', scope: { instance: 'i' } });
+      const inP = await p.skills.upsert({ slug: 'x', body: 'p', scope: ['project:p'] });
+      const inPW = await p.skills.upsert({ slug: 'x', body: 'pw', scope: ['project:p', 'workspace:w'] });
+      const inI = await p.skills.upsert({ slug: 'x', body: 'i', scope: ['instance:i'] });
       expect(await p.skills.list()).toEqual([global]);
       expect(await p.skills.list({})).toEqual([global]);
-      expect(await p.skills.list({ scope: { project: 'p' } })).toEqual([inP]);
-      expect(await p.skills.list({ scope: { project: 'p', workspace: 'w' } })).toEqual([inPW]);
-      expect(await p.skills.list({ scope: { instance: 'i' } })).toEqual([inI]);
-      expect(await p.skills.list({ scope: { workspace: 'w' } })).toEqual([]);
+      expect(await p.skills.list({ scope: ['project:p'] })).toEqual([inP]);
+      expect(await p.skills.list({ scope: ['project:p', 'workspace:w'] })).toEqual([inPW]);
+      expect(await p.skills.list({ scope: ['instance:i'] })).toEqual([inI]);
+      expect(await p.skills.list({ scope: ['workspace:w'] })).toEqual([]);
 
       // Without a scope: the global skill only; a slug live only elsewhere is refused, naming its scopes.
-      const inQ = await p.skills.upsert({ slug: 'y', body: 'q', scope: { project: 'q' } });
-      const inR = await p.skills.upsert({ slug: 'y', body: 'r', scope: { project: 'r' } });
-      await p.skills.upsert({ slug: 'z', body: 'r', scope: { project: 'r' } });
+      const inQ = await p.skills.upsert({ slug: 'y', body: 'q', scope: ['project:q'] });
+      const inR = await p.skills.upsert({ slug: 'y', body: 'r', scope: ['project:r'] });
+      await p.skills.upsert({ slug: 'z', body: 'r', scope: ['project:r'] });
       const zGlobal = await p.skills.upsert({ slug: 'z', body: 'global' });
       expect((await p.skills.get('x')).id).toBe(global.id);
       expect((await expectError(() => p.skills.get('y'), SkillScopeRequiredError)).scopes).toEqual([inQ.scope, inR.scope]);
@@ -67,27 +67,27 @@ export const orderingChecks: ProviderCheck[] = checks([], {
 
       // With a scope: the most specific along {i,p,w} → {i,p,''} → {i,'',''} → global.
       const c = await p.skills.upsert({ slug: 'c', body: 'global' });
-      const cI = await p.skills.upsert({ slug: 'c', body: 'i', scope: { instance: 'i' } });
-      const cIP = await p.skills.upsert({ slug: 'c', body: 'ip', scope: { instance: 'i', project: 'p' } });
-      expect((await p.skills.get('c', { scope: { instance: 'i', project: 'p', workspace: 'w' } })).id).toBe(cIP.id);
-      expect((await p.skills.get('c', { scope: { instance: 'i', project: 'p' } })).id).toBe(cIP.id);
-      expect((await p.skills.get('c', { scope: { instance: 'i', project: 'q' } })).id).toBe(cI.id);
-      expect((await p.skills.get('c', { scope: { instance: 'j', project: 'p' } })).id).toBe(c.id);
+      const cI = await p.skills.upsert({ slug: 'c', body: 'i', scope: ['instance:i'] });
+      const cIP = await p.skills.upsert({ slug: 'c', body: 'ip', scope: ['instance:i', 'project:p'] });
+      expect((await p.skills.get('c', { scope: ['instance:i', 'project:p', 'workspace:w'] })).id).toBe(cIP.id);
+      expect((await p.skills.get('c', { scope: ['instance:i', 'project:p'] })).id).toBe(cIP.id);
+      expect((await p.skills.get('c', { scope: ['instance:i', 'project:q'] })).id).toBe(cI.id);
+      expect((await p.skills.get('c', { scope: ['instance:j', 'project:p'] })).id).toBe(c.id);
       expect((await p.skills.get('c', {})).id).toBe(c.id);
-      expect((await p.skills.get('x', { scope: { project: 'p', workspace: 'w' } })).id).toBe(inPW.id);
-      expect((await p.skills.get('x', { scope: { project: 'p', workspace: 'v' } })).id).toBe(inP.id);
+      expect((await p.skills.get('x', { scope: ['project:p', 'workspace:w'] })).id).toBe(inPW.id);
+      expect((await p.skills.get('x', { scope: ['project:p', 'workspace:v'] })).id).toBe(inP.id);
       // {'',p,w} is not on the chain of {i,p,w}: the instance level comes first.
-      expect((await p.skills.get('x', { scope: { instance: 'i', project: 'p', workspace: 'w' } })).id).toBe(inI.id);
-      await expectError(() => p.skills.get('y', { scope: { project: 'zz' } }), NotFoundError);
+      expect((await p.skills.get('x', { scope: ['instance:i', 'project:p', 'workspace:w'] })).id).toBe(inI.id);
+      await expectError(() => p.skills.get('y', { scope: ['project:zz'] }), NotFoundError);
 
       // Memory: no scope spans every scope; a scope is exact.
       const m1 = await p.memory.write({ content: 'scoped fact global' });
-      const m2 = await p.memory.write({ content: 'scoped fact p', scope: { project: 'p' } });
-      const m3 = await p.memory.write({ content: 'scoped fact pw', scope: { project: 'p', workspace: 'w' } });
+      const m2 = await p.memory.write({ content: 'scoped fact p', scope: ['project:p'] });
+      const m3 = await p.memory.write({ content: 'scoped fact pw', scope: ['project:p', 'workspace:w'] });
       expect(ids(await p.memory.recall({ query: 'scoped' }))).toEqual([m3.id, m2.id, m1.id]);
-      expect(ids(await p.memory.recall({ query: 'scoped', scope: { project: 'p' } }))).toEqual([m2.id]);
-      expect(ids(await p.memory.recall({ query: 'scoped', scope: {} }))).toEqual([m1.id]);
-      expect(ids(await p.memory.recall({ query: 'scoped', scope: { workspace: 'w' } }))).toEqual([]);
+      expect(ids(await p.memory.recall({ query: 'scoped', scope: ['project:p'] }))).toEqual([m2.id]);
+      expect(ids(await p.memory.recall({ query: 'scoped', scope: [] }))).toEqual([m1.id]);
+      expect(ids(await p.memory.recall({ query: 'scoped', scope: ['workspace:w'] }))).toEqual([]);
     },
   ),
   "B36 turns of a deleted or unknown session is NotFoundError; a session's updatedAt never moves back": fresh(async (p) => {

@@ -102,8 +102,8 @@ export const pageChecks: ProviderCheck[] = checks([], {
     const other = await p.sessions.create({ title: 'other' });
     await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'x' });
     await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'y' });
-    await p.skills.upsert({ slug: 'a', body: 'deploy', scope: { project: 'p' } });
-    await p.skills.upsert({ slug: 'b', body: 'deploy', scope: { project: 'p' } });
+    await p.skills.upsert({ slug: 'a', body: 'deploy', scope: ['project:p'] });
+    await p.skills.upsert({ slug: 'b', body: 'deploy', scope: ['project:p'] });
     const sessionCursor = (await p.sessions.list({ limit: 1 })).nextCursor!;
     const turnCursor = (await p.sessions.turns(session, { limit: 1 })).nextCursor!;
     const skillCursor = (await p.skills.list({ limit: 1 })).nextCursor!;
@@ -120,7 +120,7 @@ export const pageChecks: ProviderCheck[] = checks([], {
     await refused(() => p.sessions.turns(other.id, { limit: 1, cursor: turnCursor }), 'another session');
     await refused(() => p.sessions.turns(session, { afterSeq: 2, cursor: turnCursor }), 'another afterSeq');
     await refused(() => p.sessions.list({ offset: 1, cursor: sessionCursor }), 'another offset');
-    await refused(() => p.skills.list({ scope: { project: 'p' }, cursor: skillCursor }), 'another scope');
+    await refused(() => p.skills.list({ scope: ['project:p'], cursor: skillCursor }), 'another scope');
     await refused(() => p.skills.search('deploy again', { limit: 1, cursor: searchCursor }), 'another search text');
     await refused(() => p.skills.search('deploy', { order: 'relevance', cursor: searchCursor }), 'another order');
     await refused(() => p.memory.recall({ query: 'note', mode: 'lexical', cursor: recallCursor }), 'another recall query');

@@ -23,7 +23,7 @@ export const positionChecks: ProviderCheck[] = checks([], {
           const session = await w.sessions.create({ title: `writer ${i}` });
           for (let n = 0; n < 40; n += 1) {
             if (n % 2 === 0) await w.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `turn ${n} of ${i}` });
-            else await w.memory.write({ content: `note ${n} of ${i}`, key: `k${n % 5}`, scope: { project: `w${i}` } });
+            else await w.memory.write({ content: `note ${n} of ${i}`, key: `k${n % 5}`, scope: [`project:w${i}`] });
           }
         }),
       ).finally(() => {

@@ -100,10 +100,10 @@ export const searchChecks: ProviderCheck[] = checks([], {
   }),
   'S5 sessions without a scope are global: a scope filter admits them exactly at the global scope or with its descendants': fresh(async (p) => {
     await transcripts(p);
-    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {} })).toHaveLength(3);
-    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: {}, includeDescendants: true })).toHaveLength(3);
-    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' } })).toEqual([]);
-    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: { project: 'x' }, includeDescendants: true })).toEqual([]);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: [] })).toHaveLength(3);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: [], includeDescendants: true })).toHaveLength(3);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: ['project:x'] })).toEqual([]);
+    expect(await p.sessions.search({ query: 'car', mode: 'lexical', scope: ['project:x'], includeDescendants: true })).toEqual([]);
   }),
   'S6 with an embedder, search is hybrid by default and semantic search finds turns by meaning': embedding(conceptEmbedder, async (p) => {
     const { a, b, turnsA, turnsB } = await transcripts(p);

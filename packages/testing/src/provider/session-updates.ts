@@ -1,4 +1,4 @@
-/** X25: `sessions.update` (docs/contract.md §4, §7); X26: scopes passed as an option, and the deprecated positional aliases. */
+/** X25: `sessions.update` (docs/contract.md §4, §7); X26: scopes passed as an option, and only as one. */
 import { ConflictError, EventTypes, NotFoundError, replay, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
@@ -71,7 +71,7 @@ export const sessionUpdateChecks: ProviderCheck[] = checks([], {
     const texts = (await p.log.read({ stream: STATE_STREAM })).map((e) => JSON.stringify(e.payload)).join('\n');
     expect(texts).not.toContain('Lisbon');
   }),
-  'X26 a scope is passed as an option; the deprecated positional forms read the same': fresh(async (p) => {
+  'X26 a scope is passed as an option; a scope passed positionally is a ValidationError and writes nothing': fresh(async (p) => {
     const web = await p.skills.upsert({ slug: 'deploy', body: 'web', scope: ['web'] });
     await p.skills.upsert({ slug: 'deploy', body: 'global' });
     await p.skills.upsert({ slug: 'lint', body: 'api', scope: ['web', 'api'] });
@@ -89,15 +89,16 @@ export const sessionUpdateChecks: ProviderCheck[] = checks([], {
     await expectError(() => p.memory.getByKey('theme', { scope: ['users'] }), NotFoundError);
     await expectError(() => p.skills.list({ scope: 'web' as never }), ValidationError);
 
-    // The deprecated aliases: the scope as an argument of its own.
-    expect(await p.skills.list(['web'], { includeDescendants: true })).toEqual(await p.skills.list({ scope: ['web'], includeDescendants: true }));
-    expect(await p.skills.list({ project: 'none' })).toEqual([]);
-    expect(await p.skills.get('deploy', ['web'])).toEqual(web);
-    expect(await p.skills.getAny('deploy', ['web'])).toEqual(web);
-    expect(await p.memory.getByKey(['users', 'u1'], 'theme')).toEqual(item);
+    // A scope as an argument of its own is refused, never read as options.
+    await expectError(() => p.skills.list(['web'] as never), ValidationError);
+    await expectError(() => p.skills.get('deploy', ['web'] as never), ValidationError);
+    await expectError(() => p.skills.getAny('deploy', ['web'] as never), ValidationError);
+    await expectError(() => p.memory.getByKey(['users', 'u1'] as never, 'theme' as never), ValidationError);
+    await expectError(() => p.skills.delete('lint', ['web', 'api'] as never), ValidationError);
+    expect((await p.skills.get('lint', { scope: ['web', 'api'] })).deleted).toBe(false);
 
     expect(await p.skills.delete('deploy', { scope: ['web'] })).toMatchObject({ id: web.id, deleted: true });
-    expect(await p.skills.delete('lint', ['web', 'api'])).toMatchObject({ body: 'api', deleted: true });
-    expect(await p.skills.delete('deploy', undefined, {})).toMatchObject({ body: 'global', deleted: true });
+    expect(await p.skills.delete('lint', { scope: ['web', 'api'] })).toMatchObject({ body: 'api', deleted: true });
+    expect(await p.skills.delete('deploy')).toMatchObject({ body: 'global', deleted: true });
   }),
 });

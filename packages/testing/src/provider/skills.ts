@@ -37,19 +37,19 @@ export const skillChecks: ProviderCheck[] = checks([], {
     expect(second).toMatchObject({ id: first.id, createdAt: first.createdAt, version: 2, body: 'ship faster', tags: ['ops'] });
     expect(await p.skills.get('deploy')).toEqual(second);
   }),
-  'A11 the same slug in scope { project: alpha } is a second skill; list(alpha) returns only it': fresh(async (p) => {
+  'A11 the same slug in scope [project:alpha] is a second skill; list(alpha) returns only it': fresh(async (p) => {
     const global = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship faster' });
-    const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: { project: 'alpha' } });
+    const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: ['project:alpha'] });
     expect(alpha.id).not.toBe(global.id);
     expect(alpha).toMatchObject({ version: 1, syncVersion: 1, scope: ['project:alpha'] });
-    expect(await p.skills.list({ scope: { project: 'alpha' } })).toEqual([alpha]);
+    expect(await p.skills.list({ scope: ['project:alpha'] })).toEqual([alpha]);
     expect(await p.skills.list()).toEqual([global]);
     expect(await p.skills.get('deploy')).toEqual(global);
   }),
   "A12 search('faster', 0) finds exactly the global skill; search('', 1) returns at most one": fresh(async (p) => {
     await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', tags: ['ops'] });
     const global = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship faster' });
-    const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: { project: 'alpha' } });
+    const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: ['project:alpha'] });
     expect(await p.skills.search('faster', 0)).toEqual([global]);
     // Both match '': by slug, then id, so the older global skill comes first.
     expect(await p.skills.search('', 1)).toEqual([global]);

@@ -47,16 +47,16 @@ export const slugChecks: ProviderCheck[] = checks([], {
   }),
   'B42 a slug without a scope names the global skill only; live only in other scopes it is refused naming them, writing nothing': fresh(async (p, env) => {
     const global = await p.skills.upsert({ slug: 'deploy', body: 'global' });
-    const inP = await p.skills.upsert({ slug: 'deploy', body: 'p', scope: { project: 'p' } });
+    const inP = await p.skills.upsert({ slug: 'deploy', body: 'p', scope: ['project:p'] });
 
     // With the global skill live, no scope means it, and only it.
     expect((await p.skills.recordOutcome('deploy', { success: true })).id).toBe(global.id);
     expect((await p.skills.get('deploy')).id).toBe(global.id);
     expect((await p.skills.delete('deploy')).id).toBe(global.id);
-    expect(await p.skills.get('deploy', { scope: { project: 'p' } })).toEqual(inP);
+    expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
 
     // Gone from the global scope: every unscoped call refuses, naming the scopes, and writes nothing.
-    const inQ = await p.skills.upsert({ slug: 'deploy', body: 'q', scope: { project: 'q' } });
+    const inQ = await p.skills.upsert({ slug: 'deploy', body: 'q', scope: ['project:q'] });
     const before = await observe(env, p);
     const calls: Array<[string, () => Promise<unknown>]> = [
       ['delete', () => p.skills.delete('deploy')],
@@ -70,11 +70,11 @@ export const slugChecks: ProviderCheck[] = checks([], {
       expect(error.message, label).toMatch(/project:p, project:q/);
       expect(await observe(env, p), `${label}: state changed`).toBe(before);
     }
-    expect(await p.skills.get('deploy', { scope: { project: 'p' } })).toEqual(inP);
-    expect(await p.skills.get('deploy', { scope: { project: 'q' } })).toEqual(inQ);
+    expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
+    expect(await p.skills.get('deploy', { scope: ['project:q'] })).toEqual(inQ);
 
     // A scope, or an id, still names the others; a slug live nowhere is a plain NotFoundError.
-    expect((await p.skills.recordOutcome('deploy', { success: true, scope: { project: 'p' } })).uses).toBe(1);
+    expect((await p.skills.recordOutcome('deploy', { success: true, scope: ['project:p'] })).uses).toBe(1);
     expect((await p.skills.delete(inQ.id)).deleted).toBe(true);
     const gone = await expectError(() => p.skills.delete('nothing'), NotFoundError);
     expect(gone).not.toBeInstanceOf(SkillScopeRequiredError);

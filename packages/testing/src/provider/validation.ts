@@ -97,14 +97,13 @@ const CASES: Case[] = [
   invalid('upsert: fractional uses', 'uses', (p) => p.skills.upsert(skill({ uses: 1.5 }))),
   invalid('upsert: wins of the wrong type', 'wins', (p) => p.skills.upsert(skill({ wins: 'x' }))),
   invalid('upsert: negative syncVersion', 'syncVersion', (p) => p.skills.upsert(skill({ syncVersion: -1 }))),
-  invalid('upsert: scope that is not an object', 'scope', (p) => p.skills.upsert(skill({ scope: 'global' }))),
-  invalid('upsert: scope level of the wrong type', 'scope', (p) => p.skills.upsert(skill({ scope: { project: 42 } }))),
-  ...(['instance', 'project', 'workspace'] as const).flatMap((level) => [
-    invalid(`upsert: NUL in scope.${level}`, 'scope', (p) => p.skills.upsert(skill({ scope: { [level]: NUL } }))),
-    invalid(`write: NUL in scope.${level}`, 'scope', (p) => p.memory.write(item({ scope: { [level]: NUL } }))),
-    invalid(`recall: NUL in scope.${level}`, 'scope', (p) => p.memory.recall({ scope: { [level]: NUL } })),
-  ]),
-  invalid('upsert: oversized scope level', 'scope', (p) => p.skills.upsert(skill({ scope: { instance: over(LIMITS.shortText) } }))),
+  invalid('upsert: scope that is not a path', 'scope', (p) => p.skills.upsert(skill({ scope: 'global' }))),
+  invalid('upsert: scope that is an object, not a path', 'scope', (p) => p.skills.upsert(skill({ scope: { project: 'web' } }))),
+  invalid('upsert: scope label of the wrong type', 'scope', (p) => p.skills.upsert(skill({ scope: [42] }))),
+  invalid('upsert: NUL in a scope label', 'scope', (p) => p.skills.upsert(skill({ scope: ['web', NUL] }))),
+  invalid('write: NUL in a scope label', 'scope', (p) => p.memory.write(item({ scope: [NUL] }))),
+  invalid('recall: NUL in a scope label', 'scope', (p) => p.memory.recall({ scope: [NUL] })),
+  invalid('upsert: oversized scope label', 'scope', (p) => p.skills.upsert(skill({ scope: [over(LIMITS.shortText)] }))),
   invalid('upsert: NUL in id', 'id', (p) => p.skills.upsert(skill({ id: NUL }))),
   conflict("upsert: a new slug with another skill's id", (p) => p.skills.upsert(skill({ id: SKILL }))),
   // skills.recordOutcome and delete
@@ -123,7 +122,7 @@ const CASES: Case[] = [
   invalid('write: source of the wrong type', 'source', (p) => p.memory.write(item({ source: {} }))),
   invalid('write: NUL in source', 'source', (p) => p.memory.write(item({ source: NUL }))),
   invalid('write: oversized source', 'source', (p) => p.memory.write(item({ source: over(LIMITS.shortText) }))),
-  invalid('write: oversized scope level', 'scope', (p) => p.memory.write(item({ scope: { project: over(LIMITS.shortText) } }))),
+  invalid('write: oversized scope label', 'scope', (p) => p.memory.write(item({ scope: [over(LIMITS.shortText)] }))),
   invalid('write: empty id', 'id', (p) => p.memory.write(item({ id: '' }))),
   invalid('write: NUL in id', 'id', (p) => p.memory.write(item({ id: NUL }))),
   invalid('write: createdAt that is not an instant', 'createdAt', (p) => p.memory.write(item({ createdAt: 'soon' }))),
@@ -181,7 +180,7 @@ export async function observe(env: CheckEnv, p: Provider): Promise<string> {
     const es = env.eventSourced(p);
     return JSON.stringify({ head: await es.log.head(STATE_STREAM), snapshot: await snapshotText(es) });
   }
-  return JSON.stringify(await readModel(p, [{}]));
+  return JSON.stringify(await readModel(p, [[]]));
 }
 
 export const validationChecks: ProviderCheck[] = checks([], {

@@ -14,7 +14,7 @@ export const HOUR = 3_600_000;
 /** The global scope, as records carry it. */
 export const GLOBAL: Scope = [];
 /** The scopes {@link populate} writes to. */
-export const POPULATED_SCOPES: readonly ScopeInput[] = [[], { project: 'alpha' }, ['instance:i1', 'project:alpha', 'workspace:w'], ['team', 'web']];
+export const POPULATED_SCOPES: readonly ScopeInput[] = [[], ['project:alpha'], ['instance:i1', 'project:alpha', 'workspace:w'], ['team', 'web']];
 
 /** Ids of what {@link populate} wrote. */
 export interface Populated {
@@ -52,8 +52,8 @@ export async function populate(p: Provider, tick: () => void = () => undefined):
   await step(p.skills.upsert({ slug: 'deploy', body: 'ship it faster' }));
   await step(p.skills.recordOutcome('deploy', { success: true }));
   await step(p.skills.recordOutcome('deploy', { success: false }));
-  await step(p.skills.upsert({ slug: 'deploy', name: 'Deploy (alpha)', body: 'ship alpha', scope: { project: 'alpha' } }));
-  await step(p.skills.upsert({ slug: 'lint', name: 'Lint', body: 'run the linter', scope: { instance: 'i1', project: 'alpha', workspace: 'w' } }));
+  await step(p.skills.upsert({ slug: 'deploy', name: 'Deploy (alpha)', body: 'ship alpha', scope: ['project:alpha'] }));
+  await step(p.skills.upsert({ slug: 'lint', name: 'Lint', body: 'run the linter', scope: ['instance:i1', 'project:alpha', 'workspace:w'] }));
   await step(p.skills.upsert({ slug: 'rollback', name: 'Rollback', body: 'revert the release' }));
   await step(p.skills.delete('rollback'));
   await step(p.skills.upsert({ slug: 'phoenix', name: 'Phoenix', body: 'first life', tags: ['myth'] }));
@@ -61,10 +61,10 @@ export async function populate(p: Provider, tick: () => void = () => undefined):
   await step(p.skills.upsert({ slug: 'phoenix', body: 'second life' }));
 
   await step(p.memory.write({ kind: 'fact', content: 'the user prefers Go', source: 'chat' }));
-  await step(p.memory.write({ kind: 'preference', content: 'Café au lait, no sugar', scope: { project: 'alpha' } }));
+  await step(p.memory.write({ kind: 'preference', content: 'Café au lait, no sugar', scope: ['project:alpha'] }));
   const doomed = await step(p.memory.write({ content: 'a passing thought' }));
   await step(p.memory.delete(doomed.id));
-  await step(p.memory.write({ kind: 'fact', content: 'Jürgen owns the deploys', scope: { instance: 'i1', project: 'alpha', workspace: 'w' } }));
+  await step(p.memory.write({ kind: 'fact', content: 'Jürgen owns the deploys', scope: ['instance:i1', 'project:alpha', 'workspace:w'] }));
 
   return {
     liveSessionIds: [planning.id, empty.id],
