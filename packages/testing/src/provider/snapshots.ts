@@ -163,10 +163,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       const k = good.seq;
       await write(p, 1);
 
-      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
-      // (A row snapshot k shares would be damaged for k too: the note is in a chunk of k + 1's own.)
+      // k + 1: edited below, once every row is stored.
       const edited = await p.saveSnapshot();
-      await flipRow(log, edited.seq, 'note 1', 'note 7');
       await write(p, 2);
 
       // k + 2: a genuine snapshot of another store at the same seq.
@@ -189,6 +187,11 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
       await write(p, 5);
+
+      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
+      // (A row snapshot k shares would be damaged for k too: the note is in a chunk k does not hold.)
+      // Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it whole.
+      await flipRow(log, edited.seq, 'note 1', 'note 7');
 
       const full = await snapshotText(await env.replay(log, { fromScratch: true }));
       expect(full).toBe(await snapshotText(p));
