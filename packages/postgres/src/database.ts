@@ -80,7 +80,7 @@ function literal(value: unknown): string {
 }
 
 /** `statement` with its values written in as literals, so that it can join others in one simple query. */
-export function inline([text, values = []]: Statement): string {
+function inline([text, values = []]: Statement): string {
   return values.length === 0 ? text : text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
 }
 
