@@ -193,3 +193,6 @@ export function resolveCapabilities(factory: ProviderFactory, detectedEventSourc
     otherProcess: declared.otherProcess ?? factory.processTarget !== undefined,
   };
 }
+
+/** A check's default timeout: a guard against a hang, never a bound on speed (a loaded machine may take minutes for a property check). */
+export const DEFAULT_CHECK_TIMEOUT = 600_000;

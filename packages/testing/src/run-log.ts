@@ -2,6 +2,7 @@
 import type { Clock, Log } from '@agentstate/core';
 import { describe, it } from 'vitest';
 import type { LogFactory, LogSuiteOptions } from './factory.js';
+import { DEFAULT_CHECK_TIMEOUT } from './factory.js';
 import { logChecks } from './log/checks.js';
 
 /**
@@ -18,8 +19,7 @@ import { logChecks } from './log/checks.js';
  * ```
  */
 export function runLogConformance(factory: LogFactory, options: LogSuiteOptions = {}): void {
-  // A guard against a hang, never a bound on speed.
-  const timeout = options.timeout ?? 600_000;
+  const timeout = options.timeout ?? DEFAULT_CHECK_TIMEOUT;
   const injectableClock = factory.capabilities?.injectableClock ?? true;
 
   describe(`agentstate log conformance: ${factory.name}`, () => {

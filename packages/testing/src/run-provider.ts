@@ -4,11 +4,10 @@
  */
 import { describe, it } from 'vitest';
 import type { ProviderFactory, ProviderSuiteOptions, ResolvedCapabilities } from './factory.js';
+import { DEFAULT_CHECK_TIMEOUT } from './factory.js';
 import { providerChecks } from './provider/index.js';
 import { Env, probeCapabilities } from './suite/harness.js';
 
-/** A guard against a hang, never a bound on speed: a loaded machine may take minutes for a property check. */
-const DEFAULT_TIMEOUT = 600_000;
 const DEFAULT_PROPERTY_RUNS = 20;
 
 /**
@@ -27,7 +26,7 @@ const DEFAULT_PROPERTY_RUNS = 20;
  * ```
  */
 export function runProviderConformance(factory: ProviderFactory, options: ProviderSuiteOptions = {}): void {
-  const timeout = options.timeout ?? DEFAULT_TIMEOUT;
+  const timeout = options.timeout ?? DEFAULT_CHECK_TIMEOUT;
   const propertyRuns = options.propertyRuns ?? DEFAULT_PROPERTY_RUNS;
   let capabilities: Promise<ResolvedCapabilities> | undefined;
 
