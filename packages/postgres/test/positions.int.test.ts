@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { exportLog, formatInstant, type Log, ManualClock, STATE_STREAM } from '@agentstate/core';
 import { EVENT_COLUMNS, ExportReader, prepareEvent } from '@agentstate/core/backend';
 import { openPostgres, openPostgresLog } from '../src/index.js';
+import type { PostgresProvider } from '../src/index.js';
 import { fresh } from './helpers.js';
 
 /** The instant the writers' clocks start from. */
@@ -24,6 +25,21 @@ const WRITERS_LOCK_KEY = 1_634_953_331;
 const arbSteps = fc.array(fc.record({ writer: fc.nat(WRITERS - 1), end: fc.boolean(), commit: fc.boolean() }), { minLength: 1, maxLength: 25 });
 
 const tick = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1));
+
+/** A provider on a fresh schema, and `burn`, which takes a position as a write that rolled back would. */
+async function gapped(): Promise<{ provider: PostgresProvider; burn: () => Promise<unknown>; close: () => Promise<void> }> {
+  const { provider, url, schema, close } = await fresh();
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  return {
+    provider,
+    burn: () => admin.query(`SELECT nextval('"${schema}".positions')`),
+    close: async () => {
+      await admin.end();
+      await close();
+    },
+  };
+}
 
 /** The export of `log`, read `batchSize` events at a time. */
 async function exported(log: Log, batchSize?: number): Promise<string> {
@@ -138,12 +154,8 @@ describe('the high-water-mark reader', () => {
   });
 
   it('an export of a log with gaps numbers its events densely, erasedBy marks with them', async () => {
-    const { provider, url, schema, close } = await fresh();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    const { provider, burn, close } = await gapped();
     try {
-      // Positions taken by writes that rolled back.
-      const burn = () => admin.query(`SELECT nextval('"${schema}".positions')`);
       const item = await provider.memory.write({ content: 'forget me' });
       await burn();
       await provider.memory.update(item.id, { content: 'forget me too' });
@@ -170,19 +182,16 @@ describe('the high-water-mark reader', () => {
       expect((await provider.at({ seq: 5 })).seq).toBe(5);
       expect(await (await provider.at({ seq: 5 })).memory.getAny(item.id)).toMatchObject({ content: '[erased]' });
     } finally {
-      await admin.end();
       await close();
     }
   });
 
   it('an export of a log with gaps and no erasedBy mark reads each event once', async () => {
-    const { provider, url, schema, close } = await fresh();
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
+    const { provider, burn, close } = await gapped();
     try {
       for (let i = 0; i < 5; i += 1) {
         await provider.memory.write({ content: `fact ${i}` });
-        await admin.query(`SELECT nextval('"${schema}".positions')`);
+        await burn();
       }
       const log = provider.log;
       let read = 0;
@@ -197,7 +206,6 @@ describe('the high-water-mark reader', () => {
       expect(lines.map((l) => (JSON.parse(l) as { seq?: number }).seq)).toEqual([1, 2, 3, 4, 5, undefined]);
       expect(read).toBe(5);
     } finally {
-      await admin.end();
       await close();
     }
   });
