@@ -9,6 +9,9 @@ import { ClosedError, ValidationError } from '@agentstate/core';
 import { mapPgError } from './errors.js';
 import { EVENTS_CHANNEL } from './subscribe.js';
 
+/** The least time between two wake-ups one provider sends, in ms (`Database.announce`). */
+const ANNOUNCE_INTERVAL_MS = 10;
+
 /** A statement with `$n` parameters, and their values. */
 export type Statement = readonly [text: string, values?: readonly unknown[]];
 
@@ -137,9 +140,11 @@ class TransactionSql implements Sql {
 /** A pool and the schema agentstate's tables live in. */
 export class Database implements Sql {
   #closed = false;
-  /** The wake-up in flight, if any; `#again` asks for one more after it. */
+  /** The wake-up in flight or its interval, if any; `#again` asks for one more after it. */
   #announcing: Promise<void> | undefined;
   #again = false;
+  /** Ends the running interval at once (on close). */
+  #endInterval: (() => void) | undefined;
 
   constructor(
     readonly pool: pg.Pool,
@@ -232,10 +237,13 @@ export class Database implements Sql {
    * transaction of its own that does not wait for a WAL flush. Not from the
    * write transaction itself: PostgreSQL holds one database-wide lock from a
    * notifying transaction's pre-commit through its commit, which would
-   * serialise every writer. Fire-and-forget, and coalesced: at most one is
-   * in flight, and the commits during it ask for one more, sent after it, so
-   * every commit is followed by a notification sent after it. A lost one (an
-   * error, a server away) is covered by the subscribers' poll.
+   * serialise every writer. Fire-and-forget, and throttled: the first commit
+   * after a quiet spell notifies at once; the commits in the next
+   * {@link ANNOUNCE_INTERVAL_MS} ask for one more, sent when it ends, so every
+   * commit is followed by a notification sent after it, and a busy writer
+   * sends one per interval instead of one per write (each costs the server a
+   * transaction). A lost one (an error, a server away) is covered by the
+   * subscribers' poll.
    */
   announce(): void {
     if (this.#closed) return;
@@ -244,16 +252,23 @@ export class Database implements Sql {
   }
 
   #send(): void {
-    const sent = (): void => {
+    const interval = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ANNOUNCE_INTERVAL_MS);
+      timer.unref();
+      this.#endInterval = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    const notified = run(this.pool, "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [EVENTS_CHANNEL, this.schema]).catch(
+      () => undefined,
+    );
+    this.#announcing = Promise.all([notified, interval]).then(() => {
       this.#announcing = undefined;
       if (!this.#again) return;
       this.#again = false;
       this.#send();
-    };
-    this.#announcing = run(this.pool, "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [EVENTS_CHANNEL, this.schema]).then(
-      sent,
-      sent,
-    );
+    });
   }
 
   get closed(): boolean {
@@ -263,8 +278,11 @@ export class Database implements Sql {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    // The last writes' wake-up goes out before the pool ends.
-    while (this.#announcing !== undefined) await this.#announcing;
+    // The last writes' wake-up goes out before the pool ends, without waiting out its interval.
+    while (this.#announcing !== undefined) {
+      this.#endInterval?.();
+      await this.#announcing;
+    }
     if (this.ownsPool) await this.pool.end();
   }
 }

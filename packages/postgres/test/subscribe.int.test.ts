@@ -4,6 +4,7 @@
  * listened (caught up), those during, and those after its listening
  * connection was killed (re-listened and caught up).
  */
+import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Log, LogEvent } from '@agentstate/core';
@@ -153,7 +154,7 @@ describe('subscribe', () => {
     expect(await seqs(audit[Symbol.asyncIterator](), 1)).toEqual([1]);
   });
 
-  it('announces a write that appended, and no write that appended nothing', async () => {
+  it('announces a write that appended, no write that appended nothing, and a burst at most once per interval', async () => {
     const { provider, url, schema, close } = await fresh();
     cleanups.push(close);
     const session = await provider.sessions.create({ title: 'announced' });
@@ -167,18 +168,27 @@ describe('subscribe', () => {
     const heard: string[] = [];
     listener.on('notification', (message) => heard.push(message.payload ?? ''));
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
-    const announced = async (write: (db: PostgresProvider) => Promise<unknown>): Promise<number> => {
+    /** How many notifications `write` and the close after it sent, and the milliseconds they took. */
+    const announced = async (write: (db: PostgresProvider) => Promise<unknown>): Promise<{ count: number; ms: number }> => {
       heard.length = 0;
       const db = await openPostgres(url, { schema });
+      const start = performance.now();
       await write(db);
       await db.close(); // sends its notifications first
+      const ms = performance.now() - start;
       await listener.query('SELECT pg_notify($1, $2)', [EVENTS_CHANNEL, 'marker']);
       await waitFor(async () => heard.includes('marker'));
-      return heard.filter((payload) => payload === schema).length;
+      return { count: heard.filter((payload) => payload === schema).length, ms };
     };
-    expect(await announced((db) => db.sessions.appendTurns(session.id, []))).toBe(0);
-    expect(await announced((db) => db.memory.write({ content: 'once', operationId: 'write-1' }))).toBe(0);
-    expect(await announced((db) => db.memory.write({ content: 'twice' }))).toBe(1);
+    expect((await announced((db) => db.sessions.appendTurns(session.id, []))).count).toBe(0);
+    expect((await announced((db) => db.memory.write({ content: 'once', operationId: 'write-1' }))).count).toBe(0);
+    expect((await announced((db) => db.memory.write({ content: 'twice' }))).count).toBe(1);
+    // A burst of writes sends one at its start and at most one per 10 ms after, however fast the writes.
+    const burst = await announced(async (db) => {
+      for (let i = 0; i < 40; i += 1) await db.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `burst ${i}` });
+    });
+    expect(burst.count).toBeGreaterThanOrEqual(1);
+    expect(burst.count).toBeLessThanOrEqual(Math.floor(burst.ms / 10) + 1);
   });
 
   it('ends a waiting iteration on close', async () => {
