@@ -1,6 +1,6 @@
 /**
  * `runProviderConformance`: registers every provider check of docs/conformance.md
- * (A1–A28, B30–B42, C1–C9, I1–I8, S1–S8, T1–T9) and the extra checks (X…) as vitest tests.
+ * (A1–A28, B30–B43, C1–C9, I1–I8, S1–S8, T1–T9) and the extra checks (X…) as vitest tests.
  */
 import { describe, it } from 'vitest';
 import type { ProviderFactory, ProviderSuiteOptions, ResolvedCapabilities } from './factory.js';

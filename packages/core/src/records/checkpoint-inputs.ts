@@ -10,7 +10,7 @@ import { jsonValueField, metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 
 /** `checkpoints.put` input. */
-export const putCheckpointInputSchema = z.object({
+export const putCheckpointInputSchema = z.strictObject({
   /** Makes the write idempotent (docs/contract.md §4). */
   operationId: idField.optional(),
   threadId: idField,
@@ -25,10 +25,10 @@ export const putCheckpointInputSchema = z.object({
 export type PutCheckpointInput = z.input<typeof putCheckpointInputSchema>;
 
 /** One write of `checkpoints.putWrites`: the fields of a stored write its task does not give. */
-const writeInputSchema = z.object(checkpointWriteSchema.pick({ idx: true, channel: true, value: true }).shape);
+const writeInputSchema = checkpointWriteSchema.pick({ idx: true, channel: true, value: true });
 
 /** `checkpoints.putWrites` input: one task's writes against one checkpoint. */
-export const putWritesInputSchema = z.object({
+export const putWritesInputSchema = z.strictObject({
   operationId: idField.optional(),
   threadId: idField,
   namespace: checkpointNamespaceField.default(''),
@@ -56,7 +56,7 @@ export const putWritesInputSchema = z.object({
 export type PutWritesInput = z.input<typeof putWritesInputSchema>;
 
 /** `checkpoints.get` input: the newest checkpoint of `(threadId, namespace)`, or the one with `checkpointId`. */
-export const getCheckpointInputSchema = z.object({
+export const getCheckpointInputSchema = z.strictObject({
   threadId: idField,
   namespace: checkpointNamespaceField.default(''),
   checkpointId: idField.optional(),
@@ -66,7 +66,7 @@ export const getCheckpointInputSchema = z.object({
 export type GetCheckpointInput = z.input<typeof getCheckpointInputSchema>;
 
 /** `checkpoints.list` options. */
-export const listCheckpointsOptionsSchema = z.object({
+export const listCheckpointsOptionsSchema = z.strictObject({
   /** Only this thread's checkpoints; absent: every thread. */
   threadId: idField.optional(),
   /** Only this namespace's; absent: every namespace. */
@@ -83,7 +83,7 @@ export const listCheckpointsOptionsSchema = z.object({
 export type ListCheckpointsOptions = z.input<typeof listCheckpointsOptionsSchema>;
 
 /** `checkpoints.deleteThread` options. */
-export const deleteThreadOptionsSchema = z.object({ operationId: idField.optional() });
+export const deleteThreadOptionsSchema = z.strictObject({ operationId: idField.optional() });
 
 /** `checkpoints.deleteThread` options. */
 export type DeleteThreadOptions = z.input<typeof deleteThreadOptionsSchema>;

@@ -1,6 +1,8 @@
 /**
  * Input schemas of every store method. Validation happens here, before
  * anything is stamped, so a refused call writes nothing (docs/contract.md §4).
+ * Every object is strict: an unknown key is a mistake (a misspelt or retired
+ * option), refused rather than dropped, except where the contract says otherwise.
  */
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
@@ -49,7 +51,7 @@ export const scopeInputSchema = z
   .pipe(scopeSchema);
 
 /** `sessions.create` input. */
-export const createSessionInputSchema = z.object({
+export const createSessionInputSchema = z.strictObject({
   ...idempotent,
   id: idField.optional(),
   title: shortTextField.optional(),
@@ -96,14 +98,14 @@ const HAS_CONTENT_OR_PARTS = {
 };
 
 /** One turn of `sessions.replaceSuffix`. */
-export const turnInputSchema = z.object(turnInputShape).refine(HAS_CONTENT_OR_PARTS.check, HAS_CONTENT_OR_PARTS.issue);
+export const turnInputSchema = z.strictObject(turnInputShape).refine(HAS_CONTENT_OR_PARTS.check, HAS_CONTENT_OR_PARTS.issue);
 
 /** One turn of `sessions.replaceSuffix`: `appendTurn` input without the session. */
 export type TurnInput = z.input<typeof turnInputSchema>;
 
 /** `sessions.appendTurn` input. */
 export const appendTurnInputSchema = z
-  .object({
+  .strictObject({
     ...idempotent,
     sessionId: idField,
     ...turnInputShape,
@@ -126,12 +128,9 @@ export function parseAppendTurnInput(value: unknown): z.output<typeof appendTurn
   if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype) {
     const input = value as Record<string, unknown>;
     const { sessionId, role, content } = input;
+    // Three valid keys and no other: nothing optional, nothing unknown.
     if (
-      input.operationId === undefined &&
-      input.parts === undefined &&
-      input.metadata === undefined &&
-      input.id === undefined &&
-      input.createdAt === undefined &&
+      Object.keys(input).length === 3 &&
       isPlainText(sessionId, LIMITS.id) &&
       sessionId.length > 0 &&
       TURN_ROLE_SET.has(role) &&
@@ -144,7 +143,7 @@ export function parseAppendTurnInput(value: unknown): z.output<typeof appendTurn
 }
 
 /** `sessions.replaceSuffix` input. */
-export const replaceSuffixInputSchema = z.object({
+export const replaceSuffixInputSchema = z.strictObject({
   ...idempotent,
   /** The ids the live transcript must end with, oldest first; `[]` appends. */
   expected: z.array(idField).max(LIMITS.pageSize, `at most ${LIMITS.pageSize} turns`),
@@ -156,8 +155,9 @@ export type ReplaceSuffixInput = z.input<typeof replaceSuffixInputSchema>;
 
 /**
  * `skills.upsert` input. A whole stored skill is accepted too (its envelope
- * fields other than `syncVersion` are ignored), so a read-modify-write is just
- * "change the record and upsert it".
+ * fields other than `syncVersion`, and unknown keys, are ignored), so a
+ * read-modify-write is just "change the record and upsert it": the one input
+ * that is not strict (docs/contract.md §4, "Skills").
  */
 export const upsertSkillInputSchema = z
   .object({
@@ -181,7 +181,7 @@ export const upsertSkillInputSchema = z
 export type UpsertSkillInput = z.input<typeof upsertSkillInputSchema>;
 
 /** `skills.recordOutcome` input. */
-export const recordOutcomeInputSchema = z.object({
+export const recordOutcomeInputSchema = z.strictObject({
   ...idempotent,
   success: z.boolean(),
   scope: scopeInputSchema.optional(),
@@ -194,7 +194,7 @@ export type RecordOutcomeInput = z.input<typeof recordOutcomeInputSchema>;
  * `memory.write` input. With a `key` that a live item of the scope holds,
  * the write updates that item (docs/contract.md, memory keys).
  */
-export const writeMemoryInputSchema = z.object({
+export const writeMemoryInputSchema = z.strictObject({
   ...idempotent,
   content: longTextField.min(1, 'must not be empty'),
   kind: shortTextField.optional(),
@@ -211,7 +211,7 @@ export const writeMemoryInputSchema = z.object({
 export type WriteMemoryInput = z.input<typeof writeMemoryInputSchema>;
 
 /** Options of a write that takes no input object (`delete`). */
-export const writeOptionsSchema = z.object(idempotent);
+export const writeOptionsSchema = z.strictObject(idempotent);
 
 /** Options of a write that takes no input object (`delete`). */
 export type WriteOptions = z.input<typeof writeOptionsSchema>;
@@ -241,7 +241,7 @@ const limitInput = z.int().min(0).max(LIMITS.pageSize);
 const cursorInput = z.string();
 
 /** `sessions.list` options. */
-export const listSessionsOptionsSchema = z.object({
+export const listSessionsOptionsSchema = z.strictObject({
   limit: limitInput.optional(),
   offset: countField.optional(),
   scope: scopeInputSchema.optional(),
@@ -261,7 +261,7 @@ export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 export const SESSION_PAGE_ORDERS = ['oldest', 'newest'] as const;
 
 /** `pageSessions` options. */
-export const sessionPageOptionsSchema = z.object({
+export const sessionPageOptionsSchema = z.strictObject({
   order: z.enum(SESSION_PAGE_ORDERS).optional(),
   limit: limitInput.optional(),
   offset: countField.optional(),
@@ -276,7 +276,7 @@ export type SessionPageOptions = z.input<typeof sessionPageOptionsSchema>;
 
 /** `sessions.turns` options. */
 export const turnsOptionsSchema = z
-  .object({
+  .strictObject({
     afterSeq: countField.optional(),
     limit: limitInput.optional(),
     last: z.int().min(1).max(LIMITS.pageSize).optional(),
@@ -298,7 +298,7 @@ export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
 export const SKILL_SEARCH_ORDERS = ['slug', 'relevance', 'winRate'] as const;
 
 /** `skills.search` options. */
-export const searchSkillsOptionsSchema = z.object({
+export const searchSkillsOptionsSchema = z.strictObject({
   limit: limitInput.optional(),
   scope: scopeInputSchema.optional(),
   includeParentScopes: z.boolean().optional(),
@@ -317,7 +317,7 @@ export const searchSkillsOptionsSchema = z.object({
 export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
 
 /** `skills.list` options. */
-export const listSkillsOptionsSchema = z.object({
+export const listSkillsOptionsSchema = z.strictObject({
   scope: scopeInputSchema.optional(),
   includeDescendants: z.boolean().optional(),
   limit: limitInput.optional(),
@@ -332,7 +332,7 @@ export const listSkillsOptionsSchema = z.object({
 export type ListSkillsOptions = z.input<typeof listSkillsOptionsSchema>;
 
 /** Where `skills.get`, `skills.getAny` and `memory.getByKey` look: `scope` (see each method). */
-export const scopeOptionsSchema = z.object({
+export const scopeOptionsSchema = z.strictObject({
   scope: scopeInputSchema.optional(),
 });
 
@@ -340,7 +340,7 @@ export const scopeOptionsSchema = z.object({
 export type ScopeOptions = z.input<typeof scopeOptionsSchema>;
 
 /** `skills.delete` options: where the slug is resolved, and the operation id that makes the write idempotent. */
-export const deleteSkillOptionsSchema = z.object({
+export const deleteSkillOptionsSchema = z.strictObject({
   scope: scopeInputSchema.optional(),
   operationId: idField.optional(),
 });
@@ -349,7 +349,7 @@ export const deleteSkillOptionsSchema = z.object({
 export type DeleteSkillOptions = z.input<typeof deleteSkillOptionsSchema>;
 
 /** `provider.namespaces` options. */
-export const namespacesOptionsSchema = z.object({
+export const namespacesOptionsSchema = z.strictObject({
   prefix: scopeInputSchema.optional(),
   maxDepth: z.int().min(0).max(LIMITS.scopeDepth).optional(),
   limit: limitInput.optional(),
@@ -370,7 +370,7 @@ export const RECALL_MODES = ['lexical', 'semantic', 'hybrid'] as const;
 export const RECALL_ORDERS = ['recent', 'relevance'] as const;
 
 /** `memory.recall` options. */
-export const recallOptionsSchema = z.object({
+export const recallOptionsSchema = z.strictObject({
   query: textField(LIMITS.query).optional(),
   scope: scopeInputSchema.optional(),
   includeParentScopes: z.boolean().optional(),
@@ -402,7 +402,7 @@ export const MAX_SEARCH_CONTEXT = 50;
 const contextCount = z.int().min(0).max(MAX_SEARCH_CONTEXT);
 
 /** `sessions.search` options. */
-export const searchSessionsOptionsSchema = z.object({
+export const searchSessionsOptionsSchema = z.strictObject({
   query: textField(LIMITS.query).optional(),
   scope: scopeInputSchema.optional(),
   includeDescendants: z.boolean().optional(),
@@ -436,12 +436,14 @@ export const DEFAULT_RECALL_LIMIT = 20;
 
 /**
  * Parses `value` with `schema`, turning the first zod issue into a
- * {@link ValidationError} that names the offending field, under `at` (the
- * path of `value` in a larger input, such as `['turns', '3']`).
+ * {@link ValidationError} that names the offending field (an unknown key
+ * names itself), under `at` (the path of `value` in a larger input, such as
+ * `['turns', '3']`).
  */
 export function parseInput<S extends z.ZodType>(schema: S, value: unknown, at: readonly string[] = []): z.output<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
+  if (issue?.code === 'unrecognized_keys') throw new ValidationError([...at, ...issue.path.map(String), issue.keys[0]].join('.'), 'unknown key');
   throw new ValidationError([...at, ...(issue?.path.map(String) ?? [])].join('.'), issue?.message ?? 'malformed input');
 }

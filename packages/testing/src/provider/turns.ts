@@ -208,7 +208,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
       [{ parts: [{ type: 'file', mediaType: 'image/png', data: 'not base64!' }] }, 'parts.0.data'],
       [{ parts: [{ type: 'tool-call', callId: 'c', toolName: 't' }] }, 'parts.0.input'],
       [{ parts: [{ type: 'tool-result', callId: 'c', toolName: 't', output: 1, isError: 'no' }] }, 'parts.0.isError'],
-      [{ parts: [{ type: 'text', text: 'a', extra: 1 }] }, 'parts.0'],
+      [{ parts: [{ type: 'text', text: 'a', extra: 1 }] }, 'parts.0.extra'],
       [{ parts: [{ type: 'video' }] }, 'parts.0.type'],
       [{ parts: Array.from({ length: LIMITS.parts + 1 }, () => ({ type: 'text', text: 'a' })) }, 'parts'],
       [{ content: 'a', metadata: JSON.parse('{"__proto__": 1}') }, 'metadata.__proto__'],

@@ -1,4 +1,4 @@
-/** B37: reused ids and bad input are refused, and a refused call appends nothing. */
+/** B37, B43: reused ids, bad input and unknown keys are refused, and a refused call appends nothing. */
 import type { AgentStateError, Provider } from '@agentstate/core';
 import { ConflictError, LIMITS, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -174,6 +174,57 @@ const CASES: Case[] = [
   invalid('recordOutcome: a failure with uses at the largest safe integer', 'uses', (p) => p.skills.recordOutcome(MAXED, { success: false })),
 ];
 
+/** One unknown key on a call that takes options or an input object, and the field its `ValidationError` names. */
+interface UnknownKey {
+  label: string;
+  field: string;
+  call: (p: Provider) => Promise<unknown>;
+}
+
+const unknownKey = (label: string, field: string, call: (p: Provider) => Promise<unknown>): UnknownKey => ({ label, field, call });
+const THREAD = 'thread-1';
+
+/** Every call of the provider that takes an options or input object, each given a key it does not know. */
+const UNKNOWN_KEYS: UnknownKey[] = [
+  unknownKey('sessions.create', 'titel', (p) => p.sessions.create({ title: 't', titel: 't' } as Loose)),
+  unknownKey('sessions.list', 'projct', (p) => p.sessions.list({ projct: 'x' } as Loose)),
+  unknownKey('sessions.update', 'model', (p) => p.sessions.update(SESSION, { title: 't', model: 'm' } as Loose)),
+  unknownKey('sessions.appendTurn', 'contnet', (p) => p.sessions.appendTurn(turn({ contnet: 'c' }))),
+  unknownKey('sessions.appendTurns: a turn', 'turns.0.sessionId', (p) => p.sessions.appendTurns(SESSION, [turn({})])),
+  unknownKey('sessions.appendTurns: options', 'scope', (p) => p.sessions.appendTurns(SESSION, [{ role: 'user', content: 'c' }], { scope: [] } as Loose)),
+  unknownKey('sessions.turns', 'after', (p) => p.sessions.turns(SESSION, { after: 0 } as Loose)),
+  unknownKey('sessions.removeLastTurn', 'operationID', (p) => p.sessions.removeLastTurn(SESSION, { operationID: 'op' } as Loose)),
+  unknownKey('sessions.clear', 'force', (p) => p.sessions.clear(SESSION, { force: true } as Loose)),
+  unknownKey('sessions.replaceSuffix', 'append', (p) => p.sessions.replaceSuffix(SESSION, { expected: [], turns: [], append: true } as Loose)),
+  unknownKey('sessions.replaceSuffix: a turn', 'turns.0.seq', (p) =>
+    p.sessions.replaceSuffix(SESSION, { expected: [], turns: [{ role: 'user', content: 'c', seq: 9 } as Loose] }),
+  ),
+  unknownKey('sessions.delete', 'hard', (p) => p.sessions.delete(SESSION, { hard: true } as Loose)),
+  unknownKey('sessions.search', 'sessionID', (p) => p.sessions.search({ query: 'hello', sessionID: SESSION } as Loose)),
+  unknownKey('skills.get', 'project', (p) => p.skills.get('deploy', { project: 'web' } as Loose)),
+  unknownKey('skills.getAny', 'project', (p) => p.skills.getAny('deploy', { project: 'web' } as Loose)),
+  unknownKey('skills.list', 'project', (p) => p.skills.list({ project: 'web' } as Loose)),
+  unknownKey('skills.search', 'project', (p) => p.skills.search('deploy', { project: 'web' } as Loose)),
+  unknownKey('skills.recordOutcome', 'project', (p) => p.skills.recordOutcome('deploy', { success: true, project: 'web' } as Loose)),
+  unknownKey('skills.delete', 'project', (p) => p.skills.delete('deploy', { project: 'web' } as Loose)),
+  unknownKey('memory.write', 'tags', (p) => p.memory.write(item({ tags: ['t'] }))),
+  unknownKey('memory.writeMany: an input', 'inputs.0.project', (p) => p.memory.writeMany([item({ project: 'web' })])),
+  unknownKey('memory.writeMany: options', 'scope', (p) => p.memory.writeMany([item({})], { scope: ['web'] } as Loose)),
+  unknownKey('memory.update', 'tags', (p) => p.memory.update(ITEM, { content: 'c', tags: [] } as Loose)),
+  unknownKey('memory.getByKey', 'project', (p) => p.memory.getByKey('theme', { project: 'web' } as Loose)),
+  unknownKey('memory.recall', 'project', (p) => p.memory.recall({ query: 'fact', project: 'web' } as Loose)),
+  unknownKey('memory.delete', 'hard', (p) => p.memory.delete(ITEM, { hard: true } as Loose)),
+  unknownKey('checkpoints.put', 'parent', (p) => p.checkpoints.put({ threadId: THREAD, checkpointId: '02', checkpoint: {}, parent: '01' } as Loose)),
+  unknownKey('checkpoints.putWrites', 'ns', (p) => p.checkpoints.putWrites({ threadId: THREAD, checkpointId: '01', taskId: 'k', writes: [], ns: '' } as Loose)),
+  unknownKey('checkpoints.putWrites: a write', 'writes.0.task', (p) =>
+    p.checkpoints.putWrites({ threadId: THREAD, checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 1, task: 'k' } as Loose] }),
+  ),
+  unknownKey('checkpoints.get', 'checkpoint_id', (p) => p.checkpoints.get({ threadId: THREAD, checkpoint_id: '01' } as Loose)),
+  unknownKey('checkpoints.list', 'thread_id', (p) => p.checkpoints.list({ thread_id: THREAD } as Loose)),
+  unknownKey('checkpoints.deleteThread', 'hard', (p) => p.checkpoints.deleteThread(THREAD, { hard: true } as Loose)),
+  unknownKey('namespaces', 'depth', (p) => p.namespaces({ depth: 1 } as Loose)),
+];
+
 /** Everything observable: the log head and snapshot bytes, or the read model. */
 export async function observe(env: CheckEnv, p: Provider): Promise<string> {
   if (env.caps.eventSourced) {
@@ -209,4 +260,32 @@ export const validationChecks: ProviderCheck[] = checks([], {
     expect((await p.sessions.create({ createdAt: '2026-03-01T00:30:00+01:00' })).createdAt).toBe('2026-02-28T23:30:00.000Z');
     await p.skills.upsert({ slug: 's'.repeat(LIMITS.slug), tags: Array.from({ length: LIMITS.tags }, (_, i) => `t${i}`) });
   }),
+  'B43 an options or input object with an unknown key is a ValidationError naming the key and writes nothing; skills.upsert ignores unknown keys': fresh(
+    async (p, env) => {
+      await p.sessions.create({ id: SESSION, title: 'live' });
+      await p.sessions.appendTurn({ sessionId: SESSION, role: 'user', content: 'hello', id: TURN });
+      await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
+      await p.memory.write({ content: 'a fact', key: 'theme', id: ITEM });
+      await p.checkpoints.put({ threadId: THREAD, checkpointId: '01', checkpoint: {} });
+      const cases = [...UNKNOWN_KEYS];
+      if (env.caps.eventSourced) {
+        const es = env.eventSourced(p);
+        cases.push(unknownKey('purge', 'dryRun', () => es.purge({ id: ITEM, reason: 'r', dryRun: true } as Loose)));
+        cases.push(unknownKey('retention.set', 'kind', () => es.retention.set({ record: 'memory', maxAge: '1d', kind: 'fact' } as Loose)));
+      }
+
+      const before = await observe(env, p);
+      for (const c of cases) {
+        const error = await expectError(() => c.call(p), ValidationError, c.label);
+        expect(error.field, c.label).toBe(c.field);
+        expect(await observe(env, p), `${c.label}: state changed`).toBe(before);
+      }
+      expect((await p.skills.get('deploy')).deleted).toBe(false);
+      expect(await p.checkpoints.get({ threadId: THREAD, checkpointId: '02' })).toBeUndefined();
+
+      // A whole stored skill, unknown keys included, is an upsert input (docs/contract.md §4, "Skills").
+      const skill = await p.skills.get('deploy');
+      expect(await p.skills.upsert({ ...skill, body: 'ship it again', project: 'web' } as Loose)).toMatchObject({ id: skill.id, version: 2 });
+    },
+  ),
 });
