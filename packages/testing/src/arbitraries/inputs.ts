@@ -1,7 +1,4 @@
-/**
- * Input arbitraries: what callers hand to the stores. Every value is valid
- * (it passes core's input schemas), unless the name says otherwise.
- */
+/** Input arbitraries: what callers hand to the stores. Every value is valid (it passes core's input schemas), unless the name says otherwise. */
 import type {
   AppendTurnInput,
   CreateSessionInput,
@@ -39,10 +36,7 @@ export function arbAppendTurnInput(sessionId: string | fc.Arbitrary<string>): fc
   });
 }
 
-/**
- * `skills.upsert` input: slugs and scopes from small pools so that upserts
- * update each other; `syncVersion` is usually absent.
- */
+/** `skills.upsert` input: slugs and scopes from small pools so that upserts update each other; `syncVersion` is usually absent. */
 export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
   const fields = fc.record(
     {

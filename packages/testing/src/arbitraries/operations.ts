@@ -1,10 +1,7 @@
 /**
- * Sequences of store operations for model-based and differential tests:
- * generate a list with {@link arbOperations}, run it with
- * {@link runOperations} against two providers (say, a backend and the
- * in-memory reference, with equal clocks and seeded entropy), and compare
- * the outcomes and snapshots. Sessions and memory items are referred to by
- * the order they were created in, so every generated sequence is runnable.
+ * Sequences of store operations for model-based and differential tests: generate a list with {@link arbOperations}, run it with {@link runOperations} against
+ * two providers (say, a backend and the in-memory reference, with equal clocks and seeded entropy), and compare the outcomes and snapshots. Sessions and memory
+ * items are referred to by the order they were created in, so every generated sequence is runnable.
  */
 import type {
   CreateSessionInput,
@@ -25,10 +22,7 @@ import { arbWhere } from './metadata.js';
 import { arbScope, arbSlug } from './records.js';
 import { arbQuery, arbText } from './text.js';
 
-/**
- * A reference to the n-th session (or memory item) created so far, wrapping
- * around; `-1` names one that does not exist.
- */
+/** A reference to the n-th session (or memory item) created so far, wrapping around; `-1` names one that does not exist. */
 export type Ref = number;
 
 /** One store call. */
@@ -124,9 +118,8 @@ export interface RunOperationsOptions {
 }
 
 /**
- * Runs `operations` in order against `provider`. Typed store errors
- * (`NotFoundError`, `ConflictError`…) become outcomes; any other error is
- * thrown, since it is a bug.
+ * Runs `operations` in order against `provider`. Typed store errors (`NotFoundError`, `ConflictError`…) become outcomes; any other error is thrown, since it is
+ * a bug.
  */
 export async function runOperations(provider: Provider, operations: readonly Operation[], options: RunOperationsOptions = {}): Promise<OperationOutcome[]> {
   const sessions: string[] = [];

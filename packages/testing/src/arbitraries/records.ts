@@ -1,7 +1,4 @@
-/**
- * Record arbitraries: scopes, instants, HLCs, envelopes and the four stored
- * record shapes. Every value passes core's record schemas.
- */
+/** Record arbitraries: scopes, instants, HLCs, envelopes and the four stored record shapes. Every value passes core's record schemas. */
 import type { Envelope, Hlc, MemoryItem, Scope, Session, Skill, Turn } from '@agentstate/core';
 import { formatInstant, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';

@@ -1,7 +1,6 @@
 /**
- * Text arbitraries: words with diacritics and other scripts, punctuation,
- * query-syntax characters, and searchable texts and queries built from them.
- * Every string is well-formed Unicode without NUL.
+ * Text arbitraries: words with diacritics and other scripts, punctuation, query-syntax characters, and searchable texts and queries built from them. Every
+ * string is well-formed Unicode without NUL.
  */
 import fc from 'fast-check';
 
@@ -84,10 +83,7 @@ export function arbUnicodeText(constraints: { minLength?: number; maxLength?: nu
     .filter((s) => !s.includes('\u0000') && s.length >= (constraints.minLength ?? 0));
 }
 
-/**
- * Searchable text: words, punctuation and syntax pieces joined by spaces or
- * nothing, sometimes with arbitrary Unicode mixed in.
- */
+/** Searchable text: words, punctuation and syntax pieces joined by spaces or nothing, sometimes with arbitrary Unicode mixed in. */
 export function arbText(constraints: { minWords?: number; maxWords?: number } = {}): fc.Arbitrary<string> {
   const piece = fc.oneof(
     { arbitrary: arbWord(), weight: 6 },
@@ -107,10 +103,7 @@ export function arbText(constraints: { minWords?: number; maxWords?: number } = 
     .filter((s) => s.length > 0);
 }
 
-/**
- * A query: empty, a word or prefix of one, several words, words wrapped in
- * syntax characters, operator words, or punctuation only.
- */
+/** A query: empty, a word or prefix of one, several words, words wrapped in syntax characters, operator words, or punctuation only. */
 export function arbQuery(): fc.Arbitrary<string> {
   const prefix = arbWord().chain((w) => fc.integer({ min: 1, max: Math.max(1, [...w].length) }).map((n) => [...w].slice(0, n).join('')));
   const wrapped = fc.tuple(fc.constantFrom(...SYNTAX_PIECES), arbWord(), fc.constantFrom(...SYNTAX_PIECES)).map(([a, w, b]) => `${a}${w}${b}`);

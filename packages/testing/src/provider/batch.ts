@@ -1,11 +1,7 @@
 /**
- * G1–G7: batch writes (`sessions.appendTurns`, `memory.writeMany`) and
- * group commit (docs/contract.md §4, "Batch writes" and "Concurrent calls"),
- * and the automatic snapshot a batch saves (§7).
- * A batch is exactly the calls it stands for, made one after another, in one
- * transaction; concurrent calls are exactly the same calls made one at a
- * time in call order. The in-memory provider run one call at a time is the
- * reference.
+ * G1–G7: batch writes (`sessions.appendTurns`, `memory.writeMany`) and group commit (docs/contract.md §4, "Batch writes" and "Concurrent calls"), and the
+ * automatic snapshot a batch saves (§7). A batch is exactly the calls it stands for, made one after another, in one transaction; concurrent calls are exactly
+ * the same calls made one at a time in call order. The in-memory provider run one call at a time is the reference.
  */
 import type { EventSourcedProvider, Provider, WriteMemoryInput } from '@agentstate/core';
 import { ConflictError, isAgentStateError, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';

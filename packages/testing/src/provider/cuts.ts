@@ -1,8 +1,6 @@
 /**
- * V9: a view and an export at any position of a log written by concurrent
- * writers are consistent cuts (docs/contract.md §11): exactly the events at
- * or below the position, folded as a fresh replay folds them. Positions are
- * the seqs the log holds; nothing assumes they are dense.
+ * V9: a view and an export at any position of a log written by concurrent writers are consistent cuts (docs/contract.md §11): exactly the events at or below
+ * the position, folded as a fresh replay folds them. Positions are the seqs the log holds; nothing assumes they are dense.
  */
 import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
 import fc from 'fast-check';
@@ -16,8 +14,8 @@ import { openForWriters, runWriters } from '../suite/writers.js';
 export const cutChecks: ProviderCheck[] = checks(['eventSourced'], {
   'V9 at({ seq }) and an export up to a seq, at random positions of a log written by 8 writers at once, hold exactly the events up to it': async (env) => {
     const { p, plans } = await openForWriters(env, 8, 24);
-    // Writers on providers of their own where the storage has them (G9 runs them as processes), and a snapshot stored
-    // while they run: views below and above it fold from different starts.
+    // Writers on providers of their own where the storage has them (G9 runs them as processes), and a snapshot stored while they run: views below and above it
+    // fold from different starts.
     const [reports] = await Promise.all([runWriters(env, p, plans, { processes: false }), p.saveSnapshot()]);
     expect(reports.flat().filter((line) => 'failed' in line)).toEqual([]);
     const events = await p.log.read({ stream: STATE_STREAM });

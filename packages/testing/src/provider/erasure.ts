@@ -1,11 +1,8 @@
 /**
- * E1–E16: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
- * version of a record from the log; a purge erases the text of what it selects from every
- * event, the read model and the stored snapshots, records itself as one `records.purged`
- * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
- * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
- * Snapshots are stored in chunks shared between them and capped in size (E12, E14), and a
- * snapshot save that a purge overtakes stores nothing the purge erased (E15), nor does an
+ * E1–E16: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every version of a record from the log; a purge erases the text of what
+ * it selects from every event, the read model and the stored snapshots, records itself as one `records.purged` event, and leaves a log whose replay equals the
+ * tables. The snapshots it finds are patched, not dropped: each still loads, and equals a replay of the rewritten log cut at its seq. Snapshots are stored in
+ * chunks shared between them and capped in size (E12, E14), and a snapshot save that a purge overtakes stores nothing the purge erased (E15), nor does an
  * embedding that finishes after it (E16).
  */
 import type { Embedder, EventSourcedProvider, LogEvent, RecordVersion } from '@agentstate/core';
@@ -45,8 +42,8 @@ export async function storedText(p: EventSourcedProvider): Promise<string> {
 }
 
 /**
- * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a
- * fresh replay of the log as it is now, cut at its seq; a view just above it equals the replay too.
+ * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a fresh replay of the log as it is now, cut at its seq; a view just
+ * above it equals the replay too.
  */
 async function expectSnapshotsPatched(p: EventSourcedProvider, seqs: readonly number[]): Promise<void> {
   const heads = (await storedHeads(p.log)).map((h) => h.seq);
@@ -81,8 +78,8 @@ const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
 );
 
 /**
- * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove,
- * replace and erase between them, never a clear or a deletion, which would end the transcript.
+ * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove, replace and erase between them, never a clear or a
+ * deletion, which would end the transcript.
  */
 const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
   {
@@ -295,8 +292,8 @@ export const erasureChecks: ProviderCheck[] = [
         const both = await storedSnapshotRows(p.log);
         const firstRows = new Set(first.filter((row) => row.stream !== STATE_STREAM).map((row) => row.stream));
         const added = both.filter((row) => row.stream !== STATE_STREAM && !firstRows.has(row.stream));
-        // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it;
-        // the sessions', turns' and other memory chunks, and their index chunks, are the same rows.
+        // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it; the sessions', turns' and other memory chunks,
+        // and their index chunks, are the same rows.
         expect(firstRows.size).toBeGreaterThan(3);
         const index = added.filter((row) => /^\[\{"first":/.test(row.data));
         // (Two when a split chunk's new first key happens to end an index chunk.)
@@ -402,8 +399,8 @@ export const erasureChecks: ProviderCheck[] = [
 ];
 
 /**
- * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh event-sourced provider on a
- * manual clock, its entropy seeded with `seed`.
+ * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh event-sourced provider on a manual clock, its entropy seeded with
+ * `seed`.
  */
 function clockedProperty<T>(
   arbitrary: fc.Arbitrary<T>,
@@ -425,8 +422,8 @@ function clockedProperty<T>(
 }
 
 /**
- * An embedder that records every text it embeds, and whose next call after {@link hold} waits until
- * {@link release}: E16 commits a purge while an embedding is in flight.
+ * An embedder that records every text it embeds, and whose next call after {@link hold} waits until {@link release}: E16 commits a purge while an embedding is
+ * in flight.
  */
 class GatedEmbedder implements Embedder {
   readonly id = 'agentstate-testing/gated@1';
@@ -463,8 +460,8 @@ class GatedEmbedder implements Embedder {
 }
 
 /**
- * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in
- * the process), then saves back to back while a purge runs (the round trips of a backend across a socket).
+ * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in the process), then saves back to back while a purge runs
+ * (the round trips of a backend across a socket).
  */
 const RACES: readonly (number | 'saves while purging')[] = [
   ...Array.from({ length: 8 }, (_, microtasks) => microtasks),
@@ -472,8 +469,8 @@ const RACES: readonly (number | 'saves while purging')[] = [
 ];
 
 /**
- * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of
- * every session and turn the log names is, byte for byte, the versions its events give.
+ * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of every session and turn the log names is, byte for byte, the
+ * versions its events give.
  */
 function historiesMatchTheLog(ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number) {
   return clockedProperty(
@@ -528,9 +525,8 @@ async function runTranscriptOps(p: EventSourcedProvider, ops: readonly Transcrip
 }
 
 /**
- * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7,
- * "History"), every event decoded whole as it is stored (trusted, as history reads: validation would
- * reorder a record's keys): the reference any faster read of history must equal byte for byte.
+ * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7, "History"), every event decoded whole as it is stored (trusted,
+ * as history reads: validation would reorder a record's keys): the reference any faster read of history must equal byte for byte.
  */
 function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion[] {
   const versions: RecordVersion[] = [];

@@ -1,8 +1,6 @@
 /**
- * X21–X24: what the faces and adapters rely on — a tool result written as
- * the provider SDKs shape it, an operation id reused by mistake reported as
- * not worth retrying, and recall and transcript search that return only
- * what matches (docs/contract.md §2, §3, §4, §6).
+ * X21–X24: what the faces and adapters rely on — a tool result written as the provider SDKs shape it, an operation id reused by mistake reported as not worth
+ * retrying, and recall and transcript search that return only what matches (docs/contract.md §2, §3, §4, §6).
  */
 import type { Provider } from '@agentstate/core';
 import { ConflictError, OperationConflictError } from '@agentstate/core';
@@ -19,10 +17,8 @@ const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', out
 const TEXTS = ['my car makes a noise', 'the kitten sleeps all day', 'deploy on friday', 'zyzzyva'] as const;
 
 /**
- * What each mode must find for each query, as indexes into {@link TEXTS}:
- * `vehicle` shares a concept with the car text only, `car` a word, and
- * `feline car` a concept with the kitten text and both with the car text.
- * Every other text is at right angles to the query, so it is no match.
+ * What each mode must find for each query, as indexes into {@link TEXTS}: `vehicle` shares a concept with the car text only, `car` a word, and `feline car` a
+ * concept with the kitten text and both with the car text. Every other text is at right angles to the query, so it is no match.
  */
 const EXPECTED: ReadonlyArray<{ query: string; mode: 'lexical' | 'semantic' | 'hybrid'; found: number[] }> = [
   { query: 'car', mode: 'lexical', found: [0] },

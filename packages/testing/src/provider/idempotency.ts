@@ -1,7 +1,4 @@
-/**
- * I1–I8: idempotent writes by `operationId` and outcome evidence as its own
- * event (docs/contract.md §4 and §7, docs/conformance.md).
- */
+/** I1–I8: idempotent writes by `operationId` and outcome evidence as its own event (docs/contract.md §4 and §7, docs/conformance.md). */
 import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core';
 import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';

@@ -26,9 +26,8 @@ import { chunkRowsOf } from '../suite/snapshot-rows.js';
 const DAY = 24 * HOUR;
 
 /**
- * The diff of two whole projections, written apart from core's as the
- * reference: per kind, the live records by id, a change being a different
- * canonical JSON; each list in id order.
+ * The diff of two whole projections, written apart from core's as the reference: per kind, the live records by id, a change being a different canonical JSON;
+ * each list in id order.
  */
 function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 'to'> {
   const kind = <T extends { id: string; deleted?: boolean }>(was: readonly T[], is: readonly T[]) => {

@@ -1,9 +1,7 @@
 /**
- * G10: a write that rolls back leaves no trace (docs/contract.md §4, §7): a
- * batch failing midway, refused writes and, where the storage can be made to
- * fail its COMMIT, writes whose COMMIT fails add no event that a reader or a
- * subscriber is handed, change no read, and leave no position a reader
- * notices: the next write is seen, and is the only thing seen.
+ * G10: a write that rolls back leaves no trace (docs/contract.md §4, §7): a batch failing midway, refused writes and, where the storage can be made to fail its
+ * COMMIT, writes whose COMMIT fails add no event that a reader or a subscriber is handed, change no read, and leave no position a reader notices: the next
+ * write is seen, and is the only thing seen.
  */
 import type { EventSourcedProvider } from '@agentstate/core';
 import { AgentStateError, encodeSnapshot, STATE_STREAM } from '@agentstate/core';

@@ -35,9 +35,8 @@ async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA:
 const ids = (hits: readonly TurnHit[]): string[] => hits.map((h) => h.turn.id);
 
 /**
- * An embedder that relates `pet` to `kitten` and puts every text with `pet`
- * at right angles to every text without it: whatever a hybrid hit scores
- * then comes from its lexical leg alone.
+ * An embedder that relates `pet` to `kitten` and puts every text with `pet` at right angles to every text without it: whatever a hybrid hit scores then comes
+ * from its lexical leg alone.
  */
 function relatingEmbedder(): Embedder {
   return {

@@ -1,7 +1,6 @@
 /**
- * B41 the slug alphabet, B42 a skill named by slug without a scope: the
- * global scope only, and a refusal (writing nothing) when the slug lives
- * only in other scopes (docs/contract.md §4).
+ * B41 the slug alphabet, B42 a skill named by slug without a scope: the global scope only, and a refusal (writing nothing) when the slug lives only in other
+ * scopes (docs/contract.md §4).
  */
 import { LIMITS, NotFoundError, SkillScopeRequiredError, SLUG_RULE, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';

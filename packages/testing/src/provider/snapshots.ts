@@ -135,8 +135,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const fold = await foldLog(log, { snapshotCodec: codec });
     expect(fold.snapshotSeq).toBe(k);
     expect(fold.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1]);
-    // The replay starts from snapshot k and folds only the events after it; it reads
-    // the event at k alone to check the binding (and those of the skipped ones, which fail).
+    // The replay starts from snapshot k and folds only the events after it; it reads the event at k alone to check the binding (and those of the skipped ones,
+    // which fail).
     const reads: Array<{ afterSeq: number; limit: number }> = [];
     expect(await snapshotText(await env.replay(recordingReads(log, reads), { snapshotCodec: codec }))).toBe(full);
     const folded = reads.filter((r) => r.limit !== 1);
@@ -188,9 +188,9 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
       await write(p, 5);
 
-      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
-      // (A row snapshot k shares would be damaged for k too: the note is in a chunk k does not hold.)
-      // Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it whole.
+      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest. (A row snapshot k shares would be damaged for k
+      // too: the note is in a chunk k does not hold.) Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it
+      // whole.
       await flipRow(log, edited.seq, 'note 1', 'note 7');
 
       const full = await snapshotText(await env.replay(log, { fromScratch: true }));

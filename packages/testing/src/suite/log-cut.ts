@@ -1,7 +1,4 @@
-/**
- * A log cut at a seq, written independently of core's time travel: the
- * reference a view, a diff or a patched snapshot is held to.
- */
+/** A log cut at a seq, written independently of core's time travel: the reference a view, a diff or a patched snapshot is held to. */
 import type { EventSourcedProvider, Log, Snapshot } from '@agentstate/core';
 import { encodeSnapshot, ReadOnlyViewError, STATE_STREAM } from '@agentstate/core';
 import { foldLog } from '@agentstate/core/backend';

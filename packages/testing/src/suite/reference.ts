@@ -1,6 +1,6 @@
 /**
- * The in-memory reference a backend is held to where the contract says "as the calls one at a time
- * would": a subject from the factory and an in-memory provider, both deterministic on equal manual clocks.
+ * The in-memory reference a backend is held to where the contract says "as the calls one at a time would": a subject from the factory and an in-memory
+ * provider, both deterministic on equal manual clocks.
  */
 import type { Provider } from '@agentstate/core';
 import { createInMemoryProvider, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';

@@ -1,8 +1,6 @@
 /**
- * Runs the mixed writers of G9 and V9 at once on the storage of a provider:
- * as processes of their own where the factory says how another process
- * opens it (`otherProcess`), else each on a second provider of the storage
- * (`sharedStorage`), else all on the provider itself.
+ * Runs the mixed writers of G9 and V9 at once on the storage of a provider: as processes of their own where the factory says how another process opens it
+ * (`otherProcess`), else each on a second provider of the storage (`sharedStorage`), else all on the provider itself.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -18,10 +16,7 @@ const SCRIPT = fileURLToPath(new URL('./writer-process.js', import.meta.url));
 /** The slug of the skill the writers share. */
 export const SHARED_SKILL = 'shared-skill';
 
-/**
- * Fresh storage holding the session and the skill the writers share, and
- * the plans of `count` writers of `writes` writes each, named `w0`, `w1`…
- */
+/** Fresh storage holding the session and the skill the writers share, and the plans of `count` writers of `writes` writes each, named `w0`, `w1`… */
 export async function openForWriters(env: CheckEnv, count: number, writes: number): Promise<{ p: EventSourcedProvider; shared: Session; plans: WriterPlan[] }> {
   const p = env.eventSourced(await env.open());
   const shared = await p.sessions.create({ title: 'shared' });
@@ -31,9 +26,8 @@ export async function openForWriters(env: CheckEnv, count: number, writes: numbe
 }
 
 /**
- * Runs `plans` at once on the storage of `p`; resolves every writer's
- * reports, in plan order. With `processes: false` the writers stay in this
- * process (a process takes a while to start on a small machine).
+ * Runs `plans` at once on the storage of `p`; resolves every writer's reports, in plan order. With `processes: false` the writers stay in this process (a
+ * process takes a while to start on a small machine).
  */
 export async function runWriters(env: CheckEnv, p: Provider, plans: readonly WriterPlan[], options = { processes: true }): Promise<WriterReport[][]> {
   if (options.processes && env.caps.otherProcess) {
