@@ -14,6 +14,12 @@ export function arbInstant(): fc.Arbitrary<string> {
   return fc.integer({ min: MIN_MS, max: MAX_MS }).map(formatInstant);
 }
 
+/** `createdAt` and `updatedAt` from two instants, the earlier first. */
+function stamps(times: [string, string]): { createdAt: string; updatedAt: string } {
+  const [createdAt, updatedAt] = times.sort();
+  return { createdAt, updatedAt };
+}
+
 /** A hybrid logical timestamp with a non-zero wall. */
 export function arbHlc(): fc.Arbitrary<Hlc> {
   return fc.record({ wall: fc.integer({ min: 1, max: MAX_MS }), counter: fc.integer({ min: 0, max: 0xffff }) });
@@ -55,10 +61,7 @@ export function arbSession(): fc.Arbitrary<Session> {
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ times, envelope, ...rest }) => {
-      const [createdAt, updatedAt] = times.sort();
-      return { ...rest, createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
-    });
+    .map(({ times, envelope, ...rest }) => ({ ...rest, ...stamps(times), ...envelope }));
 }
 
 /** A stored turn, optionally of a given session. */
@@ -102,10 +105,7 @@ export function arbSkill(): fc.Arbitrary<Skill> {
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ counts, times, envelope, ...rest }) => {
-      const [createdAt, updatedAt] = times.sort();
-      return { ...rest, uses: Math.max(...counts), wins: Math.min(...counts), createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
-    });
+    .map(({ counts, times, envelope, ...rest }) => ({ ...rest, uses: Math.max(...counts), wins: Math.min(...counts), ...stamps(times), ...envelope }));
 }
 
 /** A stored memory item. */
@@ -123,8 +123,5 @@ export function arbMemoryItem(): fc.Arbitrary<MemoryItem> {
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ envelope, times, ...rest }) => {
-      const [createdAt, updatedAt] = times.sort();
-      return { ...rest, createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
-    });
+    .map(({ envelope, times, ...rest }) => ({ ...rest, ...stamps(times), ...envelope }));
 }

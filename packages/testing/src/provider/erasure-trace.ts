@@ -12,6 +12,7 @@ import type { ProviderCheck } from '../suite/harness.js';
 import { checks, freshLog } from '../suite/harness.js';
 import { storedSnapshotRows } from '../suite/snapshot-rows.js';
 import { exportText } from '../suite/export-read.js';
+import { says } from '../suite/fixtures.js';
 
 /** Every input hash the log's events carry, by operation id. */
 async function inputHashes(p: EventSourcedProvider): Promise<Map<string, string>> {
@@ -38,14 +39,7 @@ export const erasureTraceChecks: ProviderCheck[] = checks(['eventSourced'], {
       const chat = await p.sessions.create({ title: 'e22 chat Okapi-73', operationId: 'e22-create' });
       await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e22 turn Okapi-73', operationId: 'e22-turn' });
       const other = await p.sessions.create({ title: 'e22 other' });
-      const [, hidden] = await p.sessions.appendTurns(
-        other.id,
-        [
-          { role: 'user', content: 'e22 visible turn' },
-          { role: 'user', content: 'e22 batch Kudu-58' },
-        ],
-        { operationId: 'e22-turns' },
-      );
+      const [, hidden] = await p.sessions.appendTurns(other.id, [says('e22 visible turn'), says('e22 batch Kudu-58')], { operationId: 'e22-turns' });
       const [, note] = await p.memory.writeMany([{ content: 'e22 visible note' }, { content: 'e22 batch note Kudu-58' }], { operationId: 'e22-many' });
       await p.memory.write({ content: 'e22 kept', operationId: 'e22-kept' });
       await p.saveSnapshot();

@@ -1,10 +1,4 @@
-/**
- * E1–E16: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every version of a record from the log; a purge erases the text of what
- * it selects from every event, the read model and the stored snapshots, records itself as one `records.purged` event, and leaves a log whose replay equals the
- * tables. The snapshots it finds are patched, not dropped: each still loads, and equals a replay of the rewritten log cut at its seq. Snapshots are stored in
- * chunks shared between them and capped in size (E12, E14), and a snapshot save that a purge overtakes stores nothing the purge erased (E15), nor does an
- * embedding that finishes after it (E16).
- */
+/** E1–E17: history and purge (docs/contract.md §7, "History" and "Purge"), and the chunked snapshots a purge patches. */
 import type { Embedder, EventSourcedProvider, LogEvent, RecordVersion } from '@agentstate/core';
 import {
   decodeStateEvent,
@@ -70,11 +64,15 @@ type TranscriptOp =
   | { kind: 'purgeText'; pick: number };
 
 const arbSession = fc.nat(1);
+const arbAppend = (session: fc.Arbitrary<number>, operation: fc.Arbitrary<boolean>, metadata: fc.Arbitrary<boolean>) =>
+  fc.record({ kind: fc.constant('append' as const), session, operation, metadata });
+const arbReplace = fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) });
+const arbPurgeText = fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() });
 const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('append' as const), session: arbSession, operation: fc.boolean(), metadata: fc.boolean() }), weight: 6 },
+  { arbitrary: arbAppend(arbSession, fc.boolean(), fc.boolean()), weight: 6 },
   { arbitrary: fc.record({ kind: fc.constantFrom('removeLast' as const, 'clear' as const, 'delete' as const), session: arbSession }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+  { arbitrary: arbReplace, weight: 1 },
+  { arbitrary: arbPurgeText, weight: 1 },
 );
 
 /**
@@ -82,17 +80,11 @@ const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
  * deletion, which would end the transcript.
  */
 const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
-  {
-    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(0), operation: fc.boolean(), metadata: fc.constant(false) }),
-    weight: 40,
-  },
-  {
-    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(1), operation: fc.constant(false), metadata: fc.constant(false) }),
-    weight: 4,
-  },
+  { arbitrary: arbAppend(fc.constant(0), fc.boolean(), fc.constant(false)), weight: 40 },
+  { arbitrary: arbAppend(fc.constant(1), fc.constant(false), fc.constant(false)), weight: 4 },
   { arbitrary: fc.record({ kind: fc.constant('removeLast' as const), session: arbSession }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+  { arbitrary: arbReplace, weight: 1 },
+  { arbitrary: arbPurgeText, weight: 1 },
 );
 
 export const erasureChecks: ProviderCheck[] = [
@@ -430,21 +422,17 @@ class GatedEmbedder implements Embedder {
   readonly dimensions = 2;
   readonly texts: string[] = [];
   #held: { reached: () => void; open: Promise<void> } | undefined;
-  #release: () => void = () => undefined;
+  /** Lets the held call finish. */
+  release: () => void = () => undefined;
 
   /** Makes the next call wait for {@link release}; resolves once that call has started. */
   hold(): Promise<void> {
     const open = new Promise<void>((resolve) => {
-      this.#release = resolve;
+      this.release = resolve;
     });
     return new Promise((reached) => {
       this.#held = { reached, open };
     });
-  }
-
-  /** Lets the held call finish. */
-  release(): void {
-    this.#release();
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
@@ -541,13 +529,11 @@ function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion
     }
     if (entry === undefined || (entry.kind !== 'session' && entry.kind !== 'turn')) continue;
     previous = entry;
-    const version = { seq: event.seq, time: event.time, type: change.type, kind: entry.kind, record: entry.record } as RecordVersion;
-    if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
-    if (event.actor !== undefined) version.actor = event.actor;
-    if (event.principal !== undefined) version.principal = event.principal;
-    if (change.payload.operation !== undefined) version.operationId = change.payload.operation.id;
-    if ('erasedBy' in change.payload && change.payload.erasedBy !== undefined) version.erasedBy = change.payload.erasedBy;
-    versions.push(version);
+    // A version leaves out the keys undefined here; the JSON the checks compare drops them alike.
+    const { seq, time, originInstanceId, actor, principal } = event;
+    const version = { seq, time, type: change.type, kind: entry.kind, record: entry.record, originInstanceId, actor, principal };
+    const erasedBy = 'erasedBy' in change.payload ? change.payload.erasedBy : undefined;
+    versions.push({ ...version, operationId: change.payload.operation?.id, erasedBy } as RecordVersion);
   }
   return versions;
 }

@@ -3,7 +3,7 @@ import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core'
 import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { stateHead } from '../suite/fixtures.js';
+import { says, stateHead } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { checks, fresh, freshLog } from '../suite/harness.js';
 
@@ -151,10 +151,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
     fresh(async (p) => {
       const { id } = await p.sessions.create({ id: 'chat' });
       const other = await p.sessions.create({ id: 'other' });
-      const [a, b] = await p.sessions.appendTurns(id, [
-        { role: 'user', content: 'a' },
-        { role: 'user', content: 'b' },
-      ]);
+      const [a, b] = await p.sessions.appendTurns(id, [says('a'), says('b')]);
       const replaced = await p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'c' }] });
       const removed = await p.sessions.removeLastTurn(id, { operationId: 'op-remove' });
       await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'x' });

@@ -9,6 +9,7 @@ import { expect } from 'vitest';
 import { poll, subscribed } from '../suite/follow.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { checks, freshLog } from '../suite/harness.js';
+import { says } from '../suite/fixtures.js';
 
 /** Writes the store refuses, each after doing part of its work: every one names itself `doomed`. */
 function refusedWrites(p: EventSourcedProvider, ids: { session: string; turn: string; item: string }): (() => Promise<unknown>)[] {
@@ -30,11 +31,7 @@ function committingWrites(p: EventSourcedProvider, session: string): (() => Prom
   return [
     () => p.memory.write({ content: 'doomed at COMMIT' }),
     () => p.sessions.appendTurn({ sessionId: session, role: 'user', content: 'doomed at COMMIT' }),
-    () =>
-      p.sessions.appendTurns(session, [
-        { role: 'user', content: 'doomed batch at COMMIT' },
-        { role: 'assistant', content: 'doomed too' },
-      ]),
+    () => p.sessions.appendTurns(session, [says('doomed batch at COMMIT'), says('doomed too', 'assistant')]),
     () => p.skills.recordOutcome('kept', { success: true }),
   ];
 }

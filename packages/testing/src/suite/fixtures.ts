@@ -2,7 +2,7 @@
  * Shared fixtures of the provider checks: a rich scripted history that touches every record kind, tombstone and version rule, and a read of everything a
  * provider shows through its public API.
  */
-import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
+import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput, TurnInput, TurnRole } from '@agentstate/core';
 import { compareHlc, encodeSnapshot, LIMITS, STATE_STREAM, toScope } from '@agentstate/core';
 import { HLC_ZERO } from '@agentstate/core/backend';
 
@@ -120,3 +120,6 @@ export const ids = (records: readonly { id: string }[]): string[] => records.map
 
 /** A canonical instant: fixed-width ISO-8601 UTC with milliseconds. */
 export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A turn input: `content` said by `role`. */
+export const says = (content: string, role: TurnRole = 'user'): TurnInput => ({ role, content });
