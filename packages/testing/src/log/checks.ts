@@ -87,6 +87,9 @@ const UNREADABLE: Array<[string, AppendInput]> = [
   ['an HLC counter over 65535', skill({ updatedHlc: { wall: T0, counter: 0x10000 } })],
 ];
 
+const byNumber = (x: number, y: number) => x - y;
+const seqOf = (e: { seq: number }) => e.seq;
+
 export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], {
   'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': async (env) => {
     const log = await env.open();
@@ -192,16 +195,11 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     const streams = ['a', 'b', 'c', 'd'];
     const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
     for (const stream of streams) {
+      const dense = Array.from({ length: 25 }, (_, i) => i + 1);
       const mine = appended.filter((e) => e.stream === stream).map((e) => e.seq);
-      expect(
-        mine.sort((x, y) => x - y),
-        stream,
-      ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(mine.sort(byNumber), stream).toEqual(dense);
       const events = await log.read({ stream });
-      expect(
-        events.map((e) => e.seq),
-        stream,
-      ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(events.map(seqOf), stream).toEqual(dense);
       // Every payload is stored exactly once.
       expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
       expect(await log.head(stream)).toBe(25);

@@ -35,10 +35,8 @@ export const concurrencyChecks: ProviderCheck[] = checks([], {
     // Every upsert saw the one before it: each slug went through versions 1…5.
     for (const slug of SLUGS) {
       const versions = results.filter((s) => s.slug === slug).map((s) => s.version);
-      expect(
-        versions.sort((a, b) => a - b),
-        slug,
-      ).toEqual([1, 2, 3, 4, 5]);
+      versions.sort((a, b) => a - b);
+      expect(versions, slug).toEqual([1, 2, 3, 4, 5]);
       expect(new Set(results.filter((s) => s.slug === slug).map((s) => s.id)).size, slug).toBe(1);
     }
     expect(await p.skills.search('s', 0)).toEqual(final);

@@ -379,10 +379,8 @@ export const erasureChecks: ProviderCheck[] = [
           embedder.release();
           await writing;
           await write();
-          expect(
-            embedder.texts.filter((t) => t === text),
-            `${label}: the purged text's vector is not served from the cache`,
-          ).toHaveLength(2);
+          const embedded = embedder.texts.filter((t) => t === text);
+          expect(embedded, `${label}: the purged text's vector is not served from the cache`).toHaveLength(2);
         }
       }),
     'E17 property: long transcripts (hundreds of appends, with removals, replacements and purges between), then the history of each session and turn is, byte for byte, the versions its events give each decoded whole':

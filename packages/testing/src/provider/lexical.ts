@@ -1,5 +1,6 @@
 /** B34: lexical matching (docs/contract.md §5), identical for skills.search and memory.recall in every backend. */
 import { expect } from 'vitest';
+import { ids } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { checks, fresh } from '../suite/harness.js';
 
@@ -81,17 +82,10 @@ export const lexicalChecks: ProviderCheck[] = checks([], {
     }
     for (const [query, numbers] of EXPECTED) {
       const label = `query ${JSON.stringify(query)}`;
-      const skills = await p.skills.search(query, 0);
-      expect(
-        skills.map((s) => s.id),
-        `skills.search ${label}`,
-      ).toEqual(numbers.map((n) => skillIds[n - 1]));
+      expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(numbers.map((n) => skillIds[n - 1]));
       const hits = await p.memory.recall({ query, limit: 100 });
       // Newest first: the reverse of writing order.
-      expect(
-        hits.map((h) => h.id),
-        `memory.recall ${label}`,
-      ).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
+      expect(ids(hits), `memory.recall ${label}`).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
       for (const h of hits) expect(h.score, label).toBe(1);
     }
   }),

@@ -57,10 +57,8 @@ export const tailReaderChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect((await p.sessions.turns(shared.id)).map((t) => t.seq)).toEqual(Array.from({ length: count('shared-turn') }, (_, i) => i + 1));
     for (const session of acks.filter((a) => a.kind === 'session')) {
       const writer = session.ack.split('-')[0]!;
-      expect(
-        (await p.sessions.turns(session.id)).map((t) => t.seq),
-        writer,
-      ).toEqual(Array.from({ length: count('turn', writer) }, (_, i) => i + 1));
+      const seqs = (await p.sessions.turns(session.id)).map((t) => t.seq);
+      expect(seqs, writer).toEqual(Array.from({ length: count('turn', writer) }, (_, i) => i + 1));
     }
     expect(await p.skills.get(SHARED_SKILL)).toMatchObject({ uses: count('win') + count('loss'), wins: count('win') });
     const replayed = await env.replay(p.log, { fromScratch: true });
