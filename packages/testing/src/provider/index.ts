@@ -5,7 +5,6 @@ import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
 import { concurrencyChecks } from './concurrency.js';
 import { cutChecks } from './cuts.js';
-import { envelopeChecks } from './envelope.js';
 import { erasureChecks } from './erasure.js';
 import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
@@ -16,7 +15,6 @@ import { idempotencyChecks } from './idempotency.js';
 import { isolationChecks } from './isolation.js';
 import { lexicalChecks } from './lexical.js';
 import { lifecycleChecks } from './lifecycle.js';
-import { memoryChecks } from './memory.js';
 import { memoryModelChecks } from './memory-model.js';
 import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
@@ -25,9 +23,8 @@ import { propertyChecks } from './properties.js';
 import { rollbackChecks } from './rollback.js';
 import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
-import { sessionChecks } from './sessions.js';
 import { sessionUpdateChecks } from './session-updates.js';
-import { skillChecks } from './skills.js';
+import { storeChecks } from './stores.js';
 import { slugChecks } from './slugs.js';
 import { tailReaderChecks } from './tail-reader.js';
 import { snapshotChecks } from './snapshots.js';
@@ -37,12 +34,9 @@ import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
 const all: ProviderCheck[] = [
-  ...sessionChecks,
+  ...storeChecks,
   ...turnChecks,
-  ...skillChecks,
-  ...memoryChecks,
   ...memoryModelChecks,
-  ...envelopeChecks,
   ...concurrencyChecks,
   ...eventSourcingChecks,
   ...snapshotChecks,
