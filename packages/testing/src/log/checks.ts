@@ -3,7 +3,7 @@ import type { AppendInput, Clock, Log, Session, Skill } from '@agentstate/core';
 import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_SCHEMA_VERSION, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { T0 } from '../suite/fixtures.js';
+import { INSTANT, T0 } from '../suite/fixtures.js';
 import { checks, needing } from '../suite/harness.js';
 
 /** What a log check is handed. */
@@ -30,23 +30,13 @@ function attempt(mutate: () => void): void {
   }
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 /** Deliberately ill-typed arguments, as a JavaScript caller could pass them. */
 // biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
 type Loose = any;
 
 const ENVELOPE = { syncVersion: 1, originInstanceId: 'instance-1', updatedHlc: { wall: T0, counter: 0 }, lastWriterId: 'instance-1', deleted: false };
-const SESSION: Session = {
-  id: 'session-1',
-  title: 't',
-  model: 'm',
-  scope: [],
-  metadata: {},
-  createdAt: formatInstant(T0),
-  updatedAt: formatInstant(T0),
-  ...ENVELOPE,
-};
+const STAMPS = { createdAt: formatInstant(T0), updatedAt: formatInstant(T0), ...ENVELOPE };
+const SESSION: Session = { id: 'session-1', title: 't', model: 'm', scope: [], metadata: {}, ...STAMPS };
 const SKILL: Skill = {
   id: 'skill-1',
   slug: 'deploy',
@@ -58,21 +48,16 @@ const SKILL: Skill = {
   wins: 1,
   check: '',
   version: 1,
-  createdAt: formatInstant(T0),
-  updatedAt: formatInstant(T0),
-  ...ENVELOPE,
+  ...STAMPS,
 };
-const session = (over: Partial<Session>): AppendInput => ({
-  stream: STATE_STREAM,
-  type: EventTypes.SessionCreated,
-  payload: { session: { ...SESSION, ...over } },
-});
-const skill = (over: Partial<Skill>): AppendInput => ({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...SKILL, ...over } } });
+const state = (type: string, payload: unknown): AppendInput => ({ stream: STATE_STREAM, type, payload });
+const session = (over: Partial<Session>): AppendInput => state(EventTypes.SessionCreated, { session: { ...SESSION, ...over } });
+const skill = (over: Partial<Skill>): AppendInput => state(EventTypes.SkillUpserted, { skill: { ...SKILL, ...over } });
 
 /** `state` events no store could have written: each must be refused by `append`. */
 const UNREADABLE: Array<[string, AppendInput]> = [
-  ['an unknown type', { stream: STATE_STREAM, type: 'session.renamed', payload: { session: SESSION } }],
-  ['a payload without its record', { stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }],
+  ['an unknown type', state('session.renamed', { session: SESSION })],
+  ['a payload without its record', state(EventTypes.SessionCreated, {})],
   ['a record with an extra field', session({ extra: 1 } as Loose)],
   ['a schema version newer than the library', { ...session({}), schemaVersion: STATE_SCHEMA_VERSION + 1 }],
   ['a schema version older than the library, with no upcaster', { ...session({}), schemaVersion: 0 }],

@@ -1,7 +1,4 @@
-/**
- * G1–G7: batch writes and group commit (docs/contract.md §4), and the snapshot a batch saves (§7): a batch, or concurrent calls, are exactly the calls one at a
- * time, as the in-memory reference makes them.
- */
+/** G1–G7: batch writes and group commit (docs/contract.md §4), held to the in-memory reference making the calls one at a time. */
 import type { EventSourcedProvider, Provider, TurnInput, WriteMemoryInput } from '@agentstate/core';
 import { ConflictError, isAgentStateError, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import fc from 'fast-check';

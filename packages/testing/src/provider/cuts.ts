@@ -1,7 +1,4 @@
-/**
- * V9: a view and an export at any position of a log written by concurrent writers are consistent cuts (docs/contract.md §11): exactly the events at or below
- * the position, folded as a fresh replay folds them. Positions are the seqs the log holds; nothing assumes they are dense.
- */
+/** V9: views and exports at any position of a log written by concurrent writers are consistent cuts (docs/contract.md §11). */
 import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';

@@ -1,9 +1,4 @@
-/**
- * E21–E22: no trace of erased input after a purge (docs/contract.md §4, "Idempotent writes", and §7, "Purge"). The input hash of an operation is a hash of the
- * text it wrote: a guess hashed the same way would confirm the erased text. A purge drops the hash of every operation whose input held a record it erases (a
- * batch's included, whose hash rides on its first event), from the log, the operation index and the stored snapshots; a retry under such an id is an
- * `OperationConflictError` (not retryable) that writes nothing.
- */
+/** E21–E22: a purge leaves no input hash that would confirm a guess of the erased text (docs/contract.md §4 and §7). */
 import type { EventSourcedProvider } from '@agentstate/core';
 import { ERASED, OperationConflictError, operationInputHash, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';

@@ -1,7 +1,4 @@
-/**
- * X21–X24: what the faces and adapters rely on — a tool result written as the provider SDKs shape it, an operation id reused by mistake reported as not worth
- * retrying, and recall and transcript search that return only what matches (docs/contract.md §2, §3, §4, §6).
- */
+/** X21–X24: what the faces and adapters rely on (docs/contract.md §2, §3, §4, §6). */
 import type { Provider } from '@agentstate/core';
 import { ConflictError, OperationConflictError } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -47,9 +44,8 @@ export const faceChecks: ProviderCheck[] = checks([], {
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [RESULT], operationId: 'op-result' });
       expect(turn.parts).toEqual([{ ...RESULT, isError: false }]);
       expect((await p.sessions.turns(session.id))[0]!.parts).toEqual([{ ...RESULT, isError: false }]);
-      expect(await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' })).toEqual(
-        turn,
-      );
+      const retried = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' });
+      expect(retried).toEqual(turn);
       const [batched] = await p.sessions.appendTurns(session.id, [{ role: 'tool', parts: [RESULT] }]);
       expect(batched!.parts).toEqual([{ ...RESULT, isError: false }]);
       const [replaced] = await p.sessions.replaceSuffix(session.id, { expected: [batched!.id], turns: [{ role: 'tool', parts: [RESULT] }] });
@@ -87,12 +83,8 @@ export const faceChecks: ProviderCheck[] = checks([], {
     for (const content of TEXTS) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
     for (const { query, mode, found } of EXPECTED) {
       for (const order of ['relevance', 'recent'] as const) {
-        const hits = await p.sessions.search({ query, mode, order, limit: 50, context: 0 });
-        expectMatches(
-          hits.map((h) => ({ content: h.turn.content, score: h.score })),
-          found,
-          `${mode} ${order} ${query}`,
-        );
+        const hits = (await p.sessions.search({ query, mode, order, limit: 50, context: 0 })).map((h) => ({ content: h.turn.content, score: h.score }));
+        expectMatches(hits, found, `${mode} ${order} ${query}`);
       }
     }
   }),

@@ -1,7 +1,4 @@
-/**
- * G8: readers see only committed writes (docs/contract.md §4, "Group commit"). While every COMMIT of the storage fails, concurrent writes (lone and in groups)
- * all reject, and readers polling all the while never return any of them: not before the COMMIT, not after it failed.
- */
+/** G8: readers see only committed writes (docs/contract.md §4, "Group commit"). */
 import type { Provider } from '@agentstate/core';
 import { expect } from 'vitest';
 import type { ProviderCheck } from '../suite/harness.js';

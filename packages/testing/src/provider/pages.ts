@@ -1,7 +1,4 @@
-/**
- * P1–P7: cursor pagination (docs/contract.md §4, "Pages"). Every list, search and recall returns a page; following `nextCursor` enumerates exactly the unpaged
- * result, a cursor resumes only the query that made it, and writes between pages neither skip nor repeat a record that existed when paging began.
- */
+/** P1–P7: cursor pagination (docs/contract.md §4, "Pages"). */
 import type { Page, Provider } from '@agentstate/core';
 import { ManualClock } from '@agentstate/core';
 import fc from 'fast-check';

@@ -1,6 +1,4 @@
-/**
- * X12–X13: property-based checks. The in-memory provider and core's lexical matcher are the references every backend must agree with (docs/contract.md §5, §9).
- */
+/** X12–X13: property-based checks against the in-memory provider and core's lexical matcher (docs/contract.md §5, §9). */
 import type { MemoryItem, Skill } from '@agentstate/core';
 import { LIMITS } from '@agentstate/core';
 import { compareMemoryNewestFirst, compareSkillsBySlug, matchesText, skillSearchText } from '@agentstate/core/backend';

@@ -1,8 +1,4 @@
-/**
- * E18–E20: what a purge selects, and the marks it leaves (docs/contract.md §7, "Purge"). A purge by text finds it in every field a purge erases, structured
- * values included, and takes a session or skill that holds it whole (E18); a purge by namespace or text reports, and writes, only the records it erased now,
- * never those an earlier purge erased (E19); every `erasedBy` a purge writes is one the shared export reader holds true, and a forged one is refused (E20).
- */
+/** E18–E20: what a purge selects, and the marks it leaves (docs/contract.md §7, "Purge"). */
 import { createHash } from 'node:crypto';
 import type { LogEvent, Part } from '@agentstate/core';
 import { ERASED, ExportFormatError, NotFoundError, STATE_STREAM } from '@agentstate/core';

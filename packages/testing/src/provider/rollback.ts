@@ -1,8 +1,4 @@
-/**
- * G10: a write that rolls back leaves no trace (docs/contract.md §4, §7): a batch failing midway, refused writes and, where the storage can be made to fail its
- * COMMIT, writes whose COMMIT fails add no event that a reader or a subscriber is handed, change no read, and leave no position a reader notices: the next
- * write is seen, and is the only thing seen.
- */
+/** G10: a write that rolls back leaves no trace (docs/contract.md §4, §7). */
 import type { EventSourcedProvider } from '@agentstate/core';
 import { AgentStateError, encodeSnapshot, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';

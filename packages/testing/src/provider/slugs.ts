@@ -1,7 +1,4 @@
-/**
- * B41 the slug alphabet, B42 a skill named by slug without a scope: the global scope only, and a refusal (writing nothing) when the slug lives only in other
- * scopes (docs/contract.md §4).
- */
+/** B41 the slug alphabet, B42 a skill named by slug without a scope (docs/contract.md §4). */
 import { LIMITS, NotFoundError, SkillScopeRequiredError, SLUG_RULE, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
@@ -10,24 +7,7 @@ import { checks, fresh } from '../suite/harness.js';
 import { observe } from './validation.js';
 
 /** Slugs outside the alphabet, each for a different reason. */
-const REFUSED = [
-  'Bad Slug!',
-  '../..',
-  'a/b',
-  'Deploy',
-  'a b',
-  '-x',
-  'x-',
-  '.x',
-  'x.',
-  'a--b',
-  'a..b',
-  'a-_b',
-  'café',
-  'x\t',
-  '\u{1F600}',
-  's'.repeat(LIMITS.slug + 1),
-];
+const REFUSED = ['Bad Slug!', 'a b', 'x\t', '\u{1F600}', 's'.repeat(LIMITS.slug + 1), ...'../.. a/b Deploy -x x- .x x. a--b a..b a-_b café'.split(' ')];
 
 /** Slugs inside it, at its edges. */
 const ACCEPTED = ['a', '0', 'fix-esm', 'db.migrate_v2', 'a-b_c.d', '2026-01-01', 's'.repeat(LIMITS.slug)];

@@ -1,7 +1,4 @@
-/**
- * G9: a reader following the log while eight writers write at once sees exactly the committed events, in the log's order, each once (docs/contract.md §7).
- * Positions only grow; they need not be dense.
- */
+/** G9: a reader following the log while eight writers write at once sees exactly the committed events, each once (docs/contract.md §7). */
 import type { LogEvent } from '@agentstate/core';
 import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
