@@ -6,7 +6,7 @@ import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { footprint, says } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
-import { namedRowHolding } from '../suite/snapshot-rows.js';
+import { namedRowHolding, storedHeads } from '../suite/snapshot-rows.js';
 import { checks, fresh, needing, property } from '../suite/harness.js';
 import type { Pair } from '../suite/reference.js';
 import { expectSameAs, pair } from '../suite/reference.js';
@@ -227,12 +227,5 @@ export const batchChecks: ProviderCheck[] = checks([], {
 
 /** The seqs of the stored snapshots of the state stream, ascending. */
 async function savedSeqs(p: EventSourcedProvider): Promise<number[]> {
-  const seqs: number[] = [];
-  for (let upTo = await p.log.head(STATE_STREAM); upTo >= 0; ) {
-    const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: upTo });
-    if (stored === undefined) break;
-    seqs.unshift(stored.seq);
-    upTo = stored.seq - 1;
-  }
-  return seqs;
+  return (await storedHeads(p.log)).map((head) => head.seq).reverse();
 }

@@ -198,10 +198,8 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
     scribble(listed!.checkpoint);
     (listed!.pendingWrites[0]!.value as typeof write.value).items.push(6);
     expect(await p.checkpoints.list()).toEqual(before);
-    expect(before[0]!.checkpoint).toMatchObject({
-      checkpoint: { messages: [{ role: 'user', content: 'hi' }], step: 1 },
-      metadata: { source: 'loop', tags: ['a'] },
-    });
+    const stored = { checkpoint: { messages: [{ role: 'user', content: 'hi' }], step: 1 }, metadata: { source: 'loop', tags: ['a'] } };
+    expect(before[0]!.checkpoint).toMatchObject(stored);
     expect(before[0]!.pendingWrites[0]!.value).toEqual({ items: [1, 2] });
   }),
 });

@@ -399,15 +399,10 @@ function clockedProperty<T>(
   numRuns = 15,
 ) {
   return needing(['injectableClock'], (env) =>
-    property(
-      env,
-      arbitrary,
-      async (value) => {
-        const clock = new ManualClock(T0);
-        await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(seed) })), clock, value);
-      },
-      { numRuns },
-    ),
+    property(env, arbitrary, { numRuns }, async (value) => {
+      const clock = new ManualClock(T0);
+      await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(seed) })), clock, value);
+    }),
   );
 }
 

@@ -54,20 +54,9 @@ export const extraChecks: ProviderCheck[] = checks([], {
     const original = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
     await p.skills.delete(original.id);
     const back = await p.skills.upsert({ slug: 'deploy', body: 'v2' });
-    expect(back).toMatchObject({
-      id: original.id,
-      createdAt: original.createdAt,
-      originInstanceId: original.originInstanceId,
-      name: 'Deploy',
-      body: 'v2',
-      tags: ['ops'],
-      check: 'true',
-      uses: 4,
-      wins: 3,
-      deleted: false,
-      version: 3,
-      syncVersion: 3,
-    });
+    const { id, createdAt, originInstanceId } = original;
+    expect(back).toMatchObject({ id, createdAt, originInstanceId, name: 'Deploy', body: 'v2', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
+    expect(back).toMatchObject({ deleted: false, version: 3, syncVersion: 3 });
     expect(await p.skills.list()).toEqual([back]);
   }),
   'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError': fresh(async (p) => {

@@ -158,37 +158,32 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
     expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
     const none = await p.diff({ from: { seq: to }, to: { seq: to } });
-    expect(
-      [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
-    ).toBe(true);
+    const changes = [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].map((k) => k.created.length + k.changed.length + k.deleted.length);
+    expect(changes.every((n) => n === 0)).toBe(true);
   }),
   'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole':
-    needing(['injectableClock'], (env) =>
-      property(
-        env,
-        fc.tuple(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat()),
-        async ([operations, snapshotAt, offset]) => {
-          const clock = new ManualClock(T0);
-          const p = env.eventSourced(await env.open({ clock }));
-          await runOperations(p, operations.slice(0, snapshotAt), { clock });
-          await p.saveSnapshot();
-          await runOperations(p, operations.slice(snapshotAt), { clock });
-          const head = await p.log.head(STATE_STREAM);
-          const replayed: Snapshot[] = [];
-          for (let seq = 0; seq <= head; seq += 1) {
-            replayed.push(await replayedAt(p.log, seq));
-            await expectViewIsReplay(p, seq);
-          }
-          // Each seq against another, earlier or later: a diff reads only the records touched in between.
-          for (let seq = 0; seq <= head; seq += 1) {
-            const other = (seq + offset) % (head + 1);
-            const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
-            expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
-          }
-        },
-        { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) },
-      ),
-    ),
+    needing(['injectableClock'], (env) => {
+      const arbitrary = fc.tuple(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat());
+      return property(env, arbitrary, { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) }, async ([operations, snapshotAt, offset]) => {
+        const clock = new ManualClock(T0);
+        const p = env.eventSourced(await env.open({ clock }));
+        await runOperations(p, operations.slice(0, snapshotAt), { clock });
+        await p.saveSnapshot();
+        await runOperations(p, operations.slice(snapshotAt), { clock });
+        const head = await p.log.head(STATE_STREAM);
+        const replayed: Snapshot[] = [];
+        for (let seq = 0; seq <= head; seq += 1) {
+          replayed.push(await replayedAt(p.log, seq));
+          await expectViewIsReplay(p, seq);
+        }
+        // Each seq against another, earlier or later: a diff reads only the records touched in between.
+        for (let seq = 0; seq <= head; seq += 1) {
+          const other = (seq + offset) % (head + 1);
+          const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
+          expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
+        }
+      });
+    }),
   'V7 a view reads each collection as a replay does whichever read comes first, and still does when a part of its snapshot is damaged': clockedLog(
     async (p, clock, env) => {
       const tick = () => clock.advance(1_000);

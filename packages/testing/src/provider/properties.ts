@@ -23,25 +23,23 @@ export const propertyChecks: ProviderCheck[] = checks([], {
         await expectSameAs(subject, reference);
       }),
   ),
-  'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries': (env) =>
-    property(
-      env,
-      fc.tuple(fc.array(arbText(), { minLength: 1, maxLength: 6 }), fc.array(arbQuery(), { minLength: 1, maxLength: 6 })),
-      async ([texts, queries]) => {
-        const p = await env.open();
-        const skills: Skill[] = [];
-        const items: MemoryItem[] = [];
-        for (const [i, text] of texts.entries()) {
-          skills.push(await p.skills.upsert({ slug: `t${i}`, body: text }));
-          items.push(await p.memory.write({ content: text }));
-        }
-        for (const query of queries) {
-          const label = JSON.stringify(query);
-          const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s))).sort(compareSkillsBySlug);
-          expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(ids(wantSkills));
-          const wantItems = items.filter((m) => matchesText(query, m.content)).sort(compareMemoryNewestFirst);
-          expect(ids(await p.memory.recall({ query, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
-        }
-      },
-    ),
+  'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries': (env) => {
+    const inputs = fc.tuple(fc.array(arbText(), { minLength: 1, maxLength: 6 }), fc.array(arbQuery(), { minLength: 1, maxLength: 6 }));
+    return property(env, inputs, async ([texts, queries]) => {
+      const p = await env.open();
+      const skills: Skill[] = [];
+      const items: MemoryItem[] = [];
+      for (const [i, text] of texts.entries()) {
+        skills.push(await p.skills.upsert({ slug: `t${i}`, body: text }));
+        items.push(await p.memory.write({ content: text }));
+      }
+      for (const query of queries) {
+        const label = JSON.stringify(query);
+        const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s))).sort(compareSkillsBySlug);
+        expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(ids(wantSkills));
+        const wantItems = items.filter((m) => matchesText(query, m.content)).sort(compareMemoryNewestFirst);
+        expect(ids(await p.memory.recall({ query, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
+      }
+    });
+  },
 });

@@ -11,20 +11,9 @@ export const sessionUpdateChecks: ProviderCheck[] = checks([], {
     const session = await p.sessions.create({ title: 'draft', model: 'm', metadata: { a: 1 }, scope: ['users', 'u1'] });
     await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
     const stored = await p.sessions.get(session.id);
-    const updated = await p.sessions.update(session.id, {
-      title: 'Trip to Lisbon',
-      metadata: { b: 2 },
-      scope: ['users', 'u2'],
-      syncVersion: stored.syncVersion,
-    });
-    expect(updated).toMatchObject({
-      id: session.id,
-      title: 'Trip to Lisbon',
-      model: 'm',
-      metadata: { b: 2 },
-      scope: ['users', 'u2'],
-      createdAt: session.createdAt,
-    });
+    const changes = { title: 'Trip to Lisbon', metadata: { b: 2 }, scope: ['users', 'u2'] };
+    const updated = await p.sessions.update(session.id, { ...changes, syncVersion: stored.syncVersion });
+    expect(updated).toMatchObject({ id: session.id, ...changes, model: 'm', createdAt: session.createdAt });
     expect(updated.syncVersion).toBe(stored.syncVersion + 1);
     expect(updated.updatedAt >= stored.updatedAt).toBe(true);
     expect(await p.sessions.get(session.id)).toEqual(updated);

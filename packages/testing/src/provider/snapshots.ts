@@ -214,46 +214,44 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await snapshotText(await env.replay(log))).toBe(full);
     },
   'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected':
-    (env) =>
-      property(
-        env,
-        fc.tuple(
-          fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
-          fc.nat(),
-          fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
-        ),
-        async ([chunks, at, replacement]) => {
-          const clock = new ManualClock(T0);
-          const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
-          for (const operations of chunks) {
-            await runOperations(p, operations, { clock });
-            await p.saveSnapshot();
-          }
-          const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
-          expect(full).toBe(await snapshotText(p));
-          const latest = await p.log.latestSnapshot(STATE_STREAM);
-          expect(latest).toBeDefined();
-          const stored = latest!;
-          const fold = await foldLog(p.log);
-          expect(fold.skipped).toEqual([]);
-          expect(fold.snapshotSeq).toBe(stored.seq);
-          expect(encodeSnapshot(fold.state.capture())).toBe(full);
+    (env) => {
+      const arbitrary = fc.tuple(
+        fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
+      );
+      return property(env, arbitrary, async ([chunks, at, replacement]) => {
+        const clock = new ManualClock(T0);
+        const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
+        for (const operations of chunks) {
+          await runOperations(p, operations, { clock });
+          await p.saveSnapshot();
+        }
+        const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
+        expect(full).toBe(await snapshotText(p));
+        const latest = await p.log.latestSnapshot(STATE_STREAM);
+        expect(latest).toBeDefined();
+        const stored = latest!;
+        const fold = await foldLog(p.log);
+        expect(fold.skipped).toEqual([]);
+        expect(fold.snapshotSeq).toBe(stored.seq);
+        expect(encodeSnapshot(fold.state.capture())).toBe(full);
 
-          // The change lands in the head or in one of the rows it names.
-          const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
-          const which = at % rows.length;
-          const row = rows[which];
-          const { data } = row!;
-          const i = Math.floor(at / rows.length) % data.length;
-          const original = data[i]!;
-          const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
-          await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
-          const after = await foldLog(p.log);
-          expect(after.skipped[0]?.seq).toBe(stored.seq);
-          expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
-          expect(encodeSnapshot(after.state.capture())).toBe(full);
-        },
-      ),
+        // The change lands in the head or in one of the rows it names.
+        const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
+        const which = at % rows.length;
+        const row = rows[which];
+        const { data } = row!;
+        const i = Math.floor(at / rows.length) % data.length;
+        const original = data[i]!;
+        const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
+        await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
+        const after = await foldLog(p.log);
+        expect(after.skipped[0]?.seq).toBe(stored.seq);
+        expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
+        expect(encodeSnapshot(after.state.capture())).toBe(full);
+      });
+    },
   'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text':
     freshLog(async (p, env) => {
       const log = p.log;

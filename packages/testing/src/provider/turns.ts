@@ -46,41 +46,33 @@ export const turnChecks: ProviderCheck[] = checks([], {
       expect(await p.sessions.turns(s.id)).toEqual([plain, empty, structured, both, emptyText]);
     },
   ),
-  'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)': (env) =>
-    property(
-      env,
-      fc.tuple(
-        arbJsonObject(),
-        fc.array(fc.record({ parts: arbParts(), metadata: arbJsonObject(), content: fc.option(arbText(), { nil: undefined }) }), {
-          minLength: 1,
-          maxLength: 4,
-        }),
-      ),
-      async ([metadata, inputs]) => {
-        let p = await env.open();
-        const s = await p.sessions.create({ metadata });
-        const written: Turn[] = [];
-        for (const input of inputs) {
-          const turn = await p.sessions.appendTurn({
-            sessionId: s.id,
-            role: 'assistant',
-            ...input,
-            ...(input.content === undefined ? {} : { content: input.content }),
-          });
-          expect(turn.parts).toEqual(input.parts);
-          expect(turn.metadata).toEqual(input.metadata);
-          written.push(turn);
-        }
+  'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)': (env) => {
+    const turn = fc.record({ parts: arbParts(), metadata: arbJsonObject(), content: fc.option(arbText(), { nil: undefined }) });
+    const arbitrary = fc.tuple(arbJsonObject(), fc.array(turn, { minLength: 1, maxLength: 4 }));
+    return property(env, arbitrary, { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)) }, async ([metadata, inputs]) => {
+      let p = await env.open();
+      const s = await p.sessions.create({ metadata });
+      const written: Turn[] = [];
+      for (const input of inputs) {
+        const turn = await p.sessions.appendTurn({
+          sessionId: s.id,
+          role: 'assistant',
+          ...input,
+          ...(input.content === undefined ? {} : { content: input.content }),
+        });
+        expect(turn.parts).toEqual(input.parts);
+        expect(turn.metadata).toEqual(input.metadata);
+        written.push(turn);
+      }
+      expect(await p.sessions.turns(s.id)).toEqual(written);
+      expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
+      if (env.caps.durable) {
+        p = await env.reopen(p);
         expect(await p.sessions.turns(s.id)).toEqual(written);
         expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
-        if (env.caps.durable) {
-          p = await env.reopen(p);
-          expect(await p.sessions.turns(s.id)).toEqual(written);
-          expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
-        }
-      },
-      { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)) },
-    ),
+      }
+    });
+  },
   'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError': fresh(async (p) => {
     const { session } = await withTurns(p, 5);
     expect(contents(await p.sessions.turns(session.id, { last: 2 }))).toEqual(['c4', 'c5']);

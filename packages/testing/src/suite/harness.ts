@@ -96,14 +96,19 @@ export function embedding(embedder: () => Embedder, body: (p: Provider, env: Che
 }
 
 /**
- * Asserts that `body` holds for every value `arbitrary` generates; what a run opens is destroyed after it, pass or fail. Runs and seed default to the suite's.
+ * Asserts that `body` holds for every value `arbitrary` generates; what a run opens is destroyed after it, pass or fail. Runs and seed default to the suite's,
+ * unless `params` (given before the body) say otherwise.
  */
-export function property<T>(env: CheckEnv, arbitrary: fc.Arbitrary<T>, body: (value: T) => Promise<void>, params: fc.Parameters<[T]> = {}): Promise<void> {
+export function property<T>(env: CheckEnv, arbitrary: fc.Arbitrary<T>, ...rest: [Body<T>] | [fc.Parameters<[T]>, Body<T>]): Promise<void> {
+  const [params, body] = rest.length === 1 ? [{}, rest[0]] : rest;
   return fc.assert(
     fc.asyncProperty(arbitrary, (value) => env.scoped(() => body(value))),
     { numRuns: env.propertyRuns, seed: env.seed, ...params },
   );
 }
+
+/** What {@link property} asserts of each value. */
+type Body<T> = (value: T) => Promise<void>;
 
 /** Resolves a factory's capabilities, probing one fresh provider only when it must. */
 export async function probeCapabilities(factory: ProviderFactory): Promise<ResolvedCapabilities> {

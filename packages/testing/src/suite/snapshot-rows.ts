@@ -49,11 +49,8 @@ export async function chunkRowsOf(log: Log, head: Pick<StoredSnapshot, 'data'>, 
   const content = head.data.slice(head.data.indexOf('\n') + 1);
   const index = (JSON.parse(content) as { index: Record<string, { sha256: string }[]> }).index;
   const out: StoredSnapshot[] = [];
-  for (const row of await rowsNow(
-    log,
-    (index[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0 })),
-  ))
-    for (const sha256 of looseIndexDigests(row.data)) out.push({ stream: chunkStream(sha256), seq: 0, data: '' });
+  const refs = (index[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0 }));
+  for (const row of await rowsNow(log, refs)) for (const sha256 of looseIndexDigests(row.data)) out.push({ stream: chunkStream(sha256), seq: 0, data: '' });
   return out;
 }
 
