@@ -4,7 +4,6 @@ import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
 import { concurrencyChecks } from './concurrency.js';
-import { cutChecks } from './cuts.js';
 import { erasureChecks } from './erasure.js';
 import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
@@ -12,7 +11,6 @@ import { extraChecks } from './extra.js';
 import { faceChecks } from './faces.js';
 import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
-import { isolationChecks } from './isolation.js';
 import { lexicalChecks } from './lexical.js';
 import { lifecycleChecks } from './lifecycle.js';
 import { memoryModelChecks } from './memory-model.js';
@@ -26,7 +24,7 @@ import { searchChecks } from './search.js';
 import { sessionUpdateChecks } from './session-updates.js';
 import { storeChecks } from './stores.js';
 import { slugChecks } from './slugs.js';
-import { tailReaderChecks } from './tail-reader.js';
+import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { timeOrderChecks } from './time-order.js';
 import { positionChecks } from './positions.js';
@@ -54,11 +52,9 @@ const all: ProviderCheck[] = [
   ...pageChecks,
   ...checkpointChecks,
   ...batchChecks,
-  ...isolationChecks,
-  ...tailReaderChecks,
+  ...writerChecks,
   ...rollbackChecks,
   ...lifecycleChecks,
-  ...cutChecks,
   ...timeOrderChecks,
   ...positionChecks,
   ...erasureChecks,

@@ -1,5 +1,5 @@
 /** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log, X27 snapshots of earlier formats. */
-import type { AppendInput, Log, Provider, Session, Snapshot } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, Provider, Session, Snapshot } from '@agentstate/core';
 import {
   CorruptionError,
   encodeSnapshot,
@@ -26,7 +26,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { expectViewIsReplay } from '../suite/log-cut.js';
+import { expectViewIsReplay, logWith } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
 import type { ProviderCheck } from '../suite/harness.js';
 import { checks, freshLog, needing, property } from '../suite/harness.js';
@@ -39,30 +39,18 @@ async function write(p: Provider, n: number): Promise<void> {
 
 /** A log that records every read of the state stream. */
 function recordingReads(log: Log, reads: Array<{ afterSeq: number; limit: number }>): Log {
-  return {
-    ...(log.gapped === true ? { gapped: true } : {}),
-    identity: () => log.identity(),
-    append: (input) => log.append(input),
+  return logWith(log, {
     read: (query) => {
       if (query.stream === STATE_STREAM) reads.push({ afterSeq: query.afterSeq ?? 0, limit: query.limit ?? 0 });
       return log.read(query);
     },
-    head: (stream) => log.head(stream),
-    saveSnapshot: (snapshot) => log.saveSnapshot(snapshot),
-    latestSnapshot: (stream, options) => log.latestSnapshot(stream, options),
-  };
+  });
 }
 
 /** A view of `log` whose `state` event at `seq` reads as `input`: a stored event the log never accepted. */
 function replacing(log: Log, seq: number, input: AppendInput): Log {
-  return {
-    ...recordingReads(log, []),
-    read: async (query) => {
-      const events = await log.read(query);
-      if (query.stream !== STATE_STREAM) return events;
-      return events.map((e) => (e.seq === seq ? { ...e, type: input.type, schemaVersion: input.schemaVersion ?? 1, payload: input.payload } : e));
-    },
-  };
+  const replaced = (e: LogEvent) => (e.seq === seq ? { ...e, type: input.type, schemaVersion: input.schemaVersion ?? 1, payload: input.payload } : e);
+  return logWith(log, { read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).map(replaced) : log.read(query)) });
 }
 
 /** Replaces the first `from` in `data` by `to`: a one-byte flip inside the sealed body. */

@@ -4,17 +4,30 @@ import { encodeSnapshot, ReadOnlyViewError, STATE_STREAM } from '@agentstate/cor
 import { foldLog } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 
-/** `log` as it was at `seq`, without snapshots (a fold of it replays every event). */
-export function cutAt(log: Log, seq: number): Log {
+/** A view of `log` that answers with `overrides` where given and passes every other call on to `log`. */
+export function logWith(log: Log, overrides: Partial<Omit<Log, 'gapped'>>): Log {
   return {
     ...(log.gapped === true ? { gapped: true } : {}),
     identity: () => log.identity(),
-    append: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
-    saveSnapshot: () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only')),
+    append: (input) => log.append(input),
+    read: (query) => log.read(query),
+    head: (stream) => log.head(stream),
+    saveSnapshot: (snapshot) => log.saveSnapshot(snapshot),
+    latestSnapshot: (stream, options) => log.latestSnapshot(stream, options),
+    ...overrides,
+  };
+}
+
+/** `log` as it was at `seq`, without snapshots (a fold of it replays every event). */
+export function cutAt(log: Log, seq: number): Log {
+  const readOnly = () => Promise.reject(new ReadOnlyViewError('the reference cut of the log is read-only'));
+  return logWith(log, {
+    append: readOnly,
+    saveSnapshot: readOnly,
     latestSnapshot: async () => undefined,
     head: async (stream) => (stream === STATE_STREAM ? Math.min(seq, await log.head(stream)) : 0),
     read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).filter((e) => e.seq <= seq) : []),
-  };
+  });
 }
 
 /** The projection of a fresh replay, from seq 1 and no snapshot, of `log` cut at `seq`. */
