@@ -3,7 +3,6 @@ import { ValidationError } from '@agentstate/core';
 import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
-import { concurrencyChecks } from './concurrency.js';
 import { erasureChecks } from './erasure.js';
 import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
@@ -23,7 +22,6 @@ import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { sessionUpdateChecks } from './session-updates.js';
 import { storeChecks } from './stores.js';
-import { slugChecks } from './slugs.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { timeOrderChecks } from './time-order.js';
@@ -35,13 +33,11 @@ const all: ProviderCheck[] = [
   ...storeChecks,
   ...turnChecks,
   ...memoryModelChecks,
-  ...concurrencyChecks,
   ...eventSourcingChecks,
   ...snapshotChecks,
   ...orderingChecks,
   ...lexicalChecks,
   ...validationChecks,
-  ...slugChecks,
   ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,
