@@ -1,8 +1,7 @@
 /** `runLogConformance`: check A29 of docs/conformance.md, split into focused tests. */
 import type { Clock, Log } from '@agentstate/core';
 import { describe, it } from 'vitest';
-import type { LogFactory, LogSuiteOptions } from './factory.js';
-import { DEFAULT_CHECK_TIMEOUT } from './factory.js';
+import { DEFAULT_CHECK_TIMEOUT, type LogFactory, type LogSuiteOptions } from './factory.js';
 import { logChecks } from './log/checks.js';
 
 /**

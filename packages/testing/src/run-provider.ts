@@ -3,8 +3,7 @@
  * vitest tests.
  */
 import { describe, it } from 'vitest';
-import type { ProviderFactory, ProviderSuiteOptions, ResolvedCapabilities } from './factory.js';
-import { DEFAULT_CHECK_TIMEOUT } from './factory.js';
+import { DEFAULT_CHECK_TIMEOUT, type ProviderFactory, type ProviderSuiteOptions, type ResolvedCapabilities } from './factory.js';
 import { providerChecks } from './provider/index.js';
 import { Env, probeCapabilities } from './suite/harness.js';
 

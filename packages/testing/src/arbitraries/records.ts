@@ -1,6 +1,5 @@
 /** Record arbitraries: scopes, instants, HLCs, envelopes and the four stored record shapes. Every value passes core's record schemas. */
-import type { Envelope, Hlc, MemoryItem, Scope, Session, Skill, Turn } from '@agentstate/core';
-import { formatInstant, TURN_ROLES } from '@agentstate/core';
+import { type Envelope, formatInstant, type Hlc, type MemoryItem, type Scope, type Session, type Skill, type Turn, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbJsonObject, arbParts } from './parts.js';
 import { arbMetadata } from './metadata.js';

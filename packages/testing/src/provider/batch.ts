@@ -5,11 +5,9 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { footprint, says } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
+import { checks, fresh, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { namedRowHolding, storedHeads } from '../suite/snapshot-rows.js';
-import { checks, fresh, needing, property } from '../suite/harness.js';
-import type { Pair } from '../suite/reference.js';
-import { expectSameAs, pair } from '../suite/reference.js';
+import { expectSameAs, type Pair, pair } from '../suite/reference.js';
 
 const MEMORY_BATCH: WriteMemoryInput[] = [
   { content: 'the staging database is on port 5433', key: 'db-port', scope: ['project:alpha'] },

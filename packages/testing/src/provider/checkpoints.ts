@@ -1,11 +1,9 @@
 /** C1–C9: graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"). */
-import { ConflictError, LIMITS, ValidationError } from '@agentstate/core';
-import type { CheckpointTuple, Provider } from '@agentstate/core';
+import { type CheckpointTuple, ConflictError, LIMITS, type Provider, ValidationError } from '@agentstate/core';
 import { readExport } from '../suite/export-read.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, fresh, freshLog, needing, type ProviderCheck } from '../suite/harness.js';
 
 /** Saves checkpoints `ids` of a thread in order, each the parent of the next. */
 async function chain(p: Provider, threadId: string, ids: readonly string[], namespace = ''): Promise<void> {

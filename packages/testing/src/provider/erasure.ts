@@ -15,8 +15,7 @@ import {
   STATE_STREAM,
   ValidationError,
 } from '@agentstate/core';
-import type { ChangeRecord } from '@agentstate/core/backend';
-import { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { type ChangeRecord, changeRecords, CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, encodeChunk, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -24,8 +23,7 @@ import { expectError } from '../suite/expect-error.js';
 import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing, property } from '../suite/harness.js';
+import { checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
 

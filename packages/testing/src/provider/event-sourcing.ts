@@ -13,8 +13,7 @@ import {
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { INSTANT, isEventSourced, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing } from '../suite/harness.js';
+import { checks, freshLog, needing, type ProviderCheck } from '../suite/harness.js';
 
 export const eventSourcingChecks: ProviderCheck[] = checks([], {
   'A27 seven mutations append exactly seven events of the seven types, in order': freshLog(async (p) => {

@@ -1,11 +1,9 @@
 /** X1–X11, X14, X15, X18, X19: further behaviour of docs/contract.md, numbered X in docs/conformance.md. */
-import type { Provider } from '@agentstate/core';
-import { compareHlc, decodeStateEvent, isUuidV7, NotFoundError, STATE_STREAM, uuidV7Time, ValidationError } from '@agentstate/core';
+import { compareHlc, decodeStateEvent, isUuidV7, NotFoundError, type Provider, STATE_STREAM, uuidV7Time, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { GLOBAL, ids, INSTANT, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, clocked, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, clocked, fresh, freshLog, needing, type ProviderCheck } from '../suite/harness.js';
 
 export const extraChecks: ProviderCheck[] = checks([], {
   'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)': fresh(async (p) => {

@@ -1,11 +1,9 @@
 /** X21–X24: what the faces and adapters rely on (docs/contract.md §2, §3, §4, §6). */
-import type { Provider } from '@agentstate/core';
-import { ConflictError, OperationConflictError } from '@agentstate/core';
+import { ConflictError, OperationConflictError, type Provider } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, embedding, fresh } from '../suite/harness.js';
+import { checks, embedding, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** A tool result as the AI SDK and OpenAI shape it: no `isError`. */
 const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { temperature: 21 } } as const;

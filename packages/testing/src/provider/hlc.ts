@@ -1,11 +1,9 @@
 /** B39: HLC across a clock set back, restarts and replays. */
-import type { Hlc, Provider } from '@agentstate/core';
-import { compareHlc, ManualClock } from '@agentstate/core';
+import { compareHlc, type Hlc, ManualClock, type Provider } from '@agentstate/core';
 import { maxHlc } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { HOUR, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks } from '../suite/harness.js';
+import { checks, type ProviderCheck } from '../suite/harness.js';
 
 interface Stamped {
   updatedHlc: Hlc;

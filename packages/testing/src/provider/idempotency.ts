@@ -4,8 +4,7 @@ import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInp
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { says, stateHead } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog } from '../suite/harness.js';
+import { checks, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 /** Every event of the `state` stream so far. */
 const stateEvents = (p: EventSourcedProvider): Promise<LogEvent[]> => p.log.read({ stream: STATE_STREAM });

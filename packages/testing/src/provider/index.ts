@@ -4,7 +4,6 @@ import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
 import { erasureChecks } from './erasure.js';
-import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { faceChecks } from './faces.js';
@@ -55,7 +54,6 @@ const all: ProviderCheck[] = [
   ...positionChecks,
   ...erasureChecks,
   ...purgeTextChecks,
-  ...erasureTraceChecks,
   ...sessionUpdateChecks,
 ];
 

@@ -1,8 +1,7 @@
 /** B34: lexical matching (docs/contract.md §5), identical for skills.search and memory.recall in every backend. */
 import { expect } from 'vitest';
 import { ids } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh } from '../suite/harness.js';
+import { checks, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** The searchable texts, numbered 1…6. */
 const TEXTS = [

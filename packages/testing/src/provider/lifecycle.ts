@@ -19,8 +19,7 @@ import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
 import { cutAt, expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing, property } from '../suite/harness.js';
+import { type CheckEnv, checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;

@@ -1,12 +1,10 @@
 /** G9, V9: what readers, views and exports see of a log eight writers write at once (docs/contract.md §7, §11). */
-import type { LogEvent } from '@agentstate/core';
-import { encodeSnapshot, STATE_STREAM } from '@agentstate/core';
+import { encodeSnapshot, type LogEvent, STATE_STREAM } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { exportLines, readExport } from '../suite/export-read.js';
 import { poll, subscribed } from '../suite/follow.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, property } from '../suite/harness.js';
+import { checks, property, type ProviderCheck } from '../suite/harness.js';
 import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import type { AckKind, WriterReport } from '../suite/mixed-writer.js';
 import { openForWriters, runWriters, SHARED_SKILL } from '../suite/writers.js';

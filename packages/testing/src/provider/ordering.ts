@@ -3,8 +3,7 @@ import { LIMITS, NotFoundError, SkillScopeRequiredError, SLUG_RULE, ValidationEr
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { ids, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, clocked, fresh } from '../suite/harness.js';
+import { checks, clocked, fresh, type ProviderCheck } from '../suite/harness.js';
 import { observe } from './validation.js';
 
 /** Slugs outside the alphabet, each for a different reason. */

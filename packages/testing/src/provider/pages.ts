@@ -1,12 +1,10 @@
 /** P1–P7: cursor pagination (docs/contract.md §4, "Pages"). */
-import type { Page, Provider } from '@agentstate/core';
-import { ManualClock } from '@agentstate/core';
+import { ManualClock, type Page, type Provider } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectInvalid } from '../suite/expect-error.js';
 import { ids, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, property } from '../suite/harness.js';
+import { checks, fresh, property, type ProviderCheck } from '../suite/harness.js';
 
 /** Follows cursors from the first page to the last; fails on a runaway loop. */
 async function collect<T>(read: (cursor: string | undefined) => Promise<Page<T>>, between?: () => Promise<void>): Promise<T[]> {

@@ -1,10 +1,8 @@
 /** Q1–Q2: positions of the `state` stream (docs/contract.md §7, "Positions"), dense or gapped. */
-import type { EventSourcedProvider, LogEvent } from '@agentstate/core';
-import { STATE_STREAM } from '@agentstate/core';
+import { type EventSourcedProvider, type LogEvent, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
 import { exportLines, readExport } from '../suite/export-read.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog } from '../suite/harness.js';
+import { checks, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 /** Whether `seqs` strictly increase; on a dense log, whether they are 1..n. */
 function expectPositions(seqs: readonly number[], gapped: boolean, label: string): void {

@@ -1,14 +1,12 @@
 /** X12–X13: property-based checks against the in-memory provider and core's lexical matcher (docs/contract.md §5, §9). */
-import type { MemoryItem, Skill } from '@agentstate/core';
-import { LIMITS } from '@agentstate/core';
+import { LIMITS, type MemoryItem, type Skill } from '@agentstate/core';
 import { compareMemoryNewestFirst, compareSkillsBySlug, matchesText, skillSearchText } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { arbQuery, arbText } from '../arbitraries/text.js';
-import type { ProviderCheck } from '../suite/harness.js';
+import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { ids } from '../suite/fixtures.js';
-import { checks, needing, property } from '../suite/harness.js';
 import { expectSameAs, pair } from '../suite/reference.js';
 
 export const propertyChecks: ProviderCheck[] = checks([], {

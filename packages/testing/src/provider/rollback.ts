@@ -1,11 +1,9 @@
 /** G8, G10: a write that fails or rolls back leaves no trace a reader sees (docs/contract.md §4, §7). */
-import type { EventSourcedProvider, Provider } from '@agentstate/core';
-import { AgentStateError, encodeSnapshot, STATE_STREAM } from '@agentstate/core';
+import { AgentStateError, encodeSnapshot, type EventSourcedProvider, type Provider, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
 import { says } from '../suite/fixtures.js';
 import { poll, subscribed } from '../suite/follow.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog } from '../suite/harness.js';
+import { checks, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 /** Writes started together in each round: the first runs alone, the rest queue into groups. */
 const WRITES = 24;

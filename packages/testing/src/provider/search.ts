@@ -1,12 +1,10 @@
 /** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores; X20: the embedder's related words. */
-import type { Embedder, Provider, SearchSessionsOptions, TurnHit, TurnInput } from '@agentstate/core';
-import { NotFoundError, ValidationError } from '@agentstate/core';
+import { type Embedder, NotFoundError, type Provider, type SearchSessionsOptions, type TurnHit, type TurnInput, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
 import { says, stateHead } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, embedding, fresh } from '../suite/harness.js';
+import { checks, embedding, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {

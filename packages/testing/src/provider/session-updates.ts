@@ -3,8 +3,7 @@ import { ConflictError, EventTypes, NotFoundError, replay, STATE_STREAM, Validat
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { readExport } from '../suite/export-read.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog } from '../suite/harness.js';
+import { checks, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 export const sessionUpdateChecks: ProviderCheck[] = checks([], {
   'X25 sessions.update changes title, metadata and scope in one session.updated event; refused updates append none': freshLog(async (p) => {

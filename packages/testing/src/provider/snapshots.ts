@@ -28,8 +28,7 @@ import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
 import { expectViewIsReplay, logWith } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing, property } from '../suite/harness.js';
+import { checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { FORMAT_4_MEMORY_PART, namedRowHolding, rowsNow, storedHeads, storedSnapshotRows, storeEarlierFormat } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */

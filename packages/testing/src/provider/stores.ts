@@ -1,11 +1,9 @@
 /** A1–A26, B38: the provider, the session, skill and memory stores (optimistic concurrency, tombstones, concurrent writers), and their records' envelope. */
-import type { Skill } from '@agentstate/core';
-import { compareHlc, ConflictError, NotFoundError } from '@agentstate/core';
+import { compareHlc, ConflictError, NotFoundError, type Skill } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { GLOBAL, isEventSourced, isNonZeroHlc } from '../suite/fixtures.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, fresh } from '../suite/harness.js';
+import { type CheckEnv, checks, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** A provider with a known instance id when the factory honours `instanceId`. */
 async function openWithInstance(env: CheckEnv, instanceId: string) {

@@ -1,12 +1,10 @@
 /** V8: time lookups when the writers' clocks go back or disagree (docs/contract.md §7 and §11). */
-import type { EventSourcedProvider } from '@agentstate/core';
-import { encodeSnapshot, formatInstant, instantToMs, ManualClock, RETENTION_STREAM, STATE_STREAM } from '@agentstate/core';
+import { encodeSnapshot, type EventSourcedProvider, formatInstant, instantToMs, ManualClock, RETENTION_STREAM, STATE_STREAM } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { replayedAt } from '../suite/log-cut.js';
 import { HOUR, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, property } from '../suite/harness.js';
+import { checks, property, type ProviderCheck } from '../suite/harness.js';
 
 /** One write: which writer makes it, after moving its clock by `step` ms (back when negative). */
 const arbWrites = fc.array(fc.record({ writer: fc.constantFrom(0, 1), step: fc.integer({ min: -2 * HOUR, max: 2 * HOUR }) }), { minLength: 1, maxLength: 10 });

@@ -7,8 +7,7 @@ import { arbJsonObject, arbParts } from '../arbitraries/parts.js';
 import { arbText } from '../arbitraries/text.js';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
 import { footprint, says, snapshotText } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, property } from '../suite/harness.js';
+import { checks, fresh, freshLog, property, type ProviderCheck } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {

@@ -2,8 +2,7 @@
  * A tiny deterministic embedder for the semantic checks: words of one concept (car, automobile, vehicle…) share a dimension, so texts that mean the same
  * without sharing a word are close; other words spread over the remaining dimensions by a hash of their letters.
  */
-import { tokenize } from '@agentstate/core';
-import type { Embedder } from '@agentstate/core';
+import { type Embedder, tokenize } from '@agentstate/core';
 
 const CONCEPTS: readonly (readonly string[])[] = [
   ['car', 'automobile', 'vehicle', 'sedan'],

@@ -1,6 +1,5 @@
 /** An export read back: what the checks that carry records through an export compare with the live state. */
-import type { ExportOptions, Log, Snapshot } from '@agentstate/core';
-import { exportLog } from '@agentstate/core';
+import { exportLog, type ExportOptions, type Log, type Snapshot } from '@agentstate/core';
 import { ExportReader } from '@agentstate/core/backend';
 
 /** The text of an export of `log`, as a file would hold it. */

@@ -2,8 +2,7 @@
  * Readers that follow the `state` stream from a seq, as a tailing consumer would: a loop of `read({ afterSeq })` from the last event it saw, and a live
  * subscription where the log has one (`log.subscribe`, as the PostgreSQL log does). Each collects what it is handed, in order.
  */
-import type { Log, LogEvent } from '@agentstate/core';
-import { STATE_STREAM } from '@agentstate/core';
+import { type Log, type LogEvent, STATE_STREAM } from '@agentstate/core';
 
 /** A log that can follow a stream live. */
 interface Subscribable {

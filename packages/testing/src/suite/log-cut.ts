@@ -1,6 +1,5 @@
 /** A log cut at a seq, written independently of core's time travel: the reference a view, a diff or a patched snapshot is held to. */
-import type { EventSourcedProvider, Log, Snapshot } from '@agentstate/core';
-import { encodeSnapshot, ReadOnlyViewError, STATE_STREAM } from '@agentstate/core';
+import { encodeSnapshot, type EventSourcedProvider, type Log, ReadOnlyViewError, type Snapshot, STATE_STREAM } from '@agentstate/core';
 import { foldLog } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 

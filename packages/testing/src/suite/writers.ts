@@ -8,8 +8,7 @@ import { expect } from 'vitest';
 import type { EventSourcedProvider, Provider, Session } from '@agentstate/core';
 import type { ProcessTarget } from '../factory.js';
 import type { CheckEnv } from './harness.js';
-import type { WriterPlan, WriterReport } from './mixed-writer.js';
-import { runMixedWriter } from './mixed-writer.js';
+import { runMixedWriter, type WriterPlan, type WriterReport } from './mixed-writer.js';
 
 const SCRIPT = fileURLToPath(new URL('./writer-process.js', import.meta.url));
 
@@ -47,20 +46,17 @@ export async function runWriters(env: CheckEnv, p: Provider, plans: readonly Wri
 /** Runs one writer process to its end; fails on any output to stderr or an exit other than 0. */
 function writerProcess(target: ProcessTarget, plan: WriterPlan): Promise<WriterReport[]> {
   const child = spawn(process.execPath, [SCRIPT, JSON.stringify(target), JSON.stringify(plan)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-    stderr += chunk;
-  });
+  const output = { stdout: [] as string[], stderr: [] as string[] };
+  for (const stream of ['stdout', 'stderr'] as const) child[stream].setEncoding('utf8').on('data', (chunk: string) => output[stream].push(chunk));
   const exit = new Promise<number | null>((resolve, reject) => {
     child.once('error', reject);
     child.once('close', resolve);
   });
   return exit.then((code) => {
-    expect({ code, stderr }, `writer ${plan.name}`).toEqual({ code: 0, stderr: '' });
-    return stdout.split('\n').flatMap((line) => (line === '' ? [] : [JSON.parse(line) as WriterReport]));
+    expect({ code, stderr: output.stderr.join('') }, `writer ${plan.name}`).toEqual({ code: 0, stderr: '' });
+    return output.stdout
+      .join('')
+      .split('\n')
+      .flatMap((line) => (line === '' ? [] : [JSON.parse(line) as WriterReport]));
   });
 }
