@@ -7,7 +7,6 @@ import { erasureChecks } from './erasure.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { faceChecks } from './faces.js';
-import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
 import { lexicalChecks } from './lexical.js';
 import { lifecycleChecks } from './lifecycle.js';
@@ -15,16 +14,12 @@ import { memoryModelChecks } from './memory-model.js';
 import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { pageChecks } from './pages.js';
-import { propertyChecks } from './properties.js';
 import { rollbackChecks } from './rollback.js';
 import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
-import { sessionUpdateChecks } from './session-updates.js';
 import { storeChecks } from './stores.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
-import { timeOrderChecks } from './time-order.js';
-import { positionChecks } from './positions.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
@@ -37,11 +32,9 @@ const all: ProviderCheck[] = [
   ...orderingChecks,
   ...lexicalChecks,
   ...validationChecks,
-  ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,
   ...faceChecks,
-  ...propertyChecks,
   ...searchChecks,
   ...namespaceChecks,
   ...pageChecks,
@@ -50,11 +43,8 @@ const all: ProviderCheck[] = [
   ...writerChecks,
   ...rollbackChecks,
   ...lifecycleChecks,
-  ...timeOrderChecks,
-  ...positionChecks,
   ...erasureChecks,
   ...purgeTextChecks,
-  ...sessionUpdateChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
