@@ -201,6 +201,7 @@ export const erasureChecks: ProviderCheck[] = [
     }),
     'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables': clockedProperty(
       fc.tuple(arbOperations({ minLength: 3, maxLength: 20 }), fc.nat()),
+      7,
       async (p, clock, [operations, pick]) => {
         await runOperations(p, operations, { clock });
         const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
@@ -208,7 +209,6 @@ export const erasureChecks: ProviderCheck[] = [
         await p.purge({ id: ids[pick % ids.length]!, reason: 'e7' });
         await expectReplayEqualsTables(p);
       },
-      7,
     ),
     'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not': freshLog(async (p) => {
       const moved = await p.memory.write({ content: 'e8 card 5555-0101 noted' });
@@ -252,24 +252,20 @@ export const erasureChecks: ProviderCheck[] = [
         await expectReplayEqualsTables(p);
       }),
     'E11 random operation sequences with stored snapshots, then a purge of a random record: every snapshot still loads, and it and the view at every seq equal the replay cut there':
-      clockedProperty(
-        fc.tuple(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat()),
-        async (p, clock, [operations, cut, pick]) => {
-          const at = cut % (operations.length + 1);
-          await runOperations(p, operations.slice(0, at), { clock });
-          const seqs = new Set([(await p.saveSnapshot()).seq]);
-          await runOperations(p, operations.slice(at), { clock });
-          seqs.add((await p.saveSnapshot()).seq);
-          const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
-          if (ids.length === 0) return;
-          await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
-          await expectSnapshotsPatched(p, [...seqs]);
-          // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
-          for (let seq = 0; seq <= (await p.log.head(STATE_STREAM)); seq += 1) await expectViewIsReplay(p, seq);
-          await expectReplayEqualsTables(p);
-        },
-        9,
-      ),
+      clockedProperty(fc.tuple(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat()), 9, async (p, clock, [operations, cut, pick]) => {
+        const at = cut % (operations.length + 1);
+        await runOperations(p, operations.slice(0, at), { clock });
+        const seqs = new Set([(await p.saveSnapshot()).seq]);
+        await runOperations(p, operations.slice(at), { clock });
+        seqs.add((await p.saveSnapshot()).seq);
+        const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
+        if (ids.length === 0) return;
+        await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
+        await expectSnapshotsPatched(p, [...seqs]);
+        // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
+        for (let seq = 0; seq <= (await p.log.head(STATE_STREAM)); seq += 1) await expectViewIsReplay(p, seq);
+        await expectReplayEqualsTables(p);
+      }),
     "E12 snapshots share their unchanged chunks: a second snapshot after one more write names the first one's rows but one or two chunks and the index chunk above them, each stored once":
       freshLog(async (p) => {
         const chat = await p.sessions.create({ title: 'e12 chat' });
@@ -352,10 +348,8 @@ export const erasureChecks: ProviderCheck[] = [
               await Promise.all([saving, purge()]);
             }
             expect(await storedText(p), `race: ${race}`).not.toContain('Numbat');
-            await expectSnapshotsPatched(
-              p,
-              (await storedHeads(p.log)).map((head) => head.seq),
-            );
+            const heads = (await storedHeads(p.log)).map((head) => head.seq);
+            await expectSnapshotsPatched(p, heads);
           });
         }
       },
@@ -392,8 +386,8 @@ export const erasureChecks: ProviderCheck[] = [
  */
 function clockedProperty<T>(
   arbitrary: fc.Arbitrary<T>,
-  body: (p: EventSourcedProvider, clock: ManualClock, value: T) => Promise<void>,
   seed: number,
+  body: (p: EventSourcedProvider, clock: ManualClock, value: T) => Promise<void>,
   numRuns = 15,
 ) {
   return needing(['injectableClock'], (env) =>
@@ -452,16 +446,12 @@ const RACES: readonly (number | 'saves while purging')[] = [
  * versions its events give.
  */
 function historiesMatchTheLog(ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number) {
-  return clockedProperty(
-    ops,
-    async (p, clock, writes) => {
-      await runTranscriptOps(p, writes, clock);
-      const events = await p.log.read({ stream: STATE_STREAM });
-      for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
-    },
-    seed,
-    numRuns,
-  );
+  const body = async (p: EventSourcedProvider, clock: ManualClock, writes: TranscriptOp[]) => {
+    await runTranscriptOps(p, writes, clock);
+    const events = await p.log.read({ stream: STATE_STREAM });
+    for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
+  };
+  return clockedProperty(ops, seed, body, numRuns);
 }
 
 /** Runs the writes of E9 and E17: each turn's text is its own (`e9 turn <n>;`), so a purge of one text erases one turn's versions in place. */

@@ -48,15 +48,11 @@ const all: ProviderCheck[] = [
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
-function key(name: string): [string, number] {
+function key(name: string): string {
   const match = /^([A-Z])(\d+) /.exec(name);
   if (!match) throw new ValidationError('name', `check name without a part letter and number: ${name}`);
-  return [match[1]!, Number(match[2])];
+  return `${match[1]}${match[2]!.padStart(6, '0')}`;
 }
 
 /** The provider checks, ordered by their number. */
-export const providerChecks: readonly ProviderCheck[] = [...all].sort((a, b) => {
-  const [pa, na] = key(a.name);
-  const [pb, nb] = key(b.name);
-  return pa.localeCompare(pb) || na - nb;
-});
+export const providerChecks: readonly ProviderCheck[] = all.sort((a, b) => key(a.name).localeCompare(key(b.name)));

@@ -35,12 +35,10 @@ function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 
     const live = (list: readonly T[]) => new Map(list.filter((r) => !r.deleted).map((r) => [r.id, r]));
     const [a, b] = [live(was), live(is)];
     const byId = (x: T, y: T) => compareStrings(x.id, y.id);
+    const changed = [...b.values()].filter((r) => a.has(r.id) && canonicalJson(a.get(r.id)) !== canonicalJson(r)).sort(byId);
     return {
       created: [...b.values()].filter((r) => !a.has(r.id)).sort(byId),
-      changed: [...b.values()]
-        .filter((r) => a.has(r.id) && canonicalJson(a.get(r.id)) !== canonicalJson(r))
-        .sort(byId)
-        .map((r) => ({ before: a.get(r.id)!, after: r })),
+      changed: changed.map((r) => ({ before: a.get(r.id)!, after: r })),
       deleted: [...a.values()].filter((r) => !b.has(r.id)).sort(byId),
     };
   };

@@ -1,4 +1,4 @@
-/** B33 ordering tie-breaks, B35 scopes, B36 dead sessions and updatedAt, B39 the HLC, B41 the slug alphabet, B42 a slug without a scope (docs/contract.md §4, §9). */
+/** B33 ordering tie-breaks, B35 scopes, B36 dead sessions, B39 the HLC, B41 the slug alphabet, B42 a slug without a scope (docs/contract.md §4, §9). */
 import { compareHlc, type Hlc, LIMITS, ManualClock, NotFoundError, type Provider, SkillScopeRequiredError, SLUG_RULE, ValidationError } from '@agentstate/core';
 import { maxHlc } from '@agentstate/core/backend';
 import { expect } from 'vitest';
@@ -13,9 +13,7 @@ const REFUSED = ['Bad Slug!', 'a b', 'x\t', '\u{1F600}', 's'.repeat(LIMITS.slug 
 /** Slugs inside it, at its edges. */
 const ACCEPTED = ['a', '0', 'fix-esm', 'db.migrate_v2', 'a-b_c.d', '2026-01-01', 's'.repeat(LIMITS.slug)];
 
-interface Stamped {
-  updatedHlc: Hlc;
-}
+type Stamped = { updatedHlc: Hlc };
 
 export const orderingChecks: ProviderCheck[] = checks([], {
   'B33 records created in the same millisecond list in creation order; recall of equal createdAt is newest id first': clocked(async (p, _clock) => {
@@ -168,11 +166,8 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       seen.push(record.updatedHlc);
       return record;
     };
-    const later = (after: Stamped, before: Stamped, label: string): void => {
-      expect(
-        compareHlc(after.updatedHlc, before.updatedHlc),
-        `${label}: ${JSON.stringify(after.updatedHlc)} after ${JSON.stringify(before.updatedHlc)}`,
-      ).toBeGreaterThan(0);
+    const later = ({ updatedHlc: a }: Stamped, { updatedHlc: b }: Stamped, label: string): void => {
+      expect(compareHlc(a, b), `${label}: ${JSON.stringify(a)} after ${JSON.stringify(b)}`).toBeGreaterThan(0);
     };
 
     const clock = new ManualClock(T0);

@@ -30,9 +30,8 @@ async function inputHashes(p: EventSourcedProvider): Promise<Map<string, string>
 /** Everything a purge must leave clean: the stored events, an export, the stored snapshot rows and the operation index (a capture of the tables). */
 async function everything(p: EventSourcedProvider): Promise<string> {
   const rows = (await storedSnapshotRows(p.log)).map((row) => row.data);
-  return [JSON.stringify(await p.log.read({ stream: STATE_STREAM })), await exportText(p.log), ...rows, JSON.stringify((await p.snapshot()).operations)].join(
-    '\n',
-  );
+  const parts = [JSON.stringify(await p.log.read({ stream: STATE_STREAM })), await exportText(p.log), ...rows, JSON.stringify((await p.snapshot()).operations)];
+  return parts.join('\n');
 }
 
 export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {

@@ -3,8 +3,7 @@
  * erasure checks search for text. And snapshots stored as versions before chunks stored them, which today's loaders skip.
  */
 import type { Log, Snapshot, SnapshotCodec, StoredSnapshot } from '@agentstate/core';
-import { encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
-import { canonicalJson } from '@agentstate/core';
+import { canonicalJson, encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
 import { chunkStream, formatBoundSnapshot, looseIndexDigests, sha256Hex, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
 
 /** Every stored head of the `state` stream, newest first. */

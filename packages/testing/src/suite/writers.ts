@@ -54,9 +54,7 @@ function writerProcess(target: ProcessTarget, plan: WriterPlan): Promise<WriterR
   });
   return exit.then((code) => {
     expect({ code, stderr: output.stderr.join('') }, `writer ${plan.name}`).toEqual({ code: 0, stderr: '' });
-    return output.stdout
-      .join('')
-      .split('\n')
-      .flatMap((line) => (line === '' ? [] : [JSON.parse(line) as WriterReport]));
+    const lines = output.stdout.join('').split('\n');
+    return lines.flatMap((line) => (line === '' ? [] : [JSON.parse(line) as WriterReport]));
   });
 }
