@@ -72,6 +72,12 @@ const UNREADABLE: Array<[string, AppendInput]> = [
   ['an HLC counter over 65535', skill({ updatedHlc: { wall: T0, counter: 0x10000 } })],
 ];
 
+/** A check body (needing `injectableClock`) handed a fresh log on a manual clock at {@link T0}. */
+const clocked = (body: (log: Log, clock: ManualClock) => Promise<void>) =>
+  needing<LogCheckEnv, 'injectableClock'>(['injectableClock'], async (env) => {
+    const clock = new ManualClock(T0);
+    return body(await env.open({ clock }), clock);
+  });
 const byNumber = (x: number, y: number) => x - y;
 const seqOf = (e: { seq: number }) => e.seq;
 
@@ -99,44 +105,36 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
       ['a', 3],
     ]);
   },
-  'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': needing<LogCheckEnv, 'injectableClock'>(
-    ['injectableClock'],
-    async (env) => {
-      const clock = new ManualClock(T0);
-      const log = await env.open({ clock });
-      const first = await log.append({ stream: 's', type: 't', payload: 1 });
-      expect(first.time).toBe(formatInstant(T0));
-      expect(first.schemaVersion).toBe(1);
-      clock.advance(1234);
-      const second = await log.append({ stream: 's', type: 't', payload: 2 });
-      expect(second.time).toBe(formatInstant(T0 + 1234));
-      const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
-      expect(given).toMatchObject({ seq: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
-      expect((await log.read({ stream: 's' })).map((e) => [e.time, e.schemaVersion])).toEqual([
-        [formatInstant(T0), 1],
-        [formatInstant(T0 + 1234), 1],
-        ['2030-02-02T02:02:02.002Z', 3],
-      ]);
+  'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': clocked(async (log, clock) => {
+    const first = await log.append({ stream: 's', type: 't', payload: 1 });
+    expect(first.time).toBe(formatInstant(T0));
+    expect(first.schemaVersion).toBe(1);
+    clock.advance(1234);
+    const second = await log.append({ stream: 's', type: 't', payload: 2 });
+    expect(second.time).toBe(formatInstant(T0 + 1234));
+    const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
+    expect(given).toMatchObject({ seq: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
+    expect((await log.read({ stream: 's' })).map((e) => [e.time, e.schemaVersion])).toEqual([
+      [formatInstant(T0), 1],
+      [formatInstant(T0 + 1234), 1],
+      ['2030-02-02T02:02:02.002Z', 3],
+    ]);
+  }),
+  'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': clocked(
+    async (log, clock) => {
+      await log.append({ stream: 's', type: 't', payload: 1 });
+      clock.advance(-60_000);
+      expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
+      // Another stream has its own times: the clock's reading stands there.
+      expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
+      await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
+      expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
+      expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
+      clock.advance(120_000);
+      expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
+      expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     },
   ),
-  'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': needing<
-    LogCheckEnv,
-    'injectableClock'
-  >(['injectableClock'], async (env) => {
-    const clock = new ManualClock(T0);
-    const log = await env.open({ clock });
-    await log.append({ stream: 's', type: 't', payload: 1 });
-    clock.advance(-60_000);
-    expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
-    // Another stream has its own times: the clock's reading stands there.
-    expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
-    await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
-    expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
-    expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
-    clock.advance(120_000);
-    expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
-    expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-  }),
   'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': async (env) => {
     const log = await env.open();
     const e = await log.append({ stream: 's', type: 't', payload: {} });

@@ -1,6 +1,6 @@
 /** C1–C9: graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"). */
 import { type CheckpointTuple, ConflictError, LIMITS, type Provider, ValidationError } from '@agentstate/core';
-import { readExport } from '../suite/export-read.js';
+import { readExport } from '../suite/log-cut.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { checks, fresh, freshLog, needing, type ProviderCheck } from '../suite/harness.js';

@@ -3,7 +3,7 @@ import { ConflictError, EventTypes, NotFoundError, OperationConflictError, type 
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
-import { readExport } from '../suite/export-read.js';
+import { readExport } from '../suite/log-cut.js';
 import { checks, embedding, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 /** A tool result as the AI SDK and OpenAI shape it: no `isError`. */
@@ -125,16 +125,13 @@ export const faceChecks: ProviderCheck[] = checks([], {
     } finally {
       await again.close();
     }
-
     // An export carries the updates: read back, the session is the updated one.
     expect((await readExport(p.log)).sessions).toEqual([renamed]);
-
     // A retry under the same operation id answers with the first result; a deleted session is not updated.
     const once = await p.sessions.update(session.id, { title: 'once', operationId: 'op-update-session' });
     expect(await p.sessions.update(session.id, { title: 'once', operationId: 'op-update-session' })).toEqual(once);
     await p.sessions.delete(session.id);
     await expectError(() => p.sessions.update(session.id, { title: 'gone' }), NotFoundError);
-
     // A purge erases the titles every update event carried.
     await p.purge({ id: session.id, reason: 'test' });
     const texts = (await p.log.read({ stream: STATE_STREAM })).map((e) => JSON.stringify(e.payload)).join('\n');
@@ -157,7 +154,6 @@ export const faceChecks: ProviderCheck[] = checks([], {
     expect(await p.memory.getByKey('theme')).toEqual(global);
     await expectError(() => p.memory.getByKey('theme', { scope: ['users'] }), NotFoundError);
     await expectError(() => p.skills.list({ scope: 'web' as never }), ValidationError);
-
     // A scope as an argument of its own is refused, never read as options.
     await expectError(() => p.skills.list(['web'] as never), ValidationError);
     await expectError(() => p.skills.get('deploy', ['web'] as never), ValidationError);

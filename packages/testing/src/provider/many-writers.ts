@@ -2,10 +2,9 @@
 import { encodeSnapshot, type EventSourcedProvider, type LogEvent, STATE_STREAM } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
-import { exportLines, readExport } from '../suite/export-read.js';
 import { poll, subscribed } from '../suite/follow.js';
 import { checks, freshLog, property, type ProviderCheck } from '../suite/harness.js';
-import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
+import { expectViewIsReplay, exportLines, readExport, replayedAt } from '../suite/log-cut.js';
 import type { AckKind, WriterReport } from '../suite/mixed-writer.js';
 import { openForWriters, runWriters, SHARED_SKILL } from '../suite/writers.js';
 

@@ -44,7 +44,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     for (const content of ['tie one', 'tie two', 'tie three']) items.push(await p.memory.write({ content }));
     for (const m of items) expect(m.createdAt).toBe(at);
     expect(ids(await p.memory.recall({ query: 'tie' }))).toEqual(ids(items).reverse());
-
     // Explicit equal createdAt with ids out of insertion order: the id decides.
     const past = '2025-06-01T00:00:00.000Z';
     for (const id of ['m-b', 'm-a', 'm-c']) await p.memory.write({ id, content: `explicit ${id}`, createdAt: past });
@@ -64,7 +63,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       expect(await p.skills.list({ scope: ['project:p', 'workspace:w'] })).toEqual([inPW]);
       expect(await p.skills.list({ scope: ['instance:i'] })).toEqual([inI]);
       expect(await p.skills.list({ scope: ['workspace:w'] })).toEqual([]);
-
       // Without a scope: the global skill only; a slug live only elsewhere is refused, naming its scopes.
       const inQ = await p.skills.upsert({ slug: 'y', body: 'q', scope: ['project:q'] });
       const inR = await p.skills.upsert({ slug: 'y', body: 'r', scope: ['project:r'] });
@@ -73,7 +71,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       expect((await p.skills.get('x')).id).toBe(global.id);
       expect((await expectError(() => p.skills.get('y'), SkillScopeRequiredError)).scopes).toEqual([inQ.scope, inR.scope]);
       expect((await p.skills.get('z')).id).toBe(zGlobal.id);
-
       // With a scope: the most specific along {i,p,w} → {i,p,''} → {i,'',''} → global.
       const c = await p.skills.upsert({ slug: 'c', body: 'global' });
       const cI = await p.skills.upsert({ slug: 'c', body: 'i', scope: ['instance:i'] });
@@ -88,7 +85,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       // {'',p,w} is not on the chain of {i,p,w}: the instance level comes first.
       expect((await p.skills.get('x', { scope: ['instance:i', 'project:p', 'workspace:w'] })).id).toBe(inI.id);
       await expectError(() => p.skills.get('y', { scope: ['project:zz'] }), NotFoundError);
-
       // Memory: no scope spans every scope; a scope is exact.
       const m1 = await p.memory.write({ content: 'scoped fact global' });
       const m2 = await p.memory.write({ content: 'scoped fact p', scope: ['project:p'] });
@@ -129,13 +125,11 @@ export const orderingChecks: ProviderCheck[] = checks([], {
   'B42 a slug without a scope names the global skill only; live only in other scopes it is refused naming them, writing nothing': fresh(async (p, env) => {
     const global = await p.skills.upsert({ slug: 'deploy', body: 'global' });
     const inP = await p.skills.upsert({ slug: 'deploy', body: 'p', scope: ['project:p'] });
-
     // With the global skill live, no scope means it, and only it.
     expect((await p.skills.recordOutcome('deploy', { success: true })).id).toBe(global.id);
     expect((await p.skills.get('deploy')).id).toBe(global.id);
     expect((await p.skills.delete('deploy')).id).toBe(global.id);
     expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
-
     // Gone from the global scope: every unscoped call refuses, naming the scopes, and writes nothing.
     const inQ = await p.skills.upsert({ slug: 'deploy', body: 'q', scope: ['project:q'] });
     const before = await observe(env, p);
@@ -153,7 +147,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     }
     expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
     expect(await p.skills.get('deploy', { scope: ['project:q'] })).toEqual(inQ);
-
     // A scope, or an id, still names the others; a slug live nowhere is a plain NotFoundError.
     expect((await p.skills.recordOutcome('deploy', { success: true, scope: ['project:p'] })).uses).toBe(1);
     expect((await p.skills.delete(inQ.id)).deleted).toBe(true);

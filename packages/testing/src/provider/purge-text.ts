@@ -5,7 +5,7 @@ import { ERASED, ExportFormatError, NotFoundError, OperationConflictError, opera
 import { exportLine, ExportReader } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { exportText } from '../suite/export-read.js';
+import { exportText } from '../suite/log-cut.js';
 import { says } from '../suite/fixtures.js';
 import { checks, freshLog, type ProviderCheck } from '../suite/harness.js';
 import { storedSnapshotRows } from '../suite/snapshot-rows.js';

@@ -79,7 +79,6 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const p = env.eventSourced(await env.open({ snapshotCodec: codec }));
     const log = p.log;
     await populate(p);
-
     // k: a good snapshot, sealed with the provider's codec.
     const text = await snapshotText(p);
     const good = await p.saveSnapshot();
@@ -89,28 +88,24 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect(encodeSnapshot((await loadSnapshot(log, codec, good.seq)).snapshot!)).toBe(text);
     const k = good.seq;
     await write(p, 1);
-
     // m1: a valid snapshot whose body is then changed by one byte (the HMAC no longer matches).
     const m1 = await p.saveSnapshot();
     expect(m1.seq).toBe(k + 1);
     await log.saveSnapshot({ ...m1, data: flip(m1.data, '"index"', '"indez"') });
     const atM1 = await p.snapshot();
     await write(p, 2);
-
     // m2: authentic and bound, but undecodable; m3: not even sealed.
     const cut = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}","index":`;
     await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 2, cut), cut)) });
     await write(p, 3);
     await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: 'garbage' });
     await write(p, 4);
-
     // m4: authentic, bound and decodable, but its inner seq (k + 1) disagrees with its stored seq.
     const early = await storedChunksOf(log, atM1);
     await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 4, early), early)) });
     await write(p, 5);
     const head = await log.head(STATE_STREAM);
     expect(head).toBe(k + 5);
-
     // Beyond the head: authentic and self-consistent, but it claims events that do not exist.
     const future = await storedChunksOf(log, { ...(await p.snapshot()), seq: head + 10 });
     const beyond = { ...(await snapshotBinding(log, head, future)), seq: head + 10 };
@@ -129,7 +124,6 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const folded = reads.filter((r) => r.limit !== 1);
     expect(Math.min(...folded.map((r) => r.afterSeq))).toBe(k);
     expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
-
     // With the good one tampered too, the fold starts from scratch and still agrees.
     await log.saveSnapshot({ ...good, data: flip(good.data, '"index"', '"indez"') });
     const fallback = await foldLog(log, { snapshotCodec: codec });
@@ -149,11 +143,9 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       const good = await p.saveSnapshot();
       const k = good.seq;
       await write(p, 1);
-
       // k + 1: edited below, once every row is stored.
       const edited = await p.saveSnapshot();
       await write(p, 2);
-
       // k + 2: a genuine snapshot of another store at the same seq.
       const other = env.eventSourced(await env.open());
       await populate(other);
@@ -164,17 +156,14 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(foreign.seq).toBe(k + 2);
       await log.saveSnapshot(foreign);
       await write(p, 3);
-
       // k + 3: correct content, stored whole without a binding (as an older version stored it): of an earlier format, not damaged.
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
       await write(p, 4);
-
       // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
       const content = await storedChunksOf(log, await p.snapshot());
       const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
       await write(p, 5);
-
       // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest. (A row snapshot k shares would be damaged for k
       // too: the note is in a chunk k does not hold.) Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it
       // whole.
@@ -192,7 +181,6 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       ]);
       expect(encodeSnapshot(fold.state.capture())).toBe(full);
       expect(await snapshotText(await env.replay(log))).toBe(full);
-
       // With the good one edited too, the fold starts from scratch and still agrees.
       await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
       const fallback = await foldLog(log);
@@ -216,23 +204,20 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
         }
         const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
         expect(full).toBe(await snapshotText(p));
-        const latest = await p.log.latestSnapshot(STATE_STREAM);
-        expect(latest).toBeDefined();
-        const stored = latest!;
+        const stored = (await p.log.latestSnapshot(STATE_STREAM))!;
+        expect(stored).toBeDefined();
         const fold = await foldLog(p.log);
         expect(fold.skipped).toEqual([]);
         expect(fold.snapshotSeq).toBe(stored.seq);
         expect(encodeSnapshot(fold.state.capture())).toBe(full);
-
         // The change lands in the head or in one of the rows it names.
         const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
-        const which = at % rows.length;
-        const row = rows[which];
-        const { data } = row!;
+        const row = rows[at % rows.length]!;
+        const { data } = row;
         const i = Math.floor(at / rows.length) % data.length;
         const original = data[i]!;
         const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
-        await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
+        await p.log.saveSnapshot({ ...row, data: data.slice(0, i) + by + data.slice(i + 1) });
         const after = await foldLog(p.log);
         expect(after.skipped[0]?.seq).toBe(stored.seq);
         expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
@@ -259,13 +244,11 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(fold.skipped).toEqual([k + 3, k + 2, k + 1].map((seq) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false })));
       expect(encodeSnapshot(fold.state.capture())).toBe(full);
       await expectViewIsReplay(p, k + 3);
-
       // The next save drops every row of them; the snapshot of chunks stays.
       const saved = (await p.saveSnapshot()).seq;
       expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
       expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
       expect((await foldLog(log)).skipped).toEqual([]);
-
       // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the erased text.
       await earlier('parts');
       await earlier('whole');

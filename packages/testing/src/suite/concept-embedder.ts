@@ -4,19 +4,10 @@
  */
 import { type Embedder, tokenize } from '@agentstate/core';
 
-const CONCEPTS: readonly (readonly string[])[] = [
-  ['car', 'automobile', 'vehicle', 'sedan'],
-  ['database', 'sqlite', 'postgres', 'storage'],
-  ['deploy', 'release', 'ship', 'rollout'],
-  ['cat', 'kitten', 'feline'],
-];
-
+/** The concepts, each the words that share its dimension. */
+const CONCEPTS = ['car automobile vehicle sedan', 'database sqlite postgres storage', 'deploy release ship rollout', 'cat kitten feline'];
+const conceptOf = new Map(CONCEPTS.flatMap((words, i) => words.split(' ').map((word) => [word, i] as const)));
 const DIMENSIONS = 16;
-
-const conceptOf = new Map<string, number>();
-CONCEPTS.forEach((words, i) => {
-  for (const word of words) conceptOf.set(word, i);
-});
 
 function dimensionOf(word: string): number {
   const concept = conceptOf.get(word);
