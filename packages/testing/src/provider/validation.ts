@@ -1,9 +1,12 @@
 /** B37: reused ids and bad input are refused, and a refused call appends nothing. */
-import { type AgentStateError, ConflictError, LIMITS, type Provider, STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { AgentStateError, Provider } from '@agentstate/core';
+import { ConflictError, LIMITS, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
-import { type ErrorClass, expectError } from '../suite/expect-error.js';
+import type { ErrorClass } from '../suite/expect-error.js';
+import { expectError } from '../suite/expect-error.js';
 import { readModel, snapshotText } from '../suite/fixtures.js';
-import { type CheckEnv, checks, fresh, type ProviderCheck } from '../suite/harness.js';
+import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
+import { checks, fresh } from '../suite/harness.js';
 
 /** Deliberately ill-typed input, as a JavaScript caller could pass it. */
 // biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
