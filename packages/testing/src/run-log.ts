@@ -1,14 +1,12 @@
 /** `runLogConformance`: check A29 of docs/conformance.md, split into focused tests. */
 import type { Clock, Log } from '@agentstate/core';
 import { describe, it } from 'vitest';
-import type { LogFactory, LogSuiteOptions } from './factory.js';
-import { DEFAULT_CHECK_TIMEOUT } from './factory.js';
+import { DEFAULT_CHECK_TIMEOUT, type LogFactory, type LogSuiteOptions } from './factory.js';
 import { logChecks } from './log/checks.js';
 
 /**
- * Registers the log conformance suite for `factory` in the calling test
- * file. Each check runs on a fresh log from `factory.create()`, destroyed
- * afterwards. Checks that pin event times need `injectableClock`.
+ * Registers the log conformance suite for `factory` in the calling test file. Each check runs on a fresh log from `factory.create()`, destroyed afterwards.
+ * Checks that pin event times need `injectableClock`.
  *
  * @example
  * ```ts

@@ -3,19 +3,16 @@
  * (A1–A28, B30–B43, C1–C9, I1–I8, S1–S8, T1–T9) and the extra checks (X…) as vitest tests.
  */
 import { describe, it } from 'vitest';
-import type { ProviderFactory, ProviderSuiteOptions, ResolvedCapabilities } from './factory.js';
-import { DEFAULT_CHECK_TIMEOUT } from './factory.js';
+import { DEFAULT_CHECK_TIMEOUT, type ProviderFactory, type ProviderSuiteOptions, type ResolvedCapabilities } from './factory.js';
 import { providerChecks } from './provider/index.js';
 import { Env, probeCapabilities } from './suite/harness.js';
 
 const DEFAULT_PROPERTY_RUNS = 20;
 
 /**
- * Registers the provider conformance suite for `factory` in the calling
- * test file, inside one `describe` block. Each check runs on a fresh
- * provider from `factory.create()` and is destroyed afterwards. A check that
- * needs a capability the factory lacks (see {@link ProviderCapabilities}) is
- * reported as skipped, with the missing capability as its note.
+ * Registers the provider conformance suite for `factory` in the calling test file, inside one `describe` block. Each check runs on a fresh provider from
+ * `factory.create()` and is destroyed afterwards. A check that needs a capability the factory lacks (see {@link ProviderCapabilities}) is reported as skipped,
+ * with the missing capability as its note.
  *
  * @example
  * ```ts

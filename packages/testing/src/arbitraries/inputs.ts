@@ -1,7 +1,4 @@
-/**
- * Input arbitraries: what callers hand to the stores. Every value is valid
- * (it passes core's input schemas), unless the name says otherwise.
- */
+/** Input arbitraries: what callers hand to the stores. Every value is valid (it passes core's input schemas), unless the name says otherwise. */
 import type {
   AppendTurnInput,
   CreateSessionInput,
@@ -39,10 +36,7 @@ export function arbAppendTurnInput(sessionId: string | fc.Arbitrary<string>): fc
   });
 }
 
-/**
- * `skills.upsert` input: slugs and scopes from small pools so that upserts
- * update each other; `syncVersion` is usually absent.
- */
+/** `skills.upsert` input: slugs and scopes from small pools so that upserts update each other; `syncVersion` is usually absent. */
 export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
   const fields = fc.record(
     {
@@ -66,36 +60,24 @@ export function arbUpsertSkillInput(): fc.Arbitrary<UpsertSkillInput> {
   });
 }
 
+/** The fields `memory.write` and `memory.update` share, but the scope (which only a write sets). */
+const memoryFields = () => ({
+  content: arbText(),
+  kind: fc.constantFrom('fact', 'preference', 'note'),
+  source: fc.constantFrom('', 'chat', 'tool'),
+  key: fc.constantFrom('k1', 'k2', null),
+  metadata: arbMetadata(),
+  expiresAt: fc.option(arbInstant(), { nil: null }),
+});
+
 /** `memory.write` input. */
 export function arbWriteMemoryInput(): fc.Arbitrary<WriteMemoryInput> {
-  return fc.record(
-    {
-      content: arbText(),
-      kind: fc.constantFrom('fact', 'preference', 'note'),
-      scope: arbScope(),
-      source: fc.constantFrom('', 'chat', 'tool'),
-      key: fc.constantFrom('k1', 'k2', null),
-      metadata: arbMetadata(),
-      expiresAt: fc.option(arbInstant(), { nil: null }),
-    },
-    { requiredKeys: ['content'] },
-  );
+  return fc.record({ ...memoryFields(), scope: arbScope() }, { requiredKeys: ['content'] });
 }
 
 /** `memory.update` changes; `syncVersion` is usually absent. */
 export function arbUpdateMemoryInput(): fc.Arbitrary<UpdateMemoryInput> {
-  return fc.record(
-    {
-      content: arbText(),
-      kind: fc.constantFrom('fact', 'preference', 'note'),
-      source: fc.constantFrom('', 'chat', 'tool'),
-      key: fc.constantFrom('k1', 'k2', null),
-      metadata: arbMetadata(),
-      expiresAt: fc.option(arbInstant(), { nil: null }),
-      syncVersion: fc.nat(3),
-    },
-    { requiredKeys: [] },
-  );
+  return fc.record({ ...memoryFields(), syncVersion: fc.nat(3) }, { requiredKeys: [] });
 }
 
 /** Lexical `memory.recall` options. */

@@ -1,7 +1,4 @@
-/**
- * Metadata and metadata filters drawn from small pools of keys and values,
- * so that filters often hit, often miss, and often compare across types.
- */
+/** Metadata and metadata filters drawn from small pools of keys and values, so that filters often hit, often miss, and often compare across types. */
 import type { JsonObject, JsonValue, WhereInput, WhereScalar } from '@agentstate/core';
 import fc from 'fast-check';
 
@@ -40,8 +37,7 @@ export function arbMetadata(): fc.Arbitrary<JsonObject> {
 export function arbWhere(): fc.Arbitrary<WhereInput> {
   const path = fc.constantFrom(...KEYS, 'a.x', 'b.x', 'a.x.n', 'missing');
   const ordered = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(0.5, 'x', 'é', '\u{1F600}'));
-  // One or two operators per path: more would almost never be satisfiable together, and a filter
-  // that matches nothing agrees with any evaluation.
+  // One or two operators per path: more would almost never be satisfiable together, and a filter that matches nothing agrees with any evaluation.
   const operator = fc.oneof(
     fc.tuple(fc.constantFrom('$eq', '$ne'), arbScalar()),
     fc.tuple(fc.constantFrom('$gt', '$gte', '$lt', '$lte'), ordered),

@@ -1,10 +1,7 @@
 /**
- * Sequences of store operations for model-based and differential tests:
- * generate a list with {@link arbOperations}, run it with
- * {@link runOperations} against two providers (say, a backend and the
- * in-memory reference, with equal clocks and seeded entropy), and compare
- * the outcomes and snapshots. Sessions and memory items are referred to by
- * the order they were created in, so every generated sequence is runnable.
+ * Sequences of store operations for model-based and differential tests: generate a list with {@link arbOperations}, run it with {@link runOperations} against
+ * two providers (say, a backend and the in-memory reference, with equal clocks and seeded entropy), and compare the outcomes and snapshots. Sessions and memory
+ * items are referred to by the order they were created in, so every generated sequence is runnable.
  */
 import type {
   CreateSessionInput,
@@ -25,10 +22,7 @@ import { arbWhere } from './metadata.js';
 import { arbScope, arbSlug } from './records.js';
 import { arbQuery, arbText } from './text.js';
 
-/**
- * A reference to the n-th session (or memory item) created so far, wrapping
- * around; `-1` names one that does not exist.
- */
+/** A reference to the n-th session (or memory item) created so far, wrapping around; `-1` names one that does not exist. */
 export type Ref = number;
 
 /** One store call. */
@@ -60,55 +54,45 @@ export type OperationOutcome = { ok: true; value: unknown } | { ok: false; code:
 const ref = (): fc.Arbitrary<Ref> => fc.integer({ min: -1, max: 20 });
 const optionalScope = () => fc.option(arbScope(), { nil: undefined });
 
+/** `arbitrary`'s values as operations of `kind`, drawn `weight` times as often as the rarest. */
+const op = <K extends Operation['kind'], T extends object>(kind: K, arbitrary: fc.Arbitrary<T>, weight = 1) => ({
+  arbitrary: arbitrary.map((o) => ({ kind, ...o }) as Operation),
+  weight,
+});
+
 /** One operation. Writes are more frequent than reads. */
 export function arbOperation(): fc.Arbitrary<Operation> {
   return fc.oneof(
-    { arbitrary: arbCreateSessionInput().map((input) => ({ kind: 'createSession', input }) as const), weight: 3 },
-    {
-      arbitrary: fc.record({ session: ref(), role: fc.constantFrom(...TURN_ROLES), content: arbText() }).map((o) => ({ kind: 'appendTurn', ...o }) as const),
-      weight: 4,
-    },
-    { arbitrary: ref().map((session) => ({ kind: 'deleteSession', session }) as const), weight: 1 },
-    { arbitrary: fc.record({ session: ref(), input: arbUpdateSessionInput() }).map((o) => ({ kind: 'updateSession', ...o }) as const), weight: 2 },
-    { arbitrary: fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }).map((o) => ({ kind: 'turns', ...o }) as const), weight: 1 },
-    {
-      arbitrary: fc
-        .record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() })
-        .map((o) => ({ kind: 'listSessions', ...o }) as const),
-      weight: 1,
-    },
-    {
-      arbitrary: fc.record({ prefix: optionalScope(), maxDepth: fc.option(fc.nat(3), { nil: undefined }) }).map((o) => ({ kind: 'namespaces', ...o }) as const),
-      weight: 1,
-    },
-    { arbitrary: arbUpsertSkillInput().map((input) => ({ kind: 'upsertSkill', input }) as const), weight: 4 },
-    {
-      arbitrary: fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }).map((o) => ({ kind: 'recordOutcome', ...o }) as const),
-      weight: 2,
-    },
-    { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'deleteSkill', ...o }) as const), weight: 1 },
-    { arbitrary: fc.record({ slug: arbSlug(), scope: optionalScope() }).map((o) => ({ kind: 'getSkill', ...o }) as const), weight: 1 },
-    { arbitrary: fc.record({ scope: arbScope(), includeDescendants: fc.boolean() }).map((o) => ({ kind: 'listSkills', ...o }) as const), weight: 1 },
-    { arbitrary: fc.record({ query: arbQuery(), limit: fc.nat(3) }).map((o) => ({ kind: 'searchSkills', ...o }) as const), weight: 1 },
-    { arbitrary: arbWriteMemoryInput().map((input) => ({ kind: 'writeMemory', input }) as const), weight: 3 },
-    { arbitrary: ref().map((item) => ({ kind: 'deleteMemory', item }) as const), weight: 1 },
-    { arbitrary: ref().map((item) => ({ kind: 'getMemory', item }) as const), weight: 1 },
-    { arbitrary: fc.record({ item: ref(), input: arbUpdateMemoryInput() }).map((o) => ({ kind: 'updateMemory', ...o }) as const), weight: 2 },
-    { arbitrary: fc.constant({ kind: 'sweepMemory' } as const), weight: 1 },
-    {
-      arbitrary: fc
-        .record({
-          query: arbQuery(),
-          scope: optionalScope(),
-          limit: fc.integer({ min: 1, max: 5 }),
-          includeParentScopes: fc.boolean(),
-          includeDescendants: fc.boolean(),
-          where: fc.option(arbWhere(), { nil: undefined }),
-        })
-        .map((o) => ({ kind: 'recall', ...o }) as const),
-      weight: 1,
-    },
-    { arbitrary: fc.integer({ min: -2000, max: 5000 }).map((ms) => ({ kind: 'advanceClock', ms }) as const), weight: 2 },
+    op('createSession', fc.record({ input: arbCreateSessionInput() }), 3),
+    op('appendTurn', fc.record({ session: ref(), role: fc.constantFrom(...TURN_ROLES), content: arbText() }), 4),
+    op('deleteSession', fc.record({ session: ref() })),
+    op('updateSession', fc.record({ session: ref(), input: arbUpdateSessionInput() }), 2),
+    op('turns', fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) })),
+    op('listSessions', fc.record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() })),
+    op('namespaces', fc.record({ prefix: optionalScope(), maxDepth: fc.option(fc.nat(3), { nil: undefined }) })),
+    op('upsertSkill', fc.record({ input: arbUpsertSkillInput() }), 4),
+    op('recordOutcome', fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }), 2),
+    op('deleteSkill', fc.record({ slug: arbSlug(), scope: optionalScope() })),
+    op('getSkill', fc.record({ slug: arbSlug(), scope: optionalScope() })),
+    op('listSkills', fc.record({ scope: arbScope(), includeDescendants: fc.boolean() })),
+    op('searchSkills', fc.record({ query: arbQuery(), limit: fc.nat(3) })),
+    op('writeMemory', fc.record({ input: arbWriteMemoryInput() }), 3),
+    op('deleteMemory', fc.record({ item: ref() })),
+    op('getMemory', fc.record({ item: ref() })),
+    op('updateMemory', fc.record({ item: ref(), input: arbUpdateMemoryInput() }), 2),
+    op('sweepMemory', fc.constant({})),
+    op(
+      'recall',
+      fc.record({
+        query: arbQuery(),
+        scope: optionalScope(),
+        limit: fc.integer({ min: 1, max: 5 }),
+        includeParentScopes: fc.boolean(),
+        includeDescendants: fc.boolean(),
+        where: fc.option(arbWhere(), { nil: undefined }),
+      }),
+    ),
+    op('advanceClock', fc.record({ ms: fc.integer({ min: -2000, max: 5000 }) }), 2),
   );
 }
 
@@ -124,9 +108,8 @@ export interface RunOperationsOptions {
 }
 
 /**
- * Runs `operations` in order against `provider`. Typed store errors
- * (`NotFoundError`, `ConflictError`…) become outcomes; any other error is
- * thrown, since it is a bug.
+ * Runs `operations` in order against `provider`. Typed store errors (`NotFoundError`, `ConflictError`…) become outcomes; any other error is thrown, since it is
+ * a bug.
  */
 export async function runOperations(provider: Provider, operations: readonly Operation[], options: RunOperationsOptions = {}): Promise<OperationOutcome[]> {
   const sessions: string[] = [];

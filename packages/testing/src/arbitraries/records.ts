@@ -1,9 +1,5 @@
-/**
- * Record arbitraries: scopes, instants, HLCs, envelopes and the four stored
- * record shapes. Every value passes core's record schemas.
- */
-import type { Envelope, Hlc, MemoryItem, Scope, Session, Skill, Turn } from '@agentstate/core';
-import { formatInstant, TURN_ROLES } from '@agentstate/core';
+/** Record arbitraries: scopes, instants, HLCs, envelopes and the four stored record shapes. Every value passes core's record schemas. */
+import { type Envelope, formatInstant, type Hlc, type MemoryItem, type Scope, type Session, type Skill, type Turn, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbJsonObject, arbParts } from './parts.js';
 import { arbMetadata } from './metadata.js';
@@ -15,6 +11,12 @@ const MAX_MS = Date.UTC(2100, 0, 1);
 /** A canonical instant (fixed-width ISO-8601 UTC with milliseconds) between 2000 and 2100. */
 export function arbInstant(): fc.Arbitrary<string> {
   return fc.integer({ min: MIN_MS, max: MAX_MS }).map(formatInstant);
+}
+
+/** `createdAt` and `updatedAt` from two instants, the earlier first. */
+function stamps(times: [string, string]): { createdAt: string; updatedAt: string } {
+  const [createdAt, updatedAt] = times.sort();
+  return { createdAt, updatedAt };
 }
 
 /** A hybrid logical timestamp with a non-zero wall. */
@@ -58,10 +60,7 @@ export function arbSession(): fc.Arbitrary<Session> {
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ times, envelope, ...rest }) => {
-      const [createdAt, updatedAt] = times.sort();
-      return { ...rest, createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
-    });
+    .map(({ times, envelope, ...rest }) => ({ ...rest, ...stamps(times), ...envelope }));
 }
 
 /** A stored turn, optionally of a given session. */
@@ -105,10 +104,7 @@ export function arbSkill(): fc.Arbitrary<Skill> {
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ counts, times, envelope, ...rest }) => {
-      const [createdAt, updatedAt] = times.sort();
-      return { ...rest, uses: Math.max(...counts), wins: Math.min(...counts), createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
-    });
+    .map(({ counts, times, envelope, ...rest }) => ({ ...rest, uses: Math.max(...counts), wins: Math.min(...counts), ...stamps(times), ...envelope }));
 }
 
 /** A stored memory item. */
@@ -126,8 +122,5 @@ export function arbMemoryItem(): fc.Arbitrary<MemoryItem> {
       times: fc.tuple(arbInstant(), arbInstant()),
       envelope: arbEnvelope(),
     })
-    .map(({ envelope, times, ...rest }) => {
-      const [createdAt, updatedAt] = times.sort();
-      return { ...rest, createdAt: createdAt!, updatedAt: updatedAt!, ...envelope };
-    });
+    .map(({ envelope, times, ...rest }) => ({ ...rest, ...stamps(times), ...envelope }));
 }

@@ -1,65 +1,17 @@
 /**
- * Text arbitraries: words with diacritics and other scripts, punctuation,
- * query-syntax characters, and searchable texts and queries built from them.
- * Every string is well-formed Unicode without NUL.
+ * Text arbitraries: words with diacritics and other scripts, punctuation, query-syntax characters, and searchable texts and queries built from them. Every
+ * string is well-formed Unicode without NUL.
  */
 import fc from 'fast-check';
 
 /** Words that exercise case and diacritic folding and non-Latin scripts. */
-export const SAMPLE_WORDS = [
-  'go',
-  'Go',
-  'GO',
-  'deploy',
-  'deploys',
-  'ship',
-  'faster',
-  'user',
-  'prefers',
-  'Café',
-  'cafe',
-  'Jürgen',
-  'jurgen',
-  'naïve',
-  'résumé',
-  'Ångström',
-  'façade',
-  'Ελληνικά',
-  'κείμενο',
-  'Москва',
-  '日本語',
-  'שלום',
-  'x86',
-  '2026',
-] as const;
+export const SAMPLE_WORDS: readonly string[] =
+  'go Go GO deploy deploys ship faster user prefers Café cafe Jürgen jurgen naïve résumé Ångström façade Ελληνικά κείμενο Москва 日本語 שלום x86 2026'.split(
+    ' ',
+  );
 
 /** Characters and words that are query syntax somewhere (FTS5, tsquery, LIKE, SQL). */
-export const SYNTAX_PIECES = [
-  '"',
-  '*',
-  '(',
-  ')',
-  ':',
-  '^',
-  '-',
-  "'",
-  '\\',
-  '%',
-  '_',
-  ';--',
-  '{}',
-  '[]',
-  'NEAR',
-  'OR',
-  'AND',
-  'NOT',
-  '+',
-  '~',
-  '|',
-  '&',
-  '!',
-  '<->',
-] as const;
+export const SYNTAX_PIECES: readonly string[] = `" * ( ) : ^ - ' \\ % _ ;-- {} [] NEAR OR AND NOT + ~ | & ! <->`.split(' ');
 
 /** Punctuation (no letters or digits), including the query-syntax characters. */
 export function arbPunctuation(): fc.Arbitrary<string> {
@@ -84,10 +36,7 @@ export function arbUnicodeText(constraints: { minLength?: number; maxLength?: nu
     .filter((s) => !s.includes('\u0000') && s.length >= (constraints.minLength ?? 0));
 }
 
-/**
- * Searchable text: words, punctuation and syntax pieces joined by spaces or
- * nothing, sometimes with arbitrary Unicode mixed in.
- */
+/** Searchable text: words, punctuation and syntax pieces joined by spaces or nothing, sometimes with arbitrary Unicode mixed in. */
 export function arbText(constraints: { minWords?: number; maxWords?: number } = {}): fc.Arbitrary<string> {
   const piece = fc.oneof(
     { arbitrary: arbWord(), weight: 6 },
@@ -98,19 +47,11 @@ export function arbText(constraints: { minWords?: number; maxWords?: number } = 
   const separator = fc.constantFrom(' ', ' ', ' ', '', '-', ', ', '\n', '\t');
   return fc
     .array(fc.tuple(piece, separator), { minLength: constraints.minWords ?? 1, maxLength: constraints.maxWords ?? 8 })
-    .map((parts) =>
-      parts
-        .map(([p, s]) => p + s)
-        .join('')
-        .trim(),
-    )
+    .map((parts) => parts.flat().join('').trim())
     .filter((s) => s.length > 0);
 }
 
-/**
- * A query: empty, a word or prefix of one, several words, words wrapped in
- * syntax characters, operator words, or punctuation only.
- */
+/** A query: empty, a word or prefix of one, several words, words wrapped in syntax characters, operator words, or punctuation only. */
 export function arbQuery(): fc.Arbitrary<string> {
   const prefix = arbWord().chain((w) => fc.integer({ min: 1, max: Math.max(1, [...w].length) }).map((n) => [...w].slice(0, n).join('')));
   const wrapped = fc.tuple(fc.constantFrom(...SYNTAX_PIECES), arbWord(), fc.constantFrom(...SYNTAX_PIECES)).map(([a, w, b]) => `${a}${w}${b}`);

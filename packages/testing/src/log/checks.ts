@@ -3,7 +3,7 @@ import type { AppendInput, Clock, Log, Session, Skill } from '@agentstate/core';
 import { EventTypes, formatInstant, LIMITS, ManualClock, STATE_SCHEMA_VERSION, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { T0 } from '../suite/fixtures.js';
+import { INSTANT, T0 } from '../suite/fixtures.js';
 import { checks, needing } from '../suite/harness.js';
 
 /** What a log check is handed. */
@@ -30,23 +30,13 @@ function attempt(mutate: () => void): void {
   }
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 /** Deliberately ill-typed arguments, as a JavaScript caller could pass them. */
 // biome-ignore lint/suspicious/noExplicitAny: these checks pass what a JavaScript caller could, past the types.
 type Loose = any;
 
 const ENVELOPE = { syncVersion: 1, originInstanceId: 'instance-1', updatedHlc: { wall: T0, counter: 0 }, lastWriterId: 'instance-1', deleted: false };
-const SESSION: Session = {
-  id: 'session-1',
-  title: 't',
-  model: 'm',
-  scope: [],
-  metadata: {},
-  createdAt: formatInstant(T0),
-  updatedAt: formatInstant(T0),
-  ...ENVELOPE,
-};
+const STAMPS = { createdAt: formatInstant(T0), updatedAt: formatInstant(T0), ...ENVELOPE };
+const SESSION: Session = { id: 'session-1', title: 't', model: 'm', scope: [], metadata: {}, ...STAMPS };
 const SKILL: Skill = {
   id: 'skill-1',
   slug: 'deploy',
@@ -58,21 +48,16 @@ const SKILL: Skill = {
   wins: 1,
   check: '',
   version: 1,
-  createdAt: formatInstant(T0),
-  updatedAt: formatInstant(T0),
-  ...ENVELOPE,
+  ...STAMPS,
 };
-const session = (over: Partial<Session>): AppendInput => ({
-  stream: STATE_STREAM,
-  type: EventTypes.SessionCreated,
-  payload: { session: { ...SESSION, ...over } },
-});
-const skill = (over: Partial<Skill>): AppendInput => ({ stream: STATE_STREAM, type: EventTypes.SkillUpserted, payload: { skill: { ...SKILL, ...over } } });
+const state = (type: string, payload: unknown): AppendInput => ({ stream: STATE_STREAM, type, payload });
+const session = (over: Partial<Session>): AppendInput => state(EventTypes.SessionCreated, { session: { ...SESSION, ...over } });
+const skill = (over: Partial<Skill>): AppendInput => state(EventTypes.SkillUpserted, { skill: { ...SKILL, ...over } });
 
 /** `state` events no store could have written: each must be refused by `append`. */
 const UNREADABLE: Array<[string, AppendInput]> = [
-  ['an unknown type', { stream: STATE_STREAM, type: 'session.renamed', payload: { session: SESSION } }],
-  ['a payload without its record', { stream: STATE_STREAM, type: EventTypes.SessionCreated, payload: {} }],
+  ['an unknown type', state('session.renamed', { session: SESSION })],
+  ['a payload without its record', state(EventTypes.SessionCreated, {})],
   ['a record with an extra field', session({ extra: 1 } as Loose)],
   ['a schema version newer than the library', { ...session({}), schemaVersion: STATE_SCHEMA_VERSION + 1 }],
   ['a schema version older than the library, with no upcaster', { ...session({}), schemaVersion: 0 }],
@@ -86,6 +71,15 @@ const UNREADABLE: Array<[string, AppendInput]> = [
   ['a fractional version', skill({ version: 1.5 })],
   ['an HLC counter over 65535', skill({ updatedHlc: { wall: T0, counter: 0x10000 } })],
 ];
+
+/** A check body (needing `injectableClock`) handed a fresh log on a manual clock at {@link T0}. */
+const clocked = (body: (log: Log, clock: ManualClock) => Promise<void>) =>
+  needing<LogCheckEnv, 'injectableClock'>(['injectableClock'], async (env) => {
+    const clock = new ManualClock(T0);
+    return body(await env.open({ clock }), clock);
+  });
+const byNumber = (x: number, y: number) => x - y;
+const seqOf = (e: { seq: number }) => e.seq;
 
 export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], {
   'A29 append assigns dense seqs from 1 per stream; streams are independent; head follows': async (env) => {
@@ -111,44 +105,36 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
       ['a', 3],
     ]);
   },
-  'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': needing<LogCheckEnv, 'injectableClock'>(
-    ['injectableClock'],
-    async (env) => {
-      const clock = new ManualClock(T0);
-      const log = await env.open({ clock });
-      const first = await log.append({ stream: 's', type: 't', payload: 1 });
-      expect(first.time).toBe(formatInstant(T0));
-      expect(first.schemaVersion).toBe(1);
-      clock.advance(1234);
-      const second = await log.append({ stream: 's', type: 't', payload: 2 });
-      expect(second.time).toBe(formatInstant(T0 + 1234));
-      const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
-      expect(given).toMatchObject({ seq: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
-      expect((await log.read({ stream: 's' })).map((e) => [e.time, e.schemaVersion])).toEqual([
-        [formatInstant(T0), 1],
-        [formatInstant(T0 + 1234), 1],
-        ['2030-02-02T02:02:02.002Z', 3],
-      ]);
+  'A29 append stamps time from the clock and schemaVersion 1 when absent, and keeps given ones': clocked(async (log, clock) => {
+    const first = await log.append({ stream: 's', type: 't', payload: 1 });
+    expect(first.time).toBe(formatInstant(T0));
+    expect(first.schemaVersion).toBe(1);
+    clock.advance(1234);
+    const second = await log.append({ stream: 's', type: 't', payload: 2 });
+    expect(second.time).toBe(formatInstant(T0 + 1234));
+    const given = await log.append({ stream: 's', type: 't', payload: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
+    expect(given).toMatchObject({ seq: 3, time: '2030-02-02T02:02:02.002Z', schemaVersion: 3 });
+    expect((await log.read({ stream: 's' })).map((e) => [e.time, e.schemaVersion])).toEqual([
+      [formatInstant(T0), 1],
+      [formatInstant(T0 + 1234), 1],
+      ['2030-02-02T02:02:02.002Z', 3],
+    ]);
+  }),
+  'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': clocked(
+    async (log, clock) => {
+      await log.append({ stream: 's', type: 't', payload: 1 });
+      clock.advance(-60_000);
+      expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
+      // Another stream has its own times: the clock's reading stands there.
+      expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
+      await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
+      expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
+      expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
+      clock.advance(120_000);
+      expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
+      expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
     },
   ),
-  'A29 append never moves time back along a stream: a clock set back is raised to the time before, an earlier given time is refused': needing<
-    LogCheckEnv,
-    'injectableClock'
-  >(['injectableClock'], async (env) => {
-    const clock = new ManualClock(T0);
-    const log = await env.open({ clock });
-    await log.append({ stream: 's', type: 't', payload: 1 });
-    clock.advance(-60_000);
-    expect((await log.append({ stream: 's', type: 't', payload: 2 })).time, 'a clock set back').toBe(formatInstant(T0));
-    // Another stream has its own times: the clock's reading stands there.
-    expect((await log.append({ stream: 'other', type: 't', payload: 1 })).time).toBe(formatInstant(T0 - 60_000));
-    await expectError(() => log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0 - 1) }), ValidationError, 'an earlier given time');
-    expect(await log.head('s'), 'the refused append stored nothing').toBe(2);
-    expect((await log.append({ stream: 's', type: 't', payload: 3, time: formatInstant(T0) })).time, 'an equal given time').toBe(formatInstant(T0));
-    clock.advance(120_000);
-    expect((await log.append({ stream: 's', type: 't', payload: 4 })).time, 'the clock past the head again').toBe(formatInstant(T0 + 60_000));
-    expect((await log.read({ stream: 's' })).map((e) => e.seq)).toEqual([1, 2, 3, 4]);
-  }),
   'A29 append stamps a canonical time and schemaVersion 1 without an injected clock': async (env) => {
     const log = await env.open();
     const e = await log.append({ stream: 's', type: 't', payload: {} });
@@ -192,16 +178,11 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     const streams = ['a', 'b', 'c', 'd'];
     const appended = await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ stream: streams[i % 4]!, type: 't', payload: { i } })));
     for (const stream of streams) {
+      const dense = Array.from({ length: 25 }, (_, i) => i + 1);
       const mine = appended.filter((e) => e.stream === stream).map((e) => e.seq);
-      expect(
-        mine.sort((x, y) => x - y),
-        stream,
-      ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(mine.sort(byNumber), stream).toEqual(dense);
       const events = await log.read({ stream });
-      expect(
-        events.map((e) => e.seq),
-        stream,
-      ).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+      expect(events.map(seqOf), stream).toEqual(dense);
       // Every payload is stored exactly once.
       expect(new Set(events.map((e) => (e.payload as { i: number }).i)).size, stream).toBe(25);
       expect(await log.head(stream)).toBe(25);

@@ -1,23 +1,13 @@
-/**
- * G1–G7: batch writes (`sessions.appendTurns`, `memory.writeMany`) and
- * group commit (docs/contract.md §4, "Batch writes" and "Concurrent calls"),
- * and the automatic snapshot a batch saves (§7).
- * A batch is exactly the calls it stands for, made one after another, in one
- * transaction; concurrent calls are exactly the same calls made one at a
- * time in call order. The in-memory provider run one call at a time is the
- * reference.
- */
-import type { EventSourcedProvider, Provider, WriteMemoryInput } from '@agentstate/core';
+/** G1–G7: batch writes and group commit (docs/contract.md §4), held to the in-memory reference making the calls one at a time. */
+import type { EventSourcedProvider, Provider, TurnInput, WriteMemoryInput } from '@agentstate/core';
 import { ConflictError, isAgentStateError, LIMITS, NotFoundError, STATE_STREAM, ValidationError } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { footprint } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { namedRowHolding } from '../suite/snapshot-rows.js';
-import { checks, fresh, needing, property } from '../suite/harness.js';
-import type { Pair } from '../suite/reference.js';
-import { expectSameAs, pair } from '../suite/reference.js';
+import { footprint, says } from '../suite/fixtures.js';
+import { checks, fresh, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { namedRowHolding, storedHeads } from '../suite/snapshot-rows.js';
+import { expectSameAs, type Pair, pair } from '../suite/reference.js';
 
 const MEMORY_BATCH: WriteMemoryInput[] = [
   { content: 'the staging database is on port 5433', key: 'db-port', scope: ['project:alpha'] },
@@ -40,38 +30,23 @@ type Write =
 
 const small = <T>(values: readonly T[]) => fc.option(fc.constantFrom(...values), { nil: undefined });
 const text = () => fc.constantFrom('alpha', 'beta deploy', 'gamma port', '');
-const arbWrite = (): fc.Arbitrary<Write> =>
-  fc.oneof(
-    fc.record(
-      {
-        kind: fc.constant('appendTurn' as const),
-        session: fc.constantFrom(0, 1, 9),
-        content: text(),
-        id: small(['t-1', 't-2']),
-        operationId: small(['op-1', 'op-2']),
-      },
-      { requiredKeys: ['kind', 'session', 'content'] },
-    ),
-    fc.record(
-      {
-        kind: fc.constant('appendTurns' as const),
-        session: fc.constantFrom(0, 1, 9),
-        contents: fc.array(text(), { maxLength: 3 }),
-        id: small(['t-1', 't-3']),
-        operationId: small(['op-1', 'op-3']),
-      },
-      { requiredKeys: ['kind', 'session', 'contents'] },
-    ),
-    fc.record(
-      { kind: fc.constant('write' as const), content: text(), key: small(['k1', 'k2']), id: small(['m-1', 'm-2']), operationId: small(['op-2', 'op-4']) },
-      { requiredKeys: ['kind', 'content'] },
-    ),
-    fc.record(
-      { kind: fc.constant('writeMany' as const), contents: fc.array(text(), { maxLength: 3 }), key: small(['k1', 'k3']), operationId: small(['op-4', 'op-5']) },
-      { requiredKeys: ['kind', 'contents'] },
-    ),
-    fc.record({ kind: fc.constant('deleteMemory' as const), id: fc.constantFrom('m-1', 'm-2', 'm-9') }),
+type Fields = Record<string, fc.Arbitrary<unknown>>;
+/** A write of `kind` with `fields`, and each of `optional` present or not. */
+const arbOf = (kind: Write['kind'], fields: Fields, optional: Fields = {}) =>
+  fc.record<Record<string, unknown>>(
+    { kind: fc.constant(kind), ...fields, ...optional },
+    { requiredKeys: ['kind', ...Object.keys(fields)] },
+  ) as fc.Arbitrary<Write>;
+const arbWrite = (): fc.Arbitrary<Write> => {
+  const [session, contents] = [fc.constantFrom(0, 1, 9), fc.array(text(), { maxLength: 3 })];
+  return fc.oneof(
+    arbOf('appendTurn', { session, content: text() }, { id: small(['t-1', 't-2']), operationId: small(['op-1', 'op-2']) }),
+    arbOf('appendTurns', { session, contents }, { id: small(['t-1', 't-3']), operationId: small(['op-1', 'op-3']) }),
+    arbOf('write', { content: text() }, { key: small(['k1', 'k2']), id: small(['m-1', 'm-2']), operationId: small(['op-2', 'op-4']) }),
+    arbOf('writeMany', { contents }, { key: small(['k1', 'k3']), operationId: small(['op-4', 'op-5']) }),
+    arbOf('deleteMemory', { id: fc.constantFrom('m-1', 'm-2', 'm-9') }),
   );
+};
 
 /** Starts one write (not awaited: the G6 property has many in flight at once). */
 function start(p: Provider, sessions: readonly string[], w: Write): Promise<unknown> {
@@ -138,38 +113,12 @@ export const batchChecks: ProviderCheck[] = checks([], {
       const s = await p.sessions.create({});
       const kept = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'kept', id: 'turn-g-taken' });
       const before = await footprint(p, s.id);
-      const bad = await expectError(
-        () =>
-          p.sessions.appendTurns(s.id, [
-            { role: 'user', content: 'a' },
-            { role: 'nobody' as 'user', content: 'b' },
-          ]),
-        ValidationError,
-      );
-      expect(bad.field).toBe('turns.1.role');
-      const empty = await expectError(
-        () => p.sessions.appendTurns(s.id, [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }, { role: 'user' }]),
-        ValidationError,
-      );
-      expect(empty.field).toMatch(/^turns\.2\./);
-      const taken = await expectError(
-        () =>
-          p.sessions.appendTurns(s.id, [
-            { role: 'user', content: 'a' },
-            { role: 'user', content: 'b', id: 'turn-g-taken' },
-          ]),
-        ConflictError,
-      );
-      expect(taken.message).toContain('turns[1]');
-      const twice = await expectError(
-        () =>
-          p.sessions.appendTurns(s.id, [
-            { role: 'user', content: 'a', id: 'turn-g-new' },
-            { role: 'user', content: 'b', id: 'turn-g-new' },
-          ]),
-        ConflictError,
-      );
-      expect(twice.message).toContain('turns[1]');
+      const say = (content: string, id?: string) => ({ role: 'user' as const, content, ...(id ? { id } : {}) });
+      const append = (turns: TurnInput[]) => () => p.sessions.appendTurns(s.id, turns);
+      expect((await expectError(append([say('a'), { role: 'nobody' as 'user', content: 'b' }]), ValidationError)).field).toBe('turns.1.role');
+      expect((await expectError(append([say('a'), say('b'), { role: 'user' }]), ValidationError)).field).toMatch(/^turns\.2\./);
+      expect((await expectError(append([say('a'), say('b', 'turn-g-taken')]), ConflictError)).message).toContain('turns[1]');
+      expect((await expectError(append([say('a', 'turn-g-new'), say('b', 'turn-g-new')]), ConflictError)).message).toContain('turns[1]');
       await expectError(() => p.sessions.appendTurns('missing-session', [{ role: 'user', content: 'a' }]), NotFoundError);
       const many = Array.from({ length: LIMITS.batch + 1 }, () => ({ role: 'user' as const, content: 'x' }));
       expect((await expectError(() => p.sessions.appendTurns(s.id, many), ValidationError)).field).toBe('turns');
@@ -202,18 +151,8 @@ export const batchChecks: ProviderCheck[] = checks([], {
       );
       expect((await expectError(() => p.memory.writeMany([ok, { content: 'x', operationId: 'op' }]), ValidationError)).field).toBe('inputs.1.operationId');
       expect((await expectError(() => p.memory.writeMany([ok, ok, { content: 'x', id: 'memory-g-taken' }]), ConflictError)).message).toContain('inputs[2]');
-      expect(
-        (
-          await expectError(
-            () =>
-              p.memory.writeMany([
-                { content: 'a', id: 'memory-g-new' },
-                { content: 'b', id: 'memory-g-new' },
-              ]),
-            ConflictError,
-          )
-        ).message,
-      ).toContain('inputs[1]');
+      const twice = ['a', 'b'].map((content) => ({ content, id: 'memory-g-new' }));
+      expect((await expectError(() => p.memory.writeMany(twice), ConflictError)).message).toContain('inputs[1]');
       expect((await expectError(() => p.memory.writeMany([{ content: 'x', key: 'held', id: 'memory-g-other' }]), ConflictError)).message).toContain(
         'inputs[0]',
       );
@@ -227,10 +166,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
   'G5 appendTurns and writeMany with an operationId are idempotent: a retry returns the first result and appends nothing; the same id with another input is a ConflictError':
     fresh(async (p) => {
       const s = await p.sessions.create({});
-      const turns = [
-        { role: 'user' as const, content: 'one' },
-        { role: 'assistant' as const, content: 'two' },
-      ];
+      const turns = [says('one'), says('two', 'assistant')];
       const first = await p.sessions.appendTurns(s.id, turns, { operationId: 'op-g-turns' });
       const items = await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' });
       await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'later' });
@@ -275,12 +211,8 @@ export const batchChecks: ProviderCheck[] = checks([], {
       const before = await savedSeqs(p);
       want.push(...before);
       // Seven events pass two multiples of 3 whatever the head: one snapshot.
-      await write(() =>
-        p.sessions.appendTurns(
-          s.id,
-          Array.from({ length: 7 }, (_, i) => ({ role: 'user' as const, content: `turn ${i}` })),
-        ),
-      );
+      const seven = Array.from({ length: 7 }, (_, i) => ({ role: 'user' as const, content: `turn ${i}` }));
+      await write(() => p.sessions.appendTurns(s.id, seven));
       await write(() => p.memory.writeMany(MEMORY_BATCH));
       for (let i = 0; i < every; i += 1) await write(() => p.sessions.appendTurns(s.id, [{ role: 'assistant' as const, content: `one ${i}` }]));
       expect(want.length - before.length).toBe(3);
@@ -293,12 +225,5 @@ export const batchChecks: ProviderCheck[] = checks([], {
 
 /** The seqs of the stored snapshots of the state stream, ascending. */
 async function savedSeqs(p: EventSourcedProvider): Promise<number[]> {
-  const seqs: number[] = [];
-  for (let upTo = await p.log.head(STATE_STREAM); upTo >= 0; ) {
-    const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: upTo });
-    if (stored === undefined) break;
-    seqs.unshift(stored.seq);
-    upTo = stored.seq - 1;
-  }
-  return seqs;
+  return (await storedHeads(p.log)).map((head) => head.seq).reverse();
 }

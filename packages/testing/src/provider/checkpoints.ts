@@ -1,11 +1,9 @@
 /** C1–C9: graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"). */
-import { ConflictError, LIMITS, ValidationError } from '@agentstate/core';
-import type { CheckpointTuple, Provider } from '@agentstate/core';
-import { readExport } from '../suite/export-read.js';
+import { type CheckpointTuple, ConflictError, LIMITS, type Provider, ValidationError } from '@agentstate/core';
+import { readExport } from '../suite/log-cut.js';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, fresh, freshLog, needing, type ProviderCheck } from '../suite/harness.js';
 
 /** Saves checkpoints `ids` of a thread in order, each the parent of the next. */
 async function chain(p: Provider, threadId: string, ids: readonly string[], namespace = ''): Promise<void> {
@@ -22,6 +20,9 @@ async function chain(p: Provider, threadId: string, ids: readonly string[], name
     parent = checkpointId;
   }
 }
+
+/** A pending write at `idx` of `channel`. */
+const w = (idx: number, channel: string, value: unknown) => ({ idx, channel, value });
 
 /** `thread/namespace/checkpointId` of each tuple. */
 const places = (tuples: readonly CheckpointTuple[]): string[] =>
@@ -66,26 +67,11 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
   'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx': fresh(async (p) => {
     await chain(p, 't', ['01']);
     const key = { threadId: 't', checkpointId: '01' };
-    const stored = await p.checkpoints.putWrites({
-      ...key,
-      taskId: 'task-b',
-      writes: [
-        { idx: 0, channel: 'x', value: 1 },
-        { idx: 1, channel: 'y', value: 2 },
-      ],
-    });
+    const stored = await p.checkpoints.putWrites({ ...key, taskId: 'task-b', writes: [w(0, 'x', 1), w(1, 'y', 2)] });
     expect(stored.map((w) => w.idx)).toEqual([0, 1]);
     expect(await p.checkpoints.putWrites({ ...key, taskId: 'task-b', writes: [{ idx: 0, channel: 'x', value: 'ignored' }] })).toEqual([]);
     await p.checkpoints.putWrites({ ...key, taskId: 'task-a', taskPath: '~a', writes: [{ idx: -1, channel: '__error__', value: 'first' }] });
-    await p.checkpoints.putWrites({
-      ...key,
-      taskId: 'task-a',
-      taskPath: '~a',
-      writes: [
-        { idx: -1, channel: '__error__', value: 'second' },
-        { idx: 0, channel: 'z', value: null },
-      ],
-    });
+    await p.checkpoints.putWrites({ ...key, taskId: 'task-a', taskPath: '~a', writes: [w(-1, '__error__', 'second'), w(0, 'z', null)] });
     const writes = (await p.checkpoints.get(key))!.pendingWrites;
     expect(writes.map((w) => [w.taskId, w.idx, w.channel, w.value])).toEqual([
       ['task-a', -1, '__error__', 'second'],
@@ -93,16 +79,7 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
       ['task-b', 0, 'x', 1],
       ['task-b', 1, 'y', 2],
     ]);
-    expect(writes[0]).toEqual({
-      threadId: 't',
-      namespace: '',
-      checkpointId: '01',
-      taskId: 'task-a',
-      taskPath: '~a',
-      idx: -1,
-      channel: '__error__',
-      value: 'second',
-    });
+    expect(writes[0]).toEqual({ threadId: 't', namespace: '', checkpointId: '01', taskId: 'task-a', taskPath: '~a', ...w(-1, '__error__', 'second') });
     // Writes may arrive before their checkpoint is saved.
     await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'early', writes: [{ idx: 0, channel: 'c', value: true }] });
     await chain(p, 't', ['02']);
@@ -171,29 +148,12 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
       ['metadata', () => p.checkpoints.put({ ...put, metadata: [] as never })],
       ['namespace', () => p.checkpoints.put({ ...put, namespace: 'a\u0000' })],
       ['namespace', () => p.checkpoints.put({ ...put, namespace: 'x'.repeat(LIMITS.shortText + 1) })],
-      [
-        'writes.1.idx',
-        () =>
-          p.checkpoints.putWrites({
-            ...writes,
-            writes: [
-              { idx: 0, channel: 'a', value: 1 },
-              { idx: 0, channel: 'b', value: 2 },
-            ],
-          }),
-      ],
+      ['writes.1.idx', () => p.checkpoints.putWrites({ ...writes, writes: [w(0, 'a', 1), w(0, 'b', 2)] })],
       ['writes.0.idx', () => p.checkpoints.putWrites({ ...writes, writes: [{ idx: 0.5, channel: 'a', value: 1 }] })],
       ['writes.0.channel', () => p.checkpoints.putWrites({ ...writes, writes: [{ idx: 0, channel: '', value: 1 }] })],
       [
         'writes',
-        () =>
-          p.checkpoints.putWrites({
-            ...writes,
-            writes: [
-              { idx: 0, channel: 'a', value: 'x'.repeat(LIMITS.checkpoint / 2) },
-              { idx: 1, channel: 'b', value: 'x'.repeat(LIMITS.checkpoint / 2) },
-            ],
-          }),
+        () => p.checkpoints.putWrites({ ...writes, writes: [w(0, 'a', 'x'.repeat(LIMITS.checkpoint / 2)), w(1, 'b', 'x'.repeat(LIMITS.checkpoint / 2))] }),
       ],
       ['taskId', () => p.checkpoints.putWrites({ ...writes, taskId: '', writes: [] })],
       ['', () => p.checkpoints.deleteThread('')],
@@ -236,10 +196,8 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
     scribble(listed!.checkpoint);
     (listed!.pendingWrites[0]!.value as typeof write.value).items.push(6);
     expect(await p.checkpoints.list()).toEqual(before);
-    expect(before[0]!.checkpoint).toMatchObject({
-      checkpoint: { messages: [{ role: 'user', content: 'hi' }], step: 1 },
-      metadata: { source: 'loop', tags: ['a'] },
-    });
+    const stored = { checkpoint: { messages: [{ role: 'user', content: 'hi' }], step: 1 }, metadata: { source: 'loop', tags: ['a'] } };
+    expect(before[0]!.checkpoint).toMatchObject(stored);
     expect(before[0]!.pendingWrites[0]!.value).toEqual({ items: [1, 2] });
   }),
 });

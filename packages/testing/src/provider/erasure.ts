@@ -1,13 +1,4 @@
-/**
- * E1–E16: history and purge (docs/contract.md §7, "History" and "Purge"). History lists every
- * version of a record from the log; a purge erases the text of what it selects from every
- * event, the read model and the stored snapshots, records itself as one `records.purged`
- * event, and leaves a log whose replay equals the tables. The snapshots it finds are patched,
- * not dropped: each still loads, and equals a replay of the rewritten log cut at its seq.
- * Snapshots are stored in chunks shared between them and capped in size (E12, E14), and a
- * snapshot save that a purge overtakes stores nothing the purge erased (E15), nor does an
- * embedding that finishes after it (E16).
- */
+/** E1–E17: history and purge (docs/contract.md §7, "History" and "Purge"), and the chunked snapshots a purge patches. */
 import type { Embedder, EventSourcedProvider, LogEvent, RecordVersion } from '@agentstate/core';
 import {
   decodeStateEvent,
@@ -24,8 +15,7 @@ import {
   STATE_STREAM,
   ValidationError,
 } from '@agentstate/core';
-import type { ChangeRecord } from '@agentstate/core/backend';
-import { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, changeRecords, encodeChunk, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
+import { type ChangeRecord, changeRecords, CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, encodeChunk, loadSnapshot, storedHeadRows } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
@@ -33,8 +23,7 @@ import { expectError } from '../suite/expect-error.js';
 import { expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { snapshotText, T0 } from '../suite/fixtures.js';
 import { rowsNow, storedHeads, storedSnapshotRows } from '../suite/snapshot-rows.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing, property } from '../suite/harness.js';
+import { checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 
 const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
 
@@ -45,8 +34,8 @@ export async function storedText(p: EventSourcedProvider): Promise<string> {
 }
 
 /**
- * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a
- * fresh replay of the log as it is now, cut at its seq; a view just above it equals the replay too.
+ * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a fresh replay of the log as it is now, cut at its seq; a view just
+ * above it equals the replay too.
  */
 async function expectSnapshotsPatched(p: EventSourcedProvider, seqs: readonly number[]): Promise<void> {
   const heads = (await storedHeads(p.log)).map((h) => h.seq);
@@ -73,29 +62,27 @@ type TranscriptOp =
   | { kind: 'purgeText'; pick: number };
 
 const arbSession = fc.nat(1);
+const arbAppend = (session: fc.Arbitrary<number>, operation: fc.Arbitrary<boolean>, metadata: fc.Arbitrary<boolean>) =>
+  fc.record({ kind: fc.constant('append' as const), session, operation, metadata });
+const arbReplace = fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) });
+const arbPurgeText = fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() });
 const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
-  { arbitrary: fc.record({ kind: fc.constant('append' as const), session: arbSession, operation: fc.boolean(), metadata: fc.boolean() }), weight: 6 },
+  { arbitrary: arbAppend(arbSession, fc.boolean(), fc.boolean()), weight: 6 },
   { arbitrary: fc.record({ kind: fc.constantFrom('removeLast' as const, 'clear' as const, 'delete' as const), session: arbSession }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+  { arbitrary: arbReplace, weight: 1 },
+  { arbitrary: arbPurgeText, weight: 1 },
 );
 
 /**
- * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove,
- * replace and erase between them, never a clear or a deletion, which would end the transcript.
+ * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove, replace and erase between them, never a clear or a
+ * deletion, which would end the transcript.
  */
 const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
-  {
-    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(0), operation: fc.boolean(), metadata: fc.constant(false) }),
-    weight: 40,
-  },
-  {
-    arbitrary: fc.record({ kind: fc.constant('append' as const), session: fc.constant(1), operation: fc.constant(false), metadata: fc.constant(false) }),
-    weight: 4,
-  },
+  { arbitrary: arbAppend(fc.constant(0), fc.boolean(), fc.constant(false)), weight: 40 },
+  { arbitrary: arbAppend(fc.constant(1), fc.constant(false), fc.constant(false)), weight: 4 },
   { arbitrary: fc.record({ kind: fc.constant('removeLast' as const), session: arbSession }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('replace' as const), session: arbSession, keep: fc.nat(3), add: fc.nat(2) }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('purgeText' as const), pick: fc.nat() }), weight: 1 },
+  { arbitrary: arbReplace, weight: 1 },
+  { arbitrary: arbPurgeText, weight: 1 },
 );
 
 export const erasureChecks: ProviderCheck[] = [
@@ -214,6 +201,7 @@ export const erasureChecks: ProviderCheck[] = [
     }),
     'E7 random operation sequences, then a purge of a random record: the replay of the rewritten log equals the tables': clockedProperty(
       fc.tuple(arbOperations({ minLength: 3, maxLength: 20 }), fc.nat()),
+      7,
       async (p, clock, [operations, pick]) => {
         await runOperations(p, operations, { clock });
         const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
@@ -221,7 +209,6 @@ export const erasureChecks: ProviderCheck[] = [
         await p.purge({ id: ids[pick % ids.length]!, reason: 'e7' });
         await expectReplayEqualsTables(p);
       },
-      7,
     ),
     'E8 purge by matching text also takes a record whose earlier version held the text, though its current content does not': freshLog(async (p) => {
       const moved = await p.memory.write({ content: 'e8 card 5555-0101 noted' });
@@ -265,24 +252,20 @@ export const erasureChecks: ProviderCheck[] = [
         await expectReplayEqualsTables(p);
       }),
     'E11 random operation sequences with stored snapshots, then a purge of a random record: every snapshot still loads, and it and the view at every seq equal the replay cut there':
-      clockedProperty(
-        fc.tuple(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat()),
-        async (p, clock, [operations, cut, pick]) => {
-          const at = cut % (operations.length + 1);
-          await runOperations(p, operations.slice(0, at), { clock });
-          const seqs = new Set([(await p.saveSnapshot()).seq]);
-          await runOperations(p, operations.slice(at), { clock });
-          seqs.add((await p.saveSnapshot()).seq);
-          const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
-          if (ids.length === 0) return;
-          await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
-          await expectSnapshotsPatched(p, [...seqs]);
-          // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
-          for (let seq = 0; seq <= (await p.log.head(STATE_STREAM)); seq += 1) await expectViewIsReplay(p, seq);
-          await expectReplayEqualsTables(p);
-        },
-        9,
-      ),
+      clockedProperty(fc.tuple(arbOperations({ minLength: 3, maxLength: 24 }), fc.nat(), fc.nat()), 9, async (p, clock, [operations, cut, pick]) => {
+        const at = cut % (operations.length + 1);
+        await runOperations(p, operations.slice(0, at), { clock });
+        const seqs = new Set([(await p.saveSnapshot()).seq]);
+        await runOperations(p, operations.slice(at), { clock });
+        seqs.add((await p.saveSnapshot()).seq);
+        const ids = idsIn(await p.log.read({ stream: STATE_STREAM }));
+        if (ids.length === 0) return;
+        await p.purge({ id: ids[pick % ids.length]!, reason: 'e11' });
+        await expectSnapshotsPatched(p, [...seqs]);
+        // Every view, whichever snapshot it starts from, reads as the rewritten log cut at its seq.
+        for (let seq = 0; seq <= (await p.log.head(STATE_STREAM)); seq += 1) await expectViewIsReplay(p, seq);
+        await expectReplayEqualsTables(p);
+      }),
     "E12 snapshots share their unchanged chunks: a second snapshot after one more write names the first one's rows but one or two chunks and the index chunk above them, each stored once":
       freshLog(async (p) => {
         const chat = await p.sessions.create({ title: 'e12 chat' });
@@ -295,8 +278,8 @@ export const erasureChecks: ProviderCheck[] = [
         const both = await storedSnapshotRows(p.log);
         const firstRows = new Set(first.filter((row) => row.stream !== STATE_STREAM).map((row) => row.stream));
         const added = both.filter((row) => row.stream !== STATE_STREAM && !firstRows.has(row.stream));
-        // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it;
-        // the sessions', turns' and other memory chunks, and their index chunks, are the same rows.
+        // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it; the sessions', turns' and other memory chunks,
+        // and their index chunks, are the same rows.
         expect(firstRows.size).toBeGreaterThan(3);
         const index = added.filter((row) => /^\[\{"first":/.test(row.data));
         // (Two when a split chunk's new first key happens to end an index chunk.)
@@ -365,10 +348,8 @@ export const erasureChecks: ProviderCheck[] = [
               await Promise.all([saving, purge()]);
             }
             expect(await storedText(p), `race: ${race}`).not.toContain('Numbat');
-            await expectSnapshotsPatched(
-              p,
-              (await storedHeads(p.log)).map((head) => head.seq),
-            );
+            const heads = (await storedHeads(p.log)).map((head) => head.seq);
+            await expectSnapshotsPatched(p, heads);
           });
         }
       },
@@ -390,10 +371,8 @@ export const erasureChecks: ProviderCheck[] = [
           embedder.release();
           await writing;
           await write();
-          expect(
-            embedder.texts.filter((t) => t === text),
-            `${label}: the purged text's vector is not served from the cache`,
-          ).toHaveLength(2);
+          const embedded = embedder.texts.filter((t) => t === text);
+          expect(embedded, `${label}: the purged text's vector is not served from the cache`).toHaveLength(2);
         }
       }),
     'E17 property: long transcripts (hundreds of appends, with removals, replacements and purges between), then the history of each session and turn is, byte for byte, the versions its events give each decoded whole':
@@ -402,52 +381,43 @@ export const erasureChecks: ProviderCheck[] = [
 ];
 
 /**
- * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh event-sourced provider on a
- * manual clock, its entropy seeded with `seed`.
+ * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh event-sourced provider on a manual clock, its entropy seeded with
+ * `seed`.
  */
 function clockedProperty<T>(
   arbitrary: fc.Arbitrary<T>,
-  body: (p: EventSourcedProvider, clock: ManualClock, value: T) => Promise<void>,
   seed: number,
+  body: (p: EventSourcedProvider, clock: ManualClock, value: T) => Promise<void>,
   numRuns = 15,
 ) {
   return needing(['injectableClock'], (env) =>
-    property(
-      env,
-      arbitrary,
-      async (value) => {
-        const clock = new ManualClock(T0);
-        await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(seed) })), clock, value);
-      },
-      { numRuns },
-    ),
+    property(env, arbitrary, { numRuns }, async (value) => {
+      const clock = new ManualClock(T0);
+      await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(seed) })), clock, value);
+    }),
   );
 }
 
 /**
- * An embedder that records every text it embeds, and whose next call after {@link hold} waits until
- * {@link release}: E16 commits a purge while an embedding is in flight.
+ * An embedder that records every text it embeds, and whose next call after {@link hold} waits until {@link release}: E16 commits a purge while an embedding is
+ * in flight.
  */
 class GatedEmbedder implements Embedder {
   readonly id = 'agentstate-testing/gated@1';
   readonly dimensions = 2;
   readonly texts: string[] = [];
   #held: { reached: () => void; open: Promise<void> } | undefined;
-  #release: () => void = () => undefined;
+  /** Lets the held call finish. */
+  release: () => void = () => undefined;
 
   /** Makes the next call wait for {@link release}; resolves once that call has started. */
   hold(): Promise<void> {
     const open = new Promise<void>((resolve) => {
-      this.#release = resolve;
+      this.release = resolve;
     });
     return new Promise((reached) => {
       this.#held = { reached, open };
     });
-  }
-
-  /** Lets the held call finish. */
-  release(): void {
-    this.#release();
   }
 
   async embed(texts: readonly string[]): Promise<Float32Array[]> {
@@ -463,8 +433,8 @@ class GatedEmbedder implements Embedder {
 }
 
 /**
- * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in
- * the process), then saves back to back while a purge runs (the round trips of a backend across a socket).
+ * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in the process), then saves back to back while a purge runs
+ * (the round trips of a backend across a socket).
  */
 const RACES: readonly (number | 'saves while purging')[] = [
   ...Array.from({ length: 8 }, (_, microtasks) => microtasks),
@@ -472,20 +442,16 @@ const RACES: readonly (number | 'saves while purging')[] = [
 ];
 
 /**
- * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of
- * every session and turn the log names is, byte for byte, the versions its events give.
+ * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of every session and turn the log names is, byte for byte, the
+ * versions its events give.
  */
 function historiesMatchTheLog(ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number) {
-  return clockedProperty(
-    ops,
-    async (p, clock, writes) => {
-      await runTranscriptOps(p, writes, clock);
-      const events = await p.log.read({ stream: STATE_STREAM });
-      for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
-    },
-    seed,
-    numRuns,
-  );
+  const body = async (p: EventSourcedProvider, clock: ManualClock, writes: TranscriptOp[]) => {
+    await runTranscriptOps(p, writes, clock);
+    const events = await p.log.read({ stream: STATE_STREAM });
+    for (const id of idsIn(events)) expect(JSON.stringify(await p.history(id)), id).toBe(JSON.stringify(versionsFromLog(events, id)));
+  };
+  return clockedProperty(ops, seed, body, numRuns);
 }
 
 /** Runs the writes of E9 and E17: each turn's text is its own (`e9 turn <n>;`), so a purge of one text erases one turn's versions in place. */
@@ -528,9 +494,8 @@ async function runTranscriptOps(p: EventSourcedProvider, ops: readonly Transcrip
 }
 
 /**
- * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7,
- * "History"), every event decoded whole as it is stored (trusted, as history reads: validation would
- * reorder a record's keys): the reference any faster read of history must equal byte for byte.
+ * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7, "History"), every event decoded whole as it is stored (trusted,
+ * as history reads: validation would reorder a record's keys): the reference any faster read of history must equal byte for byte.
  */
 function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion[] {
   const versions: RecordVersion[] = [];
@@ -545,13 +510,11 @@ function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion
     }
     if (entry === undefined || (entry.kind !== 'session' && entry.kind !== 'turn')) continue;
     previous = entry;
-    const version = { seq: event.seq, time: event.time, type: change.type, kind: entry.kind, record: entry.record } as RecordVersion;
-    if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
-    if (event.actor !== undefined) version.actor = event.actor;
-    if (event.principal !== undefined) version.principal = event.principal;
-    if (change.payload.operation !== undefined) version.operationId = change.payload.operation.id;
-    if ('erasedBy' in change.payload && change.payload.erasedBy !== undefined) version.erasedBy = change.payload.erasedBy;
-    versions.push(version);
+    // A version leaves out the keys undefined here; the JSON the checks compare drops them alike.
+    const { seq, time, originInstanceId, actor, principal } = event;
+    const version = { seq, time, type: change.type, kind: entry.kind, record: entry.record, originInstanceId, actor, principal };
+    const erasedBy = 'erasedBy' in change.payload ? change.payload.erasedBy : undefined;
+    versions.push({ ...version, operationId: change.payload.operation?.id, erasedBy } as RecordVersion);
   }
   return versions;
 }

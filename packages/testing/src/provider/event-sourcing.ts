@@ -13,8 +13,7 @@ import {
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { INSTANT, isEventSourced, populate, readModel, snapshotText, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing } from '../suite/harness.js';
+import { checks, freshLog, needing, type ProviderCheck } from '../suite/harness.js';
 
 export const eventSourcingChecks: ProviderCheck[] = checks([], {
   'A27 seven mutations append exactly seven events of the seven types, in order': freshLog(async (p) => {
@@ -39,8 +38,8 @@ export const eventSourcingChecks: ProviderCheck[] = checks([], {
     ]);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(await p.log.head(STATE_STREAM)).toBe(7);
-    // Payloads, as read, are the complete post-images the calls returned, but for the turn's session,
-    // which is derived from the one before (docs/contract.md §7).
+    // Payloads, as read, are the complete post-images the calls returned, but for the turn's session, which is derived from the one before (docs/contract.md
+    // §7).
     expect(events.map((e) => decodeStateEvent(e).payload)).toEqual([
       { session },
       { turn },

@@ -1,11 +1,15 @@
-/** X1–X11, X14, X15, X18, X19: further behaviour of docs/contract.md, numbered X in docs/conformance.md. */
-import type { Provider } from '@agentstate/core';
-import { compareHlc, decodeStateEvent, isUuidV7, NotFoundError, STATE_STREAM, uuidV7Time, ValidationError } from '@agentstate/core';
+/** X1–X15, X18, X19: further behaviour of docs/contract.md, numbered X in docs/conformance.md, and the property-based checks against the in-memory provider. */
+import type { MemoryItem, Provider, Skill } from '@agentstate/core';
+import { compareHlc, decodeStateEvent, isUuidV7, LIMITS, NotFoundError, STATE_STREAM, uuidV7Time, ValidationError } from '@agentstate/core';
+import { compareMemoryNewestFirst, compareSkillsBySlug, matchesText, skillSearchText } from '@agentstate/core/backend';
+import fc from 'fast-check';
 import { expect } from 'vitest';
+import { arbOperations, runOperations } from '../arbitraries/operations.js';
+import { arbQuery, arbText } from '../arbitraries/text.js';
 import { expectError } from '../suite/expect-error.js';
 import { GLOBAL, ids, INSTANT, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, clocked, fresh, freshLog, needing } from '../suite/harness.js';
+import { checks, clocked, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { expectSameAs, pair } from '../suite/reference.js';
 
 export const extraChecks: ProviderCheck[] = checks([], {
   'X1 delete returns the tombstone: same content, deleted, syncVersion + 1, a later HLC (skills: version + 1)': fresh(async (p) => {
@@ -54,20 +58,9 @@ export const extraChecks: ProviderCheck[] = checks([], {
     const original = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
     await p.skills.delete(original.id);
     const back = await p.skills.upsert({ slug: 'deploy', body: 'v2' });
-    expect(back).toMatchObject({
-      id: original.id,
-      createdAt: original.createdAt,
-      originInstanceId: original.originInstanceId,
-      name: 'Deploy',
-      body: 'v2',
-      tags: ['ops'],
-      check: 'true',
-      uses: 4,
-      wins: 3,
-      deleted: false,
-      version: 3,
-      syncVersion: 3,
-    });
+    const { id, createdAt, originInstanceId } = original;
+    expect(back).toMatchObject({ id, createdAt, originInstanceId, name: 'Deploy', body: 'v2', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
+    expect(back).toMatchObject({ deleted: false, version: 3, syncVersion: 3 });
     expect(await p.skills.list()).toEqual([back]);
   }),
   'X5 recordOutcome bumps uses, wins and the envelope but not the content version; a missing skill is NotFoundError': fresh(async (p) => {
@@ -189,8 +182,8 @@ export const extraChecks: ProviderCheck[] = checks([], {
     }
   }),
   'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match': clocked(async (p, clock) => {
-    // Equal lengths, so only the term frequency can separate them; the better one is written first,
-    // so a ranking that ignored frequencies would put it second (newest first breaks ties).
+    // Equal lengths, so only the term frequency can separate them; the better one is written first, so a ranking that ignored frequencies would put it second
+    // (newest first breaks ties).
     const often = await p.memory.write({ content: 'coffee coffee coffee tea' });
     clock.advance(1);
     const once = await p.memory.write({ content: 'coffee milk sugar tea' });
@@ -244,4 +237,34 @@ export const extraChecks: ProviderCheck[] = checks([], {
     clock.advance(1000);
     await expectError(() => p.memory.getByKey('k', { scope: [] }), NotFoundError);
   }),
+  'X12 random operation sequences give the same outcomes, events and snapshot bytes as the in-memory reference': needing(
+    ['deterministic', 'injectableClock'],
+    (env) =>
+      property(env, arbOperations({ maxLength: 25 }), async (operations) => {
+        const { subject, reference, subjectClock, referenceClock } = await pair(env);
+        expect(await runOperations(subject, operations, { clock: subjectClock })).toEqual(
+          await runOperations(reference, operations, { clock: referenceClock }),
+        );
+        await expectSameAs(subject, reference);
+      }),
+  ),
+  'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries': (env) => {
+    const inputs = fc.tuple(fc.array(arbText(), { minLength: 1, maxLength: 6 }), fc.array(arbQuery(), { minLength: 1, maxLength: 6 }));
+    return property(env, inputs, async ([texts, queries]) => {
+      const p = await env.open();
+      const skills: Skill[] = [];
+      const items: MemoryItem[] = [];
+      for (const [i, text] of texts.entries()) {
+        skills.push(await p.skills.upsert({ slug: `t${i}`, body: text }));
+        items.push(await p.memory.write({ content: text }));
+      }
+      for (const query of queries) {
+        const label = JSON.stringify(query);
+        const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s))).sort(compareSkillsBySlug);
+        expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(ids(wantSkills));
+        const wantItems = items.filter((m) => matchesText(query, m.content)).sort(compareMemoryNewestFirst);
+        expect(ids(await p.memory.recall({ query, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
+      }
+    });
+  },
 });

@@ -1,16 +1,10 @@
-/**
- * X21–X24: what the faces and adapters rely on — a tool result written as
- * the provider SDKs shape it, an operation id reused by mistake reported as
- * not worth retrying, and recall and transcript search that return only
- * what matches (docs/contract.md §2, §3, §4, §6).
- */
-import type { Provider } from '@agentstate/core';
-import { ConflictError, OperationConflictError } from '@agentstate/core';
+/** X21–X26: what the faces and adapters rely on, `sessions.update`, and scopes passed as an option (docs/contract.md §2–§7). */
+import { ConflictError, EventTypes, NotFoundError, OperationConflictError, type Provider, replay, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, embedding, fresh } from '../suite/harness.js';
+import { readExport } from '../suite/log-cut.js';
+import { checks, embedding, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 /** A tool result as the AI SDK and OpenAI shape it: no `isError`. */
 const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', output: { temperature: 21 } } as const;
@@ -19,10 +13,8 @@ const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', out
 const TEXTS = ['my car makes a noise', 'the kitten sleeps all day', 'deploy on friday', 'zyzzyva'] as const;
 
 /**
- * What each mode must find for each query, as indexes into {@link TEXTS}:
- * `vehicle` shares a concept with the car text only, `car` a word, and
- * `feline car` a concept with the kitten text and both with the car text.
- * Every other text is at right angles to the query, so it is no match.
+ * What each mode must find for each query, as indexes into {@link TEXTS}: `vehicle` shares a concept with the car text only, `car` a word, and `feline car` a
+ * concept with the kitten text and both with the car text. Every other text is at right angles to the query, so it is no match.
  */
 const EXPECTED: ReadonlyArray<{ query: string; mode: 'lexical' | 'semantic' | 'hybrid'; found: number[] }> = [
   { query: 'car', mode: 'lexical', found: [0] },
@@ -51,9 +43,8 @@ export const faceChecks: ProviderCheck[] = checks([], {
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [RESULT], operationId: 'op-result' });
       expect(turn.parts).toEqual([{ ...RESULT, isError: false }]);
       expect((await p.sessions.turns(session.id))[0]!.parts).toEqual([{ ...RESULT, isError: false }]);
-      expect(await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' })).toEqual(
-        turn,
-      );
+      const retried = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' });
+      expect(retried).toEqual(turn);
       const [batched] = await p.sessions.appendTurns(session.id, [{ role: 'tool', parts: [RESULT] }]);
       expect(batched!.parts).toEqual([{ ...RESULT, isError: false }]);
       const [replaced] = await p.sessions.replaceSuffix(session.id, { expected: [batched!.id], turns: [{ role: 'tool', parts: [RESULT] }] });
@@ -91,13 +82,88 @@ export const faceChecks: ProviderCheck[] = checks([], {
     for (const content of TEXTS) await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
     for (const { query, mode, found } of EXPECTED) {
       for (const order of ['relevance', 'recent'] as const) {
-        const hits = await p.sessions.search({ query, mode, order, limit: 50, context: 0 });
-        expectMatches(
-          hits.map((h) => ({ content: h.turn.content, score: h.score })),
-          found,
-          `${mode} ${order} ${query}`,
-        );
+        const hits = (await p.sessions.search({ query, mode, order, limit: 50, context: 0 })).map((h) => ({ content: h.turn.content, score: h.score }));
+        expectMatches(hits, found, `${mode} ${order} ${query}`);
       }
     }
+  }),
+  'X25 sessions.update changes title, metadata and scope in one session.updated event; refused updates append none': freshLog(async (p) => {
+    const session = await p.sessions.create({ title: 'draft', model: 'm', metadata: { a: 1 }, scope: ['users', 'u1'] });
+    await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
+    const stored = await p.sessions.get(session.id);
+    const changes = { title: 'Trip to Lisbon', metadata: { b: 2 }, scope: ['users', 'u2'] };
+    const updated = await p.sessions.update(session.id, { ...changes, syncVersion: stored.syncVersion });
+    expect(updated).toMatchObject({ id: session.id, ...changes, model: 'm', createdAt: session.createdAt });
+    expect(updated.syncVersion).toBe(stored.syncVersion + 1);
+    expect(updated.updatedAt >= stored.updatedAt).toBe(true);
+    expect(await p.sessions.get(session.id)).toEqual(updated);
+    // Omitted fields stay; the session is listed in its new scope only, its transcript kept.
+    const renamed = await p.sessions.update(session.id, { title: 'Lisbon' });
+    expect(renamed).toMatchObject({ title: 'Lisbon', metadata: { b: 2 }, scope: ['users', 'u2'], syncVersion: updated.syncVersion + 1 });
+    expect((await p.sessions.list({ scope: ['users', 'u2'] })).map((s) => s.id)).toEqual([session.id]);
+    expect(await p.sessions.list({ scope: ['users', 'u1'] })).toEqual([]);
+    expect((await p.sessions.turns(session.id)).map((t) => t.content)).toEqual(['hello']);
+
+    const head = await p.log.head(STATE_STREAM);
+    await expectError(() => p.sessions.update(session.id, { title: 'stale', syncVersion: stored.syncVersion }), ConflictError);
+    await expectError(() => p.sessions.update(session.id, { model: 'other' } as never), ValidationError);
+    await expectError(() => p.sessions.update(session.id, { title: 'x'.repeat(100_000) }), ValidationError);
+    await expectError(() => p.sessions.update('missing', { title: 'x' }), NotFoundError);
+    expect(await p.log.head(STATE_STREAM)).toBe(head);
+
+    const events = await p.log.read({ stream: STATE_STREAM });
+    expect(events.filter((e) => e.type === EventTypes.SessionUpdated).map((e) => e.payload)).toEqual([{ session: updated }, { session: renamed }]);
+    expect((await p.history(session.id)).map((v) => v.type)).toEqual([
+      EventTypes.SessionCreated,
+      EventTypes.TurnAppended,
+      EventTypes.SessionUpdated,
+      EventTypes.SessionUpdated,
+    ]);
+    const again = await replay(p.log, { fromScratch: true });
+    try {
+      expect(await again.sessions.get(session.id)).toEqual(renamed);
+    } finally {
+      await again.close();
+    }
+    // An export carries the updates: read back, the session is the updated one.
+    expect((await readExport(p.log)).sessions).toEqual([renamed]);
+    // A retry under the same operation id answers with the first result; a deleted session is not updated.
+    const once = await p.sessions.update(session.id, { title: 'once', operationId: 'op-update-session' });
+    expect(await p.sessions.update(session.id, { title: 'once', operationId: 'op-update-session' })).toEqual(once);
+    await p.sessions.delete(session.id);
+    await expectError(() => p.sessions.update(session.id, { title: 'gone' }), NotFoundError);
+    // A purge erases the titles every update event carried.
+    await p.purge({ id: session.id, reason: 'test' });
+    const texts = (await p.log.read({ stream: STATE_STREAM })).map((e) => JSON.stringify(e.payload)).join('\n');
+    expect(texts).not.toContain('Lisbon');
+  }),
+  'X26 a scope is passed as an option; a scope passed positionally is a ValidationError and writes nothing': fresh(async (p) => {
+    const web = await p.skills.upsert({ slug: 'deploy', body: 'web', scope: ['web'] });
+    await p.skills.upsert({ slug: 'deploy', body: 'global' });
+    await p.skills.upsert({ slug: 'lint', body: 'api', scope: ['web', 'api'] });
+    const item = await p.memory.write({ content: 'dark mode', key: 'theme', scope: ['users', 'u1'] });
+    const global = await p.memory.write({ content: 'light mode', key: 'theme' });
+
+    expect((await p.skills.list({ scope: ['web'] })).map((s) => s.body)).toEqual(['web']);
+    expect((await p.skills.list({ scope: ['web'], includeDescendants: true })).map((s) => s.body)).toEqual(['web', 'api']);
+    expect((await p.skills.list()).map((s) => s.body)).toEqual(['global']);
+    expect(await p.skills.get('deploy', { scope: ['web'] })).toEqual(web);
+    expect(await p.skills.get('deploy', { scope: ['web', 'api'] })).toEqual(web);
+    expect((await p.skills.getAny('deploy', { scope: ['web'] })).id).toBe(web.id);
+    expect(await p.memory.getByKey('theme', { scope: ['users', 'u1'] })).toEqual(item);
+    expect(await p.memory.getByKey('theme')).toEqual(global);
+    await expectError(() => p.memory.getByKey('theme', { scope: ['users'] }), NotFoundError);
+    await expectError(() => p.skills.list({ scope: 'web' as never }), ValidationError);
+    // A scope as an argument of its own is refused, never read as options.
+    await expectError(() => p.skills.list(['web'] as never), ValidationError);
+    await expectError(() => p.skills.get('deploy', ['web'] as never), ValidationError);
+    await expectError(() => p.skills.getAny('deploy', ['web'] as never), ValidationError);
+    await expectError(() => p.memory.getByKey(['users', 'u1'] as never, 'theme' as never), ValidationError);
+    await expectError(() => p.skills.delete('lint', ['web', 'api'] as never), ValidationError);
+    expect((await p.skills.get('lint', { scope: ['web', 'api'] })).deleted).toBe(false);
+
+    expect(await p.skills.delete('deploy', { scope: ['web'] })).toMatchObject({ id: web.id, deleted: true });
+    expect(await p.skills.delete('lint', { scope: ['web', 'api'] })).toMatchObject({ body: 'api', deleted: true });
+    expect(await p.skills.delete('deploy')).toMatchObject({ body: 'global', deleted: true });
   }),
 });

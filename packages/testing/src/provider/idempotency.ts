@@ -1,14 +1,10 @@
-/**
- * I1–I8: idempotent writes by `operationId` and outcome evidence as its own
- * event (docs/contract.md §4 and §7, docs/conformance.md).
- */
+/** I1–I8: idempotent writes by `operationId` and outcome evidence as its own event (docs/contract.md §4 and §7, docs/conformance.md). */
 import type { EventSourcedProvider, LogEvent, Provider } from '@agentstate/core';
 import { ConflictError, CorruptionError, EventTypes, NotFoundError, operationInputHash, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { stateHead } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog } from '../suite/harness.js';
+import { says, stateHead } from '../suite/fixtures.js';
+import { checks, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 /** Every event of the `state` stream so far. */
 const stateEvents = (p: EventSourcedProvider): Promise<LogEvent[]> => p.log.read({ stream: STATE_STREAM });
@@ -22,35 +18,29 @@ async function census(p: Provider, sessionId: string): Promise<string> {
   return JSON.stringify([sessions, turns, skills, memory.map(({ score: _s, ...m }) => m)]);
 }
 
-/** One call of each write with an operation id, returning what it returned; run twice it must return the same. */
-function everyWrite(p: Provider, sessionId: string) {
-  return [
-    () => p.sessions.create({ title: 'idem', operationId: 'op-create' }),
-    () => p.sessions.appendTurn({ sessionId, role: 'user', content: 'hello', operationId: 'op-turn' }),
-    () => p.skills.upsert({ slug: 'deploy', body: 'ship it', operationId: 'op-upsert' }),
-    () => p.skills.recordOutcome('deploy', { success: true, operationId: 'op-outcome' }),
-    () => p.memory.write({ content: 'the user prefers tea', operationId: 'op-write' }),
-    () => p.sessions.delete(sessionId, { operationId: 'op-delete-session' }),
-  ] as const;
+/** One call of each write with an operation id, in turn, returning what each returned; run twice it must return the same. */
+async function everyWrite(p: Provider, sessionId: string): Promise<unknown[]> {
+  const results: unknown[] = [
+    await p.sessions.create({ title: 'idem', operationId: 'op-create' }),
+    await p.sessions.appendTurn({ sessionId, role: 'user', content: 'hello', operationId: 'op-turn' }),
+    await p.skills.upsert({ slug: 'deploy', body: 'ship it', operationId: 'op-upsert' }),
+    await p.skills.recordOutcome('deploy', { success: true, operationId: 'op-outcome' }),
+    await p.memory.write({ content: 'the user prefers tea', operationId: 'op-write' }),
+    await p.sessions.delete(sessionId, { operationId: 'op-delete-session' }),
+  ];
+  const item = results[4] as { id: string };
+  results.push(await p.memory.delete(item.id, { operationId: 'op-delete-memory' }), await p.skills.delete('deploy', { operationId: 'op-delete-skill' }));
+  return results;
 }
 
 /** The first calls, then the retries: equal results, and the stores as they were. */
 async function retryEverything(first: Provider, again: (p: Provider) => Promise<Provider>): Promise<void> {
   const session = await first.sessions.create({ title: 'target' });
-  const results: unknown[] = [];
-  for (const call of everyWrite(first, session.id)) results.push(await call());
-  const item = results[4] as { id: string };
-  results.push(await first.memory.delete(item.id, { operationId: 'op-delete-memory' }));
-  results.push(await first.skills.delete('deploy', { operationId: 'op-delete-skill' }));
+  const results = await everyWrite(first, session.id);
   const before = await census(first, session.id);
   const head = await stateHead(first);
-
   const p = await again(first);
-  const retried: unknown[] = [];
-  for (const call of everyWrite(p, session.id)) retried.push(await call());
-  retried.push(await p.memory.delete(item.id, { operationId: 'op-delete-memory' }));
-  retried.push(await p.skills.delete('deploy', { operationId: 'op-delete-skill' }));
-  expect(retried).toEqual(results);
+  expect(await everyWrite(p, session.id)).toEqual(results);
   expect(await census(p, session.id)).toBe(before);
   expect(await stateHead(p)).toBe(head);
 }
@@ -154,10 +144,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
     fresh(async (p) => {
       const { id } = await p.sessions.create({ id: 'chat' });
       const other = await p.sessions.create({ id: 'other' });
-      const [a, b] = await p.sessions.appendTurns(id, [
-        { role: 'user', content: 'a' },
-        { role: 'user', content: 'b' },
-      ]);
+      const [a, b] = await p.sessions.appendTurns(id, [says('a'), says('b')]);
       const replaced = await p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'c' }] });
       const removed = await p.sessions.removeLastTurn(id, { operationId: 'op-remove' });
       await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'x' });

@@ -3,86 +3,56 @@ import { ValidationError } from '@agentstate/core';
 import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
-import { concurrencyChecks } from './concurrency.js';
-import { cutChecks } from './cuts.js';
-import { envelopeChecks } from './envelope.js';
 import { erasureChecks } from './erasure.js';
-import { erasureTraceChecks } from './erasure-trace.js';
 import { eventSourcingChecks } from './event-sourcing.js';
 import { extraChecks } from './extra.js';
 import { faceChecks } from './faces.js';
-import { hlcChecks } from './hlc.js';
 import { idempotencyChecks } from './idempotency.js';
-import { isolationChecks } from './isolation.js';
 import { lexicalChecks } from './lexical.js';
 import { lifecycleChecks } from './lifecycle.js';
-import { memoryChecks } from './memory.js';
 import { memoryModelChecks } from './memory-model.js';
 import { namespaceChecks } from './namespaces.js';
 import { orderingChecks } from './ordering.js';
 import { pageChecks } from './pages.js';
-import { propertyChecks } from './properties.js';
 import { rollbackChecks } from './rollback.js';
 import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
-import { sessionChecks } from './sessions.js';
-import { sessionUpdateChecks } from './session-updates.js';
-import { skillChecks } from './skills.js';
-import { slugChecks } from './slugs.js';
-import { tailReaderChecks } from './tail-reader.js';
+import { storeChecks } from './stores.js';
+import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
-import { timeOrderChecks } from './time-order.js';
-import { positionChecks } from './positions.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
 
 const all: ProviderCheck[] = [
-  ...sessionChecks,
+  ...storeChecks,
   ...turnChecks,
-  ...skillChecks,
-  ...memoryChecks,
   ...memoryModelChecks,
-  ...envelopeChecks,
-  ...concurrencyChecks,
   ...eventSourcingChecks,
   ...snapshotChecks,
   ...orderingChecks,
   ...lexicalChecks,
   ...validationChecks,
-  ...slugChecks,
-  ...hlcChecks,
   ...idempotencyChecks,
   ...extraChecks,
   ...faceChecks,
-  ...propertyChecks,
   ...searchChecks,
   ...namespaceChecks,
   ...pageChecks,
   ...checkpointChecks,
   ...batchChecks,
-  ...isolationChecks,
-  ...tailReaderChecks,
+  ...writerChecks,
   ...rollbackChecks,
   ...lifecycleChecks,
-  ...cutChecks,
-  ...timeOrderChecks,
-  ...positionChecks,
   ...erasureChecks,
   ...purgeTextChecks,
-  ...erasureTraceChecks,
-  ...sessionUpdateChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
-function key(name: string): [string, number] {
+function key(name: string): string {
   const match = /^([A-Z])(\d+) /.exec(name);
   if (!match) throw new ValidationError('name', `check name without a part letter and number: ${name}`);
-  return [match[1]!, Number(match[2])];
+  return `${match[1]}${match[2]!.padStart(6, '0')}`;
 }
 
 /** The provider checks, ordered by their number. */
-export const providerChecks: readonly ProviderCheck[] = [...all].sort((a, b) => {
-  const [pa, na] = key(a.name);
-  const [pb, nb] = key(b.name);
-  return pa.localeCompare(pb) || na - nb;
-});
+export const providerChecks: readonly ProviderCheck[] = all.sort((a, b) => key(a.name).localeCompare(key(b.name)));

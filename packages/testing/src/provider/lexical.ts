@@ -1,7 +1,7 @@
 /** B34: lexical matching (docs/contract.md §5), identical for skills.search and memory.recall in every backend. */
 import { expect } from 'vitest';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh } from '../suite/harness.js';
+import { ids } from '../suite/fixtures.js';
+import { checks, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** The searchable texts, numbered 1…6. */
 const TEXTS = [
@@ -16,59 +16,39 @@ const TEXTS = [
 const ALL = [1, 2, 3, 4, 5, 6];
 const GO = [1, 6];
 
+/** Each of `queries` with the numbers of the texts it must match. */
+const match = (numbers: readonly number[], ...queries: string[]) => queries.map((q) => [q, numbers] as const);
+
 /** Query → the numbers of the texts it must match. */
 const EXPECTED: ReadonlyArray<readonly [string, readonly number[]]> = [
   ['', ALL],
   // Prefix tokens, not substrings.
-  ['pref', [1]],
-  ['prefers', [1]],
-  ['refers', []],
-  ['efers', []],
+  ...match([1], 'pref', 'prefers'),
+  ...match([], 'refers', 'efers'),
   ['p*', [1, 6]],
   // Case folding.
-  ['GO', GO],
-  ['go', GO],
-  ['gO', GO],
+  ...match(GO, 'GO', 'go', 'gO'),
   // Diacritic folding, both ways, composed or not.
-  ['cafe', [2]],
-  ['CAFÉ', [2]],
-  ['cafe\u0301', [2]],
-  ['Jurgen', [3]],
-  ['jürg', [3]],
-  ['JURGEN DEPLOY', [3]],
-  ['ελληνικα', [5]],
-  ['ΚΕΙΜ', [5]],
+  ...match([2], 'cafe', 'CAFÉ', 'cafe\u0301'),
+  ...match([3], 'Jurgen', 'jürg', 'JURGEN DEPLOY'),
+  ...match([5], 'ελληνικα', 'ΚΕΙΜ'),
   // Every token is required.
-  ['user go', [1]],
-  ['us pre', [1]],
-  ['user rust', []],
+  ...match([1], 'user go', 'us pre', 'the go'),
+  ...match([], 'user rust'),
   ['the', [1, 3, 4]],
-  ['the go', [1]],
   ['noon cafe', [2]],
   // Tokens are runs of letters and digits.
   ["don't", [6]],
   ['dont', []],
   // Operator words are plain tokens, never syntax.
-  ['NOT', [4]],
-  ['not', [4]],
-  ['NEAR OR AND NOT', [4]],
-  ['go OR rust', []],
-  ['go NOT prefers', []],
-  ['go AND user', []],
-  ['user NEAR go', []],
-  ['NEAR(go)', []],
-  ['title:go', []],
-  ['go -user', [1]],
-  ['"the user"', [1]],
-  ['prefers*', [1]],
-  ['g_', GO],
-  ['go%', GO],
-  ["'; DROP TABLE skills; --", []],
-  ["' OR '1'='1", []],
+  ...match([4], 'NOT', 'not', 'NEAR OR AND NOT'),
+  ...match([], 'go OR rust', 'go NOT prefers', 'go AND user', 'user NEAR go', 'NEAR(go)', 'title:go', "'; DROP TABLE skills; --", "' OR '1'='1"),
+  ...match([1], 'go -user', '"the user"', 'prefers*'),
+  ...match(GO, 'g_', 'go%'),
   // Syntax characters around a word are plain text (the queries, separated by single spaces).
-  ...`"go" go* *go* (go) (go go) go: ^go go^ -go 'go' go' \\go %go% _go_ go;-- {go} [go] go" "go`.split(' ').map((q) => [q, GO] as const),
+  ...match(GO, ...`"go" go* *go* (go) (go go) go: ^go go^ -go 'go' go' \\go %go% _go_ go;-- {go} [go] go" "go`.split(' ')),
   // Punctuation only: matches nothing, never errors.
-  ...['"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'].map((q) => [q, []] as const),
+  ...match([], '"', '*', '(', ')', ':', '^', '-', "'", '\\', '%', '_', ';--', '{}', '[]', '!!!', '...', '""', '()', '  -  ', '"*"', '-- ;'),
 ];
 
 export const lexicalChecks: ProviderCheck[] = checks([], {
@@ -81,17 +61,10 @@ export const lexicalChecks: ProviderCheck[] = checks([], {
     }
     for (const [query, numbers] of EXPECTED) {
       const label = `query ${JSON.stringify(query)}`;
-      const skills = await p.skills.search(query, 0);
-      expect(
-        skills.map((s) => s.id),
-        `skills.search ${label}`,
-      ).toEqual(numbers.map((n) => skillIds[n - 1]));
+      expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(numbers.map((n) => skillIds[n - 1]));
       const hits = await p.memory.recall({ query, limit: 100 });
       // Newest first: the reverse of writing order.
-      expect(
-        hits.map((h) => h.id),
-        `memory.recall ${label}`,
-      ).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
+      expect(ids(hits), `memory.recall ${label}`).toEqual([...numbers].reverse().map((n) => memoryIds[n - 1]));
       for (const h of hits) expect(h.score, label).toBe(1);
     }
   }),

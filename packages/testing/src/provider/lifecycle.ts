@@ -1,8 +1,11 @@
-/** V1–V7 time travel and the diff of two points, R1–R6 retention (docs/contract.md §11). */
-import type { EventSourcedProvider, Provider, Snapshot, StateDiff } from '@agentstate/core';
+/** V1–V8 time travel and the diff of two points, R1–R6 retention (docs/contract.md §7, §11). */
+import type { Provider, Snapshot, StateDiff } from '@agentstate/core';
 import {
+  canonicalJson,
   encodeSnapshot,
+  type EventSourcedProvider,
   formatInstant,
+  instantToMs,
   ManualClock,
   NotFoundError,
   ReadOnlyViewError,
@@ -10,37 +13,32 @@ import {
   seededEntropy,
   STATE_STREAM,
   ValidationError,
-  canonicalJson,
 } from '@agentstate/core';
 import { compareStrings } from '@agentstate/core/backend';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { cutAt, expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { HOUR, populate, readModel, T0 } from '../suite/fixtures.js';
-import type { CheckEnv, ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing, property } from '../suite/harness.js';
+import { type CheckEnv, checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { cutAt, expectViewIsReplay, replayedAt } from '../suite/log-cut.js';
 import { chunkRowsOf } from '../suite/snapshot-rows.js';
 
 const DAY = 24 * HOUR;
 
 /**
- * The diff of two whole projections, written apart from core's as the
- * reference: per kind, the live records by id, a change being a different
- * canonical JSON; each list in id order.
+ * The diff of two whole projections, written apart from core's as the reference: per kind, the live records by id, a change being a different canonical JSON;
+ * each list in id order.
  */
 function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 'to'> {
   const kind = <T extends { id: string; deleted?: boolean }>(was: readonly T[], is: readonly T[]) => {
     const live = (list: readonly T[]) => new Map(list.filter((r) => !r.deleted).map((r) => [r.id, r]));
     const [a, b] = [live(was), live(is)];
     const byId = (x: T, y: T) => compareStrings(x.id, y.id);
+    const changed = [...b.values()].filter((r) => a.has(r.id) && canonicalJson(a.get(r.id)) !== canonicalJson(r)).sort(byId);
     return {
       created: [...b.values()].filter((r) => !a.has(r.id)).sort(byId),
-      changed: [...b.values()]
-        .filter((r) => a.has(r.id) && canonicalJson(a.get(r.id)) !== canonicalJson(r))
-        .sort(byId)
-        .map((r) => ({ before: a.get(r.id)!, after: r })),
+      changed: changed.map((r) => ({ before: a.get(r.id)!, after: r })),
       deleted: [...a.values()].filter((r) => !b.has(r.id)).sort(byId),
     };
   };
@@ -60,6 +58,9 @@ function clockedLog(body: (p: EventSourcedProvider, clock: ManualClock, env: Che
     await body(env.eventSourced(await env.open({ clock, entropy: seededEntropy(11), instanceId: 'instance-v' })), clock, env);
   });
 }
+
+/** One write: which writer makes it, after moving its clock by `step` ms (back when negative). */
+const arbWrites = fc.array(fc.record({ writer: fc.constantFrom(0, 1), step: fc.integer({ min: -2 * HOUR, max: 2 * HOUR }) }), { minLength: 1, maxLength: 10 });
 
 export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
   'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots': clockedLog(async (p, clock, env) => {
@@ -159,37 +160,32 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
     expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
     const none = await p.diff({ from: { seq: to }, to: { seq: to } });
-    expect(
-      [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].every((k) => k.created.length + k.changed.length + k.deleted.length === 0),
-    ).toBe(true);
+    const changes = [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].map((k) => k.created.length + k.changed.length + k.deleted.length);
+    expect(changes.every((n) => n === 0)).toBe(true);
   }),
   'V6 for random operation sequences, the view at every seq equals a fresh replay of the log cut at that seq, and the diff from it to another seq compares those replays whole':
-    needing(['injectableClock'], (env) =>
-      property(
-        env,
-        fc.tuple(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat()),
-        async ([operations, snapshotAt, offset]) => {
-          const clock = new ManualClock(T0);
-          const p = env.eventSourced(await env.open({ clock }));
-          await runOperations(p, operations.slice(0, snapshotAt), { clock });
-          await p.saveSnapshot();
-          await runOperations(p, operations.slice(snapshotAt), { clock });
-          const head = await p.log.head(STATE_STREAM);
-          const replayed: Snapshot[] = [];
-          for (let seq = 0; seq <= head; seq += 1) {
-            replayed.push(await replayedAt(p.log, seq));
-            await expectViewIsReplay(p, seq);
-          }
-          // Each seq against another, earlier or later: a diff reads only the records touched in between.
-          for (let seq = 0; seq <= head; seq += 1) {
-            const other = (seq + offset) % (head + 1);
-            const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
-            expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
-          }
-        },
-        { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) },
-      ),
-    ),
+    needing(['injectableClock'], (env) => {
+      const arbitrary = fc.tuple(arbOperations({ maxLength: 20 }), fc.integer({ min: 0, max: 20 }), fc.nat());
+      return property(env, arbitrary, { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) }, async ([operations, snapshotAt, offset]) => {
+        const clock = new ManualClock(T0);
+        const p = env.eventSourced(await env.open({ clock }));
+        await runOperations(p, operations.slice(0, snapshotAt), { clock });
+        await p.saveSnapshot();
+        await runOperations(p, operations.slice(snapshotAt), { clock });
+        const head = await p.log.head(STATE_STREAM);
+        const replayed: Snapshot[] = [];
+        for (let seq = 0; seq <= head; seq += 1) {
+          replayed.push(await replayedAt(p.log, seq));
+          await expectViewIsReplay(p, seq);
+        }
+        // Each seq against another, earlier or later: a diff reads only the records touched in between.
+        for (let seq = 0; seq <= head; seq += 1) {
+          const other = (seq + offset) % (head + 1);
+          const { from: _from, to: _to, ...diff } = await p.diff({ from: { seq }, to: { seq: other } });
+          expect(diff, `diff from ${seq} to ${other}`).toEqual(wholeDiff(replayed[seq]!, replayed[other]!));
+        }
+      });
+    }),
   'V7 a view reads each collection as a replay does whichever read comes first, and still does when a part of its snapshot is damaged': clockedLog(
     async (p, clock, env) => {
       const tick = () => clock.advance(1_000);
@@ -364,4 +360,49 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
     },
   ),
+  "V8 time lookups with decreasing clocks: at({ time }) folds the longest prefix of the stream stamped at or before it; event times never decrease along a dense stream, and along each writer's events of a gapped one":
+    needing(['injectableClock'], (env) =>
+      property(env, arbWrites, { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) }, async (writes) => {
+        // Two processes an hour apart on one store where the backend can share it; else one clock going back and forth.
+        const clocks = [new ManualClock(T0), new ManualClock(T0 - HOUR)];
+        const p = env.eventSourced(await env.open({ clock: clocks[0] }));
+        const writers: EventSourcedProvider[] = [p];
+        if (env.caps.sharedStorage) writers.push(env.eventSourced(await env.openShared(p, { clock: clocks[1] })));
+        for (const [i, { writer, step }] of writes.entries()) {
+          const w = writer % writers.length;
+          clocks[w]!.advance(step);
+          await writers[w]!.memory.write({ content: `write ${i} by writer ${w}` });
+        }
+        const events = await p.log.read({ stream: STATE_STREAM });
+        const times = events.map((e) => e.time);
+        // A gapped log's writers commit in parallel (docs/contract.md §7, "Positions"): each keeps its own order only.
+        const writerOf = (e: (typeof events)[number]): string => /by writer (\d+)/.exec(JSON.stringify(e.payload))![1]!;
+        for (const w of p.log.gapped === true ? writers.map((_, i) => String(i)) : []) {
+          const own = events.filter((e) => writerOf(e) === w).map((e) => e.time);
+          expect(own, `event times of writer ${w}`).toEqual([...own].sort());
+        }
+        if (p.log.gapped !== true) expect(times, 'event times along the stream').toEqual([...times].sort());
+        for (const ms of times.flatMap((t) => [instantToMs(t) - 1, instantToMs(t)])) {
+          const time = formatInstant(ms);
+          // The consistent cut: every event before the first one stamped later than the instant.
+          const later = events.findIndex((e) => e.time > time);
+          const prefix = later === -1 ? events.length : later;
+          const cut = events[prefix - 1]?.seq ?? 0;
+          const view = await p.at({ time });
+          expect(view.seq, `at ${time}`).toBe(cut);
+          expect(encodeSnapshot(await view.capture()), `at ${time}`).toBe(encodeSnapshot(await replayedAt(p.log, cut)));
+          const diff = await p.diff({ from: { time: formatInstant(T0 - 10 * HOUR) }, to: { time } });
+          expect([diff.from.seq, diff.to.seq, diff.memory.created.length]).toEqual([0, cut, prefix]);
+        }
+        // Policies are events of their own stream, held to the same rule: a writer whose clock is behind still sets one.
+        const late = Math.max(...clocks.map((c) => c.now())) + HOUR;
+        clocks[0]!.set(late);
+        await writers[0]!.retention.set({ record: 'memory', maxAge: '1d' });
+        const last = writers.length - 1;
+        clocks[last]!.set(late - 2 * HOUR);
+        await writers[last]!.retention.set({ record: 'turn', maxAge: '1d' });
+        const policies = await p.log.read({ stream: RETENTION_STREAM });
+        expect(policies.map((e) => e.time)).toEqual([formatInstant(late), formatInstant(late)]);
+      }),
+    ),
 });

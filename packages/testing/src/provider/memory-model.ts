@@ -6,18 +6,14 @@ import { expect } from 'vitest';
 import { arbMetadata, arbWhere } from '../arbitraries/metadata.js';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, clocked, fresh, freshLog } from '../suite/harness.js';
+import { checks, clocked, fresh, freshLog, type ProviderCheck } from '../suite/harness.js';
 
 const ids = (hits: readonly { id: string }[]): string[] => hits.map((h) => h.id).sort();
 
 /** The ids of live items whose metadata the core matcher accepts. */
 function expectedIds(items: readonly { id: string; metadata: JsonObject }[], where: WhereInput): string[] {
   const filter = whereInputSchema.parse(where);
-  return items
-    .filter((item) => matchesWhere(item.metadata, filter))
-    .map((item) => item.id)
-    .sort();
+  return ids(items.filter((item) => matchesWhere(item.metadata, filter)));
 }
 
 export const memoryModelChecks: ProviderCheck[] = checks([], {

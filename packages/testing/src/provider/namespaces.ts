@@ -1,10 +1,8 @@
 /** N1–N5: scope paths, scoped sessions, listings with descendants, and `provider.namespaces`. */
-import { LIMITS } from '@agentstate/core';
-import type { Provider, ScopeInput } from '@agentstate/core';
+import { LIMITS, type Provider, type ScopeInput } from '@agentstate/core';
 import { expect } from 'vitest';
 import { expectInvalid } from '../suite/expect-error.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh } from '../suite/harness.js';
+import { checks, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** Scopes whose keys sit next to each other: siblings that share text, labels holding JSON syntax. */
 const TRICKY: readonly (readonly string[])[] = [[], ['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'bc'], ['ab'], ['a"', 'b'], ['a', 'b,'], ['a\\'], ['b']];

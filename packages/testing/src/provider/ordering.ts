@@ -1,10 +1,19 @@
-/** B33 ordering tie-breaks, B35 scopes, B36 transcripts of dead sessions and updatedAt. */
-import { NotFoundError, SkillScopeRequiredError } from '@agentstate/core';
+/** B33 ordering tie-breaks, B35 scopes, B36 dead sessions, B39 the HLC, B41 the slug alphabet, B42 a slug without a scope (docs/contract.md §4, §9). */
+import { compareHlc, type Hlc, LIMITS, ManualClock, NotFoundError, type Provider, SkillScopeRequiredError, SLUG_RULE, ValidationError } from '@agentstate/core';
+import { maxHlc } from '@agentstate/core/backend';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
-import { ids, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, clocked, fresh } from '../suite/harness.js';
+import { HOUR, ids, T0 } from '../suite/fixtures.js';
+import { checks, clocked, fresh, needing, type ProviderCheck } from '../suite/harness.js';
+import { observe } from './validation.js';
+
+/** Slugs outside the alphabet, each for a different reason. */
+const REFUSED = ['Bad Slug!', 'a b', 'x\t', '\u{1F600}', 's'.repeat(LIMITS.slug + 1), ...'../.. a/b Deploy -x x- .x x. a--b a..b a-_b café'.split(' ')];
+
+/** Slugs inside it, at its edges. */
+const ACCEPTED = ['a', '0', 'fix-esm', 'db.migrate_v2', 'a-b_c.d', '2026-01-01', 's'.repeat(LIMITS.slug)];
+
+type Stamped = { updatedHlc: Hlc };
 
 export const orderingChecks: ProviderCheck[] = checks([], {
   'B33 records created in the same millisecond list in creation order; recall of equal createdAt is newest id first': clocked(async (p, _clock) => {
@@ -35,7 +44,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     for (const content of ['tie one', 'tie two', 'tie three']) items.push(await p.memory.write({ content }));
     for (const m of items) expect(m.createdAt).toBe(at);
     expect(ids(await p.memory.recall({ query: 'tie' }))).toEqual(ids(items).reverse());
-
     // Explicit equal createdAt with ids out of insertion order: the id decides.
     const past = '2025-06-01T00:00:00.000Z';
     for (const id of ['m-b', 'm-a', 'm-c']) await p.memory.write({ id, content: `explicit ${id}`, createdAt: past });
@@ -55,7 +63,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       expect(await p.skills.list({ scope: ['project:p', 'workspace:w'] })).toEqual([inPW]);
       expect(await p.skills.list({ scope: ['instance:i'] })).toEqual([inI]);
       expect(await p.skills.list({ scope: ['workspace:w'] })).toEqual([]);
-
       // Without a scope: the global skill only; a slug live only elsewhere is refused, naming its scopes.
       const inQ = await p.skills.upsert({ slug: 'y', body: 'q', scope: ['project:q'] });
       const inR = await p.skills.upsert({ slug: 'y', body: 'r', scope: ['project:r'] });
@@ -64,7 +71,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       expect((await p.skills.get('x')).id).toBe(global.id);
       expect((await expectError(() => p.skills.get('y'), SkillScopeRequiredError)).scopes).toEqual([inQ.scope, inR.scope]);
       expect((await p.skills.get('z')).id).toBe(zGlobal.id);
-
       // With a scope: the most specific along {i,p,w} → {i,p,''} → {i,'',''} → global.
       const c = await p.skills.upsert({ slug: 'c', body: 'global' });
       const cI = await p.skills.upsert({ slug: 'c', body: 'i', scope: ['instance:i'] });
@@ -79,7 +85,6 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       // {'',p,w} is not on the chain of {i,p,w}: the instance level comes first.
       expect((await p.skills.get('x', { scope: ['instance:i', 'project:p', 'workspace:w'] })).id).toBe(inI.id);
       await expectError(() => p.skills.get('y', { scope: ['project:zz'] }), NotFoundError);
-
       // Memory: no scope spans every scope; a scope is exact.
       const m1 = await p.memory.write({ content: 'scoped fact global' });
       const m2 = await p.memory.write({ content: 'scoped fact p', scope: ['project:p'] });
@@ -105,5 +110,127 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     expect(tombstone.updatedAt >= '2026-03-05T00:00:00.000Z').toBe(true);
     await expectError(() => p.sessions.turns(s.id), NotFoundError);
     await expectError(() => p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' }), NotFoundError);
+  }),
+  'B41 a slug outside the slug alphabet is a ValidationError on slug stating the rule, and writes nothing': fresh(async (p, env) => {
+    await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
+    const before = await observe(env, p);
+    for (const slug of REFUSED) {
+      const error = await expectError(() => p.skills.upsert({ slug, body: 'b' }), ValidationError, JSON.stringify(slug));
+      expect(error.field, JSON.stringify(slug)).toBe('slug');
+      if (slug.length <= LIMITS.slug) expect(error.message, JSON.stringify(slug)).toContain(SLUG_RULE);
+      expect(await observe(env, p), `${JSON.stringify(slug)}: state changed`).toBe(before);
+    }
+    for (const slug of ACCEPTED) expect((await p.skills.upsert({ slug, body: 'b' })).slug).toBe(slug);
+  }),
+  'B42 a slug without a scope names the global skill only; live only in other scopes it is refused naming them, writing nothing': fresh(async (p, env) => {
+    const global = await p.skills.upsert({ slug: 'deploy', body: 'global' });
+    const inP = await p.skills.upsert({ slug: 'deploy', body: 'p', scope: ['project:p'] });
+    // With the global skill live, no scope means it, and only it.
+    expect((await p.skills.recordOutcome('deploy', { success: true })).id).toBe(global.id);
+    expect((await p.skills.get('deploy')).id).toBe(global.id);
+    expect((await p.skills.delete('deploy')).id).toBe(global.id);
+    expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
+    // Gone from the global scope: every unscoped call refuses, naming the scopes, and writes nothing.
+    const inQ = await p.skills.upsert({ slug: 'deploy', body: 'q', scope: ['project:q'] });
+    const before = await observe(env, p);
+    const calls: Array<[string, () => Promise<unknown>]> = [
+      ['delete', () => p.skills.delete('deploy')],
+      ['recordOutcome', () => p.skills.recordOutcome('deploy', { success: false })],
+      ['get', () => p.skills.get('deploy')],
+    ];
+    for (const [label, call] of calls) {
+      const error = await expectError(call, SkillScopeRequiredError, label);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error.scopes, label).toEqual([inP.scope, inQ.scope]);
+      expect(error.message, label).toMatch(/project:p, project:q/);
+      expect(await observe(env, p), `${label}: state changed`).toBe(before);
+    }
+    expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
+    expect(await p.skills.get('deploy', { scope: ['project:q'] })).toEqual(inQ);
+    // A scope, or an id, still names the others; a slug live nowhere is a plain NotFoundError.
+    expect((await p.skills.recordOutcome('deploy', { success: true, scope: ['project:p'] })).uses).toBe(1);
+    expect((await p.skills.delete(inQ.id)).deleted).toBe(true);
+    const gone = await expectError(() => p.skills.delete('nothing'), NotFoundError);
+    expect(gone).not.toBeInstanceOf(SkillScopeRequiredError);
+  }),
+  'B39 HLC across restarts and replays: with the clock set back, every replacement carries a later updatedHlc': needing(['injectableClock'], async (env) => {
+    const seen: Hlc[] = [];
+    const note = <T extends Stamped>(record: T): T => {
+      seen.push(record.updatedHlc);
+      return record;
+    };
+    const later = ({ updatedHlc: a }: Stamped, { updatedHlc: b }: Stamped, label: string): void => {
+      expect(compareHlc(a, b), `${label}: ${JSON.stringify(a)} after ${JSON.stringify(b)}`).toBeGreaterThan(0);
+    };
+
+    const clock = new ManualClock(T0);
+    let p = await env.open({ clock });
+    const session = note(await p.sessions.create({ title: 'kept' }));
+    const doomedSessions: string[] = [];
+    const doomedItems: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      doomedSessions.push(note(await p.sessions.create({ title: `doomed ${i}` })).id);
+      doomedItems.push(note(await p.memory.write({ content: `doomed ${i}` })).id);
+    }
+    note(await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' }));
+    note(await p.skills.upsert({ slug: 'deploy', body: 'v1' }));
+    note(await p.skills.upsert({ slug: 'phoenix', body: 'v1' }));
+    clock.advance(10 * 60_000);
+    note(await p.skills.upsert({ slug: 'deploy', body: 'v2' }));
+    let phoenixTombstone: Stamped | undefined;
+
+    const replaceAll = async (q: Provider, phase: number, label: string): Promise<void> => {
+      // A fresh record starts past everything stored, whatever the physical clock says.
+      const highest = seen.reduce(maxHlc);
+      const fresh = note(await q.memory.write({ content: `fresh ${label}` }));
+      later(fresh, { updatedHlc: highest }, `${label}: first write after the clock went back`);
+
+      const sessionBefore = await q.sessions.get(session.id);
+      const turn = note(await q.sessions.appendTurn({ sessionId: session.id, role: 'user', content: label }));
+      const sessionAfter = note(await q.sessions.get(session.id));
+      later(sessionAfter, sessionBefore, `${label}: the session bumped by a turn`);
+      expect(turn.updatedHlc, label).toEqual(sessionAfter.updatedHlc);
+
+      const deployBefore = await q.skills.get('deploy');
+      const updated = note(await q.skills.upsert({ slug: 'deploy', body: label }));
+      later(updated, deployBefore, `${label}: skill update`);
+      later(note(await q.skills.recordOutcome('deploy', { success: true })), updated, `${label}: outcome`);
+
+      if (phoenixTombstone === undefined) {
+        const live = await q.skills.get('phoenix');
+        phoenixTombstone = note(await q.skills.delete('phoenix'));
+        later(phoenixTombstone, live, `${label}: skill delete`);
+      } else {
+        const back = note(await q.skills.upsert({ slug: 'phoenix', body: label }));
+        later(back, phoenixTombstone, `${label}: skill resurrection`);
+        phoenixTombstone = undefined;
+      }
+
+      const itemBefore = await q.memory.get(doomedItems[phase]!);
+      later(note(await q.memory.delete(doomedItems[phase]!)), itemBefore, `${label}: memory delete`);
+      const doomedBefore = await q.sessions.get(doomedSessions[phase]!);
+      later(note(await q.sessions.delete(doomedSessions[phase]!)), doomedBefore, `${label}: session delete`);
+    };
+
+    clock.set(T0 - HOUR);
+    await replaceAll(p, 0, 'live, clock set back');
+
+    if (env.caps.durable) {
+      p = await env.reopen(p, { clock: new ManualClock(T0 - 2 * HOUR) });
+      await replaceAll(p, 1, 'reopened, clock further back');
+    }
+    if (env.caps.sharedStorage) {
+      // Another process on the same storage, its clock hours ahead: this one's replacements still come later.
+      const ahead = await env.openShared(p, { clock: new ManualClock(T0 + 6 * HOUR) });
+      const theirs = note(await ahead.skills.upsert({ slug: 'deploy', body: 'from the future' }));
+      later(note(await p.skills.upsert({ slug: 'deploy', body: 'from the past' })), theirs, 'shared storage: skill update');
+      const theirTurn = note(await ahead.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'ahead' }));
+      const ourTurn = note(await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'behind' }));
+      later(ourTurn, theirTurn, 'shared storage: the session bumped by a turn');
+    }
+    if (env.caps.eventSourced) {
+      const replayed = await env.replay(env.eventSourced(p).log, { clock: new ManualClock(T0 - 3 * HOUR) });
+      await replaceAll(replayed, 2, 'replayed, clock further back');
+    }
   }),
 });

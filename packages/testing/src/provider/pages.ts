@@ -1,18 +1,10 @@
-/**
- * P1–P7: cursor pagination (docs/contract.md §4, "Pages"). Every list,
- * search and recall returns a page; following `nextCursor` enumerates
- * exactly the unpaged result, a cursor resumes only the query that made it,
- * and writes between pages neither skip nor repeat a record that existed
- * when paging began.
- */
-import type { Page, Provider } from '@agentstate/core';
-import { ManualClock } from '@agentstate/core';
+/** P1–P7: cursor pagination (docs/contract.md §4, "Pages"). */
+import { ManualClock, type Page, type Provider } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectInvalid } from '../suite/expect-error.js';
 import { ids, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, property } from '../suite/harness.js';
+import { checks, fresh, property, type ProviderCheck } from '../suite/harness.js';
 
 /** Follows cursors from the first page to the last; fails on a runaway loop. */
 async function collect<T>(read: (cursor: string | undefined) => Promise<Page<T>>, between?: () => Promise<void>): Promise<T[]> {
@@ -139,68 +131,61 @@ export const pageChecks: ProviderCheck[] = checks([], {
   }),
   'P4 property: writes interleaved with paging never skip or repeat a record that existed when paging began': (env) => {
     const write = fc.constantFrom('add', 'delete-seen', 'delete-unseen', 'none');
-    return property(
-      env,
-      fc.tuple(
-        fc.integer({ min: 0, max: 12 }),
-        fc.integer({ min: 1, max: 4 }),
-        fc.array(fc.tuple(write, fc.nat()), { maxLength: 12 }),
-        fc.constantFrom('sessions', 'skills', 'memory', 'turns'),
-      ),
-      async ([initial, size, writes, kind]) => {
-        const p = await env.open();
-        const transcript = await p.sessions.create({ title: 't' });
-        let counter = 0;
-        const add = async (): Promise<string> => {
-          counter += 1;
-          if (kind === 'sessions') return (await p.sessions.create({ title: `n${counter}` })).id;
-          if (kind === 'skills') return (await p.skills.upsert({ slug: `k-${(counter * 7919) % 1000}-${counter}`, body: 'b' })).id;
-          if (kind === 'memory') return (await p.memory.write({ content: `fact ${counter}` })).id;
-          return (await p.sessions.appendTurn({ sessionId: transcript.id, role: 'user', content: `t${counter}` })).id;
-        };
-        const remove = async (id: string): Promise<void> => {
-          if (kind === 'sessions') await p.sessions.delete(id);
-          else if (kind === 'skills') await p.skills.delete(id);
-          else if (kind === 'memory') await p.memory.delete(id);
-        };
-        const read = (cursor: string | undefined): Promise<Page<{ id: string }>> => {
-          if (kind === 'sessions') return p.sessions.list({ limit: size, cursor });
-          if (kind === 'skills') return p.skills.list({ limit: size, cursor });
-          if (kind === 'memory') return p.memory.recall({ query: 'fact', mode: 'lexical', limit: size, cursor });
-          return p.sessions.turns(transcript.id, { limit: size, cursor });
-        };
-        for (let i = 0; i < initial; i += 1) await add();
-        const before = new Set(ids(kind === 'sessions' ? (await p.sessions.list()).filter((s) => s.id !== transcript.id) : await collect(read)));
-        const deleted = new Set<string>();
-        const deletedUnseen = new Set<string>();
-        const seen: string[] = [];
-        let step = 0;
-        const between = async (): Promise<void> => {
-          // Each write happens once: cycling them would add records as fast as pages consume them.
-          const [what, n] = writes[step] ?? ['none', 0];
-          step += 1;
-          if (what === 'add') await add();
-          // Turns are never deleted; sessions keep the transcript's session.
-          const candidates = [...before].filter((id) => !deleted.has(id) && (what === 'delete-seen') === seen.includes(id));
-          if ((what === 'delete-seen' || what === 'delete-unseen') && kind !== 'turns' && candidates.length > 0) {
-            const id = candidates[n % candidates.length]!;
-            await remove(id);
-            deleted.add(id);
-            if (!seen.includes(id)) deletedUnseen.add(id);
-          }
-        };
-        const paged = await collect(async (cursor) => {
-          const page = await read(cursor);
-          seen.push(...ids(page));
-          return page;
-        }, between);
-        const got = ids(paged).filter((id) => id !== transcript.id);
-        expect(new Set(got).size).toBe(got.length);
-        for (const id of before) if (!deleted.has(id)) expect(got).toContain(id);
-        // A record deleted before its page came is not served from its tombstone.
-        for (const id of got) expect(deletedUnseen.has(id)).toBe(false);
-      },
-    );
+    const kinds = fc.constantFrom('sessions', 'skills', 'memory', 'turns');
+    const arbitrary = fc.tuple(fc.integer({ min: 0, max: 12 }), fc.integer({ min: 1, max: 4 }), fc.array(fc.tuple(write, fc.nat()), { maxLength: 12 }), kinds);
+    return property(env, arbitrary, async ([initial, size, writes, kind]) => {
+      const p = await env.open();
+      const transcript = await p.sessions.create({ title: 't' });
+      let counter = 0;
+      const add = async (): Promise<string> => {
+        counter += 1;
+        if (kind === 'sessions') return (await p.sessions.create({ title: `n${counter}` })).id;
+        if (kind === 'skills') return (await p.skills.upsert({ slug: `k-${(counter * 7919) % 1000}-${counter}`, body: 'b' })).id;
+        if (kind === 'memory') return (await p.memory.write({ content: `fact ${counter}` })).id;
+        return (await p.sessions.appendTurn({ sessionId: transcript.id, role: 'user', content: `t${counter}` })).id;
+      };
+      const remove = async (id: string): Promise<void> => {
+        if (kind === 'sessions') await p.sessions.delete(id);
+        else if (kind === 'skills') await p.skills.delete(id);
+        else if (kind === 'memory') await p.memory.delete(id);
+      };
+      const read = (cursor: string | undefined): Promise<Page<{ id: string }>> => {
+        if (kind === 'sessions') return p.sessions.list({ limit: size, cursor });
+        if (kind === 'skills') return p.skills.list({ limit: size, cursor });
+        if (kind === 'memory') return p.memory.recall({ query: 'fact', mode: 'lexical', limit: size, cursor });
+        return p.sessions.turns(transcript.id, { limit: size, cursor });
+      };
+      for (let i = 0; i < initial; i += 1) await add();
+      const before = new Set(ids(kind === 'sessions' ? (await p.sessions.list()).filter((s) => s.id !== transcript.id) : await collect(read)));
+      const deleted = new Set<string>();
+      const deletedUnseen = new Set<string>();
+      const seen: string[] = [];
+      let step = 0;
+      const between = async (): Promise<void> => {
+        // Each write happens once: cycling them would add records as fast as pages consume them.
+        const [what, n] = writes[step] ?? ['none', 0];
+        step += 1;
+        if (what === 'add') await add();
+        // Turns are never deleted; sessions keep the transcript's session.
+        const candidates = [...before].filter((id) => !deleted.has(id) && (what === 'delete-seen') === seen.includes(id));
+        if ((what === 'delete-seen' || what === 'delete-unseen') && kind !== 'turns' && candidates.length > 0) {
+          const id = candidates[n % candidates.length]!;
+          await remove(id);
+          deleted.add(id);
+          if (!seen.includes(id)) deletedUnseen.add(id);
+        }
+      };
+      const paged = await collect(async (cursor) => {
+        const page = await read(cursor);
+        seen.push(...ids(page));
+        return page;
+      }, between);
+      const got = ids(paged).filter((id) => id !== transcript.id);
+      expect(new Set(got).size).toBe(got.length);
+      for (const id of before) if (!deleted.has(id)) expect(got).toContain(id);
+      // A record deleted before its page came is not served from its tombstone.
+      for (const id of got) expect(deletedUnseen.has(id)).toBe(false);
+    });
   },
   'P5 a recall without a limit (the default page) enumerates every match through its cursors': fresh(async (p) => {
     const written: string[] = [];

@@ -1,43 +1,31 @@
 /** S1–S8: transcript search (`sessions.search`), and the meaning of recall and search scores; X20: the embedder's related words. */
-import type { Embedder, Provider, SearchSessionsOptions, TurnHit } from '@agentstate/core';
-import { NotFoundError, ValidationError } from '@agentstate/core';
+import { type Embedder, NotFoundError, type Provider, type SearchSessionsOptions, type TurnHit, type TurnInput, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
-import { stateHead } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, embedding, fresh } from '../suite/harness.js';
+import { says, stateHead } from '../suite/fixtures.js';
+import { checks, embedding, fresh, type ProviderCheck } from '../suite/harness.js';
 
 /** Two sessions with short transcripts; returns their ids and turn ids in order. */
 async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA: string[]; turnsB: string[] }> {
   const a = (await p.sessions.create({ title: 'trip' })).id;
   const b = (await p.sessions.create({ title: 'ops' })).id;
-  const turnsA: string[] = [];
-  const turnsB: string[] = [];
-  for (const [role, content] of [
-    ['user', 'my car makes a noise'],
-    ['assistant', 'which noise does the car make'],
-    ['user', 'a rattle when braking'],
-    ['assistant', 'check the brake pads'],
-  ] as const) {
-    turnsA.push((await p.sessions.appendTurn({ sessionId: a, role, content })).id);
-  }
-  for (const [role, content] of [
-    ['system', 'you run deployments'],
-    ['user', 'deploy the car rental site'],
-    ['tool', 'deployed version 7'],
-  ] as const) {
-    turnsB.push((await p.sessions.appendTurn({ sessionId: b, role, content })).id);
-  }
+  const append = async (sessionId: string, turns: TurnInput[]) => {
+    const appended: string[] = [];
+    for (const turn of turns) appended.push((await p.sessions.appendTurn({ sessionId, ...turn })).id);
+    return appended;
+  };
+  const car = [says('my car makes a noise'), says('which noise does the car make', 'assistant'), says('a rattle when braking')];
+  const turnsA = await append(a, [...car, says('check the brake pads', 'assistant')]);
+  const turnsB = await append(b, [says('you run deployments', 'system'), says('deploy the car rental site'), says('deployed version 7', 'tool')]);
   return { a, b, turnsA, turnsB };
 }
 
 const ids = (hits: readonly TurnHit[]): string[] => hits.map((h) => h.turn.id);
 
 /**
- * An embedder that relates `pet` to `kitten` and puts every text with `pet`
- * at right angles to every text without it: whatever a hybrid hit scores
- * then comes from its lexical leg alone.
+ * An embedder that relates `pet` to `kitten` and puts every text with `pet` at right angles to every text without it: whatever a hybrid hit scores then comes
+ * from its lexical leg alone.
  */
 function relatingEmbedder(): Embedder {
   return {

@@ -1,5 +1,5 @@
 /** B31 snapshots as a cache, B40 corruption in the log, X16–X17 snapshots bound to their log, X27 snapshots of earlier formats. */
-import type { AppendInput, Log, Provider, Session, Snapshot } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, Provider, Session, Snapshot } from '@agentstate/core';
 import {
   CorruptionError,
   encodeSnapshot,
@@ -26,10 +26,9 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { arbOperations, runOperations } from '../arbitraries/operations.js';
 import { expectError } from '../suite/expect-error.js';
-import { expectViewIsReplay } from '../suite/log-cut.js';
+import { expectViewIsReplay, logWith } from '../suite/log-cut.js';
 import { populate, snapshotText, T0 } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, freshLog, needing, property } from '../suite/harness.js';
+import { checks, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { FORMAT_4_MEMORY_PART, namedRowHolding, rowsNow, storedHeads, storedSnapshotRows, storeEarlierFormat } from '../suite/snapshot-rows.js';
 
 /** One more write, so the next snapshot sits at a new seq. */
@@ -39,30 +38,18 @@ async function write(p: Provider, n: number): Promise<void> {
 
 /** A log that records every read of the state stream. */
 function recordingReads(log: Log, reads: Array<{ afterSeq: number; limit: number }>): Log {
-  return {
-    ...(log.gapped === true ? { gapped: true } : {}),
-    identity: () => log.identity(),
-    append: (input) => log.append(input),
+  return logWith(log, {
     read: (query) => {
       if (query.stream === STATE_STREAM) reads.push({ afterSeq: query.afterSeq ?? 0, limit: query.limit ?? 0 });
       return log.read(query);
     },
-    head: (stream) => log.head(stream),
-    saveSnapshot: (snapshot) => log.saveSnapshot(snapshot),
-    latestSnapshot: (stream, options) => log.latestSnapshot(stream, options),
-  };
+  });
 }
 
 /** A view of `log` whose `state` event at `seq` reads as `input`: a stored event the log never accepted. */
 function replacing(log: Log, seq: number, input: AppendInput): Log {
-  return {
-    ...recordingReads(log, []),
-    read: async (query) => {
-      const events = await log.read(query);
-      if (query.stream !== STATE_STREAM) return events;
-      return events.map((e) => (e.seq === seq ? { ...e, type: input.type, schemaVersion: input.schemaVersion ?? 1, payload: input.payload } : e));
-    },
-  };
+  const replaced = (e: LogEvent) => (e.seq === seq ? { ...e, type: input.type, schemaVersion: input.schemaVersion ?? 1, payload: input.payload } : e);
+  return logWith(log, { read: async (query) => (query.stream === STATE_STREAM ? (await log.read(query)).map(replaced) : log.read(query)) });
 }
 
 /** Replaces the first `from` in `data` by `to`: a one-byte flip inside the sealed body. */
@@ -92,7 +79,6 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const p = env.eventSourced(await env.open({ snapshotCodec: codec }));
     const log = p.log;
     await populate(p);
-
     // k: a good snapshot, sealed with the provider's codec.
     const text = await snapshotText(p);
     const good = await p.saveSnapshot();
@@ -102,28 +88,24 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect(encodeSnapshot((await loadSnapshot(log, codec, good.seq)).snapshot!)).toBe(text);
     const k = good.seq;
     await write(p, 1);
-
     // m1: a valid snapshot whose body is then changed by one byte (the HMAC no longer matches).
     const m1 = await p.saveSnapshot();
     expect(m1.seq).toBe(k + 1);
     await log.saveSnapshot({ ...m1, data: flip(m1.data, '"index"', '"indez"') });
     const atM1 = await p.snapshot();
     await write(p, 2);
-
     // m2: authentic and bound, but undecodable; m3: not even sealed.
     const cut = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}","index":`;
     await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 2, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 2, cut), cut)) });
     await write(p, 3);
     await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: 'garbage' });
     await write(p, 4);
-
     // m4: authentic, bound and decodable, but its inner seq (k + 1) disagrees with its stored seq.
     const early = await storedChunksOf(log, atM1);
     await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: codec.seal(formatBoundSnapshot(await snapshotBinding(log, k + 4, early), early)) });
     await write(p, 5);
     const head = await log.head(STATE_STREAM);
     expect(head).toBe(k + 5);
-
     // Beyond the head: authentic and self-consistent, but it claims events that do not exist.
     const future = await storedChunksOf(log, { ...(await p.snapshot()), seq: head + 10 });
     const beyond = { ...(await snapshotBinding(log, head, future)), seq: head + 10 };
@@ -135,14 +117,13 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const fold = await foldLog(log, { snapshotCodec: codec });
     expect(fold.snapshotSeq).toBe(k);
     expect(fold.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1]);
-    // The replay starts from snapshot k and folds only the events after it; it reads
-    // the event at k alone to check the binding (and those of the skipped ones, which fail).
+    // The replay starts from snapshot k and folds only the events after it; it reads the event at k alone to check the binding (and those of the skipped ones,
+    // which fail).
     const reads: Array<{ afterSeq: number; limit: number }> = [];
     expect(await snapshotText(await env.replay(recordingReads(log, reads), { snapshotCodec: codec }))).toBe(full);
     const folded = reads.filter((r) => r.limit !== 1);
     expect(Math.min(...folded.map((r) => r.afterSeq))).toBe(k);
     expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
-
     // With the good one tampered too, the fold starts from scratch and still agrees.
     await log.saveSnapshot({ ...good, data: flip(good.data, '"index"', '"indez"') });
     const fallback = await foldLog(log, { snapshotCodec: codec });
@@ -162,11 +143,9 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       const good = await p.saveSnapshot();
       const k = good.seq;
       await write(p, 1);
-
       // k + 1: edited below, once every row is stored.
       const edited = await p.saveSnapshot();
       await write(p, 2);
-
       // k + 2: a genuine snapshot of another store at the same seq.
       const other = env.eventSourced(await env.open());
       await populate(other);
@@ -177,20 +156,17 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(foreign.seq).toBe(k + 2);
       await log.saveSnapshot(foreign);
       await write(p, 3);
-
       // k + 3: correct content, stored whole without a binding (as an older version stored it): of an earlier format, not damaged.
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
       await write(p, 4);
-
       // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
       const content = await storedChunksOf(log, await p.snapshot());
       const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
       await write(p, 5);
-
-      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest.
-      // (A row snapshot k shares would be damaged for k too: the note is in a chunk k does not hold.)
-      // Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it whole.
+      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest. (A row snapshot k shares would be damaged for k
+      // too: the note is in a chunk k does not hold.) Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it
+      // whole.
       await flipRow(log, edited.seq, 'note 1', 'note 7');
 
       const full = await snapshotText(await env.replay(log, { fromScratch: true }));
@@ -205,7 +181,6 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       ]);
       expect(encodeSnapshot(fold.state.capture())).toBe(full);
       expect(await snapshotText(await env.replay(log))).toBe(full);
-
       // With the good one edited too, the fold starts from scratch and still agrees.
       await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
       const fallback = await foldLog(log);
@@ -214,46 +189,41 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await snapshotText(await env.replay(log))).toBe(full);
     },
   'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected':
-    (env) =>
-      property(
-        env,
-        fc.tuple(
-          fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
-          fc.nat(),
-          fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
-        ),
-        async ([chunks, at, replacement]) => {
-          const clock = new ManualClock(T0);
-          const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
-          for (const operations of chunks) {
-            await runOperations(p, operations, { clock });
-            await p.saveSnapshot();
-          }
-          const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
-          expect(full).toBe(await snapshotText(p));
-          const latest = await p.log.latestSnapshot(STATE_STREAM);
-          expect(latest).toBeDefined();
-          const stored = latest!;
-          const fold = await foldLog(p.log);
-          expect(fold.skipped).toEqual([]);
-          expect(fold.snapshotSeq).toBe(stored.seq);
-          expect(encodeSnapshot(fold.state.capture())).toBe(full);
-
-          // The change lands in the head or in one of the rows it names.
-          const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
-          const which = at % rows.length;
-          const row = rows[which];
-          const { data } = row!;
-          const i = Math.floor(at / rows.length) % data.length;
-          const original = data[i]!;
-          const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
-          await p.log.saveSnapshot({ ...row!, data: data.slice(0, i) + by + data.slice(i + 1) });
-          const after = await foldLog(p.log);
-          expect(after.skipped[0]?.seq).toBe(stored.seq);
-          expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
-          expect(encodeSnapshot(after.state.capture())).toBe(full);
-        },
-      ),
+    (env) => {
+      const arbitrary = fc.tuple(
+        fc.array(arbOperations({ maxLength: 8 }), { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.string({ minLength: 1, maxLength: 1, unit: 'binary' }),
+      );
+      return property(env, arbitrary, async ([chunks, at, replacement]) => {
+        const clock = new ManualClock(T0);
+        const p = env.eventSourced(await env.open(env.caps.injectableClock ? { clock, entropy: seededEntropy(17) } : {}));
+        for (const operations of chunks) {
+          await runOperations(p, operations, { clock });
+          await p.saveSnapshot();
+        }
+        const full = await snapshotText(await env.replay(p.log, { fromScratch: true }));
+        expect(full).toBe(await snapshotText(p));
+        const stored = (await p.log.latestSnapshot(STATE_STREAM))!;
+        expect(stored).toBeDefined();
+        const fold = await foldLog(p.log);
+        expect(fold.skipped).toEqual([]);
+        expect(fold.snapshotSeq).toBe(stored.seq);
+        expect(encodeSnapshot(fold.state.capture())).toBe(full);
+        // The change lands in the head or in one of the rows it names.
+        const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
+        const row = rows[at % rows.length]!;
+        const { data } = row;
+        const i = Math.floor(at / rows.length) % data.length;
+        const original = data[i]!;
+        const by = replacement === original ? (original === 'x' ? 'y' : 'x') : replacement;
+        await p.log.saveSnapshot({ ...row, data: data.slice(0, i) + by + data.slice(i + 1) });
+        const after = await foldLog(p.log);
+        expect(after.skipped[0]?.seq).toBe(stored.seq);
+        expect(after.snapshotSeq).toBeLessThan(stored.seq === 0 ? 1 : stored.seq);
+        expect(encodeSnapshot(after.state.capture())).toBe(full);
+      });
+    },
   'X27 snapshots of earlier formats (whole, bound or not; a head of parts) are skipped as not damaged, the next save drops their rows, and a purge drops them holding the erased text':
     freshLog(async (p, env) => {
       const log = p.log;
@@ -274,13 +244,11 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(fold.skipped).toEqual([k + 3, k + 2, k + 1].map((seq) => ({ seq, reason: expect.stringContaining('earlier snapshot format'), damaged: false })));
       expect(encodeSnapshot(fold.state.capture())).toBe(full);
       await expectViewIsReplay(p, k + 3);
-
       // The next save drops every row of them; the snapshot of chunks stays.
       const saved = (await p.saveSnapshot()).seq;
       expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
       expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
       expect((await foldLog(log)).skipped).toEqual([]);
-
       // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the erased text.
       await earlier('parts');
       await earlier('whole');

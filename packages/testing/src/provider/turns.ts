@@ -6,9 +6,8 @@ import { expect } from 'vitest';
 import { arbJsonObject, arbParts } from '../arbitraries/parts.js';
 import { arbText } from '../arbitraries/text.js';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint, snapshotText } from '../suite/fixtures.js';
-import type { ProviderCheck } from '../suite/harness.js';
-import { checks, fresh, freshLog, property } from '../suite/harness.js';
+import { footprint, says, snapshotText } from '../suite/fixtures.js';
+import { checks, fresh, freshLog, property, type ProviderCheck } from '../suite/harness.js';
 
 /** A session with turns `c1…cn` appended. */
 async function withTurns(p: Provider, n: number): Promise<{ session: Session; turns: Turn[] }> {
@@ -46,41 +45,33 @@ export const turnChecks: ProviderCheck[] = checks([], {
       expect(await p.sessions.turns(s.id)).toEqual([plain, empty, structured, both, emptyText]);
     },
   ),
-  'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)': (env) =>
-    property(
-      env,
-      fc.tuple(
-        arbJsonObject(),
-        fc.array(fc.record({ parts: arbParts(), metadata: arbJsonObject(), content: fc.option(arbText(), { nil: undefined }) }), {
-          minLength: 1,
-          maxLength: 4,
-        }),
-      ),
-      async ([metadata, inputs]) => {
-        let p = await env.open();
-        const s = await p.sessions.create({ metadata });
-        const written: Turn[] = [];
-        for (const input of inputs) {
-          const turn = await p.sessions.appendTurn({
-            sessionId: s.id,
-            role: 'assistant',
-            ...input,
-            ...(input.content === undefined ? {} : { content: input.content }),
-          });
-          expect(turn.parts).toEqual(input.parts);
-          expect(turn.metadata).toEqual(input.metadata);
-          written.push(turn);
-        }
+  'T2 random structured turns and metadata read back equal to what was written (after a reopen too, when durable)': (env) => {
+    const turn = fc.record({ parts: arbParts(), metadata: arbJsonObject(), content: fc.option(arbText(), { nil: undefined }) });
+    const arbitrary = fc.tuple(arbJsonObject(), fc.array(turn, { minLength: 1, maxLength: 4 }));
+    return property(env, arbitrary, { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)) }, async ([metadata, inputs]) => {
+      let p = await env.open();
+      const s = await p.sessions.create({ metadata });
+      const written: Turn[] = [];
+      for (const input of inputs) {
+        const turn = await p.sessions.appendTurn({
+          sessionId: s.id,
+          role: 'assistant',
+          ...input,
+          ...(input.content === undefined ? {} : { content: input.content }),
+        });
+        expect(turn.parts).toEqual(input.parts);
+        expect(turn.metadata).toEqual(input.metadata);
+        written.push(turn);
+      }
+      expect(await p.sessions.turns(s.id)).toEqual(written);
+      expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
+      if (env.caps.durable) {
+        p = await env.reopen(p);
         expect(await p.sessions.turns(s.id)).toEqual(written);
         expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
-        if (env.caps.durable) {
-          p = await env.reopen(p);
-          expect(await p.sessions.turns(s.id)).toEqual(written);
-          expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
-        }
-      },
-      { numRuns: Math.max(5, Math.floor(env.propertyRuns / 4)) },
-    ),
+      }
+    });
+  },
   'T3 turns({ last: n }) is the newest n live turns, oldest first; last with afterSeq or limit is a ValidationError': fresh(async (p) => {
     const { session } = await withTurns(p, 5);
     expect(contents(await p.sessions.turns(session.id, { last: 2 }))).toEqual(['c4', 'c5']);
@@ -136,13 +127,8 @@ export const turnChecks: ProviderCheck[] = checks([], {
   'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing': fresh(
     async (p) => {
       const { session, turns } = await withTurns(p, 3);
-      const added = await p.sessions.replaceSuffix(session.id, {
-        expected: [turns[1]!.id, turns[2]!.id],
-        turns: [
-          { role: 'assistant', content: 'r1' },
-          { role: 'assistant', parts: TOOL_TURN, id: 'chosen-id' },
-        ],
-      });
+      const replacing = [says('r1', 'assistant'), { role: 'assistant' as const, parts: TOOL_TURN, id: 'chosen-id' }];
+      const added = await p.sessions.replaceSuffix(session.id, { expected: [turns[1]!.id, turns[2]!.id], turns: replacing });
       expect(added.map((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([
         [4, 'r1', false],
         [5, 'checking\ndone', true],
@@ -158,22 +144,10 @@ export const turnChecks: ProviderCheck[] = checks([], {
         ConflictError,
         'tombstone id',
       );
-      const twice = {
-        expected: [],
-        turns: [
-          { role: 'user' as const, content: 'x', id: 'dup' },
-          { role: 'user' as const, content: 'y', id: 'dup' },
-        ],
-      };
+      const twice = { expected: [], turns: ['x', 'y'].map((content) => ({ ...says(content), id: 'dup' })) };
       await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
       expect(await footprint(p, session.id)).toEqual(mark);
-      const appended = await p.sessions.replaceSuffix(session.id, {
-        expected: [],
-        turns: [
-          { role: 'user', content: 'a1' },
-          { role: 'user', content: 'a2' },
-        ],
-      });
+      const appended = await p.sessions.replaceSuffix(session.id, { expected: [], turns: [says('a1'), says('a2')] });
       expect(appended.map((t) => t.seq)).toEqual([6, 7]);
       expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
       await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
@@ -184,13 +158,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
       const { session, turns } = await withTurns(p, 3);
       const head = await p.log.head(STATE_STREAM);
       await p.sessions.removeLastTurn(session.id);
-      await p.sessions.replaceSuffix(session.id, {
-        expected: [turns[1]!.id],
-        turns: [
-          { role: 'user', content: 'n1' },
-          { role: 'user', content: 'n2' },
-        ],
-      });
+      await p.sessions.replaceSuffix(session.id, { expected: [turns[1]!.id], turns: [says('n1'), says('n2')] });
       await p.sessions.clear(session.id);
       const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
       expect(events.map((e) => e.type)).toEqual(['session.turns_removed', 'session.suffix_replaced', 'session.turns_removed']);

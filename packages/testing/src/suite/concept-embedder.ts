@@ -1,25 +1,13 @@
 /**
- * A tiny deterministic embedder for the semantic checks: words of one
- * concept (car, automobile, vehicle…) share a dimension, so texts that mean
- * the same without sharing a word are close; other words spread over the
- * remaining dimensions by a hash of their letters.
+ * A tiny deterministic embedder for the semantic checks: words of one concept (car, automobile, vehicle…) share a dimension, so texts that mean the same
+ * without sharing a word are close; other words spread over the remaining dimensions by a hash of their letters.
  */
-import { tokenize } from '@agentstate/core';
-import type { Embedder } from '@agentstate/core';
+import { type Embedder, tokenize } from '@agentstate/core';
 
-const CONCEPTS: readonly (readonly string[])[] = [
-  ['car', 'automobile', 'vehicle', 'sedan'],
-  ['database', 'sqlite', 'postgres', 'storage'],
-  ['deploy', 'release', 'ship', 'rollout'],
-  ['cat', 'kitten', 'feline'],
-];
-
+/** The concepts, each the words that share its dimension. */
+const CONCEPTS = ['car automobile vehicle sedan', 'database sqlite postgres storage', 'deploy release ship rollout', 'cat kitten feline'];
+const conceptOf = new Map(CONCEPTS.flatMap((words, i) => words.split(' ').map((word) => [word, i] as const)));
 const DIMENSIONS = 16;
-
-const conceptOf = new Map<string, number>();
-CONCEPTS.forEach((words, i) => {
-  for (const word of words) conceptOf.set(word, i);
-});
 
 function dimensionOf(word: string): number {
   const concept = conceptOf.get(word);

@@ -1,7 +1,4 @@
-/**
- * Asserting typed failures precisely: the error class (`instanceof`), its
- * stable `code`, and that the call rejected rather than threw synchronously.
- */
+/** Asserting typed failures precisely: the error class (`instanceof`), its stable `code`, and that the call rejected rather than threw synchronously. */
 import type { AgentStateError, ErrorCode } from '@agentstate/core';
 import {
   ConflictError,
@@ -30,9 +27,8 @@ const CODES = new Map<unknown, ErrorCode>([
 ]);
 
 /**
- * Runs `call` and returns the error it rejected with, after checking it is an
- * instance of `type` with that class's `code`. Fails when `call` resolves or
- * throws synchronously (store methods return promises).
+ * Runs `call` and returns the error it rejected with, after checking it is an instance of `type` with that class's `code`. Fails when `call` resolves or throws
+ * synchronously (store methods return promises).
  */
 export async function expectError<E extends AgentStateError>(call: () => Promise<unknown>, type: ErrorClass<E>, label = ''): Promise<E> {
   let promise: Promise<unknown>;

@@ -1,9 +1,8 @@
 /**
- * Shared fixtures of the provider checks: a rich scripted history that
- * touches every record kind, tombstone and version rule, and a read of
- * everything a provider shows through its public API.
+ * Shared fixtures of the provider checks: a rich scripted history that touches every record kind, tombstone and version rule, and a read of everything a
+ * provider shows through its public API.
  */
-import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput } from '@agentstate/core';
+import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput, TurnInput, TurnRole } from '@agentstate/core';
 import { compareHlc, encodeSnapshot, LIMITS, STATE_STREAM, toScope } from '@agentstate/core';
 import { HLC_ZERO } from '@agentstate/core/backend';
 
@@ -25,11 +24,9 @@ export interface Populated {
 }
 
 /**
- * Writes a history covering every event type: transcripts in all four roles,
- * a deleted session that keeps its turns, skills in three scopes with several
- * content versions, outcomes, a deleted skill, a resurrected skill, memory in
- * several scopes with kinds, sources and diacritics, and a deleted item.
- * `tick` runs between writes (for example to advance a manual clock).
+ * Writes a history covering every event type: transcripts in all four roles, a deleted session that keeps its turns, skills in three scopes with several
+ * content versions, outcomes, a deleted skill, a resurrected skill, memory in several scopes with kinds, sources and diacritics, and a deleted item. `tick`
+ * runs between writes (for example to advance a manual clock).
  */
 export async function populate(p: Provider, tick: () => void = () => undefined): Promise<Populated> {
   const step = async <T>(write: Promise<T>): Promise<T> => {
@@ -123,3 +120,6 @@ export const ids = (records: readonly { id: string }[]): string[] => records.map
 
 /** A canonical instant: fixed-width ISO-8601 UTC with milliseconds. */
 export const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** A turn input: `content` said by `role`. */
+export const says = (content: string, role: TurnRole = 'user'): TurnInput => ({ role, content });

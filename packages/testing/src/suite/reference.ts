@@ -1,9 +1,8 @@
 /**
- * The in-memory reference a backend is held to where the contract says "as the calls one at a time
- * would": a subject from the factory and an in-memory provider, both deterministic on equal manual clocks.
+ * The in-memory reference a backend is held to where the contract says "as the calls one at a time would": a subject from the factory and an in-memory
+ * provider, both deterministic on equal manual clocks.
  */
-import type { Provider } from '@agentstate/core';
-import { createInMemoryProvider, ManualClock, seededEntropy, STATE_STREAM } from '@agentstate/core';
+import { createInMemoryProvider, ManualClock, type Provider, seededEntropy, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';
 import { isEventSourced, snapshotText, T0 } from './fixtures.js';
 import type { CheckEnv } from './harness.js';

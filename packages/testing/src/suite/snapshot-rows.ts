@@ -1,12 +1,9 @@
 /**
- * The stored snapshot rows a log holds, read through the `Log` interface
- * alone: every `state` head and every row it names (its index chunks and
- * chunks). What erasure checks search for text. And snapshots stored as
- * versions before chunks stored them, which today's loaders skip.
+ * The stored snapshot rows a log holds, read through the `Log` interface alone: every `state` head and every row it names (its index chunks and chunks). What
+ * erasure checks search for text. And snapshots stored as versions before chunks stored them, which today's loaders skip.
  */
 import type { Log, Snapshot, SnapshotCodec, StoredSnapshot } from '@agentstate/core';
-import { encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
-import { canonicalJson } from '@agentstate/core';
+import { canonicalJson, encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
 import { chunkStream, formatBoundSnapshot, looseIndexDigests, sha256Hex, snapshotBinding, storedHeadRows } from '@agentstate/core/backend';
 
 /** Every stored head of the `state` stream, newest first. */
@@ -51,11 +48,8 @@ export async function chunkRowsOf(log: Log, head: Pick<StoredSnapshot, 'data'>, 
   const content = head.data.slice(head.data.indexOf('\n') + 1);
   const index = (JSON.parse(content) as { index: Record<string, { sha256: string }[]> }).index;
   const out: StoredSnapshot[] = [];
-  for (const row of await rowsNow(
-    log,
-    (index[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0 })),
-  ))
-    for (const sha256 of looseIndexDigests(row.data)) out.push({ stream: chunkStream(sha256), seq: 0, data: '' });
+  const refs = (index[collection] ?? []).map((ref) => ({ stream: chunkStream(ref.sha256), seq: 0 }));
+  for (const row of await rowsNow(log, refs)) for (const sha256 of looseIndexDigests(row.data)) out.push({ stream: chunkStream(sha256), seq: 0, data: '' });
   return out;
 }
 
@@ -71,9 +65,8 @@ export async function namedRowHolding(log: Log, seq: number, text: string): Prom
 export const FORMAT_4_MEMORY_PART = `${STATE_STREAM}#memory`;
 
 /**
- * Stores `snapshot` at its seq as a version before chunks did: a head of
- * parts (format 4) with its memory part, or whole (format 3, the canonical
- * text), bound to `log` or, as versions before bindings stored it, not.
+ * Stores `snapshot` at its seq as a version before chunks did: a head of parts (format 4) with its memory part, or whole (format 3, the canonical text), bound
+ * to `log` or, as versions before bindings stored it, not.
  */
 export async function storeEarlierFormat(
   log: Log,
