@@ -7,13 +7,10 @@
  * Defined once here and used by every backend.
  */
 import { z } from 'zod';
-import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
-import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
-import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
-import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
+import { memoryItemSchema, sessionSchema, skillSchema, turnSchema, type MemoryItem, type Session, type Skill, type Turn } from '../records/records.js';
+import { checkpointSchema, checkpointWriteSchema, type Checkpoint, type CheckpointWrite } from '../records/checkpoints.js';
 import { idField } from '../records/fields.js';
-import type { OperationRef } from './operation.js';
-import { operationSchema } from './operation.js';
+import { type OperationRef, operationSchema } from './operation.js';
 
 /** The stream every store mutation is appended to. */
 export const STATE_STREAM = 'state';

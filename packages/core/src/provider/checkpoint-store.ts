@@ -1,6 +1,10 @@
 /** The checkpoint store over any backend (docs/contract.md §2, "Checkpoints"). */
-import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, PutCheckpointInput, PutWritesInput } from '../records/checkpoint-inputs.js';
 import {
+  type DeleteThreadOptions,
+  type GetCheckpointInput,
+  type ListCheckpointsOptions,
+  type PutCheckpointInput,
+  type PutWritesInput,
   deleteThreadOptionsSchema,
   getCheckpointInputSchema,
   listCheckpointsOptionsSchema,
@@ -16,8 +20,7 @@ import { EventTypes } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { CheckpointKey, CheckpointQueries } from '../write/backend.js';
 import type { Engine } from './engine.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 import type { CheckpointStore } from './types.js';
 
 /** The checkpoint store's writes as idempotent operations. */

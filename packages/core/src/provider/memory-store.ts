@@ -1,22 +1,28 @@
 /** The memory store over any backend. */
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
-import type { RecallOptions, ScopeOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
-import { parseInput, scopeOptionsSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
-import { memoryKeySchema } from '../records/records.js';
+import {
+  type RecallOptions,
+  type ScopeOptions,
+  type UpdateMemoryInput,
+  type WriteMemoryInput,
+  type WriteOptions,
+  parseInput,
+  scopeOptionsSchema,
+  updateMemoryInputSchema,
+  writeMemoryInputSchema,
+  writeOptionsSchema,
+} from '../records/inputs.js';
+import { memoryKeySchema, type MemoryItem, type Scope } from '../records/records.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
 import { scopeKey, toScope } from '../records/scope.js';
-import type { MemoryItem, Scope } from '../records/records.js';
-import { ValidationError } from '../errors.js';
 import { atIndex, parseBatch } from './batch.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
-import type { RecallContext } from './recall.js';
-import { recall } from './recall.js';
+import { type RecallContext, recall } from './recall.js';
 import type { MemoryStore } from './types.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 
 /** The memory store's writes as idempotent operations. */
 const OPERATIONS = {

@@ -1,18 +1,16 @@
 /** The session store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type {
-  AppendTurnInput,
-  CreateSessionInput,
-  ListSessionsOptions,
-  ReplaceSuffixInput,
-  SearchSessionsOptions,
-  TurnInput,
-  TurnsOptions,
-  UpdateSessionInput,
-  WriteOptions,
-} from '../records/inputs.js';
 import {
+  type AppendTurnInput,
+  type CreateSessionInput,
+  type ListSessionsOptions,
+  type ReplaceSuffixInput,
+  type SearchSessionsOptions,
+  type TurnInput,
+  type TurnsOptions,
+  type UpdateSessionInput,
+  type WriteOptions,
   createSessionInputSchema,
   listSessionsOptionsSchema,
   parseAppendTurnInput,
@@ -28,12 +26,10 @@ import type { Session, Turn } from '../records/records.js';
 import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
-import type { SearchContext } from './session-search.js';
-import { liveSession as live, searchSessions } from './session-search.js';
+import { type SearchContext, liveSession as live, searchSessions } from './session-search.js';
 import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 import { atIndex, parseBatch } from './batch.js';
 import { andThen } from '../write/awaitable.js';
 

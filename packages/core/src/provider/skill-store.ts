@@ -2,8 +2,13 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
-import type { DeleteSkillOptions, ListSkillsOptions, RecordOutcomeInput, ScopeOptions, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
 import {
+  type DeleteSkillOptions,
+  type ListSkillsOptions,
+  type RecordOutcomeInput,
+  type ScopeOptions,
+  type SearchSkillsOptions,
+  type UpsertSkillInput,
   deleteSkillOptionsSchema,
   listSkillsOptionsSchema,
   parseInput,
@@ -13,8 +18,7 @@ import {
   upsertSkillInputSchema,
 } from '../records/inputs.js';
 import { EventTypes } from '../log/events.js';
-import type { Pager } from '../paging/cursor.js';
-import { NUMBER_DESC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
+import { type Pager, NUMBER_DESC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
@@ -25,8 +29,7 @@ import type { Engine } from './engine.js';
 import { selectScopes } from './scope-selection.js';
 import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 
 /** The skill store's writes as idempotent operations. */
 const OPERATIONS = {

@@ -8,12 +8,10 @@
 import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent, ReadQuery } from '../log/log.js';
-import type { SnapshotPart } from '../snapshot/parts.js';
-import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { type SnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { Clock } from '../time/clock.js';
-import type { Instant } from '../time/instant.js';
-import { formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
+import { type Instant, formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
 import type { EventSourcedProvider, Provider } from './types.js';
 import type { RetentionStore } from './retention.js';
 

@@ -12,10 +12,8 @@ import type { OperationEntry } from '../log/operation.js';
 import { isContentPart } from '../log/compact.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { CheckpointWrite } from './checkpoints.js';
-import { partsFromContent } from './parts.js';
-import type { Part } from './parts.js';
-import type { Envelope, MemoryItem, Scope, Session, Skill, Turn, TurnRole } from './records.js';
-import { TURN_ROLES } from './records.js';
+import { partsFromContent, type Part } from './parts.js';
+import { type Envelope, type MemoryItem, type Scope, type Session, type Skill, type Turn, type TurnRole, TURN_ROLES } from './records.js';
 import { scopeKey } from './scope.js';
 
 /** A column value as both drivers bind it: booleans are stored as 0 and 1. */

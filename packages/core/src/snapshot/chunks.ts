@@ -21,8 +21,7 @@ import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
-import type { Snapshot } from './snapshot.js';
-import { parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
+import { type Snapshot, parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 

@@ -17,18 +17,28 @@
  */
 import { CorruptionError } from '../errors.js';
 import { compareTuples } from '../records/order.js';
-import { STATE_STREAM } from '../log/events.js';
-import type { PurgedRecords } from '../log/events.js';
+import { STATE_STREAM, type PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { OperationEntry } from '../log/operation.js';
 import { eventDigest, formatBoundSnapshot, sha256Hex } from './binding.js';
-import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
-import { chunkKey, chunkStream, decodeChunk, decodeIndexChunk, encodeChunk, joinChunk, SNAPSHOT_CHUNKS_FORMAT, SNAPSHOT_COLLECTIONS } from './chunks.js';
+import {
+  type ChunkIndex,
+  type ChunkKey,
+  type ChunkRef,
+  type SnapshotCollection,
+  chunkKey,
+  chunkStream,
+  decodeChunk,
+  decodeIndexChunk,
+  encodeChunk,
+  joinChunk,
+  SNAPSHOT_CHUNKS_FORMAT,
+  SNAPSHOT_COLLECTIONS,
+} from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
-import { looseChunkDigests, looseIndexDigests } from './heads.js';
+import { looseChunkDigests, looseIndexDigests, type RowKey } from './heads.js';
 import { unbindHead } from './restore.js';
-import type { RowKey } from './heads.js';
 
 /** What {@link patchSnapshots} reads. */
 export interface SnapshotPatchInput {

@@ -6,18 +6,14 @@
  * an earlier format among them, is skipped and the next older one is tried.
  */
 import { CorruptionError } from '../errors.js';
-import type { Log } from '../log/log.js';
+import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import { STATE_STREAM } from '../log/events.js';
 import { checkBinding, eventAt, identityOf, parseBoundSnapshot } from './binding.js';
-import type { LogEvent, StoredSnapshot } from '../log/log.js';
-import type { SnapshotCodec } from './codecs.js';
-import { plainCodec, SnapshotSealError } from './codecs.js';
+import { type SnapshotCodec, plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
 import { SNAPSHOT_PARTS } from './parts.js';
-import type { ChunkIndex } from './chunks.js';
-import { decodeChunkIndex, ofOtherFormat } from './chunks.js';
-import type { RowReader } from './heads.js';
-import { assembleHead, readHeadRows } from './heads.js';
+import { type ChunkIndex, decodeChunkIndex, ofOtherFormat } from './chunks.js';
+import { type RowReader, assembleHead, readHeadRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {

@@ -6,14 +6,11 @@
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { compareCheckpointsNewestFirst, compareStrings, compareWrites } from '../records/order.js';
-import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
-import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
+import { type MemoryItem, type Session, type Skill, type Turn, memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import { canonicalJson } from '../log/json.js';
 import { STATE_STREAM } from '../log/events.js';
-import type { OperationEntry } from '../log/operation.js';
-import { operationEntrySchema } from '../log/operation.js';
-import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
-import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
+import { type OperationEntry, operationEntrySchema } from '../log/operation.js';
+import { type Checkpoint, type CheckpointWrite, checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
 
 /** The format tag inside the canonical text of a snapshot ({@link encodeSnapshot}). */
 export const SNAPSHOT_FORMAT = 'agentstate.snapshot/3';

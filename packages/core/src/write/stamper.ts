@@ -5,12 +5,10 @@
  * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { IdGenerator } from '../ids/uuidv7.js';
-import { UuidV7Generator } from '../ids/uuidv7.js';
+import { type IdGenerator, UuidV7Generator } from '../ids/uuidv7.js';
 import type { Clock } from '../time/clock.js';
 import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
-import { formatInstant, MAX_INSTANT_MS } from '../time/instant.js';
-import type { Instant } from '../time/instant.js';
+import { formatInstant, MAX_INSTANT_MS, type Instant } from '../time/instant.js';
 import type { z } from 'zod';
 import type {
   appendTurnInputSchema,
@@ -28,8 +26,7 @@ import { partsFromContent, renderPartsText } from '../records/parts.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
-import { EventTypes } from '../log/events.js';
-import type { PurgedRecords, StateChangeOf } from '../log/events.js';
+import { EventTypes, type PurgedRecords, type StateChangeOf } from '../log/events.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
