@@ -1,18 +1,7 @@
 /** The memory store over any backend. */
 import { NotFoundError, ValidationError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
-import {
-  type RecallOptions,
-  type ScopeOptions,
-  type UpdateMemoryInput,
-  type WriteMemoryInput,
-  type WriteOptions,
-  parseInput,
-  scopeOptionsSchema,
-  updateMemoryInputSchema,
-  writeMemoryInputSchema,
-  writeOptionsSchema,
-} from '../records/inputs.js';
+import { parseInput, scopeOptionsSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
 import { memoryKeySchema, type MemoryItem, type Scope } from '../records/records.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
@@ -44,7 +33,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     return item;
   };
   return {
-    async write(input: WriteMemoryInput) {
+    async write(input) {
       const draft = parseInput(writeMemoryInputSchema, input);
       const change = await engine.mutate(
         async (tx) =>
@@ -58,7 +47,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(change.payload.item);
     },
 
-    async writeMany(inputs: readonly WriteMemoryInput[], options: WriteOptions = {}) {
+    async writeMany(inputs, options = {}) {
       const drafts = parseBatch(writeMemoryInputSchema, inputs, 'inputs');
       const o = parseInput(writeOptionsSchema, options);
       const own = drafts.findIndex((d) => d.operationId !== undefined);
@@ -89,7 +78,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return changes.map((change) => copyMemoryItem(change.payload.item));
     },
 
-    async update(id: string, input: UpdateMemoryInput) {
+    async update(id, input) {
       parseInput(idField, id);
       const patch = parseInput(updateMemoryInputSchema, input);
       const change = await engine.mutate(
@@ -103,11 +92,11 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(change.payload.item);
     },
 
-    async get(id: string) {
+    async get(id) {
       return copyMemoryItem(live(await backend.queries.memoryItem(parseInput(idField, id)), id));
     },
 
-    async getByKey(rawKey: string, options: ScopeOptions = {}) {
+    async getByKey(rawKey, options = {}) {
       const key = parseInput(memoryKeySchema, rawKey);
       const path = toScope(parseInput(scopeOptionsSchema, options).scope);
       const found = await backend.queries.memoryWithKey(path, key);
@@ -115,17 +104,17 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(found);
     },
 
-    async getAny(id: string) {
+    async getAny(id) {
       const found = await backend.queries.memoryItem(parseInput(idField, id));
       if (!found) throw new NotFoundError('memory', id);
       return copyMemoryItem(found);
     },
 
-    recall(options: RecallOptions = {}) {
+    recall(options = {}) {
       return recall(recallContext, options);
     },
 
-    async delete(id: string, options: WriteOptions = {}) {
+    async delete(id, options = {}) {
       parseInput(idField, id);
       const o = parseInput(writeOptionsSchema, options);
       const change = await engine.mutate(async (tx) => stamper.deleteMemory(await tx.memoryItem(id), id), operationCall(OPERATIONS.delete, { ...o, id }));

@@ -3,12 +3,6 @@ import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
 import {
-  type DeleteSkillOptions,
-  type ListSkillsOptions,
-  type RecordOutcomeInput,
-  type ScopeOptions,
-  type SearchSkillsOptions,
-  type UpsertSkillInput,
   deleteSkillOptionsSchema,
   listSkillsOptionsSchema,
   parseInput,
@@ -61,7 +55,7 @@ export function createSkillStore(engine: Engine): SkillStore {
   const q = backend.queries;
 
   return {
-    async upsert(input: UpsertSkillInput) {
+    async upsert(input) {
       const draft = parseInput(upsertSkillInputSchema, input);
       const scope = toScope(draft.scope);
       const change = await engine.mutate(
@@ -75,7 +69,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async get(idOrSlug: string, options: ScopeOptions = {}) {
+    async get(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope } = parseInput(scopeOptionsSchema, options);
       const skill = await resolveSkill(q, key, scope);
@@ -83,7 +77,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(skill);
     },
 
-    async getAny(idOrSlug: string, options: ScopeOptions = {}) {
+    async getAny(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope } = parseInput(scopeOptionsSchema, options);
       const skill = (await q.skill(key)) ?? (await q.skillAt(toScope(scope), key));
@@ -91,7 +85,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(skill);
     },
 
-    async list(options: ListSkillsOptions = {}) {
+    async list(options = {}) {
       const { scope, cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, options);
       const s = toScope(scope);
       const pager = openPager<Skill>({ method: 'skills.list', query: { scope: s, includeDescendants }, order: BY_SLUG, key: (k) => [k.slug, k.id] }, cursor);
@@ -99,7 +93,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return pager.page(skills.map(copySkill), limit);
     },
 
-    async search(query: string, limitOrOptions: number | SearchSkillsOptions = {}) {
+    async search(query, limitOrOptions = {}) {
       const text = parseInput(querySchema, query);
       const o = parseInput(searchSkillsOptionsSchema, typeof limitOrOptions === 'number' ? { limit: limitOrOptions } : limitOrOptions);
       const { cursor, limit = 0, ...rest } = o;
@@ -138,7 +132,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       );
     },
 
-    async recordOutcome(idOrSlug: string, input: RecordOutcomeInput) {
+    async recordOutcome(idOrSlug, input) {
       const key = parseInput(keySchema, idOrSlug);
       const o = parseInput(recordOutcomeInputSchema, input);
       const change = await engine.mutate(
@@ -152,7 +146,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async delete(idOrSlug: string, options: DeleteSkillOptions = {}) {
+    async delete(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, options);
       const change = await engine.mutate(

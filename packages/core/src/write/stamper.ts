@@ -37,35 +37,16 @@ export interface StamperContext {
   ids: IdGenerator;
 }
 
-/** Validated `sessions.create` input. */
-export type SessionDraft = z.output<typeof createSessionInputSchema>;
-
-/** Validated `sessions.update` changes. */
-export type SessionPatch = z.output<typeof updateSessionInputSchema>;
-
-/** Validated `sessions.appendTurn` input. */
-export type TurnDraft = z.output<typeof appendTurnInputSchema>;
-
-/** One validated turn of `sessions.replaceSuffix`. */
-export type TurnInputDraft = z.output<typeof turnInputSchema>;
-
-/** Validated `sessions.replaceSuffix` input. */
-export type ReplaceSuffixDraft = z.output<typeof replaceSuffixInputSchema>;
-
-/** Validated `skills.upsert` input. */
-export type SkillDraft = z.output<typeof upsertSkillInputSchema>;
-
-/** Validated `memory.write` input. */
-export type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
-
-/** Validated `memory.update` changes. */
-export type MemoryPatch = z.output<typeof updateMemoryInputSchema>;
-
-/** Validated `checkpoints.put` input. */
-export type CheckpointDraft = z.output<typeof putCheckpointInputSchema>;
-
-/** Validated `checkpoints.putWrites` input. */
-export type WritesDraft = z.output<typeof putWritesInputSchema>;
+type SessionDraft = z.output<typeof createSessionInputSchema>;
+type SessionPatch = z.output<typeof updateSessionInputSchema>;
+type TurnDraft = z.output<typeof appendTurnInputSchema>;
+type TurnInputDraft = z.output<typeof turnInputSchema>;
+type ReplaceSuffixDraft = z.output<typeof replaceSuffixInputSchema>;
+type SkillDraft = z.output<typeof upsertSkillInputSchema>;
+type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
+type MemoryPatch = z.output<typeof updateMemoryInputSchema>;
+type CheckpointDraft = z.output<typeof putCheckpointInputSchema>;
+type WritesDraft = z.output<typeof putWritesInputSchema>;
 
 /** True when `item` has expired at `now`: it is invisible to reads (docs/contract.md, memory expiry). */
 export function isExpired(item: MemoryItem, now: Instant): boolean {
