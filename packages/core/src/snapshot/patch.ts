@@ -26,7 +26,6 @@ import {
   type ChunkIndex,
   type ChunkKey,
   type ChunkRef,
-  type SnapshotCollection,
   chunkKey,
   chunkStream,
   decodeChunk,
@@ -305,22 +304,12 @@ export function chunksToPatch(
 
 /** The ids and sort keys (in order) of the purged records of each collection. */
 function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<string>; keys: ChunkKey[] }> {
-  return {
-    sessions: keysOf('sessions', purged.sessions),
-    turns: keysOf('turns', purged.turns),
-    skills: keysOf('skills', purged.skills),
-    memory: keysOf('memory', purged.memory),
-    operations: keysOf(
-      'operations',
-      (purged.operations ?? []).map((id) => ({ id })),
-    ),
+  const keysOf = (collection: Purgeable) => {
+    const records = collection === 'operations' ? (purged.operations ?? []).map((id) => ({ id })) : purged[collection];
+    const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
+    return { ids: new Set(records.map((r) => r.id)), keys };
   };
-}
-
-/** The ids and sort keys (in order) of the purged records of one collection. */
-function keysOf(collection: SnapshotCollection, records: readonly { id: string }[]): { ids: Set<string>; keys: ChunkKey[] } {
-  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
-  return { ids: new Set(records.map((r) => r.id)), keys };
+  return { sessions: keysOf('sessions'), turns: keysOf('turns'), skills: keysOf('skills'), memory: keysOf('memory'), operations: keysOf('operations') };
 }
 
 /**
