@@ -52,7 +52,7 @@ export class ViewFold {
     if (opened) {
       state.seq = opened.seq;
       state.historyFrom = opened.seq;
-      return new ViewFold(log, seq, options, state, opened.index);
+      return new ViewFold(log, seq, options, state, opened);
     }
     const fold = new ViewFold(log, seq, options, state, undefined);
     fold.#whole = () => advance(log, state, seq, options);

@@ -96,20 +96,11 @@ export interface SnapshotTrustContext {
   row?: RowReader;
 }
 
-/** A stored snapshot whose own text checks out: a head of chunks, its chunks not read yet. */
-export interface OpenedSnapshot {
-  seq: number;
-  index: ChunkIndex;
-}
-
-/**
- * Opens, unbinds and checks one stored head of chunks, for its chunks to be
- * read. Throws why it cannot be trusted.
- */
-export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): OpenedSnapshot {
+/** Opens, unbinds and checks one stored head of chunks, for its chunks to be read. Throws why it cannot be trusted. */
+function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): ChunkIndex {
   if (ofOtherFormat({ stream: STATE_STREAM, data: stored.data }))
     throw new OtherFormatError(STATE_STREAM, stored.seq, 'of an earlier snapshot format, which this version does not read');
-  return { seq: stored.seq, index: unbindHead(stored, open(ctx.codec, stored.data), ctx, decodeChunkIndex) };
+  return unbindHead(stored, open(ctx.codec, stored.data), ctx, decodeChunkIndex);
 }
 
 /**
@@ -139,13 +130,13 @@ export function unbindHead(
  * transaction.
  */
 export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
-  return assembleHead(openStoredSnapshot(stored, ctx).index, ctx.row ?? (() => undefined));
+  return assembleHead(openStoredSnapshot(stored, ctx), ctx.row ?? (() => undefined));
 }
 
 /** The result of {@link loadSnapshotHead}. */
 export interface LoadedSnapshotHead {
   /** The head of the snapshot to start from, or undefined for a full fold. */
-  opened: OpenedSnapshot | undefined;
+  opened: ChunkIndex | undefined;
   /** Newer snapshots that were refused. */
   skipped: SkippedSnapshot[];
 }
@@ -159,7 +150,7 @@ export async function loadSnapshotHead(
   log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>,
   codec: SnapshotCodec,
   head: number,
-  accept: (opened: OpenedSnapshot) => Promise<OpenedSnapshot> = async (opened) => opened,
+  accept: (opened: ChunkIndex) => Promise<ChunkIndex> = async (opened) => opened,
 ): Promise<LoadedSnapshotHead> {
   const skipped: SkippedSnapshot[] = [];
   // Read once, and only once a snapshot is stored.
@@ -186,7 +177,7 @@ export async function loadSnapshotHead(
 export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   let snapshot: Snapshot | undefined;
   const { skipped } = await loadSnapshotHead(log, codec, head, async (opened) => {
-    snapshot = assembleHead(opened.index, await readHeadRows(log, opened.index, SNAPSHOT_PARTS));
+    snapshot = assembleHead(opened, await readHeadRows(log, opened, SNAPSHOT_PARTS));
     return opened;
   });
   return { snapshot, skipped };
