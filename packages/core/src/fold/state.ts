@@ -34,7 +34,7 @@ export function skillSearchText(skill: Skill): string {
   return [skill.slug, skill.name, skill.body, ...skill.tags].join(' ');
 }
 
-/** The whole projection of the `state` stream, held in maps. */
+/** The whole projection of the `state` stream, held in maps; its look-ups by id and key are documented on {@link FoldView}. */
 export class InMemoryState implements FoldView {
   /** Seq of the last event applied. */
   seq = 0;
@@ -277,23 +277,19 @@ export class InMemoryState implements FoldView {
     }
   }
 
-  /** The session with this id, tombstones included. */
   session(id: string): Session | undefined {
     return this.sessions.get(id);
   }
 
-  /** The highest turn seq of a session (0 when it has none). */
   lastTurnSeq(sessionId: string): number {
     return this.turns.get(sessionId)?.length ?? 0;
   }
 
-  /** The turn with this id (live or tombstone), in any session. */
   turn(id: string): Turn | undefined {
     const place = this.#placed().get(id);
     return place === undefined ? undefined : this.turns.get(place.sessionId)?.[place.seq - 1];
   }
 
-  /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean {
     return this.#placed().has(id);
   }
@@ -312,7 +308,6 @@ export class InMemoryState implements FoldView {
     this.operations.set(operation.id, operationEntry(operation, seq));
   }
 
-  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
   liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
     return (this.turns.get(sessionId) ?? []).slice(Math.max(0, fromSeq - 1)).filter((t) => !t.deleted);
   }
@@ -325,27 +320,22 @@ export class InMemoryState implements FoldView {
     return out.reverse();
   }
 
-  /** The skill with this id, tombstones included. */
   skill(id: string): Skill | undefined {
     return this.skills.get(id);
   }
 
-  /** The id of the skill at `(scope, slug)`, tombstones included. */
   skillIdAt(scope: Scope, slug: string): string | undefined {
     return this.skillIdsByKey.get(skillKey(scope, slug));
   }
 
-  /** The memory item with this id, tombstones included. */
   memoryItem(id: string): MemoryItem | undefined {
     return this.memory.get(id);
   }
 
-  /** The operation an earlier event carried under this id. */
   operation(id: string): OperationEntry | undefined {
     return this.operations.get(id);
   }
 
-  /** The id of the live memory item of `scope` holding `key`. */
   memoryIdWithKey(scope: Scope, key: string): string | undefined {
     return this.#memoryKeys().get(memoryKeyOf(scope, key));
   }
@@ -359,17 +349,14 @@ export class InMemoryState implements FoldView {
     return this.#liveMemoryKeys;
   }
 
-  /** The checkpoint at this key. */
   checkpointAt(key: CheckpointKey): Checkpoint | undefined {
     return this.checkpoints.at(key);
   }
 
-  /** True when the task already has a write at `idx` against the checkpoint at `key`. */
   checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean {
     return this.checkpoints.writeExists(key, taskId, idx);
   }
 
-  /** True when the thread has a checkpoint or a write. */
   checkpointThreadExists(threadId: string): boolean {
     return this.checkpoints.threadExists(threadId);
   }
