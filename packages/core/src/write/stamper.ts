@@ -69,6 +69,11 @@ function increment(value: number, field: string): number {
   return value + 1;
 }
 
+/** A `ConflictError` unless `expected` (0 or absent: any) is the stored syncVersion of `what`. */
+function checkSyncVersion(what: string, stored: Envelope, expected = 0): void {
+  if (expected !== 0 && expected !== stored.syncVersion) throw new ConflictError(`${what} is at syncVersion ${stored.syncVersion}, not ${expected}`);
+}
+
 /** Stamps changes of the `state` stream. */
 export class Stamper {
   constructor(private readonly ctx: StamperContext) {}
@@ -193,10 +198,7 @@ export class Stamper {
    */
   updateSession(patch: SessionPatch, stored: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionUpdated> {
     if (!stored || stored.deleted) throw new NotFoundError('session', id);
-    const expected = patch.syncVersion ?? 0;
-    if (expected !== 0 && expected !== stored.syncVersion) {
-      throw new ConflictError(`session ${id} is at syncVersion ${stored.syncVersion}, not ${expected}`);
-    }
+    checkSyncVersion(`session ${id}`, stored, patch.syncVersion);
     const session: Session = {
       ...stored,
       title: patch.title ?? stored.title,
@@ -344,10 +346,7 @@ export class Stamper {
    * free in the item's scope (`keyTaken`).
    */
   updateMemory(patch: MemoryPatch, stored: MemoryItem, keyTaken = false): StateChangeOf<typeof EventTypes.MemoryUpdated> {
-    const expected = patch.syncVersion ?? 0;
-    if (expected !== 0 && expected !== stored.syncVersion) {
-      throw new ConflictError(`memory item ${stored.id} is at syncVersion ${stored.syncVersion}, not ${expected}`);
-    }
+    checkSyncVersion(`memory item ${stored.id}`, stored, patch.syncVersion);
     if (keyTaken) throw new ConflictError(`memory key ${JSON.stringify(patch.key)} is already held by another item of this scope`);
     const item: MemoryItem = {
       ...stored,
