@@ -195,15 +195,7 @@ const refSchema = z.strictObject({ first: z.array(z.union([z.string(), z.number(
 const refs = z.array(refSchema);
 const indexSchema = z.strictObject({
   format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
-  index: z.strictObject({
-    sessions: refs,
-    turns: refs,
-    skills: refs,
-    memory: refs,
-    operations: refs,
-    checkpoints: refs,
-    checkpointWrites: refs,
-  }),
+  index: z.strictObject(Object.fromEntries(SNAPSHOT_COLLECTIONS.map((collection) => [collection, refs])) as Record<SnapshotCollection, typeof refs>),
   seq: z.number().int().nonnegative(),
 });
 
