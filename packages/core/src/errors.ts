@@ -1,12 +1,15 @@
 /**
- * The one error family of agentstate. Every error any package raises on purpose (stores, backends, embedders, the CLI, the MCP server) is an
- * {@link AgentStateError} with a stable `code`, so callers can branch on `instanceof` or on `code` without parsing messages. The other packages subclass
- * it; their codes are listed here so one union names them all.
+ * The one error family of agentstate. Every error any package raises on
+ * purpose (stores, backends, embedders, the CLI, the MCP server) is an
+ * {@link AgentStateError} with a stable `code`, so callers can branch on
+ * `instanceof` or on `code` without parsing messages. The other packages
+ * subclass it; their codes are listed here so one union names them all.
  */
 
 /**
- * Stable machine-readable error codes, each documented in docs/contract.md §3. Codes are never renamed or reused. Several classes may share one code (a
- * missing database file and a missing record are both `not_found`).
+ * Stable machine-readable error codes, each documented in docs/contract.md
+ * §3. Codes are never renamed or reused. Several classes may share one code (a missing database file
+ * and a missing record are both `not_found`).
  */
 export type ErrorCode =
   // What the call asked for.
@@ -19,8 +22,9 @@ export type ErrorCode =
   | 'corruption'
   | 'incompatible'
   | 'seal_failed'
-  // The environment, not the input: a full disk (or quota, or file-size limit), a read-only file or folder, a permission, a path that is not a file, any
-  // other failure of the storage device, a part not installed.
+  // The environment, not the input: a full disk (or quota, or file-size
+  // limit), a read-only file or folder, a permission, a path that is not a
+  // file, any other failure of the storage device, a part not installed.
   | 'disk_full'
   | 'read_only'
   | 'permission_denied'
@@ -66,9 +70,11 @@ export class NotFoundError extends AgentStateError {
 }
 
 /**
- * A slug named without a scope is not live in the global scope (the scope a call without one addresses) but is live in `scopes`: the call refuses rather
- * than pick another scope's skill (docs/contract.md §4). Pass one of `scopes` to name that skill. A {@link NotFoundError}, so code that handles
- * `not_found` keeps working.
+ * A slug named without a scope is not live in the global scope (the scope
+ * a call without one addresses) but is live in `scopes`: the call refuses
+ * rather than pick another scope's skill (docs/contract.md §4). Pass one of
+ * `scopes` to name that skill. A {@link NotFoundError}, so code that
+ * handles `not_found` keeps working.
  */
 export class SkillScopeRequiredError extends NotFoundError {
   constructor(
@@ -89,8 +95,9 @@ export class ConflictError extends AgentStateError {
 }
 
 /**
- * An `operationId` was already used with another input or for another method (docs/contract.md §4). A {@link ConflictError}, but not retryable: the id
- * names that one write forever, so the same call can never succeed.
+ * An `operationId` was already used with another input or for another
+ * method (docs/contract.md §4). A {@link ConflictError}, but not retryable:
+ * the id names that one write forever, so the same call can never succeed.
  */
 export class OperationConflictError extends ConflictError {
   override readonly retryable: boolean = false;
@@ -135,9 +142,12 @@ export type IncompatibleReason =
   | 'behind-log';
 
 /**
- * The database (a SQLite file, a PostgreSQL schema) is not one this library can open: empty (0 bytes), truncated, not SQLite, another application's,
- * from a newer version, with a migration whose recorded checksum differs; or, opened read-only, one that needs a write first (a pending migration,
- * tables behind the log). Nothing was changed. One class for every backend, so a caller (and an exit code) reads the refusal the same way whichever
+ * The database (a SQLite file, a PostgreSQL schema) is not one this library
+ * can open: empty (0 bytes), truncated, not SQLite, another application's,
+ * from a newer version, with a migration whose recorded checksum differs;
+ * or, opened read-only, one that needs a write first (a pending migration,
+ * tables behind the log). Nothing was changed. One class for every backend,
+ * so a caller (and an exit code) reads the refusal the same way whichever
  * backend raised it.
  */
 export class IncompatibleDatabaseError extends AgentStateError {
@@ -153,22 +163,28 @@ export class IncompatibleDatabaseError extends AgentStateError {
   }
 }
 
-/** The provider, database or write transaction was used after it was closed or committed. A mistake of the calling code: retrying cannot succeed. */
+/**
+ * The provider, database or write transaction was used after it was closed
+ * or committed. A mistake of the calling code: retrying cannot succeed.
+ */
 export class ClosedError extends AgentStateError {
   readonly code = 'closed' as const;
 }
 
 /**
- * An optional part the call needs is not installed or cannot be loaded (the sqlite-vec extension for vectors, the offline embedder). Install it, then
- * retry.
+ * An optional part the call needs is not installed or cannot be loaded
+ * (the sqlite-vec extension for vectors, the offline embedder). Install it,
+ * then retry.
  */
 export class UnavailableError extends AgentStateError {
   readonly code = 'unavailable' as const;
 }
 
 /**
- * A write was asked of something that only reads: a view of the state at an earlier point (`provider.at`). A mistake of the calling code, not a refusal
- * of the storage (that is `read_only`): retrying cannot succeed; write through the provider itself.
+ * A write was asked of something that only reads: a view of the state at an
+ * earlier point (`provider.at`). A mistake of the calling code, not a
+ * refusal of the storage (that is `read_only`): retrying cannot succeed;
+ * write through the provider itself.
  */
 export class ReadOnlyViewError extends AgentStateError {
   readonly code = 'read_only_view' as const;

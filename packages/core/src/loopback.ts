@@ -1,9 +1,12 @@
 /**
- * The local HTTP servers of agentstate (the MCP server's HTTP transport, the inspector): how they listen and close, and who may talk to them: the
- * loopback rules that keep a web page from reaching a server bound to 127.0.0.1 through DNS rebinding (`Host` and `Origin` must name this machine), who
- * may change state without a token (no page, or the server's own page: never another local program's page), and the constant-time token check used when
- * a token stands in for them. One module, so the servers cannot drift apart; published as `@agentstate/core/loopback`, outside the main entry, because
- * only servers need it.
+ * The local HTTP servers of agentstate (the MCP server's HTTP transport, the
+ * inspector): how they listen and close, and who may talk to them: the loopback rules that keep a web page from
+ * reaching a server bound to 127.0.0.1 through DNS rebinding (`Host` and
+ * `Origin` must name this machine), who may change state without a token
+ * (no page, or the server's own page: never another local program's page),
+ * and the constant-time token check used when a token stands in for them. One module, so the servers cannot drift
+ * apart; published as `@agentstate/core/loopback`, outside the main entry,
+ * because only servers need it.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
@@ -44,11 +47,15 @@ export function isLoopbackRequest(host: string | undefined, origin: string | und
 }
 
 /**
- * Whether a request may change state on a server at `port` without a token: it comes from no page (no `Origin`), or from a page of this very server
- * (`Origin` is exactly `http://` and the request's loopback `Host`, whose port is `port`). Browsers send `Origin` with every request but GET and HEAD, a
- * form's or a `no-cors` fetch's too (`null` when they hide it), so another program's page (a dev server on another port) can neither drop it nor pose as
- * this server; and it cannot send a token, which rides in a header that needs a CORS preflight these servers never grant, or in an address it does not
- * know.
+ * Whether a request may change state on a server at `port` without a token:
+ * it comes from no page (no `Origin`), or from a page of this very server
+ * (`Origin` is exactly `http://` and the request's loopback `Host`, whose port
+ * is `port`). Browsers send `Origin` with every request but GET and HEAD, a
+ * form's or a `no-cors` fetch's too (`null` when they hide it), so another
+ * program's page (a dev server on another port) can neither drop it nor
+ * pose as this server; and it cannot send a token, which rides in a header
+ * that needs a CORS preflight these servers never grant, or in an address
+ * it does not know.
  */
 export function isOwnOriginOrNone(origin: string | undefined, host: string | undefined, port: number): boolean {
   if (origin === undefined) return true;
@@ -63,14 +70,18 @@ export function isOwnOriginOrNone(origin: string | undefined, host: string | und
 
 const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-/** A checker of presented tokens against `token`: both sides are hashed first, so the comparison takes the same time whatever was presented. */
+/**
+ * A checker of presented tokens against `token`: both sides are hashed
+ * first, so the comparison takes the same time whatever was presented.
+ */
 export function tokenChecker(token: string): (presented: string | undefined) => boolean {
   const expected = digest(token);
   return (presented) => timingSafeEqual(digest(presented ?? ''), expected) && presented !== undefined;
 }
 
-// A client reuses an idle connection until shortly before the server's keep-alive timeout (Node's default: 5 s); on a busy machine a request sent inside
-// that margin can reach a socket the server is closing ("other side closed"). A long timeout leaves the closing of idle connections to the clients.
+// A client reuses an idle connection until shortly before the server's keep-alive timeout (Node's default: 5 s); on
+// a busy machine a request sent inside that margin can reach a socket the server is closing ("other side closed").
+// A long timeout leaves the closing of idle connections to the clients.
 const KEEP_ALIVE_MS = 65_000;
 
 /**

@@ -1,5 +1,6 @@
 /**
- * Semantic recall's seam (docs/contract.md §6). An embedder turns text into vectors; vectors are derived data, never part of event payloads, cached by
+ * Semantic recall's seam (docs/contract.md §6). An embedder turns text into vectors;
+ * vectors are derived data, never part of event payloads, cached by
  * `(embedder id, content hash)` and re-created on rebuild.
  */
 import { createHash } from 'node:crypto';
@@ -11,15 +12,19 @@ export interface Embedder {
   /** Length of every vector it returns. */
   readonly dimensions: number;
   /**
-   * The cosine similarity above which two texts count as close on this model's scale (static word vectors and large models differ a lot): a sensible
-   * `minScore` for semantic recall with it. Advice only: recall never applies it; `minScore` alone cuts hits (docs/contract.md §6).
+   * The cosine similarity above which two texts count as close on this
+   * model's scale (static word vectors and large models differ a lot): a
+   * sensible `minScore` for semantic recall with it. Advice only: recall
+   * never applies it; `minScore` alone cuts hits (docs/contract.md §6).
    */
   readonly similarityThreshold?: number;
   /** One vector per text, in order. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;
   /**
-   * Optional: words related to the query's tokens (synonyms and near senses from a dictionary the embedder ships). Hybrid recall and search also match
-   * them in their lexical leg when its tokens may match any (`match` unset or `'any'`), so a query word finds an item that uses a synonym
+   * Optional: words related to the query's tokens (synonyms and near senses
+   * from a dictionary the embedder ships). Hybrid recall and search also
+   * match them in their lexical leg when its tokens may match any (`match`
+   * unset or `'any'`), so a query word finds an item that uses a synonym
    * (docs/contract.md §6). Never used by lexical or semantic mode.
    */
   relatedTokens?(tokens: readonly string[]): Promise<readonly string[]>;
@@ -31,8 +36,9 @@ export function contentHash(content: string): string {
 }
 
 /**
- * Whether a vector computed for the content of `hash` may be cached for a record that now holds `content` (undefined: no such record): only while it
- * still holds that content. A purge committed since the content was handed out for embedding erased it, and its vector is not cached again
+ * Whether a vector computed for the content of `hash` may be cached for a record that now holds
+ * `content` (undefined: no such record): only while it still holds that content. A purge committed
+ * since the content was handed out for embedding erased it, and its vector is not cached again
  * (docs/contract.md §7, "Purge"). A backend asks inside the transaction that caches.
  */
 export function holdsContent(content: string | undefined, hash: string): boolean {

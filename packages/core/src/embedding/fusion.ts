@@ -36,7 +36,8 @@ export function unitScore(x: number): number {
 }
 
 /**
- * The hybrid score of one item: `1 − (1 − lexical)^wₗ · (1 − semantic)^wₛ`, each leg clamped into [0, 1], weights non-negative (a weight of 0 ignores
+ * The hybrid score of one item: `1 − (1 − lexical)^wₗ · (1 − semantic)^wₛ`,
+ * each leg clamped into [0, 1], weights non-negative (a weight of 0 ignores
  * its leg).
  */
 export function combineScores(lexical: number, semantic: number, weights: { lexical: number; semantic: number }): number {
@@ -46,16 +47,20 @@ export function combineScores(lexical: number, semantic: number, weights: { lexi
 }
 
 /**
- * Whether a score makes a hit (docs/contract.md §6): only a score above 0 does. A semantic score of 0 is a similarity at or below 0, a vector at right
- * angles to the query's or pointing away: it shares no meaning with the query, so it is no match, however near the store ranks it.
+ * Whether a score makes a hit (docs/contract.md §6): only a score above 0
+ * does. A semantic score of 0 is a similarity at or below 0, a vector at
+ * right angles to the query's or pointing away: it shares no meaning with
+ * the query, so it is no match, however near the store ranks it.
  */
 export function isMatchScore(score: number): boolean {
   return score > 0;
 }
 
 /**
- * Fuses the two legs of a hybrid recall (or search): every id either leg matched, with its leg scores and combined score, best first, ties by id. An id
- * whose combined score is 0 (the semantic leg's similarity at or below 0 and no lexical match, or a match only in a leg of weight 0) is left out.
+ * Fuses the two legs of a hybrid recall (or search): every id either leg
+ * matched, with its leg scores and combined score, best first, ties by id.
+ * An id whose combined score is 0 (the semantic leg's similarity at or below
+ * 0 and no lexical match, or a match only in a leg of weight 0) is left out.
  */
 export function fuseLegs(lexical: readonly LegHit[], semantic: readonly LegHit[], weights: { lexical: number; semantic: number }): FusedHit[] {
   const legs = new Map<string, { lexical: number; semantic: number }>();

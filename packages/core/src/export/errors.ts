@@ -1,4 +1,7 @@
-/** The refusal of an export: a line that is not an event this library could have written, or a trailer that does not match the lines before it. */
+/**
+ * The refusal of an export: a line that is not an event this library could
+ * have written, or a trailer that does not match the lines before it.
+ */
 import { AgentStateError } from '../errors.js';
 
 /** An export that cannot be imported; `line` names the offending line when there is one. */

@@ -1,7 +1,11 @@
 /**
- * The export format: JSON Lines, one event of the `state` stream per line, in seq order, then the events of the `retention` stream (its policies) in seq
- * order, each line canonical JSON (keys sorted), so the same log exports to the same bytes from any backend, then a trailer line (see `trailer.ts`).
- * Reading checks each event line on its own: shape, seq continuity and payload validity; the fold's rules come after (see `reader.ts`).
+ * The export format: JSON Lines, one event of the `state` stream per line,
+ * in seq order, then the events of the `retention` stream (its policies) in
+ * seq order, each line canonical JSON (keys sorted), so the same log
+ * exports to the same bytes from any backend, then a trailer line (see
+ * `trailer.ts`). Reading checks each event line on its own: shape, seq
+ * continuity and payload validity; the fold's rules come after (see
+ * `reader.ts`).
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
@@ -59,7 +63,8 @@ export function checkEventLine(value: unknown, lineNo: number, expectedSeq: numb
 }
 
 /**
- * Checks one parsed line of the `retention` stream: a policy set or removed, whose payload matches its schema. Bad input is an {@link ExportFormatError}
+ * Checks one parsed line of the `retention` stream: a policy set or removed,
+ * whose payload matches its schema. Bad input is an {@link ExportFormatError}
  * naming the line.
  */
 export function checkRetentionLine(value: unknown, lineNo: number, expectedSeq: number): ImportedStreamEvent {

@@ -1,7 +1,10 @@
 /**
- * Reading an export, line by line, for any backend that imports one: each event line is checked (`lines.ts`) and folded into an {@link InMemoryState},
- * the same step replay and verify take, so a log that breaks a fold rule is refused with its line, as is an `erasedBy` no purge of the log made true
- * (`log/erasure-marks.ts`); the lines are digested, and at the end the trailer must match what was read. The reader keeps nothing but the fold: the
+ * Reading an export, line by line, for any backend that imports one: each
+ * event line is checked (`lines.ts`) and folded into an {@link InMemoryState},
+ * the same step replay and verify take, so a log that breaks a fold rule is
+ * refused with its line, as is an `erasedBy` no purge of the log made true
+ * (`log/erasure-marks.ts`); the lines are digested, and at the end the trailer
+ * must match what was read. The reader keeps nothing but the fold: the
  * importer appends each checked event where it belongs.
  */
 import { CorruptionError } from '../errors.js';
@@ -45,8 +48,10 @@ export class ExportReader {
   }
 
   /**
-   * Reads the next line (without its newline): the checked event it holds (a `state` event with its change, or a `retention` event), or undefined for the
-   * trailer. A line that is not what this library exports, or that breaks a fold rule, is an {@link ExportFormatError} naming it.
+   * Reads the next line (without its newline): the checked event it holds
+   * (a `state` event with its change, or a `retention` event), or undefined
+   * for the trailer. A line that is not what this library exports, or that
+   * breaks a fold rule, is an {@link ExportFormatError} naming it.
    */
   read(line: string): ImportedEvent | ImportedStreamEvent | undefined {
     this.#lineNo += 1;

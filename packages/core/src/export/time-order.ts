@@ -1,6 +1,8 @@
 /**
- * Event times never decrease along a stream (docs/contract.md §7), and selecting a point by time relies on it (§11): an export whose times go back is
- * refused, naming its line, rather than imported into a log that `at({ time })` would misread.
+ * Event times never decrease along a stream (docs/contract.md §7), and
+ * selecting a point by time relies on it (§11): an export whose times go
+ * back is refused, naming its line, rather than imported into a log that
+ * `at({ time })` would misread.
  */
 import { ExportFormatError } from './errors.js';
 

@@ -1,8 +1,11 @@
 /**
- * The end of an export. Its last line is a trailer, `{"trailer":{"events":N,"sha256":"<hex>"}}`, where N is the number of event lines before it and the
- * digest is SHA-256 over those lines, each followed by one `\n`: exactly the bytes of the file before the trailer
- * (`head -n -1 export.jsonl | sha256sum`). A file cut anywhere, even at a line boundary, or edited, no longer matches its trailer, and import refuses
- * it. An empty log exports as the trailer alone.
+ * The end of an export. Its last line is a trailer,
+ * `{"trailer":{"events":N,"sha256":"<hex>"}}`, where N is the number of
+ * event lines before it and the digest is SHA-256 over those lines, each
+ * followed by one `\n`: exactly the bytes of the file before the trailer
+ * (`head -n -1 export.jsonl | sha256sum`). A file cut anywhere, even at a
+ * line boundary, or edited, no longer matches its trailer, and import
+ * refuses it. An empty log exports as the trailer alone.
  */
 import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from '../log/json.js';

@@ -1,7 +1,10 @@
 /**
- * Writing an export of any {@link Log}: its `state` stream as canonical JSON Lines, read in batches, then its `retention` stream (the policies), then
- * the trailer (see `trailer.ts`). A gapped log's positions are renumbered densely from 1, and each `erasedBy` mark with them, so the same history
- * exports the same from every backend (docs/contract.md §7, "Positions").
+ * Writing an export of any {@link Log}: its `state` stream as canonical
+ * JSON Lines, read in batches, then its `retention` stream (the policies),
+ * then the trailer (see `trailer.ts`). A gapped log's positions are
+ * renumbered densely from 1, and each `erasedBy` mark with them, so the
+ * same history exports the same from every backend (docs/contract.md §7,
+ * "Positions").
  */
 import { RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent } from '../log/log.js';
@@ -19,7 +22,8 @@ export interface ExportOptions {
 }
 
 /**
- * Writes the export of `log` to `sink`, one chunk of whole lines (each with its newline) per call, the trailer last; waits for each call. Returns the
+ * Writes the export of `log` to `sink`, one chunk of whole lines (each with
+ * its newline) per call, the trailer last; waits for each call. Returns the
  * trailer.
  */
 export async function exportLog(log: Log, sink: (chunk: string) => Promise<void> | void, options: ExportOptions = {}): Promise<Trailer> {
@@ -56,9 +60,12 @@ function markOf(event: LogEvent): number | undefined {
 }
 
 /**
- * The renumbering of a gapped log's `state` events up to `upTo`, given batch by batch in order: each event at its rank among them, its `erasedBy` mark
- * (a later position) at that position's rank, its time raised to the latest before it. A mark's rank counts the positions before it, so the positions up
- * to a mark past the batch are read ahead (and again with their batches); a log without such a mark is read once.
+ * The renumbering of a gapped log's `state` events up to `upTo`, given
+ * batch by batch in order: each event at its rank among them, its
+ * `erasedBy` mark (a later position) at that position's rank, its time
+ * raised to the latest before it. A mark's rank counts the positions before
+ * it, so the positions up to a mark past the batch are read ahead (and again
+ * with their batches); a log without such a mark is read once.
  */
 function denseNumbers(log: Log, upTo: number, batchSize: number): (batch: readonly LogEvent[]) => Promise<LogEvent[]> {
   /** Every position up to `known`, ascending. */

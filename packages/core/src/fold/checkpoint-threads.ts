@@ -1,5 +1,6 @@
 /**
- * The in-memory projection of checkpoints and their writes, grouped by thread so that deleting a thread is one map deletion. The reference
+ * The in-memory projection of checkpoints and their writes, grouped by
+ * thread so that deleting a thread is one map deletion. The reference
  * implementation of {@link CheckpointQueries}' order and filters.
  */
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';

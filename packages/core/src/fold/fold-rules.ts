@@ -1,8 +1,11 @@
 /**
- * The rules a change must satisfy against the state it folds into: exactly what the stamper guarantees for every change it stamps (see
- * `write/stamper.ts`). A log the live API wrote always satisfies them; a log that breaks one was edited, forged or assembled by hand, and folding it
- * would silently drop or overwrite records (a turn of a missing session, a repeated turn seq, a second `created` for a taken id). Payload shapes and
- * limits are the decoder's business; these rules are referential.
+ * The rules a change must satisfy against the state it folds into: exactly
+ * what the stamper guarantees for every change it stamps (see
+ * `write/stamper.ts`). A log the live API wrote always satisfies them; a
+ * log that breaks one was edited, forged or assembled by hand, and folding
+ * it would silently drop or overwrite records (a turn of a missing session,
+ * a repeated turn seq, a second `created` for a taken id). Payload shapes
+ * and limits are the decoder's business; these rules are referential.
  */
 import { CorruptionError } from '../errors.js';
 import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
@@ -45,7 +48,10 @@ export interface FoldView {
 /** A broken rule: the message, without the event's position. */
 type Violation = string | undefined;
 
-/** Throws a `CorruptionError` naming `seq` when `change` could not have been stamped against `view`; returns quietly otherwise. */
+/**
+ * Throws a `CorruptionError` naming `seq` when `change` could not have been
+ * stamped against `view`; returns quietly otherwise.
+ */
 export function checkChange(view: FoldView, change: StateChange, seq: number): void {
   const violation = findViolation(view, change);
   if (violation !== undefined) throw new CorruptionError(STATE_STREAM, seq, `${change.type}: ${violation}`);
@@ -127,7 +133,10 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
   }
 }
 
-/** `records.purged`: each record exists (live or tombstone), appears once, and comes back as its erased tombstone one version later, nothing else changed. */
+/**
+ * `records.purged`: each record exists (live or tombstone), appears once,
+ * and comes back as its erased tombstone one version later, nothing else changed.
+ */
 function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
   const seen = new Set<string>();
   const check = <R extends Envelope & { id: string }>(label: string, records: readonly R[], stored: (id: string) => R | undefined, erase: (r: R) => R) => {
@@ -157,7 +166,10 @@ function envelopeOf(record: Envelope): Envelope {
   return { syncVersion, originInstanceId, updatedHlc, lastWriterId, deleted };
 }
 
-/** A checkpoint's first save, or a later save under the same key that keeps its `id` and `createdAt` (docs/contract.md §2: saving again replaces). */
+/**
+ * A checkpoint's first save, or a later save under the same key that keeps
+ * its `id` and `createdAt` (docs/contract.md §2: saving again replaces).
+ */
 function checkpointViolation(stored: Checkpoint | undefined, checkpoint: Checkpoint): Violation {
   // Checkpoints have no tombstones: their envelope is read as a live record's.
   if (!stored) return firstSave({ ...checkpoint, deleted: false });
@@ -185,8 +197,9 @@ function writesViolation(view: FoldView, writes: readonly CheckpointWrite[]): Vi
 }
 
 /**
- * A later version of a live memory item: the same scope and creation, `updatedAt` never back; a tombstone changes nothing else, an update may change the
- * content fields and take a key no other live item of the scope holds.
+ * A later version of a live memory item: the same scope and creation,
+ * `updatedAt` never back; a tombstone changes nothing else, an update may
+ * change the content fields and take a key no other live item of the scope holds.
  */
 function memoryChangeViolation(view: FoldView, item: MemoryItem, deleted: boolean): Violation {
   const stored = view.memoryItem(item.id);
@@ -229,7 +242,10 @@ function sameClockAsSession(session: Session, turn: Turn): Violation {
   return undefined;
 }
 
-/** `tombstones` (oldest first) replace exactly the newest live turns of the session, one version later, with nothing else changed. */
+/**
+ * `tombstones` (oldest first) replace exactly the newest live turns of the
+ * session, one version later, with nothing else changed.
+ */
 function removedSuffix(view: FoldView, session: Session, tombstones: readonly Turn[]): Violation {
   const first = tombstones[0];
   if (first === undefined) return undefined;
@@ -277,8 +293,9 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
 }
 
 /**
- * `session.updated`: a live session's next version, live, with the same `model` and creation, `updatedAt` never back; its title, metadata and scope may
- * change (docs/contract.md §4, `sessions.update`).
+ * `session.updated`: a live session's next version, live, with the same
+ * `model` and creation, `updatedAt` never back; its title, metadata and
+ * scope may change (docs/contract.md §4, `sessions.update`).
  */
 function updatedSession(stored: Session | undefined, session: Session): Violation {
   if (!stored || stored.deleted) return `session ${json(session.id)} does not exist or is deleted`;
@@ -314,7 +331,8 @@ function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violati
 }
 
 /**
- * `skill.outcome_recorded`: a live skill's next version that adds exactly the increment to `uses` and `wins` and changes nothing else but the envelope
+ * `skill.outcome_recorded`: a live skill's next version that adds exactly the
+ * increment to `uses` and `wins` and changes nothing else but the envelope
  * and `updatedAt` (which never moves back); the content `version` stays.
  */
 function outcomeViolation(stored: Skill | undefined, skill: Skill, inc: OutcomeIncrement): Violation {

@@ -1,7 +1,9 @@
 /**
- * Folding a log into an {@link InMemoryState}: start from the newest trustworthy snapshot, then apply every later event. `foldLog` folds a whole stream,
- * validated (an in-memory log's were validated when appended): what `replay`, `verify` and the durable backends' rebuild compare against. `foldTo` and
- * `advance` fold up to a seq, for time-travel views and diffs.
+ * Folding a log into an {@link InMemoryState}: start from the newest trustworthy
+ * snapshot, then apply every later event. `foldLog` folds a whole stream,
+ * validated (an in-memory log's were validated when appended): what
+ * `replay`, `verify` and the durable backends' rebuild compare against.
+ * `foldTo` and `advance` fold up to a seq, for time-travel views and diffs.
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
@@ -25,8 +27,10 @@ export interface FoldOptions {
   /** Events read per batch. */
   batchSize?: number;
   /**
-   * Index the history of every event folded (default). False leaves the folded events' seqs to be read from the log on the first history query, as for the
-   * events before a snapshot: for a fold over a log that stays readable (`replay`).
+   * Index the history of every event folded (default). False leaves the
+   * folded events' seqs to be read from the log on the first history query,
+   * as for the events before a snapshot: for a fold over a log that stays
+   * readable (`replay`).
    */
   history?: boolean;
 }
@@ -87,7 +91,10 @@ export interface FoldToOptions {
   snapshotUpTo?: number;
 }
 
-/** The in-memory read model of the `state` stream at `seq`: the newest trustworthy snapshot at or below it, then the events after it up to `seq`. */
+/**
+ * The in-memory read model of the `state` stream at `seq`: the newest
+ * trustworthy snapshot at or below it, then the events after it up to `seq`.
+ */
 export async function foldTo(log: Log, seq: number, options: FoldToOptions = {}): Promise<InMemoryState> {
   const state = new InMemoryState();
   const { snapshot } = await loadSnapshot(log, options.snapshotCodec ?? plainCodec, Math.min(seq, options.snapshotUpTo ?? seq));
@@ -112,8 +119,10 @@ export async function advance(
 }
 
 /**
- * Hands `each` the changes of the events after `from` up to `to`, in order. Events of the current schema version are not parsed again: every `state`
- * event was checked when it was appended (docs/contract.md §7), as `history` relies on too, and the fold's rules still apply to each. Older ones are
+ * Hands `each` the changes of the events after `from` up to `to`, in order.
+ * Events of the current schema version are not parsed again: every `state`
+ * event was checked when it was appended (docs/contract.md §7), as `history`
+ * relies on too, and the fold's rules still apply to each. Older ones are
  * upcast and checked. A missing event or a gap is a `CorruptionError`.
  */
 export async function readChanges(log: Log, from: number, to: number, options: FoldToOptions, each: (change: StateChange, seq: number) => void): Promise<void> {

@@ -1,4 +1,7 @@
-/** An array kept sorted by a total order, with binary-search insert and remove: appends in order (the common case) are O(1) amortised. */
+/**
+ * An array kept sorted by a total order, with binary-search insert and
+ * remove: appends in order (the common case) are O(1) amortised.
+ */
 export class SortedList<T> {
   readonly items: T[] = [];
 
@@ -24,7 +27,10 @@ export class SortedList<T> {
     return false;
   }
 
-  /** Replaces `old` by `item`: in place when they are equal under the order (one binary search, no shifting), else by a remove and an insert. */
+  /**
+   * Replaces `old` by `item`: in place when they are equal under the order
+   * (one binary search, no shifting), else by a remove and an insert.
+   */
   replace(old: T, item: T): void {
     if (this.compare(old, item) === 0) {
       const i = this.#lowerBound(old);

@@ -1,7 +1,9 @@
 /**
- * The read model every fold builds in memory, and its projection: the in-memory backend's state, and what replay, verify, time-travel views and the
- * durable backends' rebuild fold into. `apply` is the only code that changes it, and it is the same for a live write, a replay and a restore from
- * snapshot. Look-ups by id and by `(scope, slug)` are O(1).
+ * The read model every fold builds in memory, and its projection: the
+ * in-memory backend's state, and what replay, verify, time-travel views and
+ * the durable backends' rebuild fold into. `apply` is the only code that
+ * changes it, and it is the same for a live write, a replay and a restore
+ * from snapshot. Look-ups by id and by `(scope, slug)` are O(1).
  */
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '../records/order.js';
@@ -82,9 +84,11 @@ export class InMemoryState implements FoldView {
   historyFrom = 0;
 
   /**
-   * Folds one change in, after checking it against the fold's rules (see `fold-rules.ts`): a change the live API could not have written is a
-   * `CorruptionError` naming `seq`, and changes nothing. `checked: false` skips the rules, only for a change the stamper just built on this very state
-   * (valid by construction, as SQLite's live path trusts it too).
+   * Folds one change in, after checking it against the fold's rules (see
+   * `fold-rules.ts`): a change the live API could not have written is a
+   * `CorruptionError` naming `seq`, and changes nothing. `checked: false`
+   * skips the rules, only for a change the stamper just built on this very
+   * state (valid by construction, as SQLite's live path trusts it too).
    */
   apply(change: StateChange, seq: number, checked = true): void {
     if (checked) checkChange(this, change, seq);
@@ -101,8 +105,10 @@ export class InMemoryState implements FoldView {
   }
 
   /**
-   * Folds one change into the collections of `parts` only, unchecked, and leaves it out of the history index (as {@link deferHistory} does). For a
-   * time-travel view that restores the parts of a snapshot as its reads need them: each part restored is followed by the same events, folded into it
+   * Folds one change into the collections of `parts` only, unchecked, and
+   * leaves it out of the history index (as {@link deferHistory} does). For a
+   * time-travel view that restores the parts of a snapshot as its reads need
+   * them: each part restored is followed by the same events, folded into it
    * alone. The events were checked when they were appended.
    */
   applyParts(change: StateChange, seq: number, parts: ReadonlySet<SnapshotPart>): void {
@@ -169,9 +175,12 @@ export class InMemoryState implements FoldView {
   #historyDeferred = false;
 
   /**
-   * Until {@link resumeHistory}, events applied are left out of the history index and `historyFrom` follows them, as after a snapshot: their seqs are read
-   * from the log when first asked for, so a fold that may never be asked for history does not build it. Only a state whose index is empty (a fresh or
-   * restored one) defers; on any other this does nothing, as the index must hold every seq after `historyFrom`.
+   * Until {@link resumeHistory}, events applied are left out of the history
+   * index and `historyFrom` follows them, as after a snapshot: their seqs are
+   * read from the log when first asked for, so a fold that may never be
+   * asked for history does not build it. Only a state whose index is empty
+   * (a fresh or restored one) defers; on any other this does nothing, as
+   * the index must hold every seq after `historyFrom`.
    */
   deferHistory(): void {
     if (this.history.size === 0) this.#historyDeferred = true;

@@ -1,8 +1,11 @@
 /**
- * The state of a time-travel view, folded part by part as its reads need them (docs/contract.md §11). From a snapshot, a part is read (chunk by chunk)
- * only when a read needs its collections: restored, then the events between the snapshot and the view's seq are folded into it alone. So the first read
- * of a view costs the parts it reads and the events after the snapshot, not the whole projection. Without a snapshot, the whole state is folded on the
- * first read.
+ * The state of a time-travel view, folded part by part as its reads need
+ * them (docs/contract.md §11). From a snapshot, a part is read (chunk by
+ * chunk) only when a read needs its collections: restored, then the events
+ * between the snapshot and the view's seq are folded into it alone. So the
+ * first read of a view costs the parts it reads and the events after the
+ * snapshot, not the whole projection. Without a snapshot, the whole state is
+ * folded on the first read.
  */
 import { CorruptionError } from '../errors.js';
 import type { StateChange } from '../log/events.js';
@@ -39,7 +42,10 @@ export class ViewFold {
     this.#index = index;
   }
 
-  /** Finds the snapshot to start from: the newest trustworthy one at or below `seq`. Only its head is read here. */
+  /**
+   * Finds the snapshot to start from: the newest trustworthy one at or
+   * below `seq`. Only its head is read here.
+   */
   static async open(log: Log, seq: number, options: FoldToOptions = {}): Promise<ViewFold> {
     const { opened } = await loadSnapshotHead(log, options.snapshotCodec ?? plainCodec, seq);
     const state = new InMemoryState();

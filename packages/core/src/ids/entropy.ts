@@ -1,12 +1,16 @@
-/** Sources of random bytes. Domain code never calls `Math.random()` or `crypto.randomBytes` directly, so that seeded runs are reproducible. */
+/**
+ * Sources of random bytes. Domain code never calls `Math.random()` or
+ * `crypto.randomBytes` directly, so that seeded runs are reproducible.
+ */
 import { randomFillSync } from 'node:crypto';
 
 /** Fills a buffer with random bytes. */
 export type Entropy = (bytes: Uint8Array) => void;
 
 /**
- * Bytes drawn from the operating system at a time: an id takes 10, and one call costs microseconds whatever its size, as much as the rest of making the
- * id. Each byte is handed out once.
+ * Bytes drawn from the operating system at a time: an id takes 10, and one
+ * call costs microseconds whatever its size, as much as the rest of making
+ * the id. Each byte is handed out once.
  */
 const POOL_BYTES = 4096;
 const pool = new Uint8Array(POOL_BYTES);
@@ -26,7 +30,10 @@ export const systemEntropy: Entropy = (bytes) => {
   poolAt += bytes.length;
 };
 
-/** Deterministic entropy from a 32-bit seed (SplitMix32). Not for secrets: it exists so the same seed gives the same ids in tests and replays. */
+/**
+ * Deterministic entropy from a 32-bit seed (SplitMix32). Not for secrets:
+ * it exists so the same seed gives the same ids in tests and replays.
+ */
 export function seededEntropy(seed: number): Entropy {
   let state = seed >>> 0;
   return (bytes) => {

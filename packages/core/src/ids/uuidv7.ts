@@ -1,6 +1,8 @@
 /**
- * UUIDv7 ids (RFC 9562) that are strictly increasing per generator: within one millisecond the 74 random bits are treated as a counter and incremented,
- * and when the physical clock goes back the generator keeps its last time, so id order is creation order on one instance.
+ * UUIDv7 ids (RFC 9562) that are strictly increasing per generator: within one
+ * millisecond the 74 random bits are treated as a counter and incremented, and
+ * when the physical clock goes back the generator keeps its last time, so id
+ * order is creation order on one instance.
  */
 import { type Clock, systemClock } from '../time/clock.js';
 import { type Entropy, systemEntropy } from './entropy.js';
@@ -53,7 +55,8 @@ export class UuidV7Generator implements IdGenerator {
     if (ahead || !this.#increment()) {
       this.#lastMs = ahead ? physical : this.#lastMs + 1;
       this.entropy(this.#tail);
-      // Leave headroom in the counter so that a burst within one millisecond rarely overflows into the timestamp.
+      // Leave headroom in the counter so that a burst within one millisecond
+      // rarely overflows into the timestamp.
       this.#tail[0] = (this.#tail[0]! & 0x07) | 0x70;
       this.#tail[2] = (this.#tail[2]! & 0x3f) | 0x80;
     }

@@ -1,7 +1,10 @@
 /**
- * The in-memory {@link StateBackend}: an {@link InMemoryState} folded from a {@link Log}. Append and project happen with nothing else in between: the
- * engine runs one mutation at a time, and projecting is synchronous. There is no COMMIT to wait for: a committed change is final at once, so a savepoint
- * has nothing to undo as long as a mutation commits only after deciding (and validating) all of its changes, which the engine does.
+ * The in-memory {@link StateBackend}: an {@link InMemoryState} folded from a
+ * {@link Log}. Append and project happen with nothing else in between: the
+ * engine runs one mutation at a time, and projecting is synchronous. There
+ * is no COMMIT to wait for: a committed change is final at once, so a
+ * savepoint has nothing to undo as long as a mutation commits only after
+ * deciding (and validating) all of its changes, which the engine does.
  */
 import { ConflictError, UnavailableError } from '../errors.js';
 import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM, type StateChange, type StateChangeOf } from '../log/events.js';
@@ -105,7 +108,8 @@ export class InMemoryBackend implements StateBackend {
   }
 
   async #firstWrite<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T> {
-    // A log written by someone else would make the next seq disagree with this read model; refuse before writing rather than fork history.
+    // A log written by someone else would make the next seq disagree with this
+    // read model; refuse before writing rather than fork history.
     const head = await this.log.head(STATE_STREAM);
     if (head !== this.state.seq) {
       throw new ConflictError(`the log's state stream is at seq ${head} but this provider has folded ${this.state.seq}: open it with replay()`);

@@ -1,6 +1,8 @@
 /**
- * The in-memory embedding cache: vectors by `(embedder id, content hash)`, shared by the memory and turn vector stores, as the SQLite backend's
- * `embedding_cache` is, so a text embedded for one target is not embedded again for the other.
+ * The in-memory embedding cache: vectors by `(embedder id, content hash)`,
+ * shared by the memory and turn vector stores, as the SQLite backend's
+ * `embedding_cache` is, so a text embedded for one target is not embedded
+ * again for the other.
  */
 import { mapFor } from '../fold/state.js';
 

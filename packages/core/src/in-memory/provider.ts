@@ -1,4 +1,7 @@
-/** The in-memory provider: zero setup, the reference every other backend is held to, and what `replay` returns. */
+/**
+ * The in-memory provider: zero setup, the reference every other backend is
+ * held to, and what `replay` returns.
+ */
 import type { Log } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import type { StateProviderOptions } from '../provider/options.js';
@@ -10,7 +13,10 @@ import { type FoldOptions, foldLog } from '../fold/fold.js';
 
 /** Options of {@link createInMemoryProvider}. */
 export interface InMemoryProviderOptions extends StateProviderOptions {
-  /** The log to append to; default, a new {@link InMemoryLog} on `clock`. It must be empty: to continue a log that has history, use {@link replay}. */
+  /**
+   * The log to append to; default, a new {@link InMemoryLog} on `clock`. It must
+   * be empty: to continue a log that has history, use {@link replay}.
+   */
   log?: Log;
 }
 
@@ -24,7 +30,8 @@ export function createInMemoryProvider(options: InMemoryProviderOptions = {}): E
 export type ReplayOptions = StateProviderOptions & Pick<FoldOptions, 'fromScratch' | 'batchSize'>;
 
 /**
- * Folds the `state` stream of `log` (from its newest trustworthy snapshot) into a fresh in-memory provider that reads like the live one and continues
+ * Folds the `state` stream of `log` (from its newest trustworthy snapshot)
+ * into a fresh in-memory provider that reads like the live one and continues
  * the same stream on new writes. Its clock starts past every stored HLC.
  */
 export async function replay(log: Log, options: ReplayOptions = {}): Promise<EventSourcedProvider> {

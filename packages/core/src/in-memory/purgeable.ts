@@ -9,9 +9,11 @@ import type { InMemoryState } from '../fold/state.js';
 import { sortedById } from '../provider/purge.js';
 
 /**
- * Tombstones included: one record by id (a session with every turn it ever had), every session, skill and memory item of a scope or its descendants
- * (sessions with their turns), or every record that holds the text (core's `recordHolds`) or whose id `held` names (the records an earlier event shows
- * holding it), a session with its turns. Each list in id order.
+ * Tombstones included: one record by id (a session with every turn it ever
+ * had), every session, skill and memory item of a scope or its descendants
+ * (sessions with their turns), or every record that holds the text (core's
+ * `recordHolds`) or whose id `held` names (the records an earlier event
+ * shows holding it), a session with its turns. Each list in id order.
  */
 export function purgeableIn(state: InMemoryState, selector: PurgeSelector, held?: Holders): PurgedRecords {
   const out: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };

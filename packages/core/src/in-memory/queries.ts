@@ -34,7 +34,8 @@ export function memoryFilter(filter: MemoryFilter & ScopeFilter): (item: MemoryI
 }
 
 /**
- * A relevance page: matches ranked by BM25 (best first, ties by `tieBreak`), past the query's keyset on (score, `sort`, id) with `sort` and id in
+ * A relevance page: matches ranked by BM25 (best first, ties by `tieBreak`),
+ * past the query's keyset on (score, `sort`, id) with `sort` and id in
  * `direction`, at most `query.limit` of them.
  */
 function relevancePage<T extends { id: string }>(

@@ -9,8 +9,9 @@ const isObject = (value: unknown): value is Record<string, unknown> => typeof va
 const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
 /**
- * The payload as the log will store and return it: a JSON copy, so later mutation of the caller's object never changes history. `undefined` stays as is
- * for {@link toLogEvent} to refuse.
+ * The payload as the log will store and return it: a JSON copy, so later
+ * mutation of the caller's object never changes history. `undefined` stays
+ * as is for {@link toLogEvent} to refuse.
  */
 export function jsonPayload<P>(payload: P): P {
   if (payload === undefined) return payload;
@@ -36,10 +37,14 @@ export function checkStream(stream: unknown): string {
 }
 
 /**
- * Validates an append and builds the event to store at `seq`: `time` from the log's clock when absent, `schemaVersion` 1 when absent, linkage kept
- * verbatim. `previous` gives the time of the event at `seq - 1` of the stream (asked only when `seq` > 1): times never decrease along a stream
- * (docs/contract.md §7), so a clock reading earlier than it is raised to it and a given time earlier than it is a `ValidationError`. The payload is the
- * caller's object: the log must serialise it before it returns, so later mutation cannot change history.
+ * Validates an append and builds the event to store at `seq`: `time` from the
+ * log's clock when absent, `schemaVersion` 1 when absent, linkage kept
+ * verbatim. `previous` gives the time of the event at `seq - 1` of the
+ * stream (asked only when `seq` > 1): times never decrease along a stream
+ * (docs/contract.md §7), so a clock reading earlier than it is raised to it
+ * and a given time earlier than it is a `ValidationError`. The payload is the
+ * caller's object: the log must serialise it before it returns, so later
+ * mutation cannot change history.
  */
 export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Instant, previous: (stream: string) => Instant | undefined): LogEvent<P> {
   if (!isObject(input)) throw new ValidationError('', 'an append must be an object');
@@ -71,8 +76,10 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
 }
 
 /**
- * The time of the event at `seq`: `given` when the caller set one, else the clock's reading, either at or after `floor`, the time of the event before
- * it. A clock set back, or writers whose clocks disagree, so move no event time back: a clock reading is raised to `floor`, a given time is refused.
+ * The time of the event at `seq`: `given` when the caller set one, else the
+ * clock's reading, either at or after `floor`, the time of the event before
+ * it. A clock set back, or writers whose clocks disagree, so move no event
+ * time back: a clock reading is raised to `floor`, a given time is refused.
  */
 function notBefore(given: Instant | undefined, now: () => Instant, floor: Instant | undefined, stream: string, seq: number): Instant {
   if (given === undefined) {
@@ -89,7 +96,8 @@ function notBefore(given: Instant | undefined, now: () => Instant, floor: Instan
 }
 
 /**
- * Checks a read and fills its defaults: `afterSeq` 0 and `limit` 0 (all). Both must be safe non-negative integers: a string or a fraction is refused
+ * Checks a read and fills its defaults: `afterSeq` 0 and `limit` 0 (all).
+ * Both must be safe non-negative integers: a string or a fraction is refused
  * rather than guessed at.
  */
 export function parseReadQuery(query: ReadQuery): Required<ReadQuery> {

@@ -1,7 +1,9 @@
 /**
- * What a `state` change writes, for any backend that projects it: the records it carries (complete post-images, docs/contract.md §7, but for the session
- * a turn was appended to, which is derived) and the largest HLC among them. A durable backend applies the records in order and remembers the HLC, so its
- * clock restarts past every stored write.
+ * What a `state` change writes, for any backend that projects it: the
+ * records it carries (complete post-images, docs/contract.md §7, but for the
+ * session a turn was appended to, which is derived) and the
+ * largest HLC among them. A durable backend applies the records in order
+ * and remembers the HLC, so its clock restarts past every stored write.
  */
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
@@ -12,8 +14,9 @@ import { type StateChange, EventTypes } from './events.js';
 export type ChangeRecord =
   | { kind: 'session'; record: Session }
   /**
-   * Not a record: the session of `turn` becomes its next version, derived from the stored one by `sessionAfterTurn` (a `session.turn_appended` that does
-   * not carry the session). The session exists and is live: the fold's rules say so.
+   * Not a record: the session of `turn` becomes its next version, derived
+   * from the stored one by `sessionAfterTurn` (a `session.turn_appended`
+   * that does not carry the session). The session exists and is live: the fold's rules say so.
    */
   | { kind: 'sessionAfterTurn'; turn: Turn }
   | { kind: 'turn'; record: Turn }
@@ -25,8 +28,9 @@ export type ChangeRecord =
   | { kind: 'checkpointThreadDeletion'; threadId: string };
 
 /**
- * The records a change writes. Applying them in order is the whole projection: a later post-image of a record replaces the earlier one, which is what
- * lets a fold coalesce them.
+ * The records a change writes. Applying them in order is the whole
+ * projection: a later post-image of a record replaces the earlier one,
+ * which is what lets a fold coalesce them.
  */
 export function changeRecords(change: StateChange): ChangeRecord[] {
   switch (change.type) {
@@ -82,7 +86,10 @@ function turnRecords(turns: readonly Turn[]): ChangeRecord[] {
   return turns.map((record) => ({ kind: 'turn', record }));
 }
 
-/** The ids of the sessions, turns, skills and memory items a change carries, each once, in order: the history index's entries for its event. */
+/**
+ * The ids of the sessions, turns, skills and memory items a change carries,
+ * each once, in order: the history index's entries for its event.
+ */
 export function changeRecordIds(change: StateChange): string[] {
   const ids = new Set<string>();
   for (const entry of changeRecords(change)) {

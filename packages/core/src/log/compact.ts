@@ -1,6 +1,8 @@
 /**
- * How a change is stored (schema version 3): as its payload, except that the new turn of a `session.turn_appended` leaves out every field a reader
- * derives from the rest of it, the most frequent event being also the one most worth keeping small. Each field is left out only when it equals what
+ * How a change is stored (schema version 3): as its payload, except that
+ * the new turn of a `session.turn_appended` leaves out every field a reader
+ * derives from the rest of it, the most frequent event being also the one
+ * most worth keeping small. Each field is left out only when it equals what
  * {@link expandStoredPayload} puts back, so reading gives the turn exactly.
  */
 import { partsFromContent, renderPartsText, type Part } from '../records/parts.js';
@@ -17,8 +19,10 @@ export function storedPayload(change: StateChange): unknown {
 }
 
 /**
- * A new turn without what its other fields imply: `syncVersion` 1, not deleted, written by its origin, no metadata, and either its parts (one text part
- * holding the content, or none for `''`) or its content (the text of its parts), whichever the other implies.
+ * A new turn without what its other fields imply: `syncVersion` 1, not
+ * deleted, written by its origin, no metadata, and either its parts (one
+ * text part holding the content, or none for `''`) or its content (the text
+ * of its parts), whichever the other implies.
  */
 function compactTurn(turn: Turn): Loose {
   const { syncVersion, deleted, lastWriterId, metadata, parts, content } = turn;
@@ -44,8 +48,9 @@ function compactTurn(turn: Turn): Loose {
 }
 
 /**
- * True when `parts` are exactly what `content` alone gives (see `partsFromContent`): one text part holding it, or none for `''`. Such parts need not be
- * stored beside the content.
+ * True when `parts` are exactly what `content` alone gives (see
+ * `partsFromContent`): one text part holding it, or none for `''`. Such
+ * parts need not be stored beside the content.
  */
 export function isContentPart(parts: readonly Part[], content: string): boolean {
   // `''` gives no part at all, so an empty text part is more than the content gives.
@@ -55,9 +60,11 @@ export function isContentPart(parts: readonly Part[], content: string): boolean 
 }
 
 /**
- * A stored payload of the current schema version with every left-out field put back. Anything that is not the shape it expects is returned unchanged,
- * for the decoder to refuse. `validated`: the payload is known to decode (a log checked it on append), so the turn is built in one step with the
- * stamper's key order, and nothing is kept for the decoder to refuse.
+ * A stored payload of the current schema version with every left-out field
+ * put back. Anything that is not the shape it expects is returned
+ * unchanged, for the decoder to refuse. `validated`: the payload is known
+ * to decode (a log checked it on append), so the turn is built in one step
+ * with the stamper's key order, and nothing is kept for the decoder to refuse.
  */
 export function expandStoredPayload(type: string, payload: unknown, validated = false): unknown {
   if (type !== EventTypes.TurnAppended || !isObject(payload) || !isObject(payload.turn)) return payload;

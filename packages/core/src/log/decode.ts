@@ -1,5 +1,6 @@
 /**
- * Decoding of `state` events: upcast to the current shape, then validate every payload. Anything malformed is a `CorruptionError` naming the event,
+ * Decoding of `state` events: upcast to the current shape, then validate
+ * every payload. Anything malformed is a `CorruptionError` naming the event,
  * never an empty record (docs/contract.md §7).
  */
 import { CorruptionError } from '../errors.js';

@@ -1,8 +1,11 @@
 /**
- * The check that every `erasedBy` in a log is true (docs/contract.md §7, "Purge"): an event marked `erasedBy: n` comes before seq n, the event at n is a
- * `records.purged`, that purge names a record the marked event carries, and each record it names is in the marked event in its erased form. A forged
- * mark would have history show a version as erased beside its intact text. Import (the export reader) and verify feed it every `state` change in seq
- * order; the marks wait for the purge they name, which comes later.
+ * The check that every `erasedBy` in a log is true (docs/contract.md §7,
+ * "Purge"): an event marked `erasedBy: n` comes before seq n, the event at
+ * n is a `records.purged`, that purge names a record the marked event
+ * carries, and each record it names is in the marked event in its erased
+ * form. A forged mark would have history show a version as erased beside its
+ * intact text. Import (the export reader) and verify feed it every `state`
+ * change in seq order; the marks wait for the purge they name, which comes later.
  */
 import { changeRecordIds, changeRecords } from './changes.js';
 import { type StateChange, EventTypes } from './events.js';

@@ -1,7 +1,9 @@
 /**
- * The backend-independent part of a purge's erasure (docs/contract.md §7, "Purge"): which stored events hold a text, and the rewrite of the events that
- * carried purged records. A backend only reads the events named by its history index (or its text scan) and writes back what this returns, so one
- * definition decides what a purge erases in every backend.
+ * The backend-independent part of a purge's erasure (docs/contract.md §7,
+ * "Purge"): which stored events hold a text, and the rewrite of the events
+ * that carried purged records. A backend only reads the events named by its
+ * history index (or its text scan) and writes back what this returns, so
+ * one definition decides what a purge erases in every backend.
  */
 import { contentHash } from '../embedding/embedder.js';
 import type { UpcasterRegistry } from './upcasters.js';
@@ -16,8 +18,9 @@ import { recordHolds } from './holds.js';
 import { redactChange } from './redact.js';
 
 /**
- * `text` as it appears inside a JSON string of a stored payload: a backend's raw scan for the events that may hold it (a superset, but for a turn's
- * content stored only as its parts; {@link holdersIn} decides).
+ * `text` as it appears inside a JSON string of a stored payload: a backend's
+ * raw scan for the events that may hold it (a superset, but for a turn's content
+ * stored only as its parts; {@link holdersIn} decides).
  */
 export function storedTextForm(text: string): string {
   return JSON.stringify(text).slice(1, -1);
@@ -66,15 +69,17 @@ export interface Erasure {
   /** The operations whose input hash the rewrite dropped: their index entries (and snapshot entries) lose it too. */
   operations: string[];
   /**
-   * The operations named by a rewritten later event of a batch: the hash on their first event covers the erased record too. A backend reads each one's
+   * The operations named by a rewritten later event of a batch: the hash on
+   * their first event covers the erased record too. A backend reads each one's
    * first event (by the operation index) and passes it to {@link eraseOperationHeads}.
    */
   batches: string[];
 }
 
 /**
- * Rewrites `events` (the earlier events the history index names for the purged `ids`, in seq order) with those records erased and `erasedBy` set; an
- * event that carries none of them is left out.
+ * Rewrites `events` (the earlier events the history index names for the
+ * purged `ids`, in seq order) with those records erased and `erasedBy` set;
+ * an event that carries none of them is left out.
  */
 export function eraseEvents(events: readonly LogEvent[], ids: ReadonlySet<string>, purgeSeq: number, upcasters?: UpcasterRegistry): Erasure {
   const out: ErasedEvent[] = [];
@@ -82,9 +87,10 @@ export function eraseEvents(events: readonly LogEvent[], ids: ReadonlySet<string
   const operations: string[] = [];
   const batches = new Set<string>();
   for (const event of events) {
-    // An event in today's shape is decoded trusted, as history reads it: every event before the purge was checked when it was appended or folded (an
-    // unchecked one is folded, and validated, before any write), and its row checksum on read; validating each again was most of a long session's purge. An
-    // older one is upcast and validated, so it is rewritten complete.
+    // An event in today's shape is decoded trusted, as history reads it: every event before the
+    // purge was checked when it was appended or folded (an unchecked one is folded, and validated,
+    // before any write), and its row checksum on read; validating each again was most of a long
+    // session's purge. An older one is upcast and validated, so it is rewritten complete.
     const trusted = event.schemaVersion === STATE_SCHEMA_VERSION;
     const redacted = redactChange(decodeStateEvent(event, upcasters ? { upcasters, trusted } : { trusted }), ids, purgeSeq);
     if (!redacted) continue;
@@ -105,8 +111,10 @@ export function eraseEvents(events: readonly LogEvent[], ids: ReadonlySet<string
 }
 
 /**
- * Adds to `erasure` the first events of its batches (`heads`, read by the backend), each rewritten with its operation's input hash dropped and nothing
- * else changed: the hash covered an erased record of a later event. A head whose hash is gone already (an earlier purge) is left out.
+ * Adds to `erasure` the first events of its batches (`heads`, read by the
+ * backend), each rewritten with its operation's input hash dropped and
+ * nothing else changed: the hash covered an erased record of a later event.
+ * A head whose hash is gone already (an earlier purge) is left out.
  */
 export function eraseOperationHeads(erasure: Erasure, heads: readonly LogEvent[], upcasters?: UpcasterRegistry): Erasure {
   const added: ErasedEvent[] = [];

@@ -1,6 +1,8 @@
 /**
- * The event row every SQL backend stores: its columns, the checksum over them and the way back to a {@link LogEvent}. One format, so a row written by
- * SQLite and one written by Postgres carry the same checksum and an export of either compares byte for byte.
+ * The event row every SQL backend stores: its columns, the checksum over
+ * them and the way back to a {@link LogEvent}. One format, so a row written
+ * by SQLite and one written by Postgres carry the same checksum and an
+ * export of either compares byte for byte.
  */
 import { hash } from 'node:crypto';
 import { CorruptionError } from '../errors.js';
@@ -58,8 +60,9 @@ export function eventRow(event: LogEvent<unknown>, text: string): Omit<EventRow,
 }
 
 /**
- * The checksum of an event row: SHA-1 over every column that makes the event (stream, seq, type, time, schema version, payload and the linkage fields),
- * so a changed time or actor is caught like a changed payload.
+ * The checksum of an event row: SHA-1 over every column that makes the
+ * event (stream, seq, type, time, schema version, payload and the linkage
+ * fields), so a changed time or actor is caught like a changed payload.
  */
 export function rowChecksum(row: Omit<EventRow, 'checksum'>): string {
   // The columns joined by NUL and hashed in one call: a streaming hash's dozen native calls cost more than the copy.
@@ -85,8 +88,9 @@ export type EventRowValues = [
 ];
 
 /**
- * The row of the first values of `values` (a query may select more columns after them). Read as arrays, as a driver builds a keyed object per row more
- * slowly than this literal, which a fold of many events pays per event.
+ * The row of the first values of `values` (a query may select more columns
+ * after them). Read as arrays, as a driver builds a keyed object per row
+ * more slowly than this literal, which a fold of many events pays per event.
  */
 export function eventRowFromValues(values: readonly [...EventRowValues, ...unknown[]]): EventRow {
   return {
@@ -118,9 +122,12 @@ export interface PreparedEvent<P> {
 }
 
 /**
- * The preamble every SQL log runs before its insert: the append's shared rules (`toLogEvent`), the payload's JSON, the `state` check when `check` is set
- * (`checkStateAppend` on the payload as it will be read back; a refused event throws `ValidationError`) and the row with its checksum. Without `check`
- * the payload is the stamper's, valid by construction, and marked validated. `now` and `previous` stamp the time as `toLogEvent` does.
+ * The preamble every SQL log runs before its insert: the append's shared
+ * rules (`toLogEvent`), the payload's JSON, the `state` check when `check`
+ * is set (`checkStateAppend` on the payload as it will be read back; a
+ * refused event throws `ValidationError`) and the row with its checksum.
+ * Without `check` the payload is the stamper's, valid by construction, and
+ * marked validated. `now` and `previous` stamp the time as `toLogEvent` does.
  */
 export function prepareEvent<P>(
   input: AppendInput<P>,
@@ -142,8 +149,9 @@ export function prepareEvent<P>(
 export type RowChecksum = (row: EventRow) => string;
 
 /**
- * Parses a stored payload after checking the row against `expected` (by default {@link rowChecksum}); either failing is a `CorruptionError` naming the
- * event.
+ * Parses a stored payload after checking the row against `expected` (by
+ * default {@link rowChecksum}); either failing is a `CorruptionError` naming
+ * the event.
  */
 export function rowPayload(row: EventRow, expected: RowChecksum = rowChecksum): unknown {
   if (expected(row) !== row.checksum) throw new CorruptionError(row.stream, row.seq, 'the stored event does not match its checksum');

@@ -1,7 +1,10 @@
 /**
- * The `state` stream's vocabulary (docs/contract.md §7): event types and their payloads, which are complete post-image records, so a fold needs no clock
- * and no random number. The one exception is `session.turn_appended`, the most frequent event: it carries the new turn only, and the session's new
- * version is derived from the stored one and the turn ({@link sessionAfterTurn}). Defined once here and used by every backend.
+ * The `state` stream's vocabulary (docs/contract.md §7): event types and their payloads,
+ * which are complete post-image records, so a fold needs no clock and no
+ * random number. The one exception is `session.turn_appended`, the most
+ * frequent event: it carries the new turn only, and the session's new
+ * version is derived from the stored one and the turn ({@link sessionAfterTurn}).
+ * Defined once here and used by every backend.
  */
 import { z } from 'zod';
 import { memoryItemSchema, sessionSchema, skillSchema, turnSchema, type MemoryItem, type Session, type Skill, type Turn } from '../records/records.js';
@@ -13,8 +16,10 @@ import { operationSchema } from './operation.js';
 export const STATE_STREAM = 'state';
 
 /**
- * The payload schema version this code writes. Payloads of versions 1 and 2 (written before) are read through the built-in upcasters of `./legacy`.
- * Version 3 stores a `session.turn_appended` without the session (see {@link sessionAfterTurn}) and its turn compacted (see `./compact.ts`).
+ * The payload schema version this code writes. Payloads of versions 1 and 2
+ * (written before) are read through the built-in upcasters of `./legacy`.
+ * Version 3 stores a `session.turn_appended` without the session (see
+ * {@link sessionAfterTurn}) and its turn compacted (see `./compact.ts`).
  */
 export const STATE_SCHEMA_VERSION = 3;
 
@@ -44,7 +49,10 @@ export type StateEventType = (typeof EventTypes)[keyof typeof EventTypes];
 /** The optional `operation` key every payload may carry (see `./operation.ts`). */
 const operation = operationSchema.optional();
 
-/** The optional `erasedBy` key: the seq of the `records.purged` event that rewrote this event's erased records in place (docs/contract.md §7, "Purge"). */
+/**
+ * The optional `erasedBy` key: the seq of the `records.purged` event that
+ * rewrote this event's erased records in place (docs/contract.md §7, "Purge").
+ */
 const erasedBy = z.number().int().positive().optional();
 
 /** Why a purge was made: short text, never the erased content. */
@@ -60,8 +68,9 @@ export type OutcomeIncrement = z.output<typeof outcomeIncrementSchema>;
 export const statePayloadSchemas = {
   [EventTypes.SessionCreated]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
   /**
-   * The new turn. `session`, the session's post-image, only in events of schema versions 1 and 2, which stored it: it is then checked and projected as it
-   * stands; without it, the fold derives it.
+   * The new turn. `session`, the session's post-image, only in events of
+   * schema versions 1 and 2, which stored it: it is then checked and
+   * projected as it stands; without it, the fold derives it.
    */
   [EventTypes.TurnAppended]: z.strictObject({ session: sessionSchema.optional(), turn: turnSchema, operation, erasedBy }),
   [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
@@ -114,9 +123,11 @@ export function isStateEventType(type: string): type is StateEventType {
 }
 
 /**
- * The session after `turn` was appended to it by a `session.turn_appended` that does not carry it: one version later, with the turn's clock and writer,
- * live, and last updated at the later of its `updatedAt` and the turn's `createdAt`. Exactly what the stamper writes, so every backend's fold derives
- * the same record.
+ * The session after `turn` was appended to it by a `session.turn_appended`
+ * that does not carry it: one version later, with the turn's clock and
+ * writer, live, and last updated at the later of its `updatedAt` and the
+ * turn's `createdAt`. Exactly what the stamper writes, so every backend's
+ * fold derives the same record.
  */
 export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>): Session {
   // One literal in the stamper's key order rather than a spread: this runs once per turn of every fold.
@@ -143,8 +154,9 @@ function laterInstant(a: string, b: string): string {
 }
 
 /**
- * The stream of retention policies (docs/contract.md §11), beside `state` in the same log so every process and face reads the same policies. Its events
- * never touch the read model: they are read by the retention filter.
+ * The stream of retention policies (docs/contract.md §11), beside `state` in
+ * the same log so every process and face reads the same policies. Its
+ * events never touch the read model: they are read by the retention filter.
  */
 export const RETENTION_STREAM = 'retention';
 

@@ -1,6 +1,8 @@
 /**
- * The history index's rows (docs/contract.md §7, "History"), derived from events by the one definition of which records an event carries
- * (`changeRecordIds`): what a backend writes with each event, refills on a rebuild and what verify compares with a replay.
+ * The history index's rows (docs/contract.md §7, "History"), derived from
+ * events by the one definition of which records an event carries
+ * (`changeRecordIds`): what a backend writes with each event, refills on a
+ * rebuild and what verify compares with a replay.
  */
 import { changeRecordIds } from './changes.js';
 import { decodeStateEvent } from './decode.js';
@@ -14,8 +16,9 @@ export interface HistoryRow {
 }
 
 /**
- * The index rows of `events` (of the `state` stream). Decoded as trusted: every row's checksum was checked on read, and the fold or replay that follows
- * validates what it applies.
+ * The index rows of `events` (of the `state` stream). Decoded as trusted:
+ * every row's checksum was checked on read, and the fold or replay that
+ * follows validates what it applies.
  */
 export function historyRows(events: readonly LogEvent[], upcasters?: UpcasterRegistry): HistoryRow[] {
   const rows: HistoryRow[] = [];

@@ -1,8 +1,11 @@
 /**
- * What a record holds (docs/contract.md §7, "Purge"): the fields of each kind that carry what people and models wrote are exactly the fields a purge
- * erases, so a purge by text searches what it can erase and nothing else (not ids, scopes, slugs, kinds, roles, part types or times). A field holds a
- * text when one of its strings contains it (case-sensitive), an object's keys included, or the JSON text of one of its numbers does: the text as it
- * reads in the value's JSON, never across two values.
+ * What a record holds (docs/contract.md §7, "Purge"): the fields of each
+ * kind that carry what people and models wrote are exactly the fields a
+ * purge erases, so a purge by text searches what it can erase and nothing
+ * else (not ids, scopes, slugs, kinds, roles, part types or times). A field
+ * holds a text when one of its strings contains it (case-sensitive), an
+ * object's keys included, or the JSON text of one of its numbers does: the
+ * text as it reads in the value's JSON, never across two values.
  */
 import type { Part } from '../records/parts.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';

@@ -15,8 +15,10 @@ export interface InMemoryLogOptions {
   /** Stamps `time` on events appended without one. */
   clock?: Clock;
   /**
-   * The log's identity ({@link Log.identity}). Default: 128 random bits from the OS, never from a provider's seeded entropy, so seeding ids does not
-   * depend on whether the log draws bytes first. Give one for reproducible stored snapshots.
+   * The log's identity ({@link Log.identity}). Default: 128 random bits from
+   * the OS, never from a provider's seeded entropy, so seeding ids does not
+   * depend on whether the log draws bytes first. Give one for reproducible
+   * stored snapshots.
    */
   identity?: string;
   /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
@@ -31,8 +33,10 @@ function newIdentity(): string {
 }
 
 /**
- * A {@link Log} held in process memory. Stored events are deep-frozen and shared with readers: history cannot be changed through what `read` returns,
- * and reading costs no copy. An append to the `state` stream is refused with a `ValidationError` unless the decoder will read it.
+ * A {@link Log} held in process memory. Stored events are deep-frozen and
+ * shared with readers: history cannot be changed through what `read` returns,
+ * and reading costs no copy. An append to the `state` stream is refused with
+ * a `ValidationError` unless the decoder will read it.
  */
 export class InMemoryLog implements Log {
   readonly #streams = new Map<string, LogEvent[]>();
@@ -60,8 +64,9 @@ export class InMemoryLog implements Log {
   }
 
   /**
-   * Appends without copying the payload: the caller hands it over and must never touch it again (it is frozen here). Its `state` events are checked like
-   * {@link append}'s.
+   * Appends without copying the payload: the caller hands it over and must
+   * never touch it again (it is frozen here). Its `state` events are checked
+   * like {@link append}'s.
    */
   appendOwned<P>(input: AppendInput<P>): LogEvent<P> {
     return this.#store(input, true);

@@ -1,6 +1,12 @@
-/** JSON helpers for the log: payloads are JSON, so what goes in equals what comes out, and later mutation of a caller's object never changes history. */
+/**
+ * JSON helpers for the log: payloads are JSON, so what goes in equals what
+ * comes out, and later mutation of a caller's object never changes history.
+ */
 
-/** JSON with object keys sorted at every level, so equal values always give equal text (snapshots, hashes, comparisons). */
+/**
+ * JSON with object keys sorted at every level, so equal values always give
+ * equal text (snapshots, hashes, comparisons).
+ */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));
 }

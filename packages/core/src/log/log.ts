@@ -1,6 +1,7 @@
 /**
- * The log: an append-only sequence of events in named streams, with snapshots stored beside it. Every log implementation honours the contract of
- * docs/contract.md §7, which the conformance suite in `@agentstate/testing` checks.
+ * The log: an append-only sequence of events in named streams, with snapshots
+ * stored beside it. Every log implementation honours the contract of docs/contract.md §7,
+ * which the conformance suite in `@agentstate/testing` checks.
  */
 import type { Instant } from '../time/instant.js';
 
@@ -41,7 +42,10 @@ export interface AppendInput<P = unknown> extends EventMeta {
   stream: string;
   type: string;
   payload: P;
-  /** Stamped from the log's clock when absent, raised to the time of the stream's event before it; a given time earlier than that is refused. */
+  /**
+   * Stamped from the log's clock when absent, raised to the time of the
+   * stream's event before it; a given time earlier than that is refused.
+   */
   time?: Instant;
   /** 1 when absent. */
   schemaVersion?: number;
@@ -67,8 +71,9 @@ export interface StoredSnapshot {
 /** An append-only event log with snapshot storage. */
 export interface Log {
   /**
-   * The identity of this log: created once with it and never changed. A stored snapshot records it, so a snapshot copied from another log is never adopted
-   * (docs/contract.md §8).
+   * The identity of this log: created once with it and never changed. A
+   * stored snapshot records it, so a snapshot copied from another log is
+   * never adopted (docs/contract.md §8).
    */
   identity(): Promise<string>;
   /** Appends one event and returns it as stored. A failed append consumes no seq (on a {@link gapped} stream it may leave a gap). */
@@ -82,13 +87,18 @@ export interface Log {
   /** The newest snapshot of a stream at or below `upToSeq` (default: any). */
   latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined>;
   /**
-   * True when the `state` stream's seqs are positions that may skip numbers (docs/contract.md §7, "Positions": PostgreSQL's parallel writers); absent,
+   * True when the `state` stream's seqs are positions that may skip numbers
+   * (docs/contract.md §7, "Positions": PostgreSQL's parallel writers); absent,
    * they are dense and a gap is damage.
    */
   readonly gapped?: boolean;
 }
 
-/** Whether an event at `seq` may follow the one at `previous` (0: none) in the `state` stream of `log`: the next seq, or any later position of a gapped log. */
+/**
+ * Whether an event at `seq` may follow the one at `previous` (0: none) in
+ * the `state` stream of `log`: the next seq, or any later position of a
+ * gapped log.
+ */
 export function follows(log: Pick<Log, 'gapped'>, previous: number, seq: number): boolean {
   return log.gapped === true ? seq > previous : seq === previous + 1;
 }

@@ -1,7 +1,9 @@
 /**
- * Erasure (docs/contract.md §7, "Purge"): what an erased record keeps and what it loses, and the rewrite of an earlier event that carried it. The rules
- * are content-blind and deterministic, so every version of a record erases to the same text and a fold of the rewritten log still passes the rules that
- * compare versions (`fold/fold-rules.ts`).
+ * Erasure (docs/contract.md §7, "Purge"): what an erased record keeps and
+ * what it loses, and the rewrite of an earlier event that carried it. The
+ * rules are content-blind and deterministic, so every version of a record
+ * erases to the same text and a fold of the rewritten log still passes the
+ * rules that compare versions (`fold/fold-rules.ts`).
  */
 import { partsFromContent } from '../records/parts.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
@@ -44,7 +46,8 @@ const SINGLE = { session: eraseSession, turn: eraseTurn, skill: eraseSkill, item
 const TURN_LISTS = ['turns', 'removed', 'added'] as const;
 
 /**
- * `change` with every record whose id is in `ids` erased and `erasedBy` set to the purge's seq; undefined when it carries none of them (checkpoint
+ * `change` with every record whose id is in `ids` erased and `erasedBy` set
+ * to the purge's seq; undefined when it carries none of them (checkpoint
  * events never do). Other records of the event are kept as they are.
  */
 export function redactChange(change: StateChange, ids: ReadonlySet<string>, erasedBy: number): RedactedChange | undefined {

@@ -1,6 +1,8 @@
 /**
- * The rule every log applies to an append on the `state` stream: the event must be one the decoder will read (docs/contract.md §7). A single undecodable
- * event would make every later fold, and so the whole store, fail; it is refused instead, before anything is stored.
+ * The rule every log applies to an append on the `state` stream: the event
+ * must be one the decoder will read (docs/contract.md §7). A single undecodable event
+ * would make every later fold, and so the whole store, fail; it is refused
+ * instead, before anything is stored.
  */
 import { CorruptionError, ValidationError } from '../errors.js';
 import { decodeStateEvent } from './decode.js';

@@ -1,4 +1,7 @@
-/** Upcasters migrate old payload shapes on read, one schema version at a time, so the fold only ever sees the current shape. */
+/**
+ * Upcasters migrate old payload shapes on read, one schema version at a time,
+ * so the fold only ever sees the current shape.
+ */
 
 /** Turns a payload of `fromVersion` into one of `fromVersion + 1`. */
 export type Upcaster = (payload: unknown) => unknown;
@@ -24,8 +27,9 @@ export class UpcasterRegistry {
   }
 
   /**
-   * Migrates `payload` from `version` up to `target`, taking each step from this registry, else from `fallback`. Returns undefined when a step is missing
-   * from both, which the decoder reports as corruption.
+   * Migrates `payload` from `version` up to `target`, taking each step from
+   * this registry, else from `fallback`. Returns undefined when a step is
+   * missing from both, which the decoder reports as corruption.
    */
   upcast(type: string, version: number, target: number, payload: unknown, fallback?: UpcasterRegistry): unknown {
     let current = payload;

@@ -1,4 +1,7 @@
-/** BM25 over prefix-matched tokens, for relevance order in backends without a full-text engine of their own. Scores are squashed into [0, 1). */
+/**
+ * BM25 over prefix-matched tokens, for relevance order in backends without a
+ * full-text engine of their own. Scores are squashed into [0, 1).
+ */
 
 /** BM25 term-frequency saturation. */
 const K1 = 1.2;

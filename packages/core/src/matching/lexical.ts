@@ -1,7 +1,8 @@
 /**
- * Lexical matching, identical in every backend (docs/contract.md §5). Text is split into tokens (runs of Unicode letters and digits), case- and
- * diacritic-folded. A record matches when every query token is a prefix of some record token. User input is never query syntax: operators and quotes are
- * just text.
+ * Lexical matching, identical in every backend (docs/contract.md §5). Text is split into
+ * tokens (runs of Unicode letters and digits), case- and diacritic-folded. A
+ * record matches when every query token is a prefix of some record token.
+ * User input is never query syntax: operators and quotes are just text.
  */
 
 const COMBINING_MARKS = /\p{M}+/gu;
@@ -17,14 +18,18 @@ export function tokenize(text: string): string[] {
   return foldCase(text).match(TOKEN) ?? [];
 }
 
-/** The folded tokens of `text` joined by single spaces: what a full-text index stores so that its own tokenizer sees exactly our tokens. */
+/**
+ * The folded tokens of `text` joined by single spaces: what a full-text
+ * index stores so that its own tokenizer sees exactly our tokens.
+ */
 export function foldForIndex(text: string): string {
   return tokenize(text).join(' ');
 }
 
 /**
- * The tokens of a query: `[]` for an empty (or blank) query, which matches everything; `null` for a query with text but no tokens (only punctuation),
- * which matches nothing. Repeated tokens are dropped.
+ * The tokens of a query: `[]` for an empty (or blank) query, which matches
+ * everything; `null` for a query with text but no tokens (only
+ * punctuation), which matches nothing. Repeated tokens are dropped.
  */
 export function queryTokens(query: string | undefined): string[] | null {
   if (query === undefined || query.trim() === '') return [];

@@ -1,8 +1,11 @@
 /**
- * The one matcher of metadata filters (docs/contract.md §5). Backends that evaluate filters their own way (SQLite's index of leaves) must agree with it.
- * The rules: a path walks nested objects only (never into arrays); equality holds between scalars of the same type; ordering operators compare numbers
- * with numbers and strings with strings (code-point order); a value of another type never matches them; `$ne` and `$nin` are the negations of `$eq` and
- * `$in`, so a missing value satisfies them.
+ * The one matcher of metadata filters (docs/contract.md §5). Backends that
+ * evaluate filters their own way (SQLite's index of leaves) must agree with
+ * it. The rules: a path walks nested objects only (never into arrays);
+ * equality holds between scalars of the same type; ordering operators
+ * compare numbers with numbers and strings with strings (code-point order);
+ * a value of another type never matches them; `$ne` and `$nin` are the
+ * negations of `$eq` and `$in`, so a missing value satisfies them.
  */
 import type { JsonObject, JsonValue } from '../records/json.js';
 import { compareStrings } from '../records/order.js';

@@ -40,7 +40,10 @@ export interface KeyPartOrder {
 export interface PagedQuery<T> {
   /** The method, e.g. `memory.recall`: a cursor of another method is refused. */
   method: string;
-  /** The validated options that decide which items match and their order, without `cursor` and `limit` (the page size may change from page to page). */
+  /**
+   * The validated options that decide which items match and their order,
+   * without `cursor` and `limit` (the page size may change from page to page).
+   */
   query: unknown;
   /** The order's parts, outermost first; the last must be unique among items. */
   order: readonly KeyPartOrder[];
@@ -59,7 +62,8 @@ export interface Pager<T> {
   /** The query's order over items, for results ranked in core (pass to `Array.prototype.sort`). */
   compare(a: T, b: T): number;
   /**
-   * The page from items in order after {@link after}: the first `limit` of them, with a next cursor when there were more (`limit` 0: all, no cursor).
+   * The page from items in order after {@link after}: the first `limit` of
+   * them, with a next cursor when there were more (`limit` 0: all, no cursor).
    * Fetch `limit + 1` to know whether there is more.
    */
   page(items: T[], limit: number): Page<T>;
@@ -120,8 +124,9 @@ function decode(spec: PagedQuery<unknown>, digest: string, cursor: string): { af
 }
 
 /**
- * Opens the pager of one call. A cursor that is not text, is malformed, or was made by another method or another query (other filters, order or scope)
- * is a `ValidationError` on `cursor`.
+ * Opens the pager of one call. A cursor that is not text, is malformed, or
+ * was made by another method or another query (other filters, order or
+ * scope) is a `ValidationError` on `cursor`.
  */
 export function openPager<T>(spec: PagedQuery<T>, cursor: unknown): Pager<T> {
   const digest = queryDigest(spec.method, spec.query);
@@ -143,7 +148,10 @@ export function openPager<T>(spec: PagedQuery<T>, cursor: unknown): Pager<T> {
   };
 }
 
-/** The {@link Keyset} a backend query takes, from the sort key of an order shaped `(sort, id)` or `(score, sort, id)`. */
+/**
+ * The {@link Keyset} a backend query takes, from the sort key of an order
+ * shaped `(sort, id)` or `(score, sort, id)`.
+ */
 export function toKeyset(after: SortKey | undefined): Keyset | undefined {
   if (after === undefined) return undefined;
   if (after.length === 3) return { score: Number(after[0]), sort: String(after[1]), id: String(after[2]) };
@@ -160,8 +168,10 @@ export const NUMBER_ASC: KeyPartOrder = Object.freeze({ type: 'number', directio
 export const NUMBER_DESC: KeyPartOrder = Object.freeze({ type: 'number', direction: 'desc' });
 
 /**
- * True when a record at `score`, `sort`, `id` lies strictly after the keyset in an order that ranks by score first (best first, when the keyset has
- * one), then by `sort` and `id` ascending (`direction` 1) or descending (-1). What a backend applies when it cannot push the keyset into its index
+ * True when a record at `score`, `sort`, `id` lies strictly after the keyset
+ * in an order that ranks by score first (best first, when the keyset has
+ * one), then by `sort` and `id` ascending (`direction` 1) or descending (-1).
+ * What a backend applies when it cannot push the keyset into its index
  * (relevance orders, whose score it computes).
  */
 export function pastKeyset(after: Keyset | undefined, score: number, sort: string, id: string, direction: 1 | -1): boolean {

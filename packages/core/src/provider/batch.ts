@@ -1,6 +1,8 @@
 /**
- * Batch writes (docs/contract.md §4, "Batch writes"): many records in one call and one transaction, each validated, stamped and its own event. A bad
- * element refuses the whole call before anything is written, with an error that names its index.
+ * Batch writes (docs/contract.md §4, "Batch writes"): many records in one
+ * call and one transaction, each validated, stamped and its own event. A bad
+ * element refuses the whole call before anything is written, with an error
+ * that names its index.
  */
 import type { z } from 'zod';
 import { ConflictError, ValidationError } from '../errors.js';
@@ -8,8 +10,9 @@ import { LIMITS } from '../records/limits.js';
 import { parseInput } from '../records/inputs.js';
 
 /**
- * Validates every element of `values` with `schema`: `ValidationError` on `<name>.<index>.<field>` for the first bad one, or on `name` when it is not an
- * array of at most `LIMITS.batch` elements.
+ * Validates every element of `values` with `schema`: `ValidationError` on
+ * `<name>.<index>.<field>` for the first bad one, or on `name` when it is not
+ * an array of at most `LIMITS.batch` elements.
  */
 export function parseBatch<S extends z.ZodType>(schema: S, values: unknown, name: string): z.output<S>[] {
   if (!Array.isArray(values)) throw new ValidationError(name, 'expected an array');
@@ -20,8 +23,9 @@ export function parseBatch<S extends z.ZodType>(schema: S, values: unknown, name
 }
 
 /**
- * Runs the stamping of element `index`; a `ConflictError` it raises is raised again naming the element (`<name>[<index>]: …`), so a caller knows which
- * one to fix. Other errors pass unchanged.
+ * Runs the stamping of element `index`; a `ConflictError` it raises is
+ * raised again naming the element (`<name>[<index>]: …`), so a caller knows
+ * which one to fix. Other errors pass unchanged.
  */
 export function atIndex<T>(name: string, index: number, stamp: () => T): T {
   try {

@@ -1,6 +1,7 @@
 /**
- * The diff of two points of the `state` stream (docs/contract.md §11): per record kind, what was created, changed and deleted between them, compared on
- * the whole projection (tombstones included) that time travel folds.
+ * The diff of two points of the `state` stream (docs/contract.md §11): per
+ * record kind, what was created, changed and deleted between them, compared
+ * on the whole projection (tombstones included) that time travel folds.
  */
 import type { InMemoryState } from '../fold/state.js';
 import { changeRecords } from '../log/changes.js';
@@ -98,10 +99,13 @@ function noteTouched(state: InMemoryState, touched: Touched, change: StateChange
 }
 
 /**
- * Folds the state at the earlier point, then the events up to the later one, noting the records they touch, and compares only those: a record no event
- * touched in between is the same at both points, so it is neither created, changed nor deleted. The answer is that of comparing the two whole
- * projections, without capturing either. Checkpoints (which a thread deletion removes without naming them) are compared whole. `from` after `to` gives
- * the reverse changes.
+ * Folds the state at the earlier point, then the events up to the later
+ * one, noting the records they touch, and compares only those: a record no
+ * event touched in between is the same at both points, so it is neither
+ * created, changed nor deleted. The answer is that of comparing the two
+ * whole projections, without capturing either. Checkpoints (which a thread
+ * deletion removes without naming them) are compared whole. `from` after
+ * `to` gives the reverse changes.
  */
 export async function diffPoints(log: Log, input: DiffInput, options: FoldToOptions = {}): Promise<StateDiff> {
   const from = await resolvePoint(log, input?.from);

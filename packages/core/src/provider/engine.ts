@@ -22,7 +22,8 @@ import type { Stamper } from '../write/stamper.js';
 import { isPromiseLike } from '../write/awaitable.js';
 
 /**
- * Runs once after each successful mutation with every change it committed and their seqs, in order (a batch write is one call); its failures are
+ * Runs once after each successful mutation with every change it committed
+ * and their seqs, in order (a batch write is one call); its failures are
  * reported, never thrown.
  */
 export type AfterCommit = (changes: readonly StateChange[], seqs: readonly number[]) => Promise<void>;
@@ -37,8 +38,9 @@ interface Outcome<C> {
 }
 
 /**
- * The changes committed so far in the running transaction, by operation id: a retry queued in the same group is answered from here, as the log may not
- * show events before their COMMIT to other connections.
+ * The changes committed so far in the running transaction, by operation id:
+ * a retry queued in the same group is answered from here, as the log may
+ * not show events before their COMMIT to other connections.
  */
 type InFlight = Map<string, StateChange[]>;
 
@@ -104,8 +106,9 @@ export class Engine {
   }
 
   /**
-   * As {@link mutate}, but `decide` may find there is nothing to change and return `undefined`: then no event is written (and no operation recorded) and
-   * `undefined` is returned. `committed` learns the seq of the event written.
+   * As {@link mutate}, but `decide` may find there is nothing to change and
+   * return `undefined`: then no event is written (and no operation recorded)
+   * and `undefined` is returned. `committed` learns the seq of the event written.
    */
   mutateIfNeeded<C extends StateChange>(
     decide: (tx: StateWriteTx) => Awaitable<C | undefined>,
@@ -117,18 +120,24 @@ export class Engine {
   }
 
   /**
-   * As {@link mutate}, for a mutation that is several changes, each its own event at consecutive seqs, committed in one transaction: `decide` stamps them
-   * all before any is committed, so if it throws nothing is written. An `operationId` is carried by the first event (the later ones name it without the
-   * hash); a retry reads back `expected` events from it (the count the same input always yields). No change: nothing is written and `[]` is returned.
+   * As {@link mutate}, for a mutation that is several changes, each its own
+   * event at consecutive seqs, committed in one transaction: `decide` stamps
+   * them all before any is committed, so if it throws nothing is written.
+   * An `operationId` is carried by the first event (the later ones name it
+   * without the hash); a retry reads back
+   * `expected` events from it (the count the same input always yields).
+   * No change: nothing is written and `[]` is returned.
    */
   mutateMany<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C[]>, call?: OperationCall, expected = 1): Promise<C[]> {
     return this.#mutate(decide, false, call, expected, undefined) as Promise<C[]>;
   }
 
   /**
-   * The one async frame behind the three above: each extra frame, and each `await` of a value that is not a promise (the in-memory backend's look-ups and
-   * commits), costs a microtask turn and a few hundred bytes of garbage, which on the in-memory backend is most of an append's cost. `single`: `decide`
-   * returns one change or `undefined`, and so does this.
+   * The one async frame behind the three above: each extra frame, and each
+   * `await` of a value that is not a promise (the in-memory backend's
+   * look-ups and commits), costs a microtask turn and a few hundred bytes of
+   * garbage, which on the in-memory backend is most of an append's cost.
+   * `single`: `decide` returns one change or `undefined`, and so does this.
    */
   async #mutate(
     decide: (tx: StateWriteTx) => Awaitable<StateChange | StateChange[] | undefined>,
@@ -263,7 +272,10 @@ export class Engine {
     });
   }
 
-  /** The `count` changes an operation's first call committed (from the event at `earlier.seq` on), for its retry. */
+  /**
+   * The `count` changes an operation's first call committed (from the event
+   * at `earlier.seq` on), for its retry.
+   */
   async #original(tx: StateWriteTx, earlier: OperationEntry, operation: OperationRef, spec: OperationSpec, count: number): Promise<StateChange[]> {
     const log = this.backend.log;
     const read = (afterSeq: number, limit: number): Promise<LogEvent[]> =>

@@ -1,8 +1,12 @@
 /**
- * History (docs/contract.md §7, "History"): every version of one session, turn, skill or memory item, read from the log through the history index
- * (`StateLookups.recordSeqs`, or `recordEvents` where the backend reads the events through it in one go), so its cost follows the record's own events,
- * not the size of the log. A session's version after each turn append, the bulk of a long session's history, is derived from the turn's clock fields
- * alone, without decoding the whole turn; the conformance suite (E9, E17) holds it byte for byte to the general rule.
+ * History (docs/contract.md §7, "History"): every version of one session,
+ * turn, skill or memory item, read from the log through the history index
+ * (`StateLookups.recordSeqs`, or `recordEvents` where the backend reads the
+ * events through it in one go), so its cost follows the record's own events,
+ * not the size of the log. A session's version after each turn append, the
+ * bulk of a long session's history, is derived from the turn's clock fields
+ * alone, without decoding the whole turn; the conformance suite (E9, E17)
+ * holds it byte for byte to the general rule.
  */
 import { CorruptionError } from '../errors.js';
 import { type ChangeRecord, changeRecords } from '../log/changes.js';
@@ -38,7 +42,8 @@ export type RecordVersion = {
 } & ({ kind: 'session'; record: Session } | { kind: 'turn'; record: Turn } | { kind: 'skill'; record: Skill } | { kind: 'memory'; record: MemoryItem });
 
 /**
- * The events of the `state` stream at `seqs` (ascending), consecutive seqs in one read each: a record's events often come in runs. A seq the log lacks
+ * The events of the `state` stream at `seqs` (ascending), consecutive seqs in
+ * one read each: a record's events often come in runs. A seq the log lacks
  * reads the event after it, if any: compare seqs.
  */
 export async function readStateEvents(log: Log, seqs: readonly number[]): Promise<LogEvent[]> {
@@ -65,7 +70,8 @@ export async function recordEvents(lookups: StateLookups, log: Log, id: string):
 }
 
 /**
- * Every version of the record with this id, oldest first; `[]` for an id no event carries. A seq the index names but the log lacks, or an event that
+ * Every version of the record with this id, oldest first; `[]` for an id no
+ * event carries. A seq the index names but the log lacks, or an event that
  * does not carry the record, is a `CorruptionError`.
  */
 export async function recordHistory(lookups: StateLookups, log: Log, id: string, upcasters?: UpcasterRegistry): Promise<RecordVersion[]> {
@@ -125,9 +131,11 @@ const payloadKeys = (payload: { operation?: { id: string } | undefined; erasedBy
 type TurnClock = Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>;
 
 /**
- * The payload of `event` when it is a `session.turn_appended` of the current schema version that appends to session `id` without carrying it, with the
- * fields of its turn the session's next version takes: what the general path would decode, without expanding the turn (its content and parts) or listing
- * the change's records. Anything else is `undefined`, for the general path to decode (and refuse if malformed).
+ * The payload of `event` when it is a `session.turn_appended` of the current schema version
+ * that appends to session `id` without carrying it, with the fields of its turn the session's
+ * next version takes: what the general path would decode, without expanding the turn
+ * (its content and parts) or listing the change's records. Anything else is `undefined`,
+ * for the general path to decode (and refuse if malformed).
  */
 function sessionAppend(event: LogEvent, id: string): { turn: TurnClock; operation?: { id: string }; erasedBy?: number } | undefined {
   if (event.type !== EventTypes.TurnAppended || event.schemaVersion !== STATE_SCHEMA_VERSION) return undefined;

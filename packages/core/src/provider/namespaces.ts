@@ -1,6 +1,7 @@
 /**
- * `provider.namespaces` over any backend: the backend names the distinct live scopes under a prefix; truncation, deduplication, order and paging are
- * decided here, once.
+ * `provider.namespaces` over any backend: the backend names the distinct
+ * live scopes under a prefix; truncation, deduplication, order and paging
+ * are decided here, once.
  */
 import { type NamespacesOptions, namespacesOptionsSchema, parseInput } from '../records/inputs.js';
 import { type Page, openPager, TEXT_ASC } from '../paging/cursor.js';
@@ -9,8 +10,9 @@ import { compareScopes, scopeKey, toScope } from '../records/scope.js';
 import type { StateQueries } from '../write/backend.js';
 
 /**
- * A scope's sort key: its labels joined by NUL, which no label holds and which sorts below every other character, so text order on the key is exactly
- * label-by-label order with a prefix first (`compareScopes`).
+ * A scope's sort key: its labels joined by NUL, which no label holds and
+ * which sorts below every other character, so text order on the key is
+ * exactly label-by-label order with a prefix first (`compareScopes`).
  */
 const labelsKey = (scope: Scope): string => scope.join('\u0000');
 

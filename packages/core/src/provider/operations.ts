@@ -1,7 +1,9 @@
 /**
- * How a store method takes part in idempotent writes (docs/contract.md §4): it declares its name and the event types its result is read from, and hands
- * the engine its validated input. The engine does the rest (look-up, conflict, replay, stamping `operation` into the payload), so a method added later
- * is idempotent by declaring an {@link OperationSpec}.
+ * How a store method takes part in idempotent writes (docs/contract.md §4):
+ * it declares its name and the event types its result is read from, and
+ * hands the engine its validated input. The engine does the rest (look-up,
+ * conflict, replay, stamping `operation` into the payload), so a method
+ * added later is idempotent by declaring an {@link OperationSpec}.
  */
 import type { StateEventType } from '../log/events.js';
 
@@ -10,8 +12,9 @@ export interface OperationSpec {
   /** The method's name, e.g. `memory.write`: part of the input hash, so one id cannot serve two methods. */
   readonly method: string;
   /**
-   * The event types the method appends. A retry answers with the original event, which the store reads its result from exactly as from a fresh one; an
-   * original of another type means a forged log.
+   * The event types the method appends. A retry answers with the original
+   * event, which the store reads its result from exactly as from a fresh
+   * one; an original of another type means a forged log.
    */
   readonly types: readonly StateEventType[];
 }

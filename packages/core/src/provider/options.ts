@@ -23,14 +23,17 @@ export interface StateProviderOptions {
   /** Enables semantic and hybrid recall; recall is hybrid by default with one. */
   embedder?: Embedder;
   /**
-   * Supplies an embedder, once, the first time semantic or hybrid recall is asked for explicitly while no `embedder` is configured. Recall stays lexical
-   * by default. Backends use it for their offline default.
+   * Supplies an embedder, once, the first time semantic or hybrid recall is
+   * asked for explicitly while no `embedder` is configured. Recall stays
+   * lexical by default. Backends use it for their offline default.
    */
   defaultEmbedder?: () => Embedder | Promise<Embedder>;
   /**
-   * Weights of the lexical and the semantic leg in hybrid recall's score, `1 − (1 − lexical)^wₗ · (1 − semantic)^wₛ` (docs/contract.md §6). Default:
-   * {@link DEFAULT_FUSION_WEIGHTS}; raise `semantic` for a strong embedding model, lower it for a weak one. Keep `lexical` at 1 or more so that hybrid
-   * never scores an item below its lexical score.
+   * Weights of the lexical and the semantic leg in hybrid recall's score,
+   * `1 − (1 − lexical)^wₗ · (1 − semantic)^wₛ` (docs/contract.md §6).
+   * Default: {@link DEFAULT_FUSION_WEIGHTS}; raise `semantic` for a strong
+   * embedding model, lower it for a weak one. Keep `lexical` at 1 or more
+   * so that hybrid never scores an item below its lexical score.
    */
   fusionWeights?: { lexical: number; semantic: number };
   /** Seals and opens snapshots. Default: {@link plainCodec}. */
@@ -60,8 +63,9 @@ const checkedOptionsSchema = z.looseObject({
 });
 
 /**
- * Refuses provider options that would stamp records or events the decoder refuses (an `instanceId` with NUL or over the id limit, non-string linkage) or
- * that make no sense (a fractional `snapshotEvery`), with a `ValidationError`.
+ * Refuses provider options that would stamp records or events the decoder
+ * refuses (an `instanceId` with NUL or over the id limit, non-string linkage)
+ * or that make no sense (a fractional `snapshotEvery`), with a `ValidationError`.
  */
 export function checkProviderOptions(options: StateProviderOptions): void {
   parseInput(checkedOptionsSchema, options);

@@ -1,7 +1,10 @@
 /**
- * Purge (docs/contract.md §7, "Purge"): erasure for good. The selected records become content-free tombstones through one `records.purged` event, and
- * the backend's commit of that event rewrites every earlier event that carried them and drops every derived copy of their text (full-text rows, vectors,
- * embedding-cache entries, snapshots), in the same transaction. The purge event names the records and a reason, never the text.
+ * Purge (docs/contract.md §7, "Purge"): erasure for good. The selected
+ * records become content-free tombstones through one `records.purged`
+ * event, and the backend's commit of that event rewrites every earlier event
+ * that carried them and drops every derived copy of their text (full-text
+ * rows, vectors, embedding-cache entries, snapshots), in the same
+ * transaction. The purge event names the records and a reason, never the text.
  */
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
@@ -43,8 +46,10 @@ export interface PurgeResult {
 }
 
 /**
- * Purges what `input` selects; a namespace or text leaves out the records with nothing left to erase ({@link leftToErase}). An `id` no record has is a
- * `NotFoundError`; a namespace or text with nothing left to erase appends nothing and returns seq 0.
+ * Purges what `input` selects; a namespace or text leaves out the records
+ * with nothing left to erase ({@link leftToErase}). An `id` no record has is
+ * a `NotFoundError`; a namespace or text with nothing left to erase appends
+ * nothing and returns seq 0.
  */
 export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<PurgeResult> {
   const draft = parseInput(purgeInputSchema, input);
@@ -82,10 +87,13 @@ export function count(records: PurgedRecords): number {
 }
 
 /**
- * `selected` without the records a purge would not change but for their envelope, so a purge reports only what it erased: a tombstone in its erased
- * form, if every version of it is in that form too. A session's title and metadata and a turn's content never change, so for them the tombstone tells; a
- * skill or memory item may have been written in other words before, so it is left out only when a purge wrote its last version (and so rewrote every one
- * before it).
+ * `selected` without the records a purge would not change but for their
+ * envelope, so a purge reports only what it erased: a tombstone in its
+ * erased form, if every version of it is in that form too. A session's title
+ * and metadata and a turn's content never change, so for them the tombstone
+ * tells; a skill or memory item may have been written in other words before,
+ * so it is left out only when a purge wrote its last version (and so
+ * rewrote every one before it).
  */
 async function leftToErase(tx: StateLookups, log: Log, selected: PurgedRecords): Promise<PurgedRecords> {
   const erased =

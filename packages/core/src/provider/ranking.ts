@@ -1,9 +1,13 @@
 /**
- * The one ranking pipeline behind memory recall and transcript search (docs/contract.md §4, §6): both resolve the same default mode and order, match
- * with the same lexical matcher, look as deep for candidates, score in [0, 1] the same way, cut by `minScore` alone and page by the same keyset (score,
- * createdAt, id) best first for relevance, (createdAt, id) newest first otherwise. A lexical ranking is the backend's; a semantic one the vector store's
- * (similarity clamped into [0, 1]); a hybrid one fuses both legs' scores (`combineScores`), so a hybrid score says how strongly each leg found the
- * record. Each caller narrows the search and decorates the hits.
+ * The one ranking pipeline behind memory recall and transcript search
+ * (docs/contract.md §4, §6): both resolve the same default mode and order,
+ * match with the same lexical matcher, look as deep for candidates, score
+ * in [0, 1] the same way, cut by `minScore` alone and page by the same keyset
+ * (score, createdAt, id) best first for relevance, (createdAt, id) newest
+ * first otherwise. A lexical ranking is the backend's; a semantic one the
+ * vector store's (similarity clamped into [0, 1]); a hybrid one fuses both
+ * legs' scores (`combineScores`), so a hybrid score says how strongly each
+ * leg found the record. Each caller narrows the search and decorates the hits.
  */
 import type { Embedder } from '../embedding/embedder.js';
 import { fuseLegs, isMatchScore, unitScore } from '../embedding/fusion.js';
@@ -16,8 +20,9 @@ import { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrde
 import { catchUpVectors } from './vectors.js';
 
 /**
- * The lexical leg of hybrid ranking ranks by BM25 over any matching token: questions in natural language rarely contain every word of the fact they ask
- * about, and a weak single-word match has a low BM25 score.
+ * The lexical leg of hybrid ranking ranks by BM25 over any matching token:
+ * questions in natural language rarely contain every word of the fact they
+ * ask about, and a weak single-word match has a low BM25 score.
  */
 const HYBRID_LEXICAL_MATCH = 'any';
 
@@ -147,7 +152,8 @@ export async function rankedPage<R extends Embeddable & { createdAt: string }, Q
 }
 
 /**
- * The tokens of hybrid's lexical leg: the query's, plus the embedder's related words when the leg matches any token (with `match: 'all'` an added
+ * The tokens of hybrid's lexical leg: the query's, plus the embedder's
+ * related words when the leg matches any token (with `match: 'all'` an added
  * synonym would have to match too, so none are added).
  */
 async function lexicalLegTokens(embedder: Embedder, tokens: readonly string[], match: TokenMatch): Promise<string[]> {

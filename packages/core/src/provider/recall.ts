@@ -1,6 +1,8 @@
 /**
- * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid, ranked by the pipeline transcript search shares (`ranking.ts`) over live memory items
- * of the selected scopes, kinds and metadata, leaving out items expired at the provider clock.
+ * Recall (docs/contract.md §4, §6): lexical, semantic or hybrid, ranked by
+ * the pipeline transcript search shares (`ranking.ts`) over live memory
+ * items of the selected scopes, kinds and metadata, leaving out items
+ * expired at the provider clock.
  */
 import { copyMemoryItem } from '../records/copy.js';
 import { type RecallOptions, parseInput, recallOptionsSchema } from '../records/inputs.js';

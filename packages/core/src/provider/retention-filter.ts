@@ -1,6 +1,8 @@
 /**
- * Reads that honour retention before any sweep (docs/contract.md §11): a record a policy expires is invisible, as an expired memory item is. The stores
- * are wrapped, so every backend filters the same way; a page keeps its cursor, so it may hold fewer records than its limit.
+ * Reads that honour retention before any sweep (docs/contract.md §11): a
+ * record a policy expires is invisible, as an expired memory item is. The
+ * stores are wrapped, so every backend filters the same way; a page keeps
+ * its cursor, so it may hold fewer records than its limit.
  */
 import { NotFoundError } from '../errors.js';
 import { type Page, toPage } from '../paging/cursor.js';

@@ -1,5 +1,6 @@
 /**
- * Reading retention policies from the `retention` stream, and judging which records they expire at an instant (docs/contract.md §11). Every process
+ * Reading retention policies from the `retention` stream, and judging which
+ * records they expire at an instant (docs/contract.md §11). Every process
  * folds the same stream, so every process and face agrees on the policies.
  */
 import { CorruptionError } from '../errors.js';

@@ -1,8 +1,11 @@
 /**
- * The retention store (docs/contract.md §11): policies are set and removed as events of the `retention` stream; `apply` sweeps what they expire. Each
- * tombstone is decided inside its own write transaction against the record as stored then, so a record a concurrent writer just refreshed is kept: a
- * sweep removes only what a policy covers at the moment it commits. What `purge` policies expire is erased instead, by one `records.purged` event per
- * sweep, decided the same way against the records as stored then.
+ * The retention store (docs/contract.md §11): policies are set and removed
+ * as events of the `retention` stream; `apply` sweeps what they expire.
+ * Each tombstone is decided inside its own write transaction against the
+ * record as stored then, so a record a concurrent writer just refreshed is
+ * kept: a sweep removes only what a policy covers at the moment it commits.
+ * What `purge` policies expire is erased instead, by one `records.purged`
+ * event per sweep, decided the same way against the records as stored then.
  */
 import { NotFoundError } from '../errors.js';
 import { type PurgedRecords, RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
@@ -34,8 +37,9 @@ export interface RetentionStore {
   /** Removes a policy and returns it; `NotFoundError` when there is none with that id. */
   remove(id: string): Promise<RetentionPolicy>;
   /**
-   * Tombstones every live record a `tombstone` policy expires now, each in its own write, then purges every live record a `purge` policy expires, all in
-   * one `records.purged` event; returns the counts.
+   * Tombstones every live record a `tombstone` policy expires now, each in
+   * its own write, then purges every live record a `purge` policy expires,
+   * all in one `records.purged` event; returns the counts.
    */
   apply(): Promise<RetentionSweep>;
 }
@@ -158,7 +162,8 @@ type Tombstone = Parameters<Engine['mutateIfNeeded']>[0];
 type PurgeCandidate = { kind: 'session' | 'skill' | 'memory'; id: string } | { kind: 'turn'; id: string; scope: Scope };
 
 /**
- * Purges, in one `records.purged` event, the candidates still live and still expired as stored inside the write (a purged session takes every turn it
+ * Purges, in one `records.purged` event, the candidates still live and still
+ * expired as stored inside the write (a purged session takes every turn it
  * had); returns what it erased (nothing, and no event, when none is left).
  */
 async function purgeExpired(engine: Engine, j: RetentionJudge, candidates: readonly PurgeCandidate[], reason: string): Promise<PurgedRecords> {

@@ -1,5 +1,6 @@
 /**
- * How the `scope`, `includeParentScopes` and `includeDescendants` options of a listing, search or recall become the {@link ScopeFilter} a backend
+ * How the `scope`, `includeParentScopes` and `includeDescendants` options of
+ * a listing, search or recall become the {@link ScopeFilter} a backend
  * answers, decided once for every store.
  */
 import type { Scope } from '../records/records.js';

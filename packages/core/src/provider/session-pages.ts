@@ -1,6 +1,8 @@
 /**
- * One page of a list of live sessions that a face orders itself (the MCP server lists newest first as well as oldest first), paged by the rules of
- * `sessions.list` (docs/contract.md §4, "Pages"): by (createdAt, id), so a write between two pages neither skips nor repeats a session.
+ * One page of a list of live sessions that a face orders itself (the MCP
+ * server lists newest first as well as oldest first), paged by the rules of
+ * `sessions.list` (docs/contract.md §4, "Pages"): by (createdAt, id), so a
+ * write between two pages neither skips nor repeats a session.
  */
 import { type Page, openPager, TEXT_ASC, TEXT_DESC } from '../paging/cursor.js';
 import { type SessionPageOptions, parseInput, sessionPageOptionsSchema } from '../records/inputs.js';
@@ -13,8 +15,10 @@ export interface SessionPageBinding {
 }
 
 /**
- * Serves one page of `listing`, in whatever order it comes. The cursor is bound to `binding` with the order and offset, so it resumes only the same
- * call: another is a `ValidationError` on `cursor`, as bad options are on theirs.
+ * Serves one page of `listing`, in whatever order it comes. The cursor is
+ * bound to `binding` with the order and offset, so it resumes only the same
+ * call: another is a `ValidationError` on `cursor`, as bad options are on
+ * theirs.
  */
 export function pageSessions(listing: readonly Session[], binding: SessionPageBinding, options: SessionPageOptions = {}): Page<Session> {
   const o = parseInput(sessionPageOptionsSchema, options);

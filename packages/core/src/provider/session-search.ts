@@ -1,7 +1,9 @@
 /**
- * Transcript search (docs/contract.md §4): live turns of live sessions, found lexically, semantically or both by the pipeline memory recall shares
- * (`ranking.ts`): the same default mode and order, the same matcher, the same candidate depth, scores and pages. Each hit carries its session and its
- * neighbouring live turns.
+ * Transcript search (docs/contract.md §4): live turns of live sessions,
+ * found lexically, semantically or both by the pipeline memory recall
+ * shares (`ranking.ts`): the same default mode and order, the same matcher,
+ * the same candidate depth, scores and pages. Each hit carries its session
+ * and its neighbouring live turns.
  */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
@@ -26,8 +28,9 @@ export async function liveSession(lookups: Pick<StateLookups, 'session'>, id: st
 }
 
 /**
- * The ids of the live sessions a search may look in: `sessionId` alone, the sessions of `scope` (with `includeDescendants`, of its descendants too), or
- * both at once; undefined when neither narrows it.
+ * The ids of the live sessions a search may look in: `sessionId` alone, the
+ * sessions of `scope` (with `includeDescendants`, of its descendants too),
+ * or both at once; undefined when neither narrows it.
  */
 async function sessionIdsToSearch(
   q: StateQueries,

@@ -1,7 +1,9 @@
 /**
- * Which skill an id or slug names (docs/contract.md §4): an id first; else by slug — with a scope, the most specific match along its parent chain;
- * without one, the global skill only. A slug absent from the global scope but live elsewhere is refused with {@link SkillScopeRequiredError} rather than
- * resolved to another project's skill.
+ * Which skill an id or slug names (docs/contract.md §4): an id first; else by
+ * slug — with a scope, the most specific match along its parent chain;
+ * without one, the global skill only. A slug absent from the global scope
+ * but live elsewhere is refused with {@link SkillScopeRequiredError} rather
+ * than resolved to another project's skill.
  */
 import { SkillScopeRequiredError } from '../errors.js';
 import type { Skill } from '../records/records.js';
@@ -9,8 +11,9 @@ import { type ScopeInput, compareScopes, describeScope, isGlobalScope, sameScope
 import type { StateLookups } from '../write/backend.js';
 
 /**
- * The live skill `idOrSlug` names, or undefined when nothing live does. Throws {@link SkillScopeRequiredError} for a slug without a scope that is live
- * only outside the global scope.
+ * The live skill `idOrSlug` names, or undefined when nothing live does.
+ * Throws {@link SkillScopeRequiredError} for a slug without a scope that is
+ * live only outside the global scope.
  */
 export async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill | undefined> {
   const byId = await lookups.skill(idOrSlug);

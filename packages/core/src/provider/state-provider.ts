@@ -1,5 +1,6 @@
 /**
- * Builds an {@link EventSourcedProvider} on any {@link StateBackend}: the stores, the stamper, the clock, automatic snapshots and embeddings. Every
+ * Builds an {@link EventSourcedProvider} on any {@link StateBackend}: the
+ * stores, the stamper, the clock, automatic snapshots and embeddings. Every
  * backend gets the same validation and rules by construction.
  */
 import type { Embedder } from '../embedding/embedder.js';

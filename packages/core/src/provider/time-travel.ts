@@ -1,6 +1,8 @@
 /**
- * Time travel (docs/contract.md §11): a read-only view of the whole state as a replay of the log cut at a point would read it. The view is folded from
- * the newest trustworthy snapshot at or below the point plus the events after it, into the in-memory read model, so it only needs the {@link Log} and
+ * Time travel (docs/contract.md §11): a read-only view of the whole state as
+ * a replay of the log cut at a point would read it. The view is folded from
+ * the newest trustworthy snapshot at or below the point plus the events after
+ * it, into the in-memory read model, so it only needs the {@link Log} and
  * works the same over every backend.
  */
 import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
@@ -21,8 +23,9 @@ export interface ResolvedPoint {
   /** The seq of the last event the view folds (0: none). */
   seq: number;
   /**
-   * The instant the view reads at, its "now": the instant asked for, else the time of the event at `seq` (the epoch for seq 0). Expiry and retention are
-   * judged at it, as they were at that moment.
+   * The instant the view reads at, its "now": the instant asked for, else
+   * the time of the event at `seq` (the epoch for seq 0). Expiry and retention
+   * are judged at it, as they were at that moment.
    */
   time: Instant;
 }
@@ -56,8 +59,11 @@ async function lastEventUpTo(log: Log, seq: number): Promise<LogEvent | undefine
 }
 
 /**
- * The consistent cut of a gapped log at `target` (ms): the longest prefix whose events are all at or before it, as the position of its last event (0 for
- * none). Its writers' clocks may disagree, so times are not ordered along the stream: the events are read in order up to that first later one.
+ * The consistent cut of a gapped log at `target` (ms): the longest prefix
+ * whose events are all at or before it, as the position of its last event
+ * (0 for none). Its writers' clocks may disagree, so times are
+ * not ordered along the stream: the events are read in order up to that
+ * first later one.
  */
 async function cutBefore(log: Log, target: number, head: number): Promise<number> {
   let last = 0;
@@ -74,10 +80,14 @@ async function cutBefore(log: Log, target: number, head: number): Promise<number
 }
 
 /**
- * Resolves `point` against the log: a seq must be an integer in `[0, head]`; an instant selects the last event whose time is at or before it, found by
- * binary search over seqs (about 20 single-event reads at a million events). A dense log keeps event times from decreasing along a stream, whatever its
- * writers' clocks do (docs/contract.md §7), so the events at or before the instant are a prefix of the stream and the search finds its end. A gapped
- * one's cut is the longest prefix of events at or before the instant ({@link cutBefore}).
+ * Resolves `point` against the log: a seq must be an integer in
+ * `[0, head]`; an instant selects the last event whose time is at or
+ * before it, found by binary search over seqs (about 20 single-event reads
+ * at a million events). A dense log keeps event times from decreasing along
+ * a stream, whatever its writers' clocks do (docs/contract.md §7), so the
+ * events at or before the instant are a prefix of the stream and the search
+ * finds its end. A gapped one's cut is the longest prefix of events at or
+ * before the instant ({@link cutBefore}).
  */
 export async function resolvePoint(log: Log, point: PointInput): Promise<ResolvedPoint> {
   if (point === null || typeof point !== 'object') throw new ValidationError('', 'a point must be { seq } or { time }');
@@ -107,7 +117,10 @@ export async function resolvePoint(log: Log, point: PointInput): Promise<Resolve
   throw new ValidationError('', 'a point must be { seq } or { time }');
 }
 
-/** The log as it was at `point`: the `state` stream ends at its seq, every other stream at its instant; appends and snapshot saves are refused. */
+/**
+ * The log as it was at `point`: the `state` stream ends at its seq, every
+ * other stream at its instant; appends and snapshot saves are refused.
+ */
 export function cutLog(log: Log, point: ResolvedPoint): Log {
   const until = instantToMs(point.time);
   const refuse = (): never => {
@@ -161,8 +174,10 @@ const MEMORY: readonly SnapshotPart[] = ['memory'];
 const CHECKPOINTS: readonly SnapshotPart[] = ['checkpoints'];
 
 /**
- * A view's read methods, each asking `provider` for the parts of the snapshot it reads (so a view folds only what its reads need) and handing its
- * arguments as given to the store there; each write method throws {@link ReadOnlyViewError}.
+ * A view's read methods, each asking `provider` for the parts of the
+ * snapshot it reads (so a view folds only what its reads need) and handing
+ * its arguments as given to the store there; each write method throws
+ * {@link ReadOnlyViewError}.
  */
 export function readOnlyView(name: string, provider: ViewProvider, point: ResolvedPoint, capture: () => Promise<Snapshot>): StateView {
   /** Store `store`: each of `reads` on the parts it reads, and each of `writes` (space-separated) refused. */

@@ -1,4 +1,7 @@
-/** The public API: a {@link Provider} hands out the three stores. Every backend (memory, SQLite, Postgres, a host's own) exposes exactly this. */
+/**
+ * The public API: a {@link Provider} hands out the three stores. Every
+ * backend (memory, SQLite, Postgres, a host's own) exposes exactly this.
+ */
 import type { RecordVersion } from './history.js';
 import type { PurgeInput, PurgeResult } from './purge.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
@@ -38,39 +41,53 @@ export interface SessionStore {
   create(input?: CreateSessionInput): Promise<Session>;
   /** A live session, else `NotFoundError`. */
   get(id: string): Promise<Session>;
-  /** The session by id, live or a tombstone (`deleted: true`); `NotFoundError` only when it never existed. Lets a repeated delete answer with the tombstone. */
+  /**
+   * The session by id, live or a tombstone (`deleted: true`); `NotFoundError`
+   * only when it never existed. Lets a repeated delete answer with the tombstone.
+   */
   getAny(id: string): Promise<Session>;
   /** Live sessions, oldest first (`createdAt`, then `id`), a {@link Page}; `scope` narrows them (see {@link ListSessionsOptions}). */
   list(options?: ListSessionsOptions): Promise<Page<Session>>;
   /**
-   * Changes a live session's title, metadata or scope (`session.updated`): given fields replace the stored ones, `metadata` as a whole. A non-zero
-   * `syncVersion` must equal the stored one (`ConflictError`); an unknown or deleted session is a `NotFoundError`. `operationId` makes it idempotent.
+   * Changes a live session's title, metadata or scope (`session.updated`):
+   * given fields replace the stored ones, `metadata` as a whole. A non-zero
+   * `syncVersion` must equal the stored one (`ConflictError`); an unknown or
+   * deleted session is a `NotFoundError`. `operationId` makes it idempotent.
    */
   update(id: string, input: UpdateSessionInput): Promise<Session>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
   /**
-   * Appends `turns` (at most `LIMITS.batch`) in one transaction, each with the next `seq` and its own `turn.appended` event, exactly as one `appendTurn`
-   * each would; returns them in order. A bad turn (`ValidationError` on `turns.<index>.<field>`), a taken id (`ConflictError` naming `turns[<index>]`) or
-   * a session that is not live (`NotFoundError`) writes nothing. `operationId` makes the whole call idempotent.
+   * Appends `turns` (at most `LIMITS.batch`) in one transaction, each with
+   * the next `seq` and its own `turn.appended` event, exactly as one
+   * `appendTurn` each would; returns them in order. A bad turn
+   * (`ValidationError` on `turns.<index>.<field>`), a taken id
+   * (`ConflictError` naming `turns[<index>]`) or a session that is not live
+   * (`NotFoundError`) writes nothing. `operationId` makes the whole call idempotent.
    */
   appendTurns(sessionId: string, turns: readonly TurnInput[], options?: WriteOptions): Promise<Turn[]>;
-  /** The live transcript in `seq` order (or its newest `last` turns, oldest first), a {@link Page}; unknown or deleted session → `NotFoundError`. */
+  /**
+   * The live transcript in `seq` order (or its newest `last` turns, oldest
+   * first), a {@link Page}; unknown or deleted session → `NotFoundError`.
+   */
   turns(sessionId: string, options?: TurnsOptions): Promise<Page<Turn>>;
   /** Removes the newest live turn and returns its tombstone; `NotFoundError` when there is none. `operationId` makes it idempotent. */
   removeLastTurn(id: string, options?: WriteOptions): Promise<Turn>;
   /** Removes every live turn in one event and returns the tombstones; `[]` (and no event) when there are none. */
   clear(id: string, options?: WriteOptions): Promise<Turn[]>;
   /**
-   * Atomically replaces the live transcript's suffix `expected` (turn ids, oldest first; `[]` appends) by `turns`, and returns the new turns.
+   * Atomically replaces the live transcript's suffix `expected` (turn ids,
+   * oldest first; `[]` appends) by `turns`, and returns the new turns.
    * `ConflictError` when the live transcript does not end with exactly `expected`.
    */
   replaceSuffix(id: string, input: ReplaceSuffixInput): Promise<Turn[]>;
   /** Tombstones a live session and returns the tombstone. `operationId` makes it idempotent. */
   delete(id: string, options?: WriteOptions): Promise<Session>;
   /**
-   * Live turns of live sessions matching the query, found as `memory.recall` finds items (same modes, defaults, matcher and fusion), each with its session
-   * and neighbouring turns; see {@link SearchSessionsOptions}. An unknown or deleted `sessionId` → `NotFoundError`.
+   * Live turns of live sessions matching the query, found as `memory.recall`
+   * finds items (same modes, defaults, matcher and fusion), each with its
+   * session and neighbouring turns; see {@link SearchSessionsOptions}.
+   * An unknown or deleted `sessionId` → `NotFoundError`.
    */
   search(options?: SearchSessionsOptions): Promise<Page<TurnHit>>;
 }
@@ -89,15 +106,21 @@ export interface TurnHit {
 
 /** Versioned, scoped procedures with outcome evidence. */
 export interface SkillStore {
-  /** Creates or updates the skill keyed by `(scope, slug)`. Omitted fields keep their stored values; a non-zero `syncVersion` must equal the stored one. */
+  /**
+   * Creates or updates the skill keyed by `(scope, slug)`. Omitted fields keep
+   * their stored values; a non-zero `syncVersion` must equal the stored one.
+   */
   upsert(input: UpsertSkillInput): Promise<Skill>;
   /**
-   * By id; else by slug: with `options.scope`, the most specific match along its parent chain; without one, the global skill only. A slug live only
-   * outside the global scope, named without a scope, is a `SkillScopeRequiredError` naming those scopes, never another scope's skill.
+   * By id; else by slug: with `options.scope`, the most specific match along its
+   * parent chain; without one, the global skill only. A slug live only
+   * outside the global scope, named without a scope, is a
+   * `SkillScopeRequiredError` naming those scopes, never another scope's skill.
    */
   get(idOrSlug: string, options?: ScopeOptions): Promise<Skill>;
   /**
-   * The skill by id, else the one at exactly `(options.scope, slug)` (default: global), live or a tombstone (`deleted: true`); `NotFoundError` only when
+   * The skill by id, else the one at exactly `(options.scope, slug)` (default:
+   * global), live or a tombstone (`deleted: true`); `NotFoundError` only when
    * there is none. Lets a repeated delete answer with the tombstone.
    */
   getAny(idOrSlug: string, options?: ScopeOptions): Promise<Skill>;
@@ -111,7 +134,10 @@ export interface SkillStore {
    * then id unless `order` says otherwise, capped at `limit` when > 0; a {@link Page}.
    */
   search(query: string, limitOrOptions?: number | SearchSkillsOptions): Promise<Page<Skill>>;
-  /** Atomically adds one use (and one win on success) as a `skill.outcome_recorded` event; the content `version` stays. */
+  /**
+   * Atomically adds one use (and one win on success) as a `skill.outcome_recorded`
+   * event; the content `version` stays.
+   */
   recordOutcome(idOrSlug: string, input: RecordOutcomeInput): Promise<Skill>;
   /** Tombstones the skill `get` would return (`options.scope` as there); returns the tombstone. `operationId` makes it idempotent. */
   delete(idOrSlug: string, options?: DeleteSkillOptions): Promise<Skill>;
@@ -126,27 +152,35 @@ export type RecallHit = MemoryItem & {
 /** Durable facts with provenance. */
 export interface MemoryStore {
   /**
-   * Writes a fact. A caller-supplied `id` must be unused (`ConflictError`). With a `key` that a live item of the scope holds (expired or not), the write
-   * updates that item instead (`memory.updated`, same id and `createdAt`; omitted fields keep their values, or take the defaults when the holder had
-   * expired); an `id` other than the holder's is a `ConflictError`.
+   * Writes a fact. A caller-supplied `id` must be unused (`ConflictError`).
+   * With a `key` that a live item of the scope holds (expired or not), the
+   * write updates that item instead (`memory.updated`, same id and
+   * `createdAt`; omitted fields keep their values, or take the defaults when
+   * the holder had expired); an `id` other than the holder's is a `ConflictError`.
    */
   write(input: WriteMemoryInput): Promise<MemoryItem>;
   /**
-   * Writes `inputs` (at most `LIMITS.batch`) in one transaction, each its own event, exactly as one `write` each would in order (a later input with the
-   * key of an earlier one updates it); returns the items in order. A bad input (`ValidationError` on `inputs.<index>.<field>`) or a conflict
-   * (`ConflictError` naming `inputs[<index>]`) writes nothing. `operationId`, in `options` only, makes the whole call idempotent.
+   * Writes `inputs` (at most `LIMITS.batch`) in one transaction, each its own
+   * event, exactly as one `write` each would in order (a later input with the
+   * key of an earlier one updates it); returns the items in order. A bad input
+   * (`ValidationError` on `inputs.<index>.<field>`) or a conflict
+   * (`ConflictError` naming `inputs[<index>]`) writes nothing. `operationId`,
+   * in `options` only, makes the whole call idempotent.
    */
   writeMany(inputs: readonly WriteMemoryInput[], options?: WriteOptions): Promise<MemoryItem[]>;
   /**
-   * Changes a live, unexpired item (`memory.updated`): given fields replace the stored ones. A non-zero `syncVersion` must equal the stored one and a new
-   * `key` must be free in the item's scope (`ConflictError`).
+   * Changes a live, unexpired item (`memory.updated`): given fields replace
+   * the stored ones. A non-zero `syncVersion` must equal the stored one and a
+   * new `key` must be free in the item's scope (`ConflictError`).
    */
   update(id: string, input: UpdateMemoryInput): Promise<MemoryItem>;
   /** A live, unexpired item, else `NotFoundError`. */
   get(id: string): Promise<MemoryItem>;
   /**
-   * The live, unexpired item of exactly `options.scope` (default: global) holding `key` (keys are slots, at most one live holder per scope), else
-   * `NotFoundError`. A point look-up: lets an adapter keyed by `(scope, key)` read without scanning a recall.
+   * The live, unexpired item of exactly `options.scope` (default: global)
+   * holding `key` (keys are slots, at most one live holder per scope), else
+   * `NotFoundError`. A point look-up: lets an adapter keyed by `(scope, key)`
+   * read without scanning a recall.
    */
   getByKey(key: string, options?: ScopeOptions): Promise<MemoryItem>;
   /**
@@ -163,8 +197,9 @@ export interface MemoryStore {
 }
 
 /**
- * Graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"), on the same log as everything else, so export, import, replay and
- * verify cover them. The shape a LangGraph `BaseCheckpointSaver` needs, framework-neutral.
+ * Graph checkpoints and their pending writes (docs/contract.md §2, "Checkpoints"), on the
+ * same log as everything else, so export, import, replay and verify cover
+ * them. The shape a LangGraph `BaseCheckpointSaver` needs, framework-neutral.
  */
 export interface CheckpointStore {
   /**
@@ -173,8 +208,9 @@ export interface CheckpointStore {
    */
   put(input: PutCheckpointInput): Promise<Checkpoint>;
   /**
-   * Saves one task's writes against a checkpoint (saved or not yet). A write at a non-negative `idx` the task already has is ignored; one at a negative
-   * `idx` replaces. Returns the writes stored; `[]` (and no event) when none.
+   * Saves one task's writes against a checkpoint (saved or not yet). A write
+   * at a non-negative `idx` the task already has is ignored; one at a
+   * negative `idx` replaces. Returns the writes stored; `[]` (and no event) when none.
    */
   putWrites(input: PutWritesInput): Promise<CheckpointWrite[]>;
   /** The newest checkpoint of `(threadId, namespace)`, or the one with `checkpointId`, with its pending writes; undefined when there is none. */
@@ -194,8 +230,9 @@ export interface Provider {
   readonly memory: MemoryStore;
   readonly checkpoints: CheckpointStore;
   /**
-   * The distinct scopes of live sessions, skills and memory items under `prefix` (itself included), each truncated to `maxDepth` labels, deduplicated, in
-   * label-by-label code-point order.
+   * The distinct scopes of live sessions, skills and memory items under
+   * `prefix` (itself included), each truncated to `maxDepth` labels,
+   * deduplicated, in label-by-label code-point order.
    */
   namespaces(options?: NamespacesOptions): Promise<Page<Scope>>;
   /** Releases resources. Idempotent. */
@@ -213,13 +250,16 @@ export interface EventSourcedProvider extends Provider {
   /** Captures the whole projection and its seq atomically. */
   snapshot(): Promise<Snapshot>;
   /**
-   * Captures, binds to the log (docs/contract.md §8), seals with the provider's codec, and stores a snapshot in the log, all its rows in one transaction.
-   * A purge appended after the capture makes it capture again; a `ConflictError` (retryable) when purges keep coming, with nothing stored.
+   * Captures, binds to the log (docs/contract.md §8), seals with the provider's codec, and stores a snapshot
+   * in the log, all its rows in one transaction. A purge appended after the capture makes it capture again;
+   * a `ConflictError` (retryable) when purges keep coming, with nothing stored.
    */
   saveSnapshot(): Promise<StoredSnapshot>;
   /**
-   * A read-only view of the whole state as a replay of the log cut at `point` reads it (docs/contract.md §11): `{ seq }` (0 to the head), or `{ time }`
-   * (the last event at or before that instant). Folded from the nearest snapshot at or below the point plus the events after it.
+   * A read-only view of the whole state as a replay of the log cut at
+   * `point` reads it (docs/contract.md §11): `{ seq }` (0 to the head), or
+   * `{ time }` (the last event at or before that instant). Folded from the
+   * nearest snapshot at or below the point plus the events after it.
    */
   at(point: PointInput): Promise<StateView>;
   /** What was created, changed and deleted between two points, per record kind (docs/contract.md §11). */
@@ -230,9 +270,10 @@ export interface EventSourcedProvider extends Provider {
    */
   history(id: string): Promise<RecordVersion[]>;
   /**
-   * Erases for good what `input` selects (docs/contract.md §7, "Purge"): the records become content-free tombstones, every earlier event that carried them
-   * is rewritten in place, and their full-text rows, vectors, cached embeddings and the snapshots holding them go. Backups and exports made before cannot
-   * be reached.
+   * Erases for good what `input` selects (docs/contract.md §7, "Purge"): the records become
+   * content-free tombstones, every earlier event that carried them is rewritten in place,
+   * and their full-text rows, vectors, cached embeddings and the snapshots holding them go.
+   * Backups and exports made before cannot be reached.
    */
   purge(input: PurgeInput): Promise<PurgeResult>;
 }

@@ -1,6 +1,8 @@
 /**
- * Keeping derived vectors up to date: embeddings are computed outside the write transaction, cached by `(embedder id, content hash)`, and any item still
- * missing one (a crash between commit and embedding, a rebuild, a write by another process) is caught up before a semantic recall.
+ * Keeping derived vectors up to date: embeddings are computed outside the
+ * write transaction, cached by `(embedder id, content hash)`, and any item
+ * still missing one (a crash between commit and embedding, a rebuild, a write
+ * by another process) is caught up before a semantic recall.
  */
 import { type Embedder, contentHash } from '../embedding/embedder.js';
 import type { Embeddable, VectorStore } from '../write/backend.js';
@@ -9,7 +11,8 @@ import type { Embeddable, VectorStore } from '../write/backend.js';
 const BATCH = 256;
 
 /**
- * {@link embedItems} for the records one mutation committed, however many: the last version of each id, in calls of at most 256 records, so a batch
+ * {@link embedItems} for the records one mutation committed, however many:
+ * the last version of each id, in calls of at most 256 records, so a batch
  * write costs the embedder a few calls rather than one per record.
  */
 export async function embedCommitted<R extends Embeddable, Q>(embedder: Embedder, store: VectorStore<R, Q>, items: readonly R[]): Promise<void> {

@@ -1,6 +1,8 @@
 /**
- * Graph checkpoints (docs/contract.md §2, "Checkpoints"): the saved state of a graph run per `(threadId, namespace, checkpointId)`, and the pending
- * writes of its tasks. Framework-neutral: a framework adapter encodes its checkpoint as a JSON value. Defined once here like the other records.
+ * Graph checkpoints (docs/contract.md §2, "Checkpoints"): the saved state of
+ * a graph run per `(threadId, namespace, checkpointId)`, and the pending
+ * writes of its tasks. Framework-neutral: a framework adapter encodes its
+ * checkpoint as a JSON value. Defined once here like the other records.
  */
 import { z } from 'zod';
 import { hlcSchema, instantSchema } from './records.js';
@@ -15,8 +17,10 @@ import { LIMITS } from './limits.js';
 export const checkpointNamespaceField = textField(LIMITS.shortText);
 
 /**
- * One saved checkpoint. `(threadId, namespace, checkpointId)` is its key; saving under a taken key replaces it (`syncVersion + 1`, same `id` and
- * `createdAt`), as LangGraph's savers do. A thread's deletion removes its checkpoints, so there are no tombstones.
+ * One saved checkpoint. `(threadId, namespace, checkpointId)` is its key;
+ * saving under a taken key replaces it (`syncVersion + 1`, same `id` and
+ * `createdAt`), as LangGraph's savers do. A thread's deletion removes its
+ * checkpoints, so there are no tombstones.
  */
 export const checkpointSchema = z.strictObject({
   /** The record's id (UUIDv7), unique across threads. */
@@ -46,8 +50,10 @@ export type Checkpoint = z.infer<typeof checkpointSchema>;
 export const writeIdxField = z.int('must be a safe integer');
 
 /**
- * One pending write of a task against a checkpoint, keyed by `(threadId, namespace, checkpointId, taskId, idx)`. A write at a non-negative `idx` is
- * never overwritten; one at a negative `idx` is replaced by the next write there.
+ * One pending write of a task against a checkpoint, keyed by
+ * `(threadId, namespace, checkpointId, taskId, idx)`. A write at a
+ * non-negative `idx` is never overwritten; one at a negative `idx` is
+ * replaced by the next write there.
  */
 export const checkpointWriteSchema = z.strictObject({
   threadId: idField,

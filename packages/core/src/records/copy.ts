@@ -1,10 +1,14 @@
-/** Copies of records handed to callers, so that mutating a returned record never changes the read model behind it. */
+/**
+ * Copies of records handed to callers, so that mutating a returned record
+ * never changes the read model behind it.
+ */
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
 import type { Checkpoint, CheckpointWrite } from './checkpoints.js';
 
 /**
- * A deep copy of a value already known to be JSON (a stored record's metadata or parts, validated when written): no text round trip, which costs several
- * times more on the small values records hold.
+ * A deep copy of a value already known to be JSON (a stored record's
+ * metadata or parts, validated when written): no text round trip, which
+ * costs several times more on the small values records hold.
  */
 function copyJson<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;

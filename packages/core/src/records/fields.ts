@@ -1,6 +1,8 @@
 /**
- * Field rules shared by the input schemas and the record schemas that decode events, defined once so that the decoder refuses exactly what the live API
- * could not have written (docs/contract.md §4, §7). One exception: the slug alphabet binds new writes only, so older slugs outside it still decode.
+ * Field rules shared by the input schemas and the record schemas that decode
+ * events, defined once so that the decoder refuses exactly what the live API
+ * could not have written (docs/contract.md §4, §7). One exception: the slug
+ * alphabet binds new writes only, so older slugs outside it still decode.
  */
 import { z } from 'zod';
 import { HLC_MAX_COUNTER } from '../time/hlc.js';
@@ -34,7 +36,8 @@ export function textField(max: number) {
 }
 
 /**
- * True when `value` is text {@link textField}(`max`) accepts at a glance: a string of at most `max` characters with no NUL and no surrogate at all.
+ * True when `value` is text {@link textField}(`max`) accepts at a glance: a
+ * string of at most `max` characters with no NUL and no surrogate at all.
  * False says nothing (text with an emoji is valid): ask the schema.
  */
 export function isPlainText(value: unknown, max: number): value is string {
@@ -45,14 +48,17 @@ export function isPlainText(value: unknown, max: number): value is string {
 export const idField = textField(LIMITS.id).min(1, 'must not be empty');
 
 /**
- * A stored skill's slug, as the decoder reads it: any non-empty text. Slugs written before {@link SLUG_PATTERN} existed keep decoding, folding and
+ * A stored skill's slug, as the decoder reads it: any non-empty text. Slugs
+ * written before {@link SLUG_PATTERN} existed keep decoding, folding and
  * importing, so the alphabet is checked only where a slug enters.
  */
 export const slugField = textField(LIMITS.slug).min(1, 'must not be empty');
 
 /**
- * The slug alphabet (docs/contract.md §4): lowercase ASCII letters and digits, with single `-`, `_` or `.` between them, so a slug starts and ends with
- * a letter or digit. It keeps slugs safe in paths, URIs and shells (no `../..`, no spaces).
+ * The slug alphabet (docs/contract.md §4): lowercase ASCII letters and
+ * digits, with single `-`, `_` or `.` between them, so a slug starts and
+ * ends with a letter or digit. It keeps slugs safe in paths, URIs and shells
+ * (no `../..`, no spaces).
  */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:[-_.][a-z0-9]+)*$/;
 
@@ -82,7 +88,10 @@ export const checkField = textField(LIMITS.check);
 /** A skill's tags. */
 export const tagsField = z.array(shortTextField).max(LIMITS.tags, `at most ${LIMITS.tags} tags`);
 
-/** A count that starts at 0 (`uses`, `wins`). zod's integers are safe integers, so a count past `Number.MAX_SAFE_INTEGER` is refused. */
+/**
+ * A count that starts at 0 (`uses`, `wins`). zod's integers are safe
+ * integers, so a count past `Number.MAX_SAFE_INTEGER` is refused.
+ */
 export const countField = z.int('must be a safe integer').nonnegative();
 
 /** A counter that starts at 1 (`syncVersion`, `version`, a turn's `seq`). */

@@ -1,5 +1,6 @@
 /**
- * JSON values that callers store (metadata, tool inputs and outputs, data parts): checked once here, for the input schemas and the decoder alike
+ * JSON values that callers store (metadata, tool inputs and outputs, data
+ * parts): checked once here, for the input schemas and the decoder alike
  * (docs/contract.md §4), so that what is written reads back exactly.
  */
 import { z } from 'zod';
@@ -27,7 +28,8 @@ function isPlainObject(value: object): boolean {
 }
 
 /**
- * Characters the JSON of a value can take at most: a string's character can take six (`\u001f`), a number 25 (`-0.0000012345678901234567`), `false` 5;
+ * Characters the JSON of a value can take at most: a string's character can
+ * take six (`\u001f`), a number 25 (`-0.0000012345678901234567`), `false` 5;
  * an array or object 2, and 1 per member for a comma.
  */
 const MAX_CHARS_PER_TEXT_CHAR = 6;
@@ -39,9 +41,12 @@ interface JsonSize {
 }
 
 /**
- * A copy of `value` as a JSON value (`-0` becomes `0`, which is what JSON keeps), or the first problem: a value JSON cannot hold (`undefined`, a
- * function, a symbol, a bigint, `NaN` or an infinity, a class instance, a sparse array), text with NUL or lone surrogates, a prototype key, or nesting
- * deeper than {@link LIMITS.jsonDepth}. Adds to `size.bound` at least the length of the copy's JSON.
+ * A copy of `value` as a JSON value (`-0` becomes `0`, which is what
+ * JSON keeps), or the first problem: a value JSON cannot hold (`undefined`,
+ * a function, a symbol, a bigint, `NaN` or an infinity, a class instance, a
+ * sparse array), text with NUL or lone surrogates, a prototype key, or
+ * nesting deeper than {@link LIMITS.jsonDepth}. Adds to `size.bound` at
+ * least the length of the copy's JSON.
  */
 function toJsonValue(value: unknown, path: (string | number)[] = [], depth = 0, size: JsonSize = { bound: 0 }): JsonValue | JsonProblem {
   if (value === null || typeof value === 'boolean') {
@@ -109,7 +114,11 @@ function jsonField<T extends JsonValue>(maxChars: number, object: boolean) {
   });
 }
 
-/** A JSON value of at most `maxChars` characters of canonical JSON. Parsing returns a checked copy, so a caller's later changes never reach what was stored. */
+/**
+ * A JSON value of at most `maxChars` characters of canonical JSON. Parsing
+ * returns a checked copy, so a caller's later changes never reach what was
+ * stored.
+ */
 export function jsonValueField(maxChars: number) {
   return jsonField<JsonValue>(maxChars, false);
 }

@@ -1,4 +1,7 @@
-/** Documented size limits. Text over a limit is refused with a `ValidationError` before anything is stamped (docs/contract.md §4). */
+/**
+ * Documented size limits. Text over a limit is refused with a
+ * `ValidationError` before anything is stamped (docs/contract.md §4).
+ */
 export const LIMITS = Object.freeze({
   /** Caller-supplied ids, in characters. */
   id: 128,
@@ -35,8 +38,9 @@ export const LIMITS = Object.freeze({
   /** Values of one `$in` or `$nin` list. */
   whereValues: 1_000,
   /**
-   * A checkpoint's `checkpoint` value, or the values of one `putWrites` call together, as canonical JSON text, in characters (16 MiB): one event carries
-   * at most this much caller data beside its metadata.
+   * A checkpoint's `checkpoint` value, or the values of one `putWrites` call
+   * together, as canonical JSON text, in characters (16 MiB): one event
+   * carries at most this much caller data beside its metadata.
    */
   checkpoint: 16_777_216,
   /** Writes in one `checkpoints.putWrites` call. */

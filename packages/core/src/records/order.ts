@@ -1,12 +1,17 @@
-/** The total orders every backend returns lists in. Each has a final tie-break on id, so two backends can never disagree. */
+/**
+ * The total orders every backend returns lists in. Each has a final tie-break
+ * on id, so two backends can never disagree.
+ */
 import type { CheckpointWrite } from './checkpoints.js';
 import type { MemoryItem, Session, Skill, Turn } from './records.js';
 
 const ABOVE_BMP_OR_PRIVATE = /[\uD800-\uFFFF]/;
 
 /**
- * Code-point order, the order SQLite's `BINARY` and Postgres's `C` collation give UTF-8 text. JavaScript's `<` compares UTF-16 code units instead, which
- * differs only where a surrogate (a code point above U+FFFF) meets a unit in U+E000–U+FFFF; only strings holding such units take the slow path.
+ * Code-point order, the order SQLite's `BINARY` and Postgres's `C` collation
+ * give UTF-8 text. JavaScript's `<` compares UTF-16 code units instead, which
+ * differs only where a surrogate (a code point above U+FFFF) meets a unit in
+ * U+E000–U+FFFF; only strings holding such units take the slow path.
  */
 function cmp(a: string, b: string): number {
   const units = a < b ? -1 : a > b ? 1 : 0;

@@ -1,5 +1,6 @@
 /**
- * The parts of a structured turn (docs/contract.md §2): what a model said, thought, called and got back, as the provider SDKs shape it. One schema
+ * The parts of a structured turn (docs/contract.md §2): what a model said,
+ * thought, called and got back, as the provider SDKs shape it. One schema
  * serves the inputs and the decoder, so a part reads back exactly as written.
  */
 import { z } from 'zod';
@@ -32,7 +33,10 @@ export const toolCallPartSchema = z.strictObject({
   ...partMetadata,
 });
 
-/** What a tool call returned; `isError` when the tool failed. `isError` may be left out and is then `false`: the provider SDKs' tool results mostly omit it. */
+/**
+ * What a tool call returned; `isError` when the tool failed. `isError` may be
+ * left out and is then `false`: the provider SDKs' tool results mostly omit it.
+ */
 export const toolResultPartSchema = z.strictObject({
   type: z.literal('tool-result'),
   callId: idField,
@@ -71,7 +75,10 @@ export type Part = z.infer<typeof partSchema>;
 /** A turn's parts: at most {@link LIMITS.parts}. */
 export const partsField = z.array(partSchema).max(LIMITS.parts, `at most ${LIMITS.parts} parts`);
 
-/** The text rendering of parts that recall indexes (docs/contract.md §2): the text parts joined with a newline. */
+/**
+ * The text rendering of parts that recall indexes (docs/contract.md §2): the
+ * text parts joined with a newline.
+ */
 export function renderPartsText(parts: readonly Part[]): string {
   return parts.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('\n');
 }

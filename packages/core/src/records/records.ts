@@ -1,6 +1,7 @@
 /**
- * The record shapes of docs/contract.md §2, defined once as zod schemas. Every backend, event payload and snapshot uses these; the TypeScript types are
- * inferred from them so the two cannot drift.
+ * The record shapes of docs/contract.md §2, defined once as zod schemas. Every backend,
+ * event payload and snapshot uses these; the TypeScript types are inferred
+ * from them so the two cannot drift.
  */
 import { z } from 'zod';
 import {
@@ -33,7 +34,10 @@ export const hlcSchema = z.strictObject({
   counter: hlcCounterField,
 });
 
-/** Where a session, skill or memory item lives: a path of labels, outermost first. `[]` is the global scope; a scope's parents are its prefixes. */
+/**
+ * Where a session, skill or memory item lives: a path of labels, outermost
+ * first. `[]` is the global scope; a scope's parents are its prefixes.
+ */
 export const scopeSchema = z.array(labelField).max(LIMITS.scopeDepth, `at most ${LIMITS.scopeDepth} labels`);
 
 /** A scope path. `[]` is the global scope. */
@@ -76,7 +80,8 @@ export const TURN_ROLES = ['user', 'assistant', 'tool', 'system'] as const;
 export type TurnRole = (typeof TURN_ROLES)[number];
 
 /**
- * One entry of a session's transcript: its structured `parts`, and `content`, the text rendering that recall indexes. A tombstone (`deleted`) is a turn
+ * One entry of a session's transcript: its structured `parts`, and `content`,
+ * the text rendering that recall indexes. A tombstone (`deleted`) is a turn
  * removed from the transcript; its seq is never used again.
  */
 export const turnSchema = z.strictObject({

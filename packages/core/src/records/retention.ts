@@ -1,6 +1,8 @@
 /**
- * Retention policies (docs/contract.md §11): which records expire after how long. A policy covers one record kind in a namespace and its descendants,
- * optionally only memory of one kind; a covered record is expired once its age (from `updatedAt`, a turn's from `createdAt`) reaches `maxAgeMs`.
+ * Retention policies (docs/contract.md §11): which records expire after how
+ * long. A policy covers one record kind in a namespace and its descendants,
+ * optionally only memory of one kind; a covered record is expired once its
+ * age (from `updatedAt`, a turn's from `createdAt`) reaches `maxAgeMs`.
  */
 import { z } from 'zod';
 import { countField, idField, instantField, shortTextField } from './fields.js';
@@ -13,7 +15,10 @@ export const RETENTION_RECORDS = ['session', 'turn', 'memory', 'skill'] as const
 /** A record kind a policy covers. */
 export type RetentionRecord = (typeof RETENTION_RECORDS)[number];
 
-/** What a sweep does with an expired record: `tombstone` deletes it as the stores do (history keeps it); `purge` erases it from storage. */
+/**
+ * What a sweep does with an expired record: `tombstone` deletes it as the
+ * stores do (history keeps it); `purge` erases it from storage.
+ */
 export const RETENTION_ACTIONS = ['tombstone', 'purge'] as const;
 
 /** A stored retention policy. */

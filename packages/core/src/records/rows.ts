@@ -1,8 +1,12 @@
 /**
- * The row codec of the SQL backends: a record's projection-table row and back, one encoding for SQLite and PostgreSQL. Column lists name the columns in
- * the order of their `*Values` function. JSON columns hold `JSON.stringify` text. Two columns leave out what the rest of the row gives: `parts` is `''`
- * when the parts are what the content alone gives (`partsFromContent`), and `last_writer_id` is `''` when the last writer is the origin (the usual case,
- * and every new record's). Rows that hold the parts or the writer's id itself read the same.
+ * The row codec of the SQL backends: a record's projection-table row and
+ * back, one encoding for SQLite and PostgreSQL. Column lists name the
+ * columns in the order of their `*Values` function. JSON columns hold
+ * `JSON.stringify` text. Two columns leave out what the rest of the row
+ * gives: `parts` is `''` when the parts are what the content alone gives
+ * (`partsFromContent`), and `last_writer_id` is `''` when the last writer
+ * is the origin (the usual case, and every new record's). Rows that hold
+ * the parts or the writer's id itself read the same.
  */
 import type { OperationEntry } from '../log/operation.js';
 import { isContentPart } from '../log/compact.js';
@@ -197,7 +201,10 @@ export function turnFromRow(r: TurnRow): Turn {
   };
 }
 
-/** The columns of a transcript read, in the order of {@link TranscriptRow}: the session id and `deleted` are what the query selects on, not read back. */
+/**
+ * The columns of a transcript read, in the order of {@link TranscriptRow}:
+ * the session id and `deleted` are what the query selects on, not read back.
+ */
 export const TRANSCRIPT_COLUMNS =
   'seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id';
 
@@ -220,9 +227,12 @@ export type TranscriptRow = [
 const ROLES = new Map<string, TurnRole>(TURN_ROLES.map((role) => [role, role]));
 
 /**
- * The live turns of session `sessionId` from rows of {@link TRANSCRIPT_COLUMNS} (selected with `deleted` false), equal to {@link turnFromRow} of their
- * full rows. A whole transcript is thousands of turns held at once, so its cost is mostly garbage collection of what survives while it is built: rows
- * are arrays, and the texts every turn repeats (the session id, the role, the instance ids, usually the same from row to row) are one string each rather
+ * The live turns of session `sessionId` from rows of {@link TRANSCRIPT_COLUMNS}
+ * (selected with `deleted` false), equal to {@link turnFromRow} of their full
+ * rows. A whole transcript is thousands of turns held at once, so its cost
+ * is mostly garbage collection of what survives while it is built: rows are
+ * arrays, and the texts every turn repeats (the session id, the role, the
+ * instance ids, usually the same from row to row) are one string each rather
  * than one per row. Strings are immutable, so sharing them is invisible.
  */
 export function transcriptFromRows(sessionId: string, rows: readonly TranscriptRow[]): Turn[] {
@@ -344,7 +354,8 @@ export function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
 }
 
 /**
- * `ON CONFLICT (key) DO UPDATE SET a = excluded.a, …`: the upsert of a row of `columns` that, where a row of its `key` (some of `columns`) stands,
+ * `ON CONFLICT (key) DO UPDATE SET a = excluded.a, …`: the upsert of a row of
+ * `columns` that, where a row of its `key` (some of `columns`) stands,
  * writes every other column (both dialects read it alike).
  */
 export function onConflictUpdate(columns: string, key: string): string {

@@ -1,5 +1,6 @@
 /**
- * Scope helpers (docs/contract.md §2, scopes): the global scope, the legacy rule that reads version 1 scope objects from old logs, keys, the parent
+ * Scope helpers (docs/contract.md §2, scopes): the global scope, the legacy
+ * rule that reads version 1 scope objects from old logs, keys, the parent
  * chain, descendants, and the one rendering and parsing every face uses.
  */
 import { ValidationError } from '../errors.js';
@@ -23,7 +24,8 @@ export interface LegacyScope {
 export type ScopeInput = readonly string[];
 
 /**
- * The legacy rule: each set level becomes the label `level:text`, outermost first, unset levels left out, so `{ project: 'p', workspace: 'w' }` is
+ * The legacy rule: each set level becomes the label `level:text`, outermost
+ * first, unset levels left out, so `{ project: 'p', workspace: 'w' }` is
  * `['project:p', 'workspace:w']` and every old parent chain is kept.
  */
 export function legacyScope(legacy: LegacyScope): Scope {
@@ -39,7 +41,8 @@ export function toScope(input: ScopeInput | undefined): Scope {
 }
 
 /**
- * A string key for a scope that two equal scopes share and no other does: the canonical JSON of its labels. Descendant keys share a prefix
+ * A string key for a scope that two equal scopes share and no other does:
+ * the canonical JSON of its labels. Descendant keys share a prefix
  * ({@link descendantKeyRange}), which is what lets a store index them.
  */
 export function scopeKey(scope: Scope): string {
@@ -47,9 +50,11 @@ export function scopeKey(scope: Scope): string {
 }
 
 /**
- * The half-open key range `[from, to)` that holds exactly the keys of the strict descendants of `scope`: keys starting `["a","b",` (or `["` for the
- * global scope), up to the same text with its last character incremented. The last character is ASCII, so the range is the same in code units and in
- * UTF-8 bytes.
+ * The half-open key range `[from, to)` that holds exactly the keys of the
+ * strict descendants of `scope`: keys starting `["a","b",` (or `["` for the
+ * global scope), up to the same text with its last character incremented.
+ * The last character is ASCII, so the range is the same in code units and
+ * in UTF-8 bytes.
  */
 export function descendantKeyRange(scope: Scope): { from: string; to: string } {
   const from = scope.length === 0 ? '["' : `${scopeKey(scope).slice(0, -1)},`;
@@ -93,9 +98,11 @@ function slashFormAmbiguous(scope: Scope): boolean {
 }
 
 /**
- * A scope as people read it, the one rendering every face uses (tables, messages, errors, resources): `global` for `[]`, else its labels joined by `/`
- * (`project:web/workspace:api`), else, when that would be ambiguous (a label holding `/`, a first label starting `[`, the lone label `global`), the JSON
- * array text.
+ * A scope as people read it, the one rendering every face uses (tables,
+ * messages, errors, resources): `global` for `[]`, else its labels joined by
+ * `/` (`project:web/workspace:api`), else, when that would be ambiguous (a
+ * label holding `/`, a first label starting `[`, the lone label `global`),
+ * the JSON array text.
  */
 export function describeScope(scope: Scope): string {
   if (isGlobalScope(scope)) return 'global';
@@ -103,8 +110,10 @@ export function describeScope(scope: Scope): string {
 }
 
 /**
- * Parses a scope as written on a command line: `/` is the global scope; text starting with `[` is a JSON array of labels (`["a/b","c"]`); anything else
- * is labels separated by `/` (`a/b/c`). The result is not yet checked against the label rules; `field` names the option in errors.
+ * Parses a scope as written on a command line: `/` is the global scope;
+ * text starting with `[` is a JSON array of labels (`["a/b","c"]`); anything
+ * else is labels separated by `/` (`a/b/c`). The result is not yet checked
+ * against the label rules; `field` names the option in errors.
  */
 export function parseScopeText(text: string, field = 'scope'): Scope {
   if (text === '/') return [];

@@ -1,7 +1,9 @@
 /**
- * Metadata filters (`where`, docs/contract.md §5): their input shape and the normal form every backend evaluates. A filter maps dotted paths into an
- * item's `metadata` to a scalar (equality) or to operators; every condition must hold. Parsing turns it into a flat list of {@link WhereCondition}s, so
- * the core matcher and a backend's compiled query read the same thing.
+ * Metadata filters (`where`, docs/contract.md §5): their input shape and the
+ * normal form every backend evaluates. A filter maps dotted paths into an
+ * item's `metadata` to a scalar (equality) or to operators; every condition
+ * must hold. Parsing turns it into a flat list of {@link WhereCondition}s,
+ * so the core matcher and a backend's compiled query read the same thing.
  */
 import { z } from 'zod';
 import { textField } from './fields.js';

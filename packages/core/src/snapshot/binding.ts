@@ -71,7 +71,11 @@ export async function eventAt(log: Pick<Log, 'read'>, seq: number): Promise<LogE
   return event?.seq === seq ? event : undefined;
 }
 
-/** The log's identity, read once, as a getter that throws what the read threw: a log without an identity fails only the snapshots whose own text checks out. */
+/**
+ * The log's identity, read once, as a getter that throws what the read
+ * threw: a log without an identity fails only the snapshots whose own text
+ * checks out.
+ */
 export async function identityOf(log: Pick<Log, 'identity'>): Promise<() => string> {
   const known = await log.identity().then(
     (value) => ({ value }),
@@ -97,8 +101,9 @@ export function formatBoundSnapshot(binding: SnapshotBinding, content: string): 
 }
 
 /**
- * Splits opened snapshot text into its binding and content, checking the header's shape and the content's digest. A `CorruptionError` says why the text
- * cannot be trusted.
+ * Splits opened snapshot text into its binding and content, checking the
+ * header's shape and the content's digest. A `CorruptionError` says why the
+ * text cannot be trusted.
  */
 export function parseBoundSnapshot(text: string, storedSeq: number): { binding: SnapshotBinding; content: string } {
   const newline = text.indexOf('\n');
@@ -109,7 +114,10 @@ export function parseBoundSnapshot(text: string, storedSeq: number): { binding: 
   return { binding, content };
 }
 
-/** Checks that `binding` belongs to a log whose identity is `identity` and whose event at the binding's seq is `event`. `CorruptionError` otherwise. */
+/**
+ * Checks that `binding` belongs to a log whose identity is `identity` and
+ * whose event at the binding's seq is `event`. `CorruptionError` otherwise.
+ */
 export function checkBinding(identity: string, binding: SnapshotBinding, event: LogEvent | undefined): void {
   if (binding.log !== identity) {
     throw new CorruptionError(STATE_STREAM, binding.seq, `snapshot was taken from another log (${binding.log}), not this one (${identity})`);

@@ -1,13 +1,21 @@
 /**
- * Snapshots stored in content-addressed chunks (format 5, docs/contract.md §8). Each collection of the projection, in its canonical order, is cut into
- * chunks at content-defined boundaries: a chunk ends after a record whose key hashes to 0 modulo {@link CHUNK_BOUNDARY}, or once its text reaches
- * {@link CHUNK_MAX_CHARS}. Boundaries depend on the records alone, so a run of records unchanged from one snapshot to the next gives the same chunks,
- * and each chunk is stored once, under the stream named by the SHA-256 of its text ({@link chunkStream}, seq 0), however many snapshots hold it. The
- * references to a collection's chunks (`{ first, sha256 }`, the sort key of the chunk's first record and its digest) are cut the same way into index
- * chunks, stored alike; the head (the `state` row, bound and sealed) lists each collection's index chunks. Two levels keep the head small: a purge finds
- * the chunk holding a record by reading one index chunk, and rewrites that chunk, that index chunk and a head of a few kilobytes per snapshot, where a
- * head listing every chunk was hundreds of kilobytes. A reader trusts an index chunk whose text matches the digest its trusted head names, and a chunk
- * whose text matches its trusted index chunk's.
+ * Snapshots stored in content-addressed chunks (format 5, docs/contract.md §8).
+ * Each collection of the projection, in its canonical order, is cut into
+ * chunks at content-defined boundaries: a chunk ends after a record whose key
+ * hashes to 0 modulo {@link CHUNK_BOUNDARY}, or once its text reaches
+ * {@link CHUNK_MAX_CHARS}. Boundaries depend on the records alone, so a run of
+ * records unchanged from one snapshot to the next gives the same chunks, and
+ * each chunk is stored once, under the stream named by the
+ * SHA-256 of its text ({@link chunkStream}, seq 0), however many snapshots
+ * hold it. The references to a collection's chunks (`{ first, sha256 }`, the
+ * sort key of the chunk's first record and its digest) are cut the same way
+ * into index chunks, stored alike; the head (the `state` row, bound and
+ * sealed) lists each collection's index chunks. Two levels keep the head
+ * small: a purge finds the chunk holding a record by reading one index
+ * chunk, and rewrites that chunk, that index chunk and a head of a few
+ * kilobytes per snapshot, where a head listing every chunk was hundreds of
+ * kilobytes. A reader trusts an index chunk whose text matches the digest its
+ * trusted head names, and a chunk whose text matches its trusted index chunk's.
  */
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
@@ -30,10 +38,13 @@ export type SnapshotCollection = (typeof SNAPSHOT_COLLECTIONS)[number];
 export const CHUNK_BOUNDARY = 64;
 
 /**
- * A chunk (or index chunk) also ends once the texts of its records (references) add up to this many characters. The hash alone gives chunk sizes spread
- * like a geometric law, and a record most likely sits in a long chunk: a purge rewrites whole chunks, and a long session's turns sat in chunks of 130 KB
- * on average, one per snapshot that held a different tail. The cap keeps every chunk a purge rewrites small, and a cut it forces moves no boundary past
- * the next one the hash places.
+ * A chunk (or index chunk) also ends once the texts of its records (references)
+ * add up to this many characters. The hash alone gives chunk sizes spread
+ * like a geometric law, and a record most likely sits in a long chunk: a
+ * purge rewrites whole chunks, and a long session's turns sat in chunks of
+ * 130 KB on average, one per snapshot that held a different tail. The cap
+ * keeps every chunk a purge rewrites small, and a cut it forces moves no
+ * boundary past the next one the hash places.
  */
 export const CHUNK_MAX_CHARS = 16_384;
 
@@ -98,9 +109,12 @@ function endsChunk(collection: SnapshotCollection, record: AnyRecord): boolean {
 }
 
 /**
- * True when an index chunk ends after `ref`: the FNV-1a hash of its first key's JSON text falls in the lowest 1/{@link INDEX_BOUNDARY} of its range. The
- * key, not the digest, so a purge that rewrites a chunk (its records keep their keys) moves no boundary; the hash's high bits, not its low ones (which a
- * chunk boundary tests), because the first key follows a record whose low bits were 0 and FNV-1a mixes its low bits poorly: the first keys of a run of
+ * True when an index chunk ends after `ref`: the FNV-1a hash of its first
+ * key's JSON text falls in the lowest 1/{@link INDEX_BOUNDARY} of its range.
+ * The key, not the digest, so a purge that rewrites a chunk (its records keep
+ * their keys) moves no boundary; the hash's high bits, not its low ones (which
+ * a chunk boundary tests), because the first key follows a record whose low
+ * bits were 0 and FNV-1a mixes its low bits poorly: the first keys of a run of
  * time-ordered ids hash almost only to odd low bits.
  */
 function endsIndexChunk(ref: ChunkRef): boolean {
@@ -139,8 +153,9 @@ function cutEnds(texts: readonly string[], ends: (i: number) => boolean): number
 }
 
 /**
- * Cuts items, given their canonical texts, into chunks ({@link cutEnds}), puts each chunk's text into `into` by its digest, and returns the references
- * to them in order, each with the key `first` gives its first item.
+ * Cuts items, given their canonical texts, into chunks ({@link cutEnds}),
+ * puts each chunk's text into `into` by its digest, and returns the
+ * references to them in order, each with the key `first` gives its first item.
  */
 function cutChunks(texts: readonly string[], ends: (i: number) => boolean, first: (i: number) => ChunkKey, into: Map<string, string>): ChunkRef[] {
   const refs: ChunkRef[] = [];
@@ -209,14 +224,17 @@ export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex
 }
 
 /**
- * What the stored text of a snapshot of an earlier format shows, sealed or not: its format tag as JSON, which no head of chunks holds (the strings of a
- * head, record keys among them, are escaped).
+ * What the stored text of a snapshot of an earlier format shows, sealed or
+ * not: its format tag as JSON, which no head of chunks holds (the strings
+ * of a head, record keys among them, are escaped).
  */
 const OTHER_FORMAT = /"format":"agentstate\.snapshot\/[1-4]"/;
 
 /**
- * True for a stored row of a snapshot of an earlier format (docs/contract.md §8): a `state` row whose text names format 1 to 4 (whole, or a head of
- * parts), or a part of a head of parts (a `state#` stream other than a chunk's). Loaders skip such a snapshot; saves and purges drop its rows.
+ * True for a stored row of a snapshot of an earlier format (docs/contract.md
+ * §8): a `state` row whose text names format 1 to 4 (whole, or a head of
+ * parts), or a part of a head of parts (a `state#` stream other than a
+ * chunk's). Loaders skip such a snapshot; saves and purges drop its rows.
  */
 export function ofOtherFormat(row: Pick<StoredSnapshot, 'stream' | 'data'>): boolean {
   if (row.stream === STATE_STREAM) return OTHER_FORMAT.test(row.data);
@@ -224,9 +242,11 @@ export function ofOtherFormat(row: Pick<StoredSnapshot, 'stream' | 'data'>): boo
 }
 
 /**
- * The items of one chunk (or index chunk) row, named `what` in errors, from its stored text. `CorruptionError` when the row is missing, its digest
- * differs from the reference's or it does not decode against `schema`. `validate: false` checks only that it is a list: the text matched the digest its
- * trusted head names.
+ * The items of one chunk (or index chunk) row, named `what` in errors, from
+ * its stored text. `CorruptionError` when the row is missing, its digest
+ * differs from the reference's or it does not decode against `schema`.
+ * `validate: false` checks only that it is a list: the text matched the
+ * digest its trusted head names.
  */
 function decodeRow<T>(seq: number, what: string, ref: ChunkRef, text: string | undefined, schema: z.ZodType<T[]>, validate: boolean): T[] {
   if (text === undefined) throw new CorruptionError(STATE_STREAM, seq, `${what} is missing`);
@@ -247,7 +267,10 @@ export function decodeChunk(seq: number, collection: SnapshotCollection, ref: Ch
   return decodeRow(seq, `a chunk of the snapshot's ${collection}`, ref, text, snapshotCollectionsSchema.shape[collection] as z.ZodType<unknown[]>, validate);
 }
 
-/** `snapshot` cut into chunks and its head bound to `log`: the chunk and index chunk rows to store (at seq 0, each once) and the head, the one text to seal. */
+/**
+ * `snapshot` cut into chunks and its head bound to `log`: the chunk and index
+ * chunk rows to store (at seq 0, each once) and the head, the one text to seal.
+ */
 export async function bindSnapshotChunks(log: Log, snapshot: Snapshot): Promise<{ head: string; chunks: StoredSnapshot[] }> {
   const encoded = encodeSnapshotChunks(snapshot);
   const head = formatBoundSnapshot(await snapshotBinding(log, snapshot.seq, encoded.head), encoded.head);

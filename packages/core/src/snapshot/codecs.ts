@@ -1,4 +1,7 @@
-/** Snapshot codecs seal a snapshot before it is stored and open (verify) it before it is trusted, so a tampered snapshot is skipped rather than folded. */
+/**
+ * Snapshot codecs seal a snapshot before it is stored and open (verify) it
+ * before it is trusted, so a tampered snapshot is skipped rather than folded.
+ */
 import { createHmac, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { AgentStateError } from '../errors.js';
 
@@ -10,7 +13,10 @@ export interface SnapshotCodec {
   open(sealed: string): string;
 }
 
-/** Raised by a codec that cannot seal (no private key, an empty secret) or refuses sealed text (another key, changed since, another codec). */
+/**
+ * Raised by a codec that cannot seal (no private key, an empty secret) or
+ * refuses sealed text (another key, changed since, another codec).
+ */
 export class SnapshotSealError extends AgentStateError {
   readonly code = 'seal_failed' as const;
 }
@@ -48,7 +54,10 @@ export function hmacCodec(secret: string | Buffer): SnapshotCodec {
   };
 }
 
-/** Ed25519 signatures: `ed25519:<signature>.<text>`. Give the private key to seal; the public key alone is enough to open (verify). */
+/**
+ * Ed25519 signatures: `ed25519:<signature>.<text>`. Give the private key to
+ * seal; the public key alone is enough to open (verify).
+ */
 export function ed25519Codec(keys: { privateKey?: KeyObject; publicKey: KeyObject }): SnapshotCodec {
   const id = 'ed25519';
   return {

@@ -1,8 +1,11 @@
 /**
- * Reading a snapshot through its head (format 5, docs/contract.md §8): which rows a head names for the parts a reader needs, and their decoding. A head
- * names, per collection, index chunk rows at seq 0, which name the chunk rows. Each row is trusted when its text matches the digest its trusted head (or
- * trusted index chunk) names, so the readers here take rows from any source: a log read ahead ({@link readHeadRows}, {@link storedRows}) or a backend's
- * synchronous read.
+ * Reading a snapshot through its head (format 5, docs/contract.md §8):
+ * which rows a head names for the parts a reader needs, and their decoding.
+ * A head names, per collection, index chunk rows at seq 0, which name the
+ * chunk rows. Each row is trusted when its text matches the digest its
+ * trusted head (or trusted index chunk) names, so the readers here take rows
+ * from any source: a log read ahead ({@link readHeadRows}, {@link storedRows})
+ * or a backend's synchronous read.
  */
 import type { Log, StoredSnapshot } from '../log/log.js';
 import { type ChunkIndex, type SnapshotCollection, CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
@@ -19,8 +22,10 @@ export interface RowKey {
 }
 
 /**
- * Reads from `log` the rows `head` names for the collections of `parts` (its index chunks, then the chunks they name) and returns a reader over them.
- * Nothing is checked here: {@link decodeHeadParts} checks every row against its digest.
+ * Reads from `log` the rows `head` names for the collections of `parts` (its
+ * index chunks, then the chunks they name) and returns a reader over them.
+ * Nothing is checked here: {@link decodeHeadParts} checks every row against
+ * its digest.
  */
 export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: ChunkIndex, parts: readonly SnapshotPart[]): Promise<RowReader> {
   const index: RowKey[] = [];
@@ -38,8 +43,10 @@ async function withLeaves(log: Pick<Log, 'latestSnapshot'>, first: RowReader, in
 }
 
 /**
- * Every row stored (possibly sealed) head text seems to name, read from `log` without any check: its index chunks and the chunks they name. What to read
- * ahead before the head is trusted, or what erasure checks search. Empty for text that does not parse as a head.
+ * Every row stored (possibly sealed) head text seems to name, read from
+ * `log` without any check: its index chunks and the chunks they name. What
+ * to read ahead before the head is trusted, or what erasure checks search.
+ * Empty for text that does not parse as a head.
  */
 export async function storedHeadRows(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowKey[]> {
   const index = looseChunkDigests(stored.data).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 }));
@@ -98,8 +105,10 @@ export async function storedRows(log: Pick<Log, 'latestSnapshot'>, rows: readonl
 }
 
 /**
- * The collections of `parts` from the rows `index` names, as a list of pieces to restore one after the other (a chunk each). `CorruptionError` when a
- * row (an index chunk or a chunk) is missing, differs from its digest or does not decode.
+ * The collections of `parts` from the rows `index` names, as a list of
+ * pieces to restore one after the other (a chunk each). `CorruptionError`
+ * when a row (an index chunk or a chunk) is missing, differs from its digest
+ * or does not decode.
  */
 export function decodeHeadParts(index: ChunkIndex, parts: readonly SnapshotPart[], row: RowReader, validate: boolean): Partial<SnapshotCollections>[] {
   const pieces: Partial<SnapshotCollections>[] = [];
@@ -129,8 +138,9 @@ export function assembleHead(index: ChunkIndex, row: RowReader): Snapshot {
 }
 
 /**
- * The whole stored size of a snapshot in UTF-8 bytes: its head and every row it names (index chunks and chunks, shared ones counted in full), read from
- * `log`. What `stats` and the inspector report as a snapshot's size.
+ * The whole stored size of a snapshot in UTF-8 bytes: its head and every row
+ * it names (index chunks and chunks, shared ones counted in full), read from `log`.
+ * What `stats` and the inspector report as a snapshot's size.
  */
 export async function storedSnapshotBytes(log: Pick<Log, 'latestSnapshot'>, head: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<number> {
   let bytes = Buffer.byteLength(head.data);

@@ -1,6 +1,7 @@
 /**
- * The parts of a snapshot a time-travel view reads one at a time (docs/contract.md §11): each names the collections its reads need, so the first read of
- * a view restores the chunks of those collections only.
+ * The parts of a snapshot a time-travel view reads one at a time
+ * (docs/contract.md §11): each names the collections its reads need, so the
+ * first read of a view restores the chunks of those collections only.
  */
 import type { Snapshot } from './snapshot.js';
 

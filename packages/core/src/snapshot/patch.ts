@@ -1,11 +1,18 @@
 /**
- * A purge's patch of the stored snapshots (docs/contract.md §7, "Purge"): instead of dropping every snapshot at or after the first rewritten event, each
- * head of chunks (format 5) there gets the purged records replaced by their erased forms, exactly what a fold of the rewritten log holds at its seq (an
- * operation whose input hash the purge dropped loses it there too). Only the chunks holding a purged record change, and the index chunks above them:
- * each index chunk is found by binary search on its head's first keys, each chunk by binary search on its index chunk's, and each is patched once
- * however many heads share it, stored under its new digest, and its old row dropped. Every head (a few kilobytes) is bound again (the event at its seq
- * may have been rewritten) and sealed with the provider's codec. A head that cannot be trusted or sealed is dropped, with the rows only it named.
- * Backend-free: a backend gives the rows and applies the returned writes in the purge's own transaction (and drops the snapshots of earlier formats,
+ * A purge's patch of the stored snapshots (docs/contract.md §7, "Purge"):
+ * instead of dropping every snapshot at or after the first rewritten event,
+ * each head of chunks (format 5) there gets the purged records replaced by
+ * their erased forms, exactly what a fold of the rewritten log holds at its
+ * seq (an operation whose input hash the purge dropped loses it there too).
+ * Only the chunks holding a purged record change, and the index chunks
+ * above them: each index chunk is found by binary search on its head's first
+ * keys, each chunk by binary search on its index chunk's, and each is patched
+ * once however many heads share it, stored under its new digest, and its old
+ * row dropped. Every head (a few kilobytes) is bound again (the event at its
+ * seq may have been rewritten) and sealed with the provider's codec. A head
+ * that cannot be trusted or sealed is dropped, with the rows only it named.
+ * Backend-free: a backend gives the rows and applies the returned writes in
+ * the purge's own transaction (and drops the snapshots of earlier formats,
  * `ofOtherFormat`, which it cannot patch).
  */
 import { CorruptionError } from '../errors.js';
@@ -49,7 +56,8 @@ export interface SnapshotPatchInput {
   /** The event at a seq as it is now: what a patched head is bound to. */
   after: (seq: number) => LogEvent | undefined;
   /**
-   * The `state` rows before the first rewritten seq, read only when a dropped head leaves rows that may be shared with them (then every index chunk of
+   * The `state` rows before the first rewritten seq, read only when a dropped
+   * head leaves rows that may be shared with them (then every index chunk of
    * every head is read through `chunk`).
    */
   olderHeads: () => readonly Pick<StoredSnapshot, 'seq' | 'data'>[];
@@ -185,8 +193,10 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
 }
 
 /**
- * The positions in `refs` of the rows that would hold the records of `keys` (sorted, as {@link keysOf} gives them): for each reference, a binary search
- * of the keys for one in its range, so a purge of thousands of records costs a few comparisons per reference rather than a search of the references per
+ * The positions in `refs` of the rows that would hold the records of `keys`
+ * (sorted, as {@link keysOf} gives them): for each reference, a binary search
+ * of the keys for one in its range, so a purge of thousands of records costs
+ * a few comparisons per reference rather than a search of the references per
  * key, in each of a hundred heads.
  */
 function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<number> {
@@ -212,8 +222,10 @@ function lowerBound(keys: readonly ChunkKey[], key: ChunkKey): number {
 }
 
 /**
- * The rows (index chunks and chunks) that only the dropped heads name: not the kept heads, nor the heads before the first rewritten seq. Read loosely; a
- * row another head's index chunk might name, when that index chunk cannot be read, is kept (a leftover row, never a missing one).
+ * The rows (index chunks and chunks) that only the dropped heads name: not
+ * the kept heads, nor the heads before the first rewritten seq. Read loosely;
+ * a row another head's index chunk might name, when that index chunk cannot
+ * be read, is kept (a leftover row, never a missing one).
  */
 function unshared(
   dropped: readonly Pick<StoredSnapshot, 'seq' | 'data'>[],
@@ -245,9 +257,12 @@ function unshared(
 }
 
 /**
- * The digests of the rows (index chunks, then the chunks under them) {@link patchSnapshots} will read for `heads`, from their text parsed without any
- * check: what a backend that reads asynchronously fetches first, so the patch itself runs synchronously. The chunks are found through the index chunks
- * `chunk` already gives, so such a backend calls this twice: once for the index chunks, then again, after fetching them, for the chunks.
+ * The digests of the rows (index chunks, then the chunks under them)
+ * {@link patchSnapshots} will read for `heads`, from their text parsed
+ * without any check: what a backend that reads asynchronously fetches first,
+ * so the patch itself runs synchronously. The chunks are found through the
+ * index chunks `chunk` already gives, so such a backend calls this twice:
+ * once for the index chunks, then again, after fetching them, for the chunks.
  */
 export function chunksToPatch(
   heads: readonly Pick<StoredSnapshot, 'data'>[],
@@ -298,9 +313,11 @@ function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<strin
 }
 
 /**
- * A head of chunks parsed with its shape checked but not each reference's schema: the purge's read of every head at or after the rewrite, where a full
- * schema check of every reference of every head was most of the cost. The text matched its digest (and seal); a loader still checks the patched head in
- * full before it trusts it.
+ * A head of chunks parsed with its shape checked but not each reference's
+ * schema: the purge's read of every head at or after the rewrite, where a
+ * full schema check of every reference of every head was most of the
+ * cost. The text matched its digest (and seal); a loader still checks the
+ * patched head in full before it trusts it.
  */
 function lightChunkIndex(content: string, seq: number): ChunkIndex {
   const raw = JSON.parse(content) as { format?: unknown; seq?: unknown; index?: Record<string, unknown> };

@@ -1,6 +1,8 @@
 /**
- * Finding a snapshot to start from (docs/contract.md §8): the newest head of chunks that opens with the codec, is bound to this log at its seq (see
- * `binding.ts`), matches its content digest, decodes, agrees with its stored seq and does not lie beyond the stream head. Anything else, a snapshot of
+ * Finding a snapshot to start from (docs/contract.md §8): the newest head of
+ * chunks that opens with the codec, is bound to this log at its seq (see
+ * `binding.ts`), matches its content digest, decodes, agrees with its stored
+ * seq and does not lie beyond the stream head. Anything else, a snapshot of
  * an earlier format among them, is skipped and the next older one is tried.
  */
 import { CorruptionError } from '../errors.js';
@@ -18,11 +20,16 @@ export interface SkippedSnapshot {
   seq: number;
   reason: string;
   /**
-   * True when the stored snapshot is wrong in itself or for this log (edited, foreign, undecodable, failing its seal under the given key); false when it
-   * only could not be checked here (sealed with a key or codec not given, unsealed while a key is, or of an earlier format).
+   * True when the stored snapshot is wrong in itself or for this log (edited,
+   * foreign, undecodable, failing its seal under the given key); false when
+   * it only could not be checked here (sealed with a key or codec not given,
+   * unsealed while a key is, or of an earlier format).
    */
   damaged: boolean;
-  /** The codec a sealed snapshot names, when it was skipped only because no codec (key) for it was given: sealed, but unverifiable here. */
+  /**
+   * The codec a sealed snapshot names, when it was skipped only because no
+   * codec (key) for it was given: sealed, but unverifiable here.
+   */
   sealedWith?: string;
 }
 
@@ -97,7 +104,8 @@ function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: O
 }
 
 /**
- * The head of chunks in the opened text of `stored`, once its binding names its seq (no later than `ctx.head`) and the log's identity and event there;
+ * The head of chunks in the opened text of `stored`, once its binding names
+ * its seq (no later than `ctx.head`) and the log's identity and event there;
  * `decode` parses the content. Throws why it cannot be trusted.
  */
 export function unbindHead(
@@ -116,8 +124,10 @@ export function unbindHead(
 }
 
 /**
- * Opens, unbinds, checks and decodes one stored snapshot; throws why it cannot be trusted ({@link skippedSnapshot} turns that into a reason).
- * Synchronous, so a backend can check its snapshots inside one read transaction.
+ * Opens, unbinds, checks and decodes one stored snapshot; throws why it
+ * cannot be trusted ({@link skippedSnapshot} turns that into a reason).
+ * Synchronous, so a backend can check its snapshots inside one read
+ * transaction.
  */
 export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
   return assembleHead(openStoredSnapshot(stored, ctx), ctx.row ?? (() => undefined));
@@ -132,8 +142,9 @@ export interface LoadedSnapshotHead {
 }
 
 /**
- * The newest stored snapshot at or below `head` whose own text checks out, without reading its chunks; `accept` may refuse it still (by throwing), and
- * the next older one is tried.
+ * The newest stored snapshot at or below `head` whose own text checks out,
+ * without reading its chunks; `accept` may refuse it still (by throwing),
+ * and the next older one is tried.
  */
 export async function loadSnapshotHead(
   log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>,

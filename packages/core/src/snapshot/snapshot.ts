@@ -1,6 +1,7 @@
 /**
- * A snapshot is a deterministic serialisation of the whole projection at a seq: collections sorted by id, turns by session then seq, keys sorted. It is
- * a cache, never the truth (docs/contract.md §8).
+ * A snapshot is a deterministic serialisation of the whole projection at a
+ * seq: collections sorted by id, turns by session then seq, keys sorted. It
+ * is a cache, never the truth (docs/contract.md §8).
  */
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';

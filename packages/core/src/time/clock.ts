@@ -1,4 +1,7 @@
-/** Physical clocks. Domain code never calls `Date.now()`: it is handed a {@link Clock}, so tests and replays can pin time. */
+/**
+ * Physical clocks. Domain code never calls `Date.now()`: it is handed a
+ * {@link Clock}, so tests and replays can pin time.
+ */
 
 /** A source of Unix time in milliseconds. */
 export interface Clock {

@@ -1,5 +1,6 @@
 /**
- * The hybrid logical clock: physical milliseconds plus a counter, so that `now()` is strictly increasing even when the physical clock goes back, and
+ * The hybrid logical clock: physical milliseconds plus a counter, so that
+ * `now()` is strictly increasing even when the physical clock goes back, and
  * `observe()` moves past any time seen from elsewhere (docs/contract.md §2).
  */
 import type { Clock } from './clock.js';

@@ -1,4 +1,7 @@
-/** Instants are ISO-8601 UTC strings with exactly three fractional digits, so their text order is their time order (docs/contract.md §2). */
+/**
+ * Instants are ISO-8601 UTC strings with exactly three fractional digits, so
+ * their text order is their time order (docs/contract.md §2).
+ */
 
 /** An ISO-8601 UTC instant such as `2026-11-29T16:54:02.123Z`. */
 export type Instant = string;
@@ -27,8 +30,10 @@ export function instantToMs(instant: Instant): number {
 const twoDigits = (value: string, at: number): number => (value.charCodeAt(at) - 48) * 10 + value.charCodeAt(at + 1) - 48;
 
 /**
- * True when `value` is already in the canonical fixed-width form: the pattern, and fields in range (what a round trip through `Date` would keep as is),
- * checked without building a `Date`, since decoding a snapshot checks every instant of every record.
+ * True when `value` is already in the canonical fixed-width form: the pattern,
+ * and fields in range (what a round trip through `Date` would keep as is),
+ * checked without building a `Date`, since decoding a snapshot checks every
+ * instant of every record.
  */
 export function isCanonicalInstant(value: string): boolean {
   if (!INSTANT_PATTERN.test(value)) return false;
@@ -49,7 +54,10 @@ export function isCanonicalInstant(value: string): boolean {
 /** The largest Unix ms an instant can hold: the last millisecond of year 9999. */
 export const MAX_INSTANT_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
 
-/** An ISO-8601 date, optionally with a time and then a zone: `2026-11-29`, `2026-11-29T17:54:02+01:00`, `2026-11-29 16:54:02.1234Z`. */
+/**
+ * An ISO-8601 date, optionally with a time and then a zone: `2026-11-29`,
+ * `2026-11-29T17:54:02+01:00`, `2026-11-29 16:54:02.1234Z`.
+ */
 const ISO_PATTERN = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2})))?$/;
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
@@ -61,8 +69,10 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /**
- * Normalises an ISO-8601 date (taken as UTC midnight) or date-time with a zone to the canonical form. Returns `undefined` for anything else: other
- * formats, a time without a zone (its meaning would depend on the machine), a date or time that does not exist (`2026-02-30`, `24:00`, `10:60`), or an
+ * Normalises an ISO-8601 date (taken as UTC midnight) or date-time with a
+ * zone to the canonical form. Returns `undefined` for anything else: other
+ * formats, a time without a zone (its meaning would depend on the machine),
+ * a date or time that does not exist (`2026-02-30`, `24:00`, `10:60`), or an
  * instant outside years 0–9999.
  */
 export function normalizeInstant(value: string): Instant | undefined {

@@ -1,4 +1,7 @@
-/** The history index against the log: a backend's stored index is derived from the events, so the one a replay builds must equal it row for row. */
+/**
+ * The history index against the log: a backend's stored index is derived
+ * from the events, so the one a replay builds must equal it row for row.
+ */
 import type { HistoryRow } from '../log/history-index.js';
 import type { VerifyProblem } from './report.js';
 
@@ -6,7 +9,8 @@ import type { VerifyProblem } from './report.js';
 const MAX_LISTED = 5;
 
 /**
- * Differences between the stored history index (`stored`, any order) and the one a replay built (`replayed`: record id → ascending seqs), as one
+ * Differences between the stored history index (`stored`, any order) and
+ * the one a replay built (`replayed`: record id → ascending seqs), as one
  * `record_events` problem listing a few of the records that differ.
  */
 export function checkHistoryIndex(stored: Iterable<HistoryRow>, replayed: ReadonlyMap<string, readonly number[]>): VerifyProblem[] {

@@ -1,7 +1,10 @@
 /**
- * The backend-independent part of `verify()`: the `state` stream read back (dense seqs, each row's checksum, full payload validation) and replayed in
- * memory; the tables must equal the replay at their seq, byte for byte (the canonical snapshot text), and every stored snapshot a loader would trust
- * must equal the replay at its seq. {@link ReplayCheck} is fed by the backend, synchronously (SQLite, inside one read transaction) or through
+ * The backend-independent part of `verify()`: the `state` stream read back
+ * (dense seqs, each row's checksum, full payload validation) and replayed in
+ * memory; the tables must equal the replay at their seq, byte for byte (the
+ * canonical snapshot text), and every stored snapshot a loader would trust
+ * must equal the replay at its seq. {@link ReplayCheck} is fed by the
+ * backend, synchronously (SQLite, inside one read transaction) or through
  * {@link checkReplay} over a log view of one consistent transaction.
  */
 import { CorruptionError } from '../errors.js';
@@ -52,8 +55,9 @@ export function describeError(error: unknown): string {
 }
 
 /**
- * Replays the `state` stream batch by batch and compares: give it every stored snapshot first ({@link storedSnapshot}), then the events in seq order
- * ({@link apply}), then take the {@link result}.
+ * Replays the `state` stream batch by batch and compares: give it every
+ * stored snapshot first ({@link storedSnapshot}), then the events in seq
+ * order ({@link apply}), then take the {@link result}.
  */
 export class ReplayCheck {
   readonly #state = new InMemoryState();
@@ -106,7 +110,10 @@ export class ReplayCheck {
     }
   }
 
-  /** The history index of the replay (record id → seqs), when the log was replayed up to the tables' seq: a backend compares its own index with it. */
+  /**
+   * The history index of the replay (record id → seqs), when the log was
+   * replayed up to the tables' seq: a backend compares its own index with it.
+   */
   replayedHistory(): ReadonlyMap<string, readonly number[]> | undefined {
     return this.#readable && this.#state.seq === this.options.tables.seq ? this.#state.history : undefined;
   }
@@ -182,7 +189,10 @@ export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
   historyIndex?: (() => Promise<Iterable<HistoryRow>>) | undefined;
 }
 
-/** Replays `source` (a view of one consistent read: a backend's read-only transaction) against `options.tables` and its stored snapshots. */
+/**
+ * Replays `source` (a view of one consistent read: a backend's read-only
+ * transaction) against `options.tables` and its stored snapshots.
+ */
 export async function checkReplay(source: ReplaySource, options: CheckReplayOptions): Promise<ReplayResult> {
   const head = await source.head(STATE_STREAM);
   const check = new ReplayCheck({ ...options, head, gapped: source.gapped });

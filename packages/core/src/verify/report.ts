@@ -1,20 +1,25 @@
 /**
- * What a backend's `verify()` reports: each problem found with the part of the database it lives in and the repair that fixes it. Parts derived from the
- * log (tables, full-text and vector indexes) are repaired by a rebuild; damage to the log's own rows calls for exporting the log and importing it into a
- * new database; a log that cannot be read at all, only by a backup.
+ * What a backend's `verify()` reports: each problem found with the part of
+ * the database it lives in and the repair that fixes it. Parts derived from
+ * the log (tables, full-text and vector indexes) are repaired by a rebuild;
+ * damage to the log's own rows calls for exporting the log and importing it
+ * into a new database; a log that cannot be read at all, only by a backup.
  */
 import type { SkippedSnapshot } from '../snapshot/restore.js';
 
 /**
- * The parts of a database: its storage structure (a SQLite file's pages), the event log, the stored snapshots, the projection tables (and their
+ * The parts of a database: its storage structure (a SQLite file's pages),
+ * the event log, the stored snapshots, the projection tables (and their
  * indexes), the full-text indexes and the vector tables.
  */
 export type VerifyPart = 'file' | 'log' | 'snapshots' | 'tables' | 'fts' | 'vectors';
 
 /**
- * What repairs a problem, from the lightest: `rebuild` re-derives the tables, full-text and vector indexes from the log in place; `export-import` copies
- * the log into a new database (`export`, then `import`), leaving damaged rows behind; `restore-backup` means the log itself is unreadable and only a
- * copy made before the damage holds it.
+ * What repairs a problem, from the lightest: `rebuild` re-derives the
+ * tables, full-text and vector indexes from the log in place;
+ * `export-import` copies the log into a new database (`export`, then
+ * `import`), leaving damaged rows behind; `restore-backup` means the log
+ * itself is unreadable and only a copy made before the damage holds it.
  */
 export type Repair = 'rebuild' | 'export-import' | 'restore-backup';
 
@@ -48,11 +53,16 @@ export interface VerifyReport {
   bytes: number;
   /** What differs between the tables and the replay (empty when equal). */
   differences: string[];
-  /** The newest stored snapshot a loader would trust, whether it equals the replay at its seq, and the codec that opened it (`plain`: unsealed). */
+  /**
+   * The newest stored snapshot a loader would trust, whether it equals the
+   * replay at its seq, and the codec that opened it (`plain`: unsealed).
+   */
   storedSnapshot: { seq: number; matches: boolean; codec: string } | null;
   /**
-   * Stored snapshots a loader would skip, and why. Those marked `damaged` (edited, foreign, failing their seal under the given key) are problems too;
-   * those that only cannot be checked here (sealed with a key not given, of an earlier snapshot format: a note, not damage) are not.
+   * Stored snapshots a loader would skip, and why. Those marked `damaged`
+   * (edited, foreign, failing their seal under the given key) are problems
+   * too; those that only cannot be checked here (sealed with a key not given,
+   * of an earlier snapshot format: a note, not damage) are not.
    */
   skippedSnapshots: SkippedSnapshot[];
 }

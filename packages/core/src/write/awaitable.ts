@@ -1,6 +1,8 @@
 /**
- * Helpers for {@link Awaitable} values: a synchronous backend (the in-memory one) answers look-ups and commits with plain values, and the write path
- * uses them without a microtask turn or a promise for each, which on that backend would be most of a write's cost.
+ * Helpers for {@link Awaitable} values: a synchronous backend (the in-memory
+ * one) answers look-ups and commits with plain values, and the write path
+ * uses them without a microtask turn or a promise for each, which on that
+ * backend would be most of a write's cost.
  */
 import type { Awaitable } from './backend.js';
 

@@ -1,6 +1,8 @@
 /**
- * The seam between core and a storage backend. A backend implements only these few primitives (look-ups, an atomic commit, ordered queries); core builds
- * the stores on top, so validation, stamping, scope resolution and recall fusion are written once and no path bypasses them.
+ * The seam between core and a storage backend. A backend implements only
+ * these few primitives (look-ups, an atomic commit, ordered queries); core
+ * builds the stores on top, so validation, stamping, scope resolution and
+ * recall fusion are written once and no path bypasses them.
  */
 import type { TokenMatch } from '../matching/lexical.js';
 import type { Hlc } from '../time/hlc.js';
@@ -39,13 +41,15 @@ export interface StateLookups {
   /** Checkpoints and their writes (see {@link CheckpointQueries}). */
   readonly checkpoints: CheckpointQueries;
   /**
-   * The history index (docs/contract.md §7, "History"): the seqs of the `state` events that carry the session, turn, skill or memory item with this id,
-   * ascending. Derived from the log in the transaction of each event, so a replay reproduces it.
+   * The history index (docs/contract.md §7, "History"): the seqs of the `state` events that
+   * carry the session, turn, skill or memory item with this id, ascending. Derived from the
+   * log in the transaction of each event, so a replay reproduces it.
    */
   recordSeqs(id: string): Awaitable<number[]>;
   /**
-   * Optional: the events {@link recordSeqs} names, each beside its seq (`event` undefined where the log lacks it), read in one go. A backend whose index
-   * sits beside its log answers with one range read; without it, `history` reads the log run by run.
+   * Optional: the events {@link recordSeqs} names, each beside its seq (`event` undefined
+   * where the log lacks it), read in one go. A backend whose index sits beside its log
+   * answers with one range read; without it, `history` reads the log run by run.
    */
   recordEvents?(id: string): Awaitable<readonly HistoryEntry[]>;
   /** The records a purge selects, tombstones included (see {@link PurgeSelector}). */
@@ -53,9 +57,10 @@ export interface StateLookups {
 }
 
 /**
- * What a purge removes (docs/contract.md §7, "Purge"): one record by id (a session with all its turns), every session, skill and memory item of a scope
- * and its descendants (with the sessions' turns), or every record that holds a text in a field a purge erases (core's `recordHolds`), now or in an
- * earlier version, a session with its turns.
+ * What a purge removes (docs/contract.md §7, "Purge"): one record by id (a session with
+ * all its turns), every session, skill and memory item of a scope and its descendants
+ * (with the sessions' turns), or every record that holds a text in a field a purge erases
+ * (core's `recordHolds`), now or in an earlier version, a session with its turns.
  */
 export type PurgeSelector = { id: string } | { namespace: Scope } | { matching: string };
 
@@ -67,8 +72,10 @@ export interface CheckpointKey {
 }
 
 /**
- * What a backend answers about checkpoints (docs/contract.md §2, "Checkpoints"). The order of {@link CheckpointQueries.list} is `checkpointId`, then
- * `threadId`, then `namespace`, all descending in code-point order (SQL `COLLATE BINARY` / `"C"`); core filters metadata and pages on top of it.
+ * What a backend answers about checkpoints (docs/contract.md §2, "Checkpoints"). The order
+ * of {@link CheckpointQueries.list} is `checkpointId`, then `threadId`,
+ * then `namespace`, all descending in code-point order (SQL `COLLATE
+ * BINARY` / `"C"`); core filters metadata and pages on top of it.
  */
 export interface CheckpointQueries {
   /** The checkpoint at this key. */
@@ -79,33 +86,47 @@ export interface CheckpointQueries {
   writes(key: CheckpointKey): Awaitable<CheckpointWrite[]>;
   /** True when the thread has a checkpoint or a write. */
   threadExists(threadId: string): Awaitable<boolean>;
-  /** Checkpoints in the order above, narrowed to a thread and namespace when given, strictly after `after` in that order, at most `limit` (0: all). */
+  /**
+   * Checkpoints in the order above, narrowed to a thread and namespace when
+   * given, strictly after `after` in that order, at most `limit` (0: all).
+   */
   list(query: { threadId?: string; namespace?: string; after?: CheckpointKey; limit: number }): Awaitable<Checkpoint[]>;
 }
 
-/** What a write transaction may do: look up, and commit changes. Look-ups see the changes committed earlier in the same transaction. */
+/**
+ * What a write transaction may do: look up, and commit changes. Look-ups see
+ * the changes committed earlier in the same transaction.
+ */
 export interface StateWriteTx extends StateLookups {
   /**
-   * Appends the change to the `state` stream at the next seq and projects it, atomically: either both happen or neither does. Several changes may be
-   * committed in one transaction; they become durable together when {@link StateBackend.write} resolves. Refused (`ClosedError`) once that transaction has
-   * ended.
+   * Appends the change to the `state` stream at the next seq and projects
+   * it, atomically: either both happen or neither does. Several changes may
+   * be committed in one transaction; they become durable together when
+   * {@link StateBackend.write} resolves. Refused (`ClosedError`) once that
+   * transaction has ended.
    */
   commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent>;
   /**
-   * Runs `fn` as a nested unit of the transaction: if it throws, whatever it committed is undone (seqs included), the error is rethrown, and the
-   * transaction stays usable for what follows. Group commit runs each queued mutation in one, so one failing mutation fails alone.
+   * Runs `fn` as a nested unit of the transaction: if it throws, whatever it
+   * committed is undone (seqs included), the error is rethrown, and the
+   * transaction stays usable for what follows. Group commit runs each queued
+   * mutation in one, so one failing mutation fails alone.
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /**
-   * Optional: the `state` events after `afterSeq` (at most `limit`) as this transaction sees them. A backend whose log readers wait for writers in flight
-   * (PostgreSQL's high-water mark) must offer it, or a write reading the log would wait for itself; without it the log is read.
+   * Optional: the `state` events after `afterSeq` (at most `limit`) as this
+   * transaction sees them. A backend whose log readers wait for writers in
+   * flight (PostgreSQL's high-water mark) must offer it, or a write reading
+   * the log would wait for itself; without it the log is read.
    */
   readState?(afterSeq: number, limit: number): Promise<LogEvent[]>;
 }
 
 /**
- * Where a keyset page resumes (docs/contract.md §4, "Pages"): strictly after this position of the query's order. `sort` is the order's text key (a
- * session's or item's `createdAt`, a skill's `slug`); `score` is set for relevance orders, which rank by score first.
+ * Where a keyset page resumes (docs/contract.md §4, "Pages"): strictly after
+ * this position of the query's order. `sort` is the order's text key (a
+ * session's or item's `createdAt`, a skill's `slug`); `score` is set for
+ * relevance orders, which rank by score first.
  */
 export interface Keyset {
   score?: number;
@@ -114,8 +135,9 @@ export interface Keyset {
 }
 
 /**
- * Which scopes a query spans: undefined `scopes` is every scope; else a record matches when its scope is one of `scopes`, or, with `descendantsOf`, a
- * strict descendant of that scope.
+ * Which scopes a query spans: undefined `scopes` is every scope; else a
+ * record matches when its scope is one of `scopes`, or, with
+ * `descendantsOf`, a strict descendant of that scope.
  */
 export interface ScopeFilter {
   /** Restrict to these scopes (any of them); undefined: every scope. */
@@ -133,8 +155,9 @@ export interface LexicalQuery extends ScopeFilter {
   /** `recent` (or `slug` for skills) or `relevance` (best lexical score first). */
   order: 'recent' | 'slug' | 'relevance';
   /**
-   * `all` (docs/contract.md §5, the default): every token must match. `any`: at least one must; only meaningful with `relevance` order, where more
-   * matching tokens and rarer ones rank higher (BM25).
+   * `all` (docs/contract.md §5, the default): every token must match. `any`: at least one
+   * must; only meaningful with `relevance` order, where more matching tokens
+   * and rarer ones rank higher (BM25).
    */
   match?: TokenMatch;
   /** Only records after this position of `order` (with `relevance`, after `score`, then the tie-break). */
@@ -183,8 +206,10 @@ export interface StateQueries extends StateLookups {
 }
 
 /**
- * Which turns a transcript search considers: live turns of live sessions, narrowed to some sessions and roles. Sessions carry no scope yet, so core
- * resolves a scope filter itself (see `session-search.ts`) and hands backends only session ids.
+ * Which turns a transcript search considers: live turns of live sessions,
+ * narrowed to some sessions and roles. Sessions carry no scope yet, so core
+ * resolves a scope filter itself (see `session-search.ts`) and hands
+ * backends only session ids.
  */
 export interface TurnFilter {
   /** Only turns of these sessions; undefined: every live session. */
@@ -226,7 +251,11 @@ export interface Embeddable {
   content: string;
 }
 
-/** Derived vector storage, per embedder, for one target: memory items (the default) or turns. A backend without it offers lexical recall (or search) only. */
+/**
+ * Derived vector storage, per embedder, for one target: memory items (the
+ * default) or turns. A backend without it offers lexical recall (or
+ * search) only.
+ */
 export interface VectorStore<R extends Embeddable = MemoryItem, Q = VectorQuery> {
   /** Live records that have no vector yet for this embedder (at most `limit`). */
   pending(embedderId: string, limit: number): Awaitable<R[]>;
@@ -248,7 +277,8 @@ export interface StateBackend {
   /** The event log, whose `state` stream this backend's tables fold. */
   readonly log: Log;
   /**
-   * Runs `fn` as one exclusive write transaction: no other write of this backend (in any process) interleaves, and if `fn` throws nothing is kept.
+   * Runs `fn` as one exclusive write transaction: no other write of this
+   * backend (in any process) interleaves, and if `fn` throws nothing is kept.
    * Resolves only once its changes are durable (the backend's COMMIT).
    */
   write<T>(fn: (tx: StateWriteTx) => Promise<T>): Promise<T>;
@@ -263,10 +293,14 @@ export interface StateBackend {
   /** The whole projection and its seq, captured in one read transaction. */
   capture(): Promise<Snapshot>;
   /**
-   * Stores the rows of a snapshot captured at `seq` (its chunks, each written unless an identical row is stored, then its head) in one write transaction,
-   * which no purge interleaves and which drops the stored rows of earlier snapshot formats (`ofOtherFormat`); unless a `records.purged` event was appended
-   * after `seq`. That purge patched the snapshots stored before it, not these rows, which may hold what it erased: nothing is stored and the answer is
-   * `false`, for the caller to capture again (docs/contract.md §8).
+   * Stores the rows of a snapshot captured at `seq` (its chunks, each written
+   * unless an identical row is stored, then its head) in one write
+   * transaction, which no purge interleaves and which drops the stored rows
+   * of earlier snapshot formats (`ofOtherFormat`); unless a `records.purged` event
+   * was appended after `seq`. That purge patched the snapshots stored before
+   * it, not these rows, which may hold what it erased: nothing is stored and
+   * the answer is `false`, for the caller to capture again
+   * (docs/contract.md §8).
    */
   storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean>;
   /** Releases resources. */

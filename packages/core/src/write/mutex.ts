@@ -1,5 +1,6 @@
 /**
- * A FIFO async mutex: callers run one at a time, in arrival order. It keeps concurrent async callers of one provider from interleaving between look-up,
+ * A FIFO async mutex: callers run one at a time, in arrival order. It keeps
+ * concurrent async callers of one provider from interleaving between look-up,
  * stamp, append and project.
  */
 export class Mutex {

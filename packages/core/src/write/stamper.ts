@@ -1,7 +1,8 @@
 /**
- * The Stamper turns validated input plus the records it replaces into one `state` change: ids, times, HLC, content and sync versions, envelope,
- * tombstones and optimistic-concurrency checks. It reads no store and writes nothing, so every backend stamps identically (docs/architecture.md, the
- * write path).
+ * The Stamper turns validated input plus the records it replaces into one
+ * `state` change: ids, times, HLC, content and sync versions, envelope,
+ * tombstones and optimistic-concurrency checks. It reads no store and writes
+ * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type IdGenerator, UuidV7Generator } from '../ids/uuidv7.js';
@@ -61,8 +62,9 @@ const later = (a: Instant, b: Instant): Instant => (a >= b ? a : b);
 const MIN_CLOCK_MS = -62_167_219_200_000;
 
 /**
- * `value + 1`, or a `ValidationError` naming `field` when that would leave the safe integers: the event would be one the decoder refuses
- * (docs/contract.md §7). Not a `ConflictError`, which is retryable: no retry can ever succeed.
+ * `value + 1`, or a `ValidationError` naming `field` when that would leave the
+ * safe integers: the event would be one the decoder refuses (docs/contract.md §7). Not a
+ * `ConflictError`, which is retryable: no retry can ever succeed.
  */
 function increment(value: number, field: string): number {
   if (value >= Number.MAX_SAFE_INTEGER) throw new ValidationError(field, `is at its largest value (${Number.MAX_SAFE_INTEGER}) and cannot grow`);
@@ -97,8 +99,10 @@ export class Stamper {
   }
 
   /**
-   * A turn with seq `lastSeq + 1`, carrying the session's next envelope. The event does not carry the session: its next version (`syncVersion + 1`, the
-   * turn's HLC, `updatedAt` that never moves back) is derived from the stored one by `sessionAfterTurn`.
+   * A turn with seq `lastSeq + 1`, carrying the session's next envelope. The
+   * event does not carry the session: its next version (`syncVersion + 1`,
+   * the turn's HLC, `updatedAt` that never moves back) is derived from the
+   * stored one by `sessionAfterTurn`.
    */
   appendTurn(draft: TurnDraft, session: Session | undefined, lastSeq: number, turnIdTaken: boolean): StateChangeOf<typeof EventTypes.TurnAppended> {
     if (!session || session.deleted) throw new NotFoundError('session', draft.sessionId);
@@ -110,8 +114,9 @@ export class Stamper {
   }
 
   /**
-   * Tombstones `live`, the session's newest live turns (oldest first, at least one), and bumps the session once; every tombstone carries the session's new
-   * HLC.
+   * Tombstones `live`, the session's newest live turns (oldest first, at
+   * least one), and bumps the session once; every tombstone carries the
+   * session's new HLC.
    */
   removeTurns(session: Session | undefined, id: string, live: readonly Turn[]): StateChangeOf<typeof EventTypes.TurnsRemoved> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
@@ -123,8 +128,10 @@ export class Stamper {
   }
 
   /**
-   * Replaces the live suffix `tail` (the newest `draft.expected.length` live turns, oldest first) by new turns numbered from `lastSeq + 1`, in one event.
-   * `ConflictError` when the transcript does not end with exactly `draft.expected`, or when a requested turn id is taken (`takenIds`).
+   * Replaces the live suffix `tail` (the newest `draft.expected.length` live
+   * turns, oldest first) by new turns numbered from `lastSeq + 1`, in one
+   * event. `ConflictError` when the transcript does not end with exactly
+   * `draft.expected`, or when a requested turn id is taken (`takenIds`).
    */
   replaceSuffix(
     draft: ReplaceSuffixDraft,
@@ -159,8 +166,9 @@ export class Stamper {
   }
 
   /**
-   * A new turn of `session` sharing the session's new envelope clock. The content rendering rule (docs/contract.md §2): content alone gives one text part;
-   * parts alone give content from their text parts.
+   * A new turn of `session` sharing the session's new envelope clock. The
+   * content rendering rule (docs/contract.md §2): content alone gives one
+   * text part; parts alone give content from their text parts.
    */
   #newTurn(draft: TurnInputDraft, session: Session, seq: number, envelope: Envelope): Turn {
     const parts = draft.parts ?? partsFromContent(draft.content ?? '');
@@ -193,8 +201,9 @@ export class Stamper {
   }
 
   /**
-   * The next version of a live session: a given title, metadata or scope replaces the stored one, omitted ones stay; a non-zero `syncVersion` must match.
-   * `model` and `createdAt` never change.
+   * The next version of a live session: a given title, metadata or scope
+   * replaces the stored one, omitted ones stay; a non-zero `syncVersion`
+   * must match. `model` and `createdAt` never change.
    */
   updateSession(patch: SessionPatch, stored: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionUpdated> {
     if (!stored || stored.deleted) throw new NotFoundError('session', id);
@@ -223,8 +232,10 @@ export class Stamper {
   }
 
   /**
-   * Creates or updates the skill at `(scope, slug)`. `stored` is the record at that key (live or tombstone); `holderOfId` whatever holds the requested id.
-   * Update keeps omitted fields, resurrects tombstones and bumps `version` and `syncVersion`; a non-zero `syncVersion` must match.
+   * Creates or updates the skill at `(scope, slug)`. `stored` is the record
+   * at that key (live or tombstone); `holderOfId` whatever holds the
+   * requested id. Update keeps omitted fields, resurrects tombstones and
+   * bumps `version` and `syncVersion`; a non-zero `syncVersion` must match.
    */
   upsertSkill(draft: SkillDraft, stored: Skill | undefined, holderOfId: Skill | undefined): StateChangeOf<typeof EventTypes.SkillUpserted> {
     const expected = draft.syncVersion ?? 0;
@@ -279,7 +290,10 @@ export class Stamper {
     return { type: EventTypes.SkillUpserted, payload: { skill } };
   }
 
-  /** One more use (and win on success) as its own event, carrying the increment beside the post-image; the content `version` stays. */
+  /**
+   * One more use (and win on success) as its own event, carrying the
+   * increment beside the post-image; the content `version` stays.
+   */
   recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillOutcomeRecorded> {
     const next: Skill = {
       ...skill,
@@ -307,8 +321,9 @@ export class Stamper {
   }
 
   /**
-   * A new memory item, or, when `keyHolder` (the live item of the draft's scope holding its key) exists, an update of that item: a key is one slot.
-   * `existing` is whatever already holds the requested id.
+   * A new memory item, or, when `keyHolder` (the live item of the draft's
+   * scope holding its key) exists, an update of that item: a key is one
+   * slot. `existing` is whatever already holds the requested id.
    */
   writeMemory(
     draft: MemoryDraft,
@@ -342,8 +357,9 @@ export class Stamper {
   }
 
   /**
-   * The next version of a live item: given fields replace, omitted ones stay; a non-zero `syncVersion` must match. The caller checks that a new key is
-   * free in the item's scope (`keyTaken`).
+   * The next version of a live item: given fields replace, omitted ones
+   * stay; a non-zero `syncVersion` must match. The caller checks that a new
+   * key is free in the item's scope (`keyTaken`).
    */
   updateMemory(patch: MemoryPatch, stored: MemoryItem, keyTaken = false): StateChangeOf<typeof EventTypes.MemoryUpdated> {
     checkSyncVersion(`memory item ${stored.id}`, stored, patch.syncVersion);
@@ -377,8 +393,9 @@ export class Stamper {
   }
 
   /**
-   * A checkpoint saved under its key; `stored` is the one already there. Saving again replaces it (the saver semantics LangGraph expects): same `id` and
-   * `createdAt`, the next `syncVersion`, everything else from the draft.
+   * A checkpoint saved under its key; `stored` is the one already there.
+   * Saving again replaces it (the saver semantics LangGraph expects): same
+   * `id` and `createdAt`, the next `syncVersion`, everything else from the draft.
    */
   saveCheckpoint(draft: CheckpointDraft, stored: Checkpoint | undefined): StateChangeOf<typeof EventTypes.CheckpointSaved> {
     const content = {
@@ -400,8 +417,10 @@ export class Stamper {
   }
 
   /**
-   * The writes of `draft` that change anything, given `existing`, the task's stored writes against the checkpoint: one at a non-negative idx already taken
-   * is dropped (never overwritten), one at a negative idx replaces. Undefined when none is left, so nothing is appended.
+   * The writes of `draft` that change anything, given `existing`, the
+   * task's stored writes against the checkpoint: one at a non-negative idx
+   * already taken is dropped (never overwritten), one at a negative idx
+   * replaces. Undefined when none is left, so nothing is appended.
    */
   saveWrites(draft: WritesDraft, existing: readonly CheckpointWrite[]): StateChangeOf<typeof EventTypes.CheckpointWritesSaved> | undefined {
     const taken = new Set(existing.map((w) => w.idx));
@@ -417,7 +436,10 @@ export class Stamper {
     return exists ? { type: EventTypes.CheckpointThreadDeleted, payload: { threadId } } : undefined;
   }
 
-  /** Erased tombstones of `targets` (live records and tombstones alike), one version later: the `records.purged` change of a purge (docs/contract.md §7). */
+  /**
+   * Erased tombstones of `targets` (live records and tombstones alike), one
+   * version later: the `records.purged` change of a purge (docs/contract.md §7).
+   */
   purge(targets: PurgedRecords, reason: string): StateChangeOf<typeof EventTypes.RecordsPurged> {
     const now = this.#now();
     return {

@@ -1,6 +1,8 @@
 /**
- * Payload schema version 1, the shape written before version 2 (docs/contract.md §7): how its records become today's. Record-level steps are shared by
- * the event upcasters and by snapshots of format 1, so an old event and an old snapshot of the same record read the same.
+ * Payload schema version 1, the shape written before version 2 (docs/contract.md §7):
+ * how its records become today's. Record-level steps are shared by the event
+ * upcasters and by snapshots of format 1, so an old event and an old snapshot
+ * of the same record read the same.
  */
 import { partsFromContent } from '../../records/parts.js';
 import { type LegacyScope, legacyScope } from '../../records/scope.js';
@@ -9,7 +11,10 @@ import type { UpcasterRegistry } from '../upcasters.js';
 /** A record as version 1 stored it: a JSON object whose keys the step below fills in. */
 type V1Record = Record<string, unknown>;
 
-/** A version 1 scope object as a path, by the legacy rule. Anything that is not an object of strings is passed on unchanged, for the decoder to refuse. */
+/**
+ * A version 1 scope object as a path, by the legacy rule. Anything that is
+ * not an object of strings is passed on unchanged, for the decoder to refuse.
+ */
 function upcastV1Scope(scope: unknown): unknown {
   if (scope === null || typeof scope !== 'object' || Array.isArray(scope)) return scope;
   if (!Object.values(scope).every((level) => typeof level === 'string')) return scope;
@@ -22,7 +27,8 @@ export function upcastV1Session(session: V1Record): V1Record {
 }
 
 /**
- * A version 1 turn, as version 2 reads it: its parts from its content by the content rendering rule (one text part, none for `''`), no metadata. A
+ * A version 1 turn, as version 2 reads it: its parts from its content by the
+ * content rendering rule (one text part, none for `''`), no metadata. A
  * content that is not text is left for the decoder to refuse.
  */
 export function upcastV1Turn(turn: V1Record): V1Record {
@@ -35,7 +41,10 @@ export function upcastV1Skill(skill: V1Record): V1Record {
   return { ...skill, scope: upcastV1Scope(skill.scope) };
 }
 
-/** A version 1 memory item, as version 2 reads it: no key, no metadata, no expiry, and last written when it was created (version 1 never changed an item). */
+/**
+ * A version 1 memory item, as version 2 reads it: no key, no metadata, no
+ * expiry, and last written when it was created (version 1 never changed an item).
+ */
 export function upcastV1MemoryItem(item: V1Record): V1Record {
   return { key: null, metadata: {}, expiresAt: null, updatedAt: item.createdAt, ...item, scope: upcastV1Scope(item.scope) };
 }
@@ -58,7 +67,10 @@ const V1_EVENT_TYPES = [
   'memory.deleted',
 ] as const;
 
-/** Upcasts each record of a version 1 payload. Anything that is not an object is passed on unchanged, for the decoder to refuse as malformed. */
+/**
+ * Upcasts each record of a version 1 payload. Anything that is not an
+ * object is passed on unchanged, for the decoder to refuse as malformed.
+ */
 function upcastV1Payload(payload: unknown): unknown {
   if (payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload;
   const next: Record<string, unknown> = { ...payload };
