@@ -9,8 +9,7 @@
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
-import type { StateChange } from '../log/events.js';
-import { RETENTION_STREAM, RetentionEventTypes, STATE_STREAM } from '../log/events.js';
+import { type StateChange, RETENTION_STREAM, RetentionEventTypes, STATE_STREAM } from '../log/events.js';
 import { policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
 import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';

@@ -12,10 +12,8 @@ import { InMemoryState } from '../fold/state.js';
 import { ExportFormatError } from './errors.js';
 import { ErasureMarks } from '../log/erasure-marks.js';
 import { RETENTION_STREAM } from '../log/events.js';
-import type { ImportedEvent, ImportedStreamEvent } from './lines.js';
-import { checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
-import type { Trailer } from './trailer.js';
-import { ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
+import { type ImportedEvent, type ImportedStreamEvent, checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
+import { type Trailer, ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
 import { TimeOrder } from './time-order.js';
 
 /** Options of {@link ExportReader.finish}. */

@@ -7,8 +7,7 @@
  * line boundary, or edited, no longer matches its trailer, and import
  * refuses it. An empty log exports as the trailer alone.
  */
-import { createHash } from 'node:crypto';
-import type { Hash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { canonicalJson } from '../log/json.js';
 
 /** What a trailer states about the lines before it. */

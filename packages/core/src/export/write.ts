@@ -9,8 +9,7 @@
 import { RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent } from '../log/log.js';
 import { exportLine } from './lines.js';
-import type { Trailer } from './trailer.js';
-import { ExportDigest, trailerLine } from './trailer.js';
+import { type Trailer, ExportDigest, trailerLine } from './trailer.js';
 
 /** Options of {@link exportLog}. */
 export interface ExportOptions {

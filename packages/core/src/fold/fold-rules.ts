@@ -11,11 +11,9 @@ import { CorruptionError } from '../errors.js';
 import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { canonicalJson } from '../log/json.js';
-import type { StateChange } from '../log/events.js';
-import { EventTypes, STATE_STREAM } from '../log/events.js';
+import { type StateChange, EventTypes, STATE_STREAM, type OutcomeIncrement, type PurgedRecords } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
 import type { OperationEntry, OperationRef } from '../log/operation.js';
-import type { OutcomeIncrement, PurgedRecords } from '../log/events.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
@@ -80,7 +78,7 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
     case EventTypes.SessionCreated: {
       const { session } = change.payload;
       if (view.session(session.id)) return `session id ${json(session.id)} is already taken`;
-      return firstVersion(session) ?? (session.updatedAt !== session.createdAt ? 'updatedAt differs from createdAt' : undefined);
+      return firstSave(session);
     }
     case EventTypes.TurnAppended: {
       const { turn } = change.payload;
@@ -119,7 +117,7 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
     case EventTypes.MemoryWritten: {
       const { item } = change.payload;
       if (view.memoryItem(item.id)) return `memory id ${json(item.id)} is already taken`;
-      return firstVersion(item) ?? (item.updatedAt !== item.createdAt ? 'updatedAt differs from createdAt' : undefined) ?? keyViolation(view, item);
+      return firstSave(item) ?? keyViolation(view, item);
     }
     case EventTypes.MemoryDeleted:
     case EventTypes.MemoryUpdated:
@@ -174,12 +172,11 @@ function envelopeOf(record: Envelope): Envelope {
  */
 function checkpointViolation(stored: Checkpoint | undefined, checkpoint: Checkpoint): Violation {
   // Checkpoints have no tombstones: their envelope is read as a live record's.
-  if (!stored)
-    return firstVersion({ ...checkpoint, deleted: false }) ?? (checkpoint.updatedAt !== checkpoint.createdAt ? 'updatedAt differs from createdAt' : undefined);
+  if (!stored) return firstSave({ ...checkpoint, deleted: false });
   return (
     nextVersion({ ...stored, deleted: false }, { ...checkpoint, deleted: false }, false) ??
     changedField(stored, checkpoint, ['id', 'createdAt']) ??
-    (checkpoint.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
+    movedBack(stored, checkpoint)
   );
 }
 
@@ -211,7 +208,7 @@ function memoryChangeViolation(view: FoldView, item: MemoryItem, deleted: boolea
     nextVersion(stored, item, deleted) ??
     changedField(stored, item, ['createdAt']) ??
     (sameScope(stored.scope, item.scope) ? undefined : 'the scope changed') ??
-    (item.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined);
+    movedBack(stored, item);
   if (kept !== undefined || !deleted) return kept ?? keyViolation(view, item);
   return (
     changedField(stored, item, ['kind', 'content', 'source', 'key', 'expiresAt']) ??
@@ -291,7 +288,7 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
     // A record shared with the stored version (as spreading it shares it) is unchanged without serialising it.
     (stored.metadata !== session.metadata && canonicalJson(stored.metadata) !== canonicalJson(session.metadata) ? 'metadata changed' : undefined) ??
     (stored.scope === session.scope || sameScope(stored.scope, session.scope) ? undefined : 'the scope changed') ??
-    (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
+    movedBack(stored, session)
   );
 }
 
@@ -302,11 +299,7 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
  */
 function updatedSession(stored: Session | undefined, session: Session): Violation {
   if (!stored || stored.deleted) return `session ${json(session.id)} does not exist or is deleted`;
-  return (
-    nextVersion(stored, session, false) ??
-    changedField(stored, session, ['model', 'createdAt']) ??
-    (session.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined)
-  );
+  return nextVersion(stored, session, false) ?? changedField(stored, session, ['model', 'createdAt']) ?? movedBack(stored, session);
 }
 
 function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violation {
@@ -316,7 +309,7 @@ function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violati
     if (deleted) return `skill ${json(skill.id)} does not exist`;
     if (holder !== undefined) return `skill ${json(skill.slug)} in this scope already exists with id ${json(holder)}`;
     if (skill.version !== 1) return `a new skill has version ${skill.version}, expected 1`;
-    return firstVersion(skill) ?? (skill.updatedAt !== skill.createdAt ? 'updatedAt differs from createdAt' : undefined);
+    return firstSave(skill);
   }
   const kept = nextVersion(stored, skill, deleted) ?? changedField(stored, skill, ['slug', 'createdAt']);
   if (kept !== undefined) return kept;
@@ -356,6 +349,16 @@ function outcomeViolation(stored: Skill | undefined, skill: Skill, inc: OutcomeI
 function changedContent(stored: Skill, skill: Skill): Violation {
   if (skill.tags.length !== stored.tags.length || skill.tags.some((t, i) => t !== stored.tags[i])) return 'the tags changed';
   return changedField(stored, skill, ['name', 'body', 'check']);
+}
+
+/** A record's first save: a first version, last updated when created. */
+function firstSave(record: Envelope & { createdAt: string; updatedAt: string }): Violation {
+  return firstVersion(record) ?? (record.updatedAt !== record.createdAt ? 'updatedAt differs from createdAt' : undefined);
+}
+
+/** A later save's `updatedAt` never moves back. */
+function movedBack(stored: { updatedAt: string }, record: { updatedAt: string }): Violation {
+  return record.updatedAt < stored.updatedAt ? 'updatedAt moved back' : undefined;
 }
 
 /** The envelope of a record's first version. */

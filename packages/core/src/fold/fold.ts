@@ -7,17 +7,13 @@
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
-import type { StateChange } from '../log/events.js';
-import { STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
+import { type StateChange, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import { trustedRead } from '../log/trusted.js';
-import type { Log } from '../log/log.js';
-import { follows } from '../log/log.js';
+import { type Log, follows } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
-import type { SnapshotCodec } from '../snapshot/codecs.js';
-import { plainCodec } from '../snapshot/codecs.js';
-import type { SkippedSnapshot } from '../snapshot/restore.js';
-import { loadSnapshot } from '../snapshot/restore.js';
+import { type SnapshotCodec, plainCodec } from '../snapshot/codecs.js';
+import { type SkippedSnapshot, loadSnapshot } from '../snapshot/restore.js';
 import { InMemoryState } from './state.js';
 
 /** Options of {@link foldLog}. */

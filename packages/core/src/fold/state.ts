@@ -8,24 +8,17 @@
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
-import type { StateChange } from '../log/events.js';
-import { EventTypes, sessionAfterTurn } from '../log/events.js';
+import { type StateChange, EventTypes, sessionAfterTurn } from '../log/events.js';
 import { changeRecordIds } from '../log/changes.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
-import { sortSnapshot } from '../snapshot/snapshot.js';
-import type { SnapshotCollections, SnapshotPart } from '../snapshot/parts.js';
-import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
-import type { Hlc } from '../time/hlc.js';
-import { HLC_ZERO, maxHlc } from '../time/hlc.js';
+import { type Snapshot, sortSnapshot } from '../snapshot/snapshot.js';
+import { type SnapshotCollections, type SnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { type Hlc, HLC_ZERO, maxHlc } from '../time/hlc.js';
 import { tokenize } from '../matching/lexical.js';
-import { copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
+import { copyMemoryItem, copySession, copySkill, copyTurn, copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import { SortedList } from './sorted-list.js';
-import type { FoldView } from './fold-rules.js';
-import { checkChange } from './fold-rules.js';
-import type { OperationEntry, OperationRef } from '../log/operation.js';
-import { operationEntry } from '../log/operation.js';
+import { type FoldView, checkChange } from './fold-rules.js';
+import { type OperationEntry, type OperationRef, operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
-import { copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import type { CheckpointKey } from '../write/backend.js';
 import { CheckpointThreads } from './checkpoint-threads.js';
 
@@ -41,7 +34,7 @@ export function skillSearchText(skill: Skill): string {
   return [skill.slug, skill.name, skill.body, ...skill.tags].join(' ');
 }
 
-/** The whole projection of the `state` stream, held in maps. */
+/** The whole projection of the `state` stream, held in maps; its look-ups by id and key are documented on {@link FoldView}. */
 export class InMemoryState implements FoldView {
   /** Seq of the last event applied. */
   seq = 0;
@@ -284,23 +277,19 @@ export class InMemoryState implements FoldView {
     }
   }
 
-  /** The session with this id, tombstones included. */
   session(id: string): Session | undefined {
     return this.sessions.get(id);
   }
 
-  /** The highest turn seq of a session (0 when it has none). */
   lastTurnSeq(sessionId: string): number {
     return this.turns.get(sessionId)?.length ?? 0;
   }
 
-  /** The turn with this id (live or tombstone), in any session. */
   turn(id: string): Turn | undefined {
     const place = this.#placed().get(id);
     return place === undefined ? undefined : this.turns.get(place.sessionId)?.[place.seq - 1];
   }
 
-  /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean {
     return this.#placed().has(id);
   }
@@ -319,7 +308,6 @@ export class InMemoryState implements FoldView {
     this.operations.set(operation.id, operationEntry(operation, seq));
   }
 
-  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
   liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
     return (this.turns.get(sessionId) ?? []).slice(Math.max(0, fromSeq - 1)).filter((t) => !t.deleted);
   }
@@ -332,27 +320,22 @@ export class InMemoryState implements FoldView {
     return out.reverse();
   }
 
-  /** The skill with this id, tombstones included. */
   skill(id: string): Skill | undefined {
     return this.skills.get(id);
   }
 
-  /** The id of the skill at `(scope, slug)`, tombstones included. */
   skillIdAt(scope: Scope, slug: string): string | undefined {
     return this.skillIdsByKey.get(skillKey(scope, slug));
   }
 
-  /** The memory item with this id, tombstones included. */
   memoryItem(id: string): MemoryItem | undefined {
     return this.memory.get(id);
   }
 
-  /** The operation an earlier event carried under this id. */
   operation(id: string): OperationEntry | undefined {
     return this.operations.get(id);
   }
 
-  /** The id of the live memory item of `scope` holding `key`. */
   memoryIdWithKey(scope: Scope, key: string): string | undefined {
     return this.#memoryKeys().get(memoryKeyOf(scope, key));
   }
@@ -366,17 +349,14 @@ export class InMemoryState implements FoldView {
     return this.#liveMemoryKeys;
   }
 
-  /** The checkpoint at this key. */
   checkpointAt(key: CheckpointKey): Checkpoint | undefined {
     return this.checkpoints.at(key);
   }
 
-  /** True when the task already has a write at `idx` against the checkpoint at `key`. */
   checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean {
     return this.checkpoints.writeExists(key, taskId, idx);
   }
 
-  /** True when the thread has a checkpoint or a write. */
   checkpointThreadExists(threadId: string): boolean {
     return this.checkpoints.threadExists(threadId);
   }

@@ -12,13 +12,11 @@ import type { StateChange } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { InMemoryState } from './state.js';
 import { plainCodec } from '../snapshot/codecs.js';
-import type { SnapshotPart } from '../snapshot/parts.js';
-import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { type SnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { ChunkIndex } from '../snapshot/chunks.js';
 import { decodeHeadParts, readHeadRows } from '../snapshot/heads.js';
 import { loadSnapshotHead } from '../snapshot/restore.js';
-import type { FoldToOptions } from './fold.js';
-import { advance, foldTo, readChanges } from './fold.js';
+import { type FoldToOptions, advance, foldTo, readChanges } from './fold.js';
 
 /** The state of a view at one seq, completed part by part. */
 export class ViewFold {
@@ -54,7 +52,7 @@ export class ViewFold {
     if (opened) {
       state.seq = opened.seq;
       state.historyFrom = opened.seq;
-      return new ViewFold(log, seq, options, state, opened.index);
+      return new ViewFold(log, seq, options, state, opened);
     }
     const fold = new ViewFold(log, seq, options, state, undefined);
     fold.#whole = () => advance(log, state, seq, options);

@@ -4,10 +4,8 @@
  * when the physical clock goes back the generator keeps its last time, so id
  * order is creation order on one instance.
  */
-import type { Clock } from '../time/clock.js';
-import { systemClock } from '../time/clock.js';
-import type { Entropy } from './entropy.js';
-import { systemEntropy } from './entropy.js';
+import { type Clock, systemClock } from '../time/clock.js';
+import { type Entropy, systemEntropy } from './entropy.js';
 
 /** Produces ids. */
 export interface IdGenerator {

@@ -7,8 +7,7 @@
  * deciding (and validating) all of its changes, which the engine does.
  */
 import { ConflictError, UnavailableError } from '../errors.js';
-import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM } from '../log/events.js';
-import type { StateChange, StateChangeOf } from '../log/events.js';
+import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM, type StateChange, type StateChangeOf } from '../log/events.js';
 import type { EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from '../log/trusted.js';
@@ -18,18 +17,15 @@ import { decodeStateEvent } from '../log/decode.js';
 import { eraseEvents, eraseOperationHeads, holdersIn } from '../log/erasure.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import { chunkStream, ofOtherFormat } from '../snapshot/chunks.js';
-import type { SnapshotCodec } from '../snapshot/codecs.js';
-import { plainCodec } from '../snapshot/codecs.js';
-import type { SnapshotErasure } from '../snapshot/patch.js';
-import { patchSnapshots } from '../snapshot/patch.js';
+import { type SnapshotCodec, plainCodec } from '../snapshot/codecs.js';
+import { type SnapshotErasure, patchSnapshots } from '../snapshot/patch.js';
 import type { Awaitable, StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorQuery } from '../write/backend.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from '../fold/state.js';
 import { InMemoryEmbeddingCache } from './embedding-cache.js';
-import type { InMemoryVectorStore } from './vectors.js';
-import { memoryVectors, turnVectors } from './vectors.js';
+import { type InMemoryVectorStore, memoryVectors, turnVectors } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
 export class InMemoryBackend implements StateBackend {

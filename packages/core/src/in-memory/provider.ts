@@ -9,8 +9,7 @@ import { createStateProvider } from '../provider/state-provider.js';
 import type { EventSourcedProvider } from '../provider/types.js';
 import { systemClock } from '../time/clock.js';
 import { InMemoryBackend } from './backend.js';
-import type { FoldOptions } from '../fold/fold.js';
-import { foldLog } from '../fold/fold.js';
+import { type FoldOptions, foldLog } from '../fold/fold.js';
 
 /** Options of {@link createInMemoryProvider}. */
 export interface InMemoryProviderOptions extends StateProviderOptions {

@@ -1,7 +1,6 @@
 /** Shared rules every log implementation applies to appends, reads and snapshots. */
 import { ValidationError } from '../errors.js';
-import type { Instant } from '../time/instant.js';
-import { isCanonicalInstant } from '../time/instant.js';
+import { type Instant, isCanonicalInstant } from '../time/instant.js';
 import type { AppendInput, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 
 const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;

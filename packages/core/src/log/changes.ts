@@ -7,10 +7,8 @@
  */
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
-import type { Hlc } from '../time/hlc.js';
-import { HLC_ZERO, maxHlc } from '../time/hlc.js';
-import type { StateChange } from './events.js';
-import { EventTypes } from './events.js';
+import { type Hlc, HLC_ZERO, maxHlc } from '../time/hlc.js';
+import { type StateChange, EventTypes } from './events.js';
 
 /** One record of a change, tagged with its kind. */
 export type ChangeRecord =

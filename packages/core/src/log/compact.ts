@@ -5,11 +5,9 @@
  * most worth keeping small. Each field is left out only when it equals what
  * {@link expandStoredPayload} puts back, so reading gives the turn exactly.
  */
-import { partsFromContent, renderPartsText } from '../records/parts.js';
-import type { Part } from '../records/parts.js';
+import { partsFromContent, renderPartsText, type Part } from '../records/parts.js';
 import type { Turn } from '../records/records.js';
-import type { StateChange } from './events.js';
-import { EventTypes } from './events.js';
+import { type StateChange, EventTypes } from './events.js';
 
 /** A JSON object as a stored payload holds it. */
 type Loose = Record<string, unknown>;

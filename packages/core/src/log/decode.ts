@@ -4,8 +4,7 @@
  * never an empty record (docs/contract.md §7).
  */
 import { CorruptionError } from '../errors.js';
-import type { StateChange } from './events.js';
-import { isStateEventType, STATE_SCHEMA_VERSION, statePayloadSchemas } from './events.js';
+import { type StateChange, isStateEventType, STATE_SCHEMA_VERSION, statePayloadSchemas } from './events.js';
 import type { LogEvent } from './log.js';
 import type { UpcasterRegistry } from './upcasters.js';
 import { BUILT_IN_UPCASTERS } from './legacy/index.js';

@@ -8,8 +8,7 @@
  * change in seq order; the marks wait for the purge they name, which comes later.
  */
 import { changeRecordIds, changeRecords } from './changes.js';
-import type { StateChange } from './events.js';
-import { EventTypes } from './events.js';
+import { type StateChange, EventTypes } from './events.js';
 import { inErasedForm } from './holds.js';
 
 /** A marked event waiting for its purge. */

@@ -41,7 +41,7 @@ export const ROW_CHECKSUM_PREFIX = '2:';
 /** A nullable column in the checksum text: `\u0001` for null, so null and '' differ. */
 const field = (value: string | number | null): string => (value === null ? '\u0001' : String(value));
 
-/** The row of `event` whose payload is already the JSON `text`, without its checksum. */
+/** The row of `event` whose payload is already the JSON `text`, without its checksum: its keys in the order of {@link EVENT_ROW_COLUMNS}. */
 export function eventRow(event: LogEvent<unknown>, text: string): Omit<EventRow, 'checksum'> {
   return {
     stream: event.stream,
@@ -57,24 +57,6 @@ export function eventRow(event: LogEvent<unknown>, text: string): Omit<EventRow,
     origin_instance_id: event.originInstanceId ?? null,
     principal: event.principal ?? null,
   };
-}
-
-/** The values of {@link EVENT_ROW_COLUMNS}, in that order. */
-export function eventRowValues(row: Omit<EventRow, 'checksum'>): (string | number | null)[] {
-  return [
-    row.stream,
-    row.seq,
-    row.type,
-    row.time,
-    row.schema_version,
-    row.payload,
-    row.actor,
-    row.trace_id,
-    row.span_id,
-    row.causation_id,
-    row.origin_instance_id,
-    row.principal,
-  ];
 }
 
 /**
@@ -158,7 +140,7 @@ export function prepareEvent<P>(
   const text = payloadJson(event.payload);
   const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, check.upcasters) : true;
   const row = eventRow(event, text);
-  const values = eventRowValues(row);
+  const values: (string | number | null)[] = Object.values(row);
   values.push(rowChecksum(row));
   return { event, text, values, validated };
 }

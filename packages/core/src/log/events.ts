@@ -7,12 +7,9 @@
  * Defined once here and used by every backend.
  */
 import { z } from 'zod';
-import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
-import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import { memoryItemSchema, sessionSchema, skillSchema, turnSchema, type MemoryItem, type Session, type Skill, type Turn } from '../records/records.js';
 import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
-import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import { idField } from '../records/fields.js';
-import type { OperationRef } from './operation.js';
 import { operationSchema } from './operation.js';
 
 /** The stream every store mutation is appended to. */
@@ -106,9 +103,6 @@ export const statePayloadSchemas = {
   }),
 } as const;
 
-/** A payload with the optional `operation` key of an idempotent write, and `erasedBy` once a purge rewrote it. */
-type Op<P> = P & { operation?: OperationRef; erasedBy?: number };
-
 /** The records one purge erased, as their erased tombstones. */
 export interface PurgedRecords {
   sessions: Session[];
@@ -117,24 +111,8 @@ export interface PurgedRecords {
   memory: MemoryItem[];
 }
 
-/** A decoded `state` event: its type and its typed payload. */
-export type StateChange =
-  | { type: typeof EventTypes.SessionCreated; payload: Op<{ session: Session }> }
-  | { type: typeof EventTypes.TurnAppended; payload: Op<{ session?: Session; turn: Turn }> }
-  | { type: typeof EventTypes.SessionDeleted; payload: Op<{ session: Session }> }
-  | { type: typeof EventTypes.SessionUpdated; payload: Op<{ session: Session }> }
-  | { type: typeof EventTypes.TurnsRemoved; payload: Op<{ session: Session; turns: Turn[] }> }
-  | { type: typeof EventTypes.SuffixReplaced; payload: Op<{ session: Session; removed: Turn[]; added: Turn[] }> }
-  | { type: typeof EventTypes.SkillUpserted; payload: Op<{ skill: Skill }> }
-  | { type: typeof EventTypes.SkillDeleted; payload: Op<{ skill: Skill }> }
-  | { type: typeof EventTypes.MemoryWritten; payload: Op<{ item: MemoryItem }> }
-  | { type: typeof EventTypes.MemoryDeleted; payload: Op<{ item: MemoryItem }> }
-  | { type: typeof EventTypes.SkillOutcomeRecorded; payload: Op<{ skill: Skill; increment: OutcomeIncrement }> }
-  | { type: typeof EventTypes.MemoryUpdated; payload: Op<{ item: MemoryItem }> }
-  | { type: typeof EventTypes.CheckpointSaved; payload: Op<{ checkpoint: Checkpoint }> }
-  | { type: typeof EventTypes.CheckpointWritesSaved; payload: Op<{ writes: CheckpointWrite[] }> }
-  | { type: typeof EventTypes.CheckpointThreadDeleted; payload: Op<{ threadId: string }> }
-  | { type: typeof EventTypes.RecordsPurged; payload: { operation?: OperationRef } & PurgedRecords & { reason: string } };
+/** A decoded `state` event: its type and its payload as the schema of that type gives it. */
+export type StateChange = { [T in StateEventType]: { type: T; payload: z.output<(typeof statePayloadSchemas)[T]> } }[StateEventType];
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;

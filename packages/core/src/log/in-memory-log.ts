@@ -1,8 +1,7 @@
 /** An in-memory {@link Log}: the reference implementation and the test double of choice. */
 import { ValidationError } from '../errors.js';
 import { systemEntropy } from '../ids/entropy.js';
-import type { Clock } from '../time/clock.js';
-import { systemClock } from '../time/clock.js';
+import { type Clock, systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
 import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, toLogEvent } from './append.js';
 import { deepFreeze } from './freeze.js';

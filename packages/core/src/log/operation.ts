@@ -30,22 +30,14 @@ export const operationSchema = z.strictObject({
 /** The `operation` key of an event payload. */
 export type OperationRef = z.output<typeof operationSchema>;
 
+/** An entry of a snapshot's `operations`. */
+export const operationEntrySchema = z.strictObject({ id: idField, inputHash: operationSchema.shape.inputHash, seq: z.number().int().positive() });
+
 /**
  * An operation the fold has seen: its id, the hash of its input (none once a
  * purge dropped it), and the seq of the first event that carried it.
  */
-export interface OperationEntry {
-  id: string;
-  inputHash?: string;
-  seq: number;
-}
-
-/** An entry of a snapshot's `operations`. */
-export const operationEntrySchema = z.strictObject({
-  id: idField,
-  inputHash: operationSchema.shape.inputHash,
-  seq: z.number().int().positive(),
-});
+export type OperationEntry = z.output<typeof operationEntrySchema>;
 
 /** The index entry of the event at `seq` that opens `operation`'s write. */
 export function operationEntry(operation: OperationRef, seq: number): OperationEntry {

@@ -7,8 +7,7 @@
  */
 import { partsFromContent } from '../records/parts.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
-import type { StateChange } from './events.js';
-import { EventTypes } from './events.js';
+import { type StateChange, EventTypes } from './events.js';
 
 /** What replaces erased text. */
 export const ERASED = '[erased]';

@@ -1,5 +1,4 @@
 /** The checkpoint store over any backend (docs/contract.md §2, "Checkpoints"). */
-import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, PutCheckpointInput, PutWritesInput } from '../records/checkpoint-inputs.js';
 import {
   deleteThreadOptionsSchema,
   getCheckpointInputSchema,
@@ -16,8 +15,7 @@ import { EventTypes } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { CheckpointKey, CheckpointQueries } from '../write/backend.js';
 import type { Engine } from './engine.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 import type { CheckpointStore } from './types.js';
 
 /** The checkpoint store's writes as idempotent operations. */
@@ -35,13 +33,13 @@ export function createCheckpointStore(engine: Engine): CheckpointStore {
   const { backend, stamper } = engine;
   const queries = backend.queries.checkpoints;
   return {
-    async put(input: PutCheckpointInput) {
+    async put(input) {
       const draft = parseInput(putCheckpointInputSchema, input);
       const change = await engine.mutate(async (tx) => stamper.saveCheckpoint(draft, await tx.checkpoints.at(draft)), operationCall(OPERATIONS.put, draft));
       return copyCheckpoint(change.payload.checkpoint);
     },
 
-    async putWrites(input: PutWritesInput) {
+    async putWrites(input) {
       const draft = parseInput(putWritesInputSchema, input);
       const change = await engine.mutateIfNeeded(
         async (tx) =>
@@ -54,13 +52,13 @@ export function createCheckpointStore(engine: Engine): CheckpointStore {
       return change?.payload.writes.map(copyCheckpointWrite) ?? [];
     },
 
-    async get(input: GetCheckpointInput) {
+    async get(input) {
       const { threadId, namespace, checkpointId } = parseInput(getCheckpointInputSchema, input);
       const found = checkpointId === undefined ? await queries.latest(threadId, namespace) : await queries.at({ threadId, namespace, checkpointId });
       return found === undefined ? undefined : withWrites(queries, found);
     },
 
-    async list(options: ListCheckpointsOptions = {}) {
+    async list(options = {}) {
       const o = parseInput(listCheckpointsOptionsSchema, options);
       const limit = o.limit ?? 0;
       const narrowed = { ...(o.threadId === undefined ? {} : { threadId: o.threadId }), ...(o.namespace === undefined ? {} : { namespace: o.namespace }) };
@@ -81,7 +79,7 @@ export function createCheckpointStore(engine: Engine): CheckpointStore {
       return Promise.all(page.map((c) => withWrites(queries, c)));
     },
 
-    async deleteThread(threadId: string, options: DeleteThreadOptions = {}) {
+    async deleteThread(threadId, options = {}) {
       parseInput(idField, threadId);
       const o = parseInput(deleteThreadOptionsSchema, options);
       await engine.mutateIfNeeded(

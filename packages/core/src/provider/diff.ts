@@ -14,10 +14,8 @@ import { compareStrings } from '../records/order.js';
 import { copyCheckpoint, copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
-import type { PointInput, ResolvedPoint } from './time-travel.js';
-import { resolvePoint } from './time-travel.js';
-import type { FoldToOptions } from '../fold/fold.js';
-import { advance } from '../fold/fold.js';
+import { type PointInput, type ResolvedPoint, resolvePoint } from './time-travel.js';
+import { type FoldToOptions, advance } from '../fold/fold.js';
 import { ViewFold } from '../fold/view-fold.js';
 
 /** What happened to one kind of record between two points. */

@@ -11,11 +11,9 @@
  */
 import { CorruptionError, OperationConflictError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
-import type { StateChange } from '../log/events.js';
-import { STATE_STREAM } from '../log/events.js';
+import { type StateChange, STATE_STREAM } from '../log/events.js';
 import type { EventMeta, LogEvent } from '../log/log.js';
-import type { OperationEntry, OperationRef } from '../log/operation.js';
-import { operationInputHash } from '../log/operation.js';
+import { type OperationEntry, type OperationRef, operationInputHash } from '../log/operation.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { OperationCall, OperationSpec } from './operations.js';
 import type { HybridLogicalClock } from '../time/hlc.js';

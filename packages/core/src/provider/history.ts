@@ -9,11 +9,9 @@
  * holds it byte for byte to the general rule.
  */
 import { CorruptionError } from '../errors.js';
-import type { ChangeRecord } from '../log/changes.js';
-import { changeRecords } from '../log/changes.js';
+import { type ChangeRecord, changeRecords } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
-import type { StateEventType } from '../log/events.js';
-import { EventTypes, STATE_SCHEMA_VERSION, sessionAfterTurn, STATE_STREAM } from '../log/events.js';
+import { type StateEventType, EventTypes, STATE_SCHEMA_VERSION, sessionAfterTurn, STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';

@@ -1,22 +1,17 @@
 /** The memory store over any backend. */
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, ValidationError } from '../errors.js';
 import { copyMemoryItem } from '../records/copy.js';
-import type { RecallOptions, ScopeOptions, UpdateMemoryInput, WriteMemoryInput, WriteOptions } from '../records/inputs.js';
 import { parseInput, scopeOptionsSchema, updateMemoryInputSchema, writeMemoryInputSchema, writeOptionsSchema } from '../records/inputs.js';
-import { memoryKeySchema } from '../records/records.js';
+import { memoryKeySchema, type MemoryItem, type Scope } from '../records/records.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
 import { scopeKey, toScope } from '../records/scope.js';
-import type { MemoryItem, Scope } from '../records/records.js';
-import { ValidationError } from '../errors.js';
 import { atIndex, parseBatch } from './batch.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
-import type { RecallContext } from './recall.js';
-import { recall } from './recall.js';
+import { type RecallContext, recall } from './recall.js';
 import type { MemoryStore } from './types.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 
 /** The memory store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -38,7 +33,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     return item;
   };
   return {
-    async write(input: WriteMemoryInput) {
+    async write(input) {
       const draft = parseInput(writeMemoryInputSchema, input);
       const change = await engine.mutate(
         async (tx) =>
@@ -52,7 +47,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(change.payload.item);
     },
 
-    async writeMany(inputs: readonly WriteMemoryInput[], options: WriteOptions = {}) {
+    async writeMany(inputs, options = {}) {
       const drafts = parseBatch(writeMemoryInputSchema, inputs, 'inputs');
       const o = parseInput(writeOptionsSchema, options);
       const own = drafts.findIndex((d) => d.operationId !== undefined);
@@ -83,7 +78,7 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return changes.map((change) => copyMemoryItem(change.payload.item));
     },
 
-    async update(id: string, input: UpdateMemoryInput) {
+    async update(id, input) {
       parseInput(idField, id);
       const patch = parseInput(updateMemoryInputSchema, input);
       const change = await engine.mutate(
@@ -97,11 +92,11 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(change.payload.item);
     },
 
-    async get(id: string) {
+    async get(id) {
       return copyMemoryItem(live(await backend.queries.memoryItem(parseInput(idField, id)), id));
     },
 
-    async getByKey(rawKey: string, options: ScopeOptions = {}) {
+    async getByKey(rawKey, options = {}) {
       const key = parseInput(memoryKeySchema, rawKey);
       const path = toScope(parseInput(scopeOptionsSchema, options).scope);
       const found = await backend.queries.memoryWithKey(path, key);
@@ -109,17 +104,17 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
       return copyMemoryItem(found);
     },
 
-    async getAny(id: string) {
+    async getAny(id) {
       const found = await backend.queries.memoryItem(parseInput(idField, id));
       if (!found) throw new NotFoundError('memory', id);
       return copyMemoryItem(found);
     },
 
-    recall(options: RecallOptions = {}) {
+    recall(options = {}) {
       return recall(recallContext, options);
     },
 
-    async delete(id: string, options: WriteOptions = {}) {
+    async delete(id, options = {}) {
       parseInput(idField, id);
       const o = parseInput(writeOptionsSchema, options);
       const change = await engine.mutate(async (tx) => stamper.deleteMemory(await tx.memoryItem(id), id), operationCall(OPERATIONS.delete, { ...o, id }));

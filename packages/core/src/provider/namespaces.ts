@@ -3,10 +3,8 @@
  * live scopes under a prefix; truncation, deduplication, order and paging
  * are decided here, once.
  */
-import type { NamespacesOptions } from '../records/inputs.js';
-import { namespacesOptionsSchema, parseInput } from '../records/inputs.js';
-import type { Page } from '../paging/cursor.js';
-import { openPager, TEXT_ASC } from '../paging/cursor.js';
+import { type NamespacesOptions, namespacesOptionsSchema, parseInput } from '../records/inputs.js';
+import { type Page, openPager, TEXT_ASC } from '../paging/cursor.js';
 import type { Scope } from '../records/records.js';
 import { compareScopes, scopeKey, toScope } from '../records/scope.js';
 import type { StateQueries } from '../write/backend.js';

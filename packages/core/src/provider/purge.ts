@@ -8,10 +8,8 @@
  */
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
-import type { PurgedRecords } from '../log/events.js';
-import { EventTypes, purgeReasonSchema } from '../log/events.js';
-import type { ErasableKind, ErasableRecords } from '../log/holds.js';
-import { inErasedForm } from '../log/holds.js';
+import { type PurgedRecords, EventTypes, purgeReasonSchema } from '../log/events.js';
+import { type ErasableKind, type ErasableRecords, inErasedForm } from '../log/holds.js';
 import type { Log } from '../log/log.js';
 import { idField, shortTextField } from '../records/fields.js';
 import { parseInput, scopeInputSchema } from '../records/inputs.js';

@@ -12,14 +12,11 @@
 import type { Embedder } from '../embedding/embedder.js';
 import { fuseLegs, isMatchScore, unitScore } from '../embedding/fusion.js';
 import { ValidationError } from '../errors.js';
-import type { TokenMatch } from '../matching/lexical.js';
-import { queryTokens } from '../matching/lexical.js';
-import type { Page, Pager } from '../paging/cursor.js';
-import { NUMBER_DESC, openPager, TEXT_DESC, toKeyset, toPage } from '../paging/cursor.js';
+import { type TokenMatch, queryTokens } from '../matching/lexical.js';
+import { type Page, type Pager, NUMBER_DESC, openPager, TEXT_DESC, toKeyset, toPage } from '../paging/cursor.js';
 import { DEFAULT_RECALL_LIMIT } from '../records/inputs.js';
 import type { Awaitable, Embeddable, Keyset, Scored, VectorStore } from '../write/backend.js';
-import type { RecallMode, RecallOrder } from './recall-defaults.js';
-import { defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
+import { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrder } from './recall-defaults.js';
 import { catchUpVectors } from './vectors.js';
 
 /**

@@ -5,16 +5,13 @@
  * expired at the provider clock.
  */
 import { copyMemoryItem } from '../records/copy.js';
-import type { RecallOptions } from '../records/inputs.js';
-import { parseInput, recallOptionsSchema } from '../records/inputs.js';
+import { type RecallOptions, parseInput, recallOptionsSchema } from '../records/inputs.js';
 import type { MemoryItem } from '../records/records.js';
 import type { StateQueries, VectorQuery } from '../write/backend.js';
 import type { Instant } from '../time/instant.js';
 import type { RecallHit } from './types.js';
-import type { Page } from '../paging/cursor.js';
-import { toPage } from '../paging/cursor.js';
-import type { RankingContext } from './ranking.js';
-import { rankedPage } from './ranking.js';
+import { type Page, toPage } from '../paging/cursor.js';
+import { type RankingContext, rankedPage } from './ranking.js';
 import { selectScopes } from './scope-selection.js';
 
 /** What recall needs from its provider. */

@@ -5,8 +5,7 @@
  * its cursor, so it may hold fewer records than its limit.
  */
 import { NotFoundError } from '../errors.js';
-import type { Page } from '../paging/cursor.js';
-import { toPage } from '../paging/cursor.js';
+import { type Page, toPage } from '../paging/cursor.js';
 import type { MemoryItem, Session, Skill } from '../records/records.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js';

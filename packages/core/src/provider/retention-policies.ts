@@ -8,11 +8,9 @@ import { RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { compareStrings } from '../records/order.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
-import type { RetentionPolicy, RetentionRecord } from '../records/retention.js';
-import { policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
+import { type RetentionPolicy, type RetentionRecord, policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
 import { scopeStartsWith } from '../records/scope.js';
-import type { Instant } from '../time/instant.js';
-import { instantToMs } from '../time/instant.js';
+import { type Instant, instantToMs } from '../time/instant.js';
 
 /** The policies of a log's `retention` stream, folded incrementally: a read costs one `head` when nothing changed. */
 export class RetentionPolicies {

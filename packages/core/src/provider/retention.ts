@@ -8,12 +8,10 @@
  * event per sweep, decided the same way against the records as stored then.
  */
 import { NotFoundError } from '../errors.js';
-import type { PurgedRecords } from '../log/events.js';
-import { RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
+import { type PurgedRecords, RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
 import { parseInput } from '../records/inputs.js';
-import type { RetentionPolicy, SetRetentionInput } from '../records/retention.js';
-import { setRetentionInputSchema } from '../records/retention.js';
+import { type RetentionPolicy, type SetRetentionInput, setRetentionInputSchema } from '../records/retention.js';
 import type { Scope } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import type { Engine } from './engine.js';

@@ -4,10 +4,8 @@
  * `sessions.list` (docs/contract.md §4, "Pages"): by (createdAt, id), so a
  * write between two pages neither skips nor repeats a session.
  */
-import type { Page } from '../paging/cursor.js';
-import { openPager, TEXT_ASC, TEXT_DESC } from '../paging/cursor.js';
-import type { SessionPageOptions } from '../records/inputs.js';
-import { parseInput, sessionPageOptionsSchema } from '../records/inputs.js';
+import { type Page, openPager, TEXT_ASC, TEXT_DESC } from '../paging/cursor.js';
+import { type SessionPageOptions, parseInput, sessionPageOptionsSchema } from '../records/inputs.js';
 import type { Session } from '../records/records.js';
 
 /** The call a page's cursor is bound to: its name and the arguments that chose the sessions. */

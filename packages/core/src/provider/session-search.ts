@@ -7,17 +7,13 @@
  */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type { SearchSessionsOptions } from '../records/inputs.js';
-import { DEFAULT_SEARCH_CONTEXT, parseInput, searchSessionsOptionsSchema } from '../records/inputs.js';
-import type { Page } from '../paging/cursor.js';
-import { toPage } from '../paging/cursor.js';
+import { type SearchSessionsOptions, DEFAULT_SEARCH_CONTEXT, parseInput, searchSessionsOptionsSchema } from '../records/inputs.js';
+import { type Page, toPage } from '../paging/cursor.js';
 import type { Session, Turn } from '../records/records.js';
-import { toScope } from '../records/scope.js';
-import type { ScopeInput } from '../records/scope.js';
+import { toScope, type ScopeInput } from '../records/scope.js';
 import type { Scored, StateLookups, StateQueries, TurnFilter, TurnVectorQuery } from '../write/backend.js';
 import type { TurnHit } from './types.js';
-import type { RankingContext } from './ranking.js';
-import { rankedPage } from './ranking.js';
+import { type RankingContext, rankedPage } from './ranking.js';
 
 /** What transcript search needs from its provider: recall's ranking, over turn vectors. */
 export interface SearchContext extends RankingContext<Turn, TurnVectorQuery> {

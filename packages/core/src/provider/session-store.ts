@@ -1,17 +1,6 @@
 /** The session store over any backend. */
 import { NotFoundError } from '../errors.js';
 import { copySession, copyTurn } from '../records/copy.js';
-import type {
-  AppendTurnInput,
-  CreateSessionInput,
-  ListSessionsOptions,
-  ReplaceSuffixInput,
-  SearchSessionsOptions,
-  TurnInput,
-  TurnsOptions,
-  UpdateSessionInput,
-  WriteOptions,
-} from '../records/inputs.js';
 import {
   createSessionInputSchema,
   listSessionsOptionsSchema,
@@ -28,12 +17,10 @@ import type { Session, Turn } from '../records/records.js';
 import { NUMBER_ASC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { idField } from '../records/fields.js';
 import type { Engine } from './engine.js';
-import type { SearchContext } from './session-search.js';
-import { liveSession as live, searchSessions } from './session-search.js';
+import { type SearchContext, liveSession as live, searchSessions } from './session-search.js';
 import { selectScopes } from './scope-selection.js';
 import type { SessionStore } from './types.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 import { atIndex, parseBatch } from './batch.js';
 import { andThen } from '../write/awaitable.js';
 
@@ -55,7 +42,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
   const q = backend.queries;
 
   return {
-    async create(input: CreateSessionInput = {}) {
+    async create(input = {}) {
       const draft = parseInput(createSessionInputSchema, input);
       const change = await engine.mutate(
         async (tx) => stamper.createSession(draft, draft.id === undefined ? undefined : await tx.session(draft.id)),
@@ -64,17 +51,17 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return copySession(change.payload.session);
     },
 
-    async get(id: string) {
+    async get(id) {
       return copySession(await live(q, parseInput(idField, id)));
     },
 
-    async getAny(id: string) {
+    async getAny(id) {
       const session = await q.session(parseInput(idField, id));
       if (!session) throw new NotFoundError('session', id);
       return copySession(session);
     },
 
-    async list(options: ListSessionsOptions = {}) {
+    async list(options = {}) {
       const { cursor, limit = 0, ...query } = parseInput(listSessionsOptionsSchema, options);
       const pager = openPager<Session>({ method: 'sessions.list', query, order: [TEXT_ASC, TEXT_ASC], key: (s) => [s.createdAt, s.id] }, cursor);
       // The offset skips on the first page only: a cursor already stands past it.
@@ -83,7 +70,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return pager.page(sessions.map(copySession), limit);
     },
 
-    async update(id: string, input: UpdateSessionInput) {
+    async update(id, input) {
       parseInput(idField, id);
       const patch = parseInput(updateSessionInputSchema, input);
       const change = await engine.mutate(
@@ -93,7 +80,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return copySession(change.payload.session);
     },
 
-    async appendTurn(input: AppendTurnInput) {
+    async appendTurn(input) {
       const draft = parseAppendTurnInput(input);
       // Chained look-ups rather than awaits: on a synchronous backend they cost no promise and no microtask turn.
       const change = await engine.mutate(
@@ -108,7 +95,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return copyTurn(change.payload.turn);
     },
 
-    async appendTurns(sessionId: string, turns: readonly TurnInput[], options: WriteOptions = {}) {
+    async appendTurns(sessionId, turns, options = {}) {
       parseInput(idField, sessionId);
       const drafts = parseBatch(turnInputSchema, turns, 'turns');
       const o = parseInput(writeOptionsSchema, options);
@@ -135,7 +122,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return changes.map((change) => copyTurn(change.payload.turn));
     },
 
-    async turns(sessionId: string, options: TurnsOptions = {}) {
+    async turns(sessionId, options = {}) {
       const { cursor, limit = 0, ...rest } = parseInput(turnsOptionsSchema, options);
       const pager = openPager<Turn>({ method: 'sessions.turns', query: { sessionId, ...rest }, order: [NUMBER_ASC], key: (t) => [t.seq] }, cursor);
       await live(q, parseInput(idField, sessionId));
@@ -146,7 +133,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return pager.page(turns.map(copyTurn), limit);
     },
 
-    async removeLastTurn(id: string, options: WriteOptions = {}) {
+    async removeLastTurn(id, options = {}) {
       parseInput(idField, id);
       const o = parseInput(writeOptionsSchema, options);
       const change = await engine.mutate(
@@ -156,7 +143,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return copyTurn(change.payload.turns[0]!);
     },
 
-    async clear(id: string, options: WriteOptions = {}) {
+    async clear(id, options = {}) {
       parseInput(idField, id);
       const o = parseInput(writeOptionsSchema, options);
       // No event when there is nothing to remove: an empty transcript stays as it is.
@@ -171,7 +158,7 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return change === undefined ? [] : change.payload.turns.map(copyTurn);
     },
 
-    async replaceSuffix(id: string, input: ReplaceSuffixInput) {
+    async replaceSuffix(id, input) {
       parseInput(idField, id);
       const draft = parseInput(replaceSuffixInputSchema, input);
       const change = await engine.mutateIfNeeded(
@@ -190,14 +177,14 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       return change === undefined ? [] : change.payload.added.map(copyTurn);
     },
 
-    async delete(id: string, options: WriteOptions = {}) {
+    async delete(id, options = {}) {
       parseInput(idField, id);
       const o = parseInput(writeOptionsSchema, options);
       const change = await engine.mutate(async (tx) => stamper.deleteSession(await tx.session(id), id), operationCall(OPERATIONS.delete, { ...o, id }));
       return copySession(change.payload.session);
     },
 
-    search(options: SearchSessionsOptions = {}) {
+    search(options = {}) {
       return searchSessions(searchContext, options);
     },
   };

@@ -7,8 +7,7 @@
  */
 import { SkillScopeRequiredError } from '../errors.js';
 import type { Skill } from '../records/records.js';
-import type { ScopeInput } from '../records/scope.js';
-import { compareScopes, describeScope, isGlobalScope, sameScope, scopeChain, toScope } from '../records/scope.js';
+import { type ScopeInput, compareScopes, describeScope, isGlobalScope, sameScope, scopeChain, toScope } from '../records/scope.js';
 import type { StateLookups } from '../write/backend.js';
 
 /**

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
-import type { DeleteSkillOptions, ListSkillsOptions, RecordOutcomeInput, ScopeOptions, SearchSkillsOptions, UpsertSkillInput } from '../records/inputs.js';
 import {
   deleteSkillOptionsSchema,
   listSkillsOptionsSchema,
@@ -13,8 +12,7 @@ import {
   upsertSkillInputSchema,
 } from '../records/inputs.js';
 import { EventTypes } from '../log/events.js';
-import type { Pager } from '../paging/cursor.js';
-import { NUMBER_DESC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
+import { type Pager, NUMBER_DESC, openPager, TEXT_ASC, toKeyset, toPage } from '../paging/cursor.js';
 import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
@@ -25,8 +23,7 @@ import type { Engine } from './engine.js';
 import { selectScopes } from './scope-selection.js';
 import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
-import type { OperationSpec } from './operations.js';
-import { operationCall } from './operations.js';
+import { type OperationSpec, operationCall } from './operations.js';
 
 /** The skill store's writes as idempotent operations. */
 const OPERATIONS = {
@@ -58,7 +55,7 @@ export function createSkillStore(engine: Engine): SkillStore {
   const q = backend.queries;
 
   return {
-    async upsert(input: UpsertSkillInput) {
+    async upsert(input) {
       const draft = parseInput(upsertSkillInputSchema, input);
       const scope = toScope(draft.scope);
       const change = await engine.mutate(
@@ -72,7 +69,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async get(idOrSlug: string, options: ScopeOptions = {}) {
+    async get(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope } = parseInput(scopeOptionsSchema, options);
       const skill = await resolveSkill(q, key, scope);
@@ -80,7 +77,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(skill);
     },
 
-    async getAny(idOrSlug: string, options: ScopeOptions = {}) {
+    async getAny(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope } = parseInput(scopeOptionsSchema, options);
       const skill = (await q.skill(key)) ?? (await q.skillAt(toScope(scope), key));
@@ -88,7 +85,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(skill);
     },
 
-    async list(options: ListSkillsOptions = {}) {
+    async list(options = {}) {
       const { scope, cursor, limit = 0, includeDescendants = false } = parseInput(listSkillsOptionsSchema, options);
       const s = toScope(scope);
       const pager = openPager<Skill>({ method: 'skills.list', query: { scope: s, includeDescendants }, order: BY_SLUG, key: (k) => [k.slug, k.id] }, cursor);
@@ -96,7 +93,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return pager.page(skills.map(copySkill), limit);
     },
 
-    async search(query: string, limitOrOptions: number | SearchSkillsOptions = {}) {
+    async search(query, limitOrOptions = {}) {
       const text = parseInput(querySchema, query);
       const o = parseInput(searchSkillsOptionsSchema, typeof limitOrOptions === 'number' ? { limit: limitOrOptions } : limitOrOptions);
       const { cursor, limit = 0, ...rest } = o;
@@ -135,7 +132,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       );
     },
 
-    async recordOutcome(idOrSlug: string, input: RecordOutcomeInput) {
+    async recordOutcome(idOrSlug, input) {
       const key = parseInput(keySchema, idOrSlug);
       const o = parseInput(recordOutcomeInputSchema, input);
       const change = await engine.mutate(
@@ -149,7 +146,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       return copySkill(change.payload.skill);
     },
 
-    async delete(idOrSlug: string, options: DeleteSkillOptions = {}) {
+    async delete(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, options);
       const change = await engine.mutate(

@@ -8,12 +8,10 @@
 import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent, ReadQuery } from '../log/log.js';
-import type { SnapshotPart } from '../snapshot/parts.js';
-import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
+import { type SnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { Clock } from '../time/clock.js';
-import type { Instant } from '../time/instant.js';
-import { formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
+import { type Instant, formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
 import type { EventSourcedProvider, Provider } from './types.js';
 import type { RetentionStore } from './retention.js';
 
@@ -182,8 +180,8 @@ const CHECKPOINTS: readonly SnapshotPart[] = ['checkpoints'];
  * {@link ReadOnlyViewError}.
  */
 export function readOnlyView(name: string, provider: ViewProvider, point: ResolvedPoint, capture: () => Promise<Snapshot>): StateView {
-  /** Store `store`: each of `reads` on the parts it reads, and each of `writes` refused. */
-  const store = <K extends keyof ViewStores>(store: K, reads: Record<string, readonly SnapshotPart[]>, writes: readonly string[]) => {
+  /** Store `store`: each of `reads` on the parts it reads, and each of `writes` (space-separated) refused. */
+  const store = <K extends keyof ViewStores>(store: K, reads: Record<string, readonly SnapshotPart[]>, writes: string) => {
     const methods: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
     for (const [method, parts] of Object.entries(reads)) {
       methods[method] = async (...args) => {
@@ -191,7 +189,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
         return target[method]!(...args);
       };
     }
-    for (const method of writes) {
+    for (const method of writes.split(' ')) {
       methods[method] = async () => {
         throw new ReadOnlyViewError(`${store}.${method} writes, but this is a read-only view of the state at seq ${point.seq}`);
       };
@@ -202,20 +200,15 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     name,
     seq: point.seq,
     time: point.time,
-    sessions: store('sessions', { get: SESSIONS, getAny: SESSIONS, list: SESSIONS, turns: TRANSCRIPTS, search: TRANSCRIPTS }, [
-      'create',
-      'appendTurn',
-      'appendTurns',
-      'removeLastTurn',
-      'clear',
-      'replaceSuffix',
-      'delete',
-      'update',
-    ]),
-    skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, ['upsert', 'recordOutcome', 'delete']),
-    memory: store('memory', { get: MEMORY, getByKey: MEMORY, getAny: MEMORY, recall: MEMORY }, ['write', 'writeMany', 'update', 'delete', 'sweep']),
-    checkpoints: store('checkpoints', { get: CHECKPOINTS, list: CHECKPOINTS }, ['put', 'putWrites', 'deleteThread']),
-    retention: store('retention', { list: [] }, ['set', 'remove', 'apply']),
+    sessions: store(
+      'sessions',
+      { get: SESSIONS, getAny: SESSIONS, list: SESSIONS, turns: TRANSCRIPTS, search: TRANSCRIPTS },
+      'create appendTurn appendTurns removeLastTurn clear replaceSuffix delete update',
+    ),
+    skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, 'upsert recordOutcome delete'),
+    memory: store('memory', { get: MEMORY, getByKey: MEMORY, getAny: MEMORY, recall: MEMORY }, 'write writeMany update delete sweep'),
+    checkpoints: store('checkpoints', { get: CHECKPOINTS, list: CHECKPOINTS }, 'put putWrites deleteThread'),
+    retention: store('retention', { list: [] }, 'set remove apply'),
     namespaces: async (options) => (await provider(SNAPSHOT_PARTS)).namespaces(options),
     capture,
     close: async () => (await provider([])).close(),

@@ -4,8 +4,7 @@
  * still missing one (a crash between commit and embedding, a rebuild, a write
  * by another process) is caught up before a semantic recall.
  */
-import type { Embedder } from '../embedding/embedder.js';
-import { contentHash } from '../embedding/embedder.js';
+import { type Embedder, contentHash } from '../embedding/embedder.js';
 import type { Embeddable, VectorStore } from '../write/backend.js';
 
 /** Records embedded per call of the embedder. */

@@ -55,14 +55,12 @@ export function compareSkillsBySlug(a: Skill, b: Skill): number {
 }
 
 /** Memory: newest first (`createdAt` desc, then `id` desc). */
-export function compareMemoryNewestFirst(a: MemoryItem, b: MemoryItem): number {
+export function compareMemoryNewestFirst(a: Pick<MemoryItem | Turn, 'createdAt' | 'id'>, b: Pick<MemoryItem | Turn, 'createdAt' | 'id'>): number {
   return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
 }
 
-/** Turns across sessions: newest first (`createdAt` desc, then `id` desc), as memory is recalled. */
-export function compareTurnsNewestFirst(a: Turn, b: Turn): number {
-  return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
-}
+/** Turns across sessions: newest first, as memory is recalled. */
+export const compareTurnsNewestFirst: (a: Turn, b: Turn) => number = compareMemoryNewestFirst;
 
 /** What orders checkpoints: their key. */
 type CheckpointPlace = { threadId: string; namespace: string; checkpointId: string };

@@ -72,9 +72,6 @@ export const partSchema = z
 /** One part of a turn. */
 export type Part = z.infer<typeof partSchema>;
 
-/** The kinds of part. */
-export type PartType = Part['type'];
-
 /** A turn's parts: at most {@link LIMITS.parts}. */
 export const partsField = z.array(partSchema).max(LIMITS.parts, `at most ${LIMITS.parts} parts`);
 

@@ -12,10 +12,8 @@ import type { OperationEntry } from '../log/operation.js';
 import { isContentPart } from '../log/compact.js';
 import type { JsonObject, JsonValue } from './json.js';
 import type { CheckpointWrite } from './checkpoints.js';
-import { partsFromContent } from './parts.js';
-import type { Part } from './parts.js';
-import type { Envelope, MemoryItem, Scope, Session, Skill, Turn, TurnRole } from './records.js';
-import { TURN_ROLES } from './records.js';
+import { partsFromContent, type Part } from './parts.js';
+import { type Envelope, type MemoryItem, type Scope, type Session, type Skill, type Turn, type TurnRole, TURN_ROLES } from './records.js';
 import { scopeKey } from './scope.js';
 
 /** A column value as both drivers bind it: booleans are stored as 0 and 1. */
@@ -135,33 +133,45 @@ const envelopeValues = (e: Envelope): RowValue[] => [
   e.deleted ? 1 : 0,
 ];
 
-/** A scope from its key column. */
-const scopeOf = (r: { scope_key: string }): Scope => JSON.parse(r.scope_key) as Scope;
-
 /** The envelope columns, after a table's own. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
 
+/** A table's own columns, key first, each with the record field it holds and how: as is, as JSON text, or a scope as its key. */
+type Table = { columns: string; fields: readonly (readonly [column: string, field: string, form: 'value' | 'json' | 'scope'])[] };
+
+/** The table of these columns: a column holds the field its camel-cased name gives, but for the scope's key and a skill's check. */
+function table(columns: string): Table {
+  const fields = columns.split(', ').map((column) => {
+    const field = column === 'scope_key' ? 'scope' : column === 'check_command' ? 'check' : column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
+    return [column, field, column === 'scope_key' ? 'scope' : column === 'metadata' || column === 'tags' ? 'json' : 'value'] as const;
+  });
+  return { columns: `${columns}, ${ENVELOPE_COLUMNS}`, fields };
+}
+
+function valuesOf({ fields }: Table, record: Envelope): RowValue[] {
+  const of = record as unknown as Record<string, RowValue & Scope>;
+  const own = fields.map(([, field, form]) => (form === 'scope' ? scopeKey(of[field]!) : form === 'json' ? JSON.stringify(of[field]) : of[field]!));
+  return [...own, ...envelopeValues(record)];
+}
+
+function recordOf<R>({ fields }: Table, row: EnvelopeRow): R {
+  const of = row as unknown as Record<string, string>;
+  const record: Record<string, unknown> = {};
+  for (const [column, field, form] of fields) record[field] = form === 'value' ? of[column] : JSON.parse(of[column]!);
+  return { ...record, ...envelopeOf(row) } as R;
+}
+
+const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at');
+/** In the order of a skill's fields, so a skill read back lists them as a written one does. */
+const SKILL = table('id, slug, name, body, tags, scope_key, uses, wins, check_command, version, created_at, updated_at');
+const MEMORY = table('id, kind, content, scope_key, source, key, metadata, expires_at, created_at, updated_at');
+
 /** The columns {@link sessionValues} gives, key first. */
-export const SESSION_COLUMNS = `id, title, model, scope_key, metadata, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
-
+export const SESSION_COLUMNS = SESSION.columns;
 /** The values of {@link SESSION_COLUMNS}. */
-export function sessionValues(s: Session): RowValue[] {
-  return [s.id, s.title, s.model, scopeKey(s.scope), JSON.stringify(s.metadata), s.createdAt, s.updatedAt, ...envelopeValues(s)];
-}
-
+export const sessionValues = (s: Session): RowValue[] => valuesOf(SESSION, s);
 /** A session from its row. */
-export function sessionFromRow(r: SessionRow): Session {
-  return {
-    id: r.id,
-    title: r.title,
-    model: r.model,
-    scope: scopeOf(r),
-    metadata: JSON.parse(r.metadata) as JsonObject,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    ...envelopeOf(r),
-  };
-}
+export const sessionFromRow = (r: SessionRow): Session => recordOf(SESSION, r);
 
 /** The columns {@link turnValues} gives, its key (session id and seq, then id) first. */
 export const TURN_COLUMNS = `session_id, seq, id, role, content, parts, metadata, created_at, ${ENVELOPE_COLUMNS}`;
@@ -261,70 +271,18 @@ export function transcriptFromRows(sessionId: string, rows: readonly TranscriptR
 }
 
 /** The columns {@link skillValues} gives, key first. */
-export const SKILL_COLUMNS = `id, scope_key, slug, name, body, tags, uses, wins, check_command, version, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
-
+export const SKILL_COLUMNS = SKILL.columns;
 /** The values of {@link SKILL_COLUMNS}. */
-export function skillValues(s: Skill): RowValue[] {
-  return [
-    s.id,
-    scopeKey(s.scope),
-    s.slug,
-    s.name,
-    s.body,
-    JSON.stringify(s.tags),
-    s.uses,
-    s.wins,
-    s.check,
-    s.version,
-    s.createdAt,
-    s.updatedAt,
-    ...envelopeValues(s),
-  ];
-}
-
+export const skillValues = (s: Skill): RowValue[] => valuesOf(SKILL, s);
 /** A skill from its row. */
-export function skillFromRow(r: SkillRow): Skill {
-  return {
-    id: r.id,
-    slug: r.slug,
-    name: r.name,
-    body: r.body,
-    tags: JSON.parse(r.tags) as string[],
-    scope: scopeOf(r),
-    uses: r.uses,
-    wins: r.wins,
-    check: r.check_command,
-    version: r.version,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    ...envelopeOf(r),
-  };
-}
+export const skillFromRow = (r: SkillRow): Skill => recordOf(SKILL, r);
 
 /** The columns {@link memoryValues} gives, key first. */
-export const MEMORY_COLUMNS = `id, kind, content, scope_key, source, key, metadata, expires_at, created_at, updated_at, ${ENVELOPE_COLUMNS}`;
-
+export const MEMORY_COLUMNS = MEMORY.columns;
 /** The values of {@link MEMORY_COLUMNS}. */
-export function memoryValues(m: MemoryItem): RowValue[] {
-  return [m.id, m.kind, m.content, scopeKey(m.scope), m.source, m.key, JSON.stringify(m.metadata), m.expiresAt, m.createdAt, m.updatedAt, ...envelopeValues(m)];
-}
-
+export const memoryValues = (m: MemoryItem): RowValue[] => valuesOf(MEMORY, m);
 /** A memory item from its row. */
-export function memoryFromRow(r: MemoryRow): MemoryItem {
-  return {
-    id: r.id,
-    kind: r.kind,
-    content: r.content,
-    scope: scopeOf(r),
-    source: r.source,
-    key: r.key,
-    metadata: JSON.parse(r.metadata) as JsonObject,
-    expiresAt: r.expires_at,
-    createdAt: r.created_at,
-    updatedAt: r.updated_at,
-    ...envelopeOf(r),
-  };
-}
+export const memoryFromRow = (r: MemoryRow): MemoryItem => recordOf(MEMORY, r);
 
 /** One node of an item's metadata as a `memory_meta` row stores it. */
 export interface MetadataLeaf {
@@ -371,10 +329,9 @@ export function operationFromRow(row: OperationRow): OperationEntry {
   return row.input_hash === '' ? { id: row.id, seq: row.seq } : { id: row.id, inputHash: row.input_hash, seq: row.seq };
 }
 
-/** The columns {@link checkpointWriteValues} gives, {@link CHECKPOINT_WRITE_KEY} first. */
 /** The key of a checkpoint write's row. */
 export const CHECKPOINT_WRITE_KEY = 'thread_id, namespace, checkpoint_id, task_id, idx';
-
+/** The columns {@link checkpointWriteValues} gives, {@link CHECKPOINT_WRITE_KEY} first. */
 export const CHECKPOINT_WRITE_COLUMNS = `${CHECKPOINT_WRITE_KEY}, task_path, channel, value`;
 
 /** The values of {@link CHECKPOINT_WRITE_COLUMNS}. */

@@ -15,9 +15,6 @@ export type WhereScalar = string | number | boolean | null;
 /** The operators of a metadata filter. */
 export const WHERE_OPERATORS = ['$eq', '$ne', '$gt', '$gte', '$lt', '$lte', '$in', '$nin', '$exists'] as const;
 
-/** One operator of a metadata filter. */
-export type WhereOperator = (typeof WHERE_OPERATORS)[number];
-
 /** Operators that order values: their operand is a number or a string. */
 export const ORDERING_OPERATORS = ['$gt', '$gte', '$lt', '$lte'] as const;
 

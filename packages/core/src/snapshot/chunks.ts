@@ -21,8 +21,7 @@ import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
-import type { Snapshot } from './snapshot.js';
-import { parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
+import { type Snapshot, parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
 import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
 
@@ -211,15 +210,7 @@ const refSchema = z.strictObject({ first: z.array(z.union([z.string(), z.number(
 const refs = z.array(refSchema);
 const indexSchema = z.strictObject({
   format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
-  index: z.strictObject({
-    sessions: refs,
-    turns: refs,
-    skills: refs,
-    memory: refs,
-    operations: refs,
-    checkpoints: refs,
-    checkpointWrites: refs,
-  }),
+  index: z.strictObject(Object.fromEntries(SNAPSHOT_COLLECTIONS.map((collection) => [collection, refs])) as Record<SnapshotCollection, typeof refs>),
   seq: z.number().int().nonnegative(),
 });
 

@@ -2,8 +2,7 @@
  * Snapshot codecs seal a snapshot before it is stored and open (verify) it
  * before it is trusted, so a tampered snapshot is skipped rather than folded.
  */
-import { createHmac, sign, timingSafeEqual, verify } from 'node:crypto';
-import type { KeyObject } from 'node:crypto';
+import { createHmac, sign, timingSafeEqual, verify, type KeyObject } from 'node:crypto';
 import { AgentStateError } from '../errors.js';
 
 /** Seals and opens snapshot text. `open` throws when the text is not authentic. */

@@ -8,10 +8,8 @@
  * or a backend's synchronous read.
  */
 import type { Log, StoredSnapshot } from '../log/log.js';
-import type { ChunkIndex, SnapshotCollection } from './chunks.js';
-import { CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
-import type { SnapshotCollections, SnapshotPart } from './parts.js';
-import { PART_COLLECTIONS, SNAPSHOT_PARTS } from './parts.js';
+import { type ChunkIndex, type SnapshotCollection, CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
+import { type SnapshotCollections, type SnapshotPart, PART_COLLECTIONS, SNAPSHOT_PARTS } from './parts.js';
 import type { Snapshot } from './snapshot.js';
 
 /** The stored text of the snapshot row of `stream` at `seq`; undefined when there is none. */

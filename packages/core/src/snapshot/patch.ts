@@ -17,18 +17,27 @@
  */
 import { CorruptionError } from '../errors.js';
 import { compareTuples } from '../records/order.js';
-import { STATE_STREAM } from '../log/events.js';
-import type { PurgedRecords } from '../log/events.js';
+import { STATE_STREAM, type PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { OperationEntry } from '../log/operation.js';
 import { eventDigest, formatBoundSnapshot, sha256Hex } from './binding.js';
-import type { ChunkIndex, ChunkKey, ChunkRef, SnapshotCollection } from './chunks.js';
-import { chunkKey, chunkStream, decodeChunk, decodeIndexChunk, encodeChunk, joinChunk, SNAPSHOT_CHUNKS_FORMAT, SNAPSHOT_COLLECTIONS } from './chunks.js';
+import {
+  type ChunkIndex,
+  type ChunkKey,
+  type ChunkRef,
+  chunkKey,
+  chunkStream,
+  decodeChunk,
+  decodeIndexChunk,
+  encodeChunk,
+  joinChunk,
+  SNAPSHOT_CHUNKS_FORMAT,
+  SNAPSHOT_COLLECTIONS,
+} from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
-import { looseChunkDigests, looseIndexDigests } from './heads.js';
+import { looseChunkDigests, looseIndexDigests, type RowKey } from './heads.js';
 import { unbindHead } from './restore.js';
-import type { RowKey } from './heads.js';
 
 /** What {@link patchSnapshots} reads. */
 export interface SnapshotPatchInput {
@@ -295,22 +304,12 @@ export function chunksToPatch(
 
 /** The ids and sort keys (in order) of the purged records of each collection. */
 function purgedKeys(purged: SnapshotErasure): Record<Purgeable, { ids: Set<string>; keys: ChunkKey[] }> {
-  return {
-    sessions: keysOf('sessions', purged.sessions),
-    turns: keysOf('turns', purged.turns),
-    skills: keysOf('skills', purged.skills),
-    memory: keysOf('memory', purged.memory),
-    operations: keysOf(
-      'operations',
-      (purged.operations ?? []).map((id) => ({ id })),
-    ),
+  const keysOf = (collection: Purgeable) => {
+    const records = collection === 'operations' ? (purged.operations ?? []).map((id) => ({ id })) : purged[collection];
+    const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
+    return { ids: new Set(records.map((r) => r.id)), keys };
   };
-}
-
-/** The ids and sort keys (in order) of the purged records of one collection. */
-function keysOf(collection: SnapshotCollection, records: readonly { id: string }[]): { ids: Set<string>; keys: ChunkKey[] } {
-  const keys = records.map((r) => chunkKey(collection, r as unknown as Record<string, unknown>)).sort(compareTuples);
-  return { ids: new Set(records.map((r) => r.id)), keys };
+  return { sessions: keysOf('sessions'), turns: keysOf('turns'), skills: keysOf('skills'), memory: keysOf('memory'), operations: keysOf('operations') };
 }
 
 /**

@@ -6,18 +6,14 @@
  * an earlier format among them, is skipped and the next older one is tried.
  */
 import { CorruptionError } from '../errors.js';
-import type { Log } from '../log/log.js';
+import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import { STATE_STREAM } from '../log/events.js';
 import { checkBinding, eventAt, identityOf, parseBoundSnapshot } from './binding.js';
-import type { LogEvent, StoredSnapshot } from '../log/log.js';
-import type { SnapshotCodec } from './codecs.js';
-import { plainCodec, SnapshotSealError } from './codecs.js';
+import { type SnapshotCodec, plainCodec, SnapshotSealError } from './codecs.js';
 import type { Snapshot } from './snapshot.js';
 import { SNAPSHOT_PARTS } from './parts.js';
-import type { ChunkIndex } from './chunks.js';
-import { decodeChunkIndex, ofOtherFormat } from './chunks.js';
-import type { RowReader } from './heads.js';
-import { assembleHead, readHeadRows } from './heads.js';
+import { type ChunkIndex, decodeChunkIndex, ofOtherFormat } from './chunks.js';
+import { type RowReader, assembleHead, readHeadRows } from './heads.js';
 
 /** A snapshot that was passed over, and why. */
 export interface SkippedSnapshot {
@@ -100,20 +96,11 @@ export interface SnapshotTrustContext {
   row?: RowReader;
 }
 
-/** A stored snapshot whose own text checks out: a head of chunks, its chunks not read yet. */
-export interface OpenedSnapshot {
-  seq: number;
-  index: ChunkIndex;
-}
-
-/**
- * Opens, unbinds and checks one stored head of chunks, for its chunks to be
- * read. Throws why it cannot be trusted.
- */
-export function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): OpenedSnapshot {
+/** Opens, unbinds and checks one stored head of chunks, for its chunks to be read. Throws why it cannot be trusted. */
+function openStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: Omit<SnapshotTrustContext, 'row'>): ChunkIndex {
   if (ofOtherFormat({ stream: STATE_STREAM, data: stored.data }))
     throw new OtherFormatError(STATE_STREAM, stored.seq, 'of an earlier snapshot format, which this version does not read');
-  return { seq: stored.seq, index: unbindHead(stored, open(ctx.codec, stored.data), ctx, decodeChunkIndex) };
+  return unbindHead(stored, open(ctx.codec, stored.data), ctx, decodeChunkIndex);
 }
 
 /**
@@ -143,13 +130,13 @@ export function unbindHead(
  * transaction.
  */
 export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>, ctx: SnapshotTrustContext): Snapshot {
-  return assembleHead(openStoredSnapshot(stored, ctx).index, ctx.row ?? (() => undefined));
+  return assembleHead(openStoredSnapshot(stored, ctx), ctx.row ?? (() => undefined));
 }
 
 /** The result of {@link loadSnapshotHead}. */
 export interface LoadedSnapshotHead {
   /** The head of the snapshot to start from, or undefined for a full fold. */
-  opened: OpenedSnapshot | undefined;
+  opened: ChunkIndex | undefined;
   /** Newer snapshots that were refused. */
   skipped: SkippedSnapshot[];
 }
@@ -163,7 +150,7 @@ export async function loadSnapshotHead(
   log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>,
   codec: SnapshotCodec,
   head: number,
-  accept: (opened: OpenedSnapshot) => Promise<OpenedSnapshot> = async (opened) => opened,
+  accept: (opened: ChunkIndex) => Promise<ChunkIndex> = async (opened) => opened,
 ): Promise<LoadedSnapshotHead> {
   const skipped: SkippedSnapshot[] = [];
   // Read once, and only once a snapshot is stored.
@@ -190,7 +177,7 @@ export async function loadSnapshotHead(
 export async function loadSnapshot(log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>, codec: SnapshotCodec, head: number): Promise<LoadedSnapshot> {
   let snapshot: Snapshot | undefined;
   const { skipped } = await loadSnapshotHead(log, codec, head, async (opened) => {
-    snapshot = assembleHead(opened.index, await readHeadRows(log, opened.index, SNAPSHOT_PARTS));
+    snapshot = assembleHead(opened, await readHeadRows(log, opened, SNAPSHOT_PARTS));
     return opened;
   });
   return { snapshot, skipped };

@@ -6,33 +6,14 @@
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';
 import { compareCheckpointsNewestFirst, compareStrings, compareWrites } from '../records/order.js';
-import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
-import { memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
+import { type Turn, memoryItemSchema, sessionSchema, skillSchema, turnSchema } from '../records/records.js';
 import { canonicalJson } from '../log/json.js';
 import { STATE_STREAM } from '../log/events.js';
-import type { OperationEntry } from '../log/operation.js';
 import { operationEntrySchema } from '../log/operation.js';
-import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
-import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
+import { type Checkpoint, type CheckpointWrite, checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
 
 /** The format tag inside the canonical text of a snapshot ({@link encodeSnapshot}). */
 export const SNAPSHOT_FORMAT = 'agentstate.snapshot/3';
-
-/** The whole projection of the `state` stream at `seq`, tombstones included. */
-export interface Snapshot {
-  /** The seq of the last event folded in. */
-  seq: number;
-  sessions: Session[];
-  turns: Turn[];
-  skills: Skill[];
-  memory: MemoryItem[];
-  /** The operations of idempotent writes folded so far, by id. */
-  operations: OperationEntry[];
-  /** Checkpoints, by thread, namespace and checkpoint id. */
-  checkpoints: Checkpoint[];
-  /** Pending writes, by checkpoint, then task and idx. */
-  checkpointWrites: CheckpointWrite[];
-}
 
 /** The collections of a snapshot, each checked record by record. */
 export const snapshotCollectionsSchema = z.object({
@@ -44,6 +25,9 @@ export const snapshotCollectionsSchema = z.object({
   checkpoints: z.array(checkpointSchema),
   checkpointWrites: z.array(checkpointWriteSchema),
 });
+
+/** The whole projection of the `state` stream at `seq` (the last event folded in), tombstones included. */
+export type Snapshot = { seq: number } & z.output<typeof snapshotCollectionsSchema>;
 
 const snapshotSchema = snapshotCollectionsSchema.extend({ format: z.literal(SNAPSHOT_FORMAT), seq: z.number().int().nonnegative() }).strict();
 
@@ -67,16 +51,10 @@ export function sortSnapshot(snapshot: Snapshot): Snapshot {
 
 /** A copy of `snapshot` with its collections in canonical order; `snapshot` itself is left as it is. */
 export function sortedSnapshot(snapshot: Snapshot): Snapshot {
-  return sortSnapshot({
-    seq: snapshot.seq,
-    sessions: [...snapshot.sessions],
-    turns: [...snapshot.turns],
-    skills: [...snapshot.skills],
-    memory: [...snapshot.memory],
-    operations: [...snapshot.operations],
-    checkpoints: [...snapshot.checkpoints],
-    checkpointWrites: [...snapshot.checkpointWrites],
-  });
+  const copy = { seq: snapshot.seq } as Record<string, unknown>;
+  for (const collection of Object.keys(snapshotCollectionsSchema.shape) as (keyof typeof snapshotCollectionsSchema.shape)[])
+    copy[collection] = [...snapshot[collection]];
+  return sortSnapshot(copy as Snapshot);
 }
 
 /** The canonical text of a snapshot: equal projections give equal bytes. */

@@ -12,18 +12,14 @@ import { decodeStateEvent } from '../log/decode.js';
 import { ErasureMarks } from '../log/erasure-marks.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
-import type { Log, LogEvent, StoredSnapshot } from '../log/log.js';
-import { follows } from '../log/log.js';
+import { type Log, type LogEvent, type StoredSnapshot, follows } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { InMemoryState } from '../fold/state.js';
 import { eventAt, identityOf, sha256Hex } from '../snapshot/binding.js';
-import type { SnapshotCodec } from '../snapshot/codecs.js';
-import { plainCodec } from '../snapshot/codecs.js';
-import type { SkippedSnapshot, SnapshotTrustContext } from '../snapshot/restore.js';
-import { skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { type SnapshotCodec, plainCodec } from '../snapshot/codecs.js';
+import { type SkippedSnapshot, type SnapshotTrustContext, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
 import { storedHeadRows, storedRows } from '../snapshot/heads.js';
-import type { Snapshot } from '../snapshot/snapshot.js';
-import { encodeSnapshot } from '../snapshot/snapshot.js';
+import { type Snapshot, encodeSnapshot } from '../snapshot/snapshot.js';
 import type { HistoryRow } from '../log/history-index.js';
 import { checkHistoryIndex } from './history.js';
 import type { VerifyProblem, VerifyReport } from './report.js';
@@ -49,6 +45,9 @@ export interface ReplayCheckOptions {
   /** The log's `state` seqs are positions that may skip numbers ({@link Log.gapped}). */
   gapped?: boolean | undefined;
 }
+
+/** A problem of the log, which only a backup repairs. */
+const logProblem = (message: string): VerifyProblem => ({ part: 'log', object: 'events', message, repair: 'restore-backup' });
 
 /** An error as one line. */
 export function describeError(error: unknown): string {
@@ -122,12 +121,12 @@ export class ReplayCheck {
   /** Records that the stream cannot be replayed past the seq reached. */
   failed(error: unknown): void {
     this.#readable = false;
-    this.#problems.push({ part: 'log', object: 'events', message: `the log cannot be replayed: ${describeError(error)}`, repair: 'restore-backup' });
+    this.#problems.push(logProblem(`the log cannot be replayed: ${describeError(error)}`));
   }
 
   /** Records that another stream cannot be read back. */
   streamFailed(stream: string, error: unknown): void {
-    this.#problems.push({ part: 'log', object: 'events', message: `stream ${stream} cannot be read back: ${describeError(error)}`, repair: 'restore-backup' });
+    this.#problems.push(logProblem(`stream ${stream} cannot be read back: ${describeError(error)}`));
   }
 
   /** The outcome: problems of the log, then the tables' differences, then the stored snapshots'. */
@@ -136,15 +135,8 @@ export class ReplayCheck {
     const { tables, head } = this.options;
     const problems = [...this.#problems];
     const forged = this.#forged ?? (this.#readable && this.#state.seq === head ? this.#marks.finish()?.reason : undefined);
-    if (forged !== undefined) problems.push({ part: 'log', object: 'events', message: `a purge mark is false: ${forged}`, repair: 'restore-backup' });
-    if (this.#readable && this.#state.seq < head) {
-      problems.push({
-        part: 'log',
-        object: 'events',
-        message: `the stream's head is seq ${head}, but its events end at seq ${this.#state.seq}`,
-        repair: 'restore-backup',
-      });
-    }
+    if (forged !== undefined) problems.push(logProblem(`a purge mark is false: ${forged}`));
+    if (this.#readable && this.#state.seq < head) problems.push(logProblem(`the stream's head is seq ${head}, but its events end at seq ${this.#state.seq}`));
     const folded = this.#folded;
     const differences: string[] = [];
     if (this.#readable && tables.seq > head) differences.push(`the tables are at seq ${tables.seq}, the log ends at ${head}`);
@@ -153,19 +145,9 @@ export class ReplayCheck {
       if (differences.length === 0) differences.push('the canonical texts differ');
     }
     for (const d of differences) problems.push({ part: 'tables', message: d, repair: 'rebuild' });
-    for (const [seq, matches] of this.#results) {
-      if (!matches)
-        problems.push({ part: 'snapshots', object: 'snapshots', message: `the stored snapshot at seq ${seq} differs from the log`, repair: 'export-import' });
-    }
-    for (const s of this.#skipped) {
-      if (s.damaged)
-        problems.push({
-          part: 'snapshots',
-          object: 'snapshots',
-          message: `the stored snapshot at seq ${s.seq} is damaged: ${s.reason}`,
-          repair: 'export-import',
-        });
-    }
+    const snapshotProblem = (message: string): VerifyProblem => ({ part: 'snapshots', object: 'snapshots', message, repair: 'export-import' });
+    for (const [seq, matches] of this.#results) if (!matches) problems.push(snapshotProblem(`the stored snapshot at seq ${seq} differs from the log`));
+    for (const s of this.#skipped) if (s.damaged) problems.push(snapshotProblem(`the stored snapshot at seq ${s.seq} is damaged: ${s.reason}`));
     const newest = [...this.#results.keys()].sort((a, b) => b - a)[0];
     const text = folded ? encodeSnapshot(folded) : '';
     return {

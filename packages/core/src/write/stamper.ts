@@ -5,12 +5,10 @@
  * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import type { IdGenerator } from '../ids/uuidv7.js';
-import { UuidV7Generator } from '../ids/uuidv7.js';
+import { type IdGenerator, UuidV7Generator } from '../ids/uuidv7.js';
 import type { Clock } from '../time/clock.js';
 import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
-import { formatInstant, MAX_INSTANT_MS } from '../time/instant.js';
-import type { Instant } from '../time/instant.js';
+import { formatInstant, MAX_INSTANT_MS, type Instant } from '../time/instant.js';
 import type { z } from 'zod';
 import type {
   appendTurnInputSchema,
@@ -28,8 +26,7 @@ import { partsFromContent, renderPartsText } from '../records/parts.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
-import { EventTypes } from '../log/events.js';
-import type { PurgedRecords, StateChangeOf } from '../log/events.js';
+import { EventTypes, type PurgedRecords, type StateChangeOf } from '../log/events.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
@@ -40,35 +37,16 @@ export interface StamperContext {
   ids: IdGenerator;
 }
 
-/** Validated `sessions.create` input. */
-export type SessionDraft = z.output<typeof createSessionInputSchema>;
-
-/** Validated `sessions.update` changes. */
-export type SessionPatch = z.output<typeof updateSessionInputSchema>;
-
-/** Validated `sessions.appendTurn` input. */
-export type TurnDraft = z.output<typeof appendTurnInputSchema>;
-
-/** One validated turn of `sessions.replaceSuffix`. */
-export type TurnInputDraft = z.output<typeof turnInputSchema>;
-
-/** Validated `sessions.replaceSuffix` input. */
-export type ReplaceSuffixDraft = z.output<typeof replaceSuffixInputSchema>;
-
-/** Validated `skills.upsert` input. */
-export type SkillDraft = z.output<typeof upsertSkillInputSchema>;
-
-/** Validated `memory.write` input. */
-export type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
-
-/** Validated `memory.update` changes. */
-export type MemoryPatch = z.output<typeof updateMemoryInputSchema>;
-
-/** Validated `checkpoints.put` input. */
-export type CheckpointDraft = z.output<typeof putCheckpointInputSchema>;
-
-/** Validated `checkpoints.putWrites` input. */
-export type WritesDraft = z.output<typeof putWritesInputSchema>;
+type SessionDraft = z.output<typeof createSessionInputSchema>;
+type SessionPatch = z.output<typeof updateSessionInputSchema>;
+type TurnDraft = z.output<typeof appendTurnInputSchema>;
+type TurnInputDraft = z.output<typeof turnInputSchema>;
+type ReplaceSuffixDraft = z.output<typeof replaceSuffixInputSchema>;
+type SkillDraft = z.output<typeof upsertSkillInputSchema>;
+type MemoryDraft = z.output<typeof writeMemoryInputSchema>;
+type MemoryPatch = z.output<typeof updateMemoryInputSchema>;
+type CheckpointDraft = z.output<typeof putCheckpointInputSchema>;
+type WritesDraft = z.output<typeof putWritesInputSchema>;
 
 /** True when `item` has expired at `now`: it is invisible to reads (docs/contract.md, memory expiry). */
 export function isExpired(item: MemoryItem, now: Instant): boolean {
@@ -91,6 +69,11 @@ const MIN_CLOCK_MS = -62_167_219_200_000;
 function increment(value: number, field: string): number {
   if (value >= Number.MAX_SAFE_INTEGER) throw new ValidationError(field, `is at its largest value (${Number.MAX_SAFE_INTEGER}) and cannot grow`);
   return value + 1;
+}
+
+/** A `ConflictError` unless `expected` (0 or absent: any) is the stored syncVersion of `what`. */
+function checkSyncVersion(what: string, stored: Envelope, expected = 0): void {
+  if (expected !== 0 && expected !== stored.syncVersion) throw new ConflictError(`${what} is at syncVersion ${stored.syncVersion}, not ${expected}`);
 }
 
 /** Stamps changes of the `state` stream. */
@@ -224,10 +207,7 @@ export class Stamper {
    */
   updateSession(patch: SessionPatch, stored: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionUpdated> {
     if (!stored || stored.deleted) throw new NotFoundError('session', id);
-    const expected = patch.syncVersion ?? 0;
-    if (expected !== 0 && expected !== stored.syncVersion) {
-      throw new ConflictError(`session ${id} is at syncVersion ${stored.syncVersion}, not ${expected}`);
-    }
+    checkSyncVersion(`session ${id}`, stored, patch.syncVersion);
     const session: Session = {
       ...stored,
       title: patch.title ?? stored.title,
@@ -382,10 +362,7 @@ export class Stamper {
    * key is free in the item's scope (`keyTaken`).
    */
   updateMemory(patch: MemoryPatch, stored: MemoryItem, keyTaken = false): StateChangeOf<typeof EventTypes.MemoryUpdated> {
-    const expected = patch.syncVersion ?? 0;
-    if (expected !== 0 && expected !== stored.syncVersion) {
-      throw new ConflictError(`memory item ${stored.id} is at syncVersion ${stored.syncVersion}, not ${expected}`);
-    }
+    checkSyncVersion(`memory item ${stored.id}`, stored, patch.syncVersion);
     if (keyTaken) throw new ConflictError(`memory key ${JSON.stringify(patch.key)} is already held by another item of this scope`);
     const item: MemoryItem = {
       ...stored,

@@ -5,8 +5,7 @@
  * of the same record read the same.
  */
 import { partsFromContent } from '../../records/parts.js';
-import type { LegacyScope } from '../../records/scope.js';
-import { legacyScope } from '../../records/scope.js';
+import { type LegacyScope, legacyScope } from '../../records/scope.js';
 import type { UpcasterRegistry } from '../upcasters.js';
 
 /** A record as version 1 stored it: a JSON object whose keys the step below fills in. */
