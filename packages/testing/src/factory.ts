@@ -1,12 +1,14 @@
 /**
- * The factory contracts a backend implements to run the conformance suite, and the capabilities it may declare. A check is skipped only because the factory (or
- * the provider it returns) lacks a capability the check needs, never because of the backend's name.
+ * The factory contracts a backend implements to run the conformance suite, and the capabilities it
+ * may declare. A check is skipped only because the factory (or the provider it returns) lacks a
+ * capability the check needs, never because of the backend's name.
  */
 import type { Clock, Embedder, Entropy, Log, Provider, SnapshotCodec } from '@agentstate/core';
 
 /**
- * Options the suite passes to {@link ProviderFactory.create} and {@link ProviderFactory.reopen}. A factory forwards every option it is given to its provider
- * (unless it declares the matching capability `false`); an absent option means "your default".
+ * Options the suite passes to {@link ProviderFactory.create} and {@link ProviderFactory.reopen}. A
+ * factory forwards every option it is given to its provider (unless it declares the matching
+ * capability `false`); an absent option means "your default".
  */
 export interface ProviderFactoryOptions {
   /** Physical clock for instants, ids and the HLC (capability `injectableClock`). */
@@ -26,8 +28,8 @@ export interface ProviderFactoryOptions {
 /** What a backend can do beyond the {@link Provider} contract. Every flag is optional: an absent flag is derived as documented on it. */
 export interface ProviderCapabilities {
   /**
-   * The provider is an `EventSourcedProvider`: it exposes `log`, `snapshot()` and `saveSnapshot()`. Default: detected on a fresh provider (`'log' in
-   * provider`).
+   * The provider is an `EventSourcedProvider`: it exposes `log`, `snapshot()` and `saveSnapshot()`.
+   * Default: detected on a fresh provider (`'log' in provider`).
    */
   eventSourced?: boolean;
   /** `reopen` closes a provider and opens the same storage again. Default: `reopen` is defined. */
@@ -49,8 +51,9 @@ export interface ProviderCapabilities {
 }
 
 /**
- * How a process other than the test's opens a provider on a storage: it imports `module` (a package name or a `file:` URL of built JavaScript) and calls its
- * export `open` with `args`, which must survive JSON.
+ * How a process other than the test's opens a provider on a storage: it imports `module` (a package
+ * name or a `file:` URL of built JavaScript) and calls its export `open` with `args`, which must
+ * survive JSON.
  */
 export interface ProcessTarget {
   module: string;
@@ -65,7 +68,8 @@ export type ResolvedCapabilities = Required<ProviderCapabilities>;
 export type Capability = keyof ProviderCapabilities;
 
 /**
- * How the suite obtains providers. Each check gets fresh, empty storage from {@link create} and gives it back through {@link destroy}.
+ * How the suite obtains providers. Each check gets fresh, empty storage from {@link create} and
+ * gives it back through {@link destroy}.
  *
  * @example
  * ```ts
@@ -83,23 +87,27 @@ export interface ProviderFactory {
   /** Closes `provider` (if still open) and opens the same storage again with `options`. Declaring it gives the capability `durable`. */
   reopen?(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
   /**
-   * Opens a second provider on the storage of `provider`, which stays open and in use, as another process would (SQLite and Postgres backends). The suite
-   * closes it before destroying the storage. Declaring it gives the capability `sharedStorage`.
+   * Opens a second provider on the storage of `provider`, which stays open and in use, as another
+   * process would (SQLite and Postgres backends). The suite closes it before destroying the
+   * storage. Declaring it gives the capability `sharedStorage`.
    */
   openShared?(provider: Provider, options?: ProviderFactoryOptions): Promise<Provider>;
   /**
-   * Makes every COMMIT of a write transaction on the storage of `provider` fail, for real (a deferred constraint the storage checks at COMMIT, say), until the
-   * returned function is called. Only for a backend whose writes have a COMMIT that can fail. Declaring it gives the capability `commitFault`.
+   * Makes every COMMIT of a write transaction on the storage of `provider` fail, for real (a
+   * deferred constraint the storage checks at COMMIT, say), until the returned function is called.
+   * Only for a backend whose writes have a COMMIT that can fail. Declaring it gives the capability
+   * `commitFault`.
    */
   failCommits?(provider: Provider): Promise<() => Promise<void>>;
   /**
-   * How another process opens the storage of `provider` while it stays open (the writer processes of G9 and V9). Declaring it gives the capability
-   * `otherProcess`.
+   * How another process opens the storage of `provider` while it stays open (the writer processes
+   * of G9 and V9). Declaring it gives the capability `otherProcess`.
    */
   processTarget?(provider: Provider): Promise<ProcessTarget>;
   /**
-   * Closes `provider` (it may already be closed) and removes its storage. Called once per check for the last provider of each storage (after a `reopen`, with
-   * the reopened one). Default: `provider.close()`.
+   * Closes `provider` (it may already be closed) and removes its storage. Called once per check for
+   * the last provider of each storage (after a `reopen`, with the reopened one). Default:
+   * `provider.close()`.
    */
   destroy?(provider: Provider): Promise<void>;
   /** Declared capabilities; anything left out is derived. */
@@ -136,8 +144,8 @@ export interface ProviderSuiteOptions {
   /** Seed for the property-based checks, to reproduce a failure. Default: random. */
   seed?: number;
   /**
-   * Registers only the checks whose name this accepts (e.g. the recall checks, for a second driver of a backend whose full suite runs elsewhere). Default:
-   * every check.
+   * Registers only the checks whose name this accepts (e.g. the recall checks, for a second driver
+   * of a backend whose full suite runs elsewhere). Default: every check.
    */
   only?: (checkName: string) => boolean;
 }

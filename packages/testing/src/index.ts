@@ -1,6 +1,8 @@
 /**
- * @agentstate/testing — the conformance suite every agentstate backend runs: `runProviderConformance(factory)` for a `Provider`, `runLogConformance(factory)`
- * for a `Log`. Both register vitest tests in the calling file. The fast-check arbitraries live in the separate entry `@agentstate/testing/arbitraries`.
+ * @agentstate/testing — the conformance suite every agentstate backend runs:
+ * `runProviderConformance(factory)` for a `Provider`, `runLogConformance(factory)` for a `Log`.
+ * Both register vitest tests in the calling file. The fast-check arbitraries live in the separate
+ * entry `@agentstate/testing/arbitraries`.
  */
 export type {
   Capability,

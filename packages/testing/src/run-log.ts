@@ -5,8 +5,9 @@ import { DEFAULT_CHECK_TIMEOUT, type LogFactory, type LogSuiteOptions } from './
 import { logChecks } from './log/checks.js';
 
 /**
- * Registers the log conformance suite for `factory` in the calling test file. Each check runs on a fresh log from `factory.create()`, destroyed afterwards.
- * Checks that pin event times need `injectableClock`.
+ * Registers the log conformance suite for `factory` in the calling test file. Each check runs on a
+ * fresh log from `factory.create()`, destroyed afterwards. Checks that pin event times need
+ * `injectableClock`.
  *
  * @example
  * ```ts

@@ -10,9 +10,10 @@ import { Env, probeCapabilities } from './suite/harness.js';
 const DEFAULT_PROPERTY_RUNS = 20;
 
 /**
- * Registers the provider conformance suite for `factory` in the calling test file, inside one `describe` block. Each check runs on a fresh provider from
- * `factory.create()` and is destroyed afterwards. A check that needs a capability the factory lacks (see {@link ProviderCapabilities}) is reported as skipped,
- * with the missing capability as its note.
+ * Registers the provider conformance suite for `factory` in the calling test file, inside one
+ * `describe` block. Each check runs on a fresh provider from `factory.create()` and is destroyed
+ * afterwards. A check that needs a capability the factory lacks (see {@link ProviderCapabilities})
+ * is reported as skipped, with the missing capability as its note.
  *
  * @example
  * ```ts

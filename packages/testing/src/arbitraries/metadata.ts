@@ -37,7 +37,8 @@ export function arbMetadata(): fc.Arbitrary<JsonObject> {
 export function arbWhere(): fc.Arbitrary<WhereInput> {
   const path = fc.constantFrom(...KEYS, 'a.x', 'b.x', 'a.x.n', 'missing');
   const ordered = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(0.5, 'x', 'é', '\u{1F600}'));
-  // One or two operators per path: more would almost never be satisfiable together, and a filter that matches nothing agrees with any evaluation.
+  // One or two operators per path: more would almost never be satisfiable together, and a filter
+  // that matches nothing agrees with any evaluation.
   const operator = fc.oneof(
     fc.tuple(fc.constantFrom('$eq', '$ne'), arbScalar()),
     fc.tuple(fc.constantFrom('$gt', '$gte', '$lt', '$lte'), ordered),

@@ -1,7 +1,9 @@
 /**
- * Sequences of store operations for model-based and differential tests: generate a list with {@link arbOperations}, run it with {@link runOperations} against
- * two providers (say, a backend and the in-memory reference, with equal clocks and seeded entropy), and compare the outcomes and snapshots. Sessions and memory
- * items are referred to by the order they were created in, so every generated sequence is runnable.
+ * Sequences of store operations for model-based and differential tests: generate a list with
+ * {@link arbOperations}, run it with {@link runOperations} against two providers (say, a backend
+ * and the in-memory reference, with equal clocks and seeded entropy), and compare the outcomes and
+ * snapshots. Sessions and memory items are referred to by the order they were created in, so every
+ * generated sequence is runnable.
  */
 import type {
   CreateSessionInput,
@@ -108,8 +110,8 @@ export interface RunOperationsOptions {
 }
 
 /**
- * Runs `operations` in order against `provider`. Typed store errors (`NotFoundError`, `ConflictError`…) become outcomes; any other error is thrown, since it is
- * a bug.
+ * Runs `operations` in order against `provider`. Typed store errors (`NotFoundError`,
+ * `ConflictError`…) become outcomes; any other error is thrown, since it is a bug.
  */
 export async function runOperations(provider: Provider, operations: readonly Operation[], options: RunOperationsOptions = {}): Promise<OperationOutcome[]> {
   const sessions: string[] = [];

@@ -1,6 +1,7 @@
 /**
- * Structured-turn arbitraries: JSON values and metadata objects that survive core's JSON checks unchanged, and turn parts of every type. What they generate
- * reads back equal (no `-0`, no prototype keys, well-formed text).
+ * Structured-turn arbitraries: JSON values and metadata objects that survive core's JSON checks
+ * unchanged, and turn parts of every type. What they generate reads back equal (no `-0`, no
+ * prototype keys, well-formed text).
  */
 import type { JsonObject, JsonValue, Part } from '@agentstate/core';
 import fc from 'fast-check';

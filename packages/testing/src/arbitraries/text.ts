@@ -1,6 +1,7 @@
 /**
- * Text arbitraries: words with diacritics and other scripts, punctuation, query-syntax characters, and searchable texts and queries built from them. Every
- * string is well-formed Unicode without NUL.
+ * Text arbitraries: words with diacritics and other scripts, punctuation, query-syntax characters,
+ * and searchable texts and queries built from them. Every string is well-formed Unicode without
+ * NUL.
  */
 import fc from 'fast-check';
 

@@ -202,7 +202,8 @@ export const logChecks: LogCheck[] = checks<LogCheckEnv, 'injectableClock'>([], 
     payload.text = 'changed';
     payload.nested.deep.list.push(1 as never);
     (payload.numbers as number[]).length = 0;
-    // What append and read return may be frozen (then mutating it throws) or a copy; either way history stays.
+    // What append and read return may be frozen (then mutating it throws) or a copy; either way
+    // history stays.
     attempt(() => {
       appended.payload.empty = { injected: true } as never;
     });

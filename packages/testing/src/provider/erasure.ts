@@ -34,8 +34,8 @@ export async function storedText(p: EventSourcedProvider): Promise<string> {
 }
 
 /**
- * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a fresh replay of the log as it is now, cut at its seq; a view just
- * above it equals the replay too.
+ * Every stored snapshot of `p` still loads, as itself (nothing newer skipped), and equals a fresh
+ * replay of the log as it is now, cut at its seq; a view just above it equals the replay too.
  */
 async function expectSnapshotsPatched(p: EventSourcedProvider, seqs: readonly number[]): Promise<void> {
   const heads = (await storedHeads(p.log)).map((h) => h.seq);
@@ -74,8 +74,9 @@ const arbTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
 );
 
 /**
- * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that remove, replace and erase between them, never a clear or a
- * deletion, which would end the transcript.
+ * One write of E17: mostly appends (a session reaches hundreds of versions), with the writes that
+ * remove, replace and erase between them, never a clear or a deletion, which would end the
+ * transcript.
  */
 const arbLongTranscriptOp: fc.Arbitrary<TranscriptOp> = fc.oneof(
   { arbitrary: arbAppend(fc.constant(0), fc.boolean(), fc.constant(false)), weight: 40 },
@@ -243,7 +244,8 @@ export const erasureChecks: ProviderCheck[] = [
         await p.purge({ id: secret.id, reason: 'e10 memory' });
         await p.purge({ id: chat.id, reason: 'e10 session' });
         await expectSnapshotsPatched(p, [first, second]);
-        // Neither the rows the heads name now nor any row they named before (deleted, or patched in place) holds the text.
+        // Neither the rows the heads name now nor any row they named before (deleted, or patched in
+        // place) holds the text.
         const rows = [...(await storedSnapshotRows(p.log)), ...(await rowsNow(p.log, before))];
         for (const erased of ['Quokka-19', 'e10-key', 'Wombat-44']) expect(rows.map((row) => row.data).join('\n')).not.toContain(erased);
         expect(rows.map((row) => row.data).join('\n')).toContain('e10 other turn');
@@ -278,8 +280,9 @@ export const erasureChecks: ProviderCheck[] = [
         const both = await storedSnapshotRows(p.log);
         const firstRows = new Set(first.filter((row) => row.stream !== STATE_STREAM).map((row) => row.stream));
         const added = both.filter((row) => row.stream !== STATE_STREAM && !firstRows.has(row.stream));
-        // One new item changes the chunk it falls in (or splits it in two) and the memory index chunk above it; the sessions', turns' and other memory chunks,
-        // and their index chunks, are the same rows.
+        // One new item changes the chunk it falls in (or splits it in two) and the memory index
+        // chunk above it; the sessions', turns' and other memory chunks, and their index chunks,
+        // are the same rows.
         expect(firstRows.size).toBeGreaterThan(3);
         const index = added.filter((row) => /^\[\{"first":/.test(row.data));
         // (Two when a split chunk's new first key happens to end an index chunk.)
@@ -381,8 +384,8 @@ export const erasureChecks: ProviderCheck[] = [
 ];
 
 /**
- * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh event-sourced provider on a manual clock, its entropy seeded with
- * `seed`.
+ * A property of E7, E9, E11 and E17 (they need `injectableClock`): each run on a fresh
+ * event-sourced provider on a manual clock, its entropy seeded with `seed`.
  */
 function clockedProperty<T>(
   arbitrary: fc.Arbitrary<T>,
@@ -399,8 +402,8 @@ function clockedProperty<T>(
 }
 
 /**
- * An embedder that records every text it embeds, and whose next call after {@link hold} waits until {@link release}: E16 commits a purge while an embedding is
- * in flight.
+ * An embedder that records every text it embeds, and whose next call after {@link hold} waits until
+ * {@link release}: E16 commits a purge while an embedding is in flight.
  */
 class GatedEmbedder implements Embedder {
   readonly id = 'agentstate-testing/gated@1';
@@ -433,8 +436,9 @@ class GatedEmbedder implements Embedder {
 }
 
 /**
- * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend in the process), then saves back to back while a purge runs
- * (the round trips of a backend across a socket).
+ * The races E15 runs: the purge started a number of microtasks into a save (the steps of a backend
+ * in the process), then saves back to back while a purge runs (the round trips of a backend across
+ * a socket).
  */
 const RACES: readonly (number | 'saves while purging')[] = [
   ...Array.from({ length: 8 }, (_, microtasks) => microtasks),
@@ -442,8 +446,8 @@ const RACES: readonly (number | 'saves while purging')[] = [
 ];
 
 /**
- * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of every session and turn the log names is, byte for byte, the
- * versions its events give.
+ * E9 and E17: for `numRuns` write sequences of `ops` (entropy seeded with `seed`), the history of
+ * every session and turn the log names is, byte for byte, the versions its events give.
  */
 function historiesMatchTheLog(ops: fc.Arbitrary<TranscriptOp[]>, seed: number, numRuns: number) {
   const body = async (p: EventSourcedProvider, clock: ManualClock, writes: TranscriptOp[]) => {
@@ -494,8 +498,10 @@ async function runTranscriptOps(p: EventSourcedProvider, ops: readonly Transcrip
 }
 
 /**
- * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7, "History"), every event decoded whole as it is stored (trusted,
- * as history reads: validation would reorder a record's keys): the reference any faster read of history must equal byte for byte.
+ * The versions of record `id` the log gives by the contract's rule alone (docs/contract.md §7,
+ * "History"), every event decoded whole as it is stored (trusted, as history reads: validation
+ * would reorder a record's keys): the reference any faster read of history must equal byte for
+ * byte.
  */
 function versionsFromLog(events: readonly LogEvent[], id: string): RecordVersion[] {
   const versions: RecordVersion[] = [];

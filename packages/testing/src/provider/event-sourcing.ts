@@ -38,8 +38,8 @@ export const eventSourcingChecks: ProviderCheck[] = checks([], {
     ]);
     expect(events.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(await p.log.head(STATE_STREAM)).toBe(7);
-    // Payloads, as read, are the complete post-images the calls returned, but for the turn's session, which is derived from the one before (docs/contract.md
-    // §7).
+    // Payloads, as read, are the complete post-images the calls returned, but for the turn's
+    // session, which is derived from the one before (docs/contract.md §7).
     expect(events.map((e) => decodeStateEvent(e).payload)).toEqual([
       { session },
       { turn },

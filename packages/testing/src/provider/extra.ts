@@ -182,8 +182,8 @@ export const extraChecks: ProviderCheck[] = checks([], {
     }
   }),
   'X15 relevance order ranks by term frequency and, with match any, by how many query tokens match': clocked(async (p, clock) => {
-    // Equal lengths, so only the term frequency can separate them; the better one is written first, so a ranking that ignored frequencies would put it second
-    // (newest first breaks ties).
+    // Equal lengths, so only the term frequency can separate them; the better one is written first,
+    // so a ranking that ignored frequencies would put it second (newest first breaks ties).
     const often = await p.memory.write({ content: 'coffee coffee coffee tea' });
     clock.advance(1);
     const once = await p.memory.write({ content: 'coffee milk sugar tea' });

@@ -13,8 +13,9 @@ const RESULT = { type: 'tool-result', callId: 'call_1', toolName: 'weather', out
 const TEXTS = ['my car makes a noise', 'the kitten sleeps all day', 'deploy on friday', 'zyzzyva'] as const;
 
 /**
- * What each mode must find for each query, as indexes into {@link TEXTS}: `vehicle` shares a concept with the car text only, `car` a word, and `feline car` a
- * concept with the kitten text and both with the car text. Every other text is at right angles to the query, so it is no match.
+ * What each mode must find for each query, as indexes into {@link TEXTS}: `vehicle` shares a
+ * concept with the car text only, `car` a word, and `feline car` a concept with the kitten text and
+ * both with the car text. Every other text is at right angles to the query, so it is no match.
  */
 const EXPECTED: ReadonlyArray<{ query: string; mode: 'lexical' | 'semantic' | 'hybrid'; found: number[] }> = [
   { query: 'car', mode: 'lexical', found: [0] },

@@ -154,7 +154,8 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
       expect(await p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'c' }] })).toEqual(replaced);
       expect(await p.sessions.removeLastTurn(id, { operationId: 'op-remove' })).toEqual(removed);
       expect(await p.sessions.clear(other.id, { operationId: 'op-clear' })).toEqual(cleared);
-      // All but `other turns` (whose suffix is gone) would apply to the transcripts as they are: only the reused id refuses them.
+      // All but `other turns` (whose suffix is gone) would apply to the transcripts as they are:
+      // only the reused id refuses them.
       const reuses: [string, () => Promise<unknown>][] = [
         ['another suffix', () => p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [a!.id], turns: [{ role: 'user', content: 'c' }] })],
         ['other turns', () => p.sessions.replaceSuffix(id, { operationId: 'op-replace', expected: [b!.id], turns: [{ role: 'user', content: 'd' }] })],

@@ -27,8 +27,8 @@ import { chunkRowsOf } from '../suite/snapshot-rows.js';
 const DAY = 24 * HOUR;
 
 /**
- * The diff of two whole projections, written apart from core's as the reference: per kind, the live records by id, a change being a different canonical JSON;
- * each list in id order.
+ * The diff of two whole projections, written apart from core's as the reference: per kind, the live
+ * records by id, a change being a different canonical JSON; each list in id order.
  */
 function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 'to'> {
   const kind = <T extends { id: string; deleted?: boolean }>(was: readonly T[], is: readonly T[]) => {
@@ -66,7 +66,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
   'V1 at({ seq }) reads, at every seq, exactly as a fresh replay of the log cut there, with or without stored snapshots': clockedLog(async (p, clock, env) => {
     await populate(p, () => clock.advance(1_000));
     const middle = Math.floor((await p.log.head(STATE_STREAM)) / 2);
-    // A snapshot stored at the current head, another below: views above and below them must agree with replay.
+    // A snapshot stored at the current head, another below: views above and below them must agree
+    // with replay.
     await p.saveSnapshot();
     await p.memory.write({ content: 'written after the snapshot' });
     const head = await p.log.head(STATE_STREAM);
@@ -259,7 +260,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       clock.advance(60 * DAY);
       const fresh = await p.sessions.appendTurn({ sessionId: inside.id, role: 'assistant', content: 'new words' });
       clock.advance(30 * DAY);
-      // The old turn is 90 days old: hidden from turns and search; the newer one and the other namespace stay.
+      // The old turn is 90 days old: hidden from turns and search; the newer one and the other
+      // namespace stay.
       expect((await p.sessions.turns(inside.id)).map((t) => t.id)).toEqual([fresh.id]);
       expect((await p.sessions.search({ query: 'words' })).map((h) => h.turn.content).sort()).toEqual(['new words', 'old words elsewhere']);
       await expectError(() => p.skills.get(skillIn.id), NotFoundError, 'skill in org/a/b');
@@ -363,7 +365,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
   "V8 time lookups with decreasing clocks: at({ time }) folds the longest prefix of the stream stamped at or before it; event times never decrease along a dense stream, and along each writer's events of a gapped one":
     needing(['injectableClock'], (env) =>
       property(env, arbWrites, { numRuns: Math.max(1, Math.floor(env.propertyRuns / 4)) }, async (writes) => {
-        // Two processes an hour apart on one store where the backend can share it; else one clock going back and forth.
+        // Two processes an hour apart on one store where the backend can share it; else one clock
+        // going back and forth.
         const clocks = [new ManualClock(T0), new ManualClock(T0 - HOUR)];
         const p = env.eventSourced(await env.open({ clock: clocks[0] }));
         const writers: EventSourcedProvider[] = [p];
@@ -375,7 +378,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
         }
         const events = await p.log.read({ stream: STATE_STREAM });
         const times = events.map((e) => e.time);
-        // A gapped log's writers commit in parallel (docs/contract.md §7, "Positions"): each keeps its own order only.
+        // A gapped log's writers commit in parallel (docs/contract.md §7, "Positions"): each keeps
+        // its own order only.
         const writerOf = (e: (typeof events)[number]): string => /by writer (\d+)/.exec(JSON.stringify(e.payload))![1]!;
         for (const w of p.log.gapped === true ? writers.map((_, i) => String(i)) : []) {
           const own = events.filter((e) => writerOf(e) === w).map((e) => e.time);
@@ -394,7 +398,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
           const diff = await p.diff({ from: { time: formatInstant(T0 - 10 * HOUR) }, to: { time } });
           expect([diff.from.seq, diff.to.seq, diff.memory.created.length]).toEqual([0, cut, prefix]);
         }
-        // Policies are events of their own stream, held to the same rule: a writer whose clock is behind still sets one.
+        // Policies are events of their own stream, held to the same rule: a writer whose clock is
+        // behind still sets one.
         const late = Math.max(...clocks.map((c) => c.now())) + HOUR;
         clocks[0]!.set(late);
         await writers[0]!.retention.set({ record: 'memory', maxAge: '1d' });

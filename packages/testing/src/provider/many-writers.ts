@@ -42,10 +42,12 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
     }
     const all = reports.flat();
     expect(all.filter((line) => 'failed' in line)).toEqual([]);
-    // Writes 5, 13, 21, 29 and 37 of each writer are refused: one of each kind, and a batch failing midway again.
+    // Writes 5, 13, 21, 29 and 37 of each writer are refused: one of each kind, and a batch failing
+    // midway again.
     expect(all.filter((line) => 'refused' in line)).toHaveLength(WRITERS * 5);
     const committed = await p.log.read({ stream: STATE_STREAM, afterSeq: start });
-    // Positions grow strictly; every event is one acknowledged write, each write one event, nothing refused is there.
+    // Positions grow strictly; every event is one acknowledged write, each write one event, nothing
+    // refused is there.
     const seqs = committed.map((e) => e.seq);
     expect(seqs).toEqual([...new Set(seqs)].sort((a, b) => a - b));
     const acks = acksOf(all);
@@ -69,8 +71,8 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
   },
   'V9 at({ seq }) and an export up to a seq, at random positions of a log written by 8 writers at once, hold exactly the events up to it': async (env) => {
     const { p, plans } = await openForWriters(env, 8, 24);
-    // Writers on providers of their own where the storage has them (G9 runs them as processes), and a snapshot stored while they run: views below and above it
-    // fold from different starts.
+    // Writers on providers of their own where the storage has them (G9 runs them as processes), and
+    // a snapshot stored while they run: views below and above it fold from different starts.
     const [reports] = await Promise.all([runWriters(env, p, plans, { processes: false }), p.saveSnapshot()]);
     expect(reports.flat().filter((line) => 'failed' in line)).toEqual([]);
     const events = await p.log.read({ stream: STATE_STREAM });
@@ -79,7 +81,8 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
       const below = events.filter((e) => e.seq <= seq);
       await expectViewIsReplay(p, seq);
       const lines = (await exportLines(p.log, { upTo: seq })).slice(0, -1).map((line) => JSON.parse(line) as { stream: string; seq: number });
-      // An export numbers the events it holds densely from 1, whatever gaps the positions have (docs/contract.md §7).
+      // An export numbers the events it holds densely from 1, whatever gaps the positions have
+      // (docs/contract.md §7).
       expect(lines.filter((l) => l.stream === STATE_STREAM).map((l) => l.seq)).toEqual(below.map((_, i) => i + 1));
       expect(encodeSnapshot(await readExport(p.log, { upTo: seq })), `export up to ${seq}`).toBe(encodeSnapshot(await replayedAt(p.log, seq)));
     });

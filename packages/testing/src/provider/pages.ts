@@ -196,7 +196,8 @@ export const pageChecks: ProviderCheck[] = checks([], {
     expect(ids(all)).toEqual([...written].reverse());
   }),
   'P6 provider.namespaces pages: following nextCursor enumerates exactly the unpaged namespaces, and a foreign cursor is refused': fresh(async (p) => {
-    // Labels that sort apart from their JSON text: a prefix before its descendants, `a` before `a b`, `a/b` as one label.
+    // Labels that sort apart from their JSON text: a prefix before its descendants, `a` before
+    // `a b`, `a/b` as one label.
     for (const scope of [['a'], ['a', 'b'], ['a', 'b', 'c'], ['a b'], ['a/b'], ['a', 'c'], ['b'], ['b', 'a'], ['z']]) {
       await p.memory.write({ content: `note ${scope.join(' ')}`, scope });
     }

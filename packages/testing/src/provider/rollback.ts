@@ -73,7 +73,8 @@ export const rollbackChecks: ProviderCheck[] = [
       expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'rejected'));
       expect(seen).toEqual([]);
       expect(await doomedSeen(p, s.id)).toEqual([]);
-      // The failed writes left nothing behind: the next one goes on from where the last COMMIT left the session.
+      // The failed writes left nothing behind: the next one goes on from where the last COMMIT left
+      // the session.
       const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
       expect(next.seq).toBe(2);
       expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['kept turn', 'after']);
@@ -115,7 +116,8 @@ export const rollbackChecks: ProviderCheck[] = [
         expect(await reader.stop()).toEqual(events);
         if (subscriber) expect(await subscriber.stop(events[0]!.seq)).toEqual(events);
         expect(JSON.stringify(await p.log.read({ stream: STATE_STREAM }))).not.toContain('doomed');
-        // The session's turn numbers go on from its last committed turn; the tables equal a replay of the log.
+        // The session's turn numbers go on from its last committed turn; the tables equal a replay
+        // of the log.
         expect((await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'next' })).seq).toBe(2);
         const replayed = await env.replay(p.log, { fromScratch: true });
         expect(encodeSnapshot(await replayed.snapshot())).toBe(encodeSnapshot(await p.snapshot()));

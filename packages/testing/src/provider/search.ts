@@ -24,8 +24,8 @@ async function transcripts(p: Provider): Promise<{ a: string; b: string; turnsA:
 const ids = (hits: readonly TurnHit[]): string[] => hits.map((h) => h.turn.id);
 
 /**
- * An embedder that relates `pet` to `kitten` and puts every text with `pet` at right angles to every text without it: whatever a hybrid hit scores then comes
- * from its lexical leg alone.
+ * An embedder that relates `pet` to `kitten` and puts every text with `pet` at right angles to
+ * every text without it: whatever a hybrid hit scores then comes from its lexical leg alone.
  */
 function relatingEmbedder(): Embedder {
   return {
@@ -106,7 +106,8 @@ export const searchChecks: ProviderCheck[] = checks([], {
     expect(ids(await p.sessions.search({ query: 'vehicle', ...close, roles: ['assistant'] }))).toEqual([sedan.id]);
     expect(await p.sessions.search({ query: 'vehicle', ...close, roles: ['user'] })).toEqual([]);
     expect(await p.sessions.search({ query: 'vehicle', ...close, sessionId: b })).toEqual([]);
-    // Without minScore every turn that shares a concept with the query is a hit, the closest first; the others are no match.
+    // Without minScore every turn that shares a concept with the query is a hit, the closest first;
+    // the others are no match.
     const nearest = await p.sessions.search({ query: 'vehicle', mode: 'semantic', limit: 50 });
     expect(nearest[0]!.turn.id).toBe(sedan.id);
     expect(ids(nearest).sort()).toEqual([sedan.id, turnsA[0], turnsA[1], turnsB[1]].sort());

@@ -83,7 +83,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const text = await snapshotText(p);
     const good = await p.saveSnapshot();
     expect(good).toEqual({ stream: STATE_STREAM, seq: await log.head(STATE_STREAM), data: good.data });
-    // Stored in chunks: the sealed head names index chunks, which name the chunks that put together are the whole projection.
+    // Stored in chunks: the sealed head names index chunks, which name the chunks that put together
+    // are the whole projection.
     expect(parseBoundSnapshot(codec.open(good.data), good.seq).content).toMatch(new RegExp(`^\\{"format":"${SNAPSHOT_CHUNKS_FORMAT}","index":`));
     expect(encodeSnapshot((await loadSnapshot(log, codec, good.seq)).snapshot!)).toBe(text);
     const k = good.seq;
@@ -117,8 +118,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const fold = await foldLog(log, { snapshotCodec: codec });
     expect(fold.snapshotSeq).toBe(k);
     expect(fold.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1]);
-    // The replay starts from snapshot k and folds only the events after it; it reads the event at k alone to check the binding (and those of the skipped ones,
-    // which fail).
+    // The replay starts from snapshot k and folds only the events after it; it reads the event at k
+    // alone to check the binding (and those of the skipped ones, which fail).
     const reads: Array<{ afterSeq: number; limit: number }> = [];
     expect(await snapshotText(await env.replay(recordingReads(log, reads), { snapshotCodec: codec }))).toBe(full);
     const folded = reads.filter((r) => r.limit !== 1);
@@ -156,7 +157,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(foreign.seq).toBe(k + 2);
       await log.saveSnapshot(foreign);
       await write(p, 3);
-      // k + 3: correct content, stored whole without a binding (as an older version stored it): of an earlier format, not damaged.
+      // k + 3: correct content, stored whole without a binding (as an older version stored it): of
+      // an earlier format, not damaged.
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 3, data: await snapshotText(p) });
       await write(p, 4);
       // k + 4: correct content and digest, this log's identity, but bound to another event at its seq.
@@ -164,9 +166,10 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       const reanchored = { ...(await snapshotBinding(log, k + 4, content)), event: eventDigest(undefined) };
       await log.saveSnapshot({ stream: STATE_STREAM, seq: k + 4, data: formatBoundSnapshot(reanchored, content) });
       await write(p, 5);
-      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches its digest. (A row snapshot k shares would be damaged for k
-      // too: the note is in a chunk k does not hold.) Edited last: when the note ends its chunk, k + 4 holds that chunk too, and storing k + 4 rewrites it
-      // whole.
+      // k + 1: one character of its newest memory changed; it still decodes, but no longer matches
+      // its digest. (A row snapshot k shares would be damaged for k too: the note is in a chunk k
+      // does not hold.) Edited last: when the note ends its chunk, k + 4 holds that chunk too, and
+      // storing k + 4 rewrites it whole.
       await flipRow(log, edited.seq, 'note 1', 'note 7');
 
       const full = await snapshotText(await env.replay(log, { fromScratch: true }));
@@ -249,7 +252,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
       expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
       expect((await foldLog(log)).skipped).toEqual([]);
-      // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the erased text.
+      // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the
+      // erased text.
       await earlier('parts');
       await earlier('whole');
       const before = [...(await storedHeads(log)), ...(await rowsNow(log, [{ stream: FORMAT_4_MEMORY_PART, seq: saved + 1 }]))];
@@ -285,7 +289,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await p.log.head(STATE_STREAM), `${label}: a refused append stores nothing`).toBe(2);
       // A valid event after it: the error must name the malformed one, not the last.
       await p.log.append(copy(3));
-      // The malformed event can only reach a fold through storage the log does not guard; a view stands in for it.
+      // The malformed event can only reach a fold through storage the log does not guard; a view
+      // stands in for it.
       const damaged = replacing(p.log, 2, malformed);
       const error = await expectError(() => env.replay(damaged), CorruptionError, label);
       expect(error.seq, label).toBe(2);

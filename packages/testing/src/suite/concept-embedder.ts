@@ -1,6 +1,7 @@
 /**
- * A tiny deterministic embedder for the semantic checks: words of one concept (car, automobile, vehicle…) share a dimension, so texts that mean the same
- * without sharing a word are close; other words spread over the remaining dimensions by a hash of their letters.
+ * A tiny deterministic embedder for the semantic checks: words of one concept (car, automobile,
+ * vehicle…) share a dimension, so texts that mean the same without sharing a word are close; other
+ * words spread over the remaining dimensions by a hash of their letters.
  */
 import { type Embedder, tokenize } from '@agentstate/core';
 

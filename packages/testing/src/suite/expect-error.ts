@@ -27,8 +27,9 @@ const CODES = new Map<unknown, ErrorCode>([
 ]);
 
 /**
- * Runs `call` and returns the error it rejected with, after checking it is an instance of `type` with that class's `code`. Fails when `call` resolves or throws
- * synchronously (store methods return promises).
+ * Runs `call` and returns the error it rejected with, after checking it is an instance of `type`
+ * with that class's `code`. Fails when `call` resolves or throws synchronously (store methods
+ * return promises).
  */
 export async function expectError<E extends AgentStateError>(call: () => Promise<unknown>, type: ErrorClass<E>, label = ''): Promise<E> {
   let promise: Promise<unknown>;

@@ -1,6 +1,6 @@
 /**
- * Shared fixtures of the provider checks: a rich scripted history that touches every record kind, tombstone and version rule, and a read of everything a
- * provider shows through its public API.
+ * Shared fixtures of the provider checks: a rich scripted history that touches every record kind,
+ * tombstone and version rule, and a read of everything a provider shows through its public API.
  */
 import type { EventSourcedProvider, Hlc, Provider, Scope, ScopeInput, TurnInput, TurnRole } from '@agentstate/core';
 import { compareHlc, encodeSnapshot, LIMITS, STATE_STREAM, toScope } from '@agentstate/core';
@@ -24,9 +24,10 @@ export interface Populated {
 }
 
 /**
- * Writes a history covering every event type: transcripts in all four roles, a deleted session that keeps its turns, skills in three scopes with several
- * content versions, outcomes, a deleted skill, a resurrected skill, memory in several scopes with kinds, sources and diacritics, and a deleted item. `tick`
- * runs between writes (for example to advance a manual clock).
+ * Writes a history covering every event type: transcripts in all four roles, a deleted session that
+ * keeps its turns, skills in three scopes with several content versions, outcomes, a deleted skill,
+ * a resurrected skill, memory in several scopes with kinds, sources and diacritics, and a deleted
+ * item. `tick` runs between writes (for example to advance a manual clock).
  */
 export async function populate(p: Provider, tick: () => void = () => undefined): Promise<Populated> {
   const step = async <T>(write: Promise<T>): Promise<T> => {

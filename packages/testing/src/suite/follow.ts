@@ -1,6 +1,7 @@
 /**
- * Readers that follow the `state` stream from a seq, as a tailing consumer would: a loop of `read({ afterSeq })` from the last event it saw, and a live
- * subscription where the log has one (`log.subscribe`, as the PostgreSQL log does). Each collects what it is handed, in order.
+ * Readers that follow the `state` stream from a seq, as a tailing consumer would: a loop of
+ * `read({ afterSeq })` from the last event it saw, and a live subscription where the log has one
+ * (`log.subscribe`, as the PostgreSQL log does). Each collects what it is handed, in order.
  */
 import { type Log, type LogEvent, STATE_STREAM } from '@agentstate/core';
 
@@ -32,8 +33,8 @@ export function poll(log: Log, afterSeq: number): { stop(): Promise<LogEvent[]> 
 }
 
 /**
- * A subscription after `afterSeq` when `log` has `subscribe`, else undefined; `stop(last)` resolves what it delivered once it delivered the event at `last`
- * (waiting for it).
+ * A subscription after `afterSeq` when `log` has `subscribe`, else undefined; `stop(last)` resolves
+ * what it delivered once it delivered the event at `last` (waiting for it).
  */
 export function subscribed(log: Log, afterSeq: number): { stop(last: number): Promise<LogEvent[]> } | undefined {
   if (typeof (log as Partial<Subscribable>).subscribe !== 'function') return undefined;

@@ -1,6 +1,6 @@
 /**
- * How provider checks are declared and run: each check is data (a name, the capabilities it needs, a body), and runs on fresh storage that is destroyed
- * afterwards, whether the check passed or not.
+ * How provider checks are declared and run: each check is data (a name, the capabilities it needs,
+ * a body), and runs on fresh storage that is destroyed afterwards, whether the check passed or not.
  */
 import type { Embedder, EventSourcedProvider, Log, Provider, ReplayOptions } from '@agentstate/core';
 import { replay as coreReplay, ManualClock, ValidationError } from '@agentstate/core';
@@ -54,8 +54,8 @@ export interface ProviderCheck {
 export type CheckBody<E, N extends string> = ((env: E) => Promise<void>) & { readonly needs?: readonly N[] };
 
 /**
- * Checks written as a table: each name (its number in docs/conformance.md first) to its body, in the order written, every one needing `needs` (none when empty)
- * and those its body adds.
+ * Checks written as a table: each name (its number in docs/conformance.md first) to its body, in
+ * the order written, every one needing `needs` (none when empty) and those its body adds.
  */
 export function checks<E = CheckEnv, N extends string = Capability>(
   needs: readonly N[],
@@ -96,8 +96,9 @@ export function embedding(embedder: () => Embedder, body: (p: Provider, env: Che
 }
 
 /**
- * Asserts that `body` holds for every value `arbitrary` generates; what a run opens is destroyed after it, pass or fail. Runs and seed default to the suite's,
- * unless `params` (given before the body) say otherwise.
+ * Asserts that `body` holds for every value `arbitrary` generates; what a run opens is destroyed
+ * after it, pass or fail. Runs and seed default to the suite's, unless `params` (given before the
+ * body) say otherwise.
  */
 export function property<T>(env: CheckEnv, arbitrary: fc.Arbitrary<T>, ...rest: [Body<T>] | [fc.Parameters<[T]>, Body<T>]): Promise<void> {
   const [params, body] = rest.length === 1 ? [{}, rest[0]] : rest;

@@ -1,8 +1,10 @@
 /**
- * One of the concurrent writers of G9 and V9, the same in the test's process and in a writer process of its own: turns on its own session and on a shared one,
- * memory with and without keys, outcomes on a shared skill, and now and then a write the store must refuse (a batch failing midway on a taken turn id, a turn
- * for a missing session, another id for a held key, a stale `syncVersion`). Every write carries an operation id, so each event names the write that made it; a
- * retryable error is retried under it, as a user would.
+ * One of the concurrent writers of G9 and V9, the same in the test's process and in a writer
+ * process of its own: turns on its own session and on a shared one, memory with and without keys,
+ * outcomes on a shared skill, and now and then a write the store must refuse (a batch failing
+ * midway on a taken turn id, a turn for a missing session, another id for a held key, a stale
+ * `syncVersion`). Every write carries an operation id, so each event names the write that made it;
+ * a retryable error is retried under it, as a user would.
  */
 import type { Provider } from '@agentstate/core';
 
@@ -22,8 +24,8 @@ export interface WriterPlan {
 export type AckKind = 'session' | 'turn' | 'shared-turn' | 'memory' | 'win' | 'loss';
 
 /**
- * One line of a writer's report: a write acknowledged (with the id of its record), a write refused as planned, or a write that went otherwise (a failure the
- * check reports).
+ * One line of a writer's report: a write acknowledged (with the id of its record), a write refused
+ * as planned, or a write that went otherwise (a failure the check reports).
  */
 export type WriterReport = { ack: string; kind: AckKind; id: string } | { refused: string; code: string } | { failed: string; code: string; message: string };
 
@@ -35,8 +37,9 @@ function codeOf(error: unknown): string {
 }
 
 /**
- * A write the store refuses, of kind `which` (0–3): a batch whose second turn takes the id of `firstTurn`, a turn for a missing session, another id for the
- * held key `<name>-k0`, an upsert with a stale `syncVersion`.
+ * A write the store refuses, of kind `which` (0–3): a batch whose second turn takes the id of
+ * `firstTurn`, a turn for a missing session, another id for the held key `<name>-k0`, an upsert
+ * with a stale `syncVersion`.
  */
 function refusedWrite(p: Provider, plan: WriterPlan, ids: { own: string; firstTurn: string }, refused: string, which: number): Promise<unknown> {
   switch (which) {

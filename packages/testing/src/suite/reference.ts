@@ -1,6 +1,7 @@
 /**
- * The in-memory reference a backend is held to where the contract says "as the calls one at a time would": a subject from the factory and an in-memory
- * provider, both deterministic on equal manual clocks.
+ * The in-memory reference a backend is held to where the contract says "as the calls one at a time
+ * would": a subject from the factory and an in-memory provider, both deterministic on equal manual
+ * clocks.
  */
 import { createInMemoryProvider, ManualClock, type Provider, seededEntropy, STATE_STREAM } from '@agentstate/core';
 import { expect } from 'vitest';

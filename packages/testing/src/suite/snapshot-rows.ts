@@ -1,6 +1,7 @@
 /**
- * The stored snapshot rows a log holds, read through the `Log` interface alone: every `state` head and every row it names (its index chunks and chunks). What
- * erasure checks search for text. And snapshots stored as versions before chunks stored them, which today's loaders skip.
+ * The stored snapshot rows a log holds, read through the `Log` interface alone: every `state` head
+ * and every row it names (its index chunks and chunks). What erasure checks search for text. And
+ * snapshots stored as versions before chunks stored them, which today's loaders skip.
  */
 import type { Log, Snapshot, SnapshotCodec, StoredSnapshot } from '@agentstate/core';
 import { canonicalJson, encodeSnapshot, plainCodec, STATE_STREAM } from '@agentstate/core';
@@ -65,8 +66,9 @@ export async function namedRowHolding(log: Log, seq: number, text: string): Prom
 export const FORMAT_4_MEMORY_PART = `${STATE_STREAM}#memory`;
 
 /**
- * Stores `snapshot` at its seq as a version before chunks did: a head of parts (format 4) with its memory part, or whole (format 3, the canonical text), bound
- * to `log` or, as versions before bindings stored it, not.
+ * Stores `snapshot` at its seq as a version before chunks did: a head of parts (format 4) with its
+ * memory part, or whole (format 3, the canonical text), bound to `log` or, as versions before
+ * bindings stored it, not.
  */
 export async function storeEarlierFormat(
   log: Log,

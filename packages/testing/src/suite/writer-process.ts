@@ -1,6 +1,8 @@
 /**
- * A writer process of G9 and V9: `node writer-process.js <target> <plan>`, both JSON, opens a provider as the {@link ProcessTarget} says, runs the mixed writer
- * of the {@link WriterPlan} on it and prints each report as a JSON line, then closes the provider. Anything else it prints (on stderr) fails the check.
+ * A writer process of G9 and V9: `node writer-process.js <target> <plan>`, both JSON, opens a
+ * provider as the {@link ProcessTarget} says, runs the mixed writer of the {@link WriterPlan} on it
+ * and prints each report as a JSON line, then closes the provider. Anything else it prints (on
+ * stderr) fails the check.
  */
 import { type Provider, ValidationError } from '@agentstate/core';
 import type { ProcessTarget } from '../factory.js';

@@ -1,6 +1,7 @@
 /**
- * Runs the mixed writers of G9 and V9 at once on the storage of a provider: as processes of their own where the factory says how another process opens it
- * (`otherProcess`), else each on a second provider of the storage (`sharedStorage`), else all on the provider itself.
+ * Runs the mixed writers of G9 and V9 at once on the storage of a provider: as processes of their
+ * own where the factory says how another process opens it (`otherProcess`), else each on a second
+ * provider of the storage (`sharedStorage`), else all on the provider itself.
  */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +26,9 @@ export async function openForWriters(env: CheckEnv, count: number, writes: numbe
 }
 
 /**
- * Runs `plans` at once on the storage of `p`; resolves every writer's reports, in plan order. With `processes: false` the writers stay in this process (a
- * process takes a while to start on a small machine).
+ * Runs `plans` at once on the storage of `p`; resolves every writer's reports, in plan order. With
+ * `processes: false` the writers stay in this process (a process takes a while to start on a small
+ * machine).
  */
 export async function runWriters(env: CheckEnv, p: Provider, plans: readonly WriterPlan[], options = { processes: true }): Promise<WriterReport[][]> {
   if (options.processes && env.caps.otherProcess) {
