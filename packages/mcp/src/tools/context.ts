@@ -5,7 +5,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { IdGenerator, Provider } from '@agentstate/core';
 import { NotFoundError } from '@agentstate/core';
 import { toolError } from '../errors.js';
+import { fullArg } from '../schemas.js';
 import type { ScopePolicy } from '../scope-policy.js';
+import { type View, viewFor } from '../views.js';
 
 /** The shared state of one server's tools. */
 export interface ToolContext {
@@ -35,22 +37,26 @@ export interface ToolSpec<I extends ZodRawShapeCompat, O extends ZodRawShapeComp
   effect: keyof typeof EFFECTS;
   input: I;
   output: O;
-  run(args: ShapeOutput<I>): Promise<Record<string, unknown>>;
+  /** False for a tool that answers no records; the others take `full` and run with its {@link View}. */
+  records?: false;
+  run(args: ShapeOutput<I>, view: View): Promise<Record<string, unknown>>;
 }
 
 /**
  * Registers tool `name` on `server`. It answers with its handler's result as
  * structured content (and as JSON text, for clients that only read text), or
  * with an error result; every tool acts only on the agentstate database.
+ * A tool that answers records takes `full` (lean records unless true).
  */
 export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(server: McpServer, name: string, spec: ToolSpec<I, O>): void {
   const annotations = { ...EFFECTS[spec.effect], openWorldHint: false };
   // The SDK checked the arguments against `spec.input` before the handler sees them.
-  const input: ZodRawShapeCompat = spec.input;
+  const input: ZodRawShapeCompat = spec.records === false ? spec.input : { ...spec.input, full: fullArg };
   const config = { title: spec.title, description: spec.description, inputSchema: input, outputSchema: spec.output, annotations };
-  server.registerTool(name, config, async (args): Promise<CallToolResult> => {
+  server.registerTool(name, config, async ({ full, ...args }): Promise<CallToolResult> => {
     try {
-      const value = await spec.run(args as ShapeOutput<I>);
+      // `full` is the face's own: it never reaches a provider call.
+      const value = await spec.run(args as ShapeOutput<I>, viewFor(full as boolean | undefined));
       return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     } catch (error) {
       return toolError(error);

@@ -8,7 +8,6 @@ import { parsePoint } from '@agentstate/open';
 import { STATE_STREAM, UnavailableError } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
 import { tool, type ToolContext } from './context.js';
-import { viewFor } from '../views.js';
 
 /** Only the records `keep` lets through, each as `show` projects it. */
 function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (record: T) => object) {
@@ -31,7 +30,7 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
     input: diffInputs,
     output: outputs.diff,
     effect: 'read',
-    async run(args) {
+    async run(args, view) {
       const source = provider as Partial<EventSourcedProvider>;
       if (!source.diff || !source.log) throw new UnavailableError('this provider keeps no log, so it has no history to compare');
       const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : parsePoint(args.to);
@@ -47,7 +46,6 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
         const scope = scopes.get(turn.sessionId);
         return scope !== undefined && policy.canRead(scope);
       };
-      const view = viewFor(args.full);
       return {
         from: diff.from,
         to: diff.to,

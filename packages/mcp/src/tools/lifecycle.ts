@@ -8,8 +8,7 @@ import type { EventSourcedProvider, Provider } from '@agentstate/core';
 import { purgeReasonSchema, UnavailableError } from '@agentstate/core';
 import { z } from 'zod';
 import { UsageError } from '../usage-error.js';
-import { fullArg, memoryItemOutputSchema, scopeArg } from '../schemas.js';
-import { viewFor } from '../views.js';
+import { memoryItemOutputSchema, scopeArg } from '../schemas.js';
 import { tool, type ToolContext } from './context.js';
 
 const historyOutput = {
@@ -37,14 +36,13 @@ export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allo
   tool(server, 'memory_history', {
     title: 'History of a memory item',
     description: 'Every version of a memory item, oldest first: the event seq, time and type, and the item as that event left it.',
-    input: { id: z.string().describe('The memory item id.'), full: fullArg },
+    input: { id: z.string().describe('The memory item id.') },
     output: historyOutput,
     effect: 'read',
-    async run(args) {
+    async run(args, view) {
       const found = await provider.memory.getAny(args.id);
       policy.assertReadable('memory', args.id, found.scope);
       const versions = (await lifecycleOf(provider).history(args.id)).filter((v) => v.kind === 'memory');
-      const view = viewFor(args.full);
       return { versions: versions.map((v) => ({ seq: v.seq, time: v.time, type: v.type, erasedBy: v.erasedBy, item: view.memory(v.record) })) };
     },
   });
@@ -60,6 +58,7 @@ export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allo
     },
     output: purgeOutput,
     effect: 'delete',
+    records: false,
     async run(args) {
       if ((args.id === undefined) === (args.scope === undefined)) throw new UsageError('give exactly one of id or scope');
       const lifecycle = lifecycleOf(provider);

@@ -4,7 +4,6 @@ import type { Scope, Skill } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
 import { outputs, skillInputs } from '../schemas.js';
 import { tool, type ToolContext } from './context.js';
-import { viewFor } from '../views.js';
 
 /** The default number of skills a search returns. */
 const DEFAULT_SEARCH_LIMIT = 20;
@@ -52,7 +51,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.search,
     output: outputs.skills,
     effect: 'read',
-    async run(args) {
+    async run(args, view) {
       const scope = policy.target(args.scope);
       const skills = await provider.skills.search(args.query ?? '', {
         limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
@@ -61,7 +60,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
         includeParentScopes: policy.includeParents(args.includeParentScopes),
         cursor: args.cursor,
       });
-      return { skills: skills.map(viewFor(args.full).skill), nextCursor: skills.nextCursor };
+      return { skills: skills.map(view.skill), nextCursor: skills.nextCursor };
     },
   });
 
@@ -71,7 +70,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.get,
     output: outputs.skill,
     effect: 'read',
-    run: async (args) => ({ skill: viewFor(args.full).skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) }),
+    run: async (args, view) => ({ skill: view.skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) }),
   });
 
   tool(server, 'skill_save', {
@@ -82,10 +81,8 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.save,
     output: outputs.skill,
     effect: 'write',
-    async run(args) {
-      const { full, expectedSyncVersion, ...input } = args;
-      const skill = await provider.skills.upsert({ ...input, scope: policy.target(input.scope), syncVersion: expectedSyncVersion });
-      return { skill: viewFor(full).skill(skill) };
+    async run({ expectedSyncVersion, ...input }, view) {
+      return { skill: view.skill(await provider.skills.upsert({ ...input, scope: policy.target(input.scope), syncVersion: expectedSyncVersion })) };
     },
   });
 
@@ -95,9 +92,9 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.recordOutcome,
     output: outputs.skill,
     effect: 'write',
-    async run(args) {
+    async run(args, view) {
       const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
-      return { skill: viewFor(args.full).skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
+      return { skill: view.skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
     },
   });
 
@@ -108,12 +105,12 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.delete,
     output: outputs.skill,
     effect: 'delete',
-    async run(args) {
+    async run(args, view) {
       // A live skill or a tombstone, by id (any scope this server may change) or by slug in exactly the
       // target scope, as for live skills; one that never existed is not_found.
       const found = await provider.skills.getAny(args.skill, { scope: policy.target(args.scope) });
       if (found.id === args.skill) policy.assertWritable('skill', found.id, found.scope);
-      return { skill: viewFor(args.full).skill(found.deleted ? found : await provider.skills.delete(found.id)) };
+      return { skill: view.skill(found.deleted ? found : await provider.skills.delete(found.id)) };
     },
   });
 }
