@@ -20,8 +20,8 @@ import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
-import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
+import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
 
 /** `none` clears a key or an expiry; anything else is the value. */
 const orNone = (value: string | undefined): string | null | undefined => (value === 'none' ? null : value);
@@ -72,16 +72,14 @@ function printItem(item: MemoryItem): void {
   print(item.content);
 }
 
-interface RecallFlags extends ScopeFlags {
+interface RecallFlags extends ScopeReadFlags {
   mode?: RecallMode;
   order?: RecallOrder;
   limit?: number;
   kind?: string[];
   minScore?: number;
   match?: 'all' | 'any';
-  parents?: boolean;
   where?: string;
-  descendants?: boolean;
   cursor?: string;
   at?: string;
 }
@@ -93,26 +91,19 @@ interface RecallFlags extends ScopeFlags {
  * only created when the recall may embed, so a listing never loads it.
  */
 export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: Page<RecallHit> }> {
-  const scope = scopeFrom(flags);
+  const { scope, parents, descendants, kind, where, at, ...rest } = flags;
   const options: RecallOptions = {
     query,
-    scope,
-    includeParentScopes: scope ? flags.parents : undefined,
-    includeDescendants: scope ? flags.descendants : undefined,
-    kinds: flags.kind,
-    limit: flags.limit,
-    order: flags.order,
-    minScore: flags.minScore,
-    match: flags.match,
-    mode: flags.mode,
-    where: flags.where === undefined ? undefined : (parseJsonObject(flags.where, '--where') as RecallOptions['where']),
-    cursor: flags.cursor,
+    ...scopeRead({ scope, parents, descendants }),
+    kinds: kind,
+    where: where === undefined ? undefined : (parseJsonObject(where, '--where') as RecallOptions['where']),
+    ...rest,
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
   const embedder = wantsVectors ? 'static' : 'none';
   const mode = flags.mode ?? defaultRecallMode(wantsVectors);
-  const hits = await withReader(dbPath, flags.at, { embedder }, (db) => db.memory.recall(options));
+  const hits = await withReader(dbPath, at, { embedder }, (db) => db.memory.recall(options));
   return { mode, hits };
 }
 

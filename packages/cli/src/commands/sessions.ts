@@ -25,8 +25,8 @@ import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
-import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
+import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
 import { printHits, printTranscript } from '../transcript.js';
 
 export const sessionColumns: Column<Session>[] = [
@@ -58,8 +58,7 @@ interface AppendFlags extends OperationFlags {
 }
 
 /** Flags of `sessions search`. */
-interface SearchFlags extends ScopeFlags {
-  descendants?: boolean;
+interface SearchFlags extends ScopeReadFlags {
   cursor?: string;
   session?: string;
   role?: string[];
@@ -82,11 +81,10 @@ export function sessionsCommand(): Command {
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean; cursor?: string; at?: string }, cmd: Command) => {
+    .action(async ({ at, scope, descendants, ...page }: ScopeReadFlags & { limit?: number; offset?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const scope = scopeFrom(opts);
-      const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined, cursor: opts.cursor };
-      const sessions = await withReader(ctx.dbPath, opts.at, {}, (db) => db.sessions.list(options));
+      const options = { ...page, ...scopeRead({ scope, descendants }) };
+      const sessions = await withReader(ctx.dbPath, at, {}, (db) => db.sessions.list(options));
       show(ctx, sessions, () => printTable(sessionColumns, sessions, '(no sessions)'));
     });
 
@@ -248,20 +246,13 @@ export function sessionsCommand(): Command {
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (query: string | undefined, opts: SearchFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const scope = scopeFrom(opts);
+      const { scope, descendants, session, role, at, ...rest } = opts;
       const options: SearchSessionsOptions = {
         query,
-        scope,
-        includeDescendants: scope ? opts.descendants : undefined,
-        cursor: opts.cursor,
-        sessionId: opts.session,
-        roles: opts.role as TurnRole[] | undefined,
-        mode: opts.mode,
-        order: opts.order,
-        limit: opts.limit,
-        minScore: opts.minScore,
-        match: opts.match,
-        context: opts.context,
+        ...scopeRead({ scope, descendants }),
+        sessionId: session,
+        roles: role as TurnRole[] | undefined,
+        ...rest,
       };
       parseInput(searchSessionsOptionsSchema, options);
       // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.

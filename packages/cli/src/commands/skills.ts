@@ -12,8 +12,8 @@ import { withAtFlag, withReader } from '../at.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
-import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom } from '../parse.js';
+import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom, scopeRead } from '../parse.js';
 
 export const skillColumns: Column<Skill>[] = [
   { header: 'slug', cell: (s) => s.slug, max: 32 },
@@ -42,6 +42,14 @@ function printSkill(skill: Skill): void {
   ]);
   print();
   print(skill.body || '(empty body)');
+}
+
+/** Flags of `skills search`. */
+interface SearchFlags extends ScopeReadFlags {
+  limit?: number;
+  order: (typeof SKILL_SEARCH_ORDERS)[number];
+  cursor?: string;
+  at?: string;
 }
 
 interface UpsertFlags extends ScopeFlags, OperationFlags {
@@ -116,34 +124,12 @@ export function skillsCommand(): Command {
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(
-      async (
-        query: string,
-        opts: ScopeFlags & {
-          limit?: number;
-          order: (typeof SKILL_SEARCH_ORDERS)[number];
-          parents?: boolean;
-          descendants?: boolean;
-          cursor?: string;
-          at?: string;
-        },
-        cmd: Command,
-      ) => {
-        const ctx = contextOf(cmd);
-        const scope = scopeFrom(opts);
-        const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
-          db.skills.search(query, {
-            limit: opts.limit,
-            order: opts.order,
-            scope,
-            includeParentScopes: scope ? opts.parents : undefined,
-            includeDescendants: scope ? opts.descendants : undefined,
-            cursor: opts.cursor,
-          }),
-        );
-        show(ctx, skills, () => printTable(skillColumns, skills, '(no matching skills)'));
-      },
-    );
+    .action(async (query: string, { at, scope, parents, descendants, ...rest }: SearchFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const options = { ...rest, ...scopeRead({ scope, parents, descendants }) };
+      const skills = await withReader(ctx.dbPath, at, {}, (db) => db.skills.search(query, options));
+      show(ctx, skills, () => printTable(skillColumns, skills, '(no matching skills)'));
+    });
 
   withScopeFlags(withOperationId(group.command('upsert')), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
