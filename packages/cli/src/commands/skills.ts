@@ -66,17 +66,10 @@ interface UpsertFlags extends ScopeFlags, OperationFlags {
 async function upsertInput(slug: string | undefined, flags: UpsertFlags): Promise<UpsertSkillInput> {
   const input: Record<string, unknown> = flags.file === undefined ? {} : parseJsonObject(await readText(flags.file), flags.file === '-' ? 'stdin' : flags.file);
   if (flags.body !== undefined && flags.bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
-  const set = (key: string, value: unknown): void => {
-    if (value !== undefined) input[key] = value;
-  };
-  set('slug', slug);
-  set('name', flags.name);
-  set('body', flags.bodyFile === undefined ? flags.body : await readText(flags.bodyFile));
-  set('tags', flags.tag);
-  set('check', flags.check);
-  set('syncVersion', flags.syncVersion);
-  set('scope', scopeFrom(flags));
-  set('operationId', flags.operationId);
+  const body = flags.bodyFile === undefined ? flags.body : await readText(flags.bodyFile);
+  const given = { slug, name: flags.name, body, tags: flags.tag, check: flags.check, syncVersion: flags.syncVersion, scope: scopeFrom(flags), operationId: flags.operationId };
+  // A flag given overrides the file's field; one left out keeps it.
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) input[key] = value;
   if (input.slug === undefined) throw new UserError('the skill needs a slug (an argument, or "slug" in --file)');
   return input as UpsertSkillInput;
 }

@@ -13,8 +13,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Provider } from '@agentstate/core';
 import { UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
-import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal } from '@agentstate/core/loopback';
-import { bearerChecker } from './auth.js';
+import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
 import { UsageError } from '../usage-error.js';
 
 /** The address the HTTP server listens on unless told otherwise. */
@@ -69,7 +68,9 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
   checkHttpOptions(options);
   const host = options.host ?? DEFAULT_HOST;
   const loopback = isLoopbackHost(host);
-  const authorized = options.token === undefined ? () => true : bearerChecker(options.token);
+  // tokenChecker compares in constant time, whatever the presented token.
+  const check = options.token === undefined ? undefined : tokenChecker(options.token);
+  const authorized = (header: string | undefined) => check === undefined || check(/^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '')?.[1]);
   const shared = { ...serverOptions, ids: serverOptions.ids ?? new UuidV7Generator() };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
