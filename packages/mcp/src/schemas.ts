@@ -274,7 +274,7 @@ export const sessionInputs = {
 } as const;
 
 /** What a lean record leaves out (views.ts); present only in whole records (`full: true`). */
-const WHOLE_ONLY = { originInstanceId: true, updatedHlc: true, lastWriterId: true, deleted: true } as const;
+export const WHOLE_ONLY = { originInstanceId: true, updatedHlc: true, lastWriterId: true, deleted: true } as const;
 
 /**
  * A memory item as tools return it: core's schema with `metadata` as a plain

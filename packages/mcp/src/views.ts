@@ -11,14 +11,12 @@
 import type { MemoryItem, RecallHit, Session, Skill, Turn, TurnHit } from '@agentstate/core';
 import { partsFromContent } from '@agentstate/core';
 import { isDeepStrictEqual } from 'node:util';
-
-/** The envelope fields only whole records keep. */
-const WHOLE_ONLY = ['originInstanceId', 'updatedHlc', 'lastWriterId', 'deleted'] as const;
+import { WHOLE_ONLY } from './schemas.js';
 
 /** `record` without the envelope fields and `also`. */
 function lean(record: object, ...also: string[]): object {
   const kept: Record<string, unknown> = { ...record };
-  for (const key of [...WHOLE_ONLY, ...also]) delete kept[key];
+  for (const key of [...Object.keys(WHOLE_ONLY), ...also]) delete kept[key];
   return kept;
 }
 
