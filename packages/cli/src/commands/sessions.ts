@@ -127,15 +127,8 @@ export function sessionsCommand(): Command {
     .option('--metadata <json>', 'a JSON object stored with the session')
     .action(async (opts: ScopeFlags & OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      // Checked before the file is created: a refused write leaves nothing behind.
-      const input = parseInput(createSessionInputSchema, {
-        title: opts.title,
-        model: opts.model,
-        id: opts.id,
-        scope: scopeFrom(opts),
-        metadata: metadataFrom(opts.metadata),
-        operationId: opts.operationId,
-      });
+      // Checked before the file is created: a refused write leaves nothing behind. The flags are the input's fields.
+      const input = parseInput(createSessionInputSchema, { ...opts, scope: scopeFrom(opts), metadata: metadataFrom(opts.metadata) });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       show(ctx, session, session.id);
     });
@@ -148,14 +141,8 @@ export function sessionsCommand(): Command {
     .option('--sync-version <n>', 'only if the session is still at this syncVersion', nonNegativeInt)
     .action(async (id: string, opts: ScopeFlags & OperationFlags & { title?: string; metadata?: string; syncVersion?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      // Checked before the database is opened: a refused change opens nothing.
-      const patch = parseInput(updateSessionInputSchema, {
-        title: opts.title,
-        metadata: metadataFrom(opts.metadata),
-        scope: scopeFrom(opts),
-        syncVersion: opts.syncVersion,
-        operationId: opts.operationId,
-      });
+      // Checked before the database is opened: a refused change opens nothing. The flags are the patch's fields.
+      const patch = parseInput(updateSessionInputSchema, { ...opts, metadata: metadataFrom(opts.metadata), scope: scopeFrom(opts) });
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.update(id, patch));
       show(ctx, session, `updated session ${session.id} (syncVersion ${session.syncVersion})`);
     });
