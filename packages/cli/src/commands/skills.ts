@@ -63,11 +63,10 @@ interface UpsertFlags extends ScopeFlags, OperationFlags {
 }
 
 /** The upsert input: the file's JSON object, overridden by the flags. */
-async function upsertInput(slug: string | undefined, flags: UpsertFlags): Promise<UpsertSkillInput> {
-  const input: Record<string, unknown> = flags.file === undefined ? {} : parseJsonObject(await readText(flags.file), flags.file === '-' ? 'stdin' : flags.file);
-  if (flags.body !== undefined && flags.bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
-  const body = flags.bodyFile === undefined ? flags.body : await readText(flags.bodyFile);
-  const given = { slug, name: flags.name, body, tags: flags.tag, check: flags.check, syncVersion: flags.syncVersion, scope: scopeFrom(flags), operationId: flags.operationId };
+async function upsertInput(slug: string | undefined, { file, body, bodyFile, tag, scope, ...fields }: UpsertFlags): Promise<UpsertSkillInput> {
+  const input: Record<string, unknown> = file === undefined ? {} : parseJsonObject(await readText(file), file === '-' ? 'stdin' : file);
+  if (body !== undefined && bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
+  const given = { ...fields, slug, body: bodyFile === undefined ? body : await readText(bodyFile), tags: tag, scope: scopeFrom({ scope }) };
   // A flag given overrides the file's field; one left out keeps it.
   for (const [key, value] of Object.entries(given)) if (value !== undefined) input[key] = value;
   if (input.slug === undefined) throw new UserError('the skill needs a slug (an argument, or "slug" in --file)');
