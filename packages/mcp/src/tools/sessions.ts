@@ -10,16 +10,10 @@ import { tool, deleteOnce, type ToolContext } from './context.js';
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
 
-/** Checks a live session against the scope rules, `write` or read. */
-function assertSessionAccess(ctx: ToolContext, session: Session, write: boolean): void {
-  if (write) ctx.policy.assertWritable('session', session.id, session.scope);
-  else ctx.policy.assertReadable('session', session.id, session.scope);
-}
-
 /** The live session `id`, when this server may read it (else `NotFoundError`). */
 export async function readableSession(ctx: ToolContext, id: string): Promise<Session> {
   const session = await ctx.provider.sessions.get(id);
-  assertSessionAccess(ctx, session, false);
+  ctx.policy.assertReadable('session', id, session.scope);
   return session;
 }
 
@@ -34,7 +28,7 @@ function includeDescendants(ctx: ToolContext, requested: boolean | undefined): b
 /** Registers the session tools on `server`. */
 export function registerSessionTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
-  const assertWritable = async (id: string): Promise<void> => assertSessionAccess(ctx, await provider.sessions.get(id), true);
+  const assertWritable = async (id: string): Promise<void> => policy.assertWritable('session', id, (await provider.sessions.get(id)).scope);
 
   tool(server, 'session_create', {
     title: 'Create a session',
@@ -165,7 +159,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     async run(args, view) {
       // A live session or a tombstone, under the same scope rules; one that never existed is not_found.
       const found = await provider.sessions.getAny(args.sessionId);
-      assertSessionAccess(ctx, found, true);
+      policy.assertWritable('session', found.id, found.scope);
       const session = await deleteOnce(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }));
       return { session: view.session(session) };
     },

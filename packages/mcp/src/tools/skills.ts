@@ -51,14 +51,12 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.search,
     output: outputs.skills,
     effect: 'read',
-    async run(args, view) {
-      const scope = policy.target(args.scope);
-      const skills = await provider.skills.search(args.query ?? '', {
-        limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
-        order: args.order,
-        scope,
-        includeParentScopes: policy.includeParents(args.includeParentScopes),
-        cursor: args.cursor,
+    async run({ query, scope, includeParentScopes, limit = DEFAULT_SEARCH_LIMIT, ...rest }, view) {
+      const skills = await provider.skills.search(query ?? '', {
+        ...rest,
+        limit,
+        scope: policy.target(scope),
+        includeParentScopes: policy.includeParents(includeParentScopes),
       });
       return { skills: skills.map(view.skill), nextCursor: skills.nextCursor };
     },
