@@ -2,8 +2,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { IdGenerator, Provider } from '@agentstate/core';
-import { NotFoundError } from '@agentstate/core';
+import type { EventSourcedProvider, IdGenerator, Provider } from '@agentstate/core';
+import { NotFoundError, UnavailableError } from '@agentstate/core';
 import { toolError } from '../errors.js';
 import { fullArg } from '../schemas.js';
 import type { ScopePolicy } from '../scope-policy.js';
@@ -18,6 +18,12 @@ export interface ToolContext {
   readonly ids: IdGenerator;
   /** Provenance of memory written without a `source`: the MCP client's name when it gave one. */
   defaultSource(): string;
+}
+
+/** The provider as one that keeps an event log, or an error saying that it keeps none, so has no `what`. */
+export function eventSourced(provider: Provider, what: string): EventSourcedProvider {
+  if (!('log' in provider) || !('history' in provider)) throw new UnavailableError(`this provider keeps no event log, so it has no ${what}`);
+  return provider as EventSourcedProvider;
 }
 
 /** What a tool does to the records it names, as the MCP hints tell clients. */

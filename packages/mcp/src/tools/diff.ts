@@ -3,11 +3,11 @@
  * between two points of the log, limited to the records this server may read.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { EventSourcedProvider, RecordDiff, Scope, Turn } from '@agentstate/core';
+import type { RecordDiff, Scope, Turn } from '@agentstate/core';
 import { parsePoint } from '@agentstate/open';
-import { STATE_STREAM, UnavailableError } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
-import { tool, type ToolContext } from './context.js';
+import { eventSourced, tool, type ToolContext } from './context.js';
 
 /** Only the records `keep` lets through, each as `show` projects it. */
 function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (record: T) => object) {
@@ -31,8 +31,7 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
     output: outputs.diff,
     effect: 'read',
     async run(args, view) {
-      const source = provider as Partial<EventSourcedProvider>;
-      if (!source.diff || !source.log) throw new UnavailableError('this provider keeps no log, so it has no history to compare');
+      const source = eventSourced(provider, 'history to compare');
       const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : parsePoint(args.to);
       const diff = await source.diff({ from: parsePoint(args.from), to });
       const readable = (record: { scope: Scope }) => policy.canRead(record.scope);
