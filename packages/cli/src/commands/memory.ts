@@ -35,14 +35,9 @@ interface ItemFlags {
   expires?: string;
 }
 
-function itemFields(opts: ItemFlags): Record<string, unknown> {
-  return {
-    kind: opts.kind,
-    source: opts.source,
-    key: orNone(opts.key),
-    metadata: opts.meta === undefined ? undefined : parseJsonObject(opts.meta, '--meta'),
-    expiresAt: orNone(opts.expires),
-  };
+/** The input fields the flags give: `--meta` and `--expires` under their fields' names, the other flags as they are. */
+function itemFields<F extends ItemFlags>({ key, meta, expires, ...fields }: F) {
+  return { ...fields, key: orNone(key), metadata: meta === undefined ? undefined : parseJsonObject(meta, '--meta'), expiresAt: orNone(expires) };
 }
 
 export const hitColumns: Column<RecallHit>[] = [
@@ -120,14 +115,10 @@ export function memoryCommand(): Command {
     .option('--key <key>', 'the slot it fills in its scope: writing a held key again updates that fact')
     .option('--meta <json>', 'metadata, a JSON object')
     .option('--expires <instant>', 'an ISO-8601 date-time from which the fact is no longer read')
-    .action(async (inline: string | undefined, opts: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
+    .action(async (inline: string | undefined, { file, ...opts }: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const input = parseInput(writeMemoryInputSchema, {
-        content: await textFromFlags(inline, opts.file, 'memory content'),
-        ...itemFields(opts),
-        scope: scopeFrom(opts),
-        operationId: opts.operationId,
-      });
+      const content = await textFromFlags(inline, file, 'memory content');
+      const input = parseInput(writeMemoryInputSchema, { ...itemFields(opts), content, scope: scopeFrom(opts) });
       const item = await withDatabase(ctx.dbPath, { create: true }, (db) => db.memory.write(input));
       show(ctx, item, item.id);
     });
@@ -191,12 +182,7 @@ export function memoryCommand(): Command {
     .option('--sync-version <n>', 'only if the fact is still at this syncVersion', nonNegativeInt)
     .action(async (id: string, opts: OperationFlags & ItemFlags & { content?: string; syncVersion?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const patch = parseInput(updateMemoryInputSchema, {
-        content: opts.content,
-        ...itemFields(opts),
-        syncVersion: opts.syncVersion,
-        operationId: opts.operationId,
-      });
+      const patch = parseInput(updateMemoryInputSchema, itemFields(opts));
       const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.update(id, patch));
       show(ctx, item, `updated memory item ${item.id} (syncVersion ${item.syncVersion})`);
     });
