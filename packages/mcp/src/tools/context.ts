@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { EventSourcedProvider, IdGenerator, Provider } from '@agentstate/core';
+import type { EventSourcedProvider, IdGenerator, Provider, Scope } from '@agentstate/core';
 import { NotFoundError, UnavailableError } from '@agentstate/core';
 import { toolError } from '../errors.js';
 import { fullArg } from '../schemas.js';
@@ -71,22 +71,27 @@ export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(s
 }
 
 /**
- * What a delete tool answers for `found`, a live record or a tombstone: a
- * live one is deleted by `remove`; a tombstone is the answer, so a repeated
- * delete succeeds as the tools' `idempotentHint` promises. With an
+ * What a delete tool answers for the `entity` `id` of `store`, under the
+ * scope rules: a live record (an expired one included) is deleted; a
+ * tombstone is the answer, so a repeated delete succeeds as the tools'
+ * `idempotentHint` promises; one that never existed is not found. With an
  * `operationId`, a tombstone's delete replays that operation first: its
  * recorded answer wins and a reused id with other arguments stays a
  * conflict; an id no operation recorded finds no live record and answers the
  * tombstone too.
  */
-export async function deleteOnce<T extends { deleted: boolean }>(
-  found: T,
+export async function deleteOnce<T extends { id: string; scope: Scope; deleted: boolean }>(
+  ctx: ToolContext,
+  entity: string,
+  store: { getAny(id: string): Promise<T>; delete(id: string, options: { operationId?: string }): Promise<T> },
+  id: string,
   operationId: string | undefined,
-  remove: (operationId: string | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!found.deleted) return remove(operationId);
+  const found = await store.getAny(id);
+  ctx.policy.assertWritable(entity, id, found.scope);
+  if (!found.deleted) return store.delete(found.id, { operationId });
   if (operationId === undefined) return found;
-  return remove(operationId).catch((error: unknown) => {
+  return store.delete(found.id, { operationId }).catch((error: unknown) => {
     if (error instanceof NotFoundError) return found;
     throw error;
   });

@@ -61,11 +61,7 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     output: outputs.item,
     effect: 'delete',
     async run(args, view) {
-      // A live item (expired ones included) or a tombstone; one that never existed is not_found.
-      const found = await provider.memory.getAny(args.id);
-      policy.assertWritable('memory', args.id, found.scope);
-      const item = await deleteOnce(found, args.operationId, (operationId) => provider.memory.delete(found.id, { operationId }));
-      return { item: view.memory(item) };
+      return { item: view.memory(await deleteOnce(ctx, 'memory', provider.memory, args.id, args.operationId)) };
     },
   });
 }

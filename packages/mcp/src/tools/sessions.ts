@@ -157,11 +157,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     output: outputs.session,
     effect: 'delete',
     async run(args, view) {
-      // A live session or a tombstone, under the same scope rules; one that never existed is not_found.
-      const found = await provider.sessions.getAny(args.sessionId);
-      policy.assertWritable('session', found.id, found.scope);
-      const session = await deleteOnce(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }));
-      return { session: view.session(session) };
+      return { session: view.session(await deleteOnce(ctx, 'session', provider.sessions, args.sessionId, args.operationId)) };
     },
   });
 }
