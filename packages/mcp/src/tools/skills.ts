@@ -1,6 +1,6 @@
 /** Skill tools: search, get, save, record an outcome, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Scope, Skill } from '@agentstate/core';
+import type { Skill } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
 import { outputs, skillInputs } from '../schemas.js';
 import { tool, type ToolContext } from './context.js';
@@ -9,34 +9,18 @@ import { tool, type ToolContext } from './context.js';
 const DEFAULT_SEARCH_LIMIT = 20;
 
 /**
- * The skill a read names: by id, any skill this server may read; by slug,
- * the most specific one along the target's scopes (its parents too when
- * `includeParents`).
+ * The skill a call names: by id, any skill this server may read (`write`:
+ * change); by slug, the most specific one along the target's scopes (its
+ * parents too when `includeParents`) for a read, and exactly the target
+ * scope's for a write (which never falls through to a parent's skill of the
+ * same slug).
  */
-export async function findSkill(ctx: ToolContext, key: string, scope: readonly string[] | undefined, includeParents: boolean | undefined): Promise<Skill> {
+export async function findSkill(ctx: ToolContext, key: string, scope: readonly string[] | undefined, includeParents?: boolean, write = false): Promise<Skill> {
   const target = ctx.policy.target(scope);
-  const inc = ctx.policy.includeParents(includeParents);
+  const bySlug = write ? [target] : ctx.policy.readScopes(target, ctx.policy.includeParents(includeParents));
   const found = await ctx.provider.skills.get(key, { scope: target });
-  if (found.id === key) {
-    ctx.policy.assertReadable('skill', key, found.scope);
-    return found;
-  }
-  if (!ctx.policy.readScopes(target, inc).some((s) => sameScope(s, found.scope))) throw new NotFoundError('skill', key);
-  return found;
-}
-
-/**
- * The skill a write names: by id, any skill this server may change; by
- * slug, the one in exactly the target scope (a write never falls through to
- * a parent's skill of the same slug).
- */
-async function findSkillToChange(ctx: ToolContext, key: string, target: Scope): Promise<Skill> {
-  const found = await ctx.provider.skills.get(key, { scope: target });
-  if (found.id === key) {
-    ctx.policy.assertWritable('skill', key, found.scope);
-    return found;
-  }
-  if (!sameScope(found.scope, target)) throw new NotFoundError('skill', key);
+  if (found.id === key) ctx.policy[write ? 'assertWritable' : 'assertReadable']('skill', key, found.scope);
+  else if (!bySlug.some((s) => sameScope(s, found.scope))) throw new NotFoundError('skill', key);
   return found;
 }
 
@@ -91,7 +75,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     output: outputs.skill,
     effect: 'write',
     async run(args, view) {
-      const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
+      const found = await findSkill(ctx, args.skill, args.scope, undefined, true);
       return { skill: view.skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
     },
   });
