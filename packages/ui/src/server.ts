@@ -70,19 +70,12 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (checkToken === undefined && !isLoopbackRequest(req.headers.host, req.headers.origin)) {
-      sendJson(res, 403, { error: 'forbidden: this server only answers requests addressed to a loopback host from loopback pages' });
-      return;
-    }
-    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, req.socket.localPort ?? 0)) {
-      sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
-      return;
-    }
+    if (checkToken === undefined && !isLoopbackRequest(req.headers.host, req.headers.origin))
+      return sendJson(res, 403, { error: 'forbidden: this server only answers requests addressed to a loopback host from loopback pages' });
+    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, req.socket.localPort ?? 0))
+      return sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
     if (!url.pathname.startsWith('/api/')) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendJson(res, 405, { error: 'the page is read with GET' });
-        return;
-      }
+      if (!isRead(req.method)) return sendJson(res, 405, { error: 'the page is read with GET' });
       await servePage(url.pathname, res);
       return;
     }
