@@ -76,8 +76,7 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
       return sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
     if (!url.pathname.startsWith('/api/')) {
       if (!isRead(req.method)) return sendJson(res, 405, { error: 'the page is read with GET' });
-      await servePage(url.pathname, res);
-      return;
+      return servePage(url.pathname, res);
     }
     // The page's files hold no data; the API does, so only it asks for the token.
     if (checkToken !== undefined && !checkToken(presentedToken(req.headers.authorization, url.searchParams))) {
@@ -85,10 +84,7 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
       sendJson(res, 401, { error: 'unauthorized: open the address with its ?token=, or send Authorization: Bearer <token>' });
       return;
     }
-    if (url.pathname === '/api/live') {
-      await feed.attach(res);
-      return;
-    }
+    if (url.pathname === '/api/live') return feed.attach(res);
     try {
       const value = await api.answer({ method: req.method ?? 'GET', path: url.pathname.slice('/api'.length), query: url.searchParams });
       sendJson(res, 200, value ?? null);

@@ -97,10 +97,7 @@ export function maintenanceCommands(): Command[] {
         }
       });
       const report = { ...result, seconds: (performance.now() - started) / 1000 };
-      if (ctx.json) {
-        printJson(report);
-        return;
-      }
+      if (ctx.json) return printJson(report);
       const from =
         result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
       print(`rebuilt the tables from ${from} in ${report.seconds.toFixed(2)} s`);
