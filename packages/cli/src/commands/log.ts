@@ -109,20 +109,18 @@ export function logCommand(): Command {
         if (seq !== undefined) {
           const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
           if (!event) throw new UserError(`no event #${seq}: the log's head is at ${await log.head(STATE_STREAM)}`);
-          if (ctx.json) print(JSON.stringify(event));
-          else printJson(event);
-          return;
+          return ctx.json ? print(JSON.stringify(event)) : printJson(event);
         }
         const head = await log.head(STATE_STREAM);
         const to = Math.min(opts.to ?? head, head);
+        const limit = opts.limit ?? Number.POSITIVE_INFINITY;
         let after = opts.from - 1;
         let shown = 0;
-        while (after < to && (opts.limit === undefined || shown < opts.limit)) {
+        while (after < to && shown < limit) {
           const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: Math.min(SCAN_BATCH, to - after) });
           if (batch.length === 0) break;
           after = batch[batch.length - 1]!.seq;
-          let kept = batch.filter(keep);
-          if (opts.limit !== undefined) kept = kept.slice(0, opts.limit - shown);
+          const kept = batch.filter(keep).slice(0, limit - shown);
           shown += kept.length;
           emit(kept, ctx.json);
         }
