@@ -8,9 +8,8 @@
  * embedder only when it may embed, so that a listing never loads one. A
  * long fold on open is told of on stderr (`foldProgress`).
  */
-import type { Database, DatabaseLog, EmbedderChoice } from '@agentstate/open';
+import type { Database, DatabaseLog, OpenLogOptions, OpenOptions as DatabaseOptions } from '@agentstate/open';
 import { openDatabase as open, openLog as openDatabaseLog } from '@agentstate/open';
-import type { SnapshotCodec } from '@agentstate/core';
 import type { SqliteProvider } from '@agentstate/sqlite';
 import { UserError } from './errors.js';
 import { io } from './io.js';
@@ -24,17 +23,12 @@ export function sqliteOnly(db: Database, command: string): SqliteProvider {
   return db;
 }
 
-/** How a command opens its database. */
-export interface OpenOptions {
-  /** Create the file (and its folder) when missing. Default: refuse. */
-  create?: boolean;
-  /** Open read-only: nothing is created, migrated or written. Default: false. */
-  readonly?: boolean;
-  /** `'static'` for a command whose recall or search may embed. Default: `'none'`. */
-  embedder?: EmbedderChoice;
-  /** Seals and opens stored snapshots. Default: the key `AGENTSTATE_SNAPSHOT_KEY` names, else unsealed. */
-  snapshotCodec?: SnapshotCodec;
-}
+/**
+ * How a command opens its database: as `openDatabase` of `@agentstate/open`,
+ * except that a missing file is refused unless `create`, and that there is
+ * no embedder unless `'static'` (for a recall or search that may embed).
+ */
+export type OpenOptions = Pick<DatabaseOptions, 'create' | 'readonly' | 'embedder' | 'snapshotCodec'>;
 
 /**
  * Opens the database at `path` (a resolved `--db`): a foreign or damaged one is refused unchanged. A long
@@ -69,6 +63,6 @@ export async function withDatabase<T>(path: string, options: OpenOptions, fn: (d
 }
 
 /** Opens only the event log at `path` (see `openLog` of `@agentstate/open`); a missing file is refused unless `create`. */
-export function openLog(path: string, options: { create?: boolean; readonly?: boolean } = {}): Promise<DatabaseLog> {
+export function openLog(path: string, options: Pick<OpenLogOptions, 'create' | 'readonly'> = {}): Promise<DatabaseLog> {
   return openDatabaseLog(path, { ...options, create: options.create ?? false, env: io().env, cwd: io().cwd });
 }

@@ -11,9 +11,6 @@ import { AgentStateError } from '@agentstate/core';
 import type { ExitCodeValue } from '@agentstate/open';
 import { ExitCode, exitCodeOf } from '@agentstate/open';
 
-export { ExitCode };
-export type { ExitCodeValue };
-
 /** A mistake of the person at the terminal (a flag, a file, a key): reported in one line, exit 1. */
 export class UserError extends AgentStateError {
   readonly code = 'usage' as const;

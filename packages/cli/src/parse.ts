@@ -64,6 +64,23 @@ export function scopeFrom(flags: ScopeFlags, flag = '--scope'): ScopeInput | und
   }
 }
 
+/** The scope flags of a read that may reach past its scope, where the command has them. */
+export interface ScopeReadFlags extends ScopeFlags {
+  parents?: boolean;
+  descendants?: boolean;
+}
+
+/** A read's scope options: the scope `--scope` names and, only with it, the `--parents` and `--descendants` given. */
+export function scopeRead({ parents, descendants, ...flags }: ScopeReadFlags): {
+  scope?: ScopeInput;
+  includeParentScopes?: boolean;
+  includeDescendants?: boolean;
+} {
+  const scope = scopeFrom(flags);
+  if (scope === undefined) return { scope };
+  return { scope, ...(parents !== undefined && { includeParentScopes: parents }), ...(descendants !== undefined && { includeDescendants: descendants }) };
+}
+
 /** Reads a whole text file, or stdin for `-`. */
 export async function readText(path: string): Promise<string> {
   try {

@@ -51,32 +51,21 @@ export function renderTurnBody(turn: Turn): string {
   return plain ? turn.content : turn.parts.map(renderPart).join('\n');
 }
 
+/** A turn as a block: its seq, role and time after `mark`, then its body, indented. */
+const block = (t: Turn, mark = ''): string => `${mark}#${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(renderTurnBody(t))}`;
+
 /** Prints a transcript, one block per turn. */
 export function printTranscript(turns: readonly Turn[]): void {
-  if (turns.length === 0) {
-    print('(no turns)');
-    return;
-  }
-  print(turns.map((t) => `#${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(renderTurnBody(t))}`).join('\n\n'));
+  print(turns.length === 0 ? '(no turns)' : turns.map((t) => block(t)).join('\n\n'));
+}
+
+/** A search hit as a block: its session and score, then the turns around it, the hit marked. */
+function hitBlock(h: TurnHit): string {
+  const head = `session ${h.session.id}${h.session.title ? ` (${h.session.title})` : ''} · score ${h.score.toFixed(3)}`;
+  return [head, ...h.before.map((t) => block(t, '  ')), block(h.turn, '> '), ...h.after.map((t) => block(t, '  '))].join('\n');
 }
 
 /** Prints search hits: each turn with its session, score and the turns around it. */
 export function printHits(hits: readonly TurnHit[]): void {
-  if (hits.length === 0) {
-    print('(no turns found)');
-    return;
-  }
-  const block = (t: Turn, mark: string): string => `${mark} #${t.seq} ${t.role} · ${shortTime(t.createdAt)}\n${indent(renderTurnBody(t))}`;
-  print(
-    hits
-      .map((h) =>
-        [
-          `session ${h.session.id}${h.session.title ? ` (${h.session.title})` : ''} · score ${h.score.toFixed(3)}`,
-          ...h.before.map((t) => block(t, ' ')),
-          block(h.turn, '>'),
-          ...h.after.map((t) => block(t, ' ')),
-        ].join('\n'),
-      )
-      .join('\n\n'),
-  );
+  print(hits.length === 0 ? '(no turns found)' : hits.map(hitBlock).join('\n\n'));
 }

@@ -37,7 +37,8 @@ import {
   ReadOnlyError,
   StorageIoError,
 } from '@agentstate/sqlite';
-import { DamagedDatabaseError, ExitCode, exitCodeFor, UserError } from '../src/errors.js';
+import { ExitCode } from '@agentstate/open';
+import { DamagedDatabaseError, exitCodeFor, UserError } from '../src/errors.js';
 import * as cli from '../src/index.js';
 
 interface Row {

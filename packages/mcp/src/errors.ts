@@ -22,13 +22,8 @@ export function errorMessage(error: unknown): string {
   return oneLine(`internal: ${error instanceof Error ? error.message : String(error)}`);
 }
 
-/** True for errors that describe the call rather than the server. */
-export function isExpectedError(error: unknown): boolean {
-  return isAgentStateError(error);
-}
-
 /** The MCP error result of a failed tool call. */
 export function toolError(error: unknown): CallToolResult {
-  if (!isExpectedError(error)) console.error('agentstate-mcp: unexpected error in a tool call:', error);
+  if (!isAgentStateError(error)) console.error('agentstate-mcp: unexpected error in a tool call:', error);
   return { content: [{ type: 'text', text: errorMessage(error) }], isError: true };
 }

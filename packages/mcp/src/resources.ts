@@ -134,7 +134,7 @@ export function registerResources(server: McpServer, ctx: ToolContext): void {
     { title: 'Skill', description: 'A skill: its procedure, tags, check command and outcomes.', mimeType: 'text/markdown' },
     (uri, vars) =>
       reading(uri, async () => {
-        const skill = await findSkill(ctx, variable(vars.skill, 'skill'), undefined, undefined);
+        const skill = await findSkill(ctx, variable(vars.skill, 'skill'), undefined);
         return { contents: [{ uri: uri.href, mimeType: 'text/markdown', text: skillMarkdown(skill) }] };
       }),
   );

@@ -46,37 +46,28 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const provider = options.provider ?? (await openDatabase(dbPath, { embedder: options.embedder }));
   const what = dbPath === undefined ? `the ${provider.name} provider` : describeTarget(dbPath);
 
-  let stop: () => Promise<void>;
-  let stopped: Promise<void>;
-  let url: string | undefined;
+  let serving: { url?: string; closed?: Promise<void>; close(): Promise<void> };
   try {
-    if (options.transport === 'http') {
-      const http = await serveHttp(provider, options, options.http);
-      url = http.url;
-      let resolveStopped!: () => void;
-      stopped = new Promise((resolve) => (resolveStopped = resolve));
-      stop = async () => {
-        await http.close();
-        resolveStopped();
-      };
-      log(`serving ${what} on ${http.url}, bound to scope ${bound}`);
-    } else {
-      const stdio = await serveStdio(provider, options);
-      stop = () => stdio.close();
-      stopped = stdio.closed;
-      log(`serving ${what} over stdio, bound to scope ${bound}`);
-    }
+    serving = options.transport === 'http' ? await serveHttp(provider, options, options.http) : await serveStdio(provider, options);
+    log(`serving ${what} ${serving.url === undefined ? 'over stdio' : `on ${serving.url}`}, bound to scope ${bound}`);
   } catch (error) {
     if (owned) await provider.close();
     throw error;
   }
 
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> =>
-    (closing ??= (async () => {
-      await stop();
-      if (owned) await provider.close();
-    })());
-  const closed = stopped.then(close);
-  return { url, closed, close: () => close().then(() => closed) };
+  // It closes when asked to, or (over stdio) when the client goes away; either way once, database included.
+  let requestClose!: () => void;
+  const requested = new Promise<void>((resolve) => (requestClose = resolve));
+  const closed = Promise.race([requested, serving.closed ?? requested]).then(async () => {
+    await serving.close();
+    if (owned) await provider.close();
+  });
+  return {
+    url: serving.url,
+    closed,
+    close: () => {
+      requestClose();
+      return closed;
+    },
+  };
 }

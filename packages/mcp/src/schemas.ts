@@ -124,7 +124,6 @@ export const memoryInputs = {
     expiresAt: instantArg.nullable().optional().describe('Optional ISO-8601 date-time from which the item is no longer recalled (e.g. 2026-12-31T00:00:00Z).'),
     scope: scopeArg,
     operationId: operationIdArg,
-    full: fullArg,
   },
   update: {
     id: keyArg.describe('Id of the memory item to change.'),
@@ -135,7 +134,6 @@ export const memoryInputs = {
     metadata: jsonObject.optional().describe('The new metadata; replaces the old object as a whole.'),
     expiresAt: instantArg.nullable().optional().describe('The new expiry (null: never).'),
     expectedSyncVersion: expectedSyncVersionArg('update', 'item'),
-    full: fullArg,
   },
   recall: {
     query: recall.query.describe('Words to look for; prefixes match, case and accents are folded. Omit to list the newest items.'),
@@ -155,12 +153,10 @@ export const memoryInputs = {
       ),
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
-    full: fullArg,
   },
   forget: {
     id: keyArg.describe('Id of the memory item to forget. It becomes a tombstone: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
-    full: fullArg,
   },
 } as const;
 
@@ -173,13 +169,11 @@ export const skillInputs = {
     cursor: cursorArg,
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
-    full: fullArg,
   },
   get: {
     skill: keyArg.describe('Id or slug of the skill.'),
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
-    full: fullArg,
   },
   save: {
     slug: skill.slug.describe("The skill's key within its scope, e.g. 'deploy-staging'. Saving an existing slug updates that skill."),
@@ -190,19 +184,16 @@ export const skillInputs = {
     expectedSyncVersion: expectedSyncVersionArg('save', 'skill', ', or does not exist'),
     scope: scopeArg,
     operationId: operationIdArg,
-    full: fullArg,
   },
   recordOutcome: {
     skill: keyArg.describe('Id or slug of the skill that was used.'),
     success: z.boolean().describe('Whether using it succeeded.'),
     scope: scopeArg,
     operationId: operationIdArg,
-    full: fullArg,
   },
   delete: {
     skill: keyArg.describe('Id or slug of the skill to delete. It becomes a tombstone: hidden from reads, kept in the history.'),
     scope: scopeArg,
-    full: fullArg,
   },
 } as const;
 
@@ -217,7 +208,6 @@ export const sessionInputs = {
     metadata: session.metadata.describe('A JSON object to keep with the session (app data, ids of other systems).'),
     scope: scopeArg,
     operationId: operationIdArg,
-    full: fullArg,
   },
   appendTurn: {
     sessionId: turn.sessionId.describe('The session to append to.'),
@@ -229,7 +219,6 @@ export const sessionInputs = {
     ),
     metadata: turn.metadata.describe('A JSON object to keep with the turn (token usage, model, finish reason).'),
     operationId: operationIdArg,
-    full: fullArg,
   },
   read: {
     sessionId: keyArg.describe('The session to read.'),
@@ -237,7 +226,6 @@ export const sessionInputs = {
     limit: limitArg.optional().describe('Most turns to return (default: all).'),
     last: limitArg.optional().describe('Only the newest this many turns, oldest first (not with afterSeq or limit).'),
     cursor: cursorArg,
-    full: fullArg,
   },
   update: {
     sessionId: keyArg.describe('The session to change.'),
@@ -246,12 +234,10 @@ export const sessionInputs = {
     scope: scopeArg,
     expectedSyncVersion: expectedSyncVersionArg('update', 'session'),
     operationId: operationIdArg,
-    full: fullArg,
   },
   removeLastTurn: {
     sessionId: keyArg.describe('The session whose newest turn to remove. It becomes a tombstone: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
-    full: fullArg,
   },
   replaceSuffix: {
     sessionId: keyArg.describe('The session to edit.'),
@@ -260,7 +246,6 @@ export const sessionInputs = {
     ),
     turns: suffix.turns.describe('The new turns, oldest first, each { role, content?, parts?, metadata? }.'),
     operationId: operationIdArg,
-    full: fullArg,
   },
   list: {
     order: z.enum(SESSION_LIST_ORDERS).optional().describe('oldest (default, the order of every session list) or newest first.'),
@@ -269,7 +254,6 @@ export const sessionInputs = {
     scope: scopeArg,
     includeDescendants: includeDescendantsArg,
     cursor: cursorArg,
-    full: fullArg,
   },
   search: {
     query: search.query.describe('Words to look for in turns; prefixes match, case and accents are folded. Omit to list the newest turns.'),
@@ -282,17 +266,15 @@ export const sessionInputs = {
     cursor: cursorArg,
     scope: scopeArg,
     includeDescendants: includeDescendantsArg,
-    full: fullArg,
   },
   delete: {
     sessionId: keyArg.describe('The session to delete. It becomes a tombstone with its transcript: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
-    full: fullArg,
   },
 } as const;
 
 /** What a lean record leaves out (views.ts); present only in whole records (`full: true`). */
-const WHOLE_ONLY = { originInstanceId: true, updatedHlc: true, lastWriterId: true, deleted: true } as const;
+export const WHOLE_ONLY = { originInstanceId: true, updatedHlc: true, lastWriterId: true, deleted: true } as const;
 
 /**
  * A memory item as tools return it: core's schema with `metadata` as a plain
@@ -336,7 +318,6 @@ const pointArg = z.union([z.number().int().min(0), z.string().max(64)]);
 export const diffInputs = {
   from: pointArg.describe('A seq of the log (0: the empty state; a number or its digits, "1"), or an ISO-8601 instant such as 2026-11-29T16:54:02Z.'),
   to: pointArg.optional().describe('A seq or an instant; omit for now.'),
-  full: fullArg,
 } as const;
 
 /** What changed of one kind of record. */

@@ -4,45 +4,29 @@
  * what an agent acts on — ids, text, scope, key, metadata, times, and the
  * `syncVersion` that `expectedSyncVersion` takes — and leaves out the rest
  * of the sync envelope (`originInstanceId`, `updatedHlc`, `lastWriterId`,
- * `deleted`), a memory item's `source`, and a turn's `parts` when they are
- * only its `content` (the content rendering rule). One projection per
- * record kind, used by every tool.
+ * `deleted`), a memory item's `source`, a turn's `syncVersion`, and its
+ * `parts` when they are only its `content` (the content rendering rule).
+ * One projection per record kind, used by every tool.
  */
 import type { MemoryItem, RecallHit, Session, Skill, Turn, TurnHit } from '@agentstate/core';
 import { partsFromContent } from '@agentstate/core';
 import { isDeepStrictEqual } from 'node:util';
+import { WHOLE_ONLY } from './schemas.js';
 
-/** A memory item as tools show it by default. */
-export function leanMemory(m: MemoryItem) {
-  const { id, kind, content, scope, key, metadata, expiresAt, createdAt, updatedAt, syncVersion } = m;
-  return { id, kind, content, scope, key, metadata, expiresAt, createdAt, updatedAt, syncVersion };
-}
-
-/** A skill as tools show it by default. */
-export function leanSkill(s: Skill) {
-  const { id, slug, name, body, tags, scope, uses, wins, check, version, createdAt, updatedAt, syncVersion } = s;
-  return { id, slug, name, body, tags, scope, uses, wins, check, version, createdAt, updatedAt, syncVersion };
-}
-
-/** A session as tools show it by default. */
-export function leanSession(s: Session) {
-  const { id, title, model, scope, metadata, createdAt, updatedAt, syncVersion } = s;
-  return { id, title, model, scope, metadata, createdAt, updatedAt, syncVersion };
+/** `record` without the envelope fields and `also`. */
+function lean(record: object, ...also: string[]): object {
+  const kept: Record<string, unknown> = { ...record };
+  for (const key of [...Object.keys(WHOLE_ONLY), ...also]) delete kept[key];
+  return kept;
 }
 
 /** A turn as tools show it by default: `parts` only when they say more than `content`. */
-export function leanTurn(t: Turn) {
-  const { id, sessionId, seq, role, content, parts, metadata, createdAt } = t;
-  const plain = isDeepStrictEqual(parts, partsFromContent(content));
-  return plain ? { id, sessionId, seq, role, content, metadata, createdAt } : { id, sessionId, seq, role, content, parts, metadata, createdAt };
-}
+const leanTurn = (t: Turn): object => lean(t, 'syncVersion', ...(isDeepStrictEqual(t.parts, partsFromContent(t.content)) ? ['parts'] : []));
 
 /** The projection of each record kind a tool answers with. */
 export interface View {
-  /** A memory item. */
-  memory(m: MemoryItem): object;
-  /** A recalled memory item, with its score. */
-  hit(h: RecallHit): object;
+  /** A memory item, or a recalled one with its score. */
+  memory(m: MemoryItem | RecallHit): object;
   /** A skill. */
   skill(s: Skill): object;
   /** A session. */
@@ -55,15 +39,14 @@ export interface View {
 
 const same = <T>(record: T): T => record;
 
-const WHOLE: View = { memory: same, hit: same, skill: same, session: same, turn: same, turnHit: same };
+const WHOLE: View = { memory: same, skill: same, session: same, turn: same, turnHit: same };
 
 const LEAN: View = {
-  memory: leanMemory,
-  hit: (h) => ({ ...leanMemory(h), score: h.score }),
-  skill: leanSkill,
-  session: leanSession,
+  memory: (m) => lean(m, 'source'),
+  skill: (s) => lean(s),
+  session: (s) => lean(s),
   turn: leanTurn,
-  turnHit: (h) => ({ turn: leanTurn(h.turn), session: leanSession(h.session), score: h.score, before: h.before.map(leanTurn), after: h.after.map(leanTurn) }),
+  turnHit: (h) => ({ turn: leanTurn(h.turn), session: lean(h.session), score: h.score, before: h.before.map(leanTurn), after: h.after.map(leanTurn) }),
 };
 
 /** The projections for a call's `full` argument: whole records when true, lean ones otherwise. */

@@ -109,17 +109,8 @@ export async function openDatabase(target?: string, options: OpenOptions = {}): 
   return openSqlite(resolved, { ...rest, embedder, snapshotCodec, durability: rest.durability ?? durabilityOf(env) });
 }
 
-/** Options of {@link openLog}. */
-export interface OpenLogOptions {
-  /** Create a missing SQLite file and its folder. Default: true. */
-  create?: boolean;
-  /** Open read-only. Default: false. */
-  readonly?: boolean;
-  /** Where the `AGENTSTATE_*` variables are read. Default: `process.env`. */
-  env?: NodeJS.ProcessEnv;
-  /** What a relative target is read against. Default: `process.cwd()`. */
-  cwd?: string;
-}
+/** Options of {@link openLog}: those of {@link openDatabase} that concern a log. */
+export type OpenLogOptions = Pick<OpenOptions, 'create' | 'readonly' | 'env' | 'cwd'>;
 
 /**
  * Opens only the event log of the database `target` names, without folding

@@ -58,16 +58,21 @@ function pointParam(query: URLSearchParams, prefix: string, fallback: PointInput
   return query.has(`${prefix}seq`) ? { seq: int(query, `${prefix}seq`, 0) } : fallback;
 }
 
-function scopeParam(query: URLSearchParams): string[] | undefined {
+/** The scope `?namespace=` names, with the scopes under it; none: every scope. */
+function scopeParams(query: URLSearchParams): { scope?: string[]; includeDescendants?: true } {
   const value = text(query, 'namespace');
-  return value === undefined ? undefined : parseScopeText(value, 'namespace');
+  return value === undefined ? {} : { scope: parseScopeText(value, 'namespace'), includeDescendants: true };
 }
 
-function fileSize(path: string): number | null {
+const fileSize = (path: string): number | null => statSync(path, { throwIfNoEntry: false })?.size ?? null;
+
+/** The metadata filter `?where=` holds, a JSON object. */
+function whereParam(query: URLSearchParams): WhereInput | undefined {
+  const where = text(query, 'where');
   try {
-    return statSync(path).size;
+    return where === undefined ? undefined : (JSON.parse(where) as WhereInput);
   } catch {
-    return null;
+    throw new UiRequestError('where must be a JSON object, e.g. {"topic":"billing"}');
   }
 }
 
@@ -135,22 +140,14 @@ export class Api {
   }
 
   async #sessions(q: URLSearchParams) {
-    const scope = scopeParam(q);
-    const page = await this.#db.sessions.list({
-      scope,
-      includeDescendants: scope === undefined ? undefined : true,
-      limit: int(q, 'limit', 50, 500),
-      cursor: text(q, 'cursor'),
-    });
+    const page = await this.#db.sessions.list({ ...scopeParams(q), limit: int(q, 'limit', 50, 500), cursor: text(q, 'cursor') });
     return { items: [...page], nextCursor: page.nextCursor ?? null };
   }
 
   async #searchSessions(q: URLSearchParams) {
-    const scope = scopeParam(q);
     const hits = await this.#db.sessions.search({
       query: text(q, 'q'),
-      scope,
-      includeDescendants: scope === undefined ? undefined : true,
+      ...scopeParams(q),
       mode: 'lexical',
       match: 'any',
       order: 'relevance',
@@ -163,16 +160,6 @@ export class Api {
   async #recall(q: URLSearchParams) {
     const mode = text(q, 'mode') ?? 'hybrid';
     if (!(RECALL_MODES as readonly string[]).includes(mode)) throw new UiRequestError(`mode must be one of ${RECALL_MODES.join(', ')}`);
-    const where = text(q, 'where');
-    let parsedWhere: WhereInput | undefined;
-    if (where !== undefined) {
-      try {
-        parsedWhere = JSON.parse(where) as WhereInput;
-      } catch {
-        throw new UiRequestError('where must be a JSON object, e.g. {"topic":"billing"}');
-      }
-    }
-    const scope = scopeParam(q);
     const kinds = text(q, 'kinds')
       ?.split(',')
       .map((k) => k.trim())
@@ -180,10 +167,9 @@ export class Api {
     const options: RecallOptions = {
       query: text(q, 'q'),
       mode: mode as RecallOptions['mode'],
-      scope,
-      includeDescendants: scope === undefined ? undefined : true,
+      ...scopeParams(q),
       kinds: kinds && kinds.length > 0 ? kinds : undefined,
-      where: parsedWhere,
+      where: whereParam(q),
       limit: int(q, 'limit', 20, 200),
       match: mode === 'lexical' ? 'any' : undefined,
       order: text(q, 'q') === undefined ? 'recent' : 'relevance',
@@ -292,15 +278,9 @@ export class Api {
   async #delete(kind: string | undefined, id: string | undefined) {
     if (!this.#options.allowWrites) throw new WritesDisabledError();
     if (id === undefined) throw new UiRequestError('DELETE needs /api/<sessions|memory|skills>/<id>');
-    switch (kind) {
-      case 'sessions':
-        return this.#db.sessions.delete(id);
-      case 'memory':
-        return this.#db.memory.delete(id);
-      case 'skills':
-        return this.#db.skills.delete(id);
-      default:
-        throw new UiRequestError(`cannot delete ${kind ?? 'nothing'}: only sessions, memory and skills`);
-    }
+    const { sessions, memory, skills } = this.#db;
+    const store = kind === 'sessions' ? sessions : kind === 'memory' ? memory : kind === 'skills' ? skills : undefined;
+    if (store === undefined) throw new UiRequestError(`cannot delete ${kind ?? 'nothing'}: only sessions, memory and skills`);
+    return store.delete(id);
   }
 }

@@ -33,10 +33,7 @@ const SECURITY_HEADERS = {
  */
 export async function servePage(path: string, res: ServerResponse): Promise<void> {
   const asset = path.startsWith('/assets/') ? normalize(join(PAGE_DIR, path)) : join(PAGE_DIR, 'index.html');
-  if (!asset.startsWith(PAGE_DIR) || asset.includes(`${sep}..${sep}`)) {
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-    return;
-  }
+  if (!asset.startsWith(PAGE_DIR) || asset.includes(`${sep}..${sep}`)) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   let body: Buffer;
   try {
     body = await readFile(asset);

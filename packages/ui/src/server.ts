@@ -70,21 +70,13 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (checkToken === undefined && !isLoopbackRequest(req.headers.host, req.headers.origin)) {
-      sendJson(res, 403, { error: 'forbidden: this server only answers requests addressed to a loopback host from loopback pages' });
-      return;
-    }
-    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, req.socket.localPort ?? 0)) {
-      sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
-      return;
-    }
+    if (checkToken === undefined && !isLoopbackRequest(req.headers.host, req.headers.origin))
+      return sendJson(res, 403, { error: 'forbidden: this server only answers requests addressed to a loopback host from loopback pages' });
+    if (checkToken === undefined && !isRead(req.method) && !isOwnOriginOrNone(req.headers.origin, req.headers.host, req.socket.localPort ?? 0))
+      return sendJson(res, 403, { error: "forbidden: changes come from the inspector's own page, from no page, or with the token" });
     if (!url.pathname.startsWith('/api/')) {
-      if (req.method !== 'GET' && req.method !== 'HEAD') {
-        sendJson(res, 405, { error: 'the page is read with GET' });
-        return;
-      }
-      await servePage(url.pathname, res);
-      return;
+      if (!isRead(req.method)) return sendJson(res, 405, { error: 'the page is read with GET' });
+      return servePage(url.pathname, res);
     }
     // The page's files hold no data; the API does, so only it asks for the token.
     if (checkToken !== undefined && !checkToken(presentedToken(req.headers.authorization, url.searchParams))) {
@@ -92,10 +84,7 @@ export async function serveUi(provider: InspectedProvider, options: UiOptions = 
       sendJson(res, 401, { error: 'unauthorized: open the address with its ?token=, or send Authorization: Bearer <token>' });
       return;
     }
-    if (url.pathname === '/api/live') {
-      await feed.attach(res);
-      return;
-    }
+    if (url.pathname === '/api/live') return feed.attach(res);
     try {
       const value = await api.answer({ method: req.method ?? 'GET', path: url.pathname.slice('/api'.length), query: url.searchParams });
       sendJson(res, 200, value ?? null);

@@ -111,10 +111,7 @@ export function demoCommand(): Command {
     const report = await withDatabase(path, { readonly: true }, (db) => sqliteOnly(db, 'demo').verify());
     if (!report.ok) throw new DamagedDatabaseError(`the demo database failed verification: ${report.problems[0]?.message ?? 'unknown damage'}`);
 
-    if (json) {
-      printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid.hits }, verify: report });
-      return;
-    }
+    if (json) return printJson({ db: path, ...written, recall: { lexical: lexical.hits, hybrid: hybrid.hits }, verify: report });
     print(`agentstate demo: a sample agent state in ${path}`);
     print(
       `1 session with ${written.turns.length} turns, ${written.skills.length} skills with outcomes, ${MEMORY.length} memory items: ${written.events} events in the log.`,

@@ -1,6 +1,7 @@
 /** `agentstate log`: tail (and follow) and show the events of the `state` stream. */
 import { Command } from 'commander';
 import type { Log, LogEvent } from '@agentstate/core';
+import type { PostgresLog, Subscription } from '@agentstate/postgres';
 import { EventTypes, STATE_STREAM } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { contextOf } from '../context.js';
@@ -40,27 +41,19 @@ async function lastEvents(log: Log, n: number, keep: (e: LogEvent) => boolean): 
   return { events: n === 0 ? [] : found, head };
 }
 
-/** A log that follows a stream live (a PostgreSQL log: LISTEN/NOTIFY with catch-up reads). */
-interface Subscribable {
-  subscribe(options: { afterSeq: number }): AsyncIterable<LogEvent> & { close(): Promise<void> };
-}
-
-function isSubscribable(log: Log): log is Log & Subscribable {
-  return typeof (log as Partial<Subscribable>).subscribe === 'function';
-}
-
 /** Prints the events after `seq` as they commit, until interrupted: by subscription where the log has one, else by polling. */
 async function follow(log: Log, seq: number, keep: (e: LogEvent) => boolean, json: boolean, intervalMs: number): Promise<void> {
   let stopped = false;
-  let subscription: (AsyncIterable<LogEvent> & { close(): Promise<void> }) | undefined;
+  let subscription: Subscription | undefined;
   const stop = (): void => {
     stopped = true;
     void subscription?.close();
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
-  if (isSubscribable(log)) {
-    subscription = log.subscribe({ afterSeq: seq });
+  // A PostgreSQL log follows the stream live (LISTEN/NOTIFY with catch-up reads).
+  if ('subscribe' in log) {
+    subscription = (log as PostgresLog).subscribe({ afterSeq: seq });
     for await (const event of subscription) emit([event].filter(keep), json);
     return;
   }
@@ -116,20 +109,18 @@ export function logCommand(): Command {
         if (seq !== undefined) {
           const [event] = await log.read({ stream: STATE_STREAM, afterSeq: seq - 1, limit: 1 });
           if (!event) throw new UserError(`no event #${seq}: the log's head is at ${await log.head(STATE_STREAM)}`);
-          if (ctx.json) print(JSON.stringify(event));
-          else printJson(event);
-          return;
+          return ctx.json ? print(JSON.stringify(event)) : printJson(event);
         }
         const head = await log.head(STATE_STREAM);
         const to = Math.min(opts.to ?? head, head);
+        const limit = opts.limit ?? Number.POSITIVE_INFINITY;
         let after = opts.from - 1;
         let shown = 0;
-        while (after < to && (opts.limit === undefined || shown < opts.limit)) {
+        while (after < to && shown < limit) {
           const batch = await log.read({ stream: STATE_STREAM, afterSeq: after, limit: Math.min(SCAN_BATCH, to - after) });
           if (batch.length === 0) break;
           after = batch[batch.length - 1]!.seq;
-          let kept = batch.filter(keep);
-          if (opts.limit !== undefined) kept = kept.slice(0, opts.limit - shown);
+          const kept = batch.filter(keep).slice(0, limit - shown);
           shown += kept.length;
           emit(kept, ctx.json);
         }

@@ -9,9 +9,9 @@ import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { io } from '../io.js';
-import { isPostgresUrl, redactUrl } from '@agentstate/postgres/url';
 import { bytes, count, print, printFields, printJson, shortTime } from '../output.js';
-import { resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
+import { describeTarget, resolveSnapshotKey, SNAPSHOT_KEY_ENV } from '@agentstate/open';
+import { countSnapshot, type RecordCounts } from '@agentstate/ui';
 import type { SnapshotKey } from '@agentstate/open';
 import { assertVerified, printVerifyReport, runVerify, sha256, skippedLine } from '../verify.js';
 
@@ -31,17 +31,6 @@ function fileSize(path: string): number {
   }
 }
 
-interface Counts {
-  live: number;
-  deleted: number;
-}
-
-function counts(records: ReadonlyArray<{ deleted: boolean }>): Counts {
-  let deleted = 0;
-  for (const r of records) if (r.deleted) deleted += 1;
-  return { live: records.length - deleted, deleted };
-}
-
 /** What the database takes: the file and its WAL, or the schema's tables on a PostgreSQL server. */
 async function sizes(db: Database, path: string): Promise<{ sizeBytes: number; walBytes: number }> {
   if ('schema' in db) return { sizeBytes: await db.sizeBytes(), walBytes: 0 };
@@ -54,16 +43,18 @@ async function gatherStats(db: Database, path: string) {
   const [first] = head > 0 ? await db.log.read({ stream: STATE_STREAM, limit: 1 }) : [];
   const [last] = head > 0 ? await db.log.read({ stream: STATE_STREAM, afterSeq: head - 1, limit: 1 }) : [];
   const stored = await db.log.latestSnapshot(STATE_STREAM);
+  const { sessions, skills, memory } = countSnapshot(snapshot);
   return {
-    path: isPostgresUrl(path) ? redactUrl(path) : path,
+    path: describeTarget(path),
     backend: db.name,
     head,
     firstEventAt: first?.time ?? null,
     lastEventAt: last?.time ?? null,
-    sessions: counts(snapshot.sessions),
+    sessions,
+    // Every turn record, tombstones and turns of deleted sessions too (the inspector counts live ones).
     turns: snapshot.turns.length,
-    skills: counts(snapshot.skills),
-    memory: counts(snapshot.memory),
+    skills,
+    memory,
     threads: new Set(snapshot.checkpoints.map((c) => c.threadId)).size,
     checkpoints: snapshot.checkpoints.length,
     lastSnapshot: stored ? { seq: stored.seq, bytes: await storedSnapshotBytes(db.log, stored), behind: head - stored.seq } : null,
@@ -106,10 +97,7 @@ export function maintenanceCommands(): Command[] {
         }
       });
       const report = { ...result, seconds: (performance.now() - started) / 1000 };
-      if (ctx.json) {
-        printJson(report);
-        return;
-      }
+      if (ctx.json) return printJson(report);
       const from =
         result.snapshotSeq > 0 ? `the snapshot at seq ${count(result.snapshotSeq)} and ${count(result.events)} later events` : `${count(result.events)} events`;
       print(`rebuilt the tables from ${from} in ${report.seconds.toFixed(2)} s`);
@@ -142,7 +130,7 @@ export function maintenanceCommands(): Command[] {
   const stats = new Command('stats').description(SUMMARIES.stats).action(async (_opts: unknown, cmd: Command) => {
     const ctx = contextOf(cmd);
     const s = await withDatabase(ctx.dbPath, { readonly: true }, (db) => gatherStats(db, ctx.dbPath));
-    const live = (c: Counts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
+    const live = (c: RecordCounts): string => `${count(c.live)}${c.deleted ? ` (+${count(c.deleted)} deleted)` : ''}`;
     show(ctx, s, () =>
       printFields([
         ['database', `${s.path} (${s.backend})`],

@@ -20,8 +20,8 @@ import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
-import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
+import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
 
 /** `none` clears a key or an expiry; anything else is the value. */
 const orNone = (value: string | undefined): string | null | undefined => (value === 'none' ? null : value);
@@ -35,14 +35,9 @@ interface ItemFlags {
   expires?: string;
 }
 
-function itemFields(opts: ItemFlags): Record<string, unknown> {
-  return {
-    kind: opts.kind,
-    source: opts.source,
-    key: orNone(opts.key),
-    metadata: opts.meta === undefined ? undefined : parseJsonObject(opts.meta, '--meta'),
-    expiresAt: orNone(opts.expires),
-  };
+/** The input fields the flags give: `--meta` and `--expires` under their fields' names, the other flags as they are. */
+function itemFields<F extends ItemFlags>({ key, meta, expires, ...fields }: F) {
+  return { ...fields, key: orNone(key), metadata: meta === undefined ? undefined : parseJsonObject(meta, '--meta'), expiresAt: orNone(expires) };
 }
 
 export const hitColumns: Column<RecallHit>[] = [
@@ -72,16 +67,14 @@ function printItem(item: MemoryItem): void {
   print(item.content);
 }
 
-interface RecallFlags extends ScopeFlags {
+interface RecallFlags extends ScopeReadFlags {
   mode?: RecallMode;
   order?: RecallOrder;
   limit?: number;
   kind?: string[];
   minScore?: number;
   match?: 'all' | 'any';
-  parents?: boolean;
   where?: string;
-  descendants?: boolean;
   cursor?: string;
   at?: string;
 }
@@ -93,26 +86,19 @@ interface RecallFlags extends ScopeFlags {
  * only created when the recall may embed, so a listing never loads it.
  */
 export async function recallWith(dbPath: string, query: string | undefined, flags: RecallFlags): Promise<{ mode: RecallMode; hits: Page<RecallHit> }> {
-  const scope = scopeFrom(flags);
+  const { scope, parents, descendants, kind, where, at, ...rest } = flags;
   const options: RecallOptions = {
     query,
-    scope,
-    includeParentScopes: scope ? flags.parents : undefined,
-    includeDescendants: scope ? flags.descendants : undefined,
-    kinds: flags.kind,
-    limit: flags.limit,
-    order: flags.order,
-    minScore: flags.minScore,
-    match: flags.match,
-    mode: flags.mode,
-    where: flags.where === undefined ? undefined : (parseJsonObject(flags.where, '--where') as RecallOptions['where']),
-    cursor: flags.cursor,
+    ...scopeRead({ scope, parents, descendants }),
+    kinds: kind,
+    where: where === undefined ? undefined : (parseJsonObject(where, '--where') as RecallOptions['where']),
+    ...rest,
   };
   parseInput(recallOptionsSchema, options);
   const wantsVectors = flags.mode === undefined ? Boolean(query?.trim()) : flags.mode !== 'lexical';
   const embedder = wantsVectors ? 'static' : 'none';
   const mode = flags.mode ?? defaultRecallMode(wantsVectors);
-  const hits = await withReader(dbPath, flags.at, { embedder }, (db) => db.memory.recall(options));
+  const hits = await withReader(dbPath, at, { embedder }, (db) => db.memory.recall(options));
   return { mode, hits };
 }
 
@@ -129,14 +115,10 @@ export function memoryCommand(): Command {
     .option('--key <key>', 'the slot it fills in its scope: writing a held key again updates that fact')
     .option('--meta <json>', 'metadata, a JSON object')
     .option('--expires <instant>', 'an ISO-8601 date-time from which the fact is no longer read')
-    .action(async (inline: string | undefined, opts: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
+    .action(async (inline: string | undefined, { file, ...opts }: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const input = parseInput(writeMemoryInputSchema, {
-        content: await textFromFlags(inline, opts.file, 'memory content'),
-        ...itemFields(opts),
-        scope: scopeFrom(opts),
-        operationId: opts.operationId,
-      });
+      const content = await textFromFlags(inline, file, 'memory content');
+      const input = parseInput(writeMemoryInputSchema, { ...itemFields(opts), content, scope: scopeFrom(opts) });
       const item = await withDatabase(ctx.dbPath, { create: true }, (db) => db.memory.write(input));
       show(ctx, item, item.id);
     });
@@ -200,12 +182,7 @@ export function memoryCommand(): Command {
     .option('--sync-version <n>', 'only if the fact is still at this syncVersion', nonNegativeInt)
     .action(async (id: string, opts: OperationFlags & ItemFlags & { content?: string; syncVersion?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const patch = parseInput(updateMemoryInputSchema, {
-        content: opts.content,
-        ...itemFields(opts),
-        syncVersion: opts.syncVersion,
-        operationId: opts.operationId,
-      });
+      const patch = parseInput(updateMemoryInputSchema, itemFields(opts));
       const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.update(id, patch));
       show(ctx, item, `updated memory item ${item.id} (syncVersion ${item.syncVersion})`);
     });

@@ -38,17 +38,10 @@ export function retentionCommand(): Command {
     .option('--kind <kind>', 'with --record memory: only memory of this kind')
     .option('--id <id>', 'names the policy (default: from what it covers, e.g. memory:scratch@*)')
     .option('--action <action>', `what a sweep does: ${RETENTION_ACTIONS.join(', ')} (default: tombstone)`, oneOf(RETENTION_ACTIONS))
-    .action(async (opts: ScopeFlags & { record: string; maxAge: string; kind?: string; id?: string; action?: string }, cmd: Command) => {
+    .action(async ({ kind, maxAge, ...opts }: ScopeFlags & { record: string; maxAge: string; kind?: string; id?: string; action?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const maxAge = /^\d+$/.test(opts.maxAge) ? Number(opts.maxAge) : opts.maxAge;
-      const input = parseInput(setRetentionInputSchema, {
-        id: opts.id,
-        scope: scopeFrom(opts),
-        record: opts.record,
-        memoryKind: opts.kind,
-        maxAge,
-        action: opts.action,
-      });
+      const maxAgeInput = /^\d+$/.test(maxAge) ? Number(maxAge) : maxAge;
+      const input = parseInput(setRetentionInputSchema, { ...opts, scope: scopeFrom(opts), memoryKind: kind, maxAge: maxAgeInput });
       const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.set(input));
       show(ctx, policy, `set retention policy ${policy.id}: ${policy.record} after ${age(policy.maxAgeMs)} (${policy.action})`);
     });

@@ -25,8 +25,8 @@ import { withDatabase } from '../database.js';
 import { withAtFlag, withReader } from '../at.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
-import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, textFromFlags, unitInterval } from '../parse.js';
+import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
 import { printHits, printTranscript } from '../transcript.js';
 
 export const sessionColumns: Column<Session>[] = [
@@ -58,8 +58,7 @@ interface AppendFlags extends OperationFlags {
 }
 
 /** Flags of `sessions search`. */
-interface SearchFlags extends ScopeFlags {
-  descendants?: boolean;
+interface SearchFlags extends ScopeReadFlags {
   cursor?: string;
   session?: string;
   role?: string[];
@@ -82,11 +81,10 @@ export function sessionsCommand(): Command {
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: ScopeFlags & { limit?: number; offset?: number; descendants?: boolean; cursor?: string; at?: string }, cmd: Command) => {
+    .action(async ({ at, scope, descendants, ...page }: ScopeReadFlags & { limit?: number; offset?: number; cursor?: string; at?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const scope = scopeFrom(opts);
-      const options = { limit: opts.limit, offset: opts.offset, scope, includeDescendants: scope ? opts.descendants : undefined, cursor: opts.cursor };
-      const sessions = await withReader(ctx.dbPath, opts.at, {}, (db) => db.sessions.list(options));
+      const options = { ...page, ...scopeRead({ scope, descendants }) };
+      const sessions = await withReader(ctx.dbPath, at, {}, (db) => db.sessions.list(options));
       show(ctx, sessions, () => printTable(sessionColumns, sessions, '(no sessions)'));
     });
 
@@ -129,15 +127,8 @@ export function sessionsCommand(): Command {
     .option('--metadata <json>', 'a JSON object stored with the session')
     .action(async (opts: ScopeFlags & OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      // Checked before the file is created: a refused write leaves nothing behind.
-      const input = parseInput(createSessionInputSchema, {
-        title: opts.title,
-        model: opts.model,
-        id: opts.id,
-        scope: scopeFrom(opts),
-        metadata: metadataFrom(opts.metadata),
-        operationId: opts.operationId,
-      });
+      // Checked before the file is created: a refused write leaves nothing behind. The flags are the input's fields.
+      const input = parseInput(createSessionInputSchema, { ...opts, scope: scopeFrom(opts), metadata: metadataFrom(opts.metadata) });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       show(ctx, session, session.id);
     });
@@ -150,14 +141,8 @@ export function sessionsCommand(): Command {
     .option('--sync-version <n>', 'only if the session is still at this syncVersion', nonNegativeInt)
     .action(async (id: string, opts: ScopeFlags & OperationFlags & { title?: string; metadata?: string; syncVersion?: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
-      // Checked before the database is opened: a refused change opens nothing.
-      const patch = parseInput(updateSessionInputSchema, {
-        title: opts.title,
-        metadata: metadataFrom(opts.metadata),
-        scope: scopeFrom(opts),
-        syncVersion: opts.syncVersion,
-        operationId: opts.operationId,
-      });
+      // Checked before the database is opened: a refused change opens nothing. The flags are the patch's fields.
+      const patch = parseInput(updateSessionInputSchema, { ...opts, metadata: metadataFrom(opts.metadata), scope: scopeFrom(opts) });
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.update(id, patch));
       show(ctx, session, `updated session ${session.id} (syncVersion ${session.syncVersion})`);
     });
@@ -248,20 +233,13 @@ export function sessionsCommand(): Command {
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
     .action(async (query: string | undefined, opts: SearchFlags, cmd: Command) => {
       const ctx = contextOf(cmd);
-      const scope = scopeFrom(opts);
+      const { scope, descendants, session, role, at, ...rest } = opts;
       const options: SearchSessionsOptions = {
         query,
-        scope,
-        includeDescendants: scope ? opts.descendants : undefined,
-        cursor: opts.cursor,
-        sessionId: opts.session,
-        roles: opts.role as TurnRole[] | undefined,
-        mode: opts.mode,
-        order: opts.order,
-        limit: opts.limit,
-        minScore: opts.minScore,
-        match: opts.match,
-        context: opts.context,
+        ...scopeRead({ scope, descendants }),
+        sessionId: session,
+        roles: role as TurnRole[] | undefined,
+        ...rest,
       };
       parseInput(searchSessionsOptionsSchema, options);
       // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.

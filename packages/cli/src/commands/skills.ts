@@ -12,8 +12,8 @@ import { withAtFlag, withReader } from '../at.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
-import type { ScopeFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom } from '../parse.js';
+import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom, scopeRead } from '../parse.js';
 
 export const skillColumns: Column<Skill>[] = [
   { header: 'slug', cell: (s) => s.slug, max: 32 },
@@ -44,6 +44,14 @@ function printSkill(skill: Skill): void {
   print(skill.body || '(empty body)');
 }
 
+/** Flags of `skills search`. */
+interface SearchFlags extends ScopeReadFlags {
+  limit?: number;
+  order: (typeof SKILL_SEARCH_ORDERS)[number];
+  cursor?: string;
+  at?: string;
+}
+
 interface UpsertFlags extends ScopeFlags, OperationFlags {
   file?: string;
   name?: string;
@@ -55,20 +63,12 @@ interface UpsertFlags extends ScopeFlags, OperationFlags {
 }
 
 /** The upsert input: the file's JSON object, overridden by the flags. */
-async function upsertInput(slug: string | undefined, flags: UpsertFlags): Promise<UpsertSkillInput> {
-  const input: Record<string, unknown> = flags.file === undefined ? {} : parseJsonObject(await readText(flags.file), flags.file === '-' ? 'stdin' : flags.file);
-  if (flags.body !== undefined && flags.bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
-  const set = (key: string, value: unknown): void => {
-    if (value !== undefined) input[key] = value;
-  };
-  set('slug', slug);
-  set('name', flags.name);
-  set('body', flags.bodyFile === undefined ? flags.body : await readText(flags.bodyFile));
-  set('tags', flags.tag);
-  set('check', flags.check);
-  set('syncVersion', flags.syncVersion);
-  set('scope', scopeFrom(flags));
-  set('operationId', flags.operationId);
+async function upsertInput(slug: string | undefined, { file, body, bodyFile, tag, scope, ...fields }: UpsertFlags): Promise<UpsertSkillInput> {
+  const input: Record<string, unknown> = file === undefined ? {} : parseJsonObject(await readText(file), file === '-' ? 'stdin' : file);
+  if (body !== undefined && bodyFile !== undefined) throw new UserError('give the body inline or from a file, not both');
+  const given = { ...fields, slug, body: bodyFile === undefined ? body : await readText(bodyFile), tags: tag, scope: scopeFrom({ scope }) };
+  // A flag given overrides the file's field; one left out keeps it.
+  for (const [key, value] of Object.entries(given)) if (value !== undefined) input[key] = value;
   if (input.slug === undefined) throw new UserError('the skill needs a slug (an argument, or "slug" in --file)');
   return input as UpsertSkillInput;
 }
@@ -116,34 +116,12 @@ export function skillsCommand(): Command {
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(
-      async (
-        query: string,
-        opts: ScopeFlags & {
-          limit?: number;
-          order: (typeof SKILL_SEARCH_ORDERS)[number];
-          parents?: boolean;
-          descendants?: boolean;
-          cursor?: string;
-          at?: string;
-        },
-        cmd: Command,
-      ) => {
-        const ctx = contextOf(cmd);
-        const scope = scopeFrom(opts);
-        const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
-          db.skills.search(query, {
-            limit: opts.limit,
-            order: opts.order,
-            scope,
-            includeParentScopes: scope ? opts.parents : undefined,
-            includeDescendants: scope ? opts.descendants : undefined,
-            cursor: opts.cursor,
-          }),
-        );
-        show(ctx, skills, () => printTable(skillColumns, skills, '(no matching skills)'));
-      },
-    );
+    .action(async (query: string, { at, scope, parents, descendants, ...rest }: SearchFlags, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const options = { ...rest, ...scopeRead({ scope, parents, descendants }) };
+      const skills = await withReader(ctx.dbPath, at, {}, (db) => db.skills.search(query, options));
+      show(ctx, skills, () => printTable(skillColumns, skills, '(no matching skills)'));
+    });
 
   withScopeFlags(withOperationId(group.command('upsert')), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')

@@ -2,10 +2,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { IdGenerator, Provider } from '@agentstate/core';
-import { NotFoundError } from '@agentstate/core';
+import type { EventSourcedProvider, IdGenerator, Provider, Scope } from '@agentstate/core';
+import { NotFoundError, UnavailableError } from '@agentstate/core';
 import { toolError } from '../errors.js';
+import { fullArg } from '../schemas.js';
 import type { ScopePolicy } from '../scope-policy.js';
+import { type View, viewFor } from '../views.js';
 
 /** The shared state of one server's tools. */
 export interface ToolContext {
@@ -16,6 +18,12 @@ export interface ToolContext {
   readonly ids: IdGenerator;
   /** Provenance of memory written without a `source`: the MCP client's name when it gave one. */
   defaultSource(): string;
+}
+
+/** The provider as one that keeps an event log, or an error saying that it keeps none, so has no `what`. */
+export function eventSourced(provider: Provider, what: string): EventSourcedProvider {
+  if (!('log' in provider) || !('history' in provider)) throw new UnavailableError(`this provider keeps no event log, so it has no ${what}`);
+  return provider as EventSourcedProvider;
 }
 
 /** What a tool does to the records it names, as the MCP hints tell clients. */
@@ -35,22 +43,26 @@ export interface ToolSpec<I extends ZodRawShapeCompat, O extends ZodRawShapeComp
   effect: keyof typeof EFFECTS;
   input: I;
   output: O;
-  run(args: ShapeOutput<I>): Promise<Record<string, unknown>>;
+  /** False for a tool that answers no records; the others take `full` and run with its {@link View}. */
+  records?: false;
+  run(args: ShapeOutput<I>, view: View): Promise<Record<string, unknown>>;
 }
 
 /**
  * Registers tool `name` on `server`. It answers with its handler's result as
  * structured content (and as JSON text, for clients that only read text), or
  * with an error result; every tool acts only on the agentstate database.
+ * A tool that answers records takes `full` (lean records unless true).
  */
 export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(server: McpServer, name: string, spec: ToolSpec<I, O>): void {
   const annotations = { ...EFFECTS[spec.effect], openWorldHint: false };
   // The SDK checked the arguments against `spec.input` before the handler sees them.
-  const input: ZodRawShapeCompat = spec.input;
+  const input: ZodRawShapeCompat = spec.records === false ? spec.input : { ...spec.input, full: fullArg };
   const config = { title: spec.title, description: spec.description, inputSchema: input, outputSchema: spec.output, annotations };
-  server.registerTool(name, config, async (args): Promise<CallToolResult> => {
+  server.registerTool(name, config, async ({ full, ...args }): Promise<CallToolResult> => {
     try {
-      const value = await spec.run(args as ShapeOutput<I>);
+      // `full` is the face's own: it never reaches a provider call.
+      const value = await spec.run(args as ShapeOutput<I>, viewFor(full as boolean | undefined));
       return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
     } catch (error) {
       return toolError(error);
@@ -59,22 +71,27 @@ export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(s
 }
 
 /**
- * What a delete tool answers for `found`, a live record or a tombstone: a
- * live one is deleted by `remove`; a tombstone is the answer, so a repeated
- * delete succeeds as the tools' `idempotentHint` promises. With an
+ * What a delete tool answers for the `entity` `id` of `store`, under the
+ * scope rules: a live record (an expired one included) is deleted; a
+ * tombstone is the answer, so a repeated delete succeeds as the tools'
+ * `idempotentHint` promises; one that never existed is not found. With an
  * `operationId`, a tombstone's delete replays that operation first: its
  * recorded answer wins and a reused id with other arguments stays a
  * conflict; an id no operation recorded finds no live record and answers the
  * tombstone too.
  */
-export async function deleteOnce<T extends { deleted: boolean }>(
-  found: T,
+export async function deleteOnce<T extends { id: string; scope: Scope; deleted: boolean }>(
+  ctx: ToolContext,
+  entity: string,
+  store: { getAny(id: string): Promise<T>; delete(id: string, options: { operationId?: string }): Promise<T> },
+  id: string,
   operationId: string | undefined,
-  remove: (operationId: string | undefined) => Promise<T>,
 ): Promise<T> {
-  if (!found.deleted) return remove(operationId);
+  const found = await store.getAny(id);
+  ctx.policy.assertWritable(entity, id, found.scope);
+  if (!found.deleted) return store.delete(found.id, { operationId });
   if (operationId === undefined) return found;
-  return remove(operationId).catch((error: unknown) => {
+  return store.delete(found.id, { operationId }).catch((error: unknown) => {
     if (error instanceof NotFoundError) return found;
     throw error;
   });

@@ -3,12 +3,11 @@
  * between two points of the log, limited to the records this server may read.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { EventSourcedProvider, RecordDiff, Scope, Turn } from '@agentstate/core';
+import type { RecordDiff, Scope, Turn } from '@agentstate/core';
 import { parsePoint } from '@agentstate/open';
-import { STATE_STREAM, UnavailableError } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
 import { diffInputs, outputs } from '../schemas.js';
-import { tool, type ToolContext } from './context.js';
-import { viewFor } from '../views.js';
+import { eventSourced, tool, type ToolContext } from './context.js';
 
 /** Only the records `keep` lets through, each as `show` projects it. */
 function only<T>(diff: RecordDiff<T>, keep: (record: T) => boolean, show: (record: T) => object) {
@@ -31,9 +30,8 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
     input: diffInputs,
     output: outputs.diff,
     effect: 'read',
-    async run(args) {
-      const source = provider as Partial<EventSourcedProvider>;
-      if (!source.diff || !source.log) throw new UnavailableError('this provider keeps no log, so it has no history to compare');
+    async run(args, view) {
+      const source = eventSourced(provider, 'history to compare');
       const to = args.to === undefined ? { seq: await source.log.head(STATE_STREAM) } : parsePoint(args.to);
       const diff = await source.diff({ from: parsePoint(args.from), to });
       const readable = (record: { scope: Scope }) => policy.canRead(record.scope);
@@ -47,7 +45,6 @@ export function registerDiffTools(server: McpServer, ctx: ToolContext): void {
         const scope = scopes.get(turn.sessionId);
         return scope !== undefined && policy.canRead(scope);
       };
-      const view = viewFor(args.full);
       return {
         from: diff.from,
         to: diff.to,

@@ -4,13 +4,11 @@
  * `--allow-purge` (`allowPurge`): it erases for good, so no client gets it by default.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { EventSourcedProvider, Provider } from '@agentstate/core';
-import { purgeReasonSchema, UnavailableError } from '@agentstate/core';
+import { purgeReasonSchema } from '@agentstate/core';
 import { z } from 'zod';
 import { UsageError } from '../usage-error.js';
-import { fullArg, memoryItemOutputSchema, scopeArg } from '../schemas.js';
-import { viewFor } from '../views.js';
-import { tool, type ToolContext } from './context.js';
+import { memoryItemOutputSchema, scopeArg } from '../schemas.js';
+import { eventSourced, tool, type ToolContext } from './context.js';
 
 const historyOutput = {
   versions: z.array(z.object({ seq: z.number(), time: z.string(), type: z.string(), erasedBy: z.number().optional(), item: memoryItemOutputSchema })),
@@ -25,26 +23,19 @@ const purgeOutput = {
   memory: ids,
 };
 
-/** The provider's history and purge, or an error naming what it lacks. */
-function lifecycleOf(provider: Provider): EventSourcedProvider {
-  if (!('history' in provider) || !('purge' in provider)) throw new UnavailableError('this provider keeps no event log, so it has no history and cannot purge');
-  return provider as EventSourcedProvider;
-}
-
 /** Registers `memory_history`, and `purge` when `allowPurge`. */
 export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allowPurge: boolean): void {
   const { provider, policy } = ctx;
   tool(server, 'memory_history', {
     title: 'History of a memory item',
     description: 'Every version of a memory item, oldest first: the event seq, time and type, and the item as that event left it.',
-    input: { id: z.string().describe('The memory item id.'), full: fullArg },
+    input: { id: z.string().describe('The memory item id.') },
     output: historyOutput,
     effect: 'read',
-    async run(args) {
+    async run(args, view) {
       const found = await provider.memory.getAny(args.id);
       policy.assertReadable('memory', args.id, found.scope);
-      const versions = (await lifecycleOf(provider).history(args.id)).filter((v) => v.kind === 'memory');
-      const view = viewFor(args.full);
+      const versions = (await eventSourced(provider, 'history').history(args.id)).filter((v) => v.kind === 'memory');
       return { versions: versions.map((v) => ({ seq: v.seq, time: v.time, type: v.type, erasedBy: v.erasedBy, item: view.memory(v.record) })) };
     },
   });
@@ -60,9 +51,10 @@ export function registerLifecycleTools(server: McpServer, ctx: ToolContext, allo
     },
     output: purgeOutput,
     effect: 'delete',
+    records: false,
     async run(args) {
       if ((args.id === undefined) === (args.scope === undefined)) throw new UsageError('give exactly one of id or scope');
-      const lifecycle = lifecycleOf(provider);
+      const lifecycle = eventSourced(provider, 'history and cannot purge');
       if (args.id !== undefined) {
         const found = await provider.memory.getAny(args.id);
         policy.assertWritable('memory', args.id, found.scope);

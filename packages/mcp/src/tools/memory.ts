@@ -3,7 +3,6 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RecallOptions } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
 import { tool, deleteOnce, type ToolContext } from './context.js';
-import { viewFor } from '../views.js';
 
 /** Registers the memory tools on `server`. */
 export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
@@ -16,10 +15,9 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     input: memoryInputs.remember,
     output: outputs.item,
     effect: 'write',
-    async run(args) {
-      const { full, ...input } = args;
+    async run(input, view) {
       const item = await provider.memory.write({ ...input, source: input.source ?? ctx.defaultSource(), scope: policy.target(input.scope) });
-      return { item: viewFor(full).memory(item) };
+      return { item: view.memory(item) };
     },
   });
 
@@ -30,12 +28,10 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     input: memoryInputs.update,
     output: outputs.item,
     effect: 'write',
-    async run(args) {
-      const found = await provider.memory.get(args.id);
-      policy.assertWritable('memory', args.id, found.scope);
-      const { id: _, full, expectedSyncVersion, ...patch } = args;
-      const item = await provider.memory.update(found.id, { ...patch, syncVersion: expectedSyncVersion });
-      return { item: viewFor(full).memory(item) };
+    async run({ id, expectedSyncVersion, ...patch }, view) {
+      const found = await provider.memory.get(id);
+      policy.assertWritable('memory', id, found.scope);
+      return { item: view.memory(await provider.memory.update(found.id, { ...patch, syncVersion: expectedSyncVersion })) };
     },
   });
 
@@ -46,15 +42,14 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     input: memoryInputs.recall,
     output: outputs.hits,
     effect: 'read',
-    async run(args) {
-      const { full, scope, includeParentScopes, where, ...options } = args;
+    async run({ scope, includeParentScopes, where, ...options }, view) {
       const hits = await provider.memory.recall({
         ...options,
         where: where as RecallOptions['where'],
         scope: policy.target(scope),
         includeParentScopes: policy.includeParents(includeParentScopes),
       });
-      return { hits: hits.map(viewFor(full).hit), nextCursor: hits.nextCursor };
+      return { hits: hits.map(view.memory), nextCursor: hits.nextCursor };
     },
   });
 
@@ -65,12 +60,8 @@ export function registerMemoryTools(server: McpServer, ctx: ToolContext): void {
     input: memoryInputs.forget,
     output: outputs.item,
     effect: 'delete',
-    async run(args) {
-      // A live item (expired ones included) or a tombstone; one that never existed is not_found.
-      const found = await provider.memory.getAny(args.id);
-      policy.assertWritable('memory', args.id, found.scope);
-      const item = await deleteOnce(found, args.operationId, (operationId) => provider.memory.delete(found.id, { operationId }));
-      return { item: viewFor(args.full).memory(item) };
+    async run(args, view) {
+      return { item: view.memory(await deleteOnce(ctx, 'memory', provider.memory, args.id, args.operationId)) };
     },
   });
 }

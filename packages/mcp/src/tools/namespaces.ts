@@ -21,6 +21,7 @@ export function registerNamespaceTools(server: McpServer, ctx: ToolContext): voi
     input: namespaceInputs,
     output: outputs.namespaces,
     effect: 'read',
+    records: false,
     async run(args) {
       const prefix = policy.target(args.prefix);
       // Without subscopes only the bound scope is reachable: every deeper scope is cut back to it.

@@ -6,21 +6,14 @@ import { outputs, sessionInputs } from '../schemas.js';
 import { ScopeDeniedError } from '../scope-policy.js';
 import { operationSessionUuid } from '../operation.js';
 import { tool, deleteOnce, type ToolContext } from './context.js';
-import { viewFor } from '../views.js';
 
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
 
-/** Checks a live session against the scope rules, `write` or read. */
-function assertSessionAccess(ctx: ToolContext, session: Session, write: boolean): void {
-  if (write) ctx.policy.assertWritable('session', session.id, session.scope);
-  else ctx.policy.assertReadable('session', session.id, session.scope);
-}
-
 /** The live session `id`, when this server may read it (else `NotFoundError`). */
 export async function readableSession(ctx: ToolContext, id: string): Promise<Session> {
   const session = await ctx.provider.sessions.get(id);
-  assertSessionAccess(ctx, session, false);
+  ctx.policy.assertReadable('session', id, session.scope);
   return session;
 }
 
@@ -35,7 +28,7 @@ function includeDescendants(ctx: ToolContext, requested: boolean | undefined): b
 /** Registers the session tools on `server`. */
 export function registerSessionTools(server: McpServer, ctx: ToolContext): void {
   const { provider, policy } = ctx;
-  const assertWritable = async (id: string): Promise<void> => assertSessionAccess(ctx, await provider.sessions.get(id), true);
+  const assertWritable = async (id: string): Promise<void> => policy.assertWritable('session', id, (await provider.sessions.get(id)).scope);
 
   tool(server, 'session_create', {
     title: 'Create a session',
@@ -43,10 +36,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.create,
     output: outputs.session,
     effect: 'write',
-    async run(args) {
-      const { full, ...input } = args;
+    async run(input, view) {
       const id = input.operationId === undefined ? ctx.ids.next() : operationSessionUuid(input.operationId);
-      return { session: viewFor(full).session(await provider.sessions.create({ id, ...input, scope: policy.target(input.scope) })) };
+      return { session: view.session(await provider.sessions.create({ id, ...input, scope: policy.target(input.scope) })) };
     },
   });
 
@@ -57,10 +49,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.appendTurn,
     output: outputs.turn,
     effect: 'write',
-    async run(args) {
-      const { full, ...input } = args;
+    async run(input, view) {
       await assertWritable(input.sessionId);
-      return { turn: viewFor(full).turn(await provider.sessions.appendTurn(input)) };
+      return { turn: view.turn(await provider.sessions.appendTurn(input)) };
     },
   });
 
@@ -71,10 +62,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.read,
     output: outputs.transcript,
     effect: 'read',
-    async run(args) {
-      const session = await readableSession(ctx, args.sessionId);
-      const turns = await provider.sessions.turns(args.sessionId, { afterSeq: args.afterSeq, limit: args.limit, last: args.last, cursor: args.cursor });
-      const view = viewFor(args.full);
+    async run({ sessionId, ...options }, view) {
+      const session = await readableSession(ctx, sessionId);
+      const turns = await provider.sessions.turns(sessionId, options);
       return { session: view.session(session), turns: turns.map(view.turn), nextCursor: turns.nextCursor };
     },
   });
@@ -86,17 +76,11 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.update,
     output: outputs.session,
     effect: 'write',
-    async run(args) {
-      await assertWritable(args.sessionId);
-      const session = await provider.sessions.update(args.sessionId, {
-        title: args.title,
-        metadata: args.metadata,
-        // Only a scope the caller names moves the session, and only within the server's own.
-        ...(args.scope === undefined ? {} : { scope: policy.target(args.scope) }),
-        syncVersion: args.expectedSyncVersion,
-        operationId: args.operationId,
-      });
-      return { session: viewFor(args.full).session(session) };
+    async run({ sessionId, scope, expectedSyncVersion, ...patch }, view) {
+      await assertWritable(sessionId);
+      // Only a scope the caller names moves the session, and only within the server's own.
+      const moved = scope === undefined ? {} : { scope: policy.target(scope) };
+      return { session: view.session(await provider.sessions.update(sessionId, { ...patch, ...moved, syncVersion: expectedSyncVersion })) };
     },
   });
 
@@ -106,9 +90,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.removeLastTurn,
     output: outputs.turn,
     effect: 'remove',
-    async run(args) {
+    async run(args, view) {
       await assertWritable(args.sessionId);
-      return { turn: viewFor(args.full).turn(await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId })) };
+      return { turn: view.turn(await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId })) };
     },
   });
 
@@ -120,10 +104,9 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.replaceSuffix,
     output: outputs.turns,
     effect: 'remove',
-    async run(args) {
-      await assertWritable(args.sessionId);
-      const turns = await provider.sessions.replaceSuffix(args.sessionId, { expected: args.expected, turns: args.turns, operationId: args.operationId });
-      return { turns: turns.map(viewFor(args.full).turn) };
+    async run({ sessionId, ...input }, view) {
+      await assertWritable(sessionId);
+      return { turns: (await provider.sessions.replaceSuffix(sessionId, input)).map(view.turn) };
     },
   });
 
@@ -135,7 +118,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.list,
     output: outputs.sessions,
     effect: 'read',
-    async run(args) {
+    async run(args, view) {
       const scope = policy.target(args.scope);
       const descendants = includeDescendants(ctx, args.includeDescendants);
       const page = pageSessions(
@@ -143,7 +126,7 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
         { method: 'mcp.session_list', query: { scope, includeDescendants: descendants } },
         { order: args.order, offset: args.offset, limit: args.limit ?? DEFAULT_LIST_LIMIT, cursor: args.cursor },
       );
-      return { sessions: page.map(viewFor(args.full).session), nextCursor: page.nextCursor };
+      return { sessions: page.map(view.session), nextCursor: page.nextCursor };
     },
   });
 
@@ -156,14 +139,13 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.search,
     output: outputs.turnHits,
     effect: 'read',
-    async run(args) {
-      const { scope, includeDescendants: descendantsArg, sessionId, full, ...rest } = args;
+    async run({ scope, includeDescendants: descendantsArg, sessionId, ...rest }, view) {
       // One session: checked like session_read; a scope the call names narrows it further.
       const inScope = { scope: policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
       const narrowed = scope !== undefined || descendantsArg !== undefined;
       const where = sessionId === undefined ? inScope : { sessionId: (await readableSession(ctx, sessionId)).id, ...(narrowed ? inScope : {}) };
       const hits = await provider.sessions.search({ ...rest, ...where });
-      return { hits: hits.map(viewFor(full).turnHit), nextCursor: hits.nextCursor };
+      return { hits: hits.map(view.turnHit), nextCursor: hits.nextCursor };
     },
   });
 
@@ -174,12 +156,8 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.delete,
     output: outputs.session,
     effect: 'delete',
-    async run(args) {
-      // A live session or a tombstone, under the same scope rules; one that never existed is not_found.
-      const found = await provider.sessions.getAny(args.sessionId);
-      assertSessionAccess(ctx, found, true);
-      const session = await deleteOnce(found, args.operationId, (operationId) => provider.sessions.delete(found.id, { operationId }));
-      return { session: viewFor(args.full).session(session) };
+    async run(args, view) {
+      return { session: view.session(await deleteOnce(ctx, 'session', provider.sessions, args.sessionId, args.operationId)) };
     },
   });
 }

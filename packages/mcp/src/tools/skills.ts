@@ -1,43 +1,26 @@
 /** Skill tools: search, get, save, record an outcome, delete. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Scope, Skill } from '@agentstate/core';
+import type { Skill } from '@agentstate/core';
 import { NotFoundError, sameScope } from '@agentstate/core';
 import { outputs, skillInputs } from '../schemas.js';
 import { tool, type ToolContext } from './context.js';
-import { viewFor } from '../views.js';
 
 /** The default number of skills a search returns. */
 const DEFAULT_SEARCH_LIMIT = 20;
 
 /**
- * The skill a read names: by id, any skill this server may read; by slug,
- * the most specific one along the target's scopes (its parents too when
- * `includeParents`).
+ * The skill a call names: by id, any skill this server may read (`write`:
+ * change); by slug, the most specific one along the target's scopes (its
+ * parents too when `includeParents`) for a read, and exactly the target
+ * scope's for a write (which never falls through to a parent's skill of the
+ * same slug).
  */
-export async function findSkill(ctx: ToolContext, key: string, scope: readonly string[] | undefined, includeParents: boolean | undefined): Promise<Skill> {
+export async function findSkill(ctx: ToolContext, key: string, scope: readonly string[] | undefined, includeParents?: boolean, write = false): Promise<Skill> {
   const target = ctx.policy.target(scope);
-  const inc = ctx.policy.includeParents(includeParents);
+  const bySlug = write ? [target] : ctx.policy.readScopes(target, ctx.policy.includeParents(includeParents));
   const found = await ctx.provider.skills.get(key, { scope: target });
-  if (found.id === key) {
-    ctx.policy.assertReadable('skill', key, found.scope);
-    return found;
-  }
-  if (!ctx.policy.readScopes(target, inc).some((s) => sameScope(s, found.scope))) throw new NotFoundError('skill', key);
-  return found;
-}
-
-/**
- * The skill a write names: by id, any skill this server may change; by
- * slug, the one in exactly the target scope (a write never falls through to
- * a parent's skill of the same slug).
- */
-async function findSkillToChange(ctx: ToolContext, key: string, target: Scope): Promise<Skill> {
-  const found = await ctx.provider.skills.get(key, { scope: target });
-  if (found.id === key) {
-    ctx.policy.assertWritable('skill', key, found.scope);
-    return found;
-  }
-  if (!sameScope(found.scope, target)) throw new NotFoundError('skill', key);
+  if (found.id === key) ctx.policy[write ? 'assertWritable' : 'assertReadable']('skill', key, found.scope);
+  else if (!bySlug.some((s) => sameScope(s, found.scope))) throw new NotFoundError('skill', key);
   return found;
 }
 
@@ -52,16 +35,14 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.search,
     output: outputs.skills,
     effect: 'read',
-    async run(args) {
-      const scope = policy.target(args.scope);
-      const skills = await provider.skills.search(args.query ?? '', {
-        limit: args.limit ?? DEFAULT_SEARCH_LIMIT,
-        order: args.order,
-        scope,
-        includeParentScopes: policy.includeParents(args.includeParentScopes),
-        cursor: args.cursor,
+    async run({ query, scope, includeParentScopes, limit = DEFAULT_SEARCH_LIMIT, ...rest }, view) {
+      const skills = await provider.skills.search(query ?? '', {
+        ...rest,
+        limit,
+        scope: policy.target(scope),
+        includeParentScopes: policy.includeParents(includeParentScopes),
       });
-      return { skills: skills.map(viewFor(args.full).skill), nextCursor: skills.nextCursor };
+      return { skills: skills.map(view.skill), nextCursor: skills.nextCursor };
     },
   });
 
@@ -71,7 +52,7 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.get,
     output: outputs.skill,
     effect: 'read',
-    run: async (args) => ({ skill: viewFor(args.full).skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) }),
+    run: async (args, view) => ({ skill: view.skill(await findSkill(ctx, args.skill, args.scope, args.includeParentScopes)) }),
   });
 
   tool(server, 'skill_save', {
@@ -82,10 +63,8 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.save,
     output: outputs.skill,
     effect: 'write',
-    async run(args) {
-      const { full, expectedSyncVersion, ...input } = args;
-      const skill = await provider.skills.upsert({ ...input, scope: policy.target(input.scope), syncVersion: expectedSyncVersion });
-      return { skill: viewFor(full).skill(skill) };
+    async run({ expectedSyncVersion, ...input }, view) {
+      return { skill: view.skill(await provider.skills.upsert({ ...input, scope: policy.target(input.scope), syncVersion: expectedSyncVersion })) };
     },
   });
 
@@ -95,9 +74,9 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.recordOutcome,
     output: outputs.skill,
     effect: 'write',
-    async run(args) {
-      const found = await findSkillToChange(ctx, args.skill, policy.target(args.scope));
-      return { skill: viewFor(args.full).skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
+    async run(args, view) {
+      const found = await findSkill(ctx, args.skill, args.scope, undefined, true);
+      return { skill: view.skill(await provider.skills.recordOutcome(found.id, { success: args.success, operationId: args.operationId })) };
     },
   });
 
@@ -108,12 +87,12 @@ export function registerSkillTools(server: McpServer, ctx: ToolContext): void {
     input: skillInputs.delete,
     output: outputs.skill,
     effect: 'delete',
-    async run(args) {
+    async run(args, view) {
       // A live skill or a tombstone, by id (any scope this server may change) or by slug in exactly the
       // target scope, as for live skills; one that never existed is not_found.
       const found = await provider.skills.getAny(args.skill, { scope: policy.target(args.scope) });
       if (found.id === args.skill) policy.assertWritable('skill', found.id, found.scope);
-      return { skill: viewFor(args.full).skill(found.deleted ? found : await provider.skills.delete(found.id)) };
+      return { skill: view.skill(found.deleted ? found : await provider.skills.delete(found.id)) };
     },
   });
 }

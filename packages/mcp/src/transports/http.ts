@@ -13,8 +13,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Provider } from '@agentstate/core';
 import { UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
-import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal } from '@agentstate/core/loopback';
-import { bearerChecker } from './auth.js';
+import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
 import { UsageError } from '../usage-error.js';
 
 /** The address the HTTP server listens on unless told otherwise. */
@@ -69,35 +68,24 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
   checkHttpOptions(options);
   const host = options.host ?? DEFAULT_HOST;
   const loopback = isLoopbackHost(host);
-  const authorized = options.token === undefined ? () => true : bearerChecker(options.token);
+  // tokenChecker compares in constant time, whatever the presented token.
+  const check = options.token === undefined ? undefined : tokenChecker(options.token);
+  const authorized = (header: string | undefined) => check === undefined || check(/^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? '')?.[1]);
   const shared = { ...serverOptions, ids: serverOptions.ids ?? new UuidV7Generator() };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (!authorized(req.headers.authorization)) {
-      sendJsonError(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="agentstate"' });
-      return;
-    }
+    if (!authorized(req.headers.authorization))
+      return sendJsonError(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="agentstate"' });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== MCP_PATH) {
-      sendJsonError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
-      return;
-    }
+    if (path !== MCP_PATH) return sendJsonError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
     if (loopback) {
       const { host: hostHeader, origin } = req.headers;
-      if (!isLoopbackRequest(hostHeader, origin)) {
-        sendJsonError(res, 403, 'Forbidden: this server only answers requests addressed to a loopback host');
-        return;
-      }
+      if (!isLoopbackRequest(hostHeader, origin)) return sendJsonError(res, 403, 'Forbidden: this server only answers requests addressed to a loopback host');
       // Every call may write: without a token, none may come from another program's page.
-      if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, req.socket.localPort ?? 0)) {
-        sendJsonError(res, 403, 'Forbidden: without a token this server answers no web page but its own');
-        return;
-      }
+      if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, req.socket.localPort ?? 0))
+        return sendJsonError(res, 403, 'Forbidden: without a token this server answers no web page but its own');
     }
-    if (req.method !== 'POST') {
-      sendJsonError(res, 405, 'Method not allowed: this server is stateless, POST JSON-RPC to it', { allow: 'POST' });
-      return;
-    }
+    if (req.method !== 'POST') return sendJsonError(res, 405, 'Method not allowed: this server is stateless, POST JSON-RPC to it', { allow: 'POST' });
     const server = createAgentStateServer(provider, shared);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
     res.on('close', () => {
