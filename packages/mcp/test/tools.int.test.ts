@@ -375,6 +375,9 @@ describe('bad arguments', () => {
     ['session_append_turn', { sessionId: 's', role: 'user', content: 'x', metadata: [1] }, /at metadata/],
     ['session_replace_suffix', { sessionId: 's', expected: 'a', turns: [] }, /at expected/],
     ['session_list', { order: 'sideways' }, /at order/],
+    // An unknown argument is refused, not dropped: `project` (an old scope form) must not delete the global skill.
+    ['skill_delete', { skill: 'deploy', project: 'web' }, /project/],
+    ['recall', { query: 'x', projct: 'web' }, /projct/],
   ];
   for (const [tool, args, expected] of cases) {
     it(`${tool} ${JSON.stringify(args).slice(0, 60)} is an error result naming the field`, async () => {

@@ -1,7 +1,8 @@
 /** What every tool handler needs, and the one way a handler answers. */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
+import type { AnySchema, ShapeOutput, ZodRawShapeCompat } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { EventSourcedProvider, IdGenerator, Provider, Scope } from '@agentstate/core';
 import { NotFoundError, UnavailableError } from '@agentstate/core';
 import { toolError } from '../errors.js';
@@ -56,10 +57,12 @@ export interface ToolSpec<I extends ZodRawShapeCompat, O extends ZodRawShapeComp
  */
 export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(server: McpServer, name: string, spec: ToolSpec<I, O>): void {
   const annotations = { ...EFFECTS[spec.effect], openWorldHint: false };
-  // The SDK checked the arguments against `spec.input` before the handler sees them.
-  const input: ZodRawShapeCompat = spec.records === false ? spec.input : { ...spec.input, full: fullArg };
+  // The SDK checked the arguments against `spec.input` before the handler sees them; strict, so an
+  // unknown argument is refused rather than dropped (docs/contract.md §3), as the provider's options are.
+  const input: AnySchema = z.strictObject(spec.records === false ? spec.input : { ...spec.input, full: fullArg });
   const config = { title: spec.title, description: spec.description, inputSchema: input, outputSchema: spec.output, annotations };
-  server.registerTool(name, config, async ({ full, ...args }): Promise<CallToolResult> => {
+  server.registerTool(name, config, async (parsed): Promise<CallToolResult> => {
+    const { full, ...args } = parsed as Record<string, unknown>;
     try {
       // `full` is the face's own: it never reaches a provider call.
       const value = await spec.run(args as ShapeOutput<I>, viewFor(full as boolean | undefined));
