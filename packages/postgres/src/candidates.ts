@@ -1,6 +1,6 @@
 /** Reading lexical candidates page by page and keeping those core's matcher accepts. */
+import type { Params } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
-import type { Params } from './params.js';
 
 /** Rows fetched per page when candidates are verified. */
 const MIN_PAGE = 64;

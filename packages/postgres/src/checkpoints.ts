@@ -5,9 +5,8 @@
  */
 import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
-import { rowCodec } from '@agentstate/core/backend';
+import { Params, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import { Params } from './params.js';
 
 /** A row of `checkpoints`. */
 interface CheckpointRow {

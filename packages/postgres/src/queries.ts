@@ -6,13 +6,12 @@
  */
 import type { MemoryItem, Scope, Skill } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, memoryRowFilter, Params, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
 import { tableLookups } from './lookups.js';
-import { memoryRowFilter } from './metadata.js';
-import { Params } from './params.js';
+import { POSTGRES_METADATA } from './metadata.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
 import { turnQueries } from './turn-queries.js';
 
@@ -24,7 +23,7 @@ function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query
   if (scoped) rest += ` AND ${scoped}`;
   if (table === 'memory') {
     if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-    rest += memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+    rest += memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
   }
   return tsquery === undefined ? { rest } : { tsquery, rest };
 }

@@ -4,9 +4,8 @@
  * scope's descendants the key range {@link descendantKeyRange} gives, so
  * both read an index led by `scope_key`.
  */
-import type { ScopeFilter } from '@agentstate/core/backend';
+import type { Params, ScopeFilter } from '@agentstate/core/backend';
 import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
-import type { Params } from './params.js';
 
 /** The condition, or `undefined` when the filter spans every scope. */
 export function scopeCondition(p: Params, filter: ScopeFilter, column: string): string | undefined {

@@ -5,11 +5,10 @@
  */
 import type { Turn } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareTurnsNewestFirst, pastKeyset, rowCodec } from '@agentstate/core/backend';
+import { compareTurnsNewestFirst, Params, pastKeyset, rowCodec } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database } from './database.js';
 import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
-import { Params } from './params.js';
 
 /** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
 export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {

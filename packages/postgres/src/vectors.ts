@@ -16,11 +16,10 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, memoryRowFilter, Params, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
-import { memoryRowFilter } from './metadata.js';
-import { Params } from './params.js';
+import { POSTGRES_METADATA } from './metadata.js';
 import { scopeCondition } from './scope-sql.js';
 import { turnWhere } from './turn-queries.js';
 
@@ -217,7 +216,7 @@ export function memoryVectors(db: Database, index: VectorIndex): VectorStore<Mem
         const scoped = scopeCondition(p, query, 'r.scope_key');
         if (scoped) sql += ` AND ${scoped}`;
         if (query.kinds !== undefined) sql += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-        return sql + memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+        return sql + memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
       },
       fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
     },

@@ -8,7 +8,7 @@
  * tables. Nothing is written to the file.
  */
 import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import { describeError } from '@agentstate/core/backend';
+import { checkMetadataIndex, describeError } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
 import { mapErrorsAsync } from '../errors.js';
@@ -16,7 +16,6 @@ import type { SqliteLog } from '../log.js';
 import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
-import { checkMetadataIndex } from './metadata.js';
 import { checkIntegrity } from './integrity.js';
 import type { ReplayResult } from './replay.js';
 import { checkReplay } from './replay.js';
@@ -65,7 +64,11 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));
-  problems.push(...guard('tables', () => checkMetadataIndex(conn)));
+  problems.push(
+    ...guard('tables', () =>
+      checkMetadataIndex(rows(conn, 'SELECT n, metadata FROM memory WHERE deleted = 0'), rows(conn, 'SELECT item_n, path, type, value FROM memory_meta')),
+    ),
+  );
   problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
   let pendingVectors: Record<string, number> = {};
   let pendingTurnVectors: Record<string, number> = {};
@@ -101,6 +104,11 @@ function guard(part: 'tables' | 'fts' | 'vectors', check: () => VerifyProblem[])
   } catch (error) {
     return [{ part, message: `the ${part} cannot be checked: ${describeError(error)}`, repair: 'rebuild' }];
   }
+}
+
+/** The rows of a statement, read as the caller iterates them. */
+function rows<R>(conn: Connection, sql: string): Iterable<R> {
+  return { [Symbol.iterator]: () => conn.prepare(sql).iterate() as IterableIterator<R> };
 }
 
 function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
