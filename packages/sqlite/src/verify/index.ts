@@ -8,17 +8,18 @@
  * tables. Nothing is written to the file.
  */
 import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import { checkMetadataIndex, describeError } from '@agentstate/core/backend';
+import { STATE_STREAM } from '@agentstate/core';
+import type { ReplayResult, ReplaySource } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkReplay, describeError } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
 import { mapErrorsAsync } from '../errors.js';
+import { allRecordEvents } from '../history.js';
 import type { SqliteLog } from '../log.js';
 import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
 import { checkIntegrity } from './integrity.js';
-import type { ReplayResult } from './replay.js';
-import { checkReplay } from './replay.js';
 import type { VerifyOptions, VerifyProblem, VerifyReport } from './report.js';
 import { overallRepair } from './report.js';
 import { checkVectors } from './vectors.js';
@@ -38,11 +39,11 @@ export interface VerifyContext {
 /** Verifies the database of `ctx.conn`; see the module comment. */
 export function verify(ctx: VerifyContext, options: VerifyOptions = {}): Promise<VerifyReport> {
   const { conn } = ctx;
-  return mapErrorsAsync(() => conn.exclusive(() => conn.onWriter(() => conn.read(() => verifyNow(ctx, options)))));
+  return mapErrorsAsync(() => conn.exclusive(() => conn.readAcross(() => verifyNow(ctx, options))));
 }
 
-function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
-  const { conn } = ctx;
+async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<VerifyReport> {
+  const { conn, log } = ctx;
   const problems: VerifyProblem[] = [];
   const quick = options.quick === true;
   problems.push(...checkIntegrity(conn, quick));
@@ -52,9 +53,23 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   } catch (error) {
     problems.push({ part: 'tables', message: `the tables cannot be read: ${describeError(error)}`, repair: 'rebuild' });
   }
+  // The identity as the file holds it now, not as the log read it when opened.
+  const source: ReplaySource = {
+    head: (s) => log.head(s),
+    read: (q) => log.read(q),
+    latestSnapshot: (s, o) => log.latestSnapshot(s, o),
+    identity: async () => log.identityNow(),
+  };
   let replay: ReplayResult;
   try {
-    replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
+    replay = await checkReplay(source, {
+      tables: tables ?? emptyTables(),
+      codec: ctx.codec,
+      upcasters: ctx.upcasters,
+      otherStreams: (conn.prepare('SELECT DISTINCT stream FROM events WHERE stream <> ?').pluck().all(STATE_STREAM) as string[]).sort(),
+      onProgress: options.onProgress,
+      historyIndex: async () => allRecordEvents(conn).map((row) => ({ recordId: row.record_id, seq: row.seq })),
+    });
   } catch (error) {
     // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
     replay = {
