@@ -14,7 +14,7 @@
  */
 import type { Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { checkMetadataIndex, checkReplay, describeError, listed, overallRepair, skillSearchText } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkReplay, describeError, InMemoryState, listed, overallRepair, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
@@ -39,7 +39,7 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
     }
     const streams = await sql.rows<{ stream: string }>(`SELECT stream FROM ${db.t('streams')} WHERE stream <> $1 ORDER BY stream`, [STATE_STREAM]);
     const replay = await checkReplay(log.readerIn(sql), {
-      tables: tables ?? emptyTables(),
+      tables: tables ?? new InMemoryState().capture(),
       codec: backend.codec,
       upcasters: backend.upcasters,
       otherStreams: streams.map((s) => s.stream),
@@ -144,8 +144,4 @@ async function checkFullText(backend: PostgresBackend, sql: Sql, tables: Snapsho
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);
   return left.size === new Set(b).size && b.every((x) => left.has(x));
-}
-
-function emptyTables(): Snapshot {
-  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] };
 }

@@ -7,10 +7,10 @@
  * bookkeeping, the full-text indexes against the rows, and the vector
  * tables. Nothing is written to the file.
  */
-import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import type { VerifyReport as CoreVerifyReport, Snapshot, SnapshotCodec, UpcasterRegistry, VerifyProblem } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { ReplayResult, ReplaySource } from '@agentstate/core/backend';
-import { checkMetadataIndex, checkReplay, describeError } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkReplay, describeError, InMemoryState, overallRepair } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
 import { mapErrorsAsync } from '../errors.js';
@@ -20,12 +20,32 @@ import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
 import { checkIntegrity } from './integrity.js';
-import type { VerifyOptions, VerifyProblem, VerifyReport } from './report.js';
-import { overallRepair } from './report.js';
 import { checkVectors } from './vectors.js';
 
-export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './report.js';
-export { REPAIR_ADVICE } from './report.js';
+export type { Repair, VerifyPart, VerifyProblem } from '@agentstate/core';
+export { REPAIR_ADVICE } from '@agentstate/core';
+
+/** Options of `verify()`. */
+export interface VerifyOptions {
+  /**
+   * Use SQLite's `quick_check` instead of the full `integrity_check`: much
+   * faster on large files, but it does not check that every index agrees
+   * with its table. Default: the full check.
+   */
+  quick?: boolean;
+  /** Called while the log is replayed, with the events done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/** The outcome of `verify()`: core's report, with what only a SQLite file has. */
+export interface VerifyReport extends CoreVerifyReport {
+  /** Which SQLite check ran over the pages. */
+  integrityCheck: 'full' | 'quick';
+  /** Live memory items still waiting for a vector, per embedder id (derived lazily: not damage). */
+  pendingVectors: Record<string, number>;
+  /** Live turns of live sessions still waiting for a vector, per embedder id (derived lazily: not damage). */
+  pendingTurnVectors: Record<string, number>;
+}
 
 /** What verification works on. */
 export interface VerifyContext {
@@ -63,7 +83,7 @@ async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<Ve
   let replay: ReplayResult;
   try {
     replay = await checkReplay(source, {
-      tables: tables ?? emptyTables(),
+      tables: tables ?? new InMemoryState().capture(),
       codec: ctx.codec,
       upcasters: ctx.upcasters,
       otherStreams: (conn.prepare('SELECT DISTINCT stream FROM events WHERE stream <> ?').pluck().all(STATE_STREAM) as string[]).sort(),
@@ -128,8 +148,4 @@ function rows<R>(conn: Connection, sql: string): Iterable<R> {
 
 function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
   return { events: 0, tablesSeq: tables?.seq ?? 0, sha256: '', bytes: 0, differences: [], storedSnapshot: null, skippedSnapshots: [] };
-}
-
-function emptyTables(): Snapshot {
-  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] };
 }
