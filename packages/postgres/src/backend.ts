@@ -14,7 +14,7 @@
  * waiting writers hold one pooled connection, not all of them.
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
+import type { RebuildOptions, RebuildResult, StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, ConflictError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
@@ -23,7 +23,6 @@ import { foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
-import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
 import { rebuildSchema } from './rebuild.js';
 import type { PostgresVerifyOptions } from './verify.js';
 import { verifySchema } from './verify.js';
@@ -203,7 +202,7 @@ export class PostgresBackend implements StateBackend {
    * Re-derives the tables from the log in one transaction holding the
    * writers' lock exclusive (see `rebuild.ts`); the process's own writers wait on the mutex.
    */
-  rebuild(options: PostgresRebuildOptions = {}): Promise<PostgresRebuildResult> {
+  rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
     return this.#mutex.run(() => rebuildSchema(this, options));
   }
 

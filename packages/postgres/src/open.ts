@@ -10,7 +10,7 @@ import type { EventSourcedProvider, StateProviderOptions, VerifyReport } from '@
 import { createStateProvider } from '@agentstate/core/backend';
 import type { PostgresCompactResult } from './compact.js';
 import { compactSchema } from './compact.js';
-import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
+import type { RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import type { PostgresVerifyOptions } from './verify.js';
 import { PostgresBackend } from './backend.js';
 import type { PoolOptions } from './database.js';
@@ -77,7 +77,7 @@ export interface PostgresProvider extends EventSourcedProvider {
    * writers' lock exclusive: writers of every process wait, readers see the
    * old tables until it commits.
    */
-  rebuild(options?: PostgresRebuildOptions): Promise<PostgresRebuildResult>;
+  rebuild(options?: RebuildOptions): Promise<RebuildResult>;
   /** The bytes the schema's tables take on the server, with their indexes and TOAST data (`pg_total_relation_size`). */
   sizeBytes(): Promise<number>;
   /**

@@ -10,31 +10,13 @@
 import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import type { AppendInput } from '@agentstate/core';
-import type { Trailer } from '@agentstate/core/backend';
+import type { ImportOptions, ImportResult } from '@agentstate/core/backend';
 import { CorruptionError, encodeSnapshot, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { ExportReader } from '@agentstate/core/backend';
 import { openSqlite, openSqliteLog } from './open.js';
 
 /** Events appended per transaction. */
 const BATCH = 5_000;
-
-/** Options of {@link importSqlite}. */
-export interface ImportOptions {
-  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
-  allowUntrailed?: boolean;
-  /** Told the bytes of the export read so far (each line and its newline), after each batch. */
-  onProgress?: (bytes: number) => void;
-}
-
-/** What an import made. */
-export interface ImportResult {
-  /** Events imported. */
-  events: number;
-  /** SHA-256 of the canonical snapshot text of the new database. */
-  sha256: string;
-  /** The trailer the export ended with (undefined only with `allowUntrailed`). */
-  trailer: Trailer | undefined;
-}
 
 function exists(path: string): boolean {
   try {

@@ -22,7 +22,7 @@ import { SqliteLog } from './log.js';
 import { inspectDatabase, prepareSchema, requireCurrentSchema } from './schema/index.js';
 import { Projection } from './projection.js';
 import { sqliteQueries, tableLookups } from './queries.js';
-import type { RebuildOptions, RebuildResult } from './rebuild.js';
+import type { RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import { bulkLoad, rebuild, refold } from './rebuild.js';
 import { memoryVectorStore, turnVectorStore } from './vector-store.js';
 import { VectorIndexes } from './vectors.js';

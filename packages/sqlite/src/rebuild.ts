@@ -7,8 +7,8 @@
  * fills the derived tables of a file written by an earlier version on open
  * ({@link refold}).
  */
-import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import type { LoadedSnapshot } from '@agentstate/core/backend';
+import type { SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import type { LoadedSnapshot, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import { plainCodec, STATE_STREAM } from '@agentstate/core';
 import { describeError, HLC_ZERO, loadSnapshot } from '@agentstate/core/backend';
 import type { FoldOptions } from './fold.js';
@@ -24,24 +24,6 @@ import { refillRecordEvents } from './history.js';
 
 /** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
 const REBUILD_CACHE_KIB = -524_288;
-
-/** Options of `rebuild()`. */
-export interface RebuildOptions {
-  /** Ignore snapshots and fold every event from seq 1. */
-  fromScratch?: boolean;
-}
-
-/** What a rebuild did. */
-export interface RebuildResult {
-  /** The seq the projection stands at afterwards. */
-  seq: number;
-  /** The seq of the snapshot it started from (0: none, a full fold). */
-  snapshotSeq: number;
-  /** Newer snapshots that were refused, and why. */
-  skipped: SkippedSnapshot[];
-  /** Events folded after the snapshot. */
-  events: number;
-}
 
 /** What a rebuild works on. */
 export interface RebuildContext {
