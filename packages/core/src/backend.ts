@@ -39,8 +39,8 @@ export { storedHeadRows, looseChunkDigests, looseIndexDigests } from './snapshot
 export { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, chunkStream, encodeChunk, encodeSnapshotChunks, ofOtherFormat } from './snapshot/chunks.js';
 export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
 export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
-export { type TokenMatch, tokenMatcher, matchesText, foldForIndex } from './matching/lexical.js';
-export { termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
+export { type TokenMatch, matchesText, matchesTokensOf, foldForIndex } from './matching/lexical.js';
+export { squashScore, rankByBm25 } from './matching/bm25.js';
 export { contentHash, holdsContent } from './embedding/embedder.js';
 export type {
   StateLookups,

@@ -4,12 +4,23 @@
  * same orders, tie-breaks and lexical results as the in-memory reference.
  * Text orders compare in collation "C" (code-point order).
  */
-import type { MemoryItem, Scope, Skill } from '@agentstate/core';
+import { type MemoryItem, type Scope, type Skill, tokenize } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, memoryRowFilter, Params, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import {
+  compareStrings,
+  descendantKeyRange,
+  matchesTokensOf,
+  memoryRowFilter,
+  Params,
+  pastKeyset,
+  rankByBm25,
+  scopeKey,
+  skillSearchText,
+  rowCodec,
+} from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database, Sql } from './database.js';
-import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
+import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { POSTGRES_METADATA } from './metadata.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
@@ -116,11 +127,11 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
     );
     const matches = rows.flatMap((row) => {
       const text = shape.candidateText(row);
-      return verifies(query.tokens, text, match) ? [{ record: { id: row.id, sort: row.sort, sync_version: row.sync_version }, text }] : [];
+      return matchesTokensOf(query.tokens, text, match)
+        ? [{ record: { id: row.id, sort: row.sort, sync_version: row.sync_version }, tokens: tokenize(text) }]
+        : [];
     });
-    const ranked = rankByRelevance(query.tokens, matches, tieBreak).filter((h) =>
-      pastKeyset(query.after, h.score, h.record.sort, h.record.id, shape.direction),
-    );
+    const ranked = rankByBm25(query.tokens, matches, tieBreak).filter((h) => pastKeyset(query.after, h.score, h.record.sort, h.record.id, shape.direction));
     const page = query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
     if (page.length === 0) return [];
     const full = new Map(
@@ -151,7 +162,7 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
   const match = query.match ?? 'all';
   if (query.order === 'relevance' && lexical !== undefined) return searchByRelevance(db, table, query, shape, `${rest} AND ${lexical}`, p);
   const keyset = query.after === undefined ? '' : ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
-  const keep = (row: R) => verifies(query.tokens, shape.text(shape.fromRow(row)), match);
+  const keep = (row: R) => matchesTokensOf(query.tokens, shape.text(shape.fromRow(row)), match);
   const windowed =
     tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape.order, rest + keyset, tsquery, p, query.limit, keep);
   const where = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;

@@ -3,12 +3,12 @@
  * newest first or by core's BM25, every candidate checked with core's
  * matcher (see `lexical.ts`), as memory recall is.
  */
-import type { Turn } from '@agentstate/core';
+import { type Turn, tokenize } from '@agentstate/core';
 import type { Scored, StateQueries, TurnFilter, TurnQuery } from '@agentstate/core/backend';
-import { compareTurnsNewestFirst, Params, pastKeyset, rowCodec } from '@agentstate/core/backend';
+import { compareTurnsNewestFirst, matchesTokensOf, Params, pastKeyset, rankByBm25, rowCodec } from '@agentstate/core/backend';
 import { verifiedPages } from './candidates.js';
 import type { Database } from './database.js';
-import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
+import { lexicalCandidate, tsQuery } from './lexical.js';
 
 /** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
 export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {
@@ -40,8 +40,8 @@ export function turnQueries(db: Database): Pick<StateQueries, 'searchTurns' | 't
         const rows = await db.rows<rowCodec.TurnRow>(`SELECT t.* FROM ${db.t('turns')} t WHERE ${where}`, p.values);
         const matches = rows
           .map(rowCodec.turnFromRow)
-          .flatMap((record) => (verifies(query.tokens, record.content, match) ? [{ record, text: record.content }] : []));
-        const ranked = rankByRelevance(query.tokens, matches, compareTurnsNewestFirst).filter((h) =>
+          .flatMap((record) => (matchesTokensOf(query.tokens, record.content, match) ? [{ record, tokens: tokenize(record.content) }] : []));
+        const ranked = rankByBm25(query.tokens, matches, compareTurnsNewestFirst).filter((h) =>
           pastKeyset(query.after, h.score, h.record.createdAt, h.record.id, -1),
         );
         return query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
@@ -51,7 +51,7 @@ export function turnQueries(db: Database): Pick<StateQueries, 'searchTurns' | 't
         db,
         { text: `SELECT t.* FROM ${db.t('turns')} t WHERE ${where} ORDER BY t.created_at DESC, t.id DESC`, params: p },
         query.limit,
-        (row) => verifies(query.tokens, row.content, match),
+        (row) => matchesTokensOf(query.tokens, row.content, match),
       );
       return rows.map((row) => ({ record: rowCodec.turnFromRow(row), score: 1 }));
     },
