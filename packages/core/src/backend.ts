@@ -72,5 +72,5 @@ export { type ExportRead, ExportReader } from './export/reader.js';
 export type { Trailer } from './export/trailer.js';
 export { overallRepair } from './verify/report.js';
 export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
-export type { ImportOptions, ImportResult, RebuildOptions, RebuildResult } from './sql/maintenance.js';
+export { type ImportOptions, type ImportResult, type RebuildOptions, type RebuildResult, checkImported } from './sql/maintenance.js';
 export { type ReplayResult, type ReplaySource, REPLAY_BATCH, ReplayCheck, checkReplay, describeError, listed } from './verify/replay.js';

@@ -9,12 +9,11 @@
  * transaction folds the events into the tables, which must equal the fold
  * of the export.
  */
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { AppendInput } from '@agentstate/core';
-import { CorruptionError, encodeSnapshot, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { STATE_STREAM, ValidationError } from '@agentstate/core';
 import type { ExportRead, ImportOptions, ImportResult } from '@agentstate/core/backend';
-import { ExportReader } from '@agentstate/core/backend';
+import { checkImported, ExportReader } from '@agentstate/core/backend';
 import { PostgresLog } from './log.js';
 import type { PostgresConnectionOptions } from './open.js';
 import type { Database } from './database.js';
@@ -88,16 +87,6 @@ export async function importPostgres(
   } finally {
     await db.close();
   }
-  const { state, trailer } = read!;
-  const expected = encodeSnapshot(state.capture());
   // The tables the import folded must equal the reader's fold.
-  const provider = await openPostgres(urlOrPool, { schema: db.schema, max: options.max, connectTimeoutMs: options.connectTimeoutMs });
-  try {
-    if (encodeSnapshot(await provider.snapshot()) !== expected) {
-      throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');
-    }
-  } finally {
-    await provider.close();
-  }
-  return { events: state.seq, sha256: createHash('sha256').update(expected).digest('hex'), trailer };
+  return checkImported(read!, () => openPostgres(urlOrPool, { schema: db.schema, max: options.max, connectTimeoutMs: options.connectTimeoutMs }));
 }

@@ -23,7 +23,7 @@ import {
   rowPayload,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { mapErrors, mapErrorsAsync } from './errors.js';
+import { mapErrors } from './errors.js';
 import { DROP_OTHER_FORMATS } from './snapshot-patch.js';
 
 const SQL = {
@@ -93,7 +93,7 @@ export class SqliteLog implements Log {
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
-    return mapErrorsAsync(() =>
+    return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           const { event, text } = this.#appendChecked(input);
@@ -112,7 +112,7 @@ export class SqliteLog implements Log {
    */
   async appendMany<P>(inputs: readonly AppendInput<P>[]): Promise<LogEvent<P>[]> {
     if (!Array.isArray(inputs as unknown)) throw new ValidationError('', 'appendMany takes an array of appends');
-    return mapErrorsAsync(() =>
+    return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           // Each stream's head in this batch: its seq, and its time once the batch appended to it.
@@ -232,7 +232,7 @@ export class SqliteLog implements Log {
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
     checkSnapshot(snapshot);
-    await mapErrorsAsync(() =>
+    await mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           this.conn.prepare(SQL.saveSnapshot).run(snapshot.stream, snapshot.seq, snapshot.data);
@@ -248,7 +248,7 @@ export class SqliteLog implements Log {
    */
   async storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
     for (const row of rows) checkSnapshot(row);
-    return mapErrorsAsync(() =>
+    return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           if (this.conn.prepare(SQL.purgedAfter).get(STATE_STREAM, seq, EventTypes.RecordsPurged) !== undefined) return false;

@@ -14,7 +14,7 @@ import { describeError, HLC_ZERO, loadSnapshot } from '@agentstate/core/backend'
 import type { FoldOptions } from './fold.js';
 import { foldPending } from './fold.js';
 import type { Connection } from './connection.js';
-import { mapErrorsAsync } from './errors.js';
+import { mapErrors } from './errors.js';
 import { SqliteLog } from './log.js';
 import { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
@@ -40,7 +40,7 @@ export interface RebuildContext {
 /** Rebuilds the projection of `ctx.conn` from its log. */
 export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Promise<RebuildResult> {
   const { conn, log } = ctx;
-  return mapErrorsAsync(() =>
+  return mapErrors(() =>
     conn.exclusive(async () => {
       // Choosing a snapshot only reads; the rebuild itself is one synchronous transaction.
       const head = log.headNow(STATE_STREAM);

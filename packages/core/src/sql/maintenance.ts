@@ -1,6 +1,11 @@
-/** What both SQL backends' rebuild and import take and return (docs/contract.md §8). */
+/** What both SQL backends' rebuild and import take and return (docs/contract.md §8), and an import's last check. */
+import { CorruptionError } from '../errors.js';
+import type { ExportRead } from '../export/reader.js';
 import type { Trailer } from '../export/trailer.js';
+import { STATE_STREAM } from '../log/events.js';
+import { sha256Hex } from '../snapshot/binding.js';
 import type { SkippedSnapshot } from '../snapshot/restore.js';
+import { encodeSnapshot, type Snapshot } from '../snapshot/snapshot.js';
 
 /** Options of `rebuild()`. */
 export interface RebuildOptions {
@@ -36,4 +41,22 @@ export interface ImportResult {
   sha256: string;
   /** The trailer the export ended with (undefined only with `allowUntrailed`). */
   trailer: Trailer | undefined;
+}
+
+/**
+ * The end of an import: the tables of the new store (`open`ed after the
+ * events were appended) must equal the fold of the export `read` checked.
+ */
+export async function checkImported(read: ExportRead, open: () => Promise<{ snapshot(): Promise<Snapshot>; close(): Promise<void> }>): Promise<ImportResult> {
+  const { state, trailer } = read;
+  const expected = encodeSnapshot(state.capture());
+  const store = await open();
+  try {
+    if (encodeSnapshot(await store.snapshot()) !== expected) {
+      throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');
+    }
+  } finally {
+    await store.close();
+  }
+  return { events: state.seq, sha256: sha256Hex(expected), trailer };
 }

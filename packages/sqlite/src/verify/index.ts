@@ -13,7 +13,7 @@ import type { ReplayResult, ReplaySource } from '@agentstate/core/backend';
 import { checkMetadataIndex, checkReplay, describeError, InMemoryState, overallRepair } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
-import { mapErrorsAsync } from '../errors.js';
+import { mapErrors } from '../errors.js';
 import { allRecordEvents } from '../history.js';
 import type { SqliteLog } from '../log.js';
 import type { Projection } from '../projection.js';
@@ -59,7 +59,7 @@ export interface VerifyContext {
 /** Verifies the database of `ctx.conn`; see the module comment. */
 export function verify(ctx: VerifyContext, options: VerifyOptions = {}): Promise<VerifyReport> {
   const { conn } = ctx;
-  return mapErrorsAsync(() => conn.exclusive(() => conn.readAcross(() => verifyNow(ctx, options))));
+  return mapErrors(() => conn.exclusive(() => conn.readAcross(() => verifyNow(ctx, options))));
 }
 
 async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<VerifyReport> {
