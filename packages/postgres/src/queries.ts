@@ -4,8 +4,8 @@
  * same orders, tie-breaks and lexical results as the in-memory reference.
  * Text orders compare in collation "C" (code-point order).
  */
-import { type MemoryItem, type Scope, type Skill, tokenize } from '@agentstate/core';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
+import { type MemoryItem, type Scope, type Skill, type Turn, tokenize } from '@agentstate/core';
+import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnQuery } from '@agentstate/core/backend';
 import {
   compareStrings,
   descendantKeyRange,
@@ -18,17 +18,18 @@ import {
   skillSearchText,
   rowCodec,
 } from '@agentstate/core/backend';
-import { verifiedPages } from './candidates.js';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { POSTGRES_METADATA } from './metadata.js';
 import { matchesNothing, scopeCondition } from './scope-sql.js';
-import { turnQueries } from './turn-queries.js';
+import { turnQueries, turnWhere } from './turn-queries.js';
 
-/** The candidate rows of a lexical search of `skills` or `memory`, before ordering: the full-text condition, and the others. */
-function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): { tsquery?: string; rest: string } {
-  const tsquery = query.tokens.length > 0 ? p.add(tsQuery(query.tokens, query.match ?? 'all')) : undefined;
+/** What a lexical search of a table reads of its query. */
+type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
+
+/** The conditions of a lexical search of `skills` or `memory` on its rows, besides the full-text one. */
+function recordWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): string {
   let rest = 'NOT r.deleted';
   const scoped = scopeCondition(p, query, 'r.scope_key');
   if (scoped) rest += ` AND ${scoped}`;
@@ -36,7 +37,32 @@ function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query
     if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
     rest += memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
   }
-  return tsquery === undefined ? { rest } : { tsquery, rest };
+  return rest;
+}
+
+/** Rows fetched per page when candidates are verified. */
+const MIN_PAGE = 64;
+
+/**
+ * Runs a candidate query (without its `LIMIT`) page by page, keeping rows
+ * that pass the exact check, until `limit` are kept (0: all).
+ */
+export async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
+  const values = query.params.values;
+  const n = values.length;
+  const text = `${query.text} LIMIT $${n + 1} OFFSET $${n + 2}`;
+  if (limit <= 0) return (await sql.rows<R>(text, [...values, null, 0])).filter(keep);
+  const page = Math.max(limit, MIN_PAGE);
+  const out: R[] = [];
+  for (let offset = 0; ; offset += page) {
+    const rows = await sql.rows<R>(text, [...values, page, offset]);
+    for (const row of rows) {
+      if (!keep(row)) continue;
+      out.push(row);
+      if (out.length >= limit) return out;
+    }
+    if (rows.length < page) return out;
+  }
 }
 
 /**
@@ -112,8 +138,8 @@ interface TableShape<R, T> {
  */
 async function searchByRelevance<R extends { id: string; sync_version: number }, T>(
   db: Database,
-  table: 'skills' | 'memory',
-  query: LexicalQuery & MemoryFilter,
+  table: string,
+  query: SearchQuery,
   shape: TableShape<R, T>,
   where: string,
   p: Params,
@@ -149,15 +175,20 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
   return (await search(db)) ?? (await db.transaction(async (sql) => (await search(sql))!, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
 }
 
-/** A lexical search of `skills` or `memory`: ordered pages verified by core's matcher, or every match ranked by core's BM25. */
+/**
+ * A lexical search of a table (aliased `r`, its rows meeting `where`): ordered pages verified by core's
+ * matcher, or every match ranked by core's BM25.
+ */
 async function searchTable<R extends { id: string; sync_version: number }, T>(
   db: Database,
-  table: 'skills' | 'memory',
-  query: LexicalQuery & MemoryFilter,
+  table: 'skills' | 'memory' | 'turns',
+  query: SearchQuery,
   shape: TableShape<R, T>,
+  where: (p: Params) => string,
 ): Promise<Scored<T>[]> {
   const p = new Params();
-  const { tsquery, rest } = lexicalWhere(db, p, table, query);
+  const tsquery = query.tokens.length > 0 ? p.add(tsQuery(query.tokens, query.match ?? 'all')) : undefined;
+  const rest = where(p);
   const lexical = tsquery === undefined ? undefined : lexicalCandidate('r', tsquery);
   const match = query.match ?? 'all';
   if (query.order === 'relevance' && lexical !== undefined) return searchByRelevance(db, table, query, shape, `${rest} AND ${lexical}`, p);
@@ -165,9 +196,9 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
   const keep = (row: R) => matchesTokensOf(query.tokens, shape.text(shape.fromRow(row)), match);
   const windowed =
     tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape.order, rest + keyset, tsquery, p, query.limit, keep);
-  const where = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
+  const all = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
   const rows =
-    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${where} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
+    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${all} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
   return rows.map((row) => ({ record: shape.fromRow(row), score: 1 }));
 }
 
@@ -212,15 +243,21 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchSkills: async (query: LexicalQuery) => {
       if (matchesNothing(query)) return [];
-      return searchTable<rowCodec.SkillRow, Skill>(db, 'skills', query, {
-        order: 'r.slug, r.id',
-        keyset: '(r.slug, r.id) > ($sort, $id)',
-        direction: 1,
-        fromRow: rowCodec.skillFromRow,
-        text: skillSearchText,
-        candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
-        candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
-      });
+      return searchTable<rowCodec.SkillRow, Skill>(
+        db,
+        'skills',
+        query,
+        {
+          order: 'r.slug, r.id',
+          keyset: '(r.slug, r.id) > ($sort, $id)',
+          direction: 1,
+          fromRow: rowCodec.skillFromRow,
+          text: skillSearchText,
+          candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
+          candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
+        },
+        (p) => recordWhere(db, p, 'skills', query),
+      );
     },
 
     expiredMemory: async (now: string, limit: number) =>
@@ -233,15 +270,25 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
       if (matchesNothing(query) || query.kinds?.length === 0) return [];
-      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, {
-        order: 'r.created_at DESC, r.id DESC',
-        keyset: '(r.created_at, r.id) < ($sort, $id)',
-        direction: -1,
-        fromRow: rowCodec.memoryFromRow,
-        text: (m) => m.content,
-        candidateColumns: 'r.created_at AS sort, r.content AS text',
-        candidateText: (row) => row.text as string,
-      });
+      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), (p) => recordWhere(db, p, 'memory', query));
     },
+
+    searchTurns: async (query: TurnQuery) => {
+      if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
+      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(db, p, query, 'r'));
+    },
+  };
+}
+
+/** The shape of a table searched newest first whose searchable text is its `content`. */
+function newestFirst<R extends { id: string; sync_version: number }, T extends { content: string }>(fromRow: (row: R) => T): TableShape<R, T> {
+  return {
+    order: 'r.created_at DESC, r.id DESC',
+    keyset: '(r.created_at, r.id) < ($sort, $id)',
+    direction: -1,
+    fromRow,
+    text: (record) => record.content,
+    candidateColumns: 'r.created_at AS sort, r.content AS text',
+    candidateText: (row) => row.text as string,
   };
 }
