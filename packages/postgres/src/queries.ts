@@ -22,8 +22,7 @@ import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { POSTGRES_METADATA } from './metadata.js';
-import { matchesNothing, scopeCondition } from './scope-sql.js';
-import { turnQueries, turnWhere } from './turn-queries.js';
+import { matchesNothing, scopeCondition, turnWhere } from './scope-sql.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
@@ -206,7 +205,6 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
 export function postgresQueries(db: Database): StateQueries {
   return {
     ...tableLookups(db, db),
-    ...turnQueries(db),
 
     listSessions: async ({ limit, offset, after, ...filter }) => {
       if (matchesNothing(filter)) return [];
@@ -271,6 +269,28 @@ export function postgresQueries(db: Database): StateQueries {
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
       if (matchesNothing(query) || query.kinds?.length === 0) return [];
       return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), (p) => recordWhere(db, p, 'memory', query));
+    },
+
+    turns: async (sessionId, { afterSeq, limit }) =>
+      (
+        await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
+          sessionId,
+          Math.max(0, afterSeq),
+          limit > 0 ? limit : null,
+        ])
+      ).map(rowCodec.turnFromRow),
+
+    turnNeighbours: async (sessionId, seq, window) => {
+      const before = await db.rows<rowCodec.TurnRow>(
+        `SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq < $2 AND NOT deleted ORDER BY seq DESC LIMIT $3`,
+        [sessionId, seq, window.before],
+      );
+      const after = await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
+        sessionId,
+        seq,
+        window.after,
+      ]);
+      return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
     },
 
     searchTurns: async (query: TurnQuery) => {

@@ -1,10 +1,11 @@
 /**
- * A {@link ScopeFilter} as SQL over a `scope_key` column (the canonical JSON
+ * Filters as SQL: a {@link ScopeFilter} over a `scope_key` column (the canonical JSON
  * of a scope's labels, collation "C"): exact scopes are one `= ANY`, a
  * scope's descendants the key range {@link descendantKeyRange} gives, so
  * both read an index led by `scope_key`.
  */
-import type { Params, ScopeFilter } from '@agentstate/core/backend';
+import type { Params, ScopeFilter, TurnFilter } from '@agentstate/core/backend';
+import type { Database } from './database.js';
 import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
 
 /** The condition, or `undefined` when the filter spans every scope. */
@@ -19,4 +20,12 @@ export function scopeCondition(p: Params, filter: ScopeFilter, column: string): 
 /** True when no scope can match: no exact scopes and no descendants. */
 export function matchesNothing(filter: ScopeFilter): boolean {
   return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
+}
+
+/** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
+export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {
+  let where = `NOT ${t}.deleted AND EXISTS (SELECT 1 FROM ${db.t('sessions')} s WHERE s.id = ${t}.session_id AND NOT s.deleted)`;
+  if (filter.sessionIds !== undefined) where += ` AND ${t}.session_id = ANY(${p.add(filter.sessionIds)}::text[])`;
+  if (filter.roles !== undefined) where += ` AND ${t}.role = ANY(${p.add(filter.roles)}::text[])`;
+  return where;
 }

@@ -20,8 +20,7 @@ import { compareStrings, memoryRowFilter, Params, rowCodec } from '@agentstate/c
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
 import { POSTGRES_METADATA } from './metadata.js';
-import { scopeCondition } from './scope-sql.js';
-import { turnWhere } from './turn-queries.js';
+import { scopeCondition, turnWhere } from './scope-sql.js';
 
 /** What differs between the memory and the turn store. */
 interface Target<R, Q> {

@@ -13,8 +13,7 @@ import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@age
 import { compareStrings, descendantKeyRange, holdsContent, scopeKey, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { memoryRowFilter } from './metadata.js';
-import { matchesNothing, scopeKeyFilter } from './scope-sql.js';
-import { turnWhere } from './turn-queries.js';
+import { matchesNothing, scopeKeyFilter, turnWhere } from './scope-sql.js';
 import type { VectorIndex, VectorIndexes, VectorTarget } from './vectors.js';
 import { checkDimensions, MAX_NEIGHBOURS, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from './vectors.js';
 
