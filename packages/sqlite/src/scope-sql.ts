@@ -43,14 +43,6 @@ export function matchesNothing(filter: ScopeFilter): boolean {
   return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
 }
 
-/** The same filter as a predicate over scope keys, for vectors held outside SQL. */
-export function scopeKeyFilter(filter: ScopeFilter): (key: string) => boolean {
-  if (filter.scopes === undefined) return () => true;
-  const keys = new Set(filter.scopes.map(scopeKey));
-  const range = filter.descendantsOf === undefined ? undefined : descendantKeyRange(filter.descendantsOf);
-  return (key) => keys.has(key) || (range !== undefined && key >= range.from && key < range.to);
-}
-
 /** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
 export function turnWhere(filter: TurnFilter, t = 't'): { where: string; params: unknown[] } {
   let where = `${t}.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${t}.session_id AND s.deleted = 0)`;

@@ -15,7 +15,7 @@ import { purgeableIn } from './purgeable.js';
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
 
 /** The turn filter as a predicate. */
-export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
+export function turnFilter(filter: TurnFilter): (turn: Pick<Turn, 'sessionId' | 'role'>) => boolean {
   const sessions = filter.sessionIds === undefined ? undefined : new Set(filter.sessionIds);
   const roles = filter.roles === undefined ? undefined : new Set<string>(filter.roles);
   return (turn) => (!sessions || sessions.has(turn.sessionId)) && (!roles || roles.has(turn.role));
