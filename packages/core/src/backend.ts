@@ -12,7 +12,7 @@
 export { HLC_ZERO, maxHlc } from './time/hlc.js';
 export { compareSkillsBySlug, compareMemoryNewestFirst, compareTurnsNewestFirst, compareStrings } from './records/order.js';
 export { scopeKey, descendantKeyRange } from './records/scope.js';
-export { scopeFilter } from './in-memory/scope-filter.js';
+export { matchesNoScope, scopeFilter } from './in-memory/scope-filter.js';
 export { turnFilter } from './in-memory/queries.js';
 export { checkStream, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 /** The row codec of the SQL backends: a record's projection-table row and back. */
@@ -31,6 +31,7 @@ export {
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeRecordIds } from './log/changes.js';
 export { operationEntry } from './log/operation.js';
+export { sortedById } from './provider/purge.js';
 export { storedPayload } from './log/compact.js';
 export { eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
 export { historyRows } from './log/history-index.js';

@@ -9,6 +9,7 @@ import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnQuery } from
 import {
   compareStrings,
   descendantKeyRange,
+  matchesNoScope,
   matchesTokensOf,
   memoryRowFilter,
   Params,
@@ -22,7 +23,7 @@ import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
 import { POSTGRES_METADATA } from './metadata.js';
-import { matchesNothing, scopeCondition, turnWhere } from './scope-sql.js';
+import { scopeCondition, turnWhere } from './scope-sql.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
@@ -207,7 +208,7 @@ export function postgresQueries(db: Database): StateQueries {
     ...tableLookups(db, db),
 
     listSessions: async ({ limit, offset, after, ...filter }) => {
-      if (matchesNothing(filter)) return [];
+      if (matchesNoScope(filter)) return [];
       const p = new Params();
       const scoped = scopeCondition(p, filter, 'scope_key');
       const rows = await db.rows<rowCodec.SessionRow>(
@@ -240,7 +241,7 @@ export function postgresQueries(db: Database): StateQueries {
     },
 
     searchSkills: async (query: LexicalQuery) => {
-      if (matchesNothing(query)) return [];
+      if (matchesNoScope(query)) return [];
       return searchTable<rowCodec.SkillRow, Skill>(
         db,
         'skills',
@@ -267,7 +268,7 @@ export function postgresQueries(db: Database): StateQueries {
       ).map(rowCodec.memoryFromRow),
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
-      if (matchesNothing(query) || query.kinds?.length === 0) return [];
+      if (matchesNoScope(query) || query.kinds?.length === 0) return [];
       return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), (p) => recordWhere(db, p, 'memory', query));
     },
 

@@ -17,11 +17,6 @@ export function scopeCondition(p: Params, filter: ScopeFilter, column: string): 
   return `(${exact} OR (${column} >= ${p.add(from)} AND ${column} < ${p.add(to)}))`;
 }
 
-/** True when no scope can match: no exact scopes and no descendants. */
-export function matchesNothing(filter: ScopeFilter): boolean {
-  return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
-}
-
 /** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
 export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {
   let where = `NOT ${t}.deleted AND EXISTS (SELECT 1 FROM ${db.t('sessions')} s WHERE s.id = ${t}.session_id AND NOT s.deleted)`;

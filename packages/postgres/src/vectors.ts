@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, memoryRowFilter, Params, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, matchesNoScope, memoryRowFilter, Params, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
 import { POSTGRES_METADATA } from './metadata.js';
@@ -210,7 +210,7 @@ export function memoryVectors(db: Database, index: VectorIndex): VectorStore<Mem
       table: 'memory',
       live: () => 'NOT r.deleted',
       filter: (p, query) => {
-        if ((query.scopes?.length === 0 && query.descendantsOf === undefined) || query.kinds?.length === 0) return undefined;
+        if (matchesNoScope(query) || query.kinds?.length === 0) return undefined;
         let sql = 'true';
         const scoped = scopeCondition(p, query, 'r.scope_key');
         if (scoped) sql += ` AND ${scoped}`;

@@ -5,7 +5,7 @@
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, StateQueries, TurnQuery } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, matchesNoScope, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
@@ -16,7 +16,7 @@ import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery } from './fts.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, scoredMatches } from './candidates.js';
-import { liveRowsUnder, matchesNothing, scopeCondition, turnWhere } from './scope-sql.js';
+import { liveRowsUnder, scopeCondition, turnWhere } from './scope-sql.js';
 
 /**
  * By default, relevance order ranks (FTS5 bm25) at most this many of the
@@ -230,7 +230,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
 
     listSessions: ({ limit, offset, after, ...filter }) => {
-      if (matchesNothing(filter)) return [];
+      if (matchesNoScope(filter)) return [];
       const { descendantsOf } = filter;
       const scoped = descendantsOf === undefined ? scopeCondition(filter, 'scope_key') : undefined;
       const source =
@@ -274,7 +274,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       }),
 
     searchSkills: (query: LexicalQuery) => {
-      if (matchesNothing(query)) return [];
+      if (matchesNoScope(query)) return [];
       const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
       const built = lexicalSql('skills', query, recordRows(query), SLUG_ORDER, plan, relevanceWindow);
       return scoredMatches(conn, built, query, [rowCodec.skillFromRow, (row) => skillSearchText(rowCodec.skillFromRow(row)), (row) => row.slug, 1]);
@@ -289,7 +289,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
 
     searchMemory: (query: LexicalQuery & MemoryFilter) =>
       conn.read(() => {
-        if (matchesNothing(query) || query.kinds?.length === 0) return [];
+        if (matchesNoScope(query) || query.kinds?.length === 0) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
         const built = lexicalSql('memory', query, recordRows(query), NEWEST_ORDER, plan, relevanceWindow);
         return scoredMatches(conn, built, query, [rowCodec.memoryFromRow, (row) => row.content, (row) => row.created_at, -1]);

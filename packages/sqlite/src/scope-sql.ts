@@ -38,11 +38,6 @@ export function liveRowsUnder(
   };
 }
 
-/** True when no scope can match: no exact scopes and no descendants. */
-export function matchesNothing(filter: ScopeFilter): boolean {
-  return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
-}
-
 /** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
 export function turnWhere(filter: TurnFilter, t = 't'): { where: string; params: unknown[] } {
   let where = `${t}.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${t}.session_id AND s.deleted = 0)`;

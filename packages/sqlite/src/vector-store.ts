@@ -10,10 +10,10 @@
 import type { MemoryItem, Scope, Turn, TurnRole } from '@agentstate/core';
 import { CorruptionError, cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, holdsContent, scopeFilter, scopeKey, rowCodec, turnFilter } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, holdsContent, matchesNoScope, scopeFilter, scopeKey, rowCodec, turnFilter } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { memoryRowFilter } from './metadata.js';
-import { matchesNothing, turnWhere } from './scope-sql.js';
+import { turnWhere } from './scope-sql.js';
 import type { VectorIndex, VectorIndexes, VectorTarget } from './vectors.js';
 import { checkDimensions, MAX_NEIGHBOURS, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from './vectors.js';
 
@@ -281,7 +281,7 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
     alias: 'm',
     live: { sql: 'm.deleted = 0', params: [] },
     fromRow: rowCodec.memoryFromRow,
-    matchesNothing: (query) => matchesNothing(query) || query.kinds?.length === 0,
+    matchesNothing: (query) => matchesNoScope(query) || query.kinds?.length === 0,
     knn: (query) => {
       const kinds = query.kinds === undefined ? { sql: '', params: [] } : among('kind', query.kinds);
       const arm = (scope: Sql): Sql => ({ sql: scope.sql + kinds.sql, params: [...scope.params, ...kinds.params] });
