@@ -10,7 +10,7 @@ import type { EventSourcedProvider, StateProviderOptions, VerifyReport } from '@
 import { createStateProvider } from '@agentstate/core/backend';
 import type { PostgresCompactResult } from './compact.js';
 import { compactSchema } from './compact.js';
-import type { RebuildOptions, RebuildResult } from '@agentstate/core/backend';
+import type { LogOptions, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import type { PostgresVerifyOptions } from './verify.js';
 import { PostgresBackend } from './backend.js';
 import type { PoolOptions } from './database.js';
@@ -160,12 +160,7 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
 }
 
 /** Options of {@link openPostgresLog}. */
-export interface PostgresLogOpenOptions extends PostgresConnectionOptions {
-  /** Stamps `time` on events appended without one. Default: the system clock. */
-  clock?: StateProviderOptions['clock'];
-  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
-  upcasters?: StateProviderOptions['upcasters'];
-}
+export interface PostgresLogOpenOptions extends PostgresConnectionOptions, LogOptions {}
 
 /**
  * Opens the event log of agentstate's schema on its own: a complete `Log`

@@ -6,9 +6,9 @@
  * (`toLogEvent`); a failed append consumes no seq.
  */
 import { hash } from 'node:crypto';
-import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import type { EventRow, EventRowValues } from '@agentstate/core/backend';
+import type { EventRow, EventRowValues, LogOptions } from '@agentstate/core/backend';
 import {
   checkSnapshot,
   checkStream,
@@ -63,14 +63,6 @@ function expectedChecksum(row: EventRow): string {
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
 export const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
 
-/** Options of {@link SqliteLog}. */
-export interface SqliteLogOptions {
-  /** Stamps `time` on events appended without one. Default: the system clock. */
-  clock?: Clock;
-  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
-  upcasters?: UpcasterRegistry | undefined;
-}
-
 /**
  * A {@link Log} stored in the `events` and `snapshots` tables of a
  * connection. An append to the `state` stream is refused with a
@@ -85,7 +77,7 @@ export class SqliteLog implements Log {
 
   constructor(
     private readonly conn: Connection,
-    options: SqliteLogOptions = {},
+    options: LogOptions = {},
   ) {
     const clock = options.clock ?? systemClock;
     this.#now = () => formatInstant(clock.now());

@@ -1,11 +1,21 @@
-/** What both SQL backends' rebuild and import take and return (docs/contract.md §8), and an import's last check. */
+/** What both SQL backends' logs, rebuilds and imports take and return (docs/contract.md §8), and an import's last check. */
 import { CorruptionError } from '../errors.js';
 import type { ExportRead } from '../export/reader.js';
 import type { Trailer } from '../export/trailer.js';
 import { STATE_STREAM } from '../log/events.js';
 import { sha256Hex } from '../snapshot/binding.js';
+import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { SkippedSnapshot } from '../snapshot/restore.js';
+import type { Clock } from '../time/clock.js';
 import { encodeSnapshot, type Snapshot } from '../snapshot/snapshot.js';
+
+/** Options of a backend's log. */
+export interface LogOptions {
+  /** Stamps `time` on events appended without one. Default: the system clock. */
+  clock?: Clock | undefined;
+  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
+  upcasters?: UpcasterRegistry | undefined;
+}
 
 /** Options of `rebuild()`. */
 export interface RebuildOptions {
