@@ -75,5 +75,13 @@ export type { Trailer } from './export/trailer.js';
 export { overallRepair } from './verify/report.js';
 export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
 export { checkpointPageSql } from './sql/checkpoints.js';
-export { type ImportOptions, type ImportResult, type LogOptions, type RebuildOptions, type RebuildResult, checkImported } from './sql/options.js';
+export {
+  type ImportOptions,
+  type ImportResult,
+  type LogOptions,
+  type RebuildOptions,
+  type RebuildResult,
+  type VerifyOptions,
+  checkImported,
+} from './sql/options.js';
 export { type ReplayResult, type ReplaySource, checkReplay, describeError, listed } from './verify/replay.js';

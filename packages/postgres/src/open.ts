@@ -10,8 +10,7 @@ import type { EventSourcedProvider, StateProviderOptions, VerifyReport } from '@
 import { createStateProvider } from '@agentstate/core/backend';
 import type { PostgresCompactResult } from './compact.js';
 import { compactSchema } from './compact.js';
-import type { LogOptions, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
-import type { PostgresVerifyOptions } from './verify.js';
+import type { LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from '@agentstate/core/backend';
 import { PostgresBackend } from './backend.js';
 import type { PoolOptions } from './database.js';
 import type { Sql } from './database.js';
@@ -70,7 +69,7 @@ export interface PostgresProvider extends EventSourcedProvider {
    * the metadata and full-text indexes compared with the rows. Every
    * problem names its part and the repair that fixes it.
    */
-  verify(options?: PostgresVerifyOptions): Promise<VerifyReport>;
+  verify(options?: VerifyOptions): Promise<VerifyReport>;
   /**
    * Empties the tables and derives them again from the log (from the newest
    * trustworthy snapshot unless `fromScratch`), in one transaction under the

@@ -14,20 +14,15 @@
  */
 import type { Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
+import type { VerifyOptions } from '@agentstate/core/backend';
 import { checkMetadataIndex, checkReplay, describeError, InMemoryState, listed, overallRepair, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
 import { valueColumn } from './metadata.js';
 
-/** Options of `verify()`. */
-export interface PostgresVerifyOptions {
-  /** Called while the log is replayed, with the events done and the total. */
-  onProgress?: (done: number, total: number) => void;
-}
-
 /** Verifies `backend`'s schema; see the module comment. */
-export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOptions): Promise<VerifyReport> {
+export function verifySchema(backend: PostgresBackend, options: VerifyOptions): Promise<VerifyReport> {
   const { db, log } = backend;
   return db.transaction(async (sql) => {
     const problems: VerifyProblem[] = [];

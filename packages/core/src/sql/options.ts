@@ -17,6 +17,12 @@ export interface LogOptions {
   upcasters?: UpcasterRegistry | undefined;
 }
 
+/** Options of `verify()`. */
+export interface VerifyOptions {
+  /** Called while the log is replayed, with the events done and the total. */
+  onProgress?: (done: number, total: number) => void;
+}
+
 /** Options of `rebuild()`. */
 export interface RebuildOptions {
   /** Ignore snapshots and fold every event from seq 1. */

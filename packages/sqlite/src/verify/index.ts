@@ -9,7 +9,7 @@
  */
 import type { VerifyReport as CoreVerifyReport, Snapshot, SnapshotCodec, UpcasterRegistry, VerifyProblem } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import type { ReplayResult, ReplaySource } from '@agentstate/core/backend';
+import type { VerifyOptions as CoreVerifyOptions, ReplayResult, ReplaySource } from '@agentstate/core/backend';
 import { checkMetadataIndex, checkReplay, describeError, InMemoryState, overallRepair } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
@@ -26,15 +26,13 @@ export type { Repair, VerifyPart, VerifyProblem } from '@agentstate/core';
 export { REPAIR_ADVICE } from '@agentstate/core';
 
 /** Options of `verify()`. */
-export interface VerifyOptions {
+export interface VerifyOptions extends CoreVerifyOptions {
   /**
    * Use SQLite's `quick_check` instead of the full `integrity_check`: much
    * faster on large files, but it does not check that every index agrees
    * with its table. Default: the full check.
    */
   quick?: boolean;
-  /** Called while the log is replayed, with the events done and the total. */
-  onProgress?: (done: number, total: number) => void;
 }
 
 /** The outcome of `verify()`: core's report, with what only a SQLite file has. */
