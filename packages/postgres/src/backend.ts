@@ -14,16 +14,8 @@
  * waiting writers hold one pooled connection, not all of them.
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
-import type {
-  RebuildOptions,
-  RebuildResult,
-  StateBackend,
-  VerifyOptions,
-  StateQueries,
-  StateWriteTx,
-  TurnVectorQuery,
-  VectorStore,
-} from '@agentstate/core/backend';
+import type { RebuildOptions, RebuildResult, StateBackend, StateQueries, StateWriteTx, VerifyOptions } from '@agentstate/core/backend';
+import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, ConflictError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
