@@ -12,6 +12,8 @@
 export { HLC_ZERO, maxHlc } from './time/hlc.js';
 export { compareSkillsBySlug, compareMemoryNewestFirst, compareTurnsNewestFirst, compareStrings } from './records/order.js';
 export { scopeKey, descendantKeyRange } from './records/scope.js';
+export { matchesNoScope, scopeFilter } from './in-memory/scope-filter.js';
+export { turnFilter } from './in-memory/queries.js';
 export { checkStream, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 /** The row codec of the SQL backends: a record's projection-table row and back. */
 export * as rowCodec from './records/rows.js';
@@ -29,18 +31,18 @@ export {
 } from './log/event-row.js';
 export { type ChangeRecord, changeRecords, changeHlc, changeRecordIds } from './log/changes.js';
 export { operationEntry } from './log/operation.js';
+export { sortedById } from './provider/purge.js';
 export { storedPayload } from './log/compact.js';
 export { eraseEvents, eraseOperationHeads, holdersIn, storedTextForm } from './log/erasure.js';
 export { historyRows } from './log/history-index.js';
-export { checkHistoryIndex } from './verify/history.js';
 export { sortSnapshot } from './snapshot/snapshot.js';
 export { type LoadedSnapshot, loadSnapshot } from './snapshot/restore.js';
 export { storedHeadRows, looseChunkDigests, looseIndexDigests } from './snapshot/heads.js';
 export { CHUNK_MAX_CHARS, CHUNK_STREAM_PREFIX, chunkStream, encodeChunk, encodeSnapshotChunks, ofOtherFormat } from './snapshot/chunks.js';
 export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch } from './snapshot/patch.js';
 export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
-export { type TokenMatch, tokenMatcher, matchesText, foldForIndex } from './matching/lexical.js';
-export { termFrequencies, squashScore, bm25Score } from './matching/bm25.js';
+export { type TokenMatch, matchesText, matchesTokensOf, foldForIndex } from './matching/lexical.js';
+export { squashScore, rankByBm25 } from './matching/bm25.js';
 export { contentHash, holdsContent } from './embedding/embedder.js';
 export type {
   StateLookups,
@@ -71,4 +73,8 @@ export { exportLine } from './export/lines.js';
 export { type ExportRead, ExportReader } from './export/reader.js';
 export type { Trailer } from './export/trailer.js';
 export { overallRepair } from './verify/report.js';
-export { type ReplayResult, type ReplaySource, REPLAY_BATCH, ReplayCheck, checkReplay, describeError, listed } from './verify/replay.js';
+export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
+export { checkpointPageSql } from './sql/checkpoints.js';
+export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
+export { checkImported } from './sql/options.js';
+export { type ReplayResult, type ReplaySource, checkReplay, describeError, listed } from './verify/replay.js';

@@ -14,7 +14,8 @@
  * waiting writers hold one pooled connection, not all of them.
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
-import type { StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
+import type { RebuildOptions, RebuildResult, StateBackend, StateQueries, StateWriteTx, VerifyOptions } from '@agentstate/core/backend';
+import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
 import { ClosedError, ConflictError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
@@ -23,9 +24,7 @@ import { foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
-import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
 import { rebuildSchema } from './rebuild.js';
-import type { PostgresVerifyOptions } from './verify.js';
 import { verifySchema } from './verify.js';
 import type { Projection } from './projection.js';
 import { beginQuiescentRead, beginWriting } from './writers-lock.js';
@@ -195,7 +194,7 @@ export class PostgresBackend implements StateBackend {
    * Checks the schema: the log replayed against the tables and stored
    * snapshots, in one read-only transaction (see `verify.ts`).
    */
-  verify(options: PostgresVerifyOptions = {}): Promise<VerifyReport> {
+  verify(options: VerifyOptions = {}): Promise<VerifyReport> {
     return verifySchema(this, options);
   }
 
@@ -203,7 +202,7 @@ export class PostgresBackend implements StateBackend {
    * Re-derives the tables from the log in one transaction holding the
    * writers' lock exclusive (see `rebuild.ts`); the process's own writers wait on the mutex.
    */
-  rebuild(options: PostgresRebuildOptions = {}): Promise<PostgresRebuildResult> {
+  rebuild(options: RebuildOptions = {}): Promise<RebuildResult> {
     return this.#mutex.run(() => rebuildSchema(this, options));
   }
 

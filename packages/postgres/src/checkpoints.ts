@@ -5,9 +5,8 @@
  */
 import type { Checkpoint, CheckpointWrite, JsonObject, JsonValue } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
-import { rowCodec } from '@agentstate/core/backend';
+import { checkpointPageSql, Params, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import { Params } from './params.js';
 
 /** A row of `checkpoints`. */
 interface CheckpointRow {
@@ -148,19 +147,9 @@ export function checkpointQueries(db: Database, sql: Sql, locking = false): Tabl
       );
       return row?.found === true;
     },
-    list: async ({ threadId, namespace, after, limit }) => {
+    list: async (query) => {
       const p = new Params();
-      const where: string[] = [];
-      if (threadId !== undefined) where.push(`thread_id = ${p.add(threadId)}`);
-      if (namespace !== undefined) where.push(`namespace = ${p.add(namespace)}`);
-      if (after !== undefined)
-        where.push(`(checkpoint_id, thread_id, namespace) < (${p.add(after.checkpointId)}, ${p.add(after.threadId)}, ${p.add(after.namespace)})`);
-      const rows = await sql.rows<CheckpointRow>(
-        `SELECT * FROM ${db.t('checkpoints')}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY checkpoint_id DESC, thread_id DESC, namespace DESC LIMIT ${p.add(limit > 0 ? limit : null)}`,
-        p.values,
-      );
-      return rows.map(checkpointFromRow);
+      return (await sql.rows<CheckpointRow>(`SELECT * FROM ${db.t('checkpoints')}${checkpointPageSql(p, query, '', null)}`, p.values)).map(checkpointFromRow);
     },
   };
 }

@@ -9,12 +9,11 @@
  * transaction folds the events into the tables, which must equal the fold
  * of the export.
  */
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { AppendInput } from '@agentstate/core';
-import { CorruptionError, encodeSnapshot, STATE_STREAM, ValidationError } from '@agentstate/core';
-import type { ExportRead, Trailer } from '@agentstate/core/backend';
-import { ExportReader } from '@agentstate/core/backend';
+import { STATE_STREAM, ValidationError } from '@agentstate/core';
+import type { ExportRead, ImportOptions, ImportResult } from '@agentstate/core/backend';
+import { checkImported, ExportReader } from '@agentstate/core/backend';
 import { PostgresLog } from './log.js';
 import type { PostgresConnectionOptions } from './open.js';
 import type { Database } from './database.js';
@@ -26,22 +25,7 @@ import { tableLookups } from './lookups.js';
 import { Projection } from './projection.js';
 
 /** Options of {@link importPostgres}. */
-export interface PostgresImportOptions extends PostgresConnectionOptions {
-  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
-  allowUntrailed?: boolean;
-  /** Told the bytes of the export read so far (each line and its newline). */
-  onProgress?: (bytes: number) => void;
-}
-
-/** What an import made. */
-export interface PostgresImportResult {
-  /** Events imported. */
-  events: number;
-  /** SHA-256 of the canonical snapshot text of the imported state. */
-  sha256: string;
-  /** The trailer the export ended with (undefined only with `allowUntrailed`). */
-  trailer: Trailer | undefined;
-}
+export interface PostgresImportOptions extends ImportOptions, PostgresConnectionOptions {}
 
 /**
  * Loads the lines of an export (each without its newline) into the schema
@@ -53,7 +37,7 @@ export async function importPostgres(
   urlOrPool: string | pg.Pool,
   lines: AsyncIterable<string> | Iterable<string>,
   options: PostgresImportOptions = {},
-): Promise<PostgresImportResult> {
+): Promise<ImportResult> {
   // A readline interface drops the lines it reads before iteration starts: start iterating before the first await.
   const source: Iterator<string> | AsyncIterator<string> =
     Symbol.asyncIterator in lines ? (lines as AsyncIterable<string>)[Symbol.asyncIterator]() : (lines as Iterable<string>)[Symbol.iterator]();
@@ -103,16 +87,6 @@ export async function importPostgres(
   } finally {
     await db.close();
   }
-  const { state, trailer } = read!;
-  const expected = encodeSnapshot(state.capture());
   // The tables the import folded must equal the reader's fold.
-  const provider = await openPostgres(urlOrPool, { schema: db.schema, max: options.max, connectTimeoutMs: options.connectTimeoutMs });
-  try {
-    if (encodeSnapshot(await provider.snapshot()) !== expected) {
-      throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');
-    }
-  } finally {
-    await provider.close();
-  }
-  return { events: state.seq, sha256: createHash('sha256').update(expected).digest('hex'), trailer };
+  return checkImported(read!, () => openPostgres(urlOrPool, { schema: db.schema, max: options.max, connectTimeoutMs: options.connectTimeoutMs }));
 }

@@ -5,12 +5,11 @@
  * `array_to_tsvector` so no text-search parser splits or stems them; a
  * query is the `tsquery` of core's query tokens, each a quoted prefix
  * term, never raw user text. The index only narrows the candidates: each is
- * re-checked with core's matcher and ranked with core's BM25, so results
- * equal the reference backend's.
+ * re-checked with core's matcher and ranked with core's BM25 (`matchesTokensOf`,
+ * `rankByBm25`), so results equal the reference backend's.
  */
 import { tokenize } from '@agentstate/core';
-import type { Scored, TokenMatch } from '@agentstate/core/backend';
-import { bm25Score, termFrequencies, tokenMatcher } from '@agentstate/core/backend';
+import type { TokenMatch } from '@agentstate/core/backend';
 
 /** Longest lexeme PostgreSQL stores (2 KiB, in bytes); longer tokens are indexed by their prefix. */
 const MAX_LEXEME_BYTES = 2_000;
@@ -53,27 +52,4 @@ export function lexicalCandidate(alias: string, tsquery: string): string {
 /** The `tsquery` text of folded query tokens: `'tok':*` terms joined by `&` (or `|`). */
 export function tsQuery(tokens: readonly string[], match: TokenMatch = 'all'): string {
   return tokens.map((t) => `'${lexeme(t).replaceAll('\\', '\\\\').replaceAll("'", "''")}':*`).join(match === 'all' ? ' & ' : ' | ');
-}
-
-/** The exact check of docs/contract.md §5 on a candidate's searchable text. */
-export function verifies(tokens: readonly string[], text: string, match: TokenMatch = 'all'): boolean {
-  return tokens.length === 0 || tokenMatcher(match)(tokens, tokenize(text));
-}
-
-/**
- * Ranks matches by core's BM25 over the matches themselves (best first),
- * ties by `tieBreak`: the in-memory reference's ranking, so scores and
- * orders are the same.
- */
-export function rankByRelevance<T>(query: readonly string[], matches: readonly { record: T; text: string }[], tieBreak: (a: T, b: T) => number): Scored<T>[] {
-  const tokens = matches.map((m) => tokenize(m.text));
-  const tfs = tokens.map((t) => termFrequencies(query, t));
-  const corpus = {
-    documents: matches.length,
-    averageLength: tokens.reduce((n, t) => n + t.length, 0) / Math.max(1, matches.length),
-    documentFrequency: query.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
-  };
-  return matches
-    .map((m, i) => ({ record: m.record, score: query.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, tokens[i]!.length) }))
-    .sort((a, b) => b.score - a.score || tieBreak(a.record, b.record));
 }

@@ -12,9 +12,9 @@
  */
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
-import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import type { EventRow, ReplaySource } from '@agentstate/core/backend';
+import type { EventRow, LogOptions, ReplaySource } from '@agentstate/core/backend';
 import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -25,14 +25,6 @@ import { beginWriting } from './writers-lock.js';
 
 /** Snapshot rows per statement of a snapshot's store: a chunk is at most about 16 KB, so a statement stays a few megabytes. */
 const STORE_BATCH = 200;
-
-/** Options of {@link PostgresLog}. */
-export interface PostgresLogOptions {
-  /** Stamps `time` on events appended without one. Default: the system clock. */
-  clock?: Clock | undefined;
-  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
-  upcasters?: UpcasterRegistry | undefined;
-}
 
 /**
  * A {@link Log} in one schema. An append to the `state` stream is refused
@@ -48,7 +40,7 @@ export class PostgresLog implements Log {
 
   constructor(
     private readonly db: Database,
-    options: PostgresLogOptions = {},
+    options: LogOptions = {},
   ) {
     const clock = options.clock ?? systemClock;
     this.#now = () => formatInstant(clock.now());

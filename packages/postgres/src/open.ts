@@ -10,8 +10,7 @@ import type { EventSourcedProvider, StateProviderOptions, VerifyReport } from '@
 import { createStateProvider } from '@agentstate/core/backend';
 import type { PostgresCompactResult } from './compact.js';
 import { compactSchema } from './compact.js';
-import type { PostgresRebuildOptions, PostgresRebuildResult } from './rebuild.js';
-import type { PostgresVerifyOptions } from './verify.js';
+import type { LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from '@agentstate/core/backend';
 import { PostgresBackend } from './backend.js';
 import type { PoolOptions } from './database.js';
 import type { Sql } from './database.js';
@@ -70,14 +69,14 @@ export interface PostgresProvider extends EventSourcedProvider {
    * the metadata and full-text indexes compared with the rows. Every
    * problem names its part and the repair that fixes it.
    */
-  verify(options?: PostgresVerifyOptions): Promise<VerifyReport>;
+  verify(options?: VerifyOptions): Promise<VerifyReport>;
   /**
    * Empties the tables and derives them again from the log (from the newest
    * trustworthy snapshot unless `fromScratch`), in one transaction under the
    * writers' lock exclusive: writers of every process wait, readers see the
    * old tables until it commits.
    */
-  rebuild(options?: PostgresRebuildOptions): Promise<PostgresRebuildResult>;
+  rebuild(options?: RebuildOptions): Promise<RebuildResult>;
   /** The bytes the schema's tables take on the server, with their indexes and TOAST data (`pg_total_relation_size`). */
   sizeBytes(): Promise<number>;
   /**
@@ -160,12 +159,7 @@ export async function openPostgres(urlOrPool: string | pg.Pool, options: Postgre
 }
 
 /** Options of {@link openPostgresLog}. */
-export interface PostgresLogOpenOptions extends PostgresConnectionOptions {
-  /** Stamps `time` on events appended without one. Default: the system clock. */
-  clock?: StateProviderOptions['clock'];
-  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
-  upcasters?: StateProviderOptions['upcasters'];
-}
+export interface PostgresLogOpenOptions extends PostgresConnectionOptions, LogOptions {}
 
 /**
  * Opens the event log of agentstate's schema on its own: a complete `Log`

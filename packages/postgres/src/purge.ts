@@ -19,14 +19,13 @@ import {
   eventFromRow,
   holdersIn,
   scopeKey,
+  sortedById,
   storedTextForm,
   rowCodec,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import { patchStoredSnapshots } from './snapshot-patch.js';
-
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * The records a purge selects, tombstones included, each list in id order
@@ -83,8 +82,7 @@ export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelec
       memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${byIds}`, rowCodec.memoryFromRow, [[...held.memory]]),
     };
   }
-  for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);
-  return out;
+  return sortedById(out);
 }
 
 /**

@@ -4,29 +4,65 @@
  * same orders, tie-breaks and lexical results as the in-memory reference.
  * Text orders compare in collation "C" (code-point order).
  */
-import type { MemoryItem, Scope, Skill } from '@agentstate/core';
-import type { LexicalQuery, MemoryFilter, Scored, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, pastKeyset, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
-import { verifiedPages } from './candidates.js';
+import { type MemoryItem, type Scope, type Skill, type Turn, tokenize } from '@agentstate/core';
+import type { LexicalQuery, MemoryFilter, Scored, StateQueries, TurnQuery } from '@agentstate/core/backend';
+import {
+  compareStrings,
+  descendantKeyRange,
+  matchesNoScope,
+  matchesTokensOf,
+  memoryRowFilter,
+  Params,
+  pastKeyset,
+  rankByBm25,
+  scopeKey,
+  skillSearchText,
+  rowCodec,
+} from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
-import { lexicalCandidate, rankByRelevance, tsQuery, verifies } from './lexical.js';
+import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
-import { memoryRowFilter } from './metadata.js';
-import { Params } from './params.js';
-import { matchesNothing, scopeCondition } from './scope-sql.js';
-import { turnQueries } from './turn-queries.js';
+import { POSTGRES_METADATA } from './metadata.js';
+import { scopeCondition, turnWhere } from './scope-sql.js';
 
-/** The candidate rows of a lexical search of `skills` or `memory`, before ordering: the full-text condition, and the others. */
-function lexicalWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): { tsquery?: string; rest: string } {
-  const tsquery = query.tokens.length > 0 ? p.add(tsQuery(query.tokens, query.match ?? 'all')) : undefined;
+/** What a lexical search of a table reads of its query. */
+type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
+
+/** The conditions of a lexical search of `skills` or `memory` on its rows, besides the full-text one. */
+function recordWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): string {
   let rest = 'NOT r.deleted';
   const scoped = scopeCondition(p, query, 'r.scope_key');
   if (scoped) rest += ` AND ${scoped}`;
   if (table === 'memory') {
     if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-    rest += memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+    rest += memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
   }
-  return tsquery === undefined ? { rest } : { tsquery, rest };
+  return rest;
+}
+
+/** Rows fetched per page when candidates are verified. */
+const MIN_PAGE = 64;
+
+/**
+ * Runs a candidate query (without its `LIMIT`) page by page, keeping rows
+ * that pass the exact check, until `limit` are kept (0: all).
+ */
+export async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
+  const values = query.params.values;
+  const n = values.length;
+  const text = `${query.text} LIMIT $${n + 1} OFFSET $${n + 2}`;
+  if (limit <= 0) return (await sql.rows<R>(text, [...values, null, 0])).filter(keep);
+  const page = Math.max(limit, MIN_PAGE);
+  const out: R[] = [];
+  for (let offset = 0; ; offset += page) {
+    const rows = await sql.rows<R>(text, [...values, page, offset]);
+    for (const row of rows) {
+      if (!keep(row)) continue;
+      out.push(row);
+      if (out.length >= limit) return out;
+    }
+    if (rows.length < page) return out;
+  }
 }
 
 /**
@@ -102,8 +138,8 @@ interface TableShape<R, T> {
  */
 async function searchByRelevance<R extends { id: string; sync_version: number }, T>(
   db: Database,
-  table: 'skills' | 'memory',
-  query: LexicalQuery & MemoryFilter,
+  table: string,
+  query: SearchQuery,
   shape: TableShape<R, T>,
   where: string,
   p: Params,
@@ -117,11 +153,11 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
     );
     const matches = rows.flatMap((row) => {
       const text = shape.candidateText(row);
-      return verifies(query.tokens, text, match) ? [{ record: { id: row.id, sort: row.sort, sync_version: row.sync_version }, text }] : [];
+      return matchesTokensOf(query.tokens, text, match)
+        ? [{ record: { id: row.id, sort: row.sort, sync_version: row.sync_version }, tokens: tokenize(text) }]
+        : [];
     });
-    const ranked = rankByRelevance(query.tokens, matches, tieBreak).filter((h) =>
-      pastKeyset(query.after, h.score, h.record.sort, h.record.id, shape.direction),
-    );
+    const ranked = rankByBm25(query.tokens, matches, tieBreak).filter((h) => pastKeyset(query.after, h.score, h.record.sort, h.record.id, shape.direction));
     const page = query.limit > 0 ? ranked.slice(0, query.limit) : ranked;
     if (page.length === 0) return [];
     const full = new Map(
@@ -139,25 +175,30 @@ async function searchByRelevance<R extends { id: string; sync_version: number },
   return (await search(db)) ?? (await db.transaction(async (sql) => (await search(sql))!, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY'));
 }
 
-/** A lexical search of `skills` or `memory`: ordered pages verified by core's matcher, or every match ranked by core's BM25. */
+/**
+ * A lexical search of a table (aliased `r`, its rows meeting `where`): ordered pages verified by core's
+ * matcher, or every match ranked by core's BM25.
+ */
 async function searchTable<R extends { id: string; sync_version: number }, T>(
   db: Database,
-  table: 'skills' | 'memory',
-  query: LexicalQuery & MemoryFilter,
+  table: 'skills' | 'memory' | 'turns',
+  query: SearchQuery,
   shape: TableShape<R, T>,
+  where: (p: Params) => string,
 ): Promise<Scored<T>[]> {
   const p = new Params();
-  const { tsquery, rest } = lexicalWhere(db, p, table, query);
+  const tsquery = query.tokens.length > 0 ? p.add(tsQuery(query.tokens, query.match ?? 'all')) : undefined;
+  const rest = where(p);
   const lexical = tsquery === undefined ? undefined : lexicalCandidate('r', tsquery);
   const match = query.match ?? 'all';
   if (query.order === 'relevance' && lexical !== undefined) return searchByRelevance(db, table, query, shape, `${rest} AND ${lexical}`, p);
   const keyset = query.after === undefined ? '' : ` AND ${shape.keyset.replace('$sort', p.add(query.after.sort)).replace('$id', p.add(query.after.id))}`;
-  const keep = (row: R) => verifies(query.tokens, shape.text(shape.fromRow(row)), match);
+  const keep = (row: R) => matchesTokensOf(query.tokens, shape.text(shape.fromRow(row)), match);
   const windowed =
     tsquery === undefined || query.limit <= 0 ? undefined : await windowMatches<R>(db, table, shape.order, rest + keyset, tsquery, p, query.limit, keep);
-  const where = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
+  const all = `${rest}${lexical === undefined ? '' : ` AND ${lexical}`}${keyset}`;
   const rows =
-    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${where} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
+    windowed ?? (await verifiedPages<R>(db, { text: `SELECT r.* FROM ${db.t(table)} r WHERE ${all} ORDER BY ${shape.order}`, params: p }, query.limit, keep));
   return rows.map((row) => ({ record: shape.fromRow(row), score: 1 }));
 }
 
@@ -165,10 +206,9 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
 export function postgresQueries(db: Database): StateQueries {
   return {
     ...tableLookups(db, db),
-    ...turnQueries(db),
 
     listSessions: async ({ limit, offset, after, ...filter }) => {
-      if (matchesNothing(filter)) return [];
+      if (matchesNoScope(filter)) return [];
       const p = new Params();
       const scoped = scopeCondition(p, filter, 'scope_key');
       const rows = await db.rows<rowCodec.SessionRow>(
@@ -201,16 +241,22 @@ export function postgresQueries(db: Database): StateQueries {
     },
 
     searchSkills: async (query: LexicalQuery) => {
-      if (matchesNothing(query)) return [];
-      return searchTable<rowCodec.SkillRow, Skill>(db, 'skills', query, {
-        order: 'r.slug, r.id',
-        keyset: '(r.slug, r.id) > ($sort, $id)',
-        direction: 1,
-        fromRow: rowCodec.skillFromRow,
-        text: skillSearchText,
-        candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
-        candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
-      });
+      if (matchesNoScope(query)) return [];
+      return searchTable<rowCodec.SkillRow, Skill>(
+        db,
+        'skills',
+        query,
+        {
+          order: 'r.slug, r.id',
+          keyset: '(r.slug, r.id) > ($sort, $id)',
+          direction: 1,
+          fromRow: rowCodec.skillFromRow,
+          text: skillSearchText,
+          candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
+          candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
+        },
+        (p) => recordWhere(db, p, 'skills', query),
+      );
     },
 
     expiredMemory: async (now: string, limit: number) =>
@@ -222,16 +268,48 @@ export function postgresQueries(db: Database): StateQueries {
       ).map(rowCodec.memoryFromRow),
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
-      if (matchesNothing(query) || query.kinds?.length === 0) return [];
-      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, {
-        order: 'r.created_at DESC, r.id DESC',
-        keyset: '(r.created_at, r.id) < ($sort, $id)',
-        direction: -1,
-        fromRow: rowCodec.memoryFromRow,
-        text: (m) => m.content,
-        candidateColumns: 'r.created_at AS sort, r.content AS text',
-        candidateText: (row) => row.text as string,
-      });
+      if (matchesNoScope(query) || query.kinds?.length === 0) return [];
+      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), (p) => recordWhere(db, p, 'memory', query));
     },
+
+    turns: async (sessionId, { afterSeq, limit }) =>
+      (
+        await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
+          sessionId,
+          Math.max(0, afterSeq),
+          limit > 0 ? limit : null,
+        ])
+      ).map(rowCodec.turnFromRow),
+
+    turnNeighbours: async (sessionId, seq, window) => {
+      const before = await db.rows<rowCodec.TurnRow>(
+        `SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq < $2 AND NOT deleted ORDER BY seq DESC LIMIT $3`,
+        [sessionId, seq, window.before],
+      );
+      const after = await db.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq > $2 AND NOT deleted ORDER BY seq LIMIT $3`, [
+        sessionId,
+        seq,
+        window.after,
+      ]);
+      return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
+    },
+
+    searchTurns: async (query: TurnQuery) => {
+      if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
+      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(db, p, query, 'r'));
+    },
+  };
+}
+
+/** The shape of a table searched newest first whose searchable text is its `content`. */
+function newestFirst<R extends { id: string; sync_version: number }, T extends { content: string }>(fromRow: (row: R) => T): TableShape<R, T> {
+  return {
+    order: 'r.created_at DESC, r.id DESC',
+    keyset: '(r.created_at, r.id) < ($sort, $id)',
+    direction: -1,
+    fromRow,
+    text: (record) => record.content,
+    candidateColumns: 'r.created_at AS sort, r.content AS text',
+    candidateText: (row) => row.text as string,
   };
 }

@@ -9,7 +9,8 @@
  * same content); those of records gone or deleted go. The history index is
  * derived again too.
  */
-import type { SkippedSnapshot, Snapshot } from '@agentstate/core';
+import type { Snapshot } from '@agentstate/core';
+import type { RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import { plainCodec, STATE_STREAM } from '@agentstate/core';
 import { describeError, eventFromRow, historyRows, InMemoryState, loadSnapshot } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
@@ -18,24 +19,6 @@ import { foldPending } from './fold.js';
 import { tableLookups } from './lookups.js';
 import { beginWriting } from './writers-lock.js';
 
-/** Options of `rebuild()`. */
-export interface PostgresRebuildOptions {
-  /** Ignore snapshots and fold every event from seq 1. */
-  fromScratch?: boolean;
-}
-
-/** What a rebuild did. */
-export interface PostgresRebuildResult {
-  /** The seq of the last event folded (the snapshot's, when none follows it). */
-  seq: number;
-  /** The seq of the snapshot it started from (0: none, a full fold). */
-  snapshotSeq: number;
-  /** Newer snapshots that were refused, and why. */
-  skipped: SkippedSnapshot[];
-  /** Events folded after the snapshot. */
-  events: number;
-}
-
 /** The projection's tables, children first. */
 const TABLES = ['memory_meta', 'memory', 'turns', 'sessions', 'skills', 'operations', 'checkpoint_writes', 'checkpoints', 'record_events'] as const;
 
@@ -43,7 +26,7 @@ const TABLES = ['memory_meta', 'memory', 'turns', 'sessions', 'skills', 'operati
 const REFILL_BATCH = 5_000;
 
 /** Rebuilds the projection of `backend`'s schema from its log. */
-export function rebuildSchema(backend: PostgresBackend, options: PostgresRebuildOptions): Promise<PostgresRebuildResult> {
+export function rebuildSchema(backend: PostgresBackend, options: RebuildOptions): Promise<RebuildResult> {
   const { db, log, projection } = backend;
   return db.transaction(
     async (sql) => {

@@ -1,12 +1,12 @@
 /**
- * A {@link ScopeFilter} as SQL over a `scope_key` column (the canonical JSON
+ * Filters as SQL: a {@link ScopeFilter} over a `scope_key` column (the canonical JSON
  * of a scope's labels, collation "C"): exact scopes are one `= ANY`, a
  * scope's descendants the key range {@link descendantKeyRange} gives, so
  * both read an index led by `scope_key`.
  */
-import type { ScopeFilter } from '@agentstate/core/backend';
+import type { Params, ScopeFilter, TurnFilter } from '@agentstate/core/backend';
+import type { Database } from './database.js';
 import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
-import type { Params } from './params.js';
 
 /** The condition, or `undefined` when the filter spans every scope. */
 export function scopeCondition(p: Params, filter: ScopeFilter, column: string): string | undefined {
@@ -17,7 +17,10 @@ export function scopeCondition(p: Params, filter: ScopeFilter, column: string): 
   return `(${exact} OR (${column} >= ${p.add(from)} AND ${column} < ${p.add(to)}))`;
 }
 
-/** True when no scope can match: no exact scopes and no descendants. */
-export function matchesNothing(filter: ScopeFilter): boolean {
-  return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
+/** The condition of live turns (aliased `t`) of live sessions passing `filter`. */
+export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'): string {
+  let where = `NOT ${t}.deleted AND EXISTS (SELECT 1 FROM ${db.t('sessions')} s WHERE s.id = ${t}.session_id AND NOT s.deleted)`;
+  if (filter.sessionIds !== undefined) where += ` AND ${t}.session_id = ANY(${p.add(filter.sessionIds)}::text[])`;
+  if (filter.roles !== undefined) where += ` AND ${t}.role = ANY(${p.add(filter.roles)}::text[])`;
+  return where;
 }

@@ -16,13 +16,11 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, matchesNoScope, memoryRowFilter, Params, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
-import { memoryRowFilter } from './metadata.js';
-import { Params } from './params.js';
-import { scopeCondition } from './scope-sql.js';
-import { turnWhere } from './turn-queries.js';
+import { POSTGRES_METADATA } from './metadata.js';
+import { scopeCondition, turnWhere } from './scope-sql.js';
 
 /** What differs between the memory and the turn store. */
 interface Target<R, Q> {
@@ -212,12 +210,12 @@ export function memoryVectors(db: Database, index: VectorIndex): VectorStore<Mem
       table: 'memory',
       live: () => 'NOT r.deleted',
       filter: (p, query) => {
-        if ((query.scopes?.length === 0 && query.descendantsOf === undefined) || query.kinds?.length === 0) return undefined;
+        if (matchesNoScope(query) || query.kinds?.length === 0) return undefined;
         let sql = 'true';
         const scoped = scopeCondition(p, query, 'r.scope_key');
         if (scoped) sql += ` AND ${scoped}`;
         if (query.kinds !== undefined) sql += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-        return sql + memoryRowFilter(p, query, 'r', db.t('memory_meta'));
+        return sql + memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
       },
       fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
     },

@@ -12,22 +12,17 @@
  * The server checks its own pages (data checksums, `amcheck`): that is not
  * repeated here. Nothing is written.
  */
-import type { JsonObject, Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
+import type { Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import { checkReplay, describeError, listed, overallRepair, rowCodec, skillSearchText } from '@agentstate/core/backend';
+import type { VerifyOptions } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkReplay, describeError, InMemoryState, listed, overallRepair, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
 import { valueColumn } from './metadata.js';
 
-/** Options of `verify()`. */
-export interface PostgresVerifyOptions {
-  /** Called while the log is replayed, with the events done and the total. */
-  onProgress?: (done: number, total: number) => void;
-}
-
 /** Verifies `backend`'s schema; see the module comment. */
-export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOptions): Promise<VerifyReport> {
+export function verifySchema(backend: PostgresBackend, options: VerifyOptions): Promise<VerifyReport> {
   const { db, log } = backend;
   return db.transaction(async (sql) => {
     const problems: VerifyProblem[] = [];
@@ -39,7 +34,7 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
     }
     const streams = await sql.rows<{ stream: string }>(`SELECT stream FROM ${db.t('streams')} WHERE stream <> $1 ORDER BY stream`, [STATE_STREAM]);
     const replay = await checkReplay(log.readerIn(sql), {
-      tables: tables ?? emptyTables(),
+      tables: tables ?? new InMemoryState().capture(),
       codec: backend.codec,
       upcasters: backend.upcasters,
       otherStreams: streams.map((s) => s.stream),
@@ -52,7 +47,7 @@ export function verifySchema(backend: PostgresBackend, options: PostgresVerifyOp
     });
     problems.push(...(await lostEvents(backend, sql)), ...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
     if (tables !== undefined) {
-      problems.push(...(await check(sql, 'tables', () => checkMetadataIndex(backend, sql))));
+      problems.push(...(await check(sql, 'tables', () => checkMetadata(backend, sql))));
       problems.push(...(await check(sql, 'fts', () => checkFullText(backend, sql, tables!))));
     }
     const { problems: _, ...rest } = replay;
@@ -100,26 +95,16 @@ async function check(sql: Sql, part: 'tables' | 'fts', fn: () => Promise<VerifyP
   }
 }
 
-/** `memory_meta` against the metadata of the live memory rows, leaf by leaf. */
-async function checkMetadataIndex(backend: PostgresBackend, sql: Sql): Promise<VerifyProblem[]> {
+/** `memory_meta` against the metadata of the live memory rows, leaf by leaf (core's check). */
+async function checkMetadata(backend: PostgresBackend, sql: Sql): Promise<VerifyProblem[]> {
   const { db } = backend;
-  const key = (n: number, path: string, type: string, value: unknown): string => JSON.stringify([n, path, type, value]);
-  const expected = new Set<string>();
-  for (const row of await sql.rows<{ n: number; metadata: string }>(`SELECT n, metadata FROM ${db.t('memory')} WHERE NOT deleted`)) {
-    for (const leaf of rowCodec.metadataLeaves(JSON.parse(row.metadata) as JsonObject)) expected.add(key(row.n, leaf.path, leaf.type, leaf.value));
-  }
-  const actual = new Set<string>();
   const stored = await sql.rows<{ item_n: number; path: string; type: string; text_value: string | null; number_value: number | null }>(
     `SELECT item_n, path, type, text_value, number_value FROM ${db.t('memory_meta')}`,
   );
-  for (const leaf of stored) actual.add(key(leaf.item_n, leaf.path, leaf.type, valueColumn(leaf.type) === 'text_value' ? leaf.text_value : leaf.number_value));
-  const missing = [...expected].filter((k) => !actual.has(k));
-  const extra = [...actual].filter((k) => !expected.has(k));
-  const problems: VerifyProblem[] = [];
-  const problem = (message: string): VerifyProblem => ({ part: 'tables', object: 'memory_meta', message, repair: 'rebuild' });
-  if (missing.length) problems.push(problem(`memory_meta lacks ${missing.length} metadata leaves of live items (${listed(missing)})`));
-  if (extra.length) problems.push(problem(`memory_meta holds ${extra.length} leaves no live item has (${listed(extra)})`));
-  return problems;
+  return checkMetadataIndex(
+    await sql.rows<{ n: number; metadata: string }>(`SELECT n, metadata FROM ${db.t('memory')} WHERE NOT deleted`),
+    stored.map((leaf) => ({ ...leaf, value: valueColumn(leaf.type) === 'text_value' ? leaf.text_value : leaf.number_value })),
+  );
 }
 
 /** Each record's `search` column against the lexemes of its text: live rows indexed exactly, others empty. */
@@ -154,8 +139,4 @@ async function checkFullText(backend: PostgresBackend, sql: Sql, tables: Snapsho
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
   const left = new Set(a);
   return left.size === new Set(b).size && b.every((x) => left.has(x));
-}
-
-function emptyTables(): Snapshot {
-  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] };
 }

@@ -1,8 +1,8 @@
 /** Reading full-text candidates page by page and keeping those core's matcher accepts. */
 import type { LexicalQuery, Scored } from '@agentstate/core/backend';
-import { pastKeyset } from '@agentstate/core/backend';
+import { matchesTokensOf, pastKeyset } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { relevanceScore, verifies } from './fts.js';
+import { relevanceScore } from './fts.js';
 
 /** Rows fetched per page when candidates are verified, unless the query says otherwise. */
 const MIN_PAGE = 64;
@@ -36,7 +36,7 @@ export function scoredMatches<R extends { rank?: number; id: string }, T>(
   const score = (row: R): number => (built.ranked ? relevanceScore(row.rank ?? 0) : 1);
   const past = (row: R): boolean => !built.ranked || pastKeyset(query.after, score(row), sort(row), row.id, direction);
   const match = query.match ?? 'all';
-  const rows = verifiedPages<R>(conn, built, query.limit, (row) => past(row) && verifies(query.tokens, text(row), match));
+  const rows = verifiedPages<R>(conn, built, query.limit, (row) => past(row) && matchesTokensOf(query.tokens, text(row), match));
   return rows.map((row) => ({ record: fromRow(row), score: score(row) }));
 }
 

@@ -10,7 +10,7 @@
 import type { Checkpoint, CheckpointWrite } from '@agentstate/core';
 import { CorruptionError, STATE_STREAM } from '@agentstate/core';
 import type { CheckpointKey, CheckpointQueries } from '@agentstate/core/backend';
-import { rowCodec } from '@agentstate/core/backend';
+import { checkpointPageSql, Params, rowCodec } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { mappingErrors } from './errors.js';
 
@@ -118,24 +118,9 @@ export function checkpointQueries(conn: Connection): SyncCheckpointQueries {
       (conn.prepare(SQL.writes).all(key.threadId, key.namespace, key.checkpointId) as rowCodec.CheckpointWriteRow[]).map(rowCodec.checkpointWriteFromRow),
     writeExists: (key, taskId, idx) => conn.prepare(SQL.writeExists).get(key.threadId, key.namespace, key.checkpointId, taskId, idx) !== undefined,
     threadExists: (threadId) => (conn.prepare(SQL.threadExists).get(threadId, threadId) as { found: number }).found === 1,
-    list: ({ threadId, namespace, after, limit }) => {
-      const where: string[] = [];
-      const params: unknown[] = [];
-      if (threadId !== undefined) {
-        where.push('c.thread_id = ?');
-        params.push(threadId);
-      }
-      if (namespace !== undefined) {
-        where.push('c.namespace = ?');
-        params.push(namespace);
-      }
-      if (after !== undefined) {
-        where.push('(c.checkpoint_id, c.thread_id, c.namespace) < (?, ?, ?)');
-        params.push(after.checkpointId, after.threadId, after.namespace);
-      }
-      const sql = `${SELECT_CHECKPOINTS}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}
-          ORDER BY c.checkpoint_id DESC, c.thread_id DESC, c.namespace DESC LIMIT ?`;
-      return (conn.prepare(sql).all(...params, limit > 0 ? limit : -1) as CheckpointRow[]).map(checkpointFromRow);
+    list: (query) => {
+      const p = new Params(false);
+      return (conn.prepare(`${SELECT_CHECKPOINTS}${checkpointPageSql(p, query, 'c.', -1)}`).all(...p.values) as CheckpointRow[]).map(checkpointFromRow);
     },
   });
 }

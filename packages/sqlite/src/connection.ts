@@ -308,6 +308,25 @@ export class Connection {
   }
 
   /**
+   * Runs async `fn` in one read transaction of the write handle, with every
+   * statement of this connection there meanwhile, so each sees the same
+   * committed state; call inside {@link exclusive}, which keeps this
+   * process's writes out until it ends.
+   */
+  async readAcross<T>(fn: () => Promise<T>): Promise<T> {
+    this.#onWriter += 1;
+    this.writer.exec('BEGIN DEFERRED');
+    try {
+      return await fn();
+    } catch (error) {
+      throw mapSqliteError(error, this.path);
+    } finally {
+      if (this.writer.inTransaction) this.writer.exec('COMMIT');
+      this.#onWriter -= 1;
+    }
+  }
+
+  /**
    * Runs `fn` as {@link read} does, with the handle reading pages by `pread` into a small page cache instead of
    * through the memory map: for a read of a few thousand pages scattered over a large file, as a long session's
    * history, where the first touch of each newly mapped page (or of each newly allocated cache buffer) costs far

@@ -200,12 +200,16 @@ export function mapFileError(error: unknown, path: string, doing: string): unkno
   }
 }
 
-/** Runs `fn`, rethrowing driver errors mapped by {@link mapSqliteError}. */
+/** Runs `fn`, rethrowing driver errors mapped by {@link mapSqliteError}, whether it throws or the promise it returns rejects. */
 export function mapErrors<T>(fn: () => T, path?: string): T {
-  try {
-    return fn();
-  } catch (error) {
+  const mapped = (error: unknown): never => {
     throw mapSqliteError(error, path);
+  };
+  try {
+    const result = fn();
+    return (result instanceof Promise ? result.catch(mapped) : result) as T;
+  } catch (error) {
+    return mapped(error);
   }
 }
 
@@ -229,13 +233,4 @@ export function aroundMethods<O extends object>(target: O, around: <T>(call: () 
 /** `queries` with the driver errors of every method mapped by {@link mapSqliteError}, naming `path`. */
 export function mappingErrors<O extends object>(path: string, queries: O): O {
   return aroundMethods(queries, (call) => mapErrors(call, path));
-}
-
-/** Like {@link mapErrors} for async work. */
-export async function mapErrorsAsync<T>(fn: () => Promise<T>, path?: string): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw mapSqliteError(error, path);
-  }
 }

@@ -5,9 +5,8 @@
  * with core's own matcher, so results equal the reference backend's
  * even where FTS5's Unicode tables fold a character differently.
  */
-import { tokenize } from '@agentstate/core';
 import type { TokenMatch } from '@agentstate/core/backend';
-import { foldForIndex, rowCodec, skillSearchText, squashScore, tokenMatcher } from '@agentstate/core/backend';
+import { foldForIndex, rowCodec, skillSearchText, squashScore } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { FTS_OPTIONS, TURN_FTS_OPTIONS } from './schema/derived.js';
 
@@ -47,11 +46,6 @@ export const FULL_TEXT_INDEXES: readonly FullTextIndex[] = [
 /** The FTS5 query for folded `tokens`: `"tok"*` terms joined by AND (or OR). */
 export function ftsQuery(tokens: readonly string[], match: TokenMatch = 'all'): string {
   return tokens.map((t) => `"${t.replaceAll('"', '""')}"*`).join(match === 'all' ? ' AND ' : ' OR ');
-}
-
-/** The exact check of docs/contract.md §5 on a candidate's searchable text. */
-export function verifies(tokens: readonly string[], text: string, match: TokenMatch = 'all'): boolean {
-  return tokens.length === 0 || tokenMatcher(match)(tokens, tokenize(text));
 }
 
 /** FTS5's bm25 (lower is better) squashed into [0, 1) as core's `bm25Score` is. */

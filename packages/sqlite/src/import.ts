@@ -7,34 +7,15 @@
  * fold. Where the file goes once complete, and removing it on failure, is
  * the caller's business: a refused import leaves a partial file at `path`.
  */
-import { createHash } from 'node:crypto';
 import { lstatSync } from 'node:fs';
 import type { AppendInput } from '@agentstate/core';
-import type { Trailer } from '@agentstate/core/backend';
-import { CorruptionError, encodeSnapshot, STATE_STREAM, ValidationError } from '@agentstate/core';
-import { ExportReader } from '@agentstate/core/backend';
+import type { ImportOptions, ImportResult } from '@agentstate/core/backend';
+import { CorruptionError, ValidationError } from '@agentstate/core';
+import { checkImported, ExportReader } from '@agentstate/core/backend';
 import { openSqlite, openSqliteLog } from './open.js';
 
 /** Events appended per transaction. */
 const BATCH = 5_000;
-
-/** Options of {@link importSqlite}. */
-export interface ImportOptions {
-  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
-  allowUntrailed?: boolean;
-  /** Told the bytes of the export read so far (each line and its newline), after each batch. */
-  onProgress?: (bytes: number) => void;
-}
-
-/** What an import made. */
-export interface ImportResult {
-  /** Events imported. */
-  events: number;
-  /** SHA-256 of the canonical snapshot text of the new database. */
-  sha256: string;
-  /** The trailer the export ended with (undefined only with `allowUntrailed`). */
-  trailer: Trailer | undefined;
-}
 
 function exists(path: string): boolean {
   try {
@@ -81,16 +62,6 @@ export async function importSqlite(path: string, lines: AsyncIterable<string> | 
   } finally {
     await log.close();
   }
-  const { state, trailer } = reader.finish(options);
   // Opening the provider projects the appended events into the tables; they must equal the fold.
-  const expected = encodeSnapshot(state.capture());
-  const db = await openSqlite(path);
-  try {
-    if (encodeSnapshot(await db.snapshot()) !== expected) {
-      throw new CorruptionError(STATE_STREAM, state.seq, 'the imported tables differ from a replay of the imported events');
-    }
-  } finally {
-    await db.close();
-  }
-  return { events: state.seq, sha256: createHash('sha256').update(expected).digest('hex'), trailer };
+  return checkImported(reader.finish(options), () => openSqlite(path));
 }

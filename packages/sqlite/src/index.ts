@@ -9,10 +9,9 @@ export type { SqliteConnectionOptions, SqliteLogOpenOptions, SqliteOptions, Sqli
 export type { SynchronousLevel } from './connection.js';
 export { eventChecksum, SqliteLog } from './log.js';
 export { type EventRow, rowChecksum } from '@agentstate/core/backend';
-export type { RebuildOptions, RebuildResult } from './rebuild.js';
 export { importSqlite } from './import.js';
 export { statOrNull } from './file.js';
-export type { ImportOptions, ImportResult } from './import.js';
+export type { ImportOptions, ImportResult, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 export {
   DatabaseNotFoundError,
   DiskFullError,

@@ -6,9 +6,9 @@
  * (`toLogEvent`); a failed append consumes no seq.
  */
 import { hash } from 'node:crypto';
-import type { AppendInput, Clock, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
-import type { EventRow, EventRowValues } from '@agentstate/core/backend';
+import type { EventRow, EventRowValues, LogOptions } from '@agentstate/core/backend';
 import {
   checkSnapshot,
   checkStream,
@@ -23,7 +23,7 @@ import {
   rowPayload,
 } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { mapErrors, mapErrorsAsync } from './errors.js';
+import { mapErrors } from './errors.js';
 import { DROP_OTHER_FORMATS } from './snapshot-patch.js';
 
 const SQL = {
@@ -63,14 +63,6 @@ function expectedChecksum(row: EventRow): string {
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
 export const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
 
-/** Options of {@link SqliteLog}. */
-export interface SqliteLogOptions {
-  /** Stamps `time` on events appended without one. Default: the system clock. */
-  clock?: Clock;
-  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
-  upcasters?: UpcasterRegistry | undefined;
-}
-
 /**
  * A {@link Log} stored in the `events` and `snapshots` tables of a
  * connection. An append to the `state` stream is refused with a
@@ -85,7 +77,7 @@ export class SqliteLog implements Log {
 
   constructor(
     private readonly conn: Connection,
-    options: SqliteLogOptions = {},
+    options: LogOptions = {},
   ) {
     const clock = options.clock ?? systemClock;
     this.#now = () => formatInstant(clock.now());
@@ -93,7 +85,7 @@ export class SqliteLog implements Log {
   }
 
   async append<P>(input: AppendInput<P>): Promise<LogEvent<P>> {
-    return mapErrorsAsync(() =>
+    return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           const { event, text } = this.#appendChecked(input);
@@ -112,7 +104,7 @@ export class SqliteLog implements Log {
    */
   async appendMany<P>(inputs: readonly AppendInput<P>[]): Promise<LogEvent<P>[]> {
     if (!Array.isArray(inputs as unknown)) throw new ValidationError('', 'appendMany takes an array of appends');
-    return mapErrorsAsync(() =>
+    return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           // Each stream's head in this batch: its seq, and its time once the batch appended to it.
@@ -232,7 +224,7 @@ export class SqliteLog implements Log {
 
   async saveSnapshot(snapshot: StoredSnapshot): Promise<void> {
     checkSnapshot(snapshot);
-    await mapErrorsAsync(() =>
+    await mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           this.conn.prepare(SQL.saveSnapshot).run(snapshot.stream, snapshot.seq, snapshot.data);
@@ -248,7 +240,7 @@ export class SqliteLog implements Log {
    */
   async storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean> {
     for (const row of rows) checkSnapshot(row);
-    return mapErrorsAsync(() =>
+    return mapErrors(() =>
       this.conn.exclusive(() =>
         this.conn.immediateWhenFree(() => {
           if (this.conn.prepare(SQL.purgedAfter).get(STATE_STREAM, seq, EventTypes.RecordsPurged) !== undefined) return false;

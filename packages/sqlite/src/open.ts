@@ -22,7 +22,7 @@ import { SqliteLog } from './log.js';
 import { inspectDatabase, prepareSchema, requireCurrentSchema } from './schema/index.js';
 import { Projection } from './projection.js';
 import { sqliteQueries, tableLookups } from './queries.js';
-import type { RebuildOptions, RebuildResult } from './rebuild.js';
+import type { LogOptions, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import { bulkLoad, rebuild, refold } from './rebuild.js';
 import { memoryVectorStore, turnVectorStore } from './vector-store.js';
 import { VectorIndexes } from './vectors.js';
@@ -200,12 +200,7 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
 }
 
 /** Options of {@link openSqliteLog}. */
-export interface SqliteLogOpenOptions extends SqliteConnectionOptions {
-  /** Stamps `time` on events appended without one. Default: the system clock. */
-  clock?: StateProviderOptions['clock'];
-  /** Lets `state` events of older schema versions be checked on append, as a fold will read them. */
-  upcasters?: StateProviderOptions['upcasters'];
-}
+export interface SqliteLogOpenOptions extends SqliteConnectionOptions, LogOptions {}
 
 /**
  * Opens the event log of the agentstate database at `path` on its own: a
@@ -213,7 +208,7 @@ export interface SqliteLogOpenOptions extends SqliteConnectionOptions {
  * file folds whatever was appended to the `state` stream here.
  */
 export function openSqliteLog(path: string, options: SqliteLogOpenOptions = {}): SqliteLog {
-  const log = new SqliteLog(openConnection(path, options), { clock: options.clock, upcasters: options.upcasters });
+  const log = new SqliteLog(openConnection(path, options), options);
   log.ownConnection();
   return log;
 }

@@ -21,6 +21,7 @@ import {
   eraseOperationHeads,
   holdersIn,
   scopeKey,
+  sortedById,
   storedTextForm,
   rowCodec,
 } from '@agentstate/core/backend';
@@ -60,8 +61,6 @@ const SQL = {
     DELETE FROM embedding_cache WHERE (embedder_id, content_hash) IN (
       SELECT embedders.id, hash.value FROM embedders, json_each(?) AS hash WHERE embedders.id IS NOT NULL)`,
 } as const;
-
-const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /**
  * The records a purge selects, tombstones included, each list in id order
@@ -118,8 +117,7 @@ export function purgeableRows(conn: Connection, selector: PurgeSelector, upcaste
       ),
     };
   }
-  for (const list of Object.values(out) as { id: string }[][]) list.sort(byId);
-  return out;
+  return sortedById(out);
 }
 
 /** Rows whose scope is `scope` or one of its descendants. */

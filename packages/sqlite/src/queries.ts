@@ -4,8 +4,8 @@
  * and tie-breaks as the in-memory reference.
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
-import type { LexicalQuery, MemoryFilter, StateQueries } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import type { LexicalQuery, MemoryFilter, StateQueries, TurnQuery } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, matchesNoScope, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
 import { memoryRowFilter } from './metadata.js';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
@@ -14,10 +14,9 @@ import { mappingErrors } from './errors.js';
 import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery } from './fts.js';
-import { turnQueries } from './turn-queries.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, scoredMatches } from './candidates.js';
-import { liveRowsUnder, matchesNothing, scopeCondition } from './scope-sql.js';
+import { liveRowsUnder, scopeCondition, turnWhere } from './scope-sql.js';
 
 /**
  * By default, relevance order ranks (FTS5 bm25) at most this many of the
@@ -66,7 +65,7 @@ type Plan =
 /** A row of a ranked table: its row number, tombstone flag and the columns an order reads. */
 type RankedRow = { n: number; deleted: number; created_at?: string; slug?: string; id: string };
 
-/** Newest first (memory): `created_at`, then `id`, both descending in byte order, as SQLite compares text. */
+/** Newest first (memory, turns): `created_at`, then `id`, both descending in byte order, as SQLite compares text. */
 const NEWEST_ORDER = {
   sql: 'r.created_at DESC, r.id DESC',
   keyset: '(r.created_at, r.id) < (?, ?)',
@@ -80,31 +79,47 @@ const SLUG_ORDER = {
   compare: (a: RankedRow, b: RankedRow) => compareStrings(a.slug!, b.slug!) || compareStrings(a.id, b.id),
 };
 
-/** Builds a lexical search: its candidate SQL and parameters, and whether rows carry a bm25 rank. */
+/** A search's conditions on a record's row (aliased `r`) other than its expiry, and whether the rowids they allow are an index's list. */
+interface RowFilter {
+  sql: string;
+  params: unknown[];
+  /** None, or led by exact scopes: the scope index lists the rows. */
+  listed: boolean;
+}
+
+/** The {@link RowFilter} of a search of `skills` or `memory`: scope, kind, metadata. */
+function recordRows(query: LexicalQuery & MemoryFilter): RowFilter {
+  let sql = '';
+  const params: unknown[] = [];
+  const scoped = scopeCondition(query, 'r.scope_key');
+  if (scoped) {
+    sql += ` AND ${scoped.sql}`;
+    params.push(...scoped.params);
+  }
+  if (query.kinds !== undefined) {
+    sql += ' AND r.kind IN (SELECT value FROM json_each(?))';
+    params.push(JSON.stringify(query.kinds));
+  }
+  const filter = memoryRowFilter({ where: query.where }, 'r');
+  return {
+    sql: sql + filter.sql,
+    params: [...params, ...filter.params],
+    listed: sql + filter.sql === '' || (scoped !== undefined && query.descendantsOf === undefined),
+  };
+}
+
+/** Builds a lexical search of `table`: its candidate SQL and parameters, and whether rows carry a bm25 rank. */
 function lexicalSql(
-  table: 'skills' | 'memory',
-  query: LexicalQuery & MemoryFilter,
+  table: 'skills' | 'memory' | 'turns',
+  query: Pick<LexicalQuery & MemoryFilter, 'tokens' | 'match' | 'after' | 'now'>,
+  rows: RowFilter,
   order: { sql: string; keyset: string; compare: (a: RankedRow, b: RankedRow) => number },
   plan: Plan,
   relevanceWindow: number,
 ): CandidateSql & { ranked: boolean } {
   const fts = `${table}_fts`;
   const match = plan === 'index' ? [] : [ftsQuery(query.tokens, query.match ?? 'all')];
-  // Conditions on the record's row other than its expiry: scope, kind, metadata.
-  let rowWhere = '';
-  const rowParams: unknown[] = [];
-  const scoped = scopeCondition(query, 'r.scope_key');
-  if (scoped) {
-    rowWhere += ` AND ${scoped.sql}`;
-    rowParams.push(...scoped.params);
-  }
-  if (query.kinds !== undefined) {
-    rowWhere += ' AND r.kind IN (SELECT value FROM json_each(?))';
-    rowParams.push(JSON.stringify(query.kinds));
-  }
-  const filter = memoryRowFilter({ where: query.where }, 'r');
-  rowWhere += filter.sql;
-  rowParams.push(...filter.params);
+  const { sql: rowWhere, params: rowParams } = rows;
   const expiry = memoryRowFilter({ now: query.now }, 'r');
   let where = `r.deleted = 0${plan === 'index' ? '' : ` AND ${fts} MATCH ?`}${rowWhere}${expiry.sql}`;
   const params = [...match, ...rowParams, ...expiry.params];
@@ -132,13 +147,12 @@ function lexicalSql(
       const expired =
         query.now === undefined ? '' : ` AND rowid NOT IN (SELECT n FROM ${table} WHERE deleted = 0 AND expires_at IS NOT NULL AND expires_at <= ?)`;
       const listed = rowWhere === '' ? '' : ` AND +rowid IN (SELECT r.n FROM ${table} r WHERE r.deleted = 0${rowWhere})`;
-      const window =
-        rowWhere === '' || (scoped !== undefined && query.descendantsOf === undefined)
-          ? {
-              sql: `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ?${listed}${expired} ${bound}`,
-              params: [...match, ...rowParams, ...expiry.params],
-            }
-          : { sql: `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`, params };
+      const window = rows.listed
+        ? {
+            sql: `SELECT rowid AS n, bm25(${fts}) AS rank FROM ${fts} WHERE ${fts} MATCH ?${listed}${expired} ${bound}`,
+            params: [...match, ...rowParams, ...expiry.params],
+          }
+        : { sql: `SELECT r.n AS n, bm25(${fts}) AS rank FROM ${matches} ${bound}`, params };
       return { ...rankedCandidates(window.sql, table, 'r', order.sql, order.compare), params: window.params, ranked: true };
     }
   }
@@ -209,7 +223,6 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
 
   return mappingErrors(conn.path, {
     ...tableLookups(conn),
-    ...turnQueries(conn, relevanceWindow),
     recordSeqs: (id: string) => recordSeqs(conn, id),
     recordEvents: (id: string) => conn.readScattered(() => recordEvents(conn, id)),
     purgeable: (selector) => purgeableRows(conn, selector, options.upcasters),
@@ -217,7 +230,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
 
     listSessions: ({ limit, offset, after, ...filter }) => {
-      if (matchesNothing(filter)) return [];
+      if (matchesNoScope(filter)) return [];
       const { descendantsOf } = filter;
       const scoped = descendantsOf === undefined ? scopeCondition(filter, 'scope_key') : undefined;
       const source =
@@ -261,9 +274,9 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       }),
 
     searchSkills: (query: LexicalQuery) => {
-      if (matchesNothing(query)) return [];
+      if (matchesNoScope(query)) return [];
       const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
-      const built = lexicalSql('skills', query, SLUG_ORDER, plan, relevanceWindow);
+      const built = lexicalSql('skills', query, recordRows(query), SLUG_ORDER, plan, relevanceWindow);
       return scoredMatches(conn, built, query, [rowCodec.skillFromRow, (row) => skillSearchText(rowCodec.skillFromRow(row)), (row) => row.slug, 1]);
     },
 
@@ -276,10 +289,30 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
 
     searchMemory: (query: LexicalQuery & MemoryFilter) =>
       conn.read(() => {
-        if (matchesNothing(query) || query.kinds?.length === 0) return [];
+        if (matchesNoScope(query) || query.kinds?.length === 0) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : memoryInOrder() ? 'backwards' : 'sorted';
-        const built = lexicalSql('memory', query, NEWEST_ORDER, plan, relevanceWindow);
+        const built = lexicalSql('memory', query, recordRows(query), NEWEST_ORDER, plan, relevanceWindow);
         return scoredMatches(conn, built, query, [rowCodec.memoryFromRow, (row) => row.content, (row) => row.created_at, -1]);
+      }),
+
+    turnNeighbours: (sessionId, seq, window) =>
+      conn.read(() => {
+        const before = conn
+          .prepare('SELECT * FROM turns WHERE session_id = ? AND seq < ? AND deleted = 0 ORDER BY seq DESC LIMIT ?')
+          .all(sessionId, seq, window.before) as rowCodec.TurnRow[];
+        const after = conn
+          .prepare('SELECT * FROM turns WHERE session_id = ? AND seq > ? AND deleted = 0 ORDER BY seq LIMIT ?')
+          .all(sessionId, seq, window.after) as rowCodec.TurnRow[];
+        return { before: before.reverse().map(rowCodec.turnFromRow), after: after.map(rowCodec.turnFromRow) };
+      }),
+
+    searchTurns: (query: TurnQuery) =>
+      conn.read(() => {
+        if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
+        const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
+        const live = turnWhere(query, 'r');
+        const built = lexicalSql('turns', query, { sql: ` AND ${live.where}`, params: live.params, listed: false }, NEWEST_ORDER, plan, relevanceWindow);
+        return scoredMatches(conn, built, query, [rowCodec.turnFromRow, (row) => row.content, (row) => row.created_at, -1]);
       }),
   });
 }

@@ -7,14 +7,14 @@
  * fills the derived tables of a file written by an earlier version on open
  * ({@link refold}).
  */
-import type { SkippedSnapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import type { LoadedSnapshot } from '@agentstate/core/backend';
+import type { SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
+import type { LoadedSnapshot, RebuildOptions, RebuildResult } from '@agentstate/core/backend';
 import { plainCodec, STATE_STREAM } from '@agentstate/core';
 import { describeError, HLC_ZERO, loadSnapshot } from '@agentstate/core/backend';
 import type { FoldOptions } from './fold.js';
 import { foldPending } from './fold.js';
 import type { Connection } from './connection.js';
-import { mapErrorsAsync } from './errors.js';
+import { mapErrors } from './errors.js';
 import { SqliteLog } from './log.js';
 import { Projection } from './projection.js';
 import type { TableLookups } from './queries.js';
@@ -24,24 +24,6 @@ import { refillRecordEvents } from './history.js';
 
 /** The page cache of a rebuild, in KiB as `PRAGMA cache_size` takes it (negative): 512 MiB at most, allocated as used. */
 const REBUILD_CACHE_KIB = -524_288;
-
-/** Options of `rebuild()`. */
-export interface RebuildOptions {
-  /** Ignore snapshots and fold every event from seq 1. */
-  fromScratch?: boolean;
-}
-
-/** What a rebuild did. */
-export interface RebuildResult {
-  /** The seq the projection stands at afterwards. */
-  seq: number;
-  /** The seq of the snapshot it started from (0: none, a full fold). */
-  snapshotSeq: number;
-  /** Newer snapshots that were refused, and why. */
-  skipped: SkippedSnapshot[];
-  /** Events folded after the snapshot. */
-  events: number;
-}
 
 /** What a rebuild works on. */
 export interface RebuildContext {
@@ -58,7 +40,7 @@ export interface RebuildContext {
 /** Rebuilds the projection of `ctx.conn` from its log. */
 export function rebuild(ctx: RebuildContext, options: RebuildOptions = {}): Promise<RebuildResult> {
   const { conn, log } = ctx;
-  return mapErrorsAsync(() =>
+  return mapErrors(() =>
     conn.exclusive(async () => {
       // Choosing a snapshot only reads; the rebuild itself is one synchronous transaction.
       const head = log.headNow(STATE_STREAM);

@@ -1,10 +1,10 @@
 /**
- * A {@link ScopeFilter} as SQL over a `scope_key` column (the canonical JSON
+ * Filters as SQL: a {@link ScopeFilter} over a `scope_key` column (the canonical JSON
  * of a scope's labels): exact scopes are equalities, a scope's descendants
  * the key range that {@link descendantKeyRange} gives, so both read an index
  * led by `scope_key`.
  */
-import type { ScopeFilter } from '@agentstate/core/backend';
+import type { ScopeFilter, TurnFilter } from '@agentstate/core/backend';
 import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
 
 /** A condition and its parameters; `undefined` when the filter spans every scope. */
@@ -38,15 +38,17 @@ export function liveRowsUnder(
   };
 }
 
-/** True when no scope can match: no exact scopes and no descendants. */
-export function matchesNothing(filter: ScopeFilter): boolean {
-  return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
-}
-
-/** The same filter as a predicate over scope keys, for vectors held outside SQL. */
-export function scopeKeyFilter(filter: ScopeFilter): (key: string) => boolean {
-  if (filter.scopes === undefined) return () => true;
-  const keys = new Set(filter.scopes.map(scopeKey));
-  const range = filter.descendantsOf === undefined ? undefined : descendantKeyRange(filter.descendantsOf);
-  return (key) => keys.has(key) || (range !== undefined && key >= range.from && key < range.to);
+/** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
+export function turnWhere(filter: TurnFilter, t = 't'): { where: string; params: unknown[] } {
+  let where = `${t}.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${t}.session_id AND s.deleted = 0)`;
+  const params: unknown[] = [];
+  if (filter.sessionIds !== undefined) {
+    where += ` AND ${t}.session_id IN (SELECT value FROM json_each(?))`;
+    params.push(JSON.stringify(filter.sessionIds));
+  }
+  if (filter.roles !== undefined) {
+    where += ` AND ${t}.role IN (SELECT value FROM json_each(?))`;
+    params.push(JSON.stringify(filter.roles));
+  }
+  return { where, params };
 }

@@ -7,14 +7,13 @@
  * the life of the provider and searched beside the stored ones. Leaving
  * them out would silently drop those records from every answer.
  */
-import type { MemoryItem, Turn } from '@agentstate/core';
+import type { MemoryItem, Scope, Turn, TurnRole } from '@agentstate/core';
 import { CorruptionError, cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, holdsContent, scopeKey, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, descendantKeyRange, holdsContent, matchesNoScope, scopeFilter, scopeKey, rowCodec, turnFilter } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { memoryRowFilter } from './metadata.js';
-import { matchesNothing, scopeKeyFilter } from './scope-sql.js';
-import { turnWhere } from './turn-queries.js';
+import { turnWhere } from './scope-sql.js';
 import type { VectorIndex, VectorIndexes, VectorTarget } from './vectors.js';
 import { checkDimensions, MAX_NEIGHBOURS, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from './vectors.js';
 
@@ -282,7 +281,7 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
     alias: 'm',
     live: { sql: 'm.deleted = 0', params: [] },
     fromRow: rowCodec.memoryFromRow,
-    matchesNothing: (query) => matchesNothing(query) || query.kinds?.length === 0,
+    matchesNothing: (query) => matchesNoScope(query) || query.kinds?.length === 0,
     knn: (query) => {
       const kinds = query.kinds === undefined ? { sql: '', params: [] } : among('kind', query.kinds);
       const arm = (scope: Sql): Sql => ({ sql: scope.sql + kinds.sql, params: [...scope.params, ...kinds.params] });
@@ -296,9 +295,9 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
     },
     rows: (query) => memoryRowFilter(query, 'm'),
     holds: (query) => {
-      const inScope = scopeKeyFilter(query);
+      const inScope = scopeFilter(query);
       const kinds = query.kinds ? new Set(query.kinds) : undefined;
-      return ([scope, kind]) => inScope(scope) && (!kinds || kinds.has(kind));
+      return ([scope, kind]) => inScope(JSON.parse(scope) as Scope) && (!kinds || kinds.has(kind));
     },
     epoch: 'SELECT epoch FROM memory_epoch WHERE id = 1',
   });
@@ -321,9 +320,8 @@ export function turnVectorStore(conn: Connection, indexes: VectorIndexes): Sqlit
     },
     rows: () => ({ sql: '', params: [] }),
     holds: (query) => {
-      const sessions = query.sessionIds ? new Set(query.sessionIds) : undefined;
-      const roles = query.roles ? new Set<string>(query.roles) : undefined;
-      return ([session, role]) => (!sessions || sessions.has(session)) && (!roles || roles.has(role));
+      const held = turnFilter(query);
+      return ([sessionId, role]) => held({ sessionId, role: role as TurnRole });
     },
   });
 }

@@ -145,6 +145,44 @@ describe('a read-only open', () => {
     expect(stored.map((h) => [h.content, h.score.toFixed(6)])).toEqual(hits.map((h) => [h.content, h.score.toFixed(6)]));
     await writable.close();
   });
+  it('filters vectors held in memory by scope, descendants, kind, session and role as stored ones are filtered', async () => {
+    const path = tmp.file();
+    const plain = await openSqlite(path);
+    for (const scope of [['org:a'], ['org:a', 'team:x'], ['org:b']]) {
+      for (const kind of ['fact', 'preference'] as const) await plain.memory.write({ content: `dark theme ${kind} in ${scope.join('/')}`, scope, kind });
+    }
+    const session = await plain.sessions.create({ title: 'kept' });
+    await plain.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'dark theme please' });
+    await plain.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'dark theme set' });
+    await plain.sessions.appendTurn({ sessionId: (await plain.sessions.create({ title: 'other' })).id, role: 'user', content: 'dark theme too' });
+    await plain.close();
+    const copy = tmp.file('copy.db');
+    copyFileSync(path, copy);
+    const answers = async (file: string, readonly: boolean) => {
+      const db = await openSqlite(file, { readonly, embedder: bagOfWordsEmbedder() });
+      try {
+        const recalled = async (filter: object) =>
+          (await db.memory.recall({ query: 'dark theme', mode: 'semantic', order: 'relevance', ...filter })).map((h) => h.content).sort();
+        const searched = async (filter: object) =>
+          (await db.sessions.search({ query: 'dark theme', mode: 'semantic', order: 'relevance', ...filter })).map((h) => h.turn.content).sort();
+        return [
+          await recalled({ scope: ['org:a'] }),
+          await recalled({ scope: ['org:a'], includeDescendants: true, kinds: ['fact'] }),
+          await searched({ sessionIds: [session.id], roles: ['assistant'] }),
+        ];
+      } finally {
+        await db.close();
+      }
+    };
+    const read = await answers(path, true);
+    expect(read).toEqual([
+      ['dark theme fact in org:a', 'dark theme preference in org:a'],
+      ['dark theme fact in org:a', 'dark theme fact in org:a/team:x'],
+      ['dark theme set'],
+    ]);
+    expect(await answers(copy, false)).toEqual(read);
+  });
+
   it('searches transcripts semantically and hybrid, stored turn vectors and missing ones alike, without storing one', async () => {
     const path = tmp.file();
     const writer = await openSqlite(path, { embedder: bagOfWordsEmbedder() });

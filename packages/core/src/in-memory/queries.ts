@@ -1,5 +1,5 @@
 /** The read-model queries of the in-memory backend. */
-import { bm25Score, termFrequencies } from '../matching/bm25.js';
+import { rankByBm25 } from '../matching/bm25.js';
 import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareStrings, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
@@ -15,7 +15,7 @@ import { purgeableIn } from './purgeable.js';
 const cap = <T>(list: T[], limit: number): T[] => (limit > 0 ? list.slice(0, limit) : list);
 
 /** The turn filter as a predicate. */
-export function turnFilter(filter: TurnFilter): (turn: Turn) => boolean {
+export function turnFilter(filter: TurnFilter): (turn: Pick<Turn, 'sessionId' | 'role'>) => boolean {
   const sessions = filter.sessionIds === undefined ? undefined : new Set(filter.sessionIds);
   const roles = filter.roles === undefined ? undefined : new Set<string>(filter.roles);
   return (turn) => (!sessions || sessions.has(turn.sessionId)) && (!roles || roles.has(turn.role));
@@ -45,18 +45,8 @@ function relevancePage<T extends { id: string }>(
   sort: (record: T) => string,
   direction: 1 | -1,
 ): Scored<T>[] {
-  const tokens = query.tokens;
-  const tfs = matches.map((m) => termFrequencies(tokens, m.tokens));
-  const corpus = {
-    documents: matches.length,
-    averageLength: matches.reduce((n, m) => n + m.tokens.length, 0) / Math.max(1, matches.length),
-    documentFrequency: tokens.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
-  };
-  const ranked = matches
-    .map((m, i) => ({ record: m.record, score: tokens.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, m.tokens.length) }))
-    .sort((a, b) => b.score - a.score || tieBreak(a.record, b.record));
   return cap(
-    ranked.filter((h) => pastKeyset(query.after, h.score, sort(h.record), h.record.id, direction)),
+    rankByBm25(query.tokens, matches, tieBreak).filter((h) => pastKeyset(query.after, h.score, sort(h.record), h.record.id, direction)),
     query.limit,
   );
 }

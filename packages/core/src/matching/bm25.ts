@@ -41,3 +41,24 @@ export function bm25Score(corpus: Bm25Corpus, tf: readonly number[], documentLen
   });
   return squashScore(score);
 }
+
+/**
+ * Matches ranked by BM25 over the matches themselves (best first; an empty
+ * query scores every match 1), ties by `tieBreak`: the relevance order of
+ * every backend that ranks its candidates in JavaScript.
+ */
+export function rankByBm25<T>(
+  query: readonly string[],
+  matches: readonly { record: T; tokens: readonly string[] }[],
+  tieBreak: (a: T, b: T) => number,
+): { record: T; score: number }[] {
+  const tfs = matches.map((m) => termFrequencies(query, m.tokens));
+  const corpus = {
+    documents: matches.length,
+    averageLength: matches.reduce((n, m) => n + m.tokens.length, 0) / Math.max(1, matches.length),
+    documentFrequency: query.map((_, i) => tfs.reduce((n, tf) => (tf[i]! > 0 ? n + 1 : n), 0)),
+  };
+  return matches
+    .map((m, i) => ({ record: m.record, score: query.length === 0 ? 1 : bm25Score(corpus, tfs[i]!, m.tokens.length) }))
+    .sort((a, b) => b.score - a.score || tieBreak(a.record, b.record));
+}

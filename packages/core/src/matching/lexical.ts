@@ -55,6 +55,11 @@ export function tokenMatcher(match: TokenMatch = 'all'): (query: readonly string
   return match === 'any' ? matchesAnyToken : matchesTokens;
 }
 
+/** The exact check of docs/contract.md §5 on a candidate's searchable text, which every backend's full-text index only narrows. */
+export function matchesTokensOf(tokens: readonly string[], text: string, match: TokenMatch = 'all'): boolean {
+  return tokens.length === 0 || tokenMatcher(match)(tokens, tokenize(text));
+}
+
 /** Convenience: does `text` match `query` under docs/contract.md §5? */
 export function matchesText(query: string | undefined, text: string): boolean {
   const tokens = queryTokens(query);

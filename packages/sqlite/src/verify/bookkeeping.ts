@@ -5,10 +5,9 @@
  * says memory rows were inserted in recall order (when it lies, recent-first
  * recall returns the wrong items).
  */
-import type { Hlc } from '@agentstate/core';
+import type { Hlc, VerifyProblem } from '@agentstate/core';
 import { compareHlc } from '@agentstate/core';
 import type { Connection } from '../connection.js';
-import type { VerifyProblem } from './report.js';
 
 const MAX_HLC = `SELECT hlc_wall AS wall, hlc_counter AS counter FROM (
   SELECT hlc_wall, hlc_counter FROM sessions UNION ALL SELECT hlc_wall, hlc_counter FROM turns

@@ -10,10 +10,10 @@
  * file.) Nothing is written to the database file.
  */
 import { describeError, listed } from '@agentstate/core/backend';
+import type { VerifyProblem } from '@agentstate/core';
 import type { Connection } from '../connection.js';
 import type { FullTextIndex } from '../fts.js';
 import { FULL_TEXT_INDEXES } from '../fts.js';
-import type { VerifyProblem } from './report.js';
 
 const TEMP = ['verify_expected_terms', 'verify_actual_terms', 'verify_expected'] as const;
 

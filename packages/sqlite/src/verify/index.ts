@@ -7,25 +7,43 @@
  * bookkeeping, the full-text indexes against the rows, and the vector
  * tables. Nothing is written to the file.
  */
-import type { Snapshot, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
-import { describeError } from '@agentstate/core/backend';
+import type { VerifyReport as CoreVerifyReport, Snapshot, SnapshotCodec, UpcasterRegistry, VerifyProblem } from '@agentstate/core';
+import { STATE_STREAM } from '@agentstate/core';
+import type { VerifyOptions as CoreVerifyOptions, ReplayResult, ReplaySource } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkReplay, describeError, InMemoryState, overallRepair } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
-import { mapErrorsAsync } from '../errors.js';
+import { mapErrors } from '../errors.js';
+import { allRecordEvents } from '../history.js';
 import type { SqliteLog } from '../log.js';
 import type { Projection } from '../projection.js';
 import { checkBookkeeping } from './bookkeeping.js';
 import { checkFullText } from './fts.js';
-import { checkMetadataIndex } from './metadata.js';
 import { checkIntegrity } from './integrity.js';
-import type { ReplayResult } from './replay.js';
-import { checkReplay } from './replay.js';
-import type { VerifyOptions, VerifyProblem, VerifyReport } from './report.js';
-import { overallRepair } from './report.js';
 import { checkVectors } from './vectors.js';
 
-export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './report.js';
-export { REPAIR_ADVICE } from './report.js';
+export type { Repair, VerifyPart, VerifyProblem } from '@agentstate/core';
+export { REPAIR_ADVICE } from '@agentstate/core';
+
+/** Options of `verify()`. */
+export interface VerifyOptions extends CoreVerifyOptions {
+  /**
+   * Use SQLite's `quick_check` instead of the full `integrity_check`: much
+   * faster on large files, but it does not check that every index agrees
+   * with its table. Default: the full check.
+   */
+  quick?: boolean;
+}
+
+/** The outcome of `verify()`: core's report, with what only a SQLite file has. */
+export interface VerifyReport extends CoreVerifyReport {
+  /** Which SQLite check ran over the pages. */
+  integrityCheck: 'full' | 'quick';
+  /** Live memory items still waiting for a vector, per embedder id (derived lazily: not damage). */
+  pendingVectors: Record<string, number>;
+  /** Live turns of live sessions still waiting for a vector, per embedder id (derived lazily: not damage). */
+  pendingTurnVectors: Record<string, number>;
+}
 
 /** What verification works on. */
 export interface VerifyContext {
@@ -39,11 +57,11 @@ export interface VerifyContext {
 /** Verifies the database of `ctx.conn`; see the module comment. */
 export function verify(ctx: VerifyContext, options: VerifyOptions = {}): Promise<VerifyReport> {
   const { conn } = ctx;
-  return mapErrorsAsync(() => conn.exclusive(() => conn.onWriter(() => conn.read(() => verifyNow(ctx, options)))));
+  return mapErrors(() => conn.exclusive(() => conn.readAcross(() => verifyNow(ctx, options))));
 }
 
-function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
-  const { conn } = ctx;
+async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<VerifyReport> {
+  const { conn, log } = ctx;
   const problems: VerifyProblem[] = [];
   const quick = options.quick === true;
   problems.push(...checkIntegrity(conn, quick));
@@ -53,9 +71,23 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   } catch (error) {
     problems.push({ part: 'tables', message: `the tables cannot be read: ${describeError(error)}`, repair: 'rebuild' });
   }
+  // The identity as the file holds it now, not as the log read it when opened.
+  const source: ReplaySource = {
+    head: (s) => log.head(s),
+    read: (q) => log.read(q),
+    latestSnapshot: (s, o) => log.latestSnapshot(s, o),
+    identity: async () => log.identityNow(),
+  };
   let replay: ReplayResult;
   try {
-    replay = checkReplay({ conn, log: ctx.log, tables: tables ?? emptyTables(), codec: ctx.codec, upcasters: ctx.upcasters, onProgress: options.onProgress });
+    replay = await checkReplay(source, {
+      tables: tables ?? new InMemoryState().capture(),
+      codec: ctx.codec,
+      upcasters: ctx.upcasters,
+      otherStreams: (conn.prepare('SELECT DISTINCT stream FROM events WHERE stream <> ?').pluck().all(STATE_STREAM) as string[]).sort(),
+      onProgress: options.onProgress,
+      historyIndex: async () => allRecordEvents(conn).map((row) => ({ recordId: row.record_id, seq: row.seq })),
+    });
   } catch (error) {
     // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
     replay = {
@@ -65,7 +97,11 @@ function verifyNow(ctx: VerifyContext, options: VerifyOptions): VerifyReport {
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
   problems.push(...guard('tables', () => checkBookkeeping(conn)));
-  problems.push(...guard('tables', () => checkMetadataIndex(conn)));
+  problems.push(
+    ...guard('tables', () =>
+      checkMetadataIndex(rows(conn, 'SELECT n, metadata FROM memory WHERE deleted = 0'), rows(conn, 'SELECT item_n, path, type, value FROM memory_meta')),
+    ),
+  );
   problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
   let pendingVectors: Record<string, number> = {};
   let pendingTurnVectors: Record<string, number> = {};
@@ -103,10 +139,11 @@ function guard(part: 'tables' | 'fts' | 'vectors', check: () => VerifyProblem[])
   }
 }
 
-function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
-  return { events: 0, tablesSeq: tables?.seq ?? 0, sha256: '', bytes: 0, differences: [], storedSnapshot: null, skippedSnapshots: [] };
+/** The rows of a statement, read as the caller iterates them. */
+function rows<R>(conn: Connection, sql: string): Iterable<R> {
+  return { [Symbol.iterator]: () => conn.prepare(sql).iterate() as IterableIterator<R> };
 }
 
-function emptyTables(): Snapshot {
-  return { seq: 0, sessions: [], turns: [], skills: [], memory: [], operations: [], checkpoints: [], checkpointWrites: [] };
+function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
+  return { events: 0, tablesSeq: tables?.seq ?? 0, sha256: '', bytes: 0, differences: [], storedSnapshot: null, skippedSnapshots: [] };
 }

@@ -5,9 +5,9 @@
  * tables. When the file-wide check finds something, each table is checked
  * on its own so that the problem can be put in its part of the file.
  */
+import type { Repair, VerifyPart, VerifyProblem } from '@agentstate/core';
 import { describeError } from '@agentstate/core/backend';
 import type { Connection } from '../connection.js';
-import type { Repair, VerifyPart, VerifyProblem } from './report.js';
 
 /** Lines of SQLite's report kept per problem list. */
 const MAX_LINES = 20;

@@ -11,10 +11,10 @@
  */
 import { cosineSimilarity } from '@agentstate/core';
 import { contentHash, describeError, listed } from '@agentstate/core/backend';
+import type { VerifyProblem } from '@agentstate/core';
 import type { Connection } from '../connection.js';
 import type { VectorTarget } from '../vectors.js';
 import { fromBlob, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from '../vectors.js';
-import type { VerifyProblem } from './report.js';
 
 /** How close a stored vector must be to the cached embedding of its content. */
 const MIN_COSINE = 0.999;
