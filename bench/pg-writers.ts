@@ -212,9 +212,10 @@ export async function benchWriters(url: string, turns: number): Promise<void> {
   const perWriter = (writers: number) => Math.max(1, Math.floor(turns / writers));
   for (const writers of WRITERS) {
     runs.push(await run(url, postmaster, 'agentstate', writers, perWriter(writers)));
+    // Raw pg right after agentstate's single writer, before the many-writer rows load the machine.
+    if (writers === 1) runs.push(await run(url, postmaster, 'raw', 1, perWriter(1)));
     runs.push(await run(url, postmaster, 'mastra', writers, perWriter(writers)));
   }
-  runs.push(await run(url, postmaster, 'raw', 1, perWriter(1)));
   runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
   const find = (kind: WriterKind, writers: number, oneSession = false) =>
     runs.find((r) => r.kind === kind && r.writers === writers && r.oneSession === oneSession);
