@@ -99,10 +99,11 @@ const inline = (text: string, values: unknown[]): string => text.replace(/\$(\d+
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
- * agentstate/raw ratio measures nothing. Today two round trips: `BEGIN`,
+ * agentstate/raw ratio measures nothing. Today three round trips: `BEGIN`,
  * the writers' lock taken shared (writers-lock.ts), the session locked
- * `FOR UPDATE`, its last turn number and the next position (lookups.ts
- * `session`); then the event (log.ts), the session's bump, the turn's
+ * `FOR UPDATE` and its last turn number (lookups.ts `session`); the next
+ * position, on its own once the write's checks passed, so that a refused
+ * write leaves no gap (log.ts `takePosition`); then the event (log.ts), the session's bump, the turn's
  * upsert and the history index (projection.ts) and `COMMIT`, their values
  * written in as literals (database.ts `TransactionSql`). What the store
  * computes besides (stamping, validation, checksums) is reduced here to
@@ -111,15 +112,15 @@ const inline = (text: string, values: unknown[]): string => text.replace(/\$(\d+
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
   try {
-    const [, , , last, position] = await q(
+    const [, , , last] = await q(
       [
         'BEGIN',
         `SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`,
         inline(`SELECT * FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`, [sessionId]),
         inline(`SELECT max(seq) AS seq FROM ${t('turns')} WHERE session_id = $1`, [sessionId]),
-        `SELECT nextval('${t('positions')}') AS seq`,
       ].join(';\n'),
     );
+    const [position] = await q(`SELECT nextval('${t('positions')}') AS seq`);
     const turnSeq = Number(last![0]!.seq ?? 0) + 1;
     const seq = Number(position![0]!.seq);
     const now = new Date().toISOString();
