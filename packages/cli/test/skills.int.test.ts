@@ -71,6 +71,8 @@ describe('agentstate skills', () => {
     ok(['skills', 'upsert', 'rollback', '--name', 'Roll back', '--body', 'git revert, then redeploy', '--tag', 'ops', '--db', db]);
     expect(okJson<Skill[]>(['skills', 'search', 'ship', '--db', db]).map((s) => s.name)).toEqual(['Deploy', 'Deploy alpha']);
     expect(okJson<Skill[]>(['skills', 'search', 'faster', '--db', db]).map((s) => s.name)).toEqual(['Deploy']);
+    expect(okJson<Skill[]>(['skills', 'search', 'faster revert', '--db', db])).toEqual([]);
+    expect(okJson<Skill[]>(['skills', 'search', 'faster revert', '--match', 'any', '--db', db]).map((s) => s.slug)).toEqual(['deploy', 'rollback']);
     expect(okJson<Skill[]>(['skills', 'search', 'OPS', '--db', db]).map((s) => s.slug)).toEqual(['deploy', 'rollback']);
     expect(okJson<Skill[]>(['skills', 'search', 'ops', '--limit', '1', '--db', db])).toHaveLength(1);
     expect(okJson<Skill[]>(['skills', 'search', 'build', '--scope', 'project:alpha', '--db', db]).map((s) => s.name)).toEqual(['Deploy alpha']);

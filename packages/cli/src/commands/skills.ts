@@ -48,6 +48,7 @@ function printSkill(skill: Skill): void {
 interface SearchFlags extends ScopeReadFlags {
   limit?: number;
   order: (typeof SKILL_SEARCH_ORDERS)[number];
+  match?: 'all' | 'any';
   cursor?: string;
   at?: string;
 }
@@ -109,10 +110,11 @@ export function skillsCommand(): Command {
     withAtFlag(group.command('search')),
     'only skills in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
   )
-    .description('search live skills by slug, name, body and tags (prefix tokens, every one required)')
+    .description('search live skills by slug, name, body and tags (prefix tokens, every one required unless --match any)')
     .argument('<query>', 'search text')
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
+    .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')

@@ -1,6 +1,6 @@
 /** The read-model queries of the in-memory backend. */
 import { rankByBm25 } from '../matching/bm25.js';
-import { matchesTokens, tokenMatcher } from '../matching/lexical.js';
+import { tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareStrings, compareTurnsNewestFirst } from '../records/order.js';
 import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
 import { scopeKey, scopeStartsWith } from '../records/scope.js';
@@ -120,11 +120,12 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const inScope = scopeFilter(query);
       const matches: { record: Skill; tokens: string[] }[] = [];
       const relevance = query.order === 'relevance';
+      const matchFn = tokenMatcher(query.match);
       for (const skill of state.skills.values()) {
         if (skill.deleted || !inScope(skill.scope)) continue;
         if (!relevance && !pastKeyset(query.after, 1, skill.slug, skill.id, 1)) continue;
         const tokens = state.skillTokens(skill);
-        if (matchesTokens(query.tokens, tokens)) matches.push({ record: skill, tokens });
+        if (matchFn(query.tokens, tokens)) matches.push({ record: skill, tokens });
       }
       if (relevance) return relevancePage(query, matches, compareSkillsBySlug, (s) => s.slug, 1);
       matches.sort((a, b) => compareSkillsBySlug(a.record, b.record));

@@ -60,9 +60,8 @@ export function matchesTokensOf(tokens: readonly string[], text: string, match: 
   return tokens.length === 0 || tokenMatcher(match)(tokens, tokenize(text));
 }
 
-/** Convenience: does `text` match `query` under docs/contract.md §5? */
-export function matchesText(query: string | undefined, text: string): boolean {
+/** Convenience: does `text` match `query` under docs/contract.md §5, its tokens combined as `match` says? */
+export function matchesText(query: string | undefined, text: string, match: TokenMatch = 'all'): boolean {
   const tokens = queryTokens(query);
-  if (tokens === null) return false;
-  return tokens.length === 0 || matchesTokens(tokens, tokenize(text));
+  return tokens !== null && matchesTokensOf(tokens, text, match);
 }

@@ -3,6 +3,7 @@
  * record kind, what was created, changed and deleted between them, compared
  * on the whole projection (tombstones included) that time travel folds.
  */
+import { z } from 'zod';
 import type { InMemoryState } from '../fold/state.js';
 import { changeRecords } from '../log/changes.js';
 import type { StateChange } from '../log/events.js';
@@ -14,6 +15,7 @@ import { compareStrings } from '../records/order.js';
 import { copyCheckpoint, copyMemoryItem, copySession, copySkill, copyTurn } from '../records/copy.js';
 import { SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { parseInput } from '../records/inputs.js';
 import { type PointInput, type ResolvedPoint, resolvePoint } from './time-travel.js';
 import { type FoldToOptions, advance } from '../fold/fold.js';
 import { ViewFold } from '../fold/view-fold.js';
@@ -44,6 +46,9 @@ export interface DiffInput {
   from: PointInput;
   to: PointInput;
 }
+
+/** The keys of a diff's input; each point is checked as it is resolved. */
+const diffKeys = z.strictObject({ from: z.unknown(), to: z.unknown() }).partial();
 
 type Versioned = { id: string; deleted?: boolean };
 
@@ -108,8 +113,9 @@ function noteTouched(state: InMemoryState, touched: Touched, change: StateChange
  * `to` gives the reverse changes.
  */
 export async function diffPoints(log: Log, input: DiffInput, options: FoldToOptions = {}): Promise<StateDiff> {
-  const from = await resolvePoint(log, input?.from);
-  const to = await resolvePoint(log, input?.to);
+  parseInput(diffKeys, input);
+  const from = await resolvePoint(log, input.from, ['from']);
+  const to = await resolvePoint(log, input.to, ['to']);
   // Folded as a view at the earlier point is: its snapshot's parts restored as stored, checked by their binding.
   const state = await (await ViewFold.open(log, Math.min(from.seq, to.seq), options)).state(SNAPSHOT_PARTS);
   const touched: Touched = { sessions: new Map(), turns: new Map(), skills: new Map(), memory: new Map() };

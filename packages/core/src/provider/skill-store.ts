@@ -115,14 +115,14 @@ export function createSkillStore(engine: Engine): SkillStore {
       let ranked: RankedSkill[];
       if (order === 'winRate') {
         // Win rates are computed here, so the keyset is applied here too.
-        const all = await q.searchSkills({ tokens, ...scopes, limit: 0, order: 'slug' });
+        const all = await q.searchSkills({ tokens, ...scopes, limit: 0, order: 'slug', match: o.match });
         ranked = all
           .map((h) => ({ skill: h.record, score: winRate(h.record) }))
           .sort((a, b) => b.score - a.score || compareSkillsBySlug(a.skill, b.skill))
           .filter((r) => pager.isAfter(r));
         if (fetch > 0) ranked = ranked.slice(0, fetch);
       } else {
-        const hits = await q.searchSkills({ tokens, ...scopes, limit: fetch, order, after: toKeyset(pager.after) });
+        const hits = await q.searchSkills({ tokens, ...scopes, limit: fetch, order, match: o.match, after: toKeyset(pager.after) });
         ranked = hits.map((h) => ({ skill: h.record, score: h.score }));
       }
       const page = pager.page(ranked, limit);

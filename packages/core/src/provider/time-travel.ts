@@ -5,11 +5,13 @@
  * it, into the in-memory read model, so it only needs the {@link Log} and
  * works the same over every backend.
  */
+import { z } from 'zod';
 import { CorruptionError, ReadOnlyViewError, ValidationError } from '../errors.js';
 import { STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent, ReadQuery } from '../log/log.js';
 import { type SnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
+import { parseInput } from '../records/inputs.js';
 import type { Clock } from '../time/clock.js';
 import { type Instant, formatInstant, instantToMs, normalizeInstant } from '../time/instant.js';
 import type { EventSourcedProvider, Provider } from './types.js';
@@ -79,6 +81,9 @@ async function cutBefore(log: Log, target: number, head: number): Promise<number
   return last;
 }
 
+/** The keys a point may hold; their values are checked as the point is resolved. */
+const pointKeys = z.strictObject({ seq: z.unknown(), time: z.unknown() }).partial();
+
 /**
  * Resolves `point` against the log: a seq must be an integer in
  * `[0, head]`; an instant selects the last event whose time is at or
@@ -87,21 +92,24 @@ async function cutBefore(log: Log, target: number, head: number): Promise<number
  * a stream, whatever its writers' clocks do (docs/contract.md §7), so the
  * events at or before the instant are a prefix of the stream and the search
  * finds its end. A gapped one's cut is the longest prefix of events at or
- * before the instant ({@link cutBefore}).
+ * before the instant ({@link cutBefore}). `path` is where the point lies in
+ * the caller's input, for the field a `ValidationError` names.
  */
-export async function resolvePoint(log: Log, point: PointInput): Promise<ResolvedPoint> {
-  if (point === null || typeof point !== 'object') throw new ValidationError('', 'a point must be { seq } or { time }');
+export async function resolvePoint(log: Log, point: PointInput, path: readonly string[] = []): Promise<ResolvedPoint> {
+  const field = (...key: string[]) => [...path, ...key].join('.');
+  if (point === null || typeof point !== 'object') throw new ValidationError(field(), 'a point must be { seq } or { time }');
+  parseInput(pointKeys, point, path);
   const head = await log.head(STATE_STREAM);
   if ('seq' in point) {
     const { seq } = point;
-    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new ValidationError('seq', 'must be a non-negative integer');
-    if (seq > head) throw new ValidationError('seq', `${seq} lies beyond the head of the state stream (${head})`);
+    if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw new ValidationError(field('seq'), 'must be a non-negative integer');
+    if (seq > head) throw new ValidationError(field('seq'), `${seq} lies beyond the head of the state stream (${head})`);
     if (seq === 0) return { seq, time: formatInstant(0) };
     return { seq, time: log.gapped === true ? ((await lastEventUpTo(log, seq))?.time ?? formatInstant(0)) : await eventTime(log, seq) };
   }
   if ('time' in point) {
     const time = typeof point.time === 'string' ? normalizeInstant(point.time) : undefined;
-    if (time === undefined) throw new ValidationError('time', 'must be an ISO-8601 date or date-time with a zone');
+    if (time === undefined) throw new ValidationError(field('time'), 'must be an ISO-8601 date or date-time with a zone');
     const target = instantToMs(time);
     if (log.gapped === true) return { seq: await cutBefore(log, target, head), time };
     // Invariant: events 1..lo are at or before the instant, events after hi are later.
@@ -114,7 +122,7 @@ export async function resolvePoint(log: Log, point: PointInput): Promise<Resolve
     }
     return { seq: lo, time };
   }
-  throw new ValidationError('', 'a point must be { seq } or { time }');
+  throw new ValidationError(field(), 'a point must be { seq } or { time }');
 }
 
 /**

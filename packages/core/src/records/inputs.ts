@@ -304,6 +304,7 @@ export const searchSkillsOptionsSchema = z.strictObject({
   includeParentScopes: z.boolean().optional(),
   includeDescendants: z.boolean().optional(),
   order: z.enum(SKILL_SEARCH_ORDERS).optional(),
+  match: z.enum(['all', 'any']).optional(),
   cursor: cursorInput.optional(),
 });
 
@@ -312,7 +313,8 @@ export const searchSkillsOptionsSchema = z.strictObject({
  * to that exact scope (with `includeParentScopes`, its parent chain too;
  * with `includeDescendants`, its descendants too);
  * `order` is `slug` (default: slug, then id), `relevance` (lexical score) or
- * `winRate` (wins/uses, smoothed); `cursor` resumes a page.
+ * `winRate` (wins/uses, smoothed); `match` is how query tokens combine, as
+ * in `memory.recall` (default `all`); `cursor` resumes a page.
  */
 export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
 

@@ -97,13 +97,17 @@ export const extraChecks: ProviderCheck[] = checks([], {
     expect(ids(await p.memory.recall({ query: 'alpha', limit: 2 }))).toEqual([d.id, b.id]);
     expect(ids(await p.memory.recall({ limit: 1 }))).toEqual([d.id]);
   }),
-  'X8 skills.search matches slug, name, body and tags': fresh(async (p) => {
+  'X8 skills.search matches slug, name, body and tags, every query token or with match any one of them': fresh(async (p) => {
     const a = await p.skills.upsert({ slug: 'alpha-deploy', name: 'Release Train', body: 'push containers', tags: ['Kubernetes', 'ops'] });
     await p.skills.upsert({ slug: 'beta', name: 'Other', body: 'nothing here' });
     for (const query of ['alpha', 'deploy', 'train', 'RELEASE', 'containers', 'kube', 'OPS', 'alpha train push kubernetes ops']) {
       expect(ids(await p.skills.search(query, 0)), query).toEqual([a.id]);
     }
     expect(ids(await p.skills.search('alpha other', 0))).toEqual([]);
+    expect(ids(await p.skills.search('alpha other', { match: 'all' }))).toEqual([]);
+    const other = await p.skills.get('beta');
+    expect(ids(await p.skills.search('alpha other', { match: 'any' }))).toEqual([a.id, other.id]);
+    expect(ids(await p.skills.search('other kube', { match: 'any', order: 'winRate' }))).toEqual([a.id, other.id]);
   }),
   'X9 instants are canonical (fixed-width UTC with milliseconds, input normalised); tags are always arrays': fresh(async (p) => {
     const s = await p.sessions.create({ createdAt: '2026-03-01T01:00:00+01:00' });
@@ -248,7 +252,7 @@ export const extraChecks: ProviderCheck[] = checks([], {
         await expectSameAs(subject, reference);
       }),
   ),
-  'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries': (env) => {
+  'X13 skills.search and memory.recall agree with the reference lexical matcher on generated texts and queries, with match all and any': (env) => {
     const inputs = fc.tuple(fc.array(arbText(), { minLength: 1, maxLength: 6 }), fc.array(arbQuery(), { minLength: 1, maxLength: 6 }));
     return property(env, inputs, async ([texts, queries]) => {
       const p = await env.open();
@@ -259,11 +263,13 @@ export const extraChecks: ProviderCheck[] = checks([], {
         items.push(await p.memory.write({ content: text }));
       }
       for (const query of queries) {
-        const label = JSON.stringify(query);
-        const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s))).sort(compareSkillsBySlug);
-        expect(ids(await p.skills.search(query, 0)), `skills.search ${label}`).toEqual(ids(wantSkills));
-        const wantItems = items.filter((m) => matchesText(query, m.content)).sort(compareMemoryNewestFirst);
-        expect(ids(await p.memory.recall({ query, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
+        for (const match of ['all', 'any'] as const) {
+          const label = `${JSON.stringify(query)} (match ${match})`;
+          const wantSkills = skills.filter((s) => matchesText(query, skillSearchText(s), match)).sort(compareSkillsBySlug);
+          expect(ids(await p.skills.search(query, { match })), `skills.search ${label}`).toEqual(ids(wantSkills));
+          const wantItems = items.filter((m) => matchesText(query, m.content, match)).sort(compareMemoryNewestFirst);
+          expect(ids(await p.memory.recall({ query, match, limit: LIMITS.pageSize })), `memory.recall ${label}`).toEqual(ids(wantItems));
+        }
       }
     });
   },

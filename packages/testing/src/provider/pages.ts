@@ -66,10 +66,14 @@ export const pageChecks: ProviderCheck[] = checks([], {
       );
       expect(ids(await collect((cursor) => p.skills.list({ limit: size, cursor })))).toEqual(ids(await p.skills.list()));
       for (const order of ['slug', 'relevance', 'winRate'] as const) {
-        for (const query of ['', 'deploy again']) {
-          const all = await p.skills.search(query, { order });
+        for (const [query, match] of [
+          ['', 'all'],
+          ['deploy again', 'all'],
+          ['deploy again', 'any'],
+        ] as const) {
+          const all = await p.skills.search(query, { order, match });
           expect(all.length).toBeGreaterThan(size);
-          expect(ids(await collect((cursor) => p.skills.search(query, { order, limit: size, cursor })))).toEqual(ids(all));
+          expect(ids(await collect((cursor) => p.skills.search(query, { order, match, limit: size, cursor })))).toEqual(ids(all));
         }
       }
       for (const order of ['recent', 'relevance'] as const) {

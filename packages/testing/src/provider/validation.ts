@@ -272,6 +272,9 @@ export const validationChecks: ProviderCheck[] = checks([], {
         const es = env.eventSourced(p);
         cases.push(unknownKey('purge', 'dryRun', () => es.purge({ id: ITEM, reason: 'r', dryRun: true } as Loose)));
         cases.push(unknownKey('retention.set', 'kind', () => es.retention.set({ record: 'memory', maxAge: '1d', kind: 'fact' } as Loose)));
+        cases.push(unknownKey('at', 'sq', () => es.at({ seq: 1, sq: 5 } as Loose)));
+        cases.push(unknownKey('diff', 'form', () => es.diff({ from: { seq: 0 }, to: { seq: 1 }, form: 1 } as Loose)));
+        cases.push(unknownKey('diff: a point', 'to.sq', () => es.diff({ from: { seq: 0 }, to: { time: '2026-01-01', sq: 5 } } as Loose)));
       }
 
       const before = await observe(env, p);
