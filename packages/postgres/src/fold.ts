@@ -165,12 +165,10 @@ class FetchingView implements FoldView {
     this.pendingOperations.push(entry);
   }
 
-  /** Writes every pending record (in the order of their first event) and forgets them. */
+  /** Writes every pending record, in the order of their first event (a view serves one batch). */
   async flush(sql: Sql, projection: Projection): Promise<void> {
     for (const { entry, seq } of this.pending.values()) await putOrCorrupt(() => projection.put(sql, entry), seq);
     for (const entry of this.pendingOperations) await putOrCorrupt(() => projection.putOperation(sql, entry), entry.seq);
-    this.pending.clear();
-    this.pendingOperations.length = 0;
   }
 }
 
