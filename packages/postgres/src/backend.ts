@@ -132,7 +132,7 @@ export class PostgresBackend implements StateBackend {
     const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // Taken after every lock the change depends on: a write it depended on took a smaller one.
     const seq = await this.log.takePosition(sql);
-    const event = await this.log.appendStateInTransaction(sql, input, seq, this.#lastTime);
+    const event = await this.log.appendInTransaction(sql, input, seq, this.#lastTime);
     this.#lastTime = event.time;
     this.#appended = true;
     await this.projection.apply(sql, change, event.seq);

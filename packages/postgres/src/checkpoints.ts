@@ -97,8 +97,6 @@ export async function allCheckpointRows(db: Database, sql: Sql): Promise<{ check
 
 /** The checkpoint look-ups, and the ones a fold's rules need besides. */
 export interface TableCheckpointQueries extends CheckpointQueries {
-  at(key: CheckpointKey): Promise<Checkpoint | undefined>;
-  threadExists(threadId: string): Promise<boolean>;
   /** True when the task has a write at `idx` against the checkpoint at `key`. */
   writeExists(key: CheckpointKey, taskId: string, idx: number): Promise<boolean>;
 }

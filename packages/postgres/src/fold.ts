@@ -29,7 +29,7 @@ class Miss {
 const placeKey = (scope: Scope, name: string): string => `${scopeKey(scope)}\u0000${name}`;
 const checkpointKey = (key: CheckpointKey): string => `${key.threadId}\u0000${key.namespace}\u0000${key.checkpointId}`;
 
-/** The entries of checkpoint events: written as they are folded, not held (see {@link FetchingView.putCheckpoint}). */
+/** The entries of checkpoint events: written as they are folded, not held (see {@link FetchingView.forgetCheckpoints}). */
 type CheckpointEntry = Extract<ChangeRecord, { kind: 'checkpoint' | 'checkpointWrite' | 'checkpointThreadDeletion' }>;
 /** The entries held until a flush. */
 type TableEntry = Exclude<ChangeRecord, CheckpointEntry>;
@@ -40,112 +40,84 @@ function isCheckpointEntry(entry: ChangeRecord): entry is CheckpointEntry {
 
 /** What the rules see: the tables as fetched so far, overlaid with the records folded but not written. */
 class FetchingView implements FoldView {
-  readonly #sessions = new Map<string, Session | undefined>();
-  readonly #turnExists = new Map<string, boolean>();
-  readonly #turnsById = new Map<string, Turn | undefined>();
-  readonly #lastTurnSeq = new Map<string, number>();
-  /** Turns of a session by seq, once fetched whole (live ones; pending tombstones replace them). */
-  readonly #turns = new Map<string, Map<number, Turn>>();
-  readonly #skills = new Map<string, Skill | undefined>();
-  readonly #skillIds = new Map<string, string | undefined>();
-  readonly #memory = new Map<string, MemoryItem | undefined>();
-  readonly #memoryKeys = new Map<string, string | undefined>();
-  readonly #operations = new Map<string, OperationEntry | undefined>();
-  readonly #checkpoints = new Map<string, Checkpoint | undefined>();
-  readonly #checkpointWrites = new Map<string, boolean>();
-  readonly #checkpointThreads = new Map<string, boolean>();
+  /** The answers fetched, or kept true by the records folded since, by question and key. */
+  readonly #answers = new Map<string, unknown>();
+  /** The answers about checkpoints, forgotten whenever a checkpoint entry is written. */
+  readonly #checkpointAnswers = new Map<string, unknown>();
   /** Records to write, by kind and id, with the seq of their latest post-image. */
   readonly pending = new Map<string, { entry: TableEntry; seq: number }>();
   readonly pendingOperations: OperationEntry[] = [];
 
   constructor(private readonly tables: TableLookups) {}
 
-  #cached<K, V>(map: Map<K, V>, key: K, load: () => Promise<V>): V {
-    if (map.has(key)) return map.get(key) as V;
+  #cached<V>(key: string, load: () => V | Promise<V>, answers = this.#answers): V {
+    if (answers.has(key)) return answers.get(key) as V;
     throw new Miss(async () => {
-      map.set(key, await load());
+      answers.set(key, await load());
     });
   }
 
   session(id: string): Session | undefined {
-    return this.#cached(this.#sessions, id, () => this.tables.session(id));
+    return this.#cached(`session\u0000${id}`, () => this.tables.session(id));
   }
 
   lastTurnSeq(sessionId: string): number {
-    return this.#cached(this.#lastTurnSeq, sessionId, () => this.tables.lastTurnSeq(sessionId));
+    return this.#cached(`lastTurn\u0000${sessionId}`, () => this.tables.lastTurnSeq(sessionId));
   }
 
   turnExists(id: string): boolean {
-    return this.#cached(this.#turnExists, id, () => this.tables.turnExists(id));
+    return this.turn(id) !== undefined;
   }
 
   turn(id: string): Turn | undefined {
-    return this.#cached(this.#turnsById, id, () => this.tables.turn(id));
+    return this.#cached(`turn\u0000${id}`, () => this.tables.turn(id));
   }
 
+  /** Answered from the session's live turns by seq, fetched whole once (pending tombstones replace them). */
   liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
-    const turns = this.#cached(this.#turns, sessionId, async () => new Map((await this.tables.liveTurnsFrom(sessionId, 0)).map((t) => [t.seq, t])));
+    const turns = this.#cached(`turns\u0000${sessionId}`, async () => new Map((await this.tables.liveTurnsFrom(sessionId, 0)).map((t) => [t.seq, t])));
     return [...turns.values()].filter((t) => t.seq >= fromSeq && !t.deleted).sort((a, b) => a.seq - b.seq);
   }
 
   skill(id: string): Skill | undefined {
-    return this.#cached(this.#skills, id, () => this.tables.skill(id));
+    return this.#cached(`skill\u0000${id}`, () => this.tables.skill(id));
   }
 
   skillIdAt(scope: Scope, slug: string): string | undefined {
-    return this.#cached(this.#skillIds, placeKey(scope, slug), async () => (await this.tables.skillAt(scope, slug))?.id);
+    return this.#cached(`skillAt\u0000${placeKey(scope, slug)}`, async () => (await this.tables.skillAt(scope, slug))?.id);
   }
 
   memoryItem(id: string): MemoryItem | undefined {
-    return this.#cached(this.#memory, id, () => this.tables.memoryItem(id));
+    return this.#cached(`memory\u0000${id}`, () => this.tables.memoryItem(id));
   }
 
   operation(id: string): OperationEntry | undefined {
-    return this.#cached(this.#operations, id, () => this.tables.operation(id));
+    return this.#cached(`operation\u0000${id}`, () => this.tables.operation(id));
   }
 
   memoryIdWithKey(scope: Scope, key: string): string | undefined {
-    return this.#cached(this.#memoryKeys, placeKey(scope, key), async () => (await this.tables.memoryWithKey(scope, key))?.id);
+    return this.#cached(`memoryKey\u0000${placeKey(scope, key)}`, async () => (await this.tables.memoryWithKey(scope, key))?.id);
   }
 
   checkpointAt(key: CheckpointKey): Checkpoint | undefined {
-    return this.#cached(this.#checkpoints, checkpointKey(key), () => this.tables.checkpoints.at(key));
+    return this.#cached(`at\u0000${checkpointKey(key)}`, () => this.tables.checkpoints.at(key), this.#checkpointAnswers);
   }
 
   checkpointWriteExists(key: CheckpointKey, taskId: string, idx: number): boolean {
-    return this.#cached(this.#checkpointWrites, `${checkpointKey(key)}\u0000${taskId}\u0000${idx}`, () =>
-      this.tables.checkpoints.writeExists(key, taskId, idx),
-    );
+    const write = `write\u0000${checkpointKey(key)}\u0000${taskId}\u0000${idx}`;
+    return this.#cached(write, () => this.tables.checkpoints.writeExists(key, taskId, idx), this.#checkpointAnswers);
   }
 
   checkpointThreadExists(threadId: string): boolean {
-    return this.#cached(this.#checkpointThreads, threadId, () => this.tables.checkpoints.threadExists(threadId));
+    return this.#cached(`thread\u0000${threadId}`, () => this.tables.checkpoints.threadExists(threadId), this.#checkpointAnswers);
   }
 
   /**
-   * Keeps the cached answers true after a checkpoint entry was written to the
-   * tables (they are written at once: a thread deletion must follow the
-   * writes before it, and checkpoints touch no other kind).
+   * Called once a checkpoint entry was written to the tables (they are written at once: a thread deletion must
+   * follow the writes before it, and checkpoints touch no other kind): the tables now answer for checkpoints.
    */
-  putCheckpoint(entry: CheckpointEntry): void {
-    switch (entry.kind) {
-      case 'checkpoint':
-        this.#checkpoints.set(checkpointKey(entry.record), entry.record);
-        this.#checkpointThreads.set(entry.record.threadId, true);
-        break;
-      case 'checkpointWrite': {
-        const w = entry.record;
-        this.#checkpointWrites.set(`${checkpointKey(w)}\u0000${w.taskId}\u0000${w.idx}`, true);
-        this.#checkpointThreads.set(w.threadId, true);
-        break;
-      }
-      case 'checkpointThreadDeletion':
-        // The tables now answer for the thread: what is cached of it is forgotten and fetched again.
-        this.#checkpoints.clear();
-        this.#checkpointWrites.clear();
-        this.#checkpointThreads.set(entry.threadId, false);
-        break;
-    }
+  forgetCheckpoints(): void {
+    this.#checkpointAnswers.clear();
   }
 
   /** Holds a record's post-image until the next flush, keeping every cached answer true. */
@@ -156,49 +128,47 @@ class FetchingView implements FoldView {
       return this.put({ kind: 'session', record: sessionAfterTurn(stored!, entry.turn) }, seq);
     }
     this.pending.set(`${entry.kind}\u0000${entry.record.id}`, { entry, seq });
+    const answers = this.#answers;
     switch (entry.kind) {
       case 'session':
-        this.#sessions.set(entry.record.id, entry.record);
+        answers.set(`session\u0000${entry.record.id}`, entry.record);
         break;
       case 'turn': {
         const turn = entry.record;
-        this.#turnExists.set(turn.id, true);
-        this.#turnsById.set(turn.id, turn);
+        answers.set(`turn\u0000${turn.id}`, turn);
         const last = await answer(() => this.lastTurnSeq(turn.sessionId));
-        this.#lastTurnSeq.set(turn.sessionId, Math.max(last, turn.seq));
+        answers.set(`lastTurn\u0000${turn.sessionId}`, Math.max(last, turn.seq));
         await answer(() => this.liveTurnsFrom(turn.sessionId, 0));
-        this.#turns.get(turn.sessionId)!.set(turn.seq, turn);
+        (answers.get(`turns\u0000${turn.sessionId}`) as Map<number, Turn>).set(turn.seq, turn);
         break;
       }
       case 'skill':
-        this.#skills.set(entry.record.id, entry.record);
-        this.#skillIds.set(placeKey(entry.record.scope, entry.record.slug), entry.record.id);
+        answers.set(`skill\u0000${entry.record.id}`, entry.record);
+        answers.set(`skillAt\u0000${placeKey(entry.record.scope, entry.record.slug)}`, entry.record.id);
         break;
       case 'memory': {
         const item = entry.record;
         const before = await answer(() => this.memoryItem(item.id));
         if (before && !before.deleted && before.key !== null) {
-          const held = placeKey(before.scope, before.key);
-          if (this.#memoryKeys.get(held) === item.id || !this.#memoryKeys.has(held)) this.#memoryKeys.set(held, undefined);
+          const held = `memoryKey\u0000${placeKey(before.scope, before.key)}`;
+          if (answers.get(held) === item.id || !answers.has(held)) answers.set(held, undefined);
         }
-        this.#memory.set(item.id, item);
-        if (!item.deleted && item.key !== null) this.#memoryKeys.set(placeKey(item.scope, item.key), item.id);
+        answers.set(`memory\u0000${item.id}`, item);
+        if (!item.deleted && item.key !== null) answers.set(`memoryKey\u0000${placeKey(item.scope, item.key)}`, item.id);
         break;
       }
     }
   }
 
   putOperation(entry: OperationEntry): void {
-    this.#operations.set(entry.id, entry);
+    this.#answers.set(`operation\u0000${entry.id}`, entry);
     this.pendingOperations.push(entry);
   }
 
-  /** Writes every pending record (in the order of their first event) and forgets them. */
+  /** Writes every pending record, in the order of their first event (a view serves one batch). */
   async flush(sql: Sql, projection: Projection): Promise<void> {
     for (const { entry, seq } of this.pending.values()) await putOrCorrupt(() => projection.put(sql, entry), seq);
     for (const entry of this.pendingOperations) await putOrCorrupt(() => projection.putOperation(sql, entry), entry.seq);
-    this.pending.clear();
-    this.pendingOperations.length = 0;
   }
 }
 
@@ -245,7 +215,7 @@ export async function foldPending(
       for (const entry of changeRecords(change)) {
         if (isCheckpointEntry(entry)) {
           await putOrCorrupt(() => projection.put(sql, entry), event.seq);
-          view.putCheckpoint(entry);
+          view.forgetCheckpoints();
         } else await view.put(entry, event.seq);
       }
       const operation = change.payload.operation;

@@ -154,23 +154,13 @@ export class PostgresLog implements Log {
   }
 
   /**
-   * @internal An import's append, inside its transaction, which holds the
-   * writers' lock exclusive; `previous` is the time of the stream's event
-   * before it. The `state` stream's positions are set past the import's
-   * last by the import itself.
+   * @internal An append whose payload was checked already, inside the caller's transaction: an import's
+   * (which holds the writers' lock exclusive and sets the `state` stream's positions past its last itself),
+   * or the store's own `state` event at the position `seq` its writer took, whose stamped payload is valid
+   * by construction. `previous` is the time the event may not precede; the row is marked validated.
    */
   async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
     if (input.stream !== STATE_STREAM) await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
-    return (await this.#insert(sql, input, seq, previous, false)).event;
-  }
-
-  /**
-   * @internal The store's own append of a `state` event at the position
-   * `seq` its writer took, inside its write transaction; `previous` is the
-   * time the event may not precede. The stamper's payloads are valid by
-   * construction: not checked again, and the row is marked validated.
-   */
-  async appendStateInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
     return (await this.#insert(sql, input, seq, previous, false)).event;
   }
 

@@ -3,7 +3,7 @@
  * the stamper and a fold's rules ask. Run through the `Sql` given, so that
  * inside a write transaction they see what it sees.
  */
-import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn } from '@agentstate/core';
+import type { MemoryItem, OperationEntry, Session, Skill, Turn } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { EventRow, StateLookups } from '@agentstate/core/backend';
 import { EVENT_COLUMNS, eventFromRow, scopeKey, rowCodec } from '@agentstate/core/backend';
@@ -13,22 +13,12 @@ import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { writersLock } from './writers-lock.js';
 
-/** The look-ups, and the one a fold's rules need besides. */
+/** The look-ups, and the ones a fold's rules need besides. */
 export interface TableLookups extends StateLookups {
-  session(id: string): Promise<Session | undefined>;
-  turnExists(id: string): Promise<boolean>;
   /** The turn with this id (live or tombstone). */
   turn(id: string): Promise<Turn | undefined>;
-  lastTurnSeq(sessionId: string): Promise<number>;
-  lastTurns(sessionId: string, n: number): Promise<Turn[]>;
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
   liveTurnsFrom(sessionId: string, fromSeq: number): Promise<Turn[]>;
-  skill(id: string): Promise<Skill | undefined>;
-  skillAt(scope: Scope, slug: string): Promise<Skill | undefined>;
-  liveSkillsBySlug(slug: string): Promise<Skill[]>;
-  memoryItem(id: string): Promise<MemoryItem | undefined>;
-  operation(id: string): Promise<OperationEntry | undefined>;
-  memoryWithKey(scope: Scope, key: string): Promise<MemoryItem | undefined>;
   checkpoints: TableCheckpointQueries;
 }
 

@@ -169,17 +169,16 @@ export interface PostgresLogOpenOptions extends PostgresConnectionOptions, LogOp
  */
 export async function openPostgresLog(urlOrPool: string | pg.Pool, options: PostgresLogOpenOptions = {}): Promise<PostgresLog> {
   const db = connectDatabase(urlOrPool, options);
+  const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
   try {
     await preparedTransaction(db, async (sql, found) => {
-      if (found !== 'stale') return;
-      const log = new PostgresLog(db, { upcasters: options.upcasters });
-      await new PostgresBackend(db, log, new Projection(db), postgresQueries(db), undefined, undefined, options.upcasters, undefined).foldAll(sql);
+      if (found === 'stale')
+        await new PostgresBackend(db, log, new Projection(db), postgresQueries(db), undefined, undefined, options.upcasters, undefined).foldAll(sql);
     });
   } catch (error) {
     await db.close();
     throw error;
   }
-  const log = new PostgresLog(db, { clock: options.clock, upcasters: options.upcasters });
   log.ownDatabase();
   return log;
 }

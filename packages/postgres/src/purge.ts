@@ -7,7 +7,7 @@
  * PostgreSQL keeps dead row versions until `VACUUM` reclaims them, and its
  * WAL and backups hold what they held: running `VACUUM` is the operator's.
  */
-import type { MemoryItem, PurgedRecords, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { PurgedRecords, SnapshotCodec, StateChangeOf, UpcasterRegistry } from '@agentstate/core';
 import { type EventTypes, STATE_STREAM } from '@agentstate/core';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
 import {
@@ -35,54 +35,43 @@ import { patchStoredSnapshots } from './snapshot-patch.js';
  * decides, and a turn's content is also matched in its row.
  */
 export async function purgeableRows(db: Database, sql: Sql, selector: PurgeSelector): Promise<PurgedRecords> {
-  const all = async <R, T>(text: string, map: (row: R) => T, params: unknown[]): Promise<T[]> => (await sql.rows<R>(text, params)).map(map);
-  let out: PurgedRecords;
   if ('id' in selector) {
-    const id = [selector.id];
-    out = {
-      sessions: await all<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, id),
-      turns: await all<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 OR id = $1`, rowCodec.turnFromRow, id),
-      skills: await all<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1`, rowCodec.skillFromRow, id),
-      memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE id = $1`, rowCodec.memoryFromRow, id),
-    };
-  } else if ('namespace' in selector) {
-    const { from, to } = descendantKeyRange(selector.namespace);
-    const params = [scopeKey(selector.namespace), from, to];
-    const under = '(scope_key = $1 OR (scope_key >= $2 AND scope_key < $3))';
-    const sessions = await all<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${under}`, rowCodec.sessionFromRow, params);
-    out = {
-      sessions,
-      turns: await all<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[])`, rowCodec.turnFromRow, [
-        sessions.map((s) => s.id),
-      ]),
-      skills: await all<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${under}`, rowCodec.skillFromRow, params),
-      memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${under}`, rowCodec.memoryFromRow, params),
-    };
-  } else {
-    const events = await sql.rows<EventRow>(
-      `SELECT ${EVENT_ROW_COLUMNS}, checksum FROM ${db.t('events')} WHERE stream = $1 AND strpos(payload, $2) > 0 ORDER BY seq`,
-      [STATE_STREAM, storedTextForm(selector.matching)],
-    );
-    const held = holdersIn(
-      events.map((row) => eventFromRow(row)),
-      selector.matching,
-    );
-    // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
-    for (const { id } of await sql.rows<{ id: string }>(`SELECT id FROM ${db.t('turns')} WHERE strpos(content, $1) > 0`, [selector.matching]))
-      held.turns.add(id);
-    const byIds = 'id = ANY($1::text[])';
-    out = {
-      sessions: await all<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE ${byIds}`, rowCodec.sessionFromRow, [[...held.sessions]]),
-      turns: await all<rowCodec.TurnRow, Turn>(
-        `SELECT * FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) OR id = ANY($2::text[])`,
-        rowCodec.turnFromRow,
-        [[...held.sessions], [...held.turns]],
-      ),
-      skills: await all<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE ${byIds}`, rowCodec.skillFromRow, [[...held.skills]]),
-      memory: await all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM ${db.t('memory')} WHERE ${byIds}`, rowCodec.memoryFromRow, [[...held.memory]]),
-    };
+    const id: Where = ['id = $1', [selector.id]];
+    return selectPurged(db, sql, id, ['session_id = $1 OR id = $1', [selector.id]], id, id);
   }
-  return sortedById(out);
+  if ('namespace' in selector) {
+    const { from, to } = descendantKeyRange(selector.namespace);
+    const under: Where = ['(scope_key = $1 OR (scope_key >= $2 AND scope_key < $3))', [scopeKey(selector.namespace), from, to]];
+    return selectPurged(db, sql, under, [`session_id IN (SELECT id FROM ${db.t('sessions')} WHERE ${under[0]})`, under[1]], under, under);
+  }
+  const events = await sql.rows<EventRow>(
+    `SELECT ${EVENT_ROW_COLUMNS}, checksum FROM ${db.t('events')} WHERE stream = $1 AND strpos(payload, $2) > 0 ORDER BY seq`,
+    [STATE_STREAM, storedTextForm(selector.matching)],
+  );
+  const held = holdersIn(
+    events.map((row) => eventFromRow(row)),
+    selector.matching,
+  );
+  // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
+  for (const { id } of await sql.rows<{ id: string }>(`SELECT id FROM ${db.t('turns')} WHERE strpos(content, $1) > 0`, [selector.matching])) held.turns.add(id);
+  const byIds = (ids: Set<string>): Where => ['id = ANY($1::text[])', [[...ids]]];
+  const turns: Where = ['session_id = ANY($1::text[]) OR id = ANY($2::text[])', [[...held.sessions], [...held.turns]]];
+  return selectPurged(db, sql, byIds(held.sessions), turns, byIds(held.skills), byIds(held.memory));
+}
+
+/** A condition on a table's rows and its parameters. */
+type Where = [condition: string, params: unknown[]];
+
+/** The rows of each kind a purge selects, each by its condition, in id order. */
+async function selectPurged(db: Database, sql: Sql, sessions: Where, turns: Where, skills: Where, memory: Where): Promise<PurgedRecords> {
+  const all = async <R, T>(table: string, [where, params]: Where, map: (row: R) => T): Promise<T[]> =>
+    (await sql.rows<R>(`SELECT * FROM ${db.t(table)} WHERE ${where}`, params)).map(map);
+  return sortedById({
+    sessions: await all('sessions', sessions, rowCodec.sessionFromRow),
+    turns: await all('turns', turns, rowCodec.turnFromRow),
+    skills: await all('skills', skills, rowCodec.skillFromRow),
+    memory: await all('memory', memory, rowCodec.memoryFromRow),
+  });
 }
 
 /**

@@ -11,7 +11,6 @@ import {
   descendantKeyRange,
   matchesNoScope,
   matchesTokensOf,
-  memoryRowFilter,
   Params,
   pastKeyset,
   rankByBm25,
@@ -22,23 +21,10 @@ import {
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
-import { POSTGRES_METADATA } from './metadata.js';
-import { scopeCondition, turnWhere } from './scope-sql.js';
+import { recordWhere, scopeCondition, turnWhere } from './scope-sql.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
-
-/** The conditions of a lexical search of `skills` or `memory` on its rows, besides the full-text one. */
-function recordWhere(db: Database, p: Params, table: 'skills' | 'memory', query: LexicalQuery & MemoryFilter): string {
-  let rest = 'NOT r.deleted';
-  const scoped = scopeCondition(p, query, 'r.scope_key');
-  if (scoped) rest += ` AND ${scoped}`;
-  if (table === 'memory') {
-    if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-    rest += memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
-  }
-  return rest;
-}
 
 /** Rows fetched per page when candidates are verified. */
 const MIN_PAGE = 64;

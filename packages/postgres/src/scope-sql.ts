@@ -4,9 +4,10 @@
  * scope's descendants the key range {@link descendantKeyRange} gives, so
  * both read an index led by `scope_key`.
  */
-import type { Params, ScopeFilter, TurnFilter } from '@agentstate/core/backend';
+import type { MemoryFilter, Params, ScopeFilter, TurnFilter } from '@agentstate/core/backend';
 import type { Database } from './database.js';
-import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
+import { descendantKeyRange, memoryRowFilter, scopeKey } from '@agentstate/core/backend';
+import { POSTGRES_METADATA } from './metadata.js';
 
 /** The condition, or `undefined` when the filter spans every scope. */
 export function scopeCondition(p: Params, filter: ScopeFilter, column: string): string | undefined {
@@ -23,4 +24,16 @@ export function turnWhere(db: Database, p: Params, filter: TurnFilter, t = 't'):
   if (filter.sessionIds !== undefined) where += ` AND ${t}.session_id = ANY(${p.add(filter.sessionIds)}::text[])`;
   if (filter.roles !== undefined) where += ` AND ${t}.role = ANY(${p.add(filter.roles)}::text[])`;
   return where;
+}
+
+/** The conditions on the live rows of `skills` or `memory` (aliased `r`) a lexical or vector search of them keeps. */
+export function recordWhere(db: Database, p: Params, table: 'skills' | 'memory', query: ScopeFilter & MemoryFilter): string {
+  let rest = 'NOT r.deleted';
+  const scoped = scopeCondition(p, query, 'r.scope_key');
+  if (scoped) rest += ` AND ${scoped}`;
+  if (table === 'memory') {
+    if (query.kinds !== undefined) rest += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
+    rest += memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
+  }
+  return rest;
 }

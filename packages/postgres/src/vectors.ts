@@ -16,11 +16,10 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, matchesNoScope, memoryRowFilter, Params, rowCodec } from '@agentstate/core/backend';
+import { compareStrings, matchesNoScope, Params, rowCodec } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
-import { POSTGRES_METADATA } from './metadata.js';
-import { scopeCondition, turnWhere } from './scope-sql.js';
+import { recordWhere, turnWhere } from './scope-sql.js';
 
 /** What differs between the memory and the turn store. */
 interface Target<R, Q> {
@@ -209,14 +208,7 @@ export function memoryVectors(db: Database, index: VectorIndex): VectorStore<Mem
       name: 'memory',
       table: 'memory',
       live: () => 'NOT r.deleted',
-      filter: (p, query) => {
-        if (matchesNoScope(query) || query.kinds?.length === 0) return undefined;
-        let sql = 'true';
-        const scoped = scopeCondition(p, query, 'r.scope_key');
-        if (scoped) sql += ` AND ${scoped}`;
-        if (query.kinds !== undefined) sql += ` AND r.kind = ANY(${p.add(query.kinds)}::text[])`;
-        return sql + memoryRowFilter(POSTGRES_METADATA, p, query, 'r', db.t('memory_meta'));
-      },
+      filter: (p, query) => (matchesNoScope(query) || query.kinds?.length === 0 ? undefined : recordWhere(db, p, 'memory', query)),
       fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
     },
     index,

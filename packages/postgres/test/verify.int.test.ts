@@ -79,6 +79,26 @@ describe('verify() on PostgreSQL', () => {
     expect((await provider.memory.get(memoryId)).content).toBe('The user prefers dark themes');
   });
 
+  it('rebuilds checkpoints from scratch: saves, a second save under one key, writes, and deleted threads before and after', async () => {
+    const { provider } = await opened();
+    const put = (threadId: string, checkpointId: string, v: number) =>
+      provider.checkpoints.put({ threadId, namespace: '', checkpointId, checkpoint: { v }, metadata: { step: v } });
+    await put('t', '01', 1);
+    await provider.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'a' }] });
+    await put('t', '01', 2);
+    await put('u', '01', 1);
+    await provider.checkpoints.putWrites({ threadId: 'u', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'b' }] });
+    await provider.checkpoints.deleteThread('u');
+    // The thread is used again after its deletion: the rebuild must not take its old rows for present.
+    await put('u', '01', 3);
+    await provider.checkpoints.putWrites({ threadId: 'u', checkpointId: '01', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: 'c' }] });
+    await provider.checkpoints.putWrites({ threadId: 't', checkpointId: '01', taskId: 'k', writes: [{ idx: 1, channel: 'c', value: 'd' }] });
+    const before = await provider.snapshot();
+    expect(await provider.rebuild({ fromScratch: true })).toMatchObject({ snapshotSeq: 0, events: 9 });
+    expect(encodeSnapshot(await provider.snapshot())).toBe(encodeSnapshot(before));
+    expect((await provider.verify()).problems).toEqual([]);
+  });
+
   it('reports a damaged metadata index and full-text column, and a rebuild from scratch repairs both', async () => {
     const { provider, url, schema } = await opened();
     const { sessionId } = await populate(provider);

@@ -11,7 +11,6 @@ import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
 import { mappingErrors } from './errors.js';
-import type { SyncCheckpointQueries } from './checkpoint-rows.js';
 import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery } from './fts.js';
 import type { CandidateSql } from './candidates.js';
@@ -164,26 +163,10 @@ function transcript(conn: Connection, sql: string): { all(...params: unknown[]):
 }
 
 /** The point look-ups of the tables, synchronous (tombstones included): what the stamper and a fold's rules ask. */
-export interface TableLookups {
-  session(id: string): Session | undefined;
-  turnExists(id: string): boolean;
-  /** The turn with this id (live or tombstone). */
-  turn(id: string): Turn | undefined;
-  lastTurnSeq(sessionId: string): number;
-  /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */
-  lastTurns(sessionId: string, n: number): Turn[];
-  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
-  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[];
-  skill(id: string): Skill | undefined;
-  skillAt(scope: Scope, slug: string): Skill | undefined;
-  memoryItem(id: string): MemoryItem | undefined;
-  operation(id: string): OperationEntry | undefined;
-  memoryWithKey(scope: Scope, key: string): MemoryItem | undefined;
-  checkpoints: SyncCheckpointQueries;
-}
+export type TableLookups = ReturnType<typeof tableLookups>;
 
 /** The {@link TableLookups} of a connection's projection tables. */
-export function tableLookups(conn: Connection): TableLookups {
+export function tableLookups(conn: Connection) {
   const one = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T | undefined => {
     const row = conn.prepare(sql).get(...params) as R | undefined;
     return row === undefined ? undefined : map(row);
