@@ -168,7 +168,7 @@ describe('a read-only open', () => {
         return [
           await recalled({ scope: ['org:a'] }),
           await recalled({ scope: ['org:a'], includeDescendants: true, kinds: ['fact'] }),
-          await searched({ sessionIds: [session.id], roles: ['assistant'] }),
+          await searched({ sessionId: session.id, roles: ['assistant'] }),
         ];
       } finally {
         await db.close();
