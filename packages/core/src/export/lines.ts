@@ -7,14 +7,13 @@
  * continuity and payload validity; the fold's rules come after (see
  * `reader.ts`).
  */
-import { CorruptionError } from '../errors.js';
+import { CorruptionError, ExportFormatError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { type StateChange, RETENTION_STREAM, RetentionEventTypes, STATE_STREAM } from '../log/events.js';
 import { policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
 import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
-import { ExportFormatError } from './errors.js';
 
 const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
 const KNOWN_KEYS = new Set<string>(['stream', 'seq', 'type', 'time', 'schemaVersion', 'payload', ...META_KEYS]);
