@@ -9,8 +9,8 @@
  */
 import { CorruptionError, ExportFormatError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
-import { type StateChange, RETENTION_STREAM, RetentionEventTypes, STATE_STREAM } from '../log/events.js';
-import { policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
+import { type StateChange, RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
+import { retentionPayloadSchema } from '../records/retention.js';
 import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
@@ -68,12 +68,7 @@ export function checkEventLine(value: unknown, lineNo: number, expectedSeq: numb
  */
 export function checkRetentionLine(value: unknown, lineNo: number, expectedSeq: number): ImportedStreamEvent {
   const { event, input, fail } = checkEnvelope(value, lineNo, RETENTION_STREAM, expectedSeq);
-  const schema =
-    event.type === RetentionEventTypes.PolicySet
-      ? policySetPayloadSchema
-      : event.type === RetentionEventTypes.PolicyRemoved
-        ? policyRemovedPayloadSchema
-        : undefined;
+  const schema = retentionPayloadSchema(event.type);
   if (schema === undefined) throw fail(`unknown event type ${JSON.stringify(event.type)} of stream "${RETENTION_STREAM}"`);
   const parsed = schema.safeParse(event.payload);
   if (!parsed.success) throw fail(`the payload of ${event.type} does not match its schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
