@@ -192,9 +192,7 @@ export class InMemoryState implements FoldView {
   }
 
   #indexHistory(id: string, seq: number): void {
-    const seqs = this.history.get(id);
-    if (seqs) seqs.push(seq);
-    else this.history.set(id, [seq]);
+    entryFor(this.history, id, () => []).push(seq);
   }
 
   /** Loads a snapshot into an empty state. */
@@ -407,8 +405,8 @@ export class InMemoryState implements FoldView {
     this.skills.set(skill.id, skill);
     this.skillIdsByKey.set(skillKey(skill.scope, skill.slug), skill.id);
     if (skill.deleted) return;
-    mapFor(this.liveSkillsBySlug, skill.slug).set(skill.id, skill);
-    mapFor(this.liveSkillsByScope, scopeKey(skill.scope)).set(skill.id, skill);
+    entryFor(this.liveSkillsBySlug, skill.slug, () => new Map()).set(skill.id, skill);
+    entryFor(this.liveSkillsByScope, scopeKey(skill.scope), () => new Map()).set(skill.id, skill);
   }
 
   #unindexSkill(skill: Skill): void {
@@ -441,22 +439,16 @@ const contentOf = (record: { content: string }): string => record.content;
 
 /** The tokens `cache` holds for `record`, folded from its searchable text on first use. */
 function tokensOf<R extends { id: string }>(cache: Map<string, string[]>, record: R, text: (record: R) => string): string[] {
-  let tokens = cache.get(record.id);
-  if (!tokens) {
-    tokens = tokenize(text(record));
-    cache.set(record.id, tokens);
-  }
-  return tokens;
+  return entryFor(cache, record.id, () => tokenize(text(record)));
 }
 
-/** The inner map of `outer` at `key`, created on first use. */
-export function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
+/** The value of `map` at `key`, made by `make` and stored there on first use. */
+export function entryFor<K, V>(map: Map<K, V>, key: K, make: () => V): V {
+  const found = map.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  map.set(key, made);
+  return made;
 }
 
 function unindexFrom(index: Map<string, Map<string, Skill>>, key: string, id: string): void {

@@ -4,7 +4,7 @@
  * `embedding_cache` is, so a text embedded for one target is not embedded
  * again for the other.
  */
-import { mapFor } from '../fold/state.js';
+import { entryFor } from '../fold/state.js';
 
 /** Vectors by embedder id and content hash. */
 export class InMemoryEmbeddingCache {
@@ -29,6 +29,6 @@ export class InMemoryEmbeddingCache {
 
   /** Keeps `vector` as the embedding of `contentHash` by `embedderId`. */
   set(embedderId: string, contentHash: string, vector: Float32Array): void {
-    mapFor(this.#vectors, embedderId).set(contentHash, vector);
+    entryFor(this.#vectors, embedderId, () => new Map()).set(contentHash, vector);
   }
 }

@@ -3,7 +3,7 @@ import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
-import { type InMemoryState, mapFor } from '../fold/state.js';
+import { type InMemoryState, entryFor } from '../fold/state.js';
 import type { InMemoryEmbeddingCache } from './embedding-cache.js';
 import { memoryFilter, turnFilter } from './queries.js';
 
@@ -43,7 +43,7 @@ export class InMemoryVectorStore<R extends Embeddable, Q extends { embedderId: s
   }
 
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): void {
-    const vectors = mapFor(this.#vectors, embedderId);
+    const vectors = entryFor(this.#vectors, embedderId, () => new Map());
     for (const e of entries) {
       if (holdsContent(this.target.record(e.id)?.content, e.contentHash)) this.cache.set(embedderId, e.contentHash, e.vector);
       if (this.target.liveRecord(e.id)) vectors.set(e.id, e.vector);
