@@ -24,8 +24,7 @@ import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { entryFor, InMemoryState } from '../fold/state.js';
-import { InMemoryEmbeddingCache } from './embedding-cache.js';
-import { type InMemoryVectorStore, memoryVectors, turnVectors } from './vectors.js';
+import { InMemoryEmbeddingCache, type InMemoryVectorStore, memoryVectors, turnVectors } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
 export class InMemoryBackend implements StateBackend {

@@ -4,7 +4,6 @@ import { systemEntropy } from '../ids/entropy.js';
 import { type Clock, systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
 import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, toLogEvent } from './append.js';
-import { deepFreeze } from './freeze.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { checkStateAppend } from './state-append.js';
 import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from './trusted.js';
@@ -166,4 +165,13 @@ export class InMemoryLog implements Log {
     }
     return best ? { ...best } : undefined;
   }
+}
+
+/** Freezes `value` and everything reachable from it, so stored events can be shared with readers without copies; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
 }
