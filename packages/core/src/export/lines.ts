@@ -11,11 +11,11 @@ import { CorruptionError, ExportFormatError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { type StateChange, RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
 import { retentionPayloadSchema } from '../records/retention.js';
+import { META_KEYS } from '../log/append.js';
 import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
 
-const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
 const KNOWN_KEYS = new Set<string>(['stream', 'seq', 'type', 'time', 'schemaVersion', 'payload', ...META_KEYS]);
 
 /** One exported line (without its newline). */
