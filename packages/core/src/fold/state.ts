@@ -16,6 +16,7 @@ import { type Hlc, HLC_ZERO, maxHlc } from '../time/hlc.js';
 import { tokenize } from '../matching/lexical.js';
 import { copyMemoryItem, copySession, copySkill, copyTurn, copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import { SortedList } from './sorted-list.js';
+import { entryFor } from '../map-entry.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { type OperationEntry, type OperationRef, operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
@@ -383,11 +384,7 @@ export class InMemoryState implements FoldView {
 
   #putTurn(turn: Turn): void {
     this.#observe(turn.updatedHlc);
-    let list = this.turns.get(turn.sessionId);
-    if (!list) {
-      list = [];
-      this.turns.set(turn.sessionId, list);
-    }
+    const list = entryFor(this.turns, turn.sessionId, () => []);
     if (turn.seq === list.length + 1) {
       list.push(turn);
       this.#unplaced.push(turn);
@@ -440,15 +437,6 @@ const contentOf = (record: { content: string }): string => record.content;
 /** The tokens `cache` holds for `record`, folded from its searchable text on first use. */
 function tokensOf<R extends { id: string }>(cache: Map<string, string[]>, record: R, text: (record: R) => string): string[] {
   return entryFor(cache, record.id, () => tokenize(text(record)));
-}
-
-/** The value of `map` at `key`, made by `make` and stored there on first use. */
-export function entryFor<K, V>(map: Map<K, V>, key: K, make: () => V): V {
-  const found = map.get(key);
-  if (found !== undefined) return found;
-  const made = make();
-  map.set(key, made);
-  return made;
 }
 
 function unindexFrom(index: Map<string, Map<string, Skill>>, key: string, id: string): void {

@@ -23,7 +23,8 @@ import type { Awaitable, StateBackend, StateQueries, StateWriteTx, TurnVectorQue
 import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
-import { entryFor, InMemoryState } from '../fold/state.js';
+import { InMemoryState } from '../fold/state.js';
+import { entryFor } from '../map-entry.js';
 import { InMemoryEmbeddingCache, type InMemoryVectorStore, memoryVectors, turnVectors } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */

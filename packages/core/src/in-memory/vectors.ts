@@ -3,7 +3,8 @@ import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
-import { type InMemoryState, entryFor } from '../fold/state.js';
+import type { InMemoryState } from '../fold/state.js';
+import { entryFor } from '../map-entry.js';
 import { memoryFilter, turnFilter } from './queries.js';
 
 /** How a store reads its target's records from the state. */

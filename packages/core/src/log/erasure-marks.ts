@@ -10,7 +10,7 @@
 import { changeRecordIds, changeRecords } from './changes.js';
 import { type StateChange, EventTypes } from './events.js';
 import { inErasedForm } from './holds.js';
-import { entryFor } from '../fold/state.js';
+import { entryFor } from '../map-entry.js';
 
 /** A marked event waiting for its purge. */
 interface Mark {

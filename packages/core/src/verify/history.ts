@@ -2,7 +2,7 @@
  * The history index against the log: a backend's stored index is derived
  * from the events, so the one a replay builds must equal it row for row.
  */
-import { entryFor } from '../fold/state.js';
+import { entryFor } from '../map-entry.js';
 import type { HistoryRow } from '../log/history-index.js';
 import type { VerifyProblem } from './report.js';
 
