@@ -71,9 +71,7 @@ export function createSkillStore(engine: Engine): SkillStore {
     async get(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope } = parseInput(scopeOptionsSchema, options);
-      const skill = await resolveSkill(q, key, scope);
-      if (!skill) throw new NotFoundError('skill', key);
-      return copySkill(skill);
+      return copySkill(await resolveSkill(q, key, scope));
     },
 
     async getAny(idOrSlug, options = {}) {
@@ -135,11 +133,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       const key = parseInput(keySchema, idOrSlug);
       const o = parseInput(recordOutcomeInputSchema, input);
       const change = await engine.mutate(
-        async (tx) => {
-          const skill = await resolveSkill(tx, key, o.scope);
-          if (!skill) throw new NotFoundError('skill', key);
-          return stamper.recordOutcome(skill, o.success);
-        },
+        async (tx) => stamper.recordOutcome(await resolveSkill(tx, key, o.scope), o.success),
         operationCall(OPERATIONS.recordOutcome, { ...o, idOrSlug: key }),
       );
       return copySkill(change.payload.skill);
@@ -149,11 +143,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       const key = parseInput(keySchema, idOrSlug);
       const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, options);
       const change = await engine.mutate(
-        async (tx) => {
-          const skill = await resolveSkill(tx, key, s);
-          if (!skill) throw new NotFoundError('skill', key);
-          return stamper.deleteSkill(skill);
-        },
+        async (tx) => stamper.deleteSkill(await resolveSkill(tx, key, s)),
         operationCall(OPERATIONS.delete, { ...o, idOrSlug: key, scope: s }),
       );
       return copySkill(change.payload.skill);
@@ -168,21 +158,21 @@ export function createSkillStore(engine: Engine): SkillStore {
  * but live elsewhere is refused with {@link SkillScopeRequiredError} rather
  * than resolved to another project's skill.
  *
- * The live skill `idOrSlug` names, or undefined when nothing live does.
+ * The live skill `idOrSlug` names, or `NotFoundError` when nothing live does.
  * Throws {@link SkillScopeRequiredError} for a slug without a scope that is
  * live only outside the global scope.
  */
-async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill | undefined> {
+async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill> {
   const byId = await lookups.skill(idOrSlug);
   if (byId && !byId.deleted) return byId;
   const candidates = await lookups.liveSkillsBySlug(idOrSlug);
-  if (candidates.length === 0) return undefined;
+  if (candidates.length === 0) throw new NotFoundError('skill', idOrSlug);
   if (scope !== undefined) {
     for (const level of scopeChain(toScope(scope))) {
       const hit = candidates.find((s) => sameScope(s.scope, level));
       if (hit) return hit;
     }
-    return undefined;
+    throw new NotFoundError('skill', idOrSlug);
   }
   const global = candidates.find((s) => isGlobalScope(s.scope));
   if (global) return global;
