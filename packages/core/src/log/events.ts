@@ -138,14 +138,19 @@ export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' 
     metadata: session.metadata,
     scope: session.scope,
     createdAt: session.createdAt,
-    // Canonical instants order as text.
-    updatedAt: session.updatedAt >= turn.createdAt ? session.updatedAt : turn.createdAt,
+    updatedAt: laterInstant(session.updatedAt, turn.createdAt),
     syncVersion: session.syncVersion + 1,
     originInstanceId: session.originInstanceId,
     updatedHlc: turn.updatedHlc,
     lastWriterId: turn.lastWriterId,
     deleted: false,
   };
+}
+
+/** The later of two instants (canonical instants order as text). */
+function laterInstant(a: string, b: string): string {
+  if (a >= b) return a;
+  return b;
 }
 
 /**
