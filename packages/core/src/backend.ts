@@ -11,8 +11,7 @@
  */
 export { HLC_ZERO, maxHlc } from './time/hlc.js';
 export { compareSkillsBySlug, compareMemoryNewestFirst, compareTurnsNewestFirst, compareStrings } from './records/order.js';
-export { scopeKey, descendantKeyRange } from './records/scope.js';
-export { matchesNoScope, scopeFilter } from './in-memory/scope-filter.js';
+export { scopeKey, descendantKeyRange, matchesNoScope, scopeFilter } from './records/scope.js';
 export { turnFilter } from './in-memory/queries.js';
 export { checkStream, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
 /** The row codec of the SQL backends: a record's projection-table row and back. */

@@ -115,6 +115,22 @@ export class ValidationError extends AgentStateError {
   }
 }
 
+/**
+ * An export that cannot be imported: a line that is not an event this library could have
+ * written, or a trailer that does not match the lines before it; `line` names the offending
+ * line when there is one.
+ */
+export class ExportFormatError extends AgentStateError {
+  readonly code = 'invalid' as const;
+  constructor(
+    message: string,
+    /** The 1-based line number of the refused line, when one is to blame. */
+    readonly line?: number,
+  ) {
+    super(line === undefined ? message : `line ${line}: ${message}`);
+  }
+}
+
 /** A stored event or snapshot that cannot be decoded. */
 export class CorruptionError extends AgentStateError {
   readonly code = 'corruption' as const;

@@ -16,6 +16,7 @@ export {
   OperationConflictError,
   ValidationError,
   CorruptionError,
+  ExportFormatError,
   IncompatibleDatabaseError,
   type IncompatibleReason,
   ClosedError,
@@ -130,6 +131,5 @@ export { pageSessions } from './provider/session-pages.js';
 export { RETENTION_RECORDS, RETENTION_ACTIONS, type RetentionPolicy, setRetentionInputSchema } from './records/retention.js';
 export { type RecallMode, type RecallOrder, defaultRecallMode, defaultRecallOrder } from './provider/recall-defaults.js';
 export { createInMemoryProvider, type ReplayOptions, replay } from './in-memory/provider.js';
-export { ExportFormatError } from './export/errors.js';
 export { type ExportOptions, exportLog } from './export/write.js';
 export { type VerifyPart, type Repair, type VerifyProblem, type VerifyReport, REPAIR_ADVICE } from './verify/report.js';

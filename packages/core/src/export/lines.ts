@@ -7,16 +7,15 @@
  * continuity and payload validity; the fold's rules come after (see
  * `reader.ts`).
  */
-import { CorruptionError } from '../errors.js';
+import { CorruptionError, ExportFormatError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
-import { type StateChange, RETENTION_STREAM, RetentionEventTypes, STATE_STREAM } from '../log/events.js';
-import { policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
+import { type StateChange, RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
+import { retentionPayloadSchema } from '../records/retention.js';
+import { META_KEYS } from '../log/append.js';
 import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
-import { ExportFormatError } from './errors.js';
 
-const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
 const KNOWN_KEYS = new Set<string>(['stream', 'seq', 'type', 'time', 'schemaVersion', 'payload', ...META_KEYS]);
 
 /** One exported line (without its newline). */
@@ -69,12 +68,7 @@ export function checkEventLine(value: unknown, lineNo: number, expectedSeq: numb
  */
 export function checkRetentionLine(value: unknown, lineNo: number, expectedSeq: number): ImportedStreamEvent {
   const { event, input, fail } = checkEnvelope(value, lineNo, RETENTION_STREAM, expectedSeq);
-  const schema =
-    event.type === RetentionEventTypes.PolicySet
-      ? policySetPayloadSchema
-      : event.type === RetentionEventTypes.PolicyRemoved
-        ? policyRemovedPayloadSchema
-        : undefined;
+  const schema = retentionPayloadSchema(event.type);
   if (schema === undefined) throw fail(`unknown event type ${JSON.stringify(event.type)} of stream "${RETENTION_STREAM}"`);
   const parsed = schema.safeParse(event.payload);
   if (!parsed.success) throw fail(`the payload of ${event.type} does not match its schema: ${parsed.error.issues[0]?.message ?? 'invalid'}`);

@@ -7,14 +7,12 @@
  * must match what was read. The reader keeps nothing but the fold: the
  * importer appends each checked event where it belongs.
  */
-import { CorruptionError } from '../errors.js';
+import { CorruptionError, ExportFormatError } from '../errors.js';
 import { InMemoryState } from '../fold/state.js';
-import { ExportFormatError } from './errors.js';
 import { ErasureMarks } from '../log/erasure-marks.js';
 import { RETENTION_STREAM } from '../log/events.js';
 import { type ImportedEvent, type ImportedStreamEvent, checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
 import { type Trailer, ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
-import { TimeOrder } from './time-order.js';
 
 /** Options of {@link ExportReader.finish}. */
 export interface ExportReadOptions {
@@ -40,7 +38,8 @@ export class ExportReader {
   #lineNo = 0;
   /** The seq of the last `retention` line read: those lines come after every `state` line. */
   #retentionSeq = 0;
-  readonly #times = new TimeOrder();
+  /** The time and line of the last line read of each stream, which the next line of that stream may not precede. */
+  readonly #times = new Map<string, { time: string; lineNo: number }>();
 
   /** The events of the `retention` stream read so far (policies set and removed). */
   get retentionEvents(): number {
@@ -66,13 +65,13 @@ export class ExportReader {
     }
     if (this.#retentionSeq > 0 || lineStream(value) === RETENTION_STREAM) {
       const event = checkRetentionLine(value, lineNo, this.#retentionSeq + 1);
-      this.#times.check(event.input, lineNo);
+      this.#checkTime(event.input, lineNo);
       this.#retentionSeq = event.seq;
       this.#digest.add(line);
       return event;
     }
     const event = checkEventLine(value, lineNo, this.state.seq + 1);
-    this.#times.check(event.input, lineNo);
+    this.#checkTime(event.input, lineNo);
     try {
       this.state.apply(event.change, event.seq);
     } catch (error) {
@@ -83,6 +82,23 @@ export class ExportReader {
     if (forged !== undefined) throw new ExportFormatError(`${forged} (the live API never writes this)`, lineNo);
     this.#digest.add(line);
     return event;
+  }
+
+  /**
+   * Event times never decrease along a stream (docs/contract.md §7), and
+   * selecting a point by time relies on it (§11): an export whose times go
+   * back is refused, naming its line, rather than imported into a log that
+   * `at({ time })` would misread.
+   */
+  #checkTime(event: { stream: string; time: string }, lineNo: number): void {
+    const last = this.#times.get(event.stream);
+    if (last !== undefined && event.time < last.time) {
+      throw new ExportFormatError(
+        `"time" ${event.time} is earlier than ${last.time}, the time of the ${event.stream} event before it (line ${last.lineNo}): times never decrease along a stream`,
+        lineNo,
+      );
+    }
+    this.#times.set(event.stream, { time: event.time, lineNo });
   }
 
   /** Ends the reading: the trailer must be there (unless allowed not to be) and match every event line read. */

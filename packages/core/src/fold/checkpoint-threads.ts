@@ -6,6 +6,7 @@
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import { compareCheckpointsNewestFirst, compareStrings, compareWrites } from '../records/order.js';
 import type { CheckpointKey } from '../write/backend.js';
+import { entryFor } from '../map-entry.js';
 
 /** One thread's checkpoints and writes, keyed by namespace and checkpoint id (NUL never occurs in ids). */
 interface Thread {
@@ -22,12 +23,7 @@ export class CheckpointThreads {
   readonly #threads = new Map<string, Thread>();
 
   #thread(threadId: string): Thread {
-    let thread = this.#threads.get(threadId);
-    if (!thread) {
-      thread = { checkpoints: new Map(), writes: new Map() };
-      this.#threads.set(threadId, thread);
-    }
-    return thread;
+    return entryFor(this.#threads, threadId, () => ({ checkpoints: new Map(), writes: new Map() }));
   }
 
   /** Saves (or replaces) a checkpoint. */
@@ -37,13 +33,7 @@ export class CheckpointThreads {
 
   /** Saves (or replaces) a write at its idx. */
   putWrite(write: CheckpointWrite): void {
-    const writes = this.#thread(write.threadId).writes;
-    let byTask = writes.get(localKey(write));
-    if (!byTask) {
-      byTask = new Map();
-      writes.set(localKey(write), byTask);
-    }
-    byTask.set(writeKey(write.taskId, write.idx), write);
+    entryFor(this.#thread(write.threadId).writes, localKey(write), () => new Map()).set(writeKey(write.taskId, write.idx), write);
   }
 
   /** Forgets a thread. */

@@ -53,12 +53,8 @@ type Violation = string | undefined;
  * stamped against `view`; returns quietly otherwise.
  */
 export function checkChange(view: FoldView, change: StateChange, seq: number): void {
-  const violation = findViolation(view, change);
+  const violation = operationViolation(view, change.payload.operation) ?? recordViolation(view, change);
   if (violation !== undefined) throw new CorruptionError(STATE_STREAM, seq, `${change.type}: ${violation}`);
-}
-
-function findViolation(view: FoldView, change: StateChange): Violation {
-  return operationViolation(view, change.payload.operation) ?? recordViolation(view, change);
 }
 
 /**
@@ -204,11 +200,7 @@ function writesViolation(view: FoldView, writes: readonly CheckpointWrite[]): Vi
 function memoryChangeViolation(view: FoldView, item: MemoryItem, deleted: boolean): Violation {
   const stored = view.memoryItem(item.id);
   if (!stored || stored.deleted) return `memory item ${json(item.id)} does not exist or is already deleted`;
-  const kept =
-    nextVersion(stored, item, deleted) ??
-    changedField(stored, item, ['createdAt']) ??
-    (sameScope(stored.scope, item.scope) ? undefined : 'the scope changed') ??
-    movedBack(stored, item);
+  const kept = nextVersion(stored, item, deleted) ?? changedField(stored, item, ['createdAt']) ?? samePlace(stored, item);
   if (kept !== undefined || !deleted) return kept ?? keyViolation(view, item);
   return (
     changedField(stored, item, ['kind', 'content', 'source', 'key', 'expiresAt']) ??
@@ -287,8 +279,7 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
     changedField(stored, session, ['title', 'model', 'createdAt']) ??
     // A record shared with the stored version (as spreading it shares it) is unchanged without serialising it.
     (stored.metadata !== session.metadata && canonicalJson(stored.metadata) !== canonicalJson(session.metadata) ? 'metadata changed' : undefined) ??
-    (stored.scope === session.scope || sameScope(stored.scope, session.scope) ? undefined : 'the scope changed') ??
-    movedBack(stored, session)
+    samePlace(stored, session)
   );
 }
 
@@ -311,10 +302,8 @@ function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violati
     if (skill.version !== 1) return `a new skill has version ${skill.version}, expected 1`;
     return firstSave(skill);
   }
-  const kept = nextVersion(stored, skill, deleted) ?? changedField(stored, skill, ['slug', 'createdAt']);
+  const kept = nextVersion(stored, skill, deleted) ?? changedField(stored, skill, ['slug', 'createdAt']) ?? samePlace(stored, skill);
   if (kept !== undefined) return kept;
-  if (!sameScope(stored.scope, skill.scope)) return 'the scope changed';
-  if (skill.updatedAt < stored.updatedAt) return 'updatedAt moved back';
   if (deleted) {
     if (stored.deleted) return `skill ${json(skill.id)} is already deleted`;
     if (skill.version !== stored.version + 1) return `version ${skill.version}, expected ${stored.version + 1}`;
@@ -337,13 +326,16 @@ function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violati
  */
 function outcomeViolation(stored: Skill | undefined, skill: Skill, inc: OutcomeIncrement): Violation {
   if (!stored || stored.deleted) return `skill ${json(skill.id)} does not exist or is deleted`;
-  const kept = nextVersion(stored, skill, false) ?? changedField(stored, skill, ['slug', 'createdAt', 'version']);
+  const kept = nextVersion(stored, skill, false) ?? changedField(stored, skill, ['slug', 'createdAt', 'version']) ?? samePlace(stored, skill);
   if (kept !== undefined) return kept;
-  if (!sameScope(stored.scope, skill.scope)) return 'the scope changed';
-  if (skill.updatedAt < stored.updatedAt) return 'updatedAt moved back';
   if (skill.uses !== stored.uses + inc.uses) return `uses ${skill.uses}, expected ${stored.uses} + ${inc.uses}`;
   if (skill.wins !== stored.wins + inc.wins) return `wins ${skill.wins}, expected ${stored.wins} + ${inc.wins}`;
   return changedContent(stored, skill);
+}
+
+/** A next version stays in its scope (a shared scope is unchanged without comparing it), and its `updatedAt` never moves back. */
+function samePlace(stored: { scope: Scope; updatedAt: string }, record: { scope: Scope; updatedAt: string }): Violation {
+  return stored.scope === record.scope || sameScope(stored.scope, record.scope) ? movedBack(stored, record) : 'the scope changed';
 }
 
 function changedContent(stored: Skill, skill: Skill): Violation {

@@ -16,6 +16,7 @@ import { type Hlc, HLC_ZERO, maxHlc } from '../time/hlc.js';
 import { tokenize } from '../matching/lexical.js';
 import { copyMemoryItem, copySession, copySkill, copyTurn, copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import { SortedList } from './sorted-list.js';
+import { entryFor } from '../map-entry.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { type OperationEntry, type OperationRef, operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
@@ -192,9 +193,7 @@ export class InMemoryState implements FoldView {
   }
 
   #indexHistory(id: string, seq: number): void {
-    const seqs = this.history.get(id);
-    if (seqs) seqs.push(seq);
-    else this.history.set(id, [seq]);
+    entryFor(this.history, id, () => []).push(seq);
   }
 
   /** Loads a snapshot into an empty state. */
@@ -385,11 +384,7 @@ export class InMemoryState implements FoldView {
 
   #putTurn(turn: Turn): void {
     this.#observe(turn.updatedHlc);
-    let list = this.turns.get(turn.sessionId);
-    if (!list) {
-      list = [];
-      this.turns.set(turn.sessionId, list);
-    }
+    const list = entryFor(this.turns, turn.sessionId, () => []);
     if (turn.seq === list.length + 1) {
       list.push(turn);
       this.#unplaced.push(turn);
@@ -407,8 +402,8 @@ export class InMemoryState implements FoldView {
     this.skills.set(skill.id, skill);
     this.skillIdsByKey.set(skillKey(skill.scope, skill.slug), skill.id);
     if (skill.deleted) return;
-    mapFor(this.liveSkillsBySlug, skill.slug).set(skill.id, skill);
-    mapFor(this.liveSkillsByScope, scopeKey(skill.scope)).set(skill.id, skill);
+    entryFor(this.liveSkillsBySlug, skill.slug, () => new Map()).set(skill.id, skill);
+    entryFor(this.liveSkillsByScope, scopeKey(skill.scope), () => new Map()).set(skill.id, skill);
   }
 
   #unindexSkill(skill: Skill): void {
@@ -441,22 +436,7 @@ const contentOf = (record: { content: string }): string => record.content;
 
 /** The tokens `cache` holds for `record`, folded from its searchable text on first use. */
 function tokensOf<R extends { id: string }>(cache: Map<string, string[]>, record: R, text: (record: R) => string): string[] {
-  let tokens = cache.get(record.id);
-  if (!tokens) {
-    tokens = tokenize(text(record));
-    cache.set(record.id, tokens);
-  }
-  return tokens;
-}
-
-/** The inner map of `outer` at `key`, created on first use. */
-export function mapFor<V>(outer: Map<string, Map<string, V>>, key: string): Map<string, V> {
-  let inner = outer.get(key);
-  if (!inner) {
-    inner = new Map();
-    outer.set(key, inner);
-  }
-  return inner;
+  return entryFor(cache, record.id, () => tokenize(text(record)));
 }
 
 function unindexFrom(index: Map<string, Map<string, Skill>>, key: string, id: string): void {

@@ -24,8 +24,8 @@ import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
 import { InMemoryState } from '../fold/state.js';
-import { InMemoryEmbeddingCache } from './embedding-cache.js';
-import { type InMemoryVectorStore, memoryVectors, turnVectors } from './vectors.js';
+import { entryFor } from '../map-entry.js';
+import { InMemoryEmbeddingCache, type InMemoryVectorStore, memoryVectors, turnVectors } from './vectors.js';
 
 /** A backend whose read model lives in process memory. */
 export class InMemoryBackend implements StateBackend {
@@ -86,11 +86,7 @@ export class InMemoryBackend implements StateBackend {
         ? this.log[trustedRead](STATE_STREAM, afterSeq, upTo - afterSeq)
         : await this.log.read({ stream: STATE_STREAM, afterSeq, limit: upTo - afterSeq });
     for (const event of events) {
-      for (const recordId of changeRecordIds(decodeStateEvent(event, { trusted: true }))) {
-        const seqs = this.#earlyHistory.get(recordId);
-        if (seqs) seqs.push(event.seq);
-        else this.#earlyHistory.set(recordId, [event.seq]);
-      }
+      for (const recordId of changeRecordIds(decodeStateEvent(event, { trusted: true }))) entryFor(this.#earlyHistory, recordId, () => []).push(event.seq);
     }
     this.#earlySeq = upTo;
   }

@@ -3,8 +3,8 @@ import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { compareStrings } from '../records/order.js';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
-import { type InMemoryState, mapFor } from '../fold/state.js';
-import type { InMemoryEmbeddingCache } from './embedding-cache.js';
+import type { InMemoryState } from '../fold/state.js';
+import { entryFor } from '../map-entry.js';
 import { memoryFilter, turnFilter } from './queries.js';
 
 /** How a store reads its target's records from the state. */
@@ -43,7 +43,7 @@ export class InMemoryVectorStore<R extends Embeddable, Q extends { embedderId: s
   }
 
   put(embedderId: string, entries: readonly { id: string; contentHash: string; vector: Float32Array }[]): void {
-    const vectors = mapFor(this.#vectors, embedderId);
+    const vectors = entryFor(this.#vectors, embedderId, () => new Map());
     for (const e of entries) {
       if (holdsContent(this.target.record(e.id)?.content, e.contentHash)) this.cache.set(embedderId, e.contentHash, e.vector);
       if (this.target.liveRecord(e.id)) vectors.set(e.id, e.vector);
@@ -87,4 +87,36 @@ export function turnVectors(state: InMemoryState, cache: InMemoryEmbeddingCache)
     { live: () => state.liveTurns(), liveRecord: (id) => state.liveTurn(id), record: (id) => state.turn(id), filter: turnFilter },
     cache,
   );
+}
+
+/**
+ * The in-memory embedding cache: vectors by `(embedder id, content hash)`,
+ * shared by the memory and turn vector stores, as the SQLite backend's
+ * `embedding_cache` is, so a text embedded for one target is not embedded
+ * again for the other.
+ */
+export class InMemoryEmbeddingCache {
+  /** embedder id → content hash → vector. */
+  readonly #vectors = new Map<string, Map<string, Float32Array>>();
+
+  /** Cached vectors of the hashes that have one. */
+  get(embedderId: string, contentHashes: readonly string[]): Map<string, Float32Array> {
+    const cache = this.#vectors.get(embedderId);
+    const out = new Map<string, Float32Array>();
+    for (const hash of contentHashes) {
+      const v = cache?.get(hash);
+      if (v) out.set(hash, v);
+    }
+    return out;
+  }
+
+  /** Drops the entries of these content hashes, for every embedder (a purge erased their text). */
+  forget(contentHashes: Iterable<string>): void {
+    for (const hash of contentHashes) for (const cache of this.#vectors.values()) cache.delete(hash);
+  }
+
+  /** Keeps `vector` as the embedding of `contentHash` by `embedderId`. */
+  set(embedderId: string, contentHash: string, vector: Float32Array): void {
+    entryFor(this.#vectors, embedderId, () => new Map()).set(contentHash, vector);
+  }
 }

@@ -3,7 +3,8 @@ import { ValidationError } from '../errors.js';
 import { type Instant, isCanonicalInstant } from '../time/instant.js';
 import type { AppendInput, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 
-const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
+/** The optional string fields of an event's envelope. */
+export const META_KEYS = ['actor', 'traceId', 'spanId', 'causationId', 'originInstanceId', 'principal'] as const;
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 const isSeq = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;

@@ -10,6 +10,7 @@
 import { changeRecordIds, changeRecords } from './changes.js';
 import { type StateChange, EventTypes } from './events.js';
 import { inErasedForm } from './holds.js';
+import { entryFor } from '../map-entry.js';
 
 /** A marked event waiting for its purge. */
 interface Mark {
@@ -38,9 +39,7 @@ export class ErasureMarks {
     if (erasedBy === undefined) return undefined;
     if (erasedBy <= seq) return `event ${seq} is marked erased by ${erasedBy}, which is not a later event`;
     const mark: Mark = { seq, carried: changeRecordIds(change), intact: intactIds(change) };
-    const marks = this.#waiting.get(erasedBy);
-    if (marks) marks.push(mark);
-    else this.#waiting.set(erasedBy, [mark]);
+    entryFor(this.#waiting, erasedBy, () => []).push(mark);
     return undefined;
   }
 

@@ -1,10 +1,10 @@
 /** An in-memory {@link Log}: the reference implementation and the test double of choice. */
 import { ValidationError } from '../errors.js';
 import { systemEntropy } from '../ids/entropy.js';
+import { entryFor } from '../map-entry.js';
 import { type Clock, systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
 import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, toLogEvent } from './append.js';
-import { deepFreeze } from './freeze.js';
 import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
 import { checkStateAppend } from './state-append.js';
 import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from './trusted.js';
@@ -145,14 +145,7 @@ export class InMemoryLog implements Log {
   /** @internal Stores snapshot rows in one synchronous step: all are checked before any is stored. */
   [storeSnapshotRows](rows: readonly StoredSnapshot[]): void {
     for (const row of rows) checkSnapshot(row);
-    for (const { stream, seq, data } of rows) {
-      let byStream = this.#snapshots.get(stream);
-      if (!byStream) {
-        byStream = new Map();
-        this.#snapshots.set(stream, byStream);
-      }
-      byStream.set(seq, { stream, seq, data });
-    }
+    for (const { stream, seq, data } of rows) entryFor(this.#snapshots, stream, () => new Map()).set(seq, { stream, seq, data });
   }
 
   async latestSnapshot(stream: string, options?: { upToSeq?: number }): Promise<StoredSnapshot | undefined> {
@@ -166,4 +159,13 @@ export class InMemoryLog implements Log {
     }
     return best ? { ...best } : undefined;
   }
+}
+
+/** Freezes `value` and everything reachable from it, so stored events can be shared with readers without copies; returns it. */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const key of Object.keys(value)) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
 }

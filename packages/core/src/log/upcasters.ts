@@ -2,6 +2,7 @@
  * Upcasters migrate old payload shapes on read, one schema version at a time,
  * so the fold only ever sees the current shape.
  */
+import { entryFor } from '../map-entry.js';
 
 /** Turns a payload of `fromVersion` into one of `fromVersion + 1`. */
 export type Upcaster = (payload: unknown) => unknown;
@@ -12,12 +13,7 @@ export class UpcasterRegistry {
 
   /** Registers how `type` payloads of `fromVersion` become `fromVersion + 1`. */
   register(type: string, fromVersion: number, upcaster: Upcaster): this {
-    let byVersion = this.#byType.get(type);
-    if (!byVersion) {
-      byVersion = new Map();
-      this.#byType.set(type, byVersion);
-    }
-    byVersion.set(fromVersion, upcaster);
+    entryFor(this.#byType, type, () => new Map()).set(fromVersion, upcaster);
     return this;
   }
 

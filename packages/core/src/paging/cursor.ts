@@ -116,10 +116,8 @@ function decode(spec: PagedQuery<unknown>, digest: string, cursor: string): { af
   const [, q, k, n] = value as [number, unknown, unknown, unknown];
   if (q !== digest) return refuse(`cursor of another query (a cursor resumes only the ${spec.method} call that returned it)`);
   if (!Array.isArray(k) || k.length !== spec.order.length || !Number.isSafeInteger(n) || (n as number) < 0) return refuse('malformed cursor');
-  spec.order.forEach((part, i) => {
-    const v: unknown = k[i];
-    if (part.type === 'number' ? typeof v !== 'number' || !Number.isFinite(v) : typeof v !== 'string') refuse('malformed cursor');
-  });
+  const typed = (part: KeyPartOrder, v: unknown) => (part.type === 'number' ? typeof v === 'number' && Number.isFinite(v) : typeof v === 'string');
+  if (!spec.order.every((part, i) => typed(part, k[i]))) refuse('malformed cursor');
   return { after: k as SortKey, served: n as number };
 }
 

@@ -113,9 +113,7 @@ function versionOf(
   payload: { operationId?: string | undefined; erasedBy?: number | undefined },
 ): RecordVersion {
   const version = { seq: event.seq, time: event.time, type, kind: entry.kind, record: entry.record } as RecordVersion;
-  if (event.originInstanceId !== undefined) version.originInstanceId = event.originInstanceId;
-  if (event.actor !== undefined) version.actor = event.actor;
-  if (event.principal !== undefined) version.principal = event.principal;
+  for (const key of ['originInstanceId', 'actor', 'principal'] as const) if (event[key] !== undefined) version[key] = event[key];
   if (payload.operationId !== undefined) version.operationId = payload.operationId;
   if (payload.erasedBy !== undefined) version.erasedBy = payload.erasedBy;
   return version;

@@ -7,12 +7,12 @@
 import { copyMemoryItem } from '../records/copy.js';
 import { type RecallOptions, parseInput, recallOptionsSchema } from '../records/inputs.js';
 import type { MemoryItem } from '../records/records.js';
+import { selectScopes } from '../records/scope.js';
 import type { StateQueries, VectorQuery } from '../write/backend.js';
 import type { Instant } from '../time/instant.js';
 import type { RecallHit } from './types.js';
 import { type Page, toPage } from '../paging/cursor.js';
 import { type RankingContext, rankedPage } from './ranking.js';
-import { selectScopes } from './scope-selection.js';
 
 /** What recall needs from its provider. */
 export interface RecallContext extends RankingContext<MemoryItem, VectorQuery> {

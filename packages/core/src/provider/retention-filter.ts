@@ -7,6 +7,7 @@
 import { NotFoundError } from '../errors.js';
 import { type Page, toPage } from '../paging/cursor.js';
 import type { MemoryItem, Session, Skill } from '../records/records.js';
+import type { RetentionRecord } from '../records/retention.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js';
 
@@ -24,6 +25,11 @@ function filterPage<T>(page: Page<T>, keep: (item: T) => boolean): Page<T> {
   return kept.length === page.length ? page : toPage(kept, page.nextCursor);
 }
 
+/** Whether the judge expires a record of a kind reads filter. */
+type Expired<T> = (j: RetentionJudge, record: T) => boolean;
+const skillExpired: Expired<Skill> = (j, skill) => j.skill(skill);
+const memoryExpired: Expired<MemoryItem> = (j, item) => j.memory(item);
+
 /** `stores` with every read filtered through the judge `judge()` returns for the moment of the read. */
 export function withRetention(stores: FilteredStores, judge: () => Promise<RetentionJudge>): FilteredStores {
   const { sessions: s, skills: k, memory: m } = stores;
@@ -38,14 +44,17 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
     return { ...hit, before: shown(hit.before), after: shown(hit.after) };
   };
 
+  /** `page` without the records a policy expires now, when a policy covers their kind at all. */
+  const filtered = async <T>(page: Promise<Page<T>>, kind: RetentionRecord, expired: Expired<T>): Promise<Page<T>> => {
+    const [p, j] = await Promise.all([page, judge()]);
+    return j.covers(kind) ? filterPage(p, (x) => !expired(j, x)) : p;
+  };
+
   const sessions: SessionStore = {
     ...s,
     get: async (id) => visibleSession(await s.get(id)),
     getAny: async (id) => visibleSession(await s.getAny(id)),
-    list: async (options) => {
-      const [page, j] = await Promise.all([s.list(options), judge()]);
-      return j.covers('session') ? filterPage(page, (x) => !j.session(x)) : page;
-    },
+    list: async (options) => filtered(s.list(options), 'session', (j, x) => j.session(x)),
     turns: async (id, options) => {
       const j = await judge();
       if (!j.covers('session') && !j.covers('turn')) return s.turns(id, options);
@@ -60,27 +69,19 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
     },
   };
 
-  /** `record` unless `expired` says a policy expires it now: then a `NotFoundError` of `kind` naming `key`. */
-  const visible = async <T>(record: Promise<T>, expired: (j: RetentionJudge, record: T) => boolean, kind: 'skill' | 'memory', key: string): Promise<T> => {
+  /** `record` unless a policy expires it now: then a `NotFoundError` of `kind` naming `key`. */
+  const visible = async <T>(record: Promise<T>, expired: Expired<T>, kind: 'skill' | 'memory', key: string): Promise<T> => {
     const found = await record;
     if (expired(await judge(), found)) throw new NotFoundError(kind, key, hint);
     return found;
   };
-  const skillExpired = (j: RetentionJudge, skill: Skill) => j.skill(skill);
-  const memoryExpired = (j: RetentionJudge, item: MemoryItem) => j.memory(item);
 
   const skills: SkillStore = {
     ...k,
     get: async (idOrSlug, options) => visible(k.get(idOrSlug, options), skillExpired, 'skill', idOrSlug),
     getAny: async (idOrSlug, options) => visible(k.getAny(idOrSlug, options), skillExpired, 'skill', idOrSlug),
-    list: async (options) => {
-      const [page, j] = await Promise.all([k.list(options), judge()]);
-      return j.covers('skill') ? filterPage(page, (x) => !j.skill(x)) : page;
-    },
-    search: async (query, options) => {
-      const [page, j] = await Promise.all([k.search(query, options), judge()]);
-      return j.covers('skill') ? filterPage(page, (x) => !j.skill(x)) : page;
-    },
+    list: async (options) => filtered(k.list(options), 'skill', skillExpired),
+    search: async (query, options) => filtered(k.search(query, options), 'skill', skillExpired),
   };
 
   const memory: MemoryStore = {
@@ -88,10 +89,7 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
     get: async (id) => visible(m.get(id), memoryExpired, 'memory', id),
     getByKey: async (key, options) => visible(m.getByKey(key, options), memoryExpired, 'memory', key),
     getAny: async (id) => visible(m.getAny(id), memoryExpired, 'memory', id),
-    recall: async (options) => {
-      const [page, j] = await Promise.all([m.recall(options), judge()]);
-      return j.covers('memory') ? filterPage(page, (x) => !j.memory(x)) : page;
-    },
+    recall: async (options) => filtered(m.recall(options), 'memory', memoryExpired),
   };
 
   return { sessions, skills, memory };

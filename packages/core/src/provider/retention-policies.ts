@@ -4,11 +4,11 @@
  * folds the same stream, so every process and face agrees on the policies.
  */
 import { CorruptionError } from '../errors.js';
-import { RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
+import { RETENTION_STREAM } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { compareStrings } from '../records/order.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
-import { type RetentionPolicy, type RetentionRecord, policyRemovedPayloadSchema, policySetPayloadSchema } from '../records/retention.js';
+import { type RetentionPolicy, type RetentionRecord, retentionPayloadSchema } from '../records/retention.js';
 import { scopeStartsWith } from '../records/scope.js';
 import { type Instant, instantToMs } from '../time/instant.js';
 
@@ -36,17 +36,12 @@ export class RetentionPolicies {
   }
 
   #apply(type: string, payload: unknown, seq: number): void {
-    if (type === RetentionEventTypes.PolicySet) {
-      const parsed = policySetPayloadSchema.safeParse(payload);
-      if (!parsed.success) throw new CorruptionError(RETENTION_STREAM, seq, 'the policy does not match its schema', { cause: parsed.error });
-      this.#policies.set(parsed.data.policy.id, parsed.data.policy);
-    } else if (type === RetentionEventTypes.PolicyRemoved) {
-      const parsed = policyRemovedPayloadSchema.safeParse(payload);
-      if (!parsed.success) throw new CorruptionError(RETENTION_STREAM, seq, 'the removal does not match its schema', { cause: parsed.error });
-      this.#policies.delete(parsed.data.id);
-    } else {
-      throw new CorruptionError(RETENTION_STREAM, seq, `unknown event type ${JSON.stringify(type)}`);
-    }
+    const schema = retentionPayloadSchema(type);
+    if (schema === undefined) throw new CorruptionError(RETENTION_STREAM, seq, `unknown event type ${JSON.stringify(type)}`);
+    const parsed = schema.safeParse(payload);
+    if (!parsed.success) throw new CorruptionError(RETENTION_STREAM, seq, `the payload of ${type} does not match its schema`, { cause: parsed.error });
+    if ('policy' in parsed.data) this.#policies.set(parsed.data.policy.id, parsed.data.policy);
+    else this.#policies.delete(parsed.data.id);
   }
 }
 

@@ -8,7 +8,8 @@
  * event per sweep, decided the same way against the records as stored then.
  */
 import { NotFoundError } from '../errors.js';
-import { type PurgedRecords, RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
+import { type PurgedRecords, type StateChange, RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
+import type { StateWriteTx } from '../write/backend.js';
 import { idField } from '../records/fields.js';
 import { parseInput } from '../records/inputs.js';
 import { type RetentionPolicy, type SetRetentionInput, setRetentionInputSchema } from '../records/retention.js';
@@ -84,53 +85,47 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
       const swept: RetentionSweep = { sessions: 0, turns: 0, skills: 0, memory: 0 };
       const toPurge = new Map<string, PurgeCandidate>();
       const purgePolicies = new Set<string>();
-      /** Tombstones `record` in its own write, or notes it for the purge; true when it was tombstoned. */
-      const expire = async (policy: RetentionPolicy, candidate: PurgeCandidate, tombstone: Tombstone): Promise<boolean> => {
+      /** Tombstones a whole expired record in its own write, decided against the record as stored then. */
+      const tombstone = async (tx: StateWriteTx, { kind, id }: PurgeCandidate): Promise<StateChange | undefined> => {
+        if (kind === 'session') {
+          const now = await tx.session(id);
+          return now && !now.deleted && j.session(now) ? stamper.deleteSession(now, now.id) : undefined;
+        }
+        if (kind === 'skill') {
+          const now = await tx.skill(id);
+          return now && !now.deleted && j.skill(now) ? stamper.deleteSkill(now) : undefined;
+        }
+        const now = await tx.memoryItem(id);
+        return now && !now.deleted && j.memory(now) ? stamper.deleteMemory(now, now.id) : undefined;
+      };
+      /** Notes an expired record for the purge, or tombstones it (counted in `swept`). */
+      const expire = async (policy: RetentionPolicy, candidate: PurgeCandidate): Promise<void> => {
         if (policy.action === 'purge') {
           toPurge.set(candidate.id, candidate);
           purgePolicies.add(policy.id);
-          return false;
+        } else if (candidate.kind !== 'turn' && (await engine.mutateIfNeeded((tx) => tombstone(tx, candidate)))) {
+          swept[({ session: 'sessions', skill: 'skills', memory: 'memory' } as const)[candidate.kind]] += 1;
         }
-        return (await engine.mutateIfNeeded(tombstone)) !== undefined;
       };
       for (const policy of j.policies) {
         const scopes = { scopes: [policy.scope], descendantsOf: policy.scope };
         if (policy.record === 'memory') {
           const kinds = policy.memoryKind === null ? {} : { kinds: [policy.memoryKind] };
           const hits = await q.searchMemory({ tokens: [], limit: 0, order: 'recent', ...scopes, ...kinds });
-          for (const { record } of hits) {
-            if (!j.memory(record)) continue;
-            const done = await expire(policy, { kind: 'memory', id: record.id }, async (tx) => {
-              const now = await tx.memoryItem(record.id);
-              return now && !now.deleted && j.memory(now) ? stamper.deleteMemory(now, now.id) : undefined;
-            });
-            if (done) swept.memory += 1;
-          }
+          for (const { record } of hits) if (j.memory(record)) await expire(policy, { kind: 'memory', id: record.id });
         } else if (policy.record === 'skill') {
-          for (const skill of await q.listSkills(policy.scope, { includeDescendants: true })) {
-            if (!j.skill(skill)) continue;
-            const done = await expire(policy, { kind: 'skill', id: skill.id }, async (tx) => {
-              const now = await tx.skill(skill.id);
-              return now && !now.deleted && j.skill(now) ? stamper.deleteSkill(now) : undefined;
-            });
-            if (done) swept.skills += 1;
-          }
+          for (const skill of await q.listSkills(policy.scope, { includeDescendants: true }))
+            if (j.skill(skill)) await expire(policy, { kind: 'skill', id: skill.id });
         } else {
           for (const session of await q.listSessions({ limit: 0, offset: 0, ...scopes })) {
             if (policy.record === 'session') {
-              if (!j.session(session)) continue;
-              const done = await expire(policy, { kind: 'session', id: session.id }, async (tx) => {
-                const now = await tx.session(session.id);
-                return now && !now.deleted && j.session(now) ? stamper.deleteSession(now, now.id) : undefined;
-              });
-              if (done) swept.sessions += 1;
+              if (j.session(session)) await expire(policy, { kind: 'session', id: session.id });
               continue;
             }
             const live = await q.turns(session.id, { afterSeq: 0, limit: 0 });
             if (policy.action === 'purge') {
               // A purge erases single turns, so every expired turn goes, younger ones after it or not.
-              for (const turn of live)
-                if (j.turn(turn, session.scope)) await expire(policy, { kind: 'turn', id: turn.id, scope: session.scope }, () => undefined);
+              for (const turn of live) if (j.turn(turn, session.scope)) await expire(policy, { kind: 'turn', id: turn.id, scope: session.scope });
               continue;
             }
             // Only a whole transcript can be tombstoned (the log removes suffixes); older turns of a
@@ -155,9 +150,6 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
   };
 }
 
-/** The tombstone of one expired record, decided against the record as stored in its write. */
-type Tombstone = Parameters<Engine['mutateIfNeeded']>[0];
-
 /** A record a `purge` policy expired when the sweep listed it (a turn with its session's scope). */
 type PurgeCandidate = { kind: 'session' | 'skill' | 'memory'; id: string } | { kind: 'turn'; id: string; scope: Scope };
 
@@ -169,33 +161,27 @@ type PurgeCandidate = { kind: 'session' | 'skill' | 'memory'; id: string } | { k
 async function purgeExpired(engine: Engine, j: RetentionJudge, candidates: readonly PurgeCandidate[], reason: string): Promise<PurgedRecords> {
   let erased: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };
   await engine.mutateIfNeeded(async (tx) => {
-    const out = { sessions: new Map(), turns: new Map(), skills: new Map(), memory: new Map() } as {
-      [K in keyof PurgedRecords]: Map<string, PurgedRecords[K][number]>;
-    };
+    const out: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };
     for (const candidate of candidates) {
       const found = await tx.purgeable({ id: candidate.id });
       if (candidate.kind === 'session') {
         const now = found.sessions[0];
         if (!now || now.deleted || !j.session(now)) continue;
-        out.sessions.set(now.id, now);
-        for (const turn of found.turns) out.turns.set(turn.id, turn);
+        out.sessions.push(now);
+        out.turns.push(...found.turns);
       } else if (candidate.kind === 'turn') {
         const now = found.turns.find((t) => t.id === candidate.id);
-        if (now && !now.deleted && j.turn(now, candidate.scope)) out.turns.set(now.id, now);
+        if (now && !now.deleted && j.turn(now, candidate.scope)) out.turns.push(now);
       } else if (candidate.kind === 'skill') {
         const now = found.skills[0];
-        if (now && !now.deleted && j.skill(now)) out.skills.set(now.id, now);
+        if (now && !now.deleted && j.skill(now)) out.skills.push(now);
       } else {
         const now = found.memory[0];
-        if (now && !now.deleted && j.memory(now)) out.memory.set(now.id, now);
+        if (now && !now.deleted && j.memory(now)) out.memory.push(now);
       }
     }
-    erased = sortedById({
-      sessions: [...out.sessions.values()],
-      turns: [...out.turns.values()],
-      skills: [...out.skills.values()],
-      memory: [...out.memory.values()],
-    });
+    // An expired turn of a purged session comes with it and on its own: once.
+    erased = sortedById({ ...out, turns: [...new Map(out.turns.map((t) => [t.id, t])).values()] });
     return count(erased) === 0 ? undefined : engine.stamper.purge(erased, reason.slice(0, 500));
   });
   return erased;

@@ -1,6 +1,6 @@
 /** The skill store over any backend. */
 import { z } from 'zod';
-import { NotFoundError } from '../errors.js';
+import { NotFoundError, SkillScopeRequiredError } from '../errors.js';
 import { copySkill } from '../records/copy.js';
 import {
   deleteSkillOptionsSchema,
@@ -17,11 +17,10 @@ import { textField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import { compareSkillsBySlug } from '../records/order.js';
 import type { Skill } from '../records/records.js';
-import { toScope } from '../records/scope.js';
+import { type ScopeInput, compareScopes, describeScope, isGlobalScope, sameScope, scopeChain, selectScopes, toScope } from '../records/scope.js';
+import type { StateLookups } from '../write/backend.js';
 import { queryTokens } from '../matching/lexical.js';
 import type { Engine } from './engine.js';
-import { selectScopes } from './scope-selection.js';
-import { resolveSkill } from './skill-resolution.js';
 import type { SkillStore } from './types.js';
 import { type OperationSpec, operationCall } from './operations.js';
 
@@ -72,9 +71,7 @@ export function createSkillStore(engine: Engine): SkillStore {
     async get(idOrSlug, options = {}) {
       const key = parseInput(keySchema, idOrSlug);
       const { scope } = parseInput(scopeOptionsSchema, options);
-      const skill = await resolveSkill(q, key, scope);
-      if (!skill) throw new NotFoundError('skill', key);
-      return copySkill(skill);
+      return copySkill(await resolveSkill(q, key, scope));
     },
 
     async getAny(idOrSlug, options = {}) {
@@ -136,11 +133,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       const key = parseInput(keySchema, idOrSlug);
       const o = parseInput(recordOutcomeInputSchema, input);
       const change = await engine.mutate(
-        async (tx) => {
-          const skill = await resolveSkill(tx, key, o.scope);
-          if (!skill) throw new NotFoundError('skill', key);
-          return stamper.recordOutcome(skill, o.success);
-        },
+        async (tx) => stamper.recordOutcome(await resolveSkill(tx, key, o.scope), o.success),
         operationCall(OPERATIONS.recordOutcome, { ...o, idOrSlug: key }),
       );
       return copySkill(change.payload.skill);
@@ -150,14 +143,39 @@ export function createSkillStore(engine: Engine): SkillStore {
       const key = parseInput(keySchema, idOrSlug);
       const { scope: s, ...o } = parseInput(deleteSkillOptionsSchema, options);
       const change = await engine.mutate(
-        async (tx) => {
-          const skill = await resolveSkill(tx, key, s);
-          if (!skill) throw new NotFoundError('skill', key);
-          return stamper.deleteSkill(skill);
-        },
+        async (tx) => stamper.deleteSkill(await resolveSkill(tx, key, s)),
         operationCall(OPERATIONS.delete, { ...o, idOrSlug: key, scope: s }),
       );
       return copySkill(change.payload.skill);
     },
   };
+}
+
+/**
+ * Which skill an id or slug names (docs/contract.md §4): an id first; else by
+ * slug — with a scope, the most specific match along its parent chain;
+ * without one, the global skill only. A slug absent from the global scope
+ * but live elsewhere is refused with {@link SkillScopeRequiredError} rather
+ * than resolved to another project's skill.
+ *
+ * The live skill `idOrSlug` names, or `NotFoundError` when nothing live does.
+ * Throws {@link SkillScopeRequiredError} for a slug without a scope that is
+ * live only outside the global scope.
+ */
+async function resolveSkill(lookups: StateLookups, idOrSlug: string, scope: ScopeInput | undefined): Promise<Skill> {
+  const byId = await lookups.skill(idOrSlug);
+  if (byId && !byId.deleted) return byId;
+  const candidates = await lookups.liveSkillsBySlug(idOrSlug);
+  if (candidates.length === 0) throw new NotFoundError('skill', idOrSlug);
+  if (scope !== undefined) {
+    for (const level of scopeChain(toScope(scope))) {
+      const hit = candidates.find((s) => sameScope(s.scope, level));
+      if (hit) return hit;
+    }
+    throw new NotFoundError('skill', idOrSlug);
+  }
+  const global = candidates.find((s) => isGlobalScope(s.scope));
+  if (global) return global;
+  const scopes = candidates.map((s) => s.scope).sort(compareScopes);
+  throw new SkillScopeRequiredError(idOrSlug, scopes, scopes.map(describeScope).join(', '));
 }

@@ -7,19 +7,20 @@ import type { Embedder } from '../embedding/embedder.js';
 import { UuidV7Generator } from '../ids/uuidv7.js';
 import { systemEntropy } from '../ids/entropy.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
-import type { MemoryItem, Turn } from '../records/records.js';
+import type { MemoryItem, Scope, Turn } from '../records/records.js';
+import { compareScopes, scopeKey, toScope } from '../records/scope.js';
+import { type Page, openPager, TEXT_ASC } from '../paging/cursor.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { SNAPSHOT_PARTS, type SnapshotPart } from '../snapshot/parts.js';
 import { bindSnapshotChunks } from '../snapshot/chunks.js';
 import { ConflictError } from '../errors.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
-import type { Embeddable, StateBackend, VectorStore } from '../write/backend.js';
+import type { Embeddable, StateBackend, StateQueries, VectorStore } from '../write/backend.js';
 import { Stamper } from '../write/stamper.js';
 import { Engine } from './engine.js';
 import { createCheckpointStore } from './checkpoint-store.js';
 import { createMemoryStore } from './memory-store.js';
-import { listNamespaces } from './namespaces.js';
 import { type StateProviderOptions, checkProviderOptions, DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
 import { createSkillStore } from './skill-store.js';
@@ -35,7 +36,7 @@ import { withRetention } from './retention-filter.js';
 import { createRetentionStore } from './retention.js';
 import { recordHistory } from './history.js';
 import { purgeRecords } from './purge.js';
-import { parseInput } from '../records/inputs.js';
+import { type NamespacesOptions, namespacesOptionsSchema, parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 
 /**
@@ -150,4 +151,38 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       await backend.close();
     },
   };
+}
+
+/**
+ * A scope's sort key: its labels joined by NUL, which no label holds and
+ * which sorts below every other character, so text order on the key is
+ * exactly label-by-label order with a prefix first (`compareScopes`).
+ */
+const labelsKey = (scope: Scope): string => scope.join('\u0000');
+
+/**
+ * `provider.namespaces` over any backend: the backend names the distinct
+ * live scopes under a prefix; truncation, deduplication, order and paging
+ * are decided here, once.
+ *
+ * The namespaces of the read model, as {@link NamespacesOptions} selects them, one page at a time.
+ */
+async function listNamespaces(queries: StateQueries, options: NamespacesOptions = {}): Promise<Page<Scope>> {
+  const o = parseInput(namespacesOptionsSchema, options);
+  const prefix = toScope(o.prefix);
+  const pager = openPager<Scope>(
+    { method: 'provider.namespaces', query: { prefix, maxDepth: o.maxDepth }, order: [TEXT_ASC], key: (scope) => [labelsKey(scope)] },
+    o.cursor,
+  );
+  const distinct = new Map<string, Scope>();
+  for (const scope of await queries.liveScopes(prefix)) {
+    const cut = o.maxDepth === undefined ? scope : scope.slice(0, o.maxDepth);
+    distinct.set(scopeKey(cut), cut);
+  }
+  const limit = o.limit ?? 0;
+  const after = [...distinct.values()].filter((scope) => pager.isAfter(scope)).sort(compareScopes);
+  return pager.page(
+    (limit > 0 ? after.slice(0, limit + 1) : after).map((scope) => [...scope]),
+    limit,
+  );
 }

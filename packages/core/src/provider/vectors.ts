@@ -26,15 +26,10 @@ export async function embedItems<R extends Embeddable, Q>(embedder: Embedder, st
   const hashes = items.map((item) => contentHash(item.content));
   const cached = await store.cached(embedder.id, hashes);
   const missing = new Map<string, string>();
-  items.forEach((item, i) => {
-    if (!cached.has(hashes[i]!)) missing.set(hashes[i]!, item.content);
-  });
+  for (const [i, item] of items.entries()) if (!cached.has(hashes[i]!)) missing.set(hashes[i]!, item.content);
   if (missing.size > 0) {
-    const texts = [...missing.values()];
-    const vectors = await embedder.embed(texts);
-    [...missing.keys()].forEach((hash, i) => {
-      cached.set(hash, vectors[i]!);
-    });
+    const vectors = await embedder.embed([...missing.values()]);
+    for (const [i, hash] of [...missing.keys()].entries()) cached.set(hash, vectors[i]!);
   }
   await store.put(
     embedder.id,

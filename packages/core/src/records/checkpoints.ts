@@ -5,8 +5,8 @@
  * checkpoint as a JSON value. Defined once here like the other records.
  */
 import { z } from 'zod';
-import { hlcSchema, instantSchema } from './records.js';
-import { idField, serialField, shortTextField, textField } from './fields.js';
+import { hlcSchema } from './records.js';
+import { idField, instantField, serialField, shortTextField, textField } from './fields.js';
 import { jsonValueField, metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 
@@ -34,9 +34,9 @@ export const checkpointSchema = z.strictObject({
   /** The checkpoint itself, as JSON. */
   checkpoint: jsonValueField(LIMITS.checkpoint),
   metadata: metadataField,
-  createdAt: instantSchema,
+  createdAt: instantField,
   /** The last save's instant; never moves back. */
-  updatedAt: instantSchema,
+  updatedAt: instantField,
   syncVersion: serialField,
   originInstanceId: idField,
   updatedHlc: hlcSchema,

@@ -13,7 +13,7 @@ const ABOVE_BMP_OR_PRIVATE = /[\uD800-\uFFFF]/;
  * differs only where a surrogate (a code point above U+FFFF) meets a unit in
  * U+E000–U+FFFF; only strings holding such units take the slow path.
  */
-function cmp(a: string, b: string): number {
+export function compareStrings(a: string, b: string): number {
   const units = a < b ? -1 : a > b ? 1 : 0;
   if (units === 0 || !ABOVE_BMP_OR_PRIVATE.test(a) || !ABOVE_BMP_OR_PRIVATE.test(b)) return units;
   const n = Math.min(a.length, b.length);
@@ -38,7 +38,7 @@ export function compareTuples(a: readonly (string | number)[], b: readonly (stri
   for (let i = 0; i < n; i += 1) {
     const x = a[i]!;
     const y = b[i]!;
-    const order = typeof x === 'number' && typeof y === 'number' ? x - y : cmp(String(x), String(y));
+    const order = typeof x === 'number' && typeof y === 'number' ? x - y : compareStrings(String(x), String(y));
     if (order !== 0) return order;
   }
   return a.length - b.length;
@@ -46,17 +46,17 @@ export function compareTuples(a: readonly (string | number)[], b: readonly (stri
 
 /** Sessions: oldest first (`createdAt`, then `id`). */
 export function compareSessions(a: Session, b: Session): number {
-  return cmp(a.createdAt, b.createdAt) || cmp(a.id, b.id);
+  return compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id);
 }
 
 /** Skills: by slug, then id. */
 export function compareSkillsBySlug(a: Skill, b: Skill): number {
-  return cmp(a.slug, b.slug) || cmp(a.id, b.id);
+  return compareStrings(a.slug, b.slug) || compareStrings(a.id, b.id);
 }
 
 /** Memory: newest first (`createdAt` desc, then `id` desc). */
 export function compareMemoryNewestFirst(a: Pick<MemoryItem | Turn, 'createdAt' | 'id'>, b: Pick<MemoryItem | Turn, 'createdAt' | 'id'>): number {
-  return cmp(b.createdAt, a.createdAt) || cmp(b.id, a.id);
+  return compareStrings(b.createdAt, a.createdAt) || compareStrings(b.id, a.id);
 }
 
 /** Turns across sessions: newest first, as memory is recalled. */
@@ -67,13 +67,10 @@ type CheckpointPlace = { threadId: string; namespace: string; checkpointId: stri
 
 /** The order of `CheckpointQueries.list`: `checkpointId`, `threadId`, `namespace`, all descending. */
 export function compareCheckpointsNewestFirst(a: CheckpointPlace, b: CheckpointPlace): number {
-  return cmp(b.checkpointId, a.checkpointId) || cmp(b.threadId, a.threadId) || cmp(b.namespace, a.namespace);
+  return compareStrings(b.checkpointId, a.checkpointId) || compareStrings(b.threadId, a.threadId) || compareStrings(b.namespace, a.namespace);
 }
 
 /** Writes by `taskId`, then `idx`. */
 export function compareWrites(a: CheckpointWrite, b: CheckpointWrite): number {
-  return cmp(a.taskId, b.taskId) || a.idx - b.idx;
+  return compareStrings(a.taskId, b.taskId) || a.idx - b.idx;
 }
-
-/** Code-point string order, the one SQL `COLLATE BINARY` (UTF-8) and `COLLATE "C"` use. */
-export const compareStrings = cmp;

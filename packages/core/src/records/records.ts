@@ -25,9 +25,6 @@ import { metadataField } from './json.js';
 import { partsField } from './parts.js';
 import { LIMITS } from './limits.js';
 
-/** An ISO-8601 UTC instant with exactly three fractional digits, of a date that exists. */
-export const instantSchema = instantField;
-
 /** A hybrid logical timestamp. */
 export const hlcSchema = z.strictObject({
   wall: hlcWallField,
@@ -65,8 +62,8 @@ export const sessionSchema = z.strictObject({
   model: shortTextField,
   metadata: metadataField,
   scope: scopeSchema,
-  createdAt: instantSchema,
-  updatedAt: instantSchema,
+  createdAt: instantField,
+  updatedAt: instantField,
   ...envelopeShape,
 });
 
@@ -92,7 +89,7 @@ export const turnSchema = z.strictObject({
   content: longTextField,
   parts: partsField,
   metadata: metadataField,
-  createdAt: instantSchema,
+  createdAt: instantField,
   ...envelopeShape,
 });
 
@@ -112,8 +109,8 @@ export const skillSchema = z
     wins: countField,
     check: checkField,
     version: serialField,
-    createdAt: instantSchema,
-    updatedAt: instantSchema,
+    createdAt: instantField,
+    updatedAt: instantField,
     ...envelopeShape,
   })
   .refine(winsWithinUses, WINS_WITHIN_USES);
@@ -135,10 +132,10 @@ export const memoryItemSchema = z.strictObject({
   key: memoryKeySchema.nullable(),
   metadata: metadataField,
   /** From this instant on the item is invisible to reads; `null`: never. */
-  expiresAt: instantSchema.nullable(),
-  createdAt: instantSchema,
+  expiresAt: instantField.nullable(),
+  createdAt: instantField,
   /** The last write's instant; never moves back. */
-  updatedAt: instantSchema,
+  updatedAt: instantField,
   ...envelopeShape,
 });
 

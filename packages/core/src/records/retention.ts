@@ -5,6 +5,7 @@
  * age (from `updatedAt`, a turn's from `createdAt`) reaches `maxAgeMs`.
  */
 import { z } from 'zod';
+import { RetentionEventTypes } from '../log/events.js';
 import { countField, idField, instantField, shortTextField } from './fields.js';
 import { scopeInputSchema } from './inputs.js';
 import { scopeSchema } from './records.js';
@@ -69,8 +70,13 @@ export const setRetentionInputSchema = z
 /** `retention.set` input: `maxAge` in milliseconds or as text like `90d`. */
 export type SetRetentionInput = z.input<typeof setRetentionInputSchema>;
 
-/** The payload of a `retention.policy_set` event. */
-export const policySetPayloadSchema = z.strictObject({ policy: retentionPolicySchema });
+/** The payload schema of each event type of the `retention` stream: a policy set, or the id of one removed. */
+const retentionPayloadSchemas = {
+  [RetentionEventTypes.PolicySet]: z.strictObject({ policy: retentionPolicySchema }),
+  [RetentionEventTypes.PolicyRemoved]: z.strictObject({ id: idField }),
+} as const;
 
-/** The payload of a `retention.policy_removed` event. */
-export const policyRemovedPayloadSchema = z.strictObject({ id: idField });
+/** The payload schema of a `retention` event of `type`, or undefined for a type the stream does not have. */
+export function retentionPayloadSchema(type: string) {
+  return Object.hasOwn(retentionPayloadSchemas, type) ? retentionPayloadSchemas[type as keyof typeof retentionPayloadSchemas] : undefined;
+}

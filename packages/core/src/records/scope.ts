@@ -6,6 +6,7 @@
 import { ValidationError } from '../errors.js';
 import { compareTuples } from './order.js';
 import type { Scope } from './records.js';
+import type { ScopeFilter } from '../write/backend.js';
 
 /** The global scope: the empty path. */
 export const GLOBAL_SCOPE: Scope = Object.freeze([]) as unknown as Scope;
@@ -130,4 +131,39 @@ export function parseScopeText(text: string, field = 'scope'): Scope {
   const labels = text.split('/');
   if (labels.some((label) => label === '')) throw new ValidationError(field, 'has an empty label (write `/` alone for the global scope)');
   return labels;
+}
+
+/*
+ * How the `scope`, `includeParentScopes` and `includeDescendants` options of
+ * a listing, search or recall become the {@link ScopeFilter} a backend
+ * answers, decided once for every store; and its in-memory reading, one
+ * predicate over a record's scope.
+ */
+
+/** The options that choose scopes, already validated. */
+export interface ScopeSelection {
+  scope?: Scope | undefined;
+  includeParentScopes?: boolean | undefined;
+  includeDescendants?: boolean | undefined;
+}
+
+/** No scope: every scope. A scope: itself, plus its parent chain and its descendants when asked. */
+export function selectScopes(o: ScopeSelection): ScopeFilter {
+  if (o.scope === undefined) return {};
+  const scopes = o.includeParentScopes ? scopeChain(o.scope) : [o.scope];
+  return o.includeDescendants ? { scopes, descendantsOf: o.scope } : { scopes };
+}
+
+/** True when no scope can match: no exact scopes and no descendants. */
+export function matchesNoScope(filter: ScopeFilter): boolean {
+  return filter.scopes?.length === 0 && filter.descendantsOf === undefined;
+}
+
+/** A predicate true for the scopes the filter spans. */
+export function scopeFilter(filter: ScopeFilter): (scope: Scope) => boolean {
+  const { scopes, descendantsOf } = filter;
+  if (scopes === undefined) return () => true;
+  const keys = new Set(scopes.map(scopeKey));
+  if (descendantsOf === undefined) return (scope) => keys.has(scopeKey(scope));
+  return (scope) => keys.has(scopeKey(scope)) || isDescendantScope(scope, descendantsOf);
 }

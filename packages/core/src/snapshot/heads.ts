@@ -31,13 +31,9 @@ export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: Chunk
   const index: RowKey[] = [];
   for (const part of parts)
     for (const collection of PART_COLLECTIONS[part]) for (const ref of head.index[collection]) index.push({ stream: chunkStream(ref.sha256), seq: 0 });
-  return withLeaves(log, await storedRows(log, index), index);
-}
-
-/** `first` extended with the chunk rows the index chunks among `index` seem to name, read from `log`. */
-async function withLeaves(log: Pick<Log, 'latestSnapshot'>, first: RowReader, index: readonly RowKey[]): Promise<RowReader> {
-  const leaves: RowKey[] = [];
-  for (const { stream, seq } of index) for (const sha256 of looseIndexDigests(first(stream, seq))) leaves.push({ stream: chunkStream(sha256), seq: 0 });
+  const first = await storedRows(log, index);
+  // Then the chunk rows those index chunks seem to name.
+  const leaves = index.flatMap(({ stream, seq }) => looseIndexDigests(first(stream, seq)).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 })));
   const second = await storedRows(log, leaves);
   return (stream, seq) => first(stream, seq) ?? second(stream, seq);
 }

@@ -2,6 +2,7 @@
  * The history index against the log: a backend's stored index is derived
  * from the events, so the one a replay builds must equal it row for row.
  */
+import { entryFor } from '../map-entry.js';
 import type { HistoryRow } from '../log/history-index.js';
 import type { VerifyProblem } from './report.js';
 
@@ -15,11 +16,7 @@ const MAX_LISTED = 5;
  */
 export function checkHistoryIndex(stored: Iterable<HistoryRow>, replayed: ReadonlyMap<string, readonly number[]>): VerifyProblem[] {
   const byRecord = new Map<string, number[]>();
-  for (const row of stored) {
-    const seqs = byRecord.get(row.recordId);
-    if (seqs) seqs.push(row.seq);
-    else byRecord.set(row.recordId, [row.seq]);
-  }
+  for (const row of stored) entryFor(byRecord, row.recordId, () => []).push(row.seq);
   const differing: string[] = [];
   for (const id of new Set([...replayed.keys(), ...byRecord.keys()])) {
     const seqs = (byRecord.get(id) ?? []).sort((a, b) => a - b);

@@ -208,27 +208,18 @@ export class Stamper {
   updateSession(patch: SessionPatch, stored: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionUpdated> {
     if (!stored || stored.deleted) throw new NotFoundError('session', id);
     checkSyncVersion(`session ${id}`, stored, patch.syncVersion);
-    const session: Session = {
-      ...stored,
+    const session = this.#next(stored, false, {
       title: patch.title ?? stored.title,
       metadata: patch.metadata ?? structuredClone(stored.metadata),
       scope: patch.scope === undefined ? [...stored.scope] : toScope(patch.scope),
-      updatedAt: later(stored.updatedAt, this.#now()),
-      ...this.#nextEnvelope(stored, false),
-    };
+    });
     return { type: EventTypes.SessionUpdated, payload: { session } };
   }
 
   /** Tombstones a live session. */
   deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
-    const tombstone: Session = {
-      ...session,
-      scope: [...session.scope],
-      ...this.#nextEnvelope(session, true),
-      updatedAt: later(session.updatedAt, this.#now()),
-    };
-    return { type: EventTypes.SessionDeleted, payload: { session: tombstone } };
+    return { type: EventTypes.SessionDeleted, payload: { session: this.#next(session, true) } };
   }
 
   /**
@@ -274,19 +265,15 @@ export class Stamper {
       };
       return { type: EventTypes.SkillUpserted, payload: { skill } };
     }
-    const skill: Skill = {
-      ...stored,
+    const skill = this.#next(stored, false, {
       name: draft.name ?? stored.name,
       body: draft.body ?? stored.body,
       tags: [...(draft.tags ?? stored.tags)],
-      scope: [...stored.scope],
       uses,
       wins,
       check: draft.check ?? stored.check,
       version: increment(stored.version, 'version'),
-      updatedAt: later(stored.updatedAt, this.#now()),
-      ...this.#nextEnvelope(stored, false),
-    };
+    });
     return { type: EventTypes.SkillUpserted, payload: { skill } };
   }
 
@@ -295,28 +282,17 @@ export class Stamper {
    * increment beside the post-image; the content `version` stays.
    */
   recordOutcome(skill: Skill, success: boolean): StateChangeOf<typeof EventTypes.SkillOutcomeRecorded> {
-    const next: Skill = {
-      ...skill,
-      scope: [...skill.scope],
+    const next = this.#next(skill, false, {
       tags: [...skill.tags],
       uses: increment(skill.uses, 'uses'),
       wins: success ? increment(skill.wins, 'wins') : skill.wins,
-      updatedAt: later(skill.updatedAt, this.#now()),
-      ...this.#nextEnvelope(skill, false),
-    };
+    });
     return { type: EventTypes.SkillOutcomeRecorded, payload: { skill: next, increment: { uses: 1, wins: success ? 1 : 0 } } };
   }
 
   /** Tombstones a live skill; the content `version` moves too. */
   deleteSkill(skill: Skill): StateChangeOf<typeof EventTypes.SkillDeleted> {
-    const tombstone: Skill = {
-      ...skill,
-      scope: [...skill.scope],
-      tags: [...skill.tags],
-      version: increment(skill.version, 'version'),
-      updatedAt: later(skill.updatedAt, this.#now()),
-      ...this.#nextEnvelope(skill, true),
-    };
+    const tombstone = this.#next(skill, true, { tags: [...skill.tags], version: increment(skill.version, 'version') });
     return { type: EventTypes.SkillDeleted, payload: { skill: tombstone } };
   }
 
@@ -364,32 +340,21 @@ export class Stamper {
   updateMemory(patch: MemoryPatch, stored: MemoryItem, keyTaken = false): StateChangeOf<typeof EventTypes.MemoryUpdated> {
     checkSyncVersion(`memory item ${stored.id}`, stored, patch.syncVersion);
     if (keyTaken) throw new ConflictError(`memory key ${JSON.stringify(patch.key)} is already held by another item of this scope`);
-    const item: MemoryItem = {
-      ...stored,
-      scope: [...stored.scope],
+    const item = this.#next(stored, false, {
       content: patch.content ?? stored.content,
       kind: patch.kind ?? stored.kind,
       source: patch.source ?? stored.source,
       key: patch.key === undefined ? stored.key : patch.key,
       metadata: patch.metadata ?? structuredClone(stored.metadata),
       expiresAt: patch.expiresAt === undefined ? stored.expiresAt : patch.expiresAt,
-      updatedAt: later(stored.updatedAt, this.#now()),
-      ...this.#nextEnvelope(stored, false),
-    };
+    });
     return { type: EventTypes.MemoryUpdated, payload: { item } };
   }
 
   /** Tombstones a live memory item. */
   deleteMemory(item: MemoryItem | undefined, id: string): StateChangeOf<typeof EventTypes.MemoryDeleted> {
     if (!item || item.deleted) throw new NotFoundError('memory', id);
-    const tombstone: MemoryItem = {
-      ...item,
-      scope: [...item.scope],
-      metadata: structuredClone(item.metadata),
-      updatedAt: later(item.updatedAt, this.#now()),
-      ...this.#nextEnvelope(item, true),
-    };
-    return { type: EventTypes.MemoryDeleted, payload: { item: tombstone } };
+    return { type: EventTypes.MemoryDeleted, payload: { item: this.#next(item, true, { metadata: structuredClone(item.metadata) }) } };
   }
 
   /**
@@ -489,6 +454,11 @@ export class Stamper {
       lastWriterId: this.ctx.instanceId,
       deleted: false,
     };
+  }
+
+  /** The next version of `stored` (its scope copied) with `fields` replaced: `updatedAt` never moves back, the envelope moves on. */
+  #next<R extends Session | Skill | MemoryItem>(stored: R, deleted: boolean, fields: Partial<R> = {}): R {
+    return { ...stored, scope: [...stored.scope], ...fields, updatedAt: later(stored.updatedAt, this.#now()), ...this.#nextEnvelope(stored, deleted) };
   }
 
   /** The envelope of a replacement: always later than what it replaces. */
