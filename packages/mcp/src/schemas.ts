@@ -88,6 +88,9 @@ const expectedSyncVersionArg = (what: string, record: string, or = '') =>
     .optional()
     .describe(`The syncVersion you last read. The ${what} is refused with a conflict if the ${record} changed since${or}. Omit to ${what} unconditionally.`);
 
+/** How a recall's or a search's query words match. */
+const matchArg = recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25).");
+
 /** How a recall or a search matches. */
 const modeArg = z.enum(RECALL_MODES).optional().describe('lexical, semantic or hybrid (default: hybrid when the server has an embedder, else lexical).');
 
@@ -145,7 +148,7 @@ export const memoryInputs = {
       'Drop hits scoring below this, in [0, 1]; default 0. Only items that match are hits (a lexical match, or a semantic similarity above 0), so none scores 0.',
     ),
     cursor: cursorArg,
-    match: recall.match.describe("Lexical matching: 'all' query words must match (default for lexical) or 'any' (ranked by BM25)."),
+    match: matchArg,
     where: jsonObject
       .optional()
       .describe(
@@ -166,6 +169,7 @@ export const skillInputs = {
     query: recall.query.describe('Words to look for in slug, name, body and tags. Omit to list every skill.'),
     limit: limitArg.optional().describe('Most skills to return (default 20).'),
     order: z.enum(SKILL_SEARCH_ORDERS).optional().describe('slug (default), relevance, or winRate (most successful first).'),
+    match: matchArg,
     cursor: cursorArg,
     scope: scopeArg,
     includeParentScopes: includeParentsArg,
@@ -259,6 +263,7 @@ export const sessionInputs = {
     query: search.query.describe('Words to look for in turns; prefixes match, case and accents are folded. Omit to list the newest turns.'),
     mode: modeArg,
     order: orderArg('search'),
+    match: matchArg,
     roles: search.roles.describe('Only turns of these roles (user, assistant, tool, system).'),
     sessionId: keyArg.optional().describe('Only turns of this session.'),
     context: search.context.describe('Neighbouring turns each hit carries: a number for both sides, or { before, after } (default 1 each).'),

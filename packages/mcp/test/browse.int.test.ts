@@ -106,6 +106,9 @@ describe('search_sessions', () => {
     }
     const users = await call(open, 'search_sessions', { query: 'deploy', scope: ['a'], includeDescendants: true, roles: ['user'] });
     expect(users.hits.map((h: { turn: { role: string } }) => h.turn.role)).toEqual(['user', 'user', 'user', 'user']);
+    // Every query word must match by default; with match any, one is enough.
+    expect((await call(open, 'search_sessions', { query: 'deploy nowhere', includeDescendants: true })).hits).toEqual([]);
+    expect((await call(open, 'search_sessions', { query: 'deploy nowhere', includeDescendants: true, context: 0, match: 'any' })).hits).toEqual(all.hits);
     const one = await call(open, 'search_sessions', { query: 'deploy', sessionId: ids.ab });
     expect(one.hits.map((h: { session: { id: string } }) => h.session.id)).toEqual([ids.ab, ids.ab, ids.ab]);
     const cursor = (await call(open, 'search_sessions', { query: 'deploy', limit: 1 })).nextCursor;

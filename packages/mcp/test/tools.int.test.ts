@@ -204,6 +204,10 @@ describe('skills', () => {
     const all = await call(client, 'skill_search', {});
     expect(all.skills.map((s: { slug: string }) => s.slug)).toEqual(['deploy', 'rollback']);
     expect((await call(client, 'skill_search', { query: 'ops', limit: 1 })).skills).toHaveLength(1);
+    // Every query word must match by default; with match any, one is enough.
+    expect((await call(client, 'skill_search', { query: 'incident nowhere' })).skills).toEqual([]);
+    const anyWord = await call(client, 'skill_search', { query: 'incident nowhere', match: 'any' });
+    expect(anyWord.skills.map((s: { slug: string }) => s.slug)).toEqual(['rollback']);
     const bySlug = await call(client, 'skill_get', { skill: 'rollback' });
     const byId = await call(client, 'skill_get', { skill: bySlug.skill.id });
     expect(byId.skill).toEqual(bySlug.skill);

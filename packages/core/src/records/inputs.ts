@@ -297,6 +297,9 @@ export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
 /** How skill search results are ordered. */
 export const SKILL_SEARCH_ORDERS = ['slug', 'relevance', 'winRate'] as const;
 
+/** How a lexical query's tokens must match (docs/contract.md §5): every one, or any one. */
+const matchInput = z.enum(['all', 'any']);
+
 /** `skills.search` options. */
 export const searchSkillsOptionsSchema = z.strictObject({
   limit: limitInput.optional(),
@@ -304,7 +307,7 @@ export const searchSkillsOptionsSchema = z.strictObject({
   includeParentScopes: z.boolean().optional(),
   includeDescendants: z.boolean().optional(),
   order: z.enum(SKILL_SEARCH_ORDERS).optional(),
-  match: z.enum(['all', 'any']).optional(),
+  match: matchInput.optional(),
   cursor: cursorInput.optional(),
 });
 
@@ -382,7 +385,7 @@ export const recallOptionsSchema = z.strictObject({
   mode: z.enum(RECALL_MODES).optional(),
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
-  match: z.enum(['all', 'any']).optional(),
+  match: matchInput.optional(),
   where: whereInputSchema.optional(),
   cursor: cursorInput.optional(),
 });
@@ -414,7 +417,7 @@ export const searchSessionsOptionsSchema = z.strictObject({
   mode: z.enum(RECALL_MODES).optional(),
   order: z.enum(RECALL_ORDERS).optional(),
   minScore: z.number().min(0).max(1).optional(),
-  match: z.enum(['all', 'any']).optional(),
+  match: matchInput.optional(),
   context: z.union([contextCount, z.strictObject({ before: contextCount.optional(), after: contextCount.optional() })]).optional(),
   cursor: cursorInput.optional(),
 });
