@@ -80,7 +80,7 @@ export { isSlug, SLUG_PATTERN, SLUG_RULE } from './records/fields.js';
 export { partSchema, type Part, renderPartsText, partsFromContent } from './records/parts.js';
 export { type WhereScalar, type WhereCondition, type WhereFilter, whereInputSchema, type WhereInput } from './records/where.js';
 export { matchesWhere } from './matching/where.js';
-export { tokenize } from './matching/lexical.js';
+export { TOKEN_MATCHES, tokenize, type TokenMatch } from './matching/lexical.js';
 export { canonicalJson } from './log/json.js';
 export type { Page } from './paging/cursor.js';
 export type { JsonObject, JsonValue } from './records/json.js';

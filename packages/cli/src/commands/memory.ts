@@ -2,10 +2,11 @@
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
-import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions, RecallOrder } from '@agentstate/core';
+import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions, RecallOrder, TokenMatch } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
+  TOKEN_MATCHES,
   defaultRecallMode,
   describeScope,
   recallOptionsSchema,
@@ -73,7 +74,7 @@ interface RecallFlags extends ScopeReadFlags {
   limit?: number;
   kind?: string[];
   minScore?: number;
-  match?: 'all' | 'any';
+  match?: TokenMatch;
   where?: string;
   cursor?: string;
   at?: string;
@@ -134,7 +135,7 @@ export function memoryCommand(): Command {
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1, default 0: no cut)', unitInterval)
-    .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(['all', 'any'] as const))
+    .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(TOKEN_MATCHES))
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
     .option('--descendants', 'with a scope: include the scopes below it')

@@ -5,10 +5,11 @@
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
-import type { AppendTurnInput, RecallMode, RecallOrder, SearchSessionsOptions, Session, Turn, TurnRole } from '@agentstate/core';
+import type { AppendTurnInput, RecallMode, RecallOrder, SearchSessionsOptions, Session, TokenMatch, Turn, TurnRole } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
+  TOKEN_MATCHES,
   TURN_ROLES,
   appendTurnInputSchema,
   createSessionInputSchema,
@@ -66,7 +67,7 @@ interface SearchFlags extends ScopeReadFlags {
   order?: RecallOrder;
   limit?: number;
   minScore?: number;
-  match?: 'all' | 'any';
+  match?: TokenMatch;
   context?: number;
   at?: string;
 }
@@ -227,7 +228,7 @@ export function sessionsCommand(): Command {
     .option('--order <order>', `${RECALL_ORDERS.join(', ')}`, oneOf(RECALL_ORDERS))
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--min-score <x>', 'drop hits scoring below this (0…1, default 0: no cut)', unitInterval)
-    .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
+    .option('--match <how>', 'all or any query token must match', oneOf(TOKEN_MATCHES))
     .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')

@@ -2,8 +2,8 @@
 import type { OperationFlags } from '../operation.js';
 import { withOperationId } from '../operation.js';
 import { Command } from 'commander';
-import type { Skill, UpsertSkillInput } from '@agentstate/core';
-import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema, parseInput } from '@agentstate/core';
+import type { Skill, TokenMatch, UpsertSkillInput } from '@agentstate/core';
+import { SKILL_SEARCH_ORDERS, TOKEN_MATCHES, describeScope, upsertSkillInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { contextOf, show, withScopeFlags } from '../context.js';
@@ -48,7 +48,7 @@ function printSkill(skill: Skill): void {
 interface SearchFlags extends ScopeReadFlags {
   limit?: number;
   order: (typeof SKILL_SEARCH_ORDERS)[number];
-  match?: 'all' | 'any';
+  match?: TokenMatch;
   cursor?: string;
   at?: string;
 }
@@ -114,7 +114,7 @@ export function skillsCommand(): Command {
     .argument('<query>', 'search text')
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
-    .option('--match <how>', 'all or any query token must match', oneOf(['all', 'any'] as const))
+    .option('--match <how>', 'all or any query token must match', oneOf(TOKEN_MATCHES))
     .option('--parents', 'with a scope: include its parent scopes')
     .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')

@@ -48,7 +48,10 @@ export function matchesAnyToken(query: readonly string[], recordTokens: readonly
 }
 
 /** How query tokens combine: `all` must match (docs/contract.md §5), or `any` may. */
-export type TokenMatch = 'all' | 'any';
+export const TOKEN_MATCHES = ['all', 'any'] as const;
+
+/** One of {@link TOKEN_MATCHES}. */
+export type TokenMatch = (typeof TOKEN_MATCHES)[number];
 
 /** The matcher for a {@link TokenMatch}. */
 export function tokenMatcher(match: TokenMatch = 'all'): (query: readonly string[], recordTokens: readonly string[]) => boolean {

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
+import { TOKEN_MATCHES } from '../matching/lexical.js';
 import { normalizeInstant } from '../time/instant.js';
 import {
   checkField,
@@ -298,7 +299,7 @@ export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
 export const SKILL_SEARCH_ORDERS = ['slug', 'relevance', 'winRate'] as const;
 
 /** How a lexical query's tokens must match (docs/contract.md §5): every one, or any one. */
-const matchInput = z.enum(['all', 'any']);
+const matchInput = z.enum(TOKEN_MATCHES);
 
 /** `skills.search` options. */
 export const searchSkillsOptionsSchema = z.strictObject({
