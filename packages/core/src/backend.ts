@@ -74,6 +74,7 @@ export type { Trailer } from './export/trailer.js';
 export { overallRepair } from './verify/report.js';
 export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
 export { checkpointPageSql } from './sql/checkpoints.js';
+export { recordFilter, scopeCondition, turnWhere } from './sql/filters.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';
 export { type ReplayResult, type ReplaySource, checkReplay, describeError, listed } from './verify/replay.js';

@@ -14,14 +14,17 @@ import {
   Params,
   pastKeyset,
   rankByBm25,
+  recordFilter,
+  scopeCondition,
   scopeKey,
   skillSearchText,
   rowCodec,
+  turnWhere,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
-import { recordWhere, scopeCondition, turnWhere } from './scope-sql.js';
+import { postgresDialect } from './metadata.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
@@ -190,13 +193,15 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
 
 /** The {@link StateQueries} over a schema's projection tables. */
 export function postgresQueries(db: Database): StateQueries {
+  const d = postgresDialect(db);
+  const records = (query: LexicalQuery & MemoryFilter) => (p: Params) => `NOT r.deleted${recordFilter(d, p, query, 'r')}`;
   return {
     ...tableLookups(db, db),
 
     listSessions: async ({ limit, offset, after, ...filter }) => {
       if (matchesNoScope(filter)) return [];
       const p = new Params();
-      const scoped = scopeCondition(p, filter, 'scope_key');
+      const scoped = scopeCondition(d, p, filter, 'scope_key');
       const rows = await db.rows<rowCodec.SessionRow>(
         `SELECT * FROM ${db.t('sessions')} WHERE NOT deleted${scoped ? ` AND ${scoped}` : ''}
          AND (created_at, id) > (${p.add(after?.sort ?? '')}, ${p.add(after?.id ?? '')})
@@ -208,7 +213,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     listSkills: async (scope: Scope, page) => {
       const p = new Params();
-      const scoped = scopeCondition(p, page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
+      const scoped = scopeCondition(d, p, page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
       const limit = page?.limit ?? 0;
       const rows = await db.rows<rowCodec.SkillRow>(
         `SELECT * FROM ${db.t('skills')} WHERE ${scoped} AND NOT deleted
@@ -241,7 +246,7 @@ export function postgresQueries(db: Database): StateQueries {
           candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
           candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
         },
-        (p) => recordWhere(db, p, 'skills', query),
+        records(query),
       );
     },
 
@@ -255,7 +260,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
       if (matchesNoScope(query) || query.kinds?.length === 0) return [];
-      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), (p) => recordWhere(db, p, 'memory', query));
+      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), records(query));
     },
 
     turns: async (sessionId, { afterSeq, limit }) =>
@@ -282,7 +287,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchTurns: async (query: TurnQuery) => {
       if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
-      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(db, p, query, 'r'));
+      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(d, p, query, 'r'));
     },
   };
 }

@@ -10,10 +10,20 @@
 import type { MemoryItem, Scope, Turn, TurnRole } from '@agentstate/core';
 import { CorruptionError, cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, holdsContent, matchesNoScope, scopeFilter, scopeKey, rowCodec, turnFilter } from '@agentstate/core/backend';
+import {
+  compareStrings,
+  descendantKeyRange,
+  holdsContent,
+  matchesNoScope,
+  memoryRowFilter,
+  scopeFilter,
+  scopeKey,
+  rowCodec,
+  turnFilter,
+  turnWhere,
+} from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { memoryRowFilter } from './metadata.js';
-import { turnWhere } from './scope-sql.js';
+import { sqliteSql } from './scope-sql.js';
 import type { VectorIndex, VectorIndexes, VectorTarget } from './vectors.js';
 import { checkDimensions, MAX_NEIGHBOURS, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from './vectors.js';
 
@@ -293,7 +303,7 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
       }
       return arms;
     },
-    rows: (query) => memoryRowFilter(query, 'm'),
+    rows: (query) => sqliteSql((d, p) => memoryRowFilter(d, p, query, 'm')),
     holds: (query) => {
       const inScope = scopeFilter(query);
       const kinds = query.kinds ? new Set(query.kinds) : undefined;
@@ -305,12 +315,11 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
 
 /** The vector store of turns (live turns of live sessions). */
 export function turnVectorStore(conn: Connection, indexes: VectorIndexes): SqliteVectorStore<Turn, TurnVectorQuery> {
-  const live = turnWhere({});
   return new SqliteVectorStore<Turn, TurnVectorQuery>(conn, indexes, {
     tables: TURN_TARGET,
     from: 'turns t',
     alias: 't',
-    live: { sql: live.where, params: live.params },
+    live: sqliteSql((d, p) => turnWhere(d, p, {})),
     fromRow: rowCodec.turnFromRow,
     matchesNothing: (query) => query.sessionIds?.length === 0 || query.roles?.length === 0,
     knn: (query) => {
