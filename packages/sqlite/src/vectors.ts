@@ -121,7 +121,7 @@ export class VectorIndexes {
    * projected): its turns stay live rows, but no search may return them.
    */
   forgetSession(sessionId: string): void {
-    const turns = this.conn.prepare('SELECT DISTINCT v.turn_n FROM turn_vectors v JOIN turns t ON t.n = v.turn_n WHERE t.session_id = ?').pluck().all(sessionId);
+    const turns = this.conn.prepare('SELECT DISTINCT turn_n FROM turn_vectors JOIN turns ON n = turn_n WHERE session_id = ?').pluck().all(sessionId);
     const indexes = this.list();
     for (const n of turns as number[]) this.#forget(TURN_TARGET, n, indexes);
   }
