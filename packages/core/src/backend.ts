@@ -76,6 +76,7 @@ export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './
 export { checkpointPageSql } from './sql/checkpoints.js';
 export { recordFilter, scopeCondition, turnWhere } from './sql/filters.js';
 export { checkPart, readTables } from './sql/verify.js';
+export { verifiedPages } from './sql/pages.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';
 export { type ReplayResult, type ReplaySource, checkReplay, describeError, listed } from './verify/replay.js';

@@ -20,6 +20,7 @@ import {
   skillSearchText,
   rowCodec,
   turnWhere,
+  verifiedPages as corePages,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
@@ -29,29 +30,17 @@ import { postgresDialect } from './metadata.js';
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
 
-/** Rows fetched per page when candidates are verified. */
-const MIN_PAGE = 64;
-
 /**
  * Runs a candidate query (without its `LIMIT`) page by page, keeping rows
  * that pass the exact check, until `limit` are kept (0: all).
  */
-export async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
+async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
   const values = query.params.values;
-  const n = values.length;
-  const text = `${query.text} LIMIT $${n + 1} OFFSET $${n + 2}`;
-  if (limit <= 0) return (await sql.rows<R>(text, [...values, null, 0])).filter(keep);
-  const page = Math.max(limit, MIN_PAGE);
-  const out: R[] = [];
-  for (let offset = 0; ; offset += page) {
-    const rows = await sql.rows<R>(text, [...values, page, offset]);
-    for (const row of rows) {
-      if (!keep(row)) continue;
-      out.push(row);
-      if (out.length >= limit) return out;
-    }
-    if (rows.length < page) return out;
-  }
+  const text = `${query.text} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
+  const pages = corePages(limit, keep);
+  let step = pages.next();
+  while (!step.done) step = pages.next(await sql.rows<R>(text, [...values, step.value[0] < 0 ? null : step.value[0], step.value[1]]));
+  return step.value;
 }
 
 /**

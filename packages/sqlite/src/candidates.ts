@@ -1,11 +1,8 @@
 /** Reading full-text candidates page by page and keeping those core's matcher accepts. */
 import type { LexicalQuery, Scored } from '@agentstate/core/backend';
-import { matchesTokensOf, pastKeyset } from '@agentstate/core/backend';
+import { verifiedPages as corePages, matchesTokensOf, pastKeyset } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { relevanceScore } from './fts.js';
-
-/** Rows fetched per page when candidates are verified, unless the query says otherwise. */
-const MIN_PAGE = 64;
 
 /** How many ranks past a page's last a relevance page reads, so that a run of ties there is usually whole. */
 const RANK_SLACK = 32;
@@ -47,18 +44,10 @@ export function scoredMatches<R extends { rank?: number; id: string }, T>(
 export function verifiedPages<R extends { rank?: number }>(conn: Connection, built: CandidateSql, limit: number, keep: (row: R) => boolean): R[] {
   const pageParams = built.page ?? ((l: number, o: number) => [l, o]);
   const read = (l: number, o: number) => (built.read?.(conn, built.params, l, o) ?? conn.prepare(built.sql).all(...built.params, ...pageParams(l, o))) as R[];
-  if (limit <= 0) return read(-1, 0).filter(keep);
-  const page = Math.max(limit, built.minPage ?? MIN_PAGE);
-  const out: R[] = [];
-  for (let offset = 0; ; offset += page) {
-    const rows = read(page, offset);
-    for (const row of rows) {
-      if (!keep(row)) continue;
-      out.push(row);
-      if (out.length >= limit) return out;
-    }
-    if (rows.length < page) return out;
-  }
+  const pages = corePages(limit, keep, built.minPage);
+  let step = pages.next();
+  while (!step.done) step = pages.next(read(...step.value));
+  return step.value;
 }
 
 /**
