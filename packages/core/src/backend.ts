@@ -42,7 +42,7 @@ export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch
 export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
 export { type TokenMatch, matchesText, matchesTokensOf, foldForIndex } from './matching/lexical.js';
 export { squashScore, rankByBm25 } from './matching/bm25.js';
-export { contentHash, holdsContent } from './embedding/embedder.js';
+export { contentHash, holdsContent, nearestFirst } from './embedding/embedder.js';
 export type {
   StateLookups,
   PurgeSelector,

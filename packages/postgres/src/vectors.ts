@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, matchesNoScope, Params, recordFilter, rowCodec, turnWhere } from '@agentstate/core/backend';
+import { matchesNoScope, nearestFirst, Params, recordFilter, rowCodec, turnWhere } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
 import { postgresDialect } from './metadata.js';
@@ -195,8 +195,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
       record: this.target.fromRow(row as never),
       similarity: cosineSimilarity(query.vector, Float32Array.from(row.vector)),
     }));
-    hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
-    return hits.slice(0, query.k);
+    return nearestFirst(hits, query.k);
   }
 }
 

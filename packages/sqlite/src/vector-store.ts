@@ -11,11 +11,11 @@ import type { MemoryItem, Scope, Turn, TurnRole } from '@agentstate/core';
 import { CorruptionError, cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
 import {
-  compareStrings,
   descendantKeyRange,
   holdsContent,
   matchesNoScope,
   memoryRowFilter,
+  nearestFirst,
   scopeFilter,
   scopeKey,
   rowCodec,
@@ -229,7 +229,7 @@ export class SqliteVectorStore<R extends Embeddable, Q extends Search> implement
         this.target.rows(query),
       ),
     );
-    return [...stored, ...this.#ranked(candidates, rows).slice(0, k)].sort(bySimilarity).slice(0, k);
+    return nearestFirst([...stored, ...this.#ranked(candidates, rows).slice(0, k)], k);
   }
 
   /** The stored vectors nearest to the query, with their rows. */
@@ -273,12 +273,9 @@ export class SqliteVectorStore<R extends Embeddable, Q extends Search> implement
       const row = byN.get(hit.n);
       if (row) out.push({ record: this.target.fromRow(row as never), similarity: hit.similarity });
     }
-    return out.sort(bySimilarity);
+    return nearestFirst(out);
   }
 }
-
-const bySimilarity = (a: { record: Embeddable; similarity: number }, b: { record: Embeddable; similarity: number }): number =>
-  b.similarity - a.similarity || compareStrings(a.record.id, b.record.id);
 
 /** `col IN (?, ?, …)` for the `vec0` filters, which take no `json_each`. */
 const among = (column: string, values: readonly string[]): Sql => ({ sql: ` AND ${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] });
