@@ -1,8 +1,7 @@
 /** Reading full-text candidates page by page and keeping those core's matcher accepts. */
 import type { LexicalQuery, Scored } from '@agentstate/core/backend';
-import { verifiedPages as corePages, matchesTokensOf, pastKeyset } from '@agentstate/core/backend';
+import { verifiedPages as corePages, matchesTokensOf, pastKeyset, squashScore } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { relevanceScore } from './fts.js';
 
 /** How many ranks past a page's last a relevance page reads, so that a run of ties there is usually whole. */
 const RANK_SLACK = 32;
@@ -30,7 +29,8 @@ export function scoredMatches<R extends { rank?: number; id: string }, T>(
   query: Pick<LexicalQuery, 'tokens' | 'match' | 'after' | 'limit'>,
   [fromRow, text, sort, direction]: [fromRow: (row: R) => T, text: (row: R) => string, sort: (row: R) => string, direction: 1 | -1],
 ): Scored<T>[] {
-  const score = (row: R): number => (built.ranked ? relevanceScore(row.rank ?? 0) : 1);
+  // FTS5's bm25 is lower for better matches: squashed into [0, 1) as core's `bm25Score` is.
+  const score = (row: R): number => (built.ranked ? squashScore(-(row.rank ?? 0)) : 1);
   const past = (row: R): boolean => !built.ranked || pastKeyset(query.after, score(row), sort(row), row.id, direction);
   const match = query.match ?? 'all';
   const rows = verifiedPages<R>(conn, built, query.limit, (row) => past(row) && matchesTokensOf(query.tokens, text(row), match));
