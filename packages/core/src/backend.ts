@@ -42,7 +42,7 @@ export { type SnapshotErasure, type SnapshotPatch, patchSnapshots, chunksToPatch
 export { sha256Hex, eventDigest, snapshotBinding, formatBoundSnapshot, parseBoundSnapshot } from './snapshot/binding.js';
 export { type TokenMatch, matchesText, matchesTokensOf, foldForIndex } from './matching/lexical.js';
 export { squashScore, rankByBm25 } from './matching/bm25.js';
-export { contentHash, holdsContent } from './embedding/embedder.js';
+export { contentHash, holdsContent, nearestFirst } from './embedding/embedder.js';
 export type {
   StateLookups,
   PurgeSelector,
@@ -74,6 +74,9 @@ export type { Trailer } from './export/trailer.js';
 export { overallRepair } from './verify/report.js';
 export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
 export { checkpointPageSql } from './sql/checkpoints.js';
+export { recordFilter, scopeCondition, turnWhere } from './sql/filters.js';
+export { checkPart, readTables } from './sql/verify.js';
+export { verifiedPages } from './sql/pages.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';
 export { type ReplayResult, type ReplaySource, checkReplay, describeError, listed } from './verify/replay.js';

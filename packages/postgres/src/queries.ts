@@ -14,41 +14,33 @@ import {
   Params,
   pastKeyset,
   rankByBm25,
+  recordFilter,
+  scopeCondition,
   scopeKey,
   skillSearchText,
   rowCodec,
+  turnWhere,
+  verifiedPages as corePages,
 } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { lexicalCandidate, tsQuery } from './lexical.js';
 import { tableLookups } from './lookups.js';
-import { recordWhere, scopeCondition, turnWhere } from './scope-sql.js';
+import { postgresDialect } from './metadata.js';
 
 /** What a lexical search of a table reads of its query. */
 type SearchQuery = Pick<LexicalQuery, 'tokens' | 'limit' | 'order' | 'match' | 'after'>;
-
-/** Rows fetched per page when candidates are verified. */
-const MIN_PAGE = 64;
 
 /**
  * Runs a candidate query (without its `LIMIT`) page by page, keeping rows
  * that pass the exact check, until `limit` are kept (0: all).
  */
-export async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
+async function verifiedPages<R>(sql: Sql, query: { text: string; params: Params }, limit: number, keep: (row: R) => boolean): Promise<R[]> {
   const values = query.params.values;
-  const n = values.length;
-  const text = `${query.text} LIMIT $${n + 1} OFFSET $${n + 2}`;
-  if (limit <= 0) return (await sql.rows<R>(text, [...values, null, 0])).filter(keep);
-  const page = Math.max(limit, MIN_PAGE);
-  const out: R[] = [];
-  for (let offset = 0; ; offset += page) {
-    const rows = await sql.rows<R>(text, [...values, page, offset]);
-    for (const row of rows) {
-      if (!keep(row)) continue;
-      out.push(row);
-      if (out.length >= limit) return out;
-    }
-    if (rows.length < page) return out;
-  }
+  const text = `${query.text} LIMIT $${values.length + 1} OFFSET $${values.length + 2}`;
+  const pages = corePages(limit, keep);
+  let step = pages.next();
+  while (!step.done) step = pages.next(await sql.rows<R>(text, [...values, step.value[0] < 0 ? null : step.value[0], step.value[1]]));
+  return step.value;
 }
 
 /**
@@ -190,13 +182,15 @@ async function searchTable<R extends { id: string; sync_version: number }, T>(
 
 /** The {@link StateQueries} over a schema's projection tables. */
 export function postgresQueries(db: Database): StateQueries {
+  const d = postgresDialect(db);
+  const records = (query: LexicalQuery & MemoryFilter) => (p: Params) => `NOT r.deleted${recordFilter(d, p, query, 'r')}`;
   return {
     ...tableLookups(db, db),
 
     listSessions: async ({ limit, offset, after, ...filter }) => {
       if (matchesNoScope(filter)) return [];
       const p = new Params();
-      const scoped = scopeCondition(p, filter, 'scope_key');
+      const scoped = scopeCondition(d, p, filter, 'scope_key');
       const rows = await db.rows<rowCodec.SessionRow>(
         `SELECT * FROM ${db.t('sessions')} WHERE NOT deleted${scoped ? ` AND ${scoped}` : ''}
          AND (created_at, id) > (${p.add(after?.sort ?? '')}, ${p.add(after?.id ?? '')})
@@ -208,7 +202,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     listSkills: async (scope: Scope, page) => {
       const p = new Params();
-      const scoped = scopeCondition(p, page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
+      const scoped = scopeCondition(d, p, page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
       const limit = page?.limit ?? 0;
       const rows = await db.rows<rowCodec.SkillRow>(
         `SELECT * FROM ${db.t('skills')} WHERE ${scoped} AND NOT deleted
@@ -241,7 +235,7 @@ export function postgresQueries(db: Database): StateQueries {
           candidateColumns: 'r.slug AS sort, r.name, r.body, r.tags',
           candidateText: (row) => [row.sort, row.name, row.body, ...(JSON.parse(row.tags as string) as string[])].join(' '),
         },
-        (p) => recordWhere(db, p, 'skills', query),
+        records(query),
       );
     },
 
@@ -255,7 +249,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchMemory: async (query: LexicalQuery & MemoryFilter) => {
       if (matchesNoScope(query) || query.kinds?.length === 0) return [];
-      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), (p) => recordWhere(db, p, 'memory', query));
+      return searchTable<rowCodec.MemoryRow, MemoryItem>(db, 'memory', query, newestFirst(rowCodec.memoryFromRow), records(query));
     },
 
     turns: async (sessionId, { afterSeq, limit }) =>
@@ -282,7 +276,7 @@ export function postgresQueries(db: Database): StateQueries {
 
     searchTurns: async (query: TurnQuery) => {
       if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
-      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(db, p, query, 'r'));
+      return searchTable<rowCodec.TurnRow, Turn>(db, 'turns', query, newestFirst(rowCodec.turnFromRow), (p) => turnWhere(d, p, query, 'r'));
     },
   };
 }

@@ -16,10 +16,10 @@ import { createHash } from 'node:crypto';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, matchesNoScope, Params, rowCodec } from '@agentstate/core/backend';
+import { matchesNoScope, nearestFirst, Params, recordFilter, rowCodec, turnWhere } from '@agentstate/core/backend';
 import type { Database, Sql } from './database.js';
 import { beginWriting } from './writers-lock.js';
-import { recordWhere, turnWhere } from './scope-sql.js';
+import { postgresDialect } from './metadata.js';
 
 /** What differs between the memory and the turn store. */
 interface Target<R, Q> {
@@ -195,20 +195,20 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
       record: this.target.fromRow(row as never),
       similarity: cosineSimilarity(query.vector, Float32Array.from(row.vector)),
     }));
-    hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
-    return hits.slice(0, query.k);
+    return nearestFirst(hits, query.k);
   }
 }
 
 /** Vector storage of memory items. */
 export function memoryVectors(db: Database, index: VectorIndex): VectorStore<MemoryItem, VectorQuery> {
+  const d = postgresDialect(db);
   return new PostgresVectorStore<MemoryItem, VectorQuery>(
     db,
     {
       name: 'memory',
       table: 'memory',
       live: () => 'NOT r.deleted',
-      filter: (p, query) => (matchesNoScope(query) || query.kinds?.length === 0 ? undefined : recordWhere(db, p, 'memory', query)),
+      filter: (p, query) => (matchesNoScope(query) || query.kinds?.length === 0 ? undefined : `NOT r.deleted${recordFilter(d, p, query, 'r')}`),
       fromRow: (row: rowCodec.MemoryRow) => rowCodec.memoryFromRow(row),
     },
     index,
@@ -217,16 +217,14 @@ export function memoryVectors(db: Database, index: VectorIndex): VectorStore<Mem
 
 /** Vector storage of turns (live turns of live sessions). */
 export function turnVectors(db: Database, index: VectorIndex): VectorStore<Turn, TurnVectorQuery> {
+  const d = postgresDialect(db);
   return new PostgresVectorStore<Turn, TurnVectorQuery>(
     db,
     {
       name: 'turn',
       table: 'turns',
-      live: (p) => turnWhere(db, p, {}, 'r'),
-      filter: (p, query) => {
-        if (query.sessionIds?.length === 0 || query.roles?.length === 0) return undefined;
-        return turnWhere(db, p, query, 'r');
-      },
+      live: (p) => turnWhere(d, p, {}, 'r'),
+      filter: (p, query) => (query.sessionIds?.length === 0 || query.roles?.length === 0 ? undefined : turnWhere(d, p, query, 'r')),
       fromRow: (row: rowCodec.TurnRow) => rowCodec.turnFromRow(row),
     },
     index,

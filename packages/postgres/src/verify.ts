@@ -15,7 +15,7 @@
 import type { Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { VerifyOptions } from '@agentstate/core/backend';
-import { checkMetadataIndex, checkReplay, describeError, InMemoryState, listed, overallRepair, skillSearchText } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkPart, checkReplay, InMemoryState, listed, overallRepair, readTables, skillSearchText } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
@@ -26,12 +26,7 @@ export function verifySchema(backend: PostgresBackend, options: VerifyOptions): 
   const { db, log } = backend;
   return db.transaction(async (sql) => {
     const problems: VerifyProblem[] = [];
-    let tables: Snapshot | undefined;
-    try {
-      tables = await guarded(sql, () => backend.captureIn(sql));
-    } catch (error) {
-      problems.push({ part: 'tables', message: `the tables cannot be read: ${describeError(error)}`, repair: 'rebuild' });
-    }
+    const tables = await readTables(() => guarded(sql, () => backend.captureIn(sql)), problems);
     const streams = await sql.rows<{ stream: string }>(`SELECT stream FROM ${db.t('streams')} WHERE stream <> $1 ORDER BY stream`, [STATE_STREAM]);
     const replay = await checkReplay(log.readerIn(sql), {
       tables: tables ?? new InMemoryState().capture(),
@@ -47,8 +42,8 @@ export function verifySchema(backend: PostgresBackend, options: VerifyOptions): 
     });
     problems.push(...(await lostEvents(backend, sql)), ...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
     if (tables !== undefined) {
-      problems.push(...(await check(sql, 'tables', () => checkMetadata(backend, sql))));
-      problems.push(...(await check(sql, 'fts', () => checkFullText(backend, sql, tables!))));
+      problems.push(...(await checkPart('tables', () => guarded(sql, () => checkMetadata(backend, sql)))));
+      problems.push(...(await checkPart('fts', () => guarded(sql, () => checkFullText(backend, sql, tables)))));
     }
     const { problems: _, ...rest } = replay;
     return { ok: problems.length === 0, problems, repair: overallRepair(problems), ...rest };
@@ -83,15 +78,6 @@ async function guarded<T>(sql: Sql, fn: () => Promise<T>): Promise<T> {
   } catch (error) {
     await sql.rows('ROLLBACK TO verify_check');
     throw error;
-  }
-}
-
-/** Runs one check; a check that cannot even run reports that as damage to its part. */
-async function check(sql: Sql, part: 'tables' | 'fts', fn: () => Promise<VerifyProblem[]>): Promise<VerifyProblem[]> {
-  try {
-    return await guarded(sql, fn);
-  } catch (error) {
-    return [{ part, message: `the ${part} cannot be checked: ${describeError(error)}`, repair: 'rebuild' }];
   }
 }
 

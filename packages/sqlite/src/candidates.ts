@@ -1,11 +1,7 @@
 /** Reading full-text candidates page by page and keeping those core's matcher accepts. */
 import type { LexicalQuery, Scored } from '@agentstate/core/backend';
-import { matchesTokensOf, pastKeyset } from '@agentstate/core/backend';
+import { verifiedPages as corePages, matchesTokensOf, pastKeyset, squashScore } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { relevanceScore } from './fts.js';
-
-/** Rows fetched per page when candidates are verified, unless the query says otherwise. */
-const MIN_PAGE = 64;
 
 /** How many ranks past a page's last a relevance page reads, so that a run of ties there is usually whole. */
 const RANK_SLACK = 32;
@@ -33,7 +29,8 @@ export function scoredMatches<R extends { rank?: number; id: string }, T>(
   query: Pick<LexicalQuery, 'tokens' | 'match' | 'after' | 'limit'>,
   [fromRow, text, sort, direction]: [fromRow: (row: R) => T, text: (row: R) => string, sort: (row: R) => string, direction: 1 | -1],
 ): Scored<T>[] {
-  const score = (row: R): number => (built.ranked ? relevanceScore(row.rank ?? 0) : 1);
+  // FTS5's bm25 is lower for better matches: squashed into [0, 1) as core's `bm25Score` is.
+  const score = (row: R): number => (built.ranked ? squashScore(-(row.rank ?? 0)) : 1);
   const past = (row: R): boolean => !built.ranked || pastKeyset(query.after, score(row), sort(row), row.id, direction);
   const match = query.match ?? 'all';
   const rows = verifiedPages<R>(conn, built, query.limit, (row) => past(row) && matchesTokensOf(query.tokens, text(row), match));
@@ -47,18 +44,10 @@ export function scoredMatches<R extends { rank?: number; id: string }, T>(
 export function verifiedPages<R extends { rank?: number }>(conn: Connection, built: CandidateSql, limit: number, keep: (row: R) => boolean): R[] {
   const pageParams = built.page ?? ((l: number, o: number) => [l, o]);
   const read = (l: number, o: number) => (built.read?.(conn, built.params, l, o) ?? conn.prepare(built.sql).all(...built.params, ...pageParams(l, o))) as R[];
-  if (limit <= 0) return read(-1, 0).filter(keep);
-  const page = Math.max(limit, built.minPage ?? MIN_PAGE);
-  const out: R[] = [];
-  for (let offset = 0; ; offset += page) {
-    const rows = read(page, offset);
-    for (const row of rows) {
-      if (!keep(row)) continue;
-      out.push(row);
-      if (out.length >= limit) return out;
-    }
-    if (rows.length < page) return out;
-  }
+  const pages = corePages(limit, keep, built.minPage);
+  let step = pages.next();
+  while (!step.done) step = pages.next(read(...step.value));
+  return step.value;
 }
 
 /**

@@ -6,7 +6,7 @@
  * even where FTS5's Unicode tables fold a character differently.
  */
 import type { TokenMatch } from '@agentstate/core/backend';
-import { foldForIndex, rowCodec, skillSearchText, squashScore } from '@agentstate/core/backend';
+import { foldForIndex, rowCodec, skillSearchText } from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
 import { FTS_OPTIONS, TURN_FTS_OPTIONS } from './schema/derived.js';
 
@@ -46,9 +46,4 @@ export const FULL_TEXT_INDEXES: readonly FullTextIndex[] = [
 /** The FTS5 query for folded `tokens`: `"tok"*` terms joined by AND (or OR). */
 export function ftsQuery(tokens: readonly string[], match: TokenMatch = 'all'): string {
   return tokens.map((t) => `"${t.replaceAll('"', '""')}"*`).join(match === 'all' ? ' AND ' : ' OR ');
-}
-
-/** FTS5's bm25 (lower is better) squashed into [0, 1) as core's `bm25Score` is. */
-export function relevanceScore(rank: number): number {
-  return squashScore(-rank);
 }

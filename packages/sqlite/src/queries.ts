@@ -5,8 +5,18 @@
  */
 import type { MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { LexicalQuery, MemoryFilter, StateQueries, TurnQuery } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, matchesNoScope, scopeKey, skillSearchText, rowCodec } from '@agentstate/core/backend';
-import { memoryRowFilter } from './metadata.js';
+import {
+  compareStrings,
+  descendantKeyRange,
+  matchesNoScope,
+  memoryRowFilter,
+  recordFilter,
+  scopeCondition,
+  scopeKey,
+  skillSearchText,
+  rowCodec,
+  turnWhere,
+} from '@agentstate/core/backend';
 import { recordEvents, recordSeqs } from './history.js';
 import { purgeableRows } from './purge.js';
 import type { Connection } from './connection.js';
@@ -15,7 +25,7 @@ import { checkpointQueries } from './checkpoint-rows.js';
 import { ftsQuery } from './fts.js';
 import type { CandidateSql } from './candidates.js';
 import { rankedCandidates, scoredMatches } from './candidates.js';
-import { liveRowsUnder, scopeCondition, turnWhere } from './scope-sql.js';
+import { liveRowsUnder, sqliteSql } from './scope-sql.js';
 
 /**
  * By default, relevance order ranks (FTS5 bm25) at most this many of the
@@ -88,23 +98,8 @@ interface RowFilter {
 
 /** The {@link RowFilter} of a search of `skills` or `memory`: scope, kind, metadata. */
 function recordRows(query: LexicalQuery & MemoryFilter): RowFilter {
-  let sql = '';
-  const params: unknown[] = [];
-  const scoped = scopeCondition(query, 'r.scope_key');
-  if (scoped) {
-    sql += ` AND ${scoped.sql}`;
-    params.push(...scoped.params);
-  }
-  if (query.kinds !== undefined) {
-    sql += ' AND r.kind IN (SELECT value FROM json_each(?))';
-    params.push(JSON.stringify(query.kinds));
-  }
-  const filter = memoryRowFilter({ where: query.where }, 'r');
-  return {
-    sql: sql + filter.sql,
-    params: [...params, ...filter.params],
-    listed: sql + filter.sql === '' || (scoped !== undefined && query.descendantsOf === undefined),
-  };
+  const { sql, params } = sqliteSql((d, p) => recordFilter(d, p, { ...query, now: undefined }, 'r'));
+  return { sql, params, listed: sql === '' || (query.scopes !== undefined && query.descendantsOf === undefined) };
 }
 
 /** Builds a lexical search of `table`: its candidate SQL and parameters, and whether rows carry a bm25 rank. */
@@ -119,7 +114,7 @@ function lexicalSql(
   const fts = `${table}_fts`;
   const match = plan === 'index' ? [] : [ftsQuery(query.tokens, query.match ?? 'all')];
   const { sql: rowWhere, params: rowParams } = rows;
-  const expiry = memoryRowFilter({ now: query.now }, 'r');
+  const expiry = sqliteSql((d, p) => memoryRowFilter(d, p, { now: query.now }, 'r'));
   let where = `r.deleted = 0${plan === 'index' ? '' : ` AND ${fts} MATCH ?`}${rowWhere}${expiry.sql}`;
   const params = [...match, ...rowParams, ...expiry.params];
   // A keyset on the order's columns (a row-value range the live indexes serve); relevance pages are cut after ranking.
@@ -215,10 +210,9 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     listSessions: ({ limit, offset, after, ...filter }) => {
       if (matchesNoScope(filter)) return [];
       const { descendantsOf } = filter;
-      const scoped = descendantsOf === undefined ? scopeCondition(filter, 'scope_key') : undefined;
       const source =
         descendantsOf === undefined
-          ? { sql: `(SELECT * FROM sessions WHERE deleted = 0${scoped ? ` AND ${scoped.sql}` : ''})`, params: scoped?.params ?? [] }
+          ? sqliteSql((d, p) => `(SELECT * FROM sessions WHERE deleted = 0${filter.scopes ? ` AND ${scopeCondition(d, p, filter, 'scope_key')}` : ''})`)
           : liveRowsUnder('sessions', { ...filter, descendantsOf });
       return (
         conn
@@ -238,7 +232,8 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       ),
 
     listSkills: (scope: Scope, page) => {
-      const scoped = scopeCondition(page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] }, 'scope_key')!;
+      const filter = page?.includeDescendants ? { scopes: [scope], descendantsOf: scope } : { scopes: [scope] };
+      const scoped = sqliteSql((d, p) => scopeCondition(d, p, filter, 'scope_key')!);
       return (
         conn
           .prepare(`SELECT * FROM skills WHERE ${scoped.sql} AND deleted = 0 AND (slug, id) > (?, ?) ORDER BY slug, id LIMIT ?`)
@@ -293,8 +288,8 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
       conn.read(() => {
         if (query.sessionIds?.length === 0 || query.roles?.length === 0) return [];
         const plan: Plan = query.tokens.length === 0 ? 'index' : query.order === 'relevance' ? 'ranked' : 'sorted';
-        const live = turnWhere(query, 'r');
-        const built = lexicalSql('turns', query, { sql: ` AND ${live.where}`, params: live.params, listed: false }, NEWEST_ORDER, plan, relevanceWindow);
+        const live = sqliteSql((d, p) => ` AND ${turnWhere(d, p, query, 'r')}`);
+        const built = lexicalSql('turns', query, { ...live, listed: false }, NEWEST_ORDER, plan, relevanceWindow);
         return scoredMatches(conn, built, query, [rowCodec.turnFromRow, (row) => row.content, (row) => row.created_at, -1]);
       }),
   });

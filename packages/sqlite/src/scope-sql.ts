@@ -1,20 +1,26 @@
 /**
- * Filters as SQL: a {@link ScopeFilter} over a `scope_key` column (the canonical JSON
- * of a scope's labels): exact scopes are equalities, a scope's descendants
- * the key range that {@link descendantKeyRange} gives, so both read an index
- * led by `scope_key`.
+ * Core's filters (docs/contract.md §5) in SQLite's spelling: a list of text
+ * is one `json_each` parameter, a metadata value one dynamically typed
+ * `value` column in `memory_meta` and its lists `IN` lists; and the one
+ * row source of a scope's subtree SQLite needs spelled apart.
  */
-import type { ScopeFilter, TurnFilter } from '@agentstate/core/backend';
-import { descendantKeyRange, scopeKey } from '@agentstate/core/backend';
+import type { ScopeFilter, SqlDialect } from '@agentstate/core/backend';
+import { descendantKeyRange, Params, scopeKey } from '@agentstate/core/backend';
 
-/** A condition and its parameters; `undefined` when the filter spans every scope. */
-export function scopeCondition(filter: ScopeFilter, column: string): { sql: string; params: string[] } | undefined {
-  if (filter.scopes === undefined) return undefined;
-  const exact = `${column} IN (SELECT value FROM json_each(?))`;
-  const keys = JSON.stringify(filter.scopes.map(scopeKey));
-  if (filter.descendantsOf === undefined) return { sql: exact, params: [keys] };
-  const { from, to } = descendantKeyRange(filter.descendantsOf);
-  return { sql: `(${exact} OR (${column} >= ? AND ${column} < ?))`, params: [keys, from, to] };
+/** How SQLite spells a filter. */
+const SQLITE: SqlDialect = {
+  valueColumn: () => 'value',
+  anyOf: (p, column, values) => `${column} IN (${values.map((v) => p.add(v)).join(', ')})`,
+  inList: (p, column, values) => `${column} IN (SELECT value FROM json_each(${p.add(JSON.stringify(values))}))`,
+  live: (alias) => `${alias}.deleted = 0`,
+  table: (name) => name,
+};
+
+/** The SQL `build` writes of one of core's filters in SQLite's spelling, and its parameters. */
+export function sqliteSql(build: (d: SqlDialect, p: Params) => string): { sql: string; params: unknown[] } {
+  const p = new Params(false);
+  const sql = build(SQLITE, p);
+  return { sql, params: p.values };
 }
 
 /**
@@ -36,19 +42,4 @@ export function liveRowsUnder(
       UNION ALL SELECT * FROM ${table} WHERE deleted = 0 AND scope_key >= ? AND scope_key < ?)`,
     params: [keys, from, to, from, to],
   };
-}
-
-/** The WHERE clause of live turns of live sessions passing `filter`, with its parameters. */
-export function turnWhere(filter: TurnFilter, t = 't'): { where: string; params: unknown[] } {
-  let where = `${t}.deleted = 0 AND EXISTS (SELECT 1 FROM sessions s WHERE s.id = ${t}.session_id AND s.deleted = 0)`;
-  const params: unknown[] = [];
-  if (filter.sessionIds !== undefined) {
-    where += ` AND ${t}.session_id IN (SELECT value FROM json_each(?))`;
-    params.push(JSON.stringify(filter.sessionIds));
-  }
-  if (filter.roles !== undefined) {
-    where += ` AND ${t}.role IN (SELECT value FROM json_each(?))`;
-    params.push(JSON.stringify(filter.roles));
-  }
-  return { where, params };
 }

@@ -10,10 +10,20 @@
 import type { MemoryItem, Scope, Turn, TurnRole } from '@agentstate/core';
 import { CorruptionError, cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
-import { compareStrings, descendantKeyRange, holdsContent, matchesNoScope, scopeFilter, scopeKey, rowCodec, turnFilter } from '@agentstate/core/backend';
+import {
+  descendantKeyRange,
+  holdsContent,
+  matchesNoScope,
+  memoryRowFilter,
+  nearestFirst,
+  scopeFilter,
+  scopeKey,
+  rowCodec,
+  turnFilter,
+  turnWhere,
+} from '@agentstate/core/backend';
 import type { Connection } from './connection.js';
-import { memoryRowFilter } from './metadata.js';
-import { turnWhere } from './scope-sql.js';
+import { sqliteSql } from './scope-sql.js';
 import type { VectorIndex, VectorIndexes, VectorTarget } from './vectors.js';
 import { checkDimensions, MAX_NEIGHBOURS, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from './vectors.js';
 
@@ -219,7 +229,7 @@ export class SqliteVectorStore<R extends Embeddable, Q extends Search> implement
         this.target.rows(query),
       ),
     );
-    return [...stored, ...this.#ranked(candidates, rows).slice(0, k)].sort(bySimilarity).slice(0, k);
+    return nearestFirst([...stored, ...this.#ranked(candidates, rows).slice(0, k)], k);
   }
 
   /** The stored vectors nearest to the query, with their rows. */
@@ -263,12 +273,9 @@ export class SqliteVectorStore<R extends Embeddable, Q extends Search> implement
       const row = byN.get(hit.n);
       if (row) out.push({ record: this.target.fromRow(row as never), similarity: hit.similarity });
     }
-    return out.sort(bySimilarity);
+    return nearestFirst(out);
   }
 }
-
-const bySimilarity = (a: { record: Embeddable; similarity: number }, b: { record: Embeddable; similarity: number }): number =>
-  b.similarity - a.similarity || compareStrings(a.record.id, b.record.id);
 
 /** `col IN (?, ?, …)` for the `vec0` filters, which take no `json_each`. */
 const among = (column: string, values: readonly string[]): Sql => ({ sql: ` AND ${column} IN (${values.map(() => '?').join(', ')})`, params: [...values] });
@@ -293,7 +300,7 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
       }
       return arms;
     },
-    rows: (query) => memoryRowFilter(query, 'm'),
+    rows: (query) => sqliteSql((d, p) => memoryRowFilter(d, p, query, 'm')),
     holds: (query) => {
       const inScope = scopeFilter(query);
       const kinds = query.kinds ? new Set(query.kinds) : undefined;
@@ -305,12 +312,11 @@ export function memoryVectorStore(conn: Connection, indexes: VectorIndexes): Sql
 
 /** The vector store of turns (live turns of live sessions). */
 export function turnVectorStore(conn: Connection, indexes: VectorIndexes): SqliteVectorStore<Turn, TurnVectorQuery> {
-  const live = turnWhere({});
   return new SqliteVectorStore<Turn, TurnVectorQuery>(conn, indexes, {
     tables: TURN_TARGET,
     from: 'turns t',
     alias: 't',
-    live: { sql: live.where, params: live.params },
+    live: sqliteSql((d, p) => turnWhere(d, p, {})),
     fromRow: rowCodec.turnFromRow,
     matchesNothing: (query) => query.sessionIds?.length === 0 || query.roles?.length === 0,
     knn: (query) => {

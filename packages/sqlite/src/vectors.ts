@@ -58,10 +58,6 @@ export const TURN_TARGET: VectorTarget = {
 /** The `vec0` table of a target's vectors in an index. */
 export const vecTable = (target: VectorTarget, index: { no: number }): string => `${target.prefix}_${Math.trunc(index.no)}`;
 
-function toBlob(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
 /** A stored float32 vector as a typed array. */
 export function fromBlob(blob: Buffer): Float32Array {
   const out = new Float32Array(blob.length / 4);
@@ -113,8 +109,8 @@ export class VectorIndexes {
     this.#forget(TURN_TARGET, n);
   }
 
-  #forget(target: VectorTarget, n: number): void {
-    for (const index of this.list()) {
+  #forget(target: VectorTarget, n: number, indexes = this.list()): void {
+    for (const index of indexes) {
       const had = this.conn.prepare(`DELETE FROM ${target.listed} WHERE index_no = ? AND ${target.rowColumn} = ?`).run(index.no, n);
       if (had.changes > 0) this.conn.prepare(`DELETE FROM ${vecTable(target, index)} WHERE rowid = ?`).run(BigInt(n));
     }
@@ -125,15 +121,9 @@ export class VectorIndexes {
    * projected): its turns stay live rows, but no search may return them.
    */
   forgetSession(sessionId: string): void {
-    for (const index of this.list()) {
-      const turns = this.conn
-        .prepare('SELECT v.turn_n AS n FROM turn_vectors v JOIN turns t ON t.n = v.turn_n WHERE v.index_no = ? AND t.session_id = ?')
-        .all(index.no, sessionId) as { n: number }[];
-      for (const { n } of turns) {
-        this.conn.prepare('DELETE FROM turn_vectors WHERE index_no = ? AND turn_n = ?').run(index.no, n);
-        this.conn.prepare(`DELETE FROM ${vecTable(TURN_TARGET, index)} WHERE rowid = ?`).run(BigInt(n));
-      }
-    }
+    const turns = this.conn.prepare('SELECT DISTINCT turn_n FROM turn_vectors JOIN turns ON n = turn_n WHERE session_id = ?').pluck().all(sessionId);
+    const indexes = this.list();
+    for (const n of turns as number[]) this.#forget(TURN_TARGET, n, indexes);
   }
 
   /** True when the row `n` of the target has a vector in `index`. */
@@ -156,7 +146,7 @@ export class VectorIndexes {
       .prepare(
         'INSERT INTO embedding_cache (embedder_id, content_hash, vector) VALUES (?, ?, ?) ON CONFLICT (embedder_id, content_hash) DO UPDATE SET vector = excluded.vector',
       )
-      .run(embedderId, hash, toBlob(vector));
+      .run(embedderId, hash, Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength));
   }
 
   /** Cached vectors by content hash. */

@@ -4,6 +4,7 @@
  * `(embedder id, content hash)` and re-created on rebuild.
  */
 import { createHash } from 'node:crypto';
+import { compareStrings } from '../records/order.js';
 
 /** Turns text into fixed-size vectors. */
 export interface Embedder {
@@ -58,4 +59,9 @@ export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
     nb += y * y;
   }
   return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+}
+
+/** Vector search hits nearest first, ties by record id, at most `k` of them: the order of every backend's `nearest`. */
+export function nearestFirst<T extends { record: { id: string }; similarity: number }>(hits: T[], k = hits.length): T[] {
+  return hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id)).slice(0, k);
 }

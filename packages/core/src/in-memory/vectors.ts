@@ -1,7 +1,6 @@
 /** Brute-force vector storage for the in-memory backend: memory items, and turns for semantic transcript search. */
-import { cosineSimilarity, holdsContent } from '../embedding/embedder.js';
+import { cosineSimilarity, holdsContent, nearestFirst } from '../embedding/embedder.js';
 import type { MemoryItem, Turn } from '../records/records.js';
-import { compareStrings } from '../records/order.js';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '../write/backend.js';
 import type { InMemoryState } from '../fold/state.js';
 import { entryFor } from '../map-entry.js';
@@ -64,8 +63,7 @@ export class InMemoryVectorStore<R extends Embeddable, Q extends { embedderId: s
       const record = this.target.liveRecord(id);
       if (record && wanted(record)) hits.push({ record, similarity: cosineSimilarity(query.vector, vector) });
     }
-    hits.sort((a, b) => b.similarity - a.similarity || compareStrings(a.record.id, b.record.id));
-    return hits.slice(0, query.k);
+    return nearestFirst(hits, query.k);
   }
 }
 

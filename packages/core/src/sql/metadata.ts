@@ -27,12 +27,18 @@ export class Params {
   }
 }
 
-/** What the backends' SQL spells differently in a metadata filter. */
+/** What the backends' SQL spells differently in a filter. */
 export interface SqlDialect {
   /** The column of `memory_meta` a scalar of this type is stored and compared in. */
   valueColumn(type: string): string;
   /** `column` equal to one of `values`, all of one scalar type. */
   anyOf(p: Params, column: string, values: readonly (string | number)[], type: string): string;
+  /** `column` equal to one of `values`, a list of text of any length in one parameter. */
+  inList(p: Params, column: string, values: readonly string[]): string;
+  /** The condition that the row aliased `alias` is no tombstone. */
+  live(alias: string): string;
+  /** A table of the store as a statement names it. */
+  table(name: string): string;
 }
 
 /** A scalar equal to `operand`, with the same type. */
@@ -86,7 +92,8 @@ function rowsFor(d: SqlDialect, p: Params, condition: WhereCondition): string {
 }
 
 /** The filter as SQL conditions on the memory row aliased `alias` (all must hold). */
-function whereSql(d: SqlDialect, p: Params, filter: WhereFilter, alias: string, metaTable: string): string {
+function whereSql(d: SqlDialect, p: Params, filter: WhereFilter, alias: string): string {
+  const metaTable = d.table('memory_meta');
   // An item has at most one row per path, so the positive conditions on one path are one
   // look-up of the rows meeting them all: a range like `{ $gte: 1, $lt: 5 }` reads the
   // index between its bounds, not each half-open side of it.
@@ -108,16 +115,10 @@ function whereSql(d: SqlDialect, p: Params, filter: WhereFilter, alias: string, 
  * The expiry and metadata parts of a memory filter, appended to a `WHERE` on
  * the memory row aliased `alias` (`''` when there are none).
  */
-export function memoryRowFilter(
-  d: SqlDialect,
-  p: Params,
-  filter: { where?: WhereFilter | undefined; now?: string | undefined },
-  alias: string,
-  metaTable: string,
-): string {
+export function memoryRowFilter(d: SqlDialect, p: Params, filter: { where?: WhereFilter | undefined; now?: string | undefined }, alias: string): string {
   let sql = '';
   if (filter.now !== undefined) sql += ` AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > ${p.add(filter.now)})`;
-  if (filter.where !== undefined && filter.where.length > 0) sql += ` AND ${whereSql(d, p, filter.where, alias, metaTable)}`;
+  if (filter.where !== undefined && filter.where.length > 0) sql += ` AND ${whereSql(d, p, filter.where, alias)}`;
   return sql;
 }
 

@@ -10,7 +10,7 @@
 import type { VerifyReport as CoreVerifyReport, Snapshot, SnapshotCodec, UpcasterRegistry, VerifyProblem } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { VerifyOptions as CoreVerifyOptions, ReplayResult, ReplaySource } from '@agentstate/core/backend';
-import { checkMetadataIndex, checkReplay, describeError, InMemoryState, overallRepair } from '@agentstate/core/backend';
+import { checkMetadataIndex, checkPart, checkReplay, describeError, InMemoryState, overallRepair, readTables } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
 import { mapErrors } from '../errors.js';
@@ -65,12 +65,7 @@ async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<Ve
   const problems: VerifyProblem[] = [];
   const quick = options.quick === true;
   problems.push(...checkIntegrity(conn, quick));
-  let tables: Snapshot | undefined;
-  try {
-    tables = captureSnapshot(conn, ctx.projection);
-  } catch (error) {
-    problems.push({ part: 'tables', message: `the tables cannot be read: ${describeError(error)}`, repair: 'rebuild' });
-  }
+  const tables = await readTables(() => captureSnapshot(conn, ctx.projection), problems);
   // The identity as the file holds it now, not as the log read it when opened.
   const source: ReplaySource = {
     head: (s) => log.head(s),
@@ -96,22 +91,22 @@ async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<Ve
     };
   }
   problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
-  problems.push(...guard('tables', () => checkBookkeeping(conn)));
+  problems.push(...(await checkPart('tables', () => checkBookkeeping(conn))));
   problems.push(
-    ...guard('tables', () =>
+    ...(await checkPart('tables', () =>
       checkMetadataIndex(rows(conn, 'SELECT n, metadata FROM memory WHERE deleted = 0'), rows(conn, 'SELECT item_n, path, type, value FROM memory_meta')),
-    ),
+    )),
   );
-  problems.push(...guard('fts', () => conn.withScratch(() => checkFullText(conn))));
+  problems.push(...(await checkPart('fts', () => conn.withScratch(() => checkFullText(conn)))));
   let pendingVectors: Record<string, number> = {};
   let pendingTurnVectors: Record<string, number> = {};
   problems.push(
-    ...guard('vectors', () => {
+    ...(await checkPart('vectors', () => {
       const found = checkVectors(conn);
       pendingVectors = found.pending;
       pendingTurnVectors = found.pendingTurns;
       return found.problems;
-    }),
+    })),
   );
   return {
     ok: problems.length === 0,
@@ -128,15 +123,6 @@ async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<Ve
     pendingVectors,
     pendingTurnVectors,
   };
-}
-
-/** Runs one check; a check that cannot even run reports that as damage to its part. */
-function guard(part: 'tables' | 'fts' | 'vectors', check: () => VerifyProblem[]): VerifyProblem[] {
-  try {
-    return check();
-  } catch (error) {
-    return [{ part, message: `the ${part} cannot be checked: ${describeError(error)}`, repair: 'rebuild' }];
-  }
 }
 
 /** The rows of a statement, read as the caller iterates them. */

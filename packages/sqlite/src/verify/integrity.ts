@@ -12,13 +12,8 @@ import type { Connection } from '../connection.js';
 /** Lines of SQLite's report kept per problem list. */
 const MAX_LINES = 20;
 
-/** A table of the schema and the part of the file it belongs to. */
-interface SchemaTable {
-  name: string;
-}
-
 /** The part a table or index belongs to, by name (indexes by their table). */
-export function partOf(table: string): VerifyPart {
+function partOf(table: string): VerifyPart {
   if (/^(events|snapshots|sqlite_schema|sqlite_master)$/.test(table)) return table === 'snapshots' ? 'snapshots' : 'log';
   if (/^(skills|memory|turns)_fts(_|$)/.test(table)) return 'fts';
   if (/^(memory|turn)_vec_\d+(_|$)/.test(table) || table === 'memory_vectors' || table === 'turn_vectors') return 'vectors';
@@ -29,7 +24,7 @@ export function partOf(table: string): VerifyPart {
 }
 
 /** What repairs damage in a part. */
-export function repairOf(part: VerifyPart): Repair {
+function repairOf(part: VerifyPart): Repair {
   return part === 'tables' || part === 'fts' || part === 'vectors' ? 'rebuild' : 'export-import';
 }
 
@@ -59,17 +54,17 @@ export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[
   if (isOk(lines)) return [];
   const problems: VerifyProblem[] = [];
   const localised = new Set<string>();
-  for (const table of tables(conn)) {
+  for (const name of conn.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rootpage").pluck().all() as string[]) {
     let found: string[];
     try {
-      found = run(conn, `${pragma}(${quoteIdent(table.name)})`);
+      found = run(conn, `${pragma}(${quoteIdent(name)})`);
     } catch (error) {
       found = [describeError(error)];
     }
     if (isOk(found)) continue;
-    const part = partOf(table.name);
+    const part = partOf(name);
     for (const line of found) localised.add(line);
-    problems.push({ part, object: table.name, message: `${table.name}: ${found.slice(0, 3).join('; ')}`, repair: repairOf(part) });
+    problems.push({ part, object: name, message: `${name}: ${found.slice(0, 3).join('; ')}`, repair: repairOf(part) });
   }
   // What no single table owns (free pages, pages used twice, the schema itself) is damage to the file.
   const rest = lines.filter((line) => !localised.has(line));
@@ -89,10 +84,6 @@ export function checkIntegrity(conn: Connection, quick: boolean): VerifyProblem[
 function refreshFullTextIndexes(conn: Connection): void {
   const names = conn.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE % USING fts5%'").pluck().all() as string[];
   for (const name of names) conn.prepare(`SELECT rowid FROM ${quoteIdent(name)} WHERE ${quoteIdent(name)} MATCH '"a"' LIMIT 1`).all();
-}
-
-function tables(conn: Connection): SchemaTable[] {
-  return conn.db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY rootpage").all() as SchemaTable[];
 }
 
 function quoteIdent(name: string): string {

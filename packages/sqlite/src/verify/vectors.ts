@@ -13,17 +13,11 @@ import { cosineSimilarity } from '@agentstate/core';
 import { contentHash, describeError, listed } from '@agentstate/core/backend';
 import type { VerifyProblem } from '@agentstate/core';
 import type { Connection } from '../connection.js';
-import type { VectorTarget } from '../vectors.js';
-import { fromBlob, MEMORY_TARGET, metaOf, TURN_TARGET, vecTable } from '../vectors.js';
+import type { VectorIndex, VectorTarget } from '../vectors.js';
+import { fromBlob, MEMORY_TARGET, metaOf, TURN_TARGET, VectorIndexes, vecTable } from '../vectors.js';
 
 /** How close a stored vector must be to the cached embedding of its content. */
 const MIN_COSINE = 0.999;
-
-interface IndexRow {
-  no: number;
-  embedder_id: string;
-  dimensions: number;
-}
 
 /** What the vector check found. */
 export interface VectorCheck {
@@ -45,9 +39,10 @@ export function checkVectors(conn: Connection): VectorCheck {
   const problems: VerifyProblem[] = [];
   const pending: Record<string, number> = {};
   const pendingTurns: Record<string, number> = {};
-  let indexes: IndexRow[];
+  const tables = new VectorIndexes(conn);
+  let indexes: VectorIndex[];
   try {
-    indexes = conn.db.prepare('SELECT no, embedder_id, dimensions FROM vector_indexes ORDER BY no').all() as IndexRow[];
+    indexes = tables.list();
   } catch (error) {
     return {
       problems: [
@@ -64,7 +59,7 @@ export function checkVectors(conn: Connection): VectorCheck {
     ] as const) {
       const table = vecTable(target, index);
       try {
-        const found = compareIndex(conn, index, target);
+        const found = compareIndex(conn, index, target, tables.hasTable(target, index));
         counts[index.embedder_id] = found.pending;
         for (const message of found.messages)
           problems.push({ part: 'vectors', object: table, message: `${table} (${index.embedder_id}): ${message}`, repair: 'rebuild' });
@@ -88,14 +83,13 @@ interface VectorRow {
   b: string;
 }
 
-function compareIndex(conn: Connection, index: IndexRow, target: VectorTarget): { messages: string[]; pending: number } {
+function compareIndex(conn: Connection, index: VectorIndex, target: VectorTarget, exists: boolean): { messages: string[]; pending: number } {
   const messages: string[] = [];
   const table = vecTable(target, index);
   const listing = `SELECT ${target.rowColumn} AS n FROM ${target.listed} WHERE index_no = ?`;
   const listedRows = new Set((conn.db.prepare(listing).all(index.no) as { n: number }[]).map((r) => r.n));
-  // An index made before turns had vectors has no turn table until a turn vector is stored.
-  const exists = conn.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined;
   const [a, b] = target.meta;
+  // An index made before turns had vectors has no turn table until a turn vector is stored.
   const vectors = exists ? (conn.db.prepare(`SELECT rowid AS n, embedding, ${a} AS a, ${b} AS b FROM ${table}`).all() as VectorRow[]) : [];
   const live = conn.db.prepare(target.liveRows).all() as ({ n: number; content: string } & Record<string, unknown>)[];
   const records = new Map(live.map((r) => [r.n, { content: r.content, meta: metaOf(target, r) }]));
