@@ -22,11 +22,10 @@ import { storedHeadRows, storedRows } from '../snapshot/heads.js';
 import { type Snapshot, encodeSnapshot } from '../snapshot/snapshot.js';
 import type { HistoryRow } from '../log/history-index.js';
 import { checkHistoryIndex } from './history.js';
-import type { VerifyProblem, VerifyReport } from './report.js';
+import { type VerifyProblem, type VerifyReport, listed } from './report.js';
 
 /** Events read per batch. */
 export const REPLAY_BATCH = 5_000;
-const MAX_LISTED = 5;
 
 /** The replay's part of a verification report, with the problems it found. */
 export type ReplayResult = Pick<VerifyReport, 'events' | 'tablesSeq' | 'sha256' | 'bytes' | 'differences' | 'storedSnapshot' | 'skippedSnapshots'> & {
@@ -269,10 +268,4 @@ function compare<T>(name: string, tables: readonly T[], folded: readonly T[], ke
   if (extra.length) out.push(`${name}: ${extra.length} in the tables but not in the log (${listed(extra)})`);
   if (changed.length) out.push(`${name}: ${changed.length} differ from the log (${listed(changed)})`);
   return out;
-}
-
-/** The first few of `keys` for a problem's message, with `…` when there are more. */
-export function listed(keys: readonly (string | number)[]): string {
-  const shown = keys.slice(0, MAX_LISTED).join(', ');
-  return keys.length > MAX_LISTED ? `${shown}, …` : shown;
 }
