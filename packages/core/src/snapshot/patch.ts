@@ -36,7 +36,7 @@ import {
   SNAPSHOT_COLLECTIONS,
 } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
-import { looseChunkDigests, looseIndexDigests, type RowKey } from './heads.js';
+import { looseChunkDigests, looseHeadIndex, looseIndexDigests, looseJson, type RowKey } from './heads.js';
 import { unbindHead } from './restore.js';
 
 /** What {@link patchSnapshots} reads. */
@@ -271,32 +271,17 @@ export function chunksToPatch(
 ): string[] {
   const keys = purgedKeys(purged);
   const out = new Set<string>();
-  const within = (text: string | undefined, collection: Purgeable): void => {
-    let refs: unknown;
-    try {
-      refs = text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (Array.isArray(refs))
-      for (const i of positions(refs as ChunkRef[], keys[collection].keys)) if (typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
+  const within = (refs: unknown, collection: Purgeable, then: (sha256: string) => void): void => {
+    if (!Array.isArray(refs)) return;
+    for (const i of positions(refs as ChunkRef[], keys[collection].keys)) if (typeof refs[i]?.sha256 === 'string') then(refs[i].sha256);
   };
   for (const head of heads) {
-    let index: Partial<ChunkIndex['index']>;
-    try {
-      index = (JSON.parse(head.data.slice(head.data.indexOf('\n') + 1)) as { index?: Partial<ChunkIndex['index']> }).index ?? {};
-    } catch {
-      continue;
-    }
+    const index = looseHeadIndex(head.data);
     for (const collection of Object.keys(ERASE) as Purgeable[]) {
-      const refs = index[collection];
-      if (!Array.isArray(refs)) continue;
-      for (const i of positions(refs, keys[collection].keys)) {
-        const sha256 = refs[i]?.sha256;
-        if (typeof sha256 !== 'string') continue;
+      within(index[collection], collection, (sha256) => {
         out.add(sha256);
-        within(chunk(sha256), collection);
-      }
+        within(looseJson(chunk(sha256)), collection, (leaf) => out.add(leaf));
+      });
     }
   }
   return [...out];
