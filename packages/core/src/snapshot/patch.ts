@@ -16,7 +16,7 @@
  * `ofOtherFormat`, which it cannot patch).
  */
 import { CorruptionError } from '../errors.js';
-import { compareTuples } from '../records/order.js';
+import { compareTuples, lowerBound } from '../records/order.js';
 import { STATE_STREAM, type PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
@@ -203,22 +203,10 @@ function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<nu
   const at = new Set<number>();
   if (keys.length === 0) return at;
   for (let i = 0; i < refs.length; i += 1) {
-    const from = lowerBound(keys, refs[i]!.first);
+    const from = lowerBound(keys, refs[i]!.first, compareTuples);
     if (from < keys.length && (i === refs.length - 1 || compareTuples(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
   }
   return at;
-}
-
-/** The position of the first of the sorted `keys` at or after `key`. */
-function lowerBound(keys: readonly ChunkKey[], key: ChunkKey): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareTuples(keys[mid]!, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /**
