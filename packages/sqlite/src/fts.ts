@@ -48,7 +48,7 @@ export function ftsQuery(tokens: readonly string[], match: TokenMatch = 'all'): 
   return tokens.map((t) => `"${t.replaceAll('"', '""')}"*`).join(match === 'all' ? ' AND ' : ' OR ');
 }
 
-/** FTS5's bm25 (lower is better) squashed into [0, 1) as core's `bm25Score` is. */
+/** FTS5's bm25 (lower is better) squashed into [0, 1) as core's `rankByBm25` squashes its scores. */
 export function relevanceScore(rank: number): number {
   return squashScore(-rank);
 }
