@@ -136,13 +136,6 @@ export function joinChunk(texts: readonly string[]): string {
   return `[${texts.join(',')}]`;
 }
 
-/** A snapshot cut into chunks: the head's content and every chunk's text by digest. */
-export interface EncodedChunks {
-  head: string;
-  /** Chunk text by SHA-256 (hex); a chunk two collections or positions share appears once. */
-  chunks: Map<string, string>;
-}
-
 /** The ends (exclusive) of the chunks of items with these texts: after an item `ends` marks, once their texts reach {@link CHUNK_MAX_CHARS}, and after the last. */
 function cutEnds(texts: readonly string[], ends: (i: number) => boolean): number[] {
   const out: number[] = [];
@@ -175,8 +168,11 @@ function cutChunks(texts: readonly string[], ends: (i: number) => boolean, first
   return refs;
 }
 
-/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
-export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
+/**
+ * The head text and the chunks of `snapshot` (each chunk's text by its SHA-256, in hex; a chunk two collections or
+ * positions share appears once): equal projections give equal bytes, and equal runs of records equal chunks.
+ */
+export function encodeSnapshotChunks(snapshot: Snapshot): { head: string; chunks: Map<string, string> } {
   const sorted = sortedSnapshot(snapshot);
   const chunks = new Map<string, string>();
   const leaves = {} as Record<SnapshotCollection, ChunkRef[]>;
