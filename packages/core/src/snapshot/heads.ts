@@ -8,7 +8,7 @@
  * or a backend's synchronous read.
  */
 import type { Log, StoredSnapshot } from '../log/log.js';
-import { type ChunkIndex, type SnapshotCollection, CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
+import { type ChunkIndex, CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
 import { type SnapshotCollections, type SnapshotPart, PART_COLLECTIONS, SNAPSHOT_PARTS } from './parts.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -128,15 +128,11 @@ export function decodeHeadParts(index: ChunkIndex, parts: readonly SnapshotPart[
 
 /** The whole snapshot `index` names, every row checked against its digest and schema. */
 export function assembleHead(index: ChunkIndex, row: RowReader): Snapshot {
-  const snapshot = { seq: index.seq } as Snapshot;
-  for (const collection of SNAPSHOT_COLLECTIONS) (snapshot as unknown as Record<SnapshotCollection, unknown[]>)[collection] = [];
-  for (const piece of decodeHeadParts(index, SNAPSHOT_PARTS, row, true)) {
-    for (const [collection, records] of Object.entries(piece) as [SnapshotCollection, unknown[]][]) {
-      const into = (snapshot as unknown as Record<SnapshotCollection, unknown[]>)[collection];
-      for (const record of records) into.push(record);
-    }
-  }
-  return snapshot;
+  const snapshot: Record<string, unknown> = { seq: index.seq };
+  for (const collection of SNAPSHOT_COLLECTIONS) snapshot[collection] = [];
+  for (const piece of decodeHeadParts(index, SNAPSHOT_PARTS, row, true))
+    for (const [collection, records] of Object.entries(piece)) for (const record of records) (snapshot[collection] as unknown[]).push(record);
+  return snapshot as Snapshot;
 }
 
 /**
