@@ -54,12 +54,13 @@ function search<S extends string, T extends { id: string } & Record<S, string>>(
     const tokens = tokensOf(record);
     if (matchFn(query.tokens, tokens)) matches.push({ record, tokens });
   }
+  if (relevance)
+    return cap(
+      rankByBm25(query.tokens, matches, order).filter((h) => pastKeyset(query.after, h.score, h.record[sort], h.record.id, direction)),
+      query.limit,
+    );
   matches.sort((a, b) => order(a.record, b.record));
-  if (!relevance) return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
-  return cap(
-    rankByBm25(query.tokens, matches, order).filter((h) => pastKeyset(query.after, h.score, h.record[sort], h.record.id, direction)),
-    query.limit,
-  );
+  return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
 }
 
 /** Queries over an {@link InMemoryState}. */
@@ -132,8 +133,20 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       const skills = [...state.skills.values()].filter((s) => !s.deleted && inScope(s.scope));
       return search(query, skills, (s) => state.skillTokens(s), compareSkillsBySlug, 'slug', 1);
     },
-    searchMemory: (query) =>
-      search(query, state.liveMemory.items.filter(memoryFilter(query)), (m) => state.memoryTokens(m), compareMemoryNewestFirst, 'createdAt', -1),
+    searchMemory: (query) => {
+      const passes = memoryFilter(query);
+      const items = state.liveMemory.items;
+      if (query.order === 'relevance') return search(query, items.filter(passes), (m) => state.memoryTokens(m), compareMemoryNewestFirst, 'createdAt', -1);
+      // Newest first, the page's own order, so the page ends at its limit rather than after every item.
+      const matchFn = tokenMatcher(query.match);
+      const page: Scored<MemoryItem>[] = [];
+      for (let i = items.length - 1; i >= 0 && (query.limit <= 0 || page.length < query.limit); i -= 1) {
+        const item = items[i]!;
+        if (passes(item) && pastKeyset(query.after, 1, item.createdAt, item.id, -1) && matchFn(query.tokens, state.memoryTokens(item)))
+          page.push({ record: item, score: 1 });
+      }
+      return page;
+    },
     searchTurns: (query) =>
       search(query, [...state.liveTurns()].filter(turnFilter(query)), (t) => state.turnTokens(t), compareTurnsNewestFirst, 'createdAt', -1),
 
