@@ -145,7 +145,6 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   const kept: ChunkIndex[] = [];
   const droppedHeads: Pick<StoredSnapshot, 'seq' | 'data'>[] = [];
   for (const head of input.heads) {
-    let next: { data: string; index: ChunkIndex } | undefined;
     try {
       // Checked against the log as it was before the purge.
       const opened = unbindHead(head, input.codec.open(head.data), { head: head.seq, identity: () => input.identity, eventAt: input.before }, lightChunkIndex);
@@ -160,15 +159,14 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
       // so JSON.stringify gives the canonical text, without canonicalJson's sorting of the references.
       const content = JSON.stringify({ format: SNAPSHOT_CHUNKS_FORMAT, index, seq: opened.seq });
       const binding = { log: input.identity, seq: opened.seq, event: eventDigest(input.after(opened.seq)), sha256: sha256Hex(content) };
-      next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: opened.seq, index } };
+      const data = input.codec.seal(formatBoundSnapshot(binding, content));
+      kept.push({ seq: opened.seq, index });
+      save.push({ stream: STATE_STREAM, seq: head.seq, data });
     } catch {
       // Untrusted, missing a row or not sealable here: dropped.
       drop.push({ stream: STATE_STREAM, seq: head.seq });
       droppedHeads.push(head);
-      continue;
     }
-    kept.push(next.index);
-    save.push({ stream: STATE_STREAM, seq: head.seq, data: next.data });
   }
   // The new rows the kept heads name: their new index chunks, and the new chunks those name.
   const keptIndex = new Set<string>();
@@ -187,7 +185,7 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   // names it, and every head at or after it was patched to its new text or dropped: its old row goes.
   const gone = new Set<string>();
   for (const [old, next] of memo) if (next !== old && !saved.has(old)) gone.add(old);
-  if (droppedHeads.length > 0) for (const sha256 of unshared(droppedHeads, kept, fresh, input)) if (!saved.has(sha256)) gone.add(sha256);
+  if (droppedHeads.length > 0) for (const sha256 of unshared(droppedHeads, keptIndex, fresh, input)) if (!saved.has(sha256)) gone.add(sha256);
   for (const sha256 of gone) drop.push({ stream: chunkStream(sha256), seq: 0 });
   return { save: [...rows, ...save], drop, patched: save.length, dropped: droppedHeads.length };
 }
@@ -211,13 +209,14 @@ function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<nu
 
 /**
  * The rows (index chunks and chunks) that only the dropped heads name: not
- * the kept heads, nor the heads before the first rewritten seq. Read loosely;
+ * the kept heads (whose index chunks are `keptIndex`), nor the heads before
+ * the first rewritten seq. Read loosely;
  * a row another head's index chunk might name, when that index chunk cannot
  * be read, is kept (a leftover row, never a missing one).
  */
 function unshared(
   dropped: readonly Pick<StoredSnapshot, 'seq' | 'data'>[],
-  kept: readonly ChunkIndex[],
+  keptIndex: ReadonlySet<string>,
   fresh: ReadonlyMap<string, string>,
   input: SnapshotPatchInput,
 ): string[] {
@@ -231,8 +230,7 @@ function unshared(
       for (const leaf of looseIndexDigests(text(index))) candidates.add(leaf);
     }
   if (candidates.size === 0) return [];
-  const others = new Set<string>();
-  for (const head of kept) for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) others.add(ref.sha256);
+  const others = new Set(keptIndex);
   for (const head of input.olderHeads()) for (const index of looseChunkDigests(head.data)) others.add(index);
   let complete = true;
   for (const index of [...others]) {
