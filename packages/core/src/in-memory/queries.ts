@@ -2,9 +2,9 @@
 import { rankByBm25 } from '../matching/bm25.js';
 import { tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareStrings, compareTurnsNewestFirst } from '../records/order.js';
-import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
+import type { MemoryItem, Scope, Turn } from '../records/records.js';
 import { scopeFilter, scopeKey, scopeStartsWith } from '../records/scope.js';
-import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
+import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter } from '../write/backend.js';
 import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { pastKeyset } from '../paging/cursor.js';
