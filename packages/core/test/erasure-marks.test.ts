@@ -2,7 +2,7 @@
  * A forged `erasedBy` (docs/contract.md §7, "Purge"): an event marked as
  * erased by a purge that did not erase it. Every import reads an export
  * through `ExportReader`, and every backend's `verify` replays through
- * `ReplayCheck`: both refuse the mark, so history can never show a version
+ * `checkReplay`: both refuse the mark, so history can never show a version
  * as erased beside its intact text. A log a purge really rewrote passes both.
  */
 import { createHash } from 'node:crypto';

@@ -14,12 +14,6 @@ import { RETENTION_STREAM } from '../log/events.js';
 import { type ImportedEvent, type ImportedStreamEvent, checkEventLine, checkRetentionLine, corruptionReason, lineStream, parseJsonLine } from './lines.js';
 import { type Trailer, ExportDigest, isTrailerValue, readTrailer } from './trailer.js';
 
-/** Options of {@link ExportReader.finish}. */
-export interface ExportReadOptions {
-  /** Accept an export without a trailer (made before trailers existed), after the same checks. */
-  allowUntrailed?: boolean;
-}
-
 /** What a complete, checked export held. */
 export interface ExportRead {
   /** The fold of every event. */
@@ -101,8 +95,11 @@ export class ExportReader {
     this.#times.set(event.stream, { time: event.time, lineNo });
   }
 
-  /** Ends the reading: the trailer must be there (unless allowed not to be) and match every event line read. */
-  finish(options: ExportReadOptions = {}): ExportRead {
+  /**
+   * Ends the reading: the trailer must be there and match every event line read; with `allowUntrailed`, an export
+   * without a trailer (made before trailers existed) is accepted after the same checks.
+   */
+  finish(options: { allowUntrailed?: boolean | undefined } = {}): ExportRead {
     // The state lines come first, from seq 1: a state event's line number is its seq.
     const forged = this.#marks.finish();
     if (forged !== undefined) throw new ExportFormatError(`${forged.reason} (the live API never writes this)`, forged.seq);

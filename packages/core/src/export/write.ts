@@ -8,6 +8,7 @@
  */
 import { RETENTION_STREAM, STATE_STREAM } from '../log/events.js';
 import type { Log, LogEvent } from '../log/log.js';
+import { lowerBound } from '../records/order.js';
 import { exportLine } from './lines.js';
 import { type Trailer, ExportDigest, trailerLine } from './trailer.js';
 
@@ -76,16 +77,7 @@ function denseNumbers(log: Log, upTo: number, batchSize: number): (batch: readon
     known = Math.max(known, events[events.length - 1]?.seq ?? 0);
   };
   /** 1 + how many positions precede `seq`: its rank when it is one, else the rank the next one has. */
-  const rank = (seq: number): number => {
-    let lo = 0;
-    let hi = positions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (positions[mid]! < seq) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo + 1;
-  };
+  const rank = (seq: number): number => lowerBound(positions, seq, (a, b) => a - b) + 1;
   // Writers in parallel stamp their own clocks, so times may go back along the positions (docs/contract.md §7). Raised
   // to the latest before it, each time still selects what `at({ time })` selects on the gapped log (the longest prefix
   // stamped at or before an instant), and the export reads as a dense log's, whose times never decrease.

@@ -31,6 +31,9 @@ const DASH = '-'.charCodeAt(0);
 /** The characters after the time part: 20 hex digits and two dashes. */
 const TAIL_CHARS = 22;
 
+/** The counter bits of each tail byte: all but the version's nibble (byte 0) and the variant's two bits (byte 2). */
+const COUNTER_BITS = [0x0f, 0xff, 0x3f, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff];
+
 /** A monotonic UUIDv7 generator over an injected clock and entropy. */
 export class UuidV7Generator implements IdGenerator {
   #lastMs = -1;
@@ -67,28 +70,12 @@ export class UuidV7Generator implements IdGenerator {
   #increment(): boolean {
     const t = this.#tail;
     for (let i = 9; i >= 0; i -= 1) {
-      if (i === 2) {
-        const low = (t[2]! & 0x3f) + 1;
-        if (low <= 0x3f) {
-          t[2] = 0x80 | low;
-          return true;
-        }
-        t[2] = 0x80;
-        continue;
-      }
-      if (i === 0) {
-        const low = (t[0]! & 0x0f) + 1;
-        if (low <= 0x0f) {
-          t[0] = 0x70 | low;
-          return true;
-        }
-        return false;
-      }
-      if (t[i]! < 0xff) {
+      const mask = COUNTER_BITS[i]!;
+      if ((t[i]! & mask) < mask) {
         t[i] = t[i]! + 1;
         return true;
       }
-      t[i] = 0;
+      t[i] = t[i]! & ~mask;
     }
     return false;
   }

@@ -35,13 +35,7 @@ export type ReplayOptions = StateProviderOptions & Pick<FoldOptions, 'fromScratc
  * the same stream on new writes. Its clock starts past every stored HLC.
  */
 export async function replay(log: Log, options: ReplayOptions = {}): Promise<EventSourcedProvider> {
-  const { state } = await foldLog(log, {
-    snapshotCodec: options.snapshotCodec,
-    upcasters: options.upcasters,
-    fromScratch: options.fromScratch,
-    batchSize: options.batchSize,
-    // The provider keeps the log: the history index of the folded events is read from it when first asked for.
-    history: false,
-  });
+  // The provider keeps the log: the history index of the folded events is read from it when first asked for.
+  const { state } = await foldLog(log, { ...options, history: false });
   return createStateProvider(new InMemoryBackend(log, state, options.snapshotCodec), options);
 }

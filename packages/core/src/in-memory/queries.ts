@@ -2,9 +2,9 @@
 import { rankByBm25 } from '../matching/bm25.js';
 import { tokenMatcher } from '../matching/lexical.js';
 import { compareMemoryNewestFirst, compareSkillsBySlug, compareStrings, compareTurnsNewestFirst } from '../records/order.js';
-import type { MemoryItem, Scope, Skill, Turn } from '../records/records.js';
+import type { MemoryItem, Scope, Turn } from '../records/records.js';
 import { scopeFilter, scopeKey, scopeStartsWith } from '../records/scope.js';
-import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter, TurnQuery } from '../write/backend.js';
+import type { LexicalQuery, MemoryFilter, Scored, ScopeFilter, StateQueries, TurnFilter } from '../write/backend.js';
 import { matchesWhere } from '../matching/where.js';
 import { isExpired } from '../write/stamper.js';
 import { pastKeyset } from '../paging/cursor.js';
@@ -33,21 +33,34 @@ export function memoryFilter(filter: MemoryFilter & ScopeFilter): (item: MemoryI
 }
 
 /**
- * A relevance page: matches ranked by BM25 (best first, ties by `tieBreak`),
- * past the query's keyset on (score, `sort`, id) with `sort` and id in
- * `direction`, at most `query.limit` of them.
+ * A lexical search over `records`: those whose tokens match the query, in
+ * `order` past the query's keyset on (`sort`, id) in `direction`, or ranked
+ * by BM25 (ties by `order`) past its keyset on (score, `sort`, id); at most
+ * `query.limit` of them.
  */
-function relevancePage<T extends { id: string }>(
+function search<S extends string, T extends { id: string } & Record<S, string>>(
   query: LexicalQuery,
-  matches: readonly { record: T; tokens: readonly string[] }[],
-  tieBreak: (a: T, b: T) => number,
-  sort: (record: T) => string,
+  records: readonly T[],
+  tokensOf: (record: T) => string[],
+  order: (a: T, b: T) => number,
+  sort: S,
   direction: 1 | -1,
 ): Scored<T>[] {
-  return cap(
-    rankByBm25(query.tokens, matches, tieBreak).filter((h) => pastKeyset(query.after, h.score, sort(h.record), h.record.id, direction)),
-    query.limit,
-  );
+  const relevance = query.order === 'relevance';
+  const matchFn = tokenMatcher(query.match);
+  const matches: { record: T; tokens: string[] }[] = [];
+  for (const record of records) {
+    if (!relevance && !pastKeyset(query.after, 1, record[sort], record.id, direction)) continue;
+    const tokens = tokensOf(record);
+    if (matchFn(query.tokens, tokens)) matches.push({ record, tokens });
+  }
+  if (relevance)
+    return cap(
+      rankByBm25(query.tokens, matches, order).filter((h) => pastKeyset(query.after, h.score, h.record[sort], h.record.id, direction)),
+      query.limit,
+    );
+  matches.sort((a, b) => order(a.record, b.record));
+  return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
 }
 
 /** Queries over an {@link InMemoryState}. */
@@ -115,56 +128,27 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
       return [...found.values()];
     },
 
-    searchSkills: (query: LexicalQuery) => {
+    searchSkills: (query) => {
       const inScope = scopeFilter(query);
-      const matches: { record: Skill; tokens: string[] }[] = [];
-      const relevance = query.order === 'relevance';
-      const matchFn = tokenMatcher(query.match);
-      for (const skill of state.skills.values()) {
-        if (skill.deleted || !inScope(skill.scope)) continue;
-        if (!relevance && !pastKeyset(query.after, 1, skill.slug, skill.id, 1)) continue;
-        const tokens = state.skillTokens(skill);
-        if (matchFn(query.tokens, tokens)) matches.push({ record: skill, tokens });
-      }
-      if (relevance) return relevancePage(query, matches, compareSkillsBySlug, (s) => s.slug, 1);
-      matches.sort((a, b) => compareSkillsBySlug(a.record, b.record));
-      return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
+      const skills = [...state.skills.values()].filter((s) => !s.deleted && inScope(s.scope));
+      return search(query, skills, (s) => state.skillTokens(s), compareSkillsBySlug, 'slug', 1);
     },
-
-    searchMemory: (query: LexicalQuery & MemoryFilter) => {
+    searchMemory: (query) => {
       const passes = memoryFilter(query);
-      const relevance = query.order === 'relevance';
-      const matchFn = tokenMatcher(query.match);
       const items = state.liveMemory.items;
-      const matches: { record: MemoryItem; tokens: string[] }[] = [];
-      for (let i = items.length - 1; i >= 0; i -= 1) {
-        const item = items[i]!;
-        if (!passes(item)) continue;
-        if (!relevance && !pastKeyset(query.after, 1, item.createdAt, item.id, -1)) continue;
-        const tokens = state.memoryTokens(item);
-        if (!matchFn(query.tokens, tokens)) continue;
-        matches.push({ record: item, tokens });
-        if (!relevance && query.limit > 0 && matches.length >= query.limit) break;
-      }
-      if (relevance) return relevancePage(query, matches, compareMemoryNewestFirst, (m) => m.createdAt, -1);
-      return matches.map((m) => ({ record: m.record, score: 1 }));
-    },
-
-    searchTurns: (query: TurnQuery) => {
-      const wanted = turnFilter(query);
+      if (query.order === 'relevance') return search(query, items.filter(passes), (m) => state.memoryTokens(m), compareMemoryNewestFirst, 'createdAt', -1);
+      // Newest first, the page's own order, so the page ends at its limit rather than after every item.
       const matchFn = tokenMatcher(query.match);
-      const matches: { record: Turn; tokens: string[] }[] = [];
-      const relevance = query.order === 'relevance';
-      for (const turn of state.liveTurns()) {
-        if (!wanted(turn)) continue;
-        if (!relevance && !pastKeyset(query.after, 1, turn.createdAt, turn.id, -1)) continue;
-        const tokens = state.turnTokens(turn);
-        if (matchFn(query.tokens, tokens)) matches.push({ record: turn, tokens });
+      const page: Scored<MemoryItem>[] = [];
+      for (let i = items.length - 1; i >= 0 && (query.limit <= 0 || page.length < query.limit); i -= 1) {
+        const item = items[i]!;
+        if (passes(item) && pastKeyset(query.after, 1, item.createdAt, item.id, -1) && matchFn(query.tokens, state.memoryTokens(item)))
+          page.push({ record: item, score: 1 });
       }
-      if (relevance) return relevancePage(query, matches, compareTurnsNewestFirst, (t) => t.createdAt, -1);
-      matches.sort((a, b) => compareTurnsNewestFirst(a.record, b.record));
-      return cap(matches, query.limit).map((m) => ({ record: m.record, score: 1 }));
+      return page;
     },
+    searchTurns: (query) =>
+      search(query, [...state.liveTurns()].filter(turnFilter(query)), (t) => state.turnTokens(t), compareTurnsNewestFirst, 'createdAt', -1),
 
     turnNeighbours: (sessionId, seq, window) => {
       const live = (state.turns.get(sessionId) ?? []).filter((t) => !t.deleted);

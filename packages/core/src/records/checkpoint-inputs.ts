@@ -9,12 +9,14 @@ import { idField, shortTextField } from './fields.js';
 import { jsonValueField, metadataField } from './json.js';
 import { LIMITS } from './limits.js';
 
+/** The thread a checkpoint call names: `threadId`, and its `namespace` (default `''`, the root graph). */
+const thread = { threadId: idField, namespace: checkpointNamespaceField.default('') };
+
 /** `checkpoints.put` input. */
 export const putCheckpointInputSchema = z.strictObject({
   /** Makes the write idempotent (docs/contract.md §4). */
   operationId: idField.optional(),
-  threadId: idField,
-  namespace: checkpointNamespaceField.default(''),
+  ...thread,
   checkpointId: idField,
   parentCheckpointId: idField.nullish().transform((v) => v ?? null),
   checkpoint: jsonValueField(LIMITS.checkpoint),
@@ -30,8 +32,7 @@ const writeInputSchema = checkpointWriteSchema.pick({ idx: true, channel: true, 
 /** `checkpoints.putWrites` input: one task's writes against one checkpoint. */
 export const putWritesInputSchema = z.strictObject({
   operationId: idField.optional(),
-  threadId: idField,
-  namespace: checkpointNamespaceField.default(''),
+  ...thread,
   checkpointId: idField,
   taskId: idField,
   taskPath: shortTextField.default(''),
@@ -57,8 +58,7 @@ export type PutWritesInput = z.input<typeof putWritesInputSchema>;
 
 /** `checkpoints.get` input: the newest checkpoint of `(threadId, namespace)`, or the one with `checkpointId`. */
 export const getCheckpointInputSchema = z.strictObject({
-  threadId: idField,
-  namespace: checkpointNamespaceField.default(''),
+  ...thread,
   checkpointId: idField.optional(),
 });
 

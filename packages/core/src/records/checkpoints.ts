@@ -46,9 +46,6 @@ export const checkpointSchema = z.strictObject({
 /** One saved checkpoint. */
 export type Checkpoint = z.infer<typeof checkpointSchema>;
 
-/** A write's position among its task's writes; LangGraph maps special channels to negative ones. */
-export const writeIdxField = z.int('must be a safe integer');
-
 /**
  * One pending write of a task against a checkpoint, keyed by
  * `(threadId, namespace, checkpointId, taskId, idx)`. A write at a
@@ -62,7 +59,8 @@ export const checkpointWriteSchema = z.strictObject({
   taskId: idField,
   /** The task's path in the graph; `''` when not given. */
   taskPath: shortTextField,
-  idx: writeIdxField,
+  /** The write's position among its task's writes; LangGraph maps special channels to negative ones. */
+  idx: z.int('must be a safe integer'),
   channel: shortTextField.min(1, 'must not be empty'),
   value: jsonValueField(LIMITS.checkpoint),
 });

@@ -346,10 +346,7 @@ export const scopeOptionsSchema = z.strictObject({
 export type ScopeOptions = z.input<typeof scopeOptionsSchema>;
 
 /** `skills.delete` options: where the slug is resolved, and the operation id that makes the write idempotent. */
-export const deleteSkillOptionsSchema = z.strictObject({
-  scope: scopeInputSchema.optional(),
-  operationId: idField.optional(),
-});
+export const deleteSkillOptionsSchema = scopeOptionsSchema.extend(idempotent);
 
 /** `skills.delete` options: where the slug is resolved, and the operation id that makes the write idempotent. */
 export type DeleteSkillOptions = z.input<typeof deleteSkillOptionsSchema>;

@@ -16,10 +16,12 @@ export type JsonObject = { [key: string]: JsonValue };
 /** Keys that would reach an object's prototype when a consumer assigns them. */
 const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** A problem found at a path inside a value. */
-interface JsonProblem {
-  path: (string | number)[];
-  message: string;
+/** A problem found at a path inside a value: an instance of its own class, so no JSON object is ever mistaken for one. */
+class JsonProblem {
+  constructor(
+    readonly path: (string | number)[],
+    readonly message: string,
+  ) {}
 }
 
 function isPlainObject(value: object): boolean {
@@ -54,61 +56,50 @@ function toJsonValue(value: unknown, path: (string | number)[] = [], depth = 0, 
     return value;
   }
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return problem(path, 'must be a finite number');
+    if (!Number.isFinite(value)) return new JsonProblem(path, 'must be a finite number');
     size.bound += MAX_NUMBER_CHARS;
     return value === 0 ? 0 : value;
   }
   if (typeof value === 'string') {
     const found = textProblem(value);
     size.bound += value.length * MAX_CHARS_PER_TEXT_CHAR + 2;
-    return found ? problem(path, found) : value;
+    return found ? new JsonProblem(path, found) : value;
   }
-  if (typeof value !== 'object') return problem(path, `a ${typeof value} is not a JSON value`);
-  if (depth >= LIMITS.jsonDepth) return problem(path, `nests deeper than ${LIMITS.jsonDepth} levels`);
+  if (typeof value !== 'object') return new JsonProblem(path, `a ${typeof value} is not a JSON value`);
+  if (depth >= LIMITS.jsonDepth) return new JsonProblem(path, `nests deeper than ${LIMITS.jsonDepth} levels`);
   size.bound += 2;
   if (Array.isArray(value)) {
     const copy: JsonValue[] = [];
     for (let i = 0; i < value.length; i += 1) {
-      if (!(i in value)) return problem([...path, i], 'a sparse array is not a JSON value');
+      if (!(i in value)) return new JsonProblem([...path, i], 'a sparse array is not a JSON value');
       size.bound += 1;
       const item = toJsonValue(value[i], [...path, i], depth + 1, size);
-      if (isProblem(item)) return item;
+      if (item instanceof JsonProblem) return item;
       copy.push(item);
     }
     return copy;
   }
-  if (!isPlainObject(value)) return problem(path, 'must be a plain object');
+  if (!isPlainObject(value)) return new JsonProblem(path, 'must be a plain object');
   const copy: JsonObject = {};
   for (const [key, item] of Object.entries(value)) {
-    if (PROTOTYPE_KEYS.has(key)) return problem([...path, key], `the key ${key} is not allowed`);
+    if (PROTOTYPE_KEYS.has(key)) return new JsonProblem([...path, key], `the key ${key} is not allowed`);
     const keyProblem = textProblem(key);
-    if (keyProblem) return problem([...path, key], `key ${keyProblem}`);
+    if (keyProblem) return new JsonProblem([...path, key], `key ${keyProblem}`);
     // The key, its quotes, the colon and a comma.
     size.bound += key.length * MAX_CHARS_PER_TEXT_CHAR + 4;
     const converted = toJsonValue(item, [...path, key], depth + 1, size);
-    if (isProblem(converted)) return converted;
+    if (converted instanceof JsonProblem) return converted;
     copy[key] = converted;
   }
   return copy;
-}
-
-function isProblem(value: JsonValue | JsonProblem): value is JsonProblem {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && Object.getPrototypeOf(value) === JsonProblemProto;
-}
-
-/** Problems are made with this prototype, so no JSON object (plain) is ever mistaken for one. */
-const JsonProblemProto = {};
-
-function problem(path: (string | number)[], message: string): JsonProblem {
-  return Object.assign(Object.create(JsonProblemProto) as JsonProblem, { path, message });
 }
 
 /** What {@link jsonValueField} and {@link jsonObjectField} parse: with `object`, a JSON object only. */
 function jsonField<T extends JsonValue>(maxChars: number, object: boolean) {
   return z.unknown().transform((value, ctx): T => {
     const notObject = object && (value === null || typeof value !== 'object' || Array.isArray(value));
-    const result = notObject ? problem([], 'must be a JSON object') : checkedJson(value, maxChars);
-    if (!isProblem(result)) return result as T;
+    const result = notObject ? new JsonProblem([], 'must be a JSON object') : checkedJson(value, maxChars);
+    if (!(result instanceof JsonProblem)) return result as T;
     ctx.addIssue({ code: 'custom', message: result.message, path: result.path });
     return z.NEVER;
   });
@@ -134,11 +125,11 @@ export const metadataField = jsonObjectField(LIMITS.metadata);
 function checkedJson(value: unknown, maxChars: number): JsonValue | JsonProblem {
   const size: JsonSize = { bound: 0 };
   const copy = toJsonValue(value, [], 0, size);
-  if (isProblem(copy)) return copy;
+  if (copy instanceof JsonProblem) return copy;
   // Well under the limit (a checkpoint's few kilobytes against its megabytes) the JSON need not be written to be measured.
   if (size.bound <= maxChars) return copy;
   // The copy holds JSON values only, so its JSON has the canonical length: key order never changes a length.
   const length = JSON.stringify(copy).length;
-  if (length > maxChars) return problem([], `at most ${maxChars} characters of JSON (this is ${length})`);
+  if (length > maxChars) return new JsonProblem([], `at most ${maxChars} characters of JSON (this is ${length})`);
   return copy;
 }

@@ -44,6 +44,18 @@ export function compareTuples(a: readonly (string | number)[], b: readonly (stri
   return a.length - b.length;
 }
 
+/** The position in `sorted` (ordered by `compare`) of its first item at or after `key`. */
+export function lowerBound<T>(sorted: readonly T[], key: T, compare: (a: T, b: T) => number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(sorted[mid]!, key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** Sessions: oldest first (`createdAt`, then `id`). */
 export function compareSessions(a: Session, b: Session): number {
   return compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id);

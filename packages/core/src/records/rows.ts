@@ -136,29 +136,32 @@ const envelopeValues = (e: Envelope): RowValue[] => [
 /** The envelope columns, after a table's own. */
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
 
-/** A table's own columns, key first, each with the record field it holds and how: as is, as JSON text, or a scope as its key. */
-type Table = { columns: string; fields: readonly (readonly [column: string, field: string, form: 'value' | 'json' | 'scope'])[] };
+/**
+ * A table's own columns, key first, each with the record field it holds and how: as is, as JSON text, or a scope as
+ * its key; and whether the envelope columns follow them.
+ */
+type Table = { columns: string; fields: readonly (readonly [column: string, field: string, form: 'value' | 'json' | 'scope'])[]; envelope: boolean };
 
 /** The table of these columns: a column holds the field its camel-cased name gives, but for the scope's key and a skill's check. */
-function table(columns: string): Table {
+function table(columns: string, envelope = true): Table {
   const fields = columns.split(', ').map((column) => {
     const field = column === 'scope_key' ? 'scope' : column === 'check_command' ? 'check' : column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
-    return [column, field, column === 'scope_key' ? 'scope' : column === 'metadata' || column === 'tags' ? 'json' : 'value'] as const;
+    return [column, field, column === 'scope_key' ? 'scope' : ['metadata', 'tags', 'value'].includes(column) ? 'json' : 'value'] as const;
   });
-  return { columns: `${columns}, ${ENVELOPE_COLUMNS}`, fields };
+  return { columns: envelope ? `${columns}, ${ENVELOPE_COLUMNS}` : columns, fields, envelope };
 }
 
-function valuesOf({ fields }: Table, record: Envelope): RowValue[] {
-  const of = record as unknown as Record<string, RowValue & Scope>;
+function valuesOf({ fields, envelope }: Table, record: object): RowValue[] {
+  const of = record as Record<string, RowValue & Scope>;
   const own = fields.map(([, field, form]) => (form === 'scope' ? scopeKey(of[field]!) : form === 'json' ? JSON.stringify(of[field]) : of[field]!));
-  return [...own, ...envelopeValues(record)];
+  return envelope ? [...own, ...envelopeValues(record as Envelope)] : own;
 }
 
-function recordOf<R>({ fields }: Table, row: EnvelopeRow): R {
-  const of = row as unknown as Record<string, string>;
+function recordOf<R>({ fields, envelope }: Table, row: object): R {
+  const of = row as Record<string, string>;
   const record: Record<string, unknown> = {};
   for (const [column, field, form] of fields) record[field] = form === 'value' ? of[column] : JSON.parse(of[column]!);
-  return { ...record, ...envelopeOf(row) } as R;
+  return (envelope ? { ...record, ...envelopeOf(row as EnvelopeRow) } : record) as R;
 }
 
 const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at');
@@ -331,27 +334,14 @@ export function operationFromRow(row: OperationRow): OperationEntry {
 
 /** The key of a checkpoint write's row. */
 export const CHECKPOINT_WRITE_KEY = 'thread_id, namespace, checkpoint_id, task_id, idx';
-/** The columns {@link checkpointWriteValues} gives, {@link CHECKPOINT_WRITE_KEY} first. */
-export const CHECKPOINT_WRITE_COLUMNS = `${CHECKPOINT_WRITE_KEY}, task_path, channel, value`;
-
+/** In the order of a write's fields, so a write read back lists them as a written one does. */
+const CHECKPOINT_WRITE = table('thread_id, namespace, checkpoint_id, task_id, task_path, idx, channel, value', false);
+/** The columns {@link checkpointWriteValues} gives, those of {@link CHECKPOINT_WRITE_KEY} among them. */
+export const CHECKPOINT_WRITE_COLUMNS = CHECKPOINT_WRITE.columns;
 /** The values of {@link CHECKPOINT_WRITE_COLUMNS}. */
-export function checkpointWriteValues(w: CheckpointWrite): RowValue[] {
-  return [w.threadId, w.namespace, w.checkpointId, w.taskId, w.idx, w.taskPath, w.channel, JSON.stringify(w.value)];
-}
-
+export const checkpointWriteValues = (w: CheckpointWrite): RowValue[] => valuesOf(CHECKPOINT_WRITE, w);
 /** A checkpoint write from its row. */
-export function checkpointWriteFromRow(r: CheckpointWriteRow): CheckpointWrite {
-  return {
-    threadId: r.thread_id,
-    namespace: r.namespace,
-    checkpointId: r.checkpoint_id,
-    taskId: r.task_id,
-    taskPath: r.task_path,
-    idx: r.idx,
-    channel: r.channel,
-    value: JSON.parse(r.value) as JsonValue,
-  };
-}
+export const checkpointWriteFromRow = (r: CheckpointWriteRow): CheckpointWrite => recordOf(CHECKPOINT_WRITE, r);
 
 /**
  * `ON CONFLICT (key) DO UPDATE SET a = excluded.a, …`: the upsert of a row of

@@ -34,27 +34,23 @@ import { parseSnapshotText } from './snapshot.js';
 /** The format tag of the header line of a stored snapshot. */
 export const BOUND_SNAPSHOT_FORMAT = 'agentstate.bound-snapshot/1';
 
-/** What binds a stored snapshot to its log and its content. */
-export interface SnapshotBinding {
-  /** The identity of the log it was taken from ({@link Log.identity}). */
-  log: string;
-  /** The seq of the last event folded in. */
-  seq: number;
-  /** {@link eventDigest} of the event at `seq` (of no event at seq 0). */
-  event: string;
-  /** SHA-256 (hex) of the snapshot's canonical text. */
-  sha256: string;
-}
-
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+/** A SHA-256 digest in lowercase hex. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 const headerSchema = z.strictObject({
   format: z.literal(BOUND_SNAPSHOT_FORMAT),
+  /** The identity of the log it was taken from ({@link Log.identity}). */
   log: z.string().min(1),
+  /** The seq of the last event folded in. */
   seq: z.number().int().nonnegative(),
+  /** {@link eventDigest} of the event at `seq` (of no event at seq 0). */
   event: z.string().regex(SHA256_HEX),
+  /** SHA-256 (hex) of the snapshot's canonical text. */
   sha256: z.string().regex(SHA256_HEX),
 });
+
+/** What binds a stored snapshot to its log and its content. */
+export type SnapshotBinding = Omit<z.output<typeof headerSchema>, 'format'>;
 
 /** SHA-256 of UTF-8 text, hex: the digest embeddings key their cache by, too. */
 export const sha256Hex: (text: string) => string = contentHash;

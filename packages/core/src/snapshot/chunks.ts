@@ -23,7 +23,7 @@ import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import { type Snapshot, parseSnapshotText, snapshotCollectionsSchema, sortedSnapshot } from './snapshot.js';
 import type { Log, StoredSnapshot } from '../log/log.js';
-import { formatBoundSnapshot, sha256Hex, snapshotBinding } from './binding.js';
+import { formatBoundSnapshot, SHA256_HEX, sha256Hex, snapshotBinding } from './binding.js';
 
 /** The format tag of a head of chunks (two levels: the head names index chunks, which name chunks). */
 export const SNAPSHOT_CHUNKS_FORMAT = 'agentstate.snapshot/5';
@@ -62,19 +62,24 @@ export function chunkStream(sha256: string): string {
 /** The sort key of a record in its collection: its id, or a turn's session and seq, or a checkpoint's or write's key. */
 export type ChunkKey = (string | number)[];
 
-/** One chunk (or index chunk) of a collection as its index chunk (or head) names it. */
-export interface ChunkRef {
+const refSchema = z.strictObject({
   /** The sort key of the chunk's first record (an index chunk's: its first chunk's). */
-  first: ChunkKey;
+  first: z.array(z.union([z.string(), z.number()])),
   /** SHA-256 (hex) of the chunk's text. */
-  sha256: string;
-}
+  sha256: z.string().regex(SHA256_HEX),
+});
+const refs = z.array(refSchema);
+const indexSchema = z.strictObject({
+  format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
+  index: z.strictObject(Object.fromEntries(SNAPSHOT_COLLECTIONS.map((collection) => [collection, refs])) as Record<SnapshotCollection, typeof refs>),
+  seq: z.number().int().nonnegative(),
+});
+
+/** One chunk (or index chunk) of a collection as its index chunk (or head) names it. */
+export type ChunkRef = z.output<typeof refSchema>;
 
 /** The head of a snapshot stored in chunks: its seq and each collection's index chunks in order. */
-export interface ChunkIndex {
-  seq: number;
-  index: Record<SnapshotCollection, ChunkRef[]>;
-}
+export type ChunkIndex = Omit<z.output<typeof indexSchema>, 'format'>;
 
 type AnyRecord = Record<string, unknown>;
 
@@ -131,13 +136,6 @@ export function joinChunk(texts: readonly string[]): string {
   return `[${texts.join(',')}]`;
 }
 
-/** A snapshot cut into chunks: the head's content and every chunk's text by digest. */
-export interface EncodedChunks {
-  head: string;
-  /** Chunk text by SHA-256 (hex); a chunk two collections or positions share appears once. */
-  chunks: Map<string, string>;
-}
-
 /** The ends (exclusive) of the chunks of items with these texts: after an item `ends` marks, once their texts reach {@link CHUNK_MAX_CHARS}, and after the last. */
 function cutEnds(texts: readonly string[], ends: (i: number) => boolean): number[] {
   const out: number[] = [];
@@ -170,8 +168,11 @@ function cutChunks(texts: readonly string[], ends: (i: number) => boolean, first
   return refs;
 }
 
-/** The head text and the chunks of `snapshot`: equal projections give equal bytes, and equal runs of records equal chunks. */
-export function encodeSnapshotChunks(snapshot: Snapshot): EncodedChunks {
+/**
+ * The head text and the chunks of `snapshot` (each chunk's text by its SHA-256, in hex; a chunk two collections or
+ * positions share appears once): equal projections give equal bytes, and equal runs of records equal chunks.
+ */
+export function encodeSnapshotChunks(snapshot: Snapshot): { head: string; chunks: Map<string, string> } {
   const sorted = sortedSnapshot(snapshot);
   const chunks = new Map<string, string>();
   const leaves = {} as Record<SnapshotCollection, ChunkRef[]>;
@@ -205,22 +206,13 @@ export function encodeChunkIndex(head: ChunkIndex): string {
   return canonicalJson({ format: SNAPSHOT_CHUNKS_FORMAT, index: head.index, seq: head.seq });
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-const refSchema = z.strictObject({ first: z.array(z.union([z.string(), z.number()])), sha256: z.string().regex(SHA256_HEX) });
-const refs = z.array(refSchema);
-const indexSchema = z.strictObject({
-  format: z.literal(SNAPSHOT_CHUNKS_FORMAT),
-  index: z.strictObject(Object.fromEntries(SNAPSHOT_COLLECTIONS.map((collection) => [collection, refs])) as Record<SnapshotCollection, typeof refs>),
-  seq: z.number().int().nonnegative(),
-});
-
 /** Canonical head text of chunks begins so (`format` sorts first). */
 export const CHUNK_HEAD_PREFIX = `{"format":"${SNAPSHOT_CHUNKS_FORMAT}",`;
 
 /** Parses a head of chunks; `CorruptionError` when it is not JSON or does not match its schema. */
 export function decodeChunkIndex(content: string, storedSeq: number): ChunkIndex {
-  const head = parseSnapshotText(content, storedSeq, indexSchema, 'snapshot head');
-  return { seq: head.seq, index: head.index };
+  const { format: _format, ...head } = parseSnapshotText(content, storedSeq, indexSchema, 'snapshot head');
+  return head;
 }
 
 /**

@@ -8,7 +8,7 @@
  * or a backend's synchronous read.
  */
 import type { Log, StoredSnapshot } from '../log/log.js';
-import { type ChunkIndex, type SnapshotCollection, CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
+import { type ChunkIndex, CHUNK_HEAD_PREFIX, chunkStream, decodeChunk, decodeIndexChunk, SNAPSHOT_COLLECTIONS } from './chunks.js';
 import { type SnapshotCollections, type SnapshotPart, PART_COLLECTIONS, SNAPSHOT_PARTS } from './parts.js';
 import type { Snapshot } from './snapshot.js';
 
@@ -28,14 +28,8 @@ export interface RowKey {
  * its digest.
  */
 export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: ChunkIndex, parts: readonly SnapshotPart[]): Promise<RowReader> {
-  const index: RowKey[] = [];
-  for (const part of parts)
-    for (const collection of PART_COLLECTIONS[part]) for (const ref of head.index[collection]) index.push({ stream: chunkStream(ref.sha256), seq: 0 });
-  const first = await storedRows(log, index);
-  // Then the chunk rows those index chunks seem to name.
-  const leaves = index.flatMap(({ stream, seq }) => looseIndexDigests(first(stream, seq)).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 })));
-  const second = await storedRows(log, leaves);
-  return (stream, seq) => first(stream, seq) ?? second(stream, seq);
+  const digests = parts.flatMap((part) => PART_COLLECTIONS[part].flatMap((collection) => head.index[collection].map((ref) => ref.sha256)));
+  return (await readTwoLevels(log, digests)).row;
 }
 
 /**
@@ -45,37 +39,49 @@ export async function readHeadRows(log: Pick<Log, 'latestSnapshot'>, head: Chunk
  * Empty for text that does not parse as a head.
  */
 export async function storedHeadRows(log: Pick<Log, 'latestSnapshot'>, stored: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<RowKey[]> {
-  const index = looseChunkDigests(stored.data).map((sha256) => ({ stream: chunkStream(sha256), seq: 0 }));
-  const rows = await storedRows(log, index);
-  const out = new Map<string, RowKey>();
-  for (const key of index) {
-    out.set(key.stream, key);
-    for (const sha256 of looseIndexDigests(rows(key.stream, key.seq))) out.set(chunkStream(sha256), { stream: chunkStream(sha256), seq: 0 });
-  }
-  return [...out.values()];
+  return (await readTwoLevels(log, looseChunkDigests(stored.data))).keys;
+}
+
+const chunkRow = (sha256: string): RowKey => ({ stream: chunkStream(sha256), seq: 0 });
+
+/**
+ * Reads from `log` the index chunks of `digests`, then the chunks they seem
+ * to name, without any check: the key of each row once (an index chunk, then
+ * its chunks), and a reader over them.
+ */
+async function readTwoLevels(log: Pick<Log, 'latestSnapshot'>, digests: readonly string[]): Promise<{ keys: RowKey[]; row: RowReader }> {
+  const first = await storedRows(log, digests.map(chunkRow));
+  const keys = new Map<string, RowKey>();
+  for (const index of digests) for (const sha256 of [index, ...looseIndexDigests(first(chunkStream(index), 0))]) keys.set(sha256, chunkRow(sha256));
+  const leaves = [...keys.values()].filter((key) => first(key.stream, key.seq) === undefined);
+  const second = await storedRows(log, leaves);
+  return { keys: [...keys.values()], row: (stream, seq) => first(stream, seq) ?? second(stream, seq) };
+}
+
+/** The `index` of stored (possibly sealed) head text, parsed without any check; empty when it does not parse as a head. */
+export function looseHeadIndex(data: string): Record<string, unknown> {
+  const newline = data.indexOf('\n');
+  if (newline < 0 || !data.startsWith(CHUNK_HEAD_PREFIX, newline + 1)) return {};
+  const index = (looseJson(data.slice(newline + 1)) as { index?: unknown } | undefined)?.index;
+  return index !== null && typeof index === 'object' ? (index as Record<string, unknown>) : {};
 }
 
 /** The index chunk digests stored head text seems to name, unchecked (see {@link storedHeadRows}). */
 export function looseChunkDigests(data: string): string[] {
-  const newline = data.indexOf('\n');
-  if (newline < 0 || !data.startsWith(CHUNK_HEAD_PREFIX, newline + 1)) return [];
-  try {
-    const index = (JSON.parse(data.slice(newline + 1)) as { index?: Record<string, unknown> }).index ?? {};
-    const out = new Set<string>();
-    for (const list of Object.values(index)) for (const sha256 of refDigests(list)) out.add(sha256);
-    return [...out];
-  } catch {
-    return [];
-  }
+  return [...new Set(Object.values(looseHeadIndex(data)).flatMap(refDigests))];
 }
 
 /** The chunk digests the text of an index chunk seems to name, unchecked (empty when there is no text or it does not parse). */
 export function looseIndexDigests(text: string | undefined): string[] {
-  if (text === undefined) return [];
+  return refDigests(looseJson(text));
+}
+
+/** `text` parsed as JSON; undefined when there is none or it does not parse. */
+export function looseJson(text: string | undefined): unknown {
   try {
-    return refDigests(JSON.parse(text));
+    return text === undefined ? undefined : JSON.parse(text);
   } catch {
-    return [];
+    return undefined;
   }
 }
 
@@ -122,15 +128,11 @@ export function decodeHeadParts(index: ChunkIndex, parts: readonly SnapshotPart[
 
 /** The whole snapshot `index` names, every row checked against its digest and schema. */
 export function assembleHead(index: ChunkIndex, row: RowReader): Snapshot {
-  const snapshot = { seq: index.seq } as Snapshot;
-  for (const collection of SNAPSHOT_COLLECTIONS) (snapshot as unknown as Record<SnapshotCollection, unknown[]>)[collection] = [];
-  for (const piece of decodeHeadParts(index, SNAPSHOT_PARTS, row, true)) {
-    for (const [collection, records] of Object.entries(piece) as [SnapshotCollection, unknown[]][]) {
-      const into = (snapshot as unknown as Record<SnapshotCollection, unknown[]>)[collection];
-      for (const record of records) into.push(record);
-    }
-  }
-  return snapshot;
+  const snapshot: Record<string, unknown> = { seq: index.seq };
+  for (const collection of SNAPSHOT_COLLECTIONS) snapshot[collection] = [];
+  for (const piece of decodeHeadParts(index, SNAPSHOT_PARTS, row, true))
+    for (const [collection, records] of Object.entries(piece)) for (const record of records) (snapshot[collection] as unknown[]).push(record);
+  return snapshot as Snapshot;
 }
 
 /**
@@ -139,10 +141,6 @@ export function assembleHead(index: ChunkIndex, row: RowReader): Snapshot {
  * What `stats` and the inspector report as a snapshot's size.
  */
 export async function storedSnapshotBytes(log: Pick<Log, 'latestSnapshot'>, head: Pick<StoredSnapshot, 'seq' | 'data'>): Promise<number> {
-  let bytes = Buffer.byteLength(head.data);
-  for (const { stream, seq } of await storedHeadRows(log, head)) {
-    const row = await log.latestSnapshot(stream, { upToSeq: seq });
-    if (row?.seq === seq) bytes += Buffer.byteLength(row.data);
-  }
-  return bytes;
+  const { keys, row } = await readTwoLevels(log, looseChunkDigests(head.data));
+  return keys.reduce((bytes, { stream, seq }) => bytes + Buffer.byteLength(row(stream, seq) ?? ''), Buffer.byteLength(head.data));
 }

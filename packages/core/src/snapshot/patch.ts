@@ -16,7 +16,7 @@
  * `ofOtherFormat`, which it cannot patch).
  */
 import { CorruptionError } from '../errors.js';
-import { compareTuples } from '../records/order.js';
+import { compareTuples, lowerBound } from '../records/order.js';
 import { STATE_STREAM, type PurgedRecords } from '../log/events.js';
 import type { LogEvent, StoredSnapshot } from '../log/log.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
@@ -36,7 +36,7 @@ import {
   SNAPSHOT_COLLECTIONS,
 } from './chunks.js';
 import type { SnapshotCodec } from './codecs.js';
-import { looseChunkDigests, looseIndexDigests, type RowKey } from './heads.js';
+import { looseChunkDigests, looseHeadIndex, looseIndexDigests, looseJson, type RowKey } from './heads.js';
 import { unbindHead } from './restore.js';
 
 /** What {@link patchSnapshots} reads. */
@@ -145,7 +145,6 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   const kept: ChunkIndex[] = [];
   const droppedHeads: Pick<StoredSnapshot, 'seq' | 'data'>[] = [];
   for (const head of input.heads) {
-    let next: { data: string; index: ChunkIndex } | undefined;
     try {
       // Checked against the log as it was before the purge.
       const opened = unbindHead(head, input.codec.open(head.data), { head: head.seq, identity: () => input.identity, eventAt: input.before }, lightChunkIndex);
@@ -160,15 +159,14 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
       // so JSON.stringify gives the canonical text, without canonicalJson's sorting of the references.
       const content = JSON.stringify({ format: SNAPSHOT_CHUNKS_FORMAT, index, seq: opened.seq });
       const binding = { log: input.identity, seq: opened.seq, event: eventDigest(input.after(opened.seq)), sha256: sha256Hex(content) };
-      next = { data: input.codec.seal(formatBoundSnapshot(binding, content)), index: { seq: opened.seq, index } };
+      const data = input.codec.seal(formatBoundSnapshot(binding, content));
+      kept.push({ seq: opened.seq, index });
+      save.push({ stream: STATE_STREAM, seq: head.seq, data });
     } catch {
       // Untrusted, missing a row or not sealable here: dropped.
       drop.push({ stream: STATE_STREAM, seq: head.seq });
       droppedHeads.push(head);
-      continue;
     }
-    kept.push(next.index);
-    save.push({ stream: STATE_STREAM, seq: head.seq, data: next.data });
   }
   // The new rows the kept heads name: their new index chunks, and the new chunks those name.
   const keptIndex = new Set<string>();
@@ -187,7 +185,7 @@ export function patchSnapshots(input: SnapshotPatchInput): SnapshotPatch {
   // names it, and every head at or after it was patched to its new text or dropped: its old row goes.
   const gone = new Set<string>();
   for (const [old, next] of memo) if (next !== old && !saved.has(old)) gone.add(old);
-  if (droppedHeads.length > 0) for (const sha256 of unshared(droppedHeads, kept, fresh, input)) if (!saved.has(sha256)) gone.add(sha256);
+  if (droppedHeads.length > 0) for (const sha256 of unshared(droppedHeads, keptIndex, fresh, input)) if (!saved.has(sha256)) gone.add(sha256);
   for (const sha256 of gone) drop.push({ stream: chunkStream(sha256), seq: 0 });
   return { save: [...rows, ...save], drop, patched: save.length, dropped: droppedHeads.length };
 }
@@ -203,33 +201,22 @@ function positions(refs: readonly ChunkRef[], keys: readonly ChunkKey[]): Set<nu
   const at = new Set<number>();
   if (keys.length === 0) return at;
   for (let i = 0; i < refs.length; i += 1) {
-    const from = lowerBound(keys, refs[i]!.first);
+    const from = lowerBound(keys, refs[i]!.first, compareTuples);
     if (from < keys.length && (i === refs.length - 1 || compareTuples(keys[from]!, refs[i + 1]!.first) < 0)) at.add(i);
   }
   return at;
 }
 
-/** The position of the first of the sorted `keys` at or after `key`. */
-function lowerBound(keys: readonly ChunkKey[], key: ChunkKey): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareTuples(keys[mid]!, key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * The rows (index chunks and chunks) that only the dropped heads name: not
- * the kept heads, nor the heads before the first rewritten seq. Read loosely;
+ * the kept heads (whose index chunks are `keptIndex`), nor the heads before
+ * the first rewritten seq. Read loosely;
  * a row another head's index chunk might name, when that index chunk cannot
  * be read, is kept (a leftover row, never a missing one).
  */
 function unshared(
   dropped: readonly Pick<StoredSnapshot, 'seq' | 'data'>[],
-  kept: readonly ChunkIndex[],
+  keptIndex: ReadonlySet<string>,
   fresh: ReadonlyMap<string, string>,
   input: SnapshotPatchInput,
 ): string[] {
@@ -243,8 +230,7 @@ function unshared(
       for (const leaf of looseIndexDigests(text(index))) candidates.add(leaf);
     }
   if (candidates.size === 0) return [];
-  const others = new Set<string>();
-  for (const head of kept) for (const collection of SNAPSHOT_COLLECTIONS) for (const ref of head.index[collection]) others.add(ref.sha256);
+  const others = new Set(keptIndex);
   for (const head of input.olderHeads()) for (const index of looseChunkDigests(head.data)) others.add(index);
   let complete = true;
   for (const index of [...others]) {
@@ -271,32 +257,17 @@ export function chunksToPatch(
 ): string[] {
   const keys = purgedKeys(purged);
   const out = new Set<string>();
-  const within = (text: string | undefined, collection: Purgeable): void => {
-    let refs: unknown;
-    try {
-      refs = text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      return;
-    }
-    if (Array.isArray(refs))
-      for (const i of positions(refs as ChunkRef[], keys[collection].keys)) if (typeof refs[i]?.sha256 === 'string') out.add(refs[i].sha256);
+  const within = (refs: unknown, collection: Purgeable, then: (sha256: string) => void): void => {
+    if (!Array.isArray(refs)) return;
+    for (const i of positions(refs as ChunkRef[], keys[collection].keys)) if (typeof refs[i]?.sha256 === 'string') then(refs[i].sha256);
   };
   for (const head of heads) {
-    let index: Partial<ChunkIndex['index']>;
-    try {
-      index = (JSON.parse(head.data.slice(head.data.indexOf('\n') + 1)) as { index?: Partial<ChunkIndex['index']> }).index ?? {};
-    } catch {
-      continue;
-    }
+    const index = looseHeadIndex(head.data);
     for (const collection of Object.keys(ERASE) as Purgeable[]) {
-      const refs = index[collection];
-      if (!Array.isArray(refs)) continue;
-      for (const i of positions(refs, keys[collection].keys)) {
-        const sha256 = refs[i]?.sha256;
-        if (typeof sha256 !== 'string') continue;
+      within(index[collection], collection, (sha256) => {
         out.add(sha256);
-        within(chunk(sha256), collection);
-      }
+        within(looseJson(chunk(sha256)), collection, (leaf) => out.add(leaf));
+      });
     }
   }
   return [...out];

@@ -44,11 +44,6 @@ export interface LoadedSnapshot {
 /** `<codec id>:` at the start of sealed text; plain snapshot text starts with `{`. */
 const SEALED_PREFIX = /^([A-Za-z0-9][\w.-]*):/;
 
-/** The id of the codec `data` claims to be sealed with, if it looks sealed. */
-export function sealedWith(data: string): string | undefined {
-  return SEALED_PREFIX.exec(data)?.[1];
-}
-
 /** Raised for a snapshot that may be sound but cannot be checked with the codec at hand. */
 class UncheckableSnapshotError extends SnapshotSealError {
   constructor(
@@ -61,7 +56,7 @@ class UncheckableSnapshotError extends SnapshotSealError {
 }
 
 function open(codec: SnapshotCodec, data: string): string {
-  const sealed = sealedWith(data);
+  const sealed = SEALED_PREFIX.exec(data)?.[1];
   const expected = codec.id === plainCodec.id ? undefined : codec.id;
   if (sealed !== expected) {
     if (sealed === undefined) throw new UncheckableSnapshotError(`not sealed, but snapshots must be sealed with ${codec.id} here`);
@@ -133,25 +128,18 @@ export function trustStoredSnapshot(stored: Pick<StoredSnapshot, 'seq' | 'data'>
   return assembleHead(openStoredSnapshot(stored, ctx), ctx.row ?? (() => undefined));
 }
 
-/** The result of {@link loadSnapshotHead}. */
-export interface LoadedSnapshotHead {
-  /** The head of the snapshot to start from, or undefined for a full fold. */
-  opened: ChunkIndex | undefined;
-  /** Newer snapshots that were refused. */
-  skipped: SkippedSnapshot[];
-}
-
 /**
- * The newest stored snapshot at or below `head` whose own text checks out,
- * without reading its chunks; `accept` may refuse it still (by throwing),
- * and the next older one is tried.
+ * The head of the newest stored snapshot at or below `head` whose own text
+ * checks out (undefined: none, for a full fold), without reading its chunks,
+ * and the newer ones refused; `accept` may refuse it still (by throwing), and
+ * the next older one is tried.
  */
 export async function loadSnapshotHead(
   log: Pick<Log, 'read' | 'latestSnapshot' | 'identity'>,
   codec: SnapshotCodec,
   head: number,
   accept: (opened: ChunkIndex) => Promise<ChunkIndex> = async (opened) => opened,
-): Promise<LoadedSnapshotHead> {
+): Promise<{ opened: ChunkIndex | undefined; skipped: SkippedSnapshot[] }> {
   const skipped: SkippedSnapshot[] = [];
   // Read once, and only once a snapshot is stored.
   let identity: Promise<() => string> | undefined;

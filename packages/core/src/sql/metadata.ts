@@ -10,8 +10,7 @@
 import type { JsonObject } from '../records/json.js';
 import type { WhereCondition, WhereFilter, WhereScalar } from '../records/where.js';
 import { metadataLeaves, metadataValue, pathKey } from '../records/rows.js';
-import type { VerifyProblem } from '../verify/report.js';
-import { listed } from '../verify/replay.js';
+import { type VerifyProblem, listed } from '../verify/report.js';
 
 /** Collects a statement's parameter values; {@link add} returns the placeholder of the value, in text order. */
 export class Params {

@@ -4,10 +4,7 @@
  */
 import { entryFor } from '../map-entry.js';
 import type { HistoryRow } from '../log/history-index.js';
-import type { VerifyProblem } from './report.js';
-
-/** Records named per problem. */
-const MAX_LISTED = 5;
+import { type VerifyProblem, listed } from './report.js';
 
 /**
  * Differences between the stored history index (`stored`, any order) and
@@ -23,16 +20,6 @@ export function checkHistoryIndex(stored: Iterable<HistoryRow>, replayed: Readon
     if ((replayed.get(id) ?? []).join(',') !== seqs.join(',')) differing.push(id);
   }
   if (differing.length === 0) return [];
-  const listed = differing
-    .slice(0, MAX_LISTED)
-    .map((id) => JSON.stringify(id))
-    .join(', ');
-  return [
-    {
-      part: 'tables',
-      object: 'record_events',
-      message: `the history index differs from the log for ${differing.length} record(s): ${listed}${differing.length > MAX_LISTED ? ', …' : ''}`,
-      repair: 'rebuild',
-    },
-  ];
+  const message = `the history index differs from the log for ${differing.length} record(s): ${listed(differing.map((id) => JSON.stringify(id)))}`;
+  return [{ part: 'tables', object: 'record_events', message, repair: 'rebuild' }];
 }

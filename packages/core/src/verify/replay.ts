@@ -3,48 +3,33 @@
  * (dense seqs, each row's checksum, full payload validation) and replayed in
  * memory; the tables must equal the replay at their seq, byte for byte (the
  * canonical snapshot text), and every stored snapshot a loader would trust
- * must equal the replay at its seq. {@link ReplayCheck} is fed by the
- * backend, synchronously (SQLite, inside one read transaction) or through
- * {@link checkReplay} over a log view of one consistent transaction.
+ * must equal the replay at its seq. A backend runs {@link checkReplay} over
+ * a log view of one consistent transaction.
  */
 import { CorruptionError } from '../errors.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { ErasureMarks } from '../log/erasure-marks.js';
 import { STATE_STREAM } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
-import { type Log, type LogEvent, type StoredSnapshot, follows } from '../log/log.js';
+import { type Log, type LogEvent, follows } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { InMemoryState } from '../fold/state.js';
 import { eventAt, identityOf, sha256Hex } from '../snapshot/binding.js';
 import { type SnapshotCodec, plainCodec } from '../snapshot/codecs.js';
-import { type SkippedSnapshot, type SnapshotTrustContext, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
+import { type SkippedSnapshot, skippedSnapshot, trustStoredSnapshot } from '../snapshot/restore.js';
 import { storedHeadRows, storedRows } from '../snapshot/heads.js';
 import { type Snapshot, encodeSnapshot } from '../snapshot/snapshot.js';
 import type { HistoryRow } from '../log/history-index.js';
 import { checkHistoryIndex } from './history.js';
-import type { VerifyProblem, VerifyReport } from './report.js';
+import { type VerifyProblem, type VerifyReport, listed } from './report.js';
 
 /** Events read per batch. */
 export const REPLAY_BATCH = 5_000;
-const MAX_LISTED = 5;
 
 /** The replay's part of a verification report, with the problems it found. */
 export type ReplayResult = Pick<VerifyReport, 'events' | 'tablesSeq' | 'sha256' | 'bytes' | 'differences' | 'storedSnapshot' | 'skippedSnapshots'> & {
   problems: VerifyProblem[];
 };
-
-/** What a replay check compares against. */
-export interface ReplayCheckOptions {
-  /** The tables, captured in the same consistent read as the log. */
-  tables: Snapshot;
-  /** The head of the `state` stream in that read. */
-  head: number;
-  /** Opens stored snapshots. Default: plain. */
-  codec?: SnapshotCodec | undefined;
-  upcasters?: UpcasterRegistry | undefined;
-  /** The log's `state` seqs are positions that may skip numbers ({@link Log.gapped}). */
-  gapped?: boolean | undefined;
-}
 
 /** A problem of the log, which only a backup repairs. */
 const logProblem = (message: string): VerifyProblem => ({ part: 'log', object: 'events', message, repair: 'restore-backup' });
@@ -54,133 +39,16 @@ export function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/**
- * Replays the `state` stream batch by batch and compares: give it every
- * stored snapshot first ({@link storedSnapshot}), then the events in seq
- * order ({@link apply}), then take the {@link result}.
- */
-export class ReplayCheck {
-  readonly #state = new InMemoryState();
-  readonly #marks = new ErasureMarks();
-  /** The first false `erasedBy` mark found, if any. */
-  #forged: string | undefined;
-  /** Digests of the trusted stored snapshots, by seq. */
-  readonly #stored = new Map<number, string>();
-  readonly #skipped: SkippedSnapshot[] = [];
-  /** Whether each trusted stored snapshot equals the replay at its seq. */
-  readonly #results = new Map<number, boolean>();
-  readonly #problems: VerifyProblem[] = [];
-  #folded: Snapshot | undefined;
-  #started = false;
-  #readable = true;
-
-  constructor(private readonly options: ReplayCheckOptions) {}
-
-  /** The seq replayed so far. */
-  get seq(): number {
-    return this.#state.seq;
-  }
-
-  /** The trust context of a stored snapshot, completed with the codec and head. */
-  trust(ctx: Pick<SnapshotTrustContext, 'identity' | 'eventAt' | 'row'>): SnapshotTrustContext {
-    return { codec: this.options.codec ?? plainCodec, head: this.options.head, ...ctx };
-  }
-
-  /** Checks one stored `state` snapshot as a loader would: trusted ones are compared with the replay at their seq. */
-  storedSnapshot(row: Pick<StoredSnapshot, 'seq' | 'data'>, trust: SnapshotTrustContext): void {
-    try {
-      this.#stored.set(row.seq, sha256Hex(encodeSnapshot(trustStoredSnapshot(row, trust))));
-    } catch (error) {
-      this.#skipped.push(skippedSnapshot(row.seq, error));
-    }
-  }
-
-  /** Applies the next events of the stream; a gap or an undecodable event throws a `CorruptionError`. */
-  apply(events: readonly LogEvent[]): void {
-    this.#start();
-    const state = this.#state;
-    for (const event of events) {
-      if (!follows(this.options, state.seq, event.seq))
-        throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
-      const change = decodeStateEvent(event, { upcasters: this.options.upcasters });
-      state.apply(change, event.seq);
-      this.#forged ??= this.#marks.add(change, event.seq);
-      this.#compareStored();
-      if (event.seq === this.options.tables.seq) this.#folded = state.capture();
-    }
-  }
-
-  /**
-   * The history index of the replay (record id → seqs), when the log was
-   * replayed up to the tables' seq: a backend compares its own index with it.
-   */
-  replayedHistory(): ReadonlyMap<string, readonly number[]> | undefined {
-    return this.#readable && this.#state.seq === this.options.tables.seq ? this.#state.history : undefined;
-  }
-
-  /** Records that the stream cannot be replayed past the seq reached. */
-  failed(error: unknown): void {
-    this.#readable = false;
-    this.#problems.push(logProblem(`the log cannot be replayed: ${describeError(error)}`));
-  }
-
-  /** Records that another stream cannot be read back. */
-  streamFailed(stream: string, error: unknown): void {
-    this.#problems.push(logProblem(`stream ${stream} cannot be read back: ${describeError(error)}`));
-  }
-
-  /** The outcome: problems of the log, then the tables' differences, then the stored snapshots'. */
-  result(): ReplayResult {
-    this.#start();
-    const { tables, head } = this.options;
-    const problems = [...this.#problems];
-    const forged = this.#forged ?? (this.#readable && this.#state.seq === head ? this.#marks.finish()?.reason : undefined);
-    if (forged !== undefined) problems.push(logProblem(`a purge mark is false: ${forged}`));
-    if (this.#readable && this.#state.seq < head) problems.push(logProblem(`the stream's head is seq ${head}, but its events end at seq ${this.#state.seq}`));
-    const folded = this.#folded;
-    const differences: string[] = [];
-    if (this.#readable && tables.seq > head) differences.push(`the tables are at seq ${tables.seq}, the log ends at ${head}`);
-    else if (folded && encodeSnapshot(folded) !== encodeSnapshot(tables)) {
-      differences.push(...diffSnapshots(tables, folded));
-      if (differences.length === 0) differences.push('the canonical texts differ');
-    }
-    for (const d of differences) problems.push({ part: 'tables', message: d, repair: 'rebuild' });
-    const snapshotProblem = (message: string): VerifyProblem => ({ part: 'snapshots', object: 'snapshots', message, repair: 'export-import' });
-    for (const [seq, matches] of this.#results) if (!matches) problems.push(snapshotProblem(`the stored snapshot at seq ${seq} differs from the log`));
-    for (const s of this.#skipped) if (s.damaged) problems.push(snapshotProblem(`the stored snapshot at seq ${s.seq} is damaged: ${s.reason}`));
-    const newest = [...this.#results.keys()].sort((a, b) => b - a)[0];
-    const text = folded ? encodeSnapshot(folded) : '';
-    return {
-      problems,
-      events: this.#state.seq,
-      tablesSeq: tables.seq,
-      sha256: folded ? sha256Hex(text) : '',
-      bytes: Buffer.byteLength(text),
-      differences,
-      storedSnapshot: newest === undefined ? null : { seq: newest, matches: this.#results.get(newest)!, codec: (this.options.codec ?? plainCodec).id },
-      skippedSnapshots: this.#skipped,
-    };
-  }
-
-  /** Before the first event: the empty state is seq 0, which tables or a snapshot may stand at. */
-  #start(): void {
-    if (this.#started) return;
-    this.#started = true;
-    if (this.options.tables.seq === 0) this.#folded = this.#state.capture();
-    this.#compareStored();
-  }
-
-  #compareStored(): void {
-    const digest = this.#stored.get(this.#state.seq);
-    if (digest !== undefined) this.#results.set(this.#state.seq, sha256Hex(encodeSnapshot(this.#state.capture())) === digest);
-  }
-}
-
 /** The part of a log a replay check reads, all from one consistent read. */
 export type ReplaySource = Pick<Log, 'head' | 'read' | 'latestSnapshot' | 'identity' | 'gapped'>;
 
 /** Options of {@link checkReplay}. */
-export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
+export interface CheckReplayOptions {
+  /** The tables, captured in the same consistent read as the log. */
+  tables: Snapshot;
+  /** Opens stored snapshots. Default: plain. */
+  codec?: SnapshotCodec | undefined;
+  upcasters?: UpcasterRegistry | undefined;
   /** The streams besides `state`, read back for their checksums and seq order. */
   otherStreams?: readonly string[];
   /** Called while the log is replayed, with the events done and the total. */
@@ -191,35 +59,72 @@ export interface CheckReplayOptions extends Omit<ReplayCheckOptions, 'head'> {
 
 /**
  * Replays `source` (a view of one consistent read: a backend's read-only
- * transaction) against `options.tables` and its stored snapshots.
+ * transaction) against `options.tables` and its stored snapshots: every
+ * stored snapshot a loader would trust is checked first, then the events are
+ * replayed in seq order, each trusted snapshot compared with the replay at
+ * its seq. Problems of the log come first, then the tables' differences, then
+ * the stored snapshots'.
  */
 export async function checkReplay(source: ReplaySource, options: CheckReplayOptions): Promise<ReplayResult> {
+  const { tables } = options;
+  const codec = options.codec ?? plainCodec;
   const head = await source.head(STATE_STREAM);
-  const check = new ReplayCheck({ ...options, head, gapped: source.gapped });
   const ownIdentity = await identityOf(source);
+  /** Digests of the trusted stored snapshots, by seq. */
+  const stored = new Map<number, string>();
+  const skipped: SkippedSnapshot[] = [];
   for (let upToSeq = head; upToSeq >= 0; ) {
-    const stored = await source.latestSnapshot(STATE_STREAM, { upToSeq });
-    if (!stored) break;
+    const row = await source.latestSnapshot(STATE_STREAM, { upToSeq });
+    if (!row) break;
     let event: LogEvent | undefined;
     try {
-      event = await eventAt(source, stored.seq);
+      event = await eventAt(source, row.seq);
     } catch {
       // An unreadable event fails the binding check below, and the replay reports the event itself.
     }
     // Read ahead: the trust check is synchronous.
-    const rows = await storedRows(source, await storedHeadRows(source, stored));
-    check.storedSnapshot(stored, check.trust({ identity: ownIdentity, eventAt: (seq) => (seq === stored.seq ? event : undefined), row: rows }));
-    upToSeq = stored.seq - 1;
+    const rows = await storedRows(source, await storedHeadRows(source, row));
+    try {
+      const snapshot = trustStoredSnapshot(row, { codec, head, identity: ownIdentity, eventAt: (seq) => (seq === row.seq ? event : undefined), row: rows });
+      stored.set(row.seq, sha256Hex(encodeSnapshot(snapshot)));
+    } catch (error) {
+      skipped.push(skippedSnapshot(row.seq, error));
+    }
+    upToSeq = row.seq - 1;
   }
+
+  const state = new InMemoryState();
+  const marks = new ErasureMarks();
+  /** Whether each trusted stored snapshot equals the replay at its seq. */
+  const results = new Map<number, boolean>();
+  const compareStored = (): void => {
+    const digest = stored.get(state.seq);
+    if (digest !== undefined) results.set(state.seq, sha256Hex(encodeSnapshot(state.capture())) === digest);
+  };
+  // The empty state is seq 0, which tables or a snapshot may stand at.
+  let folded = tables.seq === 0 ? state.capture() : undefined;
+  compareStored();
+  const problems: VerifyProblem[] = [];
+  /** The first false `erasedBy` mark found, if any. */
+  let forged: string | undefined;
+  let readable = true;
   try {
-    while (check.seq < head) {
-      const batch = await source.read({ stream: STATE_STREAM, afterSeq: check.seq, limit: REPLAY_BATCH });
+    while (state.seq < head) {
+      const batch = await source.read({ stream: STATE_STREAM, afterSeq: state.seq, limit: REPLAY_BATCH });
       if (batch.length === 0) break;
-      check.apply(batch);
-      options.onProgress?.(check.seq, head);
+      for (const event of batch) {
+        if (!follows(source, state.seq, event.seq)) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${state.seq + 1}: the stream has a gap`);
+        const change = decodeStateEvent(event, { upcasters: options.upcasters });
+        state.apply(change, event.seq);
+        forged ??= marks.add(change, event.seq);
+        compareStored();
+        if (event.seq === tables.seq) folded = state.capture();
+      }
+      options.onProgress?.(state.seq, head);
     }
   } catch (error) {
-    check.failed(error);
+    readable = false;
+    problems.push(logProblem(`the log cannot be replayed: ${describeError(error)}`));
   }
   for (const stream of options.otherStreams ?? []) {
     let seq = 0;
@@ -233,13 +138,37 @@ export async function checkReplay(source: ReplaySource, options: CheckReplayOpti
         }
       }
     } catch (error) {
-      check.streamFailed(stream, error);
+      problems.push(logProblem(`stream ${stream} cannot be read back: ${describeError(error)}`));
     }
   }
-  const result = check.result();
-  const replayed = check.replayedHistory();
-  if (replayed && options.historyIndex) result.problems.push(...checkHistoryIndex(await options.historyIndex(), replayed));
-  return result;
+
+  forged ??= readable && state.seq === head ? marks.finish()?.reason : undefined;
+  if (forged !== undefined) problems.push(logProblem(`a purge mark is false: ${forged}`));
+  if (readable && state.seq < head) problems.push(logProblem(`the stream's head is seq ${head}, but its events end at seq ${state.seq}`));
+  const differences: string[] = [];
+  if (readable && tables.seq > head) differences.push(`the tables are at seq ${tables.seq}, the log ends at ${head}`);
+  else if (folded && encodeSnapshot(folded) !== encodeSnapshot(tables)) {
+    differences.push(...diffSnapshots(tables, folded));
+    if (differences.length === 0) differences.push('the canonical texts differ');
+  }
+  for (const d of differences) problems.push({ part: 'tables', message: d, repair: 'rebuild' });
+  const snapshotProblem = (message: string): VerifyProblem => ({ part: 'snapshots', object: 'snapshots', message, repair: 'export-import' });
+  for (const [seq, matches] of results) if (!matches) problems.push(snapshotProblem(`the stored snapshot at seq ${seq} differs from the log`));
+  for (const s of skipped) if (s.damaged) problems.push(snapshotProblem(`the stored snapshot at seq ${s.seq} is damaged: ${s.reason}`));
+  // The history index of the replay (record id → seqs), when the log was replayed up to the tables' seq.
+  if (readable && state.seq === tables.seq && options.historyIndex) problems.push(...checkHistoryIndex(await options.historyIndex(), state.history));
+  const newest = [...results.keys()].sort((a, b) => b - a)[0];
+  const text = folded ? encodeSnapshot(folded) : '';
+  return {
+    problems,
+    events: state.seq,
+    tablesSeq: tables.seq,
+    sha256: folded ? sha256Hex(text) : '',
+    bytes: Buffer.byteLength(text),
+    differences,
+    storedSnapshot: newest === undefined ? null : { seq: newest, matches: results.get(newest)!, codec: codec.id },
+    skippedSnapshots: skipped,
+  };
 }
 
 /** What differs between two snapshots, collection by collection, a few keys each. */
@@ -269,10 +198,4 @@ function compare<T>(name: string, tables: readonly T[], folded: readonly T[], ke
   if (extra.length) out.push(`${name}: ${extra.length} in the tables but not in the log (${listed(extra)})`);
   if (changed.length) out.push(`${name}: ${changed.length} differ from the log (${listed(changed)})`);
   return out;
-}
-
-/** The first few of `keys` for a problem's message, with `…` when there are more. */
-export function listed(keys: readonly (string | number)[]): string {
-  const shown = keys.slice(0, MAX_LISTED).join(', ');
-  return keys.length > MAX_LISTED ? `${shown}, …` : shown;
 }

@@ -83,3 +83,12 @@ export const REPAIR_ADVICE: Record<Repair, string> = {
     'run `agentstate export > state.jsonl`, then `agentstate import --db <new file> state.jsonl`, check the new file with `agentstate verify` and use it instead of the damaged one',
   'restore-backup': 'the event log itself is unreadable: restore the file from a backup (export whatever still exports first, to keep a copy)',
 };
+
+/** Keys named per problem. */
+const MAX_LISTED = 5;
+
+/** The first few of `keys` for a problem's message, with `…` when there are more. */
+export function listed(keys: readonly (string | number)[]): string {
+  const shown = keys.slice(0, MAX_LISTED).join(', ');
+  return keys.length > MAX_LISTED ? `${shown}, …` : shown;
+}
