@@ -48,30 +48,20 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   return storeAt(path, options);
 }
 
-/** A store over the database `target` names, which it owns. */
-async function storeAt(target: string, options: SqliteStoreOptions): Promise<AgentStateStore> {
-  const { provider, store } = storeParts(options);
-  return new AgentStateStore(await openDatabase(target, provider), store);
-}
-
 /**
- * The provider's options and the store's of an `open…Store` call: LangChain
+ * A store over the database `target` names, which it owns: LangChain
  * `index.embeddings` become the provider's embedder, the rest of `index` and
  * `batchId` the store's. Without either embedder the store searches
  * lexically, as `InMemoryStore` without `index` does not search by meaning.
  */
-function storeParts<P extends { embedder?: OpenOptions['embedder'] }>(
-  options: P & { index?: SqliteStoreIndex; batchId?: AgentStateStoreOptions['batchId'] },
-): { provider: P; store: AgentStateStoreOptions } {
-  const { index, batchId, ...rest } = options;
-  const provider = rest as unknown as P;
+async function storeAt(target: string, options: SqliteStoreOptions): Promise<AgentStateStore> {
+  const { index, batchId, ...open } = options;
   if (index?.embeddings) {
-    if (provider.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
-    provider.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
+    if (open.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
+    open.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
   }
-  provider.embedder ??= 'none';
-  const fields = index?.fields ? { index: { fields: index.fields } } : {};
-  return { provider, store: { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true } };
+  const store = { ...(index?.fields ? { index: { fields: index.fields } } : {}), ...(batchId ? { batchId } : {}), ownsProvider: true };
+  return new AgentStateStore(await openDatabase(target, { ...open, embedder: open.embedder ?? 'none' }), store);
 }
 
 /** A checkpointer over `provider` (any backend); closing the provider stays the caller's job. */
