@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { CreateSessionInput, EventSourcedProvider, Turn, TurnInput } from '@agentstate/core';
 import {
+  canonicalJson,
   ConflictError,
   decodeStateEvent,
   EventTypes,
@@ -20,7 +21,7 @@ import {
 import type { OpenOptions } from '@agentstate/open';
 import { openDatabase } from '@agentstate/open';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
-import { canonical, encodeValue } from './codec.js';
+import { encodeValue } from './codec.js';
 import { checkItem, itemToTurn, turnToItem } from './items.js';
 
 /** How an {@link AgentStateSession} finds or creates its agentstate session. */
@@ -51,7 +52,7 @@ function operationKey(...parts: string[]): string {
 }
 
 /** Structural identity of items, `undefined` fields and bytes included. */
-const fingerprint = (items: readonly AgentInputItem[]): string => canonical(encodeValue(items));
+const fingerprint = (items: readonly AgentInputItem[]): string => canonicalJson(encodeValue(items));
 
 /**
  * A durable {@link SessionHistoryTransactionAwareSession} over an agentstate
