@@ -125,16 +125,14 @@ export class AgentStateSaver extends BaseCheckpointSaver {
       ...(storeFilter && entries.length > 0 ? { metadata: storeFilter } : {}),
     };
     let found: StoredTuple[];
-    if (checkpointId) {
+    if (checkpointId && threadId && namespace !== undefined && entries.length === 0) {
       // One id names at most one checkpoint per (thread, namespace).
-      const exact = threadId && namespace !== undefined && entries.length === 0;
-      found = exact
-        ? [await this.provider.checkpoints.get({ threadId, namespace, checkpointId })].filter((t) => t !== undefined)
-        : (await this.provider.checkpoints.list(narrowed)).filter((t) => t.checkpoint.checkpointId === checkpointId);
-      if (beforeId) found = found.filter((t) => t.checkpoint.checkpointId < beforeId);
+      const one = await this.provider.checkpoints.get({ threadId, namespace, checkpointId });
+      found = one && !(beforeId && checkpointId >= beforeId) ? [one] : [];
     } else {
-      const pageLimit = !local && limit !== undefined && limit <= LIMITS.pageSize ? limit : 0;
+      const pageLimit = !checkpointId && !local && limit !== undefined && limit <= LIMITS.pageSize ? limit : 0;
       found = await this.provider.checkpoints.list({ ...narrowed, ...(beforeId ? { before: beforeId } : {}), limit: pageLimit });
+      if (checkpointId) found = found.filter((t) => t.checkpoint.checkpointId === checkpointId);
     }
     let left = limit ?? Number.POSITIVE_INFINITY;
     const cache: ReadCache = new Map();
