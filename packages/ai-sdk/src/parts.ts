@@ -24,11 +24,6 @@ const RESULT_STATES = new Set(['output-available', 'output-error']);
 /** The `metadata` of a part written whole; its `data` is the UI part. */
 const WHOLE = { uiPart: true } as const;
 
-/** The fields of `fields` whose value is defined (the tool fields a state does not use may be unset). */
-function defined(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-}
-
 /** `{ metadata: { ui } }` when there are UI fields left over, else nothing. */
 function uiMetadata(rest: Record<string, unknown>): { metadata?: JsonObject } {
   return Object.keys(rest).length === 0 ? {} : { metadata: { ui: rest as JsonObject } };
@@ -65,10 +60,10 @@ function toolCounterparts(part: UIPartLike): unknown[] | undefined {
   if (typeof state !== 'string' || typeof toolCallId !== 'string') return undefined;
   if (state === 'output-available' && output === undefined) return undefined;
   if (state === 'output-error' && typeof errorText !== 'string') return undefined;
-  // Fields the state does not explain are kept rather than dropped.
+  // Fields the state does not explain are kept rather than dropped; those a state does not use may be unset.
   const extra = RESULT_STATES.has(state) ? {} : { output, errorText };
   const ui = { ...rest, ...extra, state, ...(dynamic ? { dynamic: true } : {}), ...(input === undefined ? { noInput: true } : {}) };
-  const call = { type: 'tool-call', callId: toolCallId, toolName: name, input: input ?? null, metadata: { ui: defined(ui) } };
+  const call = { type: 'tool-call', callId: toolCallId, toolName: name, input: input ?? null, metadata: { ui: dropUndefined(ui) } };
   if (!RESULT_STATES.has(state)) return [call];
   const isError = state === 'output-error';
   return [call, { type: 'tool-result', callId: toolCallId, toolName: name, output: isError ? errorText : output, isError }];

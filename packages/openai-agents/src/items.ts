@@ -73,6 +73,11 @@ export function checkItem(item: unknown, path: string): AgentInputItem {
   return item as AgentInputItem;
 }
 
+/** {@link checkItem} of each of `items`, the one at `i` named `path.i`. */
+export function checkItems(items: readonly unknown[], path: string): AgentInputItem[] {
+  return items.map((item, i) => checkItem(item, `${path}.${i}`));
+}
+
 /** Who speaks an item, as a turn role. */
 function roleOf(item: Fields): TurnRole {
   const type = item.type ?? 'message';

@@ -22,7 +22,7 @@ import type { OpenOptions } from '@agentstate/open';
 import { openDatabase } from '@agentstate/open';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
 import { encodeValue } from './codec.js';
-import { checkItem, itemToTurn, turnToItem } from './items.js';
+import { checkItems, itemToTurn, turnToItem } from './items.js';
 
 /** How an {@link AgentStateSession} finds or creates its agentstate session. */
 export interface AgentStateSessionOptions {
@@ -77,7 +77,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
   constructor(provider: EventSourcedProvider, options: AgentStateSessionOptions = {}) {
     this.#provider = provider;
     this.#options = options;
-    this.#seed = (options.initialItems ?? []).map((item, i) => parseInput(turnInputSchema, itemToTurn(checkItem(item, `initialItems.${i}`))));
+    this.#seed = checkItems(options.initialItems ?? [], 'initialItems').map((item) => parseInput(turnInputSchema, itemToTurn(item)));
   }
 
   /**
@@ -145,7 +145,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
 
   /** Appends `items` in one atomic write: all of them or, when one is invalid, none. */
   async addItems(items: AgentInputItem[]): Promise<void> {
-    const turns = items.map((item, i) => itemToTurn(checkItem(item, `items.${i}`)));
+    const turns = checkItems(items, 'items').map(itemToTurn);
     if (turns.length === 0) return;
     await this.#provider.sessions.replaceSuffix(await this.getSessionId(), { expected: [], turns });
   }
@@ -239,16 +239,13 @@ function checkTransaction(args: SessionHistoryTransactionArgs): { operationId: s
   const { operationId, transaction } = args ?? {};
   if (typeof operationId !== 'string' || operationId.trim() === '') throw new ValidationError('operationId', 'must be a non-empty string');
   if (transaction?.type === 'append_items' && Array.isArray(transaction.items)) {
-    return { operationId, transaction: { type: 'append_items', items: transaction.items.map((item, i) => checkItem(item, `transaction.items.${i}`)) } };
+    return { operationId, transaction: { type: 'append_items', items: checkItems(transaction.items, 'transaction.items') } };
   }
   if (transaction?.type === 'replace_suffix' && Array.isArray(transaction.expectedSuffix) && Array.isArray(transaction.replacement)) {
+    const expectedSuffix = checkItems(transaction.expectedSuffix, 'transaction.expectedSuffix');
     return {
       operationId,
-      transaction: {
-        type: 'replace_suffix',
-        expectedSuffix: transaction.expectedSuffix.map((item, i) => checkItem(item, `transaction.expectedSuffix.${i}`)),
-        replacement: transaction.replacement.map((item, i) => checkItem(item, `transaction.replacement.${i}`)),
-      },
+      transaction: { type: 'replace_suffix', expectedSuffix, replacement: checkItems(transaction.replacement, 'transaction.replacement') },
     };
   }
   throw new ValidationError('transaction', 'must be an append_items or replace_suffix transaction');
