@@ -165,9 +165,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
           settings,
           positions.map((i) => texts[i]!),
         );
-        positions.forEach((position, k) => {
-          out[position] = settings.normalize ? normalizeInPlace(vectors[k]!) : vectors[k]!;
-        });
+        for (const [k, position] of positions.entries()) out[position] = settings.normalize ? normalizeInPlace(vectors[k]!) : vectors[k]!;
       }
       return out;
     },
