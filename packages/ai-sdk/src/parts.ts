@@ -89,15 +89,15 @@ export function toTurnParts(parts: readonly UIPartLike[], path = 'parts'): Part[
   });
 }
 
-/** The `metadata.ui` fields of a part, or none. */
-function uiFields(part: Part): Record<string, JsonValue> {
-  const ui = part.metadata?.ui;
+/** The `ui` fields of a part's or a turn's `metadata`, or none. */
+export function uiFields(metadata: JsonObject | undefined): Record<string, JsonValue> {
+  const ui = metadata?.ui;
   return ui !== null && typeof ui === 'object' && !Array.isArray(ui) ? ui : {};
 }
 
 /** A tool call (and the result that follows it, if any) as one UI tool part. */
 function toolPart(call: Extract<Part, { type: 'tool-call' }>, result: Extract<Part, { type: 'tool-result' }> | undefined): UIPartLike {
-  const { state, dynamic, noInput, ...rest } = uiFields(call);
+  const { state, dynamic, noInput, ...rest } = uiFields(call.metadata);
   const head = dynamic === true ? { type: 'dynamic-tool', toolName: call.toolName } : { type: `tool-${call.toolName}` };
   const input = noInput === true ? {} : { input: call.input };
   const outcome =
@@ -115,7 +115,7 @@ function orphanResult(result: Extract<Part, { type: 'tool-result' }>): UIPartLik
 
 /** The UI part of one turn part other than a tool call or result. */
 function simplePart(part: Exclude<Part, { type: 'tool-call' | 'tool-result' }>): UIPartLike {
-  const ui = uiFields(part);
+  const ui = uiFields(part.metadata);
   switch (part.type) {
     case 'text':
     case 'reasoning':

@@ -110,14 +110,10 @@ export function itemToTurn(item: AgentInputItem): TurnInput {
     }
   } else if (type === 'function_call' && isCallId(rest.callId) && isShortName(rest.name) && typeof rest.arguments === 'string') {
     parts.push({ type: 'tool-call', callId: rest.callId, toolName: rest.name, input: encodeValue(rest.arguments) });
-    delete rest.callId;
-    delete rest.name;
-    delete rest.arguments;
+    for (const key of ['callId', 'name', 'arguments']) delete rest[key];
   } else if (type === 'function_call_result' && isCallId(rest.callId) && isShortName(rest.name) && Object.hasOwn(rest, 'output')) {
     parts.push({ type: 'tool-result', callId: rest.callId, toolName: rest.name, output: encodeValue(rest.output), isError: false });
-    delete rest.callId;
-    delete rest.name;
-    delete rest.output;
+    for (const key of ['callId', 'name', 'output']) delete rest[key];
   }
   parts.push({ type: 'data', name: ITEM_PART, data: encodeValue(rest) });
   return { role: roleOf(item as Fields), parts };
