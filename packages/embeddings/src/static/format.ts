@@ -252,16 +252,9 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   }
   for (const row of relatedRows) if (row >= count) throw new TableFormatError('related rows out of range');
   at += packedLength;
+  const { wordBytes: _words, related: _related, ...tableHeader } = header;
   return {
-    header: {
-      count,
-      dimensions,
-      source: header.source,
-      sourceWords: header.sourceWords,
-      postprocess: header.postprocess,
-      medianNorm: header.medianNorm,
-      relatedSource: header.relatedSource,
-    },
+    header: tableHeader,
     lexicon,
     ranks,
     scales,
