@@ -44,9 +44,7 @@ export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | '
  * with full-text and, given `index.embeddings` (or an `embedder`), hybrid
  * search. `store.close()` closes the file.
  */
-export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<AgentStateStore> {
-  return storeAt(path, options);
-}
+export const openSqliteStore: (path: string, options?: SqliteStoreOptions) => Promise<AgentStateStore> = storeAt;
 
 /**
  * A store over the database `target` names, which it owns: LangChain
@@ -54,7 +52,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
  * `batchId` the store's. Without either embedder the store searches
  * lexically, as `InMemoryStore` without `index` does not search by meaning.
  */
-async function storeAt(target: string, options: SqliteStoreOptions): Promise<AgentStateStore> {
+async function storeAt(target: string, options: SqliteStoreOptions = {}): Promise<AgentStateStore> {
   const { index, batchId, ...open } = options;
   if (index?.embeddings) {
     if (open.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
@@ -78,12 +76,10 @@ export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & 
  * checkpoints and long-term memory together, or share one provider with
  * {@link openSaver} and {@link openStore}.
  */
-export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): Promise<AgentStateSaver> {
-  return saverAt(path, options);
-}
+export const openSqliteSaver: (path: string, options?: SqliteSaverOptions) => Promise<AgentStateSaver> = saverAt;
 
 /** A checkpointer over the database `target` names, which it owns. */
-async function saverAt(target: string, options: SqliteSaverOptions): Promise<AgentStateSaver> {
+async function saverAt(target: string, options: SqliteSaverOptions = {}): Promise<AgentStateSaver> {
   const { serde, mirrorMessages, ...open } = options;
   return new AgentStateSaver(await openDatabase(target, open), { serde, mirrorMessages, ownsProvider: true });
 }
@@ -100,9 +96,7 @@ export type PostgresStoreOptions = SqliteStoreOptions;
  * needed), from a `postgres://` URL in one call; `store.close()` closes its
  * pool. Several processes may share the schema.
  */
-export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<AgentStateStore> {
-  return storeAt(url, options);
-}
+export const openPostgresStore: (url: string, options?: PostgresStoreOptions) => Promise<AgentStateStore> = storeAt;
 
 /** Options of {@link openPostgresSaver}: the saver's (`serde`, `mirrorMessages`) and `openDatabase`'s (`schema`, `max`, …). */
 export type PostgresSaverOptions = SqliteSaverOptions;
@@ -114,6 +108,4 @@ export type PostgresSaverOptions = SqliteSaverOptions;
  * closes its pool. Give a store's schema to keep checkpoints and long-term
  * memory together, or share one provider with {@link openSaver} and {@link openStore}.
  */
-export function openPostgresSaver(url: string, options: PostgresSaverOptions = {}): Promise<AgentStateSaver> {
-  return saverAt(url, options);
-}
+export const openPostgresSaver: (url: string, options?: PostgresSaverOptions) => Promise<AgentStateSaver> = saverAt;
