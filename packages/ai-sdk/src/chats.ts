@@ -129,8 +129,7 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
       // Two first saves of one chat race to create it: the operation id makes the second a replay. It names the
       // chat and scope, which a purge keeps, never the title, which it erases.
       const create = { id: chatId, scope, ...(options.title === undefined ? {} : { title: options.title }) };
-      const session = await provider.sessions.create({ ...create, operationId: operationId('create', { id: chatId, scope }) });
-      if (session.deleted) throw new NotFoundError('session', chatId);
+      await provider.sessions.create({ ...create, operationId: operationId('create', { id: chatId, scope }) });
       chat = await liveChat(chatId);
       if (!chat) throw new NotFoundError('session', chatId);
     }

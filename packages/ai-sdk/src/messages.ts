@@ -8,7 +8,7 @@ import type { JsonObject, JsonValue, Turn, TurnInput } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { UIMessage } from 'ai';
 import { dropUndefined } from './undefined.js';
-import { fromTurnParts, toTurnParts, type UIPartLike } from './parts.js';
+import { fromTurnParts, toTurnParts, type UIPartLike, uiFields } from './parts.js';
 
 /** The roles a UI message may have. */
 const UI_ROLES = new Set<string>(['system', 'user', 'assistant']);
@@ -30,8 +30,7 @@ export function toTurnInput(message: UIMessage, index: number): TurnInput {
  * as an assistant message, the role that carries tool parts in the SDK.
  */
 export function fromTurn<M extends UIMessage = UIMessage>(turn: Turn): M {
-  const ui = turn.metadata.ui;
-  const fields = ui !== null && typeof ui === 'object' && !Array.isArray(ui) ? ui : {};
+  const fields = uiFields(turn.metadata);
   const role: UIMessage['role'] = turn.role === 'tool' ? 'assistant' : turn.role;
   const id = typeof fields.id === 'string' ? fields.id : turn.id;
   return { id, role, ...('metadata' in fields ? { metadata: fields.metadata } : {}), parts: fromTurnParts(turn.parts) } as unknown as M;

@@ -24,11 +24,6 @@ const RESULT_STATES = new Set(['output-available', 'output-error']);
 /** The `metadata` of a part written whole; its `data` is the UI part. */
 const WHOLE = { uiPart: true } as const;
 
-/** The fields of `fields` whose value is defined (the tool fields a state does not use may be unset). */
-function defined(fields: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
-}
-
 /** `{ metadata: { ui } }` when there are UI fields left over, else nothing. */
 function uiMetadata(rest: Record<string, unknown>): { metadata?: JsonObject } {
   return Object.keys(rest).length === 0 ? {} : { metadata: { ui: rest as JsonObject } };
@@ -65,10 +60,10 @@ function toolCounterparts(part: UIPartLike): unknown[] | undefined {
   if (typeof state !== 'string' || typeof toolCallId !== 'string') return undefined;
   if (state === 'output-available' && output === undefined) return undefined;
   if (state === 'output-error' && typeof errorText !== 'string') return undefined;
-  // Fields the state does not explain are kept rather than dropped.
+  // Fields the state does not explain are kept rather than dropped; those a state does not use may be unset.
   const extra = RESULT_STATES.has(state) ? {} : { output, errorText };
   const ui = { ...rest, ...extra, state, ...(dynamic ? { dynamic: true } : {}), ...(input === undefined ? { noInput: true } : {}) };
-  const call = { type: 'tool-call', callId: toolCallId, toolName: name, input: input ?? null, metadata: { ui: defined(ui) } };
+  const call = { type: 'tool-call', callId: toolCallId, toolName: name, input: input ?? null, metadata: { ui: dropUndefined(ui) } };
   if (!RESULT_STATES.has(state)) return [call];
   const isError = state === 'output-error';
   return [call, { type: 'tool-result', callId: toolCallId, toolName: name, output: isError ? errorText : output, isError }];
@@ -94,15 +89,15 @@ export function toTurnParts(parts: readonly UIPartLike[], path = 'parts'): Part[
   });
 }
 
-/** The `metadata.ui` fields of a part, or none. */
-function uiFields(part: Part): Record<string, JsonValue> {
-  const ui = part.metadata?.ui;
+/** The `ui` fields of a part's or a turn's `metadata`, or none. */
+export function uiFields(metadata: JsonObject | undefined): Record<string, JsonValue> {
+  const ui = metadata?.ui;
   return ui !== null && typeof ui === 'object' && !Array.isArray(ui) ? ui : {};
 }
 
 /** A tool call (and the result that follows it, if any) as one UI tool part. */
 function toolPart(call: Extract<Part, { type: 'tool-call' }>, result: Extract<Part, { type: 'tool-result' }> | undefined): UIPartLike {
-  const { state, dynamic, noInput, ...rest } = uiFields(call);
+  const { state, dynamic, noInput, ...rest } = uiFields(call.metadata);
   const head = dynamic === true ? { type: 'dynamic-tool', toolName: call.toolName } : { type: `tool-${call.toolName}` };
   const input = noInput === true ? {} : { input: call.input };
   const outcome =
@@ -120,7 +115,7 @@ function orphanResult(result: Extract<Part, { type: 'tool-result' }>): UIPartLik
 
 /** The UI part of one turn part other than a tool call or result. */
 function simplePart(part: Exclude<Part, { type: 'tool-call' | 'tool-result' }>): UIPartLike {
-  const ui = uiFields(part);
+  const ui = uiFields(part.metadata);
   switch (part.type) {
     case 'text':
     case 'reasoning':

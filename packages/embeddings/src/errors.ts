@@ -40,7 +40,7 @@ export class EmbeddingHttpError extends EmbeddingError {
     readonly retryAfterMs?: number,
   ) {
     super(`embedding request failed with HTTP ${status}${describeBody(body)}`, attempts);
-    this.retryable = isRetryableStatus(status);
+    this.retryable = status === 408 || status === 429 || status >= 500;
   }
 }
 
@@ -89,11 +89,6 @@ export class TableFormatError extends AgentStateError {
 /** True for any embedding request failure. */
 export function isEmbeddingError(error: unknown): error is EmbeddingError {
   return error instanceof EmbeddingError;
-}
-
-/** 408, 429 and every 5xx may succeed when retried. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 429 || status >= 500;
 }
 
 function describeBody(body: string): string {

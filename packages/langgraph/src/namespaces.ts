@@ -5,7 +5,6 @@
  * label-by-label code-point order, then `offset` and `limit`.
  */
 import type { Provider, Scope } from '@agentstate/core';
-import { LIMITS } from '@agentstate/core';
 import type { ListNamespacesOperation, MatchCondition } from '@langchain/langgraph-checkpoint';
 
 /** True when `namespace` satisfies the condition, as LangGraph's stores decide it. */
@@ -30,13 +29,8 @@ export async function listStoreNamespaces(
   holdsItems: (scope: Scope) => Promise<boolean>,
 ): Promise<string[][]> {
   const conditions = op.matchConditions ?? [];
-  const scopes: Scope[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await provider.namespaces({ prefix: fixedPrefix(conditions), limit: LIMITS.pageSize, ...(cursor === undefined ? {} : { cursor }) });
-    scopes.push(...page);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
+  // No limit: every scope under the prefix, in one page.
+  const scopes = await provider.namespaces({ prefix: fixedPrefix(conditions) });
   const found: string[][] = [];
   let last: string | undefined;
   // The provider's order is label by label, and cutting every path to the same depth keeps it: duplicates are adjacent.

@@ -44,34 +44,22 @@ export type SqliteStoreOptions = Omit<AgentStateStoreOptions, 'ownsProvider' | '
  * with full-text and, given `index.embeddings` (or an `embedder`), hybrid
  * search. `store.close()` closes the file.
  */
-export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<AgentStateStore> {
-  return storeAt(path, options);
-}
-
-/** A store over the database `target` names, which it owns. */
-async function storeAt(target: string, options: SqliteStoreOptions): Promise<AgentStateStore> {
-  const { provider, store } = storeParts(options);
-  return new AgentStateStore(await openDatabase(target, provider), store);
-}
+export const openSqliteStore: (path: string, options?: SqliteStoreOptions) => Promise<AgentStateStore> = storeAt;
 
 /**
- * The provider's options and the store's of an `open…Store` call: LangChain
+ * A store over the database `target` names, which it owns: LangChain
  * `index.embeddings` become the provider's embedder, the rest of `index` and
  * `batchId` the store's. Without either embedder the store searches
  * lexically, as `InMemoryStore` without `index` does not search by meaning.
  */
-function storeParts<P extends { embedder?: OpenOptions['embedder'] }>(
-  options: P & { index?: SqliteStoreIndex; batchId?: AgentStateStoreOptions['batchId'] },
-): { provider: P; store: AgentStateStoreOptions } {
-  const { index, batchId, ...rest } = options;
-  const provider = rest as unknown as P;
+async function storeAt(target: string, options: SqliteStoreOptions = {}): Promise<AgentStateStore> {
+  const { index, batchId, ...open } = options;
   if (index?.embeddings) {
-    if (provider.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
-    provider.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
+    if (open.embedder) throw new ValidationError('index.embeddings', 'give either index.embeddings or embedder, not both');
+    open.embedder = langchainEmbedder(index.embeddings, index.dims ?? Number.NaN, index.embedderId);
   }
-  provider.embedder ??= 'none';
-  const fields = index?.fields ? { index: { fields: index.fields } } : {};
-  return { provider, store: { ...fields, ...(batchId ? { batchId } : {}), ownsProvider: true } };
+  const store = { ...(index?.fields ? { index: { fields: index.fields } } : {}), ...(batchId ? { batchId } : {}), ownsProvider: true };
+  return new AgentStateStore(await openDatabase(target, { ...open, embedder: open.embedder ?? 'none' }), store);
 }
 
 /** A checkpointer over `provider` (any backend); closing the provider stays the caller's job. */
@@ -88,12 +76,10 @@ export type SqliteSaverOptions = Omit<AgentStateSaverOptions, 'ownsProvider'> & 
  * checkpoints and long-term memory together, or share one provider with
  * {@link openSaver} and {@link openStore}.
  */
-export function openSqliteSaver(path: string, options: SqliteSaverOptions = {}): Promise<AgentStateSaver> {
-  return saverAt(path, options);
-}
+export const openSqliteSaver: (path: string, options?: SqliteSaverOptions) => Promise<AgentStateSaver> = saverAt;
 
 /** A checkpointer over the database `target` names, which it owns. */
-async function saverAt(target: string, options: SqliteSaverOptions): Promise<AgentStateSaver> {
+async function saverAt(target: string, options: SqliteSaverOptions = {}): Promise<AgentStateSaver> {
   const { serde, mirrorMessages, ...open } = options;
   return new AgentStateSaver(await openDatabase(target, open), { serde, mirrorMessages, ownsProvider: true });
 }
@@ -110,9 +96,7 @@ export type PostgresStoreOptions = SqliteStoreOptions;
  * needed), from a `postgres://` URL in one call; `store.close()` closes its
  * pool. Several processes may share the schema.
  */
-export function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<AgentStateStore> {
-  return storeAt(url, options);
-}
+export const openPostgresStore: (url: string, options?: PostgresStoreOptions) => Promise<AgentStateStore> = storeAt;
 
 /** Options of {@link openPostgresSaver}: the saver's (`serde`, `mirrorMessages`) and `openDatabase`'s (`schema`, `max`, …). */
 export type PostgresSaverOptions = SqliteSaverOptions;
@@ -124,6 +108,4 @@ export type PostgresSaverOptions = SqliteSaverOptions;
  * closes its pool. Give a store's schema to keep checkpoints and long-term
  * memory together, or share one provider with {@link openSaver} and {@link openStore}.
  */
-export function openPostgresSaver(url: string, options: PostgresSaverOptions = {}): Promise<AgentStateSaver> {
-  return saverAt(url, options);
-}
+export const openPostgresSaver: (url: string, options?: PostgresSaverOptions) => Promise<AgentStateSaver> = saverAt;

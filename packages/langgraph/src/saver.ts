@@ -5,7 +5,7 @@
  * and verify cover them like the rest of the agent's state.
  */
 import type { CheckpointTuple as StoredTuple, CheckpointWrite, JsonObject, JsonValue, Provider } from '@agentstate/core';
-import { LIMITS, ValidationError } from '@agentstate/core';
+import { LIMITS, ValidationError, writeMemoryInputSchema } from '@agentstate/core';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type {
   ChannelVersions,
@@ -117,7 +117,7 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     const beforeId = before ? checkpointIdOf(before) : undefined;
     const entries = Object.entries(filter ?? {});
     // The store compares JSON values; a filter it cannot hold (an `undefined`, a `Date`) is applied here instead.
-    const storeFilter = entries.every(([, value]) => isPlainJson(value, 0)) ? (filter as JsonObject | undefined) : undefined;
+    const storeFilter = isMetadata(filter) ? (filter as JsonObject) : undefined;
     const local = storeFilter === undefined && entries.length > 0;
     const narrowed = {
       ...(threadId ? { threadId } : {}),
@@ -125,16 +125,14 @@ export class AgentStateSaver extends BaseCheckpointSaver {
       ...(storeFilter && entries.length > 0 ? { metadata: storeFilter } : {}),
     };
     let found: StoredTuple[];
-    if (checkpointId) {
+    if (checkpointId && threadId && namespace !== undefined && entries.length === 0) {
       // One id names at most one checkpoint per (thread, namespace).
-      const exact = threadId && namespace !== undefined && entries.length === 0;
-      found = exact
-        ? [await this.provider.checkpoints.get({ threadId, namespace, checkpointId })].filter((t) => t !== undefined)
-        : (await this.provider.checkpoints.list(narrowed)).filter((t) => t.checkpoint.checkpointId === checkpointId);
-      if (beforeId) found = found.filter((t) => t.checkpoint.checkpointId < beforeId);
+      const one = await this.provider.checkpoints.get({ threadId, namespace, checkpointId });
+      found = one && !(beforeId && checkpointId >= beforeId) ? [one] : [];
     } else {
-      const pageLimit = !local && limit !== undefined && limit <= LIMITS.pageSize ? limit : 0;
+      const pageLimit = !checkpointId && !local && limit !== undefined && limit <= LIMITS.pageSize ? limit : 0;
       found = await this.provider.checkpoints.list({ ...narrowed, ...(beforeId ? { before: beforeId } : {}), limit: pageLimit });
+      if (checkpointId) found = found.filter((t) => t.checkpoint.checkpointId === checkpointId);
     }
     let left = limit ?? Number.POSITIVE_INFINITY;
     const cache: ReadCache = new Map();
@@ -263,7 +261,7 @@ export class AgentStateSaver extends BaseCheckpointSaver {
         if (version !== undefined) channels[channel] = { version, at: null };
         continue;
       }
-      parent ??= this.#channelsOf(threadId, namespace, parentId);
+      parent ??= this.#stored(threadId, namespace, parentId, new Map()).then((stored) => stored?.channels ?? {});
       const there = (await parent)[channel];
       if (version === undefined || there?.version !== version) continue;
       const at = there.at ?? parentId;
@@ -276,24 +274,19 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     return { channels, changed };
   }
 
-  async #channelsOf(threadId: string, namespace: string, checkpointId: string): Promise<Record<string, ChannelPlace>> {
-    if (!checkpointId) return {};
-    const found = await this.provider.checkpoints.get({ threadId, namespace, checkpointId });
-    return found === undefined ? {} : storedCheckpoint(found.checkpoint.checkpoint, threadId, checkpointId).channels;
-  }
-
-  /** The checkpoint `checkpointId` as saved (its own channel values only), freshly deserialized so no two tuples share a value. */
-  async #ancestor(threadId: string, namespace: string, checkpointId: string, cache: ReadCache): Promise<Checkpoint | undefined> {
+  /** The saver's value of checkpoint `checkpointId` (none for `''`), read once per `cache`. */
+  #stored(threadId: string, namespace: string, checkpointId: string, cache: ReadCache): Promise<StoredCheckpoint | undefined> {
     const key = JSON.stringify([threadId, namespace, checkpointId]);
     let found = cache.get(key);
     if (found === undefined) {
-      found = this.provider.checkpoints
-        .get({ threadId, namespace, checkpointId })
-        .then((t) => (t === undefined ? undefined : storedCheckpoint(t.checkpoint.checkpoint, threadId, checkpointId)));
+      found = checkpointId
+        ? this.provider.checkpoints
+            .get({ threadId, namespace, checkpointId })
+            .then((t) => (t === undefined ? undefined : storedCheckpoint(t.checkpoint.checkpoint, threadId, checkpointId)))
+        : Promise.resolve(undefined);
       cache.set(key, found);
     }
-    const stored = await found;
-    return stored === undefined ? undefined : ((await this.#load(stored.checkpoint)) as Checkpoint);
+    return found;
   }
 
   /** The checkpoint with the values of its channels kept in ancestors put back. */
@@ -303,7 +296,9 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     for (const [channel, { at }] of Object.entries(value.channels)) if (at !== null) byAncestor.set(at, [...(byAncestor.get(at) ?? []), channel]);
     const values: Record<string, unknown> = {};
     for (const [at, channels] of byAncestor) {
-      const ancestor = await this.#ancestor(threadId, namespace, at, cache);
+      // Freshly deserialized from the ancestor's stored value, so no two tuples share a value.
+      const stored = await this.#stored(threadId, namespace, at, cache);
+      const ancestor = stored && ((await this.#load(stored.checkpoint)) as Checkpoint);
       for (const channel of channels) if (ancestor && Object.hasOwn(ancestor.channel_values, channel)) values[channel] = ancestor.channel_values[channel];
     }
     checkpoint.channel_values = { ...values, ...checkpoint.channel_values };
@@ -392,7 +387,7 @@ function filterableMetadata(metadata: CheckpointMetadata): JsonObject {
   const kept: JsonObject = {};
   let chars = 2;
   for (const [key, value] of Object.entries(metadata ?? {})) {
-    if (PROTOTYPE_KEYS.has(key) || !isCleanText(key) || !isPlainJson(value, 1)) continue;
+    if (!isMetadata({ [key]: value })) continue;
     const size = JSON.stringify(key).length + JSON.stringify(value).length + 2;
     if (chars + size > LIMITS.metadata) continue;
     chars += size;
@@ -401,25 +396,7 @@ function filterableMetadata(metadata: CheckpointMetadata): JsonObject {
   return kept;
 }
 
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is one of the characters the store refuses.
-const UNSTORABLE_TEXT = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
-function isCleanText(text: string): boolean {
-  return !UNSTORABLE_TEXT.test(text);
-}
-
-/** True for a value the store keeps as JSON unchanged (as its metadata rules say). */
-function isPlainJson(value: unknown, depth: number): boolean {
-  if (value === null || typeof value === 'boolean') return true;
-  if (typeof value === 'number') return Number.isFinite(value);
-  if (typeof value === 'string') return isCleanText(value);
-  if (typeof value !== 'object' || depth >= LIMITS.jsonDepth) return false;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i += 1) if (!(i in value) || !isPlainJson(value[i], depth + 1)) return false;
-    return true;
-  }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  return Object.entries(value).every(([key, item]) => !PROTOTYPE_KEYS.has(key) && isCleanText(key) && isPlainJson(item, depth + 1));
+/** True for an object the store keeps as `metadata` unchanged: core's own rule, so the saver never guesses it. */
+function isMetadata(value: unknown): boolean {
+  return value !== undefined && writeMemoryInputSchema.shape.metadata.safeParse(value).success;
 }

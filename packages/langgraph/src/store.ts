@@ -72,11 +72,6 @@ function toItem(item: MemoryItem): Item {
 const newestUpdatedFirst = (a: MemoryItem, b: MemoryItem): number =>
   a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : a.updatedAt < b.updatedAt ? 1 : -1;
 
-function checkCount(value: unknown, field: string): number {
-  if (!Number.isSafeInteger(value) || (value as number) < 0) throw new ValidationError(field, 'must be a non-negative integer');
-  return value as number;
-}
-
 /**
  * LangGraph's `BaseStore` on an agentstate {@link Provider}: durable,
  * concurrent-safe and searchable wherever the provider keeps its state.
@@ -129,35 +124,34 @@ export class AgentStateStore extends BaseStore {
   }
 
   #check(op: Operation, i: number): void {
-    if (op === null || typeof op !== 'object') throw new ValidationError(`operations.${i}`, 'must be a store operation');
-    if (isPut(op)) {
+    const at = `operations.${i}`;
+    if (op === null || typeof op !== 'object') throw new ValidationError(at, 'must be a store operation');
+    const labels = (namespace: string[], allowEmpty = true) => validateNamespace(namespace, { allowEmpty, allowReservedRoot: true });
+    if (isPut(op) || isGet(op)) {
       // A put needs a namespace to live in; reading or deleting under none simply finds nothing.
-      validateNamespace(op.namespace, { allowEmpty: op.value === null, allowReservedRoot: true });
-      if (typeof op.key !== 'string') throw new ValidationError(`operations.${i}.key`, 'must be a string');
-      if (op.value !== null && (typeof op.value !== 'object' || Array.isArray(op.value))) {
-        throw new ValidationError(`operations.${i}.value`, 'must be a JSON object or null');
-      }
+      labels(op.namespace, !isPut(op) || op.value === null);
+      if (typeof op.key !== 'string') throw new ValidationError(`${at}.key`, 'must be a string');
+    }
+    if (isPut(op)) {
+      if (op.value !== null && (typeof op.value !== 'object' || Array.isArray(op.value)))
+        throw new ValidationError(`${at}.value`, 'must be a JSON object or null');
       if (op.index !== undefined && op.index !== false && !(Array.isArray(op.index) && op.index.every((f) => typeof f === 'string'))) {
-        throw new ValidationError(`operations.${i}.index`, 'must be false or a list of field paths');
+        throw new ValidationError(`${at}.index`, 'must be false or a list of field paths');
       }
-    } else if (isGet(op)) {
-      validateNamespace(op.namespace, { allowEmpty: true, allowReservedRoot: true });
-      if (typeof op.key !== 'string') throw new ValidationError(`operations.${i}.key`, 'must be a string');
-    } else if (isSearch(op)) {
-      validateNamespace(op.namespacePrefix, { allowEmpty: true, allowReservedRoot: true });
-      if (op.limit !== undefined) checkCount(op.limit, `operations.${i}.limit`);
-      if (op.offset !== undefined) checkCount(op.offset, `operations.${i}.offset`);
-    } else if (isList(op)) {
+    } else if (isSearch(op)) labels(op.namespacePrefix);
+    else if (isList(op)) {
       for (const condition of op.matchConditions ?? []) {
         if (condition.matchType !== 'prefix' && condition.matchType !== 'suffix') {
-          throw new ValidationError(`operations.${i}.matchConditions`, `unknown match type ${JSON.stringify(condition.matchType)}`);
+          throw new ValidationError(`${at}.matchConditions`, `unknown match type ${JSON.stringify(condition.matchType)}`);
         }
-        validateNamespace(condition.path, { allowEmpty: true, allowReservedRoot: true });
+        labels(condition.path);
       }
-      if (op.maxDepth !== undefined) checkCount(op.maxDepth, `operations.${i}.maxDepth`);
-      if (op.limit !== undefined) checkCount(op.limit, `operations.${i}.limit`);
-      if (op.offset !== undefined) checkCount(op.offset, `operations.${i}.offset`);
-    } else throw new ValidationError(`operations.${i}`, 'must be a get, search, put or listNamespaces operation');
+    } else if (!isGet(op)) throw new ValidationError(at, 'must be a get, search, put or listNamespaces operation');
+    if (!isSearch(op) && !isList(op)) return;
+    for (const field of ['maxDepth', 'limit', 'offset'] as const) {
+      const n = (op as Partial<Record<typeof field, unknown>>)[field];
+      if (n !== undefined && (!Number.isSafeInteger(n) || (n as number) < 0)) throw new ValidationError(`${at}.${field}`, 'must be a non-negative integer');
+    }
   }
 
   /** The live item of exactly this namespace holding `key`, store item or not. */

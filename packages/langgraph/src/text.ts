@@ -11,33 +11,27 @@
 export function tokenizePath(path: string): string[] {
   const tokens: string[] = [];
   let current = '';
-  let i = 0;
-  const flush = (): void => {
-    if (current !== '') tokens.push(current);
-    current = '';
-  };
-  while (i < path.length) {
+  for (let i = 0; i < path.length; i += 1) {
     const char = path[i]!;
-    if (char === '[' || char === '{') {
-      flush();
-      const close = char === '[' ? ']' : '}';
-      let depth = 1;
-      let group = char;
-      i += 1;
-      while (i < path.length && depth > 0) {
-        if (path[i] === char) depth += 1;
-        else if (path[i] === close) depth -= 1;
-        group += path[i];
-        i += 1;
-      }
-      tokens.push(group);
+    if (char !== '[' && char !== '{' && char !== '.') {
+      current += char;
       continue;
     }
-    if (char === '.') flush();
-    else current += char;
-    i += 1;
+    if (current !== '') tokens.push(current);
+    current = '';
+    if (char === '.') continue;
+    // A bracketed step runs to its matching close (or the end), nested pairs of its own kind included.
+    const close = char === '[' ? ']' : '}';
+    let depth = 0;
+    let end = i;
+    do {
+      depth += path[end] === char ? 1 : path[end] === close ? -1 : 0;
+      end += 1;
+    } while (end < path.length && depth > 0);
+    tokens.push(path.slice(i, end));
+    i = end - 1;
   }
-  flush();
+  if (current !== '') tokens.push(current);
   return tokens;
 }
 

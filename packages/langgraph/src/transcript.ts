@@ -56,7 +56,6 @@ function comparable(turn: Pick<Turn, 'role' | 'parts' | 'metadata'> | TurnInput)
 /** The live turns of the thread's session, created when missing; `undefined` when it was deleted (its id stays taken). */
 async function transcript(provider: Provider, threadId: string, scope: ScopeInput | undefined): Promise<Turn[] | undefined> {
   try {
-    await provider.sessions.get(threadId);
     return [...(await provider.sessions.turns(threadId))];
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
@@ -67,8 +66,8 @@ async function transcript(provider: Provider, threadId: string, scope: ScopeInpu
   } catch (error) {
     if (!(error instanceof ConflictError)) throw error;
     // Created by another saver meanwhile, or deleted by its owner: mirror into the first, leave the second alone.
-    return provider.sessions.get(threadId).then(
-      async () => [...(await provider.sessions.turns(threadId))],
+    return provider.sessions.turns(threadId).then(
+      (turns) => [...turns],
       () => undefined,
     );
   }

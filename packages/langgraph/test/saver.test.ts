@@ -4,7 +4,7 @@
  * matches `MemorySaver` on inputs the store cannot hold as JSON.
  */
 import type { Provider } from '@agentstate/core';
-import { createInMemoryProvider, ValidationError } from '@agentstate/core';
+import { createInMemoryProvider, LIMITS, ValidationError } from '@agentstate/core';
 import type { Checkpoint, CheckpointTuple, SerializerProtocol } from '@langchain/langgraph-checkpoint';
 import { emptyCheckpoint, ERROR, MemorySaver, uuid6 } from '@langchain/langgraph-checkpoint';
 import { Annotation, END, START, StateGraph } from '@langchain/langgraph';
@@ -89,14 +89,19 @@ describe('AgentStateSaver', () => {
     expect(await all(ours, { source: 'input' })).toEqual([]);
   });
 
-  it('filters as MemorySaver does on values that are not JSON', async () => {
+  it('filters as MemorySaver does on values that are not JSON, or that the store cannot hold as metadata', async () => {
     const ours = new AgentStateSaver(createInMemoryProvider());
     const reference = new MemorySaver();
     for (const saver of [ours, reference]) {
       await saver.put({ configurable: { thread_id: 't' } }, checkpoint(), { source: 'loop', step: 1, parents: {} }, {});
       await saver.put({ configurable: { thread_id: 't' } }, checkpoint(), { source: 'loop', step: 2, parents: {}, extra: 'x' } as never, {});
     }
-    for (const filter of [{ extra: undefined }, { step: 2, extra: undefined }, { when: new Date(0) }]) {
+    // Nested deeper than a metadata value may be, a key no metadata may hold: the store refuses them, so the saver compares.
+    let deep: unknown = 'x';
+    for (let i = 0; i < LIMITS.jsonDepth; i += 1) deep = [deep];
+    const proto = '__proto__';
+    const unstorable = [{ step: 1, deep }, { [proto]: 1 }, { step: 2, [proto]: 1 }];
+    for (const filter of [{ extra: undefined }, { step: 2, extra: undefined }, { when: new Date(0) }, ...unstorable]) {
       const expected = (await all(reference, filter)).map((t) => t.metadata);
       expect((await all(ours, filter)).map((t) => t.metadata)).toEqual(expected);
     }

@@ -82,13 +82,3 @@ export function decodeValue(encoded: Encoded): unknown {
     }
   }
 }
-
-/** Canonical JSON of an encoded value (keys sorted), for comparing items structurally. */
-export function canonical(encoded: Encoded): string {
-  if (encoded === null || typeof encoded !== 'object') return JSON.stringify(encoded);
-  if (Array.isArray(encoded)) return `[${encoded.map(canonical).join(',')}]`;
-  return `{${Object.keys(encoded)
-    .sort()
-    .map((key) => `${JSON.stringify(key)}:${canonical(encoded[key]!)}`)
-    .join(',')}}`;
-}

@@ -73,6 +73,11 @@ export function checkItem(item: unknown, path: string): AgentInputItem {
   return item as AgentInputItem;
 }
 
+/** {@link checkItem} of each of `items`, the one at `i` named `path.i`. */
+export function checkItems(items: readonly unknown[], path: string): AgentInputItem[] {
+  return items.map((item, i) => checkItem(item, `${path}.${i}`));
+}
+
 /** Who speaks an item, as a turn role. */
 function roleOf(item: Fields): TurnRole {
   const type = item.type ?? 'message';
@@ -105,14 +110,10 @@ export function itemToTurn(item: AgentInputItem): TurnInput {
     }
   } else if (type === 'function_call' && isCallId(rest.callId) && isShortName(rest.name) && typeof rest.arguments === 'string') {
     parts.push({ type: 'tool-call', callId: rest.callId, toolName: rest.name, input: encodeValue(rest.arguments) });
-    delete rest.callId;
-    delete rest.name;
-    delete rest.arguments;
+    for (const key of ['callId', 'name', 'arguments']) delete rest[key];
   } else if (type === 'function_call_result' && isCallId(rest.callId) && isShortName(rest.name) && Object.hasOwn(rest, 'output')) {
     parts.push({ type: 'tool-result', callId: rest.callId, toolName: rest.name, output: encodeValue(rest.output), isError: false });
-    delete rest.callId;
-    delete rest.name;
-    delete rest.output;
+    for (const key of ['callId', 'name', 'output']) delete rest[key];
   }
   parts.push({ type: 'data', name: ITEM_PART, data: encodeValue(rest) });
   return { role: roleOf(item as Fields), parts };

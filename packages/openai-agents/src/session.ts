@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { CreateSessionInput, EventSourcedProvider, Turn, TurnInput } from '@agentstate/core';
 import {
+  canonicalJson,
   ConflictError,
   decodeStateEvent,
   EventTypes,
@@ -20,8 +21,8 @@ import {
 import type { OpenOptions } from '@agentstate/open';
 import { openDatabase } from '@agentstate/open';
 import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
-import { canonical, encodeValue } from './codec.js';
-import { checkItem, itemToTurn, turnToItem } from './items.js';
+import { encodeValue } from './codec.js';
+import { checkItems, itemToTurn, turnToItem } from './items.js';
 
 /** How an {@link AgentStateSession} finds or creates its agentstate session. */
 export interface AgentStateSessionOptions {
@@ -51,7 +52,7 @@ function operationKey(...parts: string[]): string {
 }
 
 /** Structural identity of items, `undefined` fields and bytes included. */
-const fingerprint = (items: readonly AgentInputItem[]): string => canonical(encodeValue(items));
+const fingerprint = (items: readonly AgentInputItem[]): string => canonicalJson(encodeValue(items));
 
 /**
  * A durable {@link SessionHistoryTransactionAwareSession} over an agentstate
@@ -65,7 +66,8 @@ const fingerprint = (items: readonly AgentInputItem[]): string => canonical(enco
  * opens a provider that {@link close} closes.
  */
 export class AgentStateSession implements SessionHistoryTransactionAwareSession {
-  readonly #provider: EventSourcedProvider;
+  /** The provider the items are stored in. */
+  readonly provider: EventSourcedProvider;
   readonly #options: AgentStateSessionOptions;
   /** The turns of `initialItems`, checked up front so that a refused item creates no session. */
   readonly #seed: TurnInput[];
@@ -74,9 +76,9 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
   #id: Promise<string> | undefined;
 
   constructor(provider: EventSourcedProvider, options: AgentStateSessionOptions = {}) {
-    this.#provider = provider;
+    this.provider = provider;
     this.#options = options;
-    this.#seed = (options.initialItems ?? []).map((item, i) => parseInput(turnInputSchema, itemToTurn(checkItem(item, `initialItems.${i}`))));
+    this.#seed = checkItems(options.initialItems ?? [], 'initialItems').map((item) => parseInput(turnInputSchema, itemToTurn(item)));
   }
 
   /**
@@ -91,11 +93,6 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
     return session;
   }
 
-  /** The provider the items are stored in. */
-  get provider(): EventSourcedProvider {
-    return this.#provider;
-  }
-
   /** The agentstate session id, creating the session on first use. */
   getSessionId(): Promise<string> {
     this.#id ??= this.#ensure().catch((error: unknown) => {
@@ -107,7 +104,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
 
   async #ensure(): Promise<string> {
     const { sessionId, scope, title, metadata } = this.#options;
-    const sessions = this.#provider.sessions;
+    const sessions = this.provider.sessions;
     const draft = { ...(scope === undefined ? {} : { scope }), ...(title === undefined ? {} : { title }), ...(metadata === undefined ? {} : { metadata }) };
     if (sessionId === undefined) return this.#seeded((await sessions.create(draft)).id);
     try {
@@ -126,7 +123,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
 
   /** Writes the initial items into session `id`, which this instance has just created; returns `id`. */
   async #seeded(id: string): Promise<string> {
-    if (this.#seed.length > 0) await this.#provider.sessions.replaceSuffix(id, { expected: [], turns: this.#seed });
+    if (this.#seed.length > 0) await this.provider.sessions.replaceSuffix(id, { expected: [], turns: this.#seed });
     return id;
   }
 
@@ -137,23 +134,23 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
     const last = limit === undefined ? undefined : Math.ceil(limit);
     const turns: Turn[] =
       last !== undefined && last <= LIMITS.pageSize
-        ? await this.#provider.sessions.turns(id, { last })
-        : (await this.#provider.sessions.turns(id)).slice(last === undefined ? 0 : -last);
+        ? await this.provider.sessions.turns(id, { last })
+        : (await this.provider.sessions.turns(id)).slice(last === undefined ? 0 : -last);
     return turns.map(turnToItem);
   }
 
   /** Appends `items` in one atomic write: all of them or, when one is invalid, none. */
   async addItems(items: AgentInputItem[]): Promise<void> {
-    const turns = items.map((item, i) => itemToTurn(checkItem(item, `items.${i}`)));
+    const turns = checkItems(items, 'items').map(itemToTurn);
     if (turns.length === 0) return;
-    await this.#provider.sessions.replaceSuffix(await this.getSessionId(), { expected: [], turns });
+    await this.provider.sessions.replaceSuffix(await this.getSessionId(), { expected: [], turns });
   }
 
   /** Removes the newest item and returns it; `undefined` when there is none. */
   async popItem(): Promise<AgentInputItem | undefined> {
     const id = await this.getSessionId();
     try {
-      return turnToItem(await this.#provider.sessions.removeLastTurn(id));
+      return turnToItem(await this.provider.sessions.removeLastTurn(id));
     } catch (error) {
       if (error instanceof NotFoundError && error.entity !== 'session') return undefined;
       throw error;
@@ -162,7 +159,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
 
   /** Removes every item (one event); the session and its id stay. */
   async clearSession(): Promise<void> {
-    await this.#provider.sessions.clear(await this.getSessionId());
+    await this.provider.sessions.clear(await this.getSessionId());
   }
 
   /**
@@ -175,7 +172,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
   async applyHistoryTransaction(args: SessionHistoryTransactionArgs): Promise<void> {
     const { operationId, transaction } = checkTransaction(args);
     const id = await this.getSessionId();
-    const sessions = this.#provider.sessions;
+    const sessions = this.provider.sessions;
     // One agentstate operation per SDK operation, whatever the transaction: a reuse is never a new write.
     const key = operationKey(id, operationId);
     if (transaction.type === 'append_items') {
@@ -203,7 +200,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
   /** Whether an operation `key` was recorded: an empty write under it conflicts exactly then, and writes nothing. */
   async #recorded(id: string, key: string): Promise<boolean> {
     try {
-      await this.#provider.sessions.replaceSuffix(id, { operationId: key, expected: [], turns: [] });
+      await this.provider.sessions.replaceSuffix(id, { operationId: key, expected: [], turns: [] });
       return false;
     } catch (error) {
       if (error instanceof ConflictError) return true;
@@ -217,8 +214,8 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
    * recorded it. `ConflictError` for any other write under `key`.
    */
   async #checkRetry(id: string, key: string, transaction: Extract<SessionHistoryTransaction, { type: 'replace_suffix' }>): Promise<void> {
-    const version = (await this.#provider.history(id)).find((v) => v.operationId === key);
-    const [event] = version ? await this.#provider.log.read({ stream: STATE_STREAM, afterSeq: version.seq - 1, limit: 1 }) : [];
+    const version = (await this.provider.history(id)).find((v) => v.operationId === key);
+    const [event] = version ? await this.provider.log.read({ stream: STATE_STREAM, afterSeq: version.seq - 1, limit: 1 }) : [];
     const change = event ? decodeStateEvent(event) : undefined;
     const same =
       change?.type === EventTypes.SuffixReplaced &&
@@ -229,7 +226,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
 
   /** Closes the provider when this session opened it ({@link AgentStateSession.sqlite}); otherwise does nothing. */
   async close(): Promise<void> {
-    if (this.#owned) await this.#provider.close();
+    if (this.#owned) await this.provider.close();
   }
 }
 
@@ -238,16 +235,13 @@ function checkTransaction(args: SessionHistoryTransactionArgs): { operationId: s
   const { operationId, transaction } = args ?? {};
   if (typeof operationId !== 'string' || operationId.trim() === '') throw new ValidationError('operationId', 'must be a non-empty string');
   if (transaction?.type === 'append_items' && Array.isArray(transaction.items)) {
-    return { operationId, transaction: { type: 'append_items', items: transaction.items.map((item, i) => checkItem(item, `transaction.items.${i}`)) } };
+    return { operationId, transaction: { type: 'append_items', items: checkItems(transaction.items, 'transaction.items') } };
   }
   if (transaction?.type === 'replace_suffix' && Array.isArray(transaction.expectedSuffix) && Array.isArray(transaction.replacement)) {
+    const expectedSuffix = checkItems(transaction.expectedSuffix, 'transaction.expectedSuffix');
     return {
       operationId,
-      transaction: {
-        type: 'replace_suffix',
-        expectedSuffix: transaction.expectedSuffix.map((item, i) => checkItem(item, `transaction.expectedSuffix.${i}`)),
-        replacement: transaction.replacement.map((item, i) => checkItem(item, `transaction.replacement.${i}`)),
-      },
+      transaction: { type: 'replace_suffix', expectedSuffix, replacement: checkItems(transaction.replacement, 'transaction.replacement') },
     };
   }
   throw new ValidationError('transaction', 'must be an append_items or replace_suffix transaction');

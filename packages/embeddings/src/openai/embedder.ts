@@ -54,22 +54,8 @@ export interface OpenAIEmbedderOptions {
   readonly entropy?: Entropy;
 }
 
-interface Settings {
-  readonly url: string;
-  readonly model: string;
-  readonly dimensions: number;
-  readonly batchSize: number;
-  readonly timeoutMs: number;
-  readonly maxRetries: number;
-  readonly retryBaseDelayMs: number;
-  readonly maxRetryDelayMs: number;
-  readonly sendDimensions: boolean;
-  readonly normalize: boolean;
-  readonly headers: Record<string, string>;
-  readonly fetch: typeof fetch;
-  readonly clock: Clock;
-  readonly entropy: Entropy;
-}
+/** The options, checked, with their defaults filled in. */
+type Settings = ReturnType<typeof settingsOf>;
 
 function positiveInteger(field: string, value: number | undefined, fallback: number): number {
   const n = value ?? fallback;
@@ -83,7 +69,7 @@ function nonNegative(field: string, value: number | undefined, fallback: number)
   return n;
 }
 
-function settingsOf(options: OpenAIEmbedderOptions): Settings {
+function settingsOf(options: OpenAIEmbedderOptions) {
   let base: URL;
   try {
     base = new URL(options.baseUrl);
@@ -179,9 +165,7 @@ export function createOpenAIEmbedder(options: OpenAIEmbedderOptions): Embedder {
           settings,
           positions.map((i) => texts[i]!),
         );
-        positions.forEach((position, k) => {
-          out[position] = settings.normalize ? normalizeInPlace(vectors[k]!) : vectors[k]!;
-        });
+        for (const [k, position] of positions.entries()) out[position] = settings.normalize ? normalizeInPlace(vectors[k]!) : vectors[k]!;
       }
       return out;
     },

@@ -43,8 +43,6 @@ export const STATIC_EMBEDDER_ID = `agentstate/static-glove-100d-q4@${TABLE_INFO.
 
 /** An {@link Embedder} over the shipped static word vectors. */
 export interface StaticEmbedder extends Embedder {
-  readonly id: string;
-  readonly dimensions: number;
   readonly similarityThreshold: number;
   /** One unit-length (or zero) vector per text; loads the table on first use. */
   embed(texts: readonly string[]): Promise<Float32Array[]>;

@@ -122,7 +122,11 @@ function dequantiseCode(code: number, scale: number): number {
 }
 
 /** Writes the dequantised vector of word `index` into `out`. */
-export function dequantise(table: WordTable, index: number, out: Float32Array): Float32Array {
+export function dequantise(
+  table: Pick<WordTable, 'scales' | 'codes'> & { header: Pick<TableHeader, 'dimensions'> },
+  index: number,
+  out: Float32Array,
+): Float32Array {
   const half = table.header.dimensions / 2;
   const scale = table.scales[index]!;
   const base = index * half;
@@ -168,17 +172,8 @@ export function encodeTable(input: TableSource): Buffer {
   const scratch = new Float32Array(dimensions);
   for (let w = 0; w < count; w += 1) {
     scales[w] = quantise(input.vectors.subarray(w * dimensions, (w + 1) * dimensions), codes, w * half);
+    norms.push(l2(dequantise({ header: { dimensions }, scales, codes }, w, scratch)));
   }
-  const partial: WordTable = {
-    header: { count, dimensions, source: '', sourceWords: 0, postprocess: '', medianNorm: 0, relatedSource: '' },
-    lexicon: new Lexicon('', 0),
-    ranks: new Uint32Array(0),
-    scales,
-    codes,
-    relatedStarts: new Uint32Array(0),
-    relatedRows: new Uint32Array(0),
-  };
-  for (let w = 0; w < count; w += 1) norms.push(l2(dequantise(partial, w, scratch)));
   norms.sort((a, b) => a - b);
   const wordBytes = Buffer.from(words.join('\n'), 'utf8');
   const header = {
@@ -257,16 +252,9 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   }
   for (const row of relatedRows) if (row >= count) throw new TableFormatError('related rows out of range');
   at += packedLength;
+  const { wordBytes: _words, related: _related, ...tableHeader } = header;
   return {
-    header: {
-      count,
-      dimensions,
-      source: header.source,
-      sourceWords: header.sourceWords,
-      postprocess: header.postprocess,
-      medianNorm: header.medianNorm,
-      relatedSource: header.relatedSource,
-    },
+    header: tableHeader,
     lexicon,
     ranks,
     scales,
@@ -276,39 +264,18 @@ export function decodeTable(bytes: Uint8Array): WordTable {
   };
 }
 
-interface Numbers {
-  ranks: Uint32Array;
-  scales: Float32Array;
-  relatedStarts: Uint32Array;
-  relatedRows: Uint32Array;
-}
-
-/** The numbers after the words: typed-array views of a copy on little-endian machines. */
-function readNumbers(unpacked: Buffer, at: number, count: number, related: number): Numbers {
-  const starts = count * 8;
+/** The numbers after the words: typed-array views of an aligned copy, in the machine's byte order. */
+function readNumbers(unpacked: Buffer, at: number, count: number, related: number): Pick<WordTable, 'ranks' | 'scales' | 'relatedStarts' | 'relatedRows'> {
   const rows = count * 12 + 4;
-  if (LITTLE_ENDIAN) {
-    const copy = unpacked.buffer.slice(unpacked.byteOffset + at, unpacked.byteOffset + at + rows + related * 4);
-    return {
-      ranks: new Uint32Array(copy, 0, count),
-      scales: new Float32Array(copy, count * 4, count),
-      relatedStarts: new Uint32Array(copy, starts, count + 1),
-      relatedRows: new Uint32Array(copy, rows, related),
-    };
-  }
-  const out: Numbers = {
-    ranks: new Uint32Array(count),
-    scales: new Float32Array(count),
-    relatedStarts: new Uint32Array(count + 1),
-    relatedRows: new Uint32Array(related),
+  const copy = unpacked.buffer.slice(unpacked.byteOffset + at, unpacked.byteOffset + at + rows + related * 4);
+  // Every number is four bytes wide: reversing each group of four turns the file's little-endian order into big-endian.
+  if (!LITTLE_ENDIAN) Buffer.from(copy).swap32();
+  return {
+    ranks: new Uint32Array(copy, 0, count),
+    scales: new Float32Array(copy, count * 4, count),
+    relatedStarts: new Uint32Array(copy, count * 8, count + 1),
+    relatedRows: new Uint32Array(copy, rows, related),
   };
-  for (let w = 0; w < count; w += 1) {
-    out.ranks[w] = unpacked.readUInt32LE(at + w * 4);
-    out.scales[w] = unpacked.readFloatLE(at + count * 4 + w * 4);
-  }
-  for (let i = 0; i <= count; i += 1) out.relatedStarts[i] = unpacked.readUInt32LE(at + starts + i * 4);
-  for (let i = 0; i < related; i += 1) out.relatedRows[i] = unpacked.readUInt32LE(at + rows + i * 4);
-  return out;
 }
 
 function l2(v: Float32Array): number {
