@@ -68,7 +68,10 @@ async function transcript(provider: Provider, threadId: string, scope: ScopeInpu
     // Created by another saver meanwhile, or deleted by its owner: mirror into the first, leave the second alone.
     return provider.sessions.turns(threadId).then(
       (turns) => [...turns],
-      () => undefined,
+      (missing: unknown) => {
+        if (missing instanceof NotFoundError) return undefined;
+        throw missing;
+      },
     );
   }
 }
