@@ -1,9 +1,10 @@
 /**
  * History on a SQLite file reads a record's events through the history index
- * in one range read (`recordEvents`), each row by its seq: the versions equal
- * the in-memory provider's for the same writes, whatever keys the rows sit at
- * (another stream's events between, a row moved far from the others), and
- * with each event's linkage; an index row naming an event
+ * in one range read (`recordEvents`), each row by its key where `position - seq`
+ * is the same at the record's first and last event: the versions equal the
+ * in-memory provider's for the same writes, whether rows are found by key, by
+ * seq (another stream's events between), or by seq after a miss by key, and
+ * with each event's linkage (read as one value); an index row naming an event
  * the log lacks, or an event row changed since it was written (its linkage
  * included), is a `CorruptionError`. A long session's history reads its
  * scattered pages into a few reused buffers, not through the memory map, and
