@@ -47,6 +47,7 @@ export type {
   StateLookups,
   PurgeSelector,
   StateWriteTx,
+  ReceivedEvent,
   CheckpointKey,
   CheckpointQueries,
   LexicalQuery,
@@ -77,3 +78,4 @@ export { checkpointPageSql } from './sql/checkpoints.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';
 export { type ReplayResult, type ReplaySource, checkReplay, describeError, listed } from './verify/replay.js';
+export { lacks } from './log/vector.js';
