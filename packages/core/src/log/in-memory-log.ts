@@ -47,7 +47,7 @@ export class InMemoryLog implements Log {
   readonly #identity: string;
   readonly #upcasters: UpcasterRegistry | undefined;
   /** Received `state` events by origin: origin seq → seq (docs/contract.md §12). */
-  readonly #origins = new Map<string, Map<number, number>>();
+  readonly #origins = new Map<string, Map<number, number> & { highest: number }>();
 
   constructor(options: InMemoryLogOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -117,13 +117,17 @@ export class InMemoryLog implements Log {
     }
     if (events.length === 0) this.#streams.set(event.stream, events);
     events.push(event as LogEvent);
-    if (event.origin !== undefined && event.stream === STATE_STREAM) entryFor(this.#origins, event.origin, () => new Map()).set(event.originSeq!, event.seq);
+    if (event.origin !== undefined && event.stream === STATE_STREAM) {
+      const places = entryFor(this.#origins, event.origin, () => Object.assign(new Map<number, number>(), { highest: 0 }));
+      places.set(event.originSeq!, event.seq);
+      places.highest = Math.max(places.highest, event.originSeq!);
+    }
     return event;
   }
 
   async vector(): Promise<Vector> {
     const vector: Record<string, number> = { [this.#identity]: this.#streams.get(STATE_STREAM)?.length ?? 0 };
-    for (const [origin, places] of this.#origins) vector[origin] = Math.max(...places.keys());
+    for (const [origin, places] of this.#origins) vector[origin] = places.highest;
     return vector;
   }
 
