@@ -49,6 +49,29 @@ describe('sync between SQLite files', () => {
       }
     });
 
+  it('upgrades a log of version 1 whose tables are current in place, without folding them again, and refuses to open it read-only', async () => {
+    const path = tmp.file();
+    const p = await openSqlite(path);
+    await p.memory.write({ content: 'kept as it was' });
+    await p.close();
+    const db = new Database(path);
+    db.exec(`DROP INDEX events_origin; ALTER TABLE events DROP COLUMN origin; ALTER TABLE events DROP COLUMN origin_seq; ALTER TABLE events DROP COLUMN origin_time;
+      UPDATE store_meta SET value = '1' WHERE key = 'log_version';`);
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    await expect(openSqlite(path, { readonly: true })).rejects.toMatchObject({ reason: 'needs-migration', message: expect.stringContaining('log version 1') });
+    const folded: number[] = [];
+    const upgraded = await openSqlite(path, { onProgress: (done) => folded.push(done) });
+    try {
+      expect(folded).toEqual([]);
+      expect((await upgraded.memory.recall({ query: 'kept' }))[0]?.content).toBe('kept as it was');
+      expect(Object.values(await upgraded.vector())).toEqual([1]);
+      expect((await upgraded.verify()).ok).toBe(true);
+    } finally {
+      await upgraded.close();
+    }
+  });
+
   it('leaves none of a purged text in the bytes of the receiving file once the purge has travelled', async () => {
     const a = await openSqlite(tmp.file('a.db'));
     const bDir = join(tmp.dir, 'b');

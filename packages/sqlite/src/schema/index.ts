@@ -88,7 +88,9 @@ export function requireCurrentSchema(path: string, identity: DatabaseIdentity): 
   if (isCurrent(identity)) return;
   const found = identity.fresh
     ? 'has no agentstate schema yet'
-    : `was written by an earlier version of this library (derived version ${identity.derived}, this library's ${DERIVED_VERSION}): its tables must be folded again from its log, which writes`;
+    : identity.derived !== DERIVED_VERSION
+      ? `was written by an earlier version of this library (derived version ${identity.derived}, this library's ${DERIVED_VERSION}): its tables must be folded again from its log, which writes`
+      : `was written by an earlier version of this library (log version ${identity.log}, this library's ${LOG_VERSION}): its log must gain the origin of received events, which writes`;
   throw new IncompatibleDatabaseError(path, 'needs-migration', `${found}; open it writable once first`);
 }
 
