@@ -77,7 +77,9 @@ describe('the schema', () => {
     const old = schema13File(tmp.file('old.db'));
     const shapes = [fresh, old].map((path) => {
       const db = new Database(path, { readonly: true });
-      const rows = db.prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations', 'events_origin') ORDER BY name`).all() as {
+      const rows = db
+        .prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations', 'events_origin') ORDER BY name`)
+        .all() as {
         type: string;
         name: string;
         sql: string | null;
@@ -86,7 +88,9 @@ describe('the schema', () => {
         row.type === 'table' && !/^CREATE VIRTUAL/.test(row.sql ?? '')
           ? {
               name: row.name,
-              columns: (db.pragma(`table_info("${row.name}")`) as { name: string }[]).filter((column) => !column.name.startsWith('origin') || row.name !== 'events'),
+              columns: (db.pragma(`table_info("${row.name}")`) as { name: string }[]).filter(
+                (column) => !column.name.startsWith('origin') || row.name !== 'events',
+              ),
               withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? ''),
             }
           : { name: row.name, sql: row.sql?.replace(/\s+/g, ' ').replace(/"/g, '') },
@@ -113,7 +117,9 @@ describe('the schema', () => {
     expect(schemaOf(db)).toEqual(schemaOf(script));
     // The log and the store's identity are kept as they were; the snapshot, derived, is gone.
     // Log version 2 adds the origin of received events: none here.
-    expect(db.prepare('SELECT * FROM events ORDER BY position').all()).toEqual(events.map((row) => ({ ...(row as object), origin: null, origin_seq: null, origin_time: null })));
+    expect(db.prepare('SELECT * FROM events ORDER BY position').all()).toEqual(
+      events.map((row) => ({ ...(row as object), origin: null, origin_seq: null, origin_time: null })),
+    );
     expect((db.prepare(`SELECT value FROM store_meta WHERE key = 'log_identity'`).get() as { value: string }).value).toBe(identity);
     expect(db.prepare('SELECT count(*) AS n FROM snapshots').get()).toEqual({ n: 0 });
     script.close();
