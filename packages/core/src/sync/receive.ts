@@ -6,6 +6,8 @@ import { CorruptionError, SyncConflictError, UnavailableError, ValidationError }
 import { jsonPayload } from '../log/append.js';
 import { changeHlc, changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
+import { canonicalJson } from '../log/json.js';
+import { redactChange } from '../log/redact.js';
 import { STATE_STREAM, type StateChange } from '../log/events.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
@@ -80,11 +82,11 @@ export async function receiveEvents(
     const held = await sync.vector();
     const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];
     for (const item of prepared) {
-      const { origin, originSeq, digest } = item.event;
+      const { origin, originSeq } = item.event;
       const place = `event ${originSeq} of origin ${origin}`;
       if (!lacks(held, origin, originSeq)) {
         const mine = await sync.atOrigin(origin, originSeq);
-        if (mine !== undefined && toSyncEvent(mine, replicaId).digest === digest) continue;
+        if (mine !== undefined && sameEvent(toSyncEvent(mine, replicaId), item, upcasters)) continue;
         throw new SyncConflictError(
           'replaced',
           origin,
@@ -114,6 +116,21 @@ export async function receiveEvents(
     for (const change of changes) hlc.observe(changeHlc(change));
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
+}
+
+/**
+ * Whether `held` and `item` are one event: the same digest, or the same once every record they carry
+ * is erased (a purge rewrote one of the two copies since they parted). Either way nothing is written.
+ */
+function sameEvent(held: SyncEvent, item: { event: SyncEvent; change: StateChange }, upcasters: UpcasterRegistry | undefined): boolean {
+  if (held.digest === item.event.digest) return true;
+  const erased = (event: SyncEvent, change: StateChange) => {
+    const { payload: _, digest: __, ...envelope } = event;
+    const payload = redactChange(change, new Set(changeRecordIds(change)), 0)?.change.payload ?? change.payload;
+    return canonicalJson({ ...envelope, payload: { ...payload, erasedBy: undefined, operation: payload.operation?.id } });
+  };
+  const heldChange = prepare(held, 0, upcasters).change;
+  return erased(held, heldChange) === erased(item.event, item.change);
 }
 
 /** A fold's refusal of a received event (the event that would have taken its seq) as the `concurrent` conflict it is. */
