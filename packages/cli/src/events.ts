@@ -122,5 +122,7 @@ const TYPE_WIDTH = Math.max(...Object.values(EventTypes).map((type) => type.leng
 
 /** An event on one line: seq, time, type and summary, in fixed-width columns. */
 export function eventLine(event: LogEvent): string {
-  return `${String(event.seq).padStart(7)}  ${shortTime(event.time)}  ${event.type.padEnd(TYPE_WIDTH)}  ${summarizeEvent(event)}`;
+  // A received event names where it was first appended (docs/contract.md §12); the store's own name none.
+  const origin = event.origin === undefined ? '' : `  (from ${event.origin} #${event.originSeq})`;
+  return `${String(event.seq).padStart(7)}  ${shortTime(event.time)}  ${event.type.padEnd(TYPE_WIDTH)}  ${summarizeEvent(event)}${origin}`;
 }

@@ -19,6 +19,7 @@ import {
   SnapshotSealError,
   UnavailableError,
   ReadOnlyViewError,
+  SyncConflictError,
   ValidationError,
 } from '@agentstate/core';
 import type { ErrorCode } from '@agentstate/core';
@@ -58,6 +59,7 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new OperationConflictError('operation id "op" was already used'), code: 'conflict', retryable: false, exit: user },
   { error: new ValidationError('content', 'must not be empty'), code: 'invalid', retryable: false, exit: user },
   { error: new ClosedError('the database is closed'), code: 'closed', retryable: false, exit: user },
+  { error: new SyncConflictError('concurrent', 'a1', 3, 'both changed it', 'r1'), code: 'diverged', retryable: false, exit: user },
   { error: new CorruptionError('state', 7, 'malformed payload'), code: 'corruption', retryable: false, exit: corrupt },
   { error: new SnapshotSealError('HMAC mismatch'), code: 'seal_failed', retryable: false, exit: user },
   { error: new ExportFormatError('the trailer is missing', 12), code: 'invalid', retryable: false, exit: user },

@@ -47,6 +47,7 @@ export type {
   StateLookups,
   PurgeSelector,
   StateWriteTx,
+  ReceivedEvent,
   CheckpointKey,
   CheckpointQueries,
   LexicalQuery,
@@ -80,3 +81,4 @@ export { verifiedPages } from './sql/pages.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';
 export { type ReplayResult, type ReplaySource, checkReplay, describeError } from './verify/replay.js';
+export { lacks } from './log/vector.js';

@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'invalid'
   | 'closed'
   | 'read_only_view'
+  // Two replicas that cannot be merged (sync).
+  | 'diverged'
   // What is stored.
   | 'corruption'
   | 'incompatible'
@@ -101,6 +103,29 @@ export class ConflictError extends AgentStateError {
  */
 export class OperationConflictError extends ConflictError {
   override readonly retryable: boolean = false;
+}
+
+/**
+ * A sync that cannot be applied (docs/contract.md §12), and nothing of its batch was written:
+ * `replaced`, an event held at `(origin, originSeq)` arrived different (a forged or diverged
+ * replica); `copy`, events of this store's own origin that it never wrote (a byte copy of it
+ * wrote them); `concurrent`, both replicas changed `record` apart, which the fold refuses until
+ * merge rules exist.
+ */
+export class SyncConflictError extends AgentStateError {
+  readonly code = 'diverged' as const;
+  constructor(
+    readonly reason: 'replaced' | 'copy' | 'concurrent',
+    /** The replica id the refused event came from. */
+    readonly origin: string,
+    /** Its seq there. */
+    readonly originSeq: number,
+    message: string,
+    /** The id of the record both replicas changed (`concurrent`). */
+    readonly record?: string,
+  ) {
+    super(message);
+  }
 }
 
 /** Bad input: wrong type, unknown enum value, NUL characters, over a size limit… */

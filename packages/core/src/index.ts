@@ -22,6 +22,7 @@ export {
   ClosedError,
   UnavailableError,
   ReadOnlyViewError,
+  SyncConflictError,
   isAgentStateError,
 } from './errors.js';
 export { type Clock, systemClock, ManualClock } from './time/clock.js';
@@ -98,7 +99,10 @@ export {
   describeScope,
   parseScopeText,
 } from './records/scope.js';
-export type { EventMeta, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log } from './log/log.js';
+export type { EventMeta, EventOrigin, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log, Vector } from './log/log.js';
+export { type SyncEvent, syncDigest, toSyncEvent } from './sync/wire.js';
+export type { ReceiveResult } from './sync/receive.js';
+export { type SyncOptions, type SyncPeer, type SyncSummary, sync, SYNC_BATCH } from './sync/sync.js';
 export { InMemoryLog } from './log/in-memory-log.js';
 export {
   STATE_STREAM,

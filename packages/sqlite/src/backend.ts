@@ -16,7 +16,7 @@ import { ClosedError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM
 import type { Connection } from './connection.js';
 import { aroundMethods, mapErrors, mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
-import { foldPending } from './fold.js';
+import { foldEvent, foldPending, foldView } from './fold.js';
 import { eraseHistory } from './purge.js';
 import type { Projection, ProjectionState } from './projection.js';
 import { tableLookups } from './queries.js';
@@ -68,6 +68,15 @@ export class SqliteBackend implements StateBackend {
       let purged = false;
       // What a look-up of this transaction already read, which nothing changes before the next commit.
       const lastSeqs = new Map<string, number>();
+      /** Moves the transaction past `event`, just stored with `change`. */
+      const advance = (change: StateChange, event: LogEvent): LogEvent => {
+        headTime = event.time;
+        if (change.type === EventTypes.RecordsPurged) purged = true;
+        // The next mutation of a group commit reads its own look-ups again.
+        lastSeqs.clear();
+        state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
+        return event;
+      };
       const tx: StateWriteTx = {
         ...this.#lookups,
         // A session is read with its highest turn seq, which an append asks next: one statement for both.
@@ -81,13 +90,22 @@ export class SqliteBackend implements StateBackend {
         lastTurnSeq: (id) => lastSeqs.get(id) ?? this.#lookups.lastTurnSeq(id),
         commit: (change, meta) => {
           if (!open) throw new ClosedError('this write transaction has ended');
-          const event = conn.onWriter(() => this.#append(state, headTime, change, meta));
-          headTime = event.time;
-          if (change.type === EventTypes.RecordsPurged) purged = true;
-          // The next mutation of a group commit reads its own look-ups again.
-          lastSeqs.clear();
-          state = { seq: event.seq, maxHlc: maxHlc(state.maxHlc, changeHlc(change)), generation: state.generation };
-          return event;
+          return advance(
+            change,
+            conn.onWriter(() => this.#append(state, headTime, change, meta)),
+          );
+        },
+        receive: (batch) => {
+          if (!open) throw new ClosedError('this write transaction has ended');
+          return conn.onWriter(() => {
+            const view = foldView(tableLookups(conn));
+            return batch.map(({ change, input }) => {
+              const { event } = this.log.appendInTransaction(input, state.seq + 1, headTime);
+              foldEvent(view, this.projection, change, event.seq, event.schemaVersion);
+              this.#erase(change, event.seq);
+              return advance(change, event);
+            });
+          });
         },
         savepoint: async (inner) => {
           if (!open) throw new ClosedError('this write transaction has ended');
@@ -186,9 +204,14 @@ export class SqliteBackend implements StateBackend {
     // The stamper's payloads are valid by construction: not checked again, and the row is marked validated.
     const event = this.log.appendInTransaction(input, state.seq + 1, headTime).event;
     this.projection.apply(change, event.seq);
-    if (change.type === EventTypes.RecordsPurged)
-      eraseHistory(this.conn, change, event.seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);
+    this.#erase(change, event.seq);
     return event;
+  }
+
+  /** A purge's rewrite of the earlier events that carried its records, inside the open transaction. */
+  #erase(change: StateChange, seq: number): void {
+    if (change.type === EventTypes.RecordsPurged)
+      eraseHistory(this.conn, change, seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);
   }
 
   maxHlc() {

@@ -6,7 +6,7 @@
  * too, with a `CorruptionError` naming its seq; then the projection applies
  * it as it applies a live commit.
  */
-import type { UpcasterRegistry } from '@agentstate/core';
+import type { StateChange, UpcasterRegistry } from '@agentstate/core';
 import type { FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { changeHlc, checkChange, describeError, maxHlc, operationEntry } from '@agentstate/core/backend';
@@ -26,7 +26,7 @@ export interface FoldOptions {
 }
 
 /** The tables as the fold's rules read them. */
-function foldView(tables: TableLookups): FoldView {
+export function foldView(tables: TableLookups): FoldView {
   return {
     ...tables,
     skillIdAt: (scope, slug) => tables.skillAt(scope, slug)?.id,
@@ -59,17 +59,7 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
       if (event.seq !== seq + 1) throw new CorruptionError(STATE_STREAM, event.seq, `expected seq ${seq + 1}: the stream has a gap`);
       // A payload this library validated when it wrote it, and whose checksum holds, is not validated again.
       const change = decodeStateEvent(event, { upcasters, trusted: validated });
-      checkChange(view, change, event.seq);
-      const operation = change.payload.operation;
-      // An operation whose first event carries no hash (a purge erased it) is indexed all the same, as a replay indexes it.
-      const unhashed = operation !== undefined && operation.inputHash === undefined && view.operation(operation.id) === undefined;
-      try {
-        // An event of the current payload schema holds its records as stored; an upcast one does not.
-        projection.apply(change, event.seq, event.schemaVersion === STATE_SCHEMA_VERSION);
-        if (unhashed) projection.putOperation(operationEntry(operation, event.seq));
-      } catch (error) {
-        throw corruptionAt(error, event.seq);
-      }
+      foldEvent(view, projection, change, event.seq, event.schemaVersion);
       hlc = maxHlc(hlc, changeHlc(change));
       seq = event.seq;
       folded += 1;
@@ -78,6 +68,24 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
   }
   if (folded > 0) projection.saveState({ seq, maxHlc: hlc, generation: state.generation });
   return folded;
+}
+
+/**
+ * Checks the change of the event at `seq` against the fold's rules, then applies it to the
+ * tables; a refused change or row is a `CorruptionError` naming `seq`.
+ */
+export function foldEvent(view: FoldView, projection: Projection, change: StateChange, seq: number, schemaVersion: number): void {
+  checkChange(view, change, seq);
+  const operation = change.payload.operation;
+  // An operation whose first event carries no hash (a purge erased it) is indexed all the same, as a replay indexes it.
+  const unhashed = operation !== undefined && operation.inputHash === undefined && view.operation(operation.id) === undefined;
+  try {
+    // An event of the current payload schema holds its records as stored; an upcast one does not.
+    projection.apply(change, seq, schemaVersion === STATE_SCHEMA_VERSION);
+    if (unhashed) projection.putOperation(operationEntry(operation, seq));
+  } catch (error) {
+    throw corruptionAt(error, seq);
+  }
 }
 
 /** A row the tables refuse: a `CorruptionError` naming the event that carried it. */

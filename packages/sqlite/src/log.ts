@@ -6,7 +6,7 @@
  * (`toLogEvent`); a failed append consumes no seq.
  */
 import { hash } from 'node:crypto';
-import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry, Vector } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
 import type { EventRow, EventRowValues, LogOptions } from '@agentstate/core/backend';
 import {
@@ -15,6 +15,7 @@ import {
   EVENT_COLUMNS,
   eventFromRow,
   eventRowFromValues,
+  lacks,
   parseReadQuery,
   parseUpToSeq,
   prepareEvent,
@@ -26,12 +27,19 @@ import type { Connection } from './connection.js';
 import { mapErrors } from './errors.js';
 import { DROP_OTHER_FORMATS } from './snapshot-patch.js';
 
+/** The origin of a received event (`schema/log.ts`), read after {@link EVENT_COLUMNS}. */
+const ORIGIN_COLUMNS = 'origin, origin_seq, origin_time';
+
 const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
   timeAt: 'SELECT time FROM events WHERE stream = ? AND seq = ?',
-  insert: `INSERT INTO events (${EVENT_COLUMNS}, validated) VALUES (${Array(14).fill('?').join(', ')})`,
+  insert: `INSERT INTO events (${EVENT_COLUMNS}, validated, origin, origin_seq, origin_time) VALUES (${Array(17).fill('?').join(', ')})`,
   readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
-  read: `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  read: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  originHeads: `SELECT origin, max(origin_seq) AS seq FROM events WHERE origin IS NOT NULL GROUP BY origin`,
+  atOrigin: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE origin = ? AND origin_seq = ?`,
+  atOwn: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = 'state' AND seq = ? AND origin IS NULL`,
+  firstOfOrigin: `SELECT min(seq) AS seq FROM events WHERE stream = 'state' AND origin = ? AND origin_seq > ?`,
   // A row stored before with the same text is left as it is: most chunks of a snapshot are shared with the last one.
   saveSnapshot: `INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)
     ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data WHERE data IS NOT excluded.data`,
@@ -62,6 +70,13 @@ function expectedChecksum(row: EventRow): string {
 
 /** Turns a row into an event; a changed or undecodable row is a `CorruptionError` naming the event. */
 export const toEvent = (row: EventRow): LogEvent => eventFromRow(row, expectedChecksum);
+
+/** The event of a row read with {@link ORIGIN_COLUMNS} after its event columns, with its origin when it was received. */
+function withOrigin(values: [...EventRowValues, string | null, number | null, string | null]): LogEvent {
+  const event = toEvent(eventRowFromValues(values));
+  if (values[13] !== null) Object.assign(event, { origin: values[13], originSeq: values[14], originTime: values[15] });
+  return event;
+}
 
 /**
  * A {@link Log} stored in the `events` and `snapshots` tables of a
@@ -160,7 +175,7 @@ export class SqliteLog implements Log {
     const at = seq ?? this.headNow(checkStream(input?.stream)) + 1;
     const before = previous ?? ((stream: string) => (this.conn.prepare(SQL.timeAt).get(stream, at - 1) as { time: string } | undefined)?.time);
     const { event, text, values, validated } = prepareEvent(input, at, this.#now, before, check);
-    values.push(validated ? 1 : 0);
+    values.push(validated ? 1 : 0, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null);
     this.conn.prepare(SQL.insert).run(values);
     return { event, text };
   }
@@ -176,8 +191,51 @@ export class SqliteLog implements Log {
     const rows = this.conn
       .prepare(SQL.read)
       .raw(true)
-      .all(stream, afterSeq, limit > 0 ? limit : -1) as EventRowValues[];
-    return rows.map((values) => toEvent(eventRowFromValues(values)));
+      .all(stream, afterSeq, limit > 0 ? limit : -1) as Parameters<typeof withOrigin>[0][];
+    return rows.map(withOrigin);
+  }
+
+  async vector(): Promise<Vector> {
+    return mapErrors(() =>
+      this.conn.read(() => {
+        const vector: Record<string, number> = { [this.identityNow()]: this.headNow(STATE_STREAM) };
+        for (const { origin, seq } of this.conn.prepare(SQL.originHeads).all() as { origin: string; seq: number }[]) vector[origin] = seq;
+        return vector;
+      }),
+    );
+  }
+
+  async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+    return mapErrors(() =>
+      this.conn.read(() => {
+        // Where to start: the first event of each origin the vector lacks, its own by seq, each received one by its index.
+        const own = this.identityNow();
+        const known = Object.keys(vector).filter((origin) => origin !== own);
+        const starts = [lacks(vector, own, 1) ? 0 : vector[own]!];
+        for (const origin of known) {
+          const first = (this.conn.prepare(SQL.firstOfOrigin).get(origin, vector[origin]) as { seq: number | null }).seq;
+          if (first !== null) starts.push(first - 1);
+        }
+        const others = known.length === 0 ? 'origin IS NOT NULL' : `origin NOT IN (${known.map(() => '?').join(', ')})`;
+        const firstOther = this.conn.prepare(`SELECT min(seq) AS seq FROM events WHERE stream = 'state' AND ${others}`).get(...known) as { seq: number | null };
+        if (firstOther.seq !== null) starts.push(firstOther.seq - 1);
+        const lacking = [`(origin IS NULL AND seq > ?)`, `(${others})`, ...known.map(() => '(origin = ? AND origin_seq > ?)')].join(' OR ');
+        const rows = this.conn
+          .prepare(`SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = 'state' AND seq > ? AND (${lacking}) ORDER BY seq LIMIT ?`)
+          .raw(true)
+          .all(Math.min(...starts), vector[own] ?? 0, ...known, ...known.flatMap((origin) => [origin, vector[origin]]), limit > 0 ? limit : -1);
+        return (rows as Parameters<typeof withOrigin>[0][]).map(withOrigin);
+      }),
+    );
+  }
+
+  async atOrigin(origin: string, originSeq: number): Promise<LogEvent | undefined> {
+    return mapErrors(() => {
+      const row = (
+        origin === this.identityNow() ? this.conn.prepare(SQL.atOwn).raw(true).get(originSeq) : this.conn.prepare(SQL.atOrigin).raw(true).get(origin, originSeq)
+      ) as Parameters<typeof withOrigin>[0] | undefined;
+      return row === undefined ? undefined : withOrigin(row);
+    });
   }
 
   /**

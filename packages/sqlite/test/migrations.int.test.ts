@@ -71,20 +71,28 @@ describe('the schema', () => {
     db.close();
   });
 
-  it('has the tables, columns and indexes schema 13 had, but its history runs and its record of migrations', async () => {
+  it('has the tables, columns and indexes schema 13 had, but its history runs, its record of migrations and the origin of received events', async () => {
     const fresh = tmp.file();
     await (await openSqlite(fresh)).close();
     const old = schema13File(tmp.file('old.db'));
     const shapes = [fresh, old].map((path) => {
       const db = new Database(path, { readonly: true });
-      const rows = db.prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations') ORDER BY name`).all() as {
+      const rows = db
+        .prepare(`SELECT type, name, sql FROM sqlite_schema WHERE name NOT IN ('history_runs', 'agentstate_migrations', 'events_origin') ORDER BY name`)
+        .all() as {
         type: string;
         name: string;
         sql: string | null;
       }[];
       const shape = rows.map((row) =>
         row.type === 'table' && !/^CREATE VIRTUAL/.test(row.sql ?? '')
-          ? { name: row.name, columns: db.pragma(`table_info("${row.name}")`), withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? '') }
+          ? {
+              name: row.name,
+              columns: (db.pragma(`table_info("${row.name}")`) as { name: string }[]).filter(
+                (column) => !column.name.startsWith('origin') || row.name !== 'events',
+              ),
+              withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? ''),
+            }
           : { name: row.name, sql: row.sql?.replace(/\s+/g, ' ').replace(/"/g, '') },
       );
       db.close();
@@ -108,7 +116,10 @@ describe('the schema', () => {
     script.exec(LOG_SQL + DERIVED_SQL);
     expect(schemaOf(db)).toEqual(schemaOf(script));
     // The log and the store's identity are kept as they were; the snapshot, derived, is gone.
-    expect(db.prepare('SELECT * FROM events ORDER BY position').all()).toEqual(events);
+    // Log version 2 adds the origin of received events: none here.
+    expect(db.prepare('SELECT * FROM events ORDER BY position').all()).toEqual(
+      events.map((row) => ({ ...(row as object), origin: null, origin_seq: null, origin_time: null })),
+    );
     expect((db.prepare(`SELECT value FROM store_meta WHERE key = 'log_identity'`).get() as { value: string }).value).toBe(identity);
     expect(db.prepare('SELECT count(*) AS n FROM snapshots').get()).toEqual({ n: 0 });
     script.close();
@@ -126,7 +137,7 @@ describe('the schema', () => {
     raw.pragma(`application_id = ${APPLICATION_ID}`);
     raw.exec(`CREATE TABLE agentstate_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, checksum TEXT NOT NULL, applied_at TEXT NOT NULL);
       INSERT INTO agentstate_migrations VALUES (1, 'log', 'x', 'then');
-      ${LOG_SQL.replace(/CREATE TABLE IF NOT EXISTS store_meta[\s\S]*$/, '')}
+      ${LOG_SQL.replace(/ALTER TABLE[\s\S]*$/, '')}
       CREATE TABLE snapshots (position INTEGER PRIMARY KEY, stream TEXT NOT NULL, seq INTEGER NOT NULL, data TEXT NOT NULL, UNIQUE (stream, seq));`);
     for (const e of events) {
       const payload = JSON.stringify(e.payload);

@@ -48,6 +48,8 @@ export interface ProviderCapabilities {
   commitFault?: boolean;
   /** `processTarget` says how another process opens the same storage. Default: `processTarget` is defined. */
   otherProcess?: boolean;
+  /** The provider syncs with others (`replicaId`, `vector`, `changes`, `receive`, docs/contract.md §12). Default: same as `eventSourced`. */
+  sync?: boolean;
 }
 
 /**
@@ -170,6 +172,7 @@ export function resolveCapabilities(factory: ProviderFactory, detectedEventSourc
     embedder: declared.embedder ?? true,
     commitFault: declared.commitFault ?? factory.failCommits !== undefined,
     otherProcess: declared.otherProcess ?? factory.processTarget !== undefined,
+    sync: declared.sync ?? eventSourced,
   };
 }
 

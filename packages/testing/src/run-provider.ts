@@ -1,6 +1,6 @@
 /**
  * `runProviderConformance`: registers every provider check of docs/conformance.md
- * (A1–A28, B30–B43, C1–C9, I1–I8, S1–S8, T1–T9) and the extra checks (X…) as vitest tests.
+ * (A1–A28, B30–B43, C1–C9, I1–I8, S1–S8, T1–T9), the extra checks (X…) and the sync checks (Y…) as vitest tests.
  */
 import { describe, it } from 'vitest';
 import { DEFAULT_CHECK_TIMEOUT, type ProviderFactory, type ProviderSuiteOptions, type ResolvedCapabilities } from './factory.js';

@@ -59,7 +59,18 @@ async function gatherStats(db: Database, path: string) {
     checkpoints: snapshot.checkpoints.length,
     lastSnapshot: stored ? { seq: stored.seq, bytes: await storedSnapshotBytes(db.log, stored), behind: head - stored.seq } : null,
     ...(await sizes(db, path)),
+    ...(await origins(db, head)),
   };
+}
+
+/**
+ * This store's replica id and, for each origin it holds, how far it has received it (its own: its head).
+ * A PostgreSQL schema does not sync yet: it holds its own events alone.
+ */
+async function origins(db: Database, head: number): Promise<{ replica: string; origins: { origin: string; seq: number }[] }> {
+  const replica = await db.replicaId();
+  const vector = 'schema' in db ? { [replica]: head } : await db.vector();
+  return { replica, origins: Object.entries(vector).map(([origin, seq]) => ({ origin, seq })) };
 }
 
 /** The maintenance commands. */
@@ -145,6 +156,7 @@ export function maintenanceCommands(): Command[] {
           'last snapshot',
           s.lastSnapshot ? `seq ${count(s.lastSnapshot.seq)}, ${bytes(s.lastSnapshot.bytes)}, ${count(s.lastSnapshot.behind)} events behind` : 'none',
         ],
+        ...s.origins.map(({ origin, seq }): [string, string] => ['origin', `${origin} up to #${count(seq)}${origin === s.replica ? ' (this store)' : ''}`]),
       ]),
     );
   });

@@ -16,7 +16,9 @@ import { canonicalJson } from '../log/json.js';
 import type { AppendInput, LogEvent } from '../log/log.js';
 import { isCanonicalInstant } from '../time/instant.js';
 
-const KNOWN_KEYS = new Set<string>(['stream', 'seq', 'type', 'time', 'schemaVersion', 'payload', ...META_KEYS]);
+/** A received event's place at its origin (docs/contract.md §12), exported as stored: all three or none. */
+const ORIGIN_KEYS = ['origin', 'originSeq', 'originTime'] as const;
+const KNOWN_KEYS = new Set<string>(['stream', 'seq', 'type', 'time', 'schemaVersion', 'payload', ...META_KEYS, ...ORIGIN_KEYS]);
 
 /** One exported line (without its newline). */
 export function exportLine(event: LogEvent): string {
@@ -110,5 +112,11 @@ function checkEnvelope(
     payload: event.payload,
   };
   for (const key of META_KEYS) if (raw[key] !== undefined) input[key] = raw[key] as string;
+  if (ORIGIN_KEYS.some((key) => raw[key] !== undefined)) {
+    if (typeof raw.origin !== 'string' || raw.origin === '' || !Number.isSafeInteger(raw.originSeq) || (raw.originSeq as number) < 1)
+      throw fail('"origin" must be a non-empty string and "originSeq" a positive integer, given together with "originTime"');
+    if (typeof raw.originTime !== 'string' || !isCanonicalInstant(raw.originTime)) throw fail('"originTime" must be an instant like 2026-11-29T16:54:02.123Z');
+    Object.assign(input, { origin: raw.origin, originSeq: raw.originSeq, originTime: raw.originTime });
+  }
   return { event, input, fail };
 }

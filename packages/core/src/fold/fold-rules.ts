@@ -17,6 +17,7 @@ import type { OperationEntry, OperationRef } from '../log/operation.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
+import { erasedView } from './erased-view.js';
 
 /** What the rules look up in the state being folded into; tombstones included. */
 export interface FoldView {
@@ -53,7 +54,7 @@ type Violation = string | undefined;
  * stamped against `view`; returns quietly otherwise.
  */
 export function checkChange(view: FoldView, change: StateChange, seq: number): void {
-  const violation = operationViolation(view, change.payload.operation) ?? recordViolation(view, change);
+  const violation = operationViolation(view, change.payload.operation) ?? recordViolation(erasedView(view, change), change);
   if (violation !== undefined) throw new CorruptionError(STATE_STREAM, seq, `${change.type}: ${violation}`);
 }
 

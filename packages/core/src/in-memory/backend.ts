@@ -8,7 +8,7 @@
  */
 import { ConflictError, UnavailableError } from '../errors.js';
 import { EventTypes, STATE_SCHEMA_VERSION, STATE_STREAM, type StateChange, type StateChangeOf } from '../log/events.js';
-import type { EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
+import type { AppendInput, EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import { InMemoryLog } from '../log/in-memory-log.js';
 import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from '../log/trusted.js';
 import { storedPayload } from '../log/compact.js';
@@ -19,7 +19,7 @@ import type { Snapshot } from '../snapshot/snapshot.js';
 import { chunkStream, ofOtherFormat } from '../snapshot/chunks.js';
 import { type SnapshotCodec, plainCodec } from '../snapshot/codecs.js';
 import { type SnapshotErasure, patchSnapshots } from '../snapshot/patch.js';
-import type { Awaitable, StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorQuery } from '../write/backend.js';
+import type { Awaitable, ReceivedEvent, StateBackend, StateQueries, StateWriteTx, TurnVectorQuery, VectorQuery } from '../write/backend.js';
 import type { MemoryItem, Turn } from '../records/records.js';
 import { purgeableIn } from './purgeable.js';
 import { inMemoryQueries } from './queries.js';
@@ -55,7 +55,12 @@ export class InMemoryBackend implements StateBackend {
     this.#cache = cache;
     this.vectors = memoryVectors(state, cache);
     this.turnVectors = turnVectors(state, cache);
-    this.#tx = { ...this.queries, commit: (change, meta) => this.#commit(change, meta), savepoint: (fn) => fn() };
+    this.#tx = {
+      ...this.queries,
+      commit: (change, meta) => this.#commit(change, meta),
+      receive: (batch) => this.#receive(batch),
+      savepoint: (fn) => fn(),
+    };
   }
 
   readonly #tx: StateWriteTx;
@@ -118,15 +123,32 @@ export class InMemoryBackend implements StateBackend {
    * Appends and projects one change. Synchronous on an `InMemoryLog` (but for a purge's rewrite of
    * earlier events), so the engine has nothing to await; any other log's append is awaited.
    */
-  #commit(change: StateChange, meta: EventMeta): Awaitable<LogEvent> {
+  #commit(
+    change: StateChange,
+    meta: EventMeta,
+    input: AppendInput = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) },
+  ): Awaitable<LogEvent> {
     // A purge rewrites stored events: only a log this package owns can.
     if (change.type === EventTypes.RecordsPurged && !(this.log instanceof InMemoryLog))
       throw new UnavailableError('purge needs a log that can rewrite its events in place: an InMemoryLog, or a SQLite or Postgres backend');
-    const input = { ...meta, stream: STATE_STREAM, type: change.type, schemaVersion: STATE_SCHEMA_VERSION, payload: storedPayload(change) };
     // The stamper's payload is fresh, valid by construction and never touched again: an InMemoryLog keeps it
     // as is, unchecked. Any other log checks it as it would any append.
     if (this.log instanceof InMemoryLog) return this.#project(change, this.log[trustedAppend](input));
     return this.log.append(input).then((event) => this.#project(change, event));
+  }
+
+  /**
+   * Appends and folds received events. This state has no undo, so the whole batch is first
+   * checked against the fold's rules on a copy of it; then each is committed as a local change is.
+   */
+  async #receive(batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
+    const scratch = new InMemoryState();
+    scratch.deferHistory();
+    scratch.restore(this.state.capture());
+    for (const [i, { change }] of batch.entries()) scratch.apply(change, this.state.seq + i + 1);
+    const events: LogEvent[] = [];
+    for (const { change, input } of batch) events.push(await this.#commit(change, {}, input));
+    return events;
   }
 
   /** Folds a change the log has just stored as `event` into the read model. */

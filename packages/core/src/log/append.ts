@@ -73,6 +73,15 @@ export function toLogEvent<P>(input: AppendInput<P>, seq: number, now: () => Ins
     if (typeof value !== 'string') throw new ValidationError(key, 'must be a string');
     event[key] = value;
   }
+  if (input.origin !== undefined || input.originSeq !== undefined || input.originTime !== undefined) {
+    // A received event's place at its origin, kept verbatim: all three or none.
+    if (typeof input.origin !== 'string' || input.origin === '') throw new ValidationError('origin', 'must be a non-empty string');
+    if (!isSeq(input.originSeq) || input.originSeq === 0) throw new ValidationError('originSeq', 'must be a positive safe integer');
+    if (typeof input.originTime !== 'string' || !isCanonicalInstant(input.originTime)) throw new ValidationError('originTime', 'must be an instant');
+    event.origin = input.origin;
+    event.originSeq = input.originSeq;
+    event.originTime = input.originTime;
+  }
   return event;
 }
 

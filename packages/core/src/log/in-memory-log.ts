@@ -5,7 +5,9 @@ import { entryFor } from '../map-entry.js';
 import { type Clock, systemClock } from '../time/clock.js';
 import { formatInstant } from '../time/instant.js';
 import { checkSnapshot, checkStream, jsonPayload, parseReadQuery, parseUpToSeq, toLogEvent } from './append.js';
-import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot } from './log.js';
+import { STATE_STREAM } from './events.js';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, Vector } from './log.js';
+import { lacks } from './vector.js';
 import { checkStateAppend } from './state-append.js';
 import { dropSnapshots, rewriteEventPayload, snapshotRows, storeSnapshotRows, trustedAppend, trustedRead } from './trusted.js';
 import type { UpcasterRegistry } from './upcasters.js';
@@ -44,6 +46,8 @@ export class InMemoryLog implements Log {
   readonly #clock: Clock;
   readonly #identity: string;
   readonly #upcasters: UpcasterRegistry | undefined;
+  /** Received `state` events by origin: origin seq → seq (docs/contract.md §12). */
+  readonly #origins = new Map<string, Map<number, number> & { highest: number }>();
 
   constructor(options: InMemoryLogOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -113,7 +117,33 @@ export class InMemoryLog implements Log {
     }
     if (events.length === 0) this.#streams.set(event.stream, events);
     events.push(event as LogEvent);
+    if (event.origin !== undefined && event.stream === STATE_STREAM) {
+      const places = entryFor(this.#origins, event.origin, () => Object.assign(new Map<number, number>(), { highest: 0 }));
+      places.set(event.originSeq!, event.seq);
+      places.highest = Math.max(places.highest, event.originSeq!);
+    }
     return event;
+  }
+
+  async vector(): Promise<Vector> {
+    const vector: Record<string, number> = { [this.#identity]: this.#streams.get(STATE_STREAM)?.length ?? 0 };
+    for (const [origin, places] of this.#origins) vector[origin] = places.highest;
+    return vector;
+  }
+
+  async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+    const out: LogEvent[] = [];
+    for (const event of this.#streams.get(STATE_STREAM) ?? []) {
+      if (limit > 0 && out.length === limit) break;
+      if (lacks(vector, event.origin ?? this.#identity, event.originSeq ?? event.seq)) out.push(deepFreeze(event));
+    }
+    return out;
+  }
+
+  async atOrigin(origin: string, originSeq: number): Promise<LogEvent | undefined> {
+    const seq = origin === this.#identity ? originSeq : this.#origins.get(origin)?.get(originSeq);
+    const event = seq === undefined ? undefined : this.#streams.get(STATE_STREAM)?.[seq - 1];
+    return event && (event.origin ?? this.#identity) === origin ? deepFreeze(event) : undefined;
   }
 
   async read(query: ReadQuery): Promise<LogEvent[]> {

@@ -21,8 +21,22 @@ export interface EventMeta {
   principal?: string;
 }
 
+/**
+ * Where a received event was first appended (docs/contract.md §12, "Sync"): kept verbatim by
+ * the log. A store's own events carry none: their origin is the log's {@link Log.identity}, their
+ * place their seq, their origin time their time.
+ */
+export interface EventOrigin {
+  /** The replica id (log identity) of the store the event was first appended to. */
+  origin?: string;
+  /** Its seq in that store's log. */
+  originSeq?: number;
+  /** Its time there. */
+  originTime?: Instant;
+}
+
 /** A stored event. */
-export interface LogEvent<P = unknown> extends EventMeta {
+export interface LogEvent<P = unknown> extends EventMeta, EventOrigin {
   /** The stream it belongs to, e.g. `state`. */
   stream: string;
   /** 1 + the number of earlier events in its stream. */
@@ -38,7 +52,7 @@ export interface LogEvent<P = unknown> extends EventMeta {
 }
 
 /** What a caller hands to {@link Log.append}. */
-export interface AppendInput<P = unknown> extends EventMeta {
+export interface AppendInput<P = unknown> extends EventMeta, EventOrigin {
   stream: string;
   type: string;
   payload: P;
@@ -92,7 +106,22 @@ export interface Log {
    * they are dense and a gap is damage.
    */
   readonly gapped?: boolean;
+  /**
+   * For each origin of the `state` stream held, the highest origin seq held: the head for
+   * the log's own identity (docs/contract.md §12). Absent: the log does not sync yet.
+   */
+  vector?(): Promise<Vector>;
+  /**
+   * The `state` events this log holds that `vector` lacks (an origin it does not name, or an
+   * origin seq above its entry), in seq order, at most `limit` (0: all).
+   */
+  changes?(vector: Vector, limit: number): Promise<LogEvent[]>;
+  /** The `state` event held from `origin` at `originSeq`, if any. */
+  atOrigin?(origin: string, originSeq: number): Promise<LogEvent | undefined>;
 }
+
+/** What a store holds of each origin: replica id → the highest origin seq held (docs/contract.md §12). */
+export type Vector = Readonly<Record<string, number>>;
 
 /**
  * Whether an event at `seq` may follow the one at `previous` (0: none) in

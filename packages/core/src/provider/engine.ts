@@ -52,6 +52,8 @@ interface Job {
   run(tx: StateWriteTx, inFlight: ReadonlyMap<string, StateChange[]>): Promise<Outcome<StateChange>>;
   resolve(outcome: Outcome<StateChange>): void;
   reject(error: unknown): void;
+  /** Runs in a transaction of its own: what it reads outside the transaction holds no other job's uncommitted writes. */
+  alone?: boolean;
 }
 
 /** Microtask turns the queue waits at most, after a group, for that group's callers to queue again. */
@@ -191,23 +193,44 @@ export class Engine {
     const changes = outcome.changes;
     if (!outcome.replayed) {
       committed?.(outcome.seqs);
-      if (changes.length > 0) {
-        for (const hook of this.#afterCommit) {
-          try {
-            await hook(changes, outcome.seqs);
-          } catch (error) {
-            this.onBackgroundError(error);
-          }
-        }
-      }
+      await this.#followUp(changes, outcome.seqs);
     }
     return single ? changes[0] : changes;
   }
 
+  /**
+   * Runs `fn` in a write transaction of its own, queued with the mutations, for changes that do
+   * not come from the stamper (a sync's received events, docs/contract.md §12): its reads of
+   * the log see every write before it, committed. The follow-ups run for the changes it reports.
+   */
+  async transact<T>(fn: (tx: StateWriteTx) => Promise<{ result: T; changes: StateChange[]; seqs: number[] }>): Promise<T> {
+    if (!this.#isReady) await this.#ready;
+    let result: T | undefined;
+    const outcome = await this.#enqueue(async (tx) => {
+      const done = await fn(tx);
+      result = done.result;
+      return { changes: done.changes, seqs: done.seqs, replayed: false };
+    }, true);
+    await this.#followUp(outcome.changes, outcome.seqs);
+    return result as T;
+  }
+
+  /** Runs the follow-ups of committed changes; their failures are reported, never thrown. */
+  async #followUp(changes: readonly StateChange[], seqs: readonly number[]): Promise<void> {
+    if (changes.length === 0) return;
+    for (const hook of this.#afterCommit) {
+      try {
+        await hook(changes, seqs);
+      } catch (error) {
+        this.onBackgroundError(error);
+      }
+    }
+  }
+
   /** Queues a mutation; it settles after the COMMIT of the transaction that ran it. */
-  #enqueue(run: Job['run']): Promise<Outcome<StateChange>> {
+  #enqueue(run: Job['run'], alone = false): Promise<Outcome<StateChange>> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ run, resolve, reject });
+      this.#queue.push({ run, resolve, reject, alone });
       if (!this.#draining) void this.#drain();
     });
   }
@@ -221,7 +244,8 @@ export class Engine {
         // them queue (a bounded number of microtask turns, no timer a test could freeze) makes them share the next
         // transaction instead of the first running alone and the rest after it (a group of 1, then of n - 1, …).
         for (let turn = 0; turn < GATHER_TURNS && this.#queue.length < this.#lastGroup; turn += 1) await undefined;
-        const jobs = this.#queue.splice(0, this.#queue.length);
+        const alone = this.#queue.findIndex((job) => job.alone);
+        const jobs = this.#queue.splice(0, alone === 0 ? 1 : alone > 0 ? alone : this.#queue.length);
         this.#lastGroup = jobs.length;
         // Alone, a mutation needs no savepoint: if it fails, the whole transaction is undone anyway.
         if (jobs.length === 1) await this.#runAlone(jobs[0]!);

@@ -13,7 +13,9 @@ import { type Page, openPager, TEXT_ASC } from '../paging/cursor.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { SNAPSHOT_PARTS, type SnapshotPart } from '../snapshot/parts.js';
 import { bindSnapshotChunks } from '../snapshot/chunks.js';
-import { ConflictError } from '../errors.js';
+import { ConflictError, ValidationError } from '../errors.js';
+import { checkVector, receiveEvents, syncLog } from '../sync/receive.js';
+import { toSyncEvent } from '../sync/wire.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
 import type { Embeddable, StateBackend, StateQueries, VectorStore } from '../write/backend.js';
@@ -145,6 +147,16 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     diff: (input) => diffPoints(backend.log, input, foldOptions),
     history: async (id) => recordHistory(backend.queries, backend.log, parseInput(idField, id), options.upcasters),
     purge: (input) => purgeRecords(engine, input),
+    replicaId: () => backend.log.identity(),
+    vector: () => syncLog(backend.log).vector(),
+    async changes(vector, changeOptions = {}) {
+      const log = syncLog(backend.log);
+      const limit = changeOptions.limit ?? 0;
+      if (!Number.isSafeInteger(limit) || limit < 0) throw new ValidationError('limit', 'must be a non-negative safe integer (0: all)');
+      const [events, replicaId] = await Promise.all([log.changes(checkVector(vector), limit), log.identity()]);
+      return events.map((event) => toSyncEvent(event, replicaId));
+    },
+    receive: (events) => receiveEvents(engine, backend.log, hlc, events, options.upcasters),
     async close() {
       if (closed) return;
       closed = true;

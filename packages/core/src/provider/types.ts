@@ -29,7 +29,9 @@ import type {
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, PutCheckpointInput, PutWritesInput } from '../records/checkpoint-inputs.js';
 import type { Checkpoint, CheckpointTuple, CheckpointWrite } from '../records/checkpoints.js';
-import type { Log, StoredSnapshot } from '../log/log.js';
+import type { Log, StoredSnapshot, Vector } from '../log/log.js';
+import type { ReceiveResult } from '../sync/receive.js';
+import type { SyncEvent } from '../sync/wire.js';
 import type { Page } from '../paging/cursor.js';
 import type { PointInput, StateView } from './time-travel.js';
 import type { DiffInput, StateDiff } from './diff.js';
@@ -276,4 +278,18 @@ export interface EventSourcedProvider extends Provider {
    * Backups and exports made before cannot be reached.
    */
   purge(input: PurgeInput): Promise<PurgeResult>;
+  /**
+   * This store's replica id: its log's identity (docs/contract.md §12). A byte copy of the
+   * store is the same replica; a store synced into is a new one.
+   */
+  replicaId(): Promise<string>;
+  /** For each origin held, the highest origin seq held (this replica's own: its head). */
+  vector(): Promise<Vector>;
+  /** The events this store holds that `vector` lacks, in its seq order, at most `limit` (default: all), in wire form. */
+  changes(vector: Vector, options?: { limit?: number }): Promise<SyncEvent[]>;
+  /**
+   * Receives another store's events: checked whole, those held skipped, the rest appended and
+   * folded in one transaction, or nothing (`SyncConflictError`, `ValidationError`).
+   */
+  receive(events: readonly SyncEvent[]): Promise<ReceiveResult>;
 }

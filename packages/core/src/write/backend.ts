@@ -9,7 +9,7 @@ import type { Hlc } from '../time/hlc.js';
 import type { MemoryItem, Scope, Session, Skill, Turn, TurnRole } from '../records/records.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { PurgedRecords, StateChange } from '../log/events.js';
-import type { EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
+import type { AppendInput, EventMeta, Log, LogEvent, StoredSnapshot } from '../log/log.js';
 import type { Snapshot } from '../snapshot/snapshot.js';
 import type { OperationEntry } from '../log/operation.js';
 import type { Instant } from '../time/instant.js';
@@ -114,12 +114,26 @@ export interface StateWriteTx extends StateLookups {
    */
   savepoint<T>(fn: () => Promise<T>): Promise<T>;
   /**
+   * Optional (a backend that syncs, docs/contract.md §12): appends events received from another
+   * store, each `input` verbatim (payload, schema version, envelope, origin) at the next seq,
+   * and folds each `change` (its decoded payload) as a live commit does, after checking it
+   * against the fold's rules: a refused one is a `CorruptionError` naming the seq it would
+   * have taken, and nothing of the batch is kept.
+   */
+  receive?(batch: readonly ReceivedEvent[]): Awaitable<LogEvent[]>;
+  /**
    * Optional: the `state` events after `afterSeq` (at most `limit`) as this
    * transaction sees them. A backend whose log readers wait for writers in
    * flight (PostgreSQL's high-water mark) must offer it, or a write reading
    * the log would wait for itself; without it the log is read.
    */
   readState?(afterSeq: number, limit: number): Promise<LogEvent[]>;
+}
+
+/** A received event for {@link StateWriteTx.receive}: what to append, and its decoded change. */
+export interface ReceivedEvent {
+  input: AppendInput;
+  change: StateChange;
 }
 
 /**

@@ -15,7 +15,7 @@ import { UnavailableError } from '@agentstate/core';
 import type { Connection } from '../connection.js';
 import { IncompatibleDatabaseError } from '../errors.js';
 import { DERIVED_SQL, DERIVED_VERSION } from './derived.js';
-import { LOG_SQL, LOG_VERSION, STORE_META_SQL } from './log.js';
+import { LOG_SQL, LOG_VERSION, ORIGIN_UPGRADE_SQL, STORE_META_SQL } from './log.js';
 
 export { DERIVED_VERSION, FTS_OPTIONS, TURN_FTS_OPTIONS } from './derived.js';
 export { LOG_VERSION } from './log.js';
@@ -74,7 +74,8 @@ function readVersions(conn: Connection): { log: number; derived: number } {
     ? (conn.db.prepare(`SELECT key, value FROM store_meta WHERE key IN ('log_version', 'derived_version')`).all() as { key: string; value: string }[])
     : [];
   const version = (key: string) => Number(rows.find((row) => row.key === key)?.value ?? 0);
-  return { log: version('log_version') || LOG_VERSION, derived: version('derived_version') };
+  // Files of schema 1 to 13 recorded no log version: theirs is version 1.
+  return { log: version('log_version') || 1, derived: version('derived_version') };
 }
 
 const isCurrent = (identity: DatabaseIdentity): boolean => !identity.fresh && identity.log === LOG_VERSION && identity.derived === DERIVED_VERSION;
@@ -87,7 +88,9 @@ export function requireCurrentSchema(path: string, identity: DatabaseIdentity): 
   if (isCurrent(identity)) return;
   const found = identity.fresh
     ? 'has no agentstate schema yet'
-    : `was written by an earlier version of this library (derived version ${identity.derived}, this library's ${DERIVED_VERSION}): its tables must be folded again from its log, which writes`;
+    : identity.derived !== DERIVED_VERSION
+      ? `was written by an earlier version of this library (derived version ${identity.derived}, this library's ${DERIVED_VERSION}): its tables must be folded again from its log, which writes`
+      : `was written by an earlier version of this library (log version ${identity.log}, this library's ${LOG_VERSION}): its log must gain the origin of received events, which writes`;
   throw new IncompatibleDatabaseError(path, 'needs-migration', `${found}; open it writable once first`);
 }
 
@@ -109,13 +112,17 @@ export function prepareSchema(conn: Connection, found: DatabaseIdentity, refold?
       conn.db.exec(LOG_SQL + DERIVED_SQL);
     } else {
       conn.db.exec(STORE_META_SQL);
-      dropDerived(conn);
-      conn.db.exec(DERIVED_SQL);
+      if (identity.log < 2) conn.db.exec(ORIGIN_UPGRADE_SQL);
+      if (identity.derived !== DERIVED_VERSION) {
+        dropDerived(conn);
+        conn.db.exec(DERIVED_SQL);
+      }
     }
     conn.db
       .prepare(`INSERT INTO store_meta (key, value) VALUES ('log_version', ?), ('derived_version', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
       .run(String(LOG_VERSION), String(DERIVED_VERSION));
-    if (!identity.fresh) refold?.(conn);
+    // A log-only upgrade keeps the tables: they fold the same events.
+    if (!identity.fresh && identity.derived !== DERIVED_VERSION) refold?.(conn);
   });
 }
 

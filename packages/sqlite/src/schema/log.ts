@@ -10,8 +10,22 @@
  * adopted (docs/contract.md §8).
  */
 
-/** The version of the durable schema this library writes: files of schema 1 to 13 have this log. */
-export const LOG_VERSION = 1;
+/**
+ * The version of the durable schema this library writes. Version 1 (files of schema 1 to 13
+ * and after) lacks the origin of received events; version 2 has it (docs/contract.md §12).
+ */
+export const LOG_VERSION = 2;
+
+/**
+ * Upgrades a version 1 log in place: the origin of a received event (its replica, its seq and
+ * its time there), NULL for the store's own events, so an own append writes what it wrote
+ * before; at most one event per place.
+ */
+export const ORIGIN_UPGRADE_SQL = `
+ALTER TABLE events ADD COLUMN origin TEXT;
+ALTER TABLE events ADD COLUMN origin_seq INTEGER;
+ALTER TABLE events ADD COLUMN origin_time TEXT;
+CREATE UNIQUE INDEX events_origin ON events (origin, origin_seq) WHERE origin IS NOT NULL;`;
 
 /**
  * The identity table with a new identity unless it has one: idempotent, so
@@ -24,7 +38,7 @@ CREATE TABLE IF NOT EXISTS store_meta (
 ) WITHOUT ROWID;
 INSERT OR IGNORE INTO store_meta (key, value) VALUES ('log_identity', lower(hex(randomblob(16))));`;
 
-/** The durable tables of a new file. */
+/** The durable tables of a new file: a version 1 log and its upgrade, so a new file and an upgraded one have one schema. */
 export const LOG_SQL = `
 CREATE TABLE events (
   position INTEGER PRIMARY KEY,
@@ -44,4 +58,5 @@ CREATE TABLE events (
   principal TEXT,
   UNIQUE (stream, seq)
 );
+${ORIGIN_UPGRADE_SQL}
 ${STORE_META_SQL}`;

@@ -18,6 +18,7 @@ import { rollbackChecks } from './rollback.js';
 import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
+import { syncChecks } from './sync.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
@@ -45,6 +46,7 @@ const all: ProviderCheck[] = [
   ...lifecycleChecks,
   ...erasureChecks,
   ...purgeTextChecks,
+  ...syncChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

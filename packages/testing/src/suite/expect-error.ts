@@ -8,6 +8,7 @@ import {
   ReadOnlyViewError,
   SkillScopeRequiredError,
   UnavailableError,
+  SyncConflictError,
   ValidationError,
 } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -24,6 +25,7 @@ const CODES = new Map<unknown, ErrorCode>([
   [CorruptionError, 'corruption'],
   [ReadOnlyViewError, 'read_only_view'],
   [UnavailableError, 'unavailable'],
+  [SyncConflictError, 'diverged'],
 ]);
 
 /**

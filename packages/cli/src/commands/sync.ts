@@ -1,0 +1,42 @@
+/** `agentstate sync <a> <b>`: two SQLite files exchange what each lacks (docs/contract.md §12). */
+import { Command } from 'commander';
+import { sync } from '@agentstate/core';
+import { SUMMARIES } from '../command-list.js';
+import { contextOf, show } from '../context.js';
+import { openDatabase, sqliteOnly } from '../database.js';
+import { inCwd } from '../io.js';
+import { count } from '../output.js';
+import { startProgress } from '../progress.js';
+
+/** The `sync` command. */
+export function syncCommand(): Command {
+  return new Command('sync')
+    .description(SUMMARIES.sync)
+    .argument('<a>', 'a database file')
+    .argument('<b>', 'another database file, created when missing: a new replica of <a>')
+    .option('--batch-size <n>', 'events per batch, each one transaction', (value) => Number(value), 1_000)
+    .action(async (a: string, b: string, opts: { batchSize: number }, cmd: Command) => {
+      const ctx = contextOf(cmd);
+      const started = performance.now();
+      const first = sqliteOnly(await openDatabase(inCwd(a)), 'sync');
+      try {
+        const second = sqliteOnly(await openDatabase(inCwd(b), { create: true }), 'sync');
+        try {
+          const progress = startProgress('syncing', 0, ctx.json);
+          const summary = await sync(first, second, { batchSize: opts.batchSize, onProgress: (s) => progress.update(s.toA + s.toB) }).finally(() =>
+            progress.stop(),
+          );
+          const report = { a, b, ...summary, seconds: (performance.now() - started) / 1000 };
+          show(
+            ctx,
+            report,
+            `synced ${a} and ${b}: ${count(summary.toA)} events into ${a}, ${count(summary.toB)} into ${b}, in ${count(summary.batches)} batches (${report.seconds.toFixed(2)} s)`,
+          );
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await first.close();
+      }
+    });
+}

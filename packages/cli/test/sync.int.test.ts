@@ -1,0 +1,45 @@
+/** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a refused concurrent change. */
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
+
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+describe('agentstate sync', () => {
+  const a = tmp.path('a.db');
+  const b = tmp.path('b.db');
+
+  it('creates a new replica, brings both files together, and run again receives nothing', () => {
+    const id = ok(['memory', 'write', 'written on a', '--key', 'k', '--db', a]).trim();
+    expect(okJson(['sync', a, b, '--json'])).toMatchObject({ a, b, toA: 0, toB: 1, batches: 1 });
+    ok(['memory', 'write', 'written on b', '--db', b]);
+    expect(okJson(['sync', a, b, '--batch-size', '1', '--json'])).toMatchObject({ toA: 1, toB: 0, batches: 1 });
+    expect(okJson(['sync', b, a, '--json'])).toMatchObject({ toA: 0, toB: 0, batches: 0 });
+    expect(ok(['memory', 'show', id, '--db', b])).toContain('written on a');
+  });
+
+  it('shows where each received event comes from, and how far each origin is received', () => {
+    const stats = okJson<{ replica: string; origins: { origin: string; seq: number }[] }>(['stats', '--json', '--db', b]);
+    const other = stats.origins.find((o) => o.origin !== stats.replica)!;
+    expect(stats.origins).toEqual(
+      expect.arrayContaining([
+        { origin: stats.replica, seq: 2 },
+        { origin: other.origin, seq: 1 },
+      ]),
+    );
+    const lines = ok(['log', 'tail', '--db', b]).trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`memory\\.written .*\\(from ${other.origin} #1\\)$`));
+    expect(lines[1]).not.toContain('(from');
+  });
+
+  it('refuses a record changed in both files, exit 1, naming it, and writes nothing', () => {
+    const id = ok(['memory', 'write', 'shared', '--db', a]).trim();
+    ok(['sync', a, b]);
+    ok(['memory', 'update', id, '--content', 'changed on a', '--db', a]);
+    ok(['memory', 'update', id, '--content', 'changed on b', '--db', b]);
+    const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
+    expect(fails(1, ['sync', a, b])).toContain(`changes record ${id}, which this store changed too`);
+    expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
+  });
+});

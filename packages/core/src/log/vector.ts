@@ -1,0 +1,7 @@
+/** What a store holds of each origin (docs/contract.md §12, "Sync"), as every log answers it. */
+import type { Vector } from './log.js';
+
+/** True when `vector` lacks the event at `originSeq` of `origin`: it names no such origin, or a lower seq. */
+export function lacks(vector: Vector, origin: string, originSeq: number): boolean {
+  return originSeq > (Object.hasOwn(vector, origin) ? vector[origin]! : 0);
+}

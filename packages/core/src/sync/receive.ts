@@ -1,0 +1,150 @@
+/**
+ * Receiving a batch of another store's events (docs/contract.md §12): checked whole before
+ * anything is written, then appended and folded in one transaction of the engine's queue.
+ */
+import { CorruptionError, SyncConflictError, UnavailableError, ValidationError } from '../errors.js';
+import { jsonPayload } from '../log/append.js';
+import { changeHlc, changeRecordIds } from '../log/changes.js';
+import { decodeStateEvent } from '../log/decode.js';
+import { canonicalJson } from '../log/json.js';
+import { redactChange } from '../log/redact.js';
+import { STATE_STREAM, type StateChange } from '../log/events.js';
+import type { Log, LogEvent, Vector } from '../log/log.js';
+import type { UpcasterRegistry } from '../log/upcasters.js';
+import { lacks } from '../log/vector.js';
+import type { Engine } from '../provider/engine.js';
+import type { HybridLogicalClock } from '../time/hlc.js';
+import type { ReceivedEvent } from '../write/backend.js';
+import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
+
+/** What a receive did. */
+export interface ReceiveResult {
+  /** Events appended. */
+  received: number;
+  /** Events already held, with the same digest: left as they are. */
+  skipped: number;
+}
+
+/** A log's sync reads, or `UnavailableError` for a log that does not sync yet. */
+export function syncLog(log: Log): Required<Pick<Log, 'vector' | 'changes' | 'atOrigin'>> & Log {
+  if (log.vector === undefined || log.changes === undefined || log.atOrigin === undefined)
+    throw new UnavailableError('this store does not sync yet: sync needs an in-memory or SQLite store');
+  return log as Required<Pick<Log, 'vector' | 'changes' | 'atOrigin'>> & Log;
+}
+
+/** Checks a vector given by a caller: replica ids to non-negative seqs. */
+export function checkVector(vector: unknown): Vector {
+  if (typeof vector !== 'object' || vector === null || Array.isArray(vector)) throw new ValidationError('vector', 'must be an object of replica ids to seqs');
+  for (const [origin, seq] of Object.entries(vector))
+    if (!Number.isSafeInteger(seq) || (seq as number) < 0) throw new ValidationError(`vector.${origin}`, 'must be a non-negative safe integer');
+  return vector as Vector;
+}
+
+/** A checked sync event with the append that stores it and its decoded change. */
+function prepare(value: unknown, index: number, upcasters: UpcasterRegistry | undefined): { event: SyncEvent } & ReceivedEvent {
+  const event = checkSyncEvent(value, index);
+  const { origin, originSeq, time, digest: _, ...rest } = event;
+  // A copy: later changes to the caller's objects never reach the log.
+  const input = { ...rest, payload: jsonPayload(rest.payload), stream: STATE_STREAM, origin, originSeq, originTime: time };
+  try {
+    const change = decodeStateEvent({ ...input, seq: 0, time }, upcasters ? { upcasters } : {});
+    return { event, input, change };
+  } catch (error) {
+    if (!(error instanceof CorruptionError)) throw error;
+    throw new ValidationError(`${index}.payload`, error.message.replace(/^corrupt \S+: /, `not a valid ${STATE_STREAM} event: `));
+  }
+}
+
+/**
+ * Receives `batch` into the store of `engine` over `log`: each event checked (form, digest,
+ * payload, places increasing per origin), those held with the same digest skipped, the rest
+ * appended and folded in order in one transaction, or nothing. The clock `hlc` then observes
+ * every HLC received.
+ */
+export async function receiveEvents(
+  engine: Engine,
+  log: Log,
+  hlc: HybridLogicalClock,
+  batch: readonly unknown[],
+  upcasters?: UpcasterRegistry,
+): Promise<ReceiveResult> {
+  const sync = syncLog(log);
+  if (!Array.isArray(batch)) throw new ValidationError('', 'receive takes an array of sync events');
+  const prepared = batch.map((value, i) => prepare(value, i, upcasters));
+  const last = new Map<string, number>();
+  prepared.forEach(({ event }, i) => {
+    if ((last.get(event.origin) ?? 0) >= event.originSeq)
+      throw new ValidationError(`${i}.originSeq`, `the events of origin ${event.origin} must come in their order`);
+    last.set(event.origin, event.originSeq);
+  });
+  return engine.transact(async (tx) => {
+    const replicaId = await sync.identity();
+    const held = await sync.vector();
+    const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];
+    for (const item of prepared) {
+      const { origin, originSeq } = item.event;
+      const place = `event ${originSeq} of origin ${origin}`;
+      if (!lacks(held, origin, originSeq)) {
+        const mine = await sync.atOrigin(origin, originSeq);
+        if (mine !== undefined && sameEvent(toSyncEvent(mine, replicaId), item, upcasters)) continue;
+        throw new SyncConflictError(
+          'replaced',
+          origin,
+          originSeq,
+          `${place} is held here as another event: the replicas diverged or the batch is forged; nothing was received`,
+        );
+      }
+      if (origin === replicaId)
+        throw new SyncConflictError(
+          'copy',
+          origin,
+          originSeq,
+          `${place} is this store's own, which it never wrote: it comes from a byte copy of this store (to make a new replica, sync into a new store); nothing was received`,
+        );
+      fresh.push(item);
+    }
+    const skipped = prepared.length - fresh.length;
+    if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
+    if (tx.receive === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
+    let stored: LogEvent[];
+    try {
+      stored = await tx.receive(fresh);
+    } catch (error) {
+      throw concurrent(error, fresh, held[replicaId] ?? 0);
+    }
+    const changes: StateChange[] = fresh.map(({ change }) => change);
+    for (const change of changes) hlc.observe(changeHlc(change));
+    return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
+  });
+}
+
+/**
+ * Whether `held` and `item` are one event: the same digest, or the same once every record they carry
+ * is erased (a purge rewrote one of the two copies since they parted). Either way nothing is written.
+ */
+function sameEvent(held: SyncEvent, item: { event: SyncEvent; change: StateChange }, upcasters: UpcasterRegistry | undefined): boolean {
+  if (held.digest === item.event.digest) return true;
+  const erased = (event: SyncEvent, change: StateChange) => {
+    const { payload: _, digest: __, ...envelope } = event;
+    const payload = redactChange(change, new Set(changeRecordIds(change)), 0)?.change.payload ?? change.payload;
+    return canonicalJson({ ...envelope, payload: { ...payload, erasedBy: undefined, operation: payload.operation?.id } });
+  };
+  const heldChange = prepare(held, 0, upcasters).change;
+  return erased(held, heldChange) === erased(item.event, item.change);
+}
+
+/** A fold's refusal of a received event (the event that would have taken its seq) as the `concurrent` conflict it is. */
+function concurrent(error: unknown, fresh: readonly ({ event: SyncEvent } & ReceivedEvent)[], head: number): unknown {
+  const refused = error instanceof CorruptionError && error.stream === STATE_STREAM ? fresh[error.seq - head - 1] : undefined;
+  if (refused === undefined) return error;
+  const { origin, originSeq } = refused.event;
+  const record = changeRecordIds(refused.change)[0];
+  const reason = (error as CorruptionError).message.replace(/^corrupt \S+: /, '');
+  return new SyncConflictError(
+    'concurrent',
+    origin,
+    originSeq,
+    `event ${originSeq} of origin ${origin} changes ${record === undefined ? 'a record' : `record ${record}`}, which this store changed too (${reason}): merging concurrent changes is not supported yet; nothing was received`,
+    record,
+  );
+}

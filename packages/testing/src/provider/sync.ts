@@ -1,0 +1,304 @@
+/** Y1–Y8: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
+import type { EventSourcedProvider, Provider, Snapshot, SyncEvent } from '@agentstate/core';
+import {
+  compareHlc,
+  createInMemoryProvider,
+  encodeSnapshot,
+  ManualClock,
+  NotFoundError,
+  STATE_STREAM,
+  SyncConflictError,
+  sync,
+  syncDigest,
+} from '@agentstate/core';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { expectError, expectInvalid } from '../suite/expect-error.js';
+import { T0 } from '../suite/fixtures.js';
+import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { expectReplayEqualsTables, storedText } from './erasure.js';
+
+/** The read model without local seqs, which differ between replicas: what two synced stores must agree on. */
+export function replicaText(snapshot: Snapshot): string {
+  return encodeSnapshot({ ...snapshot, seq: 0, operations: snapshot.operations.map((operation) => ({ ...operation, seq: 0 })) });
+}
+
+/** Two stores of the factory, and one of the factory beside an in-memory one: each check runs on both pairs. */
+async function eachPair(env: CheckEnv, body: (a: EventSourcedProvider, b: EventSourcedProvider) => Promise<void>, clock?: () => ManualClock): Promise<void> {
+  const open = async () => env.eventSourced(await env.open(clock ? { clock: clock() } : {}));
+  await env.scoped(async () => body(await open(), await open()));
+  await env.scoped(async () => body(await open(), env.closes(createInMemoryProvider(clock ? { clock: clock() } : {}))));
+}
+
+/** Some work of every kind in `scope`, so two stores writing in two scopes never touch each other's records. */
+async function work(p: Provider, scope: string, text: string): Promise<void> {
+  const session = await p.sessions.create({ title: `${text} chat`, scope: [scope] });
+  await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: `${text} question` });
+  await p.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: `${text} answer` });
+  const item = await p.memory.write({ content: `${text} fact`, key: 'fact', scope: [scope], operationId: `${scope}-fact` });
+  await p.memory.update(item.id, { content: `${text} fact, revised` });
+  await p.skills.upsert({ slug: 'deploy', body: `${text} steps`, scope: [scope] });
+  await p.skills.recordOutcome('deploy', { success: true, scope: [scope] });
+}
+
+/** Both stores read the same, and each equals a replay of its own log. */
+async function expectConverged(stores: readonly EventSourcedProvider[]): Promise<void> {
+  const texts = await Promise.all(stores.map(async (p) => replicaText(await p.snapshot())));
+  for (const text of texts.slice(1)) expect(text, 'read models of the replicas').toBe(texts[0]);
+  for (const p of stores) await expectReplayEqualsTables(p);
+}
+
+/** The heads of the stores' logs: what a sync that writes nothing leaves as it was. */
+const heads = (stores: readonly EventSourcedProvider[]) => Promise.all(stores.map((p) => p.log.head(STATE_STREAM)));
+
+/** One operation of Y7's replicas, each in its replica's own scope. */
+type ReplicaOp =
+  | { kind: 'session'; text: string }
+  | { kind: 'turn'; session: number; text: string }
+  | { kind: 'deleteSession'; session: number }
+  | { kind: 'memory'; key: string | null; text: string }
+  | { kind: 'updateMemory'; item: number; text: string }
+  | { kind: 'deleteMemory'; item: number }
+  | { kind: 'skill'; slug: string; text: string }
+  | { kind: 'outcome'; slug: string; success: boolean }
+  | { kind: 'purge'; session: boolean; index: number };
+
+const words = fc.constantFrom('alpha', 'beta', 'gamma', 'delta');
+const arbReplicaOp: fc.Arbitrary<ReplicaOp> = fc.oneof(
+  fc.record({ kind: fc.constant('session' as const), text: words }),
+  fc.record({ kind: fc.constant('turn' as const), session: fc.nat(3), text: words }),
+  fc.record({ kind: fc.constant('deleteSession' as const), session: fc.nat(3) }),
+  fc.record({ kind: fc.constant('memory' as const), key: fc.constantFrom(null, 'k1', 'k2'), text: words }),
+  fc.record({ kind: fc.constant('updateMemory' as const), item: fc.nat(3), text: words }),
+  fc.record({ kind: fc.constant('deleteMemory' as const), item: fc.nat(3) }),
+  fc.record({ kind: fc.constant('skill' as const), slug: fc.constantFrom('a', 'b'), text: words }),
+  fc.record({ kind: fc.constant('outcome' as const), slug: fc.constantFrom('a', 'b'), success: fc.boolean() }),
+  fc.record({ kind: fc.constant('purge' as const), session: fc.boolean(), index: fc.nat(3) }),
+);
+
+/** Runs `ops` on `p` in `scope`; a refused operation (a deleted record, a missing skill) is skipped. */
+async function runReplicaOps(p: EventSourcedProvider, scope: string, ops: readonly ReplicaOp[]): Promise<void> {
+  const sessions: string[] = [];
+  const items: string[] = [];
+  const pick = (ids: string[], i: number) => ids[i % ids.length]!;
+  for (const op of ops) {
+    const run = async (): Promise<unknown> => {
+      switch (op.kind) {
+        case 'session':
+          return sessions.push((await p.sessions.create({ title: op.text, scope: [scope] })).id);
+        case 'turn':
+          return sessions.length > 0 && p.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: 'user', content: op.text });
+        case 'deleteSession':
+          return sessions.length > 0 && p.sessions.delete(pick(sessions, op.session));
+        case 'memory':
+          return items.push((await p.memory.write({ content: op.text, key: op.key, scope: [scope] })).id);
+        case 'updateMemory':
+          return items.length > 0 && p.memory.update(pick(items, op.item), { content: op.text });
+        case 'deleteMemory':
+          return items.length > 0 && p.memory.delete(pick(items, op.item));
+        case 'skill':
+          return p.skills.upsert({ slug: op.slug, body: op.text, scope: [scope] });
+        case 'outcome':
+          return p.skills.recordOutcome(op.slug, { success: op.success, scope: [scope] });
+        case 'purge': {
+          const ids = op.session ? sessions : items;
+          return ids.length > 0 && p.purge({ id: pick(ids, op.index), reason: 'property' });
+        }
+      }
+    };
+    await run().catch((error: unknown) => {
+      if (!(error instanceof NotFoundError)) throw error;
+    });
+  }
+}
+
+/** Y7's case: operations per replica (2 or 3), run in rounds, each round followed by some pairwise syncs. */
+const arbFleet = fc.integer({ min: 2, max: 3 }).chain((n) =>
+  fc.record({
+    rounds: fc.array(
+      fc.record({
+        ops: fc.array(fc.array(arbReplicaOp, { maxLength: 5 }), { minLength: n, maxLength: n }),
+        syncs: fc.array(fc.record({ a: fc.nat(n - 1), b: fc.nat(n - 1), batchSize: fc.integer({ min: 1, max: 4 }), stopAfter: fc.option(fc.nat(2)) }), {
+          maxLength: 4,
+        }),
+      }),
+      { minLength: 1, maxLength: 3 },
+    ),
+    n: fc.constant(n),
+  }),
+);
+
+/** Syncs `a` and `b`, stopped after `stopAfter` batches when given (an interrupted sync). */
+async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchSize: number, stopAfter: number | null): Promise<void> {
+  if (a === b) return;
+  const stop = new AbortController();
+  const done = sync(a, b, {
+    batchSize,
+    signal: stop.signal,
+    onProgress: ({ batches }) => (stopAfter !== null && batches >= stopAfter ? stop.abort('stopped') : undefined),
+  });
+  await done.catch((reason: unknown) => {
+    if (reason !== 'stopped') throw reason;
+  });
+}
+
+export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
+  'Y1 a sync of disjoint work both ways converges, and run again sends nothing and writes nothing': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      await work(a, 'laptop', 'laptop');
+      await work(b, 'server', 'server');
+      const [aHead, bHead] = await heads([a, b]);
+      expect(await sync(a, b, { batchSize: 3 })).toEqual({ toA: bHead, toB: aHead, batches: Math.ceil(aHead! / 3) + Math.ceil(bHead! / 3) });
+      await expectConverged([a, b]);
+      expect((await a.memory.getByKey('fact', { scope: ['server'] })).content).toBe('server fact, revised');
+      const after = await heads([a, b]);
+      expect(await sync(b, a)).toEqual({ toA: 0, toB: 0, batches: 0 });
+      expect(await heads([a, b])).toEqual(after);
+      // Received events keep their origin and place; each store's own carry none.
+      const [replicaA, replicaB] = [await a.replicaId(), await b.replicaId()];
+      const received = (await a.log.read({ stream: STATE_STREAM })).filter((event) => event.origin !== undefined);
+      expect(received.map((event) => [event.origin, event.originSeq])).toEqual(Array.from({ length: bHead! }, (_, i) => [replicaB, i + 1]));
+      expect((await a.changes({ [replicaA]: aHead!, [replicaB]: bHead! })).length).toBe(0);
+      expect((await a.changes({}, { limit: 2 })).map((event) => [event.origin, event.originSeq])).toEqual([
+        [replicaA, 1],
+        [replicaA, 2],
+      ]);
+    });
+  }),
+
+  'Y2 an interrupted sync (a batch limit, an abort) resumes where it stopped, with nothing lost or received twice': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      await work(a, 'laptop', 'laptop');
+      await work(b, 'server', 'server');
+      const [aHead, bHead] = await heads([a, b]);
+      const stop = new AbortController();
+      const reason = await sync(a, b, { batchSize: 2, signal: stop.signal, onProgress: ({ batches }) => batches === 2 && stop.abort('cut') }).catch(
+        (e: unknown) => e,
+      );
+      expect(reason).toBe('cut');
+      expect(await heads([a, b])).toEqual([aHead! + 4, bHead]);
+      // One batch by hand, as a resumed sync would take it, then the rest.
+      expect(await b.receive(await a.changes(await b.vector(), { limit: 1 }))).toEqual({ received: 1, skipped: 0 });
+      expect(await sync(a, b, { batchSize: 5 })).toMatchObject({ toA: bHead! - 4, toB: aHead! - 1 });
+      expect(await heads([a, b])).toEqual([aHead! + bHead!, aHead! + bHead!]);
+      await expectConverged([a, b]);
+      // A batch received again is skipped whole.
+      expect(await a.receive(await b.changes({}))).toEqual({ received: 0, skipped: aHead! + bHead! });
+    });
+  }),
+
+  'Y3 a forged batch (a bad digest, a replaced event, a copy of the store) is refused whole and writes nothing': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      await work(a, 'laptop', 'laptop');
+      await sync(a, b);
+      await b.memory.write({ content: 'server fact', scope: ['server'] });
+      const before = await heads([a, b]);
+      const batch = await b.changes(await a.vector());
+      expect(batch.length).toBe(1);
+      const edited: SyncEvent = { ...batch[0]!, payload: { ...(batch[0]!.payload as object), tampered: true } };
+      await expectInvalid(() => a.receive([edited]), '0.digest');
+      // Well formed, rightly digested, but not what the origin holds at that place.
+      const old = (await a.changes({}, { limit: 3 }))[2]!;
+      const replaced = { ...old, time: new Date(T0).toISOString() };
+      const conflict = await expectError(() => a.receive([...batch, { ...replaced, digest: syncDigest(replaced) }]), SyncConflictError);
+      expect([conflict.reason, conflict.code, conflict.origin, conflict.originSeq]).toEqual(['replaced', 'diverged', old.origin, 3]);
+      // Events of its own origin that it never wrote come from a byte copy of it.
+      const own = { ...old, originSeq: before[0]! + 7 };
+      expect((await expectError(() => a.receive([{ ...own, digest: syncDigest(own) }]), SyncConflictError)).reason).toBe('copy');
+      await expectInvalid(() => a.receive([batch[0]!, batch[0]!]), '1.originSeq');
+      await expectInvalid(() => a.receive([{ ...batch[0]!, type: 'session.renamed' }]), '0.digest');
+      const unknown = { ...batch[0]!, type: 'session.renamed' };
+      await expectInvalid(() => a.receive([{ ...unknown, digest: syncDigest(unknown) }]), '0.payload');
+      expect(await heads([a, b])).toEqual(before);
+    });
+  }),
+
+  'Y4 both replicas changing one record apart is refused as a concurrent change, naming the record, and writes nothing': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      const item = await a.memory.write({ content: 'shared fact' });
+      const session = await a.sessions.create({ title: 'shared' });
+      await sync(a, b);
+      await a.memory.write({ content: 'unrelated' });
+      await a.memory.update(item.id, { content: 'changed on a' });
+      await b.memory.update(item.id, { content: 'changed on b' });
+      await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+      const before = [await heads([a, b]), await a.vector(), await b.vector()];
+      const error = await expectError(() => sync(a, b), SyncConflictError);
+      expect([error.reason, error.record, error.origin]).toEqual(['concurrent', item.id, await b.replicaId()]);
+      expect(error.message).toContain('nothing was received');
+      expect([await heads([a, b]), await a.vector(), await b.vector()]).toEqual(before);
+      expect((await a.memory.get(item.id)).content).toBe('changed on a');
+    });
+  }),
+
+  'Y5 a purge travels: the receiver erases the text from its reads and its log, also when the record arrives already erased': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      const item = await a.memory.write({ content: 'the vault code is 4417', key: 'vault' });
+      const session = await a.sessions.create({ title: 'vault talk' });
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'where is the vault code 4417' });
+      const gone = await a.memory.write({ content: 'deleted secret 5150' });
+      await sync(a, b);
+      const intact = await b.changes({});
+      await a.memory.delete(gone.id);
+      await a.purge({ id: gone.id, reason: 'request of the owner' });
+      await a.purge({ id: item.id, reason: 'request of the owner' });
+      const late = await a.memory.write({ content: 'late secret 9902' });
+      await a.purge({ id: late.id, reason: 'request of the owner' });
+      await a.purge({ matching: '4417', reason: 'request of the owner' });
+      // Copies from before the purge are the same events as the rewritten ones: skipped, nothing written.
+      const head = await a.log.head(STATE_STREAM);
+      expect(await a.receive(intact)).toEqual({ received: 0, skipped: intact.length });
+      expect(await a.log.head(STATE_STREAM)).toBe(head);
+      await sync(a, b);
+      await expectError(() => b.memory.get(item.id), NotFoundError);
+      expect([...(await b.sessions.turns(session.id))]).toEqual([]);
+      for (const text of ['4417', '9902', '5150', 'vault code']) expect(await storedText(b), text).not.toContain(text);
+      await expectConverged([a, b]);
+    });
+  }),
+
+  'Y6 after a receive the clock is past every HLC received, so the next local write is later': needing(['injectableClock'], async (env) => {
+    let n = 0;
+    // The first store's clock runs an hour ahead of the second's.
+    await eachPair(
+      env,
+      async (a, b) => {
+        const ahead = await a.memory.write({ content: 'from the future' });
+        await sync(a, b);
+        const next = await b.memory.write({ content: 'written after the sync' });
+        expect(compareHlc(next.updatedHlc, ahead.updatedHlc), 'the HLC of the next write').toBeGreaterThan(0);
+      },
+      () => new ManualClock(n++ % 2 === 0 ? T0 + 3_600_000 : T0),
+    );
+  }),
+
+  'Y7 property: 2–3 replicas with disjoint random work (purges included) and random partial, repeated and interrupted pairwise syncs converge after a final exchange':
+    needing([], async (env) => {
+      await property(env, arbFleet, async ({ n, rounds }) => {
+        const stores = [env.eventSourced(await env.open())];
+        for (let i = 1; i < n; i++) stores.push(i === n - 1 ? env.closes(createInMemoryProvider()) : env.eventSourced(await env.open()));
+        for (const round of rounds) {
+          for (const [i, ops] of round.ops.entries()) await runReplicaOps(stores[i]!, `replica-${i}`, ops);
+          for (const s of round.syncs) await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
+        }
+        for (let i = 1; i < n; i++) await sync(stores[0]!, stores[i]!);
+        for (let i = 1; i < n; i++) await sync(stores[0]!, stores[i]!);
+        await expectConverged(stores);
+      });
+    }),
+
+  'Y8 idempotent writes and history work for received events as for local ones': needing([], async (env) => {
+    await eachPair(env, async (a, b) => {
+      await work(a, 'laptop', 'laptop');
+      await sync(a, b);
+      const head = await b.log.head(STATE_STREAM);
+      const retried = await b.memory.write({ content: 'laptop fact', key: 'fact', scope: ['laptop'], operationId: 'laptop-fact' });
+      expect(retried.content).toBe('laptop fact');
+      expect(await b.log.head(STATE_STREAM)).toBe(head);
+      const item = await b.memory.getByKey('fact', { scope: ['laptop'] });
+      expect((await b.history(item.id)).map((version) => [version.type, version.record])).toEqual(
+        (await a.history(item.id)).map((version) => [version.type, version.record]),
+      );
+    });
+  }),
+});
