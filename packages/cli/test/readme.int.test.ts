@@ -32,8 +32,8 @@ describe('the README', () => {
     expect(out).toMatch(/hits, hybrid recall\)/);
     expect(out).toContain('imported 20 events');
     expect(out.match(/^ok: the tables equal a replay of all 20 events/gm)).toHaveLength(2);
-    expect(out).toMatch(/^synced \.\/state\.db and \.\/laptop\.db: 0 events into \.\/state\.db, 20 into \.\/laptop\.db, in 1 batches/m);
-    expect(out).toMatch(/^synced \.\/laptop\.db and \.\/state\.db: 0 events into \.\/laptop\.db, 1 into \.\/state\.db, in 1 batches/m);
+    expect(out).toMatch(/^synced \.\/state\.db and \.\/laptop\.db: 0 events into \.\/state\.db, 20 events into \.\/laptop\.db, in 1 batch /m);
+    expect(out).toMatch(/^synced \.\/laptop\.db and \.\/state\.db: 0 events into \.\/laptop\.db, 1 event into \.\/state\.db, in 1 batch /m);
     expect(out.match(/^origin: +[0-9a-f]{32} up to #21/gm)).toHaveLength(2);
   });
 

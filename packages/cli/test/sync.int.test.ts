@@ -19,6 +19,7 @@ describe('agentstate sync', () => {
     expect(ok(['memory', 'show', id, '--db', b])).toContain('written on a');
   });
 
+
   it('shows where each received event comes from, and how far each origin is received', () => {
     const stats = okJson<{ replica: string; origins: { origin: string; seq: number }[] }>(['stats', '--json', '--db', b]);
     const other = stats.origins.find((o) => o.origin !== stats.replica)!;
@@ -41,5 +42,18 @@ describe('agentstate sync', () => {
     const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
     expect(fails(1, ['sync', a, b])).toContain(`changes record ${id}, which this store changed too`);
     expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);
+  });
+
+  it('counts in its summary as it speaks: one event, one batch, none', () => {
+    const [c, d] = [tmp.path('c.db'), tmp.path('d.db')];
+    ok(['memory', 'write', 'one', '--db', c]);
+    expect(ok(['sync', c, d])).toMatch(/: 0 events into .*, 1 event into .*, in 1 batch \(/);
+    expect(ok(['sync', c, d])).toMatch(/: 0 events into .*, 0 events into .*, in 0 batches \(/);
+  });
+
+  it('takes --batch-size as a positive integer, the usage error every count flag gives', () => {
+    expect(fails(1, ['sync', a, b, '--batch-size', 'abc'])).toBe(
+      "agentstate: option '--batch-size <n>' argument 'abc' is invalid. expected a non-negative integer.",
+    );
   });
 });

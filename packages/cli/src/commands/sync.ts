@@ -5,6 +5,7 @@ import { SUMMARIES } from '../command-list.js';
 import { contextOf, show } from '../context.js';
 import { openDatabase, sqliteOnly } from '../database.js';
 import { inCwd } from '../io.js';
+import { positiveInt } from '../parse.js';
 import { count } from '../output.js';
 import { startProgress } from '../progress.js';
 
@@ -14,7 +15,7 @@ export function syncCommand(): Command {
     .description(SUMMARIES.sync)
     .argument('<a>', 'a database file')
     .argument('<b>', 'another database file, created when missing: a new replica of <a>')
-    .option('--batch-size <n>', 'events per batch, each one transaction', (value) => Number(value), 1_000)
+    .option('--batch-size <n>', 'events per batch, each one transaction', positiveInt, 1_000)
     .action(async (a: string, b: string, opts: { batchSize: number }, cmd: Command) => {
       const ctx = contextOf(cmd);
       const started = performance.now();
@@ -30,7 +31,7 @@ export function syncCommand(): Command {
           show(
             ctx,
             report,
-            `synced ${a} and ${b}: ${count(summary.toA)} events into ${a}, ${count(summary.toB)} into ${b}, in ${count(summary.batches)} batches (${report.seconds.toFixed(2)} s)`,
+            `synced ${a} and ${b}: ${counted(summary.toA, 'event')} into ${a}, ${counted(summary.toB, 'event')} into ${b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)`,
           );
         } finally {
           await second.close();
@@ -40,3 +41,6 @@ export function syncCommand(): Command {
       }
     });
 }
+
+/** `n` and its noun, plural unless one: `1 event`, `2 batches`. */
+const counted = (n: number, noun: string): string => `${count(n)} ${n === 1 ? noun : noun.endsWith('h') ? `${noun}es` : `${noun}s`}`;
