@@ -85,8 +85,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     clock.advance(HOUR);
     await p.memory.write({ content: 'three' });
     const at = (ms: number) => p.at({ time: formatInstant(ms) });
-    expect((await at(T0 - 1)).seq).toBe(0);
-    expect(await (await at(T0 - 1)).memory.recall()).toEqual([]);
+    const before = await at(T0 - 1);
+    expect([before.seq, await before.memory.recall()]).toEqual([0, []]);
     expect((await at(T0)).seq).toBe(1);
     expect((await (await at(T0 + HOUR - 1)).memory.get(first.id)).content).toBe('one');
     const later = await at(T0 + HOUR + 30 * 60_000);
@@ -128,9 +128,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     for (const [name, write] of writes) await expectError(write, ReadOnlyViewError, name);
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
     await p.sessions.delete(s.id);
-    expect((await view.sessions.get(s.id)).title).toBe('before');
-    expect(await view.sessions.turns(s.id)).toEqual([]);
-    expect(await p.log.head(STATE_STREAM)).toBe(3);
+    expect([(await view.sessions.get(s.id)).title, await view.sessions.turns(s.id), await p.log.head(STATE_STREAM)]).toEqual(['before', [], 3]);
   }),
   'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': freshLog(async (p) => {
     const kept = await p.memory.write({ content: 'kept' });
@@ -157,8 +155,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect([...d.memory.created, ...d.memory.deleted, ...d.memory.changed.map((c) => c.after)].some((m) => m.id === kept.id)).toBe(false);
 
     const back = await p.diff({ from: { seq: to }, to: { seq: from } });
-    expect(back.memory.created.map((m) => m.id)).toEqual([gone.id]);
-    expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
+    expect([back.memory.created.map((m) => m.id), back.memory.deleted.map((m) => m.id)]).toEqual([[gone.id], [added.id]]);
     expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
     const none = await p.diff({ from: { seq: to }, to: { seq: to } });
     const changes = [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].map((k) => k.created.length + k.changed.length + k.deleted.length);
@@ -243,8 +240,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     const head = await p.log.head(STATE_STREAM);
     expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
     expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
-    expect((await p.memory.getAny(scratch.id)).deleted).toBe(true);
-    expect((await p.memory.get(fact.id)).content).toBe('a fact note');
+    expect([(await p.memory.getAny(scratch.id)).deleted, (await p.memory.get(fact.id)).content]).toEqual([true, 'a fact note']);
     expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
   }),
   'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired': clockedLog(
@@ -271,8 +267,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 1, memory: 0 });
       clock.advance(60 * DAY);
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 2, skills: 0, memory: 0 });
-      expect(await p.sessions.turns(inside.id)).toEqual([]);
-      expect((await p.sessions.turns(outside.id)).length).toBe(1);
+      expect([await p.sessions.turns(inside.id), (await p.sessions.turns(outside.id)).length]).toEqual([[], 1]);
       expect(old.id).not.toBe(fresh.id);
 
       await p.retention.set({ record: 'session', scope: ['org2'], maxAge: '1y' });
@@ -288,10 +283,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
       await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
       await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
-      expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
-        ['scratch', 2 * DAY],
-        ['turn@team', 90 * DAY],
-      ]);
+      expect((await p.retention.list()).flatMap((x) => [x.id, x.maxAgeMs])).toEqual(['scratch', 2 * DAY, 'turn@team', 90 * DAY]);
       expect((await p.retention.remove('turn@team')).record).toBe('turn');
       await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
       expect(await p.log.head(RETENTION_STREAM)).toBe(4);
@@ -307,16 +299,14 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       ]) {
         await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
       }
-      expect(await p.log.head(STATE_STREAM)).toBe(0);
-      expect(await p.log.head(RETENTION_STREAM)).toBe(5);
+      expect([await p.log.head(STATE_STREAM), await p.log.head(RETENTION_STREAM)]).toEqual([0, 5]);
     }),
   'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired': clockedLog(async (p, clock) => {
     const item = await p.memory.write({ content: 'short lived', kind: 'scratch' });
     clock.advance(2 * DAY);
     await p.retention.set({ record: 'memory', maxAge: '1d' });
     const before = await p.at({ seq: 1 });
-    expect((await before.memory.get(item.id)).content).toBe('short lived');
-    expect(await before.retention.list()).toEqual([]);
+    expect([(await before.memory.get(item.id)).content, await before.retention.list()]).toEqual(['short lived', []]);
     await expectError(() => (async () => (await p.at({ time: formatInstant(T0 + 2 * DAY) })).memory.get(item.id))(), NotFoundError, 'view after the policy');
     // Written again: young, so no longer expired, and the sweep keeps it.
     await p.memory.update(item.id, { content: 'refreshed' });
@@ -350,8 +340,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       const head = await p.log.head(STATE_STREAM);
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 1, skills: 0, memory: 1 });
       const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-      expect(events.map((e) => e.type)).toEqual(['records.purged']);
-      expect(events[0]!.payload).toMatchObject({ reason: 'retention: memory:scratch@*, turn@team' });
+      expect(events).toMatchObject([{ type: 'records.purged', payload: { reason: 'retention: memory:scratch@*, turn@team' } }]);
       const stored = JSON.stringify(await p.log.read({ stream: STATE_STREAM })) + ((await p.log.latestSnapshot(STATE_STREAM))?.data ?? '');
       for (const erased of ['Quetzal-58', 'Quetzal-59', 'r6-key', 'Pangolin-12']) expect(stored).not.toContain(erased);
       expect(await p.memory.getAny(old.id)).toMatchObject({ content: '[erased]', deleted: true });

@@ -24,13 +24,8 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     for (const s of sessions) expect(s.createdAt).toBe(at);
     expect(ids(await p.sessions.list())).toEqual(ids(sessions));
 
-    const turns = [];
-    for (const content of ['a', 'b', 'c']) turns.push(await p.sessions.appendTurn({ sessionId: sessions[0]!.id, role: 'user', content }));
-    expect((await p.sessions.turns(sessions[0]!.id)).map((t) => [t.seq, t.content])).toEqual([
-      [1, 'a'],
-      [2, 'b'],
-      [3, 'c'],
-    ]);
+    for (const content of ['a', 'b', 'c']) await p.sessions.appendTurn({ sessionId: sessions[0]!.id, role: 'user', content });
+    expect((await p.sessions.turns(sessions[0]!.id)).map((t) => [t.seq, t.content])).toEqual(['a', 'b', 'c'].map((c, i) => [i + 1, c]));
 
     const skills = [];
     for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: [`project:${project}`] }));
@@ -57,8 +52,7 @@ export const orderingChecks: ProviderCheck[] = checks([], {
       const inP = await p.skills.upsert({ slug: 'x', body: 'p', scope: ['project:p'] });
       const inPW = await p.skills.upsert({ slug: 'x', body: 'pw', scope: ['project:p', 'workspace:w'] });
       const inI = await p.skills.upsert({ slug: 'x', body: 'i', scope: ['instance:i'] });
-      expect(await p.skills.list()).toEqual([global]);
-      expect(await p.skills.list({})).toEqual([global]);
+      expect([await p.skills.list(), await p.skills.list({})]).toEqual([[global], [global]]);
       expect(await p.skills.list({ scope: ['project:p'] })).toEqual([inP]);
       expect(await p.skills.list({ scope: ['project:p', 'workspace:w'] })).toEqual([inPW]);
       expect(await p.skills.list({ scope: ['instance:i'] })).toEqual([inI]);
@@ -101,8 +95,7 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'late', createdAt: '2026-03-05T00:00:00.000Z' });
     expect((await p.sessions.get(s.id)).updatedAt).toBe('2026-03-05T00:00:00.000Z');
     const early = await p.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'early', createdAt: '2026-03-02T00:00:00.000Z' });
-    expect(early.createdAt).toBe('2026-03-02T00:00:00.000Z');
-    expect(early.seq).toBe(2);
+    expect(early).toMatchObject({ createdAt: '2026-03-02T00:00:00.000Z', seq: 2 });
     expect((await p.sessions.get(s.id)).updatedAt).toBe('2026-03-05T00:00:00.000Z');
 
     await expectError(() => p.sessions.turns('unknown'), NotFoundError);
