@@ -117,78 +117,60 @@ export async function runOperations(provider: Provider, operations: readonly Ope
   const sessions: string[] = [];
   const items: string[] = [];
   const pick = (list: string[], r: Ref): string => (r < 0 || list.length === 0 ? 'missing' : list[r % list.length]!);
+  /** Each kind's call; the arguments the generator leaves out are left out of the call too. */
+  const calls: { [K in Operation['kind']]: (op: Extract<Operation, { kind: K }>) => Promise<unknown> } = {
+    createSession: async (op) => {
+      const s = await provider.sessions.create(op.input);
+      sessions.push(s.id);
+      return s;
+    },
+    appendTurn: (op) => provider.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: op.role, content: op.content }),
+    deleteSession: (op) => provider.sessions.delete(pick(sessions, op.session)),
+    updateSession: (op) => provider.sessions.update(pick(sessions, op.session), op.input),
+    turns: (op) => provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit }),
+    listSessions: (op) =>
+      provider.sessions.list({
+        offset: op.offset,
+        limit: op.limit,
+        ...(op.scope === undefined ? {} : { scope: op.scope, includeDescendants: op.includeDescendants }),
+      }),
+    upsertSkill: (op) => provider.skills.upsert(op.input),
+    recordOutcome: (op) => provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope }),
+    deleteSkill: (op) => provider.skills.delete(op.slug, { scope: op.scope }),
+    getSkill: (op) => provider.skills.get(op.slug, { scope: op.scope }),
+    listSkills: (op) => provider.skills.list({ scope: op.scope, includeDescendants: op.includeDescendants }),
+    namespaces: (op) =>
+      provider.namespaces({ ...(op.prefix === undefined ? {} : { prefix: op.prefix }), ...(op.maxDepth === undefined ? {} : { maxDepth: op.maxDepth }) }),
+    searchSkills: (op) => provider.skills.search(op.query, op.limit),
+    writeMemory: async (op) => {
+      const item = await provider.memory.write(op.input);
+      items.push(item.id);
+      return item;
+    },
+    deleteMemory: (op) => provider.memory.delete(pick(items, op.item)),
+    getMemory: (op) => provider.memory.get(pick(items, op.item)),
+    updateMemory: (op) => provider.memory.update(pick(items, op.item), op.input),
+    sweepMemory: () => provider.memory.sweep(),
+    recall: (op) =>
+      provider.memory.recall({
+        query: op.query,
+        limit: op.limit,
+        ...(op.scope === undefined ? {} : { scope: op.scope, includeParentScopes: op.includeParentScopes, includeDescendants: op.includeDescendants }),
+        ...(op.where === undefined ? {} : { where: op.where }),
+      }),
+    advanceClock: async (op) => {
+      options.clock?.advance(op.ms);
+      return op.ms;
+    },
+  };
   const outcomes: OperationOutcome[] = [];
   for (const op of operations) {
     try {
-      outcomes.push({ ok: true, value: await apply(op) });
+      outcomes.push({ ok: true, value: await (calls[op.kind] as (op: Operation) => Promise<unknown>)(op) });
     } catch (error) {
       if (!isAgentStateError(error)) throw error;
       outcomes.push({ ok: false, code: error.code });
     }
   }
   return outcomes;
-
-  async function apply(op: Operation): Promise<unknown> {
-    switch (op.kind) {
-      case 'createSession': {
-        const s = await provider.sessions.create(op.input);
-        sessions.push(s.id);
-        return s;
-      }
-      case 'appendTurn':
-        return provider.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: op.role, content: op.content });
-      case 'deleteSession':
-        return provider.sessions.delete(pick(sessions, op.session));
-      case 'updateSession':
-        return provider.sessions.update(pick(sessions, op.session), op.input);
-      case 'turns':
-        return provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit });
-      case 'listSessions':
-        return provider.sessions.list({
-          offset: op.offset,
-          limit: op.limit,
-          ...(op.scope === undefined ? {} : { scope: op.scope, includeDescendants: op.includeDescendants }),
-        });
-      case 'upsertSkill':
-        return provider.skills.upsert(op.input);
-      case 'recordOutcome':
-        return provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope });
-      case 'deleteSkill':
-        return provider.skills.delete(op.slug, { scope: op.scope });
-      case 'getSkill':
-        return provider.skills.get(op.slug, { scope: op.scope });
-      case 'listSkills':
-        return provider.skills.list({ scope: op.scope, includeDescendants: op.includeDescendants });
-      case 'namespaces':
-        return provider.namespaces({
-          ...(op.prefix === undefined ? {} : { prefix: op.prefix }),
-          ...(op.maxDepth === undefined ? {} : { maxDepth: op.maxDepth }),
-        });
-      case 'searchSkills':
-        return provider.skills.search(op.query, op.limit);
-      case 'writeMemory': {
-        const item = await provider.memory.write(op.input);
-        items.push(item.id);
-        return item;
-      }
-      case 'deleteMemory':
-        return provider.memory.delete(pick(items, op.item));
-      case 'getMemory':
-        return provider.memory.get(pick(items, op.item));
-      case 'updateMemory':
-        return provider.memory.update(pick(items, op.item), op.input);
-      case 'sweepMemory':
-        return provider.memory.sweep();
-      case 'recall':
-        return provider.memory.recall({
-          query: op.query,
-          limit: op.limit,
-          ...(op.scope === undefined ? {} : { scope: op.scope, includeParentScopes: op.includeParentScopes, includeDescendants: op.includeDescendants }),
-          ...(op.where === undefined ? {} : { where: op.where }),
-        });
-      case 'advanceClock':
-        options.clock?.advance(op.ms);
-        return op.ms;
-    }
-  }
 }
