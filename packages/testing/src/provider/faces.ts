@@ -108,12 +108,8 @@ export const faceChecks: ProviderCheck[] = checks([], {
 
     const events = await p.log.read({ stream: STATE_STREAM });
     expect(events.filter((e) => e.type === EventTypes.SessionUpdated).map((e) => e.payload)).toEqual([{ session: updated }, { session: renamed }]);
-    expect((await p.history(session.id)).map((v) => v.type)).toEqual([
-      EventTypes.SessionCreated,
-      EventTypes.TurnAppended,
-      EventTypes.SessionUpdated,
-      EventTypes.SessionUpdated,
-    ]);
+    const types = (await p.history(session.id)).map((v) => v.type);
+    expect(types).toEqual([EventTypes.SessionCreated, EventTypes.TurnAppended, EventTypes.SessionUpdated, EventTypes.SessionUpdated]);
     expect(await (await env.replay(p.log, { fromScratch: true })).sessions.get(session.id)).toEqual(renamed);
     // An export carries the updates: read back, the session is the updated one.
     expect((await readExport(p.log)).sessions).toEqual([renamed]);
