@@ -188,8 +188,7 @@ export const pageChecks: ProviderCheck[] = checks([], {
   'P5 a recall without a limit (the default page) enumerates every match through its cursors': fresh(async (p) => {
     const written: string[] = [];
     for (let i = 0; i < 45; i += 1) written.push((await p.memory.write({ content: `enumerate ${i}` })).id);
-    const first = await p.memory.recall({ query: 'enumerate', mode: 'lexical' });
-    expect(first).toHaveLength(20);
+    expect(await p.memory.recall({ query: 'enumerate', mode: 'lexical' })).toHaveLength(20);
     const all = await collect((cursor) => p.memory.recall({ query: 'enumerate', mode: 'lexical', cursor }));
     expect(ids(all)).toEqual([...written].reverse());
   }),

@@ -60,8 +60,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
   'A7 delete hides the session from get and list; a second delete is NotFoundError': fresh(async (p) => {
     const first = await p.sessions.create({ title: 'first' });
     const second = await p.sessions.create({ title: 'second' });
-    const tombstone = await p.sessions.delete(first.id);
-    expect(tombstone).toMatchObject({ id: first.id, deleted: true });
+    expect(await p.sessions.delete(first.id)).toMatchObject({ id: first.id, deleted: true });
     await expectError(() => p.sessions.get(first.id), NotFoundError);
     expect(await p.sessions.list()).toEqual([second]);
     await expectError(() => p.sessions.delete(first.id), NotFoundError);
@@ -103,8 +102,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
   'A13 create gives syncVersion 1; re-upserting the returned record gives syncVersion 2': fresh(async (p) => {
     const created = await p.skills.upsert({ slug: 'deploy', body: 'v1' });
     expect(created.syncVersion).toBe(1);
-    const updated = await p.skills.upsert({ ...created, body: 'v2' });
-    expect(updated).toMatchObject({ id: created.id, body: 'v2', syncVersion: 2, version: 2 });
+    expect(await p.skills.upsert({ ...created, body: 'v2' })).toMatchObject({ id: created.id, body: 'v2', syncVersion: 2, version: 2 });
   }),
   'A14 an upsert carrying a stale syncVersion is ConflictError and changes nothing': fresh(async (p) => {
     const created = await p.skills.upsert({ slug: 'deploy', body: 'v1' });
@@ -115,10 +113,8 @@ export const storeChecks: ProviderCheck[] = checks([], {
   'A15 an upsert with syncVersion 0 or none succeeds unconditionally': fresh(async (p) => {
     const created = await p.skills.upsert({ slug: 'deploy', body: 'v1' });
     await p.skills.upsert({ ...created, body: 'v2' });
-    const zero = await p.skills.upsert({ ...created, syncVersion: 0, body: 'v3' });
-    expect(zero).toMatchObject({ id: created.id, body: 'v3', syncVersion: 3, version: 3 });
-    const absent = await p.skills.upsert({ slug: 'deploy', body: 'v4' });
-    expect(absent).toMatchObject({ id: created.id, body: 'v4', syncVersion: 4, version: 4 });
+    expect(await p.skills.upsert({ ...created, syncVersion: 0, body: 'v3' })).toMatchObject({ id: created.id, body: 'v3', syncVersion: 3, version: 3 });
+    expect(await p.skills.upsert({ slug: 'deploy', body: 'v4' })).toMatchObject({ id: created.id, body: 'v4', syncVersion: 4, version: 4 });
   }),
   'A16 upserting a new slug with syncVersion 5 is ConflictError': fresh(async (p) => {
     await expectError(() => p.skills.upsert({ slug: 'fresh', body: 'x', syncVersion: 5 }), ConflictError);
@@ -127,8 +123,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
   }),
   'A17 a deleted skill is gone from get, list and search; a second delete is NotFoundError': fresh(async (p) => {
     const skill = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it' });
-    const tombstone = await p.skills.delete('deploy');
-    expect(tombstone).toMatchObject({ id: skill.id, slug: 'deploy', deleted: true });
+    expect(await p.skills.delete('deploy')).toMatchObject({ id: skill.id, slug: 'deploy', deleted: true });
     await expectError(() => p.skills.get('deploy'), NotFoundError);
     await expectError(() => p.skills.get(skill.id), NotFoundError);
     expect([await p.skills.list(), await p.skills.search('deploy', 0), await p.skills.search('', 0)]).toEqual([[], [], []]);
@@ -163,8 +158,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
   'A22 a deleted item is no longer recalled; deleting a missing id is NotFoundError': fresh(async (p) => {
     const first = await p.memory.write({ kind: 'fact', content: 'the user prefers Go' });
     await p.memory.write({ kind: 'fact', content: 'deploys go to Cloudflare', scope: ['project:x'] });
-    const tombstone = await p.memory.delete(first.id);
-    expect(tombstone).toMatchObject({ id: first.id, deleted: true, content: first.content });
+    expect(await p.memory.delete(first.id)).toMatchObject({ id: first.id, deleted: true, content: first.content });
     expect(await p.memory.recall({ query: 'prefers' })).toEqual([]);
     await expectError(() => p.memory.delete('missing'), NotFoundError);
     await expectError(() => p.memory.delete(first.id), NotFoundError);
