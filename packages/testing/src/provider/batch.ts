@@ -101,9 +101,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       await reference.sessions.appendTurn({ sessionId: r.id, role: 'system', content: 'first' });
       const want = [];
       for (const turn of turns) want.push(await reference.sessions.appendTurn({ sessionId: r.id, ...turn }));
-      expect(got).toEqual(want);
-      expect(got.map((t) => t.seq)).toEqual([2, 3, 4]);
-      expect(await subject.sessions.turns(s.id)).toEqual(await reference.sessions.turns(r.id));
+      expect([got, got.map((t) => t.seq), await subject.sessions.turns(s.id)]).toEqual([want, [2, 3, 4], await reference.sessions.turns(r.id)]);
       await expectSameAs(subject, reference);
       expect(await subject.sessions.appendTurns(s.id, [])).toEqual([]);
       await expectSameAs(subject, reference);
@@ -123,8 +121,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       const many = Array.from({ length: LIMITS.batch + 1 }, () => ({ role: 'user' as const, content: 'x' }));
       expect((await expectError(() => p.sessions.appendTurns(s.id, many), ValidationError)).field).toBe('turns');
       expect((await expectError(() => p.sessions.appendTurns(s.id, 'not turns' as never), ValidationError)).field).toBe('turns');
-      expect(await footprint(p, s.id)).toEqual(before);
-      expect(await p.sessions.turns(s.id)).toEqual([kept]);
+      expect([await footprint(p, s.id), await p.sessions.turns(s.id)]).toEqual([before, [kept]]);
     }),
   'G3 memory.writeMany writes each input as one write would, in order (a later key updates an earlier item): same items, events and snapshot bytes as the reference writing one at a time':
     paired(async ({ subject, reference }) => {
@@ -153,9 +150,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       expect(await conflict(['a', 'b'].map((content) => ({ content, id: 'memory-g-new' })))).toContain('inputs[1]');
       expect(await conflict([{ content: 'x', key: 'held', id: 'memory-g-other' }])).toContain('inputs[0]');
       expect(await invalid(Array.from({ length: LIMITS.batch + 1 }, () => ok))).toBe('inputs');
-      expect(await footprint(p, s.id)).toEqual(before);
-      expect((await p.memory.get('memory-g-taken')).content).toBe('held');
-      expect(await p.memory.writeMany([])).toEqual([]);
+      expect([await footprint(p, s.id), (await p.memory.get('memory-g-taken')).content, await p.memory.writeMany([])]).toEqual([before, 'held', []]);
       expect(await footprint(p, s.id)).toEqual(before);
     }),
   'G5 appendTurns and writeMany with an operationId are idempotent: a retry returns the first result and appends nothing; the same id with another input is a ConflictError':
@@ -167,13 +162,11 @@ export const batchChecks: ProviderCheck[] = checks([], {
       await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'later' });
       const before = await footprint(p, s.id);
       expect(await p.sessions.appendTurns(s.id, turns, { operationId: 'op-g-turns' })).toEqual(first);
-      expect(await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' })).toEqual(items);
-      expect(await footprint(p, s.id)).toEqual(before);
+      expect([await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' }), await footprint(p, s.id)]).toEqual([items, before]);
       await expectError(() => p.sessions.appendTurns(s.id, turns.slice(1), { operationId: 'op-g-turns' }), ConflictError);
       await expectError(() => p.memory.writeMany(MEMORY_BATCH.slice(1), { operationId: 'op-g-memory' }), ConflictError);
       await expectError(() => p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-turns' }), ConflictError);
-      expect(await footprint(p, s.id)).toEqual(before);
-      expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['one', 'two', 'later']);
+      expect([await footprint(p, s.id), (await p.sessions.turns(s.id)).map((t) => t.content)]).toEqual([before, ['one', 'two', 'later']]);
     }),
   'G6 Property: random writes started all at once on one provider (batches, failures, reused ids and operation ids) give the same outcomes, events and snapshot bytes as the reference running them one at a time in call order':
     needing(['deterministic', 'injectableClock'], (env) =>

@@ -68,8 +68,7 @@ export const eventSourcingChecks: ProviderCheck[] = checks([], {
     expect(live.seq).toBe(head);
     // Tombstones, every transcript and every version are in it.
     expect(live.sessions.find((s) => s.id === written.deletedSessionId)?.deleted).toBe(true);
-    expect(live.turns.filter((t) => t.sessionId === written.deletedSessionId).map((t) => t.seq)).toEqual([1, 2]);
-    expect(live.turns.length).toBe(6);
+    expect([live.turns.filter((t) => t.sessionId === written.deletedSessionId).map((t) => t.seq), live.turns.length]).toEqual([[1, 2], 6]);
     const skills = live.skills.map((s) => `${s.slug} ${s.version} ${s.deleted}`).sort();
     expect(skills).toEqual(['deploy 1 false', 'deploy 2 false', 'lint 1 false', 'phoenix 3 false', 'rollback 2 true']);
     expect(live.memory.find((m) => m.id === written.deletedMemoryId)?.deleted).toBe(true);
@@ -91,13 +90,10 @@ export const eventSourcingChecks: ProviderCheck[] = checks([], {
       };
       const a = await run();
       const b = await run();
-      expect(b.model).toEqual(a.model);
-      expect(JSON.stringify(b.model)).toBe(JSON.stringify(a.model));
+      expect([b.model, JSON.stringify(b.model)]).toEqual([a.model, JSON.stringify(a.model)]);
       if (env.caps.eventSourced) {
         expect(a.events.length).toBeGreaterThan(0);
-        expect(b.events).toEqual(a.events);
-        expect(JSON.stringify(b.events)).toBe(JSON.stringify(a.events));
-        expect(b.bytes).toBe(a.bytes);
+        expect([b.events, JSON.stringify(b.events), b.bytes]).toEqual([a.events, JSON.stringify(a.events), a.bytes]);
       }
     },
   ),

@@ -38,21 +38,15 @@ export const extraChecks: ProviderCheck[] = checks([], {
     expect(await seqs({})).toEqual([1, 2, 3, 4, 5]);
     expect(await seqs({ afterSeq: 2 })).toEqual([3, 4, 5]);
     expect(await seqs({ limit: 2 })).toEqual([1, 2]);
-    expect(await seqs({ afterSeq: 2, limit: 2 })).toEqual([3, 4]);
-    expect(await seqs({ afterSeq: 4, limit: 10 })).toEqual([5]);
-    expect(await seqs({ afterSeq: 5 })).toEqual([]);
+    expect([await seqs({ afterSeq: 2, limit: 2 }), await seqs({ afterSeq: 4, limit: 10 }), await seqs({ afterSeq: 5 })]).toEqual([[3, 4], [5], []]);
     expect(await seqs({ limit: 0 })).toEqual([1, 2, 3, 4, 5]);
   }),
   'X3 sessions.list pages with limit and offset, oldest first': fresh(async (p) => {
     const all = [];
     for (let i = 0; i < 5; i += 1) all.push((await p.sessions.create({ title: `s${i}` })).id);
     const page = async (options: { limit?: number; offset?: number }) => ids(await p.sessions.list(options));
-    expect(await page({})).toEqual(all);
-    expect(await page({ limit: 2 })).toEqual(all.slice(0, 2));
-    expect(await page({ offset: 2, limit: 2 })).toEqual(all.slice(2, 4));
-    expect(await page({ offset: 4 })).toEqual(all.slice(4));
-    expect(await page({ offset: 5 })).toEqual([]);
-    expect(await page({ limit: 0 })).toEqual(all);
+    expect([await page({}), await page({ limit: 2 }), await page({ offset: 2, limit: 2 })]).toEqual([all, all.slice(0, 2), all.slice(2, 4)]);
+    expect([await page({ offset: 4 }), await page({ offset: 5 }), await page({ limit: 0 })]).toEqual([all.slice(4), [], all]);
   }),
   'X4 a resurrecting upsert keeps id, createdAt, originInstanceId and the fields it leaves out': fresh(async (p) => {
     const original = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'v1', tags: ['ops'], check: 'true', uses: 4, wins: 3 });
@@ -91,8 +85,7 @@ export const extraChecks: ProviderCheck[] = checks([], {
     expect(a.kind).toBe('fact');
     expect(ids(await p.memory.recall({ kinds: ['fact'] }))).toEqual([c.id, a.id]);
     expect(ids(await p.memory.recall({ kinds: ['fact', 'preference'] }))).toEqual([c.id, b.id, a.id]);
-    expect(ids(await p.memory.recall({ kinds: ['fact'], query: 'alpha' }))).toEqual([a.id]);
-    expect(ids(await p.memory.recall({ kinds: ['missing'] }))).toEqual([]);
+    expect([ids(await p.memory.recall({ kinds: ['fact'], query: 'alpha' })), ids(await p.memory.recall({ kinds: ['missing'] }))]).toEqual([[a.id], []]);
     expect(ids(await p.memory.recall({ limit: 2 }))).toEqual([d.id, c.id]);
     expect(ids(await p.memory.recall({ query: 'alpha', limit: 2 }))).toEqual([d.id, b.id]);
     expect(ids(await p.memory.recall({ limit: 1 }))).toEqual([d.id]);
@@ -103,8 +96,7 @@ export const extraChecks: ProviderCheck[] = checks([], {
     for (const query of ['alpha', 'deploy', 'train', 'RELEASE', 'containers', 'kube', 'OPS', 'alpha train push kubernetes ops']) {
       expect(ids(await p.skills.search(query, 0)), query).toEqual([a.id]);
     }
-    expect(ids(await p.skills.search('alpha other', 0))).toEqual([]);
-    expect(ids(await p.skills.search('alpha other', { match: 'all' }))).toEqual([]);
+    expect([ids(await p.skills.search('alpha other', 0)), ids(await p.skills.search('alpha other', { match: 'all' }))]).toEqual([[], []]);
     const other = await p.skills.get('beta');
     expect(ids(await p.skills.search('alpha other', { match: 'any' }))).toEqual([a.id, other.id]);
     expect(ids(await p.skills.search('other kube', { match: 'any', order: 'winRate' }))).toEqual([a.id, other.id]);
@@ -130,8 +122,7 @@ export const extraChecks: ProviderCheck[] = checks([], {
       expect(s).toMatchObject({ createdAt: new Date(T0).toISOString(), updatedHlc: { wall: T0, counter: i } });
       expect([isUuidV7(s.id), uuidV7Time(s.id)], s.id).toEqual([true, T0]);
     }
-    expect(ids(created)).toEqual([...ids(created)].sort());
-    expect(new Set(ids(created)).size).toBe(5);
+    expect([ids(created), new Set(ids(created)).size]).toEqual([[...ids(created)].sort(), 5]);
     clock.advance(5);
     expect((await p.memory.write({ content: 'c' })).updatedHlc).toEqual({ wall: T0 + 5, counter: 0 });
     // The physical clock goes back: the HLC keeps counting from where it was.
@@ -146,9 +137,7 @@ export const extraChecks: ProviderCheck[] = checks([], {
     const turn = await replayed.sessions.appendTurn({ sessionId: s.id, role: 'assistant', content: 'two' });
     expect([turn.seq, await p.log.head(STATE_STREAM)]).toEqual([2, head + 1]);
     const [last] = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-    expect(last?.seq).toBe(head + 1);
-    expect(decodeStateEvent(last!).payload).toEqual({ turn });
-    expect((await replayed.snapshot()).seq).toBe(head + 1);
+    expect([last?.seq, decodeStateEvent(last!).payload, (await replayed.snapshot()).seq]).toEqual([head + 1, { turn }, head + 1]);
   }),
   'X14 a replacement by another instance keeps originInstanceId and names itself lastWriterId': needing(['deterministic'], async (env) => {
     if (!env.caps.durable && !env.caps.eventSourced) env.skip('durable or eventSourced');

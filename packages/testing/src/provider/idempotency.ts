@@ -40,9 +40,7 @@ async function retryEverything(first: Provider, again: (p: Provider) => Promise<
   const before = await census(first, session.id);
   const head = await stateHead(first);
   const p = await again(first);
-  expect(await everyWrite(p, session.id)).toEqual(results);
-  expect(await census(p, session.id)).toBe(before);
-  expect(await stateHead(p)).toBe(head);
+  expect([await everyWrite(p, session.id), await census(p, session.id), await stateHead(p)]).toEqual([results, before, head]);
 }
 
 export const idempotencyChecks: ProviderCheck[] = checks([], {
@@ -93,8 +91,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
     await p.sessions.create({ id: 'later' });
     const turn = await call();
     expect(turn).toMatchObject({ sessionId: 'later', seq: 1 });
-    expect(await call()).toEqual(turn);
-    expect(await p.sessions.turns('later')).toEqual([turn]);
+    expect([await call(), await p.sessions.turns('later')]).toEqual([turn, [turn]]);
   }),
   'I6 recordOutcome appends skill.outcome_recorded { skill, increment }: one use, one win on success; replay gives the same skill': freshLog(async (p, env) => {
     const skill = await p.skills.upsert({ slug: 'deploy', body: 'ship' });
@@ -115,8 +112,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
     const item = await p.memory.write({ content: 'kept', operationId: 'op' });
     await p.saveSnapshot();
     const fromSnapshot = await env.replay(p.log);
-    expect(await fromSnapshot.memory.write({ content: 'kept', operationId: 'op' })).toEqual(item);
-    expect(await fromSnapshot.log.head(STATE_STREAM)).toBe(1);
+    expect([await fromSnapshot.memory.write({ content: 'kept', operationId: 'op' }), await fromSnapshot.log.head(STATE_STREAM)]).toEqual([item, 1]);
     const [event] = await stateEvents(p);
     const forged = { ...(event!.payload as { item: { id: string } }) };
     forged.item = { ...forged.item, id: 'another-item' };
@@ -161,8 +157,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
       await p.sessions.appendTurn({ sessionId: other.id, role: 'user', content: 'y' });
       const after = await stateHead(p);
       for (const [label, call] of reuses) await expectError(call, ConflictError, label);
-      expect((await p.sessions.turns(id)).map((t) => t.content)).toEqual(['a']);
-      expect((await p.sessions.turns(other.id)).map((t) => t.content)).toEqual(['y']);
+      expect([(await p.sessions.turns(id)).map((t) => t.content), (await p.sessions.turns(other.id)).map((t) => t.content)]).toEqual([['a'], ['y']]);
       if (head !== undefined) expect(after).toBe(head + 1);
       expect(await stateHead(p)).toBe(after);
     }),

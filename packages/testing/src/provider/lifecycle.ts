@@ -87,12 +87,10 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     const at = (ms: number) => p.at({ time: formatInstant(ms) });
     const before = await at(T0 - 1);
     expect([before.seq, await before.memory.recall()]).toEqual([0, []]);
-    expect((await at(T0)).seq).toBe(1);
-    expect((await (await at(T0 + HOUR - 1)).memory.get(first.id)).content).toBe('one');
+    expect([(await at(T0)).seq, (await (await at(T0 + HOUR - 1)).memory.get(first.id)).content]).toEqual([1, 'one']);
     const later = await at(T0 + HOUR + 30 * 60_000);
     expect([later.seq, later.time, (await later.memory.get(first.id)).content]).toEqual([2, formatInstant(T0 + HOUR + 30 * 60_000), 'two']);
-    expect((await at(T0 + 10 * HOUR)).seq).toBe(3);
-    expect((await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq).toBe(1);
+    expect([(await at(T0 + 10 * HOUR)).seq, (await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq]).toEqual([3, 1]);
   }),
   'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': freshLog(async (p) => {
     await p.memory.write({ content: 'one' });
@@ -145,11 +143,9 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
 
     const d = await p.diff({ from: { seq: from }, to: { seq: to } });
     expect([d.from.seq, d.to.seq]).toEqual([from, to]);
-    expect(d.memory.created.map((m) => m.id)).toEqual([added.id]);
-    expect(d.memory.deleted.map((m) => [m.id, m.content])).toEqual([[gone.id, 'gone']]);
+    expect([d.memory.created.map((m) => m.id), d.memory.deleted.map((m) => [m.id, m.content])]).toEqual([[added.id], [[gone.id, 'gone']]]);
     expect(d.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['old text', 'new text']]);
-    expect(d.turns.created.map((t) => t.id)).toEqual([turn.id]);
-    expect(d.skills.created.map((k) => k.id)).toEqual([skill.id]);
+    expect([d.turns.created.map((t) => t.id), d.skills.created.map((k) => k.id)]).toEqual([[turn.id], [skill.id]]);
     // The session moved (its turn count and envelope), so it changed.
     expect(d.sessions.changed.map((c) => c.after.id)).toEqual([s.id]);
     expect([...d.memory.created, ...d.memory.deleted, ...d.memory.changed.map((c) => c.after)].some((m) => m.id === kept.id)).toBe(false);
@@ -238,8 +234,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     await expectError(() => p.memory.getByKey('draft', { scope: [] }), NotFoundError, 'getByKey');
     await expectError(() => p.memory.getAny(scratch.id), NotFoundError, 'getAny');
     const head = await p.log.head(STATE_STREAM);
-    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
-    expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
+    expect([await p.retention.apply(), await p.log.head(STATE_STREAM)]).toEqual([{ sessions: 0, turns: 0, skills: 0, memory: 1 }, head + 1]);
     expect([(await p.memory.getAny(scratch.id)).deleted, (await p.memory.get(fact.id)).content]).toEqual([true, 'a fact note']);
     expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
   }),
@@ -273,8 +268,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       await p.retention.set({ record: 'session', scope: ['org2'], maxAge: '1y' });
       clock.advance(365 * DAY);
       await expectError(() => p.sessions.get(outside.id), NotFoundError, 'idle session');
-      expect((await p.sessions.list()).map((s) => s.id)).toEqual([inside.id]);
-      expect(await p.retention.apply()).toEqual({ sessions: 1, turns: 0, skills: 0, memory: 0 });
+      expect([(await p.sessions.list()).map((s) => s.id), await p.retention.apply()]).toEqual([[inside.id], { sessions: 1, turns: 0, skills: 0, memory: 0 }]);
       expect((await p.sessions.getAny(outside.id)).deleted).toBe(true);
     },
   ),
@@ -310,8 +304,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     await expectError(() => (async () => (await p.at({ time: formatInstant(T0 + 2 * DAY) })).memory.get(item.id))(), NotFoundError, 'view after the policy');
     // Written again: young, so no longer expired, and the sweep keeps it.
     await p.memory.update(item.id, { content: 'refreshed' });
-    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
-    expect((await p.memory.get(item.id)).content).toBe('refreshed');
+    expect([await p.retention.apply(), (await p.memory.get(item.id)).content]).toEqual([{ sessions: 0, turns: 0, skills: 0, memory: 0 }, 'refreshed']);
   }),
   'R5 a second provider on the same storage obeys the first one’s policies at once': needing(['injectableClock', 'sharedStorage'], async (env) => {
     const clock = new ManualClock(T0);
@@ -346,8 +339,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await p.memory.getAny(old.id)).toMatchObject({ content: '[erased]', deleted: true });
       expect((await p.sessions.turns(chat.id)).map((t) => t.id)).toEqual([youngTurn.id]);
       expect((await p.history(oldTurn.id)).every((v) => v.kind === 'turn' && v.record.content === '[erased]')).toBe(true);
-      expect((await p.memory.get(young.id)).content).toBe('r6 young draft');
-      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+      expect([(await p.memory.get(young.id)).content, await p.retention.apply()]).toEqual(['r6 young draft', { sessions: 0, turns: 0, skills: 0, memory: 0 }]);
       expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
     },
   ),

@@ -54,8 +54,7 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect(committed.map(operationOf).sort()).toEqual(acks.map((a) => a.ack).sort());
     expect(JSON.stringify(committed)).not.toContain('refused');
     // The followers were handed exactly those events, in that order.
-    expect((await reader.stop()).map((e) => e.seq)).toEqual(seqs);
-    expect(await reader.stop()).toEqual(committed);
+    expect([(await reader.stop()).map((e) => e.seq), await reader.stop()]).toEqual([seqs, committed]);
     if (subscriber) expect(await subscriber.stop(seqs.at(-1) ?? start)).toEqual(committed);
     // Turn numbers stay dense per session, outcomes add up, and the tables equal a replay of the log.
     const count = (kind: AckKind, writer?: string) => acks.filter((a) => a.kind === kind && (writer === undefined || a.ack.startsWith(`${writer}-`))).length;
@@ -137,8 +136,7 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
       expectPositions(seqs, p.log.gapped === true, 'the log');
       const lines = (await exportLines(p.log)).map((l) => JSON.parse(l) as Partial<LogEvent> & { payload?: { erasedBy?: number } });
       const state = lines.filter((l) => l.stream === STATE_STREAM);
-      expect(state.map((l) => l.seq)).toEqual(events.map((_, i) => i + 1));
-      expect(state.map((l) => l.type)).toEqual(events.map((e) => e.type));
+      expect([state.map((l) => l.seq), state.map((l) => l.type)]).toEqual([events.map((_, i) => i + 1), events.map((e) => e.type)]);
       const rank = new Map(events.map((e, i) => [e.seq, i + 1]));
       const purgeLine = rank.get(purge.seq)!;
       const marked = state.filter((l) => l.payload?.erasedBy !== undefined);

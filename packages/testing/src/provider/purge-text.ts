@@ -72,9 +72,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
 
       const result = await p.purge({ matching: TEXT, reason: 'e18 order' });
       const ids = (records: readonly { id: string }[]) => records.map((r) => r.id).sort();
-      expect(result.sessions).toEqual(ids([titled, tagged]));
-      expect(result.turns).toEqual(ids([...held, titledTurn, taggedTurn]));
-      expect(result.skills).toEqual(ids(skills));
+      expect([result.sessions, result.turns, result.skills]).toEqual([ids([titled, tagged]), ids([...held, titledTurn, taggedTurn]), ids(skills)]);
       expect(result.memory).toEqual(ids(memory));
       expect(await exportText(p.log)).not.toContain(TEXT);
       expect(await storedText(p)).not.toContain(TEXT);
@@ -86,8 +84,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       }
       for (const k of skills) await expectError(() => p.skills.get(k.slug), NotFoundError);
       for (const m of memory) expect(await p.memory.getAny(m.id)).toMatchObject({ content: ERASED, source: ERASED, key: null, metadata: {}, deleted: true });
-      expect((await p.sessions.get(keptSession.id)).metadata).toEqual({ order: 2 });
-      expect((await p.skills.get(keptSkill.slug)).body).toBe('e18 steps');
+      expect([(await p.sessions.get(keptSession.id)).metadata, (await p.skills.get(keptSkill.slug)).body]).toEqual([{ order: 2 }, 'e18 steps']);
       expect((await p.memory.get(keptItem.id)).metadata).toEqual({ order: 3 });
       await expectReplayEqualsTables(p);
     }),
@@ -101,8 +98,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       const first = await p.purge({ namespace: scope, reason: 'e19 first' });
       expect([first.sessions.length, first.turns.length, first.skills.length, first.memory]).toEqual([1, 1, 1, [item.id]]);
       const head = await p.log.head(STATE_STREAM);
-      expect(await p.purge({ namespace: scope, reason: 'e19 again' })).toEqual(NOTHING);
-      expect(await p.purge({ matching: ERASED, reason: 'e19 erased' })).toEqual(NOTHING);
+      expect([await p.purge({ namespace: scope, reason: 'e19 again' }), await p.purge({ matching: ERASED, reason: 'e19 erased' })]).toEqual([NOTHING, NOTHING]);
       expect(await p.log.head(STATE_STREAM)).toBe(head);
 
       const later = await p.memory.write({ content: 'e19 later fact', scope });
@@ -194,8 +190,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
       await expectError(() => p.memory.writeMany(many, { operationId: 'e23-many' }), OperationConflictError);
       expect(await p.log.head(STATE_STREAM)).toBe(head);
       expect([(await p.memory.getAny(item.id)).content, (await p.memory.getAny(first!.id)).content]).toEqual([ERASED, ERASED]);
-      expect(await p.memory.write({ content: 'e23 kept', operationId: 'e23-kept' })).toEqual(kept);
-      expect(await p.log.head(STATE_STREAM)).toBe(head);
+      expect([await p.memory.write({ content: 'e23 kept', operationId: 'e23-kept' }), await p.log.head(STATE_STREAM)]).toEqual([kept, head]);
     }),
 });
 

@@ -70,14 +70,11 @@ export const rollbackChecks: ProviderCheck[] = [
         await Promise.all(readers);
         await restore();
       }
-      expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'rejected'));
-      expect(seen).toEqual([]);
-      expect(await doomedSeen(p, s.id)).toEqual([]);
+      expect([outcomes.map((o) => o.status), seen, await doomedSeen(p, s.id)]).toEqual([outcomes.map(() => 'rejected'), [], []]);
       // The failed writes left nothing behind: the next one goes on from where the last COMMIT left
       // the session.
       const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
-      expect(next.seq).toBe(2);
-      expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['kept turn', 'after']);
+      expect([next.seq, (await p.sessions.turns(s.id)).map((t) => t.content)]).toEqual([2, ['kept turn', 'after']]);
     }),
   }),
   ...checks(['eventSourced'], {

@@ -121,8 +121,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     const reads: Array<{ afterSeq: number; limit: number }> = [];
     expect(await snapshotText(await env.replay(recordingReads(log, reads), { snapshotCodec: codec }))).toBe(full);
     const folded = reads.filter((r) => r.limit !== 1);
-    expect(Math.min(...folded.map((r) => r.afterSeq))).toBe(k);
-    expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
+    expect([Math.min(...folded.map((r) => r.afterSeq)), reads.filter((r) => r.afterSeq < k)]).toEqual([k, [{ afterSeq: k - 1, limit: 1 }]]);
     // With the good one tampered too, the fold starts from scratch and still agrees.
     await log.saveSnapshot({ ...good, data: flip(good.data, '"index"', '"indez"') });
     const fallback = await foldLog(log, { snapshotCodec: codec });
@@ -179,8 +178,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
         { seq: k + 2, reason: expect.stringContaining('taken from another log'), damaged: true },
         { seq: k + 1, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true },
       ]);
-      expect(encodeSnapshot(fold.state.capture())).toBe(full);
-      expect(await snapshotText(await env.replay(log))).toBe(full);
+      expect([encodeSnapshot(fold.state.capture()), await snapshotText(await env.replay(log))]).toEqual([full, full]);
       // With the good one edited too, the fold starts from scratch and still agrees.
       await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
       const fallback = await foldLog(log);
@@ -244,8 +242,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       await expectViewIsReplay(p, k + 3);
       // The next save drops every row of them; the snapshot of chunks stays.
       const saved = (await p.saveSnapshot()).seq;
-      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
-      expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
+      expect([(await storedHeads(log)).map((head) => head.seq), await log.latestSnapshot(FORMAT_4_MEMORY_PART)]).toEqual([[saved, k], undefined]);
       expect((await foldLog(log)).skipped).toEqual([]);
       // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the
       // erased text.
@@ -256,8 +253,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       await p.purge({ id: secret.id, reason: 'x27' });
       const after = [...(await storedSnapshotRows(log)), ...(await rowsNow(log, before))];
       expect(after.map((row) => row.data).join('\n')).not.toContain('Quillon-Marrowby');
-      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
-      expect((await foldLog(log)).skipped).toEqual([]);
+      expect([(await storedHeads(log)).map((head) => head.seq), (await foldLog(log)).skipped]).toEqual([[saved, k], []]);
     }),
   'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq': async (env) => {
     const event = (type: string, payload: unknown): AppendInput => ({ stream: STATE_STREAM, type, payload });

@@ -45,8 +45,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
     const appended = [];
     for (const content of ['c0', 'c1', 'c2']) appended.push(await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content }));
     expect(appended.map((t) => [t.seq, t.sessionId, t.role, t.content])).toEqual(['c0', 'c1', 'c2'].map((c, i) => [i + 1, s.id, 'user', c]));
-    expect(new Set(appended.map((t) => t.id)).size).toBe(3);
-    expect(await p.sessions.turns(s.id)).toEqual(appended);
+    expect([new Set(appended.map((t) => t.id)).size, await p.sessions.turns(s.id)]).toEqual([3, appended]);
   }),
   'A5 appendTurn on a missing session is NotFoundError': fresh(async (p) => {
     await expectError(() => p.sessions.appendTurn({ sessionId: 'missing', role: 'user', content: 'c' }), NotFoundError);
@@ -86,9 +85,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
     const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: ['project:alpha'] });
     expect(alpha.id).not.toBe(global.id);
     expect(alpha).toMatchObject({ version: 1, syncVersion: 1, scope: ['project:alpha'] });
-    expect(await p.skills.list({ scope: ['project:alpha'] })).toEqual([alpha]);
-    expect(await p.skills.list()).toEqual([global]);
-    expect(await p.skills.get('deploy')).toEqual(global);
+    expect([await p.skills.list({ scope: ['project:alpha'] }), await p.skills.list(), await p.skills.get('deploy')]).toEqual([[alpha], [global], global]);
   }),
   "A12 search('faster', 0) finds exactly the global skill; search('', 1) returns at most one": fresh(async (p) => {
     await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', tags: ['ops'] });
@@ -96,8 +93,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
     const alpha = await p.skills.upsert({ slug: 'deploy', name: 'Deploy', body: 'ship it', scope: ['project:alpha'] });
     expect(await p.skills.search('faster', 0)).toEqual([global]);
     // Both match '': by slug, then id, so the older global skill comes first.
-    expect(await p.skills.search('', 1)).toEqual([global]);
-    expect(await p.skills.search('', 0)).toEqual([global, alpha]);
+    expect([await p.skills.search('', 1), await p.skills.search('', 0)]).toEqual([[global], [global, alpha]]);
   }),
   'A13 create gives syncVersion 1; re-upserting the returned record gives syncVersion 2': fresh(async (p) => {
     const created = await p.skills.upsert({ slug: 'deploy', body: 'v1' });
@@ -182,8 +178,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
     const { p } = await openWithInstance(env, 'instance-a25');
     const session = await p.sessions.create({ title: 't' });
     const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
-    expect(isNonZeroHlc(turn.updatedHlc)).toBe(true);
-    expect(turn.lastWriterId).toBe(session.originInstanceId);
+    expect([isNonZeroHlc(turn.updatedHlc), turn.lastWriterId]).toEqual([true, session.originInstanceId]);
     expect(turn).toMatchObject({ syncVersion: 1, originInstanceId: session.originInstanceId, deleted: false });
     const bumped = await p.sessions.get(session.id);
     expect(compareHlc(bumped.updatedHlc, session.updatedHlc)).toBeGreaterThan(0);
