@@ -39,7 +39,6 @@ const skill = (extra: Loose): Loose => ({ slug: 'fresh', body: 'b', ...extra });
 const item = (extra: Loose): Loose => ({ content: 'c', ...extra });
 
 const CASES: Case[] = [
-  // sessions.create
   invalid('create: title of the wrong type', 'title', (p) => p.sessions.create({ title: 42 } as Loose)),
   invalid('create: model of the wrong type', 'model', (p) => p.sessions.create({ model: {} } as Loose)),
   invalid('create: input that is not an object', undefined, (p) => p.sessions.create('title' as Loose)),
@@ -54,7 +53,6 @@ const CASES: Case[] = [
   invalid('create: createdAt of the wrong type', 'createdAt', (p) => p.sessions.create({ createdAt: 42 } as Loose)),
   conflict('create: reused session id', (p) => p.sessions.create({ id: SESSION })),
   conflict('create: id of a deleted session', (p) => p.sessions.create({ id: DEAD_SESSION })),
-  // sessions.appendTurn
   invalid('appendTurn: unknown role', 'role', (p) => p.sessions.appendTurn(turn({ role: 'robot' }))),
   invalid('appendTurn: role in the wrong case', 'role', (p) => p.sessions.appendTurn(turn({ role: 'USER' }))),
   invalid('appendTurn: missing role', 'role', (p) => p.sessions.appendTurn(turn({ role: undefined }))),
@@ -69,7 +67,6 @@ const CASES: Case[] = [
   invalid('appendTurn: createdAt that is not an instant', 'createdAt', (p) => p.sessions.appendTurn(turn({ createdAt: 'soon' }))),
   conflict('appendTurn: reused turn id', (p) => p.sessions.appendTurn(turn({ id: TURN }))),
   conflict("appendTurn: another session's turn id", (p) => p.sessions.appendTurn(turn({ sessionId: OTHER_SESSION, id: TURN }))),
-  // skills.upsert
   invalid('upsert: empty slug', 'slug', (p) => p.skills.upsert(skill({ slug: '' }))),
   invalid('upsert: missing slug', 'slug', (p) => p.skills.upsert(skill({ slug: undefined }))),
   invalid('upsert: slug of the wrong type', 'slug', (p) => p.skills.upsert(skill({ slug: 42 }))),
@@ -101,12 +98,10 @@ const CASES: Case[] = [
   invalid('upsert: oversized scope label', 'scope', (p) => p.skills.upsert(skill({ scope: [over(LIMITS.shortText)] }))),
   invalid('upsert: NUL in id', 'id', (p) => p.skills.upsert(skill({ id: NUL }))),
   conflict("upsert: a new slug with another skill's id", (p) => p.skills.upsert(skill({ id: SKILL }))),
-  // skills.recordOutcome and delete
   invalid('recordOutcome: success of the wrong type', 'success', (p) => p.skills.recordOutcome('deploy', { success: 'yes' } as Loose)),
   invalid('recordOutcome: missing success', 'success', (p) => p.skills.recordOutcome('deploy', {} as Loose)),
   invalid('recordOutcome: empty slug', undefined, (p) => p.skills.recordOutcome('', { success: true })),
   invalid('skills.delete: empty slug', undefined, (p) => p.skills.delete('')),
-  // memory.write
   invalid('write: missing content', 'content', (p) => p.memory.write(item({ content: undefined }))),
   invalid('write: content of the wrong type', 'content', (p) => p.memory.write(item({ content: 42 }))),
   invalid('write: NUL in content', 'content', (p) => p.memory.write(item({ content: NUL }))),
