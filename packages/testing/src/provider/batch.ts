@@ -51,27 +51,18 @@ const arbWrite = (): fc.Arbitrary<Write> => {
 /** Starts one write (not awaited: the G6 property has many in flight at once). */
 function start(p: Provider, sessions: readonly string[], w: Write): Promise<unknown> {
   const sessionId = (n: number) => sessions[n] ?? 'missing-session';
-  const op = w.kind === 'deleteMemory' || w.operationId === undefined ? {} : { operationId: w.operationId };
-  switch (w.kind) {
-    case 'appendTurn':
-      return p.sessions.appendTurn({ sessionId: sessionId(w.session), role: 'user', content: w.content, ...(w.id ? { id: w.id } : {}), ...op });
-    case 'appendTurns':
-      return p.sessions.appendTurns(
-        sessionId(w.session),
-        w.contents.map((content, i) => ({ role: 'assistant' as const, content, ...(i === 0 && w.id ? { id: w.id } : {}) })),
-        op,
-      );
-    case 'write':
-      // An empty content is refused: a validation failure among the others.
-      return p.memory.write({ content: w.content, ...(w.key ? { key: w.key } : {}), ...(w.id ? { id: w.id } : {}), ...op });
-    case 'writeMany':
-      return p.memory.writeMany(
-        w.contents.map((content) => ({ content, ...(w.key ? { key: w.key } : {}) })),
-        op,
-      );
-    case 'deleteMemory':
-      return p.memory.delete(w.id);
+  if (w.kind === 'deleteMemory') return p.memory.delete(w.id);
+  const op = w.operationId === undefined ? {} : { operationId: w.operationId };
+  const [id, key] = [w.kind === 'writeMany' || !w.id ? {} : { id: w.id }, 'key' in w && w.key ? { key: w.key } : {}];
+  if (w.kind === 'appendTurn') return p.sessions.appendTurn({ sessionId: sessionId(w.session), role: 'user', content: w.content, ...id, ...op });
+  // An empty content is refused: a validation failure among the others.
+  if (w.kind === 'write') return p.memory.write({ content: w.content, ...key, ...id, ...op });
+  if (w.kind === 'writeMany') {
+    const inputs = w.contents.map((content) => ({ content, ...key }));
+    return p.memory.writeMany(inputs, op);
   }
+  const turns = w.contents.map((content, i) => ({ role: 'assistant' as const, content, ...(i === 0 ? id : {}) }));
+  return p.sessions.appendTurns(sessionId(w.session), turns, op);
 }
 
 async function settle(promise: Promise<unknown>): Promise<Outcome> {
