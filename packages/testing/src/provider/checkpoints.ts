@@ -97,20 +97,18 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
     await p.checkpoints.deleteThread('never');
     expect(await stateHead(p)).toBe(head);
   }),
-  'C5 checkpoints and writes survive a reopen': needing(
-    ['durable'],
-    fresh(async (p, env) => {
-      await chain(p, 't', ['01', '02']);
-      await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: { deep: [1, 'x'] } }] });
-      await chain(p, 'u', ['01']);
-      await p.checkpoints.deleteThread('u');
-      const before = await p.checkpoints.list();
-      const reopened = await env.reopen(p);
-      expect(await reopened.checkpoints.list()).toEqual(before);
-      await reopened.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: 'replaced' }] });
-      expect((await reopened.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.value)).toEqual(['replaced']);
-    }),
-  ),
+  'C5 checkpoints and writes survive a reopen': needing(['durable'], async (env) => {
+    const p = await env.open();
+    await chain(p, 't', ['01', '02']);
+    await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: { deep: [1, 'x'] } }] });
+    await chain(p, 'u', ['01']);
+    await p.checkpoints.deleteThread('u');
+    const before = await p.checkpoints.list();
+    const reopened = await env.reopen(p);
+    expect(await reopened.checkpoints.list()).toEqual(before);
+    await reopened.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: -2, channel: 'c', value: 'replaced' }] });
+    expect((await reopened.checkpoints.get({ threadId: 't' }))?.pendingWrites.map((w) => w.value)).toEqual(['replaced']);
+  }),
   'C6 an export read back (and a replay of the log) holds the same checkpoints and writes': freshLog(async (p, env) => {
     await chain(p, 't', ['01', '02']);
     await p.checkpoints.putWrites({ threadId: 't', checkpointId: '02', taskId: 'k', writes: [{ idx: 0, channel: 'c', value: [1] }] });

@@ -219,9 +219,8 @@ export const extraChecks: ProviderCheck[] = checks([], {
     (env) =>
       property(env, arbOperations({ maxLength: 25 }), async (operations) => {
         const { subject, reference, subjectClock, referenceClock } = await pair(env);
-        expect(await runOperations(subject, operations, { clock: subjectClock })).toEqual(
-          await runOperations(reference, operations, { clock: referenceClock }),
-        );
+        const outcomes = await runOperations(subject, operations, { clock: subjectClock });
+        expect(outcomes).toEqual(await runOperations(reference, operations, { clock: referenceClock }));
         await expectSameAs(subject, reference);
       }),
   ),

@@ -55,9 +55,8 @@ export const pageChecks: ProviderCheck[] = checks([], {
     for (const size of [1, 2, 3]) {
       expect(ids(await collect((cursor) => p.sessions.list({ limit: size, cursor })))).toEqual(ids(await p.sessions.list()));
       expect(ids(await collect((cursor) => p.sessions.turns(session, { limit: size, cursor })))).toEqual(ids(await p.sessions.turns(session)));
-      expect(ids(await collect((cursor) => p.sessions.turns(session, { afterSeq: 4, limit: size, cursor })))).toEqual(
-        ids(await p.sessions.turns(session, { afterSeq: 4 })),
-      );
+      const after4 = await collect((cursor) => p.sessions.turns(session, { afterSeq: 4, limit: size, cursor }));
+      expect(ids(after4)).toEqual(ids(await p.sessions.turns(session, { afterSeq: 4 })));
       expect(ids(await collect((cursor) => p.skills.list({ limit: size, cursor })))).toEqual(ids(await p.skills.list()));
       for (const order of ['slug', 'relevance', 'winRate'] as const) {
         for (const [query, match] of [

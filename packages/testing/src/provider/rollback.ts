@@ -27,11 +27,7 @@ async function doomedSeen(p: Provider, sessionId: string): Promise<string[]> {
 /** Writes the store refuses, each after doing part of its work: every one names itself `doomed`. */
 function refusedWrites(p: EventSourcedProvider, ids: { session: string; turn: string; item: string }): (() => Promise<unknown>)[] {
   return [
-    () =>
-      p.sessions.appendTurns(ids.session, [
-        { role: 'user', content: 'doomed first of a batch' },
-        { id: ids.turn, role: 'user', content: 'doomed: the id is taken' },
-      ]),
+    () => p.sessions.appendTurns(ids.session, [says('doomed first of a batch'), { ...says('doomed: the id is taken'), id: ids.turn }]),
     () => p.memory.writeMany([{ content: 'doomed first item' }, { id: 'doomed-id', content: 'doomed: the key is held', key: 'slot' }]),
     () => p.skills.upsert({ slug: 'kept', body: 'doomed: stale', syncVersion: 99 }),
     () => p.memory.update(ids.item, { content: 'doomed: stale', syncVersion: 99 }),
