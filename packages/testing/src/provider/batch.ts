@@ -196,8 +196,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       for (let i = 0; i < every; i += 1) await write(() => p.sessions.appendTurns(s.id, [{ role: 'assistant' as const, content: `one ${i}` }]));
       expect(want.length - before.length).toBe(3);
       // The batch's snapshot holds its whole state: every one of its turns, in the snapshot's turns part.
-      const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: want[before.length]! });
-      expect(stored?.seq).toBe(want[before.length]);
+      expect((await p.log.latestSnapshot(STATE_STREAM, { upToSeq: want[before.length]! }))?.seq).toBe(want[before.length]);
       expect(await namedRowHolding(p.log, want[before.length]!, 'turn 6')).toBeDefined();
     }),
 });

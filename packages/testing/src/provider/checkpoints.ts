@@ -66,8 +66,7 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
   'C3 putWrites never overwrites a write at a non-negative idx, replaces one at a negative idx, and get returns writes by task then idx': fresh(async (p) => {
     await chain(p, 't', ['01']);
     const key = { threadId: 't', checkpointId: '01' };
-    const stored = await p.checkpoints.putWrites({ ...key, taskId: 'task-b', writes: [w(0, 'x', 1), w(1, 'y', 2)] });
-    expect(stored.map((w) => w.idx)).toEqual([0, 1]);
+    expect((await p.checkpoints.putWrites({ ...key, taskId: 'task-b', writes: [w(0, 'x', 1), w(1, 'y', 2)] })).map((w) => w.idx)).toEqual([0, 1]);
     expect(await p.checkpoints.putWrites({ ...key, taskId: 'task-b', writes: [{ idx: 0, channel: 'x', value: 'ignored' }] })).toEqual([]);
     await p.checkpoints.putWrites({ ...key, taskId: 'task-a', taskPath: '~a', writes: [{ idx: -1, channel: '__error__', value: 'first' }] });
     await p.checkpoints.putWrites({ ...key, taskId: 'task-a', taskPath: '~a', writes: [w(-1, '__error__', 'second'), w(0, 'z', null)] });
@@ -119,8 +118,7 @@ export const checkpointChecks: ProviderCheck[] = checks([], {
     const read = await readExport(p.log);
     expect([read.checkpoints, read.checkpointWrites]).toEqual([snapshot.checkpoints, snapshot.checkpointWrites]);
     expect(snapshot.checkpoints.map((c) => c.checkpointId)).toEqual(['01', '02']);
-    const replayed = await env.replay(p.log);
-    expect(await replayed.checkpoints.list()).toEqual(await p.checkpoints.list());
+    expect(await (await env.replay(p.log)).checkpoints.list()).toEqual(await p.checkpoints.list());
   }),
   'C7 bad checkpoint input is ValidationError and writes nothing': fresh(async (p) => {
     await chain(p, 't', ['01']);

@@ -29,8 +29,7 @@ const UNKNOWN_ID = '0190a0a0-0000-7000-8000-000000000000';
 
 /** Every stored event and every stored snapshot row a head names, as text. */
 export async function storedText(p: EventSourcedProvider): Promise<string> {
-  const events = await p.log.read({ stream: STATE_STREAM });
-  return JSON.stringify(events) + (await storedSnapshotRows(p.log)).map((row) => row.data).join('\n');
+  return JSON.stringify(await p.log.read({ stream: STATE_STREAM })) + (await storedSnapshotRows(p.log)).map((row) => row.data).join('\n');
 }
 
 /**
@@ -310,8 +309,7 @@ export const erasureChecks: ProviderCheck[] = [
           const beforeLast = entries.slice(0, -1).reduce((sum, n) => sum + n, 0);
           expect(beforeLast, row.stream).toBeLessThan(CHUNK_MAX_CHARS);
         }
-        const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
-        expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
+        expect(encodeSnapshot((await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM))).snapshot!)).toBe(await snapshotText(p));
       }),
     'E15 snapshot saves racing a purge (one started a few steps into the other, or saves back to back while it runs): no stored row holds the erased text, and every stored snapshot loads and equals the replay of the rewritten log':
       async (env) => {
@@ -455,8 +453,7 @@ async function runTranscriptOps(p: EventSourcedProvider, ops: readonly Transcrip
       continue;
     }
     const id = sessions[op.session]!;
-    const session = await p.sessions.getAny(id);
-    if (session.deleted) continue;
+    if ((await p.sessions.getAny(id)).deleted) continue;
     const live = await p.sessions.turns(id);
     if (op.kind === 'append') {
       texts.push(`e9 turn ${n};`);

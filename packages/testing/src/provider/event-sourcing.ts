@@ -72,8 +72,7 @@ export const eventSourcingChecks: ProviderCheck[] = checks([], {
     const skills = live.skills.map((s) => `${s.slug} ${s.version} ${s.deleted}`).sort();
     expect(skills).toEqual(['deploy 1 false', 'deploy 2 false', 'lint 1 false', 'phoenix 3 false', 'rollback 2 true']);
     expect(live.memory.find((m) => m.id === written.deletedMemoryId)?.deleted).toBe(true);
-    const replayed = await env.replay(p.log);
-    expect(await snapshotText(replayed)).toBe(await snapshotText(p));
+    expect(await snapshotText(await env.replay(p.log))).toBe(await snapshotText(p));
   }),
   'B32 determinism: same clock, seeded entropy and calls give identical records, events and snapshot bytes': needing(
     ['deterministic', 'injectableClock'],

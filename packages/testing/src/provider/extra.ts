@@ -106,14 +106,12 @@ export const extraChecks: ProviderCheck[] = checks([], {
     expect(s).toMatchObject({ createdAt: '2026-03-01T00:00:00.000Z', updatedAt: '2026-03-01T00:00:00.000Z' });
     const t = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'c', createdAt: '2026-03-02T00:00:00.5Z' });
     expect(t.createdAt).toBe('2026-03-02T00:00:00.500Z');
-    const now = await p.sessions.create({});
-    expect(now.createdAt).toMatch(INSTANT);
+    expect((await p.sessions.create({})).createdAt).toMatch(INSTANT);
     const k = await p.skills.upsert({ slug: 'bare' });
     expect(k).toMatchObject({ tags: [], name: '', body: '', check: '', scope: GLOBAL, uses: 0, wins: 0 });
     expect([k.createdAt, k.updatedAt]).toEqual([expect.stringMatching(INSTANT), expect.stringMatching(INSTANT)]);
     expect((await p.skills.get('bare')).tags).toEqual([]);
-    const m = await p.memory.write({ content: 'c', createdAt: '2026-03-03T00:00:00Z' });
-    expect(m.createdAt).toBe('2026-03-03T00:00:00.000Z');
+    expect((await p.memory.write({ content: 'c', createdAt: '2026-03-03T00:00:00Z' })).createdAt).toBe('2026-03-03T00:00:00.000Z');
   }),
   'X10 with a manual clock: createdAt is the clock, ids are increasing UUIDv7 of that time, the HLC is { wall, counter }': clocked(async (p, clock) => {
     const created = [];

@@ -14,8 +14,7 @@ async function census(p: Provider, sessionId: string): Promise<string> {
   const sessions = await p.sessions.list();
   const turns = await p.sessions.turns(sessionId).catch(() => []);
   const skills = await p.skills.list();
-  const memory = await p.memory.recall({ limit: 100 });
-  return JSON.stringify([sessions, turns, skills, memory.map(({ score: _s, ...m }) => m)]);
+  return JSON.stringify([sessions, turns, skills, (await p.memory.recall({ limit: 100 })).map(({ score: _s, ...m }) => m)]);
 }
 
 /** One call of each write with an operation id, in turn, returning what each returned; run twice it must return the same. */
@@ -105,8 +104,7 @@ export const idempotencyChecks: ProviderCheck[] = checks([], {
       { skill: won, increment: { uses: 1, wins: 1 } },
       { skill: lost, increment: { uses: 1, wins: 0 } },
     ]);
-    const replayed = await env.replay(p.log);
-    expect(await replayed.skills.get('deploy')).toEqual(lost);
+    expect(await (await env.replay(p.log)).skills.get('deploy')).toEqual(lost);
   }),
   'I7 operations survive snapshots, and a log that reuses an operation id does not fold (CorruptionError naming its seq)': freshLog(async (p, env) => {
     const item = await p.memory.write({ content: 'kept', operationId: 'op' });

@@ -45,8 +45,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
   'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError': fresh(async (p) => {
     const first = await p.memory.write({ content: 'dark', key: 'theme' });
     expect(await p.memory.write({ content: 'light', key: 'theme' })).toMatchObject({ id: first.id, content: 'light', key: 'theme', syncVersion: 2 });
-    const elsewhere = await p.memory.write({ content: 'blue', key: 'theme', scope: ['project:x'] });
-    expect(elsewhere.id).not.toBe(first.id);
+    expect((await p.memory.write({ content: 'blue', key: 'theme', scope: ['project:x'] })).id).not.toBe(first.id);
     await expectError(() => p.memory.write({ id: 'other-id', content: 'x', key: 'theme' }), ConflictError);
     const other = await p.memory.write({ content: 'other' });
     await expectError(() => p.memory.update(other.id, { key: 'theme' }), ConflictError);

@@ -40,8 +40,7 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
     expect((await p.skills.upsert({ slug: 'deep', scope: Array.from({ length: LIMITS.scopeDepth }, () => 'x') })).scope).toHaveLength(LIMITS.scopeDepth);
   }),
   'N2 sessions.create takes a scope (default global) that get, list and every later version keep': fresh(async (p) => {
-    const global = await p.sessions.create({ title: 'g' });
-    expect(global.scope).toEqual([]);
+    expect((await p.sessions.create({ title: 'g' })).scope).toEqual([]);
     const scoped = await p.sessions.create({ title: 's', scope: ['project:web'] });
     expect(scoped.scope).toEqual(['project:web']);
     await p.sessions.appendTurn({ sessionId: scoped.id, role: 'user', content: 'hi' });
@@ -84,8 +83,7 @@ export const namespaceChecks: ProviderCheck[] = checks([], {
       await sessionsIn(p);
       await p.skills.upsert({ slug: 's', scope: ['\u{1F600}'] });
       await p.skills.upsert({ slug: 's', scope: ['\uFFFF'] });
-      const gone = await p.memory.write({ content: 'gone', scope: ['zz', 'top'] });
-      await p.memory.delete(gone.id);
+      await p.memory.delete((await p.memory.write({ content: 'gone', scope: ['zz', 'top'] })).id);
       const all = ['', 'a', 'a/b', 'a/b/c', 'a/b,', 'a/bc', 'a"/b', 'a\\', 'ab', 'b', '\uFFFF', '\u{1F600}'];
       expect((await p.namespaces()).map((scope) => scope.join('/'))).toEqual(all);
       expect(await p.namespaces({ prefix: ['a'] })).toEqual([['a'], ['a', 'b'], ['a', 'b', 'c'], ['a', 'b,'], ['a', 'bc']]);

@@ -30,8 +30,7 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     const skills = [];
     for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: [`project:${project}`] }));
     // No global 'same': a get without a scope names no skill, and lists the scopes in scope order.
-    const refused = await expectError(() => p.skills.get('same'), SkillScopeRequiredError);
-    expect(refused.scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
+    expect((await expectError(() => p.skills.get('same'), SkillScopeRequiredError)).scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
     // Equal slugs and createdAt fall back to creation (id) order.
     expect(ids(await p.skills.search('same', 0))).toEqual(ids(skills));
 
@@ -96,8 +95,7 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     expect((await p.sessions.get(s.id)).updatedAt).toBe('2026-03-05T00:00:00.000Z');
 
     await expectError(() => p.sessions.turns('unknown'), NotFoundError);
-    const tombstone = await p.sessions.delete(s.id);
-    expect(tombstone.updatedAt >= '2026-03-05T00:00:00.000Z').toBe(true);
+    expect((await p.sessions.delete(s.id)).updatedAt >= '2026-03-05T00:00:00.000Z').toBe(true);
     await expectError(() => p.sessions.turns(s.id), NotFoundError);
     await expectError(() => p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' }), NotFoundError);
   }),

@@ -91,8 +91,7 @@ export const purgeTextChecks: ProviderCheck[] = checks(['eventSourced'], {
   'E19 a repeated purge by namespace or text reports and appends only what it erases now: a namespace purged twice erases nothing the second time, then only what was written since, and a tombstone that only reads as erased is still erased':
     freshLog(async (p) => {
       const scope = ['user:e19'];
-      const chat = await p.sessions.create({ title: 'e19 chat', scope });
-      await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: 'e19 Capybara' });
+      await p.sessions.appendTurn({ sessionId: (await p.sessions.create({ title: 'e19 chat', scope })).id, role: 'user', content: 'e19 Capybara' });
       await p.skills.upsert({ slug: 'e19-skill', body: 'e19 Capybara steps', scope });
       const item = await p.memory.write({ content: 'e19 Capybara fact', scope });
       const first = await p.purge({ namespace: scope, reason: 'e19 first' });

@@ -111,8 +111,7 @@ export const rollbackChecks: ProviderCheck[] = [
         // The session's turn numbers go on from its last committed turn; the tables equal a replay
         // of the log.
         expect((await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'next' })).seq).toBe(2);
-        const replayed = await env.replay(p.log, { fromScratch: true });
-        expect(encodeSnapshot(await replayed.snapshot())).toBe(encodeSnapshot(await p.snapshot()));
+        expect(encodeSnapshot(await (await env.replay(p.log, { fromScratch: true })).snapshot())).toBe(encodeSnapshot(await p.snapshot()));
       }),
   }),
 ];

@@ -126,8 +126,7 @@ export const searchChecks: ProviderCheck[] = checks([], {
       [{ query: 'a\u0000b' }, 'query'],
     ];
     for (const [options, field] of cases) {
-      const error = await expectError(() => p.sessions.search(options), ValidationError, field);
-      expect(error.field.split('.')[0], field).toBe(field);
+      expect((await expectError(() => p.sessions.search(options), ValidationError, field)).field.split('.')[0], field).toBe(field);
     }
     expect(await stateHead(p)).toBe(before);
   }),
@@ -179,8 +178,7 @@ export const searchChecks: ProviderCheck[] = checks([], {
       const recalled = await p.memory.recall({ ...options, mode: 'hybrid' });
       // The related word alone makes the match: the other item shares neither a word nor a meaning.
       expect(recalled.map((h) => [h.id, h.score > 0])).toEqual([[kitten.id, true]]);
-      const found = await p.sessions.search({ ...options, mode: 'hybrid' });
-      expect(found.map((h) => [h.turn.id, h.score > 0])).toEqual([[turn.id, true]]);
+      expect((await p.sessions.search({ ...options, mode: 'hybrid' })).map((h) => [h.turn.id, h.score > 0])).toEqual([[turn.id, true]]);
       // Every token must match: a related word is no substitute, so nothing matches.
       expect(await p.memory.recall({ ...options, mode: 'hybrid', match: 'all' })).toEqual([]);
       expect(await p.sessions.search({ ...options, mode: 'hybrid', match: 'all' })).toEqual([]);

@@ -31,8 +31,7 @@ export const storeChecks: ProviderCheck[] = checks([], {
     await expect(p.close()).resolves.toBeUndefined();
   }),
   "A2 sessions.get('missing') is NotFoundError": fresh(async (p) => {
-    const error = await expectError(() => p.sessions.get('missing'), NotFoundError);
-    expect(error.key).toBe('missing');
+    expect((await expectError(() => p.sessions.get('missing'), NotFoundError)).key).toBe('missing');
   }),
   'A3 sessions.create assigns a non-empty id and get returns the session': fresh(async (p) => {
     const s = await p.sessions.create({ title: 't', model: 'm' });

@@ -105,8 +105,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
   'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []': fresh(async (p) => {
     const { session, turns } = await withTurns(p, 3);
     const before = await p.sessions.get(session.id);
-    const tombstones = await p.sessions.clear(session.id);
-    expect(tombstones.map((t) => [t.id, t.deleted, t.syncVersion])).toEqual(turns.map((t) => [t.id, true, 2]));
+    expect((await p.sessions.clear(session.id)).map((t) => [t.id, t.deleted, t.syncVersion])).toEqual(turns.map((t) => [t.id, true, 2]));
     expect([(await p.sessions.get(session.id)).syncVersion, await p.sessions.turns(session.id)]).toEqual([before.syncVersion + 1, []]);
     const mark = await footprint(p, session.id);
     expect([await p.sessions.clear(session.id), await footprint(p, session.id)]).toEqual([[], mark]);
@@ -168,8 +167,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
     const mark = await footprint(p, session.id);
     for (const [fields, field] of bad) {
       const input = { sessionId: session.id, role: 'assistant', ...(fields as object) } as Parameters<Provider['sessions']['appendTurn']>[0];
-      const error = await expectError(() => p.sessions.appendTurn(input), ValidationError, field);
-      expect(error.field, JSON.stringify(fields).slice(0, 80)).toBe(field);
+      expect((await expectError(() => p.sessions.appendTurn(input), ValidationError, field)).field, JSON.stringify(fields).slice(0, 80)).toBe(field);
     }
     await expectError(() => p.sessions.create({ metadata: { n: Number.NaN } }), ValidationError);
     expect([await footprint(p, session.id), contents(await p.sessions.turns(session.id))]).toEqual([mark, ['c1']]);

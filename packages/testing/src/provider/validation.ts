@@ -261,8 +261,7 @@ export const validationChecks: ProviderCheck[] = checks([], {
 
       const before = await observe(env, p);
       for (const c of cases) {
-        const error = await expectError(() => c.call(p), ValidationError, c.label);
-        expect(error.field, c.label).toBe(c.field);
+        expect((await expectError(() => c.call(p), ValidationError, c.label)).field, c.label).toBe(c.field);
         expect(await observe(env, p), `${c.label}: state changed`).toBe(before);
       }
       expect([(await p.skills.get('deploy')).deleted, await p.checkpoints.get({ threadId: THREAD, checkpointId: '02' })]).toEqual([false, undefined]);
