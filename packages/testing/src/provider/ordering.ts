@@ -115,8 +115,7 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     const inP = await p.skills.upsert({ slug: 'deploy', body: 'p', scope: ['project:p'] });
     // With the global skill live, no scope means it, and only it.
     expect([(await p.skills.recordOutcome('deploy', { success: true })).id, (await p.skills.get('deploy')).id]).toEqual([global.id, global.id]);
-    expect((await p.skills.delete('deploy')).id).toBe(global.id);
-    expect(await p.skills.get('deploy', { scope: ['project:p'] })).toEqual(inP);
+    expect([(await p.skills.delete('deploy')).id, await p.skills.get('deploy', { scope: ['project:p'] })]).toEqual([global.id, inP]);
     // Gone from the global scope: every unscoped call refuses, naming the scopes, and writes nothing.
     const inQ = await p.skills.upsert({ slug: 'deploy', body: 'q', scope: ['project:q'] });
     const before = await observe(env, p);
