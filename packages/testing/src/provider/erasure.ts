@@ -268,12 +268,9 @@ export const erasureChecks: ProviderCheck[] = [
         expect(firstRows.size).toBeGreaterThan(3);
         const index = added.filter((row) => /^\[\{"first":/.test(row.data));
         // (Two when a split chunk's new first key happens to end an index chunk.)
-        expect(index.length).toBeGreaterThanOrEqual(1);
-        expect(index.length).toBeLessThanOrEqual(2);
-        expect(added.length - index.length).toBeGreaterThanOrEqual(1);
-        expect(added.length - index.length).toBeLessThanOrEqual(2);
-        const loaded = await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM));
-        expect(encodeSnapshot(loaded.snapshot!)).toBe(await snapshotText(p));
+        expect([1, 2]).toContain(index.length);
+        expect([1, 2]).toContain(added.length - index.length);
+        expect(encodeSnapshot((await loadSnapshot(p.log, plainCodec, await p.log.head(STATE_STREAM))).snapshot!)).toBe(await snapshotText(p));
       }),
     'E13 a purge drops the snapshots it cannot open (sealed with another key) with every row only they name, and keeps the rows an older snapshot shares':
       needing(['snapshotCodec', 'durable'], async (env) => {

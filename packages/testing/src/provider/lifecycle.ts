@@ -42,13 +42,8 @@ function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 
       deleted: [...a.values()].filter((r) => !b.has(r.id)).sort(byId),
     };
   };
-  return {
-    sessions: kind(before.sessions, after.sessions),
-    turns: kind(before.turns, after.turns),
-    skills: kind(before.skills, after.skills),
-    memory: kind(before.memory, after.memory),
-    checkpoints: kind(before.checkpoints, after.checkpoints),
-  };
+  const kinds = ['sessions', 'turns', 'skills', 'memory', 'checkpoints'] as const;
+  return Object.fromEntries(kinds.map((k) => [k, kind<{ id: string; deleted?: boolean }>(before[k], after[k])])) as Omit<StateDiff, 'from' | 'to'>;
 }
 
 /** A body (needing `injectableClock`) handed a fresh deterministic event-sourced provider on a manual clock at T0. */
