@@ -5,18 +5,7 @@
  * snapshots. Sessions and memory items are referred to by the order they were created in, so every
  * generated sequence is runnable.
  */
-import type {
-  CreateSessionInput,
-  ManualClock,
-  Provider,
-  ScopeInput,
-  TurnRole,
-  UpdateMemoryInput,
-  UpdateSessionInput,
-  UpsertSkillInput,
-  WhereInput,
-  WriteMemoryInput,
-} from '@agentstate/core';
+import type { ManualClock, Provider } from '@agentstate/core';
 import { isAgentStateError, TURN_ROLES } from '@agentstate/core';
 import fc from 'fast-check';
 import { arbCreateSessionInput, arbUpdateMemoryInput, arbUpdateSessionInput, arbUpsertSkillInput, arbWriteMemoryInput } from './inputs.js';
@@ -27,74 +16,56 @@ import { arbQuery, arbText } from './text.js';
 /** A reference to the n-th session (or memory item) created so far, wrapping around; `-1` names one that does not exist. */
 export type Ref = number;
 
-/** One store call. */
-export type Operation =
-  | { kind: 'createSession'; input: CreateSessionInput }
-  | { kind: 'appendTurn'; session: Ref; role: TurnRole; content: string }
-  | { kind: 'deleteSession'; session: Ref }
-  | { kind: 'updateSession'; session: Ref; input: UpdateSessionInput }
-  | { kind: 'turns'; session: Ref; afterSeq: number; limit: number }
-  | { kind: 'listSessions'; offset: number; limit: number; scope?: ScopeInput; includeDescendants: boolean }
-  | { kind: 'upsertSkill'; input: UpsertSkillInput }
-  | { kind: 'recordOutcome'; slug: string; success: boolean; scope?: ScopeInput }
-  | { kind: 'deleteSkill'; slug: string; scope?: ScopeInput }
-  | { kind: 'getSkill'; slug: string; scope?: ScopeInput }
-  | { kind: 'listSkills'; scope: ScopeInput; includeDescendants: boolean }
-  | { kind: 'namespaces'; prefix?: ScopeInput; maxDepth?: number }
-  | { kind: 'searchSkills'; query: string; limit: number }
-  | { kind: 'writeMemory'; input: WriteMemoryInput }
-  | { kind: 'deleteMemory'; item: Ref }
-  | { kind: 'getMemory'; item: Ref }
-  | { kind: 'updateMemory'; item: Ref; input: UpdateMemoryInput }
-  | { kind: 'sweepMemory' }
-  | { kind: 'recall'; query: string; scope?: ScopeInput; limit: number; includeParentScopes: boolean; includeDescendants: boolean; where?: WhereInput }
-  | { kind: 'advanceClock'; ms: number };
+const ref = (): fc.Arbitrary<Ref> => fc.integer({ min: -1, max: 20 });
+const optionalScope = () => fc.option(arbScope(), { nil: undefined });
+
+/** Each kind of store call: the arbitrary of its fields, and how many times as often as the rarest it is drawn (writes more often than reads). */
+const OPERATIONS = {
+  createSession: [fc.record({ input: arbCreateSessionInput() }), 3],
+  appendTurn: [fc.record({ session: ref(), role: fc.constantFrom(...TURN_ROLES), content: arbText() }), 4],
+  deleteSession: [fc.record({ session: ref() }), 1],
+  updateSession: [fc.record({ session: ref(), input: arbUpdateSessionInput() }), 2],
+  turns: [fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) }), 1],
+  listSessions: [fc.record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() }), 1],
+  namespaces: [fc.record({ prefix: optionalScope(), maxDepth: fc.option(fc.nat(3), { nil: undefined }) }), 1],
+  upsertSkill: [fc.record({ input: arbUpsertSkillInput() }), 4],
+  recordOutcome: [fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }), 2],
+  deleteSkill: [fc.record({ slug: arbSlug(), scope: optionalScope() }), 1],
+  getSkill: [fc.record({ slug: arbSlug(), scope: optionalScope() }), 1],
+  listSkills: [fc.record({ scope: arbScope(), includeDescendants: fc.boolean() }), 1],
+  searchSkills: [fc.record({ query: arbQuery(), limit: fc.nat(3) }), 1],
+  writeMemory: [fc.record({ input: arbWriteMemoryInput() }), 3],
+  deleteMemory: [fc.record({ item: ref() }), 1],
+  getMemory: [fc.record({ item: ref() }), 1],
+  updateMemory: [fc.record({ item: ref(), input: arbUpdateMemoryInput() }), 2],
+  sweepMemory: [fc.constant({}), 1],
+  recall: [
+    fc.record({
+      query: arbQuery(),
+      scope: optionalScope(),
+      limit: fc.integer({ min: 1, max: 5 }),
+      includeParentScopes: fc.boolean(),
+      includeDescendants: fc.boolean(),
+      where: fc.option(arbWhere(), { nil: undefined }),
+    }),
+    1,
+  ],
+  advanceClock: [fc.record({ ms: fc.integer({ min: -2000, max: 5000 }) }), 2],
+} as const;
+
+type Kind = keyof typeof OPERATIONS;
+
+/** One store call: its kind and the fields drawn for it. */
+export type Operation = { [K in Kind]: { kind: K } & ((typeof OPERATIONS)[K][0] extends fc.Arbitrary<infer T> ? T : never) }[Kind];
 
 /** What one operation gave: its value, or the code of the typed error it raised. */
 export type OperationOutcome = { ok: true; value: unknown } | { ok: false; code: string };
 
-const ref = (): fc.Arbitrary<Ref> => fc.integer({ min: -1, max: 20 });
-const optionalScope = () => fc.option(arbScope(), { nil: undefined });
-
-/** `arbitrary`'s values as operations of `kind`, drawn `weight` times as often as the rarest. */
-const op = <K extends Operation['kind'], T extends object>(kind: K, arbitrary: fc.Arbitrary<T>, weight = 1) => ({
-  arbitrary: arbitrary.map((o) => ({ kind, ...o }) as Operation),
-  weight,
-});
-
-/** One operation. Writes are more frequent than reads. */
+/** One operation. */
 export function arbOperation(): fc.Arbitrary<Operation> {
+  const kinds = Object.entries(OPERATIONS) as [Kind, (typeof OPERATIONS)[Kind]][];
   return fc.oneof(
-    op('createSession', fc.record({ input: arbCreateSessionInput() }), 3),
-    op('appendTurn', fc.record({ session: ref(), role: fc.constantFrom(...TURN_ROLES), content: arbText() }), 4),
-    op('deleteSession', fc.record({ session: ref() })),
-    op('updateSession', fc.record({ session: ref(), input: arbUpdateSessionInput() }), 2),
-    op('turns', fc.record({ session: ref(), afterSeq: fc.nat(5), limit: fc.nat(5) })),
-    op('listSessions', fc.record({ offset: fc.nat(3), limit: fc.nat(3), scope: optionalScope(), includeDescendants: fc.boolean() })),
-    op('namespaces', fc.record({ prefix: optionalScope(), maxDepth: fc.option(fc.nat(3), { nil: undefined }) })),
-    op('upsertSkill', fc.record({ input: arbUpsertSkillInput() }), 4),
-    op('recordOutcome', fc.record({ slug: arbSlug(), success: fc.boolean(), scope: optionalScope() }), 2),
-    op('deleteSkill', fc.record({ slug: arbSlug(), scope: optionalScope() })),
-    op('getSkill', fc.record({ slug: arbSlug(), scope: optionalScope() })),
-    op('listSkills', fc.record({ scope: arbScope(), includeDescendants: fc.boolean() })),
-    op('searchSkills', fc.record({ query: arbQuery(), limit: fc.nat(3) })),
-    op('writeMemory', fc.record({ input: arbWriteMemoryInput() }), 3),
-    op('deleteMemory', fc.record({ item: ref() })),
-    op('getMemory', fc.record({ item: ref() })),
-    op('updateMemory', fc.record({ item: ref(), input: arbUpdateMemoryInput() }), 2),
-    op('sweepMemory', fc.constant({})),
-    op(
-      'recall',
-      fc.record({
-        query: arbQuery(),
-        scope: optionalScope(),
-        limit: fc.integer({ min: 1, max: 5 }),
-        includeParentScopes: fc.boolean(),
-        includeDescendants: fc.boolean(),
-        where: fc.option(arbWhere(), { nil: undefined }),
-      }),
-    ),
-    op('advanceClock', fc.record({ ms: fc.integer({ min: -2000, max: 5000 }) }), 2),
+    ...kinds.map(([kind, [fields, weight]]) => ({ arbitrary: (fields as fc.Arbitrary<object>).map((o) => ({ kind, ...o }) as Operation), weight })),
   );
 }
 
@@ -117,78 +88,60 @@ export async function runOperations(provider: Provider, operations: readonly Ope
   const sessions: string[] = [];
   const items: string[] = [];
   const pick = (list: string[], r: Ref): string => (r < 0 || list.length === 0 ? 'missing' : list[r % list.length]!);
+  /** Each kind's call; the arguments the generator leaves out are left out of the call too. */
+  const calls: { [K in Operation['kind']]: (op: Extract<Operation, { kind: K }>) => Promise<unknown> } = {
+    createSession: async (op) => {
+      const s = await provider.sessions.create(op.input);
+      sessions.push(s.id);
+      return s;
+    },
+    appendTurn: (op) => provider.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: op.role, content: op.content }),
+    deleteSession: (op) => provider.sessions.delete(pick(sessions, op.session)),
+    updateSession: (op) => provider.sessions.update(pick(sessions, op.session), op.input),
+    turns: (op) => provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit }),
+    listSessions: (op) =>
+      provider.sessions.list({
+        offset: op.offset,
+        limit: op.limit,
+        ...(op.scope === undefined ? {} : { scope: op.scope, includeDescendants: op.includeDescendants }),
+      }),
+    upsertSkill: (op) => provider.skills.upsert(op.input),
+    recordOutcome: (op) => provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope }),
+    deleteSkill: (op) => provider.skills.delete(op.slug, { scope: op.scope }),
+    getSkill: (op) => provider.skills.get(op.slug, { scope: op.scope }),
+    listSkills: (op) => provider.skills.list({ scope: op.scope, includeDescendants: op.includeDescendants }),
+    namespaces: (op) =>
+      provider.namespaces({ ...(op.prefix === undefined ? {} : { prefix: op.prefix }), ...(op.maxDepth === undefined ? {} : { maxDepth: op.maxDepth }) }),
+    searchSkills: (op) => provider.skills.search(op.query, op.limit),
+    writeMemory: async (op) => {
+      const item = await provider.memory.write(op.input);
+      items.push(item.id);
+      return item;
+    },
+    deleteMemory: (op) => provider.memory.delete(pick(items, op.item)),
+    getMemory: (op) => provider.memory.get(pick(items, op.item)),
+    updateMemory: (op) => provider.memory.update(pick(items, op.item), op.input),
+    sweepMemory: () => provider.memory.sweep(),
+    recall: (op) =>
+      provider.memory.recall({
+        query: op.query,
+        limit: op.limit,
+        ...(op.scope === undefined ? {} : { scope: op.scope, includeParentScopes: op.includeParentScopes, includeDescendants: op.includeDescendants }),
+        ...(op.where === undefined ? {} : { where: op.where }),
+      }),
+    advanceClock: async (op) => {
+      options.clock?.advance(op.ms);
+      return op.ms;
+    },
+  };
   const outcomes: OperationOutcome[] = [];
   for (const op of operations) {
     try {
-      outcomes.push({ ok: true, value: await apply(op) });
+      outcomes.push({ ok: true, value: await (calls[op.kind] as (op: Operation) => Promise<unknown>)(op) });
     } catch (error) {
       if (!isAgentStateError(error)) throw error;
       outcomes.push({ ok: false, code: error.code });
     }
   }
   return outcomes;
-
-  async function apply(op: Operation): Promise<unknown> {
-    switch (op.kind) {
-      case 'createSession': {
-        const s = await provider.sessions.create(op.input);
-        sessions.push(s.id);
-        return s;
-      }
-      case 'appendTurn':
-        return provider.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: op.role, content: op.content });
-      case 'deleteSession':
-        return provider.sessions.delete(pick(sessions, op.session));
-      case 'updateSession':
-        return provider.sessions.update(pick(sessions, op.session), op.input);
-      case 'turns':
-        return provider.sessions.turns(pick(sessions, op.session), { afterSeq: op.afterSeq, limit: op.limit });
-      case 'listSessions':
-        return provider.sessions.list({
-          offset: op.offset,
-          limit: op.limit,
-          ...(op.scope === undefined ? {} : { scope: op.scope, includeDescendants: op.includeDescendants }),
-        });
-      case 'upsertSkill':
-        return provider.skills.upsert(op.input);
-      case 'recordOutcome':
-        return provider.skills.recordOutcome(op.slug, op.scope === undefined ? { success: op.success } : { success: op.success, scope: op.scope });
-      case 'deleteSkill':
-        return provider.skills.delete(op.slug, { scope: op.scope });
-      case 'getSkill':
-        return provider.skills.get(op.slug, { scope: op.scope });
-      case 'listSkills':
-        return provider.skills.list({ scope: op.scope, includeDescendants: op.includeDescendants });
-      case 'namespaces':
-        return provider.namespaces({
-          ...(op.prefix === undefined ? {} : { prefix: op.prefix }),
-          ...(op.maxDepth === undefined ? {} : { maxDepth: op.maxDepth }),
-        });
-      case 'searchSkills':
-        return provider.skills.search(op.query, op.limit);
-      case 'writeMemory': {
-        const item = await provider.memory.write(op.input);
-        items.push(item.id);
-        return item;
-      }
-      case 'deleteMemory':
-        return provider.memory.delete(pick(items, op.item));
-      case 'getMemory':
-        return provider.memory.get(pick(items, op.item));
-      case 'updateMemory':
-        return provider.memory.update(pick(items, op.item), op.input);
-      case 'sweepMemory':
-        return provider.memory.sweep();
-      case 'recall':
-        return provider.memory.recall({
-          query: op.query,
-          limit: op.limit,
-          ...(op.scope === undefined ? {} : { scope: op.scope, includeParentScopes: op.includeParentScopes, includeDescendants: op.includeDescendants }),
-          ...(op.where === undefined ? {} : { where: op.where }),
-        });
-      case 'advanceClock':
-        options.clock?.advance(op.ms);
-        return op.ms;
-    }
-  }
 }

@@ -51,27 +51,18 @@ const arbWrite = (): fc.Arbitrary<Write> => {
 /** Starts one write (not awaited: the G6 property has many in flight at once). */
 function start(p: Provider, sessions: readonly string[], w: Write): Promise<unknown> {
   const sessionId = (n: number) => sessions[n] ?? 'missing-session';
-  const op = w.kind === 'deleteMemory' || w.operationId === undefined ? {} : { operationId: w.operationId };
-  switch (w.kind) {
-    case 'appendTurn':
-      return p.sessions.appendTurn({ sessionId: sessionId(w.session), role: 'user', content: w.content, ...(w.id ? { id: w.id } : {}), ...op });
-    case 'appendTurns':
-      return p.sessions.appendTurns(
-        sessionId(w.session),
-        w.contents.map((content, i) => ({ role: 'assistant' as const, content, ...(i === 0 && w.id ? { id: w.id } : {}) })),
-        op,
-      );
-    case 'write':
-      // An empty content is refused: a validation failure among the others.
-      return p.memory.write({ content: w.content, ...(w.key ? { key: w.key } : {}), ...(w.id ? { id: w.id } : {}), ...op });
-    case 'writeMany':
-      return p.memory.writeMany(
-        w.contents.map((content) => ({ content, ...(w.key ? { key: w.key } : {}) })),
-        op,
-      );
-    case 'deleteMemory':
-      return p.memory.delete(w.id);
+  if (w.kind === 'deleteMemory') return p.memory.delete(w.id);
+  const op = w.operationId === undefined ? {} : { operationId: w.operationId };
+  const [id, key] = [w.kind === 'writeMany' || !w.id ? {} : { id: w.id }, 'key' in w && w.key ? { key: w.key } : {}];
+  if (w.kind === 'appendTurn') return p.sessions.appendTurn({ sessionId: sessionId(w.session), role: 'user', content: w.content, ...id, ...op });
+  // An empty content is refused: a validation failure among the others.
+  if (w.kind === 'write') return p.memory.write({ content: w.content, ...key, ...id, ...op });
+  if (w.kind === 'writeMany') {
+    const inputs = w.contents.map((content) => ({ content, ...key }));
+    return p.memory.writeMany(inputs, op);
   }
+  const turns = w.contents.map((content, i) => ({ role: 'assistant' as const, content, ...(i === 0 ? id : {}) }));
+  return p.sessions.appendTurns(sessionId(w.session), turns, op);
 }
 
 async function settle(promise: Promise<unknown>): Promise<Outcome> {
@@ -101,9 +92,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       await reference.sessions.appendTurn({ sessionId: r.id, role: 'system', content: 'first' });
       const want = [];
       for (const turn of turns) want.push(await reference.sessions.appendTurn({ sessionId: r.id, ...turn }));
-      expect(got).toEqual(want);
-      expect(got.map((t) => t.seq)).toEqual([2, 3, 4]);
-      expect(await subject.sessions.turns(s.id)).toEqual(await reference.sessions.turns(r.id));
+      expect([got, got.map((t) => t.seq), await subject.sessions.turns(s.id)]).toEqual([want, [2, 3, 4], await reference.sessions.turns(r.id)]);
       await expectSameAs(subject, reference);
       expect(await subject.sessions.appendTurns(s.id, [])).toEqual([]);
       await expectSameAs(subject, reference);
@@ -123,8 +112,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       const many = Array.from({ length: LIMITS.batch + 1 }, () => ({ role: 'user' as const, content: 'x' }));
       expect((await expectError(() => p.sessions.appendTurns(s.id, many), ValidationError)).field).toBe('turns');
       expect((await expectError(() => p.sessions.appendTurns(s.id, 'not turns' as never), ValidationError)).field).toBe('turns');
-      expect(await footprint(p, s.id)).toEqual(before);
-      expect(await p.sessions.turns(s.id)).toEqual([kept]);
+      expect([await footprint(p, s.id), await p.sessions.turns(s.id)]).toEqual([before, [kept]]);
     }),
   'G3 memory.writeMany writes each input as one write would, in order (a later key updates an earlier item): same items, events and snapshot bytes as the reference writing one at a time':
     paired(async ({ subject, reference }) => {
@@ -135,8 +123,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       const want = [];
       for (const input of inputs) want.push(await reference.memory.write(input));
       expect(got).toEqual(want);
-      expect(got[2]!.id).toBe(got[0]!.id);
-      expect(got[2]!.syncVersion).toBe(2);
+      expect(got[2]).toMatchObject({ id: got[0]!.id, syncVersion: 2 });
       await expectSameAs(subject, reference);
     }),
   'G4 a bad input, a taken or repeated id, another id for a held key or an operationId on an element refuses the whole writeMany call, naming the index, and writes nothing':
@@ -145,22 +132,16 @@ export const batchChecks: ProviderCheck[] = checks([], {
       await p.memory.write({ content: 'held', id: 'memory-g-taken', key: 'held' });
       const before = await footprint(p, s.id);
       const ok = { content: 'fine' };
-      expect((await expectError(() => p.memory.writeMany([ok, ok, ok, { content: '' }]), ValidationError)).field).toBe('inputs.3.content');
-      expect((await expectError(() => p.memory.writeMany([ok, { content: 'x', metadata: 'no' as never }]), ValidationError)).field).toMatch(
-        /^inputs\.1\.metadata/,
-      );
-      expect((await expectError(() => p.memory.writeMany([ok, { content: 'x', operationId: 'op' }]), ValidationError)).field).toBe('inputs.1.operationId');
-      expect((await expectError(() => p.memory.writeMany([ok, ok, { content: 'x', id: 'memory-g-taken' }]), ConflictError)).message).toContain('inputs[2]');
-      const twice = ['a', 'b'].map((content) => ({ content, id: 'memory-g-new' }));
-      expect((await expectError(() => p.memory.writeMany(twice), ConflictError)).message).toContain('inputs[1]');
-      expect((await expectError(() => p.memory.writeMany([{ content: 'x', key: 'held', id: 'memory-g-other' }]), ConflictError)).message).toContain(
-        'inputs[0]',
-      );
-      const many = Array.from({ length: LIMITS.batch + 1 }, () => ok);
-      expect((await expectError(() => p.memory.writeMany(many), ValidationError)).field).toBe('inputs');
-      expect(await footprint(p, s.id)).toEqual(before);
-      expect((await p.memory.get('memory-g-taken')).content).toBe('held');
-      expect(await p.memory.writeMany([])).toEqual([]);
+      const invalid = async (inputs: WriteMemoryInput[]) => (await expectError(() => p.memory.writeMany(inputs), ValidationError)).field;
+      const conflict = async (inputs: WriteMemoryInput[]) => (await expectError(() => p.memory.writeMany(inputs), ConflictError)).message;
+      expect(await invalid([ok, ok, ok, { content: '' }])).toBe('inputs.3.content');
+      expect(await invalid([ok, { content: 'x', metadata: 'no' as never }])).toMatch(/^inputs\.1\.metadata/);
+      expect(await invalid([ok, { content: 'x', operationId: 'op' }])).toBe('inputs.1.operationId');
+      expect(await conflict([ok, ok, { content: 'x', id: 'memory-g-taken' }])).toContain('inputs[2]');
+      expect(await conflict(['a', 'b'].map((content) => ({ content, id: 'memory-g-new' })))).toContain('inputs[1]');
+      expect(await conflict([{ content: 'x', key: 'held', id: 'memory-g-other' }])).toContain('inputs[0]');
+      expect(await invalid(Array.from({ length: LIMITS.batch + 1 }, () => ok))).toBe('inputs');
+      expect([await footprint(p, s.id), (await p.memory.get('memory-g-taken')).content, await p.memory.writeMany([])]).toEqual([before, 'held', []]);
       expect(await footprint(p, s.id)).toEqual(before);
     }),
   'G5 appendTurns and writeMany with an operationId are idempotent: a retry returns the first result and appends nothing; the same id with another input is a ConflictError':
@@ -172,13 +153,11 @@ export const batchChecks: ProviderCheck[] = checks([], {
       await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'later' });
       const before = await footprint(p, s.id);
       expect(await p.sessions.appendTurns(s.id, turns, { operationId: 'op-g-turns' })).toEqual(first);
-      expect(await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' })).toEqual(items);
-      expect(await footprint(p, s.id)).toEqual(before);
+      expect([await p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-memory' }), await footprint(p, s.id)]).toEqual([items, before]);
       await expectError(() => p.sessions.appendTurns(s.id, turns.slice(1), { operationId: 'op-g-turns' }), ConflictError);
       await expectError(() => p.memory.writeMany(MEMORY_BATCH.slice(1), { operationId: 'op-g-memory' }), ConflictError);
       await expectError(() => p.memory.writeMany(MEMORY_BATCH, { operationId: 'op-g-turns' }), ConflictError);
-      expect(await footprint(p, s.id)).toEqual(before);
-      expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['one', 'two', 'later']);
+      expect([await footprint(p, s.id), (await p.sessions.turns(s.id)).map((t) => t.content)]).toEqual([before, ['one', 'two', 'later']]);
     }),
   'G6 Property: random writes started all at once on one provider (batches, failures, reused ids and operation ids) give the same outcomes, events and snapshot bytes as the reference running them one at a time in call order':
     needing(['deterministic', 'injectableClock'], (env) =>
@@ -217,8 +196,7 @@ export const batchChecks: ProviderCheck[] = checks([], {
       for (let i = 0; i < every; i += 1) await write(() => p.sessions.appendTurns(s.id, [{ role: 'assistant' as const, content: `one ${i}` }]));
       expect(want.length - before.length).toBe(3);
       // The batch's snapshot holds its whole state: every one of its turns, in the snapshot's turns part.
-      const stored = await p.log.latestSnapshot(STATE_STREAM, { upToSeq: want[before.length]! });
-      expect(stored?.seq).toBe(want[before.length]);
+      expect((await p.log.latestSnapshot(STATE_STREAM, { upToSeq: want[before.length]! }))?.seq).toBe(want[before.length]);
       expect(await namedRowHolding(p.log, want[before.length]!, 'turn 6')).toBeDefined();
     }),
 });

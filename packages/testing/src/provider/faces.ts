@@ -1,5 +1,5 @@
 /** X21–X26: what the faces and adapters rely on, `sessions.update`, and scopes passed as an option (docs/contract.md §2–§7). */
-import { ConflictError, EventTypes, NotFoundError, OperationConflictError, type Provider, replay, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { ConflictError, EventTypes, NotFoundError, OperationConflictError, type Provider, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { expectError } from '../suite/expect-error.js';
@@ -41,15 +41,13 @@ export const faceChecks: ProviderCheck[] = checks([], {
     async (env) => {
       const p: Provider = await env.open();
       const session = await p.sessions.create({});
+      const fixed = [{ ...RESULT, isError: false }];
       const turn = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [RESULT], operationId: 'op-result' });
-      expect(turn.parts).toEqual([{ ...RESULT, isError: false }]);
-      expect((await p.sessions.turns(session.id))[0]!.parts).toEqual([{ ...RESULT, isError: false }]);
-      const retried = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: false }], operationId: 'op-result' });
-      expect(retried).toEqual(turn);
+      expect([turn.parts, (await p.sessions.turns(session.id))[0]!.parts]).toEqual([fixed, fixed]);
+      expect(await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: fixed, operationId: 'op-result' })).toEqual(turn);
       const [batched] = await p.sessions.appendTurns(session.id, [{ role: 'tool', parts: [RESULT] }]);
-      expect(batched!.parts).toEqual([{ ...RESULT, isError: false }]);
       const [replaced] = await p.sessions.replaceSuffix(session.id, { expected: [batched!.id], turns: [{ role: 'tool', parts: [RESULT] }] });
-      expect(replaced!.parts).toEqual([{ ...RESULT, isError: false }]);
+      expect([batched!.parts, replaced!.parts]).toEqual([fixed, fixed]);
       const failed = await p.sessions.appendTurn({ sessionId: session.id, role: 'tool', parts: [{ ...RESULT, isError: true }] });
       expect(failed.parts[0]).toMatchObject({ isError: true });
     },
@@ -57,14 +55,11 @@ export const faceChecks: ProviderCheck[] = checks([], {
     async (p) => {
       const item = await p.memory.write({ content: 'one', operationId: 'op' });
       const reused = await expectError(() => p.memory.write({ content: 'two', operationId: 'op' }), OperationConflictError, 'other input');
-      expect(reused).toBeInstanceOf(ConflictError);
-      expect(reused.retryable).toBe(false);
       const otherMethod = await expectError(() => p.sessions.create({ operationId: 'op' }), ConflictError, 'other method');
-      expect(otherMethod.retryable).toBe(false);
+      expect([reused instanceof ConflictError, reused.retryable, otherMethod.retryable]).toEqual([true, false, false]);
       await p.memory.update(item.id, { content: 'three' });
       const stale = await expectError(() => p.memory.update(item.id, { content: 'four', syncVersion: 1 }), ConflictError, 'stale syncVersion');
-      expect(stale).not.toBeInstanceOf(OperationConflictError);
-      expect(stale.retryable).toBe(true);
+      expect([stale instanceof OperationConflictError, stale.retryable]).toEqual([false, true]);
     },
   ),
   'X23 memory recall returns only items that match, in every mode: a lexical match, or a semantic similarity above 0; no hit scores 0': embedding(
@@ -88,22 +83,19 @@ export const faceChecks: ProviderCheck[] = checks([], {
       }
     }
   }),
-  'X25 sessions.update changes title, metadata and scope in one session.updated event; refused updates append none': freshLog(async (p) => {
+  'X25 sessions.update changes title, metadata and scope in one session.updated event; refused updates append none': freshLog(async (p, env) => {
     const session = await p.sessions.create({ title: 'draft', model: 'm', metadata: { a: 1 }, scope: ['users', 'u1'] });
     await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'hello' });
     const stored = await p.sessions.get(session.id);
     const changes = { title: 'Trip to Lisbon', metadata: { b: 2 }, scope: ['users', 'u2'] };
     const updated = await p.sessions.update(session.id, { ...changes, syncVersion: stored.syncVersion });
-    expect(updated).toMatchObject({ id: session.id, ...changes, model: 'm', createdAt: session.createdAt });
-    expect(updated.syncVersion).toBe(stored.syncVersion + 1);
-    expect(updated.updatedAt >= stored.updatedAt).toBe(true);
-    expect(await p.sessions.get(session.id)).toEqual(updated);
+    expect(updated).toMatchObject({ id: session.id, ...changes, model: 'm', createdAt: session.createdAt, syncVersion: stored.syncVersion + 1 });
+    expect([updated.updatedAt >= stored.updatedAt, await p.sessions.get(session.id)]).toEqual([true, updated]);
     // Omitted fields stay; the session is listed in its new scope only, its transcript kept.
     const renamed = await p.sessions.update(session.id, { title: 'Lisbon' });
     expect(renamed).toMatchObject({ title: 'Lisbon', metadata: { b: 2 }, scope: ['users', 'u2'], syncVersion: updated.syncVersion + 1 });
     expect((await p.sessions.list({ scope: ['users', 'u2'] })).map((s) => s.id)).toEqual([session.id]);
-    expect(await p.sessions.list({ scope: ['users', 'u1'] })).toEqual([]);
-    expect((await p.sessions.turns(session.id)).map((t) => t.content)).toEqual(['hello']);
+    expect([await p.sessions.list({ scope: ['users', 'u1'] }), (await p.sessions.turns(session.id)).map((t) => t.content)]).toEqual([[], ['hello']]);
 
     const head = await p.log.head(STATE_STREAM);
     await expectError(() => p.sessions.update(session.id, { title: 'stale', syncVersion: stored.syncVersion }), ConflictError);
@@ -114,18 +106,9 @@ export const faceChecks: ProviderCheck[] = checks([], {
 
     const events = await p.log.read({ stream: STATE_STREAM });
     expect(events.filter((e) => e.type === EventTypes.SessionUpdated).map((e) => e.payload)).toEqual([{ session: updated }, { session: renamed }]);
-    expect((await p.history(session.id)).map((v) => v.type)).toEqual([
-      EventTypes.SessionCreated,
-      EventTypes.TurnAppended,
-      EventTypes.SessionUpdated,
-      EventTypes.SessionUpdated,
-    ]);
-    const again = await replay(p.log, { fromScratch: true });
-    try {
-      expect(await again.sessions.get(session.id)).toEqual(renamed);
-    } finally {
-      await again.close();
-    }
+    const types = (await p.history(session.id)).map((v) => v.type);
+    expect(types).toEqual([EventTypes.SessionCreated, EventTypes.TurnAppended, EventTypes.SessionUpdated, EventTypes.SessionUpdated]);
+    expect(await (await env.replay(p.log, { fromScratch: true })).sessions.get(session.id)).toEqual(renamed);
     // An export carries the updates: read back, the session is the updated one.
     expect((await readExport(p.log)).sessions).toEqual([renamed]);
     // A retry under the same operation id answers with the first result; a deleted session is not updated.
@@ -135,8 +118,7 @@ export const faceChecks: ProviderCheck[] = checks([], {
     await expectError(() => p.sessions.update(session.id, { title: 'gone' }), NotFoundError);
     // A purge erases the titles every update event carried.
     await p.purge({ id: session.id, reason: 'test' });
-    const texts = (await p.log.read({ stream: STATE_STREAM })).map((e) => JSON.stringify(e.payload)).join('\n');
-    expect(texts).not.toContain('Lisbon');
+    expect((await p.log.read({ stream: STATE_STREAM })).map((e) => JSON.stringify(e.payload)).join('\n')).not.toContain('Lisbon');
   }),
   'X26 a scope is passed as an option; a scope passed positionally is a ValidationError and writes nothing': fresh(async (p) => {
     const web = await p.skills.upsert({ slug: 'deploy', body: 'web', scope: ['web'] });
@@ -148,11 +130,9 @@ export const faceChecks: ProviderCheck[] = checks([], {
     expect((await p.skills.list({ scope: ['web'] })).map((s) => s.body)).toEqual(['web']);
     expect((await p.skills.list({ scope: ['web'], includeDescendants: true })).map((s) => s.body)).toEqual(['web', 'api']);
     expect((await p.skills.list()).map((s) => s.body)).toEqual(['global']);
-    expect(await p.skills.get('deploy', { scope: ['web'] })).toEqual(web);
-    expect(await p.skills.get('deploy', { scope: ['web', 'api'] })).toEqual(web);
+    expect([await p.skills.get('deploy', { scope: ['web'] }), await p.skills.get('deploy', { scope: ['web', 'api'] })]).toEqual([web, web]);
     expect((await p.skills.getAny('deploy', { scope: ['web'] })).id).toBe(web.id);
-    expect(await p.memory.getByKey('theme', { scope: ['users', 'u1'] })).toEqual(item);
-    expect(await p.memory.getByKey('theme')).toEqual(global);
+    expect([await p.memory.getByKey('theme', { scope: ['users', 'u1'] }), await p.memory.getByKey('theme')]).toEqual([item, global]);
     await expectError(() => p.memory.getByKey('theme', { scope: ['users'] }), NotFoundError);
     await expectError(() => p.skills.list({ scope: 'web' as never }), ValidationError);
     // A scope as an argument of its own is refused, never read as options.

@@ -42,13 +42,8 @@ function wholeDiff(before: Snapshot, after: Snapshot): Omit<StateDiff, 'from' | 
       deleted: [...a.values()].filter((r) => !b.has(r.id)).sort(byId),
     };
   };
-  return {
-    sessions: kind(before.sessions, after.sessions),
-    turns: kind(before.turns, after.turns),
-    skills: kind(before.skills, after.skills),
-    memory: kind(before.memory, after.memory),
-    checkpoints: kind(before.checkpoints, after.checkpoints),
-  };
+  const kinds = ['sessions', 'turns', 'skills', 'memory', 'checkpoints'] as const;
+  return Object.fromEntries(kinds.map((k) => [k, kind<{ id: string; deleted?: boolean }>(before[k], after[k])])) as Omit<StateDiff, 'from' | 'to'>;
 }
 
 /** A body (needing `injectableClock`) handed a fresh deterministic event-sourced provider on a manual clock at T0. */
@@ -85,14 +80,12 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     clock.advance(HOUR);
     await p.memory.write({ content: 'three' });
     const at = (ms: number) => p.at({ time: formatInstant(ms) });
-    expect((await at(T0 - 1)).seq).toBe(0);
-    expect(await (await at(T0 - 1)).memory.recall()).toEqual([]);
-    expect((await at(T0)).seq).toBe(1);
-    expect((await (await at(T0 + HOUR - 1)).memory.get(first.id)).content).toBe('one');
+    const before = await at(T0 - 1);
+    expect([before.seq, await before.memory.recall()]).toEqual([0, []]);
+    expect([(await at(T0)).seq, (await (await at(T0 + HOUR - 1)).memory.get(first.id)).content]).toEqual([1, 'one']);
     const later = await at(T0 + HOUR + 30 * 60_000);
     expect([later.seq, later.time, (await later.memory.get(first.id)).content]).toEqual([2, formatInstant(T0 + HOUR + 30 * 60_000), 'two']);
-    expect((await at(T0 + 10 * HOUR)).seq).toBe(3);
-    expect((await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq).toBe(1);
+    expect([(await at(T0 + 10 * HOUR)).seq, (await p.at({ time: '2026-01-01T13:00:00+01:00' })).seq]).toEqual([3, 1]);
   }),
   'V3 a seq beyond the head, negative or fractional, and a time that is not an ISO instant, are ValidationErrors': freshLog(async (p) => {
     await p.memory.write({ content: 'one' });
@@ -128,9 +121,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     for (const [name, write] of writes) await expectError(write, ReadOnlyViewError, name);
     await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
     await p.sessions.delete(s.id);
-    expect((await view.sessions.get(s.id)).title).toBe('before');
-    expect(await view.sessions.turns(s.id)).toEqual([]);
-    expect(await p.log.head(STATE_STREAM)).toBe(3);
+    expect([(await view.sessions.get(s.id)).title, await view.sessions.turns(s.id), await p.log.head(STATE_STREAM)]).toEqual(['before', [], 3]);
   }),
   'V5 diff names what was created, changed (before and after) and deleted per record kind; reversed, it swaps them': freshLog(async (p) => {
     const kept = await p.memory.write({ content: 'kept' });
@@ -147,18 +138,15 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
 
     const d = await p.diff({ from: { seq: from }, to: { seq: to } });
     expect([d.from.seq, d.to.seq]).toEqual([from, to]);
-    expect(d.memory.created.map((m) => m.id)).toEqual([added.id]);
-    expect(d.memory.deleted.map((m) => [m.id, m.content])).toEqual([[gone.id, 'gone']]);
+    expect([d.memory.created.map((m) => m.id), d.memory.deleted.map((m) => [m.id, m.content])]).toEqual([[added.id], [[gone.id, 'gone']]]);
     expect(d.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['old text', 'new text']]);
-    expect(d.turns.created.map((t) => t.id)).toEqual([turn.id]);
-    expect(d.skills.created.map((k) => k.id)).toEqual([skill.id]);
+    expect([d.turns.created.map((t) => t.id), d.skills.created.map((k) => k.id)]).toEqual([[turn.id], [skill.id]]);
     // The session moved (its turn count and envelope), so it changed.
     expect(d.sessions.changed.map((c) => c.after.id)).toEqual([s.id]);
     expect([...d.memory.created, ...d.memory.deleted, ...d.memory.changed.map((c) => c.after)].some((m) => m.id === kept.id)).toBe(false);
 
     const back = await p.diff({ from: { seq: to }, to: { seq: from } });
-    expect(back.memory.created.map((m) => m.id)).toEqual([gone.id]);
-    expect(back.memory.deleted.map((m) => m.id)).toEqual([added.id]);
+    expect([back.memory.created.map((m) => m.id), back.memory.deleted.map((m) => m.id)]).toEqual([[gone.id], [added.id]]);
     expect(back.memory.changed.map((c) => [c.before.content, c.after.content])).toEqual([['new text', 'old text']]);
     const none = await p.diff({ from: { seq: to }, to: { seq: to } });
     const changes = [none.memory, none.sessions, none.turns, none.skills, none.checkpoints].map((k) => k.created.length + k.changed.length + k.deleted.length);
@@ -241,10 +229,8 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
     await expectError(() => p.memory.getByKey('draft', { scope: [] }), NotFoundError, 'getByKey');
     await expectError(() => p.memory.getAny(scratch.id), NotFoundError, 'getAny');
     const head = await p.log.head(STATE_STREAM);
-    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 1 });
-    expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
-    expect((await p.memory.getAny(scratch.id)).deleted).toBe(true);
-    expect((await p.memory.get(fact.id)).content).toBe('a fact note');
+    expect([await p.retention.apply(), await p.log.head(STATE_STREAM)]).toEqual([{ sessions: 0, turns: 0, skills: 0, memory: 1 }, head + 1]);
+    expect([(await p.memory.getAny(scratch.id)).deleted, (await p.memory.get(fact.id)).content]).toEqual([true, 'a fact note']);
     expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
   }),
   'R2 session, turn and skill policies cover their namespace and its descendants only; a transcript is tombstoned once all of it expired': clockedLog(
@@ -271,15 +257,13 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 1, memory: 0 });
       clock.advance(60 * DAY);
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 2, skills: 0, memory: 0 });
-      expect(await p.sessions.turns(inside.id)).toEqual([]);
-      expect((await p.sessions.turns(outside.id)).length).toBe(1);
+      expect([await p.sessions.turns(inside.id), (await p.sessions.turns(outside.id)).length]).toEqual([[], 1]);
       expect(old.id).not.toBe(fresh.id);
 
       await p.retention.set({ record: 'session', scope: ['org2'], maxAge: '1y' });
       clock.advance(365 * DAY);
       await expectError(() => p.sessions.get(outside.id), NotFoundError, 'idle session');
-      expect((await p.sessions.list()).map((s) => s.id)).toEqual([inside.id]);
-      expect(await p.retention.apply()).toEqual({ sessions: 1, turns: 0, skills: 0, memory: 0 });
+      expect([(await p.sessions.list()).map((s) => s.id), await p.retention.apply()]).toEqual([[inside.id], { sessions: 1, turns: 0, skills: 0, memory: 0 }]);
       expect((await p.sessions.getAny(outside.id)).deleted).toBe(true);
     },
   ),
@@ -288,15 +272,10 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '1d' });
       await p.retention.set({ id: 'scratch', record: 'memory', memoryKind: 'scratch', maxAge: '2d' });
       await p.retention.set({ record: 'turn', scope: ['team'], maxAge: '90d' });
-      expect((await p.retention.list()).map((x) => [x.id, x.maxAgeMs])).toEqual([
-        ['scratch', 2 * DAY],
-        ['turn@team', 90 * DAY],
-      ]);
+      expect((await p.retention.list()).flatMap((x) => [x.id, x.maxAgeMs])).toEqual(['scratch', 2 * DAY, 'turn@team', 90 * DAY]);
       expect((await p.retention.remove('turn@team')).record).toBe('turn');
       await expectError(() => p.retention.remove('turn@team'), NotFoundError, 'removed twice');
-      expect(await p.log.head(RETENTION_STREAM)).toBe(4);
-      const replayed = await env.replay(p.log);
-      expect((await replayed.retention.list()).map((x) => x.id)).toEqual(['scratch']);
+      expect([await p.log.head(RETENTION_STREAM), (await (await env.replay(p.log)).retention.list()).map((x) => x.id)]).toEqual([4, ['scratch']]);
       expect(await p.retention.set({ record: 'memory', maxAge: '1d', action: 'purge' })).toMatchObject({ id: 'memory@*', action: 'purge' });
       for (const bad of [
         { record: 'memory', maxAge: '1 day' },
@@ -307,21 +286,18 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       ]) {
         await expectError(() => p.retention.set(bad as never), ValidationError, JSON.stringify(bad));
       }
-      expect(await p.log.head(STATE_STREAM)).toBe(0);
-      expect(await p.log.head(RETENTION_STREAM)).toBe(5);
+      expect([await p.log.head(STATE_STREAM), await p.log.head(RETENTION_STREAM)]).toEqual([0, 5]);
     }),
   'R4 a view reads with the policies in force at its instant; a sweep keeps a record written again after it expired': clockedLog(async (p, clock) => {
     const item = await p.memory.write({ content: 'short lived', kind: 'scratch' });
     clock.advance(2 * DAY);
     await p.retention.set({ record: 'memory', maxAge: '1d' });
     const before = await p.at({ seq: 1 });
-    expect((await before.memory.get(item.id)).content).toBe('short lived');
-    expect(await before.retention.list()).toEqual([]);
+    expect([(await before.memory.get(item.id)).content, await before.retention.list()]).toEqual(['short lived', []]);
     await expectError(() => (async () => (await p.at({ time: formatInstant(T0 + 2 * DAY) })).memory.get(item.id))(), NotFoundError, 'view after the policy');
     // Written again: young, so no longer expired, and the sweep keeps it.
     await p.memory.update(item.id, { content: 'refreshed' });
-    expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
-    expect((await p.memory.get(item.id)).content).toBe('refreshed');
+    expect([await p.retention.apply(), (await p.memory.get(item.id)).content]).toEqual([{ sessions: 0, turns: 0, skills: 0, memory: 0 }, 'refreshed']);
   }),
   'R5 a second provider on the same storage obeys the first one’s policies at once': needing(['injectableClock', 'sharedStorage'], async (env) => {
     const clock = new ManualClock(T0);
@@ -350,15 +326,13 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       const head = await p.log.head(STATE_STREAM);
       expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 1, skills: 0, memory: 1 });
       const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
-      expect(events.map((e) => e.type)).toEqual(['records.purged']);
-      expect(events[0]!.payload).toMatchObject({ reason: 'retention: memory:scratch@*, turn@team' });
+      expect(events).toMatchObject([{ type: 'records.purged', payload: { reason: 'retention: memory:scratch@*, turn@team' } }]);
       const stored = JSON.stringify(await p.log.read({ stream: STATE_STREAM })) + ((await p.log.latestSnapshot(STATE_STREAM))?.data ?? '');
       for (const erased of ['Quetzal-58', 'Quetzal-59', 'r6-key', 'Pangolin-12']) expect(stored).not.toContain(erased);
       expect(await p.memory.getAny(old.id)).toMatchObject({ content: '[erased]', deleted: true });
       expect((await p.sessions.turns(chat.id)).map((t) => t.id)).toEqual([youngTurn.id]);
       expect((await p.history(oldTurn.id)).every((v) => v.kind === 'turn' && v.record.content === '[erased]')).toBe(true);
-      expect((await p.memory.get(young.id)).content).toBe('r6 young draft');
-      expect(await p.retention.apply()).toEqual({ sessions: 0, turns: 0, skills: 0, memory: 0 });
+      expect([(await p.memory.get(young.id)).content, await p.retention.apply()]).toEqual(['r6 young draft', { sessions: 0, turns: 0, skills: 0, memory: 0 }]);
       expect(await p.log.head(STATE_STREAM)).toBe(head + 1);
     },
   ),
@@ -393,8 +367,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
           const prefix = later === -1 ? events.length : later;
           const cut = events[prefix - 1]?.seq ?? 0;
           const view = await p.at({ time });
-          expect(view.seq, `at ${time}`).toBe(cut);
-          expect(encodeSnapshot(await view.capture()), `at ${time}`).toBe(encodeSnapshot(await replayedAt(p.log, cut)));
+          expect([view.seq, encodeSnapshot(await view.capture())], `at ${time}`).toEqual([cut, encodeSnapshot(await replayedAt(p.log, cut))]);
           const diff = await p.diff({ from: { time: formatInstant(T0 - 10 * HOUR) }, to: { time } });
           expect([diff.from.seq, diff.to.seq, diff.memory.created.length]).toEqual([0, cut, prefix]);
         }
@@ -406,8 +379,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
         const last = writers.length - 1;
         clocks[last]!.set(late - 2 * HOUR);
         await writers[last]!.retention.set({ record: 'turn', maxAge: '1d' });
-        const policies = await p.log.read({ stream: RETENTION_STREAM });
-        expect(policies.map((e) => e.time)).toEqual([formatInstant(late), formatInstant(late)]);
+        expect((await p.log.read({ stream: RETENTION_STREAM })).map((e) => e.time)).toEqual([formatInstant(late), formatInstant(late)]);
       }),
     ),
 });

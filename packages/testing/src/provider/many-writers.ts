@@ -54,8 +54,7 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
     expect(committed.map(operationOf).sort()).toEqual(acks.map((a) => a.ack).sort());
     expect(JSON.stringify(committed)).not.toContain('refused');
     // The followers were handed exactly those events, in that order.
-    expect((await reader.stop()).map((e) => e.seq)).toEqual(seqs);
-    expect(await reader.stop()).toEqual(committed);
+    expect([(await reader.stop()).map((e) => e.seq), await reader.stop()]).toEqual([seqs, committed]);
     if (subscriber) expect(await subscriber.stop(seqs.at(-1) ?? start)).toEqual(committed);
     // Turn numbers stay dense per session, outcomes add up, and the tables equal a replay of the log.
     const count = (kind: AckKind, writer?: string) => acks.filter((a) => a.kind === kind && (writer === undefined || a.ack.startsWith(`${writer}-`))).length;
@@ -66,8 +65,7 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
       expect(seqs, writer).toEqual(Array.from({ length: count('turn', writer) }, (_, i) => i + 1));
     }
     expect(await p.skills.get(SHARED_SKILL)).toMatchObject({ uses: count('win') + count('loss'), wins: count('win') });
-    const replayed = await env.replay(p.log, { fromScratch: true });
-    expect(encodeSnapshot(await p.snapshot())).toBe(encodeSnapshot(await replayed.snapshot()));
+    expect(encodeSnapshot(await p.snapshot())).toBe(encodeSnapshot(await (await env.replay(p.log, { fromScratch: true })).snapshot()));
   },
   'V9 at({ seq }) and an export up to a seq, at random positions of a log written by 8 writers at once, hold exactly the events up to it': async (env) => {
     const { p, plans } = await openForWriters(env, 8, 24);
@@ -115,8 +113,7 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
       expectPositions(seen, gapped, 'the follower');
       const all = (await p.log.read({ stream: STATE_STREAM })).map((e) => e.seq);
       expect(seen, 'the follower saw every event, each once').toEqual(all);
-      expect(all).toHaveLength(writers.length * 41);
-      expect(await p.log.head(STATE_STREAM)).toBe(all.at(-1));
+      expect([all.length, await p.log.head(STATE_STREAM)]).toEqual([writers.length * 41, all.at(-1)]);
       // Turn numbers stay dense per session, whatever the stream's positions.
       for (const s of await p.sessions.list()) {
         const turns = await p.sessions.turns(s.id);
@@ -133,15 +130,11 @@ export const writerChecks: ProviderCheck[] = checks(['eventSourced'], {
       const purge = await p.purge({ id: early.id, reason: 'asked to forget' });
       await p.memory.write({ content: 'after the purge' });
       const events = await p.log.read({ stream: STATE_STREAM });
-      expectPositions(
-        events.map((e) => e.seq),
-        p.log.gapped === true,
-        'the log',
-      );
+      const seqs = events.map((e) => e.seq);
+      expectPositions(seqs, p.log.gapped === true, 'the log');
       const lines = (await exportLines(p.log)).map((l) => JSON.parse(l) as Partial<LogEvent> & { payload?: { erasedBy?: number } });
       const state = lines.filter((l) => l.stream === STATE_STREAM);
-      expect(state.map((l) => l.seq)).toEqual(events.map((_, i) => i + 1));
-      expect(state.map((l) => l.type)).toEqual(events.map((e) => e.type));
+      expect([state.map((l) => l.seq), state.map((l) => l.type)]).toEqual([events.map((_, i) => i + 1), events.map((e) => e.type)]);
       const rank = new Map(events.map((e, i) => [e.seq, i + 1]));
       const purgeLine = rank.get(purge.seq)!;
       const marked = state.filter((l) => l.payload?.erasedBy !== undefined);

@@ -28,8 +28,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     const item = await p.memory.write({ content: 'first', kind: 'note', metadata: { a: 1 } });
     const updated = await p.memory.update(item.id, { content: 'second', metadata: { a: 2 }, syncVersion: 1 });
     expect(updated).toMatchObject({ id: item.id, content: 'second', kind: 'note', metadata: { a: 2 }, syncVersion: 2, createdAt: item.createdAt });
-    expect(updated.updatedAt >= item.updatedAt).toBe(true);
-    expect(await p.memory.get(item.id)).toEqual(updated);
+    expect([updated.updatedAt >= item.updatedAt, await p.memory.get(item.id)]).toEqual([true, updated]);
     await expectError(() => p.memory.update(item.id, { content: 'stale', syncVersion: 1 }), ConflictError);
     await expectError(() => p.memory.update('missing', { content: 'x' }), NotFoundError);
     expect(await p.memory.get(item.id)).toEqual(updated);
@@ -41,22 +40,18 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     // A field update cannot change (the scope, the id) is refused, not dropped.
     await expectError(() => p.memory.update(item.id, { content: 'moved', scope: ['elsewhere'] } as never), ValidationError);
     const events = await p.log.read({ stream: STATE_STREAM });
-    expect(events.map((e) => e.type)).toEqual([EventTypes.MemoryWritten, EventTypes.MemoryUpdated]);
-    expect(events[1]!.payload).toEqual({ item: updated });
+    expect([events.map((e) => e.type), events[1]!.payload]).toEqual([[EventTypes.MemoryWritten, EventTypes.MemoryUpdated], { item: updated }]);
   }),
   'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError': fresh(async (p) => {
     const first = await p.memory.write({ content: 'dark', key: 'theme' });
-    const second = await p.memory.write({ content: 'light', key: 'theme' });
-    expect(second).toMatchObject({ id: first.id, content: 'light', key: 'theme', syncVersion: 2 });
-    const elsewhere = await p.memory.write({ content: 'blue', key: 'theme', scope: ['project:x'] });
-    expect(elsewhere.id).not.toBe(first.id);
+    expect(await p.memory.write({ content: 'light', key: 'theme' })).toMatchObject({ id: first.id, content: 'light', key: 'theme', syncVersion: 2 });
+    expect((await p.memory.write({ content: 'blue', key: 'theme', scope: ['project:x'] })).id).not.toBe(first.id);
     await expectError(() => p.memory.write({ id: 'other-id', content: 'x', key: 'theme' }), ConflictError);
     const other = await p.memory.write({ content: 'other' });
     await expectError(() => p.memory.update(other.id, { key: 'theme' }), ConflictError);
     await p.memory.delete(first.id);
     const fresh = await p.memory.write({ content: 'again', key: 'theme' });
-    expect(fresh.id).not.toBe(first.id);
-    expect(fresh.syncVersion).toBe(1);
+    expect([fresh.id === first.id, fresh.syncVersion]).toEqual([false, 1]);
   }),
   'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them': clocked(async (p, clock) => {
     const soon = new Date(T0 + 1000).toISOString();
@@ -67,9 +62,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     await expectError(() => p.memory.get(expiring.id), NotFoundError);
     await expectError(() => p.memory.update(expiring.id, { content: 'x' }), NotFoundError);
     expect(ids(await p.memory.recall({ query: 'lived' }))).toEqual([lasting.id]);
-    expect(await p.memory.sweep()).toBe(1);
-    expect(await p.memory.sweep()).toBe(0);
-    expect(ids(await p.memory.recall({}))).toEqual([lasting.id]);
+    expect([await p.memory.sweep(), await p.memory.sweep(), ids(await p.memory.recall({}))]).toEqual([1, 0, [lasting.id]]);
   }),
   'M5 a keyed write into an expired slot updates it, taking the defaults of a new write': clocked(async (p, clock) => {
     const old = await p.memory.write({ content: 'old', key: 'k', kind: 'note', metadata: { a: 1 }, expiresAt: new Date(T0 + 10).toISOString() });
@@ -83,13 +76,9 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     const b = await p.memory.write({ content: 'note b', metadata: { tag: 'y', n: '3' } });
     const c = await p.memory.write({ content: 'note c', metadata: {} });
     const recalled = async (where: WhereInput) => ids(await p.memory.recall({ query: 'note', where }));
-    expect(await recalled({ 'user.plan': 'pro' })).toEqual([a.id]);
-    expect(await recalled({ n: { $gt: 2 } })).toEqual([a.id]);
-    expect(await recalled({ n: { $gt: '2' } })).toEqual([b.id]);
-    expect(await recalled({ tag: { $in: ['x', 'y'] } })).toEqual(ids([a, b]));
-    expect(await recalled({ tag: { $ne: 'x' } })).toEqual(ids([b, c]));
-    expect(await recalled({ tag: { $exists: false } })).toEqual([c.id]);
-    expect(await recalled({ tag: { $nin: ['x'] }, n: { $exists: true } })).toEqual([b.id]);
+    expect([await recalled({ 'user.plan': 'pro' }), await recalled({ n: { $gt: 2 } }), await recalled({ n: { $gt: '2' } })]).toEqual([[a.id], [a.id], [b.id]]);
+    expect([await recalled({ tag: { $in: ['x', 'y'] } }), await recalled({ tag: { $ne: 'x' } })]).toEqual([ids([a, b]), ids([b, c])]);
+    expect([await recalled({ tag: { $exists: false } }), await recalled({ tag: { $nin: ['x'] }, n: { $exists: true } })]).toEqual([[c.id], [b.id]]);
   }),
   'M7 property: recall with where agrees with core’s matcher on generated metadata and filters': fresh(async (p) => {
     const metadata = fc.sample(arbMetadata(), { numRuns: 40, seed: 11 });

@@ -27,11 +27,7 @@ async function doomedSeen(p: Provider, sessionId: string): Promise<string[]> {
 /** Writes the store refuses, each after doing part of its work: every one names itself `doomed`. */
 function refusedWrites(p: EventSourcedProvider, ids: { session: string; turn: string; item: string }): (() => Promise<unknown>)[] {
   return [
-    () =>
-      p.sessions.appendTurns(ids.session, [
-        { role: 'user', content: 'doomed first of a batch' },
-        { id: ids.turn, role: 'user', content: 'doomed: the id is taken' },
-      ]),
+    () => p.sessions.appendTurns(ids.session, [says('doomed first of a batch'), { ...says('doomed: the id is taken'), id: ids.turn }]),
     () => p.memory.writeMany([{ content: 'doomed first item' }, { id: 'doomed-id', content: 'doomed: the key is held', key: 'slot' }]),
     () => p.skills.upsert({ slug: 'kept', body: 'doomed: stale', syncVersion: 99 }),
     () => p.memory.update(ids.item, { content: 'doomed: stale', syncVersion: 99 }),
@@ -70,14 +66,11 @@ export const rollbackChecks: ProviderCheck[] = [
         await Promise.all(readers);
         await restore();
       }
-      expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'rejected'));
-      expect(seen).toEqual([]);
-      expect(await doomedSeen(p, s.id)).toEqual([]);
+      expect([outcomes.map((o) => o.status), seen, await doomedSeen(p, s.id)]).toEqual([outcomes.map(() => 'rejected'), [], []]);
       // The failed writes left nothing behind: the next one goes on from where the last COMMIT left
       // the session.
       const next = await p.sessions.appendTurn({ sessionId: s.id, role: 'user', content: 'after' });
-      expect(next.seq).toBe(2);
-      expect((await p.sessions.turns(s.id)).map((t) => t.content)).toEqual(['kept turn', 'after']);
+      expect([next.seq, (await p.sessions.turns(s.id)).map((t) => t.content)]).toEqual([2, ['kept turn', 'after']]);
     }),
   }),
   ...checks(['eventSourced'], {
@@ -102,8 +95,7 @@ export const rollbackChecks: ProviderCheck[] = [
               await restore();
             }
           }
-          expect(await p.log.read({ stream: STATE_STREAM, afterSeq: start })).toEqual([]);
-          expect(await p.log.head(STATE_STREAM)).toBe(start);
+          expect([await p.log.read({ stream: STATE_STREAM, afterSeq: start }), await p.log.head(STATE_STREAM)]).toEqual([[], start]);
           expect(encodeSnapshot(await p.snapshot())).toBe(before);
           // The next write: the one event after the start, whatever position it takes.
           await p.memory.write({ content: 'after the rollbacks' });
@@ -119,8 +111,7 @@ export const rollbackChecks: ProviderCheck[] = [
         // The session's turn numbers go on from its last committed turn; the tables equal a replay
         // of the log.
         expect((await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'next' })).seq).toBe(2);
-        const replayed = await env.replay(p.log, { fromScratch: true });
-        expect(encodeSnapshot(await replayed.snapshot())).toBe(encodeSnapshot(await p.snapshot()));
+        expect(encodeSnapshot(await (await env.replay(p.log, { fromScratch: true })).snapshot())).toBe(encodeSnapshot(await p.snapshot()));
       }),
   }),
 ];

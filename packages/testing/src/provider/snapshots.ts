@@ -113,23 +113,19 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
     await log.saveSnapshot({ stream: STATE_STREAM, seq: head + 10, data: codec.seal(formatBoundSnapshot(beyond, future)) });
 
     const full = await snapshotText(await env.replay(log, { fromScratch: true, snapshotCodec: codec }));
-    const live = await snapshotText(p);
-    expect(full).toBe(live);
+    expect(full).toBe(await snapshotText(p));
     const fold = await foldLog(log, { snapshotCodec: codec });
-    expect(fold.snapshotSeq).toBe(k);
-    expect(fold.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1]);
+    expect([fold.snapshotSeq, fold.skipped.map((s) => s.seq)]).toEqual([k, [k + 4, k + 3, k + 2, k + 1]]);
     // The replay starts from snapshot k and folds only the events after it; it reads the event at k
     // alone to check the binding (and those of the skipped ones, which fail).
     const reads: Array<{ afterSeq: number; limit: number }> = [];
     expect(await snapshotText(await env.replay(recordingReads(log, reads), { snapshotCodec: codec }))).toBe(full);
     const folded = reads.filter((r) => r.limit !== 1);
-    expect(Math.min(...folded.map((r) => r.afterSeq))).toBe(k);
-    expect(reads.filter((r) => r.afterSeq < k)).toEqual([{ afterSeq: k - 1, limit: 1 }]);
+    expect([Math.min(...folded.map((r) => r.afterSeq)), reads.filter((r) => r.afterSeq < k)]).toEqual([k, [{ afterSeq: k - 1, limit: 1 }]]);
     // With the good one tampered too, the fold starts from scratch and still agrees.
     await log.saveSnapshot({ ...good, data: flip(good.data, '"index"', '"indez"') });
     const fallback = await foldLog(log, { snapshotCodec: codec });
-    expect(fallback.snapshotSeq).toBe(0);
-    expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
+    expect([fallback.snapshotSeq, fallback.skipped.map((s) => s.seq)]).toEqual([0, [k + 4, k + 3, k + 2, k + 1, k]]);
     expect(await snapshotText(await env.replay(log, { snapshotCodec: codec }))).toBe(full);
   }),
   'X16 a stored snapshot is bound to its log and its content: edited, foreign, unbound and re-anchored ones are skipped, and the fold equals a full replay':
@@ -182,13 +178,11 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
         { seq: k + 2, reason: expect.stringContaining('taken from another log'), damaged: true },
         { seq: k + 1, reason: expect.stringContaining('does not match its SHA-256 digest'), damaged: true },
       ]);
-      expect(encodeSnapshot(fold.state.capture())).toBe(full);
-      expect(await snapshotText(await env.replay(log))).toBe(full);
+      expect([encodeSnapshot(fold.state.capture()), await snapshotText(await env.replay(log))]).toEqual([full, full]);
       // With the good one edited too, the fold starts from scratch and still agrees.
       await flipRow(log, good.seq, 'plan the release', 'plan the releasf');
       const fallback = await foldLog(log);
-      expect(fallback.snapshotSeq).toBe(0);
-      expect(fallback.skipped.map((s) => s.seq)).toEqual([k + 4, k + 3, k + 2, k + 1, k]);
+      expect([fallback.snapshotSeq, fallback.skipped.map((s) => s.seq)]).toEqual([0, [k + 4, k + 3, k + 2, k + 1, k]]);
       expect(await snapshotText(await env.replay(log))).toBe(full);
     },
   'X17 bound snapshots taken between random operations restore equal to a full replay; any one-character change of a stored snapshot, its head or a chunk, is detected':
@@ -210,9 +204,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
         const stored = (await p.log.latestSnapshot(STATE_STREAM))!;
         expect(stored).toBeDefined();
         const fold = await foldLog(p.log);
-        expect(fold.skipped).toEqual([]);
-        expect(fold.snapshotSeq).toBe(stored.seq);
-        expect(encodeSnapshot(fold.state.capture())).toBe(full);
+        expect([fold.skipped, fold.snapshotSeq, encodeSnapshot(fold.state.capture())]).toEqual([[], stored.seq, full]);
         // The change lands in the head or in one of the rows it names.
         const rows = [stored, ...(await rowsNow(p.log, await storedHeadRows(p.log, stored)))];
         const row = rows[at % rows.length]!;
@@ -237,9 +229,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
         await write(p, k);
         await storeEarlierFormat(log, await p.snapshot(), format);
       };
-      await earlier('parts');
-      await earlier('whole');
-      await earlier('unbound');
+      for (const format of ['parts', 'whole', 'unbound'] as const) await earlier(format);
       await write(p, 1);
       const full = await snapshotText(await env.replay(log, { fromScratch: true }));
       const fold = await foldLog(log);
@@ -249,20 +239,17 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       await expectViewIsReplay(p, k + 3);
       // The next save drops every row of them; the snapshot of chunks stays.
       const saved = (await p.saveSnapshot()).seq;
-      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
-      expect(await log.latestSnapshot(FORMAT_4_MEMORY_PART)).toBeUndefined();
+      expect([(await storedHeads(log)).map((head) => head.seq), await log.latestSnapshot(FORMAT_4_MEMORY_PART)]).toEqual([[saved, k], undefined]);
       expect((await foldLog(log)).skipped).toEqual([]);
       // A purge drops those stored since, whatever their seq: they cannot be patched, and hold the
       // erased text.
-      await earlier('parts');
-      await earlier('whole');
+      for (const format of ['parts', 'whole'] as const) await earlier(format);
       const before = [...(await storedHeads(log)), ...(await rowsNow(log, [{ stream: FORMAT_4_MEMORY_PART, seq: saved + 1 }]))];
       expect(before.map((row) => row.data).join('\n')).toContain('Quillon-Marrowby');
       await p.purge({ id: secret.id, reason: 'x27' });
       const after = [...(await storedSnapshotRows(log)), ...(await rowsNow(log, before))];
       expect(after.map((row) => row.data).join('\n')).not.toContain('Quillon-Marrowby');
-      expect((await storedHeads(log)).map((head) => head.seq)).toEqual([saved, k]);
-      expect((await foldLog(log)).skipped).toEqual([]);
+      expect([(await storedHeads(log)).map((head) => head.seq), (await foldLog(log)).skipped]).toEqual([[saved, k], []]);
     }),
   'B40 log.append refuses a malformed state event; one in the log makes replay fail with a CorruptionError naming its seq': async (env) => {
     const event = (type: string, payload: unknown): AppendInput => ({ stream: STATE_STREAM, type, payload });
@@ -282,8 +269,7 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       const p = env.eventSourced(await env.open());
       const session = await p.sessions.create({ title: 'ok' });
       const copy = (n: number) => event(EventTypes.SessionCreated, { session: { ...session, id: `${session.id}-${n}` } });
-      const good = await p.log.append(copy(2));
-      expect(good.seq, label).toBe(2);
+      expect((await p.log.append(copy(2))).seq, label).toBe(2);
       const malformed = bad((await p.sessions.list())[0]);
       await expectError(() => p.log.append(malformed), ValidationError, label);
       expect(await p.log.head(STATE_STREAM), `${label}: a refused append stores nothing`).toBe(2);
@@ -293,10 +279,8 @@ export const snapshotChecks: ProviderCheck[] = checks(['eventSourced'], {
       // stands in for it.
       const damaged = replacing(p.log, 2, malformed);
       const error = await expectError(() => env.replay(damaged), CorruptionError, label);
-      expect(error.seq, label).toBe(2);
-      expect(error.stream, label).toBe(STATE_STREAM);
-      const scratch = await expectError(() => env.replay(damaged, { fromScratch: true }), CorruptionError, label);
-      expect(scratch.seq, label).toBe(2);
+      expect([error.seq, error.stream], label).toEqual([2, STATE_STREAM]);
+      expect((await expectError(() => env.replay(damaged, { fromScratch: true }), CorruptionError, label)).seq, label).toBe(2);
       await env.release(p);
     }
   },

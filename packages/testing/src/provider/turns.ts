@@ -59,16 +59,12 @@ export const turnChecks: ProviderCheck[] = checks([], {
           ...input,
           ...(input.content === undefined ? {} : { content: input.content }),
         });
-        expect(turn.parts).toEqual(input.parts);
-        expect(turn.metadata).toEqual(input.metadata);
+        expect([turn.parts, turn.metadata]).toEqual([input.parts, input.metadata]);
         written.push(turn);
       }
-      expect(await p.sessions.turns(s.id)).toEqual(written);
-      expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
-      if (env.caps.durable) {
-        p = await env.reopen(p);
-        expect(await p.sessions.turns(s.id)).toEqual(written);
-        expect((await p.sessions.get(s.id)).metadata).toEqual(metadata);
+      for (const reopen of env.caps.durable ? [false, true] : [false]) {
+        if (reopen) p = await env.reopen(p);
+        expect([await p.sessions.turns(s.id), (await p.sessions.get(s.id)).metadata]).toEqual([written, metadata]);
       }
     });
   },
@@ -88,9 +84,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
     const tombstone = await p.sessions.removeLastTurn(session.id);
     expect(tombstone).toMatchObject({ id: turns[1]!.id, seq: 2, content: 'c2', deleted: true, syncVersion: 2 });
     expect(compareHlc(tombstone.updatedHlc, turns[1]!.updatedHlc)).toBeGreaterThan(0);
-    const after = await p.sessions.get(session.id);
-    expect(after.syncVersion).toBe(before.syncVersion + 1);
-    expect(after.updatedHlc).toEqual(tombstone.updatedHlc);
+    expect(await p.sessions.get(session.id)).toMatchObject({ syncVersion: before.syncVersion + 1, updatedHlc: tombstone.updatedHlc });
     expect(await p.sessions.turns(session.id)).toEqual([turns[0]]);
     await p.sessions.removeLastTurn(session.id);
     const mark = await footprint(p, session.id);
@@ -105,23 +99,16 @@ export const turnChecks: ProviderCheck[] = checks([], {
     const next = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'again' });
     expect(next.seq).toBe(4);
     const [added] = await p.sessions.replaceSuffix(session.id, { expected: [next.id], turns: [{ role: 'user', content: 'redo' }] });
-    expect(added!.seq).toBe(5);
-    expect((await p.sessions.turns(session.id)).map((t) => [t.seq, t.content])).toEqual([
-      [1, 'c1'],
-      [5, 'redo'],
-    ]);
+    expect([added!.seq, (await p.sessions.turns(session.id)).map((t) => `${t.seq} ${t.content}`)]).toEqual([5, ['1 c1', '5 redo']]);
     expect((await p.sessions.turns(session.id, { afterSeq: 1 })).map((t) => t.seq)).toEqual([5]);
   }),
   'T6 clear tombstones every live turn and moves the session once; an empty transcript writes nothing and returns []': fresh(async (p) => {
     const { session, turns } = await withTurns(p, 3);
     const before = await p.sessions.get(session.id);
-    const tombstones = await p.sessions.clear(session.id);
-    expect(tombstones.map((t) => [t.id, t.deleted, t.syncVersion])).toEqual(turns.map((t) => [t.id, true, 2]));
-    expect((await p.sessions.get(session.id)).syncVersion).toBe(before.syncVersion + 1);
-    expect(await p.sessions.turns(session.id)).toEqual([]);
+    expect((await p.sessions.clear(session.id)).map((t) => [t.id, t.deleted, t.syncVersion])).toEqual(turns.map((t) => [t.id, true, 2]));
+    expect([(await p.sessions.get(session.id)).syncVersion, await p.sessions.turns(session.id)]).toEqual([before.syncVersion + 1, []]);
     const mark = await footprint(p, session.id);
-    expect(await p.sessions.clear(session.id)).toEqual([]);
-    expect(await footprint(p, session.id)).toEqual(mark);
+    expect([await p.sessions.clear(session.id), await footprint(p, session.id)]).toEqual([[], mark]);
     await expectError(() => p.sessions.clear('missing'), NotFoundError);
   }),
   'T7 replaceSuffix replaces exactly the expected live suffix, [] appends many at once; a mismatch or taken id is a ConflictError that writes nothing': fresh(
@@ -129,12 +116,8 @@ export const turnChecks: ProviderCheck[] = checks([], {
       const { session, turns } = await withTurns(p, 3);
       const replacing = [says('r1', 'assistant'), { role: 'assistant' as const, parts: TOOL_TURN, id: 'chosen-id' }];
       const added = await p.sessions.replaceSuffix(session.id, { expected: [turns[1]!.id, turns[2]!.id], turns: replacing });
-      expect(added.map((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([
-        [4, 'r1', false],
-        [5, 'checking\ndone', true],
-      ]);
-      expect(added[0]!.updatedHlc).toEqual(added[1]!.updatedHlc);
-      expect(contents(await p.sessions.turns(session.id))).toEqual(['c1', 'r1', 'checking\ndone']);
+      expect(added.flatMap((t) => [t.seq, t.content, t.id === 'chosen-id'])).toEqual([4, 'r1', false, 5, 'checking\ndone', true]);
+      expect([added[0]!.updatedHlc, contents(await p.sessions.turns(session.id))]).toEqual([added[1]!.updatedHlc, ['c1', 'r1', 'checking\ndone']]);
       const mark = await footprint(p, session.id);
       await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[2]!.id], turns: [] }), ConflictError, 'a removed turn');
       await expectError(() => p.sessions.replaceSuffix(session.id, { expected: [turns[0]!.id], turns: [] }), ConflictError, 'not a suffix');
@@ -148,8 +131,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
       await expectError(() => p.sessions.replaceSuffix(session.id, twice), ConflictError, 'same id twice');
       expect(await footprint(p, session.id)).toEqual(mark);
       const appended = await p.sessions.replaceSuffix(session.id, { expected: [], turns: [says('a1'), says('a2')] });
-      expect(appended.map((t) => t.seq)).toEqual([6, 7]);
-      expect(await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })).toEqual([]);
+      expect([appended.map((t) => t.seq), await p.sessions.replaceSuffix(session.id, { expected: [], turns: [] })]).toEqual([[6, 7], []]);
       await expectError(() => p.sessions.replaceSuffix('missing', { expected: [], turns: [] }), NotFoundError);
     },
   ),
@@ -163,8 +145,7 @@ export const turnChecks: ProviderCheck[] = checks([], {
       const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head });
       expect(events.map((e) => e.type)).toEqual(['session.turns_removed', 'session.suffix_replaced', 'session.turns_removed']);
       const replayed = await env.replay(p.log);
-      expect(await snapshotText(replayed)).toBe(await snapshotText(p));
-      expect(await replayed.sessions.turns(session.id)).toEqual([]);
+      expect([await snapshotText(replayed), await replayed.sessions.turns(session.id)]).toEqual([await snapshotText(p), []]);
       expect((await replayed.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'z' })).seq).toBe(6);
     },
   ),
@@ -186,11 +167,9 @@ export const turnChecks: ProviderCheck[] = checks([], {
     const mark = await footprint(p, session.id);
     for (const [fields, field] of bad) {
       const input = { sessionId: session.id, role: 'assistant', ...(fields as object) } as Parameters<Provider['sessions']['appendTurn']>[0];
-      const error = await expectError(() => p.sessions.appendTurn(input), ValidationError, field);
-      expect(error.field, JSON.stringify(fields).slice(0, 80)).toBe(field);
+      expect((await expectError(() => p.sessions.appendTurn(input), ValidationError, field)).field, JSON.stringify(fields).slice(0, 80)).toBe(field);
     }
     await expectError(() => p.sessions.create({ metadata: { n: Number.NaN } }), ValidationError);
-    expect(await footprint(p, session.id)).toEqual(mark);
-    expect(contents(await p.sessions.turns(session.id))).toEqual(['c1']);
+    expect([await footprint(p, session.id), contents(await p.sessions.turns(session.id))]).toEqual([mark, ['c1']]);
   }),
 });

@@ -34,23 +34,18 @@ const CODES = new Map<unknown, ErrorCode>([
  * return promises).
  */
 export async function expectError<E extends AgentStateError>(call: () => Promise<unknown>, type: ErrorClass<E>, label = ''): Promise<E> {
+  const prefix = label ? `${label}: ` : '';
   let promise: Promise<unknown>;
   try {
     promise = call();
   } catch (error) {
-    expect.fail(`${label ? `${label}: ` : ''}expected a rejected promise, but the call threw synchronously: ${String(error)}`);
+    expect.fail(`${prefix}expected a rejected promise, but the call threw synchronously: ${String(error)}`);
   }
-  let outcome: { error: unknown } | { value: unknown };
-  try {
-    outcome = { value: await promise };
-  } catch (error) {
-    outcome = { error };
-  }
-  if ('value' in outcome) {
-    expect.fail(`${label ? `${label}: ` : ''}expected ${type.name} but the call resolved with ${JSON.stringify(outcome.value)?.slice(0, 300)}`);
-  }
-  const error = (outcome as { error: unknown }).error;
-  expect(error, `${label ? `${label}: ` : ''}expected ${type.name}, got ${String(error)}`).toBeInstanceOf(type);
+  const error = await Promise.resolve(promise).then(
+    (value) => expect.fail(`${prefix}expected ${type.name} but the call resolved with ${JSON.stringify(value)?.slice(0, 300)}`),
+    (rejected: unknown) => rejected,
+  );
+  expect(error, `${prefix}expected ${type.name}, got ${String(error)}`).toBeInstanceOf(type);
   expect((error as AgentStateError).code, label).toBe(CODES.get(type));
   return error as E;
 }

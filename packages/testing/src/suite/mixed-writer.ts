@@ -7,6 +7,7 @@
  * a retryable error is retried under it, as a user would.
  */
 import type { Provider } from '@agentstate/core';
+import { says } from './fixtures.js';
 
 /** What a writer does, passed to a writer process as JSON. */
 export interface WriterPlan {
@@ -42,23 +43,11 @@ function codeOf(error: unknown): string {
  * with a stale `syncVersion`.
  */
 function refusedWrite(p: Provider, plan: WriterPlan, ids: { own: string; firstTurn: string }, refused: string, which: number): Promise<unknown> {
-  switch (which) {
-    case 0:
-      return p.sessions.appendTurns(
-        ids.own,
-        [
-          { role: 'user', content: `${refused} first of a batch` },
-          { id: ids.firstTurn, role: 'user', content: `${refused} a taken id` },
-        ],
-        { operationId: refused },
-      );
-    case 1:
-      return p.sessions.appendTurn({ sessionId: `${plan.name}-missing`, role: 'user', content: refused, operationId: refused });
-    case 2:
-      return p.memory.write({ id: refused, content: refused, key: `${plan.name}-k0`, operationId: refused });
-    default:
-      return p.skills.upsert({ slug: plan.sharedSkill, body: refused, syncVersion: 1_000_000, operationId: refused });
-  }
+  const batch = [says(`${refused} first of a batch`), { ...says(`${refused} a taken id`), id: ids.firstTurn }];
+  if (which === 0) return p.sessions.appendTurns(ids.own, batch, { operationId: refused });
+  if (which === 1) return p.sessions.appendTurn({ sessionId: `${plan.name}-missing`, role: 'user', content: refused, operationId: refused });
+  if (which === 2) return p.memory.write({ id: refused, content: refused, key: `${plan.name}-k0`, operationId: refused });
+  return p.skills.upsert({ slug: plan.sharedSkill, body: refused, syncVersion: 1_000_000, operationId: refused });
 }
 
 /** Runs the writes of `plan` on `p` one after another, telling `report` about each. */
@@ -97,29 +86,12 @@ export async function runMixedWriter(p: Provider, plan: WriterPlan, report: (lin
   // The key every refused write of the third kind tries to take with another id.
   await write(op(2), 'memory', () => p.memory.write({ content: `${name} fact 2`, key: `${name}-k0`, operationId: op(2) }));
   for (let i = 3; i < plan.writes; i += 1) {
-    const refused = `${name}-refused-${i}`;
-    switch (i % 8) {
-      case 0:
-      case 7:
-        await turn(own, i, 'turn');
-        break;
-      case 1:
-      case 4:
-        await turn(plan.sharedSessionId, i, 'shared-turn');
-        break;
-      case 2:
-        await write(op(i), 'memory', () => p.memory.write({ content: `${name} fact ${i}`, key: `${name}-k${i % 3}`, operationId: op(i) }));
-        break;
-      case 3: {
-        const success = i % 16 === 3;
-        await write(op(i), success ? 'win' : 'loss', () => p.skills.recordOutcome(plan.sharedSkill, { success, operationId: op(i) }));
-        break;
-      }
-      case 5:
-        await refuse(refused, () => refusedWrite(p, plan, { own, firstTurn: firstTurn ?? own }, refused, (i >> 3) % 4));
-        break;
-      default:
-        await write(op(i), 'memory', () => p.memory.write({ content: `${name} note ${i}`, operationId: op(i) }));
-    }
+    const [refused, step, success] = [`${name}-refused-${i}`, i % 8, i % 16 === 3];
+    if (step === 0 || step === 7) await turn(own, i, 'turn');
+    else if (step === 1 || step === 4) await turn(plan.sharedSessionId, i, 'shared-turn');
+    else if (step === 2) await write(op(i), 'memory', () => p.memory.write({ content: `${name} fact ${i}`, key: `${name}-k${i % 3}`, operationId: op(i) }));
+    else if (step === 3) await write(op(i), success ? 'win' : 'loss', () => p.skills.recordOutcome(plan.sharedSkill, { success, operationId: op(i) }));
+    else if (step === 5) await refuse(refused, () => refusedWrite(p, plan, { own, firstTurn: firstTurn ?? own }, refused, (i >> 3) % 4));
+    else await write(op(i), 'memory', () => p.memory.write({ content: `${name} note ${i}`, operationId: op(i) }));
   }
 }

@@ -23,13 +23,7 @@ export async function storedHeads(log: Log): Promise<StoredSnapshot[]> {
 export async function storedSnapshotRows(log: Log): Promise<StoredSnapshot[]> {
   const rows = new Map<string, StoredSnapshot>();
   for (const head of await storedHeads(log)) {
-    rows.set(`${head.seq} ${head.stream}`, head);
-    for (const key of await storedHeadRows(log, head)) {
-      const id = `${key.seq} ${key.stream}`;
-      if (rows.has(id)) continue;
-      const row = await log.latestSnapshot(key.stream, { upToSeq: key.seq });
-      if (row?.seq === key.seq) rows.set(id, row);
-    }
+    for (const row of [head, ...(await rowsNow(log, await storedHeadRows(log, head)))]) rows.set(`${row.seq} ${row.stream}`, row);
   }
   return [...rows.values()];
 }
