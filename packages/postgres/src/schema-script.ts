@@ -11,6 +11,13 @@
  * dropped and folded again (see `schema.ts`). Every statement names its
  * table through the `{schema}` placeholder.
  */
+import { rowCodec } from '@agentstate/core/backend';
+
+const TURN_COLUMNS = rowCodec.TURN_COLUMNS;
+/** `$1, …, $14`: the parameters of `put_turn` holding the values of {@link TURN_COLUMNS}. */
+const TURN_VALUES = TURN_COLUMNS.split(',')
+  .map((_, i) => `$${i + 1}`)
+  .join(', ');
 
 /**
  * The version of the durable part; a schema recording a larger one is a newer library's, refused.
@@ -18,8 +25,11 @@
  */
 export const LOG_VERSION = 3;
 
-/** The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open. */
-export const DERIVED_VERSION = 2;
+/**
+ * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open.
+ * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
+ */
+export const DERIVED_VERSION = 3;
 
 /**
  * The advisory lock of a schema's writers, as the two keys of
@@ -152,6 +162,16 @@ CREATE TABLE {schema}.sessions (
   ${ENVELOPE},
   deleted boolean NOT NULL
 );
+-- The session a write decides on, locked until the write ends, and its last turn number, read by a statement
+-- of its own after the lock, so it sees what committed while the lock was awaited. The session keeps the plan
+-- it makes of each statement, maybe when the tables were small: the last turn is read down the index, which
+-- stops at one entry whatever the plan (an aggregate planned for a small table would read them all).
+CREATE OR REPLACE FUNCTION {schema}.lock_session(text, OUT session jsonb, OUT last_turn bigint) LANGUAGE plpgsql AS $$
+BEGIN
+  SELECT to_jsonb(s) INTO session FROM {schema}.sessions s WHERE id = $1 FOR UPDATE;
+  SELECT seq INTO last_turn FROM {schema}.turns WHERE session_id = $1 ORDER BY seq DESC LIMIT 1;
+END
+$$;
 CREATE INDEX sessions_live ON {schema}.sessions (created_at, id) WHERE NOT deleted;
 CREATE INDEX sessions_by_scope ON {schema}.sessions (scope_key) WHERE NOT deleted;
 
@@ -170,6 +190,33 @@ CREATE TABLE {schema}.turns (
   search tsvector,
   UNIQUE (session_id, seq)
 );
+-- A turn's upsert by its slot (see projection.ts): the row updated or inserted, and a live record's vectors forgotten.
+-- A function, so a writer's session plans its statements once: a statement of literals is parsed and planned per write.
+CREATE OR REPLACE FUNCTION {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  old record;
+BEGIN
+  SELECT n, deleted INTO old FROM {schema}.turns WHERE session_id = $1 AND seq = $2;
+  IF old.n IS NULL THEN
+    INSERT INTO {schema}.turns (${TURN_COLUMNS}, search) VALUES (${TURN_VALUES}, array_to_tsvector($15));
+    RETURN;
+  END IF;
+  UPDATE {schema}.turns SET (${TURN_COLUMNS}, search) = (${TURN_VALUES}, array_to_tsvector($15)) WHERE n = old.n;
+  IF NOT old.deleted THEN
+    DELETE FROM {schema}.vectors WHERE target = 'turn' AND record_id = $3;
+  END IF;
+END
+$$;
+-- A live session's next version after a turn (core's sessionAfterTurn): an instant compares as text in code-point
+-- order, whatever the database's collation; the writer is stored as '' when it is the origin, as core's row codec stores it.
+CREATE OR REPLACE FUNCTION {schema}.bump_session(text, bigint, bigint, text, text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  UPDATE {schema}.sessions SET sync_version = sync_version + 1, hlc_wall = $2, hlc_counter = $3,
+    last_writer_id = CASE WHEN origin_instance_id = $4 THEN '' ELSE $4 END,
+    updated_at = CASE WHEN updated_at COLLATE "C" >= $5 THEN updated_at ELSE $5 END WHERE id = $1 AND NOT deleted;
+END
+$$;
 CREATE INDEX turns_recent ON {schema}.turns (created_at, id) WHERE NOT deleted;
 CREATE INDEX turns_search ON {schema}.turns USING gin (search);
 -- Live records too large for a tsvector (see lexical.ts): every search takes them as candidates.
