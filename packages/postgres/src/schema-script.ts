@@ -26,10 +26,18 @@ const TURN_VALUES = TURN_COLUMNS.split(',')
 export const LOG_VERSION = 3;
 
 /**
- * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open.
+ * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open,
+ * but for one whose tables are those of this version ({@link SAME_TABLES_SINCE}).
  * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
  */
 export const DERIVED_VERSION = 3;
+
+/**
+ * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
+ * functions ({@link FUNCTIONS_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when
+ * a table or an index changes.
+ */
+export const SAME_TABLES_SINCE = 2;
 
 /**
  * The advisory lock of a schema's writers, as the two keys of
@@ -135,33 +143,11 @@ const ENVELOPE = `sync_version bigint NOT NULL,
   last_writer_id text NOT NULL`;
 
 /**
- * The derived part, empty, recording {@link DERIVED_VERSION}. Writers run in
- * parallel: a decision that something does not exist yet (a slug or a memory
- * key free in a scope, an unused id) is held by a unique index, which makes
- * the second of two such writers fail and retry (`backend.ts`).
+ * The functions a write calls (`lookups.ts`, `projection.ts`), so a writer's connection parses and plans their
+ * statements once, where a statement of literals is parsed and planned on every write. Made again whole, on
+ * their own, when a schema's derived version is {@link SAME_TABLES_SINCE} or later.
  */
-export const DERIVED_SQL = `
-INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('derived', ${DERIVED_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
-
--- Text held as its UTF-8 bytes: the log takes any string as snapshot data, NUL included, which text refuses.
-CREATE TABLE {schema}.snapshots (
-  stream text NOT NULL,
-  seq bigint NOT NULL,
-  data bytea NOT NULL,
-  PRIMARY KEY (stream, seq)
-);
-
-CREATE TABLE {schema}.sessions (
-  id text COLLATE "C" PRIMARY KEY,
-  title text NOT NULL,
-  model text NOT NULL,
-  scope_key text COLLATE "C" NOT NULL,
-  metadata text NOT NULL,
-  created_at text COLLATE "C" NOT NULL,
-  updated_at text NOT NULL,
-  ${ENVELOPE},
-  deleted boolean NOT NULL
-);
+export const FUNCTIONS_SQL = `
 -- The session a write decides on, locked until the write ends, and its last turn number, read by a statement
 -- of its own after the lock, so it sees what committed while the lock was awaited. The session keeps the plan
 -- it makes of each statement, maybe when the tables were small: the last turn is read down the index, which
@@ -172,24 +158,6 @@ BEGIN
   SELECT seq INTO last_turn FROM {schema}.turns WHERE session_id = $1 ORDER BY seq DESC LIMIT 1;
 END
 $$;
-CREATE INDEX sessions_live ON {schema}.sessions (created_at, id) WHERE NOT deleted;
-CREATE INDEX sessions_by_scope ON {schema}.sessions (scope_key) WHERE NOT deleted;
-
-CREATE TABLE {schema}.turns (
-  n bigserial PRIMARY KEY,
-  session_id text COLLATE "C" NOT NULL,
-  seq bigint NOT NULL,
-  id text COLLATE "C" NOT NULL UNIQUE,
-  role text NOT NULL,
-  content text NOT NULL,
-  parts text NOT NULL,
-  metadata text NOT NULL,
-  created_at text COLLATE "C" NOT NULL,
-  ${ENVELOPE},
-  deleted boolean NOT NULL,
-  search tsvector,
-  UNIQUE (session_id, seq)
-);
 -- A turn's upsert by its slot (see projection.ts): the row updated or inserted, and a live record's vectors forgotten.
 -- A function, so a writer's session plans its statements once: a statement of literals is parsed and planned per write.
 CREATE OR REPLACE FUNCTION {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[])
@@ -217,6 +185,54 @@ BEGIN
     updated_at = CASE WHEN updated_at COLLATE "C" >= $5 THEN updated_at ELSE $5 END WHERE id = $1 AND NOT deleted;
 END
 $$;
+`;
+
+/**
+ * The derived part, empty, recording {@link DERIVED_VERSION}. Writers run in
+ * parallel: a decision that something does not exist yet (a slug or a memory
+ * key free in a scope, an unused id) is held by a unique index, which makes
+ * the second of two such writers fail and retry (`backend.ts`).
+ */
+export const DERIVED_SQL = `
+INSERT INTO {schema}.${VERSIONS_TABLE} VALUES ('derived', ${DERIVED_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
+${FUNCTIONS_SQL}
+-- Text held as its UTF-8 bytes: the log takes any string as snapshot data, NUL included, which text refuses.
+CREATE TABLE {schema}.snapshots (
+  stream text NOT NULL,
+  seq bigint NOT NULL,
+  data bytea NOT NULL,
+  PRIMARY KEY (stream, seq)
+);
+
+CREATE TABLE {schema}.sessions (
+  id text COLLATE "C" PRIMARY KEY,
+  title text NOT NULL,
+  model text NOT NULL,
+  scope_key text COLLATE "C" NOT NULL,
+  metadata text NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  updated_at text NOT NULL,
+  ${ENVELOPE},
+  deleted boolean NOT NULL
+);
+CREATE INDEX sessions_live ON {schema}.sessions (created_at, id) WHERE NOT deleted;
+CREATE INDEX sessions_by_scope ON {schema}.sessions (scope_key) WHERE NOT deleted;
+
+CREATE TABLE {schema}.turns (
+  n bigserial PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  id text COLLATE "C" NOT NULL UNIQUE,
+  role text NOT NULL,
+  content text NOT NULL,
+  parts text NOT NULL,
+  metadata text NOT NULL,
+  created_at text COLLATE "C" NOT NULL,
+  ${ENVELOPE},
+  deleted boolean NOT NULL,
+  search tsvector,
+  UNIQUE (session_id, seq)
+);
 CREATE INDEX turns_recent ON {schema}.turns (created_at, id) WHERE NOT deleted;
 CREATE INDEX turns_search ON {schema}.turns USING gin (search);
 -- Live records too large for a tsvector (see lexical.ts): every search takes them as candidates.
