@@ -149,9 +149,9 @@ const ENVELOPE = `sync_version bigint NOT NULL,
  */
 export const FUNCTIONS_SQL = `
 -- The session a write decides on, locked until the write ends, and its last turn number, read by a statement
--- of its own after the lock, so it sees what committed while the lock was awaited. The session keeps the plan
--- it makes of each statement, maybe when the tables were small: the last turn is read down the index, which
--- stops at one entry whatever the plan (an aggregate planned for a small table would read them all).
+-- of its own after the lock, so it sees what committed while the lock was awaited. A connection keeps the plan
+-- it makes of each statement until the table is analysed again: max(seq), planned while the turns were few,
+-- kept an aggregate over every turn of the session; read down the index with LIMIT 1, it stops at the first.
 CREATE OR REPLACE FUNCTION {schema}.lock_session(text, OUT session jsonb, OUT last_turn bigint) LANGUAGE plpgsql AS $$
 BEGIN
   SELECT to_jsonb(s) INTO session FROM {schema}.sessions s WHERE id = $1 FOR UPDATE;
