@@ -101,27 +101,26 @@ const inline = (text: string, values: unknown[]): string => text.replace(/\$(\d+
  * (packages/postgres/src): re-align it whenever that path changes, or the
  * agentstate/raw ratio measures nothing. Today three round trips: `BEGIN`,
  * the writers' lock taken shared (writers-lock.ts), the session locked
- * `FOR UPDATE` and its last turn number (lookups.ts `session`); the next
- * position, on its own once the write's checks passed, so that a refused
- * write leaves no gap (log.ts `takePosition`); then the event (log.ts), the session's bump, the turn's
- * upsert and the history index (projection.ts) and `COMMIT`, their values
- * written in as literals (database.ts `TransactionSql`). What the store
- * computes besides (stamping, validation, checksums) is reduced here to
- * the least that fills the same columns.
+ * `FOR UPDATE` with its last turn number read after the lock (the schema's
+ * `lock_session`, lookups.ts `session`); the next position, on its own once
+ * the write's checks passed, so that a refused write leaves no gap (log.ts
+ * `takePosition`); then the event (log.ts), the session's bump and the
+ * turn's upsert (the schema's `bump_session` and `put_turn`, projection.ts),
+ * the history index and `COMMIT`, their values written in as literals
+ * (database.ts `TransactionSql`). What the store computes besides
+ * (stamping, validation, checksums) is reduced here to the least that fills
+ * the same columns.
  */
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
   try {
-    const [, , , last] = await q(
-      [
-        'BEGIN',
-        `SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`,
-        inline(`SELECT * FROM ${t('sessions')} WHERE id = $1 FOR UPDATE`, [sessionId]),
-        inline(`SELECT max(seq) AS seq FROM ${t('turns')} WHERE session_id = $1`, [sessionId]),
-      ].join(';\n'),
+    const [, , last] = await q(
+      ['BEGIN', `SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`, inline(`SELECT * FROM ${t('lock_session')}($1)`, [sessionId])].join(
+        ';\n',
+      ),
     );
     const [position] = await q(`SELECT nextval('${t('positions')}') AS seq`);
-    const turnSeq = Number(last![0]!.seq ?? 0) + 1;
+    const turnSeq = Number(last![0]!.last_turn ?? 0) + 1;
     const seq = Number(position![0]!.seq);
     const now = new Date().toISOString();
     const wall = Date.now();
@@ -129,9 +128,6 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
       turn: { id, sessionId, seq: turnSeq, role: 'user', createdAt: now, originInstanceId: instance, updatedHlc: { wall, counter: 0 }, content },
     });
     const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
-    const columns =
-      'session_id, seq, id, role, content, parts, metadata, created_at, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
-    const values = '$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, array_to_tsvector($15::text[])';
     await q(
       [
         inline(
@@ -139,40 +135,24 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
           ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true],
         ),
-        inline(
-          `UPDATE ${t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
-           last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
-           updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted`,
-          [wall, 0, instance, now, sessionId],
-        ),
-        inline(
-          `WITH old AS (SELECT n, deleted FROM ${t('turns')} WHERE session_id = $16 AND seq = $17),
-             updated AS (UPDATE ${t('turns')} SET (${columns}, search) = (${values}) WHERE n = (SELECT n FROM old) RETURNING n),
-             inserted AS (INSERT INTO ${t('turns')} (${columns}, search) SELECT ${values} WHERE NOT EXISTS (SELECT 1 FROM old) RETURNING n),
-             forgotten AS (DELETE FROM ${t('vectors')} WHERE target = $18 AND record_id = $19 AND EXISTS (SELECT 1 FROM old WHERE NOT deleted))
-           SELECT coalesce((SELECT n FROM updated), (SELECT n FROM inserted)) AS n`,
-          [
-            sessionId,
-            turnSeq,
-            id,
-            'user',
-            content,
-            '',
-            '{}',
-            now,
-            1,
-            instance,
-            wall,
-            0,
-            '',
-            false,
-            [...new Set(content.split(' '))],
-            sessionId,
-            turnSeq,
-            'turn',
-            id,
-          ],
-        ),
+        inline(`SELECT ${t('bump_session')}($1, $2, $3, $4, $5)`, [sessionId, wall, 0, instance, now]),
+        inline(`SELECT ${t('put_turn')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
+          sessionId,
+          turnSeq,
+          id,
+          'user',
+          content,
+          '',
+          '{}',
+          now,
+          1,
+          instance,
+          wall,
+          0,
+          '',
+          false,
+          [...new Set(content.split(' '))],
+        ]),
         inline(`INSERT INTO ${t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [[sessionId, id], seq]),
         'COMMIT',
       ].join(';\n'),

@@ -45,16 +45,12 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
   const lastTurnSeq = `SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`;
   return {
     // In a write, a session's look-up is most often followed by its last turn number's (a turn's append):
-    // both come in one round trip, the number read after the row's lock.
+    // one call of the schema's function reads both, the number after the row's lock.
     session: async (id) => {
-      const select = `SELECT * FROM ${db.t('sessions')} WHERE id = $1${lock}`;
-      if (!locking) return one<rowCodec.SessionRow, Session>(select, rowCodec.sessionFromRow, [id]);
-      const [rows, last] = (await sql.batch([
-        [select, [id]],
-        [lastTurnSeq, [id]],
-      ])) as [rowCodec.SessionRow[], { seq: number | null }[]];
-      lastTurn = { sessionId: id, seq: last[0]?.seq ?? 0, at: sql.sent };
-      return rows[0] === undefined ? undefined : rowCodec.sessionFromRow(rows[0]);
+      if (!locking) return one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]);
+      const [row] = await sql.rows<{ session: rowCodec.SessionRow | null; last_turn: number | null }>(`SELECT * FROM ${db.t('lock_session')}($1)`, [id]);
+      lastTurn = { sessionId: id, seq: row?.last_turn ?? 0, at: sql.sent };
+      return row?.session == null ? undefined : rowCodec.sessionFromRow(row.session);
     },
     turnExists: async (id) => (await sql.rows(`SELECT 1 FROM ${db.t('turns')} WHERE id = $1`, [id])).length > 0,
     turn: (id) => one<rowCodec.TurnRow, Turn>(`SELECT * FROM ${db.t('turns')} WHERE id = $1`, rowCodec.turnFromRow, [id]),

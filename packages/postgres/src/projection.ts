@@ -86,14 +86,13 @@ export class Projection {
    * live, locked, in this transaction, and so did the fold's rule.
    */
   async #bumpSession(sql: Sql, turn: Turn): Promise<void> {
-    // Instants compare as text in code-point order, whatever the database's collation.
-    // The writer is stored as '' when it is the origin, as core's row codec stores it.
-    await sql.exec(
-      `UPDATE ${this.db.t('sessions')} SET sync_version = sync_version + 1, hlc_wall = $1, hlc_counter = $2,
-       last_writer_id = CASE WHEN origin_instance_id = $3 THEN '' ELSE $3 END,
-       updated_at = CASE WHEN updated_at COLLATE "C" >= $4 THEN updated_at ELSE $4 END WHERE id = $5 AND NOT deleted`,
-      [turn.updatedHlc.wall, turn.updatedHlc.counter, turn.lastWriterId, turn.createdAt, turn.sessionId],
-    );
+    await sql.exec(`SELECT ${this.db.t('bump_session')}($1, $2, $3, $4, $5)`, [
+      turn.sessionId,
+      turn.updatedHlc.wall,
+      turn.updatedHlc.counter,
+      turn.lastWriterId,
+      turn.createdAt,
+    ]);
   }
 
   async #putSession(sql: Sql, session: Session): Promise<void> {
@@ -147,16 +146,8 @@ export class Projection {
   }
 
   async #putTurn(sql: Sql, turn: Turn): Promise<void> {
-    await sql.exec(
-      ...this.#upsert(
-        'turns',
-        rowCodec.TURN_COLUMNS,
-        rowCodec.turnValues(turn),
-        { where: 'session_id = $1 AND seq = $2', params: [turn.sessionId, turn.seq] },
-        turn.deleted ? null : turn.content,
-        { target: 'turn', id: turn.id },
-      ),
-    );
+    const values = [...rowCodec.turnValues(turn), turn.deleted ? null : indexLexemes(turn.content)];
+    await sql.exec(`SELECT ${this.db.t('put_turn')}(${placeholders(`${rowCodec.TURN_COLUMNS}, search`)})`, values);
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {

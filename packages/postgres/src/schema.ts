@@ -7,14 +7,26 @@
  * version (one made by the migrations of earlier versions among them) has
  * its log upgraded in place and loses its
  * whole derived part, which the caller folds again from the log in the
- * same transaction. All of it under a transaction-scoped advisory lock
+ * same transaction, unless its derived tables are this version's
+ * (`SAME_TABLES_SINCE`): then only its functions are made again. All of it under a transaction-scoped advisory lock
  * named after the schema, then the writers' lock exclusive, so
  * processes opening together never race: the second waits, then finds the
  * work done.
  */
 import type { Sql } from './database.js';
 import { IncompatibleDatabaseError } from './errors.js';
-import { DERIVED_SQL, DERIVED_TABLES, DERIVED_VERSION, LOG_SQL, LOG_VERSION, POSITIONS_SQL, VERSIONS_TABLE, WRITERS_LOCK_KEY } from './schema-script.js';
+import {
+  DERIVED_SQL,
+  DERIVED_TABLES,
+  DERIVED_VERSION,
+  FUNCTIONS_SQL,
+  LOG_SQL,
+  LOG_VERSION,
+  POSITIONS_SQL,
+  SAME_TABLES_SINCE,
+  VERSIONS_TABLE,
+  WRITERS_LOCK_KEY,
+} from './schema-script.js';
 
 /**
  * The table of the migrations that made schemas before the creation
@@ -41,8 +53,8 @@ export async function isCurrent(sql: Sql, schema: string): Promise<boolean> {
   return version('log') === LOG_VERSION && version('derived') === DERIVED_VERSION;
 }
 
-/** Identifies the schema without writing to it. */
-async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding> {
+/** Identifies the schema without writing to it; `functions`: current but for the functions of its derived part. */
+async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding | 'functions'> {
   const tables = await sql.rows<{ relname: string }>(
     `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
@@ -57,7 +69,9 @@ async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding> {
     const version = (part: string): number | undefined => rows.find((r) => r.part === part)?.version;
     const log = version('log') ?? 0;
     if (log > LOG_VERSION) throw newer(log, LOG_VERSION);
-    return version('derived') === DERIVED_VERSION && log === LOG_VERSION ? 'current' : 'stale';
+    const derived = version('derived') ?? 0;
+    if (log !== LOG_VERSION || derived > DERIVED_VERSION || derived < SAME_TABLES_SINCE) return 'stale';
+    return derived === DERIVED_VERSION ? 'current' : 'functions';
   }
   if (names.has(MIGRATIONS_TABLE)) {
     const [row] = await sql.rows<{ latest: number | null }>(`SELECT max(version) AS latest FROM "${schema}".${MIGRATIONS_TABLE}`);
@@ -88,6 +102,11 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
   const found = await inspectSchema(sql, schema);
   if (found === 'current') return found;
   const quoted = `"${schema}"`;
+  // Its tables are this version's: the functions are made again in place, and nothing is folded.
+  if (found === 'functions') {
+    await sql.rows(`${script(FUNCTIONS_SQL, schema)} UPDATE ${quoted}.${VERSIONS_TABLE} SET version = ${DERIVED_VERSION} WHERE part = 'derived'`);
+    return 'current';
+  }
   if (found === 'fresh') {
     await sql.rows(`CREATE SCHEMA IF NOT EXISTS ${quoted}; ${script(LOG_SQL + DERIVED_SQL, schema)}`);
     return found;

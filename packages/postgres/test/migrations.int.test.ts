@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '@agentstate/core';
 import { IncompatibleDatabaseError, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider } from '../src/index.js';
-import { DERIVED_VERSION, LOG_VERSION, VERSIONS_TABLE } from '../src/schema-script.js';
+import { DERIVED_TABLES, DERIVED_VERSION, LOG_VERSION, SAME_TABLES_SINCE, VERSIONS_TABLE } from '../src/schema-script.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 async function query<R>(url: string, text: string): Promise<R[]> {
@@ -194,6 +194,32 @@ describe('A derived part of another version', () => {
     expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
     expect(await query(url, `SELECT 1 FROM pg_indexes WHERE schemaname = '${schema}' AND indexname = 'stray'`)).toEqual([]);
     expect(await query(url, `SELECT * FROM "${schema}".events ORDER BY stream, seq`)).toEqual(log);
+    await dropSchema(url, schema);
+  });
+
+  it('makes the functions of a derived part whose tables are current in place, folding nothing', async () => {
+    const { url } = await testServer();
+    const schema = freshSchema('functions');
+    await loadOldSchema(url, schema);
+    await (await openPostgres(url, { schema })).close();
+    // A derived part of the first version with this version's tables, which had none of the write path's functions.
+    await query(
+      url,
+      `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${SAME_TABLES_SINCE} WHERE part = 'derived';
+       DROP FUNCTION "${schema}".lock_session, "${schema}".put_turn, "${schema}".bump_session;`,
+    );
+    const tables = `SELECT c.oid::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${schema}' AND c.relname IN (${DERIVED_TABLES.map((t) => `'${t}'`).join(', ')}) ORDER BY 1`;
+    const before = await query(url, tables);
+    const progress: unknown[] = [];
+    const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
+    expect(progress).toEqual([]);
+    expect(await query(url, tables)).toEqual(before);
+    expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
+    const [session] = await provider.sessions.list({ limit: 1 });
+    const turn = await provider.sessions.appendTurn({ sessionId: session!.id, role: 'user', content: 'after the upgrade' });
+    expect((await provider.sessions.turns(session!.id, { limit: 100 })).at(-1)).toEqual(turn);
+    expect((await provider.verify()).ok).toBe(true);
+    await provider.close();
     await dropSchema(url, schema);
   });
 
