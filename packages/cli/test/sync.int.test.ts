@@ -19,7 +19,6 @@ describe('agentstate sync', () => {
     expect(ok(['memory', 'show', id, '--db', b])).toContain('written on a');
   });
 
-
   it('shows where each received event comes from, and how far each origin is received', () => {
     const stats = okJson<{ replica: string; origins: { origin: string; seq: number }[] }>(['stats', '--json', '--db', b]);
     const other = stats.origins.find((o) => o.origin !== stats.replica)!;
