@@ -3,16 +3,10 @@
  * state as it was at that point of the log (a seq, or the last event at or
  * before an ISO-8601 instant) instead of the current state.
  */
-import type { Command } from 'commander';
 import type { EventSourcedProvider, Provider } from '@agentstate/core';
 import { parsePoint } from '@agentstate/open';
 import type { OpenOptions } from './database.js';
 import { withDatabase } from './database.js';
-
-/** Adds `--at` to a read command. */
-export function withAtFlag(command: Command): Command {
-  return command.option('--at <point>', 'read the state as it was at this seq of the log, or at this ISO-8601 instant (the last event at or before it)');
-}
 
 /** What a read command reads: the database, or its view at a point. */
 export type Reader = Provider & Pick<EventSourcedProvider, 'retention'>;

@@ -45,6 +45,11 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** The flag of a write command (docs/contract.md §4, idempotent writes). */
+export interface OperationFlags {
+  operationId?: string;
+}
+
 /** The scope flag every scoped command accepts. */
 export interface ScopeFlags {
   scope?: string;

@@ -12,10 +12,10 @@ import { mapFileError } from '@agentstate/sqlite';
 import type { Writable } from 'node:stream';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { STATE_STREAM, exportLog } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
+import { CliCommand, show } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { importInto } from '../import.js';
@@ -48,12 +48,11 @@ function refuseDatabaseAsOut(out: string, dbPath: string): void {
 
 /** The `export` command. */
 function exportCommand(): Command {
-  return new Command('export')
+  return new CliCommand('export')
     .description(SUMMARIES.export)
     .option('-o, --out <file>', 'write to this file instead of stdout')
     .option('--force', 'replace --out if it exists')
-    .action(async (opts: { out?: string; force?: boolean }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { out?: string; force?: boolean }) => {
       if (opts.out !== undefined) {
         refuseDatabaseAsOut(opts.out, ctx.dbPath);
         refuseUnwritableOutput(opts.out);
@@ -104,12 +103,11 @@ function exportCommand(): Command {
 
 /** The `import` command. */
 function importCommand(): Command {
-  return new Command('import')
+  return new CliCommand('import')
     .description(SUMMARIES.import)
     .argument('<file>', 'the export to read, or - for stdin')
     .option('--allow-untrailed', 'accept an export without a trailer line (made before trailers existed), after the same checks')
-    .action(async (file: string, opts: { allowUntrailed?: boolean }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, file: string, opts: { allowUntrailed?: boolean }) => {
       const report = await importInto(file, ctx.dbPath, { allowUntrailed: opts.allowUntrailed === true, quiet: ctx.json });
       show(ctx, report, `imported ${count(report.events)} events into ${report.db} in ${report.seconds.toFixed(2)} s (snapshot sha256 ${report.sha256})`);
     });
