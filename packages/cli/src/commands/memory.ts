@@ -1,6 +1,6 @@
 /** `agentstate memory`: write (with key, metadata, expiry), update, list, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete. */
 import type { Command } from 'commander';
-import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions, RecallOrder, TokenMatch } from '@agentstate/core';
+import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
@@ -66,17 +66,9 @@ function printItem(item: MemoryItem): void {
   print(item.content);
 }
 
-interface RecallFlags extends ScopeReadFlags {
-  mode?: RecallMode;
-  order?: RecallOrder;
-  limit?: number;
-  kind?: string[];
-  minScore?: number;
-  match?: TokenMatch;
-  where?: string;
-  cursor?: string;
-  at?: string;
-}
+/** Flags of `memory recall` and `list`: the options they give as they are, and the others. */
+type RecallFlags = ScopeReadFlags &
+  Pick<RecallOptions, 'mode' | 'order' | 'limit' | 'minScore' | 'match' | 'cursor'> & { kind?: string[]; where?: string; at?: string };
 
 /**
  * Recall through the CLI, with the defaults of the library and the MCP

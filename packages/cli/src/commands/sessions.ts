@@ -2,7 +2,7 @@
  * `agentstate sessions`: list, show a transcript, create, append a turn,
  * remove the last turn, clear, replace the transcript's suffix, delete.
  */
-import type { AppendTurnInput, RecallMode, RecallOrder, SearchSessionsOptions, Session, TokenMatch, Turn, TurnRole } from '@agentstate/core';
+import type { AppendTurnInput, SearchSessionsOptions, Session, Turn, TurnRole } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
@@ -45,28 +45,12 @@ function changed(verb: string, sessionId: string, turns: readonly Turn[]): strin
   return turns.length === 0 ? `${verb} no turns of session ${sessionId}` : `${verb} ${turns.map((t) => `#${t.seq}`).join(', ')} of session ${sessionId}`;
 }
 
-/** The flags of `sessions append`. */
-interface AppendFlags extends OperationFlags {
-  role: (typeof TURN_ROLES)[number];
-  content?: string;
-  file?: string;
-  parts?: string;
-  metadata?: string;
-}
+/** The flags of `sessions append`: the input's fields they give as they are, and the others. */
+type AppendFlags = OperationFlags & Pick<AppendTurnInput, 'role' | 'content'> & { file?: string; parts?: string; metadata?: string };
 
-/** Flags of `sessions search`. */
-interface SearchFlags extends ScopeReadFlags {
-  cursor?: string;
-  session?: string;
-  role?: string[];
-  mode?: RecallMode;
-  order?: RecallOrder;
-  limit?: number;
-  minScore?: number;
-  match?: TokenMatch;
-  context?: number;
-  at?: string;
-}
+/** Flags of `sessions search`: the options they give as they are, and the others. */
+type SearchFlags = ScopeReadFlags &
+  Pick<SearchSessionsOptions, 'cursor' | 'mode' | 'order' | 'limit' | 'minScore' | 'match' | 'context'> & { session?: string; role?: string[]; at?: string };
 
 /** The `sessions` command group. */
 export function sessionsCommand(): CliCommand {

@@ -51,15 +51,10 @@ interface SearchFlags extends ScopeReadFlags {
   at?: string;
 }
 
-interface UpsertFlags extends ScopeFlags, OperationFlags {
-  file?: string;
-  name?: string;
-  body?: string;
-  bodyFile?: string;
-  tag?: string[];
-  check?: string;
-  syncVersion?: number;
-}
+/** Flags of `skills upsert`: the input's fields they give as they are, and the others. */
+type UpsertFlags = ScopeFlags &
+  OperationFlags &
+  Pick<UpsertSkillInput, 'name' | 'body' | 'check' | 'syncVersion'> & { file?: string; bodyFile?: string; tag?: string[] };
 
 /** The upsert input: the file's JSON object, overridden by the flags. */
 async function upsertInput(slug: string | undefined, { file, body, bodyFile, tag, scope, ...fields }: UpsertFlags): Promise<UpsertSkillInput> {
