@@ -15,8 +15,7 @@ import {
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { CliCommand, show, sub, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { withReader } from '../at.js';
+import { withDatabase, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
 import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';

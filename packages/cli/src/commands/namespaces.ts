@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import { describeScope, namespacesOptionsSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
+import { withReader } from '../database.js';
 import { CliCommand, show } from '../context.js';
-import { withReader } from '../at.js';
 import { nonNegativeInt, positiveInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */

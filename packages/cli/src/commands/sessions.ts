@@ -18,8 +18,7 @@ import {
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { CliCommand, show, sub, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { type Reader, withReader } from '../at.js';
+import { withDatabase, type Reader, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
 import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';

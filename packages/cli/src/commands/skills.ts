@@ -5,8 +5,7 @@ import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema, parseInput 
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { CliCommand, show, sub, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { withReader } from '../at.js';
+import { withDatabase, withReader } from '../database.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';

@@ -5,8 +5,8 @@
 import type { Command } from 'commander';
 import type { CheckpointTuple } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
+import { withReader } from '../database.js';
 import { CliCommand, show, sub } from '../context.js';
-import { withReader } from '../at.js';
 import type { Column } from '../output.js';
 import { count, printTable, shortTime } from '../output.js';
 
