@@ -39,6 +39,13 @@ export function withScopeFlags<C extends Command>(command: C, meaning: string): 
     .addHelpText('after', `\nScope: ${meaning}. --scope web/api is the path ["web","api"].`);
 }
 
+/** Adds the scope flags to a read of `what` that may reach past the scope: `--descendants` and, with `parents`, `--parents`. */
+export function withReadScope(command: CliCommand, what: string, parents = false): CliCommand {
+  const past = `with ${parents ? '--parents, also its parent scopes; with ' : ''}--descendants, also the scopes below it`;
+  const flags: SharedFlag[] = parents ? ['parents', 'descendants'] : ['descendants'];
+  return withScopeFlags(command, `only ${what} in exactly this scope (${past}); default: every scope`).flags(...flags);
+}
+
 /** Flags several commands take, each with one help text everywhere; `--at` is docs/contract.md §11, `--operation-id` §4. */
 const FLAGS = {
   at: ['--at <point>', 'read the state as it was at this seq of the log, or at this ISO-8601 instant (the last event at or before it)'],

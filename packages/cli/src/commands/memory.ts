@@ -14,7 +14,7 @@ import {
 } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { CliCommand, show, sub, withScopeFlags } from '../context.js';
+import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
 import { withDatabase, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
@@ -112,10 +112,7 @@ export function memoryCommand(): Command {
       show(ctx, item, item.id);
     });
 
-  withScopeFlags(
-    sub(group, 'recall', 'at'),
-    'only facts in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
-  )
+  withReadScope(sub(group, 'recall', 'at'), 'facts', true)
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with a query, with the offline embedder; else lexical)`, oneOf(RECALL_MODES))
@@ -124,9 +121,7 @@ export function memoryCommand(): Command {
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1, default 0: no cut)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(TOKEN_MATCHES))
-    .flags('parents')
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
-    .flags('descendants')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same query and options)')
     .run(async (ctx, query: string | undefined, opts: RecallFlags) => {
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
@@ -136,12 +131,12 @@ export function memoryCommand(): Command {
       });
     });
 
-  withScopeFlags(sub(group, 'list', 'at'), 'only facts in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+  withReadScope(sub(group, 'list', 'at'), 'facts')
     .description('list live facts, newest first (a recall without a query)')
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--limit <n>', 'at most this many (default: 20)', positiveInt)
     .option('--where <json>', 'metadata filter, as for recall')
-    .flags('descendants', 'cursor')
+    .flags('cursor')
     .run(async (ctx, opts: RecallFlags) => {
       const { hits } = await recallWith(ctx.dbPath, undefined, opts);
       show(ctx, hits, () => printTable(itemColumns, hits, '(no memory)'));

@@ -17,7 +17,7 @@ import {
 } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { CliCommand, show, sub, withScopeFlags } from '../context.js';
+import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
 import { withDatabase, type Reader, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
@@ -55,11 +55,11 @@ type SearchFlags = ScopeReadFlags &
 export function sessionsCommand(): CliCommand {
   const group = new CliCommand('sessions').description(SUMMARIES.sessions);
 
-  withScopeFlags(sub(group, 'list', 'at'), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+  withReadScope(sub(group, 'list', 'at'), 'sessions')
     .description('list live sessions, oldest first')
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
-    .flags('descendants', 'cursor')
+    .flags('cursor')
     .run(async (ctx, { at, scope, descendants, ...page }: ScopeReadFlags & { limit?: number; offset?: number; cursor?: string; at?: string }) => {
       const options = { ...page, ...scopeRead({ scope, descendants }) };
       const sessions = await withReader(ctx.dbPath, at, {}, (db) => db.sessions.list(options));
@@ -184,10 +184,7 @@ export function sessionsCommand(): CliCommand {
       show(ctx, session, `deleted session ${session.id}`);
     });
 
-  withScopeFlags(
-    sub(group, 'search', 'at'),
-    'only turns of sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope',
-  )
+  withReadScope(sub(group, 'search', 'at'), 'turns of sessions')
     .description('search the turns of live sessions (lexical, semantic or hybrid, as memory recall), with the turns around each hit')
     .argument('[query]', 'what to look for; none lists the newest turns')
     .option('--session <id>', 'only this session')
@@ -198,7 +195,7 @@ export function sessionsCommand(): CliCommand {
     .option('--min-score <x>', 'drop hits scoring below this (0…1, default 0: no cut)', unitInterval)
     .flags('match')
     .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
-    .flags('descendants', 'cursor')
+    .flags('cursor')
     .run(async (ctx, query: string | undefined, { scope, descendants, session, role, at, ...rest }: SearchFlags) => {
       const options: SearchSessionsOptions = {
         query,

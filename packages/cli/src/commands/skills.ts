@@ -4,7 +4,7 @@ import type { Skill, TokenMatch, UpsertSkillInput } from '@agentstate/core';
 import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { CliCommand, show, sub, withScopeFlags } from '../context.js';
+import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
 import { withDatabase, withReader } from '../database.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
@@ -66,6 +66,10 @@ async function upsertInput(slug: string | undefined, { file, body, bodyFile, tag
   return input as UpsertSkillInput;
 }
 
+/** What `--scope` means to a command that finds a skill by id or slug. */
+const SLUG_IN_SCOPE =
+  'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)';
+
 /** The `skills` command group. */
 export function skillsCommand(): Command {
   const group = new CliCommand('skills').description(SUMMARIES.skills);
@@ -82,10 +86,7 @@ export function skillsCommand(): Command {
       show(ctx, skills, () => printTable(skillColumns, skills, '(no skills in this scope)'));
     });
 
-  withScopeFlags(
-    sub(group, 'show', 'at'),
-    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
-  )
+  withScopeFlags(sub(group, 'show', 'at'), SLUG_IN_SCOPE)
     .description('show a skill by id, or by slug (most specific along the scope chain)')
     .argument('<id-or-slug>', 'skill id or slug')
     .run(async (ctx, key: string, opts: ScopeFlags & { at?: string }) => {
@@ -93,15 +94,12 @@ export function skillsCommand(): Command {
       show(ctx, skill, printSkill);
     });
 
-  withScopeFlags(
-    sub(group, 'search', 'at'),
-    'only skills in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
-  )
+  withReadScope(sub(group, 'search', 'at'), 'skills', true)
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required unless --match any)')
     .argument('<query>', 'search text')
     .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
-    .flags('match', 'parents', 'descendants', 'cursor')
+    .flags('match', 'cursor')
     .run(async (ctx, query: string, { at, scope, parents, descendants, ...rest }: SearchFlags) => {
       const options = { ...rest, ...scopeRead({ scope, parents, descendants }) };
       const skills = await withReader(ctx.dbPath, at, {}, (db) => db.skills.search(query, options));
@@ -135,10 +133,7 @@ export function skillsCommand(): Command {
       );
     });
 
-  withScopeFlags(
-    sub(group, 'outcome', 'operationId'),
-    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
-  )
+  withScopeFlags(sub(group, 'outcome', 'operationId'), SLUG_IN_SCOPE)
     .description('record that a run used the skill, and whether it succeeded')
     .argument('<id-or-slug>', 'skill id or slug')
     .option('--success', 'the run succeeded')
@@ -152,10 +147,7 @@ export function skillsCommand(): Command {
       show(ctx, skill, `recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
     });
 
-  withScopeFlags(
-    sub(group, 'delete', 'operationId'),
-    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
-  )
+  withScopeFlags(sub(group, 'delete', 'operationId'), SLUG_IN_SCOPE)
     .description('delete a skill (a tombstone stays in the log)')
     .argument('<id-or-slug>', 'skill id or slug')
     .run(async (ctx, key: string, opts: ScopeFlags & OperationFlags) => {
