@@ -4,7 +4,7 @@ import { TOKEN_MATCHES } from '@agentstate/core';
 import { resolveTarget } from '@agentstate/open';
 import { io } from './io.js';
 import { print, printJson, printNextCursor } from './output.js';
-import { oneOf } from './parse.js';
+import { oneOf, positiveInt } from './parse.js';
 
 /** The global flags, resolved. */
 export interface Context {
@@ -53,6 +53,7 @@ const FLAGS = {
   descendants: ['--descendants', 'with a scope: include the scopes below it'],
   parents: ['--parents', 'with a scope: include its parent scopes'],
   match: ['--match <how>', 'all or any query token must match', oneOf(TOKEN_MATCHES)],
+  limit: ['--limit <n>', 'at most this many (default: all)', positiveInt],
   cursor: ['--cursor <cursor>', 'resume after the page that printed this cursor (same other options)'],
 } satisfies Record<string, [string, string, ((value: string) => unknown)?]>;
 

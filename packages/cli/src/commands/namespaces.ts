@@ -4,7 +4,7 @@ import { describeScope, namespacesOptionsSchema, parseInput } from '@agentstate/
 import { SUMMARIES } from '../command-list.js';
 import { withReader } from '../database.js';
 import { CliCommand, show } from '../context.js';
-import { nonNegativeInt, positiveInt, scopeFrom } from '../parse.js';
+import { nonNegativeInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */
 export function namespacesCommand(): Command {
@@ -13,8 +13,7 @@ export function namespacesCommand(): Command {
     .description(SUMMARIES.namespaces)
     .option('--prefix <path>', 'only scopes under this one, itself included (labels separated by /, a JSON array, or / for global)')
     .option('--depth <n>', 'cut each scope to this many labels', nonNegativeInt)
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
-    .flags('cursor')
+    .flags('limit', 'cursor')
     .run(async (ctx, opts: { prefix?: string; depth?: number; limit?: number; cursor?: string; at?: string }) => {
       const options = parseInput(namespacesOptionsSchema, {
         prefix: scopeFrom({ scope: opts.prefix }, '--prefix'),

@@ -57,9 +57,8 @@ export function sessionsCommand(): CliCommand {
 
   withReadScope(sub(group, 'list', 'at'), 'sessions')
     .description('list live sessions, oldest first')
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
-    .flags('cursor')
+    .flags('limit', 'cursor')
     .run(async (ctx, { at, scope, descendants, ...page }: ScopeReadFlags & { limit?: number; offset?: number; cursor?: string; at?: string }) => {
       const options = { ...page, ...scopeRead({ scope, descendants }) };
       const sessions = await withReader(ctx.dbPath, at, {}, (db) => db.sessions.list(options));

@@ -10,7 +10,7 @@ import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
 import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom, scopeRead } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom, scopeRead } from '../parse.js';
 
 export const skillColumns: Column<Skill>[] = [
   { header: 'slug', cell: (s) => s.slug, max: 32 },
@@ -77,8 +77,7 @@ export function skillsCommand(): Command {
   withScopeFlags(sub(group, 'list', 'at'), 'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)')
     .description('list live skills in one scope (default: global), by slug')
     .option('--descendants', 'include the scopes below it')
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
-    .flags('cursor')
+    .flags('limit', 'cursor')
     .run(async (ctx, opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string; at?: string }) => {
       const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
         db.skills.list({ scope: scopeFrom(opts), includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
@@ -97,9 +96,8 @@ export function skillsCommand(): Command {
   withReadScope(sub(group, 'search', 'at'), 'skills', true)
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required unless --match any)')
     .argument('<query>', 'search text')
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
-    .flags('match', 'cursor')
+    .flags('limit', 'match', 'cursor')
     .run(async (ctx, query: string, { at, scope, parents, descendants, ...rest }: SearchFlags) => {
       const options = { ...rest, ...scopeRead({ scope, parents, descendants }) };
       const skills = await withReader(ctx.dbPath, at, {}, (db) => db.skills.search(query, options));
