@@ -1,4 +1,4 @@
-/** What every command reads from the global flags (the database path and the output mode), and how it answers. */
+/** What every command reads from the global flags (the database path and the output mode), how it answers, and the flags several commands share. */
 import { Command } from 'commander';
 import { TOKEN_MATCHES } from '@agentstate/core';
 import { resolveTarget } from '@agentstate/open';
@@ -85,6 +85,6 @@ export class CliCommand extends Command {
 }
 
 /** Subcommand `name` of `group`, with the shared flags `flags`. */
-export function sub(group: Command, name: string, ...flags: SharedFlag[]): CliCommand {
-  return (group.command(name) as CliCommand).flags(...flags);
+export function sub(group: CliCommand, name: string, ...flags: SharedFlag[]): CliCommand {
+  return group.command(name).flags(...flags);
 }

@@ -32,7 +32,7 @@ export interface AgentStateServerOptions extends ScopePolicyOptions {
 /** How much of a client's name goes into the default `source` of memory. */
 const MAX_CLIENT_NAME = 200;
 
-/** Every tool the server registers, by name, in the order clients list them. */
+/** The tools every server registers, by name, in the order clients list them. */
 const TOOLS = { ...memoryTools, ...skillTools, ...sessionTools, namespaces: namespacesTool, state_diff: stateDiffTool, memory_history: memoryHistoryTool };
 
 /** The tools registered only when the operator allows them (`allowPurge`). */
