@@ -69,6 +69,7 @@ describe('the API over provider.at, diff and history', () => {
     expect((await fetch(`${ui.url}api/counts?seq=7`)).status).toBe(400);
     expect((await fetch(`${ui.url}api/counts?time=yesterday`)).status).toBe(400);
     // A recall mode the provider does not know is refused by the provider, as a bad request.
+    expect((await fetch(`${ui.url}api/recall?q=fact&mode=lexical`)).status).toBe(200);
     expect((await fetch(`${ui.url}api/recall?q=fact&mode=psychic`)).status).toBe(400);
   });
 
