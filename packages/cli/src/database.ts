@@ -8,8 +8,9 @@
  * embedder only when it may embed, so that a listing never loads one. A
  * long fold on open is told of on stderr (`foldProgress`).
  */
+import type { EventSourcedProvider, Provider } from '@agentstate/core';
 import type { Database, DatabaseLog, OpenLogOptions, OpenOptions as DatabaseOptions } from '@agentstate/open';
-import { openDatabase as open, openLog as openDatabaseLog } from '@agentstate/open';
+import { openDatabase as open, openLog as openDatabaseLog, parsePoint } from '@agentstate/open';
 import type { SqliteProvider } from '@agentstate/sqlite';
 import { UserError } from './errors.js';
 import { io } from './io.js';
@@ -60,6 +61,14 @@ export async function withDatabase<T>(path: string, options: OpenOptions, fn: (d
   } finally {
     await db.close();
   }
+}
+
+/** What a read command reads: the database, or its view at a point (`--at`, docs/contract.md §11). */
+export type Reader = Provider & Pick<EventSourcedProvider, 'retention'>;
+
+/** Runs `fn` on the database opened read-only, or on its view at `at` (a seq or an instant) when given. */
+export async function withReader<T>(path: string, at: string | undefined, options: OpenOptions, fn: (reader: Reader) => Promise<T>): Promise<T> {
+  return withDatabase(path, { ...options, readonly: true }, async (db) => fn(at === undefined ? db : await db.at(parsePoint(at))));
 }
 
 /** Opens only the event log at `path` (see `openLog` of `@agentstate/open`); a missing file is refused unless `create`. */

@@ -15,7 +15,7 @@ import { DamagedDatabaseError, UserError } from './errors.js';
 import { inCwd, io } from './io.js';
 import { startProgress } from './progress.js';
 import { isPostgresUrl, redactUrl, splitSchema } from '@agentstate/postgres/url';
-import { cleanupOnSignals, linkNoReplace, occupied, refuseOccupiedDatabase, removeStaleTemporaries, removeWithSideFiles, temporaryPath } from './temporary.js';
+import { makeInPlace, occupied, refuseOccupiedDatabase } from './temporary.js';
 
 /** Options of {@link importInto}. */
 export interface ImportOptions {
@@ -46,6 +46,15 @@ function sourceSize(source: string): number {
   }
 }
 
+/** Feeds the lines of `source` (`-`: stdin) to `importer`: an export it refuses is the user's mistake. */
+async function importLines<R>(source: string, importer: (lines: AsyncIterable<string>) => Promise<R>): Promise<R> {
+  const lines = createInterface({ input: source === '-' ? io().stdin : createReadStream(inCwd(source)), crlfDelay: Infinity });
+  return importer(lines).catch((error: unknown) => {
+    if (error instanceof ExportFormatError) throw new UserError(`${error.message}; nothing was imported`, { cause: error });
+    throw error;
+  });
+}
+
 /** Imports the JSON Lines at `source` (`-`: stdin) into a new database at `target`: a file, or an empty schema of a PostgreSQL URL. */
 export async function importInto(source: string, target: string, options: ImportOptions): Promise<ImportReport> {
   if (isPostgresUrl(target)) return importIntoPostgres(source, target, options);
@@ -58,33 +67,19 @@ export async function importInto(source: string, target: string, options: Import
   } catch (error) {
     throw mapFileError(error, folder, 'create the folder');
   }
-  removeStaleTemporaries(folder);
-  const temporary = temporaryPath(target, 'importing');
-  removeWithSideFiles(temporary);
   const progress = startProgress('importing', size, options.quiet, 'bytes');
-  // Interrupted, the half-made file goes too: nothing but a complete import is ever left.
-  const stopListening = cleanupOnSignals(() => {
-    progress.stop();
-    removeWithSideFiles(temporary);
-  });
-  try {
-    const lines = createInterface({ input: source === '-' ? io().stdin : createReadStream(inCwd(source)), crlfDelay: Infinity });
-    const result = await importSqlite(temporary, lines, { allowUntrailed: options.allowUntrailed, onProgress: (bytes) => progress.update(bytes) }).catch(
-      (error: unknown) => {
-        if (error instanceof ExportFormatError) throw new UserError(`${error.message}; nothing was imported`, { cause: error });
-        throw error;
-      },
-    );
+  const build = async (temporary: string): Promise<ImportReport> => {
+    const onProgress = (bytes: number) => progress.update(bytes);
+    const result = await importLines(source, (lines) => importSqlite(temporary, lines, { allowUntrailed: options.allowUntrailed, onProgress }));
     // Closed by its last connection, the file holds everything: no WAL may be left to lose.
     if (occupied(`${temporary}-wal`)) throw new DamagedDatabaseError(`the new database ${temporary} did not close cleanly (its WAL remains)`);
     refuseOccupiedDatabase(target, 'appeared while the import ran and was left untouched');
-    linkNoReplace(temporary, target, 'import');
     return { db: target, events: result.events, sha256: result.sha256, trailer: result.trailer !== undefined, seconds: (performance.now() - started) / 1000 };
-  } catch (error) {
-    removeWithSideFiles(temporary);
-    throw error;
+  };
+  try {
+    // Interrupted, the half-made file goes too: nothing but a complete import is ever left.
+    return await makeInPlace(target, target, 'importing', build, { onSignal: () => progress.stop() });
   } finally {
-    stopListening();
     progress.stop();
   }
 }
@@ -100,13 +95,8 @@ async function importIntoPostgres(source: string, target: string, options: Impor
   const { url, schema } = splitSchema(target);
   const progress = startProgress('importing', size, options.quiet, 'bytes');
   try {
-    const lines = createInterface({ input: source === '-' ? io().stdin : createReadStream(inCwd(source)), crlfDelay: Infinity });
-    const result = await importPostgres(url, lines, { schema, allowUntrailed: options.allowUntrailed, onProgress: (bytes) => progress.update(bytes) }).catch(
-      (error: unknown) => {
-        if (error instanceof ExportFormatError) throw new UserError(`${error.message}; nothing was imported`, { cause: error });
-        throw error;
-      },
-    );
+    const onProgress = (bytes: number) => progress.update(bytes);
+    const result = await importLines(source, (lines) => importPostgres(url, lines, { schema, allowUntrailed: options.allowUntrailed, onProgress }));
     const db = redactUrl(target);
     return { db, events: result.events, sha256: result.sha256, trailer: result.trailer !== undefined, seconds: (performance.now() - started) / 1000 };
   } finally {

@@ -1,12 +1,12 @@
 /**
  * Parsing of flag values and of text read from files or stdin. Every
- * mistake is a {@link UserError} naming the flag, raised before anything is
- * opened or written.
+ * mistake is a {@link UserError} (a scope's, core's `ValidationError`) naming
+ * the flag, raised before anything is opened or written.
  */
 import { readFileSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import type { ScopeInput } from '@agentstate/core';
-import { parseScopeText, ValidationError } from '@agentstate/core';
+import { parseScopeText } from '@agentstate/core';
 import { UserError } from './errors.js';
 import { inCwd, readStdin } from './io.js';
 
@@ -45,6 +45,11 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** The flag of a write command (docs/contract.md §4, idempotent writes). */
+export interface OperationFlags {
+  operationId?: string;
+}
+
 /** The scope flag every scoped command accepts. */
 export interface ScopeFlags {
   scope?: string;
@@ -52,16 +57,11 @@ export interface ScopeFlags {
 
 /**
  * The scope `--scope` names as {@link parseScopeText} reads it (`a/b`,
- * `["a/b","c"]`, `/` for global), or undefined when it was not given.
+ * `["a/b","c"]`, `/` for global), or undefined when it was not given; a bad
+ * one is its `ValidationError`, naming the flag.
  */
 export function scopeFrom(flags: ScopeFlags, flag = '--scope'): ScopeInput | undefined {
-  if (flags.scope === undefined) return undefined;
-  try {
-    return parseScopeText(flags.scope, flag);
-  } catch (error) {
-    if (error instanceof ValidationError) throw new UserError(error.message);
-    throw error;
-  }
+  return flags.scope === undefined ? undefined : parseScopeText(flags.scope, flag);
 }
 
 /** The scope flags of a read that may reach past its scope, where the command has them. */

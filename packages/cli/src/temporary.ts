@@ -7,7 +7,7 @@
  * The finished file takes the target's name with a hard link, which fails
  * when the name exists instead of replacing it, as a rename would.
  */
-import { createWriteStream, linkSync, lstatSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, linkSync, lstatSync, openSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { WriteStream } from 'node:fs';
 import { mapFileError } from '@agentstate/sqlite';
 import { constants } from 'node:os';
@@ -24,13 +24,8 @@ export const SIDE_SUFFIXES = ['-wal', '-shm', '-journal'] as const;
 const TEMPORARY_NAME = /\.(?:importing|exporting)-(\d+)(?:-wal|-shm|-journal)?$/;
 const HANDLED_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** The temporary path this process uses for `target`. */
-export function temporaryPath(target: string, purpose: Purpose): string {
-  return `${target}.${purpose}-${process.pid}`;
-}
-
 /** Removes a file and the files SQLite may keep beside it. */
-export function removeWithSideFiles(path: string): void {
+function removeWithSideFiles(path: string): void {
   for (const suffix of ['', ...SIDE_SUFFIXES]) rmSync(`${path}${suffix}`, { force: true });
 }
 
@@ -44,22 +39,19 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** Removes the temporary files in `dir` left by processes that no longer run; returns their names. */
-export function removeStaleTemporaries(dir: string): string[] {
+/** Removes the temporary files in `dir` left by processes that no longer run. */
+function removeStaleTemporaries(dir: string): void {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return [];
+    return;
   }
-  const removed: string[] = [];
   for (const name of names) {
     const pid = TEMPORARY_NAME.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid || isAlive(Number(pid))) continue;
     rmSync(join(dir, name), { force: true });
-    removed.push(name);
   }
-  return removed;
 }
 
 /** True when something (a file, a folder, even a dangling link) is at `path`. */
@@ -88,7 +80,7 @@ export function refuseOccupiedDatabase(target: string, when = ''): void {
  * replacing what is there; `temporary` is gone afterwards. A name that
  * appeared meanwhile is a {@link UserError} and stays untouched.
  */
-export function linkNoReplace(temporary: string, target: string, what: string): void {
+function linkNoReplace(temporary: string, target: string, what: string): void {
   try {
     linkSync(temporary, inCwd(target));
   } catch (error) {
@@ -105,21 +97,49 @@ export function linkNoReplace(temporary: string, target: string, what: string): 
 }
 
 /**
- * Runs `cleanup` and exits with 128 + the signal's number when SIGINT,
- * SIGTERM or SIGHUP arrives; returns the function that stops listening.
+ * Makes the file `target` (`name`, as the user gave it) in a temporary file
+ * beside it: `make` writes the temporary file, which is removed with its side
+ * files when `make` or the naming fails, or when a signal arrives (after
+ * `onSignal`). Then the file takes the target's name: by rename when
+ * `replace`, else never replacing one that appeared meanwhile.
  */
-export function cleanupOnSignals(cleanup: () => void): () => void {
+export async function makeInPlace<T>(
+  target: string,
+  name: string,
+  purpose: Purpose,
+  make: (temporary: string) => Promise<T>,
+  { replace = false, onSignal }: { replace?: boolean; onSignal?: () => void } = {},
+): Promise<T> {
+  removeStaleTemporaries(dirname(target));
+  const temporary = `${target}.${purpose}-${process.pid}`;
+  removeWithSideFiles(temporary);
+  // A signal exits with 128 + its number, once the half-made file is gone.
   const handlers = HANDLED_SIGNALS.map((signal) => {
     const handler = (): void => {
-      cleanup();
+      onSignal?.();
+      removeWithSideFiles(temporary);
       process.exit(128 + constants.signals[signal]);
     };
     process.once(signal, handler);
     return [signal, handler] as const;
   });
-  return () => {
+  try {
+    const made = await make(temporary);
+    if (!replace) linkNoReplace(temporary, name, purpose === 'importing' ? 'import' : 'export');
+    else {
+      try {
+        renameSync(temporary, target);
+      } catch (error) {
+        throw mapFileError(error, name, 'write');
+      }
+    }
+    return made;
+  } catch (error) {
+    removeWithSideFiles(temporary);
+    throw error;
+  } finally {
     for (const [signal, handler] of handlers) process.removeListener(signal, handler);
-  };
+  }
 }
 
 /**

@@ -7,13 +7,13 @@ import type { IdGenerator, Provider } from '@agentstate/core';
 import { describeScope, UuidV7Generator } from '@agentstate/core';
 import { registerResources } from './resources.js';
 import { ScopePolicy, type ScopePolicyOptions } from './scope-policy.js';
-import type { ToolContext } from './tools/context.js';
-import { registerMemoryTools } from './tools/memory.js';
-import { registerNamespaceTools } from './tools/namespaces.js';
-import { registerDiffTools } from './tools/diff.js';
-import { registerLifecycleTools } from './tools/lifecycle.js';
-import { registerSessionTools } from './tools/sessions.js';
-import { registerSkillTools } from './tools/skills.js';
+import { registerTools, type ToolContext } from './tools/context.js';
+import { memoryTools } from './tools/memory.js';
+import { namespacesTool } from './tools/namespaces.js';
+import { stateDiffTool } from './tools/diff.js';
+import { memoryHistoryTool, purgeTool } from './tools/lifecycle.js';
+import { sessionTools } from './tools/sessions.js';
+import { skillTools } from './tools/skills.js';
 import { PACKAGE_VERSION } from './version.js';
 
 /** Options of {@link createAgentStateServer}. */
@@ -32,33 +32,17 @@ export interface AgentStateServerOptions extends ScopePolicyOptions {
 /** How much of a client's name goes into the default `source` of memory. */
 const MAX_CLIENT_NAME = 200;
 
-/** The names of every tool the server registers. */
-export const TOOL_NAMES = [
-  'remember',
-  'update_memory',
-  'recall',
-  'forget',
-  'skill_search',
-  'skill_get',
-  'skill_save',
-  'skill_record_outcome',
-  'skill_delete',
-  'session_create',
-  'session_append_turn',
-  'session_read',
-  'session_update',
-  'session_remove_last_turn',
-  'session_replace_suffix',
-  'session_list',
-  'search_sessions',
-  'session_delete',
-  'namespaces',
-  'state_diff',
-  'memory_history',
-] as const;
+/** The tools every server registers, by name, in the order clients list them. */
+const TOOLS = { ...memoryTools, ...skillTools, ...sessionTools, namespaces: namespacesTool, state_diff: stateDiffTool, memory_history: memoryHistoryTool };
 
 /** The tools registered only when the operator allows them (`allowPurge`). */
-export const DESTRUCTIVE_TOOL_NAMES = ['purge'] as const;
+const DESTRUCTIVE_TOOLS = { purge: purgeTool };
+
+/** The names of every tool the server registers. */
+export const TOOL_NAMES = Object.keys(TOOLS) as readonly (keyof typeof TOOLS)[];
+
+/** The names of the tools registered only when the operator allows them (`allowPurge`). */
+export const DESTRUCTIVE_TOOL_NAMES = Object.keys(DESTRUCTIVE_TOOLS) as readonly (keyof typeof DESTRUCTIVE_TOOLS)[];
 
 function instructions(policy: ScopePolicy): string {
   const extra = [
@@ -93,12 +77,7 @@ export function createAgentStateServer(provider: Provider, options: AgentStateSe
       return client ? `mcp:${client}` : 'mcp';
     },
   };
-  registerMemoryTools(server, ctx);
-  registerSkillTools(server, ctx);
-  registerSessionTools(server, ctx);
-  registerNamespaceTools(server, ctx);
-  registerDiffTools(server, ctx);
-  registerLifecycleTools(server, ctx, options.allowPurge === true);
+  registerTools(server, ctx, options.allowPurge === true ? { ...TOOLS, ...DESTRUCTIVE_TOOLS } : TOOLS);
   registerResources(server, ctx);
   return server;
 }

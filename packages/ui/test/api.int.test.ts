@@ -68,6 +68,9 @@ describe('the API over provider.at, diff and history', () => {
     expect(await getJson<StateCounts>(`counts?time=${encodeURIComponent('2026-11-01T09:02:30Z')}`)).toMatchObject({ seq: 3, memory: { live: 1 } });
     expect((await fetch(`${ui.url}api/counts?seq=7`)).status).toBe(400);
     expect((await fetch(`${ui.url}api/counts?time=yesterday`)).status).toBe(400);
+    // A recall mode the provider does not know is refused by the provider, as a bad request.
+    expect((await fetch(`${ui.url}api/recall?q=fact&mode=lexical`)).status).toBe(200);
+    expect((await fetch(`${ui.url}api/recall?q=fact&mode=psychic`)).status).toBe(400);
   });
 
   it('summarises the diff of two points: created, changed and deleted records, by kind', async () => {

@@ -1,8 +1,8 @@
 /** `agentstate diff --from --to`: what was created, changed and deleted between two points of the log. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { RecordDiff, StateDiff } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
+import { CliCommand, show } from '../context.js';
 import { parsePoint } from '@agentstate/open';
 import { withDatabase } from '../database.js';
 import { oneLine, print, shortTime, truncate } from '../output.js';
@@ -24,12 +24,11 @@ function printKind(kind: Kind, diff: RecordDiff<{ id: string }>): void {
 
 /** The `diff` command. */
 export function diffCommand(): Command {
-  return new Command('diff')
+  return new CliCommand('diff')
     .description(SUMMARIES.diff)
     .requiredOption('--from <point>', 'a seq of the log, or an ISO-8601 instant (the last event at or before it)')
     .option('--to <point>', 'a seq or an instant (default: the head of the log)')
-    .action(async (opts: { from: string; to?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { from: string; to?: string }) => {
       const diff = await withDatabase(ctx.dbPath, { readonly: true }, async (db) =>
         db.diff({ from: parsePoint(opts.from), to: opts.to === undefined ? { seq: await db.log.head('state') } : parsePoint(opts.to) }),
       );

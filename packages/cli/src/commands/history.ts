@@ -1,8 +1,8 @@
 /** `agentstate memory|sessions|skills history <id>`: every version of one record, from the log. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { HistoryKind, RecordVersion } from '@agentstate/core';
 import { EventTypes, readStateEvents } from '@agentstate/core';
-import { contextOf, show } from '../context.js';
+import { CliCommand, show } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { transcriptChange } from '../events.js';
@@ -47,13 +47,12 @@ async function rows(db: Database, versions: readonly RecordVersion[]): Promise<R
 
 /** The `history` subcommand of a record group: `noun` names the record in the help. */
 export function historyCommand(noun: string, kinds: readonly HistoryKind[]): Command {
-  return new Command('history')
+  return new CliCommand('history')
     .description(
       `every version of a ${noun} from the log, oldest first (seq, time, event, writer, actor, the record as that event left it; for a session, the turn appended or removed)`,
     )
     .argument('<id>', `${noun} id`)
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string) => {
       const { versions, table } = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => {
         const versions = (await db.history(id)).filter((v) => kinds.includes(v.kind));
         return { versions, table: ctx.json ? [] : await rows(db, versions) };

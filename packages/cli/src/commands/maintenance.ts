@@ -4,7 +4,7 @@ import { Command } from 'commander';
 import type { Snapshot } from '@agentstate/core';
 import { STATE_STREAM, encodeSnapshot, storedSnapshotBytes } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
+import { CliCommand, contextOf, show } from '../context.js';
 import type { Database } from '../database.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
@@ -75,12 +75,11 @@ async function origins(db: Database, head: number): Promise<{ replica: string; o
 
 /** The maintenance commands. */
 export function maintenanceCommands(): Command[] {
-  const verify = new Command('verify')
+  const verify = new CliCommand('verify')
     .description(SUMMARIES.verify)
     .option('--quick', "SQLite's quick check instead of the full integrity check (skips comparing indexes with their tables; PostgreSQL: no effect)")
     .option(KEY_FLAGS, KEY_HELP)
-    .action(async (opts: { quick?: boolean; snapshotKey?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { quick?: boolean; snapshotKey?: string }) => {
       const key = snapshotKey(opts);
       const report = await withDatabase(ctx.dbPath, { readonly: true, snapshotCodec: key?.codec }, (db) =>
         runVerify(db, { json: ctx.json, quick: opts.quick }),
@@ -89,12 +88,11 @@ export function maintenanceCommands(): Command[] {
       assertVerified(report);
     });
 
-  const rebuild = new Command('rebuild')
+  const rebuild = new CliCommand('rebuild')
     .description(SUMMARIES.rebuild)
     .option('--from-scratch', 'ignore snapshots and fold every event from seq 1')
     .option(KEY_FLAGS, KEY_HELP)
-    .action(async (opts: { fromScratch?: boolean; snapshotKey?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { fromScratch?: boolean; snapshotKey?: string }) => {
       const key = snapshotKey(opts);
       const started = performance.now();
       const { stderr } = io();
@@ -115,12 +113,11 @@ export function maintenanceCommands(): Command[] {
       for (const s of result.skipped) print(`  ${skippedLine(s)}`);
     });
 
-  const snapshot = new Command('snapshot')
+  const snapshot = new CliCommand('snapshot')
     .description(SUMMARIES.snapshot)
     .option('--print', 'write the canonical snapshot text to stdout instead of saving it')
     .option(KEY_FLAGS, KEY_HELP)
-    .action(async (opts: { print?: boolean; snapshotKey?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { print?: boolean; snapshotKey?: string }) => {
       if (opts.print) {
         const text = await withDatabase(ctx.dbPath, { readonly: true }, async (db) => encodeSnapshot(await db.snapshot()));
         print(text);

@@ -1,8 +1,6 @@
 /** `agentstate memory`: write (with key, metadata, expiry), update, list, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete. */
-import type { OperationFlags } from '../operation.js';
-import { withOperationId } from '../operation.js';
-import { Command } from 'commander';
-import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions, RecallOrder, TokenMatch } from '@agentstate/core';
+import type { Command } from 'commander';
+import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
@@ -16,12 +14,11 @@ import {
 } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { contextOf, show, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { withAtFlag, withReader } from '../at.js';
+import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
+import { withDatabase, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
-import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
 
 /** `none` clears a key or an expiry; anything else is the value. */
@@ -68,17 +65,9 @@ function printItem(item: MemoryItem): void {
   print(item.content);
 }
 
-interface RecallFlags extends ScopeReadFlags {
-  mode?: RecallMode;
-  order?: RecallOrder;
-  limit?: number;
-  kind?: string[];
-  minScore?: number;
-  match?: TokenMatch;
-  where?: string;
-  cursor?: string;
-  at?: string;
-}
+/** Flags of `memory recall` and `list`: the options they give as they are, and the others. */
+type RecallFlags = ScopeReadFlags &
+  Pick<RecallOptions, 'mode' | 'order' | 'limit' | 'minScore' | 'match' | 'cursor'> & { kind?: string[]; where?: string; at?: string };
 
 /**
  * Recall through the CLI, with the defaults of the library and the MCP
@@ -105,9 +94,9 @@ export async function recallWith(dbPath: string, query: string | undefined, flag
 
 /** The `memory` command group. */
 export function memoryCommand(): Command {
-  const group = new Command('memory').description(SUMMARIES.memory);
+  const group = new CliCommand('memory').description(SUMMARIES.memory);
 
-  withScopeFlags(withOperationId(group.command('write')), 'the fact belongs to this scope (default: global)')
+  withScopeFlags(sub(group, 'write', 'operationId'), 'the fact belongs to this scope (default: global)')
     .description('write a fact; the content is an argument, or --file (- for stdin)')
     .argument('[content]', 'the fact')
     .option('--file <path>', 'read the content from a file, or - for stdin')
@@ -116,18 +105,14 @@ export function memoryCommand(): Command {
     .option('--key <key>', 'the slot it fills in its scope: writing a held key again updates that fact')
     .option('--meta <json>', 'metadata, a JSON object')
     .option('--expires <instant>', 'an ISO-8601 date-time from which the fact is no longer read')
-    .action(async (inline: string | undefined, { file, ...opts }: ScopeFlags & OperationFlags & ItemFlags & { file?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, inline: string | undefined, { file, ...opts }: ScopeFlags & OperationFlags & ItemFlags & { file?: string }) => {
       const content = await textFromFlags(inline, file, 'memory content');
       const input = parseInput(writeMemoryInputSchema, { ...itemFields(opts), content, scope: scopeFrom(opts) });
       const item = await withDatabase(ctx.dbPath, { create: true }, (db) => db.memory.write(input));
       show(ctx, item, item.id);
     });
 
-  withScopeFlags(
-    withAtFlag(group.command('recall')),
-    'only facts in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
-  )
+  withReadScope(sub(group, 'recall', 'at'), 'facts', true)
     .description('recall live facts matching the query, with scores')
     .argument('[query]', 'what to look for (empty: everything)')
     .option('--mode <mode>', `${RECALL_MODES.join(', ')} (default: hybrid with a query, with the offline embedder; else lexical)`, oneOf(RECALL_MODES))
@@ -136,12 +121,9 @@ export function memoryCommand(): Command {
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--min-score <x>', 'only hits scoring at least this (0…1, default 0: no cut)', unitInterval)
     .option('--match <match>', 'lexical matching: every query token (all) or any, ranked by BM25', oneOf(TOKEN_MATCHES))
-    .option('--parents', 'with a scope: include its parent scopes')
     .option('--where <json>', 'metadata filter, e.g. \'{"tag":{"$in":["a","b"]},"n":{"$gt":2}}\'')
-    .option('--descendants', 'with a scope: include the scopes below it')
     .option('--cursor <cursor>', 'resume after the page that printed this cursor (same query and options)')
-    .action(async (query: string | undefined, opts: RecallFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, query: string | undefined, opts: RecallFlags) => {
       const { mode, hits } = await recallWith(ctx.dbPath, query, opts);
       show(ctx, hits, () => {
         printTable(hitColumns, hits, '(nothing recalled)');
@@ -149,29 +131,26 @@ export function memoryCommand(): Command {
       });
     });
 
-  withScopeFlags(withAtFlag(group.command('list')), 'only facts in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+  withReadScope(sub(group, 'list', 'at'), 'facts')
     .description('list live facts, newest first (a recall without a query)')
     .option('--kind <kind>', 'only this kind (repeat for several)', collect)
     .option('--limit <n>', 'at most this many (default: 20)', positiveInt)
     .option('--where <json>', 'metadata filter, as for recall')
-    .option('--descendants', 'with a scope: include the scopes below it')
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: RecallFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .flags('cursor')
+    .run(async (ctx, opts: RecallFlags) => {
       const { hits } = await recallWith(ctx.dbPath, undefined, opts);
       show(ctx, hits, () => printTable(itemColumns, hits, '(no memory)'));
     });
 
-  withAtFlag(group.command('show'))
+  sub(group, 'show', 'at')
     .description('show one fact')
     .argument('<id>', 'memory item id')
-    .action(async (id: string, opts: { at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string, opts: { at?: string }) => {
       const item = await withReader(ctx.dbPath, opts.at, {}, (db) => db.memory.get(id));
       show(ctx, item, printItem);
     });
 
-  withOperationId(group.command('update'))
+  sub(group, 'update', 'operationId')
     .description('change a fact: only the given fields change (--key none, --expires none clear them)')
     .argument('<id>', 'memory item id')
     .option('--content <text>', 'the new content')
@@ -181,30 +160,26 @@ export function memoryCommand(): Command {
     .option('--meta <json>', 'the new metadata, a JSON object (replaces the old)')
     .option('--expires <instant>', 'the new expiry, or none')
     .option('--sync-version <n>', 'only if the fact is still at this syncVersion', nonNegativeInt)
-    .action(async (id: string, opts: OperationFlags & ItemFlags & { content?: string; syncVersion?: number }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string, opts: OperationFlags & ItemFlags & { content?: string; syncVersion?: number }) => {
       const patch = parseInput(updateMemoryInputSchema, itemFields(opts));
       const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.update(id, patch));
       show(ctx, item, `updated memory item ${item.id} (syncVersion ${item.syncVersion})`);
     });
 
-  group
-    .command('sweep')
+  sub(group, 'sweep')
     .description(
       'tombstone every fact past its own expiry (set by --expires), one tombstone each; records that a retention policy expires are swept by `retention apply`',
     )
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx) => {
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.memory.sweep());
       show(ctx, { swept }, `swept ${swept} expired memory ${swept === 1 ? 'item' : 'items'}`);
     });
 
-  withOperationId(group.command('delete'))
+  sub(group, 'delete', 'operationId')
     .description('delete a fact (a tombstone stays in the log)')
     .argument('<id>', 'memory item id')
-    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.delete(id, { operationId: opts.operationId }));
+    .run(async (ctx, id: string, opts: OperationFlags) => {
+      const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.delete(id, opts));
       show(ctx, item, `deleted memory item ${item.id}`);
     });
 

@@ -1,21 +1,20 @@
 /** `agentstate namespaces`: the distinct scopes that hold live records. */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { describeScope, namespacesOptionsSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
-import { withAtFlag, withReader } from '../at.js';
-import { nonNegativeInt, positiveInt, scopeFrom } from '../parse.js';
+import { withReader } from '../database.js';
+import { CliCommand, show } from '../context.js';
+import { nonNegativeInt, scopeFrom } from '../parse.js';
 
 /** The `namespaces` command. */
 export function namespacesCommand(): Command {
-  return withAtFlag(new Command('namespaces'))
+  return new CliCommand('namespaces')
+    .flags('at')
     .description(SUMMARIES.namespaces)
     .option('--prefix <path>', 'only scopes under this one, itself included (labels separated by /, a JSON array, or / for global)')
     .option('--depth <n>', 'cut each scope to this many labels', nonNegativeInt)
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: { prefix?: string; depth?: number; limit?: number; cursor?: string; at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .flags('limit', 'cursor')
+    .run(async (ctx, opts: { prefix?: string; depth?: number; limit?: number; cursor?: string; at?: string }) => {
       const options = parseInput(namespacesOptionsSchema, {
         prefix: scopeFrom({ scope: opts.prefix }, '--prefix'),
         maxDepth: opts.depth,

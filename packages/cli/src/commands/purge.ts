@@ -1,10 +1,10 @@
 /** `agentstate purge`: erase a record, a namespace or every text match for good (docs/contract.md §7, "Purge"). */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { PurgeInput } from '@agentstate/core';
 import type { PostgresCompactResult } from '@agentstate/postgres';
 import { isPostgresUrl } from '@agentstate/postgres/url';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf } from '../context.js';
+import { CliCommand } from '../context.js';
 import { withDatabase } from '../database.js';
 import { UserError } from '../errors.js';
 import { print, printJson } from '../output.js';
@@ -27,7 +27,7 @@ function printCompaction(compact: PostgresCompactResult): void {
 
 /** The `purge` command. */
 export function purgeCommand(): Command {
-  return new Command('purge')
+  return new CliCommand('purge')
     .description(SUMMARIES.purge)
     .argument('[id]', 'a session (with its turns), turn, skill or memory item id')
     .option('--namespace <scope>', 'every session, skill and memory item of this scope and the scopes below it (labels separated by /)')
@@ -41,8 +41,7 @@ export function purgeCommand(): Command {
       '--compact',
       "PostgreSQL: then rewrite the schema's tables (VACUUM FULL, each locked meanwhile) and move the WAL on, so the erased text leaves the server's files",
     )
-    .action(async (id: string | undefined, opts: PurgeFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string | undefined, opts: PurgeFlags) => {
       const given = [id, opts.namespace, opts.matching].filter((v) => v !== undefined).length;
       if (given !== 1) throw new UserError('give exactly one of <id>, --namespace or --matching');
       if (opts.reason === undefined) throw new UserError('give --reason: it is recorded with the purge');

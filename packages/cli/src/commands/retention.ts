@@ -1,11 +1,10 @@
 /** `agentstate retention`: set, list and remove retention policies, and apply them (a sweep). */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { RetentionPolicy } from '@agentstate/core';
 import { describeScope, RETENTION_ACTIONS, RETENTION_RECORDS, setRetentionInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { withAtFlag, withReader } from '../at.js';
+import { CliCommand, show, sub, withScopeFlags } from '../context.js';
+import { withDatabase, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { printTable } from '../output.js';
 import type { ScopeFlags } from '../parse.js';
@@ -29,7 +28,7 @@ const policyColumns: Column<RetentionPolicy>[] = [
 
 /** The `retention` command group. */
 export function retentionCommand(): Command {
-  const group = new Command('retention').description(SUMMARIES.retention);
+  const group = new CliCommand('retention').description(SUMMARIES.retention);
 
   withScopeFlags(group.command('set'), 'the policy covers this scope and the scopes below it (default: global, which covers everything)')
     .description('set a policy (a policy with the same id is replaced): records of a kind expire at an age')
@@ -38,39 +37,33 @@ export function retentionCommand(): Command {
     .option('--kind <kind>', 'with --record memory: only memory of this kind')
     .option('--id <id>', 'names the policy (default: from what it covers, e.g. memory:scratch@*)')
     .option('--action <action>', `what a sweep does: ${RETENTION_ACTIONS.join(', ')} (default: tombstone)`, oneOf(RETENTION_ACTIONS))
-    .action(async ({ kind, maxAge, ...opts }: ScopeFlags & { record: string; maxAge: string; kind?: string; id?: string; action?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, { kind, maxAge, ...opts }: ScopeFlags & { record: string; maxAge: string; kind?: string; id?: string; action?: string }) => {
       const maxAgeInput = /^\d+$/.test(maxAge) ? Number(maxAge) : maxAge;
       const input = parseInput(setRetentionInputSchema, { ...opts, scope: scopeFrom(opts), memoryKind: kind, maxAge: maxAgeInput });
       const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.set(input));
       show(ctx, policy, `set retention policy ${policy.id}: ${policy.record} after ${age(policy.maxAgeMs)} (${policy.action})`);
     });
 
-  withAtFlag(group.command('list'))
+  sub(group, 'list', 'at')
     .description('list the policies in force, by id')
-    .action(async (opts: { at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { at?: string }) => {
       const policies = await withReader(ctx.dbPath, opts.at, {}, (db) => db.retention.list());
       show(ctx, policies, () => printTable(policyColumns, policies, '(no retention policies)'));
     });
 
-  group
-    .command('remove')
+  sub(group, 'remove')
     .description('remove a policy')
     .argument('<id>', 'the policy id')
-    .action(async (id: string, _opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string) => {
       const policy = await withDatabase(ctx.dbPath, {}, (db) => db.retention.remove(id));
       show(ctx, policy, `removed retention policy ${policy.id}`);
     });
 
-  group
-    .command('apply')
+  sub(group, 'apply')
     .description(
       'sweep by policy: tombstone (or, for purge policies, erase) every live record a policy expires now; facts past their own --expires are swept by `memory sweep`',
     )
-    .action(async (_opts: unknown, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx) => {
       const swept = await withDatabase(ctx.dbPath, {}, (db) => db.retention.apply());
       show(ctx, swept, `swept ${swept.sessions} sessions, ${swept.turns} turns, ${swept.skills} skills, ${swept.memory} memory items`);
     });

@@ -2,14 +2,10 @@
  * `agentstate sessions`: list, show a transcript, create, append a turn,
  * remove the last turn, clear, replace the transcript's suffix, delete.
  */
-import type { OperationFlags } from '../operation.js';
-import { withOperationId } from '../operation.js';
-import { Command } from 'commander';
-import type { AppendTurnInput, RecallMode, RecallOrder, SearchSessionsOptions, Session, TokenMatch, Turn, TurnRole } from '@agentstate/core';
+import type { AppendTurnInput, SearchSessionsOptions, Session, Turn, TurnRole } from '@agentstate/core';
 import {
   RECALL_MODES,
   RECALL_ORDERS,
-  TOKEN_MATCHES,
   TURN_ROLES,
   appendTurnInputSchema,
   createSessionInputSchema,
@@ -21,12 +17,11 @@ import {
 } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { contextOf, show, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { withAtFlag, withReader } from '../at.js';
+import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
+import { withDatabase, type Reader, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
-import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
+import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
 import { printHits, printTranscript } from '../transcript.js';
 
@@ -44,62 +39,41 @@ function metadataFrom(text: string | undefined): Record<string, unknown> | undef
   return text === undefined ? undefined : parseJsonObject(text, '--metadata');
 }
 
-/** Prints turns a transcript operation removed or added. */
-function printChanged(verb: string, sessionId: string, turns: readonly Turn[]): void {
-  print(turns.length === 0 ? `${verb} no turns of session ${sessionId}` : `${verb} ${turns.map((t) => `#${t.seq}`).join(', ')} of session ${sessionId}`);
+/** What a transcript operation removed or added. */
+function changed(verb: string, sessionId: string, turns: readonly Turn[]): string {
+  return turns.length === 0 ? `${verb} no turns of session ${sessionId}` : `${verb} ${turns.map((t) => `#${t.seq}`).join(', ')} of session ${sessionId}`;
 }
 
-/** The flags of `sessions append`. */
-interface AppendFlags extends OperationFlags {
-  role: (typeof TURN_ROLES)[number];
-  content?: string;
-  file?: string;
-  parts?: string;
-  metadata?: string;
-}
+/** The flags of `sessions append`: the input's fields they give as they are, and the others. */
+type AppendFlags = OperationFlags & Pick<AppendTurnInput, 'role' | 'content'> & { file?: string; parts?: string; metadata?: string };
 
-/** Flags of `sessions search`. */
-interface SearchFlags extends ScopeReadFlags {
-  cursor?: string;
-  session?: string;
-  role?: string[];
-  mode?: RecallMode;
-  order?: RecallOrder;
-  limit?: number;
-  minScore?: number;
-  match?: TokenMatch;
-  context?: number;
-  at?: string;
-}
+/** Flags of `sessions search`: the options they give as they are, and the others. */
+type SearchFlags = ScopeReadFlags &
+  Pick<SearchSessionsOptions, 'cursor' | 'mode' | 'order' | 'limit' | 'minScore' | 'match' | 'context'> & { session?: string; role?: string[]; at?: string };
 
 /** The `sessions` command group. */
-export function sessionsCommand(): Command {
-  const group = new Command('sessions').description(SUMMARIES.sessions);
+export function sessionsCommand(): CliCommand {
+  const group = new CliCommand('sessions').description(SUMMARIES.sessions);
 
-  withScopeFlags(withAtFlag(group.command('list')), 'only sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope')
+  withReadScope(sub(group, 'list', 'at'), 'sessions')
     .description('list live sessions, oldest first')
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--offset <n>', 'skip this many first', nonNegativeInt)
-    .option('--descendants', 'with a scope: include the scopes below it')
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async ({ at, scope, descendants, ...page }: ScopeReadFlags & { limit?: number; offset?: number; cursor?: string; at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .flags('limit', 'cursor')
+    .run(async (ctx, { at, scope, descendants, ...page }: ScopeReadFlags & { limit?: number; offset?: number; cursor?: string; at?: string }) => {
       const options = { ...page, ...scopeRead({ scope, descendants }) };
       const sessions = await withReader(ctx.dbPath, at, {}, (db) => db.sessions.list(options));
       show(ctx, sessions, () => printTable(sessionColumns, sessions, '(no sessions)'));
     });
 
-  withAtFlag(group.command('show'))
+  sub(group, 'show', 'at')
     .description('show a session and its transcript in seq order')
     .argument('<id>', 'session id')
     .option('--after-seq <n>', 'only turns with a greater seq', nonNegativeInt)
     .option('--limit <n>', 'at most this many turns (default: all)', positiveInt)
     .option('--last <n>', 'only the newest n turns (not with --after-seq or --limit)', positiveInt)
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (id: string, opts: { afterSeq?: number; limit?: number; last?: number; cursor?: string; at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const options = { afterSeq: opts.afterSeq, limit: opts.limit, last: opts.last, cursor: opts.cursor };
-      const { session, turns } = await withReader(ctx.dbPath, opts.at, {}, async (db) => ({
+    .flags('cursor')
+    .run(async (ctx, id: string, { at, ...options }: { afterSeq?: number; limit?: number; last?: number; cursor?: string; at?: string }) => {
+      const { session, turns } = await withReader(ctx.dbPath, at, {}, async (db) => ({
         session: await db.sessions.get(id),
         turns: await db.sessions.turns(id, options),
       }));
@@ -120,35 +94,33 @@ export function sessionsCommand(): Command {
       });
     });
 
-  withOperationId(withScopeFlags(group.command('create'), 'the session lives in this scope (default: global)'))
+  withScopeFlags(sub(group, 'create', 'operationId'), 'the session lives in this scope (default: global)')
     .description('create a session and print its id')
     .option('--title <text>', 'title')
     .option('--model <name>', 'model the conversation runs on')
     .option('--id <id>', 'use this id (it must be unused)')
     .option('--metadata <json>', 'a JSON object stored with the session')
-    .action(async (opts: ScopeFlags & OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: ScopeFlags & OperationFlags & { title?: string; model?: string; id?: string; metadata?: string }) => {
       // Checked before the file is created: a refused write leaves nothing behind. The flags are the input's fields.
       const input = parseInput(createSessionInputSchema, { ...opts, scope: scopeFrom(opts), metadata: metadataFrom(opts.metadata) });
       const session = await withDatabase(ctx.dbPath, { create: true }, (db) => db.sessions.create(input));
       show(ctx, session, session.id);
     });
 
-  withOperationId(withScopeFlags(group.command('update'), 'move the session to this scope'))
+  withScopeFlags(sub(group, 'update', 'operationId'), 'move the session to this scope')
     .description("change a session's title, metadata or scope: only the given fields change, the transcript is untouched")
     .argument('<id>', 'session id')
     .option('--title <text>', 'the new title')
     .option('--metadata <json>', 'the new metadata, a JSON object (replaces the old)')
     .option('--sync-version <n>', 'only if the session is still at this syncVersion', nonNegativeInt)
-    .action(async (id: string, opts: ScopeFlags & OperationFlags & { title?: string; metadata?: string; syncVersion?: number }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string, opts: ScopeFlags & OperationFlags & { title?: string; metadata?: string; syncVersion?: number }) => {
       // Checked before the database is opened: a refused change opens nothing. The flags are the patch's fields.
       const patch = parseInput(updateSessionInputSchema, { ...opts, metadata: metadataFrom(opts.metadata), scope: scopeFrom(opts) });
       const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.update(id, patch));
       show(ctx, session, `updated session ${session.id} (syncVersion ${session.syncVersion})`);
     });
 
-  withOperationId(group.command('append'))
+  sub(group, 'append', 'operationId')
     .description('append a turn to a session: its text from --content or --file (- for stdin), its structure from --parts, or both')
     .argument('<session-id>', 'session id')
     .option('--role <role>', `who speaks: ${TURN_ROLES.join(', ')}`, oneOf(TURN_ROLES), 'user')
@@ -156,8 +128,7 @@ export function sessionsCommand(): Command {
     .option('--file <path>', 'read the turn text from a file, or - for stdin')
     .option('--parts <json>', 'the turn parts as a JSON array (text, reasoning, tool-call, tool-result, file, data)')
     .option('--metadata <json>', 'a JSON object stored with the turn')
-    .action(async (sessionId: string, opts: AppendFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, sessionId: string, opts: AppendFlags) => {
       const content =
         opts.parts !== undefined && opts.content === undefined && opts.file === undefined
           ? undefined
@@ -172,54 +143,47 @@ export function sessionsCommand(): Command {
       show(ctx, turn, `appended turn #${turn.seq} (${turn.role}) to session ${turn.sessionId}`);
     });
 
-  withOperationId(group.command('remove-last'))
+  sub(group, 'remove-last', 'operationId')
     .description('remove the newest turn of a session (its tombstone stays in the log)')
     .argument('<id>', 'session id')
-    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const tombstone = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.removeLastTurn(id, { operationId: opts.operationId }));
-      show(ctx, tombstone, () => printChanged('removed', id, [tombstone]));
+    .run(async (ctx, id: string, opts: OperationFlags) => {
+      const turn = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.removeLastTurn(id, opts));
+      show(ctx, turn, changed('removed', id, [turn]));
     });
 
-  withOperationId(group.command('clear'))
+  sub(group, 'clear', 'operationId')
     .description('remove every turn of a session in one event (nothing when it has none)')
     .argument('<id>', 'session id')
-    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const tombstones = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.clear(id, { operationId: opts.operationId }));
-      show(ctx, tombstones, () => printChanged('removed', id, tombstones));
+    .run(async (ctx, id: string, opts: OperationFlags) => {
+      const turns = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.clear(id, opts));
+      show(ctx, turns, changed('removed', id, turns));
     });
 
-  withOperationId(group.command('replace-suffix'))
+  sub(group, 'replace-suffix', 'operationId')
     .description('atomically replace the newest turns, which must be exactly --expected, by the turns of --turns (a JSON array, or --turns-file)')
     .argument('<id>', 'session id')
     .option('--expected <ids>', 'the ids the transcript must end with, oldest first, comma-separated (empty: append)', '')
     .option('--turns <json>', 'the new turns: a JSON array of { role, content?, parts?, metadata?, id? }')
     .option('--turns-file <path>', 'read the new turns from a file, or - for stdin')
-    .action(async (id: string, opts: OperationFlags & { expected: string; turns?: string; turnsFile?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, id: string, opts: OperationFlags & { expected: string; turns?: string; turnsFile?: string }) => {
       const turnsText = await textFromFlags(opts.turns, opts.turnsFile, 'new turns');
       const where = opts.turns !== undefined ? '--turns' : `--turns-file ${opts.turnsFile}`;
       const expected = opts.expected === '' ? [] : opts.expected.split(',').map((s) => s.trim());
       // Checked before the database is opened: refused input opens nothing.
       const input = parseInput(replaceSuffixInputSchema, { expected, turns: parseJson(turnsText, where), operationId: opts.operationId });
       const added = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.replaceSuffix(id, input));
-      show(ctx, added, () => printChanged('added', id, added));
+      show(ctx, added, changed('added', id, added));
     });
 
-  withOperationId(group.command('delete'))
+  sub(group, 'delete', 'operationId')
     .description('delete a session (a tombstone stays in the log)')
     .argument('<id>', 'session id')
-    .action(async (id: string, opts: OperationFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id, { operationId: opts.operationId }));
+    .run(async (ctx, id: string, opts: OperationFlags) => {
+      const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.delete(id, opts));
       show(ctx, session, `deleted session ${session.id}`);
     });
 
-  withScopeFlags(
-    withAtFlag(group.command('search')),
-    'only turns of sessions in exactly this scope (with --descendants, also the scopes below it); default: every scope',
-  )
+  withReadScope(sub(group, 'search', 'at'), 'turns of sessions')
     .description('search the turns of live sessions (lexical, semantic or hybrid, as memory recall), with the turns around each hit')
     .argument('[query]', 'what to look for; none lists the newest turns')
     .option('--session <id>', 'only this session')
@@ -228,13 +192,10 @@ export function sessionsCommand(): Command {
     .option('--order <order>', `${RECALL_ORDERS.join(', ')}`, oneOf(RECALL_ORDERS))
     .option('--limit <n>', 'at most this many hits (default: 20)', positiveInt)
     .option('--min-score <x>', 'drop hits scoring below this (0…1, default 0: no cut)', unitInterval)
-    .option('--match <how>', 'all or any query token must match', oneOf(TOKEN_MATCHES))
+    .flags('match')
     .option('--context <n>', 'turns shown before and after each hit (default 1)', nonNegativeInt)
-    .option('--descendants', 'with a scope: include the scopes below it')
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (query: string | undefined, opts: SearchFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
-      const { scope, descendants, session, role, at, ...rest } = opts;
+    .flags('cursor')
+    .run(async (ctx, query: string | undefined, { scope, descendants, session, role, at, ...rest }: SearchFlags) => {
       const options: SearchSessionsOptions = {
         query,
         ...scopeRead({ scope, descendants }),
@@ -244,11 +205,12 @@ export function sessionsCommand(): Command {
       };
       parseInput(searchSessionsOptionsSchema, options);
       // Vectors of turns are derived on first use and stored: a search that may embed opens the file writable.
-      const wantsVectors = opts.mode === undefined ? Boolean(query?.trim()) : opts.mode !== 'lexical';
+      const wantsVectors = rest.mode === undefined ? Boolean(query?.trim()) : rest.mode !== 'lexical';
       const embedder = wantsVectors ? 'static' : 'none';
-      const hits = await (opts.at === undefined
-        ? withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, (db) => db.sessions.search(options))
-        : withReader(ctx.dbPath, opts.at, { embedder }, (db) => db.sessions.search(options)));
+      const search = (db: Reader) => db.sessions.search(options);
+      const hits = await (at === undefined
+        ? withDatabase(ctx.dbPath, { embedder, readonly: !wantsVectors }, search)
+        : withReader(ctx.dbPath, at, { embedder }, search));
       show(ctx, hits, printHits);
     });
 

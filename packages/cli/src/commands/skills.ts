@@ -1,19 +1,16 @@
 /** `agentstate skills`: list by scope, show, search, upsert, record an outcome, delete. */
-import type { OperationFlags } from '../operation.js';
-import { withOperationId } from '../operation.js';
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { Skill, TokenMatch, UpsertSkillInput } from '@agentstate/core';
-import { SKILL_SEARCH_ORDERS, TOKEN_MATCHES, describeScope, upsertSkillInputSchema, parseInput } from '@agentstate/core';
+import { SKILL_SEARCH_ORDERS, describeScope, upsertSkillInputSchema, parseInput } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
-import { contextOf, show, withScopeFlags } from '../context.js';
-import { withDatabase } from '../database.js';
-import { withAtFlag, withReader } from '../at.js';
+import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
+import { withDatabase, withReader } from '../database.js';
 import { UserError } from '../errors.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
-import type { ScopeFlags, ScopeReadFlags } from '../parse.js';
-import { collect, nonNegativeInt, oneOf, parseJsonObject, positiveInt, readText, scopeFrom, scopeRead } from '../parse.js';
+import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';
+import { collect, nonNegativeInt, oneOf, parseJsonObject, readText, scopeFrom, scopeRead } from '../parse.js';
 
 export const skillColumns: Column<Skill>[] = [
   { header: 'slug', cell: (s) => s.slug, max: 32 },
@@ -53,15 +50,10 @@ interface SearchFlags extends ScopeReadFlags {
   at?: string;
 }
 
-interface UpsertFlags extends ScopeFlags, OperationFlags {
-  file?: string;
-  name?: string;
-  body?: string;
-  bodyFile?: string;
-  tag?: string[];
-  check?: string;
-  syncVersion?: number;
-}
+/** Flags of `skills upsert`: the input's fields they give as they are, and the others. */
+type UpsertFlags = ScopeFlags &
+  OperationFlags &
+  Pick<UpsertSkillInput, 'name' | 'body' | 'check' | 'syncVersion'> & { file?: string; bodyFile?: string; tag?: string[] };
 
 /** The upsert input: the file's JSON object, overridden by the flags. */
 async function upsertInput(slug: string | undefined, { file, body, bodyFile, tag, scope, ...fields }: UpsertFlags): Promise<UpsertSkillInput> {
@@ -74,58 +66,45 @@ async function upsertInput(slug: string | undefined, { file, body, bodyFile, tag
   return input as UpsertSkillInput;
 }
 
+/** What `--scope` means to a command that finds a skill by id or slug. */
+const SLUG_IN_SCOPE =
+  'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)';
+
 /** The `skills` command group. */
 export function skillsCommand(): Command {
-  const group = new Command('skills').description(SUMMARIES.skills);
+  const group = new CliCommand('skills').description(SUMMARIES.skills);
 
-  withScopeFlags(
-    withAtFlag(group.command('list')),
-    'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)',
-  )
+  withScopeFlags(sub(group, 'list', 'at'), 'the skills listed are those in exactly this scope (default: global; with --descendants, also the scopes below it)')
     .description('list live skills in one scope (default: global), by slug')
     .option('--descendants', 'include the scopes below it')
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string; at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .flags('limit', 'cursor')
+    .run(async (ctx, opts: ScopeFlags & { descendants?: boolean; limit?: number; cursor?: string; at?: string }) => {
       const skills = await withReader(ctx.dbPath, opts.at, {}, (db) =>
         db.skills.list({ scope: scopeFrom(opts), includeDescendants: opts.descendants === true, limit: opts.limit, cursor: opts.cursor }),
       );
       show(ctx, skills, () => printTable(skillColumns, skills, '(no skills in this scope)'));
     });
 
-  withScopeFlags(
-    withAtFlag(group.command('show')),
-    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
-  )
+  withScopeFlags(sub(group, 'show', 'at'), SLUG_IN_SCOPE)
     .description('show a skill by id, or by slug (most specific along the scope chain)')
     .argument('<id-or-slug>', 'skill id or slug')
-    .action(async (key: string, opts: ScopeFlags & { at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, key: string, opts: ScopeFlags & { at?: string }) => {
       const skill = await withReader(ctx.dbPath, opts.at, {}, (db) => db.skills.get(key, { scope: scopeFrom(opts) }));
       show(ctx, skill, printSkill);
     });
 
-  withScopeFlags(
-    withAtFlag(group.command('search')),
-    'only skills in exactly this scope (with --parents, also its parent scopes; with --descendants, also the scopes below it); default: every scope',
-  )
+  withReadScope(sub(group, 'search', 'at'), 'skills', true)
     .description('search live skills by slug, name, body and tags (prefix tokens, every one required unless --match any)')
     .argument('<query>', 'search text')
-    .option('--limit <n>', 'at most this many (default: all)', positiveInt)
     .option('--order <order>', `${SKILL_SEARCH_ORDERS.join(', ')}`, oneOf(SKILL_SEARCH_ORDERS), 'slug')
-    .option('--match <how>', 'all or any query token must match', oneOf(TOKEN_MATCHES))
-    .option('--parents', 'with a scope: include its parent scopes')
-    .option('--descendants', 'with a scope: include the scopes below it')
-    .option('--cursor <cursor>', 'resume after the page that printed this cursor (same other options)')
-    .action(async (query: string, { at, scope, parents, descendants, ...rest }: SearchFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .flags('limit', 'match', 'cursor')
+    .run(async (ctx, query: string, { at, scope, parents, descendants, ...rest }: SearchFlags) => {
       const options = { ...rest, ...scopeRead({ scope, parents, descendants }) };
       const skills = await withReader(ctx.dbPath, at, {}, (db) => db.skills.search(query, options));
       show(ctx, skills, () => printTable(skillColumns, skills, '(no matching skills)'));
     });
 
-  withScopeFlags(withOperationId(group.command('upsert')), 'the skill lives in this scope (default: global)')
+  withScopeFlags(sub(group, 'upsert', 'operationId'), 'the skill lives in this scope (default: global)')
     .description('create or update the skill keyed by (scope, slug); fields left out keep their values')
     .argument('[slug]', 'slug (or "slug" in --file): lowercase letters and digits with single "-", "_" or "." between them')
     .option('--file <path>', 'read the skill from a JSON file (- for stdin); flags override its fields')
@@ -139,8 +118,7 @@ export function skillsCommand(): Command {
       'only if the stored syncVersion equals this (optimistic concurrency; shown by skills show and the SYNC column)',
       nonNegativeInt,
     )
-    .action(async (slug: string | undefined, opts: UpsertFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, slug: string | undefined, opts: UpsertFlags) => {
       const input = await upsertInput(slug, opts);
       // Checked before the file is created: a refused write leaves nothing behind.
       parseInput(upsertSkillInputSchema, input);
@@ -153,16 +131,12 @@ export function skillsCommand(): Command {
       );
     });
 
-  withScopeFlags(
-    withOperationId(group.command('outcome')),
-    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
-  )
+  withScopeFlags(sub(group, 'outcome', 'operationId'), SLUG_IN_SCOPE)
     .description('record that a run used the skill, and whether it succeeded')
     .argument('<id-or-slug>', 'skill id or slug')
     .option('--success', 'the run succeeded')
     .option('--failure', 'the run failed')
-    .action(async (key: string, opts: ScopeFlags & OperationFlags & { success?: boolean; failure?: boolean }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, key: string, opts: ScopeFlags & OperationFlags & { success?: boolean; failure?: boolean }) => {
       if (opts.success && opts.failure) throw new UserError('give one of --success and --failure, not both');
       if (!opts.success && !opts.failure) throw new UserError('say how the run went: --success or --failure');
       const skill = await withDatabase(ctx.dbPath, {}, (db) =>
@@ -171,14 +145,10 @@ export function skillsCommand(): Command {
       show(ctx, skill, `recorded a ${opts.success ? 'success' : 'failure'} for ${skill.slug}: ${skill.wins} wins of ${skill.uses} uses`);
     });
 
-  withScopeFlags(
-    withOperationId(group.command('delete')),
-    'a slug resolves to the most specific skill along this scope and its parents (default: the global skill only; a slug live only in other scopes is refused, naming them)',
-  )
+  withScopeFlags(sub(group, 'delete', 'operationId'), SLUG_IN_SCOPE)
     .description('delete a skill (a tombstone stays in the log)')
     .argument('<id-or-slug>', 'skill id or slug')
-    .action(async (key: string, opts: ScopeFlags & OperationFlags, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, key: string, opts: ScopeFlags & OperationFlags) => {
       const skill = await withDatabase(ctx.dbPath, {}, (db) => db.skills.delete(key, { scope: scopeFrom(opts), operationId: opts.operationId }));
       show(ctx, skill, `deleted skill ${skill.slug} (${describeScope(skill.scope)})`);
     });

@@ -2,11 +2,11 @@
  * `agentstate threads list`: the graph threads a database holds (a LangGraph
  * checkpointer's), each summarised from its checkpoints.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import type { CheckpointTuple } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
-import { withAtFlag, withReader } from '../at.js';
+import { withReader } from '../database.js';
+import { CliCommand, show, sub } from '../context.js';
 import type { Column } from '../output.js';
 import { count, printTable, shortTime } from '../output.js';
 
@@ -62,11 +62,10 @@ const columns: Column<ThreadSummary>[] = [
 
 /** The `threads` command. */
 export function threadsCommand(): Command {
-  const group = new Command('threads').description(SUMMARIES.threads);
-  withAtFlag(group.command('list'))
+  const group = new CliCommand('threads').description(SUMMARIES.threads);
+  sub(group, 'list', 'at')
     .description('each thread with checkpoints, the most recently saved first: its checkpoints, pending writes, namespaces and newest checkpoint')
-    .action(async (opts: { at?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { at?: string }) => {
       const threads = await withReader(ctx.dbPath, opts.at, {}, async (db) => summarizeThreads(await db.checkpoints.list()));
       show(ctx, threads, () => printTable(columns, threads, '(no threads)'));
     });

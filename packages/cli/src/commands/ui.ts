@@ -5,10 +5,10 @@
  * default embedder is loaded so the page can compare lexical, semantic and
  * hybrid recall.
  */
-import { Command } from 'commander';
+import type { Command } from 'commander';
 import { isPostgresUrl } from '@agentstate/postgres/url';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
+import { CliCommand, show } from '../context.js';
 import { openDatabase } from '../database.js';
 import { io } from '../io.js';
 import { nonNegativeInt } from '../parse.js';
@@ -27,14 +27,13 @@ function interrupted(): Promise<void> {
 
 /** The `ui` command. */
 export function uiCommand(): Command {
-  return new Command('ui')
+  return new CliCommand('ui')
     .description(SUMMARIES.ui)
     .option('--port <port>', 'the port on 127.0.0.1 (0: a free one)', nonNegativeInt, 8777)
     .option('--token <token>', `a secret of 16+ characters every API call must carry, for use through a tunnel or proxy (default: $${UI_TOKEN_ENV})`)
     .option('--allow-writes', 'let the page delete and purge sessions, memory items and skills (each confirmed there); default: read-only')
     .option('--snapshot-key <file>', `the key stored snapshots are sealed with, for the timeline's past states (default: $${SNAPSHOT_KEY_ENV})`)
-    .action(async (opts: { port: number; token?: string; allowWrites?: boolean; snapshotKey?: string }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, opts: { port: number; token?: string; allowWrites?: boolean; snapshotKey?: string }) => {
       const { serveUi } = await import('@agentstate/ui');
       const key = resolveSnapshotKey(opts.snapshotKey, io().env, io().cwd);
       const db = await openDatabase(ctx.dbPath, { readonly: !opts.allowWrites, embedder: 'static', snapshotCodec: key?.codec });

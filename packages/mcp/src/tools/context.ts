@@ -46,31 +46,36 @@ export interface ToolSpec<I extends ZodRawShapeCompat, O extends ZodRawShapeComp
   output: O;
   /** False for a tool that answers no records; the others take `full` and run with its {@link View}. */
   records?: false;
-  run(args: ShapeOutput<I>, view: View): Promise<Record<string, unknown>>;
+  run(args: ShapeOutput<I>, view: View, ctx: ToolContext): Promise<Record<string, unknown>>;
 }
 
+/** A tool's spec as it is, its handler's arguments typed by its input. */
+export const defineTool = <I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(spec: ToolSpec<I, O>): ToolSpec<I, O> => spec;
+
 /**
- * Registers tool `name` on `server`. It answers with its handler's result as
+ * Registers `tools` on `server`, by name. Each answers with its handler's result as
  * structured content (and as JSON text, for clients that only read text), or
  * with an error result; every tool acts only on the agentstate database.
  * A tool that answers records takes `full` (lean records unless true).
  */
-export function tool<I extends ZodRawShapeCompat, O extends ZodRawShapeCompat>(server: McpServer, name: string, spec: ToolSpec<I, O>): void {
-  const annotations = { ...EFFECTS[spec.effect], openWorldHint: false };
-  // The SDK checked the arguments against `spec.input` before the handler sees them; strict, so an
-  // unknown argument is refused rather than dropped (docs/contract.md §3), as the provider's options are.
-  const input: AnySchema = z.strictObject(spec.records === false ? spec.input : { ...spec.input, full: fullArg });
-  const config = { title: spec.title, description: spec.description, inputSchema: input, outputSchema: spec.output, annotations };
-  server.registerTool(name, config, async (parsed): Promise<CallToolResult> => {
-    const { full, ...args } = parsed as Record<string, unknown>;
-    try {
-      // `full` is the face's own: it never reaches a provider call.
-      const value = await spec.run(args as ShapeOutput<I>, viewFor(full as boolean | undefined));
-      return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
-    } catch (error) {
-      return toolError(error);
-    }
-  });
+export function registerTools(server: McpServer, ctx: ToolContext, tools: Record<string, ToolSpec<ZodRawShapeCompat, ZodRawShapeCompat>>): void {
+  for (const [name, spec] of Object.entries(tools)) {
+    const annotations = { ...EFFECTS[spec.effect], openWorldHint: false };
+    // The SDK checked the arguments against `spec.input` before the handler sees them; strict, so an
+    // unknown argument is refused rather than dropped (docs/contract.md §3), as the provider's options are.
+    const input: AnySchema = z.strictObject(spec.records === false ? spec.input : { ...spec.input, full: fullArg });
+    const config = { title: spec.title, description: spec.description, inputSchema: input, outputSchema: spec.output, annotations };
+    server.registerTool(name, config, async (parsed): Promise<CallToolResult> => {
+      const { full, ...args } = parsed as Record<string, unknown>;
+      try {
+        // `full` is the face's own: it never reaches a provider call.
+        const value = await spec.run(args as ShapeOutput<ZodRawShapeCompat>, viewFor(full as boolean | undefined), ctx);
+        return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value };
+      } catch (error) {
+        return toolError(error);
+      }
+    });
+  }
 }
 
 /**

@@ -1,11 +1,10 @@
 /** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, search, delete. */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Session } from '@agentstate/core';
 import { pageSessions } from '@agentstate/core';
 import { outputs, sessionInputs } from '../schemas.js';
 import { ScopeDeniedError } from '../scope-policy.js';
 import { operationSessionUuid } from '../operation.js';
-import { tool, deleteOnce, type ToolContext } from './context.js';
+import { defineTool, deleteOnce, type ToolContext } from './context.js';
 
 /** The default number of sessions a listing returns. */
 const DEFAULT_LIST_LIMIT = 20;
@@ -25,78 +24,80 @@ function includeDescendants(ctx: ToolContext, requested: boolean | undefined): b
   return requested ?? false;
 }
 
-/** Registers the session tools on `server`. */
-export function registerSessionTools(server: McpServer, ctx: ToolContext): void {
-  const { provider, policy } = ctx;
-  const assertWritable = async (id: string): Promise<void> => policy.assertWritable('session', id, (await provider.sessions.get(id)).scope);
+/** Throws unless this server may change the live session `id`. */
+async function assertWritable(ctx: ToolContext, id: string): Promise<void> {
+  ctx.policy.assertWritable('session', id, (await ctx.provider.sessions.get(id)).scope);
+}
 
-  tool(server, 'session_create', {
+/** The session tools, by name. */
+export const sessionTools = {
+  session_create: defineTool({
     title: 'Create a session',
     description: "Starts a durable conversation in this server's scope. Append its turns with session_append_turn; resume it later with session_read.",
     input: sessionInputs.create,
     output: outputs.session,
     effect: 'write',
-    async run(input, view) {
+    async run(input, view, ctx) {
       const id = input.operationId === undefined ? ctx.ids.next() : operationSessionUuid(input.operationId);
-      return { session: view.session(await provider.sessions.create({ id, ...input, scope: policy.target(input.scope) })) };
+      return { session: view.session(await ctx.provider.sessions.create({ id, ...input, scope: ctx.policy.target(input.scope) })) };
     },
-  });
+  }),
 
-  tool(server, 'session_append_turn', {
+  session_append_turn: defineTool({
     title: 'Append a turn',
     description:
       "Appends one turn (user, assistant, tool or system) to a session's transcript, as text, structured parts (reasoning, tool calls and results, files, data) or both. Turns are numbered in order of arrival.",
     input: sessionInputs.appendTurn,
     output: outputs.turn,
     effect: 'write',
-    async run(input, view) {
-      await assertWritable(input.sessionId);
-      return { turn: view.turn(await provider.sessions.appendTurn(input)) };
+    async run(input, view, ctx) {
+      await assertWritable(ctx, input.sessionId);
+      return { turn: view.turn(await ctx.provider.sessions.appendTurn(input)) };
     },
-  });
+  }),
 
-  tool(server, 'session_read', {
+  session_read: defineTool({
     title: 'Read a transcript',
     description:
       'Reads a session and its transcript in order, with every part of each turn. Use limit and the returned nextCursor (or afterSeq) to page through long ones, or last for the newest turns.',
     input: sessionInputs.read,
     output: outputs.transcript,
     effect: 'read',
-    async run({ sessionId, ...options }, view) {
+    async run({ sessionId, ...options }, view, ctx) {
       const session = await readableSession(ctx, sessionId);
-      const turns = await provider.sessions.turns(sessionId, options);
+      const turns = await ctx.provider.sessions.turns(sessionId, options);
       return { session: view.session(session), turns: turns.map(view.turn), nextCursor: turns.nextCursor };
     },
-  });
+  }),
 
-  tool(server, 'session_update', {
+  session_update: defineTool({
     title: 'Update a session',
     description:
       "Changes a session's title, metadata or scope: only the given fields change, and the earlier version stays in the replayable history. The transcript is untouched.",
     input: sessionInputs.update,
     output: outputs.session,
     effect: 'write',
-    async run({ sessionId, scope, expectedSyncVersion, ...patch }, view) {
-      await assertWritable(sessionId);
+    async run({ sessionId, scope, expectedSyncVersion, ...patch }, view, ctx) {
+      await assertWritable(ctx, sessionId);
       // Only a scope the caller names moves the session, and only within the server's own.
-      const moved = scope === undefined ? {} : { scope: policy.target(scope) };
-      return { session: view.session(await provider.sessions.update(sessionId, { ...patch, ...moved, syncVersion: expectedSyncVersion })) };
+      const moved = scope === undefined ? {} : { scope: ctx.policy.target(scope) };
+      return { session: view.session(await ctx.provider.sessions.update(sessionId, { ...patch, ...moved, syncVersion: expectedSyncVersion })) };
     },
-  });
+  }),
 
-  tool(server, 'session_remove_last_turn', {
+  session_remove_last_turn: defineTool({
     title: 'Remove the last turn',
     description: "Removes the newest turn of a session's transcript (to undo it). It stays in the replayable history; its number is never used again.",
     input: sessionInputs.removeLastTurn,
     output: outputs.turn,
     effect: 'remove',
-    async run(args, view) {
-      await assertWritable(args.sessionId);
-      return { turn: view.turn(await provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId })) };
+    async run(args, view, ctx) {
+      await assertWritable(ctx, args.sessionId);
+      return { turn: view.turn(await ctx.provider.sessions.removeLastTurn(args.sessionId, { operationId: args.operationId })) };
     },
-  });
+  }),
 
-  tool(server, 'session_replace_suffix', {
+  session_replace_suffix: defineTool({
     title: 'Replace the newest turns',
     description:
       'Atomically replaces the turns the transcript ends with (expected, by id) by new turns: regenerate an answer, rewrite a step, or (expected empty) append several turns at once. ' +
@@ -104,13 +105,13 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.replaceSuffix,
     output: outputs.turns,
     effect: 'remove',
-    async run({ sessionId, ...input }, view) {
-      await assertWritable(sessionId);
-      return { turns: (await provider.sessions.replaceSuffix(sessionId, input)).map(view.turn) };
+    async run({ sessionId, ...input }, view, ctx) {
+      await assertWritable(ctx, sessionId);
+      return { turns: (await ctx.provider.sessions.replaceSuffix(sessionId, input)).map(view.turn) };
     },
-  });
+  }),
 
-  tool(server, 'session_list', {
+  session_list: defineTool({
     title: 'List sessions',
     description:
       "Lists the sessions of this server's scope (with includeDescendants, of the scopes under it too), oldest first (as the library and the CLI list them) unless asked otherwise. " +
@@ -118,19 +119,19 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.list,
     output: outputs.sessions,
     effect: 'read',
-    async run(args, view) {
-      const scope = policy.target(args.scope);
+    async run(args, view, ctx) {
+      const scope = ctx.policy.target(args.scope);
       const descendants = includeDescendants(ctx, args.includeDescendants);
       const page = pageSessions(
-        await provider.sessions.list({ scope, includeDescendants: descendants }),
+        await ctx.provider.sessions.list({ scope, includeDescendants: descendants }),
         { method: 'mcp.session_list', query: { scope, includeDescendants: descendants } },
         { order: args.order, offset: args.offset, limit: args.limit ?? DEFAULT_LIST_LIMIT, cursor: args.cursor },
       );
       return { sessions: page.map(view.session), nextCursor: page.nextCursor };
     },
-  });
+  }),
 
-  tool(server, 'search_sessions', {
+  search_sessions: defineTool({
     title: 'Search transcripts',
     description:
       "Finds turns of this server's sessions (with includeDescendants, of the scopes under it too; or of one session) by their text, " +
@@ -139,25 +140,25 @@ export function registerSessionTools(server: McpServer, ctx: ToolContext): void 
     input: sessionInputs.search,
     output: outputs.turnHits,
     effect: 'read',
-    async run({ scope, includeDescendants: descendantsArg, sessionId, ...rest }, view) {
+    async run({ scope, includeDescendants: descendantsArg, sessionId, ...rest }, view, ctx) {
       // One session: checked like session_read; a scope the call names narrows it further.
-      const inScope = { scope: policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
+      const inScope = { scope: ctx.policy.target(scope), includeDescendants: includeDescendants(ctx, descendantsArg) };
       const narrowed = scope !== undefined || descendantsArg !== undefined;
       const where = sessionId === undefined ? inScope : { sessionId: (await readableSession(ctx, sessionId)).id, ...(narrowed ? inScope : {}) };
-      const hits = await provider.sessions.search({ ...rest, ...where });
+      const hits = await ctx.provider.sessions.search({ ...rest, ...where });
       return { hits: hits.map(view.turnHit), nextCursor: hits.nextCursor };
     },
-  });
+  }),
 
-  tool(server, 'session_delete', {
+  session_delete: defineTool({
     title: 'Delete a session',
     description:
       'Tombstones a session with its transcript: it disappears from reads, but stays in the replayable history. Deleting a session that is already a tombstone answers with that tombstone; an id that never existed is not_found.',
     input: sessionInputs.delete,
     output: outputs.session,
     effect: 'delete',
-    async run(args, view) {
-      return { session: view.session(await deleteOnce(ctx, 'session', provider.sessions, args.sessionId, args.operationId)) };
+    async run(args, view, ctx) {
+      return { session: view.session(await deleteOnce(ctx, 'session', ctx.provider.sessions, args.sessionId, args.operationId)) };
     },
-  });
-}
+  }),
+};
