@@ -1,8 +1,7 @@
 /** `agentstate sync <a> <b>`: two SQLite files exchange what each lacks (docs/contract.md §12). */
-import { Command } from 'commander';
 import { sync } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { contextOf, show } from '../context.js';
+import { CliCommand, show } from '../context.js';
 import { openDatabase, sqliteOnly } from '../database.js';
 import { inCwd } from '../io.js';
 import { positiveInt } from '../parse.js';
@@ -10,14 +9,13 @@ import { count } from '../output.js';
 import { startProgress } from '../progress.js';
 
 /** The `sync` command. */
-export function syncCommand(): Command {
-  return new Command('sync')
+export function syncCommand(): CliCommand {
+  return new CliCommand('sync')
     .description(SUMMARIES.sync)
     .argument('<a>', 'a database file')
     .argument('<b>', 'another database file, created when missing: a new replica of <a>')
     .option('--batch-size <n>', 'events per batch, each one transaction', positiveInt, 1_000)
-    .action(async (a: string, b: string, opts: { batchSize: number }, cmd: Command) => {
-      const ctx = contextOf(cmd);
+    .run(async (ctx, a: string, b: string, opts: { batchSize: number }) => {
       const started = performance.now();
       const first = sqliteOnly(await openDatabase(inCwd(a)), 'sync');
       try {
