@@ -14,10 +14,10 @@
  * waiting writers hold one pooled connection, not all of them.
  */
 import type { EventMeta, Hlc, LogEvent, Snapshot, SnapshotCodec, StateChange, StoredSnapshot, Turn, UpcasterRegistry, VerifyReport } from '@agentstate/core';
-import type { RebuildOptions, RebuildResult, StateBackend, StateQueries, StateWriteTx, VerifyOptions } from '@agentstate/core/backend';
+import type { ReceivedEvent, RebuildOptions, RebuildResult, StateBackend, StateQueries, StateWriteTx, VerifyOptions } from '@agentstate/core/backend';
 import type { TurnVectorQuery, VectorStore } from '@agentstate/core/backend';
 import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCodec } from '@agentstate/core/backend';
-import { ClosedError, ConflictError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
+import { ClosedError, ConflictError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
 import { foldPending } from './fold.js';
@@ -27,7 +27,7 @@ import { tableLookups } from './lookups.js';
 import { rebuildSchema } from './rebuild.js';
 import { verifySchema } from './verify.js';
 import type { Projection } from './projection.js';
-import { beginQuiescentRead, beginWriting } from './writers-lock.js';
+import { beginQuiescentRead, beginWriting, writersLock } from './writers-lock.js';
 
 /** Tries of a write that keeps colliding with concurrent ones, before its `ConflictError` is the caller's. */
 const WRITE_TRIES = 20;
@@ -95,6 +95,10 @@ export class PostgresBackend implements StateBackend {
             if (!open) throw new ClosedError('this write transaction has ended');
             return this.#append(sql, change, meta);
           },
+          receive: (batch) => {
+            if (!open) throw new ClosedError('this write transaction has ended');
+            return this.#receive(sql, batch);
+          },
           savepoint: async (inner) => {
             if (!open) throw new ClosedError('this write transaction has ended');
             const name = `s${savepoints++}`;
@@ -139,6 +143,40 @@ export class PostgresBackend implements StateBackend {
     if (change.type === EventTypes.RecordsPurged)
       await eraseHistory(this.db, sql, change, event.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);
     return event;
+  }
+
+  /**
+   * Appends and folds events received from another store (docs/contract.md §12) inside the open transaction,
+   * which takes the writers' lock exclusive: the fold checks them against tables no other writer is changing, and
+   * what a receive stores commits whole, so every origin's entry of the vector is settled. Each event takes the
+   * next position and is folded as a bare log append's is; a purge erases as a local one does. A refused event is
+   * a `CorruptionError` naming the seq it would take after the head in a dense log, whatever position it took.
+   */
+  async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
+    await sql.rows(writersLock(this.db, 'exclusive'));
+    const [last] = await sql.rows<{ seq: number; time: string }>(`SELECT seq, time FROM ${this.db.t('events')} WHERE stream = $1 ORDER BY seq DESC LIMIT 1`, [
+      STATE_STREAM,
+    ]);
+    const head = last?.seq ?? 0;
+    const lookups = tableLookups(this.db, sql);
+    const events: LogEvent[] = [];
+    let previous = last?.time;
+    for (const [i, { input, change }] of batch.entries()) {
+      const event = await this.log.appendInTransaction(sql, input, await this.log.takePosition(sql), previous);
+      try {
+        await foldPending(sql, this.log, this.projection, lookups, this.upcasters, events.at(-1)?.seq ?? head);
+      } catch (error) {
+        if (!(error instanceof CorruptionError)) throw error;
+        throw new CorruptionError(STATE_STREAM, head + i + 1, error.message.replace(/^corrupt \S+: /, ''), { cause: error });
+      }
+      if (change.type === EventTypes.RecordsPurged)
+        await eraseHistory(this.db, sql, change, event.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);
+      previous = event.time;
+      events.push(event);
+    }
+    this.#lastTime = previous;
+    this.#appended = true;
+    return events;
   }
 
   /**

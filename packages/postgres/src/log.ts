@@ -12,7 +12,7 @@
  */
 import type { SubscribeOptions, Subscription } from './subscribe.js';
 import { subscribeTo } from './subscribe.js';
-import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry } from '@agentstate/core';
+import type { AppendInput, Log, LogEvent, ReadQuery, StoredSnapshot, UpcasterRegistry, Vector } from '@agentstate/core';
 import { CorruptionError, EventTypes, formatInstant, STATE_STREAM, systemClock, ValidationError } from '@agentstate/core';
 import type { EventRow, LogOptions, ReplaySource } from '@agentstate/core/backend';
 import { checkSnapshot, checkStream, EVENT_COLUMNS, eventFromRow, parseReadQuery, parseUpToSeq, prepareEvent, rowPayload } from '@agentstate/core/backend';
@@ -22,6 +22,19 @@ import { tableLookups } from './lookups.js';
 import { Projection } from './projection.js';
 import { dropOtherFormats } from './snapshot-patch.js';
 import { beginWriting } from './writers-lock.js';
+
+/** The origin of a received event (`ORIGIN_SQL`), read after the event columns. */
+const ORIGIN_COLUMNS = 'origin, origin_seq, origin_time';
+
+/** A stored row with its origin columns. */
+type OriginRow = EventRow & { origin: string | null; origin_seq: number | null; origin_time: string | null };
+
+/** The event of a row read with {@link ORIGIN_COLUMNS}, with its origin when it was received. */
+export function eventWithOrigin(row: OriginRow): LogEvent {
+  const event = eventFromRow(row);
+  if (row.origin !== null) Object.assign(event, { origin: row.origin, originSeq: row.origin_seq, originTime: row.origin_time });
+  return event;
+}
 
 /** Snapshot rows per statement of a snapshot's store: a chunk is at most about 16 KB, so a statement stays a few megabytes. */
 const STORE_BATCH = 200;
@@ -167,10 +180,10 @@ export class PostgresLog implements Log {
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
   async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
     const { event, text, values, validated } = prepareEvent(input, seq, this.#now, () => previous, check ? { upcasters: this.#upcasters } : undefined);
-    await sql.exec(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`, [
-      ...values,
-      validated,
-    ]);
+    await sql.exec(
+      `INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated, ${ORIGIN_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
+      [...values, validated, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null],
+    );
     return { event, text };
   }
 
@@ -178,7 +191,7 @@ export class PostgresLog implements Log {
   async read(query: ReadQuery): Promise<LogEvent[]> {
     const { stream, afterSeq, limit } = parseReadQuery(query);
     const upTo = stream === STATE_STREAM ? await this.settled() : undefined;
-    return (await this.readRows(this.db, stream, afterSeq, limit, upTo)).map((row) => eventFromRow(row));
+    return (await this.readRows(this.db, stream, afterSeq, limit, upTo)).map(eventWithOrigin);
   }
 
   /**
@@ -193,13 +206,11 @@ export class PostgresLog implements Log {
   }
 
   /** Rows of `stream` after `afterSeq` (up to `upTo` when given) in seq order (`limit` 0: all). */
-  readRows(sql: Sql, stream: string, afterSeq: number, limit: number, upTo?: number): Promise<(EventRow & { validated: boolean })[]> {
-    return sql.rows(`SELECT ${EVENT_COLUMNS}, validated FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND seq <= $4 ORDER BY seq LIMIT $3`, [
-      stream,
-      afterSeq,
-      limit > 0 ? limit : null,
-      upTo ?? Number.MAX_SAFE_INTEGER,
-    ]);
+  readRows(sql: Sql, stream: string, afterSeq: number, limit: number, upTo?: number): Promise<(OriginRow & { validated: boolean })[]> {
+    return sql.rows(
+      `SELECT ${EVENT_COLUMNS}, validated, ${ORIGIN_COLUMNS} FROM ${this.db.t('events')} WHERE stream = $1 AND seq > $2 AND seq <= $4 ORDER BY seq LIMIT $3`,
+      [stream, afterSeq, limit > 0 ? limit : null, upTo ?? Number.MAX_SAFE_INTEGER],
+    );
   }
 
   /** Events of `stream` for a fold: checked payloads, and whether this library validated them when it wrote them. */
@@ -228,6 +239,57 @@ export class PostgresLog implements Log {
       upTo ?? Number.MAX_SAFE_INTEGER,
     ]);
     return row?.seq ?? 0;
+  }
+
+  /**
+   * As {@link Log.vector}. Not up to the high-water mark: a receive reads it while its own write holds the
+   * writers' lock, which the mark would wait for. Received events commit under the lock exclusive, so every
+   * origin's entry is settled; the own entry is the head.
+   */
+  async vector(): Promise<Vector> {
+    const own = await this.identity();
+    const rows = await this.db.rows<{ origin: string | null; seq: number | null }>(
+      `SELECT NULL AS origin, max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}'
+       UNION ALL SELECT origin, max(origin_seq) FROM ${this.db.t('events')} WHERE origin IS NOT NULL GROUP BY origin`,
+    );
+    return Object.fromEntries(rows.map((row) => [row.origin ?? own, row.seq ?? 0]));
+  }
+
+  /**
+   * As {@link Log.changes}, up to the high-water mark, so an event committing late below a later one is never
+   * skipped. Starts at the first event the vector lacks: its own entry's next, and each origin's first beyond its entry.
+   */
+  async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+    const own = await this.identity();
+    const upTo = await this.settled();
+    const known = Object.keys(vector).filter((origin) => origin !== own);
+    const events = this.db.t('events');
+    const rows = await this.db.rows<OriginRow>(
+      `WITH v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
+       start AS (SELECT least(
+         $1::bigint,
+         (SELECT min(f.seq) - 1 FROM v CROSS JOIN LATERAL
+           (SELECT seq FROM ${events} WHERE origin = v_origin AND origin_seq > v_seq ORDER BY origin_seq LIMIT 1) f),
+         (SELECT min(seq) - 1 FROM ${events} WHERE origin IS NOT NULL AND origin <> ALL ($2::text[]))) AS from_seq)
+       SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM ${events} LEFT JOIN v ON v_origin = origin
+       WHERE stream = '${STATE_STREAM}' AND seq > (SELECT from_seq FROM start) AND seq <= $4
+         AND CASE WHEN origin IS NULL THEN seq > $1 ELSE v_seq IS NULL OR origin_seq > v_seq END
+       ORDER BY seq LIMIT $5`,
+      [vector[own] ?? 0, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null],
+    );
+    return rows.map(eventWithOrigin);
+  }
+
+  /** As {@link Log.atOrigin}: an own event by its seq, a received one by its place. */
+  async atOrigin(origin: string, originSeq: number): Promise<LogEvent | undefined> {
+    const own = origin === (await this.identity());
+    const [row] = await this.db.rows<OriginRow>(
+      `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM ${this.db.t('events')} WHERE ${
+        own ? `stream = '${STATE_STREAM}' AND seq = $1 AND origin IS NULL` : 'origin = $2 AND origin_seq = $1'
+      }`,
+      own ? [originSeq] : [originSeq, origin],
+    );
+    return row === undefined ? undefined : eventWithOrigin(row);
   }
 
   async identity(): Promise<string> {
@@ -307,7 +369,7 @@ export class PostgresLog implements Log {
       head: (stream) => this.headIn(sql, checkStream(stream)),
       read: async (query) => {
         const { stream, afterSeq, limit } = parseReadQuery(query);
-        return (await this.readRows(sql, stream, afterSeq, limit)).map((row) => eventFromRow(row));
+        return (await this.readRows(sql, stream, afterSeq, limit)).map(eventWithOrigin);
       },
       latestSnapshot: (stream, options) => this.latestSnapshotIn(sql, stream, options),
       identity: () => this.identityIn(sql),

@@ -22,8 +22,22 @@ const TURN_VALUES = TURN_COLUMNS.split(',')
 /**
  * The version of the durable part; a schema recording a larger one is a newer library's, refused.
  * 3: no trigger on `events` (writers wake subscribers after they commit, `Database.announce`).
+ * 4: the origin of received events ({@link ORIGIN_SQL}).
  */
-export const LOG_VERSION = 3;
+export const LOG_VERSION = 4;
+
+/** The first log version upgraded in place to {@link LOG_VERSION} by {@link ORIGIN_SQL} alone, with nothing folded. */
+export const ORIGIN_UPGRADE_SINCE = 3;
+
+/**
+ * The origin of a received event (docs/contract.md §12): its replica, its seq and its time there, NULL for the
+ * store's own events, so an own append writes what it wrote before; at most one event per place. Idempotent:
+ * it upgrades a log of an earlier version in place.
+ */
+export const ORIGIN_SQL = `
+ALTER TABLE {schema}.events ADD COLUMN IF NOT EXISTS origin text, ADD COLUMN IF NOT EXISTS origin_seq bigint, ADD COLUMN IF NOT EXISTS origin_time text;
+CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, origin_seq) WHERE origin IS NOT NULL;
+`;
 
 /**
  * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open,
@@ -113,7 +127,7 @@ CREATE TABLE {schema}.events (
   validated boolean NOT NULL,
   PRIMARY KEY (stream, seq)
 );
-`;
+${ORIGIN_SQL}`;
 
 /**
  * Every table the derived part has had, dropped before it is created

@@ -8,7 +8,9 @@
  * its log upgraded in place and loses its
  * whole derived part, which the caller folds again from the log in the
  * same transaction, unless its derived tables are this version's
- * (`SAME_TABLES_SINCE`): then only its functions are made again. All of it under a transaction-scoped advisory lock
+ * (`SAME_TABLES_SINCE`) and its log at most one version behind: then its
+ * log gains the origin columns in place and its functions are made again,
+ * with nothing folded. All of it under a transaction-scoped advisory lock
  * named after the schema, then the writers' lock exclusive, so
  * processes opening together never race: the second waits, then finds the
  * work done.
@@ -22,6 +24,8 @@ import {
   FUNCTIONS_SQL,
   LOG_SQL,
   LOG_VERSION,
+  ORIGIN_SQL,
+  ORIGIN_UPGRADE_SINCE,
   POSITIONS_SQL,
   SAME_TABLES_SINCE,
   VERSIONS_TABLE,
@@ -53,8 +57,11 @@ export async function isCurrent(sql: Sql, schema: string): Promise<boolean> {
   return version('log') === LOG_VERSION && version('derived') === DERIVED_VERSION;
 }
 
-/** Identifies the schema without writing to it; `functions`: current but for the functions of its derived part. */
-async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding | 'functions'> {
+/**
+ * Identifies the schema without writing to it; `in place`: its tables are this version's, and its log and the
+ * functions of its derived part are upgraded where they are.
+ */
+async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding | 'in place'> {
   const tables = await sql.rows<{ relname: string }>(
     `SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
      WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'v', 'm', 'f')`,
@@ -70,8 +77,8 @@ async function inspectSchema(sql: Sql, schema: string): Promise<SchemaFinding | 
     const log = version('log') ?? 0;
     if (log > LOG_VERSION) throw newer(log, LOG_VERSION);
     const derived = version('derived') ?? 0;
-    if (log !== LOG_VERSION || derived > DERIVED_VERSION || derived < SAME_TABLES_SINCE) return 'stale';
-    return derived === DERIVED_VERSION ? 'current' : 'functions';
+    if (log < ORIGIN_UPGRADE_SINCE || derived > DERIVED_VERSION || derived < SAME_TABLES_SINCE) return 'stale';
+    return log === LOG_VERSION && derived === DERIVED_VERSION ? 'current' : 'in place';
   }
   if (names.has(MIGRATIONS_TABLE)) {
     const [row] = await sql.rows<{ latest: number | null }>(`SELECT max(version) AS latest FROM "${schema}".${MIGRATIONS_TABLE}`);
@@ -89,9 +96,9 @@ function script(sql: string, schema: string): string {
 /**
  * Brings `schema` to this library's versions inside the caller's
  * transaction: creates it when missing; when its log or derived part has
- * another version, upgrades its log (the positions of the `state` stream it may
- * lack; the trigger that notified subscribers from inside every write, which
- * it may have), drops the derived part and creates
+ * another version, upgrades its log (the positions of the `state` stream and
+ * the origin columns it may lack; the trigger that notified subscribers from
+ * inside every write, which it may have), drops the derived part and creates
  * it empty, holding the writers' lock exclusive. Returns what
  * it found; after `stale`, the caller folds the log into the empty tables
  * before committing. A caller that fails and rolls back leaves the schema
@@ -102,9 +109,13 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
   const found = await inspectSchema(sql, schema);
   if (found === 'current') return found;
   const quoted = `"${schema}"`;
-  // Its tables are this version's: the functions are made again in place, and nothing is folded.
-  if (found === 'functions') {
-    await sql.rows(`${script(FUNCTIONS_SQL, schema)} UPDATE ${quoted}.${VERSIONS_TABLE} SET version = ${DERIVED_VERSION} WHERE part = 'derived'`);
+  // Its tables are this version's: the log gains its origin columns and the functions are made again in place; a log-only
+  // change folds nothing, as the tables fold the same events.
+  if (found === 'in place') {
+    await sql.rows(
+      `${script(ORIGIN_SQL + FUNCTIONS_SQL, schema)}
+       UPDATE ${quoted}.${VERSIONS_TABLE} SET version = CASE part WHEN 'log' THEN ${LOG_VERSION} ELSE ${DERIVED_VERSION} END WHERE part IN ('log', 'derived')`,
+    );
     return 'current';
   }
   if (found === 'fresh') {
@@ -119,7 +130,7 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
      INSERT INTO ${quoted}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
      DROP TABLE IF EXISTS ${quoted}.${MIGRATIONS_TABLE};
      DROP FUNCTION IF EXISTS ${quoted}.notify_events() CASCADE;
-     ${script(POSITIONS_SQL, schema)}
+     ${script(POSITIONS_SQL + ORIGIN_SQL, schema)}
      SELECT setval('${quoted}.positions', greatest(max(seq), 1), max(seq) IS NOT NULL) FROM ${quoted}.events WHERE stream = 'state';
      DROP TABLE IF EXISTS ${DERIVED_TABLES.map((t) => `${quoted}.${t}`).join(', ')} CASCADE;
      ${script(DERIVED_SQL, schema)}`,

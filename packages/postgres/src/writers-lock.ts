@@ -5,7 +5,8 @@
  * parallel and a reader can find those that may still hold positions
  * (`settled_position()`, `schema-script.ts`). Work that needs no writer in
  * flight takes it exclusive: a purge, a rebuild, a bare log append to
- * `state` (projected in its own transaction), an import.
+ * `state` (projected in its own transaction), an import, a sync's receive
+ * (taken inside a write that holds it shared).
  */
 import type { Database } from './database.js';
 import { WRITERS_LOCK_KEY } from './schema-script.js';

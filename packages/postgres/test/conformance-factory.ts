@@ -59,8 +59,6 @@ export const postgresFactory: ProviderFactory = {
         FOR EACH ROW EXECUTE FUNCTION "${schema}".fail_commit()`);
     return () => onServer(`DROP TRIGGER fail_commit ON "${schema}".events; DROP FUNCTION "${schema}".fail_commit()`);
   },
-  // Sync reads and receives on the in-memory and SQLite backends only, so far (docs/contract.md §12).
-  capabilities: { sync: false },
   destroy: async (provider) => {
     await provider.close();
     const place = schemas.get(provider);

@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '@agentstate/core';
+import { createInMemoryProvider, sync, ValidationError } from '@agentstate/core';
 import { IncompatibleDatabaseError, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider } from '../src/index.js';
-import { DERIVED_TABLES, DERIVED_VERSION, LOG_VERSION, SAME_TABLES_SINCE, VERSIONS_TABLE } from '../src/schema-script.js';
+import { DERIVED_TABLES, DERIVED_VERSION, LOG_VERSION, ORIGIN_UPGRADE_SINCE, SAME_TABLES_SINCE, VERSIONS_TABLE } from '../src/schema-script.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 async function query<R>(url: string, text: string): Promise<R[]> {
@@ -34,6 +34,31 @@ async function layout(url: string, schema: string): Promise<unknown> {
 async function versions(url: string, schema: string): Promise<Record<string, number>> {
   const rows = await query<{ part: string; version: number }>(url, `SELECT part, version FROM "${schema}".${VERSIONS_TABLE}`);
   return Object.fromEntries(rows.map((r) => [r.part, r.version]));
+}
+
+/** A fresh schema written by this library: one memory item. */
+async function writtenSchema(name: string): Promise<{ url: string; schema: string }> {
+  const { url } = await testServer();
+  const schema = freshSchema(name);
+  const provider = await openPostgres(url, { schema });
+  await provider.memory.write({ content: 'kept across the upgrade' });
+  await provider.close();
+  return { url, schema };
+}
+
+/**
+ * Opens a schema that an open upgrades in place: it folds nothing, keeps every derived table (their oids) and
+ * records this library's versions.
+ */
+async function openInPlace(url: string, schema: string): Promise<PostgresProvider> {
+  const tables = `SELECT c.oid::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${schema}' AND c.relname IN (${DERIVED_TABLES.map((t) => `'${t}'`).join(', ')}) ORDER BY 1`;
+  const before = await query(url, tables);
+  const progress: unknown[] = [];
+  const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
+  expect(progress).toEqual([]);
+  expect(await query(url, tables)).toEqual(before);
+  expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
+  return provider;
 }
 
 async function refusal(url: string, schema: string): Promise<IncompatibleDatabaseError> {
@@ -208,18 +233,32 @@ describe('A derived part of another version', () => {
       `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${SAME_TABLES_SINCE} WHERE part = 'derived';
        DROP FUNCTION "${schema}".lock_session, "${schema}".put_turn, "${schema}".bump_session;`,
     );
-    const tables = `SELECT c.oid::int FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = '${schema}' AND c.relname IN (${DERIVED_TABLES.map((t) => `'${t}'`).join(', ')}) ORDER BY 1`;
-    const before = await query(url, tables);
-    const progress: unknown[] = [];
-    const provider = await openPostgres(url, { schema, onProgress: (done, total) => progress.push({ done, total }) });
-    expect(progress).toEqual([]);
-    expect(await query(url, tables)).toEqual(before);
-    expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
+    const provider = await openInPlace(url, schema);
     const [session] = await provider.sessions.list({ limit: 1 });
     const turn = await provider.sessions.appendTurn({ sessionId: session!.id, role: 'user', content: 'after the upgrade' });
     expect((await provider.sessions.turns(session!.id, { limit: 100 })).at(-1)).toEqual(turn);
     expect((await provider.verify()).ok).toBe(true);
     await provider.close();
+    await dropSchema(url, schema);
+  });
+
+  it('adds the origin columns to a log of version 3 whose tables are current in place, folding nothing, and then syncs', async () => {
+    const { url, schema } = await writtenSchema('origins');
+    await query(
+      url,
+      `DROP INDEX "${schema}".events_origin; ALTER TABLE "${schema}".events DROP COLUMN origin, DROP COLUMN origin_seq, DROP COLUMN origin_time;
+       UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${ORIGIN_UPGRADE_SINCE} WHERE part = 'log';`,
+    );
+    const provider = await openInPlace(url, schema);
+    const other = createInMemoryProvider();
+    await other.memory.write({ content: 'written elsewhere' });
+    expect(await sync(provider, other)).toEqual({ toA: 1, toB: 1, batches: 2 });
+    expect(await query(url, `SELECT origin, origin_seq::int AS seq FROM "${schema}".events WHERE origin IS NOT NULL`)).toEqual([
+      { origin: await other.replicaId(), seq: 1 },
+    ]);
+    expect((await provider.verify()).ok).toBe(true);
+    await provider.close();
+    await other.close();
     await dropSchema(url, schema);
   });
 
@@ -255,11 +294,7 @@ describe('A derived part of another version', () => {
   });
 
   it('creates no notify trigger on a fresh schema, and drops the one a log of version 2 has on open', async () => {
-    const { url } = await testServer();
-    const schema = freshSchema('unnotify');
-    const first = await openPostgres(url, { schema });
-    await first.memory.write({ content: 'kept across the upgrade' });
-    await first.close();
+    const { url, schema } = await writtenSchema('unnotify');
     expect(await notifyTrigger(url, schema)).toEqual({ triggers: 0, functions: 0 });
     // As a schema of log version 2 was: a trigger notifying from inside every insert into events.
     await query(

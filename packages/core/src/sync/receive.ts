@@ -28,7 +28,7 @@ export interface ReceiveResult {
 /** A log's sync reads, or `UnavailableError` for a log that does not sync yet. */
 export function syncLog(log: Log): Required<Pick<Log, 'vector' | 'changes' | 'atOrigin'>> & Log {
   if (log.vector === undefined || log.changes === undefined || log.atOrigin === undefined)
-    throw new UnavailableError('this store does not sync yet: sync needs an in-memory or SQLite store');
+    throw new UnavailableError('this store does not sync: its log answers no vector, changes or atOrigin');
   return log as Required<Pick<Log, 'vector' | 'changes' | 'atOrigin'>> & Log;
 }
 

@@ -1,0 +1,78 @@
+/**
+ * Sync across backends (docs/contract.md §12): a SQLite file and a PostgreSQL schema exchange what each
+ * lacks, either one first, and end with the same read model; run again, a sync writes nothing; a purge travels.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { encodeSnapshot, type EventSourcedProvider, type Snapshot, STATE_STREAM, sync } from '@agentstate/core';
+import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
+import type { PostgresProvider } from '../src/index.js';
+import { fresh } from './helpers.js';
+
+/** The read model without local seqs, which differ between replicas. */
+const replicaText = (snapshot: Snapshot) =>
+  encodeSnapshot({ ...snapshot, seq: 0, operations: snapshot.operations.map((operation) => ({ ...operation, seq: 0 })) });
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A provider on a new SQLite file and one on a fresh PostgreSQL schema, closed after the test. */
+async function pair(): Promise<{ file: SqliteProvider; schema: PostgresProvider }> {
+  const dir = mkdtempSync(join(tmpdir(), 'agentstate-pg-sync-'));
+  const file = await openSqlite(join(dir, 'state.db'));
+  cleanups.push(async () => {
+    await file.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const { provider, close } = await fresh();
+  cleanups.push(close);
+  return { file, schema: provider };
+}
+
+/** Each store's work, in a scope of its own. */
+async function work(p: EventSourcedProvider, scope: string): Promise<void> {
+  const session = await p.sessions.create({ title: `written on ${scope}`, scope: [scope] });
+  await p.sessions.appendTurns(session.id, [
+    { role: 'user', content: `hello from ${scope}` },
+    { role: 'assistant', content: 'hello' },
+  ]);
+  const item = await p.memory.write({ content: `kept on ${scope}`, key: 'note', scope: [scope], operationId: `${scope}-note` });
+  await p.memory.update(item.id, { content: `changed on ${scope}` });
+  await p.skills.upsert({ slug: 'deploy', body: `steps of ${scope}`, scope: [scope] });
+  await p.skills.recordOutcome('deploy', { success: true, scope: [scope] });
+}
+
+/** How many `state` events each store holds (PostgreSQL's seqs are positions, which may skip numbers). */
+const counts = (...stores: EventSourcedProvider[]) => Promise.all(stores.map(async (p) => (await p.log.read({ stream: STATE_STREAM, afterSeq: 0 })).length));
+
+describe('sync between a SQLite file and a PostgreSQL schema', () => {
+  for (const first of ['file', 'schema'] as const)
+    it(`converges with the ${first} first, a sync run again writes nothing, and a purge travels`, async () => {
+      const stores = await pair();
+      await work(stores.file, 'file');
+      await work(stores.schema, 'schema');
+      const [a, b] = first === 'file' ? [stores.file, stores.schema] : [stores.schema, stores.file];
+      const [own, others] = await counts(a, b);
+      expect(await sync(a, b, { batchSize: 4 })).toMatchObject({ toA: others, toB: own });
+      expect(replicaText(await a.snapshot())).toBe(replicaText(await b.snapshot()));
+      for (const p of [a, b]) expect((await p.verify()).ok).toBe(true);
+      const after = await counts(a, b);
+      expect(after).toEqual([own! + others!, own! + others!]);
+      for (const [x, y] of [
+        [a, b],
+        [b, a],
+      ])
+        expect(await sync(x!, y!)).toEqual({ toA: 0, toB: 0, batches: 0 });
+      expect(await counts(a, b)).toEqual(after);
+      // A purge on the second store travels to the first: neither log holds the text any more.
+      const [session] = await b.sessions.list({ scope: [first], limit: 1 });
+      await b.purge({ id: session!.id, reason: 'erasure request' });
+      expect(await sync(a, b)).toEqual({ toA: 1, toB: 0, batches: 1 });
+      expect(replicaText(await a.snapshot())).toBe(replicaText(await b.snapshot()));
+      for (const p of [a, b]) expect(JSON.stringify(await p.log.read({ stream: STATE_STREAM, afterSeq: 0 }))).not.toContain(`hello from ${first}`);
+    });
+});
