@@ -107,10 +107,15 @@ describe('sync over HTTP', () => {
     expect((await post('receive', { events: [{ ...replaced, digest: syncDigest(replaced) }] }, { authorization: `Bearer ${TOKEN}` })).status).toBe(409);
   });
 
-  it('bounds the request body: 413 over the bound, nothing written', async () => {
+  it('bounds the request body: 413 over the bound, 400 for one that is not a request, nothing written', async () => {
     const answer = await post('receive', { events: [], pad: 'x'.repeat(8 * 1024 * 1024) }, { authorization: `Bearer ${TOKEN}` });
     expect(answer.status).toBe(413);
     expect((await post('changes', { vector: {} }, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await post('receive', { events: 'none' }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
+    expect((await post('changes', { vector: { a: -1 } }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
+    const notJson = await fetch(`${server.syncUrl}/receive`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"events": [' });
+    expect(await notJson.json()).toEqual({ error: { code: 'invalid', field: '', message: 'invalid input: the request body is not JSON' } });
+    expect(await served.vector()).toEqual({ [await served.replicaId()]: 0 });
   });
 
   it('loses nothing when the connection is cut in the middle, and a second run finishes', async () => {

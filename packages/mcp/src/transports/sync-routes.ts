@@ -5,7 +5,7 @@
  * that reaches every scope (bound to the global scope, subscopes allowed) answers them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventSourcedProvider, Provider } from '@agentstate/core';
+import type { EventSourcedProvider, Provider, SyncEvent, Vector } from '@agentstate/core';
 import { SYNC_MAX_BODY, SYNC_ROUTES, type SyncRoute, syncErrorAnswer, UnavailableError, ValidationError } from '@agentstate/core';
 import { ScopeDeniedError, ScopePolicy, type ScopePolicyOptions } from '../scope-policy.js';
 
@@ -38,10 +38,11 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
 /** What `route` answers with `body`, from `provider`. */
 async function call(provider: EventSourcedProvider, route: SyncRoute, body: unknown): Promise<unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('', 'the request body must be a JSON object');
-  const input = body as { vector?: unknown; limit?: unknown; events?: unknown };
+  // Unchecked here: the provider checks the vector, the limit and every event before it reads or writes.
+  const input = body as { vector: Vector; limit?: number; events: SyncEvent[] };
   if (route === 'vector') return { vector: await provider.vector() };
-  if (route === 'changes') return { events: await provider.changes(input.vector as never, input.limit === undefined ? {} : { limit: input.limit as number }) };
-  return provider.receive(input.events as never);
+  if (route === 'changes') return { events: await provider.changes(input.vector, input.limit === undefined ? {} : { limit: input.limit }) };
+  return provider.receive(input.events);
 }
 
 /**
