@@ -20,6 +20,7 @@ import {
   UnavailableError,
   ReadOnlyViewError,
   SyncConflictError,
+  SyncHttpError,
   ValidationError,
 } from '@agentstate/core';
 import type { ErrorCode } from '@agentstate/core';
@@ -76,6 +77,8 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new EmbeddingHttpError(401, 'no key', 1), code: 'http', retryable: false, exit: user },
   { error: new EmbeddingTimeoutError(1000, 1), code: 'timeout', retryable: true, exit: environment },
   { error: new EmbeddingNetworkError(new Error('ECONNREFUSED'), 1), code: 'network', retryable: true, exit: environment },
+  { error: new SyncHttpError(401, 'no token'), code: 'http', retryable: false, exit: user },
+  { error: new SyncHttpError(undefined, 'connection reset'), code: 'network', retryable: true, exit: environment },
   { error: new EmbeddingResponseError('no data', 1), code: 'bad_response', retryable: false, exit: user },
   { error: new TableFormatError('truncated'), code: 'table_format', retryable: false, exit: user },
   { error: new ScopeDeniedError('outside this server'), code: 'scope_denied', retryable: false, exit: user },

@@ -35,7 +35,7 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
   ],
   'packages/postgres/README.md': ['packages/postgres/test/readme.int.test.ts', 'packages/postgres/test/readme.int.test.ts'],
   'packages/ui/README.md': ['packages/ui/test/readme.int.test.ts'],
-  'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
+  'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
   'packages/open/README.md': ['packages/open/test/readme.test.ts'],
   'packages/openai-agents/README.md': ['packages/openai-agents/test/readme.int.test.ts', 'packages/openai-agents/test/readme.int.test.ts'],
   'packages/sqlite/README.md': ['packages/sqlite/test/readme.int.test.ts'],

@@ -1,6 +1,8 @@
-/** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a refused concurrent change. */
+/** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a refused concurrent change; with a server in this process, run as a child. */
 import { afterAll, describe, expect, it } from 'vitest';
-import { tempDir } from './helpers.js';
+import { runMcpServer } from '@agentstate/mcp';
+import { openSqlite } from '@agentstate/sqlite';
+import { cliAsync, failureLine, tempDir } from './helpers.js';
 import { fails, ok, okJson } from './in-process.js';
 
 const tmp = tempDir();
@@ -54,5 +56,29 @@ describe('agentstate sync', () => {
     expect(fails(1, ['sync', a, b, '--batch-size', 'abc'])).toBe(
       "agentstate: option '--batch-size <n>' argument 'abc' is invalid. expected a non-negative integer.",
     );
+  });
+});
+
+describe('agentstate sync with a server', () => {
+  const TOKEN = 'a-token-of-32-characters-or-more';
+
+  it('syncs a file with the store a server serves, its token from $AGENTSTATE_MCP_TOKEN or --token', async () => {
+    const served = await openSqlite(tmp.path('served.db'));
+    const server = await runMcpServer({ provider: served, transport: 'http', http: { port: 0, token: TOKEN }, allowSubscopes: true, log: () => {} });
+    const url = server.syncUrl!;
+    try {
+      const laptop = tmp.path('laptop.db');
+      const id = ok(['memory', 'write', 'written on the laptop', '--db', laptop]).trim();
+      const first = await cliAsync(['sync', laptop, url, '--json'], { env: { AGENTSTATE_MCP_TOKEN: TOKEN } });
+      expect(JSON.parse(first.stdout)).toMatchObject({ toA: 0, toB: 1, batches: 1 });
+      expect((await served.memory.get(id)).content).toBe('written on the laptop');
+      const again = await cliAsync(['sync', url, laptop, '--token', TOKEN, '--json']);
+      expect(JSON.parse(again.stdout)).toMatchObject({ toA: 0, toB: 0, batches: 0 });
+      const refused = await cliAsync(['sync', laptop, url, '--token', 'not-the-token-at-all']);
+      expect(failureLine(refused, 1, ['sync'])).toMatch(/^agentstate: .*failed with HTTP 401: Unauthorized/);
+    } finally {
+      await server.close();
+      await served.close();
+    }
   });
 });

@@ -128,6 +128,28 @@ export class SyncConflictError extends AgentStateError {
   }
 }
 
+/**
+ * A sync request over HTTP (`httpPeer`, docs/contract.md §12) failed without one of the typed
+ * errors the server maps to JSON: `http`, the server answered another status (`status`: 401 for
+ * a wrong or missing token, 403 for a refused `Host`, `Origin` or scope, 413 for a body over the
+ * bound); `network`, no answer came (refused, reset, cut). What a batch wrote before stays; a
+ * sync run again resumes.
+ */
+export class SyncHttpError extends AgentStateError {
+  readonly code: 'http' | 'network';
+  override readonly retryable: boolean;
+  constructor(
+    /** The HTTP status; undefined when no answer came. */
+    readonly status: number | undefined,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.code = status === undefined ? 'network' : 'http';
+    this.retryable = status === undefined || status === 408 || status === 429 || status >= 500;
+  }
+}
+
 /** Bad input: wrong type, unknown enum value, NUL characters, over a size limit… */
 export class ValidationError extends AgentStateError {
   readonly code = 'invalid' as const;

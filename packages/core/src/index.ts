@@ -23,6 +23,7 @@ export {
   UnavailableError,
   ReadOnlyViewError,
   SyncConflictError,
+  SyncHttpError,
   isAgentStateError,
 } from './errors.js';
 export { type Clock, systemClock, ManualClock } from './time/clock.js';
@@ -103,6 +104,7 @@ export type { EventMeta, EventOrigin, LogEvent, AppendInput, ReadQuery, StoredSn
 export { type SyncEvent, syncDigest, toSyncEvent } from './sync/wire.js';
 export type { ReceiveResult } from './sync/receive.js';
 export { type SyncOptions, type SyncPeer, type SyncSummary, sync, SYNC_BATCH } from './sync/sync.js';
+export { type HttpPeerOptions, httpPeer, SYNC_PATH, SYNC_ROUTES, type SyncRoute, SYNC_MAX_BODY, syncErrorAnswer } from './sync/http.js';
 export { InMemoryLog } from './log/in-memory-log.js';
 export {
   STATE_STREAM,

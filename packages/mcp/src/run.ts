@@ -31,6 +31,8 @@ export interface RunMcpServerOptions extends AgentStateServerOptions {
 export interface RunningMcpServer {
   /** The HTTP endpoint, with the `http` transport. */
   readonly url: string | undefined;
+  /** The sync endpoint for `httpPeer` (docs/contract.md §12), with the `http` transport. */
+  readonly syncUrl: string | undefined;
   /** Settles once the server has stopped: the stdio client went away, or {@link close} ran. */
   readonly closed: Promise<void>;
   /** Stops serving and closes the database it opened. Idempotent. */
@@ -46,7 +48,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   const provider = options.provider ?? (await openDatabase(dbPath, { embedder: options.embedder }));
   const what = dbPath === undefined ? `the ${provider.name} provider` : describeTarget(dbPath);
 
-  let serving: { url?: string; closed?: Promise<void>; close(): Promise<void> };
+  let serving: { url?: string; syncUrl?: string; closed?: Promise<void>; close(): Promise<void> };
   try {
     serving = options.transport === 'http' ? await serveHttp(provider, options, options.http) : await serveStdio(provider, options);
     log(`serving ${what} ${serving.url === undefined ? 'over stdio' : `on ${serving.url}`}, bound to scope ${bound}`);
@@ -64,6 +66,7 @@ export async function runMcpServer(options: RunMcpServerOptions = {}): Promise<R
   });
   return {
     url: serving.url,
+    syncUrl: serving.syncUrl,
     closed,
     close: () => {
       requestClose();

@@ -1,9 +1,9 @@
-/** `agentstate sync <a> <b>`: two SQLite files exchange what each lacks (docs/contract.md §12). */
-import { sync } from '@agentstate/core';
+/** `agentstate sync <a> <b>`: two SQLite files, or a file and a server, exchange what each lacks (docs/contract.md §12). */
+import { httpPeer, sync, type SyncPeer } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show } from '../context.js';
 import { openDatabase, sqliteOnly } from '../database.js';
-import { inCwd } from '../io.js';
+import { inCwd, io } from '../io.js';
 import { positiveInt } from '../parse.js';
 import { count } from '../output.js';
 import { startProgress } from '../progress.js';
@@ -12,17 +12,19 @@ import { startProgress } from '../progress.js';
 export function syncCommand(): CliCommand {
   return new CliCommand('sync')
     .description(SUMMARIES.sync)
-    .argument('<a>', 'a database file')
-    .argument('<b>', 'another database file, created when missing: a new replica of <a>')
+    .argument('<a>', 'a database file, or the sync URL of a server (http://127.0.0.1:8765/sync)')
+    .argument('<b>', 'another database file, created when missing: a new replica of <a>; or a server URL')
     .option('--batch-size <n>', 'events per batch, each one transaction', positiveInt, 1_000)
-    .run(async (ctx, a: string, b: string, opts: { batchSize: number }) => {
+    .option('--token <token>', "a server's bearer token; prefer $AGENTSTATE_MCP_TOKEN, which `ps` does not show")
+    .run(async (ctx, a: string, b: string, opts: { batchSize: number; token?: string }) => {
       const started = performance.now();
-      const first = sqliteOnly(await openDatabase(inCwd(a)), 'sync');
+      const token = opts.token ?? io().env.AGENTSTATE_MCP_TOKEN;
+      const first = await openSide(a, false, token);
       try {
-        const second = sqliteOnly(await openDatabase(inCwd(b), { create: true }), 'sync');
+        const second = await openSide(b, true, token);
         try {
           const progress = startProgress('syncing', 0, ctx.json);
-          const summary = await sync(first, second, { batchSize: opts.batchSize, onProgress: (s) => progress.update(s.toA + s.toB) }).finally(() =>
+          const summary = await sync(first.peer, second.peer, { batchSize: opts.batchSize, onProgress: (s) => progress.update(s.toA + s.toB) }).finally(() =>
             progress.stop(),
           );
           const report = { a, b, ...summary, seconds: (performance.now() - started) / 1000 };
@@ -38,6 +40,13 @@ export function syncCommand(): CliCommand {
         await first.close();
       }
     });
+}
+
+/** One side of a sync: a server named by its http(s) URL, or a SQLite file (created when `create`). */
+async function openSide(side: string, create: boolean, token: string | undefined): Promise<{ peer: SyncPeer; close(): Promise<void> }> {
+  if (/^https?:\/\//i.test(side)) return { peer: httpPeer(side, token === undefined ? {} : { token }), close: async () => {} };
+  const db = sqliteOnly(await openDatabase(inCwd(side), create ? { create: true } : {}), 'sync');
+  return { peer: db, close: () => db.close() };
 }
 
 /** `n` and its noun, plural unless one: `1 event`, `2 batches`. */

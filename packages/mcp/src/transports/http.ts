@@ -6,15 +6,17 @@
  * on loopback also refuses requests whose `Host` or `Origin` is not a
  * loopback name, so web pages cannot reach it by DNS rebinding; and, without
  * a token, every request from a page (an `Origin` other than its own), so
- * another local program's page cannot post tool calls to it.
+ * another local program's page cannot post tool calls to it. The same guard
+ * stands before the sync routes under `/sync` (./sync-routes.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Provider } from '@agentstate/core';
-import { UuidV7Generator } from '@agentstate/core';
+import { SYNC_PATH, UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
 import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
 import { UsageError } from '../usage-error.js';
+import { answerSync } from './sync-routes.js';
 
 /** The address the HTTP server listens on unless told otherwise. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -39,6 +41,8 @@ export interface HttpOptions {
 export interface HttpHandle {
   /** The endpoint, e.g. `http://127.0.0.1:8765/mcp`. */
   readonly url: string;
+  /** The sync endpoint, e.g. `http://127.0.0.1:8765/sync`: give it to `httpPeer` (docs/contract.md §12). */
+  readonly syncUrl: string;
   readonly host: string;
   readonly port: number;
   /** Stops listening and drops open connections; the provider stays open. */
@@ -77,7 +81,8 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
     if (!authorized(req.headers.authorization))
       return sendJsonError(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer realm="agentstate"' });
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== MCP_PATH) return sendJsonError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}`);
+    const syncRoute = path.startsWith(`${SYNC_PATH}/`) ? path.slice(SYNC_PATH.length + 1) : undefined;
+    if (path !== MCP_PATH && syncRoute === undefined) return sendJsonError(res, 404, `Not found: the MCP endpoint is ${MCP_PATH}, sync is at ${SYNC_PATH}`);
     if (loopback) {
       const { host: hostHeader, origin } = req.headers;
       if (!isLoopbackRequest(hostHeader, origin)) return sendJsonError(res, 403, 'Forbidden: this server only answers requests addressed to a loopback host');
@@ -85,6 +90,7 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
       if (options.token === undefined && !isOwnOriginOrNone(origin, hostHeader, req.socket.localPort ?? 0))
         return sendJsonError(res, 403, 'Forbidden: without a token this server answers no web page but its own');
     }
+    if (syncRoute !== undefined) return answerSync(provider, serverOptions, syncRoute, req, res);
     if (req.method !== 'POST') return sendJsonError(res, 405, 'Method not allowed: this server is stateless, POST JSON-RPC to it', { allow: 'POST' });
     const server = createAgentStateServer(provider, shared);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true, maxRequestBodySize: MAX_BODY_BYTES });
@@ -102,6 +108,7 @@ export async function serveHttp(provider: Provider, serverOptions: AgentStateSer
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   return {
     url: `http://${urlHost}:${address.port}${MCP_PATH}`,
+    syncUrl: `http://${urlHost}:${address.port}${SYNC_PATH}`,
     host: address.address,
     port: address.port,
     close,

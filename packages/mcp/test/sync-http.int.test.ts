@@ -1,0 +1,146 @@
+/**
+ * Sync over the HTTP transport (docs/contract.md §12): a local SQLite file syncs with the store a
+ * server in this process serves, through `httpPeer` over real HTTP on loopback, behind the
+ * transport's guard (token, `Host` and `Origin`, scope); refused requests write nothing, and a
+ * sync cut in the middle resumes.
+ */
+import { join } from 'node:path';
+import { type EventSourcedProvider, httpPeer, sync, SyncConflictError, syncDigest, SyncHttpError, ValidationError } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type HttpHandle, serveHttp } from '../src/transports/http.js';
+import { tempDir } from './helpers.js';
+
+const TOKEN = 'a-token-of-32-characters-or-more';
+const tmp = tempDir();
+afterAll(tmp.cleanup);
+
+let n = 0;
+let local: EventSourcedProvider;
+let served: EventSourcedProvider;
+let server: HttpHandle;
+const serve = (options: { token?: string; scope?: string[] } = {}) =>
+  serveHttp(
+    served,
+    { allowSubscopes: true, ...(options.scope ? { scope: options.scope } : {}) },
+    { port: 0, ...(options.token ? { token: options.token } : {}) },
+  );
+
+beforeEach(async () => {
+  n += 1;
+  local = await openSqlite(join(tmp.dir, `laptop-${n}.db`));
+  served = await openSqlite(join(tmp.dir, `server-${n}.db`));
+  server = await serve({ token: TOKEN });
+});
+
+afterEach(async () => {
+  await server.close();
+  await Promise.all([local.close(), served.close()]);
+});
+
+/** A `memory.written` payload with its item's content changed. */
+const withContent = (payload: unknown, content: string) => {
+  const { item } = payload as { item: object };
+  return { ...(payload as object), item: { ...item, content } };
+};
+
+const post = (route: string, body: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${server.syncUrl}/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+
+describe('sync over HTTP', () => {
+  it('brings a file and a server together both ways, and run again sends nothing', async () => {
+    const mine = await local.memory.write({ content: 'written on the laptop' });
+    const theirs = await served.memory.write({ content: 'written on the server' });
+    const peer = httpPeer(server.syncUrl, { token: TOKEN });
+    expect(await sync(local, peer)).toEqual({ toA: 1, toB: 1, batches: 2 });
+    expect((await local.memory.get(theirs.id)).content).toBe('written on the server');
+    expect((await served.memory.get(mine.id)).content).toBe('written on the laptop');
+    expect(await sync(local, peer)).toEqual({ toA: 0, toB: 0, batches: 0 });
+    expect(await peer.vector()).toEqual(await served.vector());
+  });
+
+  it('answers a wrong or missing token with 401 and writes nothing', async () => {
+    await local.memory.write({ content: 'never sent' });
+    const events = await local.changes({});
+    const before = await served.vector();
+    expect((await post('receive', { events }, { authorization: 'Bearer not-the-token-at-all' })).status).toBe(401);
+    expect((await post('receive', { events })).status).toBe(401);
+    const refused = await sync(local, httpPeer(server.syncUrl)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SyncHttpError);
+    expect(refused).toMatchObject({ code: 'http', status: 401 });
+    expect(await served.vector()).toEqual(before);
+  });
+
+  it('refuses a foreign Origin, token or not, and writes nothing', async () => {
+    await local.memory.write({ content: 'from a page' });
+    const events = await local.changes({});
+    const before = await served.vector();
+    const answer = await post('receive', { events }, { authorization: `Bearer ${TOKEN}`, origin: 'https://pages.example' });
+    expect(answer.status).toBe(403);
+    await server.close();
+    server = await serve();
+    expect((await post('receive', { events }, { origin: 'http://localhost:3000' })).status).toBe(403);
+    expect(await served.vector()).toEqual(before);
+    // A program, which sends no Origin, is served by a loopback server without a token.
+    expect(await sync(local, httpPeer(server.syncUrl))).toMatchObject({ toB: 1 });
+  });
+
+  it('refuses a forged batch whole, as the typed error the store raised', async () => {
+    await local.memory.write({ content: 'first' });
+    await local.memory.write({ content: 'second' });
+    const peer = httpPeer(server.syncUrl, { token: TOKEN });
+    const before = await served.vector();
+    const [first, second] = await local.changes({});
+    const forged = { ...second!, payload: withContent(second!.payload, 'forged') };
+    const refused = await peer.receive([first!, forged]).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(refused).toMatchObject({ field: '1.digest' });
+    expect((await post('receive', { events: [first, forged] }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
+    expect(await served.vector()).toEqual(before);
+
+    await peer.receive([first!]);
+    // Another event at a place the server holds, well formed and digested: a diverged replica.
+    const replaced = { ...first!, time: '2020-01-01T00:00:00.000Z' };
+    const conflict = await peer.receive([{ ...replaced, digest: syncDigest(replaced) }]).catch((error: unknown) => error);
+    expect(conflict).toBeInstanceOf(SyncConflictError);
+    expect(conflict).toMatchObject({ reason: 'replaced', origin: first!.origin, originSeq: first!.originSeq });
+    expect((await post('receive', { events: [{ ...replaced, digest: syncDigest(replaced) }] }, { authorization: `Bearer ${TOKEN}` })).status).toBe(409);
+  });
+
+  it('bounds the request body: 413 over the bound, 400 for one that is not a request, nothing written', async () => {
+    const answer = await post('receive', { events: [], pad: 'x'.repeat(8 * 1024 * 1024) }, { authorization: `Bearer ${TOKEN}` });
+    expect(answer.status).toBe(413);
+    expect((await post('changes', { vector: {} }, { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
+    expect((await post('receive', { events: 'none' }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
+    expect((await post('changes', { vector: { a: -1 } }, { authorization: `Bearer ${TOKEN}` })).status).toBe(400);
+    const notJson = await fetch(`${server.syncUrl}/receive`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, body: '{"events": [' });
+    expect(await notJson.json()).toEqual({ error: { code: 'invalid', field: '', message: 'invalid input: the request body is not JSON' } });
+    expect(await served.vector()).toEqual({ [await served.replicaId()]: 0 });
+  });
+
+  it('loses nothing when the connection is cut in the middle, and a second run finishes', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await local.memory.write({ content: `item ${i}` })).id);
+    const cut = await sync(local, httpPeer(server.syncUrl, { token: TOKEN }), {
+      batchSize: 1,
+      // The server goes away after the second batch: the third request finds no one.
+      onProgress: (progress) => void (progress.batches === 2 && server.close()),
+    }).catch((error: unknown) => error);
+    expect(cut).toMatchObject({ code: 'network' });
+    expect((await served.vector())[await local.replicaId()]).toBe(2);
+    server = await serve({ token: TOKEN });
+    expect(await sync(local, httpPeer(server.syncUrl, { token: TOKEN }))).toEqual({ toA: 0, toB: 3, batches: 1 });
+    expect((await served.vector())[await local.replicaId()]).toBe(5);
+    expect(await Promise.all(ids.map(async (id) => (await served.memory.get(id)).content))).toEqual([0, 1, 2, 3, 4].map((i) => `item ${i}`));
+  });
+
+  it('is refused by a server bound to a scope, since sync sends the whole store', async () => {
+    await server.close();
+    server = await serve({ token: TOKEN, scope: ['project:x'] });
+    const refused = await httpPeer(server.syncUrl, { token: TOKEN })
+      .vector()
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'http', status: 403 });
+    expect(String(refused)).toContain('only a server bound to the global scope with subscopes allowed answers it');
+  });
+});
