@@ -24,7 +24,7 @@ export const SUMMARIES = {
   stats: 'counts, sizes, the stream head and the last snapshot',
   export: 'write the event log as JSON Lines (one event per line, in seq order, then a trailer line) to stdout or --out',
   import: 'create a new database (--db) from a JSON Lines export, checking every event before anything is kept',
-  sync: 'bring two database files, or a file and a server (an http URL), together: each receives the events it lacks from the other, batch by batch (a missing <b> is created)',
+  sync: 'bring two databases (files or postgres:// URLs), or one and a server (an http URL), together: each receives the events it lacks from the other, batch by batch (a missing <b> is created)',
   ui: 'open the inspector: a local web page over sessions, memory, skills, the event log and health (read-only unless --allow-writes)',
   purge: 'erase a record, a namespace (--namespace) or every text match (--matching) for good, from the log, the tables and the snapshots (--reason, --yes)',
   demo: 'create a sample state in a new database (temporary unless --db is given) and show recall and verification on it',

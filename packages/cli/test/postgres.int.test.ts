@@ -233,6 +233,18 @@ describe('agentstate --db postgres://…', () => {
     expect(okJson(['stats', '--db', `${server}?schema=${copy}`]).head).toBe(1);
   });
 
+  it('syncs a file with a schema both ways, and run again receives nothing', () => {
+    const [db, file] = [freshUrl(), tmp.path('sync.db')];
+    const onServer = ok(['memory', 'write', 'Written on the server', '--db', db]).trim();
+    const onLaptop = ok(['memory', 'write', 'Written on the laptop', '--db', file]).trim();
+    expect(okJson(['sync', file, db, '--json'])).toMatchObject({ toA: 1, toB: 1 });
+    expect(okJson(['sync', db, file, '--json'])).toMatchObject({ toA: 0, toB: 0 });
+    for (const where of [db, file]) {
+      expect(ok(['memory', 'show', onServer, '--db', where])).toContain('Written on the server');
+      expect(ok(['memory', 'show', onLaptop, '--db', where])).toContain('Written on the laptop');
+    }
+  });
+
   it('prints the erasure steps after a purge, and compacts the schema with --compact', () => {
     const db = freshUrl();
     const item = okJson<{ id: string }>(['memory', 'write', 'Quince-Ledger code 5521', '--db', db]);

@@ -2,8 +2,9 @@
 import { httpPeer, sync, type SyncPeer } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show } from '../context.js';
-import { openDatabase, sqliteOnly } from '../database.js';
-import { inCwd, io } from '../io.js';
+import { resolveTarget } from '@agentstate/open';
+import { openDatabase } from '../database.js';
+import { io } from '../io.js';
 import { positiveInt } from '../parse.js';
 import { count } from '../output.js';
 import { startProgress } from '../progress.js';
@@ -12,8 +13,8 @@ import { startProgress } from '../progress.js';
 export function syncCommand(): CliCommand {
   return new CliCommand('sync')
     .description(SUMMARIES.sync)
-    .argument('<a>', 'a database file, or the sync URL of a server (http://127.0.0.1:8765/sync)')
-    .argument('<b>', 'another database file, created when missing: a new replica of <a>; or a server URL')
+    .argument('<a>', 'a database file, a postgres:// URL, or the sync URL of a server (http://127.0.0.1:8765/sync)')
+    .argument('<b>', 'another database file, created when missing: a new replica of <a>; or a postgres:// or server URL')
     .option('--batch-size <n>', 'events per batch, each one transaction', positiveInt, 1_000)
     .option('--token <token>', "a server's bearer token; prefer $AGENTSTATE_MCP_TOKEN, which `ps` does not show")
     .run(async (ctx, a: string, b: string, opts: { batchSize: number; token?: string }) => {
@@ -42,10 +43,10 @@ export function syncCommand(): CliCommand {
     });
 }
 
-/** One side of a sync: a server named by its http(s) URL, or a SQLite file (created when `create`). */
+/** One side of a sync: a server named by its http(s) URL, a SQLite file (created when `create`) or a PostgreSQL schema's URL. */
 async function openSide(side: string, create: boolean, token: string | undefined): Promise<{ peer: SyncPeer; close(): Promise<void> }> {
   if (/^https?:\/\//i.test(side)) return { peer: httpPeer(side, token === undefined ? {} : { token }), close: async () => {} };
-  const db = sqliteOnly(await openDatabase(inCwd(side), create ? { create: true } : {}), 'sync');
+  const db = await openDatabase(resolveTarget(side, {}, io().cwd), create ? { create: true } : {});
   return { peer: db, close: () => db.close() };
 }
 
