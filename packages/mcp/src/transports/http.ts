@@ -16,7 +16,7 @@ import { SYNC_PATH, UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
 import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
 import { UsageError } from '../usage-error.js';
-import { answerSync } from './sync-routes.js';
+import { answerSync, sendJson } from './sync-routes.js';
 
 /** The address the HTTP server listens on unless told otherwise. */
 export const DEFAULT_HOST = '127.0.0.1';
@@ -50,8 +50,7 @@ export interface HttpHandle {
 }
 
 function sendJsonError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32000, message }, id: null }, headers);
 }
 
 /** Refuses options that would expose the database, before anything listens. */

@@ -9,7 +9,8 @@ import type { EventSourcedProvider, Provider, SyncEvent, Vector } from '@agentst
 import { SYNC_MAX_BODY, SYNC_ROUTES, type SyncRoute, syncErrorAnswer, UnavailableError, ValidationError } from '@agentstate/core';
 import { ScopeDeniedError, ScopePolicy, type ScopePolicyOptions } from '../scope-policy.js';
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+/** Answers with `body` as JSON, and `headers` besides. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
