@@ -52,6 +52,19 @@ describe('agentstate sync', () => {
     expect(ok(['sync', c, d])).toMatch(/: 0 events into .*, 0 events into .*, in 0 batches \(/);
   });
 
+  it('brings a retention policy set on one file into force on the other: what it expires is hidden there', async () => {
+    const [e, f] = [tmp.path('e.db'), tmp.path('f.db')];
+    const store = await openSqlite(e);
+    const idle = await store.sessions.create({ title: 'idle since 2020', createdAt: '2020-01-01T00:00:00.000Z' }).finally(() => store.close());
+    const fresh = ok(['sessions', 'create', '--title', 'fresh', '--db', e]).trim();
+    ok(['sync', e, f]);
+    ok(['retention', 'set', '--record', 'session', '--max-age', '30d', '--db', e]);
+    expect(okJson(['sync', e, f, '--json'])).toMatchObject({ toA: 0, toB: 1, batches: 0 });
+    expect(okJson<{ id: string }[]>(['retention', 'list', '--json', '--db', f]).map((policy) => policy.id)).toEqual(['session@*']);
+    expect(okJson<{ id: string }[]>(['sessions', 'list', '--json', '--db', f]).map((session) => session.id)).toEqual([fresh]);
+    expect(fails(1, ['sessions', 'show', idle.id, '--db', f])).toContain('expired by a retention policy');
+  });
+
   it('takes --batch-size as a positive integer, the usage error every count flag gives', () => {
     expect(fails(1, ['sync', a, b, '--batch-size', 'abc'])).toBe(
       "agentstate: option '--batch-size <n>' argument 'abc' is invalid. expected a non-negative integer.",

@@ -59,6 +59,19 @@ describe('sync over HTTP', () => {
     expect(await peer.vector()).toEqual(await served.vector());
   });
 
+  it('carries retention policies both ways, and answers a malformed change with the field it names', async () => {
+    const mine = await local.retention.set({ record: 'memory', maxAge: '30d' });
+    const theirs = await served.retention.set({ record: 'turn', maxAge: '7d' });
+    const peer = httpPeer(server.syncUrl, { token: TOKEN });
+    expect(await sync(local, peer)).toEqual({ toA: 1, toB: 1, batches: 0 });
+    expect(await served.retention.list()).toEqual([mine, theirs]);
+    expect(await local.retention.list()).toEqual([mine, theirs]);
+    const refused = await peer.retention.merge([{ type: 'retention.policy_removed', payload: { id: mine.id } } as never]).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'invalid', field: '0.payload.hlc' });
+    expect(refused).toBeInstanceOf(ValidationError);
+    expect(await served.retention.list()).toEqual([mine, theirs]);
+  });
+
   it('answers a wrong or missing token with 401 and writes nothing', async () => {
     await local.memory.write({ content: 'never sent' });
     const events = await local.changes({});

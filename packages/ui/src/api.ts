@@ -253,6 +253,9 @@ export class Api {
       head,
       sizes: file === undefined ? null : { file: fileSize(file), wal: fileSize(`${file}-wal`) },
       snapshots,
+      // As `agentstate stats` lists them (docs/contract.md §12): this replica, and how far each origin held is received.
+      replica: await this.#db.replicaId(),
+      origins: Object.entries(await this.#db.vector()).map(([origin, seq]) => ({ origin, seq })),
     };
   }
 

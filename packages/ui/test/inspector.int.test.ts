@@ -358,6 +358,28 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       .toEqual(['tool: tool error · lookup_order', 'assistant: tool call · lookup_order']);
   });
 
+  it("shows where a received event comes from, this store's replica id, and how far each origin is received", async () => {
+    const writer = await openWriter(path);
+    const laptop = await openWriter(join(dir, 'laptop.db'));
+    try {
+      await laptop.memory.write({ content: 'Written on the laptop', kind: 'fact' });
+      await writer.receive(await laptop.changes(await writer.vector()));
+      const [origin, replica, head] = [await laptop.replicaId(), await writer.replicaId(), await writer.log.head('state')];
+      await open('timeline');
+      const row = page.getByTestId('events').locator('.event').first();
+      await row.getByText('Written on the laptop').waitFor();
+      expect(await row.getByTestId('origin').textContent()).toBe(`from ${origin.slice(0, 8)} #1`);
+      expect(await page.getByTestId('events').getByTestId('origin').count()).toBe(1);
+      await open('health');
+      expect(await page.getByTestId('health-replica').textContent()).toBe(replica.slice(0, 8));
+      await expect
+        .poll(async () => (await page.getByTestId('origins').locator('li').allTextContents()).sort())
+        .toEqual([`${origin.slice(0, 8)} up to #1`, `${replica.slice(0, 8)} up to #${head.toLocaleString('en')} (this store)`].sort());
+    } finally {
+      await Promise.all([writer.close(), laptop.close()]);
+    }
+  });
+
   it('shows health: counts by type, the stored snapshot, and verify on demand', async () => {
     await open('health');
     await page.getByTestId('counts-by-type').getByText('session.turn_appended').waitFor();

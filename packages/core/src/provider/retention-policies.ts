@@ -4,44 +4,80 @@
  * folds the same stream, so every process and face agrees on the policies.
  */
 import { CorruptionError } from '../errors.js';
-import { RETENTION_STREAM } from '../log/events.js';
-import type { Log } from '../log/log.js';
+import { RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
+import { canonicalJson } from '../log/json.js';
+import type { Log, LogEvent } from '../log/log.js';
 import { compareStrings } from '../records/order.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
-import { type RetentionPolicy, type RetentionRecord, retentionPayloadSchema } from '../records/retention.js';
+import { type PolicyChange, type RetentionPolicy, type RetentionRecord, retentionPayloadSchema } from '../records/retention.js';
 import { scopeStartsWith } from '../records/scope.js';
+import { compareHlc, type HybridLogicalClock } from '../time/hlc.js';
 import { type Instant, instantToMs } from '../time/instant.js';
 
-/** The policies of a log's `retention` stream, folded incrementally: a read costs one `head` when nothing changed. */
+/** The id of the policy `change` sets or removes. */
+export const policyId = (change: PolicyChange): string => ('policy' in change.payload ? change.payload.policy.id : change.payload.id);
+
+/**
+ * The last-writer-wins order of two changes of one policy (docs/contract.md §12): by HLC, then
+ * origin, then canonical JSON, so any two different changes are ordered alike on every replica.
+ */
+export function comparePolicyChanges(a: PolicyChange, b: PolicyChange): number {
+  return compareHlc(a.payload.hlc, b.payload.hlc) || compareStrings(a.payload.origin, b.payload.origin) || compareStrings(canonicalJson(a), canonicalJson(b));
+}
+
+/**
+ * The policies of a log's `retention` stream, folded incrementally: a read costs one `head` when
+ * nothing changed. Per policy id it keeps the winning change, a removal included, so a change
+ * received later that is older than it changes nothing.
+ */
 export class RetentionPolicies {
   #seq = 0;
-  readonly #policies = new Map<string, RetentionPolicy>();
+  #own: string | undefined;
+  readonly #changes = new Map<string, PolicyChange>();
 
-  constructor(private readonly log: Log) {}
+  /** `hlc`, when given, observes every HLC folded, so a policy changed here next is later. */
+  constructor(
+    private readonly log: Log,
+    private readonly hlc?: HybridLogicalClock,
+  ) {}
 
   /** The policies in force, by id. */
   async current(): Promise<RetentionPolicy[]> {
+    return (await this.changes()).flatMap((change) => ('policy' in change.payload ? [change.payload.policy] : []));
+  }
+
+  /** The winning change of every policy ever set, by id: what a sync sends. */
+  async changes(): Promise<PolicyChange[]> {
     const head = await this.log.head(RETENTION_STREAM);
+    this.#own ??= await this.log.identity();
     while (this.#seq < head) {
       const batch = await this.log.read({ stream: RETENTION_STREAM, afterSeq: this.#seq, limit: 1_000 });
       if (batch.length === 0) break;
       for (const event of batch) {
         // Two reads racing fold the same events: apply each once, in order.
         if (event.seq !== this.#seq + 1) continue;
-        this.#apply(event.type, event.payload, event.seq);
+        this.#apply(event, this.#own);
         this.#seq = event.seq;
       }
     }
-    return [...this.#policies.values()].sort((a, b) => compareStrings(a.id, b.id));
+    return [...this.#changes.values()].sort((a, b) => compareStrings(policyId(a), policyId(b)));
   }
 
-  #apply(type: string, payload: unknown, seq: number): void {
+  #apply({ type, payload, seq, time }: LogEvent, own: string): void {
     const schema = retentionPayloadSchema(type);
     if (schema === undefined) throw new CorruptionError(RETENTION_STREAM, seq, `unknown event type ${JSON.stringify(type)}`);
     const parsed = schema.safeParse(payload);
     if (!parsed.success) throw new CorruptionError(RETENTION_STREAM, seq, `the payload of ${type} does not match its schema`, { cause: parsed.error });
-    if ('policy' in parsed.data) this.#policies.set(parsed.data.policy.id, parsed.data.policy);
-    else this.#policies.delete(parsed.data.id);
+    const { hlc, origin, ...data } = parsed.data;
+    // A change written before policies synced has no HLC: the stream's order decided then, and its time stands in for one.
+    const stamp = { hlc: hlc ?? { wall: Math.max(0, instantToMs(time)), counter: 0 }, origin: origin ?? own };
+    const change: PolicyChange =
+      'policy' in data
+        ? { type: RetentionEventTypes.PolicySet, payload: { ...data, ...stamp } }
+        : { type: RetentionEventTypes.PolicyRemoved, payload: { ...data, ...stamp } };
+    const held = this.#changes.get(policyId(change));
+    if (hlc === undefined || held === undefined || comparePolicyChanges(change, held) > 0) this.#changes.set(policyId(change), change);
+    this.hlc?.observe(stamp.hlc);
   }
 }
 

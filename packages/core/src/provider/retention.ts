@@ -7,17 +7,19 @@
  * What `purge` policies expire is erased instead, by one `records.purged`
  * event per sweep, decided the same way against the records as stored then.
  */
+import { z } from 'zod';
 import { NotFoundError } from '../errors.js';
 import { type PurgedRecords, type StateChange, RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
 import type { StateWriteTx } from '../write/backend.js';
 import { idField } from '../records/fields.js';
 import { parseInput } from '../records/inputs.js';
-import { type RetentionPolicy, type SetRetentionInput, setRetentionInputSchema } from '../records/retention.js';
+import { type PolicyChange, policyChangeSchema, type RetentionPolicy, type SetRetentionInput, setRetentionInputSchema } from '../records/retention.js';
 import type { Scope } from '../records/records.js';
 import { toScope } from '../records/scope.js';
+import type { HybridLogicalClock } from '../time/hlc.js';
 import type { Engine } from './engine.js';
 import { count, sortedById } from './purge.js';
-import type { RetentionJudge, RetentionPolicies } from './retention-policies.js';
+import { comparePolicyChanges, policyId, type RetentionJudge, type RetentionPolicies } from './retention-policies.js';
 
 /** What one sweep tombstoned or purged, per record kind. */
 export interface RetentionSweep {
@@ -27,6 +29,14 @@ export interface RetentionSweep {
   turns: number;
   skills: number;
   memory: number;
+}
+
+/** What a merge of policy changes did, and the changes held after it. */
+export interface PolicyMerge {
+  /** Changes appended: those later than what was held for their policy. */
+  received: number;
+  /** The winning change of every policy ever set here, by id. */
+  changes: PolicyChange[];
 }
 
 /** Retention policies and their sweep. */
@@ -43,7 +53,16 @@ export interface RetentionStore {
    * all in one `records.purged` event; returns the counts.
    */
   apply(): Promise<RetentionSweep>;
+  /**
+   * Takes another store's policy changes (docs/contract.md §12): checked whole, then each one later,
+   * by HLC and origin, than the change held for its policy is appended; returns what it appended and
+   * the changes held now (`merge([])` reads them). A `ValidationError` writes nothing.
+   */
+  merge(changes: readonly PolicyChange[]): Promise<PolicyMerge>;
 }
+
+/** A batch of policy changes from another store. */
+const policyChangesSchema = z.array(policyChangeSchema);
 
 /** The id of a policy set without one: it names what it covers, so setting the same target again replaces it. */
 function defaultId(record: string, scope: readonly string[], memoryKind: string | undefined): string {
@@ -51,7 +70,12 @@ function defaultId(record: string, scope: readonly string[], memoryKind: string 
 }
 
 /** Builds the retention store of a provider. */
-export function createRetentionStore(engine: Engine, policies: RetentionPolicies, judge: () => Promise<RetentionJudge>): RetentionStore {
+export function createRetentionStore(
+  engine: Engine,
+  policies: RetentionPolicies,
+  judge: () => Promise<RetentionJudge>,
+  hlc: HybridLogicalClock,
+): RetentionStore {
   const { backend, stamper } = engine;
   const log = backend.log;
   const q = backend.queries;
@@ -68,8 +92,10 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
         action: draft.action ?? 'tombstone',
         setAt,
       };
+      // Folded first, the clock has observed every change held, so this one is later than each.
+      await policies.current();
       // The log stamps the time, never before the policy event ahead of it (docs/contract.md §7): `setAt` is this writer's clock.
-      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicySet, payload: { policy } });
+      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicySet, payload: { policy, hlc: hlc.now() } });
       return policy;
     },
     list: () => policies.current(),
@@ -77,8 +103,22 @@ export function createRetentionStore(engine: Engine, policies: RetentionPolicies
       const key = parseInput(idField, id);
       const policy = (await policies.current()).find((p) => p.id === key);
       if (!policy) throw new NotFoundError('retention policy', key);
-      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicyRemoved, payload: { id: key } });
+      await log.append({ stream: RETENTION_STREAM, type: RetentionEventTypes.PolicyRemoved, payload: { id: key, hlc: hlc.now() } });
       return policy;
+    },
+    async merge(batch) {
+      const incoming = parseInput(policyChangesSchema, batch);
+      const held = new Map((await policies.changes()).map((change) => [policyId(change), change]));
+      let received = 0;
+      for (const change of incoming) {
+        hlc.observe(change.payload.hlc);
+        const mine = held.get(policyId(change));
+        if (mine !== undefined && comparePolicyChanges(change, mine) <= 0) continue;
+        held.set(policyId(change), change);
+        await log.append({ stream: RETENTION_STREAM, type: change.type, payload: change.payload });
+        received += 1;
+      }
+      return { received, changes: await policies.changes() };
     },
     async apply() {
       const j = await judge();

@@ -102,7 +102,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     now: () => stamper.now(),
   };
 
-  const policies = new RetentionPolicies(backend.log);
+  const policies = new RetentionPolicies(backend.log, hlc);
   const judge = async () => new RetentionJudge(await policies.current(), stamper.now());
   const stores = withRetention(
     {
@@ -118,7 +118,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     instanceId,
     log: backend.log,
     ...stores,
-    retention: createRetentionStore(engine, policies, judge),
+    retention: createRetentionStore(engine, policies, judge, hlc),
     checkpoints: createCheckpointStore(engine),
     namespaces: (namespaceOptions) => listNamespaces(backend.queries, namespaceOptions),
     snapshot: () => backend.capture(),

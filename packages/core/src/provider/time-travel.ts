@@ -216,7 +216,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, 'upsert recordOutcome delete'),
     memory: store('memory', { get: MEMORY, getByKey: MEMORY, getAny: MEMORY, recall: MEMORY }, 'write writeMany update delete sweep'),
     checkpoints: store('checkpoints', { get: CHECKPOINTS, list: CHECKPOINTS }, 'put putWrites deleteThread'),
-    retention: store('retention', { list: [] }, 'set remove apply'),
+    retention: store('retention', { list: [] }, 'set remove apply merge'),
     namespaces: async (options) => (await provider(SNAPSHOT_PARTS)).namespaces(options),
     capture,
     close: async () => (await provider([])).close(),

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { RetentionEventTypes } from '../log/events.js';
 import { countField, idField, instantField, shortTextField } from './fields.js';
 import { scopeInputSchema } from './inputs.js';
-import { scopeSchema } from './records.js';
+import { hlcSchema, scopeSchema } from './records.js';
 
 /** The record kinds a policy can cover. */
 export const RETENTION_RECORDS = ['session', 'turn', 'memory', 'skill'] as const;
@@ -70,11 +70,33 @@ export const setRetentionInputSchema = z
 /** `retention.set` input: `maxAge` in milliseconds or as text like `90d`. */
 export type SetRetentionInput = z.input<typeof setRetentionInputSchema>;
 
+/**
+ * Where a policy change stands among concurrent ones (docs/contract.md §12): the HLC of the
+ * provider that made it, and the replica id of the store it was made on. A store's own changes
+ * carry no `origin`; changes written before policies synced carry neither.
+ */
+const changeStamp = { hlc: hlcSchema.optional(), origin: idField.optional() };
+
 /** The payload schema of each event type of the `retention` stream: a policy set, or the id of one removed. */
 const retentionPayloadSchemas = {
-  [RetentionEventTypes.PolicySet]: z.strictObject({ policy: retentionPolicySchema }),
-  [RetentionEventTypes.PolicyRemoved]: z.strictObject({ id: idField }),
+  [RetentionEventTypes.PolicySet]: z.strictObject({ policy: retentionPolicySchema, ...changeStamp }),
+  [RetentionEventTypes.PolicyRemoved]: z.strictObject({ id: idField, ...changeStamp }),
 } as const;
+
+/** A change of one retention policy as stores exchange it (docs/contract.md §12): a `retention` event, always stamped. */
+export const policyChangeSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal(RetentionEventTypes.PolicySet),
+    payload: retentionPayloadSchemas[RetentionEventTypes.PolicySet].required({ hlc: true, origin: true }),
+  }),
+  z.strictObject({
+    type: z.literal(RetentionEventTypes.PolicyRemoved),
+    payload: retentionPayloadSchemas[RetentionEventTypes.PolicyRemoved].required({ hlc: true, origin: true }),
+  }),
+]);
+
+/** A change of one retention policy, set or removed, with the HLC and replica id it was made with. */
+export type PolicyChange = z.infer<typeof policyChangeSchema>;
 
 /** The payload schema of a `retention` event of `type`, or undefined for a type the stream does not have. */
 export function retentionPayloadSchema(type: string) {

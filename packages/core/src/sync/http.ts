@@ -5,14 +5,15 @@
  */
 import { isAgentStateError, SyncConflictError, SyncHttpError, UnavailableError, ValidationError } from '../errors.js';
 import type { Vector } from '../log/log.js';
+import type { PolicyMerge } from '../provider/retention.js';
 import type { ReceiveResult } from './receive.js';
 import type { SyncPeer } from './sync.js';
 import type { SyncEvent } from './wire.js';
 
-/** The path under which a server answers sync: `POST /sync/vector`, `/sync/changes`, `/sync/receive`. */
+/** The path under which a server answers sync: `POST /sync/vector`, `/sync/changes`, `/sync/receive`, `/sync/retention`. */
 export const SYNC_PATH = '/sync';
 /** The sync routes, each a POST of JSON answered with JSON. */
-export const SYNC_ROUTES = ['vector', 'changes', 'receive'] as const;
+export const SYNC_ROUTES = ['vector', 'changes', 'receive', 'retention'] as const;
 /** One of {@link SYNC_ROUTES}. */
 export type SyncRoute = (typeof SYNC_ROUTES)[number];
 /** The largest request body a sync route accepts: a peer sends a larger batch as several requests. */
@@ -124,5 +125,6 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
       }
       return total;
     },
+    retention: { merge: async (changes) => post<PolicyMerge>('retention', JSON.stringify({ changes })) },
   };
 }

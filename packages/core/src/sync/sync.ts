@@ -1,17 +1,18 @@
 /** `sync(a, b)`: two stores exchange what each lacks, batch by batch (docs/contract.md §12). */
 import { ValidationError } from '../errors.js';
+import type { RetentionStore } from '../provider/retention.js';
 import type { EventSourcedProvider } from '../provider/types.js';
 
 /** A store that syncs: what {@link sync} calls. */
-export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'>;
+export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'> & { readonly retention: Pick<RetentionStore, 'merge'> };
 
 /** How far a sync has come: events received by each side so far, and batches. */
 export interface SyncSummary {
-  /** Events `a` received from `b`. */
+  /** Events `a` received from `b`: `state` events and retention policy changes. */
   toA: number;
-  /** Events `b` received from `a`. */
+  /** Events `b` received from `a`: `state` events and retention policy changes. */
   toB: number;
-  /** Batches received, each one transaction. */
+  /** Batches of `state` events received, each one transaction. */
   batches: number;
 }
 
@@ -29,14 +30,19 @@ export interface SyncOptions {
 export const SYNC_BATCH = 1_000;
 
 /**
- * Pulls into `a` what `b` holds and `a` lacks, then pushes into `b` what `a` holds and `b`
- * lacks, each batch one transaction: an interrupted sync resumes where it stopped, and a
- * finished one run again sends nothing and writes nothing.
+ * Exchanges the retention policy changes, then pulls into `a` what `b` holds and `a` lacks, then
+ * pushes into `b` what `a` holds and `b` lacks, each batch one transaction: an interrupted sync
+ * resumes where it stopped, and a finished one run again sends no event and writes nothing.
  */
 export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}): Promise<SyncSummary> {
   const batchSize = options.batchSize ?? SYNC_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize', 'must be a positive integer');
   const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
+  options.signal?.throwIfAborted();
+  // Policies are few, and merge as a last-writer-wins map: exchanged whole, one call to `b`.
+  const atB = await b.retention.merge((await a.retention.merge([])).changes);
+  summary.toB += atB.received;
+  summary.toA += (await a.retention.merge(atB.changes)).received;
   for (const [from, to, side] of [[b, a, 'toA'] as const, [a, b, 'toB'] as const]) {
     for (;;) {
       options.signal?.throwIfAborted();

@@ -1,11 +1,11 @@
 /**
  * The sync routes of the HTTP transport (docs/contract.md §12): `POST /sync/vector`,
- * `/sync/changes` and `/sync/receive` over the served provider, behind the transport's guard.
+ * `/sync/changes`, `/sync/receive` and `/sync/retention` over the served provider, behind the transport's guard.
  * They send and receive the whole store, which sync cannot narrow to a scope yet: only a server
  * that reaches every scope (bound to the global scope, subscopes allowed) answers them.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventSourcedProvider, Provider, SyncEvent, Vector } from '@agentstate/core';
+import type { EventSourcedProvider, PolicyChange, Provider, SyncEvent, Vector } from '@agentstate/core';
 import { SYNC_MAX_BODY, SYNC_ROUTES, type SyncRoute, syncErrorAnswer, UnavailableError, ValidationError } from '@agentstate/core';
 import { ScopeDeniedError, ScopePolicy, type ScopePolicyOptions } from '../scope-policy.js';
 
@@ -39,10 +39,11 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
 /** What `route` answers with `body`, from `provider`. */
 async function call(provider: EventSourcedProvider, route: SyncRoute, body: unknown): Promise<unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('', 'the request body must be a JSON object');
-  // Unchecked here: the provider checks the vector, the limit and every event before it reads or writes.
-  const input = body as { vector: Vector; limit?: number; events: SyncEvent[] };
+  // Unchecked here: the provider checks the vector, the limit and every event or change before it reads or writes.
+  const input = body as { vector: Vector; limit?: number; events: SyncEvent[]; changes: PolicyChange[] };
   if (route === 'vector') return { vector: await provider.vector() };
   if (route === 'changes') return { events: await provider.changes(input.vector, input.limit === undefined ? {} : { limit: input.limit }) };
+  if (route === 'retention') return provider.retention.merge(input.changes);
   return provider.receive(input.events);
 }
 

@@ -24,7 +24,11 @@ export function replicaText(snapshot: Snapshot): string {
 }
 
 /** Two stores of the factory, and one of the factory beside an in-memory one: each check runs on both pairs. */
-async function eachPair(env: CheckEnv, body: (a: EventSourcedProvider, b: EventSourcedProvider) => Promise<void>, clock?: () => ManualClock): Promise<void> {
+export async function eachPair(
+  env: CheckEnv,
+  body: (a: EventSourcedProvider, b: EventSourcedProvider) => Promise<void>,
+  clock?: () => ManualClock,
+): Promise<void> {
   const open = async () => env.eventSourced(await env.open(clock ? { clock: clock() } : {}));
   await env.scoped(async () => body(await open(), await open()));
   await env.scoped(async () => body(await open(), env.closes(createInMemoryProvider(clock ? { clock: clock() } : {}))));

@@ -101,6 +101,9 @@ export interface TimelineEvent {
   type: string;
   time: string;
   payload: unknown;
+  /** Where a received event was first appended: that store's replica id and its seq there; the store's own events carry none. */
+  origin?: string;
+  originSeq?: number;
   namespace: string | null;
   writer: string | null;
 }
@@ -129,6 +132,10 @@ export interface Health {
   head: number;
   sizes: { file: number | null; wal: number | null } | null;
   snapshots: Array<{ seq: number; bytes: number; sealed: string | null }>;
+  /** This store's replica id. */
+  replica: string;
+  /** Each origin held, with the highest seq of it received (this store's own: its head). */
+  origins: Array<{ origin: string; seq: number }>;
 }
 export interface EventTypeCounts {
   head: number;

@@ -21,6 +21,16 @@ function brief(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
+/** The marks of a version beside its event: who wrote it, whether a purge erased it; where a merge conflict's mark belongs. */
+function Marks({ version }: { version: RecordVersion }) {
+  return (
+    <>
+      {version.actor && <span className="chip">by {version.actor}</span>}
+      {version.erasedBy !== undefined && <span className="chip">erased by #{version.erasedBy}</span>}
+    </>
+  );
+}
+
 function Versions({ id }: { id: string }) {
   const versions = useLoad(() => get<RecordVersion[]>(`/history/${encodeURIComponent(id)}`), [id]);
   if (versions.error) return <p className="error">{versions.error}</p>;
@@ -33,8 +43,7 @@ function Versions({ id }: { id: string }) {
         return (
           <li key={v.seq} className="version">
             <span className="seq">#{v.seq}</span> <span className="type">{v.type}</span> <span className="muted">{when(v.time)}</span>
-            {v.actor && <span className="chip">by {v.actor}</span>}
-            {v.erasedBy !== undefined && <span className="chip">erased by #{v.erasedBy}</span>}
+            <Marks version={v} />
             {fields.length > 0 && (
               <ul className="fields">
                 {fields.map((f) => (

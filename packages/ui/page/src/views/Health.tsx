@@ -1,11 +1,12 @@
 /**
- * Health: sizes, the stored snapshots (listed, never built here), and
+ * Health: sizes, this replica and the origins it holds, the stored snapshots (listed, never built here), and
  * `verify` on demand. Events by type come after the rest: the server counts
  * them in one pass over the log the first time they are asked for.
  */
 import { useState } from 'react';
 import { type EventTypeCounts, get, type Health, post } from '../api';
 import { useChanges } from '../live';
+import { shortReplica } from '../parts/Origin';
 import { bytes, count, useLoad } from '../util';
 
 interface VerifyResult {
@@ -95,6 +96,10 @@ export function HealthView({ canVerify }: { canVerify: boolean }) {
               <dd>{h.backend}</dd>
               <dt>events</dt>
               <dd data-testid="health-head">{count(h.head)}</dd>
+              <dt>replica</dt>
+              <dd className="mono" title={h.replica} data-testid="health-replica">
+                {shortReplica(h.replica)}
+              </dd>
               {h.sizes && (
                 <>
                   <dt>file</dt>
@@ -104,6 +109,17 @@ export function HealthView({ canVerify }: { canVerify: boolean }) {
                 </>
               )}
             </dl>
+          </section>
+          <section className="card">
+            <h3>origins</h3>
+            <ul data-testid="origins">
+              {h.origins.map(({ origin, seq }) => (
+                <li key={origin} title={origin}>
+                  <span className="mono">{shortReplica(origin)}</span> up to #{count(seq)}
+                  {origin === h.replica ? ' (this store)' : ''}
+                </li>
+              ))}
+            </ul>
           </section>
           <EventTypes />
           <section className="card">

@@ -8,6 +8,7 @@
 import { useEffect, useState } from 'react';
 import { type DiffSummary, type EventPage, get, type StateCounts, type TimelineEvent } from '../api';
 import { useChanges, useHead } from '../live';
+import { Origin } from '../parts/Origin';
 import { count, useLoad, when } from '../util';
 
 /** A part as the transcript labels it: a tool call or result by its tool's name, anything else by its type. */
@@ -49,6 +50,7 @@ function EventRow({ event }: { event: TimelineEvent }) {
         <span className="type">{event.type}</span>
         <span className="muted">{when(event.time)}</span>
         <span className="muted">{event.namespace ?? ''}</span>
+        {event.origin !== undefined && <Origin origin={event.origin} seq={event.originSeq ?? 0} />}
         <span className="summary">{summary(event)}</span>
       </button>
       {open && <pre className="small">{JSON.stringify(event, null, 2)}</pre>}
