@@ -59,18 +59,13 @@ async function gatherStats(db: Database, path: string) {
     checkpoints: snapshot.checkpoints.length,
     lastSnapshot: stored ? { seq: stored.seq, bytes: await storedSnapshotBytes(db.log, stored), behind: head - stored.seq } : null,
     ...(await sizes(db, path)),
-    ...(await origins(db, head)),
+    ...(await origins(db)),
   };
 }
 
-/**
- * This store's replica id and, for each origin it holds, how far it has received it (its own: its head).
- * A PostgreSQL schema does not sync yet: it holds its own events alone.
- */
-async function origins(db: Database, head: number): Promise<{ replica: string; origins: { origin: string; seq: number }[] }> {
-  const replica = await db.replicaId();
-  const vector = 'schema' in db ? { [replica]: head } : await db.vector();
-  return { replica, origins: Object.entries(vector).map(([origin, seq]) => ({ origin, seq })) };
+/** This store's replica id and, for each origin it holds, how far it has received it (its own: its head). */
+async function origins(db: Database): Promise<{ replica: string; origins: { origin: string; seq: number }[] }> {
+  return { replica: await db.replicaId(), origins: Object.entries(await db.vector()).map(([origin, seq]) => ({ origin, seq })) };
 }
 
 /** The maintenance commands. */
