@@ -25,12 +25,15 @@ const TOKEN = 'a-token-of-32-characters-or-more';
 const tmp = tempDir();
 let cluster: string;
 const schemas: string[] = [];
+const processes = new Set<ChildProcessWithoutNullStreams>();
 
 beforeAll(async () => {
   cluster = (await testServer()).url;
 });
 
 afterAll(async () => {
+  // A test that failed half-way leaves no process behind.
+  for (const child of processes) child.kill('SIGKILL');
   for (const schema of schemas) await dropSchema(cluster, schema);
   tmp.cleanup();
 });
@@ -142,6 +145,8 @@ interface Running {
 
 function run(args: readonly string[]): Running {
   const child = spawn(process.execPath, [BIN, ...args], { env: environment({ AGENTSTATE_MCP_TOKEN: TOKEN }) });
+  processes.add(child);
+  child.on('exit', () => processes.delete(child));
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -345,18 +350,27 @@ describe('agentstate sync killed in the middle', () => {
   });
 });
 
+/**
+ * A laptop's 40 events syncing, 4 a batch, through a {@link SyncProxy} into a server holding `own`
+ * of its own, stopped with a batch in flight: the server's file is held, so the server waits to
+ * write the batch it received whole.
+ */
+async function batchInFlight(name: string, own: number) {
+  const [laptop, served] = [tmp.path(`laptop-${name}.db`), tmp.path(`served-${name}.db`)];
+  await write(laptop, 'laptop', 40);
+  await write(served, 'server', own);
+  const server = await serve(served);
+  const proxy = new SyncProxy(new URL(server.url));
+  const syncing = run(['sync', laptop, await proxy.listen(), '--batch-size', '4']);
+  const held = await holdWhenMoved(served, own, syncing);
+  await until('a batch in flight', () => ((proxy.sent.get('receive') ?? 0) * 4 > held.head - own ? true : undefined), syncing);
+  return { laptop, served, server, proxy, syncing, held };
+}
+
 describe('sync over HTTP, a process killed in the middle', () => {
   it('the server, with a batch in flight: restarted on its file, the client resumes where it stopped', async () => {
-    const [laptop, served] = [tmp.path('laptop-1.db'), tmp.path('served-1.db')];
-    await write(laptop, 'laptop', 40);
-    await write(served, 'server', 4);
-    const server = await serve(served);
-    const proxy = new SyncProxy(new URL(server.url));
+    const { laptop, served, server, proxy, syncing, held } = await batchInFlight('server-killed', 4);
     try {
-      const syncing = run(['sync', laptop, await proxy.listen(), '--batch-size', '4']);
-      const held = await holdWhenMoved(served, 4, syncing);
-      // The next batch reaches the server whole, which waits for the lock to write it, and is killed.
-      await until('a batch in flight', () => ((proxy.sent.get('receive') ?? 0) * 4 > held.head - 4 ? true : undefined), syncing);
       await kill(server);
       const failed = await syncing.ended;
       held.release();
@@ -379,15 +393,8 @@ describe('sync over HTTP, a process killed in the middle', () => {
   });
 
   it('the client, with a batch in flight: the server still takes it, and the resumed run does not send it again', async () => {
-    const [laptop, served] = [tmp.path('laptop-2.db'), tmp.path('served-2.db')];
-    await write(laptop, 'laptop', 40);
-    const server = await serve(served);
-    const proxy = new SyncProxy(new URL(server.url));
+    const { laptop, served, server, proxy, syncing, held } = await batchInFlight('client-killed', 0);
     try {
-      const syncing = run(['sync', laptop, await proxy.listen(), '--batch-size', '4']);
-      const held = await holdWhenMoved(served, 0, syncing);
-      // The next batch reaches the server whole, which waits for the lock to write it.
-      await until('a batch in flight', () => ((proxy.sent.get('receive') ?? 0) * 4 > held.head ? true : undefined), syncing);
       await kill(syncing);
       held.release();
       await until('the server answering the batch of the killed client', () =>
