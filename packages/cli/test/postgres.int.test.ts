@@ -248,6 +248,16 @@ describe('agentstate --db postgres://…', () => {
     }
   });
 
+  it('names a schema in the sync summary without the password of its URL', () => {
+    const url = new URL(freshUrl());
+    url.password = 'hunter2-secret';
+    const file = tmp.path('sync-password.db');
+    ok(['memory', 'write', 'Written on the laptop', '--db', file]);
+    const text = ok(['sync', file, url.href]);
+    expect(text).toContain(`1 event into ${url.href.replace('hunter2-secret', '***')}, in 1 batch`);
+    expect(text + ok(['sync', file, url.href, '--json'])).not.toContain('hunter2-secret');
+  });
+
   it('prints the erasure steps after a purge, and compacts the schema with --compact', () => {
     const db = freshUrl();
     const item = okJson<{ id: string }>(['memory', 'write', 'Quince-Ledger code 5521', '--db', db]);

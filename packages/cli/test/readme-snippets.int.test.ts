@@ -23,6 +23,7 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
     'packages/sqlite/test/lifecycle-readme.int.test.ts',
     'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
     'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
+    'packages/cli/test/readme-sync.int.test.ts',
   ],
   'packages/ai-sdk/README.md': ['packages/ai-sdk/test/readme.int.test.ts'],
   'packages/cli/README.md': [],

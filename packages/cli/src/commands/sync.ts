@@ -2,7 +2,7 @@
 import { httpPeer, sync, type SyncPeer } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
 import { CliCommand, show } from '../context.js';
-import { resolveTarget } from '@agentstate/open';
+import { describeTarget, resolveTarget } from '@agentstate/open';
 import { openDatabase } from '../database.js';
 import { io } from '../io.js';
 import { positiveInt } from '../parse.js';
@@ -28,11 +28,12 @@ export function syncCommand(): CliCommand {
           const summary = await sync(first.peer, second.peer, { batchSize: opts.batchSize, onProgress: (s) => progress.update(s.toA + s.toB) }).finally(() =>
             progress.stop(),
           );
-          const report = { a, b, ...summary, seconds: (performance.now() - started) / 1000 };
+          // A URL's password is never printed.
+          const report = { a: describeTarget(a), b: describeTarget(b), ...summary, seconds: (performance.now() - started) / 1000 };
           show(
             ctx,
             report,
-            `synced ${a} and ${b}: ${counted(summary.toA, 'event')} into ${a}, ${counted(summary.toB, 'event')} into ${b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)`,
+            `synced ${report.a} and ${report.b}: ${counted(summary.toA, 'event')} into ${report.a}, ${counted(summary.toB, 'event')} into ${report.b}, in ${counted(summary.batches, 'batch')} (${report.seconds.toFixed(2)} s)`,
           );
         } finally {
           await second.close();
