@@ -13,7 +13,7 @@ import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js'
 
 /** The stores retention filters. */
 export interface FilteredStores {
-  sessions: SessionStore;
+  sessions: Omit<SessionStore, 'context'>;
   skills: SkillStore;
   memory: MemoryStore;
 }
@@ -50,7 +50,7 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
     return j.covers(kind) ? filterPage(p, (x) => !expired(j, x)) : p;
   };
 
-  const sessions: SessionStore = {
+  const sessions: FilteredStores['sessions'] = {
     ...s,
     get: async (id) => visibleSession(await s.get(id)),
     getAny: async (id) => visibleSession(await s.getAny(id)),
