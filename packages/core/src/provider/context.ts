@@ -56,25 +56,30 @@ const contextOptionsSchema = z.strictObject({
   recall: z.strictObject({ limit: z.int().min(1).max(LIMITS.pageSize) }).optional(),
 });
 
-/** The sizes of the transcript suffixes read in turn, newest turns first, until the budget is full; then the whole transcript. */
-const WINDOWS = [64, 512, 4096, LIMITS.pageSize];
+/** The newest turns read first: most windows need no more. */
+const FIRST_WINDOW = 64;
 
 /** The newest live turns of a session, read in growing windows. */
 class Transcript {
   turns: Turn[] = [];
   /** Whether {@link turns} is the whole live transcript. */
   whole = false;
-  #next = 0;
 
   constructor(
     private readonly sessions: ContextReads['sessions'],
     private readonly id: string,
   ) {}
 
-  async grow(): Promise<void> {
-    const last = WINDOWS[this.#next++];
-    this.turns = [...(await this.sessions.turns(this.id, last === undefined ? {} : { last }))];
-    this.whole = last === undefined || this.turns.length < last;
+  /**
+   * Reads the newest `wanted` turns, at least twice as many as before (at first {@link FIRST_WINDOW}); past
+   * `LIMITS.pageSize`, the whole transcript.
+   */
+  async grow(wanted = 0): Promise<void> {
+    const held = this.turns.length;
+    const last = held === 0 ? FIRST_WINDOW : Math.max(2 * held, Math.ceil(wanted));
+    const whole = held >= LIMITS.pageSize || last > LIMITS.pageSize;
+    this.turns = [...(await this.sessions.turns(this.id, whole ? {} : { last }))];
+    this.whole = whole || this.turns.length < last;
   }
 }
 
@@ -105,18 +110,18 @@ function tiedTo(turns: readonly Turn[], whole: boolean): number[] {
  * splits no call from its result, and whether an older turn was left out for
  * the budget (so reading further back cannot add one).
  */
-function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean } {
+function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean; sum: number } {
   const low = tiedTo(turns, whole);
   let cut = turns.length;
   let sum = 0;
   let oldest = Number.POSITIVE_INFINITY;
   for (let i = turns.length - 1; i >= 0; i--) {
     sum += tokens(turns[i]!);
-    if (sum > budget) return { cut, full: true };
+    if (sum > budget) return { cut, full: true, sum };
     oldest = Math.min(oldest, low[i]!);
     if (oldest >= i) cut = i;
   }
-  return { cut, full: false };
+  return { cut, full: false, sum };
 }
 
 /** At most `max` UTF-16 units of `text`, never ending inside a surrogate pair. */
@@ -171,12 +176,13 @@ export async function assembleContext(reads: ContextReads, sessionId: string, op
     return n;
   };
   for (;;) {
-    const { cut, full } = newestFit(transcript.turns, tokens, budget, transcript.whole);
+    const { cut, full, sum } = newestFit(transcript.turns, tokens, budget, transcript.whole);
     if (full || transcript.whole) {
       for (const turn of transcript.turns.slice(cut)) entries.push({ kind: 'turn', tokens: tokens(turn), turn });
       break;
     }
-    await transcript.grow();
+    // As many turns as the budget holds at the tokens per turn seen so far, and a quarter more.
+    await transcript.grow((1.25 * transcript.turns.length * budget) / Math.max(sum, 1));
   }
   const total = entries.reduce((sum, entry) => sum + entry.tokens, 0);
   return { sessionId, entries, tokens: total, maxTokens: o.maxTokens, counter: counter.name };

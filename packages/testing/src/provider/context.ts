@@ -121,6 +121,7 @@ export const contextChecks: ProviderCheck[] = checks([], {
       const zeroFor = (keep: (text: string) => boolean): NamedTokenCounter => ({ name: 'some', count: (text) => (keep(text) ? 1 : 0) });
       for (const [counter, maxTokens] of [
         [QUARTERS, 100],
+        [QUARTERS, 1000],
         [QUARTERS, 10_000],
         [zeroFor((text) => text.includes('turn 3')), 150],
         [zeroFor((text) => text.includes('turn 3')), 50],
