@@ -6,7 +6,7 @@
  * with raw better-sqlite3 reading the newest 64 turns and then as many as
  * the window holds (a lower bound of the reads it makes), on the same file
  * in the same run. The transcript mixes user and assistant turns
- * of 8–60 words with a tool call and its result every tenth exchange.
+ * of 8–23 words with a tool call and its result every tenth exchange.
  * Run: `npm run build` at the root, then `npm run context -w @agentstate/bench`.
  * Size: BENCH_CONTEXT_TURNS (default 20,000), BENCH_CONTEXT_TOKENS (default 8,000).
  */
@@ -19,19 +19,13 @@ import type { TurnInput } from '@agentstate/core';
 import { defaultTokenCounter } from '@agentstate/core';
 import { openSqlite } from '@agentstate/sqlite';
 import { fmt, measure, percentile, printTable } from './table.js';
-import { seededRandom } from './turn-text.js';
+import { turnTexts } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_CONTEXT_TURNS ?? 20_000);
 const MAX_TOKENS = Number(process.env.BENCH_CONTEXT_TOKENS ?? 8_000);
 const RUNS = 50;
 
-const WORDS = (
-  'deploy staging production rollback database migration cache redis postgres user prefers dark mode lisbon office friday ' +
-  'review tests coverage latency budget alert pager incident kubernetes cluster node memory leak profile flame graph ' +
-  'invoice customer billing refund quota limit token model prompt context window agent tool call retry backoff timeout'
-).split(' ');
-const random = seededRandom(31);
-const sentence = () => Array.from({ length: 8 + Math.floor(random() * 53) }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+const sentence = turnTexts(31);
 
 /** The transcript: user and assistant turns, and every tenth exchange a tool call and its result in place of the answer. */
 function transcript(n: number): TurnInput[] {
