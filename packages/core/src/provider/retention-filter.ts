@@ -6,7 +6,8 @@
  */
 import { NotFoundError } from '../errors.js';
 import { type Page, toPage } from '../paging/cursor.js';
-import type { MemoryItem, Session, Skill } from '../records/records.js';
+import { LIMITS } from '../records/limits.js';
+import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { RetentionRecord } from '../records/retention.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js';
@@ -59,7 +60,15 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
       const j = await judge();
       if (!j.covers('session') && !j.covers('turn')) return s.turns(id, options);
       const session = await visibleSession(await s.get(id), j);
-      return filterPage(await s.turns(id, options), (t) => !j.turn(t, session.scope));
+      const shown = (page: Page<Turn>) => filterPage(page, (t) => !j.turn(t, session.scope));
+      const last = options?.last;
+      if (last === undefined) return shown(await s.turns(id, options));
+      // The newest `last` turns the policies leave: read further back while they hide some.
+      for (let n = last; ; n *= 2) {
+        const page = await s.turns(id, n > LIMITS.pageSize ? {} : { last: n });
+        const kept = shown(page);
+        if (kept.length >= last || n > LIMITS.pageSize || page.length < n) return toPage(kept.slice(-last), undefined);
+      }
     },
     search: async (options) => {
       const [page, j] = await Promise.all([s.search(options), judge()]);

@@ -1,11 +1,11 @@
-/** W1–W6: the context window (docs/contract.md §4, "Context"). */
+/** W1–W7: the context window (docs/contract.md §4, "Context"). */
 import type { ContextWindow, NamedTokenCounter, Provider, Session, Turn, TurnInput } from '@agentstate/core';
-import { defaultTokenCounter, NotFoundError, STATE_STREAM, turnTokenText } from '@agentstate/core';
+import { defaultTokenCounter, formatInstant, ManualClock, NotFoundError, STATE_STREAM, turnTokenText } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { footprint } from '../suite/fixtures.js';
-import { checks, fresh, freshLog, property, type ProviderCheck } from '../suite/harness.js';
+import { footprint, HOUR, T0 } from '../suite/fixtures.js';
+import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 
 /** A cheap counter of the property checks: a token per four characters. */
 const QUARTERS: NamedTokenCounter = { name: 'quarters', count: (text) => Math.ceil(text.length / 4) };
@@ -231,4 +231,29 @@ export const contextChecks: ProviderCheck[] = checks([], {
     const view = await p.at({ seq });
     expect(await view.sessions.context(session.id, options)).toEqual(then);
   }),
+
+  'W7 under a turn retention policy, the window holds the newest turns the policy leaves, also when the newest by seq have expired': needing(
+    ['eventSourced', 'injectableClock'],
+    async (env) => {
+      const p = env.eventSourced(await env.open({ clock: new ManualClock(T0) }));
+      const session = await p.sessions.create({ scope: ['org'] });
+      const kept = transcript([
+        { kind: 'text', role: 'user', words: 4 },
+        { kind: 'tools', calls: 1, between: 60, oneResultTurn: true, words: 3 },
+        ...Array.from({ length: 30 }, () => ({ kind: 'text' as const, role: 'assistant' as const, words: 5 })),
+      ]);
+      await p.sessions.appendTurns(session.id, kept);
+      // Then 70 turns stamped two days back: a one-day policy hides the newest turns by seq.
+      const stale = formatInstant(T0 - 48 * HOUR);
+      await p.sessions.appendTurns(
+        session.id,
+        Array.from({ length: 70 }, (_, i) => ({ role: 'user' as const, content: `stale ${i}`, createdAt: stale })),
+      );
+      await p.retention.set({ record: 'turn', scope: ['org'], maxAge: '1d' });
+      const live = await liveTurns(p, session.id);
+      expect(live).toHaveLength(kept.length);
+      expect((await p.sessions.turns(session.id, { last: 10 })).map((turn) => turn.id)).toEqual(live.slice(-10).map((turn) => turn.id));
+      for (const maxTokens of [40, 200, 100_000]) expectWindow(live, await p.sessions.context(session.id, { maxTokens, counter: QUARTERS }), QUARTERS);
+    },
+  ),
 });
