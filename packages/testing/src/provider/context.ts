@@ -189,10 +189,10 @@ export const contextChecks: ProviderCheck[] = checks([], {
       expect(tight.entries.map((entry) => entry.kind)).toEqual(['memory']);
       expectWindow(live, tight, QUARTERS);
       // A user turn longer than a query may be is cut to LIMITS.query characters, never inside a character.
-    const long = await sessionWith(p, [{ role: 'user', content: `Ada: dark mode ${'😀'.repeat(6000)}` }], scope);
-    const cut = await p.sessions.context(long.id, { maxTokens: 100_000, counter: QUARTERS, recall: { limit: 1 } });
-    expect(cut.entries.map((entry) => entry.kind)).toEqual(['memory', 'turn']);
-    // No user turn, no memories.
+      const long = await sessionWith(p, [{ role: 'user', content: `Ada: dark mode ${'😀'.repeat(6000)}` }], scope);
+      const cut = await p.sessions.context(long.id, { maxTokens: 100_000, counter: QUARTERS, recall: { limit: 1 } });
+      expect(cut.entries.map((entry) => entry.kind)).toEqual(['memory', 'turn']);
+      // No user turn, no memories.
       const quiet = await sessionWith(p, [{ role: 'assistant', content: 'Ada prefers dark mode' }], scope);
       expect((await p.sessions.context(quiet.id, { maxTokens: 1000, counter: QUARTERS, recall: { limit: 2 } })).entries.map((entry) => entry.kind)).toEqual([
         'turn',
