@@ -18,7 +18,7 @@ export interface NamedTokenCounter {
 }
 
 /** The name a context reports for a counter given as a bare function. */
-export const CUSTOM_COUNTER = 'custom';
+const CUSTOM_COUNTER = 'custom';
 
 let defaultCounter: Promise<NamedTokenCounter> | undefined;
 
