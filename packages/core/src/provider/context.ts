@@ -84,25 +84,20 @@ class Transcript {
 }
 
 /**
- * For each turn, the oldest turn it must enter the window with: the turn of
- * each tool call it holds the result of, and (for a call) of each result. A
- * result whose call is older than `turns` (not `whole`) is tied to `-1`.
+ * For each turn, the oldest turn it must enter the window with: for each
+ * tool result it holds, the turn of the newest call of that `callId` up to
+ * it. A result without one in `turns` is tied to `-1` when older turns were
+ * not read (`whole` false), else to nothing. A call is paired the same way
+ * whatever part of the transcript was read.
  */
 function tiedTo(turns: readonly Turn[], whole: boolean): number[] {
   const calls = new Map<string, number>();
-  turns.forEach((turn, i) => {
-    for (const part of turn.parts) if (part.type === 'tool-call' && !calls.has(part.callId)) calls.set(part.callId, i);
+  return turns.map((turn, i) => {
+    for (const part of turn.parts) if (part.type === 'tool-call') calls.set(part.callId, i);
+    let low = i;
+    for (const part of turn.parts) if (part.type === 'tool-result') low = Math.min(low, calls.get(part.callId) ?? (whole ? i : -1));
+    return low;
   });
-  const low = turns.map((_, i) => i);
-  turns.forEach((turn, i) => {
-    for (const part of turn.parts) {
-      if (part.type !== 'tool-result') continue;
-      const call = calls.get(part.callId) ?? (whole ? i : -1);
-      const [older, newer] = call < i ? [call, i] : [i, call];
-      low[newer] = Math.min(low[newer]!, older);
-    }
-  });
-  return low;
 }
 
 /**

@@ -10,28 +10,44 @@ import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '
 /** A cheap counter of the property checks: a token per four characters. */
 const QUARTERS: NamedTokenCounter = { name: 'quarters', count: (text) => Math.ceil(text.length / 4) };
 
-/** One step of a transcript: a text turn, or an assistant turn of tool calls, text turns between, and their results. */
+/**
+ * One step of a transcript: a text turn; an assistant turn of tool calls, text turns between, and their
+ * results (`reuse`: with the call ids of the first tool step again); or a result no call made.
+ */
 type Step =
   | { kind: 'text'; role: 'user' | 'assistant' | 'system'; words: number }
-  | { kind: 'tools'; calls: number; between: number; oneResultTurn: boolean; words: number };
+  | { kind: 'tools'; calls: number; between: number; oneResultTurn: boolean; words: number; reuse?: boolean }
+  | { kind: 'orphan' };
 
 const arbStep: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('text' as const), role: fc.constantFrom('user' as const, 'assistant' as const, 'system' as const), words: fc.nat(30) }),
-  fc.record({ kind: fc.constant('tools' as const), calls: fc.integer({ min: 1, max: 3 }), between: fc.nat(2), oneResultTurn: fc.boolean(), words: fc.nat(30) }),
+  fc.record({
+    kind: fc.constant('tools' as const),
+    calls: fc.integer({ min: 1, max: 3 }),
+    between: fc.nat(2),
+    oneResultTurn: fc.boolean(),
+    words: fc.nat(30),
+    reuse: fc.boolean(),
+  }),
+  fc.record({ kind: fc.constant('orphan' as const) }),
 );
 
-/** The turns `steps` stand for, each tool call with a fresh call id. */
+/** The turns `steps` stand for, each tool call with a fresh call id unless its step reuses them. */
 function transcript(steps: readonly Step[]): TurnInput[] {
   const turns: TurnInput[] = [];
   let calls = 0;
   for (const step of steps) {
+    if (step.kind === 'orphan') {
+      turns.push({ role: 'tool', parts: [{ type: 'tool-result', callId: 'never-called', toolName: 'look', output: 'lost' }] });
+      continue;
+    }
     const text = 'word '.repeat(step.words).trim();
     if (step.kind === 'text') {
       turns.push({ role: step.role, content: text });
       continue;
     }
-    const ids = Array.from({ length: step.calls }, (_, i) => `call-${calls + i + 1}`);
-    calls += step.calls;
+    const ids = Array.from({ length: step.calls }, (_, i) => `call-${(step.reuse ? 0 : calls) + i + 1}`);
+    if (!step.reuse) calls += step.calls;
     turns.push({ role: 'assistant', parts: ids.map((callId) => ({ type: 'tool-call' as const, callId, toolName: 'look', input: { q: text } })) });
     for (let i = 0; i < step.between; i += 1) turns.push({ role: 'assistant', content: `waiting ${i}` });
     const results = ids.map((callId) => ({ type: 'tool-result' as const, callId, toolName: 'look', output: text }));
@@ -48,14 +64,14 @@ async function sessionWith(p: Provider, turns: readonly TurnInput[], scope: stri
   return session;
 }
 
-/** Each call/result pair of `turns` as the indexes of its two turns, older first. */
+/** Each call/result pair of `turns` as the indexes of its two turns: a result and the newest call of its id up to it. */
 function pairs(turns: readonly Turn[]): [number, number][] {
-  const calls = new Map<string, number>();
-  turns.forEach((turn, i) => {
-    for (const part of turn.parts) if (part.type === 'tool-call') calls.set(part.callId, i);
-  });
   return turns.flatMap((turn, i) =>
-    turn.parts.flatMap((part) => (part.type === 'tool-result' && calls.has(part.callId) ? [[calls.get(part.callId)!, i] as [number, number]] : [])),
+    turn.parts.flatMap((part) => {
+      if (part.type !== 'tool-result') return [];
+      const call = turns.slice(0, i + 1).findLastIndex((t) => t.parts.some((p) => p.type === 'tool-call' && p.callId === part.callId));
+      return call < 0 ? [] : [[call, i] as [number, number]];
+    }),
   );
 }
 
