@@ -102,8 +102,8 @@ function tiedTo(turns: readonly Turn[], whole: boolean): number[] {
 
 /**
  * The first index of the longest suffix of `turns` that fits `budget` and
- * splits no call from its result, and whether an older turn was left out for
- * the budget (so reading further back cannot add one).
+ * splits no call from its result; whether an older turn was left out for
+ * the budget (so reading further back cannot add one); and the tokens summed.
  */
 function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean; sum: number } {
   const low = tiedTo(turns, whole);
