@@ -3,7 +3,7 @@
  * shown by type (reasoning, tool calls and results, files, data), so that a
  * structured turn is readable without `--json`; search hits read the same way.
  */
-import type { JsonValue, Part, Turn, TurnHit } from '@agentstate/core';
+import type { ContextWindow, JsonValue, Part, Turn, TurnHit } from '@agentstate/core';
 import { print, shortTime } from './output.js';
 
 /** Longest JSON shown inline for a tool input, output or data part. */
@@ -68,4 +68,14 @@ function hitBlock(h: TurnHit): string {
 /** Prints search hits: each turn with its session, score and the turns around it. */
 export function printHits(hits: readonly TurnHit[]): void {
   print(hits.length === 0 ? '(no turns found)' : hits.map(hitBlock).join('\n\n'));
+}
+
+/** Prints a context window: its tokens, then each memory and turn in order, each marked with its tokens. */
+export function printContext(window: ContextWindow): void {
+  print(`${window.tokens} of ${window.maxTokens} tokens (${window.counter})`);
+  for (const entry of window.entries) {
+    const mark = `[${entry.tokens}] `;
+    print();
+    print(entry.kind === 'turn' ? block(entry.turn, mark) : `${mark}memory ${entry.memory.id}\n${indent(entry.memory.content)}`);
+  }
 }

@@ -47,6 +47,30 @@ describe('agentstate sessions', () => {
     expect(fails(1, ['sessions', 'search', 'x', '--role', 'narrator', '--db', db])).toContain('roles');
   });
 
+  it('assembles the context for the next model call within --max-tokens, as text or JSON, and refuses a bad budget', () => {
+    type Window = { tokens: number; maxTokens: number; counter: string; entries: Array<{ kind: string; tokens: number; turn?: { seq: number } }> };
+    const whole = okJson<Window>(['sessions', 'context', id, '--max-tokens', '1000', '--db', db]);
+    expect(whole).toMatchObject({ maxTokens: 1000, counter: 'o200k_base' });
+    expect(whole.entries.map((e) => [e.kind, e.turn?.seq])).toEqual([
+      ['turn', 1],
+      ['turn', 2],
+      ['turn', 3],
+    ]);
+    expect(whole.tokens).toBe(whole.entries.reduce((sum, e) => sum + e.tokens, 0));
+    const newest = whole.entries[2]!.tokens + whole.entries[1]!.tokens;
+    const tight = okJson<Window>(['sessions', 'context', id, '--max-tokens', String(newest), '--db', db]);
+    expect(tight.entries.map((e) => e.turn?.seq)).toEqual([2, 3]);
+    const text = ok(['sessions', 'context', id, '--max-tokens', '1000', '--db', db]);
+    expect(text).toContain(`${whole.tokens} of 1000 tokens (o200k_base)`);
+    expect(text).toContain(`[${whole.entries[0]!.tokens}] #1 user`);
+    ok(['memory', 'write', 'Deploys fail when the staging database is full', '--db', db]);
+    const recalled = okJson<Window>(['sessions', 'context', id, '--max-tokens', '1000', '--recall', '2', '--db', db]);
+    expect(recalled.entries.map((e) => e.kind)).toEqual(['memory', 'turn', 'turn', 'turn']);
+    expect(fails(1, ['sessions', 'context', id, '--max-tokens', '0', '--db', db])).toContain('--max-tokens');
+    expect(fails(1, ['sessions', 'context', id, '--db', db])).toContain('--max-tokens');
+    expect(fails(1, ['sessions', 'context', 'nope', '--max-tokens', '10', '--db', db])).toContain('not found');
+  });
+
   it('lists live sessions, oldest first, as a table or JSON', () => {
     const table = ok(['sessions', 'list', '--db', db]);
     expect(table.split('\n')[0]).toMatch(/^ID\s+CREATED\s+UPDATED\s+SCOPE\s+MODEL\s+TITLE$/);

@@ -24,6 +24,8 @@ describe('agentstate time travel, diff and retention', () => {
     expect(okJson(['sessions', 'list', '--at', '2', '--db', db])).toEqual([]);
     expect(okJson(['sessions', 'show', sessionId, '--at', '3', '--db', db]).turns).toEqual([]);
     expect(okJson(['sessions', 'show', sessionId, '--at', '4', '--db', db]).turns).toHaveLength(1);
+    expect(okJson(['sessions', 'context', sessionId, '--max-tokens', '100', '--at', '3', '--db', db]).entries).toEqual([]);
+    expect(okJson(['sessions', 'context', sessionId, '--max-tokens', '100', '--at', '4', '--db', db]).entries).toHaveLength(1);
     expect(okJson(['sessions', 'search', 'hello', '--mode', 'lexical', '--at', '3', '--db', db])).toEqual([]);
     expect(okJson(['skills', 'list', '--at', '4', '--db', db])).toEqual([]);
     expect(okJson(['skills', 'search', 'ship', '--at', '5', '--db', db])).toHaveLength(1);

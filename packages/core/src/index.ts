@@ -131,6 +131,8 @@ export { storedSnapshotBytes } from './snapshot/heads.js';
 export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
+export type { ContextEntry, ContextOptions, ContextWindow } from './provider/context.js';
+export { defaultTokenCounter, type NamedTokenCounter, type TokenCounter, turnTokenText } from './provider/tokens.js';
 export type { PointInput, StateView } from './provider/time-travel.js';
 export type { RecordDiff, StateDiff } from './provider/diff.js';
 export { pageSessions } from './provider/session-pages.js';

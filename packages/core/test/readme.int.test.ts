@@ -5,6 +5,7 @@ import { runReadmeExample } from '../../../tools/readme-example.js';
 describe('the README example', () => {
   it('runs as written against the built package', () => {
     const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)));
+    expect(out).toContain("14 [ 'turn', 'turn' ]");
     expect(out).toContain("[ 'The user prefers Café-style dark themes' ]");
     expect(out.trim().endsWith('true')).toBe(true);
   });

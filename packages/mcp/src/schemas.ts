@@ -276,6 +276,11 @@ export const sessionInputs = {
     sessionId: keyArg.describe('The session to delete. It becomes a tombstone with its transcript: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
   },
+  context: {
+    sessionId: keyArg.describe('The session to assemble the context of.'),
+    maxTokens: z.number().int().min(1).describe('The token budget (o200k_base tokens): the entries never sum above it.'),
+    recall: limitArg.optional().describe("First, up to this many memories of the session's scope recalled for its last user turn. Omit for none."),
+  },
 } as const;
 
 /** What a lean record leaves out (views.ts); present only in whole records (`full: true`). */
@@ -344,6 +349,18 @@ export const outputs = {
   transcript: { session: sessionOut, turns: z.array(turnOut), nextCursor: nextCursorOutput },
   sessions: { sessions: z.array(sessionOut), nextCursor: nextCursorOutput },
   turnHits: { hits: z.array(turnHitOut), nextCursor: nextCursorOutput },
+  context: {
+    sessionId: z.string(),
+    entries: z.array(
+      z.union([
+        z.object({ kind: z.literal('memory'), tokens: z.number().int(), memory: recallHitSchema }),
+        z.object({ kind: z.literal('turn'), tokens: z.number().int(), turn: turnOut }),
+      ]),
+    ),
+    tokens: z.number().int(),
+    maxTokens: z.number().int(),
+    counter: z.string(),
+  },
   diff: {
     from: pointOut,
     to: pointOut,

@@ -48,6 +48,7 @@ describe('tool list', () => {
         'session_delete',
         'session_list',
         'session_read',
+        'session_context',
         'session_remove_last_turn',
         'session_update',
         'session_replace_suffix',
@@ -68,7 +69,18 @@ describe('tool list', () => {
       expect(tool.outputSchema?.type, tool.name).toBe('object');
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
-    const readOnly = ['recall', 'skill_search', 'skill_get', 'session_read', 'session_list', 'search_sessions', 'namespaces', 'state_diff', 'memory_history'];
+    const readOnly = [
+      'recall',
+      'skill_search',
+      'skill_get',
+      'session_read',
+      'session_context',
+      'session_list',
+      'search_sessions',
+      'namespaces',
+      'state_diff',
+      'memory_history',
+    ];
     const destructive = ['forget', 'skill_delete', 'session_delete', 'session_remove_last_turn', 'session_replace_suffix'];
     // Each call of these removes turns that the previous call left: a repeat is not a no-op.
     const repeatable = (name: string) => readOnly.includes(name) || (destructive.includes(name) && !name.startsWith('session_re'));
@@ -252,6 +264,34 @@ describe('sessions', () => {
     ]);
     const page = await call(client, 'session_read', { sessionId: session.id, afterSeq: 1, limit: 1 });
     expect(page.turns.map((t: { seq: number }) => t.seq)).toEqual([2]);
+  });
+
+  it('assembles the context for the next model call: the newest turns that fit, a tool call with its result, recalled memories first', async () => {
+    const { session } = await call(client, 'session_create', { title: 'Context' });
+    const call1 = { type: 'tool-call', callId: 'ctx_1', toolName: 'weather', input: { city: 'Oslo' } };
+    const result1 = { type: 'tool-result', callId: 'ctx_1', toolName: 'weather', output: { sky: 'clear' } };
+    for (const turn of [
+      { role: 'user', content: 'What is the weather in Oslo for the lighthouse trip?' },
+      { role: 'assistant', parts: [call1] },
+      { role: 'tool', parts: [result1] },
+      { role: 'assistant', content: 'Clear skies.' },
+    ])
+      await call(client, 'session_append_turn', { sessionId: session.id, ...turn });
+    const whole = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000 });
+    expect(whole).toMatchObject({ sessionId: session.id, maxTokens: 10_000, counter: 'o200k_base' });
+    const entries = whole.entries as { kind: string; tokens: number; turn: { seq: number } }[];
+    expect(entries.map((e) => e.turn.seq)).toEqual([1, 2, 3, 4]);
+    expect(whole.tokens).toBe(entries.reduce((sum, e) => sum + e.tokens, 0));
+    // A budget one token short of the result with its call and the answer: the pair leaves together.
+    const tail = entries[1]!.tokens + entries[2]!.tokens + entries[3]!.tokens;
+    const cut = await call(client, 'session_context', { sessionId: session.id, maxTokens: tail - 1 });
+    expect(cut.entries.map((e: { turn: { seq: number } }) => e.turn.seq)).toEqual([4]);
+    await call(client, 'remember', { content: 'The lighthouse trip is on Saturday' });
+    const recalled = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000, recall: 3 });
+    expect(recalled.entries[0]).toMatchObject({ kind: 'memory', memory: { content: 'The lighthouse trip is on Saturday' } });
+    expect(await callError(client, 'session_context', { sessionId: session.id, maxTokens: 0 })).toMatch(/maxTokens/);
+    expect(await callError(client, 'session_context', { sessionId: 'nope', maxTokens: 10 })).toBe('not_found: session not found: nope');
+    await call(client, 'session_delete', { sessionId: session.id });
   });
 
   it('keeps structured turns with their parts and metadata, removes the last turn and replaces the suffix', async () => {

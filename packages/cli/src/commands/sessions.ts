@@ -1,6 +1,7 @@
 /**
  * `agentstate sessions`: list, show a transcript, create, append a turn,
- * remove the last turn, clear, replace the transcript's suffix, delete.
+ * remove the last turn, clear, replace the transcript's suffix, delete, and
+ * the context window for the next model call.
  */
 import type { AppendTurnInput, SearchSessionsOptions, Session, Turn, TurnRole } from '@agentstate/core';
 import {
@@ -23,7 +24,7 @@ import type { Column } from '../output.js';
 import { count, print, printFields, printNextCursor, printTable, shortTime } from '../output.js';
 import type { OperationFlags, ScopeFlags, ScopeReadFlags } from '../parse.js';
 import { collect, nonNegativeInt, oneOf, parseJson, parseJsonObject, positiveInt, scopeFrom, scopeRead, textFromFlags, unitInterval } from '../parse.js';
-import { printHits, printTranscript } from '../transcript.js';
+import { printContext, printHits, printTranscript } from '../transcript.js';
 
 export const sessionColumns: Column<Session>[] = [
   { header: 'id', cell: (s) => s.id },
@@ -92,6 +93,20 @@ export function sessionsCommand(): CliCommand {
         printTranscript(turns);
         printNextCursor(turns.nextCursor, false);
       });
+    });
+
+  sub(group, 'context', 'at')
+    .description('what to send a model next: the newest turns that fit --max-tokens (o200k tokens), a tool call never apart from its result')
+    .argument('<id>', 'session id')
+    .requiredOption('--max-tokens <n>', 'the token budget', positiveInt)
+    .option('--recall <n>', "first, up to n memories of the session's scope recalled for its last user turn", positiveInt)
+    .run(async (ctx, id: string, { at, maxTokens, recall }: { maxTokens: number; recall?: number; at?: string }) => {
+      // Recall may embed, as `memory recall` with a query does.
+      const options = { embedder: recall === undefined ? ('none' as const) : ('static' as const) };
+      const window = await withReader(ctx.dbPath, at, options, (db) =>
+        db.sessions.context(id, { maxTokens, ...(recall === undefined ? {} : { recall: { limit: recall } }) }),
+      );
+      show(ctx, window, () => printContext(window));
     });
 
   withScopeFlags(sub(group, 'create', 'operationId'), 'the session lives in this scope (default: global)')

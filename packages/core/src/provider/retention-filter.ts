@@ -6,14 +6,15 @@
  */
 import { NotFoundError } from '../errors.js';
 import { type Page, toPage } from '../paging/cursor.js';
-import type { MemoryItem, Session, Skill } from '../records/records.js';
+import { LIMITS } from '../records/limits.js';
+import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { RetentionRecord } from '../records/retention.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore, SessionStore, SkillStore, TurnHit } from './types.js';
 
 /** The stores retention filters. */
 export interface FilteredStores {
-  sessions: SessionStore;
+  sessions: Omit<SessionStore, 'context'>;
   skills: SkillStore;
   memory: MemoryStore;
 }
@@ -50,7 +51,7 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
     return j.covers(kind) ? filterPage(p, (x) => !expired(j, x)) : p;
   };
 
-  const sessions: SessionStore = {
+  const sessions: FilteredStores['sessions'] = {
     ...s,
     get: async (id) => visibleSession(await s.get(id)),
     getAny: async (id) => visibleSession(await s.getAny(id)),
@@ -59,7 +60,15 @@ export function withRetention(stores: FilteredStores, judge: () => Promise<Reten
       const j = await judge();
       if (!j.covers('session') && !j.covers('turn')) return s.turns(id, options);
       const session = await visibleSession(await s.get(id), j);
-      return filterPage(await s.turns(id, options), (t) => !j.turn(t, session.scope));
+      const shown = (page: Page<Turn>) => filterPage(page, (t) => !j.turn(t, session.scope));
+      const last = options?.last;
+      if (last === undefined) return shown(await s.turns(id, options));
+      // The newest `last` turns the policies leave: read further back while they hide some.
+      for (let n = last; ; n *= 2) {
+        const page = await s.turns(id, n > LIMITS.pageSize ? {} : { last: n });
+        const kept = shown(page);
+        if (kept.length >= last || n > LIMITS.pageSize || page.length < n) return toPage(kept.slice(-last), undefined);
+      }
     },
     search: async (options) => {
       const [page, j] = await Promise.all([s.search(options), judge()]);

@@ -36,8 +36,8 @@ const OPERATIONS = {
   update: { method: 'sessions.update', types: [EventTypes.SessionUpdated] },
 } as const satisfies Record<string, OperationSpec>;
 
-/** Builds the {@link SessionStore} of an engine. */
-export function createSessionStore(engine: Engine, searchContext: SearchContext): SessionStore {
+/** Builds the {@link SessionStore} of an engine, but for `context`, which reads through the provider's stores. */
+export function createSessionStore(engine: Engine, searchContext: SearchContext): Omit<SessionStore, 'context'> {
   const { backend, stamper } = engine;
   const q = backend.queries;
 

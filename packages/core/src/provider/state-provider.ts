@@ -25,6 +25,7 @@ import { createCheckpointStore } from './checkpoint-store.js';
 import { createMemoryStore } from './memory-store.js';
 import { type StateProviderOptions, checkProviderOptions, DEFAULT_FUSION_WEIGHTS } from './options.js';
 import { createSessionStore } from './session-store.js';
+import { assembleContext, type ContextOptions } from './context.js';
 import { createSkillStore } from './skill-store.js';
 import type { EventSourcedProvider } from './types.js';
 import { embedCommitted } from './vectors.js';
@@ -104,7 +105,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
 
   const policies = new RetentionPolicies(backend.log, hlc);
   const judge = async () => new RetentionJudge(await policies.current(), stamper.now());
-  const stores = withRetention(
+  const filtered = withRetention(
     {
       sessions: createSessionStore(engine, { ...recallContext, vectors: turnVectors }),
       skills: createSkillStore(engine),
@@ -112,6 +113,8 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     },
     judge,
   );
+  // The context reads through the filtered stores, so retention hides from it what it hides from every read.
+  const stores = { ...filtered, sessions: { ...filtered.sessions, context: (id: string, o: ContextOptions) => assembleContext(filtered, id, o) } };
 
   return {
     name: backend.name,

@@ -210,7 +210,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     time: point.time,
     sessions: store(
       'sessions',
-      { get: SESSIONS, getAny: SESSIONS, list: SESSIONS, turns: TRANSCRIPTS, search: TRANSCRIPTS },
+      { get: SESSIONS, getAny: SESSIONS, list: SESSIONS, turns: TRANSCRIPTS, search: TRANSCRIPTS, context: [...TRANSCRIPTS, ...MEMORY] },
       'create appendTurn appendTurns removeLastTurn clear replaceSuffix delete update',
     ),
     skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, 'upsert recordOutcome delete'),

@@ -36,6 +36,7 @@ import type { Page } from '../paging/cursor.js';
 import type { PointInput, StateView } from './time-travel.js';
 import type { DiffInput, StateDiff } from './diff.js';
 import type { RetentionStore } from './retention.js';
+import type { ContextOptions, ContextWindow } from './context.js';
 
 /** Resumable conversations with append-only transcripts. */
 export interface SessionStore {
@@ -92,6 +93,14 @@ export interface SessionStore {
    * An unknown or deleted `sessionId` → `NotFoundError`.
    */
   search(options?: SearchSessionsOptions): Promise<Page<TurnHit>>;
+  /**
+   * What to send a model next (docs/contract.md §4, "Context"): the newest live turns that fit
+   * `maxTokens` (oldest first), a tool call never apart from its result, optionally preceded by
+   * the memories of the session's scope recalled for its last user turn; each entry with its
+   * tokens. Appends nothing. An unknown or deleted session → `NotFoundError`; bad options →
+   * `ValidationError`.
+   */
+  context(sessionId: string, options: ContextOptions): Promise<ContextWindow>;
 }
 
 /** A turn found by `sessions.search`, with its session and the live turns around it. */

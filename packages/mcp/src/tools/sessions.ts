@@ -1,4 +1,4 @@
-/** Session tools: create, append a turn, read a transcript, remove the last turn, replace the suffix, list, search, delete. */
+/** Session tools: create, append a turn, read a transcript, the context for the next model call, remove the last turn, replace the suffix, list, search, delete. */
 import type { Session } from '@agentstate/core';
 import { pageSessions } from '@agentstate/core';
 import { outputs, sessionInputs } from '../schemas.js';
@@ -67,6 +67,22 @@ export const sessionTools = {
       const session = await readableSession(ctx, sessionId);
       const turns = await ctx.provider.sessions.turns(sessionId, options);
       return { session: view.session(session), turns: turns.map(view.turn), nextCursor: turns.nextCursor };
+    },
+  }),
+
+  session_context: defineTool({
+    title: 'Get the context for the next model call',
+    description:
+      'Assembles what to send a model next from a session: the newest turns that fit maxTokens, oldest first, a tool call never apart from its result, ' +
+      "each with its token count; with recall, first the memories of the session's scope recalled for its last user turn.",
+    input: sessionInputs.context,
+    output: outputs.context,
+    effect: 'read',
+    async run({ sessionId, maxTokens, recall }, view, ctx) {
+      await readableSession(ctx, sessionId);
+      const window = await ctx.provider.sessions.context(sessionId, { maxTokens, ...(recall === undefined ? {} : { recall: { limit: recall } }) });
+      const entries = window.entries.map((e) => (e.kind === 'turn' ? { ...e, turn: view.turn(e.turn) } : { ...e, memory: view.memory(e.memory) }));
+      return { ...window, entries };
     },
   }),
 
