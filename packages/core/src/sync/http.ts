@@ -112,13 +112,16 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
     return answer as T;
   };
   return {
-    vector: async () => (await post<{ vector: Vector }>('vector', '{}')).vector,
-    changes: async (vector, changeOptions = {}) =>
-      (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, limit: changeOptions.limit }))).events,
-    async receive(events) {
+    vector: async (vectorOptions = {}) => (await post<{ vector: Vector }>('vector', JSON.stringify({ scope: vectorOptions.scope }))).vector,
+    changes: async (vector, changeOptions = {}) => (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, ...changeOptions }))).events,
+    async receive(events, receiveOptions = {}) {
       const total: ReceiveResult = { received: 0, skipped: 0 };
-      for (const body of receiveBodies(events)) {
-        const { received, skipped } = await post<ReceiveResult>('receive', body);
+      const bodies = receiveBodies(events);
+      for (const [i, body] of bodies.entries()) {
+        // The sync's word on what the store now holds goes with the last part only.
+        const { scope, covered } = receiveOptions;
+        const options = JSON.stringify({ scope, covered: i === bodies.length - 1 ? covered : undefined }).slice(1, -1);
+        const { received, skipped } = await post<ReceiveResult>('receive', options === '' ? body : `${body.slice(0, -1)},${options}}`);
         total.received += received;
         total.skipped += skipped;
       }

@@ -1,6 +1,9 @@
 /** `sync(a, b)`: two stores exchange what each lacks, batch by batch (docs/contract.md §12). */
 import { ValidationError } from '../errors.js';
 import type { EventSourcedProvider } from '../provider/types.js';
+import type { ScopeInput } from '../records/scope.js';
+import { syncScope } from './scope.js';
+import type { SyncPlace } from './wire.js';
 
 /** A store that syncs: what {@link sync} calls. */
 export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'>;
@@ -17,6 +20,8 @@ export interface SyncSummary {
 
 /** Options of {@link sync}. */
 export interface SyncOptions {
+  /** Only the events lying in this namespace subtree travel, both ways. Default: the whole store. */
+  scope?: ScopeInput;
   /** Events per batch (one transaction each). Default: 1,000. */
   batchSize?: number;
   /** Told the summary so far after each batch. */
@@ -31,24 +36,32 @@ export const SYNC_BATCH = 1_000;
 /**
  * Pulls into `a` what `b` holds and `a` lacks, then pushes into `b` what `a` holds and `b`
  * lacks, each batch one transaction: an interrupted sync resumes where it stopped, and a
- * finished one run again sends nothing and writes nothing.
+ * finished one run again sends nothing and writes nothing. With `scope`, only the events
+ * lying in that subtree travel.
  */
 export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}): Promise<SyncSummary> {
   const batchSize = options.batchSize ?? SYNC_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize', 'must be a positive integer');
+  const scoped = options.scope === undefined ? {} : { scope: syncScope(options.scope) };
   const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
   for (const [from, to, side] of [[b, a, 'toA'] as const, [a, b, 'toB'] as const]) {
+    // What the receiver holds for sure, and what the sender does: once every event it lacks is in, it holds the sender's too.
+    const [lacking, covered] = await Promise.all([to.vector(scoped), from.vector(scoped)]);
+    let after: SyncPlace | undefined;
     for (;;) {
       options.signal?.throwIfAborted();
-      const batch = await from.changes(await to.vector(), { limit: batchSize });
-      if (batch.length === 0) break;
-      const { received } = await to.receive(batch);
+      const batch = await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) });
+      const last = batch.at(-1);
+      // Nothing new, or the sender answering the same page again: this direction is done.
+      if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;
+      const { received } = await to.receive(batch, scoped);
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
-      // Nothing new although the vector lacked it: the sender is answering something else than asked.
-      if (received === 0) break;
+      after = { origin: last.origin, originSeq: last.originSeq };
     }
+    // Only after a batch: a sync that sent nothing leaves both stores as they were.
+    if (after !== undefined) await to.receive([], { ...scoped, covered });
   }
   return summary;
 }

@@ -19,6 +19,7 @@ import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
+import { syncScopeChecks } from './sync-scope.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
@@ -47,6 +48,7 @@ const all: ProviderCheck[] = [
   ...erasureChecks,
   ...purgeTextChecks,
   ...syncChecks,
+  ...syncScopeChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
