@@ -137,7 +137,10 @@ describe('sync over HTTP', () => {
   it("syncs only the subtree of a server bound to a scope: never another tenant's event, and a wider request is refused", async () => {
     await server.close();
     server = await serve({ token: TOKEN, scope: ['acme'] });
-    const [acme, team] = [await served.memory.write({ content: 'acme plan', scope: ['acme'] }), await served.memory.write({ content: 'team plan', scope: ['acme', 'team'] })];
+    const [acme, team] = [
+      await served.memory.write({ content: 'acme plan', scope: ['acme'] }),
+      await served.memory.write({ content: 'team plan', scope: ['acme', 'team'] }),
+    ];
     await served.memory.write({ content: 'globex secret', scope: ['globex'] });
     await served.checkpoints.put({ threadId: 'thread', checkpointId: '01', checkpoint: {} });
     const mine = await local.memory.write({ content: 'laptop note', scope: ['acme'] });
