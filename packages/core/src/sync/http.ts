@@ -113,6 +113,7 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
   };
   return {
     vector: async (vectorOptions = {}) => (await post<{ vector: Vector }>('vector', JSON.stringify({ scope: vectorOptions.scope }))).vector,
+    replicaId: async () => (await post<{ replicaId: string }>('vector', '{}')).replicaId,
     changes: async (vector, changeOptions = {}) => (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, ...changeOptions }))).events,
     async receive(events, receiveOptions = {}) {
       const total: ReceiveResult = { received: 0, skipped: 0 };

@@ -3,10 +3,11 @@ import { ValidationError } from '../errors.js';
 import type { EventSourcedProvider } from '../provider/types.js';
 import type { ScopeInput } from '../records/scope.js';
 import { syncScope } from './scope.js';
+import type { Vector } from '../log/log.js';
 import type { SyncPlace } from './wire.js';
 
-/** A store that syncs: what {@link sync} calls. */
-export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'>;
+/** A store that syncs: what {@link sync} calls. With its `replicaId`, an interrupted sync resumes after its own events received. */
+export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'> & Partial<Pick<EventSourcedProvider, 'replicaId'>>;
 
 /** How far a sync has come: events received by each side so far, and batches. */
 export interface SyncSummary {
@@ -46,22 +47,30 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
   const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
   for (const [from, to, side] of [[b, a, 'toA'] as const, [a, b, 'toB'] as const]) {
     // What the receiver holds for sure, and what the sender does: once every event it lacks is in, it holds the sender's too.
-    const [lacking, covered] = await Promise.all([to.vector(scoped), from.vector(scoped)]);
+    const [lacking, covered, sender] = await Promise.all([to.vector(scoped), from.vector(scoped), from.replicaId?.()]);
     let after: SyncPlace | undefined;
+    // The sender's own events come in their order: once one is in, so is every one before it.
+    let own = 0;
+    const word = (vector: Vector): Vector => {
+      const { [sender ?? '']: _, ...others } = vector;
+      return sender === undefined ? vector : own > 0 ? { ...others, [sender]: own } : others;
+    };
     for (;;) {
       options.signal?.throwIfAborted();
       const batch = await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) });
       const last = batch.at(-1);
       // Nothing new, or the sender answering the same page again: this direction is done.
       if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;
-      const { received } = await to.receive(batch, scoped);
+      for (const event of batch) if (event.origin === sender) own = event.originSeq;
+      const { received } = await to.receive(batch, { ...scoped, covered: word({}) });
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
       after = { origin: last.origin, originSeq: last.originSeq };
     }
-    // Only after a batch: a sync that sent nothing leaves both stores as they were.
-    if (after !== undefined) await to.receive([], { ...scoped, covered });
+    // Only after a batch: a sync that sent nothing leaves both stores as they were. The sender's own entry is
+    // what it sent: its head may name an event still committing (a PostgreSQL writer) that it did not send.
+    if (after !== undefined) await to.receive([], { ...scoped, covered: word(covered) });
   }
   return summary;
 }

@@ -60,7 +60,7 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
     throw new ScopeDeniedError(
       `scope: this server syncs the subtree at ${describeScope(policy.bound)}${policy.allowSubscopes ? ' or a narrower one' : ''}, not ${describeScope(scope)}`,
     );
-  if (route === 'vector') return { vector: await provider.vector({ scope }) };
+  if (route === 'vector') return { vector: await provider.vector({ scope }), replicaId: await provider.replicaId() };
   if (route === 'changes')
     return { events: await provider.changes(input.vector, { limit: input.limit, scope, ...(input.after ? { after: input.after } : {}) }) };
   return provider.receive(input.events, { scope, ...(input.covered ? { covered: input.covered } : {}) });

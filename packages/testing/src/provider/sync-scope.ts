@@ -82,6 +82,8 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         const stop = new AbortController();
         const cut = sync(a, b, { scope: ['globex'], batchSize: 2, signal: stop.signal, onProgress: () => stop.abort('cut') });
         await expect(cut).rejects.toBe('cut');
+        // The batch received is the sender's own: the sync resumes after it.
+        expect(await b.changes(await a.vector({ scope: ['globex'] }), { scope: ['globex'] })).toHaveLength(5);
         expect(await sync(a, b, { scope: ['globex'], batchSize: 3 })).toMatchObject({ toA: 5, toB: 7 });
         expect(subtree(await a.snapshot(), ['globex'])).toBe(subtree(await b.snapshot(), ['globex']));
         expect(await sync(a, b)).toMatchObject({ toA: 1, toB: 1 });
