@@ -154,7 +154,12 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     history: async (id) => recordHistory(backend.queries, backend.log, parseInput(idField, id), options.upcasters),
     purge: (input) => purgeRecords(engine, input),
     replicaId: () => backend.log.identity(),
-    vector: async (vectorOptions = {}) => coverage.vector(await syncLog(backend.log).vector(), syncScope(vectorOptions.scope)),
+    async vector(vectorOptions = {}) {
+      const log = syncLog(backend.log);
+      // Its own entry up to the settled head: a PostgreSQL event still committing below it is not yet held.
+      const [held, own, head] = await Promise.all([log.vector(), log.identity(), log.head(STATE_STREAM)]);
+      return coverage.vector({ ...held, [own]: head }, syncScope(vectorOptions.scope));
+    },
     changes: (vector, changeOptions = {}) => sendChanges(backend.log, sendContext, vector, changeOptions),
     receive: (events, receiveOptions = {}) => receiveEvents(engine, backend.log, hlc, events, { ...sendContext, coverage, ...receiveOptions }),
     async close() {

@@ -50,27 +50,22 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     const [lacking, covered, sender] = await Promise.all([to.vector(scoped), from.vector(scoped), from.replicaId?.()]);
     let after: SyncPlace | undefined;
     // The sender's own events come in their order: once one is in, so is every one before it.
-    let own = 0;
-    const word = (vector: Vector): Vector => {
-      const { [sender ?? '']: _, ...others } = vector;
-      return sender === undefined ? vector : own > 0 ? { ...others, [sender]: own } : others;
-    };
+    let own: Vector = {};
     for (;;) {
       options.signal?.throwIfAborted();
       const batch = await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) });
       const last = batch.at(-1);
       // Nothing new, or the sender answering the same page again: this direction is done.
       if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;
-      for (const event of batch) if (event.origin === sender) own = event.originSeq;
-      const { received } = await to.receive(batch, { ...scoped, covered: word({}) });
+      for (const event of batch) if (event.origin === sender) own = { [sender]: event.originSeq };
+      const { received } = await to.receive(batch, { ...scoped, covered: own });
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
       after = { origin: last.origin, originSeq: last.originSeq };
     }
-    // Only after a batch: a sync that sent nothing leaves both stores as they were. The sender's own entry is
-    // what it sent: its head may name an event still committing (a PostgreSQL writer) that it did not send.
-    if (after !== undefined) await to.receive([], { ...scoped, covered: word(covered) });
+    // Only after a batch: a sync that sent nothing leaves both stores as they were.
+    if (after !== undefined) await to.receive([], { ...scoped, covered });
   }
   return summary;
 }
