@@ -96,7 +96,7 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
     },
   ),
 
-  'Y32 a scoped receive refuses, whole, a batch holding an event outside its subtree (a record of another scope, a checkpoint) and writes nothing': needing(
+  'Y32 a scoped receive refuses, whole, a batch holding an event outside its subtree (a record of another scope, a checkpoint, a purge of two tenants) and writes nothing': needing(
     [],
     async (env) => {
       await eachPair(env, async (a, b) => {
@@ -111,6 +111,12 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await expectInvalid(() => b.receive([all.find((event) => event.type.startsWith('checkpoint.'))!], { scope: ACME }), '0');
         await expectInvalid(() => b.receive([turn], { scope: ACME }), '0');
         await expectInvalid(() => b.receive([], { scope: ACME, covered: { [turn.origin]: -1 } }), `covered.${turn.origin}`);
+        // A purge naming both tenants' records lies in neither's subtree: not sent, and refused.
+        const { seq } = await a.purge({ matching: 'revised', reason: 'both tenants' });
+        const purge = (await a.changes({})).find((event) => event.originSeq === seq)!;
+        expect(purge.type).toBe('records.purged');
+        expect((await a.changes({}, { scope: ACME })).map((event) => event.originSeq)).not.toContain(seq);
+        await expectInvalid(() => b.receive([purge], { scope: ACME }), '0');
         expect(await allHeads([b])).toEqual(before);
       });
     },
