@@ -96,9 +96,8 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
     },
   ),
 
-  'Y32 a scoped receive refuses, whole, a batch holding an event outside its subtree (a record of another scope, a checkpoint, a purge of two tenants) and writes nothing': needing(
-    [],
-    async (env) => {
+  'Y32 a scoped receive refuses, whole, a batch holding an event outside its subtree (a record of another scope, a checkpoint, a purge of two tenants) and writes nothing':
+    needing([], async (env) => {
       await eachPair(env, async (a, b) => {
         await tenants(a, 'laptop');
         const all = await a.changes({});
@@ -119,8 +118,7 @@ export const syncScopeChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         await expectInvalid(() => b.receive([purge], { scope: ACME }), '0');
         expect(await allHeads([b])).toEqual(before);
       });
-    },
-  ),
+    }),
 
   "Y33 property: two tenants' random work and random scoped and whole syncs: a tenant's scoped replica holds exactly its subtree, equal to the source's":
     needing([], async (env) => {
