@@ -147,7 +147,7 @@ export async function receiveEvents(
     for (const change of changes) hlc.observe(changeHlc(change));
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
-  if (covered !== undefined) await coverage.record(await sync.vector(), scope, covered);
+  if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
   return result;
 }
 

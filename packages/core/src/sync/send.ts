@@ -1,5 +1,6 @@
 /** What a store sends (docs/contract.md §12): the events a vector lacks, of the whole store or of a subtree. */
 import { ValidationError } from '../errors.js';
+import { entryFor } from '../map-entry.js';
 import { decodeStateEvent } from '../log/decode.js';
 import type { Log, LogEvent } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
@@ -44,10 +45,13 @@ export async function sendChanges(
   const replicaId = await sync.identity();
   if (isGlobalScope(scope)) return (await sync.changes(wanted, limit, afterSeq)).map((event) => toSyncEvent(event, replicaId));
   const out: LogEvent[] = [];
+  // One look-up per session for the whole answer, not one per turn.
+  const sessions = new Map<string, Promise<Scope | undefined>>();
+  const sessionScope = (id: string) => entryFor(sessions, id, () => context.sessionScope(id));
   for (;;) {
     const page = await sync.changes(wanted, PAGE, afterSeq);
     for (const event of page) {
-      if (await inSubtree(decodeStateEvent(event, context.upcasters ? { upcasters: context.upcasters } : {}), scope, context.sessionScope)) out.push(event);
+      if (await inSubtree(decodeStateEvent(event, context.upcasters ? { upcasters: context.upcasters } : {}), scope, sessionScope)) out.push(event);
       if (out.length === limit && limit > 0) return out.map((held) => toSyncEvent(held, replicaId));
     }
     if (page.length < PAGE) return out.map((held) => toSyncEvent(held, replicaId));
