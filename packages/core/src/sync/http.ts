@@ -111,9 +111,18 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
     if (!response.ok || answer === undefined) throw errorFrom(response.status, answer, target);
     return answer as T;
   };
+  let identity: Promise<string> | undefined;
   return {
     vector: async (vectorOptions = {}) => (await post<{ vector: Vector }>('vector', JSON.stringify({ scope: vectorOptions.scope }))).vector,
-    replicaId: async () => (await post<{ replicaId: string }>('vector', '{}')).replicaId,
+    // A store's replica id never changes: asked once per peer (again after a failed ask).
+    replicaId: () =>
+      (identity ??= post<{ replicaId: string }>('vector', '{}').then(
+        (answer) => answer.replicaId,
+        (error: unknown) => {
+          identity = undefined;
+          throw error;
+        },
+      )),
     changes: async (vector, changeOptions = {}) => (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, ...changeOptions }))).events,
     async receive(events, receiveOptions = {}) {
       const total: ReceiveResult = { received: 0, skipped: 0 };
