@@ -65,6 +65,18 @@ describe('agentstate sync', () => {
     expect(fails(1, ['sessions', 'show', idle.id, '--db', f])).toContain('expired by a retention policy');
   });
 
+  it("limits a sync to a scope's subtree with --scope, as the other commands read a scope", () => {
+    const [c, d] = [tmp.path('acme-c.db'), tmp.path('acme-d.db')];
+    ok(['memory', 'write', 'acme plan', '--scope', 'acme', '--db', c]);
+    ok(['memory', 'write', 'team plan', '--scope', 'acme/team', '--db', c]);
+    ok(['memory', 'write', 'globex secret', '--scope', '["globex"]', '--db', c]);
+    expect(okJson(['sync', c, d, '--scope', 'acme', '--json'])).toMatchObject({ toA: 0, toB: 2, batches: 1 });
+    expect(ok(['memory', 'list', '--db', d])).not.toContain('globex');
+    expect(okJson(['sync', c, d, '--scope', '["acme"]', '--json'])).toMatchObject({ toA: 0, toB: 0, batches: 0 });
+    expect(okJson(['sync', c, d, '--json'])).toMatchObject({ toA: 0, toB: 1, batches: 1 });
+    expect(fails(1, ['sync', c, d, '--scope', '[1]'])).toContain('--scope');
+  });
+
   it('takes --batch-size as a positive integer, the usage error every count flag gives', () => {
     expect(fails(1, ['sync', a, b, '--batch-size', 'abc'])).toBe(
       "agentstate: option '--batch-size <n>' argument 'abc' is invalid. expected a non-negative integer.",

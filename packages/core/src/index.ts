@@ -101,7 +101,8 @@ export {
   parseScopeText,
 } from './records/scope.js';
 export type { EventMeta, EventOrigin, LogEvent, AppendInput, ReadQuery, StoredSnapshot, Log, Vector } from './log/log.js';
-export { type SyncEvent, syncDigest, toSyncEvent } from './sync/wire.js';
+export { type SyncEvent, type SyncPlace, syncDigest, toSyncEvent } from './sync/wire.js';
+export { SYNC_STREAM, SyncEventTypes, syncScope } from './sync/scope.js';
 export type { ReceiveResult } from './sync/receive.js';
 export { type SyncOptions, type SyncPeer, type SyncSummary, sync, SYNC_BATCH } from './sync/sync.js';
 export { type HttpPeerOptions, httpPeer, SYNC_PATH, SYNC_ROUTES, type SyncRoute, SYNC_MAX_BODY, syncErrorAnswer } from './sync/http.js';

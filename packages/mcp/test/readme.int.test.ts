@@ -23,10 +23,10 @@ describe('the README example', () => {
     );
   });
 
-  it('syncs a laptop file with a server over HTTP as written, and run again sends nothing', () => {
+  it("syncs a laptop file with a server over HTTP as written, only the server's subtree, and run again sends nothing", () => {
     const index = tsExamples(readme).findIndex((e) => e.includes('httpPeer('));
     const out = runReadmeExample(readme, { AGENTSTATE_MCP_TOKEN: 'a-token-of-32-characters-or-more' }, tmp.dir, index);
-    expect(out).toContain('{ toA: 0, toB: 1, batches: 1 }\n{ toA: 0, toB: 0, batches: 0 }');
+    expect(out).toContain('{ toA: 0, toB: 1, batches: 1 }\n{ toA: 0, toB: 0, batches: 0 }\n403');
   });
 
   it('embeds the server as written: a client of the program it makes writes to ./state.db', async () => {

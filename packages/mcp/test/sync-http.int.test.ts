@@ -147,13 +147,38 @@ describe('sync over HTTP', () => {
     expect(await Promise.all(ids.map(async (id) => (await served.memory.get(id)).content))).toEqual([0, 1, 2, 3, 4].map((i) => `item ${i}`));
   });
 
-  it('is refused by a server bound to a scope, since sync sends the whole store', async () => {
+  it("syncs only the subtree of a server bound to a scope: never another tenant's event, and a wider request is refused", async () => {
     await server.close();
-    server = await serve({ token: TOKEN, scope: ['project:x'] });
-    const refused = await httpPeer(server.syncUrl, { token: TOKEN })
-      .vector()
-      .catch((error: unknown) => error);
-    expect(refused).toMatchObject({ code: 'http', status: 403 });
-    expect(String(refused)).toContain('only a server bound to the global scope with subscopes allowed answers it');
+    server = await serve({ token: TOKEN, scope: ['acme'] });
+    const [acme, team] = [
+      await served.memory.write({ content: 'acme plan', scope: ['acme'] }),
+      await served.memory.write({ content: 'team plan', scope: ['acme', 'team'] }),
+    ];
+    await served.memory.write({ content: 'globex secret', scope: ['globex'] });
+    await served.checkpoints.put({ threadId: 'thread', checkpointId: '01', checkpoint: {} });
+    const mine = await local.memory.write({ content: 'laptop note', scope: ['acme'] });
+    const peer = httpPeer(server.syncUrl, { token: TOKEN });
+    expect(await sync(local, peer, { scope: ['acme'] })).toEqual({ toA: 2, toB: 1, batches: 2 });
+    expect((await local.snapshot()).memory.map((item) => item.id).sort()).toEqual([acme.id, team.id, mine.id].sort());
+    expect((await local.snapshot()).checkpoints).toEqual([]);
+    expect((await served.memory.get(mine.id)).content).toBe('laptop note');
+    // A request without a scope is limited to the server's; a narrower one is answered.
+    expect(await peer.changes({})).toHaveLength(3);
+    expect(await peer.changes({}, { scope: ['acme', 'team'] })).toHaveLength(1);
+    expect(await sync(local, peer, { scope: ['acme'] })).toEqual({ toA: 0, toB: 0, batches: 0 });
+    // Wider, or beside: refused before anything is read or written.
+    const before = await served.log.head('state');
+    const other = await local.memory.write({ content: 'globex note', scope: ['globex'] });
+    // A sync of the whole store is limited to the server's subtree: what it pushes of another tenant is refused.
+    expect(await sync(local, peer).catch((error: unknown) => error)).toMatchObject({ code: 'invalid', field: '0' });
+    for (const scope of [[], ['globex']]) {
+      const refused = await sync(local, peer, { scope }).catch((error: unknown) => error);
+      expect(refused).toMatchObject({ code: 'http', status: 403 });
+      expect(String(refused)).toContain('this server syncs the subtree at acme');
+    }
+    const sneaked = await post('receive', { events: await local.changes({}, { scope: ['globex'] }) }, { authorization: `Bearer ${TOKEN}` });
+    expect([sneaked.status, ((await sneaked.json()) as { error: { field: string } }).error.field]).toEqual([400, '0']);
+    expect(await served.log.head('state')).toBe(before);
+    await expect(served.memory.get(other.id)).rejects.toThrow();
   });
 });

@@ -259,23 +259,23 @@ export class PostgresLog implements Log {
    * As {@link Log.changes}, up to the high-water mark, so an event committing late below a later one is never
    * skipped. Starts at the first event the vector lacks: its own entry's next, and each origin's first beyond its entry.
    */
-  async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+  async changes(vector: Vector, limit: number, afterSeq = 0): Promise<LogEvent[]> {
     const own = await this.identity();
     const upTo = await this.settled();
     const known = Object.keys(vector).filter((origin) => origin !== own);
     const events = this.db.t('events');
     const rows = await this.db.rows<OriginRow>(
       `WITH v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
-       start AS (SELECT least(
+       start AS (SELECT greatest($6::bigint, least(
          $1::bigint,
          (SELECT min(f.seq) - 1 FROM v CROSS JOIN LATERAL
            (SELECT seq FROM ${events} WHERE origin = v_origin AND origin_seq > v_seq ORDER BY origin_seq LIMIT 1) f),
-         (SELECT min(seq) - 1 FROM ${events} WHERE origin IS NOT NULL AND origin <> ALL ($2::text[]))) AS from_seq)
+         (SELECT min(seq) - 1 FROM ${events} WHERE origin IS NOT NULL AND origin <> ALL ($2::text[])))) AS from_seq)
        SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM ${events} LEFT JOIN v ON v_origin = origin
        WHERE stream = '${STATE_STREAM}' AND seq > (SELECT from_seq FROM start) AND seq <= $4
          AND CASE WHEN origin IS NULL THEN seq > $1 ELSE v_seq IS NULL OR origin_seq > v_seq END
        ORDER BY seq LIMIT $5`,
-      [vector[own] ?? 0, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null],
+      [vector[own] ?? 0, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null, afterSeq],
     );
     return rows.map(eventWithOrigin);
   }

@@ -205,7 +205,7 @@ export class SqliteLog implements Log {
     );
   }
 
-  async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+  async changes(vector: Vector, limit: number, afterSeq = 0): Promise<LogEvent[]> {
     return mapErrors(() =>
       this.conn.read(() => {
         // Where to start: the first event of each origin the vector lacks, its own by seq, each received one by its index.
@@ -219,11 +219,12 @@ export class SqliteLog implements Log {
         const others = known.length === 0 ? 'origin IS NOT NULL' : `origin NOT IN (${known.map(() => '?').join(', ')})`;
         const firstOther = this.conn.prepare(`SELECT min(seq) AS seq FROM events WHERE stream = 'state' AND ${others}`).get(...known) as { seq: number | null };
         if (firstOther.seq !== null) starts.push(firstOther.seq - 1);
+        const from = Math.max(Math.min(...starts), afterSeq);
         const lacking = [`(origin IS NULL AND seq > ?)`, `(${others})`, ...known.map(() => '(origin = ? AND origin_seq > ?)')].join(' OR ');
         const rows = this.conn
           .prepare(`SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = 'state' AND seq > ? AND (${lacking}) ORDER BY seq LIMIT ?`)
           .raw(true)
-          .all(Math.min(...starts), vector[own] ?? 0, ...known, ...known.flatMap((origin) => [origin, vector[origin]]), limit > 0 ? limit : -1);
+          .all(from, vector[own] ?? 0, ...known, ...known.flatMap((origin) => [origin, vector[origin]]), limit > 0 ? limit : -1);
         return (rows as Parameters<typeof withOrigin>[0][]).map(withOrigin);
       }),
     );

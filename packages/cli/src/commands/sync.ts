@@ -1,23 +1,24 @@
 /** `agentstate sync <a> <b>`: two SQLite files, or a file and a server, exchange what each lacks (docs/contract.md §12). */
-import { httpPeer, sync, type SyncPeer } from '@agentstate/core';
+import { httpPeer, sync, type SyncPeer, type SyncSummary } from '@agentstate/core';
 import { SUMMARIES } from '../command-list.js';
-import { CliCommand, show } from '../context.js';
+import { CliCommand, show, withScopeFlags } from '../context.js';
 import { describeTarget, resolveTarget } from '@agentstate/open';
 import { openDatabase } from '../database.js';
 import { io } from '../io.js';
-import { positiveInt } from '../parse.js';
+import { positiveInt, type ScopeFlags, scopeFrom } from '../parse.js';
 import { count } from '../output.js';
 import { startProgress } from '../progress.js';
 
 /** The `sync` command. */
 export function syncCommand(): CliCommand {
-  return new CliCommand('sync')
+  const command = new CliCommand('sync')
     .description(SUMMARIES.sync)
     .argument('<a>', 'a database file, a postgres:// URL, or the sync URL of a server (http://127.0.0.1:8765/sync)')
     .argument('<b>', 'another database file, created when missing: a new replica of <a>; or a postgres:// or server URL')
     .option('--batch-size <n>', 'events per batch, each one transaction', positiveInt, 1_000)
-    .option('--token <token>', "a server's bearer token; prefer $AGENTSTATE_MCP_TOKEN, which `ps` does not show")
-    .run(async (ctx, a: string, b: string, opts: { batchSize: number; token?: string }) => {
+    .option('--token <token>', "a server's bearer token; prefer $AGENTSTATE_MCP_TOKEN, which `ps` does not show");
+  return withScopeFlags(command, "only the events whose records all lie in this scope's subtree travel, both ways (default: the whole store)").run(
+    async (ctx, a: string, b: string, opts: { batchSize: number; token?: string } & ScopeFlags) => {
       const started = performance.now();
       const token = opts.token ?? io().env.AGENTSTATE_MCP_TOKEN;
       const first = await openSide(a, false, token);
@@ -25,9 +26,9 @@ export function syncCommand(): CliCommand {
         const second = await openSide(b, true, token);
         try {
           const progress = startProgress('syncing', 0, ctx.json);
-          const summary = await sync(first.peer, second.peer, { batchSize: opts.batchSize, onProgress: (s) => progress.update(s.toA + s.toB) }).finally(() =>
-            progress.stop(),
-          );
+          const scope = scopeFrom(opts);
+          const options = { batchSize: opts.batchSize, onProgress: (s: SyncSummary) => progress.update(s.toA + s.toB), ...(scope ? { scope } : {}) };
+          const summary = await sync(first.peer, second.peer, options).finally(() => progress.stop());
           // A URL's password is never printed.
           const report = { a: describeTarget(a), b: describeTarget(b), ...summary, seconds: (performance.now() - started) / 1000 };
           show(
@@ -41,7 +42,8 @@ export function syncCommand(): CliCommand {
       } finally {
         await first.close();
       }
-    });
+    },
+  );
 }
 
 /** One side of a sync: a server named by its http(s) URL, a SQLite file (created when `create`) or a PostgreSQL schema's URL. */

@@ -131,9 +131,9 @@ export class InMemoryLog implements Log {
     return vector;
   }
 
-  async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+  async changes(vector: Vector, limit: number, afterSeq = 0): Promise<LogEvent[]> {
     const out: LogEvent[] = [];
-    for (const event of this.#streams.get(STATE_STREAM) ?? []) {
+    for (const event of this.#streams.get(STATE_STREAM)?.slice(afterSeq) ?? []) {
       if (limit > 0 && out.length === limit) break;
       if (lacks(vector, event.origin ?? this.#identity, event.originSeq ?? event.seq)) out.push(deepFreeze(event));
     }

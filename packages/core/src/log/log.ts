@@ -113,9 +113,9 @@ export interface Log {
   vector?(): Promise<Vector>;
   /**
    * The `state` events this log holds that `vector` lacks (an origin it does not name, or an
-   * origin seq above its entry), in seq order, at most `limit` (0: all).
+   * origin seq above its entry), in seq order, after `afterSeq` (default 0), at most `limit` (0: all).
    */
-  changes?(vector: Vector, limit: number): Promise<LogEvent[]>;
+  changes?(vector: Vector, limit: number, afterSeq?: number): Promise<LogEvent[]>;
   /** The `state` event held from `origin` at `originSeq`, if any. */
   atOrigin?(origin: string, originSeq: number): Promise<LogEvent | undefined>;
 }

@@ -13,9 +13,10 @@ import { type Page, openPager, TEXT_ASC } from '../paging/cursor.js';
 import { plainCodec } from '../snapshot/codecs.js';
 import { SNAPSHOT_PARTS, type SnapshotPart } from '../snapshot/parts.js';
 import { bindSnapshotChunks } from '../snapshot/chunks.js';
-import { ConflictError, ValidationError } from '../errors.js';
-import { checkVector, receiveEvents, syncLog } from '../sync/receive.js';
-import { toSyncEvent } from '../sync/wire.js';
+import { ConflictError } from '../errors.js';
+import { receiveEvents, syncLog } from '../sync/receive.js';
+import { SyncCoverage, syncScope } from '../sync/scope.js';
+import { type SendContext, sendChanges } from '../sync/send.js';
 import { systemClock } from '../time/clock.js';
 import { HybridLogicalClock } from '../time/hlc.js';
 import type { Embeddable, StateBackend, StateQueries, VectorStore } from '../write/backend.js';
@@ -55,6 +56,11 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const ids = options.ids ?? new UuidV7Generator(clock, options.entropy ?? systemEntropy);
   const instanceId = options.instanceId ?? ids.next();
   const hlc = new HybridLogicalClock(clock);
+  const coverage = new SyncCoverage(backend.log);
+  const sendContext: SendContext = {
+    sessionScope: async (id) => (await backend.queries.session(id))?.scope,
+    ...(options.upcasters ? { upcasters: options.upcasters } : {}),
+  };
   const stamper = new Stamper({ instanceId, clock, hlc, ids });
   const reportError = options.onBackgroundError ?? (() => undefined);
   const engine = new Engine(backend, stamper, hlc, { ...options.eventMeta }, reportError, options.upcasters);
@@ -151,15 +157,14 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     history: async (id) => recordHistory(backend.queries, backend.log, parseInput(idField, id), options.upcasters),
     purge: (input) => purgeRecords(engine, input),
     replicaId: () => backend.log.identity(),
-    vector: () => syncLog(backend.log).vector(),
-    async changes(vector, changeOptions = {}) {
+    async vector(vectorOptions = {}) {
       const log = syncLog(backend.log);
-      const limit = changeOptions.limit ?? 0;
-      if (!Number.isSafeInteger(limit) || limit < 0) throw new ValidationError('limit', 'must be a non-negative safe integer (0: all)');
-      const [events, replicaId] = await Promise.all([log.changes(checkVector(vector), limit), log.identity()]);
-      return events.map((event) => toSyncEvent(event, replicaId));
+      // Its own entry up to the settled head: a PostgreSQL event still committing below it is not yet held.
+      const [held, own, head] = await Promise.all([log.vector(), log.identity(), log.head(STATE_STREAM)]);
+      return coverage.vector({ ...held, [own]: head }, syncScope(vectorOptions.scope));
     },
-    receive: (events) => receiveEvents(engine, backend.log, hlc, events, options.upcasters),
+    changes: (vector, changeOptions = {}) => sendChanges(backend.log, sendContext, vector, changeOptions),
+    receive: (events, receiveOptions = {}) => receiveEvents(engine, backend.log, hlc, events, { ...sendContext, coverage, ...receiveOptions }),
     async close() {
       if (closed) return;
       closed = true;

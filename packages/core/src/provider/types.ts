@@ -27,11 +27,12 @@ import type {
   WriteOptions,
 } from '../records/inputs.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
+import type { ScopeInput } from '../records/scope.js';
 import type { DeleteThreadOptions, GetCheckpointInput, ListCheckpointsOptions, PutCheckpointInput, PutWritesInput } from '../records/checkpoint-inputs.js';
 import type { Checkpoint, CheckpointTuple, CheckpointWrite } from '../records/checkpoints.js';
 import type { Log, StoredSnapshot, Vector } from '../log/log.js';
 import type { ReceiveResult } from '../sync/receive.js';
-import type { SyncEvent } from '../sync/wire.js';
+import type { SyncEvent, SyncPlace } from '../sync/wire.js';
 import type { Page } from '../paging/cursor.js';
 import type { PointInput, StateView } from './time-travel.js';
 import type { DiffInput, StateDiff } from './diff.js';
@@ -292,13 +293,22 @@ export interface EventSourcedProvider extends Provider {
    * store is the same replica; a store synced into is a new one.
    */
   replicaId(): Promise<string>;
-  /** For each origin held, the highest origin seq held (this replica's own: its head). */
-  vector(): Promise<Vector>;
-  /** The events this store holds that `vector` lacks, in its seq order, at most `limit` (default: all), in wire form. */
-  changes(vector: Vector, options?: { limit?: number }): Promise<SyncEvent[]>;
+  /**
+   * For each origin held, the origin seq up to which this store holds every event (this replica's
+   * own: its head); with `scope`, every event lying in that subtree.
+   */
+  vector(options?: { scope?: ScopeInput }): Promise<Vector>;
+  /**
+   * The events this store holds that `vector` lacks, in its seq order, at most `limit` (default:
+   * all), in wire form; with `scope`, only those lying in that subtree; with `after`, only those
+   * held after the event at that place.
+   */
+  changes(vector: Vector, options?: { limit?: number; scope?: ScopeInput; after?: SyncPlace }): Promise<SyncEvent[]>;
   /**
    * Receives another store's events: checked whole, those held skipped, the rest appended and
-   * folded in one transaction, or nothing (`SyncConflictError`, `ValidationError`).
+   * folded in one transaction, or nothing (`SyncConflictError`, `ValidationError`). With
+   * `scope`, an event outside that subtree refuses the batch; with `covered`, the store notes
+   * that it now holds every event lying in the subtree up to that vector (a finished sync's word).
    */
-  receive(events: readonly SyncEvent[]): Promise<ReceiveResult>;
+  receive(events: readonly SyncEvent[], options?: { scope?: ScopeInput; covered?: Vector }): Promise<ReceiveResult>;
 }

@@ -112,14 +112,27 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
     if (!response.ok || answer === undefined) throw errorFrom(response.status, answer, target);
     return answer as T;
   };
+  let identity: Promise<string> | undefined;
   return {
-    vector: async () => (await post<{ vector: Vector }>('vector', '{}')).vector,
-    changes: async (vector, changeOptions = {}) =>
-      (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, limit: changeOptions.limit }))).events,
-    async receive(events) {
+    vector: async (vectorOptions = {}) => (await post<{ vector: Vector }>('vector', JSON.stringify({ scope: vectorOptions.scope }))).vector,
+    // A store's replica id never changes: asked once per peer (again after a failed ask).
+    replicaId: () =>
+      (identity ??= post<{ replicaId: string }>('vector', '{}').then(
+        (answer) => answer.replicaId,
+        (error: unknown) => {
+          identity = undefined;
+          throw error;
+        },
+      )),
+    changes: async (vector, changeOptions = {}) => (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, ...changeOptions }))).events,
+    async receive(events, receiveOptions = {}) {
       const total: ReceiveResult = { received: 0, skipped: 0 };
-      for (const body of receiveBodies(events)) {
-        const { received, skipped } = await post<ReceiveResult>('receive', body);
+      const bodies = receiveBodies(events);
+      for (const [i, body] of bodies.entries()) {
+        // The sync's word on what the store now holds goes with the last part only.
+        const { scope, covered } = receiveOptions;
+        const options = JSON.stringify({ scope, covered: i === bodies.length - 1 ? covered : undefined }).slice(1, -1);
+        const { received, skipped } = await post<ReceiveResult>('receive', options === '' ? body : `${body.slice(0, -1)},${options}}`);
         total.received += received;
         total.skipped += skipped;
       }

@@ -4,7 +4,7 @@
  */
 import { CorruptionError, SyncConflictError, UnavailableError, ValidationError } from '../errors.js';
 import { jsonPayload } from '../log/append.js';
-import { changeHlc, changeRecordIds } from '../log/changes.js';
+import { changeHlc, changeRecordIds, changeRecords } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
@@ -15,6 +15,9 @@ import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent } from '../write/backend.js';
+import { isGlobalScope } from '../records/scope.js';
+import { inSubtree, outsideScope, type SyncCoverage, syncScope } from './scope.js';
+import type { SendContext } from './send.js';
 import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
 
 /** What a receive did. */
@@ -25,6 +28,15 @@ export interface ReceiveResult {
   skipped: number;
 }
 
+/** What a receive needs besides the batch: its options, and the store's scopes and bookkeeping. */
+export interface ReceiveContext extends SendContext {
+  coverage: SyncCoverage;
+  /** The subtree every event must lie in (absent: the whole store). */
+  scope?: unknown;
+  /** A finished sync's word: the store now holds every event lying in `scope` up to this vector. */
+  covered?: unknown;
+}
+
 /** A log's sync reads, or `UnavailableError` for a log that does not sync yet. */
 export function syncLog(log: Log): Required<Pick<Log, 'vector' | 'changes' | 'atOrigin'>> & Log {
   if (log.vector === undefined || log.changes === undefined || log.atOrigin === undefined)
@@ -32,11 +44,11 @@ export function syncLog(log: Log): Required<Pick<Log, 'vector' | 'changes' | 'at
   return log as Required<Pick<Log, 'vector' | 'changes' | 'atOrigin'>> & Log;
 }
 
-/** Checks a vector given by a caller: replica ids to non-negative seqs. */
-export function checkVector(vector: unknown): Vector {
-  if (typeof vector !== 'object' || vector === null || Array.isArray(vector)) throw new ValidationError('vector', 'must be an object of replica ids to seqs');
+/** Checks a vector given by a caller (as `field`): replica ids to non-negative seqs. */
+export function checkVector(vector: unknown, field = 'vector'): Vector {
+  if (typeof vector !== 'object' || vector === null || Array.isArray(vector)) throw new ValidationError(field, 'must be an object of replica ids to seqs');
   for (const [origin, seq] of Object.entries(vector))
-    if (!Number.isSafeInteger(seq) || (seq as number) < 0) throw new ValidationError(`vector.${origin}`, 'must be a non-negative safe integer');
+    if (!Number.isSafeInteger(seq) || (seq as number) < 0) throw new ValidationError(`${field}.${origin}`, 'must be a non-negative safe integer');
   return vector as Vector;
 }
 
@@ -66,18 +78,32 @@ export async function receiveEvents(
   log: Log,
   hlc: HybridLogicalClock,
   batch: readonly unknown[],
-  upcasters?: UpcasterRegistry,
+  context: ReceiveContext,
 ): Promise<ReceiveResult> {
+  const { upcasters, coverage } = context;
   const sync = syncLog(log);
   if (!Array.isArray(batch)) throw new ValidationError('', 'receive takes an array of sync events');
+  const scope = syncScope(context.scope);
+  const covered = context.covered === undefined ? undefined : checkVector(context.covered, 'covered');
   const prepared = batch.map((value, i) => prepare(value, i, upcasters));
-  const last = new Map<string, number>();
+  const places = new Set<string>();
   prepared.forEach(({ event }, i) => {
-    if ((last.get(event.origin) ?? 0) >= event.originSeq)
-      throw new ValidationError(`${i}.originSeq`, `the events of origin ${event.origin} must come in their order`);
-    last.set(event.origin, event.originSeq);
+    const place = JSON.stringify([event.origin, event.originSeq]);
+    if (places.has(place)) throw new ValidationError(`${i}.originSeq`, `event ${event.originSeq} of origin ${event.origin} comes twice in the batch`);
+    places.add(place);
   });
-  return engine.transact(async (tx) => {
+  if (!isGlobalScope(scope)) {
+    // A turn's session may come earlier in the batch: its scope is known before the store holds it.
+    const sessions = new Map(
+      prepared.flatMap(({ change }) =>
+        changeRecords(change).flatMap((entry) => (entry.kind === 'session' ? [[entry.record.id, entry.record.scope] as const] : [])),
+      ),
+    );
+    const sessionScope = async (id: string) => sessions.get(id) ?? (await context.sessionScope(id));
+    for (const [i, { change }] of prepared.entries()) if (!(await inSubtree(change, scope, sessionScope))) throw outsideScope(i, scope);
+  }
+  const partial = await markPartial(sync, coverage, prepared);
+  const result = await engine.transact(async (tx) => {
     const replicaId = await sync.identity();
     const held = await sync.vector();
     const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];
@@ -87,6 +113,11 @@ export async function receiveEvents(
       if (!lacks(held, origin, originSeq)) {
         const mine = await sync.atOrigin(origin, originSeq);
         if (mine !== undefined && sameEvent(toSyncEvent(mine, replicaId), item, upcasters)) continue;
+        // A gap of an origin held in part: the event is new here.
+        if (mine === undefined && partial.has(origin)) {
+          fresh.push(item);
+          continue;
+        }
         throw new SyncConflictError(
           'replaced',
           origin,
@@ -116,6 +147,25 @@ export async function receiveEvents(
     for (const change of changes) hlc.observe(changeHlc(change));
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
+  if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
+  return result;
+}
+
+/**
+ * Notes, before a batch is written, each origin it brings that the store held whole until now, with
+ * how far: from the first receive on, what the store holds of an origin is what a finished sync's
+ * word says (events may come out of their origin's order, or only those of a subtree). Written first,
+ * so no crash leaves a gap the log's vector would overstate; the note stays true whatever the batch does.
+ */
+async function markPartial(
+  sync: ReturnType<typeof syncLog>,
+  coverage: SyncCoverage,
+  prepared: readonly { event: SyncEvent }[],
+): Promise<ReadonlyMap<string, number>> {
+  const [held, replicaId, partial] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
+  const whole = prepared.map(({ event }) => event.origin).filter((origin) => origin !== replicaId && !partial.has(origin));
+  await coverage.markPartial(Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0])));
+  return coverage.partial();
 }
 
 /**

@@ -2,9 +2,14 @@
 import { ValidationError } from '../errors.js';
 import type { RetentionStore } from '../provider/retention.js';
 import type { EventSourcedProvider } from '../provider/types.js';
+import type { ScopeInput } from '../records/scope.js';
+import { syncScope } from './scope.js';
+import type { Vector } from '../log/log.js';
+import type { SyncPlace } from './wire.js';
 
-/** A store that syncs: what {@link sync} calls. */
-export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'> & { readonly retention: Pick<RetentionStore, 'merge'> };
+/** A store that syncs: what {@link sync} calls. With its `replicaId`, an interrupted sync resumes after its own events received. */
+export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'> &
+  Partial<Pick<EventSourcedProvider, 'replicaId'>> & { readonly retention: Pick<RetentionStore, 'merge'> };
 
 /** How far a sync has come: events received by each side so far, and batches. */
 export interface SyncSummary {
@@ -18,6 +23,8 @@ export interface SyncSummary {
 
 /** Options of {@link sync}. */
 export interface SyncOptions {
+  /** Only the events lying in this namespace subtree travel, both ways. Default: the whole store. */
+  scope?: ScopeInput;
   /** Events per batch (one transaction each). Default: 1,000. */
   batchSize?: number;
   /** Told the summary so far after each batch. */
@@ -30,31 +37,45 @@ export interface SyncOptions {
 export const SYNC_BATCH = 1_000;
 
 /**
- * Exchanges the retention policy changes, then pulls into `a` what `b` holds and `a` lacks, then
- * pushes into `b` what `a` holds and `b` lacks, each batch one transaction: an interrupted sync
- * resumes where it stopped, and a finished one run again sends no event and writes nothing.
+ * Exchanges the retention policy changes (a whole-store sync only), then pulls into `a` what `b`
+ * holds and `a` lacks, then pushes into `b` what `a` holds and `b` lacks, each batch one
+ * transaction: an interrupted sync resumes where it stopped, and a finished one run again sends
+ * nothing and writes nothing. With `scope`, only the events lying in that subtree travel.
  */
 export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}): Promise<SyncSummary> {
   const batchSize = options.batchSize ?? SYNC_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize', 'must be a positive integer');
+  const scoped = options.scope === undefined ? {} : { scope: syncScope(options.scope) };
   const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
   options.signal?.throwIfAborted();
-  // Policies are few, and merge as a last-writer-wins map: exchanged whole, one call to `b`.
-  const atB = await b.retention.merge((await a.retention.merge([])).changes);
-  summary.toB += atB.received;
-  summary.toA += (await a.retention.merge(atB.changes)).received;
+  // Policies are few, and merge as a last-writer-wins map: exchanged whole, one call to `b`. A removal names no
+  // scope, so, like checkpoints, policies travel only when the whole store does.
+  if (scoped.scope === undefined || scoped.scope.length === 0) {
+    const atB = await b.retention.merge((await a.retention.merge([])).changes);
+    summary.toB += atB.received;
+    summary.toA += (await a.retention.merge(atB.changes)).received;
+  }
   for (const [from, to, side] of [[b, a, 'toA'] as const, [a, b, 'toB'] as const]) {
+    // What the receiver holds for sure, and what the sender does: once every event it lacks is in, it holds the sender's too.
+    const [lacking, covered, sender] = await Promise.all([to.vector(scoped), from.vector(scoped), from.replicaId?.()]);
+    let after: SyncPlace | undefined;
+    // The sender's own events come in their order: once one is in, so is every one before it.
+    let own: Vector = {};
     for (;;) {
       options.signal?.throwIfAborted();
-      const batch = await from.changes(await to.vector(), { limit: batchSize });
-      if (batch.length === 0) break;
-      const { received } = await to.receive(batch);
+      const batch = await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) });
+      const last = batch.at(-1);
+      // Nothing new, or the sender answering the same page again: this direction is done.
+      if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;
+      for (const event of batch) if (event.origin === sender) own = { [sender]: event.originSeq };
+      const { received } = await to.receive(batch, { ...scoped, covered: own });
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
-      // Nothing new although the vector lacked it: the sender is answering something else than asked.
-      if (received === 0) break;
+      after = { origin: last.origin, originSeq: last.originSeq };
     }
+    // Only after a batch: a sync that sent nothing leaves both stores as they were.
+    if (after !== undefined) await to.receive([], { ...scoped, covered });
   }
   return summary;
 }

@@ -26,6 +26,9 @@ export interface SyncEvent extends EventMeta {
   digest: string;
 }
 
+/** An event's place: its origin and its seq there, the same on every store that holds it. */
+export type SyncPlace = Pick<SyncEvent, 'origin' | 'originSeq'>;
+
 /** The digest of a sync event: SHA-256 of the canonical JSON of all its fields but the digest. */
 export function syncDigest(event: Omit<SyncEvent, 'digest'> & { digest?: string }): string {
   const { digest: _, ...rest } = event;

@@ -1,12 +1,24 @@
 /**
  * The sync routes of the HTTP transport (docs/contract.md §12): `POST /sync/vector`,
  * `/sync/changes`, `/sync/receive` and `/sync/retention` over the served provider, behind the transport's guard.
- * They send and receive the whole store, which sync cannot narrow to a scope yet: only a server
- * that reaches every scope (bound to the global scope, subscopes allowed) answers them.
+ * They send and receive the events of the server's bound scope's subtree, or of a narrower one a
+ * request names when subscopes are allowed (docs/contract.md §12, "Scoped sync"); retention
+ * policies, only with a server that syncs the whole store.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EventSourcedProvider, PolicyChange, Provider, SyncEvent, Vector } from '@agentstate/core';
-import { SYNC_MAX_BODY, SYNC_ROUTES, type SyncRoute, syncErrorAnswer, UnavailableError, ValidationError } from '@agentstate/core';
+import type { EventSourcedProvider, PolicyChange, Provider, SyncEvent, SyncPlace, Vector } from '@agentstate/core';
+import {
+  describeScope,
+  sameScope,
+  scopeStartsWith,
+  SYNC_MAX_BODY,
+  SYNC_ROUTES,
+  type SyncRoute,
+  syncErrorAnswer,
+  syncScope,
+  UnavailableError,
+  ValidationError,
+} from '@agentstate/core';
 import { ScopeDeniedError, ScopePolicy, type ScopePolicyOptions } from '../scope-policy.js';
 
 /** Answers with `body` as JSON, and `headers` besides. */
@@ -36,15 +48,29 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
   }
 }
 
-/** What `route` answers with `body`, from `provider`. */
-async function call(provider: EventSourcedProvider, route: SyncRoute, body: unknown): Promise<unknown> {
+/**
+ * What `route` answers with `body`, from `provider`, limited to the subtree `policy` reaches: the bound
+ * scope's, or the narrower one a request names (only with subscopes allowed); never a wider one.
+ */
+async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: SyncRoute, body: unknown): Promise<unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('', 'the request body must be a JSON object');
-  // Unchecked here: the provider checks the vector, the limit and every event or change before it reads or writes.
-  const input = body as { vector: Vector; limit?: number; events: SyncEvent[]; changes: PolicyChange[] };
-  if (route === 'vector') return { vector: await provider.vector() };
-  if (route === 'changes') return { events: await provider.changes(input.vector, input.limit === undefined ? {} : { limit: input.limit }) };
-  if (route === 'retention') return provider.retention.merge(input.changes);
-  return provider.receive(input.events);
+  // Unchecked here: the provider checks the vector, the limit, the place and every event before it reads or writes.
+  const input = body as { vector: Vector; limit?: number; after?: SyncPlace; scope?: unknown; covered?: Vector; events: SyncEvent[]; changes: PolicyChange[] };
+  const scope = syncScope(input.scope ?? policy.bound);
+  if (!scopeStartsWith(scope, policy.bound) || (!sameScope(scope, policy.bound) && !policy.allowSubscopes))
+    throw new ScopeDeniedError(
+      `scope: this server syncs the subtree at ${describeScope(policy.bound)}${policy.allowSubscopes ? ' or a narrower one' : ''}, not ${describeScope(scope)}`,
+    );
+  if (route === 'retention') {
+    // A removal names no scope: policies travel only where the whole store does (docs/contract.md §12).
+    if (scope.length !== 0)
+      throw new ScopeDeniedError(`scope: retention policies sync only with the whole store; this server syncs the subtree at ${describeScope(scope)}`);
+    return provider.retention.merge(input.changes);
+  }
+  if (route === 'vector') return { vector: await provider.vector({ scope }), replicaId: await provider.replicaId() };
+  if (route === 'changes')
+    return { events: await provider.changes(input.vector, { limit: input.limit, scope, ...(input.after ? { after: input.after } : {}) }) };
+  return provider.receive(input.events, { scope, ...(input.covered ? { covered: input.covered } : {}) });
 }
 
 /**
@@ -57,12 +83,10 @@ export async function answerSync(provider: Provider, scope: ScopePolicyOptions, 
   if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'invalid', message: 'Method not allowed: POST JSON' } }, { allow: 'POST' });
   try {
     const policy = new ScopePolicy(scope);
-    if (policy.bound.length > 0 || !policy.allowSubscopes)
-      throw new ScopeDeniedError('sync sends and receives the whole store: only a server bound to the global scope with subscopes allowed answers it');
     if (!('vector' in provider)) throw new UnavailableError('this store does not sync: it is not event-sourced');
     const body = await readJson(req, res);
     if (body === undefined) return;
-    sendJson(res, 200, await call(provider as EventSourcedProvider, route as SyncRoute, body));
+    sendJson(res, 200, await call(provider as EventSourcedProvider, policy, route as SyncRoute, body));
   } catch (error) {
     const { status, body } = syncErrorAnswer(error);
     if (status === 500) console.error('agentstate-mcp: a sync request failed:', error);

@@ -21,6 +21,7 @@ import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
 import { syncRetentionChecks } from './sync-retention.js';
+import { syncScopeChecks } from './sync-scope.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
@@ -49,6 +50,7 @@ const all: ProviderCheck[] = [
   ...erasureChecks,
   ...purgeTextChecks,
   ...syncChecks,
+  ...syncScopeChecks,
   ...syncRetentionChecks,
   ...contextChecks,
 ];
