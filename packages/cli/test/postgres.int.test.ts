@@ -241,7 +241,12 @@ describe('agentstate --db postgres://…', () => {
     expect(okJson(['sync', db, file, '--json'])).toMatchObject({ toA: 0, toB: 0 });
     // Each side lists the other's origin with how far it received it, a schema as a file.
     const [server, laptop] = [okJson<{ replica: string }>(['stats', '--db', db]), okJson<{ replica: string }>(['stats', '--db', file])];
-    expect(okJson(['stats', '--db', db]).origins).toEqual(expect.arrayContaining([{ origin: laptop.replica, seq: 1 }, { origin: server.replica, seq: 2 }]));
+    expect(okJson(['stats', '--db', db]).origins).toEqual(
+      expect.arrayContaining([
+        { origin: laptop.replica, seq: 1 },
+        { origin: server.replica, seq: 2 },
+      ]),
+    );
     for (const where of [db, file]) {
       expect(ok(['memory', 'show', onServer, '--db', where])).toContain('Written on the server');
       expect(ok(['memory', 'show', onLaptop, '--db', where])).toContain('Written on the laptop');

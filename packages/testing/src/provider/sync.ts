@@ -308,4 +308,4 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 });
 
 // Y30–Y39 (sync-scope.ts) run on the same pairs, with the same work.
-export { arbReplicaOp, eachPair, expectConverged, runReplicaOps };
+export { arbReplicaOp, expectConverged, runReplicaOps };
