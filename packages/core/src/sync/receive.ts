@@ -8,13 +8,15 @@ import { changeHlc, changeRecordIds } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
-import { STATE_STREAM, type StateChange } from '../log/events.js';
+import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
+import { storedPayload } from '../log/compact.js';
+import { purgedItem } from '../fold/merge-records.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
-import type { ReceivedEvent } from '../write/backend.js';
+import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { checkSyncEvent, type SyncEvent, toSyncEvent } from './wire.js';
 
 /** What a receive did. */
@@ -103,6 +105,7 @@ export async function receiveEvents(
         );
       fresh.push(item);
     }
+    for (const [i, item] of fresh.entries()) fresh[i] = await erasedWherePurged(tx, item);
     const skipped = prepared.length - fresh.length;
     if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
     if (tx.receive === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
@@ -116,6 +119,21 @@ export async function receiveEvents(
     for (const change of changes) hlc.observe(changeHlc(change));
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
+}
+
+/**
+ * `item`, stored erased when the memory item it carries is held here as a purge left it: a purge wins
+ * and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
+ * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
+ */
+async function erasedWherePurged<I extends ReceivedEvent>(lookups: StateLookups, item: I): Promise<I> {
+  const { change } = item;
+  if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) return item;
+  const held = await lookups.memoryItem(change.payload.item.id);
+  if (held === undefined || !purgedItem(held)) return item;
+  const { erasedBy: _, ...payload } = redactChange(change, new Set([held.id]), 0)!.change.payload as { erasedBy?: number };
+  const erased = { type: change.type, payload, received: true } as StateChange;
+  return { ...item, change: erased, input: { ...item.input, payload: storedPayload(erased) } };
 }
 
 /**
@@ -144,7 +162,7 @@ function concurrent(error: unknown, fresh: readonly ({ event: SyncEvent } & Rece
     'concurrent',
     origin,
     originSeq,
-    `event ${originSeq} of origin ${origin} changes ${record === undefined ? 'a record' : `record ${record}`}, which this store changed too (${reason}): merging concurrent changes is not supported yet; nothing was received`,
+    `event ${originSeq} of origin ${origin} changes ${record === undefined ? 'a record' : `record ${record}`}, which this store changed too (${reason}): no merge rule covers this change yet; nothing was received`,
     record,
   );
 }

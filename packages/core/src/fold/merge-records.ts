@@ -1,0 +1,93 @@
+/**
+ * Merging concurrent versions of a record (docs/contract.md §12, "Merge"). A received event
+ * whose record does not chain on the version held here (its `syncVersion` is not one more:
+ * its writer did not hold every version held here) is concurrent. Its record is then folded
+ * as a function of the set of versions held, never of their arrival order: the greatest
+ * version by (HLC, writer) gives the content, `syncVersion` counts the versions, `updatedAt`
+ * never moves back, and a purge among them keeps the record erased. The merged post-image is
+ * an ordinary change, which every backend's projection applies as it applies a local one.
+ */
+import { EventTypes, type StateChange } from '../log/events.js';
+import { ERASED, eraseMemoryItem } from '../log/redact.js';
+import type { Envelope, MemoryItem } from '../records/records.js';
+import { sameScope } from '../records/scope.js';
+import { compareHlc } from '../time/hlc.js';
+import { laterInstant } from '../time/instant.js';
+import { type FoldView, checkChange } from './fold-rules.js';
+
+/** Canonical order of two versions of one record: by HLC, then by writer. */
+export function compareVersions(a: Envelope, b: Envelope): number {
+  return compareHlc(a.updatedHlc, b.updatedHlc) || (a.lastWriterId < b.lastWriterId ? -1 : a.lastWriterId > b.lastWriterId ? 1 : 0);
+}
+
+/**
+ * Whether `version` was written without every version held here (`stored`): its writer held fewer
+ * versions, so it does not chain. Delivery is causal, so one that chains was written on the very set held.
+ */
+function concurrent<R extends Envelope>(stored: R | undefined, version: Envelope): stored is R {
+  return stored !== undefined && version.syncVersion <= stored.syncVersion;
+}
+
+/**
+ * The change the fold applies for `change`, the event at `seq`: `change` itself when it chains on
+ * the records held (checked against the fold's rules, a `CorruptionError` naming `seq` otherwise),
+ * or, for a received change that does not, the change carrying the merged post-images.
+ */
+export function foldableChange(view: FoldView, change: StateChange, seq: number): StateChange {
+  const merged = change.received ? mergedChange(view, change, (rest) => checkChange(view, rest, seq)) : undefined;
+  if (merged !== undefined) return merged;
+  checkChange(view, change, seq);
+  return change;
+}
+
+/**
+ * For a received `change` that does not chain on the records held, the change carrying their merged
+ * post-images; undefined when it chains or no merge rule covers it (the fold's rules then judge it).
+ * `check` is given what a partly merged change leaves to the fold's rules (a purge's other records).
+ */
+export function mergedChange(view: FoldView, change: StateChange, check?: (rest: StateChange) => void): StateChange | undefined {
+  switch (change.type) {
+    case EventTypes.MemoryUpdated:
+    case EventTypes.MemoryDeleted: {
+      // A version a later purge rewrote (`erasedBy`) is not merged as one arriving after it: that purge comes later in this log.
+      const item = mergeMemory(view, change.payload.item, change.payload.erasedBy === undefined ? 'held' : 'none');
+      return item && { ...change, type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } };
+    }
+    case EventTypes.RecordsPurged: {
+      const { memory } = change.payload;
+      const apart = new Set(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
+      if (apart.size === 0) return undefined;
+      const merged = memory.map((item) => (apart.has(item) ? mergeMemory(view, item, 'this') : item));
+      if (merged.some((item) => item === undefined)) return undefined;
+      check?.({ ...change, payload: { ...change.payload, memory: memory.filter((item) => !apart.has(item)) } });
+      return { ...change, payload: { ...change.payload, memory: merged as MemoryItem[] } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The merged memory item of the versions held and `item`, a concurrent version of it (undefined when it
+ * is not concurrent or cannot be one: another creation or scope, or the key held by another live item).
+ * Every version of an item writes its content, so the greater of the held post-image (the greatest
+ * version so far) and `item` gives it; one that meets a purge stays the erased tombstone. `purge`
+ * says where one may be: in `item` itself (`this`), in what is held when it looks purged (`held`), or
+ * nowhere yet (`none`).
+ */
+function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 'none'): MemoryItem | undefined {
+  const stored = view.memoryItem(item.id);
+  if (!concurrent(stored, item) || compareVersions(item, stored) === 0) return undefined;
+  if (item.createdAt !== stored.createdAt || item.originInstanceId !== stored.originInstanceId || !sameScope(item.scope, stored.scope)) return undefined;
+  const winner = compareVersions(item, stored) > 0 ? item : stored;
+  const next = { ...winner, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
+  const merged = purge === 'this' || (purge === 'held' && purgedItem(stored)) ? { ...eraseMemoryItem(next), deleted: true } : next;
+  if (merged.deleted || merged.key === null) return merged;
+  const holder = view.memoryIdWithKey(merged.scope, merged.key);
+  return holder === undefined || holder === merged.id ? merged : undefined;
+}
+
+/** Whether `item` is as a purge left it: its tombstone with the text gone. */
+export function purgedItem(item: MemoryItem): boolean {
+  return item.deleted && item.content === ERASED && item.source === ERASED;
+}
