@@ -7,6 +7,7 @@
  * never moves back, and a purge among them keeps the record erased. The merged post-image is
  * an ordinary change, which every backend's projection applies as it applies a local one.
  */
+import { CorruptionError } from '../errors.js';
 import { EventTypes, type StateChange } from '../log/events.js';
 import { ERASED, eraseMemoryItem } from '../log/redact.js';
 import type { Envelope, MemoryItem } from '../records/records.js';
@@ -34,10 +35,15 @@ function concurrent<R extends Envelope>(stored: R | undefined, version: Envelope
  * or, for a received change that does not, the change carrying the merged post-images.
  */
 export function foldableChange(view: FoldView, change: StateChange, seq: number): StateChange {
-  const merged = change.received ? mergedChange(view, change, (rest) => checkChange(view, rest, seq)) : undefined;
-  if (merged !== undefined) return merged;
-  checkChange(view, change, seq);
-  return change;
+  try {
+    checkChange(view, change, seq);
+    return change;
+  } catch (error) {
+    // A concurrent version never passes the rules (its `syncVersion` does not follow): only then is a merge looked for.
+    const merged = change.received && error instanceof CorruptionError ? mergedChange(view, change, (rest) => checkChange(view, rest, seq)) : undefined;
+    if (merged === undefined) throw error;
+    return merged;
+  }
 }
 
 /**
