@@ -32,6 +32,19 @@ async function eachPair(env: CheckEnv, body: (a: EventSourcedProvider, b: EventS
   await env.scoped(async () => body(await open(), env.closes(createInMemoryProvider(clock ? { clock: clock() } : {}))));
 }
 
+/** {@link eachPair} with each store on a manual clock of its own at {@link T0}, handed to `body` beside the stores. */
+async function eachClockedPair(
+  env: CheckEnv,
+  body: (a: EventSourcedProvider, b: EventSourcedProvider, clocks: [ManualClock, ManualClock]) => Promise<void>,
+): Promise<void> {
+  const clocks: ManualClock[] = [];
+  await eachPair(
+    env,
+    (a, b) => body(a, b, clocks.slice(-2) as [ManualClock, ManualClock]),
+    () => clocks[clocks.push(new ManualClock(T0)) - 1]!,
+  );
+}
+
 /** Some work of every kind in `scope`, so two stores writing in two scopes never touch each other's records. */
 async function work(p: Provider, scope: string, text: string): Promise<void> {
   const session = await p.sessions.create({ title: `${text} chat`, scope: [scope] });
@@ -330,61 +343,49 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 
   'Y9 concurrent updates of one memory item merge into the later version by (HLC, writer) on both stores, syncVersion counting the versions held; the loser stays in history, marked as a conflict':
     needing(['injectableClock'], async (env) => {
-      const clocks: ManualClock[] = [];
-      await eachPair(
-        env,
-        async (a, b) => {
-          const [onA, onB] = clocks.slice(-2) as [ManualClock, ManualClock];
-          const item = await a.memory.write({ content: 'shared fact', metadata: { by: 'a' } });
-          await sync(a, b);
-          onA.advance(2_000);
-          onB.advance(1_000);
-          await b.memory.update(item.id, { content: 'changed on b' });
-          const fromA = await a.memory.update(item.id, { content: 'changed on a', metadata: { by: 'a, again' } });
-          await sync(a, b);
-          for (const p of [a, b]) expect(await p.memory.getAny(item.id), 'the merged item').toEqual({ ...fromA, syncVersion: 3 });
-          await expectConverged([a, b]);
-          for (const p of [a, b]) {
-            const versions = (await p.history(item.id)).map((version) => [version.kind === 'memory' && version.record.content, version.conflict ?? false]);
-            expect(versions.sort(), 'history, its loser marked').toEqual([
-              ['changed on a', false],
-              ['changed on b', true],
-              ['shared fact', false],
-            ]);
-          }
-        },
-        () => clocks[clocks.push(new ManualClock(T0)) - 1]!,
-      );
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const item = await a.memory.write({ content: 'shared fact', metadata: { by: 'a' } });
+        await sync(a, b);
+        onA.advance(2_000);
+        onB.advance(1_000);
+        await b.memory.update(item.id, { content: 'changed on b' });
+        const fromA = await a.memory.update(item.id, { content: 'changed on a', metadata: { by: 'a, again' } });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.memory.getAny(item.id), 'the merged item').toEqual({ ...fromA, syncVersion: 3 });
+        await expectConverged([a, b]);
+        for (const p of [a, b]) {
+          const versions = (await p.history(item.id)).map((version) => [version.kind === 'memory' && version.record.content, version.conflict ?? false]);
+          expect(versions.sort(), 'history, its loser marked').toEqual([
+            ['changed on a', false],
+            ['changed on b', true],
+            ['shared fact', false],
+          ]);
+        }
+      });
     }),
 
   'Y10 a delete against a concurrent update of a memory item: the later of the two wins on both stores, so a later update brings the item back and a later delete keeps it deleted':
     needing(['injectableClock'], async (env) => {
-      const clocks: ManualClock[] = [];
-      await eachPair(
-        env,
-        async (a, b) => {
-          const [onA, onB] = clocks.slice(-2) as [ManualClock, ManualClock];
-          const item = await a.memory.write({ content: 'shared fact' });
-          await sync(a, b);
-          onA.advance(1_000);
-          onB.advance(2_000);
-          await a.memory.delete(item.id);
-          const later = await b.memory.update(item.id, { content: 'updated after the delete' });
-          await sync(a, b);
-          for (const p of [a, b]) expect(await p.memory.get(item.id), 'the later update wins').toEqual({ ...later, syncVersion: 3 });
-          onA.advance(2_000);
-          onB.advance(3_000);
-          await a.memory.update(item.id, { content: 'updated before the delete' });
-          const deleted = await b.memory.delete(item.id);
-          await sync(a, b);
-          for (const p of [a, b]) {
-            await expectError(() => p.memory.get(item.id), NotFoundError);
-            expect(await p.memory.getAny(item.id), 'the later delete wins').toEqual({ ...deleted, syncVersion: 5 });
-          }
-          await expectConverged([a, b]);
-        },
-        () => clocks[clocks.push(new ManualClock(T0)) - 1]!,
-      );
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const item = await a.memory.write({ content: 'shared fact' });
+        await sync(a, b);
+        onA.advance(1_000);
+        onB.advance(2_000);
+        await a.memory.delete(item.id);
+        const later = await b.memory.update(item.id, { content: 'updated after the delete' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.memory.get(item.id), 'the later update wins').toEqual({ ...later, syncVersion: 3 });
+        onA.advance(2_000);
+        onB.advance(3_000);
+        await a.memory.update(item.id, { content: 'updated before the delete' });
+        const deleted = await b.memory.delete(item.id);
+        await sync(a, b);
+        for (const p of [a, b]) {
+          await expectError(() => p.memory.get(item.id), NotFoundError);
+          expect(await p.memory.getAny(item.id), 'the later delete wins').toEqual({ ...deleted, syncVersion: 5 });
+        }
+        await expectConverged([a, b]);
+      });
     }),
 
   'Y11 after a merge syncVersion counts the versions held, so a local writer holding a stale syncVersion gets a ConflictError and one holding the merged one writes on':
