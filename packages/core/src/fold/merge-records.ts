@@ -8,9 +8,9 @@
  * an ordinary change, which every backend's projection applies as it applies a local one.
  */
 import { CorruptionError } from '../errors.js';
-import { EventTypes, type StateChange } from '../log/events.js';
+import { EventTypes, type OutcomeIncrement, type StateChange } from '../log/events.js';
 import { ERASED, eraseMemoryItem } from '../log/redact.js';
-import type { Envelope, MemoryItem } from '../records/records.js';
+import type { Envelope, MemoryItem, Skill } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
@@ -59,6 +59,10 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       const item = mergeMemory(view, change.payload.item, change.payload.erasedBy === undefined ? 'held' : 'none');
       return item && { ...change, type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } };
     }
+    case EventTypes.SkillOutcomeRecorded: {
+      const skill = mergeOutcome(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
+      return skill && { ...change, payload: { ...change.payload, skill } };
+    }
     case EventTypes.RecordsPurged: {
       const { memory } = change.payload;
       const apart = new Set(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
@@ -84,13 +88,40 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
 function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 'none'): MemoryItem | undefined {
   const stored = view.memoryItem(item.id);
   if (!concurrent(stored, item) || compareVersions(item, stored) === 0) return undefined;
-  if (item.createdAt !== stored.createdAt || item.originInstanceId !== stored.originInstanceId || !sameScope(item.scope, stored.scope)) return undefined;
+  if (!sameRecord(stored, item)) return undefined;
   const winner = compareVersions(item, stored) > 0 ? item : stored;
   const next = { ...winner, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
   const merged = purge === 'this' || (purge === 'held' && purgedItem(stored)) ? { ...eraseMemoryItem(next), deleted: true } : next;
   if (merged.deleted || merged.key === null) return merged;
   const holder = view.memoryIdWithKey(merged.scope, merged.key);
   return holder === undefined || holder === merged.id ? merged : undefined;
+}
+
+/**
+ * The live skill held, `stored`, with a concurrent outcome counted in: every outcome held counts once,
+ * and an outcome writes no content. Only an outcome written on the same content versions is merged
+ * (its content `version` is the one held): one written apart from a content write (an upsert, a
+ * delete, a purge) is left to the fold's rules, which refuse it, as they refuse that content write
+ * arriving after the outcome, so both orders end the same.
+ */
+function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: OutcomeIncrement): Skill | undefined {
+  if (!concurrent(stored, skill) || stored.deleted || skill.version !== stored.version || compareVersions(skill, stored) === 0) return undefined;
+  if (!sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  const { updatedHlc, lastWriterId } = compareVersions(skill, stored) > 0 ? skill : stored;
+  return {
+    ...stored,
+    uses: stored.uses + increment.uses,
+    wins: stored.wins + increment.wins,
+    syncVersion: stored.syncVersion + 1,
+    updatedHlc,
+    lastWriterId,
+    updatedAt: laterInstant(skill.updatedAt, stored.updatedAt),
+  };
+}
+
+/** Whether `version` can be a version of the record held, `stored`: the same creation, origin and scope. */
+function sameRecord(stored: MemoryItem | Skill, version: MemoryItem | Skill): boolean {
+  return version.createdAt === stored.createdAt && version.originInstanceId === stored.originInstanceId && sameScope(version.scope, stored.scope);
 }
 
 /** Whether `item` is as a purge left it: its tombstone with the text gone. */

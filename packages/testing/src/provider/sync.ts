@@ -157,11 +157,11 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
   });
 }
 
-/** One operation of Y13's replicas on the memory items they all hold. */
-type SharedOp = { kind: 'update' | 'delete' | 'purge'; item: number; text: string };
+/** One operation of Y13's replicas on the memory items and the skill they all hold. */
+type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome'; item: number; text: string };
 
 const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
-  kind: fc.constantFrom('update' as const, 'update' as const, 'delete' as const, 'purge' as const),
+  kind: fc.constantFrom('update' as const, 'update' as const, 'delete' as const, 'purge' as const, 'outcome' as const),
   item: fc.nat(2),
   text: words,
 });
@@ -429,12 +429,14 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared memory items apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared memory items and recording outcomes of a shared skill apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
         const items = [];
         for (const text of ['one', 'two', 'three']) items.push(await stores[0]!.memory.write({ content: `${text} shared` }));
+        const skill = await stores[0]!.skills.upsert({ slug: 'shared', body: 'shared steps' });
+        const outcomes = { uses: 0, wins: 0 };
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
         const purged = items.map(() => false);
@@ -444,7 +446,11 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             for (const op of ops) {
               const id = items[op.item]!.id;
               const written = async () => {
-                if (op.kind === 'update') versions[op.item]!.push(await p.memory.update(id, { content: `${op.text} on ${i}` }));
+                if (op.kind === 'outcome') {
+                  await p.skills.recordOutcome(skill.id, { success: op.item === 0 });
+                  outcomes.uses += 1;
+                  outcomes.wins += op.item === 0 ? 1 : 0;
+                } else if (op.kind === 'update') versions[op.item]!.push(await p.memory.update(id, { content: `${op.text} on ${i}` }));
                 else if (op.kind === 'delete') versions[op.item]!.push(await p.memory.delete(id));
                 else if ((await p.memory.getAny(id)).content !== ERASED) {
                   await p.purge({ id, reason: 'property' });
@@ -465,6 +471,27 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         for (const [i, item] of items.entries()) {
           expect(await stores[0]!.memory.getAny(item.id), 'the merged item').toMatchObject(expectedItem(versions[i]!, purged[i]!));
         }
+        expect(await stores[0]!.skills.get(skill.id), 'every outcome counted once').toMatchObject({ ...outcomes, body: 'shared steps' });
       });
     }),
+
+  'Y14 outcomes of one skill recorded on both stores apart all count, once each, on both; a content write apart from an outcome is still refused': needing(
+    [],
+    async (env) => {
+      await eachPair(env, async (a, b) => {
+        const skill = await a.skills.upsert({ slug: 'deploy', body: 'the steps' });
+        await sync(a, b);
+        await a.skills.recordOutcome(skill.id, { success: true });
+        await a.skills.recordOutcome(skill.id, { success: false });
+        await b.skills.recordOutcome(skill.id, { success: true });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.get(skill.id)).toMatchObject({ body: 'the steps', version: 1, uses: 3, wins: 2, syncVersion: 4 });
+        await expectConverged([a, b]);
+        await a.skills.upsert({ slug: 'deploy', body: 'new steps' });
+        await b.skills.recordOutcome(skill.id, { success: true });
+        const error = await expectError(() => sync(a, b), SyncConflictError);
+        expect([error.reason, error.record]).toEqual(['concurrent', skill.id]);
+      });
+    },
+  ),
 });
