@@ -115,10 +115,26 @@ export async function receiveEvents(
     } catch (error) {
       throw concurrent(error, fresh, held[replicaId] ?? 0);
     }
-    const changes: StateChange[] = fresh.map(({ change }) => change);
-    for (const change of changes) hlc.observe(changeHlc(change));
+    for (const { change } of fresh) hlc.observe(changeHlc(change));
+    const changes = await asFolded(tx, fresh);
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
+}
+
+/**
+ * The received changes as the fold left their records, for what follows a commit (embedding a memory
+ * item's content): a merge may have kept another version of an item than the one an event carries.
+ */
+async function asFolded(lookups: StateLookups, received: readonly ReceivedEvent[]): Promise<StateChange[]> {
+  const changes: StateChange[] = [];
+  for (const { change } of received) {
+    if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) changes.push(change);
+    else {
+      const item = (await lookups.memoryItem(change.payload.item.id))!;
+      changes.push({ type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } });
+    }
+  }
+  return changes;
 }
 
 /**

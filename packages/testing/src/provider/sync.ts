@@ -16,6 +16,7 @@ import {
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
+import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { T0 } from '../suite/fixtures.js';
 import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
@@ -492,6 +493,33 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const error = await expectError(() => sync(a, b), SyncConflictError);
         expect([error.reason, error.record]).toEqual(['concurrent', skill.id]);
       });
+    },
+  ),
+
+  'Y15 after a merge semantic recall finds a memory item by the content that won, not by the one that lost': needing(
+    ['embedder', 'injectableClock'],
+    async (env) => {
+      const open = async (clock: ManualClock) => env.eventSourced(await env.open({ clock, embedder: conceptEmbedder() }));
+      const inMemory = async (clock: ManualClock) => env.closes(createInMemoryProvider({ clock, embedder: conceptEmbedder() }));
+      for (const second of [open, inMemory])
+        await env.scoped(async () => {
+          const [onA, onB] = [new ManualClock(T0), new ManualClock(T0)];
+          const [a, b] = [await open(onA), await second(onB)];
+          const item = await a.memory.write({ content: 'a shared fact' });
+          await sync(a, b);
+          onA.advance(2_000);
+          onB.advance(1_000);
+          await b.memory.update(item.id, { content: 'the sedan broke down' });
+          await a.memory.update(item.id, { content: 'a kitten arrived' });
+          await sync(a, b);
+          for (const p of [a, b]) {
+            expect(
+              (await p.memory.recall({ query: 'feline', mode: 'semantic' })).map((hit) => hit.id),
+              'the content that won',
+            ).toEqual([item.id]);
+            expect(await p.memory.recall({ query: 'vehicle', mode: 'semantic' }), 'the content that lost').toEqual([]);
+          }
+        });
     },
   ),
 });
