@@ -496,7 +496,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y15 after a merge semantic recall finds a memory item by the content that won, not by the one that lost': needing(
+  'Y15 after a merge semantic and lexical recall find a memory item by the content that won, not by the one that lost': needing(
     ['embedder', 'injectableClock'],
     async (env) => {
       const open = async (clock: ManualClock) => env.eventSourced(await env.open({ clock, embedder: conceptEmbedder() }));
@@ -518,6 +518,11 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
               'the content that won',
             ).toEqual([item.id]);
             expect(await p.memory.recall({ query: 'vehicle', mode: 'semantic' }), 'the content that lost').toEqual([]);
+            expect(await p.memory.recall({ query: 'sedan', mode: 'lexical' }), 'the words that lost').toEqual([]);
+            expect(
+              (await p.memory.recall({ query: 'kitten', mode: 'lexical' })).map((hit) => hit.id),
+              'the words that won',
+            ).toEqual([item.id]);
           }
         });
     },
