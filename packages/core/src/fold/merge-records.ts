@@ -59,6 +59,11 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       const item = mergeMemory(view, change.payload.item, change.payload.erasedBy === undefined ? 'held' : 'none');
       return item && { ...change, type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } };
     }
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted: {
+      const skill = mergeSkillContent(view.skill(change.payload.skill.id), change.payload.skill);
+      return skill && { ...change, type: skill.deleted ? EventTypes.SkillDeleted : EventTypes.SkillUpserted, payload: { ...change.payload, skill } };
+    }
     case EventTypes.SkillOutcomeRecorded: {
       const skill = mergeOutcome(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
       return skill && { ...change, payload: { ...change.payload, skill } };
@@ -117,6 +122,22 @@ function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: Outcom
     lastWriterId,
     updatedAt: laterInstant(skill.updatedAt, stored.updatedAt),
   };
+}
+
+/**
+ * The skill held, `stored`, merged with `skill`, a content write (an upsert or a delete) written apart
+ * from it: the greater of the two by (HLC, writer) gives the content (a later upsert brings a deleted
+ * skill back, a later delete deletes it), and `version` counts the content writes held. Merged only when
+ * every version held that its writer did not hold is a content write too (each moved `version` on, so
+ * their count is the one `syncVersion` gives): then the greatest version held writes content, and is the
+ * held post-image. An outcome or a purge written apart from it is left to the fold's rules, which refuse
+ * it, as they refuse it arriving before the content write, so both orders end the same.
+ */
+function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | undefined {
+  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0 || !sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  if (stored.version - (skill.version - 1) !== stored.syncVersion - (skill.syncVersion - 1)) return undefined;
+  const winner = compareVersions(skill, stored) > 0 ? skill : stored;
+  return { ...winner, version: stored.version + 1, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
 }
 
 /** Whether `version` can be a version of the record held, `stored`: the same creation, origin and scope. */

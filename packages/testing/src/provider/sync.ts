@@ -1,5 +1,5 @@
 /** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, MemoryItem, Provider, Snapshot, SyncEvent } from '@agentstate/core';
+import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent } from '@agentstate/core';
 import {
   compareHlc,
   ConflictError,
@@ -158,11 +158,19 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
   });
 }
 
-/** One operation of Y13's replicas on the memory items and the skill they all hold. */
-type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome'; item: number; text: string };
+/** One operation of Y13's replicas on the memory items and the skills they all hold. */
+type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill'; item: number; text: string };
 
 const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
-  kind: fc.constantFrom('update' as const, 'update' as const, 'delete' as const, 'purge' as const, 'outcome' as const),
+  kind: fc.constantFrom(
+    'update' as const,
+    'update' as const,
+    'delete' as const,
+    'purge' as const,
+    'outcome' as const,
+    'upsertSkill' as const,
+    'deleteSkill' as const,
+  ),
   item: fc.nat(2),
   text: words,
 });
@@ -176,11 +184,16 @@ const arbSharedFleet = fc.array(
   { minLength: 1, maxLength: 4 },
 );
 
-/** What the merge rules make of the acknowledged versions of one memory item (docs/contract.md §12, "Merge"). */
+/** The greatest of the versions of one record by (HLC, writer): the one whose content a merge keeps (docs/contract.md §12, "Merge"). */
+function greatest<R extends MemoryItem | Skill>(versions: readonly R[]): R {
+  return [...versions].sort((x, y) => compareHlc(y.updatedHlc, x.updatedHlc) || (y.lastWriterId < x.lastWriterId ? -1 : 1))[0]!;
+}
+
+/** What the merge rules make of the acknowledged versions of one memory item. */
 function expectedItem(versions: readonly MemoryItem[], purged: boolean): Partial<MemoryItem> {
-  const [greatest] = [...versions].sort((x, y) => compareHlc(y.updatedHlc, x.updatedHlc) || (y.lastWriterId < x.lastWriterId ? -1 : 1));
-  const content = purged ? { content: ERASED, deleted: true } : { content: greatest!.content, deleted: greatest!.deleted };
-  return { ...content, syncVersion: versions.length, updatedHlc: greatest!.updatedHlc, lastWriterId: greatest!.lastWriterId };
+  const last = greatest(versions);
+  const content = purged ? { content: ERASED, deleted: true } : { content: last.content, deleted: last.deleted };
+  return { ...content, syncVersion: versions.length, updatedHlc: last.updatedHlc, lastWriterId: last.lastWriterId };
 }
 
 export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
@@ -430,7 +443,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared memory items and recording outcomes of a shared skill apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting and deleting a shared skill and recording outcomes of another apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
@@ -438,6 +451,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         for (const text of ['one', 'two', 'three']) items.push(await stores[0]!.memory.write({ content: `${text} shared` }));
         const skill = await stores[0]!.skills.upsert({ slug: 'shared', body: 'shared steps' });
         const outcomes = { uses: 0, wins: 0 };
+        // Outcomes go to one skill, content writes to another: an outcome written apart from a content write is refused.
+        const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
         const purged = items.map(() => false);
@@ -447,7 +462,9 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             for (const op of ops) {
               const id = items[op.item]!.id;
               const written = async () => {
-                if (op.kind === 'outcome') {
+                if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
+                else if (op.kind === 'deleteSkill') rules.push(await p.skills.delete(rules[0]!.id));
+                else if (op.kind === 'outcome') {
                   await p.skills.recordOutcome(skill.id, { success: op.item === 0 });
                   outcomes.uses += 1;
                   outcomes.wins += op.item === 0 ? 1 : 0;
@@ -473,6 +490,13 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           expect(await stores[0]!.memory.getAny(item.id), 'the merged item').toMatchObject(expectedItem(versions[i]!, purged[i]!));
         }
         expect(await stores[0]!.skills.get(skill.id), 'every outcome counted once').toMatchObject({ ...outcomes, body: 'shared steps' });
+        const last = greatest(rules);
+        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart').toMatchObject({
+          body: last.body,
+          deleted: last.deleted,
+          version: rules.length,
+          syncVersion: rules.length,
+        });
       });
     }),
 
@@ -527,4 +551,25 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         });
     },
   ),
+
+  'Y16 a skill upserted or deleted on both stores apart merges into the later content write by (HLC, writer) on both, version counting the content writes; a later upsert brings a deleted skill back':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const skill = await a.skills.upsert({ slug: 'deploy', body: 'the steps', tags: ['ops'] });
+        await sync(a, b);
+        onA.advance(2_000);
+        onB.advance(1_000);
+        await b.skills.upsert({ slug: 'deploy', body: 'steps from b' });
+        const fromA = await a.skills.upsert({ slug: 'deploy', body: 'steps from a', tags: ['ops', 'a'] });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.get(skill.id), 'the later upsert').toEqual({ ...fromA, version: 3, syncVersion: 3 });
+        onA.advance(1_000);
+        onB.advance(3_000);
+        await a.skills.delete(skill.id);
+        const back = await b.skills.upsert({ slug: 'deploy', body: 'steps after the delete' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.get(skill.id), 'the later upsert over the delete').toEqual({ ...back, version: 5, syncVersion: 5 });
+        await expectConverged([a, b]);
+      });
+    }),
 });
