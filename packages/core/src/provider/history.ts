@@ -113,13 +113,15 @@ export async function recordHistory(lookups: StateLookups, log: Log, id: string,
 }
 
 /**
- * Marks the memory versions that lost a merge: those with a later version by (HLC, writer) of no
- * higher `syncVersion`, which its writer wrote without holding them. Walked by `syncVersion`, each
- * against the greatest version of its own or a lower one.
+ * Marks the versions that lost a merge, among a memory item's versions or a skill's content writes:
+ * those with a later one by (HLC, writer) of no higher `syncVersion`, which its writer wrote without
+ * holding them. Walked by `syncVersion`, each against the greatest of its own or a lower one.
  */
 function markConflicts(versions: RecordVersion[]): RecordVersion[] {
-  if (versions[0]?.kind !== 'memory') return versions;
-  const bySyncVersion = [...versions].sort((a, b) => a.record.syncVersion - b.record.syncVersion);
+  const kind = versions[0]?.kind;
+  if (kind !== 'memory' && kind !== 'skill') return versions;
+  const writes = kind === 'memory' ? versions : versions.filter((v) => v.type === EventTypes.SkillUpserted || v.type === EventTypes.SkillDeleted);
+  const bySyncVersion = [...writes].sort((a, b) => a.record.syncVersion - b.record.syncVersion);
   let greatest: RecordVersion['record'] | undefined;
   for (let i = 0; i < bySyncVersion.length; ) {
     const sv = bySyncVersion[i]!.record.syncVersion;

@@ -552,7 +552,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y16 a skill upserted or deleted on both stores apart merges into the later content write by (HLC, writer) on both, version counting the content writes; a later upsert brings a deleted skill back':
+  'Y16 a skill upserted or deleted on both stores apart merges into the later content write by (HLC, writer) on both, version counting the content writes, the loser marked a conflict in history; a later upsert brings a deleted skill back':
     needing(['injectableClock'], async (env) => {
       await eachClockedPair(env, async (a, b, [onA, onB]) => {
         const skill = await a.skills.upsert({ slug: 'deploy', body: 'the steps', tags: ['ops'] });
@@ -562,7 +562,15 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await b.skills.upsert({ slug: 'deploy', body: 'steps from b' });
         const fromA = await a.skills.upsert({ slug: 'deploy', body: 'steps from a', tags: ['ops', 'a'] });
         await sync(a, b);
-        for (const p of [a, b]) expect(await p.skills.get(skill.id), 'the later upsert').toEqual({ ...fromA, version: 3, syncVersion: 3 });
+        for (const p of [a, b]) {
+          expect(await p.skills.get(skill.id), 'the later upsert').toEqual({ ...fromA, version: 3, syncVersion: 3 });
+          const versions = (await p.history(skill.id)).map((version) => [version.kind === 'skill' && version.record.body, version.conflict ?? false]);
+          expect(versions.sort(), 'history, its loser marked').toEqual([
+            ['steps from a', false],
+            ['steps from b', true],
+            ['the steps', false],
+          ]);
+        }
         onA.advance(1_000);
         onB.advance(3_000);
         await a.skills.delete(skill.id);
