@@ -1,4 +1,4 @@
-/** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a refused concurrent change; with a server in this process, run as a child. */
+/** `agentstate sync` (docs/contract.md §12), run in this process: the summary, origins in `log` and `stats`, a merged and a refused concurrent change; with a server in this process, run as a child. */
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMcpServer } from '@agentstate/mcp';
 import { openSqlite } from '@agentstate/sqlite';
@@ -35,11 +35,20 @@ describe('agentstate sync', () => {
     expect(lines[1]).not.toContain('(from');
   });
 
-  it('refuses a record changed in both files, exit 1, naming it, and writes nothing', () => {
+  it('merges a fact changed in both files into the same one on both', () => {
     const id = ok(['memory', 'write', 'shared', '--db', a]).trim();
     ok(['sync', a, b]);
     ok(['memory', 'update', id, '--content', 'changed on a', '--db', a]);
     ok(['memory', 'update', id, '--content', 'changed on b', '--db', b]);
+    ok(['sync', a, b]);
+    const [onA, onB] = [a, b].map((db) => ok(['memory', 'show', id, '--db', db]));
+    expect(onA).toBe(onB);
+    expect(onA).toMatch(/changed on [ab]/);
+  });
+
+  it('refuses a key written in both files, exit 1, naming the record, and writes nothing', () => {
+    ok(['memory', 'write', 'slot on a', '--key', 'slot', '--db', a]);
+    const id = ok(['memory', 'write', 'slot on b', '--key', 'slot', '--db', b]).trim();
     const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
     expect(fails(1, ['sync', a, b])).toContain(`changes record ${id}, which this store changed too`);
     expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);

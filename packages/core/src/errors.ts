@@ -109,8 +109,7 @@ export class OperationConflictError extends ConflictError {
  * A sync that cannot be applied (docs/contract.md §12), and nothing of its batch was written:
  * `replaced`, an event held at `(origin, originSeq)` arrived different (a forged or diverged
  * replica); `copy`, events of this store's own origin that it never wrote (a byte copy of it
- * wrote them); `concurrent`, both replicas changed `record` apart, which the fold refuses until
- * merge rules exist.
+ * wrote them); `concurrent`, both replicas changed `record` apart in a way no merge rule covers yet.
  */
 export class SyncConflictError extends AgentStateError {
   readonly code = 'diverged' as const;

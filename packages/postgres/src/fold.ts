@@ -12,7 +12,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeRecords, checkChange, describeError, operationEntry, scopeKey } from '@agentstate/core/backend';
+import { changeRecords, describeError, foldableChange, operationEntry, scopeKey } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -209,8 +209,9 @@ export async function foldPending(
     if (batch.length === 0) break;
     for (const { event, validated } of batch) {
       // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
-      const change = decodeStateEvent(event, { upcasters, trusted: validated });
-      await answer(() => checkChange(view, change, event.seq));
+      const decoded = decodeStateEvent(event, { upcasters, trusted: validated });
+      // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
+      const change = await answer(() => foldableChange(view, decoded, event.seq));
       await projection.indexRecords(sql, change, event.seq);
       for (const entry of changeRecords(change)) {
         if (isCheckpointEntry(entry)) {

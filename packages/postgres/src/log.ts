@@ -216,10 +216,12 @@ export class PostgresLog implements Log {
   /** Events of `stream` for a fold: checked payloads, and whether this library validated them when it wrote them. */
   async readForFold(sql: Sql, stream: string, afterSeq: number, limit: number): Promise<{ event: LogEvent; validated: boolean }[]> {
     const rows = await this.readRows(sql, stream, afterSeq, limit);
-    return rows.map((row) => ({
-      event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: rowPayload(row) },
-      validated: row.validated,
-    }));
+    return rows.map((row) => {
+      const event: LogEvent = { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: rowPayload(row) };
+      // The fold merges a received event that does not chain (docs/contract.md §12, "Merge").
+      if (row.origin !== null) event.origin = row.origin;
+      return { event, validated: row.validated };
+    });
   }
 
   /** The highest seq; of the `state` stream, the last event up to the high-water mark. */

@@ -1,6 +1,7 @@
 /**
  * Sync across backends (docs/contract.md §12): a SQLite file and a PostgreSQL schema exchange what each
- * lacks, either one first, and end with the same read model; run again, a sync writes nothing; a purge travels.
+ * lacks, either one first, and end with the same read model; run again, a sync writes nothing; a purge travels;
+ * an item changed on both apart merges.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,4 +76,17 @@ describe('sync between a SQLite file and a PostgreSQL schema', () => {
       expect(replicaText(await a.snapshot())).toBe(replicaText(await b.snapshot()));
       for (const p of [a, b]) expect(JSON.stringify(await p.log.read({ stream: STATE_STREAM, afterSeq: 0 }))).not.toContain(`hello from ${first}`);
     });
+
+  it('merges a memory item changed in the file and in the schema apart into the same item, and both verify', async () => {
+    const { file, schema } = await pair();
+    const item = await file.memory.write({ content: 'shared fact' });
+    await sync(file, schema);
+    await schema.memory.update(item.id, { content: 'changed in the schema' });
+    await file.memory.update(item.id, { content: 'changed in the file' });
+    await sync(schema, file);
+    expect(await file.memory.getAny(item.id)).toEqual(await schema.memory.getAny(item.id));
+    expect((await file.memory.getAny(item.id)).syncVersion).toBe(3);
+    expect(replicaText(await file.snapshot())).toBe(replicaText(await schema.snapshot()));
+    for (const p of [file, schema]) expect((await p.verify()).ok).toBe(true);
+  });
 });

@@ -9,7 +9,7 @@
 import type { StateChange, UpcasterRegistry } from '@agentstate/core';
 import type { FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
-import { changeHlc, checkChange, describeError, maxHlc, operationEntry } from '@agentstate/core/backend';
+import { changeHlc, describeError, foldableChange, maxHlc, operationEntry } from '@agentstate/core/backend';
 import { mapSqliteError } from './errors.js';
 import type { SqliteLog } from './log.js';
 import type { Projection } from './projection.js';
@@ -71,17 +71,18 @@ export function foldPending(log: SqliteLog, projection: Projection, tables: Tabl
 }
 
 /**
- * Checks the change of the event at `seq` against the fold's rules, then applies it to the
- * tables; a refused change or row is a `CorruptionError` naming `seq`.
+ * Checks the change of the event at `seq` against the fold's rules (a received one that does not
+ * chain is merged), then applies it to the tables; a refused change or row is a `CorruptionError` naming `seq`.
  */
-export function foldEvent(view: FoldView, projection: Projection, change: StateChange, seq: number, schemaVersion: number): void {
-  checkChange(view, change, seq);
+export function foldEvent(view: FoldView, projection: Projection, decoded: StateChange, seq: number, schemaVersion: number): void {
+  // A received change that does not chain is applied as its merge, whose records the stored payload does not hold.
+  const change = foldableChange(view, decoded, seq);
   const operation = change.payload.operation;
   // An operation whose first event carries no hash (a purge erased it) is indexed all the same, as a replay indexes it.
   const unhashed = operation !== undefined && operation.inputHash === undefined && view.operation(operation.id) === undefined;
   try {
     // An event of the current payload schema holds its records as stored; an upcast one does not.
-    projection.apply(change, seq, schemaVersion === STATE_SCHEMA_VERSION);
+    projection.apply(change, seq, schemaVersion === STATE_SCHEMA_VERSION && change === decoded);
     if (unhashed) projection.putOperation(operationEntry(operation, seq));
   } catch (error) {
     throw corruptionAt(error, seq);

@@ -34,7 +34,7 @@ const SQL = {
   head: 'SELECT max(seq) AS seq FROM events WHERE stream = ?',
   timeAt: 'SELECT time FROM events WHERE stream = ? AND seq = ?',
   insert: `INSERT INTO events (${EVENT_COLUMNS}, validated, origin, origin_seq, origin_time) VALUES (${Array(17).fill('?').join(', ')})`,
-  readForFold: `SELECT ${EVENT_COLUMNS}, validated FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
+  readForFold: `SELECT ${EVENT_COLUMNS}, validated, origin FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   originHeads: `SELECT origin, max(origin_seq) AS seq FROM events WHERE origin IS NOT NULL GROUP BY origin`,
   atOrigin: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE origin = ? AND origin_seq = ?`,
@@ -244,13 +244,13 @@ export class SqliteLog implements Log {
    * payload, and whether this library validated the payload when it wrote it.
    */
   readForFold(stream: string, afterSeq: number, limit: number): { event: LogEvent; validated: boolean }[] {
-    const rows = this.conn.prepare(SQL.readForFold).raw(true).all(stream, afterSeq, limit) as [...EventRowValues, validated: number][];
+    const rows = this.conn.prepare(SQL.readForFold).raw(true).all(stream, afterSeq, limit) as [...EventRowValues, validated: number, origin: string | null][];
     return rows.map((values) => {
       const row = eventRowFromValues(values);
-      return {
-        event: { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: rowPayload(row, expectedChecksum) },
-        validated: values[13] === 1,
-      };
+      const event: LogEvent = { stream, seq: row.seq, type: row.type, time: '', schemaVersion: row.schema_version, payload: rowPayload(row, expectedChecksum) };
+      // The fold merges a received event that does not chain (docs/contract.md §12, "Merge").
+      if (values[14] !== null) event.origin = values[14];
+      return { event, validated: values[13] === 1 };
     });
   }
 

@@ -1,7 +1,7 @@
 /**
  * Sync on real files (docs/contract.md §12): an old file upgrades its log in place and syncs; a purge
- * that travels leaves none of the text in the receiver's file; an export keeps each received event's
- * origin through an import.
+ * that travels leaves none of the text in the receiver's file; records changed in both files merge, and
+ * the merge survives verify and an import; an export keeps each received event's origin through an import.
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -91,6 +91,42 @@ describe('sync between SQLite files', () => {
       await b.close();
     }
     for (const file of readdirSync(bDir)) expect(readFileSync(join(bDir, file)).includes('zebra-7731'), file).toBe(false);
+  });
+
+  it('merges records changed in both files apart: verify passes, an import of the export reads the same, and a purged text is in neither file', async () => {
+    const aDir = join(tmp.dir, 'a');
+    const bDir = join(tmp.dir, 'b');
+    for (const dir of [aDir, bDir]) mkdirSync(dir);
+    const a = await openSqlite(join(aDir, 'a.db'));
+    const b = await openSqlite(join(bDir, 'b.db'));
+    const lines: string[] = [];
+    let merged: Snapshot;
+    try {
+      const shared = await a.memory.write({ content: 'shared fact' });
+      const secret = await a.memory.write({ content: 'the safe code is walrus-5521' });
+      await sync(a, b);
+      await a.memory.update(shared.id, { content: 'changed on a' });
+      await b.memory.update(shared.id, { content: 'changed on b' });
+      await b.memory.update(secret.id, { content: 'the safe code is still walrus-5521' });
+      await a.purge({ id: secret.id, reason: 'request of the owner' });
+      await sync(a, b);
+      for (const p of [a, b]) expect((await p.verify()).ok).toBe(true);
+      merged = await b.snapshot();
+      expect(replicaText(await a.snapshot())).toBe(replicaText(merged));
+      await exportLog(b.log, (chunk) => void lines.push(...chunk.split('\n').filter(Boolean)));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    for (const dir of [aDir, bDir]) for (const file of readdirSync(dir)) expect(readFileSync(join(dir, file)).includes('walrus-5521'), file).toBe(false);
+    const copy = tmp.file('copy.db');
+    await importSqlite(copy, lines);
+    const imported = await openSqlite(copy);
+    try {
+      expect(encodeSnapshot(await imported.snapshot())).toBe(encodeSnapshot(merged));
+    } finally {
+      await imported.close();
+    }
   });
 
   it('keeps the origin of received events through an export and an import', async () => {

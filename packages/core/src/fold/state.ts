@@ -9,7 +9,7 @@ import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records
 import { compareMemoryNewestFirst, compareSessions, compareSkillsBySlug } from '../records/order.js';
 import { scopeKey } from '../records/scope.js';
 import { type StateChange, EventTypes, sessionAfterTurn } from '../log/events.js';
-import { changeRecordIds } from '../log/changes.js';
+import { changeHlc, changeRecordIds } from '../log/changes.js';
 import { type Snapshot, sortSnapshot } from '../snapshot/snapshot.js';
 import { type SnapshotCollections, type SnapshotPart, SNAPSHOT_PARTS } from '../snapshot/parts.js';
 import { type Hlc, HLC_ZERO, maxHlc } from '../time/hlc.js';
@@ -17,7 +17,8 @@ import { tokenize } from '../matching/lexical.js';
 import { copyMemoryItem, copySession, copySkill, copyTurn, copyCheckpoint, copyCheckpointWrite } from '../records/copy.js';
 import { SortedList } from './sorted-list.js';
 import { entryFor } from '../map-entry.js';
-import { type FoldView, checkChange } from './fold-rules.js';
+import type { FoldView } from './fold-rules.js';
+import { foldableChange, mergedChange } from './merge-records.js';
 import { type OperationEntry, type OperationRef, operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
@@ -90,10 +91,14 @@ export class InMemoryState implements FoldView {
    * `CorruptionError` naming `seq`, and changes nothing. `checked: false`
    * skips the rules, only for a change the stamper just built on this very
    * state (valid by construction, as SQLite's live path trusts it too).
+   * Returns the change folded: a received one that does not chain is
+   * folded as its merge (`merge-records.ts`).
    */
-  apply(change: StateChange, seq: number, checked = true): void {
-    if (checked) checkChange(this, change, seq);
-    this.#fold(change, ALL_PARTS);
+  apply(change: StateChange, seq: number, checked = true): StateChange {
+    // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
+    const folded = checked ? foldableChange(this, change, seq) : change;
+    this.#fold(folded, ALL_PARTS);
+    if (folded !== change) this.#observe(changeHlc(change));
     const operation = change.payload.operation;
     if (operation) this.#indexOperation(operation, seq);
     if (this.#historyDeferred) this.historyFrom = seq;
@@ -103,6 +108,7 @@ export class InMemoryState implements FoldView {
       this.#indexHistory(change.payload.turn.id, seq);
     } else for (const id of changeRecordIds(change)) this.#indexHistory(id, seq);
     this.seq = seq;
+    return folded;
   }
 
   /**
@@ -113,7 +119,7 @@ export class InMemoryState implements FoldView {
    * alone. The events were checked when they were appended.
    */
   applyParts(change: StateChange, seq: number, parts: ReadonlySet<SnapshotPart>): void {
-    this.#fold(change, parts);
+    this.#fold((change.received && mergedChange(this, change)) || change, parts);
     const operation = change.payload.operation;
     if (operation && parts.has('operations')) this.#indexOperation(operation, seq);
     this.historyFrom = seq;

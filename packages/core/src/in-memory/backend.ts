@@ -145,9 +145,10 @@ export class InMemoryBackend implements StateBackend {
     const scratch = new InMemoryState();
     scratch.deferHistory();
     scratch.restore(this.state.capture());
-    for (const [i, { change }] of batch.entries()) scratch.apply(change, this.state.seq + i + 1);
+    // Each is committed as the scratch fold folded it: a concurrent one as its merge.
+    const folded = batch.map(({ change }, i) => scratch.apply(change, this.state.seq + i + 1));
     const events: LogEvent[] = [];
-    for (const { change, input } of batch) events.push(await this.#commit(change, {}, input));
+    for (const [i, { input }] of batch.entries()) events.push(await this.#commit(folded[i]!, {}, input));
     return events;
   }
 

@@ -36,7 +36,7 @@ export function decodeStateEvent(event: LogEvent, options: DecodeOptions = {}): 
       throw new CorruptionError(event.stream, event.seq, `no upcaster from schema version ${version} of ${event.type}`);
     }
   }
-  if (options.trusted) return { type: event.type, payload } as StateChange;
+  if (options.trusted) return changeOf(event, payload);
   const result = statePayloadSchemas[event.type].safeParse(payload);
   if (!result.success) {
     const issue = result.error.issues[0];
@@ -45,5 +45,10 @@ export function decodeStateEvent(event: LogEvent, options: DecodeOptions = {}): 
       cause: result.error,
     });
   }
-  return { type: event.type, payload: result.data } as StateChange;
+  return changeOf(event, result.data);
+}
+
+/** The change of `event` with `payload`; a received event is marked so, for the fold merges it when it does not chain. */
+function changeOf(event: LogEvent, payload: unknown): StateChange {
+  return (event.origin === undefined ? { type: event.type, payload } : { type: event.type, payload, received: true }) as StateChange;
 }

@@ -11,6 +11,7 @@ import { memoryItemSchema, sessionSchema, skillSchema, turnSchema, type MemoryIt
 import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
 import { idField } from '../records/fields.js';
 import { operationSchema } from './operation.js';
+import { laterInstant } from '../time/instant.js';
 
 /** The stream every store mutation is appended to. */
 export const STATE_STREAM = 'state';
@@ -111,8 +112,13 @@ export interface PurgedRecords {
   memory: MemoryItem[];
 }
 
-/** A decoded `state` event: its type and its payload as the schema of that type gives it. */
-export type StateChange = { [T in StateEventType]: { type: T; payload: z.output<(typeof statePayloadSchemas)[T]> } }[StateEventType];
+/**
+ * A decoded `state` event: its type and its payload as the schema of that type gives it. `received`:
+ * the event came from another store (its row has an origin), so the fold may merge it (docs/contract.md §12, "Merge").
+ */
+export type StateChange = {
+  [T in StateEventType]: { type: T; payload: z.output<(typeof statePayloadSchemas)[T]>; received?: true };
+}[StateEventType];
 
 /** The change of one event type, with its payload typed: what a mutation of that kind returns. */
 export type StateChangeOf<T extends StateEventType> = Extract<StateChange, { type: T }>;
@@ -145,12 +151,6 @@ export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' 
     lastWriterId: turn.lastWriterId,
     deleted: false,
   };
-}
-
-/** The later of two instants (canonical instants order as text). */
-function laterInstant(a: string, b: string): string {
-  if (a >= b) return a;
-  return b;
 }
 
 /**

@@ -17,6 +17,7 @@ import type { UpcasterRegistry } from '../log/upcasters.js';
 import type { MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import type { Instant } from '../time/instant.js';
 import type { StateLookups } from '../write/backend.js';
+import { compareVersions } from '../fold/merge-records.js';
 
 /** The kinds of record history covers. */
 export type HistoryKind = 'session' | 'turn' | 'skill' | 'memory';
@@ -39,6 +40,11 @@ export type RecordVersion = {
   operationId?: string;
   /** The seq of the purge that erased this version's content, if one did. */
   erasedBy?: number;
+  /**
+   * True for a version that lost a merge (docs/contract.md §12, "Merge"): a later version by (HLC,
+   * writer) of no higher `syncVersion`, written without it, holds the content instead.
+   */
+  conflict?: true;
 } & ({ kind: 'session'; record: Session } | { kind: 'turn'; record: Turn } | { kind: 'skill'; record: Skill } | { kind: 'memory'; record: MemoryItem });
 
 /**
@@ -77,7 +83,7 @@ export async function recordEvents(lookups: StateLookups, log: Log, id: string):
 export async function recordHistory(lookups: StateLookups, log: Log, id: string, upcasters?: UpcasterRegistry): Promise<RecordVersion[]> {
   const indexed = await recordEvents(lookups, log, id);
   let previous: Extract<ChangeRecord, { kind: HistoryKind }> | undefined;
-  return indexed.map(({ seq, event }) => {
+  const versions = indexed.map(({ seq, event }) => {
     if (event?.seq !== seq)
       throw new CorruptionError(STATE_STREAM, seq, `the history index names this event for ${JSON.stringify(id)} but the log has no such event`);
     // The most frequent version, a session's after a turn append, straight from the payload: a long session has thousands.
@@ -103,6 +109,31 @@ export async function recordHistory(lookups: StateLookups, log: Log, id: string,
     previous = found;
     return versionOf(event, change.type, found, payloadKeys(change.payload));
   });
+  return markConflicts(versions);
+}
+
+/**
+ * Marks the versions that lost a merge, among a memory item's versions or a skill's content writes:
+ * those with a later one by (HLC, writer) of no higher `syncVersion`, which its writer wrote without
+ * holding them. Walked by `syncVersion`, each against the greatest of its own or a lower one.
+ */
+function markConflicts(versions: RecordVersion[]): RecordVersion[] {
+  const kind = versions[0]?.kind;
+  if (kind !== 'memory' && kind !== 'skill') return versions;
+  const writes = kind === 'memory' ? versions : versions.filter((v) => v.type === EventTypes.SkillUpserted || v.type === EventTypes.SkillDeleted);
+  const bySyncVersion = [...writes].sort((a, b) => a.record.syncVersion - b.record.syncVersion);
+  let greatest: RecordVersion['record'] | undefined;
+  for (let i = 0; i < bySyncVersion.length; ) {
+    const sv = bySyncVersion[i]!.record.syncVersion;
+    let j = i;
+    for (; j < bySyncVersion.length && bySyncVersion[j]!.record.syncVersion === sv; j += 1) {
+      const record = bySyncVersion[j]!.record;
+      if (greatest === undefined || compareVersions(record, greatest) > 0) greatest = record;
+    }
+    for (; i < j; i += 1)
+      if (bySyncVersion[i]!.record !== greatest && compareVersions(bySyncVersion[i]!.record, greatest!) < 0) bySyncVersion[i]!.conflict = true;
+  }
+  return versions;
 }
 
 /** The version an event left, from its envelope and the payload's operation id and `erasedBy`. */

@@ -8,13 +8,15 @@ import { changeHlc, changeRecordIds, changeRecords } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
-import { STATE_STREAM, type StateChange } from '../log/events.js';
+import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
+import { storedPayload } from '../log/compact.js';
+import { purgedItem } from '../fold/merge-records.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
-import type { ReceivedEvent } from '../write/backend.js';
+import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
 import { inSubtree, outsideScope, type SyncCoverage, syncScope } from './scope.js';
 import type { SendContext } from './send.js';
@@ -134,6 +136,7 @@ export async function receiveEvents(
         );
       fresh.push(item);
     }
+    for (const [i, item] of fresh.entries()) fresh[i] = await erasedWherePurged(tx, item);
     const skipped = prepared.length - fresh.length;
     if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
     if (tx.receive === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
@@ -143,8 +146,8 @@ export async function receiveEvents(
     } catch (error) {
       throw concurrent(error, fresh, held[replicaId] ?? 0);
     }
-    const changes: StateChange[] = fresh.map(({ change }) => change);
-    for (const change of changes) hlc.observe(changeHlc(change));
+    for (const { change } of fresh) hlc.observe(changeHlc(change));
+    const changes = await asFolded(tx, fresh);
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
   if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
@@ -166,6 +169,37 @@ async function markPartial(
   const whole = prepared.map(({ event }) => event.origin).filter((origin) => origin !== replicaId && !partial.has(origin));
   await coverage.markPartial(Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0])));
   return coverage.partial();
+}
+
+/**
+ * The received changes as the fold left their records, for what follows a commit (embedding a memory
+ * item's content): a merge may have kept another version of an item than the one an event carries.
+ */
+async function asFolded(lookups: StateLookups, received: readonly ReceivedEvent[]): Promise<StateChange[]> {
+  const changes: StateChange[] = [];
+  for (const { change } of received) {
+    if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) changes.push(change);
+    else {
+      const item = (await lookups.memoryItem(change.payload.item.id))!;
+      changes.push({ type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } });
+    }
+  }
+  return changes;
+}
+
+/**
+ * `item`, stored erased when the memory item it carries is held here as a purge left it: a purge wins
+ * and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
+ * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
+ */
+async function erasedWherePurged<I extends ReceivedEvent>(lookups: StateLookups, item: I): Promise<I> {
+  const { change } = item;
+  if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) return item;
+  const held = await lookups.memoryItem(change.payload.item.id);
+  if (held === undefined || !purgedItem(held)) return item;
+  const { erasedBy: _, ...payload } = redactChange(change, new Set([held.id]), 0)!.change.payload as { erasedBy?: number };
+  const erased = { type: change.type, payload, received: true } as StateChange;
+  return { ...item, change: erased, input: { ...item.input, payload: storedPayload(erased) } };
 }
 
 /**
@@ -194,7 +228,7 @@ function concurrent(error: unknown, fresh: readonly ({ event: SyncEvent } & Rece
     'concurrent',
     origin,
     originSeq,
-    `event ${originSeq} of origin ${origin} changes ${record === undefined ? 'a record' : `record ${record}`}, which this store changed too (${reason}): merging concurrent changes is not supported yet; nothing was received`,
+    `event ${originSeq} of origin ${origin} changes ${record === undefined ? 'a record' : `record ${record}`}, which this store changed too (${reason}): no merge rule covers this change yet; nothing was received`,
     record,
   );
 }

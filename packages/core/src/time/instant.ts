@@ -21,6 +21,11 @@ export function formatInstant(ms: number): Instant {
   return lastInstant;
 }
 
+/** The later of two instants (canonical instants order as text). */
+export function laterInstant(a: Instant, b: Instant): Instant {
+  return a >= b ? a : b;
+}
+
 /** Unix milliseconds of an instant. */
 export function instantToMs(instant: Instant): number {
   return Date.parse(instant);

@@ -8,7 +8,7 @@ import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
 import { type IdGenerator, UuidV7Generator } from '../ids/uuidv7.js';
 import type { Clock } from '../time/clock.js';
 import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
-import { formatInstant, MAX_INSTANT_MS, type Instant } from '../time/instant.js';
+import { formatInstant, laterInstant as later, MAX_INSTANT_MS, type Instant } from '../time/instant.js';
 import type { z } from 'zod';
 import type {
   appendTurnInputSchema,
@@ -55,8 +55,6 @@ export function isExpired(item: MemoryItem, now: Instant): boolean {
 
 /** The kind a memory item gets when the caller names none. */
 export const DEFAULT_MEMORY_KIND = 'fact';
-
-const later = (a: Instant, b: Instant): Instant => (a >= b ? a : b);
 
 /** The earliest clock reading an instant can hold: 0000-01-01T00:00:00.000Z. */
 const MIN_CLOCK_MS = -62_167_219_200_000;

@@ -1,8 +1,10 @@
-/** Y1–Y8: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, Provider, Snapshot, SyncEvent } from '@agentstate/core';
+/** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
+import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent } from '@agentstate/core';
 import {
   compareHlc,
+  ConflictError,
   createInMemoryProvider,
+  ERASED,
   encodeSnapshot,
   ManualClock,
   NotFoundError,
@@ -14,6 +16,7 @@ import {
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
+import { conceptEmbedder } from '../suite/concept-embedder.js';
 import { T0 } from '../suite/fixtures.js';
 import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
@@ -32,6 +35,19 @@ export async function eachPair(
   const open = async () => env.eventSourced(await env.open(clock ? { clock: clock() } : {}));
   await env.scoped(async () => body(await open(), await open()));
   await env.scoped(async () => body(await open(), env.closes(createInMemoryProvider(clock ? { clock: clock() } : {}))));
+}
+
+/** {@link eachPair} with each store on a manual clock of its own at {@link T0}, handed to `body` beside the stores. */
+async function eachClockedPair(
+  env: CheckEnv,
+  body: (a: EventSourcedProvider, b: EventSourcedProvider, clocks: [ManualClock, ManualClock]) => Promise<void>,
+): Promise<void> {
+  const clocks: ManualClock[] = [];
+  await eachPair(
+    env,
+    (a, b) => body(a, b, clocks.slice(-2) as [ManualClock, ManualClock]),
+    () => clocks[clocks.push(new ManualClock(T0)) - 1]!,
+  );
 }
 
 /** Some work of every kind in `scope`, so two stores writing in two scopes never touch each other's records. */
@@ -146,6 +162,44 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
   });
 }
 
+/** One operation of Y13's replicas on the memory items and the skills they all hold. */
+type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill'; item: number; text: string };
+
+const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
+  kind: fc.constantFrom(
+    'update' as const,
+    'update' as const,
+    'delete' as const,
+    'purge' as const,
+    'outcome' as const,
+    'upsertSkill' as const,
+    'deleteSkill' as const,
+  ),
+  item: fc.nat(2),
+  text: words,
+});
+
+/** Y13's case: 3 replicas changing shared items in rounds, each round followed by some pairwise syncs. */
+const arbSharedFleet = fc.array(
+  fc.record({
+    ops: fc.array(fc.array(arbSharedOp, { maxLength: 4 }), { minLength: 3, maxLength: 3 }),
+    syncs: fc.array(fc.record({ a: fc.nat(2), b: fc.nat(2), batchSize: fc.integer({ min: 1, max: 4 }), stopAfter: fc.option(fc.nat(2)) }), { maxLength: 4 }),
+  }),
+  { minLength: 1, maxLength: 4 },
+);
+
+/** The greatest of the versions of one record by (HLC, writer): the one whose content a merge keeps (docs/contract.md §12, "Merge"). */
+function greatest<R extends MemoryItem | Skill>(versions: readonly R[]): R {
+  return [...versions].sort((x, y) => compareHlc(y.updatedHlc, x.updatedHlc) || (y.lastWriterId < x.lastWriterId ? -1 : 1))[0]!;
+}
+
+/** What the merge rules make of the acknowledged versions of one memory item. */
+function expectedItem(versions: readonly MemoryItem[], purged: boolean): Partial<MemoryItem> {
+  const last = greatest(versions);
+  const content = purged ? { content: ERASED, deleted: true } : { content: last.content, deleted: last.deleted };
+  return { ...content, syncVersion: versions.length, updatedHlc: last.updatedHlc, lastWriterId: last.lastWriterId };
+}
+
 export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
   'Y1 a sync of disjoint work both ways converges, and run again sends nothing and writes nothing': needing([], async (env) => {
     await eachPair(env, async (a, b) => {
@@ -217,23 +271,22 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     });
   }),
 
-  'Y4 both replicas changing one record apart is refused as a concurrent change, naming the record, and writes nothing': needing([], async (env) => {
-    await eachPair(env, async (a, b) => {
-      const item = await a.memory.write({ content: 'shared fact' });
-      const session = await a.sessions.create({ title: 'shared' });
-      await sync(a, b);
-      await a.memory.write({ content: 'unrelated' });
-      await a.memory.update(item.id, { content: 'changed on a' });
-      await b.memory.update(item.id, { content: 'changed on b' });
-      await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
-      const before = [await heads([a, b]), await a.vector(), await b.vector()];
-      const error = await expectError(() => sync(a, b), SyncConflictError);
-      expect([error.reason, error.record, error.origin]).toEqual(['concurrent', item.id, await b.replicaId()]);
-      expect(error.message).toContain('nothing was received');
-      expect([await heads([a, b]), await a.vector(), await b.vector()]).toEqual(before);
-      expect((await a.memory.get(item.id)).content).toBe('changed on a');
-    });
-  }),
+  'Y4 a change no merge rule covers yet (turns appended to one session on both stores apart) is refused as a concurrent change, naming the record, and writes nothing':
+    needing([], async (env) => {
+      await eachPair(env, async (a, b) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await sync(a, b);
+        await a.memory.write({ content: 'unrelated' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+        const before = [await heads([a, b]), await a.vector(), await b.vector()];
+        const error = await expectError(() => sync(a, b), SyncConflictError);
+        expect([error.reason, error.record, error.origin]).toEqual(['concurrent', session.id, await b.replicaId()]);
+        expect(error.message).toContain('nothing was received');
+        expect([await heads([a, b]), await a.vector(), await b.vector()]).toEqual(before);
+        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['on a']);
+      });
+    }),
 
   'Y5 a purge travels: the receiver erases the text from its reads and its log, also when the record arrives already erased': needing([], async (env) => {
     await eachPair(env, async (a, b) => {
@@ -305,6 +358,232 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       );
     });
   }),
+
+  'Y9 concurrent updates of one memory item merge into the later version by (HLC, writer) on both stores, syncVersion counting the versions held; the loser stays in history, marked as a conflict':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const item = await a.memory.write({ content: 'shared fact', metadata: { by: 'a' } });
+        await sync(a, b);
+        // A view after a snapshot folds the merge into the parts it restores.
+        for (const p of [a, b]) await p.saveSnapshot();
+        onA.advance(2_000);
+        onB.advance(1_000);
+        await b.memory.update(item.id, { content: 'changed on b' });
+        const fromA = await a.memory.update(item.id, { content: 'changed on a', metadata: { by: 'a, again' } });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect(await p.memory.getAny(item.id), 'the merged item').toEqual({ ...fromA, syncVersion: 3 });
+          const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
+          expect(await view.memory.getAny(item.id), 'the merged item in a view').toEqual({ ...fromA, syncVersion: 3 });
+        }
+        await expectConverged([a, b]);
+        for (const p of [a, b]) {
+          const versions = (await p.history(item.id)).map((version) => [version.kind === 'memory' && version.record.content, version.conflict ?? false]);
+          expect(versions.sort(), 'history, its loser marked').toEqual([
+            ['changed on a', false],
+            ['changed on b', true],
+            ['shared fact', false],
+          ]);
+        }
+      });
+    }),
+
+  'Y10 a delete against a concurrent update of a memory item: the later of the two wins on both stores, so a later update brings the item back and a later delete keeps it deleted':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const item = await a.memory.write({ content: 'shared fact' });
+        await sync(a, b);
+        onA.advance(1_000);
+        onB.advance(2_000);
+        await a.memory.delete(item.id);
+        const later = await b.memory.update(item.id, { content: 'updated after the delete' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.memory.get(item.id), 'the later update wins').toEqual({ ...later, syncVersion: 3 });
+        onA.advance(2_000);
+        onB.advance(3_000);
+        await a.memory.update(item.id, { content: 'updated before the delete' });
+        const deleted = await b.memory.delete(item.id);
+        await sync(a, b);
+        for (const p of [a, b]) {
+          await expectError(() => p.memory.get(item.id), NotFoundError);
+          expect(await p.memory.getAny(item.id), 'the later delete wins').toEqual({ ...deleted, syncVersion: 5 });
+        }
+        await expectConverged([a, b]);
+      });
+    }),
+
+  'Y11 after a merge syncVersion counts the versions held, so a local writer holding a stale syncVersion gets a ConflictError and one holding the merged one writes on':
+    needing([], async (env) => {
+      await eachPair(env, async (a, b) => {
+        const item = await a.memory.write({ content: 'shared fact' });
+        await sync(a, b);
+        const stale = await a.memory.update(item.id, { content: 'changed on a' });
+        await b.memory.update(item.id, { content: 'changed on b' });
+        await sync(a, b);
+        await expectError(() => a.memory.update(item.id, { content: 'stale write', syncVersion: stale.syncVersion }), ConflictError);
+        const next = await a.memory.update(item.id, { content: 'written on the merge', syncVersion: 3 });
+        expect(next.syncVersion).toBe(4);
+        await sync(a, b);
+        expect(await b.memory.get(item.id)).toEqual(next);
+        await expectConverged([a, b]);
+      });
+    }),
+
+  'Y12 a purge wins and stays: a memory item purged on one store and updated on the other apart is erased on both, in reads and in the stored log': needing(
+    [],
+    async (env) => {
+      await eachPair(env, async (a, b) => {
+        const item = await a.memory.write({ content: 'the locker code is Quokka' });
+        await sync(a, b);
+        await b.memory.update(item.id, { content: 'the locker code is still Quokka' });
+        await a.purge({ id: item.id, reason: 'request of the owner' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect(await p.memory.getAny(item.id), 'the erased tombstone').toMatchObject({ content: ERASED, deleted: true, syncVersion: 3 });
+          expect(await storedText(p)).not.toContain('Quokka');
+        }
+        await expectConverged([a, b]);
+      });
+    },
+  ),
+
+  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting and deleting a shared skill and recording outcomes of another apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+    needing([], async (env) => {
+      await property(env, arbSharedFleet, async (rounds) => {
+        const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
+        const items = [];
+        for (const text of ['one', 'two', 'three']) items.push(await stores[0]!.memory.write({ content: `${text} shared` }));
+        const skill = await stores[0]!.skills.upsert({ slug: 'shared', body: 'shared steps' });
+        const outcomes = { uses: 0, wins: 0 };
+        // Outcomes go to one skill, content writes to another: an outcome written apart from a content write is refused.
+        const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
+        for (const other of stores.slice(1)) await sync(stores[0]!, other);
+        const versions = items.map((item) => [item]);
+        const purged = items.map(() => false);
+        for (const round of rounds) {
+          for (const [i, ops] of round.ops.entries()) {
+            const p = stores[i]!;
+            for (const op of ops) {
+              const id = items[op.item]!.id;
+              const written = async () => {
+                if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
+                else if (op.kind === 'deleteSkill') rules.push(await p.skills.delete(rules[0]!.id));
+                else if (op.kind === 'outcome') {
+                  await p.skills.recordOutcome(skill.id, { success: op.item === 0 });
+                  outcomes.uses += 1;
+                  outcomes.wins += op.item === 0 ? 1 : 0;
+                } else if (op.kind === 'update') versions[op.item]!.push(await p.memory.update(id, { content: `${op.text} on ${i}` }));
+                else if (op.kind === 'delete') versions[op.item]!.push(await p.memory.delete(id));
+                else if ((await p.memory.getAny(id)).content !== ERASED) {
+                  await p.purge({ id, reason: 'property' });
+                  versions[op.item]!.push(await p.memory.getAny(id));
+                  purged[op.item] = true;
+                }
+              };
+              await written().catch((error: unknown) => {
+                if (!(error instanceof NotFoundError)) throw error;
+              });
+            }
+          }
+          for (const s of round.syncs) await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
+        }
+        for (let i = 1; i < 3; i++) await sync(stores[0]!, stores[i]!);
+        for (let i = 1; i < 3; i++) await sync(stores[0]!, stores[i]!);
+        await expectConverged(stores);
+        for (const [i, item] of items.entries()) {
+          expect(await stores[0]!.memory.getAny(item.id), 'the merged item').toMatchObject(expectedItem(versions[i]!, purged[i]!));
+        }
+        expect(await stores[0]!.skills.get(skill.id), 'every outcome counted once').toMatchObject({ ...outcomes, body: 'shared steps' });
+        const last = greatest(rules);
+        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart').toMatchObject({
+          body: last.body,
+          deleted: last.deleted,
+          version: rules.length,
+          syncVersion: rules.length,
+        });
+      });
+    }),
+
+  'Y14 outcomes of one skill recorded on both stores apart all count, once each, on both; a content write apart from an outcome is still refused': needing(
+    [],
+    async (env) => {
+      await eachPair(env, async (a, b) => {
+        const skill = await a.skills.upsert({ slug: 'deploy', body: 'the steps' });
+        await sync(a, b);
+        await a.skills.recordOutcome(skill.id, { success: true });
+        await a.skills.recordOutcome(skill.id, { success: false });
+        await b.skills.recordOutcome(skill.id, { success: true });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.get(skill.id)).toMatchObject({ body: 'the steps', version: 1, uses: 3, wins: 2, syncVersion: 4 });
+        await expectConverged([a, b]);
+        await a.skills.upsert({ slug: 'deploy', body: 'new steps' });
+        await b.skills.recordOutcome(skill.id, { success: true });
+        const error = await expectError(() => sync(a, b), SyncConflictError);
+        expect([error.reason, error.record]).toEqual(['concurrent', skill.id]);
+      });
+    },
+  ),
+
+  'Y15 after a merge semantic and lexical recall find a memory item by the content that won, not by the one that lost': needing(
+    ['embedder', 'injectableClock'],
+    async (env) => {
+      const open = async (clock: ManualClock) => env.eventSourced(await env.open({ clock, embedder: conceptEmbedder() }));
+      const inMemory = async (clock: ManualClock) => env.closes(createInMemoryProvider({ clock, embedder: conceptEmbedder() }));
+      for (const second of [open, inMemory])
+        await env.scoped(async () => {
+          const [onA, onB] = [new ManualClock(T0), new ManualClock(T0)];
+          const [a, b] = [await open(onA), await second(onB)];
+          const item = await a.memory.write({ content: 'a shared fact' });
+          await sync(a, b);
+          onA.advance(2_000);
+          onB.advance(1_000);
+          await b.memory.update(item.id, { content: 'the sedan broke down' });
+          await a.memory.update(item.id, { content: 'a kitten arrived' });
+          await sync(a, b);
+          for (const p of [a, b]) {
+            expect(
+              (await p.memory.recall({ query: 'feline', mode: 'semantic' })).map((hit) => hit.id),
+              'the content that won',
+            ).toEqual([item.id]);
+            expect(await p.memory.recall({ query: 'vehicle', mode: 'semantic' }), 'the content that lost').toEqual([]);
+            expect(await p.memory.recall({ query: 'sedan', mode: 'lexical' }), 'the words that lost').toEqual([]);
+            expect(
+              (await p.memory.recall({ query: 'kitten', mode: 'lexical' })).map((hit) => hit.id),
+              'the words that won',
+            ).toEqual([item.id]);
+          }
+        });
+    },
+  ),
+
+  'Y16 a skill upserted or deleted on both stores apart merges into the later content write by (HLC, writer) on both, version counting the content writes, the loser marked a conflict in history; a later upsert brings a deleted skill back':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const skill = await a.skills.upsert({ slug: 'deploy', body: 'the steps', tags: ['ops'] });
+        await sync(a, b);
+        onA.advance(2_000);
+        onB.advance(1_000);
+        await b.skills.upsert({ slug: 'deploy', body: 'steps from b' });
+        const fromA = await a.skills.upsert({ slug: 'deploy', body: 'steps from a', tags: ['ops', 'a'] });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect(await p.skills.get(skill.id), 'the later upsert').toEqual({ ...fromA, version: 3, syncVersion: 3 });
+          const versions = (await p.history(skill.id)).map((version) => [version.kind === 'skill' && version.record.body, version.conflict ?? false]);
+          expect(versions.sort(), 'history, its loser marked').toEqual([
+            ['steps from a', false],
+            ['steps from b', true],
+            ['the steps', false],
+          ]);
+        }
+        onA.advance(1_000);
+        onB.advance(3_000);
+        await a.skills.delete(skill.id);
+        const back = await b.skills.upsert({ slug: 'deploy', body: 'steps after the delete' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.get(skill.id), 'the later upsert over the delete').toEqual({ ...back, version: 5, syncVersion: 5 });
+        await expectConverged([a, b]);
+      });
+    }),
 });
 
 // Y30–Y39 (sync-scope.ts) run on the same pairs, with the same work.

@@ -1,0 +1,151 @@
+/**
+ * Merging concurrent versions of a record (docs/contract.md §12, "Merge"). A received event
+ * whose record does not chain on the version held here (its `syncVersion` is not one more:
+ * its writer did not hold every version held here) is concurrent. Its record is then folded
+ * as a function of the set of versions held, never of their arrival order: the greatest
+ * version by (HLC, writer) gives the content, `syncVersion` counts the versions, `updatedAt`
+ * never moves back, and a purge among them keeps the record erased. The merged post-image is
+ * an ordinary change, which every backend's projection applies as it applies a local one.
+ */
+import { CorruptionError } from '../errors.js';
+import { EventTypes, type OutcomeIncrement, type StateChange } from '../log/events.js';
+import { ERASED, eraseMemoryItem } from '../log/redact.js';
+import type { Envelope, MemoryItem, Skill } from '../records/records.js';
+import { sameScope } from '../records/scope.js';
+import { compareHlc } from '../time/hlc.js';
+import { laterInstant } from '../time/instant.js';
+import { type FoldView, checkChange } from './fold-rules.js';
+
+/** Canonical order of two versions of one record: by HLC, then by writer. */
+export function compareVersions(a: Envelope, b: Envelope): number {
+  return compareHlc(a.updatedHlc, b.updatedHlc) || (a.lastWriterId < b.lastWriterId ? -1 : a.lastWriterId > b.lastWriterId ? 1 : 0);
+}
+
+/**
+ * Whether `version` was written without every version held here (`stored`): its writer held fewer
+ * versions, so it does not chain. Delivery is causal, so one that chains was written on the very set held.
+ */
+function concurrent<R extends Envelope>(stored: R | undefined, version: Envelope): stored is R {
+  return stored !== undefined && version.syncVersion <= stored.syncVersion;
+}
+
+/**
+ * The change the fold applies for `change`, the event at `seq`: `change` itself when it chains on
+ * the records held (checked against the fold's rules, a `CorruptionError` naming `seq` otherwise),
+ * or, for a received change that does not, the change carrying the merged post-images.
+ */
+export function foldableChange(view: FoldView, change: StateChange, seq: number): StateChange {
+  try {
+    checkChange(view, change, seq);
+    return change;
+  } catch (error) {
+    // A concurrent version never passes the rules (its `syncVersion` does not follow): only then is a merge looked for.
+    const merged = change.received && error instanceof CorruptionError ? mergedChange(view, change, (rest) => checkChange(view, rest, seq)) : undefined;
+    if (merged === undefined) throw error;
+    return merged;
+  }
+}
+
+/**
+ * For a received `change` that does not chain on the records held, the change carrying their merged
+ * post-images; undefined when it chains or no merge rule covers it (the fold's rules then judge it).
+ * `check` is given what a partly merged change leaves to the fold's rules (a purge's other records).
+ */
+export function mergedChange(view: FoldView, change: StateChange, check?: (rest: StateChange) => void): StateChange | undefined {
+  switch (change.type) {
+    case EventTypes.MemoryUpdated:
+    case EventTypes.MemoryDeleted: {
+      // A version a later purge rewrote (`erasedBy`) is not merged as one arriving after it: that purge comes later in this log.
+      const item = mergeMemory(view, change.payload.item, change.payload.erasedBy === undefined ? 'held' : 'none');
+      return item && { ...change, type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } };
+    }
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted: {
+      const skill = mergeSkillContent(view.skill(change.payload.skill.id), change.payload.skill);
+      return skill && { ...change, type: skill.deleted ? EventTypes.SkillDeleted : EventTypes.SkillUpserted, payload: { ...change.payload, skill } };
+    }
+    case EventTypes.SkillOutcomeRecorded: {
+      const skill = mergeOutcome(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
+      return skill && { ...change, payload: { ...change.payload, skill } };
+    }
+    case EventTypes.RecordsPurged: {
+      const { memory } = change.payload;
+      const apart = new Set(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
+      if (apart.size === 0) return undefined;
+      const merged = memory.map((item) => (apart.has(item) ? mergeMemory(view, item, 'this') : item));
+      if (merged.some((item) => item === undefined)) return undefined;
+      check?.({ ...change, payload: { ...change.payload, memory: memory.filter((item) => !apart.has(item)) } });
+      return { ...change, payload: { ...change.payload, memory: merged as MemoryItem[] } };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The merged memory item of the versions held and `item`, a concurrent version of it (undefined when it
+ * is not concurrent or cannot be one: another creation or scope, or the key held by another live item).
+ * Every version of an item writes its content, so the greater of the held post-image (the greatest
+ * version so far) and `item` gives it; one that meets a purge stays the erased tombstone. `purge`
+ * says where one may be: in `item` itself (`this`), in what is held when it looks purged (`held`), or
+ * nowhere yet (`none`).
+ */
+function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 'none'): MemoryItem | undefined {
+  const stored = view.memoryItem(item.id);
+  if (!concurrent(stored, item) || compareVersions(item, stored) === 0) return undefined;
+  if (!sameRecord(stored, item)) return undefined;
+  const winner = compareVersions(item, stored) > 0 ? item : stored;
+  const next = { ...winner, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
+  const merged = purge === 'this' || (purge === 'held' && purgedItem(stored)) ? { ...eraseMemoryItem(next), deleted: true } : next;
+  if (merged.deleted || merged.key === null) return merged;
+  const holder = view.memoryIdWithKey(merged.scope, merged.key);
+  return holder === undefined || holder === merged.id ? merged : undefined;
+}
+
+/**
+ * The live skill held, `stored`, with a concurrent outcome counted in: every outcome held counts once,
+ * and an outcome writes no content. Only an outcome written on the same content versions is merged
+ * (its content `version` is the one held): one written apart from a content write (an upsert, a
+ * delete, a purge) is left to the fold's rules, which refuse it, as they refuse that content write
+ * arriving after the outcome, so both orders end the same.
+ */
+function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: OutcomeIncrement): Skill | undefined {
+  if (!concurrent(stored, skill) || stored.deleted || skill.version !== stored.version || compareVersions(skill, stored) === 0) return undefined;
+  if (!sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  const { updatedHlc, lastWriterId } = compareVersions(skill, stored) > 0 ? skill : stored;
+  return {
+    ...stored,
+    uses: stored.uses + increment.uses,
+    wins: stored.wins + increment.wins,
+    syncVersion: stored.syncVersion + 1,
+    updatedHlc,
+    lastWriterId,
+    updatedAt: laterInstant(skill.updatedAt, stored.updatedAt),
+  };
+}
+
+/**
+ * The skill held, `stored`, merged with `skill`, a content write (an upsert or a delete) written apart
+ * from it: the greater of the two by (HLC, writer) gives the content (a later upsert brings a deleted
+ * skill back, a later delete deletes it), and `version` counts the content writes held. Merged only when
+ * every version held that its writer did not hold is a content write too (each moved `version` on, so
+ * their count is the one `syncVersion` gives): then the greatest version held writes content, and is the
+ * held post-image. An outcome or a purge written apart from it is left to the fold's rules, which refuse
+ * it, as they refuse it arriving before the content write, so both orders end the same.
+ */
+function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | undefined {
+  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0 || !sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  if (stored.version - (skill.version - 1) !== stored.syncVersion - (skill.syncVersion - 1)) return undefined;
+  const winner = compareVersions(skill, stored) > 0 ? skill : stored;
+  return { ...winner, version: stored.version + 1, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
+}
+
+/** Whether `version` can be a version of the record held, `stored`: the same creation, origin and scope. */
+function sameRecord(stored: MemoryItem | Skill, version: MemoryItem | Skill): boolean {
+  return version.createdAt === stored.createdAt && version.originInstanceId === stored.originInstanceId && sameScope(version.scope, stored.scope);
+}
+
+/** Whether `item` is as a purge left it: its tombstone with the text gone. */
+export function purgedItem(item: MemoryItem): boolean {
+  return item.deleted && item.content === ERASED && item.source === ERASED;
+}
