@@ -290,18 +290,18 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 
   'Y5 a purge travels: the receiver erases the text from its reads and its log, also when the record arrives already erased': needing([], async (env) => {
     await eachPair(env, async (a, b) => {
-      const item = await a.memory.write({ content: 'the vault code is 4417', key: 'vault' });
+      const item = await a.memory.write({ content: 'the vault code is quartzite', key: 'vault' });
       const session = await a.sessions.create({ title: 'vault talk' });
-      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'where is the vault code 4417' });
-      const gone = await a.memory.write({ content: 'deleted secret 5150' });
+      await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'where is the vault code quartzite' });
+      const gone = await a.memory.write({ content: 'deleted secret rhubarb' });
       await sync(a, b);
       const intact = await b.changes({});
       await a.memory.delete(gone.id);
       await a.purge({ id: gone.id, reason: 'request of the owner' });
       await a.purge({ id: item.id, reason: 'request of the owner' });
-      const late = await a.memory.write({ content: 'late secret 9902' });
+      const late = await a.memory.write({ content: 'late secret walrus' });
       await a.purge({ id: late.id, reason: 'request of the owner' });
-      await a.purge({ matching: '4417', reason: 'request of the owner' });
+      await a.purge({ matching: 'quartzite', reason: 'request of the owner' });
       // Copies from before the purge are the same events as the rewritten ones: skipped, nothing written.
       const head = await a.log.head(STATE_STREAM);
       expect(await a.receive(intact)).toEqual({ received: 0, skipped: intact.length });
@@ -309,7 +309,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       await sync(a, b);
       await expectError(() => b.memory.get(item.id), NotFoundError);
       expect([...(await b.sessions.turns(session.id))]).toEqual([]);
-      for (const text of ['4417', '9902', '5150', 'vault code']) expect(await storedText(b), text).not.toContain(text);
+      for (const text of ['quartzite', 'walrus', 'rhubarb', 'vault code']) expect(await storedText(b), text).not.toContain(text);
       await expectConverged([a, b]);
     });
   }),
