@@ -54,7 +54,8 @@ const SQL = {
   // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it.
   purgeSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
-  // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
+  // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place
+  // (the turn index only: the memory and skill indexes mark them deleted, and a purge merges them away).
   deleteTurnText: "INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)",
   skillSlot: 'SELECT * FROM skills WHERE id = ?',
   insertSkill: `INSERT INTO skills (${rowCodec.SKILL_COLUMNS}) VALUES (${placeholders(rowCodec.SKILL_COLUMNS)})`,
