@@ -132,9 +132,21 @@ export class InMemoryLog implements Log {
   }
 
   async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
+    const events = this.#streams.get(STATE_STREAM) ?? [];
+    // Where the first lacked event can be: after the vector's own place, or from the start if it names none and this
+    // log holds events of its own; after the held place the vector names of each origin, or from the origin's first.
+    let received = 0;
+    const starts = [lacks(vector, this.#identity, 1) ? events.length : vector[this.#identity]!];
+    for (const [origin, places] of this.#origins) {
+      received += places.size;
+      if (!lacks(vector, origin, places.highest)) continue;
+      const after = lacks(vector, origin, 1) ? 0 : vector[origin]!;
+      starts.push(after === 0 ? places.values().next().value! - 1 : (places.get(after) ?? 0));
+    }
+    if (lacks(vector, this.#identity, 1) && received < events.length) starts.push(0);
     const out: LogEvent[] = [];
-    for (const event of this.#streams.get(STATE_STREAM) ?? []) {
-      if (limit > 0 && out.length === limit) break;
+    for (let i = Math.min(...starts); i < events.length && (limit <= 0 || out.length < limit); i += 1) {
+      const event = events[i]!;
       if (lacks(vector, event.origin ?? this.#identity, event.originSeq ?? event.seq)) out.push(deepFreeze(event));
     }
     return out;
