@@ -25,6 +25,8 @@ import { beginWriting } from './writers-lock.js';
 
 /** The origin of a received event (`ORIGIN_SQL`), read after the event columns. */
 const ORIGIN_COLUMNS = 'origin, origin_seq, origin_time';
+/** Rows of received events per INSERT: 17 parameters each, well under PostgreSQL's 65,535 a statement. */
+const RECEIVED_ROWS = 1_000;
 
 /** A stored row with its origin columns. */
 type OriginRow = EventRow & { origin: string | null; origin_seq: number | null; origin_time: string | null };
@@ -175,6 +177,31 @@ export class PostgresLog implements Log {
   async appendInTransaction<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined): Promise<LogEvent<P>> {
     if (input.stream !== STATE_STREAM) await sql.rows(`UPDATE ${this.db.t('streams')} SET head = $2 WHERE stream = $1`, [input.stream, seq]);
     return (await this.#insert(sql, input, seq, previous, false)).event;
+  }
+
+  /**
+   * @internal Appends received `state` events inside the caller's write transaction, which holds the writers'
+   * lock exclusive: their positions in one statement, their rows in one statement a thousand, after the last
+   * event's time `previous`. Their payloads were checked by the receive.
+   */
+  async appendReceived(sql: Sql, inputs: readonly AppendInput[], previous: string | undefined): Promise<LogEvent[]> {
+    if (inputs.length === 0) return [];
+    const positions = await sql.rows<{ seq: number }>(`SELECT nextval('${this.db.t('positions')}') AS seq FROM generate_series(1, $1)`, [inputs.length]);
+    const seqs = positions.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    const events: LogEvent[] = [];
+    for (let from = 0; from < inputs.length; from += RECEIVED_ROWS) {
+      const params: unknown[] = [];
+      const rows: string[] = [];
+      for (const [i, input] of inputs.slice(from, from + RECEIVED_ROWS).entries()) {
+        const { event, values, validated } = prepareEvent(input, seqs[from + i]!, this.#now, () => previous);
+        previous = event.time;
+        rows.push(`(${Array.from({ length: 17 }, (_, k) => `$${params.length + k + 1}`).join(', ')})`);
+        params.push(...values, validated, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null);
+        events.push(event);
+      }
+      await sql.exec(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated, ${ORIGIN_COLUMNS}) VALUES ${rows.join(', ')}`, params);
+    }
+    return events;
   }
 
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
