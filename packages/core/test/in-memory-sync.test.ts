@@ -3,7 +3,7 @@
  * copy of the state, not a copy each, and `changes` answers what a vector lacks wherever its reading starts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createInMemoryProvider, sync } from '@agentstate/core';
+import { createInMemoryProvider, type SyncPeer, sync } from '@agentstate/core';
 import { InMemoryState } from '@agentstate/core/backend';
 
 afterEach(() => vi.restoreAllMocks());
@@ -24,6 +24,31 @@ describe('sync with an in-memory store', () => {
     const contents = async (p: typeof source) => (await p.snapshot()).memory.map((item) => item.content).sort();
     expect(await contents(target)).toEqual(await contents(source));
     expect(await contents(target)).toContain('a local fact');
+  });
+
+  it('asks a sender for no more once it answered fewer events than asked: a sync of one new event is one changes call each way', async () => {
+    const a = createInMemoryProvider();
+    const b = createInMemoryProvider();
+    await a.memory.write({ content: 'first' });
+    await sync(b, a);
+    await a.memory.write({ content: 'second' });
+    const calls: string[] = [];
+    const counted = (name: string, peer: SyncPeer): SyncPeer => ({
+      vector: () => {
+        calls.push(`${name}.vector`);
+        return peer.vector();
+      },
+      changes: (vector, options) => {
+        calls.push(`${name}.changes`);
+        return peer.changes(vector, options);
+      },
+      receive: (events) => {
+        calls.push(`${name}.receive`);
+        return peer.receive(events);
+      },
+    });
+    expect(await sync(counted('b', b), counted('a', a), { batchSize: 10 })).toEqual({ toA: 1, toB: 0, batches: 1 });
+    expect(calls).toEqual(['b.vector', 'a.changes', 'b.receive', 'a.vector', 'b.changes']);
   });
 
   it('answers every event a vector lacks, whichever places of its own and of each origin it names', async () => {

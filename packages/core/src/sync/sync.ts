@@ -48,6 +48,8 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
       options.onProgress?.({ ...summary });
       // Nothing new although the vector lacked it: the sender is answering something else than asked.
       if (received === 0) break;
+      // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
+      if (batch.length < batchSize) break;
     }
   }
   return summary;
