@@ -276,33 +276,63 @@ export class PostgresLog implements Log {
   async vector(): Promise<Vector> {
     const own = await this.identity();
     const rows = await this.db.rows<{ origin: string | null; seq: number | null }>(
-      `SELECT NULL AS origin, max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}'
-       UNION ALL SELECT origin, max(origin_seq) FROM ${this.db.t('events')} WHERE origin IS NOT NULL GROUP BY origin`,
+      `WITH RECURSIVE ${this.#origins()}
+       SELECT NULL AS origin, max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}'
+       UNION ALL SELECT origin, (SELECT max(origin_seq) FROM ${this.db.t('events')} e WHERE e.origin = o.origin) FROM origins o WHERE origin IS NOT NULL`,
     );
     return Object.fromEntries(rows.map((row) => [row.origin ?? own, row.seq ?? 0]));
   }
 
   /**
+   * The origins held, a CTE named `origins`: a skip scan of the `events_origin` index, one look-up an origin (a
+   * GROUP BY read every received event's entry).
+   */
+  #origins(): string {
+    const events = this.db.t('events');
+    return `origins (origin) AS (
+        (SELECT origin FROM ${events} WHERE origin IS NOT NULL ORDER BY origin LIMIT 1)
+        UNION ALL SELECT (SELECT e.origin FROM ${events} e WHERE e.origin > o.origin ORDER BY e.origin LIMIT 1) FROM origins o WHERE o.origin IS NOT NULL)`;
+  }
+
+  /** Up to which settled position this log was found to hold none of its own events, or that it holds one. */
+  #ownChecked: number | true = 0;
+
+  /** Whether the `state` stream holds an event of its own at or below the settled position `upTo`: looked for once, then only above the last `upTo`. */
+  async #holdsOwn(upTo: number): Promise<boolean> {
+    if (this.#ownChecked === true) return true;
+    const from = Math.min(this.#ownChecked, upTo);
+    const found = await this.db.rows(
+      `SELECT 1 FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}' AND origin IS NULL AND seq > $1 AND seq <= $2 LIMIT 1`,
+      [from, upTo],
+    );
+    this.#ownChecked = found.length > 0 ? true : Math.max(this.#ownChecked, upTo);
+    return found.length > 0;
+  }
+
+  /**
    * As {@link Log.changes}, up to the high-water mark, so an event committing late below a later one is never
-   * skipped. Starts at the first event the vector lacks: its own entry's next, and each origin's first beyond its entry.
+   * skipped. Starts at the first event the vector lacks: its own entry's next (none when it names none and this
+   * log holds none of its own), and each held origin's first beyond its entry, one index look-up each.
    */
   async changes(vector: Vector, limit: number): Promise<LogEvent[]> {
     const own = await this.identity();
     const upTo = await this.settled();
     const known = Object.keys(vector).filter((origin) => origin !== own);
+    const ownAfter = vector[own] ?? ((await this.#holdsOwn(upTo)) ? 0 : upTo);
     const events = this.db.t('events');
     const rows = await this.db.rows<OriginRow>(
-      `WITH v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
+      `WITH RECURSIVE ${this.#origins()},
+       v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
        start AS (SELECT least(
          $1::bigint,
-         (SELECT min(f.seq) - 1 FROM v CROSS JOIN LATERAL
-           (SELECT seq FROM ${events} WHERE origin = v_origin AND origin_seq > v_seq ORDER BY origin_seq LIMIT 1) f),
-         (SELECT min(seq) - 1 FROM ${events} WHERE origin IS NOT NULL AND origin <> ALL ($2::text[]))) AS from_seq)
+         (SELECT min(f.seq) - 1 FROM origins o LEFT JOIN v ON v_origin = o.origin CROSS JOIN LATERAL
+           (SELECT seq FROM ${events} WHERE origin = o.origin AND origin_seq > coalesce(v_seq, 0) ORDER BY origin_seq LIMIT 1) f
+           WHERE o.origin IS NOT NULL)) AS from_seq)
        SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM ${events} LEFT JOIN v ON v_origin = origin
        WHERE stream = '${STATE_STREAM}' AND seq > (SELECT from_seq FROM start) AND seq <= $4
          AND CASE WHEN origin IS NULL THEN seq > $1 ELSE v_seq IS NULL OR origin_seq > v_seq END
        ORDER BY seq LIMIT $5`,
-      [vector[own] ?? 0, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null],
+      [ownAfter, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null],
     );
     return rows.map(eventWithOrigin);
   }
