@@ -28,7 +28,7 @@ import Database from 'better-sqlite3';
 import { createInMemoryProvider, exportLog, httpPeer, type SyncPeer, sync } from '@agentstate/core';
 import { runMcpServer } from '@agentstate/mcp';
 import { openPostgres } from '@agentstate/postgres';
-import { importSqlite, openSqlite } from '@agentstate/sqlite';
+import { importSqlite, openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { bigFile } from './big-file.js';
 import { dropSchema, startServer } from './pg-server.js';
 import { fmt, measure, percentile, printTable } from './table.js';
@@ -58,7 +58,7 @@ const TARGETS: Target[] = [
 ];
 
 /** p50 and p95 of 20 syncs of `into` with `from`, each after one new memory write into `source`. */
-async function incremental(source: { memory: { write(input: { content: string; kind: 'fact' }): Promise<unknown> } }, into: SyncPeer, from: SyncPeer): Promise<string> {
+async function incremental(source: Pick<SqliteProvider, 'memory'>, into: SyncPeer, from: SyncPeer): Promise<string> {
   const lap: number[] = [];
   for (let i = 0; i < INCREMENTS; i += 1) {
     await source.memory.write({ content: `one new fact ${i}`, kind: 'fact' });
