@@ -149,7 +149,7 @@ export class PostgresBackend implements StateBackend {
    * Appends and folds events received from another store (docs/contract.md §12) inside the open transaction,
    * which takes the writers' lock exclusive: the fold checks them against tables no other writer is changing, and
    * what a receive stores commits whole, so every origin's entry of the vector is settled. Each event takes the
-   * next position and is folded as a bare log append's is; a purge erases as a local one does. A refused event is
+   * next position and the batch is folded as bare log appends are; a purge erases as a local one does. A refused event is
    * a `CorruptionError` naming the seq it would take after the head in a dense log, whatever position it took.
    */
   async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
@@ -158,23 +158,24 @@ export class PostgresBackend implements StateBackend {
       STATE_STREAM,
     ]);
     const head = last?.seq ?? 0;
-    const lookups = tableLookups(this.db, sql);
-    const events: LogEvent[] = [];
-    let previous = last?.time;
-    for (const [i, { input, change }] of batch.entries()) {
-      const event = await this.log.appendInTransaction(sql, input, await this.log.takePosition(sql), previous);
-      try {
-        await foldPending(sql, this.log, this.projection, lookups, this.upcasters, events.at(-1)?.seq ?? head);
-      } catch (error) {
-        if (!(error instanceof CorruptionError)) throw error;
-        throw new CorruptionError(STATE_STREAM, head + i + 1, error.message.replace(/^corrupt \S+: /, ''), { cause: error });
-      }
-      if (change.type === EventTypes.RecordsPurged)
-        await eraseHistory(this.db, sql, change, event.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);
-      previous = event.time;
-      events.push(event);
+    // Appended in two statements and folded together, the fold's look-ups and writes shared by the batch.
+    const events = await this.log.appendReceived(
+      sql,
+      batch.map(({ input }) => input),
+      last?.time,
+    );
+    try {
+      await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters, head);
+    } catch (error) {
+      if (!(error instanceof CorruptionError)) throw error;
+      const index = events.findIndex((event) => event.seq === error.seq);
+      throw new CorruptionError(STATE_STREAM, head + index + 1, error.message.replace(/^corrupt \S+: /, ''), { cause: error });
     }
-    this.#lastTime = previous;
+    // A purge erases the events before it, which a fold of the events after it neither reads nor writes.
+    for (const [i, { change }] of batch.entries())
+      if (change.type === EventTypes.RecordsPurged)
+        await eraseHistory(this.db, sql, change, events[i]!.seq, { log: this.log, codec: this.codec ?? plainCodec }, this.upcasters);
+    this.#lastTime = events.at(-1)?.time ?? last?.time;
     this.#appended = true;
     return events;
   }

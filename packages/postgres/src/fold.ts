@@ -9,7 +9,7 @@
  * it cannot answer yet throws a {@link Miss}, which the fold fetches before
  * checking the event again (the check only reads, so repeating it is safe).
  */
-import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
 import { changeRecords, describeError, foldableChange, operationEntry, scopeKey } from '@agentstate/core/backend';
@@ -120,6 +120,32 @@ class FetchingView implements FoldView {
     this.#checkpointAnswers.clear();
   }
 
+  /**
+   * Answers at once what `changes` (a batch's) will ask about the keys of their memory items and the slugs of
+   * their skills, one statement a kind: asked one by one, each was a round trip.
+   */
+  async prefetchPlaces(changes: readonly StateChange[]): Promise<void> {
+    const places = { memory: new Map<string, readonly [string, string]>(), skill: new Map<string, readonly [string, string]>() };
+    for (const change of changes)
+      for (const entry of changeRecords(change)) {
+        const [kind, record, name] =
+          entry.kind === 'memory'
+            ? (['memory', entry.record, entry.record.key] as const)
+            : entry.kind === 'skill'
+              ? (['skill', entry.record, entry.record.slug] as const)
+              : [];
+        if (kind !== undefined && typeof name === 'string') places[kind].set(placeKey(record.scope, name), [scopeKey(record.scope), name]);
+      }
+    for (const [kind, question] of [
+      ['memory', 'memoryKey'],
+      ['skill', 'skillAt'],
+    ] as const) {
+      if (places[kind].size === 0) continue;
+      const holders = await this.tables.placeHolders(kind, [...places[kind].values()]);
+      for (const key of places[kind].keys()) this.#answers.set(`${question}\u0000${key}`, holders.get(key));
+    }
+  }
+
   /** Holds a record's post-image until the next flush, keeping every cached answer true. */
   async put(entry: TableEntry, seq: number): Promise<void> {
     if (entry.kind === 'sessionAfterTurn') {
@@ -207,11 +233,12 @@ export async function foldPending(
     const view = new FetchingView(tables);
     const batch = await log.readForFold(sql, STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
-    for (const { event, validated } of batch) {
+    const changes = batch.map(({ event, validated }) => decodeStateEvent(event, { upcasters, trusted: validated }));
+    await view.prefetchPlaces(changes);
+    for (const [i, { event }] of batch.entries()) {
       // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
-      const decoded = decodeStateEvent(event, { upcasters, trusted: validated });
       // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
-      const change = await answer(() => foldableChange(view, decoded, event.seq));
+      const change = await answer(() => foldableChange(view, changes[i]!, event.seq));
       await projection.indexRecords(sql, change, event.seq);
       for (const entry of changeRecords(change)) {
         if (isCheckpointEntry(entry)) {

@@ -25,6 +25,8 @@ import { beginWriting } from './writers-lock.js';
 
 /** The origin of a received event (`ORIGIN_SQL`), read after the event columns. */
 const ORIGIN_COLUMNS = 'origin, origin_seq, origin_time';
+/** Rows of received events per INSERT: 17 parameters each, well under PostgreSQL's 65,535 a statement. */
+const RECEIVED_ROWS = 1_000;
 
 /** A stored row with its origin columns. */
 type OriginRow = EventRow & { origin: string | null; origin_seq: number | null; origin_time: string | null };
@@ -177,6 +179,31 @@ export class PostgresLog implements Log {
     return (await this.#insert(sql, input, seq, previous, false)).event;
   }
 
+  /**
+   * @internal Appends received `state` events inside the caller's write transaction, which holds the writers'
+   * lock exclusive: their positions in one statement, their rows in one statement a thousand, after the last
+   * event's time `previous`. Their payloads were checked by the receive.
+   */
+  async appendReceived(sql: Sql, inputs: readonly AppendInput[], previous: string | undefined): Promise<LogEvent[]> {
+    if (inputs.length === 0) return [];
+    const positions = await sql.rows<{ seq: number }>(`SELECT nextval('${this.db.t('positions')}') AS seq FROM generate_series(1, $1)`, [inputs.length]);
+    const seqs = positions.map((row) => Number(row.seq)).sort((a, b) => a - b);
+    const events: LogEvent[] = [];
+    for (let from = 0; from < inputs.length; from += RECEIVED_ROWS) {
+      const params: unknown[] = [];
+      const rows: string[] = [];
+      for (const [i, input] of inputs.slice(from, from + RECEIVED_ROWS).entries()) {
+        const { event, values, validated } = prepareEvent(input, seqs[from + i]!, this.#now, () => previous);
+        previous = event.time;
+        rows.push(`(${Array.from({ length: 17 }, (_, k) => `$${params.length + k + 1}`).join(', ')})`);
+        params.push(...values, validated, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null);
+        events.push(event);
+      }
+      await sql.exec(`INSERT INTO ${this.db.t('events')} (${EVENT_COLUMNS}, validated, ${ORIGIN_COLUMNS}) VALUES ${rows.join(', ')}`, params);
+    }
+    return events;
+  }
+
   /** Builds, checks (a `state` event from outside the stores must be one the decoder reads) and inserts one event. */
   async #insert<P>(sql: Sql, input: AppendInput<P>, seq: number, previous: string | undefined, check: boolean): Promise<{ event: LogEvent<P>; text: string }> {
     const { event, text, values, validated } = prepareEvent(input, seq, this.#now, () => previous, check ? { upcasters: this.#upcasters } : undefined);
@@ -251,33 +278,63 @@ export class PostgresLog implements Log {
   async vector(): Promise<Vector> {
     const own = await this.identity();
     const rows = await this.db.rows<{ origin: string | null; seq: number | null }>(
-      `SELECT NULL AS origin, max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}'
-       UNION ALL SELECT origin, max(origin_seq) FROM ${this.db.t('events')} WHERE origin IS NOT NULL GROUP BY origin`,
+      `WITH RECURSIVE ${this.#origins()}
+       SELECT NULL AS origin, max(seq) AS seq FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}'
+       UNION ALL SELECT origin, (SELECT max(origin_seq) FROM ${this.db.t('events')} e WHERE e.origin = o.origin) FROM origins o WHERE origin IS NOT NULL`,
     );
     return Object.fromEntries(rows.map((row) => [row.origin ?? own, row.seq ?? 0]));
   }
 
   /**
+   * The origins held, a CTE named `origins`: a skip scan of the `events_origin` index, one look-up an origin (a
+   * GROUP BY read every received event's entry).
+   */
+  #origins(): string {
+    const events = this.db.t('events');
+    return `origins (origin) AS (
+        (SELECT origin FROM ${events} WHERE origin IS NOT NULL ORDER BY origin LIMIT 1)
+        UNION ALL SELECT (SELECT e.origin FROM ${events} e WHERE e.origin > o.origin ORDER BY e.origin LIMIT 1) FROM origins o WHERE o.origin IS NOT NULL)`;
+  }
+
+  /** Up to which settled position this log was found to hold none of its own events, or that it holds one. */
+  #ownChecked: number | true = 0;
+
+  /** Whether the `state` stream holds an event of its own at or below the settled position `upTo`: looked for once, then only above the last `upTo`. */
+  async #holdsOwn(upTo: number): Promise<boolean> {
+    if (this.#ownChecked === true) return true;
+    const from = Math.min(this.#ownChecked, upTo);
+    const found = await this.db.rows(
+      `SELECT 1 FROM ${this.db.t('events')} WHERE stream = '${STATE_STREAM}' AND origin IS NULL AND seq > $1 AND seq <= $2 LIMIT 1`,
+      [from, upTo],
+    );
+    this.#ownChecked = found.length > 0 ? true : Math.max(this.#ownChecked, upTo);
+    return found.length > 0;
+  }
+
+  /**
    * As {@link Log.changes}, up to the high-water mark, so an event committing late below a later one is never
-   * skipped. Starts at the first event the vector lacks: its own entry's next, and each origin's first beyond its entry.
+   * skipped. Starts at the first event the vector lacks: its own entry's next (none when it names none and this
+   * log holds none of its own), and each held origin's first beyond its entry, one index look-up each.
    */
   async changes(vector: Vector, limit: number, afterSeq = 0): Promise<LogEvent[]> {
     const own = await this.identity();
     const upTo = await this.settled();
     const known = Object.keys(vector).filter((origin) => origin !== own);
+    const ownAfter = vector[own] ?? ((await this.#holdsOwn(upTo)) ? 0 : upTo);
     const events = this.db.t('events');
     const rows = await this.db.rows<OriginRow>(
-      `WITH v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
+      `WITH RECURSIVE ${this.#origins()},
+       v (v_origin, v_seq) AS (SELECT * FROM unnest($2::text[], $3::bigint[])),
        start AS (SELECT greatest($6::bigint, least(
          $1::bigint,
-         (SELECT min(f.seq) - 1 FROM v CROSS JOIN LATERAL
-           (SELECT seq FROM ${events} WHERE origin = v_origin AND origin_seq > v_seq ORDER BY origin_seq LIMIT 1) f),
-         (SELECT min(seq) - 1 FROM ${events} WHERE origin IS NOT NULL AND origin <> ALL ($2::text[])))) AS from_seq)
+         (SELECT min(f.seq) - 1 FROM origins o LEFT JOIN v ON v_origin = o.origin CROSS JOIN LATERAL
+           (SELECT min(seq) AS seq FROM ${events} WHERE origin = o.origin AND origin_seq > coalesce(v_seq, 0)) f
+           WHERE o.origin IS NOT NULL))) AS from_seq)
        SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM ${events} LEFT JOIN v ON v_origin = origin
        WHERE stream = '${STATE_STREAM}' AND seq > (SELECT from_seq FROM start) AND seq <= $4
          AND CASE WHEN origin IS NULL THEN seq > $1 ELSE v_seq IS NULL OR origin_seq > v_seq END
        ORDER BY seq LIMIT $5`,
-      [vector[own] ?? 0, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null, afterSeq],
+      [ownAfter, known, known.map((origin) => vector[origin]), upTo, limit > 0 ? limit : null, afterSeq],
     );
     return rows.map(eventWithOrigin);
   }

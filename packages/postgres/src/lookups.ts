@@ -19,6 +19,12 @@ export interface TableLookups extends StateLookups {
   turn(id: string): Promise<Turn | undefined>;
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
   liveTurnsFrom(sessionId: string, fromSeq: number): Promise<Turn[]>;
+  /**
+   * For each `[scope key, name]` of `places`, the id `memoryWithKey` (kind `memory`) or `skillAt` (kind
+   * `skill`) answers, in one statement; a place with none is left out. Not locked: for a fold, which holds
+   * the writers' lock exclusive.
+   */
+  placeHolders(kind: 'memory' | 'skill', places: readonly (readonly [string, string])[]): Promise<Map<string, string>>;
   checkpoints: TableCheckpointQueries;
 }
 
@@ -114,6 +120,15 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
         scopeKey(scope),
         key,
       ]),
+    placeHolders: async (kind, places) => {
+      const [table, name, live] = kind === 'memory' ? ['memory', 'key', 'AND NOT deleted'] : ['skills', 'slug', ''];
+      const rows = await sql.rows<{ scope_key: string; name: string; id: string }>(
+        `SELECT DISTINCT ON (scope_key, ${name}) scope_key, ${name} AS name, id FROM ${db.t(table)}
+          WHERE (scope_key, ${name}) IN (SELECT * FROM unnest($1::text[], $2::text[])) ${live} ORDER BY scope_key, ${name}, deleted, n DESC`,
+        [places.map(([scope]) => scope), places.map(([, place]) => place)],
+      );
+      return new Map(rows.map((row) => [`${row.scope_key}\u0000${row.name}`, row.id]));
+    },
     checkpoints: checkpointQueries(db, sql, locking),
   };
 }

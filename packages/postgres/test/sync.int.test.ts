@@ -6,6 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeSnapshot, type EventSourcedProvider, type Snapshot, STATE_STREAM, sync } from '@agentstate/core';
 import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
@@ -88,5 +89,52 @@ describe('sync between a SQLite file and a PostgreSQL schema', () => {
     expect((await file.memory.getAny(item.id)).syncVersion).toBe(3);
     expect(replicaText(await file.snapshot())).toBe(replicaText(await schema.snapshot()));
     for (const p of [file, schema]) expect((await p.verify()).ok).toBe(true);
+  });
+});
+
+describe('the sync reads of a PostgreSQL schema', () => {
+  /** The rows each plan node of `text` read from the events table, summed over its loops, as the server ran it. */
+  async function eventRowsRead(url: string, text: string, values: unknown[]): Promise<number> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+      type Node = { 'Relation Name'?: string; 'Actual Rows': number; 'Actual Loops': number; 'Rows Removed by Filter'?: number; Plans?: Node[] };
+      const sum = (node: Node): number =>
+        (node['Relation Name'] === 'events' ? (node['Actual Rows'] + (node['Rows Removed by Filter'] ?? 0)) * node['Actual Loops'] : 0) +
+        (node.Plans ?? []).reduce((total, child) => total + sum(child), 0);
+      return sum((rows[0]['QUERY PLAN'] as { Plan: Node }[])[0]!.Plan);
+    } finally {
+      await client.end();
+    }
+  }
+
+  it('read a few index entries of a store that only received, not every received event, once it knows it holds none of its own', async () => {
+    const { provider, url, close } = await fresh();
+    cleanups.push(close);
+    const source = await openSqlite(join(mkdtempSync(join(tmpdir(), 'agentstate-pg-sync-')), 'source.db'));
+    cleanups.push(() => source.close());
+    for (let i = 0; i < 300; i += 1) await source.memory.write({ content: `fact ${i}` });
+    await sync(provider, source);
+    const peer = await source.vector();
+    // The first ask looks for an event of its own once.
+    expect(await provider.changes(peer)).toEqual([]);
+    const sent: { text: string; values: unknown[] }[] = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
+      const [text, values] = args as unknown as [string | { text: string; values?: unknown[] }, unknown[] | undefined];
+      if (typeof text === 'string') sent.push({ text, values: values ?? [] });
+      else sent.push({ text: text.text, values: text.values ?? [] });
+      return (query as (...a: unknown[]) => unknown).apply(this, args);
+    } as typeof query;
+    try {
+      await provider.vector();
+      expect(await provider.changes(peer)).toEqual([]);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+    const reads = sent.filter(({ text }) => text.includes('events') && /^\s*(WITH|SELECT)/.test(text));
+    expect(reads.length).toBeGreaterThanOrEqual(2);
+    for (const { text, values } of reads) expect(await eventRowsRead(url, text, values), text).toBeLessThan(30);
   });
 });

@@ -99,12 +99,14 @@ export class SqliteBackend implements StateBackend {
           if (!open) throw new ClosedError('this write transaction has ended');
           return conn.onWriter(() => {
             const view = foldView(tableLookups(conn));
-            return batch.map(({ change, input }) => {
-              const { event } = this.log.appendInTransaction(input, state.seq + 1, headTime);
-              foldEvent(view, this.projection, change, event.seq, event.schemaVersion);
-              this.#erase(change, event.seq);
-              return advance(change, event);
-            });
+            return this.projection.textInRowOrder(() =>
+              batch.map(({ change, input }) => {
+                const { event } = this.log.appendInTransaction(input, state.seq + 1, headTime);
+                foldEvent(view, this.projection, change, event.seq, event.schemaVersion);
+                this.#erase(change, event.seq);
+                return advance(change, event);
+              }),
+            );
           });
         },
         savepoint: async (inner) => {
@@ -210,8 +212,10 @@ export class SqliteBackend implements StateBackend {
 
   /** A purge's rewrite of the earlier events that carried its records, inside the open transaction. */
   #erase(change: StateChange, seq: number): void {
-    if (change.type === EventTypes.RecordsPurged)
-      eraseHistory(this.conn, change, seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);
+    if (change.type !== EventTypes.RecordsPurged) return;
+    // The merge of the full-text index must see the purged rows' texts gone.
+    this.projection.flushText();
+    eraseHistory(this.conn, change, seq, { log: this.log, codec: this.options.snapshotCodec ?? plainCodec }, this.options.upcasters);
   }
 
   maxHlc() {

@@ -36,10 +36,19 @@ const SQL = {
   insert: `INSERT INTO events (${EVENT_COLUMNS}, validated, origin, origin_seq, origin_time) VALUES (${Array(17).fill('?').join(', ')})`,
   readForFold: `SELECT ${EVENT_COLUMNS}, validated, origin FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
   read: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = ? AND seq > ? ORDER BY seq LIMIT ?`,
-  originHeads: `SELECT origin, max(origin_seq) AS seq FROM events WHERE origin IS NOT NULL GROUP BY origin`,
+  // Each origin held and its last place, two look-ups of the `events_origin` index an origin (a skip scan):
+  // a GROUP BY read every received event's entry.
+  originHeads: `WITH RECURSIVE origins (origin) AS (
+      SELECT min(origin) FROM events WHERE origin IS NOT NULL
+      UNION ALL SELECT (SELECT min(origin) FROM events WHERE origin > origins.origin) FROM origins WHERE origins.origin IS NOT NULL)
+    SELECT origin, (SELECT max(origin_seq) FROM events AS e WHERE e.origin = origins.origin) AS seq FROM origins WHERE origin IS NOT NULL`,
   atOrigin: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE origin = ? AND origin_seq = ?`,
   atOwn: `SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = 'state' AND seq = ? AND origin IS NULL`,
-  firstOfOrigin: `SELECT min(seq) AS seq FROM events WHERE stream = 'state' AND origin = ? AND origin_seq > ?`,
+  // The first in the log of an origin's events after a place: a store that received part of an origin (a scoped
+  // sync) holds its events out of their order, so the index range is read for its least seq.
+  firstOfOrigin: `SELECT min(seq) AS seq FROM events WHERE origin = ? AND origin_seq > ?`,
+  received: 'SELECT count(*) AS n FROM events WHERE origin IS NOT NULL',
+  receivedAfter: `SELECT count(*) AS n FROM events WHERE stream = 'state' AND seq > ? AND origin IS NOT NULL`,
   // A row stored before with the same text is left as it is: most chunks of a snapshot are shared with the last one.
   saveSnapshot: `INSERT INTO snapshots (stream, seq, data) VALUES (?, ?, ?)
     ON CONFLICT (stream, seq) DO UPDATE SET data = excluded.data WHERE data IS NOT excluded.data`,
@@ -196,35 +205,52 @@ export class SqliteLog implements Log {
   }
 
   async vector(): Promise<Vector> {
-    return mapErrors(() =>
-      this.conn.read(() => {
-        const vector: Record<string, number> = { [this.identityNow()]: this.headNow(STATE_STREAM) };
-        for (const { origin, seq } of this.conn.prepare(SQL.originHeads).all() as { origin: string; seq: number }[]) vector[origin] = seq;
-        return vector;
-      }),
-    );
+    return mapErrors(() => this.conn.read(() => ({ [this.identityNow()]: this.headNow(STATE_STREAM), ...this.#originHeads() })));
+  }
+
+  /** The last place held of each origin received from. */
+  #originHeads(): Record<string, number> {
+    const heads: Record<string, number> = {};
+    for (const { origin, seq } of this.conn.prepare(SQL.originHeads).all() as { origin: string; seq: number }[]) heads[origin] = seq;
+    return heads;
+  }
+
+  /** How many received events the log held at `head`, counted once, then only past the last head counted. */
+  #received: { head: number; count: number } | undefined;
+
+  /** Whether the `state` stream, whose head is `head`, holds an event of its own: its head is more than the events it received. */
+  #holdsOwn(head: number): boolean {
+    const last = this.#received;
+    const count =
+      last !== undefined && last.head <= head
+        ? last.count + (this.conn.prepare(SQL.receivedAfter).get(last.head) as { n: number }).n
+        : (this.conn.prepare(SQL.received).get() as { n: number }).n;
+    this.#received = { head, count };
+    return count < head;
   }
 
   async changes(vector: Vector, limit: number, afterSeq = 0): Promise<LogEvent[]> {
     return mapErrors(() =>
       this.conn.read(() => {
-        // Where to start: the first event of each origin the vector lacks, its own by seq, each received one by its index.
+        // Each run the vector lacks and the seq before its first event: its own events by seq, each origin's by its index.
         const own = this.identityNow();
-        const known = Object.keys(vector).filter((origin) => origin !== own);
-        const starts = [lacks(vector, own, 1) ? 0 : vector[own]!];
-        for (const origin of known) {
-          const first = (this.conn.prepare(SQL.firstOfOrigin).get(origin, vector[origin]) as { seq: number | null }).seq;
-          if (first !== null) starts.push(first - 1);
+        const head = this.headNow(STATE_STREAM);
+        const ownAfter = lacks(vector, own, 1) ? 0 : vector[own]!;
+        const runs: { sql: string; params: unknown[]; start: number }[] = [];
+        // A vector without this store names none of its events: unless it holds one, nothing of its own is lacked.
+        if (ownAfter < head && (ownAfter > 0 || this.#holdsOwn(head))) runs.push({ sql: '(origin IS NULL AND seq > ?)', params: [ownAfter], start: ownAfter });
+        for (const [origin, last] of Object.entries(this.#originHeads())) {
+          const after = lacks(vector, origin, 1) ? 0 : vector[origin]!;
+          if (last <= after) continue;
+          const first = (this.conn.prepare(SQL.firstOfOrigin).get(origin, after) as { seq: number }).seq;
+          runs.push({ sql: '(origin = ? AND origin_seq > ?)', params: [origin, after], start: first - 1 });
         }
-        const others = known.length === 0 ? 'origin IS NOT NULL' : `origin NOT IN (${known.map(() => '?').join(', ')})`;
-        const firstOther = this.conn.prepare(`SELECT min(seq) AS seq FROM events WHERE stream = 'state' AND ${others}`).get(...known) as { seq: number | null };
-        if (firstOther.seq !== null) starts.push(firstOther.seq - 1);
-        const from = Math.max(Math.min(...starts), afterSeq);
-        const lacking = [`(origin IS NULL AND seq > ?)`, `(${others})`, ...known.map(() => '(origin = ? AND origin_seq > ?)')].join(' OR ');
+        if (runs.length === 0) return [];
+        const lacking = runs.map((run) => run.sql).join(' OR ');
         const rows = this.conn
           .prepare(`SELECT ${EVENT_COLUMNS}, ${ORIGIN_COLUMNS} FROM events WHERE stream = 'state' AND seq > ? AND (${lacking}) ORDER BY seq LIMIT ?`)
           .raw(true)
-          .all(from, vector[own] ?? 0, ...known, ...known.flatMap((origin) => [origin, vector[origin]]), limit > 0 ? limit : -1);
+          .all(Math.max(Math.min(...runs.map((run) => run.start)), afterSeq), ...runs.flatMap((run) => run.params), limit > 0 ? limit : -1);
         return (rows as Parameters<typeof withOrigin>[0][]).map(withOrigin);
       }),
     );

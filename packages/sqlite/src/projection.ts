@@ -54,7 +54,8 @@ const SQL = {
   // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it.
   purgeSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
-  // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place.
+  // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place
+  // (the turn index only: the memory and skill indexes mark them deleted, and a purge merges them away).
   deleteTurnText: "INSERT INTO turns_fts (turns_fts, rowid, text) VALUES ('delete', ?, ?)",
   skillSlot: 'SELECT * FROM skills WHERE id = ?',
   insertSkill: `INSERT INTO skills (${rowCodec.SKILL_COLUMNS}) VALUES (${placeholders(rowCodec.SKILL_COLUMNS)})`,
@@ -101,6 +102,14 @@ const DEFERRED_INDEXES = [
   'checkpoints_newest',
 ] as const;
 
+/** The full-text tables and the statements that write a row's text into them and delete it. */
+const TEXT_STATEMENTS = {
+  turns_fts: { insert: SQL.insertTurnText, delete: SQL.deleteTurnText },
+  skills_fts: { insert: SQL.insertSkillText, delete: SQL.deleteSkillText },
+  memory_fts: { insert: SQL.insertMemoryText, delete: SQL.deleteMemoryText },
+} as const;
+type TextTable = keyof typeof TEXT_STATEMENTS;
+
 /** The tables a rebuild empties, in an order that respects nothing but clarity. */
 const PROJECTION_TABLES = ['sessions', 'turns', 'skills', 'memory', 'memory_meta', 'operations', 'checkpoints', 'checkpoint_writes'] as const;
 
@@ -110,6 +119,8 @@ export class Projection {
   #bulk = false;
   /** The definitions of the {@link DEFERRED_INDEXES} a bulk load dropped, to create again at its end. */
   #deferred: string[] = [];
+  /** While set (see {@link textInRowOrder}), each full-text row's net change: the text it held before, the text it holds now. */
+  #texts: Map<TextTable, Map<number, { deleted?: string; inserted?: string }>> | undefined;
 
   constructor(
     readonly conn: Connection,
@@ -236,6 +247,53 @@ export class Projection {
     this.#deferred = [];
   }
 
+  /**
+   * Runs `fn` (the fold of a batch of events) with its full-text writes held back and then written in row
+   * order, each row's net change once. FTS5 writes its pending terms out as a new segment whenever a row
+   * comes before the last one it was given, which the update of an older record does: a batch of updates
+   * wrote a segment each, and the merges of those segments took most of its commit.
+   */
+  textInRowOrder<T>(fn: () => T): T {
+    this.#texts = new Map();
+    try {
+      const result = fn();
+      this.flushText();
+      return result;
+    } finally {
+      this.#texts = undefined;
+    }
+  }
+
+  /** Writes the full-text changes {@link textInRowOrder} held back so far (a purge reads the index after them). */
+  flushText(): void {
+    if (this.#texts === undefined) return;
+    for (const [table, rows] of this.#texts) {
+      const remove = this.conn.prepare(TEXT_STATEMENTS[table].delete);
+      const insert = this.conn.prepare(TEXT_STATEMENTS[table].insert);
+      for (const n of [...rows.keys()].sort((a, b) => a - b)) {
+        const { deleted, inserted } = rows.get(n)!;
+        if (deleted !== undefined) remove.run(n, deleted);
+        if (inserted !== undefined) insert.run(n, inserted);
+      }
+    }
+    this.#texts.clear();
+  }
+
+  /** Inserts or deletes the text of row `n` of `table`, or, while held back, notes it: a delete undoes an insert held back. */
+  #text(table: TextTable, op: 'insert' | 'delete', n: number, text: string): void {
+    if (this.#texts === undefined) {
+      this.conn.prepare(TEXT_STATEMENTS[table][op]).run(n, text);
+      return;
+    }
+    const rows = this.#texts.get(table) ?? new Map<number, { deleted?: string; inserted?: string }>();
+    this.#texts.set(table, rows);
+    const row = rows.get(n) ?? {};
+    rows.set(n, row);
+    if (op === 'insert') row.inserted = text;
+    else if (row.inserted !== undefined) row.inserted = undefined;
+    else row.deleted = text;
+  }
+
   /** Creates the indexes {@link beginBulk} dropped, writes the full-text rows of every live record and leaves bulk mode. */
   endBulk(): void {
     this.#bulk = false;
@@ -288,10 +346,10 @@ export class Projection {
       else if (slot.id === turn.id) this.conn.prepare(SQL.updateSameTurn).run(...rowCodec.turnValues(turn).slice(3), n);
       else this.conn.prepare(SQL.updateTurn).run(...rowCodec.turnValues(turn), n);
       if (slot.deleted === 0 && !this.#bulk) {
-        this.conn.prepare(SQL.deleteTurnText).run(n, foldForIndex(slot.content));
+        this.#text('turns_fts', 'delete', n, foldForIndex(slot.content));
         this.vectors.forgetTurn(n);
       }
-      if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
+      if (!turn.deleted && !this.#bulk) this.#text('turns_fts', 'insert', n, foldForIndex(turn.content));
     } else this.#insertTurn(turn);
     return held;
   }
@@ -302,7 +360,7 @@ export class Projection {
    */
   #insertTurn(turn: Turn, appendedSeq?: number): void {
     const n = Number(this.conn.prepare(SQL.insertTurn).run(...rowCodec.turnValues(turn), appendedSeq ?? null).lastInsertRowid);
-    if (!turn.deleted && !this.#bulk) this.conn.prepare(SQL.insertTurnText).run(n, foldForIndex(turn.content));
+    if (!turn.deleted && !this.#bulk) this.#text('turns_fts', 'insert', n, foldForIndex(turn.content));
   }
 
   #putSkill(skill: Skill): void {
@@ -311,9 +369,9 @@ export class Projection {
     if (slot) {
       n = slot.n;
       this.conn.prepare(SQL.updateSkill).run(...rowCodec.skillValues(skill).slice(1), n);
-      if (slot.deleted === 0 && !this.#bulk) this.conn.prepare(SQL.deleteSkillText).run(n, foldForIndex(skillSearchText(rowCodec.skillFromRow(slot))));
+      if (slot.deleted === 0 && !this.#bulk) this.#text('skills_fts', 'delete', n, foldForIndex(skillSearchText(rowCodec.skillFromRow(slot))));
     } else n = Number(this.conn.prepare(SQL.insertSkill).run(rowCodec.skillValues(skill)).lastInsertRowid);
-    if (!skill.deleted && !this.#bulk) this.conn.prepare(SQL.insertSkillText).run(n, foldForIndex(skillSearchText(skill)));
+    if (!skill.deleted && !this.#bulk) this.#text('skills_fts', 'insert', n, foldForIndex(skillSearchText(skill)));
   }
 
   /** Keeps `memory_order.in_order` true while rows arrive in (createdAt, id) order: one statement, no read back into JavaScript. */
@@ -334,7 +392,7 @@ export class Projection {
       if (!item.deleted) this.conn.prepare(SQL.bumpMemoryEpoch).run();
     }
     if (slot.deleted === 0 && !this.#bulk) {
-      this.conn.prepare(SQL.deleteMemoryText).run(n, foldForIndex(slot.content));
+      this.#text('memory_fts', 'delete', n, foldForIndex(slot.content));
       this.vectors.forget(n);
     }
     this.#indexMemory(item, n);
@@ -352,6 +410,6 @@ export class Projection {
     if (item.deleted) return;
     const insertMeta = this.conn.prepare(SQL.insertMemoryMeta);
     for (const leaf of rowCodec.metadataLeaves(item.metadata)) insertMeta.run(n, leaf.path, leaf.type, leaf.value);
-    if (!this.#bulk) this.conn.prepare(SQL.insertMemoryText).run(n, foldForIndex(item.content));
+    if (!this.#bulk) this.#text('memory_fts', 'insert', n, foldForIndex(item.content));
   }
 }

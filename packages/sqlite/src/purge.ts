@@ -5,10 +5,12 @@
  * checksums (and the input hashes of the operations that wrote them
  * dropped, in the index too), embedding-cache entries and the snapshots
  * that hold the text dropped. The full-text rows went when the projection made the records
- * tombstones: the indexes are secure-delete tables (`schema/derived.ts`), so their
- * tokens are removed from the pages in place, with no merge. With `secure_delete` on, freed
- * space is zeroed; after the commit a `TRUNCATE` checkpoint empties the
- * `-wal` file, so the old pages leave the disk too.
+ * tombstones: the turn index is a secure-delete table (`schema/derived.ts`), whose tokens
+ * are removed from the pages in place; the memory and skill indexes are not (an update would
+ * pay for it), so a delete leaves the tokens of every earlier version behind delete markers,
+ * and the purge merges the index whole ('optimize'), which writes no deleted entry. With
+ * `secure_delete` on, freed space is zeroed; after the commit a `TRUNCATE` checkpoint empties
+ * the `-wal` file, so the old pages leave the disk too.
  */
 import type { MemoryItem, PurgedRecords, Scope, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { EventTypes } from '@agentstate/core';
@@ -130,7 +132,7 @@ function scopeRows(scope: Scope): { sql: string; params: string[] } {
  * The erasure of a committed `records.purged` event at `purgeSeq`, inside
  * its write transaction (after the projection made the records erased
  * tombstones): rewrites every earlier event that carried them, drops their
- * cached embeddings, and patches the snapshots at or after the first such
+ * cached embeddings, merges the full-text index of erased memory items or skills, and patches the snapshots at or after the first such
  * event (`snapshot-patch.ts`).
  */
 export function eraseHistory(
@@ -158,6 +160,11 @@ export function eraseHistory(
   for (const { row } of erasure.events) rewrite.run(row.schema_version, row.payload, row.checksum, row.stream, row.seq);
   if (erasure.operations.length > 0) conn.prepare(SQL.dropInputHashes).run(JSON.stringify(erasure.operations));
   conn.prepare(SQL.forgetEmbeddings).run(JSON.stringify(erasure.contentHashes));
+  for (const [records, table] of [
+    [change.payload.memory, 'memory_fts'],
+    [change.payload.skills, 'skills_fts'],
+  ] as const)
+    if (records.length > 0) conn.prepare(`INSERT INTO ${table} (${table}) VALUES ('optimize')`).run();
   if (erasure.firstSeq > 0)
     patchStoredSnapshots(conn, snapshots, { ...change.payload, operations: erasure.operations }, erasure.firstSeq, [...originals, ...heads]);
 }

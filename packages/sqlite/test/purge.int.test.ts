@@ -279,7 +279,7 @@ describe('purge on a SQLite file', () => {
     await reopened.close();
   });
 
-  it('removes the folded tokens of a purged item from the full-text pages without merging the index', async () => {
+  it('removes the folded tokens of a purged item from the full-text pages', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-fts-'));
     dirs.push(dir);
     const path = join(dir, 'state.db');
@@ -295,6 +295,27 @@ describe('purge on a SQLite file', () => {
     expect(raw.includes('umbrellafish')).toBe(true);
     expect(raw.includes('kumquatvessel'), 'a token in the file or -wal').toBe(false);
     expect(raw.includes('whirligrain'), 'a token in the file or -wal').toBe(false);
+    expect((await state.verify()).problems).toEqual([]);
+    await state.close();
+  });
+
+  it('removes the folded tokens of every version of a purged item from the full-text pages after many updates of other items', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-fts-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = await openSqlite(path);
+    const secret = await state.memory.write({ content: 'Quagmorel Yttrivane', key: 'vault' });
+    const moved = await state.memory.write({ content: 'Zephyrcask Jovalith', key: 'door' });
+    // A delete leaves the old version's tokens behind a marker: this item's first text is in no live row.
+    await state.memory.update(moved.id, { content: 'the door is painted' });
+    await state.memory.write({ content: 'Umbrellafish stays' });
+    for (let round = 0; round < 8; round += 1)
+      for (let i = 0; i < 30; i += 1) await state.memory.write({ content: `note ${i} of round ${round} about builds`, key: `note-${i}` });
+    await state.purge({ id: secret.id, reason: 'erasure' });
+    await state.purge({ id: moved.id, reason: 'erasure' });
+    const raw = rawBytes(path);
+    expect(raw.includes('umbrellafish')).toBe(true);
+    for (const token of ['quagmorel', 'yttrivane', 'zephyrcask', 'jovalith']) expect(raw.includes(token), `${token} in the file or -wal`).toBe(false);
     expect((await state.verify()).problems).toEqual([]);
     await state.close();
   });

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Session } from '@agentstate/core';
+import { sync } from '@agentstate/core';
 import { openSqlite } from '../src/index.js';
 import type { SqliteProvider } from '../src/index.js';
 import { tempDir } from './helpers.js';
@@ -170,4 +171,27 @@ describe('query plans of the read paths', () => {
         ).toBe(true);
     });
   }
+});
+
+describe('query plans of the sync reads', () => {
+  it('read the origin index of a store that received, and no event row when the peer lacks nothing of it', async () => {
+    const source = await openSqlite(t.file());
+    const receiver = await openSqlite(t.file());
+    await source.memory.write({ content: 'a fact to sync' });
+    await sync(receiver, p);
+    await sync(receiver, source);
+    // Asked with its peers' vector, which names everything it received and not the receiver, which wrote nothing.
+    const peers = { ...(await p.vector()), ...(await source.vector()) };
+    let lacked: unknown[] = [];
+    const plans = await plansOf(async () => {
+      await receiver.vector();
+      lacked = await receiver.changes(peers);
+    });
+    const lines = plans.flatMap(({ sql, plan }) => plan.map((line) => `${line}    ← ${sql.replace(/\s+/g, ' ').slice(0, 120)}`));
+    expect(lacked).toEqual([]);
+    // Neither a scan of the log or of its origin index, nor a range of it from its first event, nor a read of its payloads.
+    expect(lines.filter((line) => /^SCAN events|USING INDEX sqlite_autoindex_events_1 \(stream=\?|payload/.test(line))).toEqual([]);
+    expect(lines.some((line) => /SEARCH \w+ USING COVERING INDEX events_origin \(origin=\?\)/.test(line))).toBe(true);
+    await Promise.all([source.close(), receiver.close()]);
+  });
 });

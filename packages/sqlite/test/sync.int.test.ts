@@ -150,4 +150,47 @@ describe('sync between SQLite files', () => {
       await imported.close();
     }
   });
+
+  it('writes the full-text rows of a received batch in row order, each net change once, and a purge in it still erases', async () => {
+    const a = await openSqlite(tmp.file('a.db'));
+    const bPath = tmp.file('b.db');
+    const b = await openSqlite(bPath);
+    const segments = () => {
+      const db = new Database(bPath, { readonly: true });
+      try {
+        return (db.prepare('SELECT count(DISTINCT segid) AS n FROM memory_fts_idx').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    try {
+      const items = [];
+      for (let i = 0; i < 40; i += 1) items.push(await a.memory.write({ content: `note ${i} about builds`, key: `k${i}` }));
+      const secret = await a.memory.write({ content: 'Quillofax keeps the vault' });
+      await sync(b, a);
+      const before = segments();
+      // One batch: every item updated twice, newest row first, some deleted after, the secret updated.
+      for (const round of [1, 2])
+        for (const item of [...items].reverse()) await a.memory.update(item.id, { content: `note ${item.key} revised ${round} about deploys` });
+      for (const item of items.slice(0, 5)) await a.memory.delete(item.id);
+      await a.memory.update(secret.id, { content: 'Quillofax moved the vault' });
+      expect((await sync(b, a)).batches).toBe(1);
+      // FTS5 writes a segment for each row that comes before the last one it was given: this batch wrote one.
+      expect(segments() - before).toBeLessThanOrEqual(1);
+      // The purge's own delete of the text is held back too: its merge of the index comes after it.
+      await a.purge({ id: secret.id, reason: 'erasure' });
+      await sync(b, a);
+      expect((await b.verify()).problems).toEqual([]);
+      for (const query of ['revised', 'builds', 'deploys', 'quillofax'])
+        expect((await b.memory.recall({ query, mode: 'lexical', limit: 100 })).map((hit) => hit.id).sort(), query).toEqual(
+          (await a.memory.recall({ query, mode: 'lexical', limit: 100 })).map((hit) => hit.id).sort(),
+        );
+    } finally {
+      await a.close();
+      await b.close();
+    }
+    for (const file of readdirSync(tmp.dir).filter((name) => name.startsWith('b.db')))
+      expect(readFileSync(join(tmp.dir, file)).includes('quillofax'), file).toBe(false);
+  });
+
 });

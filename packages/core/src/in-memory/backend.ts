@@ -138,17 +138,31 @@ export class InMemoryBackend implements StateBackend {
   }
 
   /**
+   * The copy of the state the last received batch was checked on, equal to the state once that batch
+   * was committed: while nothing else moves the state, the next batch of a sync is checked on it
+   * without copying the whole state again.
+   */
+  #scratch: InMemoryState | undefined;
+
+  /**
    * Appends and folds received events. This state has no undo, so the whole batch is first
    * checked against the fold's rules on a copy of it; then each is committed as a local change is.
    */
   async #receive(batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
-    const scratch = new InMemoryState();
-    scratch.deferHistory();
-    scratch.restore(this.state.capture());
+    let scratch = this.#scratch;
+    // Taken while in use: a batch the fold refuses leaves it half folded, and it is dropped.
+    this.#scratch = undefined;
+    if (scratch?.seq !== this.state.seq) {
+      scratch = new InMemoryState();
+      scratch.deferHistory();
+      scratch.restore(this.state.capture());
+    }
+    const kept = scratch;
     // Each is committed as the scratch fold folded it: a concurrent one as its merge.
-    const folded = batch.map(({ change }, i) => scratch.apply(change, this.state.seq + i + 1));
+    const folded = batch.map(({ change }, i) => kept.apply(change, this.state.seq + i + 1));
     const events: LogEvent[] = [];
     for (const [i, { input }] of batch.entries()) events.push(await this.#commit(folded[i]!, {}, input));
+    this.#scratch = kept;
     return events;
   }
 

@@ -73,6 +73,8 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
       summary.batches += 1;
       options.onProgress?.({ ...summary });
       after = { origin: last.origin, originSeq: last.originSeq };
+      // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
+      if (batch.length < batchSize) break;
     }
     // Only after a batch: a sync that sent nothing leaves both stores as they were.
     if (after !== undefined) await to.receive([], { ...scoped, covered });

@@ -14,7 +14,7 @@
  * a derived table changes shape or meaning: every file is folded again on
  * its next writable open.
  */
-export const DERIVED_VERSION = 1;
+export const DERIVED_VERSION = 2;
 
 /**
  * Every category but separators (Z*) is a token character: the indexed text
@@ -30,10 +30,12 @@ const FTS_TOKENIZER = `unicode61 remove_diacritics 2 categories 'L* N* M* P* S* 
  * because bm25 needs term frequencies (with `detail = column` every score
  * collapses to zero and relevance order degrades to recency); no stored copy
  * of the text. Not `contentless_delete`, on which FTS5 refuses the 'delete'
- * command: the projection deletes a row with the exact text it indexed, and
- * `secure-delete` (set once after creation, kept in the table's config)
- * removes every token and prefix entry from the pages in place, so an
- * erasure needs no merge.
+ * command: the projection deletes a row with the exact text it indexed.
+ * Without `secure-delete`: on these tables (prefix indexes, records updated
+ * in place) it rewrote every doclist of a replaced version's terms, about
+ * 100 times the cost of the insert beside it, on every update. A delete
+ * leaves the old tokens behind a delete marker until a merge; a purge merges
+ * the whole table (`purge.ts`), so erased text leaves the pages all the same.
  */
 export const FTS_OPTIONS = `tokenize = "${FTS_TOKENIZER}", prefix = '1 2 3 4', content = ''`;
 
@@ -54,9 +56,16 @@ const STAMP = `sync_version INTEGER NOT NULL,
   last_writer_id TEXT NOT NULL,
   deleted INTEGER NOT NULL`;
 
-/** A full-text index of live rows only (rowid = the row's `n`), forgetting for good. */
+/** A full-text index of live rows only (rowid = the row's `n`). */
 const fts = (table: string, options: string) => `
-CREATE VIRTUAL TABLE ${table} USING fts5(text, ${options});
+CREATE VIRTUAL TABLE ${table} USING fts5(text, ${options});`;
+
+/**
+ * The turn index keeps `secure-delete` (set once after creation, kept in the table's config): a turn is
+ * never updated, only removed, so it costs little, and a purge of a session's turns then needs no merge
+ * of the largest index: every token and entry of a deleted row leaves the pages in place.
+ */
+const secureFts = (table: string, options: string) => `${fts(table, options)}
 INSERT INTO ${table} (${table}, rank) VALUES ('secure-delete', 1);`;
 
 /** The derived tables of a new file, or of one folded again. */
@@ -113,7 +122,7 @@ CREATE TABLE turns (
 -- created_at alone: turns created in the same millisecond (a batch's) are put in id order after
 -- the index read, by a sort of each group of ties only.
 CREATE INDEX turns_live_recent ON turns (created_at) WHERE deleted = 0;
-${fts('turns_fts', TURN_FTS_OPTIONS)}
+${secureFts('turns_fts', TURN_FTS_OPTIONS)}
 
 CREATE TABLE skills (
   n INTEGER PRIMARY KEY,
