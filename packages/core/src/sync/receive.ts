@@ -10,7 +10,7 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedItem } from '../fold/merge-records.js';
+import { purgedHere } from '../fold/merge-purge.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
@@ -188,16 +188,14 @@ async function asFolded(lookups: StateLookups, received: readonly ReceivedEvent[
 }
 
 /**
- * `item`, stored erased when the memory item it carries is held here as a purge left it: a purge wins
+ * `item`, stored erased when the memory item or skill it carries is held here as a purge left it: a purge wins
  * and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
  * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
  */
 async function erasedWherePurged<I extends ReceivedEvent>(lookups: StateLookups, item: I): Promise<I> {
   const { change } = item;
-  if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) return item;
-  const held = await lookups.memoryItem(change.payload.item.id);
-  if (held === undefined || !purgedItem(held)) return item;
-  const { erasedBy: _, ...payload } = redactChange(change, new Set([held.id]), 0)!.change.payload as { erasedBy?: number };
+  if (!(await purgedHere(change, lookups))) return item;
+  const { erasedBy: _, ...payload } = redactChange(change, new Set(changeRecordIds(change)), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;
   return { ...item, change: erased, input: { ...item.input, payload: storedPayload(erased) } };
 }

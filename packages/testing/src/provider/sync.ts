@@ -584,6 +584,30 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await expectConverged([a, b]);
       });
     }),
+
+  'Y23 a purge wins and stays: a skill purged on one store and upserted and used on the other apart, or purged on both, is the erased tombstone the purge left on both, in reads and in the stored log':
+    needing([], async (env) => {
+      await eachPair(env, async (a, b) => {
+        const skill = await a.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka', tags: ['Wombat'] });
+        await a.skills.recordOutcome(skill.id, { success: true });
+        await sync(a, b);
+        await b.skills.upsert({ slug: 'unlock', body: 'the locker code is still Quokka' });
+        await b.skills.recordOutcome(skill.id, { success: false });
+        await a.purge({ id: skill.id, reason: 'request of the owner' });
+        await sync(a, b);
+        const tombstone = { name: ERASED, body: ERASED, tags: [], deleted: true, uses: 1, wins: 1, version: 1 };
+        for (const p of [a, b]) {
+          expect(await p.skills.getAny(skill.id), 'the erased tombstone').toMatchObject({ ...tombstone, syncVersion: 5 });
+          expect(await storedText(p)).not.toMatch(/Quokka|Wombat/);
+        }
+        await expectConverged([a, b]);
+        await a.purge({ id: skill.id, reason: 'request of the owner' });
+        await b.purge({ id: skill.id, reason: 'request of the owner' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.getAny(skill.id), 'purged on both').toMatchObject({ ...tombstone, syncVersion: 7 });
+        await expectConverged([a, b]);
+      });
+    }),
 });
 
 // Y30–Y39 (sync-scope.ts) run on the same pairs, with the same work.
