@@ -39,19 +39,32 @@ export async function purgedHere(change: StateChange, held: Pick<StateLookups, '
 }
 
 /**
+ * The id of a skill a received `records.purged` erases that is held here as another purge written apart
+ * from it left it, with other counts or `version`: no merge rule covers the two, so they are refused.
+ */
+export async function purgedOtherwise(change: StateChange, held: Pick<StateLookups, 'skill'>): Promise<string | undefined> {
+  if (change.type !== EventTypes.RecordsPurged) return undefined;
+  for (const skill of change.payload.skills) {
+    const stored = await held.skill(skill.id);
+    if (stored === undefined || !purgedSkill(stored) || skill.syncVersion > stored.syncVersion) continue;
+    if (stored.uses !== skill.uses || stored.wins !== skill.wins || stored.version !== skill.version) return skill.id;
+  }
+  return undefined;
+}
+
+/**
  * The skill held, `stored`, merged with `skill`, a version written apart from it (the caller checked
  * that it is one, and whether it is `later` by (HLC, writer)), when one of the two is a purge's
- * tombstone: `this` says `skill` is, `held` that `stored` is when it looks purged. The result is that purge's tombstone, counts and content `version`
- * as the purge left them (two purges apart merge only when they left the same), with the envelope of the
+ * tombstone: `this` says `skill` is, `held` that `stored` is when it looks purged. The result is that
+ * purge's tombstone, counts and content `version` as the purge left them, with the envelope of the
  * versions held: `syncVersion` counts them, the greatest by (HLC, writer) gives `updatedHlc` and
- * `lastWriterId`, and `updatedAt` never moves back. So whichever arrives first, the purge stays.
+ * `lastWriterId`, and `updatedAt` never moves back. So whichever arrives first, the purge stays. Two
+ * purges apart merge so only when they left the same (`purgedOtherwise`, checked on receipt: on
+ * replay a record a later purge rewrote looks purged too, and that purge's tombstone is what it left).
  */
 export function mergePurgedSkill(stored: Skill, skill: Skill, purge: 'this' | 'held', later: boolean): Skill | undefined {
   if (purge === 'held' && !purgedSkill(stored)) return undefined;
   const tombstone = purge === 'this' ? skill : stored;
-  if (purge === 'this' && purgedSkill(stored) && (stored.uses !== skill.uses || stored.wins !== skill.wins || stored.version !== skill.version)) {
-    return undefined;
-  }
   const { updatedHlc, lastWriterId } = later ? skill : stored;
   return { ...tombstone, syncVersion: stored.syncVersion + 1, updatedHlc, lastWriterId, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
 }

@@ -10,7 +10,7 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedHere } from '../fold/merge-purge.js';
+import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
@@ -136,7 +136,15 @@ export async function receiveEvents(
         );
       fresh.push(item);
     }
-    for (const [i, item] of fresh.entries()) fresh[i] = await erasedWherePurged(tx, item);
+    for (const [i, item] of fresh.entries()) {
+      const record = await purgedOtherwise(item.change, tx);
+      const { origin, originSeq } = item.event;
+      if (record !== undefined) {
+        const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;
+        throw new SyncConflictError('concurrent', origin, originSeq, message, record);
+      }
+      fresh[i] = await erasedWherePurged(tx, item);
+    }
     const skipped = prepared.length - fresh.length;
     if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
     if (tx.receive === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
