@@ -9,12 +9,13 @@
  */
 import { CorruptionError } from '../errors.js';
 import { EventTypes, type OutcomeIncrement, type StateChange } from '../log/events.js';
-import { ERASED, eraseMemoryItem } from '../log/redact.js';
+import { eraseMemoryItem } from '../log/redact.js';
 import type { Envelope, MemoryItem, Skill } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
+import { mergePurgedSkill, purgedItem } from './merge-purge.js';
 
 /** Canonical order of two versions of one record: by HLC, then by writer. */
 export function compareVersions(a: Envelope, b: Envelope): number {
@@ -61,21 +62,26 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
     }
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted: {
-      const skill = mergeSkillContent(view.skill(change.payload.skill.id), change.payload.skill);
+      const stored = view.skill(change.payload.skill.id);
+      const skill = mergeSkillContent(stored, change.payload.skill) ?? skillPurgedApart(stored, change.payload.skill, 'held');
       return skill && { ...change, type: skill.deleted ? EventTypes.SkillDeleted : EventTypes.SkillUpserted, payload: { ...change.payload, skill } };
     }
     case EventTypes.SkillOutcomeRecorded: {
-      const skill = mergeOutcome(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
+      const stored = view.skill(change.payload.skill.id);
+      const skill = mergeOutcome(stored, change.payload.skill, change.payload.increment) ?? skillPurgedApart(stored, change.payload.skill, 'held');
       return skill && { ...change, payload: { ...change.payload, skill } };
     }
     case EventTypes.RecordsPurged: {
-      const { memory } = change.payload;
-      const apart = new Set(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
+      const { memory, skills } = change.payload;
+      const apart = new Set<MemoryItem | Skill>(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
+      for (const skill of skills) if (concurrent(view.skill(skill.id), skill)) apart.add(skill);
       if (apart.size === 0) return undefined;
       const merged = memory.map((item) => (apart.has(item) ? mergeMemory(view, item, 'this') : item));
-      if (merged.some((item) => item === undefined)) return undefined;
-      check?.({ ...change, payload: { ...change.payload, memory: memory.filter((item) => !apart.has(item)) } });
-      return { ...change, payload: { ...change.payload, memory: merged as MemoryItem[] } };
+      const mergedSkills = skills.map((skill) => (apart.has(skill) ? skillPurgedApart(view.skill(skill.id), skill, 'this') : skill));
+      if (merged.some((item) => item === undefined) || mergedSkills.some((skill) => skill === undefined)) return undefined;
+      const chained = (record: MemoryItem | Skill) => !apart.has(record);
+      check?.({ ...change, payload: { ...change.payload, memory: memory.filter(chained), skills: skills.filter(chained) } });
+      return { ...change, payload: { ...change.payload, memory: merged as MemoryItem[], skills: mergedSkills as Skill[] } };
     }
     default:
       return undefined;
@@ -140,12 +146,19 @@ function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | und
   return { ...winner, version: stored.version + 1, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
 }
 
+/**
+ * The skill held, `stored`, merged with `skill`, a version of it written apart, when one of the two is a
+ * purge's tombstone (`purge` says which may be, as for memory items): the purge stays (merge-purge.ts).
+ * Tried after the other skill merges, which never merge a version written apart from a purge (a purge
+ * deletes and keeps `version`), so a version a later purge rewrote, that merged before it, merges so again.
+ */
+function skillPurgedApart(stored: Skill | undefined, skill: Skill, purge: 'this' | 'held'): Skill | undefined {
+  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0) return undefined;
+  if (!sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  return mergePurgedSkill(stored, skill, purge, compareVersions(skill, stored) > 0);
+}
+
 /** Whether `version` can be a version of the record held, `stored`: the same creation, origin and scope. */
 function sameRecord(stored: MemoryItem | Skill, version: MemoryItem | Skill): boolean {
   return version.createdAt === stored.createdAt && version.originInstanceId === stored.originInstanceId && sameScope(version.scope, stored.scope);
-}
-
-/** Whether `item` is as a purge left it: its tombstone with the text gone. */
-export function purgedItem(item: MemoryItem): boolean {
-  return item.deleted && item.content === ERASED && item.source === ERASED;
 }

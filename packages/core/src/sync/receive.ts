@@ -10,7 +10,7 @@ import { canonicalJson } from '../log/json.js';
 import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
-import { purgedItem } from '../fold/merge-records.js';
+import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
@@ -136,7 +136,15 @@ export async function receiveEvents(
         );
       fresh.push(item);
     }
-    for (const [i, item] of fresh.entries()) fresh[i] = await erasedWherePurged(tx, item);
+    for (const [i, item] of fresh.entries()) {
+      const record = await purgedOtherwise(item.change, tx);
+      const { origin, originSeq } = item.event;
+      if (record !== undefined) {
+        const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;
+        throw new SyncConflictError('concurrent', origin, originSeq, message, record);
+      }
+      fresh[i] = await erasedWherePurged(tx, item);
+    }
     const skipped = prepared.length - fresh.length;
     if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
     if (tx.receive === undefined) throw new UnavailableError('this store does not sync yet: its backend cannot receive events');
@@ -188,16 +196,14 @@ async function asFolded(lookups: StateLookups, received: readonly ReceivedEvent[
 }
 
 /**
- * `item`, stored erased when the memory item it carries is held here as a purge left it: a purge wins
+ * `item`, stored erased when the memory item or skill it carries is held here as a purge left it: a purge wins
  * and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
  * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
  */
 async function erasedWherePurged<I extends ReceivedEvent>(lookups: StateLookups, item: I): Promise<I> {
   const { change } = item;
-  if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) return item;
-  const held = await lookups.memoryItem(change.payload.item.id);
-  if (held === undefined || !purgedItem(held)) return item;
-  const { erasedBy: _, ...payload } = redactChange(change, new Set([held.id]), 0)!.change.payload as { erasedBy?: number };
+  if (!(await purgedHere(change, lookups))) return item;
+  const { erasedBy: _, ...payload } = redactChange(change, new Set(changeRecordIds(change)), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;
   return { ...item, change: erased, input: { ...item.input, payload: storedPayload(erased) } };
 }

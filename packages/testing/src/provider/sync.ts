@@ -163,7 +163,7 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
 }
 
 /** One operation of Y13's replicas on the memory items and the skills they all hold. */
-type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill'; item: number; text: string };
+type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill' | 'purgeSkill'; item: number; text: string };
 
 const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
   kind: fc.constantFrom(
@@ -174,6 +174,7 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
     'outcome' as const,
     'upsertSkill' as const,
     'deleteSkill' as const,
+    'purgeSkill' as const,
   ),
   item: fc.nat(2),
   text: words,
@@ -447,7 +448,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting and deleting a shared skill and recording outcomes of another apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting, deleting and purging a shared skill and recording outcomes of another apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
@@ -457,6 +458,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const outcomes = { uses: 0, wins: 0 };
         // Outcomes go to one skill, content writes to another: an outcome written apart from a content write is refused.
         const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
+        // Only the first store purges it, once: two purges apart that leave different versions are refused.
+        let rulesPurge: Skill | undefined;
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
         const purged = items.map(() => false);
@@ -466,7 +469,14 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             for (const op of ops) {
               const id = items[op.item]!.id;
               const written = async () => {
-                if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
+                // A store that holds the purge writes no more content: an upsert there would bring the skill back.
+                const rulesErased = (op.kind === 'upsertSkill' || op.kind === 'deleteSkill') && (await p.skills.getAny(rules[0]!.id)).body === ERASED;
+                if (rulesErased) return;
+                if (op.kind === 'purgeSkill') {
+                  if (i > 0 || rulesPurge !== undefined) return;
+                  await p.purge({ id: rules[0]!.id, reason: 'property' });
+                  rulesPurge = await p.skills.getAny(rules[0]!.id);
+                } else if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
                 else if (op.kind === 'deleteSkill') rules.push(await p.skills.delete(rules[0]!.id));
                 else if (op.kind === 'outcome') {
                   await p.skills.recordOutcome(skill.id, { success: op.item === 0 });
@@ -495,12 +505,11 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         }
         expect(await stores[0]!.skills.get(skill.id), 'every outcome counted once').toMatchObject({ ...outcomes, body: 'shared steps' });
         const last = greatest(rules);
-        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart').toMatchObject({
-          body: last.body,
-          deleted: last.deleted,
-          version: rules.length,
-          syncVersion: rules.length,
-        });
+        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart').toMatchObject(
+          rulesPurge
+            ? { body: ERASED, deleted: true, version: rulesPurge.version, syncVersion: rules.length + 1 }
+            : { body: last.body, deleted: last.deleted, version: rules.length, syncVersion: rules.length },
+        );
       });
     }),
 
@@ -582,6 +591,37 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await sync(a, b);
         for (const p of [a, b]) expect(await p.skills.get(skill.id), 'the later upsert over the delete').toEqual({ ...back, version: 5, syncVersion: 5 });
         await expectConverged([a, b]);
+      });
+    }),
+
+  'Y23 a purge wins and stays: a skill purged on one store and upserted and used on the other apart, or purged on both, is the erased tombstone the purge left on both, in reads and in the stored log; purged on both to other counts it is refused':
+    needing([], async (env) => {
+      await eachPair(env, async (a, b) => {
+        const skill = await a.skills.upsert({ slug: 'unlock', body: 'the locker code is Quokka', tags: ['Wombat'] });
+        await a.skills.recordOutcome(skill.id, { success: true });
+        await sync(a, b);
+        await b.skills.upsert({ slug: 'unlock', body: 'the locker code is still Quokka' });
+        await b.skills.recordOutcome(skill.id, { success: false });
+        await a.purge({ id: skill.id, reason: 'request of the owner' });
+        await sync(a, b);
+        const tombstone = { name: ERASED, body: ERASED, tags: [], deleted: true, uses: 1, wins: 1, version: 1 };
+        for (const p of [a, b]) {
+          expect(await p.skills.getAny(skill.id), 'the erased tombstone').toMatchObject({ ...tombstone, syncVersion: 5 });
+          expect(await storedText(p)).not.toMatch(/Quokka|Wombat/);
+        }
+        await expectConverged([a, b]);
+        await a.purge({ id: skill.id, reason: 'request of the owner' });
+        await b.purge({ id: skill.id, reason: 'request of the owner' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.getAny(skill.id), 'purged on both').toMatchObject({ ...tombstone, syncVersion: 7 });
+        await expectConverged([a, b]);
+        await a.skills.upsert({ slug: 'unlock', body: 'new steps' });
+        await sync(a, b);
+        await a.skills.recordOutcome(skill.id, { success: true });
+        await a.purge({ id: skill.id, reason: 'request of the owner' });
+        await b.purge({ id: skill.id, reason: 'request of the owner' });
+        const error = await expectError(() => sync(a, b), SyncConflictError);
+        expect([error.reason, error.record], 'purged on both to other counts').toEqual(['concurrent', skill.id]);
       });
     }),
 });

@@ -1,0 +1,70 @@
+/**
+ * A purge wins and stays (docs/contract.md §12, "Merge"): a record a purge erased stays its erased
+ * tombstone whatever version written apart from the purge arrives. What a purge left, and the skill a
+ * purge and versions written apart from it merge into; memory items merge in merge-records.ts.
+ */
+import { EventTypes, type StateChange } from '../log/events.js';
+import { ERASED } from '../log/redact.js';
+import type { MemoryItem, Skill } from '../records/records.js';
+import { laterInstant } from '../time/instant.js';
+import type { StateLookups } from '../write/backend.js';
+
+/** Whether `item` is as a purge left it: its tombstone with the text gone. */
+export function purgedItem(item: MemoryItem): boolean {
+  return item.deleted && item.content === ERASED && item.source === ERASED;
+}
+
+/** Whether `skill` is as a purge left it: its tombstone with the text gone. */
+export function purgedSkill(skill: Skill): boolean {
+  return skill.deleted && skill.name === ERASED && skill.body === ERASED;
+}
+
+/** Whether the memory item or skill a received `change` changes is held here as a purge left it, so it is stored erased. */
+export async function purgedHere(change: StateChange, held: Pick<StateLookups, 'memoryItem' | 'skill'>): Promise<boolean> {
+  switch (change.type) {
+    case EventTypes.MemoryUpdated:
+    case EventTypes.MemoryDeleted: {
+      const item = await held.memoryItem(change.payload.item.id);
+      return item !== undefined && purgedItem(item);
+    }
+    case EventTypes.SkillUpserted:
+    case EventTypes.SkillDeleted:
+    case EventTypes.SkillOutcomeRecorded: {
+      const skill = await held.skill(change.payload.skill.id);
+      return skill !== undefined && purgedSkill(skill);
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * The id of a skill a received `records.purged` erases that is held here as another purge written apart
+ * from it left it, with other counts or `version`: no merge rule covers the two, so they are refused.
+ */
+export async function purgedOtherwise(change: StateChange, held: Pick<StateLookups, 'skill'>): Promise<string | undefined> {
+  if (change.type !== EventTypes.RecordsPurged) return undefined;
+  for (const skill of change.payload.skills) {
+    const stored = await held.skill(skill.id);
+    if (stored === undefined || !purgedSkill(stored) || skill.syncVersion > stored.syncVersion) continue;
+    if (stored.uses !== skill.uses || stored.wins !== skill.wins || stored.version !== skill.version) return skill.id;
+  }
+  return undefined;
+}
+
+/**
+ * The skill held, `stored`, merged with `skill`, a version written apart from it (the caller checked
+ * that it is one, and whether it is `later` by (HLC, writer)), when one of the two is a purge's
+ * tombstone: `this` says `skill` is, `held` that `stored` is when it looks purged. The result is that
+ * purge's tombstone, counts and content `version` as the purge left them, with the envelope of the
+ * versions held: `syncVersion` counts them, the greatest by (HLC, writer) gives `updatedHlc` and
+ * `lastWriterId`, and `updatedAt` never moves back. So whichever arrives first, the purge stays. Two
+ * purges apart merge so only when they left the same (`purgedOtherwise`, checked on receipt: on
+ * replay a record a later purge rewrote looks purged too, and that purge's tombstone is what it left).
+ */
+export function mergePurgedSkill(stored: Skill, skill: Skill, purge: 'this' | 'held', later: boolean): Skill | undefined {
+  if (purge === 'held' && !purgedSkill(stored)) return undefined;
+  const tombstone = purge === 'this' ? skill : stored;
+  const { updatedHlc, lastWriterId } = later ? skill : stored;
+  return { ...tombstone, syncVersion: stored.syncVersion + 1, updatedHlc, lastWriterId, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
+}
