@@ -192,5 +192,4 @@ describe('sync between SQLite files', () => {
     for (const file of readdirSync(tmp.dir).filter((name) => name.startsWith('b.db')))
       expect(readFileSync(join(tmp.dir, file)).includes('quillofax'), file).toBe(false);
   });
-
 });
