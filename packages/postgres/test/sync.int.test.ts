@@ -133,7 +133,9 @@ describe('the sync reads of a PostgreSQL schema', () => {
     } finally {
       pg.Client.prototype.query = query;
     }
-    const reads = sent.filter(({ text }) => text.includes('events') && /^\s*(WITH|SELECT)/.test(text));
+    // The sync reads, which name the origin columns (the settled head's read is the log's, and the planner may scan a
+    // 300-row table for it).
+    const reads = sent.filter(({ text }) => text.includes('events') && text.includes('origin') && /^\s*(WITH|SELECT)/.test(text));
     expect(reads.length).toBeGreaterThanOrEqual(2);
     for (const { text, values } of reads) expect(await eventRowsRead(url, text, values), text).toBeLessThan(30);
   });
