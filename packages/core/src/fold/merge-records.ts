@@ -15,6 +15,7 @@ import { sameScope } from '../records/scope.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
+import { mergeAppend, mergeRemoval } from './merge-turns.js';
 
 /** Canonical order of two versions of one record: by HLC, then by writer. */
 export function compareVersions(a: Envelope, b: Envelope): number {
@@ -64,6 +65,10 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       const skill = mergeSkillContent(view.skill(change.payload.skill.id), change.payload.skill);
       return skill && { ...change, type: skill.deleted ? EventTypes.SkillDeleted : EventTypes.SkillUpserted, payload: { ...change.payload, skill } };
     }
+    case EventTypes.TurnAppended:
+      return mergeAppend(view, change);
+    case EventTypes.TurnsRemoved:
+      return mergeRemoval(view, change);
     case EventTypes.SkillOutcomeRecorded: {
       const skill = mergeOutcome(view.skill(change.payload.skill.id), change.payload.skill, change.payload.increment);
       return skill && { ...change, payload: { ...change.payload, skill } };

@@ -271,20 +271,21 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     });
   }),
 
-  'Y4 a change no merge rule covers yet (turns appended to one session on both stores apart) is refused as a concurrent change, naming the record, and writes nothing':
+  'Y4 a change no merge rule covers yet (a transcript suffix replaced on one store while a turn is appended on the other) is refused as a concurrent change, naming the record, and writes nothing':
     needing([], async (env) => {
       await eachPair(env, async (a, b) => {
         const session = await a.sessions.create({ title: 'shared' });
+        const first = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
         await sync(a, b);
         await a.memory.write({ content: 'unrelated' });
         await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
-        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+        await b.sessions.replaceSuffix(session.id, { expected: [first.id], turns: [{ role: 'user', content: 'on b' }] });
         const before = [await heads([a, b]), await a.vector(), await b.vector()];
         const error = await expectError(() => sync(a, b), SyncConflictError);
         expect([error.reason, error.record, error.origin]).toEqual(['concurrent', session.id, await b.replicaId()]);
         expect(error.message).toContain('nothing was received');
         expect([await heads([a, b]), await a.vector(), await b.vector()]).toEqual(before);
-        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['on a']);
+        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a']);
       });
     }),
 
@@ -584,6 +585,65 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await expectConverged([a, b]);
       });
     }),
+
+  'Y17 turns appended to one session on both stores apart are all kept on both, numbered by (HLC, writer, id): a turn received earlier than those held takes its rank, and the later ones move up':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+        await sync(a, b);
+        // A view after a snapshot folds the merge into the parts it restores.
+        for (const p of [a, b]) await p.saveSnapshot();
+        onA.advance(2_000);
+        onB.advance(1_000);
+        const onLater = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'on b, again' });
+        await sync(a, b);
+        const transcript = [
+          [1, 'first'],
+          [2, 'on b'],
+          [3, 'on b, again'],
+          [4, 'on a'],
+        ];
+        const merged = { syncVersion: 5, updatedHlc: onLater.updatedHlc, lastWriterId: onLater.lastWriterId };
+        for (const p of [a, b]) {
+          expect((await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]), 'every turn, in one order').toEqual(transcript);
+          expect(await p.sessions.get(session.id), 'the session').toMatchObject(merged);
+          const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
+          expect((await view.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]), 'in a view').toEqual(transcript);
+        }
+        await expectConverged([a, b]);
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
+        await sync(a, b);
+        expect((await a.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]).at(-1), 'a later append chains').toEqual([5, 'after the merge']);
+        await expectConverged([a, b]);
+      });
+    }),
+
+  'Y18 a turn removed on one store while another is appended on the other: the removal removes the turn it names, the appended turn stays, on both': needing(
+    [],
+    async (env) => {
+      await eachPair(env, async (a, b) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+        const second = await a.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
+        await sync(a, b);
+        await b.sessions.removeLastTurn(session.id);
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect((await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]), 'the live turns').toEqual([
+            [1, 'first'],
+            [3, 'on a'],
+          ]);
+          expect((await p.history(second.id)).at(-1)?.record, 'the removed turn').toMatchObject({ seq: 2, deleted: true });
+          expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
+        }
+        await expectConverged([a, b]);
+      });
+    },
+  ),
 });
 
 // Y30–Y39 (sync-scope.ts) run on the same pairs, with the same work.
