@@ -39,7 +39,6 @@ export class Projection {
 
   /** Folds one change, the event at `seq`, into the tables. */
   async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
-    await this.shiftTurns(sql, change);
     for (const record of changeRecords(change)) await this.put(sql, record);
     await this.indexRecords(sql, change, seq);
     const operation = change.payload.operation;
@@ -48,8 +47,8 @@ export class Projection {
   }
 
   /**
-   * Moves the turns from a merged append's rank on one seq up (`turnInsertion`), before its turn is put: through
-   * negative seqs, as `(session_id, seq)` is unique row by row.
+   * Moves the turns from a merged append's rank on one seq up (`turnInsertion`), before the fold puts its turn:
+   * through negative seqs, as `(session_id, seq)` is unique row by row.
    */
   async shiftTurns(sql: Sql, change: StateChange): Promise<void> {
     const insertion = turnInsertion(change);
