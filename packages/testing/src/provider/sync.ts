@@ -1,5 +1,5 @@
 /** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent } from '@agentstate/core';
+import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent, Turn } from '@agentstate/core';
 import {
   compareHlc,
   ConflictError,
@@ -163,7 +163,7 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
 }
 
 /** One operation of Y13's replicas on the memory items and the skills they all hold. */
-type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill'; item: number; text: string };
+type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill' | 'append'; item: number; text: string };
 
 const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
   kind: fc.constantFrom(
@@ -174,6 +174,7 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
     'outcome' as const,
     'upsertSkill' as const,
     'deleteSkill' as const,
+    'append' as const,
   ),
   item: fc.nat(2),
   text: words,
@@ -448,7 +449,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting and deleting a shared skill and recording outcomes of another apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting and deleting a shared skill, recording outcomes of another and appending turns to a shared session apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
@@ -458,6 +459,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const outcomes = { uses: 0, wins: 0 };
         // Outcomes go to one skill, content writes to another: an outcome written apart from a content write is refused.
         const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
+        const chat = await stores[0]!.sessions.create({ title: 'shared' });
+        const turns: Turn[] = [];
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
         const purged = items.map(() => false);
@@ -467,7 +470,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             for (const op of ops) {
               const id = items[op.item]!.id;
               const written = async () => {
-                if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
+                if (op.kind === 'append') turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
+                else if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
                 else if (op.kind === 'deleteSkill') rules.push(await p.skills.delete(rules[0]!.id));
                 else if (op.kind === 'outcome') {
                   await p.skills.recordOutcome(skill.id, { success: op.item === 0 });
@@ -502,6 +506,12 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           version: rules.length,
           syncVersion: rules.length,
         });
+        const transcript = [...turns].sort((x, y) => compareHlc(x.updatedHlc, y.updatedHlc) || (x.lastWriterId < y.lastWriterId ? -1 : 1));
+        expect(
+          (await stores[0]!.sessions.turns(chat.id)).map((turn) => [turn.seq, turn.id]),
+          'every turn appended, numbered by (HLC, writer)',
+        ).toEqual(transcript.map((turn, n) => [n + 1, turn.id]));
+        expect((await stores[0]!.sessions.get(chat.id)).syncVersion, 'the session counts its versions').toBe(1 + turns.length);
       });
     }),
 
