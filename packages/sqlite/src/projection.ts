@@ -6,7 +6,8 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeRecords, compareMemoryNewestFirst, operationEntry, foldForIndex, HLC_ZERO, maxHlc, skillSearchText, rowCodec, turnInsertion } from '@agentstate/core/backend';
+import { changeRecords, compareMemoryNewestFirst, operationEntry, foldForIndex, HLC_ZERO, maxHlc, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { turnInsertion } from '@agentstate/core/backend';
 import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { VectorIndexes } from './vectors.js';

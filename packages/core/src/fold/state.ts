@@ -406,7 +406,10 @@ export class InMemoryState implements FoldView {
   /** Puts a merged append's turn at its rank: the turns from its seq on move one seq up (docs/contract.md §12, "Merge"). */
   #insertTurn(turn: Turn): void {
     const list = this.turns.get(turn.sessionId);
-    if (list === undefined || turn.seq > list.length) return this.#putTurn(turn);
+    if (list === undefined || turn.seq > list.length) {
+      this.#putTurn(turn);
+      return;
+    }
     this.#observe(turn.updatedHlc);
     const places = this.#placed();
     const moved = list.slice(turn.seq - 1).map((held) => ({ ...held, seq: held.seq + 1 }));

@@ -618,10 +618,16 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         ];
         const merged = { syncVersion: 5, updatedHlc: onLater.updatedHlc, lastWriterId: onLater.lastWriterId };
         for (const p of [a, b]) {
-          expect((await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]), 'every turn, in one order').toEqual(transcript);
+          expect(
+            (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
+            'every turn, in one order',
+          ).toEqual(transcript);
           expect(await p.sessions.get(session.id), 'the session').toMatchObject(merged);
           const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
-          expect((await view.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]), 'in a view').toEqual(transcript);
+          expect(
+            (await view.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
+            'in a view',
+          ).toEqual(transcript);
         }
         await expectConverged([a, b]);
         await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
@@ -643,7 +649,10 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
         await sync(a, b);
         for (const p of [a, b]) {
-          expect((await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]), 'the live turns').toEqual([
+          expect(
+            (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
+            'the live turns',
+          ).toEqual([
             [1, 'first'],
             [3, 'on a'],
           ]);
