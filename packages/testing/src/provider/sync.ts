@@ -624,6 +624,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           ).toEqual(transcript);
           expect(await p.sessions.get(session.id), 'the session').toMatchObject(merged);
           const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
+          expect(await view.sessions.get(session.id), 'the session in a view').toMatchObject(merged);
           expect(
             (await view.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
             'in a view',
