@@ -66,9 +66,10 @@ function compareTurns(a: Turn, b: Turn): number {
 
 /**
  * Where a folded `change` inserts its turn among those held: its session and seq, from which the turns
- * held move one seq up before it is put. Only a merged append (`mergeAppend`) or one of a log of
- * schema version 1 or 2 carries its session; the latter always takes a free seq, and moves nothing.
+ * held move one seq up before it is put. Of the received appends, only a merged one (`mergeAppend`) or one
+ * of schema version 1 or 2 carries its session; the latter always takes a free seq, and moves nothing.
+ * An own append never moves a turn, so a replay of an own log does no more than before.
  */
 export function turnInsertion(change: StateChange): { sessionId: string; seq: number } | undefined {
-  return change.type === EventTypes.TurnAppended && change.payload.session !== undefined ? change.payload.turn : undefined;
+  return change.received && change.type === EventTypes.TurnAppended && change.payload.session !== undefined ? change.payload.turn : undefined;
 }
