@@ -68,6 +68,7 @@ export { createStateProvider } from './provider/state-provider.js';
 export { pastKeyset } from './paging/cursor.js';
 export { type FoldView, checkChange } from './fold/fold-rules.js';
 export { compareVersions, foldableChange } from './fold/merge-records.js';
+export { turnInsertion } from './fold/merge-turns.js';
 export { skillSearchText, InMemoryState } from './fold/state.js';
 export { foldLog } from './fold/fold.js';
 export { exportLine } from './export/lines.js';

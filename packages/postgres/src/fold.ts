@@ -12,7 +12,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeRecords, describeError, foldableChange, operationEntry, scopeKey } from '@agentstate/core/backend';
+import { changeRecords, describeError, foldableChange, operationEntry, scopeKey, turnInsertion } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -230,7 +230,7 @@ export async function foldPending(
   let seq = afterSeq;
   let folded = 0;
   for (;;) {
-    const view = new FetchingView(tables);
+    let view = new FetchingView(tables);
     const batch = await log.readForFold(sql, STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
     const changes = batch.map(({ event, validated }) => decodeStateEvent(event, { upcasters, trusted: validated }));
@@ -239,6 +239,12 @@ export async function foldPending(
       // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
       // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
       const change = await answer(() => foldableChange(view, changes[i]!, event.seq));
+      if (turnInsertion(change)) {
+        // A merged append moves held turns: the pending records go first, and the view fetches again what moved.
+        await view.flush(sql, projection);
+        await projection.shiftTurns(sql, change);
+        view = new FetchingView(tables);
+      }
       await projection.indexRecords(sql, change, event.seq);
       for (const entry of changeRecords(change)) {
         if (isCheckpointEntry(entry)) {

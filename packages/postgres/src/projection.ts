@@ -6,7 +6,7 @@
  */
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
-import { changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { changeRecordIds, changeRecords, operationEntry, skillSearchText, rowCodec, turnInsertion } from '@agentstate/core/backend';
 import { deleteCheckpointThreadRows, putCheckpointRow, putCheckpointWriteRow } from './checkpoints.js';
 import type { Database, Sql, Statement } from './database.js';
 import { indexLexemes } from './lexical.js';
@@ -44,6 +44,17 @@ export class Projection {
     const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
     if (operation?.inputHash !== undefined) await this.putOperation(sql, operationEntry(operation, seq));
+  }
+
+  /**
+   * Moves the turns from a merged append's rank on one seq up (`turnInsertion`), before the fold puts its turn:
+   * through negative seqs, as `(session_id, seq)` is unique row by row.
+   */
+  async shiftTurns(sql: Sql, change: StateChange): Promise<void> {
+    const insertion = turnInsertion(change);
+    if (insertion === undefined) return;
+    await sql.exec(`UPDATE ${this.db.t('turns')} SET seq = -seq - 1 WHERE session_id = $1 AND seq >= $2`, [insertion.sessionId, insertion.seq]);
+    await sql.exec(`UPDATE ${this.db.t('turns')} SET seq = -seq WHERE session_id = $1 AND seq < 0`, [insertion.sessionId]);
   }
 
   /** Writes the history index's rows for the event at `seq` (docs/contract.md §7, "History"). */

@@ -7,6 +7,7 @@
 import type { Hlc, MemoryItem, OperationEntry, Session, Skill, Snapshot, StateChange, Turn } from '@agentstate/core';
 import type { ChangeRecord } from '@agentstate/core/backend';
 import { changeRecords, compareMemoryNewestFirst, operationEntry, foldForIndex, HLC_ZERO, maxHlc, skillSearchText, rowCodec } from '@agentstate/core/backend';
+import { turnInsertion } from '@agentstate/core/backend';
 import { CorruptionError, EventTypes } from '@agentstate/core';
 import type { Connection } from './connection.js';
 import type { VectorIndexes } from './vectors.js';
@@ -53,6 +54,9 @@ const SQL = {
   updateSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}) WHERE n = ?`,
   // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it.
   purgeSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
+  // A merged append's turns from its rank on move one seq up: through negative seqs, as `(session_id, seq)` is unique row by row.
+  shiftTurns: 'UPDATE turns SET seq = -seq - 1 WHERE session_id = ? AND seq >= ?',
+  unshiftTurns: 'UPDATE turns SET seq = -seq WHERE session_id = ? AND seq < 0',
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place
   // (the turn index only: the memory and skill indexes mark them deleted, and a purge merges them away).
@@ -151,6 +155,11 @@ export class Projection {
     const purged = change.type === EventTypes.RecordsPurged;
     // The purged turns whose rows record the purge's seq.
     let held: Set<string> | undefined;
+    const insertion = turnInsertion(change);
+    if (insertion) {
+      this.conn.prepare(SQL.shiftTurns).run(insertion.sessionId, insertion.seq);
+      this.conn.prepare(SQL.unshiftTurns).run(insertion.sessionId);
+    }
     for (const record of changeRecords(change)) {
       // An appended turn's seq is above every seq of its session, and a written item's id is new (fold rules): the slot is free, no need to look.
       if (record.kind === 'turn' && appended) this.#insertTurn(record.record, seq);

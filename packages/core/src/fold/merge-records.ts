@@ -16,6 +16,7 @@ import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { mergePurgedSkill, purgedItem } from './merge-purge.js';
+import { mergeAppend, mergeRemoval } from './merge-turns.js';
 
 /** Canonical order of two versions of one record: by HLC, then by writer. */
 export function compareVersions(a: Envelope, b: Envelope): number {
@@ -66,6 +67,10 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       const skill = mergeSkillContent(stored, change.payload.skill) ?? skillPurgedApart(stored, change.payload.skill, 'held');
       return skill && { ...change, type: skill.deleted ? EventTypes.SkillDeleted : EventTypes.SkillUpserted, payload: { ...change.payload, skill } };
     }
+    case EventTypes.TurnAppended:
+      return mergeAppend(view, change);
+    case EventTypes.TurnsRemoved:
+      return mergeRemoval(view, change);
     case EventTypes.SkillOutcomeRecorded: {
       const stored = view.skill(change.payload.skill.id);
       const skill = mergeOutcome(stored, change.payload.skill, change.payload.increment) ?? skillPurgedApart(stored, change.payload.skill, 'held');

@@ -19,6 +19,7 @@ import { SortedList } from './sorted-list.js';
 import { entryFor } from '../map-entry.js';
 import type { FoldView } from './fold-rules.js';
 import { foldableChange, mergedChange } from './merge-records.js';
+import { turnInsertion } from './merge-turns.js';
 import { type OperationEntry, type OperationRef, operationEntry } from '../log/operation.js';
 import type { Checkpoint } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
@@ -138,7 +139,8 @@ export class InMemoryState implements FoldView {
       case EventTypes.TurnAppended:
         // The rules found the session live, so a derived version has something to derive from.
         if (sessions) this.#putSession(change.payload.session ?? sessionAfterTurn(this.sessions.get(change.payload.turn.sessionId)!, change.payload.turn));
-        if (turns) this.#putTurn(change.payload.turn);
+        if (turns && turnInsertion(change)) this.#insertTurn(change.payload.turn);
+        else if (turns) this.#putTurn(change.payload.turn);
         break;
       case EventTypes.TurnsRemoved:
         if (sessions) this.#putSession(change.payload.session);
@@ -399,6 +401,20 @@ export class InMemoryState implements FoldView {
       list[turn.seq - 1] = turn;
       this.#turnTokens.delete(turn.id);
     }
+  }
+
+  /** Puts a merged append's turn at its rank: the turns from its seq on move one seq up (docs/contract.md §12, "Merge"). */
+  #insertTurn(turn: Turn): void {
+    const list = this.turns.get(turn.sessionId);
+    if (list === undefined || turn.seq > list.length) {
+      this.#putTurn(turn);
+      return;
+    }
+    this.#observe(turn.updatedHlc);
+    const places = this.#placed();
+    const moved = list.slice(turn.seq - 1).map((held) => ({ ...held, seq: held.seq + 1 }));
+    list.splice(turn.seq - 1, moved.length, turn, ...moved);
+    for (const placed of [turn, ...moved]) places.set(placed.id, placed);
   }
 
   #putSkill(skill: Skill): void {

@@ -8,7 +8,7 @@
  * folded on the first read.
  */
 import { CorruptionError } from '../errors.js';
-import type { StateChange } from '../log/events.js';
+import { EventTypes, type StateChange } from '../log/events.js';
 import type { Log } from '../log/log.js';
 import { InMemoryState } from './state.js';
 import { plainCodec } from '../snapshot/codecs.js';
@@ -17,6 +17,11 @@ import type { ChunkIndex } from '../snapshot/chunks.js';
 import { decodeHeadParts, readHeadRows } from '../snapshot/heads.js';
 import { loadSnapshotHead } from '../snapshot/restore.js';
 import { type FoldToOptions, advance, foldTo, readChanges } from './fold.js';
+
+/** The parts a received transcript change is merged against. */
+const TRANSCRIPTS: ReadonlySet<SnapshotPart> = new Set(['sessions', 'turns']);
+/** The received changes merged against both (`merge-turns.ts`). */
+const TRANSCRIPT_MERGES: ReadonlySet<string> = new Set([EventTypes.TurnAppended, EventTypes.TurnsRemoved]);
 
 /** The state of a view at one seq, completed part by part. */
 export class ViewFold {
@@ -77,9 +82,12 @@ export class ViewFold {
     const missing = parts.filter((part) => !this.#loaded.has(part));
     if (!index || missing.length === 0) return this.#state;
     try {
+      const tail = await this.#readTail(index.seq);
+      // A received transcript change is merged against its session and its turns at once (merge-turns.ts): both are restored.
+      if (missing.some((part) => TRANSCRIPTS.has(part)) && tail.some(({ change }) => change.received && TRANSCRIPT_MERGES.has(change.type)))
+        for (const part of TRANSCRIPTS) if (!this.#loaded.has(part) && !missing.includes(part)) missing.push(part);
       // The head was trusted when the fold opened, so its rows are decoded unvalidated.
       const decoded = decodeHeadParts(index, missing, await readHeadRows(this.log, index, missing), false);
-      const tail = await this.#readTail(index.seq);
       const only = new Set(missing);
       for (const collections of decoded) this.#state.restoreCollections(collections);
       for (const { change, seq } of tail) this.#state.applyParts(change, seq, only);

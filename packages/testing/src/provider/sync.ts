@@ -1,5 +1,5 @@
 /** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent } from '@agentstate/core';
+import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent, Turn } from '@agentstate/core';
 import {
   compareHlc,
   ConflictError,
@@ -163,7 +163,7 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
 }
 
 /** One operation of Y13's replicas on the memory items and the skills they all hold. */
-type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill' | 'purgeSkill'; item: number; text: string };
+type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill' | 'purgeSkill' | 'append'; item: number; text: string };
 
 const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
   kind: fc.constantFrom(
@@ -175,6 +175,7 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
     'upsertSkill' as const,
     'deleteSkill' as const,
     'purgeSkill' as const,
+    'append' as const,
   ),
   item: fc.nat(2),
   text: words,
@@ -272,20 +273,21 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     });
   }),
 
-  'Y4 a change no merge rule covers yet (turns appended to one session on both stores apart) is refused as a concurrent change, naming the record, and writes nothing':
+  'Y4 a change no merge rule covers yet (a transcript suffix replaced on one store while a turn is appended on the other) is refused as a concurrent change, naming the record, and writes nothing':
     needing([], async (env) => {
       await eachPair(env, async (a, b) => {
         const session = await a.sessions.create({ title: 'shared' });
+        const first = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
         await sync(a, b);
         await a.memory.write({ content: 'unrelated' });
         await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
-        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+        await b.sessions.replaceSuffix(session.id, { expected: [first.id], turns: [{ role: 'user', content: 'on b' }] });
         const before = [await heads([a, b]), await a.vector(), await b.vector()];
         const error = await expectError(() => sync(a, b), SyncConflictError);
         expect([error.reason, error.record, error.origin]).toEqual(['concurrent', session.id, await b.replicaId()]);
         expect(error.message).toContain('nothing was received');
         expect([await heads([a, b]), await a.vector(), await b.vector()]).toEqual(before);
-        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['on a']);
+        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a']);
       });
     }),
 
@@ -448,7 +450,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting, deleting and purging a shared skill and recording outcomes of another apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting, deleting and purging a shared skill, recording outcomes of another and appending turns to a shared session apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
@@ -460,6 +462,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
         // Only the first store purges it, once: two purges apart that leave different versions are refused.
         let rulesPurge: Skill | undefined;
+        const chat = await stores[0]!.sessions.create({ title: 'shared' });
+        const turns: Turn[] = [];
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
         const purged = items.map(() => false);
@@ -472,7 +476,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                 // A store that holds the purge writes no more content: an upsert there would bring the skill back.
                 const rulesErased = (op.kind === 'upsertSkill' || op.kind === 'deleteSkill') && (await p.skills.getAny(rules[0]!.id)).body === ERASED;
                 if (rulesErased) return;
-                if (op.kind === 'purgeSkill') {
+                if (op.kind === 'append') turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
+                else if (op.kind === 'purgeSkill') {
                   if (i > 0 || rulesPurge !== undefined) return;
                   await p.purge({ id: rules[0]!.id, reason: 'property' });
                   rulesPurge = await p.skills.getAny(rules[0]!.id);
@@ -510,6 +515,12 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             ? { body: ERASED, deleted: true, version: rulesPurge.version, syncVersion: rules.length + 1 }
             : { body: last.body, deleted: last.deleted, version: rules.length, syncVersion: rules.length },
         );
+        const transcript = [...turns].sort((x, y) => compareHlc(x.updatedHlc, y.updatedHlc) || (x.lastWriterId < y.lastWriterId ? -1 : 1));
+        expect(
+          (await stores[0]!.sessions.turns(chat.id)).map((turn) => [turn.seq, turn.id]),
+          'every turn appended, numbered by (HLC, writer)',
+        ).toEqual(transcript.map((turn, n) => [n + 1, turn.id]));
+        expect((await stores[0]!.sessions.get(chat.id)).syncVersion, 'the session counts its versions').toBe(1 + turns.length);
       });
     }),
 
@@ -593,6 +604,75 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await expectConverged([a, b]);
       });
     }),
+
+  'Y17 turns appended to one session on both stores apart are all kept on both, numbered by (HLC, writer, id): a turn received earlier than those held takes its rank, and the later ones move up':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+        await sync(a, b);
+        // A view after a snapshot folds the merge into the parts it restores.
+        for (const p of [a, b]) await p.saveSnapshot();
+        onA.advance(2_000);
+        onB.advance(1_000);
+        const onLater = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'on b, again' });
+        await sync(a, b);
+        const transcript = [
+          [1, 'first'],
+          [2, 'on b'],
+          [3, 'on b, again'],
+          [4, 'on a'],
+        ];
+        const merged = { syncVersion: 5, updatedHlc: onLater.updatedHlc, lastWriterId: onLater.lastWriterId };
+        for (const p of [a, b]) {
+          expect(
+            (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
+            'every turn, in one order',
+          ).toEqual(transcript);
+          expect(await p.sessions.get(session.id), 'the session').toMatchObject(merged);
+          const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
+          expect(await view.sessions.get(session.id), 'the session in a view').toMatchObject(merged);
+          expect(
+            (await view.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
+            'in a view',
+          ).toEqual(transcript);
+        }
+        await expectConverged([a, b]);
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'after the merge' });
+        await sync(a, b);
+        expect((await a.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]).at(-1), 'a later append chains').toEqual([5, 'after the merge']);
+        await expectConverged([a, b]);
+      });
+    }),
+
+  'Y18 a turn removed on one store while another is appended on the other: the removal removes the turn it names, the appended turn stays, on both': needing(
+    [],
+    async (env) => {
+      await eachPair(env, async (a, b) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+        const second = await a.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
+        await sync(a, b);
+        await b.sessions.removeLastTurn(session.id);
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect(
+            (await p.sessions.turns(session.id)).map((turn) => [turn.seq, turn.content]),
+            'the live turns',
+          ).toEqual([
+            [1, 'first'],
+            [3, 'on a'],
+          ]);
+          expect((await p.history(second.id)).at(-1)?.record, 'the removed turn').toMatchObject({ seq: 2, deleted: true });
+          expect((await p.sessions.get(session.id)).syncVersion, 'the versions held').toBe(5);
+        }
+        await expectConverged([a, b]);
+      });
+    },
+  ),
 
   'Y23 a purge wins and stays: a skill purged on one store and upserted and used on the other apart, or purged on both, is the erased tombstone the purge left on both, in reads and in the stored log; purged on both to other counts it is refused':
     needing([], async (env) => {
