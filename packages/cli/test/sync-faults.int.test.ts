@@ -112,6 +112,10 @@ function sqliteHead(path: string): number {
 function holdWhenMoved(path: string, from: number, running: Running): Promise<{ head: number; release(): void }> {
   const db = new Database(path);
   db.pragma('busy_timeout = 0');
+  // A receive writes the sender's word that it holds the batch after the batch's transaction: held before it, the
+  // receive would never answer.
+  const words = () => (db.prepare("SELECT count(*) AS n FROM events WHERE stream = 'sync' AND type = 'sync.covered'").get() as { n: number }).n;
+  const wordsBefore = words();
   return until(
     `${path} receiving a batch`,
     () => {
@@ -121,7 +125,7 @@ function holdWhenMoved(path: string, from: number, running: Running): Promise<{ 
         return undefined;
       }
       const head = (db.prepare("SELECT count(*) AS n FROM events WHERE stream = 'state'").get() as { n: number }).n;
-      if (head > from)
+      if (head > from && words() > wordsBefore)
         return {
           head,
           release: () => {

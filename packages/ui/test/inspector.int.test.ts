@@ -10,6 +10,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sync } from '@agentstate/core';
 import { openSqlite, type SqliteProvider } from '@agentstate/sqlite';
 import { createStaticEmbedder } from '@agentstate/embeddings';
 import { serveUi, type UiHandle } from '@agentstate/ui';
@@ -363,7 +364,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     const laptop = await openWriter(join(dir, 'laptop.db'));
     try {
       await laptop.memory.write({ content: 'Written on the laptop', kind: 'fact' });
-      await writer.receive(await laptop.changes(await writer.vector()));
+      await sync(writer, laptop);
       const [origin, replica, head] = [await laptop.replicaId(), await writer.replicaId(), await writer.log.head('state')];
       await open('timeline');
       const row = page.getByTestId('events').locator('.event').first();
