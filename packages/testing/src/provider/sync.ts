@@ -479,6 +479,9 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                 if (op.kind === 'append') turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
                 else if (op.kind === 'purgeSkill') {
                   if (i > 0 || rulesPurge !== undefined) return;
+                  // Only once every store holds every content write: a purge that rewrites a version another store
+                  // lacks, while that store changes the skill apart, is still refused (docs/contract.md §12, "Merge").
+                  for (const s of stores) if ((await s.skills.getAny(rules[0]!.id)).version !== rules.length) return;
                   await p.purge({ id: rules[0]!.id, reason: 'property' });
                   rulesPurge = await p.skills.getAny(rules[0]!.id);
                 } else if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
