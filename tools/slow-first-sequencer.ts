@@ -10,9 +10,10 @@ import { BaseSequencer } from 'vitest/node';
 
 /** The slowest files of a clean-clone run, slowest first (paths below `packages/`). */
 const SLOW_FIRST = [
-  'cli/test/packaging.int.test.ts',
+  'postgres/test/conformance-3.int.test.ts',
   'postgres/test/conformance-2.int.test.ts',
   'postgres/test/conformance.int.test.ts',
+  'cli/test/packaging.int.test.ts',
   'sqlite/test/durability.int.test.ts',
   'sqlite/test/faults.int.test.ts',
   'postgres/test/fleet.int.test.ts',

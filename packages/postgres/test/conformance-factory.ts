@@ -4,8 +4,8 @@
  * storage: another pool on the same schema, as another process would open
  * it; other processes: the built package opening the schema; destroy: drop
  * the schema), and the standalone log on a schema of its own. The suite
- * runs from two files (`conformance.int.test.ts`, `conformance-2.int.test.ts`),
- * each with part of the checks, so that a run's workers share it.
+ * runs from three files (`conformance.int.test.ts`, `conformance-2.int.test.ts`,
+ * `conformance-3.int.test.ts`), each with part of the checks, so that a run's workers share it.
  */
 import type { Provider } from '@agentstate/core';
 import type { LogFactory, ProviderFactory, ProviderFactoryOptions } from '@agentstate/testing';
@@ -97,3 +97,6 @@ export const postgresLogFactory: LogFactory = {
 
 /** The parts (check letters) the first conformance file runs: about half of the suite's time each way. */
 export const IN_FIRST_FILE: readonly string[] = ['C', 'E', 'G', 'M', 'N', 'Q', 'R', 'S'];
+
+/** The part the third file runs: sync between stores (Y), as long as the rest of the second file. */
+export const IN_THIRD_FILE: readonly string[] = ['Y'];

@@ -1,0 +1,9 @@
+/**
+ * The conformance suite of @agentstate/testing against PostgreSQL, part three: the checks of the parts in
+ * `IN_THIRD_FILE`, sync between stores (the factory: `conformance-factory.ts`). The suite is split in three files only
+ * so that workers of a run share it: one file was the longest of the run.
+ */
+import { runProviderConformance } from '@agentstate/testing';
+import { IN_THIRD_FILE, postgresFactory } from './conformance-factory.js';
+
+runProviderConformance(postgresFactory, { only: (name) => IN_THIRD_FILE.includes(name[0]!) });
