@@ -7,6 +7,7 @@ import { CorruptionError } from '../errors.js';
 import { RETENTION_STREAM, RetentionEventTypes } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import type { Log, LogEvent } from '../log/log.js';
+import { StreamFollower } from '../log/stream-follower.js';
 import { compareStrings } from '../records/order.js';
 import type { MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { type PolicyChange, type RetentionPolicy, type RetentionRecord, retentionPayloadSchema } from '../records/retention.js';
@@ -31,15 +32,17 @@ export function comparePolicyChanges(a: PolicyChange, b: PolicyChange): number {
  * received later that is older than it changes nothing.
  */
 export class RetentionPolicies {
-  #seq = 0;
   #own: string | undefined;
   readonly #changes = new Map<string, PolicyChange>();
+  readonly #follower: StreamFollower;
 
   /** `hlc`, when given, observes every HLC folded, so a policy changed here next is later. */
   constructor(
     private readonly log: Log,
     private readonly hlc?: HybridLogicalClock,
-  ) {}
+  ) {
+    this.#follower = new StreamFollower(log, RETENTION_STREAM, (event) => this.#apply(event, this.#own!));
+  }
 
   /** The policies in force, by id. */
   async current(): Promise<RetentionPolicy[]> {
@@ -48,18 +51,8 @@ export class RetentionPolicies {
 
   /** The winning change of every policy ever set, by id: what a sync sends. */
   async changes(): Promise<PolicyChange[]> {
-    const head = await this.log.head(RETENTION_STREAM);
     this.#own ??= await this.log.identity();
-    while (this.#seq < head) {
-      const batch = await this.log.read({ stream: RETENTION_STREAM, afterSeq: this.#seq, limit: 1_000 });
-      if (batch.length === 0) break;
-      for (const event of batch) {
-        // Two reads racing fold the same events: apply each once, in order.
-        if (event.seq !== this.#seq + 1) continue;
-        this.#apply(event, this.#own);
-        this.#seq = event.seq;
-      }
-    }
+    await this.#follower.catchUp();
     return [...this.#changes.values()].sort((a, b) => compareStrings(policyId(a), policyId(b)));
   }
 

@@ -8,6 +8,7 @@ import { CorruptionError, ValidationError } from '../errors.js';
 import { changeRecords } from '../log/changes.js';
 import type { StateChange } from '../log/events.js';
 import type { Log, Vector } from '../log/log.js';
+import { StreamFollower } from '../log/stream-follower.js';
 import { parseInput } from '../records/inputs.js';
 import { type Scope, scopeSchema } from '../records/records.js';
 import { scopeChain, scopeKey, scopeStartsWith } from '../records/scope.js';
@@ -65,15 +66,17 @@ export async function inSubtree(change: StateChange, scope: Scope, sessionScope:
  * origin, leaves gaps, and then what it holds is what this stream says.
  */
 export class SyncCoverage {
-  #seq = 0;
+  readonly #follower: StreamFollower;
   readonly #partial = new Map<string, number>();
   readonly #covered = new Map<string, Map<string, number>>();
 
-  constructor(private readonly log: Log) {}
+  constructor(private readonly log: Log) {
+    this.#follower = new StreamFollower(log, SYNC_STREAM, (event) => this.#apply(event.type, event.payload, event.seq));
+  }
 
   /** The origins held in part, each with the seq up to which all of it is held. */
   async partial(): Promise<ReadonlyMap<string, number>> {
-    await this.#catchUp();
+    await this.#follower.catchUp();
     return this.#partial;
   }
 
@@ -82,7 +85,7 @@ export class SyncCoverage {
    * it holds every event lying there. `held` is the log's vector: right for an origin held whole.
    */
   async vector(held: Vector, scope: Scope): Promise<Vector> {
-    await this.#catchUp();
+    await this.#follower.catchUp();
     const out: Record<string, number> = { ...held };
     // An origin pinned before anything of it was held stays unnamed until a sync's word covers it.
     for (const [origin, seq] of this.#partial) if (seq > 0 || origin in out) out[origin] = seq;
@@ -100,20 +103,6 @@ export class SyncCoverage {
     const known = await this.vector(held, scope);
     const vector = Object.fromEntries(Object.entries(covered).filter(([origin, seq]) => seq > (known[origin] ?? 0)));
     if (Object.keys(vector).length > 0) await this.log.append({ stream: SYNC_STREAM, type: SyncEventTypes.Covered, payload: { scope, vector } });
-  }
-
-  async #catchUp(): Promise<void> {
-    const head = await this.log.head(SYNC_STREAM);
-    while (this.#seq < head) {
-      const batch = await this.log.read({ stream: SYNC_STREAM, afterSeq: this.#seq, limit: 1_000 });
-      if (batch.length === 0) break;
-      for (const event of batch) {
-        // Two reads racing fold the same events: apply each once, in order.
-        if (event.seq !== this.#seq + 1) continue;
-        this.#apply(event.type, event.payload, event.seq);
-        this.#seq = event.seq;
-      }
-    }
   }
 
   #apply(type: string, payload: unknown, seq: number): void {
