@@ -1,9 +1,31 @@
-/** Y19–Y22, Y24–Y26: record fields and skill content merged against changes made apart (docs/contract.md §12, "Merge"). */
-import { ERASED, sync } from '@agentstate/core';
+/** Y19–Y22, Y24–Y26: records merged against changes made apart (docs/contract.md §12, "Merge"); Y19–Y20 a skill purged after a content write it rewrote, which the other store lacks. */
+import type { Skill } from '@agentstate/core';
+import { createInMemoryProvider, ERASED, ManualClock, NotFoundError, sync } from '@agentstate/core';
+import fc from 'fast-check';
 import { expect } from 'vitest';
-import { checks, needing, type ProviderCheck } from '../suite/harness.js';
+import { T0 } from '../suite/fixtures.js';
+import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { storedText } from './erasure.js';
-import { eachClockedPair, expectConverged } from './sync.js';
+import { eachClockedPair, expectConverged, greatest } from './sync.js';
+
+/** One content write or purge of Y20's shared skill: by which store, after its clock moved `ahead` seconds. */
+type SkillWrite = { store: 0 | 1; kind: 'upsert' | 'delete' | 'purge'; ahead: number };
+
+/** Rounds of writes, each followed by a sync in batches of `batchSize` (mostly 1: a purge then comes in a batch of its own). */
+const arbSkillRounds = fc.array(
+  fc.record({
+    writes: fc.array(
+      fc.record({
+        store: fc.constantFrom(0 as const, 1 as const),
+        kind: fc.constantFrom('upsert' as const, 'delete' as const, 'purge' as const),
+        ahead: fc.nat(3),
+      }),
+      { minLength: 3, maxLength: 6 },
+    ),
+    batchSize: fc.constantFrom(1, 1, 2, 3),
+  }),
+  { minLength: 1, maxLength: 3 },
+);
 
 export const syncFieldChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
   'Y19 a skill deleted on one store while the other deletes and then purges it, synced one event a batch, is the erased tombstone of the purge on both, whichever delete is later':
@@ -30,5 +52,46 @@ export const syncFieldChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
           }
           await expectConverged([a, b]);
         });
+    }),
+
+  'Y20 property: two stores upserting and deleting a shared skill apart, the first purging it once after any of them, synced in small batches, converge to the erased tombstone of the purge, or else to the greatest content write':
+    needing(['injectableClock'], async (env) => {
+      await property(env, arbSkillRounds, async (rounds) => {
+        const clocks = [new ManualClock(T0), new ManualClock(T0)];
+        const stores = [env.eventSourced(await env.open({ clock: clocks[0]! })), env.closes(createInMemoryProvider({ clock: clocks[1]! }))];
+        const writes = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the quartzite rules' })];
+        const { id } = writes[0]!;
+        await sync(stores[0]!, stores[1]!);
+        let purge: Skill | undefined;
+        for (const round of rounds) {
+          for (const [n, write] of round.writes.entries()) {
+            const p = stores[write.store]!;
+            // The purging store's clock runs a little faster: its writes, which its purge rewrites, often win.
+            clocks[write.store]!.advance((write.ahead + (write.store === 0 ? 1 : 0)) * 1_000);
+            // A store holding the purge, or a write the purge rewrote, writes no more content: an upsert would bring the skill back.
+            if ((await p.skills.getAny(id)).body === ERASED) continue;
+            if (write.kind === 'purge') {
+              if (write.store === 1 || purge !== undefined) continue;
+              await p.purge({ id, reason: 'property' });
+              purge = await p.skills.getAny(id);
+            } else if (write.kind === 'upsert') writes.push(await p.skills.upsert({ slug: 'rules', body: `quartzite ${n} on ${write.store}` }));
+            else
+              await p.skills.delete(id).then(
+                (tombstone) => writes.push(tombstone),
+                (error: unknown) => expect(error).toBeInstanceOf(NotFoundError),
+              );
+          }
+          await sync(stores[0]!, stores[1]!, { batchSize: round.batchSize });
+        }
+        await sync(stores[0]!, stores[1]!);
+        await expectConverged(stores);
+        const last = greatest(writes);
+        expect(await stores[0]!.skills.getAny(id), 'the skill').toMatchObject(
+          purge
+            ? { body: ERASED, deleted: true, version: purge.version, syncVersion: writes.length + 1 }
+            : { body: last.body, deleted: last.deleted, version: writes.length, syncVersion: writes.length },
+        );
+        if (purge) for (const p of stores) expect(await storedText(p)).not.toContain('quartzite');
+      });
     }),
 });

@@ -191,7 +191,7 @@ const arbSharedFleet = fc.array(
 );
 
 /** The greatest of the versions of one record by (HLC, writer): the one whose content a merge keeps (docs/contract.md §12, "Merge"). */
-function greatest<R extends MemoryItem | Skill>(versions: readonly R[]): R {
+export function greatest<R extends MemoryItem | Skill>(versions: readonly R[]): R {
   return [...versions].sort((x, y) => compareHlc(y.updatedHlc, x.updatedHlc) || (y.lastWriterId < x.lastWriterId ? -1 : 1))[0]!;
 }
 
