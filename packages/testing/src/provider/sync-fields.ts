@@ -8,10 +8,7 @@ import { checks, needing, property, type ProviderCheck } from '../suite/harness.
 import { storedText } from './erasure.js';
 import { eachClockedPair, expectConverged, greatest } from './sync.js';
 
-/** One content write or purge of Y20's shared skill: by which store, after its clock moved `ahead` seconds. */
-type SkillWrite = { store: 0 | 1; kind: 'upsert' | 'delete' | 'purge'; ahead: number };
-
-/** Rounds of writes, each followed by a sync in batches of `batchSize` (mostly 1: a purge then comes in a batch of its own). */
+/** Rounds of Y20's content writes and purges of the shared skill (by which store, after its clock moved `ahead` seconds), each followed by a sync in batches of `batchSize` (mostly 1: a purge then comes in a batch of its own). */
 const arbSkillRounds = fc.array(
   fc.record({
     writes: fc.array(
