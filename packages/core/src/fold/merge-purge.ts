@@ -43,13 +43,21 @@ export async function purgedHere(change: StateChange, held: Pick<StateLookups, '
 /**
  * The id of a skill a received `records.purged` erases that is held here as another purge written apart
  * from it left it, with other counts or `version`: no merge rule covers the two, so they are refused.
+ * A skill that only looks purged is not one a purge left: a content write its purge rewrote, that arrived
+ * erased and won the merge here, is still that write (`purgeHeld`, asked only then, says whether a
+ * `records.purged` of the skill is held), and the purge that follows merges as any purge written apart.
  */
-export async function purgedOtherwise(change: StateChange, held: Pick<StateLookups, 'skill'>): Promise<string | undefined> {
+export async function purgedOtherwise(
+  change: StateChange,
+  held: Pick<StateLookups, 'skill'>,
+  purgeHeld: (id: string) => Promise<boolean>,
+): Promise<string | undefined> {
   if (change.type !== EventTypes.RecordsPurged) return undefined;
   for (const skill of change.payload.skills) {
     const stored = await held.skill(skill.id);
     if (stored === undefined || !purgedSkill(stored) || skill.syncVersion > stored.syncVersion) continue;
-    if (stored.uses !== skill.uses || stored.wins !== skill.wins || stored.version !== skill.version) return skill.id;
+    if (stored.uses === skill.uses && stored.wins === skill.wins && stored.version === skill.version) continue;
+    if (await purgeHeld(skill.id)) return skill.id;
   }
   return undefined;
 }

@@ -15,6 +15,7 @@ import type { Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
+import { recordEvents } from '../provider/history.js';
 import type { HybridLogicalClock } from '../time/hlc.js';
 import type { ReceivedEvent, StateLookups } from '../write/backend.js';
 import { isGlobalScope } from '../records/scope.js';
@@ -137,7 +138,9 @@ export async function receiveEvents(
       fresh.push(item);
     }
     for (const [i, item] of fresh.entries()) {
-      const record = await purgedOtherwise(item.change, tx);
+      const record = await purgedOtherwise(item.change, tx, async (id) =>
+        (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged),
+      );
       const { origin, originSeq } = item.event;
       if (record !== undefined) {
         const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;

@@ -20,6 +20,7 @@ import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
+import { syncFieldChecks } from './sync-fields.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncScopeChecks } from './sync-scope.js';
 import { writerChecks } from './many-writers.js';
@@ -50,6 +51,7 @@ const all: ProviderCheck[] = [
   ...erasureChecks,
   ...purgeTextChecks,
   ...syncChecks,
+  ...syncFieldChecks,
   ...syncScopeChecks,
   ...syncRetentionChecks,
   ...contextChecks,

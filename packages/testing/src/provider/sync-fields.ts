@@ -1,0 +1,94 @@
+/** Y19–Y22, Y24–Y26: records merged against changes made apart (docs/contract.md §12, "Merge"); Y19–Y20 a skill purged after a content write it rewrote, which the other store lacks. */
+import type { Skill } from '@agentstate/core';
+import { createInMemoryProvider, ERASED, ManualClock, NotFoundError, sync } from '@agentstate/core';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { T0 } from '../suite/fixtures.js';
+import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { storedText } from './erasure.js';
+import { eachClockedPair, expectConverged, greatest } from './sync.js';
+
+/** Rounds of Y20's content writes and purges of the shared skill (by which store, after its clock moved `ahead` seconds), each followed by a sync in batches of `batchSize` (mostly 1: a purge then comes in a batch of its own). */
+const arbSkillRounds = fc.array(
+  fc.record({
+    writes: fc.array(
+      fc.record({
+        store: fc.constantFrom(0 as const, 1 as const),
+        kind: fc.constantFrom('upsert' as const, 'delete' as const, 'purge' as const),
+        ahead: fc.nat(3),
+      }),
+      { minLength: 3, maxLength: 6 },
+    ),
+    batchSize: fc.constantFrom(1, 1, 2, 3),
+  }),
+  { minLength: 1, maxLength: 3 },
+);
+
+export const syncFieldChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
+  'Y19 a skill deleted on one store while the other deletes and then purges it, synced one event a batch, is the erased tombstone of the purge on both, whichever delete is later':
+    needing(['injectableClock'], async (env) => {
+      for (const purgerAhead of [true, false])
+        await eachClockedPair(env, async (a, b, [onA, onB]) => {
+          const skill = await a.skills.upsert({ slug: 'deploy', body: 'the quartzite steps' });
+          await sync(a, b);
+          (purgerAhead ? onB : onA).advance(60_000);
+          await a.skills.delete(skill.id);
+          await b.skills.delete(skill.id);
+          await b.purge({ id: skill.id, reason: 'request of the owner' });
+          const tombstone = await b.skills.getAny(skill.id);
+          // The purge's rewritten delete and the purge come in batches of their own.
+          await sync(a, b, { batchSize: 1 });
+          for (const p of [a, b]) {
+            expect(await p.skills.getAny(skill.id), 'the tombstone of the purge').toMatchObject({
+              body: ERASED,
+              deleted: true,
+              version: tombstone.version,
+              syncVersion: 4,
+            });
+            expect(await storedText(p)).not.toContain('quartzite');
+          }
+          await expectConverged([a, b]);
+        });
+    }),
+
+  'Y20 property: two stores upserting and deleting a shared skill apart, the first purging it once after any of them, synced in small batches, converge to the erased tombstone of the purge, or else to the greatest content write':
+    needing(['injectableClock'], async (env) => {
+      await property(env, arbSkillRounds, async (rounds) => {
+        const clocks = [new ManualClock(T0), new ManualClock(T0)];
+        const stores = [env.eventSourced(await env.open({ clock: clocks[0]! })), env.closes(createInMemoryProvider({ clock: clocks[1]! }))];
+        const writes = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the quartzite rules' })];
+        const { id } = writes[0]!;
+        await sync(stores[0]!, stores[1]!);
+        let purge: Skill | undefined;
+        for (const round of rounds) {
+          for (const [n, write] of round.writes.entries()) {
+            const p = stores[write.store]!;
+            // The purging store's clock runs a little faster: its writes, which its purge rewrites, often win.
+            clocks[write.store]!.advance((write.ahead + (write.store === 0 ? 1 : 0)) * 1_000);
+            // A store holding the purge, or a write the purge rewrote, writes no more content: an upsert would bring the skill back.
+            if ((await p.skills.getAny(id)).body === ERASED) continue;
+            if (write.kind === 'purge') {
+              if (write.store === 1 || purge !== undefined) continue;
+              await p.purge({ id, reason: 'property' });
+              purge = await p.skills.getAny(id);
+            } else if (write.kind === 'upsert') writes.push(await p.skills.upsert({ slug: 'rules', body: `quartzite ${n} on ${write.store}` }));
+            else
+              await p.skills.delete(id).then(
+                (tombstone) => writes.push(tombstone),
+                (error: unknown) => expect(error).toBeInstanceOf(NotFoundError),
+              );
+          }
+          await sync(stores[0]!, stores[1]!, { batchSize: round.batchSize });
+        }
+        await sync(stores[0]!, stores[1]!);
+        await expectConverged(stores);
+        const last = greatest(writes);
+        expect(await stores[0]!.skills.getAny(id), 'the skill').toMatchObject(
+          purge
+            ? { body: ERASED, deleted: true, version: purge.version, syncVersion: writes.length + 1 }
+            : { body: last.body, deleted: last.deleted, version: writes.length, syncVersion: writes.length },
+        );
+        if (purge) for (const p of stores) expect(await storedText(p)).not.toContain('quartzite');
+      });
+    }),
+});
