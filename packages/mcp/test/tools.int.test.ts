@@ -308,7 +308,9 @@ describe('sessions', () => {
     expect(await callError(client, 'working_memory_update', { append: 'x', expectedSyncVersion: 2 })).toMatch(/^conflict: /);
     expect(await callError(client, 'working_memory_update', { find: 'nowhere', replace: 'x' })).toMatch(/^invalid: invalid find/);
     expect(await callError(client, 'working_memory_update', { text: 'a', append: 'b' })).toMatch(/^invalid: /);
-    expect(await callError(client, 'working_memory_update', { text: 'tide '.repeat(3000) })).toMatch(/^invalid: invalid text: counts \d+ tokens, over the limit of 2000/);
+    expect(await callError(client, 'working_memory_update', { text: 'tide '.repeat(3000) })).toMatch(
+      /^invalid: invalid text: counts \d+ tokens, over the limit of 2000/,
+    );
     const { session } = await call(client, 'session_create', { title: 'Working' });
     await call(client, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'What is the plan?' });
     const window = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000 });

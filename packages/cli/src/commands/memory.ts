@@ -198,7 +198,9 @@ export function memoryCommand(): Command {
     });
 
   withScopeFlags(sub(group, 'working', 'at', 'operationId'), 'the working memory of exactly this scope (default: global)')
-    .description("show the scope's working memory, a pinned document, or change it: --set (or --file) replaces it, --append adds a line, --find with --replace edits it")
+    .description(
+      "show the scope's working memory, a pinned document, or change it: --set (or --file) replaces it, --append adds a line, --find with --replace edits it",
+    )
     .option('--set <text>', 'replace the whole document with this text')
     .option('--file <path>', 'replace the whole document with a file, or - for stdin')
     .option('--append <text>', 'add this text at the end, on a line of its own')
@@ -211,7 +213,8 @@ export function memoryCommand(): Command {
       const scope = scopeFrom(opts);
       const replaces = set !== undefined || file !== undefined;
       if (!replaces && append === undefined && find === undefined && replace === undefined) {
-        if (expectedVersion !== undefined || maxTokens !== undefined || operationId !== undefined) throw new UserError('--expected-version, --max-tokens and --operation-id only go with a change');
+        if (expectedVersion !== undefined || maxTokens !== undefined || operationId !== undefined)
+          throw new UserError('--expected-version, --max-tokens and --operation-id only go with a change');
         const item = await withReader(ctx.dbPath, at, {}, (db) => db.workingMemory.get({ scope }));
         show(ctx, item, () => (item === null ? print('(no working memory)') : printItem(item)));
         return;

@@ -94,20 +94,23 @@ export function createWorkingMemoryStore(engine: Engine, memory: Pick<MemoryStor
     const maxTokens = draft.maxTokens ?? DEFAULT_WORKING_MEMORY_TOKENS;
     const scope = toScope(draft.scope);
     const { counter: _counter, ...hashed } = draft;
-    const change = await engine.mutate(async (tx) => {
-      const found = await tx.memoryWithKey(scope, WORKING_MEMORY);
-      const holder = found && !isExpired(found, engine.stamper.now()) ? found : undefined;
-      const version = holder?.syncVersion ?? 0;
-      if (draft.expectedVersion !== undefined && draft.expectedVersion !== version)
-        throw new ConflictError(`working memory is at version ${version}, not ${draft.expectedVersion}`);
-      const text = next(holder?.content ?? '');
-      // A patch can empty the document or grow it past what a memory item holds: refused like any bad content.
-      if (text === '') throw new ValidationError('replace', 'would leave the working memory empty');
-      if (text.length > LIMITS.longText) throw new ValidationError('append', `would make the working memory longer than ${LIMITS.longText} characters`);
-      const tokens = counter.count(text);
-      if (tokens > maxTokens) throw new TokenLimitError('text', tokens, maxTokens);
-      return engine.stamper.writeMemory({ content: text, scope, key: WORKING_MEMORY, kind: WORKING_MEMORY }, undefined, found);
-    }, operationCall(spec, hashed));
+    const change = await engine.mutate(
+      async (tx) => {
+        const found = await tx.memoryWithKey(scope, WORKING_MEMORY);
+        const holder = found && !isExpired(found, engine.stamper.now()) ? found : undefined;
+        const version = holder?.syncVersion ?? 0;
+        if (draft.expectedVersion !== undefined && draft.expectedVersion !== version)
+          throw new ConflictError(`working memory is at version ${version}, not ${draft.expectedVersion}`);
+        const text = next(holder?.content ?? '');
+        // A patch can empty the document or grow it past what a memory item holds: refused like any bad content.
+        if (text === '') throw new ValidationError('replace', 'would leave the working memory empty');
+        if (text.length > LIMITS.longText) throw new ValidationError('append', `would make the working memory longer than ${LIMITS.longText} characters`);
+        const tokens = counter.count(text);
+        if (tokens > maxTokens) throw new TokenLimitError('text', tokens, maxTokens);
+        return engine.stamper.writeMemory({ content: text, scope, key: WORKING_MEMORY, kind: WORKING_MEMORY }, undefined, found);
+      },
+      operationCall(spec, hashed),
+    );
     return copyMemoryItem(change.payload.item);
   };
   return {

@@ -41,13 +41,15 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
     fresh(async (p, env) => {
       let run = 0;
       await property(env, fc.array(arbStep, { minLength: 1, maxLength: 8 }), async (steps) => {
-        const scope = [`run:${(run += 1)}`];
+        run += 1;
+        const scope = [`run:${run}`];
         let model: string | undefined;
         let version = 0;
         let marked = 0;
         for (const step of steps) {
           // Each replace and append carries a fresh marker; a swap names one, if the document holds it once.
-          const mark = `[m${(marked += 1)}]`;
+          marked += 1;
+          const mark = `[m${marked}]`;
           let written: MemoryItem;
           if (step.kind === 'swap') {
             const find = `[m${step.marker}]`;
@@ -57,7 +59,7 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
               continue;
             }
             written = await p.workingMemory.patch({ scope, find, replace: `${step.text}${mark}`, counter: QUARTERS, maxTokens: 10_000 });
-            model = model.slice(0, at) + `${step.text}${mark}` + model.slice(at + find.length);
+            model = `${model.slice(0, at)}${step.text}${mark}${model.slice(at + find.length)}`;
           } else if (step.kind === 'append') {
             written = await p.workingMemory.patch({ scope, append: `${step.text}${mark}`, counter: QUARTERS, maxTokens: 10_000 });
             model = model === undefined || model.endsWith('\n') ? `${model ?? ''}${step.text}${mark}` : `${model}\n${step.text}${mark}`;
@@ -72,8 +74,8 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
       });
     }),
 
-  'W21 each scope has its own document: get reads exactly its scope (null when it has none), never a parent or a child, and a write keeps the item id':
-    fresh(async (p) => {
+  'W21 each scope has its own document: get reads exactly its scope (null when it has none), never a parent or a child, and a write keeps the item id': fresh(
+    async (p) => {
       expect(await p.workingMemory.get()).toBeNull();
       const global = await p.workingMemory.replace({ text: 'global notes' });
       const ada = await p.workingMemory.replace({ scope: ['user:ada'], text: 'Ada: prefers tea' });
@@ -85,7 +87,8 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
       expect(await p.memory.getByKey(WORKING_MEMORY, { scope: ['user:ada'] })).toEqual(next);
       const appended = await p.workingMemory.patch({ scope: ['user:bob'], append: 'Bob: new here' });
       expect(appended).toMatchObject({ content: 'Bob: new here', syncVersion: 1 });
-    }),
+    },
+  ),
 
   'W22 over its token limit (default DEFAULT_WORKING_MEMORY_TOKENS by the default counter, or the call’s maxTokens by its counter) a write is a TokenLimitError and writes nothing; text exactly at the limit is written':
     fresh(async (p) => {
@@ -140,16 +143,15 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
       expect(await footprint(p, scope)).toEqual(before);
     }),
 
-  'W25 recall leaves working memory out unless kinds names its kind; memory.getByKey reads it under the reserved key':
-    fresh(async (p) => {
-      const scope = ['user:ada'];
-      await p.memory.write({ content: 'Ada prefers tea', scope });
-      const doc = await p.workingMemory.replace({ scope, text: 'Ada prefers tea today' });
-      expect((await p.memory.recall({ query: 'tea', scope })).map((hit) => hit.content)).toEqual(['Ada prefers tea']);
-      expect((await p.memory.recall({})).map((hit) => hit.id)).not.toContain(doc.id);
-      expect((await p.memory.recall({ query: 'tea', kinds: [WORKING_MEMORY] })).map((hit) => hit.id)).toEqual([doc.id]);
-      expect((await p.memory.getByKey(WORKING_MEMORY, { scope })).id).toBe(doc.id);
-    }),
+  'W25 recall leaves working memory out unless kinds names its kind; memory.getByKey reads it under the reserved key': fresh(async (p) => {
+    const scope = ['user:ada'];
+    await p.memory.write({ content: 'Ada prefers tea', scope });
+    const doc = await p.workingMemory.replace({ scope, text: 'Ada prefers tea today' });
+    expect((await p.memory.recall({ query: 'tea', scope })).map((hit) => hit.content)).toEqual(['Ada prefers tea']);
+    expect((await p.memory.recall({})).map((hit) => hit.id)).not.toContain(doc.id);
+    expect((await p.memory.recall({ query: 'tea', kinds: [WORKING_MEMORY] })).map((hit) => hit.id)).toEqual([doc.id]);
+    expect((await p.memory.getByKey(WORKING_MEMORY, { scope })).id).toBe(doc.id);
+  }),
 
   'W26 context puts the working memory of the session scope first, counted within the budget, before recalled memories and turns; working: false leaves it out, and one that does not fit gives way':
     fresh(async (p) => {
