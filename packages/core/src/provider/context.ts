@@ -9,7 +9,7 @@ import { parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import type { MemoryItem, Scope, Turn } from '../records/records.js';
-import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, turnTokenText } from './tokens.js';
+import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
 import type { MemoryStore, RecallHit, SessionStore } from './types.js';
 import type { WorkingMemoryStore } from './working-memory.js';
 
@@ -50,16 +50,9 @@ export interface ContextReads {
   workingMemory: Pick<WorkingMemoryStore, 'get'>;
 }
 
-const counterInput = z.custom<TokenCounter>(
-  (v) =>
-    typeof v === 'function' ||
-    (typeof v === 'object' && v !== null && 'name' in v && typeof v.name === 'string' && 'count' in v && typeof v.count === 'function'),
-  'must be a function of a text or { name, count }',
-);
-
 const contextOptionsSchema = z.strictObject({
   maxTokens: z.int().min(1),
-  counter: counterInput.optional(),
+  counter: tokenCounterSchema.optional(),
   recall: z.strictObject({ limit: z.int().min(1).max(LIMITS.pageSize) }).optional(),
   working: z.boolean().optional(),
 });

@@ -17,7 +17,7 @@ import { toScope } from '../records/scope.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import { type OperationSpec, operationCall } from './operations.js';
-import { defaultTokenCounter, namedCounter, type TokenCounter } from './tokens.js';
+import { defaultTokenCounter, namedCounter, tokenCounterSchema } from './tokens.js';
 import type { MemoryStore } from './types.js';
 
 /** The key and the kind of a scope's working memory item: recall leaves that kind out unless `kinds` names it. */
@@ -31,20 +31,13 @@ const OPERATIONS = {
   patch: { method: 'workingMemory.patch', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
 } as const satisfies Record<string, OperationSpec>;
 
-const counterInput = z.custom<TokenCounter>(
-  (v) =>
-    typeof v === 'function' ||
-    (typeof v === 'object' && v !== null && 'name' in v && typeof v.name === 'string' && 'count' in v && typeof v.count === 'function'),
-  'must be a function of a text or { name, count }',
-);
-
 /** What every working memory write takes beside its text. */
 const writeFields = {
   scope: scopeInputSchema.optional(),
   /** The document's `syncVersion` the write expects; 0: that the scope has none yet. */
   expectedVersion: z.int().min(0).optional(),
   maxTokens: z.int().min(1).optional(),
-  counter: counterInput.optional(),
+  counter: tokenCounterSchema.optional(),
   operationId: idField.optional(),
 };
 
