@@ -120,7 +120,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     },
     judge,
   );
-  const workingMemory = createWorkingMemoryStore(engine, filtered.memory);
+  const workingMemory = createWorkingMemoryStore(engine, filtered.memory, judge);
   // The context reads through the filtered stores, so retention hides from it what it hides from every read.
   const reads = { ...filtered, workingMemory };
   const stores = { ...filtered, workingMemory, sessions: { ...filtered.sessions, context: (id: string, o: ContextOptions) => assembleContext(reads, id, o) } };

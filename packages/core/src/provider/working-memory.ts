@@ -18,6 +18,7 @@ import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import { type OperationSpec, operationCall } from './operations.js';
 import { defaultTokenCounter, namedCounter, tokenCounterSchema } from './tokens.js';
+import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore } from './types.js';
 
 /** The key and the kind of a scope's working memory item: recall leaves that kind out unless `kinds` names it. */
@@ -81,16 +82,22 @@ export function patchedText(current: string, patch: { append?: string | undefine
 }
 
 /** The working memory store over the memory store's reads and the engine's writes. */
-export function createWorkingMemoryStore(engine: Engine, memory: Pick<MemoryStore, 'getByKey'>): WorkingMemoryStore {
+export function createWorkingMemoryStore(
+  engine: Engine,
+  memory: Pick<MemoryStore, 'getByKey'>,
+  judge: () => Promise<Pick<RetentionJudge, 'memory'>>,
+): WorkingMemoryStore {
   const write = async (spec: OperationSpec, draft: z.output<typeof replaceSchema> | z.output<typeof patchSchema>, next: (current: string) => string) => {
     const counter = namedCounter(draft.counter ?? (await defaultTokenCounter()));
     const maxTokens = draft.maxTokens ?? DEFAULT_WORKING_MEMORY_TOKENS;
     const scope = toScope(draft.scope);
     const { counter: _counter, ...hashed } = draft;
+    const retention = await judge();
     const change = await engine.mutate(
       async (tx) => {
         const found = await tx.memoryWithKey(scope, WORKING_MEMORY);
-        const holder = found && !isExpired(found, engine.stamper.now()) ? found : undefined;
+        // A document expiry or a retention policy hides reads as none, and a write starts afresh from it.
+        const holder = found && !isExpired(found, engine.stamper.now()) && !retention.memory(found) ? found : undefined;
         const version = holder?.syncVersion ?? 0;
         if (draft.expectedVersion !== undefined && draft.expectedVersion !== version)
           throw new ConflictError(`working memory is at version ${version}, not ${draft.expectedVersion}`);

@@ -3,6 +3,7 @@ import type { MemoryItem, NamedTokenCounter, Provider } from '@agentstate/core';
 import {
   ConflictError,
   DEFAULT_WORKING_MEMORY_TOKENS,
+  ManualClock,
   defaultTokenCounter,
   OperationConflictError,
   ReadOnlyViewError,
@@ -13,8 +14,10 @@ import {
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
-import { isEventSourced } from '../suite/fixtures.js';
-import { checks, fresh, freshLog, property, type ProviderCheck } from '../suite/harness.js';
+import { HOUR, isEventSourced, T0 } from '../suite/fixtures.js';
+import { checks, fresh, needing, property, type ProviderCheck } from '../suite/harness.js';
+
+const DAY = 24 * HOUR;
 
 /** A token per four characters. */
 const QUARTERS: NamedTokenCounter = { name: 'quarters', count: (text) => Math.ceil(text.length / 4) };
@@ -173,8 +176,10 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
       await expectInvalid(() => p.sessions.context(session.id, { maxTokens: 10, working: 'yes' } as never), 'working');
     }),
 
-  'W27 every version is on the record: history lists each, a view of an earlier point reads the document then and refuses writes, and a purge by text erases it':
-    freshLog(async (p) => {
+  'W27 every version is on the record: history lists each, a view of an earlier point reads the document then and refuses writes, a document a retention policy hides reads and is written as none, and a purge by text erases it':
+    needing(['eventSourced', 'injectableClock'], async (env) => {
+      const clock = new ManualClock(T0);
+      const p = env.eventSourced(await env.open({ clock }));
       const scope = ['user:ada'];
       const first = await p.workingMemory.replace({ scope, text: 'Ada: code name Brindlewick' });
       const seq = await p.log.head(STATE_STREAM);
@@ -188,5 +193,13 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
       expect(purged.memory).toEqual([first.id]);
       expect(await p.workingMemory.get({ scope })).toBeNull();
       expect(JSON.stringify(await p.history(first.id))).not.toContain('Brindlewick');
+      const team = await p.workingMemory.replace({ scope: ['team'], text: 'stale plan' });
+      await p.retention.set({ record: 'memory', maxAge: '1d' });
+      clock.advance(DAY);
+      expect(await p.workingMemory.get({ scope: ['team'] })).toBeNull();
+      await expectError(() => p.workingMemory.patch({ scope: ['team'], append: 'x', expectedVersion: 1 }), ConflictError);
+      const fresh = await p.workingMemory.patch({ scope: ['team'], append: 'fresh plan', expectedVersion: 0 });
+      expect(fresh).toMatchObject({ id: team.id, content: 'fresh plan', syncVersion: 2 });
+      expect(await p.workingMemory.get({ scope: ['team'] })).toEqual(fresh);
     }),
 });
