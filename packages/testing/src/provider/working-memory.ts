@@ -189,6 +189,7 @@ export const workingMemoryChecks: ProviderCheck[] = checks([], {
       const view = await p.at({ seq });
       expect(await view.workingMemory.get({ scope })).toEqual(first);
       await expectError(() => view.workingMemory.replace({ scope, text: 'x' }), ReadOnlyViewError);
+      await expectError(() => view.workingMemory.patch({ scope, append: 'x' }), ReadOnlyViewError);
       const purged = await p.purge({ matching: 'Brindlewick', reason: 'erasure request' });
       expect(purged.memory).toEqual([first.id]);
       expect(await p.workingMemory.get({ scope })).toBeNull();
