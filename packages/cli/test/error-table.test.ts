@@ -21,6 +21,7 @@ import {
   ReadOnlyViewError,
   SyncConflictError,
   SyncHttpError,
+  TokenLimitError,
   ValidationError,
 } from '@agentstate/core';
 import type { ErrorCode } from '@agentstate/core';
@@ -59,6 +60,7 @@ const TABLE: ReadonlyArray<Row> = [
   { error: new ConflictError('skill id already taken'), code: 'conflict', retryable: true, exit: user },
   { error: new OperationConflictError('operation id "op" was already used'), code: 'conflict', retryable: false, exit: user },
   { error: new ValidationError('content', 'must not be empty'), code: 'invalid', retryable: false, exit: user },
+  { error: new TokenLimitError('text', 2001, 2000), code: 'invalid', retryable: false, exit: user },
   { error: new ClosedError('the database is closed'), code: 'closed', retryable: false, exit: user },
   { error: new SyncConflictError('concurrent', 'a1', 3, 'both changed it', 'r1'), code: 'diverged', retryable: false, exit: user },
   { error: new CorruptionError('state', 7, 'malformed payload'), code: 'corruption', retryable: false, exit: corrupt },

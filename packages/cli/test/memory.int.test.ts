@@ -76,6 +76,32 @@ describe('agentstate memory', () => {
     fails(1, ['memory', 'show', ids[2]!, '--db', db]);
   });
 
+  it("shows and changes a scope's working memory: set, append, find and replace, a stale version refused, an earlier state read with --at", async () => {
+    expect(ok(['memory', 'working', '--scope', 'user:ada', '--db', db])).toBe('(no working memory)\n');
+    expect(okJson(['memory', 'working', '--scope', 'user:ada', '--db', db])).toBeNull();
+    expect(ok(['memory', 'working', '--scope', 'user:ada', '--set', '# Ada\n- prefers tea', '--expected-version', '0', '--db', db])).toBe(
+      'working memory user:ada at syncVersion 1\n',
+    );
+    const seq = head(db);
+    ok(['memory', 'working', '--scope', 'user:ada', '--file', '-', '--db', db], { input: '# Ada\n- prefers coffee' });
+    ok(['memory', 'working', '--scope', 'user:ada', '--append', '- lives in Oslo', '--db', db]);
+    const doc = okJson<Hit & { syncVersion: number }>(['memory', 'working', '--scope', 'user:ada', '--find', 'coffee', '--replace', 'green tea', '--db', db]);
+    expect(doc).toMatchObject({ content: '# Ada\n- prefers green tea\n- lives in Oslo', syncVersion: 4, kind: 'working-memory' });
+    expect(ok(['memory', 'working', '--scope', 'user:ada', '--db', db])).toContain('- prefers green tea\n- lives in Oslo');
+    expect(okJson<Hit>(['memory', 'working', '--scope', 'user:ada', '--at', String(seq), '--db', db]).content).toBe('# Ada\n- prefers tea');
+    expect(okJson<Hit[]>(['memory', 'list', '--scope', 'user:ada', '--db', db])).toEqual([]);
+    const before = head(db);
+    expect(fails(1, ['memory', 'working', '--scope', 'user:ada', '--append', 'x', '--expected-version', '3', '--db', db])).toContain('version 4, not 3');
+    expect(fails(1, ['memory', 'working', '--scope', 'user:ada', '--set', 'x'.repeat(100), '--max-tokens', '5', '--db', db])).toContain('over the limit of 5');
+    await failAll(1, [
+      ['memory', 'working', '--scope', 'user:ada', '--find', 'nowhere', '--replace', 'x', '--db', db],
+      ['memory', 'working', '--scope', 'user:ada', '--set', 'a', '--append', 'b', '--db', db],
+      ['memory', 'working', '--scope', 'user:ada', '--append', 'b', '--at', '1', '--db', db],
+      ['memory', 'working', '--scope', 'user:ada', '--max-tokens', '5', '--db', db],
+    ]);
+    expect(head(db)).toBe(before);
+  });
+
   it('refuses bad input with exit 1 and no event', async () => {
     const before = head(db);
     await failAll(1, [

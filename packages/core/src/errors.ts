@@ -162,6 +162,22 @@ export class ValidationError extends AgentStateError {
 }
 
 /**
+ * A text over its token limit (a working memory document, docs/contract.md §4): a
+ * {@link ValidationError} that says how many tokens the text counted and how many were allowed.
+ */
+export class TokenLimitError extends ValidationError {
+  constructor(
+    field: string,
+    /** The tokens the text counted. */
+    readonly tokens: number,
+    /** The limit it went over. */
+    readonly maxTokens: number,
+  ) {
+    super(field, `counts ${tokens} tokens, over the limit of ${maxTokens}`);
+  }
+}
+
+/**
  * An export that cannot be imported: a line that is not an event this library could have
  * written, or a trailer that does not match the lines before it; `line` names the offending
  * line when there is one.

@@ -15,6 +15,7 @@ export {
   ConflictError,
   OperationConflictError,
   ValidationError,
+  TokenLimitError,
   CorruptionError,
   ExportFormatError,
   IncompatibleDatabaseError,
@@ -133,6 +134,13 @@ export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export type { ContextEntry, ContextOptions, ContextWindow } from './provider/context.js';
+export {
+  DEFAULT_WORKING_MEMORY_TOKENS,
+  type PatchWorkingMemoryInput,
+  type ReplaceWorkingMemoryInput,
+  WORKING_MEMORY,
+  type WorkingMemoryStore,
+} from './provider/working-memory.js';
 export { defaultTokenCounter, type NamedTokenCounter, type TokenCounter, turnTokenText } from './provider/tokens.js';
 export type { PointInput, StateView } from './provider/time-travel.js';
 export type { RecordDiff, StateDiff } from './provider/diff.js';

@@ -209,6 +209,7 @@ describe('AgentStateStore', () => {
       sessions: provider.sessions,
       skills: provider.skills,
       memory,
+      workingMemory: provider.workingMemory,
       checkpoints: provider.checkpoints,
       namespaces: (options) => provider.namespaces(options),
       close: () => provider.close(),

@@ -161,6 +161,23 @@ export const memoryInputs = {
     id: keyArg.describe('Id of the memory item to forget. It becomes a tombstone: hidden from reads, kept in the history.'),
     operationId: operationIdArg,
   },
+  workingGet: {
+    scope: scopeArg,
+  },
+  workingUpdate: {
+    text: memory.content.optional().describe('The whole new document: replaces what was there. Give this, or append, or find and replace.'),
+    append: memory.content.optional().describe('Text to add at the end of the document, on a line of its own.'),
+    find: memory.content.optional().describe('Text the document holds exactly once (quote enough of it to be unique); it becomes `replace`.'),
+    replace: z.string().optional().describe('What `find` becomes.'),
+    expectedSyncVersion: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('The syncVersion you last read (0: there was no document). The update is refused with a conflict if it changed since.'),
+    scope: scopeArg,
+    operationId: operationIdArg,
+  },
 } as const;
 
 /** Inputs of the skill tools. */
@@ -280,6 +297,7 @@ export const sessionInputs = {
     sessionId: keyArg.describe('The session to assemble the context of.'),
     maxTokens: z.number().int().min(1).describe('The token budget (o200k_base tokens): the entries never sum above it.'),
     recall: limitArg.optional().describe("First, up to this many memories of the session's scope recalled for its last user turn. Omit for none."),
+    working: z.boolean().optional().describe("Whether the working memory of the session's scope comes first (default true)."),
   },
 } as const;
 
@@ -340,6 +358,7 @@ const pointOut = z.object({ seq: z.number().int(), time: z.string() });
 /** Outputs of every tool. */
 export const outputs = {
   item: { item: memoryItemOutputSchema },
+  working: { item: memoryItemOutputSchema.nullable() },
   hits: { hits: z.array(recallHitSchema), nextCursor: nextCursorOutput },
   skill: { skill: skillOut },
   skills: { skills: z.array(skillOut), nextCursor: nextCursorOutput },
@@ -353,6 +372,7 @@ export const outputs = {
     sessionId: z.string(),
     entries: z.array(
       z.union([
+        z.object({ kind: z.literal('working'), tokens: z.number().int(), memory: memoryItemOutputSchema }),
         z.object({ kind: z.literal('memory'), tokens: z.number().int(), memory: recallHitSchema }),
         z.object({ kind: z.literal('turn'), tokens: z.number().int(), turn: turnOut }),
       ]),

@@ -81,6 +81,8 @@ describe('another project', () => {
         ['skill_delete', { skill: 'deploy', scope }],
         ['session_create', { scope }],
         ['session_list', { scope }],
+        ['working_memory_get', { scope }],
+        ['working_memory_update', { text: 'x', scope }],
       ] as const) {
         expect(await callError(shop, tool, args), `${tool} ${JSON.stringify(scope)}`).toMatch(
           /^scope_denied: scope: project:shop\/.* is under this server's scope \(project:shop\), but the operator did not allow subscopes$/,
@@ -103,6 +105,8 @@ describe('another project', () => {
   });
 
   it('leaves the other project intact', async () => {
+    await call(shop, 'working_memory_update', { text: 'shop plans' });
+    expect((await call(web, 'working_memory_get', {})).item).toBeNull();
     expect((await call(web, 'recall', { query: 'tuesdays' })).hits.map((h: { id: string }) => h.id)).toEqual([seeded.memory]);
     expect((await call(web, 'session_read', { sessionId: seeded.session! })).turns[0].content).toBe('secret web plans');
   });

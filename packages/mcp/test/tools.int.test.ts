@@ -59,6 +59,8 @@ describe('tool list', () => {
         'skill_search',
         'state_diff',
         'update_memory',
+        'working_memory_get',
+        'working_memory_update',
       ].sort(),
     );
     // The exported list names exactly the tools the server registers.
@@ -80,6 +82,7 @@ describe('tool list', () => {
       'namespaces',
       'state_diff',
       'memory_history',
+      'working_memory_get',
     ];
     const destructive = ['forget', 'skill_delete', 'session_delete', 'session_remove_last_turn', 'session_replace_suffix'];
     // Each call of these removes turns that the previous call left: a repeat is not a no-op.
@@ -292,6 +295,32 @@ describe('sessions', () => {
     expect(await callError(client, 'session_context', { sessionId: session.id, maxTokens: 0 })).toMatch(/maxTokens/);
     expect(await callError(client, 'session_context', { sessionId: 'nope', maxTokens: 10 })).toBe('not_found: session not found: nope');
     await call(client, 'session_delete', { sessionId: session.id });
+  });
+
+  it("reads and updates the working memory of the server's scope, and the context puts it first", async () => {
+    expect(await call(client, 'working_memory_get', {})).toEqual({ item: null });
+    const { item: first } = await call(client, 'working_memory_update', { text: '# Plan\n- pack for the lighthouse', expectedSyncVersion: 0 });
+    expect(first).toMatchObject({ content: '# Plan\n- pack for the lighthouse', key: 'working-memory', syncVersion: 1 });
+    const { item: appended } = await call(client, 'working_memory_update', { append: '- check the tide' });
+    expect(appended.content).toBe('# Plan\n- pack for the lighthouse\n- check the tide');
+    const { item: edited } = await call(client, 'working_memory_update', { find: 'the tide', replace: 'the tide table', expectedSyncVersion: 2 });
+    expect((await call(client, 'working_memory_get', {})).item).toEqual(edited);
+    expect(await callError(client, 'working_memory_update', { append: 'x', expectedSyncVersion: 2 })).toMatch(/^conflict: /);
+    expect(await callError(client, 'working_memory_update', { find: 'nowhere', replace: 'x' })).toMatch(/^invalid: invalid find/);
+    expect(await callError(client, 'working_memory_update', { text: 'a', append: 'b' })).toMatch(/^invalid: /);
+    expect(await callError(client, 'working_memory_update', { text: 'tide '.repeat(3000) })).toMatch(
+      /^invalid: invalid text: counts \d+ tokens, over the limit of 2000/,
+    );
+    const { session } = await call(client, 'session_create', { title: 'Working' });
+    await call(client, 'session_append_turn', { sessionId: session.id, role: 'user', content: 'What is the plan?' });
+    const window = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000 });
+    expect(window.entries.map((e: { kind: string }) => e.kind)).toEqual(['working', 'turn']);
+    expect(window.entries[0].memory.content).toBe(edited.content);
+    const without = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000, working: false });
+    expect(without.entries.map((e: { kind: string }) => e.kind)).toEqual(['turn']);
+    expect((await call(client, 'recall', {})).hits.map((h: { id: string }) => h.id)).not.toContain(edited.id);
+    await call(client, 'session_delete', { sessionId: session.id });
+    await call(client, 'forget', { id: edited.id });
   });
 
   it('keeps structured turns with their parts and metadata, removes the last turn and replaces the suffix', async () => {

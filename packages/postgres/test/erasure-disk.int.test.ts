@@ -84,4 +84,19 @@ describe('purge on PostgreSQL, then the documented steps', () => {
     // What the purge kept is still there and still reads.
     expect((await provider.memory.get(kept.id)).content).toBe('an unrelated note');
   });
+
+  it('leaves a working memory document a purge by text erased, every version of it, in no file under the data directory', async () => {
+    const scope = ['user', 'ada'];
+    const secret = 'wqmzvkplworkingmem2291';
+    const older = 'yrtxbnqoldversion5530';
+    const first = await provider.workingMemory.replace({ scope, text: `# Ada\n- code ${secret}`, operationId: 'working-1' });
+    await provider.workingMemory.patch({ scope, append: `- note ${older}` });
+    await provider.workingMemory.patch({ scope, find: older, replace: 'done' });
+    await provider.saveSnapshot();
+    expect((await provider.purge({ matching: secret, reason: 'erasure request' })).memory).toEqual([first.id]);
+    expect(await provider.workingMemory.get({ scope })).toBeNull();
+    expect((await provider.compact()).remaining).toEqual([]);
+    expect(filesHolding(cluster.dataDir, secret)).toEqual([]);
+    expect(filesHolding(cluster.dataDir, older)).toEqual([]);
+  });
 });

@@ -170,6 +170,33 @@ describe('purge on a SQLite file', () => {
     await state.close();
   });
 
+  it('erases a working memory document found by text, every version of it, from the file, the -wal and an export', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
+    dirs.push(dir);
+    const path = join(dir, 'state.db');
+    const state = await openSqlite(path, { embedder: createStaticEmbedder(), snapshotEvery: 2 });
+    const scope = ['user:ada'];
+    const first = await state.workingMemory.replace({ scope, text: '# Ada\n- code name Periwinklestar' });
+    await state.workingMemory.patch({ scope, append: '- prefers Quillbeard tea' });
+    await state.workingMemory.patch({ scope, find: 'Quillbeard', replace: 'green' });
+    await state.workingMemory.replace({ text: 'global plan: ship Friday' });
+    const erased = ['Periwinklestar', 'Quillbeard'];
+    expect(erased.every((s) => rawBytes(path).includes(s))).toBe(true);
+    expect((await state.purge({ matching: 'Periwinklestar', reason: 'erasure request' })).memory).toEqual([first.id]);
+    const raw = rawBytes(path);
+    const exported = await exportText(state.log);
+    for (const s of erased) {
+      expect(raw.includes(s), `${s} in the file`).toBe(false);
+      expect(raw.includes(s.toLowerCase()), `${s}'s token in the file`).toBe(false);
+      expect(exported.includes(s), `${s} in the export`).toBe(false);
+    }
+    expect(await state.workingMemory.get({ scope })).toBeNull();
+    expect((await state.workingMemory.get())?.content).toBe('global plan: ship Friday');
+    expect((await state.verify()).problems).toEqual([]);
+    await state.close();
+    expect(rawBytes(path).includes('Periwinklestar'), 'in the closed file').toBe(false);
+  });
+
   it('leaves no input hash of an erased operation in the file or the -wal, as hex or as bytes, and no row of the operation index keeps one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'agentstate-purge-'));
     dirs.push(dir);

@@ -15,6 +15,7 @@ function plain(inner: Provider): Provider {
     sessions: inner.sessions,
     skills: inner.skills,
     memory: inner.memory,
+    workingMemory: inner.workingMemory,
     checkpoints: inner.checkpoints,
     namespaces: (o) => inner.namespaces(o),
     close: () => inner.close(),

@@ -1,4 +1,4 @@
-/** `agentstate memory`: write (with key, metadata, expiry), update, list, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete. */
+/** `agentstate memory`: write (with key, metadata, expiry), update, list, recall (lexical, semantic or hybrid, with scores and metadata filters), show, sweep, delete, working. */
 import type { Command } from 'commander';
 import type { MemoryItem, Page, RecallHit, RecallMode, RecallOptions } from '@agentstate/core';
 import {
@@ -15,6 +15,7 @@ import {
 import { SUMMARIES } from '../command-list.js';
 import { historyCommand } from './history.js';
 import { CliCommand, show, sub, withReadScope, withScopeFlags } from '../context.js';
+import { UserError } from '../errors.js';
 import { withDatabase, withReader } from '../database.js';
 import type { Column } from '../output.js';
 import { print, printFields, printTable, shortTime } from '../output.js';
@@ -64,6 +65,19 @@ function printItem(item: MemoryItem): void {
   print();
   print(item.content);
 }
+
+/** Flags of `memory working`. */
+type WorkingFlags = ScopeFlags &
+  OperationFlags & {
+    at?: string;
+    set?: string;
+    file?: string;
+    append?: string;
+    find?: string;
+    replace?: string;
+    expectedVersion?: number;
+    maxTokens?: number;
+  };
 
 /** Flags of `memory recall` and `list`: the options they give as they are, and the others. */
 type RecallFlags = ScopeReadFlags &
@@ -181,6 +195,38 @@ export function memoryCommand(): Command {
     .run(async (ctx, id: string, opts: OperationFlags) => {
       const item = await withDatabase(ctx.dbPath, {}, (db) => db.memory.delete(id, opts));
       show(ctx, item, `deleted memory item ${item.id}`);
+    });
+
+  withScopeFlags(sub(group, 'working', 'at', 'operationId'), 'the working memory of exactly this scope (default: global)')
+    .description(
+      "show the scope's working memory, a pinned document, or change it: --set (or --file) replaces it, --append adds a line, --find with --replace edits it",
+    )
+    .option('--set <text>', 'replace the whole document with this text')
+    .option('--file <path>', 'replace the whole document with a file, or - for stdin')
+    .option('--append <text>', 'add this text at the end, on a line of its own')
+    .option('--find <text>', 'text the document holds exactly once, replaced by --replace')
+    .option('--replace <text>', 'what --find becomes')
+    .option('--expected-version <n>', 'only if the document is still at this syncVersion (0: there is none yet)', nonNegativeInt)
+    .option('--max-tokens <n>', 'the token limit (default: 2000 o200k_base tokens)', positiveInt)
+    .run(async (ctx, opts: WorkingFlags) => {
+      const { set, file, append, find, replace, expectedVersion, maxTokens, at, operationId } = opts;
+      const scope = scopeFrom(opts);
+      const replaces = set !== undefined || file !== undefined;
+      if (!replaces && append === undefined && find === undefined && replace === undefined) {
+        if (expectedVersion !== undefined || maxTokens !== undefined || operationId !== undefined)
+          throw new UserError('--expected-version, --max-tokens and --operation-id only go with a change');
+        const item = await withReader(ctx.dbPath, at, {}, (db) => db.workingMemory.get({ scope }));
+        show(ctx, item, () => (item === null ? print('(no working memory)') : printItem(item)));
+        return;
+      }
+      if (at !== undefined) throw new UserError('--at reads an earlier state, which cannot be changed');
+      const common = { scope, expectedVersion, maxTokens, operationId };
+      const item = await withDatabase(ctx.dbPath, { create: true }, async (db) =>
+        replaces && append === undefined && find === undefined && replace === undefined
+          ? db.workingMemory.replace({ ...common, text: await textFromFlags(set, file, 'working memory') })
+          : db.workingMemory.patch({ ...common, append, find, replace, ...(replaces ? { text: set ?? file } : {}) }),
+      );
+      show(ctx, item, `working memory ${describeScope(item.scope)} at syncVersion ${item.syncVersion}`);
     });
 
   group.addCommand(historyCommand('memory item', ['memory']));

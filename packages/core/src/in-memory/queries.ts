@@ -28,6 +28,7 @@ export function memoryFilter(filter: MemoryFilter & ScopeFilter): (item: MemoryI
   return (item) =>
     inScope(item.scope) &&
     (kinds === undefined || kinds.has(item.kind)) &&
+    !filter.exceptKinds?.includes(item.kind) &&
     (now === undefined || !isExpired(item, now)) &&
     (where === undefined || matchesWhere(item.metadata, where));
 }

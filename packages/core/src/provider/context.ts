@@ -8,9 +8,10 @@ import { z } from 'zod';
 import { parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
-import type { Scope, Turn } from '../records/records.js';
-import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, turnTokenText } from './tokens.js';
+import type { MemoryItem, Scope, Turn } from '../records/records.js';
+import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
 import type { MemoryStore, RecallHit, SessionStore } from './types.js';
+import type { WorkingMemoryStore } from './working-memory.js';
 
 /** `sessions.context` options. */
 export interface ContextOptions {
@@ -20,15 +21,20 @@ export interface ContextOptions {
   counter?: TokenCounter;
   /** Also the top `limit` memories of the session's scope recalled for its last user turn, before the turns. */
   recall?: { limit: number };
+  /** Whether the working memory of the session's scope comes first (default true). */
+  working?: boolean;
 }
 
 /** One entry of a context window, with its token count; `kind` says what it holds. */
-export type ContextEntry = { kind: 'memory'; tokens: number; memory: RecallHit } | { kind: 'turn'; tokens: number; turn: Turn };
+export type ContextEntry =
+  | { kind: 'working'; tokens: number; memory: MemoryItem }
+  | { kind: 'memory'; tokens: number; memory: RecallHit }
+  | { kind: 'turn'; tokens: number; turn: Turn };
 
 /** What `sessions.context` returns: the entries in the order a model takes them, and their tokens. */
 export interface ContextWindow {
   sessionId: string;
-  /** Recalled memories (best first), then the newest turns that fit (oldest first). */
+  /** The scope's working memory, recalled memories (best first), then the newest turns that fit (oldest first). */
   entries: ContextEntry[];
   /** The entries' tokens summed: at most `maxTokens`. */
   tokens: number;
@@ -41,19 +47,14 @@ export interface ContextWindow {
 export interface ContextReads {
   sessions: Pick<SessionStore, 'get' | 'turns'>;
   memory: Pick<MemoryStore, 'recall'>;
+  workingMemory: Pick<WorkingMemoryStore, 'get'>;
 }
-
-const counterInput = z.custom<TokenCounter>(
-  (v) =>
-    typeof v === 'function' ||
-    (typeof v === 'object' && v !== null && 'name' in v && typeof v.name === 'string' && 'count' in v && typeof v.count === 'function'),
-  'must be a function of a text or { name, count }',
-);
 
 const contextOptionsSchema = z.strictObject({
   maxTokens: z.int().min(1),
-  counter: counterInput.optional(),
+  counter: tokenCounterSchema.optional(),
   recall: z.strictObject({ limit: z.int().min(1).max(LIMITS.pageSize) }).optional(),
+  working: z.boolean().optional(),
 });
 
 /** The newest turns read first: most windows need no more. */
@@ -150,6 +151,14 @@ async function recalled(
   return entries;
 }
 
+/** The scope's working memory as the window's first entry, when there is one and it fits `budget`. */
+async function pinned(reads: ContextReads, scope: Scope, count: (text: string) => number, budget: number): Promise<ContextEntry[]> {
+  const memory = await reads.workingMemory.get({ scope });
+  if (memory === null) return [];
+  const tokens = count(memory.content);
+  return tokens > budget ? [] : [{ kind: 'working', tokens, memory }];
+}
+
 /** Assembles the context window of a live session: see {@link SessionStore.context}. */
 export async function assembleContext(reads: ContextReads, sessionId: string, options: ContextOptions): Promise<ContextWindow> {
   parseInput(idField, sessionId);
@@ -159,8 +168,10 @@ export async function assembleContext(reads: ContextReads, sessionId: string, op
   const count = (text: string) => counter.count(text);
   const transcript = new Transcript(reads.sessions, sessionId);
   await transcript.grow();
-  const entries = o.recall === undefined ? [] : await recalled(reads, transcript, session.scope, o.recall.limit, count, o.maxTokens);
-  const budget = o.maxTokens - entries.reduce((sum, entry) => sum + entry.tokens, 0);
+  const entries = o.working === false ? [] : await pinned(reads, session.scope, count, o.maxTokens);
+  const left = () => o.maxTokens - entries.reduce((sum, entry) => sum + entry.tokens, 0);
+  if (o.recall !== undefined) entries.push(...(await recalled(reads, transcript, session.scope, o.recall.limit, count, left())));
+  const budget = left();
   // Each turn is counted once, however many windows it is read in.
   const counted = new Map<string, number>();
   const tokens = (turn: Turn) => {

@@ -13,6 +13,7 @@ import type { Instant } from '../time/instant.js';
 import type { RecallHit } from './types.js';
 import { type Page, toPage } from '../paging/cursor.js';
 import { type RankingContext, rankedPage } from './ranking.js';
+import { WORKING_MEMORY } from './working-memory.js';
 
 /** What recall needs from its provider. */
 export interface RecallContext extends RankingContext<MemoryItem, VectorQuery> {
@@ -25,7 +26,8 @@ export interface RecallContext extends RankingContext<MemoryItem, VectorQuery> {
 export async function recall(ctx: RecallContext, options: RecallOptions): Promise<Page<RecallHit>> {
   const o = parseInput(recallOptionsSchema, options);
   const { cursor: _cursor, limit: _limit, ...bound } = o;
-  const filter = { ...selectScopes(o), kinds: o.kinds, where: o.where, now: ctx.now() };
+  // Working memory is a scope's pinned document, not a fact to recall: left out unless `kinds` asks for it.
+  const filter = { ...selectScopes(o), kinds: o.kinds, ...(o.kinds ? {} : { exceptKinds: [WORKING_MEMORY] }), where: o.where, now: ctx.now() };
   const page = await rankedPage(ctx, {
     method: 'memory.recall',
     noun: 'recall',

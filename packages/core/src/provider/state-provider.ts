@@ -28,6 +28,7 @@ import { type StateProviderOptions, checkProviderOptions, DEFAULT_FUSION_WEIGHTS
 import { createSessionStore } from './session-store.js';
 import { assembleContext, type ContextOptions } from './context.js';
 import { createSkillStore } from './skill-store.js';
+import { createWorkingMemoryStore } from './working-memory.js';
 import type { EventSourcedProvider } from './types.js';
 import { embedCommitted } from './vectors.js';
 import { InMemoryBackend } from '../in-memory/backend.js';
@@ -119,8 +120,10 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
     },
     judge,
   );
+  const workingMemory = createWorkingMemoryStore(engine, filtered.memory, judge);
   // The context reads through the filtered stores, so retention hides from it what it hides from every read.
-  const stores = { ...filtered, sessions: { ...filtered.sessions, context: (id: string, o: ContextOptions) => assembleContext(filtered, id, o) } };
+  const reads = { ...filtered, workingMemory };
+  const stores = { ...filtered, workingMemory, sessions: { ...filtered.sessions, context: (id: string, o: ContextOptions) => assembleContext(reads, id, o) } };
 
   return {
     name: backend.name,

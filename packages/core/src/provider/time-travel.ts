@@ -173,7 +173,7 @@ export function stoppedClock(time: Instant): Clock {
 export type ViewProvider = (parts: readonly SnapshotPart[]) => Promise<EventSourcedProvider>;
 
 /** The stores of a view, by the name a provider gives them. */
-type ViewStores = Pick<StateView, 'sessions' | 'skills' | 'memory' | 'checkpoints' | 'retention'>;
+type ViewStores = Pick<StateView, 'sessions' | 'skills' | 'memory' | 'workingMemory' | 'checkpoints' | 'retention'>;
 
 const SESSIONS: readonly SnapshotPart[] = ['sessions'];
 const TRANSCRIPTS: readonly SnapshotPart[] = ['sessions', 'turns'];
@@ -215,6 +215,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     ),
     skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, 'upsert recordOutcome delete'),
     memory: store('memory', { get: MEMORY, getByKey: MEMORY, getAny: MEMORY, recall: MEMORY }, 'write writeMany update delete sweep'),
+    workingMemory: store('workingMemory', { get: MEMORY }, 'replace patch'),
     checkpoints: store('checkpoints', { get: CHECKPOINTS, list: CHECKPOINTS }, 'put putWrites deleteThread'),
     retention: store('retention', { list: [] }, 'set remove apply merge'),
     namespaces: async (options) => (await provider(SNAPSHOT_PARTS)).namespaces(options),

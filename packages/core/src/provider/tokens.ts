@@ -3,6 +3,7 @@
  * pluggable counter, the default one, and the text a turn or a memory item
  * is counted over, defined here once.
  */
+import { z } from 'zod';
 import { ValidationError } from '../errors.js';
 import { canonicalJson } from '../log/json.js';
 import type { Part } from '../records/parts.js';
@@ -10,6 +11,14 @@ import type { Turn } from '../records/records.js';
 
 /** Counts the tokens of a text for one model family: a bare function, or one with the name a context reports. */
 export type TokenCounter = ((text: string) => number) | { readonly name: string; count(text: string): number };
+
+/** A `counter` option: a function of a text, or `{ name, count }`. */
+export const tokenCounterSchema = z.custom<TokenCounter>(
+  (v) =>
+    typeof v === 'function' ||
+    (typeof v === 'object' && v !== null && 'name' in v && typeof v.name === 'string' && 'count' in v && typeof v.count === 'function'),
+  'must be a function of a text or { name, count }',
+);
 
 /** A counter with its name. */
 export interface NamedTokenCounter {

@@ -38,6 +38,7 @@ import type { PointInput, StateView } from './time-travel.js';
 import type { DiffInput, StateDiff } from './diff.js';
 import type { RetentionStore } from './retention.js';
 import type { ContextOptions, ContextWindow } from './context.js';
+import type { WorkingMemoryStore } from './working-memory.js';
 
 /** Resumable conversations with append-only transcripts. */
 export interface SessionStore {
@@ -240,6 +241,8 @@ export interface Provider {
   readonly sessions: SessionStore;
   readonly skills: SkillStore;
   readonly memory: MemoryStore;
+  /** Each scope's pinned document, a memory item under a reserved key (docs/contract.md §4, "Working memory"). */
+  readonly workingMemory: WorkingMemoryStore;
   readonly checkpoints: CheckpointStore;
   /**
    * The distinct scopes of live sessions, skills and memory items under

@@ -111,11 +111,17 @@ function whereSql(d: SqlDialect, p: Params, filter: WhereFilter, alias: string):
 }
 
 /**
- * The expiry and metadata parts of a memory filter, appended to a `WHERE` on
- * the memory row aliased `alias` (`''` when there are none).
+ * The expiry, kinds left out and metadata parts of a memory filter, appended
+ * to a `WHERE` on the memory row aliased `alias` (`''` when there are none).
  */
-export function memoryRowFilter(d: SqlDialect, p: Params, filter: { where?: WhereFilter | undefined; now?: string | undefined }, alias: string): string {
+export function memoryRowFilter(
+  d: SqlDialect,
+  p: Params,
+  filter: { where?: WhereFilter | undefined; now?: string | undefined; exceptKinds?: readonly string[] | undefined },
+  alias: string,
+): string {
   let sql = '';
+  if (filter.exceptKinds !== undefined && filter.exceptKinds.length > 0) sql += ` AND NOT ${d.inList(p, `${alias}.kind`, filter.exceptKinds)}`;
   if (filter.now !== undefined) sql += ` AND (${alias}.expires_at IS NULL OR ${alias}.expires_at > ${p.add(filter.now)})`;
   if (filter.where !== undefined && filter.where.length > 0) sql += ` AND ${whereSql(d, p, filter.where, alias)}`;
   return sql;

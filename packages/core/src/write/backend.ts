@@ -182,6 +182,8 @@ export interface LexicalQuery extends ScopeFilter {
 export interface MemoryFilter {
   /** Only items of these kinds; undefined: every kind. */
   kinds?: readonly string[];
+  /** Never items of these kinds (what recall leaves out unless asked: working memory). */
+  exceptKinds?: readonly string[];
   /** Only items whose metadata satisfies this filter (see `matching/where.ts`, the reference). */
   where?: WhereFilter;
   /** Only items not expired at this instant (`expiresAt` null or later); undefined: expired ones too. */

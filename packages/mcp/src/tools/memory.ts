@@ -1,4 +1,4 @@
-/** Memory tools: remember, update_memory, recall, forget. */
+/** Memory tools: remember, update_memory, recall, forget, working_memory_get, working_memory_update. */
 import type { RecallOptions } from '@agentstate/core';
 import { memoryInputs, outputs } from '../schemas.js';
 import { defineTool, deleteOnce } from './context.js';
@@ -59,6 +59,37 @@ export const memoryTools = {
     effect: 'delete',
     async run(args, view, ctx) {
       return { item: view.memory(await deleteOnce(ctx, 'memory', ctx.provider.memory, args.id, args.operationId)) };
+    },
+  }),
+
+  working_memory_get: defineTool({
+    title: 'Read the working memory',
+    description:
+      "Reads the working memory of this server's scope: one pinned document (a plan, what you know of the user) kept in front of the model, not recalled. Null when there is none.",
+    input: memoryInputs.workingGet,
+    output: outputs.working,
+    effect: 'read',
+    async run({ scope }, view, { provider, policy }) {
+      const item = await provider.workingMemory.get({ scope: policy.target(scope) });
+      return { item: item === null ? null : view.memory(item) };
+    },
+  }),
+
+  working_memory_update: defineTool({
+    title: 'Update the working memory',
+    description:
+      "Changes the working memory of this server's scope: `text` replaces the whole document; `append` adds a line at its end; `find` (text it holds exactly once) with `replace` edits it in place. " +
+      'Refused, writing nothing, when the result is over the token limit. Every version stays in the history.',
+    input: memoryInputs.workingUpdate,
+    output: outputs.item,
+    effect: 'write',
+    async run({ text, append, find, replace, expectedSyncVersion, scope, operationId }, view, { provider, policy }) {
+      const common = { scope: policy.target(scope), expectedVersion: expectedSyncVersion, operationId };
+      const item =
+        text !== undefined && append === undefined && find === undefined && replace === undefined
+          ? await provider.workingMemory.replace({ ...common, text })
+          : await provider.workingMemory.patch({ ...common, append, find, replace, ...(text === undefined ? {} : { text }) });
+      return { item: view.memory(item) };
     },
   }),
 };

@@ -74,13 +74,17 @@ export const sessionTools = {
     title: 'Get the context for the next model call',
     description:
       'Assembles what to send a model next from a session: the newest turns that fit maxTokens, oldest first, a tool call never apart from its result, ' +
-      "each with its token count; with recall, first the memories of the session's scope recalled for its last user turn.",
+      "each with its token count; first the working memory of the session's scope, then, with recall, the memories of that scope recalled for its last user turn.",
     input: sessionInputs.context,
     output: outputs.context,
     effect: 'read',
-    async run({ sessionId, maxTokens, recall }, view, ctx) {
+    async run({ sessionId, maxTokens, recall, working }, view, ctx) {
       await readableSession(ctx, sessionId);
-      const window = await ctx.provider.sessions.context(sessionId, { maxTokens, ...(recall === undefined ? {} : { recall: { limit: recall } }) });
+      const window = await ctx.provider.sessions.context(sessionId, {
+        maxTokens,
+        ...(recall === undefined ? {} : { recall: { limit: recall } }),
+        ...(working === undefined ? {} : { working }),
+      });
       const entries = window.entries.map((e) => (e.kind === 'turn' ? { ...e, turn: view.turn(e.turn) } : { ...e, memory: view.memory(e.memory) }));
       return { ...window, entries };
     },

@@ -27,6 +27,7 @@ import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
 import { validationChecks } from './validation.js';
+import { workingMemoryChecks } from './working-memory.js';
 
 const all: ProviderCheck[] = [
   ...storeChecks,
@@ -55,6 +56,7 @@ const all: ProviderCheck[] = [
   ...syncScopeChecks,
   ...syncRetentionChecks,
   ...contextChecks,
+  ...workingMemoryChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */

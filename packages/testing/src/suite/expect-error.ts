@@ -9,6 +9,7 @@ import {
   SkillScopeRequiredError,
   UnavailableError,
   SyncConflictError,
+  TokenLimitError,
   ValidationError,
 } from '@agentstate/core';
 import { expect } from 'vitest';
@@ -22,6 +23,7 @@ const CODES = new Map<unknown, ErrorCode>([
   [ConflictError, 'conflict'],
   [OperationConflictError, 'conflict'],
   [ValidationError, 'invalid'],
+  [TokenLimitError, 'invalid'],
   [CorruptionError, 'corruption'],
   [ReadOnlyViewError, 'read_only_view'],
   [UnavailableError, 'unavailable'],
