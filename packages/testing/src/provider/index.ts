@@ -22,6 +22,7 @@ import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncScopeChecks } from './sync-scope.js';
+import { syncTurnChecks } from './sync-turns.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
@@ -52,6 +53,7 @@ const all: ProviderCheck[] = [
   ...syncChecks,
   ...syncScopeChecks,
   ...syncRetentionChecks,
+  ...syncTurnChecks,
   ...contextChecks,
 ];
 
