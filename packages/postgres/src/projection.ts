@@ -47,13 +47,14 @@ export class Projection {
   }
 
   /**
-   * Moves the turns from a merged append's rank on one seq up (`turnInsertion`), before the fold puts its turn:
-   * through negative seqs, as `(session_id, seq)` is unique row by row.
+   * Moves the turns from a merged append's rank on as many seqs up as it inserts (`turnInsertion`), before the fold
+   * puts its turns: through negative seqs, as `(session_id, seq)` is unique row by row.
    */
   async shiftTurns(sql: Sql, change: StateChange): Promise<void> {
     const insertion = turnInsertion(change);
     if (insertion === undefined) return;
-    await sql.exec(`UPDATE ${this.db.t('turns')} SET seq = -seq - 1 WHERE session_id = $1 AND seq >= $2`, [insertion.sessionId, insertion.seq]);
+    const { sessionId, seq, count } = insertion;
+    await sql.exec(`UPDATE ${this.db.t('turns')} SET seq = -seq - $3 WHERE session_id = $1 AND seq >= $2`, [sessionId, seq, count]);
     await sql.exec(`UPDATE ${this.db.t('turns')} SET seq = -seq WHERE session_id = $1 AND seq < 0`, [insertion.sessionId]);
   }
 

@@ -55,7 +55,7 @@ const SQL = {
   // The same, for a purge's tombstone: `purged_seq` records the purge's seq, when the history index has no row for it.
   purgeSameTurn: `UPDATE turns SET (${afterKey(rowCodec.TURN_COLUMNS, 3)}, purged_seq) = (${placeholders(afterKey(rowCodec.TURN_COLUMNS, 3))}, ?) WHERE n = ?`,
   // A merged append's turns from its rank on move one seq up: through negative seqs, as `(session_id, seq)` is unique row by row.
-  shiftTurns: 'UPDATE turns SET seq = -seq - 1 WHERE session_id = ? AND seq >= ?',
+  shiftTurns: 'UPDATE turns SET seq = -seq - ? WHERE session_id = ? AND seq >= ?',
   unshiftTurns: 'UPDATE turns SET seq = -seq WHERE session_id = ? AND seq < 0',
   insertTurnText: 'INSERT INTO turns_fts (rowid, text) VALUES (?, ?)',
   // FTS5's 'delete' command with the exact text the row indexed: secure-delete then removes its tokens in place
@@ -157,7 +157,7 @@ export class Projection {
     let held: Set<string> | undefined;
     const insertion = turnInsertion(change);
     if (insertion) {
-      this.conn.prepare(SQL.shiftTurns).run(insertion.sessionId, insertion.seq);
+      this.conn.prepare(SQL.shiftTurns).run(insertion.count, insertion.sessionId, insertion.seq);
       this.conn.prepare(SQL.unshiftTurns).run(insertion.sessionId);
     }
     for (const record of changeRecords(change)) {

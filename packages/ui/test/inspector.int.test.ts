@@ -381,6 +381,34 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
     }
   });
 
+  it("marks the version that lost a merge in a record's history as a conflict", async () => {
+    const writer = await openWriter(path);
+    const edge = await openWriter(join(dir, 'edge.db'));
+    try {
+      const item = await writer.memory.write({ content: 'The office opens at eight', kind: 'fact' });
+      await sync(writer, edge);
+      // Updated on both stores apart: the later by (HLC, writer) wins, and the other stays in history as a conflict.
+      await writer.memory.update(item.id, { content: 'The office opens at nine' });
+      await edge.memory.update(item.id, { content: 'The office opens at ten' });
+      await sync(writer, edge);
+      const versions = await writer.history(item.id);
+      const losers = versions.filter((v) => v.conflict).map((v) => v.record);
+      expect(losers).toHaveLength(1);
+      await open('memory');
+      await page.getByLabel('recall query').fill('office opens');
+      const hit = page.getByTestId('recall-lexical').locator('.hit').first();
+      await hit.waitFor();
+      await hit.getByRole('button', { name: 'history' }).click();
+      const history = hit.getByTestId('history');
+      await expect.poll(() => history.locator('.version').count()).toBe(versions.length);
+      const marked = history.locator('.version', { has: page.locator('.chip.conflict') });
+      expect(await marked.count()).toBe(1);
+      expect(await marked.locator('.fields .after').allTextContents()).toContain((losers[0] as { content: string }).content);
+    } finally {
+      await Promise.all([writer.close(), edge.close()]);
+    }
+  });
+
   it('shows health: counts by type, the stored snapshot, and verify on demand', async () => {
     await open('health');
     await page.getByTestId('counts-by-type').getByText('session.turn_appended').waitFor();

@@ -1,7 +1,8 @@
 /**
  * Merging a session's transcript written on two stores apart (docs/contract.md §12, "Merge"): every
  * turn is kept, numbered by its rank in (HLC, writer, id) among the session's turns, so every store
- * numbers them the same whatever order they arrived in, and a removal removes the turns it names.
+ * numbers them the same whatever order they arrived in, and a removal removes the turns it names: a
+ * turn removed on both stores apart is removed once, and a replaced suffix is a removal and appends.
  */
 import { EventTypes, type StateChange, type StateChangeOf } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
@@ -21,40 +22,84 @@ export function mergeAppend(view: FoldView, change: StateChangeOf<typeof EventTy
   const { turn } = change.payload;
   const stored = view.session(turn.sessionId);
   if (!stored || stored.deleted || view.turnExists(turn.id) || compareVersions(turn, stored) === 0) return undefined;
-  // Delivery is causal: the turns its writer numbered below it are held here, and every one comes before it.
-  const last = view.lastTurnSeq(stored.id);
-  if (turn.seq > last + 1) return undefined;
-  const after = view.liveTurnsFrom(stored.id, turn.seq);
-  if (after.length !== last - turn.seq + 1) return undefined;
-  const seq = turn.seq + after.filter((held) => compareTurns(held, turn) < 0).length;
-  const session = { ...mergedSession(stored, turn), updatedAt: laterInstant(stored.updatedAt, turn.createdAt) };
+  const seq = rank(view, stored, turn);
+  if (seq === undefined) return undefined;
+  const session = { ...versionOn(stored, turn), updatedAt: laterInstant(stored.updatedAt, turn.createdAt) };
   return { ...change, payload: { ...change.payload, session, turn: { ...turn, seq } } };
 }
 
 /**
  * The removal `change` (`removeLastTurn`) merged into the session held: the turns it names, by id, become
- * tombstones where they stand here (turns appended apart from it, after them, stay), and the session's next
- * version is as for an append. Undefined when no rule covers it: the session is missing, deleted or another
- * creation, a named turn is not live in it, or its fields differ from those held (written apart from it).
+ * tombstones where they stand here (turns appended apart from it, after them, stay; one removed here apart
+ * too is removed once, `removedHere`), and the session's next version is as for an append. Undefined when
+ * no rule covers it: the session is missing, deleted or another creation, a named turn is not in it, or its
+ * fields differ from those held (written apart from it).
  */
 export function mergeRemoval(view: FoldView, change: StateChangeOf<typeof EventTypes.TurnsRemoved>): StateChange | undefined {
-  const { session: carried, turns } = change.payload;
+  const stored = sessionApart(view, change.payload.session);
+  const turns = stored && removedHere(view, stored, change.payload.turns);
+  if (!stored || !turns) return undefined;
+  const session = { ...versionOn(stored, change.payload.session), updatedAt: laterInstant(stored.updatedAt, change.payload.session.updatedAt) };
+  return { ...change, payload: { ...change.payload, session, turns } };
+}
+
+/**
+ * The replaced suffix `change` (`replaceSuffix`) merged into the session held: its removal as `mergeRemoval`
+ * merges one, and its added turns, in their order, at the rank of the first as `mergeAppend` finds one (they
+ * share a clock, so no turn held falls between them); the turns held later than them move up. Undefined
+ * where either rule would leave it.
+ */
+export function mergeSuffix(view: FoldView, change: StateChangeOf<typeof EventTypes.SuffixReplaced>): StateChange | undefined {
+  const { session: carried, added } = change.payload;
+  const stored = sessionApart(view, carried);
+  const removed = stored && removedHere(view, stored, change.payload.removed);
+  if (!stored || !removed || added.some((turn) => view.turnExists(turn.id))) return undefined;
+  const seq = added[0] === undefined ? 0 : rank(view, stored, added[0]);
+  if (seq === undefined) return undefined;
+  const session = { ...versionOn(stored, carried), updatedAt: laterInstant(stored.updatedAt, carried.updatedAt) };
+  return { ...change, payload: { ...change.payload, session, removed, added: added.map((turn, i) => ({ ...turn, seq: seq + i })) } };
+}
+
+/** The session held that `carried`, a version of it written apart from it, changes the transcript of; undefined when none can be. */
+function sessionApart(view: FoldView, carried: Session): Session | undefined {
   const stored = view.session(carried.id);
   if (!stored || stored.deleted || compareVersions(carried, stored) === 0 || carried.syncVersion > stored.syncVersion) return undefined;
   const fields = (s: Session) => canonicalJson([s.title, s.model, s.metadata, s.scope, s.createdAt, s.originInstanceId]);
-  if (fields(carried) !== fields(stored)) return undefined;
-  const removed: Turn[] = [];
-  for (const tombstone of turns) {
-    const held = view.turn(tombstone.id);
-    if (held === undefined || held.sessionId !== stored.id || held.deleted) return undefined;
-    removed.push({ ...tombstone, seq: held.seq });
-  }
-  const session = { ...mergedSession(stored, carried), updatedAt: laterInstant(stored.updatedAt, carried.updatedAt) };
-  return { ...change, payload: { ...change.payload, session, turns: removed } };
+  return fields(carried) === fields(stored) ? stored : undefined;
 }
 
-/** The session held, `stored`, one version on, with the clock and writer of the greater of it and `version` by (HLC, writer). */
-function mergedSession(stored: Session, version: Envelope): Session {
+/**
+ * The seq a received turn takes among the turns of `stored`: after the turns its writer held (it is later
+ * than each), before those held here later than it. Undefined when a tombstone lies where it is looked
+ * for: that turn's append, whose clock would rank it, is no longer held.
+ */
+function rank(view: FoldView, stored: Session, turn: Turn): number | undefined {
+  // Delivery is causal: the turns its writer numbered below it are held here, and every one comes before it.
+  const last = view.lastTurnSeq(stored.id);
+  if (turn.seq > last + 1) return undefined;
+  const after = view.liveTurnsFrom(stored.id, turn.seq);
+  if (after.length !== last - turn.seq + 1) return undefined;
+  return turn.seq + after.filter((held) => compareTurns(held, turn) < 0).length;
+}
+
+/**
+ * The tombstones a removal written apart leaves of the turns it names (`tombstones`), where they stand here.
+ * A turn live here becomes its tombstone; one removed here too, apart from it, stays the tombstone held, one
+ * version on with the clock and writer of the greater removal, so both stores end with the same. Undefined
+ * when a named turn is not one of the session's.
+ */
+function removedHere(view: FoldView, stored: Session, tombstones: readonly Turn[]): Turn[] | undefined {
+  const removed: Turn[] = [];
+  for (const tombstone of tombstones) {
+    const held = view.turn(tombstone.id);
+    if (held === undefined || held.sessionId !== stored.id) return undefined;
+    removed.push(held.deleted ? versionOn(held, tombstone) : { ...tombstone, seq: held.seq });
+  }
+  return removed;
+}
+
+/** The record held, `stored` (a session or a turn's tombstone), one version on, with the clock and writer of the greater of it and `version` by (HLC, writer). */
+function versionOn<R extends Session | Turn>(stored: R, version: Envelope): R {
   const { updatedHlc, lastWriterId } = compareVersions(version, stored) > 0 ? version : stored;
   return { ...stored, syncVersion: stored.syncVersion + 1, updatedHlc, lastWriterId };
 }
@@ -65,11 +110,16 @@ function compareTurns(a: Turn, b: Turn): number {
 }
 
 /**
- * Where a folded `change` inserts its turn among those held: its session and seq, from which the turns
- * held move one seq up before it is put. Of the received appends, only a merged one (`mergeAppend`) or one
- * of schema version 1 or 2 carries its session; the latter always takes a free seq, and moves nothing.
- * An own append never moves a turn, so a replay of an own log does no more than before.
+ * Where a folded `change` inserts its turns among those held: its session, the seq of the first, and how
+ * many, from which the turns held move that many seqs up before they are put. Of the received appends,
+ * only a merged one (`mergeAppend`) or one of schema version 1 or 2 carries its session; the latter always
+ * takes a free seq, and moves nothing; so does a received suffix that chains. An own change never moves a
+ * turn, so a replay of an own log does no more than before.
  */
-export function turnInsertion(change: StateChange): { sessionId: string; seq: number } | undefined {
-  return change.received && change.type === EventTypes.TurnAppended && change.payload.session !== undefined ? change.payload.turn : undefined;
+export function turnInsertion(change: StateChange): { sessionId: string; seq: number; count: number } | undefined {
+  if (!change.received) return undefined;
+  if (change.type === EventTypes.TurnAppended) return change.payload.session !== undefined ? { ...change.payload.turn, count: 1 } : undefined;
+  if (change.type !== EventTypes.SuffixReplaced) return undefined;
+  const { added } = change.payload;
+  return added[0] && { sessionId: added[0].sessionId, seq: added[0].seq, count: added.length };
 }

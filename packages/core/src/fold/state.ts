@@ -149,7 +149,9 @@ export class InMemoryState implements FoldView {
       case EventTypes.SuffixReplaced:
         if (sessions) this.#putSession(change.payload.session);
         if (turns) for (const turn of change.payload.removed) this.#putTurn(turn);
-        if (turns) for (const turn of change.payload.added) this.#putTurn(turn);
+        // A merged suffix puts its turns at their rank, the turns held after it moving up.
+        if (turns && turnInsertion(change)) for (const turn of change.payload.added) this.#insertTurn(turn);
+        else if (turns) for (const turn of change.payload.added) this.#putTurn(turn);
         break;
       case EventTypes.SkillUpserted:
       case EventTypes.SkillDeleted:

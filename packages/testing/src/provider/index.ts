@@ -23,6 +23,7 @@ import { syncChecks } from './sync.js';
 import { syncFieldChecks } from './sync-fields.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncScopeChecks } from './sync-scope.js';
+import { syncTurnChecks } from './sync-turns.js';
 import { writerChecks } from './many-writers.js';
 import { snapshotChecks } from './snapshots.js';
 import { turnChecks } from './turns.js';
@@ -55,6 +56,7 @@ const all: ProviderCheck[] = [
   ...syncFieldChecks,
   ...syncScopeChecks,
   ...syncRetentionChecks,
+  ...syncTurnChecks,
   ...contextChecks,
   ...workingMemoryChecks,
 ];

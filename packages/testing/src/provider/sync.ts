@@ -162,8 +162,24 @@ async function syncSome(a: EventSourcedProvider, b: EventSourcedProvider, batchS
   });
 }
 
-/** One operation of Y13's replicas on the memory items and the skills they all hold. */
-type SharedOp = { kind: 'update' | 'delete' | 'purge' | 'outcome' | 'upsertSkill' | 'deleteSkill' | 'purgeSkill' | 'append'; item: number; text: string };
+/** One operation of Y13's replicas on the memory items, skills, session and retention policy they all hold. */
+type SharedOp = {
+  kind:
+    | 'update'
+    | 'delete'
+    | 'purge'
+    | 'outcome'
+    | 'upsertSkill'
+    | 'deleteSkill'
+    | 'purgeSkill'
+    | 'append'
+    | 'removeTurn'
+    | 'replaceSuffix'
+    | 'policy'
+    | 'unpolicy';
+  item: number;
+  text: string;
+};
 
 const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
   kind: fc.constantFrom(
@@ -176,6 +192,10 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
     'deleteSkill' as const,
     'purgeSkill' as const,
     'append' as const,
+    'removeTurn' as const,
+    'replaceSuffix' as const,
+    'policy' as const,
+    'unpolicy' as const,
   ),
   item: fc.nat(2),
   text: words,
@@ -185,10 +205,32 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
 const arbSharedFleet = fc.array(
   fc.record({
     ops: fc.array(fc.array(arbSharedOp, { maxLength: 4 }), { minLength: 3, maxLength: 3 }),
-    syncs: fc.array(fc.record({ a: fc.nat(2), b: fc.nat(2), batchSize: fc.integer({ min: 1, max: 4 }), stopAfter: fc.option(fc.nat(2)) }), { maxLength: 4 }),
+    syncs: fc.array(
+      fc.record({
+        a: fc.nat(2),
+        b: fc.nat(2),
+        batchSize: fc.integer({ min: 1, max: 4 }),
+        stopAfter: fc.option(fc.nat(2)),
+        duplicate: fc.boolean(),
+      }),
+      { maxLength: 4 },
+    ),
   }),
   { minLength: 1, maxLength: 4 },
 );
+
+/** Receives into `to` a batch of `limit` of what `from` holds and `to` lacks, then the same batch again, which skips every event. */
+async function receiveTwice(from: EventSourcedProvider, to: EventSourcedProvider, limit: number): Promise<void> {
+  if (from === to) return;
+  const batch = await from.changes(await to.vector(), { limit });
+  await to.receive(batch);
+  expect(await to.receive(batch), 'a batch received again').toEqual({ received: 0, skipped: batch.length });
+}
+
+/** The stable order of turns by (HLC, writer): the turns of one replaced suffix share both and keep their order. */
+function byClock(turns: readonly Turn[]): Turn[] {
+  return [...turns].sort((x, y) => compareHlc(x.updatedHlc, y.updatedHlc) || (x.lastWriterId < y.lastWriterId ? -1 : x.lastWriterId > y.lastWriterId ? 1 : 0));
+}
 
 /** The greatest of the versions of one record by (HLC, writer): the one whose content a merge keeps (docs/contract.md §12, "Merge"). */
 export function greatest<R extends MemoryItem | Skill>(versions: readonly R[]): R {
@@ -273,21 +315,22 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     });
   }),
 
-  'Y4 a change no merge rule covers yet (a transcript suffix replaced on one store while a turn is appended on the other) is refused as a concurrent change, naming the record, and writes nothing':
+  'Y4 a change no merge rule covers yet (a turn appended on one store while a turn is appended and removed on the other) is refused as a concurrent change, naming the record, and writes nothing':
     needing([], async (env) => {
       await eachPair(env, async (a, b) => {
         const session = await a.sessions.create({ title: 'shared' });
-        const first = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
         await sync(a, b);
         await a.memory.write({ content: 'unrelated' });
         await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
-        await b.sessions.replaceSuffix(session.id, { expected: [first.id], turns: [{ role: 'user', content: 'on b' }] });
+        await a.sessions.removeLastTurn(session.id);
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
         const before = [await heads([a, b]), await a.vector(), await b.vector()];
         const error = await expectError(() => sync(a, b), SyncConflictError);
         expect([error.reason, error.record, error.origin]).toEqual(['concurrent', session.id, await b.replicaId()]);
         expect(error.message).toContain('nothing was received');
         expect([await heads([a, b]), await a.vector(), await b.vector()]).toEqual(before);
-        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a']);
+        expect((await a.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first']);
       });
     }),
 
@@ -450,12 +493,12 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared memory items, upserting, deleting and purging a shared skill, recording outcomes of another and appending turns to a shared session apart, with random partial, repeated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting and purging a shared skill, recording outcomes of another, appending, removing and replacing turns of a shared session and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
         const items = [];
-        for (const text of ['one', 'two', 'three']) items.push(await stores[0]!.memory.write({ content: `${text} shared` }));
+        for (const text of ['one', 'two', 'three']) items.push(await stores[0]!.memory.write({ content: `${text} shared`, key: text }));
         const skill = await stores[0]!.skills.upsert({ slug: 'shared', body: 'shared steps' });
         const outcomes = { uses: 0, wins: 0 };
         // Outcomes go to one skill, content writes to another: an outcome written apart from a content write is refused.
@@ -464,6 +507,16 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         let rulesPurge: Skill | undefined;
         const chat = await stores[0]!.sessions.create({ title: 'shared' });
         const turns: Turn[] = [];
+        const removed = new Set<string>();
+        let transcriptVersions = 0;
+        // A turn is removed only while every store holds the same transcript: a removal whose tombstone lies after the
+        // turns the writer of a turn appended apart held is still refused (docs/contract.md §12, "Merge").
+        const settled = async () => {
+          const held = await Promise.all(
+            stores.map(async (s) => JSON.stringify([(await s.sessions.get(chat.id)).syncVersion, (await s.sessions.turns(chat.id)).map((t) => t.id)])),
+          );
+          return held.every((h) => h === held[0]);
+        };
         for (const other of stores.slice(1)) await sync(stores[0]!, other);
         const versions = items.map((item) => [item]);
         const purged = items.map(() => false);
@@ -476,8 +529,25 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                 // A store that holds the purge writes no more content: an upsert there would bring the skill back.
                 const rulesErased = (op.kind === 'upsertSkill' || op.kind === 'deleteSkill') && (await p.skills.getAny(rules[0]!.id)).body === ERASED;
                 if (rulesErased) return;
-                if (op.kind === 'append') turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
-                else if (op.kind === 'purgeSkill') {
+                if (op.kind === 'append') {
+                  turns.push(await p.sessions.appendTurn({ sessionId: chat.id, role: 'user', content: `${op.text} on ${i}` }));
+                  transcriptVersions += 1;
+                } else if (op.kind === 'removeTurn') {
+                  if (!(await settled())) return;
+                  removed.add((await p.sessions.removeLastTurn(chat.id)).id);
+                  transcriptVersions += 1;
+                } else if (op.kind === 'replaceSuffix') {
+                  // Unsettled, it replaces nothing and adds its turns, as appends.
+                  const last = (await settled()) ? (await p.sessions.turns(chat.id)).at(-1) : undefined;
+                  const added = [`${op.text} replaced on ${i}`, `${op.text} continued on ${i}`].map((content) => ({ role: 'assistant' as const, content }));
+                  turns.push(...(await p.sessions.replaceSuffix(chat.id, { expected: last ? [last.id] : [], turns: added })));
+                  if (last) removed.add(last.id);
+                  transcriptVersions += 1;
+                } else if (op.kind === 'policy') await p.retention.set({ record: 'memory', scope: ['elsewhere'], maxAge: `${op.item + 1}d` });
+                else if (op.kind === 'unpolicy') {
+                  const [policy] = await p.retention.list();
+                  if (policy) await p.retention.remove(policy.id);
+                } else if (op.kind === 'purgeSkill') {
                   if (i > 0 || rulesPurge !== undefined) return;
                   await p.purge({ id: rules[0]!.id, reason: 'property' });
                   rulesPurge = await p.skills.getAny(rules[0]!.id);
@@ -500,11 +570,15 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
               });
             }
           }
-          for (const s of round.syncs) await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
+          for (const s of round.syncs)
+            if (s.duplicate) await receiveTwice(stores[s.a]!, stores[s.b]!, s.batchSize);
+            else await syncSome(stores[s.a]!, stores[s.b]!, s.batchSize, s.stopAfter);
         }
         for (let i = 1; i < 3; i++) await sync(stores[0]!, stores[i]!);
         for (let i = 1; i < 3; i++) await sync(stores[0]!, stores[i]!);
         await expectConverged(stores);
+        const policies = await Promise.all(stores.map((s) => s.retention.list()));
+        for (const list of policies.slice(1)) expect(list, 'the retention policies').toEqual(policies[0]);
         for (const [i, item] of items.entries()) {
           expect(await stores[0]!.memory.getAny(item.id), 'the merged item').toMatchObject(expectedItem(versions[i]!, purged[i]!));
         }
@@ -515,12 +589,15 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             ? { body: ERASED, deleted: true, version: rulesPurge.version, syncVersion: rules.length + 1 }
             : { body: last.body, deleted: last.deleted, version: rules.length, syncVersion: rules.length },
         );
-        const transcript = [...turns].sort((x, y) => compareHlc(x.updatedHlc, y.updatedHlc) || (x.lastWriterId < y.lastWriterId ? -1 : 1));
         expect(
           (await stores[0]!.sessions.turns(chat.id)).map((turn) => [turn.seq, turn.id]),
-          'every turn appended, numbered by (HLC, writer)',
-        ).toEqual(transcript.map((turn, n) => [n + 1, turn.id]));
-        expect((await stores[0]!.sessions.get(chat.id)).syncVersion, 'the session counts its versions').toBe(1 + turns.length);
+          'every turn added and not removed, numbered by (HLC, writer) among all added',
+        ).toEqual(
+          byClock(turns)
+            .map((turn, n) => [n + 1, turn.id])
+            .filter(([, id]) => !removed.has(id as string)),
+        );
+        expect((await stores[0]!.sessions.get(chat.id)).syncVersion, 'the session counts its versions').toBe(1 + transcriptVersions);
       });
     }),
 

@@ -153,4 +153,6 @@ export interface RecordVersion {
   actor?: string;
   originInstanceId?: string;
   erasedBy?: number;
+  /** A version that lost a merge to a later one written apart from it. */
+  conflict?: true;
 }

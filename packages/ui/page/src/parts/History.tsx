@@ -21,12 +21,17 @@ function brief(value: unknown): string {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
-/** The marks of a version beside its event: who wrote it, whether a purge erased it; where a merge conflict's mark belongs. */
+/** The marks of a version beside its event: who wrote it, whether a purge erased it, whether it lost a merge (docs/contract.md §12). */
 function Marks({ version }: { version: RecordVersion }) {
   return (
     <>
       {version.actor && <span className="chip">by {version.actor}</span>}
       {version.erasedBy !== undefined && <span className="chip">erased by #{version.erasedBy}</span>}
+      {version.conflict && (
+        <span className="chip conflict" title="written apart from a later version, which won the merge">
+          conflict
+        </span>
+      )}
     </>
   );
 }
