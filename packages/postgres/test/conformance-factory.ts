@@ -3,7 +3,7 @@
  * each check on a fresh schema of the test server (durable: reopen; shared
  * storage: another pool on the same schema, as another process would open
  * it; other processes: the built package opening the schema; destroy: drop
- * the schema), and the standalone log on a schema of its own. The suite
+ * the schema, when it outlives the file's database), and the standalone log on a schema of its own. The suite
  * runs from three files (`conformance.int.test.ts`, `conformance-2.int.test.ts`,
  * `conformance-3.int.test.ts`), each with part of the checks, so that a run's workers share it.
  */
@@ -12,7 +12,7 @@ import type { LogFactory, ProviderFactory, ProviderFactoryOptions } from '@agent
 import type { PostgresLog, PostgresProvider } from '../src/index.js';
 import { openPostgres, openPostgresLog } from '../src/index.js';
 import pg from 'pg';
-import { dropSchema, freshSchema, testServer } from './cluster.js';
+import { freshSchema, releaseSchema, testServer } from './cluster.js';
 
 const BUILT = new URL('../dist/index.js', import.meta.url).href;
 
@@ -62,7 +62,7 @@ export const postgresFactory: ProviderFactory = {
   destroy: async (provider) => {
     await provider.close();
     const place = schemas.get(provider);
-    if (place?.owner) await dropSchema((await testServer()).url, place.schema);
+    if (place?.owner) await releaseSchema((await testServer()).url, place.schema);
   },
 };
 
@@ -91,7 +91,7 @@ export const postgresLogFactory: LogFactory = {
   destroy: async (log) => {
     await (log as PostgresLog).close();
     const schema = logSchemas.get(log as PostgresLog);
-    if (schema) await dropSchema((await testServer()).url, schema);
+    if (schema) await releaseSchema((await testServer()).url, schema);
   },
 };
 
