@@ -12,7 +12,7 @@ import { runLogConformance, runProviderConformance } from '@agentstate/testing';
 import type { ProviderFactory, ProviderFactoryOptions } from '@agentstate/testing';
 import { openSqlite, openSqliteLog } from '../src/index.js';
 import type { SqliteLog, SqliteProvider } from '../src/index.js';
-import { failCommitsOf, tempDir } from './helpers.js';
+import { failCommitsOf, MEMORY_DIR, tempDir } from './helpers.js';
 
 const BUILT = new URL('../dist/index.js', import.meta.url).href;
 
@@ -34,7 +34,7 @@ function open(path: string, options: ProviderFactoryOptions = {}): Promise<Sqlit
 const onFiles: ProviderFactory = {
   name: 'sqlite (file)',
   create: async (options) => {
-    const tmp = tempDir('agentstate-conformance-');
+    const tmp = tempDir('agentstate-conformance-', MEMORY_DIR);
     const provider = await open(tmp.file(), options);
     files.set(provider, { path: tmp.file(), cleanup: tmp.cleanup });
     return provider;
@@ -69,7 +69,7 @@ const logDirs = new WeakMap<SqliteLog, string>();
 runLogConformance({
   name: 'SqliteLog',
   create: async (options) => {
-    const tmp = tempDir('agentstate-log-conformance-');
+    const tmp = tempDir('agentstate-log-conformance-', MEMORY_DIR);
     const log = openSqliteLog(tmp.file(), { ...options, synchronous: 'normal' });
     logDirs.set(log, tmp.dir);
     return log;
