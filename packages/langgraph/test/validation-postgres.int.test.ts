@@ -7,7 +7,7 @@ import { validate } from '@langchain/langgraph-checkpoint-validation';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentStateSaver } from '../src/index.js';
 import { openPostgresSaver } from '../src/index.js';
-import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
+import { freshSchema, releaseSchema, testServer } from '../../postgres/test/cluster.js';
 
 Object.assign(globalThis, { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it });
 
@@ -23,6 +23,6 @@ validate<AgentStateSaver>({
   },
   async destroyCheckpointer(saver) {
     await saver.close();
-    await dropSchema((await testServer()).url, schemas.get(saver)!);
+    await releaseSchema((await testServer()).url, schemas.get(saver)!);
   },
 });

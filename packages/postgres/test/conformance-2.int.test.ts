@@ -4,7 +4,10 @@
  * so that workers of a run share it: one file was the longest of the run.
  */
 import { runLogConformance, runProviderConformance } from '@agentstate/testing';
-import { IN_FIRST_FILE, IN_THIRD_FILE, postgresFactory, postgresLogFactory } from './conformance-factory.js';
+import { IN_FIRST_FILE, IN_THIRD_FILE, postgresFactory, postgresLogFactory, suiteOptions } from './conformance-factory.js';
 
-runProviderConformance(postgresFactory, { only: (name) => !IN_FIRST_FILE.includes(name[0]!) && !IN_THIRD_FILE.includes(name[0]!) });
+runProviderConformance(
+  postgresFactory,
+  suiteOptions((part) => !IN_FIRST_FILE.includes(part) && !IN_THIRD_FILE.includes(part)),
+);
 runLogConformance(postgresLogFactory);

@@ -4,6 +4,9 @@
  * so that workers of a run share it: one file was the longest of the run.
  */
 import { runProviderConformance } from '@agentstate/testing';
-import { IN_THIRD_FILE, postgresFactory } from './conformance-factory.js';
+import { IN_THIRD_FILE, postgresFactory, suiteOptions } from './conformance-factory.js';
 
-runProviderConformance(postgresFactory, { only: (name) => IN_THIRD_FILE.includes(name[0]!) });
+runProviderConformance(
+  postgresFactory,
+  suiteOptions((part) => IN_THIRD_FILE.includes(part)),
+);

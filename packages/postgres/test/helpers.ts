@@ -3,7 +3,7 @@ import { createInMemoryProvider, ManualClock, seededEntropy } from '@agentstate/
 import type { EventSourcedProvider } from '@agentstate/core';
 import { openPostgres } from '../src/index.js';
 import type { PostgresOptions, PostgresProvider } from '../src/index.js';
-import { dropSchema, freshSchema, testServer } from './cluster.js';
+import { dropSchema, freshSchema, releaseSchema, testServer } from './cluster.js';
 
 /** A provider on a fresh schema of the test server, and a close that drops the schema. */
 export async function fresh(options: PostgresOptions = {}): Promise<{ provider: PostgresProvider; url: string; schema: string; close: () => Promise<void> }> {
@@ -16,7 +16,7 @@ export async function fresh(options: PostgresOptions = {}): Promise<{ provider: 
     schema,
     close: async () => {
       await provider.close();
-      await dropSchema(url, schema);
+      await (options.schema === undefined ? releaseSchema : dropSchema)(url, schema);
     },
   };
 }

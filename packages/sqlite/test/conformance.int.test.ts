@@ -9,25 +9,32 @@
 import { rmSync } from 'node:fs';
 import type { Provider } from '@agentstate/core';
 import { runLogConformance, runProviderConformance } from '@agentstate/testing';
-import type { ProviderFactoryOptions } from '@agentstate/testing';
+import type { ProviderFactory, ProviderFactoryOptions } from '@agentstate/testing';
 import { openSqlite, openSqliteLog } from '../src/index.js';
 import type { SqliteLog, SqliteProvider } from '../src/index.js';
-import { failCommitsOf, tempDir } from './helpers.js';
+import { failCommitsOf, MEMORY_DIR, tempDir } from './helpers.js';
 
 const BUILT = new URL('../dist/index.js', import.meta.url).href;
 
 /** Where each provider's file lives, so reopen, openShared and destroy find it. */
 const files = new WeakMap<Provider, { path: string; cleanup: () => void }>();
 
+/**
+ * Fewer runs of each property than in-memory's 20. A property runs its full count on the in-memory provider, over the
+ * same fold and merge rules; here it exercises what SQLite adds (its tables, its fold, its transactions) on the same
+ * arbitraries, and its faults show in a few runs.
+ */
+const suite = { propertyRuns: 8 };
+
 function open(path: string, options: ProviderFactoryOptions = {}): Promise<SqliteProvider> {
   // The suite tests behaviour, not power-loss durability: skip the fsync per commit.
   return openSqlite(path, { ...options, synchronous: 'normal' });
 }
 
-runProviderConformance({
+const onFiles: ProviderFactory = {
   name: 'sqlite (file)',
   create: async (options) => {
-    const tmp = tempDir('agentstate-conformance-');
+    const tmp = tempDir('agentstate-conformance-', MEMORY_DIR);
     const provider = await open(tmp.file(), options);
     files.set(provider, { path: tmp.file(), cleanup: tmp.cleanup });
     return provider;
@@ -52,19 +59,17 @@ runProviderConformance({
     await provider.close();
     files.get(provider)?.cleanup();
   },
-});
+};
 
-runProviderConformance({
-  name: 'sqlite (:memory:)',
-  create: async (options) => open(':memory:', options),
-});
+runProviderConformance(onFiles, suite);
+runProviderConformance({ name: 'sqlite (:memory:)', create: async (options) => open(':memory:', options) }, suite);
 
 const logDirs = new WeakMap<SqliteLog, string>();
 
 runLogConformance({
   name: 'SqliteLog',
   create: async (options) => {
-    const tmp = tempDir('agentstate-log-conformance-');
+    const tmp = tempDir('agentstate-log-conformance-', MEMORY_DIR);
     const log = openSqliteLog(tmp.file(), { ...options, synchronous: 'normal' });
     logDirs.set(log, tmp.dir);
     return log;

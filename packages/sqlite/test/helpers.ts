@@ -1,7 +1,7 @@
 /** Shared helpers of the SQLite tests: temp files and deterministic provider pairs. */
 import type { SpawnSyncReturns } from 'node:child_process';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +12,15 @@ import { openSqlite } from '../src/index.js';
 import type { SqliteOptions, SqliteProvider } from '../src/index.js';
 import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
-/** A fresh temp directory, removed by the returned cleanup. */
-export function tempDir(prefix = 'agentstate-sqlite-'): { dir: string; file: (name?: string) => string; cleanup: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
+/**
+ * Where files live that no test reads after a crash of the machine: memory (Linux's /dev/shm) when there is one.
+ * Creating a SQLite store there took 20–30 ms and 8 ms of CPU against 50–70 ms and 12 ms on the disk of /tmp.
+ */
+export const MEMORY_DIR = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+
+/** A fresh temp directory (under `base`), removed by the returned cleanup. */
+export function tempDir(prefix = 'agentstate-sqlite-', base = tmpdir()): { dir: string; file: (name?: string) => string; cleanup: () => void } {
+  const dir = mkdtempSync(join(base, prefix));
   return { dir, file: (name = 'state.db') => join(dir, name), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -141,7 +141,7 @@ export interface LogFactory {
 export interface ProviderSuiteOptions {
   /** Per-check timeout in milliseconds: a guard against a hang, not a bound on speed. Default: 600 000. */
   timeout?: number;
-  /** Runs of each property-based check (fresh storage per run). Default: 20. */
+  /** Runs of each property-based check (fresh storage per run); one that runs fewer by default keeps its count. Default: 20. */
   propertyRuns?: number;
   /** Seed for the property-based checks, to reproduce a failure. Default: random. */
   seed?: number;

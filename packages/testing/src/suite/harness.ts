@@ -98,13 +98,13 @@ export function embedding(embedder: () => Embedder, body: (p: Provider, env: Che
 /**
  * Asserts that `body` holds for every value `arbitrary` generates; what a run opens is destroyed
  * after it, pass or fail. Runs and seed default to the suite's, unless `params` (given before the
- * body) say otherwise.
+ * body) say otherwise; runs never exceed the suite's, so a backend that runs fewer runs them everywhere.
  */
 export function property<T>(env: CheckEnv, arbitrary: fc.Arbitrary<T>, ...rest: [Body<T>] | [fc.Parameters<[T]>, Body<T>]): Promise<void> {
   const [params, body] = rest.length === 1 ? [{}, rest[0]] : rest;
   return fc.assert(
     fc.asyncProperty(arbitrary, (value) => env.scoped(() => body(value))),
-    { numRuns: env.propertyRuns, seed: env.seed, ...params },
+    { seed: env.seed, ...params, numRuns: Math.min(params.numRuns ?? env.propertyRuns, env.propertyRuns) },
   );
 }
 
