@@ -2,7 +2,8 @@
  * @agentstate/ai-sdk — agentstate for the Vercel AI SDK: `UIMessage` chats
  * stored as sessions (create, list, load, save, an `onFinish` for
  * `toUIMessageStreamResponse`), and memory and skill tools for
- * `generateText` and `streamText`, each scoped to one user.
+ * `generateText` and `streamText`, each scoped to one user; and a step's
+ * prompt from the context window.
  */
 export {
   type ChatStore,
@@ -13,6 +14,7 @@ export {
   type SaveChatInput,
   createChatStore,
 } from './chats.js';
+export { type ContextPrompt, contextPrompt } from './context.js';
 export { type MemoryOutput, type MemoryTools, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
 export { fromTurn, toTurnInput } from './messages.js';
 export { type UIPartLike, fromTurnParts, toTurnParts } from './parts.js';

@@ -13,4 +13,14 @@ describe('the README example', () => {
       cleanup();
     }
   });
+
+  it('runs the context example as written', () => {
+    const { dir, cleanup } = tempDb();
+    try {
+      const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), {}, dir, 1);
+      expect(out.split('\n').filter(Boolean)).toEqual(['Memories recalled for this conversation:', '- Ana drinks green tea', 'system, user → Green tea.']);
+    } finally {
+      cleanup();
+    }
+  });
 });

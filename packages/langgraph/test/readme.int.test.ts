@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { runReadmeExample } from '../../../tools/readme-example.js';
@@ -24,6 +27,24 @@ describe('the README examples', () => {
       expect(out.split('\n').filter(Boolean)).toEqual(['2', "[ 'tea' ]"]);
     } finally {
       await dropSchema(url, 'graphs');
+    }
+  });
+
+  it('the context example runs as written: the model gets the recalled memory, then the newest turns that fit, a tool call with its result', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-langgraph-'));
+    try {
+      const out = runReadmeExample(readme, {}, dir, 3);
+      expect(out.split('\n').filter(Boolean)).toEqual([
+        'system: Memories recalled for this conversation:',
+        '- Ada cycles to work',
+        'human: What is the weather in Lisbon?',
+        'ai: weather({"city":"Lisbon"})',
+        'tool: rain',
+        'human: How should I get to work in Lisbon?',
+        'Take a bus: it rains, and your bike gets wet.',
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

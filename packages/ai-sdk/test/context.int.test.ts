@@ -1,0 +1,90 @@
+import { NotFoundError } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
+import type { UIMessage } from 'ai';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { contextPrompt, createChatStore } from '../src/index.js';
+import { tempDb } from './helpers.js';
+import { SDKS, textStep } from './sdks.js';
+
+let db: { db: string; cleanup: () => void };
+
+beforeEach(() => {
+  db = tempDb();
+});
+
+afterEach(() => {
+  db.cleanup();
+});
+
+const scope = ['user', 'ana'];
+
+/** A chat whose middle assistant message called a tool and holds its result. */
+const chat: UIMessage[] = [
+  { id: 'u1', role: 'user', parts: [{ type: 'text', text: 'My old laptop broke last year, a long and sad story.' }] },
+  { id: 'a1', role: 'assistant', parts: [{ type: 'text', text: 'Sorry to hear that.' }] },
+  { id: 'u2', role: 'user', parts: [{ type: 'text', text: 'What is the weather in Lisbon?' }] },
+  {
+    id: 'a2',
+    role: 'assistant',
+    parts: [
+      { type: 'step-start' },
+      { type: 'tool-weather', toolCallId: 'call-1', state: 'output-available', input: { city: 'Lisbon' }, output: { tempC: 21 } },
+      { type: 'step-start' },
+      { type: 'text', text: 'It is 21 °C in Lisbon.' },
+    ],
+  },
+  { id: 'u3', role: 'user', parts: [{ type: 'text', text: 'Should I pack tea for Lisbon?' }] },
+];
+
+describe.each(SDKS)('contextPrompt with the mock language model, $name', ({ ai, MockLanguageModel, v7Parts }) => {
+  it('calls the model with the recalled memories, then the newest turns that fit, a tool call with its result', async () => {
+    const state = await openSqlite(db.db);
+    try {
+      await createChatStore({ provider: state, scope }).saveChat({ chatId: 'chat-1', messages: chat });
+      await state.memory.write({ scope, content: 'Ana drinks tea\nevery morning' });
+      await state.memory.write({ scope, content: 'Ana owns a bicycle' });
+
+      // The budget: the memory and the turns from u2 on, so u1 and a1 do not fit.
+      const whole = await state.sessions.context('chat-1', { maxTokens: 100_000, recall: { limit: 2 } });
+      expect(whole.entries.map((e) => e.kind)).toEqual(['memory', 'turn', 'turn', 'turn', 'turn', 'turn']);
+      const maxTokens = whole.entries.filter((_, i) => i === 0 || i >= 3).reduce((sum, e) => sum + e.tokens, 0);
+
+      const model = new MockLanguageModel({ doGenerate: [textStep('Yes, pack green tea.')] });
+      const prompt = await contextPrompt(state, 'chat-1', { maxTokens, recall: { limit: 2 } });
+      // ai 6 names the instructions `system`.
+      const result = await ai.generateText({ model, ...(v7Parts ? prompt : { system: prompt.instructions, messages: prompt.messages }) });
+
+      expect(result.text).toBe('Yes, pack green tea.');
+      expect(model.doGenerateCalls).toHaveLength(1);
+      expect(model.doGenerateCalls[0]!.prompt).toEqual([
+        { role: 'system', content: 'Memories recalled for this conversation:\n- Ana drinks tea\n  every morning' },
+        { role: 'user', content: [{ type: 'text', text: 'What is the weather in Lisbon?' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'call-1', toolName: 'weather', input: { city: 'Lisbon' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'call-1', toolName: 'weather', output: { type: 'json', value: { tempC: 21 } } }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'It is 21 °C in Lisbon.' }] },
+        { role: 'user', content: [{ type: 'text', text: 'Should I pack tea for Lisbon?' }] },
+      ]);
+    } finally {
+      await state.close();
+    }
+  });
+});
+
+describe('contextPrompt', () => {
+  it('has no instructions when the window holds only turns, and fails as the window does', async () => {
+    const state = await openSqlite(db.db);
+    try {
+      await createChatStore({ provider: state, scope }).saveChat({ chatId: 'chat-1', messages: chat.slice(0, 2) });
+      expect(await contextPrompt(state, 'chat-1', { maxTokens: 1000 })).toStrictEqual({
+        instructions: undefined,
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: 'My old laptop broke last year, a long and sad story.' }] },
+          { role: 'assistant', content: [{ type: 'text', text: 'Sorry to hear that.' }] },
+        ],
+      });
+      await expect(contextPrompt(state, 'no-such-chat', { maxTokens: 1000 })).rejects.toBeInstanceOf(NotFoundError);
+    } finally {
+      await state.close();
+    }
+  });
+});
