@@ -20,6 +20,8 @@ function item(text: string): string {
 /** The place of each kind of entry; a new kind is one case. */
 function place(entry: ContextEntry): Placed {
   switch (entry.kind) {
+    case 'working':
+      return { heading: 'Working memory:', line: entry.memory.content };
     case 'memory':
       return { heading: 'Memories recalled for this conversation:', line: item(entry.memory.content) };
     case 'turn':

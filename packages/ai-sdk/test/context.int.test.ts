@@ -71,6 +71,19 @@ describe.each(SDKS)('contextPrompt with the mock language model, $name', ({ ai, 
 });
 
 describe('contextPrompt', () => {
+  it('puts the working memory first in the instructions, as it is, then the recalled memories', async () => {
+    const state = await openSqlite(db.db);
+    try {
+      await createChatStore({ provider: state, scope }).saveChat({ chatId: 'chat-1', messages: chat.slice(0, 2) });
+      await state.workingMemory.replace({ scope, text: '# Ana\n- laptop: broken' });
+      await state.memory.write({ scope, content: 'Ana drinks tea' });
+      const prompt = await contextPrompt(state, 'chat-1', { maxTokens: 1000, recall: { limit: 1 } });
+      expect(prompt.instructions).toBe('Working memory:\n# Ana\n- laptop: broken\n\nMemories recalled for this conversation:\n- Ana drinks tea');
+    } finally {
+      await state.close();
+    }
+  });
+
   it('has no instructions when the window holds only turns, and fails as the window does', async () => {
     const state = await openSqlite(db.db);
     try {
