@@ -26,6 +26,24 @@ describe('sync with an in-memory store', () => {
     expect(await contents(target)).toContain('a local fact');
   });
 
+  it('without a batch size, takes 1,000 events first, then as many as make about 4 MiB of JSON by the sizes of the batch before', async () => {
+    /** What the target held after each batch of a sync of `count` memory writes of `size` characters each. */
+    const progress = async (count: number, size: number) => {
+      const source = createInMemoryProvider();
+      for (let i = 0; i < count; i += 1) await source.memory.write({ content: `${i} `.padEnd(size, 'x') });
+      const held: number[] = [];
+      await sync(createInMemoryProvider(), source, { onProgress: (summary) => held.push(summary.toA) });
+      return held;
+    };
+    // Small events: the rest in one batch.
+    expect(await progress(2_500, 10)).toEqual([1_000, 2_500]);
+    // Events of about 20 KB: about 200 a batch after the first.
+    const large = await progress(1_250, 20_000);
+    expect(large).toHaveLength(3);
+    expect(large[1]! - 1_000).toBeGreaterThan(150);
+    expect(large[1]! - 1_000).toBeLessThan(250);
+  });
+
   it('asks a sender for no more once it answered fewer events than asked: a sync of one new event is one changes call each way', async () => {
     const a = createInMemoryProvider();
     const b = createInMemoryProvider();

@@ -146,6 +146,32 @@ class FetchingView implements FoldView {
     }
   }
 
+  /**
+   * Answers at once what `changes` (a batch's) will ask about the records they carry by id, and about the last
+   * turn numbers of their sessions, in one round trip: asked one by one, each was one.
+   */
+  async prefetchRecords(changes: readonly StateChange[]): Promise<void> {
+    const ids = { session: new Set<string>(), turn: new Set<string>(), memory: new Set<string>(), skill: new Set<string>(), lastTurn: new Set<string>() };
+    for (const change of changes)
+      for (const entry of changeRecords(change)) {
+        if (entry.kind === 'sessionAfterTurn') ids.session.add(entry.turn.sessionId);
+        else if (entry.kind === 'turn') {
+          ids.turn.add(entry.record.id);
+          ids.session.add(entry.record.sessionId);
+          ids.lastTurn.add(entry.record.sessionId);
+        } else if (entry.kind === 'session' || entry.kind === 'memory' || entry.kind === 'skill') ids[entry.kind].add(entry.record.id);
+      }
+    const held = await this.tables.byIds({
+      session: [...ids.session],
+      turn: [...ids.turn],
+      memory: [...ids.memory],
+      skill: [...ids.skill],
+      lastTurn: [...ids.lastTurn],
+    });
+    for (const [question, asked] of Object.entries(ids) as [keyof typeof ids, Set<string>][])
+      for (const id of asked) this.#answers.set(`${question}\u0000${id}`, held[question].get(id) ?? (question === 'lastTurn' ? 0 : undefined));
+  }
+
   /** Holds a record's post-image until the next flush, keeping every cached answer true. */
   async put(entry: TableEntry, seq: number): Promise<void> {
     if (entry.kind === 'sessionAfterTurn') {
@@ -235,6 +261,7 @@ export async function foldPending(
     if (batch.length === 0) break;
     const changes = batch.map(({ event, validated }) => decodeStateEvent(event, { upcasters, trusted: validated }));
     await view.prefetchPlaces(changes);
+    await view.prefetchRecords(changes);
     for (const [i, { event }] of batch.entries()) {
       // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
       // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").

@@ -25,8 +25,31 @@ export interface TableLookups extends StateLookups {
    * the writers' lock exclusive.
    */
   placeHolders(kind: 'memory' | 'skill', places: readonly (readonly [string, string])[]): Promise<Map<string, string>>;
+  /**
+   * The records with these ids of each kind, and the last turn number of each of the sessions `lastTurn` names
+   * that has turns, by id, in one round trip; an id held by none is left out. In a write, the memory items and
+   * skills are locked as their look-ups one by one lock them.
+   */
+  byIds(ids: { readonly [K in keyof HeldById]: readonly string[] }): Promise<HeldById>;
   checkpoints: TableCheckpointQueries;
 }
+
+/** What {@link TableLookups.byIds} answers: records and last turn numbers by id. */
+export interface HeldById {
+  session: Map<string, Session>;
+  turn: Map<string, Turn>;
+  memory: Map<string, MemoryItem>;
+  skill: Map<string, Skill>;
+  lastTurn: Map<string, number>;
+}
+
+/** The table and row reader of each kind {@link TableLookups.byIds} reads. */
+const BY_ID = {
+  session: ['sessions', rowCodec.sessionFromRow],
+  turn: ['turns', rowCodec.turnFromRow],
+  memory: ['memory', rowCodec.memoryFromRow],
+  skill: ['skills', rowCodec.skillFromRow],
+} as const;
 
 /**
  * The look-ups of `db`'s tables through `sql` (the pool, or a transaction).
@@ -49,6 +72,26 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     return row === undefined ? undefined : map(row);
   };
   const lastTurnSeq = `SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`;
+  const byIds: TableLookups['byIds'] = async (ids) => {
+    const kinds = ['session', 'turn', 'memory', 'skill'] as const;
+    const answers = await sql.batch([
+      ...kinds.map(
+        (kind) =>
+          [`SELECT * FROM ${db.t(BY_ID[kind][0])} WHERE id = ANY($1::text[])${kind === 'memory' || kind === 'skill' ? lock : ''}`, [ids[kind]]] as const,
+      ),
+      [`SELECT session_id, max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) GROUP BY session_id`, [ids.lastTurn]],
+    ]);
+    const records = <K extends (typeof kinds)[number]>(kind: K) =>
+      new Map((answers[kinds.indexOf(kind)] as Parameters<(typeof BY_ID)[K][1]>[0][]).map((row) => [row.id, BY_ID[kind][1](row as never)]));
+    const lastTurn = answers[kinds.length] as { session_id: string; seq: number }[];
+    return {
+      session: records('session'),
+      turn: records('turn'),
+      memory: records('memory'),
+      skill: records('skill'),
+      lastTurn: new Map(lastTurn.map((row) => [row.session_id, row.seq])),
+    } as HeldById;
+  };
   return {
     // In a write, a session's look-up is most often followed by its last turn number's (a turn's append):
     // one call of the schema's function reads both, the number after the row's lock.
@@ -128,6 +171,11 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
         [places.map(([scope]) => scope), places.map(([, place]) => place)],
       );
       return new Map(rows.map((row) => [`${row.scope_key}\u0000${row.name}`, row.id]));
+    },
+    byIds,
+    memoryAndSkills: async ({ memory, skill }) => {
+      const held = await byIds({ session: [], turn: [], memory, skill, lastTurn: [] });
+      return { memory: held.memory, skill: held.skill };
     },
     checkpoints: checkpointQueries(db, sql, locking),
   };

@@ -15,10 +15,10 @@ export function syncCommand(): CliCommand {
     .description(SUMMARIES.sync)
     .argument('<a>', 'a database file, a postgres:// URL, or the sync URL of a server (http://127.0.0.1:8765/sync)')
     .argument('<b>', 'another database file, created when missing: a new replica of <a>; or a postgres:// or server URL')
-    .option('--batch-size <n>', 'events per batch, each one transaction', positiveInt, 1_000)
+    .option('--batch-size <n>', 'events per batch, each one transaction (default: 1,000, then about 4 MiB of JSON a batch)', positiveInt)
     .option('--token <token>', "a server's bearer token; prefer $AGENTSTATE_MCP_TOKEN, which `ps` does not show");
   return withScopeFlags(command, "only the events whose records all lie in this scope's subtree travel, both ways (default: the whole store)").run(
-    async (ctx, a: string, b: string, opts: { batchSize: number; token?: string } & ScopeFlags) => {
+    async (ctx, a: string, b: string, opts: { batchSize?: number; token?: string } & ScopeFlags) => {
       const started = performance.now();
       const token = opts.token ?? io().env.AGENTSTATE_MCP_TOKEN;
       const first = await openSide(a, false, token);
@@ -27,7 +27,11 @@ export function syncCommand(): CliCommand {
         try {
           const progress = startProgress('syncing', 0, ctx.json);
           const scope = scopeFrom(opts);
-          const options = { batchSize: opts.batchSize, onProgress: (s: SyncSummary) => progress.update(s.toA + s.toB), ...(scope ? { scope } : {}) };
+          const options = {
+            ...(opts.batchSize ? { batchSize: opts.batchSize } : {}),
+            onProgress: (s: SyncSummary) => progress.update(s.toA + s.toB),
+            ...(scope ? { scope } : {}),
+          };
           const summary = await sync(first.peer, second.peer, options).finally(() => progress.stop());
           // A URL's password is never printed.
           const report = { a: describeTarget(a), b: describeTarget(b), ...summary, seconds: (performance.now() - started) / 1000 };

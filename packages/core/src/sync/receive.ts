@@ -137,8 +137,10 @@ export async function receiveEvents(
         );
       fresh.push(item);
     }
+    // Nothing is written before the batch is: every event is judged against the store as it was.
+    const before = await heldAtOnce(tx, fresh);
     for (const [i, item] of fresh.entries()) {
-      const record = await purgedOtherwise(item.change, tx, async (id) =>
+      const record = await purgedOtherwise(item.change, before, async (id) =>
         (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged),
       );
       const { origin, originSeq } = item.event;
@@ -146,7 +148,7 @@ export async function receiveEvents(
         const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;
         throw new SyncConflictError('concurrent', origin, originSeq, message, record);
       }
-      fresh[i] = await erasedWherePurged(tx, item);
+      fresh[i] = await erasedWherePurged(before, item);
     }
     const skipped = prepared.length - fresh.length;
     if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
@@ -158,7 +160,7 @@ export async function receiveEvents(
       throw concurrent(error, fresh, held[replicaId] ?? 0);
     }
     for (const { change } of fresh) hlc.observe(changeHlc(change));
-    const changes = await asFolded(tx, fresh);
+    const changes = await asFolded(await heldAtOnce(tx, fresh), fresh);
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
   if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
@@ -186,7 +188,7 @@ async function markPartial(
  * The received changes as the fold left their records, for what follows a commit (embedding a memory
  * item's content): a merge may have kept another version of an item than the one an event carries.
  */
-async function asFolded(lookups: StateLookups, received: readonly ReceivedEvent[]): Promise<StateChange[]> {
+async function asFolded(lookups: Pick<StateLookups, 'memoryItem'>, received: readonly ReceivedEvent[]): Promise<StateChange[]> {
   const changes: StateChange[] = [];
   for (const { change } of received) {
     if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) changes.push(change);
@@ -199,11 +201,29 @@ async function asFolded(lookups: StateLookups, received: readonly ReceivedEvent[
 }
 
 /**
+ * The look-ups of the memory items and skills `received` carry: answered from one read of each kind
+ * where the backend reads many at once (`memoryAndSkills`), else one by one by `lookups`.
+ */
+async function heldAtOnce(lookups: StateLookups, received: readonly ReceivedEvent[]): Promise<Pick<StateLookups, 'memoryItem' | 'skill'>> {
+  if (lookups.memoryAndSkills === undefined) return lookups;
+  const ids = { memory: new Set<string>(), skill: new Set<string>() };
+  for (const { change } of received)
+    for (const entry of changeRecords(change)) if (entry.kind === 'memory' || entry.kind === 'skill') ids[entry.kind].add(entry.record.id);
+  if (ids.memory.size + ids.skill.size === 0) return lookups;
+  const held = await lookups.memoryAndSkills({ memory: [...ids.memory], skill: [...ids.skill] });
+  // An id the read did not ask about is looked up alone.
+  return {
+    memoryItem: (id) => (ids.memory.has(id) ? held.memory.get(id) : lookups.memoryItem(id)),
+    skill: (id) => (ids.skill.has(id) ? held.skill.get(id) : lookups.skill(id)),
+  };
+}
+
+/**
  * `item`, stored erased when the memory item or skill it carries is held here as a purge left it: a purge wins
  * and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
  * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
  */
-async function erasedWherePurged<I extends ReceivedEvent>(lookups: StateLookups, item: I): Promise<I> {
+async function erasedWherePurged<I extends ReceivedEvent>(lookups: Pick<StateLookups, 'memoryItem' | 'skill'>, item: I): Promise<I> {
   const { change } = item;
   if (!(await purgedHere(change, lookups))) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(changeRecordIds(change)), 0)!.change.payload as { erasedBy?: number };

@@ -5,7 +5,7 @@ import type { EventSourcedProvider } from '../provider/types.js';
 import type { ScopeInput } from '../records/scope.js';
 import { syncScope } from './scope.js';
 import type { Vector } from '../log/log.js';
-import type { SyncPlace } from './wire.js';
+import type { SyncEvent, SyncPlace } from './wire.js';
 
 /** A store that syncs: what {@link sync} calls. With its `replicaId`, an interrupted sync resumes after its own events received. */
 export type SyncPeer = Pick<EventSourcedProvider, 'vector' | 'changes' | 'receive'> &
@@ -25,7 +25,7 @@ export interface SyncSummary {
 export interface SyncOptions {
   /** Only the events lying in this namespace subtree travel, both ways. Default: the whole store. */
   scope?: ScopeInput;
-  /** Events per batch (one transaction each). Default: 1,000. */
+  /** Events per batch (one transaction each). Default: 1,000 for the first batch, then as many as make about 4 MiB of JSON (at most 10,000). */
   batchSize?: number;
   /** Told the summary so far after each batch. */
   onProgress?: (progress: SyncSummary) => void;
@@ -33,8 +33,29 @@ export interface SyncOptions {
   signal?: AbortSignal;
 }
 
-/** The default number of events per batch. */
+/** The default number of events of a first batch. */
 export const SYNC_BATCH = 1_000;
+
+/** The JSON a batch after the first aims at when the caller names no size. */
+const BATCH_BYTES = 4 * 1024 * 1024;
+/** The most events such a batch holds, however small they are. */
+const BATCH_MAX = 10_000;
+
+/**
+ * The events of a batch of about {@link BATCH_BYTES} of JSON, judged by up to 64 events spread over `batch`: each
+ * transaction of a receive writes the pages its rows touch, and the fewer the transactions, the fewer times the
+ * same pages are written (a first sync of 20,000 events wrote 88 MB of WAL in batches of 1,000, 40 MB in 5,000).
+ */
+function sizedBatch(batch: readonly SyncEvent[]): number {
+  const step = Math.ceil(batch.length / 64);
+  let bytes = 0;
+  let sampled = 0;
+  for (let i = 0; i < batch.length; i += step) {
+    bytes += JSON.stringify(batch[i]).length;
+    sampled += 1;
+  }
+  return Math.max(1, Math.min(BATCH_MAX, Math.floor((BATCH_BYTES * sampled) / bytes)));
+}
 
 /**
  * Exchanges the retention policy changes (a whole-store sync only), then pulls into `a` what `b`
@@ -43,7 +64,7 @@ export const SYNC_BATCH = 1_000;
  * nothing and writes nothing. With `scope`, only the events lying in that subtree travel.
  */
 export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}): Promise<SyncSummary> {
-  const batchSize = options.batchSize ?? SYNC_BATCH;
+  let batchSize = options.batchSize ?? SYNC_BATCH;
   if (!Number.isSafeInteger(batchSize) || batchSize < 1) throw new ValidationError('batchSize', 'must be a positive integer');
   const scoped = options.scope === undefined ? {} : { scope: syncScope(options.scope) };
   const summary: SyncSummary = { toA: 0, toB: 0, batches: 0 };
@@ -75,6 +96,7 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
       after = { origin: last.origin, originSeq: last.originSeq };
       // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
       if (batch.length < batchSize) break;
+      if (options.batchSize === undefined) batchSize = sizedBatch(batch);
     }
     // Only after a batch: a sync that sent nothing leaves both stores as they were.
     if (after !== undefined) await to.receive([], { ...scoped, covered });

@@ -54,6 +54,18 @@ export interface StateLookups {
   recordEvents?(id: string): Awaitable<readonly HistoryEntry[]>;
   /** The records a purge selects, tombstones included (see {@link PurgeSelector}). */
   purgeable(selector: PurgeSelector): Awaitable<PurgedRecords>;
+  /**
+   * Optional: the memory items and skills with these ids, tombstones included, by id (an id held by
+   * none is left out), each kind in one read. A backend whose look-ups are round trips answers it:
+   * a received batch then asks about its records in one read, not one or two an event.
+   */
+  memoryAndSkills?(ids: { readonly memory: readonly string[]; readonly skill: readonly string[] }): Promise<HeldRecords>;
+}
+
+/** What {@link StateLookups.memoryAndSkills} answers. */
+export interface HeldRecords {
+  memory: Map<string, MemoryItem>;
+  skill: Map<string, Skill>;
 }
 
 /**
