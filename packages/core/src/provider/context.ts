@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
-import type { Scope, Turn } from '../records/records.js';
+import type { Scope, SessionSummary, Turn } from '../records/records.js';
 import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, turnTokenText } from './tokens.js';
 import type { MemoryStore, RecallHit, SessionStore } from './types.js';
 
@@ -23,12 +23,15 @@ export interface ContextOptions {
 }
 
 /** One entry of a context window, with its token count; `kind` says what it holds. */
-export type ContextEntry = { kind: 'memory'; tokens: number; memory: RecallHit } | { kind: 'turn'; tokens: number; turn: Turn };
+export type ContextEntry =
+  | { kind: 'memory'; tokens: number; memory: RecallHit }
+  | { kind: 'summary'; tokens: number; summary: SessionSummary }
+  | { kind: 'turn'; tokens: number; turn: Turn };
 
 /** What `sessions.context` returns: the entries in the order a model takes them, and their tokens. */
 export interface ContextWindow {
   sessionId: string;
-  /** Recalled memories (best first), then the newest turns that fit (oldest first). */
+  /** Recalled memories (best first), the session's summary if it is used, then the newest turns that fit (oldest first). */
   entries: ContextEntry[];
   /** The entries' tokens summed: at most `maxTokens`. */
   tokens: number;
@@ -150,6 +153,26 @@ async function recalled(
   return entries;
 }
 
+/**
+ * The session's summary as an entry, and the index in `transcript` of the turn it covers the
+ * transcript through, read until found: none when there is no summary, its turn is no longer live
+ * (removed or purged since), or it alone does not fit `budget`.
+ */
+async function usableSummary(
+  transcript: Transcript,
+  summary: SessionSummary | undefined,
+  count: (text: string) => number,
+  budget: number,
+): Promise<{ entry: ContextEntry; at: number } | undefined> {
+  if (summary === undefined) return undefined;
+  const tokens = count(summary.text);
+  if (tokens > budget) return undefined;
+  const at = () => transcript.turns.findIndex((turn) => turn.id === summary.through);
+  while (at() < 0 && !transcript.whole) await transcript.grow();
+  const index = at();
+  return index < 0 ? undefined : { entry: { kind: 'summary', tokens, summary }, at: index };
+}
+
 /** Assembles the context window of a live session: see {@link SessionStore.context}. */
 export async function assembleContext(reads: ContextReads, sessionId: string, options: ContextOptions): Promise<ContextWindow> {
   parseInput(idField, sessionId);
@@ -170,7 +193,15 @@ export async function assembleContext(reads: ContextReads, sessionId: string, op
     counted.set(turn.id, n);
     return n;
   };
-  for (;;) {
+  const summary = await usableSummary(transcript, session.summary, count, budget);
+  if (summary !== undefined) {
+    // The turns it covers are left out, and a result whose call it covers with them: read as a part, not the whole.
+    const after = transcript.turns.slice(summary.at + 1);
+    const { cut } = newestFit(after, tokens, budget - summary.entry.tokens, false);
+    entries.push(summary.entry);
+    for (const turn of after.slice(cut)) entries.push({ kind: 'turn', tokens: tokens(turn), turn });
+  }
+  while (summary === undefined) {
     const { cut, full, sum } = newestFit(transcript.turns, tokens, budget, transcript.whole);
     if (full || transcript.whole) {
       for (const turn of transcript.turns.slice(cut)) entries.push({ kind: 'turn', tokens: tokens(turn), turn });

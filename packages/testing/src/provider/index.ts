@@ -3,6 +3,7 @@ import { ValidationError } from '@agentstate/core';
 import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
+import { compactionChecks } from './compaction.js';
 import { contextChecks } from './context.js';
 import { erasureChecks } from './erasure.js';
 import { eventSourcingChecks } from './event-sourcing.js';
@@ -53,6 +54,7 @@ const all: ProviderCheck[] = [
   ...syncScopeChecks,
   ...syncRetentionChecks,
   ...contextChecks,
+  ...compactionChecks,
 ];
 
 /** Sort key of a check name: part letter, then number (A1 < A2 < A10 < B30 < T1 < X1). */
