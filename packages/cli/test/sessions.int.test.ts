@@ -85,7 +85,9 @@ describe('agentstate sessions', () => {
       ['summary', 'One question answered.'],
       ['turn', 3],
     ]);
-    expect(ok(['sessions', 'context', session, '--max-tokens', '1000', '--db', own])).toContain(`summary through turn ${second!.turn!.id}\n  One question answered.`);
+    expect(ok(['sessions', 'context', session, '--max-tokens', '1000', '--db', own])).toContain(
+      `summary through turn ${second!.turn!.id}\n  One question answered.`,
+    );
     const fromStdin = okJson<{ summary: { text: string; through: string; model: string } }>(
       ['sessions', 'compact', session, '--through', second!.turn!.id, '--file', '-', '--model', 'writer', '--db', own],
       { input: 'Said again.' },

@@ -6,17 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { AppendInput, LogEvent, Session } from '@agentstate/core';
-import {
-  CorruptionError,
-  createInMemoryProvider,
-  encodeSnapshot,
-  EventTypes,
-  InMemoryLog,
-  ManualClock,
-  replay,
-  STATE_STREAM,
-  sync,
-} from '@agentstate/core';
+import { CorruptionError, createInMemoryProvider, encodeSnapshot, EventTypes, InMemoryLog, ManualClock, replay, STATE_STREAM, sync } from '@agentstate/core';
 
 async function logOf(events: readonly LogEvent[]): Promise<InMemoryLog> {
   const log = new InMemoryLog();

@@ -72,7 +72,17 @@ describe('purge on a SQLite file', () => {
       return found;
     };
     expect(cached()).toEqual([1, 1, 1]);
-    const erased = ['Zanzibarite', 'Quetzalfeather', 'Xylographic', 'Jabberwocky-77', 'Vorpalsword', 'Ophelia-Brightwater', 'Marmalade', 'Nightingale', 'Bandersnatch-Nine'];
+    const erased = [
+      'Zanzibarite',
+      'Quetzalfeather',
+      'Xylographic',
+      'Jabberwocky-77',
+      'Vorpalsword',
+      'Ophelia-Brightwater',
+      'Marmalade',
+      'Nightingale',
+      'Bandersnatch-Nine',
+    ];
     expect(erased.every((s) => rawBytes(path).includes(s))).toBe(true);
     const heads = () => {
       const db = new Database(path, { readonly: true });

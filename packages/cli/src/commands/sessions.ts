@@ -53,6 +53,9 @@ type AppendFlags = OperationFlags & Pick<AppendTurnInput, 'role' | 'content'> & 
 type SearchFlags = ScopeReadFlags &
   Pick<SearchSessionsOptions, 'cursor' | 'mode' | 'order' | 'limit' | 'minScore' | 'match' | 'context'> & { session?: string; role?: string[]; at?: string };
 
+/** Flags of `sessions compact`: `--through` a seq (digits) or a turn id, the summary inline or from `--file`. */
+type CompactFlags = OperationFlags & { through: string; summary?: string; file?: string; model?: string; tokens?: number };
+
 /** The `sessions` command group. */
 export function sessionsCommand(): CliCommand {
   const group = new CliCommand('sessions').description(SUMMARIES.sessions);
@@ -120,7 +123,7 @@ export function sessionsCommand(): CliCommand {
     .option('--file <path>', 'read the summary from a file (- for stdin)')
     .option('--model <name>', 'who wrote the summary')
     .option('--tokens <n>', "the summary's token count, as its writer counted it", nonNegativeInt)
-    .run(async (ctx, id: string, { summary, file, through, ...opts }: OperationFlags & { through: string; summary?: string; file?: string; model?: string; tokens?: number }) => {
+    .run(async (ctx, id: string, { summary, file, through, ...opts }: CompactFlags) => {
       const text = await textFromFlags(summary, file, 'summary');
       // Checked before the database is opened: a refused summary opens nothing.
       const input = parseInput(compactSessionInputSchema, { ...opts, summary: text, through: /^\d+$/.test(through) ? Number(through) : through });

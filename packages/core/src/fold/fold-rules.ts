@@ -304,7 +304,10 @@ function compactedSession(view: FoldView, stored: Session | undefined, session: 
   const through = session.summary?.through;
   if (through === undefined) return 'it carries no summary';
   const turn = view.turn(through);
-  return nextSession(stored, session, false) ?? (turn?.sessionId === session.id && !turn.deleted ? undefined : `turn ${json(through)} is not a live turn of the session`);
+  return (
+    nextSession(stored, session, false) ??
+    (turn?.sessionId === session.id && !turn.deleted ? undefined : `turn ${json(through)} is not a live turn of the session`)
+  );
 }
 
 function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violation {

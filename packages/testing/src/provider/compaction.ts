@@ -44,7 +44,10 @@ function expectCompactedWindow(live: readonly Turn[], summary: SessionSummary | 
   const at = summary === undefined ? -1 : live.findIndex((turn) => turn.id === summary.through);
   const tokens = summary === undefined ? 0 : counter.count(summary.text);
   if (summary === undefined || at < 0 || tokens > window.maxTokens) {
-    expect(window.entries.some((entry) => entry.kind === 'summary'), 'no summary whose turn is gone or that does not fit').toBe(false);
+    expect(
+      window.entries.some((entry) => entry.kind === 'summary'),
+      'no summary whose turn is gone or that does not fit',
+    ).toBe(false);
     expectWindow(live, window, counter);
     return;
   }
@@ -105,7 +108,13 @@ export const compactionChecks: ProviderCheck[] = checks([], {
       const middle = await p.log.head(STATE_STREAM);
       await p.saveSnapshot();
       const second = await p.sessions.compact(session.id, { through: live[2]!.seq, summary: 'A code, then a question of dates.' });
-      expect(second.summary).toEqual({ text: 'A code, then a question of dates.', through: live[2]!.id, createdAt: second.updatedAt, updatedHlc: second.updatedHlc, lastWriterId: second.lastWriterId });
+      expect(second.summary).toEqual({
+        text: 'A code, then a question of dates.',
+        through: live[2]!.id,
+        createdAt: second.updatedAt,
+        updatedHlc: second.updatedHlc,
+        lastWriterId: second.lastWriterId,
+      });
       expect(await p.sessions.get(session.id)).toEqual(second);
       expect((await (await p.at({ seq: before })).sessions.get(session.id)).summary).toBeUndefined();
       expect(await (await p.at({ seq: middle })).sessions.get(session.id)).toEqual(first);
@@ -163,7 +172,11 @@ export const compactionChecks: ProviderCheck[] = checks([], {
         [{ through: a!.id, summary: 's', model: 'm'.repeat(LIMITS.shortText + 1) }, 'model'],
         [{ through: a!.id, summary: 's', extra: true }, 'extra'],
       ] as const)
-        await expectInvalid(() => p.sessions.compact(session.id, input as unknown as { through: string; summary: string }), field, JSON.stringify(input).slice(0, 80));
+        await expectInvalid(
+          () => p.sessions.compact(session.id, input as unknown as { through: string; summary: string }),
+          field,
+          JSON.stringify(input).slice(0, 80),
+        );
       const otherTurn = (await liveTurns(p, other.id))[0]!;
       for (const through of [otherTurn.id, otherTurn.seq + 10, removed.id, removed.seq, 'no-such-turn'])
         await expectError(() => p.sessions.compact(session.id, { through, summary: 's' }), NotFoundError, String(through));
@@ -193,26 +206,25 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     expectCompactedWindow(await liveTurns(p, session.id), middle.summary, window, QUARTERS);
   }),
 
-  'W12 a purge by text that a summary holds erases the session with it: the text is left in no stored event, and replay folds the same': freshLog(
-    async (p) => {
-      const session = await sessionWith(p, [
-        { role: 'user', content: 'plain words' },
-        { role: 'assistant', content: 'more plain words' },
-      ]);
-      const [turn] = await liveTurns(p, session.id);
-      await p.sessions.compact(session.id, { through: turn!.id, summary: 'the password is swordfish' });
-      await p.sessions.compact(session.id, { through: turn!.id, summary: 'still swordfish, said again' });
-      const purged = await p.purge({ matching: 'swordfish', reason: 'a secret in a summary' });
-      expect(purged.sessions).toEqual([session.id]);
-      await expectError(() => p.sessions.get(session.id), NotFoundError);
-      expect((await p.sessions.getAny(session.id)).summary?.text).toBe(ERASED);
-      expect(await storedText(p)).not.toContain('swordfish');
-      await expectReplayEqualsTables(p);
-    },
-  ),
+  'W12 a purge by text that a summary holds erases the session with it: the text is left in no stored event, and replay folds the same': freshLog(async (p) => {
+    const session = await sessionWith(p, [
+      { role: 'user', content: 'plain words' },
+      { role: 'assistant', content: 'more plain words' },
+    ]);
+    const [turn] = await liveTurns(p, session.id);
+    await p.sessions.compact(session.id, { through: turn!.id, summary: 'the password is swordfish' });
+    await p.sessions.compact(session.id, { through: turn!.id, summary: 'still swordfish, said again' });
+    const purged = await p.purge({ matching: 'swordfish', reason: 'a secret in a summary' });
+    expect(purged.sessions).toEqual([session.id]);
+    await expectError(() => p.sessions.get(session.id), NotFoundError);
+    expect((await p.sessions.getAny(session.id)).summary?.text).toBe(ERASED);
+    expect(await storedText(p)).not.toContain('swordfish');
+    await expectReplayEqualsTables(p);
+  }),
 
-  'W13 a compaction syncs as a session change; of two written apart, the later by (HLC, writer) stands on both stores, with the turns appended apart':
-    needing(['eventSourced', 'sync', 'injectableClock'], async (env) => {
+  'W13 a compaction syncs as a session change; of two written apart, the later by (HLC, writer) stands on both stores, with the turns appended apart': needing(
+    ['eventSourced', 'sync', 'injectableClock'],
+    async (env) => {
       await eachClockedPair(env, async (a, b, [onA, onB]) => {
         const session = await a.sessions.create({});
         const turns = await a.sessions.appendTurns(session.id, [
@@ -233,31 +245,28 @@ export const compactionChecks: ProviderCheck[] = checks([], {
         for (const p of [a, b]) expect((await p.sessions.get(session.id)).summary, 'the later summary').toEqual(later.summary);
         await expectConverged([a, b]);
       });
-    }),
+    },
+  ),
 
   'W14 property: for random appends, compactions, removals and purges, context never passes its budget, uses a summary only while its turn is live, and sends it in place of exactly the turns through that turn':
     freshLog(async (p, env) => {
-      await property(
-        env,
-        fc.record({ ops: fc.array(arbOp, { maxLength: 10 }), maxTokens: fc.integer({ min: 1, max: 300 }) }),
-        async ({ ops, maxTokens }) => {
-          const session = await sessionWith(p, [{ role: 'user', content: 'start' }]);
-          let summary: SessionSummary | undefined;
-          for (const op of ops) {
-            const live = await liveTurns(p, session.id);
-            if (op.kind === 'append') await p.sessions.appendTurns(session.id, transcript([op.step]));
-            else if (op.kind === 'remove' && live.length > 0) await p.sessions.removeLastTurn(session.id);
-            else if (op.kind === 'purge' && live.length > 0) await p.purge({ id: live[op.pick % live.length]!.id, reason: 'random purge' });
-            else if (op.kind === 'compact' && live.length > 0) {
-              const turn = live[op.pick % live.length]!;
-              ({ summary } = await p.sessions.compact(session.id, { through: op.bySeq ? turn.seq : turn.id, summary: words(op.words, 'gist') }));
-              expect(summary?.through).toBe(turn.id);
-            }
-            const window = await p.sessions.context(session.id, { maxTokens, counter: QUARTERS });
-            expectCompactedWindow(await liveTurns(p, session.id), summary, window, QUARTERS);
-            expect(await p.sessions.context(session.id, { maxTokens, counter: QUARTERS }), 'deterministic').toEqual(window);
+      await property(env, fc.record({ ops: fc.array(arbOp, { maxLength: 10 }), maxTokens: fc.integer({ min: 1, max: 300 }) }), async ({ ops, maxTokens }) => {
+        const session = await sessionWith(p, [{ role: 'user', content: 'start' }]);
+        let summary: SessionSummary | undefined;
+        for (const op of ops) {
+          const live = await liveTurns(p, session.id);
+          if (op.kind === 'append') await p.sessions.appendTurns(session.id, transcript([op.step]));
+          else if (op.kind === 'remove' && live.length > 0) await p.sessions.removeLastTurn(session.id);
+          else if (op.kind === 'purge' && live.length > 0) await p.purge({ id: live[op.pick % live.length]!.id, reason: 'random purge' });
+          else if (op.kind === 'compact' && live.length > 0) {
+            const turn = live[op.pick % live.length]!;
+            ({ summary } = await p.sessions.compact(session.id, { through: op.bySeq ? turn.seq : turn.id, summary: words(op.words, 'gist') }));
+            expect(summary?.through).toBe(turn.id);
           }
-        },
-      );
+          const window = await p.sessions.context(session.id, { maxTokens, counter: QUARTERS });
+          expectCompactedWindow(await liveTurns(p, session.id), summary, window, QUARTERS);
+          expect(await p.sessions.context(session.id, { maxTokens, counter: QUARTERS }), 'deterministic').toEqual(window);
+        }
+      });
     }),
 });

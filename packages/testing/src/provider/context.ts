@@ -93,7 +93,9 @@ export function expectWindow(live: readonly Turn[], window: ContextWindow, count
     'memories before turns',
   ).toEqual([...Array(memoryCount).fill('memory'), ...Array(shown.length).fill('turn')]);
   for (const entry of window.entries)
-    expect(entry.tokens, 'entry counted by the counter').toBe(counter.count(entry.kind === 'turn' ? turnTokenText(entry.turn) : entry.kind === 'memory' ? entry.memory.content : entry.summary.text));
+    expect(entry.tokens, 'entry counted by the counter').toBe(
+      counter.count(entry.kind === 'turn' ? turnTokenText(entry.turn) : entry.kind === 'memory' ? entry.memory.content : entry.summary.text),
+    );
   expect(window.tokens).toBe(window.entries.reduce((sum, entry) => sum + entry.tokens, 0));
   expect(window.tokens, 'within the budget').toBeLessThanOrEqual(window.maxTokens);
   const splits = (k: number) => pairs(live).some(([call, result]) => call < k && k <= result);
