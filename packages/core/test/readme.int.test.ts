@@ -6,6 +6,7 @@ describe('the README example', () => {
   it('runs as written against the built package', () => {
     const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)));
     expect(out).toContain("14 [ 'turn', 'turn' ]");
+    expect(out).toContain("[ 'summary', 'turn' ]");
     expect(out).toContain("[ 'The user prefers Café-style dark themes' ]");
     expect(out.trim().endsWith('true')).toBe(true);
   });
