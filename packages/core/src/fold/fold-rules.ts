@@ -298,16 +298,14 @@ function updatedSession(stored: Session | undefined, session: Session): Violatio
 
 /**
  * `session.compacted`: a live session's next version, its other fields as they were, with a summary through
- * a live turn of the session (docs/contract.md §4, "Compaction").
+ * a live turn of the session, or a stale one through any of its turns (a purge's, docs/contract.md §4, "Compaction").
  */
 function compactedSession(view: FoldView, stored: Session | undefined, session: Session): Violation {
   const through = session.summary?.through;
   if (through === undefined) return 'it carries no summary';
   const turn = view.turn(through);
-  return (
-    nextSession(stored, session, false) ??
-    (turn?.sessionId === session.id && !turn.deleted ? undefined : `turn ${json(through)} is not a live turn of the session`)
-  );
+  const held = turn?.sessionId === session.id && (session.summary?.stale === true || !turn.deleted);
+  return nextSession(stored, session, false) ?? (held ? undefined : `turn ${json(through)} is not a live turn of the session`);
 }
 
 function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violation {

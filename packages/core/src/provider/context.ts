@@ -155,8 +155,8 @@ async function recalled(
 
 /**
  * The session's summary as an entry, and the index in `transcript` of the turn it covers the
- * transcript through, read until found: none when there is no summary, its turn is no longer live
- * (removed or purged since), or it alone does not fit `budget`.
+ * transcript through, read until found: none when there is no summary, it is stale, its turn is no
+ * longer live (removed or purged since), or it alone does not fit `budget`.
  */
 async function usableSummary(
   transcript: Transcript,
@@ -164,7 +164,7 @@ async function usableSummary(
   count: (text: string) => number,
   budget: number,
 ): Promise<{ entry: ContextEntry; at: number } | undefined> {
-  if (summary === undefined) return undefined;
+  if (summary === undefined || summary.stale) return undefined;
   const tokens = count(summary.text);
   if (tokens > budget) return undefined;
   const at = () => transcript.turns.findIndex((turn) => turn.id === summary.through);

@@ -70,6 +70,8 @@ export const sessionSummarySchema = z.strictObject({
   createdAt: instantField,
   updatedHlc: hlcSchema,
   lastWriterId: idField,
+  /** A purge erased a turn it covers since it was written: `context` no longer uses it. */
+  stale: z.literal(true).optional(),
 });
 
 /** A session's compaction summary. */

@@ -241,6 +241,16 @@ export class Stamper {
     return { type: EventTypes.SessionCompacted, payload: { session } };
   }
 
+  /**
+   * The next version of a live session whose summary a purge made stale (`stored.summary` covers a turn it
+   * erased): the summary kept, marked `stale`, with this version's clock and writer.
+   */
+  staleSummary(stored: Session): StateChangeOf<typeof EventTypes.SessionCompacted> {
+    const next = this.#next(stored, false);
+    const summary = { ...stored.summary!, stale: true as const, updatedHlc: next.updatedHlc, lastWriterId: next.lastWriterId };
+    return { type: EventTypes.SessionCompacted, payload: { session: { ...next, summary } } };
+  }
+
   /** Tombstones a live session. */
   deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);

@@ -43,10 +43,10 @@ function expectCompactedWindow(live: readonly Turn[], summary: SessionSummary | 
   expect(window.tokens).toBe(window.entries.reduce((sum, entry) => sum + entry.tokens, 0));
   const at = summary === undefined ? -1 : live.findIndex((turn) => turn.id === summary.through);
   const tokens = summary === undefined ? 0 : counter.count(summary.text);
-  if (summary === undefined || at < 0 || tokens > window.maxTokens) {
+  if (summary === undefined || summary.stale || at < 0 || tokens > window.maxTokens) {
     expect(
       window.entries.some((entry) => entry.kind === 'summary'),
-      'no summary whose turn is gone or that does not fit',
+      'no summary that is stale, whose turn is gone or that does not fit',
     ).toBe(false);
     expectWindow(live, window, counter);
     return;
@@ -186,25 +186,46 @@ export const compactionChecks: ProviderCheck[] = checks([], {
       await expectError(() => p.sessions.compact(session.id, { through: a!.id, summary: 's' }), NotFoundError);
     }),
 
-  'W11 a summary whose turn was removed or purged since is no longer used: context falls back to the turns': freshLog(async (p) => {
-    const session = await sessionWith(
-      p,
-      Array.from({ length: 4 }, (_, i) => ({ role: 'user' as const, content: `turn ${i}` })),
-    );
-    let live = await liveTurns(p, session.id);
-    const last = await p.sessions.compact(session.id, { through: live[3]!.id, summary: 'all four' });
-    const options = { maxTokens: 1000, counter: QUARTERS };
-    expect((await p.sessions.context(session.id, options)).entries.map((entry) => entry.kind)).toEqual(['summary']);
-    await p.sessions.removeLastTurn(session.id);
-    live = await liveTurns(p, session.id);
-    expectCompactedWindow(live, last.summary, await p.sessions.context(session.id, options), QUARTERS);
-    const middle = await p.sessions.compact(session.id, { through: live[1]!.id, summary: 'two of them' });
-    expect((await p.sessions.context(session.id, options)).entries.map((entry) => entry.kind)).toEqual(['summary', 'turn']);
-    await p.purge({ id: live[1]!.id, reason: 'erase one turn' });
-    const window = await p.sessions.context(session.id, options);
-    expect(window.entries.map((entry) => entry.kind)).toEqual(['turn', 'turn']);
-    expectCompactedWindow(await liveTurns(p, session.id), middle.summary, window, QUARTERS);
-  }),
+  'W11 a summary whose turn was removed since is no longer used, and a purge of a turn it covers marks it stale in the same write: context falls back to the turns':
+    freshLog(async (p) => {
+      const session = await sessionWith(
+        p,
+        Array.from({ length: 5 }, (_, i) => ({ role: 'user' as const, content: `turn ${i}` })),
+      );
+      let live = await liveTurns(p, session.id);
+      const last = await p.sessions.compact(session.id, { through: live[4]!.id, summary: 'all five' });
+      const options = { maxTokens: 1000, counter: QUARTERS };
+      const kinds = async () => (await p.sessions.context(session.id, options)).entries.map((entry) => entry.kind);
+      expect(await kinds()).toEqual(['summary']);
+      await p.sessions.removeLastTurn(session.id);
+      live = await liveTurns(p, session.id);
+      expectCompactedWindow(live, last.summary, await p.sessions.context(session.id, options), QUARTERS);
+      const middle = await p.sessions.compact(session.id, { through: live[2]!.id, summary: 'three of them' });
+      expect(await kinds()).toEqual(['summary', 'turn']);
+      // A turn after the summary's: the summary stays in use.
+      const head = await p.log.head(STATE_STREAM);
+      await p.purge({ id: live[3]!.id, reason: 'erase a later turn' });
+      expect(await p.log.head(STATE_STREAM), 'one event').toBe(head + 1);
+      expect(await p.sessions.get(session.id)).toMatchObject({ summary: middle.summary });
+      expect(await kinds()).toEqual(['summary']);
+      // A turn it covers: the purge marks it stale, in a session.compacted after the purge's event.
+      await p.purge({ id: live[0]!.id, reason: 'erase a covered turn' });
+      const events = await p.log.read({ stream: STATE_STREAM, afterSeq: head + 1 });
+      expect(events.map((event) => event.type)).toEqual([EventTypes.RecordsPurged, EventTypes.SessionCompacted]);
+      const marked = await p.sessions.get(session.id);
+      expect(marked.summary).toEqual({ ...middle.summary, stale: true, updatedHlc: marked.updatedHlc, lastWriterId: marked.lastWriterId });
+      const window = await p.sessions.context(session.id, options);
+      expect(window.entries.map((entry) => entry.kind)).toEqual(['turn', 'turn']);
+      expectCompactedWindow(await liveTurns(p, session.id), marked.summary, window, QUARTERS);
+      // A new summary is used again; a purge of its own turn marks it stale too.
+      live = await liveTurns(p, session.id);
+      await p.sessions.compact(session.id, { through: live[0]!.id, summary: 'one of them' });
+      expect(await kinds()).toEqual(['summary', 'turn']);
+      await p.purge({ id: live[0]!.id, reason: 'erase its own turn' });
+      expect((await p.sessions.get(session.id)).summary?.stale).toBe(true);
+      expect(await kinds()).toEqual(['turn']);
+      await expectReplayEqualsTables(p);
+    }),
 
   'W12 a purge by text that a summary holds erases the session with it: the text is left in no stored event, and replay folds the same': freshLog(async (p) => {
     const session = await sessionWith(p, [
@@ -248,7 +269,7 @@ export const compactionChecks: ProviderCheck[] = checks([], {
     },
   ),
 
-  'W14 property: for random appends, compactions, removals and purges, context never passes its budget, uses a summary only while its turn is live, and sends it in place of exactly the turns through that turn':
+  'W14 property: for random appends, compactions, removals and purges, context never passes its budget, never uses a stale summary nor one whose turn is gone, and sends it in place of exactly the turns through that turn':
     freshLog(async (p, env) => {
       await property(env, fc.record({ ops: fc.array(arbOp, { maxLength: 10 }), maxTokens: fc.integer({ min: 1, max: 300 }) }), async ({ ops, maxTokens }) => {
         const session = await sessionWith(p, [{ role: 'user', content: 'start' }]);
@@ -257,12 +278,19 @@ export const compactionChecks: ProviderCheck[] = checks([], {
           const live = await liveTurns(p, session.id);
           if (op.kind === 'append') await p.sessions.appendTurns(session.id, transcript([op.step]));
           else if (op.kind === 'remove' && live.length > 0) await p.sessions.removeLastTurn(session.id);
-          else if (op.kind === 'purge' && live.length > 0) await p.purge({ id: live[op.pick % live.length]!.id, reason: 'random purge' });
-          else if (op.kind === 'compact' && live.length > 0) {
+          else if (op.kind === 'purge' && live.length > 0) {
+            const at = live.findIndex((turn) => turn.id === summary?.through);
+            await p.purge({ id: live[op.pick % live.length]!.id, reason: 'random purge' });
+            // A summary whose turn is live covers the turns up to it: a purge of one of them makes it stale.
+            if (summary !== undefined && !summary.stale && op.pick % live.length <= at) summary = { ...summary, stale: true };
+          } else if (op.kind === 'compact' && live.length > 0) {
             const turn = live[op.pick % live.length]!;
             ({ summary } = await p.sessions.compact(session.id, { through: op.bySeq ? turn.seq : turn.id, summary: words(op.words, 'gist') }));
             expect(summary?.through).toBe(turn.id);
           }
+          const held = (await p.sessions.get(session.id)).summary;
+          expect(held?.stale, 'stale once a purge took a turn it covers').toBe(summary?.stale);
+          summary = held;
           const window = await p.sessions.context(session.id, { maxTokens, counter: QUARTERS });
           expectCompactedWindow(await liveTurns(p, session.id), summary, window, QUARTERS);
           expect(await p.sessions.context(session.id, { maxTokens, counter: QUARTERS }), 'deterministic').toEqual(window);
