@@ -70,7 +70,7 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
       return [purge, ...(await coveringSummaries(tx, targets)).map((session) => engine.stamper.staleSummary(session))];
     },
     undefined,
-    0,
+    undefined,
     (seqs) => {
       seq = seqs[0] ?? 0;
     },
