@@ -137,6 +137,7 @@ export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export type { ContextEntry, ContextOptions, ContextWindow } from './provider/context.js';
+export { type CompactionPolicy, compactWhenOver, type SummarizeInput } from './provider/compaction-policy.js';
 export { defaultTokenCounter, type NamedTokenCounter, type TokenCounter, turnTokenText } from './provider/tokens.js';
 export type { PointInput, StateView } from './provider/time-travel.js';
 export type { RecordDiff, StateDiff } from './provider/diff.js';

@@ -46,7 +46,8 @@ export interface ContextReads {
   memory: Pick<MemoryStore, 'recall'>;
 }
 
-const counterInput = z.custom<TokenCounter>(
+/** A {@link TokenCounter} option. */
+export const counterInput = z.custom<TokenCounter>(
   (v) =>
     typeof v === 'function' ||
     (typeof v === 'object' && v !== null && 'name' in v && typeof v.name === 'string' && 'count' in v && typeof v.count === 'function'),
@@ -105,10 +106,11 @@ function tiedTo(turns: readonly Turn[], whole: boolean): number[] {
 
 /**
  * The first index of the longest suffix of `turns` that fits `budget` and
- * splits no call from its result; whether an older turn was left out for
+ * splits no call from its result (with `whole` false, a result whose call is
+ * not among `turns` ties every turn before it); whether an older turn was left out for
  * the budget (so reading further back cannot add one); and the tokens summed.
  */
-function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean; sum: number } {
+export function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean; sum: number } {
   const low = tiedTo(turns, whole);
   let cut = turns.length;
   let sum = 0;

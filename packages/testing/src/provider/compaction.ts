@@ -1,6 +1,6 @@
-/** W8–W14: compaction, and the context window that uses its summary (docs/contract.md §4, "Compaction"). */
-import type { ContextWindow, NamedTokenCounter, SessionSummary, Turn } from '@agentstate/core';
-import { ERASED, EventTypes, LIMITS, NotFoundError, STATE_STREAM, sync, turnTokenText } from '@agentstate/core';
+/** W8–W15: compaction, and the context window that uses its summary (docs/contract.md §4, "Compaction"). */
+import type { CompactionPolicy, ContextWindow, NamedTokenCounter, SessionSummary, SummarizeInput, Turn } from '@agentstate/core';
+import { compactWhenOver, ERASED, EventTypes, LIMITS, NotFoundError, STATE_STREAM, sync, turnTokenText } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError, expectInvalid } from '../suite/expect-error.js';
@@ -296,5 +296,38 @@ export const compactionChecks: ProviderCheck[] = checks([], {
           expect(await p.sessions.context(session.id, { maxTokens, counter: QUARTERS }), 'deterministic').toEqual(window);
         }
       });
+    }),
+
+  'W15 compactWhenOver calls summarize only once the turns no summary covers pass the threshold, and compacts through the newest it folds, keeping the newest that fit keepTokens':
+    fresh(async (p) => {
+      const session = await sessionWith(
+        p,
+        Array.from({ length: 6 }, (_, i) => ({ role: 'user' as const, content: `turn number ${i}` })),
+      );
+      const live = await liveTurns(p, session.id);
+      const calls: SummarizeInput[] = [];
+      const summarize: CompactionPolicy['summarize'] = async (input) => {
+        calls.push(input);
+        return { text: `gist of ${input.turns.length}`, model: 'writer' };
+      };
+      const per = QUARTERS.count(turnTokenText(live[0]!));
+      const policy = { summarize, counter: QUARTERS };
+      expect(await compactWhenOver(p.sessions, session.id, { ...policy, thresholdTokens: 6 * per })).toBeUndefined();
+      expect(calls, 'no summarize under the threshold').toEqual([]);
+      const first = await compactWhenOver(p.sessions, session.id, { ...policy, thresholdTokens: 6 * per - 1, keepTokens: 2 * per });
+      expect(calls).toEqual([{ summary: undefined, turns: live.slice(0, 4) }]);
+      expect(first?.summary).toMatchObject({ text: 'gist of 4', through: live[3]!.id, model: 'writer' });
+      expect(await compactWhenOver(p.sessions, session.id, { ...policy, thresholdTokens: 2 * per }), 'the two kept turns are under it').toBeUndefined();
+      const added = await p.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'turn number 6' });
+      const second = await compactWhenOver(p.sessions, session.id, { ...policy, thresholdTokens: 2 * per });
+      expect(calls[1]).toEqual({ summary: first!.summary, turns: [live[4], live[5], added] });
+      expect(second?.summary).toMatchObject({ text: 'gist of 3', through: added.id });
+      expect((await p.sessions.context(session.id, { maxTokens: 1000, counter: QUARTERS })).entries.map((entry) => entry.kind)).toEqual(['summary']);
+      await expectInvalid(() => compactWhenOver(p.sessions, session.id, { ...policy, thresholdTokens: -1 }), 'thresholdTokens');
+      await expectInvalid(
+        () => compactWhenOver(p.sessions, session.id, { thresholdTokens: 1, summarize: 'no' as unknown as CompactionPolicy['summarize'] }),
+        'summarize',
+      );
+      expect(calls).toHaveLength(2);
     }),
 });
