@@ -1,6 +1,7 @@
 /**
  * Context window benchmark (issue #31): `sessions.context` of a 20,000-turn
  * SQLite session at an 8,000-token budget with the default counter (o200k),
+ * a summary present (compacted through all but its newest 100 turns),
  * p50 and p95 of wall and CPU time, the share of that spent counting tokens,
  * and the first call of a process (which loads the encoding) beside them;
  * with raw better-sqlite3 reading the newest 64 turns and then as many as
@@ -8,7 +9,8 @@
  * in the same run. The transcript mixes user and assistant turns
  * of 8–23 words with a tool call and its result every tenth exchange.
  * Run: `npm run build` at the root, then `npm run context -w @agentstate/bench`.
- * Size: BENCH_CONTEXT_TURNS (default 20,000), BENCH_CONTEXT_TOKENS (default 8,000).
+ * Size: BENCH_CONTEXT_TURNS (default 20,000), BENCH_CONTEXT_TOKENS (default 8,000),
+ * BENCH_CONTEXT_AFTER (turns after the summary's, default 100).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ import { turnTexts } from './turn-text.js';
 
 const TURNS = Number(process.env.BENCH_CONTEXT_TURNS ?? 20_000);
 const MAX_TOKENS = Number(process.env.BENCH_CONTEXT_TOKENS ?? 8_000);
+const AFTER = Number(process.env.BENCH_CONTEXT_AFTER ?? 100);
 const RUNS = 50;
 
 const sentence = turnTexts(31);
@@ -48,6 +51,8 @@ try {
   const session = await writer.sessions.create({ title: 'long chat' });
   const turns = transcript(TURNS);
   for (let i = 0; i < turns.length; i += 1000) await writer.sessions.appendTurns(session.id, turns.slice(i, i + 1000));
+  const summary = Array.from({ length: 20 }, () => sentence()).join(' ');
+  await writer.sessions.compact(session.id, { through: TURNS - AFTER, summary });
   await writer.close();
 
   const p = await openSqlite(path, { readonly: true });
@@ -80,7 +85,7 @@ try {
   await p.close();
 
   // At least the rows the window reads, without core: the newest 64, then as many as it holds, their parts JSON-parsed ('' when the content gives them).
-  const turnsShown = window.entries.length;
+  const turnsShown = window.entries.filter((entry) => entry.kind === 'turn').length;
   const raw = new Database(path, { readonly: true });
   const newest = raw.prepare('SELECT * FROM turns WHERE session_id = ? AND deleted = 0 ORDER BY seq DESC LIMIT ?');
   const rawWall: number[] = [];
@@ -92,7 +97,7 @@ try {
   raw.close();
 
   printTable(
-    `sessions.context of a ${fmt(TURNS)}-turn SQLite session at ${fmt(MAX_TOKENS)} tokens (o200k_base): ${fmt(turnsShown)} turns, ${fmt(window.tokens)} tokens; load average ${loadavg()
+    `sessions.context of a ${fmt(TURNS)}-turn SQLite session at ${fmt(MAX_TOKENS)} tokens (o200k_base), a summary through turn ${fmt(TURNS - AFTER)}: ${window.entries.length - turnsShown} summary, ${fmt(turnsShown)} turns, ${fmt(window.tokens)} tokens; load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
     ['what', 'p50 wall ms', 'p95 wall ms', 'p50 CPU ms'],

@@ -24,6 +24,8 @@ function place(entry: ContextEntry): Placed {
       return { heading: 'Working memory:', line: entry.memory.content };
     case 'memory':
       return { heading: 'Memories recalled for this conversation:', line: item(entry.memory.content) };
+    case 'summary':
+      return { heading: 'Summary of the earlier conversation:', line: entry.summary.text };
     case 'turn':
       return { turn: entry.turn };
     default: {

@@ -79,6 +79,14 @@ describe('contextPrompt', () => {
       await state.memory.write({ scope, content: 'Ana drinks tea' });
       const prompt = await contextPrompt(state, 'chat-1', { maxTokens: 1000, recall: { limit: 1 } });
       expect(prompt.instructions).toBe('Working memory:\n# Ana\n- laptop: broken\n\nMemories recalled for this conversation:\n- Ana drinks tea');
+
+      const [first] = await state.sessions.turns('chat-1');
+      await state.sessions.compact('chat-1', { through: first!.id, summary: 'Ana told of her broken laptop.' });
+      const compacted = await contextPrompt(state, 'chat-1', { maxTokens: 1000, working: false });
+      expect(compacted).toStrictEqual({
+        instructions: 'Summary of the earlier conversation:\nAna told of her broken laptop.',
+        messages: [{ role: 'assistant', content: [{ type: 'text', text: 'Sorry to hear that.' }] }],
+      });
     } finally {
       await state.close();
     }

@@ -72,7 +72,8 @@ export function summarizeEvent(event: LogEvent): string {
   switch (event.type) {
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
-    case EventTypes.SessionUpdated: {
+    case EventTypes.SessionUpdated:
+    case EventTypes.SessionCompacted: {
       const s = record(p, 'session');
       return `session ${field(s, 'id')} ${text(field(s, 'title'))}`;
     }

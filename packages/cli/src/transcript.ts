@@ -76,6 +76,8 @@ export function printContext(window: ContextWindow): void {
   for (const entry of window.entries) {
     const mark = `[${entry.tokens}] `;
     print();
-    print(entry.kind === 'turn' ? block(entry.turn, mark) : `${mark}memory ${entry.memory.id}\n${indent(entry.memory.content)}`);
+    if (entry.kind === 'turn') print(block(entry.turn, mark));
+    else if (entry.kind === 'summary') print(`${mark}summary through turn ${entry.summary.through}\n${indent(entry.summary.text)}`);
+    else print(`${mark}memory ${entry.memory.id}\n${indent(entry.memory.content)}`);
   }
 }

@@ -71,6 +71,33 @@ describe('agentstate sessions', () => {
     expect(fails(1, ['sessions', 'context', 'nope', '--max-tokens', '10', '--db', db])).toContain('not found');
   });
 
+  it('compacts a session through a turn named by seq or id, the summary inline or from stdin, and the context sends it in place of the turns it covers', () => {
+    const own = tmp.path('compact.db');
+    const session = ok(['sessions', 'create', '--db', own]).trim();
+    for (const content of ['first question', 'first answer', 'second question']) ok(['sessions', 'append', session, '--content', content, '--db', own]);
+    type Window = { entries: Array<{ kind: string; summary?: { text: string; through: string }; turn?: { id: string; seq: number } }> };
+    const [, second] = okJson<Window>(['sessions', 'context', session, '--max-tokens', '1000', '--db', own]).entries;
+    expect(ok(['sessions', 'compact', session, '--through', '2', '--summary', 'One question answered.', '--db', own])).toContain(
+      `compacted session ${session} through turn ${second!.turn!.id}`,
+    );
+    const window = okJson<Window>(['sessions', 'context', session, '--max-tokens', '1000', '--db', own]);
+    expect(window.entries.map((e) => [e.kind, e.summary?.text ?? e.turn?.seq])).toEqual([
+      ['summary', 'One question answered.'],
+      ['turn', 3],
+    ]);
+    expect(ok(['sessions', 'context', session, '--max-tokens', '1000', '--db', own])).toContain(
+      `summary through turn ${second!.turn!.id}\n  One question answered.`,
+    );
+    const fromStdin = okJson<{ summary: { text: string; through: string; model: string } }>(
+      ['sessions', 'compact', session, '--through', second!.turn!.id, '--file', '-', '--model', 'writer', '--db', own],
+      { input: 'Said again.' },
+    );
+    expect(fromStdin.summary).toMatchObject({ text: 'Said again.', through: second!.turn!.id, model: 'writer' });
+    expect(fails(1, ['sessions', 'compact', session, '--through', '9', '--summary', 'x', '--db', own])).toContain('not found');
+    expect(fails(1, ['sessions', 'compact', session, '--through', '1', '--summary', '', '--db', own])).toContain('summary');
+    expect(fails(1, ['sessions', 'compact', session, '--through', '1', '--db', own])).toContain('summary');
+  });
+
   it('lists live sessions, oldest first, as a table or JSON', () => {
     const table = ok(['sessions', 'list', '--db', db]);
     expect(table.split('\n')[0]).toMatch(/^ID\s+CREATED\s+UPDATED\s+SCOPE\s+MODEL\s+TITLE$/);

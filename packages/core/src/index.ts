@@ -36,6 +36,8 @@ export {
   type Scope,
   type Envelope,
   sessionSchema,
+  sessionSummarySchema,
+  type SessionSummary,
   type Session,
   TURN_ROLES,
   type TurnRole,
@@ -65,6 +67,8 @@ export {
   type UpdateMemoryInput,
   updateSessionInputSchema,
   type UpdateSessionInput,
+  compactSessionInputSchema,
+  type CompactSessionInput,
   type SessionPageOptions,
   SKILL_SEARCH_ORDERS,
   RECALL_MODES,
@@ -134,6 +138,7 @@ export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export type { ContextEntry, ContextOptions, ContextWindow } from './provider/context.js';
+export { type CompactionPolicy, compactWhenOver, type SummarizeInput } from './provider/compaction-policy.js';
 export {
   DEFAULT_WORKING_MEMORY_TOKENS,
   type PatchWorkingMemoryInput,

@@ -7,6 +7,7 @@ describe('the README example', () => {
     const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)));
     expect(out).toContain("14 [ 'turn', 'turn' ]");
     expect(out).toContain("2 [ 'working', 'turn', 'turn' ]");
+    expect(out).toContain("[ 'working', 'summary', 'turn' ]");
     expect(out).toContain("[ 'The user prefers Café-style dark themes' ]");
     expect(out.trim().endsWith('true')).toBe(true);
   });

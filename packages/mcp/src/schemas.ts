@@ -11,6 +11,7 @@ import {
   RECALL_ORDERS,
   SKILL_SEARCH_ORDERS,
   appendTurnInputSchema,
+  compactSessionInputSchema,
   createSessionInputSchema,
   memoryItemSchema,
   namespacesOptionsSchema,
@@ -18,6 +19,7 @@ import {
   replaceSuffixInputSchema,
   searchSessionsOptionsSchema,
   sessionSchema,
+  sessionSummarySchema,
   skillSchema,
   turnSchema,
   upsertSkillInputSchema,
@@ -77,6 +79,7 @@ const skill = upsertSkillInputSchema.shape;
 const session = createSessionInputSchema.shape;
 const turn = appendTurnInputSchema.shape;
 const suffix = replaceSuffixInputSchema.shape;
+const compact = compactSessionInputSchema.shape;
 const search = searchSessionsOptionsSchema.shape;
 
 /** The `syncVersion` a change expects: the `what` is refused with a conflict if the `record` changed since (`or` more). */
@@ -299,6 +302,14 @@ export const sessionInputs = {
     recall: limitArg.optional().describe("First, up to this many memories of the session's scope recalled for its last user turn. Omit for none."),
     working: z.boolean().optional().describe("Whether the working memory of the session's scope comes first (default true)."),
   },
+  compact: {
+    sessionId: keyArg.describe('The session to compact. Its transcript stays whole; the summary replaces any earlier one.'),
+    through: compact.through.describe('The turn the summary covers the transcript through (itself included): its id, or its seq.'),
+    summary: compact.summary.describe('The summary, sent in place of the turns it covers in the context for the next model call.'),
+    model: compact.model.describe('Who wrote the summary, e.g. the model that summarised.'),
+    tokens: compact.tokens.describe("The summary's token count, as its writer counted it."),
+    operationId: operationIdArg,
+  },
 } as const;
 
 /** What a lean record leaves out (views.ts); present only in whole records (`full: true`). */
@@ -374,6 +385,7 @@ export const outputs = {
       z.union([
         z.object({ kind: z.literal('working'), tokens: z.number().int(), memory: memoryItemOutputSchema }),
         z.object({ kind: z.literal('memory'), tokens: z.number().int(), memory: recallHitSchema }),
+        z.object({ kind: z.literal('summary'), tokens: z.number().int(), summary: sessionSummarySchema }),
         z.object({ kind: z.literal('turn'), tokens: z.number().int(), turn: turnOut }),
       ]),
     ),

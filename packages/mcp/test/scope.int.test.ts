@@ -62,6 +62,7 @@ describe('another project', () => {
     expect(await callError(shop, 'forget', { id: seeded.memory! })).toBe(`not_found: memory not found: ${seeded.memory}`);
     expect(await callError(shop, 'session_read', { sessionId: seeded.session! })).toBe(`not_found: session not found: ${seeded.session}`);
     expect(await callError(shop, 'session_context', { sessionId: seeded.session!, maxTokens: 100 })).toBe(`not_found: session not found: ${seeded.session}`);
+    expect(await callError(shop, 'session_compact', { sessionId: seeded.session!, through: 1, summary: 's' })).toMatch(/^not_found: /);
     expect(await callError(shop, 'session_append_turn', { sessionId: seeded.session!, role: 'user', content: 'x' })).toMatch(/^not_found: /);
     expect(await callError(shop, 'session_delete', { sessionId: seeded.session! })).toMatch(/^not_found: /);
     await expect(shop.readResource({ uri: `agentstate://sessions/${encodeURIComponent(seeded.session!)}` })).rejects.toThrow(/not found/);

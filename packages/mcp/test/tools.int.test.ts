@@ -49,6 +49,7 @@ describe('tool list', () => {
         'session_list',
         'session_read',
         'session_context',
+        'session_compact',
         'session_remove_last_turn',
         'session_update',
         'session_replace_suffix',
@@ -292,6 +293,16 @@ describe('sessions', () => {
     await call(client, 'remember', { content: 'The lighthouse trip is on Saturday' });
     const recalled = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000, recall: 3 });
     expect(recalled.entries[0]).toMatchObject({ kind: 'memory', memory: { content: 'The lighthouse trip is on Saturday' } });
+    // Compacted through the tool result, by its seq: the summary stands in for the first three turns.
+    const summary = 'Asked for the weather in Oslo; the tool said clear skies.';
+    const { session: compacted } = await call(client, 'session_compact', { sessionId: session.id, through: 3, summary, model: 'writer' });
+    const third = (await call(client, 'session_read', { sessionId: session.id })).turns[2] as { id: string };
+    expect(compacted.summary).toMatchObject({ text: summary, through: third.id, model: 'writer' });
+    const summarised = await call(client, 'session_context', { sessionId: session.id, maxTokens: 10_000 });
+    expect(summarised.entries.map((e: { kind: string }) => e.kind)).toEqual(['summary', 'turn']);
+    expect(summarised.entries[0]).toMatchObject({ kind: 'summary', summary: { text: summary, through: third.id } });
+    expect(await callError(client, 'session_compact', { sessionId: session.id, through: 99, summary })).toMatch(/^not_found: turn not found: 99/);
+    expect(await callError(client, 'session_compact', { sessionId: session.id, through: 1, summary: '' })).toMatch(/summary/);
     expect(await callError(client, 'session_context', { sessionId: session.id, maxTokens: 0 })).toMatch(/maxTokens/);
     expect(await callError(client, 'session_context', { sessionId: 'nope', maxTokens: 10 })).toBe('not_found: session not found: nope');
     await call(client, 'session_delete', { sessionId: session.id });

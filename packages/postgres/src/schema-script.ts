@@ -43,15 +43,24 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, orig
  * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open,
  * but for one whose tables are those of this version ({@link SAME_TABLES_SINCE}).
  * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
+ * 4: a session's compaction summary (`sessions.summary`), added in place ({@link SUMMARY_SQL}).
  */
-export const DERIVED_VERSION = 3;
+export const DERIVED_VERSION = 4;
 
 /**
  * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
- * functions ({@link FUNCTIONS_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when
- * a table or an index changes.
+ * functions ({@link FUNCTIONS_SQL}) and the sessions' summary column ({@link SUMMARY_SQL}), made in place on open,
+ * with no fold. Set it to {@link DERIVED_VERSION} when a table or an index changes otherwise.
  */
 export const SAME_TABLES_SINCE = 2;
+
+/**
+ * The sessions' summary column, for a derived part of version 2 or 3: empty, as no session of a log those versions
+ * wrote was compacted. Idempotent.
+ */
+export const SUMMARY_SQL = `
+ALTER TABLE {schema}.sessions ADD COLUMN IF NOT EXISTS summary text;
+`;
 
 /**
  * The advisory lock of a schema's writers, as the two keys of
@@ -226,6 +235,7 @@ CREATE TABLE {schema}.sessions (
   metadata text NOT NULL,
   created_at text COLLATE "C" NOT NULL,
   updated_at text NOT NULL,
+  summary text,
   ${ENVELOPE},
   deleted boolean NOT NULL
 );

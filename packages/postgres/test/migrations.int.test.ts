@@ -222,21 +222,24 @@ describe('A derived part of another version', () => {
     await dropSchema(url, schema);
   });
 
-  it('makes the functions of a derived part whose tables are current in place, folding nothing', async () => {
+  it("makes the functions and the sessions' summary column of a derived part whose tables are otherwise current in place, folding nothing", async () => {
     const { url } = await testServer();
     const schema = freshSchema('functions');
     await loadOldSchema(url, schema);
     await (await openPostgres(url, { schema })).close();
-    // A derived part of the first version with this version's tables, which had none of the write path's functions.
+    // A derived part of the first version with this version's tables, which had none of the write path's functions nor a summary.
     await query(
       url,
       `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${SAME_TABLES_SINCE} WHERE part = 'derived';
-       DROP FUNCTION "${schema}".lock_session, "${schema}".put_turn, "${schema}".bump_session;`,
+       DROP FUNCTION "${schema}".lock_session, "${schema}".put_turn, "${schema}".bump_session;
+       ALTER TABLE "${schema}".sessions DROP COLUMN summary;`,
     );
     const provider = await openInPlace(url, schema);
     const [session] = await provider.sessions.list({ limit: 1 });
     const turn = await provider.sessions.appendTurn({ sessionId: session!.id, role: 'user', content: 'after the upgrade' });
     expect((await provider.sessions.turns(session!.id, { limit: 100 })).at(-1)).toEqual(turn);
+    const compacted = await provider.sessions.compact(session!.id, { through: turn.id, summary: 'one turn after the upgrade' });
+    expect(await provider.sessions.get(session!.id)).toEqual(compacted);
     expect((await provider.verify()).ok).toBe(true);
     await provider.close();
     await dropSchema(url, schema);

@@ -54,6 +54,10 @@ describe('purge on a SQLite file', () => {
     await state.sessions.appendTurn({ sessionId: chat.id, role: 'assistant', content: 'stored Jabberwocky-77 safely' });
     const keptChat = await state.sessions.create({ title: 'weekly planning' });
     await state.sessions.appendTurn({ sessionId: keptChat.id, role: 'user', content: 'plan the sprint review' });
+    // A summary is text a model wrote: a purge by a text it alone holds takes it, with its session.
+    const retro = await state.sessions.create({ title: 'retro' });
+    const notes = await state.sessions.appendTurn({ sessionId: retro.id, role: 'user', content: 'retro notes' });
+    await state.sessions.compact(retro.id, { through: notes.id, summary: 'the retro named Bandersnatch-Nine' });
     await state.memory.write({ content: 'Ophelia-Brightwater prefers tea', scope: ['user:o7'] });
     await state.memory.write({ content: 'Ophelia-Brightwater project Nightingale', scope: ['user:o7', 'project:n'] });
     await state.skills.upsert({ slug: 'o7-notes', name: 'Marmalade protocol', body: 'Ophelia-Brightwater steps', scope: ['user:o7'] });
@@ -68,7 +72,17 @@ describe('purge on a SQLite file', () => {
       return found;
     };
     expect(cached()).toEqual([1, 1, 1]);
-    const erased = ['Zanzibarite', 'Quetzalfeather', 'Xylographic', 'Jabberwocky-77', 'Vorpalsword', 'Ophelia-Brightwater', 'Marmalade', 'Nightingale'];
+    const erased = [
+      'Zanzibarite',
+      'Quetzalfeather',
+      'Xylographic',
+      'Jabberwocky-77',
+      'Vorpalsword',
+      'Ophelia-Brightwater',
+      'Marmalade',
+      'Nightingale',
+      'Bandersnatch-Nine',
+    ];
     expect(erased.every((s) => rawBytes(path).includes(s))).toBe(true);
     const heads = () => {
       const db = new Database(path, { readonly: true });
@@ -82,6 +96,7 @@ describe('purge on a SQLite file', () => {
     await state.purge({ id: secret.id, reason: 'erasure request 1' });
     await state.purge({ id: chat.id, reason: 'erasure request 2' });
     await state.purge({ namespace: ['user:o7'], reason: 'account closed' });
+    expect((await state.purge({ matching: 'Bandersnatch-Nine', reason: 'erasure request 3' })).sessions).toEqual([retro.id]);
 
     // The erased texts' cached embeddings are gone; the kept item's stays.
     expect(cached()).toEqual([0, 0, 1]);

@@ -1,7 +1,7 @@
 /**
  * `agentstate sessions`: list, show a transcript, create, append a turn,
- * remove the last turn, clear, replace the transcript's suffix, delete, and
- * the context window for the next model call.
+ * remove the last turn, clear, replace the transcript's suffix, delete, compact,
+ * and the context window for the next model call.
  */
 import type { AppendTurnInput, SearchSessionsOptions, Session, Turn, TurnRole } from '@agentstate/core';
 import {
@@ -9,6 +9,7 @@ import {
   RECALL_ORDERS,
   TURN_ROLES,
   appendTurnInputSchema,
+  compactSessionInputSchema,
   createSessionInputSchema,
   describeScope,
   replaceSuffixInputSchema,
@@ -51,6 +52,9 @@ type AppendFlags = OperationFlags & Pick<AppendTurnInput, 'role' | 'content'> & 
 /** Flags of `sessions search`: the options they give as they are, and the others. */
 type SearchFlags = ScopeReadFlags &
   Pick<SearchSessionsOptions, 'cursor' | 'mode' | 'order' | 'limit' | 'minScore' | 'match' | 'context'> & { session?: string; role?: string[]; at?: string };
+
+/** Flags of `sessions compact`: `--through` a seq (digits) or a turn id, the summary inline or from `--file`. */
+type CompactFlags = OperationFlags & { through: string; summary?: string; file?: string; model?: string; tokens?: number };
 
 /** The `sessions` command group. */
 export function sessionsCommand(): CliCommand {
@@ -96,7 +100,9 @@ export function sessionsCommand(): CliCommand {
     });
 
   sub(group, 'context', 'at')
-    .description('what to send a model next: the newest turns that fit --max-tokens (o200k tokens), a tool call never apart from its result')
+    .description(
+      'what to send a model next: the summary of `sessions compact` in place of the turns it covers, and the newest turns that fit --max-tokens (o200k tokens), a tool call never apart from its result',
+    )
     .argument('<id>', 'session id')
     .requiredOption('--max-tokens <n>', 'the token budget', positiveInt)
     .option('--recall <n>', "first, up to n memories of the session's scope recalled for its last user turn", positiveInt)
@@ -107,6 +113,22 @@ export function sessionsCommand(): CliCommand {
         db.sessions.context(id, { maxTokens, ...(recall === undefined ? {} : { recall: { limit: recall } }) }),
       );
       show(ctx, window, () => printContext(window));
+    });
+
+  sub(group, 'compact', 'operationId')
+    .description('write a summary of a session through a turn: `sessions context` sends it in place of the turns it covers; the transcript stays whole')
+    .argument('<id>', 'session id')
+    .requiredOption('--through <turn>', 'the last turn the summary covers: its seq (digits) or its id')
+    .option('--summary <text>', 'the summary')
+    .option('--file <path>', 'read the summary from a file (- for stdin)')
+    .option('--model <name>', 'who wrote the summary')
+    .option('--tokens <n>', "the summary's token count, as its writer counted it", nonNegativeInt)
+    .run(async (ctx, id: string, { summary, file, through, ...opts }: CompactFlags) => {
+      const text = await textFromFlags(summary, file, 'summary');
+      // Checked before the database is opened: a refused summary opens nothing.
+      const input = parseInput(compactSessionInputSchema, { ...opts, summary: text, through: /^\d+$/.test(through) ? Number(through) : through });
+      const session = await withDatabase(ctx.dbPath, {}, (db) => db.sessions.compact(id, input));
+      show(ctx, session, `compacted session ${session.id} through turn ${session.summary?.through}`);
     });
 
   withScopeFlags(sub(group, 'create', 'operationId'), 'the session lives in this scope (default: global)')

@@ -97,6 +97,8 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
     }
     case EventTypes.SessionUpdated:
       return updatedSession(view.session(change.payload.session.id), change.payload.session);
+    case EventTypes.SessionCompacted:
+      return compactedSession(view, view.session(change.payload.session.id), change.payload.session);
     case EventTypes.TurnsRemoved: {
       const { session, turns } = change.payload;
       return nextSession(view.session(session.id), session, false) ?? removedSuffix(view, session, turns);
@@ -292,6 +294,18 @@ function nextSession(stored: Session | undefined, session: Session, deleted: boo
 function updatedSession(stored: Session | undefined, session: Session): Violation {
   if (!stored || stored.deleted) return `session ${json(session.id)} does not exist or is deleted`;
   return nextVersion(stored, session, false) ?? changedField(stored, session, ['model', 'createdAt']) ?? movedBack(stored, session);
+}
+
+/**
+ * `session.compacted`: a live session's next version, its other fields as they were, with a summary through
+ * a live turn of the session, or a stale one through any of its turns (a purge's, docs/contract.md §4, "Compaction").
+ */
+function compactedSession(view: FoldView, stored: Session | undefined, session: Session): Violation {
+  const through = session.summary?.through;
+  if (through === undefined) return 'it carries no summary';
+  const turn = view.turn(through);
+  const held = turn?.sessionId === session.id && (session.summary?.stale === true || !turn.deleted);
+  return nextSession(stored, session, false) ?? (held ? undefined : `turn ${json(through)} is not a live turn of the session`);
 }
 
 function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violation {

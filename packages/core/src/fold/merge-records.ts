@@ -16,6 +16,7 @@ import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { mergePurgedSkill, purgedItem } from './merge-purge.js';
+import { mergeCompaction } from './merge-summary.js';
 import { mergeAppend, mergeRemoval, mergeSuffix } from './merge-turns.js';
 
 /** Canonical order of two versions of one record: by HLC, then by writer. */
@@ -73,6 +74,8 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       return mergeRemoval(view, change);
     case EventTypes.SuffixReplaced:
       return mergeSuffix(view, change);
+    case EventTypes.SessionCompacted:
+      return mergeCompaction(view, change);
     case EventTypes.SkillOutcomeRecorded: {
       const stored = view.skill(change.payload.skill.id);
       const skill = mergeOutcome(stored, change.payload.skill, change.payload.increment) ?? skillPurgedApart(stored, change.payload.skill, 'held');

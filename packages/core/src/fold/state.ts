@@ -134,6 +134,7 @@ export class InMemoryState implements FoldView {
       case EventTypes.SessionCreated:
       case EventTypes.SessionDeleted:
       case EventTypes.SessionUpdated:
+      case EventTypes.SessionCompacted:
         if (sessions) this.#putSession(change.payload.session);
         break;
       case EventTypes.TurnAppended:

@@ -37,6 +37,7 @@ export function changeRecords(change: StateChange): ChangeRecord[] {
     case EventTypes.SessionCreated:
     case EventTypes.SessionDeleted:
     case EventTypes.SessionUpdated:
+    case EventTypes.SessionCompacted:
       return [{ kind: 'session', record: change.payload.session }];
     case EventTypes.TurnAppended: {
       const { session, turn } = change.payload;

@@ -42,6 +42,7 @@ export const EventTypes = {
   CheckpointThreadDeleted: 'checkpoint.thread_deleted',
   RecordsPurged: 'records.purged',
   SessionUpdated: 'session.updated',
+  SessionCompacted: 'session.compacted',
 } as const;
 
 /** One of the `state` stream's event types. */
@@ -77,6 +78,8 @@ export const statePayloadSchemas = {
   [EventTypes.SessionDeleted]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
   /** A live session's next version: its title, metadata or scope changed (`sessions.update`). */
   [EventTypes.SessionUpdated]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
+  /** A live session's next version with a new `summary` (`sessions.compact`); its transcript stays whole. */
+  [EventTypes.SessionCompacted]: z.strictObject({ session: sessionSchema, operation, erasedBy }),
   [EventTypes.TurnsRemoved]: z.strictObject({ session: sessionSchema, turns: z.array(turnSchema).min(1), operation, erasedBy }),
   [EventTypes.SuffixReplaced]: z.strictObject({ session: sessionSchema, removed: z.array(turnSchema), added: z.array(turnSchema), operation, erasedBy }),
   [EventTypes.SkillUpserted]: z.strictObject({ skill: skillSchema, operation, erasedBy }),
@@ -137,7 +140,7 @@ export function isStateEventType(type: string): type is StateEventType {
  */
 export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' | 'updatedHlc' | 'lastWriterId'>): Session {
   // One literal in the stamper's key order rather than a spread: this runs once per turn of every fold.
-  return {
+  const next: Session = {
     id: session.id,
     title: session.title,
     model: session.model,
@@ -151,6 +154,8 @@ export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' 
     lastWriterId: turn.lastWriterId,
     deleted: false,
   };
+  if (session.summary !== undefined) next.summary = session.summary;
+  return next;
 }
 
 /**

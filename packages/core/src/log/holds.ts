@@ -30,7 +30,7 @@ function partValues(part: Part): unknown[] {
 
 /** The values of the fields a purge erases, for each kind. */
 const CONTENT: { [K in ErasableKind]: (record: ErasableRecords[K]) => unknown[] } = {
-  session: (s) => [s.title, s.metadata],
+  session: (s) => [s.title, s.metadata, s.summary?.text ?? ''],
   turn: (t) => [t.content, t.parts.map(partValues), t.metadata],
   skill: (k) => [k.name, k.body, k.tags, k.check],
   memory: (m) => [m.content, m.source, m.key, m.metadata],
@@ -52,7 +52,7 @@ export function jsonHolds(value: unknown, text: string): boolean {
   return false;
 }
 
-/** Whether `record` holds `text` in a field a purge erases: its content, parts (each but its type), metadata, title, name, body, tags, check, source or key. */
+/** Whether `record` holds `text` in a field a purge erases: its content, parts (each but its type), metadata, title, summary, name, body, tags, check, source or key. */
 export function recordHolds<K extends ErasableKind>(kind: K, record: ErasableRecords[K], text: string): boolean {
   return jsonHolds(CONTENT[kind](record), text);
 }

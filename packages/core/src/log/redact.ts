@@ -12,9 +12,11 @@ import { type StateChange, EventTypes } from './events.js';
 /** What replaces erased text. */
 export const ERASED = '[erased]';
 
-/** A session without its title and metadata; id, model, scope, times and envelope stay. */
+/** A session without its title, metadata and summary text; id, model, scope, times, envelope and the rest of its summary stay. */
 export function eraseSession(session: Session): Session {
-  return { ...session, title: ERASED, metadata: {}, scope: [...session.scope] };
+  const erased = { ...session, title: ERASED, metadata: {}, scope: [...session.scope] };
+  if (session.summary !== undefined) erased.summary = { ...session.summary, text: ERASED };
+  return erased;
 }
 
 /** A turn without its content, parts and metadata; id, session, seq, role, time and envelope stay. */

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
-import type { MemoryItem, Scope, Turn } from '../records/records.js';
+import type { MemoryItem, Scope, SessionSummary, Turn } from '../records/records.js';
 import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
 import type { MemoryStore, RecallHit, SessionStore } from './types.js';
 import type { WorkingMemoryStore } from './working-memory.js';
@@ -29,12 +29,13 @@ export interface ContextOptions {
 export type ContextEntry =
   | { kind: 'working'; tokens: number; memory: MemoryItem }
   | { kind: 'memory'; tokens: number; memory: RecallHit }
+  | { kind: 'summary'; tokens: number; summary: SessionSummary }
   | { kind: 'turn'; tokens: number; turn: Turn };
 
 /** What `sessions.context` returns: the entries in the order a model takes them, and their tokens. */
 export interface ContextWindow {
   sessionId: string;
-  /** The scope's working memory, recalled memories (best first), then the newest turns that fit (oldest first). */
+  /** The scope's working memory, recalled memories (best first), the session's summary if it is used, then the newest turns that fit (oldest first). */
   entries: ContextEntry[];
   /** The entries' tokens summed: at most `maxTokens`. */
   tokens: number;
@@ -103,10 +104,11 @@ function tiedTo(turns: readonly Turn[], whole: boolean): number[] {
 
 /**
  * The first index of the longest suffix of `turns` that fits `budget` and
- * splits no call from its result; whether an older turn was left out for
+ * splits no call from its result (with `whole` false, a result whose call is
+ * not among `turns` ties every turn before it); whether an older turn was left out for
  * the budget (so reading further back cannot add one); and the tokens summed.
  */
-function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean; sum: number } {
+export function newestFit(turns: readonly Turn[], tokens: (turn: Turn) => number, budget: number, whole: boolean): { cut: number; full: boolean; sum: number } {
   const low = tiedTo(turns, whole);
   let cut = turns.length;
   let sum = 0;
@@ -159,6 +161,26 @@ async function pinned(reads: ContextReads, scope: Scope, count: (text: string) =
   return tokens > budget ? [] : [{ kind: 'working', tokens, memory }];
 }
 
+/**
+ * The session's summary as an entry, and the index in `transcript` of the turn it covers the
+ * transcript through, read until found: none when there is no summary, it is stale, its turn is no
+ * longer live (removed or purged since), or it alone does not fit `budget`.
+ */
+async function usableSummary(
+  transcript: Transcript,
+  summary: SessionSummary | undefined,
+  count: (text: string) => number,
+  budget: number,
+): Promise<{ entry: ContextEntry; at: number } | undefined> {
+  if (summary === undefined || summary.stale) return undefined;
+  const tokens = count(summary.text);
+  if (tokens > budget) return undefined;
+  const at = () => transcript.turns.findIndex((turn) => turn.id === summary.through);
+  while (at() < 0 && !transcript.whole) await transcript.grow();
+  const index = at();
+  return index < 0 ? undefined : { entry: { kind: 'summary', tokens, summary }, at: index };
+}
+
 /** Assembles the context window of a live session: see {@link SessionStore.context}. */
 export async function assembleContext(reads: ContextReads, sessionId: string, options: ContextOptions): Promise<ContextWindow> {
   parseInput(idField, sessionId);
@@ -181,7 +203,15 @@ export async function assembleContext(reads: ContextReads, sessionId: string, op
     counted.set(turn.id, n);
     return n;
   };
-  for (;;) {
+  const summary = await usableSummary(transcript, session.summary, count, budget);
+  if (summary !== undefined) {
+    // The turns it covers are left out, and a result whose call it covers with them: read as a part, not the whole.
+    const after = transcript.turns.slice(summary.at + 1);
+    const { cut } = newestFit(after, tokens, budget - summary.entry.tokens, false);
+    entries.push(summary.entry);
+    for (const turn of after.slice(cut)) entries.push({ kind: 'turn', tokens: tokens(turn), turn });
+  }
+  while (summary === undefined) {
     const { cut, full, sum } = newestFit(transcript.turns, tokens, budget, transcript.whole);
     if (full || transcript.whole) {
       for (const turn of transcript.turns.slice(cut)) entries.push({ kind: 'turn', tokens: tokens(turn), turn });

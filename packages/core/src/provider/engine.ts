@@ -130,8 +130,13 @@ export class Engine {
    * `expected` events from it (the count the same input always yields).
    * No change: nothing is written and `[]` is returned.
    */
-  mutateMany<C extends StateChange>(decide: (tx: StateWriteTx) => Awaitable<C[]>, call?: OperationCall, expected = 1): Promise<C[]> {
-    return this.#mutate(decide, false, call, expected, undefined) as Promise<C[]>;
+  mutateMany<C extends StateChange>(
+    decide: (tx: StateWriteTx) => Awaitable<C[]>,
+    call?: OperationCall,
+    expected = 1,
+    committed?: (seqs: readonly number[]) => void,
+  ): Promise<C[]> {
+    return this.#mutate(decide, false, call, expected, committed) as Promise<C[]>;
   }
 
   /**

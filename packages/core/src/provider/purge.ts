@@ -13,6 +13,7 @@ import { type ErasableKind, type ErasableRecords, inErasedForm } from '../log/ho
 import type { Log } from '../log/log.js';
 import { idField, shortTextField } from '../records/fields.js';
 import { parseInput, scopeInputSchema } from '../records/inputs.js';
+import type { Session } from '../records/records.js';
 import type { PurgeSelector, StateLookups } from '../write/backend.js';
 import type { Engine } from './engine.js';
 import { recordEvents } from './history.js';
@@ -57,21 +58,44 @@ export async function purgeRecords(engine: Engine, input: PurgeInput): Promise<P
     draft.id !== undefined ? { id: draft.id } : draft.namespace !== undefined ? { namespace: draft.namespace } : { matching: draft.matching! };
   let seq = 0;
   let targets: PurgedRecords = { sessions: [], turns: [], skills: [], memory: [] };
-  await engine.mutateIfNeeded(
+  await engine.mutateMany(
     async (tx) => {
       const selected = await tx.purgeable(selector);
       if (draft.id !== undefined && count(selected) === 0) throw new NotFoundError('record', draft.id);
       // A record named by id is purged again if asked: only a selection leaves out what an earlier purge erased.
       targets = draft.id !== undefined ? selected : await leftToErase(tx, engine.backend.log, selected);
-      return count(targets) === 0 ? undefined : engine.stamper.purge(targets, draft.reason);
+      if (count(targets) === 0) return [];
+      const purge = engine.stamper.purge(targets, draft.reason);
+      // In the same transaction, after it: the summaries that cover an erased turn are marked stale.
+      return [purge, ...(await coveringSummaries(tx, targets)).map((session) => engine.stamper.staleSummary(session))];
     },
     undefined,
-    (event) => {
-      seq = event.seq;
+    undefined,
+    (seqs) => {
+      seq = seqs[0] ?? 0;
     },
   );
   const ids = (records: readonly { id: string }[]) => records.map((r) => r.id);
   return { seq, sessions: ids(targets.sessions), turns: ids(targets.turns), skills: ids(targets.skills), memory: ids(targets.memory) };
+}
+
+/**
+ * The live sessions, other than those purged, whose live summary covers a turn of `targets`: one through
+ * that turn or a later one (by seq), which the summary's text may quote.
+ */
+async function coveringSummaries(tx: StateLookups, targets: PurgedRecords): Promise<Session[]> {
+  const purged = new Set(targets.sessions.map((s) => s.id));
+  const out: Session[] = [];
+  for (const sessionId of new Set(targets.turns.map((t) => t.sessionId))) {
+    if (purged.has(sessionId)) continue;
+    const session = await tx.session(sessionId);
+    const summary = session?.summary;
+    if (!session || session.deleted || summary === undefined || summary.stale) continue;
+    const erased = targets.turns.filter((t) => t.sessionId === sessionId);
+    const through = erased.find((t) => t.id === summary.through) ?? (await tx.lastTurns(sessionId, 0)).find((t) => t.id === summary.through);
+    if (through !== undefined && erased.some((t) => t.seq <= through.seq)) out.push(session);
+  }
+  return out;
 }
 
 /** `records` with each list sorted by id (in code-unit order, in place), as a purge event lists them. */

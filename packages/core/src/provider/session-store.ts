@@ -10,6 +10,7 @@ import {
   turnInputSchema,
   turnsOptionsSchema,
   updateSessionInputSchema,
+  compactSessionInputSchema,
   writeOptionsSchema,
 } from '../records/inputs.js';
 import { EventTypes, sessionAfterTurn } from '../log/events.js';
@@ -34,6 +35,7 @@ const OPERATIONS = {
   replaceSuffix: { method: 'sessions.replaceSuffix', types: [EventTypes.SuffixReplaced] },
   delete: { method: 'sessions.delete', types: [EventTypes.SessionDeleted] },
   update: { method: 'sessions.update', types: [EventTypes.SessionUpdated] },
+  compact: { method: 'sessions.compact', types: [EventTypes.SessionCompacted] },
 } as const satisfies Record<string, OperationSpec>;
 
 /** Builds the {@link SessionStore} of an engine, but for `context`, which reads through the provider's stores. */
@@ -76,6 +78,20 @@ export function createSessionStore(engine: Engine, searchContext: SearchContext)
       const change = await engine.mutate(
         async (tx) => stamper.updateSession(patch, await tx.session(id), id),
         operationCall(OPERATIONS.update, { ...patch, id }),
+      );
+      return copySession(change.payload.session);
+    },
+
+    async compact(id, input) {
+      parseInput(idField, id);
+      const draft = parseInput(compactSessionInputSchema, input);
+      const change = await engine.mutate(
+        async (tx) => {
+          const session = await tx.session(id);
+          // The whole live transcript: a compaction is rare, and `through` may name any turn of it.
+          return stamper.compactSession(draft, session, id, session && !session.deleted ? await tx.lastTurns(id, 0) : []);
+        },
+        operationCall(OPERATIONS.compact, { ...draft, id }),
       );
       return copySession(change.payload.session);
     },

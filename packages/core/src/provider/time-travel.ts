@@ -211,7 +211,7 @@ export function readOnlyView(name: string, provider: ViewProvider, point: Resolv
     sessions: store(
       'sessions',
       { get: SESSIONS, getAny: SESSIONS, list: SESSIONS, turns: TRANSCRIPTS, search: TRANSCRIPTS, context: [...TRANSCRIPTS, ...MEMORY] },
-      'create appendTurn appendTurns removeLastTurn clear replaceSuffix delete update',
+      'create appendTurn appendTurns removeLastTurn clear replaceSuffix delete update compact',
     ),
     skills: store('skills', { get: SKILLS, getAny: SKILLS, list: SKILLS, search: SKILLS }, 'upsert recordOutcome delete'),
     memory: store('memory', { get: MEMORY, getByKey: MEMORY, getAny: MEMORY, recall: MEMORY }, 'write writeMany update delete sweep'),

@@ -22,6 +22,7 @@ import type {
   TurnsOptions,
   UpdateMemoryInput,
   UpdateSessionInput,
+  CompactSessionInput,
   UpsertSkillInput,
   WriteMemoryInput,
   WriteOptions,
@@ -60,6 +61,14 @@ export interface SessionStore {
    * deleted session is a `NotFoundError`. `operationId` makes it idempotent.
    */
   update(id: string, input: UpdateSessionInput): Promise<Session>;
+  /**
+   * Compacts a live session (`session.compacted`, docs/contract.md §4, "Compaction"): its `summary`
+   * becomes `input.summary`, standing in for its turns through `input.through` (a live turn's id or
+   * seq) in {@link context}; it replaces an earlier summary, and the transcript stays whole. An
+   * unknown or deleted session, or a `through` no live turn of it has → `NotFoundError`; bad input →
+   * `ValidationError`. Nothing is written then. `operationId` makes it idempotent.
+   */
+  compact(id: string, input: CompactSessionInput): Promise<Session>;
   /** Appends a turn with the next `seq`; the session must be live. */
   appendTurn(input: AppendTurnInput): Promise<Turn>;
   /**
@@ -98,7 +107,8 @@ export interface SessionStore {
   /**
    * What to send a model next (docs/contract.md §4, "Context"): the newest live turns that fit
    * `maxTokens` (oldest first), a tool call never apart from its result, optionally preceded by
-   * the memories of the session's scope recalled for its last user turn; each entry with its
+   * the memories of the session's scope recalled for its last user turn; with a summary
+   * ({@link compact}) that fits, the summary in place of the turns it covers; each entry with its
    * tokens. Appends nothing. An unknown or deleted session → `NotFoundError`; bad options →
    * `ValidationError`.
    */

@@ -27,7 +27,9 @@ function copyJson<T>(value: T): T {
 
 /** A copy of a session. */
 export function copySession(s: Session): Session {
-  return { ...s, scope: [...s.scope], metadata: copyJson(s.metadata), updatedHlc: { ...s.updatedHlc } };
+  const copy = { ...s, scope: [...s.scope], metadata: copyJson(s.metadata), updatedHlc: { ...s.updatedHlc } };
+  if (s.summary !== undefined) copy.summary = { ...s.summary, updatedHlc: { ...s.summary.updatedHlc } };
+  return copy;
 }
 
 /** A copy of a turn. */

@@ -82,6 +82,23 @@ export const updateSessionInputSchema = z.strictObject({
 /** `sessions.update` changes. */
 export type UpdateSessionInput = z.input<typeof updateSessionInputSchema>;
 
+/**
+ * `sessions.compact` input (docs/contract.md §4, "Compaction"): the summary and the live turn it covers the
+ * transcript through, by id or by its current seq (the summary records the id).
+ */
+export const compactSessionInputSchema = z.strictObject({
+  ...idempotent,
+  through: z.union([idField, z.int().positive()]),
+  summary: textField(LIMITS.summary).min(1, 'must not be empty'),
+  /** Who wrote the summary, e.g. the model that summarised. */
+  model: shortTextField.optional(),
+  /** The summary's token count, as its writer counted it. */
+  tokens: countField.optional(),
+});
+
+/** `sessions.compact` input. */
+export type CompactSessionInput = z.input<typeof compactSessionInputSchema>;
+
 /** A turn as callers write it: `content`, `parts` or both (docs/contract.md §2, the content rendering rule). */
 const turnInputShape = {
   role: z.enum(TURN_ROLES),

@@ -13,6 +13,8 @@ export const LIMITS = Object.freeze({
   check: 10_000,
   /** Long text: turn content, skill bodies, memory content (characters). */
   longText: 1_000_000,
+  /** A session's compaction summary (characters). */
+  summary: 100_000,
   /** Tags on one skill. */
   tags: 64,
   /** Labels in one scope path. */

@@ -55,7 +55,29 @@ export const envelopeSchema = z.strictObject(envelopeShape);
 /** The sync envelope: write counter, origin, clock, last writer, tombstone. */
 export type Envelope = z.infer<typeof envelopeSchema>;
 
-/** A resumable conversation. */
+/**
+ * A session's compaction summary (docs/contract.md §4, "Compaction"): text that stands in, in a context
+ * window, for the session's turns up to and including the turn `through` (an id: seqs move when appends
+ * written apart merge, §12). Its own clock and writer order two summaries written apart.
+ */
+export const sessionSummarySchema = z.strictObject({
+  text: textField(LIMITS.summary).min(1, 'must not be empty'),
+  through: idField,
+  /** Who wrote it, e.g. the model that summarised. */
+  model: shortTextField.optional(),
+  /** Its token count, as its writer counted it. */
+  tokens: countField.optional(),
+  createdAt: instantField,
+  updatedHlc: hlcSchema,
+  lastWriterId: idField,
+  /** A purge erased a turn it covers since it was written: `context` no longer uses it. */
+  stale: z.literal(true).optional(),
+});
+
+/** A session's compaction summary. */
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
+
+/** A resumable conversation; `summary` once it was compacted. */
 export const sessionSchema = z.strictObject({
   id: idField,
   title: shortTextField,
@@ -64,6 +86,7 @@ export const sessionSchema = z.strictObject({
   scope: scopeSchema,
   createdAt: instantField,
   updatedAt: instantField,
+  summary: sessionSummarySchema.optional(),
   ...envelopeShape,
 });
 

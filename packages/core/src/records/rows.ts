@@ -41,6 +41,8 @@ export interface SessionRow extends EnvelopeRow {
   scope_key: string;
   created_at: string;
   updated_at: string;
+  /** The summary's JSON text; NULL for a session never compacted. */
+  summary: string | null;
 }
 
 /** A row of `turns`. */
@@ -137,8 +139,8 @@ const envelopeValues = (e: Envelope): RowValue[] => [
 export const ENVELOPE_COLUMNS = 'sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, deleted';
 
 /**
- * A table's own columns, key first, each with the record field it holds and how: as is, as JSON text, or a scope as
- * its key; and whether the envelope columns follow them.
+ * A table's own columns, key first, each with the record field it holds and how: as is, as JSON text (NULL for an
+ * optional field left out), or a scope as its key; and whether the envelope columns follow them.
  */
 type Table = { columns: string; fields: readonly (readonly [column: string, field: string, form: 'value' | 'json' | 'scope'])[]; envelope: boolean };
 
@@ -146,25 +148,28 @@ type Table = { columns: string; fields: readonly (readonly [column: string, fiel
 function table(columns: string, envelope = true): Table {
   const fields = columns.split(', ').map((column) => {
     const field = column === 'scope_key' ? 'scope' : column === 'check_command' ? 'check' : column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
-    return [column, field, column === 'scope_key' ? 'scope' : ['metadata', 'tags', 'value'].includes(column) ? 'json' : 'value'] as const;
+    return [column, field, column === 'scope_key' ? 'scope' : ['metadata', 'tags', 'value', 'summary'].includes(column) ? 'json' : 'value'] as const;
   });
   return { columns: envelope ? `${columns}, ${ENVELOPE_COLUMNS}` : columns, fields, envelope };
 }
 
 function valuesOf({ fields, envelope }: Table, record: object): RowValue[] {
   const of = record as Record<string, RowValue & Scope>;
-  const own = fields.map(([, field, form]) => (form === 'scope' ? scopeKey(of[field]!) : form === 'json' ? JSON.stringify(of[field]) : of[field]!));
+  const own = fields.map(([, field, form]) => (form === 'scope' ? scopeKey(of[field]!) : form === 'json' ? (JSON.stringify(of[field]) ?? null) : of[field]!));
   return envelope ? [...own, ...envelopeValues(record as Envelope)] : own;
 }
 
 function recordOf<R>({ fields, envelope }: Table, row: object): R {
   const of = row as Record<string, string>;
   const record: Record<string, unknown> = {};
-  for (const [column, field, form] of fields) record[field] = form === 'value' ? of[column] : JSON.parse(of[column]!);
+  for (const [column, field, form] of fields) {
+    if (form === 'value') record[field] = of[column];
+    else if (of[column] !== null) record[field] = JSON.parse(of[column]!);
+  }
   return (envelope ? { ...record, ...envelopeOf(row as EnvelopeRow) } : record) as R;
 }
 
-const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at');
+const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at, summary');
 /** In the order of a skill's fields, so a skill read back lists them as a written one does. */
 const SKILL = table('id, slug, name, body, tags, scope_key, uses, wins, check_command, version, created_at, updated_at');
 const MEMORY = table('id, kind, content, scope_key, source, key, metadata, expires_at, created_at, updated_at');

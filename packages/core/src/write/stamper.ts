@@ -17,6 +17,7 @@ import type {
   turnInputSchema,
   updateMemoryInputSchema,
   updateSessionInputSchema,
+  compactSessionInputSchema,
   upsertSkillInputSchema,
   writeMemoryInputSchema,
 } from '../records/inputs.js';
@@ -39,6 +40,7 @@ export interface StamperContext {
 
 type SessionDraft = z.output<typeof createSessionInputSchema>;
 type SessionPatch = z.output<typeof updateSessionInputSchema>;
+type CompactDraft = z.output<typeof compactSessionInputSchema>;
 type TurnDraft = z.output<typeof appendTurnInputSchema>;
 type TurnInputDraft = z.output<typeof turnInputSchema>;
 type ReplaceSuffixDraft = z.output<typeof replaceSuffixInputSchema>;
@@ -212,6 +214,41 @@ export class Stamper {
       scope: patch.scope === undefined ? [...stored.scope] : toScope(patch.scope),
     });
     return { type: EventTypes.SessionUpdated, payload: { session } };
+  }
+
+  /**
+   * The next version of a live session with a new summary through the turn of `turns` (its live
+   * transcript) that `draft.through` names by id or seq; it replaces any earlier summary.
+   */
+  compactSession(draft: CompactDraft, stored: Session | undefined, id: string, turns: readonly Turn[]): StateChangeOf<typeof EventTypes.SessionCompacted> {
+    if (!stored || stored.deleted) throw new NotFoundError('session', id);
+    const { through } = draft;
+    const turn = turns.find((t) => (typeof through === 'number' ? t.seq === through : t.id === through));
+    if (!turn) throw new NotFoundError('turn', String(through), `name a live turn of session ${id}, by its id or seq`);
+    const next = this.#next(stored, false);
+    const session: Session = {
+      ...next,
+      summary: {
+        text: draft.summary,
+        through: turn.id,
+        ...(draft.model !== undefined && { model: draft.model }),
+        ...(draft.tokens !== undefined && { tokens: draft.tokens }),
+        createdAt: next.updatedAt,
+        updatedHlc: next.updatedHlc,
+        lastWriterId: next.lastWriterId,
+      },
+    };
+    return { type: EventTypes.SessionCompacted, payload: { session } };
+  }
+
+  /**
+   * The next version of a live session whose summary a purge made stale (`stored.summary` covers a turn it
+   * erased): the summary kept, marked `stale`, with this version's clock and writer.
+   */
+  staleSummary(stored: Session): StateChangeOf<typeof EventTypes.SessionCompacted> {
+    const next = this.#next(stored, false);
+    const summary = { ...stored.summary!, stale: true as const, updatedHlc: next.updatedHlc, lastWriterId: next.lastWriterId };
+    return { type: EventTypes.SessionCompacted, payload: { session: { ...next, summary } } };
   }
 
   /** Tombstones a live session. */

@@ -1,4 +1,4 @@
-/** Session tools: create, append a turn, read a transcript, the context for the next model call, remove the last turn, replace the suffix, list, search, delete. */
+/** Session tools: create, append a turn, read a transcript, the context for the next model call, compact, remove the last turn, replace the suffix, list, search, delete. */
 import type { Session } from '@agentstate/core';
 import { pageSessions } from '@agentstate/core';
 import { outputs, sessionInputs } from '../schemas.js';
@@ -85,8 +85,24 @@ export const sessionTools = {
         ...(recall === undefined ? {} : { recall: { limit: recall } }),
         ...(working === undefined ? {} : { working }),
       });
-      const entries = window.entries.map((e) => (e.kind === 'turn' ? { ...e, turn: view.turn(e.turn) } : { ...e, memory: view.memory(e.memory) }));
+      const entries = window.entries.map((e) =>
+        e.kind === 'turn' ? { ...e, turn: view.turn(e.turn) } : e.kind === 'summary' ? e : { ...e, memory: view.memory(e.memory) },
+      );
       return { ...window, entries };
+    },
+  }),
+
+  session_compact: defineTool({
+    title: 'Compact a session',
+    description:
+      'Writes a summary of a session through one of its turns: the context for the next model call then sends the summary in place of the turns it covers. ' +
+      'The transcript stays whole (history, search and export still see every turn); a later summary replaces an earlier one.',
+    input: sessionInputs.compact,
+    output: outputs.session,
+    effect: 'write',
+    async run({ sessionId, ...input }, view, ctx) {
+      await assertWritable(ctx, sessionId);
+      return { session: view.session(await ctx.provider.sessions.compact(sessionId, input)) };
     },
   }),
 

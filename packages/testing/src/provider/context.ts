@@ -8,18 +8,18 @@ import { footprint, HOUR, T0 } from '../suite/fixtures.js';
 import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 
 /** A cheap counter of the property checks: a token per four characters. */
-const QUARTERS: NamedTokenCounter = { name: 'quarters', count: (text) => Math.ceil(text.length / 4) };
+export const QUARTERS: NamedTokenCounter = { name: 'quarters', count: (text) => Math.ceil(text.length / 4) };
 
 /**
  * One step of a transcript: a text turn; an assistant turn of tool calls, text turns between, and their
  * results (`reuse`: with the call ids of the first tool step again); or a result no call made.
  */
-type Step =
+export type Step =
   | { kind: 'text'; role: 'user' | 'assistant' | 'system'; words: number }
   | { kind: 'tools'; calls: number; between: number; oneResultTurn: boolean; words: number; reuse?: boolean }
   | { kind: 'orphan' };
 
-const arbStep: fc.Arbitrary<Step> = fc.oneof(
+export const arbStep: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('text' as const), role: fc.constantFrom('user' as const, 'assistant' as const, 'system' as const), words: fc.nat(30) }),
   fc.record({
     kind: fc.constant('tools' as const),
@@ -33,7 +33,7 @@ const arbStep: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /** The turns `steps` stand for, each tool call with a fresh call id unless its step reuses them. */
-function transcript(steps: readonly Step[]): TurnInput[] {
+export function transcript(steps: readonly Step[]): TurnInput[] {
   const turns: TurnInput[] = [];
   let calls = 0;
   for (const step of steps) {
@@ -58,7 +58,7 @@ function transcript(steps: readonly Step[]): TurnInput[] {
 }
 
 /** A session holding `turns`. */
-async function sessionWith(p: Provider, turns: readonly TurnInput[], scope: string[] = []): Promise<Session> {
+export async function sessionWith(p: Provider, turns: readonly TurnInput[], scope: string[] = []): Promise<Session> {
   const session = await p.sessions.create({ scope });
   for (let i = 0; i < turns.length; i += 1000) await p.sessions.appendTurns(session.id, turns.slice(i, i + 1000));
   return session;
@@ -80,7 +80,7 @@ function pairs(turns: readonly Turn[]): [number, number][] {
  * call from its result, each entry counted by `counter`, within its budget; and the nearest
  * older suffix that splits no pair would not fit.
  */
-function expectWindow(live: readonly Turn[], window: ContextWindow, counter: NamedTokenCounter): void {
+export function expectWindow(live: readonly Turn[], window: ContextWindow, counter: NamedTokenCounter): void {
   const shown = window.entries.flatMap((entry) => (entry.kind === 'turn' ? [entry.turn] : []));
   const cut = live.length - shown.length;
   expect(
@@ -93,7 +93,9 @@ function expectWindow(live: readonly Turn[], window: ContextWindow, counter: Nam
     'memories before turns',
   ).toEqual([...Array(memoryCount).fill('memory'), ...Array(shown.length).fill('turn')]);
   for (const entry of window.entries)
-    expect(entry.tokens, 'entry counted by the counter').toBe(counter.count(entry.kind === 'turn' ? turnTokenText(entry.turn) : entry.memory.content));
+    expect(entry.tokens, 'entry counted by the counter').toBe(
+      counter.count(entry.kind === 'turn' ? turnTokenText(entry.turn) : entry.kind === 'summary' ? entry.summary.text : entry.memory.content),
+    );
   expect(window.tokens).toBe(window.entries.reduce((sum, entry) => sum + entry.tokens, 0));
   expect(window.tokens, 'within the budget').toBeLessThanOrEqual(window.maxTokens);
   const splits = (k: number) => pairs(live).some(([call, result]) => call < k && k <= result);
@@ -108,7 +110,7 @@ function expectWindow(live: readonly Turn[], window: ContextWindow, counter: Nam
 }
 
 /** The live transcript of a session. */
-const liveTurns = async (p: Provider, id: string): Promise<Turn[]> => [...(await p.sessions.turns(id))];
+export const liveTurns = async (p: Provider, id: string): Promise<Turn[]> => [...(await p.sessions.turns(id))];
 
 export const contextChecks: ProviderCheck[] = checks([], {
   'W1 property: for random transcripts with tool calls and random budgets, the window is the newest turns that fit, never over the budget, never splitting a call from its result, the same on every call':

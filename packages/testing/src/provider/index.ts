@@ -3,6 +3,7 @@ import { ValidationError } from '@agentstate/core';
 import type { ProviderCheck } from '../suite/harness.js';
 import { batchChecks } from './batch.js';
 import { checkpointChecks } from './checkpoints.js';
+import { compactionChecks } from './compaction.js';
 import { contextChecks } from './context.js';
 import { erasureChecks } from './erasure.js';
 import { eventSourcingChecks } from './event-sourcing.js';
@@ -58,6 +59,7 @@ const all: ProviderCheck[] = [
   ...syncRetentionChecks,
   ...syncTurnChecks,
   ...contextChecks,
+  ...compactionChecks,
   ...workingMemoryChecks,
 ];
 

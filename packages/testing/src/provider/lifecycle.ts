@@ -104,6 +104,7 @@ export const lifecycleChecks: ProviderCheck[] = checks(['eventSourced'], {
       ['sessions.clear', () => view.sessions.clear(s.id)],
       ['sessions.replaceSuffix', () => view.sessions.replaceSuffix(s.id, { expected: [], turns: [] })],
       ['sessions.delete', () => view.sessions.delete(s.id)],
+      ['sessions.compact', () => view.sessions.compact(s.id, { through: 1, summary: 'a summary' })],
       ['skills.upsert', () => view.skills.upsert({ slug: 'a', body: 'b' })],
       ['skills.recordOutcome', () => view.skills.recordOutcome('a', { success: true })],
       ['skills.delete', () => view.skills.delete('a')],
