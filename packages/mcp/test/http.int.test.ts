@@ -60,7 +60,7 @@ describe('with the token', () => {
   });
 
   it('serves every tool group', async () => {
-    expect((await client.listTools()).tools).toHaveLength(24);
+    expect((await client.listTools()).tools).toHaveLength(25);
     await call(client, 'remember', { content: 'Served over HTTP' });
     expect((await call(client, 'recall', { query: 'http' })).hits[0].content).toBe('Served over HTTP');
     const { skill } = await call(client, 'skill_save', { slug: 'ping', body: 'curl the health check' });
