@@ -17,7 +17,7 @@ function item(text: string): string {
   return `- ${text.replaceAll('\n', '\n  ')}`;
 }
 
-/** The place of each kind of entry; a new kind is one case. */
+/** The place of each kind of entry; a new kind is one case (the type check names a missing one: the switch must return). */
 function place(entry: ContextEntry): Placed {
   switch (entry.kind) {
     case 'working':
@@ -28,10 +28,6 @@ function place(entry: ContextEntry): Placed {
       return { heading: 'Summary of the earlier conversation:', line: entry.summary.text };
     case 'turn':
       return { turn: entry.turn };
-    default: {
-      const unplaced: never = entry;
-      throw new TypeError(`unknown context entry ${JSON.stringify(unplaced)}`);
-    }
   }
 }
 

@@ -25,11 +25,12 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
     'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
     'packages/cli/test/readme-sync.int.test.ts',
   ],
-  'packages/ai-sdk/README.md': ['packages/ai-sdk/test/readme.int.test.ts'],
+  'packages/ai-sdk/README.md': ['packages/ai-sdk/test/readme.int.test.ts', 'packages/ai-sdk/test/readme.int.test.ts'],
   'packages/cli/README.md': [],
   'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],
   'packages/embeddings/README.md': ['packages/embeddings/test/readme.test.ts', 'packages/embeddings/test/readme-server.int.test.ts', 'declarations'],
   'packages/langgraph/README.md': [
+    'packages/langgraph/test/readme.int.test.ts',
     'packages/langgraph/test/readme.int.test.ts',
     'packages/langgraph/test/readme.int.test.ts',
     'packages/langgraph/test/readme.int.test.ts',
