@@ -396,7 +396,7 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       expect(losers).toHaveLength(1);
       await open('memory');
       await page.getByLabel('recall query').fill('office opens');
-      const hit = page.getByTestId('recall-lexical').locator('.hit').first();
+      const hit = page.getByTestId('recall-lexical').locator('.hit', { hasText: 'The office opens at' });
       await hit.waitFor();
       await hit.getByRole('button', { name: 'history' }).click();
       const history = hit.getByTestId('history');
