@@ -8,7 +8,7 @@ import { listLogChecks, listProviderChecks, resolveCapabilities } from '@agentst
 const numbers = (names: string[]): string[] => names.map((n) => /^([A-Z]\d+) /.exec(n)?.[1] ?? `unnumbered: ${n}`);
 
 describe('the check catalogue', () => {
-  it('has one provider check for each of A1–A28, B30–B43, C1–C9, E1–E22, G1–G10, I1–I8, M1–M8, N1–N5, P1–P7, Q1–Q2, R1–R6, S1–S8, T1–T9, V1–V9 and W1–W7, in order, then the extra checks X1–X27 and the sync checks Y1–Y18, Y23, Y30–Y33 and Y40–Y43', () => {
+  it('has one provider check for each of A1–A28, B30–B43, C1–C9, E1–E22, G1–G10, I1–I8, M1–M8, N1–N5, P1–P7, Q1–Q2, R1–R6, S1–S8, T1–T9, V1–V9 and W1–W7, in order, then the extra checks X1–X27 and the sync checks Y1–Y18, Y23, Y30–Y33, Y40–Y43 and Y50–Y53', () => {
     const got = numbers(listProviderChecks().map((c) => c.name));
     const wanted = [
       ...Array.from({ length: 28 }, (_, i) => `A${i + 1}`),
@@ -31,6 +31,7 @@ describe('the check catalogue', () => {
       'Y23',
       ...Array.from({ length: 4 }, (_, i) => `Y${i + 30}`),
       ...Array.from({ length: 4 }, (_, i) => `Y${i + 40}`),
+      ...Array.from({ length: 4 }, (_, i) => `Y${i + 50}`),
     ];
     expect(got).toEqual(wanted);
   });
@@ -71,7 +72,7 @@ describe('the check catalogue', () => {
       'X27',
     ])
       expect(needs.get(n), n).toEqual(['eventSourced']);
-    for (const n of ['Y1', 'Y2', 'Y3', 'Y4', 'Y5', 'Y7', 'Y8', 'Y18', 'Y23', 'Y30', 'Y31', 'Y32', 'Y33'])
+    for (const n of ['Y1', 'Y2', 'Y3', 'Y4', 'Y5', 'Y7', 'Y8', 'Y18', 'Y23', 'Y30', 'Y31', 'Y32', 'Y33', 'Y50', 'Y51'])
       expect(needs.get(n), n).toEqual(['eventSourced', 'sync']);
     expect(needs.get('Y6')).toEqual(['eventSourced', 'sync', 'injectableClock']);
     expect(needs.get('E7')).toEqual(['eventSourced', 'injectableClock']);

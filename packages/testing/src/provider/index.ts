@@ -20,6 +20,7 @@ import { purgeTextChecks } from './purge-text.js';
 import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
+import { syncKeyChecks } from './sync-keys.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncScopeChecks } from './sync-scope.js';
 import { writerChecks } from './many-writers.js';
@@ -52,6 +53,7 @@ const all: ProviderCheck[] = [
   ...syncChecks,
   ...syncScopeChecks,
   ...syncRetentionChecks,
+  ...syncKeyChecks,
   ...contextChecks,
 ];
 

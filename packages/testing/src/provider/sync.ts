@@ -38,7 +38,7 @@ export async function eachPair(
 }
 
 /** {@link eachPair} with each store on a manual clock of its own at {@link T0}, handed to `body` beside the stores. */
-async function eachClockedPair(
+export async function eachClockedPair(
   env: CheckEnv,
   body: (a: EventSourcedProvider, b: EventSourcedProvider, clocks: [ManualClock, ManualClock]) => Promise<void>,
 ): Promise<void> {
