@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
-import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables } from './erasure.js';
 import { eachClockedPair, eachPair, expectConverged } from './sync.js';
 
@@ -24,6 +24,23 @@ async function expectRefused(into: EventSourcedProvider, from: EventSourcedProvi
   expect([error.reason, error.record, error.origin]).toEqual(['concurrent', record, await from.replicaId()]);
   expect(error.message).toContain('nothing was received');
   expect(await state([into, from])).toEqual(before);
+}
+
+/**
+ * Each store of a pair writes a record at one place (`write`, a key or a slug): a sync pulling into either is
+ * refused naming the other's, and each store still reads its own there (`read`).
+ */
+async function expectHeldApart(
+  env: CheckEnv,
+  write: (p: EventSourcedProvider, text: string) => Promise<{ id: string }>,
+  read: (p: EventSourcedProvider) => Promise<{ id: string }>,
+): Promise<void> {
+  await eachPair(env, async (a, b) => {
+    const [onA, onB] = [await write(a, 'tag, then push'), await write(b, 'push, then tag')];
+    await expectRefused(a, b, onB.id);
+    await expectRefused(b, a, onA.id);
+    expect([(await read(a)).id, (await read(b)).id]).toEqual([onA.id, onB.id]);
+  });
 }
 
 /** Each store holds at most one live item per key and one skill per slug of the scope. */
@@ -128,28 +145,22 @@ async function syncOrRefuse([a, b]: readonly EventSourcedProvider[], batchSize: 
 
 export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
   'Y50 the same memory key written on two stores apart is refused as a concurrent change naming the item that arrives, in either order, and writes nothing':
-    needing([], async (env) => {
-      await eachPair(env, async (a, b) => {
-        const onA = await a.memory.write({ content: 'ship on friday', key: 'plan', scope });
-        const onB = await b.memory.write({ content: 'ship on monday', key: 'plan', scope });
-        await expectRefused(a, b, onB.id);
-        await expectRefused(b, a, onA.id);
-        expect((await a.memory.getByKey('plan', { scope })).id).toBe(onA.id);
-        expect((await b.memory.getByKey('plan', { scope })).id).toBe(onB.id);
-      });
-    }),
+    needing([], (env) =>
+      expectHeldApart(
+        env,
+        (p, text) => p.memory.write({ content: text, key: 'plan', scope }),
+        (p) => p.memory.getByKey('plan', { scope }),
+      ),
+    ),
 
   'Y51 the same skill slug upserted on two stores apart is refused as a concurrent change naming the skill that arrives, in either order, and writes nothing':
-    needing([], async (env) => {
-      await eachPair(env, async (a, b) => {
-        const onA = await a.skills.upsert({ slug: 'deploy', body: 'tag, then push', scope });
-        const onB = await b.skills.upsert({ slug: 'deploy', body: 'push, then tag', scope });
-        await expectRefused(a, b, onB.id);
-        await expectRefused(b, a, onA.id);
-        expect((await a.skills.get('deploy', { scope })).id).toBe(onA.id);
-        expect((await b.skills.get('deploy', { scope })).id).toBe(onB.id);
-      });
-    }),
+    needing([], (env) =>
+      expectHeldApart(
+        env,
+        (p, text) => p.skills.upsert({ slug: 'deploy', body: text, scope }),
+        (p) => p.skills.get('deploy', { scope }),
+      ),
+    ),
 
   'Y52 a merged memory item brought back holding a key another item took meanwhile is refused, in either order': needing(['injectableClock'], async (env) => {
     await eachClockedPair(env, async (a, b, [, onB]) => {
