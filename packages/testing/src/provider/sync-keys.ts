@@ -1,15 +1,16 @@
 /**
- * Y50–Y53: memory keys and skill slugs held by two records written on stores apart (docs/contract.md §12,
- * "Merge", "Not merged yet"): no merge rule covers them yet, so a receive refuses them whole, in either order.
+ * Y50–Y53: memory keys and skill slugs written on stores apart (docs/contract.md §12, "Merge", "Not merged
+ * yet"): a slug created apart is one skill, whose versions merge; a key held by two items is refused whole,
+ * in either order.
  */
 import type { EventSourcedProvider } from '@agentstate/core';
-import { createInMemoryProvider, ManualClock, NotFoundError, STATE_STREAM, SyncConflictError, sync } from '@agentstate/core';
+import { createInMemoryProvider, ManualClock, NotFoundError, STATE_STREAM, SyncConflictError, skillId, sync } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
 import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
-import { expectReplayEqualsTables } from './erasure.js';
+import { expectReplayEqualsTables, storedText } from './erasure.js';
 import { eachClockedPair, eachPair, expectConverged } from './sync.js';
 
 const scope = ['team'];
@@ -63,7 +64,7 @@ const arbKeyOp: fc.Arbitrary<KeyOp> = fc.record({
   text: fc.constantFrom('alpha', 'beta', 'gamma'),
 });
 
-/** Which records a case writes: a slug written on both stores is refused for good, so memory alone meets more often. */
+/** Which records a case writes: a key written on both stores is refused for good, so skills alone always meet. */
 type Kinds = 'memory' | 'skills' | 'both';
 
 /** Runs the `ops` of `kinds` on `p`, noting the ids of the items and skills it writes in `ids`; one that names nothing live is skipped. */
@@ -126,14 +127,16 @@ const keyGivenUp: KeyRounds = {
 };
 
 /**
- * Syncs `a` and `b`: when it finishes, both read the same; when it is refused, it names a record the stores
- * wrote and the receive it refused wrote nothing (each store holds what the batches before it brought).
+ * Syncs `a` and `b`: when it finishes, both read the same; when it is refused (only where memory keys were
+ * written), it names a record the stores wrote and the receive it refused wrote nothing (each store holds
+ * what the batches before it brought).
  */
-async function syncOrRefuse([a, b]: readonly EventSourcedProvider[], batchSize: number, ids: ReadonlySet<string>): Promise<void> {
+async function syncOrRefuse([a, b]: readonly EventSourcedProvider[], batchSize: number, ids: ReadonlySet<string>, kinds: Kinds): Promise<void> {
   const [aHead, bHead] = await Promise.all([a!.log.head(STATE_STREAM), b!.log.head(STATE_STREAM)]);
   let received = { toA: 0, toB: 0 };
   const outcome = await sync(a!, b!, { batchSize, onProgress: (summary) => (received = summary) }).catch((error: unknown) => error);
   if (outcome instanceof Error) {
+    if (kinds === 'skills') throw outcome;
     expect(outcome).toBeInstanceOf(SyncConflictError);
     expect((outcome as SyncConflictError).reason).toBe('concurrent');
     expect(ids.has((outcome as SyncConflictError).record!), 'the record named').toBe(true);
@@ -153,13 +156,47 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       ),
     ),
 
-  'Y51 the same skill slug upserted on two stores apart is refused as a concurrent change naming the skill that arrives, in either order, and writes nothing':
-    needing([], (env) =>
-      expectHeldApart(
-        env,
-        (p, text) => p.skills.upsert({ slug: 'deploy', body: text, scope }),
-        (p) => p.skills.get('deploy', { scope }),
-      ),
+  'Y51 the same skill slug created on two stores apart is one skill: content writes, outcomes, a delete and a purge written apart on it merge, pulled either way, to equal read models that equal a replay':
+    needing(['injectableClock'], (env) =>
+      eachClockedPair(env, async (a, b, [, onB]) => {
+        const deploy = { slug: 'deploy', scope };
+        const first = await a.skills.upsert({ ...deploy, body: 'ship on friday' });
+        // Each step's write on the second store is later than the first store's: it wins the merge.
+        onB.advance(1_000);
+        await b.skills.upsert({ ...deploy, body: 'ship on monday', uses: 4, wins: 1 });
+        await b.skills.upsert({ ...deploy, body: 'ship on tuesday' });
+        await sync(b, a);
+        await expectConverged([a, b]);
+        const { createdAt, originInstanceId } = first;
+        const merged = { id: skillId(scope, 'deploy'), createdAt, originInstanceId, body: 'ship on tuesday', uses: 4, version: 3, syncVersion: 3 };
+        expect(await a.skills.get('deploy', { scope })).toMatchObject(merged);
+
+        await a.skills.recordOutcome('deploy', { success: true, scope });
+        await b.skills.recordOutcome('deploy', { success: false, scope });
+        await sync(a, b);
+        await expectConverged([a, b]);
+        expect(await b.skills.get('deploy', { scope })).toMatchObject({ ...merged, uses: 6, wins: 2, syncVersion: 5 });
+
+        await a.skills.delete('deploy', { scope });
+        onB.advance(1_000);
+        await b.skills.upsert({ ...deploy, body: 'ship at noon' });
+        await sync(b, a);
+        await expectConverged([a, b]);
+        expect(await a.skills.get('deploy', { scope })).toMatchObject({ ...merged, body: 'ship at noon', uses: 6, wins: 2, version: 5, syncVersion: 7, deleted: false });
+
+        // A purge wins over a write apart; a creation apart arriving at a store that purged the slug is stored erased.
+        await a.purge({ id: first.id, reason: 'request of the owner' });
+        await b.skills.upsert({ ...deploy, body: 'ship at dawn' });
+        const other = await a.skills.upsert({ slug: 'review', body: 'read it twice', scope });
+        await a.purge({ id: other.id, reason: 'request of the owner' });
+        await b.skills.upsert({ slug: 'review', body: 'read it thrice', scope });
+        await sync(a, b);
+        await expectConverged([a, b]);
+        for (const p of [a, b]) {
+          for (const slug of ['deploy', 'review']) await expectError(() => p.skills.get(slug, { scope }), NotFoundError);
+          for (const text of ['ship', 'read it']) expect(await storedText(p), text).not.toContain(text);
+        }
+      }),
     ),
 
   'Y52 a merged memory item brought back holding a key another item took meanwhile is refused, in either order': needing(['injectableClock'], async (env) => {
@@ -176,7 +213,7 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     });
   }),
 
-  'Y53 property: two stores writing and deleting memory items and skills on shared keys and slugs, synced in random orders and batches, either converge or are refused naming a record, writing nothing of the refused batch, never two holders of a key or slug':
+  'Y53 property: two stores writing and deleting memory items and skills on shared keys and slugs, synced in random orders and batches, converge (always, when they write only skills) or are refused naming a record, writing nothing of the refused batch, never two holders of a key or slug':
     needing(['injectableClock'], async (env) => {
       await property(env, arbKeyRounds, { examples: [[keyGivenUp]] }, async ({ mixed, kinds, rounds }) => {
         // Both clocks move on together before each store's turn: the second store's writes are later than the first's, whatever the machine's speed.
@@ -192,7 +229,7 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             tick();
             await runKeyOps(stores[i]!, ops, kinds, ids);
           }
-          for (const s of round.syncs) await syncOrRefuse(s.first === 0 ? stores : [...stores].reverse(), s.batchSize, ids);
+          for (const s of round.syncs) await syncOrRefuse(s.first === 0 ? stores : [...stores].reverse(), s.batchSize, ids, kinds);
         }
       });
     }),
