@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { compareHlc, ConflictError, EventTypes, ManualClock, NotFoundError, seededEntropy, sessionAfterTurn, skillId, UuidV7Generator, ValidationError } from '../src/index.js';
+import {
+  compareHlc,
+  ConflictError,
+  EventTypes,
+  ManualClock,
+  NotFoundError,
+  seededEntropy,
+  sessionAfterTurn,
+  skillId,
+  UuidV7Generator,
+  ValidationError,
+} from '../src/index.js';
 import { HybridLogicalClock } from '../src/time/hlc.js';
 import { Stamper } from '../src/write/stamper.js';
 import type { MemoryItem, Session, Skill, StateChange, Turn } from '../src/index.js';

@@ -179,7 +179,8 @@ function sameSkill(stored: Skill, version: Skill): boolean {
  * Every version carries the earliest creation its writer held, so the merge keeps the earliest of all.
  */
 function firstCreation(stored: Skill, skill: Skill): Pick<Skill, 'createdAt' | 'originInstanceId'> {
-  const first = skill.createdAt < stored.createdAt || (skill.createdAt === stored.createdAt && skill.originInstanceId < stored.originInstanceId) ? skill : stored;
+  const first =
+    skill.createdAt < stored.createdAt || (skill.createdAt === stored.createdAt && skill.originInstanceId < stored.originInstanceId) ? skill : stored;
   return { createdAt: first.createdAt, originInstanceId: first.originInstanceId };
 }
 

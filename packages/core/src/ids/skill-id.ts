@@ -7,7 +7,9 @@ import type { ScopeInput } from '../records/scope.js';
 
 /** The id of a skill created at `(scope, slug)`: a UUIDv8 (RFC 9562) of the SHA-256 of `["skill", scope, slug]` as JSON. */
 export function skillId(scope: ScopeInput, slug: string): string {
-  const bytes = createHash('sha256').update(JSON.stringify(['skill', scope, slug])).digest();
+  const bytes = createHash('sha256')
+    .update(JSON.stringify(['skill', scope, slug]))
+    .digest();
   bytes[6] = (bytes[6]! & 0x0f) | 0x80;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = bytes.toString('hex', 0, 16);

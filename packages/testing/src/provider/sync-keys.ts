@@ -108,41 +108,26 @@ const arbKeyRounds: fc.Arbitrary<KeyRounds> = fc.record({
   ),
 });
 
-/** A case always run: a key given up on one store before the other's item holding it arrives, which either order must end the same. */
-const keyGivenUp: KeyRounds = {
+/**
+ * A case always run: a key or slug (`kinds`) written and given up (`ops`) on the first store, written on the
+ * second apart, synced once (`first`, `batchSize` as a sync of {@link KeyRounds}): either order must end the same.
+ */
+const givenUp = (kinds: Kinds, [write, remove]: [KeyOp['kind'], KeyOp['kind']], first: number, batchSize: number): KeyRounds => ({
   mixed: false,
-  kinds: 'memory',
+  kinds,
   rounds: [
     {
       ops: [
         [
-          { kind: 'write', name: 'a', text: 'alpha' },
-          { kind: 'forget', name: 'a', text: 'alpha' },
+          { kind: write, name: 'a', text: 'alpha' },
+          { kind: remove, name: 'a', text: 'alpha' },
         ],
-        [{ kind: 'write', name: 'a', text: 'beta' }],
+        [{ kind: write, name: 'a', text: 'beta' }],
       ],
-      syncs: [{ first: 0, batchSize: 4 }],
+      syncs: [{ first, batchSize }],
     },
   ],
-};
-
-/** A case always run: a slug created and deleted on one store, created on the other apart: one skill, either order. */
-const slugGivenUp: KeyRounds = {
-  mixed: false,
-  kinds: 'skills',
-  rounds: [
-    {
-      ops: [
-        [
-          { kind: 'upsert', name: 'a', text: 'alpha' },
-          { kind: 'deleteSkill', name: 'a', text: 'alpha' },
-        ],
-        [{ kind: 'upsert', name: 'a', text: 'beta' }],
-      ],
-      syncs: [{ first: 1, batchSize: 1 }],
-    },
-  ],
-};
+});
 
 /**
  * Syncs `a` and `b`: when it finishes, both read the same; when it is refused (only where memory keys were
@@ -200,7 +185,15 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await b.skills.upsert({ ...deploy, body: 'ship at noon' });
         await sync(b, a);
         await expectConverged([a, b]);
-        expect(await a.skills.get('deploy', { scope })).toMatchObject({ ...merged, body: 'ship at noon', uses: 6, wins: 2, version: 5, syncVersion: 7, deleted: false });
+        expect(await a.skills.get('deploy', { scope })).toMatchObject({
+          ...merged,
+          body: 'ship at noon',
+          uses: 6,
+          wins: 2,
+          version: 5,
+          syncVersion: 7,
+          deleted: false,
+        });
 
         // A purge wins over a write apart; a creation apart arriving at a store that purged the slug is stored erased.
         await a.purge({ id: first.id, reason: 'request of the owner' });
@@ -233,22 +226,27 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
 
   'Y53 property: two stores writing and deleting memory items and skills on shared keys and slugs, synced in random orders and batches, converge (always, when they write only skills) or are refused naming a record, writing nothing of the refused batch, never two holders of a key or slug':
     needing(['injectableClock'], async (env) => {
-      await property(env, arbKeyRounds, { examples: [[keyGivenUp], [slugGivenUp]] }, async ({ mixed, kinds, rounds }) => {
-        // Both clocks move on together before each store's turn: the second store's writes are later than the first's, whatever the machine's speed.
-        const clocks = [new ManualClock(T0), new ManualClock(T0)];
-        const tick = () => {
-          for (const clock of clocks) clock.advance(1_000);
-        };
-        const second = mixed ? env.closes(createInMemoryProvider({ clock: clocks[1]! })) : env.eventSourced(await env.open({ clock: clocks[1]! }));
-        const stores = [env.eventSourced(await env.open({ clock: clocks[0]! })), second];
-        const ids = new Set<string>();
-        for (const round of rounds) {
-          for (const [i, ops] of round.ops.entries()) {
-            tick();
-            await runKeyOps(stores[i]!, ops, kinds, ids);
+      await property(
+        env,
+        arbKeyRounds,
+        { examples: [[givenUp('memory', ['write', 'forget'], 0, 4)], [givenUp('skills', ['upsert', 'deleteSkill'], 1, 1)]] },
+        async ({ mixed, kinds, rounds }) => {
+          // Both clocks move on together before each store's turn: the second store's writes are later than the first's, whatever the machine's speed.
+          const clocks = [new ManualClock(T0), new ManualClock(T0)];
+          const tick = () => {
+            for (const clock of clocks) clock.advance(1_000);
+          };
+          const second = mixed ? env.closes(createInMemoryProvider({ clock: clocks[1]! })) : env.eventSourced(await env.open({ clock: clocks[1]! }));
+          const stores = [env.eventSourced(await env.open({ clock: clocks[0]! })), second];
+          const ids = new Set<string>();
+          for (const round of rounds) {
+            for (const [i, ops] of round.ops.entries()) {
+              tick();
+              await runKeyOps(stores[i]!, ops, kinds, ids);
+            }
+            for (const s of round.syncs) await syncOrRefuse(s.first === 0 ? stores : [...stores].reverse(), s.batchSize, ids, kinds);
           }
-          for (const s of round.syncs) await syncOrRefuse(s.first === 0 ? stores : [...stores].reverse(), s.batchSize, ids, kinds);
-        }
-      });
+        },
+      );
     }),
 });
