@@ -1,7 +1,6 @@
 /** The skill store over any backend. */
 import { z } from 'zod';
 import { NotFoundError, SkillScopeRequiredError } from '../errors.js';
-import { skillId } from '../ids/skill-id.js';
 import { copySkill } from '../records/copy.js';
 import {
   deleteSkillOptionsSchema,
@@ -61,7 +60,7 @@ export function createSkillStore(engine: Engine): SkillStore {
       const change = await engine.mutate(
         async (tx) => {
           const stored = await tx.skillAt(scope, draft.slug);
-          const holder = await tx.skill(draft.id ?? stored?.id ?? skillId(scope, draft.slug));
+          const holder = draft.id === undefined ? undefined : await tx.skill(draft.id);
           return stamper.upsertSkill(draft, stored, holder);
         },
         operationCall(OPERATIONS.upsert, draft),

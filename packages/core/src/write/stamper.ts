@@ -224,7 +224,7 @@ export class Stamper {
   /**
    * Creates or updates the skill at `(scope, slug)`. `stored` is the record
    * at that key (live or tombstone); `holderOfId` whatever holds the
-   * requested id (else the stored one, else the one a new skill gets). Update keeps omitted fields, resurrects tombstones and
+   * requested id. Update keeps omitted fields, resurrects tombstones and
    * bumps `version` and `syncVersion`; a non-zero `syncVersion` must match.
    */
   upsertSkill(draft: SkillDraft, stored: Skill | undefined, holderOfId: Skill | undefined): StateChangeOf<typeof EventTypes.SkillUpserted> {
@@ -236,7 +236,9 @@ export class Stamper {
           : `skill ${draft.slug} does not exist, so syncVersion ${expected} cannot match`,
       );
     }
-    if (holderOfId && holderOfId.id !== stored?.id) throw new ConflictError(`skill id already taken: ${holderOfId.id}`);
+    if (draft.id !== undefined && holderOfId && holderOfId.id !== stored?.id) {
+      throw new ConflictError(`skill id already taken: ${draft.id}`);
+    }
     if (stored && draft.id !== undefined && draft.id !== stored.id) {
       throw new ConflictError(`skill ${draft.slug} already exists with id ${stored.id}`);
     }
