@@ -28,7 +28,7 @@ async function expectRefused(into: EventSourcedProvider, from: EventSourcedProvi
 }
 
 /**
- * Each store of a pair writes a record at one place (`write`, a key or a slug): a sync pulling into either is
+ * Each store of a pair writes a record at one place (`write`, a key): a sync pulling into either is
  * refused naming the other's, and each store still reads its own there (`read`).
  */
 async function expectHeldApart(
