@@ -3,7 +3,7 @@
  * forks it, one per writer, so each writer has its own process, event loop
  * and connection, as a fleet's would). `pg-writer.ts <kind>`: it loads what
  * it writes with and says `started`; then on `setup` it connects, makes its
- * session (or takes the one given) and writes a few warm-up turns, and
+ * session (or takes the one given) and writes its warm-up turns, and
  * answers `ready`; on `go` it appends `count` turns, one awaited call at a
  * time, and answers `done` with the CPU time its process spent on them and
  * every turn it appended (warm-ups included, for the parent's check); on
@@ -34,8 +34,15 @@ export type FromWriter =
   | { type: 'done'; wallMs: number; cpuMs: number; turns: AppendedTurn[] }
   | { type: 'failed'; error: string };
 
-/** Turns each writer appends before `ready`: connections opened, code warmed, outside the measure. */
-const WARM_UP = 200;
+/**
+ * Turns each writer appends before `ready`: connections opened and code
+ * optimised, outside the measure (`BENCH_PG_WARM_UP`). V8 optimises a
+ * function called once per append only after many appends, and until then
+ * an append costs a few times its CPU: with too few warm-ups, a row of many
+ * writers, each timing only its share of the row, would time mostly cold
+ * code, and a row of one writer mostly warm code.
+ */
+const WARM_UP = Number(process.env.BENCH_PG_WARM_UP ?? 2_000);
 
 /** One writer, ready to append the next turn; `close` ends its connections. */
 interface Writer {

@@ -22,7 +22,8 @@
  * Run: `npm run build` at the root, then `npm run postgres -w @agentstate/bench`.
  * BENCH_PG_ONLY=writers,transcript,recall (any of them, comma-separated; default all)
  * picks the tables. Sizes: BENCH_PG_TURNS (appends per writers row, shared among its
- * writers; default 2,000), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
+ * writers; default 2,000), BENCH_PG_WARM_UP (appends each writer makes before the
+ * timed ones; default 2,000), BENCH_PG_ITEMS, BENCH_PG_VECTOR_ITEMS.
  * BENCH_PG_CORPUS=small|zipf runs recall on one corpus; BENCH_PG_EXACT=0 skips the
  * exact-fallback rows (each query ranks every vector); BENCH_PG_PGVECTOR=0 skips PGlite;
  * BENCH_PG_KEEP=1 leaves the recall schema and the server up, for EXPLAIN.

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { compareHlc, ConflictError, EventTypes, ManualClock, NotFoundError, seededEntropy, sessionAfterTurn, UuidV7Generator } from '../src/index.js';
+import {
+  compareHlc,
+  ConflictError,
+  EventTypes,
+  ManualClock,
+  NotFoundError,
+  seededEntropy,
+  sessionAfterTurn,
+  skillId,
+  UuidV7Generator,
+  ValidationError,
+} from '../src/index.js';
 import { HybridLogicalClock } from '../src/time/hlc.js';
 import { Stamper } from '../src/write/stamper.js';
 import type { MemoryItem, Session, Skill, StateChange, Turn } from '../src/index.js';
@@ -102,6 +113,15 @@ describe('Stamper', () => {
     expect(() => s.upsertSkill({ slug: 'b', id: a.id }, undefined, a)).toThrow(ConflictError);
     expect(() => s.upsertSkill({ slug: 'a', id: 'other' }, a, undefined)).toThrow(ConflictError);
     expect(skill(s.upsertSkill({ slug: 'a', id: a.id }, a, a)).version).toBe(2);
+  });
+
+  it("creates a skill with its scope and slug's id, and keeps a stored skill's id of an older log", () => {
+    const { s } = stamper();
+    expect(skill(s.upsertSkill({ slug: 'a', scope: ['team'] }, undefined, undefined)).id).toBe(skillId(['team'], 'a'));
+    expect(skill(s.upsertSkill({ slug: 'a', id: skillId([], 'a') }, undefined, undefined)).id).toBe(skillId([], 'a'));
+    expect(() => s.upsertSkill({ slug: 'a', id: skillId(['team'], 'a') }, undefined, undefined)).toThrow(ValidationError);
+    const older = { ...skill(s.upsertSkill({ slug: 'a' }, undefined, undefined)), id: '019b796d-d600-70a3-b54f-f1c2f209bc7b' };
+    expect(skill(s.upsertSkill({ slug: 'a' }, older, older)).id).toBe(older.id);
   });
 
   it('writes and tombstones memory', () => {

@@ -163,12 +163,15 @@ export class Projection {
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {
+    // A first version is a new row: a writer that created the slug since this one looked it up holds its id
+    // (derived from the slug), so the insert collides and the write is tried again, not laid over that skill.
+    const where = skill.syncVersion === 1 ? 'false AND id = $1' : 'id = $1';
     await sql.exec(
       ...this.#upsert(
         'skills',
         rowCodec.SKILL_COLUMNS,
         rowCodec.skillValues(skill),
-        { where: 'id = $1', params: [skill.id] },
+        { where, params: [skill.id] },
         skill.deleted ? null : skillSearchText(skill),
       ),
     );

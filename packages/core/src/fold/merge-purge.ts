@@ -30,8 +30,6 @@ export async function purgedHere(change: StateChange, held: Pick<StateLookups, '
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
     case EventTypes.SkillOutcomeRecorded: {
-      // A skill's first version creates it: no purge can be held of a record not held yet, so it is not looked up.
-      if (change.payload.skill.syncVersion === 1) return false;
       const skill = await held.skill(change.payload.skill.id);
       return skill !== undefined && purgedSkill(skill);
     }

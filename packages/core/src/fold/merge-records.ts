@@ -127,10 +127,11 @@ function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 
  */
 function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: OutcomeIncrement): Skill | undefined {
   if (!concurrent(stored, skill) || stored.deleted || skill.version !== stored.version || compareVersions(skill, stored) === 0) return undefined;
-  if (!sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  if (!sameSkill(stored, skill)) return undefined;
   const { updatedHlc, lastWriterId } = compareVersions(skill, stored) > 0 ? skill : stored;
   return {
     ...stored,
+    ...firstCreation(stored, skill),
     uses: stored.uses + increment.uses,
     wins: stored.wins + increment.wins,
     syncVersion: stored.syncVersion + 1,
@@ -150,10 +151,11 @@ function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: Outcom
  * it, as they refuse it arriving before the content write, so both orders end the same.
  */
 function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | undefined {
-  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0 || !sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
+  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0 || !sameSkill(stored, skill)) return undefined;
   if (stored.version - (skill.version - 1) !== stored.syncVersion - (skill.syncVersion - 1)) return undefined;
   const winner = compareVersions(skill, stored) > 0 ? skill : stored;
-  return { ...winner, version: stored.version + 1, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
+  const counts = { version: stored.version + 1, syncVersion: stored.syncVersion + 1 };
+  return { ...winner, ...firstCreation(stored, skill), ...counts, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
 }
 
 /**
@@ -164,11 +166,30 @@ function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | und
  */
 function skillPurgedApart(stored: Skill | undefined, skill: Skill, purge: 'this' | 'held'): Skill | undefined {
   if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0) return undefined;
-  if (!sameRecord(stored, skill) || skill.slug !== stored.slug) return undefined;
-  return mergePurgedSkill(stored, skill, purge, compareVersions(skill, stored) > 0);
+  if (!sameSkill(stored, skill)) return undefined;
+  const merged = mergePurgedSkill(stored, skill, purge, compareVersions(skill, stored) > 0);
+  return merged && { ...merged, ...firstCreation(stored, skill) };
 }
 
-/** Whether `version` can be a version of the record held, `stored`: the same creation, origin and scope. */
-function sameRecord(stored: MemoryItem | Skill, version: MemoryItem | Skill): boolean {
+/**
+ * Whether `version` can be a version of the skill held, `stored`: the same scope and slug. A new skill's
+ * id is its key's (ids/skill-id.ts), so two stores that create one slug apart create one skill.
+ */
+function sameSkill(stored: Skill, version: Skill): boolean {
+  return version.slug === stored.slug && sameScope(version.scope, stored.scope);
+}
+
+/**
+ * The creation a merged skill keeps, of the two it merges: the earlier `createdAt`, then the lesser origin.
+ * Every version carries the earliest creation its writer held, so the merge keeps the earliest of all.
+ */
+function firstCreation(stored: Skill, skill: Skill): Pick<Skill, 'createdAt' | 'originInstanceId'> {
+  const first =
+    skill.createdAt < stored.createdAt || (skill.createdAt === stored.createdAt && skill.originInstanceId < stored.originInstanceId) ? skill : stored;
+  return { createdAt: first.createdAt, originInstanceId: first.originInstanceId };
+}
+
+/** Whether `version` can be a version of the memory item held, `stored`: the same creation, origin and scope. */
+function sameRecord(stored: MemoryItem, version: MemoryItem): boolean {
   return version.createdAt === stored.createdAt && version.originInstanceId === stored.originInstanceId && sameScope(version.scope, stored.scope);
 }

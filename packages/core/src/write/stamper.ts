@@ -5,6 +5,7 @@
  * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
+import { skillId } from '../ids/skill-id.js';
 import { type IdGenerator, UuidV7Generator } from '../ids/uuidv7.js';
 import type { Clock } from '../time/clock.js';
 import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
@@ -278,13 +279,15 @@ export class Stamper {
     if (stored && draft.id !== undefined && draft.id !== stored.id) {
       throw new ConflictError(`skill ${draft.slug} already exists with id ${stored.id}`);
     }
+    const id = stored?.id ?? skillId(toScope(draft.scope), draft.slug);
+    if (draft.id !== undefined && draft.id !== id) throw new ValidationError('id', `must be ${id}, the id a new skill of this scope and slug has`);
     const uses = draft.uses ?? stored?.uses ?? 0;
     const wins = draft.wins ?? stored?.wins ?? 0;
     if (wins > uses) throw new ValidationError('wins', `must not exceed uses (${wins} wins, ${uses} uses)`);
     if (!stored) {
       const createdAt = draft.createdAt ?? this.#now();
       const skill: Skill = {
-        id: draft.id ?? this.#newId(),
+        id,
         slug: draft.slug,
         name: draft.name ?? '',
         body: draft.body ?? '',

@@ -22,6 +22,7 @@ import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
 import { syncFieldChecks } from './sync-fields.js';
+import { syncKeyChecks } from './sync-keys.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncScopeChecks } from './sync-scope.js';
 import { syncTurnChecks } from './sync-turns.js';
@@ -57,6 +58,7 @@ const all: ProviderCheck[] = [
   ...syncFieldChecks,
   ...syncScopeChecks,
   ...syncRetentionChecks,
+  ...syncKeyChecks,
   ...syncTurnChecks,
   ...contextChecks,
   ...compactionChecks,

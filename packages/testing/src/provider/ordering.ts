@@ -31,8 +31,8 @@ export const orderingChecks: ProviderCheck[] = checks([], {
     for (const project of ['c', 'a', 'b']) skills.push(await p.skills.upsert({ slug: 'same', body: project, scope: [`project:${project}`] }));
     // No global 'same': a get without a scope names no skill, and lists the scopes in scope order.
     expect((await expectError(() => p.skills.get('same'), SkillScopeRequiredError)).scopes).toEqual([['project:a'], ['project:b'], ['project:c']]);
-    // Equal slugs and createdAt fall back to creation (id) order.
-    expect(ids(await p.skills.search('same', 0))).toEqual(ids(skills));
+    // Equal slugs and createdAt fall back to id order, which a skill's scope gives, not its creation.
+    expect(ids(await p.skills.search('same', 0))).toEqual(ids(skills).sort());
 
     const items = [];
     for (const content of ['tie one', 'tie two', 'tie three']) items.push(await p.memory.write({ content }));

@@ -1,6 +1,6 @@
 /** B37, B43: reused ids, bad input and unknown keys are refused, and a refused call appends nothing. */
 import type { AgentStateError, Provider } from '@agentstate/core';
-import { ConflictError, LIMITS, STATE_STREAM, ValidationError } from '@agentstate/core';
+import { ConflictError, LIMITS, skillId, STATE_STREAM, ValidationError } from '@agentstate/core';
 import { expect } from 'vitest';
 import type { ErrorClass } from '../suite/expect-error.js';
 import { expectError } from '../suite/expect-error.js';
@@ -16,7 +16,8 @@ const SESSION = 'sess-live';
 const OTHER_SESSION = 'sess-other';
 const DEAD_SESSION = 'sess-dead';
 const TURN = 'turn-1';
-const SKILL = 'skill-1';
+/** The id the skill `deploy` of the global scope is created with: a caller may name it, and no other. */
+const SKILL = skillId([], 'deploy');
 const ITEM = 'mem-1';
 const DEAD_ITEM = 'mem-dead';
 const MAXED = 'maxed-out';
@@ -98,6 +99,7 @@ const CASES: Case[] = [
   invalid('upsert: oversized scope label', 'scope', (p) => p.skills.upsert(skill({ scope: [over(LIMITS.shortText)] }))),
   invalid('upsert: NUL in id', 'id', (p) => p.skills.upsert(skill({ id: NUL }))),
   conflict("upsert: a new slug with another skill's id", (p) => p.skills.upsert(skill({ id: SKILL }))),
+  invalid("upsert: a new skill with an id other than its scope and slug's", 'id', (p) => p.skills.upsert(skill({ id: 'skill-1' }))),
   invalid('recordOutcome: success of the wrong type', 'success', (p) => p.skills.recordOutcome('deploy', { success: 'yes' } as Loose)),
   invalid('recordOutcome: missing success', 'success', (p) => p.skills.recordOutcome('deploy', {} as Loose)),
   invalid('recordOutcome: empty slug', undefined, (p) => p.skills.recordOutcome('', { success: true })),
