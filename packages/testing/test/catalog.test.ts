@@ -32,6 +32,7 @@ describe('the check catalogue', () => {
       'Y23',
       ...Array.from({ length: 4 }, (_, i) => `Y${i + 30}`),
       ...Array.from({ length: 4 }, (_, i) => `Y${i + 40}`),
+      ...Array.from({ length: 4 }, (_, i) => `Y${i + 50}`),
       ...Array.from({ length: 4 }, (_, i) => `Y${i + 55}`),
     ];
     expect(got).toEqual(wanted);
