@@ -70,7 +70,7 @@ export function printHits(hits: readonly TurnHit[]): void {
   print(hits.length === 0 ? '(no turns found)' : hits.map(hitBlock).join('\n\n'));
 }
 
-/** Prints a context window: its tokens, then each memory and turn in order, each marked with its tokens. */
+/** Prints a context window: its tokens, then each entry (working memory, memory, summary, turn) in order, each marked with its tokens. */
 export function printContext(window: ContextWindow): void {
   print(`${window.tokens} of ${window.maxTokens} tokens (${window.counter})`);
   for (const entry of window.entries) {
@@ -78,6 +78,6 @@ export function printContext(window: ContextWindow): void {
     print();
     if (entry.kind === 'turn') print(block(entry.turn, mark));
     else if (entry.kind === 'summary') print(`${mark}summary through turn ${entry.summary.through}\n${indent(entry.summary.text)}`);
-    else print(`${mark}memory ${entry.memory.id}\n${indent(entry.memory.content)}`);
+    else print(`${mark}${entry.kind === 'working' ? 'working memory' : 'memory'} ${entry.memory.id}\n${indent(entry.memory.content)}`);
   }
 }

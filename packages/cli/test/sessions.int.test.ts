@@ -88,6 +88,8 @@ describe('agentstate sessions', () => {
     expect(ok(['sessions', 'context', session, '--max-tokens', '1000', '--db', own])).toContain(
       `summary through turn ${second!.turn!.id}\n  One question answered.`,
     );
+    const doc = okJson<{ id: string }>(['memory', 'working', '--set', 'Open question: none.', '--json', '--db', own]);
+    expect(ok(['sessions', 'context', session, '--max-tokens', '1000', '--db', own])).toContain(`working memory ${doc.id}\n  Open question: none.`);
     const fromStdin = okJson<{ summary: { text: string; through: string; model: string } }>(
       ['sessions', 'compact', session, '--through', second!.turn!.id, '--file', '-', '--model', 'writer', '--db', own],
       { input: 'Said again.' },
