@@ -8,7 +8,7 @@ import { idField } from '../records/fields.js';
 import { parseInput } from '../records/inputs.js';
 import type { Session, SessionSummary, Turn } from '../records/records.js';
 import { newestFit } from './context.js';
-import { defaultTokenCounter, namedCounter, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
+import { counterFor, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
 import type { SessionStore } from './types.js';
 
 /** What `summarize` is given: the summary in use (if any) and the turns to fold into it, oldest first. */
@@ -49,7 +49,7 @@ export async function compactWhenOver(
 ): Promise<Session | undefined> {
   parseInput(idField, sessionId);
   const o = parseInput(policySchema, policy);
-  const counter = o.counter === undefined ? await defaultTokenCounter() : namedCounter(o.counter);
+  const counter = await counterFor(o.counter);
   const session = await sessions.get(sessionId);
   const live = [...(await sessions.turns(sessionId))];
   const at = session.summary?.stale ? -1 : live.findIndex((turn) => turn.id === session.summary?.through);

@@ -9,7 +9,7 @@ import { parseInput } from '../records/inputs.js';
 import { idField } from '../records/fields.js';
 import { LIMITS } from '../records/limits.js';
 import type { MemoryItem, Scope, SessionSummary, Turn } from '../records/records.js';
-import { defaultTokenCounter, type NamedTokenCounter, namedCounter, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
+import { counterFor, defaultTokenCounter, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
 import type { MemoryStore, RecallHit, SessionStore } from './types.js';
 import type { WorkingMemoryStore } from './working-memory.js';
 
@@ -186,7 +186,7 @@ export async function assembleContext(reads: ContextReads, sessionId: string, op
   parseInput(idField, sessionId);
   const o = parseInput(contextOptionsSchema, options);
   const session = await reads.sessions.get(sessionId);
-  const counter: NamedTokenCounter = o.counter === undefined ? await defaultTokenCounter() : namedCounter(o.counter);
+  const counter = await counterFor(o.counter);
   const count = (text: string) => counter.count(text);
   const transcript = new Transcript(reads.sessions, sessionId);
   await transcript.grow();

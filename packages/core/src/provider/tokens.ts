@@ -45,6 +45,11 @@ export function defaultTokenCounter(): Promise<NamedTokenCounter> {
   return defaultCounter;
 }
 
+/** The counter a call counts with: `counter` named ({@link namedCounter}), or without one the default. */
+export function counterFor(counter: TokenCounter | undefined): Promise<NamedTokenCounter> {
+  return counter === undefined ? defaultTokenCounter() : Promise.resolve(namedCounter(counter));
+}
+
 /** `counter` with its name, refusing a count that is not a non-negative integer: a budget cannot hold against one. */
 export function namedCounter(counter: TokenCounter): NamedTokenCounter {
   const named = typeof counter === 'function' ? { name: CUSTOM_COUNTER, count: counter } : counter;

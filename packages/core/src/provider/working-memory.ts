@@ -17,7 +17,7 @@ import { toScope } from '../records/scope.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import { type OperationSpec, operationCall } from './operations.js';
-import { defaultTokenCounter, namedCounter, tokenCounterSchema } from './tokens.js';
+import { counterFor, tokenCounterSchema } from './tokens.js';
 import type { RetentionJudge } from './retention-policies.js';
 import type { MemoryStore } from './types.js';
 
@@ -88,7 +88,7 @@ export function createWorkingMemoryStore(
   judge: () => Promise<Pick<RetentionJudge, 'memory'>>,
 ): WorkingMemoryStore {
   const write = async (spec: OperationSpec, draft: z.output<typeof replaceSchema> | z.output<typeof patchSchema>, next: (current: string) => string) => {
-    const counter = namedCounter(draft.counter ?? (await defaultTokenCounter()));
+    const counter = await counterFor(draft.counter);
     const maxTokens = draft.maxTokens ?? DEFAULT_WORKING_MEMORY_TOKENS;
     const scope = toScope(draft.scope);
     const { counter: _counter, ...hashed } = draft;
