@@ -42,8 +42,8 @@ export function summaryItem(summary: Pick<SessionSummary, 'text'>): AgentInputIt
 /** `compaction` checked when the session is constructed: one source of summaries, so none is chosen silently. */
 export function checkCompaction(compaction: SessionCompaction | undefined): void {
   if (compaction === undefined) return;
-  const given = [compaction.summarize, compaction.model].filter((v) => v !== undefined).length;
-  if (typeof compaction !== 'object' || given !== 1) throw new ValidationError('compaction', 'must give exactly one of summarize or model');
+  const given = typeof compaction === 'object' && compaction !== null ? [compaction.summarize, compaction.model].filter((v) => v !== undefined) : [];
+  if (given.length !== 1) throw new ValidationError('compaction', 'must give exactly one of summarize or model');
 }
 
 /**

@@ -146,7 +146,7 @@ describe('runCompaction', () => {
   it('refuses a compaction option without exactly one source of summaries, writing nothing', () => {
     const model = new ScriptedModel([]);
     const summarize = async () => 'S';
-    for (const compaction of [{ thresholdTokens: 1 }, { thresholdTokens: 1, summarize, model }] as unknown as SessionCompaction[]) {
+    for (const compaction of [null, { thresholdTokens: 1 }, { thresholdTokens: 1, summarize, model }] as unknown as SessionCompaction[]) {
       expect(() => new AgentStateSession(createInMemoryProvider(), { compaction })).toThrow(ValidationError);
     }
   });
