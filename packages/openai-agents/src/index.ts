@@ -4,4 +4,5 @@
  * conversation lives in agentstate: one SQLite file, or any other backend.
  */
 export { AgentStateSession, type AgentStateSessionOptions } from './session.js';
+export { SUMMARY_HEADING, SUMMARY_INSTRUCTIONS, type SessionCompaction, summaryItem } from './compaction.js';
 export { ITEM_PART, itemToTurn, turnToItem } from './items.js';

@@ -17,11 +17,22 @@ import {
   turnInputSchema,
   ValidationError,
   parseInput,
+  compactWhenOver,
 } from '@agentstate/core';
 import type { OpenOptions } from '@agentstate/open';
 import { openDatabase } from '@agentstate/open';
-import type { AgentInputItem, SessionHistoryTransaction, SessionHistoryTransactionArgs, SessionHistoryTransactionAwareSession } from '@openai/agents-core';
+import type {
+  AgentInputItem,
+  OpenAIResponsesCompactionArgs,
+  OpenAIResponsesCompactionAwareSession,
+  OpenAIResponsesCompactionResult,
+  RequestUsage,
+  SessionHistoryTransaction,
+  SessionHistoryTransactionArgs,
+  SessionHistoryTransactionAwareSession,
+} from '@openai/agents-core';
 import { encodeValue } from './codec.js';
+import { checkCompaction, type SessionCompaction, summarizerOf, summaryItem } from './compaction.js';
 import { checkItems, itemToTurn, turnToItem } from './items.js';
 
 /** How an {@link AgentStateSession} finds or creates its agentstate session. */
@@ -44,6 +55,12 @@ export interface AgentStateSessionOptions {
    * Checked when the instance is constructed (`ValidationError`).
    */
   initialItems?: AgentInputItem[];
+  /**
+   * Compacts the session after a run's turn once its items past the summary
+   * pass `thresholdTokens` (core's `compactWhenOver`). Without it the
+   * session never compacts (`runCompaction` returns null).
+   */
+  compaction?: SessionCompaction;
 }
 
 /** The agentstate operation id of an SDK operation of one session: fixed length, no clash between sessions. */
@@ -65,7 +82,7 @@ const fingerprint = (items: readonly AgentInputItem[]): string => canonicalJson(
  * not closed with the provider it was given; {@link AgentStateSession.sqlite}
  * opens a provider that {@link close} closes.
  */
-export class AgentStateSession implements SessionHistoryTransactionAwareSession {
+export class AgentStateSession implements SessionHistoryTransactionAwareSession, OpenAIResponsesCompactionAwareSession {
   /** The provider the items are stored in. */
   readonly provider: EventSourcedProvider;
   readonly #options: AgentStateSessionOptions;
@@ -77,6 +94,7 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
 
   constructor(provider: EventSourcedProvider, options: AgentStateSessionOptions = {}) {
     this.provider = provider;
+    checkCompaction(options.compaction);
     this.#options = options;
     this.#seed = checkItems(options.initialItems ?? [], 'initialItems').map((item) => parseInput(turnInputSchema, itemToTurn(item)));
   }
@@ -127,11 +145,22 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
     return id;
   }
 
-  /** The newest `limit` items (all when omitted), oldest first; `[]` for a `limit` of 0 or less. */
+  /**
+   * The newest `limit` items (all when omitted), oldest first; `[]` for a
+   * `limit` of 0 or less. Once compacted, what `sessions.context` sends: the
+   * summary as a system message in place of the items it covers, then the
+   * newer items.
+   */
   async getItems(limit?: number): Promise<AgentInputItem[]> {
     const id = await this.getSessionId();
     if (limit !== undefined && limit <= 0) return [];
     const last = limit === undefined ? undefined : Math.ceil(limit);
+    if ((await this.provider.sessions.get(id)).summary !== undefined) {
+      // Unbounded and counted as nothing: the window's rule for the summary and the turns after it, not its budget.
+      const window = await this.provider.sessions.context(id, { maxTokens: Number.MAX_SAFE_INTEGER, counter: () => 0, working: false });
+      const items = window.entries.flatMap((e) => (e.kind === 'summary' ? [summaryItem(e.summary)] : e.kind === 'turn' ? [turnToItem(e.turn)] : []));
+      return last === undefined ? items : items.slice(-last);
+    }
     const turns: Turn[] =
       last !== undefined && last <= LIMITS.pageSize
         ? await this.provider.sessions.turns(id, { last })
@@ -222,6 +251,27 @@ export class AgentStateSession implements SessionHistoryTransactionAwareSession 
       fingerprint(change.payload.removed.map(turnToItem)) === fingerprint(transaction.expectedSuffix) &&
       fingerprint(change.payload.added.map(turnToItem)) === fingerprint(transaction.replacement);
     if (!same) throw new ConflictError(`operation ${JSON.stringify(key)} of session ${id} was already applied with another transaction`);
+  }
+
+  /**
+   * The runner's hook after a turn is saved: compacts the session by the
+   * `compaction` option (past its threshold, or whenever there is anything
+   * to fold with `force`) in one `session.compacted` event, the transcript
+   * kept whole. Returns the summarising model's usage, else null.
+   */
+  async runCompaction(args?: OpenAIResponsesCompactionArgs): Promise<OpenAIResponsesCompactionResult | null> {
+    const compaction = this.#options.compaction;
+    if (compaction === undefined) return null;
+    let usage: RequestUsage | undefined;
+    const { model: _model, instructions: _instructions, ...policy } = compaction;
+    await compactWhenOver(this.provider.sessions, await this.getSessionId(), {
+      ...policy,
+      thresholdTokens: args?.force === true ? 0 : compaction.thresholdTokens,
+      summarize: summarizerOf(compaction, (used) => {
+        usage = used;
+      }),
+    });
+    return usage === undefined ? null : { usage };
   }
 
   /** Closes the provider when this session opened it ({@link AgentStateSession.sqlite}); otherwise does nothing. */
