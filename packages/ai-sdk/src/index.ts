@@ -16,5 +16,5 @@ export {
 } from './chats.js';
 export { type ContextPrompt, contextPrompt } from './context.js';
 export { type MemoryOutput, type MemoryTools, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
-export { fromTurn, toTurnInput } from './messages.js';
+export { fromTurn, fromTurns, toTurnInput } from './messages.js';
 export { type UIPartLike, fromTurnParts, toTurnParts } from './parts.js';
