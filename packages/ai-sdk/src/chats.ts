@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import type { Page, Provider, ScopeInput, Session, Turn, TurnInput } from '@agentstate/core';
 import { ConflictError, NotFoundError, sameScope, toScope, canonicalJson } from '@agentstate/core';
 import type { UIMessage } from 'ai';
-import { fromTurn, toTurnInput } from './messages.js';
+import { fromTurns, toTurnInput } from './messages.js';
 
 /** Options of {@link createChatStore}. */
 export interface ChatStoreOptions {
@@ -166,7 +166,7 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
     },
 
     async loadChat<M extends UIMessage = UIMessage>(chatId: string) {
-      return ((await liveChat(chatId))?.turns ?? []).map((t) => fromTurn<M>(t));
+      return fromTurns<M>((await liveChat(chatId))?.turns ?? []);
     },
 
     async createChat(input = {}) {

@@ -7,7 +7,7 @@
  */
 import type { ContextEntry, ContextOptions, Provider, Turn } from '@agentstate/core';
 import { convertToModelMessages, type ModelMessage } from 'ai';
-import { fromTurn } from './messages.js';
+import { fromTurns } from './messages.js';
 
 /** Where one entry goes: a line under a heading of the system message, or a turn of the conversation. */
 type Placed = { heading: string; line: string } | { turn: Turn };
@@ -58,6 +58,6 @@ export async function contextPrompt(provider: Pick<Provider, 'sessions'>, sessio
     else sections.set(placed.heading, [...(sections.get(placed.heading) ?? []), placed.line]);
   }
   const instructions = [...sections].map(([heading, lines]) => [heading, ...lines].join('\n')).join('\n\n');
-  const messages = await convertToModelMessages(turns.map((turn) => fromTurn(turn)));
+  const messages = await convertToModelMessages(fromTurns(turns));
   return { instructions: instructions === '' ? undefined : instructions, messages };
 }

@@ -2,8 +2,8 @@
  * @agentstate/ai-sdk — agentstate for the Vercel AI SDK: `UIMessage` chats
  * stored as sessions (create, list, load, save, an `onFinish` for
  * `toUIMessageStreamResponse`), and memory and skill tools for
- * `generateText` and `streamText`, each scoped to one user; and a step's
- * prompt from the context window.
+ * `generateText` and `streamText`, each scoped to one user; a step's
+ * prompt from the context window, and a session's summary written by a model.
  */
 export {
   type ChatStore,
@@ -16,5 +16,6 @@ export {
 } from './chats.js';
 export { type ContextPrompt, contextPrompt } from './context.js';
 export { type MemoryOutput, type MemoryTools, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
-export { fromTurn, toTurnInput } from './messages.js';
+export { fromTurn, fromTurns, toTurnInput } from './messages.js';
 export { type UIPartLike, fromTurnParts, toTurnParts } from './parts.js';
+export { SUMMARY_INSTRUCTIONS, type SummarizeWithOptions, summarizeWith, type WrittenSummary } from './summary.js';

@@ -4,7 +4,7 @@
  * `metadata`. The turn's id stays ours, so a message id may repeat across
  * chats and a regenerated message may reuse its id.
  */
-import type { JsonObject, JsonValue, Turn, TurnInput } from '@agentstate/core';
+import type { JsonObject, JsonValue, Part, Turn, TurnInput } from '@agentstate/core';
 import { ValidationError } from '@agentstate/core';
 import type { UIMessage } from 'ai';
 import { dropUndefined } from './undefined.js';
@@ -34,4 +34,33 @@ export function fromTurn<M extends UIMessage = UIMessage>(turn: Turn): M {
   const role: UIMessage['role'] = turn.role === 'tool' ? 'assistant' : turn.role;
   const id = typeof fields.id === 'string' ? fields.id : turn.id;
   return { id, role, ...('metadata' in fields ? { metadata: fields.metadata } : {}), parts: fromTurnParts(turn.parts) } as unknown as M;
+}
+
+/**
+ * The UI messages of a transcript's turns, oldest first: {@link fromTurn}
+ * of each, but that a tool result written in a later turn than its call (a
+ * `tool` turn, as LangGraph and the OpenAI Agents SDK write it) joins its
+ * call's part, as the SDK's messages hold it; a turn the join leaves with
+ * no parts reads as no message.
+ */
+export function fromTurns<M extends UIMessage = UIMessage>(turns: readonly Turn[]): M[] {
+  // callId → the parts holding the call, while no result has joined it.
+  const open = new Map<string, Part[]>();
+  const joined: Turn[] = [];
+  for (const turn of turns) {
+    const parts: Part[] = [];
+    for (const part of turn.parts) {
+      const holder = part.type === 'tool-result' ? open.get(part.callId) : undefined;
+      if (part.type === 'tool-result' && holder) {
+        // Right after its call: where fromTurnParts reads a call's result.
+        holder.splice(holder.findLastIndex((p) => p.type === 'tool-call' && p.callId === part.callId) + 1, 0, part);
+        open.delete(part.callId);
+        continue;
+      }
+      parts.push(part);
+      if (part.type === 'tool-call') open.set(part.callId, parts);
+    }
+    if (parts.length > 0 || turn.parts.length === 0) joined.push({ ...turn, parts });
+  }
+  return joined.map((turn) => fromTurn<M>(turn));
 }

@@ -70,6 +70,78 @@ describe.each(SDKS)('contextPrompt with the mock language model, $name', ({ ai, 
   });
 });
 
+describe.each(SDKS)('a tool result written in its own turn, $name', ({ ai, MockLanguageModel, v7Parts }) => {
+  it('joins its call, as LangGraph and the OpenAI Agents SDK write them, in loadChat and in the prompt', async () => {
+    const state = await openSqlite(db.db);
+    try {
+      await state.sessions.create({ id: 'thread-1', scope });
+      await state.sessions.appendTurns('thread-1', [
+        { role: 'user', parts: [{ type: 'text', text: 'Weather in Lisbon and Porto?' }], metadata: { langgraph: { type: 'human' } } },
+        // LangGraph: an AI message holding the call, then a tool message holding its result.
+        {
+          role: 'assistant',
+          parts: [{ type: 'tool-call', callId: 'c1', toolName: 'weather', input: { city: 'Lisbon' } }],
+          metadata: { langgraph: { type: 'ai' } },
+        },
+        {
+          role: 'tool',
+          parts: [{ type: 'tool-result', callId: 'c1', toolName: 'weather', output: '21 °C', isError: false }],
+          metadata: { langgraph: { type: 'tool' } },
+        },
+        // The OpenAI Agents SDK: a function_call item, then its function_call_result item, each with the rest of the item.
+        {
+          role: 'assistant',
+          parts: [
+            { type: 'tool-call', callId: 'c2', toolName: 'weather', input: '{"city":"Porto"}' },
+            { type: 'data', name: 'openai-agents.item', data: { type: 'function_call', status: 'completed' } },
+          ],
+        },
+        {
+          role: 'tool',
+          parts: [
+            { type: 'tool-result', callId: 'c2', toolName: 'weather', output: '19 °C', isError: false },
+            { type: 'data', name: 'openai-agents.item', data: { type: 'function_call_result', status: 'completed' } },
+          ],
+        },
+        { role: 'assistant', parts: [{ type: 'text', text: 'Lisbon 21 °C, Porto 19 °C.' }] },
+      ]);
+
+      const messages = await createChatStore({ provider: state, scope }).loadChat('thread-1');
+      expect(messages.map((m) => m.parts.map((p) => p.type))).toEqual([
+        ['text'],
+        ['tool-weather'],
+        ['tool-weather', 'data-openai-agents.item'],
+        ['data-openai-agents.item'],
+        ['text'],
+      ]);
+      expect(messages[1]!.parts[0]).toEqual({ type: 'tool-weather', toolCallId: 'c1', state: 'output-available', input: { city: 'Lisbon' }, output: '21 °C' });
+      expect(await ai.validateUIMessages({ messages })).toEqual(messages);
+
+      const model = new MockLanguageModel({ doGenerate: [textStep('Done.')] });
+      const prompt = await contextPrompt(state, 'thread-1', { maxTokens: 10_000 });
+      await ai.generateText({ model, ...(v7Parts ? prompt : { system: prompt.instructions, messages: prompt.messages }) });
+      const call = (toolCallId: string, city: unknown) => ({
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId, toolName: 'weather', input: city }],
+      });
+      const result = (toolCallId: string, value: string) => ({
+        role: 'tool',
+        content: [{ type: 'tool-result', toolCallId, toolName: 'weather', output: { type: 'text', value } }],
+      });
+      expect(model.doGenerateCalls[0]!.prompt).toEqual([
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Lisbon and Porto?' }] },
+        call('c1', { city: 'Lisbon' }),
+        result('c1', '21 °C'),
+        call('c2', '{"city":"Porto"}'),
+        result('c2', '19 °C'),
+        { role: 'assistant', content: [{ type: 'text', text: 'Lisbon 21 °C, Porto 19 °C.' }] },
+      ]);
+    } finally {
+      await state.close();
+    }
+  });
+});
+
 describe('contextPrompt', () => {
   it('puts the working memory first in the instructions, as it is, then the recalled memories', async () => {
     const state = await openSqlite(db.db);

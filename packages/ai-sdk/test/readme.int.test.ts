@@ -23,4 +23,17 @@ describe('the README example', () => {
       cleanup();
     }
   });
+
+  it('runs the summary example as written', () => {
+    const { dir, cleanup } = tempDb();
+    try {
+      const out = runReadmeExample(fileURLToPath(new URL('../README.md', import.meta.url)), {}, dir, 2);
+      expect(out.split('\n').filter(Boolean)).toEqual([
+        'mock-model-id, 9 tokens: Ana plans a May trip to Lisbon with her bicycle.',
+        'user | user assistant user | system assistant user',
+      ]);
+    } finally {
+      cleanup();
+    }
+  });
 });

@@ -2,7 +2,7 @@ import { createInMemoryProvider } from '@agentstate/core';
 import type { UIMessage } from 'ai';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createChatStore } from '../src/index.js';
+import { createChatStore, toTurnInput } from '../src/index.js';
 import { SDKS } from './sdks.js';
 
 /** Keys a stored JSON object may not have (they would reach a prototype). */
@@ -106,6 +106,28 @@ describe('a chat saved and loaded', () => {
         await chats.saveChat({ chatId: 'chat', messages });
         const loaded = await chats.loadChat('chat');
         await expect(sdk.ai.validateUIMessages({ messages: loaded })).resolves.toHaveLength(messages.length);
+        await provider.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads a chat whose tool results sit in turns of their own, as other clients write them, as the chat (property)', async () => {
+    const callIds = (messages: UIMessage[]) => messages.flatMap((m) => m.parts.flatMap((p) => ('toolCallId' in p ? [p.toolCallId] : [])));
+    await fc.assert(
+      fc.asyncProperty(fc.array(message, { maxLength: 4 }), async (messages) => {
+        // One call per id: a call id used twice is ambiguous once its result is apart from it.
+        fc.pre(new Set(callIds(messages)).size === callIds(messages).length);
+        const provider = createInMemoryProvider();
+        await provider.sessions.create({ id: 'chat' });
+        const split = messages.flatMap((m, i) => {
+          const turn = toTurnInput(m, i);
+          const results = turn.parts!.filter((p) => p.type === 'tool-result');
+          const rest = { ...turn, parts: turn.parts!.filter((p) => p.type !== 'tool-result') };
+          return results.length === 0 ? [turn] : [rest, { role: 'tool' as const, parts: results }];
+        });
+        if (split.length > 0) await provider.sessions.appendTurns('chat', split);
+        expect(await createChatStore({ provider }).loadChat('chat')).toStrictEqual(JSON.parse(JSON.stringify(messages)));
         await provider.close();
       }),
       { numRuns: 60 },
