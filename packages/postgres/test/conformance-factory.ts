@@ -1,8 +1,8 @@
 /**
  * How the conformance suite of @agentstate/testing gets PostgreSQL storage:
- * each check on a fresh schema of the test server (durable: reopen; shared
- * storage: another pool on the same schema, as another process would open
- * it; other processes: the built package opening the schema; destroy: drop
+ * each check on a fresh schema of the test server, its providers on the
+ * file's one pool (durable: reopen; shared storage: a pool of its own on the
+ * same schema, as another process would open it; other processes: the built package opening the schema; destroy: drop
  * the schema, when it outlives the file's database), and the standalone log on a schema of its own. The suite
  * runs from three files (`conformance.int.test.ts`, `conformance-2.int.test.ts`,
  * `conformance-3.int.test.ts`), each with part of the checks, so that a run's workers share it.
@@ -12,6 +12,7 @@ import type { LogFactory, ProviderFactory, ProviderFactoryOptions, ProviderSuite
 import type { PostgresLog, PostgresProvider } from '../src/index.js';
 import { openPostgres, openPostgresLog } from '../src/index.js';
 import pg from 'pg';
+import { afterAll } from 'vitest';
 import { freshSchema, releaseSchema, testServer } from './cluster.js';
 
 const BUILT = new URL('../dist/index.js', import.meta.url).href;
@@ -19,9 +20,25 @@ const BUILT = new URL('../dist/index.js', import.meta.url).href;
 /** Where each provider lives, so reopen, openShared and destroy find it. */
 const schemas = new WeakMap<Provider, { schema: string; owner: boolean }>();
 
-async function open(schema: string, options: ProviderFactoryOptions = {}): Promise<PostgresProvider> {
-  const { url } = await testServer();
-  return openPostgres(url, { ...options, schema, max: 4 });
+let filePool: pg.Pool | undefined;
+// Registered after cluster.ts's hook, so it runs before the file's database is dropped.
+afterAll(() => filePool?.end());
+
+/**
+ * The file's pool, as an application shares one between stores: a connection is a server process, and starting one
+ * cost the server more CPU than most checks, when each provider started its own. Idle connections stay open.
+ */
+async function sharedPool(): Promise<pg.Pool> {
+  if (filePool === undefined) {
+    filePool = new pg.Pool({ connectionString: (await testServer()).url, max: 16, idleTimeoutMillis: 0 });
+    filePool.on('error', () => undefined);
+  }
+  return filePool;
+}
+
+/** A provider on `schema`: on the file's pool, or on a pool of its own (`own`). */
+async function open(schema: string, options: ProviderFactoryOptions = {}, own = false): Promise<PostgresProvider> {
+  return openPostgres(own ? (await testServer()).url : await sharedPool(), { ...options, schema });
 }
 
 /** The provider factory of the PostgreSQL conformance files. */
@@ -42,7 +59,7 @@ export const postgresFactory: ProviderFactory = {
   },
   openShared: async (provider, options) => {
     const place = schemas.get(provider)!;
-    const shared = await open(place.schema, options);
+    const shared = await open(place.schema, options, true);
     schemas.set(shared, { schema: place.schema, owner: false });
     return shared;
   },
@@ -66,15 +83,9 @@ export const postgresFactory: ProviderFactory = {
   },
 };
 
-/** Runs `sql` on a connection of its own to the test server. */
+/** Runs `sql` on the test server. */
 async function onServer(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: (await testServer()).url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
+  await (await sharedPool()).query(sql);
 }
 
 const logSchemas = new WeakMap<PostgresLog, string>();
@@ -84,7 +95,7 @@ export const postgresLogFactory: LogFactory = {
   name: 'PostgresLog',
   create: async (options) => {
     const schema = freshSchema('log');
-    const log = await openPostgresLog((await testServer()).url, { ...options, schema, max: 2 });
+    const log = await openPostgresLog(await sharedPool(), { ...options, schema });
     logSchemas.set(log, schema);
     return log;
   },

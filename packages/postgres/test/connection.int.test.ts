@@ -70,16 +70,18 @@ describe('PostgreSQL connections', () => {
   it('fails a write stuck behind a held lock after statementTimeoutMs, retryable, and applies nothing', async () => {
     const { url } = await testServer();
     const schema = freshSchema('timeout');
-    const provider = await openPostgres(url, { schema, max: 2, statementTimeoutMs: 500 });
+    // Only the writes under test run with the short timeout: creating the schema or verifying it may take longer on a loaded machine.
+    const provider = await openPostgres(url, { schema, max: 2 });
+    await provider.memory.write({ content: 'before the lock' });
+    const timed = await openPostgres(url, { schema, max: 2, statementTimeoutMs: 500 });
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     try {
-      await provider.memory.write({ content: 'before the lock' });
       // Another process holds the writers' lock exclusive (as a purge does) for longer than the timeout.
       await admin.query('BEGIN');
       await admin.query(`SELECT pg_advisory_xact_lock(1634953331, hashtext('"${schema}"'))`);
       // The lock is held until after the write returns: only the statement timeout can end it.
-      const error = await provider.memory.write({ content: 'behind the lock' }).then(
+      const error = await timed.memory.write({ content: 'behind the lock' }).then(
         () => undefined,
         (e: unknown) => e,
       );
@@ -88,11 +90,12 @@ describe('PostgreSQL connections', () => {
       await admin.query('ROLLBACK');
       expect(await provider.log.head('state')).toBe(1);
       // The retry goes through once the lock is released.
-      await provider.memory.write({ content: 'behind the lock' });
+      await timed.memory.write({ content: 'behind the lock' });
       expect((await provider.memory.recall({ query: 'lock' })).map((h) => h.content).sort()).toEqual(['before the lock', 'behind the lock']);
       expect((await provider.verify()).ok).toBe(true);
     } finally {
       await admin.end();
+      await timed.close();
       await provider.close();
       await dropSchema(url, schema);
     }

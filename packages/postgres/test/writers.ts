@@ -14,6 +14,7 @@ import { expect } from 'vitest';
 import type { LogEvent } from '@agentstate/core';
 import { encodeSnapshot, EventTypes, replay } from '@agentstate/core';
 import { openPostgres } from '../src/index.js';
+import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
 const WRITER = fileURLToPath(new URL('./fixtures/writer.mjs', import.meta.url));
 const BUILT = fileURLToPath(new URL('../dist/index.js', import.meta.url));
@@ -40,9 +41,12 @@ export interface Writer {
   child: ChildProcess;
 }
 
-/** Starts `node writer.mjs url schema name count`; `onAck` sees each acknowledgement as it comes. */
+/**
+ * Starts `node writer.mjs url schema name count patience`; `onAck` sees each acknowledgement as it comes. A write
+ * keeps being retried until the hang guard's time has passed: a loaded machine only makes an outage longer.
+ */
 export function startWriter(url: string, schema: string, name: string, count: number, onAck?: (acks: Acks) => void): Writer {
-  const child = spawn(process.execPath, [WRITER, url, schema, name, String(count)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [WRITER, url, schema, name, String(count), String(HANG_GUARD_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const acks = { lines: [] as string[][], operations: [] as string[], retries: new Map<string, number>() };
   let buffer = '';
   let stderr = '';
