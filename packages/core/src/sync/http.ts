@@ -63,27 +63,22 @@ export interface HttpPeerOptions {
   token?: string;
 }
 
-/**
- * The request bodies of a receive of `events`, each at most {@link SYNC_MAX_BODY} bytes with its options
- * (64 KiB left for them) unless one event alone is larger, each with the last origin seq it sends of each origin.
- */
-function receiveParts(events: readonly SyncEvent[]): Array<{ body: string; last: Vector }> {
-  const parts: Array<{ body: string; last: Vector }> = [];
-  let [part, size, last]: [string[], number, Record<string, number>] = [[], 0, {}];
-  const close = () => parts.push({ body: `{"events":[${part.join(',')}]}`, last });
+/** The request bodies of a receive of `events`, each at most {@link SYNC_MAX_BODY} bytes with its options (64 KiB for them) unless one event alone is larger. */
+function receiveBodies(events: readonly SyncEvent[]): string[] {
+  const bodies: string[] = [];
+  let part: string[] = [];
+  let size = 0;
   for (const event of events) {
     const json = JSON.stringify(event);
     const bytes = Buffer.byteLength(json) + 1;
     if (part.length > 0 && size + bytes > SYNC_MAX_BODY - 65_536) {
-      close();
-      [part, size, last] = [[], 0, {}];
+      bodies.push(`{"events":[${part.join(',')}]}`);
+      [part, size] = [[], 0];
     }
     part.push(json);
     size += bytes;
-    last[event.origin] = event.originSeq;
   }
-  close();
-  return parts;
+  return [...bodies, `{"events":[${part.join(',')}]}`];
 }
 
 /**
@@ -132,17 +127,14 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
     changes: async (vector, changeOptions = {}) => (await post<{ events: SyncEvent[] }>('changes', JSON.stringify({ vector, ...changeOptions }))).events,
     async receive(events, receiveOptions = {}) {
       const total: ReceiveResult = { received: 0, skipped: 0 };
-      const parts = receiveParts(events);
-      const from: Record<string, number> = { ...receiveOptions.from };
-      for (const [i, { body, last }] of parts.entries()) {
+      const bodies = receiveBodies(events);
+      for (const [i, body] of bodies.entries()) {
         // The sync's word on what the store now holds goes with the last part only.
-        const { scope, covered } = receiveOptions;
-        const options = JSON.stringify({ scope, covered: i === parts.length - 1 ? covered : undefined, from }).slice(1, -1);
+        const { scope, covered, from } = receiveOptions;
+        const options = JSON.stringify({ scope, covered: i === bodies.length - 1 ? covered : undefined, from }).slice(1, -1);
         const { received, skipped } = await post<ReceiveResult>('receive', options === '' ? body : `${body.slice(0, -1)},${options}}`);
         total.received += received;
         total.skipped += skipped;
-        // A later part starts after the last event of each origin the ones before it sent.
-        Object.assign(from, last);
       }
       return total;
     },
