@@ -109,12 +109,13 @@ export class OperationConflictError extends ConflictError {
  * A sync that cannot be applied (docs/contract.md §12), and nothing of its batch was written:
  * `replaced`, an event held at `(origin, originSeq)` arrived different (a forged or diverged
  * replica); `copy`, events of this store's own origin that it never wrote (a byte copy of it
- * wrote them); `concurrent`, both replicas changed `record` apart in a way no merge rule covers yet.
+ * wrote them); `concurrent`, both replicas changed `record` apart in a way no merge rule covers yet;
+ * `order`, the event comes after events of its origin this store does not hold yet (a batch out of order).
  */
 export class SyncConflictError extends AgentStateError {
   readonly code = 'diverged' as const;
   constructor(
-    readonly reason: 'replaced' | 'copy' | 'concurrent',
+    readonly reason: 'replaced' | 'copy' | 'concurrent' | 'order',
     /** The replica id the refused event came from. */
     readonly origin: string,
     /** Its seq there. */

@@ -120,6 +120,28 @@ describe('sync over HTTP', () => {
     expect((await post('receive', { events: [{ ...replaced, digest: syncDigest(replaced) }] }, { authorization: `Bearer ${TOKEN}` })).status).toBe(409);
   });
 
+  it('refuses a batch that comes ahead of an earlier one of its origin (order) with a 409, and takes both in order', async () => {
+    await local.memory.write({ content: 'first' });
+    await local.memory.write({ content: 'second' });
+    const peer = httpPeer(server.syncUrl, { token: TOKEN });
+    const before = await served.vector();
+    const [first, second] = await local.changes({});
+    const from = { [first!.origin]: first!.originSeq };
+    const refused = await peer.receive([second!], { from }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SyncConflictError);
+    expect(refused).toMatchObject({ reason: 'order', origin: second!.origin, originSeq: second!.originSeq });
+    const answer = await post('receive', { events: [second], from }, { authorization: `Bearer ${TOKEN}` });
+    expect(answer.status).toBe(409);
+    expect(((await answer.json()) as { error: unknown }).error).toMatchObject({
+      code: 'diverged',
+      reason: 'order',
+      message: expect.stringMatching(/nothing was received$/),
+    });
+    expect(await served.vector()).toEqual(before);
+    expect(await peer.receive([first!], { from: { [first!.origin]: 0 } })).toEqual({ received: 1, skipped: 0 });
+    expect(await peer.receive([second!], { from })).toEqual({ received: 1, skipped: 0 });
+  });
+
   it('bounds the request body: 413 over the bound, 400 for one that is not a request, nothing written', async () => {
     const answer = await post('receive', { events: [], pad: 'x'.repeat(8 * 1024 * 1024) }, { authorization: `Bearer ${TOKEN}` });
     expect(answer.status).toBe(413);

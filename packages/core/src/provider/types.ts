@@ -321,7 +321,9 @@ export interface EventSourcedProvider extends Provider {
    * Receives another store's events: checked whole, those held skipped, the rest appended and
    * folded in one transaction, or nothing (`SyncConflictError`, `ValidationError`). With
    * `scope`, an event outside that subtree refuses the batch; with `covered`, the store notes
-   * that it now holds every event lying in the subtree up to that vector (a finished sync's word).
+   * that it now holds every event lying in the subtree up to that vector (a finished sync's word);
+   * `from` says after which origin seq each origin's events start (an origin unnamed: where the store stands),
+   * and a batch starting past what the store holds is a `SyncConflictError` (`order`).
    */
-  receive(events: readonly SyncEvent[], options?: { scope?: ScopeInput; covered?: Vector }): Promise<ReceiveResult>;
+  receive(events: readonly SyncEvent[], options?: { scope?: ScopeInput; covered?: Vector; from?: Vector }): Promise<ReceiveResult>;
 }

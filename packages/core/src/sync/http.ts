@@ -63,7 +63,7 @@ export interface HttpPeerOptions {
   token?: string;
 }
 
-/** The request bodies of a receive of `events`, each at most {@link SYNC_MAX_BODY} bytes unless one event alone is larger. */
+/** The request bodies of a receive of `events`, each at most {@link SYNC_MAX_BODY} bytes with its options (64 KiB for them) unless one event alone is larger. */
 function receiveBodies(events: readonly SyncEvent[]): string[] {
   const bodies: string[] = [];
   let part: string[] = [];
@@ -71,7 +71,7 @@ function receiveBodies(events: readonly SyncEvent[]): string[] {
   for (const event of events) {
     const json = JSON.stringify(event);
     const bytes = Buffer.byteLength(json) + 1;
-    if (part.length > 0 && size + bytes > SYNC_MAX_BODY - 16) {
+    if (part.length > 0 && size + bytes > SYNC_MAX_BODY - 65_536) {
       bodies.push(`{"events":[${part.join(',')}]}`);
       [part, size] = [[], 0];
     }
@@ -130,8 +130,8 @@ export function httpPeer(url: string, options: HttpPeerOptions = {}): SyncPeer {
       const bodies = receiveBodies(events);
       for (const [i, body] of bodies.entries()) {
         // The sync's word on what the store now holds goes with the last part only.
-        const { scope, covered } = receiveOptions;
-        const options = JSON.stringify({ scope, covered: i === bodies.length - 1 ? covered : undefined }).slice(1, -1);
+        const { scope, covered, from } = receiveOptions;
+        const options = JSON.stringify({ scope, covered: i === bodies.length - 1 ? covered : undefined, from }).slice(1, -1);
         const { received, skipped } = await post<ReceiveResult>('receive', options === '' ? body : `${body.slice(0, -1)},${options}}`);
         total.received += received;
         total.skipped += skipped;

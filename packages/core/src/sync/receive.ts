@@ -12,6 +12,7 @@ import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
 import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
+import type { Scope } from '../records/records.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
@@ -38,6 +39,8 @@ export interface ReceiveContext extends SendContext {
   scope?: unknown;
   /** A finished sync's word: the store now holds every event lying in `scope` up to this vector. */
   covered?: unknown;
+  /** The sender's word: each origin's events in the batch start after this origin seq (unnamed: where the store stands). */
+  from?: unknown;
 }
 
 /** A log's sync reads, or `UnavailableError` for a log that does not sync yet. */
@@ -88,6 +91,7 @@ export async function receiveEvents(
   if (!Array.isArray(batch)) throw new ValidationError('', 'receive takes an array of sync events');
   const scope = syncScope(context.scope);
   const covered = context.covered === undefined ? undefined : checkVector(context.covered, 'covered');
+  const from = checkVector(context.from ?? {}, 'from');
   const prepared = batch.map((value, i) => prepare(value, i, upcasters));
   const places = new Set<string>();
   prepared.forEach(({ event }, i) => {
@@ -105,6 +109,7 @@ export async function receiveEvents(
     const sessionScope = async (id: string) => sessions.get(id) ?? (await context.sessionScope(id));
     for (const [i, { change }] of prepared.entries()) if (!(await inSubtree(change, scope, sessionScope))) throw outsideScope(i, scope);
   }
+  await checkOrder(sync, coverage, scope, from, prepared);
   const partial = await markPartial(sync, coverage, prepared);
   const result = await engine.transact(async (tx) => {
     const replicaId = await sync.identity();
@@ -165,6 +170,39 @@ export async function receiveEvents(
   });
   if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
   return result;
+}
+
+/**
+ * Refuses (`order`) a batch bringing an origin's events ahead of earlier ones this store lacks: the
+ * merge rules assume each origin's events of a scope are folded in its order. Only an origin's first
+ * event in the batch can start past what the store holds: each later one follows it as its sender
+ * sent them. It starts after `from`'s seq, which the store must hold: by its vector of `scope` (a gap
+ * left by another subtree is no gap there), or by place. An origin `from` does not name is the caller's
+ * word that it starts where the store stands (an origin's own seqs have gaps: the events it received).
+ */
+async function checkOrder(
+  sync: ReturnType<typeof syncLog>,
+  coverage: SyncCoverage,
+  scope: Scope,
+  from: Vector,
+  prepared: readonly { event: SyncEvent }[],
+): Promise<void> {
+  const [held, replicaId] = await Promise.all([sync.vector(), sync.identity()]);
+  const whole = await coverage.vector(held, scope);
+  const firsts = new Map<string, number>();
+  for (const { event } of prepared) if (!firsts.has(event.origin) && event.origin !== replicaId) firsts.set(event.origin, event.originSeq);
+  for (const [origin, first] of firsts) {
+    const after = from[origin];
+    if (after === undefined) continue;
+    if (!lacks(held, origin, first) && (await sync.atOrigin(origin, first)) !== undefined) continue;
+    if (after <= (whole[origin] ?? 0) || (await sync.atOrigin(origin, after)) !== undefined) continue;
+    throw new SyncConflictError(
+      'order',
+      origin,
+      first,
+      `event ${first} of origin ${origin} comes after its event ${after}, which this store does not hold yet: the batch came ahead of an earlier one of that origin; nothing was received`,
+    );
+  }
 }
 
 /**

@@ -82,14 +82,20 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     let after: SyncPlace | undefined;
     // The sender's own events come in their order: once one is in, so is every one before it.
     let own: Vector = {};
+    // Where each origin's events of the next batch start: after what the receiver held, then after the last sent.
+    const sent: Record<string, number> = { ...lacking };
     for (;;) {
       options.signal?.throwIfAborted();
       const batch = await from.changes(lacking, { ...scoped, limit: batchSize, ...(after ? { after } : {}) });
       const last = batch.at(-1);
       // Nothing new, or the sender answering the same page again: this direction is done.
       if (last === undefined || (last.origin === after?.origin && last.originSeq === after.originSeq)) break;
-      for (const event of batch) if (event.origin === sender) own = { [sender]: event.originSeq };
-      const { received } = await to.receive(batch, { ...scoped, covered: own });
+      const starts = Object.fromEntries(batch.map(({ origin }) => [origin, sent[origin] ?? 0]));
+      for (const event of batch) {
+        if (event.origin === sender) own = { [sender]: event.originSeq };
+        sent[event.origin] = event.originSeq;
+      }
+      const { received } = await to.receive(batch, { ...scoped, covered: own, from: starts });
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });

@@ -55,7 +55,16 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unkn
 async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: SyncRoute, body: unknown): Promise<unknown> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ValidationError('', 'the request body must be a JSON object');
   // Unchecked here: the provider checks the vector, the limit, the place and every event before it reads or writes.
-  const input = body as { vector: Vector; limit?: number; after?: SyncPlace; scope?: unknown; covered?: Vector; events: SyncEvent[]; changes: PolicyChange[] };
+  const input = body as {
+    vector: Vector;
+    limit?: number;
+    after?: SyncPlace;
+    scope?: unknown;
+    covered?: Vector;
+    from?: Vector;
+    events: SyncEvent[];
+    changes: PolicyChange[];
+  };
   const scope = syncScope(input.scope ?? policy.bound);
   if (!scopeStartsWith(scope, policy.bound) || (!sameScope(scope, policy.bound) && !policy.allowSubscopes))
     throw new ScopeDeniedError(
@@ -70,7 +79,7 @@ async function call(provider: EventSourcedProvider, policy: ScopePolicy, route: 
   if (route === 'vector') return { vector: await provider.vector({ scope }), replicaId: await provider.replicaId() };
   if (route === 'changes')
     return { events: await provider.changes(input.vector, { limit: input.limit, scope, ...(input.after ? { after: input.after } : {}) }) };
-  return provider.receive(input.events, { scope, ...(input.covered ? { covered: input.covered } : {}) });
+  return provider.receive(input.events, { scope, ...(input.covered ? { covered: input.covered } : {}), ...(input.from ? { from: input.from } : {}) });
 }
 
 /**

@@ -24,6 +24,7 @@ import { syncChecks } from './sync.js';
 import { syncFieldChecks } from './sync-fields.js';
 import { syncKeyChecks } from './sync-keys.js';
 import { syncRetentionChecks } from './sync-retention.js';
+import { syncOrderChecks } from './sync-order.js';
 import { syncScopeChecks } from './sync-scope.js';
 import { syncTurnChecks } from './sync-turns.js';
 import { writerChecks } from './many-writers.js';
@@ -60,6 +61,7 @@ const all: ProviderCheck[] = [
   ...syncRetentionChecks,
   ...syncKeyChecks,
   ...syncTurnChecks,
+  ...syncOrderChecks,
   ...contextChecks,
   ...compactionChecks,
   ...workingMemoryChecks,

@@ -1,5 +1,5 @@
 /** Y1–Y29: sync between stores (docs/contract.md §12), each between two of the factory's providers and between one and an in-memory provider. */
-import type { EventSourcedProvider, MemoryItem, Provider, Skill, Snapshot, SyncEvent, Turn } from '@agentstate/core';
+import type { EventSourcedProvider, MemoryItem, Provider, Scope, Skill, Snapshot, SyncEvent, Turn } from '@agentstate/core';
 import {
   compareHlc,
   ConflictError,
@@ -96,8 +96,9 @@ const arbReplicaOp: fc.Arbitrary<ReplicaOp> = fc.oneof(
   fc.record({ kind: fc.constant('purge' as const), session: fc.boolean(), index: fc.nat(3) }),
 );
 
-/** Runs `ops` on `p` in `scope`; a refused operation (a deleted record, a missing skill) is skipped. */
-async function runReplicaOps(p: EventSourcedProvider, scope: string, ops: readonly ReplicaOp[]): Promise<void> {
+/** Runs `ops` on `p` in `scope` (a label: the scope of that one label); a refused operation (a deleted record, a missing skill) is skipped. */
+async function runReplicaOps(p: EventSourcedProvider, scope: string | Scope, ops: readonly ReplicaOp[]): Promise<void> {
+  const at = typeof scope === 'string' ? [scope] : scope;
   const sessions: string[] = [];
   const items: string[] = [];
   const pick = (ids: string[], i: number) => ids[i % ids.length]!;
@@ -105,21 +106,21 @@ async function runReplicaOps(p: EventSourcedProvider, scope: string, ops: readon
     const run = async (): Promise<unknown> => {
       switch (op.kind) {
         case 'session':
-          return sessions.push((await p.sessions.create({ title: op.text, scope: [scope] })).id);
+          return sessions.push((await p.sessions.create({ title: op.text, scope: at })).id);
         case 'turn':
           return sessions.length > 0 && p.sessions.appendTurn({ sessionId: pick(sessions, op.session), role: 'user', content: op.text });
         case 'deleteSession':
           return sessions.length > 0 && p.sessions.delete(pick(sessions, op.session));
         case 'memory':
-          return items.push((await p.memory.write({ content: op.text, key: op.key, scope: [scope] })).id);
+          return items.push((await p.memory.write({ content: op.text, key: op.key, scope: at })).id);
         case 'updateMemory':
           return items.length > 0 && p.memory.update(pick(items, op.item), { content: op.text });
         case 'deleteMemory':
           return items.length > 0 && p.memory.delete(pick(items, op.item));
         case 'skill':
-          return p.skills.upsert({ slug: op.slug, body: op.text, scope: [scope] });
+          return p.skills.upsert({ slug: op.slug, body: op.text, scope: at });
         case 'outcome':
-          return p.skills.recordOutcome(op.slug, { success: op.success, scope: [scope] });
+          return p.skills.recordOutcome(op.slug, { success: op.success, scope: at });
         case 'purge': {
           const ids = op.session ? sessions : items;
           return ids.length > 0 && p.purge({ id: pick(ids, op.index), reason: 'property' });

@@ -1,0 +1,129 @@
+/** Y65–Y66: a receive folds an origin's events in their order (docs/contract.md §12, "Order"), on the pairs of sync.ts. */
+import type { EventSourcedProvider, SyncPeer } from '@agentstate/core';
+import { createInMemoryProvider, STATE_STREAM, SYNC_STREAM, SyncConflictError, sync } from '@agentstate/core';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { expectError } from '../suite/expect-error.js';
+import { checks, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { arbReplicaOp, eachClockedPair, expectConverged, runReplicaOps } from './sync.js';
+
+/** The heads of every stream a receive may write: the events and the bookkeeping. */
+const heads = (p: EventSourcedProvider) => Promise.all([p.log.head(STATE_STREAM), p.log.head(SYNC_STREAM)]);
+
+/**
+ * `to` as a peer that gets a sync's first batch late: it holds it back, is given the next batch
+ * first (refused as `order`, writing nothing, or taken when no origin of it has an event in the held
+ * one that `to` lacks), then the held batch, then the next one again.
+ */
+function lateFirstBatch(to: EventSourcedProvider): SyncPeer {
+  let held: Parameters<SyncPeer['receive']> | undefined;
+  let late = true;
+  return {
+    vector: (options) => to.vector(options),
+    replicaId: () => to.replicaId(),
+    changes: (vector, options) => to.changes(vector, options),
+    retention: to.retention,
+    async receive(events, options) {
+      if (late && events.length > 0) {
+        [held, late] = [[events, options], false];
+        return { received: 0, skipped: 0 };
+      }
+      if (held !== undefined && events.length > 0) {
+        const before = await heads(to);
+        const early = await to.receive(events, options).catch((error: unknown) => error);
+        if (early instanceof SyncConflictError) expect([early.reason, await heads(to)], 'refused whole').toEqual(['order', before]);
+        else {
+          if (early instanceof Error) throw early;
+          const origins = new Set(events.map((event) => event.origin));
+          const behind = held[0].filter((event) => origins.has(event.origin));
+          expect((await to.receive(behind, { ...held[1], covered: {} })).received, 'events of its origins it came ahead of').toBe(0);
+        }
+      }
+      if (held !== undefined) await to.receive(...held);
+      held = undefined;
+      return to.receive(events, options);
+    },
+  };
+}
+
+const TENANTS = ['acme', 'globex'] as const;
+
+export const syncOrderChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
+  'Y65 two batches of one origin received in reverse order: the later is refused (order) and writes nothing, so both stores fold the turns in one order':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const session = await a.sessions.create({ title: 'shared' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+        await sync(a, b);
+        onA.advance(1_000);
+        onB.advance(2_000);
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a' });
+        await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on a, again' });
+        // Later by its clock than both: its place is last, wherever the turns arrive.
+        await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'on b' });
+        const [origin, held] = [await a.replicaId(), await b.vector()];
+        const earlier = await a.changes(held, { limit: 1 });
+        const later = await a.changes(held, { limit: 1, after: earlier[0]! });
+        const before = await heads(b);
+        // Folded first, the later turn would chain onto b's own turn as if its writer had held it.
+        const refused = await expectError(() => b.receive(later, { from: { [origin]: earlier[0]!.originSeq } }), SyncConflictError);
+        expect([refused.reason, refused.code, refused.origin, refused.originSeq]).toEqual(['order', 'diverged', origin, later[0]!.originSeq]);
+        expect(refused.message).toMatch(/nothing was received$/);
+        expect(await heads(b), 'nothing written').toEqual(before);
+        expect(await b.receive(earlier, { from: { [origin]: held[origin] ?? 0 } })).toEqual({ received: 1, skipped: 0 });
+        expect(await b.receive(later, { from: { [origin]: earlier[0]!.originSeq } })).toEqual({ received: 1, skipped: 0 });
+        await sync(a, b);
+        for (const p of [a, b]) expect((await p.sessions.turns(session.id)).map((turn) => turn.content)).toEqual(['first', 'on a', 'on a, again', 'on b']);
+        await expectConverged([a, b]);
+      });
+    }),
+
+  "Y66 property: 3 stores each working in two tenants' subtrees, synced whole or by tenant, some syncs' first batch received late and some stopped: after a final exchange every store reads the same, equal to a replay of its log":
+    needing([], async (env) => {
+      const arbRounds = fc.array(
+        fc.record({
+          ops: fc.array(fc.tuple(fc.array(arbReplicaOp, { maxLength: 3 }), fc.array(arbReplicaOp, { maxLength: 3 })), { minLength: 3, maxLength: 3 }),
+          syncs: fc.array(
+            fc.record({
+              a: fc.nat(2),
+              b: fc.nat(2),
+              tenant: fc.option(fc.nat(1)),
+              batchSize: fc.integer({ min: 1, max: 3 }),
+              late: fc.boolean(),
+              stopAfter: fc.option(fc.integer({ min: 1, max: 2 })),
+            }),
+            { maxLength: 4 },
+          ),
+        }),
+        { minLength: 1, maxLength: 3 },
+      );
+      await property(env, arbRounds, async (rounds) => {
+        const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
+        for (const round of rounds) {
+          // Each store's records are its own, in both tenants: only an origin's own order is at stake.
+          for (const [i, pair] of round.ops.entries()) for (const [t, ops] of pair.entries()) await runReplicaOps(stores[i]!, [TENANTS[t]!, `store-${i}`], ops);
+          for (const { a, b, tenant, batchSize, late, stopAfter } of round.syncs) {
+            if (a === b) continue;
+            const stop = new AbortController();
+            const scope = tenant === null ? {} : { scope: [TENANTS[tenant]!] };
+            await sync(stores[a]!, late ? lateFirstBatch(stores[b]!) : stores[b]!, {
+              ...scope,
+              batchSize,
+              signal: stop.signal,
+              onProgress: ({ batches }) => (stopAfter !== null && batches >= stopAfter ? stop.abort('stopped') : undefined),
+            }).catch((reason: unknown) => {
+              if (reason !== 'stopped') throw reason;
+            });
+          }
+        }
+        for (const [a, b] of [
+          [0, 1],
+          [1, 2],
+          [0, 2],
+          [0, 1],
+        ] as const)
+          await sync(stores[a]!, stores[b]!);
+        await expectConverged(stores);
+      });
+    }),
+});
