@@ -88,6 +88,9 @@ async function mastraWriter(url: string, schema: string, writer: number): Promis
   };
 }
 
+/** When this writer's last wake-up went (ms since the epoch). */
+let lastWake = 0;
+
 /** Runs one simple query (several statements, values written in); the rows of each statement. */
 type Query = (text: string) => Promise<Record<string, unknown>[][]>;
 
@@ -113,10 +116,12 @@ const inline = (text: string, values: unknown[]): string => text.replace(/\$(\d+
  * the write's checks passed, so that a refused write leaves no gap (log.ts
  * `takePosition`); then the event (log.ts), the session's bump and the
  * turn's upsert (the schema's `bump_session` and `put_turn`, projection.ts),
- * the history index and `COMMIT`, their values written in as literals
- * (database.ts `TransactionSql`). What the store computes besides
- * (stamping, validation, checksums) is reduced here to the least that fills
- * the same columns.
+ * the history index, `COMMIT` and, when the last went 10 ms ago or more, the
+ * subscribers' wake-up, their values written in as literals (database.ts
+ * `TransactionSql`, `Database.transaction`). The store's one more wake-up
+ * after a busy interval, sent through its pool, is left out. What the store
+ * computes besides (stamping, validation, checksums) is reduced here to the
+ * least that fills the same columns.
  */
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
@@ -134,6 +139,8 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
     const payload = JSON.stringify({
       turn: { id, sessionId, seq: turnSeq, role: 'user', createdAt: now, originInstanceId: instance, updatedHlc: { wall, counter: 0 }, content },
     });
+    const wakes = wall - lastWake >= 10;
+    if (wakes) lastWake = wall;
     const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
     await q(
       [
@@ -162,6 +169,9 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
         ]),
         inline(`INSERT INTO ${t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [[sessionId, id], seq]),
         'COMMIT',
+        ...(wakes
+          ? [`SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', '${schema}') WHERE pg_notification_queue_usage() < 0.5`]
+          : []),
       ].join(';\n'),
     );
     return turnSeq;

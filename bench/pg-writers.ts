@@ -27,7 +27,8 @@ import type { AppendedTurn, FromWriter, ToWriter, WriterKind } from './pg-writer
 import { fmt, printTable } from './table.js';
 
 const WRITER = fileURLToPath(new URL('./pg-writer.ts', import.meta.url));
-const WRITERS = [1, 4, 16];
+/** The rows' writer counts (`BENCH_PG_WRITERS`, comma-separated): 1 alone measures an append's CPU cost. */
+const WRITERS = (process.env.BENCH_PG_WRITERS ?? '1,4,16').split(',').map(Number);
 
 /** One timed run and what the schema held after it. */
 interface Run {
@@ -216,7 +217,7 @@ export async function benchWriters(url: string, turns: number): Promise<void> {
     if (writers === 1) runs.push(await run(url, postmaster, 'raw', 1, perWriter(1)));
     runs.push(await run(url, postmaster, 'mastra', writers, perWriter(writers)));
   }
-  runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
+  if (WRITERS.includes(16)) runs.push(await run(url, postmaster, 'agentstate', 16, perWriter(16), true));
   const find = (kind: WriterKind, writers: number, oneSession = false) =>
     runs.find((r) => r.kind === kind && r.writers === writers && r.oneSession === oneSession);
   const perAppend = (ms: number | undefined, r: Run) => (ms === undefined ? '—' : `${fmt(ms / r.appends, 2)} ms`);

@@ -68,9 +68,7 @@ export class PostgresBackend implements StateBackend {
       for (let tries = 1; ; tries += 1) {
         try {
           this.#appended = false;
-          const result = await this.#attempt(fn);
-          if (this.#appended) this.db.announce();
-          return result;
+          return await this.#attempt(fn);
         } catch (error) {
           if (tries >= WRITE_TRIES || !collided(error)) throw error;
         }
@@ -128,6 +126,7 @@ export class PostgresBackend implements StateBackend {
       },
       beginWriting(this.db, 'shared'),
       true,
+      () => this.#appended,
     );
   }
 

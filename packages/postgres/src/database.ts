@@ -15,6 +15,13 @@ const ANNOUNCE_INTERVAL_MS = 10;
 /** A statement with `$n` parameters, and their values. */
 export type Statement = readonly [text: string, values?: readonly unknown[]];
 
+/**
+ * The subscribers' wake-up of schema `$1` (`Database.announce`), without waiting for a WAL flush. Skipped while the
+ * notification queue is half full (a listener that stopped reading fills it; the poll covers the loss), so
+ * that a full queue, which fails a notifying transaction's commit, never fails the write that carries it.
+ */
+const WAKE = `SELECT set_config('synchronous_commit', 'off', true), pg_notify('${EVENTS_CHANNEL}', $1) WHERE pg_notification_queue_usage() < 0.5`;
+
 /** Something that runs SQL: the pool, or one client inside a transaction. */
 export interface Sql {
   /** Rows of a statement with `$n` parameters. */
@@ -186,9 +193,10 @@ export class Database implements Sql {
    * statements without parameters (`BEGIN; SELECT …`); several texts are
    * sent one round trip each, in order. A `lazy` opening waits for the first
    * statement of `fn` and goes in its round trip; what `fn` leaves waiting
-   * goes with the `COMMIT`.
+   * goes with the `COMMIT`. When `wakes` says, once `fn` resolved, that the
+   * transaction appended, its commit wakes the subscribers ({@link announce}).
    */
-  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin: string | readonly string[] = 'BEGIN', lazy = false): Promise<T> {
+  async transaction<T>(fn: (sql: Sql) => Promise<T>, begin: string | readonly string[] = 'BEGIN', lazy = false, wakes?: () => boolean): Promise<T> {
     if (this.#closed) throw new ClosedError('the PostgreSQL provider is closed');
     let client: pg.PoolClient;
     try {
@@ -212,7 +220,16 @@ export class Database implements Sql {
       if (!lazy) for (const text of opening) await run(client, text);
       begun = true;
       const result = await fn(sql);
-      await sql.rows('COMMIT');
+      if (wakes?.() !== true) await sql.rows('COMMIT');
+      else if (this.#closed || this.#announcing !== undefined) {
+        await sql.rows('COMMIT');
+        this.announce();
+      } else {
+        // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
+        const committed = sql.batch([['COMMIT'], [WAKE, [this.schema]]]);
+        this.#interval(committed);
+        await committed;
+      }
       return result;
     } catch (error) {
       if (!begun) broken = true;
@@ -237,9 +254,11 @@ export class Database implements Sql {
    * transaction of its own that does not wait for a WAL flush. Not from the
    * write transaction itself: PostgreSQL holds one database-wide lock from a
    * notifying transaction's pre-commit through its commit, which would
-   * serialise every writer. Fire-and-forget, and throttled: the first commit
-   * after a quiet spell notifies at once; the commits in the next
-   * {@link ANNOUNCE_INTERVAL_MS} ask for one more, sent when it ends, so every
+   * serialise every writer. A write transaction sends it after its `COMMIT`,
+   * in the same round trip (`transaction`); this sends one through the pool,
+   * after a commit that could not carry it. Fire-and-forget, and throttled:
+   * the first commit after a quiet spell notifies at once; the commits in the
+   * next {@link ANNOUNCE_INTERVAL_MS} ask for one more, sent when it ends, so every
    * commit is followed by a notification sent after it, and a busy writer
    * sends one per interval instead of one per write (each costs the server a
    * transaction). A lost one (an error, a server away) is covered by the
@@ -247,11 +266,12 @@ export class Database implements Sql {
    */
   announce(): void {
     if (this.#closed) return;
-    if (this.#announcing === undefined) this.#send();
+    if (this.#announcing === undefined) this.#interval(run(this.pool, WAKE, [this.schema]));
     else this.#again = true;
   }
 
-  #send(): void {
+  /** Starts an interval with the wake-up `sent`; when both end, sends the one more asked for meanwhile. */
+  #interval(sent: Promise<unknown>): void {
     const interval = new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, ANNOUNCE_INTERVAL_MS);
       timer.unref();
@@ -260,14 +280,11 @@ export class Database implements Sql {
         resolve();
       };
     });
-    const notified = run(this.pool, "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)", [EVENTS_CHANNEL, this.schema]).catch(
-      () => undefined,
-    );
-    this.#announcing = Promise.all([notified, interval]).then(() => {
+    this.#announcing = Promise.all([sent.catch(() => undefined), interval]).then(() => {
       this.#announcing = undefined;
       if (!this.#again) return;
       this.#again = false;
-      this.#send();
+      this.announce();
     });
   }
 

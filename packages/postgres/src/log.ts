@@ -101,7 +101,8 @@ export class PostgresLog implements Log {
    * nothing is stored. Once committed, subscribers are woken.
    */
   async #transaction<T>(state: boolean, fn: (sql: Sql, appended: { after: number | undefined }) => Promise<T>): Promise<T> {
-    const done = await (state
+    const wakes = () => true;
+    return state
       ? this.db.transaction(
           async (sql) => {
             const appended: { after: number | undefined } = { after: undefined };
@@ -117,10 +118,10 @@ export class PostgresLog implements Log {
             return result;
           },
           beginWriting(this.db, 'exclusive'),
+          false,
+          wakes,
         )
-      : this.db.transaction((sql) => fn(sql, { after: undefined })));
-    this.db.announce();
-    return done;
+      : this.db.transaction((sql) => fn(sql, { after: undefined }), 'BEGIN', false, wakes);
   }
 
   /** Appends one event of `stream`; `appended.after` learns the position before the first `state` event. */

@@ -4,14 +4,16 @@
  * returns rows, its values written in as literals. These tests hold the
  * literals to the parameters they stand for, the errors of waiting
  * statements to the statement that carries them, and an `appendTurn` to three
- * round trips whose session look-up and turn writes call the schema's
- * functions, so a writer's session plans them once.
+ * round trips: the look-ups with the lock, the position, then the writes with
+ * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes call the schema's functions,
+ * so a writer's session plans them once.
  */
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConflictError, createInMemoryProvider, sync } from '@agentstate/core';
 import { Database, openPool } from '../src/database.js';
+import { openPostgres } from '../src/index.js';
 import { freshSchema, testServer } from './cluster.js';
 import { fresh } from './helpers.js';
 
@@ -78,30 +80,40 @@ describe('a write transaction', () => {
 });
 
 describe('appendTurn', () => {
-  it('costs three round trips on its connection: the look-ups with the lock, the position, then the writes with the COMMIT, through the schema functions', async () => {
-    const { provider, close } = await fresh();
+  it('costs three round trips on its connection: the look-ups with the lock, the position, then the writes with the COMMIT and the wake-up', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const session = await provider.sessions.create({ title: 'round trips' });
+    await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+    // A provider of its own: no wake-up of its has gone yet, so its first commit carries one.
+    const writer = await openPostgres(url, { schema, max: 2 });
     const query = pg.Client.prototype.query;
-    const sent: string[] = [];
-    try {
-      const session = await provider.sessions.create({ title: 'round trips' });
-      await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
-      // Counted on the driver's own client: every round trip is one call of `query`.
+    /** The round trips of `write` on the driver's own client (every one is one call of `query`) but the wake-ups sent alone. */
+    const roundTrips = async (write: () => Promise<unknown>) => {
+      const sent: string[] = [];
       pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
         const config = args[0] as string | { text: string };
         sent.push(typeof config === 'string' ? config : config.text);
         return (query as (...a: unknown[]) => unknown).apply(this, args);
       } as typeof query;
-      const turn = await provider.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
-      pg.Client.prototype.query = query;
-      expect(turn.seq).toBe(2);
-      // The subscribers' wake-up goes on a connection of its own, after the commit.
-      const write = sent.filter((text) => !text.includes('pg_notify'));
-      expect(write).toHaveLength(3);
-      expect(write[0]).toMatch(/^BEGIN;[\s\S]*\.lock_session\('[^']+'\)$/);
-      // The session's bump and the turn's upsert are calls, not statements the server parses and plans on every write.
-      expect(write[2]).toMatch(/^INSERT INTO[\s\S]*;\nSELECT "[^"]+"\.bump_session\([^;]*;\nSELECT "[^"]+"\.put_turn\([\s\S]*COMMIT$/);
+      try {
+        await write();
+      } finally {
+        pg.Client.prototype.query = query;
+      }
+      // A commit within 10 ms of the last wake-up asks for one more, sent through the pool when the interval ends.
+      return sent.filter((text) => !text.startsWith('SELECT set_config'));
+    };
+    try {
+      const turn = await roundTrips(() => writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' }));
+      expect(turn).toHaveLength(3);
+      expect(turn[0]).toMatch(/^BEGIN;[\s\S]*\.lock_session\('[^']+'\)$/);
+      // The session's bump and the turn's upsert are calls, not statements the server parses and plans on every
+      // write; the wake-up follows the COMMIT, in a transaction of its own.
+      expect(turn[2]).toMatch(
+        /^INSERT INTO[\s\S]*;\nSELECT "[^"]+"\.bump_session\([^;]*;\nSELECT "[^"]+"\.put_turn\([\s\S]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
+      );
     } finally {
-      pg.Client.prototype.query = query;
+      await writer.close();
       await close();
     }
   });
