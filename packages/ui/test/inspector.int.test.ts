@@ -473,4 +473,71 @@ describe.skipIf(skipBrowser)('the page in Chromium', () => {
       await writable.close();
     }
   });
+  it('shows the newest summary over exactly the turns it covers, its earlier ones in history, and marks it stale once a covered turn is purged', async () => {
+    const writable = await openWriter(path);
+    const server = await serveUi(writable, { port: 0, pollMs: 200 });
+    try {
+      const session = await writable.sessions.create({ title: 'Trip to Porto', scope: ['team', 'web'] });
+      const said = ['Plan a trip to Porto', 'Book the tangerine hotel', 'Which train goes there?', 'The nine o clock one', 'Thanks'];
+      const turns = [];
+      for (const content of said) turns.push(await writable.sessions.appendTurn({ sessionId: session.id, role: 'user', content }));
+      await writable.sessions.compact(session.id, { through: 1, summary: 'The user plans a trip.', model: 'sum-1' });
+      await writable.sessions.compact(session.id, { through: turns[2]!.id, summary: 'Porto trip: hotel booked.', model: 'sum-2', tokens: 12 });
+      await page.goto('about:blank');
+      await page.goto(`${server.url}#/sessions`);
+      await page.getByTestId('session-list').getByText('Trip to Porto').click();
+      const summary = page.getByTestId('summary');
+      const transcript = page.getByTestId('transcript');
+      await summary.getByText('Porto trip: hotel booked.').waitFor();
+      expect(await summary.locator('.turn-head').textContent()).toMatch(/^summarythrough turn #3sum-212 tokens.*\d$/);
+      // The covered turns are folded under the summary: only the two after it are in the transcript, until opened.
+      await expect.poll(() => transcript.locator('.turn').count()).toBe(2);
+      expect(await transcript.getByText(said[0]!).count()).toBe(0);
+      await summary.getByRole('button', { name: 'show the 3 covered turns' }).click();
+      await expect.poll(() => transcript.locator('.turn.covered').count()).toBe(3);
+      const seqs = (rows: string) => transcript.locator(rows).locator('.turn-head .muted').filter({ hasText: /^#/ }).allTextContents();
+      expect(await seqs('.turn.covered')).toEqual(['#1', '#2', '#3']);
+      expect(await seqs('.turn:not(.covered)')).toEqual(['#4', '#5']);
+      // The earlier summary: in the session's history, each compaction a version with the summary it wrote.
+      await page.getByRole('button', { name: 'history', exact: true }).click();
+      const compactions = page.getByTestId('history').locator('.version', { hasText: 'session.compacted' });
+      await expect.poll(() => compactions.count()).toBe(2);
+      const change = compactions.nth(1).locator('.fields li', { hasText: 'summary' });
+      expect(await change.locator('.before').textContent()).toBe('The user plans a trip. (through turn #1, sum-1)');
+      expect(await change.locator('.after').textContent()).toBe('Porto trip: hotel booked. (through turn #3, sum-2, 12 tokens)');
+
+      await writable.purge({ id: turns[1]!.id, reason: 'the user asked' });
+      await summary.getByText('stale: a turn it covers was purged').waitFor();
+      await expect.poll(() => compactions.count()).toBe(3);
+      expect(await compactions.nth(2).locator('.fields li', { hasText: 'summary' }).locator('.after').textContent()).toBe(
+        'Porto trip: hotel booked. (through turn #3, sum-2, 12 tokens, stale)',
+      );
+      await expect.poll(() => seqs('.turn.covered')).toEqual(['#1', '#3']);
+      expect(await page.content()).not.toContain('tangerine');
+
+      // The scope's working memory, asked for by its kind, is named as such rather than by its reserved key.
+      await writable.workingMemory.replace({ text: 'Porto: hotel booked, train at nine', scope: ['team', 'web'] });
+      await page.goto(`${server.url}#/memory`);
+      await page.getByLabel('kinds').fill('working-memory');
+      const pinned = page.getByTestId('recall-lexical').locator('.hit', { hasText: 'Porto: hotel booked, train at nine' });
+      await pinned.locator('.chip', { hasText: 'working memory' }).waitFor();
+      expect(await pinned.textContent()).not.toContain('key working-memory');
+      // The timeline says what each compaction wrote.
+      await page.goto(`${server.url}#/timeline`);
+      const events = page.getByTestId('events');
+      await events.getByText('Trip to Porto: summary "Porto trip: hotel booked."').waitFor();
+      await events.getByText('Trip to Porto: summary marked stale').waitFor();
+      await page.goto(`${server.url}#/sessions`);
+      await page.getByTestId('session-list').getByText('Trip to Porto').click();
+      await summary.waitFor();
+
+      // A purge by a text the summary holds takes the session: nothing of it stays on the page.
+      await writable.purge({ matching: 'Porto trip', reason: 'the user asked' });
+      await page.getByText(/session not found/).waitFor();
+      expect(await page.content()).not.toMatch(/Porto trip|plans a trip/);
+    } finally {
+      await server.close();
+      await writable.close();
+    }
+  });
 });

@@ -4,20 +4,41 @@
  * changed from the version before. Loaded when unfolded, so a list of hits
  * does not ask for every record's history.
  */
+import type { SessionSummary } from '@agentstate/core';
 import { useState } from 'react';
 import { get, type RecordVersion } from '../api';
 import { useLoad, when } from '../util';
 
 /** The fields that differ between two versions, bookkeeping left out. */
-const BOOKKEEPING = new Set(['updatedAt', 'syncVersion', 'lastWriterId', 'hlc', 'seq']);
+const BOOKKEEPING = new Set(['updatedAt', 'updatedHlc', 'syncVersion', 'lastWriterId', 'hlc', 'seq']);
 
 function changedFields(before: Record<string, unknown> | undefined, after: Record<string, unknown>): string[] {
   if (!before) return [];
   return Object.keys(after).filter((k) => !BOOKKEEPING.has(k) && JSON.stringify(before[k]) !== JSON.stringify(after[k]));
 }
 
-function brief(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+/** A session's summary as a line: its text, then the turn it runs through (by seq when the caller knows it, else its id) and its marks. */
+function summaryText(summary: Partial<SessionSummary>, seqOf: (turnId: string) => number | undefined): string {
+  const through = summary.through === undefined ? undefined : seqOf(summary.through);
+  const marks = [
+    `through turn ${through === undefined ? String(summary.through) : `#${through}`}`,
+    summary.model,
+    summary.tokens === undefined ? undefined : `${summary.tokens} tokens`,
+    summary.stale ? 'stale' : undefined,
+  ];
+  return `${String(summary.text)} (${marks.filter(Boolean).join(', ')})`;
+}
+
+function brief(field: string, value: unknown, seqOf: (turnId: string) => number | undefined): string {
+  // A field the version before did not have (a first summary) is shown as absent: JSON has no text for undefined.
+  const text =
+    value === undefined
+      ? '(none)'
+      : typeof value === 'string'
+        ? value
+        : field === 'summary' && value !== null && typeof value === 'object'
+          ? summaryText(value as Partial<SessionSummary>, seqOf)
+          : JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
@@ -36,8 +57,9 @@ function Marks({ version }: { version: RecordVersion }) {
   );
 }
 
-function Versions({ id }: { id: string }) {
-  const versions = useLoad(() => get<RecordVersion[]>(`/history/${encodeURIComponent(id)}`), [id]);
+function Versions({ id, version, seqOf }: { id: string; version: number | undefined; seqOf: (turnId: string) => number | undefined }) {
+  // Again when the record has a new version, so an open history shows it (a summary written or marked stale, say).
+  const versions = useLoad(() => get<RecordVersion[]>(`/history/${encodeURIComponent(id)}`), [id, version]);
   if (versions.error) return <p className="error">{versions.error}</p>;
   if (!versions.value) return <p className="muted">loading…</p>;
   const list = versions.value;
@@ -53,8 +75,8 @@ function Versions({ id }: { id: string }) {
               <ul className="fields">
                 {fields.map((f) => (
                   <li key={f}>
-                    <span className="mono">{f}</span>: <span className="before">{brief(list[i - 1]?.record[f])}</span> →{' '}
-                    <span className="after">{brief(v.record[f])}</span>
+                    <span className="mono">{f}</span>: <span className="before">{brief(f, list[i - 1]?.record[f], seqOf)}</span> →{' '}
+                    <span className="after">{brief(f, v.record[f], seqOf)}</span>
                   </li>
                 ))}
               </ul>
@@ -66,15 +88,21 @@ function Versions({ id }: { id: string }) {
   );
 }
 
-/** A "history" button that unfolds the record's versions. */
-export function History({ id }: { id: string }) {
+const noSeq = (): undefined => undefined;
+
+/**
+ * A "history" button that unfolds the record's versions, loaded again when
+ * `version` (the record's `syncVersion`) moves; `seqOf` names a summary's
+ * turn by its seq now, when the caller has the turns.
+ */
+export function History({ id, version, seqOf = noSeq }: { id: string; version?: number; seqOf?: (turnId: string) => number | undefined }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="history-fold">
       <button type="button" className="small" aria-expanded={open} onClick={() => setOpen(!open)}>
         {open ? 'hide history' : 'history'}
       </button>
-      {open && <Versions id={id} />}
+      {open && <Versions id={id} version={version} seqOf={seqOf} />}
     </div>
   );
 }

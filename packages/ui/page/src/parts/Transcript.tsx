@@ -5,7 +5,8 @@
  * measured once as they mount, then by a resize observer), and a row's
  * content is rendered once while it stays in view: scrolling moves rows,
  * it does not render them again. So a transcript of thousands of turns
- * scrolls as smoothly as a short one.
+ * scrolls as smoothly as a short one. The first `covered` turns, those a
+ * summary covers, are dimmed.
  */
 import type { Part, Turn } from '@agentstate/core';
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -93,7 +94,7 @@ const TurnBody = memo(function TurnBody({ turn, open, toggle }: { turn: Turn; op
   );
 });
 
-export function Transcript({ turns }: { turns: readonly Turn[] }) {
+export function Transcript({ turns, covered = 0 }: { turns: readonly Turn[]; covered?: number }) {
   const scroller = useRef<HTMLDivElement>(null);
   // The open folds by turn id, then by `turn:part`, so a row scrolled out and back keeps its state.
   const [open, setOpen] = useState<ReadonlyMap<string, ReadonlySet<string>>>(new Map());
@@ -126,7 +127,7 @@ export function Transcript({ turns }: { turns: readonly Turn[] }) {
               key={row.key}
               ref={virtualizer.measureElement}
               data-index={row.index}
-              className={`turn role-${turn.role}`}
+              className={`turn role-${turn.role}${row.index < covered ? ' covered' : ''}`}
               style={{ position: 'absolute', top: 0, left: 0, right: 0, transform: `translateY(${row.start}px)` }}
             >
               <TurnBody turn={turn} open={open.get(turn.id) ?? NONE} toggle={toggle} />

@@ -2,7 +2,9 @@
  * Memory: the recall playground. One query runs in the three modes at once,
  * lexical, semantic and hybrid, shown side by side with their scores;
  * namespace, kind and metadata filters apply to all three. Each hit
- * unfolds its history: every version of the item and what changed.
+ * unfolds its history: every version of the item and what changed. A
+ * scope's working memory, which recall leaves out unless its kind is
+ * asked for, is named as such rather than by its reserved key.
  */
 import { useEffect, useState } from 'react';
 import { del, get, type RecallHit } from '../api';
@@ -13,6 +15,9 @@ import { NamespacePicker } from '../parts/NamespacePicker';
 import { scopeText, useLoad, when } from '../util';
 
 const MODES = ['lexical', 'semantic', 'hybrid'] as const;
+
+/** Core's `WORKING_MEMORY`, the reserved key and kind of a scope's working memory: the page bundles no code of core, only its types. */
+const WORKING_MEMORY = 'working-memory';
 
 interface Filters {
   q: string;
@@ -44,11 +49,11 @@ function Column({ mode, filters, allowWrites }: { mode: (typeof MODES)[number]; 
             </div>
             <div className="text">{h.content}</div>
             <div className="muted">
-              {h.kind || 'no kind'} · {scopeText(h.scope)} · {when(h.updatedAt)}
-              {h.key ? ` · key ${h.key}` : ''}
+              {h.key === WORKING_MEMORY ? <span className="chip">working memory</span> : h.kind || 'no kind'} · {scopeText(h.scope)} · {when(h.updatedAt)}
+              {h.key && h.key !== WORKING_MEMORY ? ` · key ${h.key}` : ''}
             </div>
             {Object.keys(h.metadata).length > 0 && <div className="muted mono">{JSON.stringify(h.metadata)}</div>}
-            <History id={h.id} />
+            <History id={h.id} version={h.syncVersion} />
             {allowWrites && (
               <>
                 <button type="button" className="danger small" onClick={() => void remove(h)}>

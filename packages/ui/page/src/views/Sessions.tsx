@@ -1,6 +1,7 @@
 /**
  * Sessions: a paged list by namespace, a search over turns, and the chosen
- * session's transcript with its metadata. The list follows new events.
+ * session's transcript with its metadata, under its summary once it was
+ * compacted. The list follows new events.
  */
 import type { Session, Turn } from '@agentstate/core';
 import { useEffect, useState } from 'react';
@@ -9,6 +10,7 @@ import { useChanges } from '../live';
 import { purgeConfirmed } from '../purge';
 import { History } from '../parts/History';
 import { NamespacePicker } from '../parts/NamespacePicker';
+import { coveredCount, Summary } from '../parts/Summary';
 import { Transcript } from '../parts/Transcript';
 import { count, scopeText, useLoad, when } from '../util';
 
@@ -76,6 +78,7 @@ function SearchResults({ query, namespace, onSelect }: { query: string; namespac
 
 function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boolean; onDeleted: () => void }) {
   const changes = useChanges();
+  const [showCovered, setShowCovered] = useState(false);
   // The session at every new event (cheap); its transcript only when the session changed.
   const meta = useLoad(() => get<Session>(`/sessions/${encodeURIComponent(id)}`), [id, changes]);
   const version = meta.value?.syncVersion;
@@ -88,6 +91,8 @@ function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites
   if (!meta.value || !transcript.value) return <p className="muted">loading…</p>;
   const session = meta.value;
   const turns = transcript.value;
+  const summary = session.summary;
+  const covered = summary ? coveredCount(summary, turns) : 0;
   const remove = async () => {
     if (!window.confirm(`Delete the session "${session.title || session.id}"? It becomes a tombstone in the log.`)) return;
     await del(`/sessions/${encodeURIComponent(id)}`);
@@ -113,8 +118,9 @@ function SessionDetail({ id, allowWrites, onDeleted }: { id: string; allowWrites
           purge session
         </button>
       )}
-      <History id={session.id} />
-      <Transcript turns={turns} />
+      <History id={session.id} version={session.syncVersion} seqOf={(turnId) => turns.find((t) => t.id === turnId)?.seq} />
+      {summary && <Summary summary={summary} turns={turns} open={showCovered} onToggle={() => setShowCovered(!showCovered)} />}
+      <Transcript turns={showCovered ? turns : turns.slice(covered)} covered={showCovered ? covered : 0} />
     </section>
   );
 }

@@ -66,7 +66,7 @@ function Detail({ id, allowWrites, onDeleted }: { id: string; allowWrites: boole
       </ul>
       <Markdown text={shown ? shown.body : skill.body} />
       <h3>history</h3>
-      <History id={skill.id} />
+      <History id={skill.id} version={skill.syncVersion} />
     </section>
   );
 }

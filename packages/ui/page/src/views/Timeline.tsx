@@ -37,6 +37,8 @@ function summary(e: TimelineEvent): string {
   if (t) return turnSummary(t);
   if (p.skill) return `${String(p.skill.slug)} v${String(p.skill.version)} (${String(p.skill.wins)}/${String(p.skill.uses)})`;
   if (p.item) return `${String(p.item.kind || 'memory')}: ${String(p.item.content ?? '').slice(0, 120)}`;
+  const compacted = e.type === 'session.compacted' ? (s?.summary as { text?: unknown; stale?: boolean } | undefined) : undefined;
+  if (compacted) return `${String(s?.title || s?.id)}: ${compacted.stale ? 'summary marked stale' : `summary "${String(compacted.text).slice(0, 100)}"`}`;
   if (s) return `${String(s.title || s.id)}`;
   return JSON.stringify(e.payload).slice(0, 120);
 }
