@@ -185,7 +185,7 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       }),
     ),
 
-  'Y52 an item synced to both stores, deleted and written again under its key on the first while the second updates it later, is one item on both, live with the later content':
+  'Y52 an item synced to both stores, deleted and written again under its key on the first while the second updates it later, is one item on both, live with the later content; written again after a purge, it syncs with its text':
     needing(['injectableClock'], (env) =>
       eachClockedPair(env, async (a, b, [, onB]) => {
         const first = await a.memory.write({ content: 'ship on friday', key: 'plan', scope });
@@ -199,6 +199,12 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await expectConverged([a, b]);
         const merged = { id: first.id, createdAt: first.createdAt, content: 'ship on saturday', deleted: false, syncVersion: 4 };
         for (const p of [a, b]) expect(await p.memory.getByKey('plan', { scope })).toMatchObject(merged);
+        // Written again after a purge, the key's item chains on it: it reaches the other store, a batch after the purge, with its text.
+        await a.purge({ id: first.id, reason: 'request of the owner' });
+        await a.memory.write({ content: 'ship at dawn', key: 'plan', scope });
+        await sync(b, a, { batchSize: 1 });
+        await expectConverged([a, b]);
+        expect(await b.memory.getByKey('plan', { scope })).toMatchObject({ id: first.id, content: 'ship at dawn', syncVersion: 6 });
       }),
     ),
 
