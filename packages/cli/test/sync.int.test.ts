@@ -46,9 +46,11 @@ describe('agentstate sync', () => {
     expect(onA).toMatch(/changed on [ab]/);
   });
 
-  it('refuses a key written in both files, exit 1, naming the record, and writes nothing', () => {
-    ok(['memory', 'write', 'slot on a', '--key', 'slot', '--db', a]);
-    const id = ok(['memory', 'write', 'slot on b', '--key', 'slot', '--db', b]).trim();
+  it('refuses a session renamed in both files, exit 1, naming the record, and writes nothing', () => {
+    const id = ok(['sessions', 'create', '--title', 'shared', '--db', a]).trim();
+    ok(['sync', a, b]);
+    ok(['sessions', 'update', id, '--title', 'renamed on a', '--db', a]);
+    ok(['sessions', 'update', id, '--title', 'renamed on b', '--db', b]);
     const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
     expect(fails(1, ['sync', a, b])).toContain(`changes record ${id}, which this store changed too`);
     expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);

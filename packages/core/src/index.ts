@@ -32,7 +32,7 @@ export { formatInstant, instantToMs, isCanonicalInstant, normalizeInstant } from
 export { type Hlc, compareHlc } from './time/hlc.js';
 export { type Entropy, systemEntropy, seededEntropy } from './ids/entropy.js';
 export { type IdGenerator, isUuidV7, uuidV7Time, UuidV7Generator } from './ids/uuidv7.js';
-export { skillId } from './ids/skill-id.js';
+export { memoryId, skillId } from './ids/key-id.js';
 export {
   type Scope,
   type Envelope,

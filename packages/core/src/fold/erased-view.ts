@@ -7,10 +7,14 @@ import { changeRecords } from '../log/changes.js';
 import type { StateChange } from '../log/events.js';
 import { canonicalJson } from '../log/json.js';
 import { ERASED, eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
+import type { MemoryItem } from '../records/records.js';
 import type { FoldView } from './fold-rules.js';
 
 /** Whether `record` equals `erase(record)`; `text` (its first erased field) rules out most records cheaply. */
 const isErased = <R>(record: R, text: string, erase: (record: R) => R): boolean => text === ERASED && canonicalJson(erase(record)) === canonicalJson(record);
+
+/** Whether `item` is in its erased form: a purge rewrote it, its key with its text. */
+export const isErasedItem = (item: MemoryItem): boolean => isErased(item, item.content, eraseMemoryItem);
 
 /** The ids of the records `change` carries in their erased form. */
 function erasedIds(change: StateChange): Set<string> {
@@ -20,7 +24,7 @@ function erasedIds(change: StateChange): Set<string> {
       (entry.kind === 'session' && isErased(entry.record, entry.record.title, eraseSession)) ||
       (entry.kind === 'turn' && isErased(entry.record, entry.record.content, eraseTurn)) ||
       (entry.kind === 'skill' && isErased(entry.record, entry.record.name, eraseSkill)) ||
-      (entry.kind === 'memory' && isErased(entry.record, entry.record.content, eraseMemoryItem))
+      (entry.kind === 'memory' && isErasedItem(entry.record))
     )
       ids.add(entry.record.id);
   }

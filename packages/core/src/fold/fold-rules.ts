@@ -10,6 +10,7 @@
 import { CorruptionError } from '../errors.js';
 import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
+import { isKeyItem } from '../ids/key-id.js';
 import { canonicalJson } from '../log/json.js';
 import { type StateChange, EventTypes, STATE_STREAM, type OutcomeIncrement, type PurgedRecords } from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
@@ -17,7 +18,7 @@ import type { OperationEntry, OperationRef } from '../log/operation.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import type { CheckpointKey } from '../write/backend.js';
-import { erasedView } from './erased-view.js';
+import { erasedView, isErasedItem } from './erased-view.js';
 
 /** What the rules look up in the state being folded into; tombstones included. */
 export interface FoldView {
@@ -196,13 +197,16 @@ function writesViolation(view: FoldView, writes: readonly CheckpointWrite[]): Vi
 }
 
 /**
- * A later version of a live memory item: the same scope and creation,
- * `updatedAt` never back; a tombstone changes nothing else, an update may
- * change the content fields and take a key no other live item of the scope holds.
+ * A later version of a live memory item, or of a deleted one its key brings back (docs/contract.md §4): the
+ * same scope and creation, `updatedAt` never back; a tombstone changes nothing else, an update may change
+ * the content fields and take a key no other live item of the scope holds.
  */
 function memoryChangeViolation(view: FoldView, item: MemoryItem, deleted: boolean): Violation {
   const stored = view.memoryItem(item.id);
-  if (!stored || stored.deleted) return `memory item ${json(item.id)} does not exist or is already deleted`;
+  // Its key's item, in the scope held (a scope changed is refused below as such); an erased version (a purge
+  // rewrote it since) no longer shows the key that brought it back.
+  const brought = stored?.deleted === true && !deleted && (isKeyItem({ ...item, scope: stored.scope }) || isErasedItem(item));
+  if (!stored || (stored.deleted && !brought)) return `memory item ${json(item.id)} does not exist or is already deleted`;
   const kept = nextVersion(stored, item, deleted) ?? changedField(stored, item, ['createdAt']) ?? samePlace(stored, item);
   if (kept !== undefined || !deleted) return kept ?? keyViolation(view, item);
   return (

@@ -5,7 +5,7 @@
  */
 import { EventTypes, type StateChange } from '../log/events.js';
 import { ERASED } from '../log/redact.js';
-import type { MemoryItem, Skill } from '../records/records.js';
+import type { Envelope, MemoryItem, Skill } from '../records/records.js';
 import { laterInstant } from '../time/instant.js';
 import type { StateLookups } from '../write/backend.js';
 
@@ -19,19 +19,26 @@ export function purgedSkill(skill: Skill): boolean {
   return skill.deleted && skill.name === ERASED && skill.body === ERASED;
 }
 
-/** Whether the memory item or skill a received `change` changes is held here as a purge left it, so it is stored erased. */
-export async function purgedHere(change: StateChange, held: Pick<StateLookups, 'memoryItem' | 'skill'>): Promise<boolean> {
+/**
+ * Whether the memory item or skill a received `change` changes is held here as a purge left it, and `change`
+ * was written apart from that purge, so it is stored erased. `held` is the store before the batch, `earlier`
+ * counts the versions the batch's events before `change` bring of a record: a version that chains on them
+ * all was written after the purge (a key's item written again, §4) and keeps its text.
+ */
+export async function purgedHere(change: StateChange, held: Pick<StateLookups, 'memoryItem' | 'skill'>, earlier: (id: string) => number): Promise<boolean> {
+  const apart = (stored: Envelope, version: Envelope & { id: string }) => version.syncVersion <= stored.syncVersion + earlier(version.id);
   switch (change.type) {
+    case EventTypes.MemoryWritten:
     case EventTypes.MemoryUpdated:
     case EventTypes.MemoryDeleted: {
       const item = await held.memoryItem(change.payload.item.id);
-      return item !== undefined && purgedItem(item);
+      return item !== undefined && purgedItem(item) && apart(item, change.payload.item);
     }
     case EventTypes.SkillUpserted:
     case EventTypes.SkillDeleted:
     case EventTypes.SkillOutcomeRecorded: {
       const skill = await held.skill(change.payload.skill.id);
-      return skill !== undefined && purgedSkill(skill);
+      return skill !== undefined && purgedSkill(skill) && apart(skill, change.payload.skill);
     }
     default:
       return false;

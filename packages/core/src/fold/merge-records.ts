@@ -12,6 +12,7 @@ import { EventTypes, type OutcomeIncrement, type StateChange } from '../log/even
 import { eraseMemoryItem } from '../log/redact.js';
 import type { Envelope, MemoryItem, Skill } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
+import { isKeyItem } from '../ids/key-id.js';
 import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
@@ -56,6 +57,7 @@ export function foldableChange(view: FoldView, change: StateChange, seq: number)
  */
 export function mergedChange(view: FoldView, change: StateChange, check?: (rest: StateChange) => void): StateChange | undefined {
   switch (change.type) {
+    case EventTypes.MemoryWritten:
     case EventTypes.MemoryUpdated:
     case EventTypes.MemoryDeleted: {
       // A version a later purge rewrote (`erasedBy`) is not merged as one arriving after it: that purge comes later in this log.
@@ -109,9 +111,9 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
 function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 'none'): MemoryItem | undefined {
   const stored = view.memoryItem(item.id);
   if (!concurrent(stored, item) || compareVersions(item, stored) === 0) return undefined;
-  if (!sameRecord(stored, item)) return undefined;
+  if (!sameItem(stored, item)) return undefined;
   const winner = compareVersions(item, stored) > 0 ? item : stored;
-  const next = { ...winner, syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
+  const next = { ...winner, ...firstCreation(stored, item), syncVersion: stored.syncVersion + 1, updatedAt: laterInstant(item.updatedAt, stored.updatedAt) };
   const merged = purge === 'this' || (purge === 'held' && purgedItem(stored)) ? { ...eraseMemoryItem(next), deleted: true } : next;
   if (merged.deleted || merged.key === null) return merged;
   const holder = view.memoryIdWithKey(merged.scope, merged.key);
@@ -173,23 +175,28 @@ function skillPurgedApart(stored: Skill | undefined, skill: Skill, purge: 'this'
 
 /**
  * Whether `version` can be a version of the skill held, `stored`: the same scope and slug. A new skill's
- * id is its key's (ids/skill-id.ts), so two stores that create one slug apart create one skill.
+ * id is its key's (ids/key-id.ts), so two stores that create one slug apart create one skill.
  */
 function sameSkill(stored: Skill, version: Skill): boolean {
   return version.slug === stored.slug && sameScope(version.scope, stored.scope);
 }
 
 /**
- * The creation a merged skill keeps, of the two it merges: the earlier `createdAt`, then the lesser origin.
+ * The creation a merged record keeps, of the two it merges: the earlier `createdAt`, then the lesser origin.
  * Every version carries the earliest creation its writer held, so the merge keeps the earliest of all.
  */
-function firstCreation(stored: Skill, skill: Skill): Pick<Skill, 'createdAt' | 'originInstanceId'> {
+function firstCreation<R extends MemoryItem | Skill>(stored: R, version: R): Pick<R, 'createdAt' | 'originInstanceId'> {
   const first =
-    skill.createdAt < stored.createdAt || (skill.createdAt === stored.createdAt && skill.originInstanceId < stored.originInstanceId) ? skill : stored;
+    version.createdAt < stored.createdAt || (version.createdAt === stored.createdAt && version.originInstanceId < stored.originInstanceId) ? version : stored;
   return { createdAt: first.createdAt, originInstanceId: first.originInstanceId };
 }
 
-/** Whether `version` can be a version of the memory item held, `stored`: the same creation, origin and scope. */
-function sameRecord(stored: MemoryItem, version: MemoryItem): boolean {
-  return version.createdAt === stored.createdAt && version.originInstanceId === stored.originInstanceId && sameScope(version.scope, stored.scope);
+/**
+ * Whether `version` can be a version of the memory item held, `stored`: the same scope, and the same creation
+ * or a key's item (its id is its key's, ids/key-id.ts, so two stores that write one key apart write one item;
+ * a purge erases the key of one of the two).
+ */
+function sameItem(stored: MemoryItem, version: MemoryItem): boolean {
+  const sameCreation = version.createdAt === stored.createdAt && version.originInstanceId === stored.originInstanceId;
+  return sameScope(version.scope, stored.scope) && (sameCreation || isKeyItem(stored) || isKeyItem(version));
 }

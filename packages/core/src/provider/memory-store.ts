@@ -5,7 +5,8 @@ import { parseInput, scopeOptionsSchema, updateMemoryInputSchema, writeMemoryInp
 import { memoryKeySchema, type MemoryItem, type Scope } from '../records/records.js';
 import { EventTypes } from '../log/events.js';
 import { idField } from '../records/fields.js';
-import { scopeKey, toScope } from '../records/scope.js';
+import { type ScopeInput, scopeKey, toScope } from '../records/scope.js';
+import { memoryId } from '../ids/key-id.js';
 import { atIndex, parseBatch } from './batch.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
@@ -17,9 +18,14 @@ import { type OperationSpec, operationCall } from './operations.js';
 const OPERATIONS = {
   write: { method: 'memory.write', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
   writeMany: { method: 'memory.writeMany', types: [EventTypes.MemoryWritten, EventTypes.MemoryUpdated] },
-  update: { method: 'memory.update', types: [EventTypes.MemoryUpdated] },
+  update: { method: 'memory.update', types: [EventTypes.MemoryUpdated, EventTypes.MemoryWritten] },
   delete: { method: 'memory.delete', types: [EventTypes.MemoryDeleted] },
 } as const satisfies Record<string, OperationSpec>;
+
+/** The id a write takes when no live item holds its key: its key's item's (docs/contract.md §2), else the caller's. */
+function idTaken(draft: { scope?: ScopeInput | undefined; key?: string | null | undefined; id?: string | undefined }): string | undefined {
+  return draft.key == null ? draft.id : memoryId(toScope(draft.scope), draft.key);
+}
 
 /** Expired items looked up per sweep step. */
 const SWEEP_BATCH = 256;
@@ -36,12 +42,11 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     async write(input) {
       const draft = parseInput(writeMemoryInputSchema, input);
       const change = await engine.mutate(
-        async (tx) =>
-          stamper.writeMemory(
-            draft,
-            draft.id === undefined ? undefined : await tx.memoryItem(draft.id),
-            draft.key == null ? undefined : await tx.memoryWithKey(toScope(draft.scope), draft.key),
-          ),
+        async (tx) => {
+          const id = idTaken(draft);
+          const holder = draft.key == null ? undefined : await tx.memoryWithKey(toScope(draft.scope), draft.key);
+          return stamper.writeMemory(draft, id === undefined || holder ? undefined : await tx.memoryItem(id), holder);
+        },
         operationCall(OPERATIONS.write, draft),
       );
       return copyMemoryItem(change.payload.item);
@@ -60,7 +65,8 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
           const slot = (scope: Scope, key: string) => `${scopeKey(scope)}\u0000${key}`;
           const out = [];
           for (const [i, draft] of drafts.entries()) {
-            const existing = draft.id === undefined ? undefined : (byId.get(draft.id) ?? (await tx.memoryItem(draft.id)));
+            const id = idTaken(draft);
+            const existing = id === undefined ? undefined : (byId.get(id) ?? (await tx.memoryItem(id)));
             const scope = toScope(draft.scope);
             const k = draft.key == null ? undefined : slot(scope, draft.key);
             const holder = k === undefined ? undefined : byKey.has(k) ? byKey.get(k) : await tx.memoryWithKey(scope, draft.key!);
@@ -81,15 +87,18 @@ export function createMemoryStore(engine: Engine, recallContext: RecallContext):
     async update(id, input) {
       parseInput(idField, id);
       const patch = parseInput(updateMemoryInputSchema, input);
-      const change = await engine.mutate(
+      // A new key writes the key's item and deletes this one: the result, the item written, is the first event,
+      // the one a retry reads back.
+      const [change] = await engine.mutateMany(
         async (tx) => {
           const stored = live(await tx.memoryItem(id), id);
-          const holder = patch.key == null ? undefined : await tx.memoryWithKey(stored.scope, patch.key);
-          return stamper.updateMemory(patch, stored, holder !== undefined && holder.id !== stored.id);
+          if (patch.key === undefined || patch.key === stored.key) return [stamper.updateMemory(patch, stored)];
+          const taken = patch.key !== null && (await tx.memoryWithKey(stored.scope, patch.key)) !== undefined;
+          return stamper.rekeyMemory(patch, stored, taken, patch.key === null ? undefined : await tx.memoryItem(memoryId(stored.scope, patch.key)));
         },
         operationCall(OPERATIONS.update, { ...patch, id }),
       );
-      return copyMemoryItem(change.payload.item);
+      return copyMemoryItem(change!.payload.item);
     },
 
     async get(id) {

@@ -14,6 +14,7 @@ import { LIMITS } from '../records/limits.js';
 import { parseInput, scopeInputSchema, scopeOptionsSchema, type ScopeOptions } from '../records/inputs.js';
 import type { MemoryItem } from '../records/records.js';
 import { toScope } from '../records/scope.js';
+import { memoryId } from '../ids/key-id.js';
 import { isExpired } from '../write/stamper.js';
 import type { Engine } from './engine.js';
 import { type OperationSpec, operationCall } from './operations.js';
@@ -107,7 +108,8 @@ export function createWorkingMemoryStore(
         if (text.length > LIMITS.longText) throw new ValidationError('append', `would make the working memory longer than ${LIMITS.longText} characters`);
         const tokens = counter.count(text);
         if (tokens > maxTokens) throw new TokenLimitError('text', tokens, maxTokens);
-        return engine.stamper.writeMemory({ content: text, scope, key: WORKING_MEMORY, kind: WORKING_MEMORY }, undefined, found);
+        const deleted = found ? undefined : await tx.memoryItem(memoryId(scope, WORKING_MEMORY));
+        return engine.stamper.writeMemory({ content: text, scope, key: WORKING_MEMORY, kind: WORKING_MEMORY }, deleted, found);
       },
       operationCall(spec, hashed),
     );

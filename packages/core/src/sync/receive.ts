@@ -144,6 +144,7 @@ export async function receiveEvents(
     }
     // Nothing is written before the batch is: every event is judged against the store as it was.
     const before = await heldAtOnce(tx, fresh);
+    const versions = new Map<string, number>();
     for (const [i, item] of fresh.entries()) {
       const record = await purgedOtherwise(item.change, before, async (id) =>
         (await recordEvents(tx, log, id)).some(({ event }) => event?.type === EventTypes.RecordsPurged),
@@ -153,7 +154,8 @@ export async function receiveEvents(
         const message = `event ${originSeq} of origin ${origin} purges skill ${record}, which this store purged apart to other counts or version: no merge rule covers this change yet; nothing was received`;
         throw new SyncConflictError('concurrent', origin, originSeq, message, record);
       }
-      fresh[i] = await erasedWherePurged(before, item);
+      fresh[i] = await erasedWherePurged(before, item, (id) => versions.get(id) ?? 0);
+      for (const id of changeRecordIds(item.change)) versions.set(id, (versions.get(id) ?? 0) + 1);
     }
     const skipped = prepared.length - fresh.length;
     if (fresh.length === 0) return { result: { received: 0, skipped }, changes: [], seqs: [] };
@@ -229,7 +231,7 @@ async function markPartial(
 async function asFolded(lookups: Pick<StateLookups, 'memoryItem'>, received: readonly ReceivedEvent[]): Promise<StateChange[]> {
   const changes: StateChange[] = [];
   for (const { change } of received) {
-    if (change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) changes.push(change);
+    if (change.type !== EventTypes.MemoryWritten && change.type !== EventTypes.MemoryUpdated && change.type !== EventTypes.MemoryDeleted) changes.push(change);
     else {
       const item = (await lookups.memoryItem(change.payload.item.id))!;
       changes.push({ type: item.deleted ? EventTypes.MemoryDeleted : EventTypes.MemoryUpdated, payload: { ...change.payload, item } });
@@ -261,9 +263,13 @@ async function heldAtOnce(lookups: StateLookups, received: readonly ReceivedEven
  * and stays (docs/contract.md §12, "Merge"), so the text of a version written apart from it, which
  * arrives after it, never reaches this store's log. Stored as an event that arrives already erased is.
  */
-async function erasedWherePurged<I extends ReceivedEvent>(lookups: Pick<StateLookups, 'memoryItem' | 'skill'>, item: I): Promise<I> {
+async function erasedWherePurged<I extends ReceivedEvent>(
+  lookups: Pick<StateLookups, 'memoryItem' | 'skill'>,
+  item: I,
+  earlier: (id: string) => number,
+): Promise<I> {
   const { change } = item;
-  if (!(await purgedHere(change, lookups))) return item;
+  if (!(await purgedHere(change, lookups, earlier))) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(changeRecordIds(change)), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;
   return { ...item, change: erased, input: { ...item.input, payload: storedPayload(erased) } };

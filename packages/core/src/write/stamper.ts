@@ -5,7 +5,7 @@
  * nothing, so every backend stamps identically (docs/architecture.md, the write path).
  */
 import { ConflictError, NotFoundError, ValidationError } from '../errors.js';
-import { skillId } from '../ids/skill-id.js';
+import { memoryId, skillId } from '../ids/key-id.js';
 import { type IdGenerator, UuidV7Generator } from '../ids/uuidv7.js';
 import type { Clock } from '../time/clock.js';
 import type { Hlc, HybridLogicalClock } from '../time/hlc.js';
@@ -75,6 +75,21 @@ function increment(value: number, field: string): number {
 /** A `ConflictError` unless `expected` (0 or absent: any) is the stored syncVersion of `what`. */
 function checkSyncVersion(what: string, stored: Envelope, expected = 0): void {
   if (expected !== 0 && expected !== stored.syncVersion) throw new ConflictError(`${what} is at syncVersion ${stored.syncVersion}, not ${expected}`);
+}
+
+/** The fields a write that leaves them out gives an item it writes afresh (over an expired or deleted item). */
+const FRESH_MEMORY = { kind: DEFAULT_MEMORY_KIND, source: '', metadata: {}, expiresAt: null } as const satisfies Partial<MemoryItem>;
+
+/** `stored`'s content fields with those `patch` gives: `metadata` as a whole, `null` clearing `key` and `expiresAt`. */
+function patched(stored: MemoryItem, patch: MemoryPatch): Pick<MemoryItem, 'content' | 'kind' | 'source' | 'key' | 'metadata' | 'expiresAt'> {
+  return {
+    content: patch.content ?? stored.content,
+    kind: patch.kind ?? stored.kind,
+    source: patch.source ?? stored.source,
+    key: patch.key === undefined ? stored.key : patch.key,
+    metadata: patch.metadata ?? structuredClone(stored.metadata),
+    expiresAt: patch.expiresAt === undefined ? stored.expiresAt : patch.expiresAt,
+  };
 }
 
 /** Stamps changes of the `state` stream. */
@@ -335,9 +350,10 @@ export class Stamper {
   }
 
   /**
-   * A new memory item, or, when `keyHolder` (the live item of the draft's
-   * scope holding its key) exists, an update of that item: a key is one
-   * slot. `existing` is whatever already holds the requested id.
+   * A memory write (docs/contract.md §4, "Keys are slots"): when `keyHolder` (the live item of the draft's
+   * scope holding its key) exists, an update of that item; else the item of the key, whose id is
+   * `memoryId(scope, key)`, created or, held as a tombstone, brought back; an unkeyed draft creates an item
+   * with a new id (or the caller's). `existing` is whatever holds the id the write takes.
    */
   writeMemory(
     draft: MemoryDraft,
@@ -349,16 +365,20 @@ export class Stamper {
         throw new ConflictError(`memory key ${JSON.stringify(keyHolder.key)} is held by item ${keyHolder.id}, not ${draft.id}`);
       }
       // An expired holder is reused as if it were absent: omitted fields take the defaults of a new write.
-      const base = isExpired(keyHolder, this.#now()) ? { ...keyHolder, kind: DEFAULT_MEMORY_KIND, source: '', metadata: {}, expiresAt: null } : keyHolder;
-      return this.updateMemory({ ...draft, syncVersion: 0 }, base);
+      return this.updateMemory({ ...draft, syncVersion: 0 }, isExpired(keyHolder, this.#now()) ? { ...keyHolder, ...FRESH_MEMORY } : keyHolder);
     }
+    const scope = toScope(draft.scope);
+    const id = draft.key == null ? (draft.id ?? this.#newId()) : memoryId(scope, draft.key);
+    if (draft.id !== undefined && draft.id !== id) throw new ValidationError('id', `must be ${id}, the id of the item of this scope and key`);
+    // The key's item, deleted (or purged, its key erased): the write is its next version, its omitted fields those of a new write.
+    if (draft.key != null && existing?.deleted) return this.updateMemory({ ...draft, syncVersion: 0 }, { ...existing, ...FRESH_MEMORY });
     if (existing) throw new ConflictError(`memory id already taken: ${existing.id}`);
     const createdAt = draft.createdAt ?? this.#now();
     const item: MemoryItem = {
-      id: draft.id ?? this.#newId(),
+      id,
       kind: draft.kind ?? DEFAULT_MEMORY_KIND,
       content: draft.content,
-      scope: toScope(draft.scope),
+      scope,
       source: draft.source ?? '',
       key: draft.key ?? null,
       metadata: draft.metadata ?? {},
@@ -372,21 +392,28 @@ export class Stamper {
 
   /**
    * The next version of a live item: given fields replace, omitted ones
-   * stay; a non-zero `syncVersion` must match. The caller checks that a new
-   * key is free in the item's scope (`keyTaken`).
+   * stay; a non-zero `syncVersion` must match. The key stays: a new one is {@link rekeyMemory}'s.
    */
-  updateMemory(patch: MemoryPatch, stored: MemoryItem, keyTaken = false): StateChangeOf<typeof EventTypes.MemoryUpdated> {
+  updateMemory(patch: MemoryPatch, stored: MemoryItem): StateChangeOf<typeof EventTypes.MemoryUpdated> {
+    checkSyncVersion(`memory item ${stored.id}`, stored, patch.syncVersion);
+    return { type: EventTypes.MemoryUpdated, payload: { item: this.#next(stored, false, patched(stored, patch)) } };
+  }
+
+  /**
+   * A live item given another key (docs/contract.md §4, `memory.update`): the item of that key written with
+   * the patched fields (`atKey` is whatever holds its id; for no key, a new item), then `stored` deleted, so
+   * a key's item keeps the key's id. The caller checks that no other live item holds the key (`keyTaken`).
+   */
+  rekeyMemory(
+    patch: MemoryPatch,
+    stored: MemoryItem,
+    keyTaken: boolean,
+    atKey: MemoryItem | undefined,
+  ): [ReturnType<Stamper['writeMemory']>, StateChangeOf<typeof EventTypes.MemoryDeleted>] {
     checkSyncVersion(`memory item ${stored.id}`, stored, patch.syncVersion);
     if (keyTaken) throw new ConflictError(`memory key ${JSON.stringify(patch.key)} is already held by another item of this scope`);
-    const item = this.#next(stored, false, {
-      content: patch.content ?? stored.content,
-      kind: patch.kind ?? stored.kind,
-      source: patch.source ?? stored.source,
-      key: patch.key === undefined ? stored.key : patch.key,
-      metadata: patch.metadata ?? structuredClone(stored.metadata),
-      expiresAt: patch.expiresAt === undefined ? stored.expiresAt : patch.expiresAt,
-    });
-    return { type: EventTypes.MemoryUpdated, payload: { item } };
+    const written = this.writeMemory({ ...patched(stored, patch), scope: stored.scope }, atKey, undefined);
+    return [written, this.deleteMemory(stored, stored.id)];
   }
 
   /** Tombstones a live memory item. */

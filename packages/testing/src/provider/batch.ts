@@ -129,7 +129,8 @@ export const batchChecks: ProviderCheck[] = checks([], {
   'G4 a bad input, a taken or repeated id, another id for a held key or an operationId on an element refuses the whole writeMany call, naming the index, and writes nothing':
     fresh(async (p) => {
       const s = await p.sessions.create({});
-      await p.memory.write({ content: 'held', id: 'memory-g-taken', key: 'held' });
+      await p.memory.write({ content: 'held', id: 'memory-g-taken' });
+      await p.memory.write({ content: 'holds a key', key: 'held' });
       const before = await footprint(p, s.id);
       const ok = { content: 'fine' };
       const invalid = async (inputs: WriteMemoryInput[]) => (await expectError(() => p.memory.writeMany(inputs), ValidationError)).field;

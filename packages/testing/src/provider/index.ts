@@ -22,7 +22,7 @@ import { searchChecks } from './search.js';
 import { storeChecks } from './stores.js';
 import { syncChecks } from './sync.js';
 import { syncFieldChecks } from './sync-fields.js';
-import { syncKeyChecks } from './sync-keys.js';
+import { keyItemChecks, syncKeyChecks } from './sync-keys.js';
 import { syncRetentionChecks } from './sync-retention.js';
 import { syncOrderChecks } from './sync-order.js';
 import { syncScopeChecks } from './sync-scope.js';
@@ -60,6 +60,7 @@ const all: ProviderCheck[] = [
   ...syncScopeChecks,
   ...syncRetentionChecks,
   ...syncKeyChecks,
+  ...keyItemChecks,
   ...syncTurnChecks,
   ...syncOrderChecks,
   ...contextChecks,

@@ -42,7 +42,7 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     const events = await p.log.read({ stream: STATE_STREAM });
     expect([events.map((e) => e.type), events[1]!.payload]).toEqual([[EventTypes.MemoryWritten, EventTypes.MemoryUpdated], { item: updated }]);
   }),
-  'M3 a key is one slot per scope: writing it again updates the holder; another id is ConflictError': fresh(async (p) => {
+  'M3 a key is one slot per scope: writing it again updates the holder, even deleted; another id is ConflictError': fresh(async (p) => {
     const first = await p.memory.write({ content: 'dark', key: 'theme' });
     expect(await p.memory.write({ content: 'light', key: 'theme' })).toMatchObject({ id: first.id, content: 'light', key: 'theme', syncVersion: 2 });
     expect((await p.memory.write({ content: 'blue', key: 'theme', scope: ['project:x'] })).id).not.toBe(first.id);
@@ -50,8 +50,8 @@ export const memoryModelChecks: ProviderCheck[] = checks([], {
     const other = await p.memory.write({ content: 'other' });
     await expectError(() => p.memory.update(other.id, { key: 'theme' }), ConflictError);
     await p.memory.delete(first.id);
-    const fresh = await p.memory.write({ content: 'again', key: 'theme' });
-    expect([fresh.id === first.id, fresh.syncVersion]).toEqual([false, 1]);
+    const again = await p.memory.write({ content: 'again', key: 'theme' });
+    expect([again.id === first.id, again.syncVersion, again.deleted]).toEqual([true, 4, false]);
   }),
   'M4 an expired item is invisible at once; sweep tombstones each expired item and counts them': clocked(async (p, clock) => {
     const soon = new Date(T0 + 1000).toISOString();

@@ -1,48 +1,31 @@
 /**
- * Y50–Y53: memory keys and skill slugs written on stores apart (docs/contract.md §12, "Merge", "Not merged
- * yet"): a slug created apart is one skill, whose versions merge; a key held by two items is refused whole,
- * in either order.
+ * Y50–Y54, Y60, Y61: memory keys and skill slugs written on stores apart (docs/contract.md §12, "Merge"): a key
+ * written, or a slug created, apart is one record, whose versions merge; a key's item comes back when its key
+ * is written again, and a new key is a new item (§4, "Keys are slots").
  */
 import type { EventSourcedProvider } from '@agentstate/core';
-import { createInMemoryProvider, ManualClock, NotFoundError, STATE_STREAM, SyncConflictError, skillId, sync } from '@agentstate/core';
+import {
+  ConflictError,
+  createInMemoryProvider,
+  EventTypes,
+  isUuidV7,
+  ManualClock,
+  memoryId,
+  NotFoundError,
+  skillId,
+  sync,
+  ValidationError,
+  WORKING_MEMORY,
+} from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { expectError } from '../suite/expect-error.js';
 import { T0 } from '../suite/fixtures.js';
-import { type CheckEnv, checks, needing, property, type ProviderCheck } from '../suite/harness.js';
+import { checks, fresh, freshLog, needing, property, type ProviderCheck } from '../suite/harness.js';
 import { expectReplayEqualsTables, storedText } from './erasure.js';
-import { eachClockedPair, eachPair, expectConverged } from './sync.js';
+import { eachClockedPair, expectConverged } from './sync.js';
 
 const scope = ['team'];
-
-/** What a refused sync must leave as it was: both heads and both vectors. */
-const state = async (stores: readonly EventSourcedProvider[]) => Promise.all(stores.map(async (p) => [await p.log.head(STATE_STREAM), await p.vector()]));
-
-/** `sync(into, from)` is refused where `into` receives, as a concurrent change of `record` from `from`, and writes nothing. */
-async function expectRefused(into: EventSourcedProvider, from: EventSourcedProvider, record: string): Promise<void> {
-  const before = await state([into, from]);
-  const error = await expectError(() => sync(into, from), SyncConflictError);
-  expect([error.reason, error.record, error.origin]).toEqual(['concurrent', record, await from.replicaId()]);
-  expect(error.message).toContain('nothing was received');
-  expect(await state([into, from])).toEqual(before);
-}
-
-/**
- * Each store of a pair writes a record at one place (`write`, a key): a sync pulling into either is
- * refused naming the other's, and each store still reads its own there (`read`).
- */
-async function expectHeldApart(
-  env: CheckEnv,
-  write: (p: EventSourcedProvider, text: string) => Promise<{ id: string }>,
-  read: (p: EventSourcedProvider) => Promise<{ id: string }>,
-): Promise<void> {
-  await eachPair(env, async (a, b) => {
-    const [onA, onB] = [await write(a, 'tag, then push'), await write(b, 'push, then tag')];
-    await expectRefused(a, b, onB.id);
-    await expectRefused(b, a, onA.id);
-    expect([(await read(a)).id, (await read(b)).id]).toEqual([onA.id, onB.id]);
-  });
-}
 
 /** Each store holds at most one live item per key and one skill per slug of the scope. */
 async function expectOneHolder(stores: readonly EventSourcedProvider[]): Promise<void> {
@@ -55,50 +38,45 @@ async function expectOneHolder(stores: readonly EventSourcedProvider[]): Promise
   }
 }
 
-/** One operation of Y53's stores, on the keys and slugs they share. */
-type KeyOp = { kind: 'write' | 'forget' | 'upsert' | 'deleteSkill'; name: 'a' | 'b' | null; text: string };
+/** One operation of Y53's stores, on the keys and slugs they share: `move` gives the item of a key the other key. */
+type KeyOp = { kind: 'write' | 'forget' | 'move' | 'upsert' | 'deleteSkill'; name: 'a' | 'b' | null; text: string };
 
 const arbKeyOp: fc.Arbitrary<KeyOp> = fc.record({
-  kind: fc.constantFrom('write' as const, 'write' as const, 'forget' as const, 'upsert' as const, 'deleteSkill' as const),
+  kind: fc.constantFrom('write' as const, 'write' as const, 'forget' as const, 'move' as const, 'upsert' as const, 'deleteSkill' as const),
   name: fc.constantFrom('a' as const, 'b' as const, null),
   text: fc.constantFrom('alpha', 'beta', 'gamma'),
 });
 
-/** Which records a case writes: a key written on both stores is refused for good, so skills alone always meet. */
-type Kinds = 'memory' | 'skills' | 'both';
-
-/** Runs the `ops` of `kinds` on `p`, noting the ids of the items and skills it writes in `ids`; one that names nothing live is skipped. */
-async function runKeyOps(p: EventSourcedProvider, ops: readonly KeyOp[], kinds: Kinds, ids: Set<string>): Promise<void> {
+/** Runs `ops` on `p`; one that names nothing live, or moves an item onto a held key, is skipped. */
+async function runKeyOps(p: EventSourcedProvider, ops: readonly KeyOp[]): Promise<void> {
   for (const op of ops) {
-    if (kinds !== 'both' && (op.kind === 'write' || op.kind === 'forget') !== (kinds === 'memory')) continue;
     const slug = op.name ?? 'c';
-    const run = async (): Promise<{ id: string }> => {
+    const key = op.name ?? 'a';
+    const run = async (): Promise<unknown> => {
       switch (op.kind) {
         case 'write':
           return p.memory.write({ content: op.text, key: op.name, scope });
         case 'forget':
-          return p.memory.delete((await p.memory.getByKey(op.name ?? 'a', { scope })).id);
+          return p.memory.delete((await p.memory.getByKey(key, { scope })).id);
+        case 'move':
+          return p.memory.update((await p.memory.getByKey(key, { scope })).id, { key: key === 'a' ? 'b' : 'a' });
         case 'upsert':
           return p.skills.upsert({ slug, body: op.text, scope });
         case 'deleteSkill':
           return p.skills.delete(slug, { scope });
       }
     };
-    await run().then(
-      (record) => ids.add(record.id),
-      (error: unknown) => {
-        if (!(error instanceof NotFoundError)) throw error;
-      },
-    );
+    await run().catch((error: unknown) => {
+      if (!(error instanceof NotFoundError) && !(error instanceof ConflictError)) throw error;
+    });
   }
 }
 
 /** Y53's case: rounds of operations on two stores, each round followed by some syncs between them. */
-type KeyRounds = { mixed: boolean; kinds: Kinds; rounds: { ops: [KeyOp[], KeyOp[]]; syncs: { first: number; batchSize: number }[] }[] };
+type KeyRounds = { mixed: boolean; rounds: { ops: [KeyOp[], KeyOp[]]; syncs: { first: number; batchSize: number }[] }[] };
 
 const arbKeyRounds: fc.Arbitrary<KeyRounds> = fc.record({
   mixed: fc.boolean(),
-  kinds: fc.constantFrom<Kinds>('memory', 'skills', 'both'),
   rounds: fc.array(
     fc.record({
       ops: fc.tuple(fc.array(arbKeyOp, { maxLength: 4 }), fc.array(arbKeyOp, { maxLength: 4 })),
@@ -109,12 +87,11 @@ const arbKeyRounds: fc.Arbitrary<KeyRounds> = fc.record({
 });
 
 /**
- * A case always run: a key or slug (`kinds`) written and given up (`ops`) on the first store, written on the
+ * A case always run: a key or slug written and given up (`write`, `remove`) on the first store, written on the
  * second apart, synced once (`first`, `batchSize` as a sync of {@link KeyRounds}): either order must end the same.
  */
-const givenUp = (kinds: Kinds, [write, remove]: [KeyOp['kind'], KeyOp['kind']], first: number, batchSize: number): KeyRounds => ({
+const givenUp = ([write, remove]: [KeyOp['kind'], KeyOp['kind']], first: number, batchSize: number): KeyRounds => ({
   mixed: false,
-  kinds,
   rounds: [
     {
       ops: [
@@ -129,33 +106,31 @@ const givenUp = (kinds: Kinds, [write, remove]: [KeyOp['kind'], KeyOp['kind']], 
   ],
 });
 
-/**
- * Syncs `a` and `b`: when it finishes, both read the same; when it is refused (only where memory keys were
- * written), it names a record the stores wrote and the receive it refused wrote nothing (each store holds
- * what the batches before it brought).
- */
-async function syncOrRefuse([a, b]: readonly EventSourcedProvider[], batchSize: number, ids: ReadonlySet<string>, kinds: Kinds): Promise<void> {
-  const [aHead, bHead] = await Promise.all([a!.log.head(STATE_STREAM), b!.log.head(STATE_STREAM)]);
-  let received = { toA: 0, toB: 0 };
-  const outcome = await sync(a!, b!, { batchSize, onProgress: (summary) => (received = summary) }).catch((error: unknown) => error);
-  if (outcome instanceof Error) {
-    if (kinds === 'skills') throw outcome;
-    expect(outcome).toBeInstanceOf(SyncConflictError);
-    expect((outcome as SyncConflictError).reason).toBe('concurrent');
-    expect(ids.has((outcome as SyncConflictError).record!), 'the record named').toBe(true);
-    expect([await a!.log.head(STATE_STREAM), await b!.log.head(STATE_STREAM)]).toEqual([aHead! + received.toA, bHead! + received.toB]);
-    for (const p of [a!, b!]) await expectReplayEqualsTables(p);
-  } else await expectConverged([a!, b!]);
-  await expectOneHolder([a!, b!]);
+/** A key written on two stores apart, the second store's writes later by its clock (`onB`). */
+async function writtenApart(a: EventSourcedProvider, b: EventSourcedProvider, onB: ManualClock) {
+  const first = await a.memory.write({ content: 'ship on friday', key: 'plan', scope, kind: 'note' });
+  onB.advance(1_000);
+  await b.memory.write({ content: 'ship on monday', key: 'plan', scope });
+  return first;
 }
 
 export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
-  'Y50 the same memory key written on two stores apart is refused as a concurrent change naming the item that arrives, in either order, and writes nothing':
-    needing([], (env) =>
-      expectHeldApart(
-        env,
-        (p, text) => p.memory.write({ content: text, key: 'plan', scope }),
-        (p) => p.memory.getByKey('plan', { scope }),
+  'Y50 the same memory key written on two stores apart is one item: pulled either way, both read the item of the key with the first creation and the later content, equal to a replay':
+    needing(['injectableClock'], (env) =>
+      eachClockedPair(env, async (a, b, [, onB]) => {
+        const { createdAt, originInstanceId } = await writtenApart(a, b, onB);
+        await b.memory.write({ content: 'ship on tuesday', key: 'plan', scope });
+        await sync(b, a);
+        await expectConverged([a, b]);
+        const merged = { id: memoryId(scope, 'plan'), createdAt, originInstanceId, content: 'ship on tuesday', kind: 'fact', syncVersion: 3 };
+        for (const p of [a, b]) expect(await p.memory.getByKey('plan', { scope })).toMatchObject(merged);
+      }).then(() =>
+        eachClockedPair(env, async (a, b, [, onB]) => {
+          await writtenApart(a, b, onB);
+          await sync(a, b);
+          await expectConverged([a, b]);
+          expect(await a.memory.getByKey('plan', { scope })).toMatchObject({ content: 'ship on monday', syncVersion: 2 });
+        }),
       ),
     ),
 
@@ -210,27 +185,36 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       }),
     ),
 
-  'Y52 a merged memory item brought back holding a key another item took meanwhile is refused, in either order': needing(['injectableClock'], async (env) => {
-    await eachClockedPair(env, async (a, b, [, onB]) => {
-      const first = await a.memory.write({ content: 'ship on friday', key: 'plan', scope });
-      await sync(a, b);
-      await a.memory.delete(first.id);
-      const second = await a.memory.write({ content: 'ship next week', key: 'plan', scope });
-      // Later than a's delete: it brings the first item back where the two meet.
-      onB.advance(60_000);
-      await b.memory.update(first.id, { content: 'ship on saturday' });
-      await expectRefused(a, b, first.id);
-      await expectRefused(b, a, second.id);
-    });
-  }),
+  'Y52 an item synced to both stores, deleted and written again under its key on the first while the second updates it later, is one item on both, live with the later content; written again after a purge, it syncs with its text':
+    needing(['injectableClock'], (env) =>
+      eachClockedPair(env, async (a, b, [, onB]) => {
+        const first = await a.memory.write({ content: 'ship on friday', key: 'plan', scope });
+        await sync(a, b);
+        await a.memory.delete(first.id);
+        expect(await a.memory.write({ content: 'ship next week', key: 'plan', scope })).toMatchObject({ id: first.id, syncVersion: 3 });
+        // Later than the first store's writes: its content wins where the two meet.
+        onB.advance(60_000);
+        await b.memory.update(first.id, { content: 'ship on saturday' });
+        await sync(a, b);
+        await expectConverged([a, b]);
+        const merged = { id: first.id, createdAt: first.createdAt, content: 'ship on saturday', deleted: false, syncVersion: 4 };
+        for (const p of [a, b]) expect(await p.memory.getByKey('plan', { scope })).toMatchObject(merged);
+        // Written again after a purge, the key's item chains on it: it reaches the other store, a batch after the purge, with its text.
+        await a.purge({ id: first.id, reason: 'request of the owner' });
+        await a.memory.write({ content: 'ship at dawn', key: 'plan', scope });
+        await sync(b, a, { batchSize: 1 });
+        await expectConverged([a, b]);
+        expect(await b.memory.getByKey('plan', { scope })).toMatchObject({ id: first.id, content: 'ship at dawn', syncVersion: 6 });
+      }),
+    ),
 
-  'Y53 property: two stores writing and deleting memory items and skills on shared keys and slugs, synced in random orders and batches, converge (always, when they write only skills) or are refused naming a record, writing nothing of the refused batch, never two holders of a key or slug':
+  'Y53 property: two stores writing, deleting and re-keying memory items and upserting and deleting skills on shared keys and slugs, synced in random orders and batches, converge, never two holders of a key or slug':
     needing(['injectableClock'], async (env) => {
       await property(
         env,
         arbKeyRounds,
-        { examples: [[givenUp('memory', ['write', 'forget'], 0, 4)], [givenUp('skills', ['upsert', 'deleteSkill'], 1, 1)]] },
-        async ({ mixed, kinds, rounds }) => {
+        { examples: [[givenUp(['write', 'forget'], 0, 4)], [givenUp(['upsert', 'deleteSkill'], 1, 1)], [givenUp(['write', 'move'], 1, 2)]] },
+        async ({ mixed, rounds }) => {
           // Both clocks move on together before each store's turn: the second store's writes are later than the first's, whatever the machine's speed.
           const clocks = [new ManualClock(T0), new ManualClock(T0)];
           const tick = () => {
@@ -238,15 +222,66 @@ export const syncKeyChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
           };
           const second = mixed ? env.closes(createInMemoryProvider({ clock: clocks[1]! })) : env.eventSourced(await env.open({ clock: clocks[1]! }));
           const stores = [env.eventSourced(await env.open({ clock: clocks[0]! })), second];
-          const ids = new Set<string>();
           for (const round of rounds) {
             for (const [i, ops] of round.ops.entries()) {
               tick();
-              await runKeyOps(stores[i]!, ops, kinds, ids);
+              await runKeyOps(stores[i]!, ops);
             }
-            for (const s of round.syncs) await syncOrRefuse(s.first === 0 ? stores : [...stores].reverse(), s.batchSize, ids, kinds);
+            for (const s of round.syncs) {
+              const [a, b] = s.first === 0 ? stores : [...stores].reverse();
+              await sync(a!, b!, { batchSize: s.batchSize });
+              await expectConverged(stores);
+              await expectOneHolder(stores);
+            }
           }
         },
       );
+    }),
+
+  "Y54 a scope's working memory created on two stores apart is one document after a sync: the later text, equal on both": needing(['injectableClock'], (env) =>
+    eachClockedPair(env, async (a, b, [, onB]) => {
+      await a.workingMemory.replace({ text: 'plan: ship on friday', scope });
+      onB.advance(1_000);
+      await b.workingMemory.patch({ append: 'plan: ship on monday', scope });
+      await sync(a, b);
+      await expectConverged([a, b]);
+      const merged = { id: memoryId(scope, WORKING_MEMORY), content: 'plan: ship on monday', syncVersion: 2 };
+      for (const p of [a, b]) expect(await p.workingMemory.get({ scope })).toMatchObject(merged);
+    }),
+  ),
+});
+
+/** Y60, Y61: a key's item on one store (docs/contract.md §4, "Keys are slots"). */
+export const keyItemChecks: ProviderCheck[] = checks([], {
+  "Y60 a write under the key of a deleted item brings that item back: its id and creation, its next version, the write's fields; after a purge too, without the purged text; another caller id is a ValidationError":
+    freshLog(async (p) => {
+      const first = await p.memory.write({ content: 'ship on friday', key: 'plan', scope, kind: 'note', metadata: { by: 'ana' } });
+      expect(first.id).toBe(memoryId(scope, 'plan'));
+      expect((await expectError(() => p.memory.write({ content: 'x', key: 'goal', scope, id: 'mine' }), ValidationError)).field).toBe('id');
+      await p.memory.delete(first.id);
+      const back = await p.memory.write({ content: 'ship next week', key: 'plan', scope });
+      expect(back).toMatchObject({ id: first.id, createdAt: first.createdAt, kind: 'fact', metadata: {}, syncVersion: 3, deleted: false });
+      const types = [EventTypes.MemoryWritten, EventTypes.MemoryDeleted, EventTypes.MemoryUpdated];
+      expect((await p.history(first.id)).map((v) => v.type)).toEqual(types);
+      await p.purge({ id: first.id, reason: 'request of the owner' });
+      expect(await p.memory.write({ content: 'ship at dawn', key: 'plan', scope })).toMatchObject({ id: first.id, key: 'plan', syncVersion: 5 });
+      for (const text of ['friday', 'next week']) expect(await storedText(p), text).not.toContain(text);
+      await expectReplayEqualsTables(p);
+    }),
+
+  'Y61 an update giving an item another key writes the item of that key, which it returns, and deletes the item; no key gives a new item; a held key is a ConflictError; a retry answers the item written':
+    fresh(async (p) => {
+      const first = await p.memory.write({ content: 'ship on friday', key: 'plan', scope, kind: 'note' });
+      const moved = await p.memory.update(first.id, { key: 'goal', operationId: 'op-move' });
+      expect(moved).toMatchObject({ id: memoryId(scope, 'goal'), key: 'goal', content: 'ship on friday', kind: 'note', syncVersion: 1 });
+      expect(await p.memory.getAny(first.id)).toMatchObject({ key: 'plan', content: 'ship on friday', deleted: true });
+      expect(await p.memory.update(first.id, { key: 'goal', operationId: 'op-move' })).toEqual(moved);
+      const unkeyed = await p.memory.update(moved.id, { key: null, content: 'ship on monday' });
+      expect([isUuidV7(unkeyed.id), unkeyed.key, (await p.memory.getAny(moved.id)).deleted]).toEqual([true, null, true]);
+      const back = await p.memory.update(unkeyed.id, { key: 'plan' });
+      expect(back).toMatchObject({ id: first.id, createdAt: first.createdAt, content: 'ship on monday', syncVersion: 3 });
+      await p.memory.write({ content: 'ship it', key: 'goal', scope });
+      await expectError(() => p.memory.update(back.id, { key: 'goal' }), ConflictError);
+      expect((await p.memory.getByKey('plan', { scope })).id).toBe(first.id);
     }),
 });

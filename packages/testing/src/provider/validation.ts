@@ -249,7 +249,7 @@ export const validationChecks: ProviderCheck[] = checks([], {
       await p.sessions.create({ id: SESSION, title: 'live' });
       await p.sessions.appendTurn({ sessionId: SESSION, role: 'user', content: 'hello', id: TURN });
       await p.skills.upsert({ slug: 'deploy', body: 'ship it' });
-      await p.memory.write({ content: 'a fact', key: 'theme', id: ITEM });
+      await p.memory.write({ content: 'a fact', id: ITEM });
       await p.checkpoints.put({ threadId: THREAD, checkpointId: '01', checkpoint: {} });
       const cases = [...UNKNOWN_KEYS];
       if (env.caps.eventSourced) {
