@@ -1,7 +1,9 @@
 /**
  * A small OpenAI Agents SDK agent with a tool and a durable session, offline
- * on the SDK's scripted model. Each run opens the SQLite file afresh, as a
- * new process would, and carries on the same conversation.
+ * on the SDK's scripted models. Each run opens the SQLite file afresh, as a
+ * new process would, and carries on the same conversation. The session
+ * compacts once it passes a small threshold, so the next run's model call
+ * gets the summary in place of the older items.
  * Run from the repository root after `npm run build`: `npx tsx examples/openai-agents/agent.ts`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,7 +23,8 @@ const checkDeploys = tool({
   execute: async (input) => `${(input as { env: string }).env}: deploy 812 failed, out of memory`,
 });
 
-// Your model in an app; a scripted one here, so this runs offline. One entry per model call.
+// Your models in an app; scripted ones here, so this runs offline. One entry per model call.
+const summarizer = new ScriptedModel([[assistantMessage('The user asked why the staging deploy failed; check_deploys said deploy 812 ran out of memory.')]]);
 const model = new ScriptedModel([
   [functionCall('check_deploys', { env: 'staging' }, { callId: 'call_1' })],
   [assistantMessage('Deploy 812 on staging ran out of memory; roll back or raise the limit.')],
@@ -34,14 +37,16 @@ const path = join(dir, 'agent.db');
 
 /** One run in a session opened on the file, as a fresh process would. */
 async function ask(input: string): Promise<void> {
-  const session = await AgentStateSession.sqlite(path, { sessionId: 'ops-chat', scope: ['user', 'ada'] });
+  const session = await AgentStateSession.sqlite(path, {
+    sessionId: 'ops-chat',
+    scope: ['user', 'ada'],
+    // Past 200 tokens (items are counted as stored), fold all but the newest within 60 into a summary the summarizer writes.
+    compaction: { thresholdTokens: 200, keepTokens: 60, model: summarizer },
+  });
   try {
     const result = await run(agent, input, { session });
     console.log(`user: ${input}`);
     console.log(`assistant: ${result.finalOutput}`);
-    // What the session handed the model: the whole conversation so far, read back from the file.
-    const seen = model.calls.at(-1)?.request.input;
-    console.log(`  (the model saw ${Array.isArray(seen) ? seen.length : 1} items)`);
   } finally {
     await session.close();
   }
@@ -51,9 +56,14 @@ try {
   await ask('Why did the staging deploy fail?');
   await ask('What did I ask you?');
 
+  // What the model received on its last call: the summary, then the newer items, read back from the file.
+  const seen = model.calls.at(-1)!.request.input;
+  for (const item of Array.isArray(seen) ? seen : [seen]) console.log(`> ${JSON.stringify(item)}`);
+
   const session = await AgentStateSession.sqlite(path, { sessionId: 'ops-chat' });
-  const items = await session.getItems();
-  console.log(`ops-chat holds ${items.length} items: ${items.map((item) => item.type ?? 'message').join(', ')}`);
+  // The transcript stays whole; the summary only stands in for its items in what the model is given.
+  const turns = await session.provider.sessions.turns('ops-chat');
+  console.log(`ops-chat holds ${turns.length} items; the model is given ${(await session.getItems()).length}`);
   const hits = await session.provider.sessions.search({ query: 'memory', sessionId: 'ops-chat' });
   console.log(hits.map((hit) => hit.turn.content));
   await session.close();

@@ -5,7 +5,7 @@
  * the instructions (ai 7 refuses system messages among the messages); the
  * turns are converted as `loadChat` reads them.
  */
-import type { ContextEntry, ContextOptions, Provider, Turn } from '@agentstate/core';
+import { type ContextEntry, type ContextOptions, type Provider, SUMMARY_HEADING, type Turn } from '@agentstate/core';
 import { convertToModelMessages, type ModelMessage } from 'ai';
 import { fromTurns } from './messages.js';
 
@@ -25,7 +25,7 @@ function place(entry: ContextEntry): Placed {
     case 'memory':
       return { heading: 'Memories recalled for this conversation:', line: item(entry.memory.content) };
     case 'summary':
-      return { heading: 'Summary of the earlier conversation:', line: entry.summary.text };
+      return { heading: SUMMARY_HEADING, line: entry.summary.text };
     case 'turn':
       return { turn: entry.turn };
   }

@@ -18,4 +18,6 @@ export { type ContextPrompt, contextPrompt } from './context.js';
 export { type MemoryOutput, type MemoryTools, type MemoryToolsOptions, type SkillOutput, memoryTools } from './memory-tools.js';
 export { fromTurn, fromTurns, toTurnInput } from './messages.js';
 export { type UIPartLike, fromTurnParts, toTurnParts } from './parts.js';
-export { SUMMARY_INSTRUCTIONS, type SummarizeWithOptions, summarizeWith, type WrittenSummary } from './summary.js';
+/** Core's default summary instructions, re-exported as the README names them. */
+export { SUMMARY_INSTRUCTIONS } from '@agentstate/core';
+export { type SummarizeWithOptions, summarizeWith, type WrittenSummary } from './summary.js';

@@ -6,15 +6,8 @@
  * fold into it; `compact` records its text with the model's id and the
  * tokens it wrote. A model that fails fails the compaction: nothing is written.
  */
-import { type SummarizeInput, turnTokenText, ValidationError } from '@agentstate/core';
+import { SUMMARY_INSTRUCTIONS, type SummarizeInput, turnTokenText, ValidationError } from '@agentstate/core';
 import { generateText, type LanguageModel } from 'ai';
-
-/** What a summary is written with unless the caller says otherwise; the model receives it first. */
-export const SUMMARY_INSTRUCTIONS =
-  'Summarise the conversation below so that the summary can stand in for it: whoever reads it instead must be able to carry on. ' +
-  'Keep every fact, name, number, preference, decision, tool result and open question that may matter later; leave out greetings and repetition. ' +
-  'A summary so far, if given, covers what came before: the new summary replaces it, so carry over what still matters. ' +
-  'Each turn is its role, then its parts, one per line. Answer with the summary only, in plain text, in the language of the conversation.';
 
 /** Options of {@link summarizeWith}. */
 export interface SummarizeWithOptions {

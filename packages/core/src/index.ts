@@ -139,7 +139,13 @@ export { type Embedder, cosineSimilarity } from './embedding/embedder.js';
 export type { RecallHit, TurnHit, MemoryStore, Provider, EventSourcedProvider } from './provider/types.js';
 export type { StateProviderOptions } from './provider/options.js';
 export type { ContextEntry, ContextOptions, ContextWindow } from './provider/context.js';
-export { type CompactionPolicy, compactWhenOver, type SummarizeInput } from './provider/compaction-policy.js';
+export {
+  type CompactionPolicy,
+  compactWhenOver,
+  SUMMARY_HEADING,
+  SUMMARY_INSTRUCTIONS,
+  type SummarizeInput,
+} from './provider/compaction-policy.js';
 export {
   DEFAULT_WORKING_MEMORY_TOKENS,
   type PatchWorkingMemoryInput,

@@ -5,7 +5,7 @@
  * the turns it covers.
  */
 import type { CompactionPolicy, SessionSummary, SummarizeInput } from '@agentstate/core';
-import { ValidationError } from '@agentstate/core';
+import { SUMMARY_HEADING, SUMMARY_INSTRUCTIONS, ValidationError } from '@agentstate/core';
 import type { AgentInputItem, Model } from '@openai/agents-core';
 import { RequestUsage } from '@openai/agents-core';
 import { turnToItem } from './items.js';
@@ -26,13 +26,6 @@ export type SessionCompaction = Omit<CompactionPolicy, 'summarize'> &
         summarize?: never;
       }
   );
-
-/** What a summarising `model` is told by default. */
-export const SUMMARY_INSTRUCTIONS =
-  'Summarize the conversation above for your own later use: keep every fact, decision, name, number and open question a later turn may need. Reply with the summary only.';
-
-/** The heading the summary item starts with, before the summary's text. */
-export const SUMMARY_HEADING = 'Summary of the earlier conversation:';
 
 /** The item a model reads for `summary`: a system message, the heading then the text. */
 export function summaryItem(summary: Pick<SessionSummary, 'text'>): AgentInputItem {

@@ -4,5 +4,7 @@
  * conversation lives in agentstate: one SQLite file, or any other backend.
  */
 export { AgentStateSession, type AgentStateSessionOptions } from './session.js';
-export { SUMMARY_HEADING, SUMMARY_INSTRUCTIONS, type SessionCompaction, summaryItem } from './compaction.js';
+/** Core's default summary instructions, re-exported as the README names them. */
+export { SUMMARY_INSTRUCTIONS } from '@agentstate/core';
+export { type SessionCompaction, summaryItem } from './compaction.js';
 export { ITEM_PART, itemToTurn, turnToItem } from './items.js';

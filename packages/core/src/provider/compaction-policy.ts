@@ -11,6 +11,16 @@ import { newestFit } from './context.js';
 import { counterFor, type TokenCounter, tokenCounterSchema, turnTokenText } from './tokens.js';
 import type { SessionStore } from './types.js';
 
+/** The line a model reads before a summary's text, where the summary stands in for the turns it covers (the adapters' prompts). */
+export const SUMMARY_HEADING = 'Summary of the earlier conversation:';
+
+/** What a model asked to write a summary is told unless the caller says otherwise (the adapters' summarizers); it reads this first. */
+export const SUMMARY_INSTRUCTIONS =
+  'Summarise the conversation that follows so that the summary can stand in for it: whoever reads it instead must be able to carry on. ' +
+  'Keep every fact, name, number, preference, decision, tool result and open question that may matter later; leave out greetings and repetition. ' +
+  'A summary so far, if given, covers what came before: the new summary replaces it, so carry over what still matters. ' +
+  'Answer with the summary only, in plain text, in the language of the conversation.';
+
 /** What `summarize` is given: the summary in use (if any) and the turns to fold into it, oldest first. */
 export interface SummarizeInput {
   summary: SessionSummary | undefined;
