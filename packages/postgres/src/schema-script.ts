@@ -44,22 +44,24 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, orig
  * but for one whose tables are those of this version ({@link SAME_TABLES_SINCE}).
  * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
  * 4: a session's compaction summary (`sessions.summary`), added in place ({@link SUMMARY_SQL}).
+ * 5: the clock of a session's latest field write (`sessions.fields_clock`), added in place ({@link SUMMARY_SQL}).
  */
-export const DERIVED_VERSION = 4;
+export const DERIVED_VERSION = 5;
 
 /**
  * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
- * functions ({@link FUNCTIONS_SQL}) and the sessions' summary column ({@link SUMMARY_SQL}), made in place on open,
- * with no fold. Set it to {@link DERIVED_VERSION} when a table or an index changes otherwise.
+ * functions ({@link FUNCTIONS_SQL}) and the sessions' summary and fields' clock columns ({@link SUMMARY_SQL}), made
+ * in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a table or an index changes otherwise.
  */
 export const SAME_TABLES_SINCE = 2;
 
 /**
- * The sessions' summary column, for a derived part of version 2 or 3: empty, as no session of a log those versions
- * wrote was compacted. Idempotent.
+ * The sessions' summary and fields' clock columns, for a derived part of version 2 to 4: empty, as no session of a
+ * log those versions wrote was compacted, and no event they wrote carries a fields' clock (a field write of theirs
+ * orders as the creation, docs/contract.md §12). Idempotent.
  */
 export const SUMMARY_SQL = `
-ALTER TABLE {schema}.sessions ADD COLUMN IF NOT EXISTS summary text;
+ALTER TABLE {schema}.sessions ADD COLUMN IF NOT EXISTS summary text, ADD COLUMN IF NOT EXISTS fields_clock text;
 `;
 
 /**
@@ -236,6 +238,7 @@ CREATE TABLE {schema}.sessions (
   created_at text COLLATE "C" NOT NULL,
   updated_at text NOT NULL,
   summary text,
+  fields_clock text,
   ${ENVELOPE},
   deleted boolean NOT NULL
 );

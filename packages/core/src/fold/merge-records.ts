@@ -17,11 +17,11 @@ import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { mergePurgedSkill, purgedItem } from './merge-purge.js';
-import { mergeCompaction } from './merge-summary.js';
+import { mergeCompaction, mergeSessionFields } from './merge-summary.js';
 import { mergeAppend, mergeRemoval, mergeSuffix } from './merge-turns.js';
 
-/** Canonical order of two versions of one record: by HLC, then by writer. */
-export function compareVersions(a: Envelope, b: Envelope): number {
+/** Canonical order of two versions of one record (or two clocks of one field): by HLC, then by writer. */
+export function compareVersions(a: Pick<Envelope, 'updatedHlc' | 'lastWriterId'>, b: Pick<Envelope, 'updatedHlc' | 'lastWriterId'>): number {
   return compareHlc(a.updatedHlc, b.updatedHlc) || (a.lastWriterId < b.lastWriterId ? -1 : a.lastWriterId > b.lastWriterId ? 1 : 0);
 }
 
@@ -78,6 +78,9 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
       return mergeSuffix(view, change);
     case EventTypes.SessionCompacted:
       return mergeCompaction(view, change);
+    case EventTypes.SessionUpdated:
+    case EventTypes.SessionDeleted:
+      return mergeSessionFields(view, change);
     case EventTypes.SkillOutcomeRecorded: {
       const stored = view.skill(change.payload.skill.id);
       const skill = mergeOutcome(stored, change.payload.skill, change.payload.increment) ?? skillPurgedApart(stored, change.payload.skill, 'held');

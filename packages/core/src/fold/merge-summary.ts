@@ -1,12 +1,11 @@
 /**
- * Merging a compaction written apart (docs/contract.md §12, "Merge"): a session's summary is a
- * last-writer-wins field, so of two summaries the later by (HLC, writer) stands, whatever order
- * they arrive in; a compaction changes nothing else of its session.
+ * Merging a session's fields and its compaction written apart (docs/contract.md §12, "Merge"): its
+ * fields (`title`, `metadata`, `scope`) and its summary are each last-writer-wins, so of two field
+ * writes, or two summaries, the later by (HLC, writer) stands, whatever order they arrive in; a
+ * compaction changes nothing else of its session, and a delete is final, as locally.
  */
-import { canonicalJson } from '../log/json.js';
-import type { EventTypes, StateChange, StateChangeOf } from '../log/events.js';
+import { EventTypes, type StateChange, type StateChangeOf, withFieldsClock } from '../log/events.js';
 import type { Session, SessionSummary } from '../records/records.js';
-import { compareHlc } from '../time/hlc.js';
 import { laterInstant } from '../time/instant.js';
 import type { FoldView } from './fold-rules.js';
 import { compareVersions } from './merge-records.js';
@@ -14,23 +13,51 @@ import { compareVersions } from './merge-records.js';
 /** The later of two summaries by (HLC, writer); either may be absent. */
 export function laterSummary(a: SessionSummary | undefined, b: SessionSummary | undefined): SessionSummary | undefined {
   if (a === undefined || b === undefined) return a ?? b;
-  const order = compareHlc(a.updatedHlc, b.updatedHlc) || (a.lastWriterId < b.lastWriterId ? -1 : a.lastWriterId > b.lastWriterId ? 1 : 0);
-  return order >= 0 ? a : b;
+  return compareVersions(a, b) >= 0 ? a : b;
 }
 
 /**
- * The compaction `change` merged into the live session held, written apart from some version of it: the
- * session's next version (the envelope as for an append) with the later summary. Undefined when no rule
- * covers it: the session is missing, deleted or another creation, or its other fields differ from those
- * held (written apart from a change of them, which is refused in either order). Its turn may have been
- * removed here meanwhile: `context` then leaves the summary out.
+ * The compaction `change` merged into the session held, written apart from some version of it: the session's
+ * next version (`syncVersion` one more, the greater clock and writer, `updatedAt` never back) with the later
+ * summary, its fields as held. Undefined when the session is missing or another creation. Its turn may have
+ * been removed here meanwhile: `context` then leaves the summary out.
  */
 export function mergeCompaction(view: FoldView, change: StateChangeOf<typeof EventTypes.SessionCompacted>): StateChange | undefined {
-  const carried = change.payload.session;
+  const stored = sessionApart(view, change.payload.session);
+  return stored && { ...change, payload: { ...change.payload, session: nextSession(stored, change.payload.session) } };
+}
+
+/**
+ * The field write `change` (`sessions.update`, `delete`) merged into the session held, written apart from some
+ * version of it: the session's next version (as for a compaction) with the fields of the later of the
+ * field write held (`fieldsClock`; absent, the creation, earlier than every write) and `change`, deleted when
+ * either is a delete. Undefined when the session is missing or another creation.
+ */
+export function mergeSessionFields(
+  view: FoldView,
+  change: StateChangeOf<typeof EventTypes.SessionUpdated | typeof EventTypes.SessionDeleted>,
+): StateChange | undefined {
+  const carried = withFieldsClock(change.payload.session);
+  const stored = sessionApart(view, carried);
+  if (!stored) return undefined;
+  const { title, metadata, scope, fieldsClock } =
+    stored.fieldsClock === undefined || compareVersions(carried.fieldsClock!, stored.fieldsClock) > 0 ? carried : stored;
+  const session = { ...nextSession(stored, carried), title, metadata, scope, fieldsClock, deleted: stored.deleted || carried.deleted };
+  return { ...change, type: session.deleted ? EventTypes.SessionDeleted : EventTypes.SessionUpdated, payload: { ...change.payload, session } };
+}
+
+/**
+ * The session held that `carried`, a version of it written apart from it, merges into; undefined when none can
+ * be: it is missing or another creation. Its fields and `deleted` may differ: a field write apart wrote them.
+ */
+export function sessionApart(view: FoldView, carried: Session): Session | undefined {
   const stored = view.session(carried.id);
-  if (!stored || stored.deleted || carried.syncVersion > stored.syncVersion || compareVersions(carried, stored) === 0) return undefined;
-  const fields = (s: Session) => canonicalJson([s.title, s.model, s.metadata, s.scope, s.createdAt, s.originInstanceId]);
-  if (fields(carried) !== fields(stored)) return undefined;
+  if (!stored || compareVersions(carried, stored) === 0 || carried.syncVersion > stored.syncVersion) return undefined;
+  return stored.model === carried.model && stored.createdAt === carried.createdAt && stored.originInstanceId === carried.originInstanceId ? stored : undefined;
+}
+
+/** The session held, `stored`, one version on by `carried`: the greater clock and writer, `updatedAt` never back, the later summary. */
+function nextSession(stored: Session, carried: Session): Session {
   const { updatedHlc, lastWriterId } = compareVersions(carried, stored) > 0 ? carried : stored;
   const session: Session = {
     ...stored,
@@ -41,5 +68,5 @@ export function mergeCompaction(view: FoldView, change: StateChangeOf<typeof Eve
   };
   const summary = laterSummary(stored.summary, carried.summary);
   if (summary !== undefined) session.summary = summary;
-  return { ...change, payload: { ...change.payload, session } };
+  return session;
 }

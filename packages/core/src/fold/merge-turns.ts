@@ -5,23 +5,23 @@
  * turn removed on both stores apart is removed once, and a replaced suffix is a removal and appends.
  */
 import { EventTypes, type StateChange, type StateChangeOf } from '../log/events.js';
-import { canonicalJson } from '../log/json.js';
 import type { Envelope, Session, Turn } from '../records/records.js';
 import { laterInstant } from '../time/instant.js';
 import type { FoldView } from './fold-rules.js';
 import { compareVersions } from './merge-records.js';
+import { sessionApart } from './merge-summary.js';
 
 /**
  * The append `change` merged into the session held: the session's next version (`syncVersion` one more,
  * `updatedHlc` and `lastWriterId` the greater of the two by (HLC, writer), `updatedAt` never back, its
- * other fields as held) and the turn at its rank. Undefined when no rule covers it: the session is
- * missing or deleted, the turn's id is taken, or a tombstone lies where its rank is looked for (its
+ * other fields as held, deleted too: a delete apart keeps the turns) and the turn at its rank. Undefined when no
+ * rule covers it: the session is missing, the turn's id is taken, or a tombstone lies where its rank is looked for (its
  * append's clock is no longer known).
  */
 export function mergeAppend(view: FoldView, change: StateChangeOf<typeof EventTypes.TurnAppended>): StateChange | undefined {
   const { turn } = change.payload;
   const stored = view.session(turn.sessionId);
-  if (!stored || stored.deleted || view.turnExists(turn.id) || compareVersions(turn, stored) === 0) return undefined;
+  if (!stored || view.turnExists(turn.id) || compareVersions(turn, stored) === 0) return undefined;
   const seq = rank(view, stored, turn);
   if (seq === undefined) return undefined;
   const session = { ...versionOn(stored, turn), updatedAt: laterInstant(stored.updatedAt, turn.createdAt) };
@@ -32,8 +32,7 @@ export function mergeAppend(view: FoldView, change: StateChangeOf<typeof EventTy
  * The removal `change` (`removeLastTurn`) merged into the session held: the turns it names, by id, become
  * tombstones where they stand here (turns appended apart from it, after them, stay; one removed here apart
  * too is removed once, `removedHere`), and the session's next version is as for an append. Undefined when
- * no rule covers it: the session is missing, deleted or another creation, a named turn is not in it, or its
- * fields differ from those held (written apart from it).
+ * no rule covers it: the session is missing or another creation, or a named turn is not in it.
  */
 export function mergeRemoval(view: FoldView, change: StateChangeOf<typeof EventTypes.TurnsRemoved>): StateChange | undefined {
   const stored = sessionApart(view, change.payload.session);
@@ -58,14 +57,6 @@ export function mergeSuffix(view: FoldView, change: StateChangeOf<typeof EventTy
   if (seq === undefined) return undefined;
   const session = { ...versionOn(stored, carried), updatedAt: laterInstant(stored.updatedAt, carried.updatedAt) };
   return { ...change, payload: { ...change.payload, session, removed, added: added.map((turn, i) => ({ ...turn, seq: seq + i })) } };
-}
-
-/** The session held that `carried`, a version of it written apart from it, changes the transcript of; undefined when none can be. */
-function sessionApart(view: FoldView, carried: Session): Session | undefined {
-  const stored = view.session(carried.id);
-  if (!stored || stored.deleted || compareVersions(carried, stored) === 0 || carried.syncVersion > stored.syncVersion) return undefined;
-  const fields = (s: Session) => canonicalJson([s.title, s.model, s.metadata, s.scope, s.createdAt, s.originInstanceId]);
-  return fields(carried) === fields(stored) ? stored : undefined;
 }
 
 /**

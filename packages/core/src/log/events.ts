@@ -155,7 +155,13 @@ export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' 
     deleted: false,
   };
   if (session.summary !== undefined) next.summary = session.summary;
+  if (session.fieldsClock !== undefined) next.fieldsClock = session.fieldsClock;
   return next;
+}
+
+/** `session`, the post-image of a field write (`sessions.update`, `delete`), with its own clock and writer as its fields'. */
+export function withFieldsClock(session: Session): Session {
+  return { ...session, fieldsClock: { updatedHlc: { ...session.updatedHlc }, lastWriterId: session.lastWriterId } };
 }
 
 /**

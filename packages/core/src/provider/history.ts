@@ -112,15 +112,24 @@ export async function recordHistory(lookups: StateLookups, log: Log, id: string,
   return markConflicts(versions);
 }
 
+/** The events that write a skill's content or a session's fields: the versions a merge of them orders. */
+const CONTENT_WRITES: ReadonlySet<string> = new Set([
+  EventTypes.SkillUpserted,
+  EventTypes.SkillDeleted,
+  EventTypes.SessionCreated,
+  EventTypes.SessionUpdated,
+  EventTypes.SessionDeleted,
+]);
+
 /**
- * Marks the versions that lost a merge, among a memory item's versions or a skill's content writes:
- * those with a later one by (HLC, writer) of no higher `syncVersion`, which its writer wrote without
- * holding them. Walked by `syncVersion`, each against the greatest of its own or a lower one.
+ * Marks the versions that lost a merge, among a memory item's versions, a skill's content writes or a
+ * session's field writes: those with a later one by (HLC, writer) of no higher `syncVersion`, which its
+ * writer wrote without holding them. Walked by `syncVersion`, each against the greatest of its own or a lower one.
  */
 function markConflicts(versions: RecordVersion[]): RecordVersion[] {
   const kind = versions[0]?.kind;
-  if (kind !== 'memory' && kind !== 'skill') return versions;
-  const writes = kind === 'memory' ? versions : versions.filter((v) => v.type === EventTypes.SkillUpserted || v.type === EventTypes.SkillDeleted);
+  if (kind === 'turn' || kind === undefined) return versions;
+  const writes = kind === 'memory' ? versions : versions.filter((v) => CONTENT_WRITES.has(v.type));
   const bySyncVersion = [...writes].sort((a, b) => a.record.syncVersion - b.record.syncVersion);
   let greatest: RecordVersion['record'] | undefined;
   for (let i = 0; i < bySyncVersion.length; ) {

@@ -29,6 +29,7 @@ function copyJson<T>(value: T): T {
 export function copySession(s: Session): Session {
   const copy = { ...s, scope: [...s.scope], metadata: copyJson(s.metadata), updatedHlc: { ...s.updatedHlc } };
   if (s.summary !== undefined) copy.summary = { ...s.summary, updatedHlc: { ...s.summary.updatedHlc } };
+  if (s.fieldsClock !== undefined) copy.fieldsClock = { ...s.fieldsClock, updatedHlc: { ...s.fieldsClock.updatedHlc } };
   return copy;
 }
 

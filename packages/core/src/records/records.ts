@@ -87,6 +87,11 @@ export const sessionSchema = z.strictObject({
   createdAt: instantField,
   updatedAt: instantField,
   summary: sessionSummarySchema.optional(),
+  /**
+   * The clock and writer of its latest field write (`sessions.update`, `delete`) after its creation; absent while its
+   * fields are those it was created with. Of two field writes made apart, the later by these stands (docs/contract.md §12).
+   */
+  fieldsClock: z.strictObject({ updatedHlc: hlcSchema, lastWriterId: idField }).optional(),
   ...envelopeShape,
 });
 

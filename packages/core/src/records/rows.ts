@@ -43,6 +43,8 @@ export interface SessionRow extends EnvelopeRow {
   updated_at: string;
   /** The summary's JSON text; NULL for a session never compacted. */
   summary: string | null;
+  /** The fields' clock's JSON text; NULL while its fields are those it was created with. */
+  fields_clock: string | null;
 }
 
 /** A row of `turns`. */
@@ -148,7 +150,11 @@ type Table = { columns: string; fields: readonly (readonly [column: string, fiel
 function table(columns: string, envelope = true): Table {
   const fields = columns.split(', ').map((column) => {
     const field = column === 'scope_key' ? 'scope' : column === 'check_command' ? 'check' : column.replace(/_(\w)/g, (_, c: string) => c.toUpperCase());
-    return [column, field, column === 'scope_key' ? 'scope' : ['metadata', 'tags', 'value', 'summary'].includes(column) ? 'json' : 'value'] as const;
+    return [
+      column,
+      field,
+      column === 'scope_key' ? 'scope' : ['metadata', 'tags', 'value', 'summary', 'fields_clock'].includes(column) ? 'json' : 'value',
+    ] as const;
   });
   return { columns: envelope ? `${columns}, ${ENVELOPE_COLUMNS}` : columns, fields, envelope };
 }
@@ -169,7 +175,7 @@ function recordOf<R>({ fields, envelope }: Table, row: object): R {
   return (envelope ? { ...record, ...envelopeOf(row as EnvelopeRow) } : record) as R;
 }
 
-const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at, summary');
+const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at, summary, fields_clock');
 /** In the order of a skill's fields, so a skill read back lists them as a written one does. */
 const SKILL = table('id, slug, name, body, tags, scope_key, uses, wins, check_command, version, created_at, updated_at');
 const MEMORY = table('id, kind, content, scope_key, source, key, metadata, expires_at, created_at, updated_at');

@@ -28,7 +28,7 @@ import { partsFromContent, renderPartsText } from '../records/parts.js';
 import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
-import { EventTypes, type PurgedRecords, type StateChangeOf } from '../log/events.js';
+import { EventTypes, type PurgedRecords, type StateChangeOf, withFieldsClock } from '../log/events.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
@@ -229,7 +229,7 @@ export class Stamper {
       metadata: patch.metadata ?? structuredClone(stored.metadata),
       scope: patch.scope === undefined ? [...stored.scope] : toScope(patch.scope),
     });
-    return { type: EventTypes.SessionUpdated, payload: { session } };
+    return { type: EventTypes.SessionUpdated, payload: { session: withFieldsClock(session) } };
   }
 
   /**
@@ -270,7 +270,7 @@ export class Stamper {
   /** Tombstones a live session. */
   deleteSession(session: Session | undefined, id: string): StateChangeOf<typeof EventTypes.SessionDeleted> {
     if (!session || session.deleted) throw new NotFoundError('session', id);
-    return { type: EventTypes.SessionDeleted, payload: { session: this.#next(session, true) } };
+    return { type: EventTypes.SessionDeleted, payload: { session: withFieldsClock(this.#next(session, true)) } };
   }
 
   /**

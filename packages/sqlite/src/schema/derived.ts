@@ -14,7 +14,7 @@
  * a derived table changes shape or meaning: every file is folded again on
  * its next writable open.
  */
-export const DERIVED_VERSION = 3;
+export const DERIVED_VERSION = 4;
 
 /**
  * Every category but separators (Z*) is a token character: the indexed text
@@ -97,6 +97,7 @@ CREATE TABLE sessions (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   summary TEXT,
+  fields_clock TEXT,
   ${STAMP}
 ) WITHOUT ROWID;
 CREATE INDEX sessions_live ON sessions (created_at, id) WHERE deleted = 0;

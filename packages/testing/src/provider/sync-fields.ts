@@ -1,6 +1,6 @@
-/** Y19–Y22, Y24–Y26: records merged against changes made apart (docs/contract.md §12, "Merge"); Y19–Y20 a skill purged after a content write it rewrote, which the other store lacks. */
+/** Y19–Y22, Y24–Y26, Y70–Y72: records merged against changes made apart (docs/contract.md §12, "Merge"); Y19–Y20 a skill purged after a content write it rewrote, which the other store lacks. */
 import type { Skill } from '@agentstate/core';
-import { createInMemoryProvider, ERASED, ManualClock, NotFoundError, sync } from '@agentstate/core';
+import { createInMemoryProvider, ERASED, ManualClock, NotFoundError, STATE_STREAM, sync } from '@agentstate/core';
 import fc from 'fast-check';
 import { expect } from 'vitest';
 import { T0 } from '../suite/fixtures.js';
@@ -90,5 +90,86 @@ export const syncFieldChecks: ProviderCheck[] = checks(['eventSourced', 'sync'],
         );
         if (purge) for (const p of stores) expect(await storedText(p)).not.toContain('quartzite');
       });
+    }),
+
+  "Y70 a session's fields updated on both stores apart merge into the later field write by (HLC, writer) on both, syncVersion counting the versions held; the loser stays in history, marked as a conflict":
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
+        const session = await a.sessions.create({ title: 'shared', metadata: { by: 'a' } });
+        await sync(a, b);
+        onA.advance(2_000);
+        onB.advance(1_000);
+        await b.sessions.update(session.id, { title: 'titled on b', metadata: { by: 'b' } });
+        const fromA = await a.sessions.update(session.id, { title: 'titled on a' });
+        await sync(a, b);
+        for (const p of [a, b]) {
+          expect(await p.sessions.get(session.id), 'the merged session').toEqual({ ...fromA, syncVersion: 3 });
+          const view = await p.at({ seq: await p.log.head(STATE_STREAM) });
+          expect(await view.sessions.get(session.id), 'the merged session in a view').toEqual({ ...fromA, syncVersion: 3 });
+          const versions = (await p.history(session.id)).map((version) => [version.kind === 'session' && version.record.title, version.conflict ?? false]);
+          expect(versions.sort(), 'history, its loser marked').toEqual([
+            ['shared', false],
+            ['titled on a', false],
+            ['titled on b', true],
+          ]);
+        }
+        await expectConverged([a, b]);
+      });
+    }),
+
+  "Y71 a session's fields updated on one store while its transcript is appended to, cut and compacted on the other: the fields and the transcript changes are all kept, on both, whichever is later":
+    needing(['injectableClock'], async (env) => {
+      for (const updaterAhead of [true, false])
+        await eachClockedPair(env, async (a, b, [onA, onB]) => {
+          const session = await a.sessions.create({ title: 'shared' });
+          const first = await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
+          await a.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'second' });
+          await sync(a, b);
+          (updaterAhead ? onA : onB).advance(60_000);
+          const updated = await a.sessions.update(session.id, { title: 'titled on a', metadata: { tag: 'a' } });
+          await b.sessions.removeLastTurn(session.id);
+          await b.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'third' });
+          await b.sessions.compact(session.id, { through: first.id, summary: 'the first turn' });
+          await sync(a, b);
+          for (const p of [a, b]) {
+            expect(await p.sessions.get(session.id), 'the merged session').toMatchObject({
+              title: 'titled on a',
+              metadata: { tag: 'a' },
+              summary: { text: 'the first turn' },
+              syncVersion: 7,
+              fieldsClock: { updatedHlc: updated.updatedHlc, lastWriterId: updated.lastWriterId },
+            });
+            expect(
+              (await p.sessions.turns(session.id, { limit: 10 })).map((turn) => turn.content),
+              'the transcript',
+            ).toEqual(['first', 'third']);
+          }
+          await expectConverged([a, b]);
+        });
+    }),
+
+  'Y72 a session deleted on one store while it is updated and appended to on the other is deleted on both, a delete being final as locally, with the fields of the later field write and the appended turn kept':
+    needing(['injectableClock'], async (env) => {
+      for (const deleterAhead of [true, false])
+        await eachClockedPair(env, async (a, b, [onA, onB]) => {
+          const session = await a.sessions.create({ title: 'shared' });
+          await sync(a, b);
+          (deleterAhead ? onA : onB).advance(60_000);
+          await a.sessions.delete(session.id);
+          await b.sessions.update(session.id, { title: 'titled on b' });
+          const turn = await b.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'appended on b' });
+          await sync(a, b);
+          for (const p of [a, b]) {
+            await expect(p.sessions.get(session.id)).rejects.toBeInstanceOf(NotFoundError);
+            expect(await p.sessions.getAny(session.id), 'the merged tombstone').toMatchObject({
+              title: deleterAhead ? 'shared' : 'titled on b',
+              deleted: true,
+              syncVersion: 4,
+            });
+            const versions = await p.history(turn.id);
+            expect(versions.map((version) => version.record.deleted)).toEqual([false]);
+          }
+          await expectConverged([a, b]);
+        });
     }),
 });

@@ -176,6 +176,7 @@ type SharedOp = {
     | 'append'
     | 'removeTurn'
     | 'replaceSuffix'
+    | 'retitle'
     | 'policy'
     | 'unpolicy';
   item: number;
@@ -195,6 +196,7 @@ const arbSharedOp: fc.Arbitrary<SharedOp> = fc.record({
     'append' as const,
     'removeTurn' as const,
     'replaceSuffix' as const,
+    'retitle' as const,
     'policy' as const,
     'unpolicy' as const,
   ),
@@ -234,7 +236,7 @@ function byClock(turns: readonly Turn[]): Turn[] {
 }
 
 /** The greatest of the versions of one record by (HLC, writer): the one whose content a merge keeps (docs/contract.md §12, "Merge"). */
-export function greatest<R extends MemoryItem | Skill>(versions: readonly R[]): R {
+export function greatest<R extends Pick<MemoryItem, 'updatedHlc' | 'lastWriterId'>>(versions: readonly R[]): R {
   return [...versions].sort((x, y) => compareHlc(y.updatedHlc, x.updatedHlc) || (y.lastWriterId < x.lastWriterId ? -1 : 1))[0]!;
 }
 
@@ -494,7 +496,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting and purging a shared skill, recording outcomes of another, appending, removing and replacing turns of a shared session and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting and purging a shared skill, recording outcomes of another, appending, removing and replacing turns of a shared session, retitling it, and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
@@ -506,7 +508,8 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
         // Only the first store purges it, once: two purges apart that leave different versions are refused.
         let rulesPurge: Skill | undefined;
-        const chat = await stores[0]!.sessions.create({ title: 'shared' });
+        const titles = [await stores[0]!.sessions.create({ title: 'shared' })];
+        const chat = titles[0]!;
         const turns: Turn[] = [];
         const removed = new Set<string>();
         let transcriptVersions = 0;
@@ -543,6 +546,9 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                   const added = [`${op.text} replaced on ${i}`, `${op.text} continued on ${i}`].map((content) => ({ role: 'assistant' as const, content }));
                   turns.push(...(await p.sessions.replaceSuffix(chat.id, { expected: last ? [last.id] : [], turns: added })));
                   if (last) removed.add(last.id);
+                  transcriptVersions += 1;
+                } else if (op.kind === 'retitle') {
+                  titles.push(await p.sessions.update(chat.id, { title: `${op.text} on ${i}` }));
                   transcriptVersions += 1;
                 } else if (op.kind === 'policy') await p.retention.set({ record: 'memory', scope: ['elsewhere'], maxAge: `${op.item + 1}d` });
                 else if (op.kind === 'unpolicy') {
@@ -598,7 +604,10 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
             .map((turn, n) => [n + 1, turn.id])
             .filter(([, id]) => !removed.has(id as string)),
         );
-        expect((await stores[0]!.sessions.get(chat.id)).syncVersion, 'the session counts its versions').toBe(1 + transcriptVersions);
+        expect(await stores[0]!.sessions.get(chat.id), 'the session counts its versions, titled by its later field write').toMatchObject({
+          syncVersion: 1 + transcriptVersions,
+          title: greatest(titles).title,
+        });
       });
     }),
 
