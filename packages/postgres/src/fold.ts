@@ -12,7 +12,7 @@
 import type { Checkpoint, MemoryItem, OperationEntry, Scope, Session, Skill, StateChange, Turn, UpcasterRegistry } from '@agentstate/core';
 import type { ChangeRecord, CheckpointKey, FoldView } from '@agentstate/core/backend';
 import { CorruptionError, decodeStateEvent, sessionAfterTurn, STATE_STREAM } from '@agentstate/core';
-import { changeRecords, describeError, foldableChange, operationEntry, scopeKey, turnInsertion } from '@agentstate/core/backend';
+import { changeRecordIds, changeRecords, describeError, foldableChange, operationEntry, scopeKey, turnInsertion } from '@agentstate/core/backend';
 import type { Sql } from './database.js';
 import type { PostgresLog } from './log.js';
 import type { TableLookups } from './lookups.js';
@@ -47,6 +47,8 @@ class FetchingView implements FoldView {
   /** Records to write, by kind and id, with the seq of their latest post-image. */
   readonly pending = new Map<string, { entry: TableEntry; seq: number }>();
   readonly pendingOperations: OperationEntry[] = [];
+  /** The history index's rows to write: record ids, and the seqs of the events that changed them. */
+  readonly pendingIndex = { ids: [] as string[], seqs: [] as number[] };
 
   constructor(private readonly tables: TableLookups) {}
 
@@ -221,6 +223,7 @@ class FetchingView implements FoldView {
   async flush(sql: Sql, projection: Projection): Promise<void> {
     for (const { entry, seq } of this.pending.values()) await putOrCorrupt(() => projection.put(sql, entry), seq);
     for (const entry of this.pendingOperations) await putOrCorrupt(() => projection.putOperation(sql, entry), entry.seq);
+    await projection.indexRecords(sql, this.pendingIndex.ids, this.pendingIndex.seqs);
   }
 }
 
@@ -272,7 +275,10 @@ export async function foldPending(
         await projection.shiftTurns(sql, change);
         view = new FetchingView(tables);
       }
-      await projection.indexRecords(sql, change, event.seq);
+      for (const id of changeRecordIds(change)) {
+        view.pendingIndex.ids.push(id);
+        view.pendingIndex.seqs.push(event.seq);
+      }
       for (const entry of changeRecords(change)) {
         if (isCheckpointEntry(entry)) {
           await putOrCorrupt(() => projection.put(sql, entry), event.seq);

@@ -40,7 +40,8 @@ export class Projection {
   /** Folds one change, the event at `seq`, into the tables. */
   async apply(sql: Sql, change: StateChange, seq: number): Promise<void> {
     for (const record of changeRecords(change)) await this.put(sql, record);
-    await this.indexRecords(sql, change, seq);
+    const ids = changeRecordIds(change);
+    await this.indexRecords(sql, ids, Array(ids.length).fill(seq));
     const operation = change.payload.operation;
     // A live write's first event carries the hash; its later events (a batch) name the id only.
     if (operation?.inputHash !== undefined) await this.putOperation(sql, operationEntry(operation, seq));
@@ -58,11 +59,13 @@ export class Projection {
     await sql.exec(`UPDATE ${this.db.t('turns')} SET seq = -seq WHERE session_id = $1 AND seq < 0`, [insertion.sessionId]);
   }
 
-  /** Writes the history index's rows for the event at `seq` (docs/contract.md §7, "History"). */
-  async indexRecords(sql: Sql, change: StateChange, seq: number): Promise<void> {
-    const ids = changeRecordIds(change);
+  /** Writes the history index's rows (docs/contract.md §7, "History"): record `ids[i]` changed by the event at `seqs[i]`, in one statement. */
+  async indexRecords(sql: Sql, ids: readonly string[], seqs: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
-    await sql.exec(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [ids, seq]);
+    await sql.exec(`INSERT INTO ${this.db.t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`, [
+      ids,
+      seqs,
+    ]);
   }
 
   /** Indexes the operation of an idempotent write (no hash: an empty `input_hash`); an id already there is refused by the table's key. */

@@ -3,7 +3,8 @@
  * error at open, never a hang; one that accepts the connection and never
  * answers fails within `connectTimeoutMs`; a write stuck behind another
  * transaction's lock fails after `statementTimeoutMs` with a retryable
- * `StatementTimeoutError` and applies nothing; a closed provider refuses
+ * `StatementTimeoutError` and applies nothing; the pool made from a URL runs
+ * its sessions with `jit` off; a closed provider refuses
  * further calls with a `ClosedError`; an application's pool is left open by
  * `close`.
  */
@@ -13,7 +14,7 @@ import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { ClosedError } from '@agentstate/core';
 import { ConnectionLostError, openPostgres, StatementTimeoutError } from '../src/index.js';
-import { Database } from '../src/database.js';
+import { Database, openPool } from '../src/database.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 /** A port nothing listens on. */
@@ -98,6 +99,20 @@ describe('PostgreSQL connections', () => {
       await timed.close();
       await provider.close();
       await dropSchema(url, schema);
+    }
+  });
+
+  it('runs the sessions of the pool it makes from a URL with jit off', async () => {
+    const { url } = await testServer();
+    const { pool } = openPool(url, { max: 2 });
+    // Two sessions at once: each new connection, not the first alone.
+    const clients = await Promise.all([pool.connect(), pool.connect()]);
+    try {
+      const settings = await Promise.all(clients.map((client) => client.query<{ jit: string }>('SHOW jit')));
+      expect(settings.map((result) => result.rows)).toEqual([[{ jit: 'off' }], [{ jit: 'off' }]]);
+    } finally {
+      for (const client of clients) client.release();
+      await pool.end();
     }
   });
 

@@ -48,6 +48,8 @@ export class InMemoryLog implements Log {
   readonly #upcasters: UpcasterRegistry | undefined;
   /** Received `state` events by origin: origin seq → seq (docs/contract.md §12). */
   readonly #origins = new Map<string, Map<number, number> & { highest: number }>();
+  /** The seq of the last `state` event of this log's own (0: none). */
+  #ownLast = 0;
 
   constructor(options: InMemoryLogOptions = {}) {
     this.#clock = options.clock ?? systemClock;
@@ -121,7 +123,7 @@ export class InMemoryLog implements Log {
       const places = entryFor(this.#origins, event.origin, () => Object.assign(new Map<number, number>(), { highest: 0 }));
       places.set(event.originSeq!, event.seq);
       places.highest = Math.max(places.highest, event.originSeq!);
-    }
+    } else if (event.stream === STATE_STREAM) this.#ownLast = event.seq;
     return event;
   }
 
@@ -132,12 +134,32 @@ export class InMemoryLog implements Log {
   }
 
   async changes(vector: Vector, limit: number, afterSeq = 0): Promise<LogEvent[]> {
+    const events = this.#streams.get(STATE_STREAM) ?? [];
     const out: LogEvent[] = [];
-    for (const event of this.#streams.get(STATE_STREAM)?.slice(afterSeq) ?? []) {
-      if (limit > 0 && out.length === limit) break;
+    for (let i = Math.max(afterSeq, this.#firstLacking(vector)); i < events.length && (limit === 0 || out.length < limit); i += 1) {
+      const event = events[i]!;
       if (lacks(vector, event.origin ?? this.#identity, event.originSeq ?? event.seq)) out.push(deepFreeze(event));
     }
     return out;
+  }
+
+  /**
+   * The seq before the first `state` event `vector` lacks (the head when it lacks none), so an answer reads
+   * no event a store already holds: a vector lacking one new event costs a look at each origin, not a scan.
+   */
+  #firstLacking(vector: Vector): number {
+    const held = (origin: string) => (Object.hasOwn(vector, origin) ? vector[origin]! : 0);
+    let first = this.#ownLast > held(this.#identity) ? held(this.#identity) : (this.#streams.get(STATE_STREAM)?.length ?? 0);
+    for (const [origin, places] of this.#origins) {
+      if (places.highest <= held(origin)) continue;
+      // In seq order: the first entry beyond the vector's is the earliest event lacked.
+      for (const [originSeq, seq] of places)
+        if (originSeq > held(origin)) {
+          first = Math.min(first, seq - 1);
+          break;
+        }
+    }
+    return first;
   }
 
   async atOrigin(origin: string, originSeq: number): Promise<LogEvent | undefined> {
