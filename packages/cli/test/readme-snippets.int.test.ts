@@ -25,7 +25,11 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
     'packages/sqlite/test/root-readme-lifecycle.int.test.ts',
     'packages/cli/test/readme-sync.int.test.ts',
   ],
-  'packages/ai-sdk/README.md': ['packages/ai-sdk/test/readme.int.test.ts', 'packages/ai-sdk/test/readme.int.test.ts'],
+  'packages/ai-sdk/README.md': [
+    'packages/ai-sdk/test/readme.int.test.ts',
+    'packages/ai-sdk/test/readme.int.test.ts',
+    'packages/ai-sdk/test/readme.int.test.ts',
+  ],
   'packages/cli/README.md': [],
   'packages/core/README.md': ['packages/core/test/readme.int.test.ts'],
   'packages/embeddings/README.md': ['packages/embeddings/test/readme.test.ts', 'packages/embeddings/test/readme-server.int.test.ts', 'declarations'],
@@ -39,7 +43,11 @@ const COVERAGE: Record<string, ReadonlyArray<string>> = {
   'packages/ui/README.md': ['packages/ui/test/readme.int.test.ts'],
   'packages/mcp/README.md': ['packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts', 'packages/mcp/test/readme.int.test.ts'],
   'packages/open/README.md': ['packages/open/test/readme.test.ts'],
-  'packages/openai-agents/README.md': ['packages/openai-agents/test/readme.int.test.ts', 'packages/openai-agents/test/readme.int.test.ts'],
+  'packages/openai-agents/README.md': [
+    'packages/openai-agents/test/readme.int.test.ts',
+    'packages/openai-agents/test/readme.int.test.ts',
+    'packages/openai-agents/test/readme.int.test.ts',
+  ],
   'packages/sqlite/README.md': ['packages/sqlite/test/readme.int.test.ts'],
   'packages/testing/README.md': [
     'packages/testing/test/readme.int.test.ts',

@@ -46,11 +46,11 @@ describe('agentstate sync', () => {
     expect(onA).toMatch(/changed on [ab]/);
   });
 
-  it('refuses a session renamed in both files, exit 1, naming the record, and writes nothing', () => {
-    const id = ok(['sessions', 'create', '--title', 'shared', '--db', a]).trim();
+  it('refuses a skill rewritten in one file while the other records its outcome, exit 1, naming the record, and writes nothing', () => {
+    const { id } = okJson<{ id: string }>(['skills', 'upsert', 'deploy', '--body', 'v1', '--db', a]);
     ok(['sync', a, b]);
-    ok(['sessions', 'update', id, '--title', 'renamed on a', '--db', a]);
-    ok(['sessions', 'update', id, '--title', 'renamed on b', '--db', b]);
+    ok(['skills', 'upsert', 'deploy', '--body', 'v2 on a', '--db', a]);
+    ok(['skills', 'outcome', 'deploy', '--success', '--db', b]);
     const heads = [a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head);
     expect(fails(1, ['sync', a, b])).toContain(`changes record ${id}, which this store changed too`);
     expect([a, b].map((db) => okJson<{ head: number }>(['stats', '--json', '--db', db]).head)).toEqual(heads);

@@ -61,7 +61,7 @@ describe('rebuild', () => {
     const before = encodeSnapshot(await p.snapshot());
     tamper(
       path,
-      "INSERT INTO sessions SELECT 'stray', title, model, metadata, scope_key, created_at, updated_at, summary, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1",
+      "INSERT INTO sessions SELECT 'stray', title, model, metadata, scope_key, created_at, updated_at, summary, fields_clock, sync_version, origin_instance_id, hlc_wall, hlc_counter, last_writer_id, 0 FROM sessions LIMIT 1",
     );
     tamper(path, "UPDATE memory SET content = 'edited behind our back'");
     tamper(path, "INSERT INTO memory_fts (rowid, text) VALUES (999, 'ghost')");
