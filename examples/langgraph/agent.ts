@@ -24,8 +24,7 @@ import { ToolNode } from '@langchain/langgraph/prebuilt';
 
 const temporary = process.argv[2] ? undefined : mkdtempSync(join(tmpdir(), 'agentstate-example-'));
 const path = process.argv[2] ?? join(temporary!, 'agent.db');
-// `sync`: each step's checkpoint, and so the mirrored session, is written before the next step reads its context.
-const thread = { configurable: { thread_id: 'trip-1' }, durability: 'sync' as const };
+const thread = { configurable: { thread_id: 'trip-1' } };
 const scope = ['user', 'ada'];
 /** What the model received on its last call, as its own callback reports it. */
 let received: BaseMessage[] = [];
@@ -46,10 +45,12 @@ const weather = tool(async ({ city }: { city: string }) => `${city}: 21 °C and 
 /** The graph over one file: checkpoints (the saver) and memory (the store) share its provider. */
 async function open(model: BaseChatModel) {
   const provider = await openSqlite(path);
-  // The thread's context window, from the session the saver mirrors its messages into: the entries that are
-  // not turns (working memory, a summary once compacted) as system messages, then the messages of the newest turns.
+  const saver = openSaver(provider, { mirrorMessages: { scope } });
+  // The thread's context window, from the session the saver mirrors its messages into (brought up to the node's
+  // messages first): the entries that are not turns (working memory, a summary once compacted) as system messages,
+  // then the messages of the newest turns.
   const agent = async (state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) => {
-    const { entries } = await provider.sessions.context(config.configurable!.thread_id, { maxTokens: 8000 });
+    const { entries } = await saver.context(config, state.messages, { maxTokens: 8000 });
     const notes = entries.flatMap((e) =>
       e.kind === 'working' ? [`Working memory:\n${e.memory.content}`] : e.kind === 'summary' ? [`${SUMMARY_HEADING}\n${e.summary.text}`] : [],
     );
@@ -69,7 +70,7 @@ async function open(model: BaseChatModel) {
     .addConditionalEdges('agent', (state) => ((state.messages.at(-1) as AIMessage).tool_calls?.length ? 'tools' : 'remember'), ['tools', 'remember'])
     .addEdge('tools', 'agent')
     .addEdge('remember', END)
-    .compile({ checkpointer: openSaver(provider, { mirrorMessages: { scope } }), store: openStore(provider), interruptBefore: ['tools'] });
+    .compile({ checkpointer: saver, store: openStore(provider), interruptBefore: ['tools'] });
   return { graph, provider };
 }
 

@@ -4,8 +4,9 @@
  * pending writes are events on the provider's log, so export, import, replay
  * and verify cover them like the rest of the agent's state.
  */
-import type { CheckpointTuple as StoredTuple, CheckpointWrite, JsonObject, JsonValue, Provider } from '@agentstate/core';
+import type { ContextOptions, ContextWindow, CheckpointTuple as StoredTuple, CheckpointWrite, JsonObject, JsonValue, Provider } from '@agentstate/core';
 import { LIMITS, ValidationError, writeMemoryInputSchema } from '@agentstate/core';
+import type { BaseMessage } from '@langchain/core/messages';
 import type { RunnableConfig } from '@langchain/core/runnables';
 import type {
   ChannelVersions,
@@ -85,6 +86,8 @@ export class AgentStateSaver extends BaseCheckpointSaver {
   readonly provider: Provider;
   readonly #ownsProvider: boolean;
   readonly #mirror: MirrorMessagesOptions | undefined;
+  /** Each thread's pending mirror writes, chained: a {@link context} read follows its own write, never half of a put's. */
+  readonly #mirroring = new Map<string, Promise<unknown>>();
   #closed = false;
 
   constructor(provider: Provider, options: AgentStateSaverOptions = {}) {
@@ -180,9 +183,30 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     const channel = this.#mirror?.channel ?? MESSAGES_CHANNEL;
     // The root graph's messages are the chat; a subgraph's are its own business.
     if (this.#mirror && namespace === '' && Object.hasOwn(newVersions, channel)) {
-      await mirrorMessages(this.provider, threadId, checkpoint.channel_values[channel], this.#mirror.scope);
+      const { scope } = this.#mirror;
+      await this.#inTurn(threadId, () => mirrorMessages(this.provider, threadId, checkpoint.channel_values[channel], scope));
     }
     return { configurable: { thread_id: threadId, checkpoint_ns: namespace, checkpoint_id: checkpoint.id } };
+  }
+
+  /**
+   * The context window (`sessions.context`) of the thread's mirrored session
+   * as of `messages`, a node's own messages: the session is first brought up
+   * to them, as the put of the checkpoint holding them will, and created in
+   * the mirror's scope on the thread's first step. So a node reads its
+   * context on any step with LangGraph's default `async` durability, which
+   * runs it before the previous step's checkpoint is saved. Needs
+   * `mirrorMessages`; a session the app deleted stays a `NotFoundError`.
+   */
+  async context(config: RunnableConfig, messages: readonly BaseMessage[], options: ContextOptions): Promise<ContextWindow> {
+    const threadId = threadIdOf(config);
+    if (threadId === undefined) throw new ValidationError('configurable.thread_id', "a thread's context needs its thread_id in the config");
+    if (!this.#mirror) throw new ValidationError('mirrorMessages', "a thread's context is its mirrored session: open the saver with mirrorMessages");
+    const { scope } = this.#mirror;
+    return this.#inTurn(threadId, async () => {
+      await mirrorMessages(this.provider, threadId, messages, scope);
+      return this.provider.sessions.context(threadId, options);
+    });
   }
 
   /** Saves one task's writes against the checkpoint `config` names. */
@@ -218,6 +242,15 @@ export class AgentStateSaver extends BaseCheckpointSaver {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#ownsProvider) await this.provider.close();
+  }
+
+  /** Runs `work` after the thread's earlier mirror work, settled or failed. */
+  #inTurn<T>(threadId: string, work: () => Promise<T>): Promise<T> {
+    const done = (this.#mirroring.get(threadId) ?? Promise.resolve()).then(work, work);
+    const settled = done.catch(() => undefined);
+    this.#mirroring.set(threadId, settled);
+    void settled.then(() => this.#mirroring.get(threadId) === settled && this.#mirroring.delete(threadId));
+    return done;
   }
 
   /** `value` as its serde writes it; a value the serde cannot write (a BigInt for the default one) is a `ValidationError` on `field`. */

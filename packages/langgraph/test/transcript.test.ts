@@ -1,7 +1,12 @@
 /** `mirrorMessages`: a thread's messages channel kept as a session transcript, for search, recall and the inspector. */
-import { createInMemoryProvider } from '@agentstate/core';
-import { AIMessage, HumanMessage, ToolMessage } from '@langchain/core/messages';
-import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInMemoryProvider, ValidationError } from '@agentstate/core';
+import { openSqlite } from '@agentstate/sqlite';
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage, ToolMessage } from '@langchain/core/messages';
+import { FakeListChatModel } from '@langchain/core/utils/testing';
+import { END, type LangGraphRunnableConfig, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
 import { type AgentStateSaver, openSaver } from '../src/index.js';
 
@@ -62,5 +67,41 @@ describe('mirrorMessages', () => {
     const quiet = createInMemoryProvider();
     await chat(openSaver(quiet)).invoke({ messages: [new HumanMessage('hello')] }, thread('t3'));
     expect(await quiet.sessions.list()).toEqual([]);
+  });
+
+  it("gives a node its thread's context from the first step, with LangGraph's default durability", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'agentstate-langgraph-'));
+    const provider = await openSqlite(join(dir, 'chat.db'));
+    try {
+      const scope = ['user', 'ada'];
+      await provider.workingMemory.replace({ scope, text: 'Ada cycles to work.' });
+      const saver = openSaver(provider, { mirrorMessages: { scope } });
+      const model = new FakeListChatModel({ responses: ['Take the bike.', 'Yes, the bike.'] });
+      const received: string[][] = [];
+      const callbacks = [
+        { handleChatModelStart: (_llm: unknown, [sent]: BaseMessage[][]) => void received.push(sent!.map((m) => `${m.getType()}: ${m.text}`)) },
+      ];
+      const agent = async (state: typeof MessagesAnnotation.State, config: LangGraphRunnableConfig) => {
+        const { entries } = await saver.context(config, state.messages, { maxTokens: 1000 });
+        const notes = entries.flatMap((e) => (e.kind === 'working' ? [new SystemMessage(e.memory.content)] : []));
+        const ids = new Set(entries.flatMap((e) => (e.kind === 'turn' ? [(e.turn.metadata.langgraph as { id?: string }).id] : [])));
+        return { messages: [await model.invoke([...notes, ...state.messages.filter((m) => ids.has(m.id))], { callbacks })] };
+      };
+      const graph = new StateGraph(MessagesAnnotation).addNode('agent', agent).addEdge(START, 'agent').compile({ checkpointer: saver });
+      await graph.invoke({ messages: [new HumanMessage('How do I get to work?')] }, thread('t4'));
+      await graph.invoke({ messages: [new HumanMessage('Even in the rain?')] }, thread('t4'));
+      expect(received).toEqual([
+        ['system: Ada cycles to work.', 'human: How do I get to work?'],
+        ['system: Ada cycles to work.', 'human: How do I get to work?', 'ai: Take the bike.', 'human: Even in the rain?'],
+      ]);
+      // The saver's own puts leave the same transcript, each turn written once.
+      const turns = await provider.sessions.turns('t4');
+      expect(roleAndText(turns)).toEqual(['user: How do I get to work?', 'assistant: Take the bike.', 'user: Even in the rain?', 'assistant: Yes, the bike.']);
+      expect(turns.map((t) => t.seq)).toEqual([1, 2, 3, 4]);
+      await expect(openSaver(provider).context(thread('t4'), [], { maxTokens: 1000 })).rejects.toBeInstanceOf(ValidationError);
+    } finally {
+      await provider.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
