@@ -40,8 +40,8 @@ async function ask(input: string): Promise<void> {
   const session = await AgentStateSession.sqlite(path, {
     sessionId: 'ops-chat',
     scope: ['user', 'ada'],
-    // Past 200 tokens (items are counted as stored), fold all but the newest within 60 into a summary the summarizer writes.
-    compaction: { thresholdTokens: 200, keepTokens: 60, model: summarizer },
+    // Past 100 tokens, fold all but the newest within 60 into a summary the summarizer writes.
+    compaction: { thresholdTokens: 100, keepTokens: 60, model: summarizer },
   });
   try {
     const result = await run(agent, input, { session });

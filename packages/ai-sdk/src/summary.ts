@@ -22,10 +22,10 @@ export interface WrittenSummary {
   tokens?: number;
 }
 
-/** The prompt of a summary: the instructions, the summary in use, then the turns as they are counted, but their `data` parts (for programs, not models). */
+/** The prompt of a summary: the instructions, the summary in use, then the turns as they are counted (without their `data` parts). */
 function summaryPrompt(instructions: string, { summary, turns }: SummarizeInput): string {
   const earlier = summary === undefined ? [] : ['Summary so far:', summary.text, ''];
-  const said = turns.map((turn) => turnTokenText({ ...turn, parts: turn.parts.filter((part) => part.type !== 'data') }));
+  const said = turns.map(turnTokenText);
   return [instructions, '', ...earlier, 'Conversation:', said.join('\n\n')].join('\n');
 }
 

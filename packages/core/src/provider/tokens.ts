@@ -63,18 +63,24 @@ export function namedCounter(counter: TokenCounter): NamedTokenCounter {
   };
 }
 
-/** A part as a model receives it: text and reasoning as their text, any other part as its canonical JSON without its provider metadata. */
-function partText(part: Part): string {
-  if (part.type === 'text' || part.type === 'reasoning') return part.text;
+/**
+ * A part as a model receives it: text and reasoning as their text, a data
+ * part as nothing (adapters keep their own bookkeeping there, and no shipped
+ * adapter sends one to a model), any other part as its canonical JSON
+ * without its provider metadata.
+ */
+function partText(part: Part): string[] {
+  if (part.type === 'text' || part.type === 'reasoning') return [part.text];
+  if (part.type === 'data') return [];
   const { metadata: _metadata, ...sent } = part;
-  return canonicalJson(sent);
+  return [canonicalJson(sent)];
 }
 
 /**
  * The text a turn's tokens are counted over, what a model receives for it:
- * its role, then each part on a line of its own (its `content` when it has
- * no parts).
+ * its role, then each part but its data parts on a line of its own (its
+ * `content` when it has no parts).
  */
 export function turnTokenText(turn: Pick<Turn, 'role' | 'content' | 'parts'>): string {
-  return [turn.role, ...(turn.parts.length === 0 ? [turn.content] : turn.parts.map(partText))].join('\n');
+  return [turn.role, ...(turn.parts.length === 0 ? [turn.content] : turn.parts.flatMap(partText))].join('\n');
 }

@@ -1,4 +1,4 @@
-/** W1–W7: the context window (docs/contract.md §4, "Context"). */
+/** W1–W7, W40: the context window (docs/contract.md §4, "Context"). */
 import type { ContextWindow, NamedTokenCounter, Provider, Session, Turn, TurnInput } from '@agentstate/core';
 import { defaultTokenCounter, formatInstant, ManualClock, NotFoundError, STATE_STREAM, turnTokenText } from '@agentstate/core';
 import fc from 'fast-check';
@@ -232,6 +232,21 @@ export const contextChecks: ProviderCheck[] = checks([], {
     const [user, call] = window.entries.map((entry) => (entry.kind === 'turn' ? turnTokenText(entry.turn) : ''));
     expect(user).toBe('user\nHello there, what is the weather in Oslo? <|endoftext|>');
     expect(call).toBe('assistant\n{"callId":"c1","input":{"city":"Oslo"},"toolName":"weather","type":"tool-call"}');
+  }),
+
+  'W40 a data part counts no tokens: the window counts a turn as if it had none': fresh(async (p) => {
+    const said = [
+      { role: 'user' as const, parts: [{ type: 'text' as const, text: 'Weather in Oslo?' }] },
+      { role: 'assistant' as const, parts: [{ type: 'text' as const, text: 'Clear skies.' }] },
+    ];
+    // The same turns, each with an adapter's bookkeeping beside what the model receives.
+    const item = { type: 'data' as const, name: 'app.item', data: { id: 'item-1', status: 'completed' } };
+    const kept = said.map((turn) => ({ ...turn, parts: [...turn.parts, item] }));
+    const plain = await p.sessions.context((await sessionWith(p, said)).id, { maxTokens: 1000, counter: QUARTERS });
+    const window = await p.sessions.context((await sessionWith(p, kept)).id, { maxTokens: 1000, counter: QUARTERS });
+    const counted = window.entries.map((entry) => (entry.kind === 'turn' ? turnTokenText(entry.turn) : ''));
+    expect(counted).toEqual(['user\nWeather in Oslo?', 'assistant\nClear skies.']);
+    expect(window.tokens).toBe(plain.tokens);
   }),
 
   'W6 a view of an earlier point assembles the window the provider assembled at that point': freshLog(async (p) => {
