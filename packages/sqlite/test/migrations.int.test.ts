@@ -90,7 +90,11 @@ describe('the schema', () => {
               name: row.name,
               // Column positions are left out: the summary and fields clock stand before the envelope's columns.
               columns: (db.pragma(`table_info("${row.name}")`) as { cid: number; name: string }[])
-                .filter((column) => (!column.name.startsWith('origin') || row.name !== 'events') && ((column.name !== 'summary' && column.name !== 'fields_clock') || row.name !== 'sessions'))
+                .filter(
+                  (column) =>
+                    (!column.name.startsWith('origin') || row.name !== 'events') &&
+                    ((column.name !== 'summary' && column.name !== 'fields_clock') || row.name !== 'sessions'),
+                )
                 .map(({ cid: _cid, ...column }) => column),
               withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? ''),
             }
