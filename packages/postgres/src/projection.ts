@@ -166,15 +166,12 @@ export class Projection {
   }
 
   async #putSkill(sql: Sql, skill: Skill): Promise<void> {
-    // A first version is a new row: a writer that created the slug since this one looked it up holds its id
-    // (derived from the slug), so the insert collides and the write is tried again, not laid over that skill.
-    const where = skill.syncVersion === 1 ? 'false AND id = $1' : 'id = $1';
     await sql.exec(
       ...this.#upsert(
         'skills',
         rowCodec.SKILL_COLUMNS,
         rowCodec.skillValues(skill),
-        { where, params: [skill.id] },
+        { where: firstVersionInserts(skill), params: [skill.id] },
         skill.deleted ? null : skillSearchText(skill),
       ),
     );
@@ -185,7 +182,7 @@ export class Projection {
       'memory',
       rowCodec.MEMORY_COLUMNS,
       rowCodec.memoryValues(item),
-      { where: 'id = $1', params: [item.id] },
+      { where: firstVersionInserts(item), params: [item.id] },
       item.deleted ? null : item.content,
       { target: 'memory', id: item.id },
     );
@@ -210,4 +207,13 @@ export class Projection {
       ],
     );
   }
+}
+
+/**
+ * The row a version updates, `$1` its id. A first version is a new row: a writer that created the slug or key
+ * since this one looked it up holds its id (derived from the slug or key), so the insert collides and the write
+ * is tried again, not laid over that record.
+ */
+function firstVersionInserts(record: { syncVersion: number }): string {
+  return record.syncVersion === 1 ? 'false AND id = $1' : 'id = $1';
 }

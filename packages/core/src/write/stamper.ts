@@ -360,6 +360,9 @@ export class Stamper {
     existing: MemoryItem | undefined,
     keyHolder: MemoryItem | undefined,
   ): StateChangeOf<typeof EventTypes.MemoryWritten> | StateChangeOf<typeof EventTypes.MemoryUpdated> {
+    // The key's own item, live, holds the key even when the key look-up missed it: a writer on another
+    // connection created it between the two reads of this write (PostgreSQL reads each statement afresh).
+    if (keyHolder === undefined && draft.key != null && existing !== undefined && !existing.deleted && existing.key === draft.key) keyHolder = existing;
     if (keyHolder) {
       if (draft.id !== undefined && draft.id !== keyHolder.id) {
         throw new ConflictError(`memory key ${JSON.stringify(keyHolder.key)} is held by item ${keyHolder.id}, not ${draft.id}`);
