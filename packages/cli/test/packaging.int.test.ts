@@ -3,12 +3,14 @@
  * time, so new ones are covered) is packed with `npm pack` and installed
  * from its tarball into a new, empty project outside the repository, its
  * third-party dependencies coming from npm's cache as for a user who
- * installed them before (`--offline`: the checkout's `npm ci` filled it). There the
- * documented commands run as written: `npx --no -- agentstate demo`, the MCP
- * server through the SDK's client (as the README's host entries configure
- * it), and the code examples of the root and MCP READMEs.
+ * installed them before (`--offline`: the checkout's `npm ci` filled it),
+ * at the versions the checkout's lockfile pins (tools/app-lockfile.ts says
+ * why the project needs that lockfile). There the documented commands run
+ * as written: `npx --no -- agentstate demo`, the MCP server through the
+ * SDK's client (as the README's host entries configure it), and the code
+ * examples of the root and MCP READMEs.
  *
- * One `npm pack` packs every package and one `npm install` installs every
+ * One `npm pack` packs every package and one `npm ci` installs every
  * tarball. better-sqlite3 installs from a prebuilt binary, as a user's
  * install downloads one for this platform: here the checkout's own build,
  * offered as a local prebuild, so the install compiles nothing.
@@ -19,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appLockfile } from '../../../tools/app-lockfile.js';
 import { mcpConfigs, startConfigured } from '../../../tools/mcp-config.js';
 import { tsExamples } from '../../../tools/readme-example.js';
 import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
@@ -86,10 +89,13 @@ beforeAll(() => {
   mkdirSync(app);
   const results = JSON.parse(
     run('npm', ['pack', '--json', '--pack-destination', tarballs, ...packages.flatMap(({ dir }) => ['--workspace', dir])], { cwd: checkout }),
-  ) as Array<{ name: string; filename: string; files: Array<{ path: string }> }>;
+  ) as Array<{ name: string; filename: string; integrity: string; files: Array<{ path: string }> }>;
   for (const result of results) packed.set(result.name, [join(tarballs, result.filename), ...result.files.map((f) => f.path)]);
-  writeFileSync(join(app, 'package.json'), `${JSON.stringify({ name: 'app', version: '1.0.0', private: true }, null, 2)}\n`);
-  run('npm', ['install', '--offline', '--no-fund', '--no-audit', ...[...packed.values()].map(([tarball]) => tarball!)], {
+  const dependencies = results.map(({ name, filename, integrity }) => ({ name, tarball: `../tarballs/${filename}`, integrity }));
+  const manifest = { name: 'app', version: '1.0.0', private: true, dependencies: Object.fromEntries(dependencies.map((d) => [d.name, `file:${d.tarball}`])) };
+  writeFileSync(join(app, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  writeFileSync(join(app, 'package-lock.json'), `${JSON.stringify(appLockfile(checkout, 'app', dependencies), null, 2)}\n`);
+  run('npm', ['ci', '--offline', '--no-fund', '--no-audit'], {
     env: { ...userEnv(), npm_config_better_sqlite3_local_prebuilds: localPrebuild() },
   });
 });
