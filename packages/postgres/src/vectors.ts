@@ -13,6 +13,7 @@
  * core's cosine similarity, so scores equal the reference's.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import type { MemoryItem, Turn } from '@agentstate/core';
 import { cosineSimilarity } from '@agentstate/core';
 import type { Embeddable, TurnVectorQuery, VectorQuery, VectorStore } from '@agentstate/core/backend';
@@ -63,12 +64,6 @@ export async function chooseVectorIndex(db: Database, choice: VectorIndexChoice 
   return { kind: 'pgvector', schema: `"${found.nspname.replaceAll('"', '""')}"` };
 }
 
-/** A string as an SQL literal, correct whatever `standard_conforming_strings` says. */
-function literal(value: string): string {
-  const quoted = `'${value.replaceAll("'", "''")}'`;
-  return value.includes('\\') ? `E${quoted.replaceAll('\\', '\\\\')}` : quoted;
-}
-
 /** Candidates fetched beyond `k` from the index, so near-ties at the cut are ranked exactly here. */
 const MARGIN = 16;
 
@@ -91,7 +86,7 @@ class PostgresVectorStore<R extends Embeddable, Q extends { embedderId: string; 
   #hnsw(embedderId: string, dimensions: number, alias = 'v.'): { name: string; where: string; cast: string; schema: string } | undefined {
     if (this.index.kind !== 'pgvector' || !Number.isInteger(dimensions) || dimensions < 1 || dimensions > 2000) return undefined;
     const name = `vectors_hnsw_${createHash('sha256').update(`${this.target.name}\0${embedderId}\0${dimensions}`).digest('hex').slice(0, 32)}`;
-    const where = `${alias}target = ${literal(this.target.name)} AND ${alias}embedder_id = ${literal(embedderId)} AND cardinality(${alias}vector) = ${dimensions}`;
+    const where = `${alias}target = ${pg.escapeLiteral(this.target.name)} AND ${alias}embedder_id = ${pg.escapeLiteral(embedderId)} AND cardinality(${alias}vector) = ${dimensions}`;
     return { name, where, cast: `(${alias}vector::${this.index.schema}.vector(${dimensions}))`, schema: this.index.schema };
   }
 

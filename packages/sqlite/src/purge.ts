@@ -12,7 +12,7 @@
  * `secure_delete` on, freed space is zeroed; after the commit a `TRUNCATE` checkpoint empties
  * the `-wal` file, so the old pages leave the disk too.
  */
-import type { MemoryItem, PurgedRecords, Scope, Session, Skill, SnapshotCodec, StateChangeOf, Turn, UpcasterRegistry } from '@agentstate/core';
+import type { PurgedRecords, SnapshotCodec, StateChangeOf, UpcasterRegistry } from '@agentstate/core';
 import type { EventTypes } from '@agentstate/core';
 import type { EventRow, PurgeSelector } from '@agentstate/core/backend';
 import {
@@ -72,60 +72,38 @@ const SQL = {
  * decides, and a turn's content is also matched in its row.
  */
 export function purgeableRows(conn: Connection, selector: PurgeSelector, upcasters?: UpcasterRegistry): PurgedRecords {
-  const all = <R, T>(sql: string, map: (row: R) => T, ...params: unknown[]): T[] => (conn.prepare(sql).all(...params) as R[]).map(map);
-  const sessionTurns = (sessionIds: string[]): Turn[] =>
-    all<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(?))', rowCodec.turnFromRow, JSON.stringify(sessionIds));
-  let out: PurgedRecords;
   if ('id' in selector) {
-    const id = selector.id;
-    out = {
-      sessions: all<rowCodec.SessionRow, Session>('SELECT * FROM sessions WHERE id = ?', rowCodec.sessionFromRow, id),
-      turns: all<rowCodec.TurnRow, Turn>('SELECT * FROM turns WHERE session_id = ? OR id = ?', rowCodec.turnFromRow, id, id),
-      skills: all<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', rowCodec.skillFromRow, id),
-      memory: all<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', rowCodec.memoryFromRow, id),
-    };
-  } else if ('namespace' in selector) {
-    const under = scopeRows(selector.namespace);
-    const sessions = all<rowCodec.SessionRow, Session>(`SELECT * FROM sessions WHERE ${under.sql}`, rowCodec.sessionFromRow, ...under.params);
-    out = {
-      sessions,
-      turns: sessionTurns(sessions.map((s) => s.id)),
-      skills: all<rowCodec.SkillRow, Skill>(`SELECT * FROM skills WHERE ${under.sql}`, rowCodec.skillFromRow, ...under.params),
-      memory: all<rowCodec.MemoryRow, MemoryItem>(`SELECT * FROM memory WHERE ${under.sql}`, rowCodec.memoryFromRow, ...under.params),
-    };
-  } else {
-    const events = (conn.prepare(SQL.holding).all(storedTextForm(selector.matching)) as EventRow[]).map(toEvent);
-    const held = holdersIn(events, selector.matching, upcasters);
-    // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
-    for (const { id } of conn.prepare('SELECT id FROM turns WHERE instr(content, ?) > 0').all(selector.matching) as { id: string }[]) held.turns.add(id);
-    const ids = (set: Set<string>) => JSON.stringify([...set]);
-    const sessions = all<rowCodec.SessionRow, Session>(
-      'SELECT * FROM sessions WHERE id IN (SELECT value FROM json_each(?))',
-      rowCodec.sessionFromRow,
-      ids(held.sessions),
-    );
-    out = {
-      sessions,
-      turns: all<rowCodec.TurnRow, Turn>(
-        'SELECT * FROM turns WHERE session_id IN (SELECT value FROM json_each(@sessions)) OR id IN (SELECT value FROM json_each(@turns))',
-        rowCodec.turnFromRow,
-        { sessions: ids(held.sessions), turns: ids(held.turns) },
-      ),
-      skills: all<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id IN (SELECT value FROM json_each(?))', rowCodec.skillFromRow, ids(held.skills)),
-      memory: all<rowCodec.MemoryRow, MemoryItem>(
-        'SELECT * FROM memory WHERE id IN (SELECT value FROM json_each(?))',
-        rowCodec.memoryFromRow,
-        ids(held.memory),
-      ),
-    };
+    const id: Where = ['id = ?', [selector.id]];
+    return selectPurged(conn, id, ['session_id = ? OR id = ?', [selector.id, selector.id]], id, id);
   }
-  return sortedById(out);
+  if ('namespace' in selector) {
+    const { from, to } = descendantKeyRange(selector.namespace);
+    const under: Where = ['(scope_key = ? OR (scope_key >= ? AND scope_key < ?))', [scopeKey(selector.namespace), from, to]];
+    return selectPurged(conn, under, [`session_id IN (SELECT id FROM sessions WHERE ${under[0]})`, under[1]], under, under);
+  }
+  const events = (conn.prepare(SQL.holding).all(storedTextForm(selector.matching)) as EventRow[]).map(toEvent);
+  const held = holdersIn(events, selector.matching, upcasters);
+  // A turn's content may be stored only as its parts, which the scan does not see whole: its row holds it.
+  for (const { id } of conn.prepare('SELECT id FROM turns WHERE instr(content, ?) > 0').all(selector.matching) as { id: string }[]) held.turns.add(id);
+  const inList = (column: string) => `${column} IN (SELECT value FROM json_each(?))`;
+  const byIds = (ids: Set<string>): Where => [inList('id'), [JSON.stringify([...ids])]];
+  const turns: Where = [`${inList('session_id')} OR ${inList('id')}`, [JSON.stringify([...held.sessions]), JSON.stringify([...held.turns])]];
+  return selectPurged(conn, byIds(held.sessions), turns, byIds(held.skills), byIds(held.memory));
 }
 
-/** Rows whose scope is `scope` or one of its descendants. */
-function scopeRows(scope: Scope): { sql: string; params: string[] } {
-  const { from, to } = descendantKeyRange(scope);
-  return { sql: '(scope_key = ? OR (scope_key >= ? AND scope_key < ?))', params: [scopeKey(scope), from, to] };
+/** A condition on a table's rows and its parameters. */
+type Where = [condition: string, params: unknown[]];
+
+/** The rows of each kind a purge selects, each by its condition, in id order. */
+function selectPurged(conn: Connection, sessions: Where, turns: Where, skills: Where, memory: Where): PurgedRecords {
+  const all = <R, T>(table: string, [where, params]: Where, map: (row: R) => T): T[] =>
+    (conn.prepare(`SELECT * FROM ${table} WHERE ${where}`).all(...params) as R[]).map(map);
+  return sortedById({
+    sessions: all('sessions', sessions, rowCodec.sessionFromRow),
+    turns: all('turns', turns, rowCodec.turnFromRow),
+    skills: all('skills', skills, rowCodec.skillFromRow),
+    memory: all('memory', memory, rowCodec.memoryFromRow),
+  });
 }
 
 /**

@@ -10,7 +10,8 @@ import { systemClock, systemEntropy, ValidationError, type Clock, type Embedder,
 import { EmbeddingError, EmbeddingHttpError, EmbeddingNetworkError, EmbeddingTimeoutError } from '../errors.js';
 import { normalizeInPlace } from '../vector.js';
 import { parseEmbeddingsResponse } from './response.js';
-import { backoffMs, retryAfterMs, sleep, uniform } from './retry.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffMs, retryAfterMs, uniform } from './retry.js';
 
 /** Options of {@link createOpenAIEmbedder}. */
 export interface OpenAIEmbedderOptions {
@@ -104,8 +105,7 @@ function settingsOf(options: OpenAIEmbedderOptions) {
 
 /** One request, one answer, within the timeout; failures as typed errors. */
 async function attempt(settings: Settings, inputs: readonly string[], attempts: number): Promise<Float32Array[]> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), settings.timeoutMs);
+  const signal = AbortSignal.timeout(settings.timeoutMs);
   try {
     const body: Record<string, unknown> = { model: settings.model, input: inputs, encoding_format: 'float' };
     if (settings.sendDimensions) body.dimensions = settings.dimensions;
@@ -113,7 +113,7 @@ async function attempt(settings: Settings, inputs: readonly string[], attempts: 
       method: 'POST',
       headers: settings.headers,
       body: JSON.stringify(body),
-      signal: controller.signal,
+      signal,
     });
     const text = await response.text();
     if (!response.ok) {
@@ -122,10 +122,8 @@ async function attempt(settings: Settings, inputs: readonly string[], attempts: 
     return parseEmbeddingsResponse(text, inputs.length, settings.dimensions, attempts);
   } catch (error) {
     if (error instanceof EmbeddingError) throw error;
-    if (controller.signal.aborted) throw new EmbeddingTimeoutError(settings.timeoutMs, attempts);
+    if (signal.aborted) throw new EmbeddingTimeoutError(settings.timeoutMs, attempts);
     throw new EmbeddingNetworkError(error, attempts);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

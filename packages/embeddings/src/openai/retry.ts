@@ -34,8 +34,3 @@ export function backoffMs(retry: number, baseMs: number, maxMs: number, unit: nu
   const ceiling = Math.min(maxMs, baseMs * 2 ** (retry - 1));
   return ceiling / 2 + (ceiling / 2) * unit;
 }
-
-/** Resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}

@@ -108,18 +108,13 @@ async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<Ve
       return found.problems;
     })),
   );
+  const { problems: _, ...replayed } = replay;
   return {
     ok: problems.length === 0,
     problems,
     repair: overallRepair(problems),
     integrityCheck: quick ? 'quick' : 'full',
-    events: replay.events,
-    tablesSeq: replay.tablesSeq,
-    sha256: replay.sha256,
-    bytes: replay.bytes,
-    differences: replay.differences,
-    storedSnapshot: replay.storedSnapshot,
-    skippedSnapshots: replay.skippedSnapshots,
+    ...replayed,
     pendingVectors,
     pendingTurnVectors,
   };
