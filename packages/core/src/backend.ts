@@ -10,7 +10,7 @@
  * them to the public entry.
  */
 export { HLC_ZERO, maxHlc } from './time/hlc.js';
-export { compareSkillsBySlug, compareMemoryNewestFirst, compareTurnsNewestFirst, compareStrings } from './records/order.js';
+export { compareSkillsBySlug, compareMemoryNewestFirst, compareStrings } from './records/order.js';
 export { scopeKey, descendantKeyRange, matchesNoScope, scopeFilter } from './records/scope.js';
 export { turnFilter } from './in-memory/queries.js';
 export { checkStream, parseReadQuery, parseUpToSeq, checkSnapshot } from './log/append.js';
@@ -55,7 +55,6 @@ export type {
   ScopeFilter,
   Scored,
   StateQueries,
-  TurnFilter,
   TurnQuery,
   VectorQuery,
   TurnVectorQuery,
@@ -67,13 +66,12 @@ export { Mutex } from './write/mutex.js';
 export { createStateProvider } from './provider/state-provider.js';
 export { pastKeyset } from './paging/cursor.js';
 export { type FoldView, checkChange } from './fold/fold-rules.js';
-export { compareVersions, foldableChange } from './fold/merge-records.js';
+export { foldableChange } from './fold/merge-records.js';
 export { turnInsertion } from './fold/merge-turns.js';
 export { skillSearchText, InMemoryState } from './fold/state.js';
 export { foldLog } from './fold/fold.js';
 export { exportLine } from './export/lines.js';
 export { type ExportRead, ExportReader } from './export/reader.js';
-export type { Trailer } from './export/trailer.js';
 export { overallRepair, listed } from './verify/report.js';
 export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './sql/metadata.js';
 export { checkpointPageSql } from './sql/checkpoints.js';

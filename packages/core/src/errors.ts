@@ -1,16 +1,10 @@
 /**
- * The one error family of agentstate. Every error any package raises on
- * purpose (stores, backends, embedders, the CLI, the MCP server) is an
- * {@link AgentStateError} with a stable `code`, so callers can branch on
- * `instanceof` or on `code` without parsing messages. The other packages
- * subclass it; their codes are listed here so one union names them all.
+ * The one error family of agentstate (docs/contract.md §3). The other
+ * packages subclass {@link AgentStateError}; their codes are listed here so
+ * one union names them all.
  */
 
-/**
- * Stable machine-readable error codes, each documented in docs/contract.md
- * §3. Codes are never renamed or reused. Several classes may share one code (a missing database file
- * and a missing record are both `not_found`).
- */
+/** Stable machine-readable error codes (docs/contract.md §3), never renamed or reused. */
 export type ErrorCode =
   // What the call asked for.
   | 'not_found'
@@ -24,9 +18,7 @@ export type ErrorCode =
   | 'corruption'
   | 'incompatible'
   | 'seal_failed'
-  // The environment, not the input: a full disk (or quota, or file-size
-  // limit), a read-only file or folder, a permission, a path that is not a
-  // file, any other failure of the storage device, a part not installed.
+  // The environment, not the input.
   | 'disk_full'
   | 'read_only'
   | 'permission_denied'
@@ -71,13 +63,7 @@ export class NotFoundError extends AgentStateError {
   }
 }
 
-/**
- * A slug named without a scope is not live in the global scope (the scope
- * a call without one addresses) but is live in `scopes`: the call refuses
- * rather than pick another scope's skill (docs/contract.md §4). Pass one of
- * `scopes` to name that skill. A {@link NotFoundError}, so code that
- * handles `not_found` keeps working.
- */
+/** A slug named without a scope is not live in the global scope but is live in `scopes` (docs/contract.md §4, "Skills"). */
 export class SkillScopeRequiredError extends NotFoundError {
   constructor(
     slug: string,
@@ -96,22 +82,12 @@ export class ConflictError extends AgentStateError {
   override readonly retryable: boolean = true;
 }
 
-/**
- * An `operationId` was already used with another input or for another
- * method (docs/contract.md §4). A {@link ConflictError}, but not retryable:
- * the id names that one write forever, so the same call can never succeed.
- */
+/** An `operationId` was already used with another input or for another method: a {@link ConflictError} no retry can resolve. */
 export class OperationConflictError extends ConflictError {
   override readonly retryable: boolean = false;
 }
 
-/**
- * A sync that cannot be applied (docs/contract.md §12), and nothing of its batch was written:
- * `replaced`, an event held at `(origin, originSeq)` arrived different (a forged or diverged
- * replica); `copy`, events of this store's own origin that it never wrote (a byte copy of it
- * wrote them); `concurrent`, both replicas changed `record` apart in a way no merge rule covers yet;
- * `order`, the event comes after events of its origin this store does not hold yet (a batch out of order).
- */
+/** A sync that cannot be applied, and nothing of its batch was written (docs/contract.md §3 and §12, "Receive"). */
 export class SyncConflictError extends AgentStateError {
   readonly code = 'diverged' as const;
   constructor(
@@ -128,13 +104,7 @@ export class SyncConflictError extends AgentStateError {
   }
 }
 
-/**
- * A sync request over HTTP (`httpPeer`, docs/contract.md §12) failed without one of the typed
- * errors the server maps to JSON: `http`, the server answered another status (`status`: 401 for
- * a wrong or missing token, 403 for a refused `Host`, `Origin` or scope, 413 for a body over the
- * bound); `network`, no answer came (refused, reset, cut). What a batch wrote before stays; a
- * sync run again resumes.
- */
+/** A sync request over HTTP failed without one of the typed errors the server maps to JSON (docs/contract.md §3, §12). */
 export class SyncHttpError extends AgentStateError {
   readonly code: 'http' | 'network';
   override readonly retryable: boolean;
@@ -162,10 +132,7 @@ export class ValidationError extends AgentStateError {
   }
 }
 
-/**
- * A text over its token limit (a working memory document, docs/contract.md §4): a
- * {@link ValidationError} that says how many tokens the text counted and how many were allowed.
- */
+/** A text over its token limit (a working memory document, docs/contract.md §4). */
 export class TokenLimitError extends ValidationError {
   constructor(
     field: string,
@@ -178,11 +145,7 @@ export class TokenLimitError extends ValidationError {
   }
 }
 
-/**
- * An export that cannot be imported: a line that is not an event this library could have
- * written, or a trailer that does not match the lines before it; `line` names the offending
- * line when there is one.
- */
+/** An export that cannot be imported; `line` names the offending line when there is one. */
 export class ExportFormatError extends AgentStateError {
   readonly code = 'invalid' as const;
   constructor(
@@ -220,15 +183,7 @@ export type IncompatibleReason =
   | 'needs-migration'
   | 'behind-log';
 
-/**
- * The database (a SQLite file, a PostgreSQL schema) is not one this library
- * can open: empty (0 bytes), truncated, not SQLite, another application's,
- * from a newer version, with a migration whose recorded checksum differs;
- * or, opened read-only, one that needs a write first (a pending migration,
- * tables behind the log). Nothing was changed. One class for every backend,
- * so a caller (and an exit code) reads the refusal the same way whichever
- * backend raised it.
- */
+/** The database is not one this library can open, and nothing was changed; one class for every backend. */
 export class IncompatibleDatabaseError extends AgentStateError {
   readonly code = 'incompatible' as const;
   constructor(
@@ -242,29 +197,17 @@ export class IncompatibleDatabaseError extends AgentStateError {
   }
 }
 
-/**
- * The provider, database or write transaction was used after it was closed
- * or committed. A mistake of the calling code: retrying cannot succeed.
- */
+/** The provider, database or write transaction was used after it was closed or committed. */
 export class ClosedError extends AgentStateError {
   readonly code = 'closed' as const;
 }
 
-/**
- * An optional part the call needs is not installed or cannot be loaded
- * (the sqlite-vec extension for vectors, the offline embedder). Install it,
- * then retry.
- */
+/** An optional part the call needs is not installed or cannot be loaded. */
 export class UnavailableError extends AgentStateError {
   readonly code = 'unavailable' as const;
 }
 
-/**
- * A write was asked of something that only reads: a view of the state at an
- * earlier point (`provider.at`). A mistake of the calling code, not a
- * refusal of the storage (that is `read_only`): retrying cannot succeed;
- * write through the provider itself.
- */
+/** A write was asked of a read-only view of the state at an earlier point (`provider.at`). */
 export class ReadOnlyViewError extends AgentStateError {
   readonly code = 'read_only_view' as const;
 }

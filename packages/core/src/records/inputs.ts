@@ -267,12 +267,7 @@ export const listSessionsOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `sessions.list` options: `limit` 0 or absent means no cap; `offset` skips
- * on the first page only; `cursor` resumes a page. `scope` absent
- * spans every scope; given, exactly that scope (with `includeDescendants`,
- * its descendants too).
- */
+/** `sessions.list` options (docs/contract.md §4, "Sessions" and "Pages"). */
 export type ListSessionsOptions = z.input<typeof listSessionsOptionsSchema>;
 
 /** The orders of a session list a face assembles itself: `oldest` first (as `sessions.list`) or `newest` first. */
@@ -286,10 +281,7 @@ export const sessionPageOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `pageSessions` options: `order` defaults to `oldest`; `limit` 0 or absent
- * means no cap; `offset` skips on the first page only; `cursor` resumes a page.
- */
+/** `pageSessions` options: `order` (default `oldest`), then as `sessions.list`. */
 export type SessionPageOptions = z.input<typeof sessionPageOptionsSchema>;
 
 /** `sessions.turns` options. */
@@ -305,11 +297,7 @@ export const turnsOptionsSchema = z
     path: ['last'],
   });
 
-/**
- * `sessions.turns` options: live turns after `afterSeq`, `limit` 0 or absent
- * meaning no cap, `cursor` resuming a page; or, with `last`, the newest
- * `last` live turns, oldest first.
- */
+/** `sessions.turns` options: after `afterSeq`, or the newest `last` live turns (docs/contract.md §4, "Sessions"). */
 export type TurnsOptions = z.input<typeof turnsOptionsSchema>;
 
 /** How skill search results are ordered. */
@@ -329,14 +317,7 @@ export const searchSkillsOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `skills.search` options. `limit` 0 or absent means no cap; `scope` narrows
- * to that exact scope (with `includeParentScopes`, its parent chain too;
- * with `includeDescendants`, its descendants too);
- * `order` is `slug` (default: slug, then id), `relevance` (lexical score) or
- * `winRate` (wins/uses, smoothed); `match` is how query tokens combine, as
- * in `memory.recall` (default `all`); `cursor` resumes a page.
- */
+/** `skills.search` options (docs/contract.md §4, "Skills"). */
 export type SearchSkillsOptions = z.input<typeof searchSkillsOptionsSchema>;
 
 /** `skills.list` options. */
@@ -347,11 +328,7 @@ export const listSkillsOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `skills.list` options: `scope` (default global) is the scope listed;
- * `includeDescendants` lists the scope's descendants
- * too; `limit` 0 or absent means no cap; `cursor` resumes a page.
- */
+/** `skills.list` options (docs/contract.md §4, "Skills"). */
 export type ListSkillsOptions = z.input<typeof listSkillsOptionsSchema>;
 
 /** Where `skills.get`, `skills.getAny` and `memory.getByKey` look: `scope` (see each method). */
@@ -376,12 +353,7 @@ export const namespacesOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `provider.namespaces` options: `prefix` (default global) keeps the scopes
- * it prefixes, itself included; `maxDepth` truncates each to that many
- * labels (absent: no truncation); `limit` 0 or absent means no cap;
- * `cursor` resumes a page.
- */
+/** `provider.namespaces` options (docs/contract.md §4, "Namespaces"). */
 export type NamespacesOptions = z.input<typeof namespacesOptionsSchema>;
 
 /** Recall modes. */
@@ -405,15 +377,7 @@ export const recallOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `memory.recall` options. `scope` absent spans every scope; given, exactly
- * that scope (with `includeParentScopes`, its parent chain too; with
- * `includeDescendants`, its descendants too). `limit` defaults to {@link DEFAULT_RECALL_LIMIT}. `match` is how
- * lexical recall treats query tokens: `all` must match (docs/contract.md §5, the default
- * in lexical mode) or `any` may, ranked by BM25 (natural-language questions).
- * `where` keeps items whose metadata satisfies the filter (see `WhereInput`).
- * `cursor` resumes a page.
- */
+/** `memory.recall` options (docs/contract.md §4, "Memory"; `limit` defaults to {@link DEFAULT_RECALL_LIMIT}). */
 export type RecallOptions = z.input<typeof recallOptionsSchema>;
 
 /** The most neighbouring turns a search hit carries on either side. */
@@ -437,15 +401,7 @@ export const searchSessionsOptionsSchema = z.strictObject({
   cursor: cursorInput.optional(),
 });
 
-/**
- * `sessions.search` options. Query, `limit`, `mode`, `order`, `minScore` and
- * `match` mean what they mean for `memory.recall` and default the same way.
- * `sessionId` narrows to one live session, `roles` to turns of those roles;
- * `scope` (with `includeDescendants`) narrows to sessions of that scope.
- * `context` is how many neighbouring live turns each hit carries before and
- * after it: a number for both, or `{ before, after }`; default
- * {@link DEFAULT_SEARCH_CONTEXT}. `cursor` resumes a page.
- */
+/** `sessions.search` options, as `memory.recall`'s where they share a name (docs/contract.md §4, "Transcript search"). */
 export type SearchSessionsOptions = z.input<typeof searchSessionsOptionsSchema>;
 
 /** The neighbouring turns a search hit carries when no `context` is given. */

@@ -1,27 +1,11 @@
 /**
- * Binding a stored snapshot to the log it was taken from (docs/contract.md §8). The text
- * a codec seals is two lines: a header, then the snapshot's canonical text.
- *
- *     {"event":"<sha256>","format":"agentstate.bound-snapshot/1","log":"<id>","seq":42,"sha256":"<sha256>"}
- *     {"format":"agentstate.snapshot/5",...}
- *
- * The header records the log's identity, the seq, a digest of the event at
- * that seq and the SHA-256 of the content line. A loader trusts the content
- * only when every field agrees with the log it reads and with the content.
- * With a sealing codec the header is inside what is sealed.
- *
- * Why the event at the seq and not a running hash chain of the whole log: the
- * digest costs one read and one hash when a snapshot is saved or loaded, and
- * nothing on append. A chain would cost a hash and a stored column on every
- * append of every log implementation, and would only add detection of a log
- * whose earlier events were rewritten in place under the same identity while
- * the event at the seq stayed the same — a log that is damaged anyway (the
- * SQLite log checksums every event row, and `verify` folds the whole log).
- * The identity catches a snapshot from another store, the event digest a log
- * that was truncated and grown again differently, the content digest any
- * change of the content. Unsealed, these detect accidents and careless edits;
- * only a sealing codec makes a snapshot authentic against someone who can
- * write the file and recompute digests.
+ * Binding a stored snapshot to the log it was taken from (docs/contract.md §8):
+ * a header line (the log's identity, the seq, a digest of the event at that
+ * seq, the SHA-256 of the content), then the content line. The digest of one
+ * event costs a read and a hash per save or load and nothing per append,
+ * where a running hash chain would cost a hash and a column on every append
+ * and add only the detection of a log rewritten in place (which the row
+ * checksums and `verify` catch).
  */
 import { contentHash } from '../embedding/embedder.js';
 import { z } from 'zod';

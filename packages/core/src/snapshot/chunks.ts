@@ -1,21 +1,9 @@
 /**
- * Snapshots stored in content-addressed chunks (format 5, docs/contract.md §8).
- * Each collection of the projection, in its canonical order, is cut into
- * chunks at content-defined boundaries: a chunk ends after a record whose key
- * hashes to 0 modulo {@link CHUNK_BOUNDARY}, or once its text reaches
- * {@link CHUNK_MAX_CHARS}. Boundaries depend on the records alone, so a run of
- * records unchanged from one snapshot to the next gives the same chunks, and
- * each chunk is stored once, under the stream named by the
- * SHA-256 of its text ({@link chunkStream}, seq 0), however many snapshots
- * hold it. The references to a collection's chunks (`{ first, sha256 }`, the
- * sort key of the chunk's first record and its digest) are cut the same way
- * into index chunks, stored alike; the head (the `state` row, bound and
- * sealed) lists each collection's index chunks. Two levels keep the head
- * small: a purge finds the chunk holding a record by reading one index
- * chunk, and rewrites that chunk, that index chunk and a head of a few
- * kilobytes per snapshot, where a head listing every chunk was hundreds of
- * kilobytes. A reader trusts an index chunk whose text matches the digest its
- * trusted head names, and a chunk whose text matches its trusted index chunk's.
+ * Snapshots stored in content-addressed chunks (format 5, docs/contract.md §8):
+ * each collection cut at content-defined boundaries into chunks, their
+ * references cut alike into index chunks, and a head (the `state` row, bound
+ * and sealed) listing each collection's index chunks. Two levels keep a head
+ * to a few kilobytes, which a purge rewrites per snapshot.
  */
 import { z } from 'zod';
 import { CorruptionError } from '../errors.js';

@@ -1,19 +1,9 @@
 /**
- * A purge's patch of the stored snapshots (docs/contract.md §7, "Purge"):
- * instead of dropping every snapshot at or after the first rewritten event,
- * each head of chunks (format 5) there gets the purged records replaced by
- * their erased forms, exactly what a fold of the rewritten log holds at its
- * seq (an operation whose input hash the purge dropped loses it there too).
- * Only the chunks holding a purged record change, and the index chunks
- * above them: each index chunk is found by binary search on its head's first
- * keys, each chunk by binary search on its index chunk's, and each is patched
- * once however many heads share it, stored under its new digest, and its old
- * row dropped. Every head (a few kilobytes) is bound again (the event at its
- * seq may have been rewritten) and sealed with the provider's codec. A head
- * that cannot be trusted or sealed is dropped, with the rows only it named.
- * Backend-free: a backend gives the rows and applies the returned writes in
- * the purge's own transaction (and drops the snapshots of earlier formats,
- * `ofOtherFormat`, which it cannot patch).
+ * A purge's patch of the stored snapshots (docs/contract.md §7, "Purge"): each
+ * head of chunks at or after the first rewritten event gets the purged records
+ * replaced by their erased forms, only the chunks and index chunks holding them
+ * rewritten, each once however many heads share it. Backend-free: a backend
+ * gives the rows and applies the returned writes in the purge's transaction.
  */
 import { CorruptionError } from '../errors.js';
 import { compareTuples, lowerBound } from '../records/order.js';

@@ -68,12 +68,7 @@ export interface HeldRecords {
   skill: Map<string, Skill>;
 }
 
-/**
- * What a purge removes (docs/contract.md §7, "Purge"): one record by id (a session with
- * all its turns), every session, skill and memory item of a scope and its descendants
- * (with the sessions' turns), or every record that holds a text in a field a purge erases
- * (core's `recordHolds`), now or in an earlier version, a session with its turns.
- */
+/** What a purge removes (docs/contract.md §7, "Purge"): a record by id, a scope's subtree, or what holds a text. */
 export type PurgeSelector = { id: string } | { namespace: Scope } | { matching: string };
 
 /** Where a checkpoint is: its key. */
@@ -321,14 +316,8 @@ export interface StateBackend {
   /** The whole projection and its seq, captured in one read transaction. */
   capture(): Promise<Snapshot>;
   /**
-   * Stores the rows of a snapshot captured at `seq` (its chunks, each written
-   * unless an identical row is stored, then its head) in one write
-   * transaction, which no purge interleaves and which drops the stored rows
-   * of earlier snapshot formats (`ofOtherFormat`); unless a `records.purged` event
-   * was appended after `seq`. That purge patched the snapshots stored before
-   * it, not these rows, which may hold what it erased: nothing is stored and
-   * the answer is `false`, for the caller to capture again
-   * (docs/contract.md §8).
+   * Stores the rows of a snapshot captured at `seq` in one write transaction (docs/contract.md §8);
+   * `false`, with nothing stored, when a `records.purged` event was appended after `seq`.
    */
   storeSnapshot(rows: readonly StoredSnapshot[], seq: number): Promise<boolean>;
   /** Releases resources. */
