@@ -20,7 +20,7 @@ import { checkSnapshot, eventFromRow, Mutex, sortSnapshot, storedPayload, rowCod
 import { ClosedError, ConflictError, CorruptionError, EventTypes, plainCodec, STATE_SCHEMA_VERSION, STATE_STREAM } from '@agentstate/core';
 import { allCheckpointRows } from './checkpoints.js';
 import type { Database, Sql } from './database.js';
-import { foldPending } from './fold.js';
+import { FOLD_BATCH, foldChanges, foldPending } from './fold.js';
 import { eraseHistory } from './purge.js';
 import type { PostgresLog } from './log.js';
 import { tableLookups } from './lookups.js';
@@ -148,7 +148,7 @@ export class PostgresBackend implements StateBackend {
    * Appends and folds events received from another store (docs/contract.md §12) inside the open transaction,
    * which takes the writers' lock exclusive: the fold checks them against tables no other writer is changing, and
    * what a receive stores commits whole, so every origin's entry of the vector is settled. Each event takes the
-   * next position and the batch is folded as bare log appends are; a purge erases as a local one does. A refused event is
+   * next position and the batch is folded as the receive decoded it; a purge erases as a local one does. A refused event is
    * a `CorruptionError` naming the seq it would take after the head in a dense log, whatever position it took.
    */
   async #receive(sql: Sql, batch: readonly ReceivedEvent[]): Promise<LogEvent[]> {
@@ -164,7 +164,10 @@ export class PostgresBackend implements StateBackend {
       last?.time,
     );
     try {
-      await foldPending(sql, this.log, this.projection, tableLookups(this.db, sql), this.upcasters, head);
+      // Folded as the receive decoded them: what was just written is neither read back nor decoded again.
+      const received = events.map((event, i) => ({ seq: event.seq, change: batch[i]!.change }));
+      for (let from = 0; from < received.length; from += FOLD_BATCH)
+        await foldChanges(sql, this.projection, tableLookups(this.db, sql), received.slice(from, from + FOLD_BATCH));
     } catch (error) {
       if (!(error instanceof CorruptionError)) throw error;
       const index = events.findIndex((event) => event.seq === error.seq);

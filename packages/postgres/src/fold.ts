@@ -259,43 +259,61 @@ export async function foldPending(
   let seq = afterSeq;
   let folded = 0;
   for (;;) {
-    let view = new FetchingView(tables);
     const batch = await log.readForFold(sql, STATE_STREAM, seq, FOLD_BATCH);
     if (batch.length === 0) break;
-    const changes = batch.map(({ event, validated }) => decodeStateEvent(event, { upcasters, trusted: validated }));
-    await view.prefetchPlaces(changes);
-    await view.prefetchRecords(changes);
-    for (const [i, { event }] of batch.entries()) {
-      // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
-      // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
-      const change = await answer(() => foldableChange(view, changes[i]!, event.seq));
-      if (turnInsertion(change)) {
-        // A merged append moves held turns: the pending records go first, and the view fetches again what moved.
-        await view.flush(sql, projection);
-        await projection.shiftTurns(sql, change);
-        view = new FetchingView(tables);
-      }
-      for (const id of changeRecordIds(change)) {
-        view.pendingIndex.ids.push(id);
-        view.pendingIndex.seqs.push(event.seq);
-      }
-      for (const entry of changeRecords(change)) {
-        if (isCheckpointEntry(entry)) {
-          await putOrCorrupt(() => projection.put(sql, entry), event.seq);
-          view.forgetCheckpoints();
-        } else await view.put(entry, event.seq);
-      }
-      const operation = change.payload.operation;
-      // A batch's later events name an indexed operation again, without its hash: only the first is indexed.
-      if (operation && (operation.inputHash !== undefined || view.operation(operation.id) === undefined))
-        view.putOperation(operationEntry(operation, event.seq));
-      seq = event.seq;
-      folded += 1;
-    }
-    await view.flush(sql, projection);
+    await foldChanges(
+      sql,
+      projection,
+      tables,
+      batch.map(({ event, validated }) => ({ seq: event.seq, change: decodeStateEvent(event, { upcasters, trusted: validated }) })),
+    );
+    seq = batch.at(-1)!.event.seq;
+    folded += batch.length;
     onBatch?.(folded);
   }
   return { folded, seq };
+}
+
+/**
+ * Folds `events` (a batch, decoded, in seq order) into the tables inside the caller's transaction, which holds
+ * the writers' lock exclusive: their look-ups fetched at once, their records written once each after the batch.
+ * A receive gives the changes it decoded, so they are neither read back nor decoded again.
+ */
+export async function foldChanges(
+  sql: Sql,
+  projection: Projection,
+  tables: TableLookups,
+  events: readonly { seq: number; change: StateChange }[],
+): Promise<void> {
+  let view = new FetchingView(tables);
+  const changes = events.map(({ change }) => change);
+  await view.prefetchPlaces(changes);
+  await view.prefetchRecords(changes);
+  for (const [i, { seq }] of events.entries()) {
+    // Positions may skip numbers (a rolled-back write took one): the read's order is the fold's.
+    // A received change that does not chain is folded as its merge (docs/contract.md §12, "Merge").
+    const change = await answer(() => foldableChange(view, changes[i]!, seq));
+    if (turnInsertion(change)) {
+      // A merged append moves held turns: the pending records go first, and the view fetches again what moved.
+      await view.flush(sql, projection);
+      await projection.shiftTurns(sql, change);
+      view = new FetchingView(tables);
+    }
+    for (const id of changeRecordIds(change)) {
+      view.pendingIndex.ids.push(id);
+      view.pendingIndex.seqs.push(seq);
+    }
+    for (const entry of changeRecords(change)) {
+      if (isCheckpointEntry(entry)) {
+        await putOrCorrupt(() => projection.put(sql, entry), seq);
+        view.forgetCheckpoints();
+      } else await view.put(entry, seq);
+    }
+    const operation = change.payload.operation;
+    // A batch's later events name an indexed operation again, without its hash: only the first is indexed.
+    if (operation && (operation.inputHash !== undefined || view.operation(operation.id) === undefined)) view.putOperation(operationEntry(operation, seq));
+  }
+  await view.flush(sql, projection);
 }
 
 /** Writes a record; a row the tables refuse is a `CorruptionError` naming the event that carried it. */

@@ -10,7 +10,7 @@ import { EVENT_COLUMNS, eventFromRow, scopeKey, rowCodec } from '@agentstate/cor
 import type { TableCheckpointQueries } from './checkpoints.js';
 import { purgeableRows } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
-import type { Database, Sql } from './database.js';
+import type { Database, Sql, Statement } from './database.js';
 import { writersLock } from './writers-lock.js';
 
 /** The look-ups, and the ones a fold's rules need besides. */
@@ -73,17 +73,18 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
   };
   const lastTurnSeq = `SELECT max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = $1`;
   const byIds: TableLookups['byIds'] = async (ids) => {
-    const kinds = ['session', 'turn', 'memory', 'skill'] as const;
-    const answers = await sql.batch([
-      ...kinds.map(
-        (kind) =>
-          [`SELECT * FROM ${db.t(BY_ID[kind][0])} WHERE id = ANY($1::text[])${kind === 'memory' || kind === 'skill' ? lock : ''}`, [ids[kind]]] as const,
-      ),
-      [`SELECT session_id, max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) GROUP BY session_id`, [ids.lastTurn]],
+    // Only the kinds asked about: a receive of one memory item reads no sessions.
+    const kinds = (['session', 'turn', 'memory', 'skill'] as const).filter((kind) => ids[kind].length > 0);
+    const statements: Statement[] = kinds.map((kind) => [
+      `SELECT * FROM ${db.t(BY_ID[kind][0])} WHERE id = ANY($1::text[])${kind === 'memory' || kind === 'skill' ? lock : ''}`,
+      [ids[kind]],
     ]);
-    const records = <K extends (typeof kinds)[number]>(kind: K) =>
-      new Map((answers[kinds.indexOf(kind)] as Parameters<(typeof BY_ID)[K][1]>[0][]).map((row) => [row.id, BY_ID[kind][1](row as never)]));
-    const lastTurn = answers[kinds.length] as { session_id: string; seq: number }[];
+    if (ids.lastTurn.length > 0)
+      statements.push([`SELECT session_id, max(seq) AS seq FROM ${db.t('turns')} WHERE session_id = ANY($1::text[]) GROUP BY session_id`, [ids.lastTurn]]);
+    const answers = statements.length === 0 ? [] : await sql.batch(statements);
+    const records = <K extends keyof typeof BY_ID>(kind: K) =>
+      new Map(((answers[kinds.indexOf(kind)] ?? []) as Parameters<(typeof BY_ID)[K][1]>[0][]).map((row) => [row.id, BY_ID[kind][1](row as never)]));
+    const lastTurn = (ids.lastTurn.length > 0 ? answers[kinds.length] : []) as { session_id: string; seq: number }[];
     return {
       session: records('session'),
       turn: records('turn'),

@@ -190,8 +190,9 @@ export class Projection {
     // go to the server in bounded round trips rather than one an item.
     await sql.exec(text, values);
     const n = `(SELECT n FROM ${this.db.t('memory')} WHERE id = $1)`;
-    // The item's metadata leaves are written again whole: the old ones go whatever the item was.
-    await sql.exec(`DELETE FROM ${this.db.t('memory_meta')} WHERE item_n = ${n}`, [item.id]);
+    // The item's metadata leaves are written again whole: the old ones go whatever the item was (a first version
+    // is a new row, which has none).
+    if (item.syncVersion > 1) await sql.exec(`DELETE FROM ${this.db.t('memory_meta')} WHERE item_n = ${n}`, [item.id]);
     if (item.deleted) return;
     const leaves = rowCodec.metadataLeaves(item.metadata);
     if (leaves.length === 0) return;

@@ -108,7 +108,8 @@ export function createRetentionStore(
     },
     async merge(batch) {
       const incoming = parseInput(policyChangesSchema, batch);
-      const held = new Map((await policies.changes()).map((change) => [policyId(change), change]));
+      const before = await policies.changes();
+      const held = new Map(before.map((change) => [policyId(change), change]));
       let received = 0;
       for (const change of incoming) {
         hlc.observe(change.payload.hlc);
@@ -118,7 +119,8 @@ export function createRetentionStore(
         await log.append({ stream: RETENTION_STREAM, type: change.type, payload: change.payload });
         received += 1;
       }
-      return { received, changes: await policies.changes() };
+      // Nothing appended: the changes read before are the store's, without reading them again.
+      return { received, changes: received === 0 ? before : await policies.changes() };
     },
     async apply() {
       const j = await judge();

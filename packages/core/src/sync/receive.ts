@@ -12,7 +12,6 @@ import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
 import { purgedHere, purgedOtherwise } from '../fold/merge-purge.js';
 import type { Log, LogEvent, Vector } from '../log/log.js';
-import type { Scope } from '../records/records.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
@@ -109,10 +108,16 @@ export async function receiveEvents(
     const sessionScope = async (id: string) => sessions.get(id) ?? (await context.sessionScope(id));
     for (const [i, { change }] of prepared.entries()) if (!(await inSubtree(change, scope, sessionScope))) throw outsideScope(i, scope);
   }
-  await checkOrder(sync, coverage, scope, from, prepared);
-  const partial = await markPartial(sync, coverage, prepared);
+  if (prepared.length === 0) {
+    // Nothing to append: a finished sync's word is noted without a transaction.
+    if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
+    return { received: 0, skipped: 0 };
+  }
+  // Read once for both checks before the transaction, which reads the vector again under its lock.
+  const [heldBefore, replicaId, partialBefore] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
+  await checkOrder(sync, coverage.vectorAsRead(heldBefore, scope), from, prepared, { held: heldBefore, replicaId });
+  const partial = await markPartial(coverage, prepared, { held: heldBefore, replicaId, partial: partialBefore });
   const result = await engine.transact(async (tx) => {
-    const replicaId = await sync.identity();
     const held = await sync.vector();
     const fresh: Array<{ event: SyncEvent } & ReceivedEvent> = [];
     for (const item of prepared) {
@@ -184,13 +189,11 @@ export async function receiveEvents(
  */
 async function checkOrder(
   sync: ReturnType<typeof syncLog>,
-  coverage: SyncCoverage,
-  scope: Scope,
+  whole: Vector,
   from: Vector,
   prepared: readonly { event: SyncEvent }[],
+  { held, replicaId }: { held: Vector; replicaId: string },
 ): Promise<void> {
-  const [held, replicaId] = await Promise.all([sync.vector(), sync.identity()]);
-  const whole = await coverage.vector(held, scope);
   const firsts = new Map<string, number>();
   for (const { event } of prepared) if (!firsts.has(event.origin) && event.origin !== replicaId) firsts.set(event.origin, event.originSeq);
   for (const [origin, first] of firsts) {
@@ -214,12 +217,12 @@ async function checkOrder(
  * so no crash leaves a gap the log's vector would overstate; the note stays true whatever the batch does.
  */
 async function markPartial(
-  sync: ReturnType<typeof syncLog>,
   coverage: SyncCoverage,
   prepared: readonly { event: SyncEvent }[],
+  { held, replicaId, partial }: { held: Vector; replicaId: string; partial: ReadonlyMap<string, number> },
 ): Promise<ReadonlyMap<string, number>> {
-  const [held, replicaId, partial] = await Promise.all([sync.vector(), sync.identity(), coverage.partial()]);
   const whole = prepared.map(({ event }) => event.origin).filter((origin) => origin !== replicaId && !partial.has(origin));
+  if (whole.length === 0) return partial;
   await coverage.markPartial(Object.fromEntries(whole.map((origin) => [origin, held[origin] ?? 0])));
   return coverage.partial();
 }

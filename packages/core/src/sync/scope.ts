@@ -86,6 +86,11 @@ export class SyncCoverage {
    */
   async vector(held: Vector, scope: Scope): Promise<Vector> {
     await this.#follower.catchUp();
+    return this.vectorAsRead(held, scope);
+  }
+
+  /** As {@link vector}, from the stream as its last read left it (by `vector` or `partial`): no `head` read. */
+  vectorAsRead(held: Vector, scope: Scope): Vector {
     const out: Record<string, number> = { ...held };
     // An origin pinned before anything of it was held stays unnamed until a sync's word covers it.
     for (const [origin, seq] of this.#partial) if (seq > 0 || origin in out) out[origin] = seq;

@@ -80,6 +80,8 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
     // What the receiver holds for sure, and what the sender does: once every event it lacks is in, it holds the sender's too.
     const [lacking, covered, sender] = await Promise.all([to.vector(scoped), from.vector(scoped), from.replicaId?.()]);
     let after: SyncPlace | undefined;
+    // Whether the last batch carried `covered`.
+    let done = false;
     // The sender's own events come in their order: once one is in, so is every one before it.
     let own: Vector = {};
     // Where each origin's events of the next batch start: after what the receiver held, then after the last sent.
@@ -95,17 +97,22 @@ export async function sync(a: SyncPeer, b: SyncPeer, options: SyncOptions = {}):
         if (event.origin === sender) own = { [sender]: event.originSeq };
         sent[event.origin] = event.originSeq;
       }
-      const { received } = await to.receive(batch, { ...scoped, covered: own, from: starts });
+      // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
+      const final = batch.length < batchSize;
+      // The last batch carries the sync's word itself: one receive fewer.
+      const { received } = await to.receive(batch, { ...scoped, covered: final ? covered : own, from: starts });
       summary[side] += received;
       summary.batches += 1;
       options.onProgress?.({ ...summary });
       after = { origin: last.origin, originSeq: last.originSeq };
-      // Fewer than asked for: the sender had nothing more, and asking again would cost two more calls.
-      if (batch.length < batchSize) break;
+      if (final) {
+        done = true;
+        break;
+      }
       if (options.batchSize === undefined) batchSize = sizedBatch(batch);
     }
     // Only after a batch: a sync that sent nothing leaves both stores as they were.
-    if (after !== undefined) await to.receive([], { ...scoped, covered });
+    if (after !== undefined && !done) await to.receive([], { ...scoped, covered });
   }
   return summary;
 }
