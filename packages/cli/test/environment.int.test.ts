@@ -228,9 +228,7 @@ describe('files the environment makes unusable', () => {
     );
     const failure = writes.pop()!;
     const acked = writes.map((r) => r.stdout.trim());
-    expect(failureLine(failure, 3, [])).toMatch(
-      new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`),
-    );
+    expect(failureLine(failure, 3, [])).toMatch(new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`));
     expect(acked.length).toBeGreaterThan(0);
     expect(ok(['verify', '--db', db])).toMatch(/^ok: /);
     const stored = okJson<Array<{ id: string }>>(['memory', 'recall', '--limit', '1000', '--db', db]).map((m) => m.id);
