@@ -8,13 +8,14 @@
  * cause and the path (exit 3), never "unexpected SqliteError" (defects 6 and 9 of the
  * hardening issue).
  */
-import { spawnSync } from 'node:child_process';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Result } from './helpers.js';
-import { BIN, failureLine, tempDir } from './helpers.js';
+import { failureLine, tempDir } from './helpers.js';
 import { cli, failAll, ok, okJson } from './in-process.js';
 import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 
@@ -47,10 +48,20 @@ const CAN_DROP = !ROOT || spawnSync('runuser', ['-u', 'nobody', '--', 'true']).s
 /** The uid the unprivileged runs have, so a file can be given to it. */
 const NOBODY = ROOT && CAN_DROP ? Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()) : undefined;
 
-function unprivileged(args: readonly string[]): Result {
-  const command = ROOT ? ['runuser', '-u', 'nobody', '--', process.execPath, BIN, ...args] : [process.execPath, BIN, ...args];
-  const r = spawnSync(command[0]!, command.slice(1), { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', AGENTSTATE_DB: '' }, timeout: HANG_GUARD_MS });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** Runs several command lines in one process (`fixtures/runs.mjs`). */
+const RUNS = fileURLToPath(new URL('./fixtures/runs.mjs', import.meta.url));
+
+/** The results printed by `fixtures/runs.mjs`, run as `r`. */
+function results(r: SpawnSyncReturns<string>): Result[] {
+  if (r.status !== 0) throw new Error(`the runs exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Result[];
+}
+
+/** Runs the command lines one after the other in one process as `nobody` (as the user when not root). */
+function unprivileged(...runs: ReadonlyArray<readonly string[]>): Result[] {
+  const command = ROOT ? ['runuser', '-u', 'nobody', '--', process.execPath, RUNS] : [process.execPath, RUNS];
+  const env = { ...process.env, NO_COLOR: '1', AGENTSTATE_DB: '' };
+  return results(spawnSync(command[0]!, command.slice(1), { input: JSON.stringify({ runs }), encoding: 'utf8', env, timeout: HANG_GUARD_MS }));
 }
 
 describe('files the environment makes unusable', () => {
@@ -129,10 +140,10 @@ describe('files the environment makes unusable', () => {
     chmodSync(tmp.dir, 0o755);
     chmodSync(folder, 0o555);
     const db = join(folder, 'state.db');
-    expect(failureLine(unprivileged(['memory', 'write', 'x', '--db', db]), 3, [])).toBe(`agentstate: cannot create ${db}: permission denied`);
-    const server = unprivileged(['mcp', '--db', db]);
-    expect(server.code).toBe(3);
-    expect(server.stderr).toContain(`cannot create ${db}: permission denied`);
+    const [write, server] = unprivileged(['memory', 'write', 'x', '--db', db], ['mcp', '--db', db]);
+    expect(failureLine(write!, 3, [])).toBe(`agentstate: cannot create ${db}: permission denied`);
+    expect(server!.code).toBe(3);
+    expect(server!.stderr).toContain(`cannot create ${db}: permission denied`);
     expect(readdirSync(folder)).toEqual([]);
   });
 
@@ -155,7 +166,7 @@ describe('files the environment makes unusable', () => {
     chmodSync(tmp.dir, 0o755);
     chmodSync(folder, 0o555);
     const out = join(folder, 'out.jsonl');
-    expect(failureLine(unprivileged(['export', '--db', db, '--out', out]), 3, [])).toBe(`agentstate: cannot write ${out}: permission denied`);
+    expect(failureLine(unprivileged(['export', '--db', db, '--out', out])[0]!, 3, [])).toBe(`agentstate: cannot write ${out}: permission denied`);
     expect(readdirSync(folder)).toEqual([]);
   });
 
@@ -172,13 +183,13 @@ describe('files the environment makes unusable', () => {
     if (NOBODY !== undefined) chownSync(db, NOBODY, NOBODY);
     chmodSync(tmp.dir, 0o755);
     chmodSync(folder, 0o555);
-    for (const command of SOME_READ_COMMANDS) {
-      const r = unprivileged([...command, '--db', db]);
-      expect(r.stderr, command.join(' ')).toBe('');
-      expect(r.code, command.join(' ')).toBe(0);
-    }
-    expect(unprivileged(['memory', 'recall', 'dark', '--db', db]).stdout).toContain('dark mode');
-    const write = unprivileged(['memory', 'write', 'more', '--db', db]);
+    const reads = unprivileged(...SOME_READ_COMMANDS.map((c) => [...c, '--db', db]), ['memory', 'write', 'more', '--db', db]);
+    const write = reads.pop()!;
+    SOME_READ_COMMANDS.forEach((command, i) => {
+      expect(reads[i]!.stderr, command.join(' ')).toBe('');
+      expect(reads[i]!.code, command.join(' ')).toBe(0);
+    });
+    expect(reads[SOME_READ_COMMANDS.findIndex((c) => c[0] === 'memory')]!.stdout).toContain('dark mode');
     expect(failureLine(write, 3, [])).toBe(`agentstate: cannot write ${db}: its folder is read-only (SQLite creates its -wal and -shm files there)`);
     expect(hash(db)).toBe(before);
     expect(readdirSync(folder)).toEqual(['state.db']);
@@ -190,36 +201,34 @@ describe('files the environment makes unusable', () => {
     const before = hash(db);
     chmodSync(tmp.dir, 0o777);
     chmodSync(db, 0o444);
-    expect(unprivileged(['verify', '--db', db]).code).toBe(0);
-    const write = unprivileged(['memory', 'write', 'more', '--db', db]);
-    expect(failureLine(write, 3, [])).toBe(`agentstate: cannot write ${db}: the file is read-only`);
+    const [verify, write, server] = unprivileged(['verify', '--db', db], ['memory', 'write', 'more', '--db', db], ['mcp', '--db', db]);
+    expect(verify!.code).toBe(0);
+    expect(failureLine(write!, 3, [])).toBe(`agentstate: cannot write ${db}: the file is read-only`);
     // The MCP server writes: it refuses at start instead of failing at the first tool call.
-    const server = unprivileged(['mcp', '--db', db]);
-    expect(server.code).toBe(3);
-    expect(server.stderr).toContain(`cannot write ${db}: the file is read-only`);
+    expect(server!.code).toBe(3);
+    expect(server!.stderr).toContain(`cannot write ${db}: the file is read-only`);
     expect(hash(db)).toBe(before);
   });
 
   it('reports a full disk in one line (exit 3), keeps every acknowledged write, and verifies afterwards', () => {
     const db = tmp.path('state.db');
     ok(['demo', '--db', db]);
-    const acked: string[] = [];
-    let failure: Result | undefined;
     const content = 'a fact long enough to fill pages quickly '.repeat(400);
     // Room for the file as it is and about 64 KiB of -wal: a few writes, then a write fails. SIGXFSZ is ignored by Node.
+    // The limit is the process's: one process makes the writes, each a run of its own, until one fails.
     const limitKiB = Math.ceil(statSync(db).size / 1024) + 64;
-    for (let i = 0; i < 30 && !failure; i += 1) {
-      const r = spawnSync('bash', ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, BIN, 'memory', 'write', `${i} ${content}`, '--db', db], {
+    const runs = Array.from({ length: 30 }, (_, i) => ['memory', 'write', `${i} ${content}`, '--db', db]);
+    const writes = results(
+      spawnSync('bash', ['-c', `ulimit -f ${limitKiB} && exec "$0" "$@"`, process.execPath, RUNS], {
+        input: JSON.stringify({ runs, untilFailure: true }),
         encoding: 'utf8',
         env: { ...process.env, NO_COLOR: '1' },
-      });
-      if (r.status === 0) acked.push(r.stdout.trim());
-      else failure = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-    }
-    expect(failure).toBeDefined();
-    expect(failureLine(failure!, 3, [])).toMatch(
-      new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`),
+        timeout: HANG_GUARD_MS,
+      }),
     );
+    const failure = writes.pop()!;
+    const acked = writes.map((r) => r.stdout.trim());
+    expect(failureLine(failure, 3, [])).toMatch(new RegExp(`^agentstate: cannot write ${db}: no space left \\(the disk, a quota or a file-size limit is full`));
     expect(acked.length).toBeGreaterThan(0);
     expect(ok(['verify', '--db', db])).toMatch(/^ok: /);
     const stored = okJson<Array<{ id: string }>>(['memory', 'recall', '--limit', '1000', '--db', db]).map((m) => m.id);

@@ -1,12 +1,13 @@
 /**
  * `--operation-id` on every write command: each write carries its operation
- * id into its event; run again with the same id and input (another process),
- * a write prints the first result and appends nothing; another input under
- * the id is refused as a conflict.
+ * id into its event; run again with the same id and input (another run, once
+ * another process), a write prints the first result and appends nothing;
+ * another input under the id is refused as a conflict.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { openSqlite } from '@agentstate/sqlite';
-import { fails, head, okJson, tempDir } from './helpers.js';
+import { okJson as okJsonProcess, tempDir } from './helpers.js';
+import { fails, head, okJson } from './in-process.js';
 
 const tmp = tempDir();
 afterAll(tmp.cleanup);
@@ -14,16 +15,17 @@ afterAll(tmp.cleanup);
 describe('agentstate --operation-id', () => {
   const db = tmp.path('idempotent.db');
 
-  it('makes every write idempotent across processes, and refuses another input under the same id', async () => {
-    const run = (args: string[]) => okJson([...args, '--db', db, '--json']);
-    const twice = (args: string[]) => {
+  it('makes every write idempotent across runs and processes, and refuses another input under the same id', async () => {
+    const run = (args: string[], json = okJson) => json([...args, '--db', db, '--json']);
+    // The run again of the first write is another process: what it recognises is in the file, not in a process.
+    const twice = (args: string[], again = okJson) => {
       const first = run(args);
       const events = head(db);
-      expect(run(args)).toEqual(first);
+      expect(run(args, again)).toEqual(first);
       expect(head(db)).toBe(events);
       return first;
     };
-    const session = twice(['sessions', 'create', '--title', 't', '--operation-id', 'op-1']);
+    const session = twice(['sessions', 'create', '--title', 't', '--operation-id', 'op-1'], okJsonProcess);
     run(['sessions', 'append', session.id, '--content', 'hello', '--operation-id', 'op-2']);
     run(['skills', 'upsert', 'deploy', '--body', 'ship', '--operation-id', 'op-3']);
     expect(twice(['skills', 'outcome', 'deploy', '--success', '--operation-id', 'op-4'])).toMatchObject({ uses: 1, wins: 1 });

@@ -3,14 +3,16 @@
  * leave no temporary file behind, whether they fail, are interrupted or
  * killed. Real processes; an import reads stdin, so the test decides when
  * it may finish: it feeds half the export, acts while the import waits for
- * the rest, then feeds the rest.
+ * the rest, then feeds the rest. The commands around them, whose process is
+ * not what is checked, run inside the test's process.
  */
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, failureLine, fails, ok, okJson, tempDir } from './helpers.js';
+import { BIN, failureLine, tempDir } from './helpers.js';
+import { fails, ok, okJson } from './in-process.js';
 import { exportText, generateEvents, writeDatabase } from './generate.js';
 
 const tmp = tempDir();

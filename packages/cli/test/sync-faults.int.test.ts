@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeSnapshot, httpPeer, type Snapshot, SyncHttpError, sync } from '@agentstate/core';
+import { runMcpServer } from '@agentstate/mcp';
 import { openDatabase } from '@agentstate/open';
 import { HANG_GUARD_MS } from '../../../tools/hang-guard.js';
 import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
@@ -425,8 +426,16 @@ describe('sync over HTTP, the connection cut in the middle of a batch', () => {
       // What the cut batch goes to: the server's receive, or the laptop's after the changes it asked for.
       await write(laptop, 'laptop', cut.route === 'receive' ? 8 : 0);
       await write(served, 'server', cut.route === 'changes' ? 8 : 0);
-      const server = await serve(served);
-      const proxy = new SyncProxy(new URL(server.url), cut);
+      // The server's process is not what a cut checks: it serves from the test's process.
+      const server = await runMcpServer({
+        db: served,
+        transport: 'http',
+        http: { port: 0, token: TOKEN },
+        allowSubscopes: true,
+        embedder: 'none',
+        log: () => {},
+      });
+      const proxy = new SyncProxy(new URL(server.syncUrl!), cut);
       try {
         const url = await proxy.listen();
         await withStores([laptop], async ([local]) => {
@@ -437,13 +446,13 @@ describe('sync over HTTP, the connection cut in the middle of a batch', () => {
         });
         expect([sqliteHead(laptop), sqliteHead(served)]).toEqual(cut.route === 'receive' ? [8, 0] : [0, 8]);
         await withStores([laptop], async ([local]) =>
-          expect(await sync(local!, httpPeer(server.url, { token: TOKEN }), { batchSize: 4 })).toEqual(
+          expect(await sync(local!, httpPeer(server.syncUrl!, { token: TOKEN }), { batchSize: 4 })).toEqual(
             cut.route === 'receive' ? { toA: 0, toB: 8, batches: 2 } : { toA: 8, toB: 0, batches: 2 },
           ),
         );
       } finally {
         await proxy.close();
-        await stop(server);
+        await server.close();
       }
       await expectUnion([laptop, served], 8);
     });

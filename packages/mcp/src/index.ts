@@ -9,7 +9,7 @@
  */
 export { createAgentStateServer, DESTRUCTIVE_TOOL_NAMES, TOOL_NAMES, type AgentStateServerOptions } from './server.js';
 export { runMcpServer, type RunMcpServerOptions, type RunningMcpServer } from './run.js';
-export { mcpMain } from './main.js';
+export { type McpIo, mcpMain } from './main.js';
 export { ScopeDeniedError, type ScopePolicyOptions } from './scope-policy.js';
 export type { HttpOptions } from './transports/http.js';
 export type { EmbedderChoice } from '@agentstate/open';

@@ -2,12 +2,14 @@
  * Test helpers: start the built `agentstate-mcp` as a child process and
  * drive it with the SDK's own client, over stdio or Streamable HTTP; or,
  * for the tests of the tools themselves, serve the same database with the
- * same options inside the test's process over the SDK's in-memory transport.
+ * same options inside the test's process over the SDK's in-memory transport;
+ * or run its entry inside the test's process for a start it refuses.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -15,7 +17,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { expect } from 'vitest';
-import { createAgentStateServer } from '@agentstate/mcp';
+import { createAgentStateServer, mcpMain } from '@agentstate/mcp';
 import { parseMcpArgs } from '../src/args.js';
 import { openDatabase } from '@agentstate/open';
 
@@ -97,15 +99,27 @@ export function startHttp(args: string[], env: Record<string, string> = {}): Pro
   });
 }
 
-/** Runs the bin to completion (for refused starts); resolves to its exit code and stderr. */
-export function runBin(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const child = spawn(process.execPath, [BIN, ...args], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-  let stderr = '';
-  let stdout = '';
-  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
-  child.stdin.end();
-  return new Promise((resolve) => child.once('close', (code) => resolve({ code, stderr, stdout })));
+/** A stream that keeps what is written to it. */
+function collector(): { stream: Writable; text: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString('utf8');
+      done();
+    },
+  });
+  return { stream, text: () => text };
+}
+
+/**
+ * Runs the program's entry, `mcpMain`, to completion in this process with
+ * streams of its own (for refused starts, whose process adds nothing to
+ * check); resolves to its exit code and what it printed.
+ */
+export async function runMain(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stderr: string; stdout: string }> {
+  const [stdout, stderr] = [collector(), collector()];
+  const code = await mcpMain(args, { env: childEnv(env), stdout: stdout.stream, stderr: stderr.stream });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
 }
 
 /** A client connected over Streamable HTTP, sending `token` when given. */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askTwiceAcrossIdle } from '../../../tools/keep-alive.js';
-import { call, callError, connectHttp, runBin, startHttp, tempDir, type HttpServerProcess } from './helpers.js';
+import { call, callError, connectHttp, runMain, startHttp, tempDir, type HttpServerProcess } from './helpers.js';
 
 const TOKEN = 'test-token-0123456789abcdef';
 const INIT = {
@@ -142,16 +142,16 @@ describe('starting', () => {
   });
 
   it('refuses to listen beyond loopback without a token', async () => {
-    const { code, stderr } = await runBin(['--db', tmp.db, '--http', '--host', '0.0.0.0', '--port', '0']);
+    const { code, stderr } = await runMain(['--db', tmp.db, '--http', '--host', '0.0.0.0', '--port', '0']);
     expect(code).toBe(1);
     expect(stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without a bearer token/);
   });
 
   it('refuses a short token and flags that need --http', async () => {
-    const short = await runBin(['--db', tmp.db, '--http', '--port', '0', '--token', 'short']);
+    const short = await runMain(['--db', tmp.db, '--http', '--port', '0', '--token', 'short']);
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/at least 16 characters/);
-    const stray = await runBin(['--db', tmp.db, '--token', TOKEN]);
+    const stray = await runMain(['--db', tmp.db, '--token', TOKEN]);
     expect(stray.code).toBe(1);
     expect(stray.stderr).toMatch(/--token only applies with --http/);
   });
@@ -159,7 +159,7 @@ describe('starting', () => {
   it('exits 2 with the reason when the file is not an agentstate database', async () => {
     const notes = join(tmp.dir, 'notes.txt');
     writeFileSync(notes, 'not a database\n');
-    const { code, stderr } = await runBin(['--db', notes, '--http', '--port', '0']);
+    const { code, stderr } = await runMain(['--db', notes, '--http', '--port', '0']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/notes\.txt: is not a SQLite database/);
   });

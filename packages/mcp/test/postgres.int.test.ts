@@ -7,7 +7,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres } from '@agentstate/postgres';
 import { dropSchema, freshSchema, testServer } from '../../postgres/test/cluster.js';
-import { call, connectStdio, runBin } from './helpers.js';
+import { call, connectStdio, runMain } from './helpers.js';
 
 let server: string;
 const schema = freshSchema('mcp');
@@ -47,7 +47,7 @@ describe('agentstate-mcp on PostgreSQL', () => {
   });
 
   it('fails to start with one typed line when the server cannot be reached', async () => {
-    const r = await runBin(['--db', 'postgres://postgres:s3cret@127.0.0.1:1/postgres', '--embedder', 'none']);
+    const r = await runMain(['--db', 'postgres://postgres:s3cret@127.0.0.1:1/postgres', '--embedder', 'none']);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/^agentstate-mcp: /);
     expect(r.stderr).not.toContain('s3cret');

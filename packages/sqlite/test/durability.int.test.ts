@@ -139,16 +139,19 @@ describe('crash safety under group commit', () => {
 });
 
 describe('concurrent processes', () => {
-  it('4 processes × 500 mixed writes: nothing lost or duplicated, seqs dense, tables = replay', async () => {
+  const WRITES = 250;
+  // 250 writes a writer go 50 times through its 5 kinds of write, interleaved with three other writers: more rounds
+  // repeat the same cases (and cost a commit, with its sync to disk, each).
+  it('4 processes × 250 mixed writes: nothing lost or duplicated, seqs dense, tables = replay', async () => {
     const file = tmp.file('concurrent.db');
     await (await openSqlite(file)).close();
-    const writers = ['a', 'b', 'c', 'd'].map((name) => startWriter(file, name, 500));
+    const writers = ['a', 'b', 'c', 'd'].map((name) => startWriter(file, name, WRITES));
     const exits = await Promise.all(writers.map((w) => w.exited));
     for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
     const acks = writers.map((w) => w.acks);
-    for (const a of acks) expect(a.count).toBe(500);
+    for (const a of acks) expect(a.count).toBe(WRITES);
     const { events } = await verify(file, acks);
-    expect(events).toBe(2000);
+    expect(events).toBe(4 * WRITES);
 
     const p = await openSqlite(file);
     const log = await p.log.read({ stream: 'state' });
@@ -172,7 +175,8 @@ describe('concurrent processes', () => {
       const session = (await p.sessions.list()).find((s) => s.title === `writer ${name}`)!;
       const turns = await p.sessions.turns(session.id);
       expect(turns.map((t) => t.seq)).toEqual(turns.map((_, i) => i + 1));
-      expect(turns).toHaveLength(200);
+      // After the session, 2 of every 5 writes append a turn.
+      expect(turns).toHaveLength(100);
     }
     await p.close();
   });

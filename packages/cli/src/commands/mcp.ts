@@ -42,5 +42,5 @@ export function mcpArguments(args: readonly string[]): string[] | undefined {
 /** Runs the MCP server; it exits with the codes of every `agentstate` command. */
 export async function runMcp(args: readonly string[]): Promise<number> {
   const { mcpMain } = await import('@agentstate/mcp');
-  return mcpMain(args, io().env, 'agentstate mcp');
+  return mcpMain(args, io(), 'agentstate mcp');
 }
