@@ -67,9 +67,11 @@ export async function writeFixture(path: string, longTurns = 300): Promise<Seede
   await db.sessions.appendTurn({ sessionId: tool.id, role: 'assistant', content: 'Sunny tomorrow in Lisbon, up to 24 °C.', metadata: { tokens: 41 } });
 
   const long = await db.sessions.create({ title: 'Long support chat', model: 'gpt-test', scope: ['team', 'support'] });
-  for (let i = 1; i <= longTurns; i += 1) {
-    await db.sessions.appendTurn({ sessionId: long.id, role: i % 2 ? 'user' : 'assistant', content: `Message number ${i} about the invoice` });
-  }
+  // One batch: the same events and rows as one appendTurn per turn (docs/contract.md, batch writes), in one transaction.
+  await db.sessions.appendTurns(
+    long.id,
+    Array.from({ length: longTurns }, (_, i) => ({ role: i % 2 ? 'assistant' : 'user', content: `Message number ${i + 1} about the invoice` }) as const),
+  );
   await db.sessions.create({ title: 'Onboarding', scope: ['team', 'web'] });
   const afterSessions = await db.log.head('state');
   await db.close();
