@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { openPostgres } from '@agentstate/postgres';
+import { pipelined } from '../packages/postgres/src/database.js';
 import { turnTexts } from './turn-text.js';
 
 /** What a writer does: the store's `appendTurn`, Mastra's `saveMessages`, or raw `pg` sending the store's statements. */
@@ -91,49 +92,39 @@ async function mastraWriter(url: string, schema: string, writer: number): Promis
 /** When this writer's last wake-up went (ms since the epoch). */
 let lastWake = 0;
 
-/** Runs one simple query (several statements, values written in); the rows of each statement. */
-type Query = (text: string) => Promise<Record<string, unknown>[][]>;
-
-/** A value as a SQL literal, as the store writes it into a batched statement. */
-const literal = (value: unknown): string =>
-  value === null
-    ? 'NULL'
-    : Array.isArray(value)
-      ? pg.escapeLiteral(`{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`)
-      : pg.escapeLiteral(String(value));
-
-/** `text` with each `$n` replaced by the literal of `values[n - 1]`. */
-const inline = (text: string, values: unknown[]): string => text.replace(/\$(\d+)/g, (_, n: string) => literal(values[Number(n) - 1]));
+/** Sends statements in one round trip, as the store's write transactions do (database.ts `pipelined`); the rows of each. */
+type Query = (statements: readonly (readonly [text: string, values?: readonly unknown[]])[]) => Promise<unknown[][]>;
 
 /**
  * The statements of one `appendTurn`, as the PostgreSQL store sends them
  * for an existing session. IT MUST MIRROR THE STORE'S WRITE PATH
  * (packages/postgres/src): re-align it whenever that path changes, or the
- * agentstate/raw ratio measures nothing. Today three round trips: `BEGIN`,
- * the writers' lock taken shared (writers-lock.ts), the session locked
- * `FOR UPDATE` with its last turn number read after the lock (the schema's
- * `lock_session`, lookups.ts `session`); the next position, on its own once
- * the write's checks passed, so that a refused write leaves no gap (log.ts
- * `takePosition`); then the event (log.ts), the session's bump and the
- * turn's upsert (the schema's `bump_session` and `put_turn`, projection.ts),
- * the history index, `COMMIT` and, when the last went 10 ms ago or more, the
- * subscribers' wake-up, their values written in as literals (database.ts
- * `TransactionSql`, `Database.transaction`). The store's one more wake-up
- * after a busy interval, sent through its pool, is left out. What the store
- * computes besides (stamping, validation, checksums) is reduced here to the
- * least that fills the same columns.
+ * agentstate/raw ratio measures nothing. Today three round trips, each one
+ * pipeline of statements its connection prepared once (database.ts
+ * `TransactionSql`, `pipelined`): `BEGIN`, the writers' lock taken shared
+ * (writers-lock.ts), the session locked `FOR UPDATE` with its last turn
+ * number read after the lock (the schema's `lock_session`, lookups.ts
+ * `session`); the next position, on its own once the write's checks
+ * passed, so that a refused write leaves no gap (log.ts `takePosition`);
+ * then the event (log.ts), the session's bump and the turn's upsert (the
+ * schema's `bump_session` and `put_turn`, projection.ts), the history
+ * index, `COMMIT` and, when the last went 10 ms ago or more, the
+ * subscribers' wake-up (`Database.transaction`). The store's one more
+ * wake-up after a busy interval, sent through its pool, is left out. What
+ * the store computes besides (stamping, validation, checksums) is reduced
+ * here to the least that fills the same columns.
  */
 async function rawAppend(q: Query, schema: string, instance: string, sessionId: string, id: string, content: string): Promise<number> {
   const t = (table: string) => `"${schema}".${table}`;
   try {
-    const [, , last] = await q(
-      ['BEGIN', `SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`, inline(`SELECT * FROM ${t('lock_session')}($1)`, [sessionId])].join(
-        ';\n',
-      ),
-    );
-    const [position] = await q(`SELECT nextval('${t('positions')}') AS seq`);
-    const turnSeq = Number(last![0]!.last_turn ?? 0) + 1;
-    const seq = Number(position![0]!.seq);
+    const [, , last] = (await q([
+      ['BEGIN'],
+      [`SELECT pg_advisory_xact_lock_shared(1634953331, hashtext('"${schema}"'))`],
+      [`SELECT session, last_turn FROM ${t('lock_session')}($1)`, [sessionId]],
+    ])) as [unknown, unknown, { last_turn: number | null }[]];
+    const [position] = (await q([[`SELECT nextval('${t('positions')}') AS seq`]])) as [{ seq: number }[]];
+    const turnSeq = (last[0]!.last_turn ?? 0) + 1;
+    const seq = position[0]!.seq;
     const now = new Date().toISOString();
     const wall = Date.now();
     const payload = JSON.stringify({
@@ -142,41 +133,37 @@ async function rawAppend(q: Query, schema: string, instance: string, sessionId: 
     const wakes = wall - lastWake >= 10;
     if (wakes) lastWake = wall;
     const checksum = createHash('sha1').update(`${seq}${payload}`).digest('base64');
-    await q(
+    const place = (n: number) => Array.from({ length: n }, (_, i) => `$${i + 1}`).join(', ');
+    await q([
       [
-        inline(
-          `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-          ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true],
-        ),
-        inline(`SELECT ${t('bump_session')}($1, $2, $3, $4, $5)`, [sessionId, wall, 0, instance, now]),
-        inline(`SELECT ${t('put_turn')}($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`, [
-          sessionId,
-          turnSeq,
-          id,
-          'user',
-          content,
-          '',
-          '{}',
-          now,
-          1,
-          instance,
-          wall,
-          0,
-          '',
-          false,
-          [...new Set(content.split(' '))],
-        ]),
-        inline(`INSERT INTO ${t('record_events')} (record_id, seq) SELECT unnest($1::text[]), $2 ON CONFLICT DO NOTHING`, [[sessionId, id], seq]),
-        'COMMIT',
-        ...(wakes
-          ? [`SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', '${schema}') WHERE pg_notification_queue_usage() < 0.5`]
-          : []),
-      ].join(';\n'),
-    );
+        `INSERT INTO ${t('events')} (stream, seq, type, time, schema_version, payload, actor, trace_id, span_id, causation_id, origin_instance_id, principal, checksum, validated, origin, origin_seq, origin_time) VALUES (${place(17)})`,
+        ['state', seq, 'session.turn_appended', now, 3, payload, null, null, null, null, null, null, checksum, true, null, null, null],
+      ],
+      [`SELECT ${t('bump_session')}(${place(5)})`, [sessionId, wall, 0, instance, now]],
+      [
+        `SELECT ${t('put_turn')}(${place(15)})`,
+        [sessionId, turnSeq, id, 'user', content, '', '{}', now, 1, instance, wall, 0, '', false, [...new Set(content.split(' '))]],
+      ],
+      [
+        `INSERT INTO ${t('record_events')} (record_id, seq) SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
+        [
+          [sessionId, id],
+          [seq, seq],
+        ],
+      ],
+      ['COMMIT'],
+      ...(wakes
+        ? [
+            [
+              `SELECT set_config('synchronous_commit', 'off', true), pg_notify('agentstate_events', $1) WHERE pg_notification_queue_usage() < 0.5`,
+              [schema],
+            ] as const,
+          ]
+        : []),
+    ]);
     return turnSeq;
   } catch (error) {
-    await q('ROLLBACK');
+    await q([['ROLLBACK']]);
     throw error;
   }
 }
@@ -190,10 +177,7 @@ async function rawWriter(url: string, schema: string, writer: number, sessionId:
   await client.connect();
   const { rows } = await client.query<{ origin_instance_id: string }>(`SELECT origin_instance_id FROM "${schema}".sessions WHERE id = $1`, [session]);
   const instance = rows[0]!.origin_instance_id;
-  const q: Query = async (text) => {
-    const result: pg.QueryResult | pg.QueryResult[] = await client.query(text);
-    return (Array.isArray(result) ? result : [result]).map((r) => r.rows);
-  };
+  const q: Query = (statements) => pipelined(client, statements);
   let n = 0;
   return {
     sessionId: session,

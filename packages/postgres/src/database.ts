@@ -97,24 +97,122 @@ function inline([text, values = []]: Statement): string {
 /** Statements that may wait at most, before they go by themselves. */
 const MAX_WAITING = 64;
 
+/** Statements one connection keeps prepared at most: a text met beyond them is parsed each time it is sent. */
+const MAX_PREPARED = 200;
+
+/** The statements prepared on one connection, by text; names to close before its next pipeline; names made so far. */
+interface Prepared {
+  names: Map<string, string>;
+  close: string[];
+  made: number;
+}
+
+/** The prepared statements of each connection (a `pg.Connection`, which lives as long as its session). */
+const preparedOn = new WeakMap<object, Prepared>();
+
+/** A parameter's value as the extended protocol sends it: text, bytes or NULL, as {@link literal} writes it. */
+function param(value: unknown): string | Buffer | null {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value)) return value;
+  if (Array.isArray(value)) return `{${value.map(element).join(',')}}`;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** What `pg.Query` does inside, which {@link Pipeline} builds on. */
+interface QueryInternals {
+  handleError(error: unknown, connection: pg.Connection): void;
+}
+
+/**
+ * Statements sent in one round trip as a pipeline of the extended protocol:
+ * each bound to its values and executed, then one Sync. The values never
+ * go into the text (so neither side escapes nor lexes them), and a text is
+ * parsed once per connection under a name: the server plans it once, not
+ * per write. A query of `*` stays unnamed: a prepared statement's columns
+ * may not change under it, as another process's upgrade of a table would.
+ * Each text is one statement. Answers a result per statement.
+ */
+class Pipeline extends pg.Query {
+  /** Names this pipeline prepares: after an error, which of them the server kept is unknown. */
+  readonly #parsed: string[] = [];
+  #prepared: Prepared | undefined;
+
+  constructor(
+    /** The statements, their values as sent. */
+    readonly statements: readonly (readonly [text: string, values: (string | Buffer | null)[]])[],
+    callback: (error: Error | undefined, result: pg.QueryResult | pg.QueryResult[]) => void,
+  ) {
+    super({ text: statements[0]![0], types }, callback as never);
+  }
+
+  requiresPreparation(): boolean {
+    return true;
+  }
+
+  prepare(connection: pg.Connection): void {
+    const prepared = preparedOn.get(connection) ?? { names: new Map(), close: [], made: 0 };
+    preparedOn.set(connection, prepared);
+    this.#prepared = prepared;
+    for (const name of prepared.close.splice(0)) connection.close({ type: 'S', name }, true);
+    for (const [text, values] of this.statements) {
+      let name = prepared.names.get(text);
+      if (name === undefined) {
+        if (prepared.names.size < MAX_PREPARED && (text.startsWith('INSERT') || !text.includes('*'))) {
+          name = `agentstate_${prepared.made++}`;
+          prepared.names.set(text, name);
+          this.#parsed.push(name);
+        }
+        connection.parse({ text, name: name ?? '', types: [] }, true);
+      }
+      connection.bind({ statement: name ?? '', values }, true);
+      connection.describe({ type: 'P', name: '' }, true);
+      connection.execute({ portal: '' }, true);
+    }
+    connection.sync();
+  }
+
+  handleError(error: unknown, connection: pg.Connection): void {
+    const prepared = this.#prepared;
+    if (prepared !== undefined && this.#parsed.length > 0) {
+      for (const [text, name] of prepared.names) if (this.#parsed.includes(name)) prepared.names.delete(text);
+      prepared.close.push(...this.#parsed);
+    }
+    (pg.Query.prototype as unknown as QueryInternals).handleError.call(this, error, connection);
+  }
+}
+
+/** @internal Sends `statements` as one {@link Pipeline} on `client`; the rows of each. */
+export function pipelined(client: pg.ClientBase, statements: readonly Statement[]): Promise<unknown[][]> {
+  const mapped = statements.map(([text, values = []]) => [text, values.map(param)] as const);
+  return new Promise((resolve, reject) => {
+    void client.query(
+      new Pipeline(mapped, (error, result) => {
+        if (error) reject(error);
+        else resolve(Array.isArray(result) ? result.map((r) => r.rows) : [result.rows]);
+      }),
+    );
+  });
+}
+
 /**
  * The `Sql` of a client inside a transaction. Statements given to `exec`
  * (and an opening still to send) wait in `pending`; the next statement
- * that returns rows takes them along in one simple query, their values
- * written in as literals. Alone, a statement goes as a parameterised query.
+ * that returns rows takes them along in one round trip: a {@link Pipeline},
+ * or, when a text holds several statements, one simple query with the
+ * values written in as literals.
  */
 class TransactionSql implements Sql {
   sent = 0;
   /** Whether the transaction's opening has gone to the server. */
   started: boolean;
-  readonly #pending: string[];
+  readonly #pending: Statement[];
 
   constructor(
     private readonly client: pg.PoolClient,
-    /** The opening, when it is to go with the first statement. */
+    /** The opening, when it is to go with the first statement: each text's statements, split at `; `. */
     opening: readonly string[] | undefined,
   ) {
-    this.#pending = [...(opening ?? [])];
+    this.#pending = (opening ?? []).flatMap((text) => text.split('; ').map((statement): Statement => [statement]));
     this.started = opening === undefined;
   }
 
@@ -124,7 +222,7 @@ class TransactionSql implements Sql {
 
   async exec(text: string, values?: readonly unknown[]): Promise<void> {
     this.sent += 1;
-    this.#pending.push(inline([text, values]));
+    this.#pending.push([text, values]);
     // A fold queues many: they go in bounded round trips.
     if (this.#pending.length >= MAX_WAITING) await this.#send([]);
   }
@@ -137,10 +235,9 @@ class TransactionSql implements Sql {
   /** Sends what waits, then `statements`; the rows of each of `statements`. */
   async #send(statements: readonly Statement[]): Promise<unknown[][]> {
     this.started = true;
-    if (this.#pending.length === 0 && statements.length === 1) return results(this.client, statements[0]![0], statements[0]![1]);
-    const text = [...this.#pending.splice(0), ...statements.map(inline)].join(';\n');
-    const all = await results(this.client, text);
-    return all.slice(all.length - statements.length);
+    const all = [...this.#pending.splice(0), ...statements];
+    const answers = all.some(([text]) => text.includes(';')) ? await results(this.client, all.map(inline).join(';\n')) : await pipelined(this.client, all);
+    return answers.slice(answers.length - statements.length);
   }
 }
 

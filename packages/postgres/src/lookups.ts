@@ -98,7 +98,10 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     // one call of the schema's function reads both, the number after the row's lock.
     session: async (id) => {
       if (!locking) return one<rowCodec.SessionRow, Session>(`SELECT * FROM ${db.t('sessions')} WHERE id = $1`, rowCodec.sessionFromRow, [id]);
-      const [row] = await sql.rows<{ session: rowCodec.SessionRow | null; last_turn: number | null }>(`SELECT * FROM ${db.t('lock_session')}($1)`, [id]);
+      const [row] = await sql.rows<{ session: rowCodec.SessionRow | null; last_turn: number | null }>(
+        `SELECT session, last_turn FROM ${db.t('lock_session')}($1)`,
+        [id],
+      );
       lastTurn = { sessionId: id, seq: row?.last_turn ?? 0, at: sql.sent };
       return row?.session == null ? undefined : rowCodec.sessionFromRow(row.session);
     },

@@ -1,8 +1,9 @@
 /**
  * The write path's round trips (issue 29, "few round trips"): a write
  * transaction sends what nobody reads together with the next statement that
- * returns rows, its values written in as literals. These tests hold the
- * literals to the parameters they stand for, the errors of waiting
+ * returns rows, in one pipeline of statements each connection prepares once
+ * (a text of several statements: one simple query, values written in as
+ * literals). These tests hold both to the parameters they stand for, the errors of waiting
  * statements to the statement that carries them, and an `appendTurn` to three
  * round trips: the look-ups with the lock, the position, then the writes with
  * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes call the schema's functions,
@@ -23,9 +24,10 @@ const arbText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replac
 describe('a write transaction', () => {
   let db: Database;
   let table: string;
+  let url: string;
 
   beforeAll(async () => {
-    const { url } = await testServer();
+    ({ url } = await testServer());
     const { pool } = openPool(url, { max: 2 });
     const schema = freshSchema();
     db = new Database(pool, schema, true);
@@ -39,7 +41,7 @@ describe('a write transaction', () => {
     await db.close();
   });
 
-  it('property: a value written in as a literal reads back as the same value sent as a parameter', async () => {
+  it('property: a value written in as a literal, or bound in a pipeline, reads back as the same value sent as a parameter', async () => {
     const arbValues = fc.tuple(
       arbText,
       fc.array(fc.option(arbText, { nil: null }), { maxLength: 5 }),
@@ -52,22 +54,34 @@ describe('a write transaction', () => {
         const text = 'SELECT $1::text AS text, $2::text[] AS array, $3::float8 AS double, $4::int AS int, $5::boolean AS bool, $6::text AS missing';
         const sent = [...values, null];
         const asParameters = await db.rows(text, sent);
-        // Two statements in one batch go as one simple query: both written in as literals.
-        const [, asLiterals] = await db.transaction((sql) => sql.batch([['SELECT 1'], [text, sent]]));
-        expect(asLiterals).toEqual(asParameters);
+        // A text of several statements takes the batch as one simple query: every value written in as a literal.
+        const [, asLiterals] = await db.transaction((sql) => sql.batch([['SELECT 1; SELECT 2'], [text, sent]]));
+        // Else the batch goes as one pipeline, each statement prepared once and bound to its values.
+        const [, pipelined] = await db.transaction((sql) => sql.batch([['SELECT 1'], [text, sent]]));
+        expect([asLiterals, pipelined]).toEqual([asParameters, asParameters]);
       }),
       { numRuns: 150 },
     );
   });
 
-  it('sends the statements that wait with the next one, which fails with their error, and a failed transaction leaves nothing', async () => {
-    const write = db.transaction(async (sql) => {
-      await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [1, "it's"]);
-      await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [1, 'again']);
-      return sql.rows('SELECT 1');
-    });
-    await expect(write).rejects.toBeInstanceOf(ConflictError);
-    expect(await db.rows(`SELECT * FROM ${table}`)).toEqual([]);
+  it('sends the statements that wait with the next one, which fails with their error; a failed transaction leaves nothing, and its connection goes on', async () => {
+    // One connection: the second transaction runs where the first failed.
+    const one = new Database(openPool(url, { max: 1 }).pool, db.schema, true);
+    const write = (ids: [number, number]) =>
+      one.transaction(async (sql) => {
+        await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [ids[0], "it's"]);
+        await sql.exec(`INSERT INTO ${table} VALUES ($1, $2)`, [ids[1], 'again']);
+        return sql.rows('SELECT 1');
+      });
+    try {
+      await expect(write([1, 1])).rejects.toBeInstanceOf(ConflictError);
+      // What the failed pipeline may not have prepared is prepared again; it left no row, or the first insert would collide.
+      await write([1, 2]);
+      expect(await db.rows(`SELECT label FROM ${table} ORDER BY id`)).toEqual([{ label: "it's" }, { label: 'again' }]);
+    } finally {
+      await db.rows(`DELETE FROM ${table}`);
+      await one.close();
+    }
   });
 
   it('commits what waits with the COMMIT, however many statements wait', async () => {
@@ -91,8 +105,8 @@ describe('appendTurn', () => {
     const roundTrips = async (write: () => Promise<unknown>) => {
       const sent: string[] = [];
       pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
-        const config = args[0] as string | { text: string };
-        sent.push(typeof config === 'string' ? config : config.text);
+        const config = args[0] as string | { text: string; statements?: readonly (readonly [string])[] };
+        sent.push(typeof config === 'string' ? config : (config.statements?.map(([text]) => text).join(';\n') ?? config.text));
         return (query as (...a: unknown[]) => unknown).apply(this, args);
       } as typeof query;
       try {
@@ -106,7 +120,7 @@ describe('appendTurn', () => {
     try {
       const turn = await roundTrips(() => writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' }));
       expect(turn).toHaveLength(3);
-      expect(turn[0]).toMatch(/^BEGIN;[\s\S]*\.lock_session\('[^']+'\)$/);
+      expect(turn[0]).toMatch(/^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT session, last_turn FROM "[^"]+"\.lock_session\(\$1\)$/);
       // The session's bump and the turn's upsert are calls, not statements the server parses and plans on every
       // write; the wake-up follows the COMMIT, in a transaction of its own.
       expect(turn[2]).toMatch(
