@@ -79,6 +79,7 @@ export { Params, type SqlDialect, memoryRowFilter, checkMetadataIndex } from './
 export { checkpointPageSql } from './sql/checkpoints.js';
 export { recordFilter, scopeCondition, turnWhere } from './sql/filters.js';
 export { checkPart, readTables } from './sql/verify.js';
+export { type ErasureSteps, type PurgeSql, eraseHistory, purgeableRows } from './sql/purge.js';
 export { verifiedPages } from './sql/pages.js';
 export type { ImportOptions, ImportResult, LogOptions, RebuildOptions, RebuildResult, VerifyOptions } from './sql/options.js';
 export { checkImported } from './sql/options.js';
