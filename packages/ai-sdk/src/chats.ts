@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Page, Provider, ScopeInput, Session, Turn, TurnInput } from '@agentstate/core';
-import { ConflictError, NotFoundError, sameScope, toScope, canonicalJson } from '@agentstate/core';
+import { ConflictError, NotFoundError, sameScope, toScope, canonicalJson, transcriptChange } from '@agentstate/core';
 import type { UIMessage } from 'ai';
 import { fromTurns, toTurnInput } from './messages.js';
 
@@ -100,11 +100,6 @@ function operationId(kind: string, parts: unknown): string {
   return `ai-sdk-${kind}-${createHash('sha256').update(canonicalJson(parts)).digest('hex').slice(0, 48)}`;
 }
 
-/** The fields of a turn a message decides, comparable with {@link toTurnInput}'s output. */
-function comparable(turn: Pick<Turn, 'role' | 'parts' | 'metadata'> | TurnInput): string {
-  return canonicalJson({ role: turn.role, parts: turn.parts ?? [], metadata: turn.metadata ?? {} });
-}
-
 /** Builds a {@link ChatStore} over `provider`. */
 export function createChatStore(options: ChatStoreOptions): ChatStore {
   const { provider } = options;
@@ -141,15 +136,12 @@ export function createChatStore(options: ChatStoreOptions): ChatStore {
 
   const saveOnce = async (chatId: string, inputs: TurnInput[]): Promise<void> => {
     const { version, turns: stored } = await readChat(chatId);
-    let kept = 0;
-    while (kept < stored.length && kept < inputs.length && comparable(stored[kept]!) === comparable(inputs[kept]!)) kept += 1;
-    const expected = stored.slice(kept).map((t) => t.id);
-    const turns = inputs.slice(kept);
-    if (expected.length === 0 && turns.length === 0) return;
+    const change = transcriptChange(stored, inputs);
+    if (change === undefined) return;
     // One operation per version of the transcript: another change computed from this version (an append too, which
     // `expected` alone would not guard) reuses the id with another input, a ConflictError, and is computed again;
     // the same change (a retried request) is a replay. The version never comes back, so a later save is a new operation.
-    await provider.sessions.replaceSuffix(chatId, { expected, turns, operationId: operationId('save', { chatId, version }) });
+    await provider.sessions.replaceSuffix(chatId, { ...change, operationId: operationId('save', { chatId, version }) });
   };
 
   const store: ChatStore = {

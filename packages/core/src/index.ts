@@ -155,6 +155,7 @@ export {
 } from './provider/working-memory.js';
 export { defaultTokenCounter, type NamedTokenCounter, type TokenCounter, turnTokenText } from './provider/tokens.js';
 export type { PointInput, StateView } from './provider/time-travel.js';
+export { transcriptChange } from './provider/transcript-change.js';
 export type { RecordDiff, StateDiff } from './provider/diff.js';
 export { pageSessions } from './provider/session-pages.js';
 export { type PolicyChange, RETENTION_RECORDS, RETENTION_ACTIONS, type RetentionPolicy, setRetentionInputSchema } from './records/retention.js';

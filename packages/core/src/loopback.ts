@@ -4,7 +4,7 @@
  * reaching a server bound to 127.0.0.1 through DNS rebinding (`Host` and
  * `Origin` must name this machine), who may change state without a token
  * (no page, or the server's own page: never another local program's page),
- * and the constant-time token check used when a token stands in for them. One module, so the servers cannot drift
+ * and the constant-time token check used when a token stands in for them; and how they answer JSON. One module, so the servers cannot drift
  * apart; published as `@agentstate/core/loopback`, outside the main entry,
  * because only servers need it.
  */
@@ -12,6 +12,12 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type AddressInfo, isIP } from 'node:net';
+
+/** Answers with `body` as JSON, never cached (an answer reflects the store as it is), and `headers` besides. */
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
 
 /** The shortest token a server accepts. */
 export const MIN_TOKEN_LENGTH = 16;

@@ -9,7 +9,7 @@
  * transcript back to it).
  */
 import type { JsonValue, Part, Provider, ScopeInput, Turn, TurnInput } from '@agentstate/core';
-import { ConflictError, NotFoundError, canonicalJson } from '@agentstate/core';
+import { ConflictError, NotFoundError, transcriptChange } from '@agentstate/core';
 import type { BaseMessage } from '@langchain/core/messages';
 import { isBaseMessage } from '@langchain/core/messages';
 
@@ -48,11 +48,6 @@ export function messageToTurn(message: BaseMessage): TurnInput {
   return parts.length === 0 ? { role, content: '', metadata } : { role, parts, metadata };
 }
 
-/** The fields of a turn a message decides, comparable with {@link messageToTurn}'s output. */
-function comparable(turn: Pick<Turn, 'role' | 'parts' | 'metadata'> | TurnInput): string {
-  return canonicalJson({ role: turn.role, parts: turn.parts ?? [], metadata: turn.metadata ?? {} });
-}
-
 /** The live turns of the thread's session, created when missing; `undefined` when it was deleted (its id stays taken). */
 async function transcript(provider: Provider, threadId: string, scope: ScopeInput | undefined): Promise<Turn[] | undefined> {
   try {
@@ -81,9 +76,6 @@ export async function mirrorMessages(provider: Provider, threadId: string, value
   const inputs = (Array.isArray(value) ? value : []).filter((m) => isBaseMessage(m)).map(messageToTurn);
   const stored = await transcript(provider, threadId, scope);
   if (stored === undefined) return;
-  let kept = 0;
-  while (kept < stored.length && kept < inputs.length && comparable(stored[kept]!) === comparable(inputs[kept]!)) kept += 1;
-  const expected = stored.slice(kept).map((t) => t.id);
-  const turns = inputs.slice(kept);
-  if (expected.length > 0 || turns.length > 0) await provider.sessions.replaceSuffix(threadId, { expected, turns });
+  const change = transcriptChange(stored, inputs);
+  if (change !== undefined) await provider.sessions.replaceSuffix(threadId, change);
 }

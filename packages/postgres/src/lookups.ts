@@ -6,9 +6,9 @@
 import type { MemoryItem, OperationEntry, Session, Skill, Turn } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { EventRow, StateLookups } from '@agentstate/core/backend';
-import { EVENT_COLUMNS, eventFromRow, scopeKey, rowCodec } from '@agentstate/core/backend';
+import { EVENT_COLUMNS, eventFromRow, purgeableRows, scopeKey, rowCodec } from '@agentstate/core/backend';
 import type { TableCheckpointQueries } from './checkpoints.js';
-import { purgeableRows } from './purge.js';
+import { purgeSql } from './purge.js';
 import { checkpointQueries } from './checkpoints.js';
 import type { Database, Sql, Statement } from './database.js';
 import { writersLock } from './writers-lock.js';
@@ -123,7 +123,7 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
     purgeable: async (selector) => {
       // A purge reads and rewrites any event: no writer may be in flight, and none starts until it commits.
       if (locking) await sql.rows(writersLock(db, 'exclusive'));
-      return purgeableRows(db, sql, selector);
+      return purgeableRows(purgeSql(db, sql), selector);
     },
     lastTurnSeq: async (sessionId) => {
       const found = lastTurn?.sessionId === sessionId && lastTurn.at === sql.sent ? lastTurn.seq : undefined;

@@ -15,7 +15,7 @@
 import type { Snapshot, VerifyProblem, VerifyReport } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
 import type { VerifyOptions } from '@agentstate/core/backend';
-import { checkMetadataIndex, checkPart, checkReplay, InMemoryState, listed, overallRepair, readTables, skillSearchText } from '@agentstate/core/backend';
+import { checkMetadataIndex, listed, skillSearchText, verifyReport } from '@agentstate/core/backend';
 import type { PostgresBackend } from './backend.js';
 import type { Sql } from './database.js';
 import { indexLexemes } from './lexical.js';
@@ -24,30 +24,36 @@ import { valueColumn } from './metadata.js';
 /** Verifies `backend`'s schema; see the module comment. */
 export function verifySchema(backend: PostgresBackend, options: VerifyOptions): Promise<VerifyReport> {
   const { db, log } = backend;
-  return db.transaction(async (sql) => {
-    const problems: VerifyProblem[] = [];
-    const tables = await readTables(() => guarded(sql, () => backend.captureIn(sql)), problems);
-    const streams = await sql.rows<{ stream: string }>(`SELECT stream FROM ${db.t('streams')} WHERE stream <> $1 ORDER BY stream`, [STATE_STREAM]);
-    const replay = await checkReplay(log.readerIn(sql), {
-      tables: tables ?? new InMemoryState().capture(),
-      codec: backend.codec,
-      upcasters: backend.upcasters,
-      otherStreams: streams.map((s) => s.stream),
-      onProgress: options.onProgress,
-      historyIndex: async () =>
-        (await sql.rows<{ record_id: string; seq: number }>(`SELECT record_id, seq FROM ${db.t('record_events')}`)).map((row) => ({
-          recordId: row.record_id,
-          seq: Number(row.seq),
-        })),
-    });
-    problems.push(...(await lostEvents(backend, sql)), ...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
-    if (tables !== undefined) {
-      problems.push(...(await checkPart('tables', () => guarded(sql, () => checkMetadata(backend, sql)))));
-      problems.push(...(await checkPart('fts', () => guarded(sql, () => checkFullText(backend, sql, tables)))));
-    }
-    const { problems: _, ...rest } = replay;
-    return { ok: problems.length === 0, problems, repair: overallRepair(problems), ...rest };
-  }, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+  return db.transaction(
+    (sql) =>
+      verifyReport(
+        {
+          first: () => lostEvents(backend, sql),
+          capture: () => guarded(sql, () => backend.captureIn(sql)),
+          source: log.readerIn(sql),
+          otherStreams: async () =>
+            (await sql.rows<{ stream: string }>(`SELECT stream FROM ${db.t('streams')} WHERE stream <> $1 ORDER BY stream`, [STATE_STREAM])).map(
+              (s) => s.stream,
+            ),
+          historyIndex: async () =>
+            (await sql.rows<{ record_id: string; seq: number }>(`SELECT record_id, seq FROM ${db.t('record_events')}`)).map((row) => ({
+              recordId: row.record_id,
+              seq: Number(row.seq),
+            })),
+          codec: backend.codec,
+          upcasters: backend.upcasters,
+          derived: (tables) =>
+            tables === undefined
+              ? []
+              : [
+                  ['tables', () => guarded(sql, () => checkMetadata(backend, sql))],
+                  ['fts', () => guarded(sql, () => checkFullText(backend, sql, tables))],
+                ],
+        },
+        options,
+      ),
+    'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+  );
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   compareStrings,
   descendantKeyRange,
   matchesNoScope,
+  purgeableRows,
   memoryRowFilter,
   recordFilter,
   scopeCondition,
@@ -18,7 +19,7 @@ import {
   turnWhere,
 } from '@agentstate/core/backend';
 import { recordEvents, recordSeqs } from './history.js';
-import { purgeableRows } from './purge.js';
+import { purgeSql } from './purge.js';
 import type { Connection } from './connection.js';
 import { mappingErrors } from './errors.js';
 import { checkpointQueries } from './checkpoint-rows.js';
@@ -203,7 +204,7 @@ export function sqliteQueries(conn: Connection, options: QueryOptions = {}): Sta
     ...tableLookups(conn),
     recordSeqs: (id: string) => recordSeqs(conn, id),
     recordEvents: (id: string) => conn.readScattered(() => recordEvents(conn, id)),
-    purgeable: (selector) => purgeableRows(conn, selector, options.upcasters),
+    purgeable: (selector) => purgeableRows(purgeSql(conn), selector, options.upcasters),
     liveSkillsBySlug: (slug: string) =>
       (conn.prepare('SELECT * FROM skills WHERE slug = ? AND deleted = 0 ORDER BY id').all(slug) as rowCodec.SkillRow[]).map(rowCodec.skillFromRow),
 

@@ -8,7 +8,7 @@ import type { ScopeFilter, SqlDialect } from '@agentstate/core/backend';
 import { descendantKeyRange, Params, scopeKey } from '@agentstate/core/backend';
 
 /** How SQLite spells a filter. */
-const SQLITE: SqlDialect = {
+export const SQLITE: SqlDialect = {
   valueColumn: () => 'value',
   anyOf: (p, column, values) => `${column} IN (${values.map((v) => p.add(v)).join(', ')})`,
   inList: (p, column, values) => `${column} IN (SELECT value FROM json_each(${p.add(JSON.stringify(values))}))`,

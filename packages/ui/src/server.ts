@@ -4,7 +4,7 @@
  * is decided (`@agentstate/core/loopback`, `guard.ts`) before anything else is read.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MIN_TOKEN_LENGTH, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
+import { MIN_TOKEN_LENGTH, isLoopbackRequest, isOwnOriginOrNone, listenLocal, sendJson, tokenChecker } from '@agentstate/core/loopback';
 import { Api, type InspectedProvider } from './api.js';
 import { servePage } from './assets.js';
 import { statusOf, UiOptionsError } from './errors.js';
@@ -42,11 +42,6 @@ export interface UiHandle {
   readonly port: number;
   /** Stops listening and ends open connections; the provider stays open. */
   close(): Promise<void>;
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(value));
 }
 
 /** GET and HEAD read; every other method may change something. */

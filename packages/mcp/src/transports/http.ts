@@ -14,9 +14,9 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import type { Provider } from '@agentstate/core';
 import { SYNC_PATH, UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
-import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal, tokenChecker } from '@agentstate/core/loopback';
+import { MIN_TOKEN_LENGTH, isLoopbackHost, isLoopbackRequest, isOwnOriginOrNone, listenLocal, sendJson, tokenChecker } from '@agentstate/core/loopback';
 import { UsageError } from '../usage-error.js';
-import { answerSync, sendJson } from './sync-routes.js';
+import { answerSync } from './sync-routes.js';
 
 /** The address the HTTP server listens on unless told otherwise. */
 export const DEFAULT_HOST = '127.0.0.1';

@@ -19,13 +19,8 @@ import {
   UnavailableError,
   ValidationError,
 } from '@agentstate/core';
+import { sendJson } from '@agentstate/core/loopback';
 import { ScopeDeniedError, ScopePolicy, type ScopePolicyOptions } from '../scope-policy.js';
-
-/** Answers with `body` as JSON, and `headers` besides. */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
-}
 
 /** The body of `req` as JSON, or undefined once a 413 answered a body over {@link SYNC_MAX_BODY}. */
 async function readJson(req: IncomingMessage, res: ServerResponse): Promise<unknown> {

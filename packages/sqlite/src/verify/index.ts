@@ -7,10 +7,10 @@
  * bookkeeping, the full-text indexes against the rows, and the vector
  * tables. Nothing is written to the file.
  */
-import type { VerifyReport as CoreVerifyReport, Snapshot, SnapshotCodec, UpcasterRegistry, VerifyProblem } from '@agentstate/core';
+import type { VerifyReport as CoreVerifyReport, SnapshotCodec, UpcasterRegistry } from '@agentstate/core';
 import { STATE_STREAM } from '@agentstate/core';
-import type { VerifyOptions as CoreVerifyOptions, ReplayResult, ReplaySource } from '@agentstate/core/backend';
-import { checkMetadataIndex, checkPart, checkReplay, describeError, InMemoryState, overallRepair, readTables } from '@agentstate/core/backend';
+import type { VerifyOptions as CoreVerifyOptions } from '@agentstate/core/backend';
+import { checkMetadataIndex, verifyReport } from '@agentstate/core/backend';
 import { captureSnapshot } from '../backend.js';
 import type { Connection } from '../connection.js';
 import { mapErrors } from '../errors.js';
@@ -62,69 +62,50 @@ export function verify(ctx: VerifyContext, options: VerifyOptions = {}): Promise
 
 async function verifyNow(ctx: VerifyContext, options: VerifyOptions): Promise<VerifyReport> {
   const { conn, log } = ctx;
-  const problems: VerifyProblem[] = [];
   const quick = options.quick === true;
-  problems.push(...checkIntegrity(conn, quick));
-  const tables = await readTables(() => captureSnapshot(conn, ctx.projection), problems);
-  // The identity as the file holds it now, not as the log read it when opened.
-  const source: ReplaySource = {
-    head: (s) => log.head(s),
-    read: (q) => log.read(q),
-    latestSnapshot: (s, o) => log.latestSnapshot(s, o),
-    identity: async () => log.identityNow(),
-  };
-  let replay: ReplayResult;
-  try {
-    replay = await checkReplay(source, {
-      tables: tables ?? new InMemoryState().capture(),
-      codec: ctx.codec,
-      upcasters: ctx.upcasters,
-      otherStreams: (conn.prepare('SELECT DISTINCT stream FROM events WHERE stream <> ?').pluck().all(STATE_STREAM) as string[]).sort(),
-      onProgress: options.onProgress,
-      historyIndex: async () => allRecordEvents(conn).map((row) => ({ recordId: row.record_id, seq: row.seq })),
-    });
-  } catch (error) {
-    // The log's pages themselves cannot be read (the replay reports unreadable events on its own).
-    replay = {
-      ...unreplayed(tables),
-      problems: [{ part: 'log' as const, object: 'events', message: `the log cannot be read: ${describeError(error)}`, repair: 'restore-backup' as const }],
-    };
-  }
-  problems.push(...replay.problems.filter((p) => tables !== undefined || p.part !== 'tables'));
-  problems.push(...(await checkPart('tables', () => checkBookkeeping(conn))));
-  problems.push(
-    ...(await checkPart('tables', () =>
-      checkMetadataIndex(rows(conn, 'SELECT n, metadata FROM memory WHERE deleted = 0'), rows(conn, 'SELECT item_n, path, type, value FROM memory_meta')),
-    )),
-  );
-  problems.push(...(await checkPart('fts', () => conn.withScratch(() => checkFullText(conn)))));
   let pendingVectors: Record<string, number> = {};
   let pendingTurnVectors: Record<string, number> = {};
-  problems.push(
-    ...(await checkPart('vectors', () => {
-      const found = checkVectors(conn);
-      pendingVectors = found.pending;
-      pendingTurnVectors = found.pendingTurns;
-      return found.problems;
-    })),
+  const report = await verifyReport(
+    {
+      first: () => checkIntegrity(conn, quick),
+      capture: () => captureSnapshot(conn, ctx.projection),
+      // The identity as the file holds it now, not as the log read it when opened.
+      source: {
+        head: (s) => log.head(s),
+        read: (q) => log.read(q),
+        latestSnapshot: (s, o) => log.latestSnapshot(s, o),
+        identity: async () => log.identityNow(),
+      },
+      otherStreams: () => (conn.prepare('SELECT DISTINCT stream FROM events WHERE stream <> ?').pluck().all(STATE_STREAM) as string[]).sort(),
+      historyIndex: async () => allRecordEvents(conn).map((row) => ({ recordId: row.record_id, seq: row.seq })),
+      codec: ctx.codec,
+      upcasters: ctx.upcasters,
+      reportUnreadableLog: true,
+      derived: () => [
+        ['tables', () => checkBookkeeping(conn)],
+        [
+          'tables',
+          () =>
+            checkMetadataIndex(rows(conn, 'SELECT n, metadata FROM memory WHERE deleted = 0'), rows(conn, 'SELECT item_n, path, type, value FROM memory_meta')),
+        ],
+        ['fts', () => conn.withScratch(() => checkFullText(conn))],
+        [
+          'vectors',
+          () => {
+            const found = checkVectors(conn);
+            pendingVectors = found.pending;
+            pendingTurnVectors = found.pendingTurns;
+            return found.problems;
+          },
+        ],
+      ],
+    },
+    options,
   );
-  const { problems: _, ...replayed } = replay;
-  return {
-    ok: problems.length === 0,
-    problems,
-    repair: overallRepair(problems),
-    integrityCheck: quick ? 'quick' : 'full',
-    ...replayed,
-    pendingVectors,
-    pendingTurnVectors,
-  };
+  return { ...report, integrityCheck: quick ? 'quick' : 'full', pendingVectors, pendingTurnVectors };
 }
 
 /** The rows of a statement, read as the caller iterates them. */
 function rows<R>(conn: Connection, sql: string): Iterable<R> {
   return { [Symbol.iterator]: () => conn.prepare(sql).iterate() as IterableIterator<R> };
-}
-
-function unreplayed(tables: Snapshot | undefined): Omit<ReplayResult, 'problems'> {
-  return { events: 0, tablesSeq: tables?.seq ?? 0, sha256: '', bytes: 0, differences: [], storedSnapshot: null, skippedSnapshots: [] };
 }
