@@ -75,8 +75,12 @@ async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: rea
   return (await results(client, text, values)).at(-1) as R[];
 }
 
-/** An element of an array literal: quoted, its quotes and backslashes escaped. */
-const element = (value: unknown): string => (value === null || value === undefined ? 'NULL' : `"${String(value).replace(/["\\]/g, '\\$&')}"`);
+/** An element of an array literal: quoted, its quotes and backslashes escaped; bytes as bytea's hex form, as `pg` writes them. */
+function element(value: unknown): string {
+  if (value === null || value === undefined) return 'NULL';
+  if (Buffer.isBuffer(value)) return `"\\\\x${value.toString('hex')}"`;
+  return `"${String(value).replace(/["\\]/g, '\\$&')}"`;
+}
 
 /**
  * The SQL literal of a parameter's value, as `pg` would send it: untyped
@@ -86,6 +90,7 @@ const element = (value: unknown): string => (value === null || value === undefin
 function literal(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
   if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map(element).join(',')}}`);
+  if (Buffer.isBuffer(value)) return pg.escapeLiteral(`\\x${value.toString('hex')}`);
   return pg.escapeLiteral(typeof value === 'object' ? JSON.stringify(value) : String(value));
 }
 
