@@ -13,7 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { openSqlite } from '@agentstate/sqlite';
 import { fmt, percentile, printTable } from './table.js';
@@ -22,6 +22,8 @@ const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 20);
 const ITEMS = 50;
 // Another build's bin (BENCH_STARTUP_BIN) compares two versions on the same machine in the same hour.
 const BIN = process.env.BENCH_STARTUP_BIN ?? fileURLToPath(new URL('../packages/cli/bin/agentstate.js', import.meta.url));
+// The SQLite package of the same build: what every process that opens a file pays before its first call.
+const SQLITE = new URL('../../sqlite/dist/index.js', pathToFileURL(BIN)).href;
 
 /** CPU milliseconds used by this process's waited-for children, from /proc (Linux only). */
 function childrenCpuMs(): number | undefined {
@@ -63,6 +65,7 @@ try {
   await smallDatabase(db);
   const cases: ReadonlyArray<readonly [string, readonly string[]]> = [
     ['node -e 0 (the floor)', ['-e', '0']],
+    ['import @agentstate/sqlite', ['--input-type=module', '-e', `await import(${JSON.stringify(SQLITE)})`]],
     ['agentstate --version', [BIN, '--version']],
     ['agentstate --help', [BIN, '--help']],
     [`agentstate memory recall deploy --mode lexical (${ITEMS} items)`, [BIN, 'memory', 'recall', 'deploy', '--mode', 'lexical', '--db', db]],

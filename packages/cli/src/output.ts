@@ -56,11 +56,6 @@ export function truncate(text: string, max: number): string {
 /** How times are printed: in UTC (the default) or in the local zone (`--local-time`, which honours `TZ`). */
 export type TimeDisplay = 'utc' | 'local';
 
-/** Sets how {@link shortTime} prints times for the rest of the run; the program sets it from `--local-time`. */
-export function setTimeDisplay(display: TimeDisplay): void {
-  runState().localTime = display === 'local';
-}
-
 const two = (n: number): string => String(n).padStart(2, '0');
 
 /**

@@ -10,9 +10,8 @@
 import { type Command, CommanderError } from 'commander';
 import { DATABASE_ENV, DEFAULT_DATABASE_PATH } from '@agentstate/open/defaults';
 import { LAZY_COMMANDS } from './command-list.js';
-import { type Io, io, processIo, withRun } from './io.js';
+import { type Io, io, processIo, runState, withRun } from './io.js';
 import { LazyProgram, subcommandTerm } from './lazy-command.js';
-import { setTimeDisplay } from './output.js';
 import { mcpArguments, mcpCommand, runMcp } from './commands/mcp.js';
 import { version } from './version.js';
 
@@ -48,8 +47,11 @@ export function createProgram(): Command {
     .option('--db <path>', `the database file, or a postgres:// URL (default: $${DATABASE_ENV}, else ${DEFAULT_DATABASE_PATH})`)
     .option('--json', 'print JSON for scripts instead of tables')
     .option('--local-time', 'print times in the local zone ($TZ, else the system zone) with their offset, instead of UTC (marked Z)')
-    // Output is plain module state, set once before the command runs; JSON keeps its ISO instants either way.
-    .hook('preAction', (_program, action) => setTimeDisplay(action.optsWithGlobals<{ localTime?: boolean }>().localTime === true ? 'local' : 'utc'))
+    // Set in the run's state, not through the table printer, whose terminal-width tables --help and
+    // `agentstate mcp` never need. JSON keeps its ISO instants either way.
+    .hook('preAction', (_program, action) => {
+      runState().localTime = action.optsWithGlobals<{ localTime?: boolean }>().localTime === true;
+    })
     .configureHelp({ subcommandTerm })
     .addHelpText(
       'after',

@@ -25,6 +25,6 @@ export {
   StorageIoError,
 } from './errors.js';
 export type { Repair, VerifyOptions, VerifyPart, VerifyProblem, VerifyReport } from './verify/index.js';
-export { REPAIR_ADVICE } from './verify/index.js';
+export { REPAIR_ADVICE } from '@agentstate/core';
 export type { IncompatibleReason } from './errors.js';
 export { APPLICATION_ID, DERIVED_VERSION, LOG_VERSION } from './schema/index.js';

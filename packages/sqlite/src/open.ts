@@ -27,7 +27,6 @@ import { bulkLoad, rebuild, refold } from './rebuild.js';
 import { memoryVectorStore, turnVectorStore } from './vector-store.js';
 import { VectorIndexes } from './vectors.js';
 import type { VerifyOptions, VerifyReport } from './verify/index.js';
-import { verify } from './verify/index.js';
 
 /** Options of {@link openSqlite} and {@link openSqliteLog}'s connection. */
 export interface SqliteConnectionOptions {
@@ -191,7 +190,9 @@ export async function openSqlite(path: string, options: SqliteOptions = {}): Pro
       path,
       rebuild: (rebuildOptions?: RebuildOptions) =>
         rebuild({ conn, log, projection, tables, vectors: indexes, codec: options.snapshotCodec, upcasters: options.upcasters }, rebuildOptions),
-      verify: (verifyOptions?: VerifyOptions) => verify({ conn, log, projection, codec: options.snapshotCodec, upcasters: options.upcasters }, verifyOptions),
+      // Loaded on the first call: most processes never verify, and its checks are five modules.
+      verify: async (verifyOptions?: VerifyOptions) =>
+        (await import('./verify/index.js')).verify({ conn, log, projection, codec: options.snapshotCodec, upcasters: options.upcasters }, verifyOptions),
     };
   } catch (error) {
     conn.closeHandles();

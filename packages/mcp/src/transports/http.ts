@@ -10,7 +10,6 @@
  * stands before the sync routes under `/sync` (./sync-routes.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Provider } from '@agentstate/core';
 import { SYNC_PATH, UuidV7Generator } from '@agentstate/core';
 import { createAgentStateServer, type AgentStateServerOptions } from '../server.js';
@@ -69,6 +68,8 @@ export function checkHttpOptions(options: HttpOptions): void {
 /** Serves `provider` over Streamable HTTP at `/mcp`. */
 export async function serveHttp(provider: Provider, serverOptions: AgentStateServerOptions = {}, options: HttpOptions = {}): Promise<HttpHandle> {
   checkHttpOptions(options);
+  // Loaded here, not with the module: the SDK's HTTP transport brings Hono, which a stdio server never needs.
+  const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   const host = options.host ?? DEFAULT_HOST;
   const loopback = isLoopbackHost(host);
   // tokenChecker compares in constant time, whatever the presented token.
