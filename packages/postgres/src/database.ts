@@ -12,6 +12,9 @@ import { EVENTS_CHANNEL } from './subscribe.js';
 /** The least time between two wake-ups one provider sends, in ms (`Database.announce`). */
 const ANNOUNCE_INTERVAL_MS = 10;
 
+/** How long a wake-up owed at the end of an interval waits for a commit to ride on, in ms (`Database.announce`). */
+const RIDE_GRACE_MS = 5;
+
 /** A statement with `$n` parameters, and their values. */
 export type Statement = readonly [text: string, values?: readonly unknown[]];
 
@@ -249,11 +252,13 @@ class TransactionSql implements Sql {
 /** A pool and the schema agentstate's tables live in. */
 export class Database implements Sql {
   #closed = false;
-  /** The wake-up in flight or its interval, if any; `#again` asks for one more after it. */
+  /** The wake-up in flight, its interval and the grace after it, if any; `#again` asks for one more after it. */
   #announcing: Promise<void> | undefined;
   #again = false;
-  /** Ends the running interval at once (on close). */
-  #endInterval: (() => void) | undefined;
+  /** Whether the interval has passed with one more asked for: the next commit carries it. */
+  #due = false;
+  /** Ends the running interval, or grace, at once (on close, or when a commit carries the wake-up owed). */
+  #endWait: (() => void) | undefined;
 
   constructor(
     readonly pool: pg.Pool,
@@ -323,13 +328,22 @@ export class Database implements Sql {
       begun = true;
       const result = await fn(sql);
       if (wakes?.() !== true) await sql.rows('COMMIT');
-      else if (this.#closed || this.#announcing !== undefined) {
+      else if (this.#closed || (this.#announcing !== undefined && !this.#due)) {
         await sql.rows('COMMIT');
         this.announce();
       } else {
         // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
+        // One owed for earlier commits rides along; should this commit fail, it is still owed.
+        const owed = this.#due;
+        this.#due = false;
+        this.#again = false;
+        this.#endWait?.();
         const committed = sql.batch([['COMMIT'], [WAKE, [this.schema]]]);
-        this.#interval(committed);
+        this.#interval(
+          committed.catch(() => {
+            if (owed) this.#again = true;
+          }),
+        );
         await committed;
       }
       return result;
@@ -357,13 +371,15 @@ export class Database implements Sql {
    * write transaction itself: PostgreSQL holds one database-wide lock from a
    * notifying transaction's pre-commit through its commit, which would
    * serialise every writer. A write transaction sends it after its `COMMIT`,
-   * in the same round trip (`transaction`); this sends one through the pool,
-   * after a commit that could not carry it. Fire-and-forget, and throttled:
-   * the first commit after a quiet spell notifies at once; the commits in the
-   * next {@link ANNOUNCE_INTERVAL_MS} ask for one more, sent when it ends, so every
-   * commit is followed by a notification sent after it, and a busy writer
-   * sends one per interval instead of one per write (each costs the server a
-   * transaction). A lost one (an error, a server away) is covered by the
+   * in the same round trip (`transaction`); this asks for one after a commit
+   * that could not carry it. Fire-and-forget, and throttled: the first commit
+   * after a quiet spell notifies at once; the commits in the next
+   * {@link ANNOUNCE_INTERVAL_MS} ask for one more when it ends, carried by the
+   * next commit in its round trip, or sent through the pool if none comes
+   * within {@link RIDE_GRACE_MS} (each standalone one costs a round trip and a
+   * server transaction). So every commit is followed by a notification sent
+   * after it, and a busy writer sends one per interval instead of one per
+   * write. A lost one (an error, a server away) is covered by the
    * subscribers' poll.
    */
   announce(): void {
@@ -372,21 +388,37 @@ export class Database implements Sql {
     else this.#again = true;
   }
 
-  /** Starts an interval with the wake-up `sent`; when both end, sends the one more asked for meanwhile. */
+  /**
+   * Starts an interval with the wake-up `sent`; when both end, the one more asked for meanwhile is due: a commit
+   * takes it within the grace (and starts the next interval), or it goes through the pool.
+   */
   #interval(sent: Promise<unknown>): void {
-    const interval = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ANNOUNCE_INTERVAL_MS);
-      timer.unref();
-      this.#endInterval = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
-    this.#announcing = Promise.all([sent.catch(() => undefined), interval]).then(() => {
+    const announcing: Promise<void> = Promise.all([sent.catch(() => undefined), this.#wait(ANNOUNCE_INTERVAL_MS)]).then(async () => {
+      if (this.#again && !this.#closed) {
+        this.#due = true;
+        await this.#wait(RIDE_GRACE_MS);
+      }
+      // A commit that carried the wake-up due started an interval of its own.
+      if (this.#announcing !== announcing) return;
+      this.#due = false;
       this.#announcing = undefined;
       if (!this.#again) return;
       this.#again = false;
-      this.announce();
+      // Also on close, which waits for it: the last writes' wake-up.
+      this.#interval(run(this.pool, WAKE, [this.schema]));
+    });
+    this.#announcing = announcing;
+  }
+
+  /** Resolves after `ms`, or once `#endWait` is called. */
+  #wait(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      timer.unref();
+      this.#endWait = () => {
+        clearTimeout(timer);
+        resolve();
+      };
     });
   }
 
@@ -399,7 +431,7 @@ export class Database implements Sql {
     this.#closed = true;
     // The last writes' wake-up goes out before the pool ends, without waiting out its interval.
     while (this.#announcing !== undefined) {
-      this.#endInterval?.();
+      this.#endWait?.();
       await this.#announcing;
     }
     if (this.ownsPool) await this.pool.end();

@@ -7,11 +7,11 @@
  * statements to the statement that carries them, and an `appendTurn` to three
  * round trips: the look-ups with the lock, the position, then the writes with
  * the `COMMIT` and the subscribers' wake-up. Its session look-up and turn writes call the schema's functions,
- * so a writer's session plans them once.
+ * so a writer's session plans them once. A wake-up owed for a busy interval rides on the next commit.
  */
 import fc from 'fast-check';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConflictError, createInMemoryProvider, sync } from '@agentstate/core';
 import { Database, openPool } from '../src/database.js';
 import { openPostgres } from '../src/index.js';
@@ -20,6 +20,24 @@ import { fresh } from './helpers.js';
 
 /** Text PostgreSQL stores: any string without NUL. */
 const arbText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replaceAll('\u0000', ''));
+
+/**
+ * Records every round trip on the driver's own client (each is one call of `query`) until `stop`: its text, the
+ * statements of a pipeline joined by `;\n`.
+ */
+function recordRoundTrips(): { sent: string[]; stop: () => void } {
+  const query = pg.Client.prototype.query;
+  const sent: string[] = [];
+  pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
+    const config = args[0] as string | { text: string; statements?: readonly (readonly [string])[] };
+    sent.push(typeof config === 'string' ? config : (config.statements?.map(([text]) => text).join(';\n') ?? config.text));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  return { sent, stop: () => (pg.Client.prototype.query = query) };
+}
+
+/** Whether a round trip is a wake-up sent alone, in a transaction of its own. */
+const alone = (text: string): boolean => text.startsWith('SELECT set_config');
 
 describe('a write transaction', () => {
   let db: Database;
@@ -100,25 +118,12 @@ describe('appendTurn', () => {
     await provider.sessions.appendTurn({ sessionId: session.id, role: 'user', content: 'first' });
     // A provider of its own: no wake-up of its has gone yet, so its first commit carries one.
     const writer = await openPostgres(url, { schema, max: 2 });
-    const query = pg.Client.prototype.query;
-    /** The round trips of `write` on the driver's own client (every one is one call of `query`) but the wake-ups sent alone. */
-    const roundTrips = async (write: () => Promise<unknown>) => {
-      const sent: string[] = [];
-      pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
-        const config = args[0] as string | { text: string; statements?: readonly (readonly [string])[] };
-        sent.push(typeof config === 'string' ? config : (config.statements?.map(([text]) => text).join(';\n') ?? config.text));
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
-      try {
-        await write();
-      } finally {
-        pg.Client.prototype.query = query;
-      }
-      // A commit within 10 ms of the last wake-up asks for one more, sent through the pool when the interval ends.
-      return sent.filter((text) => !text.startsWith('SELECT set_config'));
-    };
+    const recorded = recordRoundTrips();
     try {
-      const turn = await roundTrips(() => writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' }));
+      await writer.sessions.appendTurn({ sessionId: session.id, role: 'assistant', content: 'second' });
+      recorded.stop();
+      // The other provider's wake-up may go meanwhile, alone.
+      const turn = recorded.sent.filter((text) => !alone(text));
       expect(turn).toHaveLength(3);
       expect(turn[0]).toMatch(/^BEGIN;\nSELECT pg_advisory_xact_lock_shared\([^;]*;\nSELECT session, last_turn FROM "[^"]+"\.lock_session\(\$1\)$/);
       // The session's bump and the turn's upsert are calls, not statements the server parses and plans on every
@@ -127,6 +132,41 @@ describe('appendTurn', () => {
         /^INSERT INTO[\s\S]*;\nSELECT "[^"]+"\.bump_session\([^;]*;\nSELECT "[^"]+"\.put_turn\([\s\S]*;\nCOMMIT;\nSELECT set_config\([^;]*pg_notify\([^;]*$/,
       );
     } finally {
+      recorded.stop();
+      await writer.close();
+      await close();
+    }
+  });
+
+  it('sends the wake-up a busy interval owes with the next commit, in its round trip, and alone only when no commit comes', async () => {
+    const { provider, url, schema, close } = await fresh();
+    const session = await provider.sessions.create({ title: 'one writer' });
+    const writer = await openPostgres(url, { schema, max: 2 });
+    // The wake-ups' interval and grace run on a clock the test moves: each append takes 2 ms of it, however long it takes.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const recorded = recordRoundTrips();
+    const append = (content: string) => writer.sessions.appendTurn({ sessionId: session.id, role: 'user', content });
+    try {
+      for (let i = 0; i < 200; i += 1) {
+        await append(`turn ${i}`);
+        vi.advanceTimersByTime(2);
+      }
+      // 400 ms of appends back to back: three round trips each, one wake-up per 10 ms, each carried by a commit
+      // (the first of its interval), none in a transaction of its own (before, 39 of the 40 were).
+      expect(recorded.sent.filter((text) => !alone(text))).toHaveLength(600);
+      expect(recorded.sent.filter((text) => text.includes('COMMIT;\nSELECT set_config'))).toHaveLength(40);
+      expect(recorded.sent.filter(alone)).toHaveLength(0);
+      // No commit within the grace after the last interval: the wake-up its commits owe goes alone. A commit in
+      // the interval it starts is announced, alone, when the writer closes, without waiting out the interval.
+      await new Promise((resolve) => setImmediate(resolve)); // the interval's end has set the grace's timer
+      vi.advanceTimersByTime(5);
+      await append('last');
+      await writer.close();
+      expect(recorded.sent.filter(alone)).toHaveLength(2);
+      expect(recorded.sent.filter((text) => text.includes('COMMIT;\nSELECT set_config'))).toHaveLength(40);
+    } finally {
+      recorded.stop();
+      vi.useRealTimers();
       await writer.close();
       await close();
     }
@@ -137,7 +177,6 @@ describe('a received batch', () => {
   it('appends its events in one statement and folds them together, asking the records, keys and slugs they hold at once', async () => {
     const { provider, close } = await fresh();
     const source = createInMemoryProvider();
-    const query = pg.Client.prototype.query;
     /** The round trips of a sync of `count` new memory items, each under a key and updated, and skills, on the driver's own client. */
     const roundTrips = async (count: number) => {
       for (let i = 0; i < count; i += 1) {
@@ -145,17 +184,13 @@ describe('a received batch', () => {
         await source.memory.update(item.id, { content: `fact ${i} of ${count}, updated` });
         await source.skills.upsert({ slug: `skill-${count}-${i}`, body: `how to do ${i}` });
       }
-      let sent = 0;
-      pg.Client.prototype.query = function (this: pg.Client, ...args: Parameters<typeof query>) {
-        sent += 1;
-        return (query as (...a: unknown[]) => unknown).apply(this, args);
-      } as typeof query;
+      const recorded = recordRoundTrips();
       try {
         expect((await sync(provider, source)).toA).toBe(3 * count);
       } finally {
-        pg.Client.prototype.query = query;
+        recorded.stop();
       }
-      return sent;
+      return recorded.sent.length;
     };
     try {
       // The records the batch carries are asked by id in one round trip, before and after the fold (whether a purge
