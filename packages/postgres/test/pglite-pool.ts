@@ -17,6 +17,12 @@ export function createPglite(): Promise<PGlite> {
   return PGlite.create({ extensions: { vector } });
 }
 
+/** What the fake reads of the provider's pipeline, a `pg.Query` of several statements: its statements, and `pg.Query`'s callback. */
+interface Pipeline {
+  readonly statements: ReadonlyArray<readonly [text: string, values: unknown[]]>;
+  readonly callback: (error: Error | undefined, results?: Array<{ rows: unknown[] }>) => void;
+}
+
 /** `db` as a `pg.Pool` of one connection; `end()` leaves it open. */
 export function pglitePool(db: PGlite): pg.Pool {
   let tail = Promise.resolve();
@@ -29,7 +35,8 @@ export function pglitePool(db: PGlite): pg.Pool {
     });
     return previous.then(() => release);
   };
-  const query = async (config: { text: string; values?: unknown[] } | string) => {
+  const query = async (config: { text: string; values?: unknown[] } | Pipeline | string) => {
+    if (typeof config === 'object' && 'statements' in config) return runPipeline(config);
     const { text, values = [] } = typeof config === 'string' ? { text: config } : config;
     // A statement without parameters may be a script of several (the creation script, a write's batch): the simple
     // protocol runs those, and answers one result each, as `pg` does.
@@ -38,6 +45,17 @@ export function pglitePool(db: PGlite): pg.Pool {
       return results.length === 1 ? { rows: results[0]!.rows } : results.map((result) => ({ rows: result.rows }));
     }
     return { rows: (await db.query(text, values as unknown[], { parsers })).rows };
+  };
+  /** A write's pipeline (database.ts): its statements one after another, as PGlite has no pipelining; the rows of each to its callback. */
+  const runPipeline = async ({ statements, callback }: Pipeline) => {
+    const results: Array<{ rows: unknown[] }> = [];
+    try {
+      for (const [text, values] of statements) results.push({ rows: (await db.query(text, values, { parsers })).rows });
+    } catch (error) {
+      callback(error as Error);
+      return;
+    }
+    callback(undefined, results);
   };
   const pool = {
     async query(config: { text: string; values?: unknown[] }) {
