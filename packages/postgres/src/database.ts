@@ -78,23 +78,32 @@ async function run<R>(client: pg.Pool | pg.PoolClient, text: string, values: rea
   return (await results(client, text, values)).at(-1) as R[];
 }
 
-/** An element of an array literal: quoted, its quotes and backslashes escaped; bytes as bytea's hex form, as `pg` writes them. */
+/** Bytes in bytea's text form (hex), as `pg` writes them. */
+const byteaText = (bytes: Buffer): string => `\\x${bytes.toString('hex')}`;
+
+/** An element of an array literal: quoted, its quotes and backslashes escaped. */
 function element(value: unknown): string {
   if (value === null || value === undefined) return 'NULL';
-  if (Buffer.isBuffer(value)) return `"\\\\x${value.toString('hex')}"`;
-  return `"${String(value).replace(/["\\]/g, '\\$&')}"`;
+  return `"${(Buffer.isBuffer(value) ? byteaText(value) : String(value)).replace(/["\\]/g, '\\$&')}"`;
+}
+
+/** A parameter's value as the extended protocol sends it: text, bytes or NULL; an array as an array literal. */
+function param(value: unknown): string | Buffer | null {
+  if (value === null || value === undefined) return null;
+  if (Buffer.isBuffer(value)) return value;
+  if (Array.isArray(value)) return `{${value.map(element).join(',')}}`;
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 /**
- * The SQL literal of a parameter's value, as `pg` would send it: untyped
- * text (the server infers its type from where it stands, as it does for a
- * parameter), an array as an array literal, `null` as NULL.
+ * The SQL literal of a parameter's value: what {@link param} sends, as
+ * untyped text (the server infers its type from where it stands, as it
+ * does for a parameter).
  */
 function literal(value: unknown): string {
-  if (value === null || value === undefined) return 'NULL';
-  if (Array.isArray(value)) return pg.escapeLiteral(`{${value.map(element).join(',')}}`);
-  if (Buffer.isBuffer(value)) return pg.escapeLiteral(`\\x${value.toString('hex')}`);
-  return pg.escapeLiteral(typeof value === 'object' ? JSON.stringify(value) : String(value));
+  const sent = param(value);
+  if (sent === null) return 'NULL';
+  return pg.escapeLiteral(Buffer.isBuffer(sent) ? byteaText(sent) : sent);
 }
 
 /** `statement` with its values written in as literals, so that it can join others in one simple query. */
@@ -117,14 +126,6 @@ interface Prepared {
 
 /** The prepared statements of each connection (a `pg.Connection`, which lives as long as its session). */
 const preparedOn = new WeakMap<object, Prepared>();
-
-/** A parameter's value as the extended protocol sends it: text, bytes or NULL, as {@link literal} writes it. */
-function param(value: unknown): string | Buffer | null {
-  if (value === null || value === undefined) return null;
-  if (Buffer.isBuffer(value)) return value;
-  if (Array.isArray(value)) return `{${value.map(element).join(',')}}`;
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
-}
 
 /** What `pg.Query` does inside, which {@link Pipeline} builds on. */
 interface QueryInternals {
