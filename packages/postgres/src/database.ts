@@ -253,13 +253,14 @@ class TransactionSql implements Sql {
 /** A pool and the schema agentstate's tables live in. */
 export class Database implements Sql {
   #closed = false;
-  /** The wake-up in flight, its interval and the grace after it, if any; `#again` asks for one more after it. */
-  #announcing: Promise<void> | undefined;
-  #again = false;
-  /** Whether the interval has passed with one more asked for: the next commit carries it. */
-  #due = false;
-  /** Ends the running interval, or grace, at once (on close, or when a commit carries the wake-up owed). */
-  #endWait: (() => void) | undefined;
+  /** When the last wake-up went (`performance.now()`, ms), carried by a commit or alone (`Database.announce`). */
+  #lastWake = Number.NEGATIVE_INFINITY;
+  /** Whether a commit since the last wake-up is still to be announced. */
+  #owed = false;
+  /** Sends the wake-up owed alone, should no commit have carried it by the end of the interval and its grace. */
+  #fallback: ReturnType<typeof setTimeout> | undefined;
+  /** The wake-ups sent alone still in flight: `close` waits for them. */
+  readonly #sending = new Set<Promise<void>>();
 
   constructor(
     readonly pool: pg.Pool,
@@ -329,23 +330,20 @@ export class Database implements Sql {
       begun = true;
       const result = await fn(sql);
       if (wakes?.() !== true) await sql.rows('COMMIT');
-      else if (this.#closed || (this.#announcing !== undefined && !this.#due)) {
+      else if (this.#closed || performance.now() - this.#lastWake < ANNOUNCE_INTERVAL_MS) {
         await sql.rows('COMMIT');
         this.announce();
       } else {
         // The wake-up goes in the COMMIT's round trip, after it: it runs in an implicit transaction of its own.
         // One owed for earlier commits rides along; should this commit fail, it is still owed.
-        const owed = this.#due;
-        this.#due = false;
-        this.#again = false;
-        this.#endWait?.();
-        const committed = sql.batch([['COMMIT'], [WAKE, [this.schema]]]);
-        this.#interval(
-          committed.catch(() => {
-            if (owed) this.#again = true;
-          }),
-        );
-        await committed;
+        const owed = this.#owed;
+        this.#woke();
+        try {
+          await sql.batch([['COMMIT'], [WAKE, [this.schema]]]);
+        } catch (error) {
+          if (owed) this.#owe();
+          throw error;
+        }
       }
       return result;
     } catch (error) {
@@ -374,53 +372,53 @@ export class Database implements Sql {
    * serialise every writer. A write transaction sends it after its `COMMIT`,
    * in the same round trip (`transaction`); this asks for one after a commit
    * that could not carry it. Fire-and-forget, and throttled: the first commit
-   * after a quiet spell notifies at once; the commits in the next
-   * {@link ANNOUNCE_INTERVAL_MS} ask for one more when it ends, carried by the
-   * next commit in its round trip, or sent through the pool if none comes
-   * within {@link RIDE_GRACE_MS} (each standalone one costs a round trip and a
-   * server transaction). So every commit is followed by a notification sent
-   * after it, and a busy writer sends one per interval instead of one per
-   * write. A lost one (an error, a server away) is covered by the
-   * subscribers' poll.
+   * {@link ANNOUNCE_INTERVAL_MS} or more after the last wake-up notifies at
+   * once; a commit sooner owes one, carried by the first commit after the
+   * interval in its round trip, or sent through the pool if none comes within
+   * {@link RIDE_GRACE_MS} of its end (each standalone one costs a round trip
+   * and a server transaction). So every commit is followed by a notification
+   * sent after it, and a busy writer sends one per interval instead of one
+   * per write. The interval is read off the clock when a commit comes, not
+   * timed: a timer runs only while a wake-up is owed, so a writer whose
+   * commits are further apart than the interval (one of many sharing the
+   * machine) is woken by no timer between them. A lost one (an error, a
+   * server away) is covered by the subscribers' poll.
    */
   announce(): void {
     if (this.#closed) return;
-    if (this.#announcing === undefined) this.#interval(run(this.pool, WAKE, [this.schema]));
-    else this.#again = true;
+    if (performance.now() - this.#lastWake >= ANNOUNCE_INTERVAL_MS) this.#sendAlone();
+    else this.#owe();
   }
 
-  /**
-   * Starts an interval with the wake-up `sent`; when both end, the one more asked for meanwhile is due: a commit
-   * takes it within the grace (and starts the next interval), or it goes through the pool.
-   */
-  #interval(sent: Promise<unknown>): void {
-    const announcing: Promise<void> = Promise.all([sent.catch(() => undefined), this.#wait(ANNOUNCE_INTERVAL_MS)]).then(async () => {
-      if (this.#again && !this.#closed) {
-        this.#due = true;
-        await this.#wait(RIDE_GRACE_MS);
-      }
-      // A commit that carried the wake-up due started an interval of its own.
-      if (this.#announcing !== announcing) return;
-      this.#due = false;
-      this.#announcing = undefined;
-      if (!this.#again) return;
-      this.#again = false;
-      // Also on close, which waits for it: the last writes' wake-up.
-      this.#interval(run(this.pool, WAKE, [this.schema]));
-    });
-    this.#announcing = announcing;
+  /** Notes a wake-up sent now: nothing is owed, and the interval starts. */
+  #woke(): void {
+    this.#lastWake = performance.now();
+    this.#owed = false;
+    clearTimeout(this.#fallback);
+    this.#fallback = undefined;
   }
 
-  /** Resolves after `ms`, or once `#endWait` is called. */
-  #wait(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      timer.unref();
-      this.#endWait = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+  /** Owes a wake-up: sent alone at the end of the interval and its grace, unless a commit carries it first. */
+  #owe(): void {
+    this.#owed = true;
+    this.#fallback ??= setTimeout(
+      () => {
+        this.#fallback = undefined;
+        if (this.#owed && !this.#closed) this.#sendAlone();
+      },
+      this.#lastWake + ANNOUNCE_INTERVAL_MS + RIDE_GRACE_MS - performance.now(),
+    ).unref();
+  }
+
+  /** Sends a wake-up alone, through the pool. */
+  #sendAlone(): void {
+    this.#woke();
+    const sent = run(this.pool, WAKE, [this.schema]).then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#sending.add(sent);
+    void sent.then(() => this.#sending.delete(sent));
   }
 
   get closed(): boolean {
@@ -431,10 +429,9 @@ export class Database implements Sql {
     if (this.#closed) return;
     this.#closed = true;
     // The last writes' wake-up goes out before the pool ends, without waiting out its interval.
-    while (this.#announcing !== undefined) {
-      this.#endWait?.();
-      await this.#announcing;
-    }
+    if (this.#owed) this.#sendAlone();
+    clearTimeout(this.#fallback);
+    await Promise.all(this.#sending);
     if (this.ownsPool) await this.pool.end();
   }
 }
