@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Envelope } from '@agentstate/core';
 import { partsFromContent } from '@agentstate/core';
 import { rowCodec } from '@agentstate/core/backend';
-import { arbId, arbJsonValue, arbMemoryItem, arbSession, arbSkill, arbTurn } from '@agentstate/testing/arbitraries';
+import { arbHlc, arbId, arbJsonValue, arbMemoryItem, arbSession, arbSkill, arbTurn } from '@agentstate/testing/arbitraries';
 
 /** The row a driver returns for `values` of `columns`, `deleted` as 0/1 or as a boolean. */
 function rowOf<R>(columns: string, values: readonly rowCodec.RowValue[], booleans: boolean): R {
@@ -49,9 +49,10 @@ describe('the SQL row codec', () => {
     );
   });
 
-  it('reads a row that holds the parts and the last writer itself the same', () => {
+  it('reads a row that holds the parts and the last writer itself the same, and a tombstone the clock of its append', () => {
     fc.assert(
-      fc.property(arbTurn(), fc.boolean(), (turn, booleans) => {
+      fc.property(arbTurn(), fc.option(arbHlc(), { nil: undefined }), fc.boolean(), (written, appendedHlc, booleans) => {
+        const turn = appendedHlc === undefined ? written : { ...written, deleted: true, appendedHlc };
         const row = rowOf<Record<string, unknown>>(rowCodec.TURN_COLUMNS, rowCodec.turnValues(turn), booleans);
         const full = { ...row, parts: JSON.stringify(turn.parts), last_writer_id: turn.lastWriterId };
         expect(rowCodec.turnFromRow(full as never)).toEqual(turn);

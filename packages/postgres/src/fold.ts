@@ -75,10 +75,10 @@ class FetchingView implements FoldView {
     return this.#cached(`turn\u0000${id}`, () => this.tables.turn(id));
   }
 
-  /** Answered from the session's live turns by seq, fetched whole once (pending tombstones replace them). */
-  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
-    const turns = this.#cached(`turns\u0000${sessionId}`, async () => new Map((await this.tables.liveTurnsFrom(sessionId, 0)).map((t) => [t.seq, t])));
-    return [...turns.values()].filter((t) => t.seq >= fromSeq && !t.deleted).sort((a, b) => a.seq - b.seq);
+  /** Answered from the session's turns by seq, fetched whole once (pending ones replace them). */
+  turnsFrom(sessionId: string, fromSeq: number): Turn[] {
+    const turns = this.#cached(`turns\u0000${sessionId}`, async () => new Map((await this.tables.turnsFrom(sessionId, 0)).map((t) => [t.seq, t])));
+    return [...turns.values()].filter((t) => t.seq >= fromSeq).sort((a, b) => a.seq - b.seq);
   }
 
   skill(id: string): Skill | undefined {
@@ -192,7 +192,7 @@ class FetchingView implements FoldView {
         answers.set(`turn\u0000${turn.id}`, turn);
         const last = await answer(() => this.lastTurnSeq(turn.sessionId));
         answers.set(`lastTurn\u0000${turn.sessionId}`, Math.max(last, turn.seq));
-        await answer(() => this.liveTurnsFrom(turn.sessionId, 0));
+        await answer(() => this.turnsFrom(turn.sessionId, 0));
         (answers.get(`turns\u0000${turn.sessionId}`) as Map<number, Turn>).set(turn.seq, turn);
         break;
       }

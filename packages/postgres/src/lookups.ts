@@ -18,7 +18,7 @@ export interface TableLookups extends StateLookups {
   /** The turn with this id (live or tombstone). */
   turn(id: string): Promise<Turn | undefined>;
   /** The live turns of a session with seq `fromSeq` or later, in seq order. */
-  liveTurnsFrom(sessionId: string, fromSeq: number): Promise<Turn[]>;
+  turnsFrom(sessionId: string, fromSeq: number): Promise<Turn[]>;
   /**
    * For each `[scope key, name]` of `places`, the id `memoryWithKey` (kind `memory`) or `skillAt` (kind
    * `skill`) answers, in one statement; a place with none is left out. Not locked: for a fold, which holds
@@ -141,13 +141,10 @@ export function tableLookups(db: Database, sql: Sql, locking = false): TableLook
       )
         .map(rowCodec.turnFromRow)
         .reverse(),
-    liveTurnsFrom: async (sessionId, fromSeq) =>
-      (
-        await sql.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 AND NOT deleted ORDER BY seq`, [
-          sessionId,
-          fromSeq,
-        ])
-      ).map(rowCodec.turnFromRow),
+    turnsFrom: async (sessionId, fromSeq) =>
+      (await sql.rows<rowCodec.TurnRow>(`SELECT * FROM ${db.t('turns')} WHERE session_id = $1 AND seq >= $2 ORDER BY seq`, [sessionId, fromSeq])).map(
+        rowCodec.turnFromRow,
+      ),
     skill: (id) => one<rowCodec.SkillRow, Skill>(`SELECT * FROM ${db.t('skills')} WHERE id = $1${lock}`, rowCodec.skillFromRow, [id]),
     // A tombstone and a live skill may share a place: the live one (else the newest tombstone) is the one there.
     skillAt: (scope, slug) =>

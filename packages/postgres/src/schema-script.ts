@@ -14,7 +14,7 @@
 import { rowCodec } from '@agentstate/core/backend';
 
 const TURN_COLUMNS = rowCodec.TURN_COLUMNS;
-/** `$1, …, $14`: the parameters of `put_turn` holding the values of {@link TURN_COLUMNS}. */
+/** `$1, …, $15`: the parameters of `put_turn` holding the values of {@link TURN_COLUMNS}. */
 const TURN_VALUES = TURN_COLUMNS.split(',')
   .map((_, i) => `$${i + 1}`)
   .join(', ');
@@ -45,23 +45,28 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, orig
  * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
  * 4: a session's compaction summary (`sessions.summary`), added in place ({@link SUMMARY_SQL}).
  * 5: the clock of a session's latest field write (`sessions.fields_clock`), added in place ({@link SUMMARY_SQL}).
+ * 6: the clock of a removed or purged turn's append (`turns.appended_hlc`), added in place ({@link SUMMARY_SQL}).
  */
-export const DERIVED_VERSION = 5;
+export const DERIVED_VERSION = 6;
 
 /**
  * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
- * functions ({@link FUNCTIONS_SQL}) and the sessions' summary and fields' clock columns ({@link SUMMARY_SQL}), made
- * in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a table or an index changes otherwise.
+ * functions ({@link FUNCTIONS_SQL}), the sessions' summary and fields' clock columns and the turns' append clock
+ * column ({@link SUMMARY_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a table
+ * or an index changes otherwise.
  */
 export const SAME_TABLES_SINCE = 2;
 
 /**
- * The sessions' summary and fields' clock columns, for a derived part of version 2 to 4: empty, as no session of a
- * log those versions wrote was compacted, and no event they wrote carries a fields' clock (a field write of theirs
- * orders as the creation, docs/contract.md §12). Idempotent.
+ * The sessions' summary and fields' clock columns and the turns' append clock column, for a derived part of version
+ * 2 to 5: empty, as no session of a log those versions wrote was compacted, and no event they wrote carries a fields'
+ * clock (a field write of theirs orders as the creation, docs/contract.md §12) or a tombstone's append clock; and
+ * without the `put_turn` of those versions, which took no append clock. Idempotent.
  */
 export const SUMMARY_SQL = `
 ALTER TABLE {schema}.sessions ADD COLUMN IF NOT EXISTS summary text, ADD COLUMN IF NOT EXISTS fields_clock text;
+ALTER TABLE {schema}.turns ADD COLUMN IF NOT EXISTS appended_hlc text;
+DROP FUNCTION IF EXISTS {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[]);
 `;
 
 /**
@@ -185,17 +190,17 @@ END
 $$;
 -- A turn's upsert by its slot (see projection.ts): the row updated or inserted, and a live record's vectors forgotten.
 -- A function, so a writer's session plans its statements once: a statement of literals is parsed and planned per write.
-CREATE OR REPLACE FUNCTION {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[])
+CREATE OR REPLACE FUNCTION {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text, text[])
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
   old record;
 BEGIN
   SELECT n, deleted INTO old FROM {schema}.turns WHERE session_id = $1 AND seq = $2;
   IF old.n IS NULL THEN
-    INSERT INTO {schema}.turns (${TURN_COLUMNS}, search) VALUES (${TURN_VALUES}, array_to_tsvector($15));
+    INSERT INTO {schema}.turns (${TURN_COLUMNS}, search) VALUES (${TURN_VALUES}, array_to_tsvector($16));
     RETURN;
   END IF;
-  UPDATE {schema}.turns SET (${TURN_COLUMNS}, search) = (${TURN_VALUES}, array_to_tsvector($15)) WHERE n = old.n;
+  UPDATE {schema}.turns SET (${TURN_COLUMNS}, search) = (${TURN_VALUES}, array_to_tsvector($16)) WHERE n = old.n;
   IF NOT old.deleted THEN
     DELETE FROM {schema}.vectors WHERE target = 'turn' AND record_id = $3;
   END IF;
@@ -258,6 +263,7 @@ CREATE TABLE {schema}.turns (
   ${ENVELOPE},
   deleted boolean NOT NULL,
   search tsvector,
+  appended_hlc text,
   UNIQUE (session_id, seq)
 );
 CREATE INDEX turns_recent ON {schema}.turns (created_at, id) WHERE NOT deleted;

@@ -110,7 +110,7 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
   const found = await inspectSchema(sql, schema);
   if (found === 'current') return found;
   const quoted = `"${schema}"`;
-  // Its tables are this version's: the log gains its origin columns, the sessions their summary and fields' clock columns and the functions
+  // Its tables are this version's: the log gains its origin columns, the sessions their summary and fields' clock columns, the turns their append clock column, and the functions
   // are made again in place; a log-only change folds nothing, as the tables fold the same events.
   if (found === 'in place') {
     await sql.rows(

@@ -222,7 +222,7 @@ describe('A derived part of another version', () => {
     await dropSchema(url, schema);
   });
 
-  it("makes the functions and the sessions' summary and fields' clock columns of a derived part whose tables are otherwise current in place, folding nothing", async () => {
+  it("makes the functions, the sessions' summary and fields' clock columns and the turns' append clock column of a derived part whose tables are otherwise current in place, folding nothing", async () => {
     const { url } = await testServer();
     const schema = freshSchema('functions');
     await loadOldSchema(url, schema);
@@ -232,7 +232,8 @@ describe('A derived part of another version', () => {
       url,
       `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${SAME_TABLES_SINCE} WHERE part = 'derived';
        DROP FUNCTION "${schema}".lock_session, "${schema}".put_turn, "${schema}".bump_session;
-       ALTER TABLE "${schema}".sessions DROP COLUMN summary, DROP COLUMN fields_clock;`,
+       ALTER TABLE "${schema}".sessions DROP COLUMN summary, DROP COLUMN fields_clock;
+       ALTER TABLE "${schema}".turns DROP COLUMN appended_hlc;`,
     );
     const provider = await openInPlace(url, schema);
     const [session] = await provider.sessions.list({ limit: 1 });
@@ -242,6 +243,7 @@ describe('A derived part of another version', () => {
     expect(await provider.sessions.get(session!.id)).toEqual(compacted);
     const updated = await provider.sessions.update(session!.id, { title: 'retitled after the upgrade' });
     expect(await provider.sessions.get(session!.id)).toEqual(updated);
+    expect(await provider.sessions.removeLastTurn(session!.id)).toMatchObject({ id: turn.id, deleted: true, appendedHlc: turn.updatedHlc });
     expect((await provider.verify()).ok).toBe(true);
     await provider.close();
     await dropSchema(url, schema);

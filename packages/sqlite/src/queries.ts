@@ -180,8 +180,8 @@ export function tableLookups(conn: Connection) {
           .all(sessionId, n > 0 ? n : -1)
           .reverse(),
       ),
-    liveTurnsFrom: (sessionId: string, fromSeq: number) =>
-      (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? AND deleted = 0 ORDER BY seq').all(sessionId, fromSeq) as rowCodec.TurnRow[]).map(
+    turnsFrom: (sessionId: string, fromSeq: number) =>
+      (conn.prepare('SELECT * FROM turns WHERE session_id = ? AND seq >= ? ORDER BY seq').all(sessionId, fromSeq) as rowCodec.TurnRow[]).map(
         rowCodec.turnFromRow,
       ),
     skill: (id: string) => one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE id = ?', rowCodec.skillFromRow, id),

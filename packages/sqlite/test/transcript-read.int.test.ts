@@ -29,6 +29,7 @@ const fullRow = (sessionId: string, r: rowCodec.TranscriptRow): rowCodec.TurnRow
   hlc_wall: r[9],
   hlc_counter: r[10],
   last_writer_id: r[11],
+  appended_hlc: null,
   deleted: 0,
 });
 

@@ -47,7 +47,7 @@ export function erasedView(view: FoldView, change: StateChange): FoldView {
     checkpointThreadExists: (threadId) => view.checkpointThreadExists(threadId),
     session: (id) => erased(view.session(id), eraseSession),
     turn: (id) => erased(view.turn(id), eraseTurn),
-    liveTurnsFrom: (sessionId, fromSeq) => view.liveTurnsFrom(sessionId, fromSeq).map((turn) => (ids.has(turn.id) ? eraseTurn(turn) : turn)),
+    turnsFrom: (sessionId, fromSeq) => view.turnsFrom(sessionId, fromSeq).map((turn) => (ids.has(turn.id) ? eraseTurn(turn) : turn)),
     skill: (id) => erased(view.skill(id), eraseSkill),
     memoryItem: (id) => erased(view.memoryItem(id), eraseMemoryItem),
     memoryIdWithKey: (scope, key) => {

@@ -8,7 +8,7 @@
  * and limits are the decoder's business; these rules are referential.
  */
 import { CorruptionError } from '../errors.js';
-import type { Envelope, MemoryItem, Scope, Session, Skill, Turn } from '../records/records.js';
+import { type Envelope, keepingAppendClock, type MemoryItem, type Scope, type Session, type Skill, type Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { isKeyItem } from '../ids/key-id.js';
 import { canonicalJson } from '../log/json.js';
@@ -27,8 +27,8 @@ export interface FoldView {
   lastTurnSeq(sessionId: string): number;
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): boolean;
-  /** The live turns of a session with seq `fromSeq` or later, in seq order. */
-  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[];
+  /** The turns of a session (live and tombstones) with seq `fromSeq` or later, in seq order. */
+  turnsFrom(sessionId: string, fromSeq: number): Turn[];
   /** The turn with this id (live or tombstone), in any session. */
   turn(id: string): Turn | undefined;
   skill(id: string): Skill | undefined;
@@ -139,7 +139,12 @@ function recordViolation(view: FoldView, change: StateChange): Violation {
  */
 function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
   const seen = new Set<string>();
-  const check = <R extends Envelope & { id: string }>(label: string, records: readonly R[], stored: (id: string) => R | undefined, erase: (r: R) => R) => {
+  const check = <R extends Envelope & { id: string }>(
+    label: string,
+    records: readonly R[],
+    stored: (id: string) => R | undefined,
+    erase: (before: R, record: R) => R,
+  ) => {
     for (const record of records) {
       if (seen.has(record.id)) return `${label} ${json(record.id)} is purged twice`;
       seen.add(record.id);
@@ -147,14 +152,20 @@ function purgeViolation(view: FoldView, purged: PurgedRecords): Violation {
       if (!before) return `${label} ${json(record.id)} does not exist`;
       const violation = nextVersion(before, record, true);
       if (violation !== undefined) return `${label} ${json(record.id)}: ${violation}`;
-      const expected = { ...erase(before), ...envelopeOf(record), ...('updatedAt' in record ? { updatedAt: record.updatedAt } : {}) };
+      const expected = { ...erase(before, record), ...envelopeOf(record), ...('updatedAt' in record ? { updatedAt: record.updatedAt } : {}) };
       if (canonicalJson(expected) !== canonicalJson(record)) return `${label} ${json(record.id)} is not its erased tombstone`;
     }
     return undefined;
   };
   return (
     check('session', purged.sessions, (id) => view.session(id), eraseSession) ??
-    check('turn', purged.turns, (id) => view.turn(id), eraseTurn) ??
+    // A purge written before tombstones kept the clock of a turn's append carries none.
+    check(
+      'turn',
+      purged.turns,
+      (id) => view.turn(id),
+      (before, turn) => eraseTurn(turn.appendedHlc === undefined ? before : keepingAppendClock(before)),
+    ) ??
     check('skill', purged.skills, (id) => view.skill(id), eraseSkill) ??
     check('memory item', purged.memory, (id) => view.memoryItem(id), eraseMemoryItem)
   );
@@ -231,6 +242,7 @@ function turnPlacement(view: FoldView, sessionId: string, turn: Turn, expected =
   if (turn.sessionId !== sessionId) return `the turn belongs to session ${json(turn.sessionId)}, not ${json(sessionId)}`;
   if (turn.seq !== expected) return `turn seq ${turn.seq} of session ${json(sessionId)}, expected ${expected}`;
   if (view.turnExists(turn.id)) return `turn id ${json(turn.id)} is already taken`;
+  if (turn.appendedHlc !== undefined) return 'a new turn carries appendedHlc';
   return undefined;
 }
 
@@ -248,7 +260,7 @@ function sameClockAsSession(session: Session, turn: Turn): Violation {
 function removedSuffix(view: FoldView, session: Session, tombstones: readonly Turn[]): Violation {
   const first = tombstones[0];
   if (first === undefined) return undefined;
-  const live = view.liveTurnsFrom(session.id, first.seq);
+  const live = view.turnsFrom(session.id, first.seq).filter((turn) => !turn.deleted);
   if (live.length !== tombstones.length || live.some((t, i) => t.id !== tombstones[i]!.id)) {
     return `the removed turns are not the newest live turns of session ${json(session.id)}`;
   }
@@ -257,6 +269,10 @@ function removedSuffix(view: FoldView, session: Session, tombstones: readonly Tu
     const violation =
       nextVersion(stored, tombstone, true) ??
       changedField(stored, tombstone, ['sessionId', 'seq', 'role', 'content', 'createdAt']) ??
+      // A removal written before tombstones kept the clock of the turn's append carries none.
+      (tombstone.appendedHlc === undefined || compareHlc(tombstone.appendedHlc, stored.updatedHlc) === 0
+        ? undefined
+        : 'appendedHlc is not the clock of its append') ??
       (canonicalJson([stored.parts, stored.metadata]) !== canonicalJson([tombstone.parts, tombstone.metadata]) ? 'the parts or metadata changed' : undefined) ??
       sameClockAsSession(session, tombstone);
     if (violation !== undefined) return `turn ${json(tombstone.id)}: ${violation}`;

@@ -46,6 +46,21 @@ export async function purgedHere(change: StateChange, held: Pick<StateLookups, '
 }
 
 /**
+ * The ids of the turns a received removal or replaced suffix (`change`) removes that are held here as a purge left
+ * them, apart from it: its tombstones of them are stored erased, so their text never reaches a store that holds the
+ * purge. `held` is the store before the batch.
+ */
+export async function purgedTurnsHere(change: StateChange, held: Pick<StateLookups, 'turn'>): Promise<string[]> {
+  const tombstones = change.type === EventTypes.TurnsRemoved ? change.payload.turns : change.type === EventTypes.SuffixReplaced ? change.payload.removed : [];
+  const ids: string[] = [];
+  for (const tombstone of tombstones) {
+    const turn = await held.turn(tombstone.id);
+    if (turn?.deleted && turn.content === ERASED && tombstone.syncVersion <= turn.syncVersion) ids.push(tombstone.id);
+  }
+  return ids;
+}
+
+/**
  * The id of a skill a received `records.purged` erases that is held here as another purge written apart
  * from it left it, with other counts or `version`: no merge rule covers the two, so they are refused.
  * A skill that only looks purged is not one a purge left: a content write its purge rewrote, that arrived

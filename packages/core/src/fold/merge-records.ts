@@ -10,7 +10,7 @@
 import { CorruptionError } from '../errors.js';
 import { EventTypes, type OutcomeIncrement, type StateChange } from '../log/events.js';
 import { eraseMemoryItem } from '../log/redact.js';
-import type { Envelope, MemoryItem, Skill } from '../records/records.js';
+import type { Envelope, MemoryItem, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
 import { isKeyItem } from '../ids/key-id.js';
 import { compareHlc } from '../time/hlc.js';
@@ -18,7 +18,7 @@ import { laterInstant } from '../time/instant.js';
 import { type FoldView, checkChange } from './fold-rules.js';
 import { mergePurgedSkill, purgedItem } from './merge-purge.js';
 import { mergeCompaction, mergeSessionFields } from './merge-summary.js';
-import { mergeAppend, mergeRemoval, mergeSuffix } from './merge-turns.js';
+import { mergeAppend, mergeRemoval, mergeSuffix, purgedTurn } from './merge-turns.js';
 
 /** Canonical order of two versions of one record (or two clocks of one field): by HLC, then by writer. */
 export function compareVersions(a: Pick<Envelope, 'updatedHlc' | 'lastWriterId'>, b: Pick<Envelope, 'updatedHlc' | 'lastWriterId'>): number {
@@ -88,15 +88,18 @@ export function mergedChange(view: FoldView, change: StateChange, check?: (rest:
     }
     case EventTypes.RecordsPurged: {
       const { memory, skills } = change.payload;
-      const apart = new Set<MemoryItem | Skill>(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
+      // A turn is erased where it stands here: appends merged apart may have moved it, a removal apart removed it (merge-turns.ts).
+      const turns = change.payload.turns.map((turn) => purgedTurn(view, turn));
+      const apart = new Set<MemoryItem | Skill | Turn>(memory.filter((item) => concurrent(view.memoryItem(item.id), item)));
       for (const skill of skills) if (concurrent(view.skill(skill.id), skill)) apart.add(skill);
-      if (apart.size === 0) return undefined;
+      for (const [i, turn] of change.payload.turns.entries()) if (concurrent(view.turn(turn.id), turn)) apart.add(turns[i]!);
+      if (apart.size === 0 && turns.every((turn, i) => turn === change.payload.turns[i])) return undefined;
       const merged = memory.map((item) => (apart.has(item) ? mergeMemory(view, item, 'this') : item));
       const mergedSkills = skills.map((skill) => (apart.has(skill) ? skillPurgedApart(view.skill(skill.id), skill, 'this') : skill));
       if (merged.some((item) => item === undefined) || mergedSkills.some((skill) => skill === undefined)) return undefined;
-      const chained = (record: MemoryItem | Skill) => !apart.has(record);
-      check?.({ ...change, payload: { ...change.payload, memory: memory.filter(chained), skills: skills.filter(chained) } });
-      return { ...change, payload: { ...change.payload, memory: merged as MemoryItem[], skills: mergedSkills as Skill[] } };
+      const chained = (record: MemoryItem | Skill | Turn) => !apart.has(record);
+      check?.({ ...change, payload: { ...change.payload, turns: turns.filter(chained), memory: memory.filter(chained), skills: skills.filter(chained) } });
+      return { ...change, payload: { ...change.payload, turns, memory: merged as MemoryItem[], skills: mergedSkills as Skill[] } };
     }
     default:
       return undefined;

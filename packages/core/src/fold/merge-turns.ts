@@ -5,7 +5,8 @@
  * turn removed on both stores apart is removed once, and a replaced suffix is a removal and appends.
  */
 import { EventTypes, type StateChange, type StateChangeOf } from '../log/events.js';
-import type { Envelope, Session, Turn } from '../records/records.js';
+import { appendClock, type Envelope, type Session, type Turn } from '../records/records.js';
+import { eraseTurn } from '../log/redact.js';
 import { laterInstant } from '../time/instant.js';
 import type { FoldView } from './fold-rules.js';
 import { compareVersions } from './merge-records.js';
@@ -15,13 +16,13 @@ import { sessionApart } from './merge-summary.js';
  * The append `change` merged into the session held: the session's next version (`syncVersion` one more,
  * `updatedHlc` and `lastWriterId` the greater of the two by (HLC, writer), `updatedAt` never back, its
  * other fields as held, deleted too: a delete apart keeps the turns) and the turn at its rank. Undefined when no
- * rule covers it: the session is missing, the turn's id is taken, or a tombstone lies where its rank is looked for (its
- * append's clock is no longer known).
+ * rule covers it: the session is missing, the turn's id is taken, or a tombstone that lacks the clock of its append
+ * lies where its rank is looked for.
  */
 export function mergeAppend(view: FoldView, change: StateChangeOf<typeof EventTypes.TurnAppended>): StateChange | undefined {
   const { turn } = change.payload;
   const stored = view.session(turn.sessionId);
-  if (!stored || view.turnExists(turn.id) || compareVersions(turn, stored) === 0) return undefined;
+  if (!stored || notNew(view, turn) || compareVersions(turn, stored) === 0) return undefined;
   const seq = rank(view, stored, turn);
   if (seq === undefined) return undefined;
   const session = { ...versionOn(stored, turn), updatedAt: laterInstant(stored.updatedAt, turn.createdAt) };
@@ -35,7 +36,7 @@ export function mergeAppend(view: FoldView, change: StateChangeOf<typeof EventTy
  * no rule covers it: the session is missing or another creation, or a named turn is not in it.
  */
 export function mergeRemoval(view: FoldView, change: StateChangeOf<typeof EventTypes.TurnsRemoved>): StateChange | undefined {
-  const stored = sessionApart(view, change.payload.session);
+  const stored = sessionOfRemoval(view, change.payload.session, change.payload.turns);
   const turns = stored && removedHere(view, stored, change.payload.turns);
   if (!stored || !turns) return undefined;
   const session = { ...versionOn(stored, change.payload.session), updatedAt: laterInstant(stored.updatedAt, change.payload.session.updatedAt) };
@@ -50,9 +51,9 @@ export function mergeRemoval(view: FoldView, change: StateChangeOf<typeof EventT
  */
 export function mergeSuffix(view: FoldView, change: StateChangeOf<typeof EventTypes.SuffixReplaced>): StateChange | undefined {
   const { session: carried, added } = change.payload;
-  const stored = sessionApart(view, carried);
+  const stored = sessionOfRemoval(view, carried, change.payload.removed);
   const removed = stored && removedHere(view, stored, change.payload.removed);
-  if (!stored || !removed || added.some((turn) => view.turnExists(turn.id))) return undefined;
+  if (!stored || !removed || added.some((turn) => notNew(view, turn))) return undefined;
   const seq = added[0] === undefined ? 0 : rank(view, stored, added[0]);
   if (seq === undefined) return undefined;
   const session = { ...versionOn(stored, carried), updatedAt: laterInstant(stored.updatedAt, carried.updatedAt) };
@@ -60,17 +61,34 @@ export function mergeSuffix(view: FoldView, change: StateChangeOf<typeof EventTy
 }
 
 /**
+ * The session held that a removal's post-image `carried` merges into: one it was written apart from, or the one it
+ * chains on when a turn it names (`tombstones`) was removed or purged here apart from it.
+ */
+function sessionOfRemoval(view: FoldView, carried: Session, tombstones: readonly Turn[]): Session | undefined {
+  const stored = view.session(carried.id);
+  const chains = stored !== undefined && carried.syncVersion === stored.syncVersion + 1;
+  const removedApart = tombstones.some((tombstone) => {
+    const held = view.turn(tombstone.id);
+    return held?.deleted === true && tombstone.syncVersion <= held.syncVersion;
+  });
+  return sessionApart(view, chains && removedApart ? { ...carried, syncVersion: stored.syncVersion } : carried);
+}
+
+/**
  * The seq a received turn takes among the turns of `stored`: after the turns its writer held (it is later
- * than each), before those held here later than it. Undefined when a tombstone lies where it is looked
- * for: that turn's append, whose clock would rank it, is no longer held.
+ * than each), before those held here later than it, tombstones ranked by the clock of their append too.
+ * Undefined when one of those is a tombstone written before tombstones kept that clock.
  */
 function rank(view: FoldView, stored: Session, turn: Turn): number | undefined {
   // Delivery is causal: the turns its writer numbered below it are held here, and every one comes before it.
-  const last = view.lastTurnSeq(stored.id);
-  if (turn.seq > last + 1) return undefined;
-  const after = view.liveTurnsFrom(stored.id, turn.seq);
-  if (after.length !== last - turn.seq + 1) return undefined;
-  return turn.seq + after.filter((held) => compareTurns(held, turn) < 0).length;
+  if (turn.seq > view.lastTurnSeq(stored.id) + 1) return undefined;
+  let seq = turn.seq;
+  for (const held of view.turnsFrom(stored.id, turn.seq)) {
+    const order = compareTurns(held, turn);
+    if (order === undefined) return undefined;
+    if (order < 0) seq += 1;
+  }
+  return seq;
 }
 
 /**
@@ -84,9 +102,37 @@ function removedHere(view: FoldView, stored: Session, tombstones: readonly Turn[
   for (const tombstone of tombstones) {
     const held = view.turn(tombstone.id);
     if (held === undefined || held.sessionId !== stored.id) return undefined;
-    removed.push(held.deleted ? versionOn(held, tombstone) : { ...tombstone, seq: held.seq });
+    removed.push(tombstoneHere(held, tombstone));
   }
   return removed;
+}
+
+/**
+ * The erased tombstone a received purge leaves of `turn` (one it carries), where the turn stands here: `turn` itself,
+ * at the seq held when appends merged apart moved it, or, when a removal or purge written apart from it left the
+ * tombstone held, that tombstone erased, one version on, as a turn removed on both stores is.
+ */
+export function purgedTurn(view: FoldView, turn: Turn): Turn {
+  const held = view.turn(turn.id);
+  if (held === undefined || (held.seq === turn.seq && turn.syncVersion > held.syncVersion)) return turn;
+  return eraseTurn(tombstoneHere(held, turn));
+}
+
+/**
+ * The tombstone `tombstone` (a removal's or a purge's) leaves of the turn held, `held`: itself at the seq held, or,
+ * when `held` is a tombstone it was written apart from, `held` one version on with the clock and writer of the greater
+ * of the two, so both stores end with the same. It keeps the clock of the turn's append from either (one written
+ * before tombstones kept it lacks it).
+ */
+function tombstoneHere(held: Turn, tombstone: Turn): Turn {
+  const appendedHlc = held.appendedHlc ?? tombstone.appendedHlc;
+  const next = held.deleted && tombstone.syncVersion <= held.syncVersion ? versionOn(held, tombstone) : { ...tombstone, seq: held.seq };
+  return appendedHlc === undefined ? next : { ...next, appendedHlc };
+}
+
+/** Whether a received new turn cannot be one: its id is taken, or it carries the clock of an append, as a tombstone does. */
+function notNew(view: FoldView, turn: Turn): boolean {
+  return view.turnExists(turn.id) || turn.appendedHlc !== undefined;
 }
 
 /** The record held, `stored` (a session or a turn's tombstone), one version on, with the clock and writer of the greater of it and `version` by (HLC, writer). */
@@ -95,9 +141,15 @@ function versionOn<R extends Session | Turn>(stored: R, version: Envelope): R {
   return { ...stored, syncVersion: stored.syncVersion + 1, updatedHlc, lastWriterId };
 }
 
-/** A live turn's version is its append, so (HLC, writer, id) orders turns as they were appended. */
-function compareTurns(a: Turn, b: Turn): number {
-  return compareVersions(a, b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+/**
+ * Orders two turns as they were appended: by the clock of their append, their origin (its writer) and id; undefined
+ * when a tombstone lacks that clock.
+ */
+function compareTurns(a: Turn, b: Turn): number | undefined {
+  const [clockA, clockB] = [appendClock(a), appendClock(b)];
+  if (clockA === undefined || clockB === undefined) return undefined;
+  const byClock = compareVersions({ updatedHlc: clockA, lastWriterId: a.originInstanceId }, { updatedHlc: clockB, lastWriterId: b.originInstanceId });
+  return byClock || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
 /**

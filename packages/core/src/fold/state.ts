@@ -318,8 +318,8 @@ export class InMemoryState implements FoldView {
     this.operations.set(operation.id, operationEntry(operation, seq));
   }
 
-  liveTurnsFrom(sessionId: string, fromSeq: number): Turn[] {
-    return (this.turns.get(sessionId) ?? []).slice(Math.max(0, fromSeq - 1)).filter((t) => !t.deleted);
+  turnsFrom(sessionId: string, fromSeq: number): Turn[] {
+    return (this.turns.get(sessionId) ?? []).slice(Math.max(0, fromSeq - 1));
   }
 
   /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */

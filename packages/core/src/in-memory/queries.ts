@@ -70,6 +70,7 @@ export function inMemoryQueries(state: InMemoryState): StateQueries {
     checkpoints: state.checkpoints,
     session: (id) => state.sessions.get(id),
     turnExists: (id) => state.turnExists(id),
+    turn: (id) => state.turn(id),
     lastTurnSeq: (sessionId) => state.turns.get(sessionId)?.length ?? 0,
     lastTurns: (sessionId, n) => state.lastLiveTurns(sessionId, n),
     skill: (id) => state.skills.get(id),

@@ -35,7 +35,9 @@ export function copySession(s: Session): Session {
 
 /** A copy of a turn. */
 export function copyTurn(t: Turn): Turn {
-  return { ...t, parts: copyJson(t.parts), metadata: copyJson(t.metadata), updatedHlc: { ...t.updatedHlc } };
+  const copy = { ...t, parts: copyJson(t.parts), metadata: copyJson(t.metadata), updatedHlc: { ...t.updatedHlc } };
+  if (t.appendedHlc !== undefined) copy.appendedHlc = { ...t.appendedHlc };
+  return copy;
 }
 
 /** A copy of a skill. */

@@ -24,6 +24,7 @@ import {
 import { metadataField } from './json.js';
 import { partsField } from './parts.js';
 import { LIMITS } from './limits.js';
+import type { Hlc } from '../time/hlc.js';
 
 /** A hybrid logical timestamp. */
 export const hlcSchema = z.strictObject({
@@ -118,11 +119,28 @@ export const turnSchema = z.strictObject({
   parts: partsField,
   metadata: metadataField,
   createdAt: instantField,
+  /**
+   * On a tombstone (a removal's, a purge's): the clock of the turn's append, which its `updatedHlc` no longer is.
+   * With its origin and id it ranks the turn among its session's turns (docs/contract.md §12, "Merge"); absent on a
+   * live turn, whose `updatedHlc` is that clock, and on a tombstone written before tombstones kept it.
+   */
+  appendedHlc: hlcSchema.optional(),
   ...envelopeShape,
 });
 
 /** One entry of a session's transcript. */
 export type Turn = z.infer<typeof turnSchema>;
+
+/** The clock of a turn's append (live: its own; a tombstone: `appendedHlc`), undefined on a tombstone that lacks it. */
+export function appendClock(turn: Turn): Hlc | undefined {
+  return turn.deleted ? turn.appendedHlc : turn.updatedHlc;
+}
+
+/** `turn` about to take a later version (a removal, a purge), keeping the clock of its append where it is known. */
+export function keepingAppendClock(turn: Turn): Turn {
+  const appendedHlc = appendClock(turn);
+  return appendedHlc === undefined ? turn : { ...turn, appendedHlc };
+}
 
 /** A reusable, versioned procedure. */
 export const skillSchema = z

@@ -15,6 +15,7 @@ import type { CheckpointWrite } from './checkpoints.js';
 import { partsFromContent, type Part } from './parts.js';
 import { type Envelope, type MemoryItem, type Scope, type Session, type Skill, type Turn, type TurnRole, TURN_ROLES } from './records.js';
 import { scopeKey } from './scope.js';
+import type { Hlc } from '../time/hlc.js';
 
 /** A column value as both drivers bind it: booleans are stored as 0 and 1. */
 export type RowValue = string | number | null;
@@ -58,6 +59,8 @@ export interface TurnRow extends EnvelopeRow {
   parts: string;
   metadata: string;
   created_at: string;
+  /** A tombstone's `appendedHlc` as JSON text; NULL for a live turn and a tombstone without it. */
+  appended_hlc: string | null;
 }
 
 /** A row of `skills`; `n` is the backend's row number. */
@@ -188,17 +191,18 @@ export const sessionValues = (s: Session): RowValue[] => valuesOf(SESSION, s);
 export const sessionFromRow = (r: SessionRow): Session => recordOf(SESSION, r);
 
 /** The columns {@link turnValues} gives, its key (session id and seq, then id) first. */
-export const TURN_COLUMNS = `session_id, seq, id, role, content, parts, metadata, created_at, ${ENVELOPE_COLUMNS}`;
+export const TURN_COLUMNS = `session_id, seq, id, role, content, parts, metadata, created_at, ${ENVELOPE_COLUMNS}, appended_hlc`;
 
 /** The values of {@link TURN_COLUMNS}. */
 export function turnValues(t: Turn): RowValue[] {
-  return [t.sessionId, t.seq, t.id, t.role, t.content, partsValue(t.parts, t.content), JSON.stringify(t.metadata), t.createdAt, ...envelopeValues(t)];
+  const appended = t.appendedHlc === undefined ? null : JSON.stringify(t.appendedHlc);
+  return [t.sessionId, t.seq, t.id, t.role, t.content, partsValue(t.parts, t.content), JSON.stringify(t.metadata), t.createdAt, ...envelopeValues(t), appended];
 }
 
 /** A turn from its row. */
 export function turnFromRow(r: TurnRow): Turn {
   // One object literal, envelope included: spreading a second object into it costs a third of a transcript read.
-  return {
+  const turn: Turn = {
     id: r.id,
     sessionId: r.session_id,
     seq: r.seq,
@@ -213,6 +217,8 @@ export function turnFromRow(r: TurnRow): Turn {
     lastWriterId: writerOf(r.origin_instance_id, r.last_writer_id),
     deleted: r.deleted === true || r.deleted === 1,
   };
+  if (r.appended_hlc) turn.appendedHlc = JSON.parse(r.appended_hlc) as Hlc;
+  return turn;
 }
 
 /**

@@ -24,6 +24,8 @@ export interface StateLookups {
   session(id: string): Awaitable<Session | undefined>;
   /** True when a turn with this id exists in any session. */
   turnExists(id: string): Awaitable<boolean>;
+  /** The turn with this id (live or tombstone), in any session. */
+  turn(id: string): Awaitable<Turn | undefined>;
   /** The highest turn seq of a session, tombstones included (0 when it has none). */
   lastTurnSeq(sessionId: string): Awaitable<number>;
   /** The newest `n` live turns of a session (all when `n` is 0), oldest first. */

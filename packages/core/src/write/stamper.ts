@@ -25,7 +25,7 @@ import type {
 import type { putCheckpointInputSchema, putWritesInputSchema } from '../records/checkpoint-inputs.js';
 import type { Checkpoint, CheckpointWrite } from '../records/checkpoints.js';
 import { partsFromContent, renderPartsText } from '../records/parts.js';
-import type { Envelope, MemoryItem, Session, Skill, Turn } from '../records/records.js';
+import { type Envelope, keepingAppendClock, type MemoryItem, type Session, type Skill, type Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
 import { EventTypes, type PurgedRecords, type StateChangeOf, withFieldsClock } from '../log/events.js';
@@ -208,7 +208,7 @@ export class Stamper {
   /** A turn's tombstone, written by the event whose session envelope is `envelope`. */
   #tombstoneTurn(turn: Turn, envelope: Envelope): Turn {
     return {
-      ...turn,
+      ...keepingAppendClock(turn),
       syncVersion: increment(turn.syncVersion, 'syncVersion'),
       updatedHlc: envelope.updatedHlc,
       lastWriterId: this.ctx.instanceId,
@@ -479,7 +479,7 @@ export class Stamper {
       type: EventTypes.RecordsPurged,
       payload: {
         sessions: targets.sessions.map((s) => ({ ...eraseSession(s), updatedAt: later(s.updatedAt, now), ...this.#nextEnvelope(s, true) })),
-        turns: targets.turns.map((t) => ({ ...eraseTurn(t), ...this.#nextEnvelope(t, true) })),
+        turns: targets.turns.map((t) => ({ ...eraseTurn(keepingAppendClock(t)), ...this.#nextEnvelope(t, true) })),
         skills: targets.skills.map((k) => ({ ...eraseSkill(k), updatedAt: later(k.updatedAt, now), ...this.#nextEnvelope(k, true) })),
         memory: targets.memory.map((m) => ({ ...eraseMemoryItem(m), updatedAt: later(m.updatedAt, now), ...this.#nextEnvelope(m, true) })),
         reason,

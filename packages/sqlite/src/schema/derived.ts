@@ -14,7 +14,7 @@
  * a derived table changes shape or meaning: every file is folded again on
  * its next writable open.
  */
-export const DERIVED_VERSION = 4;
+export const DERIVED_VERSION = 5;
 
 /**
  * Every category but separators (Z*) is a token character: the indexed text
@@ -117,6 +117,7 @@ CREATE TABLE turns (
   metadata TEXT NOT NULL,
   created_at TEXT NOT NULL,
   ${STAMP},
+  appended_hlc TEXT,
   appended_seq INTEGER,
   purged_seq INTEGER,
   UNIQUE (session_id, seq)
