@@ -100,8 +100,8 @@ export class SqliteBackend implements StateBackend {
           return conn.onWriter(() => {
             const view = foldView(tableLookups(conn));
             return this.projection.textInRowOrder(() =>
-              batch.map(({ change, input }) => {
-                const { event } = this.log.appendInTransaction(input, state.seq + 1, headTime);
+              batch.map(({ change, input, text }) => {
+                const { event } = this.log.appendInTransaction(input, state.seq + 1, headTime, text);
                 foldEvent(view, this.projection, change, event.seq, event.schemaVersion);
                 this.#erase(change, event.seq);
                 return advance(change, event);

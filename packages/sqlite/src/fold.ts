@@ -29,8 +29,6 @@ export interface FoldOptions {
 export function foldView(tables: TableLookups): FoldView {
   return {
     ...tables,
-    skillIdAt: (scope, slug) => tables.skillAt(scope, slug)?.id,
-    memoryIdWithKey: (scope, key) => tables.memoryWithKey(scope, key)?.id,
     checkpointAt: (key) => tables.checkpoints.at(key),
     checkpointWriteExists: (key, taskId, idx) => tables.checkpoints.writeExists(key, taskId, idx),
     checkpointThreadExists: (threadId) => tables.checkpoints.threadExists(threadId),

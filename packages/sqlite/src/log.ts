@@ -164,10 +164,10 @@ export class SqliteLog implements Log {
    * again, and marked validated. Returns the event with the caller's payload
    * object (not a copy) and its stored text. `seq` is the next seq, and
    * `previous` the time of the event before it, which the caller read in
-   * this transaction.
+   * this transaction; `text` the payload's JSON, when the caller made it already.
    */
-  appendInTransaction<P>(input: AppendInput<P>, seq: number, previous: string | undefined): { event: LogEvent<P>; text: string } {
-    return this.#insert(input, seq, () => previous);
+  appendInTransaction<P>(input: AppendInput<P>, seq: number, previous: string | undefined, text?: string): { event: LogEvent<P>; text: string } {
+    return this.#insert(input, seq, () => previous, undefined, text);
   }
 
   /**
@@ -180,10 +180,11 @@ export class SqliteLog implements Log {
     seq: number | undefined,
     previous?: () => string | undefined,
     check?: { upcasters: UpcasterRegistry | undefined },
+    known?: string,
   ): { event: LogEvent<P>; text: string } {
     const at = seq ?? this.headNow(checkStream(input?.stream)) + 1;
     const before = previous ?? ((stream: string) => (this.conn.prepare(SQL.timeAt).get(stream, at - 1) as { time: string } | undefined)?.time);
-    const { event, text, values, validated } = prepareEvent(input, at, this.#now, before, check);
+    const { event, text, values, validated } = prepareEvent(input, at, this.#now, before, check, known);
     values.push(validated ? 1 : 0, event.origin ?? null, event.originSeq ?? null, event.originTime ?? null);
     this.conn.prepare(SQL.insert).run(values);
     return { event, text };

@@ -189,6 +189,11 @@ export function tableLookups(conn: Connection) {
       one<rowCodec.SkillRow, Skill>('SELECT * FROM skills WHERE scope_key = ? AND slug = ?', rowCodec.skillFromRow, scopeKey(scope), slug),
     memoryItem: (id: string) => one<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE id = ?', rowCodec.memoryFromRow, id),
     operation: (id: string) => one<rowCodec.OperationRow, OperationEntry>('SELECT * FROM operations WHERE id = ?', rowCodec.operationFromRow, id),
+    // The fold's rules ask only whether a key or slug is taken, and by which id: no row to decode.
+    memoryIdWithKey: (scope: Scope, key: string) =>
+      (conn.prepare('SELECT id FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0').get(scopeKey(scope), key) as { id: string } | undefined)?.id,
+    skillIdAt: (scope: Scope, slug: string) =>
+      (conn.prepare('SELECT id FROM skills WHERE scope_key = ? AND slug = ?').get(scopeKey(scope), slug) as { id: string } | undefined)?.id,
     memoryWithKey: (scope: Scope, key: string) =>
       one<rowCodec.MemoryRow, MemoryItem>('SELECT * FROM memory WHERE scope_key = ? AND key = ? AND deleted = 0', rowCodec.memoryFromRow, scopeKey(scope), key),
     checkpoints: checkpointQueries(conn),

@@ -128,6 +128,7 @@ export interface PreparedEvent<P> {
  * refused event throws `ValidationError`) and the row with its checksum.
  * Without `check` the payload is the stamper's, valid by construction, and
  * marked validated. `now` and `previous` stamp the time as `toLogEvent` does.
+ * `known`: the payload's JSON, when the caller made it already.
  */
 export function prepareEvent<P>(
   input: AppendInput<P>,
@@ -135,9 +136,10 @@ export function prepareEvent<P>(
   now: () => Instant,
   previous: (stream: string) => Instant | undefined,
   check?: { upcasters: UpcasterRegistry | undefined },
+  known?: string,
 ): PreparedEvent<P> {
   const event = toLogEvent(input, seq, now, previous);
-  const text = payloadJson(event.payload);
+  const text = known ?? payloadJson(event.payload);
   const validated = check ? checkStateAppend({ ...event, payload: JSON.parse(text) as unknown }, check.upcasters) : true;
   const row = eventRow(event, text);
   const values: (string | number | null)[] = Object.values(row);

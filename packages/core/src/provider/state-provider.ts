@@ -67,6 +67,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
   const engine = new Engine(backend, stamper, hlc, { ...options.eventMeta }, reportError, options.upcasters);
   const codec = options.snapshotCodec ?? plainCodec;
   const embedder = options.embedder;
+  const receiveContext = { ...sendContext, coverage, embedsMemory: embedder !== undefined && backend.vectors !== undefined };
   let closed = false;
 
   const saveSnapshot = async () => {
@@ -167,7 +168,7 @@ export function createStateProvider(backend: StateBackend, options: StateProvide
       return coverage.vector({ ...held, [own]: head }, syncScope(vectorOptions.scope));
     },
     changes: (vector, changeOptions = {}) => sendChanges(backend.log, sendContext, vector, changeOptions),
-    receive: (events, receiveOptions = {}) => receiveEvents(engine, backend.log, hlc, events, { ...sendContext, coverage, ...receiveOptions }),
+    receive: (events, receiveOptions = {}) => receiveEvents(engine, backend.log, hlc, events, { ...receiveOptions, ...receiveContext }),
     async close() {
       if (closed) return;
       closed = true;

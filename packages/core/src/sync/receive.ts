@@ -3,7 +3,7 @@
  * anything is written, then appended and folded in one transaction of the engine's queue.
  */
 import { CorruptionError, SyncConflictError, UnavailableError, ValidationError } from '../errors.js';
-import { jsonPayload } from '../log/append.js';
+import { META_KEYS, payloadJson } from '../log/append.js';
 import { changeHlc, changeRecordIds, changeRecords } from '../log/changes.js';
 import { decodeStateEvent } from '../log/decode.js';
 import { canonicalJson } from '../log/json.js';
@@ -11,7 +11,7 @@ import { redactChange } from '../log/redact.js';
 import { EventTypes, STATE_STREAM, type StateChange } from '../log/events.js';
 import { storedPayload } from '../log/compact.js';
 import { purgedHere, purgedOtherwise, purgedTurnsHere } from '../fold/merge-purge.js';
-import type { Log, LogEvent, Vector } from '../log/log.js';
+import type { AppendInput, Log, LogEvent, Vector } from '../log/log.js';
 import type { UpcasterRegistry } from '../log/upcasters.js';
 import { lacks } from '../log/vector.js';
 import type { Engine } from '../provider/engine.js';
@@ -40,6 +40,8 @@ export interface ReceiveContext extends SendContext {
   covered?: unknown;
   /** The sender's word: each origin's events in the batch start after this origin seq (unnamed: where the store stands). */
   from?: unknown;
+  /** Whether a follow-up embeds the memory items received, which then reads them as the fold left them. */
+  embedsMemory?: boolean;
 }
 
 /** A log's sync reads, or `UnavailableError` for a log that does not sync yet. */
@@ -60,12 +62,17 @@ export function checkVector(vector: unknown, field = 'vector'): Vector {
 /** A checked sync event with the append that stores it and its decoded change. */
 function prepare(value: unknown, index: number, upcasters: UpcasterRegistry | undefined): { event: SyncEvent } & ReceivedEvent {
   const event = checkSyncEvent(value, index);
-  const { origin, originSeq, time, digest: _, ...rest } = event;
-  // A copy: later changes to the caller's objects never reach the log.
-  const input = { ...rest, payload: jsonPayload(rest.payload), stream: STATE_STREAM, origin, originSeq, originTime: time };
+  const { origin, originSeq, time, type, schemaVersion } = event;
+  // A copy, and its text for the log: later changes to the caller's objects never reach the log.
+  const text = payloadJson(event.payload);
+  const input: AppendInput = { stream: STATE_STREAM, type, schemaVersion, payload: JSON.parse(text), origin, originSeq, originTime: time };
+  for (const key of META_KEYS) if (event[key] !== undefined) input[key] = event[key];
   try {
-    const change = decodeStateEvent({ ...input, seq: 0, time }, upcasters ? { upcasters } : {});
-    return { event, input, change };
+    const change = decodeStateEvent(
+      { stream: STATE_STREAM, seq: 0, type, time, schemaVersion, payload: input.payload, origin },
+      upcasters ? { upcasters } : {},
+    );
+    return { event, input, change, text };
   } catch (error) {
     if (!(error instanceof CorruptionError)) throw error;
     throw new ValidationError(`${index}.payload`, error.message.replace(/^corrupt \S+: /, `not a valid ${STATE_STREAM} event: `));
@@ -94,7 +101,8 @@ export async function receiveEvents(
   const prepared = batch.map((value, i) => prepare(value, i, upcasters));
   const places = new Set<string>();
   prepared.forEach(({ event }, i) => {
-    const place = JSON.stringify([event.origin, event.originSeq]);
+    // The seq first: it holds no space, so no two places give one key.
+    const place = `${event.originSeq} ${event.origin}`;
     if (places.has(place)) throw new ValidationError(`${i}.originSeq`, `event ${event.originSeq} of origin ${event.origin} comes twice in the batch`);
     places.add(place);
   });
@@ -172,7 +180,7 @@ export async function receiveEvents(
       throw concurrent(error, fresh, held[replicaId] ?? 0);
     }
     for (const { change } of fresh) hlc.observe(changeHlc(change));
-    const changes = await asFolded(await heldAtOnce(tx, fresh), fresh);
+    const changes = context.embedsMemory ? await asFolded(await heldAtOnce(tx, fresh), fresh) : fresh.map(({ change }) => change);
     return { result: { received: fresh.length, skipped }, changes, seqs: stored.map((event) => event.seq) };
   });
   if (covered !== undefined && Object.keys(covered).length > 0) await coverage.record(await sync.vector(), scope, covered);
@@ -277,7 +285,9 @@ async function erasedWherePurged<I extends ReceivedEvent>(
   if (ids.length === 0) return item;
   const { erasedBy: _, ...payload } = redactChange(change, new Set(ids), 0)!.change.payload as { erasedBy?: number };
   const erased = { type: change.type, payload, received: true } as StateChange;
-  return { ...item, change: erased, input: { ...item.input, payload: storedPayload(erased) } };
+  // The payload's text was the event's as it came: the log makes the erased one's.
+  const { text: __, ...rest } = item;
+  return { ...rest, change: erased, input: { ...item.input, payload: storedPayload(erased) } } as I;
 }
 
 /**

@@ -143,6 +143,8 @@ export interface StateWriteTx extends StateLookups {
 export interface ReceivedEvent {
   input: AppendInput;
   change: StateChange;
+  /** The JSON text of `input.payload`, made when it was copied: a log may store it as is. */
+  text?: string;
 }
 
 /**
