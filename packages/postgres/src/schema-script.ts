@@ -43,26 +43,19 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, orig
  * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open,
  * but for one whose tables are those of this version ({@link SAME_TABLES_SINCE}).
  * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
- * 4: a session's compaction summary (`sessions.summary`), added in place ({@link SUMMARY_SQL}).
- * 5: the clock of a session's latest field write (`sessions.fields_clock`), added in place ({@link SUMMARY_SQL}).
+ * 4: a session's compaction summary (`sessions.summary`).
+ * 5: the clock of a session's latest field write (`sessions.fields_clock`).
+ * 6: a skill's content clock and outcomes (`skills.content_clock`, `skills.outcomes`), folded again: a merge of
+ *    outcomes received apart, which a log of version 5 may hold, gives them.
  */
-export const DERIVED_VERSION = 5;
+export const DERIVED_VERSION = 6;
 
 /**
  * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
- * functions ({@link FUNCTIONS_SQL}) and the sessions' summary and fields' clock columns ({@link SUMMARY_SQL}), made
- * in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a table or an index changes otherwise.
+ * functions ({@link FUNCTIONS_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a
+ * table or an index changes otherwise.
  */
-export const SAME_TABLES_SINCE = 2;
-
-/**
- * The sessions' summary and fields' clock columns, for a derived part of version 2 to 4: empty, as no session of a
- * log those versions wrote was compacted, and no event they wrote carries a fields' clock (a field write of theirs
- * orders as the creation, docs/contract.md §12). Idempotent.
- */
-export const SUMMARY_SQL = `
-ALTER TABLE {schema}.sessions ADD COLUMN IF NOT EXISTS summary text, ADD COLUMN IF NOT EXISTS fields_clock text;
-`;
+export const SAME_TABLES_SINCE = 6;
 
 /**
  * The advisory lock of a schema's writers, as the two keys of
@@ -279,6 +272,8 @@ CREATE TABLE {schema}.skills (
   version bigint NOT NULL,
   created_at text NOT NULL,
   updated_at text NOT NULL,
+  content_clock text,
+  outcomes text,
   ${ENVELOPE},
   deleted boolean NOT NULL,
   search tsvector

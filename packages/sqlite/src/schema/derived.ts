@@ -14,7 +14,7 @@
  * a derived table changes shape or meaning: every file is folded again on
  * its next writable open.
  */
-export const DERIVED_VERSION = 4;
+export const DERIVED_VERSION = 5;
 
 /**
  * Every category but separators (Z*) is a token character: the indexed text
@@ -140,6 +140,8 @@ CREATE TABLE skills (
   version INTEGER NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
+  content_clock TEXT,
+  outcomes TEXT,
   ${STAMP},
   UNIQUE (scope_key, slug)
 );
