@@ -43,31 +43,20 @@ CREATE UNIQUE INDEX IF NOT EXISTS events_origin ON {schema}.events (origin, orig
  * The version of the derived part; raise it whenever the derived part changes, and every schema folds again on open,
  * but for one whose tables are those of this version ({@link SAME_TABLES_SINCE}).
  * 3: a write's session look-up, and the projection's turn upsert and session bump, are functions.
- * 4: a session's compaction summary (`sessions.summary`), added in place ({@link SUMMARY_SQL}).
- * 5: the clock of a session's latest field write (`sessions.fields_clock`), added in place ({@link SUMMARY_SQL}).
- * 6: the clock of a removed or purged turn's append (`turns.appended_hlc`), added in place ({@link SUMMARY_SQL}).
+ * 4: a session's compaction summary (`sessions.summary`).
+ * 5: the clock of a session's latest field write (`sessions.fields_clock`).
+ * 6: a skill's content clock and outcomes (`skills.content_clock`, `skills.outcomes`) and the clock of a removed
+ *    or purged turn's append (`turns.appended_hlc`), folded again: a merge of outcomes received apart, which a log
+ *    of version 5 may hold, gives them.
  */
 export const DERIVED_VERSION = 6;
 
 /**
  * The first derived version whose tables and indexes are this version's: a schema of it or later lacks at most
- * functions ({@link FUNCTIONS_SQL}), the sessions' summary and fields' clock columns and the turns' append clock
- * column ({@link SUMMARY_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a table
- * or an index changes otherwise.
+ * functions ({@link FUNCTIONS_SQL}), made in place on open, with no fold. Set it to {@link DERIVED_VERSION} when a
+ * table or an index changes otherwise.
  */
-export const SAME_TABLES_SINCE = 2;
-
-/**
- * The sessions' summary and fields' clock columns and the turns' append clock column, for a derived part of version
- * 2 to 5: empty, as no session of a log those versions wrote was compacted, and no event they wrote carries a fields'
- * clock (a field write of theirs orders as the creation, docs/contract.md §12) or a tombstone's append clock; and
- * without the `put_turn` of those versions, which took no append clock. Idempotent.
- */
-export const SUMMARY_SQL = `
-ALTER TABLE {schema}.sessions ADD COLUMN IF NOT EXISTS summary text, ADD COLUMN IF NOT EXISTS fields_clock text;
-ALTER TABLE {schema}.turns ADD COLUMN IF NOT EXISTS appended_hlc text;
-DROP FUNCTION IF EXISTS {schema}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[]);
-`;
+export const SAME_TABLES_SINCE = 6;
 
 /**
  * The advisory lock of a schema's writers, as the two keys of
@@ -285,6 +274,8 @@ CREATE TABLE {schema}.skills (
   version bigint NOT NULL,
   created_at text NOT NULL,
   updated_at text NOT NULL,
+  content_clock text,
+  outcomes text,
   ${ENVELOPE},
   deleted boolean NOT NULL,
   search tsvector

@@ -22,7 +22,6 @@ import {
   DERIVED_TABLES,
   DERIVED_VERSION,
   FUNCTIONS_SQL,
-  SUMMARY_SQL,
   LOG_SQL,
   LOG_VERSION,
   ORIGIN_SQL,
@@ -110,11 +109,11 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
   const found = await inspectSchema(sql, schema);
   if (found === 'current') return found;
   const quoted = `"${schema}"`;
-  // Its tables are this version's: the log gains its origin columns, the sessions their summary and fields' clock columns, the turns their append clock column, and the functions
+  // Its tables are this version's: the log gains its origin columns and the functions
   // are made again in place; a log-only change folds nothing, as the tables fold the same events.
   if (found === 'in place') {
     await sql.rows(
-      `${script(ORIGIN_SQL + SUMMARY_SQL + FUNCTIONS_SQL, schema)}
+      `${script(ORIGIN_SQL + FUNCTIONS_SQL, schema)}
        UPDATE ${quoted}.${VERSIONS_TABLE} SET version = CASE part WHEN 'log' THEN ${LOG_VERSION} ELSE ${DERIVED_VERSION} END WHERE part IN ('log', 'derived')`,
     );
     return 'current';
@@ -131,6 +130,8 @@ export async function prepareSchema(sql: Sql, schema: string): Promise<SchemaFin
      INSERT INTO ${quoted}.${VERSIONS_TABLE} VALUES ('log', ${LOG_VERSION}) ON CONFLICT (part) DO UPDATE SET version = EXCLUDED.version;
      DROP TABLE IF EXISTS ${quoted}.${MIGRATIONS_TABLE};
      DROP FUNCTION IF EXISTS ${quoted}.notify_events() CASCADE;
+     -- The turn upsert of derived versions 3 to 5, which took no append clock: its overload would stay beside the new one.
+     DROP FUNCTION IF EXISTS ${quoted}.put_turn(text, bigint, text, text, text, text, text, text, bigint, text, bigint, bigint, text, boolean, text[]);
      ${script(POSITIONS_SQL + ORIGIN_SQL, schema)}
      SELECT setval('${quoted}.positions', greatest(max(seq), 1), max(seq) IS NOT NULL) FROM ${quoted}.events WHERE stream = 'state';
      DROP TABLE IF EXISTS ${DERIVED_TABLES.map((t) => `${quoted}.${t}`).join(', ')} CASCADE;

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { createInMemoryProvider, sync, ValidationError } from '@agentstate/core';
 import { IncompatibleDatabaseError, openPostgres, openPostgresLog } from '../src/index.js';
 import type { PostgresProvider } from '../src/index.js';
-import { DERIVED_TABLES, DERIVED_VERSION, LOG_VERSION, ORIGIN_UPGRADE_SINCE, SAME_TABLES_SINCE, VERSIONS_TABLE } from '../src/schema-script.js';
+import { DERIVED_TABLES, DERIVED_VERSION, LOG_VERSION, ORIGIN_UPGRADE_SINCE, VERSIONS_TABLE } from '../src/schema-script.js';
 import { dropSchema, freshSchema, testServer } from './cluster.js';
 
 async function query<R>(url: string, text: string): Promise<R[]> {
@@ -219,33 +219,6 @@ describe('A derived part of another version', () => {
     expect(await versions(url, schema)).toEqual({ log: LOG_VERSION, derived: DERIVED_VERSION });
     expect(await query(url, `SELECT 1 FROM pg_indexes WHERE schemaname = '${schema}' AND indexname = 'stray'`)).toEqual([]);
     expect(await query(url, `SELECT * FROM "${schema}".events ORDER BY stream, seq`)).toEqual(log);
-    await dropSchema(url, schema);
-  });
-
-  it("makes the functions, the sessions' summary and fields' clock columns and the turns' append clock column of a derived part whose tables are otherwise current in place, folding nothing", async () => {
-    const { url } = await testServer();
-    const schema = freshSchema('functions');
-    await loadOldSchema(url, schema);
-    await (await openPostgres(url, { schema })).close();
-    // A derived part of the first version with this version's tables, which had none of the write path's functions nor a summary.
-    await query(
-      url,
-      `UPDATE "${schema}".${VERSIONS_TABLE} SET version = ${SAME_TABLES_SINCE} WHERE part = 'derived';
-       DROP FUNCTION "${schema}".lock_session, "${schema}".put_turn, "${schema}".bump_session;
-       ALTER TABLE "${schema}".sessions DROP COLUMN summary, DROP COLUMN fields_clock;
-       ALTER TABLE "${schema}".turns DROP COLUMN appended_hlc;`,
-    );
-    const provider = await openInPlace(url, schema);
-    const [session] = await provider.sessions.list({ limit: 1 });
-    const turn = await provider.sessions.appendTurn({ sessionId: session!.id, role: 'user', content: 'after the upgrade' });
-    expect((await provider.sessions.turns(session!.id, { limit: 100 })).at(-1)).toEqual(turn);
-    const compacted = await provider.sessions.compact(session!.id, { through: turn.id, summary: 'one turn after the upgrade' });
-    expect(await provider.sessions.get(session!.id)).toEqual(compacted);
-    const updated = await provider.sessions.update(session!.id, { title: 'retitled after the upgrade' });
-    expect(await provider.sessions.get(session!.id)).toEqual(updated);
-    expect(await provider.sessions.removeLastTurn(session!.id)).toMatchObject({ id: turn.id, deleted: true, appendedHlc: turn.updatedHlc });
-    expect((await provider.verify()).ok).toBe(true);
-    await provider.close();
     await dropSchema(url, schema);
   });
 

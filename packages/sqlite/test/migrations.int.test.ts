@@ -71,7 +71,7 @@ describe('the schema', () => {
     db.close();
   });
 
-  it("has the tables, columns and indexes schema 13 had, but its history runs, its record of migrations, the origin of received events, the sessions' summary and fields clock and the turns' append clock", async () => {
+  it("has the tables, columns and indexes schema 13 had, but its history runs, its record of migrations, the origin of received events, the sessions' summary and fields clock, the turns' append clock and the skills' content clock and outcomes", async () => {
     const fresh = tmp.file();
     await (await openSqlite(fresh)).close();
     const old = schema13File(tmp.file('old.db'));
@@ -88,13 +88,14 @@ describe('the schema', () => {
         row.type === 'table' && !/^CREATE VIRTUAL/.test(row.sql ?? '')
           ? {
               name: row.name,
-              // Column positions are left out: the summary, fields clock and append clock stand before other columns.
+              // Column positions are left out: the columns added since stand before the envelope's columns.
               columns: (db.pragma(`table_info("${row.name}")`) as { cid: number; name: string }[])
                 .filter(
                   (column) =>
                     (!column.name.startsWith('origin') || row.name !== 'events') &&
                     ((column.name !== 'summary' && column.name !== 'fields_clock') || row.name !== 'sessions') &&
-                    (column.name !== 'appended_hlc' || row.name !== 'turns'),
+                    (column.name !== 'appended_hlc' || row.name !== 'turns') &&
+                    ((column.name !== 'content_clock' && column.name !== 'outcomes') || row.name !== 'skills'),
                 )
                 .map(({ cid: _cid, ...column }) => column),
               withoutRowid: /WITHOUT ROWID\s*$/.test(row.sql ?? ''),

@@ -12,7 +12,16 @@ import { type Envelope, keepingAppendClock, type MemoryItem, type Scope, type Se
 import { sameScope } from '../records/scope.js';
 import { isKeyItem } from '../ids/key-id.js';
 import { canonicalJson } from '../log/json.js';
-import { type StateChange, EventTypes, STATE_STREAM, type OutcomeIncrement, type PurgedRecords } from '../log/events.js';
+import {
+  contentClockOf,
+  type StateChange,
+  EventTypes,
+  STATE_STREAM,
+  type OutcomeIncrement,
+  type PurgedRecords,
+  withOutcome,
+  withSkillCounts,
+} from '../log/events.js';
 import { compareHlc } from '../time/hlc.js';
 import type { OperationEntry, OperationRef } from '../log/operation.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
@@ -335,9 +344,10 @@ function skillViolation(view: FoldView, skill: Skill, deleted: boolean): Violati
     if (deleted) return `skill ${json(skill.id)} does not exist`;
     if (holder !== undefined) return `skill ${json(skill.slug)} in this scope already exists with id ${json(holder)}`;
     if (skill.version !== 1) return `a new skill has version ${skill.version}, expected 1`;
-    return firstSave(skill);
+    return firstSave(skill) ?? ((skill.contentClock ?? skill.outcomes) ? 'a new skill holds a content clock or outcomes' : undefined);
   }
-  const kept = nextVersion(stored, skill, deleted) ?? changedField(stored, skill, ['slug', 'createdAt']) ?? samePlace(stored, skill);
+  const kept =
+    nextVersion(stored, skill, deleted) ?? changedField(stored, skill, ['slug', 'createdAt']) ?? samePlace(stored, skill) ?? keptCounts(stored, skill);
   if (kept !== undefined) return kept;
   if (deleted) {
     if (stored.deleted) return `skill ${json(skill.id)} is already deleted`;
@@ -365,7 +375,22 @@ function outcomeViolation(stored: Skill | undefined, skill: Skill, inc: OutcomeI
   if (kept !== undefined) return kept;
   if (skill.uses !== stored.uses + inc.uses) return `uses ${skill.uses}, expected ${stored.uses} + ${inc.uses}`;
   if (skill.wins !== stored.wins + inc.wins) return `wins ${skill.wins}, expected ${stored.wins} + ${inc.wins}`;
-  return changedContent(stored, skill);
+  const counted = withSkillCounts(skill, contentClockOf(stored), withOutcome(stored.outcomes, inc));
+  return changedContent(stored, skill) ?? sameCounts(counted, skill, 'an outcome keeps the content clock and adds its increment to the outcomes');
+}
+
+/** A content write (an upsert, a delete) is its own content clock and keeps the outcomes counted. */
+function keptCounts(stored: Skill, skill: Skill): Violation {
+  return sameCounts(withSkillCounts(skill, skill, stored.outcomes), skill, 'a content write is its own content clock and keeps the outcomes');
+}
+
+/**
+ * `skill` holds the content clock and outcomes `expected` holds, or neither: an event written before skills held
+ * them carries neither, and is taken as it is.
+ */
+function sameCounts(expected: Skill, skill: Skill, rule: string): Violation {
+  if (skill.contentClock === undefined && skill.outcomes === undefined) return undefined;
+  return canonicalJson([expected.contentClock, expected.outcomes]) === canonicalJson([skill.contentClock, skill.outcomes]) ? undefined : rule;
 }
 
 /** A next version stays in its scope (a shared scope is unchanged without comparing it), and its `updatedAt` never moves back. */

@@ -5,6 +5,7 @@
  */
 import { EventTypes, type StateChange } from '../log/events.js';
 import { ERASED } from '../log/redact.js';
+import { canonicalJson } from '../log/json.js';
 import type { Envelope, MemoryItem, Skill } from '../records/records.js';
 import { laterInstant } from '../time/instant.js';
 import type { StateLookups } from '../write/backend.js';
@@ -62,7 +63,8 @@ export async function purgedTurnsHere(change: StateChange, held: Pick<StateLooku
 
 /**
  * The id of a skill a received `records.purged` erases that is held here as another purge written apart
- * from it left it, with other counts or `version`: no merge rule covers the two, so they are refused.
+ * from it left it, with other counts, `version`, content clock or outcomes: no merge rule covers the two,
+ * so they are refused.
  * A skill that only looks purged is not one a purge left: a content write its purge rewrote, that arrived
  * erased and won the merge here, is still that write (`purgeHeld`, asked only then, says whether a
  * `records.purged` of the skill is held), and the purge that follows merges as any purge written apart.
@@ -76,7 +78,8 @@ export async function purgedOtherwise(
   for (const skill of change.payload.skills) {
     const stored = await held.skill(skill.id);
     if (stored === undefined || !purgedSkill(stored) || skill.syncVersion > stored.syncVersion) continue;
-    if (stored.uses === skill.uses && stored.wins === skill.wins && stored.version === skill.version) continue;
+    const left = (tombstone: Skill) => canonicalJson([tombstone.uses, tombstone.wins, tombstone.version, tombstone.contentClock, tombstone.outcomes]);
+    if (left(stored) === left(skill)) continue;
     if (await purgeHeld(skill.id)) return skill.id;
   }
   return undefined;

@@ -8,7 +8,7 @@
  * an ordinary change, which every backend's projection applies as it applies a local one.
  */
 import { CorruptionError } from '../errors.js';
-import { EventTypes, type OutcomeIncrement, type StateChange } from '../log/events.js';
+import { contentClockOf, EventTypes, type OutcomeIncrement, type StateChange, withOutcome, withSkillCounts } from '../log/events.js';
 import { eraseMemoryItem } from '../log/redact.js';
 import type { Envelope, MemoryItem, Skill, Turn } from '../records/records.js';
 import { sameScope } from '../records/scope.js';
@@ -127,50 +127,76 @@ function mergeMemory(view: FoldView, item: MemoryItem, purge: 'this' | 'held' | 
 }
 
 /**
- * The live skill held, `stored`, with a concurrent outcome counted in: every outcome held counts once,
- * and an outcome writes no content. Only an outcome written on the same content versions is merged
- * (its content `version` is the one held): one written apart from a content write (an upsert, a
- * delete, a purge) is left to the fold's rules, which refuse it, as they refuse that content write
- * arriving after the outcome, so both orders end the same.
+ * The skill held, `stored`, with a concurrent outcome counted in: every outcome held counts once, whatever
+ * content write its writer did not hold, and an outcome writes no content (a deleted skill stays deleted).
+ * Not when a purge is among the versions its writer did not hold: the purge stays (`skillPurgedApart`).
+ * An outcome written before skills counted their outcomes carries no `outcomes`, and merges as it did then:
+ * only on the content version held, live, leaving `outcomes` as held.
  */
 function mergeOutcome(stored: Skill | undefined, skill: Skill, increment: OutcomeIncrement): Skill | undefined {
-  if (!concurrent(stored, skill) || stored.deleted || skill.version !== stored.version || compareVersions(skill, stored) === 0) return undefined;
-  if (!sameSkill(stored, skill)) return undefined;
+  if (!skillApart(stored, skill)) return undefined;
+  const early = skill.outcomes === undefined;
+  if (early ? stored.deleted || skill.version !== stored.version : uncounted(stored, skill, 'outcome') !== 0) return undefined;
+  const counted = { ...stored, ...nextSkillEnvelope(stored, skill), uses: stored.uses + increment.uses, wins: stored.wins + increment.wins };
+  return withSkillCounts(counted, contentClockOf(stored), early ? stored.outcomes : withOutcome(stored.outcomes, increment));
+}
+
+/**
+ * The skill held, `stored`, merged with `skill`, a content write (an upsert or a delete) written apart from
+ * it: the greater of it and the greatest content write held (`contentClock`) by (HLC, writer) gives the
+ * content (a later upsert brings a deleted skill back, a later delete deletes it), and `version` counts the
+ * content writes held. The counts are the winner's with every outcome held that its writer did not hold:
+ * delivery is causal, so those are the outcomes held here beyond the ones `skill` counts. Not when a purge
+ * is among the versions its writer did not hold: the purge stays (`skillPurgedApart`).
+ */
+function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | undefined {
+  if (!skillApart(stored, skill) || uncounted(stored, skill, 'content') !== 0) return undefined;
+  const held = contentClockOf(stored);
+  const next = { version: stored.version + 1, ...nextSkillEnvelope(stored, skill) };
+  if (compareVersions(skill, held) < 0) return withSkillCounts({ ...stored, ...next }, held, stored.outcomes);
+  const apart = { uses: (stored.outcomes?.uses ?? 0) - (skill.outcomes?.uses ?? 0), wins: (stored.outcomes?.wins ?? 0) - (skill.outcomes?.wins ?? 0) };
+  return withSkillCounts({ ...skill, ...next, uses: skill.uses + apart.uses, wins: skill.wins + apart.wins }, skill, stored.outcomes);
+}
+
+/** Whether `skill` is a version of the skill held, `stored`, written apart from it. */
+function skillApart(stored: Skill | undefined, skill: Skill): stored is Skill {
+  return concurrent(stored, skill) && compareVersions(skill, stored) !== 0 && sameSkill(stored, skill);
+}
+
+/**
+ * How many of the versions held that the writer of `skill` (a content write or an outcome) did not hold are
+ * neither a content write `version` counts nor an outcome `outcomes` counts: a purge, or a version a purge
+ * held here kept out. Delivery is causal, so the writer held a subset of the versions held here, and each
+ * count held less the writer's is what those versions added. None: the skill held is what content writes and
+ * outcomes made it, even when it looks purged (a delete a later purge rewrote, arrived erased, won).
+ */
+function uncounted(stored: Skill, skill: Skill, kind: 'content' | 'outcome'): number {
+  const apart = stored.syncVersion - (skill.syncVersion - 1);
+  const content = stored.version - (skill.version - (kind === 'content' ? 1 : 0));
+  const outcomes = (stored.outcomes?.uses ?? 0) - ((skill.outcomes?.uses ?? 0) - (kind === 'outcome' ? 1 : 0));
+  return apart - content - outcomes;
+}
+
+/** The envelope of the skill held, `stored`, one version on by `skill`: the greater clock and writer, `updatedAt` never back, the first creation. */
+function nextSkillEnvelope(
+  stored: Skill,
+  skill: Skill,
+): Pick<Skill, 'syncVersion' | 'updatedHlc' | 'lastWriterId' | 'updatedAt' | 'createdAt' | 'originInstanceId'> {
   const { updatedHlc, lastWriterId } = compareVersions(skill, stored) > 0 ? skill : stored;
   return {
-    ...stored,
-    ...firstCreation(stored, skill),
-    uses: stored.uses + increment.uses,
-    wins: stored.wins + increment.wins,
     syncVersion: stored.syncVersion + 1,
     updatedHlc,
     lastWriterId,
     updatedAt: laterInstant(skill.updatedAt, stored.updatedAt),
+    ...firstCreation(stored, skill),
   };
-}
-
-/**
- * The skill held, `stored`, merged with `skill`, a content write (an upsert or a delete) written apart
- * from it: the greater of the two by (HLC, writer) gives the content (a later upsert brings a deleted
- * skill back, a later delete deletes it), and `version` counts the content writes held. Merged only when
- * every version held that its writer did not hold is a content write too (each moved `version` on, so
- * their count is the one `syncVersion` gives): then the greatest version held writes content, and is the
- * held post-image. An outcome or a purge written apart from it is left to the fold's rules, which refuse
- * it, as they refuse it arriving before the content write, so both orders end the same.
- */
-function mergeSkillContent(stored: Skill | undefined, skill: Skill): Skill | undefined {
-  if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0 || !sameSkill(stored, skill)) return undefined;
-  if (stored.version - (skill.version - 1) !== stored.syncVersion - (skill.syncVersion - 1)) return undefined;
-  const winner = compareVersions(skill, stored) > 0 ? skill : stored;
-  const counts = { version: stored.version + 1, syncVersion: stored.syncVersion + 1 };
-  return { ...winner, ...firstCreation(stored, skill), ...counts, updatedAt: laterInstant(skill.updatedAt, stored.updatedAt) };
 }
 
 /**
  * The skill held, `stored`, merged with `skill`, a version of it written apart, when one of the two is a
  * purge's tombstone (`purge` says which may be, as for memory items): the purge stays (merge-purge.ts).
- * Tried after the other skill merges, which never merge a version written apart from a purge (a purge
- * deletes and keeps `version`), so a version a later purge rewrote, that merged before it, merges so again.
+ * Tried after the other skill merges, which leave to it every version written apart from a purge held
+ * (`uncounted`), so a version a later purge rewrote, that merged before it, merges so again.
  */
 function skillPurgedApart(stored: Skill | undefined, skill: Skill, purge: 'this' | 'held'): Skill | undefined {
   if (!concurrent(stored, skill) || compareVersions(skill, stored) === 0) return undefined;

@@ -7,11 +7,22 @@
  * Defined once here and used by every backend.
  */
 import { z } from 'zod';
-import { memoryItemSchema, sessionSchema, skillSchema, turnSchema, type MemoryItem, type Session, type Skill, type Turn } from '../records/records.js';
+import {
+  memoryItemSchema,
+  sessionSchema,
+  skillSchema,
+  turnSchema,
+  type MemoryItem,
+  type Session,
+  type Skill,
+  type Turn,
+  type WriteClock,
+} from '../records/records.js';
 import { checkpointSchema, checkpointWriteSchema } from '../records/checkpoints.js';
 import { idField } from '../records/fields.js';
 import { operationSchema } from './operation.js';
 import { laterInstant } from '../time/instant.js';
+import { compareHlc } from '../time/hlc.js';
 
 /** The stream every store mutation is appended to. */
 export const STATE_STREAM = 'state';
@@ -162,6 +173,37 @@ export function sessionAfterTurn(session: Session, turn: Pick<Turn, 'createdAt' 
 /** `session`, the post-image of a field write (`sessions.update`, `delete`), with its own clock and writer as its fields'. */
 export function withFieldsClock(session: Session): Session {
   return { ...session, fieldsClock: { updatedHlc: { ...session.updatedHlc }, lastWriterId: session.lastWriterId } };
+}
+
+/** The clock and writer of a skill's latest content write (its creation, `upsert`, `delete`): its own while it holds none. */
+export function contentClockOf(skill: Skill): WriteClock {
+  return skill.contentClock ?? { updatedHlc: skill.updatedHlc, lastWriterId: skill.lastWriterId };
+}
+
+/**
+ * `skill` with `clock` as its latest content write's and `outcomes` (absent: none) as its outcomes' totals. The
+ * clock is left out when it is the skill's own (its latest version is that content write), so that every store
+ * holds one form of one set of versions (docs/contract.md §12).
+ */
+export function withSkillCounts(skill: Skill, clock: WriteClock, outcomes: Skill['outcomes']): Skill {
+  // In the order of the skill's fields, the envelope last, as a skill read back lists them.
+  const { contentClock: _clock, outcomes: _outcomes, syncVersion, originInstanceId, updatedHlc, lastWriterId, deleted, ...content } = skill;
+  const own = compareHlc(clock.updatedHlc, updatedHlc) === 0 && clock.lastWriterId === lastWriterId;
+  return {
+    ...content,
+    ...(own ? {} : { contentClock: { updatedHlc: { ...clock.updatedHlc }, lastWriterId: clock.lastWriterId } }),
+    ...(outcomes === undefined ? {} : { outcomes: { ...outcomes } }),
+    syncVersion,
+    originInstanceId,
+    updatedHlc,
+    lastWriterId,
+    deleted,
+  };
+}
+
+/** The totals of a skill's outcomes (absent: none) with one more outcome's `increment` added. */
+export function withOutcome(outcomes: Skill['outcomes'], increment: OutcomeIncrement): NonNullable<Skill['outcomes']> {
+  return { uses: (outcomes?.uses ?? 0) + increment.uses, wins: (outcomes?.wins ?? 0) + increment.wins };
 }
 
 /**

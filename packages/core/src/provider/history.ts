@@ -42,7 +42,7 @@ export type RecordVersion = {
   erasedBy?: number;
   /**
    * True for a version that lost a merge (docs/contract.md §12, "Merge"): a later version by (HLC,
-   * writer) of no higher `syncVersion`, written without it, holds the content instead.
+   * writer) of no higher `syncVersion` (a skill's: `version`), written without it, holds the content instead.
    */
   conflict?: true;
 } & ({ kind: 'session'; record: Session } | { kind: 'turn'; record: Turn } | { kind: 'skill'; record: Skill } | { kind: 'memory'; record: MemoryItem });
@@ -123,24 +123,25 @@ const CONTENT_WRITES: ReadonlySet<string> = new Set([
 
 /**
  * Marks the versions that lost a merge, among a memory item's versions, a skill's content writes or a
- * session's field writes: those with a later one by (HLC, writer) of no higher `syncVersion`, which its
- * writer wrote without holding them. Walked by `syncVersion`, each against the greatest of its own or a lower one.
+ * session's field writes: those with a later one by (HLC, writer) of no higher `syncVersion` (a skill's
+ * content write: of no higher `version`, which outcomes leave as it is), which its writer wrote without
+ * holding them. Walked by that count, each against the greatest of its own or a lower one.
  */
 function markConflicts(versions: RecordVersion[]): RecordVersion[] {
   const kind = versions[0]?.kind;
   if (kind === 'turn' || kind === undefined) return versions;
   const writes = kind === 'memory' ? versions : versions.filter((v) => CONTENT_WRITES.has(v.type));
-  const bySyncVersion = [...writes].sort((a, b) => a.record.syncVersion - b.record.syncVersion);
+  const count = (v: RecordVersion) => (v.kind === 'skill' ? v.record.version : v.record.syncVersion);
+  const byCount = [...writes].sort((a, b) => count(a) - count(b));
   let greatest: RecordVersion['record'] | undefined;
-  for (let i = 0; i < bySyncVersion.length; ) {
-    const sv = bySyncVersion[i]!.record.syncVersion;
+  for (let i = 0; i < byCount.length; ) {
+    const sv = count(byCount[i]!);
     let j = i;
-    for (; j < bySyncVersion.length && bySyncVersion[j]!.record.syncVersion === sv; j += 1) {
-      const record = bySyncVersion[j]!.record;
+    for (; j < byCount.length && count(byCount[j]!) === sv; j += 1) {
+      const record = byCount[j]!.record;
       if (greatest === undefined || compareVersions(record, greatest) > 0) greatest = record;
     }
-    for (; i < j; i += 1)
-      if (bySyncVersion[i]!.record !== greatest && compareVersions(bySyncVersion[i]!.record, greatest!) < 0) bySyncVersion[i]!.conflict = true;
+    for (; i < j; i += 1) if (byCount[i]!.record !== greatest && compareVersions(byCount[i]!.record, greatest!) < 0) byCount[i]!.conflict = true;
   }
   return versions;
 }

@@ -42,7 +42,10 @@ export function copyTurn(t: Turn): Turn {
 
 /** A copy of a skill. */
 export function copySkill(s: Skill): Skill {
-  return { ...s, tags: [...s.tags], scope: [...s.scope], updatedHlc: { ...s.updatedHlc } };
+  const copy = { ...s, tags: [...s.tags], scope: [...s.scope], updatedHlc: { ...s.updatedHlc } };
+  if (s.contentClock !== undefined) copy.contentClock = { ...s.contentClock, updatedHlc: { ...s.contentClock.updatedHlc } };
+  if (s.outcomes !== undefined) copy.outcomes = { ...s.outcomes };
+  return copy;
 }
 
 /** A copy of a memory item. */

@@ -38,6 +38,12 @@ export const hlcSchema = z.strictObject({
  */
 export const scopeSchema = z.array(labelField).max(LIMITS.scopeDepth, `at most ${LIMITS.scopeDepth} labels`);
 
+/** The clock and writer of one write: what orders two writes of a part of a record made on stores apart (docs/contract.md §12). */
+export const writeClockSchema = z.strictObject({ updatedHlc: hlcSchema, lastWriterId: idField });
+
+/** A {@link writeClockSchema}. */
+export type WriteClock = z.infer<typeof writeClockSchema>;
+
 /** A scope path. `[]` is the global scope. */
 export type Scope = z.infer<typeof scopeSchema>;
 
@@ -92,7 +98,7 @@ export const sessionSchema = z.strictObject({
    * The clock and writer of its latest field write (`sessions.update`, `delete`) after its creation; absent while its
    * fields are those it was created with. Of two field writes made apart, the later by these stands (docs/contract.md §12).
    */
-  fieldsClock: z.strictObject({ updatedHlc: hlcSchema, lastWriterId: idField }).optional(),
+  fieldsClock: writeClockSchema.optional(),
   ...envelopeShape,
 });
 
@@ -157,6 +163,14 @@ export const skillSchema = z
     version: serialField,
     createdAt: instantField,
     updatedAt: instantField,
+    /**
+     * The clock and writer of its latest content write (its creation, `upsert`, `delete`), once an outcome was
+     * recorded after it; absent while that write is its latest version. Of two content writes made apart, the
+     * later by these stands (docs/contract.md §12).
+     */
+    contentClock: writeClockSchema.optional(),
+    /** What the outcomes it holds added to `uses` and `wins`, each once; absent while none was recorded (docs/contract.md §12). */
+    outcomes: z.strictObject({ uses: countField, wins: countField }).refine(winsWithinUses, WINS_WITHIN_USES).optional(),
     ...envelopeShape,
   })
   .refine(winsWithinUses, WINS_WITHIN_USES);

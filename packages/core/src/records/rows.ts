@@ -78,6 +78,10 @@ export interface SkillRow extends EnvelopeRow {
   version: number;
   created_at: string;
   updated_at: string;
+  /** The content clock's JSON text; NULL while its latest version is its latest content write. */
+  content_clock: string | null;
+  /** The outcomes' totals as JSON text; NULL while none was recorded. */
+  outcomes: string | null;
 }
 
 /** A row of `memory`; `n` is the backend's row number. */
@@ -156,7 +160,11 @@ function table(columns: string, envelope = true): Table {
     return [
       column,
       field,
-      column === 'scope_key' ? 'scope' : ['metadata', 'tags', 'value', 'summary', 'fields_clock'].includes(column) ? 'json' : 'value',
+      column === 'scope_key'
+        ? 'scope'
+        : ['metadata', 'tags', 'value', 'summary', 'fields_clock', 'content_clock', 'outcomes'].includes(column)
+          ? 'json'
+          : 'value',
     ] as const;
   });
   return { columns: envelope ? `${columns}, ${ENVELOPE_COLUMNS}` : columns, fields, envelope };
@@ -180,7 +188,7 @@ function recordOf<R>({ fields, envelope }: Table, row: object): R {
 
 const SESSION = table('id, title, model, scope_key, metadata, created_at, updated_at, summary, fields_clock');
 /** In the order of a skill's fields, so a skill read back lists them as a written one does. */
-const SKILL = table('id, slug, name, body, tags, scope_key, uses, wins, check_command, version, created_at, updated_at');
+const SKILL = table('id, slug, name, body, tags, scope_key, uses, wins, check_command, version, created_at, updated_at, content_clock, outcomes');
 const MEMORY = table('id, kind, content, scope_key, source, key, metadata, expires_at, created_at, updated_at');
 
 /** The columns {@link sessionValues} gives, key first. */

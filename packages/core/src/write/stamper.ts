@@ -28,7 +28,7 @@ import { partsFromContent, renderPartsText } from '../records/parts.js';
 import { type Envelope, keepingAppendClock, type MemoryItem, type Session, type Skill, type Turn } from '../records/records.js';
 import { toScope } from '../records/scope.js';
 import { idField } from '../records/fields.js';
-import { EventTypes, type PurgedRecords, type StateChangeOf, withFieldsClock } from '../log/events.js';
+import { contentClockOf, EventTypes, type PurgedRecords, type StateChangeOf, withFieldsClock, withOutcome, withSkillCounts } from '../log/events.js';
 import { eraseMemoryItem, eraseSession, eraseSkill, eraseTurn } from '../log/redact.js';
 
 /** What the stamper draws on: who writes, and the injected clocks and ids. */
@@ -327,7 +327,7 @@ export class Stamper {
       check: draft.check ?? stored.check,
       version: increment(stored.version, 'version'),
     });
-    return { type: EventTypes.SkillUpserted, payload: { skill } };
+    return { type: EventTypes.SkillUpserted, payload: { skill: withSkillCounts(skill, skill, stored.outcomes) } };
   }
 
   /**
@@ -340,13 +340,17 @@ export class Stamper {
       uses: increment(skill.uses, 'uses'),
       wins: success ? increment(skill.wins, 'wins') : skill.wins,
     });
-    return { type: EventTypes.SkillOutcomeRecorded, payload: { skill: next, increment: { uses: 1, wins: success ? 1 : 0 } } };
+    const outcome = { uses: 1, wins: success ? 1 : 0 } as const;
+    return {
+      type: EventTypes.SkillOutcomeRecorded,
+      payload: { skill: withSkillCounts(next, contentClockOf(skill), withOutcome(skill.outcomes, outcome)), increment: outcome },
+    };
   }
 
   /** Tombstones a live skill; the content `version` moves too. */
   deleteSkill(skill: Skill): StateChangeOf<typeof EventTypes.SkillDeleted> {
     const tombstone = this.#next(skill, true, { tags: [...skill.tags], version: increment(skill.version, 'version') });
-    return { type: EventTypes.SkillDeleted, payload: { skill: tombstone } };
+    return { type: EventTypes.SkillDeleted, payload: { skill: withSkillCounts(tombstone, tombstone, skill.outcomes) } };
   }
 
   /**

@@ -141,6 +141,8 @@ CREATE TABLE skills (
   version INTEGER NOT NULL,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
+  content_clock TEXT,
+  outcomes TEXT,
   ${STAMP},
   UNIQUE (scope_key, slug)
 );

@@ -536,15 +536,14 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
     },
   ),
 
-  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting and purging a shared skill, recording outcomes of another, appending, removing and replacing turns of a shared session, retitling it, and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
+  'Y13 property: 3 replicas updating, deleting and purging shared keyed memory items, upserting, deleting, purging and recording outcomes of a shared skill, appending, removing and replacing turns of a shared session, retitling it, and setting and removing a retention policy apart, with random partial, repeated, duplicated and interrupted pairwise syncs, converge after a final exchange to what the merge rules make of every acknowledged version':
     needing([], async (env) => {
       await property(env, arbSharedFleet, async (rounds) => {
         const stores = [env.eventSourced(await env.open()), env.eventSourced(await env.open()), env.closes(createInMemoryProvider())];
         const items = [];
         for (const text of ['one', 'two', 'three']) items.push(await stores[0]!.memory.write({ content: `${text} shared`, key: text }));
-        const skill = await stores[0]!.skills.upsert({ slug: 'shared', body: 'shared steps' });
         const outcomes = { uses: 0, wins: 0 };
-        // Outcomes go to one skill, content writes to another: an outcome written apart from a content write is refused.
+        // Content writes and outcomes go to one skill: no content write sets the counts, so they count every outcome.
         const rules = [await stores[0]!.skills.upsert({ slug: 'rules', body: 'the rules' })];
         // Only the first store purges it, once: two purges apart that leave different versions are refused.
         let rulesPurge: Skill | undefined;
@@ -591,7 +590,7 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
                 } else if (op.kind === 'upsertSkill') rules.push(await p.skills.upsert({ slug: 'rules', body: `${op.text} on ${i}` }));
                 else if (op.kind === 'deleteSkill') rules.push(await p.skills.delete(rules[0]!.id));
                 else if (op.kind === 'outcome') {
-                  await p.skills.recordOutcome(skill.id, { success: op.item === 0 });
+                  await p.skills.recordOutcome(rules[0]!.id, { success: op.item === 0 });
                   outcomes.uses += 1;
                   outcomes.wins += op.item === 0 ? 1 : 0;
                 } else if (op.kind === 'update') versions[op.item]!.push(await p.memory.update(id, { content: `${op.text} on ${i}` }));
@@ -619,12 +618,12 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         for (const [i, item] of items.entries()) {
           expect(await stores[0]!.memory.getAny(item.id), 'the merged item').toMatchObject(expectedItem(versions[i]!, purged[i]!));
         }
-        expect(await stores[0]!.skills.get(skill.id), 'every outcome counted once').toMatchObject({ ...outcomes, body: 'shared steps' });
         const last = greatest(rules);
-        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart').toMatchObject(
+        const skillVersions = rules.length + outcomes.uses;
+        expect(await stores[0]!.skills.getAny(rules[0]!.id), 'the skill written apart, every outcome counted once').toMatchObject(
           rulesPurge
-            ? { body: ERASED, deleted: true, version: rulesPurge.version, syncVersion: rules.length + 1 }
-            : { body: last.body, deleted: last.deleted, version: rules.length, syncVersion: rules.length },
+            ? { body: ERASED, deleted: true, version: rulesPurge.version, uses: rulesPurge.uses, wins: rulesPurge.wins, syncVersion: skillVersions + 1 }
+            : { body: last.body, deleted: last.deleted, version: rules.length, ...outcomes, syncVersion: skillVersions },
         );
         expect(
           (await stores[0]!.sessions.turns(chat.id)).map((turn) => [turn.seq, turn.id]),
@@ -641,10 +640,9 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
       });
     }),
 
-  'Y14 outcomes of one skill recorded on both stores apart all count, once each, on both; a content write apart from an outcome is still refused': needing(
-    [],
-    async (env) => {
-      await eachPair(env, async (a, b) => {
+  'Y14 outcomes of one skill recorded on both stores apart all count, once each, on both; content writes apart from outcomes merge, whichever arrives first: the later content write by (HLC, writer) gives the content, and its counts gain every outcome its writer did not hold':
+    needing(['injectableClock'], async (env) => {
+      await eachClockedPair(env, async (a, b, [onA, onB]) => {
         const skill = await a.skills.upsert({ slug: 'deploy', body: 'the steps' });
         await sync(a, b);
         await a.skills.recordOutcome(skill.id, { success: true });
@@ -653,13 +651,48 @@ export const syncChecks: ProviderCheck[] = checks(['eventSourced', 'sync'], {
         await sync(a, b);
         for (const p of [a, b]) expect(await p.skills.get(skill.id)).toMatchObject({ body: 'the steps', version: 1, uses: 3, wins: 2, syncVersion: 4 });
         await expectConverged([a, b]);
-        await a.skills.upsert({ slug: 'deploy', body: 'new steps' });
+        // a sets the counts with its content write, later than b's; b's outcomes are later than both. A sync takes
+        // b's versions into a, which holds a's content write, then a's into b, which holds b's outcomes: both orders.
+        onA.advance(2_000);
+        onB.advance(1_000);
+        await a.skills.recordOutcome(skill.id, { success: true });
+        const fromA = await a.skills.upsert({ slug: 'deploy', body: 'steps from a', uses: 10, wins: 5 });
+        await b.skills.upsert({ slug: 'deploy', body: 'steps from b' });
+        onB.advance(5_000);
         await b.skills.recordOutcome(skill.id, { success: true });
-        const error = await expectError(() => sync(a, b), SyncConflictError);
-        expect([error.reason, error.record]).toEqual(['concurrent', skill.id]);
+        const last = await b.skills.recordOutcome(skill.id, { success: false });
+        await sync(a, b);
+        const merged = { ...fromA, uses: 12, wins: 6, version: 3, syncVersion: 9, updatedHlc: last.updatedHlc, lastWriterId: last.lastWriterId };
+        for (const p of [a, b]) {
+          expect(await p.skills.get(skill.id), "a's content and counts, with b's outcomes").toEqual({
+            ...merged,
+            updatedAt: last.updatedAt,
+            contentClock: { updatedHlc: fromA.updatedHlc, lastWriterId: fromA.lastWriterId },
+            outcomes: { uses: 6, wins: 4 },
+          });
+          const versions = (await p.history(skill.id)).filter((version) => version.type !== 'skill.outcome_recorded');
+          expect(
+            versions.map((version) => [version.kind === 'skill' && version.record.body, version.conflict ?? false]).sort(),
+            'history, the content write that lost marked',
+          ).toEqual([
+            ['steps from a', false],
+            ['steps from b', true],
+            ['the steps', false],
+          ]);
+        }
+        await expectConverged([a, b]);
+        // A delete apart from an outcome: the skill stays deleted, the outcome counted; a later upsert brings it back with it.
+        onA.advance(10_000);
+        await a.skills.delete(skill.id);
+        await b.skills.recordOutcome(skill.id, { success: true });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.getAny(skill.id), 'deleted, the outcome counted').toMatchObject({ deleted: true, uses: 13, wins: 7 });
+        await b.skills.upsert({ slug: 'deploy', body: 'steps after the delete' });
+        await sync(a, b);
+        for (const p of [a, b]) expect(await p.skills.get(skill.id)).toMatchObject({ body: 'steps after the delete', uses: 13, wins: 7, version: 5 });
+        await expectConverged([a, b]);
       });
-    },
-  ),
+    }),
 
   'Y15 after a merge semantic and lexical recall find a memory item by the content that won, not by the one that lost': needing(
     ['embedder', 'injectableClock'],
